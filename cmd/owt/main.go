@@ -1,0 +1,13 @@
+// Command owt runs many AI coding agents in parallel, each in its own git
+// worktree and tmux session. main only wires: everything is in internal/.
+package main
+
+import (
+	"os"
+
+	"github.com/owt-tmux/owt/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(os.Args, os.Stderr))
+}

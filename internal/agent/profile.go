@@ -1,0 +1,580 @@
+// Package agent knows the AI coding tools owt can run: how to start each one
+// (interactive, plan/read-only, headless), how to tell whether it is
+// installed, what its screen looks like while it works, waits for the user
+// or sits idle, and (in later files) how to install its hooks.
+//
+// A Profile is plain data. The built-in profiles below can be overridden,
+// field by field, by [tools.NAME] tables in the config, and new tools can be
+// added there.
+//
+// Screen patterns (Ready, Working, Waiting, Idle) are regular expressions
+// over the visible text of the agent's pane, matched in multiline mode:
+// CompilePattern adds (?m) when a pattern does not already start with flags
+// that include it. They are written to be matched in this order:
+//
+//	Waiting  a permission prompt or question is on screen: the user is needed
+//	Working  the tool's busy indicator ("esc to interrupt", spinner text)
+//	Idle     the input prompt is showing
+//
+// Most tools keep their input box on screen while they work, so Idle alone
+// also matches a working screen; only the order above makes it meaningful.
+// Ready is the pattern that says the TUI accepts input; owt waits for it
+// before pasting the first prompt into tools that cannot take it as an
+// argument.
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/owt-tmux/owt/internal/config"
+)
+
+// PromptMode says how the first prompt reaches the tool.
+type PromptMode string
+
+const (
+	// PromptArg passes the task on the command line: as the last argument,
+	// or after PromptFlag when the tool wants a flag.
+	PromptArg PromptMode = "arg"
+	// PromptPaste starts the tool without the task and pastes it once the
+	// Ready pattern shows.
+	PromptPaste PromptMode = "paste"
+	// PromptNone never delivers the task to the tool.
+	PromptNone PromptMode = "none"
+)
+
+// Valid reports whether m is one of the known modes.
+func (m PromptMode) Valid() bool {
+	switch m {
+	case PromptArg, PromptPaste, PromptNone:
+		return true
+	}
+	return false
+}
+
+// Profile is everything owt knows about one tool.
+type Profile struct {
+	Name string
+	// Command is the argv prefix; Command[0] is looked up on PATH.
+	Command []string
+	Prompt  PromptMode
+	// PromptFlag goes before the task when Prompt is "arg" ("-i" for
+	// gemini, "--prompt" for opencode); "" passes the task positionally.
+	PromptFlag string
+	// Plan holds the arguments for plan / read-only mode; nil means the tool
+	// has none.
+	Plan []string
+	// Approve holds the skip-permission arguments, added only when the user
+	// turned auto_approve on.
+	Approve []string
+	// Headless is the argv prefix of a one-shot run; the task is appended.
+	Headless []string
+	// Screen patterns; see the package documentation. "" never matches.
+	Ready, Working, Waiting, Idle string
+	// InstallHint tells the user how to install the tool.
+	InstallHint string
+	// Hooks names the hook installer that applies: "claude", "codex",
+	// "gemini", "droid" or "" (screen only).
+	Hooks string
+}
+
+// Sentinel errors wrapped by Resolve and Argv.
+var (
+	ErrNotInstalled = errors.New("tool is not installed")
+	ErrUnknownTool  = errors.New("unknown tool")
+	ErrNoPlanMode   = errors.New("tool has no plan mode")
+	ErrNoHeadless   = errors.New("tool has no headless mode")
+)
+
+// Auto is the tool name that means "the first installed tool".
+const Auto = "auto"
+
+// Shared pattern pieces.
+const (
+	// An input prompt line: optional box border, a prompt character, then
+	// nothing or text that does not start with a digit (so a selected menu
+	// entry such as "❯ 1. Yes" is not taken for the input prompt).
+	promptLine = `^[ \t]*(?:[│┃|][ \t]*)?[>❯›](?:[ \t\x{a0}]*$|[ \t\x{a0}]+[^\d\s])`
+)
+
+// Builtins returns the built-in profiles in the order "auto" tries them.
+//
+// Flags were checked against each tool's own documentation (cited per
+// profile); screen text against the tools' sources or captured screens as
+// quoted by the projects named.
+func Builtins() []Profile {
+	return []Profile{
+		{
+			// Claude Code CLI reference and permission-modes docs:
+			// `claude "prompt"` starts the TUI with a first turn;
+			// --permission-mode plan; --dangerously-skip-permissions;
+			// `claude -p` prints and exits.
+			Name:     "claude",
+			Command:  []string{"claude"},
+			Prompt:   PromptArg,
+			Plan:     []string{"--permission-mode", "plan"},
+			Approve:  []string{"--dangerously-skip-permissions"},
+			Headless: []string{"claude", "-p"},
+			Ready:    `(?m)` + promptLine + `|\? for shortcuts`,
+			// Spinner line: "✻ Thinking… (12s · ↑ 1.2k tokens · esc to interrupt)".
+			Working: `(?mi)\besc to interrupt\b`,
+			// Permission menu: "Do you want to proceed?" / "Do you want to make
+			// this edit to x?" / "❯ 1. Yes" / "3. No, and tell Claude what to do
+			// differently (esc)"; plan exit: "Would you like to proceed?";
+			// AskUserQuestion: "Enter to select · ↑/↓ to navigate".
+			Waiting: `(?m)Do you want to (?:proceed|make this edit|create|overwrite|allow|run)\b[^\n]*\?|Would you like to proceed\?|No, and tell Claude what to do differently|^[ \t]*[❯>][ \t]*\d+\.[ \t]+Yes\b|Enter to select`,
+			Idle:    `(?m)` + promptLine + `|\? for shortcuts`,
+			// Claude Code setup docs.
+			InstallHint: "npm install -g @anthropic-ai/claude-code",
+			Hooks:       "claude",
+		},
+		{
+			// OpenAI Codex CLI docs (getting started, sandbox & approvals):
+			// `codex "prompt"`; --sandbox read-only;
+			// --dangerously-bypass-approvals-and-sandbox (alias --yolo);
+			// `codex exec "prompt"`.
+			Name:     "codex",
+			Command:  []string{"codex"},
+			Prompt:   PromptArg,
+			Plan:     []string{"--sandbox", "read-only"},
+			Approve:  []string{"--dangerously-bypass-approvals-and-sandbox"},
+			Headless: []string{"codex", "exec"},
+			// Composer "› Ask Codex to do anything", footer "? for shortcuts
+			// 100% context left" (codex-rs tui snapshots).
+			Ready: `(?m)` + promptLine + `|Ask Codex to do anything|\? for shortcuts|⏎ send`,
+			// Status row "• Working (12s • esc to interrupt)".
+			Working: `(?mi)\besc to interrupt\b|^[ \t]*[•◦]?[ \t]*Working[ \t]*\(`,
+			// codex-rs/tui approval overlay texts (as quoted by pane-patrol).
+			Waiting:     `(?m)Would you like to (?:run the following command|make the following edits)\?|Do you want to approve access to|needs your approval|Allow command\?|Yes, provide the requested info|Press enter to confirm or esc to cancel|enter to submit answer`,
+			Idle:        `(?m)` + promptLine + `|Ask Codex to do anything|\? for shortcuts|⏎ send`,
+			InstallHint: "npm install -g @openai/codex",
+			Hooks:       "codex",
+		},
+		{
+			// Gemini CLI cheatsheet / CLI reference: `gemini -i "prompt"`
+			// (--prompt-interactive) runs the prompt and stays interactive;
+			// --approval-mode plan|yolo (--yolo is deprecated and an error
+			// together with --approval-mode); `gemini -p` is headless.
+			Name:       "gemini",
+			Command:    []string{"gemini"},
+			Prompt:     PromptArg,
+			PromptFlag: "-i",
+			Plan:       []string{"--approval-mode", "plan"},
+			Approve:    []string{"--approval-mode", "yolo"},
+			Headless:   []string{"gemini", "-p"},
+			// Input placeholder "> Type your message or @path/to/file".
+			Ready: `(?m)Type your message or @path/to/file|^[ \t]*[│|][ \t]*>[ \t]`,
+			// Loading line "⠏ Thinking… (esc to cancel, 5s)".
+			Working: `(?mi)\besc to cancel\b`,
+			// Tool confirmation dialogs: "Apply this change?", "Allow execution
+			// of: 'cmd'?", "Do you want to proceed?", "● 1. Yes, allow once".
+			Waiting:     `(?m)Apply this change\?|Allow execution|Do you want to proceed\?|Yes, allow (?:once|always)|Waiting for user confirmation`,
+			Idle:        `(?m)Type your message or @path/to/file|^[ \t]*[│|][ \t]*>[ \t]`,
+			InstallHint: "npm install -g @google/gemini-cli",
+			Hooks:       "gemini",
+		},
+		{
+			// OpenCode CLI docs (sst/opencode, now anomalyco/opencode):
+			// `opencode --prompt "…"` starts the TUI with a prompt; --agent
+			// plan selects the read-only plan agent; --auto auto-approves
+			// permissions not explicitly denied; `opencode run "…"`.
+			Name:       "opencode",
+			Command:    []string{"opencode"},
+			Prompt:     PromptArg,
+			PromptFlag: "--prompt",
+			Plan:       []string{"--agent", "plan"},
+			Approve:    []string{"--auto"},
+			Headless:   []string{"opencode", "run"},
+			Ready:      `(?mi)` + promptLine + `|ctrl\+p commands|enter send|Ask anything`,
+			// Status bar "esc interrupt" / "esc again to interrupt".
+			Working: `(?mi)\besc (?:again )?(?:to )?interrupt\b|press esc to stop`,
+			// permission.tsx: "△ Permission required", "Allow once",
+			// "Allow always", "Reject"; question dialog "esc dismiss".
+			Waiting:     `(?m)Permission required|Reject permission|Allow (?:once|always)|⇆ select|esc dismiss`,
+			Idle:        `(?mi)` + promptLine + `|ctrl\+p commands|enter send|Ask anything`,
+			InstallHint: "npm install -g opencode-ai",
+		},
+		{
+			// Factory Droid CLI reference: `droid "query"` starts the REPL with
+			// a first prompt; --skip-permissions-unsafe skips all permission
+			// checks; `droid exec "query"` is headless (read-only unless
+			// --auto). Spec mode is toggled in the TUI (shift+tab); no start-up
+			// flag is documented for the interactive REPL, so no Plan.
+			Name:     "droid",
+			Command:  []string{"droid"},
+			Prompt:   PromptArg,
+			Approve:  []string{"--skip-permissions-unsafe"},
+			Headless: []string{"droid", "exec"},
+			// droid-cli skill (Factory plugins): idle prompt ">", busy
+			// "Thinking..." with a stop hint, dialogs "Use up/down to navigate".
+			Ready:       `(?m)` + promptLine,
+			Working:     `(?mi)\besc to (?:stop|interrupt|cancel)\b|Thinking\.\.\.|Thinking…`,
+			Waiting:     `(?m)Use up/down to navigate|Do you want to proceed\?|(?:Allow|Proceed) (?:once|always)|Waiting for (?:user )?(?:confirmation|approval)`,
+			Idle:        `(?m)` + promptLine,
+			InstallHint: "curl -fsSL https://app.factory.ai/cli | sh",
+			Hooks:       "droid",
+		},
+		{
+			// Amp Owner's Manual: `amp` is interactive and takes no initial
+			// prompt (`amp -x "…"` is execute mode: one turn, then exit), so the
+			// task is pasted; --dangerously-allow-all skips approvals.
+			Name:     "amp",
+			Command:  []string{"amp"},
+			Prompt:   PromptPaste,
+			Approve:  []string{"--dangerously-allow-all"},
+			Headless: []string{"amp", "-x"},
+			// Input box "╭─37% of 168k · $1.24────smart─╮" (houston notes).
+			Ready:       `(?m)╭─.*─[ \t]*(?:smart|rush|deep|free|large)[ \t]*─*╮|\d+% of \d+(?:\.\d+)?[kM]\b`,
+			Working:     `(?mi)\besc to (?:cancel|interrupt|stop)\b|Running inference|Running tools|Thinking\.\.\.|Thinking…`,
+			Waiting:     `(?mi)waiting for approval|\bApprove\b.*\bDeny\b|Allow (?:once|always|all)|Do you want to (?:proceed|run|allow)\b`,
+			Idle:        `(?m)╭─.*─[ \t]*(?:smart|rush|deep|free|large)[ \t]*─*╮|\d+% of \d+(?:\.\d+)?[kM]\b`,
+			InstallHint: "curl -fsSL https://ampcode.com/install.sh | bash",
+		},
+		{
+			// pi coding agent (earendil-works/pi, formerly badlogic/pi-mono)
+			// docs/cli.md: `pi [messages...]` gives an initial prompt; `pi -p`
+			// runs once and exits. Pi has no permission prompts and no plan
+			// mode.
+			Name:     "pi",
+			Command:  []string{"pi"},
+			Prompt:   PromptArg,
+			Headless: []string{"pi", "-p"},
+			// Footer stats "↑1.2k ↓300 $0.012 3.4%/200k (auto)"; loader
+			// "Working... (esc to interrupt)" (interactive-mode.ts, footer.ts).
+			Ready:       `(?m)\d+\.\d%/\d+(?:\.\d+)?[kM]?`,
+			Working:     `(?mi)Working\.\.\.|\besc to interrupt\b`,
+			Idle:        `(?m)\d+\.\d%/\d+(?:\.\d+)?[kM]?`,
+			InstallHint: "npm install -g @earendil-works/pi-coding-agent",
+		},
+		{
+			// Cursor CLI docs: `cursor-agent "prompt"` (also installed as
+			// `agent`); --mode=plan (or --plan); -f/--force allows commands
+			// unless denied; `-p` print mode.
+			Name:     "cursor-agent",
+			Command:  []string{"cursor-agent"},
+			Prompt:   PromptArg,
+			Plan:     []string{"--mode=plan"},
+			Approve:  []string{"--force"},
+			Headless: []string{"cursor-agent", "-p"},
+			// Placeholders "→ Plan, search, build anything" and "Add a
+			// follow-up"; busy "ctrl+c to stop"; approvals "Run … (y)",
+			// "Skip (esc or n)" (seahelm, ccmanager, cli-agent-orchestrator).
+			Ready:       `(?m)Plan, search, build anything|Add a follow-up`,
+			Working:     `(?mi)ctrl\+c to stop|\besc to (?:interrupt|cancel|stop)\b`,
+			Waiting:     `(?m)Skip \(esc or n\)|(?:Run|Allow)\b[^\n]*\(y\)|Run this command\?|Waiting for approval`,
+			Idle:        `(?m)Plan, search, build anything|Add a follow-up`,
+			InstallHint: "curl https://cursor.com/install -fsS | bash",
+		},
+		{
+			// Aider options reference and chat-modes page: positional args are
+			// files and --message is one-shot, so the task is pasted;
+			// --chat-mode ask never edits; --yes-always; prompts "> ",
+			// "ask> ", "architect> "; confirmations "(Y)es/(N)o".
+			Name:        "aider",
+			Command:     []string{"aider"},
+			Prompt:      PromptPaste,
+			Plan:        []string{"--chat-mode", "ask"},
+			Approve:     []string{"--yes-always"},
+			Headless:    []string{"aider", "--message"},
+			Ready:       `(?m)^(?:ask|architect|code|help|context|multi)?> ?$`,
+			Working:     `(?m)Waiting for [\w./:-]+|Updating repo map|Scanning repo`,
+			Waiting:     `(?m)\(Y\)es/\(N\)o`,
+			Idle:        `(?m)^(?:ask|architect|code|help|context|multi)?> ?$`,
+			InstallHint: "python -m pip install aider-install && aider-install",
+		},
+	}
+}
+
+// builtinOrder is the order of Builtins, for Order and "auto".
+func builtinOrder() []string {
+	bs := Builtins()
+	names := make([]string, len(bs))
+	for i, b := range bs {
+		names[i] = b.Name
+	}
+	return names
+}
+
+// Profiles returns the built-in profiles with the config's [tools.NAME]
+// tables merged over them field by field (an empty field keeps the built-in
+// value, as in config.MergeTool). A name owt does not know adds a tool, which
+// must have a command. An empty plan list (plan = []) means "no plan mode".
+// Every pattern must compile and every prompt mode must be valid; each
+// problem names its key, like "tools.foo.ready: invalid regex: …".
+func Profiles(cfg config.Config) (map[string]Profile, error) {
+	out := make(map[string]Profile)
+	for _, b := range Builtins() {
+		out[b.Name] = b
+	}
+	names := make([]string, 0, len(cfg.Tools))
+	for n := range cfg.Tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+
+	var errs []error
+	for _, name := range names {
+		key := "tools." + name
+		if name == "" || name == Auto || strings.ContainsAny(name, " \t\r\n") {
+			errs = append(errs, fmt.Errorf("%s: %q cannot be a tool name", key, name))
+			continue
+		}
+		base, known := out[name]
+		merged := config.MergeTool(toTool(base), cfg.Tools[name])
+		p := fromTool(name, merged, base.Hooks)
+		if !known && p.Prompt == "" {
+			p.Prompt = PromptArg
+		}
+		errs = append(errs, validate(key, p)...)
+		out[name] = p
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+func toTool(p Profile) config.Tool {
+	return config.Tool{
+		Command:     p.Command,
+		Prompt:      string(p.Prompt),
+		PromptFlag:  p.PromptFlag,
+		Plan:        p.Plan,
+		Approve:     p.Approve,
+		Headless:    p.Headless,
+		Ready:       p.Ready,
+		Working:     p.Working,
+		Waiting:     p.Waiting,
+		Idle:        p.Idle,
+		InstallHint: p.InstallHint,
+	}
+}
+
+func fromTool(name string, t config.Tool, hooks string) Profile {
+	p := Profile{
+		Name:        name,
+		Command:     clone(t.Command),
+		Prompt:      PromptMode(t.Prompt),
+		PromptFlag:  t.PromptFlag,
+		Plan:        clone(t.Plan),
+		Approve:     clone(t.Approve),
+		Headless:    clone(t.Headless),
+		Ready:       t.Ready,
+		Working:     t.Working,
+		Waiting:     t.Waiting,
+		Idle:        t.Idle,
+		InstallHint: t.InstallHint,
+		Hooks:       hooks,
+	}
+	if len(p.Plan) == 0 {
+		p.Plan = nil
+	}
+	return p
+}
+
+// validate returns every problem with p, each naming its key under prefix.
+func validate(prefix string, p Profile) []error {
+	var errs []error
+	if len(p.Command) == 0 || strings.TrimSpace(p.Command[0]) == "" {
+		errs = append(errs, fmt.Errorf("%s.command: required (the program to run, e.g. command = [%q])", prefix, p.Name))
+	}
+	if !p.Prompt.Valid() {
+		errs = append(errs, fmt.Errorf("%s.prompt: must be \"arg\", \"paste\" or \"none\", not %q", prefix, p.Prompt))
+	}
+	for _, f := range []struct{ key, pattern string }{
+		{"ready", p.Ready}, {"working", p.Working}, {"waiting", p.Waiting}, {"idle", p.Idle},
+	} {
+		if _, err := CompilePattern(f.pattern); err != nil {
+			errs = append(errs, fmt.Errorf("%s.%s: invalid regex: %v", prefix, f.key, err))
+		}
+	}
+	if p.Prompt == PromptPaste && p.Ready == "" {
+		errs = append(errs, fmt.Errorf("%s.ready: required when prompt is \"paste\" (owt pastes the task once it matches)", prefix))
+	}
+	return errs
+}
+
+// CompilePattern compiles a screen pattern in multiline mode. An empty
+// pattern returns nil: it never matches.
+func CompilePattern(pattern string) (*regexp.Regexp, error) {
+	if pattern == "" {
+		return nil, nil
+	}
+	if !hasMultilineFlag(pattern) {
+		pattern = "(?m)" + pattern
+	}
+	return regexp.Compile(pattern)
+}
+
+// hasMultilineFlag reports whether pattern starts with a flag group such as
+// (?m) or (?mi).
+func hasMultilineFlag(pattern string) bool {
+	if !strings.HasPrefix(pattern, "(?") {
+		return false
+	}
+	end := strings.IndexByte(pattern, ')')
+	if end < 0 {
+		return false
+	}
+	flags := pattern[2:end]
+	if i := strings.IndexByte(flags, '-'); i >= 0 {
+		flags = flags[:i]
+	}
+	return strings.Trim(flags, "imsU") == "" && strings.ContainsRune(flags, 'm')
+}
+
+// Order returns the profile names: built-ins in their fixed order, then the
+// others sorted.
+func Order(profiles map[string]Profile) []string {
+	builtin := builtinOrder()
+	isBuiltin := make(map[string]bool, len(builtin))
+	names := make([]string, 0, len(profiles))
+	for _, n := range builtin {
+		isBuiltin[n] = true
+		if _, ok := profiles[n]; ok {
+			names = append(names, n)
+		}
+	}
+	var custom []string
+	for n := range profiles {
+		if !isBuiltin[n] {
+			custom = append(custom, n)
+		}
+	}
+	sort.Strings(custom)
+	return append(names, custom...)
+}
+
+// LookPath finds the tool's program on PATH.
+func (p Profile) LookPath() (string, bool) {
+	if len(p.Command) == 0 || p.Command[0] == "" {
+		return "", false
+	}
+	path, err := exec.LookPath(p.Command[0])
+	if err != nil {
+		return "", false
+	}
+	return path, true
+}
+
+// Argv returns the interactive command line: Command, then Plan when plan is
+// set, then Approve when approve is set, then the task when the tool takes it
+// as an argument. The task is one argv element, verbatim: it never passes
+// through a shell.
+//
+// When Plan and Approve set the same flag (gemini's --approval-mode), plan
+// wins and Approve is left out: the tool would refuse both.
+func (p Profile) Argv(task string, plan, approve bool) ([]string, error) {
+	if len(p.Command) == 0 {
+		return nil, fmt.Errorf("tool %q has no command", p.Name)
+	}
+	argv := clone(p.Command)
+	if plan {
+		if p.Plan == nil {
+			return nil, &toolError{msg: fmt.Sprintf("tool %q has no plan mode", p.Name), kind: ErrNoPlanMode}
+		}
+		argv = append(argv, p.Plan...)
+	}
+	if approve && !(plan && sameFlag(p.Plan, p.Approve)) {
+		argv = append(argv, p.Approve...)
+	}
+	if p.Prompt == PromptArg && task != "" {
+		if p.PromptFlag != "" {
+			argv = append(argv, p.PromptFlag)
+		}
+		argv = append(argv, task)
+	}
+	return argv, nil
+}
+
+// sameFlag reports whether a and b start with the same flag name (the part
+// before any "=").
+func sameFlag(a, b []string) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	name := func(s string) string {
+		if i := strings.IndexByte(s, '='); i >= 0 {
+			return s[:i]
+		}
+		return s
+	}
+	return strings.HasPrefix(a[0], "-") && name(a[0]) == name(b[0])
+}
+
+// HeadlessArgv returns the command line of a one-shot run of task: Headless
+// with the task appended as one element.
+func (p Profile) HeadlessArgv(task string) ([]string, error) {
+	if len(p.Headless) == 0 {
+		return nil, &toolError{msg: fmt.Sprintf("tool %q has no headless mode", p.Name), kind: ErrNoHeadless}
+	}
+	if task == "" {
+		return nil, fmt.Errorf("a headless run of %q needs a task", p.Name)
+	}
+	return append(clone(p.Headless), task), nil
+}
+
+// NeedsPaste reports whether the task has to be pasted after start-up.
+func (p Profile) NeedsPaste(task string) bool {
+	return p.Prompt == PromptPaste && task != ""
+}
+
+// Resolve picks the profile to run. "auto" or "" means the first installed
+// tool in Order. An unknown name wraps ErrUnknownTool; a tool whose program
+// is not on PATH wraps ErrNotInstalled and says how to install it.
+func Resolve(profiles map[string]Profile, name string) (Profile, error) {
+	order := Order(profiles)
+	if name == "" || name == Auto {
+		for _, n := range order {
+			if _, ok := profiles[n].LookPath(); ok {
+				return profiles[n], nil
+			}
+		}
+		msg := fmt.Sprintf("no agent tool is installed (looked for: %s)", strings.Join(order, ", "))
+		if len(order) > 0 && profiles[order[0]].InstallHint != "" {
+			msg += fmt.Sprintf("; install one, e.g. %s: %s", order[0], profiles[order[0]].InstallHint)
+		}
+		return Profile{}, &toolError{msg: msg, kind: ErrNotInstalled}
+	}
+	p, ok := profiles[name]
+	if !ok {
+		return Profile{}, &toolError{
+			msg:  fmt.Sprintf("unknown tool %q (known: %s)", name, strings.Join(order, ", ")),
+			kind: ErrUnknownTool,
+		}
+	}
+	if _, ok := p.LookPath(); !ok {
+		hint := p.InstallHint
+		if hint == "" {
+			prog := ""
+			if len(p.Command) > 0 {
+				prog = p.Command[0]
+			}
+			hint = fmt.Sprintf("%q was not found on PATH", prog)
+		}
+		return Profile{}, &toolError{msg: fmt.Sprintf("tool %q is not installed: %s", name, hint), kind: ErrNotInstalled}
+	}
+	return p, nil
+}
+
+// toolError is an error with its own message that still matches a sentinel
+// with errors.Is.
+type toolError struct {
+	msg  string
+	kind error
+}
+
+func (e *toolError) Error() string { return e.msg }
+func (e *toolError) Unwrap() error { return e.kind }
+
+func clone(s []string) []string {
+	if s == nil {
+		return nil
+	}
+	return append([]string(nil), s...)
+}

@@ -1,0 +1,118 @@
+// Package cli is owt's command line: one file per command group, each
+// turning flags into a call into the core and the result into a table or
+// JSON. No logic of its own lives here.
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// Version is set at build time with -ldflags "-X …cli.Version=…".
+var Version = "dev"
+
+// Exit codes scripts can rely on.
+const (
+	ExitOK    = 0
+	ExitError = 1
+	ExitUsage = 2
+)
+
+// usageError marks bad command-line use (exit 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// App builds the owt command.
+func App() *cli.App {
+	app := &cli.App{
+		Name:                 "owt",
+		Usage:                "run many AI coding agents in parallel, each in its own git worktree and tmux session",
+		Version:              Version,
+		EnableBashCompletion: true,
+		HideHelpCommand:      true,
+		Commands: []*cli.Command{
+			newCommand(),
+			listCommand(),
+			switchCommand(),
+			attachCommand(),
+			sendCommand(),
+			deleteCommand(),
+			toolsCommand(),
+			configCommand(),
+			runCommand(),
+		},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{err.Error()}
+		},
+		ExitErrHandler: func(*cli.Context, error) {},
+	}
+	for _, c := range app.Commands {
+		c.OnUsageError = app.OnUsageError
+	}
+	return app
+}
+
+// Main runs owt with args and returns the process exit code. Every error
+// becomes one line on stderr.
+func Main(args []string, stderr io.Writer) int {
+	err := App().Run(args)
+	if err == nil {
+		return ExitOK
+	}
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		if msg := strings.TrimSpace(err.Error()); msg != "" {
+			fmt.Fprintln(stderr, "owt: "+msg)
+		}
+		return ec.ExitCode()
+	}
+	fmt.Fprintln(stderr, "owt: "+oneLine(err.Error()))
+	var ue usageError
+	if errors.As(err, &ue) {
+		return ExitUsage
+	}
+	return ExitError
+}
+
+// oneLine keeps an error to one line: git and tmux sometimes say more.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	return s
+}
+
+// openWorkspace opens the repository of the current directory.
+func openWorkspace() (*workspace.Workspace, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	w, err := workspace.Open(wd, tmux.New())
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}

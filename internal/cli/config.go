@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/config"
+)
+
+func configCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "config",
+		Usage: "show or validate the merged configuration",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "show",
+				Usage: "print the merged configuration (defaults < user file < repo .owt.toml) as TOML",
+				Action: func(c *cli.Context) error {
+					cfg, _, err := loadConfig()
+					if err != nil {
+						return fmt.Errorf("config: %w (run 'owt config validate')", firstProblem(err))
+					}
+					out, err := config.Encode(cfg)
+					if err != nil {
+						return err
+					}
+					_, err = fmt.Fprint(c.App.Writer, out)
+					return err
+				},
+			},
+			{
+				Name:  "validate",
+				Usage: "check the config files; every unknown or mistyped key is named with its file",
+				Action: func(c *cli.Context) error {
+					cfg, root, err := loadConfig()
+					var problems []string
+					var ps config.Problems
+					switch {
+					case errors.As(err, &ps):
+						for _, p := range ps {
+							problems = append(problems, p.Error())
+						}
+					case err != nil:
+						problems = append(problems, err.Error())
+					default:
+						if _, perr := agent.Profiles(cfg); perr != nil {
+							problems = append(problems, perr.Error())
+						}
+					}
+					if len(problems) > 0 {
+						for _, p := range problems {
+							fmt.Fprintln(os.Stderr, p)
+						}
+						return cli.Exit("", ExitError)
+					}
+					files := []string{config.UserFile()}
+					if root != "" {
+						files = append(files, filepath.Join(root, config.RepoFile))
+					}
+					for _, f := range files {
+						if _, err := os.Stat(f); err == nil {
+							fmt.Fprintf(c.App.Writer, "%s: ok\n", f)
+						}
+					}
+					fmt.Fprintln(c.App.Writer, "config is valid")
+					return nil
+				},
+			},
+		},
+	}
+}
+
+func firstProblem(err error) error {
+	var ps config.Problems
+	if errors.As(err, &ps) && len(ps) > 0 {
+		if len(ps) > 1 {
+			return fmt.Errorf("%s (and %d more)", ps[0].Error(), len(ps)-1)
+		}
+		return ps[0]
+	}
+	return err
+}

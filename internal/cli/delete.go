@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+func deleteCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "delete",
+		Aliases:   []string{"rm"},
+		Usage:     "kill an agent's session, remove its worktree and branch (refuses to lose work without --force)",
+		ArgsUsage: "NAME",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "delete even with uncommitted changes or unmerged commits"},
+			&cli.BoolFlag{Name: "keep-branch", Usage: "keep the branch"},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("delete takes one NAME")
+			}
+			w, err := openWorkspace()
+			if err != nil {
+				return err
+			}
+			name := c.Args().First()
+			rec, err := w.Get(name)
+			if err != nil {
+				return err
+			}
+			if !c.Bool("yes") && term.IsTerminal(int(os.Stdin.Fd())) {
+				q := fmt.Sprintf("Delete %s (worktree %s, branch %s)?", rec.Name, rec.Path, rec.Branch)
+				if loss, err := w.WhatWouldBeLost(rec); err == nil && !loss.Empty() && c.Bool("force") {
+					q = fmt.Sprintf("Delete %s and LOSE %s?", rec.Name, loss)
+				}
+				if !confirm(q) {
+					return fmt.Errorf("not deleted")
+				}
+			}
+			if err := w.Delete(name, workspace.DeleteOptions{Force: c.Bool("force"), KeepBranch: c.Bool("keep-branch")}); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "deleted %s\n", name)
+			return nil
+		},
+	}
+}
+
+func confirm(q string) bool {
+	fmt.Fprintf(os.Stderr, "%s [y/N] ", q)
+	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes"
+}

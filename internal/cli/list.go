@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+func listCommand() *cli.Command {
+	return &cli.Command{
+		Name:    "list",
+		Aliases: []string{"ls"},
+		Usage:   "list this repo's agents (--all: every repo)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "every repository, with a REPO column"},
+			&cli.BoolFlag{Name: "fresh", Usage: "recompute git figures now instead of using ones up to 3 s old"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("list takes no arguments")
+			}
+			var recs []*state.Record
+			tm := tmux.New()
+			if c.Bool("all") {
+				var err error
+				if recs, err = workspace.AllRecords(); err != nil {
+					return err
+				}
+			} else {
+				w, err := openWorkspace()
+				if err != nil {
+					return err
+				}
+				if recs, err = w.Records(); err != nil {
+					return err
+				}
+				tm = w.Tmux
+			}
+			items := workspace.Collect(tm, recs, workspace.ListOptions{Fresh: c.Bool("fresh")})
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, items)
+			}
+			printTable(c.App.Writer, items, c.Bool("all"))
+			return nil
+		},
+	}
+}
+
+func printTable(out io.Writer, items []workspace.Item, withRepo bool) {
+	if len(items) == 0 {
+		fmt.Fprintln(os.Stderr, "no agents here; start one with: owt new \"TASK\"")
+		return
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	head := []string{"NAME", "BRANCH", "STATUS", "TOOL", "AGE", "CHANGES"}
+	if withRepo {
+		head = append([]string{"REPO"}, head...)
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	now := time.Now()
+	for _, it := range items {
+		tool := it.Tool
+		if tool == "" {
+			tool = "shell"
+		}
+		status := it.Status
+		if it.Status == string(state.Exited) && it.ExitCode != nil {
+			status = fmt.Sprintf("exited(%d)", *it.ExitCode)
+		}
+		if !it.Live {
+			status += " (no session)"
+		}
+		row := []string{it.Name, it.Branch, status, tool, Age(now.Sub(it.CreatedAt)), changes(it)}
+		if withRepo {
+			row = append([]string{it.Repo}, row...)
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	_ = tw.Flush()
+}
+
+func changes(it workspace.Item) string {
+	if it.Missing {
+		return "worktree missing"
+	}
+	s := fmt.Sprintf("+%d -%d", it.Insertions, it.Deletions)
+	if it.Ahead > 0 {
+		s += fmt.Sprintf(", %d commit(s)", it.Ahead)
+	}
+	if it.Dirty > 0 {
+		s += fmt.Sprintf(", %d uncommitted", it.Dirty)
+	}
+	return s
+}
+
+// Age prints a duration the way people say it: 45s, 12m, 3h, 2d.
+func Age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+}

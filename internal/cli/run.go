@@ -1,0 +1,22 @@
+package cli
+
+import (
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// runCommand is the first process of every worktree session.
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:   "_run",
+		Hidden: true,
+		Usage:  "run a worktree session's setup and agent (started by owt new)",
+		Action: func(*cli.Context) error {
+			return workspace.RunSession(tmux.New(), os.Stdout)
+		},
+	}
+}

@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+func sendCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "send",
+		Usage:     "type a message into agents and press Enter (TEXT '-' reads stdin)",
+		ArgsUsage: "[NAME] TEXT...",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "every running agent of this repo"},
+			&cli.BoolFlag{Name: "working", Usage: "every working agent"},
+			&cli.BoolFlag{Name: "idle", Usage: "every idle agent"},
+			&cli.BoolFlag{Name: "waiting", Usage: "every agent waiting for you"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			var statuses []state.Status
+			for _, s := range []state.Status{state.Working, state.Idle, state.Waiting} {
+				if c.Bool(string(s)) {
+					statuses = append(statuses, s)
+				}
+			}
+			group := c.Bool("all") || len(statuses) > 0
+			args := c.Args().Slice()
+			var names []string
+			if !group {
+				if len(args) < 2 {
+					return usagef("send needs NAME and TEXT (or --all/--working/--idle/--waiting and TEXT)")
+				}
+				names, args = args[:1], args[1:]
+			}
+			if len(args) == 0 {
+				return usagef("send needs TEXT")
+			}
+			text := strings.Join(args, " ")
+			if len(args) == 1 && args[0] == "-" {
+				b, err := io.ReadAll(os.Stdin)
+				if err != nil {
+					return fmt.Errorf("read stdin: %w", err)
+				}
+				text = strings.TrimRight(string(b), "\r\n")
+			}
+			if strings.TrimSpace(text) == "" {
+				return usagef("nothing to send: TEXT is empty")
+			}
+			w, err := openWorkspace()
+			if err != nil {
+				return err
+			}
+			recs, err := w.Select(names, group, statuses)
+			if err != nil {
+				return err
+			}
+			if group {
+				// A group send skips agents that cannot take text; naming
+				// one of them explicitly is an error instead.
+				kept := recs[:0]
+				for _, r := range recs {
+					if !r.NoAgent && r.Status != state.Exited {
+						kept = append(kept, r)
+					}
+				}
+				recs = kept
+				if len(recs) == 0 {
+					return fmt.Errorf("no running agent matches")
+				}
+			}
+			results := w.Send(recs, text)
+			failed := 0
+			for _, r := range results {
+				if !r.Sent {
+					failed++
+				}
+			}
+			if c.Bool("json") {
+				if err := printJSON(c.App.Writer, results); err != nil {
+					return err
+				}
+			} else {
+				for _, r := range results {
+					if r.Sent {
+						fmt.Fprintf(c.App.Writer, "sent to %s\n", r.Name)
+					} else if len(results) > 1 {
+						fmt.Fprintf(os.Stderr, "owt: %s\n", r.Err)
+					}
+				}
+			}
+			switch {
+			case failed == 0:
+				return nil
+			case len(results) == 1:
+				return fmt.Errorf("%s", results[0].Err)
+			default:
+				return cli.Exit("", ExitError)
+			}
+		},
+	}
+}

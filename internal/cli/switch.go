@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"fmt"
+	"os/exec"
+
+	"github.com/urfave/cli/v2"
+)
+
+func lookPath(bin string) (string, error) { return exec.LookPath(bin) }
+
+func switchCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "switch",
+		Usage:     "go to an agent's session (switch-client inside tmux, attach outside)",
+		ArgsUsage: "NAME",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("switch takes one NAME")
+			}
+			w, err := openWorkspace()
+			if err != nil {
+				return err
+			}
+			rec, err := w.Get(c.Args().First())
+			if err != nil {
+				return err
+			}
+			id, err := w.LiveSession(rec)
+			if err != nil {
+				return err
+			}
+			if id == "" {
+				return fmt.Errorf("%s has no tmux session; 'owt attach %s' recreates it", rec.Name, rec.Name)
+			}
+			return goTo(w.Tmux, id)
+		},
+	}
+}
+
+func attachCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "attach",
+		Usage:     "go to an agent's session, recreating it on its worktree if tmux lost it",
+		ArgsUsage: "NAME",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("attach takes one NAME")
+			}
+			w, err := openWorkspace()
+			if err != nil {
+				return err
+			}
+			rec, err := w.Get(c.Args().First())
+			if err != nil {
+				return err
+			}
+			id, err := w.EnsureSession(rec)
+			if err != nil {
+				return err
+			}
+			return goTo(w.Tmux, id)
+		},
+	}
+}

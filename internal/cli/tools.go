@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/git"
+)
+
+type toolInfo struct {
+	Name        string   `json:"name"`
+	Installed   bool     `json:"installed"`
+	Path        string   `json:"path,omitempty"`
+	Command     []string `json:"command"`
+	Prompt      string   `json:"prompt"`
+	Plan        bool     `json:"plan"`
+	Hooks       string   `json:"hooks,omitempty"`
+	Default     bool     `json:"default"`
+	InstallHint string   `json:"install_hint,omitempty"`
+}
+
+// loadConfig loads the config of the current repo, or only the user's when
+// not in a repo (tools and config work anywhere).
+func loadConfig() (config.Config, string, error) {
+	root := ""
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := git.FindRepo(wd); err == nil {
+			root = r.Root
+		}
+	}
+	cfg, err := config.Load(root)
+	return cfg, root, err
+}
+
+func toolsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "tools",
+		Usage: "list the agent tools owt knows and which are installed",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			cfg, _, err := loadConfig()
+			if err != nil {
+				return fmt.Errorf("config: %w", err)
+			}
+			profiles, err := agent.Profiles(cfg)
+			if err != nil {
+				return fmt.Errorf("config: %w", err)
+			}
+			def := ""
+			if p, err := agent.Resolve(profiles, cfg.Agent.Tool); err == nil {
+				def = p.Name
+			}
+			var infos []toolInfo
+			for _, n := range agent.Order(profiles) {
+				p := profiles[n]
+				path, ok := p.LookPath()
+				infos = append(infos, toolInfo{
+					Name: n, Installed: ok, Path: path, Command: p.Command, Prompt: string(p.Prompt),
+					Plan: p.Plan != nil, Hooks: p.Hooks, Default: n == def, InstallHint: p.InstallHint,
+				})
+			}
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, infos)
+			}
+			tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "TOOL\tINSTALLED\tPROMPT\tPLAN\tSTATUS FROM\tINSTALL")
+			for _, t := range infos {
+				name := t.Name
+				if t.Default {
+					name += " (default)"
+				}
+				inst := "no"
+				if t.Installed {
+					inst = t.Path
+				}
+				plan := "-"
+				if t.Plan {
+					plan = "yes"
+				}
+				src := "screen"
+				if t.Hooks != "" {
+					src = "hooks+screen"
+				}
+				hint := t.InstallHint
+				if t.Installed {
+					hint = ""
+				}
+				fmt.Fprintln(tw, strings.Join([]string{name, inst, t.Prompt, plan, src, hint}, "\t"))
+			}
+			return tw.Flush()
+		},
+	}
+}

@@ -1,0 +1,203 @@
+package git
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Repo is a repository as seen from one of its worktrees.
+//
+// Root is always the main checkout, even when found from a linked worktree:
+// owt keys its state by repository, and an agent's worktree must map to the
+// same repository as the checkout it was created from. Methods on Repo run git
+// in Root, so refs like "HEAD" mean the main checkout's HEAD.
+type Repo struct {
+	Root      string // top level of the main worktree (absolute, symlinks resolved)
+	CommonDir string // absolute git common dir (e.g. Root/.git), shared by all worktrees
+}
+
+// FindRepo finds the repository containing dir, which may be the main
+// checkout, any directory below it, or a linked worktree. It returns an error
+// wrapping ErrNotRepo outside a repository. Bare repositories (and worktrees of
+// them) are rejected: they have no main checkout for Root to name.
+func FindRepo(dir string) (Repo, error) {
+	out, err := run(dir, "rev-parse", "--is-bare-repository", "--is-inside-work-tree",
+		"--path-format=absolute", "--git-common-dir", "--absolute-git-dir")
+	if err != nil {
+		return Repo{}, fmt.Errorf("git rev-parse in %s: %w", dir, notRepo(err))
+	}
+	f := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(f) != 4 {
+		return Repo{}, fmt.Errorf("git rev-parse in %s: unexpected output %q", dir, out)
+	}
+	if f[0] == "true" {
+		return Repo{}, fmt.Errorf("%s: bare repositories are not supported", dir)
+	}
+	if f[1] != "true" {
+		return Repo{}, fmt.Errorf("%s: not inside a work tree", dir)
+	}
+	common, err := realPath(f[2])
+	if err != nil {
+		return Repo{}, err
+	}
+	gitDir, err := realPath(f[3])
+	if err != nil {
+		return Repo{}, err
+	}
+
+	var root string
+	if gitDir == common {
+		// The main worktree owns the common dir itself.
+		if root, err = TopLevel(dir); err != nil {
+			return Repo{}, err
+		}
+	} else {
+		// A linked worktree: git lists the main worktree first.
+		wts, err := worktrees(dir)
+		if err != nil {
+			return Repo{}, err
+		}
+		if len(wts) == 0 || wts[0].Bare {
+			return Repo{}, fmt.Errorf("%s: worktree of a bare repository is not supported", dir)
+		}
+		if root, err = realPath(wts[0].Path); err != nil {
+			return Repo{}, err
+		}
+	}
+	return Repo{Root: root, CommonDir: common}, nil
+}
+
+// TopLevel returns the top level of the worktree containing dir (which, for
+// a linked worktree, is that worktree and not the main checkout).
+func TopLevel(dir string) (string, error) {
+	top, err := runLine(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", fmt.Errorf("git rev-parse --show-toplevel in %s: %w", dir, notRepo(err))
+	}
+	return realPath(top)
+}
+
+// Name is the repository's display name: the base name of its main checkout.
+func (r Repo) Name() string { return filepath.Base(r.Root) }
+
+// CurrentBranch returns the short name of the branch checked out in dir, or
+// "" when HEAD is detached. An unborn branch (no commits yet) is still named.
+func CurrentBranch(dir string) (string, error) {
+	ref, err := runLine(dir, "symbolic-ref", "-q", "HEAD")
+	if err != nil {
+		if exitCode(err) == 1 { // -q: HEAD is not a symbolic ref, i.e. detached
+			return "", nil
+		}
+		return "", fmt.Errorf("git symbolic-ref HEAD in %s: %w", dir, notRepo(err))
+	}
+	// Strip the prefix ourselves: --short would turn refs/heads/x into
+	// "heads/x" when a tag x also exists.
+	return strings.TrimPrefix(ref, "refs/heads/"), nil
+}
+
+// ResolveCommit returns the full object name of the commit ref points to.
+func (r Repo) ResolveCommit(ref string) (string, error) {
+	sha, err := runLine(r.Root, "rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
+	if err != nil || sha == "" {
+		if exitCode(err) == 1 || (err == nil && sha == "") {
+			return "", fmt.Errorf("git rev-parse %s: no such commit", ref)
+		}
+		return "", fmt.Errorf("git rev-parse %s: %w", ref, err)
+	}
+	return sha, nil
+}
+
+// BranchExists reports whether the local branch refs/heads/name exists.
+func (r Repo) BranchExists(name string) bool {
+	if name == "" {
+		return false
+	}
+	_, err := run(r.Root, "show-ref", "--verify", "--quiet", "refs/heads/"+name)
+	return err == nil
+}
+
+// ValidBranchName reports whether name is acceptable as a new branch name,
+// with git's own rules (git check-ref-format --branch). It needs no
+// repository. Names git would read as an option or as a special ref are
+// rejected too, since they could never be passed back to git safely.
+func ValidBranchName(name string) bool {
+	// "HEAD" and "@" are legal branch names to git but mean HEAD when passed
+	// back as a revision; "@{-N}" would be expanded instead of checked.
+	if name == "" || name == "HEAD" || name == "@" || strings.HasPrefix(name, "-") || strings.Contains(name, "@{") {
+		return false
+	}
+	_, err := run(tempDir(), "check-ref-format", "--branch", name)
+	return err == nil
+}
+
+// DeleteBranch deletes a local branch; force uses -D, which also deletes a
+// branch that is not merged.
+func (r Repo) DeleteBranch(name string, force bool) error {
+	flag := "-d"
+	if force {
+		flag = "-D"
+	}
+	if _, err := run(r.Root, "branch", flag, "--", name); err != nil {
+		return fmt.Errorf("git branch %s %s: %w", flag, name, err)
+	}
+	return nil
+}
+
+// AheadBehind counts the commits on branch that are not in base (ahead) and
+// the commits in base that are not on branch (behind).
+func (r Repo) AheadBehind(base, branch string) (ahead, behind int, err error) {
+	out, err := runLine(r.Root, "rev-list", "--left-right", "--count", "--end-of-options", base+"..."+branch)
+	if err != nil {
+		return 0, 0, fmt.Errorf("git rev-list %s...%s: %w", base, branch, err)
+	}
+	f := strings.Fields(out)
+	if len(f) != 2 {
+		return 0, 0, fmt.Errorf("git rev-list %s...%s: unexpected output %q", base, branch, out)
+	}
+	if behind, err = strconv.Atoi(f[0]); err == nil {
+		ahead, err = strconv.Atoi(f[1])
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("git rev-list %s...%s: %w", base, branch, err)
+	}
+	return ahead, behind, nil
+}
+
+// IsAncestor reports whether commit a is an ancestor of (or equal to) b; it is
+// false when either does not resolve.
+func (r Repo) IsAncestor(a, b string) bool {
+	_, err := run(r.Root, "merge-base", "--is-ancestor", "--end-of-options", a, b)
+	return err == nil
+}
+
+// LastCommitTime returns the committer time of the commit ref points to, used
+// to tell stale worktrees from active ones.
+func (r Repo) LastCommitTime(ref string) (time.Time, error) {
+	out, err := runLine(r.Root, "log", "-1", "--format=%ct", "--end-of-options", ref, "--")
+	if err != nil {
+		return time.Time{}, fmt.Errorf("git log %s: %w", ref, err)
+	}
+	sec, err := strconv.ParseInt(out, 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("git log %s: unexpected output %q", ref, out)
+	}
+	return time.Unix(sec, 0), nil
+}
+
+// tempDir is a directory that surely exists, for git commands that need no
+// repository but still get -C.
+func tempDir() string {
+	if d := os.TempDir(); isDir(d) {
+		return d
+	}
+	return "/"
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

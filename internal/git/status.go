@@ -1,0 +1,209 @@
+package git
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// statusEntry is one record of `git status --porcelain=v1 -z`.
+type statusEntry struct {
+	XY   string // two status letters, "??" untracked, "!!" ignored
+	Path string
+	Orig string // source path of a rename or copy, else ""
+}
+
+// parseStatus reads `git status --porcelain=v1 -z`. In -z format paths are
+// raw (no quoting) and a rename or copy is followed by a second field
+// holding the source path.
+func parseStatus(out []byte) ([]statusEntry, error) {
+	fields := splitNUL(out)
+	var list []statusEntry
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if len(f) < 4 || f[2] != ' ' {
+			return nil, fmt.Errorf("unexpected status record %q", f)
+		}
+		e := statusEntry{XY: f[:2], Path: f[3:]}
+		if strings.ContainsAny(e.XY, "RC") {
+			if i+1 >= len(fields) {
+				return nil, fmt.Errorf("status record %q lacks its source path", f)
+			}
+			i++
+			e.Orig = fields[i]
+		}
+		list = append(list, e)
+	}
+	return list, nil
+}
+
+// DirtyFiles lists the paths in the worktree at dir that hold work not yet
+// committed: modified, staged, deleted and untracked files. Ignored files are
+// not dirty, so build output and .env files never block a merge or delete.
+// For a rename both the new and the old path are listed, since both changed.
+// Paths are relative to the worktree's top level, slash-separated.
+func DirtyFiles(dir string) ([]string, error) {
+	out, err := run(dir, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	if err != nil {
+		return nil, fmt.Errorf("git status in %s: %w", dir, notRepo(err))
+	}
+	entries, err := parseStatus(out)
+	if err != nil {
+		return nil, fmt.Errorf("git status in %s: %w", dir, err)
+	}
+	var files []string
+	for _, e := range entries {
+		files = append(files, e.Path)
+		if e.Orig != "" {
+			files = append(files, e.Orig)
+		}
+	}
+	return files, nil
+}
+
+// DiffStat summarizes a diff. Binary files count as files with no lines.
+type DiffStat struct{ Files, Insertions, Deletions int }
+
+// Diff measures what the worktree at dir has changed relative to where its
+// branch left base: the working tree (committed and uncommitted changes to
+// tracked files) against merge-base(base, HEAD). Diffing against the merge
+// base rather than base itself keeps work that landed on base since the
+// branch was made from showing up as this worktree's changes.
+func Diff(dir, base string) (DiffStat, error) {
+	mb, err := runLine(dir, "merge-base", "--end-of-options", base, "HEAD")
+	if err != nil {
+		return DiffStat{}, fmt.Errorf("git merge-base %s HEAD in %s: %w", base, dir, err)
+	}
+	out, err := run(dir, "diff", "--numstat", "--no-ext-diff", "--no-color", mb, "--")
+	if err != nil {
+		return DiffStat{}, fmt.Errorf("git diff %s in %s: %w", mb, dir, err)
+	}
+	var st DiffStat
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if line == "" {
+			continue
+		}
+		f := strings.SplitN(line, "\t", 3)
+		if len(f) != 3 {
+			return DiffStat{}, fmt.Errorf("git diff %s in %s: unexpected line %q", mb, dir, line)
+		}
+		st.Files++
+		if f[0] == "-" { // binary
+			continue
+		}
+		ins, err1 := strconv.Atoi(f[0])
+		del, err2 := strconv.Atoi(f[1])
+		if err1 != nil || err2 != nil {
+			return DiffStat{}, fmt.Errorf("git diff %s in %s: unexpected line %q", mb, dir, line)
+		}
+		st.Insertions += ins
+		st.Deletions += del
+	}
+	return st, nil
+}
+
+// ExcludeFile returns the absolute path of the repository's info/exclude.
+// It lives in the common dir, so one file covers every worktree: that is why
+// owt lists the files it writes into worktrees there and not in .gitignore.
+func (r Repo) ExcludeFile() (string, error) {
+	p, err := runLine(r.Root, "rev-parse", "--path-format=absolute", "--git-path", "info/exclude")
+	if err != nil {
+		return "", fmt.Errorf("git rev-parse --git-path info/exclude: %w", err)
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.Root, p)
+	}
+	return filepath.Clean(p), nil
+}
+
+// owtExcludeHeader introduces the lines owt adds to info/exclude, so a user
+// reading the file knows where they came from.
+const owtExcludeHeader = "# owt"
+
+// AddExcludes appends to info/exclude the patterns it does not already hold,
+// under a "# owt" comment written once. Existing content is kept byte for
+// byte; calling it again with the same patterns changes nothing.
+func (r Repo) AddExcludes(patterns ...string) error {
+	path, err := r.ExcludeFile()
+	if err != nil {
+		return err
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	have := map[string]bool{}
+	for _, line := range strings.Split(string(old), "\n") {
+		have[strings.TrimSuffix(line, "\r")] = true
+	}
+
+	var add bytes.Buffer
+	for _, p := range patterns {
+		if strings.ContainsAny(p, "\r\n") {
+			return fmt.Errorf("exclude pattern %q: contains a line break", p)
+		}
+		if p == "" || have[p] {
+			continue
+		}
+		if add.Len() == 0 {
+			if len(old) > 0 && old[len(old)-1] != '\n' {
+				add.WriteByte('\n')
+			}
+			if !have[owtExcludeHeader] {
+				add.WriteString(owtExcludeHeader + "\n")
+			}
+		}
+		add.WriteString(p + "\n")
+		have[p] = true
+	}
+	if add.Len() == 0 {
+		return nil
+	}
+
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	// One O_APPEND write: never rewrite what the user has in the file.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(add.Bytes()); err != nil {
+		f.Close()
+		return fmt.Errorf("append to %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// UntrackedFiles lists the files in the main checkout that git does not
+// track, ignored or not (.env, .env.local, local config): the candidates for
+// copying into a new worktree. A directory that is ignored as a whole
+// (node_modules/, build/) is left out instead of being listed file by file,
+// while ignored files inside a directory that is not itself ignored are
+// listed one by one. Paths are relative to Root, slash-separated, sorted.
+func (r Repo) UntrackedFiles() ([]string, error) {
+	// --ignored=matching reports a directory matched by an ignore pattern as
+	// "dir/" without descending into it, and otherwise lists ignored files
+	// individually; -uall lists untracked files individually too.
+	out, err := run(r.Root, "status", "--porcelain=v1", "-z", "--untracked-files=all",
+		"--ignored=matching", "--ignore-submodules=all", "--no-renames")
+	if err != nil {
+		return nil, fmt.Errorf("git status --ignored in %s: %w", r.Root, err)
+	}
+	entries, err := parseStatus(out)
+	if err != nil {
+		return nil, fmt.Errorf("git status --ignored in %s: %w", r.Root, err)
+	}
+	var files []string
+	for _, e := range entries {
+		if (e.XY == "??" || e.XY == "!!") && !strings.HasSuffix(e.Path, "/") {
+			files = append(files, e.Path)
+		}
+	}
+	slices.Sort(files)
+	return slices.Compact(files), nil
+}

@@ -1,0 +1,129 @@
+package git
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Worktree is one entry of `git worktree list`.
+type Worktree struct {
+	Path     string // absolute path of the worktree
+	Head     string // commit checked out ("" for a bare entry or unborn branch)
+	Branch   string // short branch name, "" if detached
+	Bare     bool
+	Detached bool
+	Prunable bool // its directory is gone; `git worktree prune` would drop it
+	Locked   bool
+}
+
+// AddWorktree creates a new branch from base and checks it out in a new
+// worktree at path. The branch does not track base: an agent's branch is its
+// own, and `git pull`/`git status` there should not talk about the base.
+//
+// git creates the branch before it checks the target path, so a failure can
+// leave a branch behind; AddWorktree deletes it again when it did not exist
+// before, so a failed create leaves nothing for the caller to clean up.
+//
+// A relative path is taken relative to r.Root.
+func (r Repo) AddWorktree(path, branch, base string) error {
+	if !ValidBranchName(branch) {
+		return fmt.Errorf("git worktree add %s: invalid branch name %q", path, branch)
+	}
+	existed := r.BranchExists(branch)
+	args := []string{"worktree", "add", "--quiet", "--no-track", "-b", branch, "--", path}
+	if base != "" {
+		args = append(args, base)
+	}
+	_, err := run(r.Root, args...)
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("git worktree add %s: %w", path, err)
+	if !existed && r.BranchExists(branch) {
+		if derr := r.DeleteBranch(branch, true); derr != nil {
+			err = errors.Join(err, fmt.Errorf("roll back: %w", derr))
+		}
+	}
+	return err
+}
+
+// RemoveWorktree removes the worktree at path and prunes git's records of
+// worktrees whose directories are gone. force passes --force twice, which
+// also removes a worktree with uncommitted changes or a lock: callers must
+// have asked the user first. When the directory was already deleted by hand,
+// only the prune runs, which is what git needs to forget it.
+//
+// A relative path is taken relative to r.Root.
+func (r Repo) RemoveWorktree(path string, force bool) error {
+	abs := path
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(r.Root, abs)
+	}
+	if _, err := os.Lstat(abs); err == nil {
+		args := []string{"worktree", "remove"}
+		if force {
+			args = append(args, "--force", "--force")
+		}
+		if _, err := run(r.Root, append(args, "--", abs)...); err != nil {
+			return fmt.Errorf("git worktree remove %s: %w", path, err)
+		}
+	} else if !os.IsNotExist(err) {
+		return fmt.Errorf("git worktree remove %s: %w", path, err)
+	}
+	if _, err := run(r.Root, "worktree", "prune"); err != nil {
+		return fmt.Errorf("git worktree prune: %w", err)
+	}
+	return nil
+}
+
+// Worktrees lists all worktrees of the repository, the main one first.
+func (r Repo) Worktrees() ([]Worktree, error) { return worktrees(r.Root) }
+
+func worktrees(dir string) ([]Worktree, error) {
+	out, err := run(dir, "worktree", "list", "--porcelain", "-z")
+	if err != nil {
+		return nil, fmt.Errorf("git worktree list: %w", err)
+	}
+	return parseWorktrees(out), nil
+}
+
+// parseWorktrees reads `git worktree list --porcelain -z`: each attribute is
+// NUL-terminated and an empty field ends a worktree. Unknown attributes are
+// skipped so newer git versions keep working.
+func parseWorktrees(out []byte) []Worktree {
+	var list []Worktree
+	var cur *Worktree
+	for _, field := range strings.Split(string(out), "\x00") {
+		if field == "" {
+			cur = nil
+			continue
+		}
+		key, val, _ := strings.Cut(field, " ")
+		if key == "worktree" {
+			list = append(list, Worktree{Path: val})
+			cur = &list[len(list)-1]
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		switch key {
+		case "HEAD":
+			cur.Head = val
+		case "branch":
+			cur.Branch = strings.TrimPrefix(val, "refs/heads/")
+		case "bare":
+			cur.Bare = true
+		case "detached":
+			cur.Detached = true
+		case "prunable":
+			cur.Prunable = true
+		case "locked":
+			cur.Locked = true
+		}
+	}
+	return list
+}

@@ -1,0 +1,324 @@
+// Package state keeps owt's records of worktrees and their agents under
+// $XDG_STATE_HOME/owt/, one JSON file per repository.
+//
+// Every change goes through Update: an exclusive flock on a sibling lock
+// file, a fresh read, the change, and an atomic write (temp file, fsync,
+// rename) with mode 0600. Readers never lock: rename makes every read see a
+// whole file. A file that does not parse is moved aside and rebuilt by the
+// Rebuild function the caller provides, so no worktree is ever forgotten.
+package state
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/adrg/xdg"
+	"github.com/gofrs/flock"
+)
+
+// Version is the schema version written into every file.
+const Version = 1
+
+// Status is where an agent is in its life.
+type Status string
+
+// The status model of DESIGN.md.
+const (
+	Starting Status = "starting"
+	Working  Status = "working"
+	Waiting  Status = "waiting"
+	Idle     Status = "idle"
+	Exited   Status = "exited"
+)
+
+// Source says who set a status.
+type Source string
+
+// Sources of a status.
+const (
+	FromOwt    Source = "owt"
+	FromHook   Source = "hook"
+	FromScreen Source = "screen"
+)
+
+// Record is one worktree and its agent.
+type Record struct {
+	Name       string `json:"name"`
+	Repo       string `json:"repo"`
+	Branch     string `json:"branch"`
+	Base       string `json:"base"`
+	BaseCommit string `json:"base_commit,omitempty"`
+	Path       string `json:"path"`
+	Session    string `json:"session"`
+	SessionID  string `json:"session_id,omitempty"`
+	Pane       string `json:"pane,omitempty"`
+	Tool       string `json:"tool,omitempty"`
+	Task       string `json:"task,omitempty"`
+	Plan       bool   `json:"plan,omitempty"`
+	NoAgent    bool   `json:"no_agent,omitempty"`
+	NoSetup    bool   `json:"no_setup,omitempty"`
+	// Copied lists the files owt copied in from the main checkout; while
+	// they are unchanged they are not the agent's work.
+	Copied      []string  `json:"copied,omitempty"`
+	Port        int       `json:"port"`
+	Status      Status    `json:"status"`
+	StatusSince time.Time `json:"status_since"`
+	Source      Source    `json:"status_source"`
+	ExitCode    *int      `json:"exit_code,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+	// Recovered marks a record rebuilt after corruption: its task and tool
+	// were lost with the file.
+	Recovered bool `json:"recovered,omitempty"`
+}
+
+// SetStatus changes the status and its bookkeeping; it reports whether
+// anything changed.
+func (r *Record) SetStatus(s Status, src Source, now time.Time) bool {
+	if r.Status == s && r.Source == src {
+		return false
+	}
+	if r.Status != s {
+		r.StatusSince = now
+	}
+	r.Status, r.Source = s, src
+	return true
+}
+
+// File is the content of one repository's state file.
+type File struct {
+	Version int                `json:"version"`
+	Repo    string             `json:"repo"`
+	Records map[string]*Record `json:"worktrees"`
+}
+
+// Sorted returns the records ordered by creation time, then name.
+func (f *File) Sorted() []*Record {
+	out := make([]*Record, 0, len(f.Records))
+	for _, r := range f.Records {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.Before(out[j].CreatedAt)
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// Dir is owt's state directory.
+func Dir() string { return filepath.Join(xdg.StateHome, "owt") }
+
+func reposDir() string { return filepath.Join(Dir(), "repos") }
+
+// Store is the state file of one repository.
+type Store struct {
+	Repo string
+	Path string
+	// Rebuild fills an empty File when the stored one was corrupt.
+	Rebuild func(*File) error
+	// Warn reports a recovered corruption; defaults to a line on stderr.
+	Warn func(string)
+}
+
+// ForRepo returns the store of the repository rooted at repoRoot. The file
+// name keeps the repo's base name readable and a hash of its path unique.
+func ForRepo(repoRoot string) *Store {
+	sum := sha256.Sum256([]byte(repoRoot))
+	name := sanitize(filepath.Base(repoRoot)) + "-" + hex.EncodeToString(sum[:])[:12] + ".json"
+	return &Store{Repo: repoRoot, Path: filepath.Join(reposDir(), name)}
+}
+
+func sanitize(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 128 && (r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "repo"
+	}
+	return b.String()
+}
+
+// ErrCorrupt marks a state file that cannot be read.
+var ErrCorrupt = errors.New("state file is corrupt")
+
+func (s *Store) empty() *File {
+	return &File{Version: Version, Repo: s.Repo, Records: map[string]*Record{}}
+}
+
+// read parses the file; a missing file is an empty state.
+func (s *Store) read() (*File, error) {
+	data, err := os.ReadFile(s.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s.empty(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read state %s: %w", s.Path, err)
+	}
+	f := s.empty()
+	if err := json.Unmarshal(data, f); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, s.Path, err)
+	}
+	if f.Version < 1 || f.Version > Version {
+		return nil, fmt.Errorf("%w: %s: unknown schema version %d", ErrCorrupt, s.Path, f.Version)
+	}
+	if f.Records == nil {
+		f.Records = map[string]*Record{}
+	}
+	for name, r := range f.Records {
+		if r == nil || r.Name != name {
+			return nil, fmt.Errorf("%w: %s: bad record %q", ErrCorrupt, s.Path, name)
+		}
+	}
+	return f, nil
+}
+
+// Load reads the state without locking. A corrupt file is recovered under
+// the lock first.
+func (s *Store) Load() (*File, error) {
+	f, err := s.read()
+	if errors.Is(err, ErrCorrupt) {
+		var out *File
+		err = s.Update(func(g *File) error { out = g; return nil })
+		return out, err
+	}
+	return f, err
+}
+
+// Update runs fn on the current state under an exclusive lock and writes
+// the result atomically. When fn returns an error nothing is written.
+func (s *Store) Update(fn func(*File) error) error {
+	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
+		return fmt.Errorf("create state dir: %w", err)
+	}
+	lock := flock.New(s.Path + ".lock")
+	if err := lock.Lock(); err != nil {
+		return fmt.Errorf("lock state %s: %w", s.Path, err)
+	}
+	defer func() { _ = lock.Unlock() }()
+
+	f, err := s.read()
+	if errors.Is(err, ErrCorrupt) {
+		f, err = s.recover(err)
+	}
+	if err != nil {
+		return err
+	}
+	if err := fn(f); err != nil {
+		return err
+	}
+	return s.write(f)
+}
+
+// recover moves the corrupt file aside and rebuilds the state. Called with
+// the lock held.
+func (s *Store) recover(cause error) (*File, error) {
+	aside := fmt.Sprintf("%s.corrupt-%s", s.Path, time.Now().UTC().Format("20060102T150405.000000000"))
+	if err := os.Rename(s.Path, aside); err != nil {
+		return nil, fmt.Errorf("move corrupt state aside: %w", err)
+	}
+	warn := s.Warn
+	if warn == nil {
+		warn = func(m string) { fmt.Fprintln(os.Stderr, "owt: warning: "+m) }
+	}
+	warn(fmt.Sprintf("%v; moved it to %s and rebuilt it from git worktrees and tmux sessions", cause, aside))
+	f := s.empty()
+	if s.Rebuild != nil {
+		if err := s.Rebuild(f); err != nil {
+			return nil, fmt.Errorf("rebuild state: %w", err)
+		}
+	}
+	return f, nil
+}
+
+func (s *Store) write(f *File) error {
+	f.Version = Version
+	f.Repo = s.Repo
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode state: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(s.Path), filepath.Base(s.Path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }()
+	if err := tmp.Chmod(0o600); err != nil {
+		_ = tmp.Close()
+		return fmt.Errorf("write state: %w", err)
+	}
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		_ = tmp.Close()
+		return fmt.Errorf("write state: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		_ = tmp.Close()
+		return fmt.Errorf("write state: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), s.Path); err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	return nil
+}
+
+// Stores returns the store of every repository with a state file.
+func Stores() ([]*Store, error) {
+	entries, err := os.ReadDir(reposDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list state: %w", err)
+	}
+	var out []*Store
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		p := filepath.Join(reposDir(), name)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var head struct {
+			Repo string `json:"repo"`
+		}
+		if json.Unmarshal(data, &head) != nil || head.Repo == "" {
+			continue
+		}
+		out = append(out, &Store{Repo: head.Repo, Path: p})
+	}
+	return out, nil
+}
+
+// WithLock runs fn holding an exclusive lock named name in the state dir;
+// owt uses it for choices that span repositories, like port blocks.
+func WithLock(name string, fn func() error) error {
+	if err := os.MkdirAll(Dir(), 0o700); err != nil {
+		return fmt.Errorf("create state dir: %w", err)
+	}
+	lock := flock.New(filepath.Join(Dir(), name+".lock"))
+	if err := lock.Lock(); err != nil {
+		return fmt.Errorf("lock %s: %w", name, err)
+	}
+	defer func() { _ = lock.Unlock() }()
+	return fn()
+}

@@ -1,0 +1,154 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/adrg/xdg"
+	"github.com/stretchr/testify/require"
+)
+
+func tempState(t *testing.T) {
+	t.Helper()
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	xdg.Reload()
+	t.Cleanup(xdg.Reload)
+}
+
+// TestHelperWriter is not a test: re-executed as a separate process, it adds
+// one record, so concurrent writers are real processes with their own locks.
+func TestHelperWriter(t *testing.T) {
+	name := os.Getenv("OWT_STATE_HELPER_NAME")
+	if name == "" {
+		t.Skip("helper process only")
+	}
+	xdg.Reload()
+	s := ForRepo(os.Getenv("OWT_STATE_HELPER_REPO"))
+	err := s.Update(func(f *File) error {
+		f.Records[name] = &Record{Name: name, Status: Starting, CreatedAt: time.Now()}
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func TestConcurrentWritersLoseNothing(t *testing.T) {
+	tempState(t)
+	repo := "/tmp/some/repo"
+	const goroutines, processes = 100, 100
+
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines+processes)
+	for i := 0; i < goroutines; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			errs <- ForRepo(repo).Update(func(f *File) error {
+				n := fmt.Sprintf("g%d", i)
+				f.Records[n] = &Record{Name: n, Status: Starting}
+				return nil
+			})
+		}(i)
+	}
+	for i := 0; i < processes; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWriter$")
+			cmd.Env = append(os.Environ(), fmt.Sprintf("OWT_STATE_HELPER_NAME=p%d", i), "OWT_STATE_HELPER_REPO="+repo)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				err = fmt.Errorf("%w: %s", err, out)
+			}
+			errs <- err
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+
+	f, err := ForRepo(repo).Load()
+	require.NoError(t, err)
+	require.Len(t, f.Records, goroutines+processes)
+	for i := 0; i < goroutines; i++ {
+		require.Contains(t, f.Records, fmt.Sprintf("g%d", i))
+		require.Contains(t, f.Records, fmt.Sprintf("p%d", i))
+	}
+	info, err := os.Stat(ForRepo(repo).Path)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+}
+
+func TestCorruptFileMovedAsideAndRebuilt(t *testing.T) {
+	tempState(t)
+	s := ForRepo("/r")
+	require.NoError(t, s.Update(func(f *File) error {
+		f.Records["a"] = &Record{Name: "a"}
+		return nil
+	}))
+	require.NoError(t, os.WriteFile(s.Path, []byte("{not json"), 0o600))
+
+	var warned string
+	s.Warn = func(m string) { warned = m }
+	s.Rebuild = func(f *File) error {
+		f.Records["a"] = &Record{Name: "a", Recovered: true}
+		return nil
+	}
+	f, err := s.Load()
+	require.NoError(t, err)
+	require.True(t, f.Records["a"].Recovered)
+	require.Contains(t, warned, "corrupt")
+
+	aside, err := filepath.Glob(s.Path + ".corrupt-*")
+	require.NoError(t, err)
+	require.Len(t, aside, 1)
+	data, err := os.ReadFile(aside[0])
+	require.NoError(t, err)
+	require.Equal(t, "{not json", string(data), "the corrupt file is kept for inspection")
+
+	again, err := s.Load()
+	require.NoError(t, err)
+	require.Contains(t, again.Records, "a", "the rebuilt state was written")
+}
+
+func TestFutureVersionIsCorrupt(t *testing.T) {
+	tempState(t)
+	s := ForRepo("/r")
+	require.NoError(t, os.MkdirAll(filepath.Dir(s.Path), 0o700))
+	require.NoError(t, os.WriteFile(s.Path, []byte(`{"version": 99, "worktrees": {}}`), 0o600))
+	_, err := s.read()
+	require.True(t, errors.Is(err, ErrCorrupt))
+}
+
+func TestFailedUpdateWritesNothing(t *testing.T) {
+	tempState(t)
+	s := ForRepo("/r")
+	err := s.Update(func(f *File) error {
+		f.Records["x"] = &Record{Name: "x"}
+		return errors.New("boom")
+	})
+	require.EqualError(t, err, "boom")
+	_, statErr := os.Stat(s.Path)
+	require.True(t, errors.Is(statErr, os.ErrNotExist))
+}
+
+func TestStoresListsEveryRepo(t *testing.T) {
+	tempState(t)
+	for _, r := range []string{"/a/x", "/b/x"} {
+		require.NoError(t, ForRepo(r).Update(func(*File) error { return nil }))
+	}
+	ss, err := Stores()
+	require.NoError(t, err)
+	require.Len(t, ss, 2)
+	require.NotEqual(t, ForRepo("/a/x").Path, ForRepo("/b/x").Path)
+}

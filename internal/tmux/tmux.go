@@ -1,0 +1,391 @@
+// Package tmux is the only code in owt that runs tmux. It offers typed
+// operations that target sessions and panes by id ($N, %N) — never by
+// "session:window.pane" positions, which break under base-index 1.
+//
+// tmux is always run directly (no shell). tmux itself follows $TMUX to the
+// server of the client owt runs in, and TMUX_TMPDIR / the default socket
+// otherwise, so owt talks to the server the user is looking at.
+package tmux
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrNotInstalled is returned when no tmux binary is on PATH.
+var ErrNotInstalled = errors.New("tmux is not installed (install it with your package manager, e.g. apt-get install tmux)")
+
+// ErrNoServer is returned when no tmux server is running.
+var ErrNoServer = errors.New("no tmux server is running (start tmux first)")
+
+// Client runs tmux commands against one server.
+type Client struct {
+	// Bin is the tmux executable.
+	Bin string
+	// Socket, when set, is passed as -S (tests and the monitor use it);
+	// empty means tmux's own choice ($TMUX, then the default socket).
+	Socket string
+}
+
+// New returns a client for the server owt is running under.
+func New() *Client { return &Client{Bin: "tmux"} }
+
+// Available reports whether the tmux binary can be found.
+func (c *Client) Available() error {
+	if _, err := exec.LookPath(c.Bin); err != nil {
+		return ErrNotInstalled
+	}
+	return nil
+}
+
+// Inside reports whether owt runs inside a tmux client ($TMUX set).
+func Inside() bool { return os.Getenv("TMUX") != "" }
+
+// escapeArg protects an argument from tmux's command parser, which treats
+// a trailing ";" as a command separator even in argv (cmd-parse.c). tmux
+// turns a trailing "\;" back into a literal ";".
+func escapeArg(s string) string {
+	if strings.HasSuffix(s, ";") {
+		return s[:len(s)-1] + `\;`
+	}
+	return s
+}
+
+func (c *Client) command(stdin []byte, args ...string) *exec.Cmd {
+	full := make([]string, 0, len(args)+2)
+	if c.Socket != "" {
+		full = append(full, "-S", c.Socket)
+	}
+	for _, a := range args {
+		full = append(full, escapeArg(a))
+	}
+	cmd := exec.Command(c.Bin, full...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	return cmd
+}
+
+// Run runs one tmux command and returns its stdout without the final newline.
+func (c *Client) Run(args ...string) (string, error) {
+	return c.run(nil, args...)
+}
+
+func (c *Client) run(stdin []byte, args ...string) (string, error) {
+	cmd := c.command(stdin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.Is(err, exec.ErrNotFound) {
+			return "", ErrNotInstalled
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if errors.As(err, &ee) && isNoServer(msg) {
+			return "", ErrNoServer
+		}
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("tmux %s: %s", args[0], msg)
+	}
+	return strings.TrimSuffix(stdout.String(), "\n"), nil
+}
+
+func isNoServer(msg string) bool {
+	return strings.HasPrefix(msg, "no server running") ||
+		strings.HasPrefix(msg, "error connecting to") ||
+		strings.Contains(msg, "server exited unexpectedly")
+}
+
+// Running reports whether a server is reachable.
+func (c *Client) Running() bool {
+	_, err := c.Run("list-sessions", "-F", "#{session_id}")
+	return err == nil
+}
+
+var versionRe = regexp.MustCompile(`(\d+)\.(\d+)`)
+
+// Version returns tmux's major and minor version ("tmux 3.3a" → 3, 3;
+// "tmux next-3.5" → 3, 5).
+func (c *Client) Version() (major, minor int, err error) {
+	out, err := c.Run("-V")
+	if err != nil {
+		return 0, 0, err
+	}
+	m := versionRe.FindStringSubmatch(out)
+	if m == nil {
+		return 0, 0, fmt.Errorf("unrecognised tmux version %q", out)
+	}
+	major, _ = strconv.Atoi(m[1])
+	minor, _ = strconv.Atoi(m[2])
+	return major, minor, nil
+}
+
+// Session is a tmux session.
+type Session struct {
+	ID       string // $N
+	Name     string
+	Attached bool
+	Path     string
+}
+
+// fieldSep separates fields in -F output; tmux session names cannot hold it.
+const fieldSep = "\x1f"
+
+// Sessions lists the server's sessions; none (and no error) when no server runs.
+func (c *Client) Sessions() ([]Session, error) {
+	out, err := c.Run("list-sessions", "-F", strings.Join([]string{"#{session_id}", "#{session_name}", "#{session_attached}", "#{session_path}"}, fieldSep))
+	if errors.Is(err, ErrNoServer) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ss []Session
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(line, fieldSep)
+		if len(f) != 4 {
+			continue
+		}
+		ss = append(ss, Session{ID: f[0], Name: f[1], Attached: f[2] != "0", Path: f[3]})
+	}
+	return ss, nil
+}
+
+// FindSession returns the session with exactly this name.
+func (c *Client) FindSession(name string) (Session, bool, error) {
+	ss, err := c.Sessions()
+	if err != nil {
+		return Session{}, false, err
+	}
+	for _, s := range ss {
+		if s.Name == name {
+			return s, true, nil
+		}
+	}
+	return Session{}, false, nil
+}
+
+// NewSession describes a session to create.
+type NewSession struct {
+	Name string
+	Dir  string
+	Env  map[string]string
+	// Argv runs directly (execvp, no shell) when it has two or more
+	// elements. Empty means the user's default shell.
+	Argv   []string
+	Width  int
+	Height int
+}
+
+// Created identifies a new session and its first pane.
+type Created struct {
+	SessionID string
+	PaneID    string
+}
+
+// NewSession creates a detached session and returns its ids.
+func (c *Client) NewSession(ns NewSession) (Created, error) {
+	if len(ns.Argv) == 1 {
+		// One argument would be run by "sh -c"; never hand tmux a shell string.
+		return Created{}, fmt.Errorf("tmux new-session: a command needs at least two argv elements")
+	}
+	args := []string{"new-session", "-d", "-P", "-F", "#{session_id}" + fieldSep + "#{pane_id}", "-s", ns.Name, "-c", ns.Dir}
+	if ns.Width > 0 && ns.Height > 0 {
+		args = append(args, "-x", strconv.Itoa(ns.Width), "-y", strconv.Itoa(ns.Height))
+	}
+	for _, k := range sortedKeys(ns.Env) {
+		args = append(args, "-e", k+"="+ns.Env[k])
+	}
+	if len(ns.Argv) > 0 {
+		args = append(args, "--")
+		args = append(args, ns.Argv...)
+	}
+	out, err := c.Run(args...)
+	if err != nil {
+		return Created{}, err
+	}
+	f := strings.Split(strings.TrimSpace(out), fieldSep)
+	if len(f) != 2 || !strings.HasPrefix(f[0], "$") || !strings.HasPrefix(f[1], "%") {
+		return Created{}, fmt.Errorf("tmux new-session: unexpected output %q", out)
+	}
+	return Created{SessionID: f[0], PaneID: f[1]}, nil
+}
+
+// KillSession kills a session by id; a session already gone is not an error.
+func (c *Client) KillSession(id string) error {
+	_, err := c.Run("kill-session", "-t", id)
+	if err != nil && (errors.Is(err, ErrNoServer) || strings.Contains(err.Error(), "can't find session")) {
+		return nil
+	}
+	return err
+}
+
+// SwitchClient switches the current client (owt runs inside tmux) to a session.
+func (c *Client) SwitchClient(target string) error {
+	_, err := c.Run("switch-client", "-t", target)
+	return err
+}
+
+// AttachArgv is the argv that attaches a terminal to a session; callers exec it.
+func (c *Client) AttachArgv(target string) []string {
+	argv := []string{c.Bin}
+	if c.Socket != "" {
+		argv = append(argv, "-S", c.Socket)
+	}
+	return append(argv, "attach-session", "-t", target)
+}
+
+// Pane describes a pane.
+type Pane struct {
+	ID         string
+	SessionID  string
+	PID        int
+	Dead       bool
+	DeadStatus int
+	Command    string
+	Path       string
+}
+
+// Panes lists every pane of the server in one call.
+func (c *Client) Panes() ([]Pane, error) {
+	out, err := c.Run("list-panes", "-a", "-F", strings.Join([]string{"#{pane_id}", "#{session_id}", "#{pane_pid}", "#{pane_dead}", "#{pane_dead_status}", "#{pane_current_command}", "#{pane_current_path}"}, fieldSep))
+	if errors.Is(err, ErrNoServer) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ps []Pane
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(line, fieldSep)
+		if len(f) != 7 {
+			continue
+		}
+		pid, _ := strconv.Atoi(f[2])
+		ds, _ := strconv.Atoi(f[4])
+		ps = append(ps, Pane{ID: f[0], SessionID: f[1], PID: pid, Dead: f[3] == "1", DeadStatus: ds, Command: f[5], Path: f[6]})
+	}
+	return ps, nil
+}
+
+// Capture returns the visible text of a pane, wrapped lines joined.
+func (c *Client) Capture(pane string) (string, error) {
+	return c.Run("capture-pane", "-p", "-J", "-t", pane)
+}
+
+// CaptureLast returns the last n lines of a pane's visible text and history.
+func (c *Client) CaptureLast(pane string, n int) (string, error) {
+	return c.Run("capture-pane", "-p", "-J", "-S", "-"+strconv.Itoa(n), "-t", pane)
+}
+
+// SendLiteral types text into a pane exactly as written: send-keys -l, so
+// words like "Enter" or "C-c" stay words.
+func (c *Client) SendLiteral(pane, text string) error {
+	_, err := c.Run("send-keys", "-t", pane, "-l", "--", text)
+	return err
+}
+
+// SendKey sends one named key (Enter, Escape, C-c) to a pane.
+func (c *Client) SendKey(pane, key string) error {
+	_, err := c.Run("send-keys", "-t", pane, key)
+	return err
+}
+
+// Paste loads text into a private buffer through stdin (never argv) and
+// pastes it into the pane with bracketed-paste markers when the program in
+// the pane asked for them, then deletes the buffer.
+func (c *Client) Paste(pane, text string) error {
+	buf := fmt.Sprintf("owt-%d-%d", os.Getpid(), time.Now().UnixNano())
+	if _, err := c.run([]byte(text), "load-buffer", "-b", buf, "-"); err != nil {
+		return err
+	}
+	_, err := c.Run("paste-buffer", "-p", "-d", "-r", "-b", buf, "-t", pane)
+	if err != nil {
+		_, _ = c.Run("delete-buffer", "-b", buf)
+	}
+	return err
+}
+
+// SetOption sets a user option (@name) on a session, or globally when target is "".
+func (c *Client) SetOption(target, name, value string) error {
+	args := []string{"set-option", "-q"}
+	if target == "" {
+		args = append(args, "-g")
+	} else {
+		args = append(args, "-t", target)
+	}
+	_, err := c.Run(append(args, name, value)...)
+	return err
+}
+
+// UnsetOption removes a user option.
+func (c *Client) UnsetOption(target, name string) error {
+	args := []string{"set-option", "-q", "-u"}
+	if target == "" {
+		args = append(args, "-g")
+	} else {
+		args = append(args, "-t", target)
+	}
+	_, err := c.Run(append(args, name)...)
+	return err
+}
+
+// ShowOption returns a user option's value ("" when unset).
+func (c *Client) ShowOption(target, name string) (string, error) {
+	args := []string{"show-options", "-q", "-v"}
+	if target == "" {
+		args = append(args, "-g")
+	} else {
+		args = append(args, "-t", target)
+	}
+	return c.Run(append(args, name)...)
+}
+
+// SetEnv sets a variable in a session's environment (for new panes).
+func (c *Client) SetEnv(session, key, value string) error {
+	_, err := c.Run("set-environment", "-t", session, key, value)
+	return err
+}
+
+// RefreshStatus redraws the status line of every attached client.
+func (c *Client) RefreshStatus() error {
+	out, err := c.Run("list-clients", "-F", "#{client_name}")
+	if err != nil {
+		if errors.Is(err, ErrNoServer) {
+			return nil
+		}
+		return err
+	}
+	for _, name := range strings.Fields(out) {
+		_, _ = c.Run("refresh-client", "-S", "-t", name)
+	}
+	return nil
+}
+
+// Display returns a format expanded in the context of target ("" = current).
+func (c *Client) Display(target, format string) (string, error) {
+	args := []string{"display-message", "-p"}
+	if target != "" {
+		args = append(args, "-t", target)
+	}
+	return c.Run(append(args, format)...)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,403 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/setup"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+)
+
+// CreateOptions are the inputs of owt new.
+type CreateOptions struct {
+	Task    string
+	Name    string // explicit worktree name; derived from Task when empty
+	Branch  string // explicit branch; derived when empty
+	Base    string // base ref; the current branch when empty
+	Tool    string // tool name; [agent] tool when empty
+	NoAgent bool   // a shell instead of an agent
+	Plan    bool   // the tool's plan / read-only mode
+	NoSetup bool   // skip dependency install and setup commands
+	// From is the directory owt was run in; its branch is the default base.
+	From string
+}
+
+// ErrEmptyTask is returned when there is nothing to tell the agent.
+var ErrEmptyTask = errors.New("empty task: say what the agent should do, e.g. owt new \"fix the login redirect\"")
+
+// testHookAfterStep, when set by this package's tests, can fail Create right
+// after a named step so every rollback path is exercised against real git
+// and tmux. It is nil in owt itself.
+var testHookAfterStep func(step string) error
+
+func afterStep(step string) error {
+	if testHookAfterStep != nil {
+		return testHookAfterStep(step)
+	}
+	return nil
+}
+
+// undo is a stack of rollback actions run in reverse on failure.
+type undo []func()
+
+func (u *undo) push(f func()) { *u = append(*u, f) }
+
+func (u undo) run() {
+	for i := len(u) - 1; i >= 0; i-- {
+		u[i]()
+	}
+}
+
+// Create makes a branch, a worktree, copies files into it, and starts a tmux
+// session running the setup and the agent. Any failure undoes every step
+// taken before it: no branch, worktree, session or record is left behind.
+func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
+	task := strings.TrimSpace(o.Task)
+	if task == "" && (!o.NoAgent || (o.Name == "" && o.Branch == "")) {
+		return nil, ErrEmptyTask
+	}
+	if o.NoAgent && o.Tool != "" {
+		return nil, errors.New("--tool and --no-agent cannot be used together")
+	}
+	if o.NoAgent && o.Plan {
+		return nil, errors.New("--plan needs an agent; it cannot be used with --no-agent")
+	}
+	var prof agent.Profile
+	if !o.NoAgent {
+		tool := o.Tool
+		if tool == "" {
+			tool = w.Config.Agent.Tool
+		}
+		var err error
+		if prof, err = agent.Resolve(w.Tools, tool); err != nil {
+			return nil, err
+		}
+		if o.Plan && prof.Plan == nil {
+			return nil, fmt.Errorf("tool %q has no plan mode", prof.Name)
+		}
+	}
+	if err := w.Tmux.Available(); err != nil {
+		return nil, err
+	}
+	if o.Name != "" {
+		if err := ValidateName(o.Name); err != nil {
+			return nil, err
+		}
+	}
+	if o.Branch != "" && !git.ValidBranchName(o.Branch) {
+		return nil, fmt.Errorf("invalid branch name %q", o.Branch)
+	}
+	base, err := w.defaultBase(o)
+	if err != nil {
+		return nil, err
+	}
+	baseCommit, err := w.Repo.ResolveCommit(base)
+	if err != nil {
+		return nil, fmt.Errorf("unknown base %q: no such branch, tag or commit", base)
+	}
+
+	var rb undo
+	ok := false
+	defer func() {
+		if !ok {
+			rb.run()
+		}
+	}()
+
+	rec, err := w.reserve(o, task, prof.Name, base, baseCommit)
+	if err != nil {
+		return nil, err
+	}
+	rb.push(func() { w.dropRecord(rec.Name) })
+	if err := afterStep("reserve"); err != nil {
+		return nil, err
+	}
+
+	if err := w.Repo.AddWorktree(rec.Path, rec.Branch, base); err != nil {
+		return nil, fmt.Errorf("create worktree %s: %w", rec.Path, err)
+	}
+	rb.push(func() {
+		_ = w.Repo.RemoveWorktree(rec.Path, true)
+		_ = w.Repo.DeleteBranch(rec.Branch, true)
+		_ = os.RemoveAll(rec.Path)
+	})
+	w.logf("created worktree %s on branch %s (from %s)", rec.Path, rec.Branch, base)
+	if err := afterStep("worktree"); err != nil {
+		return nil, err
+	}
+
+	copied, err := w.bringFiles(rec.Path, &rb)
+	if err != nil {
+		return nil, err
+	}
+	if err := afterStep("files"); err != nil {
+		return nil, err
+	}
+
+	created, err := w.startSession(rec)
+	if err != nil {
+		return nil, fmt.Errorf("create tmux session %s: %w", rec.Session, err)
+	}
+	rb.push(func() { _ = w.Tmux.KillSession(created.SessionID) })
+	if err := afterStep("session"); err != nil {
+		return nil, err
+	}
+
+	err = w.Store.Update(func(f *state.File) error {
+		r, ok := f.Records[rec.Name]
+		if !ok {
+			return fmt.Errorf("record %s vanished while it was being created", rec.Name)
+		}
+		r.SessionID, r.Pane = created.SessionID, created.PaneID
+		r.Copied = copied
+		rec = r
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("save record %s: %w", rec.Name, err)
+	}
+	if err := afterStep("record"); err != nil {
+		return nil, err
+	}
+	ok = true
+	w.publish(rec)
+	return rec, nil
+}
+
+// defaultBase is --base, else the branch checked out where owt was run.
+func (w *Workspace) defaultBase(o CreateOptions) (string, error) {
+	if o.Base != "" {
+		return o.Base, nil
+	}
+	from := o.From
+	if from == "" {
+		from = w.Repo.Root
+	}
+	b, err := git.CurrentBranch(from)
+	if err != nil {
+		return "", err
+	}
+	if b == "" {
+		return "", errors.New("HEAD is detached here: pass --base BRANCH")
+	}
+	return b, nil
+}
+
+// reserve picks a free name, branch, folder, session and port block and
+// writes the record in state "starting", so concurrent owt new calls never
+// choose the same ones.
+func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string) (*state.Record, error) {
+	name, branch := DeriveName(task)
+	if o.Name != "" {
+		name = o.Name
+		if o.Branch == "" {
+			_, derived := DeriveName(task)
+			branch = strings.SplitN(derived, "/", 2)[0] + "/" + name
+		}
+	}
+	if o.Branch != "" {
+		branch = o.Branch
+	}
+	explicit := o.Name != "" || o.Branch != ""
+	sessions, err := w.Tmux.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	liveSession := map[string]bool{}
+	for _, s := range sessions {
+		liveSession[s.Name] = true
+	}
+
+	var rec *state.Record
+	err = state.WithLock("ports", func() error {
+		used, err := usedPorts()
+		if err != nil {
+			return err
+		}
+		port, err := setup.AllocatePort(used, w.Config.Worktree.PortBase, w.Config.Worktree.PortBlock)
+		if err != nil {
+			return err
+		}
+		return w.Store.Update(func(f *state.File) error {
+			for n := 1; ; n++ {
+				cn, cb := withSuffix(name, branch, n)
+				taken, why := w.taken(f, cn, cb, liveSession)
+				if !taken {
+					name, branch = cn, cb
+					break
+				}
+				if explicit {
+					return fmt.Errorf("%s is taken: %s", cn, why)
+				}
+				if n > 1000 {
+					return fmt.Errorf("no free name for %s", name)
+				}
+			}
+			session := w.sessionName(name)
+			if liveSession[session] {
+				// Another repo with the same folder name owns it.
+				session = sessionPart(w.Repo.Name()) + "-" + shortHash(w.Repo.Root) + "/" + sessionPart(name)
+			}
+			now := w.Now()
+			rec = &state.Record{
+				Name: name, Repo: w.Repo.Root, Branch: branch, Base: base, BaseCommit: baseCommit,
+				Path: w.worktreePath(name), Session: session, Tool: tool, Task: task,
+				Plan: o.Plan, NoAgent: o.NoAgent, NoSetup: o.NoSetup, Port: port,
+				Status: state.Starting, StatusSince: now, Source: state.FromOwt, CreatedAt: now,
+			}
+			f.Records[name] = rec
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// taken reports whether a name or branch is already used, and by what.
+func (w *Workspace) taken(f *state.File, name, branch string, liveSession map[string]bool) (bool, string) {
+	if _, ok := f.Records[name]; ok {
+		return true, "owt already has a worktree with that name"
+	}
+	if w.Repo.BranchExists(branch) {
+		return true, "branch " + branch + " already exists"
+	}
+	if _, err := os.Lstat(w.worktreePath(name)); err == nil {
+		return true, w.worktreePath(name) + " already exists"
+	}
+	if liveSession[w.sessionName(name)] {
+		return true, "tmux session " + w.sessionName(name) + " already exists"
+	}
+	return false, ""
+}
+
+// usedPorts is every port block held by a record of any repository.
+func usedPorts() ([]int, error) {
+	stores, err := state.Stores()
+	if err != nil {
+		return nil, err
+	}
+	var used []int
+	for _, s := range stores {
+		f, err := s.Load()
+		if err != nil {
+			continue // a broken file of another repo must not block this one
+		}
+		for _, r := range f.Records {
+			if r.Port > 0 {
+				used = append(used, r.Port)
+			}
+		}
+	}
+	return used, nil
+}
+
+func (w *Workspace) dropRecord(name string) {
+	_ = w.Store.Update(func(f *state.File) error {
+		delete(f.Records, name)
+		return nil
+	})
+}
+
+// bringFiles copies the configured untracked files (.env and friends) and
+// links the configured paths into a new worktree. Files the worktree already
+// has (tracked on its branch) are never overwritten.
+func (w *Workspace) bringFiles(dst string, rb *undo) ([]string, error) {
+	untracked, err := w.Repo.UntrackedFiles()
+	if err != nil {
+		return nil, fmt.Errorf("list untracked files: %w", err)
+	}
+	matches, err := setup.MatchCopy(untracked, w.Config.Worktree.Copy)
+	if err != nil {
+		return nil, fmt.Errorf("config worktree.copy: %w", err)
+	}
+	var todo []string
+	for _, rel := range matches {
+		if _, err := os.Lstat(filepath.Join(dst, filepath.FromSlash(rel))); err == nil {
+			w.logf("kept %s: the branch already has it", rel)
+			continue
+		}
+		todo = append(todo, rel)
+	}
+	copied, err := setup.CopyFiles(w.Repo.Root, dst, todo)
+	if err != nil {
+		return nil, fmt.Errorf("copy files into %s: %w", dst, err)
+	}
+	for _, c := range copied {
+		w.logf("copied %s", c)
+	}
+	if len(w.Config.Worktree.Link) == 0 {
+		return copied, nil
+	}
+	linked, skipped, err := setup.LinkPaths(w.Repo.Root, dst, w.Config.Worktree.Link)
+	if err != nil {
+		return nil, fmt.Errorf("link files into %s: %w", dst, err)
+	}
+	for _, s := range skipped {
+		w.logf("not linked %s: missing in %s", s, w.Repo.Root)
+	}
+	if len(linked) == 0 {
+		return copied, nil
+	}
+	// A symlink is a file to git, so a pattern like "node_modules/" does not
+	// hide it: exclude the links by exact path, and put the file back as it
+	// was if creation fails.
+	exclude, err := w.Repo.ExcludeFile()
+	if err != nil {
+		return nil, err
+	}
+	before, readErr := os.ReadFile(exclude)
+	patterns := make([]string, len(linked))
+	for i, l := range linked {
+		patterns[i] = "/" + l
+		w.logf("linked %s", l)
+	}
+	if err := w.Repo.AddExcludes(patterns...); err != nil {
+		return nil, fmt.Errorf("exclude links from git: %w", err)
+	}
+	rb.push(func() {
+		if readErr == nil {
+			_ = os.WriteFile(exclude, before, 0o644)
+		} else if errors.Is(readErr, os.ErrNotExist) {
+			_ = os.Remove(exclude)
+		}
+	})
+	return copied, nil
+}
+
+// sessionEnv is the environment of a worktree's session: who it is, and
+// where owt keeps its state, so the runner and hooks inside find the record
+// even when the tmux server was started with another environment.
+func (w *Workspace) sessionEnv(rec *state.Record) map[string]string {
+	env := map[string]string{
+		"OWT_NAME": rec.Name,
+		"OWT_REPO": rec.Repo,
+		"OWT_PORT": strconv.Itoa(rec.Port),
+	}
+	for _, k := range []string{"XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+// startSession opens the worktree's session running "owt _run", which shows
+// the setup, starts the agent and leaves a shell when it exits. No user text
+// is on the tmux command line: the runner reads the task from the record.
+func (w *Workspace) startSession(rec *state.Record) (tmux.Created, error) {
+	return w.Tmux.NewSession(tmux.NewSession{
+		Name: rec.Session,
+		Dir:  rec.Path,
+		Env:  w.sessionEnv(rec),
+		Argv: []string{w.Self, "_run"},
+	})
+}

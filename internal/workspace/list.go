@@ -1,0 +1,200 @@
+package workspace
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/adrg/xdg"
+
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+)
+
+// Item is one row of owt list: the record plus what git and tmux say now.
+type Item struct {
+	Name         string    `json:"name"`
+	Repo         string    `json:"repo"`
+	Branch       string    `json:"branch"`
+	Base         string    `json:"base"`
+	Path         string    `json:"path"`
+	Session      string    `json:"session"`
+	Live         bool      `json:"live"`
+	Tool         string    `json:"tool"`
+	Status       string    `json:"status"`
+	StatusSince  time.Time `json:"status_since"`
+	StatusSource string    `json:"status_source"`
+	ExitCode     *int      `json:"exit_code,omitempty"`
+	Task         string    `json:"task"`
+	Port         int       `json:"port"`
+	CreatedAt    time.Time `json:"created_at"`
+	Ahead        int       `json:"ahead"`
+	Behind       int       `json:"behind"`
+	Dirty        int       `json:"dirty"`
+	Insertions   int       `json:"insertions"`
+	Deletions    int       `json:"deletions"`
+	Missing      bool      `json:"missing,omitempty"`
+}
+
+// Stats are the git figures of one worktree.
+type Stats struct {
+	Ahead      int       `json:"ahead"`
+	Behind     int       `json:"behind"`
+	Dirty      int       `json:"dirty"`
+	Insertions int       `json:"insertions"`
+	Deletions  int       `json:"deletions"`
+	Missing    bool      `json:"missing,omitempty"`
+	At         time.Time `json:"at"`
+}
+
+// statsTTL is how long computed git figures are reused. Computing them
+// costs a few git processes per worktree; a list of fifty agents redrawn
+// every second must not pay that each time. --fresh bypasses it.
+const statsTTL = 3 * time.Second
+
+type statsCache struct {
+	mu      sync.Mutex
+	path    string
+	Entries map[string]Stats `json:"entries"`
+	dirty   bool
+}
+
+func loadStatsCache() *statsCache {
+	c := &statsCache{path: filepath.Join(xdg.CacheHome, "owt", "stats.json"), Entries: map[string]Stats{}}
+	if data, err := os.ReadFile(c.path); err == nil {
+		_ = json.Unmarshal(data, c)
+		if c.Entries == nil {
+			c.Entries = map[string]Stats{}
+		}
+	}
+	return c
+}
+
+// save writes the cache atomically; it is only a cache, so errors are ignored.
+func (c *statsCache) save() {
+	if !c.dirty {
+		return
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return
+	}
+	if os.MkdirAll(filepath.Dir(c.path), 0o700) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(c.path), "stats-*.tmp")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), c.path) != nil {
+		_ = os.Remove(tmp.Name())
+	}
+}
+
+// computeStats asks git about one worktree.
+func computeStats(r *state.Record) Stats {
+	s := Stats{At: time.Now()}
+	if _, err := os.Stat(r.Path); err != nil {
+		s.Missing = true
+		return s
+	}
+	repo := git.Repo{Root: r.Repo}
+	base := r.Base
+	if !repo.BranchExists(base) && r.BaseCommit != "" {
+		base = r.BaseCommit
+	}
+	s.Ahead, s.Behind, _ = repo.AheadBehind(base, r.Branch)
+	if dirty, err := WorkFiles(r); err == nil {
+		s.Dirty = len(dirty)
+	}
+	if d, err := git.Diff(r.Path, base); err == nil {
+		s.Insertions, s.Deletions = d.Insertions, d.Deletions
+	}
+	return s
+}
+
+// ListOptions tune Collect.
+type ListOptions struct {
+	Fresh bool // recompute git figures even when cached ones are recent
+}
+
+// Collect turns records into list items, computing stale git figures in
+// parallel and checking sessions with one tmux call.
+func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
+	sessions, _ := tm.Sessions()
+	live := map[string]string{}
+	for _, s := range sessions {
+		live[s.Name] = s.ID
+	}
+	cache := loadStatsCache()
+	now := time.Now()
+	items := make([]Item, len(recs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, r := range recs {
+		key := r.Repo + "\x00" + r.Name
+		cache.mu.Lock()
+		st, ok := cache.Entries[key]
+		cache.mu.Unlock()
+		items[i] = itemOf(r, live)
+		if ok && !o.Fresh && now.Sub(st.At) < statsTTL && now.Sub(st.At) >= 0 {
+			items[i].applyStats(st)
+			continue
+		}
+		wg.Add(1)
+		go func(i int, r *state.Record) {
+			defer wg.Done()
+			sem <- struct{}{}
+			st := computeStats(r)
+			<-sem
+			items[i].applyStats(st)
+			cache.mu.Lock()
+			cache.Entries[key] = st
+			cache.dirty = true
+			cache.mu.Unlock()
+		}(i, r)
+	}
+	wg.Wait()
+	cache.save()
+	return items
+}
+
+func itemOf(r *state.Record, live map[string]string) Item {
+	id, ok := live[r.Session]
+	return Item{
+		Name: r.Name, Repo: r.Repo, Branch: r.Branch, Base: r.Base, Path: r.Path,
+		Session: r.Session, Live: ok && (r.SessionID == "" || id == r.SessionID),
+		Tool: r.Tool, Status: string(r.Status), StatusSince: r.StatusSince,
+		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: r.Task,
+		Port: r.Port, CreatedAt: r.CreatedAt,
+	}
+}
+
+func (it *Item) applyStats(s Stats) {
+	it.Ahead, it.Behind, it.Dirty = s.Ahead, s.Behind, s.Dirty
+	it.Insertions, it.Deletions, it.Missing = s.Insertions, s.Deletions, s.Missing
+}
+
+// AllRecords returns the records of every repository owt knows, by repo then age.
+func AllRecords() ([]*state.Record, error) {
+	stores, err := state.Stores()
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(stores, func(i, j int) bool { return stores[i].Repo < stores[j].Repo })
+	var out []*state.Record
+	for _, s := range stores {
+		f, err := s.Load()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f.Sorted()...)
+	}
+	return out, nil
+}

@@ -1,0 +1,143 @@
+package workspace
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// maxSlug bounds the slug so branch names, folder names and tmux session
+// names stay readable.
+const maxSlug = 50
+
+// branchTypes maps a task's first word to a conventional branch prefix.
+var branchTypes = map[string]string{
+	"fix": "fix", "fixes": "fix", "fixed": "fix", "bug": "fix", "bugfix": "fix",
+	"refactor": "refactor", "docs": "docs", "doc": "docs", "document": "docs",
+	"test": "test", "tests": "test", "chore": "chore", "perf": "perf",
+	"hotfix": "hotfix",
+}
+
+// fillerWords carry no meaning in a branch name.
+var fillerWords = map[string]bool{
+	"a": true, "an": true, "the": true, "with": true, "and": true, "or": true,
+	"to": true, "for": true, "of": true, "in": true, "on": true, "at": true,
+	"by": true, "from": true, "into": true, "please": true, "that": true,
+	"this": true, "some": true, "it": true, "is": true, "be": true, "so": true,
+	"my": true, "our": true, "your": true, "its": true, "as": true, "up": true,
+}
+
+// taskWords splits a task into lowercase ASCII words: accents are folded
+// ("Café" → "cafe"), everything that is not a letter or digit separates words,
+// and letters outside ASCII are dropped.
+func taskWords(task string) []string {
+	var words []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			words = append(words, cur.String())
+			cur.Reset()
+		}
+	}
+	for _, r := range norm.NFKD.String(task) {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+			// combining accent left by NFKD: drop it, keep the base letter
+		case r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			cur.WriteRune(unicode.ToLower(r))
+		case r == '\'' || r == '’':
+			// "don't" → "dont"
+		default:
+			flush()
+		}
+	}
+	flush()
+	return words
+}
+
+// DeriveName returns the worktree name and branch for a task, before
+// uniqueness is checked: "Fix login redirect" → "login-redirect",
+// "fix/login-redirect".
+func DeriveName(task string) (name, branch string) {
+	words := taskWords(task)
+	kind := "feat"
+	if len(words) > 0 {
+		if t, ok := branchTypes[words[0]]; ok {
+			kind = t
+			if len(words) > 1 {
+				words = words[1:]
+			}
+		}
+	}
+	var kept []string
+	for _, w := range words {
+		if !fillerWords[w] {
+			kept = append(kept, w)
+		}
+	}
+	if len(kept) == 0 {
+		kept = words
+	}
+	slug := joinBounded(kept, maxSlug)
+	if slug == "" {
+		slug = "task"
+	}
+	return slug, kind + "/" + slug
+}
+
+// joinBounded joins words with "-" up to max bytes, cutting at a word
+// boundary (a single over-long word is cut).
+func joinBounded(words []string, max int) string {
+	var b strings.Builder
+	for _, w := range words {
+		extra := len(w)
+		if b.Len() > 0 {
+			extra++
+		}
+		if b.Len()+extra > max {
+			if b.Len() == 0 {
+				b.WriteString(w[:max])
+			}
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteByte('-')
+		}
+		b.WriteString(w)
+	}
+	return strings.Trim(b.String(), "-")
+}
+
+var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// ValidateName checks a user-given worktree name: it becomes a folder, part
+// of a tmux session name and a state key, so it is kept to a safe alphabet.
+func ValidateName(name string) error {
+	if len(name) > 64 || !nameRe.MatchString(name) || strings.HasSuffix(name, ".lock") || strings.Contains(name, "..") {
+		return fmt.Errorf("invalid name %q: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)", name)
+	}
+	return nil
+}
+
+// withSuffix returns name and branch with "-n" appended (n ≥ 2).
+func withSuffix(name, branch string, n int) (string, string) {
+	if n < 2 {
+		return name, branch
+	}
+	s := fmt.Sprintf("-%d", n)
+	return name + s, branch + s
+}
+
+// sessionPart makes s usable in a tmux session name (tmux replaces ':' and
+// '.' itself; owt does it first so the name it records is the real one).
+func sessionPart(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ':' || r == '.' || unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return '_'
+		}
+		return r
+	}, s)
+}

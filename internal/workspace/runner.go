@@ -1,0 +1,172 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/setup"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+)
+
+// readyTimeout bounds the wait for a paste-mode tool to show its prompt.
+const readyTimeout = 90 * time.Second
+
+// RunSession is the first process of every worktree session ("owt _run").
+// It runs the dependency install and setup commands where the user can see
+// them, starts the agent with the task, records its exit code, and then
+// replaces itself with the user's shell so the pane stays usable.
+//
+// It never returns on success (the shell replaces it).
+func RunSession(tm *tmux.Client, out io.Writer) error {
+	name, repo := os.Getenv("OWT_NAME"), os.Getenv("OWT_REPO")
+	if name == "" || repo == "" {
+		return errors.New("owt _run runs inside a session made by owt new (OWT_NAME and OWT_REPO are not set)")
+	}
+	// Ctrl-C in the pane must stop the install or the agent, not the runner.
+	signal.Notify(make(chan os.Signal, 1), os.Interrupt, syscall.SIGQUIT)
+
+	w, err := Open(repo, tm)
+	if err != nil {
+		fmt.Fprintf(out, "owt: %v\n", err)
+		return execShell(out, "")
+	}
+	rec, err := w.Get(name)
+	if err != nil {
+		fmt.Fprintf(out, "owt: %v\n", err)
+		return execShell(out, "")
+	}
+	if !rec.NoSetup {
+		w.runSetup(rec, out)
+	}
+	if rec.NoAgent {
+		_, _ = w.SetStatus(rec.Name, state.Idle, state.FromOwt, nil)
+		return execShell(out, rec.Path)
+	}
+	code, err := w.runAgent(rec, out)
+	if err != nil {
+		fmt.Fprintf(out, "owt: %v\n", err)
+	}
+	_, _ = w.SetStatus(rec.Name, state.Exited, state.FromOwt, &code)
+	fmt.Fprintf(out, "\nowt: %s exited with code %d. This shell is in the worktree; 'owt delete %s' removes it.\n", rec.Tool, code, rec.Name)
+	return execShell(out, rec.Path)
+}
+
+// runSetup shows and runs the detected install, then [setup] commands. A
+// failure is shown and does not stop the agent from starting.
+func (w *Workspace) runSetup(rec *state.Record, out io.Writer) {
+	var steps []setup.Step
+	if w.Config.Setup.Install {
+		steps = setup.Detect(rec.Path)
+	}
+	for _, c := range w.Config.Setup.Commands {
+		steps = append(steps, setup.Step{Label: "setup command", Argv: []string{"sh", "-c", c}})
+	}
+	for _, s := range steps {
+		fmt.Fprintf(out, "owt: %s: %s\n", s.Label, strings.Join(s.Argv, " "))
+		cmd := exec.Command(s.Argv[0], s.Argv[1:]...)
+		cmd.Dir = rec.Path
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintf(out, "owt: %s failed: %v (continuing)\n", s.Label, err)
+		}
+	}
+}
+
+// runAgent starts the tool in the foreground of the pane and waits for it.
+func (w *Workspace) runAgent(rec *state.Record, out io.Writer) (int, error) {
+	prof, ok := w.Tools[rec.Tool]
+	if !ok {
+		return 127, fmt.Errorf("unknown tool %q", rec.Tool)
+	}
+	argTask := ""
+	if prof.Prompt == "arg" {
+		argTask = rec.Task
+	}
+	argv, err := prof.Argv(argTask, rec.Plan, w.Config.Agent.AutoApprove)
+	if err != nil {
+		return 127, err
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.Dir = rec.Path
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)
+	}
+	if argTask != "" {
+		_, _ = w.SetStatus(rec.Name, state.Working, state.FromOwt, nil)
+	} else if prof.NeedsPaste(rec.Task) {
+		go w.pasteWhenReady(rec, prof.Ready, out)
+	} else {
+		_, _ = w.SetStatus(rec.Name, state.Idle, state.FromOwt, nil)
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, nil
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal()), nil
+		}
+		return ee.ExitCode(), nil
+	default:
+		return 1, err
+	}
+}
+
+// pasteWhenReady waits until the tool's ready pattern shows in this pane,
+// then pastes the task. Text typed before a TUI is ready is lost, which is
+// why the task is not sent earlier.
+func (w *Workspace) pasteWhenReady(rec *state.Record, ready string, out io.Writer) {
+	pane := os.Getenv("TMUX_PANE")
+	re, err := regexp.Compile(ready)
+	if pane == "" || ready == "" || err != nil {
+		fmt.Fprintf(out, "owt: cannot tell when %s is ready; send the task with: owt send %s -\n", rec.Tool, rec.Name)
+		return
+	}
+	deadline := time.Now().Add(readyTimeout)
+	for {
+		screen, err := w.Tmux.Capture(pane)
+		if err == nil && re.MatchString(screen) {
+			break
+		}
+		if time.Now().After(deadline) {
+			fmt.Fprintf(out, "owt: %s did not show its prompt within %s; the task was not sent (owt send %s -)\n", rec.Tool, readyTimeout, rec.Name)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := Deliver(w.Tmux, pane, rec.Task); err != nil {
+		fmt.Fprintf(out, "owt: sending the task failed: %v\n", err)
+		return
+	}
+	_, _ = w.SetStatus(rec.Name, state.Working, state.FromOwt, nil)
+}
+
+// execShell replaces the runner with the user's shell in dir.
+func execShell(out io.Writer, dir string) error {
+	signal.Reset()
+	if dir != "" {
+		_ = os.Chdir(dir)
+	}
+	shell := os.Getenv("SHELL")
+	if shell == "" {
+		shell = "/bin/sh"
+	}
+	err := syscall.Exec(shell, []string{shell}, os.Environ())
+	fmt.Fprintf(out, "owt: start %s: %v\n", shell, err)
+	return err
+}
