@@ -27,6 +27,17 @@ const (
 	ExitUsage = 2
 )
 
+// exitError ends owt with a code and an optional message (already printed
+// detail goes to stderr elsewhere).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+func exitWith(code int) error { return exitError{code: code} }
+
 // usageError marks bad command-line use (exit 2).
 type usageError struct{ msg string }
 
@@ -67,16 +78,16 @@ func App() *cli.App {
 // Main runs owt with args and returns the process exit code. Every error
 // becomes one line on stderr.
 func Main(args []string, stderr io.Writer) int {
-	err := App().Run(args)
+	err := App().Run(interspersed(App(), args))
 	if err == nil {
 		return ExitOK
 	}
-	var ec cli.ExitCoder
-	if errors.As(err, &ec) {
-		if msg := strings.TrimSpace(err.Error()); msg != "" {
-			fmt.Fprintln(stderr, "owt: "+msg)
+	var ee exitError
+	if errors.As(err, &ee) {
+		if msg := strings.TrimSpace(ee.msg); msg != "" {
+			fmt.Fprintln(stderr, "owt: "+oneLine(msg))
 		}
-		return ec.ExitCode()
+		return ee.code
 	}
 	fmt.Fprintln(stderr, "owt: "+oneLine(err.Error()))
 	var ue usageError
@@ -116,3 +127,63 @@ func printJSON(w io.Writer, v any) error {
 }
 
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+
+// interspersed moves a command's flags in front of its arguments, so
+// "owt delete NAME --force" works as people type it (urfave/cli stops at
+// the first argument). Everything after "--" stays an argument.
+func interspersed(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	cmd, path := app.Command(args[1]), 2
+	if cmd == nil {
+		return args
+	}
+	for len(cmd.Subcommands) > 0 && path < len(args) {
+		sub := cmd.Command(args[path])
+		if sub == nil {
+			break
+		}
+		cmd, path = sub, path+1
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	var flags, rest []string
+	rem := args[path:]
+	for i := 0; i < len(rem); i++ {
+		a := rem[i]
+		if a == "--" {
+			rest = append(rest, rem[i:]...)
+			break
+		}
+		name := strings.TrimLeft(a, "-")
+		if eq := strings.IndexByte(name, '='); eq >= 0 {
+			name = name[:eq]
+		}
+		value, known := takesValue[name]
+		if !strings.HasPrefix(a, "-") || a == "-" || !known {
+			if strings.HasPrefix(a, "-") && a != "-" && len(rest) == 0 {
+				flags = append(flags, a) // let urfave report the unknown flag
+				continue
+			}
+			rest = append(rest, a)
+			continue
+		}
+		flags = append(flags, a)
+		if value && !strings.Contains(a, "=") && i+1 < len(rem) {
+			flags = append(flags, rem[i+1])
+			i++
+		}
+	}
+	out := append([]string{}, args[:path]...)
+	out = append(out, flags...)
+	if len(rest) > 0 && rest[0] != "--" {
+		out = append(out, "--")
+	}
+	return append(out, rest...)
+}

@@ -56,7 +56,7 @@ func configCommand() *cli.Command {
 						for _, p := range problems {
 							fmt.Fprintln(os.Stderr, p)
 						}
-						return cli.Exit("", ExitError)
+						return exitWith(ExitError)
 					}
 					files := []string{config.UserFile()}
 					if root != "" {

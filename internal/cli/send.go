@@ -101,7 +101,7 @@ func sendCommand() *cli.Command {
 			case len(results) == 1:
 				return fmt.Errorf("%s", results[0].Err)
 			default:
-				return cli.Exit("", ExitError)
+				return exitWith(ExitError)
 			}
 		},
 	}

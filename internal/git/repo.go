@@ -25,13 +25,18 @@ type Repo struct {
 // wrapping ErrNotRepo outside a repository. Bare repositories (and worktrees of
 // them) are rejected: they have no main checkout for Root to name.
 func FindRepo(dir string) (Repo, error) {
+	// One call answers everything for the common case (the main checkout):
+	// owt runs this on every command, so each process counts.
 	out, err := run(dir, "rev-parse", "--is-bare-repository", "--is-inside-work-tree",
-		"--path-format=absolute", "--git-common-dir", "--absolute-git-dir")
+		"--path-format=absolute", "--git-common-dir", "--absolute-git-dir", "--show-toplevel")
 	if err != nil {
 		return Repo{}, fmt.Errorf("git rev-parse in %s: %w", dir, notRepo(err))
 	}
 	f := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(f) != 4 {
+	if len(f) == 4 && f[0] == "true" {
+		f = append(f, "")
+	}
+	if len(f) != 5 {
 		return Repo{}, fmt.Errorf("git rev-parse in %s: unexpected output %q", dir, out)
 	}
 	if f[0] == "true" {
@@ -52,7 +57,7 @@ func FindRepo(dir string) (Repo, error) {
 	var root string
 	if gitDir == common {
 		// The main worktree owns the common dir itself.
-		if root, err = TopLevel(dir); err != nil {
+		if root, err = realPath(f[4]); err != nil {
 			return Repo{}, err
 		}
 	} else {
@@ -127,11 +132,17 @@ func (r Repo) BranchExists(name string) bool {
 func ValidBranchName(name string) bool {
 	// "HEAD" and "@" are legal branch names to git but mean HEAD when passed
 	// back as a revision; "@{-N}" would be expanded instead of checked.
-	if name == "" || name == "HEAD" || name == "@" || strings.HasPrefix(name, "-") || strings.Contains(name, "@{") {
+	if !plausibleBranchName(name) {
 		return false
 	}
 	_, err := run(tempDir(), "check-ref-format", "--branch", name)
 	return err == nil
+}
+
+// plausibleBranchName rejects, without running git, the names that git
+// would read as an option or a special revision.
+func plausibleBranchName(name string) bool {
+	return name != "" && name != "HEAD" && name != "@" && !strings.HasPrefix(name, "-") && !strings.Contains(name, "@{")
 }
 
 // DeleteBranch deletes a local branch; force uses -D, which also deletes a

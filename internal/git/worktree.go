@@ -29,7 +29,9 @@ type Worktree struct {
 //
 // A relative path is taken relative to r.Root.
 func (r Repo) AddWorktree(path, branch, base string) error {
-	if !ValidBranchName(branch) {
+	// git validates the name itself when it creates the branch; only the
+	// names it would misread are refused here (saving a process per create).
+	if !plausibleBranchName(branch) {
 		return fmt.Errorf("git worktree add %s: invalid branch name %q", path, branch)
 	}
 	existed := r.BranchExists(branch)

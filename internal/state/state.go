@@ -242,7 +242,11 @@ func (s *Store) recover(cause error) (*File, error) {
 			return nil, fmt.Errorf("rebuild state: %w", err)
 		}
 	}
-	return f, nil
+	// Keep the rebuilt state even if the caller's change then fails.
+	if err := s.write(f); err != nil {
+		return nil, err
+	}
+	return s.read()
 }
 
 func (s *Store) write(f *File) error {

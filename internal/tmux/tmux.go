@@ -65,6 +65,10 @@ func (c *Client) command(stdin []byte, args ...string) *exec.Cmd {
 		full = append(full, "-S", c.Socket)
 	}
 	for _, a := range args {
+		if a == batchSep {
+			full = append(full, ";")
+			continue
+		}
 		full = append(full, escapeArg(a))
 	}
 	cmd := exec.Command(c.Bin, full...)
@@ -78,6 +82,22 @@ func (c *Client) command(stdin []byte, args ...string) *exec.Cmd {
 func (c *Client) Run(args ...string) (string, error) {
 	return c.run(nil, args...)
 }
+
+// RunBatch runs several tmux commands in one tmux call (one process, one
+// round trip), separated the way tmux's own command line separates them.
+func (c *Client) RunBatch(cmds ...[]string) (string, error) {
+	var args []string
+	for i, cmd := range cmds {
+		if i > 0 {
+			args = append(args, batchSep)
+		}
+		args = append(args, cmd...)
+	}
+	return c.run(nil, args...)
+}
+
+// batchSep is the command separator; command() passes it through unescaped.
+const batchSep = "\x00;"
 
 func (c *Client) run(stdin []byte, args ...string) (string, error) {
 	cmd := c.command(stdin, args...)
@@ -185,12 +205,18 @@ type NewSession struct {
 	Argv   []string
 	Width  int
 	Height int
+	// Options are user options (@name) set on the new session in the same
+	// tmux call, so the session is never seen without them.
+	Options map[string]string
 }
 
 // Created identifies a new session and its first pane.
 type Created struct {
 	SessionID string
 	PaneID    string
+	// Clients are the attached clients, listed in the same call so callers
+	// can refresh their status lines without asking again.
+	Clients []string
 }
 
 // NewSession creates a detached session and returns its ids.
@@ -210,15 +236,28 @@ func (c *Client) NewSession(ns NewSession) (Created, error) {
 		args = append(args, "--")
 		args = append(args, ns.Argv...)
 	}
-	out, err := c.Run(args...)
+	cmds := [][]string{args}
+	for _, k := range sortedKeys(ns.Options) {
+		// Without -t, set-option after new-session applies to the new session.
+		cmds = append(cmds, []string{"set-option", "-q", k, ns.Options[k]})
+	}
+	cmds = append(cmds, []string{"list-clients", "-F", "client" + fieldSep + "#{client_name}"})
+	out, err := c.RunBatch(cmds...)
 	if err != nil {
 		return Created{}, err
 	}
-	f := strings.Split(strings.TrimSpace(out), fieldSep)
+	lines := strings.Split(out, "\n")
+	f := strings.Split(lines[0], fieldSep)
 	if len(f) != 2 || !strings.HasPrefix(f[0], "$") || !strings.HasPrefix(f[1], "%") {
 		return Created{}, fmt.Errorf("tmux new-session: unexpected output %q", out)
 	}
-	return Created{SessionID: f[0], PaneID: f[1]}, nil
+	created := Created{SessionID: f[0], PaneID: f[1]}
+	for _, l := range lines[1:] {
+		if name, ok := strings.CutPrefix(l, "client"+fieldSep); ok && name != "" {
+			created.Clients = append(created.Clients, name)
+		}
+	}
+	return created, nil
 }
 
 // KillSession kills a session by id; a session already gone is not an error.
@@ -357,7 +396,8 @@ func (c *Client) SetEnv(session, key, value string) error {
 	return err
 }
 
-// RefreshStatus redraws the status line of every attached client.
+// RefreshStatus redraws the status line of every attached client: one call
+// to list them, one call to refresh them all.
 func (c *Client) RefreshStatus() error {
 	out, err := c.Run("list-clients", "-F", "#{client_name}")
 	if err != nil {
@@ -366,10 +406,41 @@ func (c *Client) RefreshStatus() error {
 		}
 		return err
 	}
-	for _, name := range strings.Fields(out) {
-		_, _ = c.Run("refresh-client", "-S", "-t", name)
+	return c.RefreshClients(strings.Split(out, "\n"))
+}
+
+// RefreshClients redraws the status line of the named clients in one call.
+func (c *Client) RefreshClients(names []string) error {
+	var cmds [][]string
+	for _, name := range names {
+		if name != "" {
+			cmds = append(cmds, []string{"refresh-client", "-S", "-t", name})
+		}
 	}
-	return nil
+	if len(cmds) == 0 {
+		return nil
+	}
+	_, err := c.RunBatch(cmds...)
+	return err
+}
+
+// SetOptions sets several user options on one target ("" = global) in one call.
+func (c *Client) SetOptions(target string, opts map[string]string) error {
+	var cmds [][]string
+	for _, k := range sortedKeys(opts) {
+		cmd := []string{"set-option", "-q"}
+		if target == "" {
+			cmd = append(cmd, "-g")
+		} else {
+			cmd = append(cmd, "-t", target)
+		}
+		cmds = append(cmds, append(cmd, k, opts[k]))
+	}
+	if len(cmds) == 0 {
+		return nil
+	}
+	_, err := c.RunBatch(cmds...)
+	return err
 }
 
 // Display returns a format expanded in the context of target ("" = current).

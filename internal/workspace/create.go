@@ -94,6 +94,9 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	if o.Branch != "" && !git.ValidBranchName(o.Branch) {
 		return nil, fmt.Errorf("invalid branch name %q", o.Branch)
 	}
+	// These reads are independent: run them while the base is resolved.
+	sessions := async(w.Tmux.Sessions)
+	untracked := async(w.Repo.UntrackedFiles)
 	base, err := w.defaultBase(o)
 	if err != nil {
 		return nil, err
@@ -111,7 +114,11 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		}
 	}()
 
-	rec, err := w.reserve(o, task, prof.Name, base, baseCommit)
+	live, err := sessions()
+	if err != nil {
+		return nil, err
+	}
+	rec, err := w.reserve(o, task, prof.Name, base, baseCommit, live)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +140,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 
-	copied, err := w.bringFiles(rec.Path, &rb)
+	copied, err := w.bringFiles(rec.Path, untracked, &rb)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +174,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 	ok = true
-	w.publish(rec)
+	_ = w.Tmux.RefreshClients(created.Clients)
 	return rec, nil
 }
 
@@ -193,7 +200,7 @@ func (w *Workspace) defaultBase(o CreateOptions) (string, error) {
 // reserve picks a free name, branch, folder, session and port block and
 // writes the record in state "starting", so concurrent owt new calls never
 // choose the same ones.
-func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string) (*state.Record, error) {
+func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string, sessions []tmux.Session) (*state.Record, error) {
 	name, branch := DeriveName(task)
 	if o.Name != "" {
 		name = o.Name
@@ -206,17 +213,13 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 		branch = o.Branch
 	}
 	explicit := o.Name != "" || o.Branch != ""
-	sessions, err := w.Tmux.Sessions()
-	if err != nil {
-		return nil, err
-	}
 	liveSession := map[string]bool{}
 	for _, s := range sessions {
 		liveSession[s.Name] = true
 	}
 
 	var rec *state.Record
-	err = state.WithLock("ports", func() error {
+	err := state.WithLock("ports", func() error {
 		used, err := usedPorts()
 		if err != nil {
 			return err
@@ -310,8 +313,8 @@ func (w *Workspace) dropRecord(name string) {
 // bringFiles copies the configured untracked files (.env and friends) and
 // links the configured paths into a new worktree. Files the worktree already
 // has (tracked on its branch) are never overwritten.
-func (w *Workspace) bringFiles(dst string, rb *undo) ([]string, error) {
-	untracked, err := w.Repo.UntrackedFiles()
+func (w *Workspace) bringFiles(dst string, listUntracked func() ([]string, error), rb *undo) ([]string, error) {
+	untracked, err := listUntracked()
 	if err != nil {
 		return nil, fmt.Errorf("list untracked files: %w", err)
 	}
@@ -395,9 +398,25 @@ func (w *Workspace) sessionEnv(rec *state.Record) map[string]string {
 // is on the tmux command line: the runner reads the task from the record.
 func (w *Workspace) startSession(rec *state.Record) (tmux.Created, error) {
 	return w.Tmux.NewSession(tmux.NewSession{
-		Name: rec.Session,
-		Dir:  rec.Path,
-		Env:  w.sessionEnv(rec),
-		Argv: []string{w.Self, "_run"},
+		Name:    rec.Session,
+		Dir:     rec.Path,
+		Env:     w.sessionEnv(rec),
+		Argv:    []string{w.Self, "_run"},
+		Options: sessionOptions(rec),
 	})
+}
+
+// async runs f in the background; the returned function waits for its result.
+func async[T any](f func() (T, error)) func() (T, error) {
+	var v T
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		v, err = f()
+	}()
+	return func() (T, error) {
+		<-done
+		return v, err
+	}
 }

@@ -49,11 +49,20 @@ func (w *Workspace) publish(rec *state.Record) {
 	if rec.SessionID == "" {
 		return
 	}
-	if s, ok, err := w.Tmux.FindSession(rec.Session); err != nil || !ok || s.ID != rec.SessionID {
+	// A new tmux server reuses ids from $0, so the id alone could name
+	// another session: check the name first.
+	if got, err := w.Tmux.Display(rec.SessionID, "#{session_name}"); err != nil || got != rec.Session {
 		return
 	}
-	_ = w.Tmux.SetOption(rec.SessionID, "@owt-status", string(rec.Status))
-	_ = w.Tmux.SetOption(rec.SessionID, "@owt-name", rec.Name)
-	_ = w.Tmux.SetOption(rec.SessionID, "@owt-repo", rec.Repo)
+	_ = w.Tmux.SetOptions(rec.SessionID, sessionOptions(rec))
 	_ = w.Tmux.RefreshStatus()
+}
+
+// sessionOptions are the user options owt keeps on a worktree's session.
+func sessionOptions(rec *state.Record) map[string]string {
+	return map[string]string{
+		"@owt-status": string(rec.Status),
+		"@owt-name":   rec.Name,
+		"@owt-repo":   rec.Repo,
+	}
 }

@@ -1,0 +1,34 @@
+# owt — build, test, bench, demo. `make test` is what CI runs.
+GO      ?= go
+BIN     ?= bin/owt
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X github.com/owt-tmux/owt/internal/cli.Version=$(VERSION)
+PREFIX  ?= $(HOME)/.local
+
+.PHONY: build test unit e2e bench install demo lint clean
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/owt
+
+# Everything: lint, unit tests, the fake agent's own tests, and the
+# end-to-end tests against real tmux and git.
+test: lint
+	$(GO) test -count=1 -timeout 8m ./... ./testdata/fakeagent/
+
+bench: build
+	$(GO) run ./internal/bench -owt $(BIN)
+
+install: build
+	install -d $(PREFIX)/bin
+	install -m 0755 $(BIN) $(PREFIX)/bin/owt
+
+demo: build
+	$(GO) build -o bin/owt-demo-agent ./testdata/fakeagent
+	./scripts/demo.sh
+
+lint:
+	@out=$$(gofmt -l cmd internal testdata popups 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./... ./testdata/fakeagent/
+
+clean:
+	rm -rf bin

@@ -1,0 +1,132 @@
+// Command bench prints owt's performance figures against DESIGN.md's
+// budgets, on 50 worktrees, with a private tmux server and temp dirs. It
+// prints figures; it does not pass or fail (run it with make bench).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+var (
+	owt  = flag.String("owt", "bin/owt", "owt binary to measure")
+	n    = flag.Int("n", 50, "worktrees")
+	runs = flag.Int("runs", 30, "repetitions of each read measurement")
+)
+
+type world struct {
+	root string
+	env  []string
+}
+
+func main() {
+	flag.Parse()
+	bin, err := filepath.Abs(*owt)
+	check(err)
+	root, err := os.MkdirTemp("", "owt-bench-")
+	check(err)
+	w := &world{root: root}
+	defer func() {
+		_ = w.cmd("", "tmux", "kill-server").Run()
+		_ = os.RemoveAll(root)
+	}()
+	for _, d := range []string{"home", "tmux", "run"} {
+		check(os.MkdirAll(filepath.Join(root, d), 0o700))
+	}
+	for _, kv := range os.Environ() {
+		k := strings.SplitN(kv, "=", 2)[0]
+		if k == "TMUX" || k == "TMUX_PANE" || strings.HasPrefix(k, "XDG_") || k == "HOME" || k == "TMUX_TMPDIR" {
+			continue
+		}
+		w.env = append(w.env, kv)
+	}
+	w.env = append(w.env,
+		"HOME="+filepath.Join(root, "home"), "TMUX_TMPDIR="+filepath.Join(root, "tmux"),
+		"XDG_STATE_HOME="+filepath.Join(root, "state"), "XDG_CONFIG_HOME="+filepath.Join(root, "config"),
+		"XDG_CACHE_HOME="+filepath.Join(root, "cache"), "XDG_RUNTIME_DIR="+filepath.Join(root, "run"),
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@example.invalid",
+		"GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@example.invalid", "SHELL=/bin/sh")
+	w.must("", "tmux", "-f", "/dev/null", "new-session", "-d", "-s", "bench")
+
+	repo := w.repo("app")
+	plain := w.repo("plain")
+
+	fmt.Printf("owt bench: %d worktrees, %s\n\n", *n, time.Now().Format(time.RFC3339))
+
+	// owt new vs its raw parts, interleaved in the same run so machine
+	// noise hits both alike.
+	var newTimes, rawTimes []time.Duration
+	for i := 0; i < *n; i++ {
+		newTimes = append(newTimes, w.time(repo, bin, "new", "--no-agent", "--no-setup", fmt.Sprintf("Bench task number %d", i)))
+		path := filepath.Join(root, "plain.wt", fmt.Sprint(i))
+		start := time.Now()
+		w.must(plain, "git", "worktree", "add", "-q", "-b", fmt.Sprintf("b%d", i), path)
+		w.must(plain, "tmux", "new-session", "-d", "-s", fmt.Sprintf("plain-%d", i), "-c", path)
+		rawTimes = append(rawTimes, time.Since(start))
+	}
+	pn, pr := p50(newTimes), p50(rawTimes)
+	fmt.Printf("%-44s p50 %7s   (git worktree add + tmux new-session -d: p50 %s; ratio %.2f; budget ≤ 1.50)\n",
+		"owt new --no-agent --no-setup", ms(pn), ms(pr), float64(pn)/float64(pr))
+
+	var cached, fresh []time.Duration
+	w.time(repo, bin, "list", "--json") // fill the stats cache
+	for i := 0; i < *runs; i++ {
+		cached = append(cached, w.time(repo, bin, "list", "--json"))
+	}
+	for i := 0; i < 5; i++ {
+		fresh = append(fresh, w.time(repo, bin, "list", "--json", "--fresh"))
+	}
+	fmt.Printf("%-44s p50 %7s   (budget ≤ 40 ms; git figures reused for 3 s)\n", "owt list --json", ms(p50(cached)))
+	fmt.Printf("%-44s p50 %7s   (no budget; recomputes git figures for %d worktrees)\n", "owt list --json --fresh", ms(p50(fresh)), *n)
+}
+
+func (w *world) repo(name string) string {
+	dir := filepath.Join(w.root, name)
+	check(os.MkdirAll(dir, 0o755))
+	w.must(dir, "git", "init", "-q", "-b", "main")
+	check(os.WriteFile(filepath.Join(dir, "README.md"), []byte("bench\n"), 0o644))
+	w.must(dir, "git", "add", ".")
+	w.must(dir, "git", "commit", "-q", "-m", "init")
+	return dir
+}
+
+func (w *world) cmd(dir, name string, args ...string) *exec.Cmd {
+	c := exec.Command(name, args...)
+	c.Dir = dir
+	c.Env = w.env
+	return c
+}
+
+func (w *world) must(dir, name string, args ...string) {
+	if out, err := w.cmd(dir, name, args...).CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "%s %v: %v\n%s", name, args, err, out)
+		os.Exit(1)
+	}
+}
+
+func (w *world) time(dir, name string, args ...string) time.Duration {
+	start := time.Now()
+	w.must(dir, name, args...)
+	return time.Since(start)
+}
+
+func p50(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000) }
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}

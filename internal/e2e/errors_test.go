@@ -1,0 +1,111 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// snapshot is everything a failed command must leave unchanged.
+type snapshot struct {
+	branches, worktrees, sessions, state string
+}
+
+func (e *Env) snapshot(repo string) snapshot {
+	st := ""
+	files, _ := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "*.json"))
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		st += string(b)
+	}
+	return snapshot{
+		branches:  e.Git(repo, "branch", "--list", "--format=%(refname)"),
+		worktrees: e.Git(repo, "worktree", "list", "--porcelain"),
+		sessions:  strings.Join(e.Sessions(), "\n"),
+		state:     st,
+	}
+}
+
+func requireOneLineError(t *testing.T, r Result, contains string) {
+	t.Helper()
+	require.NotEqual(t, 0, r.Code, "stdout: %s", r.Stdout)
+	msg := strings.TrimSpace(r.Stderr)
+	require.NotEmpty(t, msg)
+	require.NotContains(t, msg, "\n", "one line on stderr")
+	require.True(t, strings.HasPrefix(msg, "owt: "), msg)
+	require.Contains(t, strings.ToLower(msg), strings.ToLower(contains))
+}
+
+func TestBadInputsChangeNothing(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "existing", "Existing work")
+	e.Eventually(5*time.Second, "shell session settles", func() bool { return e.Find(repo, "existing").Status == "idle" })
+	before := e.snapshot(repo)
+
+	notRepo := filepath.Join(e.Root, "plain")
+	require.NoError(t, os.MkdirAll(notRepo, 0o755))
+
+	noTmuxPath := filepath.Join(e.Root, "notmux")
+	require.NoError(t, os.MkdirAll(noTmuxPath, 0o755))
+	for _, b := range []string{"git", "sh"} {
+		p, err := lookPathIn(b, os.Getenv("PATH"))
+		require.NoError(t, err)
+		require.NoError(t, os.Symlink(p, filepath.Join(noTmuxPath, b)))
+	}
+	onlyGit := []string{"PATH=" + noTmuxPath}
+
+	cases := []struct {
+		name     string
+		dir      string
+		env      []string
+		args     []string
+		contains string
+		code     int
+	}{
+		{"not a git repo", notRepo, nil, []string{"new", "Do things"}, "not a git repository", 1},
+		{"list outside repo", notRepo, nil, []string{"list"}, "not a git repository", 1},
+		{"empty task", repo, nil, []string{"new", "   "}, "empty task", 1},
+		{"no task", repo, nil, []string{"new"}, "empty task", 1},
+		{"unknown tool", repo, nil, []string{"new", "--tool", "nope", "Do things"}, "unknown tool", 1},
+		{"tool not installed", repo, []string{"PATH=" + noTmuxPath}, []string{"new", "--tool", "claude", "Do things"}, "npm install -g @anthropic-ai/claude-code", 1},
+		{"tmux missing", repo, onlyGit, []string{"new", "--no-agent", "Do things"}, "tmux is not installed", 1},
+		{"unknown name send", repo, nil, []string{"send", "ghost", "hello"}, "no such worktree", 1},
+		{"unknown name delete", repo, nil, []string{"delete", "ghost"}, "no such worktree", 1},
+		{"unknown name switch", repo, nil, []string{"switch", "ghost"}, "no such worktree", 1},
+		{"invalid branch", repo, nil, []string{"new", "--no-agent", "--branch", "bad..name", "Do things"}, "invalid branch", 1},
+		{"invalid name", repo, nil, []string{"new", "--no-agent", "--name", "../escape", "Do things"}, "invalid name", 1},
+		{"unknown base", repo, nil, []string{"new", "--no-agent", "--base", "nope", "Do things"}, "unknown base", 1},
+		{"plan without plan mode", repo, nil, []string{"new", "--tool", "pi", "--plan", "Do things"}, "no plan mode", 1},
+		{"send without text", repo, nil, []string{"send", "existing"}, "TEXT", 2},
+		{"send to a shell", repo, nil, []string{"send", "existing", "rm -rf ~"}, "not running", 1},
+		{"unknown flag", repo, nil, []string{"new", "--bogus", "x"}, "bogus", 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := e.OwtIn(c.dir, c.env, "", c.args...)
+			requireOneLineError(t, r, c.contains)
+			require.Equal(t, c.code, r.Code, r.Stderr)
+			require.Equal(t, before, e.snapshot(repo), "nothing changed")
+		})
+	}
+
+	// tmux not running: commands that need the server say so.
+	e.Tmux("kill-server")
+	r := e.Owt(repo, "switch", "existing")
+	requireOneLineError(t, r, "has no tmux session")
+}
+
+func lookPathIn(bin, path string) (string, error) {
+	for _, d := range filepath.SplitList(path) {
+		p := filepath.Join(d, bin)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, nil
+		}
+	}
+	return "", os.ErrNotExist
+}

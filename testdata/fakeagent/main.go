@@ -1,0 +1,588 @@
+// Command fakeagent plays the AI coding agent CLIs (Claude Code, Codex,
+// Gemini CLI, OpenCode, Aider, Droid, Pi, Amp, cursor-agent) in owt's
+// end-to-end tests, and is the demo agent of `make demo`.
+//
+// It behaves like the real TUIs where owt depends on them: it takes its
+// first prompt the way each CLI does (argv, or typed once ready), ignores
+// input that arrives while it starts, draws a banner, an input prompt, a
+// spinner while working and permission prompts, reads raw keys with
+// bracketed paste, and runs the hooks configured for the session exactly as
+// the real tool would. Prompts may script it, one command per line:
+//
+//	!ask [COMMAND]        show a permission prompt (1/y/Enter yes, 3/n/Esc no)
+//	!write PATH [TEXT]    write a file (TEXT knows \n; default "fake change")
+//	!commit MSG           git add -A && git commit -m MSG
+//	!sleep DUR            keep working for DUR (Go duration or seconds)
+//	!exit N               exit with code N once the turn is over
+//
+// Environment:
+//
+//	OWT_FAKE_PERSONA      persona to play; default: the program's name
+//	                      (unknown names play "demo": Claude's screen, no hooks)
+//	OWT_FAKE_LOG          append JSON lines recording everything to this file
+//	OWT_FAKE_STARTUP      start-up delay before the ready screen (300ms);
+//	                      input arriving meanwhile is dropped
+//	OWT_FAKE_WORK         how long each turn works (1s)
+//	OWT_FAKE_IDLE_NOTIFY  Claude's idle_prompt notification delay (60s, 0 = never)
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+	"golang.org/x/term"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+// app is one run of the fake agent.
+type app struct {
+	p          *persona
+	opts       *options
+	cwd        string
+	log        *eventLog
+	hooks      *hookRunner
+	work       time.Duration
+	idleNotify time.Duration
+	bypass     bool
+	headless   bool
+
+	mu           sync.Mutex // guards the fields below
+	st           screenState
+	gen          int // the current turn; bumped to orphan an interrupted one
+	cancel       context.CancelFunc
+	ending       bool // the current turn is ending: too late to interrupt it
+	pasted       bool // the input holds pasted text
+	allowAlways  bool
+	idleSince    time.Time
+	idleNotified bool
+	lastCtrlC    time.Time
+	width        int
+	height       int
+
+	term   *terminal
+	wake   chan struct{} // asks the main loop to redraw
+	exitCh chan int      // a turn ran !exit
+}
+
+func run() int {
+	p := lookupPersona(personaName())
+	o := parseArgs(p.args, os.Args[1:])
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakeagent:", err)
+		return 1
+	}
+	log, err := openEventLog(os.Getenv("OWT_FAKE_LOG"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakeagent: OWT_FAKE_LOG:", err)
+		return 1
+	}
+	defer log.close()
+
+	a := &app{
+		p: p, opts: o, cwd: cwd, log: log,
+		work:       envDuration("OWT_FAKE_WORK", time.Second),
+		idleNotify: envDuration("OWT_FAKE_IDLE_NOTIFY", time.Minute),
+		bypass:     bypassPermissions(p, o),
+		headless:   o.headless,
+		st:         screenState{cwd: cwd},
+		wake:       make(chan struct{}, 1),
+		exitCh:     make(chan int, 1),
+	}
+	a.hooks = newHookRunner(p, o, cwd, log)
+
+	mode := "interactive"
+	if o.headless {
+		mode = "headless"
+	}
+	log.event("start", "persona", p.name, "argv", append([]string{}, os.Args[1:]...), "cwd", cwd,
+		"env", map[string]string{
+			"OWT_NAME": os.Getenv("OWT_NAME"),
+			"OWT_REPO": os.Getenv("OWT_REPO"),
+			"OWT_PORT": os.Getenv("OWT_PORT"),
+		},
+		"mode", mode, "prompt", o.prompt, "unknown_flags", append([]string{}, o.unknown...),
+		"settings", append([]string{}, a.hooks.sources...), "session_id", a.hooks.sessionID)
+
+	if o.headless {
+		return a.runHeadless()
+	}
+	return a.runInteractive()
+}
+
+// runHeadless is `claude -p`, `codex exec` and the like: one turn, one line
+// of answer on stdout, exit.
+func (a *app) runHeadless() int {
+	prompt, source := a.opts.prompt, "argv"
+	if prompt == "" && !term.IsTerminal(int(os.Stdin.Fd())) {
+		data, _ := io.ReadAll(os.Stdin)
+		prompt, source = strings.TrimRight(string(data), "\n"), "stdin"
+	}
+	if strings.TrimSpace(prompt) == "" {
+		fmt.Fprintln(os.Stderr, "Error: no prompt given")
+		a.log.event("exit", "code", 1)
+		return 1
+	}
+	a.hooks.sessionStart()
+	a.log.event("prompt", "text", prompt, "source", source)
+	answer := a.runTurn(context.Background(), 0, prompt)
+	fmt.Println(answer)
+	code := 0
+	select {
+	case code = <-a.exitCh:
+	default:
+	}
+	return a.shutdown(code, "other", nil)
+}
+
+func (a *app) runInteractive() int {
+	fd := int(os.Stdin.Fd())
+	tty := term.IsTerminal(fd)
+	start := time.Now()
+
+	// Start-up: like a real TUI, nothing reads the keyboard yet. What is
+	// typed now is dropped once the terminal goes raw.
+	var in <-chan []byte
+	if !tty {
+		in = startReader(os.Stdin)
+	}
+	a.hooks.sessionStart()
+	time.Sleep(envDuration("OWT_FAKE_STARTUP", 300*time.Millisecond) - time.Since(start))
+
+	var restore func()
+	dropped := 0
+	if tty {
+		if old, err := term.MakeRaw(fd); err == nil {
+			restore = func() { _ = term.Restore(fd, old) }
+			defer restore()
+		}
+		dropped = drainTTY(fd)
+		in = startReader(os.Stdin)
+	} else {
+		dropped = drainChan(in)
+	}
+	if dropped > 0 {
+		a.log.event("dropped", "bytes", dropped)
+	}
+
+	sigCh := make(chan os.Signal, 4)
+	signal.Notify(sigCh, syscall.SIGWINCH, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	defer signal.Stop(sigCh)
+
+	a.term = &terminal{out: os.Stdout}
+	_, _ = io.WriteString(os.Stdout, "\x1b[?2004h") // bracketed paste on
+	a.mu.Lock()
+	a.idleSince = time.Now()
+	a.mu.Unlock()
+	a.resize() // draws the ready screen
+	a.log.event("ready")
+	if a.opts.prompt != "" {
+		a.mu.Lock()
+		a.submitLocked(a.opts.prompt, "argv")
+		a.mu.Unlock()
+		a.draw()
+	}
+
+	var dec keyDecoder
+	escTimer := time.NewTimer(time.Hour)
+	escTimer.Stop()
+	ticker := time.NewTicker(100 * time.Millisecond)
+	defer ticker.Stop()
+	for {
+		var keys []key
+		select {
+		case b, ok := <-in:
+			if !ok { // the terminal is gone
+				return a.shutdown(0, "other", restore)
+			}
+			keys = dec.feed(b)
+			if dec.waiting() {
+				escTimer.Reset(40 * time.Millisecond)
+			}
+		case <-escTimer.C:
+			keys = dec.flush()
+		case <-ticker.C:
+			a.tick()
+		case <-a.wake:
+		case code := <-a.exitCh:
+			a.draw()
+			return a.shutdown(code, "other", restore)
+		case s := <-sigCh:
+			if s == syscall.SIGWINCH {
+				a.resize()
+				break
+			}
+			return a.shutdown(128+int(s.(syscall.Signal)), "other", restore)
+		}
+		for _, k := range keys {
+			if exit, code := a.handleKey(k); exit {
+				a.draw()
+				return a.shutdown(code, "prompt_input_exit", restore)
+			}
+		}
+		a.draw()
+	}
+}
+
+// handleKey applies one key; it reports whether the agent exits, and how.
+func (a *app) handleKey(k key) (exit bool, code int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := time.Now()
+	if k.kind == keyCtrlC {
+		if now.Sub(a.lastCtrlC) < time.Second {
+			return true, 130
+		}
+		a.lastCtrlC = now
+		a.st.hint, a.st.hintUntil = "Press Ctrl-C again to exit", now.Add(time.Second)
+	}
+	if a.st.mode == modeAsking {
+		a.handleAskKey(k)
+		return false, 0
+	}
+
+	switch k.kind {
+	case keyRune:
+		a.st.input = append(a.st.input, k.r)
+	case keyPaste:
+		a.st.input = append(a.st.input, []rune(k.text)...)
+		a.pasted = true
+	case keyNewline:
+		a.st.input = append(a.st.input, '\n')
+	case keyBackspace:
+		if n := len(a.st.input); n > 0 {
+			a.st.input = a.st.input[:n-1]
+		}
+	case keyCtrlU:
+		a.st.input = nil
+	case keyEnter:
+		n := len(a.st.input)
+		if n > 0 && a.st.input[n-1] == '\\' && a.p.prefix == "> " && a.p.hooks != hooksGemini {
+			a.st.input[n-1] = '\n' // Claude-style "\ + Enter" newline
+			break
+		}
+		text := string(a.st.input)
+		if strings.TrimSpace(text) == "" {
+			break
+		}
+		source := "typed"
+		if a.pasted {
+			source = "paste"
+		}
+		a.st.input, a.pasted = nil, false
+		if t := strings.TrimSpace(text); t == "/exit" || t == "/quit" {
+			a.log.event("prompt", "text", text, "source", source)
+			return true, 0
+		}
+		if a.st.mode == modeWorking {
+			a.log.event("queued", "text", text, "source", source)
+			a.st.queued = append(a.st.queued, text)
+			break
+		}
+		a.submitLocked(text, source)
+	case keyEsc:
+		a.interruptLocked(a.p.interrupted)
+	case keyCtrlC:
+		if a.st.mode == modeWorking {
+			a.interruptLocked(a.p.interrupted)
+		} else {
+			a.st.input, a.pasted = nil, false
+		}
+	case keyCtrlD:
+		if len(a.st.input) == 0 {
+			return true, 0
+		}
+	}
+	return false, 0
+}
+
+// handleAskKey answers the permission prompt on screen.
+func (a *app) handleAskKey(k key) {
+	ask := a.st.ask
+	choice := -1
+	switch k.kind {
+	case keyRune:
+		switch k.r {
+		case '1', 'y', 'Y':
+			choice = 0
+		case '2', 'a', 'A':
+			choice = 1
+		case 'd', 'D': // aider: (D)on't ask again
+			if a.p.name == "aider" {
+				choice = 1
+			}
+		case '3', 'n', 'N':
+			choice = 2
+		}
+	case keyEnter:
+		choice = ask.selected
+	case keyEsc, keyCtrlC:
+		choice = 2
+	case keyUp:
+		ask.selected = max(ask.selected-1, 0)
+	case keyDown:
+		ask.selected = min(ask.selected+1, 2)
+	}
+	switch choice {
+	case 0, 1:
+		answer := "yes"
+		if choice == 1 {
+			answer = "always"
+			a.allowAlways = true
+		}
+		a.log.event("ask", "command", ask.command, "answer", answer)
+		a.st.mode, a.st.ask = modeWorking, nil
+		ask.reply <- choice
+	case 2:
+		a.log.event("ask", "command", ask.command, "answer", "no")
+		a.interruptLocked(a.p.rejected)
+	}
+}
+
+// submitLocked starts a turn for text. a.mu must be held.
+func (a *app) submitLocked(text, source string) {
+	a.log.event("prompt", "text", text, "source", source)
+	if len(a.st.transcript) > 0 {
+		a.st.transcript = append(a.st.transcript, "")
+	}
+	for i, l := range strings.Split(text, "\n") {
+		prefix := a.p.userPrefix
+		if i > 0 {
+			prefix = strings.Repeat(" ", runeLen(prefix))
+		}
+		a.st.transcript = append(a.st.transcript, prefix+l)
+	}
+	a.gen++
+	ctx, cancel := context.WithCancel(context.Background())
+	a.cancel, a.ending = cancel, false
+	a.st.mode, a.st.workStart = modeWorking, time.Now()
+	go a.runTurn(ctx, a.gen, text)
+}
+
+// interruptLocked stops the running turn without any end-of-turn hook, as
+// Esc does in the real tools. a.mu must be held.
+func (a *app) interruptLocked(line string) {
+	if a.st.mode == modeIdle || a.ending {
+		return
+	}
+	a.cancel()
+	a.gen++
+	a.log.event("interrupt")
+	a.st.mode, a.st.ask = modeIdle, nil
+	a.st.transcript = append(a.st.transcript, line)
+	if len(a.st.queued) > 0 { // queued prompts go back to the input
+		a.st.input = append([]rune(strings.Join(a.st.queued, "\n")), a.st.input...)
+		a.st.queued = nil
+	}
+	a.idleSince, a.idleNotified = time.Now(), false
+}
+
+// beginTurnEnd records the answer of turn gen and makes it impossible to
+// interrupt; false if the turn was interrupted already.
+func (a *app) beginTurnEnd(gen int, answer string) bool {
+	if a.headless {
+		return true
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if gen != a.gen {
+		return false
+	}
+	a.ending = true
+	line := answer
+	if a.p.bullet != "" {
+		line = a.p.bullet + " " + answer
+	}
+	a.st.transcript = append(a.st.transcript, line)
+	a.poke()
+	return true
+}
+
+// finishTurn returns to the idle prompt, then exits (!exit) or starts the
+// next queued prompt.
+func (a *app) finishTurn(gen, exitCode int) {
+	if !a.headless {
+		a.mu.Lock()
+		if gen != a.gen {
+			a.mu.Unlock()
+			return
+		}
+		a.ending = false
+		a.st.mode = modeIdle
+		a.idleSince, a.idleNotified = time.Now(), false
+		if exitCode < 0 && len(a.st.queued) > 0 {
+			next := a.st.queued[0]
+			a.st.queued = a.st.queued[1:]
+			a.submitLocked(next, "queued")
+		}
+		a.poke()
+		a.mu.Unlock()
+	}
+	if exitCode >= 0 {
+		select {
+		case a.exitCh <- exitCode:
+		default:
+		}
+	}
+}
+
+// say adds a transcript line for turn gen (stderr when headless).
+func (a *app) say(gen int, line string) {
+	if a.headless {
+		fmt.Fprintln(os.Stderr, line)
+		return
+	}
+	a.update(gen, func() { a.st.transcript = append(a.st.transcript, line) })
+}
+
+// update runs fn under the lock if turn gen is still the current one.
+func (a *app) update(gen int, fn func()) bool {
+	if a.headless {
+		return true
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if gen != a.gen {
+		return false
+	}
+	fn()
+	a.poke()
+	return true
+}
+
+// poke asks the main loop to redraw.
+func (a *app) poke() {
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (a *app) tick() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.st.mode == modeIdle && !a.idleNotified && a.idleNotify > 0 &&
+		time.Since(a.idleSince) >= a.idleNotify {
+		a.idleNotified = true
+		go a.hooks.idlePrompt()
+	}
+}
+
+func (a *app) draw() {
+	a.mu.Lock()
+	f := render(a.p, &a.st, a.width, a.height, time.Now())
+	a.mu.Unlock()
+	a.term.draw(f)
+}
+
+func (a *app) resize() {
+	w, h, err := term.GetSize(int(os.Stdout.Fd()))
+	if err != nil || w <= 0 || h <= 0 {
+		w, h = 80, 24
+	}
+	a.mu.Lock()
+	a.width, a.height = w, h
+	a.mu.Unlock()
+	a.term.invalidate()
+	a.draw()
+}
+
+// shutdown ends the session: SessionEnd hooks, the exit record, the
+// terminal back to normal. The last screen stays visible.
+func (a *app) shutdown(code int, reason string, restore func()) int {
+	a.mu.Lock()
+	if a.cancel != nil {
+		a.cancel()
+	}
+	a.gen++
+	a.mu.Unlock()
+	a.hooks.sessionEnd(reason)
+	a.hooks.wait(5 * time.Second)
+	a.log.event("exit", "code", code, "reason", reason)
+	if a.term != nil { // leave the cursor under the last screen
+		fmt.Fprintf(os.Stdout, "\x1b[?2004l\x1b[?25h\x1b[%d;1H\r\n", a.term.rows)
+	}
+	if restore != nil {
+		restore()
+	}
+	return code
+}
+
+// startReader copies the input to a channel, closed at end of input.
+func startReader(f *os.File) <-chan []byte {
+	ch := make(chan []byte, 64)
+	go func() {
+		defer close(ch)
+		buf := make([]byte, 4096)
+		for {
+			n, err := f.Read(buf)
+			if n > 0 {
+				ch <- append([]byte(nil), buf[:n]...)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// drainTTY reads and drops whatever is waiting in the terminal's input
+// queue (typed during start-up) and returns how many bytes that was.
+func drainTTY(fd int) int {
+	total := 0
+	for {
+		n, err := unix.IoctlGetInt(fd, unix.TIOCINQ)
+		if err != nil || n <= 0 {
+			return total
+		}
+		buf := make([]byte, n)
+		m, err := unix.Read(fd, buf)
+		if m > 0 {
+			total += m
+		}
+		if err != nil || m <= 0 {
+			return total
+		}
+	}
+}
+
+func drainChan(ch <-chan []byte) int {
+	total := 0
+	for {
+		select {
+		case b, ok := <-ch:
+			if !ok {
+				return total
+			}
+			total += len(b)
+		default:
+			return total
+		}
+	}
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	v := strings.TrimSpace(os.Getenv(name))
+	if v == "" {
+		return def
+	}
+	if d, err := time.ParseDuration(v); err == nil {
+		return d
+	}
+	if d := parseDuration(v, time.Second); d > 0 || v == "0" {
+		return d
+	}
+	return def
+}
