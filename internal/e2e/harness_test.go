@@ -290,6 +290,7 @@ type AgentEvent struct {
 	Text    string            `json:"text"`
 	Name    string            `json:"name"`
 	Code    int               `json:"code"`
+	Agent   string            `json:"agent"` // OWT_NAME of the session
 }
 
 // Events reads the fake agent log.
@@ -311,25 +312,43 @@ func (e *Env) Events() []AgentEvent {
 	return evs
 }
 
-// Prompts returns the prompts agents running in cwd received, in order.
-func (e *Env) Prompts(cwd string) []string {
+// Prompts returns the prompts the agent of worktree name received, in order.
+func (e *Env) Prompts(name string) []string {
 	var out []string
 	for _, ev := range e.Events() {
-		if ev.Event == "prompt" && ev.Cwd == cwd {
+		if ev.Event == "prompt" && ev.Agent == name {
 			out = append(out, ev.Text)
 		}
 	}
 	return out
 }
 
-// Start returns the start event of the agent running in cwd.
-func (e *Env) Start(cwd string) (AgentEvent, bool) {
+// Start returns the start event of the agent of worktree name.
+func (e *Env) Start(name string) (AgentEvent, bool) {
 	for _, ev := range e.Events() {
-		if ev.Event == "start" && ev.Cwd == cwd {
+		if ev.Event == "start" && ev.Agent == name {
 			return ev, true
 		}
 	}
 	return AgentEvent{}, false
+}
+
+// WaitPrompts waits until the agent of worktree name received n prompts.
+func (e *Env) WaitPrompts(name string, n int) []string {
+	e.t.Helper()
+	e.Eventually(15*time.Second, fmt.Sprintf("%d prompt(s) for %s", n, name), func() bool { return len(e.Prompts(name)) >= n })
+	return e.Prompts(name)
+}
+
+// WaitScreen waits until the pane of target shows text.
+func (e *Env) WaitScreen(target, text string) string {
+	e.t.Helper()
+	var screen string
+	e.Eventually(15*time.Second, fmt.Sprintf("%q on screen of %s", text, target), func() bool {
+		screen = e.Capture(target)
+		return strings.Contains(screen, text)
+	})
+	return screen
 }
 
 // Sessions lists session names of the private server.
@@ -339,4 +358,43 @@ func (e *Env) Sessions() []string {
 		return nil
 	}
 	return strings.Split(out, "\n")
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }
+
+// AttachClient attaches a real tmux client, running in a pseudo-terminal,
+// to session and returns the client's name (its tty).
+func (e *Env) AttachClient(session string) string {
+	e.t.Helper()
+	before := e.clients()
+	term := e.RunInTerminal(e.Root, "tmux", "attach-session", "-t", session)
+	e.t.Cleanup(func() { term.Close() })
+	var name string
+	e.Eventually(5*time.Second, "client attached", func() bool {
+		for c := range e.clients() {
+			if !before[c] {
+				name = c
+				return true
+			}
+		}
+		return false
+	})
+	return name
+}
+
+func (e *Env) clients() map[string]bool {
+	out, _ := e.TryTmux("list-clients", "-F", "#{client_name}")
+	m := map[string]bool{}
+	for _, c := range strings.Split(out, "\n") {
+		if c != "" {
+			m[c] = true
+		}
+	}
+	return m
+}
+
+// ClientSession is the session a client is looking at.
+func (e *Env) ClientSession(client string) string {
+	out, _ := e.TryTmux("display-message", "-p", "-c", client, "#{client_session}")
+	return out
 }

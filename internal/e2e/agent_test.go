@@ -1,0 +1,230 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func newJSON(t *testing.T, e *Env, dir string, args ...string) Item {
+	t.Helper()
+	out := e.MustOwt(dir, append([]string{"new", "--json"}, args...)...)
+	var it Item
+	require.NoError(t, json.Unmarshal([]byte(out), &it), out)
+	return it
+}
+
+func TestNewStartsAgentWithTaskAsOneArgument(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	task := "Add \"auth\" with $(whoami); `id` \\ C-c Enter\nand ünïcode ✓"
+	it := newJSON(t, e, repo, "--tool", "claude", "--", task)
+	require.Equal(t, "claude", it.Tool)
+
+	e.Eventually(15*time.Second, "agent start", func() bool { _, ok := e.Start(it.Name); return ok })
+	start, _ := e.Start(it.Name)
+	require.Equal(t, "claude", start.Persona)
+	require.Equal(t, it.Path, start.Cwd)
+	require.Equal(t, task, start.Argv[len(start.Argv)-1], "the task is one argv element, byte for byte")
+	require.NotContains(t, start.Argv, "--dangerously-skip-permissions", "skip-permission flags are opt-in")
+	require.Equal(t, it.Name, start.Env["OWT_NAME"])
+	require.Equal(t, repo, start.Env["OWT_REPO"])
+	require.NotEmpty(t, start.Env["OWT_PORT"])
+
+	// The agent took it as its first prompt and is drawing its screen.
+	require.Equal(t, []string{task}, e.WaitPrompts(it.Name, 1))
+	e.WaitScreen(it.Session, "? for shortcuts")
+	require.Equal(t, "working", e.Find(repo, it.Name).Status)
+}
+
+func TestPlanAndAutoApproveFlags(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, ".owt.toml", "[agent]\ntool = \"codex\"\nauto_approve = true\n")
+	it := newJSON(t, e, repo, "--plan", "Review the code")
+	require.Equal(t, "codex", it.Tool)
+	e.Eventually(15*time.Second, "agent start", func() bool { _, ok := e.Start(it.Name); return ok })
+	start, _ := e.Start(it.Name)
+	argv := strings.Join(start.Argv, " ")
+	require.Contains(t, argv, "--sandbox read-only")
+	require.Contains(t, argv, "--dangerously-bypass-approvals-and-sandbox")
+	require.Equal(t, "Review the code", start.Argv[len(start.Argv)-1])
+}
+
+func TestPasteToolGetsTaskOnlyAfterItIsReady(t *testing.T) {
+	e := NewEnv(t)
+	// aider takes no prompt argument; it drops anything typed during a slow
+	// start-up, like real TUIs do.
+	e.Set("OWT_FAKE_STARTUP", "1500ms")
+	e.Tmux("set-environment", "-g", "OWT_FAKE_STARTUP", "1500ms")
+	repo := e.NewRepo("app")
+	task := "Line one of the task\nline two with 'quotes' and C-c"
+	it := newJSON(t, e, repo, "--tool", "aider", "--", task)
+	prompts := e.WaitPrompts(it.Name, 1)
+	require.Equal(t, []string{task}, prompts, "pasted once, whole, newline kept, submitted once")
+	for _, ev := range e.Events() {
+		if ev.Agent == it.Name && ev.Event == "dropped" {
+			t.Fatalf("owt typed before the tool was ready: %+v", ev)
+		}
+	}
+	e.Eventually(5*time.Second, "status working", func() bool { return e.Find(repo, it.Name).Status != "starting" })
+}
+
+func TestSendDeliversTextLiterally(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	a := newJSON(t, e, repo, "--tool", "claude", "--name", "a", "First task")
+	b := newJSON(t, e, repo, "--tool", "gemini", "--name", "b", "Second task")
+	e.WaitPrompts(a.Name, 1)
+	e.WaitPrompts(b.Name, 1)
+
+	texts := []string{
+		`quotes "double" 'single' and ; semicolon;`,
+		`$(touch /tmp/owt-pwned) and \backslash\ and $HOME`,
+		"C-c",
+		"Enter",
+		"send-keys -t x kill-server",
+	}
+	for _, text := range texts {
+		e.MustOwt(repo, "send", "a", text)
+	}
+	got := e.WaitPrompts(a.Name, 1+len(texts))
+	require.Equal(t, texts, got[1:])
+	require.NoFileExists(t, "/tmp/owt-pwned")
+
+	multi := "first line\nsecond line\n\nfourth after a blank"
+	e.MustOwt(repo, "send", "a", multi)
+	require.Equal(t, multi, e.WaitPrompts(a.Name, 2+len(texts))[1+len(texts)])
+
+	// stdin with "-".
+	r := e.OwtIn(repo, nil, "from stdin\nwith two lines\n", "send", "a", "-")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "from stdin\nwith two lines", e.WaitPrompts(a.Name, 3+len(texts))[2+len(texts)])
+
+	// --all reaches both agents.
+	e.MustOwt(repo, "send", "--all", "run the tests")
+	require.Contains(t, e.WaitPrompts(b.Name, 2), "run the tests")
+	require.Contains(t, e.WaitPrompts(a.Name, 4+len(texts)), "run the tests")
+}
+
+func TestSendFiltersByStatus(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	a := newJSON(t, e, repo, "--tool", "claude", "--name", "a", "Task a")
+	b := newJSON(t, e, repo, "--tool", "claude", "--name", "b", "Task b")
+	e.WaitPrompts(a.Name, 1)
+	e.WaitPrompts(b.Name, 1)
+	// b's agent exits; a group send skips it, and only a is working.
+	e.MustOwt(repo, "send", "b", "!exit 0")
+	e.Eventually(15*time.Second, "b exited", func() bool { return e.Find(repo, "b").Status == "exited" })
+
+	e.MustOwt(repo, "send", "--working", "keep going")
+	require.Contains(t, e.WaitPrompts(a.Name, 2), "keep going")
+	r := e.Owt(repo, "send", "--idle", "anyone idle?")
+	require.NotEqual(t, 0, r.Code, "no idle agent: nothing to send to")
+	require.NotContains(t, strings.Join(e.Prompts(b.Name), "\n"), "keep going")
+}
+
+func TestAgentExitKeepsPaneAndRecordsExitCode(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	it := newJSON(t, e, repo, "--tool", "claude", "Do a thing")
+	e.WaitPrompts(it.Name, 1)
+	e.MustOwt(repo, "send", it.Name, "!exit 3")
+	e.Eventually(15*time.Second, "exited", func() bool { return e.Find(repo, it.Name).Status == "exited" })
+	got := e.Find(repo, it.Name)
+	require.NotNil(t, got.ExitCode)
+	require.Equal(t, 3, *got.ExitCode)
+	require.True(t, got.Live, "the session stays")
+	e.WaitScreen(it.Session, "exited with code 3")
+
+	// The pane is a usable shell in the worktree.
+	e.Tmux("send-keys", "-t", it.Session, "-l", "pwd > where.txt")
+	e.Tmux("send-keys", "-t", it.Session, "Enter")
+	e.Eventually(5*time.Second, "shell ran a command", func() bool {
+		b, err := os.ReadFile(filepath.Join(it.Path, "where.txt"))
+		return err == nil && strings.TrimSpace(string(b)) == it.Path
+	})
+	// And owt refuses to type into it.
+	r := e.Owt(repo, "send", it.Name, "rm -rf /")
+	requireOneLineError(t, r, "not running")
+}
+
+func TestSetupRunsVisiblyBeforeTheAgent(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	// A Node project whose package manager is not installed: the failure is
+	// shown and the agent still starts.
+	e.WriteFile(repo, "package.json", `{"name":"x","packageManager":"pnpm@9.0.0"}`)
+	e.WriteFile(repo, ".owt.toml", "[setup]\ncommands = [\"echo SETUP-RAN on port $OWT_PORT; sleep 2\"]\n")
+	e.Git(repo, "add", ".")
+	e.Git(repo, "commit", "-q", "-m", "node")
+	e.Tmux("set-environment", "-g", "PATH", filepath.Join(e.Root, "nopnpm")+":"+e.vars["PATH"])
+	it := newJSON(t, e, repo, "--tool", "claude", "Build it")
+	screen := e.WaitScreen(it.Session, "SETUP-RAN on port "+itoa(it.Port))
+	_, started := e.Start(it.Name)
+	require.False(t, started, "the agent starts after the setup")
+	require.Contains(t, screen, "owt: node (pnpm): pnpm install")
+	require.Contains(t, screen, "failed")
+	e.WaitPrompts(it.Name, 1)
+
+	// --no-setup skips all of it.
+	it2 := newJSON(t, e, repo, "--tool", "claude", "--no-setup", "Build it again")
+	e.WaitPrompts(it2.Name, 1)
+	history := e.Tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", it2.Session)
+	require.NotContains(t, history, "SETUP-RAN")
+}
+
+func TestSwitchAndAttach(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	it := newJSON(t, e, repo, "--no-agent", "--no-setup", "--name", "target", "Target")
+	client := e.AttachClient("harness")
+	require.Equal(t, "harness", e.ClientSession(client))
+
+	// Inside tmux: switch-client moves this client.
+	inside := []string{"TMUX=" + e.Socket + ",1,0"}
+	r := e.OwtIn(repo, inside, "", "switch", "target")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	e.Eventually(5*time.Second, "client on target", func() bool { return e.ClientSession(client) == it.Session })
+
+	// The server lost the session: attach recreates it on the worktree.
+	e.Tmux("switch-client", "-c", client, "-t", "harness")
+	e.Tmux("kill-session", "-t", it.Session)
+	r = e.OwtIn(repo, inside, "", "switch", "target")
+	requireOneLineError(t, r, "owt attach target")
+	r = e.OwtIn(repo, inside, "", "attach", "target")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	e.Eventually(5*time.Second, "client on recreated session", func() bool { return e.ClientSession(client) == it.Session })
+	require.Equal(t, it.Path, e.Tmux("display-message", "-p", "-t", it.Session, "#{pane_current_path}"))
+	require.True(t, e.Find(repo, "target").Live)
+
+	// Outside tmux, switch attaches the terminal.
+	out := e.RunInTerminal(repo, owtBin, "switch", "target")
+	e.Eventually(5*time.Second, "a second client on target", func() bool {
+		return strings.Count(e.Tmux("list-clients", "-F", "#{session_name}"), it.Session) == 2
+	})
+	out.Close()
+}
+
+func TestToolsListsInstalledFakes(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	var tools []struct {
+		Name      string
+		Installed bool
+		Default   bool
+	}
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "tools", "--json")), &tools))
+	require.Len(t, tools, 9)
+	require.Equal(t, "claude", tools[0].Name)
+	require.True(t, tools[0].Installed)
+	require.True(t, tools[0].Default)
+	table := e.MustOwt(repo, "tools")
+	require.Contains(t, table, "claude (default)")
+}
