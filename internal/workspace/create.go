@@ -144,6 +144,11 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !o.NoAgent {
+		if err := w.installHooks(rec, prof); err != nil {
+			return nil, fmt.Errorf("install %s hooks: %w", prof.Name, err)
+		}
+	}
 	if err := afterStep("files"); err != nil {
 		return nil, err
 	}
@@ -174,6 +179,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 	ok = true
+	w.publishSummary()
 	_ = w.Tmux.RefreshClients(created.Clients)
 	return rec, nil
 }

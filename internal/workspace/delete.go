@@ -105,6 +105,7 @@ func (w *Workspace) Delete(name string, o DeleteOptions) error {
 		}
 	}
 	w.dropRecord(name)
+	w.publishSummary()
 	_ = w.Tmux.RefreshStatus()
 	return nil
 }

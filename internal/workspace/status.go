@@ -55,6 +55,7 @@ func (w *Workspace) publish(rec *state.Record) {
 		return
 	}
 	_ = w.Tmux.SetOptions(rec.SessionID, sessionOptions(rec))
+	w.publishSummary()
 	_ = w.Tmux.RefreshStatus()
 }
 

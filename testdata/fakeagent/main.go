@@ -203,8 +203,12 @@ func (a *app) runInteractive() int {
 		var keys []key
 		select {
 		case b, ok := <-in:
-			if !ok { // the terminal is gone
-				return a.shutdown(0, "other", restore)
+			if !ok { // end of input: a closed terminal is a hangup
+				code := 0
+				if tty {
+					code = 128 + int(syscall.SIGHUP)
+				}
+				return a.shutdown(code, "other", restore)
 			}
 			keys = dec.feed(b)
 			if dec.waiting() {
@@ -268,7 +272,7 @@ func (a *app) handleKey(k key) (exit bool, code int) {
 		a.st.input = nil
 	case keyEnter:
 		n := len(a.st.input)
-		if n > 0 && a.st.input[n-1] == '\\' && a.p.prefix == "> " && a.p.hooks != hooksGemini {
+		if n > 0 && a.st.input[n-1] == '\\' && a.p.backslashNewline {
 			a.st.input[n-1] = '\n' // Claude-style "\ + Enter" newline
 			break
 		}

@@ -29,6 +29,8 @@ type persona struct {
 	footer      string // line under the input while idle
 	// inputWhileWorking keeps the input on screen during a turn (type-ahead).
 	inputWhileWorking bool
+	// backslashNewline makes "\" + Enter a newline, as in Claude Code.
+	backslashNewline bool
 
 	userPrefix  string // how a submitted prompt is echoed in the transcript
 	bullet      string // prefix of assistant and tool lines
@@ -103,14 +105,15 @@ var claudeArgs = newArgSpec(
 var personas = map[string]*persona{
 	// claude
 	//   ready:   `(?m)^│ > `
-	//   working: esc to interrupt
-	//   waiting: Do you want to proceed\?
+	//   working: `esc to interrupt`
+	//   waiting: `Do you want to proceed\?`
 	"claude": {
 		name: "claude", hooks: hooksClaude, args: claudeArgs,
 		banner: []string{"✻ Welcome to Claude Code!", "", "  /help for help, /status for your current setup",
 			"", "  cwd: {cwd}"},
 		bannerBoxed: true, bannerSGR: "38;5;173",
-		input: inputRounded, prefix: "> ", footer: "  ? for shortcuts", inputWhileWorking: true,
+		input: inputRounded, prefix: "> ", footer: "  ? for shortcuts",
+		inputWhileWorking: true, backslashNewline: true,
 		userPrefix: "> ", bullet: "●", spinner: []string{"·", "✢", "✳", "✶", "✻", "✽"},
 		working:     "%[1]s Working… (%[2]ds · esc to interrupt)",
 		interrupted: "  ⎿  Interrupted by user", rejected: "  ⎿  User rejected the command",
@@ -122,15 +125,16 @@ var personas = map[string]*persona{
 
 	// demo (any other program name): Claude Code's screen, no hooks.
 	//   ready:   `(?m)^│ > `
-	//   working: esc to interrupt
-	//   waiting: Do you want to proceed\?
+	//   working: `esc to interrupt`
+	//   waiting: `Do you want to proceed\?`
 	"demo": {
 		name: "demo", hooks: hooksNone, args: claudeArgs,
 		banner: []string{"✻ Welcome to the owt demo agent!", "",
 			"  A stand-in agent. Besides plain tasks it understands, one per line:",
 			"  !ask  !write PATH [TEXT]  !commit MSG  !sleep DUR  !exit N", "", "  cwd: {cwd}"},
 		bannerBoxed: true, bannerSGR: "38;5;173",
-		input: inputRounded, prefix: "> ", footer: "  ? for shortcuts", inputWhileWorking: true,
+		input: inputRounded, prefix: "> ", footer: "  ? for shortcuts",
+		inputWhileWorking: true, backslashNewline: true,
 		userPrefix: "> ", bullet: "●", spinner: []string{"·", "✢", "✳", "✶", "✻", "✽"},
 		working:     "%[1]s Working… (%[2]ds · esc to interrupt)",
 		interrupted: "  ⎿  Interrupted by user", rejected: "  ⎿  User rejected the command",
@@ -141,9 +145,9 @@ var personas = map[string]*persona{
 	},
 
 	// codex
-	//   ready:   ⏎ send
-	//   working: esc to interrupt
-	//   waiting: Allow command\?
+	//   ready:   `⏎ send`
+	//   working: `esc to interrupt`
+	//   waiting: `Allow command\?`
 	"codex": {
 		name: "codex", hooks: hooksCodex,
 		args: newArgSpec(
@@ -171,8 +175,8 @@ var personas = map[string]*persona{
 
 	// gemini
 	//   ready:   `(?m)^│ > `
-	//   working: esc to cancel
-	//   waiting: Allow execution\?
+	//   working: `esc to cancel`
+	//   waiting: `Allow execution\?`
 	"gemini": {
 		name: "gemini", hooks: hooksGemini,
 		args: newArgSpec(
@@ -199,8 +203,8 @@ var personas = map[string]*persona{
 
 	// aider (no initial prompt argument)
 	//   ready:   `(?m)^>[^\n]*\s*\z` (the prompt is the last non-blank line)
-	//   working: Waiting for fake-model
-	//   waiting: \(Y\)es/\(N\)o
+	//   working: `Waiting for fake-model`
+	//   waiting: `\(Y\)es/\(N\)o`
 	"aider": {
 		name: "aider", hooks: hooksNone,
 		args: newArgSpec(
@@ -223,9 +227,9 @@ var personas = map[string]*persona{
 	},
 
 	// opencode
-	//   ready:   enter send
-	//   working: esc interrupt
-	//   waiting: Permission required
+	//   ready:   `enter send`
+	//   working: `esc interrupt`
+	//   waiting: `Permission required`
 	"opencode": {
 		name: "opencode", hooks: hooksNone,
 		args: newArgSpec(
@@ -247,9 +251,9 @@ var personas = map[string]*persona{
 	},
 
 	// droid (Claude-like hooks in .factory/)
-	//   ready:   \? for help
-	//   working: esc to stop
-	//   waiting: Allow this action\?
+	//   ready:   `\? for help`
+	//   working: `esc to stop`
+	//   waiting: `Allow this action\?`
 	"droid": {
 		name: "droid", hooks: hooksDroid,
 		args: newArgSpec(
@@ -270,9 +274,9 @@ var personas = map[string]*persona{
 	},
 
 	// pi
-	//   ready:   /help for commands
-	//   working: esc to interrupt
-	//   waiting: Allow tool call\?
+	//   ready:   `/help for commands`
+	//   working: `esc to interrupt`
+	//   waiting: `Allow tool call\?`
 	"pi": {
 		name: "pi", hooks: hooksNone,
 		args: newArgSpec(
@@ -294,9 +298,9 @@ var personas = map[string]*persona{
 	},
 
 	// amp (no initial prompt argument)
-	//   ready:   ctrl\+o commands
-	//   working: esc to cancel
-	//   waiting: Allow this command\?
+	//   ready:   `ctrl\+o commands`
+	//   working: `esc to cancel`
+	//   waiting: `Allow this command\?`
 	"amp": {
 		name: "amp", hooks: hooksNone,
 		args: newArgSpec(
@@ -317,9 +321,9 @@ var personas = map[string]*persona{
 	},
 
 	// cursor-agent
-	//   ready:   / commands · @ files
-	//   working: ctrl\+c to stop
-	//   waiting: Run this command\?
+	//   ready:   `/ commands · @ files`
+	//   working: `ctrl\+c to stop`
+	//   waiting: `Run this command\?`
 	"cursor-agent": {
 		name: "cursor-agent", hooks: hooksNone,
 		args: newArgSpec(
