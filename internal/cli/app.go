@@ -63,6 +63,7 @@ func App() *cli.App {
 			toolsCommand(),
 			configCommand(),
 			runCommand(),
+			completionCommand(),
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{err.Error()}

@@ -14,10 +14,11 @@ import (
 
 func deleteCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "delete",
-		Aliases:   []string{"rm"},
-		Usage:     "kill an agent's session, remove its worktree and branch (refuses to lose work without --force)",
-		ArgsUsage: "NAME",
+		Name:         "delete",
+		BashComplete: completeNames,
+		Aliases:      []string{"rm"},
+		Usage:        "kill an agent's session, remove its worktree and branch (refuses to lose work without --force)",
+		ArgsUsage:    "NAME",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "delete even with uncommitted changes or unmerged commits"},
 			&cli.BoolFlag{Name: "keep-branch", Usage: "keep the branch"},

@@ -13,9 +13,10 @@ import (
 
 func sendCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "send",
-		Usage:     "type a message into agents and press Enter (TEXT '-' reads stdin)",
-		ArgsUsage: "[NAME] TEXT...",
+		Name:         "send",
+		BashComplete: completeNames,
+		Usage:        "type a message into agents and press Enter (TEXT '-' reads stdin)",
+		ArgsUsage:    "[NAME] TEXT...",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "every running agent of this repo"},
 			&cli.BoolFlag{Name: "working", Usage: "every working agent"},

@@ -11,9 +11,10 @@ func lookPath(bin string) (string, error) { return exec.LookPath(bin) }
 
 func switchCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "switch",
-		Usage:     "go to an agent's session (switch-client inside tmux, attach outside)",
-		ArgsUsage: "NAME",
+		Name:         "switch",
+		BashComplete: completeNames,
+		Usage:        "go to an agent's session (switch-client inside tmux, attach outside)",
+		ArgsUsage:    "NAME",
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("switch takes one NAME")
@@ -40,9 +41,10 @@ func switchCommand() *cli.Command {
 
 func attachCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "attach",
-		Usage:     "go to an agent's session, recreating it on its worktree if tmux lost it",
-		ArgsUsage: "NAME",
+		Name:         "attach",
+		BashComplete: completeNames,
+		Usage:        "go to an agent's session, recreating it on its worktree if tmux lost it",
+		ArgsUsage:    "NAME",
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("attach takes one NAME")

@@ -228,3 +228,22 @@ func TestToolsListsInstalledFakes(t *testing.T) {
 	table := e.MustOwt(repo, "tools")
 	require.Contains(t, table, "claude (default)")
 }
+
+func TestNewSwitchMovesTheClient(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	client := e.AttachClient("harness")
+	inside := []string{"TMUX=" + e.Socket + ",1,0"}
+	r := e.OwtIn(repo, inside, "", "new", "--no-agent", "--no-setup", "--switch", "--name", "jump", "Jump there")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	e.Eventually(5*time.Second, "client on the new session", func() bool { return e.ClientSession(client) == "app/jump" })
+}
+
+func TestNewStartsTmuxServerWhenNoneRuns(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.Tmux("kill-server")
+	it := newJSON(t, e, repo, "--no-agent", "--no-setup", "Work without a server")
+	require.True(t, it.Live)
+	require.Contains(t, e.Sessions(), it.Session)
+}

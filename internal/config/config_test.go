@@ -1,0 +1,90 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adrg/xdg"
+	"github.com/stretchr/testify/require"
+)
+
+func setup(t *testing.T, user, repo string) string {
+	t.Helper()
+	cfgHome := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfgHome)
+	xdg.Reload()
+	t.Cleanup(xdg.Reload)
+	if user != "" {
+		require.NoError(t, os.MkdirAll(filepath.Join(cfgHome, "owt"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(cfgHome, "owt", "config.toml"), []byte(user), 0o644))
+	}
+	root := t.TempDir()
+	if repo != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(root, RepoFile), []byte(repo), 0o644))
+	}
+	return root
+}
+
+func TestDefaultsWithoutFiles(t *testing.T) {
+	root := setup(t, "", "")
+	cfg, err := Load(root)
+	require.NoError(t, err)
+	require.Equal(t, Defaults(), cfg)
+	require.Equal(t, 5*time.Second, cfg.Status.StillAfter.Duration)
+}
+
+func TestLayersMergeRepoOverUserOverDefaults(t *testing.T) {
+	root := setup(t,
+		"[agent]\ntool = \"codex\"\nauto_approve = true\n[worktree]\ncopy = [\".env\"]\n[tools.claude]\ncommand = [\"claude-beta\"]\nplan = [\"--plan\"]\n",
+		"[agent]\ntool = \"gemini\"\n[tools.claude]\nready = \"^x\"\n[status]\nstill_after = \"9s\"\n")
+	cfg, err := Load(root)
+	require.NoError(t, err)
+	require.Equal(t, "gemini", cfg.Agent.Tool, "repo wins")
+	require.True(t, cfg.Agent.AutoApprove, "user value kept where repo is silent")
+	require.Equal(t, []string{".env"}, cfg.Worktree.Copy)
+	require.Equal(t, "../{repo}.worktrees/{name}", cfg.Worktree.Dir, "default kept")
+	require.Equal(t, 9*time.Second, cfg.Status.StillAfter.Duration)
+	claude := cfg.Tools["claude"]
+	require.Equal(t, []string{"claude-beta"}, claude.Command, "tool fields merge across layers")
+	require.Equal(t, []string{"--plan"}, claude.Plan)
+	require.Equal(t, "^x", claude.Ready)
+}
+
+func TestUnknownAndMistypedKeysNameFileAndKey(t *testing.T) {
+	root := setup(t, "[agent]\nauto_approve = \"yes\"\n", "[agnet]\ntool = \"x\"\n[worktree]\ncopyy = []\n")
+	_, err := Load(root)
+	var ps Problems
+	require.True(t, errors.As(err, &ps), "%v", err)
+	msg := err.Error()
+	require.Contains(t, msg, filepath.Join(root, RepoFile))
+	require.Contains(t, msg, "agnet")
+	require.Contains(t, msg, "worktree.copyy")
+	require.Contains(t, msg, "config.toml")
+	require.Contains(t, msg, "auto_approve")
+}
+
+func TestValidation(t *testing.T) {
+	root := setup(t, "", "[worktree]\ndir = \"/tmp/fixed\"\n[tools.x]\nprompt = \"maybe\"\n[status]\nstill_after = \"soon\"\n")
+	_, err := Load(root)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "still_after")
+	root = setup(t, "", "[worktree]\ndir = \"/tmp/fixed\"\n[tools.x]\nprompt = \"maybe\"\n")
+	_, err = Load(root)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "worktree.dir")
+	require.Contains(t, err.Error(), "tools.x.prompt")
+}
+
+func TestEncodeRoundTrips(t *testing.T) {
+	out, err := Encode(Defaults())
+	require.NoError(t, err)
+	require.True(t, strings.Contains(out, "still_after = \"5s\""), out)
+	root := setup(t, "", out)
+	cfg, err := Load(root)
+	require.NoError(t, err)
+	require.Equal(t, Defaults(), cfg)
+}
