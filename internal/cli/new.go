@@ -34,7 +34,6 @@ func newCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			wd, _ := os.Getwd()
 			if !c.Bool("json") {
 				w.Log = os.Stderr
 			}
@@ -47,7 +46,6 @@ func newCommand() *cli.Command {
 				NoAgent: c.Bool("no-agent"),
 				Plan:    c.Bool("plan"),
 				NoSetup: c.Bool("no-setup"),
-				From:    wd,
 			})
 			if err != nil {
 				return err

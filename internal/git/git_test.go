@@ -99,7 +99,10 @@ func TestFindRepo(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(wt, "deep"), 0o755))
 	rw, err := FindRepo(filepath.Join(wt, "deep"))
 	require.NoError(t, err)
-	require.Equal(t, r, rw, "a linked worktree maps to the main checkout")
+	require.Equal(t, r.Root, rw.Root, "a linked worktree maps to the main checkout")
+	require.Equal(t, r.CommonDir, rw.CommonDir)
+	require.Equal(t, "main", r.HeadBranch)
+	require.Equal(t, "feat/a", rw.HeadBranch, "the branch of the directory asked about")
 	top, err := TopLevel(filepath.Join(wt, "deep"))
 	require.NoError(t, err)
 	require.Equal(t, wt, top)
@@ -529,4 +532,31 @@ func TestEnvIsScrubbed(t *testing.T) {
 	require.Contains(t, e, "LC_ALL=C")
 	require.Contains(t, e, "GIT_TERMINAL_PROMPT=0")
 	require.NotContains(t, e, "LC_ALL=de_DE.UTF-8")
+}
+
+func TestBranches(t *testing.T) {
+	t.Parallel()
+	dir, repo := newRepo(t)
+	g(t, dir, "branch", "feat/a")
+	g(t, dir, "branch", "fix/b")
+	set, err := repo.Branches()
+	require.NoError(t, err)
+	require.Equal(t, map[string]bool{"main": true, "feat/a": true, "fix/b": true}, set)
+}
+
+func TestFindRepoHeadBranchDetachedAndUnborn(t *testing.T) {
+	t.Parallel()
+	dir, _ := newRepo(t)
+	g(t, dir, "checkout", "-q", "--detach")
+	r, err := FindRepo(dir)
+	require.NoError(t, err)
+	require.Equal(t, "", r.HeadBranch)
+
+	unborn := filepath.Join(tmp(t), "unborn")
+	require.NoError(t, os.Mkdir(unborn, 0o755))
+	g(t, unborn, "init", "-q", "-b", "trunk")
+	r, err = FindRepo(unborn)
+	require.NoError(t, err)
+	require.Equal(t, unborn, r.Root)
+	require.Equal(t, "", r.HeadBranch)
 }

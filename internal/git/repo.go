@@ -18,6 +18,9 @@ import (
 type Repo struct {
 	Root      string // top level of the main worktree (absolute, symlinks resolved)
 	CommonDir string // absolute git common dir (e.g. Root/.git), shared by all worktrees
+	// HeadBranch is the branch checked out in the directory FindRepo was
+	// given, read in the same git call; "" when detached or unborn.
+	HeadBranch string
 }
 
 // FindRepo finds the repository containing dir, which may be the main
@@ -27,14 +30,28 @@ type Repo struct {
 func FindRepo(dir string) (Repo, error) {
 	// One call answers everything for the common case (the main checkout):
 	// owt runs this on every command, so each process counts.
-	out, err := run(dir, "rev-parse", "--is-bare-repository", "--is-inside-work-tree",
-		"--path-format=absolute", "--git-common-dir", "--absolute-git-dir", "--show-toplevel")
+	args := []string{"rev-parse", "--is-bare-repository", "--is-inside-work-tree",
+		"--path-format=absolute", "--git-common-dir", "--absolute-git-dir", "--show-toplevel"}
+	out, err := run(dir, append(args, "--symbolic-full-name", "HEAD")...)
+	if err != nil {
+		// An unborn HEAD (no commit yet) makes the HEAD query fail: ask
+		// again without it.
+		out, err = run(dir, args...)
+	}
 	if err != nil {
 		return Repo{}, fmt.Errorf("git rev-parse in %s: %w", dir, notRepo(err))
 	}
 	f := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(f) == 4 && f[0] == "true" {
-		f = append(f, "")
+	if len(f) >= 4 && f[0] == "true" {
+		return Repo{}, fmt.Errorf("%s: bare repositories are not supported", dir)
+	}
+	head := ""
+	if len(f) == 6 {
+		head = strings.TrimPrefix(f[5], "refs/heads/")
+		if !strings.HasPrefix(f[5], "refs/heads/") {
+			head = "" // detached: rev-parse printed "HEAD"
+		}
+		f = f[:5]
 	}
 	if len(f) != 5 {
 		return Repo{}, fmt.Errorf("git rev-parse in %s: unexpected output %q", dir, out)
@@ -73,7 +90,7 @@ func FindRepo(dir string) (Repo, error) {
 			return Repo{}, err
 		}
 	}
-	return Repo{Root: root, CommonDir: common}, nil
+	return Repo{Root: root, CommonDir: common, HeadBranch: head}, nil
 }
 
 // TopLevel returns the top level of the worktree containing dir (which, for

@@ -97,13 +97,19 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	// These reads are independent: run them while the base is resolved.
 	sessions := async(w.Tmux.Sessions)
 	untracked := async(w.Repo.UntrackedFiles)
+	branches := async(w.Repo.Branches)
 	base, err := w.defaultBase(o)
 	if err != nil {
 		return nil, err
 	}
-	baseCommit, err := w.Repo.ResolveCommit(base)
-	if err != nil {
-		return nil, fmt.Errorf("unknown base %q: no such branch, tag or commit", base)
+	// An explicit base is checked before anything changes; the current
+	// branch exists by definition, and its commit is read off the
+	// critical path below.
+	baseCommit := ""
+	if o.Base != "" {
+		if baseCommit, err = w.Repo.ResolveCommit(base); err != nil {
+			return nil, fmt.Errorf("unknown base %q: no such branch, tag or commit", base)
+		}
 	}
 
 	var rb undo
@@ -118,7 +124,11 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, err := w.reserve(o, task, prof.Name, base, baseCommit, live)
+	existing, err := branches()
+	if err != nil {
+		return nil, err
+	}
+	rec, err := w.reserve(o, task, prof.Name, base, baseCommit, live, existing)
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +163,8 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 
+	// The new branch starts at the base: read its commit while tmux works.
+	branchAt := async(func() (string, error) { return w.Repo.ResolveCommit(rec.Branch) })
 	created, err := w.startSession(rec)
 	if err != nil {
 		return nil, fmt.Errorf("create tmux session %s: %w", rec.Session, err)
@@ -169,6 +181,9 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		}
 		r.SessionID, r.Pane = created.SessionID, created.PaneID
 		r.Copied = copied
+		if sha, err := branchAt(); err == nil && r.BaseCommit == "" {
+			r.BaseCommit = sha
+		}
 		rec = r
 		return nil
 	})
@@ -189,6 +204,9 @@ func (w *Workspace) defaultBase(o CreateOptions) (string, error) {
 	if o.Base != "" {
 		return o.Base, nil
 	}
+	if o.From == "" && w.Repo.HeadBranch != "" {
+		return w.Repo.HeadBranch, nil // read when the repo was opened
+	}
 	from := o.From
 	if from == "" {
 		from = w.Repo.Root
@@ -206,7 +224,7 @@ func (w *Workspace) defaultBase(o CreateOptions) (string, error) {
 // reserve picks a free name, branch, folder, session and port block and
 // writes the record in state "starting", so concurrent owt new calls never
 // choose the same ones.
-func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string, sessions []tmux.Session) (*state.Record, error) {
+func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string, sessions []tmux.Session, branches map[string]bool) (*state.Record, error) {
 	name, branch := DeriveName(task)
 	if o.Name != "" {
 		name = o.Name
@@ -237,7 +255,7 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 		return w.Store.Update(func(f *state.File) error {
 			for n := 1; ; n++ {
 				cn, cb := withSuffix(name, branch, n)
-				taken, why := w.taken(f, cn, cb, liveSession)
+				taken, why := w.taken(f, cn, cb, liveSession, branches)
 				if !taken {
 					name, branch = cn, cb
 					break
@@ -272,11 +290,11 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 }
 
 // taken reports whether a name or branch is already used, and by what.
-func (w *Workspace) taken(f *state.File, name, branch string, liveSession map[string]bool) (bool, string) {
+func (w *Workspace) taken(f *state.File, name, branch string, liveSession, branches map[string]bool) (bool, string) {
 	if _, ok := f.Records[name]; ok {
 		return true, "owt already has a worktree with that name"
 	}
-	if w.Repo.BranchExists(branch) {
+	if branches[branch] {
 		return true, "branch " + branch + " already exists"
 	}
 	if _, err := os.Lstat(w.worktreePath(name)); err == nil {
