@@ -247,3 +247,13 @@ func TestNewStartsTmuxServerWhenNoneRuns(t *testing.T) {
 	require.True(t, it.Live)
 	require.Contains(t, e.Sessions(), it.Session)
 }
+
+func TestTaskStartingWithDashIsPastedNotParsedAsAFlag(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	task := "--help is what the tool would see; - list item"
+	it := newJSON(t, e, repo, "--tool", "claude", "--", task)
+	require.Equal(t, []string{task}, e.WaitPrompts(it.Name, 1))
+	start, _ := e.Start(it.Name)
+	require.NotContains(t, start.Argv, task)
+}

@@ -88,7 +88,9 @@ func (w *Workspace) runAgent(rec *state.Record, out io.Writer) (int, error) {
 		return 127, fmt.Errorf("unknown tool %q", rec.Tool)
 	}
 	argTask := ""
-	if prof.Prompt == "arg" {
+	// A task that starts with "-" would be read as an option by the tool's
+	// argument parser, so it is pasted once the tool is ready instead.
+	if prof.Prompt == "arg" && !strings.HasPrefix(rec.Task, "-") {
 		argTask = rec.Task
 	}
 	argv, err := prof.Argv(argTask, rec.Plan, w.Config.Agent.AutoApprove)
@@ -107,7 +109,7 @@ func (w *Workspace) runAgent(rec *state.Record, out io.Writer) (int, error) {
 	}
 	if argTask != "" {
 		_, _ = w.SetStatus(rec.Name, state.Working, state.FromOwt, nil)
-	} else if prof.NeedsPaste(rec.Task) {
+	} else if rec.Task != "" && prof.Prompt != "none" {
 		go w.pasteWhenReady(rec, prof.Ready, out)
 	} else {
 		_, _ = w.SetStatus(rec.Name, state.Idle, state.FromOwt, nil)
