@@ -33,7 +33,13 @@ printf 'API_KEY=demo\n' > "$repo/.env"
 git -C "$repo" add README.md .gitignore
 git -C "$repo" -c user.name=demo -c user.email=demo@example.invalid commit -q -m "initial commit"
 
+# Login shells reset PATH from /etc/profile: put the demo's bin/ back.
+printf 'export PATH="%s/bin:$PATH"\n' "$root" > "$HOME/.bash_profile"
+cp "$HOME/.bash_profile" "$HOME/.bashrc"
+export SHELL=/bin/bash
+
 cat > "$HOME/.tmux.conf" <<CONF
+set -g default-shell /bin/bash
 set -g base-index 1
 set -g pane-base-index 1
 set -g status-right '#{?#{@owt-status},owt: #{@owt-status} ,}%H:%M'
