@@ -7,8 +7,11 @@ PREFIX  ?= $(HOME)/.local
 
 .PHONY: build test unit e2e bench install demo lint clean
 
+# owt, and owt-popup beside it: the tmux popups, kept out of owt so no other
+# command loads terminal UI libraries.
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/owt
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(dir $(BIN))owt-popup ./cmd/owt-popup
 
 # Everything: lint, unit tests, the fake agent's own tests, and the
 # end-to-end tests against real tmux and git.
@@ -21,13 +24,14 @@ bench: build
 install: build
 	install -d $(PREFIX)/bin
 	install -m 0755 $(BIN) $(PREFIX)/bin/owt
+	install -m 0755 $(dir $(BIN))owt-popup $(PREFIX)/bin/owt-popup
 
 demo: build
 	$(GO) build -o bin/owt-demo-agent ./testdata/fakeagent
 	./scripts/demo.sh
 
 lint:
-	@out=$$(gofmt -l cmd internal testdata popups 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l cmd internal testdata popups keybindings 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./... ./testdata/fakeagent/
 
 clean:

@@ -14,7 +14,22 @@ export HOME="$root/home" XDG_CONFIG_HOME="$root/config" XDG_STATE_HOME="$root/st
 	XDG_CACHE_HOME="$root/cache" TMUX_TMPDIR="$root/tmux"
 mkdir -p "$HOME" "$TMUX_TMPDIR" "$XDG_CONFIG_HOME/owt" "$root/bin"
 unset TMUX TMUX_PANE
-cleanup() { tmux kill-server 2>/dev/null || true; rm -rf "$root"; }
+# The server goes first, then everything its panes ran (agents, hooks
+# writing state) gets a moment to exit before the temp dir is removed.
+cleanup() {
+	local pids
+	pids="$(tmux list-panes -a -F '#{pane_pid}' 2>/dev/null || true)"
+	tmux kill-server 2>/dev/null || true
+	for _ in $(seq 50); do
+		local alive=0
+		for p in $pids; do
+			pgrep -s "$p" >/dev/null 2>&1 && alive=1
+		done
+		[ "$alive" = 0 ] && break
+		sleep 0.1
+	done
+	rm -rf "$root"
+}
 trap cleanup EXIT
 
 # The demo agent draws a Claude-like screen; it is installed as "claude"
@@ -42,7 +57,10 @@ cat > "$HOME/.tmux.conf" <<CONF
 set -g default-shell /bin/bash
 set -g base-index 1
 set -g pane-base-index 1
-set -g status-right '#{?#{@owt-status},owt: #{@owt-status} ,}%H:%M'
+set -g status-right '#{owt_status} | %H:%M'
+# The plugin, loaded the way a user without TPM would: its keys
+# (Alt+s, Alt+c, Alt+m, Alt+d) and the #{owt_status} segment.
+run-shell '$here/owt.tmux'
 CONF
 
 cd "$repo"
@@ -54,6 +72,9 @@ tmux send-keys -t demo Enter
 
 cat <<MSG
 owt demo: a private tmux server with two demo agents in $repo.
+Keys (the plugin is loaded): Alt+s pick an agent and jump there, Alt+c start
+a new one, Alt+m see what merging this worktree would do, Alt+d delete one.
+The status bar shows them: ▲ needs you, ● working, ○ idle, ✕ exited.
 Commands to try inside: owt list, owt send NAME "hello", owt switch NAME,
 owt new "Refactor the cart", owt delete NAME --force.
 Detach (prefix d) or exit to end the demo; everything is removed afterwards.

@@ -76,6 +76,11 @@ type Profile struct {
 	Headless []string
 	// Screen patterns; see the package documentation. "" never matches.
 	Ready, Working, Waiting, Idle string
+	// StatusBar matches the tool's own status-bar lines (footer hints,
+	// model, context and path lines); the classifier ignores them when it
+	// looks for Working and Waiting, so a branch or folder name shown there
+	// cannot pass for a spinner or a question.
+	StatusBar string
 	// InstallHint tells the user how to install the tool.
 	InstallHint string
 	// Hooks names the hook installer that applies: "claude", "codex",
@@ -129,6 +134,10 @@ func Builtins() []Profile {
 			// AskUserQuestion: "Enter to select · ↑/↓ to navigate".
 			Waiting: `(?m)Do you want to (?:proceed|make this edit|create|overwrite|allow|run)\b[^\n]*\?|Would you like to proceed\?|No, and tell Claude what to do differently|^[ \t]*[❯>][ \t]*\d+\.[ \t]+Yes\b|Enter to select`,
 			Idle:    `(?m)` + promptLine + `|\? for shortcuts`,
+			// Footer under the input box: "? for shortcuts", "⏵⏵ accept edits
+			// on (shift+tab to cycle)", "⏸ plan mode on", the auto-compact
+			// counter.
+			StatusBar: `(?m)^[ \t]*(?:\? for shortcuts|⏵⏵ |⏸ plan mode|Context left until auto-compact|Auto-update failed)`,
 			// Claude Code setup docs.
 			InstallHint: "npm install -g @anthropic-ai/claude-code",
 			Hooks:       "claude",
@@ -150,8 +159,11 @@ func Builtins() []Profile {
 			// Status row "• Working (12s • esc to interrupt)".
 			Working: `(?mi)\besc to interrupt\b|^[ \t]*[•◦]?[ \t]*Working[ \t]*\(`,
 			// codex-rs/tui approval overlay texts (as quoted by pane-patrol).
-			Waiting:     `(?m)Would you like to (?:run the following command|make the following edits)\?|Do you want to approve access to|needs your approval|Allow command\?|Yes, provide the requested info|Press enter to confirm or esc to cancel|enter to submit answer`,
-			Idle:        `(?m)` + promptLine + `|Ask Codex to do anything|\? for shortcuts|⏎ send`,
+			Waiting: `(?m)Would you like to (?:run the following command|make the following edits)\?|Do you want to approve access to|needs your approval|Allow command\?|Yes, provide the requested info|Press enter to confirm or esc to cancel|enter to submit answer`,
+			Idle:    `(?m)` + promptLine + `|Ask Codex to do anything|\? for shortcuts|⏎ send`,
+			// Footer: "⏎ send   ⌃J newline   ⌃T transcript   ⌃C quit",
+			// "? for shortcuts   100% context left".
+			StatusBar:   `(?m)⏎ send|⌃J newline|\d+% context left|\? for shortcuts`,
 			InstallHint: "npm install -g @openai/codex",
 			Hooks:       "codex",
 		},
@@ -173,8 +185,11 @@ func Builtins() []Profile {
 			Working: `(?mi)\besc to cancel\b`,
 			// Tool confirmation dialogs: "Apply this change?", "Allow execution
 			// of: 'cmd'?", "Do you want to proceed?", "● 1. Yes, allow once".
-			Waiting:     `(?m)Apply this change\?|Allow execution|Do you want to proceed\?|Yes, allow (?:once|always)|Waiting for user confirmation`,
-			Idle:        `(?m)Type your message or @path/to/file|^[ \t]*[│|][ \t]*>[ \t]`,
+			Waiting: `(?m)Apply this change\?|Allow execution|Do you want to proceed\?|Yes, allow (?:once|always)|Waiting for user confirmation`,
+			Idle:    `(?m)Type your message or @path/to/file|^[ \t]*[│|][ \t]*>[ \t]`,
+			// Footer: "~/src/app (main*)   no sandbox (see /docs)
+			// gemini-2.5-pro (98% context left)".
+			StatusBar:   `(?m)\(\d+% context left\)|no sandbox \(see /docs\)|sandbox-exec|macOS Seatbelt`,
 			InstallHint: "npm install -g @google/gemini-cli",
 			Hooks:       "gemini",
 		},
@@ -212,10 +227,12 @@ func Builtins() []Profile {
 			Headless: []string{"droid", "exec"},
 			// droid-cli skill (Factory plugins): idle prompt ">", busy
 			// "Thinking..." with a stop hint, dialogs "Use up/down to navigate".
-			Ready:       `(?m)` + promptLine,
+			// Footer "? for help · auto: off"; tool confirmation "Allow this
+			// action?" with "Yes, allow" / "No, cancel (esc)".
+			Ready:       `(?m)` + promptLine + `|\? for help`,
 			Working:     `(?mi)\besc to (?:stop|interrupt|cancel)\b|Thinking\.\.\.|Thinking…`,
-			Waiting:     `(?m)Use up/down to navigate|Do you want to proceed\?|(?:Allow|Proceed) (?:once|always)|Waiting for (?:user )?(?:confirmation|approval)`,
-			Idle:        `(?m)` + promptLine,
+			Waiting:     `(?m)Use up/down to navigate|Do you want to proceed\?|Allow this action\?|(?:Allow|Proceed) (?:once|always)|Waiting for (?:user )?(?:confirmation|approval)`,
+			Idle:        `(?m)` + promptLine + `|\? for help`,
 			InstallHint: "curl -fsSL https://app.factory.ai/cli | sh",
 			Hooks:       "droid",
 		},
@@ -229,10 +246,12 @@ func Builtins() []Profile {
 			Approve:  []string{"--dangerously-allow-all"},
 			Headless: []string{"amp", "-x"},
 			// Input box "╭─37% of 168k · $1.24────smart─╮" (houston notes).
-			Ready:       `(?m)╭─.*─[ \t]*(?:smart|rush|deep|free|large)[ \t]*─*╮|\d+% of \d+(?:\.\d+)?[kM]\b`,
+			// Footer hint "ctrl+o commands"; command approval "Allow this
+			// command?" with "Allow" / "Allow all for this session" / "Deny".
+			Ready:       `(?m)╭─.*─[ \t]*(?:smart|rush|deep|free|large)[ \t]*─*╮|\d+% of \d+(?:\.\d+)?[kM]\b|ctrl\+o commands`,
 			Working:     `(?mi)\besc to (?:cancel|interrupt|stop)\b|Running inference|Running tools|Thinking\.\.\.|Thinking…`,
-			Waiting:     `(?mi)waiting for approval|\bApprove\b.*\bDeny\b|Allow (?:once|always|all)|Do you want to (?:proceed|run|allow)\b`,
-			Idle:        `(?m)╭─.*─[ \t]*(?:smart|rush|deep|free|large)[ \t]*─*╮|\d+% of \d+(?:\.\d+)?[kM]\b`,
+			Waiting:     `(?mi)waiting for approval|\bApprove\b.*\bDeny\b|Allow (?:once|always|all)|Allow this command\?|Do you want to (?:proceed|run|allow)\b`,
+			Idle:        `(?m)╭─.*─[ \t]*(?:smart|rush|deep|free|large)[ \t]*─*╮|\d+% of \d+(?:\.\d+)?[kM]\b|ctrl\+o commands`,
 			InstallHint: "curl -fsSL https://ampcode.com/install.sh | bash",
 		},
 		{
@@ -246,9 +265,12 @@ func Builtins() []Profile {
 			Headless: []string{"pi", "-p"},
 			// Footer stats "↑1.2k ↓300 $0.012 3.4%/200k (auto)"; loader
 			// "Working... (esc to interrupt)" (interactive-mode.ts, footer.ts).
-			Ready:       `(?m)\d+\.\d%/\d+(?:\.\d+)?[kM]?`,
+			// Some builds ask before a tool call ("Allow tool call?") and show
+			// "/help for commands" in the footer.
+			Ready:       `(?m)\d+\.\d%/\d+(?:\.\d+)?[kM]?|/help for commands`,
 			Working:     `(?mi)Working\.\.\.|\besc to interrupt\b`,
-			Idle:        `(?m)\d+\.\d%/\d+(?:\.\d+)?[kM]?`,
+			Waiting:     `(?m)Allow tool call\?`,
+			Idle:        `(?m)\d+\.\d%/\d+(?:\.\d+)?[kM]?|/help for commands`,
 			InstallHint: "npm install -g @earendil-works/pi-coding-agent",
 		},
 		{
@@ -264,10 +286,10 @@ func Builtins() []Profile {
 			// Placeholders "→ Plan, search, build anything" and "Add a
 			// follow-up"; busy "ctrl+c to stop"; approvals "Run … (y)",
 			// "Skip (esc or n)" (seahelm, ccmanager, cli-agent-orchestrator).
-			Ready:       `(?m)Plan, search, build anything|Add a follow-up`,
+			Ready:       `(?m)Plan, search, build anything|Add a follow-up|/ commands · @ files`,
 			Working:     `(?mi)ctrl\+c to stop|\besc to (?:interrupt|cancel|stop)\b`,
 			Waiting:     `(?m)Skip \(esc or n\)|(?:Run|Allow)\b[^\n]*\(y\)|Run this command\?|Waiting for approval`,
-			Idle:        `(?m)Plan, search, build anything|Add a follow-up`,
+			Idle:        `(?m)Plan, search, build anything|Add a follow-up|/ commands · @ files`,
 			InstallHint: "curl https://cursor.com/install -fsS | bash",
 		},
 		{
@@ -351,6 +373,7 @@ func toTool(p Profile) config.Tool {
 		Working:     p.Working,
 		Waiting:     p.Waiting,
 		Idle:        p.Idle,
+		StatusBar:   p.StatusBar,
 		InstallHint: p.InstallHint,
 	}
 }
@@ -368,6 +391,7 @@ func fromTool(name string, t config.Tool, hooks string) Profile {
 		Working:     t.Working,
 		Waiting:     t.Waiting,
 		Idle:        t.Idle,
+		StatusBar:   t.StatusBar,
 		InstallHint: t.InstallHint,
 		Hooks:       hooks,
 	}
@@ -388,6 +412,7 @@ func validate(prefix string, p Profile) []error {
 	}
 	for _, f := range []struct{ key, pattern string }{
 		{"ready", p.Ready}, {"working", p.Working}, {"waiting", p.Waiting}, {"idle", p.Idle},
+		{"status_bar", p.StatusBar},
 	} {
 		if _, err := CompilePattern(f.pattern); err != nil {
 			errs = append(errs, fmt.Errorf("%s.%s: invalid regex: %v", prefix, f.key, err))

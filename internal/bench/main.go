@@ -84,6 +84,63 @@ func main() {
 	}
 	fmt.Printf("%-44s p50 %7s   (budget ≤ 40 ms; git figures reused for 3 s)\n", "owt list --json", ms(p50(cached)))
 	fmt.Printf("%-44s p50 %7s   (no budget; recomputes git figures for %d worktrees)\n", "owt list --json --fresh", ms(p50(fresh)), *n)
+
+	var statusLine []time.Duration
+	for i := 0; i < *runs; i++ {
+		statusLine = append(statusLine, w.time(repo, bin, "status-line"))
+	}
+	fmt.Printf("%-44s p50 %7s   (budget ≤ 5 ms; the tmux bar itself reads an option: 0 processes)\n", "owt status-line", ms(p50(statusLine)))
+
+	var frames []time.Duration
+	for i := 0; i < 10; i++ {
+		frames = append(frames, w.firstFrame(repo, bin, fmt.Sprintf("%d/%d", *n, *n)))
+	}
+	fmt.Printf("%-44s p50 %7s   (budget ≤ 150 ms; max %s; from new-window to the list on screen)\n",
+		fmt.Sprintf("switch popup first frame, %d agents", *n), ms(p50(frames)), ms(maxOf(frames)))
+
+	statusFigures(w, bin, repo)
+}
+
+// firstFrame runs the switch picker in a new tmux window and measures the
+// time until its list (the "N/N" count line) is on screen, polling
+// capture-pane; then it closes the picker with Esc.
+func (w *world) firstFrame(dir, bin, want string) time.Duration {
+	start := time.Now()
+	out, err := w.cmd(dir, "tmux", "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "bench:", "-c", dir, bin, "popup", "switch").Output()
+	check(err)
+	pane := strings.TrimSpace(string(out))
+	var took time.Duration
+	for {
+		screen, err := w.cmd(dir, "tmux", "capture-pane", "-p", "-t", pane).Output()
+		if err == nil && strings.Contains(string(screen), want) {
+			took = time.Since(start)
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			fmt.Fprintf(os.Stderr, "switch popup never showed %q:\n%s", want, screen)
+			os.Exit(1)
+		}
+	}
+	w.must(dir, "tmux", "send-keys", "-t", pane, "Escape")
+	for i := 0; i < 200; i++ {
+		if err := w.cmd(dir, "tmux", "display-message", "-p", "-t", pane, "").Run(); err != nil {
+			break
+		}
+		panes, _ := w.cmd(dir, "tmux", "list-panes", "-a", "-F", "#{pane_id}").Output()
+		if !strings.Contains(string(panes), pane+"\n") {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return took
+}
+
+func maxOf(ds []time.Duration) time.Duration {
+	var m time.Duration
+	for _, d := range ds {
+		m = max(m, d)
+	}
+	return m
 }
 
 func (w *world) repo(name string) string {

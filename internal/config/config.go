@@ -29,6 +29,7 @@ type Config struct {
 	Setup    Setup           `toml:"setup"`
 	Agent    Agent           `toml:"agent"`
 	Status   Status          `toml:"status"`
+	Notify   Notify          `toml:"notify"`
 	Tools    map[string]Tool `toml:"tools,omitempty"`
 }
 
@@ -66,23 +67,44 @@ type Agent struct {
 
 // Status tunes status detection.
 type Status struct {
+	// StillAfter is how long a "working" agent's pane must stay unchanged,
+	// with its input prompt showing, before owt calls it idle (Esc fires
+	// no hook).
 	StillAfter Duration `toml:"still_after"`
 }
+
+// Notify says when and how owt tells the user that an agent changed status.
+type Notify struct {
+	// On lists the statuses whose arrival notifies: "waiting", "idle",
+	// "exited". Empty turns notifications off.
+	On []string `toml:"on"`
+	// Desktop also runs notify-send.
+	Desktop bool `toml:"desktop"`
+	// Command is run (argv, no shell) on each notification with OWT_NAME,
+	// OWT_STATUS, OWT_REPO and OWT_PATH in its environment.
+	Command []string `toml:"command"`
+}
+
+// NotifyStatuses are the statuses [notify] on accepts.
+var NotifyStatuses = []string{"waiting", "idle", "exited"}
 
 // Tool adds a tool or overrides fields of a built-in one. Empty fields keep
 // the built-in value.
 type Tool struct {
-	Command     []string `toml:"command,omitempty"`
-	Prompt      string   `toml:"prompt,omitempty"` // "arg", "paste" or "none"
-	PromptFlag  string   `toml:"prompt_flag,omitempty"`
-	Plan        []string `toml:"plan,omitempty"`
-	Approve     []string `toml:"approve,omitempty"`
-	Headless    []string `toml:"headless,omitempty"`
-	Ready       string   `toml:"ready,omitempty"`
-	Working     string   `toml:"working,omitempty"`
-	Waiting     string   `toml:"waiting,omitempty"`
-	Idle        string   `toml:"idle,omitempty"`
-	InstallHint string   `toml:"install_hint,omitempty"`
+	Command    []string `toml:"command,omitempty"`
+	Prompt     string   `toml:"prompt,omitempty"` // "arg", "paste" or "none"
+	PromptFlag string   `toml:"prompt_flag,omitempty"`
+	Plan       []string `toml:"plan,omitempty"`
+	Approve    []string `toml:"approve,omitempty"`
+	Headless   []string `toml:"headless,omitempty"`
+	Ready      string   `toml:"ready,omitempty"`
+	Working    string   `toml:"working,omitempty"`
+	Waiting    string   `toml:"waiting,omitempty"`
+	Idle       string   `toml:"idle,omitempty"`
+	// StatusBar matches the tool's own status-bar lines (footers, model and
+	// context lines), which are ignored when looking for Working and Waiting.
+	StatusBar   string `toml:"status_bar,omitempty"`
+	InstallHint string `toml:"install_hint,omitempty"`
 }
 
 // Duration is a time.Duration written as "5s" in TOML.
@@ -114,6 +136,7 @@ func Defaults() Config {
 		Setup:  Setup{Install: true, Commands: []string{}},
 		Agent:  Agent{Tool: "auto"},
 		Status: Status{StillAfter: Duration{5 * time.Second}},
+		Notify: Notify{On: append([]string(nil), NotifyStatuses...), Command: []string{}},
 		Tools:  map[string]Tool{},
 	}
 }
@@ -257,6 +280,9 @@ func MergeTool(base, over Tool) Tool {
 	if over.Idle != "" {
 		base.Idle = over.Idle
 	}
+	if over.StatusBar != "" {
+		base.StatusBar = over.StatusBar
+	}
 	if over.InstallHint != "" {
 		base.InstallHint = over.InstallHint
 	}
@@ -275,6 +301,17 @@ func validate(cfg Config) Problems {
 	if cfg.Worktree.PortBlock < 1 || cfg.Worktree.PortBlock > 1000 {
 		ps = append(ps, Problem{File: where, Key: "worktree.port_block", Msg: "must be between 1 and 1000"})
 	}
+	if cfg.Status.StillAfter.Duration <= 0 {
+		ps = append(ps, Problem{File: where, Key: "status.still_after", Msg: "must be more than 0s"})
+	}
+	for _, s := range cfg.Notify.On {
+		if !contains(NotifyStatuses, s) {
+			ps = append(ps, Problem{File: where, Key: "notify.on", Msg: fmt.Sprintf("%q is not one of %s", s, strings.Join(NotifyStatuses, ", "))})
+		}
+	}
+	if len(cfg.Notify.Command) > 0 && strings.TrimSpace(cfg.Notify.Command[0]) == "" {
+		ps = append(ps, Problem{File: where, Key: "notify.command", Msg: "the first element must name a program"})
+	}
 	names := make([]string, 0, len(cfg.Tools))
 	for n := range cfg.Tools {
 		names = append(names, n)
@@ -289,6 +326,15 @@ func validate(cfg Config) Problems {
 		}
 	}
 	return ps
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }
 
 // Encode writes cfg as TOML.

@@ -115,16 +115,25 @@ func TestSendDeliversTextLiterally(t *testing.T) {
 func TestSendFiltersByStatus(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
-	a := newJSON(t, e, repo, "--tool", "claude", "--name", "a", "Task a")
+	// a works for a minute (its hooks report it); b's agent exits.
+	a := newJSON(t, e, repo, "--tool", "claude", "--name", "a", "Task a\n!sleep 60s")
 	b := newJSON(t, e, repo, "--tool", "claude", "--name", "b", "Task b")
 	e.WaitPrompts(a.Name, 1)
 	e.WaitPrompts(b.Name, 1)
-	// b's agent exits; a group send skips it, and only a is working.
+	// A group send skips b, and only a is working.
 	e.MustOwt(repo, "send", "b", "!exit 0")
 	e.Eventually(15*time.Second, "b exited", func() bool { return e.Find(repo, "b").Status == "exited" })
 
 	e.MustOwt(repo, "send", "--working", "keep going")
-	require.Contains(t, e.WaitPrompts(a.Name, 2), "keep going")
+	// a is mid-turn, so its TUI queues the text for the next turn.
+	e.Eventually(15*time.Second, "a got keep going", func() bool {
+		for _, ev := range e.Events() {
+			if ev.Agent == a.Name && (ev.Event == "queued" || ev.Event == "prompt") && ev.Text == "keep going" {
+				return true
+			}
+		}
+		return false
+	})
 	r := e.Owt(repo, "send", "--idle", "anyone idle?")
 	require.NotEqual(t, 0, r.Code, "no idle agent: nothing to send to")
 	require.NotContains(t, strings.Join(e.Prompts(b.Name), "\n"), "keep going")

@@ -122,6 +122,7 @@ func NewEnv(t *testing.T) *Env {
 		cmd := exec.Command("tmux", "kill-server")
 		cmd.Env = e.Environ()
 		_ = cmd.Run()
+		e.waitProcessesGone()
 	})
 	return e
 }

@@ -73,8 +73,12 @@ type Record struct {
 	Status      Status    `json:"status"`
 	StatusSince time.Time `json:"status_since"`
 	Source      Source    `json:"status_source"`
-	ExitCode    *int      `json:"exit_code,omitempty"`
-	CreatedAt   time.Time `json:"created_at"`
+	// EventAt is when the event behind the status happened (a hook's start,
+	// a screen observation): an event older than it is stale and ignored,
+	// so hooks that reach the lock out of order cannot roll a status back.
+	EventAt   time.Time `json:"status_event_at,omitzero"`
+	ExitCode  *int      `json:"exit_code,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
 	// Recovered marks a record rebuilt after corruption: its task and tool
 	// were lost with the file.
 	Recovered bool `json:"recovered,omitempty"`
@@ -120,6 +124,10 @@ func Dir() string { return filepath.Join(xdg.StateHome, "owt") }
 
 func reposDir() string { return filepath.Join(Dir(), "repos") }
 
+// ReposDir holds the state files. Every write renames a file into it, so
+// its modification time tells a watcher that some state changed.
+func ReposDir() string { return reposDir() }
+
 // Store is the state file of one repository.
 type Store struct {
 	Repo string
@@ -155,6 +163,11 @@ func sanitize(s string) string {
 
 // ErrCorrupt marks a state file that cannot be read.
 var ErrCorrupt = errors.New("state file is corrupt")
+
+// ErrNoChange, returned by an Update function, ends the update without
+// writing and without error: the hot path of a hook that changes nothing
+// skips the write and its fsync.
+var ErrNoChange = errors.New("nothing to change")
 
 func (s *Store) empty() *File {
 	return &File{Version: Version, Repo: s.Repo, Records: map[string]*Record{}}
@@ -219,6 +232,9 @@ func (s *Store) Update(fn func(*File) error) error {
 		return err
 	}
 	if err := fn(f); err != nil {
+		if errors.Is(err, ErrNoChange) {
+			return nil
+		}
 		return err
 	}
 	return s.write(f)

@@ -30,9 +30,10 @@ func (w *Workspace) EnsureSession(r *state.Record) (string, error) {
 		return "", err
 	}
 	created, err := w.Tmux.NewSession(tmux.NewSession{
-		Name: r.Session,
-		Dir:  r.Path,
-		Env:  w.sessionEnv(r),
+		Name:    r.Session,
+		Dir:     r.Path,
+		Env:     w.sessionEnv(r),
+		Options: sessionOptions(r),
 	})
 	if err != nil {
 		return "", fmt.Errorf("recreate session %s: %w", r.Session, err)

@@ -154,8 +154,9 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.applyNote(rec) // the shared note of 'owt note', if one is set
 	if !o.NoAgent {
-		if err := w.installHooks(rec, prof); err != nil {
+		if err := w.installHooks(rec, prof, &rb); err != nil {
 			return nil, fmt.Errorf("install %s hooks: %w", prof.Name, err)
 		}
 	}
@@ -196,6 +197,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	ok = true
 	w.publishSummary()
 	_ = w.Tmux.RefreshClients(created.Clients)
+	w.startMonitor()
 	return rec, nil
 }
 
@@ -377,26 +379,14 @@ func (w *Workspace) bringFiles(dst string, listUntracked func() ([]string, error
 	// A symlink is a file to git, so a pattern like "node_modules/" does not
 	// hide it: exclude the links by exact path, and put the file back as it
 	// was if creation fails.
-	exclude, err := w.Repo.ExcludeFile()
-	if err != nil {
-		return nil, err
-	}
-	before, readErr := os.ReadFile(exclude)
 	patterns := make([]string, len(linked))
 	for i, l := range linked {
 		patterns[i] = "/" + l
 		w.logf("linked %s", l)
 	}
-	if err := w.Repo.AddExcludes(patterns...); err != nil {
+	if err := w.excludeWithUndo(rb, patterns...); err != nil {
 		return nil, fmt.Errorf("exclude links from git: %w", err)
 	}
-	rb.push(func() {
-		if readErr == nil {
-			_ = os.WriteFile(exclude, before, 0o644)
-		} else if errors.Is(readErr, os.ErrNotExist) {
-			_ = os.Remove(exclude)
-		}
-	})
 	return copied, nil
 }
 

@@ -66,7 +66,8 @@ func (w *world) workspace() *Workspace {
 	// The session runs a stand-in for "owt _run" that just stays alive:
 	// this test is about the steps around it.
 	script := filepath.Join(w.t.TempDir(), "runner")
-	require.NoError(w.t, os.WriteFile(script, []byte("#!/bin/sh\nexec sleep 600\n"), 0o755))
+	// Create also starts "owt monitor" through Self: the stand-in declines.
+	require.NoError(w.t, os.WriteFile(script, []byte("#!/bin/sh\n[ \"$1\" = monitor ] && exit 0\nexec sleep 600\n"), 0o755))
 	ws.Self = script
 	return ws
 }

@@ -1,14 +1,114 @@
 package workspace
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
-// installHooks writes the tool's hook settings into a new worktree so the
-// agent reports its status to "owt hook". Filled in by the status work
-// (issue 4); rolled back with the worktree.
-func (w *Workspace) installHooks(rec *state.Record, prof agent.Profile) error {
-	_, _ = rec, prof
+// installHooks merges the tool's hooks into its settings file in a new
+// worktree, so the agent reports its status to "owt hook" (by absolute
+// path). The user's settings and hooks in that file are kept; owt's own
+// hooks from an earlier run are replaced, not duplicated. Codex has no
+// file: its notify program goes on its command line (see runAgent).
+//
+// Keeping the file out of git:
+//   - Not tracked on the branch (the usual case: .claude/settings.local.json
+//     and .factory/settings.local.json are personal files): its path goes
+//     into the repository's info/exclude, before the file is written, so it
+//     never shows as a change. That pattern covers every worktree of the
+//     repository, the main checkout included.
+//   - Tracked on the branch (a team's committed .gemini/settings.json): an
+//     exclude pattern would not hide it, and would hide the file wherever
+//     it is not yet tracked. owt merges its hooks into the file and marks it
+//     skip-worktree in this worktree's index only, so git status, git add -A
+//     and the agent's commits leave owt's lines out, and the main checkout
+//     is untouched.
+//
+// rb undoes the info/exclude change if creation fails later; the file
+// itself goes with the worktree.
+func (w *Workspace) installHooks(rec *state.Record, prof agent.Profile, rb *undo) error {
+	spec, ok := agent.HookFiles[prof.Hooks]
+	if !ok {
+		return nil
+	}
+	path := filepath.Join(rec.Path, filepath.FromSlash(spec.Path))
+	old, err := os.ReadFile(path)
+	existed := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	tracked := false
+	if existed {
+		if tracked, err = git.IsTracked(rec.Path, spec.Path); err != nil {
+			return err
+		}
+	}
+	data, err := agent.MergeHookSettings(old, prof.Hooks, w.Self)
+	if err != nil {
+		return err
+	}
+	if !tracked {
+		w.warnHidden(spec.Path)
+		if err := w.excludeWithUndo(rb, "/"+spec.Path); err != nil {
+			return fmt.Errorf("exclude %s from git: %w", spec.Path, err)
+		}
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	if err := os.WriteFile(path, data, mode); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if tracked {
+		return git.SkipWorktree(rec.Path, spec.Path)
+	}
+	return nil
+}
+
+// warnHidden says so when the exclude pattern for rel will also hide an
+// untracked file of that name in the main checkout, which the user may
+// have meant to commit one day.
+func (w *Workspace) warnHidden(rel string) {
+	if _, err := os.Stat(filepath.Join(w.Repo.Root, filepath.FromSlash(rel))); err != nil {
+		return
+	}
+	if tracked, err := git.IsTracked(w.Repo.Root, rel); err != nil || tracked {
+		return
+	}
+	if ignored, _ := git.IsIgnored(w.Repo.Root, rel); ignored {
+		return
+	}
+	w.logf("note: %s is now in .git/info/exclude so owt's hooks stay out of commits; the untracked %s of your checkout is hidden from git status too ('git add -f %s' if you mean to commit it)", rel, rel, rel)
+}
+
+// excludeWithUndo adds patterns to the repository's info/exclude and pushes
+// onto rb the action that puts the file back as it was.
+func (w *Workspace) excludeWithUndo(rb *undo, patterns ...string) error {
+	exclude, err := w.Repo.ExcludeFile()
+	if err != nil {
+		return err
+	}
+	before, readErr := os.ReadFile(exclude)
+	if err := w.Repo.AddExcludes(patterns...); err != nil {
+		return err
+	}
+	rb.push(func() {
+		if readErr == nil {
+			_ = os.WriteFile(exclude, before, 0o644)
+		} else if errors.Is(readErr, os.ErrNotExist) {
+			_ = os.Remove(exclude)
+		}
+	})
 	return nil
 }

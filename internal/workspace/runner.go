@@ -97,6 +97,10 @@ func (w *Workspace) runAgent(rec *state.Record, out io.Writer) (int, error) {
 	if err != nil {
 		return 127, err
 	}
+	// Codex reports to owt through -c notify=[…] (see agent/codex.go).
+	if extra, err := prof.HookArgs(w.Self, w.Repo.Root); err == nil {
+		argv = prof.WithArgs(argv, extra)
+	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)

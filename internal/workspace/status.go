@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"time"
 
 	"github.com/owt-tmux/owt/internal/state"
 )
@@ -13,57 +14,85 @@ func shortHash(s string) string {
 	return hex.EncodeToString(sum[:])[:6]
 }
 
+// eventRefresh bounds how often an event that changes nothing still writes
+// the state file to move the record's EventAt forward: a tool firing hooks
+// many times a second costs one write a second, not one per hook.
+const eventRefresh = time.Second
+
 // SetStatus records a status change for the worktree called name and
 // publishes it to tmux. exitCode is kept only with state.Exited.
 func (w *Workspace) SetStatus(name string, st state.Status, src state.Source, exitCode *int) (*state.Record, error) {
-	var rec *state.Record
+	rec, _, err := w.SetStatusAt(name, st, src, exitCode, w.Now())
+	return rec, err
+}
+
+// SetStatusAt records a status that an event at time at reported. An
+// event older than the record's last one is stale and changes nothing:
+// hooks of one agent run in order, but their processes can reach the state
+// lock out of order. It reports whether the status (or its source or exit
+// code) changed; only then is it published.
+func (w *Workspace) SetStatusAt(name string, st state.Status, src state.Source, exitCode *int, at time.Time) (*state.Record, bool, error) {
+	rec, changed, err := w.recordStatus(name, st, src, exitCode, at)
+	if changed {
+		w.publishCurrent(name)
+	}
+	return rec, changed, err
+}
+
+// recordStatus is SetStatusAt without publishing.
+func (w *Workspace) recordStatus(name string, st state.Status, src state.Source, exitCode *int, at time.Time) (*state.Record, bool, error) {
+	return w.changeStatus(name, func(*state.Record) (statusChange, bool) {
+		return statusChange{status: st, source: src, exitCode: exitCode, at: at}, true
+	})
+}
+
+// statusChange is a status an event reports, and when it happened.
+type statusChange struct {
+	status   state.Status
+	source   state.Source
+	exitCode *int
+	at       time.Time
+}
+
+// changeStatus applies the change decide returns for the record as it is
+// under the state lock, unless decide declines or the event is stale. The
+// caller publishes.
+func (w *Workspace) changeStatus(name string, decide func(*state.Record) (statusChange, bool)) (*state.Record, bool, error) {
+	var rec state.Record
 	changed := false
 	err := w.Store.Update(func(f *state.File) error {
 		r, ok := f.Records[name]
 		if !ok {
 			return fmt.Errorf("%w %q", ErrUnknownName, name)
 		}
-		changed = r.SetStatus(st, src, w.Now())
-		if st == state.Exited {
-			r.ExitCode = exitCode
-			changed = true
+		rec = *r
+		c, ok := decide(r)
+		if !ok || c.at.Before(r.EventAt) {
+			return state.ErrNoChange
+		}
+		if c.status == state.Exited && c.exitCode == nil && r.Status == state.Exited {
+			c.exitCode = r.ExitCode // a late "exited" without a code keeps the one known
+		}
+		changed = r.SetStatus(c.status, c.source, c.at)
+		if c.status == state.Exited {
+			changed = changed || !sameCode(r.ExitCode, c.exitCode)
+			r.ExitCode = c.exitCode
 		} else {
 			r.ExitCode = nil
 		}
-		rec = r
+		if !changed && c.at.Sub(r.EventAt) < eventRefresh {
+			return state.ErrNoChange
+		}
+		r.EventAt = c.at
+		rec = *r
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if changed {
-		w.publish(rec)
-	}
-	return rec, nil
+	return &rec, changed, nil
 }
 
-// publish puts a record's status into tmux: the session's @owt-status user
-// option (for users styling their own status line), then a status redraw.
-// tmux being unreachable is not an error: the state file is the truth.
-func (w *Workspace) publish(rec *state.Record) {
-	if rec.SessionID == "" {
-		return
-	}
-	// A new tmux server reuses ids from $0, so the id alone could name
-	// another session: check the name first.
-	if got, err := w.Tmux.Display(rec.SessionID, "#{session_name}"); err != nil || got != rec.Session {
-		return
-	}
-	_ = w.Tmux.SetOptions(rec.SessionID, sessionOptions(rec))
-	w.publishSummary()
-	_ = w.Tmux.RefreshStatus()
-}
-
-// sessionOptions are the user options owt keeps on a worktree's session.
-func sessionOptions(rec *state.Record) map[string]string {
-	return map[string]string{
-		"@owt-status": string(rec.Status),
-		"@owt-name":   rec.Name,
-		"@owt-repo":   rec.Repo,
-	}
+func sameCode(a, b *int) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }

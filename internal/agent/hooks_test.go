@@ -1,0 +1,173 @@
+package agent
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+	"github.com/stretchr/testify/require"
+)
+
+// commands returns every hook command of event in a settings file.
+func commands(t *testing.T, data []byte, event string) []string {
+	t.Helper()
+	var s struct {
+		Hooks map[string]json.RawMessage `json:"hooks"`
+	}
+	require.NoError(t, json.Unmarshal(data, &s), string(data))
+	var groups []struct {
+		Hooks []struct {
+			Command string `json:"command"`
+		} `json:"hooks"`
+	}
+	if raw, ok := s.Hooks[event]; ok {
+		require.NoError(t, json.Unmarshal(raw, &groups))
+	}
+	var out []string
+	for _, g := range groups {
+		for _, h := range g.Hooks {
+			out = append(out, h.Command)
+		}
+	}
+	return out
+}
+
+func TestMergeHookSettingsIntoNothing(t *testing.T) {
+	for kind, spec := range HookFiles {
+		data, err := MergeHookSettings(nil, kind, "/opt/owt bin/owt")
+		require.NoError(t, err)
+		for _, ev := range spec.Events {
+			require.Equal(t, []string{"'/opt/owt bin/owt' hook " + kind + " " + ev}, commands(t, data, ev), kind)
+		}
+	}
+}
+
+func TestMergeHookSettingsKeepsTheUsersAndNeverDuplicates(t *testing.T) {
+	user := `{
+  "permissions": {"allow": ["Bash(npm test)"]},
+  "hooks": {
+    "Stop": [
+      {"matcher": "", "hooks": [{"type": "command", "command": "say done"}, {"type": "command", "command": "/old/place/owt hook claude Stop"}]}
+    ],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 5}]}],
+    "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}]
+  },
+  "model": "opus"
+}`
+	once, err := MergeHookSettings([]byte(user), "claude", "/usr/local/bin/owt")
+	require.NoError(t, err)
+	twice, err := MergeHookSettings(once, "claude", "/usr/local/bin/owt")
+	require.NoError(t, err)
+	require.Equal(t, string(once), string(twice), "a second run changes nothing")
+
+	require.Equal(t, []string{"say done", "/usr/local/bin/owt hook claude Stop"}, commands(t, once, "Stop"),
+		"the user's hook stays, owt's old one (another path) is replaced")
+	require.Equal(t, []string{"./guard.sh", "/usr/local/bin/owt hook claude PreToolUse"}, commands(t, once, "PreToolUse"))
+	require.Equal(t, []string{"echo hi"}, commands(t, once, "SessionStart"))
+
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(once, &m))
+	require.Equal(t, "opus", m["model"])
+	require.Equal(t, map[string]any{"allow": []any{"Bash(npm test)"}}, m["permissions"])
+	require.Less(t, strings.Index(string(once), `"permissions"`), strings.Index(string(once), `"hooks"`), "key order kept")
+	require.Less(t, strings.Index(string(once), `"hooks"`), strings.Index(string(once), `"model"`))
+	require.Contains(t, string(once), `"matcher": "Bash"`, "the user's groups are kept as written")
+	require.Contains(t, string(once), `"timeout": 5`)
+}
+
+func TestMergeHookSettingsGeminiFlagsAndBadFiles(t *testing.T) {
+	data, err := MergeHookSettings([]byte(`{"hooks": {"enabled": true}, "general": {"vimMode": true}}`), "gemini", "/bin/owt")
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"enabled": true`)
+	require.Equal(t, []string{"/bin/owt hook gemini AfterAgent"}, commands(t, data, "AfterAgent"))
+	require.Contains(t, string(data), `"timeout": 10000`, "gemini counts milliseconds")
+
+	for _, bad := range []string{`[1]`, `{"hooks": 3}`, `{"hooks": {"Stop": {"x": 1}}}`, `{not json`} {
+		_, err := MergeHookSettings([]byte(bad), "claude", "/bin/owt")
+		require.Error(t, err, bad)
+	}
+	_, err = MergeHookSettings(nil, "codex", "/bin/owt")
+	require.Error(t, err, "codex has no settings file")
+}
+
+func TestIsOwtHookCommand(t *testing.T) {
+	for _, c := range []string{
+		HookCommand("/usr/bin/owt", "claude", "Stop"),
+		HookCommand("/home/ann/my tools/owt", "gemini", "AfterAgent"),
+		HookCommand("/tmp/it's/owt", "droid", "Notification"),
+		"owt hook claude Stop",
+	} {
+		require.True(t, IsOwtHookCommand(c), c)
+	}
+	for _, c := range []string{"say done", "/usr/bin/owt list", "/usr/bin/owt hook claude Stop; rm -rf /", "/usr/bin/not-owt hook claude Stop", "'unterminated hook claude Stop"} {
+		require.False(t, IsOwtHookCommand(c), c)
+	}
+}
+
+func TestHookStatus(t *testing.T) {
+	cases := []struct {
+		kind, event string
+		ev          HookEvent
+		want        string
+	}{
+		{"claude", "UserPromptSubmit", HookEvent{}, HookWorking},
+		{"claude", "PreToolUse", HookEvent{}, HookWorking},
+		{"claude", "PostToolUse", HookEvent{}, HookWorking},
+		{"claude", "PermissionRequest", HookEvent{}, HookWaiting},
+		{"claude", "Notification", HookEvent{NotificationType: "permission_prompt"}, HookWaiting},
+		{"claude", "Notification", HookEvent{NotificationType: "elicitation_dialog"}, HookWaiting},
+		{"claude", "Notification", HookEvent{NotificationType: "idle_prompt"}, HookIdle},
+		{"claude", "Notification", HookEvent{NotificationType: "auth_success"}, ""},
+		{"claude", "Stop", HookEvent{}, HookIdle},
+		{"claude", "SessionEnd", HookEvent{Reason: "prompt_input_exit"}, HookExited},
+		{"claude", "SessionEnd", HookEvent{Reason: "clear"}, ""},
+		{"claude", "SessionStart", HookEvent{}, ""},
+		{"droid", "Notification", HookEvent{Message: "Droid needs your permission to use Execute"}, HookWaiting},
+		{"droid", "Stop", HookEvent{}, HookIdle},
+		{"gemini", "BeforeAgent", HookEvent{}, HookWorking},
+		{"gemini", "AfterTool", HookEvent{}, HookWorking},
+		{"gemini", "AfterAgent", HookEvent{}, HookIdle},
+		{"gemini", "Notification", HookEvent{NotificationType: "ToolPermission"}, HookWaiting},
+		{"gemini", "Stop", HookEvent{}, ""},
+		{"codex", "notify", HookEvent{Type: "agent-turn-complete"}, HookIdle},
+		{"codex", "notify", HookEvent{Type: "something-else"}, ""},
+		{"codex", "Stop", HookEvent{}, HookIdle},
+		{"nosuch", "Stop", HookEvent{}, ""},
+	}
+	for _, c := range cases {
+		got, ok := HookStatus(c.kind, c.event, c.ev)
+		require.Equal(t, c.want, got, "%s %s %+v", c.kind, c.event, c.ev)
+		require.Equal(t, c.want != "", ok)
+	}
+}
+
+func TestCodexNotifyArgsAreTOML(t *testing.T) {
+	args, err := CodexNotifyArgs(`/opt/my "owt"/owt`, []string{"notify-send", "<done> & more"})
+	require.NoError(t, err)
+	require.Equal(t, "-c", args[0])
+	var v struct{ Notify []string }
+	_, err = toml.Decode(strings.Replace(args[1], "notify=", "notify = ", 1), &v)
+	require.NoError(t, err, args[1])
+	require.Equal(t, []string{`/opt/my "owt"/owt`, "hook", "codex", "notify", "notify-send", "<done> & more"}, v.Notify)
+}
+
+func TestCodexUserNotifyIsChainedNotLost(t *testing.T) {
+	home, repo := t.TempDir(), t.TempDir()
+	t.Setenv("CODEX_HOME", home)
+	require.Nil(t, CodexUserNotify(repo))
+	require.NoError(t, os.WriteFile(filepath.Join(home, "config.toml"), []byte("model = \"o3\"\nnotify = [\"terminal-notifier\", \"-title\", \"Codex\"]\n[tui]\nx = 1\n"), 0o644))
+	require.Equal(t, []string{"terminal-notifier", "-title", "Codex"}, CodexUserNotify(repo))
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".codex"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, ".codex", "config.toml"), []byte("notify = [\"/usr/bin/owt\", \"hook\", \"codex\", \"notify\"]\n"), 0o644))
+	require.Nil(t, CodexUserNotify(repo), "owt's own notify is not chained to itself")
+
+	p := Profile{Name: "codex", Command: []string{"codex"}, Hooks: "codex", Prompt: PromptArg}
+	argv, err := p.Argv("do it", false, false)
+	require.NoError(t, err)
+	extra, err := p.HookArgs("/usr/bin/owt", t.TempDir())
+	require.NoError(t, err)
+	require.Equal(t, append(append([]string{"codex"}, extra...), "do it"), p.WithArgs(argv, extra), "flags go before the prompt")
+}

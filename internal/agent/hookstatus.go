@@ -1,0 +1,103 @@
+package agent
+
+import "strings"
+
+// Statuses a hook event can report. They are the state package's status
+// names; agent sits beside state and does not import it.
+const (
+	HookWorking = "working"
+	HookWaiting = "waiting"
+	HookIdle    = "idle"
+	HookExited  = "exited"
+)
+
+// HookEvent is what owt reads from a hook's JSON (stdin, or Codex's last
+// argument). Fields a tool does not send stay empty.
+type HookEvent struct {
+	SessionID        string `json:"session_id"`
+	Cwd              string `json:"cwd"`
+	HookEventName    string `json:"hook_event_name"`
+	NotificationType string `json:"notification_type"`
+	Message          string `json:"message"`
+	Reason           string `json:"reason"`
+	// Type is Codex's notify event ("agent-turn-complete").
+	Type string `json:"type"`
+}
+
+// HookStatus maps a tool's hook event to the status it means, and false
+// for events that say nothing about the status (a Notification about a
+// login, Codex notify types other than a finished turn).
+//
+//	Claude Code, Droid (and Codex lifecycle hooks, same names):
+//	  UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure → working
+//	  PermissionRequest, Notification permission_prompt|elicitation_dialog → waiting
+//	  Stop, Notification idle_prompt → idle
+//	  SessionEnd → exited (not for /clear or /logout: the tool goes on)
+//	Gemini CLI:
+//	  BeforeAgent, BeforeTool, AfterTool → working; AfterAgent → idle;
+//	  Notification (ToolPermission) → waiting; SessionEnd → exited
+//	Codex notify: agent-turn-complete → idle
+func HookStatus(kind, event string, ev HookEvent) (string, bool) {
+	switch kind {
+	case "claude", "droid", "codex":
+		if kind == "codex" && event == "notify" {
+			if ev.Type == "agent-turn-complete" {
+				return HookIdle, true
+			}
+			return "", false
+		}
+		switch event {
+		case "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure":
+			return HookWorking, true
+		case "PermissionRequest":
+			return HookWaiting, true
+		case "Stop":
+			return HookIdle, true
+		case "Notification":
+			return notificationStatus(ev)
+		case "SessionEnd":
+			return sessionEnd(ev)
+		}
+	case "gemini":
+		switch event {
+		case "BeforeAgent", "BeforeTool", "AfterTool":
+			return HookWorking, true
+		case "AfterAgent":
+			return HookIdle, true
+		case "Notification":
+			// Gemini's only notification is ToolPermission.
+			return HookWaiting, true
+		case "SessionEnd":
+			return sessionEnd(ev)
+		}
+	}
+	return "", false
+}
+
+// notificationStatus reads Claude-style notifications. Droid may leave out
+// notification_type; its messages then say what it is.
+func notificationStatus(ev HookEvent) (string, bool) {
+	switch ev.NotificationType {
+	case "permission_prompt", "elicitation_dialog":
+		return HookWaiting, true
+	case "idle_prompt":
+		return HookIdle, true
+	case "":
+		msg := strings.ToLower(ev.Message)
+		switch {
+		case strings.Contains(msg, "permission"), strings.Contains(msg, "approval"):
+			return HookWaiting, true
+		case strings.Contains(msg, "waiting for your input"):
+			return HookIdle, true
+		}
+	}
+	return "", false
+}
+
+func sessionEnd(ev HookEvent) (string, bool) {
+	switch ev.Reason {
+	case "clear", "logout":
+		return "", false
+	}
+	return HookExited, true
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+var monitorFor = flag.Duration("monitor-for", 60*time.Second, "how long to measure the monitor's CPU with 20 busy agents (0 skips it)")
+
+// statusFigures measures the status path: owt hook, the time from a hook
+// to the session's tmux option, and the monitor's CPU with busy agents.
+func statusFigures(w *world, bin, repo string) {
+	out, err := w.cmd(repo, bin, "list", "--json").Output()
+	check(err)
+	var items []struct{ Name, Repo, Session string }
+	check(json.Unmarshal(out, &items))
+	if len(items) == 0 {
+		fmt.Println("owt hook: no worktree to measure")
+		return
+	}
+	it := items[0]
+	env := []string{"OWT_NAME=" + it.Name, "OWT_REPO=" + it.Repo}
+	hook := func(event string) time.Duration {
+		payload := fmt.Sprintf(`{"session_id":"bench","cwd":%q,"hook_event_name":%q}`, repo, event)
+		c := w.cmd(repo, bin, "hook", "claude", event)
+		c.Env = append(c.Env, env...)
+		c.Stdin = strings.NewReader(payload)
+		start := time.Now()
+		check(c.Run())
+		return time.Since(start)
+	}
+	var changing, same []time.Duration
+	for i := 0; i < *runs; i++ {
+		// Status changes come seconds apart in a session (a prompt, a
+		// question, a turn's end): let the previous one's tmux update end.
+		time.Sleep(50 * time.Millisecond)
+		changing = append(changing, hook([]string{"UserPromptSubmit", "Stop"}[i%2]))
+	}
+	hook("PreToolUse")
+	for i := 0; i < *runs; i++ {
+		same = append(same, hook("PreToolUse"))
+	}
+	fmt.Printf("%-44s p50 %7s   (budget ≤ 10 ms; status changes each call: state write, tmux handed to owt _publish)\n", "owt hook (status changes)", ms(p50(changing)))
+	fmt.Printf("%-44s p50 %7s   (budget ≤ 10 ms; status already so: no write, no tmux)\n", "owt hook (no change)", ms(p50(same)))
+
+	var lat []time.Duration
+	for i := 0; i < 10; i++ {
+		lat = append(lat, w.hookToOption(repo, bin, env, it.Session, []string{"waiting", "idle"}[i%2]))
+	}
+	fmt.Printf("%-44s p50 %7s   (hook started → @owt-status changed, polled with show-options)\n", "hook → tmux option", ms(p50(lat)))
+
+	if *monitorFor > 0 {
+		w.monitorCPU(bin, *monitorFor)
+	}
+}
+
+// hookToOption starts a hook that sets status st and polls the session's
+// @owt-status until it shows st.
+func (w *world) hookToOption(repo, bin string, env []string, session, st string) time.Duration {
+	event := map[string]string{"waiting": "PermissionRequest", "idle": "Stop"}[st]
+	c := w.cmd(repo, bin, "hook", "claude", event)
+	c.Env = append(c.Env, env...)
+	c.Stdin = strings.NewReader(`{"hook_event_name":"` + event + `"}`)
+	start := time.Now()
+	check(c.Start())
+	defer func() { _ = c.Wait() }()
+	for time.Since(start) < 5*time.Second {
+		got, err := w.cmd(repo, "tmux", "show-options", "-v", "-t", "="+session+":", "@owt-status").Output()
+		if err == nil && strings.TrimSpace(string(got)) == st {
+			return time.Since(start)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "the tmux option never showed %s\n", st)
+	return 5 * time.Second
+}
+
+// monitorCPU starts 20 fake agents that stay busy (spinner running),
+// then measures the CPU the monitor (and the tmux clients it runs) uses
+// over d, against the budget of 2 % of one core.
+func (w *world) monitorCPU(bin string, d time.Duration) {
+	tools := filepath.Join(w.root, "tools")
+	check(os.MkdirAll(tools, 0o755))
+	fake := filepath.Join(tools, "claude")
+	build := exec.Command("go", "build", "-o", fake, "./testdata/fakeagent")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "monitor CPU: build the fake agent: %v\n%s", err, out)
+		return
+	}
+	path := tools + string(os.PathListSeparator) + os.Getenv("PATH")
+	w.env = append(w.env, "PATH="+path)
+	w.must("", "tmux", "set-environment", "-g", "PATH", path)
+	w.must("", "tmux", "set-environment", "-g", "OWT_FAKE_IDLE_NOTIFY", "0")
+	repo := w.repo("busy")
+	const agents = 20
+	for i := 0; i < agents; i++ {
+		w.must(repo, bin, "new", "--tool", "claude", "--no-setup", "--name", fmt.Sprintf("busy-%02d", i), "!sleep 1h")
+	}
+	pidFiles, _ := filepath.Glob(filepath.Join(w.root, "run", "owt", "monitor-*.pid"))
+	if len(pidFiles) != 1 {
+		fmt.Println("monitor CPU: no monitor found")
+		return
+	}
+	b, _ := os.ReadFile(pidFiles[0])
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	server, _ := w.cmd(repo, "tmux", "display-message", "-p", "#{pid}").Output()
+	serverPID, _ := strconv.Atoi(strings.TrimSpace(string(server)))
+	time.Sleep(2 * time.Second) // let the agents reach their spinners
+	m0, s0, t0 := cpuTicks(pid), cpuTicks(serverPID), time.Now()
+	time.Sleep(d)
+	m1, s1, t1 := cpuTicks(pid), cpuTicks(serverPID), time.Now()
+	share := func(a, b float64) float64 { return 100 * (b - a) / clockTicks / t1.Sub(t0).Seconds() }
+	fmt.Printf("%-44s avg %6.2f%%   (budget ≤ 2%% of one core; monitor + its tmux clients, over %s; the tmux server used %.2f%%)\n",
+		fmt.Sprintf("monitor CPU, %d busy agents", agents), share(m0, m1), d, share(s0, s1))
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat times (100 on Linux).
+const clockTicks = 100.0
+
+// cpuTicks is the CPU time of pid and its waited-for children, in ticks.
+func cpuTicks(pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
+	// Fields after the command: utime, stime, cutime, cstime are 14-17 of
+	// stat, 12-15 here (state is 0).
+	var total float64
+	for _, i := range []int{11, 12, 13, 14} {
+		v, _ := strconv.ParseFloat(f[i], 64)
+		total += v
+	}
+	return total
+}

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// mergeContext is the merge package's view of a workspace: its git repo,
+// its records, and what counts as uncommitted work there.
+func mergeContext(w *workspace.Workspace) *merge.Context {
+	return &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workspace.WorkFiles}
+}
+
+func checkCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "the report shown before merge, ship or delete: uncommitted files, ahead/behind, overlaps, predicted conflicts",
+		ArgsUsage: "NAME",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "into", Usage: "check against this branch instead of the recorded base"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("check takes one NAME")
+			}
+			w, err := openWorkspace()
+			if err != nil {
+				return err
+			}
+			rec, err := w.Get(c.Args().First())
+			if err != nil {
+				return err
+			}
+			rep, err := mergeContext(w).Check(rec, c.String("into"))
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, rep)
+			}
+			fmt.Fprintln(c.App.Writer, rep.String())
+			for _, b := range rep.Blockers() {
+				fmt.Fprintln(c.App.Writer, "  ! "+b)
+			}
+			return nil
+		},
+	}
+}
+
+// askFirst shows the check report (report may be nil) and asks, when a
+// person is at the terminal and --yes was not given; it reports whether to
+// go on. The report is only computed when it is shown.
+func askFirst(c *cli.Context, report func() (merge.Report, error), question string) bool {
+	if c.Bool("yes") || !term.IsTerminal(int(os.Stdin.Fd())) {
+		return true
+	}
+	if report != nil {
+		if rep, err := report(); err == nil {
+			fmt.Fprintln(os.Stderr, rep.String())
+			for _, b := range rep.Blockers() {
+				fmt.Fprintln(os.Stderr, "  ! "+b)
+			}
+		}
+	}
+	return confirm(question)
+}

@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+func doctorCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "doctor",
+		Usage: "find sessions, worktrees, records, branches and locks out of step, and a monitor not running (--fix repairs what is safe)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "fix", Usage: "repair what is safe; say what was left"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("doctor takes no arguments")
+			}
+			w, err := openWorkspace()
+			if err != nil {
+				return err
+			}
+			rep, err := w.Doctor(c.Bool("fix"))
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				if err := printJSON(c.App.Writer, rep); err != nil {
+					return err
+				}
+			} else {
+				printDoctor(c.App.Writer, rep)
+			}
+			if left := len(rep.Left()); left > 0 {
+				if c.Bool("fix") {
+					return fmt.Errorf("%d problem(s) left that are not safe to fix automatically", left)
+				}
+				return fmt.Errorf("%d problem(s) found; 'owt doctor --fix' repairs what is safe", left)
+			}
+			return nil
+		},
+	}
+}
+
+func printDoctor(out io.Writer, rep workspace.DoctorReport) {
+	fmt.Fprintf(out, "repo:    %s\nmonitor: %s\n", rep.Repo, rep.Monitor)
+	if len(rep.Findings) == 0 {
+		fmt.Fprintln(out, "all good: every record has its worktree and session")
+		return
+	}
+	for _, f := range rep.Findings {
+		mark := "!"
+		if f.Fixed {
+			mark = "fixed"
+		}
+		fmt.Fprintf(out, "%-5s %s: %s\n", mark, f.Kind, f.Detail)
+		if f.Action != "" {
+			fmt.Fprintf(out, "      → %s\n", f.Action)
+		}
+	}
+}

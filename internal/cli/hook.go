@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// stdinWait bounds the wait for a hook's JSON: a tool always closes stdin
+// after writing it, but a hook must never hang its agent.
+const stdinWait = 3 * time.Second
+
+// hookCommand is what the agent tools run ("owt hook claude Stop"). It
+// prints nothing (tools read a hook's stdout as a decision) and always
+// exits 0 (a failing hook can stop the agent); problems go to owt's log.
+func hookCommand() *cli.Command {
+	return &cli.Command{
+		Name:            "hook",
+		Hidden:          true,
+		SkipFlagParsing: true,
+		Usage:           "report an agent tool's hook event (run by the tools; prints nothing, always exits 0)",
+		ArgsUsage:       "KIND EVENT [NOTIFY-PROGRAM…] [JSON]",
+		Action: func(c *cli.Context) error {
+			at := time.Now()
+			args := c.Args().Slice()
+			if len(args) > 0 && args[0] == "--" {
+				args = args[1:]
+			}
+			if len(args) < 2 {
+				state.Logf("hook", "ignored: want 'owt hook KIND EVENT', got %q", args)
+				return nil
+			}
+			call := workspace.HookCall{Kind: args[0], Event: args[1], Getenv: os.Getenv, At: at}
+			call.Dir, _ = os.Getwd()
+			if call.Kind == "codex" && call.Event == "notify" {
+				// codex runs notify with the event JSON as the last argument;
+				// anything between is the user's own notify program.
+				if rest := args[2:]; len(rest) > 0 {
+					call.Payload = []byte(rest[len(rest)-1])
+					call.Chain = rest[:len(rest)-1]
+				}
+			} else {
+				call.Payload = readStdin()
+			}
+			if err := workspace.HandleHook(tmux.New(), call); err != nil {
+				state.Logf("hook", "%s %s: %v", call.Kind, call.Event, err)
+			}
+			return nil
+		},
+	}
+}
+
+// readStdin returns the hook's JSON, or nothing when stdin is a terminal
+// (someone ran owt hook by hand) or stays open too long.
+func readStdin() []byte {
+	if term.IsTerminal(int(os.Stdin.Fd())) {
+		return nil
+	}
+	done := make(chan []byte, 1)
+	go func() {
+		var b bytes.Buffer
+		_, _ = io.Copy(&b, os.Stdin)
+		done <- b.Bytes()
+	}()
+	select {
+	case data := <-done:
+		return data
+	case <-time.After(stdinWait):
+		return nil
+	}
+}
+
+// publishCommand is the detached helper "owt hook" starts when a status
+// changed: it shows the record's status in tmux while the hook has
+// already returned to its agent. It inherits the publish lock as fd 3.
+func publishCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "_publish",
+		Hidden:    true,
+		Usage:     "show an agent's recorded status in tmux (started by owt hook)",
+		ArgsUsage: "REPO NAME",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return usagef("_publish takes REPO and NAME")
+			}
+			workspace.PublishRecord(tmux.New(), c.Args().Get(0), c.Args().Get(1))
+			return nil
+		},
+	}
+}

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// landed is the JSON of merge and ship: what landed, and whether the
+// worktree was removed afterwards.
+type landed struct {
+	merge.ShipResult
+	Removed bool   `json:"removed"`
+	Kept    string `json:"kept,omitempty"` // why it was not removed
+}
+
+func mergeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "merge",
+		Usage:     "merge a worktree's branch into its base (never touching a dirty checkout), then remove the worktree",
+		ArgsUsage: "NAME",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "into", Usage: "merge into this branch instead of the recorded base"},
+			&cli.BoolFlag{Name: "rebase", Usage: "rebase the branch onto the target, then fast-forward"},
+			&cli.BoolFlag{Name: "squash", Usage: "land all its commits as one"},
+			&cli.StringFlag{Name: "strategy", Usage: "settle conflicting hunks: ours (the target's side) or theirs (the branch's)"},
+			&cli.BoolFlag{Name: "leave-conflicts", Usage: "on conflict, merge the target into the branch in its worktree and leave the conflicts there"},
+			&cli.BoolFlag{Name: "keep", Usage: "keep the worktree, session and branch afterwards"},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("merge takes one NAME")
+			}
+			o := merge.Options{
+				Into: c.String("into"), Rebase: c.Bool("rebase"), Squash: c.Bool("squash"),
+				Strategy: c.String("strategy"), LeaveConflicts: c.Bool("leave-conflicts"),
+			}
+			if err := o.Validate(); err != nil {
+				return usagef("%v", err)
+			}
+			w, err := openWorkspace()
+			if err != nil {
+				return err
+			}
+			rec, err := w.Get(c.Args().First())
+			if err != nil {
+				return err
+			}
+			mc := mergeContext(w)
+			target := o.Into
+			if target == "" {
+				target = rec.Base
+			}
+			report := func() (merge.Report, error) { return mc.Check(rec, o.Into) }
+			if !askFirst(c, report, fmt.Sprintf("Merge %s into %s%s?", rec.Branch, target, removalNote(c.Bool("keep")))) {
+				return errors.New("not merged")
+			}
+			res, err := mc.Merge(rec, o)
+			if err != nil {
+				return err
+			}
+			return finishLanding(c, w, landed{ShipResult: merge.ShipResult{Result: res}})
+		},
+	}
+}
+
+func removalNote(keep bool) string {
+	if keep {
+		return ""
+	}
+	return " and remove its worktree, session and branch"
+}
+
+// finishLanding tears the worktree down unless --keep, then reports.
+func finishLanding(c *cli.Context, w *workspace.Workspace, out landed) error {
+	var keptErr error
+	if !c.Bool("keep") {
+		finishEvenIfHungUp()
+		if err := w.Teardown(out.Name, out.BranchTip); err != nil {
+			keptErr = err
+			out.Kept = err.Error()
+		} else {
+			out.Removed = true
+		}
+	}
+	if c.Bool("json") {
+		if err := printJSON(c.App.Writer, out); err != nil {
+			return err
+		}
+	} else {
+		printLanding(c.App.Writer, out)
+	}
+	if keptErr != nil {
+		return fmt.Errorf("landed on %s, but %w", out.Target, keptErr)
+	}
+	return nil
+}
+
+// finishEvenIfHungUp keeps owt alive through a teardown that kills the
+// tmux session it may be running in: a half-done teardown would leave a
+// worktree without its session, or a branch without its record.
+func finishEvenIfHungUp() { signal.Ignore(syscall.SIGHUP) }
+
+func printLanding(wr io.Writer, out landed) {
+	if out.Committed != "" {
+		fmt.Fprintf(wr, "committed %d file(s) in %s as %.12s\n", len(out.Files), out.Name, out.Committed)
+	}
+	where := "branch updated, no checkout touched"
+	if out.Checkout != "" {
+		where = "checkout " + out.Checkout + " updated"
+	}
+	fmt.Fprintf(wr, "merged %s into %s (%s): %.12s → %.12s, %s\n", out.Branch, out.Target, out.Method, out.From, out.Commit, where)
+	if out.Removed {
+		fmt.Fprintf(wr, "removed %s: session, worktree and branch\n", out.Name)
+	}
+}

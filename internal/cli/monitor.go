@@ -1,0 +1,32 @@
+package cli
+
+import (
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/monitor"
+	"github.com/owt-tmux/owt/internal/monitor/daemon"
+	"github.com/owt-tmux/owt/internal/tmux"
+)
+
+func monitorCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "monitor",
+		Usage: "watch agent panes, keep status right and notify (one per tmux server; owt new starts it)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "socket", Usage: "the tmux server's socket (default: the server owt talks to)"},
+			&cli.DurationFlag{Name: "interval", Value: monitor.DefaultInterval, Usage: "time between looks at the panes"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("monitor takes no arguments")
+			}
+			socket := daemon.Canonical(c.String("socket"))
+			if c.String("socket") == "" {
+				socket = daemon.SocketPath(tmux.New())
+			}
+			return monitor.Run(monitor.Options{Socket: socket, Interval: c.Duration("interval"), Log: os.Stderr})
+		},
+	}
+}

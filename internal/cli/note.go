@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// noteRun is the JSON of owt note.
+type noteRun struct {
+	Note      string                 `json:"note"`
+	Worktrees []workspace.NoteResult `json:"worktrees"`
+	Sent      []workspace.SendResult `json:"sent,omitempty"`
+}
+
+func noteCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "note",
+		Usage:     "shared context for every agent, in each tool's local untracked instructions file (no TEXT: show it)",
+		ArgsUsage: "[TEXT... | -]",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "clear", Usage: "remove the note from every worktree"},
+			&cli.BoolFlag{Name: "send", Usage: "also type it into every idle agent"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			args := c.Args().Slice()
+			w, err := openWorkspace()
+			if err != nil {
+				return err
+			}
+			if c.Bool("clear") {
+				if len(args) > 0 || c.Bool("send") {
+					return usagef("note --clear takes no TEXT and no --send")
+				}
+				results, err := w.ClearNote()
+				if err != nil {
+					return err
+				}
+				return printNote(c, noteRun{Worktrees: orEmpty(results)}, "removed the note from")
+			}
+			if len(args) == 0 {
+				if c.Bool("send") {
+					return usagef("note --send needs TEXT")
+				}
+				text, err := w.Note()
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					return printJSON(c.App.Writer, noteRun{Note: text, Worktrees: []workspace.NoteResult{}})
+				}
+				if text == "" {
+					fmt.Fprintln(os.Stderr, "no note set; set one with: owt note \"TEXT\"")
+					return nil
+				}
+				fmt.Fprintln(c.App.Writer, text)
+				return nil
+			}
+			text := strings.Join(args, " ")
+			if len(args) == 1 && args[0] == "-" {
+				b, err := io.ReadAll(os.Stdin)
+				if err != nil {
+					return fmt.Errorf("read stdin: %w", err)
+				}
+				text = string(b)
+			}
+			if strings.TrimSpace(text) == "" {
+				return usagef("nothing to note: TEXT is empty ('owt note --clear' removes the note)")
+			}
+			results, err := w.SetNote(text)
+			if errors.Is(err, workspace.ErrBadNote) {
+				return usagef("%v", err)
+			}
+			if err != nil {
+				return err
+			}
+			run := noteRun{Note: strings.TrimSpace(text), Worktrees: orEmpty(results)}
+			if c.Bool("send") {
+				idle, err := w.Select(nil, true, []state.Status{state.Idle})
+				if err != nil {
+					return err
+				}
+				var agents []*state.Record
+				for _, r := range idle {
+					if !r.NoAgent {
+						agents = append(agents, r)
+					}
+				}
+				run.Sent = w.Send(agents, run.Note)
+			}
+			return printNote(c, run, "wrote the note into")
+		},
+	}
+}
+
+func orEmpty(rs []workspace.NoteResult) []workspace.NoteResult {
+	if rs == nil {
+		return []workspace.NoteResult{}
+	}
+	return rs
+}
+
+func printNote(c *cli.Context, run noteRun, verb string) error {
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, run)
+	}
+	out := c.App.Writer
+	for _, r := range run.Worktrees {
+		switch r.Action {
+		case "written", "removed":
+			fmt.Fprintf(out, "%s %s\n", verb, r.File)
+		case "unchanged":
+			if r.File != "" {
+				fmt.Fprintf(out, "%s: %s already up to date\n", r.Name, r.File)
+			}
+		case "skipped":
+			fmt.Fprintf(out, "%s: skipped: %s\n", r.Name, r.Reason)
+		}
+	}
+	if len(run.Worktrees) == 0 && run.Note != "" {
+		fmt.Fprintln(out, "no worktrees now; worktrees created later get the note")
+	}
+	for _, s := range run.Sent {
+		if s.Sent {
+			fmt.Fprintf(out, "sent to %s\n", s.Name)
+		} else {
+			fmt.Fprintf(out, "%s: not sent: %s\n", s.Name, s.Err)
+		}
+	}
+	return nil
+}

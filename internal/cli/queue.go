@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// queueRun is the JSON of owt queue --ship.
+type queueRun struct {
+	Shipped []landed    `json:"shipped"`
+	Stopped string      `json:"stopped,omitempty"` // why it stopped early
+	Left    merge.Queue `json:"left"`
+}
+
+func queueCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "queue",
+		Usage: "the finished worktrees in the order that merges most of them cleanly (--ship ships them in it)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "ship", Usage: "ship them in that order, re-checking after each, stopping at the first conflict"},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("queue takes no arguments")
+			}
+			w, err := openWorkspace()
+			if err != nil {
+				return err
+			}
+			q, err := mergeContext(w).BuildQueue()
+			if err != nil {
+				return err
+			}
+			if !c.Bool("ship") {
+				if c.Bool("json") {
+					return printJSON(c.App.Writer, q)
+				}
+				printQueue(c.App.Writer, q)
+				return nil
+			}
+			if len(q.Entries) == 0 {
+				return errors.New("nothing to ship: no idle or exited worktree has changes")
+			}
+			if !c.Bool("json") {
+				printQueue(c.App.Writer, q)
+			}
+			if !askFirst(c, nil, fmt.Sprintf("Ship these %d worktree(s) in this order?", len(q.Entries))) {
+				return errors.New("not shipped")
+			}
+			return shipQueue(c, w)
+		},
+	}
+}
+
+// shipQueue ships the head of the queue, rebuilds the queue from what git
+// says now, and repeats, until it is empty or its head would conflict.
+func shipQueue(c *cli.Context, w *workspace.Workspace) error {
+	run := queueRun{Shipped: []landed{}}
+	var failure error
+	for {
+		q, err := mergeContext(w).BuildQueue()
+		if err != nil {
+			failure = err
+			break
+		}
+		run.Left = q
+		if len(q.Entries) == 0 {
+			break
+		}
+		head := q.Entries[0]
+		if !head.Clean {
+			failure = fmt.Errorf("stopped at %s: it conflicts with %s in %s; left: %s",
+				head.Name, head.Base, strings.Join(head.Conflicts, ", "), queueNames(q.Entries))
+			break
+		}
+		rec, err := w.Get(head.Name)
+		if err != nil {
+			failure = err
+			break
+		}
+		res, err := mergeContext(w).Ship(rec, "")
+		if err != nil {
+			failure = fmt.Errorf("stopped at %s: %w; left: %s", head.Name, err, queueNames(q.Entries))
+			break
+		}
+		out := landed{ShipResult: res}
+		finishEvenIfHungUp()
+		if err := w.Teardown(res.Name, res.BranchTip); err != nil {
+			out.Kept = err.Error()
+		} else {
+			out.Removed = true
+		}
+		run.Shipped = append(run.Shipped, out)
+		if !c.Bool("json") {
+			printLanding(c.App.Writer, out)
+		}
+		if out.Kept != "" {
+			failure = fmt.Errorf("shipped %s, but %s; stopped", res.Name, out.Kept)
+			break
+		}
+	}
+	if failure != nil {
+		run.Stopped = failure.Error()
+	}
+	if c.Bool("json") {
+		if err := printJSON(c.App.Writer, run); err != nil {
+			return err
+		}
+	}
+	if failure != nil {
+		return failure
+	}
+	if !c.Bool("json") {
+		fmt.Fprintf(c.App.Writer, "shipped %d worktree(s); the queue is empty\n", len(run.Shipped))
+	}
+	return nil
+}
+
+func queueNames(es []merge.QueueEntry) string {
+	names := make([]string, len(es))
+	for i, e := range es {
+		names[i] = e.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func printQueue(out io.Writer, q merge.Queue) {
+	if len(q.Entries) == 0 {
+		fmt.Fprintln(out, "the queue is empty: no idle or exited worktree has changes")
+	} else {
+		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "#\tNAME\tBRANCH\tSTATUS\tCOMMITS\tUNCOMMITTED\tLINES\tOVERLAPS\tPREDICTION")
+		for i, e := range q.Entries {
+			pred := "merges cleanly"
+			if !e.Clean {
+				pred = "conflicts in " + strings.Join(e.Conflicts, ", ")
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", i+1, e.Name, e.Branch, e.Status, e.Ahead, e.Uncommitted, e.Size, e.Overlaps, pred)
+		}
+		_ = tw.Flush()
+	}
+	for _, s := range q.Skipped {
+		fmt.Fprintf(out, "not queued: %s (%s)\n", s.Name, s.Reason)
+	}
+}

@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/merge"
+)
+
+func shipCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "ship",
+		Usage:     "commit everything in a worktree, merge it into its base, then remove the worktree",
+		ArgsUsage: "NAME",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "commit message (default: the task)"},
+			&cli.BoolFlag{Name: "keep", Usage: "keep the worktree, session and branch afterwards"},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("ship takes one NAME")
+			}
+			w, err := openWorkspace()
+			if err != nil {
+				return err
+			}
+			rec, err := w.Get(c.Args().First())
+			if err != nil {
+				return err
+			}
+			mc := mergeContext(w)
+			report := func() (merge.Report, error) { return mc.Check(rec, "") }
+			if !askFirst(c, report, fmt.Sprintf("Commit everything in %s, merge it into %s%s?", rec.Name, rec.Base, removalNote(c.Bool("keep")))) {
+				return errors.New("not shipped")
+			}
+			res, err := mc.Ship(rec, c.String("message"))
+			if err != nil {
+				return err
+			}
+			return finishLanding(c, w, landed{ShipResult: res})
+		},
+	}
+}

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+func statusCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "status",
+		Usage:     "show an agent's status (since when, from hook, screen or owt) and the last lines of its pane",
+		ArgsUsage: "NAME",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: 15, Usage: "how many of the pane's last lines to show"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("status takes one NAME")
+			}
+			if c.Int("lines") < 0 {
+				return usagef("--lines must be 0 or more")
+			}
+			w, err := openWorkspace()
+			if err != nil {
+				return err
+			}
+			v, err := w.StatusOf(c.Args().First(), c.Int("lines"))
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, v)
+			}
+			printStatus(c.App.Writer, v)
+			return nil
+		},
+	}
+}
+
+func printStatus(out io.Writer, v workspace.StatusView) {
+	status := v.Status
+	if v.ExitCode != nil {
+		status = fmt.Sprintf("%s(%d)", status, *v.ExitCode)
+	}
+	if v.Status == "waiting" {
+		status += " (needs you)"
+	}
+	fmt.Fprintf(out, "%s: %s for %s (from %s)\n", v.Name, status, Age(time.Since(v.Since)), v.Source)
+	if !v.Live {
+		fmt.Fprintf(out, "its tmux session %s is gone ('owt attach %s' recreates it)\n", v.Session, v.Name)
+		return
+	}
+	if len(v.Lines) > 0 {
+		fmt.Fprintf(out, "── %s, pane %s ──\n%s\n", v.Session, v.Pane, strings.Join(v.Lines, "\n"))
+	}
+}

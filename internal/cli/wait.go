@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+func waitCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "wait",
+		Usage:     "wait until agents are idle (or waiting, exited, any of these); exit 0 when all got there, 1 on timeout",
+		ArgsUsage: "NAME...",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "until", Value: "idle", Usage: "idle, waiting (needs you), exited, or any of them"},
+			&cli.DurationFlag{Name: "timeout", Value: 0, Usage: "give up after this long, e.g. 10m (default: wait forever)"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("wait needs at least one NAME")
+			}
+			until, err := workspace.ParseUntil(c.String("until"))
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			if c.Duration("timeout") < 0 {
+				return usagef("--timeout must not be negative")
+			}
+			w, err := openWorkspace()
+			if err != nil {
+				return err
+			}
+			results, err := w.Wait(c.Args().Slice(), until, c.Duration("timeout"))
+			if errors.Is(err, workspace.ErrUnknownName) {
+				return usageError{err.Error()}
+			}
+			if err != nil {
+				return err
+			}
+			var missed []string
+			for _, r := range results {
+				if !r.Reached {
+					missed = append(missed, fmt.Sprintf("%s is %s", r.Name, r.Status))
+				}
+			}
+			if c.Bool("json") {
+				if err := printJSON(c.App.Writer, results); err != nil {
+					return err
+				}
+			} else {
+				for _, r := range results {
+					if r.Reached {
+						fmt.Fprintf(c.App.Writer, "%s: %s\n", r.Name, r.Status)
+					}
+				}
+			}
+			if len(missed) == 0 {
+				return nil
+			}
+			msg := fmt.Sprintf("not %s: %s", until, strings.Join(missed, ", "))
+			if c.Bool("json") {
+				fmt.Fprintln(os.Stderr, "owt: "+msg)
+				return exitWith(ExitError)
+			}
+			return exitError{code: ExitError, msg: msg}
+		},
+	}
+}

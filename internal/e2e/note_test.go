@@ -1,0 +1,158 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	noteBegin = "<!-- owt:note begin -->"
+	noteEnd   = "<!-- owt:note end -->"
+)
+
+func noteFileText(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestNoteGoesWhereEachAgentReadsItAndGitDoesNot(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.withUserFiles(repo)
+	exclude := filepath.Join(repo, ".git", "info", "exclude")
+	cl := newJSON(t, e, repo, "--tool", "claude", "--no-setup", "--name", "cl", "Task cl")
+	cx := newJSON(t, e, repo, "--tool", "codex", "--no-setup", "--name", "cx", "Task cx")
+	gm := newJSON(t, e, repo, "--tool", "gemini", "--no-setup", "--name", "gm", "Task gm")
+	oc := newJSON(t, e, repo, "--tool", "opencode", "--no-setup", "--name", "oc", "Task oc")
+	ad := newJSON(t, e, repo, "--tool", "aider", "--no-setup", "--name", "ad", "Task ad")
+	sh := e.shell(repo, "sh")
+	excludeBefore := noteFileText(t, exclude) // hook settings of the agents are in it already
+	e.WriteFile(cl.Path, "CLAUDE.local.md", "# my own local notes\n")
+
+	r := e.Owt(repo, "note", "--json", "The API runs on port 5432.\nDo not touch migrations/.")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var run struct {
+		Note      string
+		Worktrees []struct{ Name, File, Action, Reason string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &run), r.Stdout)
+	got := map[string]string{}
+	for _, w := range run.Worktrees {
+		got[w.Name] = w.Action + " " + filepath.Base(w.File) + w.Reason
+	}
+	require.Equal(t, map[string]string{
+		"cl": "written CLAUDE.local.md",
+		"cx": "written AGENTS.override.md",
+		"gm": "written GEMINI.md",
+		"oc": "written AGENTS.md",
+		"ad": "skipped .aider reads no instructions file by itself (use --send)",
+		"sh": "skipped .no agent runs there",
+	}, got)
+
+	note := "The API runs on port 5432.\nDo not touch migrations/."
+	for _, f := range []string{filepath.Join(cx.Path, "AGENTS.override.md"), filepath.Join(gm.Path, "GEMINI.md"), filepath.Join(oc.Path, "AGENTS.md")} {
+		body := noteFileText(t, f)
+		require.True(t, strings.HasPrefix(body, noteBegin+"\n"), body)
+		require.Contains(t, body, note+"\n"+noteEnd+"\n")
+	}
+	require.True(t, strings.HasPrefix(noteFileText(t, filepath.Join(cl.Path, "CLAUDE.local.md")), "# my own local notes\n\n"+noteBegin), "appended, the user's part kept")
+
+	// Git sees none of it, in the worktrees or in the user's checkout.
+	for _, it := range []Item{cl, cx, gm, oc, ad, sh} {
+		status := e.Git(it.Path, "status", "--porcelain", "--untracked-files=all", "--ignored=no")
+		for _, f := range []string{"CLAUDE.local.md", "AGENTS", "GEMINI.md"} {
+			require.NotContains(t, status, f, "%s: git sees the note file", it.Name)
+		}
+	}
+	require.Empty(t, e.Git(repo, "status", "--porcelain"))
+	require.Contains(t, noteFileText(t, exclude), "/CLAUDE.local.md\n")
+
+	// A new text replaces the block; there is only ever one.
+	e.MustOwt(repo, "note", "Use Postgres 16.")
+	body := noteFileText(t, filepath.Join(cl.Path, "CLAUDE.local.md"))
+	require.Equal(t, 1, strings.Count(body, noteBegin))
+	require.Contains(t, body, "Use Postgres 16.")
+	require.NotContains(t, body, "5432")
+	require.Equal(t, "Use Postgres 16.\n", e.MustOwt(repo, "note"))
+
+	// Worktrees created later get it too.
+	later := newJSON(t, e, repo, "--tool", "claude", "--no-setup", "--name", "later", "Task later")
+	require.Contains(t, noteFileText(t, filepath.Join(later.Path, "CLAUDE.local.md")), "Use Postgres 16.")
+	require.Empty(t, e.Git(later.Path, "status", "--porcelain"))
+
+	// --clear: blocks gone, files owt created gone, the user's file as it was,
+	// info/exclude as it was.
+	e.MustOwt(repo, "note", "--clear")
+	require.Equal(t, "# my own local notes\n", noteFileText(t, filepath.Join(cl.Path, "CLAUDE.local.md")))
+	for _, f := range []string{filepath.Join(cx.Path, "AGENTS.override.md"), filepath.Join(gm.Path, "GEMINI.md"),
+		filepath.Join(oc.Path, "AGENTS.md"), filepath.Join(later.Path, "CLAUDE.local.md")} {
+		require.NoFileExists(t, f)
+	}
+	require.Equal(t, excludeBefore, noteFileText(t, exclude))
+	require.Equal(t, "?? CLAUDE.local.md", e.Git(cl.Path, "status", "--porcelain"), "the user's own file is theirs again")
+	require.Empty(t, e.MustOwt(repo, "note"))
+	e.requireUserFiles(repo, "note")
+
+	// A worktree with a note file is still deleted cleanly.
+	e.MustOwt(repo, "note", "again")
+	e.MustOwt(repo, "delete", "later", "--yes")
+	e.requireGone(repo, later)
+}
+
+func TestNoteNeverWritesTrackedFiles(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.commitIn(repo, "AGENTS.md", "# project rules\n", "agents")
+	e.commitIn(repo, "GEMINI.md", "# gemini rules\n", "gemini")
+	e.commitIn(repo, ".gemini/settings.json", `{"context": {"fileName": ["GEMINI.md", "TEAM.md"]}}`, "gemini settings")
+	cx := newJSON(t, e, repo, "--tool", "codex", "--no-setup", "--name", "cx", "Task cx")
+	gm := newJSON(t, e, repo, "--tool", "gemini", "--no-setup", "--name", "gm", "Task gm")
+	oc := newJSON(t, e, repo, "--tool", "opencode", "--no-setup", "--name", "oc", "Task oc")
+
+	out := e.MustOwt(repo, "note", "Shared context")
+	require.Contains(t, out, "cx: skipped: codex: AGENTS.md is tracked, and an AGENTS.override.md would hide it")
+	require.Contains(t, out, "oc: skipped: opencode: AGENTS.md is tracked")
+	require.Contains(t, out, "wrote the note into "+filepath.Join(gm.Path, "TEAM.md"), "gemini's next context file name")
+	for _, it := range []Item{cx, oc} {
+		require.Equal(t, "# project rules\n", noteFileText(t, filepath.Join(it.Path, "AGENTS.md")))
+		require.NoFileExists(t, filepath.Join(it.Path, "AGENTS.override.md"))
+		require.Empty(t, e.Git(it.Path, "status", "--porcelain"))
+	}
+	require.Equal(t, "# gemini rules\n", noteFileText(t, filepath.Join(gm.Path, "GEMINI.md")))
+	require.Empty(t, e.Git(gm.Path, "status", "--porcelain"))
+}
+
+func TestNoteSendReachesIdleAgents(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	a := e.agentIdle(repo, "a")
+	b := e.agentIdle(repo, "b")
+	busy := newJSON(t, e, repo, "--tool", "claude", "--no-setup", "--name", "busy", "!sleep 60")
+	e.WaitPrompts(busy.Name, 1)
+
+	out := e.MustOwt(repo, "note", "--send", "Rebase on main before you finish.")
+	require.Contains(t, out, "sent to a")
+	require.Contains(t, out, "sent to b")
+	require.NotContains(t, out, "sent to busy")
+	require.Equal(t, "Rebase on main before you finish.", e.WaitPrompts(a.Name, 2)[1])
+	require.Equal(t, "Rebase on main before you finish.", e.WaitPrompts(b.Name, 2)[1])
+	require.Len(t, e.Prompts(busy.Name), 1, "a working agent is not interrupted")
+}
+
+// agentIdle starts a fake claude that does one quick turn and waits until
+// owt says it is idle.
+func (e *Env) agentIdle(repo, name string) Item {
+	e.t.Helper()
+	it := newJSON(e.t, e, repo, "--tool", "claude", "--no-setup", "--name", name, "Say hello")
+	e.WaitPrompts(name, 1)
+	e.Eventually(20*time.Second, name+" idle", func() bool { return e.Find(repo, name).Status == "idle" })
+	return it
+}

@@ -1,0 +1,241 @@
+package e2e
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+var popupKeys = map[string]string{"switch": "M-s", "create": "M-c", "merge": "M-m", "delete": "M-d"}
+
+// A user adds the plugin to ~/.tmux.conf and presses prefix + I: TPM clones
+// it, owt.tmux finds no binary for this checkout and builds one with Go in
+// the background, and the four keys end up bound to popups running it.
+// Re-running owt.tmux then finds the binary at once (no build), applies
+// changed options, and is idempotent.
+func TestTPMInstallsPluginAndBindsKeys(t *testing.T) {
+	requireTPM(t)
+	e := newQuietEnv(t)
+	url := e.bareClone(e.pluginCheckout("owt-src"))
+	e.shareGoCaches()
+	conf := filepath.Join(e.Home, ".tmux.conf")
+	e.WriteFile(e.Home, ".tmux.conf", fmt.Sprintf(`set -g @plugin '%s'
+set -g status-right '#{owt_status} %%H:%%M'
+run '%s/tpm'
+`, url, tpmDir))
+	e.Tmux("source-file", conf)
+
+	// prefix + I, typed into a real client.
+	_, term := e.attach("harness")
+	term.Type("\x02I")
+
+	plugin := filepath.Join(e.Home, ".tmux", "plugins", "owt")
+	owt := filepath.Join(plugin, "bin", "owt")
+	e.waitFor(3*time.Minute, "M-s bound by the plugin", func() string {
+		if strings.Contains(e.binding("root", "M-s"), "display-popup") {
+			return "bound"
+		}
+		if msg, _ := e.TryTmux("show-option", "-gqv", "@owt-bootstrap-error"); msg != "" {
+			t.Fatalf("bootstrap failed: %s\n%s", msg, readFile(filepath.Join(plugin, "bin", "bootstrap.log")))
+		}
+		return ""
+	})
+	require.DirExists(t, filepath.Join(plugin, ".git"), "TPM cloned the plugin")
+	for action, key := range popupKeys {
+		b := e.binding("root", key)
+		require.Contains(t, b, "display-popup -E", action)
+		require.Contains(t, b, owt+" popup "+action, action)
+		require.Contains(t, b, `-d "#{pane_current_path}"`, action)
+	}
+
+	// The binary was built for this checkout: it says so.
+	describe := e.Git(plugin, "describe", "--tags", "--always", "--dirty")
+	out, err := exec.Command(owt, "--version").Output()
+	require.NoError(t, err)
+	require.Equal(t, "owt version "+describe, strings.TrimSpace(string(out)))
+
+	// The status segment reads an option, never a command.
+	right := e.Tmux("show-option", "-gv", "status-right")
+	require.NotContains(t, right, "#(")
+	require.NotContains(t, right, "#{owt_status}")
+	require.Contains(t, right, "#{@owt-status-line}")
+
+	// Options: another key, "none", the prefix table, a popup size. The
+	// binary matches now, so run-shell binds before it returns.
+	e.Tmux("set-option", "-g", "@owt-key-switch", "M-w")
+	e.Tmux("set-option", "-g", "@owt-key-create", "none")
+	e.Tmux("set-option", "-g", "@owt-key-table", "prefix")
+	e.Tmux("set-option", "-g", "@owt-popup-width", "95%")
+	e.Tmux("run-shell", filepath.Join(plugin, "owt.tmux"))
+	for _, key := range popupKeys {
+		require.Empty(t, e.binding("root", key), "root %s is unbound when the table is prefix", key)
+	}
+	require.Contains(t, e.binding("prefix", "M-w"), owt+" popup switch")
+	require.Contains(t, e.binding("prefix", "M-w"), `-w "95%"`)
+	require.Empty(t, e.binding("prefix", "M-s"))
+	require.Empty(t, e.binding("prefix", "M-c"), "none leaves create unbound")
+	require.Contains(t, e.binding("prefix", "M-m"), owt+" popup merge")
+	require.Contains(t, e.binding("prefix", "M-d"), owt+" popup delete")
+
+	// Idempotent: running it twice more leaves exactly the same bindings.
+	before := e.owtBindings()
+	require.Len(t, before, 3)
+	e.Tmux("run-shell", filepath.Join(plugin, "owt.tmux"))
+	e.Tmux("run-shell", filepath.Join(plugin, "owt.tmux"))
+	require.Equal(t, before, e.owtBindings())
+
+	// Back to the defaults: the prefix bindings go, the root ones return.
+	for _, o := range []string{"@owt-key-switch", "@owt-key-create", "@owt-key-table", "@owt-popup-width"} {
+		e.Tmux("set-option", "-gu", o)
+	}
+	e.Tmux("run-shell", filepath.Join(plugin, "owt.tmux"))
+	require.Empty(t, e.binding("prefix", "M-w"))
+	require.Len(t, e.owtBindings(), 4)
+	require.Contains(t, e.binding("root", "M-c"), owt+" popup create")
+
+	// A bad option is shown, not swallowed, and names the option.
+	e.Tmux("set-option", "-g", "@owt-key-table", "sideways")
+	e.Tmux("run-shell", filepath.Join(plugin, "owt.tmux"))
+	msg := e.Tmux("show-option", "-gqv", "@owt-bootstrap-error")
+	require.Contains(t, msg, "@owt-key-table")
+	e.Eventually(5*time.Second, "the problem on the status line", func() bool {
+		return strings.Contains(e.Tmux("show-messages"), "@owt-key-table")
+	})
+
+	// A key tmux does not know: named, and the other keys still bound.
+	e.Tmux("set-option", "-gu", "@owt-key-table")
+	e.Tmux("set-option", "-g", "@owt-key-merge", "Hyper-m")
+	e.Tmux("run-shell", filepath.Join(plugin, "owt.tmux"))
+	require.Contains(t, e.Tmux("show-option", "-gqv", "@owt-bootstrap-error"), `@owt-key-merge "Hyper-m"`)
+	require.Contains(t, e.binding("root", "M-s"), owt+" popup switch")
+	require.Contains(t, e.binding("root", "M-d"), owt+" popup delete")
+
+	// Fixed: bound again, and the bad key left no trace to trip over.
+	e.Tmux("set-option", "-gu", "@owt-key-merge")
+	e.Tmux("run-shell", filepath.Join(plugin, "owt.tmux"))
+	require.Empty(t, e.Tmux("show-option", "-gqv", "@owt-bootstrap-error"))
+	require.Len(t, e.owtBindings(), 4)
+}
+
+func readFile(p string) string {
+	b, _ := os.ReadFile(p)
+	return string(b)
+}
+
+// Without Go, owt.tmux downloads the release archive for this OS/arch from
+// @owt-release-url and installs it only when its sha256 matches
+// checksums.txt; a tampered archive is refused and the refusal shown. When
+// nothing can be built or downloaded, owt on PATH is used, and said so.
+func TestBootstrapDownloadsCheckedReleaseElsePATH(t *testing.T) {
+	e := newQuietEnv(t)
+	archive := fmt.Sprintf("owt_%s_%s.tar.gz", runtime.GOOS, runtime.GOARCH)
+	good := e.releaseDir("good", owtBin, archive, "")
+	bad := e.releaseDir("bad", owtBin, archive, strings.Repeat("0", 64))
+	srv := httptest.NewServer(http.FileServer(http.Dir(e.Root)))
+	t.Cleanup(srv.Close)
+	e.Tmux("set-option", "-g", "@owt-build", "off")
+	// An owt installed on this machine must not stand in for the download.
+	cleanPath := pathWithout(e.vars["PATH"], "owt")
+	e.Tmux("set-environment", "-g", "PATH", cleanPath)
+
+	// A good release: installed, keys bound to it.
+	plugin := e.pluginCheckout("plugin-good")
+	e.Tmux("set-option", "-g", "@owt-release-url", srv.URL+"/"+filepath.Base(good))
+	e.Tmux("run-shell", filepath.Join(plugin, "owt.tmux"))
+	owt := filepath.Join(plugin, "bin", "owt")
+	e.waitFor(30*time.Second, "keys bound to the downloaded owt", func() string {
+		if strings.Contains(e.binding("root", "M-s"), owt+" popup switch") {
+			return "yes"
+		}
+		return ""
+	})
+	for _, prog := range []string{"owt", "owt-popup"} {
+		want, _ := os.ReadFile(filepath.Join(filepath.Dir(owtBin), prog))
+		got, err := os.ReadFile(filepath.Join(plugin, "bin", prog))
+		require.NoError(t, err)
+		require.Equal(t, want, got, "bin/%s is the archive's", prog)
+	}
+	// Next start-up: the download is remembered for this checkout, so the
+	// keys are bound before run-shell returns, with no new install run.
+	logBefore := readFile(filepath.Join(plugin, "bin", "bootstrap.log"))
+	e.Tmux("unbind-key", "-T", "root", "M-s")
+	e.Tmux("run-shell", filepath.Join(plugin, "owt.tmux"))
+	require.Contains(t, e.binding("root", "M-s"), owt+" popup switch")
+	require.Equal(t, logBefore, readFile(filepath.Join(plugin, "bin", "bootstrap.log")))
+
+	// A release whose checksum does not match: refused, shown, nothing bound to it.
+	plugin2 := e.pluginCheckout("plugin-bad")
+	e.Tmux("set-option", "-g", "@owt-release-url", srv.URL+"/"+filepath.Base(bad))
+	e.Tmux("run-shell", filepath.Join(plugin2, "owt.tmux"))
+	msg := e.waitFor(30*time.Second, "the refusal", func() string {
+		return e.Tmux("show-option", "-gqv", "@owt-bootstrap-error")
+	})
+	require.Contains(t, msg, "sha256 mismatch")
+	require.Contains(t, msg, "Install Go", "a hint says what to do")
+	require.NoFileExists(t, filepath.Join(plugin2, "bin", "owt"))
+	for _, b := range e.owtBindings() {
+		require.NotContains(t, b, plugin2)
+	}
+
+	// Nothing to download, owt on PATH: it is used, and the reason shown.
+	pathDir := filepath.Join(e.Root, "path-bin")
+	require.NoError(t, os.MkdirAll(pathDir, 0o755))
+	require.NoError(t, os.Symlink(owtBin, filepath.Join(pathDir, "owt")))
+	e.Tmux("set-environment", "-g", "PATH", pathDir+":"+cleanPath)
+	plugin3 := e.pluginCheckout("plugin-path")
+	e.Tmux("set-option", "-g", "@owt-release-url", srv.URL+"/missing")
+	e.Tmux("unbind-key", "-a", "-T", "root")
+	e.Tmux("run-shell", filepath.Join(plugin3, "owt.tmux"))
+	e.waitFor(30*time.Second, "keys bound to owt from PATH", func() string {
+		if strings.Contains(e.binding("root", "M-d"), owtBin+" popup delete") {
+			return "yes"
+		}
+		return ""
+	})
+	require.Contains(t, e.Tmux("show-option", "-gqv", "@owt-bootstrap-error"), "using "+filepath.Join(pathDir, "owt"))
+}
+
+// releaseDir lays out a release as owt.tmux downloads it: the archive with
+// owt inside and a checksums.txt in sha256sum format (sum overrides the
+// real checksum when set). It returns the directory.
+func (e *Env) releaseDir(name, owt, archive, sum string) string {
+	e.t.Helper()
+	dir := filepath.Join(e.Root, "release-"+name)
+	stage := filepath.Join(e.Root, "stage-"+name)
+	require.NoError(e.t, os.MkdirAll(dir, 0o755))
+	require.NoError(e.t, os.MkdirAll(stage, 0o755))
+	require.NoError(e.t, copyFile(owt, filepath.Join(stage, "owt"), 0o755))
+	require.NoError(e.t, copyFile(filepath.Join(filepath.Dir(owt), "owt-popup"), filepath.Join(stage, "owt-popup"), 0o755))
+	out, err := exec.Command("tar", "-czf", filepath.Join(dir, archive), "-C", stage, "owt", "owt-popup").CombinedOutput()
+	require.NoError(e.t, err, string(out))
+	if sum == "" {
+		data, err := os.ReadFile(filepath.Join(dir, archive))
+		require.NoError(e.t, err)
+		h := sha256.Sum256(data)
+		sum = hex.EncodeToString(h[:])
+	}
+	e.WriteFile(dir, "checksums.txt", sum+"  "+archive+"\n")
+	return dir
+}
+
+// pathWithout is PATH without the directories that hold prog.
+func pathWithout(path, prog string) string {
+	var keep []string
+	for _, d := range filepath.SplitList(path) {
+		if _, err := os.Stat(filepath.Join(d, prog)); err != nil {
+			keep = append(keep, d)
+		}
+	}
+	return strings.Join(keep, string(os.PathListSeparator))
+}

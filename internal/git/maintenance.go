@@ -1,0 +1,122 @@
+package git
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// RemoveExcludes deletes from info/exclude the lines equal to one of
+// patterns, keeping every other byte of the file as it was. The "# owt"
+// header goes too once no line follows it. A missing file is no error.
+func (r Repo) RemoveExcludes(patterns ...string) error {
+	path, err := r.ExcludeFile()
+	if err != nil {
+		return err
+	}
+	old, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	drop := map[string]bool{}
+	for _, p := range patterns {
+		drop[p] = true
+	}
+	lines := strings.SplitAfter(string(old), "\n")
+	var kept []string
+	for _, l := range lines {
+		if l == "" || drop[strings.TrimRight(l, "\r\n")] {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	// A header with nothing of owt's left under it goes as well.
+	if n := len(kept); n > 0 && strings.TrimRight(kept[n-1], "\r\n") == owtExcludeHeader {
+		kept = kept[:n-1]
+	}
+	out := strings.Join(kept, "")
+	if out == string(old) {
+		return nil
+	}
+	return writeFileAtomic(path, []byte(out), 0o644)
+}
+
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// LockFile is a lock git left in a repository: git creates these for the
+// length of one command, so one that stays means a git process died.
+type LockFile struct {
+	Path    string
+	ModTime time.Time
+}
+
+// LockFiles lists the lock files present in the repository's git dirs:
+// index.lock and HEAD.lock of the main checkout and of every linked
+// worktree, and config, packed-refs and ref locks in the common dir.
+func (r Repo) LockFiles() ([]LockFile, error) {
+	dirs := []string{r.CommonDir}
+	if linked, err := os.ReadDir(filepath.Join(r.CommonDir, "worktrees")); err == nil {
+		for _, e := range linked {
+			if e.IsDir() {
+				dirs = append(dirs, filepath.Join(r.CommonDir, "worktrees", e.Name()))
+			}
+		}
+	}
+	var out []LockFile
+	add := func(p string) {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			out = append(out, LockFile{Path: p, ModTime: fi.ModTime()})
+		}
+	}
+	for _, d := range dirs {
+		add(filepath.Join(d, "index.lock"))
+		add(filepath.Join(d, "HEAD.lock"))
+	}
+	for _, name := range []string{"config.lock", "packed-refs.lock", "shallow.lock"} {
+		add(filepath.Join(r.CommonDir, name))
+	}
+	err := filepath.WalkDir(filepath.Join(r.CommonDir, "refs"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // a ref folder vanishing while we look is fine
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".lock") {
+			add(p)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// PruneWorktrees makes git forget worktrees whose folders are gone (git
+// worktree prune). Worktrees that still exist, and locked ones, are kept.
+func (r Repo) PruneWorktrees() error {
+	if _, err := run(r.Root, "worktree", "prune"); err != nil {
+		return fmt.Errorf("git worktree prune: %w", err)
+	}
+	return nil
+}

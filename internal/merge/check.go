@@ -1,0 +1,243 @@
+package merge
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// Overlap is a set of files this worktree shares with another party: the
+// files both change (overlaps) or the files whose changes git could not
+// combine (conflicts).
+type Overlap struct {
+	With  string   `json:"with"`
+	Kind  string   `json:"kind"` // "base" (the target branch) or "worktree"
+	Files []string `json:"files"`
+}
+
+// Report is what owt shows before a merge, ship or delete: what is not
+// committed, how far the branch is from its base, and what it would
+// collide with. Every figure is computed from git now, not from a cache.
+type Report struct {
+	Name       string    `json:"name"`
+	Branch     string    `json:"branch"`
+	Base       string    `json:"base"`
+	Status     string    `json:"status"`
+	Ahead      int       `json:"ahead"`
+	Behind     int       `json:"behind"`
+	DirtyFiles []string  `json:"dirty_files"`
+	Overlaps   []Overlap `json:"overlaps"`
+	Conflicts  []Overlap `json:"conflicts"`
+	Empty      bool      `json:"empty"`
+	// Missing is set when the worktree folder is gone.
+	Missing bool `json:"missing,omitempty"`
+	// BaseCheckout is where the base branch is checked out ("" nowhere);
+	// BaseCheckoutDirty lists its changed tracked files, which block a merge.
+	BaseCheckout      string   `json:"base_checkout,omitempty"`
+	BaseCheckoutDirty []string `json:"base_checkout_dirty,omitempty"`
+}
+
+// Check builds the report of the worktree r against into (its recorded
+// base when empty).
+func (c *Context) Check(r *state.Record, into string) (Report, error) {
+	rep := Report{Name: r.Name, Branch: r.Branch, Base: into, Status: string(r.Status),
+		DirtyFiles: []string{}, Overlaps: []Overlap{}, Conflicts: []Overlap{}}
+	if rep.Base == "" {
+		rep.Base = r.Base
+	}
+	base := rep.Base
+	if into == "" {
+		base = c.baseRef(r)
+	} else if !c.Git.BranchExists(into) {
+		return rep, fmt.Errorf("no branch %q to merge into", into)
+	}
+	if !c.Git.BranchExists(r.Branch) {
+		return rep, fmt.Errorf("%s: its branch %s no longer exists", r.Name, r.Branch)
+	}
+	rep.Missing = !isDir(r.Path)
+	dirty, err := c.workFiles(r)
+	if err != nil {
+		return rep, fmt.Errorf("check %s for uncommitted work: %w", r.Name, err)
+	}
+	if dirty != nil {
+		rep.DirtyFiles = dirty
+	}
+	if rep.Ahead, rep.Behind, err = c.Git.AheadBehind(base, r.Branch); err != nil {
+		return rep, fmt.Errorf("compare %s with %s: %w", r.Branch, base, err)
+	}
+	rep.Empty = rep.Ahead == 0 && len(rep.DirtyFiles) == 0
+
+	mine, err := c.changedFiles(r, base, rep.DirtyFiles)
+	if err != nil {
+		return rep, err
+	}
+	if rep.Ahead > 0 && rep.Behind > 0 {
+		res, err := c.Git.MergeTree(base, r.Branch)
+		if err != nil {
+			return rep, fmt.Errorf("predict merging %s into %s: %w", r.Branch, base, err)
+		}
+		if !res.Clean() {
+			rep.Conflicts = append(rep.Conflicts, Overlap{With: rep.Base, Kind: "base", Files: res.Conflicts})
+		}
+	}
+	if err := c.compareWithOthers(r, mine, rep.Ahead > 0, &rep); err != nil {
+		return rep, err
+	}
+	if path, found, err := c.Git.CheckedOutAt(rep.Base); err == nil && found {
+		rep.BaseCheckout = path
+		if files, err := git.TrackedChanges(path); err == nil {
+			rep.BaseCheckoutDirty = files
+		}
+	}
+	return rep, nil
+}
+
+// changedFiles is what a worktree changes: its commits since it forked
+// from base, and its uncommitted work.
+func (c *Context) changedFiles(r *state.Record, base string, dirty []string) ([]string, error) {
+	files, err := c.Git.ChangedFiles(base, r.Branch)
+	if err != nil {
+		return nil, fmt.Errorf("list files %s changes: %w", r.Name, err)
+	}
+	files = append(files, dirty...)
+	slices.Sort(files)
+	return slices.Compact(files), nil
+}
+
+// compareWithOthers fills in the files r shares with every other live
+// worktree, and the conflicts git predicts between their branches.
+func (c *Context) compareWithOthers(r *state.Record, mine []string, hasCommits bool, rep *Report) error {
+	recs, err := c.records()
+	if err != nil {
+		return err
+	}
+	for _, o := range recs {
+		if o.Name == r.Name || !isDir(o.Path) || !c.Git.BranchExists(o.Branch) {
+			continue
+		}
+		obase := c.baseRef(o)
+		odirty, err := c.workFiles(o)
+		if err != nil {
+			odirty = nil // another worktree's trouble must not block this report
+		}
+		theirs, err := c.changedFiles(o, obase, odirty)
+		if err != nil {
+			continue
+		}
+		if both := intersect(mine, theirs); len(both) > 0 {
+			rep.Overlaps = append(rep.Overlaps, Overlap{With: o.Name, Kind: "worktree", Files: both})
+		}
+		if !hasCommits {
+			continue
+		}
+		if ahead, _, err := c.Git.AheadBehind(obase, o.Branch); err != nil || ahead == 0 {
+			continue
+		}
+		res, err := c.Git.MergeTree(o.Branch, r.Branch)
+		if err != nil {
+			return fmt.Errorf("predict merging %s with %s: %w", r.Branch, o.Branch, err)
+		}
+		if !res.Clean() {
+			rep.Conflicts = append(rep.Conflicts, Overlap{With: o.Name, Kind: "worktree", Files: res.Conflicts})
+		}
+	}
+	return nil
+}
+
+func intersect(a, b []string) []string {
+	set := map[string]bool{}
+	for _, x := range a {
+		set[x] = true
+	}
+	var out []string
+	for _, y := range b {
+		if set[y] {
+			out = append(out, y)
+			delete(set, y)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ConflictsWithBase returns the files predicted to conflict with the base.
+func (rep Report) ConflictsWithBase() []string {
+	for _, o := range rep.Conflicts {
+		if o.Kind == "base" {
+			return o.Files
+		}
+	}
+	return nil
+}
+
+// Blockers says, one line each, what would make `owt merge` refuse now;
+// none means it would go through.
+func (rep Report) Blockers() []string {
+	var out []string
+	if rep.Empty {
+		out = append(out, fmt.Sprintf("nothing to merge: %s has no commits and no changes", rep.Branch))
+	} else if rep.Ahead == 0 {
+		out = append(out, "no commits yet: 'owt ship' commits the changes and merges them")
+	}
+	if n := len(rep.DirtyFiles); n > 0 && rep.Ahead > 0 {
+		out = append(out, fmt.Sprintf("%d uncommitted file(s): commit them, or ship (commit and merge)", n))
+	}
+	if files := rep.ConflictsWithBase(); len(files) > 0 {
+		out = append(out, fmt.Sprintf("conflicts with %s in %s", rep.Base, listFiles(files, 5)))
+	}
+	if len(rep.BaseCheckoutDirty) > 0 {
+		out = append(out, fmt.Sprintf("%s is checked out in %s with uncommitted changes (%s)", rep.Base, rep.BaseCheckout, listFiles(rep.BaseCheckoutDirty, 5)))
+	}
+	return out
+}
+
+// String is the report for people, a few short lines, as the CLI and the
+// merge and delete popups show it.
+func (rep Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s → %s)", rep.Name, rep.Branch, rep.Base)
+	if rep.Status != "" {
+		fmt.Fprintf(&b, ", agent %s", rep.Status)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "  commits:     %d ahead, %d behind %s", rep.Ahead, rep.Behind, rep.Base)
+	if rep.Empty {
+		b.WriteString(" (empty: nothing to merge)")
+	}
+	b.WriteString("\n")
+	if rep.Missing {
+		b.WriteString("  worktree:    folder missing\n")
+	}
+	if len(rep.DirtyFiles) == 0 {
+		b.WriteString("  uncommitted: none\n")
+	} else {
+		fmt.Fprintf(&b, "  uncommitted: %d file(s): %s\n", len(rep.DirtyFiles), listFiles(rep.DirtyFiles, 5))
+	}
+	if len(rep.Overlaps) == 0 {
+		b.WriteString("  overlaps:    none\n")
+	}
+	for _, o := range rep.Overlaps {
+		fmt.Fprintf(&b, "  overlaps:    with %s: %s\n", o.With, listFiles(o.Files, 5))
+	}
+	if len(rep.Conflicts) == 0 {
+		b.WriteString("  conflicts:   none predicted\n")
+	}
+	for _, o := range rep.Conflicts {
+		fmt.Fprintf(&b, "  conflicts:   with %s: %s\n", o.With, listFiles(o.Files, 5))
+	}
+	if len(rep.BaseCheckoutDirty) > 0 {
+		fmt.Fprintf(&b, "  %s is checked out in %s with uncommitted changes: %s\n", rep.Base, rep.BaseCheckout, listFiles(rep.BaseCheckoutDirty, 5))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// errorsAs is errors.As for callers that only want to know.
+func errorsAs[T error](err error) (T, bool) {
+	var t T
+	ok := errors.As(err, &t)
+	return t, ok
+}

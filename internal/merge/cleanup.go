@@ -1,0 +1,202 @@
+package merge
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// CleanupOptions say which worktrees owt cleanup removes.
+type CleanupOptions struct {
+	// Merged removes worktrees whose branch is merged into its base (the
+	// default when Stale is not set).
+	Merged bool
+	// Stale removes worktrees untouched for StaleAfter: no commit, status
+	// change or file change in that time. Only when nothing would be lost,
+	// unless Force.
+	Stale      bool
+	StaleAfter time.Duration
+	Force      bool
+	Now        time.Time
+}
+
+// CleanupItem is the verdict on one worktree.
+type CleanupItem struct {
+	Name   string `json:"name"`
+	Branch string `json:"branch"`
+	Remove bool   `json:"remove"`
+	Reason string `json:"reason"` // why it goes, or why it stays
+	// BranchTip is the commit the verdict was made on; the teardown
+	// refuses if the branch moved since.
+	BranchTip string `json:"-"`
+	// Discards is set when removing it throws work away (--stale --force).
+	Discards bool `json:"discards,omitempty"`
+}
+
+// PlanCleanup judges every worktree of the repository. Nothing changes:
+// the CLI removes the ones marked Remove (or only lists them, --dry-run).
+func (c *Context) PlanCleanup(o CleanupOptions) ([]CleanupItem, error) {
+	if !o.Merged && !o.Stale {
+		o.Merged = true
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	recs, err := c.records()
+	if err != nil {
+		return nil, err
+	}
+	items := []CleanupItem{}
+	for _, r := range recs {
+		item, err := c.judge(r, o)
+		if err != nil {
+			item = CleanupItem{Name: r.Name, Branch: r.Branch, Reason: "kept: " + err.Error()}
+		}
+		items = append(items, item)
+	}
+	return items, nil
+}
+
+func (c *Context) judge(r *state.Record, o CleanupOptions) (CleanupItem, error) {
+	it := CleanupItem{Name: r.Name, Branch: r.Branch}
+	if !c.Git.BranchExists(r.Branch) {
+		it.Reason = "kept: its branch is gone ('owt doctor' looks into it)"
+		return it, nil
+	}
+	tip, err := c.Git.ResolveCommit("refs/heads/" + r.Branch)
+	if err != nil {
+		return it, err
+	}
+	it.BranchTip = tip
+	work, err := c.workFiles(r)
+	if err != nil {
+		return it, fmt.Errorf("check for uncommitted work: %w", err)
+	}
+	busy := r.Status == state.Starting || r.Status == state.Working || r.Status == state.Waiting
+
+	if o.Merged {
+		merged, how, err := c.merged(r, tip)
+		if err != nil {
+			return it, err
+		}
+		if merged {
+			switch {
+			case len(work) > 0:
+				it.Reason = fmt.Sprintf("kept: %s, but %d uncommitted file(s): %s", how, len(work), listFiles(work, 3))
+			case busy:
+				it.Reason = fmt.Sprintf("kept: %s, but the agent is %s", how, r.Status)
+			default:
+				it.Remove, it.Reason = true, how
+			}
+			return it, nil
+		}
+	}
+	if o.Stale {
+		last := c.lastTouched(r, tip, work)
+		age := o.Now.Sub(last)
+		if age >= o.StaleAfter {
+			days := fmt.Sprintf("untouched for %s", humanDays(age))
+			ahead, _, err := c.Git.AheadBehind(c.baseRef(r), r.Branch)
+			if err != nil {
+				return it, err
+			}
+			var loss []string
+			if ahead > 0 {
+				loss = append(loss, fmt.Sprintf("%d commit(s) not in %s", ahead, r.Base))
+			}
+			if len(work) > 0 {
+				loss = append(loss, fmt.Sprintf("%d uncommitted file(s)", len(work)))
+			}
+			switch {
+			case len(loss) == 0:
+				it.Remove, it.Reason = true, days
+			case o.Force:
+				it.Remove, it.Discards = true, true
+				it.Reason = fmt.Sprintf("%s (discards %s)", days, joinAnd(loss))
+			default:
+				it.Reason = fmt.Sprintf("kept: %s, but it holds %s (--force removes it anyway)", days, joinAnd(loss))
+			}
+			return it, nil
+		}
+		it.Reason = fmt.Sprintf("kept: touched %s ago", humanDays(age))
+		return it, nil
+	}
+	it.Reason = "kept: not merged into " + r.Base
+	return it, nil
+}
+
+// merged reports whether the branch's work is in its base: the branch is
+// an ancestor of the base and made commits, or (squash and rebase merges)
+// merging it into the base would change nothing.
+func (c *Context) merged(r *state.Record, tip string) (bool, string, error) {
+	if !c.Git.BranchExists(r.Base) {
+		return false, "", nil
+	}
+	baseTip, err := c.Git.ResolveCommit("refs/heads/" + r.Base)
+	if err != nil {
+		return false, "", err
+	}
+	if c.Git.IsAncestor(tip, baseTip) {
+		// A branch that never moved from where it started is empty, not merged.
+		if tip == r.BaseCommit || (r.BaseCommit == "" && tip == baseTip) {
+			return false, "", nil
+		}
+		return true, "merged into " + r.Base, nil
+	}
+	mt, err := c.Git.MergeTree(baseTip, tip)
+	if err != nil {
+		return false, "", err
+	}
+	baseTree, err := c.Git.TreeOf(baseTip)
+	if err != nil {
+		return false, "", err
+	}
+	if mt.Clean() && mt.Tree == baseTree {
+		return true, "its changes are already in " + r.Base, nil
+	}
+	return false, "", nil
+}
+
+// lastTouched is the latest sign of life: creation, a status change, a
+// commit on the branch, or a change to an uncommitted file.
+func (c *Context) lastTouched(r *state.Record, tip string, work []string) time.Time {
+	last := r.CreatedAt
+	if r.StatusSince.After(last) {
+		last = r.StatusSince
+	}
+	if tip != r.BaseCommit {
+		if t, err := c.Git.LastCommitTime(tip); err == nil && t.After(last) {
+			last = t
+		}
+	}
+	for _, f := range work {
+		if fi, err := os.Lstat(filepath.Join(r.Path, filepath.FromSlash(f))); err == nil && fi.ModTime().After(last) {
+			last = fi.ModTime()
+		}
+	}
+	return last
+}
+
+func humanDays(d time.Duration) string {
+	days := int(d.Hours() / 24)
+	if days == 1 {
+		return "1 day"
+	}
+	if days == 0 && d > 0 {
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days", days)
+}
+
+func joinAnd(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return parts[0] + " and " + parts[1]
+}

@@ -1,0 +1,118 @@
+package merge
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// ShipResult is what ship did: the commit it made (if any) and the merge.
+type ShipResult struct {
+	Result
+	Committed string   `json:"committed,omitempty"`
+	Files     []string `json:"committed_files,omitempty"`
+}
+
+// Ship commits everything the worktree r holds (message from its task
+// unless message is set) and merges it into its base. Every check the
+// merge makes is made first, against the commit ship would make, so a
+// refusal — a conflict, a dirty target checkout, an empty result —
+// changes nothing, not even the worktree's branch.
+func (c *Context) Ship(r *state.Record, message string) (ShipResult, error) {
+	out := ShipResult{Result: Result{Name: r.Name, Branch: r.Branch, Target: r.Base}}
+	target := r.Base
+	if err := c.checkShippable(r, target); err != nil {
+		return out, err
+	}
+	work, err := c.workFiles(r)
+	if err != nil {
+		return out, fmt.Errorf("check %s for uncommitted work: %w", r.Name, err)
+	}
+	old, err := c.Git.ResolveCommit("refs/heads/" + target)
+	if err != nil {
+		return out, err
+	}
+	tip, err := c.Git.ResolveCommit("refs/heads/" + r.Branch)
+	if err != nil {
+		return out, err
+	}
+	if len(work) == 0 && c.Git.IsAncestor(tip, old) {
+		return out, fmt.Errorf("%w: %s has no changes and no commits that %s lacks", ErrEmpty, r.Name, target)
+	}
+
+	// Predict the landing with the commit ship would make.
+	snap, err := git.Snapshot(r.Path, work)
+	if err != nil {
+		return out, fmt.Errorf("ship %s: %w", r.Name, err)
+	}
+	checkout, err := c.checkTargetCheckout(target)
+	if err != nil {
+		return out, err
+	}
+	if err := c.checkNoCollisions(target, checkout, old, snap); err != nil {
+		return out, err
+	}
+	tree, err := c.Git.TreeOf(snap)
+	if err != nil {
+		return out, err
+	}
+	if !c.Git.IsAncestor(old, snap) {
+		mt, err := c.Git.MergeTree(old, snap)
+		if err != nil {
+			return out, fmt.Errorf("merge %s into %s: %w", r.Branch, target, err)
+		}
+		if !mt.Clean() {
+			return out, &ConflictError{Branch: r.Branch, Target: target, Files: mt.Conflicts}
+		}
+		tree = mt.Tree
+	}
+	if oldTree, _ := c.Git.TreeOf(old); tree == oldTree {
+		return out, fmt.Errorf("%w: the result would be empty, the changes of %s are already in %s", ErrEmpty, r.Name, target)
+	}
+
+	if len(work) > 0 {
+		msg := shipMessage(r, message)
+		if out.Committed, err = git.CommitPaths(r.Path, work, msg); err != nil {
+			return out, fmt.Errorf("commit the changes of %s: %w", r.Name, err)
+		}
+		out.Files = work
+	}
+	res, err := c.Merge(r, Options{})
+	out.Result = res
+	if err != nil && out.Committed != "" {
+		return out, fmt.Errorf("committed %d file(s) in %s as %.12s, but the merge failed: %w", len(work), r.Name, out.Committed, err)
+	}
+	return out, err
+}
+
+// checkShippable refuses what ship cannot do at all.
+func (c *Context) checkShippable(r *state.Record, target string) error {
+	if !c.Git.BranchExists(target) {
+		return fmt.Errorf("%s's base branch %q no longer exists; commit there and use 'owt merge %s --into BRANCH'", r.Name, target, r.Name)
+	}
+	if !c.Git.BranchExists(r.Branch) {
+		return fmt.Errorf("%s: its branch %s no longer exists", r.Name, r.Branch)
+	}
+	if !isDir(r.Path) {
+		return fmt.Errorf("%s: its worktree %s is missing; nothing to commit ('owt merge %s' merges the branch)", r.Name, r.Path, r.Name)
+	}
+	if op, err := git.OperationInProgress(r.Path); err != nil {
+		return err
+	} else if op != "" {
+		return fmt.Errorf("%s: a %s is in progress in %s; finish or abort it there first", r.Name, op, r.Path)
+	}
+	return nil
+}
+
+// shipMessage is -m, else the task, else a line naming the worktree.
+func shipMessage(r *state.Record, message string) string {
+	if m := strings.TrimSpace(message); m != "" {
+		return m + "\n"
+	}
+	if t := strings.TrimSpace(r.Task); t != "" {
+		return t + "\n"
+	}
+	return fmt.Sprintf("Work from %s\n", r.Name)
+}

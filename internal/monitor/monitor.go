@@ -1,0 +1,167 @@
+// Package monitor is "owt monitor": one process per tmux server that keeps
+// agent status true where hooks cannot, and tells the user when an agent
+// needs them.
+//
+// Each tick costs one tmux process: a batch that lists every pane and
+// captures the agent panes whose window had output since their last
+// capture (tmux keeps window_activity). The monitor classifies those
+// screens with the tool's patterns (agent.Classifier), lets the screen
+// correct the recorded status by the rules of workspace.Reconcile, marks
+// agents whose session vanished as exited, and notifies transitions into
+// the statuses [notify] on lists, whoever made them (hook, screen, owt).
+// It exits when the tmux server does.
+package monitor
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/monitor/daemon"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+)
+
+// DefaultInterval is the longest time between ticks. A tick comes sooner
+// when a decision falls due earlier (a reading's debounce ends, a pane has
+// been still for still_after), so status is timely while a server of busy
+// agents costs one tmux process a second.
+const DefaultInterval = time.Second
+
+// minWait is the shortest time between ticks.
+const minWait = 100 * time.Millisecond
+
+// EnsureRunning starts the monitor of the tmux server tm talks to unless
+// one runs; owt is the owt executable. "owt tmux init" and "owt new" call it.
+func EnsureRunning(owt string, tm *tmux.Client) error { return daemon.EnsureRunning(owt, tm) }
+
+// Options configure Run.
+type Options struct {
+	// Socket is the tmux server's socket (daemon.SocketPath).
+	Socket   string
+	Interval time.Duration
+	// Log receives one line per event worth knowing (start, stop, errors,
+	// notifications).
+	Log io.Writer
+}
+
+// Run watches the server until it goes away or the process is told to
+// stop. A second monitor for the same server returns at once, without error.
+func Run(o Options) error {
+	if o.Interval <= 0 {
+		o.Interval = DefaultInterval
+	}
+	lock, err := daemon.Acquire(o.Socket)
+	if errors.Is(err, daemon.ErrRunning) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	bin, err := exec.LookPath("tmux") // once, not on every tick
+	if err != nil {
+		return tmux.ErrNotInstalled
+	}
+	m := newMonitor(&tmux.Client{Bin: bin, Socket: o.Socket}, o.Log)
+	m.logf("started for %s (every %s)", o.Socket, o.Interval)
+
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+	defer signal.Stop(stop)
+	gone, unwatch, err := m.tm.WatchServer(m.marker)
+	if err != nil {
+		return fmt.Errorf("watch tmux server: %w", err)
+	}
+	defer unwatch()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		now := time.Now()
+		if err := m.tick(now); err != nil {
+			if errors.Is(err, tmux.ErrNoServer) {
+				m.logf("tmux server %s is gone; exiting", o.Socket)
+				return nil
+			}
+			if errors.Is(err, tmux.ErrNotInstalled) {
+				return err
+			}
+			m.logf("%v", err)
+		}
+		timer.Reset(max(m.nextTick(now, o.Interval).Sub(time.Now()), minWait))
+		select {
+		case s := <-stop:
+			m.logf("stopped by %v", s)
+			return nil
+		case <-gone:
+			m.logf("tmux server %s is gone; exiting", o.Socket)
+			return nil
+		case <-timer.C:
+		}
+	}
+}
+
+// monitor is the state kept between ticks.
+type monitor struct {
+	tm     *tmux.Client
+	log    io.Writer
+	marker string
+	recs   *recordCache
+	screen map[string]*paneView // by pane id
+	// alive is when each record's session was last seen on this server;
+	// only records seen here are this monitor's to judge and notify.
+	alive map[recKey]time.Time
+	// seen is each record's status as last notified on.
+	seen     map[recKey]seenStatus
+	panes    []tmux.PaneState
+	notifier *notifier
+}
+
+func newMonitor(tm *tmux.Client, log io.Writer) *monitor {
+	if log == nil {
+		log = io.Discard
+	}
+	nonce := make([]byte, 8)
+	_, _ = rand.Read(nonce)
+	m := &monitor{
+		tm: tm, log: log, marker: "⟦owt-monitor-" + hex.EncodeToString(nonce) + "⟧",
+		recs: newRecordCache(tm), screen: map[string]*paneView{},
+		alive: map[recKey]time.Time{}, seen: map[recKey]seenStatus{},
+	}
+	m.notifier = newNotifier(tm, m.logf)
+	return m
+}
+
+func (m *monitor) logf(format string, args ...any) {
+	_, _ = io.WriteString(m.log, state.LogLine("monitor", fmt.Sprintf(format, args...)))
+}
+
+// tick is one look at the server: read state, snapshot panes, reconcile,
+// notify.
+func (m *monitor) tick(now time.Time) error {
+	changed, err := m.recs.refresh(m.logf)
+	if err != nil {
+		m.logf("read state: %v", err)
+	}
+	panes, captures, err := m.tm.Snapshot(m.toCapture(now), m.marker)
+	if err != nil {
+		return err
+	}
+	m.panes = panes
+	m.observe(panes, captures, now)
+	m.reconcile(now)
+	m.exits(now)
+	if changed {
+		m.recs.publishSummary()
+	}
+	m.notifyTransitions()
+	return nil
+}

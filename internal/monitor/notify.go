@@ -1,0 +1,158 @@
+package monitor
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+)
+
+// messageTime is how long the status-line message stays up.
+const messageTime = 5 * time.Second
+
+// seenStatus is a record's status as last seen: a new "since" is a new
+// transition even when the status name is the same (waiting, answered,
+// waiting again between two ticks).
+type seenStatus struct {
+	status state.Status
+	since  time.Time
+}
+
+// notifier tells the user about one transition in every way configured.
+type notifier struct {
+	tm       *tmux.Client
+	logf     func(string, ...any)
+	msgDelay time.Duration // 0 on tmux < 3.2, which has no display-message -d
+}
+
+func newNotifier(tm *tmux.Client, logf func(string, ...any)) *notifier {
+	n := &notifier{tm: tm, logf: logf}
+	if major, minor, err := tm.Version(); err == nil && (major > 3 || major == 3 && minor >= 2) {
+		n.msgDelay = messageTime
+	}
+	return n
+}
+
+// notifyTransitions notifies, once, each status change since the last
+// tick of a record this server runs, into a status [notify] on lists. The
+// first look at a record only notes its status.
+func (m *monitor) notifyTransitions() {
+	for _, r := range m.recs.records {
+		key := recKey{r.Repo, r.Name}
+		cur := seenStatus{r.Status, r.StatusSince}
+		prev, known := m.seen[key]
+		m.seen[key] = cur
+		if !known || prev.status == cur.status && prev.since.Equal(cur.since) {
+			continue
+		}
+		if _, ours := m.alive[key]; !ours {
+			continue
+		}
+		cfg := m.recs.repo(r.Repo, m.logf).ws.Config.Notify
+		if !contains(cfg.On, string(r.Status)) {
+			continue
+		}
+		m.notifier.notify(r, cfg, m.paneTTY(r))
+	}
+}
+
+func (m *monitor) paneTTY(r *state.Record) string {
+	for _, p := range m.panes {
+		if p.ID == r.Pane && p.SessionName == r.Session {
+			return p.TTY
+		}
+	}
+	return ""
+}
+
+// notify shows the transition on every client not looking at the agent's
+// pane, rings the bell in that pane, and runs notify-send and the user's
+// command. When someone is looking at the pane already, they see it
+// happen: only the other clients get the message, and nothing else fires.
+func (n *notifier) notify(r *state.Record, cfg config.Notify, tty string) {
+	text := message(r)
+	clients, err := n.tm.ClientViews()
+	if err != nil {
+		n.logf("notify %s: %v", r.Name, err)
+	}
+	watched := false
+	var others []string
+	for _, c := range clients {
+		switch {
+		case c.Control:
+		case c.Pane == r.Pane:
+			watched = true
+		default:
+			others = append(others, c.Name)
+		}
+	}
+	if err := n.tm.Message(others, text, n.msgDelay); err != nil {
+		n.logf("notify %s: %v", r.Name, err)
+	}
+	if watched {
+		n.logf("%s (shown on %d client(s); someone is looking at it)", text, len(others))
+		return
+	}
+	n.logf("%s (shown on %d client(s))", text, len(others))
+	if tty != "" {
+		if err := tmux.Bell(tty); err != nil {
+			n.logf("notify %s: %v", r.Name, err)
+		}
+	}
+	if cfg.Desktop {
+		n.start(exec.Command("notify-send", "--app-name=owt", "owt", text), r.Name)
+	}
+	if len(cfg.Command) > 0 {
+		cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
+		cmd.Dir = r.Path
+		code := ""
+		if r.ExitCode != nil {
+			code = fmt.Sprint(*r.ExitCode)
+		}
+		cmd.Env = append(os.Environ(), "OWT_NAME="+r.Name, "OWT_STATUS="+string(r.Status),
+			"OWT_REPO="+r.Repo, "OWT_PATH="+r.Path, "OWT_EXIT_CODE="+code)
+		n.start(cmd, r.Name)
+	}
+}
+
+// start runs a notification program without waiting for it (it is reaped
+// in the background, so a slow one never holds the monitor up).
+func (n *notifier) start(cmd *exec.Cmd, name string) {
+	if devnull, err := os.Open(os.DevNull); err == nil {
+		cmd.Stdin = devnull
+		defer devnull.Close()
+	}
+	if err := cmd.Start(); err != nil {
+		n.logf("notify %s: %v", name, err)
+		return
+	}
+	go func() { _ = cmd.Wait() }()
+}
+
+func message(r *state.Record) string {
+	switch r.Status {
+	case state.Waiting:
+		return "owt: " + r.Name + " needs you"
+	case state.Idle:
+		return "owt: " + r.Name + " finished its turn"
+	case state.Exited:
+		if r.ExitCode != nil {
+			return fmt.Sprintf("owt: %s exited (code %d)", r.Name, *r.ExitCode)
+		}
+		return "owt: " + r.Name + " exited"
+	}
+	return "owt: " + r.Name + " is " + string(r.Status)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,122 @@
+package tmux
+
+import (
+	"bytes"
+	"errors"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// PaneState is one pane as the monitor sees it on a tick.
+type PaneState struct {
+	ID          string // %N
+	SessionID   string // $N
+	SessionName string
+	WindowID    string // @N
+	TTY         string // the pane's terminal, e.g. /dev/pts/3
+	Dead        bool
+	DeadStatus  int
+	// Activity is the last output in the pane's window (tmux keeps it to
+	// the second).
+	Activity time.Time
+}
+
+var snapshotFields = []string{"#{pane_id}", "#{session_id}", "#{session_name}", "#{window_id}", "#{pane_tty}",
+	"#{pane_dead}", "#{pane_dead_status}", "#{window_activity}"}
+
+// Snapshot lists every pane of the server and captures the visible text
+// of the panes in capture, all in one tmux call: the monitor's whole view
+// of the server per tick costs one process. marker must not appear in
+// pane text (the caller makes it random); it separates the captures.
+//
+// A pane in capture that vanished since the caller listed it makes tmux
+// stop at that command: the panes are still returned with the captures
+// made before it. ErrNoServer means the server is gone.
+func (c *Client) Snapshot(capture []string, marker string) ([]PaneState, map[string]string, error) {
+	cmds := [][]string{{"list-panes", "-a", "-F", strings.Join(snapshotFields, fieldSep)}}
+	for _, p := range capture {
+		// display-message expands #{pane_id}: the marker names its pane.
+		cmds = append(cmds,
+			[]string{"display-message", "-p", "-t", p, marker + "#{pane_id}"},
+			[]string{"capture-pane", "-p", "-J", "-t", p})
+	}
+	var args []string
+	for i, cmd := range cmds {
+		if i > 0 {
+			args = append(args, batchSep)
+		}
+		args = append(args, cmd...)
+	}
+	cmd := c.command(nil, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	if runErr != nil {
+		if errors.Is(runErr, exec.ErrNotFound) {
+			return nil, nil, ErrNotInstalled
+		}
+		if isNoServer(strings.TrimSpace(stderr.String())) {
+			return nil, nil, ErrNoServer
+		}
+		if stdout.Len() == 0 {
+			return nil, nil, errors.New("tmux list-panes: " + strings.TrimSpace(stderr.String()))
+		}
+	}
+	panes, captures := parseSnapshot(stdout.String(), marker)
+	return panes, captures, nil
+}
+
+func parseSnapshot(out, marker string) ([]PaneState, map[string]string) {
+	var panes []PaneState
+	captures := map[string]string{}
+	lines := strings.Split(out, "\n")
+	i := 0
+	for ; i < len(lines) && !strings.HasPrefix(lines[i], marker); i++ {
+		f := strings.Split(lines[i], fieldSep)
+		if len(f) != len(snapshotFields) {
+			continue
+		}
+		ds, _ := strconv.Atoi(f[6])
+		act, _ := strconv.ParseInt(f[7], 10, 64)
+		panes = append(panes, PaneState{
+			ID: f[0], SessionID: f[1], SessionName: f[2], WindowID: f[3], TTY: f[4],
+			Dead: f[5] == "1", DeadStatus: ds, Activity: time.Unix(act, 0),
+		})
+	}
+	for i < len(lines) {
+		id := strings.TrimPrefix(lines[i], marker)
+		i++
+		start := i
+		for i < len(lines) && !strings.HasPrefix(lines[i], marker) {
+			i++
+		}
+		captures[id] = strings.Join(lines[start:i], "\n")
+	}
+	return panes, captures
+}
+
+// WatchServer starts a tmux client that blocks on a wait-for channel no
+// one signals: it ends when the server does, so a watcher learns of the
+// server's end at once instead of on its next poll. The returned channel
+// is closed then; stop ends the watch.
+func (c *Client) WatchServer(channel string) (gone <-chan struct{}, stop func(), err error) {
+	cmd := c.command(nil, "wait-for", channel)
+	if err := cmd.Start(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, nil, ErrNotInstalled
+		}
+		return nil, nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	stop = func() {
+		_ = cmd.Process.Kill()
+		<-done
+	}
+	return done, stop, nil
+}

@@ -1,0 +1,430 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/monitor/daemon"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+)
+
+// Kinds of problems owt doctor finds.
+const (
+	SessionWithoutWorktree = "session-without-worktree"
+	WorktreeWithoutSession = "worktree-without-session"
+	RecordWithoutEither    = "record-without-either"
+	SessionWithoutRecord   = "session-without-record"
+	WorktreeWithoutRecord  = "worktree-without-record"
+	PrunableWorktree       = "prunable-worktree"
+	BranchLeftBehind       = "branch-left-behind"
+	StaleLock              = "stale-lock"
+	MonitorNotRunning      = "monitor-not-running"
+)
+
+// staleLockAge is how old a git lock file must be before doctor calls it
+// stale: git holds one for the length of a single command.
+const staleLockAge = 10 * time.Minute
+
+// Finding is one problem, and what --fix did about it or what to do.
+type Finding struct {
+	Kind   string `json:"kind"`
+	Name   string `json:"name,omitempty"`
+	Detail string `json:"detail"`
+	Fixed  bool   `json:"fixed"`
+	Action string `json:"action,omitempty"`
+}
+
+// DoctorReport is what owt doctor found in one repository.
+type DoctorReport struct {
+	Repo     string    `json:"repo"`
+	Monitor  string    `json:"monitor"`
+	Findings []Finding `json:"findings"`
+}
+
+// Left are the findings still there after the run.
+func (d DoctorReport) Left() []Finding {
+	var out []Finding
+	for _, f := range d.Findings {
+		if !f.Fixed {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ownedSession is a tmux session carrying owt's user options.
+type ownedSession struct {
+	ID, Session string
+	Repo, Name  string // @owt-repo, @owt-name
+}
+
+// Doctor looks for what went out of step between owt's records, git and
+// tmux. With fix it repairs what is safe — nothing that holds work is ever
+// deleted — and says what it left.
+func (w *Workspace) Doctor(fix bool) (DoctorReport, error) {
+	rep := DoctorReport{Repo: w.Repo.Root, Findings: []Finding{}}
+	recs, err := w.Records()
+	if err != nil {
+		return rep, err
+	}
+	all, err := w.Tmux.Sessions()
+	if err != nil && !errors.Is(err, tmux.ErrNotInstalled) {
+		return rep, err
+	}
+	owned, err := w.ownedSessions()
+	if err != nil {
+		return rep, err
+	}
+	wts, err := w.Repo.Worktrees()
+	if err != nil {
+		return rep, err
+	}
+	live := map[string]tmux.Session{}
+	for _, s := range all {
+		live[s.Name] = s
+	}
+	known := map[string]bool{} // session names of records
+	for _, r := range recs {
+		known[r.Session] = true
+		w.doctorRecord(r, live, fix, &rep)
+	}
+	for _, s := range owned {
+		if s.Repo == w.Repo.Root && !known[s.Session] {
+			rep.Findings = append(rep.Findings, w.doctorStraySession(s, fix))
+		}
+	}
+	w.doctorWorktrees(recs, wts, fix, &rep)
+	w.doctorBranches(recs, fix, &rep)
+	w.doctorLocks(fix, &rep)
+	w.doctorMonitor(fix, &rep)
+	return rep, nil
+}
+
+// doctorRecord checks that a record has both its worktree and its session.
+func (w *Workspace) doctorRecord(r *state.Record, live map[string]tmux.Session, fix bool, rep *DoctorReport) {
+	_, hasSession := live[r.Session]
+	hasWorktree := worktreeDirExists(r.Path)
+	switch {
+	case hasWorktree && hasSession:
+		return
+	case hasWorktree:
+		f := Finding{Kind: WorktreeWithoutSession, Name: r.Name,
+			Detail: fmt.Sprintf("worktree %s has no tmux session (%s)", r.Path, r.Session),
+			Action: "'owt attach " + r.Name + "' recreates it"}
+		if fix {
+			if _, err := w.EnsureSession(r); err != nil {
+				f.Action = "could not recreate the session: " + err.Error()
+			} else {
+				f.Fixed, f.Action = true, "recreated session "+r.Session+" (a shell; the agent was not restarted)"
+			}
+		}
+		rep.Findings = append(rep.Findings, f)
+	case hasSession:
+		s := live[r.Session]
+		f := Finding{Kind: SessionWithoutWorktree, Name: r.Name,
+			Detail: fmt.Sprintf("session %s is running but its worktree %s is gone", r.Session, r.Path),
+			Action: "--fix kills the session and forgets the worktree"}
+		if fix {
+			if err := w.Tmux.KillSession(s.ID); err != nil {
+				f.Action = "could not kill the session: " + err.Error()
+			} else {
+				f.Fixed, f.Action = w.forget(r, rep)
+				f.Action = "killed the session; " + f.Action
+			}
+		}
+		rep.Findings = append(rep.Findings, f)
+	default:
+		f := Finding{Kind: RecordWithoutEither, Name: r.Name,
+			Detail: fmt.Sprintf("neither worktree %s nor session %s exists", r.Path, r.Session),
+			Action: "--fix forgets it"}
+		if fix {
+			f.Fixed, f.Action = w.forget(r, rep)
+		}
+		rep.Findings = append(rep.Findings, f)
+	}
+}
+
+// forget drops the record of a worktree whose folder is gone, makes git
+// forget the worktree, and deletes its branch when every commit of it is in
+// its base. A branch with other commits is kept and reported.
+func (w *Workspace) forget(r *state.Record, rep *DoctorReport) (bool, string) {
+	if err := w.Repo.PruneWorktrees(); err != nil {
+		return false, err.Error()
+	}
+	action := "forgot it"
+	if w.Repo.BranchExists(r.Branch) {
+		base := r.Base
+		if !w.Repo.BranchExists(base) && r.BaseCommit != "" {
+			base = r.BaseCommit
+		}
+		ahead, _, err := w.Repo.AheadBehind(base, r.Branch)
+		switch {
+		case err != nil:
+			action += "; kept branch " + r.Branch + " (" + err.Error() + ")"
+		case ahead > 0:
+			action += fmt.Sprintf("; kept branch %s: it has %d commit(s) not in %s", r.Branch, ahead, r.Base)
+			rep.Findings = append(rep.Findings, Finding{Kind: BranchLeftBehind, Name: r.Branch,
+				Detail: fmt.Sprintf("branch %s has no worktree and %d commit(s) not in %s", r.Branch, ahead, r.Base),
+				Action: "merge it, or 'git branch -D " + r.Branch + "' to drop it"})
+		default:
+			if err := w.Repo.DeleteBranch(r.Branch, true); err != nil {
+				action += "; kept branch " + r.Branch + " (" + err.Error() + ")"
+			} else {
+				action += "; deleted branch " + r.Branch + " (all of it is in " + r.Base + ")"
+			}
+		}
+	}
+	w.dropRecord(r.Name)
+	w.publishSummary()
+	return true, action
+}
+
+// doctorStraySession handles a session marked as this repo's by owt that
+// no record knows.
+func (w *Workspace) doctorStraySession(s ownedSession, fix bool) Finding {
+	f := Finding{Kind: SessionWithoutRecord, Name: s.Session,
+		Detail: fmt.Sprintf("tmux session %s belongs to owt but no worktree record knows it", s.Session)}
+	path := ""
+	if s.Name != "" {
+		path = w.worktreePath(s.Name)
+	}
+	if path != "" && worktreeDirExists(path) {
+		f.Action = "its worktree " + path + " still exists: left alone (kill the session yourself once done)"
+		return f
+	}
+	f.Action = "--fix kills it (its worktree is gone)"
+	if fix {
+		if err := w.Tmux.KillSession(s.ID); err != nil {
+			f.Action = "could not kill it: " + err.Error()
+		} else {
+			f.Fixed, f.Action = true, "killed it"
+		}
+	}
+	return f
+}
+
+// doctorWorktrees finds git worktrees in owt's folder that no record knows,
+// and git's entries for worktree folders deleted by hand.
+func (w *Workspace) doctorWorktrees(recs []*state.Record, wts []git.Worktree, fix bool, rep *DoctorReport) {
+	byPath := map[string]bool{}
+	for _, r := range recs {
+		byPath[r.Path] = true
+	}
+	var prunable []string
+	for i, wt := range wts {
+		if i == 0 || wt.Bare || byPath[wt.Path] {
+			continue
+		}
+		if wt.Prunable {
+			prunable = append(prunable, wt.Path)
+			continue
+		}
+		if w.worktreePath(filepath.Base(wt.Path)) != wt.Path {
+			continue // the user's own worktree, not made by owt
+		}
+		rep.Findings = append(rep.Findings, Finding{Kind: WorktreeWithoutRecord, Name: filepath.Base(wt.Path),
+			Detail: fmt.Sprintf("worktree %s (branch %s) is in owt's folder but owt has no record of it", wt.Path, wt.Branch),
+			Action: "left alone: check it, then 'git worktree remove " + wt.Path + "'"})
+	}
+	if len(prunable) == 0 {
+		return
+	}
+	f := Finding{Kind: PrunableWorktree, Detail: "git still lists deleted worktree folder(s): " + strings.Join(prunable, ", "),
+		Action: "--fix runs git worktree prune"}
+	if fix {
+		if err := w.Repo.PruneWorktrees(); err != nil {
+			f.Action = err.Error()
+		} else {
+			f.Fixed, f.Action = true, "ran git worktree prune"
+		}
+	}
+	rep.Findings = append(rep.Findings, f)
+}
+
+// doctorBranches finds branches named the way owt names them that no
+// record and no worktree uses. --fix deletes the ones git itself agrees
+// are merged (git branch -d), printing where they pointed.
+func (w *Workspace) doctorBranches(recs []*state.Record, fix bool, rep *DoctorReport) {
+	used := map[string]bool{}
+	for _, r := range recs {
+		used[r.Branch] = true
+	}
+	for _, f := range rep.Findings {
+		if f.Kind == BranchLeftBehind {
+			used[f.Name] = true // already reported by forget
+		}
+	}
+	branches, err := w.Repo.Branches()
+	if err != nil {
+		return
+	}
+	head, _ := git.CurrentBranch(w.Repo.Root)
+	var names []string
+	for b := range branches {
+		if !used[b] && looksLikeOwtBranch(b) {
+			if _, out, err := w.Repo.CheckedOutAt(b); err == nil && !out {
+				names = append(names, b)
+			}
+		}
+	}
+	sort.Strings(names)
+	for _, b := range names {
+		f := Finding{Kind: BranchLeftBehind, Name: b}
+		sha, _ := w.Repo.ResolveCommit("refs/heads/" + b)
+		merged := head != "" && w.Repo.IsAncestor(sha, "refs/heads/"+head)
+		if !merged {
+			f.Detail = fmt.Sprintf("branch %s has no worktree and holds commits %s lacks", b, orHEAD(head))
+			f.Action = "left alone: merge it, or 'git branch -D " + b + "' to drop it"
+			rep.Findings = append(rep.Findings, f)
+			continue
+		}
+		f.Detail = fmt.Sprintf("branch %s has no worktree and is merged into %s", b, head)
+		f.Action = "--fix deletes it"
+		if fix {
+			if err := w.Repo.DeleteBranch(b, false); err != nil {
+				f.Action = "could not delete it: " + err.Error()
+			} else {
+				f.Fixed, f.Action = true, fmt.Sprintf("deleted it (it was at %.12s: 'git branch %s %.12s' restores it)", sha, b, sha)
+			}
+		}
+		rep.Findings = append(rep.Findings, f)
+	}
+}
+
+// looksLikeOwtBranch is true for the names owt derives: <type>/<slug>.
+func looksLikeOwtBranch(b string) bool {
+	kind, slug, ok := strings.Cut(b, "/")
+	if !ok || slug == "" || strings.Contains(slug, "/") {
+		return false
+	}
+	if kind == "feat" {
+		return true
+	}
+	for _, t := range branchTypes {
+		if kind == t {
+			return true
+		}
+	}
+	return false
+}
+
+func orHEAD(b string) string {
+	if b == "" {
+		return "HEAD"
+	}
+	return b
+}
+
+// doctorLocks finds git lock files older than any git command runs. They
+// are removed with --fix only while no git process is running.
+func (w *Workspace) doctorLocks(fix bool, rep *DoctorReport) {
+	locks, err := w.Repo.LockFiles()
+	if err != nil {
+		return
+	}
+	now := w.Now()
+	for _, l := range locks {
+		age := now.Sub(l.ModTime)
+		if age < staleLockAge {
+			continue
+		}
+		f := Finding{Kind: StaleLock, Name: l.Path,
+			Detail: fmt.Sprintf("git lock %s is %s old: a git process died holding it", l.Path, age.Round(time.Minute)),
+			Action: "--fix removes it when no git process runs"}
+		if fix {
+			if gitRunning() {
+				f.Action = "left: a git process is running now; run owt doctor --fix again later"
+			} else if err := os.Remove(l.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
+				f.Action = "could not remove it: " + err.Error()
+			} else {
+				f.Fixed, f.Action = true, "removed it"
+			}
+		}
+		rep.Findings = append(rep.Findings, f)
+	}
+}
+
+// gitRunning reports whether any git process runs on this machine (Linux
+// /proc; elsewhere it answers false and the age rule alone decides).
+func gitRunning() bool {
+	comms, _ := filepath.Glob("/proc/[0-9]*/comm")
+	for _, c := range comms {
+		if b, err := os.ReadFile(c); err == nil && strings.TrimSpace(string(b)) == "git" {
+			return true
+		}
+	}
+	return false
+}
+
+// doctorMonitor checks the status monitor of this tmux server runs while
+// owt sessions exist, and starts it with --fix.
+func (w *Workspace) doctorMonitor(fix bool, rep *DoctorReport) {
+	socket := daemon.SocketPath(w.Tmux)
+	if daemon.Running(socket) {
+		rep.Monitor = fmt.Sprintf("running (pid %d)", daemon.PID(socket))
+		return
+	}
+	rep.Monitor = "not running"
+	sessions, err := w.ownedSessions()
+	if err != nil || len(sessions) == 0 {
+		return // no agent session on this server: nothing to watch
+	}
+	f := Finding{Kind: MonitorNotRunning, Detail: "the status monitor of this tmux server is not running: statuses of tools without hooks go stale",
+		Action: "--fix starts it"}
+	if fix {
+		w.startMonitor()
+		if doctorWaitFor(3*time.Second, func() bool { return daemon.Running(socket) }) {
+			rep.Monitor = fmt.Sprintf("running (pid %d)", daemon.PID(socket))
+			f.Fixed, f.Action = true, "started it"
+		} else {
+			f.Action = "could not start it; see owt's log"
+		}
+	}
+	rep.Findings = append(rep.Findings, f)
+}
+
+func doctorWaitFor(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// ownedSessions lists the sessions owt marked with its user options.
+func (w *Workspace) ownedSessions() ([]ownedSession, error) {
+	const sep = "\x1f"
+	out, err := w.Tmux.Run("list-sessions", "-F", strings.Join([]string{"#{session_id}", "#{session_name}", "#{@owt-repo}", "#{@owt-name}"}, sep))
+	if errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrNotInstalled) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ss []ownedSession
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(line, sep)
+		if len(f) != 4 || f[2] == "" {
+			continue
+		}
+		ss = append(ss, ownedSession{ID: f[0], Session: f[1], Repo: f[2], Name: f[3]})
+	}
+	return ss, nil
+}
+
+func worktreeDirExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

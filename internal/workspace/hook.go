@@ -1,0 +1,139 @@
+package workspace
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+)
+
+// HookCall is one run of "owt hook KIND EVENT", as a tool made it.
+type HookCall struct {
+	Kind, Event string
+	// Payload is the event JSON: stdin for Claude, Droid and Gemini, the
+	// last argument for Codex's notify.
+	Payload []byte
+	// Chain is the user's own Codex notify program, run with Payload.
+	Chain []string
+	// Getenv reads the hook's environment (OWT_NAME, OWT_REPO).
+	Getenv func(string) string
+	// Dir is the hook's working directory, used when the payload has no cwd.
+	Dir string
+	// At is when the hook started: the time of the event.
+	At time.Time
+}
+
+// ErrHookIgnored marks a hook call that says nothing about the status (an
+// event owt does not map, a notification about something else).
+var ErrHookIgnored = errors.New("event ignored")
+
+// HandleHook applies one hook event to its record. It is the hot path of
+// every agent turn, so it does only this: parse, one locked state update,
+// and when the status changed, a detached "owt _publish" for the tmux side
+// (publish.go). It loads no config and runs no git. Errors are for owt's log; the caller must still exit 0, because a
+// failing hook can stop the agent.
+func HandleHook(tm *tmux.Client, call HookCall) error {
+	chainErr := runChain(call)
+	var ev agent.HookEvent
+	var parseErr error
+	if len(call.Payload) > 0 {
+		if err := json.Unmarshal(call.Payload, &ev); err != nil {
+			parseErr = fmt.Errorf("bad event JSON (%v)", err)
+		}
+	}
+	status, ok := agent.HookStatus(call.Kind, call.Event, ev)
+	if !ok {
+		return errors.Join(fmt.Errorf("%w: %s %s", ErrHookIgnored, call.Kind, call.Event), parseErr, chainErr)
+	}
+	w, name, err := hookWorkspace(tm, call, ev)
+	if err == nil {
+		var changed bool
+		if _, changed, err = w.recordStatus(name, state.Status(status), state.FromHook, nil, call.At); changed {
+			w.publishDetached(name)
+		}
+	}
+	return errors.Join(err, parseErr, chainErr)
+}
+
+// hookWorkspace finds the record a hook is about: OWT_NAME and OWT_REPO
+// from the session's environment, else the worktree holding the event's
+// cwd. The workspace it returns is only good for status updates.
+func hookWorkspace(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*Workspace, string, error) {
+	name, repo := call.Getenv("OWT_NAME"), call.Getenv("OWT_REPO")
+	var store *state.Store
+	if name != "" && repo != "" {
+		store = state.ForRepo(repo)
+	} else {
+		dir := ev.Cwd
+		if dir == "" {
+			dir = call.Dir
+		}
+		var rec *state.Record
+		var err error
+		if store, rec, err = findByPath(dir); err != nil {
+			return nil, "", err
+		}
+		name, repo = rec.Name, store.Repo
+	}
+	return &Workspace{
+		Repo: git.Repo{Root: repo}, Store: store, Tmux: tm,
+		Log: io.Discard, Now: time.Now,
+	}, name, nil
+}
+
+// findByPath returns the record whose worktree holds dir.
+func findByPath(dir string) (*state.Store, *state.Record, error) {
+	if dir == "" {
+		return nil, nil, errors.New("no OWT_NAME in the environment and no cwd to find the worktree by")
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	stores, err := state.Stores()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range stores {
+		f, err := s.Load()
+		if err != nil {
+			continue
+		}
+		for _, r := range f.Records {
+			if r.Path != "" && (dir == r.Path || strings.HasPrefix(dir, r.Path+string(filepath.Separator))) {
+				return s, r, nil
+			}
+		}
+	}
+	return nil, nil, fmt.Errorf("no owt worktree holds %s", dir)
+}
+
+// runChain starts the user's own Codex notify program with the event, the
+// way Codex would have: argv, the JSON last, not waited for.
+func runChain(call HookCall) error {
+	if len(call.Chain) == 0 {
+		return nil
+	}
+	cmd := exec.Command(call.Chain[0], append(call.Chain[1:], string(call.Payload))...)
+	cmd.Dir = call.Dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	devnull, err := os.Open(os.DevNull)
+	if err == nil {
+		defer devnull.Close()
+		cmd.Stdin = devnull
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("run your codex notify program %s: %w", call.Chain[0], err)
+	}
+	return cmd.Process.Release()
+}

@@ -1,0 +1,58 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/monitor/daemon"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+)
+
+// startMonitor makes sure the status monitor of this tmux server runs, so
+// agents without hooks get a status and transitions get notified. Not
+// being able to start it does not fail the caller.
+func (w *Workspace) startMonitor() {
+	if err := daemon.EnsureRunning(w.Self, w.Tmux); err != nil {
+		w.logf("status monitor not started: %v", err)
+	}
+}
+
+// PublishSummary rewrites the status-bar summary from the state files;
+// the monitor calls it when it sees state change, so the summary ends up
+// right even when two processes publish in the wrong order.
+func (w *Workspace) PublishSummary() { w.publishSummary() }
+
+// OpenRoot opens the repository whose main checkout is root, as recorded
+// in a state file, without asking git. A config that does not load falls
+// back to the defaults and is returned as the error beside a usable
+// workspace, so one bad .owt.toml cannot stop the monitor.
+func OpenRoot(root string, tm *tmux.Client) (*Workspace, error) {
+	w := &Workspace{
+		Repo: git.Repo{Root: root}, Store: state.ForRepo(root), Tmux: tm,
+		Log: io.Discard, Now: time.Now, Config: config.Defaults(),
+	}
+	w.Store.Rebuild = w.rebuild
+	if self, err := os.Executable(); err == nil {
+		w.Self = self
+	}
+	var cfgErr error
+	if cfg, err := config.Load(root); err == nil {
+		w.Config = cfg
+	} else {
+		cfgErr = configError(err)
+	}
+	tools, err := agent.Profiles(w.Config)
+	if err != nil {
+		tools, _ = agent.Profiles(config.Defaults())
+		cfgErr = errors.Join(cfgErr, fmt.Errorf("config: %w", err))
+	}
+	w.Tools = tools
+	return w, cfgErr
+}

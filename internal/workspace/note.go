@@ -1,0 +1,363 @@
+package workspace
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// The marked block owt alone writes into an instructions file. Everything
+// outside it belongs to the user and is kept byte for byte.
+const (
+	noteBegin   = "<!-- owt:note begin -->"
+	noteEnd     = "<!-- owt:note end -->"
+	noteHeading = "## Note from the user to every agent on this repository (set with owt note)"
+)
+
+// ErrBadNote is returned for a note owt cannot write.
+var ErrBadNote = errors.New("bad note")
+
+// noteState is the repository's current note, kept so worktrees created
+// later get it too, and what owt created for it, so --clear undoes exactly
+// that.
+type noteState struct {
+	Text  string    `json:"text"`
+	SetAt time.Time `json:"set_at"`
+	// Created are the files (absolute paths) owt created to hold the note.
+	Created []string `json:"created,omitempty"`
+	// Excludes are the info/exclude patterns owt added for them.
+	Excludes []string `json:"excludes,omitempty"`
+}
+
+// NoteResult is what happened in one worktree.
+type NoteResult struct {
+	Name   string `json:"name"`
+	File   string `json:"file,omitempty"`
+	Action string `json:"action"` // "written", "unchanged", "removed", "skipped"
+	Reason string `json:"reason,omitempty"`
+}
+
+func (w *Workspace) notePath() string {
+	return filepath.Join(state.Dir(), "notes", filepath.Base(w.Store.Path))
+}
+
+// Note returns the current note text, "" when there is none.
+func (w *Workspace) Note() (string, error) {
+	st, err := w.loadNote()
+	return st.Text, err
+}
+
+// SetNote writes text into every live worktree's local instructions file
+// and keeps it for worktrees created later.
+func (w *Workspace) SetNote(text string) ([]NoteResult, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil, fmt.Errorf("%w: the text is empty ('owt note --clear' removes the note)", ErrBadNote)
+	}
+	if strings.Contains(text, noteBegin) || strings.Contains(text, noteEnd) {
+		return nil, fmt.Errorf("%w: the text cannot contain owt's markers %s / %s", ErrBadNote, noteBegin, noteEnd)
+	}
+	recs, err := w.Records()
+	if err != nil {
+		return nil, err
+	}
+	var results []NoteResult
+	err = w.updateNote(func(st *noteState) error {
+		st.Text, st.SetAt = text, w.Now()
+		for _, r := range recs {
+			results = append(results, w.writeNote(st, r))
+		}
+		return nil
+	})
+	return results, err
+}
+
+// ClearNote removes owt's block from every live worktree (and a file owt
+// created for it that is empty now), and the info/exclude lines it added.
+func (w *Workspace) ClearNote() ([]NoteResult, error) {
+	recs, err := w.Records()
+	if err != nil {
+		return nil, err
+	}
+	var results []NoteResult
+	err = w.updateNote(func(st *noteState) error {
+		for _, r := range recs {
+			results = append(results, clearNoteIn(st, r))
+		}
+		if err := w.Repo.RemoveExcludes(st.Excludes...); err != nil {
+			return fmt.Errorf("remove owt's note files from info/exclude: %w", err)
+		}
+		*st = noteState{}
+		return nil
+	})
+	return results, err
+}
+
+// applyNote puts the current note, if any, into a worktree being created.
+// A failure is logged, never fatal: the note is a convenience.
+func (w *Workspace) applyNote(rec *state.Record) {
+	if _, err := os.Stat(w.notePath()); err != nil {
+		return // no note: nothing to lock or read
+	}
+	err := w.updateNote(func(st *noteState) error {
+		if st.Text == "" {
+			return nil
+		}
+		res := w.writeNote(st, rec)
+		switch res.Action {
+		case "written":
+			w.logf("wrote the note into %s", res.File)
+		case "skipped":
+			w.logf("note not written: %s", res.Reason)
+		}
+		return nil
+	})
+	if err != nil {
+		w.logf("note not written: %v", err)
+	}
+}
+
+// writeNote writes st.Text into the worktree of r, recording in st what
+// it created.
+func (w *Workspace) writeNote(st *noteState, r *state.Record) NoteResult {
+	res := NoteResult{Name: r.Name}
+	if _, err := os.Stat(r.Path); err != nil {
+		res.Action, res.Reason = "skipped", "worktree missing"
+		return res
+	}
+	target := noteTargetFor(r)
+	if target.File == "" {
+		res.Action, res.Reason = "skipped", target.Skipped
+		return res
+	}
+	path := filepath.Join(r.Path, target.File)
+	res.File = path
+	pattern := "/" + target.File
+	added, err := w.excludeOnce(pattern)
+	if err != nil {
+		res.Action, res.Reason = "skipped", err.Error()
+		return res
+	}
+	if added {
+		st.Excludes = append(st.Excludes, pattern)
+	}
+	old, err := os.ReadFile(path)
+	existed := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		res.Action, res.Reason = "skipped", err.Error()
+		return res
+	}
+	updated, err := withNoteBlock(string(old), st.Text)
+	if err != nil {
+		res.Action, res.Reason = "skipped", fmt.Sprintf("%s: %v", target.File, err)
+		return res
+	}
+	if existed && updated == string(old) {
+		res.Action = "unchanged"
+		return res
+	}
+	if err := writeKeepingMode(path, []byte(updated)); err != nil {
+		res.Action, res.Reason = "skipped", err.Error()
+		return res
+	}
+	if !existed && !slices.Contains(st.Created, path) {
+		st.Created = append(st.Created, path)
+	}
+	res.Action = "written"
+	return res
+}
+
+// clearNoteIn removes the block from every file of r's worktree that holds
+// one, deleting a file owt created once nothing else is left in it.
+func clearNoteIn(st *noteState, r *state.Record) NoteResult {
+	res := NoteResult{Name: r.Name, Action: "unchanged"}
+	if _, err := os.Stat(r.Path); err != nil {
+		res.Action, res.Reason = "skipped", "worktree missing"
+		return res
+	}
+	candidates := []string{"CLAUDE.local.md", "AGENTS.override.md", "AGENTS.md", "GEMINI.md"}
+	candidates = append(candidates, geminiContextFiles(r.Path)...)
+	seen := map[string]bool{}
+	for _, name := range candidates {
+		path := filepath.Join(r.Path, name)
+		if seen[path] {
+			continue
+		}
+		seen[path] = true
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		rest, found := withoutNoteBlock(string(data))
+		if !found {
+			continue
+		}
+		res.File = path
+		if strings.TrimSpace(rest) == "" && slices.Contains(st.Created, path) {
+			err = os.Remove(path)
+		} else {
+			err = writeKeepingMode(path, []byte(rest))
+		}
+		if err != nil {
+			res.Action, res.Reason = "skipped", err.Error()
+			return res
+		}
+		res.Action = "removed"
+	}
+	return res
+}
+
+// withNoteBlock returns content with owt's block holding text: replaced
+// where it is, else appended after a blank line.
+func withNoteBlock(content, text string) (string, error) {
+	block := noteBegin + "\n" + noteHeading + "\n\n" + text + "\n" + noteEnd + "\n"
+	start := strings.Index(content, noteBegin)
+	if start < 0 {
+		if content == "" {
+			return block, nil
+		}
+		if !strings.HasSuffix(content, "\n") {
+			content += "\n"
+		}
+		return content + "\n" + block, nil
+	}
+	end := strings.Index(content[start:], noteEnd)
+	if end < 0 {
+		return "", errors.New("it has an owt note block with no end marker; fix the file by hand")
+	}
+	end += start + len(noteEnd)
+	if strings.HasPrefix(content[end:], "\n") {
+		end++
+	}
+	return content[:start] + block + content[end:], nil
+}
+
+// withoutNoteBlock removes owt's block, and the blank line owt put before
+// it; found is false when there is no block.
+func withoutNoteBlock(content string) (string, bool) {
+	start := strings.Index(content, noteBegin)
+	if start < 0 {
+		return content, false
+	}
+	end := strings.Index(content[start:], noteEnd)
+	if end < 0 {
+		return content, false
+	}
+	end += start + len(noteEnd)
+	if strings.HasPrefix(content[end:], "\n") {
+		end++
+	}
+	before := content[:start]
+	if strings.HasSuffix(before, "\n\n") {
+		before = before[:len(before)-1]
+	}
+	return before + content[end:], true
+}
+
+// excludeOnce lists pattern in info/exclude, reporting whether owt added it
+// (false when the user or an earlier note already had it).
+func (w *Workspace) excludeOnce(pattern string) (bool, error) {
+	path, err := w.Repo.ExcludeFile()
+	if err != nil {
+		return false, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.TrimRight(l, "\r") == pattern {
+			return false, nil
+		}
+	}
+	return true, w.Repo.AddExcludes(pattern)
+}
+
+// writeKeepingMode replaces path atomically, keeping its mode (0644 when new).
+func writeKeepingMode(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".owt-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.Write(data)
+	cherr := tmp.Chmod(mode)
+	if cerr := tmp.Close(); werr != nil || cherr != nil || cerr != nil {
+		return fmt.Errorf("write %s: %w", path, errors.Join(werr, cherr, cerr))
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func (w *Workspace) loadNote() (noteState, error) {
+	var st noteState
+	data, err := os.ReadFile(w.notePath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return st, fmt.Errorf("read note: %w", err)
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return noteState{}, fmt.Errorf("read note %s: %w", w.notePath(), err)
+	}
+	return st, nil
+}
+
+// updateNote changes the note state under a lock; an empty state removes
+// the file.
+func (w *Workspace) updateNote(fn func(*noteState) error) error {
+	return state.WithLock("notes", func() error {
+		st, err := w.loadNote()
+		if err != nil {
+			return err
+		}
+		if err := fn(&st); err != nil {
+			return err
+		}
+		path := w.notePath()
+		if st.Text == "" && len(st.Created) == 0 && len(st.Excludes) == 0 {
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			return nil
+		}
+		data, err := json.MarshalIndent(st, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return err
+		}
+		return writeAtomic0600(path, append(data, '\n'))
+	})
+}
+
+func writeAtomic0600(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.Write(data)
+	cherr := tmp.Chmod(0o600)
+	serr := tmp.Sync()
+	if cerr := tmp.Close(); werr != nil || cherr != nil || serr != nil || cerr != nil {
+		return fmt.Errorf("write %s: %w", path, errors.Join(werr, cherr, serr, cerr))
+	}
+	return os.Rename(tmp.Name(), path)
+}

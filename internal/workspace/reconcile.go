@@ -1,0 +1,82 @@
+package workspace
+
+import (
+	"time"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// Debounce is how long a screen reading must hold, and how old the
+// record's last event must be, before the screen replaces a status: a
+// spinner still drawn while the Stop hook runs, or a menu redrawn once,
+// must not flip the status back and forth.
+const Debounce = time.Second
+
+// Observation is what the monitor saw on an agent's pane.
+type Observation struct {
+	Class agent.Class
+	// ClassSince is when this class was first seen, without a break.
+	ClassSince time.Time
+	// Changed is when the pane's text last changed.
+	Changed time.Time
+	// At is when the pane was captured.
+	At time.Time
+}
+
+// Reconcile is the status the screen implies for rec, when it should
+// replace the recorded one (DESIGN.md, "Status model"):
+//
+//   - a question on screen is waiting, whatever the last hook said;
+//   - a busy indicator on screen is working when the record says idle or
+//     waiting (Codex reports no turn start; a long tool call after an
+//     approval reports nothing until it ends);
+//   - the input prompt alone is idle: at once when the screen set the
+//     status, but a working or waiting status from a hook or from owt
+//     yields only once the pane has been still for stillAfter (Esc fires
+//     no hook; a question answered with "no" fires none either).
+//
+// Nothing happens before the reading has held for Debounce and the record's
+// last event is Debounce old. Starting and exited records are left to the
+// runner, and a pane owt cannot read (ClassUnknown) changes nothing.
+func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (state.Status, bool) {
+	if rec.NoAgent || rec.Status == state.Starting || rec.Status == state.Exited || obs.Class == agent.ClassUnknown {
+		return "", false
+	}
+	if obs.At.Sub(obs.ClassSince) < Debounce || obs.At.Sub(rec.EventAt) < Debounce {
+		return "", false
+	}
+	switch obs.Class {
+	case agent.ClassWaiting:
+		if rec.Status != state.Waiting {
+			return state.Waiting, true
+		}
+	case agent.ClassWorking:
+		if rec.Status == state.Idle || rec.Status == state.Waiting {
+			return state.Working, true
+		}
+	case agent.ClassIdle:
+		if rec.Status != state.Working && rec.Status != state.Waiting {
+			return "", false
+		}
+		if rec.Source == state.FromScreen || obs.At.Sub(obs.Changed) >= stillAfter {
+			return state.Idle, true
+		}
+	}
+	return "", false
+}
+
+// ApplyScreen applies what the screen says to the record called name, the
+// decision taken again on the record as it is under the state lock (a hook
+// may have changed it since the caller read it). It reports whether the
+// status changed.
+func (w *Workspace) ApplyScreen(name string, obs Observation, stillAfter time.Duration) (bool, error) {
+	_, changed, err := w.changeStatus(name, func(r *state.Record) (statusChange, bool) {
+		st, ok := Reconcile(r, obs, stillAfter)
+		return statusChange{status: st, source: state.FromScreen, at: obs.At}, ok
+	})
+	if changed {
+		w.publishCurrent(name)
+	}
+	return changed, err
+}

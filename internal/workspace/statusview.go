@@ -1,0 +1,57 @@
+package workspace
+
+import (
+	"time"
+
+	"github.com/owt-tmux/owt/internal/agent"
+)
+
+// StatusView is what owt status shows of one agent.
+type StatusView struct {
+	Name     string    `json:"name"`
+	Tool     string    `json:"tool"`
+	Status   string    `json:"status"`
+	Since    time.Time `json:"since"`
+	Source   string    `json:"source"`
+	ExitCode *int      `json:"exit_code,omitempty"`
+	Session  string    `json:"session"`
+	Pane     string    `json:"pane,omitempty"`
+	Live     bool      `json:"live"`
+	// Lines are the last non-blank lines of the agent's pane.
+	Lines []string `json:"last_lines"`
+}
+
+// StatusOf returns the status of the agent called name with the last
+// lines lines of its pane (none when its session is gone).
+func (w *Workspace) StatusOf(name string, lines int) (StatusView, error) {
+	r, err := w.Get(name)
+	if err != nil {
+		return StatusView{}, err
+	}
+	v := StatusView{
+		Name: r.Name, Tool: r.Tool, Status: string(r.Status), Since: r.StatusSince,
+		Source: string(r.Source), ExitCode: r.ExitCode, Session: r.Session, Pane: r.Pane,
+		Lines: []string{},
+	}
+	if r.NoAgent {
+		v.Tool = "shell"
+	}
+	if w.checkPane(r) != nil {
+		return v, nil
+	}
+	v.Live = true
+	if screen, err := w.Tmux.Capture(r.Pane); err == nil && lines > 0 {
+		all := agent.ScreenLines(screen)
+		var kept []string
+		for _, l := range all {
+			if l != "" || len(kept) > 0 {
+				kept = append(kept, l)
+			}
+		}
+		if len(kept) > lines {
+			kept = kept[len(kept)-lines:]
+		}
+		v.Lines = append(v.Lines, kept...)
+	}
+	return v, nil
+}

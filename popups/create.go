@@ -1,0 +1,127 @@
+package popups
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/huh"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// OptCreateSwitch says whether Alt+c moves the client to the new session
+// (on, the default) or stays (off).
+const OptCreateSwitch = "@owt-create-switch"
+
+// toolListHeight keeps the form within a popup on a small terminal; the
+// tool list scrolls.
+const toolListHeight = 7
+
+// noAgent is the tool choice for a plain shell.
+const noAgent = "\x00shell"
+
+// Create is the Alt+c popup: a form for the task (several lines allowed),
+// the tool (installed ones first, the configured default preselected), the
+// base branch (default: the branch checked out where the popup opened) and
+// plan mode. Submitting creates the worktree, session and agent, showing
+// the steps as they happen, then moves the client to the new session
+// unless @owt-create-switch is off. Errors stay on screen until a key.
+func Create(tm *tmux.Client, s Screen) error {
+	return finish(s, create(tm, s))
+}
+
+func create(tm *tmux.Client, s Screen) error {
+	h, dir := here(tm)
+	w, err := openWorkspace(dir, tm)
+	if err != nil {
+		return fmt.Errorf("%w (open Alt+c from a pane inside a git repository)", err)
+	}
+	var (
+		task string
+		tool = defaultTool(w)
+		base string
+		plan bool
+	)
+	base, _ = git.CurrentBranch(dir)
+	err = runForm(huh.NewGroup(
+		huh.NewText().Title("Task").
+			Description("What should the agent do? (alt+enter or ctrl+j: new line)").
+			Lines(3).Value(&task).
+			Validate(func(v string) error {
+				if strings.TrimSpace(v) == "" {
+					return errors.New("say what the agent should do")
+				}
+				return nil
+			}),
+		huh.NewSelect[string]().Title("Tool").Options(toolOptions(w)...).Height(toolListHeight).Value(&tool),
+		huh.NewInput().Title("Base branch").Value(&base).
+			Validate(func(v string) error {
+				if strings.TrimSpace(v) == "" {
+					return errors.New("name the branch to start from")
+				}
+				return nil
+			}),
+		huh.NewConfirm().Title("Plan mode?").Description("Start the tool in its plan / read-only mode").
+			Affirmative("Yes").Negative("No").Value(&plan),
+	).Title("New agent in " + w.Repo.Name()))
+	if err != nil {
+		return err
+	}
+
+	fmt.Fprintf(s.Out, "Creating a worktree for %q…\n", firstLine(strings.TrimSpace(task)))
+	w.Log = s.Out
+	opts := workspace.CreateOptions{Task: task, Base: strings.TrimSpace(base), Plan: plan, From: dir}
+	if tool == noAgent {
+		opts.NoAgent = true
+		opts.Plan = false
+	} else {
+		opts.Tool = tool
+	}
+	rec, err := w.Create(opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Out, "%s: %s on %s (session %s)\n", rec.Name, toolName(rec.Tool, rec.NoAgent), rec.Branch, rec.Session)
+	if v, _ := tm.ShowOption("", OptCreateSwitch); strings.EqualFold(strings.TrimSpace(v), "off") {
+		_ = tm.DisplayMessage(h.Client, fmt.Sprintf("owt: started %s in session %s", rec.Name, rec.Session))
+		return nil
+	}
+	if err := tm.SwitchClientOf(h.Client, rec.SessionID); err != nil {
+		return fmt.Errorf("created %s, but could not switch to it: %w", rec.Name, err)
+	}
+	return nil
+}
+
+func toolName(tool string, noAgent bool) string {
+	if noAgent || tool == "" {
+		return "shell"
+	}
+	return tool
+}
+
+// defaultTool is the configured tool, or the first installed one.
+func defaultTool(w *workspace.Workspace) string {
+	if p, err := agent.Resolve(w.Tools, w.Config.Agent.Tool); err == nil {
+		return p.Name
+	}
+	return noAgent
+}
+
+// toolOptions lists installed tools first, then the others (choosing one
+// of those fails with its install hint), then a plain shell.
+func toolOptions(w *workspace.Workspace) []huh.Option[string] {
+	var installed, missing []huh.Option[string]
+	for _, name := range agent.Order(w.Tools) {
+		if _, ok := w.Tools[name].LookPath(); ok {
+			installed = append(installed, huh.NewOption(name, name))
+		} else {
+			missing = append(missing, huh.NewOption(name+" (not installed)", name))
+		}
+	}
+	opts := append(installed, missing...)
+	return append(opts, huh.NewOption("none: a shell, no agent", noAgent))
+}
