@@ -28,6 +28,9 @@ func deleteOne(tm *tmux.Client, s Screen) error {
 		return err
 	}
 	what := fmt.Sprintf("Session %s, worktree %s and branch %s will be removed.", r.Session, r.Path, r.Branch)
+	if rep, err := mergeContext(t.w).Check(r, ""); err == nil {
+		fmt.Fprintln(s.Out, rep.String())
+	}
 	if loss.Empty() {
 		what += "\nNothing would be lost: no uncommitted files, no commits outside " + r.Base + "."
 	} else {

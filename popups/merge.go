@@ -2,80 +2,95 @@ package popups
 
 import (
 	"fmt"
-	"strings"
+	"os/signal"
+	"syscall"
 
-	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-// MergeReport says what merging rec would do, and whether owt can do it
-// from here. It is a variable so the merge work can put its own safety
-// report (internal/merge) in its place; until then it only describes.
-var MergeReport = describeMerge
+// mergeContext is the merge engine over one workspace.
+func mergeContext(w *workspace.Workspace) *merge.Context {
+	return &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workspace.WorkFiles}
+}
 
 // Merge is the Alt+m popup: for the worktree of the current session (a
-// picker elsewhere) it shows what a merge would do. owt cannot merge yet,
-// so it says so and changes nothing.
+// picker elsewhere) it shows the check report — uncommitted work, commits
+// ahead and behind, overlaps with other agents, predicted conflicts — then
+// asks, merges (or ships: commit everything, then merge) and tears the
+// worktree down. When a merge would be refused, it says why and changes
+// nothing.
 func Merge(tm *tmux.Client, s Screen) error {
-	return finish(s, merge(tm, s))
+	return finish(s, mergeOne(tm, s))
 }
 
-func merge(tm *tmux.Client, s Screen) error {
-	t, _, err := chooseTarget(tm, "merge")
+func mergeOne(tm *tmux.Client, s Screen) error {
+	t, h, err := chooseTarget(tm, "merge")
 	if err != nil {
 		return err
 	}
-	report, available, err := MergeReport(t.w, t.rec)
+	r := t.rec
+	mc := mergeContext(t.w)
+	rep, err := mc.Check(r, "")
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(s.Out, report)
-	if !available {
-		fmt.Fprintln(s.Out, "\nMerging is not available yet in this owt: nothing was merged or changed.")
-		s.waitKey("Press any key to close.")
-		return nil
+	fmt.Fprintln(s.Out, rep.String())
+
+	// With uncommitted work, the way home is ship: commit it all, then merge.
+	ship := len(rep.DirtyFiles) > 0 && !rep.Empty && len(rep.ConflictsWithBase()) == 0 && len(rep.BaseCheckoutDirty) == 0
+	if !ship {
+		if blockers := rep.Blockers(); len(blockers) > 0 {
+			fmt.Fprintln(s.Out, "\nMerge would be refused:")
+			for _, b := range blockers {
+				fmt.Fprintln(s.Out, "  ! "+b)
+			}
+			fmt.Fprintln(s.Out, "\nNothing was changed.")
+			s.waitKey("Press any key to close.")
+			return nil
+		}
 	}
-	return fmt.Errorf("merge report says merge is available, but this popup cannot merge yet")
+	title := fmt.Sprintf("Merge %s into %s?", r.Branch, rep.Base)
+	action := "Merge"
+	if ship {
+		title = fmt.Sprintf("Commit %d file(s) and merge %s into %s?", len(rep.DirtyFiles), r.Branch, rep.Base)
+		action = "Ship"
+	}
+	ok, err := confirm(title, fmt.Sprintf("Afterwards the session %s, the worktree and the branch are removed.", r.Session), action)
+	if err != nil || !ok {
+		return orCancelled(err)
+	}
+
+	var res merge.Result
+	if ship {
+		sr, err := mc.Ship(r, "")
+		if err != nil {
+			return err
+		}
+		res = sr.Result
+	} else if res, err = mc.Merge(r, merge.Options{}); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Out, "\nmerged %s into %s (%s)\n", res.Branch, res.Target, res.Method)
+	if err := teardown(tm, t.w, r, h, res.BranchTip); err != nil {
+		return fmt.Errorf("merged, but %w", err)
+	}
+	fmt.Fprintf(s.Out, "removed %s\n", r.Name)
+	_ = tm.DisplayMessage(h.Client, fmt.Sprintf("owt: merged %s into %s", r.Name, res.Target))
+	return nil
 }
 
-// describeMerge is the report before owt can merge: the branch and its
-// base, the commits and lines that would land, what the base has that the
-// branch lacks, and uncommitted work that a merge would not take.
-func describeMerge(w *workspace.Workspace, r *state.Record) (string, bool, error) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Merge %s: %s → %s (in %s)\n\n", r.Name, r.Branch, r.Base, r.Repo)
-	base := r.Base
-	if !w.Repo.BranchExists(base) && r.BaseCommit != "" {
-		base = r.BaseCommit
+// teardown removes a landed worktree. It must finish even if the popup
+// closes under it, and it moves the client off the session first so the
+// client is not detached.
+func teardown(tm *tmux.Client, w *workspace.Workspace, r *state.Record, h tmux.Here, tip string) error {
+	signal.Ignore(syscall.SIGHUP)
+	if h.SessionName == r.Session {
+		if other := otherSession(tm, r.Session, r.Repo); other != "" {
+			_ = tm.SwitchClientOf(h.Client, other)
+		}
 	}
-	ahead, behind, err := w.Repo.AheadBehind(base, r.Branch)
-	if err != nil {
-		return "", false, fmt.Errorf("compare %s with %s: %w", r.Branch, base, err)
-	}
-	switch ahead {
-	case 0:
-		fmt.Fprintf(&b, "  %s has no commits that %s lacks: there is nothing to merge.\n", r.Branch, r.Base)
-	default:
-		fmt.Fprintf(&b, "  %d commit(s) from %s would be merged into %s.\n", ahead, r.Branch, r.Base)
-	}
-	if d, err := git.Diff(r.Path, base); err == nil {
-		fmt.Fprintf(&b, "  Changes: %d file(s), +%d -%d.\n", d.Files, d.Insertions, d.Deletions)
-	}
-	if behind > 0 {
-		fmt.Fprintf(&b, "  %s has moved on by %d commit(s) since the branch left it.\n", r.Base, behind)
-	}
-	if dirty, err := workspace.WorkFiles(r); err == nil && len(dirty) > 0 {
-		fmt.Fprintf(&b, "  %d uncommitted file(s) would not be merged: %s\n", len(dirty), shortList(dirty, 5))
-	}
-	fmt.Fprintf(&b, "\nAfter merging, owt would remove the session %s, the worktree %s and the branch %s.", r.Session, r.Path, r.Branch)
-	return b.String(), false, nil
-}
-
-func shortList(items []string, n int) string {
-	if len(items) <= n {
-		return strings.Join(items, ", ")
-	}
-	return strings.Join(items[:n], ", ") + fmt.Sprintf(", … (%d more)", len(items)-n)
+	return w.Teardown(r.Name, tip)
 }

@@ -200,11 +200,13 @@ func TestDeletePopupConfirmsTwiceBeforeLosingWork(t *testing.T) {
 	e.Eventually(10*time.Second, "clean worktree removed", func() bool { return len(e.List(repo)) == 0 })
 }
 
-// Merge shows what a merge would do and changes nothing; outside a worktree
-// it asks which one with a picker.
-func TestMergePopupReportsAndChangesNothing(t *testing.T) {
+// Merge shows the check report; Esc changes nothing; yes ships the work
+// (commit + merge) and removes the worktree; a predicted conflict is
+// refused with nothing changed. Outside a worktree it asks with a picker.
+func TestMergePopupReportsThenLands(t *testing.T) {
 	e := newQuietEnv(t)
 	repo := e.NewRepo("shop")
+	e.WriteFile(repo, ".env", "SECRET=1\n")
 	e.MustOwt(repo, "new", "--no-agent", "Add the cart")
 	it := e.Find(repo, "add-cart")
 	e.WriteFile(it.Path, "cart.go", "package cart\n")
@@ -219,19 +221,50 @@ func TestMergePopupReportsAndChangesNothing(t *testing.T) {
 	e.keys(p, "C-c")
 	e.waitClosed(p)
 
+	// The report, then Esc at the confirmation: nothing changed.
 	p = e.pane(repo, owtBin, "popup", "merge")
 	e.WaitScreen(p, "1/1")
 	e.keys(p, "Enter")
-	screen := e.WaitScreen(p, "Press any key to close")
-	require.Contains(t, screen, "Merge add-cart: feat/add-cart → main")
-	require.Contains(t, screen, "1 commit(s) from feat/add-cart would be merged into main")
-	require.Contains(t, screen, "1 uncommitted file(s) would not be merged: wip.txt")
-	require.Contains(t, screen, "not available yet")
-	e.keys(p, "Enter")
+	screen := e.WaitScreen(p, "Commit 1 file(s) and merge feat/add-cart into main?")
+	require.Contains(t, screen, "1 ahead, 0 behind main")
+	require.Contains(t, screen, "uncommitted: 1 file(s): wip.txt")
+	require.Contains(t, screen, "conflicts:   none predicted")
+	e.keys(p, "Escape")
 	e.waitClosed(p)
 	require.Equal(t, head, e.Git(repo, "rev-parse", "main"), "nothing merged")
-	require.DirExists(t, it.Path)
 	require.Len(t, e.List(repo), 1)
+
+	// Yes: shipped and torn down; the user's ignored .env is untouched.
+	p = e.pane(repo, owtBin, "popup", "merge")
+	e.WaitScreen(p, "1/1")
+	e.keys(p, "Enter")
+	e.WaitScreen(p, "Commit 1 file(s)")
+	e.typeText(p, "y")
+	e.Eventually(15*time.Second, "worktree removed", func() bool { return len(e.List(repo)) == 0 })
+	require.NotEqual(t, head, e.Git(repo, "rev-parse", "main"))
+	require.Equal(t, "half done", e.Git(repo, "show", "main:wip.txt"))
+	require.Equal(t, "package cart", e.Git(repo, "show", "main:cart.go"))
+	require.FileExists(t, filepath.Join(repo, ".env"))
+	require.NoDirExists(t, it.Path)
+
+	// A predicted conflict: refused, nothing changed.
+	e.MustOwt(repo, "new", "--no-agent", "--name", "clash", "Edit the readme")
+	c := e.Find(repo, "clash")
+	e.WriteFile(c.Path, "README.md", "theirs\n")
+	e.Git(c.Path, "commit", "-q", "-am", "theirs")
+	e.WriteFile(repo, "README.md", "ours\n")
+	e.Git(repo, "commit", "-q", "-am", "ours")
+	head = e.Git(repo, "rev-parse", "main")
+	p = e.pane(repo, owtBin, "popup", "merge")
+	e.WaitScreen(p, "1/1")
+	e.keys(p, "Enter")
+	screen = e.WaitScreen(p, "Press any key to close")
+	require.Contains(t, screen, "Merge would be refused")
+	require.Contains(t, screen, "README.md")
+	e.keys(p, "Enter")
+	e.waitClosed(p)
+	require.Equal(t, head, e.Git(repo, "rev-parse", "main"))
+	require.DirExists(t, c.Path)
 }
 
 // The keys bound by owt tmux init open real popups on a real client: Alt+s
@@ -267,8 +300,8 @@ func TestKeysOpenPopupsOnAClient(t *testing.T) {
 	require.Len(t, e.List(shop), 2)
 
 	screen.Reset()
-	press("\x1bm") // Alt+m: the worktree of this session
-	e.waitDrawn(screen, "not available yet")
+	press("\x1bm") // Alt+m: the worktree of this session (nothing to merge)
+	e.waitDrawn(screen, "Merge would be refused")
 	press("\r")
 	e.waitNoProcess(" merge")
 	require.Len(t, e.List(shop), 2)
