@@ -91,14 +91,14 @@ func main() {
 	}
 	fmt.Printf("%-44s p50 %7s   (budget ≤ 5 ms; the tmux bar itself reads an option: 0 processes)\n", "owt status-line", ms(p50(statusLine)))
 
+	statusFigures(w, bin, repo)
+
 	var frames []time.Duration
 	for i := 0; i < 10; i++ {
 		frames = append(frames, w.firstFrame(repo, bin, fmt.Sprintf("%d/%d", *n, *n)))
 	}
 	fmt.Printf("%-44s p50 %7s   (budget ≤ 150 ms; max %s; from new-window to the list on screen)\n",
 		fmt.Sprintf("switch popup first frame, %d agents", *n), ms(p50(frames)), ms(maxOf(frames)))
-
-	statusFigures(w, bin, repo)
 }
 
 // firstFrame runs the switch picker in a new tmux window and measures the

@@ -103,6 +103,11 @@ func (w *world) monitorCPU(bin string, d time.Duration) {
 	for i := 0; i < agents; i++ {
 		w.must(repo, bin, "new", "--tool", "claude", "--no-setup", "--name", fmt.Sprintf("busy-%02d", i), "!sleep 1h")
 	}
+	defer func() { // the figures after this one are not about busy agents
+		for i := 0; i < agents; i++ {
+			_ = w.cmd(repo, bin, "delete", "--force", "--yes", fmt.Sprintf("busy-%02d", i)).Run()
+		}
+	}()
 	pidFiles, _ := filepath.Glob(filepath.Join(w.root, "run", "owt", "monitor-*.pid"))
 	if len(pidFiles) != 1 {
 		fmt.Println("monitor CPU: no monitor found")

@@ -11,6 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/monitor"
+	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 	"github.com/owt-tmux/owt/keybindings"
@@ -127,9 +129,12 @@ func tmuxInit(tm *tmux.Client) error {
 	}
 	cmds = append(cmds, status...)
 	if _, err := tm.RunBatch(cmds...); err != nil {
-		return applyOneByOne(tm, cmds, bindings)
+		err := applyOneByOne(tm, cmds, bindings)
+		startMonitor(owt, tm)
+		return err
 	}
 	_ = workspace.PublishSummary(tm)
+	startMonitor(owt, tm)
 	if !ps.popups && !ps.warned {
 		_ = tm.DisplayMessage("", fmt.Sprintf("owt: tmux %s has no popups (3.2+); owt's keys open a new window instead", ps.version))
 		_ = tm.SetOption("", optPopupWarned, "1")
@@ -230,4 +235,13 @@ func tmuxKeys(c *cli.Context, tm *tmux.Client) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\towt %s\n", k.Action, k.Option, table, key, strings.Join(k.Runs, " "))
 	}
 	return tw.Flush()
+}
+
+// startMonitor makes sure this server has its status monitor (one per
+// server; cheap when it already runs). A failure is logged, not fatal: the
+// keys work without it, and hooks still report status.
+func startMonitor(owt string, tm *tmux.Client) {
+	if err := monitor.EnsureRunning(owt, tm); err != nil {
+		state.Logf("tmux init", "monitor: %v", err)
+	}
 }

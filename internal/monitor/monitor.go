@@ -82,7 +82,7 @@ func Run(o Options) error {
 		return fmt.Errorf("watch tmux server: %w", err)
 	}
 	defer unwatch()
-	timer := time.NewTimer(0)
+	timer := time.NewTimer(o.Interval)
 	defer timer.Stop()
 	for {
 		now := time.Now()
@@ -122,6 +122,7 @@ type monitor struct {
 	// seen is each record's status as last notified on.
 	seen     map[recKey]seenStatus
 	panes    []tmux.PaneState
+	live     []agentPane // the records with a live agent pane, this tick
 	notifier *notifier
 }
 
@@ -156,6 +157,7 @@ func (m *monitor) tick(now time.Time) error {
 		return err
 	}
 	m.panes = panes
+	m.live = m.agentPanes()
 	m.observe(panes, captures, now)
 	m.reconcile(now)
 	m.exits(now)

@@ -95,10 +95,7 @@ func (c *recordCache) repo(root string, logf func(string, ...any)) *repoView {
 	return v
 }
 
-// publishSummary rewrites the status-bar summary once for all records.
-func (c *recordCache) publishSummary() {
-	for _, v := range c.repos {
-		v.ws.PublishSummary()
-		return
-	}
-}
+// publishSummary rewrites the status-bar summary from the state files: the
+// monitor does it whenever state changed, so the summary ends up right even
+// when two processes published in the wrong order.
+func (c *recordCache) publishSummary() { _ = workspace.PublishSummary(c.tm) }

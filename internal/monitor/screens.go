@@ -53,12 +53,12 @@ func (m *monitor) agentPanes() []agentPane {
 	return out
 }
 
-// toCapture lists the agent panes to read this tick: new ones, ones whose
-// window had output since (or in the second of) their last capture, and
-// ones unread for forceCapture.
+// toCapture lists the agent panes (as of the last tick) to read this tick:
+// new ones, ones whose window had output since (or in the second of) their
+// last capture, and ones unread for forceCapture.
 func (m *monitor) toCapture(now time.Time) []string {
 	var ids []string
-	for _, ap := range m.agentPanes() {
+	for _, ap := range m.live {
 		v := m.screen[ap.pane.ID]
 		if v == nil || !ap.pane.Activity.Before(v.captured.Truncate(time.Second).Add(-time.Second)) ||
 			now.Sub(v.captured) >= forceCapture {
@@ -79,7 +79,7 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 			delete(m.screen, id)
 		}
 	}
-	for _, ap := range m.agentPanes() {
+	for _, ap := range m.live {
 		text, ok := captures[ap.pane.ID]
 		if !ok {
 			continue
@@ -107,7 +107,7 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 
 // reconcile lets each read screen correct its record.
 func (m *monitor) reconcile(now time.Time) {
-	for _, ap := range m.agentPanes() {
+	for _, ap := range m.live {
 		v := m.screen[ap.pane.ID]
 		if v == nil {
 			continue
@@ -137,7 +137,7 @@ func (m *monitor) nextTick(now time.Time, interval time.Duration) time.Time {
 			next = t.Add(10 * time.Millisecond)
 		}
 	}
-	for _, ap := range m.agentPanes() {
+	for _, ap := range m.live {
 		v := m.screen[ap.pane.ID]
 		if v == nil || v.class == agent.ClassUnknown || string(v.class) == string(ap.rec.Status) {
 			continue

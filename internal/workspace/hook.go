@@ -41,8 +41,9 @@ var ErrHookIgnored = errors.New("event ignored")
 // HandleHook applies one hook event to its record. It is the hot path of
 // every agent turn, so it does only this: parse, one locked state update,
 // and when the status changed, a detached "owt _publish" for the tmux side
-// (publish.go). It loads no config and runs no git. Errors are for owt's log; the caller must still exit 0, because a
-// failing hook can stop the agent.
+// (publish.go). It loads no config and runs no git. Errors are for owt's
+// log; the caller must still exit 0, because a failing hook can stop the
+// agent.
 func HandleHook(tm *tmux.Client, call HookCall) error {
 	chainErr := runChain(call)
 	var ev agent.HookEvent

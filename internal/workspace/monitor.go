@@ -24,11 +24,6 @@ func (w *Workspace) startMonitor() {
 	}
 }
 
-// PublishSummary rewrites the status-bar summary from the state files;
-// the monitor calls it when it sees state change, so the summary ends up
-// right even when two processes publish in the wrong order.
-func (w *Workspace) PublishSummary() { w.publishSummary() }
-
 // OpenRoot opens the repository whose main checkout is root, as recorded
 // in a state file, without asking git. A config that does not load falls
 // back to the defaults and is returned as the error beside a usable

@@ -47,13 +47,17 @@ func SocketPath(tm *tmux.Client) string {
 	return Canonical(p)
 }
 
-// Canonical is the one name of a socket path: absolute, symlinks resolved.
+// Canonical is the one name of a socket path: absolute, symlinks resolved
+// (in its directory when the socket is not there yet).
 func Canonical(p string) string {
 	if abs, err := filepath.Abs(p); err == nil {
 		p = abs
 	}
 	if real, err := filepath.EvalSymlinks(p); err == nil {
-		p = real
+		return real
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		return filepath.Join(dir, filepath.Base(p))
 	}
 	return p
 }
