@@ -4,14 +4,17 @@ BIN     ?= bin/owt
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/owt-tmux/owt/internal/cli.Version=$(VERSION)
 PREFIX  ?= $(HOME)/.local
+# urfave_cli_no_docs leaves out urfave/cli's man-page generator, whose
+# markdown library costs every owt start ~0.5 ms (hooks run owt a lot).
+TAGS    ?= urfave_cli_no_docs
 
 .PHONY: build test unit e2e bench install demo lint clean
 
 # owt, and owt-popup beside it: the tmux popups, kept out of owt so no other
 # command loads terminal UI libraries.
 build:
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/owt
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(dir $(BIN))owt-popup ./cmd/owt-popup
+	$(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/owt
+	$(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(dir $(BIN))owt-popup ./cmd/owt-popup
 
 # Everything: lint, unit tests, the fake agent's own tests, and the
 # end-to-end tests against real tmux and git.

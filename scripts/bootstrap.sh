@@ -148,8 +148,8 @@ build() {
 	echo "building with $go ($("$go" version 2>&1))"
 	mkdir -p "$tmp" || return 1
 	if ! (cd "$plugin_dir" &&
-		"$go" build -ldflags "$flags" -o "$tmp/owt" ./cmd/owt &&
-		"$go" build -ldflags "$flags" -o "$tmp/owt-popup" ./cmd/owt-popup); then
+		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt" ./cmd/owt &&
+		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt-popup" ./cmd/owt-popup); then
 		rm -rf "$tmp"
 		return 1
 	fi

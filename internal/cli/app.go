@@ -163,11 +163,15 @@ func interspersed(app *cli.App, args []string) []string {
 			takesValue[n] = !isBool
 		}
 	}
+	// For commands whose arguments end in free text (owt send NAME TEXT…),
+	// a flag-like word after the first argument is part of the text:
+	// "owt send a fix --all the tests" must not send to every agent.
+	freeText := cmd.Name == "send" || cmd.Name == "note"
 	var flags, rest []string
 	rem := args[path:]
 	for i := 0; i < len(rem); i++ {
 		a := rem[i]
-		if a == "--" {
+		if a == "--" || (freeText && len(rest) > 0) {
 			rest = append(rest, rem[i:]...)
 			break
 		}

@@ -106,10 +106,15 @@ func TestSendDeliversTextLiterally(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.Equal(t, "from stdin\nwith two lines", e.WaitPrompts(a.Name, 3+len(texts))[2+len(texts)])
 
+	// Flag-like words in the text stay text: this goes to a alone.
+	e.MustOwt(repo, "send", "a", "fix", "--all", "the", "tests")
+	require.Equal(t, "fix --all the tests", e.WaitPrompts(a.Name, 4+len(texts))[3+len(texts)])
+	require.Len(t, e.Prompts(b.Name), 1)
+
 	// --all reaches both agents.
 	e.MustOwt(repo, "send", "--all", "run the tests")
 	require.Contains(t, e.WaitPrompts(b.Name, 2), "run the tests")
-	require.Contains(t, e.WaitPrompts(a.Name, 4+len(texts)), "run the tests")
+	require.Contains(t, e.WaitPrompts(a.Name, 5+len(texts)), "run the tests")
 }
 
 func TestSendFiltersByStatus(t *testing.T) {

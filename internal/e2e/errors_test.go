@@ -109,3 +109,20 @@ func lookPathIn(bin, path string) (string, error) {
 	}
 	return "", os.ErrNotExist
 }
+
+// A '#' in a repo's folder name reaches tmux only as text: tmux expands
+// formats in new-session -s and -c, and "#(…)" would run a command.
+func TestHashInRepoPathIsNotATmuxFormat(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("we#(touch${IFS}owt-pwned)ir#{pane_id}x")
+	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "t1", "Task")
+	it := e.Find(repo, "t1")
+	require.True(t, it.Live, "the recorded session is the real one: %s", it.Session)
+	require.NotContains(t, it.Session, "#")
+	require.Equal(t, it.Path, e.Tmux("display-message", "-p", "-t", it.Session, "#{pane_current_path}"))
+	for _, dir := range []string{repo, e.Root, e.Home, it.Path} {
+		require.NoFileExists(t, filepath.Join(dir, "owt-pwned"))
+	}
+	e.MustOwt(repo, "delete", "t1")
+	require.NotContains(t, e.Sessions(), it.Session)
+}

@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 		owtBin = filepath.Join(dir, "owt")
 		fakeBin = filepath.Join(dir, "fakeagent")
 		for _, b := range [][2]string{{owtBin, "./cmd/owt"}, {fakeBin, "./testdata/fakeagent"}} {
-			cmd := exec.Command("go", "build", "-o", b[0], b[1])
+			cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", b[0], b[1])
 			cmd.Dir = root
 			if out, err := cmd.CombinedOutput(); err != nil {
 				fmt.Fprintf(os.Stderr, "build %s: %v\n%s", b[1], err, out)

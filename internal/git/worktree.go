@@ -34,7 +34,6 @@ func (r Repo) AddWorktree(path, branch, base string) error {
 	if !plausibleBranchName(branch) {
 		return fmt.Errorf("git worktree add %s: invalid branch name %q", path, branch)
 	}
-	existed := r.BranchExists(branch)
 	args := []string{"worktree", "add", "--quiet", "--no-track", "-b", branch, "--", path}
 	if base != "" {
 		args = append(args, base)
@@ -43,13 +42,20 @@ func (r Repo) AddWorktree(path, branch, base string) error {
 	if err == nil {
 		return nil
 	}
-	err = fmt.Errorf("git worktree add %s: %w", path, err)
-	if !existed && r.BranchExists(branch) {
+	wrapped := fmt.Errorf("git worktree add %s: %w", path, err)
+	// git refuses an existing branch before doing anything (LC_ALL=C keeps
+	// the message stable). Any other failure came after git created the
+	// branch, so the branch is ours to remove. Asking git rather than
+	// checking beforehand leaves no window for another process's branch.
+	if strings.Contains(err.Error(), "a branch named '"+branch+"' already exists") {
+		return wrapped
+	}
+	if r.BranchExists(branch) {
 		if derr := r.DeleteBranch(branch, true); derr != nil {
-			err = errors.Join(err, fmt.Errorf("roll back: %w", derr))
+			wrapped = errors.Join(wrapped, fmt.Errorf("roll back: %w", derr))
 		}
 	}
-	return err
+	return wrapped
 }
 
 // RemoveWorktree removes the worktree at path and prunes git's records of

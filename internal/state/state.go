@@ -82,6 +82,17 @@ type Record struct {
 	// Recovered marks a record rebuilt after corruption: its task and tool
 	// were lost with the file.
 	Recovered bool `json:"recovered,omitempty"`
+	// HookFiles are the settings files owt merged its hooks into. A
+	// tracked one is hidden from git with skip-worktree, which hides the
+	// agent's own edits too: owt compares it, without its hooks, with HEAD.
+	HookFiles []HookFile `json:"hook_files,omitempty"`
+}
+
+// HookFile is a settings file owt merged its hooks into, relative to the
+// worktree (slash-separated), and whether the branch tracks it.
+type HookFile struct {
+	Path    string `json:"path"`
+	Tracked bool   `json:"tracked,omitempty"`
 }
 
 // SetStatus changes the status and its bookkeeping; it reports whether
@@ -164,6 +175,10 @@ func sanitize(s string) string {
 // ErrCorrupt marks a state file that cannot be read.
 var ErrCorrupt = errors.New("state file is corrupt")
 
+// ErrNewer marks a state file written by a newer owt: it is not corrupt,
+// and must be left alone.
+var ErrNewer = errors.New("state file was written by a newer owt")
+
 // ErrNoChange, returned by an Update function, ends the update without
 // writing and without error: the hot path of a hook that changes nothing
 // skips the write and its fsync.
@@ -186,7 +201,10 @@ func (s *Store) read() (*File, error) {
 	if err := json.Unmarshal(data, f); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, s.Path, err)
 	}
-	if f.Version < 1 || f.Version > Version {
+	if f.Version > Version {
+		return nil, fmt.Errorf("%w (schema %d; this owt knows %d): %s: upgrade owt", ErrNewer, f.Version, Version, s.Path)
+	}
+	if f.Version < 1 {
 		return nil, fmt.Errorf("%w: %s: unknown schema version %d", ErrCorrupt, s.Path, f.Version)
 	}
 	if f.Records == nil {
@@ -200,11 +218,16 @@ func (s *Store) read() (*File, error) {
 	return f, nil
 }
 
+// Peek reads the state without locking and without ever recovering it:
+// what owt uses to read other repositories' files (the status bar, port
+// blocks), which it has no business rewriting.
+func (s *Store) Peek() (*File, error) { return s.read() }
+
 // Load reads the state without locking. A corrupt file is recovered under
-// the lock first.
+// the lock first, when the store knows how to rebuild it.
 func (s *Store) Load() (*File, error) {
 	f, err := s.read()
-	if errors.Is(err, ErrCorrupt) {
+	if errors.Is(err, ErrCorrupt) && s.Rebuild != nil {
 		var out *File
 		err = s.Update(func(g *File) error { out = g; return nil })
 		return out, err
@@ -225,7 +248,9 @@ func (s *Store) Update(fn func(*File) error) error {
 	defer func() { _ = lock.Unlock() }()
 
 	f, err := s.read()
-	if errors.Is(err, ErrCorrupt) {
+	if errors.Is(err, ErrCorrupt) && s.Rebuild != nil {
+		// Only a store that can rebuild its records may set a corrupt file
+		// aside: an empty file would forget every worktree.
 		f, err = s.recover(err)
 	}
 	if err != nil {

@@ -121,14 +121,6 @@ func TestCorruptFileMovedAsideAndRebuilt(t *testing.T) {
 	require.Contains(t, again.Records, "a", "the rebuilt state was written")
 }
 
-func TestFutureVersionIsCorrupt(t *testing.T) {
-	tempState(t)
-	s := ForRepo("/r")
-	require.NoError(t, os.MkdirAll(filepath.Dir(s.Path), 0o700))
-	require.NoError(t, os.WriteFile(s.Path, []byte(`{"version": 99, "worktrees": {}}`), 0o600))
-	_, err := s.read()
-	require.True(t, errors.Is(err, ErrCorrupt))
-}
 
 func TestFailedUpdateWritesNothing(t *testing.T) {
 	tempState(t)
@@ -151,4 +143,41 @@ func TestStoresListsEveryRepo(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ss, 2)
 	require.NotEqual(t, ForRepo("/a/x").Path, ForRepo("/b/x").Path)
+}
+
+func TestStoreWithoutRebuildNeverRecovers(t *testing.T) {
+	tempState(t)
+	s := ForRepo("/r")
+	require.NoError(t, s.Update(func(f *File) error {
+		f.Records["a"] = &Record{Name: "a"}
+		return nil
+	}))
+	require.NoError(t, os.WriteFile(s.Path, []byte("{broken"), 0o600))
+	stores, err := Stores()
+	require.NoError(t, err)
+	require.Empty(t, stores, "an unreadable file is not listed")
+
+	other := &Store{Repo: "/r", Path: s.Path} // as another repo's owt sees it
+	_, err = other.Load()
+	require.ErrorIs(t, err, ErrCorrupt)
+	err = other.Update(func(*File) error { return nil })
+	require.ErrorIs(t, err, ErrCorrupt)
+	data, _ := os.ReadFile(s.Path)
+	require.Equal(t, "{broken", string(data), "left alone for its own repo to recover")
+}
+
+func TestNewerSchemaIsLeftAlone(t *testing.T) {
+	tempState(t)
+	s := ForRepo("/r")
+	s.Rebuild = func(*File) error { return nil }
+	require.NoError(t, os.MkdirAll(filepath.Dir(s.Path), 0o700))
+	newer := `{"version": 99, "repo": "/r", "worktrees": {}}`
+	require.NoError(t, os.WriteFile(s.Path, []byte(newer), 0o600))
+	_, err := s.Load()
+	require.ErrorIs(t, err, ErrNewer)
+	require.Contains(t, err.Error(), "upgrade owt")
+	data, _ := os.ReadFile(s.Path)
+	require.Equal(t, newer, string(data))
+	aside, _ := filepath.Glob(s.Path + ".corrupt-*")
+	require.Empty(t, aside)
 }

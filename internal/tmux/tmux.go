@@ -120,6 +120,10 @@ func (c *Client) run(stdin []byte, args ...string) (string, error) {
 	return strings.TrimSuffix(stdout.String(), "\n"), nil
 }
 
+// FormatLiteral escapes s for a tmux argument that is expanded as a
+// format, so it is taken literally.
+func FormatLiteral(s string) string { return strings.ReplaceAll(s, "#", "##") }
+
 func isNoServer(msg string) bool {
 	return strings.HasPrefix(msg, "no server running") ||
 		strings.HasPrefix(msg, "error connecting to") ||
@@ -208,12 +212,18 @@ type NewSession struct {
 	// Options are user options (@name) set on the new session in the same
 	// tmux call, so the session is never seen without them.
 	Options map[string]string
+	// Global are global user options set in the same call (owt's status
+	// bar summary, which must count the new session).
+	Global map[string]string
 }
 
 // Created identifies a new session and its first pane.
 type Created struct {
 	SessionID string
 	PaneID    string
+	// SessionName is the name tmux gave the session (it rewrites some
+	// characters), which is the one to record.
+	SessionName string
 	// Clients are the attached clients, listed in the same call so callers
 	// can refresh their status lines without asking again.
 	Clients []string
@@ -225,7 +235,9 @@ func (c *Client) NewSession(ns NewSession) (Created, error) {
 		// One argument would be run by "sh -c"; never hand tmux a shell string.
 		return Created{}, fmt.Errorf("tmux new-session: a command needs at least two argv elements")
 	}
-	args := []string{"new-session", "-d", "-P", "-F", "#{session_id}" + fieldSep + "#{pane_id}", "-s", ns.Name, "-c", ns.Dir}
+	// tmux expands formats in -s and -c ("#{…}", and "#(…)" runs a shell
+	// command), so a '#' in a repo path must reach tmux as "##".
+	args := []string{"new-session", "-d", "-P", "-F", "#{session_id}" + fieldSep + "#{pane_id}" + fieldSep + "#{session_name}", "-s", FormatLiteral(ns.Name), "-c", FormatLiteral(ns.Dir)}
 	if ns.Width > 0 && ns.Height > 0 {
 		args = append(args, "-x", strconv.Itoa(ns.Width), "-y", strconv.Itoa(ns.Height))
 	}
@@ -241,6 +253,9 @@ func (c *Client) NewSession(ns NewSession) (Created, error) {
 		// Without -t, set-option after new-session applies to the new session.
 		cmds = append(cmds, []string{"set-option", "-q", k, ns.Options[k]})
 	}
+	for _, k := range sortedKeys(ns.Global) {
+		cmds = append(cmds, []string{"set-option", "-q", "-g", k, ns.Global[k]})
+	}
 	cmds = append(cmds, []string{"list-clients", "-F", "client" + fieldSep + "#{client_name}"})
 	out, err := c.RunBatch(cmds...)
 	if err != nil {
@@ -248,10 +263,10 @@ func (c *Client) NewSession(ns NewSession) (Created, error) {
 	}
 	lines := strings.Split(out, "\n")
 	f := strings.Split(lines[0], fieldSep)
-	if len(f) != 2 || !strings.HasPrefix(f[0], "$") || !strings.HasPrefix(f[1], "%") {
+	if len(f) != 3 || !strings.HasPrefix(f[0], "$") || !strings.HasPrefix(f[1], "%") {
 		return Created{}, fmt.Errorf("tmux new-session: unexpected output %q", out)
 	}
-	created := Created{SessionID: f[0], PaneID: f[1]}
+	created := Created{SessionID: f[0], PaneID: f[1], SessionName: f[2]}
 	for _, l := range lines[1:] {
 		if name, ok := strings.CutPrefix(l, "client"+fieldSep); ok && name != "" {
 			created.Clients = append(created.Clients, name)

@@ -43,7 +43,7 @@ func (w *Workspace) EnsureSession(r *state.Record) (string, error) {
 		if !ok {
 			return fmt.Errorf("%w %q", ErrUnknownName, r.Name)
 		}
-		cur.SessionID, cur.Pane = created.SessionID, created.PaneID
+		cur.SessionID, cur.Pane, cur.Session = created.SessionID, created.PaneID, created.SessionName
 		if !cur.NoAgent && cur.Status != state.Exited {
 			cur.SetStatus(state.Exited, state.FromOwt, w.Now())
 			cur.ExitCode = nil

@@ -113,10 +113,13 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	}
 
 	var rb undo
-	ok := false
+	ok, published := false, false
 	defer func() {
 		if !ok {
 			rb.run()
+			if published {
+				w.publishSummary() // the session set a summary counting this agent
+			}
 		}
 	}()
 
@@ -133,6 +136,12 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 	rb.push(func() { w.dropRecord(rec.Name) })
+	// The status bar summary counting the new agent, rendered while git
+	// works and set in the same tmux call that makes the session.
+	summary := async(func() (string, error) {
+		recs, err := AllRecords()
+		return Summarize(recs).Render(StyleTmux), err
+	})
 	if err := afterStep("reserve"); err != nil {
 		return nil, err
 	}
@@ -166,10 +175,15 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 
 	// The new branch starts at the base: read its commit while tmux works.
 	branchAt := async(func() (string, error) { return w.Repo.ResolveCommit(rec.Branch) })
-	created, err := w.startSession(rec)
+	global := map[string]string{}
+	if line, err := summary(); err == nil {
+		global[OptStatusLine] = line
+	}
+	created, err := w.startSession(rec, global)
 	if err != nil {
 		return nil, fmt.Errorf("create tmux session %s: %w", rec.Session, err)
 	}
+	published = true
 	rb.push(func() { _ = w.Tmux.KillSession(created.SessionID) })
 	if err := afterStep("session"); err != nil {
 		return nil, err
@@ -180,7 +194,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		if !ok {
 			return fmt.Errorf("record %s vanished while it was being created", rec.Name)
 		}
-		r.SessionID, r.Pane = created.SessionID, created.PaneID
+		r.SessionID, r.Pane, r.Session = created.SessionID, created.PaneID, created.SessionName
 		r.Copied = copied
 		if sha, err := branchAt(); err == nil && r.BaseCommit == "" {
 			r.BaseCommit = sha
@@ -195,7 +209,6 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 	ok = true
-	w.publishSummary()
 	_ = w.Tmux.RefreshClients(created.Clients)
 	w.startMonitor()
 	return rec, nil
@@ -316,7 +329,7 @@ func usedPorts() ([]int, error) {
 	}
 	var used []int
 	for _, s := range stores {
-		f, err := s.Load()
+		f, err := s.Peek()
 		if err != nil {
 			continue // a broken file of another repo must not block this one
 		}
@@ -410,13 +423,14 @@ func (w *Workspace) sessionEnv(rec *state.Record) map[string]string {
 // startSession opens the worktree's session running "owt _run", which shows
 // the setup, starts the agent and leaves a shell when it exits. No user text
 // is on the tmux command line: the runner reads the task from the record.
-func (w *Workspace) startSession(rec *state.Record) (tmux.Created, error) {
+func (w *Workspace) startSession(rec *state.Record, global map[string]string) (tmux.Created, error) {
 	return w.Tmux.NewSession(tmux.NewSession{
 		Name:    rec.Session,
 		Dir:     rec.Path,
 		Env:     w.sessionEnv(rec),
 		Argv:    []string{w.Self, "_run"},
 		Options: sessionOptions(rec),
+		Global:  global,
 	})
 }
 

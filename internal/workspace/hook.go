@@ -106,7 +106,7 @@ func findByPath(dir string) (*state.Store, *state.Record, error) {
 		return nil, nil, err
 	}
 	for _, s := range stores {
-		f, err := s.Load()
+		f, err := s.Peek()
 		if err != nil {
 			continue
 		}

@@ -190,9 +190,12 @@ func AllRecords() ([]*state.Record, error) {
 	sort.Slice(stores, func(i, j int) bool { return stores[i].Repo < stores[j].Repo })
 	var out []*state.Record
 	for _, s := range stores {
-		f, err := s.Load()
+		f, err := s.Peek()
 		if err != nil {
-			return nil, err
+			// Another repo's broken or newer file: skip it here; owt run in
+			// that repo reports and recovers it.
+			state.Logf("list", "skip %s: %v", s.Path, err)
+			continue
 		}
 		out = append(out, f.Sorted()...)
 	}

@@ -131,13 +131,19 @@ func withSuffix(name, branch string, n int) (string, string) {
 	return name + s, branch + s
 }
 
-// sessionPart makes s usable in a tmux session name (tmux replaces ':' and
-// '.' itself; owt does it first so the name it records is the real one).
+// sessionPart makes s usable in a tmux session name. tmux rewrites some
+// characters itself (':' and '.', and escapes others when it lists names),
+// and '#' starts a format, so only letters, digits and a few harmless
+// marks are kept; the rest become '_'.
 func sessionPart(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r == ':' || r == '.' || unicode.IsSpace(r) || !unicode.IsPrint(r) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			return r
+		case strings.ContainsRune("-_+=,@%", r):
+			return r
+		default:
 			return '_'
 		}
-		return r
 	}, s)
 }

@@ -1,0 +1,23 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestInterspersedFlags(t *testing.T) {
+	app := App()
+	cases := []struct{ in, want []string }{
+		{[]string{"owt", "delete", "w1", "--force"}, []string{"owt", "delete", "--force", "--", "w1"}},
+		{[]string{"owt", "new", "Fix login", "--tool", "codex", "--base", "dev"}, []string{"owt", "new", "--tool", "codex", "--base", "dev", "--", "Fix login"}},
+		{[]string{"owt", "new", "--", "--help me"}, []string{"owt", "new", "--", "--help me"}},
+		// Free text keeps its flag-like words.
+		{[]string{"owt", "send", "a", "fix", "--all", "the", "tests"}, []string{"owt", "send", "--", "a", "fix", "--all", "the", "tests"}},
+		{[]string{"owt", "send", "--all", "run", "--json"}, []string{"owt", "send", "--all", "--", "run", "--json"}},
+		{[]string{"owt", "config", "show"}, []string{"owt", "config", "show"}},
+	}
+	for _, c := range cases {
+		require.Equal(t, c.want, interspersed(app, c.in), "%v", c.in)
+	}
+}
