@@ -120,6 +120,9 @@ func (w *world) firstFrame(dir, bin, want string) time.Duration {
 			fmt.Fprintf(os.Stderr, "switch popup never showed %q:\n%s", want, screen)
 			os.Exit(1)
 		}
+		// Poll gently: a busy loop of tmux processes would steal the CPU
+		// the popup needs (2 cores) and measure the poller, not owt.
+		time.Sleep(2 * time.Millisecond)
 	}
 	w.must(dir, "tmux", "send-keys", "-t", pane, "Escape")
 	for i := 0; i < 200; i++ {

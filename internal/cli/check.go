@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -54,12 +55,22 @@ func checkCommand() *cli.Command {
 	}
 }
 
-// askFirst shows the check report (report may be nil) and asks, when a
-// person is at the terminal and --yes was not given; it reports whether to
-// go on. The report is only computed when it is shown.
-func askFirst(c *cli.Context, report func() (merge.Report, error), question string) bool {
-	if c.Bool("yes") || !term.IsTerminal(int(os.Stdin.Fd())) {
-		return true
+// askFirst shows the check report (report may be nil) and asks; it returns
+// nil to go on. --yes goes on without asking. With no terminal to ask on
+// (a script, an agent's shell) and no --yes, it refuses: what follows
+// merges, commits or removes worktrees, and nobody said yes to that.
+// declined is the error when the person answers no. The report is only
+// computed when it is shown.
+func askFirst(c *cli.Context, report func() (merge.Report, error), question, declined string) error {
+	if c.Bool("yes") {
+		return nil
+	}
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
+		what := c.Command.Name
+		if c.Bool("ship") {
+			what += " --ship"
+		}
+		return fmt.Errorf("%s needs confirmation: pass --yes", what)
 	}
 	if report != nil {
 		if rep, err := report(); err == nil {
@@ -69,5 +80,8 @@ func askFirst(c *cli.Context, report func() (merge.Report, error), question stri
 			}
 		}
 	}
-	return confirm(question)
+	if !confirm(question) {
+		return errors.New(declined)
+	}
+	return nil
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -62,8 +61,8 @@ func cleanupCommand() *cli.Command {
 			if !c.Bool("json") {
 				printCleanup(c, items, true)
 			}
-			if !askFirst(c, nil, fmt.Sprintf("Remove these %d worktree(s) with their sessions and branches?", len(doomed))) {
-				return errors.New("nothing removed")
+			if err := askFirst(c, nil, fmt.Sprintf("Remove these %d worktree(s) with their sessions and branches?", len(doomed)), "nothing removed"); err != nil {
+				return err
 			}
 			return removeCleanup(c, w, items)
 		},

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os/signal"
@@ -61,8 +60,8 @@ func mergeCommand() *cli.Command {
 				target = rec.Base
 			}
 			report := func() (merge.Report, error) { return mc.Check(rec, o.Into) }
-			if !askFirst(c, report, fmt.Sprintf("Merge %s into %s%s?", rec.Branch, target, removalNote(c.Bool("keep")))) {
-				return errors.New("not merged")
+			if err := askFirst(c, report, fmt.Sprintf("Merge %s into %s%s?", rec.Branch, target, removalNote(c.Bool("keep"))), "not merged"); err != nil {
+				return err
 			}
 			res, err := mc.Merge(rec, o)
 			if err != nil {

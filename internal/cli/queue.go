@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -54,21 +55,32 @@ func queueCommand() *cli.Command {
 			if !c.Bool("json") {
 				printQueue(c.App.Writer, q)
 			}
-			if !askFirst(c, nil, fmt.Sprintf("Ship these %d worktree(s) in this order?", len(q.Entries))) {
-				return errors.New("not shipped")
+			if err := askFirst(c, nil, fmt.Sprintf("Ship these %d worktree(s) in this order?", len(q.Entries)), "not shipped"); err != nil {
+				return err
 			}
-			return shipQueue(c, w)
+			// Only what was shown and confirmed: a worktree that turns idle
+			// or gains changes while the queue runs waits for the next run.
+			confirmed := map[string]string{}
+			for _, e := range q.Entries {
+				confirmed[e.Name] = e.Branch
+			}
+			return shipQueue(c, w, confirmed)
 		},
 	}
 }
 
 // shipQueue ships the head of the queue, rebuilds the queue from what git
 // says now, and repeats, until it is empty or its head would conflict.
-func shipQueue(c *cli.Context, w *workspace.Workspace) error {
+// Only the worktrees in confirmed (name → branch, the list the user said
+// yes to) are ever shipped or considered.
+func shipQueue(c *cli.Context, w *workspace.Workspace, confirmed map[string]string) error {
 	run := queueRun{Shipped: []landed{}}
 	var failure error
 	for {
-		q, err := mergeContext(w).BuildQueue()
+		q, err := mergeContext(w).BuildQueueOf(func(r *state.Record) bool {
+			branch, ok := confirmed[r.Name]
+			return ok && branch == r.Branch
+		})
 		if err != nil {
 			failure = err
 			break

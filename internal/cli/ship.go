@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -34,8 +33,8 @@ func shipCommand() *cli.Command {
 			}
 			mc := mergeContext(w)
 			report := func() (merge.Report, error) { return mc.Check(rec, "") }
-			if !askFirst(c, report, fmt.Sprintf("Commit everything in %s, merge it into %s%s?", rec.Name, rec.Base, removalNote(c.Bool("keep")))) {
-				return errors.New("not shipped")
+			if err := askFirst(c, report, fmt.Sprintf("Commit everything in %s, merge it into %s%s?", rec.Name, rec.Base, removalNote(c.Bool("keep"))), "not shipped"); err != nil {
+				return err
 			}
 			res, err := mc.Ship(rec, c.String("message"))
 			if err != nil {

@@ -159,6 +159,8 @@ func TestDeleteRefusesToLoseWork(t *testing.T) {
 	require.NotContains(t, e.Sessions(), it.Session)
 	require.Equal(t, "feat/w1", e.Git(repo, "branch", "--list", "feat/w1", "--format=%(refname:short)"))
 	require.Empty(t, e.List(repo))
+	// The kept branch is the user's now: doctor never reports or deletes it.
+	require.NotContains(t, e.Owt(repo, "doctor", "--json").Stdout, "feat/w1")
 	// The user's own checkout is untouched.
 	require.FileExists(t, filepath.Join(repo, ".env"))
 }

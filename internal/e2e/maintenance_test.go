@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -183,9 +185,19 @@ func TestDoctorAfterWorktreeFolderDeletedByHand(t *testing.T) {
 	gone := e.shell(repo, "gone") // no commits: its branch can go
 	kept := e.shell(repo, "kept") // a commit main lacks: its branch stays
 	e.commitIn(kept.Path, "k.txt", "k\n", "kept work")
-	both := e.shell(repo, "both")         // folder and session both gone
-	e.Git(repo, "branch", "fix/old-done") // a leftover owt-like branch, merged
+	both := e.shell(repo, "both") // folder and session both gone
+	require.Equal(t, "true", e.Git(repo, "config", "--get", "branch."+gone.Branch+".owt-created"), "owt new marks its branch")
+	// The user's own branches, named the way owt names its own: never
+	// reported, never deleted, merged or not.
+	e.Git(repo, "branch", "fix/old-done")
 	e.Git(repo, "branch", "feat/old-open", kept.Branch)
+	// Branches owt made whose records are gone (a lost state file), one
+	// merged, one holding work.
+	e.Git(repo, "branch", "feat/orphan-done")
+	e.Git(repo, "branch", "feat/orphan-open", kept.Branch)
+	for _, b := range []string{"feat/orphan-done", "feat/orphan-open"} {
+		e.Git(repo, "config", "branch."+b+".owt-created", "true")
+	}
 	for _, it := range []Item{gone, kept, both} {
 		require.NoError(t, os.RemoveAll(it.Path))
 	}
@@ -196,7 +208,7 @@ func TestDoctorAfterWorktreeFolderDeletedByHand(t *testing.T) {
 	rep := doctorJSON(t, r.Stdout)
 	require.ElementsMatch(t, []string{
 		"session-without-worktree gone", "session-without-worktree kept", "record-without-either both",
-		"branch-left-behind feat/old-open", "branch-left-behind fix/old-done",
+		"branch-left-behind feat/orphan-done", "branch-left-behind feat/orphan-open",
 	}, rep.kinds(false))
 
 	r = e.Owt(repo, "doctor", "--fix", "--json")
@@ -204,16 +216,19 @@ func TestDoctorAfterWorktreeFolderDeletedByHand(t *testing.T) {
 	rep = doctorJSON(t, r.Stdout)
 	require.ElementsMatch(t, []string{
 		"session-without-worktree gone", "session-without-worktree kept", "record-without-either both",
-		"branch-left-behind fix/old-done",
+		"branch-left-behind feat/orphan-done",
 	}, rep.kinds(true))
-	require.ElementsMatch(t, []string{"branch-left-behind feat/kept", "branch-left-behind feat/old-open"}, rep.kinds(false))
+	require.ElementsMatch(t, []string{"branch-left-behind feat/kept", "branch-left-behind feat/orphan-open"}, rep.kinds(false))
 	requireOneLineError(t, r, "2 problem(s) left")
 
 	require.NotContains(t, e.Sessions(), gone.Session)
 	require.NotContains(t, e.Sessions(), kept.Session)
 	require.Empty(t, e.List(repo))
-	require.Empty(t, e.Git(repo, "branch", "--list", gone.Branch, both.Branch, "fix/old-done"))
+	require.Empty(t, e.Git(repo, "branch", "--list", gone.Branch, both.Branch, "feat/orphan-done"))
 	require.NotEmpty(t, e.Git(repo, "branch", "--list", kept.Branch), "a branch with work is never deleted")
+	require.NotEmpty(t, e.Git(repo, "branch", "--list", "feat/orphan-open"), "a branch with work is never deleted")
+	require.NotEmpty(t, e.Git(repo, "branch", "--list", "fix/old-done"), "the user's merged branch is theirs")
+	require.NotEmpty(t, e.Git(repo, "branch", "--list", "feat/old-open"))
 	require.NotContains(t, e.Git(repo, "worktree", "list"), "gone")
 	e.requireUserFiles(repo, "doctor --fix")
 }
@@ -229,6 +244,10 @@ func TestDoctorRemovesStaleGitLocks(t *testing.T) {
 	old := time.Now().Add(-time.Hour)
 	require.NoError(t, os.Chtimes(lock, old, old))
 
+	// A git process working in another repository holds none of this
+	// one's locks: it must not stop the fix.
+	e.longGit(e.NewRepo("other"))
+
 	r0 := e.Owt(repo, "doctor", "--json")
 	rep := doctorJSON(t, r0.Stdout)
 	require.Equal(t, []string{"stale-lock " + lock}, rep.kinds(false), "a fresh lock may be in use: %s", r0.Stdout)
@@ -236,6 +255,47 @@ func TestDoctorRemovesStaleGitLocks(t *testing.T) {
 	require.Equal(t, []string{"stale-lock " + lock}, rep.kinds(true))
 	require.NoFileExists(t, lock)
 	require.FileExists(t, fresh)
+
+	// One working in this repository's worktree may be about to use it.
+	e.WriteFile(filepath.Dir(lock), "index.lock", "")
+	require.NoError(t, os.Chtimes(lock, old, old))
+	stop := e.longGit(w.Path)
+	r := e.Owt(repo, "doctor", "--fix", "--json")
+	rep = doctorJSON(t, r.Stdout)
+	require.Equal(t, []string{"stale-lock " + lock}, rep.kinds(false), r.Stdout)
+	require.Contains(t, rep.Findings[0].Action, "is working in this repository now")
+	require.FileExists(t, lock)
+	stop()
+	rep = doctorJSON(t, e.Owt(repo, "doctor", "--fix", "--json").Stdout)
+	require.Equal(t, []string{"stale-lock " + lock}, rep.kinds(true))
+	require.NoFileExists(t, lock)
+}
+
+// longGit starts a git process working in dir that runs until stopped
+// (git cat-file --batch waiting on its input), and returns the stop.
+func (e *Env) longGit(dir string) func() {
+	e.t.Helper()
+	cmd := exec.Command("git", "-C", dir, "cat-file", "--batch")
+	cmd.Env = e.Environ()
+	in, err := cmd.StdinPipe()
+	require.NoError(e.t, err)
+	require.NoError(e.t, cmd.Start())
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			in.Close()
+			_ = cmd.Wait()
+		}
+	}
+	e.t.Cleanup(stop)
+	real, err := filepath.EvalSymlinks(dir)
+	require.NoError(e.t, err)
+	e.Eventually(5*time.Second, "git runs in "+dir, func() bool {
+		cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", cmd.Process.Pid))
+		return err == nil && cwd == real
+	})
+	return stop
 }
 
 type doctorOut struct {
@@ -273,4 +333,43 @@ func (d doctorOut) kinds(fixed bool) []string {
 		}
 	}
 	return out
+}
+
+func TestCommitsOnADetachedHEADAreNeverLost(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	// det: no commit on its branch, two on a detached HEAD.
+	det := e.shell(repo, "det")
+	e.Git(det.Path, "checkout", "-q", "--detach")
+	e.commitIn(det.Path, "d1.txt", "1\n", "detached 1")
+	e.commitIn(det.Path, "d2.txt", "2\n", "detached 2")
+	// merged: its branch is merged into main, then work went on detached.
+	merged := e.shell(repo, "merged")
+	e.commitIn(merged.Path, "m.txt", "m\n", "merged work")
+	e.Git(repo, "merge", "-q", "--no-ff", "-m", "merge by hand", merged.Branch)
+	e.Git(merged.Path, "checkout", "-q", "--detach")
+	e.commitIn(merged.Path, "later.txt", "later\n", "after the merge, detached")
+
+	r := e.Owt(repo, "delete", "det", "--yes")
+	requireOneLineError(t, r, "2 commit(s) on a detached HEAD that no branch holds")
+	e.requireKept(repo, det)
+
+	out := e.MustOwt(repo, "cleanup", "--yes")
+	require.Contains(t, out, "merged kept: merged into main, but 1 commit(s) on a detached HEAD that no branch holds")
+	e.requireKept(repo, merged)
+	r = e.Owt(repo, "cleanup", "--stale", "0", "--dry-run", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "2 commit(s) on a detached HEAD (--force removes it anyway)")
+
+	for _, args := range [][]string{{"ship", "det", "--yes"}, {"merge", "merged", "--yes"}} {
+		r = e.Owt(repo, args...)
+		requireOneLineError(t, r, "is not on feat/")
+	}
+	e.requireKept(repo, det)
+	e.requireKept(repo, merged)
+
+	// Once a branch holds them, nothing is lost and the worktree can go.
+	e.Git(det.Path, "branch", "keep-detached")
+	e.MustOwt(repo, "delete", "det", "--yes")
+	require.Equal(t, "detached 2", e.Git(repo, "log", "-1", "--format=%s", "keep-detached"))
 }

@@ -355,3 +355,43 @@ func TestMergeBadInputChangesNothing(t *testing.T) {
 	require.NoFileExists(t, filepath.Join(w.Path, "CLAUDE.local.md"))
 	require.False(t, strings.Contains(e.Git(repo, "log", "--all", "--format=%s"), "Merge"))
 }
+
+func TestMergeShipAndSyncRefuseAWorktreeWhoseHEADIsOffItsBranch(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	w := e.shell(repo, "rb")
+	e.commitIn(w.Path, "r.txt", "r\n", "agent work")
+	e.Git(w.Path, "checkout", "-q", "--detach")
+	// main gains a commit, then is checked out nowhere.
+	e.commitIn(repo, "m.txt", "m\n", "main moves on")
+	e.Git(repo, "checkout", "-q", "-b", "elsewhere")
+	mainBefore := e.Git(repo, "rev-parse", "main")
+	branchBefore := e.Git(repo, "rev-parse", w.Branch)
+	wtBefore := digest(t, w.Path)
+
+	want := "HEAD in " + w.Path + " is not on feat/rb; check it out first"
+	for _, args := range [][]string{
+		{"merge", "rb", "--rebase", "--yes"},
+		{"merge", "rb", "--yes"},
+		{"merge", "rb", "--squash", "--yes"},
+		{"ship", "rb", "--yes"},
+		{"sync", "rb", "--rebase"},
+		{"sync", "rb"},
+	} {
+		r := e.Owt(repo, args...)
+		requireOneLineError(t, r, want)
+		require.Equal(t, mainBefore, e.Git(repo, "rev-parse", "main"), "%v: main keeps its commits", args)
+		require.Equal(t, branchBefore, e.Git(repo, "rev-parse", w.Branch), "%v", args)
+		require.Equal(t, wtBefore, digest(t, w.Path), "%v: worktree unchanged", args)
+		e.requireKept(repo, w)
+	}
+	require.Contains(t, e.MustOwt(repo, "check", "rb"), "HEAD in its worktree is not on feat/rb")
+
+	// Back on its branch, the rebase merge lands on top of main.
+	e.Git(w.Path, "checkout", "-q", w.Branch)
+	e.MustOwt(repo, "merge", "rb", "--rebase", "--yes")
+	require.Equal(t, mainBefore, e.Git(repo, "rev-parse", "main^"), "main's commit is kept under the rebased one")
+	require.Equal(t, "m", e.Git(repo, "show", "main:m.txt"))
+	require.Equal(t, "r", e.Git(repo, "show", "main:r.txt"))
+	e.requireGone(repo, w)
+}

@@ -28,14 +28,22 @@ func TestNoteGoesWhereEachAgentReadsItAndGitDoesNot(t *testing.T) {
 	repo := e.NewRepo("app")
 	e.withUserFiles(repo)
 	exclude := filepath.Join(repo, ".git", "info", "exclude")
+	// The user ignores CLAUDE.local.md themselves (so owt excluding it too
+	// hides nothing git showed).
+	f, err := os.OpenFile(exclude, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("CLAUDE.local.md\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
 	cl := newJSON(t, e, repo, "--tool", "claude", "--no-setup", "--name", "cl", "Task cl")
+	mine := newJSON(t, e, repo, "--tool", "claude", "--no-setup", "--name", "mine", "Task mine")
 	cx := newJSON(t, e, repo, "--tool", "codex", "--no-setup", "--name", "cx", "Task cx")
 	gm := newJSON(t, e, repo, "--tool", "gemini", "--no-setup", "--name", "gm", "Task gm")
 	oc := newJSON(t, e, repo, "--tool", "opencode", "--no-setup", "--name", "oc", "Task oc")
 	ad := newJSON(t, e, repo, "--tool", "aider", "--no-setup", "--name", "ad", "Task ad")
 	sh := e.shell(repo, "sh")
 	excludeBefore := noteFileText(t, exclude) // hook settings of the agents are in it already
-	e.WriteFile(cl.Path, "CLAUDE.local.md", "# my own local notes\n")
+	e.WriteFile(mine.Path, "CLAUDE.local.md", "# my own local notes\n")
 
 	r := e.Owt(repo, "note", "--json", "The API runs on port 5432.\nDo not touch migrations/.")
 	require.Equal(t, 0, r.Code, r.Stderr)
@@ -49,24 +57,28 @@ func TestNoteGoesWhereEachAgentReadsItAndGitDoesNot(t *testing.T) {
 		got[w.Name] = w.Action + " " + filepath.Base(w.File) + w.Reason
 	}
 	require.Equal(t, map[string]string{
-		"cl": "written CLAUDE.local.md",
-		"cx": "written AGENTS.override.md",
-		"gm": "written GEMINI.md",
-		"oc": "written AGENTS.md",
-		"ad": "skipped .aider reads no instructions file by itself (use --send)",
-		"sh": "skipped .no agent runs there",
+		"cl":   "written CLAUDE.local.md",
+		"mine": "skipped .claude: CLAUDE.local.md exists and owt did not create it; owt never writes into your files (use --send)",
+		"cx":   "written AGENTS.override.md",
+		"gm":   "skipped .gemini reads GEMINI.md, which belongs to the project; owt does not write it (use --send)",
+		"oc":   "skipped .opencode reads AGENTS.md, which belongs to the project; owt does not write it (use --send)",
+		"ad":   "skipped .aider reads no instructions file by itself (use --send)",
+		"sh":   "skipped .no agent runs there",
 	}, got)
 
 	note := "The API runs on port 5432.\nDo not touch migrations/."
-	for _, f := range []string{filepath.Join(cx.Path, "AGENTS.override.md"), filepath.Join(gm.Path, "GEMINI.md"), filepath.Join(oc.Path, "AGENTS.md")} {
+	for _, f := range []string{filepath.Join(cx.Path, "AGENTS.override.md"), filepath.Join(cl.Path, "CLAUDE.local.md")} {
 		body := noteFileText(t, f)
 		require.True(t, strings.HasPrefix(body, noteBegin+"\n"), body)
 		require.Contains(t, body, note+"\n"+noteEnd+"\n")
 	}
-	require.True(t, strings.HasPrefix(noteFileText(t, filepath.Join(cl.Path, "CLAUDE.local.md")), "# my own local notes\n\n"+noteBegin), "appended, the user's part kept")
+	require.Equal(t, "# my own local notes\n", noteFileText(t, filepath.Join(mine.Path, "CLAUDE.local.md")), "the user's file is not touched")
+	for _, f := range []string{filepath.Join(gm.Path, "GEMINI.md"), filepath.Join(oc.Path, "AGENTS.md")} {
+		require.NoFileExists(t, f, "owt never creates a file the project may mean to commit")
+	}
 
 	// Git sees none of it, in the worktrees or in the user's checkout.
-	for _, it := range []Item{cl, cx, gm, oc, ad, sh} {
+	for _, it := range []Item{cl, mine, cx, gm, oc, ad, sh} {
 		status := e.Git(it.Path, "status", "--porcelain", "--untracked-files=all", "--ignored=no")
 		for _, f := range []string{"CLAUDE.local.md", "AGENTS", "GEMINI.md"} {
 			require.NotContains(t, status, f, "%s: git sees the note file", it.Name)
@@ -74,6 +86,8 @@ func TestNoteGoesWhereEachAgentReadsItAndGitDoesNot(t *testing.T) {
 	}
 	require.Empty(t, e.Git(repo, "status", "--porcelain"))
 	require.Contains(t, noteFileText(t, exclude), "/CLAUDE.local.md\n")
+	require.NotContains(t, noteFileText(t, exclude), "/AGENTS.md")
+	require.NotContains(t, noteFileText(t, exclude), "/GEMINI.md")
 
 	// A new text replaces the block; there is only ever one.
 	e.MustOwt(repo, "note", "Use Postgres 16.")
@@ -91,13 +105,12 @@ func TestNoteGoesWhereEachAgentReadsItAndGitDoesNot(t *testing.T) {
 	// --clear: blocks gone, files owt created gone, the user's file as it was,
 	// info/exclude as it was.
 	e.MustOwt(repo, "note", "--clear")
-	require.Equal(t, "# my own local notes\n", noteFileText(t, filepath.Join(cl.Path, "CLAUDE.local.md")))
-	for _, f := range []string{filepath.Join(cx.Path, "AGENTS.override.md"), filepath.Join(gm.Path, "GEMINI.md"),
-		filepath.Join(oc.Path, "AGENTS.md"), filepath.Join(later.Path, "CLAUDE.local.md")} {
+	require.Equal(t, "# my own local notes\n", noteFileText(t, filepath.Join(mine.Path, "CLAUDE.local.md")))
+	for _, f := range []string{filepath.Join(cx.Path, "AGENTS.override.md"), filepath.Join(cl.Path, "CLAUDE.local.md"),
+		filepath.Join(later.Path, "CLAUDE.local.md")} {
 		require.NoFileExists(t, f)
 	}
 	require.Equal(t, excludeBefore, noteFileText(t, exclude))
-	require.Equal(t, "?? CLAUDE.local.md", e.Git(cl.Path, "status", "--porcelain"), "the user's own file is theirs again")
 	require.Empty(t, e.MustOwt(repo, "note"))
 	e.requireUserFiles(repo, "note")
 
@@ -118,9 +131,10 @@ func TestNoteNeverWritesTrackedFiles(t *testing.T) {
 	oc := newJSON(t, e, repo, "--tool", "opencode", "--no-setup", "--name", "oc", "Task oc")
 
 	out := e.MustOwt(repo, "note", "Shared context")
-	require.Contains(t, out, "cx: skipped: codex: AGENTS.md is tracked, and an AGENTS.override.md would hide it")
-	require.Contains(t, out, "oc: skipped: opencode: AGENTS.md is tracked")
-	require.Contains(t, out, "wrote the note into "+filepath.Join(gm.Path, "TEAM.md"), "gemini's next context file name")
+	require.Contains(t, out, "cx: skipped: codex: the worktree has an AGENTS.md, and an AGENTS.override.md would hide it")
+	require.Contains(t, out, "oc: skipped: opencode reads AGENTS.md")
+	require.Contains(t, out, "gm: skipped: gemini reads GEMINI.md")
+	require.NoFileExists(t, filepath.Join(gm.Path, "TEAM.md"))
 	for _, it := range []Item{cx, oc} {
 		require.Equal(t, "# project rules\n", noteFileText(t, filepath.Join(it.Path, "AGENTS.md")))
 		require.NoFileExists(t, filepath.Join(it.Path, "AGENTS.override.md"))
@@ -155,4 +169,42 @@ func (e *Env) agentIdle(repo, name string) Item {
 	e.WaitPrompts(name, 1)
 	e.Eventually(20*time.Second, name+" idle", func() bool { return e.Find(repo, name).Status == "idle" })
 	return it
+}
+
+func TestNoteNeverHidesOrTakesOverFilesThatAreNotOwts(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	exclude := filepath.Join(repo, ".git", "info", "exclude")
+	cl := newJSON(t, e, repo, "--tool", "claude", "--no-setup", "--name", "cl", "Task cl")
+	cx := newJSON(t, e, repo, "--tool", "codex", "--no-setup", "--name", "cx", "Task cx")
+	oc := newJSON(t, e, repo, "--tool", "opencode", "--no-setup", "--name", "oc", "Task oc")
+	// The user keeps an untracked CLAUDE.local.md in their checkout, and
+	// the opencode agent wrote an AGENTS.md it means to commit.
+	e.WriteFile(repo, "CLAUDE.local.md", "# mine, not ignored\n")
+	e.WriteFile(oc.Path, "AGENTS.md", "# rules the agent wrote\n")
+
+	out := e.MustOwt(repo, "note", "Shared context")
+	require.Contains(t, out, "cl: skipped: claude: listing CLAUDE.local.md in info/exclude would hide the untracked "+filepath.Join(repo, "CLAUDE.local.md"))
+	require.Contains(t, out, "oc: skipped: opencode reads AGENTS.md")
+	require.Contains(t, out, "wrote the note into "+filepath.Join(cx.Path, "AGENTS.override.md"))
+	require.NotContains(t, noteFileText(t, exclude), "/CLAUDE.local.md")
+	require.NotContains(t, noteFileText(t, exclude), "/AGENTS.md")
+	require.Equal(t, "?? CLAUDE.local.md", e.Git(repo, "status", "--porcelain"), "the user's file stays visible to git")
+	require.Equal(t, "?? AGENTS.md", e.Git(oc.Path, "status", "--porcelain"), "the agent's file stays visible to git")
+	require.Equal(t, "# rules the agent wrote\n", noteFileText(t, filepath.Join(oc.Path, "AGENTS.md")))
+	require.NoFileExists(t, filepath.Join(cl.Path, "CLAUDE.local.md"))
+
+	// An AGENTS.md appears in the codex worktree later: it is the agent's
+	// or the user's. The next note takes owt's override away, so codex
+	// reads that file, and leaves it visible to git.
+	e.WriteFile(cx.Path, "AGENTS.md", "# new rules\n")
+	out = e.MustOwt(repo, "note", "Newer context")
+	require.Contains(t, out, "cx: skipped: codex: the worktree has an AGENTS.md")
+	require.NoFileExists(t, filepath.Join(cx.Path, "AGENTS.override.md"))
+	require.Equal(t, "?? AGENTS.md", e.Git(cx.Path, "status", "--porcelain"))
+
+	// Deleting a worktree counts that AGENTS.md as work.
+	r := e.Owt(repo, "delete", "cx", "--yes")
+	requireOneLineError(t, r, "AGENTS.md")
+	require.DirExists(t, cx.Path)
 }

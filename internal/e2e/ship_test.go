@@ -140,3 +140,67 @@ func TestQueueOrdersThreeWorktreesWithOneConflictAndShipsUntilIt(t *testing.T) {
 	require.Equal(t, "from c\nand more\nand more\n", string(data))
 	e.requireUserFiles(repo, "queue --ship")
 }
+
+func TestLandingCommandsNeedAYesWithoutATerminal(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	w := e.shell(repo, "w")
+	e.commitIn(w.Path, "w.txt", "w\n", "w")
+	s := e.shell(repo, "s")
+	e.WriteFile(s.Path, "more.txt", "uncommitted\n")
+	done := e.shell(repo, "done")
+	e.commitIn(done.Path, "d.txt", "d\n", "done")
+	e.Git(repo, "merge", "-q", "--no-ff", "-m", "merge by hand", done.Branch)
+	a := e.agentDoing(repo, "a", "!write a.txt a")
+	mainBefore := e.Git(repo, "rev-parse", "main")
+	before := e.snapshot(repo)
+	wtBefore, sBefore := digest(t, w.Path), digest(t, s.Path)
+
+	// stdin is not a terminal here, as in a script or an agent's shell.
+	for _, c := range []struct{ args []string }{
+		{[]string{"merge", "w"}},
+		{[]string{"ship", "s"}},
+		{[]string{"cleanup"}},
+		{[]string{"queue", "--ship"}},
+	} {
+		r := e.OwtIn(repo, nil, "y\n", c.args...)
+		require.Equal(t, 1, r.Code, "%v: %s", c.args, r.Stderr)
+		requireOneLineError(t, r, c.args[0]+map[bool]string{true: " --ship", false: ""}[c.args[0] == "queue"]+" needs confirmation: pass --yes")
+		require.Equal(t, before, e.snapshot(repo), "%v changed something", c.args)
+		require.Equal(t, mainBefore, e.Git(repo, "rev-parse", "main"), "%v", c.args)
+		require.Equal(t, wtBefore, digest(t, w.Path), "%v", c.args)
+		require.Equal(t, sBefore, digest(t, s.Path), "%v", c.args)
+	}
+	e.requireKept(repo, done)
+	e.requireKept(repo, a)
+	// --dry-run and the plain queue ask nothing, so they need no --yes.
+	require.Contains(t, e.MustOwt(repo, "cleanup", "--dry-run"), "would remove done")
+	require.Contains(t, e.MustOwt(repo, "queue"), "merges cleanly")
+}
+
+func TestQueueShipShipsOnlyTheWorktreesItShowed(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	a := e.agentDoing(repo, "a", "!write a.txt a")
+	b := e.agentDoing(repo, "b", "Say hello") // finished, nothing to ship yet
+	// While a is shipped (its commit runs this hook), b gains a change: it
+	// was not in the list shown, so it must not be shipped in this run.
+	hook := filepath.Join(repo, ".git", "hooks", "post-commit")
+	e.WriteFile(filepath.Dir(hook), "post-commit", "#!/bin/sh\n[ \"$(basename \"$PWD\")\" = a ] && echo late > '"+filepath.Join(b.Path, "late.txt")+"'\nexit 0\n")
+	require.NoError(t, os.Chmod(hook, 0o755))
+
+	r := e.Owt(repo, "queue", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, `"name": "a"`)
+	require.Contains(t, r.Stdout, `"reason": "no changes"`)
+
+	out := e.MustOwt(repo, "queue", "--ship", "--yes")
+	require.Contains(t, out, "merged feat/a into main")
+	require.NotContains(t, out, "feat/b")
+	require.Contains(t, out, "shipped 1 worktree(s)")
+	e.requireGone(repo, a)
+	e.requireKept(repo, b)
+	require.FileExists(t, filepath.Join(b.Path, "late.txt"), "b's late change is left where it was")
+	require.Equal(t, "?? late.txt", e.Git(b.Path, "status", "--porcelain"))
+	require.NotContains(t, e.Git(repo, "ls-tree", "--name-only", "main"), "late.txt")
+}

@@ -434,22 +434,28 @@ func TestAddExcludes(t *testing.T) {
 	// Existing content without a final newline, and a pattern already there.
 	existing := "# user stuff\r\n*.swp\r\n.claude/settings.local.json"
 	write(t, path, existing)
-	require.NoError(t, r.AddExcludes(".claude/settings.local.json", ".owt/", "", ".owt/"))
+	added, err := r.AddExcludes(".claude/settings.local.json", ".owt/", "", ".owt/")
+	require.NoError(t, err)
+	require.Equal(t, []string{".owt/"}, added, "only what was not there yet")
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, existing+"\n# owt\n.owt/\n", string(data))
 
-	require.NoError(t, r.AddExcludes(".owt/", "*.swp"))
+	added, err = r.AddExcludes(".owt/", "*.swp")
+	require.NoError(t, err)
+	require.Empty(t, added)
 	data2, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, string(data), string(data2), "idempotent")
 
-	require.NoError(t, rw.AddExcludes("AGENTS.owt.md"))
+	_, err = rw.AddExcludes("AGENTS.owt.md")
+	require.NoError(t, err)
 	data3, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, string(data)+"AGENTS.owt.md\n", string(data3), "header written once")
 
-	require.Error(t, r.AddExcludes("a\nb"))
+	_, err = r.AddExcludes("a\nb")
+	require.Error(t, err)
 
 	// The patterns work in the worktree.
 	write(t, filepath.Join(wt, ".owt", "x"), "x")
@@ -462,7 +468,8 @@ func TestAddExcludesCreatesFile(t *testing.T) {
 	t.Parallel()
 	_, r := newRepo(t)
 	require.NoError(t, os.RemoveAll(filepath.Join(r.CommonDir, "info")))
-	require.NoError(t, r.AddExcludes("a", "b"))
+	_, err := r.AddExcludes("a", "b")
+	require.NoError(t, err)
 	data, err := os.ReadFile(filepath.Join(r.CommonDir, "info", "exclude"))
 	require.NoError(t, err)
 	require.Equal(t, "# owt\na\nb\n", string(data))

@@ -1,7 +1,6 @@
 package git
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,44 +8,6 @@ import (
 	"strings"
 	"time"
 )
-
-// RemoveExcludes deletes from info/exclude the lines equal to one of
-// patterns, keeping every other byte of the file as it was. The "# owt"
-// header goes too once no line follows it. A missing file is no error.
-func (r Repo) RemoveExcludes(patterns ...string) error {
-	path, err := r.ExcludeFile()
-	if err != nil {
-		return err
-	}
-	old, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	drop := map[string]bool{}
-	for _, p := range patterns {
-		drop[p] = true
-	}
-	lines := strings.SplitAfter(string(old), "\n")
-	var kept []string
-	for _, l := range lines {
-		if l == "" || drop[strings.TrimRight(l, "\r\n")] {
-			continue
-		}
-		kept = append(kept, l)
-	}
-	// A header with nothing of owt's left under it goes as well.
-	if n := len(kept); n > 0 && strings.TrimRight(kept[n-1], "\r\n") == owtExcludeHeader {
-		kept = kept[:n-1]
-	}
-	out := strings.Join(kept, "")
-	if out == string(old) {
-		return nil
-	}
-	return writeFileAtomic(path, []byte(out), 0o644)
-}
 
 func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")

@@ -243,11 +243,16 @@ func (r Repo) ResolveObject(rev string) (string, error) {
 
 // UpdateBranch moves refs/heads/branch from old to new in one atomic step:
 // git refuses when the branch no longer points at old, so a change made by
-// someone else in the meantime is never overwritten. reason goes to the
-// reflog.
+// someone else in the meantime is never overwritten. It only ever moves a
+// branch forward: new must descend from old, so no commit the branch holds
+// can be dropped. reason goes to the reflog.
 func (r Repo) UpdateBranch(branch, newCommit, old, reason string) error {
 	if !plausibleBranchName(branch) {
 		return fmt.Errorf("update branch %q: invalid name", branch)
+	}
+	if !r.IsAncestor(old, newCommit) {
+		return fmt.Errorf("update branch %s to %.12s: it does not contain %.12s, the commit %s is at; refusing to drop commits from %s",
+			branch, newCommit, old, branch, branch)
 	}
 	if _, err := run(r.Root, "update-ref", "-m", reason, "refs/heads/"+branch, newCommit, old); err != nil {
 		return fmt.Errorf("git update-ref refs/heads/%s: %w", branch, err)

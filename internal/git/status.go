@@ -1,9 +1,7 @@
 package git
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -118,65 +116,6 @@ func (r Repo) ExcludeFile() (string, error) {
 		p = filepath.Join(r.Root, p)
 	}
 	return filepath.Clean(p), nil
-}
-
-// owtExcludeHeader introduces the lines owt adds to info/exclude, so a user
-// reading the file knows where they came from.
-const owtExcludeHeader = "# owt"
-
-// AddExcludes appends to info/exclude the patterns it does not already hold,
-// under a "# owt" comment written once. Existing content is kept byte for
-// byte; calling it again with the same patterns changes nothing.
-func (r Repo) AddExcludes(patterns ...string) error {
-	path, err := r.ExcludeFile()
-	if err != nil {
-		return err
-	}
-	old, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	have := map[string]bool{}
-	for _, line := range strings.Split(string(old), "\n") {
-		have[strings.TrimSuffix(line, "\r")] = true
-	}
-
-	var add bytes.Buffer
-	for _, p := range patterns {
-		if strings.ContainsAny(p, "\r\n") {
-			return fmt.Errorf("exclude pattern %q: contains a line break", p)
-		}
-		if p == "" || have[p] {
-			continue
-		}
-		if add.Len() == 0 {
-			if len(old) > 0 && old[len(old)-1] != '\n' {
-				add.WriteByte('\n')
-			}
-			if !have[owtExcludeHeader] {
-				add.WriteString(owtExcludeHeader + "\n")
-			}
-		}
-		add.WriteString(p + "\n")
-		have[p] = true
-	}
-	if add.Len() == 0 {
-		return nil
-	}
-
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	// One O_APPEND write: never rewrite what the user has in the file.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(add.Bytes()); err != nil {
-		f.Close()
-		return fmt.Errorf("append to %s: %w", path, err)
-	}
-	return f.Close()
 }
 
 // UntrackedFiles lists the files in the main checkout that git does not

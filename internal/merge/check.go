@@ -35,6 +35,9 @@ type Report struct {
 	Empty      bool      `json:"empty"`
 	// Missing is set when the worktree folder is gone.
 	Missing bool `json:"missing,omitempty"`
+	// OffBranch is set when the worktree's HEAD is not on its branch (a
+	// detached HEAD, another branch): merge, ship and sync refuse then.
+	OffBranch bool `json:"off_branch,omitempty"`
 	// BaseCheckout is where the base branch is checked out ("" nowhere);
 	// BaseCheckoutDirty lists its changed tracked files, which block a merge.
 	BaseCheckout      string   `json:"base_checkout,omitempty"`
@@ -59,6 +62,11 @@ func (c *Context) Check(r *state.Record, into string) (Report, error) {
 		return rep, fmt.Errorf("%s: its branch %s no longer exists", r.Name, r.Branch)
 	}
 	rep.Missing = !isDir(r.Path)
+	if !rep.Missing {
+		if cur, err := git.CurrentBranch(r.Path); err == nil && cur != r.Branch {
+			rep.OffBranch = true
+		}
+	}
 	dirty, err := c.workFiles(r)
 	if err != nil {
 		return rep, fmt.Errorf("check %s for uncommitted work: %w", r.Name, err)
@@ -183,6 +191,9 @@ func (rep Report) Blockers() []string {
 	} else if rep.Ahead == 0 {
 		out = append(out, "no commits yet: 'owt ship' commits the changes and merges them")
 	}
+	if rep.OffBranch {
+		out = append(out, fmt.Sprintf("HEAD in its worktree is not on %s; check it out first", rep.Branch))
+	}
 	if n := len(rep.DirtyFiles); n > 0 && rep.Ahead > 0 {
 		out = append(out, fmt.Sprintf("%d uncommitted file(s): commit them, or ship (commit and merge)", n))
 	}
@@ -211,6 +222,9 @@ func (rep Report) String() string {
 	b.WriteString("\n")
 	if rep.Missing {
 		b.WriteString("  worktree:    folder missing\n")
+	}
+	if rep.OffBranch {
+		fmt.Fprintf(&b, "  worktree:    HEAD is not on %s\n", rep.Branch)
 	}
 	if len(rep.DirtyFiles) == 0 {
 		b.WriteString("  uncommitted: none\n")

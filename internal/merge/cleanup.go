@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -75,6 +77,12 @@ func (c *Context) judge(r *state.Record, o CleanupOptions) (CleanupItem, error) 
 	if err != nil {
 		return it, fmt.Errorf("check for uncommitted work: %w", err)
 	}
+	detached := 0
+	if isDir(r.Path) {
+		if detached, err = git.UnreferencedCommits(r.Path); err != nil {
+			return it, err
+		}
+	}
 	busy := r.Status == state.Starting || r.Status == state.Working || r.Status == state.Waiting
 
 	if o.Merged {
@@ -86,6 +94,8 @@ func (c *Context) judge(r *state.Record, o CleanupOptions) (CleanupItem, error) 
 			switch {
 			case len(work) > 0:
 				it.Reason = fmt.Sprintf("kept: %s, but %d uncommitted file(s): %s", how, len(work), listFiles(work, 3))
+			case detached > 0:
+				it.Reason = fmt.Sprintf("kept: %s, but %d commit(s) on a detached HEAD that no branch holds", how, detached)
 			case busy:
 				it.Reason = fmt.Sprintf("kept: %s, but the agent is %s", how, r.Status)
 			default:
@@ -109,6 +119,9 @@ func (c *Context) judge(r *state.Record, o CleanupOptions) (CleanupItem, error) 
 			}
 			if len(work) > 0 {
 				loss = append(loss, fmt.Sprintf("%d uncommitted file(s)", len(work)))
+			}
+			if detached > 0 {
+				loss = append(loss, fmt.Sprintf("%d commit(s) on a detached HEAD", detached))
 			}
 			switch {
 			case len(loss) == 0:
@@ -198,5 +211,5 @@ func joinAnd(parts []string) string {
 	case 1:
 		return parts[0]
 	}
-	return parts[0] + " and " + parts[1]
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }

@@ -107,6 +107,10 @@ func (c *Context) Merge(r *state.Record, o Options) (Result, error) {
 			if tip, err = c.Git.ResolveCommit("refs/heads/" + r.Branch); err != nil {
 				return res, err
 			}
+			if !c.Git.IsAncestor(old, tip) {
+				return res, fmt.Errorf("rebasing %s onto %s in %s did not leave %s on top of %s; %s was not changed",
+					r.Branch, target, r.Path, r.Branch, target, target)
+			}
 		}
 		res.BranchTip, res.Commit = tip, tip
 	case o.Squash:
@@ -181,7 +185,7 @@ func (c *Context) checkMergeable(r *state.Record, o Options, target string) erro
 	} else if op != "" {
 		return fmt.Errorf("%s: a %s is in progress in %s; finish or abort it there first", r.Name, op, r.Path)
 	}
-	return nil
+	return checkOnBranch(r)
 }
 
 // mergedTree is the tree of target and the branch merged, computed in the
@@ -261,7 +265,8 @@ func (c *Context) squashMessage(r *state.Record, o Options, target, old, tip str
 
 // moveTarget puts commit on target: a fast-forward in the checkout that
 // has target (known clean), or, when none has it, an atomic update of the
-// ref from old. Checked again just before, so a checkout made meanwhile is
+// ref from old. commit must descend from old: a target is never moved in
+// a way that drops one of its commits. Checked again just before, so a checkout made meanwhile is
 // never left with a branch moved under its feet.
 func (c *Context) moveTarget(target, checkout, old, commit, reason string) error {
 	now, found, err := c.Git.CheckedOutAt(target)
@@ -270,6 +275,10 @@ func (c *Context) moveTarget(target, checkout, old, commit, reason string) error
 	}
 	if found != (checkout != "") || now != checkout {
 		return fmt.Errorf("%s was checked out or switched while merging; nothing was changed, try again", target)
+	}
+	// Only ever forward: the target keeps every commit it had.
+	if !c.Git.IsAncestor(old, commit) {
+		return fmt.Errorf("refusing to move %s from %.12s to %.12s, which does not contain it: commits of %s would be lost; nothing was changed", target, old, commit, target)
 	}
 	if checkout != "" {
 		if err := git.FastForward(checkout, commit, reason); err != nil {

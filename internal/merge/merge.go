@@ -112,6 +112,21 @@ func (c *Context) baseRef(r *state.Record) string {
 	return r.BaseCommit
 }
 
+// checkOnBranch refuses while the worktree's HEAD is not on its branch (a
+// detached HEAD, another branch checked out): a merge, rebase or commit
+// made there would not be on the branch that lands, and the branch that
+// lands would not be what the worktree holds.
+func checkOnBranch(r *state.Record) error {
+	cur, err := git.CurrentBranch(r.Path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", r.Name, err)
+	}
+	if cur != r.Branch {
+		return fmt.Errorf("HEAD in %s is not on %s; check it out first", r.Path, r.Branch)
+	}
+	return nil
+}
+
 // checkTargetCheckout finds where target is checked out and refuses when
 // that checkout is not clean. It returns "" when target is checked out
 // nowhere.

@@ -63,11 +63,19 @@ type landFunc func(cur, commit string) (next string, conflicts []string, err err
 // uncommitted work so that as many as possible merge cleanly: those with
 // no predicted conflict first, then fewest overlaps with the rest, then
 // smallest diff. Each turn is predicted on top of the merges before it.
-func (c *Context) BuildQueue() (Queue, error) {
+func (c *Context) BuildQueue() (Queue, error) { return c.BuildQueueOf(nil) }
+
+// BuildQueueOf is BuildQueue over the worktrees keep accepts (all when
+// keep is nil); the others are neither queued nor listed as skipped.
+// owt queue --ship uses it to stay within the list the user confirmed.
+func (c *Context) BuildQueueOf(keep func(*state.Record) bool) (Queue, error) {
 	q := Queue{Entries: []QueueEntry{}, Skipped: []Skipped{}}
 	recs, err := c.records()
 	if err != nil {
 		return q, err
+	}
+	if keep != nil {
+		recs = slices.DeleteFunc(slices.Clone(recs), func(r *state.Record) bool { return !keep(r) })
 	}
 	byBase := map[string][]*candidate{}
 	var bases []string
@@ -120,6 +128,9 @@ func (c *Context) queueCandidate(r *state.Record) (*candidate, string) {
 	} else if op != "" {
 		return nil, "a " + op + " is in progress in its worktree"
 	}
+	if err := checkOnBranch(r); err != nil {
+		return nil, err.Error()
+	}
 	work, err := c.workFiles(r)
 	if err != nil {
 		return nil, err.Error()
@@ -131,7 +142,12 @@ func (c *Context) queueCandidate(r *state.Record) (*candidate, string) {
 	if ahead == 0 && len(work) == 0 {
 		return nil, "no changes"
 	}
-	commit, err := git.Snapshot(r.Path, work)
+	// Predict with what ship would commit: settings files without owt's hooks.
+	over, err := hookOverlays(r, work)
+	if err != nil {
+		return nil, err.Error()
+	}
+	commit, err := git.SnapshotWith(r.Path, work, over)
 	if err != nil {
 		return nil, err.Error()
 	}

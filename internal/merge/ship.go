@@ -19,7 +19,8 @@ type ShipResult struct {
 // unless message is set) and merges it into its base. Every check the
 // merge makes is made first, against the commit ship would make, so a
 // refusal — a conflict, a dirty target checkout, an empty result —
-// changes nothing, not even the worktree's branch.
+// changes nothing, not even the worktree's branch. A tracked settings
+// file holding owt's hooks is committed without them (see hookOverlays).
 func (c *Context) Ship(r *state.Record, message string) (ShipResult, error) {
 	out := ShipResult{Result: Result{Name: r.Name, Branch: r.Branch, Target: r.Base}}
 	target := r.Base
@@ -42,8 +43,13 @@ func (c *Context) Ship(r *state.Record, message string) (ShipResult, error) {
 		return out, fmt.Errorf("%w: %s has no changes and no commits that %s lacks", ErrEmpty, r.Name, target)
 	}
 
+	// Settings files holding owt's hooks are committed without them.
+	over, err := hookOverlays(r, work)
+	if err != nil {
+		return out, err
+	}
 	// Predict the landing with the commit ship would make.
-	snap, err := git.Snapshot(r.Path, work)
+	snap, err := git.SnapshotWith(r.Path, work, over)
 	if err != nil {
 		return out, fmt.Errorf("ship %s: %w", r.Name, err)
 	}
@@ -74,7 +80,7 @@ func (c *Context) Ship(r *state.Record, message string) (ShipResult, error) {
 
 	if len(work) > 0 {
 		msg := shipMessage(r, message)
-		if out.Committed, err = git.CommitPaths(r.Path, work, msg); err != nil {
+		if out.Committed, err = git.CommitPathsWith(r.Path, work, over, msg); err != nil {
 			return out, fmt.Errorf("commit the changes of %s: %w", r.Name, err)
 		}
 		out.Files = work
@@ -103,7 +109,7 @@ func (c *Context) checkShippable(r *state.Record, target string) error {
 	} else if op != "" {
 		return fmt.Errorf("%s: a %s is in progress in %s; finish or abort it there first", r.Name, op, r.Path)
 	}
-	return nil
+	return checkOnBranch(r)
 }
 
 // shipMessage is -m, else the task, else a line naming the worktree.

@@ -44,10 +44,8 @@ func (c *Context) Sync(r *state.Record, rebase, leave bool) (SyncResult, error) 
 	} else if op != "" {
 		return res, fmt.Errorf("%s: a %s is in progress in %s; finish or abort it there first", r.Name, op, r.Path)
 	}
-	if cur, err := git.CurrentBranch(r.Path); err != nil {
+	if err := checkOnBranch(r); err != nil {
 		return res, err
-	} else if cur != r.Branch {
-		return res, fmt.Errorf("%s: its worktree is not on %s (HEAD is on %q); switch back first", r.Name, r.Branch, cur)
 	}
 	_, behind, err := c.Git.AheadBehind(r.Base, r.Branch)
 	if err != nil {

@@ -121,7 +121,6 @@ func TestCorruptFileMovedAsideAndRebuilt(t *testing.T) {
 	require.Contains(t, again.Records, "a", "the rebuilt state was written")
 }
 
-
 func TestFailedUpdateWritesNothing(t *testing.T) {
 	tempState(t)
 	s := ForRepo("/r")

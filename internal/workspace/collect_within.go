@@ -41,7 +41,9 @@ func CollectWithin(tm *tmux.Client, recs []*state.Record, wait time.Duration) []
 		}
 	}
 	done := make(chan struct{})
-	sem := make(chan struct{}, 8)
+	// Two at a time: the picker drawing its first frame needs the CPU more
+	// than the figures do.
+	sem := make(chan struct{}, 2)
 	for _, i := range stale {
 		pending.Add(1)
 		go func(i int, r *state.Record) {

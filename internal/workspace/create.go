@@ -154,6 +154,10 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		_ = w.Repo.DeleteBranch(rec.Branch, true)
 		_ = os.RemoveAll(rec.Path)
 	})
+	// owt doctor only ever touches branches carrying this mark; it is
+	// written while the files are copied and the session starts.
+	marked := async(func() (struct{}, error) { w.markOwtBranch(rec.Branch); return struct{}{}, nil })
+	defer func() { _, _ = marked() }()
 	w.logf("created worktree %s on branch %s (from %s)", rec.Path, rec.Branch, base)
 	if err := afterStep("worktree"); err != nil {
 		return nil, err
@@ -397,7 +401,7 @@ func (w *Workspace) bringFiles(dst string, listUntracked func() ([]string, error
 		patterns[i] = "/" + l
 		w.logf("linked %s", l)
 	}
-	if err := w.excludeWithUndo(rb, patterns...); err != nil {
+	if err := w.excludeWithUndo(rb, dst, patterns...); err != nil {
 		return nil, fmt.Errorf("exclude links from git: %w", err)
 	}
 	return copied, nil

@@ -16,10 +16,13 @@ import (
 type Loss struct {
 	DirtyFiles []string `json:"dirty_files"`
 	Unmerged   int      `json:"unmerged_commits"`
+	// Detached counts the commits made on a detached HEAD in the worktree
+	// that no branch, tag or remote ref holds: only the worktree knows them.
+	Detached int `json:"detached_commits"`
 }
 
 // Empty reports whether nothing would be lost.
-func (l Loss) Empty() bool { return len(l.DirtyFiles) == 0 && l.Unmerged == 0 }
+func (l Loss) Empty() bool { return len(l.DirtyFiles) == 0 && l.Unmerged == 0 && l.Detached == 0 }
 
 func (l Loss) String() string {
 	var parts []string
@@ -37,21 +40,24 @@ func (l Loss) String() string {
 	if l.Unmerged > 0 {
 		parts = append(parts, fmt.Sprintf("%d commit(s) not in its base", l.Unmerged))
 	}
+	if l.Detached > 0 {
+		parts = append(parts, fmt.Sprintf("%d commit(s) on a detached HEAD that no branch holds", l.Detached))
+	}
 	return strings.Join(parts, " and ")
 }
 
 // ErrWouldLoseWork is returned by Delete when work would be lost without force.
 var ErrWouldLoseWork = errors.New("would lose work")
 
-// WhatWouldBeLost inspects a worktree before deleting it.
+// WhatWouldBeLost inspects a worktree before deleting it: its uncommitted
+// work (note files holding more than owt's note included), its commits not
+// in its base, and commits made on a detached HEAD that no ref holds.
 func (w *Workspace) WhatWouldBeLost(r *state.Record) (Loss, error) {
 	var l Loss
 	if _, err := os.Stat(r.Path); err == nil {
-		dirty, err := WorkFiles(r)
-		if err != nil {
-			return l, fmt.Errorf("check %s for uncommitted work: %w", r.Path, err)
+		if l.DirtyFiles, l.Detached, err = worktreeWork(r); err != nil {
+			return l, err
 		}
-		l.DirtyFiles = dirty
 	}
 	if w.Repo.BranchExists(r.Branch) {
 		base := r.Base
@@ -103,6 +109,11 @@ func (w *Workspace) Delete(name string, o DeleteOptions) error {
 		if err := w.Repo.DeleteBranch(r.Branch, true); err != nil {
 			return fmt.Errorf("delete branch %s: %w", r.Branch, err)
 		}
+	} else if o.KeepBranch {
+		// A kept branch is the user's now: owt doctor must never delete it.
+		if err := w.Repo.UnmarkOwtBranch(r.Branch); err != nil {
+			w.logf("%v", err)
+		}
 	}
 	w.dropRecord(name)
 	w.publishSummary()
@@ -112,23 +123,29 @@ func (w *Workspace) Delete(name string, o DeleteOptions) error {
 
 // WorkFiles are the worktree's uncommitted files that are work: files owt
 // copied in (.env …) and that still match the main checkout's copy are not.
+// A tracked settings file owt merged its hooks into is work when, without
+// owt's hooks, it differs from HEAD, whether or not git status shows it
+// (owt hides it with skip-worktree; see hookFileWork).
 func WorkFiles(r *state.Record) ([]string, error) {
 	dirty, err := git.DirtyFiles(r.Path)
-	if err != nil || len(r.Copied) == 0 {
-		return dirty, err
+	if err != nil {
+		return nil, err
 	}
-	copied := map[string]bool{}
-	for _, c := range r.Copied {
-		copied[c] = true
-	}
-	out := dirty[:0]
-	for _, d := range dirty {
-		if copied[d] && sameFile(filepath.Join(r.Repo, d), filepath.Join(r.Path, d)) {
-			continue
+	if len(r.Copied) > 0 {
+		copied := map[string]bool{}
+		for _, c := range r.Copied {
+			copied[c] = true
 		}
-		out = append(out, d)
+		out := dirty[:0]
+		for _, d := range dirty {
+			if copied[d] && sameFile(filepath.Join(r.Repo, d), filepath.Join(r.Path, d)) {
+				continue
+			}
+			out = append(out, d)
+		}
+		dirty = out
 	}
-	return out, nil
+	return hookFileWork(r, dirty)
 }
 
 func sameFile(a, b string) bool {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -248,9 +249,20 @@ func (w *Workspace) doctorWorktrees(recs []*state.Record, wts []git.Worktree, fi
 	rep.Findings = append(rep.Findings, f)
 }
 
-// doctorBranches finds branches named the way owt names them that no
-// record and no worktree uses. --fix deletes the ones git itself agrees
-// are merged (git branch -d), printing where they pointed.
+// markOwtBranch marks branch as created by owt (see git.MarkOwtBranch).
+// A failure is logged, not fatal: an unmarked branch is only ever left
+// alone by owt doctor.
+func (w *Workspace) markOwtBranch(branch string) {
+	if err := w.Repo.MarkOwtBranch(branch); err != nil {
+		w.logf("could not mark branch %s as owt's (owt doctor will leave it alone): %v", branch, err)
+	}
+}
+
+// doctorBranches finds branches owt created (they carry its mark, see
+// markOwtBranch) that no record and no worktree uses. Branches owt did
+// not create are the user's, whatever their name, and never reported.
+// --fix deletes the ones git itself agrees are merged (git branch -d),
+// printing where they pointed.
 func (w *Workspace) doctorBranches(recs []*state.Record, fix bool, rep *DoctorReport) {
 	used := map[string]bool{}
 	for _, r := range recs {
@@ -265,10 +277,14 @@ func (w *Workspace) doctorBranches(recs []*state.Record, fix bool, rep *DoctorRe
 	if err != nil {
 		return
 	}
+	owned, err := w.Repo.OwtBranches()
+	if err != nil {
+		return
+	}
 	head, _ := git.CurrentBranch(w.Repo.Root)
 	var names []string
 	for b := range branches {
-		if !used[b] && looksLikeOwtBranch(b) {
+		if !used[b] && owned[b] {
 			if _, out, err := w.Repo.CheckedOutAt(b); err == nil && !out {
 				names = append(names, b)
 			}
@@ -298,23 +314,6 @@ func (w *Workspace) doctorBranches(recs []*state.Record, fix bool, rep *DoctorRe
 	}
 }
 
-// looksLikeOwtBranch is true for the names owt derives: <type>/<slug>.
-func looksLikeOwtBranch(b string) bool {
-	kind, slug, ok := strings.Cut(b, "/")
-	if !ok || slug == "" || strings.Contains(slug, "/") {
-		return false
-	}
-	if kind == "feat" {
-		return true
-	}
-	for _, t := range branchTypes {
-		if kind == t {
-			return true
-		}
-	}
-	return false
-}
-
 func orHEAD(b string) string {
 	if b == "" {
 		return "HEAD"
@@ -323,10 +322,11 @@ func orHEAD(b string) string {
 }
 
 // doctorLocks finds git lock files older than any git command runs. They
-// are removed with --fix only while no git process is running.
+// are removed with --fix only while no git process works in this
+// repository.
 func (w *Workspace) doctorLocks(fix bool, rep *DoctorReport) {
 	locks, err := w.Repo.LockFiles()
-	if err != nil {
+	if err != nil || len(locks) == 0 {
 		return
 	}
 	now := w.Now()
@@ -337,10 +337,10 @@ func (w *Workspace) doctorLocks(fix bool, rep *DoctorReport) {
 		}
 		f := Finding{Kind: StaleLock, Name: l.Path,
 			Detail: fmt.Sprintf("git lock %s is %s old: a git process died holding it", l.Path, age.Round(time.Minute)),
-			Action: "--fix removes it when no git process runs"}
+			Action: "--fix removes it while no git process works in this repository"}
 		if fix {
-			if gitRunning() {
-				f.Action = "left: a git process is running now; run owt doctor --fix again later"
+			if pid := w.gitRunningHere(); pid != 0 {
+				f.Action = fmt.Sprintf("left: a git process (pid %d) is working in this repository now; run owt doctor --fix again later", pid)
 			} else if err := os.Remove(l.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
 				f.Action = "could not remove it: " + err.Error()
 			} else {
@@ -351,16 +351,80 @@ func (w *Workspace) doctorLocks(fix bool, rep *DoctorReport) {
 	}
 }
 
-// gitRunning reports whether any git process runs on this machine (Linux
-// /proc; elsewhere it answers false and the age rule alone decides).
-func gitRunning() bool {
+// gitRunningHere returns the pid of a git process working in this
+// repository — its working directory inside the main checkout, a linked
+// worktree or the git dir, or its GIT_DIR pointing there — or 0. git
+// processes elsewhere on the machine do not hold this repository's locks.
+// It reads Linux /proc; elsewhere it answers 0 and the age rule alone
+// decides.
+func (w *Workspace) gitRunningHere() int {
+	dirs := []string{w.Repo.Root, w.Repo.CommonDir}
+	if wts, err := w.Repo.Worktrees(); err == nil {
+		for _, wt := range wts {
+			dirs = append(dirs, wt.Path)
+		}
+	}
+	for i, d := range dirs {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			dirs[i] = real
+		}
+	}
 	comms, _ := filepath.Glob("/proc/[0-9]*/comm")
 	for _, c := range comms {
-		if b, err := os.ReadFile(c); err == nil && strings.TrimSpace(string(b)) == "git" {
-			return true
+		b, err := os.ReadFile(c)
+		if err != nil || strings.TrimSpace(string(b)) != "git" {
+			continue
+		}
+		proc := filepath.Dir(c)
+		if gitProcessIn(proc, dirs) {
+			pid, _ := strconv.Atoi(filepath.Base(proc))
+			return pid
+		}
+	}
+	return 0
+}
+
+// gitProcessIn reports whether the process at /proc/PID works in one of
+// dirs: by its working directory (git -C changes into the directory) or by
+// GIT_DIR / GIT_WORK_TREE / GIT_COMMON_DIR in its environment. A process
+// owt may not inspect (another user's) is not counted.
+func gitProcessIn(proc string, dirs []string) bool {
+	var paths []string
+	if cwd, err := os.Readlink(filepath.Join(proc, "cwd")); err == nil {
+		paths = append(paths, cwd)
+	}
+	if env, err := os.ReadFile(filepath.Join(proc, "environ")); err == nil {
+		for _, kv := range strings.Split(string(env), "\x00") {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || v == "" || (k != "GIT_DIR" && k != "GIT_WORK_TREE" && k != "GIT_COMMON_DIR") {
+				continue
+			}
+			if !filepath.IsAbs(v) {
+				if len(paths) == 0 {
+					continue
+				}
+				v = filepath.Join(paths[0], v)
+			}
+			if real, err := filepath.EvalSymlinks(v); err == nil {
+				v = real
+			}
+			paths = append(paths, v)
+		}
+	}
+	for _, p := range paths {
+		for _, d := range dirs {
+			if insideDir(p, d) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// insideDir reports whether path is dir or below it.
+func insideDir(path, dir string) bool {
+	rel, err := filepath.Rel(dir, filepath.Clean(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // doctorMonitor checks the status monitor of this tmux server runs while

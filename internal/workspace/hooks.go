@@ -29,7 +29,10 @@ import (
 //     it is not yet tracked. owt merges its hooks into the file and marks it
 //     skip-worktree in this worktree's index only, so git status, git add -A
 //     and the agent's commits leave owt's lines out, and the main checkout
-//     is untouched.
+//     is untouched. skip-worktree hides the agent's own edits of the file
+//     as well, so the file is noted on the record (HookFiles): WorkFiles
+//     counts it as work when, without owt's hooks, it differs from HEAD,
+//     and owt ship commits it without owt's hooks (git.CommitPathsWith).
 //
 // rb undoes the info/exclude change if creation fails later; the file
 // itself goes with the worktree.
@@ -56,7 +59,7 @@ func (w *Workspace) installHooks(rec *state.Record, prof agent.Profile, rb *undo
 	}
 	if !tracked {
 		w.warnHidden(spec.Path)
-		if err := w.excludeWithUndo(rb, "/"+spec.Path); err != nil {
+		if err := w.excludeWithUndo(rb, rec.Path, "/"+spec.Path); err != nil {
 			return fmt.Errorf("exclude %s from git: %w", spec.Path, err)
 		}
 	}
@@ -71,7 +74,29 @@ func (w *Workspace) installHooks(rec *state.Record, prof agent.Profile, rb *undo
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if tracked {
-		return git.SkipWorktree(rec.Path, spec.Path)
+		if err := git.SkipWorktree(rec.Path, spec.Path); err != nil {
+			return err
+		}
+	}
+	return w.recordHookFile(rec, state.HookFile{Path: spec.Path, Tracked: tracked})
+}
+
+// recordHookFile notes on the record (in memory and in the state file) a
+// settings file owt merged its hooks into. For a tracked one WorkFiles
+// needs it: skip-worktree hides the agent's own edits of the file from
+// git status, so owt compares the file, without its hooks, with HEAD.
+func (w *Workspace) recordHookFile(rec *state.Record, hf state.HookFile) error {
+	rec.HookFiles = append(rec.HookFiles, hf)
+	err := w.Store.Update(func(f *state.File) error {
+		r, ok := f.Records[rec.Name]
+		if !ok {
+			return fmt.Errorf("record %s vanished while it was being created", rec.Name)
+		}
+		r.HookFiles = rec.HookFiles
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record hook file %s: %w", hf.Path, err)
 	}
 	return nil
 }
@@ -92,23 +117,22 @@ func (w *Workspace) warnHidden(rel string) {
 	w.logf("note: %s is now in .git/info/exclude so owt's hooks stay out of commits; the untracked %s of your checkout is hidden from git status too ('git add -f %s' if you mean to commit it)", rel, rel, rel)
 }
 
-// excludeWithUndo adds patterns to the repository's info/exclude and pushes
-// onto rb the action that puts the file back as it was.
-func (w *Workspace) excludeWithUndo(rb *undo, patterns ...string) error {
-	exclude, err := w.Repo.ExcludeFile()
+// excludeWithUndo adds patterns to the repository's info/exclude for the
+// worktree being created at worktree, and pushes onto rb the action that
+// removes again exactly the lines it added — never a snapshot put back,
+// which would drop lines other owt processes appended meanwhile — unless
+// another worktree exists by then that may rely on them.
+func (w *Workspace) excludeWithUndo(rb *undo, worktree string, patterns ...string) error {
+	added, err := w.Repo.AddExcludes(patterns...)
 	if err != nil {
 		return err
 	}
-	before, readErr := os.ReadFile(exclude)
-	if err := w.Repo.AddExcludes(patterns...); err != nil {
-		return err
+	if len(added) > 0 {
+		rb.push(func() {
+			if err := w.Repo.UndoExcludes(worktree, added...); err != nil {
+				w.logf("roll back: %v", err)
+			}
+		})
 	}
-	rb.push(func() {
-		if readErr == nil {
-			_ = os.WriteFile(exclude, before, 0o644)
-		} else if errors.Is(readErr, os.ErrNotExist) {
-			_ = os.Remove(exclude)
-		}
-	})
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -126,7 +127,9 @@ func (w *Workspace) applyNote(rec *state.Record) {
 }
 
 // writeNote writes st.Text into the worktree of r, recording in st what
-// it created.
+// it created. It only ever writes a file owt created itself: a file of
+// that name that owt did not create is the user's (or the project's), and
+// the worktree is skipped with a word why.
 func (w *Workspace) writeNote(st *noteState, r *state.Record) NoteResult {
 	res := NoteResult{Name: r.Name}
 	if _, err := os.Stat(r.Path); err != nil {
@@ -134,26 +137,45 @@ func (w *Workspace) writeNote(st *noteState, r *state.Record) NoteResult {
 		return res
 	}
 	target := noteTargetFor(r)
+	if target.Withdraw != "" {
+		// The file owt would write would now hide one the agent reads.
+		if err := withdrawNote(st, filepath.Join(r.Path, target.Withdraw)); err != nil {
+			res.Action, res.Reason = "skipped", err.Error()
+			return res
+		}
+	}
 	if target.File == "" {
 		res.Action, res.Reason = "skipped", target.Skipped
 		return res
 	}
 	path := filepath.Join(r.Path, target.File)
 	res.File = path
-	pattern := "/" + target.File
-	added, err := w.excludeOnce(pattern)
-	if err != nil {
-		res.Action, res.Reason = "skipped", err.Error()
-		return res
-	}
-	if added {
-		st.Excludes = append(st.Excludes, pattern)
-	}
 	old, err := os.ReadFile(path)
 	existed := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		res.Action, res.Reason = "skipped", err.Error()
 		return res
+	}
+	// owt's own file still holds its block; without one it is someone
+	// else's (a later worktree of the same name, the agent rewrote it).
+	if existed && (!slices.Contains(st.Created, path) || !strings.Contains(string(old), noteBegin)) {
+		res.File = ""
+		res.Action, res.Reason = "skipped", fmt.Sprintf("%s: %s exists and owt did not create it; owt never writes into your files (use --send)", r.Tool, target.File)
+		return res
+	}
+	pattern := "/" + target.File
+	if where := w.wouldHide(target.File, r.Path); where != "" {
+		res.File = ""
+		res.Action, res.Reason = "skipped", fmt.Sprintf("%s: listing %s in info/exclude would hide the untracked %s from git there (use --send)", r.Tool, target.File, where)
+		return res
+	}
+	added, err := w.Repo.AddExcludes(pattern)
+	if err != nil {
+		res.Action, res.Reason = "skipped", err.Error()
+		return res
+	}
+	if len(added) > 0 && !slices.Contains(st.Excludes, pattern) {
+		st.Excludes = append(st.Excludes, pattern)
 	}
 	updated, err := withNoteBlock(string(old), st.Text)
 	if err != nil {
@@ -262,23 +284,57 @@ func withoutNoteBlock(content string) (string, bool) {
 	return before + content[end:], true
 }
 
-// excludeOnce lists pattern in info/exclude, reporting whether owt added it
-// (false when the user or an earlier note already had it).
-func (w *Workspace) excludeOnce(pattern string) (bool, error) {
-	path, err := w.Repo.ExcludeFile()
-	if err != nil {
-		return false, err
+// withdrawNote takes owt's block out of the note file at path when owt
+// created it, deleting the file once nothing else is in it.
+func withdrawNote(st *noteState, path string) error {
+	if !slices.Contains(st.Created, path) {
+		return nil
 	}
 	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, err
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
 	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if strings.TrimRight(l, "\r") == pattern {
-			return false, nil
+	if err != nil {
+		return err
+	}
+	rest, found := withoutNoteBlock(string(data))
+	if !found {
+		return nil
+	}
+	if strings.TrimSpace(rest) == "" {
+		if err := os.Remove(path); err != nil {
+			return err
+		}
+		st.Created = slices.DeleteFunc(st.Created, func(p string) bool { return p == path })
+		return nil
+	}
+	return writeKeepingMode(path, []byte(rest))
+}
+
+// wouldHide returns a checkout of the repository, other than the worktree
+// at self, where an untracked file rel exists that git shows: listing
+// "/rel" in the shared info/exclude would hide it from git there, and
+// owt ship, merge and delete would no longer see it as work.
+func (w *Workspace) wouldHide(rel, self string) string {
+	wts, err := w.Repo.Worktrees()
+	if err != nil {
+		return ""
+	}
+	for _, wt := range wts {
+		if wt.Bare || wt.Prunable || wt.Path == self {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(wt.Path, filepath.FromSlash(rel))); err != nil {
+			continue
+		}
+		if tracked, err := git.IsTracked(wt.Path, rel); err != nil || tracked {
+			continue
+		}
+		if ignored, err := git.IsIgnored(wt.Path, rel); err == nil && !ignored {
+			return filepath.Join(wt.Path, filepath.FromSlash(rel))
 		}
 	}
-	return true, w.Repo.AddExcludes(pattern)
+	return ""
 }
 
 // writeKeepingMode replaces path atomically, keeping its mode (0644 when new).

@@ -4,30 +4,43 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
 // Where each tool reads instructions it does not share with the team.
-// owt writes a note only into a file git does not track, at the top of the
-// worktree, and lists it in info/exclude:
+// owt writes a note only into a file it creates itself, under a name that
+// is local by convention (no project commits it), at the top of the
+// worktree, and lists it in info/exclude. A file of that name that owt
+// did not create is left alone, and so is every file a project may mean
+// to commit (AGENTS.md, GEMINI.md): excluding one of those would hide the
+// user's own file from git in every checkout of the repository.
 //
 //   - Claude Code reads CLAUDE.local.md next to CLAUDE.md: the personal,
 //     untracked file made for this.
 //   - Codex reads, in each directory from the git root down, the first of
 //     AGENTS.override.md and AGENTS.md. With no AGENTS.md, owt writes
-//     AGENTS.override.md (a name no project commits); with an untracked
-//     AGENTS.md, into that. With a tracked AGENTS.md it skips Codex: an
-//     override would hide the project's file from it.
-//   - Gemini CLI reads the files named by context.fileName in
-//     .gemini/settings.json (default GEMINI.md) from the workspace up to the
-//     project root, all of them; owt uses the first name that is not tracked.
-//   - OpenCode, Droid, Amp, Cursor's agent and Pi read AGENTS.md.
+//     AGENTS.override.md. With an AGENTS.md (tracked or not: an untracked
+//     one is the user's or the agent's work) it skips Codex, since an
+//     override would hide that file from it; and when an AGENTS.md appears
+//     after owt wrote its override, the next note (or owt note again)
+//     takes owt's override away so Codex reads the AGENTS.md.
+//   - Gemini CLI reads GEMINI.md (or the names in context.fileName), a
+//     project file: skipped.
+//   - OpenCode, Droid, Amp, Cursor's agent and Pi read AGENTS.md, a
+//     project file: skipped.
 //   - Aider reads no instructions file by itself (only --read files).
+//
+// Skipped agents get the note with --send.
 type noteTarget struct {
 	File    string // relative to the worktree, at its top
 	Skipped string // why no file, when File is ""
+	// Withdraw names a file owt may have written before that must no
+	// longer hold the note (it would hide a file the agent reads).
+	Withdraw string
 }
 
 // agentsMDTools read AGENTS.md at the project root.
@@ -42,21 +55,15 @@ func noteTargetFor(r *state.Record) noteTarget {
 	case r.Tool == "claude":
 		return untrackedTarget(r.Path, r.Tool, "CLAUDE.local.md")
 	case r.Tool == "codex":
-		agents, err := git.Tracked(r.Path, "AGENTS.md")
-		if err != nil {
-			return noteTarget{Skipped: err.Error()}
-		}
-		if agents["AGENTS.md"] {
-			return noteTarget{Skipped: "codex: AGENTS.md is tracked, and an AGENTS.override.md would hide it from codex (use --send)"}
-		}
 		if _, err := os.Lstat(filepath.Join(r.Path, "AGENTS.md")); err == nil {
-			return untrackedTarget(r.Path, r.Tool, "AGENTS.md")
+			return noteTarget{Withdraw: "AGENTS.override.md",
+				Skipped: "codex: the worktree has an AGENTS.md, and an AGENTS.override.md would hide it from codex (use --send)"}
 		}
 		return untrackedTarget(r.Path, r.Tool, "AGENTS.override.md")
 	case r.Tool == "gemini":
-		return untrackedTarget(r.Path, r.Tool, geminiContextFiles(r.Path)...)
+		return noteTarget{Skipped: "gemini reads GEMINI.md, which belongs to the project; owt does not write it (use --send)"}
 	case agentsMDTools[r.Tool]:
-		return untrackedTarget(r.Path, r.Tool, "AGENTS.md")
+		return noteTarget{Skipped: r.Tool + " reads AGENTS.md, which belongs to the project; owt does not write it (use --send)"}
 	case r.Tool == "aider":
 		return noteTarget{Skipped: "aider reads no instructions file by itself (use --send)"}
 	default:
@@ -64,18 +71,51 @@ func noteTargetFor(r *state.Record) noteTarget {
 	}
 }
 
-// untrackedTarget is the first of names git does not track in dir.
-func untrackedTarget(dir, tool string, names ...string) noteTarget {
-	tracked, err := git.Tracked(dir, names...)
+// untrackedTarget is name, unless git tracks it in dir.
+func untrackedTarget(dir, tool, name string) noteTarget {
+	tracked, err := git.Tracked(dir, name)
 	if err != nil {
 		return noteTarget{Skipped: err.Error()}
 	}
-	for _, n := range names {
-		if !tracked[n] {
-			return noteTarget{File: n}
+	if tracked[name] {
+		return noteTarget{Skipped: tool + ": " + name + " is tracked; owt never writes into tracked files (use --send)"}
+	}
+	return noteTarget{File: name}
+}
+
+// noteFileNames are the files owt may write a note into.
+var noteFileNames = []string{"CLAUDE.local.md", "AGENTS.override.md"}
+
+// NoteFileWork lists the note files of the worktree of r that hold
+// something besides owt's note block — text the agent or the user added,
+// or the whole file when owt did not write it — while git does not show
+// them (owt's info/exclude line hides them). Removing the worktree would
+// lose that text, so delete and teardown count these files as work. A
+// file owt copied in that still matches the main checkout's is not work.
+func NoteFileWork(r *state.Record) ([]string, error) {
+	var out []string
+	for _, name := range noteFileNames {
+		path := filepath.Join(r.Path, name)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue // absent (or unreadable: nothing owt could keep either)
+		}
+		rest, _ := withoutNoteBlock(string(data))
+		if strings.TrimSpace(rest) == "" {
+			continue
+		}
+		if slices.Contains(r.Copied, name) && sameFile(filepath.Join(r.Repo, name), path) {
+			continue
+		}
+		ignored, err := git.IsIgnored(r.Path, name)
+		if err != nil {
+			return nil, err
+		}
+		if ignored {
+			out = append(out, name)
 		}
 	}
-	return noteTarget{Skipped: tool + ": " + names[0] + " is tracked; owt never writes into tracked files (use --send)"}
+	return out, nil
 }
 
 // geminiContextFiles are the context file names Gemini CLI reads: the

@@ -49,12 +49,3 @@ func TestContextFileNames(t *testing.T) {
 		require.Equal(t, want, contextFileNames(p), content)
 	}
 }
-
-func TestLooksLikeOwtBranch(t *testing.T) {
-	for b, want := range map[string]bool{
-		"feat/login": true, "fix/redirect": true, "docs/setup": true, "hotfix/x": true,
-		"main": false, "feature/x": false, "feat/a/b": false, "feat/": false, "release/1.0": false,
-	} {
-		require.Equal(t, want, looksLikeOwtBranch(b), b)
-	}
-}

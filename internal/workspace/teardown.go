@@ -3,27 +3,32 @@ package workspace
 import (
 	"fmt"
 	"os"
+	"slices"
+
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/state"
 )
 
 // Teardown removes a worktree whose work has just landed elsewhere (owt
 // merge, ship, cleanup): its session, worktree, branch and record. The
 // caller checked the work landed with the branch at branchTip; Teardown
 // refuses, changing nothing, if the worktree gained uncommitted work or
-// the branch moved since, so nothing done in the meantime is lost. An
-// empty branchTip skips the branch check.
+// commits no branch holds (a detached HEAD), or the branch moved since, so
+// nothing done in the meantime is lost. An empty branchTip skips the
+// branch check.
 func (w *Workspace) Teardown(name, branchTip string) error {
 	r, err := w.Get(name)
 	if err != nil {
 		return err
 	}
 	if _, err := os.Stat(r.Path); err == nil {
-		work, err := WorkFiles(r)
+		work, detached, err := worktreeWork(r)
 		if err != nil {
-			return fmt.Errorf("check %s for uncommitted work: %w", r.Path, err)
+			return err
 		}
-		if len(work) > 0 {
-			return fmt.Errorf("kept %s: it has uncommitted changes made after the check (%s); 'owt delete %s --force' removes it anyway",
-				name, Loss{DirtyFiles: work}, name)
+		if len(work) > 0 || detached > 0 {
+			return fmt.Errorf("kept %s: it holds work that did not land (%s); 'owt delete %s --force' removes it anyway",
+				name, Loss{DirtyFiles: work, Detached: detached}, name)
 		}
 	}
 	if branchTip != "" && w.Repo.BranchExists(r.Branch) {
@@ -38,4 +43,29 @@ func (w *Workspace) Teardown(name, branchTip string) error {
 	// What would be lost was checked above against what landed: the
 	// branch may legitimately look unmerged (squash, --into another branch).
 	return w.Delete(name, DeleteOptions{Force: true})
+}
+
+// worktreeWork is what only the worktree of r holds: its uncommitted work
+// (WorkFiles, and note files holding more than owt's note, which git does
+// not show), and the number of commits on its HEAD that no branch, tag or
+// remote ref holds (work done on a detached HEAD).
+func worktreeWork(r *state.Record) ([]string, int, error) {
+	work, err := WorkFiles(r)
+	if err != nil {
+		return nil, 0, fmt.Errorf("check %s for uncommitted work: %w", r.Path, err)
+	}
+	notes, err := NoteFileWork(r)
+	if err != nil {
+		return nil, 0, fmt.Errorf("check %s for notes holding work: %w", r.Path, err)
+	}
+	for _, n := range notes {
+		if !slices.Contains(work, n) {
+			work = append(work, n)
+		}
+	}
+	detached, err := git.UnreferencedCommits(r.Path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("check %s for commits no branch holds: %w", r.Path, err)
+	}
+	return work, detached, nil
 }
