@@ -63,6 +63,9 @@ type Agent struct {
 	Tool string `toml:"tool"`
 	// AutoApprove adds the tool's skip-permission flags. Off by default.
 	AutoApprove bool `toml:"auto_approve"`
+	// ReadyTimeout bounds the wait for a paste-mode tool (aider, amp) to
+	// show its prompt before the task is pasted.
+	ReadyTimeout Duration `toml:"ready_timeout"`
 }
 
 // Status tunes status detection.
@@ -134,7 +137,7 @@ func Defaults() Config {
 			PortBlock: 10,
 		},
 		Setup:  Setup{Install: true, Commands: []string{}},
-		Agent:  Agent{Tool: "auto"},
+		Agent:  Agent{Tool: "auto", ReadyTimeout: Duration{90 * time.Second}},
 		Status: Status{StillAfter: Duration{5 * time.Second}},
 		Notify: Notify{On: append([]string(nil), NotifyStatuses...), Command: []string{}},
 		Tools:  map[string]Tool{},
@@ -311,6 +314,9 @@ func validate(cfg Config) Problems {
 	}
 	if len(cfg.Notify.Command) > 0 && strings.TrimSpace(cfg.Notify.Command[0]) == "" {
 		ps = append(ps, Problem{File: where, Key: "notify.command", Msg: "the first element must name a program"})
+	}
+	if cfg.Agent.ReadyTimeout.Duration <= 0 {
+		ps = append(ps, Problem{File: where, Key: "agent.ready_timeout", Msg: "must be more than 0 (like \"90s\")"})
 	}
 	names := make([]string, 0, len(cfg.Tools))
 	for n := range cfg.Tools {

@@ -271,3 +271,18 @@ func TestTaskStartingWithDashIsPastedNotParsedAsAFlag(t *testing.T) {
 	start, _ := e.Start(it.Name)
 	require.NotContains(t, start.Argv, task)
 }
+
+// A paste-mode tool that never shows its prompt: the task is not typed
+// into a screen that isn't ready, the user is told, and the agent is not
+// left "starting" forever.
+func TestPasteToolThatNeverGetsReadyIsNotLeftStarting(t *testing.T) {
+	e := NewEnv(t)
+	e.Tmux("set-environment", "-g", "OWT_FAKE_STARTUP", "30s")
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, ".owt.toml", "[agent]\nready_timeout = \"1s\"\n")
+	it := newJSON(t, e, repo, "--tool", "aider", "Never typed")
+	e.Eventually(15*time.Second, "status leaves starting", func() bool { return e.Find(repo, it.Name).Status != "starting" })
+	require.Equal(t, "idle", e.Find(repo, it.Name).Status)
+	require.Empty(t, e.Prompts(it.Name))
+	require.Equal(t, "owt", e.Find(repo, it.Name).StatusSource)
+}

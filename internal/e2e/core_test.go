@@ -285,3 +285,16 @@ func TestConfigShowAndValidate(t *testing.T) {
 	require.Equal(t, 1, len(strings.Split(strings.TrimSpace(r.Stderr), "\n")), r.Stderr)
 	require.Empty(t, e.Git(repo, "branch", "--list", "feat/*"))
 }
+
+// Without a UTF-8 locale tmux prints non-ASCII bytes (owt's field
+// separator among them) as '_' unless told its client speaks UTF-8.
+func TestWorksWithoutAUTF8Locale(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.Set("LANG", "C")
+	e.Set("LC_ALL", "C")
+	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "plain", "Plain locale")
+	it := e.Find(repo, "plain")
+	require.True(t, it.Live)
+	require.Contains(t, e.Sessions(), it.Session)
+}

@@ -60,7 +60,10 @@ func escapeArg(s string) string {
 }
 
 func (c *Client) command(stdin []byte, args ...string) *exec.Cmd {
-	full := make([]string, 0, len(args)+2)
+	// -u: without a UTF-8 locale tmux would print the \x1f field separator
+	// (and any non-ASCII text) as '_', and owt could not read its answers.
+	full := make([]string, 0, len(args)+3)
+	full = append(full, "-u")
 	if c.Socket != "" {
 		full = append(full, "-S", c.Socket)
 	}

@@ -17,9 +17,6 @@ import (
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
-// readyTimeout bounds the wait for a paste-mode tool to show its prompt.
-const readyTimeout = 90 * time.Second
-
 // RunSession is the first process of every worktree session ("owt _run").
 // It runs the dependency install and setup commands where the user can see
 // them, starts the agent with the task, records its exit code, and then
@@ -141,8 +138,11 @@ func (w *Workspace) pasteWhenReady(rec *state.Record, ready string, out io.Write
 	re, err := regexp.Compile(ready)
 	if pane == "" || ready == "" || err != nil {
 		fmt.Fprintf(out, "owt: cannot tell when %s is ready; send the task with: owt send %s -\n", rec.Tool, rec.Name)
+		// Not "starting" forever: the agent runs and waits for the user.
+		_, _ = w.SetStatus(rec.Name, state.Idle, state.FromOwt, nil)
 		return
 	}
+	readyTimeout := w.Config.Agent.ReadyTimeout.Duration
 	deadline := time.Now().Add(readyTimeout)
 	for {
 		screen, err := w.Tmux.Capture(pane)
@@ -151,6 +151,7 @@ func (w *Workspace) pasteWhenReady(rec *state.Record, ready string, out io.Write
 		}
 		if time.Now().After(deadline) {
 			fmt.Fprintf(out, "owt: %s did not show its prompt within %s; the task was not sent (owt send %s -)\n", rec.Tool, readyTimeout, rec.Name)
+			_, _ = w.SetStatus(rec.Name, state.Idle, state.FromOwt, nil)
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
