@@ -122,18 +122,7 @@ func openRecordWorkspace(tm *tmux.Client, r *state.Record) (*workspace.Workspace
 }
 
 // age prints a duration the way owt list does: 45s, 12m, 3h, 2d.
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	default:
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
-	}
-}
+func age(d time.Duration) string { return workspace.Age(d) }
 
 // firstLine is the first line of s, for one-line displays of a task.
 func firstLine(s string) string {

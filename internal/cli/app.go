@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -127,6 +128,23 @@ func openWorkspace() (*workspace.Workspace, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// namedRecord opens the current repository and finds the worktree named
+// by the command's one argument; verb names the command in the usage error.
+func namedRecord(c *cli.Context, verb string) (*workspace.Workspace, *state.Record, error) {
+	if c.NArg() != 1 {
+		return nil, nil, usagef("%s takes one NAME", verb)
+	}
+	w, err := openWorkspace()
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, err := w.Get(c.Args().First())
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, rec, nil
 }
 
 func printJSON(w io.Writer, v any) error {

@@ -28,14 +28,7 @@ func checkCommand() *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usagef("check takes one NAME")
-			}
-			w, err := openWorkspace()
-			if err != nil {
-				return err
-			}
-			rec, err := w.Get(c.Args().First())
+			w, rec, err := namedRecord(c, "check")
 			if err != nil {
 				return err
 			}

@@ -20,14 +20,7 @@ func shipCommand() *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usagef("ship takes one NAME")
-			}
-			w, err := openWorkspace()
-			if err != nil {
-				return err
-			}
-			rec, err := w.Get(c.Args().First())
+			w, rec, err := namedRecord(c, "ship")
 			if err != nil {
 				return err
 			}

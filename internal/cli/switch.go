@@ -16,14 +16,7 @@ func switchCommand() *cli.Command {
 		Usage:        "go to an agent's session (switch-client inside tmux, attach outside)",
 		ArgsUsage:    "NAME",
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usagef("switch takes one NAME")
-			}
-			w, err := openWorkspace()
-			if err != nil {
-				return err
-			}
-			rec, err := w.Get(c.Args().First())
+			w, rec, err := namedRecord(c, "switch")
 			if err != nil {
 				return err
 			}
@@ -46,14 +39,7 @@ func attachCommand() *cli.Command {
 		Usage:        "go to an agent's session, recreating it on its worktree if tmux lost it",
 		ArgsUsage:    "NAME",
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usagef("attach takes one NAME")
-			}
-			w, err := openWorkspace()
-			if err != nil {
-				return err
-			}
-			rec, err := w.Get(c.Args().First())
+			w, rec, err := namedRecord(c, "attach")
 			if err != nil {
 				return err
 			}
