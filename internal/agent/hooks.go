@@ -25,9 +25,12 @@ type HookFile struct {
 // linked worktree reads project .codex/ from the main checkout).
 //
 // Sources: Claude Code hooks reference (settings.local.json is the
-// personal, uncommitted project file); Factory "Hooks reference" (Droid reads
-// ~/.factory/settings.json, .factory/settings.json and
-// .factory/settings.local.json, Claude's event names and protocol); Gemini
+// personal, uncommitted project file); Factory "Hooks" (docs.factory.ai/
+// harness/hooks: project hooks live in .factory/hooks.json, and when that
+// is absent in the "hooks" key of .factory/settings.json, which is also
+// the only place droid 0.186 actually reads, Factory-AI/factory#3;
+// settings.local.json is no longer read; Claude's event names and
+// protocol); Gemini
 // CLI hooks reference (.gemini/settings.json, timeouts in milliseconds,
 // stdout must be JSON or nothing).
 var HookFiles = map[string]HookFile{
@@ -37,7 +40,7 @@ var HookFiles = map[string]HookFile{
 		Timeout: 10,
 	},
 	"droid": {
-		Path:    ".factory/settings.local.json",
+		Path:    ".factory/settings.json",
 		Events:  []string{"UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "Stop", "SessionEnd"},
 		Timeout: 10,
 	},
@@ -142,9 +145,9 @@ func MergeHookSettings(data []byte, kind, owt string) ([]byte, error) {
 	// Drop owt's commands from every event, keeping the user's.
 	for _, event := range hooks.Keys() {
 		raw, _ := hooks.Get(event)
-		var groups []json.RawMessage
-		if json.Unmarshal(raw, &groups) != nil {
-			continue // not an event list (Gemini keeps flags here): leave it
+		groups, ok := hookGroups(raw)
+		if !ok {
+			continue // not an event's groups (Gemini keeps "disabled" here): leave it
 		}
 		kept, changed, err := withoutOwt(groups)
 		if err != nil {
@@ -164,8 +167,8 @@ func MergeHookSettings(data []byte, kind, owt string) ([]byte, error) {
 	for _, event := range spec.Events {
 		var groups []json.RawMessage
 		if raw, ok := hooks.Get(event); ok && !isNull(raw) {
-			if err := json.Unmarshal(raw, &groups); err != nil {
-				return nil, fmt.Errorf("%s: hooks.%s is not a list of hook groups: %w", spec.Path, event, err)
+			if groups, ok = hookGroups(raw); !ok {
+				return nil, fmt.Errorf("%s: hooks.%s is not a list of hook groups", spec.Path, event)
 			}
 		}
 		g, err := marshalNoEscape(owtHookGroup{
@@ -203,6 +206,22 @@ type owtHookCommand struct {
 	Type    string `json:"type"`
 	Command string `json:"command"`
 	Timeout int    `json:"timeout"`
+}
+
+// hookGroups returns raw as an event's list of hook groups, or false when
+// it is something else (a flag, a list of names): every element must be
+// an object.
+func hookGroups(raw json.RawMessage) ([]json.RawMessage, bool) {
+	var groups []json.RawMessage
+	if json.Unmarshal(raw, &groups) != nil {
+		return nil, false
+	}
+	for _, g := range groups {
+		if t := bytes.TrimSpace(g); len(t) == 0 || t[0] != '{' {
+			return nil, false
+		}
+	}
+	return groups, true
 }
 
 func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }

@@ -93,6 +93,28 @@ func TestMergeHookSettingsGeminiFlagsAndBadFiles(t *testing.T) {
 	require.Error(t, err, "codex has no settings file")
 }
 
+func TestMergeHookSettingsLeavesNonGroupEntries(t *testing.T) {
+	// Gemini keeps its hook switches beside the events: "disabled" is a
+	// list of names, not of hook groups.
+	user := `{"hooks": {"disabled": ["lint-on-save"], "enabled": true, "BeforeTool": [{"matcher": "write_file", "hooks": [{"type": "command", "command": "./lint.sh"}]}]}}`
+	once, err := MergeHookSettings([]byte(user), "gemini", "/bin/owt")
+	require.NoError(t, err)
+	twice, err := MergeHookSettings(once, "gemini", "/bin/owt")
+	require.NoError(t, err)
+	require.Equal(t, string(once), string(twice))
+	require.Equal(t, []string{"./lint.sh", "/bin/owt hook gemini BeforeTool"}, commands(t, once, "BeforeTool"))
+	var m struct {
+		Hooks map[string]any `json:"hooks"`
+	}
+	require.NoError(t, json.Unmarshal(once, &m))
+	require.Equal(t, []any{"lint-on-save"}, m.Hooks["disabled"])
+	require.Equal(t, true, m.Hooks["enabled"])
+
+	stripped, err := StripHookSettings(once)
+	require.NoError(t, err)
+	require.True(t, SameSettings(stripped, []byte(user)), "without owt's hooks it is the user's file again:\n%s", stripped)
+}
+
 func TestIsOwtHookCommand(t *testing.T) {
 	for _, c := range []string{
 		HookCommand("/usr/bin/owt", "claude", "Stop"),

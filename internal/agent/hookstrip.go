@@ -35,9 +35,9 @@ func StripHookSettings(data []byte) ([]byte, error) {
 	removed := false
 	for _, event := range hooks.Keys() {
 		raw, _ := hooks.Get(event)
-		var groups []json.RawMessage
-		if json.Unmarshal(raw, &groups) != nil {
-			continue // not an event list (Gemini keeps flags here): leave it
+		groups, ok := hookGroups(raw)
+		if !ok {
+			continue // not an event's groups (Gemini keeps "disabled" here): leave it
 		}
 		kept, changed, err := withoutOwt(groups)
 		if err != nil {

@@ -79,11 +79,15 @@ func TestStripHookSettingsKeepsTheUsersHooksBesideOwts(t *testing.T) {
 }
 
 func TestStripHookSettingsBadFiles(t *testing.T) {
-	for _, bad := range []string{`[1]`, `{"hooks": 3}`, `{"hooks": {"Stop": [3]}}`, `{not json`, `{"a": 1} {"b": 2}`} {
+	for _, bad := range []string{`[1]`, `{"hooks": 3}`, `{not json`, `{"a": 1} {"b": 2}`} {
 		_, err := StripHookSettings([]byte(bad))
 		require.Error(t, err, bad)
 	}
-	out, err := StripHookSettings([]byte("  \n"))
+	// An entry that is no list of hook groups holds none of owt's: kept.
+	out, err := StripHookSettings([]byte(`{"hooks": {"Stop": [3], "disabled": ["x"]}}`))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"hooks": {"Stop": [3], "disabled": ["x"]}}`, string(out))
+	out, err = StripHookSettings([]byte("  \n"))
 	require.NoError(t, err)
 	require.JSONEq(t, `{}`, string(out), "an empty file is no settings")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -29,32 +30,47 @@ func hookCommand() *cli.Command {
 		Usage:           "report an agent tool's hook event (run by the tools; prints nothing, always exits 0)",
 		ArgsUsage:       "KIND EVENT [NOTIFY-PROGRAM…] [JSON]",
 		Action: func(c *cli.Context) error {
-			at := time.Now()
-			args := c.Args().Slice()
-			if len(args) > 0 && args[0] == "--" {
-				args = args[1:]
-			}
-			if len(args) < 2 {
-				state.Logf("hook", "ignored: want 'owt hook KIND EVENT', got %q", args)
-				return nil
-			}
-			call := workspace.HookCall{Kind: args[0], Event: args[1], Getenv: os.Getenv, At: at}
-			call.Dir, _ = os.Getwd()
-			if call.Kind == "codex" && call.Event == "notify" {
-				// codex runs notify with the event JSON as the last argument;
-				// anything between is the user's own notify program.
-				if rest := args[2:]; len(rest) > 0 {
-					call.Payload = []byte(rest[len(rest)-1])
-					call.Chain = rest[:len(rest)-1]
-				}
-			} else {
-				call.Payload = readStdin()
-			}
-			if err := workspace.HandleHook(tmux.New(), call); err != nil {
-				state.Logf("hook", "%s %s: %v", call.Kind, call.Event, err)
-			}
+			neverFail(func() { runHook(c.Args().Slice()) })
 			return nil
 		},
+	}
+}
+
+// neverFail runs the hook, turning a panic into a line in owt's log: a
+// Go panic exits 2, which Claude, Droid and Gemini read as "block".
+func neverFail(hook func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			state.Logf("hook", "panic (the agent was not stopped): %v\n%s", p, debug.Stack())
+		}
+	}()
+	hook()
+}
+
+// runHook is one "owt hook" with its arguments.
+func runHook(args []string) {
+	at := time.Now()
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) < 2 {
+		state.Logf("hook", "ignored: want 'owt hook KIND EVENT', got %q", args)
+		return
+	}
+	call := workspace.HookCall{Kind: args[0], Event: args[1], Getenv: os.Getenv, At: at}
+	call.Dir, _ = os.Getwd()
+	if call.Kind == "codex" && call.Event == "notify" {
+		// codex runs notify with the event JSON as the last argument;
+		// anything between is the user's own notify program.
+		if rest := args[2:]; len(rest) > 0 {
+			call.Payload = []byte(rest[len(rest)-1])
+			call.Chain = rest[:len(rest)-1]
+		}
+	} else {
+		call.Payload = readStdin()
+	}
+	if err := workspace.HandleHook(tmux.New(), call); err != nil {
+		state.Logf("hook", "%s %s: %v", call.Kind, call.Event, err)
 	}
 }
 
@@ -80,7 +96,7 @@ func readStdin() []byte {
 
 // publishCommand is the detached helper "owt hook" starts when a status
 // changed: it shows the record's status in tmux while the hook has
-// already returned to its agent. It inherits the publish lock as fd 3.
+// already returned to its agent. It takes the publish lock itself.
 func publishCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "_publish",

@@ -22,6 +22,7 @@ func monitorCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return usagef("monitor takes no arguments")
 			}
+			daemon.CloseInherited()
 			socket := daemon.Canonical(c.String("socket"))
 			if c.String("socket") == "" {
 				socket = daemon.SocketPath(tmux.New())

@@ -37,6 +37,7 @@ func newCommand() *cli.Command {
 			if !c.Bool("json") {
 				w.Log = os.Stderr
 			}
+			w.Warn = os.Stderr
 			rec, err := w.Create(workspace.CreateOptions{
 				Task:    strings.Join(c.Args().Slice(), " "),
 				Name:    c.String("name"),

@@ -61,11 +61,7 @@ func (e *Env) SessionOption(session, option string) string {
 
 // MonitorPID is the pid the monitor of this env's server recorded, 0 if none.
 func (e *Env) MonitorPID() int {
-	files, _ := filepath.Glob(filepath.Join(e.vars["XDG_RUNTIME_DIR"], "owt", "monitor-*.pid"))
-	if len(files) != 1 {
-		return 0
-	}
-	b, _ := os.ReadFile(files[0])
+	b, _ := os.ReadFile(e.Socket + ".owt-monitor.pid")
 	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	return n
 }
@@ -234,15 +230,19 @@ func HookCommands(t *testing.T, path string) map[string][]string {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var s struct {
-		Hooks map[string][]struct {
-			Hooks []struct {
-				Command string `json:"command"`
-			} `json:"hooks"`
-		} `json:"hooks"`
+		Hooks map[string]json.RawMessage `json:"hooks"`
 	}
 	require.NoError(t, json.Unmarshal(data, &s), string(data))
 	out := map[string][]string{}
-	for ev, groups := range s.Hooks {
+	for ev, raw := range s.Hooks {
+		var groups []struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		}
+		if json.Unmarshal(raw, &groups) != nil {
+			continue // not an event (Gemini's switches)
+		}
 		for _, g := range groups {
 			for _, h := range g.Hooks {
 				out[ev] = append(out[ev], h.Command)

@@ -385,17 +385,30 @@ func TestHookNeverFailsTheAgent(t *testing.T) {
 		{[]string{"hook", "codex", "notify", "not json"}, "", nil, "bad event JSON"},
 	}
 	for _, c := range cases {
+		before := len(e.OwtLog())
 		r := e.OwtIn(repo, c.env, c.stdin, c.args...)
 		require.Equal(t, 0, r.Code, "%v: %s", c.args, r.Stderr)
 		require.Empty(t, r.Stdout, "%v prints nothing", c.args)
 		require.Empty(t, r.Stderr, "%v", c.args)
-		require.Contains(t, e.OwtLog(), c.log, "%v is logged", c.args)
+		require.Contains(t, e.OwtLog()[before:], c.log, "%v is logged by this run", c.args)
 	}
-	// A good event still lands, found by the cwd in the event.
+	// A --no-agent worktree has no agent: a tool run in it by hand changes
+	// nothing (no one would ever clear its "working").
 	it := e.Find(repo, "a")
+	was := e.Status(repo, "a")
 	r := e.OwtIn(repo, nil, fmt.Sprintf(`{"cwd": %q, "hook_event_name": "UserPromptSubmit"}`, it.Path), "hook", "claude", "UserPromptSubmit")
 	require.Equal(t, 0, r.Code)
 	v := e.Status(repo, "a")
-	require.Equal(t, "working", v.Status)
+	require.Equal(t, was.Status, v.Status)
+	require.Equal(t, was.Source, v.Source)
+	require.NotEqual(t, "working", v.Status)
+
+	// A good event still lands, found by the cwd in the event.
+	b := newJSON(t, e, repo, "--tool", "opencode", "--name", "b", "!sleep 60s")
+	e.WaitStatus(repo, "b", "working", 10*time.Second)
+	r = e.OwtIn(repo, nil, fmt.Sprintf(`{"cwd": %q, "hook_event_name": "Stop"}`, b.Path), "hook", "claude", "Stop")
+	require.Equal(t, 0, r.Code)
+	v = e.Status(repo, "b")
+	require.Equal(t, "idle", v.Status)
 	require.Equal(t, "hook", v.Source)
 }

@@ -71,6 +71,7 @@ func Run(o Options) error {
 		return tmux.ErrNotInstalled
 	}
 	m := newMonitor(&tmux.Client{Bin: bin, Socket: o.Socket}, o.Log)
+	m.socket = o.Socket
 	m.logf("started for %s (every %s)", o.Socket, o.Interval)
 
 	stop := make(chan os.Signal, 1)
@@ -114,6 +115,11 @@ type monitor struct {
 	tm     *tmux.Client
 	log    io.Writer
 	marker string
+	// socket is the server's socket path as records note it
+	// (state.Record.Socket).
+	socket string
+	// looked is set after the first tick.
+	looked bool
 	recs   *recordCache
 	screen map[string]*paneView // by pane id
 	// alive is when each record's session was last seen on this server;
@@ -122,7 +128,9 @@ type monitor struct {
 	// seen is each record's status as last notified on.
 	seen     map[recKey]seenStatus
 	panes    []tmux.PaneState
-	live     []agentPane // the records with a live agent pane, this tick
+	byID     map[string]tmux.PaneState // panes by id
+	ttys     map[recKey]string         // the terminal of each record's pane when last seen
+	live     []agentPane               // the records with a live agent pane, this tick
 	notifier *notifier
 }
 
@@ -136,6 +144,7 @@ func newMonitor(tm *tmux.Client, log io.Writer) *monitor {
 		tm: tm, log: log, marker: "⟦owt-monitor-" + hex.EncodeToString(nonce) + "⟧",
 		recs: newRecordCache(tm), screen: map[string]*paneView{},
 		alive: map[recKey]time.Time{}, seen: map[recKey]seenStatus{},
+		ttys: map[recKey]string{},
 	}
 	m.notifier = newNotifier(tm, m.logf)
 	return m
@@ -157,6 +166,10 @@ func (m *monitor) tick(now time.Time) error {
 		return err
 	}
 	m.panes = panes
+	m.byID = make(map[string]tmux.PaneState, len(panes))
+	for _, p := range panes {
+		m.byID[p.ID] = p
+	}
 	m.live = m.agentPanes()
 	m.observe(panes, captures, now)
 	m.reconcile(now)

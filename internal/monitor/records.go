@@ -2,8 +2,10 @@ package monitor
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
@@ -20,12 +22,12 @@ type recKey struct{ repo, name string }
 const repoReload = 30 * time.Second
 
 // recordCache holds every record of every repository, read again only
-// when a state file was written (the state directory's mtime moves with
-// every atomic rename), and one workspace per repository for its config,
+// when a state file was written (stateSignature changed), and one
+// workspace per repository for its config,
 // tools and status updates.
 type recordCache struct {
 	tm      *tmux.Client
-	dirMod  time.Time
+	sig     string // stateSignature when the records were read
 	records []*state.Record
 	repos   map[string]*repoView
 }
@@ -45,7 +47,7 @@ func newRecordCache(tm *tmux.Client) *recordCache {
 // refresh reloads the records when some state file changed, and reports
 // whether it did.
 func (c *recordCache) refresh(logf func(string, ...any)) (bool, error) {
-	fi, err := os.Stat(state.ReposDir())
+	sig, err := stateSignature()
 	if errors.Is(err, fs.ErrNotExist) {
 		c.records = nil
 		return false, nil
@@ -53,14 +55,14 @@ func (c *recordCache) refresh(logf func(string, ...any)) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if fi.ModTime().Equal(c.dirMod) && c.records != nil {
+	if sig == c.sig && c.records != nil {
 		return false, nil
 	}
 	recs, err := workspace.AllRecords()
 	if err != nil {
 		return false, err
 	}
-	c.dirMod, c.records = fi.ModTime(), recs
+	c.sig, c.records = sig, recs
 	if c.records == nil {
 		c.records = []*state.Record{}
 	}
@@ -68,6 +70,32 @@ func (c *recordCache) refresh(logf func(string, ...any)) (bool, error) {
 		c.repo(r.Repo, logf)
 	}
 	return true, nil
+}
+
+// stateSignature sums up the state directory: its mtime and every file's
+// name, size and mtime. A write owt makes renames a file in (the
+// directory's mtime moves), but one made in place, or two within the
+// directory's timestamp granularity, show only in the file itself.
+func stateSignature() (string, error) {
+	dir := state.ReposDir()
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return "", err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("list state: %w", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d", fi.ModTime().UnixNano())
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		fmt.Fprintf(&b, "\x00%s %d %d", e.Name(), info.Size(), info.ModTime().UnixNano())
+	}
+	return b.String(), nil
 }
 
 // repo returns the view of the repository rooted at root, reloading its
@@ -97,5 +125,6 @@ func (c *recordCache) repo(root string, logf func(string, ...any)) *repoView {
 
 // publishSummary rewrites the status-bar summary from the state files: the
 // monitor does it whenever state changed, so the summary ends up right even
-// when two processes published in the wrong order.
-func (c *recordCache) publishSummary() { _ = workspace.PublishSummary(c.tm) }
+// when two processes published in the wrong order. It takes the publish
+// lock like every publisher, so it never overwrites a newer summary.
+func (c *recordCache) publishSummary() { _ = workspace.PublishSummaryLocked(c.tm) }

@@ -37,20 +37,36 @@ type agentPane struct {
 // agentPanes pairs the records whose screen owt reads with their panes in
 // the last snapshot.
 func (m *monitor) agentPanes() []agentPane {
-	byID := make(map[string]tmux.PaneState, len(m.panes))
-	for _, p := range m.panes {
-		byID[p.ID] = p
-	}
 	var out []agentPane
 	for _, r := range m.recs.records {
 		if r.NoAgent || r.Status == state.Starting || r.Status == state.Exited {
 			continue
 		}
-		if p, ok := byID[r.Pane]; ok && !p.Dead && p.SessionName == r.Session {
+		if p, ok := m.paneOf(r); ok && !p.Dead {
 			out = append(out, agentPane{rec: r, pane: p})
 		}
 	}
 	return out
+}
+
+// paneOf returns the agent pane of r in the last snapshot. The pane is
+// found by its id, and it is r's when it is in r's session — by id, which
+// survives rename-session, or by name — or has the terminal the monitor
+// saw it with before (join-pane moves a pane to another session). The
+// user may rename or rearrange sessions as they like: the agent lives as
+// long as its pane does.
+func (m *monitor) paneOf(r *state.Record) (tmux.PaneState, bool) {
+	p, ok := m.byID[r.Pane]
+	if !ok || r.Pane == "" {
+		return tmux.PaneState{}, false
+	}
+	key := recKey{r.Repo, r.Name}
+	if r.SessionID != "" && p.SessionID == r.SessionID || p.SessionName == r.Session ||
+		p.TTY != "" && m.ttys[key] == p.TTY {
+		m.ttys[key] = p.TTY
+		return p, true
+	}
+	return tmux.PaneState{}, false
 }
 
 // toCapture lists the agent panes (as of the last tick) to read this tick:
@@ -152,28 +168,41 @@ func (m *monitor) nextTick(now time.Time, interval time.Duration) time.Time {
 // exits marks as exited the agents whose pane died or whose session this
 // server had and lost (a killed session takes "owt _run" with it, so no
 // one else records the exit).
+//
+// On its first look at the server it also marks as exited the records
+// made on this server (their Socket) whose pane and session it does not
+// have: agents of a server that was restarted, or of a machine that was,
+// which no one else would ever call gone.
 func (m *monitor) exits(now time.Time) {
-	panes := make(map[string]tmux.PaneState, len(m.panes))
 	sessions := map[string]bool{}
 	for _, p := range m.panes {
-		panes[p.ID] = p
 		sessions[p.SessionName] = true
+		sessions[p.SessionID] = true
 	}
+	first := !m.looked
+	m.looked = true
 	for _, r := range m.recs.records {
 		if r.NoAgent || r.Status == state.Exited {
 			continue
 		}
 		key := recKey{r.Repo, r.Name}
-		p, ok := panes[r.Pane]
+		p, ok := m.paneOf(r)
 		switch {
-		case ok && p.SessionName == r.Session && p.Dead:
+		case ok && p.Dead:
 			code := p.DeadStatus
 			m.setExited(r, &code, now)
-		case ok && p.SessionName == r.Session, r.Pane == "" && sessions[r.Session]:
+		case ok:
+			m.alive[key] = now
+			if r.SessionID != "" && p.SessionID == r.SessionID && p.SessionName != r.Session {
+				m.renamed(r, p.SessionName)
+			}
+		case r.Pane == "" && sessions[r.Session]:
 			m.alive[key] = now // a record being created has its session before its pane
 		default:
 			seen, ours := m.alive[key]
-			if !ours || now.Sub(seen) < exitGrace {
+			stale := first && r.Pane != "" && r.Socket != "" && r.Socket == m.socket &&
+				!sessions[r.Session] && (r.SessionID == "" || !sessions[r.SessionID])
+			if !stale && (!ours || now.Sub(seen) < exitGrace) {
 				continue
 			}
 			if _, err := os.Stat(r.Path); err != nil {
@@ -182,6 +211,17 @@ func (m *monitor) exits(now time.Time) {
 			m.setExited(r, nil, now)
 		}
 	}
+}
+
+// renamed follows a rename-session of r's session (same id, new name), so
+// owt finds, publishes to and switches to the session by its new name.
+func (m *monitor) renamed(r *state.Record, session string) {
+	ws := m.recs.repo(r.Repo, m.logf).ws
+	if err := ws.FollowSession(r.Name, r.SessionID, session); err != nil {
+		m.logf("%s: %v", r.Name, err)
+		return
+	}
+	m.logf("%s: its session is now called %s", r.Name, session)
 }
 
 func (m *monitor) setExited(r *state.Record, code *int, now time.Time) {

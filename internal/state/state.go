@@ -60,6 +60,7 @@ type Record struct {
 	Path       string `json:"path"`
 	Session    string `json:"session"`
 	SessionID  string `json:"session_id,omitempty"`
+	Socket     string `json:"socket,omitempty"` // the tmux server the session was made on: only its monitor may call the agent gone
 	Pane       string `json:"pane,omitempty"`
 	Tool       string `json:"tool,omitempty"`
 	Task       string `json:"task,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -103,6 +104,9 @@ func parseSnapshot(out, marker string) ([]PaneState, map[string]string) {
 // is closed then; stop ends the watch.
 func (c *Client) WatchServer(channel string) (gone <-chan struct{}, stop func(), err error) {
 	cmd := c.command(nil, "wait-for", channel)
+	// Killed with the watcher, however it ends (SIGKILL included): a
+	// leftover client would hold the server's attention forever.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
 			return nil, nil, ErrNotInstalled

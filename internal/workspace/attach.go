@@ -3,6 +3,7 @@ package workspace
 import (
 	"fmt"
 
+	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -44,6 +45,7 @@ func (w *Workspace) EnsureSession(r *state.Record) (string, error) {
 			return fmt.Errorf("%w %q", ErrUnknownName, r.Name)
 		}
 		cur.SessionID, cur.Pane, cur.Session = created.SessionID, created.PaneID, created.SessionName
+		cur.Socket = daemon.SocketPath(w.Tmux)
 		if !cur.NoAgent && cur.Status != state.Exited {
 			cur.SetStatus(state.Exited, state.FromOwt, w.Now())
 			cur.ExitCode = nil

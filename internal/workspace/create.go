@@ -10,6 +10,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -199,6 +200,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 			return fmt.Errorf("record %s vanished while it was being created", rec.Name)
 		}
 		r.SessionID, r.Pane, r.Session = created.SessionID, created.PaneID, created.SessionName
+		r.Socket = daemon.SocketPath(w.Tmux)
 		r.Copied = copied
 		if sha, err := branchAt(); err == nil && r.BaseCommit == "" {
 			r.BaseCommit = sha

@@ -60,8 +60,13 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 	w, name, err := hookWorkspace(tm, call, ev)
 	if err == nil {
 		var changed bool
-		if _, changed, err = w.recordStatus(name, state.Status(status), state.FromHook, nil, call.At); changed {
-			w.publishDetached(name)
+		_, changed, err = w.changeStatus(name, func(r *state.Record) (statusChange, bool) {
+			// A --no-agent worktree has no agent: a tool someone runs in
+			// it by hand reports nothing owt could ever clear again.
+			return statusChange{status: state.Status(status), source: state.FromHook, at: call.At}, !r.NoAgent
+		})
+		if changed {
+			err = w.publishDetached(name)
 		}
 	}
 	return errors.Join(err, parseErr, chainErr)
@@ -69,12 +74,20 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 
 // hookWorkspace finds the record a hook is about: OWT_NAME and OWT_REPO
 // from the session's environment, else the worktree holding the event's
-// cwd. The workspace it returns is only good for status updates.
+// cwd. The event's cwd wins when it lies in another record's worktree: a
+// tool started in worktree B from a shell of A's session inherits A's
+// environment but is B's agent. The workspace it returns is only good for
+// status updates.
 func hookWorkspace(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*Workspace, string, error) {
 	name, repo := call.Getenv("OWT_NAME"), call.Getenv("OWT_REPO")
 	var store *state.Store
 	if name != "" && repo != "" {
 		store = state.ForRepo(repo)
+		if ev.Cwd != "" && !recordHolds(store, name, ev.Cwd) {
+			if s, rec, err := findByPath(ev.Cwd); err == nil {
+				store, name, repo = s, rec.Name, s.Repo
+			}
+		}
 	} else {
 		dir := ev.Cwd
 		if dir == "" {
@@ -93,14 +106,39 @@ func hookWorkspace(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*Workspa
 	}, name, nil
 }
 
+// recordHolds reports whether the worktree of the record called name in
+// store holds dir (true when that cannot be told, so the environment's
+// record stays the answer).
+func recordHolds(store *state.Store, name, dir string) bool {
+	f, err := store.Peek()
+	if err != nil {
+		return true
+	}
+	r, ok := f.Records[name]
+	if !ok || r == nil || r.Path == "" {
+		return true
+	}
+	return within(dir, r.Path) || within(realPath(dir), r.Path)
+}
+
+// within reports whether path is dir or inside it.
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, dir+string(filepath.Separator))
+}
+
+func realPath(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
+}
+
 // findByPath returns the record whose worktree holds dir.
 func findByPath(dir string) (*state.Store, *state.Record, error) {
 	if dir == "" {
 		return nil, nil, errors.New("no OWT_NAME in the environment and no cwd to find the worktree by")
 	}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
+	dir = realPath(dir)
 	stores, err := state.Stores()
 	if err != nil {
 		return nil, nil, err
@@ -111,7 +149,7 @@ func findByPath(dir string) (*state.Store, *state.Record, error) {
 			continue
 		}
 		for _, r := range f.Records {
-			if r.Path != "" && (dir == r.Path || strings.HasPrefix(dir, r.Path+string(filepath.Separator))) {
+			if r != nil && r.Path != "" && within(dir, r.Path) {
 				return s, r, nil
 			}
 		}

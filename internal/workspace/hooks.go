@@ -20,7 +20,7 @@ import (
 //
 // Keeping the file out of git:
 //   - Not tracked on the branch (the usual case: .claude/settings.local.json
-//     and .factory/settings.local.json are personal files): its path goes
+//     is a personal file): its path goes
 //     into the repository's info/exclude, before the file is written, so it
 //     never shows as a change. That pattern covers every worktree of the
 //     repository, the main checkout included.
@@ -45,17 +45,22 @@ func (w *Workspace) installHooks(rec *state.Record, prof agent.Profile, rb *undo
 	old, err := os.ReadFile(path)
 	existed := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read %s: %w", path, err)
+		w.noHooks(spec.Path, err)
+		return nil
+	}
+	// A file owt cannot merge into (JSON with comments, which Gemini
+	// allows; a shape owt does not know) is the user's and stays as it is:
+	// the agent still starts, its status read from the screen.
+	data, err := agent.MergeHookSettings(old, prof.Hooks, w.Self)
+	if err != nil {
+		w.noHooks(spec.Path, err)
+		return nil
 	}
 	tracked := false
 	if existed {
 		if tracked, err = git.IsTracked(rec.Path, spec.Path); err != nil {
 			return err
 		}
-	}
-	data, err := agent.MergeHookSettings(old, prof.Hooks, w.Self)
-	if err != nil {
-		return err
 	}
 	if !tracked {
 		w.warnHidden(spec.Path)
@@ -79,6 +84,18 @@ func (w *Workspace) installHooks(rec *state.Record, prof agent.Profile, rb *undo
 		}
 	}
 	return w.recordHookFile(rec, state.HookFile{Path: spec.Path, Tracked: tracked})
+}
+
+// noHooks says, in one line, that owt left the settings file rel alone
+// and why: the agent has no hooks, the monitor reads its screen instead.
+func (w *Workspace) noHooks(rel string, why error) {
+	msg := fmt.Sprintf("%s could not be read (%v); status for this agent comes from the screen", rel, why)
+	out := w.Warn
+	if out == nil {
+		out = w.Log
+	}
+	fmt.Fprintf(out, "owt: %s\n", msg)
+	state.Logf("new", "%s", msg)
 }
 
 // recordHookFile notes on the record (in memory and in the state file) a

@@ -1,10 +1,12 @@
 package workspace
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"sync"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -17,24 +19,62 @@ import (
 
 // Publishing a status to tmux costs a tmux call or two (~10 ms with many
 // sessions: every set-option redraws every client). Two processes that
-// changed the same record one after the other can reach tmux in the other
-// order, so publishing is serialized by a per-repository lock and each
-// publisher shows the record as the state file has it then, not as it was
-// when it changed it: the last one to publish shows the newest status.
+// changed a record one after the other can reach tmux in the other order,
+// so publishing is serialized by one lock and each publisher shows the
+// record (and the summary) as the state files have them once it holds the
+// lock, not as they were when it changed them: every change is followed by
+// a publisher taking the lock after it, so the last one to take it shows
+// the newest status.
+//
+// Nothing waits for tmux without limit: each publish's tmux calls share
+// publishTimeout (a stopped or wedged server must not stall an agent's
+// hook or the monitor), and the lock is waited for at most publishLockWait.
+// A hook waits for neither: it only starts "owt _publish" (publishDetached).
 
-func (w *Workspace) publishLockPath() string { return w.Store.Path + ".publish.lock" }
+const (
+	publishTimeout  = 2 * time.Second
+	publishLockWait = 5 * time.Second
+)
 
-// publishCurrent publishes the record called name, waiting for it.
-func (w *Workspace) publishCurrent(name string) {
-	lock := flock.New(w.publishLockPath())
-	if err := lock.Lock(); err == nil {
-		defer func() { _ = lock.Unlock() }()
+// publishLockPath is the one publish lock of all repositories: the status
+// bar's summary spans them.
+func publishLockPath() string { return filepath.Join(state.Dir(), "publish.lock") }
+
+// lockPublish takes the publish lock, waiting at most wait.
+func lockPublish(wait time.Duration) (unlock func(), err error) {
+	if err := os.MkdirAll(state.Dir(), 0o700); err != nil {
+		return nil, fmt.Errorf("create state dir: %w", err)
 	}
-	w.PublishHeld(name)
+	lock := flock.New(publishLockPath())
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	ok, err := lock.TryLockContext(ctx, 5*time.Millisecond)
+	if !ok {
+		return nil, fmt.Errorf("wait for the publish lock %s: %w", publishLockPath(), err)
+	}
+	return func() { _ = lock.Unlock() }, nil
+}
+
+// withPublishLock runs fn holding the publish lock. When the lock is not
+// had in time (a publisher is wedged), fn runs anyway: its tmux calls are
+// bounded, and a status shown slightly out of order beats none.
+func withPublishLock(fn func()) {
+	unlock, err := lockPublish(publishLockWait)
+	if err != nil {
+		state.Logf("publish", "%v; publishing without it", err)
+	} else {
+		defer unlock()
+	}
+	fn()
+}
+
+// publishCurrent publishes the record called name, under the publish lock.
+func (w *Workspace) publishCurrent(name string) {
+	withPublishLock(func() { w.PublishHeld(name) })
 }
 
 // PublishHeld publishes the record called name as the state file has it
-// now. The caller holds the publish lock ("owt _publish" inherits it).
+// now. The caller holds the publish lock.
 func (w *Workspace) PublishHeld(name string) {
 	f, err := w.Store.Load()
 	if err != nil {
@@ -45,64 +85,66 @@ func (w *Workspace) PublishHeld(name string) {
 	}
 }
 
-// publishDetached hands publishing to a detached "owt _publish" so the
-// caller (a hook the agent waits for) need not wait for tmux. The child
-// inherits the publish lock, taken here, and holds it until it is done, so
-// publishers still go one at a time and in order. If the child cannot be
-// started, this publishes itself.
-func (w *Workspace) publishDetached(name string) {
-	lockFile, err := os.OpenFile(w.publishLockPath(), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		w.publishCurrent(name)
-		return
-	}
-	defer lockFile.Close()
-	if err := syscall.Flock(int(lockFile.Fd()), syscall.LOCK_EX); err != nil {
-		w.publishCurrent(name)
-		return
-	}
+// publishDetached hands publishing to a detached "owt _publish", which
+// takes the publish lock itself: the caller (a hook the agent waits for)
+// waits neither for tmux nor for another publisher.
+func (w *Workspace) publishDetached(name string) error {
 	self, err := os.Executable()
-	if err == nil {
-		cmd := exec.Command(self, "_publish", w.Repo.Root, name)
-		cmd.ExtraFiles = []*os.File{lockFile} // the lock goes with it
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		if err = cmd.Start(); err == nil {
-			_ = cmd.Process.Release()
-			return
-		}
+	if err != nil {
+		return fmt.Errorf("publish %s: find owt: %w", name, err)
 	}
-	w.PublishHeld(name)
+	cmd := exec.Command(self, "_publish", w.Repo.Root, name)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("publish %s: start owt _publish: %w", name, err)
+	}
+	return cmd.Process.Release()
 }
 
 // publish puts a record's status into tmux: the session's @owt-status
 // (for users styling their own status line) in one tmux call, and the
-// status-bar summary beside it. Setting an option redraws every client's
-// status line (tmux ≥ 3.2), so no refresh-client is needed. tmux being
-// unreachable is not an error: the state file is the truth.
+// status-bar summary beside it, both within publishTimeout. Setting an
+// option redraws every client's status line (tmux ≥ 3.2), so no
+// refresh-client is needed. tmux being unreachable is not an error: the
+// state file is the truth.
 func (w *Workspace) publish(rec *state.Record) {
 	if rec.Session == "" {
 		return
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
+	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	defer cancel()
+	done := make(chan struct{})
 	go func() {
-		defer wg.Done()
-		w.publishSummary()
+		defer close(done)
+		_ = publishSummary(ctx, w.Tmux)
 	}()
 	// "=name:" is exactly that session (set-option takes a pane target, so
 	// the ':' ends the session part): session names never hold ':' or '.',
 	// and a new server reuses ids, so an id could name another session.
 	// Only @owt-status changes (the session got the others when it was
 	// created): each set-option makes tmux redraw every client.
-	_ = w.Tmux.SetOption("="+rec.Session+":", "@owt-status", string(rec.Status))
-	wg.Wait()
+	_ = w.Tmux.SetOptionContext(ctx, "="+rec.Session+":", "@owt-status", string(rec.Status))
+	<-done
 }
 
 // PublishRecord is "owt _publish": it publishes the record called name of
-// the repository rooted at repo, under the publish lock its parent holds.
+// the repository rooted at repo, under the publish lock.
 func PublishRecord(tm *tmux.Client, repo, name string) {
 	w := &Workspace{Repo: git.Repo{Root: repo}, Store: state.ForRepo(repo), Tmux: tm, Log: io.Discard, Now: time.Now}
-	w.PublishHeld(name)
+	w.publishCurrent(name)
+}
+
+// PublishSummaryLocked rewrites the status-bar summary under the publish
+// lock, so it cannot overwrite a newer one a publisher just wrote; neither
+// the lock nor tmux is waited for without limit. The monitor calls it.
+func PublishSummaryLocked(tm *tmux.Client) error {
+	var err error
+	withPublishLock(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+		defer cancel()
+		err = publishSummary(ctx, tm)
+	})
+	return err
 }
 
 // sessionOptions are the user options owt puts on a worktree's session

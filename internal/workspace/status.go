@@ -96,3 +96,24 @@ func (w *Workspace) changeStatus(name string, decide func(*state.Record) (status
 func sameCode(a, b *int) bool {
 	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
+
+// FollowSession records that the session of the worktree called name,
+// still the one with id sessionID, is now called session (the user ran
+// rename-session). A record whose session is another by now is left.
+func (w *Workspace) FollowSession(name, sessionID, session string) error {
+	err := w.Store.Update(func(f *state.File) error {
+		r, ok := f.Records[name]
+		if !ok {
+			return fmt.Errorf("%w %q", ErrUnknownName, name)
+		}
+		if r.SessionID != sessionID || r.Session == session {
+			return state.ErrNoChange
+		}
+		r.Session = session
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("note the new name %s of the session of %s: %w", session, name, err)
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -28,11 +29,18 @@ func (w *Workspace) publishSummary() { _ = PublishSummary(w.Tmux) }
 // global option the status bar reads (owt tmux init calls it too, so the
 // bar is right from the start).
 func PublishSummary(tm *tmux.Client) error {
+	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	defer cancel()
+	return publishSummary(ctx, tm)
+}
+
+// publishSummary is PublishSummary with its tmux call bounded by ctx.
+func publishSummary(ctx context.Context, tm *tmux.Client) error {
 	recs, err := AllRecords()
 	if err != nil {
 		return err
 	}
-	return tm.SetOption("", OptStatusLine, Summarize(recs).Render(StyleTmux))
+	return tm.SetOptionContext(ctx, "", OptStatusLine, Summarize(recs).Render(StyleTmux))
 }
 
 // Summary counts agents by status and names the ones that need the user.

@@ -34,7 +34,10 @@ type Workspace struct {
 	Self string
 	// Log receives progress lines ("created worktree …"); may be io.Discard.
 	Log io.Writer
-	Now func() time.Time
+	// Warn receives warnings the user must see even when progress is
+	// quiet (--json); nil means Log.
+	Warn io.Writer
+	Now  func() time.Time
 }
 
 // Open finds the repository containing dir and loads its config and state.

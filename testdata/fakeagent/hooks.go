@@ -23,7 +23,7 @@ type hookKind int
 const (
 	hooksNone   hookKind = iota
 	hooksClaude          // Claude Code: .claude/settings*.json, sh -c, JSON on stdin
-	hooksDroid           // Factory Droid: the same protocol in .factory/settings*.json
+	hooksDroid           // Factory Droid: the same protocol in .factory/settings.json
 	hooksGemini          // Gemini CLI: .gemini/settings.json, other event names, ms timeouts
 	hooksCodex           // Codex: the notify program, JSON as its last argument
 )
@@ -88,9 +88,11 @@ func newHookRunner(p *persona, o *options, dir string, log *eventLog) *hookRunne
 		h.transcriptPath = filepath.Join(home, ".claude", "projects",
 			strings.ReplaceAll(dir, string(filepath.Separator), "-"), h.sessionID+".jsonl")
 	case hooksDroid:
+		// The "hooks" key of the settings files: what droid reads when no
+		// hooks.json exists (and, as of droid 0.186, all it reads:
+		// Factory-AI/factory#3). It no longer reads settings.local.json.
 		h.loadSettings(filepath.Join(home, ".factory", "settings.json"),
-			filepath.Join(dir, ".factory", "settings.json"),
-			filepath.Join(dir, ".factory", "settings.local.json"))
+			filepath.Join(dir, ".factory", "settings.json"))
 		h.transcriptPath = filepath.Join(home, ".factory", "sessions", h.sessionID+".jsonl")
 	case hooksGemini:
 		h.loadSettings(filepath.Join(home, ".gemini", "settings.json"),

@@ -2,10 +2,10 @@
 // server. It sits below the workspace package (owt new starts the monitor)
 // and knows nothing of what the monitor does.
 //
-// The lock is an flock on $XDG_RUNTIME_DIR/owt/monitor-<hash of the server
-// socket>.lock, held by the monitor for its whole life; a second monitor
-// for the same server fails to take it and exits. The monitor writes its
-// pid beside it (.pid) for people and tests.
+// The lock is an flock on <server socket>.owt-monitor.lock, held by the
+// monitor for its whole life; a second monitor for the same server fails
+// to take it and exits. The monitor writes its pid beside it (.pid) for
+// people and tests.
 package daemon
 
 import (
@@ -76,14 +76,44 @@ func runDir() (string, error) {
 	return dir, nil
 }
 
-// LockPath is the monitor lock of the server at socket.
+// LockPath is the monitor lock of the server at socket: beside the
+// socket (in the directory tmux made for it, private to the user), so
+// every starter finds the same lock whatever its XDG_RUNTIME_DIR. Where
+// that directory takes no file, the runtime dir is used.
 func LockPath(socket string) (string, error) {
+	beside := socket + ".owt-monitor.lock"
+	if f, err := os.OpenFile(beside, os.O_RDWR|os.O_CREATE, 0o600); err == nil {
+		f.Close()
+		return beside, nil
+	}
 	dir, err := runDir()
 	if err != nil {
 		return "", err
 	}
 	sum := sha256.Sum256([]byte(socket))
 	return filepath.Join(dir, "monitor-"+hex.EncodeToString(sum[:])[:16]+".lock"), nil
+}
+
+// CloseInherited closes the descriptors above stderr that this process
+// inherited from its starter (those without close-on-exec; every one Go
+// opens has it). A long-lived monitor must not hold, say, the pipe of the
+// command that started "owt new" open: its reader would wait for the
+// end of it as long as the monitor lives.
+func CloseInherited() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd <= 2 {
+			continue
+		}
+		flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+		if err == nil && flags&unix.FD_CLOEXEC == 0 {
+			_ = unix.Close(fd)
+		}
+	}
 }
 
 // Lock is a held monitor lock.
@@ -174,6 +204,7 @@ func EnsureRunning(owt string, tm *tmux.Client) error {
 	cmd.Dir = "/"
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.ExtraFiles = nil // only stdin, stdout and stderr (it closes strays itself)
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); k != "TMUX_PANE" && !strings.HasPrefix(k, "OWT_") {
 			cmd.Env = append(cmd.Env, kv)

@@ -48,3 +48,20 @@ func TestSocketPath(t *testing.T) {
 	t.Setenv("TMUX_TMPDIR", dir)
 	require.Equal(t, filepath.Join(dir, "tmux-"+strconv.Itoa(os.Getuid()), "default"), SocketPath(&tmux.Client{}))
 }
+
+func TestLockIsBesideTheSocketWhateverTheRuntimeDir(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	xdg.Reload()
+	t.Cleanup(xdg.Reload)
+	sock := filepath.Join(t.TempDir(), "default")
+	l, err := Acquire(sock)
+	require.NoError(t, err)
+	defer l.Release()
+
+	// A starter with another runtime dir still sees this server's monitor.
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	xdg.Reload()
+	require.True(t, Running(sock))
+	_, err = Acquire(sock)
+	require.ErrorIs(t, err, ErrRunning)
+}

@@ -1,0 +1,119 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// hookWithin runs "owt hook claude EVENT" for the worktree called name as
+// its agent would, and fails the test if it has not returned after
+// limit: a hook that hangs stalls its agent.
+func (e *Env) hookWithin(t *testing.T, limit time.Duration, repo, name, event string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, owtBin, "hook", "claude", event)
+	cmd.Dir = repo
+	cmd.Env = e.Environ("OWT_NAME="+name, "OWT_REPO="+repo)
+	cmd.Stdin = strings.NewReader(`{"hook_event_name": "` + event + `"}`)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	require.NoError(t, ctx.Err(), "owt hook claude %s hung", event)
+	require.NoError(t, err, stderr.String())
+}
+
+func TestHookNeverWaitsForAStoppedServer(t *testing.T) {
+	e, repo := statusEnv(t, "")
+	// opencode has no hooks of its own: only the hooks run here report.
+	it := newJSON(t, e, repo, "--tool", "opencode", "--name", "a", "!sleep 60s")
+	e.WaitStatus(repo, "a", "working", 10*time.Second)
+
+	pid, err := strconv.Atoi(e.Tmux("display-message", "-p", "#{pid}"))
+	require.NoError(t, err)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
+	cont := func() { _ = syscall.Kill(pid, syscall.SIGCONT) }
+	t.Cleanup(cont)
+
+	// Each changes the status, so each starts a publisher; the first one's
+	// tmux call hangs on the stopped server while holding the publish lock.
+	const hang = 10 * time.Second // far beyond a hook's normal milliseconds
+	e.hookWithin(t, hang, repo, "a", "Stop")
+	e.hookWithin(t, hang, repo, "a", "UserPromptSubmit")
+	e.hookWithin(t, hang, repo, "a", "Stop")
+
+	// Once the server runs again, tmux shows the newest status.
+	cont()
+	require.Equal(t, "idle", e.Status(repo, "a").Status, "the state file has every event")
+	e.Eventually(10*time.Second, "tmux shows the newest status", func() bool {
+		return e.SessionOption(it.Session, "@owt-status") == "idle"
+	})
+}
+
+func TestHookInAnotherWorktreeUpdatesThatWorktree(t *testing.T) {
+	e, repo := statusEnv(t, "")
+	newJSON(t, e, repo, "--tool", "opencode", "--name", "a", "!sleep 60s")
+	b := newJSON(t, e, repo, "--tool", "opencode", "--name", "b", "!sleep 60s")
+	e.WaitStatus(repo, "a", "working", 10*time.Second)
+	e.WaitStatus(repo, "b", "working", 10*time.Second)
+
+	// claude started in b's worktree from a shell of a's session: a's
+	// OWT_NAME, b's cwd. The event is b's.
+	sub := filepath.Join(b.Path, "src")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	r := e.OwtIn(sub, []string{"OWT_NAME=a", "OWT_REPO=" + repo},
+		fmt.Sprintf(`{"cwd": %q, "hook_event_name": "Stop"}`, sub), "hook", "claude", "Stop")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "idle", e.Status(repo, "b").Status)
+	require.Equal(t, "hook", e.Status(repo, "b").Source)
+	require.Equal(t, "working", e.Status(repo, "a").Status, "a's agent said nothing")
+
+	// A cwd in no worktree (the main checkout) leaves the environment's.
+	r = e.OwtIn(repo, []string{"OWT_NAME=a", "OWT_REPO=" + repo},
+		fmt.Sprintf(`{"cwd": %q, "hook_event_name": "Stop"}`, repo), "hook", "claude", "Stop")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "idle", e.Status(repo, "a").Status)
+}
+
+func TestUnreadableSettingsFileDoesNotStopNew(t *testing.T) {
+	e, repo := statusEnv(t, "")
+	// Gemini reads its settings with comments; a team committed this.
+	settings := "{\n  // the team's model\n  \"model\": {\"name\": \"gemini-2.5-pro\"}\n}\n"
+	e.WriteFile(repo, ".gemini/settings.json", settings)
+	e.Git(repo, "add", ".gemini/settings.json")
+	e.Git(repo, "commit", "-q", "-m", "gemini settings")
+
+	r := e.Owt(repo, "new", "--json", "--tool", "gemini", "--name", "g", "!sleep 60s")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "owt: .gemini/settings.json could not be read (")
+	require.Contains(t, r.Stderr, "); status for this agent comes from the screen\n")
+	require.Equal(t, 1, strings.Count(r.Stderr, "could not be read"), r.Stderr)
+	g := e.Find(repo, "g")
+	b, err := os.ReadFile(filepath.Join(g.Path, ".gemini", "settings.json"))
+	require.NoError(t, err)
+	require.Equal(t, settings, string(b), "the file is left as it was")
+	require.Empty(t, e.Git(g.Path, "status", "--porcelain"))
+	require.Equal(t, "working", e.WaitStatus(repo, "g", "working", 10*time.Second).Status)
+
+	// Gemini's switches beside the events are kept, owt's hooks added.
+	e.WriteFile(repo, ".gemini/settings.json", `{"hooks": {"disabled": ["lint"], "enabled": true}}`)
+	e.Git(repo, "commit", "-q", "-am", "gemini hooks switches")
+	h := newJSON(t, e, repo, "--tool", "gemini", "--name", "h", "!sleep 60s")
+	cmds := HookCommands(t, filepath.Join(h.Path, ".gemini", "settings.json"))
+	require.Equal(t, []string{owtBin + " hook gemini AfterAgent"}, cmds["AfterAgent"])
+	b, err = os.ReadFile(filepath.Join(h.Path, ".gemini", "settings.json"))
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"disabled": [`)
+	require.Contains(t, string(b), `"lint"`)
+}

@@ -1,0 +1,162 @@
+package monitor
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adrg/xdg"
+	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+)
+
+// testServer starts a private tmux server (gone after the test) and points
+// owt's state at a temp dir.
+func testServer(t *testing.T) (sock string, tmx func(args ...string) string) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	xdg.Reload()
+	t.Cleanup(xdg.Reload)
+	sock = filepath.Join(t.TempDir(), "tmux.sock")
+	tmx = func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("tmux", append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		require.NoError(t, err, "tmux %v: %s", args, out)
+		return strings.TrimSpace(string(out))
+	}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", sock, "kill-server").Run() })
+	return sock, tmx
+}
+
+// agentSession starts a session whose pane stands for an agent, and a
+// record of it made on this server.
+func agentSession(t *testing.T, tmx func(...string) string, sock, repo, name string) *state.Record {
+	t.Helper()
+	ids := strings.Fields(tmx("new-session", "-d", "-s", "owt-"+name, "-P", "-F", "#{session_id} #{pane_id}", "sleep", "600"))
+	require.Len(t, ids, 2)
+	return &state.Record{
+		Name: name, Repo: repo, Path: t.TempDir(), Session: "owt-" + name, SessionID: ids[0], Pane: ids[1],
+		Socket: sock, Tool: "opencode", Status: state.Working, Source: state.FromHook,
+	}
+}
+
+func saveRecords(t *testing.T, repo string, recs ...*state.Record) {
+	t.Helper()
+	require.NoError(t, state.ForRepo(repo).Update(func(f *state.File) error {
+		for _, r := range recs {
+			f.Records[r.Name] = r
+		}
+		return nil
+	}))
+}
+
+func record(t *testing.T, repo, name string) *state.Record {
+	t.Helper()
+	f, err := state.ForRepo(repo).Peek()
+	require.NoError(t, err)
+	r, ok := f.Records[name]
+	require.True(t, ok, name)
+	return r
+}
+
+func TestRenamedOrMovedSessionKeepsTheAgentAlive(t *testing.T) {
+	sock, tmx := testServer(t)
+	repo := t.TempDir()
+	a := agentSession(t, tmx, sock, repo, "a")
+	saveRecords(t, repo, a)
+
+	var log bytes.Buffer
+	m := newMonitor(&tmux.Client{Bin: "tmux", Socket: sock}, &log)
+	m.socket = sock
+	now := time.Now()
+	require.NoError(t, m.tick(now))
+
+	// The user renames the session: the agent runs on.
+	tmx("rename-session", "-t", "owt-a", "mine")
+	for i := 1; i <= 3; i++ {
+		require.NoError(t, m.tick(now.Add(time.Duration(i)*3*time.Second)))
+	}
+	r := record(t, repo, "a")
+	require.Equal(t, state.Working, r.Status, log.String())
+	require.Equal(t, "mine", r.Session, "the record follows the rename")
+	require.Equal(t, a.SessionID, r.SessionID)
+	require.NotContains(t, log.String(), "exited")
+
+	// The user moves the pane into another session of theirs: still alive.
+	tmx("new-session", "-d", "-s", "user", "sleep", "600")
+	tmx("join-pane", "-s", a.Pane, "-t", "user:")
+	for i := 4; i <= 6; i++ {
+		require.NoError(t, m.tick(now.Add(time.Duration(i)*3*time.Second)))
+	}
+	require.Equal(t, state.Working, record(t, repo, "a").Status, log.String())
+
+	// The pane goes: now it is an exit.
+	tmx("kill-pane", "-t", a.Pane)
+	for i := 7; i <= 8; i++ {
+		require.NoError(t, m.tick(now.Add(time.Duration(i)*3*time.Second)))
+	}
+	require.Equal(t, state.Exited, record(t, repo, "a").Status, log.String())
+}
+
+func TestFirstLookMarksThisServersLostAgentsExited(t *testing.T) {
+	sock, tmx := testServer(t)
+	repo := t.TempDir()
+	live := agentSession(t, tmx, sock, repo, "live")
+	// Agents of this server before it restarted: pane and session gone.
+	lost := &state.Record{Name: "lost", Repo: repo, Path: t.TempDir(), Session: "owt-lost", SessionID: "$90",
+		Pane: "%90", Socket: sock, Tool: "claude", Status: state.Waiting, Source: state.FromHook}
+	// Another server's agent, and one from before owt noted servers.
+	other := &state.Record{Name: "other", Repo: repo, Path: t.TempDir(), Session: "owt-other", SessionID: "$91",
+		Pane: "%91", Socket: filepath.Join(t.TempDir(), "other.sock"), Tool: "claude", Status: state.Working, Source: state.FromHook}
+	legacy := &state.Record{Name: "legacy", Repo: repo, Path: t.TempDir(), Session: "owt-legacy", SessionID: "$92",
+		Pane: "%92", Tool: "claude", Status: state.Working, Source: state.FromHook}
+	saveRecords(t, repo, live, lost, other, legacy)
+
+	var log bytes.Buffer
+	m := newMonitor(&tmux.Client{Bin: "tmux", Socket: sock}, &log)
+	m.socket = sock
+	now := time.Now()
+	require.NoError(t, m.tick(now))
+	require.Equal(t, state.Exited, record(t, repo, "lost").Status, log.String())
+	require.Equal(t, state.Working, record(t, repo, "live").Status)
+	require.Equal(t, state.Working, record(t, repo, "other").Status, "another server's agent is not this monitor's to judge")
+	require.Equal(t, state.Working, record(t, repo, "legacy").Status)
+	require.NoError(t, m.tick(now.Add(5*time.Second)))
+	require.Equal(t, state.Working, record(t, repo, "other").Status)
+	require.Equal(t, state.Working, record(t, repo, "legacy").Status)
+}
+
+func TestRecordCacheSeesAFileWrittenInPlace(t *testing.T) {
+	_, _ = testServer(t)
+	repo := t.TempDir()
+	saveRecords(t, repo, &state.Record{Name: "a", Repo: repo, Path: repo, Session: "owt-a", Status: state.Working})
+	c := newRecordCache(&tmux.Client{Bin: "tmux"})
+	nolog := func(string, ...any) {}
+	changed, err := c.refresh(nolog)
+	require.NoError(t, err)
+	require.True(t, changed)
+	changed, err = c.refresh(nolog)
+	require.NoError(t, err)
+	require.False(t, changed, "nothing was written")
+
+	// Rewritten in place (no rename: the directory's mtime stays).
+	path := state.ForRepo(repo).Path
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	data = bytes.Replace(data, []byte(`"working"`), []byte(`"waiting"`), 1)
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	changed, err = c.refresh(nolog)
+	require.NoError(t, err)
+	require.True(t, changed)
+	require.Equal(t, state.Waiting, c.records[0].Status)
+}
