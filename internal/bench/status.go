@@ -18,15 +18,26 @@ var monitorFor = flag.Duration("monitor-for", 60*time.Second, "how long to measu
 // statusFigures measures the status path: owt hook, the time from a hook
 // to the session's tmux option, and the monitor's CPU with busy agents.
 func statusFigures(w *world, bin, repo string) {
-	out, err := w.cmd(repo, bin, "list", "--json").Output()
-	check(err)
-	var items []struct{ Name, Repo, Session string }
-	check(json.Unmarshal(out, &items))
-	if len(items) == 0 {
-		fmt.Println("owt hook: no worktree to measure")
+	// Hooks only move agents (a --no-agent shell ignores them): measure on
+	// a fake claude that has finished its first turn and sits idle.
+	if !w.installFakeAgent() {
 		return
 	}
-	it := items[0]
+	w.must(repo, bin, "new", "--tool", "claude", "--no-setup", "--name", "hooked", "Bench the hooks")
+	defer func() { _ = w.cmd(repo, bin, "delete", "--force", "--yes", "hooked").Run() }()
+	var it struct{ Name, Repo, Session, Status string }
+	for deadline := time.Now().Add(20 * time.Second); it.Status != "idle"; {
+		if time.Now().After(deadline) {
+			fmt.Println("owt hook: the agent never got idle; no figures")
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+		out, err := w.cmd(repo, bin, "status", "hooked", "--json").Output()
+		if err == nil {
+			_ = json.Unmarshal(out, &it)
+		}
+	}
+	it.Repo = repo // owt status names the worktree, not its repo
 	env := []string{"OWT_NAME=" + it.Name, "OWT_REPO=" + it.Repo}
 	hook := func(event string) time.Duration {
 		payload := fmt.Sprintf(`{"session_id":"bench","cwd":%q,"hook_event_name":%q}`, repo, event)
@@ -86,18 +97,9 @@ func (w *world) hookToOption(repo, bin string, env []string, session, st string)
 // then measures the CPU the monitor (and the tmux clients it runs) uses
 // over d, against the budget of 2 % of one core.
 func (w *world) monitorCPU(bin string, d time.Duration) {
-	tools := filepath.Join(w.root, "tools")
-	check(os.MkdirAll(tools, 0o755))
-	fake := filepath.Join(tools, "claude")
-	build := exec.Command("go", "build", "-o", fake, "./testdata/fakeagent")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "monitor CPU: build the fake agent: %v\n%s", err, out)
+	if !w.installFakeAgent() {
 		return
 	}
-	path := tools + string(os.PathListSeparator) + os.Getenv("PATH")
-	w.env = append(w.env, "PATH="+path)
-	w.must("", "tmux", "set-environment", "-g", "PATH", path)
-	w.must("", "tmux", "set-environment", "-g", "OWT_FAKE_IDLE_NOTIFY", "0")
 	repo := w.repo("busy")
 	const agents = 20
 	for i := 0; i < agents; i++ {
@@ -108,7 +110,8 @@ func (w *world) monitorCPU(bin string, d time.Duration) {
 			_ = w.cmd(repo, bin, "delete", "--force", "--yes", fmt.Sprintf("busy-%02d", i)).Run()
 		}
 	}()
-	pidFiles, _ := filepath.Glob(filepath.Join(w.root, "run", "owt", "monitor-*.pid"))
+	// The monitor keeps its lock and pid beside the server's socket.
+	pidFiles, _ := filepath.Glob(filepath.Join(w.root, "tmux", "tmux-*", "*.owt-monitor.pid"))
 	if len(pidFiles) != 1 {
 		fmt.Println("monitor CPU: no monitor found")
 		return
@@ -144,4 +147,26 @@ func cpuTicks(pid int) float64 {
 		total += v
 	}
 	return total
+}
+
+// installFakeAgent builds the fake agent as "claude" on the bench's PATH
+// (and the tmux server's), once.
+func (w *world) installFakeAgent() bool {
+	tools := filepath.Join(w.root, "tools")
+	fake := filepath.Join(tools, "claude")
+	if _, err := os.Stat(fake); err == nil {
+		return true
+	}
+	check(os.MkdirAll(tools, 0o755))
+	build := exec.Command("go", "build", "-o", fake, "./testdata/fakeagent")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the fake agent: %v\n%s", err, out)
+		return false
+	}
+	path := tools + string(os.PathListSeparator) + os.Getenv("PATH")
+	w.env = append(w.env, "PATH="+path)
+	w.must("", "tmux", "set-environment", "-g", "PATH", path)
+	w.must("", "tmux", "set-environment", "-g", "OWT_FAKE_IDLE_NOTIFY", "0")
+	w.must("", "tmux", "set-environment", "-g", "OWT_FAKE_WORK", "200ms")
+	return true
 }
