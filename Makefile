@@ -17,9 +17,11 @@ build:
 	$(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(dir $(BIN))owt-popup ./cmd/owt-popup
 
 # Everything: lint, unit tests, the fake agent's own tests, and the
-# end-to-end tests against real tmux and git.
+# end-to-end tests against real tmux and git. -p 1: one package at a time,
+# so the end-to-end tests (real agents, real tmux) are not starved of the
+# CPU by other packages' tests on a small machine.
 test: lint
-	$(GO) test -count=1 -timeout 8m ./... ./testdata/fakeagent/
+	$(GO) test -p 1 -count=1 -timeout 8m ./... ./testdata/fakeagent/
 
 bench: build
 	$(GO) run ./internal/bench -owt $(BIN)

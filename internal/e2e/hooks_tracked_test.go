@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -110,4 +111,29 @@ func TestTrackedHookFileEditsAreWorkAndShipWithoutOwtsHooks(t *testing.T) {
 	require.Empty(t, e.check(repo, "g1").DirtyFiles)
 	e.MustOwt(repo, "delete", "g1")
 	e.requireGone(repo, g)
+}
+
+// An untracked settings file owt wrote is hidden from git by info/exclude;
+// what an agent adds to it is still work that delete must not lose.
+func TestEditsToAnUntrackedHookFileAreWork(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	it := newJSON(t, e, repo, "--tool", "gemini", "--no-setup", "Configure things")
+	settings := filepath.Join(it.Path, ".gemini", "settings.json")
+	require.FileExists(t, settings)
+	require.Empty(t, e.Git(it.Path, "status", "--porcelain"), "owt's own file is not work")
+	e.Eventually(15*time.Second, "agent idle", func() bool { return e.Find(repo, it.Name).Status == "idle" })
+	r := e.Owt(repo, "delete", it.Name)
+	require.Equal(t, 0, r.Code, "nothing but owt's hooks: deletable: %s", r.Stderr)
+
+	it = newJSON(t, e, repo, "--tool", "gemini", "--no-setup", "Configure more")
+	settings = filepath.Join(it.Path, ".gemini", "settings.json")
+	data, err := os.ReadFile(settings)
+	require.NoError(t, err)
+	edited := strings.Replace(string(data), "{", `{"mcpServers": {"db": {"command": "db-mcp"}},`, 1)
+	require.NoError(t, os.WriteFile(settings, []byte(edited), 0o644))
+	r = e.Owt(repo, "delete", it.Name)
+	require.NotEqual(t, 0, r.Code, "the agent's edit would be lost")
+	require.Contains(t, r.Stderr, ".gemini/settings.json")
+	require.FileExists(t, settings)
 }

@@ -194,8 +194,9 @@ func TestHookStormEndsAtEachAgentsLastEvent(t *testing.T) {
 
 	for i, name := range names {
 		v := e.Status(repo, name)
-		require.Equal(t, lasts[i%len(lasts)].want, v.Status, "%s ends at its last event", name)
-		require.Equal(t, "hook", v.Source, name)
+		// On failure, owt's log says who set what and when.
+		require.Equal(t, lasts[i%len(lasts)].want, v.Status, "%s ends at its last event; owt.log:\n%s", name, e.OwtLog())
+		require.Equal(t, "hook", v.Source, "%s; owt.log:\n%s", name, e.OwtLog())
 	}
 	// The state file is whole and valid, with nothing left beside it.
 	files, err := filepath.Glob(filepath.Join(e.vars["XDG_STATE_HOME"], "owt", "repos", "*"))
@@ -207,7 +208,7 @@ func TestHookStormEndsAtEachAgentsLastEvent(t *testing.T) {
 			jsons = append(jsons, f)
 		case strings.HasSuffix(f, ".lock"):
 		default:
-			t.Errorf("left in the state dir: %s", f)
+			t.Errorf("left in the state dir: %s (of %v)", f, files)
 		}
 	}
 	require.Len(t, jsons, 1)

@@ -72,6 +72,7 @@ func Run(o Options) error {
 	}
 	m := newMonitor(&tmux.Client{Bin: bin, Socket: o.Socket}, o.Log)
 	m.socket = o.Socket
+	m.identify()
 	m.logf("started for %s (every %s)", o.Socket, o.Interval)
 
 	stop := make(chan os.Signal, 1)
@@ -118,6 +119,9 @@ type monitor struct {
 	// socket is the server's socket path as records note it
 	// (state.Record.Socket).
 	socket string
+	// server is this server run's identity (tmux.ServerIdentity): only
+	// records made on it may be matched by session id.
+	server string
 	// looked is set after the first tick.
 	looked bool
 	recs   *recordCache
@@ -179,4 +183,11 @@ func (m *monitor) tick(now time.Time) error {
 	}
 	m.notifyTransitions()
 	return nil
+}
+
+// identify learns which run of the tmux server this monitor watches.
+func (m *monitor) identify() {
+	if id, err := m.tm.ServerIdentity(); err == nil {
+		m.server = id
+	}
 }

@@ -44,9 +44,11 @@ func agentSession(t *testing.T, tmx func(...string) string, sock, repo, name str
 	t.Helper()
 	ids := strings.Fields(tmx("new-session", "-d", "-s", "owt-"+name, "-P", "-F", "#{session_id} #{pane_id}", "sleep", "600"))
 	require.Len(t, ids, 2)
+	server, err := (&tmux.Client{Bin: "tmux", Socket: sock}).ServerIdentity()
+	require.NoError(t, err)
 	return &state.Record{
 		Name: name, Repo: repo, Path: t.TempDir(), Session: "owt-" + name, SessionID: ids[0], Pane: ids[1],
-		Socket: sock, Tool: "opencode", Status: state.Working, Source: state.FromHook,
+		Socket: sock, Server: server, Tool: "opencode", Status: state.Working, Source: state.FromHook,
 	}
 }
 
@@ -78,6 +80,7 @@ func TestRenamedOrMovedSessionKeepsTheAgentAlive(t *testing.T) {
 	var log bytes.Buffer
 	m := newMonitor(&tmux.Client{Bin: "tmux", Socket: sock}, &log)
 	m.socket = sock
+	m.identify()
 	now := time.Now()
 	require.NoError(t, m.tick(now))
 
@@ -125,6 +128,7 @@ func TestFirstLookMarksThisServersLostAgentsExited(t *testing.T) {
 	var log bytes.Buffer
 	m := newMonitor(&tmux.Client{Bin: "tmux", Socket: sock}, &log)
 	m.socket = sock
+	m.identify()
 	now := time.Now()
 	require.NoError(t, m.tick(now))
 	require.Equal(t, state.Exited, record(t, repo, "lost").Status, log.String())
@@ -159,4 +163,27 @@ func TestRecordCacheSeesAFileWrittenInPlace(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, changed)
 	require.Equal(t, state.Waiting, c.records[0].Status)
+}
+
+// After a restart tmux hands out the same ids again: a record of the old
+// server must not take over the user's new session that got its ids.
+func TestIdsFromAnEarlierServerRunAreNotTrusted(t *testing.T) {
+	sock, tmx := testServer(t)
+	repo := t.TempDir()
+	mine := agentSession(t, tmx, sock, repo, "users-own")
+	old := &state.Record{Name: "old", Repo: repo, Path: t.TempDir(), Session: "owt-old",
+		SessionID: mine.SessionID, Pane: mine.Pane, Socket: sock, Server: "elsewhere:1:1",
+		Tool: "claude", Status: state.Working, Source: state.FromHook}
+	saveRecords(t, repo, old)
+
+	var log bytes.Buffer
+	m := newMonitor(&tmux.Client{Bin: "tmux", Socket: sock}, &log)
+	m.socket = sock
+	m.identify()
+	now := time.Now()
+	require.NoError(t, m.tick(now))
+	r := record(t, repo, "old")
+	require.Equal(t, "owt-old", r.Session, "never renamed to the user's session: %s", log.String())
+	require.Equal(t, state.Exited, r.Status, "its server is gone, so is its agent")
+	require.Contains(t, tmx("list-sessions", "-F", "#{session_name}"), "owt-users-own")
 }

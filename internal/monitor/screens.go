@@ -61,7 +61,9 @@ func (m *monitor) paneOf(r *state.Record) (tmux.PaneState, bool) {
 		return tmux.PaneState{}, false
 	}
 	key := recKey{r.Repo, r.Name}
-	if r.SessionID != "" && p.SessionID == r.SessionID || p.SessionName == r.Session ||
+	// Ids are reused by a restarted server: trust them only on the server
+	// the record was made on; otherwise the name must match too.
+	if m.sameServer(r) && r.SessionID != "" && p.SessionID == r.SessionID || p.SessionName == r.Session ||
 		p.TTY != "" && m.ttys[key] == p.TTY {
 		m.ttys[key] = p.TTY
 		return p, true
@@ -193,15 +195,19 @@ func (m *monitor) exits(now time.Time) {
 			m.setExited(r, &code, now)
 		case ok:
 			m.alive[key] = now
-			if r.SessionID != "" && p.SessionID == r.SessionID && p.SessionName != r.Session {
+			if m.sameServer(r) && r.SessionID != "" && p.SessionID == r.SessionID && p.SessionName != r.Session {
 				m.renamed(r, p.SessionName)
 			}
 		case r.Pane == "" && sessions[r.Session]:
 			m.alive[key] = now // a record being created has its session before its pane
 		default:
 			seen, ours := m.alive[key]
-			stale := first && r.Pane != "" && r.Socket != "" && r.Socket == m.socket &&
-				!sessions[r.Session] && (r.SessionID == "" || !sessions[r.SessionID])
+			// On its first look, a monitor calls gone the agents of its
+			// socket whose session is missing — or that were made on an
+			// earlier run of the server, whose panes died with it.
+			restarted := r.Server != "" && m.server != "" && r.Server != m.server
+			missing := !sessions[r.Session] && (r.SessionID == "" || !m.sameServer(r) || !sessions[r.SessionID])
+			stale := first && r.Pane != "" && r.Socket != "" && r.Socket == m.socket && (restarted || missing)
 			if !stale && (!ours || now.Sub(seen) < exitGrace) {
 				continue
 			}
@@ -231,4 +237,10 @@ func (m *monitor) setExited(r *state.Record, code *int, now time.Time) {
 	} else if changed {
 		m.logf("%s: exited (its pane or session is gone)", r.Name)
 	}
+}
+
+// sameServer reports whether r was made on the server run this monitor
+// watches, so its recorded session and pane ids are still its own.
+func (m *monitor) sameServer(r *state.Record) bool {
+	return r.Server != "" && r.Server == m.server
 }

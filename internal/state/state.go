@@ -61,12 +61,16 @@ type Record struct {
 	Session    string `json:"session"`
 	SessionID  string `json:"session_id,omitempty"`
 	Socket     string `json:"socket,omitempty"` // the tmux server the session was made on: only its monitor may call the agent gone
-	Pane       string `json:"pane,omitempty"`
-	Tool       string `json:"tool,omitempty"`
-	Task       string `json:"task,omitempty"`
-	Plan       bool   `json:"plan,omitempty"`
-	NoAgent    bool   `json:"no_agent,omitempty"`
-	NoSetup    bool   `json:"no_setup,omitempty"`
+	// Server identifies that server's run (host, pid, start time): tmux
+	// hands out $N and %N again after a restart, so the recorded ids mean
+	// something only while it is the same server.
+	Server  string `json:"server,omitempty"`
+	Pane    string `json:"pane,omitempty"`
+	Tool    string `json:"tool,omitempty"`
+	Task    string `json:"task,omitempty"`
+	Plan    bool   `json:"plan,omitempty"`
+	NoAgent bool   `json:"no_agent,omitempty"`
+	NoSetup bool   `json:"no_setup,omitempty"`
 	// Copied lists the files owt copied in from the main checkout; while
 	// they are unchanged they are not the agent's work.
 	Copied      []string  `json:"copied,omitempty"`

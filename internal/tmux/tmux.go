@@ -227,6 +227,8 @@ type Created struct {
 	// SessionName is the name tmux gave the session (it rewrites some
 	// characters), which is the one to record.
 	SessionName string
+	// Server identifies the server's run (see ServerIdentity).
+	Server string
 	// Clients are the attached clients, listed in the same call so callers
 	// can refresh their status lines without asking again.
 	Clients []string
@@ -240,7 +242,7 @@ func (c *Client) NewSession(ns NewSession) (Created, error) {
 	}
 	// tmux expands formats in -s and -c ("#{…}", and "#(…)" runs a shell
 	// command), so a '#' in a repo path must reach tmux as "##".
-	args := []string{"new-session", "-d", "-P", "-F", "#{session_id}" + fieldSep + "#{pane_id}" + fieldSep + "#{session_name}", "-s", FormatLiteral(ns.Name), "-c", FormatLiteral(ns.Dir)}
+	args := []string{"new-session", "-d", "-P", "-F", "#{session_id}" + fieldSep + "#{pane_id}" + fieldSep + "#{session_name}" + fieldSep + serverFormat, "-s", FormatLiteral(ns.Name), "-c", FormatLiteral(ns.Dir)}
 	if ns.Width > 0 && ns.Height > 0 {
 		args = append(args, "-x", strconv.Itoa(ns.Width), "-y", strconv.Itoa(ns.Height))
 	}
@@ -266,10 +268,10 @@ func (c *Client) NewSession(ns NewSession) (Created, error) {
 	}
 	lines := strings.Split(out, "\n")
 	f := strings.Split(lines[0], fieldSep)
-	if len(f) != 3 || !strings.HasPrefix(f[0], "$") || !strings.HasPrefix(f[1], "%") {
+	if len(f) != 4 || !strings.HasPrefix(f[0], "$") || !strings.HasPrefix(f[1], "%") {
 		return Created{}, fmt.Errorf("tmux new-session: unexpected output %q", out)
 	}
-	created := Created{SessionID: f[0], PaneID: f[1], SessionName: f[2]}
+	created := Created{SessionID: f[0], PaneID: f[1], SessionName: f[2], Server: serverIdentity(f[3])}
 	for _, l := range lines[1:] {
 		if name, ok := strings.CutPrefix(l, "client"+fieldSep); ok && name != "" {
 			created.Clients = append(created.Clients, name)
@@ -477,4 +479,24 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// serverFormat expands to what tells one run of a tmux server from the
+// next on the same socket: its pid and start time.
+const serverFormat = "#{pid}:#{start_time}"
+
+func serverIdentity(expanded string) string {
+	host, _ := os.Hostname()
+	return host + ":" + expanded
+}
+
+// ServerIdentity returns the identity of the running server: host, pid
+// and start time. Session and pane ids are only comparable between two
+// moments of the same identity.
+func (c *Client) ServerIdentity() (string, error) {
+	out, err := c.Run("display-message", "-p", serverFormat)
+	if err != nil {
+		return "", err
+	}
+	return serverIdentity(strings.TrimSpace(out)), nil
 }

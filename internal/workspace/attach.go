@@ -46,6 +46,7 @@ func (w *Workspace) EnsureSession(r *state.Record) (string, error) {
 		}
 		cur.SessionID, cur.Pane, cur.Session = created.SessionID, created.PaneID, created.SessionName
 		cur.Socket = daemon.SocketPath(w.Tmux)
+		cur.Server = created.Server
 		if !cur.NoAgent && cur.Status != state.Exited {
 			cur.SetStatus(state.Exited, state.FromOwt, w.Now())
 			cur.ExitCode = nil

@@ -201,6 +201,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		}
 		r.SessionID, r.Pane, r.Session = created.SessionID, created.PaneID, created.SessionName
 		r.Socket = daemon.SocketPath(w.Tmux)
+		r.Server = created.Server
 		r.Copied = copied
 		if sha, err := branchAt(); err == nil && r.BaseCommit == "" {
 			r.BaseCommit = sha

@@ -65,7 +65,7 @@ func (w *world) workspace() *Workspace {
 	require.NoError(w.t, err)
 	// The session runs a stand-in for "owt _run" that just stays alive:
 	// this test is about the steps around it.
-	script := filepath.Join(w.t.TempDir(), "runner")
+	script := filepath.Join(w.t.TempDir(), "owt") // named like owt: hook files point at it
 	// Create also starts "owt monitor" through Self: the stand-in declines.
 	require.NoError(w.t, os.WriteFile(script, []byte("#!/bin/sh\n[ \"$1\" = monitor ] && exit 0\nexec sleep 600\n"), 0o755))
 	ws.Self = script

@@ -21,10 +21,19 @@ import (
 // change. Either way git status cannot tell, so owt looks itself: such a
 // file is work exactly when its content without owt's hooks differs, as
 // JSON, from HEAD's (or it was deleted).
+//
+// An untracked settings file owt created is hidden by info/exclude, so
+// git status never shows what the agent adds to it either: it is work when
+// it holds anything besides owt's hooks.
 func hookFileWork(r *state.Record, dirty []string) ([]string, error) {
 	files, err := trackedHookFiles(r)
 	if err != nil {
 		return nil, err
+	}
+	for _, h := range r.HookFiles {
+		if !h.Tracked {
+			files = append(files, h.Path)
+		}
 	}
 	for _, rel := range files {
 		changed, err := hookFileChanged(r.Path, rel)
