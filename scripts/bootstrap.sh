@@ -68,6 +68,8 @@ notify() {
 	(
 		for _ in $(seq 120); do
 			sleep 1
+			# Gone with the server: nobody is left to tell.
+			tmux list-sessions >/dev/null 2>&1 || break
 			if has_client; then
 				show "$msg"
 				break

@@ -32,10 +32,12 @@ func main() {
 	root, err := os.MkdirTemp("", "owt-bench-")
 	check(err)
 	w := &world{root: root}
-	defer func() {
+	cleanup = func() {
 		_ = w.cmd("", "tmux", "kill-server").Run()
+		time.Sleep(200 * time.Millisecond) // let owt's detached helpers see the server go
 		_ = os.RemoveAll(root)
-	}()
+	}
+	defer cleanup()
 	for _, d := range []string{"home", "tmux", "run"} {
 		check(os.MkdirAll(filepath.Join(root, d), 0o700))
 	}
@@ -118,7 +120,7 @@ func (w *world) firstFrame(dir, bin, want string) time.Duration {
 		}
 		if time.Since(start) > 10*time.Second {
 			fmt.Fprintf(os.Stderr, "switch popup never showed %q:\n%s", want, screen)
-			os.Exit(1)
+			exit(1)
 		}
 		// Poll gently: a busy loop of tmux processes would steal the CPU
 		// the popup needs (2 cores) and measure the poller, not owt.
@@ -166,7 +168,7 @@ func (w *world) cmd(dir, name string, args ...string) *exec.Cmd {
 func (w *world) must(dir, name string, args ...string) {
 	if out, err := w.cmd(dir, name, args...).CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "%s %v: %v\n%s", name, args, err, out)
-		os.Exit(1)
+		exit(1)
 	}
 }
 
@@ -187,6 +189,15 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d.Microse
 func check(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		exit(1)
 	}
+}
+
+// cleanup kills the bench's tmux server and removes its temp dir; every
+// way out of the bench runs it, so a failed run leaves nothing behind.
+var cleanup = func() {}
+
+func exit(code int) {
+	cleanup()
+	os.Exit(code)
 }

@@ -125,6 +125,44 @@ func (e *Env) waitProcessesGone() {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+	// Anything else still running in this world — a detached owt _publish
+	// or owt hook finishing after the server went — would write into the
+	// temp dir while the test removes it.
+	for time.Now().Before(deadline) {
+		left := e.worldProcesses()
+		if len(left) == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, pid := range e.worldProcesses() {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		e.t.Errorf("process %d of this test still runs after its tmux server was killed: %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// worldProcesses are the live processes started in this test's world:
+// they carry its XDG_STATE_HOME in their environment.
+func (e *Env) worldProcesses() []int {
+	marker := []byte("XDG_STATE_HOME=" + e.vars["XDG_STATE_HOME"] + "\x00")
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, d := range entries {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+		if err != nil || !bytes.Contains(env, marker) {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat")); err == nil && bytes.Contains(stat, []byte(") Z ")) {
+			continue // a zombie: gone, waiting for its parent
+		}
+		pids = append(pids, pid)
+	}
+	return pids
 }
 
 // KillServerExpectMonitorGone is registered by the status tests: at the
