@@ -137,3 +137,42 @@ func TestEditsToAnUntrackedHookFileAreWork(t *testing.T) {
 	require.Contains(t, r.Stderr, ".gemini/settings.json")
 	require.FileExists(t, settings)
 }
+
+// owt's info/exclude line for a hook file goes once no worktree needs it,
+// so it does not go on hiding the user's own file of that name; a line the
+// user wrote is never touched.
+func TestHookFileExcludeLineGoesWithTheLastWorktree(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	exclude := filepath.Join(repo, ".git", "info", "exclude")
+	hasLine := func() bool {
+		b, _ := os.ReadFile(exclude)
+		for _, l := range strings.Split(string(b), "\n") {
+			if l == "/.gemini/settings.json" {
+				return true
+			}
+		}
+		return false
+	}
+	a := newJSON(t, e, repo, "--tool", "gemini", "--no-setup", "--name", "a", "First")
+	b := newJSON(t, e, repo, "--tool", "gemini", "--no-setup", "--name", "b", "Second")
+	require.True(t, hasLine())
+	e.MustOwt(repo, "delete", a.Name, "--force")
+	require.True(t, hasLine(), "b still needs it")
+	e.MustOwt(repo, "delete", b.Name, "--force")
+	require.False(t, hasLine(), "gone with the last worktree")
+	// The user's own checkout shows their file again.
+	e.WriteFile(repo, ".gemini/settings.json", "{}\n")
+	require.Contains(t, e.Git(repo, "status", "--porcelain"), ".gemini/")
+
+	// A line the user wrote themselves stays.
+	require.NoError(t, os.Remove(filepath.Join(repo, ".gemini", "settings.json")))
+	f, err := os.OpenFile(exclude, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("/.gemini/settings.json\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	c := newJSON(t, e, repo, "--tool", "gemini", "--no-setup", "--name", "c", "Third")
+	e.MustOwt(repo, "delete", c.Name, "--force")
+	require.True(t, hasLine(), "the user's line is theirs")
+}

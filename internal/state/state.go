@@ -98,6 +98,9 @@ type Record struct {
 type HookFile struct {
 	Path    string `json:"path"`
 	Tracked bool   `json:"tracked,omitempty"`
+	// Excluded: owt added the file's line to info/exclude (it was not
+	// there before), so owt removes it again once no worktree needs it.
+	Excluded bool `json:"excluded,omitempty"`
 }
 
 // SetStatus changes the status and its bookkeeping; it reports whether

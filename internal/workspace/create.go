@@ -404,7 +404,7 @@ func (w *Workspace) bringFiles(dst string, listUntracked func() ([]string, error
 		patterns[i] = "/" + l
 		w.logf("linked %s", l)
 	}
-	if err := w.excludeWithUndo(rb, dst, patterns...); err != nil {
+	if _, err := w.excludeWithUndo(rb, dst, patterns...); err != nil {
 		return nil, fmt.Errorf("exclude links from git: %w", err)
 	}
 	return copied, nil

@@ -116,6 +116,9 @@ func (w *Workspace) Delete(name string, o DeleteOptions) error {
 		}
 	}
 	w.dropRecord(name)
+	if others, err := w.Records(); err == nil {
+		w.releaseExcludes(r, others)
+	}
 	w.publishSummary()
 	_ = w.Tmux.RefreshStatus()
 	return nil

@@ -62,11 +62,14 @@ func (w *Workspace) installHooks(rec *state.Record, prof agent.Profile, rb *undo
 			return err
 		}
 	}
+	excluded := false
 	if !tracked {
 		w.warnHidden(spec.Path)
-		if err := w.excludeWithUndo(rb, rec.Path, "/"+spec.Path); err != nil {
+		added, err := w.excludeWithUndo(rb, rec.Path, "/"+spec.Path)
+		if err != nil {
 			return fmt.Errorf("exclude %s from git: %w", spec.Path, err)
 		}
+		excluded = len(added) > 0
 	}
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
@@ -83,7 +86,7 @@ func (w *Workspace) installHooks(rec *state.Record, prof agent.Profile, rb *undo
 			return err
 		}
 	}
-	return w.recordHookFile(rec, state.HookFile{Path: spec.Path, Tracked: tracked})
+	return w.recordHookFile(rec, state.HookFile{Path: spec.Path, Tracked: tracked, Excluded: excluded})
 }
 
 // noHooks says, in one line, that owt left the settings file rel alone
@@ -139,10 +142,10 @@ func (w *Workspace) warnHidden(rel string) {
 // removes again exactly the lines it added — never a snapshot put back,
 // which would drop lines other owt processes appended meanwhile — unless
 // another worktree exists by then that may rely on them.
-func (w *Workspace) excludeWithUndo(rb *undo, worktree string, patterns ...string) error {
+func (w *Workspace) excludeWithUndo(rb *undo, worktree string, patterns ...string) ([]string, error) {
 	added, err := w.Repo.AddExcludes(patterns...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(added) > 0 {
 		rb.push(func() {
@@ -151,5 +154,54 @@ func (w *Workspace) excludeWithUndo(rb *undo, worktree string, patterns ...strin
 			}
 		})
 	}
-	return nil
+	return added, nil
+}
+
+// releaseExcludes removes the info/exclude lines owt added for r's hook
+// files once r is gone and no other worktree of the repo may hold such a
+// file (any record whose tool writes it, even one still being created):
+// otherwise the line would go on hiding a file of that name that the user
+// creates later in their own checkout.
+func (w *Workspace) releaseExcludes(r *state.Record, others []*state.Record) {
+	for _, h := range r.HookFiles {
+		if !h.Excluded {
+			continue
+		}
+		needed := false
+		for _, o := range others {
+			if spec, ok := agent.HookFiles[w.Tools[o.Tool].Hooks]; ok && spec.Path == h.Path && !o.NoAgent {
+				needed = true
+			}
+		}
+		if needed {
+			w.handOverExclude(h.Path, others)
+			continue
+		}
+		if err := w.Repo.RemoveExcludes("/" + h.Path); err != nil {
+			w.logf("%v", err)
+		}
+	}
+}
+
+// handOverExclude passes the duty to remove owt's exclude line for rel to
+// another worktree that uses the file, so the last one to go removes it.
+func (w *Workspace) handOverExclude(rel string, others []*state.Record) {
+	err := w.Store.Update(func(f *state.File) error {
+		for _, o := range others {
+			r, ok := f.Records[o.Name]
+			if !ok {
+				continue
+			}
+			for i := range r.HookFiles {
+				if r.HookFiles[i].Path == rel && !r.HookFiles[i].Tracked {
+					r.HookFiles[i].Excluded = true
+					return nil
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		w.logf("%v", err)
+	}
 }
