@@ -79,6 +79,16 @@ func TestHookInAnotherWorktreeUpdatesThatWorktree(t *testing.T) {
 	require.Equal(t, "hook", e.Status(repo, "b").Source)
 	require.Equal(t, "working", e.Status(repo, "a").Status, "a's agent said nothing")
 
+	// In a's own agent pane, it is a's agent looking at b's files: a's.
+	aPane := e.Status(repo, "a").Pane
+	require.NotEmpty(t, aPane)
+	r = e.OwtIn(sub, []string{"OWT_NAME=a", "OWT_REPO=" + repo, "TMUX_PANE=" + aPane},
+		fmt.Sprintf(`{"cwd": %q, "hook_event_name": "Stop"}`, sub), "hook", "claude", "Stop")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "idle", e.Status(repo, "a").Status, "the hook ran in a's agent pane")
+	e.MustOwt(repo, "send", "a", "!sleep 60s") // a works again for the check below
+	e.WaitStatus(repo, "a", "working", 10*time.Second)
+
 	// A cwd in no worktree (the main checkout) leaves the environment's.
 	r = e.OwtIn(repo, []string{"OWT_NAME=a", "OWT_REPO=" + repo},
 		fmt.Sprintf(`{"cwd": %q, "hook_event_name": "Stop"}`, repo), "hook", "claude", "Stop")

@@ -76,14 +76,16 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 // from the session's environment, else the worktree holding the event's
 // cwd. The event's cwd wins when it lies in another record's worktree: a
 // tool started in worktree B from a shell of A's session inherits A's
-// environment but is B's agent. The workspace it returns is only good for
-// status updates.
+// environment but is B's agent — unless the hook runs in the pane of the
+// environment's live agent ($TMUX_PANE), which makes it that agent's, even
+// when the agent looks around a sibling worktree. The workspace it returns
+// is only good for status updates.
 func hookWorkspace(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*Workspace, string, error) {
 	name, repo := call.Getenv("OWT_NAME"), call.Getenv("OWT_REPO")
 	var store *state.Store
 	if name != "" && repo != "" {
 		store = state.ForRepo(repo)
-		if ev.Cwd != "" && !recordHolds(store, name, ev.Cwd) {
+		if ev.Cwd != "" && !inAgentPane(store, name, call.Getenv("TMUX_PANE")) && !recordHolds(store, name, ev.Cwd) {
 			if s, rec, err := findByPath(ev.Cwd); err == nil {
 				store, name, repo = s, rec.Name, s.Repo
 			}
@@ -175,4 +177,18 @@ func runChain(call HookCall) error {
 		return fmt.Errorf("run your codex notify program %s: %w", call.Chain[0], err)
 	}
 	return cmd.Process.Release()
+}
+
+// inAgentPane reports whether pane is the pane of the live agent of the
+// record called name: a hook fired there is that agent's.
+func inAgentPane(store *state.Store, name, pane string) bool {
+	if pane == "" {
+		return false
+	}
+	f, err := store.Peek()
+	if err != nil {
+		return false
+	}
+	r, ok := f.Records[name]
+	return ok && r != nil && r.Pane == pane && r.Status != state.Exited && !r.NoAgent
 }
