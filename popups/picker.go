@@ -61,7 +61,7 @@ func labels(items []workspace.Item, now time.Time) []string {
 		} else if it.Dirty > 0 {
 			changes += fmt.Sprintf(" (%d uncommitted)", it.Dirty)
 		}
-		rows[i] = []string{workspace.Glyph(it.Status), it.Name, repoName(it.Repo), tool, age(now.Sub(it.CreatedAt)), changes, it.Branch}
+		rows[i] = []string{workspace.Glyph(it.Status), it.Name, repoName(it.Repo), tool, workspace.Age(now.Sub(it.CreatedAt)), changes, it.Branch}
 		for c, cell := range rows[i] {
 			widths[c] = max(widths[c], len([]rune(cell)))
 		}
@@ -148,7 +148,7 @@ func (p *previewer) render(i, width, height int) string {
 		status = fmt.Sprintf("%s(%d)", status, *it.ExitCode)
 	}
 	head := []string{
-		fmt.Sprintf("%s %s — %s for %s", workspace.Glyph(it.Status), it.Name, status, age(time.Since(it.StatusSince))),
+		fmt.Sprintf("%s %s — %s for %s", workspace.Glyph(it.Status), it.Name, status, workspace.Age(time.Since(it.StatusSince))),
 		fmt.Sprintf("repo   %s", it.Repo),
 		fmt.Sprintf("branch %s → %s", it.Branch, it.Base),
 	}

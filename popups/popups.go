@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"golang.org/x/term"
 
@@ -120,9 +119,6 @@ func openRecordWorkspace(tm *tmux.Client, r *state.Record) (*workspace.Workspace
 	}
 	return w, nil
 }
-
-// age prints a duration the way owt list does: 45s, 12m, 3h, 2d.
-func age(d time.Duration) string { return workspace.Age(d) }
 
 // firstLine is the first line of s, for one-line displays of a task.
 func firstLine(s string) string {

@@ -184,16 +184,7 @@ func MergeHookSettings(data []byte, kind, owt string) ([]byte, error) {
 	if err := top.SetValue("hooks", hooks); err != nil {
 		return nil, err
 	}
-	raw, err := top.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, raw, "", "  "); err != nil {
-		return nil, err
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
+	return indentSettings(top)
 }
 
 // owtHookGroup is the group owt adds: every tool, matcher "" (all).

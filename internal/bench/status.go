@@ -38,9 +38,11 @@ func statusFigures(w *world, bin, repo string) {
 		}
 	}
 	it.Repo = repo // owt status names the worktree, not its repo
+	// Agents report the cwd they run in: the worktree (the default dir).
+	worktree := filepath.Join(filepath.Dir(repo), filepath.Base(repo)+".worktrees", it.Name)
 	env := []string{"OWT_NAME=" + it.Name, "OWT_REPO=" + it.Repo}
 	hook := func(event string) time.Duration {
-		payload := fmt.Sprintf(`{"session_id":"bench","cwd":%q,"hook_event_name":%q}`, repo, event)
+		payload := fmt.Sprintf(`{"session_id":"bench","cwd":%q,"hook_event_name":%q}`, worktree, event)
 		c := w.cmd(repo, bin, "hook", "claude", event)
 		c.Env = append(c.Env, env...)
 		c.Stdin = strings.NewReader(payload)

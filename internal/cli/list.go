@@ -80,7 +80,7 @@ func printTable(out io.Writer, items []workspace.Item, withRepo bool) {
 		if !it.Live {
 			status += " (no session)"
 		}
-		row := []string{it.Name, it.Branch, status, tool, Age(now.Sub(it.CreatedAt)), changes(it)}
+		row := []string{it.Name, it.Branch, status, tool, workspace.Age(now.Sub(it.CreatedAt)), changes(it)}
 		if withRepo {
 			row = append([]string{it.Repo}, row...)
 		}
@@ -102,6 +102,3 @@ func changes(it workspace.Item) string {
 	}
 	return s
 }
-
-// Age prints a duration the way people say it: 45s, 12m, 3h, 2d.
-func Age(d time.Duration) string { return workspace.Age(d) }

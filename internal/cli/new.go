@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 
@@ -78,7 +79,7 @@ func goTo(tm *tmux.Client, sessionID string) error {
 		return tm.SwitchClient(sessionID)
 	}
 	argv := tm.AttachArgv(sessionID)
-	bin, err := lookPath(argv[0])
+	bin, err := exec.LookPath(argv[0])
 	if err != nil {
 		return err
 	}

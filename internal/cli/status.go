@@ -52,7 +52,7 @@ func printStatus(out io.Writer, v workspace.StatusView) {
 	if v.Status == "waiting" {
 		status += " (needs you)"
 	}
-	fmt.Fprintf(out, "%s: %s for %s (from %s)\n", v.Name, status, Age(time.Since(v.Since)), v.Source)
+	fmt.Fprintf(out, "%s: %s for %s (from %s)\n", v.Name, status, workspace.Age(time.Since(v.Since)), v.Source)
 	if !v.Live {
 		fmt.Fprintf(out, "its tmux session %s is gone ('owt attach %s' recreates it)\n", v.Session, v.Name)
 		return

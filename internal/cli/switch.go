@@ -2,12 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"os/exec"
 
 	"github.com/urfave/cli/v2"
 )
-
-func lookPath(bin string) (string, error) { return exec.LookPath(bin) }
 
 func switchCommand() *cli.Command {
 	return &cli.Command{

@@ -367,19 +367,7 @@ func itoa(n int) string { return fmt.Sprint(n) }
 // to session and returns the client's name (its tty).
 func (e *Env) AttachClient(session string) string {
 	e.t.Helper()
-	before := e.clients()
-	term := e.RunInTerminal(e.Root, "tmux", "attach-session", "-t", session)
-	e.t.Cleanup(func() { term.Close() })
-	var name string
-	e.Eventually(5*time.Second, "client attached", func() bool {
-		for c := range e.clients() {
-			if !before[c] {
-				name = c
-				return true
-			}
-		}
-		return false
-	})
+	name, _ := e.attach(session) // the terminal closes when the test ends
 	return name
 }
 

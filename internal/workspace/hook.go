@@ -85,7 +85,7 @@ func hookWorkspace(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*Workspa
 	var store *state.Store
 	if name != "" && repo != "" {
 		store = state.ForRepo(repo)
-		if ev.Cwd != "" && !inAgentPane(store, name, call.Getenv("TMUX_PANE")) && !recordHolds(store, name, ev.Cwd) {
+		if ev.Cwd != "" && !ownsEvent(store, name, call.Getenv("TMUX_PANE"), ev.Cwd) {
 			if s, rec, err := findByPath(ev.Cwd); err == nil {
 				store, name, repo = s, rec.Name, s.Repo
 			}
@@ -108,16 +108,21 @@ func hookWorkspace(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*Workspa
 	}, name, nil
 }
 
-// recordHolds reports whether the worktree of the record called name in
-// store holds dir (true when that cannot be told, so the environment's
-// record stays the answer).
-func recordHolds(store *state.Store, name, dir string) bool {
+// ownsEvent reports, from one read of the state, whether the record
+// called name owns an event fired in pane with cwd dir: it does when the
+// event comes from its live agent's pane, or when its worktree holds dir
+// (and when that cannot be told, so the environment's record stays the
+// answer).
+func ownsEvent(store *state.Store, name, pane, dir string) bool {
 	f, err := store.Peek()
 	if err != nil {
 		return true
 	}
 	r, ok := f.Records[name]
 	if !ok || r == nil || r.Path == "" {
+		return true
+	}
+	if pane != "" && r.Pane == pane && r.Status != state.Exited && !r.NoAgent {
 		return true
 	}
 	return within(dir, r.Path) || within(realPath(dir), r.Path)
@@ -177,18 +182,4 @@ func runChain(call HookCall) error {
 		return fmt.Errorf("run your codex notify program %s: %w", call.Chain[0], err)
 	}
 	return cmd.Process.Release()
-}
-
-// inAgentPane reports whether pane is the pane of the live agent of the
-// record called name: a hook fired there is that agent's.
-func inAgentPane(store *state.Store, name, pane string) bool {
-	if pane == "" {
-		return false
-	}
-	f, err := store.Peek()
-	if err != nil {
-		return false
-	}
-	r, ok := f.Records[name]
-	return ok && r != nil && r.Pane == pane && r.Status != state.Exited && !r.NoAgent
 }
