@@ -77,7 +77,14 @@ func printTable(out io.Writer, items []workspace.Item, withRepo bool) {
 		if it.Status == string(state.Exited) && it.ExitCode != nil {
 			status = fmt.Sprintf("exited(%d)", *it.ExitCode)
 		}
-		if !it.Live {
+		switch {
+		case it.Creating == "in-progress":
+			status += " (being created)"
+		case it.Creating == "interrupted":
+			status += " (interrupted: owt doctor --fix removes it)"
+		case it.Where == "other-server":
+			status += " (on another tmux server)"
+		case it.Where == "gone":
 			status += " (no session)"
 		}
 		row := []string{it.Name, it.Branch, status, tool, workspace.Age(now.Sub(it.CreatedAt)), changes(it)}

@@ -62,8 +62,11 @@ func (m *monitor) paneOf(r *state.Record) (tmux.PaneState, bool) {
 	}
 	key := recKey{r.Repo, r.Name}
 	// Ids are reused by a restarted server: trust them only on the server
-	// the record was made on; otherwise the name must match too.
-	if m.sameServer(r) && r.SessionID != "" && p.SessionID == r.SessionID || p.SessionName == r.Session ||
+	// the record was made on; otherwise the name must match too, and only
+	// on the socket the record was made on (a session of that name on
+	// another server is not the agent's).
+	if m.sameServer(r) && r.SessionID != "" && p.SessionID == r.SessionID ||
+		p.SessionName == r.Session && (r.Socket == "" || r.Socket == m.socket) ||
 		p.TTY != "" && m.ttys[key] == p.TTY {
 		m.ttys[key] = p.TTY
 		return p, true

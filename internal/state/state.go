@@ -84,6 +84,11 @@ type Record struct {
 	EventAt   time.Time `json:"status_event_at,omitzero"`
 	ExitCode  *int      `json:"exit_code,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+	// Creating is set while owt new builds the worktree, and cleared once
+	// its session is recorded. The creating process holds CreateLock the
+	// whole time, so a record still Creating whose lock nobody holds is an
+	// interrupted create (owt doctor undoes it).
+	Creating bool `json:"creating,omitempty"`
 	// Recovered marks a record rebuilt after corruption: its task and tool
 	// were lost with the file.
 	Recovered bool `json:"recovered,omitempty"`
@@ -115,6 +120,10 @@ func (r *Record) SetStatus(s Status, src Source, now time.Time) bool {
 	r.Status, r.Source = s, src
 	return true
 }
+
+// CreateLock is the key of the lock owt new holds while it creates the
+// worktree called name in repo.
+func CreateLock(repo, name string) string { return "create\x00" + repo + "\x00" + name }
 
 // File is the content of one repository's state file.
 type File struct {

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -163,6 +164,9 @@ type Session struct {
 	Name     string
 	Attached bool
 	Path     string
+	// Server is the identity of the server run holding the session (see
+	// ServerIdentity); a record's session id means something only there.
+	Server string
 }
 
 // fieldSep separates fields in -F output; tmux session names cannot hold it.
@@ -170,7 +174,7 @@ const fieldSep = "\x1f"
 
 // Sessions lists the server's sessions; none (and no error) when no server runs.
 func (c *Client) Sessions() ([]Session, error) {
-	out, err := c.Run("list-sessions", "-F", strings.Join([]string{"#{session_id}", "#{session_name}", "#{session_attached}", "#{session_path}"}, fieldSep))
+	out, err := c.Run("list-sessions", "-F", strings.Join([]string{"#{session_id}", "#{session_name}", "#{session_attached}", "#{session_path}", serverFormat}, fieldSep))
 	if errors.Is(err, ErrNoServer) {
 		return nil, nil
 	}
@@ -180,10 +184,10 @@ func (c *Client) Sessions() ([]Session, error) {
 	var ss []Session
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Split(line, fieldSep)
-		if len(f) != 4 {
+		if len(f) != 5 {
 			continue
 		}
-		ss = append(ss, Session{ID: f[0], Name: f[1], Attached: f[2] != "0", Path: f[3]})
+		ss = append(ss, Session{ID: f[0], Name: f[1], Attached: f[2] != "0", Path: f[3], Server: serverIdentity(f[4])})
 	}
 	return ss, nil
 }
@@ -209,11 +213,14 @@ type NewSession struct {
 	Env  map[string]string
 	// Argv runs directly (execvp, no shell) when it has two or more
 	// elements. Empty means the user's default shell.
-	Argv   []string
-	Width  int
-	Height int
-	// Options are user options (@name) set on the new session in the same
-	// tmux call, so the session is never seen without them.
+	Argv []string
+	// WindowName names the first window (and turns its automatic-rename
+	// off), so a window list shows the agent, not the process running it.
+	WindowName string
+	Width      int
+	Height     int
+	// Options are user options (@name) set on the new session, by its id,
+	// right after it is made.
 	Options map[string]string
 	// Global are global user options set in the same call (owt's status
 	// bar summary, which must count the new session).
@@ -235,14 +242,21 @@ type Created struct {
 }
 
 // NewSession creates a detached session and returns its ids.
+//
+// Its options are set in a second call that names the new session by the
+// id the first one printed: a set-option without -t after new-session
+// lands on the session of whoever runs owt ($TMUX_PANE), not the new one.
 func (c *Client) NewSession(ns NewSession) (Created, error) {
 	if len(ns.Argv) == 1 {
 		// One argument would be run by "sh -c"; never hand tmux a shell string.
 		return Created{}, fmt.Errorf("tmux new-session: a command needs at least two argv elements")
 	}
-	// tmux expands formats in -s and -c ("#{…}", and "#(…)" runs a shell
-	// command), so a '#' in a repo path must reach tmux as "##".
+	// tmux expands formats in -s, -n and -c ("#{…}", and "#(…)" runs a
+	// shell command), so a '#' must reach tmux as "##".
 	args := []string{"new-session", "-d", "-P", "-F", "#{session_id}" + fieldSep + "#{pane_id}" + fieldSep + "#{session_name}" + fieldSep + serverFormat, "-s", FormatLiteral(ns.Name), "-c", FormatLiteral(ns.Dir)}
+	if ns.WindowName != "" {
+		args = append(args, "-n", FormatLiteral(ns.WindowName))
+	}
 	if ns.Width > 0 && ns.Height > 0 {
 		args = append(args, "-x", strconv.Itoa(ns.Width), "-y", strconv.Itoa(ns.Height))
 	}
@@ -253,26 +267,32 @@ func (c *Client) NewSession(ns NewSession) (Created, error) {
 		args = append(args, "--")
 		args = append(args, ns.Argv...)
 	}
-	cmds := [][]string{args}
+	out, err := c.Run(args...)
+	if err != nil {
+		return Created{}, err
+	}
+	f := strings.Split(out, fieldSep)
+	if len(f) != 4 || !strings.HasPrefix(f[0], "$") || !strings.HasPrefix(f[1], "%") {
+		return Created{}, fmt.Errorf("tmux new-session: unexpected output %q", out)
+	}
+	created := Created{SessionID: f[0], PaneID: f[1], SessionName: f[2], Server: serverIdentity(f[3])}
+
+	var cmds [][]string
 	for _, k := range sortedKeys(ns.Options) {
-		// Without -t, set-option after new-session applies to the new session.
-		cmds = append(cmds, []string{"set-option", "-q", k, ns.Options[k]})
+		cmds = append(cmds, []string{"set-option", "-q", "-t", created.SessionID, k, ns.Options[k]})
 	}
 	for _, k := range sortedKeys(ns.Global) {
 		cmds = append(cmds, []string{"set-option", "-q", "-g", k, ns.Global[k]})
 	}
 	cmds = append(cmds, []string{"list-clients", "-F", "client" + fieldSep + "#{client_name}"})
-	out, err := c.RunBatch(cmds...)
+	out, err = c.RunBatch(cmds...)
 	if err != nil {
+		// The caller never learns the ids of a session it cannot mark:
+		// take it down rather than leave an unowned session running.
+		_ = c.KillSession(created.SessionID)
 		return Created{}, err
 	}
-	lines := strings.Split(out, "\n")
-	f := strings.Split(lines[0], fieldSep)
-	if len(f) != 4 || !strings.HasPrefix(f[0], "$") || !strings.HasPrefix(f[1], "%") {
-		return Created{}, fmt.Errorf("tmux new-session: unexpected output %q", out)
-	}
-	created := Created{SessionID: f[0], PaneID: f[1], SessionName: f[2], Server: serverIdentity(f[3])}
-	for _, l := range lines[1:] {
+	for _, l := range strings.Split(out, "\n") {
 		if name, ok := strings.CutPrefix(l, "client"+fieldSep); ok && name != "" {
 			created.Clients = append(created.Clients, name)
 		}
@@ -313,11 +333,14 @@ type Pane struct {
 	DeadStatus int
 	Command    string
 	Path       string
+	// StartCommand is the command the pane was started with.
+	StartCommand string
 }
 
 // Panes lists every pane of the server in one call.
 func (c *Client) Panes() ([]Pane, error) {
-	out, err := c.Run("list-panes", "-a", "-F", strings.Join([]string{"#{pane_id}", "#{session_id}", "#{pane_pid}", "#{pane_dead}", "#{pane_dead_status}", "#{pane_current_command}", "#{pane_current_path}"}, fieldSep))
+	fields := []string{"#{pane_id}", "#{session_id}", "#{pane_pid}", "#{pane_dead}", "#{pane_dead_status}", "#{pane_current_command}", "#{pane_current_path}", "#{pane_start_command}"}
+	out, err := c.Run("list-panes", "-a", "-F", strings.Join(fields, fieldSep))
 	if errors.Is(err, ErrNoServer) {
 		return nil, nil
 	}
@@ -327,14 +350,56 @@ func (c *Client) Panes() ([]Pane, error) {
 	var ps []Pane
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Split(line, fieldSep)
-		if len(f) != 7 {
+		if len(f) != len(fields) {
 			continue
 		}
 		pid, _ := strconv.Atoi(f[2])
 		ds, _ := strconv.Atoi(f[4])
-		ps = append(ps, Pane{ID: f[0], SessionID: f[1], PID: pid, Dead: f[3] == "1", DeadStatus: ds, Command: f[5], Path: f[6]})
+		ps = append(ps, Pane{ID: f[0], SessionID: f[1], PID: pid, Dead: f[3] == "1", DeadStatus: ds, Command: f[5], Path: f[6], StartCommand: f[7]})
 	}
 	return ps, nil
+}
+
+// SessionOptions returns, for every session of the server, the values of
+// the named user options (missing ones are ""), keyed by session id.
+func (c *Client) SessionOptions(names ...string) (map[string]map[string]string, error) {
+	fields := []string{"#{session_id}"}
+	for _, n := range names {
+		fields = append(fields, "#{"+n+"}")
+	}
+	out, err := c.Run("list-sessions", "-F", strings.Join(fields, fieldSep))
+	if errors.Is(err, ErrNoServer) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := map[string]map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(line, fieldSep)
+		if len(f) != len(fields) {
+			continue
+		}
+		opts := map[string]string{}
+		for i, n := range names {
+			opts[n] = f[i+1]
+		}
+		res[f[0]] = opts
+	}
+	return res, nil
+}
+
+// SessionEnv returns one variable of a session's environment ("" when unset).
+func (c *Client) SessionEnv(session, key string) (string, error) {
+	out, err := c.Run("show-environment", "-t", session, key)
+	if err != nil {
+		if strings.Contains(err.Error(), "unknown variable") {
+			return "", nil
+		}
+		return "", err
+	}
+	_, v, _ := strings.Cut(out, "=")
+	return v, nil
 }
 
 // Capture returns the visible text of a pane, wrapped lines joined.
@@ -485,9 +550,14 @@ func sortedKeys(m map[string]string) []string {
 // next on the same socket: its pid and start time.
 const serverFormat = "#{pid}:#{start_time}"
 
-func serverIdentity(expanded string) string {
+// hostname is read once: every listed session carries the identity.
+var hostname = sync.OnceValue(func() string {
 	host, _ := os.Hostname()
-	return host + ":" + expanded
+	return host
+})
+
+func serverIdentity(expanded string) string {
+	return hostname() + ":" + expanded
 }
 
 // ServerIdentity returns the identity of the running server: host, pid

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
@@ -8,22 +9,41 @@ import (
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
-// LiveSession returns the id of the record's tmux session, or "" when the
-// server no longer has it.
+// ErrOtherServer is returned for a record whose session lives on another
+// tmux server that still runs.
+var ErrOtherServer = errors.New("runs on another tmux server")
+
+// LiveSession returns the id of the record's tmux session on this server,
+// or "" when no server has it any more. A session on another running tmux
+// server is ErrOtherServer, saying how to get there.
 func (w *Workspace) LiveSession(r *state.Record) (string, error) {
-	s, ok, err := w.Tmux.FindSession(r.Session)
-	if err != nil || !ok {
+	where, err := w.Locate(r)
+	if err != nil {
 		return "", err
 	}
-	return s.ID, nil
+	switch where.Place {
+	case Here:
+		return where.SessionID, nil
+	case Elsewhere:
+		return "", fmt.Errorf("%s %w (%s): attach there with: tmux -S %s attach -t %s",
+			r.Name, ErrOtherServer, where.Socket, where.Socket, where.SessionID)
+	}
+	return "", nil
 }
 
 // EnsureSession returns the record's live session, recreating it on the
 // existing worktree when the tmux server lost it (after a reboot or a
-// kill-server). The agent is not restarted with its task — that would run
-// the task twice — so the new session holds a shell and the record says the
-// agent exited.
+// kill-server). A session on another tmux server that still runs is never
+// recreated here (ErrOtherServer). The agent is not restarted with its
+// task — that would run the task twice — so the new session holds a shell
+// and the record says the agent exited.
 func (w *Workspace) EnsureSession(r *state.Record) (string, error) {
+	switch CreateStateOf(r) {
+	case InProgress:
+		return "", fmt.Errorf("%s is still being created; try again in a moment", r.Name)
+	case Interrupted:
+		return "", fmt.Errorf("%s: owt new was interrupted before it finished; 'owt doctor --fix' removes what it left", r.Name)
+	}
 	if id, err := w.LiveSession(r); err != nil || id != "" {
 		return id, err
 	}

@@ -18,10 +18,7 @@ import (
 // the cache when they finish, for the next caller.
 func CollectWithin(tm *tmux.Client, recs []*state.Record, wait time.Duration) []Item {
 	sessions, _ := tm.Sessions()
-	live := map[string]string{}
-	for _, s := range sessions {
-		live[s.Name] = s.ID
-	}
+	loc := NewLocator(tm, sessions)
 	cache := loadStatsCache()
 	now := time.Now()
 	items := make([]Item, len(recs))
@@ -31,7 +28,7 @@ func CollectWithin(tm *tmux.Client, recs []*state.Record, wait time.Duration) []
 		stale   []int
 	)
 	for i, r := range recs {
-		items[i] = itemOf(r, live)
+		items[i] = itemOf(r, loc)
 		st, ok := cache.Entries[r.Repo+"\x00"+r.Name]
 		if ok {
 			items[i].applyStats(st)

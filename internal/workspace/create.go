@@ -132,10 +132,12 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, err := w.reserve(o, task, prof.Name, base, baseCommit, live, existing)
+	rec, held, err := w.reserve(o, task, prof.Name, base, baseCommit, live, existing)
 	if err != nil {
 		return nil, err
 	}
+	// Released last, after any rollback: until then the record is ours.
+	defer held.Release()
 	rb.push(func() { w.dropRecord(rec.Name) })
 	// The status bar summary counting the new agent, rendered while git
 	// works and set in the same tmux call that makes the session.
@@ -203,6 +205,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		r.Socket = daemon.SocketPath(w.Tmux)
 		r.Server = created.Server
 		r.Copied = copied
+		r.Creating = false
 		if sha, err := branchAt(); err == nil && r.BaseCommit == "" {
 			r.BaseCommit = sha
 		}
@@ -244,9 +247,11 @@ func (w *Workspace) defaultBase(o CreateOptions) (string, error) {
 }
 
 // reserve picks a free name, branch, folder, session and port block and
-// writes the record in state "starting", so concurrent owt new calls never
-// choose the same ones.
-func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string, sessions []tmux.Session, branches map[string]bool) (*state.Record, error) {
+// writes the record in state "starting", marked Creating, so concurrent owt
+// new calls never choose the same ones. It returns the create lock of the
+// name, held until the create ends: kill -9 drops it, which is how owt
+// doctor tells an interrupted create from one still running.
+func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string, sessions []tmux.Session, branches map[string]bool) (*state.Record, *state.Held, error) {
 	name, branch := DeriveName(task)
 	if o.Name != "" {
 		name = o.Name
@@ -265,6 +270,7 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 	}
 
 	var rec *state.Record
+	var held *state.Held
 	err := state.WithLock("ports", func() error {
 		used, err := usedPorts()
 		if err != nil {
@@ -294,21 +300,28 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 				// Another repo with the same folder name owns it.
 				session = sessionPart(w.Repo.Name()) + "-" + shortHash(w.Repo.Root) + "/" + sessionPart(name)
 			}
+			h, err := state.Hold(state.CreateLock(w.Repo.Root, name))
+			if err != nil {
+				return fmt.Errorf("reserve %s: %w", name, err)
+			}
+			held = h
 			now := w.Now()
 			rec = &state.Record{
 				Name: name, Repo: w.Repo.Root, Branch: branch, Base: base, BaseCommit: baseCommit,
 				Path: w.worktreePath(name), Session: session, Tool: tool, Task: task,
 				Plan: o.Plan, NoAgent: o.NoAgent, NoSetup: o.NoSetup, Port: port,
 				Status: state.Starting, StatusSince: now, Source: state.FromOwt, CreatedAt: now,
+				Creating: true,
 			}
 			f.Records[name] = rec
 			return nil
 		})
 	})
 	if err != nil {
-		return nil, err
+		held.Release()
+		return nil, nil, err
 	}
-	return rec, nil
+	return rec, held, nil
 }
 
 // taken reports whether a name or branch is already used, and by what.
@@ -431,14 +444,21 @@ func (w *Workspace) sessionEnv(rec *state.Record) map[string]string {
 // the setup, starts the agent and leaves a shell when it exits. No user text
 // is on the tmux command line: the runner reads the task from the record.
 func (w *Workspace) startSession(rec *state.Record, global map[string]string) (tmux.Created, error) {
-	return w.Tmux.NewSession(tmux.NewSession{
+	ns := tmux.NewSession{
 		Name:    rec.Session,
 		Dir:     rec.Path,
 		Env:     w.sessionEnv(rec),
 		Argv:    []string{w.Self, "_run"},
 		Options: sessionOptions(rec),
 		Global:  global,
-	})
+	}
+	if !rec.NoAgent {
+		// The agent runs as the pane's foreground job, so tmux would name
+		// the window after its process (often "node"); the tool's name
+		// says more. A shell keeps tmux's automatic naming.
+		ns.WindowName = rec.Tool
+	}
+	return w.Tmux.NewSession(ns)
 }
 
 // async runs f in the background; the returned function waits for its result.

@@ -94,12 +94,8 @@ func (w *Workspace) Delete(name string, o DeleteOptions) error {
 	if !loss.Empty() && !o.Force {
 		return fmt.Errorf("%s %w: %s (commit or merge it first, or use --force)", name, ErrWouldLoseWork, loss)
 	}
-	if r.SessionID != "" {
-		if s, ok, _ := w.Tmux.FindSession(r.Session); ok && s.ID == r.SessionID {
-			if err := w.Tmux.KillSession(s.ID); err != nil {
-				return fmt.Errorf("kill session %s: %w", r.Session, err)
-			}
-		}
+	if err := w.killSessionOf(r); err != nil {
+		return err
 	}
 	if err := w.Repo.RemoveWorktree(r.Path, o.Force); err != nil {
 		return fmt.Errorf("remove worktree %s: %w", r.Path, err)
@@ -155,4 +151,22 @@ func sameFile(a, b string) bool {
 	x, err1 := os.ReadFile(a)
 	y, err2 := os.ReadFile(b)
 	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// killSessionOf kills the session r proves it owns: on this server, or on
+// the other tmux server it was made on when that one still runs. A session
+// that merely has r's name is never touched.
+func (w *Workspace) killSessionOf(r *state.Record) error {
+	loc, err := ListLocator(w.Tmux)
+	if err != nil {
+		return err
+	}
+	where := loc.Locate(r)
+	if where.Place == Gone {
+		return nil
+	}
+	if err := loc.ClientFor(where).KillSession(where.SessionID); err != nil {
+		return fmt.Errorf("kill session %s: %w", r.Session, err)
+	}
+	return nil
 }

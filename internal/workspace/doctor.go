@@ -22,6 +22,8 @@ const (
 	WorktreeWithoutSession = "worktree-without-session"
 	RecordWithoutEither    = "record-without-either"
 	SessionWithoutRecord   = "session-without-record"
+	SessionOnOtherServer   = "session-on-other-server"
+	InterruptedCreate      = "interrupted-create"
 	WorktreeWithoutRecord  = "worktree-without-record"
 	PrunableWorktree       = "prunable-worktree"
 	BranchLeftBehind       = "branch-left-behind"
@@ -79,6 +81,7 @@ func (w *Workspace) Doctor(fix bool) (DoctorReport, error) {
 	if err != nil && !errors.Is(err, tmux.ErrNotInstalled) {
 		return rep, err
 	}
+	loc := NewLocator(w.Tmux, all)
 	owned, err := w.ownedSessions()
 	if err != nil {
 		return rep, err
@@ -87,18 +90,17 @@ func (w *Workspace) Doctor(fix bool) (DoctorReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	live := map[string]tmux.Session{}
-	for _, s := range all {
-		live[s.Name] = s
-	}
-	known := map[string]bool{} // session names of records
+	known := map[string]bool{} // session ids of records on this server
 	for _, r := range recs {
-		known[r.Session] = true
-		w.doctorRecord(r, live, fix, &rep)
+		where := loc.Locate(r)
+		if where.Place == Here {
+			known[where.SessionID] = true
+		}
+		w.doctorRecord(r, where, fix, &rep)
 	}
 	for _, s := range owned {
-		if s.Repo == w.Repo.Root && !known[s.Session] {
-			rep.Findings = append(rep.Findings, w.doctorStraySession(s, fix))
+		if s.Repo == w.Repo.Root && !known[s.ID] && !w.beingCreated(s.Name) {
+			rep.Findings = append(rep.Findings, w.doctorStraySession(s))
 		}
 	}
 	w.doctorWorktrees(recs, wts, fix, &rep)
@@ -109,12 +111,21 @@ func (w *Workspace) Doctor(fix bool) (DoctorReport, error) {
 }
 
 // doctorRecord checks that a record has both its worktree and its session.
-func (w *Workspace) doctorRecord(r *state.Record, live map[string]tmux.Session, fix bool, rep *DoctorReport) {
-	_, hasSession := live[r.Session]
+// A session on another tmux server that still runs is that server's: it
+// is neither recreated here nor killed.
+func (w *Workspace) doctorRecord(r *state.Record, where Where, fix bool, rep *DoctorReport) {
+	if w.doctorInterruptedCreate(r, fix, rep) {
+		return
+	}
+	hasSession := where.Place != Gone
 	hasWorktree := worktreeDirExists(r.Path)
 	switch {
 	case hasWorktree && hasSession:
 		return
+	case where.Place == Elsewhere:
+		rep.Findings = append(rep.Findings, Finding{Kind: SessionOnOtherServer, Name: r.Name,
+			Detail: fmt.Sprintf("session %s runs on another tmux server (%s) but its worktree %s is gone", r.Session, where.Socket, r.Path),
+			Action: "left alone: run owt doctor on that server"})
 	case hasWorktree:
 		f := Finding{Kind: WorktreeWithoutSession, Name: r.Name,
 			Detail: fmt.Sprintf("worktree %s has no tmux session (%s)", r.Path, r.Session),
@@ -128,12 +139,11 @@ func (w *Workspace) doctorRecord(r *state.Record, live map[string]tmux.Session, 
 		}
 		rep.Findings = append(rep.Findings, f)
 	case hasSession:
-		s := live[r.Session]
 		f := Finding{Kind: SessionWithoutWorktree, Name: r.Name,
 			Detail: fmt.Sprintf("session %s is running but its worktree %s is gone", r.Session, r.Path),
 			Action: "--fix kills the session and forgets the worktree"}
 		if fix {
-			if err := w.Tmux.KillSession(s.ID); err != nil {
+			if err := w.Tmux.KillSession(where.SessionID); err != nil {
 				f.Action = "could not kill the session: " + err.Error()
 			} else {
 				f.Fixed, f.Action = w.forget(r, rep)
@@ -187,28 +197,13 @@ func (w *Workspace) forget(r *state.Record, rep *DoctorReport) (bool, string) {
 	return true, action
 }
 
-// doctorStraySession handles a session marked as this repo's by owt that
-// no record knows.
-func (w *Workspace) doctorStraySession(s ownedSession, fix bool) Finding {
-	f := Finding{Kind: SessionWithoutRecord, Name: s.Session,
-		Detail: fmt.Sprintf("tmux session %s belongs to owt but no worktree record knows it", s.Session)}
-	path := ""
-	if s.Name != "" {
-		path = w.worktreePath(s.Name)
-	}
-	if path != "" && worktreeDirExists(path) {
-		f.Action = "its worktree " + path + " still exists: left alone (kill the session yourself once done)"
-		return f
-	}
-	f.Action = "--fix kills it (its worktree is gone)"
-	if fix {
-		if err := w.Tmux.KillSession(s.ID); err != nil {
-			f.Action = "could not kill it: " + err.Error()
-		} else {
-			f.Fixed, f.Action = true, "killed it"
-		}
-	}
-	return f
+// doctorStraySession reports a session carrying owt's options for this
+// repo that no record owns. Options are anyone's to set, so they prove
+// nothing: owt never kills such a session, it only says it is there.
+func (w *Workspace) doctorStraySession(s ownedSession) Finding {
+	return Finding{Kind: SessionWithoutRecord, Name: s.Session,
+		Detail: fmt.Sprintf("tmux session %s (%s) carries owt's options for this repo but no worktree record owns it", s.Session, s.ID),
+		Action: "left alone: owt only kills sessions its records prove it made; kill it yourself if it is not yours to keep (tmux kill-session -t " + s.ID + ")"}
 }
 
 // doctorWorktrees finds git worktrees in owt's folder that no record knows,

@@ -18,13 +18,19 @@ import (
 
 // Item is one row of owt list: the record plus what git and tmux say now.
 type Item struct {
-	Name         string    `json:"name"`
-	Repo         string    `json:"repo"`
-	Branch       string    `json:"branch"`
-	Base         string    `json:"base"`
-	Path         string    `json:"path"`
-	Session      string    `json:"session"`
-	Live         bool      `json:"live"`
+	Name    string `json:"name"`
+	Repo    string `json:"repo"`
+	Branch  string `json:"branch"`
+	Base    string `json:"base"`
+	Path    string `json:"path"`
+	Session string `json:"session"`
+	Live    bool   `json:"live"`
+	// Where is "here" (this tmux server), "other-server" (a tmux server
+	// that still runs; owt leaves it alone) or "gone".
+	Where string `json:"where"`
+	// Creating is "in-progress" while owt new builds it, "interrupted"
+	// when that owt new died half-way (owt doctor --fix undoes it).
+	Creating     string    `json:"creating,omitempty"`
 	Tool         string    `json:"tool"`
 	Status       string    `json:"status"`
 	StatusSince  time.Time `json:"status_since"`
@@ -129,10 +135,7 @@ type ListOptions struct {
 // parallel and checking sessions with one tmux call.
 func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 	sessions, _ := tm.Sessions()
-	live := map[string]string{}
-	for _, s := range sessions {
-		live[s.Name] = s.ID
-	}
+	loc := NewLocator(tm, sessions)
 	cache := loadStatsCache()
 	now := time.Now()
 	items := make([]Item, len(recs))
@@ -143,7 +146,7 @@ func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 		cache.mu.Lock()
 		st, ok := cache.Entries[key]
 		cache.mu.Unlock()
-		items[i] = itemOf(r, live)
+		items[i] = itemOf(r, loc)
 		if ok && !o.Fresh && now.Sub(st.At) < statsTTL && now.Sub(st.At) >= 0 {
 			items[i].applyStats(st)
 			continue
@@ -166,11 +169,19 @@ func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 	return items
 }
 
-func itemOf(r *state.Record, live map[string]string) Item {
-	id, ok := live[r.Session]
+func itemOf(r *state.Record, loc *Locator) Item {
+	where := loc.Locate(r)
+	creating := ""
+	switch CreateStateOf(r) {
+	case InProgress:
+		creating = "in-progress"
+	case Interrupted:
+		creating = "interrupted"
+	}
 	return Item{
-		Name: r.Name, Repo: r.Repo, Branch: r.Branch, Base: r.Base, Path: r.Path,
-		Session: r.Session, Live: ok && (r.SessionID == "" || id == r.SessionID),
+		Creating: creating,
+		Name:     r.Name, Repo: r.Repo, Branch: r.Branch, Base: r.Base, Path: r.Path,
+		Session: r.Session, Live: where.Place == Here, Where: where.Place.String(),
 		Tool: r.Tool, Status: string(r.Status), StatusSince: r.StatusSince,
 		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: r.Task,
 		Port: r.Port, CreatedAt: r.CreatedAt,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -148,11 +149,17 @@ func PublishSummaryLocked(tm *tmux.Client) error {
 }
 
 // sessionOptions are the user options owt puts on a worktree's session
-// when it creates it.
+// when it creates it. Besides the status bar's @owt-status, they say what
+// the session is, so a state file lost to corruption can be rebuilt from
+// tmux (see rebuild). They prove nothing about ownership: anyone can set
+// them; the record's session id and server identity do that.
 func sessionOptions(rec *state.Record) map[string]string {
 	return map[string]string{
 		"@owt-status": string(rec.Status),
 		"@owt-name":   rec.Name,
 		"@owt-repo":   rec.Repo,
+		"@owt-tool":   rec.Tool,
+		"@owt-base":   rec.Base,
+		"@owt-port":   strconv.Itoa(rec.Port),
 	}
 }

@@ -12,6 +12,9 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+	"golang.org/x/term"
+
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -102,12 +105,11 @@ func (w *Workspace) runAgent(rec *state.Record, out io.Writer) (int, error) {
 	if err != nil {
 		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)
 	}
-	cmd := exec.Command(path, argv[1:]...)
-	cmd.Dir = rec.Path
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Start(); err != nil {
+	cmd, err := startForeground(path, argv[1:], rec.Path)
+	if err != nil {
 		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)
 	}
+	defer takeForeground()
 	if argTask != "" {
 		_, _ = w.SetStatus(rec.Name, state.Working, state.FromOwt, nil)
 	} else if rec.Task != "" && prof.Prompt != "none" {
@@ -176,4 +178,41 @@ func execShell(out io.Writer, dir string) error {
 	err := syscall.Exec(shell, []string{shell}, os.Environ())
 	fmt.Fprintf(out, "owt: start %s: %v\n", shell, err)
 	return err
+}
+
+// startForeground starts the agent as the pane's foreground job, in its own
+// process group, the way a shell starts a command: tmux then names the pane
+// (pane_current_command, automatic-rename) after the agent rather than
+// "owt", and Ctrl-C reaches the agent alone. Where the pane is not a
+// terminal it starts the agent as a plain child.
+func startForeground(path string, args []string, dir string) (*exec.Cmd, error) {
+	mk := func() *exec.Cmd {
+		cmd := exec.Command(path, args...)
+		cmd.Dir = dir
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		return cmd
+	}
+	cmd := mk()
+	if term.IsTerminal(int(os.Stdin.Fd())) {
+		// Ctty is the child's fd 0, its copy of the pane's terminal.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Foreground: true, Ctty: 0}
+		if err := cmd.Start(); err == nil {
+			return cmd, nil
+		}
+		cmd = mk()
+	}
+	return cmd, cmd.Start()
+}
+
+// takeForeground makes the runner's process group the terminal's
+// foreground again once the agent is gone, so the shell that replaces the
+// runner can read the terminal. SIGTTOU, sent to a background group that
+// does this, is ignored for the call.
+func takeForeground() {
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
+		return
+	}
+	signal.Ignore(syscall.SIGTTOU)
+	defer signal.Reset(syscall.SIGTTOU)
+	_ = unix.IoctlSetPointerInt(int(os.Stdin.Fd()), unix.TIOCSPGRP, syscall.Getpgrp())
 }

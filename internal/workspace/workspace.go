@@ -10,12 +10,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -101,14 +103,19 @@ func (w *Workspace) Records() ([]*state.Record, error) {
 	return f.Sorted(), nil
 }
 
-// rebuild recreates records from git worktrees under owt's worktree folder
-// and from live tmux sessions, after the state file was found corrupt.
+// rebuild recreates records after the state file was found corrupt, from
+// what git and tmux still know: each worktree in owt's folder and its
+// branch; the session made for it, found by owt's options on it
+// (@owt-name, @owt-repo), with its tool, base and port block (@owt-tool,
+// @owt-base, @owt-port, else the session's OWT_PORT), its server and the
+// pane the agent runs in. The task is lost with the file (Recovered).
 func (w *Workspace) rebuild(f *state.File) error {
 	wts, err := w.Repo.Worktrees()
 	if err != nil {
 		return err
 	}
-	sessions, _ := w.Tmux.Sessions()
+	found := w.owtSessionsByName()
+	head, _ := git.CurrentBranch(w.Repo.Root)
 	now := w.Now()
 	for _, wt := range wts {
 		if wt.Path == w.Repo.Root || wt.Bare {
@@ -119,20 +126,77 @@ func (w *Workspace) rebuild(f *state.File) error {
 			continue // not made by owt
 		}
 		rec := &state.Record{
-			Name: name, Repo: w.Repo.Root, Branch: wt.Branch, Path: wt.Path,
-			Session: w.sessionName(name), CreatedAt: now, Recovered: true,
+			Name: name, Repo: w.Repo.Root, Branch: wt.Branch, Base: head, Path: wt.Path,
+			Session: w.sessionName(name), CreatedAt: now, Recovered: true, NoAgent: true,
 			Status: state.Exited, StatusSince: now, Source: state.FromOwt,
 		}
-		rec.Base, _ = git.CurrentBranch(w.Repo.Root)
-		for _, s := range sessions {
-			if s.Name == rec.Session {
-				rec.SessionID = s.ID
-				rec.Status = state.Idle
-			}
+		if s, ok := found[name]; ok {
+			s.apply(rec)
 		}
 		f.Records[name] = rec
 	}
 	return nil
+}
+
+// foundSession is a live session of this repo as its owt options describe it.
+type foundSession struct {
+	tmux.Session
+	opts   map[string]string
+	pane   string // the pane started with "owt _run", else the first one
+	port   int
+	socket string
+}
+
+func (s foundSession) apply(r *state.Record) {
+	r.Session, r.SessionID, r.Server, r.Socket, r.Pane = s.Name, s.ID, s.Server, s.socket, s.pane
+	r.Port = s.port
+	if b := s.opts["@owt-base"]; b != "" {
+		r.Base = b
+	}
+	if t := s.opts["@owt-tool"]; t != "" {
+		r.Tool, r.NoAgent = t, false
+	}
+	// The monitor reads the screen and puts the status right.
+	r.Status = state.Idle
+}
+
+// owtSessionsByName finds this server's sessions that owt's options say are
+// this repo's worktrees, by worktree name.
+func (w *Workspace) owtSessionsByName() map[string]foundSession {
+	sessions, err := w.Tmux.Sessions()
+	if err != nil || len(sessions) == 0 {
+		return nil
+	}
+	opts, err := w.Tmux.SessionOptions("@owt-name", "@owt-repo", "@owt-tool", "@owt-base", "@owt-port")
+	if err != nil {
+		return nil
+	}
+	panes, _ := w.Tmux.Panes()
+	socket := daemon.SocketPath(w.Tmux)
+	out := map[string]foundSession{}
+	for _, s := range sessions {
+		o := opts[s.ID]
+		if o == nil || o["@owt-repo"] != w.Repo.Root || o["@owt-name"] == "" {
+			continue
+		}
+		fs := foundSession{Session: s, opts: o, socket: socket}
+		for _, p := range panes {
+			if p.SessionID != s.ID {
+				continue
+			}
+			if fs.pane == "" || strings.Contains(p.StartCommand, "_run") {
+				fs.pane = p.ID
+			}
+		}
+		fs.port, _ = strconv.Atoi(o["@owt-port"])
+		if fs.port == 0 {
+			if v, err := w.Tmux.SessionEnv(s.ID, "OWT_PORT"); err == nil {
+				fs.port, _ = strconv.Atoi(v)
+			}
+		}
+		out[o["@owt-name"]] = fs
+	}
+	return out
 }
 
 // worktreePath is where the worktree called name lives.

@@ -1,0 +1,94 @@
+package workspace
+
+import (
+	"fmt"
+
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+)
+
+// CreateState says how far the create of a record got.
+type CreateState int
+
+const (
+	// Created: owt new finished; the record is whole.
+	Created CreateState = iota
+	// InProgress: an owt new process is creating it now.
+	InProgress
+	// Interrupted: the owt new that made the record died half-way (kill -9,
+	// a crash, a reboot). What it left holds nothing of anyone's.
+	Interrupted
+)
+
+// CreateStateOf tells whether r's create finished, runs, or was cut off.
+func CreateStateOf(r *state.Record) CreateState {
+	if !r.Creating {
+		return Created
+	}
+	if state.IsHeld(state.CreateLock(r.Repo, r.Name)) {
+		return InProgress
+	}
+	return Interrupted
+}
+
+// beingCreated reports whether an owt new is creating the worktree called
+// name in this repo right now.
+func (w *Workspace) beingCreated(name string) bool {
+	return name != "" && state.IsHeld(state.CreateLock(w.Repo.Root, name))
+}
+
+// doctorInterruptedCreate reports a record whose create is running or was
+// cut off, and with fix undoes an interrupted one: the branch, worktree and
+// record it left. It reports whether r was such a record.
+//
+// Nothing of the user's can be in them: the agent starts in the session,
+// and a create that recorded its session is not Creating any more. The one
+// case owt leaves to the user is a session that did start (owt new died
+// between starting it and recording it): the agent may have begun.
+func (w *Workspace) doctorInterruptedCreate(r *state.Record, fix bool, rep *DoctorReport) bool {
+	switch CreateStateOf(r) {
+	case Created:
+		return false
+	case InProgress:
+		return true // owt new is working on it: not a problem, not ours to touch
+	}
+	f := Finding{Kind: InterruptedCreate, Name: r.Name,
+		Detail: fmt.Sprintf("owt new %s was interrupted before it finished (branch %s, worktree %s)", r.Name, r.Branch, r.Path),
+		Action: "--fix removes what it left (branch, worktree, record)"}
+	if s, ok := w.sessionNamedFor(r); ok {
+		f.Action = fmt.Sprintf("left alone: its session %s (%s) had started, so its agent may have begun; look at it, then 'owt delete --force %s'", s.Name, s.ID, r.Name)
+		rep.Findings = append(rep.Findings, f)
+		return true
+	}
+	if ahead, _, err := w.Repo.AheadBehind(w.baseOf(r), r.Branch); err == nil && ahead > 0 {
+		f.Action = fmt.Sprintf("left alone: branch %s has %d commit(s) of its own; look at it, then 'owt delete --force %s'", r.Branch, ahead, r.Name)
+		rep.Findings = append(rep.Findings, f)
+		return true
+	}
+	if fix {
+		if err := w.Delete(r.Name, DeleteOptions{Force: true}); err != nil {
+			f.Action = "could not undo it: " + err.Error()
+		} else {
+			f.Fixed, f.Action = true, "removed the branch, worktree and record it left"
+		}
+	}
+	rep.Findings = append(rep.Findings, f)
+	return true
+}
+
+// sessionNamedFor finds a session of this server with r's session name:
+// what an interrupted create may have started (its options may not have
+// been set yet, so the name is all there is to go by).
+func (w *Workspace) sessionNamedFor(r *state.Record) (tmux.Session, bool) {
+	s, ok, _ := w.Tmux.FindSession(r.Session)
+	return s, ok
+}
+
+// baseOf is the ref r's branch is measured against: its base branch, or
+// the commit it started from when the branch is gone.
+func (w *Workspace) baseOf(r *state.Record) string {
+	if !w.Repo.BranchExists(r.Base) && r.BaseCommit != "" {
+		return r.BaseCommit
+	}
+	return r.Base
+}
