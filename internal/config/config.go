@@ -30,7 +30,27 @@ type Config struct {
 	Agent    Agent           `toml:"agent"`
 	Status   Status          `toml:"status"`
 	Notify   Notify          `toml:"notify"`
+	Tmux     Tmux            `toml:"tmux"`
 	Tools    map[string]Tool `toml:"tools,omitempty"`
+}
+
+// Tmux tunes the sessions owt makes.
+type Tmux struct {
+	// Size is the size a new agent session is made at: "auto" (the client
+	// owt is run from, else the largest attached client, else 200x50) or
+	// "WIDTHxHEIGHT". An agent draws for its session's size until someone
+	// attaches; tmux's own default, 80x24, wraps most agents' footers.
+	// While a client is attached anywhere, tmux's window-size option
+	// ("latest" by default) decides instead, which is the user's terminal.
+	Size string `toml:"size"`
+}
+
+// ParseSize reads "WIDTHxHEIGHT"; ok is false for "auto" or a bad value.
+func ParseSize(s string) (w, h int, ok bool) {
+	if _, err := fmt.Sscanf(s, "%dx%d", &w, &h); err != nil || fmt.Sprintf("%dx%d", w, h) != s {
+		return 0, 0, false
+	}
+	return w, h, w >= 20 && h >= 5 && w <= 1000 && h <= 1000
 }
 
 // Worktree says where worktrees go and what they get from the main checkout.
@@ -140,6 +160,7 @@ func Defaults() Config {
 		Agent:  Agent{Tool: "auto", ReadyTimeout: Duration{90 * time.Second}},
 		Status: Status{StillAfter: Duration{5 * time.Second}},
 		Notify: Notify{On: append([]string(nil), NotifyStatuses...), Command: []string{}},
+		Tmux:   Tmux{Size: "auto"},
 		Tools:  map[string]Tool{},
 	}
 }
@@ -317,6 +338,9 @@ func validate(cfg Config) Problems {
 	}
 	if cfg.Agent.ReadyTimeout.Duration <= 0 {
 		ps = append(ps, Problem{File: where, Key: "agent.ready_timeout", Msg: "must be more than 0 (like \"90s\")"})
+	}
+	if _, _, ok := ParseSize(cfg.Tmux.Size); !ok && cfg.Tmux.Size != "auto" {
+		ps = append(ps, Problem{File: where, Key: "tmux.size", Msg: fmt.Sprintf("must be \"auto\" or WIDTHxHEIGHT between 20x5 and 1000x1000, not %q", cfg.Tmux.Size)})
 	}
 	names := make([]string, 0, len(cfg.Tools))
 	for n := range cfg.Tools {

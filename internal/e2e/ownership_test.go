@@ -240,3 +240,35 @@ func TestInterruptedCreateIsUndoneByDoctor(t *testing.T) {
 	// The name is free again.
 	e.shell(repo, "cut")
 }
+
+// windowSize is a session's window size as "WxH".
+func (e *Env) windowSize(session string) string {
+	return e.Tmux("display-message", "-p", "-t", "="+session+":", "#{window_width}x#{window_height}")
+}
+
+// Issue 9: sessions are made at the size the user will see them at, not
+// tmux's 80x24: [tmux] size while no client is attached (200x50 unless
+// set), the user's terminal once one is.
+func TestSessionsAreMadeAtTheClientsSize(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	a := e.shell(repo, "a")
+	require.Equal(t, "200x50", e.windowSize(a.Session))
+
+	e.WriteFile(repo, ".owt.toml", "[tmux]\nsize = \"100x30\"\n")
+	c := e.shell(repo, "c")
+	require.Equal(t, "100x30", e.windowSize(c.Session))
+	e.WriteFile(repo, ".owt.toml", "[tmux]\nsize = \"big\"\n")
+	r := e.Owt(repo, "new", "--no-agent", "--name", "d", "d")
+	require.NotEqual(t, 0, r.Code)
+	require.Contains(t, r.Stderr, "tmux.size")
+	require.NoError(t, os.Remove(filepath.Join(repo, ".owt.toml")))
+
+	// Run from a pane of a session a 120x40 terminal is attached to.
+	e.AttachClient("harness")
+	pane := e.Tmux("display-message", "-p", "-t", "=harness:", "#{pane_id}")
+	r = e.OwtIn(repo, e.insidePane(pane), "", "new", "--json", "--no-agent", "--no-setup", "--name", "b", "b")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, e.windowSize("harness"), e.windowSize("app/b"), "what the attached 120x40 terminal shows")
+	require.Equal(t, "120", strings.Split(e.windowSize("app/b"), "x")[0])
+}

@@ -300,6 +300,69 @@ func (c *Client) NewSession(ns NewSession) (Created, error) {
 	return created, nil
 }
 
+// DefaultSize is the size of a session made while no client is attached
+// (tmux's own default is 80x24, which wraps most agents' footers).
+const DefaultSize = "200x50"
+
+// ClientSize is the size of the terminal the user is on: the client
+// showing the pane owt runs in ($TMUX_PANE), most recently active first;
+// else the largest attached client. ok is false when no client is attached.
+func (c *Client) ClientSize() (width, height int, ok bool) {
+	fields := []string{"#{client_session}", "#{client_width}", "#{client_height}", "#{client_activity}"}
+	cmds := [][]string{{"list-clients", "-F", strings.Join(fields, fieldSep)}}
+	if pane := os.Getenv("TMUX_PANE"); pane != "" && os.Getenv("TMUX") != "" {
+		cmds = append(cmds, []string{"display-message", "-p", "-t", pane, "here" + fieldSep + "#{session_id}"})
+	}
+	out, err := c.RunBatch(cmds...)
+	if err != nil {
+		return 0, 0, false
+	}
+	type client struct {
+		session        string
+		w, h, activity int
+	}
+	var clients []client
+	here := ""
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Split(l, fieldSep)
+		if len(f) == 2 && f[0] == "here" {
+			here = f[1]
+			continue
+		}
+		if len(f) != len(fields) {
+			continue
+		}
+		w, _ := strconv.Atoi(f[1])
+		h, _ := strconv.Atoi(f[2])
+		a, _ := strconv.Atoi(f[3])
+		if w > 0 && h > 0 {
+			clients = append(clients, client{f[0], w, h, a})
+		}
+	}
+	// A client on the caller's session beats any other, the most recently
+	// active of them; otherwise the largest.
+	better := func(a, b client) bool {
+		aHere, bHere := here != "" && a.session == here, here != "" && b.session == here
+		switch {
+		case aHere != bHere:
+			return aHere
+		case aHere:
+			return a.activity > b.activity
+		}
+		return a.w*a.h > b.w*b.h
+	}
+	best := -1
+	for i := range clients {
+		if best < 0 || better(clients[i], clients[best]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return 0, 0, false
+	}
+	return clients[best].w, clients[best].h, true
+}
+
 // KillSession kills a session by id; a session already gone is not an error.
 func (c *Client) KillSession(id string) error {
 	_, err := c.Run("kill-session", "-t", id)

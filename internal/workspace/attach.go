@@ -50,7 +50,10 @@ func (w *Workspace) EnsureSession(r *state.Record) (string, error) {
 	if err := w.Tmux.Available(); err != nil {
 		return "", err
 	}
+	size := w.sessionSize()
 	created, err := w.Tmux.NewSession(tmux.NewSession{
+		Width:   size[0],
+		Height:  size[1],
 		Name:    r.Session,
 		Dir:     r.Path,
 		Env:     w.sessionEnv(r),

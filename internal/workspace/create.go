@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/setup"
@@ -97,6 +98,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	}
 	// These reads are independent: run them while the base is resolved.
 	sessions := async(w.Tmux.Sessions)
+	size := async(func() ([2]int, error) { return w.sessionSize(), nil })
 	untracked := async(w.Repo.UntrackedFiles)
 	branches := async(w.Repo.Branches)
 	base, err := w.defaultBase(o)
@@ -186,7 +188,8 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	if line, err := summary(); err == nil {
 		global[OptStatusLine] = line
 	}
-	created, err := w.startSession(rec, global)
+	wh, _ := size()
+	created, err := w.startSession(rec, global, wh)
 	if err != nil {
 		return nil, fmt.Errorf("create tmux session %s: %w", rec.Session, err)
 	}
@@ -443,8 +446,10 @@ func (w *Workspace) sessionEnv(rec *state.Record) map[string]string {
 // startSession opens the worktree's session running "owt _run", which shows
 // the setup, starts the agent and leaves a shell when it exits. No user text
 // is on the tmux command line: the runner reads the task from the record.
-func (w *Workspace) startSession(rec *state.Record, global map[string]string) (tmux.Created, error) {
+func (w *Workspace) startSession(rec *state.Record, global map[string]string, size [2]int) (tmux.Created, error) {
 	ns := tmux.NewSession{
+		Width:   size[0],
+		Height:  size[1],
 		Name:    rec.Session,
 		Dir:     rec.Path,
 		Env:     w.sessionEnv(rec),
@@ -474,4 +479,19 @@ func async[T any](f func() (T, error)) func() (T, error) {
 		<-done
 		return v, err
 	}
+}
+
+// sessionSize is the size to make a session at ([tmux] size): the
+// terminal the user is on when "auto", so the agent draws its first
+// screens for the size it will be seen at.
+func (w *Workspace) sessionSize() [2]int {
+	spec := w.Config.Tmux.Size
+	if spec == "auto" {
+		if wd, ht, ok := w.Tmux.ClientSize(); ok {
+			return [2]int{wd, ht}
+		}
+		spec = tmux.DefaultSize
+	}
+	wd, ht, _ := config.ParseSize(spec)
+	return [2]int{wd, ht}
 }
