@@ -77,6 +77,10 @@ func (c *Context) judge(r *state.Record, o CleanupOptions) (CleanupItem, error) 
 	if err != nil {
 		return it, fmt.Errorf("check for uncommitted work: %w", err)
 	}
+	copies, err := c.editedCopies(r)
+	if err != nil {
+		return it, err
+	}
 	detached := 0
 	if isDir(r.Path) {
 		if detached, err = git.UnreferencedCommits(r.Path); err != nil {
@@ -94,6 +98,8 @@ func (c *Context) judge(r *state.Record, o CleanupOptions) (CleanupItem, error) 
 			switch {
 			case len(work) > 0:
 				it.Reason = fmt.Sprintf("kept: %s, but %d uncommitted file(s): %s", how, len(work), listFiles(work, 3))
+			case len(copies) > 0:
+				it.Reason = fmt.Sprintf("kept: %s, but ignored file(s) owt copied in changed since: %s", how, listFiles(copies, 3))
 			case detached > 0:
 				it.Reason = fmt.Sprintf("kept: %s, but %d commit(s) on a detached HEAD that no branch holds", how, detached)
 			case busy:
@@ -119,6 +125,9 @@ func (c *Context) judge(r *state.Record, o CleanupOptions) (CleanupItem, error) 
 			}
 			if len(work) > 0 {
 				loss = append(loss, fmt.Sprintf("%d uncommitted file(s)", len(work)))
+			}
+			if len(copies) > 0 {
+				loss = append(loss, fmt.Sprintf("edited ignored copies (%s)", listFiles(copies, 3)))
 			}
 			if detached > 0 {
 				loss = append(loss, fmt.Sprintf("%d commit(s) on a detached HEAD", detached))
