@@ -111,6 +111,11 @@ func (w *Workspace) Delete(name string, o DeleteOptions) error {
 	if !loss.Empty() && !o.Force {
 		return fmt.Errorf("%s %w: %s (%s)", name, ErrWouldLoseWork, loss, loss.hint())
 	}
+	// A record owt could not drop afterwards would describe a worktree that
+	// is gone: find out now, while nothing is removed yet.
+	if err := w.Store.CheckWritable(); err != nil {
+		return fmt.Errorf("kept %s, nothing removed: %w", name, err)
+	}
 	if r.SessionID != "" {
 		if s, ok, _ := w.Tmux.FindSession(r.Session); ok && s.ID == r.SessionID {
 			if err := w.Tmux.KillSession(s.ID); err != nil {
@@ -132,7 +137,9 @@ func (w *Workspace) Delete(name string, o DeleteOptions) error {
 			w.logf("%v", err)
 		}
 	}
-	w.dropRecord(name)
+	if err := w.dropRecord(name); err != nil {
+		return fmt.Errorf("removed the session, worktree and branch of %s, but %w; 'owt doctor --fix' forgets it", name, err)
+	}
 	if others, err := w.Records(); err == nil {
 		w.releaseExcludes(r, others)
 	}

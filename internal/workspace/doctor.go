@@ -133,7 +133,9 @@ func (w *Workspace) doctorRecord(r *state.Record, live map[string]tmux.Session, 
 			Detail: fmt.Sprintf("session %s is running but its worktree %s is gone", r.Session, r.Path),
 			Action: "--fix kills the session and forgets the worktree"}
 		if fix {
-			if err := w.Tmux.KillSession(s.ID); err != nil {
+			if err := w.Store.CheckWritable(); err != nil {
+				f.Action = "left the session alone: " + err.Error()
+			} else if err := w.Tmux.KillSession(s.ID); err != nil {
 				f.Action = "could not kill the session: " + err.Error()
 			} else {
 				f.Fixed, f.Action = w.forget(r, rep)
@@ -156,8 +158,14 @@ func (w *Workspace) doctorRecord(r *state.Record, live map[string]tmux.Session, 
 // forget the worktree, and deletes its branch when every commit of it is in
 // its base. A branch with other commits is kept and reported.
 func (w *Workspace) forget(r *state.Record, rep *DoctorReport) (bool, string) {
-	if err := w.Repo.PruneWorktrees(); err != nil {
+	// The record goes first: a record that stays is still a finding, and
+	// the branch it names must then stay with it.
+	if err := w.dropRecord(r.Name); err != nil {
 		return false, err.Error()
+	}
+	w.publishSummary()
+	if err := w.Repo.PruneWorktrees(); err != nil {
+		return true, "forgot it; " + err.Error()
 	}
 	action := "forgot it"
 	if w.Repo.BranchExists(r.Branch) {
@@ -182,8 +190,6 @@ func (w *Workspace) forget(r *state.Record, rep *DoctorReport) (bool, string) {
 			}
 		}
 	}
-	w.dropRecord(r.Name)
-	w.publishSummary()
 	return true, action
 }
 
