@@ -37,6 +37,11 @@ type Context struct {
 	// changed since (workspace.EditedCopies): no commit takes them, so a
 	// merge or ship leaves them, and the worktree, behind. nil means none.
 	EditedCopies func(*state.Record) ([]string, error)
+	// SetBaseCommit records the commit a worktree's branch now starts
+	// from: a sync that moves a branch with no commits of its own to its
+	// base's tip moves its start with it, so it stays empty, not merged.
+	// nil: sync refuses to move such a branch.
+	SetBaseCommit func(name, commit string) error
 }
 
 // ErrUncommitted is returned (wrapped) when a worktree holds uncommitted
