@@ -18,7 +18,7 @@ func TestSyncedUntouchedAgentIsEmptyAndCleanupKeepsLiveAgents(t *testing.T) {
 	e.Git(repo, "merge", "-q", "--no-ff", "-m", "merge done by hand", done.Branch)
 	e.commitIn(repo, "news.txt", "news\n", "main news")
 
-	require.Contains(t, e.MustOwt(repo, "sync", "fresh"), "fresh: brought")
+	require.Contains(t, e.MustOwt(repo, "sync", "fresh"), "fresh: brought 3 commit(s) of main in (fast-forward)")
 	require.Equal(t, e.Git(repo, "rev-parse", "main"), e.Git(fresh.Path, "rev-parse", "HEAD"))
 	require.True(t, e.check(repo, "fresh").Empty)
 

@@ -12,7 +12,8 @@ type SyncResult struct {
 	Name   string `json:"name"`
 	Branch string `json:"branch"`
 	Base   string `json:"base"`
-	// Method is "merge", "rebase" or "" when it was already up to date.
+	// Method is "merge", "rebase", "fast-forward" (a branch with no commits
+	// of its own) or "" when it was already up to date.
 	Method   string `json:"method,omitempty"`
 	Brought  int    `json:"brought"` // base commits brought in
 	UpToDate bool   `json:"up_to_date"`
@@ -57,6 +58,7 @@ func (c *Context) Sync(r *state.Record, rebase, leave bool) (SyncResult, error) 
 	}
 	res.Brought = behind
 	if ahead == 0 {
+		res.Method = "fast-forward"
 		return res, c.syncEmpty(r)
 	}
 	if rebase {
