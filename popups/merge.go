@@ -13,7 +13,7 @@ import (
 
 // mergeContext is the merge engine over one workspace.
 func mergeContext(w *workspace.Workspace) *merge.Context {
-	return &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workspace.WorkFiles}
+	return &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workspace.WorkFiles, EditedCopies: workspace.EditedCopies}
 }
 
 // Merge is the Alt+m popup: for the worktree of the current session (a

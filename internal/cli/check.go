@@ -15,7 +15,8 @@ import (
 // mergeContext is the merge package's view of a workspace: its git repo,
 // its records, and what counts as uncommitted work there.
 func mergeContext(w *workspace.Workspace) *merge.Context {
-	return &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workspace.WorkFiles}
+	return &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workspace.WorkFiles,
+		EditedCopies: workspace.EditedCopies, SetBaseCommit: w.SetBaseCommit}
 }
 
 func checkCommand() *cli.Command {

@@ -18,6 +18,7 @@ func cleanupCommand() *cli.Command {
 			&cli.BoolFlag{Name: "merged", Usage: "worktrees whose branch is merged into its base (the default)"},
 			&cli.IntFlag{Name: "stale", Usage: "worktrees untouched for `DAYS` (only when nothing would be lost, unless --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "with --stale: also remove stale worktrees holding unmerged or uncommitted work"},
+			&cli.BoolFlag{Name: "include-live", Usage: "also remove worktrees whose agent still runs (session live, not exited)"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "only list what would be removed"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
 			jsonFlag,
@@ -41,6 +42,7 @@ func cleanupCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			o.AgentAlive, o.IncludeLive = w.AgentAlive, c.Bool("include-live")
 			items, err := mergeContext(w).PlanCleanup(o)
 			if err != nil {
 				return err

@@ -102,7 +102,7 @@ func TestCleanupRemovesMergedAndStaleKeepsWork(t *testing.T) {
 	require.Contains(t, out, "would remove squashed (its changes are already in main)")
 	require.Contains(t, out, "dirty kept: merged into main, but 1 uncommitted file(s): d.txt")
 	require.Contains(t, out, "open kept: not merged into main")
-	require.Contains(t, out, "fresh kept: not merged into main")
+	require.Contains(t, out, "fresh kept: empty, no commits of its own")
 	require.Len(t, e.List(repo), 5, "dry run removes nothing")
 
 	out = e.MustOwt(repo, "cleanup", "--yes")

@@ -42,13 +42,18 @@ type Report struct {
 	// BaseCheckoutDirty lists its changed tracked files, which block a merge.
 	BaseCheckout      string   `json:"base_checkout,omitempty"`
 	BaseCheckoutDirty []string `json:"base_checkout_dirty,omitempty"`
+
+	// EditedCopies are ignored files owt copied in that changed since:
+	// not uncommitted work (no commit takes them), but the worktree holds
+	// their only copy, so merge and ship keep the worktree for them.
+	EditedCopies []string `json:"edited_copies"`
 }
 
 // Check builds the report of the worktree r against into (its recorded
 // base when empty).
 func (c *Context) Check(r *state.Record, into string) (Report, error) {
 	rep := Report{Name: r.Name, Branch: r.Branch, Base: into, Status: string(r.Status),
-		DirtyFiles: []string{}, Overlaps: []Overlap{}, Conflicts: []Overlap{}}
+		DirtyFiles: []string{}, EditedCopies: []string{}, Overlaps: []Overlap{}, Conflicts: []Overlap{}}
 	if rep.Base == "" {
 		rep.Base = r.Base
 	}
@@ -73,6 +78,13 @@ func (c *Context) Check(r *state.Record, into string) (Report, error) {
 	}
 	if dirty != nil {
 		rep.DirtyFiles = dirty
+	}
+	copies, err := c.editedCopies(r)
+	if err != nil {
+		return rep, err
+	}
+	if copies != nil {
+		rep.EditedCopies = copies
 	}
 	if rep.Ahead, rep.Behind, err = c.Git.AheadBehind(base, r.Branch); err != nil {
 		return rep, fmt.Errorf("compare %s with %s: %w", r.Branch, base, err)
@@ -230,6 +242,9 @@ func (rep Report) String() string {
 		b.WriteString("  uncommitted: none\n")
 	} else {
 		fmt.Fprintf(&b, "  uncommitted: %d file(s): %s\n", len(rep.DirtyFiles), listFiles(rep.DirtyFiles, 5))
+	}
+	if n := len(rep.EditedCopies); n > 0 {
+		fmt.Fprintf(&b, "  edited copies: %s (ignored by git, changed since owt copied them in: merge and ship keep the worktree for them)\n", listFiles(rep.EditedCopies, 5))
 	}
 	if len(rep.Overlaps) == 0 {
 		b.WriteString("  overlaps:    none\n")

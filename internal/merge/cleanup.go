@@ -23,6 +23,11 @@ type CleanupOptions struct {
 	StaleAfter time.Duration
 	Force      bool
 	Now        time.Time
+	// AgentAlive reports whether a worktree's agent still runs (its
+	// session live, not exited); such a worktree is kept unless
+	// IncludeLive. nil: only the recorded status counts.
+	AgentAlive  func(*state.Record) bool
+	IncludeLive bool
 }
 
 // CleanupItem is the verdict on one worktree.
@@ -77,15 +82,23 @@ func (c *Context) judge(r *state.Record, o CleanupOptions) (CleanupItem, error) 
 	if err != nil {
 		return it, fmt.Errorf("check for uncommitted work: %w", err)
 	}
+	copies, err := c.editedCopies(r)
+	if err != nil {
+		return it, err
+	}
 	detached := 0
 	if isDir(r.Path) {
 		if detached, err = git.UnreferencedCommits(r.Path); err != nil {
 			return it, err
 		}
 	}
-	busy := r.Status == state.Starting || r.Status == state.Working || r.Status == state.Waiting
+	live := c.liveAgent(r, o)
+	empty, err := c.empty(r, tip)
+	if err != nil {
+		return it, err
+	}
 
-	if o.Merged {
+	if o.Merged && !empty {
 		merged, how, err := c.merged(r, tip)
 		if err != nil {
 			return it, err
@@ -94,10 +107,12 @@ func (c *Context) judge(r *state.Record, o CleanupOptions) (CleanupItem, error) 
 			switch {
 			case len(work) > 0:
 				it.Reason = fmt.Sprintf("kept: %s, but %d uncommitted file(s): %s", how, len(work), listFiles(work, 3))
+			case len(copies) > 0:
+				it.Reason = fmt.Sprintf("kept: %s, but ignored file(s) owt copied in changed since: %s", how, listFiles(copies, 3))
 			case detached > 0:
 				it.Reason = fmt.Sprintf("kept: %s, but %d commit(s) on a detached HEAD that no branch holds", how, detached)
-			case busy:
-				it.Reason = fmt.Sprintf("kept: %s, but the agent is %s", how, r.Status)
+			case live != "":
+				it.Reason = fmt.Sprintf("kept: %s, but %s", how, live)
 			default:
 				it.Remove, it.Reason = true, how
 			}
@@ -120,10 +135,15 @@ func (c *Context) judge(r *state.Record, o CleanupOptions) (CleanupItem, error) 
 			if len(work) > 0 {
 				loss = append(loss, fmt.Sprintf("%d uncommitted file(s)", len(work)))
 			}
+			if len(copies) > 0 {
+				loss = append(loss, fmt.Sprintf("edited ignored copies (%s)", listFiles(copies, 3)))
+			}
 			if detached > 0 {
 				loss = append(loss, fmt.Sprintf("%d commit(s) on a detached HEAD", detached))
 			}
 			switch {
+			case live != "":
+				it.Reason = fmt.Sprintf("kept: %s, but %s", days, live)
 			case len(loss) == 0:
 				it.Remove, it.Reason = true, days
 			case o.Force:
@@ -137,8 +157,42 @@ func (c *Context) judge(r *state.Record, o CleanupOptions) (CleanupItem, error) 
 		it.Reason = fmt.Sprintf("kept: touched %s ago", humanDays(age))
 		return it, nil
 	}
+	if empty {
+		it.Reason = "kept: empty, no commits of its own"
+		return it, nil
+	}
 	it.Reason = "kept: not merged into " + r.Base
 	return it, nil
+}
+
+// liveAgent says why the agent of r must not be removed under it — it
+// runs in a live session, or its record says it is busy — or "" when
+// nothing stands in the way (or --include-live said to go ahead).
+func (c *Context) liveAgent(r *state.Record, o CleanupOptions) string {
+	if o.IncludeLive {
+		return ""
+	}
+	if o.AgentAlive != nil && o.AgentAlive(r) {
+		return fmt.Sprintf("its agent is %s in a live session (--include-live removes it)", r.Status)
+	}
+	if r.Status == state.Starting || r.Status == state.Working || r.Status == state.Waiting {
+		return fmt.Sprintf("the agent is %s (--include-live removes it)", r.Status)
+	}
+	return ""
+}
+
+// empty reports whether the branch never got a commit of its own: it is
+// where it started, or behind it (a sync of an empty branch moves that
+// start along, recording it before it moves the branch).
+func (c *Context) empty(r *state.Record, tip string) (bool, error) {
+	if r.BaseCommit != "" {
+		return tip == r.BaseCommit || c.Git.IsAncestor(tip, r.BaseCommit), nil
+	}
+	if !c.Git.BranchExists(r.Base) {
+		return false, nil
+	}
+	baseTip, err := c.Git.ResolveCommit("refs/heads/" + r.Base)
+	return tip == baseTip, err
 }
 
 // merged reports whether the branch's work is in its base: the branch is

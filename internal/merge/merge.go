@@ -33,6 +33,15 @@ type Context struct {
 	// workspace.WorkFiles, which does not count files owt copied in and
 	// that are unchanged; nil means every dirty file.
 	WorkFiles func(*state.Record) ([]string, error)
+	// EditedCopies lists the ignored files owt copied into a worktree that
+	// changed since (workspace.EditedCopies): no commit takes them, so a
+	// merge or ship leaves them, and the worktree, behind. nil means none.
+	EditedCopies func(*state.Record) ([]string, error)
+	// SetBaseCommit records the commit a worktree's branch now starts
+	// from: a sync that moves a branch with no commits of its own to its
+	// base's tip moves its start with it, so it stays empty, not merged.
+	// nil: sync refuses to move such a branch.
+	SetBaseCommit func(name, commit string) error
 }
 
 // ErrUncommitted is returned (wrapped) when a worktree holds uncommitted
@@ -94,6 +103,15 @@ func (c *Context) workFiles(r *state.Record) ([]string, error) {
 		return c.WorkFiles(r)
 	}
 	return git.DirtyFiles(r.Path)
+}
+
+// editedCopies lists a worktree's edited ignored copies; none when its
+// folder is gone.
+func (c *Context) editedCopies(r *state.Record) ([]string, error) {
+	if !isDir(r.Path) || c.EditedCopies == nil {
+		return nil, nil
+	}
+	return c.EditedCopies(r)
 }
 
 func (c *Context) records() ([]*state.Record, error) {

@@ -12,7 +12,8 @@ type SyncResult struct {
 	Name   string `json:"name"`
 	Branch string `json:"branch"`
 	Base   string `json:"base"`
-	// Method is "merge", "rebase" or "" when it was already up to date.
+	// Method is "merge", "rebase", "fast-forward" (a branch with no commits
+	// of its own) or "" when it was already up to date.
 	Method   string `json:"method,omitempty"`
 	Brought  int    `json:"brought"` // base commits brought in
 	UpToDate bool   `json:"up_to_date"`
@@ -47,7 +48,7 @@ func (c *Context) Sync(r *state.Record, rebase, leave bool) (SyncResult, error) 
 	if err := checkOnBranch(r); err != nil {
 		return res, err
 	}
-	_, behind, err := c.Git.AheadBehind(r.Base, r.Branch)
+	ahead, behind, err := c.Git.AheadBehind(r.Base, r.Branch)
 	if err != nil {
 		return res, fmt.Errorf("compare %s with %s: %w", r.Branch, r.Base, err)
 	}
@@ -56,6 +57,10 @@ func (c *Context) Sync(r *state.Record, rebase, leave bool) (SyncResult, error) 
 		return res, nil
 	}
 	res.Brought = behind
+	if ahead == 0 {
+		res.Method = "fast-forward"
+		return res, c.syncEmpty(r)
+	}
 	if rebase {
 		res.Method = "rebase"
 		if err := git.Rebase(r.Path, r.Base, "", leave); err != nil {
@@ -77,6 +82,28 @@ func (c *Context) Sync(r *state.Record, rebase, leave bool) (SyncResult, error) 
 		return res, c.syncConflict(err, r, leave)
 	}
 	return res, nil
+}
+
+// syncEmpty moves a branch with no commits of its own to its base's tip
+// (a merge and a rebase would both fast-forward it there) and records
+// that it starts there now: it is still empty, not merged.
+func (c *Context) syncEmpty(r *state.Record) error {
+	if c.SetBaseCommit == nil {
+		return fmt.Errorf("sync %s: cannot record where its branch starts", r.Name)
+	}
+	tip, err := c.Git.ResolveCommit("refs/heads/" + r.Base)
+	if err != nil {
+		return err
+	}
+	// Recorded first: a branch moved with its start unrecorded would look
+	// merged, and owt cleanup would remove it.
+	if err := c.SetBaseCommit(r.Name, tip); err != nil {
+		return fmt.Errorf("sync %s: %w; nothing changed", r.Name, err)
+	}
+	if err := git.FastForward(r.Path, tip, "owt sync "+r.Name); err != nil {
+		return fmt.Errorf("sync %s with %s: %w", r.Name, r.Base, err)
+	}
+	return nil
 }
 
 func (c *Context) syncConflict(err error, r *state.Record, leave bool) error {

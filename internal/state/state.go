@@ -282,6 +282,18 @@ func (s *Store) Update(fn func(*File) error) error {
 	return s.write(f)
 }
 
+// CheckWritable proves the state file can be written now, by rewriting it
+// as it is (lock, temp file, fsync, rename). A command about to do
+// something it cannot undo (kill a session, remove a worktree) calls it
+// first, so a record it could not update afterwards never outlives the
+// things it describes.
+func (s *Store) CheckWritable() error {
+	if err := s.Update(func(*File) error { return nil }); err != nil {
+		return fmt.Errorf("owt cannot write its state: %w", err)
+	}
+	return nil
+}
+
 // recover moves the corrupt file aside and rebuilds the state. Called with
 // the lock held.
 func (s *Store) recover(cause error) (*File, error) {

@@ -140,7 +140,11 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	}
 	// Released last, after any rollback: until then the record is ours.
 	defer held.Release()
-	rb.push(func() { w.dropRecord(rec.Name) })
+	rb.push(func() {
+		if err := w.dropRecord(rec.Name); err != nil {
+			w.warnf("%v; 'owt doctor --fix' forgets it", err)
+		}
+	})
 	// The status bar summary counting the new agent, rendered while git
 	// works and set in the same tmux call that makes the session.
 	summary := async(func() (string, error) {
@@ -365,11 +369,16 @@ func usedPorts() ([]int, error) {
 	return used, nil
 }
 
-func (w *Workspace) dropRecord(name string) {
-	_ = w.Store.Update(func(f *state.File) error {
+// dropRecord forgets the record called name.
+func (w *Workspace) dropRecord(name string) error {
+	err := w.Store.Update(func(f *state.File) error {
 		delete(f.Records, name)
 		return nil
 	})
+	if err != nil {
+		return fmt.Errorf("could not forget the record of %s: %w", name, err)
+	}
+	return nil
 }
 
 // bringFiles copies the configured untracked files (.env and friends) and

@@ -15,14 +15,19 @@ import (
 // Loss is the work a delete would destroy.
 type Loss struct {
 	DirtyFiles []string `json:"dirty_files"`
-	Unmerged   int      `json:"unmerged_commits"`
+	// EditedCopies are ignored files owt copied in that changed since
+	// (EditedCopies): no commit can hold them.
+	EditedCopies []string `json:"edited_copies"`
+	Unmerged     int      `json:"unmerged_commits"`
 	// Detached counts the commits made on a detached HEAD in the worktree
 	// that no branch, tag or remote ref holds: only the worktree knows them.
 	Detached int `json:"detached_commits"`
 }
 
 // Empty reports whether nothing would be lost.
-func (l Loss) Empty() bool { return len(l.DirtyFiles) == 0 && l.Unmerged == 0 && l.Detached == 0 }
+func (l Loss) Empty() bool {
+	return len(l.DirtyFiles) == 0 && len(l.EditedCopies) == 0 && l.Unmerged == 0 && l.Detached == 0
+}
 
 func (l Loss) String() string {
 	var parts []string
@@ -37,6 +42,9 @@ func (l Loss) String() string {
 		}
 		parts = append(parts, s)
 	}
+	if n := len(l.EditedCopies); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d ignored file(s) owt copied in and that changed since: %s", n, strings.Join(l.EditedCopies, ", ")))
+	}
 	if l.Unmerged > 0 {
 		parts = append(parts, fmt.Sprintf("%d commit(s) not in its base", l.Unmerged))
 	}
@@ -49,13 +57,22 @@ func (l Loss) String() string {
 // ErrWouldLoseWork is returned by Delete when work would be lost without force.
 var ErrWouldLoseWork = errors.New("would lose work")
 
+// hint says what to do about the loss instead of forcing the delete.
+func (l Loss) hint() string {
+	if len(l.DirtyFiles) == 0 && l.Unmerged == 0 && l.Detached == 0 {
+		return "copy them where you want to keep them, or use --force"
+	}
+	return "commit or merge it first, or use --force"
+}
+
 // WhatWouldBeLost inspects a worktree before deleting it: its uncommitted
-// work (note files holding more than owt's note included), its commits not
-// in its base, and commits made on a detached HEAD that no ref holds.
+// work (note files holding more than owt's note included), the ignored
+// files owt copied in that changed since, its commits not in its base, and
+// commits made on a detached HEAD that no ref holds.
 func (w *Workspace) WhatWouldBeLost(r *state.Record) (Loss, error) {
 	var l Loss
 	if _, err := os.Stat(r.Path); err == nil {
-		if l.DirtyFiles, l.Detached, err = worktreeWork(r); err != nil {
+		if l, err = worktreeWork(r); err != nil {
 			return l, err
 		}
 	}
@@ -92,7 +109,12 @@ func (w *Workspace) Delete(name string, o DeleteOptions) error {
 		return err
 	}
 	if !loss.Empty() && !o.Force {
-		return fmt.Errorf("%s %w: %s (commit or merge it first, or use --force)", name, ErrWouldLoseWork, loss)
+		return fmt.Errorf("%s %w: %s (%s)", name, ErrWouldLoseWork, loss, loss.hint())
+	}
+	// A record owt could not drop afterwards would describe a worktree that
+	// is gone: find out now, while nothing is removed yet.
+	if err := w.Store.CheckWritable(); err != nil {
+		return fmt.Errorf("kept %s, nothing removed: %w", name, err)
 	}
 	if err := w.killSessionOf(r); err != nil {
 		return err
@@ -111,7 +133,9 @@ func (w *Workspace) Delete(name string, o DeleteOptions) error {
 			w.logf("%v", err)
 		}
 	}
-	w.dropRecord(name)
+	if err := w.dropRecord(name); err != nil {
+		return fmt.Errorf("removed the session, worktree and branch of %s, but %w; 'owt doctor --fix' forgets it", name, err)
+	}
 	if others, err := w.Records(); err == nil {
 		w.releaseExcludes(r, others)
 	}

@@ -143,7 +143,9 @@ func (w *Workspace) doctorRecord(r *state.Record, where Where, fix bool, rep *Do
 			Detail: fmt.Sprintf("session %s is running but its worktree %s is gone", r.Session, r.Path),
 			Action: "--fix kills the session and forgets the worktree"}
 		if fix {
-			if err := w.Tmux.KillSession(where.SessionID); err != nil {
+			if err := w.Store.CheckWritable(); err != nil {
+				f.Action = "left the session alone: " + err.Error()
+			} else if err := w.Tmux.KillSession(where.SessionID); err != nil {
 				f.Action = "could not kill the session: " + err.Error()
 			} else {
 				f.Fixed, f.Action = w.forget(r, rep)
@@ -166,8 +168,14 @@ func (w *Workspace) doctorRecord(r *state.Record, where Where, fix bool, rep *Do
 // forget the worktree, and deletes its branch when every commit of it is in
 // its base. A branch with other commits is kept and reported.
 func (w *Workspace) forget(r *state.Record, rep *DoctorReport) (bool, string) {
-	if err := w.Repo.PruneWorktrees(); err != nil {
+	// The record goes first: a record that stays is still a finding, and
+	// the branch it names must then stay with it.
+	if err := w.dropRecord(r.Name); err != nil {
 		return false, err.Error()
+	}
+	w.publishSummary()
+	if err := w.Repo.PruneWorktrees(); err != nil {
+		return true, "forgot it; " + err.Error()
 	}
 	action := "forgot it"
 	if w.Repo.BranchExists(r.Branch) {
@@ -192,8 +200,6 @@ func (w *Workspace) forget(r *state.Record, rep *DoctorReport) (bool, string) {
 			}
 		}
 	}
-	w.dropRecord(r.Name)
-	w.publishSummary()
 	return true, action
 }
 

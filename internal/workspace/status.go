@@ -117,3 +117,20 @@ func (w *Workspace) FollowSession(name, sessionID, session string) error {
 	}
 	return nil
 }
+
+// SetBaseCommit records commit as where the branch of the worktree called
+// name starts: owt sync moved a branch with no commits of its own there.
+func (w *Workspace) SetBaseCommit(name, commit string) error {
+	err := w.Store.Update(func(f *state.File) error {
+		r, ok := f.Records[name]
+		if !ok {
+			return fmt.Errorf("%w %q", ErrUnknownName, name)
+		}
+		r.BaseCommit = commit
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record where %s starts: %w", name, err)
+	}
+	return nil
+}

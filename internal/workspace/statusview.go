@@ -29,12 +29,9 @@ func (w *Workspace) StatusOf(name string, lines int) (StatusView, error) {
 		return StatusView{}, err
 	}
 	v := StatusView{
-		Name: r.Name, Tool: r.Tool, Status: string(r.Status), Since: r.StatusSince,
+		Name: r.Name, Tool: toolOf(r), Status: string(r.Status), Since: r.StatusSince,
 		Source: string(r.Source), ExitCode: r.ExitCode, Session: r.Session, Pane: r.Pane,
 		Lines: []string{},
-	}
-	if r.NoAgent {
-		v.Tool = "shell"
 	}
 	if w.checkPane(r) != nil {
 		return v, nil

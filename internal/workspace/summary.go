@@ -45,17 +45,22 @@ func publishSummary(ctx context.Context, tm *tmux.Client) error {
 }
 
 // Summary counts agents by status and names the ones that need the user.
+// Shells are not agents and are not counted.
 type Summary struct {
 	Total   int            `json:"total"`
 	Counts  map[string]int `json:"counts"`  // status → agents
 	Waiting []string       `json:"waiting"` // names of agents that need you, longest waiting first
 }
 
-// Summarize builds the summary of records.
+// Summarize builds the summary of records. Shells (--no-agent) are not
+// agents: they are left out.
 func Summarize(recs []*state.Record) Summary {
 	s := Summary{Counts: map[string]int{}, Waiting: []string{}}
 	var waiting []*state.Record
 	for _, r := range recs {
+		if r.NoAgent {
+			continue
+		}
 		s.Total++
 		s.Counts[string(r.Status)]++
 		if r.Status == state.Waiting {

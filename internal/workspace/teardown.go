@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
@@ -22,13 +23,17 @@ func (w *Workspace) Teardown(name, branchTip string) error {
 		return err
 	}
 	if _, err := os.Stat(r.Path); err == nil {
-		work, detached, err := worktreeWork(r)
+		loss, err := worktreeWork(r)
 		if err != nil {
 			return err
 		}
-		if len(work) > 0 || detached > 0 {
+		if len(loss.DirtyFiles) > 0 || loss.Detached > 0 {
 			return fmt.Errorf("kept %s: it holds work that did not land (%s); 'owt delete %s --force' removes it anyway",
-				name, Loss{DirtyFiles: work, Detached: detached}, name)
+				name, loss, name)
+		}
+		if n := len(loss.EditedCopies); n > 0 {
+			return fmt.Errorf("kept %s: %s changed since owt copied it in and git ignores it, so it did not land; it stays in %s (owt never writes your checkout's copy): take what you need, then 'owt delete %s --force'",
+				name, listNames(loss.EditedCopies), r.Path, name)
 		}
 	}
 	if branchTip != "" && w.Repo.BranchExists(r.Branch) {
@@ -47,25 +52,45 @@ func (w *Workspace) Teardown(name, branchTip string) error {
 
 // worktreeWork is what only the worktree of r holds: its uncommitted work
 // (WorkFiles, and note files holding more than owt's note, which git does
-// not show), and the number of commits on its HEAD that no branch, tag or
-// remote ref holds (work done on a detached HEAD).
-func worktreeWork(r *state.Record) ([]string, int, error) {
+// not show), the ignored files owt copied in that changed since
+// (EditedCopies), and the number of commits on its HEAD that no branch,
+// tag or remote ref holds (work done on a detached HEAD).
+func worktreeWork(r *state.Record) (Loss, error) {
+	var l Loss
 	work, err := WorkFiles(r)
 	if err != nil {
-		return nil, 0, fmt.Errorf("check %s for uncommitted work: %w", r.Path, err)
+		return l, fmt.Errorf("check %s for uncommitted work: %w", r.Path, err)
 	}
 	notes, err := NoteFileWork(r)
 	if err != nil {
-		return nil, 0, fmt.Errorf("check %s for notes holding work: %w", r.Path, err)
+		return l, fmt.Errorf("check %s for notes holding work: %w", r.Path, err)
 	}
 	for _, n := range notes {
 		if !slices.Contains(work, n) {
 			work = append(work, n)
 		}
 	}
+	copies, err := EditedCopies(r)
+	if err != nil {
+		return l, err
+	}
+	for _, c := range copies {
+		if !slices.Contains(work, c) { // a note file can be a copy too
+			l.EditedCopies = append(l.EditedCopies, c)
+		}
+	}
 	detached, err := git.UnreferencedCommits(r.Path)
 	if err != nil {
-		return nil, 0, fmt.Errorf("check %s for commits no branch holds: %w", r.Path, err)
+		return l, fmt.Errorf("check %s for commits no branch holds: %w", r.Path, err)
 	}
-	return work, detached, nil
+	l.DirtyFiles, l.Detached = work, detached
+	return l, nil
+}
+
+// listNames joins names for a sentence: "a", "a and b", "a, b and c".
+func listNames(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

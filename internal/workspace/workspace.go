@@ -223,3 +223,12 @@ func (w *Workspace) sessionName(name string) string {
 func (w *Workspace) logf(format string, args ...any) {
 	fmt.Fprintf(w.Log, format+"\n", args...)
 }
+
+// warnf tells the user something they must see (Warn, else Log).
+func (w *Workspace) warnf(format string, args ...any) {
+	out := w.Warn
+	if out == nil {
+		out = w.Log
+	}
+	fmt.Fprintf(out, "owt: "+format+"\n", args...)
+}

@@ -1,0 +1,19 @@
+package workspace
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+func TestSummaryLeavesShellsOut(t *testing.T) {
+	shell := rec("sh", state.Idle, time.Now())
+	shell.NoAgent = true
+	s := Summarize([]*state.Record{rec("a", state.Idle, time.Now()), shell})
+	require.Equal(t, 1, s.Total)
+	require.Equal(t, "○ 1", s.Render(StylePlain))
+	require.Equal(t, "", Summarize([]*state.Record{shell}).Render(StylePlain))
+}
