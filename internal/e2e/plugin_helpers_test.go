@@ -44,6 +44,9 @@ func (e *Env) pluginCheckout(name string) string {
 			return err
 		}
 		rel, _ := filepath.Rel(src, p)
+		if rel == ".git" && !d.IsDir() {
+			return nil // a linked worktree's .git file points at another checkout
+		}
 		if d.IsDir() && (rel == ".git" || rel == "bin") {
 			return filepath.SkipDir
 		}
