@@ -21,6 +21,9 @@ func configCommand() *cli.Command {
 				Name:  "show",
 				Usage: "print the merged configuration (defaults < user file < repo .owt.toml) as TOML",
 				Action: func(c *cli.Context) error {
+					if err := noArgs(c, "config show"); err != nil {
+						return err
+					}
 					cfg, _, err := loadConfig()
 					if err != nil {
 						return fmt.Errorf("config: %w (run 'owt config validate')", firstProblem(err))
@@ -37,6 +40,9 @@ func configCommand() *cli.Command {
 				Name:  "validate",
 				Usage: "check the config files; every unknown or mistyped key is named with its file",
 				Action: func(c *cli.Context) error {
+					if err := noArgs(c, "config validate"); err != nil {
+						return err
+					}
 					cfg, root, err := loadConfig()
 					var problems []string
 					var ps config.Problems

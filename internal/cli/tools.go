@@ -44,6 +44,9 @@ func toolsCommand() *cli.Command {
 		Usage: "list the agent tools owt knows and which are installed",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
+			if err := noArgs(c, "tools"); err != nil {
+				return err
+			}
 			cfg, _, err := loadConfig()
 			if err != nil {
 				return fmt.Errorf("config: %w", err)
