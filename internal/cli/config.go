@@ -24,9 +24,9 @@ func configCommand() *cli.Command {
 					if err := noArgs(c, "config show"); err != nil {
 						return err
 					}
-					cfg, _, err := loadConfig()
+					cfg, root, err := loadConfig()
 					if err != nil {
-						return fmt.Errorf("config: %w (run 'owt config validate')", firstProblem(err))
+						return configProblem(root, err)
 					}
 					out, err := config.Encode(cfg)
 					if err != nil {
@@ -53,9 +53,15 @@ func configCommand() *cli.Command {
 						}
 					case err != nil:
 						problems = append(problems, err.Error())
-					default:
-						if _, perr := agent.Profiles(cfg); perr != nil {
-							problems = append(problems, perr.Error())
+					}
+					if err == nil || len(ps) > 0 { // the tools are checked on what did load
+						var tps config.Problems
+						if _, perr := agent.Profiles(cfg); errors.As(perr, &tps) {
+							for _, p := range config.Locate(root, tps) {
+								if !containsString(problems, p.Error()) { // [tools.x] prompt is checked by both
+									problems = append(problems, p.Error())
+								}
+							}
 						}
 					}
 					if len(problems) > 0 {
@@ -81,6 +87,16 @@ func configCommand() *cli.Command {
 	}
 }
 
+// configProblem is the one line a command stops on when the config does
+// not load: the first problem, with its file and key, and where to see all.
+func configProblem(root string, err error) error {
+	var ps config.Problems
+	if errors.As(err, &ps) {
+		err = config.Locate(root, ps)
+	}
+	return fmt.Errorf("config: %w (run 'owt config validate')", firstProblem(err))
+}
+
 func firstProblem(err error) error {
 	var ps config.Problems
 	if errors.As(err, &ps) && len(ps) > 0 {
@@ -90,4 +106,13 @@ func firstProblem(err error) error {
 		return ps[0]
 	}
 	return err
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }

@@ -47,13 +47,13 @@ func toolsCommand() *cli.Command {
 			if err := noArgs(c, "tools"); err != nil {
 				return err
 			}
-			cfg, _, err := loadConfig()
+			cfg, root, err := loadConfig()
 			if err != nil {
-				return fmt.Errorf("config: %w", err)
+				return configProblem(root, err)
 			}
 			profiles, err := agent.Profiles(cfg)
 			if err != nil {
-				return fmt.Errorf("config: %w", err)
+				return configProblem(root, err)
 			}
 			def := ""
 			if p, err := agent.Resolve(profiles, cfg.Agent.Tool); err == nil {

@@ -212,3 +212,42 @@ func readStateFile(t *testing.T, e *Env) []stateRecord {
 	}
 	return out
 }
+
+// A config problem names its file and key once, and a mistyped value does
+// not hide the unknown keys of the same file.
+func TestConfigErrorsNameFileAndKeyOnce(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	file := filepath.Join(repo, ".owt.toml")
+
+	e.WriteFile(repo, ".owt.toml", "[worktree]\nport_base = \"x\"\nbogus = 1\n[agent]\nnope = true\n")
+	r := e.Owt(repo, "list")
+	requireOneLineError(t, r, file+":2: worktree.port_base: must be an integer, not a string")
+	require.Equal(t, 1, strings.Count(r.Stderr, "config:"), r.Stderr)
+	require.Contains(t, r.Stderr, "(and 2 more; run 'owt config validate')")
+	r = e.Owt(repo, "config", "validate")
+	require.Equal(t, 1, r.Code)
+	require.Contains(t, r.Stderr, file+":2: worktree.port_base: must be an integer, not a string\n")
+	require.Contains(t, r.Stderr, file+": worktree.bogus: unknown key\n")
+	require.Contains(t, r.Stderr, file+": agent.nope: unknown key\n")
+	require.NotContains(t, r.Stderr, "incompatible types", "said in words")
+
+	// Checks on the merged config still name the file that set the key.
+	for _, c := range []struct{ toml, want string }{
+		{"[tools.x]\nprompt = \"zz\"\n", file + ": tools.x.prompt: must be"},
+		{"[tools.x]\ncommand = [\"x\"]\nready = \"(\"\n", file + ": tools.x.ready: invalid regex"},
+		{"[worktree]\ndir = \"/tmp/fixed\"\n", file + ": worktree.dir: must contain {name}"},
+	} {
+		e.WriteFile(repo, ".owt.toml", c.toml)
+		for _, args := range [][]string{{"list"}, {"new", "--no-agent", "Task"}, {"tools"}} {
+			r := e.Owt(repo, args...)
+			requireOneLineError(t, r, c.want)
+			require.Equal(t, 1, strings.Count(r.Stderr, "config:"), r.Stderr)
+		}
+		r := e.Owt(repo, "config", "validate")
+		require.Equal(t, 1, r.Code)
+		require.Contains(t, r.Stderr, c.want)
+		require.Equal(t, 1, strings.Count(r.Stderr, c.want), "reported once: %s", r.Stderr)
+	}
+	require.Empty(t, e.Git(repo, "branch", "--list", "feat/*"))
+}
