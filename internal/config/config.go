@@ -260,7 +260,11 @@ func apply(cfg *Config, file string) (Problems, error) {
 	}
 	d := layerDecoder{md: md, file: file, order: map[string]int{}}
 	for i, k := range md.Keys() {
-		d.order[k.String()] = i
+		for n := 1; n <= len(k); n++ { // a table named only by its subtables ([tools.x]) takes their place
+			if _, seen := d.order[k[:n].String()]; !seen {
+				d.order[k[:n].String()] = i
+			}
+		}
 	}
 	layer := *cfg
 	layer.Tools = nil
@@ -282,13 +286,8 @@ type layerDecoder struct {
 // fields decodes each key of a table into the field of dst (a struct)
 // whose toml tag names it.
 func (d *layerDecoder) fields(table map[string]toml.Primitive, dst reflect.Value, path toml.Key) {
-	keys := make([]string, 0, len(table))
-	for k := range table {
-		keys = append(keys, k)
-	}
 	at := func(k string) toml.Key { return append(append(toml.Key{}, path...), k) }
-	sort.Slice(keys, func(i, j int) bool { return d.order[at(keys[i]).String()] < d.order[at(keys[j]).String()] })
-	for _, k := range keys {
+	for _, k := range d.inFileOrder(table, path) {
 		f, ok := fieldByTag(dst, k)
 		if !ok {
 			d.problems = append(d.problems, Problem{File: d.file, Key: at(k).String(), Msg: "unknown key"})
@@ -296,6 +295,17 @@ func (d *layerDecoder) fields(table map[string]toml.Primitive, dst reflect.Value
 		}
 		d.value(table[k], f, at(k))
 	}
+}
+
+// inFileOrder is the keys of the table at path in the order the file has them.
+func (d *layerDecoder) inFileOrder(table map[string]toml.Primitive, path toml.Key) []string {
+	keys := make([]string, 0, len(table))
+	for k := range table {
+		keys = append(keys, k)
+	}
+	place := func(k string) int { return d.order[append(append(toml.Key{}, path...), k).String()] }
+	sort.Slice(keys, func(i, j int) bool { return place(keys[i]) < place(keys[j]) })
+	return keys
 }
 
 // value decodes one value into f: tables key by key, anything else whole.
@@ -314,7 +324,8 @@ func (d *layerDecoder) value(v toml.Primitive, f reflect.Value, path toml.Key) {
 		if f.IsNil() {
 			f.Set(reflect.MakeMap(f.Type()))
 		}
-		for name, p := range named {
+		for _, name := range d.inFileOrder(named, path) {
+			p := named[name]
 			elem := reflect.New(f.Type().Elem()).Elem()
 			if prev := f.MapIndex(reflect.ValueOf(name)); prev.IsValid() {
 				elem.Set(prev)
