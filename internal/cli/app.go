@@ -225,6 +225,9 @@ func interspersed(app *cli.App, args []string) []string {
 		}
 		cmd, path = sub, path+1
 	}
+	if cmd.SkipFlagParsing {
+		return args // owt hook: the tool's argv, a chained notify program's flags included
+	}
 	takesValue := map[string]bool{}
 	for _, f := range cmd.Flags {
 		_, isBool := f.(*cli.BoolFlag)

@@ -21,6 +21,8 @@ func TestInterspersedFlags(t *testing.T) {
 		// owt's own flags come before the command.
 		{[]string{"owt", "-L", "other", "delete", "w1", "--force"}, []string{"owt", "-L", "other", "delete", "--force", "--", "w1"}},
 		{[]string{"owt", "-S=/tmp/s", "new", "Fix", "--tool", "codex"}, []string{"owt", "-S=/tmp/s", "new", "--tool", "codex", "--", "Fix"}},
+		// owt hook takes the tool's argv as it is.
+		{[]string{"owt", "hook", "codex", "notify", "/bin/notify", "--from-codex", "{}"}, []string{"owt", "hook", "codex", "notify", "/bin/notify", "--from-codex", "{}"}},
 	}
 	for _, c := range cases {
 		require.Equal(t, c.want, interspersed(app, c.in), "%v", c.in)

@@ -44,7 +44,10 @@ func (e *Env) pluginCheckout(name string) string {
 			return err
 		}
 		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() && (rel == ".git" || rel == "bin") {
+		if rel == ".git" || (d.IsDir() && rel == "bin") { // .git is a file in a linked worktree
+			if !d.IsDir() {
+				return nil
+			}
 			return filepath.SkipDir
 		}
 		target := filepath.Join(dst, rel)
