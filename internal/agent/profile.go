@@ -339,11 +339,11 @@ func Profiles(cfg config.Config) (map[string]Profile, error) {
 	}
 	sort.Strings(names)
 
-	var errs []error
+	var problems config.Problems
 	for _, name := range names {
 		key := "tools." + name
 		if name == "" || name == Auto || strings.ContainsAny(name, " \t\r\n") {
-			errs = append(errs, fmt.Errorf("%s: %q cannot be a tool name", key, name))
+			problems = append(problems, config.Problem{Key: key, Msg: fmt.Sprintf("%q cannot be a tool name", name)})
 			continue
 		}
 		base, known := out[name]
@@ -352,11 +352,11 @@ func Profiles(cfg config.Config) (map[string]Profile, error) {
 		if !known && p.Prompt == "" {
 			p.Prompt = PromptArg
 		}
-		errs = append(errs, validate(key, p)...)
+		problems = append(problems, validate(key, p)...)
 		out[name] = p
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if len(problems) > 0 {
+		return nil, problems // File unset: config.Locate names the file that set each key
 	}
 	return out, nil
 }
@@ -402,26 +402,29 @@ func fromTool(name string, t config.Tool, hooks string) Profile {
 }
 
 // validate returns every problem with p, each naming its key under prefix.
-func validate(prefix string, p Profile) []error {
-	var errs []error
+func validate(prefix string, p Profile) config.Problems {
+	var ps config.Problems
+	add := func(key, format string, args ...any) {
+		ps = append(ps, config.Problem{Key: prefix + "." + key, Msg: fmt.Sprintf(format, args...)})
+	}
 	if len(p.Command) == 0 || strings.TrimSpace(p.Command[0]) == "" {
-		errs = append(errs, fmt.Errorf("%s.command: required (the program to run, e.g. command = [%q])", prefix, p.Name))
+		add("command", "required (the program to run, e.g. command = [%q])", p.Name)
 	}
 	if !p.Prompt.Valid() {
-		errs = append(errs, fmt.Errorf("%s.prompt: must be \"arg\", \"paste\" or \"none\", not %q", prefix, p.Prompt))
+		add("prompt", "must be \"arg\", \"paste\" or \"none\", not %q", p.Prompt)
 	}
 	for _, f := range []struct{ key, pattern string }{
 		{"ready", p.Ready}, {"working", p.Working}, {"waiting", p.Waiting}, {"idle", p.Idle},
 		{"status_bar", p.StatusBar},
 	} {
 		if _, err := CompilePattern(f.pattern); err != nil {
-			errs = append(errs, fmt.Errorf("%s.%s: invalid regex: %v", prefix, f.key, err))
+			add(f.key, "invalid regex: %v", err)
 		}
 	}
 	if p.Prompt == PromptPaste && p.Ready == "" {
-		errs = append(errs, fmt.Errorf("%s.ready: required when prompt is \"paste\" (owt pastes the task once it matches)", prefix))
+		add("ready", "required when prompt is \"paste\" (owt pastes the task once it matches)")
 	}
-	return errs
+	return ps
 }
 
 // CompilePattern compiles a screen pattern in multiline mode. An empty

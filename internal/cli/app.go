@@ -14,18 +14,18 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // Version is set at build time with -ldflags "-X …cli.Version=…".
 var Version = "dev"
 
-// Exit codes scripts can rely on.
+// Exit codes scripts can rely on (the README has the same table).
 const (
-	ExitOK    = 0
-	ExitError = 1
-	ExitUsage = 2
+	ExitOK      = 0
+	ExitError   = 1
+	ExitUsage   = 2
+	ExitUnknown = 3 // no such worktree: the NAME given has no record in this repo
 )
 
 // exitError ends owt with a code and an optional message (already printed
@@ -54,6 +54,9 @@ func App() *cli.App {
 		Version:              Version,
 		EnableBashCompletion: true,
 		HideHelpCommand:      true,
+		Flags:                serverFlags(),
+		Before:               chooseServer,
+		Action:               unknownCommand,
 		Commands: []*cli.Command{
 			newCommand(),
 			listCommand(),
@@ -81,9 +84,43 @@ func App() *cli.App {
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
 	for _, c := range app.Commands {
-		c.OnUsageError = app.OnUsageError
+		guardUsage(c, app.OnUsageError)
 	}
 	return app
+}
+
+// guardUsage makes every bad use of c and its subcommands a usage error:
+// a flag urfave rejects, and a subcommand that does not exist (urfave's
+// own answer, "No help topic", would exit 1).
+func guardUsage(c *cli.Command, onUsage cli.OnUsageErrorFunc) {
+	c.OnUsageError = onUsage
+	if len(c.Subcommands) > 0 && c.Action == nil {
+		c.Action = unknownCommand
+	}
+	for _, sub := range c.Subcommands {
+		guardUsage(sub, onUsage)
+	}
+}
+
+// unknownCommand is the action of owt and of a command group run without
+// a known subcommand: help when none was named, else a usage error.
+func unknownCommand(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return cli.ShowSubcommandHelp(c)
+	}
+	where := "owt"
+	if c.Command != nil && c.Command.HelpName != "" {
+		where = c.Command.HelpName
+	}
+	return usagef("%s has no command %q (see '%s --help')", where, c.Args().First(), where)
+}
+
+// noArgs is the usage error of a command that takes no arguments.
+func noArgs(c *cli.Context, verb string) error {
+	if c.NArg() > 0 {
+		return usagef("%s takes no arguments", verb)
+	}
+	return nil
 }
 
 // Main runs owt with args and returns the process exit code. Every error
@@ -102,19 +139,32 @@ func Main(args []string, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "owt: "+oneLine(err.Error()))
 	var ue usageError
-	if errors.As(err, &ue) {
+	switch {
+	case errors.As(err, &ue):
 		return ExitUsage
+	case errors.Is(err, workspace.ErrUnknownName):
+		return ExitUnknown
 	}
 	return ExitError
 }
 
-// oneLine keeps an error to one line: git and tmux sometimes say more.
+// oneLine keeps an error to one line: git and tmux sometimes say more, and
+// the line that says what to do ("use 'add -f' to override", "hint: …")
+// is often the last one, so lines are joined, not cut. Only a very long
+// message loses its middle.
 func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + " …"
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
 	}
-	return s
+	const keep = 6 // lines kept at each end of a long message
+	if len(lines) > 2*keep+1 {
+		cut := fmt.Sprintf("… (%d more lines) …", len(lines)-2*keep)
+		lines = append(append(lines[:keep:keep], cut), lines[len(lines)-keep:]...)
+	}
+	return strings.Join(lines, " ")
 }
 
 // openWorkspace opens the repository of the current directory.
@@ -123,7 +173,7 @@ func openWorkspace() (*workspace.Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := workspace.Open(wd, tmux.New())
+	w, err := workspace.Open(wd, tmuxClient())
 	if err != nil {
 		return nil, err
 	}
@@ -160,10 +210,11 @@ var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
 // "owt delete NAME --force" works as people type it (urfave/cli stops at
 // the first argument). Everything after "--" stays an argument.
 func interspersed(app *cli.App, args []string) []string {
-	if len(args) < 2 {
+	at := commandIndex(app, args)
+	if at >= len(args) {
 		return args
 	}
-	cmd, path := app.Command(args[1]), 2
+	cmd, path := app.Command(args[at]), at+1
 	if cmd == nil {
 		return args
 	}
@@ -173,6 +224,9 @@ func interspersed(app *cli.App, args []string) []string {
 			break
 		}
 		cmd, path = sub, path+1
+	}
+	if cmd.SkipFlagParsing {
+		return args // owt hook: the tool's argv, a chained notify program's flags included
 	}
 	takesValue := map[string]bool{}
 	for _, f := range cmd.Flags {
@@ -198,12 +252,12 @@ func interspersed(app *cli.App, args []string) []string {
 			name = name[:eq]
 		}
 		value, known := takesValue[name]
-		if !strings.HasPrefix(a, "-") || a == "-" || !known {
-			if strings.HasPrefix(a, "-") && a != "-" && len(rest) == 0 {
-				flags = append(flags, a) // let urfave report the unknown flag
-				continue
-			}
+		if !strings.HasPrefix(a, "-") || a == "-" {
 			rest = append(rest, a)
+			continue
+		}
+		if !known {
+			flags = append(flags, a) // urfave reports it: "flag provided but not defined"
 			continue
 		}
 		flags = append(flags, a)
@@ -218,4 +272,25 @@ func interspersed(app *cli.App, args []string) []string {
 		out = append(out, "--")
 	}
 	return append(out, rest...)
+}
+
+// commandIndex is where the command name is in args: after owt's own
+// flags (-L NAME, -S PATH, --help …).
+func commandIndex(app *cli.App, args []string) int {
+	takesValue := map[string]bool{}
+	for _, f := range app.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	i := 1
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" && args[i] != "--" {
+		name := strings.TrimLeft(args[i], "-")
+		if takesValue[name] {
+			i++ // its value ("-L=x" has none to skip)
+		}
+		i++
+	}
+	return i
 }

@@ -16,6 +16,13 @@ func TestInterspersedFlags(t *testing.T) {
 		{[]string{"owt", "send", "a", "fix", "--all", "the", "tests"}, []string{"owt", "send", "--", "a", "fix", "--all", "the", "tests"}},
 		{[]string{"owt", "send", "--all", "run", "--json"}, []string{"owt", "send", "--all", "--", "run", "--json"}},
 		{[]string{"owt", "config", "show"}, []string{"owt", "config", "show"}},
+		// An unknown flag after the NAME is reported as a flag, not as a second NAME.
+		{[]string{"owt", "delete", "w1", "--json"}, []string{"owt", "delete", "--json", "--", "w1"}},
+		// owt's own flags come before the command.
+		{[]string{"owt", "-L", "other", "delete", "w1", "--force"}, []string{"owt", "-L", "other", "delete", "--force", "--", "w1"}},
+		{[]string{"owt", "-S=/tmp/s", "new", "Fix", "--tool", "codex"}, []string{"owt", "-S=/tmp/s", "new", "--tool", "codex", "--", "Fix"}},
+		// owt hook takes the tool's argv as it is.
+		{[]string{"owt", "hook", "codex", "notify", "/bin/notify", "--from-codex", "{}"}, []string{"owt", "hook", "codex", "notify", "/bin/notify", "--from-codex", "{}"}},
 	}
 	for _, c := range cases {
 		require.Equal(t, c.want, interspersed(app, c.in), "%v", c.in)

@@ -21,9 +21,12 @@ func configCommand() *cli.Command {
 				Name:  "show",
 				Usage: "print the merged configuration (defaults < user file < repo .owt.toml) as TOML",
 				Action: func(c *cli.Context) error {
-					cfg, _, err := loadConfig()
+					if err := noArgs(c, "config show"); err != nil {
+						return err
+					}
+					cfg, root, err := loadConfig()
 					if err != nil {
-						return fmt.Errorf("config: %w (run 'owt config validate')", firstProblem(err))
+						return configProblem(root, err)
 					}
 					out, err := config.Encode(cfg)
 					if err != nil {
@@ -37,6 +40,9 @@ func configCommand() *cli.Command {
 				Name:  "validate",
 				Usage: "check the config files; every unknown or mistyped key is named with its file",
 				Action: func(c *cli.Context) error {
+					if err := noArgs(c, "config validate"); err != nil {
+						return err
+					}
 					cfg, root, err := loadConfig()
 					var problems []string
 					var ps config.Problems
@@ -47,9 +53,15 @@ func configCommand() *cli.Command {
 						}
 					case err != nil:
 						problems = append(problems, err.Error())
-					default:
-						if _, perr := agent.Profiles(cfg); perr != nil {
-							problems = append(problems, perr.Error())
+					}
+					if err == nil || len(ps) > 0 { // the tools are checked on what did load
+						var tps config.Problems
+						if _, perr := agent.Profiles(cfg); errors.As(perr, &tps) {
+							for _, p := range config.Locate(root, tps) {
+								if !containsString(problems, p.Error()) { // [tools.x] prompt is checked by both
+									problems = append(problems, p.Error())
+								}
+							}
 						}
 					}
 					if len(problems) > 0 {
@@ -75,6 +87,16 @@ func configCommand() *cli.Command {
 	}
 }
 
+// configProblem is the one line a command stops on when the config does
+// not load: the first problem, with its file and key, and where to see all.
+func configProblem(root string, err error) error {
+	var ps config.Problems
+	if errors.As(err, &ps) {
+		err = config.Locate(root, ps)
+	}
+	return fmt.Errorf("config: %w (run 'owt config validate')", firstProblem(err))
+}
+
 func firstProblem(err error) error {
 	var ps config.Problems
 	if errors.As(err, &ps) && len(ps) > 0 {
@@ -84,4 +106,13 @@ func firstProblem(err error) error {
 		return ps[0]
 	}
 	return err
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }

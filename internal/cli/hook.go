@@ -11,7 +11,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -69,7 +68,7 @@ func runHook(args []string) {
 	} else {
 		call.Payload = readStdin()
 	}
-	if err := workspace.HandleHook(tmux.New(), call); err != nil {
+	if err := workspace.HandleHook(tmuxClient(), call); err != nil {
 		state.Logf("hook", "%s %s: %v", call.Kind, call.Event, err)
 	}
 }
@@ -107,7 +106,7 @@ func publishCommand() *cli.Command {
 			if c.NArg() != 2 {
 				return usagef("_publish takes REPO and NAME")
 			}
-			workspace.PublishRecord(tmux.New(), c.Args().Get(0), c.Args().Get(1))
+			workspace.PublishRecord(tmuxClient(), c.Args().Get(0), c.Args().Get(1))
 			return nil
 		},
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -30,7 +29,7 @@ func listCommand() *cli.Command {
 				return usagef("list takes no arguments")
 			}
 			var recs []*state.Record
-			tm := tmux.New()
+			tm := tmuxClient()
 			if c.Bool("all") {
 				var err error
 				if recs, err = workspace.AllRecords(); err != nil {

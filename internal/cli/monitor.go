@@ -7,7 +7,6 @@ import (
 
 	"github.com/owt-tmux/owt/internal/monitor"
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
-	"github.com/owt-tmux/owt/internal/tmux"
 )
 
 func monitorCommand() *cli.Command {
@@ -25,7 +24,7 @@ func monitorCommand() *cli.Command {
 			daemon.CloseInherited()
 			socket := daemon.Canonical(c.String("socket"))
 			if c.String("socket") == "" {
-				socket = daemon.SocketPath(tmux.New())
+				socket = daemon.SocketPath(tmuxClient())
 			}
 			return monitor.Run(monitor.Options{Socket: socket, Interval: c.Duration("interval"), Log: os.Stderr})
 		},

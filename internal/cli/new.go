@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -49,6 +50,9 @@ func newCommand() *cli.Command {
 				Plan:    c.Bool("plan"),
 				NoSetup: c.Bool("no-setup"),
 			})
+			if errors.Is(err, workspace.ErrEmptyTask) {
+				return usageError{err.Error()} // no task is bad usage, like a missing NAME
+			}
 			if err != nil {
 				return err
 			}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -16,7 +15,7 @@ func runCommand() *cli.Command {
 		Hidden: true,
 		Usage:  "run a worktree session's setup and agent (started by owt new)",
 		Action: func(*cli.Context) error {
-			return workspace.RunSession(tmux.New(), os.Stdout)
+			return workspace.RunSession(tmuxClient(), os.Stdout)
 		},
 	}
 }

@@ -33,7 +33,7 @@ func tmuxCommand() *cli.Command {
 					if c.NArg() > 0 {
 						return usagef("tmux init takes no arguments")
 					}
-					return tmuxInit(tmux.New())
+					return tmuxInit(tmuxClient())
 				},
 			},
 			{
@@ -41,7 +41,10 @@ func tmuxCommand() *cli.Command {
 				Usage: "list owt's keys as the @owt-* options make them",
 				Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					return tmuxKeys(c, tmux.New())
+					if err := noArgs(c, "tmux keys"); err != nil {
+						return err
+					}
+					return tmuxKeys(c, tmuxClient())
 				},
 			},
 		},

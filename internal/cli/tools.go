@@ -44,13 +44,16 @@ func toolsCommand() *cli.Command {
 		Usage: "list the agent tools owt knows and which are installed",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			cfg, _, err := loadConfig()
+			if err := noArgs(c, "tools"); err != nil {
+				return err
+			}
+			cfg, root, err := loadConfig()
 			if err != nil {
-				return fmt.Errorf("config: %w", err)
+				return configProblem(root, err)
 			}
 			profiles, err := agent.Profiles(cfg)
 			if err != nil {
-				return fmt.Errorf("config: %w", err)
+				return configProblem(root, err)
 			}
 			def := ""
 			if p, err := agent.Resolve(profiles, cfg.Agent.Tool); err == nil {

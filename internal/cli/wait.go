@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -37,9 +36,6 @@ func waitCommand() *cli.Command {
 				return err
 			}
 			results, err := w.Wait(c.Args().Slice(), until, c.Duration("timeout"))
-			if errors.Is(err, workspace.ErrUnknownName) {
-				return usageError{err.Error()}
-			}
 			if err != nil {
 				return err
 			}

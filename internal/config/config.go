@@ -8,11 +8,15 @@ package config
 
 import (
 	"bytes"
+	"encoding"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -178,6 +182,9 @@ type Problem struct {
 }
 
 func (p Problem) Error() string {
+	if p.File == "" { // not located yet (see Locate)
+		return fmt.Sprintf("%s: %s", p.Key, p.Msg)
+	}
 	if p.Key == "" {
 		return fmt.Sprintf("%s: %s", p.File, p.Msg)
 	}
@@ -197,30 +204,68 @@ func (ps Problems) Error() string {
 
 // Load merges the defaults, the user file and, when repoRoot is not empty,
 // the repo's .owt.toml. Missing files are fine. It returns Problems when
-// any layer has unknown or mistyped keys.
+// any layer has unknown or mistyped keys, or a value out of range, each
+// naming the file that set the key.
 func Load(repoRoot string) (Config, error) {
 	cfg := Defaults()
-	files := []string{UserFile()}
-	if repoRoot != "" {
-		files = append(files, filepath.Join(repoRoot, RepoFile))
-	}
 	var problems Problems
-	for _, f := range files {
+	for _, f := range layerFiles(repoRoot) {
 		ps, err := apply(&cfg, f)
 		if err != nil {
 			return cfg, err
 		}
 		problems = append(problems, ps...)
 	}
-	problems = append(problems, validate(cfg)...)
+	problems = append(problems, Locate(repoRoot, validate(cfg))...)
 	if len(problems) > 0 {
 		return cfg, problems
 	}
 	return cfg, nil
 }
 
+// layerFiles are the config files in the order they apply.
+func layerFiles(repoRoot string) []string {
+	files := []string{UserFile()}
+	if repoRoot != "" {
+		files = append(files, filepath.Join(repoRoot, RepoFile))
+	}
+	return files
+}
+
+// Locate names, in each problem without a file, the file that set its key
+// (the last layer that defines it or the table around it): checks on the
+// merged config, like a tool's profile, know the key but not the file.
+func Locate(repoRoot string, ps Problems) Problems {
+	out := make(Problems, len(ps))
+	for i, p := range ps {
+		if p.File == "" {
+			p.File = fileSetting(repoRoot, p.Key)
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// fileSetting is the last config file that defines key or a table that
+// holds it; "config" when none does.
+func fileSetting(repoRoot, key string) string {
+	files := layerFiles(repoRoot)
+	for k := strings.Split(key, "."); len(k) > 0; k = k[:len(k)-1] {
+		for i := len(files) - 1; i >= 0; i-- {
+			var doc map[string]any
+			md, err := toml.DecodeFile(files[i], &doc)
+			if err == nil && md.IsDefined(k...) {
+				return files[i]
+			}
+		}
+	}
+	return "config"
+}
+
 // apply decodes one file over cfg. Tools merge field by field so a repo file
-// can override one field of a tool the user file defined.
+// can override one field of a tool the user file defined. Each key is
+// decoded on its own, so every mistyped key and every unknown key of the
+// file is reported, not only the first problem.
 func apply(cfg *Config, file string) (Problems, error) {
 	data, err := os.ReadFile(file)
 	if errors.Is(err, os.ErrNotExist) {
@@ -229,36 +274,216 @@ func apply(cfg *Config, file string) (Problems, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read config %s: %w", file, err)
 	}
+	var top map[string]toml.Primitive
+	md, err := toml.Decode(string(data), &top)
+	if err != nil {
+		return Problems{syntaxProblem(file, err)}, nil // nothing past a syntax error can be read
+	}
+	d := layerDecoder{md: md, file: file, order: map[string]int{}}
+	for i, k := range md.Keys() {
+		for n := 1; n <= len(k); n++ { // a table named only by its subtables ([tools.x]) takes their place
+			if _, seen := d.order[k[:n].String()]; !seen {
+				d.order[k[:n].String()] = i
+			}
+		}
+	}
 	layer := *cfg
 	layer.Tools = nil
-	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&layer)
-	if err != nil {
-		return Problems{decodeProblem(file, err)}, nil
-	}
-	var problems Problems
-	for _, k := range md.Undecoded() {
-		problems = append(problems, Problem{File: file, Key: k.String(), Msg: "unknown key"})
-	}
+	d.fields(top, reflect.ValueOf(&layer).Elem(), nil)
 	tools := cfg.Tools
 	*cfg = layer
 	cfg.Tools = mergeTools(tools, layer.Tools)
-	return problems, nil
+	return d.problems, nil
 }
 
-func decodeProblem(file string, err error) Problem {
+// layerDecoder decodes one config file key by key into Config's fields.
+type layerDecoder struct {
+	md       toml.MetaData
+	file     string
+	order    map[string]int // key → its place in the file, to report in file order
+	problems Problems
+}
+
+// fields decodes each key of a table into the field of dst (a struct)
+// whose toml tag names it.
+func (d *layerDecoder) fields(table map[string]toml.Primitive, dst reflect.Value, path toml.Key) {
+	at := func(k string) toml.Key { return append(append(toml.Key{}, path...), k) }
+	for _, k := range d.inFileOrder(table, path) {
+		f, ok := fieldByTag(dst, k)
+		if !ok {
+			d.problems = append(d.problems, Problem{File: d.file, Key: at(k).String(), Msg: "unknown key"})
+			continue
+		}
+		d.value(table[k], f, at(k))
+	}
+}
+
+// inFileOrder is the keys of the table at path in the order the file has them.
+func (d *layerDecoder) inFileOrder(table map[string]toml.Primitive, path toml.Key) []string {
+	keys := make([]string, 0, len(table))
+	for k := range table {
+		keys = append(keys, k)
+	}
+	place := func(k string) int { return d.order[append(append(toml.Key{}, path...), k).String()] }
+	sort.Slice(keys, func(i, j int) bool { return place(keys[i]) < place(keys[j]) })
+	return keys
+}
+
+// value decodes one value into f: tables key by key, anything else whole.
+func (d *layerDecoder) value(v toml.Primitive, f reflect.Value, path toml.Key) {
+	_, isText := f.Addr().Interface().(encoding.TextUnmarshaler)
+	switch {
+	case f.Kind() == reflect.Struct && !isText:
+		if sub, ok := d.table(v, path); ok {
+			d.fields(sub, f, path)
+		}
+	case f.Kind() == reflect.Map: // [tools.NAME]
+		named, ok := d.table(v, path)
+		if !ok {
+			return
+		}
+		if f.IsNil() {
+			f.Set(reflect.MakeMap(f.Type()))
+		}
+		for _, name := range d.inFileOrder(named, path) {
+			p := named[name]
+			elem := reflect.New(f.Type().Elem()).Elem()
+			if prev := f.MapIndex(reflect.ValueOf(name)); prev.IsValid() {
+				elem.Set(prev)
+			}
+			d.value(p, elem, append(append(toml.Key{}, path...), name))
+			f.SetMapIndex(reflect.ValueOf(name), elem)
+		}
+	default:
+		if f.Kind() == reflect.Slice {
+			f.Set(reflect.Zero(f.Type())) // never write into the array of the layer below
+		}
+		if err := d.md.PrimitiveDecode(v, f.Addr().Interface()); err != nil {
+			d.problems = append(d.problems, typeProblem(d.file, path.String(), err))
+		}
+	}
+}
+
+// table decodes v, the value at path, as a table of values still to decode.
+func (d *layerDecoder) table(v toml.Primitive, path toml.Key) (map[string]toml.Primitive, bool) {
+	if typ := d.md.Type(path...); typ != "" && typ != "Hash" { // the toml package lets "x = 3" decode as an empty table ("": a table only named by its subtables)
+		d.problems = append(d.problems, Problem{File: d.file, Key: path.String(), Msg: "must be a table, not " + tomlTypeWord(typ)})
+		return nil, false
+	}
+	var t map[string]toml.Primitive
+	if err := d.md.PrimitiveDecode(v, &t); err != nil {
+		d.problems = append(d.problems, typeProblem(d.file, path.String(), err))
+		return nil, false
+	}
+	return t, true
+}
+
+// tomlTypeWord says a TOML type name (MetaData.Type) in words.
+func tomlTypeWord(typ string) string {
+	switch typ {
+	case "Integer":
+		return "an integer"
+	case "Float":
+		return "a number"
+	case "Bool":
+		return "true or false"
+	case "String":
+		return "a string"
+	case "Array", "ArrayHash":
+		return "an array"
+	}
+	return "a " + strings.ToLower(typ)
+}
+
+// fieldByTag is the field of struct v whose toml tag is name.
+func fieldByTag(v reflect.Value, name string) (reflect.Value, bool) {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ",")
+		if tag == name && tag != "-" {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// syntaxProblem is a file that is not TOML.
+func syntaxProblem(file string, err error) Problem {
 	var perr toml.ParseError
 	if errors.As(err, &perr) {
-		key := ""
-		if perr.LastKey != "" {
-			key = perr.LastKey
-		}
-		msg := perr.Message
-		if msg == "" {
-			msg = perr.Error()
-		}
-		return Problem{File: fmt.Sprintf("%s:%d", file, perr.Position.Line), Key: key, Msg: msg}
+		return Problem{File: fmt.Sprintf("%s:%d", file, perr.Position.Line), Key: perr.LastKey, Msg: perr.Message}
 	}
 	return Problem{File: file, Msg: err.Error()}
+}
+
+// tomlTypeError is how the toml package words a value of the wrong type:
+// toml: line 2 (last key "worktree.port_base"): incompatible types: …
+var tomlTypeError = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "(.*?)"\): (.*)$`)
+
+// typeProblem turns a decode error of key into a problem naming file,
+// line and key once, in words.
+func typeProblem(file, key string, err error) Problem {
+	where := func(line int) string {
+		if line > 0 {
+			return fmt.Sprintf("%s:%d", file, line)
+		}
+		return file
+	}
+	var perr toml.ParseError
+	if errors.As(err, &perr) { // a value's own check failed (a duration, say)
+		return Problem{File: where(perr.Position.Line), Key: key, Msg: perr.Message}
+	}
+	m := tomlTypeError.FindStringSubmatch(err.Error())
+	if m == nil {
+		return Problem{File: file, Key: key, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+	}
+	line, _ := strconv.Atoi(m[1])
+	if key == "" {
+		key = m[2]
+	}
+	return Problem{File: where(line), Key: key, Msg: typeWords(m[3])}
+}
+
+var tomlTable = regexp.MustCompile(`expected table but found (\w+)`)
+
+var tomlTypes = regexp.MustCompile(`TOML value has type (\w+); destination has type (\w+)`)
+
+// typeWords says "must be an integer, not a string" for the toml
+// package's "incompatible types: TOML value has type string; …".
+func typeWords(msg string) string {
+	if m := tomlTable.FindStringSubmatch(msg); m != nil {
+		return "must be a table, not " + article(m[1])
+	}
+	m := tomlTypes.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	want := map[string]string{"slice": "an array", "map": "a table", "integer": "an integer", "float": "a number", "boolean": "true or false", "string": "a string"}[m[2]]
+	if want == "" {
+		want = "a " + m[2]
+	}
+	return fmt.Sprintf("must be %s, not %s", want, article(m[1]))
+}
+
+// article names a TOML value's Go type the way a config file says it.
+func article(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "int"):
+		return "an integer"
+	case strings.HasPrefix(goType, "float"):
+		return "a number"
+	case goType == "bool":
+		return "true or false"
+	case goType == "string":
+		return "a string"
+	case strings.HasPrefix(goType, "[]"):
+		return "an array"
+	case strings.HasPrefix(goType, "map"):
+		return "a table"
+	case strings.HasPrefix(goType, "time"):
+		return "a date"
+	}
+	return goType
 }
 
 func mergeTools(base, over map[string]Tool) map[string]Tool {
@@ -313,9 +538,10 @@ func MergeTool(base, over Tool) Tool {
 	return base
 }
 
+// validate checks values on the merged config; Load names the files.
 func validate(cfg Config) Problems {
 	var ps Problems
-	where := "config"
+	where := ""
 	if cfg.Worktree.Dir == "" || !strings.Contains(cfg.Worktree.Dir, "{name}") {
 		ps = append(ps, Problem{File: where, Key: "worktree.dir", Msg: "must contain {name}"})
 	}

@@ -88,3 +88,18 @@ func TestEncodeRoundTrips(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Defaults(), cfg)
 }
+
+func TestEveryProblemOfAFileIsReported(t *testing.T) {
+	root := setup(t, "", "[worktree]\nport_base = \"x\"\nbogus = 1\n[tools.x]\nprompt = 3\nzz = 1\n[status]\nstill_after = \"soon\"\n")
+	_, err := Load(root)
+	var ps Problems
+	require.True(t, errors.As(err, &ps), "%v", err)
+	file := filepath.Join(root, RepoFile)
+	require.Equal(t, Problems{
+		{File: file + ":2", Key: "worktree.port_base", Msg: "must be an integer, not a string"},
+		{File: file, Key: "worktree.bogus", Msg: "unknown key"},
+		{File: file + ":5", Key: "tools.x.prompt", Msg: "must be a string, not an integer"},
+		{File: file, Key: "tools.x.zz", Msg: "unknown key"},
+		{File: file + ":8", Key: "status.still_after", Msg: `not a duration (like "5s"): "soon"`},
+	}, ps)
+}

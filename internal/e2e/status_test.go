@@ -77,7 +77,7 @@ func TestHooksReportPermissionApprovalAndTurnEnd(t *testing.T) {
 	requireOneLineError(t, r, "a is idle")
 	require.Equal(t, 1, r.Code)
 	require.Equal(t, 2, e.Owt(repo, "wait", "a", "--until", "soon").Code)
-	require.Equal(t, 2, e.Owt(repo, "wait", "nosuch").Code)
+	require.Equal(t, 3, e.Owt(repo, "wait", "nosuch").Code, "no such worktree")
 	require.Equal(t, 2, e.Owt(repo, "wait").Code)
 	require.Equal(t, 0, e.Owt(repo, "wait", "a", "--until", "any").Code)
 }

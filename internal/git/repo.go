@@ -1,6 +1,7 @@
 package git
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,6 +40,9 @@ func FindRepo(dir string) (Repo, error) {
 		out, err = run(dir, args...)
 	}
 	if err != nil {
+		if explained := noWorkTree(dir, err); explained != nil {
+			return Repo{}, explained
+		}
 		return Repo{}, fmt.Errorf("git rev-parse in %s: %w", dir, notRepo(err))
 	}
 	f := strings.Split(strings.TrimSpace(string(out)), "\n")
@@ -91,6 +95,29 @@ func FindRepo(dir string) (Repo, error) {
 		}
 	}
 	return Repo{Root: root, CommonDir: common, HeadBranch: head}, nil
+}
+
+// ErrNoCommits is returned when a worktree is asked of a repository whose
+// branch has no commit to start from.
+var ErrNoCommits = errors.New("no commits yet: make a first commit (every worktree branches from one)")
+
+// HasCommits reports whether HEAD names a commit (false in a new repository).
+func (r Repo) HasCommits() bool {
+	_, err := run(r.Root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	return err == nil
+}
+
+// noWorkTree explains git's "must be run in a work tree", which FindRepo
+// meets in a bare repository and inside a .git directory.
+func noWorkTree(dir string, err error) error {
+	var re *runError
+	if !errors.As(err, &re) || !strings.Contains(re.stderr, "must be run in a work tree") {
+		return nil
+	}
+	if bare, _ := runLine(dir, "rev-parse", "--is-bare-repository"); bare == "true" {
+		return fmt.Errorf("%s is a bare repository, with no checkout for agents to branch from: run owt in a clone of it", dir)
+	}
+	return fmt.Errorf("%s is inside a .git directory: run owt in the checkout", dir)
 }
 
 // TopLevel returns the top level of the worktree containing dir (which, for

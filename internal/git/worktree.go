@@ -42,6 +42,9 @@ func (r Repo) AddWorktree(path, branch, base string) error {
 	if err == nil {
 		return nil
 	}
+	if !r.HasCommits() {
+		return ErrNoCommits // git's "not a valid object name: 'main'" says nothing of why
+	}
 	wrapped := fmt.Errorf("git worktree add %s: %w", path, err)
 	// git refuses an existing branch before doing anything (LC_ALL=C keeps
 	// the message stable). Any other failure came after git created the

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"time"
@@ -46,7 +45,7 @@ func OpenRoot(root string, tm *tmux.Client) (*Workspace, error) {
 	tools, err := agent.Profiles(w.Config)
 	if err != nil {
 		tools, _ = agent.Profiles(config.Defaults())
-		cfgErr = errors.Join(cfgErr, fmt.Errorf("config: %w", err))
+		cfgErr = errors.Join(cfgErr, configError(locate(root, err)))
 	}
 	w.Tools = tools
 	return w, cfgErr

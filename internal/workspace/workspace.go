@@ -54,7 +54,7 @@ func Open(dir string, tm *tmux.Client) (*Workspace, error) {
 	}
 	tools, err := agent.Profiles(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, configError(locate(repo.Root, err))
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -69,6 +69,16 @@ func Open(dir string, tm *tmux.Client) (*Workspace, error) {
 	}
 	w.Store.Rebuild = w.rebuild
 	return w, nil
+}
+
+// locate names the config file behind each problem a check on the merged
+// config found (a tool's profile knows its key, not its file).
+func locate(repoRoot string, err error) error {
+	var ps config.Problems
+	if errors.As(err, &ps) {
+		return config.Locate(repoRoot, ps)
+	}
+	return err
 }
 
 // configError turns several config problems into one line that says where
