@@ -78,6 +78,7 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"unknown name delete", repo, nil, []string{"delete", "ghost"}, "no such worktree", 3},
 		{"unknown name switch", repo, nil, []string{"switch", "ghost"}, "no such worktree", 3},
 		{"invalid branch", repo, nil, []string{"new", "--no-agent", "--branch", "bad..name", "Do things"}, "invalid branch", 1},
+		{"name in use", repo, nil, []string{"new", "--no-agent", "--no-setup", "--name", "existing", "Do things"}, `name "existing" is in use: owt already has a worktree with that name`, 1},
 		{"invalid name", repo, nil, []string{"new", "--no-agent", "--name", "../escape", "Do things"}, "invalid name", 1},
 		{"unknown base", repo, nil, []string{"new", "--no-agent", "--base", "nope", "Do things"}, "unknown base", 1},
 		{"plan without plan mode", repo, nil, []string{"new", "--tool", "pi", "--plan", "Do things"}, "no plan mode", 1},

@@ -296,7 +296,7 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 					break
 				}
 				if explicit {
-					return fmt.Errorf("%s is taken: %s", cn, why)
+					return fmt.Errorf("name %q is in use: %s", cn, why)
 				}
 				if n > 1000 {
 					return fmt.Errorf("no free name for %s", name)
