@@ -79,7 +79,7 @@ func newCommand() *cli.Command {
 // goTo moves the user to a session: switch-client inside tmux, else attach
 // (replacing owt with the tmux client so the terminal belongs to it).
 func goTo(tm *tmux.Client, sessionID string) error {
-	if tmux.Inside() {
+	if tm.InsideThis() {
 		return tm.SwitchClient(sessionID)
 	}
 	argv := tm.AttachArgv(sessionID)

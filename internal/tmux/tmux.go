@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -49,6 +50,30 @@ func (c *Client) Available() error {
 
 // Inside reports whether owt runs inside a tmux client ($TMUX set).
 func Inside() bool { return os.Getenv("TMUX") != "" }
+
+// InsideThis reports whether owt runs inside a client of the server c
+// talks to: only then can it switch that client (switch-client) rather
+// than attach a new one.
+func (c *Client) InsideThis() bool {
+	env := os.Getenv("TMUX")
+	if env == "" {
+		return false
+	}
+	if c.Socket == "" {
+		return true
+	}
+	mine, _, _ := strings.Cut(env, ",")
+	return sameFile(mine, c.Socket)
+}
+
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA != nil || errB != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return os.SameFile(fa, fb)
+}
 
 // escapeArg protects an argument from tmux's command parser, which treats
 // a trailing ";" as a command separator even in argv (cmd-parse.c). tmux
