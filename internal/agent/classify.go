@@ -49,35 +49,126 @@ func NewClassifier(p Profile) (*Classifier, error) {
 	return c, nil
 }
 
-// Classify reads a pane capture. Patterns are tried in the order of the
-// package documentation: a question on screen (waiting) beats a busy
-// indicator (working), which beats the input prompt (idle), because most
-// tools keep their input box on screen while they work. The tool's
-// status-bar lines are left out when looking for waiting and working.
+// genericWaiting is what every tool's screen shows when it waits for a
+// decision, whether owt has a profile for the tool or not: a numbered
+// selection menu with a cursor on an entry, and the key hints under
+// dialogs ("Enter to confirm · Esc to cancel", "Press enter to continue",
+// "(Use Enter to select)", "[y/N]"). A spinner's "(esc to cancel, 3s)"
+// is not a dialog hint: it carries a timer.
+var genericWaiting = regexp.MustCompile(`(?mi)` +
+	`^[ \t]*(?:[│┃|][ \t]*)?[❯›>●▶→][ \t]*\d+\.[ \t]+\S` +
+	`|\b(?:press )?enter to (?:confirm|continue|select|save|submit)\b` +
+	`|\(use enter to select\)` +
+	`|^[ \t]*(?:press )?esc to (?:cancel|go back)[ \t]*$` +
+	`|\benter (?:continue|confirm|details)[ \t]*·[ \t]*esc\b|·[ \t]*esc (?:close|dismiss)\b` +
+	`|^[^\n]*\b(?:code|key|token|password)\b[^\n]*:[ \t]*$` +
+	`|\[y/n\]|\(y/n\)`)
+
+// turnEnded marks a turn the user stopped. A busy indicator above it is
+// what is left of that turn on screen, not a turn in progress.
+var turnEnded = regexp.MustCompile(`(?m)Interrupted by user|Request cancelled\.|Conversation interrupted|Login interrupted`)
+
+// Classify reads a pane capture and says what the agent is doing.
+//
+// The live part of a TUI is its bottom, and what a person reads there is
+// what counts: of the markers on screen (a question or dialog, a busy
+// indicator, the input prompt) the lowest one wins, so a dialog answered
+// long ago that is still visible higher up does not outrank the empty
+// input box under it. The one exception: most tools keep their input box
+// on screen while they work, so a busy indicator above the input prompt
+// still means working. The tool's status-bar lines are left out when
+// looking for waiting and working.
 func (c *Classifier) Classify(screen string) Class {
+	class, _ := c.Read(screen)
+	return class
+}
+
+// Read is Classify, and for a waiting screen what it waits for (see
+// WaitReason).
+func (c *Classifier) Read(screen string) (Class, string) {
 	lines := screenRows(screen)
 	if len(lines) > liveLines {
 		lines = lines[len(lines)-liveLines:]
 	}
 	body := lines
 	if c.statusBar != nil {
-		body = make([]string, 0, len(lines))
-		for _, l := range lines {
+		body = make([]string, len(lines))
+		for i, l := range lines {
 			if !c.statusBar.MatchString(l) {
-				body = append(body, l)
+				body[i] = l // status-bar rows stay as blank rows: row numbers hold
 			}
 		}
 	}
 	bodyText := strings.Join(body, "\n")
-	switch {
-	case c.waiting != nil && c.waiting.MatchString(bodyText):
-		return ClassWaiting
-	case c.working != nil && c.working.MatchString(bodyText):
-		return ClassWorking
-	case c.idle != nil && c.idle.MatchString(strings.Join(lines, "\n")):
-		return ClassIdle
+	wait := max(lowestRow(c.waiting, bodyText), lowestRow(genericWaiting, bodyText))
+	work := lowestRow(c.working, bodyText)
+	if work >= 0 && lowestRow(turnEnded, bodyText) > work {
+		work = -1
 	}
-	return ClassUnknown
+	idle := lowestRow(c.idle, strings.Join(lines, "\n"))
+	switch {
+	case wait >= 0 && wait >= work && wait >= idle:
+		return ClassWaiting, WaitReason(lines[max(0, wait-waitContext):])
+	case work >= 0 && work > wait:
+		return ClassWorking, ""
+	case idle >= 0:
+		return ClassIdle, ""
+	}
+	return ClassUnknown, ""
+}
+
+// waitContext is how many rows above the lowest waiting marker are read
+// for what the dialog is about: its title and question sit above its
+// choices and key hints.
+const waitContext = 15
+
+// lowestRow is the row of the last match of re in text, or -1.
+func lowestRow(re *regexp.Regexp, text string) int {
+	if re == nil {
+		return -1
+	}
+	locs := re.FindAllStringIndex(text, -1)
+	if len(locs) == 0 {
+		return -1
+	}
+	last := locs[len(locs)-1]
+	end := last[1]
+	if end > last[0] {
+		end-- // a match ending in a newline belongs to the row before it
+	}
+	return strings.Count(text[:end], "\n")
+}
+
+// Reasons a screen waits for the user, as WaitReason names them.
+const (
+	WaitTrust      = "trust"
+	WaitLogin      = "login"
+	WaitAPIKey     = "API key"
+	WaitPermission = "permission"
+)
+
+var waitReasons = []struct {
+	reason string
+	re     *regexp.Regexp
+}{
+	{WaitTrust, regexp.MustCompile(`(?i)trust (?:this|the files in this|the) folder|quick safety check|do you trust|trust this project|folder access`)},
+	// An API key asked for now ("Paste or type your API key", "Enter
+	// Gemini API Key", "use this API key?") beats a sign-in menu that
+	// merely offers one.
+	{WaitAPIKey, regexp.MustCompile(`(?i)(?:enter|paste|type|use this)[^\n]*api key|api key[^\n]*(?:below|here)`)},
+	{WaitLogin, regexp.MustCompile(`(?i)\blog ?in\b|sign(?:ing)? in|authenticat|authori[sz]ation code`)},
+}
+
+// WaitReason says what a waiting screen waits for: the folder to be
+// trusted, a login, an API key, or else a permission or an answer.
+func WaitReason(lines []string) string {
+	text := strings.Join(lines, "\n")
+	for _, r := range waitReasons {
+		if r.re.MatchString(text) {
+			return r.reason
+		}
+	}
+	return WaitPermission
 }
 
 var ansiRE = regexp.MustCompile(`\x1b\[[0-9:;<=>?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]|\x1b[()][0-9A-Za-z]`)

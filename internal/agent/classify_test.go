@@ -13,8 +13,26 @@ import (
 )
 
 // corpus is testdata/screens/<tool>/<class>-<what>.txt: screens written to
-// look like each real tool's, the class they show named first.
-const corpus = "../../testdata/screens"
+// look like each real tool's, and screens captured from the real tools
+// (the version in the name, "-v2.1.330"), the class they show named first.
+// corpusANSI holds the same real captures with their colours (capture-pane -e).
+const (
+	corpus     = "../../testdata/screens"
+	corpusANSI = "../../testdata/screens-ansi"
+)
+
+// wantReason is the reason a waiting screen's name says it waits for.
+func wantReason(name string) string {
+	switch {
+	case strings.Contains(name, "trust"):
+		return WaitTrust
+	case strings.Contains(name, "api-key"):
+		return WaitAPIKey
+	case strings.Contains(name, "login") || strings.Contains(name, "signin") || strings.Contains(name, "auth"):
+		return WaitLogin
+	}
+	return ""
+}
 
 // TestClassifierCorpus classifies every screen of the corpus with its
 // tool's built-in profile, reports the accuracy per tool, and fails on any
@@ -36,6 +54,9 @@ func TestClassifierCorpus(t *testing.T) {
 		require.NoError(t, err)
 		files, err := filepath.Glob(filepath.Join(corpus, dir.Name(), "*.txt"))
 		require.NoError(t, err)
+		coloured, err := filepath.Glob(filepath.Join(corpusANSI, dir.Name(), "*.txt"))
+		require.NoError(t, err)
+		files = append(files, coloured...)
 		sort.Strings(files)
 		classes := map[Class]bool{}
 		n, ok2 := 0, 0
@@ -45,8 +66,11 @@ func TestClassifierCorpus(t *testing.T) {
 			classes[want] = true
 			data, err := os.ReadFile(f)
 			require.NoError(t, err)
-			got := cl.Classify(string(data))
+			got, reason := cl.Read(string(data))
 			n++
+			if r := wantReason(filepath.Base(f)); got == ClassWaiting && r != "" && r != reason {
+				t.Errorf("%s: waits for %q, want %q", f, reason, r)
+			}
 			if got == want {
 				ok2++
 			} else {
@@ -62,6 +86,34 @@ func TestClassifierCorpus(t *testing.T) {
 		require.True(t, seen[name], "no corpus for built-in tool %s", name)
 	}
 	t.Logf("accuracy: %d/%d (%.1f%%)", right, total, 100*float64(right)/float64(total))
+}
+
+func TestRealCapturesHaveColouredTwins(t *testing.T) {
+	plain, err := filepath.Glob(filepath.Join(corpus, "*", "*-v[0-9]*.txt"))
+	require.NoError(t, err)
+	require.NotEmpty(t, plain)
+	for _, f := range plain {
+		rel, _ := filepath.Rel(corpus, f)
+		require.FileExists(t, filepath.Join(corpusANSI, rel), "a real capture is kept plain and with colours")
+	}
+}
+
+func TestLowestMarkerWins(t *testing.T) {
+	p := Profile{Name: "x", Working: `esc to interrupt`, Waiting: `Do you want to proceed\?`, Idle: `(?m)^> $`}
+	cl, err := NewClassifier(p)
+	require.NoError(t, err)
+	stale := "Do you want to proceed?\n 1. Yes\nran it\n\n> \n"
+	require.Equal(t, ClassIdle, cl.Classify(stale), "an answered dialog above the empty input box is history")
+	require.Equal(t, ClassWaiting, cl.Classify("> \nDo you want to proceed?\n 1. Yes\n"))
+	require.Equal(t, ClassWorking, cl.Classify("Do you want to proceed?\nThinking (esc to interrupt)\n> \n"), "a spinner above the input box is a turn in progress")
+	require.Equal(t, ClassIdle, cl.Classify("Thinking (esc to interrupt)\nInterrupted by user\n> \n"), "a spinner left over from an interrupted turn")
+	// Generic dialogs, for any tool.
+	for _, screen := range []string{"Pick one\n❯ 1. Red\n  2. Blue\n", "Welcome\nPress enter to continue\n", "Overwrite? [y/N]\n", "Enter the authorization code: \n"} {
+		got, _ := cl.Read(screen)
+		require.Equal(t, ClassWaiting, got, screen)
+	}
+	_, why := cl.Read("Do you trust the files in this folder?\n● 1. Trust folder\n")
+	require.Equal(t, WaitTrust, why)
 }
 
 func TestClassifierIgnoresStatusBarAndOldText(t *testing.T) {

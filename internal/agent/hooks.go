@@ -36,7 +36,7 @@ type HookFile struct {
 var HookFiles = map[string]HookFile{
 	"claude": {
 		Path:    ".claude/settings.local.json",
-		Events:  []string{"UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Notification", "Stop", "SessionEnd"},
+		Events:  []string{"UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Notification", "Stop", "StopFailure", "SessionEnd"},
 		Timeout: 10,
 	},
 	"droid": {

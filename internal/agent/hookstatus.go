@@ -20,6 +20,9 @@ type HookEvent struct {
 	NotificationType string `json:"notification_type"`
 	Message          string `json:"message"`
 	Reason           string `json:"reason"`
+	// Error is why Claude's StopFailure ended a turn ("rate_limit",
+	// "authentication_failed", …).
+	Error string `json:"error"`
 	// Type is Codex's notify event ("agent-turn-complete").
 	Type string `json:"type"`
 }
@@ -30,8 +33,10 @@ type HookEvent struct {
 //
 //	Claude Code, Droid (and Codex lifecycle hooks, same names):
 //	  UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure → working
-//	  PermissionRequest, Notification permission_prompt|elicitation_dialog → waiting
-//	  Stop, Notification idle_prompt → idle
+//	  PermissionRequest, Notification permission_prompt|elicitation_dialog|
+//	    elicitation_url_dialog|agent_needs_input|worker_permission_prompt → waiting
+//	  Stop, StopFailure (an API, auth or rate-limit error ended the turn),
+//	    Notification idle_prompt → idle
 //	  SessionEnd → exited (not for /clear or /logout: the tool goes on)
 //	Gemini CLI:
 //	  BeforeAgent, BeforeTool, AfterTool → working; AfterAgent → idle;
@@ -51,7 +56,7 @@ func HookStatus(kind, event string, ev HookEvent) (string, bool) {
 			return HookWorking, true
 		case "PermissionRequest":
 			return HookWaiting, true
-		case "Stop":
+		case "Stop", "StopFailure":
 			return HookIdle, true
 		case "Notification":
 			return notificationStatus(ev)
@@ -78,7 +83,7 @@ func HookStatus(kind, event string, ev HookEvent) (string, bool) {
 // notification_type; its messages then say what it is.
 func notificationStatus(ev HookEvent) (string, bool) {
 	switch ev.NotificationType {
-	case "permission_prompt", "elicitation_dialog":
+	case "permission_prompt", "elicitation_dialog", "elicitation_url_dialog", "agent_needs_input", "worker_permission_prompt":
 		return HookWaiting, true
 	case "idle_prompt":
 		return HookIdle, true
@@ -100,4 +105,29 @@ func sessionEnd(ev HookEvent) (string, bool) {
 		return "", false
 	}
 	return HookExited, true
+}
+
+// HookWaitReason says what a waiting hook event waits for (see
+// WaitReason's names): a question for an elicitation or an agent that
+// needs input, a login for a URL to open, else a permission.
+func HookWaitReason(event string, ev HookEvent) string {
+	switch ev.NotificationType {
+	case "elicitation_dialog", "agent_needs_input":
+		return "question"
+	case "elicitation_url_dialog":
+		return WaitLogin
+	}
+	return WaitPermission
+}
+
+// HookTurnError is why a turn failed, from an event that ends one with an
+// error (Claude's StopFailure), or "".
+func HookTurnError(event string, ev HookEvent) string {
+	if event != "StopFailure" {
+		return ""
+	}
+	if ev.Error == "" {
+		return "unknown"
+	}
+	return ev.Error
 }

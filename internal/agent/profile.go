@@ -132,12 +132,19 @@ func Builtins() []Profile {
 			// this edit to x?" / "❯ 1. Yes" / "3. No, and tell Claude what to do
 			// differently (esc)"; plan exit: "Would you like to proceed?";
 			// AskUserQuestion: "Enter to select · ↑/↓ to navigate".
-			Waiting: `(?m)Do you want to (?:proceed|make this edit|create|overwrite|allow|run)\b[^\n]*\?|Would you like to proceed\?|No, and tell Claude what to do differently|^[ \t]*[❯>][ \t]*\d+\.[ \t]+Yes\b|Enter to select`,
+			// First run (2.1.330): trust dialog "Quick safety check: Is this
+			// a project you created or one you trust?" / "❯ No, exit" /
+			// "Enter to confirm · Esc to cancel"; "Detected a custom API
+			// key"; the footer's "Not logged in · run /login" until /login.
+			Waiting: `(?m)Do you want to (?:proceed|make this edit|create|overwrite|allow|run|use this API key)\b[^\n]*\?|Would you like to proceed\?|No, and tell Claude what to do differently|^[ \t]*[❯>][ \t]*\d+\.[ \t]+Yes\b|Enter to select|Quick safety check|Yes, I trust this folder|Not logged in · (?:Please )?run /login`,
 			Idle:    `(?m)` + promptLine + `|\? for shortcuts`,
 			// Footer under the input box: "? for shortcuts", "⏵⏵ accept edits
 			// on (shift+tab to cycle)", "⏸ plan mode on", the auto-compact
 			// counter.
-			StatusBar: `(?m)^[ \t]*(?:\? for shortcuts|⏵⏵ |⏸ plan mode|Context left until auto-compact|Auto-update failed)`,
+			// Since 2.1 the footer also carries "esc to interrupt" while a
+			// turn runs and "Not logged in · run /login": those rows are
+			// read (no ⏵⏵ here).
+			StatusBar: `(?m)^[ \t]*(?:\? for shortcuts|⏸ plan mode|Context left until auto-compact|Auto-update failed)`,
 			// Claude Code setup docs.
 			InstallHint: "npm install -g @anthropic-ai/claude-code",
 			Hooks:       "claude",
@@ -157,7 +164,9 @@ func Builtins() []Profile {
 			// 100% context left" (codex-rs tui snapshots).
 			Ready: `(?m)` + promptLine + `|Ask Codex to do anything|\? for shortcuts|⏎ send`,
 			// Status row "• Working (12s • esc to interrupt)".
-			Working: `(?mi)\besc to interrupt\b|^[ \t]*[•◦]?[ \t]*Working[ \t]*\(`,
+			// Also "• Reconnecting... 4/5 (2s • esc to interrupt)" and
+			// "◦ Reconnecting to server… (1s)": a bullet row with a timer.
+			Working: `(?mi)\besc to interrupt\b|^[ \t]*[•◦]?[ \t]*Working[ \t]*\(|^[ \t]*[•◦][ \t]+\S[^\n]*\(\d+s\b`,
 			// codex-rs/tui approval overlay texts (as quoted by pane-patrol).
 			Waiting: `(?m)Would you like to (?:run the following command|make the following edits)\?|Do you want to approve access to|needs your approval|Allow command\?|Yes, provide the requested info|Press enter to confirm or esc to cancel|enter to submit answer`,
 			Idle:    `(?m)` + promptLine + `|Ask Codex to do anything|\? for shortcuts|⏎ send`,
@@ -181,8 +190,9 @@ func Builtins() []Profile {
 			Headless:   []string{"gemini", "-p"},
 			// Input placeholder "> Type your message or @path/to/file".
 			Ready: `(?m)Type your message or @path/to/file|^[ \t]*[│|][ \t]*>[ \t]`,
-			// Loading line "⠏ Thinking… (esc to cancel, 5s)".
-			Working: `(?mi)\besc to cancel\b`,
+			// Loading line "⠏ Thinking… (esc to cancel, 5s)". Dialogs say
+			// "Esc to cancel" too, without the timer: not a spinner.
+			Working: `(?mi)\(esc to cancel, \d`,
 			// Tool confirmation dialogs: "Apply this change?", "Allow execution
 			// of: 'cmd'?", "Do you want to proceed?", "● 1. Yes, allow once".
 			Waiting: `(?m)Apply this change\?|Allow execution|Do you want to proceed\?|Yes, allow (?:once|always)|Waiting for user confirmation`,
@@ -206,8 +216,10 @@ func Builtins() []Profile {
 			Approve:    []string{"--auto"},
 			Headless:   []string{"opencode", "run"},
 			Ready:      `(?mi)` + promptLine + `|ctrl\+p commands|enter send|Ask anything`,
-			// Status bar "esc interrupt" / "esc again to interrupt".
-			Working: `(?mi)\besc (?:again )?(?:to )?interrupt\b|press esc to stop`,
+			// Status bar "esc interrupt" / "esc again to interrupt"; at 80
+			// columns the hint is pushed off and only the busy bar
+			// ("⬝⬝■■■■■■") or the retry note starts the row.
+			Working: `(?mi)\besc (?:again )?(?:to )?interrupt\b|press esc to stop|^[ \t]*[⬝■]|\[retrying in \d`,
 			// permission.tsx: "△ Permission required", "Allow once",
 			// "Allow always", "Reject"; question dialog "esc dismiss".
 			Waiting:     `(?m)Permission required|Reject permission|Allow (?:once|always)|⇆ select|esc dismiss`,

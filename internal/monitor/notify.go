@@ -136,8 +136,17 @@ func (n *notifier) start(cmd *exec.Cmd, name string) {
 func message(r *state.Record) string {
 	switch r.Status {
 	case state.Waiting:
-		return "owt: " + r.Name + " needs you"
+		switch r.WaitingFor {
+		case "":
+			return "owt: " + r.Name + " needs you"
+		case "trust", "login", "API key":
+			return "owt: " + r.Name + " needs you: " + r.Tool + " asks for " + waitWords[r.WaitingFor]
+		}
+		return "owt: " + r.Name + " needs you (" + r.WaitingFor + ")"
 	case state.Idle:
+		if r.TurnError != "" {
+			return "owt: " + r.Name + "'s turn failed (" + r.TurnError + "); 'owt send " + r.Name + " --task' sends the task again"
+		}
 		return "owt: " + r.Name + " finished its turn"
 	case state.Exited:
 		if r.ExitCode != nil {
@@ -146,6 +155,13 @@ func message(r *state.Record) string {
 		return "owt: " + r.Name + " exited"
 	}
 	return "owt: " + r.Name + " is " + string(r.Status)
+}
+
+// waitWords say what a first-run screen asks for.
+var waitWords = map[string]string{
+	"trust":   "you to trust the folder",
+	"login":   "a login",
+	"API key": "an API key",
 }
 
 func contains(list []string, s string) bool {

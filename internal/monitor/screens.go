@@ -24,6 +24,7 @@ type paneView struct {
 	hash       [32]byte
 	changed    time.Time // last change of the text
 	class      agent.Class
+	reason     string // what a waiting screen waits for
 	classSince time.Time
 	captured   time.Time
 }
@@ -116,10 +117,11 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 			continue // same text, same reading
 		}
 		v.hash, v.changed = h, now
-		class := agent.ClassUnknown
+		class, reason := agent.ClassUnknown, ""
 		if cl := m.recs.repo(ap.rec.Repo, m.logf).classifiers[ap.rec.Tool]; cl != nil {
-			class = cl.Classify(text)
+			class, reason = cl.Read(text)
 		}
+		v.reason = reason
 		if class != v.class || v.classSince.IsZero() {
 			v.class, v.classSince = class, now
 		}
@@ -135,7 +137,7 @@ func (m *monitor) reconcile(now time.Time) {
 		}
 		repo := m.recs.repo(ap.rec.Repo, m.logf)
 		still := repo.ws.Config.Status.StillAfter.Duration
-		obs := workspace.Observation{Class: v.class, ClassSince: v.classSince, Changed: v.changed, At: now}
+		obs := workspace.Observation{Class: v.class, Reason: v.reason, ClassSince: v.classSince, Changed: v.changed, At: now}
 		if _, ok := workspace.Reconcile(ap.rec, obs, still); !ok {
 			continue
 		}

@@ -81,8 +81,15 @@ type Record struct {
 	// EventAt is when the event behind the status happened (a hook's start,
 	// a screen observation): an event older than it is stale and ignored,
 	// so hooks that reach the lock out of order cannot roll a status back.
-	EventAt   time.Time `json:"status_event_at,omitzero"`
-	ExitCode  *int      `json:"exit_code,omitempty"`
+	EventAt  time.Time `json:"status_event_at,omitzero"`
+	ExitCode *int      `json:"exit_code,omitempty"`
+	// WaitingFor says what a waiting agent waits for: "permission",
+	// "question", "trust", "login", "API key".
+	WaitingFor string `json:"waiting_for,omitempty"`
+	// TurnError is why the agent's last turn failed (an API, auth or rate
+	// limit error), until a new turn starts. The task is kept: 'owt send
+	// NAME --task' sends it again.
+	TurnError string    `json:"turn_error,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	// Creating is set while owt new builds the worktree, and cleared once
 	// its session is recorded. The creating process holds CreateLock the

@@ -63,7 +63,12 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 		_, changed, err = w.changeStatus(name, func(r *state.Record) (statusChange, bool) {
 			// A --no-agent worktree has no agent: a tool someone runs in
 			// it by hand reports nothing owt could ever clear again.
-			return statusChange{status: state.Status(status), source: state.FromHook, at: call.At}, !r.NoAgent
+			c := statusChange{status: state.Status(status), source: state.FromHook, at: call.At,
+				turnError: agent.HookTurnError(call.Event, ev)}
+			if c.status == state.Waiting {
+				c.waitingFor = agent.HookWaitReason(call.Event, ev)
+			}
+			return c, !r.NoAgent
 		})
 		if changed {
 			err = w.publishDetached(name)

@@ -16,6 +16,8 @@ const Debounce = time.Second
 // Observation is what the monitor saw on an agent's pane.
 type Observation struct {
 	Class agent.Class
+	// Reason is what a waiting screen waits for (agent.WaitReason).
+	Reason string
 	// ClassSince is when this class was first seen, without a break.
 	ClassSince time.Time
 	// Changed is when the pane's text last changed.
@@ -73,7 +75,7 @@ func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (st
 func (w *Workspace) ApplyScreen(name string, obs Observation, stillAfter time.Duration) (bool, error) {
 	_, changed, err := w.changeStatus(name, func(r *state.Record) (statusChange, bool) {
 		st, ok := Reconcile(r, obs, stillAfter)
-		return statusChange{status: st, source: state.FromScreen, at: obs.At}, ok
+		return statusChange{status: st, source: state.FromScreen, at: obs.At, waitingFor: obs.Reason}, ok
 	})
 	if changed {
 		w.publishCurrent(name)

@@ -52,6 +52,10 @@ type statusChange struct {
 	source   state.Source
 	exitCode *int
 	at       time.Time
+	// waitingFor is what a waiting agent waits for ("" = unknown).
+	waitingFor string
+	// turnError is set when the event ended a turn with an error.
+	turnError string
 }
 
 // changeStatus applies the change decide returns for the record as it is
@@ -74,6 +78,7 @@ func (w *Workspace) changeStatus(name string, decide func(*state.Record) (status
 			c.exitCode = r.ExitCode // a late "exited" without a code keeps the one known
 		}
 		changed = r.SetStatus(c.status, c.source, c.at)
+		changed = applyDetail(r, c) || changed
 		if c.status == state.Exited {
 			changed = changed || !sameCode(r.ExitCode, c.exitCode)
 			r.ExitCode = c.exitCode
@@ -133,4 +138,33 @@ func (w *Workspace) SetBaseCommit(name, commit string) error {
 		return fmt.Errorf("record where %s starts: %w", name, err)
 	}
 	return nil
+}
+
+// applyDetail keeps what a status change says beyond the status: what a
+// waiting agent waits for (a new reason is a new wait, so it restarts
+// StatusSince and is notified again) and why a turn failed (cleared by the
+// next turn). It reports whether anything changed.
+func applyDetail(r *state.Record, c statusChange) bool {
+	changed := false
+	want := ""
+	if c.status == state.Waiting {
+		want = c.waitingFor
+		if want == "" {
+			want = r.WaitingFor // a hook without detail keeps the screen's
+		}
+	}
+	if r.WaitingFor != want {
+		if want != "" && r.WaitingFor != "" {
+			r.StatusSince = c.at
+		}
+		r.WaitingFor, changed = want, true
+	}
+	switch {
+	case c.turnError != "":
+		changed = changed || r.TurnError != c.turnError
+		r.TurnError = c.turnError
+	case c.status == state.Working && r.TurnError != "":
+		r.TurnError, changed = "", true
+	}
+	return changed
 }
