@@ -66,6 +66,9 @@ type Agent struct {
 	// ReadyTimeout bounds the wait for a paste-mode tool (aider, amp) to
 	// show its prompt before the task is pasted.
 	ReadyTimeout Duration `toml:"ready_timeout"`
+	// SendTimeout bounds each wait of owt send: for an agent that is still
+	// starting to be ready, for the typed text to show, for Enter to take.
+	SendTimeout Duration `toml:"send_timeout"`
 }
 
 // Status tunes status detection.
@@ -137,7 +140,7 @@ func Defaults() Config {
 			PortBlock: 10,
 		},
 		Setup:  Setup{Install: true, Commands: []string{}},
-		Agent:  Agent{Tool: "auto", ReadyTimeout: Duration{90 * time.Second}},
+		Agent:  Agent{Tool: "auto", ReadyTimeout: Duration{90 * time.Second}, SendTimeout: Duration{30 * time.Second}},
 		Status: Status{StillAfter: Duration{5 * time.Second}},
 		Notify: Notify{On: append([]string(nil), NotifyStatuses...), Command: []string{}},
 		Tools:  map[string]Tool{},
@@ -317,6 +320,9 @@ func validate(cfg Config) Problems {
 	}
 	if cfg.Agent.ReadyTimeout.Duration <= 0 {
 		ps = append(ps, Problem{File: where, Key: "agent.ready_timeout", Msg: "must be more than 0 (like \"90s\")"})
+	}
+	if cfg.Agent.SendTimeout.Duration <= 0 {
+		ps = append(ps, Problem{File: where, Key: "agent.send_timeout", Msg: "must be more than 0 (like \"30s\")"})
 	}
 	names := make([]string, 0, len(cfg.Tools))
 	for n := range cfg.Tools {
