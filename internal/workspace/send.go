@@ -37,6 +37,9 @@ type Delivery struct {
 	// a clock, a status bar); they are no evidence that text landed or
 	// was submitted. nil ignores no line.
 	Volatile *regexp.Regexp
+	// Took, when set, reports other evidence that the agent took the
+	// text after Enter at the given time (a hook saying it works).
+	Took func(enter time.Time) bool
 }
 
 // Deliver types text into a pane literally and presses Enter once the text
@@ -63,10 +66,15 @@ func Deliver(tm *tmux.Client, pane, text string, d Delivery) error {
 	// TUIs that take fast input for a paste swallow an Enter that comes
 	// with it, so the Enter is checked and, if need be, pressed again.
 	for try := 0; try < enterTries; try++ {
+		enter := time.Now()
 		if err := tm.SendKey(pane, "Enter"); err != nil {
 			return err
 		}
-		if _, ok := d.waitSettled(tm, pane, landed, d.enterWait()); ok {
+		var took func() bool
+		if d.Took != nil {
+			took = func() bool { return d.Took(enter) }
+		}
+		if d.waitChanged(tm, pane, landed, d.enterWait(), took) {
 			return nil
 		}
 	}
@@ -93,6 +101,10 @@ func (d Delivery) capture(tm *tmux.Client, pane string) (string, error) {
 	return strings.Join(kept, "\n"), nil
 }
 
+// settleMax bounds the wait for a changed screen to hold still: a screen
+// with a clock of its own never does, and the change was the text.
+const settleMax = 2 * time.Second
+
 // waitSettled waits up to limit for the screen to differ from before and
 // then to hold still for two looks, so Enter is not read as part of the
 // paste; it returns that screen, or false if it never changed.
@@ -106,8 +118,9 @@ func (d Delivery) waitSettled(tm *tmux.Client, pane, before string, limit time.D
 		if err != nil {
 			return "", false
 		}
-		if cur != before {
+		if cur != before && !changed {
 			changed = true
+			deadline = minTime(deadline, time.Now().Add(settleMax))
 		}
 		if changed && cur == last {
 			if stable++; stable >= 2 {
@@ -118,10 +131,38 @@ func (d Delivery) waitSettled(tm *tmux.Client, pane, before string, limit time.D
 		}
 		last = cur
 		if time.Now().After(deadline) {
-			// A screen that changed and keeps changing still took the text.
 			return cur, changed
 		}
 	}
+}
+
+// waitChanged waits up to limit for the screen to differ from before, or
+// for took (when not nil) to say the agent took the text.
+func (d Delivery) waitChanged(tm *tmux.Client, pane, before string, limit time.Duration, took func() bool) bool {
+	deadline := time.Now().Add(limit)
+	for {
+		time.Sleep(40 * time.Millisecond)
+		if took != nil && took() {
+			return true
+		}
+		cur, err := d.capture(tm, pane)
+		if err != nil {
+			return false
+		}
+		if cur != before {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // SendResult is the outcome of sending to one agent.
@@ -169,7 +210,9 @@ func (w *Workspace) sendOne(r *state.Record, text string) error {
 	if err := w.checkPane(r); err != nil {
 		return err
 	}
-	if err := Deliver(w.Tmux, r.Pane, text, w.delivery(r.Tool)); err != nil {
+	d := w.delivery(r.Tool)
+	d.Took = w.workingSince(r.Name)
+	if err := Deliver(w.Tmux, r.Pane, text, d); err != nil {
 		return fmt.Errorf("send to %s: %w", r.Name, err)
 	}
 	_, _ = w.SetStatus(r.Name, state.Working, state.FromOwt, nil)
@@ -205,6 +248,15 @@ func (w *Workspace) awaitStarted(r *state.Record) (*state.Record, error) {
 		r = cur
 	}
 	return r, nil
+}
+
+// workingSince reports whether a hook said the agent called name works,
+// at or after a given time: the tool took a prompt.
+func (w *Workspace) workingSince(name string) func(time.Time) bool {
+	return func(at time.Time) bool {
+		r, err := w.Get(name)
+		return err == nil && r.Status == state.Working && r.Source == state.FromHook && !r.EventAt.Before(at)
+	}
 }
 
 // delivery is how owt tells that text reached the named tool: its spinner
