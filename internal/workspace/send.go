@@ -141,7 +141,8 @@ func (d Delivery) waitSettled(tm *tmux.Client, pane, before string, limit time.D
 func (d Delivery) waitChanged(tm *tmux.Client, pane, before string, limit time.Duration, took func() bool) bool {
 	deadline := time.Now().Add(limit)
 	for {
-		time.Sleep(40 * time.Millisecond)
+		// A TUI redraws within a frame or two of Enter: look often.
+		time.Sleep(20 * time.Millisecond)
 		if took != nil && took() {
 			return true
 		}
