@@ -90,6 +90,9 @@ type Agent struct {
 	// ReadyTimeout bounds the wait for a paste-mode tool (aider, amp) to
 	// show its prompt before the task is pasted.
 	ReadyTimeout Duration `toml:"ready_timeout"`
+	// SendTimeout bounds each wait of owt send: for an agent that is still
+	// starting to be ready, for the typed text to show, for Enter to take.
+	SendTimeout Duration `toml:"send_timeout"`
 }
 
 // Status tunes status detection.
@@ -161,7 +164,7 @@ func Defaults() Config {
 			PortBlock: 10,
 		},
 		Setup:  Setup{Install: true, Commands: []string{}},
-		Agent:  Agent{Tool: "auto", ReadyTimeout: Duration{90 * time.Second}},
+		Agent:  Agent{Tool: "auto", ReadyTimeout: Duration{90 * time.Second}, SendTimeout: Duration{30 * time.Second}},
 		Status: Status{StillAfter: Duration{5 * time.Second}},
 		Notify: Notify{On: append([]string(nil), NotifyStatuses...), Command: []string{}},
 		Tmux:   Tmux{Size: "auto"},
@@ -567,6 +570,9 @@ func validate(cfg Config) Problems {
 	}
 	if _, _, ok := ParseSize(cfg.Tmux.Size); !ok && cfg.Tmux.Size != "auto" {
 		ps = append(ps, Problem{File: where, Key: "tmux.size", Msg: fmt.Sprintf("must be \"auto\" or WIDTHxHEIGHT between 20x5 and 1000x1000, not %q", cfg.Tmux.Size)})
+	}
+	if cfg.Agent.SendTimeout.Duration <= 0 {
+		ps = append(ps, Problem{File: where, Key: "agent.send_timeout", Msg: "must be more than 0 (like \"30s\")"})
 	}
 	names := make([]string, 0, len(cfg.Tools))
 	for n := range cfg.Tools {

@@ -103,3 +103,15 @@ func TestEveryProblemOfAFileIsReported(t *testing.T) {
 		{File: file + ":8", Key: "status.still_after", Msg: `not a duration (like "5s"): "soon"`},
 	}, ps)
 }
+
+func TestSendTimeoutIsADurationAboveZero(t *testing.T) {
+	root := setup(t, "", "[agent]\nsend_timeout = \"5s\"\n")
+	cfg, err := Load(root)
+	require.NoError(t, err)
+	require.Equal(t, 5*time.Second, cfg.Agent.SendTimeout.Duration)
+	require.Equal(t, 30*time.Second, Defaults().Agent.SendTimeout.Duration)
+
+	root = setup(t, "", "[agent]\nsend_timeout = \"0s\"\n")
+	_, err = Load(root)
+	require.ErrorContains(t, err, "agent.send_timeout: must be more than 0")
+}

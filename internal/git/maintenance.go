@@ -76,8 +76,10 @@ func (r Repo) LockFiles() ([]LockFile, error) {
 // PruneWorktrees makes git forget worktrees whose folders are gone (git
 // worktree prune). Worktrees that still exist, and locked ones, are kept.
 func (r Repo) PruneWorktrees() error {
-	if _, err := run(r.Root, "worktree", "prune"); err != nil {
-		return fmt.Errorf("git worktree prune: %w", err)
-	}
-	return nil
+	return r.withWorktreeLock(true, func() error {
+		if _, err := run(r.Root, "worktree", "prune"); err != nil {
+			return fmt.Errorf("git worktree prune: %w", err)
+		}
+		return nil
+	})
 }

@@ -83,7 +83,7 @@ func FindRepo(dir string) (Repo, error) {
 		}
 	} else {
 		// A linked worktree: git lists the main worktree first.
-		wts, err := worktrees(dir)
+		wts, err := worktrees(dir, common)
 		if err != nil {
 			return Repo{}, err
 		}
@@ -196,10 +196,13 @@ func (r Repo) DeleteBranch(name string, force bool) error {
 	if force {
 		flag = "-D"
 	}
-	if _, err := run(r.Root, "branch", flag, "--", name); err != nil {
-		return fmt.Errorf("git branch %s %s: %w", flag, name, err)
-	}
-	return nil
+	// git checks every worktree's HEAD before it deletes a branch.
+	return r.withWorktreeLock(false, func() error {
+		if _, err := run(r.Root, "branch", flag, "--", name); err != nil {
+			return fmt.Errorf("git branch %s %s: %w", flag, name, err)
+		}
+		return nil
+	})
 }
 
 // AheadBehind counts the commits on branch that are not in base (ahead) and

@@ -38,7 +38,14 @@ func (r Repo) AddWorktree(path, branch, base string) error {
 	if base != "" {
 		args = append(args, base)
 	}
-	_, err := run(r.Root, args...)
+	var err error
+	lockErr := r.withWorktreeLock(true, func() error {
+		_, err = run(r.Root, args...)
+		return nil
+	})
+	if lockErr != nil {
+		return fmt.Errorf("git worktree add %s: %w", path, lockErr)
+	}
 	if err == nil {
 		return nil
 	}
@@ -69,6 +76,10 @@ func (r Repo) AddWorktree(path, branch, base string) error {
 //
 // A relative path is taken relative to r.Root.
 func (r Repo) RemoveWorktree(path string, force bool) error {
+	return r.withWorktreeLock(true, func() error { return r.removeWorktree(path, force) })
+}
+
+func (r Repo) removeWorktree(path string, force bool) error {
 	abs := path
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(r.Root, abs)
@@ -91,10 +102,23 @@ func (r Repo) RemoveWorktree(path string, force bool) error {
 }
 
 // Worktrees lists all worktrees of the repository, the main one first.
-func (r Repo) Worktrees() ([]Worktree, error) { return worktrees(r.Root) }
+func (r Repo) Worktrees() ([]Worktree, error) {
+	common, err := r.commonDir()
+	if err != nil {
+		return nil, err
+	}
+	return worktrees(r.Root, common)
+}
 
-func worktrees(dir string) ([]Worktree, error) {
-	out, err := run(dir, "worktree", "list", "--porcelain", "-z")
+// worktrees lists the worktrees of the repository whose common dir is
+// common, running git in dir.
+func worktrees(dir, common string) ([]Worktree, error) {
+	var out []byte
+	var err error
+	_ = withWorktreeLockIn(common, false, func() error {
+		out, err = run(dir, "worktree", "list", "--porcelain", "-z")
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("git worktree list: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
+	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -110,13 +111,8 @@ func (w *Workspace) runAgent(rec *state.Record, out io.Writer) (int, error) {
 		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)
 	}
 	defer takeForeground()
-	if argTask != "" {
-		_, _ = w.SetStatus(rec.Name, state.Working, state.FromOwt, nil)
-	} else if rec.Task != "" && prof.Prompt != "none" {
-		go w.pasteWhenReady(rec, prof.Ready, out)
-	} else {
-		_, _ = w.SetStatus(rec.Name, state.Idle, state.FromOwt, nil)
-	}
+	paste := argTask == "" && rec.Task != "" && prof.Prompt != "none"
+	go w.whenReady(rec, prof, argTask != "", paste, out)
 	err = cmd.Wait()
 	var ee *exec.ExitError
 	switch {
@@ -132,37 +128,72 @@ func (w *Workspace) runAgent(rec *state.Record, out io.Writer) (int, error) {
 	}
 }
 
-// pasteWhenReady waits until the tool's ready pattern shows in this pane,
-// then pastes the task. Text typed before a TUI is ready is lost, which is
-// why the task is not sent earlier.
-func (w *Workspace) pasteWhenReady(rec *state.Record, ready string, out io.Writer) {
+// whenReady waits until the tool's ready pattern shows in this pane, then
+// pastes the task when the tool needs that, and only then moves the record
+// out of "starting": owt send waits for that, since text typed before a TUI
+// is ready is lost. working says the tool has its task (as an argument).
+func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, paste bool, out io.Writer) {
+	after := state.Idle
+	if working {
+		after = state.Working
+	}
 	pane := os.Getenv("TMUX_PANE")
-	re, err := regexp.Compile(ready)
-	if pane == "" || ready == "" || err != nil {
-		fmt.Fprintf(out, "owt: cannot tell when %s is ready; send the task with: owt send %s -\n", rec.Tool, rec.Name)
-		// Not "starting" forever: the agent runs and waits for the user.
-		_, _ = w.SetStatus(rec.Name, state.Idle, state.FromOwt, nil)
+	re, err := agent.CompilePattern(prof.Ready)
+	if pane == "" || re == nil || err != nil {
+		if paste {
+			fmt.Fprintf(out, "owt: cannot tell when %s is ready; send the task with: owt send %s -\n", rec.Tool, rec.Name)
+		}
+		w.leaveStarting(rec.Name, after)
 		return
 	}
 	readyTimeout := w.Config.Agent.ReadyTimeout.Duration
-	deadline := time.Now().Add(readyTimeout)
+	if !w.waitScreen(pane, re, readyTimeout) {
+		if paste {
+			fmt.Fprintf(out, "owt: %s did not show its prompt within %s; the task was not sent (owt send %s -)\n", rec.Tool, readyTimeout, rec.Name)
+		}
+		// Not "starting" forever: the agent runs, with its task or waiting
+		// for the user.
+		w.leaveStarting(rec.Name, after)
+		return
+	}
+	if !paste {
+		w.leaveStarting(rec.Name, after)
+		return
+	}
+	// The record is still "starting", so no owt send types meanwhile.
+	d := w.delivery(rec.Tool)
+	if err := Deliver(w.Tmux, pane, rec.Task, d); err != nil {
+		fmt.Fprintf(out, "owt: sending the task to %s failed: %v (owt send %s -)\n", rec.Tool, err, rec.Name)
+		w.leaveStarting(rec.Name, state.Idle)
+		return
+	}
+	w.leaveStarting(rec.Name, state.Working)
+}
+
+// waitScreen polls the pane until re matches its screen, up to limit.
+func (w *Workspace) waitScreen(pane string, re *regexp.Regexp, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
 	for {
 		screen, err := w.Tmux.Capture(pane)
 		if err == nil && re.MatchString(screen) {
-			break
+			return true
 		}
 		if time.Now().After(deadline) {
-			fmt.Fprintf(out, "owt: %s did not show its prompt within %s; the task was not sent (owt send %s -)\n", rec.Tool, readyTimeout, rec.Name)
-			_, _ = w.SetStatus(rec.Name, state.Idle, state.FromOwt, nil)
-			return
+			return false
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if err := Deliver(w.Tmux, pane, rec.Task); err != nil {
-		fmt.Fprintf(out, "owt: sending the task failed: %v\n", err)
-		return
+}
+
+// leaveStarting sets the status of a record that is still "starting": a
+// hook may have told more already, or the agent may have exited.
+func (w *Workspace) leaveStarting(name string, st state.Status) {
+	_, changed, _ := w.changeStatus(name, func(r *state.Record) (statusChange, bool) {
+		return statusChange{status: st, source: state.FromOwt, at: w.Now()}, r.Status == state.Starting
+	})
+	if changed {
+		w.publishCurrent(name)
 	}
-	_, _ = w.SetStatus(rec.Name, state.Working, state.FromOwt, nil)
 }
 
 // execShell replaces the runner with the user's shell in dir.

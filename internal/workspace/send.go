@@ -3,9 +3,11 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -14,13 +16,41 @@ import (
 // rather than send-keys.
 const pasteOver = 512
 
+// Errors of Deliver: what the agent got, so the caller can say it.
+var (
+	// ErrNotLanded: the typed text never showed on the screen, so Enter
+	// was not pressed (it could submit a half or send a stray Enter).
+	ErrNotLanded = errors.New("the text did not show on its screen; Enter was not pressed")
+	// ErrNotSubmitted: the text showed but no Enter took.
+	ErrNotSubmitted = errors.New("the text is typed but not submitted: Enter did not take")
+)
+
+// enterTries is how many times Enter is pressed before a send gives up.
+const enterTries = 3
+
+// Delivery says how to tell that text reached a pane's program.
+type Delivery struct {
+	// Timeout bounds the wait for the text to show; each Enter waits a
+	// tenth of it (at least a second) for the screen to answer.
+	Timeout time.Duration
+	// Volatile matches screen lines that change by themselves (a spinner,
+	// a clock, a status bar); they are no evidence that text landed or
+	// was submitted. nil ignores no line.
+	Volatile *regexp.Regexp
+	// Took, when set, reports other evidence that the agent took the
+	// text after Enter at the given time (a hook saying it works).
+	Took func(enter time.Time) bool
+}
+
 // Deliver types text into a pane literally and presses Enter once the text
-// has landed. Multi-line or long text goes in as one bracketed paste, so
-// its newlines do not submit early; short text is sent with send-keys -l,
-// so "C-c" or "Enter" stay words.
-func Deliver(tm *tmux.Client, pane, text string) error {
-	before, _ := tm.Capture(pane)
-	var err error
+// has landed, then makes sure the Enter took. Multi-line or long text goes
+// in as one bracketed paste, so its newlines do not submit early; short
+// text is sent with send-keys -l, so "C-c" or "Enter" stay words.
+func Deliver(tm *tmux.Client, pane, text string, d Delivery) error {
+	before, err := d.capture(tm, pane)
+	if err != nil {
+		return err
+	}
 	if strings.ContainsAny(text, "\r\n") || len(text) > pasteOver {
 		err = tm.Paste(pane, text)
 	} else {
@@ -29,36 +59,111 @@ func Deliver(tm *tmux.Client, pane, text string) error {
 	if err != nil {
 		return err
 	}
-	waitLanded(tm, pane, before)
-	return tm.SendKey(pane, "Enter")
+	landed, ok := d.waitSettled(tm, pane, before, d.Timeout)
+	if !ok {
+		return fmt.Errorf("%w (waited %s)", ErrNotLanded, d.Timeout)
+	}
+	// TUIs that take fast input for a paste swallow an Enter that comes
+	// with it, so the Enter is checked and, if need be, pressed again.
+	for try := 0; try < enterTries; try++ {
+		enter := time.Now()
+		if err := tm.SendKey(pane, "Enter"); err != nil {
+			return err
+		}
+		var took func() bool
+		if d.Took != nil {
+			took = func() bool { return d.Took(enter) }
+		}
+		if d.waitChanged(tm, pane, landed, d.enterWait(), took) {
+			return nil
+		}
+	}
+	return ErrNotSubmitted
 }
 
-// waitLanded waits until the pane shows the typed text (its screen changed)
-// and has stopped changing, so Enter is not read as part of the paste.
-// TUIs that treat fast input as a paste would otherwise swallow the Enter.
-func waitLanded(tm *tmux.Client, pane, before string) {
-	deadline := time.Now().Add(2 * time.Second)
+func (d Delivery) enterWait() time.Duration {
+	return max(d.Timeout/10, time.Second)
+}
+
+// capture is the pane's screen without its volatile lines.
+func (d Delivery) capture(tm *tmux.Client, pane string) (string, error) {
+	screen, err := tm.Capture(pane)
+	if err != nil || d.Volatile == nil {
+		return screen, err
+	}
+	lines := strings.Split(screen, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if !d.Volatile.MatchString(l) {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n"), nil
+}
+
+// settleMax bounds the wait for a changed screen to hold still: a screen
+// with a clock of its own never does, and the change was the text.
+const settleMax = 2 * time.Second
+
+// waitSettled waits up to limit for the screen to differ from before and
+// then to hold still for two looks, so Enter is not read as part of the
+// paste; it returns that screen, or false if it never changed.
+func (d Delivery) waitSettled(tm *tmux.Client, pane, before string, limit time.Duration) (string, bool) {
+	deadline := time.Now().Add(limit)
 	last := before
 	changed, stable := false, 0
-	for time.Now().Before(deadline) {
+	for {
 		time.Sleep(40 * time.Millisecond)
-		cur, err := tm.Capture(pane)
+		cur, err := d.capture(tm, pane)
 		if err != nil {
-			return
+			return "", false
 		}
-		if cur != before {
+		if cur != before && !changed {
 			changed = true
+			deadline = minTime(deadline, time.Now().Add(settleMax))
 		}
 		if changed && cur == last {
-			stable++
-			if stable >= 2 {
-				return
+			if stable++; stable >= 2 {
+				return cur, true
 			}
 		} else {
 			stable = 0
 		}
 		last = cur
+		if time.Now().After(deadline) {
+			return cur, changed
+		}
 	}
+}
+
+// waitChanged waits up to limit for the screen to differ from before, or
+// for took (when not nil) to say the agent took the text.
+func (d Delivery) waitChanged(tm *tmux.Client, pane, before string, limit time.Duration, took func() bool) bool {
+	deadline := time.Now().Add(limit)
+	for {
+		// A TUI redraws within a frame or two of Enter: look often.
+		time.Sleep(20 * time.Millisecond)
+		if took != nil && took() {
+			return true
+		}
+		cur, err := d.capture(tm, pane)
+		if err != nil {
+			return false
+		}
+		if cur != before {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // SendResult is the outcome of sending to one agent.
@@ -90,17 +195,89 @@ func (w *Workspace) sendOne(r *state.Record, text string) error {
 	if r.NoAgent {
 		return fmt.Errorf("%s: %w (it was created with --no-agent; typing into its shell would run commands)", r.Name, ErrNotRunning)
 	}
+	// One sender at a time per agent: two texts typed at once merge into
+	// one prompt. Sends go in the order they got the lock.
+	unlock, err := state.LockAgent(w.Repo.Root, r.Name)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if r, err = w.awaitStarted(r); err != nil {
+		return err
+	}
 	if r.Status == state.Exited {
-		return fmt.Errorf("%s: %w (it exited; its pane is a shell now)", r.Name, ErrNotRunning)
+		return w.exitedError(r)
 	}
 	if err := w.checkPane(r); err != nil {
 		return err
 	}
-	if err := Deliver(w.Tmux, r.Pane, text); err != nil {
+	d := w.delivery(r.Tool)
+	d.Took = w.workingSince(r.Name)
+	if err := Deliver(w.Tmux, r.Pane, text, d); err != nil {
 		return fmt.Errorf("send to %s: %w", r.Name, err)
 	}
 	_, _ = w.SetStatus(r.Name, state.Working, state.FromOwt, nil)
 	return nil
+}
+
+// exitedError says why an exited agent cannot take text: its session was
+// killed, or the agent exited and left a shell in the pane.
+func (w *Workspace) exitedError(r *state.Record) error {
+	if err := w.checkPane(r); err != nil {
+		return err
+	}
+	return fmt.Errorf("%s: %w (it exited; its pane is a shell now)", r.Name, ErrNotRunning)
+}
+
+// awaitStarted waits, up to [agent] send_timeout, while the agent is
+// starting: a TUI drops what is typed before it is ready, and owt's runner
+// moves the record on only once the tool's prompt shows (and, for tools
+// that get their task pasted, after pasting it). It returns the record as
+// it is now.
+func (w *Workspace) awaitStarted(r *state.Record) (*state.Record, error) {
+	timeout := w.Config.Agent.SendTimeout.Duration
+	deadline := time.Now().Add(timeout)
+	for r.Status == state.Starting {
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%s: %w (it is still starting after %s; nothing was typed; [agent] send_timeout sets the wait)", r.Name, ErrNotRunning, timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+		cur, err := w.Get(r.Name)
+		if err != nil {
+			return nil, err
+		}
+		r = cur
+	}
+	return r, nil
+}
+
+// workingSince reports whether a hook said the agent called name works,
+// at or after a given time: the tool took a prompt.
+func (w *Workspace) workingSince(name string) func(time.Time) bool {
+	return func(at time.Time) bool {
+		r, err := w.Get(name)
+		return err == nil && r.Status == state.Working && r.Source == state.FromHook && !r.EventAt.Before(at)
+	}
+}
+
+// delivery is how owt tells that text reached the named tool: its spinner
+// and status-bar lines change by themselves and prove nothing.
+func (w *Workspace) delivery(tool string) Delivery {
+	d := Delivery{Timeout: w.Config.Agent.SendTimeout.Duration}
+	prof, ok := w.Tools[tool]
+	if !ok {
+		return d
+	}
+	var parts []string
+	for _, p := range []string{prof.Working, prof.StatusBar} {
+		if _, err := agent.CompilePattern(p); p != "" && err == nil {
+			parts = append(parts, "(?:"+p+")")
+		}
+	}
+	if len(parts) > 0 {
+		d.Volatile, _ = agent.CompilePattern(strings.Join(parts, "|"))
+	}
+	return d
 }
 
 // checkPane makes sure the recorded pane id still belongs to this record's
