@@ -125,7 +125,7 @@ func TestNewExplicitNameBranchBase(t *testing.T) {
 	// An explicit name that is taken is an error, not a silent rename.
 	r := e.Owt(repo, "new", "--no-agent", "--name", "login", "Other")
 	require.NotEqual(t, 0, r.Code)
-	require.Contains(t, r.Stderr, "taken")
+	require.Contains(t, r.Stderr, "is in use")
 	require.Len(t, e.List(repo), 1)
 }
 

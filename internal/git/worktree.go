@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Worktree is one entry of `git worktree list`.
@@ -116,8 +117,16 @@ func worktrees(dir, common string) ([]Worktree, error) {
 	var out []byte
 	var err error
 	_ = withWorktreeLockIn(common, false, func() error {
-		out, err = run(dir, "worktree", "list", "--porcelain", "-z")
-		return nil
+		// Unlocked (a change outlasted the wait), a walk can meet an add's
+		// half-written admin files: git says "failed to read …"; the
+		// files are whole a moment later.
+		for try := 0; ; try++ {
+			out, err = run(dir, "worktree", "list", "--porcelain", "-z")
+			if err == nil || try == 5 || !strings.Contains(err.Error(), "failed to read") {
+				return nil
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("git worktree list: %w", err)

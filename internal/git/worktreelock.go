@@ -1,9 +1,11 @@
 package git
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/gofrs/flock"
 )
@@ -30,21 +32,30 @@ func (r Repo) withWorktreeLock(exclusive bool, fn func() error) error {
 
 func withWorktreeLockIn(common string, exclusive bool, fn func() error) error {
 	lock := flock.New(filepath.Join(common, worktreeLockName))
-	take, verb := lock.RLock, "read"
-	if exclusive {
-		take, verb = lock.Lock, "change"
-	}
-	if err := take(); err != nil {
-		if !exclusive {
-			// A common dir owt cannot write to (another user's repo): a
-			// read goes ahead unlocked, as git's own readers do.
+	if !exclusive {
+		// A reader waits for a change at most readerWait: an add holds the
+		// lock for its whole checkout, post-checkout hooks included, and
+		// owt list or doctor must not hang behind a slow one. After that,
+		// or when the common dir takes no lock file (another user's repo),
+		// it reads unlocked, as git's own readers do.
+		ctx, cancel := context.WithTimeout(context.Background(), readerWait)
+		defer cancel()
+		if ok, err := lock.TryRLockContext(ctx, 10*time.Millisecond); err != nil || !ok {
 			return fn()
 		}
-		return fmt.Errorf("lock the worktrees of %s to %s them: %w", common, verb, err)
+		defer func() { _ = lock.Unlock() }()
+		return fn()
+	}
+	if err := lock.Lock(); err != nil {
+		return fmt.Errorf("lock the worktrees of %s to change them: %w", common, err)
 	}
 	defer func() { _ = lock.Unlock() }()
 	return fn()
 }
+
+// readerWait bounds how long a walk of the worktrees waits for a change in
+// progress before it reads anyway.
+const readerWait = 2 * time.Second
 
 // commonDir is the repository's git common dir: the one FindRepo read,
 // else Root/.git when that is a directory (a main checkout), else git's

@@ -286,9 +286,20 @@ func (w *Workspace) checkPane(r *state.Record) error {
 	if r.Pane == "" {
 		return fmt.Errorf("%s: %w (no pane recorded; run 'owt attach %s')", r.Name, ErrNotRunning, r.Name)
 	}
-	got, err := w.Tmux.Display(r.Pane, "#{session_name}")
-	if err != nil || got != r.Session {
+	where, err := w.Locate(r)
+	if err != nil {
+		return err
+	}
+	switch where.Place {
+	case Elsewhere:
+		return fmt.Errorf("%s %w (%s): run owt there, e.g. owt -S %s send %s …", r.Name, ErrOtherServer, where.Socket, where.Socket, r.Name)
+	case Gone:
 		return fmt.Errorf("%s: %w (its tmux session is gone; 'owt attach %s' recreates it)", r.Name, ErrNotRunning, r.Name)
+	}
+	// The pane must still be in the record's session (ids of a session's
+	// panes are its own while the server runs; a join-pane moves them).
+	if got, err := w.Tmux.Display(r.Pane, "#{session_id}"); err != nil || got != where.SessionID {
+		return fmt.Errorf("%s: %w (its pane %s is no longer in its session; 'owt attach %s' goes there)", r.Name, ErrNotRunning, r.Pane, r.Name)
 	}
 	return nil
 }
