@@ -243,7 +243,7 @@ func interspersed(app *cli.App, args []string) []string {
 	rem := args[path:]
 	for i := 0; i < len(rem); i++ {
 		a := rem[i]
-		if a == "--" || (freeText && len(rest) > 0) {
+		if a == "--" || (freeText && len(rest) > 0 && !onlyTrailingFlags(rem[i:])) {
 			rest = append(rest, rem[i:]...)
 			break
 		}
@@ -272,6 +272,23 @@ func interspersed(app *cli.App, args []string) []string {
 		out = append(out, "--")
 	}
 	return append(out, rest...)
+}
+
+// onlyTrailingFlags reports whether words are nothing but flags that may
+// follow a NAME without being text: "owt send NAME --task [--json]". Any
+// other word, or any other flag, makes the whole tail text.
+func onlyTrailingFlags(words []string) bool {
+	task := false
+	for _, w := range words {
+		switch w {
+		case "--task":
+			task = true
+		case "--json":
+		default:
+			return false
+		}
+	}
+	return task
 }
 
 // commandIndex is where the command name is in args: after owt's own

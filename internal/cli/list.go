@@ -77,6 +77,12 @@ func printTable(out io.Writer, items []workspace.Item, withRepo bool) {
 			status = fmt.Sprintf("exited(%d)", *it.ExitCode)
 		}
 		switch {
+		case it.Status == string(state.Waiting) && it.WaitingFor != "":
+			status += " (" + it.WaitingFor + ")"
+		case it.TurnError != "":
+			status += " (turn failed: " + it.TurnError + ")"
+		}
+		switch {
 		case it.Creating == "in-progress":
 			status += " (being created)"
 		case it.Creating == "interrupted":

@@ -16,8 +16,9 @@ func sendCommand() *cli.Command {
 		Name:         "send",
 		BashComplete: completeNames,
 		Usage:        "type a message into agents and press Enter (TEXT '-' reads stdin)",
-		ArgsUsage:    "[NAME] TEXT...",
+		ArgsUsage:    "[NAME] TEXT... | NAME --task",
 		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "task", Usage: "send NAME its task again (after a first turn that failed, or a task that never arrived)"},
 			&cli.BoolFlag{Name: "all", Usage: "every running agent of this repo"},
 			&cli.BoolFlag{Name: "working", Usage: "every working agent"},
 			&cli.BoolFlag{Name: "idle", Usage: "every idle agent"},
@@ -33,6 +34,12 @@ func sendCommand() *cli.Command {
 			}
 			group := c.Bool("all") || len(statuses) > 0
 			args := c.Args().Slice()
+			if c.Bool("task") {
+				if group || len(args) != 1 {
+					return usagef("send --task takes one NAME and no TEXT: it sends that agent's own task")
+				}
+				return resendTask(c, args[0])
+			}
 			var names []string
 			if !group {
 				if len(args) < 2 {
@@ -106,4 +113,31 @@ func sendCommand() *cli.Command {
 			}
 		},
 	}
+}
+
+// resendTask sends the agent called name the task it was created with.
+func resendTask(c *cli.Context, name string) error {
+	w, err := openWorkspace()
+	if err != nil {
+		return err
+	}
+	rec, err := w.Get(name)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(rec.Task) == "" {
+		return fmt.Errorf("%s has no task to send (it was made without one, or its record was rebuilt)", name)
+	}
+	res := w.Send([]*state.Record{rec}, rec.Task)[0]
+	if c.Bool("json") {
+		if err := printJSON(c.App.Writer, []any{res}); err != nil {
+			return err
+		}
+	} else if res.Sent {
+		fmt.Fprintf(c.App.Writer, "sent %s its task again\n", name)
+	}
+	if !res.Sent {
+		return fmt.Errorf("%s", res.Err)
+	}
+	return nil
 }

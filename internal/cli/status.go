@@ -49,10 +49,16 @@ func printStatus(out io.Writer, v workspace.StatusView) {
 	if v.ExitCode != nil {
 		status = fmt.Sprintf("%s(%d)", status, *v.ExitCode)
 	}
-	if v.Status == "waiting" {
+	switch {
+	case v.Status == "waiting" && v.WaitingFor != "":
+		status += " (needs you: " + v.WaitingFor + ")"
+	case v.Status == "waiting":
 		status += " (needs you)"
 	}
 	fmt.Fprintf(out, "%s: %s for %s (from %s)\n", v.Name, status, workspace.Age(time.Since(v.Since)), v.Source)
+	if v.TurnError != "" {
+		fmt.Fprintf(out, "its last turn failed (%s); the task is kept: 'owt send %s --task' sends it again\n", v.TurnError, v.Name)
+	}
 	if !v.Live {
 		fmt.Fprintf(out, "its tmux session %s is gone ('owt attach %s' recreates it)\n", v.Session, v.Name)
 		return

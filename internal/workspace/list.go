@@ -36,6 +36,8 @@ type Item struct {
 	StatusSince  time.Time `json:"status_since"`
 	StatusSource string    `json:"status_source"`
 	ExitCode     *int      `json:"exit_code,omitempty"`
+	WaitingFor   string    `json:"waiting_for,omitempty"`
+	TurnError    string    `json:"turn_error,omitempty"`
 	Task         string    `json:"task"`
 	Port         int       `json:"port"`
 	CreatedAt    time.Time `json:"created_at"`
@@ -195,7 +197,7 @@ func itemOf(r *state.Record, loc *Locator) Item {
 		Session: r.Session, Live: where.Place == Here, Where: where.Place.String(),
 		Tool: toolOf(r), Status: string(r.Status), StatusSince: r.StatusSince,
 		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: r.Task,
-		Port: r.Port, CreatedAt: r.CreatedAt,
+		Port: r.Port, CreatedAt: r.CreatedAt, WaitingFor: r.WaitingFor, TurnError: r.TurnError,
 	}
 }
 

@@ -14,9 +14,14 @@ type StatusView struct {
 	Since    time.Time `json:"since"`
 	Source   string    `json:"source"`
 	ExitCode *int      `json:"exit_code,omitempty"`
-	Session  string    `json:"session"`
-	Pane     string    `json:"pane,omitempty"`
-	Live     bool      `json:"live"`
+	// WaitingFor is what a waiting agent waits for (trust, login, API key,
+	// permission, question).
+	WaitingFor string `json:"waiting_for,omitempty"`
+	// TurnError is why its last turn failed; the task is kept.
+	TurnError string `json:"turn_error,omitempty"`
+	Session   string `json:"session"`
+	Pane      string `json:"pane,omitempty"`
+	Live      bool   `json:"live"`
 	// Lines are the last non-blank lines of the agent's pane.
 	Lines []string `json:"last_lines"`
 }
@@ -31,6 +36,7 @@ func (w *Workspace) StatusOf(name string, lines int) (StatusView, error) {
 	v := StatusView{
 		Name: r.Name, Tool: toolOf(r), Status: string(r.Status), Since: r.StatusSince,
 		Source: string(r.Source), ExitCode: r.ExitCode, Session: r.Session, Pane: r.Pane,
+		WaitingFor: r.WaitingFor, TurnError: r.TurnError,
 		Lines: []string{},
 	}
 	if w.checkPane(r) != nil {

@@ -259,6 +259,17 @@ func (h *hookRunner) turnEnd(prompt, answer string) {
 	}
 }
 
+// turnFailed fires when an API error ended the turn: Claude's StopFailure
+// (instead of Stop); the other tools fire their usual end of turn.
+func (h *hookRunner) turnFailed(errType, answer string) {
+	switch h.kind {
+	case hooksClaude:
+		h.fire("StopFailure", errType, map[string]any{"error": errType, "last_assistant_message": answer})
+	default:
+		h.turnEnd("", answer)
+	}
+}
+
 func (h *hookRunner) sessionEnd(reason string) {
 	switch h.kind {
 	case hooksClaude, hooksDroid, hooksGemini:
@@ -274,7 +285,7 @@ func (h *hookRunner) usesMatcher(event string) bool {
 	case hooksClaude:
 		switch event {
 		case "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "Notification",
-			"SessionStart", "SessionEnd", "PreCompact", "SubagentStart":
+			"SessionStart", "SessionEnd", "PreCompact", "SubagentStart", "StopFailure":
 			return true
 		}
 	case hooksDroid:

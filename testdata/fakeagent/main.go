@@ -14,6 +14,7 @@
 //	!commit MSG           git add -A && git commit -m MSG
 //	!sleep DUR            keep working for DUR (Go duration or seconds)
 //	!exit N               exit with code N once the turn is over
+//	!fail [ERROR]         end the turn with an API error (Claude: StopFailure)
 //
 // Environment:
 //

@@ -11,7 +11,7 @@ import (
 )
 
 // scriptCmd is one scripted command: a line of a prompt that starts with
-// !ask, !write, !commit, !sleep or !exit.
+// !ask, !write, !commit, !sleep, !exit or !fail.
 type scriptCmd struct {
 	name string
 	arg  string
@@ -29,7 +29,7 @@ func parseScript(text string) []scriptCmd {
 			name, arg = name[:i], strings.TrimSpace(name[i+1:])
 		}
 		switch name {
-		case "ask", "write", "commit", "sleep", "exit":
+		case "ask", "write", "commit", "sleep", "exit", "fail":
 			cmds = append(cmds, scriptCmd{name: name, arg: arg})
 		}
 	}
@@ -46,6 +46,7 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 		return ""
 	}
 	exitCode := -1
+	failure := ""
 	for _, c := range parseScript(text) {
 		if ctx.Err() != nil {
 			return ""
@@ -69,14 +70,28 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 				n = 0
 			}
 			exitCode = n
+		case "fail":
+			failure = c.arg
+			if failure == "" {
+				failure = "authentication_failed"
+			}
 		}
 	}
 
 	answer := "Done: " + summary(text)
+	if failure != "" {
+		// An API error ends the turn (Claude: "API Error: …", StopFailure
+		// instead of Stop).
+		answer = "API Error: " + failure
+	}
 	if !a.beginTurnEnd(gen, answer) {
 		return ""
 	}
-	a.hooks.turnEnd(text, answer)
+	if failure != "" {
+		a.hooks.turnFailed(failure, answer)
+	} else {
+		a.hooks.turnEnd(text, answer)
+	}
 	a.finishTurn(gen, exitCode)
 	return answer
 }
