@@ -8,7 +8,7 @@ PREFIX  ?= $(HOME)/.local
 # markdown library costs every owt start ~0.5 ms (hooks run owt a lot).
 TAGS    ?= urfave_cli_no_docs
 
-.PHONY: build test unit e2e bench install demo lint clean
+.PHONY: build test unit e2e bench install demo lint clean realtools
 
 # owt, and owt-popup beside it: the tmux popups, kept out of owt so no other
 # command loads terminal UI libraries.
@@ -21,7 +21,13 @@ build:
 # so the end-to-end tests (real agents, real tmux) are not starved of the
 # CPU by other packages' tests on a small machine.
 test: lint
-	$(GO) test -p 1 -count=1 -timeout 8m ./... ./testdata/fakeagent/
+	$(GO) test -p 1 -count=1 -timeout 12m ./... ./testdata/fakeagent/
+
+# The real agent CLIs, at the versions pinned in testdata/realtools, into
+# $(XDG_CACHE_HOME)/owt-realtools (~/.cache by default). The real-tool tests
+# in make test use them, and skip, saying so, when they are not installed.
+realtools:
+	./testdata/realtools/install.sh
 
 bench: build
 	$(GO) run ./internal/bench -owt $(BIN)

@@ -215,7 +215,9 @@ func Builtins() []Profile {
 			Plan:       []string{"--agent", "plan"},
 			Approve:    []string{"--auto"},
 			Headless:   []string{"opencode", "run"},
-			Ready:      `(?mi)` + promptLine + `|ctrl\+p commands|enter send|Ask anything`,
+			// At 80 columns the footer wraps: "tab      ctrl+p" over
+			// "agents   commands".
+			Ready:      `(?mi)` + promptLine + `|ctrl\+p(?: commands)?[ \t]*$|enter send|Ask anything`,
 			// Status bar "esc interrupt" / "esc again to interrupt"; at 80
 			// columns the hint is pushed off and only the busy bar
 			// ("⬝⬝■■■■■■") or the retry note starts the row.
@@ -223,7 +225,7 @@ func Builtins() []Profile {
 			// permission.tsx: "△ Permission required", "Allow once",
 			// "Allow always", "Reject"; question dialog "esc dismiss".
 			Waiting:     `(?m)Permission required|Reject permission|Allow (?:once|always)|⇆ select|esc dismiss`,
-			Idle:        `(?mi)` + promptLine + `|ctrl\+p commands|enter send|Ask anything`,
+			Idle:        `(?mi)` + promptLine + `|ctrl\+p(?: commands)?[ \t]*$|ctrl\+p commands|enter send|Ask anything`,
 			InstallHint: "npm install -g opencode-ai",
 		},
 		{

@@ -40,7 +40,9 @@ type agentPane struct {
 func (m *monitor) agentPanes() []agentPane {
 	var out []agentPane
 	for _, r := range m.recs.records {
-		if r.NoAgent || r.Status == state.Starting || r.Status == state.Exited {
+		// Starting agents are read too: a first-run dialog (trust, login)
+		// waits for the user before the tool is ever ready.
+		if r.NoAgent || r.Status == state.Exited {
 			continue
 		}
 		if p, ok := m.paneOf(r); ok && !p.Dead {

@@ -29,7 +29,8 @@ type Observation struct {
 // Reconcile is the status the screen implies for rec, when it should
 // replace the recorded one (DESIGN.md, "Status model"):
 //
-//   - a question on screen is waiting, whatever the last hook said;
+//   - a question on screen is waiting, whatever the last hook said, and a
+//     new question (trust, then login) is a new wait;
 //   - a busy indicator on screen is working when the record says idle or
 //     waiting (Codex reports no turn start; a long tool call after an
 //     approval reports nothing until it ends);
@@ -39,18 +40,22 @@ type Observation struct {
 //     no hook; a question answered with "no" fires none either).
 //
 // Nothing happens before the reading has held for Debounce and the record's
-// last event is Debounce old. Starting and exited records are left to the
-// runner, and a pane owt cannot read (ClassUnknown) changes nothing.
+// last event is Debounce old. Exited records, and starting ones unless a
+// first-run dialog waits for the user, are left to the runner; a pane owt
+// cannot read (ClassUnknown) changes nothing.
 func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (state.Status, bool) {
-	if rec.NoAgent || rec.Status == state.Starting || rec.Status == state.Exited || obs.Class == agent.ClassUnknown {
+	if rec.NoAgent || rec.Status == state.Exited || obs.Class == agent.ClassUnknown {
 		return "", false
+	}
+	if rec.Status == state.Starting && obs.Class != agent.ClassWaiting {
+		return "", false // the runner says when the tool is ready
 	}
 	if obs.At.Sub(obs.ClassSince) < Debounce || obs.At.Sub(rec.EventAt) < Debounce {
 		return "", false
 	}
 	switch obs.Class {
 	case agent.ClassWaiting:
-		if rec.Status != state.Waiting {
+		if rec.Status != state.Waiting || newWaitReason(rec, obs.Reason) {
 			return state.Waiting, true
 		}
 	case agent.ClassWorking:
@@ -66,6 +71,13 @@ func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (st
 		}
 	}
 	return "", false
+}
+
+// newWaitReason reports whether the screen says a waiting agent now waits
+// for something else (a sign-in choice, then the API key box). The
+// screen's catch-all "permission" never replaces what a hook said.
+func newWaitReason(rec *state.Record, reason string) bool {
+	return reason != "" && reason != rec.WaitingFor && (rec.WaitingFor == "" || reason != agent.WaitPermission)
 }
 
 // ApplyScreen applies what the screen says to the record called name, the

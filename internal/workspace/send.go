@@ -211,6 +211,9 @@ func (w *Workspace) sendOne(r *state.Record, text string) error {
 	if err := w.checkPane(r); err != nil {
 		return err
 	}
+	if r.Status == state.Waiting && firstRunWait(r.WaitingFor) {
+		return fmt.Errorf("%s: %w: %s waits for %s on its first-run screen; answer it first ('owt switch %s'), then send", r.Name, ErrNotReady, r.Tool, r.WaitingFor, r.Name)
+	}
 	d := w.delivery(r.Tool)
 	d.Took = w.workingSince(r.Name)
 	if err := Deliver(w.Tmux, r.Pane, text, d); err != nil {
@@ -338,4 +341,14 @@ func containsStatus(ss []state.Status, s state.Status) bool {
 		}
 	}
 	return false
+}
+
+// ErrNotReady is returned for an agent whose tool is not ready for text.
+var ErrNotReady = errors.New("not ready")
+
+// firstRunWait reports whether an agent waiting for reason sits on a
+// first-run screen (trust, login, API key), where typed text would answer
+// the screen instead of reaching the agent.
+func firstRunWait(reason string) bool {
+	return reason == agent.WaitTrust || reason == agent.WaitLogin || reason == agent.WaitAPIKey
 }

@@ -1,0 +1,361 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The real agent CLIs, at the versions pinned in testdata/realtools
+// (make realtools, or .ci/run, installs them). These tests start each one
+// under owt with an empty HOME, as a new user would, and check what owt
+// reads off its first-run screens after the keys a user presses. Without
+// network or a login the tools stop at exactly those screens. When the
+// tools are not installed (npm unreachable), the tests skip and say so.
+
+// realToolsBin is the bin folder of the installed real CLIs, or skips.
+func realToolsBin(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("OWT_REALTOOLS_BIN")
+	if dir == "" {
+		cache := os.Getenv("XDG_CACHE_HOME")
+		if cache == "" {
+			home, _ := os.UserHomeDir()
+			cache = filepath.Join(home, ".cache")
+		}
+		dir = filepath.Join(cache, "owt-realtools", "node_modules", ".bin")
+	}
+	for _, tool := range []string{"claude", "codex", "gemini", "opencode"} {
+		if _, err := os.Stat(filepath.Join(dir, tool)); err != nil {
+			t.Skipf("real agent CLIs are not installed in %s (make realtools installs them; it needs the npm registry)", dir)
+		}
+	}
+	return dir
+}
+
+// realEnv is an isolated world whose PATH has the real tools instead of
+// the fake agent, and whose temp files stay in its own folder.
+func realEnv(t *testing.T) *Env {
+	t.Helper()
+	bin := realToolsBin(t)
+	e := NewEnv(t)
+	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	tmp := filepath.Join(e.Root, "tmp")
+	require.NoError(t, os.MkdirAll(tmp, 0o700))
+	for k, v := range map[string]string{"PATH": path, "TMPDIR": tmp} {
+		e.Set(k, v)
+		e.Tmux("set-environment", "-g", k, v)
+	}
+	// Registered after NewEnv's cleanup, so it runs first: codex's
+	// background server and gemini outlive their pane and the tmux server.
+	t.Cleanup(e.killRealTools)
+	return e
+}
+
+// killRealTools ends every process of this world (found by its HOME),
+// gently first.
+func (e *Env) killRealTools() {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		pids := e.processesWithHome()
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, sig)
+		}
+		deadline := time.Now().Add(3 * time.Second)
+		for len(pids) > 0 && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+			pids = e.processesWithHome()
+		}
+		if len(pids) == 0 {
+			return
+		}
+	}
+}
+
+func (e *Env) processesWithHome() []int {
+	var pids []int
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	want := []byte("HOME=" + e.Home + "\x00")
+	for _, p := range procs {
+		env, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(append([]byte{0}, env...), append([]byte{0}, want...)) {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if pid != os.Getpid() && pid > 0 {
+			if comm, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "comm")); strings.TrimSpace(string(comm)) == "tmux: server" {
+				continue // the harness kills its server itself
+			}
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// agentView is owt status --json, with what a waiting agent waits for.
+type agentView struct {
+	Status     string
+	WaitingFor string `json:"waiting_for"`
+	TurnError  string `json:"turn_error"`
+	Lines      []string `json:"last_lines"`
+}
+
+func (e *Env) view(repo, name string) agentView {
+	e.t.Helper()
+	var v agentView
+	out := e.MustOwt(repo, "status", name, "--json", "-n", "40")
+	require.NoError(e.t, json.Unmarshal([]byte(out), &v), out)
+	return v
+}
+
+// expect waits until owt says the agent is st (and, when waiting, waits
+// for why), and logs how long that took: the figure the issue asks to be
+// under 3 s is reported, not asserted (speed is not a test).
+func (e *Env) expect(repo, name, st, why string) agentView {
+	e.t.Helper()
+	start := time.Now()
+	var v agentView
+	deadline := start.Add(45 * time.Second)
+	for {
+		v = e.view(repo, name)
+		if v.Status == st && (why == "" || v.WaitingFor == why) {
+			e.t.Logf("%s reads %s %s after %s", name, st, why, time.Since(start).Round(10*time.Millisecond))
+			return v
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("%s: want %s (%s), owt says %s (%s); its screen:\n%s\nowt log:\n%s",
+				name, st, why, v.Status, v.WaitingFor, strings.Join(v.Lines, "\n"), e.OwtLog())
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+}
+
+// keys presses keys in the agent's pane, as a user at the keyboard would.
+func (e *Env) press(session string, keys ...string) {
+	e.t.Helper()
+	for _, k := range keys {
+		e.Tmux("send-keys", "-t", "="+session+":", k)
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// pressUntil presses key until text shows in the session's pane, as a
+// user presses again when a TUI still drawing let a key go by.
+func (e *Env) pressUntil(session, key, text string) {
+	e.t.Helper()
+	target := "=" + session + ":"
+	for try := 0; try < 5; try++ {
+		e.Tmux("send-keys", "-t", target, key)
+		deadline := time.Now().Add(3 * time.Second)
+		for time.Now().Before(deadline) {
+			if strings.Contains(e.Capture(target), text) {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	e.t.Fatalf("%s never showed %q after %s:\n%s", session, text, key, e.Capture(target))
+}
+
+// pressWhile waits for text in the pane, then presses key every 1.5 s
+// while it shows (up to ten times), as a user presses Esc until the
+// spinner stops.
+func (e *Env) pressWhile(session, key, text string) {
+	e.t.Helper()
+	target := "=" + session + ":"
+	e.WaitScreen(target, text)
+	for try := 0; try < 10 && strings.Contains(e.Capture(target), text); try++ {
+		e.Tmux("send-keys", "-t", target, key)
+		time.Sleep(1500 * time.Millisecond)
+	}
+}
+
+// noFalseFinish fails when owt told the user that name finished a turn it
+// never had.
+func (e *Env) noFalseFinish(name string) {
+	e.t.Helper()
+	require.NotContains(e.t, e.OwtLog(), name+" finished its turn", "no 'finished its turn' notice for a first-run screen")
+}
+
+// newReal starts tool under owt on task and returns its session.
+func (e *Env) newReal(repo, name, tool, task string) string {
+	e.t.Helper()
+	out := e.MustOwt(repo, "new", "--json", "--no-setup", "--tool", tool, "--name", name, task)
+	var it Item
+	require.NoError(e.t, json.Unmarshal([]byte(out), &it), out)
+	return it.Session
+}
+
+// binaryHas reports whether the installed tool's own files contain s:
+// what owt writes for a tool must be what that version accepts.
+func binaryHas(t *testing.T, path, s string) bool {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return bytes.Contains(data, []byte(s))
+}
+
+// hookEvents are the event names of a hooks settings file owt wrote.
+func hookEvents(t *testing.T, path string) []string {
+	t.Helper()
+	var f struct {
+		Hooks map[string]json.RawMessage `json:"hooks"`
+	}
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &f))
+	var out []string
+	for ev := range f.Hooks {
+		out = append(out, ev)
+	}
+	require.NotEmpty(t, out)
+	return out
+}
+
+func TestRealClaudeFirstRun(t *testing.T) {
+	e := realEnv(t)
+	repo := e.NewRepo("app")
+	bin := e.vars["PATH"][:strings.IndexByte(e.vars["PATH"], os.PathListSeparator)]
+	native, err := filepath.EvalSymlinks(filepath.Join(bin, "claude"))
+	require.NoError(t, err)
+
+	// A HOME that never ran claude: its start-up check cannot reach the
+	// network and it exits; owt says so, with the code.
+	e.newReal(repo, "fresh", "claude", "say hi")
+	e.expect(repo, "fresh", "exited", "")
+
+	// After onboarding (what `claude` once by hand leaves behind): the
+	// trust dialog, which warns about owt's hooks. It waits for the user.
+	require.NoError(t, os.WriteFile(filepath.Join(e.Home, ".claude.json"), []byte(`{"hasCompletedOnboarding": true}`), 0o600))
+	s := e.newReal(repo, "c", "claude", "say hi")
+	v := e.expect(repo, "c", "waiting", "trust")
+	require.Contains(t, strings.Join(v.Lines, "\n"), "Quick safety check")
+	wt := filepath.Join(filepath.Dir(repo), "app.worktrees", "c")
+	for _, ev := range hookEvents(t, filepath.Join(wt, ".claude", "settings.local.json")) {
+		require.True(t, binaryHas(t, native, `"`+ev+`"`), "claude %s does not know the hook event %s", native, ev)
+	}
+	e.noFalseFinish("c")
+
+	// Trust it (down, Enter): the task runs and fails, not logged in. The
+	// StopFailure hook says so; the screen says it waits for a login.
+	e.press(s, "Down", "Enter")
+	v = e.expect(repo, "c", "waiting", "login")
+	e.Eventually(20*time.Second, "StopFailure reached owt", func() bool {
+		return e.view(repo, "c").TurnError == "authentication_failed"
+	})
+	// /login: the login method menu, then Esc back to the prompt.
+	e.Tmux("send-keys", "-t", "="+s+":", "-l", "/login")
+	e.press(s, "Enter")
+	v = e.expect(repo, "c", "waiting", "login")
+	require.Contains(t, strings.Join(v.Lines, "\n"), "Select login method")
+	e.press(s, "Escape")
+	e.expect(repo, "c", "waiting", "login")
+	e.noFalseFinish("c")
+
+	// With an API key in the environment: claude asks whether to use it
+	// (no trust dialog: claude remembers trust per repository). Yes: the
+	// turn runs, cannot reach the API and retries (working); Esc
+	// interrupts it (idle).
+	e.Tmux("set-environment", "-g", "ANTHROPIC_API_KEY", "sk-ant-owt-test-not-a-key")
+	k := e.newReal(repo, "k", "claude", "say hi")
+	e.expect(repo, "k", "waiting", "API key")
+	e.press(k, "Up", "Enter")
+	e.expect(repo, "k", "working", "")
+	e.press(k, "Escape")
+	e.expect(repo, "k", "idle", "")
+
+	// Ctrl-C twice quits claude; owt records the exit.
+	e.press(k, "C-c", "C-c")
+	e.expect(repo, "k", "exited", "")
+}
+
+func TestRealCodexFirstRun(t *testing.T) {
+	e := realEnv(t)
+	repo := e.NewRepo("app")
+	e.Set("CODEX_HOME", filepath.Join(e.Home, ".codex"))
+	require.NoError(t, os.MkdirAll(e.vars["CODEX_HOME"], 0o700))
+
+	// Not signed in: the sign-in choice, then "another way", then the API
+	// key box. Each waits for the user, and says for what.
+	s := e.newReal(repo, "c", "codex", "say hi")
+	v := e.expect(repo, "c", "waiting", "login")
+	require.Contains(t, strings.Join(v.Lines, "\n"), "Sign in")
+	e.press(s, "Down", "Down")
+	e.pressUntil(s, "Enter", "Use an OpenAI API key")
+	e.expect(repo, "c", "waiting", "login")
+	e.pressUntil(s, "Enter", "Paste or type your API key")
+	e.expect(repo, "c", "waiting", "API key")
+	e.noFalseFinish("c")
+	e.press(s, "C-c")
+	e.expect(repo, "c", "exited", "")
+
+	// Signed in with a key: the folder trust screen; trusting it runs the
+	// task, which cannot reach the API (working); Esc interrupts (idle).
+	login := exec.Command(filepath.Join(realToolsBin(t), "codex"), "login", "--with-api-key")
+	login.Env = e.Environ()
+	login.Stdin = strings.NewReader("sk-owt-test-not-a-key\n")
+	out, err := login.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	k := e.newReal(repo, "k", "codex", "say hi")
+	e.expect(repo, "k", "waiting", "trust")
+	e.press(k, "Enter")
+	e.expect(repo, "k", "working", "")
+	e.press(k, "Escape")
+	e.expect(repo, "k", "idle", "")
+	e.noFalseFinish("k")
+}
+
+func TestRealGeminiFirstRun(t *testing.T) {
+	e := realEnv(t)
+	repo := e.NewRepo("app")
+	bin := realToolsBin(t)
+
+	// Every new folder: trust; then the sign-in method; then the API key.
+	s := e.newReal(repo, "g", "gemini", "say hi")
+	e.expect(repo, "g", "waiting", "trust")
+	wt := filepath.Join(filepath.Dir(repo), "app.worktrees", "g")
+	bundle, err := filepath.EvalSymlinks(filepath.Join(bin, "gemini"))
+	require.NoError(t, err)
+	src, _ := filepath.Glob(filepath.Join(filepath.Dir(bundle), "*.js"))
+	for _, ev := range hookEvents(t, filepath.Join(wt, ".gemini", "settings.json")) {
+		known := false
+		for _, f := range src {
+			known = known || binaryHas(t, f, ev)
+		}
+		require.True(t, known, "gemini does not know the hook event %s", ev)
+	}
+	e.press(s, "Enter")
+	e.expect(repo, "g", "waiting", "login")
+	e.press(s, "Down", "Enter")
+	e.expect(repo, "g", "waiting", "API key")
+	e.noFalseFinish("g")
+}
+
+func TestRealOpenCodeAtDefaultSize(t *testing.T) {
+	e := realEnv(t)
+	repo := e.NewRepo("app")
+	for _, size := range []string{"", "80x24"} {
+		name := "o" + strings.ReplaceAll(size, "x", "-")
+		if size != "" {
+			e.WriteFile(repo, ".owt.toml", "[tmux]\nsize = \""+size+"\"\n")
+		}
+		// No login screen: it starts on its free model, which it cannot
+		// reach here, and keeps retrying (working). Two Esc interrupt it.
+		s := e.newReal(repo, name, "opencode", "say hi")
+		e.expect(repo, name, "working", "")
+		// The first Esc arms the interrupt ("esc again to interrupt", a
+		// hint cut off at 80 columns); a second one a moment later (at
+		// once it reads as Alt+Esc) interrupts, if it is still going.
+		e.pressWhile(s, "Escape", "retrying")
+		e.expect(repo, name, "idle", "")
+		e.noFalseFinish(name)
+	}
+}
