@@ -217,7 +217,7 @@ func Builtins() []Profile {
 			Headless:   []string{"opencode", "run"},
 			// At 80 columns the footer wraps: "tab      ctrl+p" over
 			// "agents   commands".
-			Ready:      `(?mi)` + promptLine + `|ctrl\+p(?: commands)?[ \t]*$|enter send|Ask anything`,
+			Ready: `(?mi)` + promptLine + `|ctrl\+p(?: commands)?[ \t]*$|enter send|Ask anything`,
 			// Status bar "esc interrupt" / "esc again to interrupt"; at 80
 			// columns the hint is pushed off and only the busy bar
 			// ("⬝⬝■■■■■■") or the retry note starts the row.

@@ -103,8 +103,8 @@ func (e *Env) processesWithHome() []int {
 // agentView is owt status --json, with what a waiting agent waits for.
 type agentView struct {
 	Status     string
-	WaitingFor string `json:"waiting_for"`
-	TurnError  string `json:"turn_error"`
+	WaitingFor string   `json:"waiting_for"`
+	TurnError  string   `json:"turn_error"`
 	Lines      []string `json:"last_lines"`
 }
 
