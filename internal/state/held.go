@@ -10,38 +10,48 @@ import (
 	"github.com/gofrs/flock"
 )
 
-// Held is a lock a process holds for as long as an operation runs. The
-// kernel drops it when the process dies, even by kill -9, so "nobody holds
-// it" proves the operation is no longer running anywhere.
-type Held struct{ lock *flock.Flock }
+// Locks that live as long as an operation: the kernel drops a flock when
+// its process dies, even by kill -9, so "nobody holds it" proves the
+// operation is not running anywhere. Their files stay (removing one would
+// race with a process about to lock it).
 
-// heldPath is the lock file of key: under the state dir, named by a hash
-// so any text (repo paths, names) makes a safe file name.
-func heldPath(key string) string {
+// keyedLock is the lock file of key in sub of the state dir: named by a
+// hash, so any text (repo paths, names) makes a safe file name, after a
+// readable label when there is one.
+func keyedLock(sub, label, key string) (*flock.Flock, error) {
 	sum := sha256.Sum256([]byte(key))
-	return filepath.Join(Dir(), "locks", hex.EncodeToString(sum[:])[:24]+".lock")
+	name := hex.EncodeToString(sum[:])[:24]
+	if label != "" {
+		name = sanitize(label) + "-" + name[:12]
+	}
+	p := filepath.Join(Dir(), sub, name+".lock")
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return nil, fmt.Errorf("create lock dir: %w", err)
+	}
+	return flock.New(p), nil
 }
+
+// Held is a lock a process holds for as long as an operation runs.
+type Held struct{ lock *flock.Flock }
 
 // Hold takes the lock of key without waiting; it fails when another
 // process holds it.
 func Hold(key string) (*Held, error) {
-	p := heldPath(key)
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return nil, fmt.Errorf("create lock dir: %w", err)
+	l, err := keyedLock("locks", "", key)
+	if err != nil {
+		return nil, err
 	}
-	l := flock.New(p)
 	ok, err := l.TryLock()
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", p, err)
+		return nil, fmt.Errorf("lock %s: %w", l.Path(), err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("lock %s: held by another owt process", p)
+		return nil, fmt.Errorf("lock %s: held by another owt process", l.Path())
 	}
 	return &Held{lock: l}, nil
 }
 
-// Release lets the lock go; the file stays (removing it would race with a
-// process about to lock it).
+// Release lets the lock go.
 func (h *Held) Release() {
 	if h != nil {
 		_ = h.lock.Unlock()
@@ -50,11 +60,13 @@ func (h *Held) Release() {
 
 // IsHeld reports whether some process holds the lock of key now.
 func IsHeld(key string) bool {
-	p := heldPath(key)
-	if _, err := os.Stat(p); err != nil {
+	l, err := keyedLock("locks", "", key)
+	if err != nil {
 		return false
 	}
-	l := flock.New(p)
+	if _, err := os.Stat(l.Path()); err != nil {
+		return false
+	}
 	ok, err := l.TryRLock()
 	if err != nil {
 		return false
@@ -64,4 +76,19 @@ func IsHeld(key string) bool {
 		return false
 	}
 	return true
+}
+
+// LockAgent waits for and takes the lock of the agent called name of the
+// repository at repoRoot: text typed into one agent by two processes at
+// once would merge into one prompt. Keyed by both, so equal names in two
+// repos do not wait for each other. The returned function releases it.
+func LockAgent(repoRoot, name string) (unlock func(), err error) {
+	l, err := keyedLock("agents", name, repoRoot+"\x00"+name)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.Lock(); err != nil {
+		return nil, fmt.Errorf("lock %s for sending: %w", name, err)
+	}
+	return func() { _ = l.Unlock() }, nil
 }
