@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 func sendCommand() *cli.Command {
@@ -19,6 +20,7 @@ func sendCommand() *cli.Command {
 		ArgsUsage:    "[NAME] TEXT... | NAME --task",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "task", Usage: "send NAME its task again (after a first turn that failed, or a task that never arrived)"},
+			&cli.BoolFlag{Name: "answer", Usage: "also type into agents waiting for you: the text answers their prompt"},
 			&cli.BoolFlag{Name: "all", Usage: "every running agent of this repo"},
 			&cli.BoolFlag{Name: "working", Usage: "every working agent"},
 			&cli.BoolFlag{Name: "idle", Usage: "every idle agent"},
@@ -46,6 +48,9 @@ func sendCommand() *cli.Command {
 					return usagef("send needs NAME and TEXT (or --all/--working/--idle/--waiting and TEXT)")
 				}
 				names, args = args[:1], args[1:]
+				if len(args) > 1 && args[0] == "--" {
+					args = args[1:] // owt send NAME -- TEXT
+				}
 			}
 			if len(args) == 0 {
 				return usagef("send needs TEXT")
@@ -72,9 +77,12 @@ func sendCommand() *cli.Command {
 			if group {
 				// A group send skips agents that cannot take text; naming
 				// one of them explicitly is an error instead.
+				// Agents waiting for the user are skipped too, unless asked
+				// for (--waiting, --answer): the text would answer their prompt.
+				answer := c.Bool("answer") || c.Bool("waiting")
 				kept := recs[:0]
 				for _, r := range recs {
-					if !r.NoAgent && r.Status != state.Exited {
+					if !r.NoAgent && r.Status != state.Exited && (answer || r.Status != state.Waiting) {
 						kept = append(kept, r)
 					}
 				}
@@ -83,7 +91,7 @@ func sendCommand() *cli.Command {
 					return fmt.Errorf("no running agent matches")
 				}
 			}
-			results := w.Send(recs, text)
+			results := w.SendWith(recs, text, workspace.SendOptions{Answer: c.Bool("answer") || c.Bool("waiting")})
 			failed := 0
 			for _, r := range results {
 				if !r.Sent {

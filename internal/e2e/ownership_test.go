@@ -43,9 +43,10 @@ func TestNewFromAPaneMarksOnlyItsOwnSession(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	var one Item
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &one), r.Stdout)
-	require.NotContains(t, e.sessionOptions("work"), "@owt-", "the caller's session is not owt's")
-	require.Equal(t, "one", e.SessionOption(one.Session, "@owt-name"))
+	// The session's runner marks it, by its own pane id, as it starts.
+	e.Eventually(5*time.Second, "one's session is marked", func() bool { return e.SessionOption(one.Session, "@owt-name") == "one" })
 	require.Equal(t, repo, e.SessionOption(one.Session, "@owt-repo"))
+	require.NotContains(t, e.sessionOptions("work"), "@owt-", "the caller's session is not owt's")
 
 	// From another agent's pane: that agent keeps its name.
 	onePane := e.Tmux("display-message", "-p", "-t", "="+one.Session+":", "#{pane_id}")
@@ -53,9 +54,10 @@ func TestNewFromAPaneMarksOnlyItsOwnSession(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	var two Item
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &two), r.Stdout)
+	e.Eventually(5*time.Second, "two's session is marked", func() bool { return e.SessionOption(two.Session, "@owt-name") == "two" })
 	require.Equal(t, "one", e.SessionOption(one.Session, "@owt-name"))
-	require.Equal(t, "two", e.SessionOption(two.Session, "@owt-name"))
 	require.Equal(t, "claude", e.SessionOption(two.Session, "@owt-tool"))
+	require.NotContains(t, e.sessionOptions("work"), "@owt-")
 
 	// A session of the user's that carries owt's options (set by hand, or
 	// by an older owt) is reported at most, never killed.

@@ -244,12 +244,12 @@ type NewSession struct {
 	WindowName string
 	Width      int
 	Height     int
-	// Options are user options (@name) set on the new session, by its id,
-	// right after it is made.
-	Options map[string]string
-	// Global are global user options set in the same call (owt's status
-	// bar summary, which must count the new session).
+	// Global are global user options set in the same tmux call (owt's
+	// status bar summary, which must count the new session, set before
+	// anything in the session can publish a newer one).
 	Global map[string]string
+	// Refresh are clients whose status line is redrawn in the same call.
+	Refresh []string
 }
 
 // Created identifies a new session and its first pane.
@@ -261,16 +261,12 @@ type Created struct {
 	SessionName string
 	// Server identifies the server's run (see ServerIdentity).
 	Server string
-	// Clients are the attached clients, listed in the same call so callers
-	// can refresh their status lines without asking again.
-	Clients []string
 }
 
-// NewSession creates a detached session and returns its ids.
-//
-// Its options are set in a second call that names the new session by the
-// id the first one printed: a set-option without -t after new-session
-// lands on the session of whoever runs owt ($TMUX_PANE), not the new one.
+// NewSession creates a detached session and returns its ids. Its options
+// are set by MarkSession, which names it by the id this call returns: a
+// set-option without -t after new-session would land on the session of
+// whoever runs owt ($TMUX_PANE), not on the new one.
 func (c *Client) NewSession(ns NewSession) (Created, error) {
 	if len(ns.Argv) == 1 {
 		// One argument would be run by "sh -c"; never hand tmux a shell string.
@@ -292,100 +288,141 @@ func (c *Client) NewSession(ns NewSession) (Created, error) {
 		args = append(args, "--")
 		args = append(args, ns.Argv...)
 	}
-	out, err := c.Run(args...)
-	if err != nil {
-		return Created{}, err
-	}
-	f := strings.Split(out, fieldSep)
-	if len(f) != 4 || !strings.HasPrefix(f[0], "$") || !strings.HasPrefix(f[1], "%") {
-		return Created{}, fmt.Errorf("tmux new-session: unexpected output %q", out)
-	}
-	created := Created{SessionID: f[0], PaneID: f[1], SessionName: f[2], Server: serverIdentity(f[3])}
-
-	var cmds [][]string
-	for _, k := range sortedKeys(ns.Options) {
-		cmds = append(cmds, []string{"set-option", "-q", "-t", created.SessionID, k, ns.Options[k]})
-	}
+	cmds := [][]string{args}
 	for _, k := range sortedKeys(ns.Global) {
 		cmds = append(cmds, []string{"set-option", "-q", "-g", k, ns.Global[k]})
 	}
-	cmds = append(cmds, []string{"list-clients", "-F", "client" + fieldSep + "#{client_name}"})
-	out, err = c.RunBatch(cmds...)
-	if err != nil {
-		// The caller never learns the ids of a session it cannot mark:
-		// take it down rather than leave an unowned session running.
-		_ = c.KillSession(created.SessionID)
-		return Created{}, err
-	}
-	for _, l := range strings.Split(out, "\n") {
-		if name, ok := strings.CutPrefix(l, "client"+fieldSep); ok && name != "" {
-			created.Clients = append(created.Clients, name)
+	for _, cl := range ns.Refresh {
+		if cl != "" {
+			cmds = append(cmds, []string{"refresh-client", "-S", "-t", cl})
 		}
 	}
-	return created, nil
+	out, err := c.RunBatch(cmds...)
+	if err != nil {
+		return Created{}, err
+	}
+	f := strings.Split(strings.SplitN(out, "\n", 2)[0], fieldSep)
+	if len(f) != 4 || !strings.HasPrefix(f[0], "$") || !strings.HasPrefix(f[1], "%") {
+		return Created{}, fmt.Errorf("tmux new-session: unexpected output %q", out)
+	}
+	return Created{SessionID: f[0], PaneID: f[1], SessionName: f[2], Server: serverIdentity(f[3])}, nil
+}
+
+// MarkSession sets user options on the session with id sessionID (or of
+// the pane with id %N), each
+// unless something set it first (-o: the session's own runner may already
+// have published a newer @owt-status), and redraws the status line of
+// clients, in one tmux call.
+func (c *Client) MarkSession(sessionID string, options map[string]string, clients []string) error {
+	var cmds [][]string
+	for _, k := range sortedKeys(options) {
+		cmds = append(cmds, []string{"set-option", "-q", "-o", "-t", sessionID, k, options[k]})
+	}
+	for _, cl := range clients {
+		if cl != "" {
+			cmds = append(cmds, []string{"refresh-client", "-S", "-t", cl})
+		}
+	}
+	if len(cmds) == 0 {
+		return nil
+	}
+	_, err := c.RunBatch(cmds...)
+	return err
 }
 
 // DefaultSize is the size of a session made while no client is attached
 // (tmux's own default is 80x24, which wraps most agents' footers).
 const DefaultSize = "200x50"
 
-// ClientSize is the size of the terminal the user is on: the client
-// showing the pane owt runs in ($TMUX_PANE), most recently active first;
-// else the largest attached client. ok is false when no client is attached.
-func (c *Client) ClientSize() (width, height int, ok bool) {
-	fields := []string{"#{client_session}", "#{client_width}", "#{client_height}", "#{client_activity}"}
-	cmds := [][]string{{"list-clients", "-F", strings.Join(fields, fieldSep)}}
+// Survey is what owt new needs to know of the server before it makes a
+// session, asked in one tmux call: the sessions, the attached clients, and
+// the session of the pane owt runs in ($TMUX_PANE), if any.
+type Survey struct {
+	Sessions []Session
+	Clients  []ClientInfo
+	Here     string // session id of $TMUX_PANE
+}
+
+// ClientInfo is an attached client.
+type ClientInfo struct {
+	Name          string
+	Session       string // its session's id
+	Width, Height int
+	Activity      int
+}
+
+// Survey lists sessions and clients in one call; none (and no error) when
+// no server runs.
+func (c *Client) Survey() (Survey, error) {
+	sessionFields := []string{"s", "#{session_id}", "#{session_name}", "#{session_attached}", "#{session_path}", serverFormat}
+	clientFields := []string{"c", "#{client_name}", "#{client_session}", "#{client_width}", "#{client_height}", "#{client_activity}"}
+	cmds := [][]string{
+		{"list-sessions", "-F", strings.Join(sessionFields, fieldSep)},
+		{"list-clients", "-F", strings.Join(clientFields, fieldSep)},
+	}
 	if pane := os.Getenv("TMUX_PANE"); pane != "" && os.Getenv("TMUX") != "" {
-		cmds = append(cmds, []string{"display-message", "-p", "-t", pane, "here" + fieldSep + "#{session_id}"})
+		cmds = append(cmds, []string{"display-message", "-p", "-t", pane, "h" + fieldSep + "#{session_id}"})
 	}
 	out, err := c.RunBatch(cmds...)
-	if err != nil {
-		return 0, 0, false
+	if errors.Is(err, ErrNoServer) {
+		return Survey{}, nil
 	}
-	type client struct {
-		session        string
-		w, h, activity int
+	if err != nil && out == "" {
+		return Survey{}, err
 	}
-	var clients []client
-	here := ""
+	var sv Survey
 	for _, l := range strings.Split(out, "\n") {
 		f := strings.Split(l, fieldSep)
-		if len(f) == 2 && f[0] == "here" {
-			here = f[1]
-			continue
-		}
-		if len(f) != len(fields) {
-			continue
-		}
-		w, _ := strconv.Atoi(f[1])
-		h, _ := strconv.Atoi(f[2])
-		a, _ := strconv.Atoi(f[3])
-		if w > 0 && h > 0 {
-			clients = append(clients, client{f[0], w, h, a})
+		switch {
+		case f[0] == "s" && len(f) == len(sessionFields):
+			sv.Sessions = append(sv.Sessions, Session{ID: f[1], Name: f[2], Attached: f[3] != "0", Path: f[4], Server: serverIdentity(f[5])})
+		case f[0] == "c" && len(f) == len(clientFields):
+			w, _ := strconv.Atoi(f[3])
+			h, _ := strconv.Atoi(f[4])
+			a, _ := strconv.Atoi(f[5])
+			sv.Clients = append(sv.Clients, ClientInfo{Name: f[1], Session: f[2], Width: w, Height: h, Activity: a})
+		case f[0] == "h" && len(f) == 2:
+			sv.Here = f[1]
 		}
 	}
+	return sv, nil
+}
+
+// UserSize is the size of the terminal the user is on: a client showing
+// the session owt runs in, most recently active first; else the largest
+// attached client. ok is false when no client is attached.
+func (sv Survey) UserSize() (width, height int, ok bool) {
 	// A client on the caller's session beats any other, the most recently
 	// active of them; otherwise the largest.
-	better := func(a, b client) bool {
-		aHere, bHere := here != "" && a.session == here, here != "" && b.session == here
+	better := func(a, b ClientInfo) bool {
+		aHere, bHere := sv.Here != "" && a.Session == sv.Here, sv.Here != "" && b.Session == sv.Here
 		switch {
 		case aHere != bHere:
 			return aHere
 		case aHere:
-			return a.activity > b.activity
+			return a.Activity > b.Activity
 		}
-		return a.w*a.h > b.w*b.h
+		return a.Width*a.Height > b.Width*b.Height
 	}
 	best := -1
-	for i := range clients {
-		if best < 0 || better(clients[i], clients[best]) {
+	for i, cl := range sv.Clients {
+		if cl.Width > 0 && cl.Height > 0 && (best < 0 || better(cl, sv.Clients[best])) {
 			best = i
 		}
 	}
 	if best < 0 {
 		return 0, 0, false
 	}
-	return clients[best].w, clients[best].h, true
+	return sv.Clients[best].Width, sv.Clients[best].Height, true
+}
+
+// ClientNames are the names of the attached clients.
+func (sv Survey) ClientNames() []string {
+	names := make([]string, len(sv.Clients))
+	for i, cl := range sv.Clients {
+		names[i] = cl.Name
+	}
+	return names
 }
 
 // KillSession kills a session by id; a session already gone is not an error.

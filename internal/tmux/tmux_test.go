@@ -32,11 +32,22 @@ func TestSessionsOptionsAndBatch(t *testing.T) {
 	dir := t.TempDir()
 	created, err := c.NewSession(NewSession{
 		Name: "repo/name;", Dir: dir,
-		Env:     map[string]string{"OWT_NAME": "x;", "OWT_PORT": "20000"},
-		Argv:    []string{"sleep", "600"},
-		Options: map[string]string{"@owt-status": "starting;", "@owt-name": "n"},
+		Env:  map[string]string{"OWT_NAME": "x;", "OWT_PORT": "20000"},
+		Argv: []string{"sleep", "600"},
 	})
 	require.NoError(t, err)
+	require.NoError(t, c.SetOption(created.SessionID, "@owt-name", "set first"))
+	require.NoError(t, c.MarkSession(created.SessionID, map[string]string{"@owt-status": "starting;", "@owt-name": "n"}, nil))
+	v, _ := c.ShowOption(created.SessionID, "@owt-name")
+	require.Equal(t, "set first", v, "an option already set is newer and kept")
+	v, _ = c.ShowOption("base", "@owt-name")
+	require.Empty(t, v, "options land on the session named by id, no other")
+	sv, err := c.Survey()
+	require.NoError(t, err)
+	require.Len(t, sv.Sessions, 2)
+	require.Empty(t, sv.Clients)
+	_, _, ok := sv.UserSize()
+	require.False(t, ok, "no client attached")
 	require.True(t, strings.HasPrefix(created.SessionID, "$"))
 	require.True(t, strings.HasPrefix(created.PaneID, "%"))
 
@@ -44,7 +55,7 @@ func TestSessionsOptionsAndBatch(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok, "a trailing ';' is part of the name, not a separator")
 	require.Equal(t, created.SessionID, s.ID)
-	v, err := c.ShowOption(created.SessionID, "@owt-status")
+	v, err = c.ShowOption(created.SessionID, "@owt-status")
 	require.NoError(t, err)
 	require.Equal(t, "starting;", v)
 	env, err := c.Run("show-environment", "-t", created.SessionID, "OWT_NAME")

@@ -50,16 +50,23 @@ func (w *Workspace) EnsureSession(r *state.Record) (string, error) {
 	if err := w.Tmux.Available(); err != nil {
 		return "", err
 	}
-	size := w.sessionSize()
+	sv, err := w.Tmux.Survey()
+	if err != nil {
+		return "", err
+	}
+	size := w.sessionSize(sv)
 	created, err := w.Tmux.NewSession(tmux.NewSession{
-		Width:   size[0],
-		Height:  size[1],
-		Name:    r.Session,
-		Dir:     r.Path,
-		Env:     w.sessionEnv(r),
-		Options: sessionOptions(r),
+		Width:  size[0],
+		Height: size[1],
+		Name:   r.Session,
+		Dir:    r.Path,
+		Env:    w.sessionEnv(r),
 	})
 	if err != nil {
+		return "", fmt.Errorf("recreate session %s: %w", r.Session, err)
+	}
+	if err := w.Tmux.MarkSession(created.SessionID, sessionOptions(r), nil); err != nil {
+		_ = w.Tmux.KillSession(created.SessionID)
 		return "", fmt.Errorf("recreate session %s: %w", r.Session, err)
 	}
 	err = w.Store.Update(func(f *state.File) error {

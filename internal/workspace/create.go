@@ -97,8 +97,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		return nil, fmt.Errorf("invalid branch name %q", o.Branch)
 	}
 	// These reads are independent: run them while the base is resolved.
-	sessions := async(w.Tmux.Sessions)
-	size := async(func() ([2]int, error) { return w.sessionSize(), nil })
+	survey := async(w.Tmux.Survey)
 	untracked := async(w.Repo.UntrackedFiles)
 	branches := async(w.Repo.Branches)
 	base, err := w.defaultBase(o)
@@ -126,7 +125,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		}
 	}()
 
-	live, err := sessions()
+	sv, err := survey()
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +133,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, held, err := w.reserve(o, task, prof.Name, base, baseCommit, live, existing)
+	rec, held, err := w.reserve(o, task, prof.Name, base, baseCommit, sv.Sessions, existing)
 	if err != nil {
 		return nil, err
 	}
@@ -192,8 +191,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	if line, err := summary(); err == nil {
 		global[OptStatusLine] = line
 	}
-	wh, _ := size()
-	created, err := w.startSession(rec, global, wh)
+	created, err := w.startSession(rec, w.sessionSize(sv), global, sv.ClientNames())
 	if err != nil {
 		return nil, fmt.Errorf("create tmux session %s: %w", rec.Session, err)
 	}
@@ -226,7 +224,6 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 	ok = true
-	_ = w.Tmux.RefreshClients(created.Clients)
 	w.startMonitor()
 	return rec, nil
 }
@@ -455,16 +452,20 @@ func (w *Workspace) sessionEnv(rec *state.Record) map[string]string {
 // startSession opens the worktree's session running "owt _run", which shows
 // the setup, starts the agent and leaves a shell when it exits. No user text
 // is on the tmux command line: the runner reads the task from the record.
-func (w *Workspace) startSession(rec *state.Record, global map[string]string, size [2]int) (tmux.Created, error) {
+//
+// The session's @owt-* options are set by that runner, by its own pane id,
+// as its first act: owt new then makes the session, sets the bar's summary
+// and redraws the clients in one tmux call.
+func (w *Workspace) startSession(rec *state.Record, size [2]int, global map[string]string, clients []string) (tmux.Created, error) {
 	ns := tmux.NewSession{
+		Global:  global,
+		Refresh: clients,
 		Width:   size[0],
 		Height:  size[1],
 		Name:    rec.Session,
 		Dir:     rec.Path,
 		Env:     w.sessionEnv(rec),
 		Argv:    []string{w.Self, "_run"},
-		Options: sessionOptions(rec),
-		Global:  global,
 	}
 	if !rec.NoAgent {
 		// The agent runs as the pane's foreground job, so tmux would name
@@ -493,10 +494,10 @@ func async[T any](f func() (T, error)) func() (T, error) {
 // sessionSize is the size to make a session at ([tmux] size): the
 // terminal the user is on when "auto", so the agent draws its first
 // screens for the size it will be seen at.
-func (w *Workspace) sessionSize() [2]int {
+func (w *Workspace) sessionSize(sv tmux.Survey) [2]int {
 	spec := w.Config.Tmux.Size
 	if spec == "auto" {
-		if wd, ht, ok := w.Tmux.ClientSize(); ok {
+		if wd, ht, ok := sv.UserSize(); ok {
 			return [2]int{wd, ht}
 		}
 		spec = tmux.DefaultSize

@@ -45,6 +45,13 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 		fmt.Fprintf(out, "owt: %v\n", err)
 		return execShell(out, "")
 	}
+	// The session's @owt-* options, set on it by this pane's id (never a
+	// bare set-option, which lands on whatever session tmux calls current).
+	if pane := os.Getenv("TMUX_PANE"); pane != "" {
+		if err := tm.MarkSession(pane, sessionOptions(rec), nil); err != nil {
+			fmt.Fprintf(out, "owt: could not mark this session as %s's: %v\n", rec.Name, err)
+		}
+	}
 	if !rec.NoSetup {
 		w.runSetup(rec, out)
 	}

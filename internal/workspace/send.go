@@ -40,6 +40,10 @@ type Delivery struct {
 	// Took, when set, reports other evidence that the agent took the
 	// text after Enter at the given time (a hook saying it works).
 	Took func(enter time.Time) bool
+	// Answered, when set, reports from the screen once the text landed
+	// that a prompt took it as its answer (a menu picks "1" at once): then
+	// no Enter is pressed, which would go on to the next screen.
+	Answered func(screen string) bool
 }
 
 // Deliver types text into a pane literally and presses Enter once the text
@@ -47,6 +51,7 @@ type Delivery struct {
 // in as one bracketed paste, so its newlines do not submit early; short
 // text is sent with send-keys -l, so "C-c" or "Enter" stay words.
 func Deliver(tm *tmux.Client, pane, text string, d Delivery) error {
+	text = CleanText(text)
 	before, err := d.capture(tm, pane)
 	if err != nil {
 		return err
@@ -62,6 +67,9 @@ func Deliver(tm *tmux.Client, pane, text string, d Delivery) error {
 	landed, ok := d.waitSettled(tm, pane, before, d.Timeout)
 	if !ok {
 		return fmt.Errorf("%w (waited %s)", ErrNotLanded, d.Timeout)
+	}
+	if d.Answered != nil && d.Answered(landed) {
+		return nil
 	}
 	// TUIs that take fast input for a paste swallow an Enter that comes
 	// with it, so the Enter is checked and, if need be, pressed again.
@@ -176,12 +184,25 @@ type SendResult struct {
 // ErrNotRunning is returned when an agent cannot receive text.
 var ErrNotRunning = errors.New("agent is not running")
 
+// SendOptions tune Send.
+type SendOptions struct {
+	// Answer types into an agent that waits for the user (a permission
+	// prompt, a question): the text answers that prompt. Without it such
+	// an agent is refused, so a message never approves a command.
+	Answer bool
+}
+
 // Send delivers text to each named agent's pane.
 func (w *Workspace) Send(recs []*state.Record, text string) []SendResult {
+	return w.SendWith(recs, text, SendOptions{})
+}
+
+// SendWith is Send with options.
+func (w *Workspace) SendWith(recs []*state.Record, text string, o SendOptions) []SendResult {
 	out := make([]SendResult, 0, len(recs))
 	for _, r := range recs {
 		res := SendResult{Name: r.Name}
-		if err := w.sendOne(r, text); err != nil {
+		if err := w.sendOne(r, text, o); err != nil {
 			res.Err = err.Error()
 		} else {
 			res.Sent = true
@@ -191,7 +212,7 @@ func (w *Workspace) Send(recs []*state.Record, text string) []SendResult {
 	return out
 }
 
-func (w *Workspace) sendOne(r *state.Record, text string) error {
+func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) error {
 	if r.NoAgent {
 		return fmt.Errorf("%s: %w (it was created with --no-agent; typing into its shell would run commands)", r.Name, ErrNotRunning)
 	}
@@ -214,13 +235,54 @@ func (w *Workspace) sendOne(r *state.Record, text string) error {
 	if r.Status == state.Waiting && firstRunWait(r.WaitingFor) {
 		return fmt.Errorf("%s: %w: %s waits for %s on its first-run screen; answer it first ('owt switch %s'), then send", r.Name, ErrNotReady, r.Tool, r.WaitingFor, r.Name)
 	}
+	if r.Status == state.Waiting && !o.Answer {
+		what := r.WaitingFor
+		if what == "" {
+			what = "an answer"
+		}
+		return fmt.Errorf("%s: %w: it waits for your %s, and typed text would answer that prompt; answer it there ('owt switch %s'), or type into it with owt send --answer %s TEXT", r.Name, ErrNotReady, what, r.Name, r.Name)
+	}
 	d := w.delivery(r.Tool)
 	d.Took = w.workingSince(r.Name)
+	if r.Status == state.Waiting {
+		if cl, err := agent.NewClassifier(w.Tools[r.Tool]); err == nil {
+			d.Answered = func(screen string) bool { return cl.Classify(screen) != agent.ClassWaiting }
+		}
+	}
 	if err := Deliver(w.Tmux, r.Pane, text, d); err != nil {
 		return fmt.Errorf("send to %s: %w", r.Name, err)
 	}
-	_, _ = w.SetStatus(r.Name, state.Working, state.FromOwt, nil)
+	// Working now — unless the agent exited meanwhile (the text may have
+	// been its /exit): the runner's exit stands.
+	_, changed, _ := w.changeStatus(r.Name, func(cur *state.Record) (statusChange, bool) {
+		return statusChange{status: state.Working, source: state.FromOwt, at: w.Now()}, cur.Status != state.Exited
+	})
+	if changed {
+		w.publishCurrent(r.Name)
+	}
 	return nil
+}
+
+// CleanText removes control characters from text bound for an agent's
+// input, except tab and newline (a carriage return becomes a newline):
+// ESC, Ctrl-C and friends would arrive as keys — end a bracketed paste
+// early and submit the rest, interrupt the agent, or quit it.
+func CleanText(text string) string {
+	if strings.IndexFunc(text, isControl) < 0 {
+		return text
+	}
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
+	return strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return -1
+		}
+		return r
+	}, text)
+}
+
+func isControl(r rune) bool {
+	return r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0)
 }
 
 // exitedError says why an exited agent cannot take text: its session was
