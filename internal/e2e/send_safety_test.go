@@ -55,4 +55,3 @@ func TestSendStripsControlCharacters(t *testing.T) {
 	require.NotEqual(t, "exited", e.Status(repo, "c").Status)
 	_ = it
 }
-
