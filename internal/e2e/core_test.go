@@ -22,18 +22,24 @@ func TestNewNoAgentMakesBranchWorktreeSessionAndCopiesFiles(t *testing.T) {
 	e.WriteFile(repo, "shared/cache.bin", "cache\n")
 	e.WriteFile(repo, ".owt.toml", "[worktree]\nlink = [\"shared\"]\n")
 
-	out := e.MustOwt(repo, "new", "--no-agent", "Add user authentication with JWT")
-	require.Contains(t, out, "add-user-authentication-jwt")
+	r := e.Owt(repo, "new", "--no-agent", "Add user authentication with JWT")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "add-user-authentication-jwt")
+	// .envrc matches [worktree] copy, but git does not ignore it: in the
+	// worktree the agent's "git add -A" would commit it.
+	require.Contains(t, r.Stderr, "not copied .envrc: git does not ignore it")
 
 	wt := filepath.Join(e.Root, "app.worktrees", "add-user-authentication-jwt")
 	require.Equal(t, "feat/add-user-authentication-jwt", e.Git(wt, "rev-parse", "--abbrev-ref", "HEAD"))
 	require.Equal(t, e.Git(repo, "rev-parse", "main"), e.Git(wt, "rev-parse", "HEAD"))
 
-	// .env-style untracked files are copied with their mode; others are not.
+	// .env-style files git ignores are copied with their mode; others are not.
 	info, err := os.Stat(filepath.Join(wt, ".env"))
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), info.Mode().Perm())
-	for _, f := range []string{".env", "web/.env.local", ".envrc"} {
+	require.NoFileExists(t, filepath.Join(wt, ".envrc"))
+	require.Empty(t, e.Git(wt, "status", "--porcelain"), "nothing for the agent to commit")
+	for _, f := range []string{".env", "web/.env.local"} {
 		want, _ := os.ReadFile(filepath.Join(repo, f))
 		got, err := os.ReadFile(filepath.Join(wt, f))
 		require.NoError(t, err, f)

@@ -475,7 +475,7 @@ func TestAddExcludesCreatesFile(t *testing.T) {
 	require.Equal(t, "# owt\na\nb\n", string(data))
 }
 
-func TestUntrackedFiles(t *testing.T) {
+func TestUnversionedFiles(t *testing.T) {
 	t.Parallel()
 	dir, r := newRepo(t)
 	commitFile(t, dir, ".gitignore", ".env\nnode_modules/\n*.log\n", "ignore")
@@ -486,16 +486,17 @@ func TestUntrackedFiles(t *testing.T) {
 	write(t, filepath.Join(dir, "logs", "a.log"), "x\n")                         // dir of only ignored files
 	write(t, filepath.Join(dir, "a.txt"), "tracked change\n")                    // tracked: not listed
 
-	files, err := r.UntrackedFiles()
+	files, err := r.UnversionedFiles()
 	require.NoError(t, err)
-	require.Equal(t, []string{".env", "apps/web/.env.local", "logs/a.log"}, files)
+	require.Equal(t, []string{".env", "logs/a.log"}, files.Ignored)
+	require.Equal(t, []string{"apps/web/.env.local"}, files.Untracked)
 
 	// From a linked worktree's Repo it still lists the main checkout.
 	wt := filepath.Join(tmp(t), "wt")
 	require.NoError(t, r.AddWorktree(wt, "owt/u", "main"))
 	rw, err := FindRepo(wt)
 	require.NoError(t, err)
-	files2, err := rw.UntrackedFiles()
+	files2, err := rw.UnversionedFiles()
 	require.NoError(t, err)
 	require.Equal(t, files, files2)
 }

@@ -118,31 +118,41 @@ func (r Repo) ExcludeFile() (string, error) {
 	return filepath.Clean(p), nil
 }
 
-// UntrackedFiles lists the files in the main checkout that git does not
-// track, ignored or not (.env, .env.local, local config): the candidates for
-// copying into a new worktree. A directory that is ignored as a whole
-// (node_modules/, build/) is left out instead of being listed file by file,
-// while ignored files inside a directory that is not itself ignored are
-// listed one by one. Paths are relative to Root, slash-separated, sorted.
-func (r Repo) UntrackedFiles() ([]string, error) {
+// UnversionedFiles lists the files of the main checkout that git does not
+// track: those it ignores (.env, build output) and the untracked ones it
+// would offer to add, each sorted.
+func (r Repo) UnversionedFiles() (Unversioned, error) {
 	// --ignored=matching reports a directory matched by an ignore pattern as
 	// "dir/" without descending into it, and otherwise lists ignored files
 	// individually; -uall lists untracked files individually too.
 	out, err := run(r.Root, "status", "--porcelain=v1", "-z", "--untracked-files=all",
 		"--ignored=matching", "--ignore-submodules=all", "--no-renames")
 	if err != nil {
-		return nil, fmt.Errorf("git status --ignored in %s: %w", r.Root, err)
+		return Unversioned{}, fmt.Errorf("git status --ignored in %s: %w", r.Root, err)
 	}
 	entries, err := parseStatus(out)
 	if err != nil {
-		return nil, fmt.Errorf("git status --ignored in %s: %w", r.Root, err)
+		return Unversioned{}, fmt.Errorf("git status --ignored in %s: %w", r.Root, err)
 	}
-	var files []string
+	var u Unversioned
 	for _, e := range entries {
-		if (e.XY == "??" || e.XY == "!!") && !strings.HasSuffix(e.Path, "/") {
-			files = append(files, e.Path)
+		if strings.HasSuffix(e.Path, "/") {
+			continue
+		}
+		switch e.XY {
+		case "!!":
+			u.Ignored = append(u.Ignored, e.Path)
+		case "??":
+			u.Untracked = append(u.Untracked, e.Path)
 		}
 	}
-	slices.Sort(files)
-	return slices.Compact(files), nil
+	slices.Sort(u.Ignored)
+	slices.Sort(u.Untracked)
+	return u, nil
+}
+
+// Unversioned are a checkout's files git does not track.
+type Unversioned struct {
+	Ignored   []string // git ignores them
+	Untracked []string // git would offer to add them
 }

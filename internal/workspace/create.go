@@ -98,7 +98,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	}
 	// These reads are independent: run them while the base is resolved.
 	survey := async(w.Tmux.Survey)
-	untracked := async(w.Repo.UntrackedFiles)
+	unversioned := async(w.Repo.UnversionedFiles)
 	branches := async(w.Repo.Branches)
 	base, err := w.defaultBase(o)
 	if err != nil {
@@ -171,7 +171,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 
-	copied, err := w.bringFiles(rec.Path, untracked, &rb)
+	copied, err := w.bringFiles(rec.Path, unversioned, &rb)
 	if err != nil {
 		return nil, err
 	}
@@ -378,17 +378,22 @@ func (w *Workspace) dropRecord(name string) error {
 	return nil
 }
 
-// bringFiles copies the configured untracked files (.env and friends) and
-// links the configured paths into a new worktree. Files the worktree already
-// has (tracked on its branch) are never overwritten.
-func (w *Workspace) bringFiles(dst string, listUntracked func() ([]string, error), rb *undo) ([]string, error) {
-	untracked, err := listUntracked()
+// bringFiles copies the configured files git ignores (.env and friends)
+// and links the configured paths into a new worktree. Files the worktree
+// already has (tracked on its branch) are never overwritten. A matching
+// file git does not ignore is not copied: in the worktree the agent's
+// "git add -A" would commit it, and owt ship would land it.
+func (w *Workspace) bringFiles(dst string, listUnversioned func() (git.Unversioned, error), rb *undo) ([]string, error) {
+	unversioned, err := listUnversioned()
 	if err != nil {
 		return nil, fmt.Errorf("list untracked files: %w", err)
 	}
-	matches, err := setup.MatchCopy(untracked, w.Config.Worktree.Copy)
+	matches, err := setup.MatchCopy(unversioned.Ignored, w.Config.Worktree.Copy)
 	if err != nil {
 		return nil, fmt.Errorf("config worktree.copy: %w", err)
+	}
+	if skipped, _ := setup.MatchCopy(unversioned.Untracked, w.Config.Worktree.Copy); len(skipped) > 0 {
+		w.warnf("not copied %s: git does not ignore it, so the agent could commit it (add it to .gitignore to have it copied)", strings.Join(skipped, ", "))
 	}
 	var todo []string
 	for _, rel := range matches {
