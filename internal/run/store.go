@@ -20,7 +20,7 @@ import (
 var ErrNoSuchRun = errors.New("no such run")
 
 // ErrRunExists marks a name already taken by a registered run.
-var ErrRunExists = errors.New("run exists")
+var ErrRunExists = errors.New("exists")
 
 // Store keeps runs in a directory: <name>.json (the state, written as
 // internal/state writes its records: under an exclusive flock on
@@ -54,12 +54,18 @@ func (s Store) withLock(name string, fn func() error) error {
 	return fn()
 }
 
+// Exists reports whether a run called name is registered.
+func (s Store) Exists(name string) bool {
+	_, err := os.Stat(s.Path(name))
+	return ValidName(name) && err == nil
+}
+
 // Create registers r, failing with ErrRunExists when its name is taken,
 // and logs the "registered" event.
 func (s Store) Create(r *Run) error {
 	return s.withLock(r.Name, func() error {
 		if _, err := os.Stat(s.Path(r.Name)); err == nil {
-			return fmt.Errorf("%w: run %s exists (see 'owt run status %s'; give another --name)", ErrRunExists, r.Name, r.Name)
+			return fmt.Errorf("run %s %w (see 'owt run status %s', or give another --name)", r.Name, ErrRunExists, r.Name)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("check run %s: %w", r.Name, err)
 		}
