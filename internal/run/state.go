@@ -57,10 +57,13 @@ func (s TaskState) Occupies() bool {
 // Run is the state of one registered run: the plan as it was registered
 // (later edits to the file change nothing) and each task's progress.
 type Run struct {
-	Version int      `json:"version"`
-	Name    string   `json:"name"`
-	Repo    string   `json:"repo"`
-	State   RunState `json:"state"`
+	Version int    `json:"version"`
+	Name    string `json:"name"`
+	Repo    string `json:"repo"`
+	// Host is where the run's repo and agents live: "local" until owt
+	// drives other hosts (DESIGN.md, remote hosts).
+	Host  string   `json:"host"`
+	State RunState `json:"state"`
 	// Base is the branch tasks start from, resolved at registration.
 	Base      string     `json:"base"`
 	Into      string     `json:"into,omitempty"`
@@ -115,7 +118,7 @@ func NewRun(name, repo, base string, p *Plan, now time.Time) *Run {
 		into = base
 	}
 	r := &Run{
-		Version: StateVersion, Name: name, Repo: repo, State: Active,
+		Version: StateVersion, Name: name, Repo: repo, Host: "local", State: Active,
 		Base: base, Into: into, Plan: *p, CreatedAt: now, UpdatedAt: now,
 	}
 	for _, t := range p.Tasks {
