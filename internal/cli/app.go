@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -25,7 +26,7 @@ const (
 	ExitOK      = 0
 	ExitError   = 1
 	ExitUsage   = 2
-	ExitUnknown = 3 // no such worktree: the NAME given has no record in this repo
+	ExitUnknown = 3 // no such worktree (the NAME given has no record in this repo), or no such run
 )
 
 // exitError ends owt with a code and an optional message (already printed
@@ -67,6 +68,7 @@ func App() *cli.App {
 			checkCommand(), mergeCommand(), shipCommand(), queueCommand(), syncCommand(), cleanupCommand(), doctorCommand(), noteCommand(),
 			toolsCommand(),
 			configCommand(),
+			runsCommand(), batchCommand(),
 			runCommand(),
 			hookCommand(),
 			publishCommand(),
@@ -142,7 +144,7 @@ func Main(args []string, stderr io.Writer) int {
 	switch {
 	case errors.As(err, &ue):
 		return ExitUsage
-	case errors.Is(err, workspace.ErrUnknownName):
+	case errors.Is(err, workspace.ErrUnknownName), errors.Is(err, run.ErrNoSuchRun):
 		return ExitUnknown
 	}
 	return ExitError

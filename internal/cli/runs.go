@@ -1,0 +1,364 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/run"
+)
+
+// engineNote says plainly what a registered run does today.
+const engineNote = "owt's run engine (starting agents, judging done, landing, retries) is not built yet: registered tasks stay pending"
+
+// runsCommand is owt run: task graphs.
+func runsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "run",
+		Usage: "task graphs: validate a plan file, register it as a run, follow it",
+		Subcommands: []*cli.Command{
+			runStartCommand("start"),
+			{
+				Name:   "list",
+				Usage:  "list the registered runs",
+				Flags:  []cli.Flag{jsonFlag},
+				Action: runList,
+			},
+			{
+				Name:      "status",
+				Usage:     "show a run and each task's state (default: the only run, else the newest active one)",
+				ArgsUsage: "[NAME]",
+				Flags:     []cli.Flag{jsonFlag},
+				Action:    runStatus,
+			},
+			runStateCommand("pause", run.Paused, "start no new task until 'owt run resume'"),
+			runStateCommand("resume", run.Active, "let a paused or stopped run start tasks again"),
+			runStateCommand("stop", run.Stopped, "start no new task; running agents are left alone"),
+			{
+				Name:      "log",
+				Usage:     "print a run's event log",
+				ArgsUsage: "NAME",
+				Flags:     []cli.Flag{jsonFlag},
+				Action:    runLog,
+			},
+		},
+	}
+}
+
+// batchCommand is the seed's name for owt run start.
+func batchCommand() *cli.Command {
+	c := runStartCommand("batch")
+	c.Usage = "the same as 'owt run start FILE' (the name older tools used)"
+	return c
+}
+
+func runStartCommand(name string) *cli.Command {
+	return &cli.Command{
+		Name:      name,
+		Usage:     "validate a plan file, print its waves and register it as a run",
+		ArgsUsage: "FILE",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "name", Usage: "the run's name (default: the file's name without its extension)"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "validate and print the waves; register nothing"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("%s takes one FILE", c.Command.HelpName)
+			}
+			return runStart(c, c.Args().First())
+		},
+	}
+}
+
+func runStart(c *cli.Context, file string) error {
+	p, err := run.ParseFile(file)
+	if err != nil {
+		return planProblems(err)
+	}
+	name := c.String("name")
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	}
+	if !run.ValidName(name) {
+		return usagef("%q cannot name a run: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit); give --name", name)
+	}
+	repo, base, err := planInRepo(p)
+	if err != nil {
+		return err
+	}
+	if abs, err := filepath.Abs(file); err == nil {
+		p.File = abs
+	}
+	r := run.NewRun(name, repo.Root, base, p, time.Now())
+	store := run.DefaultStore()
+	if store.Exists(name) { // Create checks again under the lock
+		return fmt.Errorf("run %s %w (see 'owt run status %s', or give another --name)", name, run.ErrRunExists, name)
+	}
+	out := c.App.Writer
+	printPlan(out, file, r)
+	if c.Bool("dry-run") {
+		fmt.Fprintln(out, "dry run: nothing registered")
+		return nil
+	}
+	if err := store.Create(r); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "registered run %s ('owt run status %s')\n", name, name)
+	fmt.Fprintln(out, engineNote)
+	return nil
+}
+
+// planInRepo checks what needs the repository: the base branch (the plan's,
+// else the one checked out here) exists, tools are known, into can be a
+// branch. Problems go out as the plan's own.
+func planInRepo(p *run.Plan) (git.Repo, string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return git.Repo{}, "", err
+	}
+	repo, err := git.FindRepo(wd)
+	if err != nil {
+		return git.Repo{}, "", fmt.Errorf("owt run start works in a git repository: %w", err)
+	}
+	var ps config.Problems
+	add := func(key, format string, args ...any) {
+		ps = append(ps, config.Problem{File: p.File, Key: key, Msg: fmt.Sprintf(format, args...)})
+	}
+	base := p.Base
+	switch {
+	case base == "" && repo.HeadBranch == "":
+		add("run.base", "not set, and the checkout is on no branch: set base")
+	case base == "":
+		base = repo.HeadBranch
+	case !repo.BranchExists(base):
+		add("run.base", "no branch %q in %s", base, repo.Root)
+	}
+	if p.Into != "" && !git.ValidBranchName(p.Into) {
+		add("run.into", "%q is not a branch name git accepts", p.Into)
+	}
+	ps = append(ps, unknownTools(p)...)
+	if len(ps) > 0 {
+		return repo, "", planProblems(ps)
+	}
+	return repo, base, nil
+}
+
+// unknownTools names each tool the plan asks for that owt has no profile
+// of. A config that does not load is left for the engine to report.
+func unknownTools(p *run.Plan) config.Problems {
+	cfg, _, err := loadConfig()
+	if err != nil {
+		return nil
+	}
+	profiles, err := agent.Profiles(cfg)
+	if err != nil {
+		return nil
+	}
+	var ps config.Problems
+	check := func(key, tool string) {
+		if _, ok := profiles[tool]; tool != "" && !ok {
+			ps = append(ps, config.Problem{File: p.File, Key: key, Msg: fmt.Sprintf("unknown tool %q (see 'owt tools')", tool)})
+		}
+	}
+	check("run.tool", p.Tool)
+	for _, t := range p.Tasks {
+		check("task["+t.ID+"].tool", t.Tool)
+	}
+	return ps
+}
+
+// planProblems prints each problem of a plan on its own line and ends
+// owt with the usage exit code; any other error passes through.
+func planProblems(err error) error {
+	var ps config.Problems
+	if !errors.As(err, &ps) {
+		return err
+	}
+	for _, p := range ps {
+		fmt.Fprintln(os.Stderr, "owt: "+p.Error())
+	}
+	return exitWith(ExitUsage)
+}
+
+// printPlan shows the waves, each task with what it waits for.
+func printPlan(out io.Writer, file string, r *run.Run) {
+	p := &r.Plan
+	fmt.Fprintf(out, "plan %s: %s\n", file, p.String())
+	for i, wave := range p.Waves() {
+		words := make([]string, len(wave))
+		for j, id := range wave {
+			words[j] = id
+			if t, ok := p.TaskByID(id); ok && len(t.DependsOn) > 0 {
+				words[j] += " (after " + strings.Join(t.DependsOn, ", ") + ")"
+			}
+		}
+		fmt.Fprintf(out, "wave %d: %s\n", i+1, strings.Join(words, ", "))
+	}
+	where := "base " + r.Base
+	if r.Into != "" {
+		where += ", done tasks land in " + r.Into
+	} else {
+		where += ", nothing lands by itself (no into)"
+	}
+	fmt.Fprintln(out, where)
+}
+
+func runList(c *cli.Context) error {
+	if err := noArgs(c, "run list"); err != nil {
+		return err
+	}
+	runs, err := run.DefaultStore().List()
+	if err != nil {
+		return err
+	}
+	views := make([]run.View, 0, len(runs))
+	for _, r := range runs {
+		views = append(views, r.View())
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, views)
+	}
+	if len(views) == 0 {
+		fmt.Fprintln(c.App.Writer, "no runs ('owt run start FILE' registers one)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSTATE\tDONE\tBASE\tINTO\tREPO")
+	for _, v := range views {
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\n", v.Name, v.State, v.Finished, len(v.Tasks), v.Base, orDash(v.Into), v.Repo)
+	}
+	return tw.Flush()
+}
+
+// namedRun is the run a command's argument names; with none (when
+// optional), the only run, else the newest active one.
+func namedRun(c *cli.Context, verb string, optional bool) (*run.Run, error) {
+	store := run.DefaultStore()
+	switch {
+	case c.NArg() == 1:
+		return store.Load(c.Args().First())
+	case c.NArg() > 1 || !optional:
+		return nil, usagef("%s takes one NAME", verb)
+	}
+	runs, err := store.List()
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("%w: none is registered ('owt run start FILE' registers one)", run.ErrNoSuchRun)
+	}
+	r, ok := run.Latest(runs)
+	if !ok {
+		names := make([]string, len(runs))
+		for i, r := range runs {
+			names[i] = r.Name
+		}
+		return nil, usagef("%s: no run is active; name one of %s", verb, strings.Join(names, ", "))
+	}
+	return r, nil
+}
+
+func runStatus(c *cli.Context) error {
+	r, err := namedRun(c, "run status", true)
+	if err != nil {
+		return err
+	}
+	v := r.View()
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, v)
+	}
+	out := c.App.Writer
+	fmt.Fprintf(out, "run %s: %s, %d/%d done, base %s", v.Name, v.State, v.Finished, len(v.Tasks), v.Base)
+	if v.Into != "" {
+		fmt.Fprintf(out, ", lands in %s", v.Into)
+	}
+	fmt.Fprintf(out, " (%s)\n", v.Repo)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TASK\tSTATE\tATTEMPT\tWORKTREE\tAFTER")
+	for _, t := range v.Tasks {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", t.ID, t.State, t.Attempt, orDash(t.Name), orDash(strings.Join(t.DependsOn, ",")))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, engineNote)
+	return nil
+}
+
+// runStateCommand is owt run pause|resume|stop NAME: the run's state
+// changes under its lock and the change is logged; the engine reads it.
+func runStateCommand(verb string, to run.RunState, usage string) *cli.Command {
+	return &cli.Command{
+		Name:      verb,
+		Usage:     usage,
+		ArgsUsage: "NAME",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("run %s takes one NAME", verb)
+			}
+			name := c.Args().First()
+			changed := false
+			err := run.DefaultStore().Update(name, func(r *run.Run) ([]run.Event, error) {
+				ev, ok, err := r.SetState(to, time.Now())
+				if err != nil || !ok {
+					return nil, err
+				}
+				changed = true
+				return []run.Event{ev}, nil
+			})
+			if err != nil {
+				return err
+			}
+			if !changed {
+				fmt.Fprintf(c.App.Writer, "run %s is already %s\n", name, to)
+				return nil
+			}
+			fmt.Fprintf(c.App.Writer, "run %s: %s\n", name, to)
+			return nil
+		},
+	}
+}
+
+func runLog(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("run log takes one NAME")
+	}
+	events, err := run.DefaultStore().Events(c.Args().First())
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		if events == nil {
+			events = []run.Event{}
+		}
+		return printJSON(c.App.Writer, events)
+	}
+	for _, ev := range events {
+		line := ev.At.Local().Format("2006-01-02 15:04:05") + "  " + ev.Event
+		if ev.Task != "" {
+			line += "  " + ev.Task
+		}
+		if ev.Detail != "" {
+			line += "  " + ev.Detail
+		}
+		fmt.Fprintln(c.App.Writer, line)
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,122 @@
+// Package run holds owt's task graphs: the plan file (a set of tasks with
+// dependencies), its strict parser and validator, the waves it runs in, the
+// state of each registered run with its event log, and the scheduler's
+// pure decisions (which tasks may start now).
+//
+// Nothing here runs tmux or git: the engine that starts agents, judges done
+// evidence and lands work is built on top of these decisions (in the
+// monitor), so every decision here is unit-testable with a fake clock.
+package run
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults for what a plan leaves out.
+const (
+	DefaultMaxConcurrent = 3
+	DefaultTimeout       = 45 * time.Minute
+	DefaultSettle        = 30 * time.Second
+	DefaultMaxAttempts   = 3
+	DefaultBackoff       = 30 * time.Second
+	DefaultBackoffMax    = 15 * time.Minute
+)
+
+// Formats a plan file can be written in.
+const (
+	FormatRun   = "run"   // owt's own: [run], [run.retry], [[task]]
+	FormatBatch = "batch" // the seed's tasks.toml: [batch], [[tasks]]
+)
+
+// Plan is a parsed, validated plan file.
+type Plan struct {
+	File   string `json:"file"`
+	Format string `json:"format"`
+	// Base is the branch tasks start from; "" means the branch checked out
+	// where the run is started (resolved when it is registered).
+	Base string `json:"base,omitempty"`
+	// Into is the integration branch done tasks land in, in dependency
+	// order; "" lands nothing (each task's branch waits for review).
+	Into string `json:"into,omitempty"`
+	// IntoBase comes from the seed's auto_ship = true: done work lands in
+	// the base branch itself, so Into is set to the base once it is known.
+	IntoBase      bool       `json:"into_base,omitempty"`
+	MaxConcurrent int        `json:"max_concurrent"`
+	Tool          string     `json:"tool,omitempty"` // "" is the configured default tool
+	Timeout       Duration   `json:"timeout"`
+	Settle        Duration   `json:"settle"`
+	Checks        [][]string `json:"checks,omitempty"`
+	Retry         Retry      `json:"retry"`
+	Tasks         []Task     `json:"tasks"`
+}
+
+// Retry says how often and how soon a failed task is tried again.
+type Retry struct {
+	MaxAttempts int      `json:"max_attempts"`
+	Backoff     Duration `json:"backoff"`
+	BackoffMax  Duration `json:"backoff_max"`
+}
+
+// Task is one node of the graph.
+type Task struct {
+	ID        string   `json:"id"`
+	Task      string   `json:"task"`
+	DependsOn []string `json:"depends_on,omitempty"`
+	Tool      string   `json:"tool,omitempty"` // "" is the plan's tool
+	// Checks, when set (even to an empty list), replace the plan's checks.
+	Checks     *[][]string `json:"checks,omitempty"`
+	Timeout    Duration    `json:"timeout,omitempty"` // 0 is the plan's timeout
+	AllowEmpty bool        `json:"allow_empty,omitempty"`
+}
+
+// TaskByID returns the task called id.
+func (p *Plan) TaskByID(id string) (*Task, bool) {
+	for i := range p.Tasks {
+		if p.Tasks[i].ID == id {
+			return &p.Tasks[i], true
+		}
+	}
+	return nil, false
+}
+
+// ChecksOf is what must pass before task t counts as done.
+func (p *Plan) ChecksOf(t *Task) [][]string {
+	if t.Checks != nil {
+		return *t.Checks
+	}
+	return p.Checks
+}
+
+// ToolOf is the tool task t runs ("" is the configured default).
+func (p *Plan) ToolOf(t *Task) string {
+	if t.Tool != "" {
+		return t.Tool
+	}
+	return p.Tool
+}
+
+// TimeoutOf is the active time an attempt of task t may take.
+func (p *Plan) TimeoutOf(t *Task) time.Duration {
+	if t.Timeout > 0 {
+		return time.Duration(t.Timeout)
+	}
+	return time.Duration(p.Timeout)
+}
+
+// Duration is a time.Duration kept as "45m" in the run's state file, so
+// the file reads the way the plan was written.
+type Duration time.Duration
+
+// MarshalText writes the duration as Go writes it ("45m0s").
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText reads "45m", "1m30s".
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("not a duration: %q", b)
+	}
+	*d = Duration(v)
+	return nil
+}

@@ -1,0 +1,147 @@
+package run
+
+import (
+	"time"
+)
+
+// StateVersion is the schema version written into every run file.
+const StateVersion = 1
+
+// RunState is where a run is in its life.
+type RunState string
+
+// Run states. The engine starts tasks only in an active run.
+const (
+	Active   RunState = "active"   // tasks start as they become ready
+	Paused   RunState = "paused"   // nothing new starts; owt run resume goes on
+	Stopped  RunState = "stopped"  // nothing new starts; running agents are left alone
+	Finished RunState = "finished" // every task reached an end state
+)
+
+// TaskState is where one task is.
+type TaskState string
+
+// Task states, as owt run status shows them.
+const (
+	Pending   TaskState = "pending"   // waits for its dependencies or a free slot
+	Blocked   TaskState = "blocked"   // a dependency failed or was cancelled, or parents conflict
+	Starting  TaskState = "starting"  // its worktree and agent are being made
+	Running   TaskState = "running"   // its agent works on it
+	Backoff   TaskState = "backoff"   // failed; tried again at NextStart
+	NeedsYou  TaskState = "needs_you" // owt cannot go on without the user
+	Done      TaskState = "done"      // finished on evidence
+	Landed    TaskState = "landed"    // done and merged into the run's into branch
+	Failed    TaskState = "failed"    // attempts exhausted
+	Skipped   TaskState = "skipped"   // the user skipped it; counts as done for its dependents
+	Cancelled TaskState = "cancelled" // the user cancelled it
+)
+
+// TaskStates is every task state, in the order of a task's life.
+var TaskStates = []TaskState{Pending, Blocked, Starting, Running, Backoff, NeedsYou, Done, Landed, Failed, Skipped, Cancelled}
+
+// Ended reports whether a task in state s will never run again by itself.
+func (s TaskState) Ended() bool {
+	switch s {
+	case Done, Landed, Failed, Skipped, Cancelled:
+		return true
+	}
+	return false
+}
+
+// Occupies reports whether a task in state s holds one of the run's
+// max_concurrent slots: its agent is alive, working or waiting for the user.
+func (s TaskState) Occupies() bool {
+	return s == Starting || s == Running || s == NeedsYou
+}
+
+// Run is the state of one registered run: the plan as it was registered
+// (later edits to the file change nothing) and each task's progress.
+type Run struct {
+	Version int    `json:"version"`
+	Name    string `json:"name"`
+	Repo    string `json:"repo"`
+	// Host is where the run's repo and agents live: "local" until owt
+	// drives other hosts (DESIGN.md, remote hosts).
+	Host  string   `json:"host"`
+	State RunState `json:"state"`
+	// Base is the branch tasks start from, resolved at registration.
+	Base      string     `json:"base"`
+	Into      string     `json:"into,omitempty"`
+	Plan      Plan       `json:"plan"`
+	Tasks     []*TaskRun `json:"tasks"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
+}
+
+// TaskRun is the progress of one task.
+type TaskRun struct {
+	ID      string    `json:"id"`
+	State   TaskState `json:"state"`
+	Since   time.Time `json:"since"`
+	Attempt int       `json:"attempt"` // attempts started so far
+	// Name and Branch are the task's worktree and branch once it started.
+	Name   string `json:"name"`
+	Branch string `json:"branch"`
+	// NextStart is when a task in backoff may start again.
+	NextStart time.Time `json:"next_start,omitzero"`
+	// Failure is why the last attempt failed.
+	Failure *Failure `json:"failure,omitempty"`
+	// Evidence is what the last judgement of "done" saw.
+	Evidence *Evidence `json:"evidence"`
+}
+
+// Failure is one failed attempt: its class (start, crash, agent, timeout,
+// stall, land) and what happened.
+type Failure struct {
+	Class string    `json:"class"`
+	Error string    `json:"error"`
+	At    time.Time `json:"at"`
+}
+
+// Evidence is what owt saw when it judged whether a task is done: all of
+// a signal, not waiting, commits (unless allow_empty), a clean tree and
+// passing checks.
+type Evidence struct {
+	Signal  string    `json:"signal,omitempty"` // "owt done", "exit 0", "settled"
+	Waiting bool      `json:"waiting,omitempty"`
+	Commits int       `json:"commits"`
+	Dirty   bool      `json:"dirty,omitempty"`
+	Checks  string    `json:"checks,omitempty"` // "passed", "failed: …", "" when not run
+	Tree    string    `json:"tree,omitempty"`   // the tree the checks ran on
+	At      time.Time `json:"at"`
+}
+
+// NewRun is the state of a run of plan p just registered: every task pending.
+func NewRun(name, repo, base string, p *Plan, now time.Time) *Run {
+	into := p.Into
+	if p.IntoBase {
+		into = base
+	}
+	r := &Run{
+		Version: StateVersion, Name: name, Repo: repo, Host: "local", State: Active,
+		Base: base, Into: into, Plan: *p, CreatedAt: now, UpdatedAt: now,
+	}
+	for _, t := range p.Tasks {
+		r.Tasks = append(r.Tasks, &TaskRun{ID: t.ID, State: Pending, Since: now})
+	}
+	return r
+}
+
+// Task returns the progress of the task called id.
+func (r *Run) Task(id string) (*TaskRun, bool) {
+	for _, t := range r.Tasks {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// Counts says how many tasks are in each state.
+func (r *Run) Counts() map[TaskState]int {
+	n := map[TaskState]int{}
+	for _, t := range r.Tasks {
+		n[t.State]++
+	}
+	return n
+}

@@ -1,0 +1,242 @@
+package run
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gofrs/flock"
+
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// ErrNoSuchRun marks a run name with no state file behind it.
+var ErrNoSuchRun = errors.New("no such run")
+
+// ErrRunExists marks a name already taken by a registered run.
+var ErrRunExists = errors.New("exists")
+
+// Store keeps runs in a directory: <name>.json (the state, written as
+// internal/state writes its records: under an exclusive flock on
+// <name>.lock, atomically, mode 0600, versioned) and <name>.log (the event
+// log, JSON lines, only ever appended, under the same lock so its order is
+// the order of the changes).
+type Store struct{ Dir string }
+
+// DefaultStore is $XDG_STATE_HOME/owt/runs.
+func DefaultStore() Store { return Store{Dir: filepath.Join(state.Dir(), "runs")} }
+
+// Path is the state file of the run called name.
+func (s Store) Path(name string) string { return filepath.Join(s.Dir, name+".json") }
+
+// LogPath is the event log of the run called name.
+func (s Store) LogPath(name string) string { return filepath.Join(s.Dir, name+".log") }
+
+// withLock runs fn holding the run's lock.
+func (s Store) withLock(name string, fn func() error) error {
+	if !ValidName(name) {
+		return fmt.Errorf("invalid run name %q: %s", name, nameRule)
+	}
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return fmt.Errorf("create run dir: %w", err)
+	}
+	lock := flock.New(filepath.Join(s.Dir, name+".lock"))
+	if err := lock.Lock(); err != nil {
+		return fmt.Errorf("lock run %s: %w", name, err)
+	}
+	defer func() { _ = lock.Unlock() }()
+	return fn()
+}
+
+// Exists reports whether a run called name is registered.
+func (s Store) Exists(name string) bool {
+	_, err := os.Stat(s.Path(name))
+	return ValidName(name) && err == nil
+}
+
+// Create registers r, failing with ErrRunExists when its name is taken,
+// and logs the "registered" event.
+func (s Store) Create(r *Run) error {
+	return s.withLock(r.Name, func() error {
+		if _, err := os.Stat(s.Path(r.Name)); err == nil {
+			return fmt.Errorf("run %s %w (see 'owt run status %s', or give another --name)", r.Name, ErrRunExists, r.Name)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("check run %s: %w", r.Name, err)
+		}
+		if err := s.write(r); err != nil {
+			return err
+		}
+		return s.appendEvents(r.Name, []Event{{At: r.CreatedAt, Event: "registered", Detail: r.Plan.String()}})
+	})
+}
+
+// Load reads the run called name without locking: every write is a
+// rename, so a read sees a whole file.
+func (s Store) Load(name string) (*Run, error) {
+	if !ValidName(name) {
+		return nil, fmt.Errorf("%w %q", ErrNoSuchRun, name)
+	}
+	data, err := os.ReadFile(s.Path(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w %q (see 'owt run list')", ErrNoSuchRun, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read run %s: %w", name, err)
+	}
+	return decodeRun(s.Path(name), name, data)
+}
+
+func decodeRun(path, name string, data []byte) (*Run, error) {
+	var r Run
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("run state %s is corrupt: %v", path, err)
+	}
+	switch {
+	case r.Version > StateVersion:
+		return nil, fmt.Errorf("run state %s was written by a newer owt (schema %d; this owt knows %d): upgrade owt", path, r.Version, StateVersion)
+	case r.Version < 1:
+		return nil, fmt.Errorf("run state %s is corrupt: unknown schema version %d", path, r.Version)
+	case r.Name != name:
+		return nil, fmt.Errorf("run state %s is corrupt: it names run %q", path, r.Name)
+	}
+	return &r, nil
+}
+
+// Update changes the run called name under its lock: a fresh read, fn,
+// then an atomic write and fn's events appended to the log. When fn
+// returns an error, or no events, nothing is written.
+func (s Store) Update(name string, fn func(*Run) ([]Event, error)) error {
+	if !ValidName(name) {
+		return fmt.Errorf("%w %q", ErrNoSuchRun, name)
+	}
+	return s.withLock(name, func() error {
+		r, err := s.Load(name)
+		if err != nil {
+			return err
+		}
+		events, err := fn(r)
+		if err != nil || len(events) == 0 {
+			return err
+		}
+		if err := s.write(r); err != nil {
+			return err
+		}
+		return s.appendEvents(name, events)
+	})
+}
+
+func (s Store) write(r *Run) error {
+	r.Version = StateVersion
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode run %s: %w", r.Name, err)
+	}
+	if err := state.WriteAtomic(s.Path(r.Name), append(data, '\n')); err != nil {
+		return fmt.Errorf("save run %s: %w", r.Name, err)
+	}
+	return nil
+}
+
+// appendEvents adds events to the log in one write. Called with the lock
+// held, after the state they describe was written.
+func (s Store) appendEvents(name string, events []Event) error {
+	var b strings.Builder
+	for _, ev := range events {
+		line, err := json.Marshal(ev)
+		if err != nil {
+			return fmt.Errorf("encode event: %w", err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	f, err := os.OpenFile(s.LogPath(name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("run %s was saved, but its event log could not be opened: %w", name, err)
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("run %s was saved, but its event log could not be written: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("run %s was saved, but its event log could not be written: %w", name, err)
+	}
+	return nil
+}
+
+// Events reads the event log of the run called name.
+func (s Store) Events(name string) ([]Event, error) {
+	if _, err := s.Load(name); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(s.LogPath(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read run log %s: %w", name, err)
+	}
+	defer f.Close()
+	var out []Event
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		var ev Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			return out, fmt.Errorf("run log %s: line %d is not an event: %v", s.LogPath(name), n, err)
+		}
+		out = append(out, ev)
+	}
+	return out, sc.Err()
+}
+
+// List returns every registered run, oldest first. A run file that cannot
+// be read is reported, not skipped: a run must not vanish from the list.
+func (s Store) List() ([]*Run, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	var runs []*Run
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if e.IsDir() || !ok || !ValidName(name) {
+			continue // locks, logs, and temp files of a write in progress
+		}
+		r, err := s.Load(name)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	sort.Slice(runs, func(i, j int) bool {
+		if !runs[i].CreatedAt.Equal(runs[j].CreatedAt) {
+			return runs[i].CreatedAt.Before(runs[j].CreatedAt)
+		}
+		return runs[i].Name < runs[j].Name
+	})
+	return runs, nil
+}
+
+// Latest picks the run a command means when it names none: the only run,
+// else the newest active one. ok is false when that is ambiguous or there
+// is no run.
+func Latest(runs []*Run) (r *Run, ok bool) {
+	if len(runs) == 1 {
+		return runs[0], true
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		if runs[i].State == Active {
+			return runs[i], true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,58 @@
+package run
+
+import "time"
+
+// View is a run as owt run status shows it (and prints with --json).
+type View struct {
+	Name          string     `json:"name"`
+	State         RunState   `json:"state"`
+	Repo          string     `json:"repo"`
+	Base          string     `json:"base"`
+	Into          string     `json:"into,omitempty"`
+	Plan          string     `json:"plan"`
+	MaxConcurrent int        `json:"max_concurrent"`
+	Waves         [][]string `json:"waves"`
+	Finished      int        `json:"finished"` // tasks done, landed or skipped
+	Tasks         []TaskView `json:"tasks"`
+	CreatedAt     time.Time  `json:"created_at"`
+	UpdatedAt     time.Time  `json:"updated_at"`
+}
+
+// TaskView is one task in a View.
+type TaskView struct {
+	ID        string    `json:"id"`
+	State     TaskState `json:"state"`
+	Since     time.Time `json:"since"`
+	Attempt   int       `json:"attempt"`
+	Name      string    `json:"name"`
+	Branch    string    `json:"branch"`
+	Task      string    `json:"task"`
+	DependsOn []string  `json:"depends_on"`
+	NextStart time.Time `json:"next_start,omitzero"`
+	Failure   *Failure  `json:"failure,omitempty"`
+	Evidence  *Evidence `json:"evidence"`
+}
+
+// View returns what owt run status shows of r.
+func (r *Run) View() View {
+	v := View{
+		Name: r.Name, State: r.State, Repo: r.Repo, Base: r.Base, Into: r.Into,
+		Plan: r.Plan.File, MaxConcurrent: r.Plan.MaxConcurrent, Waves: r.Plan.Waves(),
+		Tasks: []TaskView{}, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+	for _, t := range r.Tasks {
+		tv := TaskView{
+			ID: t.ID, State: t.State, Since: t.Since, Attempt: t.Attempt, Name: t.Name, Branch: t.Branch,
+			DependsOn: []string{}, NextStart: t.NextStart, Failure: t.Failure, Evidence: t.Evidence,
+		}
+		if pt, ok := r.Plan.TaskByID(t.ID); ok {
+			tv.Task = pt.Task
+			tv.DependsOn = append(tv.DependsOn, pt.DependsOn...)
+		}
+		if t.State == Done || t.State == Landed || t.State == Skipped {
+			v.Finished++
+		}
+		v.Tasks = append(v.Tasks, tv)
+	}
+	return v
+}
