@@ -166,8 +166,16 @@ func TestAgentOnAnotherServerIsLeftAlone(t *testing.T) {
 func TestCorruptStateRebuiltFromTmuxAndGit(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
+	e.WriteFile(repo, ".env", "SECRET=1\n")
 	a := e.newAgent(repo, "a", "codex")
 	s := e.shell(repo, "s")
+	e.WriteFile(s.Path, ".env", "SECRET=edited by the agent\n")
+	// A session of the user's that carries a's options (anyone can set
+	// them) must not be taken for a's.
+	e.userSession("work")
+	e.Tmux("set-option", "-t", "work", "@owt-name", "a")
+	e.Tmux("set-option", "-t", "work", "@owt-repo", repo)
+	e.Tmux("set-option", "-t", "work", "@owt-tool", "claude")
 	files, _ := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "*.json"))
 	require.Len(t, files, 1)
 	require.NoError(t, os.WriteFile(files[0], []byte("{not json"), 0o600))
@@ -182,6 +190,7 @@ func TestCorruptStateRebuiltFromTmuxAndGit(t *testing.T) {
 		got[it.Name] = it
 	}
 	require.Equal(t, "codex", got["a"].Tool)
+	require.Equal(t, a.Session, got["a"].Session, "the session owt made, not the one with forged options")
 	require.Equal(t, a.Port, got["a"].Port)
 	require.Equal(t, s.Port, got["s"].Port)
 	require.True(t, got["a"].Live)
@@ -192,6 +201,13 @@ func TestCorruptStateRebuiltFromTmuxAndGit(t *testing.T) {
 	n := e.shell(repo, "n")
 	require.NotEqual(t, a.Port, n.Port, "a rebuilt record keeps its port block")
 	require.NotEqual(t, s.Port, n.Port)
+
+	// The edited .env is still work the rebuilt record protects.
+	r = e.Owt(repo, "delete", "s")
+	require.NotEqual(t, 0, r.Code)
+	require.Contains(t, r.Stderr, ".env")
+	require.FileExists(t, filepath.Join(s.Path, ".env"))
+	require.Contains(t, e.Sessions(), "work")
 }
 
 // Issue 8.9: kill -9 in the middle of owt new leaves a record marked as

@@ -18,6 +18,7 @@ import (
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
+	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -143,9 +144,22 @@ func (w *Workspace) rebuild(f *state.File) error {
 		if s, ok := found[name]; ok {
 			s.apply(rec)
 		}
+		rec.Copied = w.copiesIn(wt.Path)
 		f.Records[name] = rec
 	}
 	return nil
+}
+
+// copiesIn lists the files of a worktree that owt would have copied in
+// ([worktree] copy, ignored by git): a rebuilt record counts them as owt's
+// copies, so an edited .env stays work that delete refuses to throw away.
+func (w *Workspace) copiesIn(dir string) []string {
+	u, err := (git.Repo{Root: dir}).UnversionedFiles()
+	if err != nil {
+		return nil
+	}
+	copied, _ := setup.MatchCopy(u.Ignored, w.Config.Worktree.Copy)
+	return copied
 }
 
 // foundSession is a live session of this repo as its owt options describe it.
@@ -153,8 +167,16 @@ type foundSession struct {
 	tmux.Session
 	opts   map[string]string
 	pane   string // the pane started with "owt _run", else the first one
+	runner bool   // a pane of it was started with "owt _run"
 	port   int
 	socket string
+}
+
+// in reports whether the session is the one owt made for the worktree at
+// dir, not merely one carrying its options (anyone can set those): it
+// was started there, and its pane runs owt's runner.
+func (s foundSession) in(dir string) bool {
+	return s.Path == dir && s.runner
 }
 
 func (s foundSession) apply(r *state.Record) {
@@ -196,6 +218,7 @@ func (w *Workspace) owtSessionsByName() map[string]foundSession {
 			}
 			if fs.pane == "" || strings.Contains(p.StartCommand, "_run") {
 				fs.pane = p.ID
+				fs.runner = fs.runner || strings.Contains(p.StartCommand, "_run")
 			}
 		}
 		fs.port, _ = strconv.Atoi(o["@owt-port"])
@@ -204,7 +227,9 @@ func (w *Workspace) owtSessionsByName() map[string]foundSession {
 				fs.port, _ = strconv.Atoi(v)
 			}
 		}
-		out[o["@owt-name"]] = fs
+		if fs.in(w.worktreePath(o["@owt-name"])) {
+			out[o["@owt-name"]] = fs // a session merely carrying the options is not it
+		}
 	}
 	return out
 }
