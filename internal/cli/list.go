@@ -86,7 +86,7 @@ func printTable(out io.Writer, items []workspace.Item, withRepo bool) {
 		case it.Creating == "in-progress":
 			status += " (being created)"
 		case it.Creating == "interrupted":
-			status += " (interrupted: owt doctor --fix removes it)"
+			status += " (interrupted: see owt doctor)"
 		case it.Where == "other-server":
 			status += " (on another tmux server)"
 		case it.Where == "gone":

@@ -240,7 +240,16 @@ func TestInterruptedCreateIsUndoneByDoctor(t *testing.T) {
 	require.NoError(t, os.Remove(hook))
 
 	require.Contains(t, e.MustOwt(repo, "list"), "interrupted")
-	r := e.Owt(repo, "attach", "cut")
+	// A file someone wrote in the worktree since is never removed.
+	wt := filepath.Join(filepath.Dir(repo), "app.worktrees", "cut")
+	e.WriteFile(wt, "notes.md", "mine\n")
+	r := e.Owt(repo, "doctor", "--fix", "--json")
+	require.Contains(t, doctorJSON(t, r.Stdout).kinds(false), "interrupted-create cut")
+	require.Contains(t, r.Stdout, "notes.md")
+	require.FileExists(t, filepath.Join(wt, "notes.md"))
+	require.NoError(t, os.Remove(filepath.Join(wt, "notes.md")))
+
+	r = e.Owt(repo, "attach", "cut")
 	require.NotEqual(t, 0, r.Code)
 	require.Contains(t, r.Stderr, "interrupted")
 	r = e.Owt(repo, "doctor", "--json")
@@ -289,4 +298,49 @@ func TestSessionsAreMadeAtTheClientsSize(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.Equal(t, e.windowSize("harness"), e.windowSize("app/b"), "what the attached 120x40 terminal shows")
 	require.Equal(t, "120", strings.Split(e.windowSize("app/b"), "x")[0])
+}
+
+// Issue 8.9: a create killed after its session started (its record never
+// got the session's ids) is finished by doctor --fix when the session
+// proves to be the one it made: owt's runner in a pane, its environment
+// naming the record.
+func TestInterruptedCreateWithALiveSessionIsFinished(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	it := e.newAgent(repo, "late", "claude")
+	files, _ := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "*.json"))
+	require.Len(t, files, 1)
+	// What kill -9 between "tmux new-session" and the record's last write
+	// leaves: the record still creating, without the session's ids.
+	var st map[string]any
+	data, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &st))
+	rec := st["worktrees"].(map[string]any)["late"].(map[string]any)
+	rec["creating"] = true
+	for _, k := range []string{"session_id", "pane", "server"} {
+		delete(rec, k)
+	}
+	data, err = json.Marshal(st)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(files[0], data, 0o600))
+	require.Contains(t, e.MustOwt(repo, "list"), "interrupted")
+
+	r := e.Owt(repo, "doctor", "--fix", "--json")
+	require.Contains(t, doctorJSON(t, r.Stdout).kinds(true), "interrupted-create late", r.Stdout)
+	got := e.Find(repo, "late")
+	require.True(t, got.Live)
+	require.Equal(t, it.Session, got.Session)
+	require.Equal(t, 0, e.Owt(repo, "send", "late", "still there?").Code)
+	e.WaitPrompts("late", 2)
+
+	// A user's session of that name is not taken for it.
+	rec["creating"] = true
+	data, _ = json.Marshal(st)
+	e.Tmux("kill-session", "-t", "="+it.Session)
+	e.userSession(it.Session)
+	require.NoError(t, os.WriteFile(files[0], data, 0o600))
+	r = e.Owt(repo, "doctor", "--fix", "--json")
+	require.Contains(t, doctorJSON(t, r.Stdout).kinds(false), "interrupted-create late")
+	require.Contains(t, e.Sessions(), it.Session)
 }

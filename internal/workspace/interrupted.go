@@ -2,7 +2,11 @@ package workspace
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
+	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -56,12 +60,27 @@ func (w *Workspace) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 		Detail: fmt.Sprintf("owt new %s was interrupted before it finished (branch %s, worktree %s)", r.Name, r.Branch, r.Path),
 		Action: "--fix removes what it left (branch, worktree, record)"}
 	if s, ok := w.sessionNamedFor(r); ok {
-		f.Action = fmt.Sprintf("left alone: its session %s (%s) had started, so its agent may have begun; look at it, then 'owt delete --force %s'", s.Name, s.ID, r.Name)
+		// The session started: its agent may have begun. If it proves to
+		// be the one this create made, the create is finished instead.
+		if !w.madeFor(s, r) {
+			f.Action = fmt.Sprintf("left alone: a session %s (%s) has its name, but owt cannot tell it is the one it started; look at it, then 'owt delete --force %s'", s.Name, s.ID, r.Name)
+		} else if f.Action = fmt.Sprintf("--fix finishes it: its session %s (%s) had started", s.Name, s.ID); fix {
+			if err := w.adopt(r, s); err != nil {
+				f.Action = "could not finish it: " + err.Error()
+			} else {
+				f.Fixed, f.Action = true, fmt.Sprintf("finished it: its session %s (%s) is its own now", s.Name, s.ID)
+			}
+		}
 		rep.Findings = append(rep.Findings, f)
 		return true
 	}
 	if ahead, _, err := w.Repo.AheadBehind(w.baseOf(r), r.Branch); err == nil && ahead > 0 {
 		f.Action = fmt.Sprintf("left alone: branch %s has %d commit(s) of its own; look at it, then 'owt delete --force %s'", r.Branch, ahead, r.Name)
+		rep.Findings = append(rep.Findings, f)
+		return true
+	}
+	if files := w.userFilesIn(r); len(files) > 0 {
+		f.Action = fmt.Sprintf("left alone: its worktree holds files someone wrote since (%s); keep what you need, then 'owt delete --force %s'", strings.Join(files, ", "), r.Name)
 		rep.Findings = append(rep.Findings, f)
 		return true
 	}
@@ -91,4 +110,69 @@ func (w *Workspace) baseOf(r *state.Record) string {
 		return r.BaseCommit
 	}
 	return r.Base
+}
+
+// userFilesIn lists the files of an interrupted create's worktree that are
+// new or changed: someone wrote them after it died. Files missing from it
+// are not: a checkout cut short leaves them out.
+func (w *Workspace) userFilesIn(r *state.Record) []string {
+	var out []string
+	work, err := WorkFiles(r)
+	if err != nil {
+		return []string{"(cannot read it: " + err.Error() + ")"}
+	}
+	for _, f := range work {
+		if _, err := os.Lstat(filepath.Join(r.Path, filepath.FromSlash(f))); err == nil {
+			out = append(out, f)
+		}
+	}
+	edited, _ := EditedCopies(r)
+	return append(out, edited...)
+}
+
+// madeFor reports whether session s is the one the create of r started:
+// its pane runs owt's runner, and the session's environment names r.
+func (w *Workspace) madeFor(s tmux.Session, r *state.Record) bool {
+	name, err1 := w.Tmux.SessionEnv(s.ID, "OWT_NAME")
+	repo, err2 := w.Tmux.SessionEnv(s.ID, "OWT_REPO")
+	if err1 != nil || err2 != nil || name != r.Name || repo != r.Repo {
+		return false
+	}
+	panes, err := w.Tmux.Panes()
+	if err != nil {
+		return false
+	}
+	for _, p := range panes {
+		if p.SessionID == s.ID && strings.Contains(p.StartCommand, "_run") {
+			return true
+		}
+	}
+	return false
+}
+
+// adopt finishes an interrupted create whose session had started: the
+// record gets the session's ids and server, as owt new would have written.
+func (w *Workspace) adopt(r *state.Record, s tmux.Session) error {
+	panes, err := w.Tmux.Panes()
+	if err != nil {
+		return err
+	}
+	pane := ""
+	for _, p := range panes {
+		if p.SessionID == s.ID && strings.Contains(p.StartCommand, "_run") {
+			pane = p.ID
+		}
+	}
+	copied := w.copiesIn(r.Path)
+	return w.Store.Update(func(f *state.File) error {
+		cur, ok := f.Records[r.Name]
+		if !ok || !cur.Creating {
+			return fmt.Errorf("its record changed meanwhile")
+		}
+		cur.SessionID, cur.Pane, cur.Session, cur.Server = s.ID, pane, s.Name, s.Server
+		cur.Socket = daemon.SocketPath(w.Tmux)
+		cur.Copied = copied
+		cur.Creating = false
+		return nil
+	})
 }
