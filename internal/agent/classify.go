@@ -106,8 +106,16 @@ func (c *Classifier) Read(screen string) (Class, string) {
 		work = -1
 	}
 	idle := lowestRow(c.idle, strings.Join(lines, "\n"))
+	// A busy indicator counts only at the bottom, or just above the input
+	// prompt (most tools keep the box on screen while they work): higher
+	// up it is transcript text.
+	if work >= 0 && idle > work+spinnerReach {
+		work = -1
+	}
 	switch {
-	case wait >= 0 && wait >= work && wait >= idle:
+	// A question on the input row itself is the user's draft ("ask [y/N]
+	// first"), not a dialog: the prompt wins a tie.
+	case wait >= 0 && wait >= work && wait > idle:
 		return ClassWaiting, WaitReason(lines[max(0, wait-waitContext):])
 	case work >= 0 && work > wait:
 		return ClassWorking, ""
@@ -116,6 +124,11 @@ func (c *Classifier) Read(screen string) (Class, string) {
 	}
 	return ClassUnknown, ""
 }
+
+// spinnerReach is how far above the lowest input-prompt marker a busy
+// indicator may sit and still be the live one (spinner, blank line, the
+// box's border, the prompt, the box's border, a footer).
+const spinnerReach = 8
 
 // waitContext is how many rows above the lowest waiting marker are read
 // for what the dialog is about: its title and question sit above its
@@ -156,7 +169,9 @@ var waitReasons = []struct {
 	// Gemini API Key", "use this API key?") beats a sign-in menu that
 	// merely offers one.
 	{WaitAPIKey, regexp.MustCompile(`(?i)(?:enter|paste|type|use this)[^\n]*api key|api key[^\n]*(?:below|here)`)},
-	{WaitLogin, regexp.MustCompile(`(?i)\blog ?in\b|sign(?:ing)? in|authenticat|authori[sz]ation code`)},
+	// The tools' own sign-in words, not any "login" (a permission prompt
+	// for "gh auth login" is a permission).
+	{WaitLogin, regexp.MustCompile(`(?i)not logged in|login method|/login\b|\bsign(?:ing)? in (?:with|via|another|to)\b|finish signing in|how would you like to authenticate|authori[sz]ation code|paste (?:the )?code here`)},
 }
 
 // WaitReason says what a waiting screen waits for: the folder to be

@@ -116,6 +116,33 @@ func TestLowestMarkerWins(t *testing.T) {
 	require.Equal(t, WaitTrust, why)
 }
 
+// Text that looks like a marker but is transcript, or the user's draft in
+// the input box, is not one (review findings on real screens).
+func TestMarkersInTranscriptAndDraftsDoNotCount(t *testing.T) {
+	profiles := map[string]Profile{}
+	for _, p := range Builtins() {
+		profiles[p.Name] = p
+	}
+	claude, err := NewClassifier(profiles["claude"])
+	require.NoError(t, err)
+	real, err := os.ReadFile(filepath.Join(corpus, "claude", "idle-interrupted-80x24-v2.1.330.txt"))
+	require.NoError(t, err)
+	require.Contains(t, string(real), "❯\u00a0say hi")
+	for _, draft := range []string{"fix the parser so it asks [y/N] first", "store the API key:", "make it print Press enter to continue"} {
+		screen := strings.Replace(string(real), "❯\u00a0say hi", "❯\u00a0"+draft, 1)
+		got, _ := claude.Read(screen)
+		require.Equal(t, ClassIdle, got, "a draft in the input box: %q", draft)
+	}
+
+	far := "I looked at the code: press esc to interrupt a turn.\n" + strings.Repeat("more of the answer\n", 12) + "\n╭────╮\n│ > │\n╰────╯\n  ? for shortcuts\n"
+	require.Equal(t, ClassIdle, claude.Classify(far), "'esc to interrupt' far above the prompt is transcript")
+
+	prompt := "Bash command\n  gh auth login --with-token\nDo you want to proceed?\n❯ 1. Yes\n  2. No\n"
+	got, why := claude.Read(prompt)
+	require.Equal(t, ClassWaiting, got)
+	require.Equal(t, WaitPermission, why, "a command with 'login' in it is a permission prompt")
+}
+
 func TestClassifierIgnoresStatusBarAndOldText(t *testing.T) {
 	p := Profile{Name: "x", Working: `busy now`, Waiting: `Proceed\?`, Idle: `^> $`, StatusBar: `^\[bar\]`}
 	cl, err := NewClassifier(p)
