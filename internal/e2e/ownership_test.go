@@ -87,13 +87,31 @@ func TestAgentWindowShowsTheTool(t *testing.T) {
 		return e.Tmux("display-message", "-p", "-t", target, "#{pane_current_command}") == "claude"
 	})
 
-	// Ctrl-C reaches the agent; when it exits, the pane is a usable shell.
+	// Ctrl-Z would stop the agent with no shell to resume it: it goes on.
+	e.Tmux("send-keys", "-t", target, "C-z")
+	e.Eventually(5*time.Second, "the stopped agent is continued", func() bool {
+		for _, ev := range e.Events() {
+			if ev.Event == "resume" {
+				return true
+			}
+		}
+		return false
+	})
+	require.Equal(t, 0, e.Owt(repo, "send", "w", "after ctrl-z").Code)
+	e.WaitPrompts("w", 2)
+	e.WaitStatus(repo, "w", "idle", 10*time.Second)
+
+	// Ctrl-C reaches the agent; when it exits, the pane is a usable shell,
+	// and the window is named after what runs in it again.
 	e.Tmux("send-keys", "-t", target, "C-c")
 	e.Tmux("send-keys", "-t", target, "C-c")
 	e.WaitStatus(repo, "w", "exited", 10*time.Second)
 	e.Tmux("send-keys", "-t", target, "-l", "echo shell-$((40+2))")
 	e.Tmux("send-keys", "-t", target, "Enter")
 	e.WaitScreen(target, "shell-42")
+	e.Eventually(5*time.Second, "the window is renamed after the shell", func() bool {
+		return e.Tmux("display-message", "-p", "-t", target, "#{window_name}") == "sh"
+	})
 }
 
 // newAgent starts a fake agent of tool with a task and waits until it is

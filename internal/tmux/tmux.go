@@ -577,6 +577,12 @@ func (c *Client) SetOption(target, name, value string) error {
 	return err
 }
 
+// SetWindowOption sets an option of the window holding pane (by pane id).
+func (c *Client) SetWindowOption(pane, name, value string) error {
+	_, err := c.Run("set-option", "-q", "-w", "-t", pane, name, value)
+	return err
+}
+
 // UnsetOption removes a user option.
 func (c *Client) UnsetOption(target, name string) error {
 	args := []string{"set-option", "-q", "-u"}

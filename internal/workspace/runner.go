@@ -64,6 +64,10 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 		fmt.Fprintf(out, "owt: %v\n", err)
 	}
 	_, _ = w.SetStatus(rec.Name, state.Exited, state.FromOwt, &code)
+	if pane := os.Getenv("TMUX_PANE"); pane != "" {
+		// The window was named after the agent; the shell takes over.
+		_ = tm.SetWindowOption(pane, "automatic-rename", "on")
+	}
 	fmt.Fprintf(out, "\nowt: %s exited with code %d. This shell is in the worktree; 'owt delete %s' removes it.\n", rec.Tool, code, rec.Name)
 	return execShell(out, rec.Path)
 }
@@ -120,18 +124,33 @@ func (w *Workspace) runAgent(rec *state.Record, out io.Writer) (int, error) {
 	defer takeForeground()
 	paste := argTask == "" && rec.Task != "" && prof.Prompt != "none"
 	go w.whenReady(rec, prof, argTask != "", paste, out)
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, nil
-	case errors.As(err, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal()), nil
+	return waitAgent(cmd.Process)
+}
+
+// waitAgent waits for the agent to end and returns its exit code (128+N
+// for signal N). Ctrl-Z stops the agent's process group, and there is no
+// shell here to resume it with fg: a stopped agent is continued at once,
+// so the pane never freezes.
+func waitAgent(p *os.Process) (int, error) {
+	defer func() { _ = p.Release() }()
+	for {
+		var ws syscall.WaitStatus
+		_, err := syscall.Wait4(p.Pid, &ws, syscall.WUNTRACED, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
 		}
-		return ee.ExitCode(), nil
-	default:
-		return 1, err
+		if err != nil {
+			return 1, fmt.Errorf("wait for the agent: %w", err)
+		}
+		switch {
+		case ws.Stopped():
+			_ = syscall.Kill(-p.Pid, syscall.SIGCONT) // its group, when it leads one
+			_ = syscall.Kill(p.Pid, syscall.SIGCONT)
+		case ws.Signaled():
+			return 128 + int(ws.Signal()), nil
+		case ws.Exited():
+			return ws.ExitStatus(), nil
+		}
 	}
 }
 

@@ -15,6 +15,7 @@ const (
 	keyBackspace         // DEL or BS
 	keyCtrlC
 	keyCtrlD
+	keyCtrlZ
 	keyCtrlU
 	keyEsc // a lone ESC
 	keyUp
@@ -112,6 +113,9 @@ func (d *keyDecoder) decode() []key {
 		case c == 0x04:
 			d.buf = d.buf[1:]
 			keys = append(keys, key{kind: keyCtrlD})
+		case c == 0x1a:
+			d.buf = d.buf[1:]
+			keys = append(keys, key{kind: keyCtrlZ})
 		case c == 0x15:
 			d.buf = d.buf[1:]
 			keys = append(keys, key{kind: keyCtrlU})

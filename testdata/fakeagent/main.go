@@ -308,6 +308,13 @@ func (a *app) handleKey(k key) (exit bool, code int) {
 		if len(a.st.input) == 0 {
 			return true, 0
 		}
+	case keyCtrlZ:
+		// Like the real TUIs (crossterm's suspend): stop the process group
+		// with SIGTSTP and carry on when continued.
+		a.log.event("suspend")
+		_ = syscall.Kill(0, syscall.SIGTSTP)
+		a.log.event("resume")
+		a.term.invalidate()
 	}
 	return false, 0
 }
