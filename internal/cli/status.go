@@ -59,6 +59,10 @@ func printStatus(out io.Writer, v workspace.StatusView) {
 	if v.TurnError != "" {
 		fmt.Fprintf(out, "its last turn failed (%s); the task is kept: 'owt send %s --task' sends it again\n", v.TurnError, v.Name)
 	}
+	if v.Elsewhere != "" {
+		fmt.Fprintln(out, v.Elsewhere)
+		return
+	}
 	if !v.Live {
 		fmt.Fprintf(out, "its tmux session %s is gone ('owt attach %s' recreates it)\n", v.Session, v.Name)
 		return

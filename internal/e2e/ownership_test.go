@@ -159,6 +159,8 @@ func TestAgentOnAnotherServerIsLeftAlone(t *testing.T) {
 	r = e.OwtIn(repo, onB, "", "attach", "x")
 	require.NotEqual(t, 0, r.Code)
 	require.Contains(t, r.Stderr, "runs on another tmux server")
+	r = e.OwtIn(repo, onB, "", "status", "x")
+	require.Contains(t, r.Stdout, "runs on another tmux server", "not 'its session is gone'")
 	r = e.OwtIn(repo, onB, "", "doctor", "--fix", "--json")
 	require.NotContains(t, r.Stdout, "worktree-without-session")
 	onlyOther, _ := e.TryTmux("-S", sockB, "list-sessions", "-F", "#{session_name}")
@@ -174,6 +176,12 @@ func TestAgentOnAnotherServerIsLeftAlone(t *testing.T) {
 	r = e.OwtIn(repo, onB, "", "list", "--json", "--fresh")
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &items), r.Stdout)
 	require.Equal(t, "gone", items[0].Where)
+	// A session of that name that owt did not make blocks the recreate,
+	// with a sentence instead of tmux's "duplicate session".
+	e.Tmux("-S", sockB, "new-session", "-d", "-s", x.Session)
+	r = e.OwtIn(repo, onB, "", "attach", "x")
+	require.Contains(t, r.Stderr, "a session of that name exists that owt did not make")
+	e.Tmux("-S", sockB, "kill-session", "-t", "="+x.Session)
 	r = e.OwtIn(repo, onB, "", "doctor", "--fix", "--json")
 	require.Contains(t, doctorJSON(t, r.Stdout).kinds(true), "worktree-without-session x")
 	onB2, _ := e.TryTmux("-S", sockB, "list-sessions", "-F", "#{session_name}")

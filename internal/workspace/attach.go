@@ -3,6 +3,7 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/state"
@@ -63,6 +64,9 @@ func (w *Workspace) EnsureSession(r *state.Record) (string, error) {
 		Env:    w.sessionEnv(r),
 	})
 	if err != nil {
+		if strings.Contains(err.Error(), "duplicate session") {
+			return "", fmt.Errorf("recreate session %s: a session of that name exists that owt did not make (restored by tmux-resurrect?); rename or kill it (tmux kill-session -t '=%s'), then try again", r.Session, r.Session)
+		}
 		return "", fmt.Errorf("recreate session %s: %w", r.Session, err)
 	}
 	if err := w.Tmux.MarkSession(created.SessionID, sessionOptions(r), nil); err != nil {

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"errors"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
@@ -22,6 +23,8 @@ type StatusView struct {
 	Session   string `json:"session"`
 	Pane      string `json:"pane,omitempty"`
 	Live      bool   `json:"live"`
+	// Elsewhere says how to reach an agent on another tmux server.
+	Elsewhere string `json:"elsewhere,omitempty"`
 	// Lines are the last non-blank lines of the agent's pane.
 	Lines []string `json:"last_lines"`
 }
@@ -39,7 +42,10 @@ func (w *Workspace) StatusOf(name string, lines int) (StatusView, error) {
 		WaitingFor: r.WaitingFor, TurnError: r.TurnError,
 		Lines: []string{},
 	}
-	if w.checkPane(r) != nil {
+	if err := w.checkPane(r); err != nil {
+		if errors.Is(err, ErrOtherServer) {
+			v.Elsewhere = err.Error()
+		}
 		return v, nil
 	}
 	v.Live = true
