@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -142,7 +143,7 @@ func Main(args []string, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "owt: "+oneLine(err.Error()))
 	var ue usageError
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.Is(err, agent.ErrUnknownTool):
 		return ExitUsage
 	case errors.Is(err, workspace.ErrUnknownName), errors.Is(err, run.ErrNoSuchRun):
 		return ExitUnknown

@@ -71,7 +71,7 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"list outside repo", notRepo, nil, []string{"list"}, "not a git repository", 1},
 		{"empty task", repo, nil, []string{"new", "   "}, "empty task", 2},
 		{"no task", repo, nil, []string{"new"}, "empty task", 2},
-		{"unknown tool", repo, nil, []string{"new", "--tool", "nope", "Do things"}, "unknown tool", 1},
+		{"unknown tool", repo, nil, []string{"new", "--tool", "nope", "Do things"}, "unknown tool", 2},
 		{"tool not installed", repo, []string{"PATH=" + noTmuxPath}, []string{"new", "--tool", "claude", "Do things"}, "npm install -g @anthropic-ai/claude-code", 1},
 		{"tmux missing", repo, onlyGit, []string{"new", "--no-agent", "Do things"}, "tmux is not installed", 1},
 		{"unknown name send", repo, nil, []string{"send", "ghost", "hello"}, "no such worktree", 3},

@@ -120,6 +120,9 @@ func notRepo(err error) error {
 
 type notRepoError struct{ error }
 
+func (e notRepoError) Error() string {
+	return "not a git repository (nor is any folder above it): run owt inside a git checkout"
+}
 func (e notRepoError) Unwrap() error        { return e.error }
 func (e notRepoError) Is(target error) bool { return target == ErrNotRepo }
 

@@ -43,7 +43,10 @@ func FindRepo(dir string) (Repo, error) {
 		if explained := noWorkTree(dir, err); explained != nil {
 			return Repo{}, explained
 		}
-		return Repo{}, fmt.Errorf("git rev-parse in %s: %w", dir, notRepo(err))
+		if err := notRepo(err); errors.Is(err, ErrNotRepo) {
+			return Repo{}, fmt.Errorf("%s: %w", dir, err)
+		}
+		return Repo{}, fmt.Errorf("git rev-parse in %s: %w", dir, err)
 	}
 	f := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(f) >= 4 && f[0] == "true" {
