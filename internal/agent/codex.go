@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,9 +18,13 @@ import (
 // which overrides the config files: the user's own notify program is read
 // from them and chained behind owt's, so it keeps working.
 //
-// Codex's lifecycle hooks (hooks.json / [hooks]) are not installed: they
-// must be reviewed and trusted in Codex before they run, and the screen
-// covers what they would add (working, approvals).
+// Codex's lifecycle hooks are not installed per worktree: Codex 0.169
+// wants every hooks file reviewed and trusted (keyed by its path), so each
+// new worktree would stop at "Hooks need review". Installed once in the
+// user's $CODEX_HOME/hooks.json (owt tools hooks install codex, which the
+// user then trusts once in Codex), they report every agent's turn, and owt
+// stops passing -c notify, which makes Codex run without its shared
+// background server.
 
 // CodexNotifyArgs returns the arguments that make codex run "owt hook codex
 // notify", followed by chain (the user's notify argv) when there is one.
@@ -65,12 +70,111 @@ func isOwtNotify(argv []string) bool {
 }
 
 // HookArgs returns the extra arguments the tool needs to report to owt:
-// Codex's notify; nil for tools whose hooks live in settings files.
+// Codex's notify, unless owt's lifecycle hooks are in the user's Codex
+// hooks file; nil for tools whose hooks live in settings files.
 func (p Profile) HookArgs(owt, repoRoot string) ([]string, error) {
-	if p.Hooks != "codex" {
+	if p.Hooks != "codex" || CodexHooksInstalled() {
 		return nil, nil
 	}
 	return CodexNotifyArgs(owt, CodexUserNotify(repoRoot))
+}
+
+// CodexUserHooks is the user-level Codex hooks file owt can install its
+// lifecycle hooks into (Claude's shape, timeouts in seconds; the events
+// are the ones codex 0.169 lists in /hooks, Interrupt being its Esc).
+var CodexUserHooks = HookFile{
+	Path:    "hooks.json",
+	Events:  []string{"UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Stop", "Interrupt", "SessionEnd"},
+	Timeout: 10,
+}
+
+// CodexHome is $CODEX_HOME, else ~/.codex.
+func CodexHome() string {
+	if h := os.Getenv("CODEX_HOME"); h != "" {
+		return h
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".codex")
+}
+
+// CodexHooksPath is the user's Codex hooks file.
+func CodexHooksPath() string { return filepath.Join(CodexHome(), CodexUserHooks.Path) }
+
+// CodexHooksInstalled reports whether the user's Codex hooks file holds
+// owt's hooks.
+func CodexHooksInstalled() bool {
+	data, err := os.ReadFile(CodexHooksPath())
+	if err != nil {
+		return false
+	}
+	return HasOwtHooks(data)
+}
+
+// HasOwtHooks reports whether a hooks settings file holds an owt hook.
+func HasOwtHooks(data []byte) bool {
+	var f struct {
+		Hooks map[string][]hookGroup `json:"hooks"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		return false
+	}
+	for _, groups := range f.Hooks {
+		for _, g := range groups {
+			for _, c := range g.Hooks {
+				var cmd struct {
+					Command string `json:"command"`
+				}
+				if json.Unmarshal(c, &cmd) == nil && IsOwtHookCommand(cmd.Command) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// RemoveHooks returns a hooks settings file without owt's hooks; the
+// user's stay as they were.
+func RemoveHooks(data []byte) ([]byte, error) {
+	top := &orderedObject{}
+	if err := top.UnmarshalJSON(data); err != nil {
+		return nil, fmt.Errorf("not a JSON object: %w", err)
+	}
+	raw, ok := top.Get("hooks")
+	if !ok || isNull(raw) {
+		return data, nil
+	}
+	hooks := &orderedObject{}
+	if err := hooks.UnmarshalJSON(raw); err != nil {
+		return nil, fmt.Errorf("\"hooks\" is not an object: %w", err)
+	}
+	for _, event := range hooks.Keys() {
+		r, _ := hooks.Get(event)
+		groups, ok := hookGroups(r)
+		if !ok {
+			continue
+		}
+		kept, changed, err := withoutOwt(groups)
+		if err != nil {
+			return nil, fmt.Errorf("hooks.%s: %w", event, err)
+		}
+		switch {
+		case !changed:
+		case len(kept) == 0:
+			hooks.Delete(event)
+		default:
+			if err := hooks.SetValue(event, kept); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := top.SetValue("hooks", hooks); err != nil {
+		return nil, err
+	}
+	return indentSettings(top)
 }
 
 // WithArgs inserts extra right after the profile's Command in argv (an

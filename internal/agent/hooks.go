@@ -130,6 +130,11 @@ func MergeHookSettings(data []byte, kind, owt string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("no hook settings file for %q", kind)
 	}
+	return MergeHooks(data, spec, kind, owt)
+}
+
+// MergeHooks is MergeHookSettings for the hooks file spec describes.
+func MergeHooks(data []byte, spec HookFile, kind, owt string) ([]byte, error) {
 	top := &orderedObject{}
 	if len(bytes.TrimSpace(data)) > 0 {
 		if err := top.UnmarshalJSON(data); err != nil {

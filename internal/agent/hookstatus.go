@@ -56,7 +56,7 @@ func HookStatus(kind, event string, ev HookEvent) (string, bool) {
 			return HookWorking, true
 		case "PermissionRequest":
 			return HookWaiting, true
-		case "Stop", "StopFailure":
+		case "Stop", "StopFailure", "Interrupt": // Interrupt: Codex's Esc
 			return HookIdle, true
 		case "Notification":
 			return notificationStatus(ev)

@@ -11,6 +11,7 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 type toolInfo struct {
@@ -40,9 +41,10 @@ func loadConfig() (config.Config, string, error) {
 
 func toolsCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "tools",
-		Usage: "list the agent tools owt knows and which are installed",
-		Flags: []cli.Flag{jsonFlag},
+		Name:        "tools",
+		Usage:       "list the agent tools owt knows and which are installed",
+		Flags:       []cli.Flag{jsonFlag},
+		Subcommands: []*cli.Command{codexHooksCommand()},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c, "tools"); err != nil {
 				return err
@@ -97,6 +99,47 @@ func toolsCommand() *cli.Command {
 				fmt.Fprintln(tw, strings.Join([]string{name, inst, t.Prompt, plan, src, hint}, "\t"))
 			}
 			return tw.Flush()
+		},
+	}
+}
+
+// codexHooksCommand installs or removes owt's hooks in the user's Codex
+// hooks file: the one place Codex reads hooks for every worktree without
+// a review per worktree and without -c (which costs its background server).
+func codexHooksCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "codex-hooks",
+		Usage:     "install owt's hooks in your Codex hooks file ($CODEX_HOME/hooks.json), or --remove them",
+		ArgsUsage: " ",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "remove", Usage: "take owt's hooks out again (yours stay)"}},
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c, "tools codex-hooks"); err != nil {
+				return err
+			}
+			if c.Bool("remove") {
+				path, had, err := workspace.RemoveCodexHooks()
+				switch {
+				case err != nil:
+					return err
+				case had:
+					fmt.Fprintf(c.App.Writer, "removed owt's hooks from %s; owt passes -c notify to codex again\n", path)
+				default:
+					fmt.Fprintf(c.App.Writer, "%s holds no hooks of owt's\n", path)
+				}
+				return nil
+			}
+			self, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("find owt executable: %w", err)
+			}
+			path, err := workspace.InstallCodexHooks(self)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "installed owt's hooks in %s (your own hooks there stay).\n"+
+				"Codex asks you once to review them (\"Hooks need review\"): choose to trust them.\n"+
+				"From now on owt starts codex without -c notify, so codex keeps its shared background server.\n", path)
+			return nil
 		},
 	}
 }

@@ -311,6 +311,39 @@ func TestRealCodexFirstRun(t *testing.T) {
 	e.press(k, "Escape")
 	e.expect(repo, "k", "idle", "")
 	e.noFalseFinish("k")
+	e.press(k, "C-c")
+	e.expect(repo, "k", "exited", "")
+
+	// With owt's hooks in the user's Codex hooks file (trusted once, in
+	// Codex's own review screen), codex runs without -c, and its
+	// lifecycle hooks report the turn: the prompt starts it, Esc
+	// (Codex's Interrupt event) ends it.
+	require.Contains(t, e.MustOwt(repo, "tools", "codex-hooks"), "installed owt's hooks")
+	h := e.newReal(repo, "hk", "codex", "say hi")
+	target := "=" + h + ":"
+	e.Eventually(30*time.Second, "codex asks to review the new hooks", func() bool {
+		return strings.Contains(e.Capture(target), "Hooks need review")
+	})
+	e.expect(repo, "hk", "waiting", "")
+	e.press(h, "Down")
+	e.pressUntil(h, "Enter", "esc to interrupt")
+	e.expect(repo, "hk", "working", "")
+	for _, pid := range e.processesWithHome() {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		require.NotContains(t, string(cmdline), "notify=", "codex started without -c notify")
+	}
+	e.press(h, "Escape")
+	e.Eventually(20*time.Second, "Codex's Interrupt hook makes it idle", func() bool { return e.hookSaid(repo, "hk", "idle") })
+	e.noFalseFinish("hk")
+}
+
+// hookSaid reports whether the agent's status is st, set by a hook.
+func (e *Env) hookSaid(repo, name, st string) bool {
+	e.t.Helper()
+	var v struct{ Status, Source string }
+	out := e.MustOwt(repo, "status", name, "--json")
+	require.NoError(e.t, json.Unmarshal([]byte(out), &v), out)
+	return v.Status == st && v.Source == "hook"
 }
 
 func TestRealGeminiFirstRun(t *testing.T) {

@@ -14,7 +14,8 @@ var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 // ValidName reports whether s can name a run or a task: letters, digits,
 // '.', '_' and '-', at most 64, starting with a letter or digit.
 func ValidName(s string) bool {
-	return len(s) <= 64 && nameRe.MatchString(s) && !strings.HasSuffix(s, ".lock") && !strings.Contains(s, "..")
+	return len(s) <= 64 && nameRe.MatchString(s) && !strings.HasSuffix(s, ".lock") && !strings.Contains(s, "..") &&
+		s != "help" && s != "h" // commands would read these as a request for help
 }
 
 // nameRule is the sentence that says ValidName's rule.

@@ -15,7 +15,7 @@ import (
 func TestValidNameIsWorkspacesRule(t *testing.T) {
 	for _, name := range []string{
 		"a", "models", "api-v2", "x.y_z", "9lives", strings.Repeat("a", 64), strings.Repeat("a", 65),
-		"", "-a", ".a", "_a", "a b", "a/b", "a..b", "a.lock", "é", "a:b", "a\n",
+		"", "-a", ".a", "_a", "a b", "a/b", "a..b", "a.lock", "é", "a:b", "a\n", "h", "help",
 	} {
 		require.Equal(t, workspace.ValidateName(name) == nil, run.ValidName(name), "%q", name)
 	}

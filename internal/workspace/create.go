@@ -333,6 +333,9 @@ func (w *Workspace) taken(f *state.File, name, branch string, liveSession, branc
 	if _, ok := f.Records[name]; ok {
 		return true, "owt already has a worktree with that name"
 	}
+	if reservedName(name) {
+		return true, "owt's commands would read it as a request for help"
+	}
 	if branches[branch] {
 		return true, "branch " + branch + " already exists"
 	}

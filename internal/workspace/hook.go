@@ -87,6 +87,12 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 // is only good for status updates.
 func hookWorkspace(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*Workspace, string, error) {
 	name, repo := call.Getenv("OWT_NAME"), call.Getenv("OWT_REPO")
+	if call.Kind == "codex" && call.Event != "notify" {
+		// Codex's lifecycle hooks run in its shared background server,
+		// whose environment is that of whichever codex started it: only
+		// the event's cwd says whose turn it is.
+		name, repo = "", ""
+	}
 	var store *state.Store
 	if name != "" && repo != "" {
 		store = state.ForRepo(repo)

@@ -119,8 +119,15 @@ func ValidateName(name string) error {
 	if len(name) > 64 || !nameRe.MatchString(name) || strings.HasSuffix(name, ".lock") || strings.Contains(name, "..") {
 		return fmt.Errorf("invalid name %q: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)", name)
 	}
+	if reservedName(name) {
+		return fmt.Errorf("invalid name %q: 'owt status %s' would show the command's help; pick another", name, name)
+	}
 	return nil
 }
+
+// reservedName reports whether commands would read name, given as their
+// first argument, as a request for help (the CLI library's "help" and "h").
+func reservedName(name string) bool { return name == "help" || name == "h" }
 
 // withSuffix returns name and branch with "-n" appended (n ≥ 2).
 func withSuffix(name, branch string, n int) (string, string) {
