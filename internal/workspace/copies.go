@@ -17,8 +17,15 @@ import (
 // secrets), and removing the worktree would lose them. Copies git does
 // show (untracked, not ignored) are uncommitted work already (WorkFiles).
 func EditedCopies(r *state.Record) ([]string, error) {
+	hookFiles := map[string]bool{}
+	for _, h := range r.HookFiles {
+		hookFiles[h.Path] = true // compared without owt's hooks (hookFileWork)
+	}
 	var out []string
 	for _, name := range r.Copied {
+		if hookFiles[name] {
+			continue
+		}
 		path := filepath.Join(r.Path, filepath.FromSlash(name))
 		if _, err := os.Lstat(path); err != nil {
 			continue // removed in the worktree: nothing there to keep

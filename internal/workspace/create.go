@@ -171,7 +171,11 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 
-	copied, err := w.bringFiles(rec.Path, unversioned, &rb)
+	hookFile := ""
+	if spec, ok := agent.HookFiles[prof.Hooks]; ok && !o.NoAgent {
+		hookFile = spec.Path
+	}
+	copied, err := w.bringFiles(rec.Path, unversioned, hookFile, &rb)
 	if err != nil {
 		return nil, err
 	}
@@ -384,9 +388,10 @@ func (w *Workspace) dropRecord(name string) error {
 // bringFiles copies the configured files git ignores (.env and friends)
 // and links the configured paths into a new worktree. Files the worktree
 // already has (tracked on its branch) are never overwritten. A matching
-// file git does not ignore is not copied: in the worktree the agent's
-// "git add -A" would commit it, and owt ship would land it.
-func (w *Workspace) bringFiles(dst string, listUnversioned func() (git.Unversioned, error), rb *undo) ([]string, error) {
+// file git does not ignore is not copied — in the worktree the agent's
+// "git add -A" would commit it, and owt ship would land it — unless it is
+// the agent's hook settings file (hookFile), which owt keeps out of git.
+func (w *Workspace) bringFiles(dst string, listUnversioned func() (git.Unversioned, error), hookFile string, rb *undo) ([]string, error) {
 	unversioned, err := listUnversioned()
 	if err != nil {
 		return nil, fmt.Errorf("list untracked files: %w", err)
@@ -395,7 +400,16 @@ func (w *Workspace) bringFiles(dst string, listUnversioned func() (git.Unversion
 	if err != nil {
 		return nil, fmt.Errorf("config worktree.copy: %w", err)
 	}
-	if skipped, _ := setup.MatchCopy(unversioned.Untracked, w.Config.Worktree.Copy); len(skipped) > 0 {
+	untracked, _ := setup.MatchCopy(unversioned.Untracked, w.Config.Worktree.Copy)
+	var skipped []string
+	for _, u := range untracked {
+		if u == hookFile {
+			matches = append(matches, u)
+		} else {
+			skipped = append(skipped, u)
+		}
+	}
+	if len(skipped) > 0 {
 		w.warnf("not copied %s: git does not ignore it, so the agent could commit it (add it to .gitignore to have it copied)", strings.Join(skipped, ", "))
 	}
 	var todo []string

@@ -432,6 +432,11 @@ func insideDir(path, dir string) bool {
 // owt sessions exist, and starts it with --fix.
 func (w *Workspace) doctorMonitor(fix bool, rep *DoctorReport) {
 	socket := daemon.SocketPath(w.Tmux)
+	if !w.Tmux.Running() {
+		// No server: its monitor, if still there, is on its way out.
+		rep.Monitor = "not running"
+		return
+	}
 	if daemon.Running(socket) {
 		rep.Monitor = fmt.Sprintf("running (pid %d)", daemon.PID(socket))
 		return
