@@ -361,10 +361,11 @@ func TestInterruptedCreateWithALiveSessionIsFinished(t *testing.T) {
 	e.WaitPrompts("late", 2)
 
 	// A user's session of that name is not taken for it.
+	e.Tmux("kill-session", "-t", "="+it.Session)
+	e.WaitStatus(repo, "late", "exited", 10*time.Second) // the monitor is done with it
+	e.userSession(it.Session)
 	rec["creating"] = true
 	data, _ = json.Marshal(st)
-	e.Tmux("kill-session", "-t", "="+it.Session)
-	e.userSession(it.Session)
 	require.NoError(t, os.WriteFile(files[0], data, 0o600))
 	r = e.Owt(repo, "doctor", "--fix", "--json")
 	require.Contains(t, doctorJSON(t, r.Stdout).kinds(false), "interrupted-create late")
