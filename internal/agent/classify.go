@@ -130,6 +130,27 @@ func (c *Classifier) Read(screen string) (Class, string) {
 // box's border, the prompt, the box's border, a footer).
 const spinnerReach = 8
 
+// WaitingBlock is the dialog a waiting screen shows: its rows from
+// waitContext above the lowest waiting marker down to that marker, or ""
+// when the screen does not wait. Two screens with different blocks show
+// different dialogs.
+func (c *Classifier) WaitingBlock(screen string) string {
+	lines := screenRows(screen)
+	if len(lines) > liveLines {
+		lines = lines[len(lines)-liveLines:]
+	}
+	class, _ := c.Read(screen)
+	if class != ClassWaiting {
+		return ""
+	}
+	text := strings.Join(lines, "\n")
+	wait := max(lowestRow(c.waiting, text), lowestRow(genericWaiting, text))
+	if wait < 0 {
+		return ""
+	}
+	return strings.Join(lines[max(0, wait-waitContext):wait+1], "\n")
+}
+
 // waitContext is how many rows above the lowest waiting marker are read
 // for what the dialog is about: its title and question sit above its
 // choices and key hints.

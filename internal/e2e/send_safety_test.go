@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +31,30 @@ func TestSendNeverAnswersAPromptByAccident(t *testing.T) {
 
 	require.Contains(t, e.MustOwt(repo, "send", "--answer", "a", "1"), "sent to a")
 	e.WaitStatus(repo, "a", "idle", 10*time.Second)
+
+	// Two prompts back to back: the answer "1" takes the first at once; no
+	// Enter follows it into the second, which the user has not seen.
+	require.Equal(t, 0, e.Owt(repo, "send", "b", "!ask first-cmd\n!ask rm -rf second-cmd").Code)
+	e.WaitStatus(repo, "b", "waiting", 10*time.Second)
+	require.Contains(t, e.MustOwt(repo, "send", "--answer", "b", "1"), "sent to b")
+	e.WaitScreen("="+e.Find(repo, "b").Session+":", "second-cmd")
+	time.Sleep(1500 * time.Millisecond)
+	require.Equal(t, "waiting", e.Status(repo, "b").Status, "the second prompt still waits for the user: %v\n%s", e.answers(), e.Capture("="+e.Find(repo, "b").Session+":"))
+	require.Equal(t, map[string]string{"first-cmd": "yes"}, e.answers(), "only the prompt the user answered")
+}
+
+// answers maps each permission prompt the fake agents answered (by its
+// command) to the answer.
+func (e *Env) answers() map[string]string {
+	out := map[string]string{}
+	data, _ := os.ReadFile(e.Log)
+	for _, line := range strings.Split(string(data), "\n") {
+		var ev struct{ Event, Command, Answer string }
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Event == "ask" && ev.Command != "rm -rf build" {
+			out[ev.Command] = ev.Answer
+		}
+	}
+	return out
 }
 
 // Control characters in a message are not keys: no Ctrl-C reaches the

@@ -40,10 +40,11 @@ type Delivery struct {
 	// Took, when set, reports other evidence that the agent took the
 	// text after Enter at the given time (a hook saying it works).
 	Took func(enter time.Time) bool
-	// Answered, when set, reports from the screen once the text landed
-	// that a prompt took it as its answer (a menu picks "1" at once): then
-	// no Enter is pressed, which would go on to the next screen.
-	Answered func(screen string) bool
+	// Answered, when set, reports from the screen before the text and the
+	// screen once it landed that a prompt took it as its answer (a menu
+	// picks "1" at once): then no Enter is pressed, which would answer
+	// whatever dialog comes next.
+	Answered func(before, landed string) bool
 }
 
 // Deliver types text into a pane literally and presses Enter once the text
@@ -68,7 +69,7 @@ func Deliver(tm *tmux.Client, pane, text string, d Delivery) error {
 	if !ok {
 		return fmt.Errorf("%w (waited %s)", ErrNotLanded, d.Timeout)
 	}
-	if d.Answered != nil && d.Answered(landed) {
+	if d.Answered != nil && d.Answered(before, landed) {
 		return nil
 	}
 	// TUIs that take fast input for a paste swallow an Enter that comes
@@ -246,16 +247,18 @@ func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) error {
 	d.Took = w.workingSince(r.Name)
 	if r.Status == state.Waiting {
 		if cl, err := agent.NewClassifier(w.Tools[r.Tool]); err == nil {
-			d.Answered = func(screen string) bool { return cl.Classify(screen) != agent.ClassWaiting }
+			d.Answered = func(before, landed string) bool { return answeredBy(cl, CleanText(text), before, landed) }
 		}
 	}
+	typed := w.Now()
 	if err := Deliver(w.Tmux, r.Pane, text, d); err != nil {
 		return fmt.Errorf("send to %s: %w", r.Name, err)
 	}
-	// Working now — unless the agent exited meanwhile (the text may have
-	// been its /exit): the runner's exit stands.
+	// Working now, as of when the text was typed: a hook that reported
+	// since (the turn already over) is newer and stands, and so does the
+	// runner's exit (the text may have been /exit).
 	_, changed, _ := w.changeStatus(r.Name, func(cur *state.Record) (statusChange, bool) {
-		return statusChange{status: state.Working, source: state.FromOwt, at: w.Now()}, cur.Status != state.Exited
+		return statusChange{status: state.Working, source: state.FromOwt, at: typed}, cur.Status != state.Exited
 	})
 	if changed {
 		w.publishCurrent(r.Name)
@@ -413,4 +416,20 @@ var ErrNotReady = errors.New("not ready")
 // the screen instead of reaching the agent.
 func firstRunWait(reason string) bool {
 	return reason == agent.WaitTrust || reason == agent.WaitLogin || reason == agent.WaitAPIKey
+}
+
+// answeredBy reports whether text typed into a waiting agent answered its
+// dialog by itself: the screen no longer waits, or it shows another dialog
+// that does not hold the text (a menu took "1" and the next question came
+// up; an Enter now would answer that one, which the user never saw).
+func answeredBy(cl *agent.Classifier, text, before, landed string) bool {
+	block, was := cl.WaitingBlock(landed), cl.WaitingBlock(before)
+	if block == "" {
+		return true
+	}
+	// Typed into the dialog's own input, the text shows in it once more
+	// than before ("1" is in every menu's "1. Yes" already).
+	t := strings.TrimSpace(text)
+	echoed := t != "" && strings.Count(block, t) > strings.Count(was, t)
+	return block != was && !echoed
 }
