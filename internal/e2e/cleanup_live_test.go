@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -45,4 +46,29 @@ func TestSyncedUntouchedAgentIsEmptyAndCleanupKeepsLiveAgents(t *testing.T) {
 	require.Contains(t, e.MustOwt(repo, "cleanup", "--yes"), "removed gone (merged into main)")
 	e.requireGone(repo, gone)
 	e.requireKept(repo, fresh)
+}
+
+// A merged shell worktree whose shell runs a program (an editor, a dev
+// server) is kept by cleanup; once the shell is back at its prompt, it goes.
+func TestCleanupKeepsAShellThatRunsAProgram(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	sh := e.shell(repo, "sh")
+	e.commitIn(sh.Path, "s.txt", "s\n", "shell work")
+	e.Git(repo, "merge", "-q", "--no-edit", sh.Branch)
+	target := "=" + sh.Session + ":"
+	e.Tmux("send-keys", "-t", target, "-l", "sleep 600")
+	e.Tmux("send-keys", "-t", target, "Enter")
+	e.Eventually(5*time.Second, "sleep runs in the shell", func() bool {
+		return e.Tmux("display-message", "-p", "-t", target, "#{pane_current_command}") == "sleep"
+	})
+	out := e.MustOwt(repo, "cleanup", "--yes")
+	require.Contains(t, out, "a program runs in its shell")
+	require.Contains(t, e.Sessions(), sh.Session)
+
+	e.Tmux("send-keys", "-t", target, "C-c")
+	e.Eventually(5*time.Second, "the shell is at its prompt", func() bool {
+		return e.Tmux("display-message", "-p", "-t", target, "#{pane_current_command}") != "sleep"
+	})
+	require.Contains(t, e.MustOwt(repo, "cleanup", "--yes"), "removed sh")
 }

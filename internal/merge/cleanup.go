@@ -173,6 +173,9 @@ func (c *Context) liveAgent(r *state.Record, o CleanupOptions) string {
 		return ""
 	}
 	if o.AgentAlive != nil && o.AgentAlive(r) {
+		if r.NoAgent {
+			return "a program runs in its shell (--include-live removes it)"
+		}
 		return fmt.Sprintf("its agent is %s in a live session (--include-live removes it)", r.Status)
 	}
 	if r.Status == state.Starting || r.Status == state.Working || r.Status == state.Waiting {
