@@ -217,7 +217,7 @@ func runList(c *cli.Context) error {
 	if err := noArgs(c, "run list"); err != nil {
 		return err
 	}
-	runs, err := run.DefaultStore().List()
+	runs, err := listRuns()
 	if err != nil {
 		return err
 	}
@@ -250,7 +250,7 @@ func namedRun(c *cli.Context, verb string, optional bool) (*run.Run, error) {
 	case c.NArg() > 1 || !optional:
 		return nil, usagef("%s takes one NAME", verb)
 	}
-	runs, err := store.List()
+	runs, err := listRuns()
 	if err != nil {
 		return nil, err
 	}
@@ -361,4 +361,18 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// listRuns lists the runs; a run whose file cannot be read is said on
+// stderr and left out, so it does not hide the others.
+func listRuns() ([]*run.Run, error) {
+	runs, err := run.DefaultStore().List()
+	var broken run.BrokenRuns
+	if errors.As(err, &broken) {
+		for _, b := range broken {
+			fmt.Fprintln(os.Stderr, "owt: warning: "+b.Error())
+		}
+		return runs, nil
+	}
+	return runs, err
 }

@@ -256,3 +256,30 @@ depends_on = ["schema"]
 	require.Equal(t, "main", v.Into)
 	require.Equal(t, []string{"schema", "api"}, []string{v.Tasks[0].ID, v.Tasks[1].ID})
 }
+
+// One broken run file does not hide the others, asking about a run that
+// does not exist leaves nothing behind, and a plan too large is refused.
+func TestRunListSurvivesABrokenRunFile(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, "auth.toml", authPlan)
+	e.MustOwt(repo, "run", "start", "auth.toml")
+	e.MustOwt(repo, "run", "start", "auth.toml", "--name", "conc")
+	require.NoError(t, os.WriteFile(filepath.Join(e.Root, "state", "owt", "runs", "conc.json"), []byte(`{"version": 1, "na`), 0o600))
+
+	r := e.Owt(repo, "run", "list")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "auth")
+	require.Contains(t, r.Stderr, "conc.json is corrupt")
+
+	before := e.runFiles()
+	for _, verb := range []string{"status", "log", "pause"} {
+		require.Equal(t, 3, e.Owt(repo, "run", verb, "nosuch").Code, verb)
+	}
+	require.Equal(t, before, e.runFiles(), "a run that does not exist gets no files")
+
+	e.WriteFile(repo, "huge.toml", "# "+strings.Repeat("x", 2<<20)+"\n"+authPlan)
+	r = e.Owt(repo, "run", "start", "huge.toml", "--dry-run")
+	require.Equal(t, 2, r.Code)
+	require.Contains(t, r.Stderr, "owt reads plans of up to")
+}

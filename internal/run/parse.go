@@ -16,9 +16,17 @@ import (
 // Problems in a plan file are config.Problems: each names the file, the
 // key and what is wrong, and every one is reported at once.
 
+// MaxPlanSize bounds a plan file: validation and waves are quadratic in
+// the dependencies, and a run of thousands of agents is not one to start
+// by accident.
+const MaxPlanSize = 1 << 20
+
 // ParseFile reads and validates the plan file at path. A file that cannot
 // be read is a problem like any other: the user gave a bad FILE.
 func ParseFile(path string) (*Plan, error) {
+	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxPlanSize {
+		return nil, config.Problems{{File: path, Msg: fmt.Sprintf("the plan is %d bytes; owt reads plans of up to %d (a few hundred tasks)", fi.Size(), MaxPlanSize)}}
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		msg := err.Error()

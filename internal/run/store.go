@@ -112,8 +112,8 @@ func decodeRun(path, name string, data []byte) (*Run, error) {
 // then an atomic write and fn's events appended to the log. When fn
 // returns an error, or no events, nothing is written.
 func (s Store) Update(name string, fn func(*Run) ([]Event, error)) error {
-	if !ValidName(name) {
-		return fmt.Errorf("%w %q", ErrNoSuchRun, name)
+	if !s.Exists(name) {
+		return fmt.Errorf("%w %q (see 'owt run list')", ErrNoSuchRun, name) // and no lock file made for it
 	}
 	return s.withLock(name, func() error {
 		r, err := s.Load(name)
@@ -206,6 +206,7 @@ func (s Store) List() ([]*Run, error) {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
 	var runs []*Run
+	var broken BrokenRuns
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), ".json")
 		if e.IsDir() || !ok || !ValidName(name) {
@@ -213,7 +214,10 @@ func (s Store) List() ([]*Run, error) {
 		}
 		r, err := s.Load(name)
 		if err != nil {
-			return nil, err
+			// One broken file must not hide the other runs: it is said
+			// on its own ('owt run status NAME' names the problem).
+			broken = append(broken, err)
+			continue
 		}
 		runs = append(runs, r)
 	}
@@ -223,7 +227,22 @@ func (s Store) List() ([]*Run, error) {
 		}
 		return runs[i].Name < runs[j].Name
 	})
+	if len(broken) > 0 {
+		return runs, broken
+	}
 	return runs, nil
+}
+
+// BrokenRuns are run state files List could not read; it returns them
+// beside the runs it could.
+type BrokenRuns []error
+
+func (b BrokenRuns) Error() string {
+	msgs := make([]string, len(b))
+	for i, e := range b {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // Latest picks the run a command means when it names none: the only run,
