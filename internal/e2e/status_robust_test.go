@@ -119,7 +119,7 @@ func TestUnreadableSettingsFileDoesNotStopNew(t *testing.T) {
 	// Gemini's switches beside the events are kept, owt's hooks added.
 	e.WriteFile(repo, ".gemini/settings.json", `{"hooks": {"disabled": ["lint"], "enabled": true}}`)
 	e.Git(repo, "commit", "-q", "-am", "gemini hooks switches")
-	h := newJSON(t, e, repo, "--tool", "gemini", "--name", "h", "!sleep 60s")
+	h := newJSON(t, e, repo, "--tool", "gemini", "--name", "hg", "!sleep 60s")
 	cmds := HookCommands(t, filepath.Join(h.Path, ".gemini", "settings.json"))
 	require.Equal(t, []string{owtBin + " hook gemini AfterAgent"}, cmds["AfterAgent"])
 	b, err = os.ReadFile(filepath.Join(h.Path, ".gemini", "settings.json"))
