@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -207,4 +208,33 @@ func TestNoteNeverHidesOrTakesOverFilesThatAreNotOwts(t *testing.T) {
 	r := e.Owt(repo, "delete", "cx", "--yes")
 	requireOneLineError(t, r, "AGENTS.md")
 	require.DirExists(t, cx.Path)
+}
+
+// A note owt cannot record is not left in the worktrees: they would hold a
+// block 'owt note --clear' knows nothing of. The state dir is a full disk
+// (a tiny tmpfs, which needs root; elsewhere the test says so and skips).
+func TestNoteThatCannotBeRecordedIsTakenOutAgain(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	a := e.newAgent(repo, "a", "claude")
+	notes := filepath.Join(e.Root, "state", "owt", "notes")
+	require.NoError(t, os.MkdirAll(notes, 0o700))
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", notes).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a small tmpfs to fill (%v: %s)", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", notes).Run() })
+	fill, err := os.Create(filepath.Join(notes, "fill"))
+	require.NoError(t, err)
+	_, _ = fill.Write(make([]byte, 1<<20)) // until the disk is full
+	require.NoError(t, fill.Close())
+
+	r := e.Owt(repo, "note", "remember the style guide")
+	require.NotEqual(t, 0, r.Code)
+	require.Contains(t, r.Stderr, "taken out of the worktrees again")
+	_, err = os.Stat(filepath.Join(a.Path, "CLAUDE.local.md"))
+	require.True(t, os.IsNotExist(err), "the file owt made for the note is gone again")
+
+	require.NoError(t, os.Remove(filepath.Join(notes, "fill")))
+	e.MustOwt(repo, "note", "remember the style guide")
+	require.FileExists(t, filepath.Join(a.Path, "CLAUDE.local.md"))
 }

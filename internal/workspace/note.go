@@ -71,13 +71,24 @@ func (w *Workspace) SetNote(text string) ([]NoteResult, error) {
 		return nil, err
 	}
 	var results []NoteResult
+	var wrote *noteState
 	err = w.updateNote(func(st *noteState) error {
 		st.Text, st.SetAt = text, w.Now()
 		for _, r := range recs {
 			results = append(results, w.writeNote(st, r))
 		}
+		wrote = st
 		return nil
 	})
+	if err != nil && wrote != nil {
+		// The notes are in the worktrees but owt could not record them (or
+		// the files it created for them): take them out again, or they
+		// would be stuck there, unknown to 'owt note --clear'.
+		for _, r := range recs {
+			clearNoteIn(wrote, r)
+		}
+		return nil, fmt.Errorf("%w; the note was taken out of the worktrees again", err)
+	}
 	return results, err
 }
 
@@ -399,21 +410,7 @@ func (w *Workspace) updateNote(fn func(*noteState) error) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return err
 		}
-		return writeAtomic0600(path, append(data, '\n'))
+		return state.WriteAtomic(path, append(data, '\n'))
 	})
 }
 
-func writeAtomic0600(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.Write(data)
-	cherr := tmp.Chmod(0o600)
-	serr := tmp.Sync()
-	if cerr := tmp.Close(); werr != nil || cherr != nil || serr != nil || cerr != nil {
-		return fmt.Errorf("write %s: %w", path, errors.Join(werr, cherr, serr, cerr))
-	}
-	return os.Rename(tmp.Name(), path)
-}
