@@ -56,6 +56,9 @@ func (m *monitor) notifyTransitions() {
 		if !contains(cfg.On, string(r.Status)) {
 			continue
 		}
+		if r.Status == state.Idle && r.Interrupted {
+			continue // the user stopped it (Esc): they know
+		}
 		if r.Status == state.Idle && r.Source != state.FromHook && prev.status != state.Working {
 			// The screen turned idle after a dialog (trust accepted, a
 			// permission declined) or a start-up: no turn finished. (A

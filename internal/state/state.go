@@ -89,8 +89,11 @@ type Record struct {
 	// TurnError is why the agent's last turn failed (an API, auth or rate
 	// limit error), until a new turn starts. The task is kept: 'owt send
 	// NAME --task' sends it again.
-	TurnError string    `json:"turn_error,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
+	TurnError string `json:"turn_error,omitempty"`
+	// Interrupted: the user stopped the last turn (Esc): no turn finished,
+	// and nobody needs to be told.
+	Interrupted bool      `json:"interrupted,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
 	// Creating is set while owt new builds the worktree, and cleared once
 	// its session is recorded. The creating process holds CreateLock the
 	// whole time, so a record still Creating whose lock nobody holds is an

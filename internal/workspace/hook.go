@@ -64,7 +64,7 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 			// A --no-agent worktree has no agent: a tool someone runs in
 			// it by hand reports nothing owt could ever clear again.
 			c := statusChange{status: state.Status(status), source: state.FromHook, at: call.At,
-				turnError: agent.HookTurnError(call.Event, ev)}
+				turnError: agent.HookTurnError(call.Event, ev), interrupted: call.Event == "Interrupt"}
 			if c.status == state.Waiting {
 				c.waitingFor = agent.HookWaitReason(call.Event, ev)
 			}

@@ -56,6 +56,8 @@ type statusChange struct {
 	waitingFor string
 	// turnError is set when the event ended a turn with an error.
 	turnError string
+	// interrupted: the event is the user stopping the turn.
+	interrupted bool
 }
 
 // changeStatus applies the change decide returns for the record as it is
@@ -165,6 +167,12 @@ func applyDetail(r *state.Record, c statusChange) bool {
 		r.TurnError = c.turnError
 	case c.status == state.Working && r.TurnError != "":
 		r.TurnError, changed = "", true
+	}
+	switch {
+	case c.interrupted && !r.Interrupted:
+		r.Interrupted, changed = true, true
+	case c.status == state.Working && r.Interrupted:
+		r.Interrupted, changed = false, true
 	}
 	return changed
 }
