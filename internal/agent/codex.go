@@ -151,25 +151,8 @@ func RemoveHooks(data []byte) ([]byte, error) {
 	if err := hooks.UnmarshalJSON(raw); err != nil {
 		return nil, fmt.Errorf("\"hooks\" is not an object: %w", err)
 	}
-	for _, event := range hooks.Keys() {
-		r, _ := hooks.Get(event)
-		groups, ok := hookGroups(r)
-		if !ok {
-			continue
-		}
-		kept, changed, err := withoutOwt(groups)
-		if err != nil {
-			return nil, fmt.Errorf("hooks.%s: %w", event, err)
-		}
-		switch {
-		case !changed:
-		case len(kept) == 0:
-			hooks.Delete(event)
-		default:
-			if err := hooks.SetValue(event, kept); err != nil {
-				return nil, err
-			}
-		}
+	if err := dropOwt(hooks); err != nil {
+		return nil, err
 	}
 	if err := top.SetValue("hooks", hooks); err != nil {
 		return nil, err

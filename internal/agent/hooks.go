@@ -147,26 +147,8 @@ func MergeHooks(data []byte, spec HookFile, kind, owt string) ([]byte, error) {
 			return nil, fmt.Errorf("%s: \"hooks\" is not an object: %w", spec.Path, err)
 		}
 	}
-	// Drop owt's commands from every event, keeping the user's.
-	for _, event := range hooks.Keys() {
-		raw, _ := hooks.Get(event)
-		groups, ok := hookGroups(raw)
-		if !ok {
-			continue // not an event's groups (Gemini keeps "disabled" here): leave it
-		}
-		kept, changed, err := withoutOwt(groups)
-		if err != nil {
-			return nil, fmt.Errorf("%s: hooks.%s: %w", spec.Path, event, err)
-		}
-		switch {
-		case !changed:
-		case len(kept) == 0:
-			hooks.Delete(event)
-		default:
-			if err := hooks.SetValue(event, kept); err != nil {
-				return nil, err
-			}
-		}
+	if err := dropOwt(hooks); err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.Path, err)
 	}
 	// Then add one group per event with owt's command.
 	for _, event := range spec.Events {
@@ -190,6 +172,32 @@ func MergeHooks(data []byte, spec HookFile, kind, owt string) ([]byte, error) {
 		return nil, err
 	}
 	return indentSettings(top)
+}
+
+// dropOwt removes owt's commands from every event of hooks, keeping the
+// user's, and the events left empty.
+func dropOwt(hooks *orderedObject) error {
+	for _, event := range hooks.Keys() {
+		raw, _ := hooks.Get(event)
+		groups, ok := hookGroups(raw)
+		if !ok {
+			continue // not an event's groups (Gemini keeps "disabled" here): leave it
+		}
+		kept, changed, err := withoutOwt(groups)
+		if err != nil {
+			return fmt.Errorf("hooks.%s: %w", event, err)
+		}
+		switch {
+		case !changed:
+		case len(kept) == 0:
+			hooks.Delete(event)
+		default:
+			if err := hooks.SetValue(event, kept); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // owtHookGroup is the group owt adds: every tool, matcher "" (all).
