@@ -193,3 +193,21 @@ func TestCodexUserNotifyIsChainedNotLost(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, append(append([]string{"codex"}, extra...), "do it"), p.WithArgs(argv, extra), "flags go before the prompt")
 }
+
+func TestCodexUserHooksMergeAndComeOutAgain(t *testing.T) {
+	user := []byte(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "my-stop"}]}]}, "x": 1}`)
+	merged, err := MergeHooks(user, CodexUserHooks, "codex", "/opt/owt")
+	require.NoError(t, err)
+	require.True(t, HasOwtHooks(merged))
+	require.Contains(t, string(merged), `"/opt/owt hook codex Interrupt"`)
+	again, err := MergeHooks(merged, CodexUserHooks, "codex", "/new/owt")
+	require.NoError(t, err)
+	require.Equal(t, 1, strings.Count(string(again), "hook codex Stop"), "replaced, never duplicated")
+
+	out, err := RemoveHooks(again)
+	require.NoError(t, err)
+	require.False(t, HasOwtHooks(out))
+	require.Contains(t, string(out), `"my-stop"`)
+	require.Contains(t, string(out), `"x": 1`)
+	require.NotContains(t, string(out), "UserPromptSubmit", "events left empty go")
+}
