@@ -89,8 +89,11 @@ type Record struct {
 	// TurnError is why the agent's last turn failed (an API, auth or rate
 	// limit error), until a new turn starts. The task is kept: 'owt send
 	// NAME --task' sends it again.
-	TurnError string    `json:"turn_error,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
+	TurnError string `json:"turn_error,omitempty"`
+	// Done is what the agent said with owt done, until its next turn
+	// starts: the explicit end of its task (or why it failed or is stuck).
+	Done      *DoneSignal `json:"done,omitempty"`
+	CreatedAt time.Time   `json:"created_at"`
 	// Creating is set while owt new builds the worktree, and cleared once
 	// its session is recorded. The creating process holds CreateLock the
 	// whole time, so a record still Creating whose lock nobody holds is an
@@ -103,6 +106,15 @@ type Record struct {
 	// tracked one is hidden from git with skip-worktree, which hides the
 	// agent's own edits too: owt compares it, without its hooks, with HEAD.
 	HookFiles []HookFile `json:"hook_files,omitempty"`
+}
+
+// DoneSignal is one owt done: the agent's own word that its task ended.
+// At most one of Fail and Blocked is set; with neither, it says finished.
+type DoneSignal struct {
+	Summary string    `json:"summary,omitempty"`
+	Fail    string    `json:"fail,omitempty"`    // why the task failed (owt done --fail)
+	Blocked string    `json:"blocked,omitempty"` // the question it needs answered (owt done --blocked)
+	At      time.Time `json:"at"`
 }
 
 // HookFile is a settings file owt merged its hooks into, relative to the
