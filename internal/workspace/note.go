@@ -413,4 +413,3 @@ func (w *Workspace) updateNote(fn func(*noteState) error) error {
 		return state.WriteAtomic(path, append(data, '\n'))
 	})
 }
-
