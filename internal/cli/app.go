@@ -69,7 +69,7 @@ func App() *cli.App {
 			checkCommand(), mergeCommand(), shipCommand(), queueCommand(), syncCommand(), cleanupCommand(), doctorCommand(), noteCommand(),
 			toolsCommand(),
 			configCommand(),
-			runsCommand(), batchCommand(),
+			runsCommand(), batchCommand(), doneCommand(),
 			runCommand(),
 			hookCommand(),
 			publishCommand(),

@@ -59,6 +59,16 @@ func printStatus(out io.Writer, v workspace.StatusView) {
 	if v.TurnError != "" {
 		fmt.Fprintf(out, "its last turn failed (%s); the task is kept: 'owt send %s --task' sends it again\n", v.TurnError, v.Name)
 	}
+	if d := v.Done; d != nil {
+		switch {
+		case d.Fail != "":
+			fmt.Fprintf(out, "it said with owt done: failed (%s)\n", d.Fail)
+		case d.Blocked != "":
+			fmt.Fprintf(out, "it said with owt done: blocked (%s)\n", d.Blocked)
+		default:
+			fmt.Fprintf(out, "it said with owt done: finished %s\n", d.Summary)
+		}
+	}
 	if v.Elsewhere != "" {
 		fmt.Fprintln(out, v.Elsewhere)
 		return

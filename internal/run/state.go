@@ -88,6 +88,14 @@ type TaskRun struct {
 	Failure *Failure `json:"failure,omitempty"`
 	// Evidence is what the last judgement of "done" saw.
 	Evidence *Evidence `json:"evidence"`
+	// BlockedBy are the dependencies that hold a blocked task (failed,
+	// cancelled or blocked themselves); retry or skip on them releases it.
+	BlockedBy []string `json:"blocked_by,omitempty"`
+	// Memo is what the done judge remembers of this attempt: the messages
+	// the agent got and the last check result.
+	Memo Memo `json:"memo"`
+	// Clock is this attempt's active time, for its timeout.
+	Clock ActiveClock `json:"clock"`
 }
 
 // Failure is one failed attempt: its class (start, crash, agent, timeout,
@@ -102,13 +110,16 @@ type Failure struct {
 // a signal, not waiting, commits (unless allow_empty), a clean tree and
 // passing checks.
 type Evidence struct {
-	Signal  string    `json:"signal,omitempty"` // "owt done", "exit 0", "settled"
-	Waiting bool      `json:"waiting,omitempty"`
-	Commits int       `json:"commits"`
-	Dirty   bool      `json:"dirty,omitempty"`
-	Checks  string    `json:"checks,omitempty"` // "passed", "failed: …", "" when not run
-	Tree    string    `json:"tree,omitempty"`   // the tree the checks ran on
-	At      time.Time `json:"at"`
+	Signal  string `json:"signal,omitempty"`  // "owt done", "exit 0", "settled"
+	Summary string `json:"summary,omitempty"` // what the agent said with owt done --summary
+	Waiting bool   `json:"waiting,omitempty"`
+	Commits int    `json:"commits"`
+	Dirty   bool   `json:"dirty,omitempty"`
+	// Uncommitted are the files the agent left uncommitted.
+	Uncommitted []string  `json:"uncommitted,omitempty"`
+	Checks      string    `json:"checks,omitempty"` // "passed", "failed: …", "" when not run
+	Tree        string    `json:"tree,omitempty"`   // the tree the checks ran on
+	At          time.Time `json:"at"`
 }
 
 // NewRun is the state of a run of plan p just registered: every task pending.

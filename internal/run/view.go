@@ -31,6 +31,7 @@ type TaskView struct {
 	NextStart time.Time `json:"next_start,omitzero"`
 	Failure   *Failure  `json:"failure,omitempty"`
 	Evidence  *Evidence `json:"evidence"`
+	BlockedBy []string  `json:"blocked_by,omitempty"`
 }
 
 // View returns what owt run status shows of r.
@@ -44,6 +45,7 @@ func (r *Run) View() View {
 		tv := TaskView{
 			ID: t.ID, State: t.State, Since: t.Since, Attempt: t.Attempt, Name: t.Name, Branch: t.Branch,
 			DependsOn: []string{}, NextStart: t.NextStart, Failure: t.Failure, Evidence: t.Evidence,
+			BlockedBy: t.BlockedBy,
 		}
 		if pt, ok := r.Plan.TaskByID(t.ID); ok {
 			tv.Task = pt.Task

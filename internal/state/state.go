@@ -92,8 +92,11 @@ type Record struct {
 	TurnError string `json:"turn_error,omitempty"`
 	// Interrupted: the user stopped the last turn (Esc): no turn finished,
 	// and nobody needs to be told.
-	Interrupted bool      `json:"interrupted,omitempty"`
-	CreatedAt   time.Time `json:"created_at"`
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Done is what the agent said with owt done, until its next turn
+	// starts: the explicit end of its task (or why it failed or is stuck).
+	Done      *DoneSignal `json:"done,omitempty"`
+	CreatedAt time.Time   `json:"created_at"`
 	// Creating is set while owt new builds the worktree, and cleared once
 	// its session is recorded. The creating process holds CreateLock the
 	// whole time, so a record still Creating whose lock nobody holds is an
@@ -106,6 +109,15 @@ type Record struct {
 	// tracked one is hidden from git with skip-worktree, which hides the
 	// agent's own edits too: owt compares it, without its hooks, with HEAD.
 	HookFiles []HookFile `json:"hook_files,omitempty"`
+}
+
+// DoneSignal is one owt done: the agent's own word that its task ended.
+// At most one of Fail and Blocked is set; with neither, it says finished.
+type DoneSignal struct {
+	Summary string    `json:"summary,omitempty"`
+	Fail    string    `json:"fail,omitempty"`    // why the task failed (owt done --fail)
+	Blocked string    `json:"blocked,omitempty"` // the question it needs answered (owt done --blocked)
+	At      time.Time `json:"at"`
 }
 
 // HookFile is a settings file owt merged its hooks into, relative to the

@@ -79,8 +79,10 @@ func (w *Workspace) changeStatus(name string, decide func(*state.Record) (status
 		if c.status == state.Exited && c.exitCode == nil && r.Status == state.Exited {
 			c.exitCode = r.ExitCode // a late "exited" without a code keeps the one known
 		}
+		prev := r.Status
 		changed = r.SetStatus(c.status, c.source, c.at)
 		changed = applyDetail(r, c) || changed
+		changed = clearDoneOnNewTurn(r, prev, c) || changed
 		if c.status == state.Exited {
 			changed = changed || !sameCode(r.ExitCode, c.exitCode)
 			r.ExitCode = c.exitCode
@@ -175,4 +177,20 @@ func applyDetail(r *state.Record, c statusChange) bool {
 		r.Interrupted, changed = false, true
 	}
 	return changed
+}
+
+// clearDoneOnNewTurn forgets the agent's owt done once a new turn starts
+// after it (working again from idle, exited or starting): the signal
+// speaks for the turn it was given in. Working after waiting is the same
+// turn going on, so it keeps the signal.
+func clearDoneOnNewTurn(r *state.Record, prev state.Status, c statusChange) bool {
+	if r.Done == nil || c.status != state.Working || !c.at.After(r.Done.At) {
+		return false
+	}
+	switch prev {
+	case state.Idle, state.Exited, state.Starting:
+		r.Done = nil
+		return true
+	}
+	return false
 }

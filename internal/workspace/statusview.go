@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/state"
 )
 
 // StatusView is what owt status shows of one agent.
@@ -20,9 +21,11 @@ type StatusView struct {
 	WaitingFor string `json:"waiting_for,omitempty"`
 	// TurnError is why its last turn failed; the task is kept.
 	TurnError string `json:"turn_error,omitempty"`
-	Session   string `json:"session"`
-	Pane      string `json:"pane,omitempty"`
-	Live      bool   `json:"live"`
+	// Done is what the agent said with owt done this turn.
+	Done    *state.DoneSignal `json:"done,omitempty"`
+	Session string            `json:"session"`
+	Pane    string            `json:"pane,omitempty"`
+	Live    bool              `json:"live"`
 	// Elsewhere says how to reach an agent on another tmux server.
 	Elsewhere string `json:"elsewhere,omitempty"`
 	// Lines are the last non-blank lines of the agent's pane.
@@ -39,7 +42,7 @@ func (w *Workspace) StatusOf(name string, lines int) (StatusView, error) {
 	v := StatusView{
 		Name: r.Name, Tool: toolOf(r), Status: string(r.Status), Since: r.StatusSince,
 		Source: string(r.Source), ExitCode: r.ExitCode, Session: r.Session, Pane: r.Pane,
-		WaitingFor: r.WaitingFor, TurnError: r.TurnError,
+		WaitingFor: r.WaitingFor, TurnError: r.TurnError, Done: r.Done,
 		Lines: []string{},
 	}
 	if err := w.checkPane(r); err != nil {

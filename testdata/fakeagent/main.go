@@ -12,6 +12,7 @@
 //	!ask [COMMAND]        show a permission prompt (1/y/Enter yes, 3/n/Esc no)
 //	!write PATH [TEXT]    write a file (TEXT knows \n; default "fake change")
 //	!commit MSG           git add -A && git commit -m MSG
+//	!exec PROG ARGS...    run PROG with ARGS (split on spaces, no shell)
 //	!sleep DUR            keep working for DUR (Go duration or seconds)
 //	!exit N               exit with code N once the turn is over
 //	!fail [ERROR]         end the turn with an API error (Claude: StopFailure)

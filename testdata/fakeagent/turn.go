@@ -11,7 +11,7 @@ import (
 )
 
 // scriptCmd is one scripted command: a line of a prompt that starts with
-// !ask, !write, !commit, !sleep, !exit or !fail.
+// !ask, !write, !commit, !exec, !sleep, !exit or !fail.
 type scriptCmd struct {
 	name string
 	arg  string
@@ -29,7 +29,7 @@ func parseScript(text string) []scriptCmd {
 			name, arg = name[:i], strings.TrimSpace(name[i+1:])
 		}
 		switch name {
-		case "ask", "write", "commit", "sleep", "exit", "fail":
+		case "ask", "write", "commit", "exec", "sleep", "exit", "fail":
 			cmds = append(cmds, scriptCmd{name: name, arg: arg})
 		}
 	}
@@ -60,6 +60,8 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 			a.doWrite(gen, c.arg)
 		case "commit":
 			a.doCommit(gen, c.arg)
+		case "exec":
+			a.doExec(gen, c.arg)
 		case "sleep":
 			if !sleepCtx(ctx, parseDuration(c.arg, time.Second)) {
 				return ""
@@ -209,6 +211,42 @@ func (a *app) doCommit(gen int, msg string) {
 	a.log.event("tool", "tool", "commit", "message", msg)
 	a.say(gen, "  ⎿  "+first)
 	a.hooks.postTool(toolShell, input, map[string]any{"stdout": out, "stderr": "", "interrupted": false}, false)
+}
+
+// doExec handles "!exec PROGRAM ARGS...": the words run as argv (split
+// on spaces, no shell, no quoting) in the working directory, the way a
+// real agent runs a command with its shell tool, hooks and all.
+func (a *app) doExec(gen int, arg string) {
+	argv := strings.Fields(arg)
+	if len(argv) == 0 {
+		a.say(gen, "  ⎿  Error: !exec needs a program")
+		return
+	}
+	input := map[string]any{"command": arg, "description": "Run " + argv[0]}
+	if r := a.hooks.preTool(toolShell, input); r.blocked {
+		a.say(gen, a.blockedLine(r))
+		return
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = a.cwd
+	out, err := cmd.CombinedOutput()
+	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	a.say(gen, a.toolLine(a.hooks.toolName(toolShell), arg))
+	code := 0
+	if err != nil {
+		code = -1
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+	}
+	a.log.event("tool", "tool", "exec", "argv", argv, "exit", code, "output", string(out))
+	if err != nil {
+		a.say(gen, "  ⎿  Error: "+err.Error()+": "+first)
+		a.hooks.postTool(toolShell, input, map[string]any{"error": err.Error() + ": " + string(out)}, true)
+		return
+	}
+	a.say(gen, "  ⎿  "+first)
+	a.hooks.postTool(toolShell, input, map[string]any{"stdout": string(out), "stderr": "", "interrupted": false}, false)
 }
 
 func (a *app) git(args ...string) (string, error) {
