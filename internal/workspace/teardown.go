@@ -32,8 +32,12 @@ func (w *Workspace) Teardown(name, branchTip string) error {
 				name, loss, name)
 		}
 		if n := len(loss.EditedCopies); n > 0 {
-			return fmt.Errorf("kept %s: %s changed since owt copied it in and git ignores it, so it did not land; it stays in %s (owt never writes your checkout's copy): take what you need, then 'owt delete %s --force'",
-				name, listNames(loss.EditedCopies), r.Path, name)
+			it, they := "it", "it stays"
+			if n > 1 {
+				it, they = "them", "they stay"
+			}
+			return fmt.Errorf("kept %s: %s changed since owt copied %s in and git ignores %s, so nothing of %s landed; %s in %s (owt never writes your checkout's copy): take what you need, then 'owt delete %s --force'",
+				name, listNames(loss.EditedCopies), it, it, it, they, r.Path, name)
 		}
 	}
 	if branchTip != "" && w.Repo.BranchExists(r.Branch) {
