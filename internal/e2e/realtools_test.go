@@ -55,6 +55,18 @@ func realEnv(t *testing.T) *Env {
 		e.Set(k, v)
 		e.Tmux("set-environment", "-g", k, v)
 	}
+	// Some folders the tools make in /tmp whatever TMPDIR says (codex's
+	// daemon folder, per user): removed again when this test made them, once
+	// its processes are gone (cleanups run last-registered first).
+	for _, dir := range []string{
+		filepath.Join(os.TempDir(), "codex-daemon-"+strconv.Itoa(os.Getuid())),
+		filepath.Join("/tmp", "codex-daemon-"+strconv.Itoa(os.Getuid())),
+		filepath.Join("/tmp", "claude-"+strconv.Itoa(os.Getuid())),
+	} {
+		if _, err := os.Stat(dir); err != nil {
+			t.Cleanup(func() { _ = os.RemoveAll(dir) })
+		}
+	}
 	// Registered after NewEnv's cleanup, so it runs first: codex's
 	// background server and gemini outlive their pane and the tmux server.
 	t.Cleanup(e.killRealTools)
