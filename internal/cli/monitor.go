@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/monitor"
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
+	"github.com/owt-tmux/owt/internal/state"
 )
 
 func monitorCommand() *cli.Command {
@@ -26,7 +28,14 @@ func monitorCommand() *cli.Command {
 			if c.String("socket") == "" {
 				socket = daemon.SocketPath(tmuxClient())
 			}
-			return monitor.Run(monitor.Options{Socket: socket, Interval: c.Duration("interval"), Log: os.Stderr})
+			// Started as a daemon, its stderr is owt's log: follow the
+			// log when it is moved aside or removed, rather than writing
+			// into a file nobody sees any more.
+			var log io.Writer = os.Stderr
+			if state.IsLog(os.Stderr) {
+				log = &state.LogWriter{}
+			}
+			return monitor.Run(monitor.Options{Socket: socket, Interval: c.Duration("interval"), Log: log})
 		},
 	}
 }

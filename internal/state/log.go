@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -48,4 +49,46 @@ func Logf(who, format string, args ...any) {
 func LogLine(who, msg string) string {
 	msg = strings.NewReplacer("\r", " ", "\n", " ").Replace(msg)
 	return fmt.Sprintf("%s [%d] %s: %s\n", time.Now().Format("2006-01-02T15:04:05.000Z07:00"), os.Getpid(), who, msg)
+}
+
+// LogWriter appends to owt's log and follows it: before each write it
+// makes sure it still has the file LogPath names open (someone may have
+// removed or moved it) and that the file has not outgrown logLimit (then
+// OpenLog moves it aside). A long-lived process (the monitor) logs through
+// it, so its lines never go to a file nobody can see.
+type LogWriter struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+// Write appends p to the log file LogPath names now.
+func (w *LogWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil || !w.current() {
+		if w.f != nil {
+			_ = w.f.Close()
+		}
+		f, err := OpenLog()
+		if err != nil {
+			w.f = nil
+			return 0, err
+		}
+		w.f = f
+	}
+	return w.f.Write(p)
+}
+
+// current reports whether the open file is still the log, and small enough.
+func (w *LogWriter) current() bool {
+	open, err1 := w.f.Stat()
+	named, err2 := os.Stat(LogPath())
+	return err1 == nil && err2 == nil && os.SameFile(open, named) && named.Size() <= logLimit
+}
+
+// IsLog reports whether f is owt's log file (a daemon's stderr is).
+func IsLog(f *os.File) bool {
+	open, err1 := f.Stat()
+	named, err2 := os.Stat(LogPath())
+	return err1 == nil && err2 == nil && os.SameFile(open, named)
 }

@@ -180,3 +180,20 @@ func TestNewerSchemaIsLeftAlone(t *testing.T) {
 	aside, _ := filepath.Glob(s.Path + ".corrupt-*")
 	require.Empty(t, aside)
 }
+
+func TestLogWriterFollowsTheLogWhenItIsRemoved(t *testing.T) {
+	tempState(t)
+	w := &LogWriter{}
+	_, err := w.Write([]byte("one\n"))
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(LogPath()))
+	_, err = w.Write([]byte("two\n"))
+	require.NoError(t, err)
+	data, err := os.ReadFile(LogPath())
+	require.NoError(t, err)
+	require.Equal(t, "two\n", string(data), "the line went to the log there is now")
+	f, err := os.Open(LogPath())
+	require.NoError(t, err)
+	defer f.Close()
+	require.True(t, IsLog(f))
+}
