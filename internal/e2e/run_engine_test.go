@@ -138,3 +138,103 @@ task = "think about it, change nothing"
 	require.Equal(t, "running", v.Tasks[0].State)
 	require.Equal(t, "active", v.State)
 }
+
+func TestRunEngineLandsDoneTasksInIntoInDependencyOrder(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, "notes.txt", "the user's own edit, not committed\n")
+	e.WriteFile(repo, "land.toml", `[run]
+into = "feat/x"
+max_concurrent = 2
+tool = "claude"
+
+[[task]]
+id = "a"
+task = "`+taskScript("a.txt")+`"
+
+[[task]]
+id = "b"
+task = "`+taskScript("b.txt")+`"
+
+[[task]]
+id = "c"
+task = "`+taskScript("c.txt")+`"
+depends_on = ["a", "b"]
+`)
+	mainBefore := e.Git(repo, "rev-parse", "main")
+	statusBefore := e.Git(repo, "status", "--porcelain")
+	e.MustOwt(repo, "run", "start", "land.toml")
+	e.MustOwt(repo, "tmux", "init")
+
+	e.Eventually(50*time.Second, "run land finished", func() bool {
+		return e.runStatus(repo, "land").State == "finished"
+	})
+	landed := map[string]bool{}
+	for _, ev := range e.runEvents(repo, "land") {
+		switch ev.Event {
+		case "needs_you", "failed":
+			t.Fatalf("%s %s: %s", ev.Task, ev.Event, ev.Detail)
+		case "landed":
+			landed[ev.Task] = true
+		case "starting":
+			if ev.Task == "c" {
+				require.True(t, landed["a"] && landed["b"], "c starts only after a and b landed")
+			}
+		}
+	}
+	branchOf := map[string]string{}
+	for _, task := range e.runStatus(repo, "land").Tasks {
+		require.Equal(t, "landed", task.State, task.ID)
+		branchOf[task.ID] = *task.Branch
+	}
+	// Everything landed in feat/x, c on top of a and b's work; main and
+	// the user's checkout are as they were.
+	files := e.Git(repo, "ls-tree", "--name-only", "feat/x")
+	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+		require.Contains(t, files, f)
+	}
+	require.Contains(t, e.Git(repo, "ls-tree", "--name-only", branchOf["c"]), "a.txt", "c started from into after its parents landed")
+	require.Equal(t, mainBefore, e.Git(repo, "rev-parse", "main"))
+	require.Equal(t, statusBefore, e.Git(repo, "status", "--porcelain"))
+	require.Equal(t, "main", strings.TrimSpace(e.Git(repo, "branch", "--show-current")))
+}
+
+func TestRunEngineLandsNothingOnAPredictedConflict(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	script := func(text string) string {
+		return "!write same.txt " + text + "\\n!commit " + text + "\\n!exec " + owtBin + " done --summary " + text
+	}
+	e.WriteFile(repo, "clash.toml", `[run]
+into = "feat/x"
+max_concurrent = 1
+tool = "claude"
+
+[[task]]
+id = "a"
+task = "`+script("from-a")+`"
+
+[[task]]
+id = "b"
+task = "`+script("from-b")+`"
+`)
+	e.MustOwt(repo, "run", "start", "clash.toml")
+	e.MustOwt(repo, "tmux", "init")
+
+	e.Eventually(50*time.Second, "b needs you", func() bool {
+		v := e.runStatus(repo, "clash")
+		return v.Tasks[0].State == "landed" && v.Tasks[1].State == "needs_you"
+	})
+	into := e.Git(repo, "rev-parse", "feat/x")
+	var why string
+	for _, ev := range e.runEvents(repo, "clash") {
+		if ev.Event == "needs_you" && ev.Task == "b" {
+			why = ev.Detail
+		}
+	}
+	require.Contains(t, why, "landing in feat/x")
+	require.Contains(t, why, "same.txt")
+	require.Equal(t, "from-a", e.Git(repo, "show", "feat/x:same.txt"), "nothing of b landed")
+	require.Equal(t, into, e.Git(repo, "rev-parse", "feat/x"))
+	require.Equal(t, "active", e.runStatus(repo, "clash").State)
+}

@@ -118,6 +118,9 @@ func (e *Engine) step(name string, now time.Time) error {
 			return err
 		}
 	}
+	if err := e.landNext(name, now); err != nil {
+		return err
+	}
 	return e.startReady(name, now)
 }
 
@@ -136,6 +139,9 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 	for _, t := range r.Tasks {
 		if t.State != Running && t.State != NeedsYou {
 			continue
+		}
+		if t.Failure != nil && t.Failure.Class == FailLand {
+			continue // judged done already; its landing waits for the user
 		}
 		if recs == nil {
 			f, err := state.ForRepo(r.Repo).Peek()
@@ -254,11 +260,11 @@ func (r *Run) failNoRetry(t *TaskRun, f Failure, ev *Evidence, now time.Time) []
 
 // finish ends a run whose every task ended, when nothing is left to land.
 func (r *Run) finish(now time.Time) []Event {
-	if r.State == Finished || r.Into != "" {
+	if r.State == Finished {
 		return nil
 	}
 	for _, t := range r.Tasks {
-		if !t.State.Ended() {
+		if !t.State.Ended() || (t.State == Done && r.Into != "") {
 			return nil
 		}
 	}
