@@ -82,8 +82,8 @@ func (e *Engine) inFlight() []string {
 
 // drives reports whether r is this engine's to work on now.
 func (e *Engine) drives(r *Run) bool {
-	if r.Socket != "" && r.Socket != e.Socket {
-		return false
+	if r.Socket != e.Socket {
+		return false // another server's run (or one that names none: nobody's to guess)
 	}
 	if r.State == Active {
 		return true

@@ -64,8 +64,7 @@ type Run struct {
 	// drives other hosts (DESIGN.md, remote hosts).
 	Host string `json:"host"`
 	// Socket is the tmux server the run was registered under: only that
-	// server's monitor drives it ("" for runs registered before it was
-	// recorded: any monitor may).
+	// server's monitor drives it.
 	Socket string   `json:"socket,omitempty"`
 	State  RunState `json:"state"`
 	// Base is the branch tasks start from, resolved at registration.
