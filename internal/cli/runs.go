@@ -15,11 +15,13 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/run"
 )
 
 // engineNote says plainly what a registered run does today.
-const engineNote = "owt's run engine (starting agents, judging done, landing, retries) is not built yet: registered tasks stay pending"
+const engineNote = "the monitor of this tmux server starts ready tasks and judges done on evidence (owt's tmux plugin or owt new starts it); " +
+	"lands done tasks in into; retries and messages to agents are not built yet"
 
 // runsCommand is owt run: task graphs.
 func runsCommand() *cli.Command {
@@ -100,6 +102,7 @@ func runStart(c *cli.Context, file string) error {
 		p.File = abs
 	}
 	r := run.NewRun(name, repo.Root, base, p, time.Now())
+	r.Socket = daemon.SocketPath(tmuxClient())
 	store := run.DefaultStore()
 	if store.Exists(name) { // Create checks again under the lock
 		return fmt.Errorf("run %s %w (see 'owt run status %s', or give another --name)", name, run.ErrRunExists, name)

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
+	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -136,6 +137,7 @@ type monitor struct {
 	ttys     map[recKey]string         // the terminal of each record's pane when last seen
 	live     []agentPane               // the records with a live agent pane, this tick
 	notifier *notifier
+	engine   *run.Engine // drives the task graphs registered on this server
 }
 
 func newMonitor(tm *tmux.Client, log io.Writer) *monitor {
@@ -182,6 +184,7 @@ func (m *monitor) tick(now time.Time) error {
 		m.recs.publishSummary()
 	}
 	m.notifyTransitions()
+	m.runs(now)
 	return nil
 }
 

@@ -62,8 +62,11 @@ type Run struct {
 	Repo    string `json:"repo"`
 	// Host is where the run's repo and agents live: "local" until owt
 	// drives other hosts (DESIGN.md, remote hosts).
-	Host  string   `json:"host"`
-	State RunState `json:"state"`
+	Host string `json:"host"`
+	// Socket is the tmux server the run was registered under: only that
+	// server's monitor drives it.
+	Socket string   `json:"socket,omitempty"`
+	State  RunState `json:"state"`
 	// Base is the branch tasks start from, resolved at registration.
 	Base      string     `json:"base"`
 	Into      string     `json:"into,omitempty"`
@@ -96,6 +99,12 @@ type TaskRun struct {
 	Memo Memo `json:"memo"`
 	// Clock is this attempt's active time, for its timeout.
 	Clock ActiveClock `json:"clock"`
+	// Why says why a task needs the user, or what it waits for.
+	Why string `json:"why,omitempty"`
+	// Owed is the message or check owt owes the agent and has not
+	// delivered (the outbox is not built yet): nudge, commit, checks,
+	// run_checks.
+	Owed string `json:"owed,omitempty"`
 }
 
 // Failure is one failed attempt: its class (start, crash, agent, timeout,

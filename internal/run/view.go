@@ -32,6 +32,8 @@ type TaskView struct {
 	Failure   *Failure  `json:"failure,omitempty"`
 	Evidence  *Evidence `json:"evidence"`
 	BlockedBy []string  `json:"blocked_by,omitempty"`
+	Why       string    `json:"why,omitempty"`
+	Owed      string    `json:"owed,omitempty"`
 }
 
 // View returns what owt run status shows of r.
@@ -45,7 +47,7 @@ func (r *Run) View() View {
 		tv := TaskView{
 			ID: t.ID, State: t.State, Since: t.Since, Attempt: t.Attempt, Name: t.Name, Branch: t.Branch,
 			DependsOn: []string{}, NextStart: t.NextStart, Failure: t.Failure, Evidence: t.Evidence,
-			BlockedBy: t.BlockedBy,
+			BlockedBy: t.BlockedBy, Why: t.Why, Owed: t.Owed,
 		}
 		if pt, ok := r.Plan.TaskByID(t.ID); ok {
 			tv.Task = pt.Task

@@ -1,0 +1,373 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// DoneInstruction is added to every task's text: how the agent tells owt
+// its task ended.
+const DoneInstruction = "When the task is finished, commit your work (owt never commits for you) and run " +
+	"`owt done --summary \"what you did\"`. If you are blocked, run `owt done --blocked \"your question\"`; " +
+	"if it cannot be done, `owt done --fail \"why\"`."
+
+// Engine drives the runs of one tmux server: the monitor of that server
+// calls Tick on each of its ticks. It starts ready tasks through the same
+// Create as owt new, judges running ones on evidence (Judge) and records
+// what it decided in the run's state and event log.
+type Engine struct {
+	Store Store
+	// Socket is the tmux server the engine's monitor watches: a run
+	// registered on another server is that server's to drive.
+	Socket string
+	Tmux   *tmux.Client
+	Logf   func(format string, args ...any)
+
+	dirMod time.Time // the runs dir's mtime when it was last listed
+	live   []string  // the runs in flight at the last listing
+}
+
+// Tick is one look at the runs. With no run in flight it costs one stat
+// of the runs dir.
+func (e *Engine) Tick(now time.Time) {
+	fi, err := os.Stat(e.Store.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if err != nil {
+		e.logf("runs: %v", err)
+		return
+	}
+	if !fi.ModTime().Equal(e.dirMod) {
+		e.dirMod = fi.ModTime()
+		e.live = e.inFlight()
+	}
+	for _, name := range e.live {
+		if err := e.step(name, now); err != nil {
+			e.logf("run %s: %v", name, err)
+		}
+	}
+}
+
+func (e *Engine) logf(format string, args ...any) {
+	if e.Logf != nil {
+		e.Logf(format, args...)
+	}
+}
+
+// inFlight names this server's runs that may start a task or have agents
+// to judge.
+func (e *Engine) inFlight() []string {
+	runs, err := e.Store.List()
+	if err != nil {
+		e.logf("runs: %v", err)
+	}
+	var names []string
+	for _, r := range runs {
+		if e.drives(r) {
+			names = append(names, r.Name)
+		}
+	}
+	return names
+}
+
+// drives reports whether r is this engine's to work on now.
+func (e *Engine) drives(r *Run) bool {
+	if r.Socket != e.Socket {
+		return false // another server's run (or one that names none: nobody's to guess)
+	}
+	if r.State == Active {
+		return true
+	}
+	for _, t := range r.Tasks {
+		if t.State == Running || t.State == NeedsYou {
+			return true // paused or stopped: nothing starts, but agents are still judged
+		}
+	}
+	return false
+}
+
+// step judges the run's running tasks, then starts the ready ones.
+func (e *Engine) step(name string, now time.Time) error {
+	r, err := e.Store.Load(name)
+	if err != nil {
+		return err
+	}
+	if !e.drives(r) {
+		return nil
+	}
+	verdicts := e.judgeAll(r, now)
+	if len(verdicts) > 0 {
+		err := e.Store.Update(name, func(r *Run) ([]Event, error) {
+			var evs []Event
+			for _, jv := range verdicts {
+				evs = append(evs, r.apply(jv, now)...)
+			}
+			return append(evs, r.finish(now)...), nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if err := e.landNext(name, now); err != nil {
+		return err
+	}
+	return e.startReady(name, now)
+}
+
+// judged is the verdict on one task, for the agent it was about.
+type judged struct {
+	id, name string
+	was      TaskState
+	v        Verdict
+}
+
+// judgeAll judges each task whose agent lives: running, or waiting for
+// the user (who may have answered it).
+func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
+	var out []judged
+	var recs map[string]*state.Record
+	for _, t := range r.Tasks {
+		if t.State != Running && t.State != NeedsYou {
+			continue
+		}
+		if t.Failure != nil && t.Failure.Class == FailLand {
+			continue // judged done already; its landing waits for the user
+		}
+		if recs == nil {
+			f, err := state.ForRepo(r.Repo).Peek()
+			if err != nil {
+				e.logf("run %s: read worktree state: %v", r.Name, err)
+				return out
+			}
+			recs = f.Records
+		}
+		pt, ok := r.Plan.TaskByID(t.ID)
+		if !ok {
+			continue
+		}
+		rec := recs[t.Name]
+		var v Verdict
+		if rec == nil {
+			v = Verdict{Action: AskUser, Why: "its worktree " + t.Name + " is gone"}
+		} else {
+			o, err := observe(rec, now)
+			if err != nil {
+				e.logf("run %s: task %s: %v", r.Name, t.ID, err)
+				continue
+			}
+			v = Judge(o, r.Plan.CriteriaOf(pt), t.Memo)
+		}
+		out = append(out, judged{id: t.ID, name: t.Name, was: t.State, v: v})
+	}
+	return out
+}
+
+// observe gathers what the judge needs from the agent's record and, once
+// its turn is over, from git: a working or waiting agent is judged on its
+// record alone, so a busy run costs no git process.
+func observe(rec *state.Record, now time.Time) (Observation, error) {
+	o := Observation{
+		Now: now, Status: rec.Status, WaitingFor: rec.WaitingFor, ExitCode: rec.ExitCode,
+		Done: rec.Done, LastActivity: rec.StatusSince,
+	}
+	if o.Status != state.Idle && o.Status != state.Exited {
+		return o, nil
+	}
+	wt := git.Repo{Root: rec.Path}
+	from := rec.BaseCommit
+	if from == "" {
+		from = rec.Base
+	}
+	ahead, _, err := wt.AheadBehind(from, "HEAD")
+	if err != nil {
+		return o, fmt.Errorf("count commits: %w", err)
+	}
+	o.Commits = ahead
+	if o.Uncommitted, err = workspace.WorkFiles(rec); err != nil {
+		return o, fmt.Errorf("uncommitted files: %w", err)
+	}
+	if o.Tree, err = wt.TreeOf("HEAD"); err != nil {
+		return o, fmt.Errorf("tree: %w", err)
+	}
+	return o, nil
+}
+
+// apply records a verdict on the task it was about, if the task is still
+// as it was judged, and returns the events worth a line in the log.
+func (r *Run) apply(jv judged, now time.Time) []Event {
+	t, ok := r.Task(jv.id)
+	if !ok || t.State != jv.was || t.Name != jv.name {
+		return nil // changed under us (owt run skip, cancel, …)
+	}
+	v := jv.v
+	ev := v.Evidence
+	switch v.Action {
+	case MarkDone:
+		t.Evidence, t.Why, t.Owed = &ev, "", ""
+		r.setTask(t, Done, now)
+		return []Event{{At: now, Event: "done", Task: t.ID, Detail: doneDetail(ev)}}
+	case AskUser:
+		if t.State == NeedsYou && t.Why == v.Why {
+			return nil
+		}
+		t.Evidence, t.Why = &ev, v.Why
+		r.setTask(t, NeedsYou, now)
+		return []Event{{At: now, Event: "needs_you", Task: t.ID, Detail: v.Why}}
+	case MarkFailed:
+		return r.failNoRetry(t, *v.Failure, &ev, now)
+	case SendMessage, RunChecks:
+		owed := string(v.Action)
+		if v.Message != nil {
+			owed = v.Message.Kind
+		}
+		if t.Owed == owed && t.State == Running {
+			return nil
+		}
+		t.Evidence, t.Owed, t.Why = &ev, owed, v.Why
+		r.setTask(t, Running, now)
+		return []Event{{At: now, Event: "owed", Task: t.ID, Detail: owedDetail(owed, v.Why)}}
+	case KeepWaiting:
+		if t.State == NeedsYou {
+			// The user answered: the agent works on.
+			t.Why = ""
+			r.setTask(t, Running, now)
+			return []Event{{At: now, Event: "running", Task: t.ID, Detail: v.Why}}
+		}
+	}
+	return nil
+}
+
+// failNoRetry ends the task as failed. Restarting an attempt in its
+// worktree is not built yet, so a failure is final until owt run retry.
+func (r *Run) failNoRetry(t *TaskRun, f Failure, ev *Evidence, now time.Time) []Event {
+	f.At = now
+	t.Failure, t.Evidence, t.NextStart = &f, ev, time.Time{}
+	r.setTask(t, Failed, now)
+	evs := []Event{{At: now, Event: "failed", Task: t.ID,
+		Detail: fmt.Sprintf("attempt %d: %s: %s (owt does not restart attempts yet)", t.Attempt, f.Class, f.Error)}}
+	return append(evs, r.Reblock(now)...)
+}
+
+// finish ends a run whose every task ended, when nothing is left to land.
+func (r *Run) finish(now time.Time) []Event {
+	if r.State == Finished {
+		return nil
+	}
+	for _, t := range r.Tasks {
+		if !t.State.Ended() || (t.State == Done && r.Into != "") {
+			return nil
+		}
+	}
+	r.State, r.UpdatedAt = Finished, now
+	return []Event{{At: now, Event: "finished", Detail: fmt.Sprintf("%d/%d done", r.View().Finished, len(r.Tasks))}}
+}
+
+func doneDetail(ev Evidence) string {
+	parts := []string{ev.Signal, fmt.Sprintf("%d commit(s)", ev.Commits)}
+	if ev.Checks != "" {
+		parts = append(parts, "checks "+ev.Checks)
+	}
+	if ev.Summary != "" {
+		parts = append(parts, "summary: "+ev.Summary)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func owedDetail(kind, why string) string {
+	what := map[string]string{
+		MsgNudge: "a nudge", MsgCommit: "a request to commit", MsgChecks: "the failing checks",
+		string(RunChecks): "a run of the checks",
+	}[kind]
+	if what == "" {
+		what = kind
+	}
+	return fmt.Sprintf("%s: owt owes the agent %s; not sent (owt cannot deliver it yet)", why, what)
+}
+
+// startReady starts the tasks Ready picks, each in two steps: marked
+// starting under the run's lock (so no slot is given twice, whoever else
+// drives the run), then created outside it, and recorded running.
+func (e *Engine) startReady(name string, now time.Time) error {
+	var starting []string
+	var r *Run
+	err := e.Store.Update(name, func(cur *Run) ([]Event, error) {
+		r = cur
+		var evs []Event
+		for _, id := range Ready(cur, now) {
+			t, _ := cur.Task(id)
+			t.Attempt++
+			t.Memo, t.Clock, t.Failure, t.Evidence, t.Why, t.Owed = Memo{}, ActiveClock{}, nil, nil, "", ""
+			cur.setTask(t, Starting, now)
+			starting = append(starting, id)
+			evs = append(evs, Event{At: now, Event: "starting", Task: id, Detail: fmt.Sprintf("attempt %d", t.Attempt)})
+		}
+		return evs, nil
+	})
+	if err != nil || len(starting) == 0 {
+		return err
+	}
+	for _, id := range starting {
+		rec, err := e.create(r, id)
+		now := time.Now()
+		err = e.Store.Update(name, func(cur *Run) ([]Event, error) {
+			t, ok := cur.Task(id)
+			if !ok || t.State != Starting {
+				return nil, nil
+			}
+			if err != nil {
+				return cur.failNoRetry(t, Failure{Class: FailStart, Error: err.Error()}, nil, now), nil
+			}
+			t.Name, t.Branch = rec.Name, rec.Branch
+			cur.setTask(t, Running, now)
+			return []Event{{At: now, Event: "started", Task: id,
+				Detail: fmt.Sprintf("%s on %s from %s", rec.Name, rec.Branch, rec.Base)}}, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// create makes the task's worktree, session and agent through owt new's
+// Create.
+func (e *Engine) create(r *Run, id string) (*state.Record, error) {
+	pt, ok := r.Plan.TaskByID(id)
+	if !ok {
+		return nil, fmt.Errorf("run %s has no task %q", r.Name, id)
+	}
+	w, err := workspace.Open(r.Repo, e.Tmux)
+	if err != nil {
+		return nil, err
+	}
+	tool := pt.Tool
+	if tool == "" {
+		tool = r.Plan.Tool
+	}
+	return w.Create(workspace.CreateOptions{
+		Task: pt.Task + "\n\n" + DoneInstruction,
+		Name: r.Name + "-" + id,
+		Base: r.startBase(pt),
+		Tool: tool,
+	})
+}
+
+// startBase is where a task starts: the into branch once its parents
+// landed there, else the run's base. (Starting a child from a merge of its
+// parents' branches, in a run without into, is not built yet.)
+func (r *Run) startBase(pt *Task) string {
+	if r.Into != "" && len(pt.DependsOn) > 0 {
+		return r.Into
+	}
+	return r.Base
+}
