@@ -93,6 +93,8 @@ func main() {
 	}
 	fmt.Printf("%-44s p50 %7s   (budget ≤ 5 ms; the tmux bar itself reads an option: 0 processes)\n", "owt status-line", ms(p50(statusLine)))
 
+	runFigures(w, bin, repo)
+
 	statusFigures(w, bin, repo)
 
 	var frames []time.Duration
