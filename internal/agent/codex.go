@@ -21,7 +21,7 @@ import (
 // Codex's lifecycle hooks are not installed per worktree: Codex 0.169
 // wants every hooks file reviewed and trusted (keyed by its path), so each
 // new worktree would stop at "Hooks need review". Installed once in the
-// user's $CODEX_HOME/hooks.json (owt tools hooks install codex, which the
+// user's $CODEX_HOME/hooks.json (owt tools codex-hooks, which the
 // user then trusts once in Codex), they report every agent's turn, and owt
 // stops passing -c notify, which makes Codex run without its shared
 // background server.
@@ -44,13 +44,7 @@ func CodexNotifyArgs(owt string, chain []string) ([]string, error) {
 // the project's .codex/config.toml in the main checkout, else
 // $CODEX_HOME/config.toml (default ~/.codex). owt's own notify is ignored.
 func CodexUserNotify(repoRoot string) []string {
-	home := os.Getenv("CODEX_HOME")
-	if home == "" {
-		if h, err := os.UserHomeDir(); err == nil {
-			home = filepath.Join(h, ".codex")
-		}
-	}
-	for _, path := range []string{filepath.Join(repoRoot, ".codex", "config.toml"), filepath.Join(home, "config.toml")} {
+	for _, path := range []string{filepath.Join(repoRoot, ".codex", "config.toml"), filepath.Join(CodexHome(), "config.toml")} {
 		var cfg struct {
 			Notify []string `toml:"notify"`
 		}

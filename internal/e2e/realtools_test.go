@@ -59,9 +59,8 @@ func realEnv(t *testing.T) *Env {
 	// daemon folder, per user): removed again when this test made them, once
 	// its processes are gone (cleanups run last-registered first).
 	for _, dir := range []string{
-		filepath.Join(os.TempDir(), "codex-daemon-"+strconv.Itoa(os.Getuid())),
-		filepath.Join("/tmp", "codex-daemon-"+strconv.Itoa(os.Getuid())),
-		filepath.Join("/tmp", "claude-"+strconv.Itoa(os.Getuid())),
+		"/tmp/codex-daemon-" + strconv.Itoa(os.Getuid()),
+		"/tmp/claude-" + strconv.Itoa(os.Getuid()),
 	} {
 		if _, err := os.Stat(dir); err != nil {
 			t.Cleanup(func() { _ = os.RemoveAll(dir) })

@@ -62,7 +62,7 @@ func (e *Env) answers() map[string]string {
 func TestSendStripsControlCharacters(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
-	it := e.newAgent(repo, "c", "claude")
+	e.newAgent(repo, "c", "claude")
 	e.WaitStatus(repo, "c", "idle", 10*time.Second)
 	require.Equal(t, 0, e.Owt(repo, "send", "c", "stop\x03\x03 please").Code)
 	prompts := e.WaitPrompts("c", 2)
@@ -79,5 +79,4 @@ func TestSendStripsControlCharacters(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	require.Len(t, e.Prompts("c"), 3, "no second prompt")
 	require.NotEqual(t, "exited", e.Status(repo, "c").Status)
-	_ = it
 }

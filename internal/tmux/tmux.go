@@ -199,7 +199,7 @@ const fieldSep = "\x1f"
 
 // Sessions lists the server's sessions; none (and no error) when no server runs.
 func (c *Client) Sessions() ([]Session, error) {
-	out, err := c.Run("list-sessions", "-F", strings.Join([]string{"#{session_id}", "#{session_name}", "#{session_attached}", "#{session_path}", serverFormat}, fieldSep))
+	out, err := c.Run("list-sessions", "-F", sessionFormat)
 	if errors.Is(err, ErrNoServer) {
 		return nil, nil
 	}
@@ -208,13 +208,22 @@ func (c *Client) Sessions() ([]Session, error) {
 	}
 	var ss []Session
 	for _, line := range strings.Split(out, "\n") {
-		f := strings.Split(line, fieldSep)
-		if len(f) != 5 {
-			continue
+		if s, ok := parseSession(line); ok {
+			ss = append(ss, s)
 		}
-		ss = append(ss, Session{ID: f[0], Name: f[1], Attached: f[2] != "0", Path: f[3], Server: serverIdentity(f[4])})
 	}
 	return ss, nil
+}
+
+// sessionFormat is what owt lists of a session; parseSession reads it.
+var sessionFormat = strings.Join([]string{"#{session_id}", "#{session_name}", "#{session_attached}", "#{session_path}", serverFormat}, fieldSep)
+
+func parseSession(line string) (Session, bool) {
+	f := strings.Split(line, fieldSep)
+	if len(f) != 5 || !strings.HasPrefix(f[0], "$") {
+		return Session{}, false
+	}
+	return Session{ID: f[0], Name: f[1], Attached: f[2] != "0", Path: f[3], Server: serverIdentity(f[4])}, true
 }
 
 // FindSession returns the session with exactly this name.
@@ -354,10 +363,9 @@ type ClientInfo struct {
 // Survey lists sessions and clients in one call; none (and no error) when
 // no server runs.
 func (c *Client) Survey() (Survey, error) {
-	sessionFields := []string{"s", "#{session_id}", "#{session_name}", "#{session_attached}", "#{session_path}", serverFormat}
 	clientFields := []string{"c", "#{client_name}", "#{client_session}", "#{client_width}", "#{client_height}", "#{client_activity}"}
 	cmds := [][]string{
-		{"list-sessions", "-F", strings.Join(sessionFields, fieldSep)},
+		{"list-sessions", "-F", "s" + fieldSep + sessionFormat},
 		{"list-clients", "-F", strings.Join(clientFields, fieldSep)},
 	}
 	if pane := os.Getenv("TMUX_PANE"); pane != "" && os.Getenv("TMUX") != "" {
@@ -374,8 +382,10 @@ func (c *Client) Survey() (Survey, error) {
 	for _, l := range strings.Split(out, "\n") {
 		f := strings.Split(l, fieldSep)
 		switch {
-		case f[0] == "s" && len(f) == len(sessionFields):
-			sv.Sessions = append(sv.Sessions, Session{ID: f[1], Name: f[2], Attached: f[3] != "0", Path: f[4], Server: serverIdentity(f[5])})
+		case f[0] == "s":
+			if s, ok := parseSession(strings.TrimPrefix(l, "s"+fieldSep)); ok {
+				sv.Sessions = append(sv.Sessions, s)
+			}
 		case f[0] == "c" && len(f) == len(clientFields):
 			w, _ := strconv.Atoi(f[3])
 			h, _ := strconv.Atoi(f[4])

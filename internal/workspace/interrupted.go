@@ -59,7 +59,9 @@ func (w *Workspace) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 	f := Finding{Kind: InterruptedCreate, Name: r.Name,
 		Detail: fmt.Sprintf("owt new %s was interrupted before it finished (branch %s, worktree %s)", r.Name, r.Branch, r.Path),
 		Action: "--fix removes what it left (branch, worktree, record)"}
-	if s, ok := w.sessionNamedFor(r); ok {
+	// A session with r's name is what it may have started (its options may
+	// not be set yet, so the name is all there is to go by).
+	if s, ok, _ := w.Tmux.FindSession(r.Session); ok {
 		// The session started: its agent may have begun. If it proves to
 		// be the one this create made, the create is finished instead.
 		if !w.madeFor(s, r) {
@@ -93,14 +95,6 @@ func (w *Workspace) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 	}
 	rep.Findings = append(rep.Findings, f)
 	return true
-}
-
-// sessionNamedFor finds a session of this server with r's session name:
-// what an interrupted create may have started (its options may not have
-// been set yet, so the name is all there is to go by).
-func (w *Workspace) sessionNamedFor(r *state.Record) (tmux.Session, bool) {
-	s, ok, _ := w.Tmux.FindSession(r.Session)
-	return s, ok
 }
 
 // baseOf is the ref r's branch is measured against: its base branch, or
