@@ -127,13 +127,18 @@ func NewEnv(t *testing.T) *Env {
 	return e
 }
 
+// ciVars mark a CI machine; the isolated world is a user at a terminal, and
+// the real agent CLIs turn headless when they see these (gemini exits 55 on
+// an untrusted folder instead of asking).
+var ciVars = map[string]bool{"CI": true, "GITHUB_ACTIONS": true, "CONTINUOUS_INTEGRATION": true, "BUILD_NUMBER": true, "RUN_ID": true}
+
 // Environ is the process environment of the isolated world (no TMUX: owt
-// runs "outside tmux" unless a test says otherwise).
+// runs "outside tmux" unless a test says otherwise; no CI markers).
 func (e *Env) Environ(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k := strings.SplitN(kv, "=", 2)[0]
-		if _, ok := e.vars[k]; ok || k == "TMUX" || k == "TMUX_PANE" || strings.HasPrefix(k, "OWT_") {
+		if _, ok := e.vars[k]; ok || k == "TMUX" || k == "TMUX_PANE" || strings.HasPrefix(k, "OWT_") || ciVars[k] {
 			continue
 		}
 		env = append(env, kv)
