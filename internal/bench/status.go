@@ -72,6 +72,7 @@ func statusFigures(w *world, bin, repo string) {
 
 	if *monitorFor > 0 {
 		w.monitorCPU(bin, *monitorFor)
+		w.engineCPU(bin, *monitorFor/2)
 	}
 }
 

@@ -32,8 +32,9 @@ type Engine struct {
 	Tmux   *tmux.Client
 	Logf   func(format string, args ...any)
 
-	dirMod time.Time // the runs dir's mtime when it was last listed
-	live   []string  // the runs in flight at the last listing
+	dirMod   time.Time                    // the runs dir's mtime when it was last listed
+	live     []string                     // the runs in flight at the last listing
+	observed map[string]cachedObservation // by run/task: see observeCached
 }
 
 // Tick is one look at the runs. With no run in flight it costs one stat
@@ -160,12 +161,22 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 		if rec == nil {
 			v = Verdict{Action: AskUser, Why: "its worktree " + t.Name + " is gone"}
 		} else {
-			o, err := observe(rec, now)
+			key := r.Name + "/" + t.ID
+			o, fresh, err := e.observeCached(key, rec, now)
+			if err == nil {
+				v = Judge(o, r.Plan.CriteriaOf(pt), t.Memo)
+				if !fresh && v.Action != KeepWaiting {
+					// Act only on what git says now.
+					delete(e.observed, key)
+					if o, _, err = e.observeCached(key, rec, now); err == nil {
+						v = Judge(o, r.Plan.CriteriaOf(pt), t.Memo)
+					}
+				}
+			}
 			if err != nil {
 				e.logf("run %s: task %s: %v", r.Name, t.ID, err)
 				continue
 			}
-			v = Judge(o, r.Plan.CriteriaOf(pt), t.Memo)
 		}
 		out = append(out, judged{id: t.ID, name: t.Name, was: t.State, v: v})
 	}
