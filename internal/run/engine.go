@@ -121,6 +121,9 @@ func (e *Engine) step(name string, now time.Time) error {
 	if err := e.landNext(name, now); err != nil {
 		return err
 	}
+	if err := e.recheckConflicts(r, now); err != nil {
+		e.logf("run %s: parents' conflicts: %v", name, err)
+	}
 	return e.startReady(name, now)
 }
 
@@ -324,6 +327,9 @@ func (e *Engine) startReady(name string, now time.Time) error {
 			if !ok || t.State != Starting {
 				return nil, nil
 			}
+			if evs, blocked := cur.blockOnParents(t, err, now); blocked {
+				return evs, nil
+			}
 			if err != nil {
 				return cur.failNoRetry(t, Failure{Class: FailStart, Error: err.Error()}, nil, now), nil
 			}
@@ -354,17 +360,26 @@ func (e *Engine) create(r *Run, id string) (*state.Record, error) {
 	if tool == "" {
 		tool = r.Plan.Tool
 	}
+	sp, err := e.startPoint(r, pt)
+	if err != nil {
+		return nil, err
+	}
+	task := pt.Task + "\n\n" + DoneInstruction
+	if sp.Brief != "" {
+		task = pt.Task + "\n\n" + sp.Brief + "\n\n" + DoneInstruction
+	}
 	return w.Create(workspace.CreateOptions{
-		Task: pt.Task + "\n\n" + DoneInstruction,
-		Name: r.Name + "-" + id,
-		Base: r.startBase(pt),
-		Tool: tool,
+		Task:    task,
+		Name:    r.Name + "-" + id,
+		Base:    sp.Base,
+		StartAt: sp.Commit,
+		Tool:    tool,
 	})
 }
 
-// startBase is where a task starts: the into branch once its parents
-// landed there, else the run's base. (Starting a child from a merge of its
-// parents' branches, in a run without into, is not built yet.)
+// startBase is the branch a task's record names as its base: the into
+// branch once its parents landed there, else the run's base. (Without
+// into, a child's branch starts at its parents' merged work: startPoint.)
 func (r *Run) startBase(pt *Task) string {
 	if r.Into != "" && len(pt.DependsOn) > 0 {
 		return r.Into
