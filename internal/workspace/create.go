@@ -19,10 +19,10 @@ import (
 
 // CreateOptions are the inputs of owt new.
 type CreateOptions struct {
-	Task    string
-	Name    string // explicit worktree name; derived from Task when empty
-	Branch  string // explicit branch; derived when empty
-	Base    string // base ref; the current branch when empty
+	Task   string
+	Name   string // explicit worktree name; derived from Task when empty
+	Branch string // explicit branch; derived when empty
+	Base   string // base ref; the current branch when empty
 	// StartAt, when set, is the commit the new branch starts at instead of
 	// Base's tip (a run's child starts from its parents' merged work).
 	// Base is still recorded: the branch the work came from and merges
