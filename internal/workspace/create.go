@@ -19,21 +19,21 @@ import (
 
 // CreateOptions are the inputs of owt new.
 type CreateOptions struct {
-	Task   string
-	Name   string // explicit worktree name; derived from Task when empty
-	Branch string // explicit branch; derived when empty
-	Base   string // base ref; the current branch when empty
-	// StartAt, when set, is the commit the new branch starts at instead of
-	// Base's tip (a run's child starts from its parents' merged work).
-	// Base is still recorded: the branch the work came from and merges
-	// into; StartAt is recorded as the base commit.
-	StartAt string
+	Task    string
+	Name    string // explicit worktree name; derived from Task when empty
+	Branch  string // explicit branch; derived when empty
+	Base    string // base ref; the current branch when empty
 	Tool    string // tool name; [agent] tool when empty
 	NoAgent bool   // a shell instead of an agent
 	Plan    bool   // the tool's plan / read-only mode
 	NoSetup bool   // skip dependency install and setup commands
 	// From is the directory owt was run in; its branch is the default base.
 	From string
+	// StartAt, when set, is the commit the new branch starts at instead of
+	// Base's tip (a run's child starts from its parents' merged work).
+	// Base is still recorded: the branch the work came from and merges
+	// into; StartAt is recorded as the base commit.
+	StartAt string
 }
 
 // ErrEmptyTask is returned when there is nothing to tell the agent.
