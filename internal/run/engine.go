@@ -34,6 +34,8 @@ type Engine struct {
 
 	dirMod time.Time // the runs dir's mtime when it was last listed
 	live   []string  // the runs in flight at the last listing
+	bar    string    // the status bar's runs text last set (engine_bar.go)
+	barSet bool
 }
 
 // Tick is one look at the runs. With no run in flight it costs one stat
@@ -71,6 +73,7 @@ func (e *Engine) inFlight() []string {
 	if err != nil {
 		e.logf("runs: %v", err)
 	}
+	e.publishBar(runs)
 	var names []string
 	for _, r := range runs {
 		if e.drives(r) {
