@@ -87,6 +87,9 @@ func runStart(c *cli.Context, file string) error {
 	if err != nil {
 		return planProblems(err)
 	}
+	if into := c.String("into"); into != "" { // owt orchestrate --into
+		p.Into, p.IntoBase = into, false
+	}
 	name := c.String("name")
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
