@@ -21,7 +21,7 @@ import (
 
 // engineNote says plainly what a registered run does today.
 const engineNote = "the monitor of this tmux server starts ready tasks and judges done on evidence (owt's tmux plugin or owt new starts it); " +
-	"lands done tasks in into; retries and messages to agents are not built yet"
+	"lands done tasks in into; children start from their parents' work; retries and messages to agents are not built yet"
 
 // runsCommand is owt run: task graphs.
 func runsCommand() *cli.Command {
