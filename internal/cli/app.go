@@ -69,7 +69,7 @@ func App() *cli.App {
 			checkCommand(), mergeCommand(), shipCommand(), queueCommand(), syncCommand(), cleanupCommand(), doctorCommand(), noteCommand(),
 			toolsCommand(),
 			configCommand(),
-			runsCommand(), batchCommand(), doneCommand(),
+			runsCommand(), batchCommand(), orchestrateCommand(), planCommand(), doneCommand(),
 			runCommand(),
 			hookCommand(),
 			publishCommand(),

@@ -21,7 +21,7 @@ import (
 
 // engineNote says plainly what a registered run does today.
 const engineNote = "the monitor of this tmux server starts ready tasks and judges done on evidence (owt's tmux plugin or owt new starts it); " +
-	"lands done tasks in into; retries and messages to agents are not built yet"
+	"lands done tasks in into; children start from their parents' work; retries and messages to agents are not built yet"
 
 // runsCommand is owt run: task graphs.
 func runsCommand() *cli.Command {
@@ -86,6 +86,9 @@ func runStart(c *cli.Context, file string) error {
 	p, err := run.ParseFile(file)
 	if err != nil {
 		return planProblems(err)
+	}
+	if into := c.String("into"); into != "" { // owt orchestrate --into
+		p.Into, p.IntoBase = into, false
 	}
 	name := c.String("name")
 	if name == "" {

@@ -35,6 +35,8 @@ type Engine struct {
 	dirMod   time.Time                    // the runs dir's mtime when it was last listed
 	live     []string                     // the runs in flight at the last listing
 	observed map[string]cachedObservation // by run/task: see observeCached
+	bar      string                       // the status bar's runs text last set (engine_bar.go)
+	barSet   bool
 }
 
 // Tick is one look at the runs. With no run in flight it costs one stat
@@ -72,6 +74,7 @@ func (e *Engine) inFlight() []string {
 	if err != nil {
 		e.logf("runs: %v", err)
 	}
+	e.publishBar(runs)
 	var names []string
 	for _, r := range runs {
 		if e.drives(r) {
@@ -121,6 +124,9 @@ func (e *Engine) step(name string, now time.Time) error {
 	}
 	if err := e.landNext(name, now); err != nil {
 		return err
+	}
+	if err := e.recheckConflicts(r, now); err != nil {
+		e.logf("run %s: parents' conflicts: %v", name, err)
 	}
 	return e.startReady(name, now)
 }
@@ -335,6 +341,9 @@ func (e *Engine) startReady(name string, now time.Time) error {
 			if !ok || t.State != Starting {
 				return nil, nil
 			}
+			if evs, blocked := cur.blockOnParents(t, err, now); blocked {
+				return evs, nil
+			}
 			if err != nil {
 				return cur.failNoRetry(t, Failure{Class: FailStart, Error: err.Error()}, nil, now), nil
 			}
@@ -365,17 +374,26 @@ func (e *Engine) create(r *Run, id string) (*state.Record, error) {
 	if tool == "" {
 		tool = r.Plan.Tool
 	}
+	sp, err := e.startPoint(r, pt)
+	if err != nil {
+		return nil, err
+	}
+	task := pt.Task + "\n\n" + DoneInstruction
+	if sp.Brief != "" {
+		task = pt.Task + "\n\n" + sp.Brief + "\n\n" + DoneInstruction
+	}
 	return w.Create(workspace.CreateOptions{
-		Task: pt.Task + "\n\n" + DoneInstruction,
-		Name: r.Name + "-" + id,
-		Base: r.startBase(pt),
-		Tool: tool,
+		Task:    task,
+		Name:    r.Name + "-" + id,
+		Base:    sp.Base,
+		StartAt: sp.Commit,
+		Tool:    tool,
 	})
 }
 
-// startBase is where a task starts: the into branch once its parents
-// landed there, else the run's base. (Starting a child from a merge of its
-// parents' branches, in a run without into, is not built yet.)
+// startBase is the branch a task's record names as its base: the into
+// branch once its parents landed there, else the run's base. (Without
+// into, a child's branch starts at its parents' merged work: startPoint.)
 func (r *Run) startBase(pt *Task) string {
 	if r.Into != "" && len(pt.DependsOn) > 0 {
 		return r.Into

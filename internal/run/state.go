@@ -101,6 +101,9 @@ type TaskRun struct {
 	Clock ActiveClock `json:"clock"`
 	// Why says why a task needs the user, or what it waits for.
 	Why string `json:"why,omitempty"`
+	// Conflict is set while the task is blocked before it started because
+	// its parents' branches conflict (BlockedBy is empty then).
+	Conflict *ParentConflict `json:"conflict,omitempty"`
 	// Owed is the message or check owt owes the agent and has not
 	// delivered (the outbox is not built yet): nudge, commit, checks,
 	// run_checks.

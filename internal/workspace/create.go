@@ -29,6 +29,11 @@ type CreateOptions struct {
 	NoSetup bool   // skip dependency install and setup commands
 	// From is the directory owt was run in; its branch is the default base.
 	From string
+	// StartAt, when set, is the commit the new branch starts at instead of
+	// Base's tip (a run's child starts from its parents' merged work).
+	// Base is still recorded: the branch the work came from and merges
+	// into; StartAt is recorded as the base commit.
+	StartAt string
 }
 
 // ErrEmptyTask is returned when there is nothing to tell the agent.
@@ -113,6 +118,13 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 			return nil, fmt.Errorf("unknown base %q: no such branch, tag or commit", base)
 		}
 	}
+	start := base
+	if o.StartAt != "" {
+		if baseCommit, err = w.Repo.ResolveCommit(o.StartAt); err != nil {
+			return nil, fmt.Errorf("unknown start commit %q: %w", o.StartAt, err)
+		}
+		start = baseCommit
+	}
 
 	var rb undo
 	ok, published := false, false
@@ -154,7 +166,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 
-	if err := w.Repo.AddWorktree(rec.Path, rec.Branch, base); err != nil {
+	if err := w.Repo.AddWorktree(rec.Path, rec.Branch, start); err != nil {
 		return nil, fmt.Errorf("create worktree %s: %w", rec.Path, err)
 	}
 	rb.push(func() {
@@ -166,7 +178,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	// written while the files are copied and the session starts.
 	marked := async(func() (struct{}, error) { w.markOwtBranch(rec.Branch); return struct{}{}, nil })
 	defer func() { _, _ = marked() }()
-	w.logf("created worktree %s on branch %s (from %s)", rec.Path, rec.Branch, base)
+	w.logf("created worktree %s on branch %s (from %s)", rec.Path, rec.Branch, start)
 	if err := afterStep("worktree"); err != nil {
 		return nil, err
 	}

@@ -12,12 +12,14 @@ import (
 
 // The status bar contract: `owt tmux init` replaces StatusPlaceholder in
 // status-left/status-right with StatusFormat, which reads the global user
-// option OptStatusLine. owt rewrites that option on every status change, so
-// a redraw spawns no process.
+// options OptRuns (the runs in flight, kept by the run engine) and
+// OptStatusLine. owt rewrites them on every change, so a redraw spawns no
+// process.
 const (
 	StatusPlaceholder = "#{owt_status}"
 	OptStatusLine     = "@owt-status-line"
-	StatusFormat      = "#{" + OptStatusLine + "}"
+	OptRuns           = "@owt-runs"
+	StatusFormat      = "#{?" + OptRuns + ",#{" + OptRuns + "} ,}#{" + OptStatusLine + "}"
 )
 
 // publishSummary renders every agent of every repository into the global

@@ -26,6 +26,8 @@
 //	                      input arriving meanwhile is dropped
 //	OWT_FAKE_WORK         how long each turn works (1s)
 //	OWT_FAKE_IDLE_NOTIFY  Claude's idle_prompt notification delay (60s, 0 = never)
+//	OWT_FAKE_ANSWER       a file whose text is a headless run's answer on stdout
+//	                      (in place of "Done: …"), as a real tool answers a question
 package main
 
 import (
@@ -139,6 +141,14 @@ func (a *app) runHeadless() int {
 	a.hooks.sessionStart()
 	a.log.event("prompt", "text", prompt, "source", source)
 	answer := a.runTurn(context.Background(), 0, prompt)
+	if path := os.Getenv("OWT_FAKE_ANSWER"); path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fakeagent: OWT_FAKE_ANSWER:", err)
+			return a.shutdown(1, "other", nil)
+		}
+		answer = strings.TrimRight(string(data), "\n")
+	}
 	fmt.Println(answer)
 	code := 0
 	select {

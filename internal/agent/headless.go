@@ -1,0 +1,58 @@
+package agent
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+)
+
+// MaxHeadlessAnswer bounds what RunHeadless keeps of a tool's answer.
+const MaxHeadlessAnswer = 4 << 20
+
+// RunHeadless runs a one-shot of the tool (HeadlessArgv) on prompt in dir
+// and returns what it printed on stdout. The prompt is one argv element,
+// never through a shell. stdin is empty, so a tool that also reads its
+// prompt from stdin (codex exec, gemini -p) adds nothing to it; the
+// tool's stderr (its progress and errors) goes to stderr.
+func (p Profile) RunHeadless(dir, prompt string, stderr io.Writer) (string, error) {
+	argv, err := p.HeadlessArgv(prompt)
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Stderr = stderr
+	out := &capped{max: MaxHeadlessAnswer}
+	cmd.Stdout = out
+	err = cmd.Run()
+	what := strings.Join(p.Headless, " ")
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return out.String(), fmt.Errorf("%s exited with code %d", what, exit.ExitCode())
+	case err != nil:
+		return out.String(), fmt.Errorf("run %s: %w", what, err)
+	case out.over:
+		return out.String(), fmt.Errorf("%s answered more than %d bytes", what, MaxHeadlessAnswer)
+	}
+	return out.String(), nil
+}
+
+// capped keeps the first max bytes written to it and notes the rest.
+type capped struct {
+	bytes.Buffer
+	max  int
+	over bool
+}
+
+func (c *capped) Write(b []byte) (int, error) {
+	if room := c.max - c.Len(); len(b) > room {
+		c.over = true
+		c.Buffer.Write(b[:max(room, 0)])
+		return len(b), nil
+	}
+	return c.Buffer.Write(b)
+}

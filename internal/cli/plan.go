@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// planCommand is owt plan: an AI tool, run headless in the repository,
+// writes a plan file for a goal; owt holds it to the plan parser.
+func planCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "plan",
+		Usage:     "ask an AI tool (headless, in this repository) to break a goal into a plan file for 'owt run start'",
+		ArgsUsage: "GOAL",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan to `FILE` (default: print it)"},
+			&cli.StringFlag{Name: "tool", Usage: "the tool to ask (default: [agent] tool)"},
+			&cli.BoolFlag{Name: "force", Usage: "overwrite FILE if it exists"},
+		},
+		Action: planAction,
+	}
+}
+
+func planAction(c *cli.Context) error {
+	goal := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
+	if goal == "" {
+		return usagef("plan takes a GOAL, e.g. owt plan \"add login with tokens\" -o auth.toml")
+	}
+	out := c.String("output")
+	if out != "" && !c.Bool("force") {
+		if _, err := os.Lstat(out); err == nil {
+			return usagef("%s exists: give --force to overwrite it, or another -o FILE", out)
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	repo, err := git.FindRepo(wd)
+	if err != nil {
+		return fmt.Errorf("owt plan works in a git repository: %w", err)
+	}
+	prof, err := planTool(c.String("tool"))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "owt: asking %s to plan (headless, in %s)…\n", prof.Name, repo.Root)
+	answer, err := prof.RunHeadless(repo.Root, run.DraftPrompt(goal), os.Stderr)
+	if err != nil {
+		return keptAnswer(answer, err.Error())
+	}
+	data := []byte(run.PlanFromAnswer(answer))
+	p, err := run.Parse(prof.Name+"'s plan", data)
+	if err == nil {
+		if ps := unknownTools(p); len(ps) > 0 {
+			err = ps
+		}
+	}
+	var ps config.Problems
+	if errors.As(err, &ps) {
+		for _, pr := range ps {
+			fmt.Fprintln(os.Stderr, "owt: "+pr.Error())
+		}
+		return keptAnswer(answer, fmt.Sprintf("%s's plan is not valid (%d problem(s) above); nothing written", prof.Name, len(ps)))
+	}
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		_, err := c.App.Writer.Write(data)
+		return err
+	}
+	if err := writePlan(out, data, c.Bool("force")); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "wrote %s: %s; start it with 'owt run start %s'\n", out, p.String(), out)
+	return nil
+}
+
+// planTool is the profile of the tool to ask: --tool, else [agent] tool.
+func planTool(name string) (agent.Profile, error) {
+	cfg, root, err := loadConfig()
+	if err != nil {
+		return agent.Profile{}, configProblem(root, err)
+	}
+	profiles, err := agent.Profiles(cfg)
+	if err != nil {
+		return agent.Profile{}, configProblem(root, err)
+	}
+	if name == "" {
+		name = cfg.Agent.Tool
+	}
+	prof, err := agent.Resolve(profiles, name)
+	if errors.Is(err, agent.ErrUnknownTool) {
+		return prof, usagef("%v", err)
+	}
+	if err != nil {
+		return prof, err
+	}
+	if len(prof.Headless) == 0 {
+		return prof, usagef("tool %q has no headless mode: give --tool with one that has (see 'owt tools')", prof.Name)
+	}
+	return prof, nil
+}
+
+// keptAnswer keeps the tool's raw answer in a temp file, says where, and
+// ends owt with exit 1 and msg.
+func keptAnswer(answer, msg string) error {
+	f, err := os.CreateTemp("", "owt-plan-answer-*.txt")
+	if err == nil {
+		_, err = f.WriteString(answer)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s; the tool's answer could not be kept: %v", msg, err)
+	}
+	return fmt.Errorf("%s; the tool's answer is kept in %s", msg, f.Name())
+}
+
+// writePlan writes the plan to path: a new file, or with force in place
+// of an existing one (a temp file renamed over it, so a reader never sees
+// half a plan).
+func writePlan(path string, data []byte, force bool) error {
+	if !force {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			return usagef("%s exists: give --force to overwrite it, or another -o FILE", path)
+		}
+		if err != nil {
+			return fmt.Errorf("write plan: %w", err)
+		}
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			_ = os.Remove(path)
+			return fmt.Errorf("write plan %s: %w", path, err)
+		}
+		return nil
+	}
+	if err := state.WriteAtomic(path, data); err != nil {
+		return fmt.Errorf("write plan %s: %w", path, err)
+	}
+	return os.Chmod(path, 0o644)
+}
+
+// orchestrateCommand is the seed's owt orchestrate FILE --into BRANCH:
+// owt run start, with the branch done tasks land in given on the command
+// line.
+func orchestrateCommand() *cli.Command {
+	c := runStartCommand("orchestrate")
+	c.Usage = "the same as 'owt run start FILE', done tasks landing in --into BRANCH (the name older tools used)"
+	c.Flags = append(c.Flags, &cli.StringFlag{Name: "into", Usage: "land done tasks in `BRANCH` (made from the base if missing), in place of the plan's into"})
+	start := c.Action
+	c.Action = func(c *cli.Context) error {
+		if into := c.String("into"); into != "" && !git.ValidBranchName(into) {
+			return usagef("--into %q is not a branch name git accepts", into)
+		}
+		return start(c)
+	}
+	return c
+}
