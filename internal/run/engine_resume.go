@@ -146,7 +146,9 @@ func (r *Run) applySettled(t *TaskRun, s settled, now time.Time) []Event {
 // restoreSessions is the first look after owt run resume adopted a new
 // tmux server: each running task whose session was lost gets a session
 // and its agent back in its worktree, told what happened. A live session
-// is kept; an agent that exited, or said owt done, is left to the judge.
+// is kept; an agent that exited by itself (its exit code is known), or
+// said owt done, is left to the judge. One that is "exited" without a code
+// went with its session.
 func (e *Engine) restoreSessions(r *Run, now time.Time) error {
 	w, err := workspace.Open(r.Repo, e.Tmux)
 	if err != nil {
@@ -166,8 +168,11 @@ func (e *Engine) restoreSessions(r *Run, now time.Time) error {
 			continue // a timed-out task's agent comes back with owt run retry
 		}
 		rec, err := w.Get(t.Name)
-		if err != nil || rec.Status == state.Exited || rec.Done != nil || loc.Locate(rec).Place != workspace.Gone {
+		if err != nil || rec.Done != nil || loc.Locate(rec).Place != workspace.Gone {
 			continue
+		}
+		if rec.Status == state.Exited && rec.ExitCode != nil {
+			continue // it exited by itself (the runner saw its code): the judge decides
 		}
 		pt, ok := r.Plan.TaskByID(t.ID)
 		if !ok {
