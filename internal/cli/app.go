@@ -145,7 +145,7 @@ func Main(args []string, stderr io.Writer) int {
 	switch {
 	case errors.As(err, &ue), errors.Is(err, agent.ErrUnknownTool):
 		return ExitUsage
-	case errors.Is(err, workspace.ErrUnknownName), errors.Is(err, run.ErrNoSuchRun):
+	case errors.Is(err, workspace.ErrUnknownName), errors.Is(err, run.ErrNoSuchRun), errors.Is(err, run.ErrNoSuchTask):
 		return ExitUnknown
 	}
 	return ExitError

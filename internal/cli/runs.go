@@ -21,7 +21,7 @@ import (
 
 // engineNote says plainly what a registered run does today.
 const engineNote = "the monitor of this tmux server starts ready tasks and judges done on evidence (owt's tmux plugin or owt new starts it); " +
-	"lands done tasks in into; children start from their parents' work; retries and messages to agents are not built yet"
+	"lands done tasks in into; children start from their parents' work; retries failures after the backoff in the same worktree; messages to agents are not built yet"
 
 // runsCommand is owt run: task graphs.
 func runsCommand() *cli.Command {
@@ -44,8 +44,11 @@ func runsCommand() *cli.Command {
 				Action:    runStatus,
 			},
 			runStateCommand("pause", run.Paused, "start no new task until 'owt run resume'"),
-			runStateCommand("resume", run.Active, "let a paused or stopped run start tasks again"),
+			runResumeCommand(),
 			runStateCommand("stop", run.Stopped, "start no new task; running agents are left alone"),
+			runTaskCommand("retry", "give a failed, cancelled, stuck or backing-off task another attempt now, in its worktree"),
+			runTaskCommand("skip", "do not run a task; it counts as done for its dependents (a running agent is left alone)"),
+			runTaskCommand("cancel", "do not run a task; its dependents wait until it is retried or skipped"),
 			{
 				Name:      "log",
 				Usage:     "print a run's event log",
@@ -105,7 +108,9 @@ func runStart(c *cli.Context, file string) error {
 		p.File = abs
 	}
 	r := run.NewRun(name, repo.Root, base, p, time.Now())
-	r.Socket = daemon.SocketPath(tmuxClient())
+	tm := tmuxClient()
+	r.Socket = daemon.SocketPath(tm)
+	r.Server, _ = tm.ServerIdentity() // none runs yet: the monitor that drives it records its server
 	store := run.DefaultStore()
 	if store.Exists(name) { // Create checks again under the lock
 		return fmt.Errorf("run %s %w (see 'owt run status %s', or give another --name)", name, run.ErrRunExists, name)
@@ -284,7 +289,11 @@ func runStatus(c *cli.Context) error {
 		return printJSON(c.App.Writer, v)
 	}
 	out := c.App.Writer
-	fmt.Fprintf(out, "run %s: %s, %d/%d done, base %s", v.Name, v.State, v.Finished, len(v.Tasks), v.Base)
+	state := string(v.State)
+	if v.Why != "" {
+		state += " (" + v.Why + ")"
+	}
+	fmt.Fprintf(out, "run %s: %s, %d/%d done, base %s", v.Name, state, v.Finished, len(v.Tasks), v.Base)
 	if v.Into != "" {
 		fmt.Fprintf(out, ", lands in %s", v.Into)
 	}

@@ -11,7 +11,14 @@ import (
 // one stat of the runs dir.
 func (m *monitor) runs(now time.Time) {
 	if m.engine == nil {
-		m.engine = &run.Engine{Store: run.DefaultStore(), Socket: m.socket, Tmux: m.tm, Logf: m.logf}
+		m.engine = &run.Engine{Store: run.DefaultStore(), Socket: m.socket, Server: m.server, Tmux: m.tm, Logf: m.logf,
+			PaneActivity: m.paneActivity}
 	}
 	m.engine.Tick(now)
+}
+
+// paneActivity is when pane last showed output, as this tick's snapshot
+// saw it (zero when unknown).
+func (m *monitor) paneActivity(pane string) time.Time {
+	return m.byID[pane].Activity
 }

@@ -31,6 +31,17 @@ type Engine struct {
 	Socket string
 	Tmux   *tmux.Client
 	Logf   func(format string, args ...any)
+	// Server is the identity of that server's run (tmux.ServerIdentity):
+	// a run registered under another run of it waits for owt run resume.
+	Server string
+	// Jitter is the random part of backoffs; nil is math/rand.
+	Jitter Jitter
+	// PaneActivity is when a pane last showed output (the monitor's
+	// snapshot); nil or zero: unknown, only hooks count as activity.
+	PaneActivity func(pane string) time.Time
+	// UserOnPane reports whether the user's client is on a pane: the
+	// agent's clock stops then. nil: never (see userOnPane).
+	UserOnPane func(pane string) bool
 
 	dirMod   time.Time                    // the runs dir's mtime when it was last listed
 	live     []string                     // the runs in flight at the last listing
@@ -109,6 +120,9 @@ func (e *Engine) step(name string, now time.Time) error {
 	if !e.drives(r) {
 		return nil
 	}
+	if held, err := e.recoverRun(r, now); held || err != nil {
+		return err
+	}
 	verdicts := e.judgeAll(r, now)
 	if len(verdicts) > 0 {
 		err := e.Store.Update(name, func(r *Run) ([]Event, error) {
@@ -121,6 +135,9 @@ func (e *Engine) step(name string, now time.Time) error {
 		if err != nil {
 			return err
 		}
+	}
+	if err := e.pace(name, now); err != nil {
+		return err
 	}
 	if err := e.landNext(name, now); err != nil {
 		return err
@@ -136,6 +153,7 @@ type judged struct {
 	id, name string
 	was      TaskState
 	v        Verdict
+	jitter   Jitter // for a failure's backoff; nil is math/rand
 }
 
 // judgeAll judges each task whose agent lives: running, or waiting for
@@ -184,7 +202,7 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 				continue
 			}
 		}
-		out = append(out, judged{id: t.ID, name: t.Name, was: t.State, v: v})
+		out = append(out, judged{id: t.ID, name: t.Name, was: t.State, v: v, jitter: e.jitter()})
 	}
 	return out
 }
@@ -228,6 +246,9 @@ func (r *Run) apply(jv judged, now time.Time) []Event {
 	}
 	v := jv.v
 	ev := v.Evidence
+	if outOfTime(t) && v.Action != MarkDone {
+		return nil // timed out or stalled: the user decides, unless the agent finished meanwhile
+	}
 	switch v.Action {
 	case MarkDone:
 		t.Evidence, t.Why, t.Owed = &ev, "", ""
@@ -241,7 +262,7 @@ func (r *Run) apply(jv judged, now time.Time) []Event {
 		r.setTask(t, NeedsYou, now)
 		return []Event{{At: now, Event: "needs_you", Task: t.ID, Detail: v.Why}}
 	case MarkFailed:
-		return r.failNoRetry(t, *v.Failure, &ev, now)
+		return r.failAttempt(t, *v.Failure, &ev, jv.jitter, now)
 	case SendMessage, RunChecks:
 		owed := string(v.Action)
 		if v.Message != nil {
@@ -262,17 +283,6 @@ func (r *Run) apply(jv judged, now time.Time) []Event {
 		}
 	}
 	return nil
-}
-
-// failNoRetry ends the task as failed. Restarting an attempt in its
-// worktree is not built yet, so a failure is final until owt run retry.
-func (r *Run) failNoRetry(t *TaskRun, f Failure, ev *Evidence, now time.Time) []Event {
-	f.At = now
-	t.Failure, t.Evidence, t.NextStart = &f, ev, time.Time{}
-	r.setTask(t, Failed, now)
-	evs := []Event{{At: now, Event: "failed", Task: t.ID,
-		Detail: fmt.Sprintf("attempt %d: %s: %s (owt does not restart attempts yet)", t.Attempt, f.Class, f.Error)}}
-	return append(evs, r.Reblock(now)...)
 }
 
 // finish ends a run whose every task ended, when nothing is left to land.
@@ -315,17 +325,17 @@ func owedDetail(kind, why string) string {
 // starting under the run's lock (so no slot is given twice, whoever else
 // drives the run), then created outside it, and recorded running.
 func (e *Engine) startReady(name string, now time.Time) error {
-	var starting []string
+	var starting []attemptStart
 	var r *Run
 	err := e.Store.Update(name, func(cur *Run) ([]Event, error) {
 		r = cur
 		var evs []Event
 		for _, id := range Ready(cur, now) {
 			t, _ := cur.Task(id)
+			starting = append(starting, attemptStart{id: id, name: t.Name, failure: t.Failure, attempt: t.Attempt + 1})
 			t.Attempt++
 			t.Memo, t.Clock, t.Failure, t.Evidence, t.Why, t.Owed = Memo{}, ActiveClock{}, nil, nil, "", ""
 			cur.setTask(t, Starting, now)
-			starting = append(starting, id)
 			evs = append(evs, Event{At: now, Event: "starting", Task: id, Detail: fmt.Sprintf("attempt %d", t.Attempt)})
 		}
 		return evs, nil
@@ -333,8 +343,9 @@ func (e *Engine) startReady(name string, now time.Time) error {
 	if err != nil || len(starting) == 0 {
 		return err
 	}
-	for _, id := range starting {
-		rec, err := e.create(r, id)
+	for _, a := range starting {
+		id := a.id
+		rec, err := e.launch(r, a)
 		now := time.Now()
 		err = e.Store.Update(name, func(cur *Run) ([]Event, error) {
 			t, ok := cur.Task(id)
@@ -345,7 +356,7 @@ func (e *Engine) startReady(name string, now time.Time) error {
 				return evs, nil
 			}
 			if err != nil {
-				return cur.failNoRetry(t, Failure{Class: FailStart, Error: err.Error()}, nil, now), nil
+				return cur.failAttempt(t, Failure{Class: FailStart, Error: err.Error()}, nil, e.jitter(), now), nil
 			}
 			t.Name, t.Branch = rec.Name, rec.Branch
 			cur.setTask(t, Running, now)

@@ -59,15 +59,24 @@ func TestApplyLogsEachChangeOnce(t *testing.T) {
 	require.Empty(t, r.finish(now), "b is still pending")
 }
 
-func TestFailureIsFinalAndBlocksDependents(t *testing.T) {
+func TestFailureBacksOffThenIsFinalAndBlocksDependents(t *testing.T) {
 	now := time.Unix(100, 0)
 	r := engineRun(t, "")
 	a, _ := r.Task("a")
 	a.State, a.Name, a.Attempt = Running, "r-a", 1
-	evs := r.apply(judged{id: "a", name: "r-a", was: Running, v: Verdict{Action: MarkFailed, Failure: &Failure{Class: FailAgent, Error: "no API"}}}, now)
+	half := func() float64 { return 0.5 } // no jitter: the plan's backoff exactly
+	fail := Verdict{Action: MarkFailed, Failure: &Failure{Class: FailAgent, Error: "no API"}}
+	evs := r.apply(judged{id: "a", name: "r-a", was: Running, v: fail, jitter: half}, now)
+	require.Equal(t, Backoff, a.State, "attempts left: backoff, the worktree kept")
+	require.Equal(t, "backoff", evs[0].Event)
+	require.Equal(t, now.Add(DefaultBackoff), a.NextStart)
+	require.Equal(t, "r-a", a.Name)
+
+	a.State, a.Attempt = Running, r.Plan.Retry.MaxAttempts
+	evs = r.apply(judged{id: "a", name: "r-a", was: Running, v: fail, jitter: half}, now)
 	require.Equal(t, Failed, a.State)
 	require.Equal(t, "failed", evs[0].Event)
-	require.Contains(t, evs[0].Detail, "does not restart attempts yet")
+	require.Contains(t, evs[0].Detail, "no attempts left")
 	b, _ := r.Task("b")
 	require.Equal(t, Blocked, b.State)
 }

@@ -89,6 +89,7 @@ func defaults() *Plan {
 		MaxConcurrent: DefaultMaxConcurrent,
 		Timeout:       Duration(DefaultTimeout),
 		Settle:        Duration(DefaultSettle),
+		Stall:         Duration(DefaultStall),
 		Retry: Retry{
 			MaxAttempts: DefaultMaxAttempts,
 			Backoff:     Duration(DefaultBackoff),
@@ -146,6 +147,8 @@ func (d *decoder) run(p *Plan, key string, v any) {
 		"tool":           func(k string, v any) { d.word(k, v, &p.Tool) },
 		"timeout":        func(k string, v any) { d.duration(k, v, time.Second, &p.Timeout) },
 		"settle":         func(k string, v any) { d.duration(k, v, time.Second, &p.Settle) },
+		"stall":          func(k string, v any) { d.duration(k, v, 0, &p.Stall) },
+		"on_timeout":     func(k string, v any) { d.oneOf(k, v, []string{OnTimeoutNeedsYou, OnTimeoutRetry}, &p.OnTimeout) },
 		"checks":         func(k string, v any) { p.Checks, _ = d.argvs(k, v) },
 		"retry":          func(k string, v any) { d.retry(&p.Retry, k, v) },
 	})
@@ -304,6 +307,19 @@ func (d *decoder) branch(key string, v any, dst *string) {
 	if b == "" || strings.HasPrefix(b, "-") || strings.ContainsAny(b, " \t\n~^:?*[\\") || strings.Contains(b, "..") || strings.Contains(b, "@{") {
 		d.add(key, "%q is not a branch name", b)
 	}
+}
+
+// oneOf is a string that must be one of choices.
+func (d *decoder) oneOf(key string, v any, choices []string, dst *string) {
+	if !d.str(key, v, dst) {
+		return
+	}
+	for _, c := range choices {
+		if *dst == c {
+			return
+		}
+	}
+	d.add(key, "must be one of %s, not %q", strings.Join(choices, ", "), *dst)
 }
 
 func (d *decoder) integer(key string, v any, min int, dst *int) {

@@ -21,6 +21,13 @@ const (
 	DefaultMaxAttempts   = 3
 	DefaultBackoff       = 30 * time.Second
 	DefaultBackoffMax    = 15 * time.Minute
+	DefaultStall         = 15 * time.Minute
+)
+
+// What a timed-out or stalled attempt leads to (the plan's on_timeout).
+const (
+	OnTimeoutNeedsYou = "needs_you" // the agent is left running; the user decides
+	OnTimeoutRetry    = "retry"     // the attempt fails and is retried after the backoff
 )
 
 // Formats a plan file can be written in.
@@ -49,6 +56,12 @@ type Plan struct {
 	Checks        [][]string `json:"checks,omitempty"`
 	Retry         Retry      `json:"retry"`
 	Tasks         []Task     `json:"tasks"`
+	// Stall is how long a working agent may go without a hook or a screen
+	// change before its attempt counts as stalled; 0 never.
+	Stall Duration `json:"stall"`
+	// OnTimeout is what a timeout or a stall leads to: OnTimeoutNeedsYou
+	// ("" reads as it) or OnTimeoutRetry.
+	OnTimeout string `json:"on_timeout,omitempty"`
 }
 
 // Retry says how often and how soon a failed task is tried again.

@@ -98,6 +98,6 @@ func (r *Run) SetState(to RunState, now time.Time) (ev Event, changed bool, err 
 		return Event{}, false, nil
 	}
 	ev = Event{At: now, Event: name, Detail: fmt.Sprintf("%s → %s", r.State, to)}
-	r.State, r.UpdatedAt = to, now
+	r.State, r.UpdatedAt, r.Why = to, now, ""
 	return ev, true, nil
 }

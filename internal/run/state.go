@@ -65,8 +65,17 @@ type Run struct {
 	Host string `json:"host"`
 	// Socket is the tmux server the run was registered under: only that
 	// server's monitor drives it.
-	Socket string   `json:"socket,omitempty"`
+	Socket string `json:"socket,omitempty"`
+	// Server is the identity of that server's run (host:pid:start time,
+	// tmux.ServerIdentity): after a restart of the server it is another,
+	// and the run waits for owt run resume.
+	Server string   `json:"server,omitempty"`
 	State  RunState `json:"state"`
+	// Why says why a paused run waits ("the tmux server restarted …").
+	Why string `json:"why,omitempty"`
+	// Recover is set by owt run resume when it adopted a new tmux server:
+	// the engine's next look gives lost sessions their agents back.
+	Recover bool `json:"recover,omitempty"`
 	// Base is the branch tasks start from, resolved at registration.
 	Base      string     `json:"base"`
 	Into      string     `json:"into,omitempty"`

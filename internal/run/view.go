@@ -6,6 +6,7 @@ import "time"
 type View struct {
 	Name          string     `json:"name"`
 	State         RunState   `json:"state"`
+	Why           string     `json:"why,omitempty"`
 	Repo          string     `json:"repo"`
 	Base          string     `json:"base"`
 	Into          string     `json:"into,omitempty"`
@@ -39,7 +40,7 @@ type TaskView struct {
 // View returns what owt run status shows of r.
 func (r *Run) View() View {
 	v := View{
-		Name: r.Name, State: r.State, Repo: r.Repo, Base: r.Base, Into: r.Into,
+		Name: r.Name, State: r.State, Why: r.Why, Repo: r.Repo, Base: r.Base, Into: r.Into,
 		Plan: r.Plan.File, MaxConcurrent: r.Plan.MaxConcurrent, Waves: r.Plan.Waves(),
 		Tasks: []TaskView{}, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}

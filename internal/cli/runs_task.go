@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/monitor/daemon"
+	"github.com/owt-tmux/owt/internal/run"
+)
+
+// runTaskCommand is owt run retry|skip|cancel NAME TASK: the task changes
+// under the run's lock and the change is logged; the monitor's engine
+// reads it on its next tick.
+func runTaskCommand(verb, usage string) *cli.Command {
+	return &cli.Command{
+		Name:      verb,
+		Usage:     usage,
+		ArgsUsage: "NAME TASK",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return usagef("run %s takes a run NAME and a TASK id", verb)
+			}
+			name, id := c.Args().Get(0), c.Args().Get(1)
+			var evs []run.Event
+			err := run.DefaultStore().Update(name, func(r *run.Run) ([]run.Event, error) {
+				var err error
+				evs, err = r.TaskCommand(verb, id, time.Now())
+				return evs, err
+			})
+			if err != nil {
+				return err
+			}
+			for _, ev := range evs {
+				line := "run " + name + ": " + ev.Event
+				if ev.Task != "" {
+					line += " " + ev.Task
+				}
+				if ev.Detail != "" {
+					line += " (" + ev.Detail + ")"
+				}
+				fmt.Fprintln(c.App.Writer, line)
+			}
+			return nil
+		},
+	}
+}
+
+// runResumeCommand is owt run resume NAME: the run is active again, and
+// when its tmux server restarted since it was registered, it adopts the
+// server owt talks to now; the engine then gives lost sessions their
+// agents back.
+func runResumeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "resume",
+		Usage:     "let a paused or stopped run start tasks again (after a tmux restart: adopt this server, bring lost agents back)",
+		ArgsUsage: "NAME",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("run resume takes one NAME")
+			}
+			name := c.Args().First()
+			tm := tmuxClient()
+			server, _ := tm.ServerIdentity() // "": no server runs; its monitor adopts the run when one starts
+			socket := daemon.SocketPath(tm)
+			changed, adopted := false, ""
+			err := run.DefaultStore().Update(name, func(r *run.Run) ([]run.Event, error) {
+				now := time.Now()
+				var evs []run.Event
+				ev, ok, err := r.SetState(run.Active, now)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					changed = true
+					evs = append(evs, ev)
+				}
+				if server != "" && r.Server != server {
+					adopted = server
+					evs = append(evs, run.Event{At: now, Event: "adopted",
+						Detail: fmt.Sprintf("tmux server %s (was %s); lost sessions get their agents back", server, orDash(r.Server))})
+					r.Recover = r.Server != ""
+					r.Server, r.Socket, r.UpdatedAt = server, socket, now
+				}
+				return evs, nil
+			})
+			if err != nil {
+				return err
+			}
+			out := c.App.Writer
+			switch {
+			case adopted != "":
+				fmt.Fprintf(out, "run %s: active, on this tmux server (%s); its monitor gives lost sessions their agents back\n", name, adopted)
+			case changed:
+				fmt.Fprintf(out, "run %s: active\n", name)
+			default:
+				fmt.Fprintf(out, "run %s is already active\n", name)
+			}
+			return nil
+		},
+	}
+}

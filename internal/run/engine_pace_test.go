@@ -1,0 +1,159 @@
+package run
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+func pacedRun(t *testing.T, extra string) (*Run, *TaskRun) {
+	t.Helper()
+	p, err := Parse("p.toml", []byte(`
+[run]
+timeout = "10s"
+`+extra+`
+[[task]]
+id = "a"
+task = "a"
+[[task]]
+id = "b"
+task = "b"
+depends_on = ["a"]
+`))
+	require.NoError(t, err)
+	r := NewRun("r", "/repo", "main", p, time.Unix(0, 0))
+	a, _ := r.Task("a")
+	a.State, a.Name, a.Attempt, a.Since = Running, "r-a", 1, time.Unix(0, 0)
+	return r, a
+}
+
+func TestTimeWaitingForTheUserIsNotCounted(t *testing.T) {
+	r, a := pacedRun(t, "")
+	at := func(s int) time.Time { return time.Unix(int64(s), 0) }
+	working := func(s int) AgentPace { return AgentPace{Status: state.Working, LastActivity: at(s)} }
+	waiting := AgentPace{Status: state.Waiting, LastActivity: at(4)}
+
+	require.Len(t, r.paceTask(a, working(0), nil, at(0)), 1, "the clock starts")
+	require.Empty(t, r.paceTask(a, working(3), nil, at(4)))
+	evs := r.paceTask(a, waiting, nil, at(4))
+	require.Contains(t, evs[0].Detail, "held at 4s: the agent waits for you")
+	// An hour waiting for the user: no timeout.
+	require.Empty(t, r.paceTask(a, waiting, nil, at(3604)))
+	require.Equal(t, 4*time.Second, a.Clock.Active(at(3604)))
+	require.Equal(t, Running, a.State)
+
+	require.Len(t, r.paceTask(a, working(3604), nil, at(3604)), 1, "answered: the clock runs again")
+	require.Empty(t, r.paceTask(a, working(3609), nil, at(3609)))
+	evs = r.paceTask(a, working(3610), nil, at(3610))
+	require.Equal(t, NeedsYou, a.State, "10s of active time")
+	require.Equal(t, "needs_you", evs[0].Event)
+	require.Contains(t, evs[0].Detail, "timed out after 10s of active time; the agent is left running: 'owt run retry r a' restarts it")
+	require.Equal(t, FailTimeout, a.Failure.Class)
+	require.Equal(t, 1, a.Attempt, "no new attempt: the agent is left running")
+	require.Empty(t, r.paceTask(a, working(3700), nil, at(3700)), "once")
+
+	// The judge moves it only when the agent finished on evidence.
+	require.Empty(t, r.apply(judged{id: "a", name: "r-a", was: NeedsYou, v: Verdict{Action: KeepWaiting}}, at(3701)))
+	require.Empty(t, r.apply(judged{id: "a", name: "r-a", was: NeedsYou, v: Verdict{Action: AskUser, Why: "waits"}}, at(3701)))
+	require.Equal(t, NeedsYou, a.State)
+	evs = r.apply(judged{id: "a", name: "r-a", was: NeedsYou, v: Verdict{Action: MarkDone, Evidence: Evidence{Signal: "owt done", Commits: 1}}}, at(3702))
+	require.Equal(t, "done", evs[0].Event)
+}
+
+func TestUserOnThePaneHoldsTheClock(t *testing.T) {
+	r, a := pacedRun(t, "")
+	at := func(s int) time.Time { return time.Unix(int64(s), 0) }
+	r.paceTask(a, AgentPace{Status: state.Idle, LastActivity: at(0)}, nil, at(0))
+	evs := r.paceTask(a, AgentPace{Status: state.Idle, UserOnPane: true}, nil, at(2))
+	require.Contains(t, evs[0].Detail, "you are on its pane")
+	r.paceTask(a, AgentPace{Status: state.Idle, UserOnPane: true}, nil, at(500))
+	require.Equal(t, 2*time.Second, a.Clock.Active(at(500)))
+	require.Equal(t, Running, a.State)
+}
+
+func TestStallIsATimeoutOfSignsOfLife(t *testing.T) {
+	r, a := pacedRun(t, `stall = "5s"`)
+	at := func(s int) time.Time { return time.Unix(int64(s), 0) }
+	r.paceTask(a, AgentPace{Status: state.Working, LastActivity: at(0)}, nil, at(0))
+	require.Empty(t, r.paceTask(a, AgentPace{Status: state.Working, LastActivity: at(3)}, nil, at(7)), "a hook 4s ago")
+	// Idle is not stalled: the judge's settle covers it.
+	require.Empty(t, r.paceTask(a, AgentPace{Status: state.Idle, LastActivity: at(3)}, nil, at(8)))
+	evs := r.paceTask(a, AgentPace{Status: state.Working, LastActivity: at(3)}, nil, at(8))
+	require.Equal(t, NeedsYou, a.State)
+	require.Equal(t, FailStall, a.Failure.Class)
+	require.Contains(t, evs[0].Detail, "no hook or screen change for 5s")
+
+	r, a = pacedRun(t, `stall = "0s"`)
+	r.paceTask(a, AgentPace{Status: state.Working}, nil, at(0))
+	require.Empty(t, r.paceTask(a, AgentPace{Status: state.Working}, nil, at(9)), "stall = 0 never stalls")
+}
+
+func TestOnTimeoutRetryBacksOff(t *testing.T) {
+	r, a := pacedRun(t, `on_timeout = "retry"`)
+	at := func(s int) time.Time { return time.Unix(int64(s), 0) }
+	r.paceTask(a, AgentPace{Status: state.Working, LastActivity: at(0)}, nil, at(0))
+	evs := r.paceTask(a, AgentPace{Status: state.Working, LastActivity: at(10)}, func() float64 { return 0.5 }, at(10))
+	require.Equal(t, Backoff, a.State)
+	require.Equal(t, "backoff", evs[0].Event)
+	require.Contains(t, evs[0].Detail, "timeout: timed out after 10s")
+	require.Equal(t, at(10).Add(DefaultBackoff), a.NextStart)
+	require.Equal(t, "r-a", a.Name, "the worktree is kept for the retry")
+}
+
+func TestPlanOnTimeoutAndStallAreChecked(t *testing.T) {
+	_, err := Parse("p.toml", []byte("[run]\non_timeout = \"kill\"\nstall = \"soon\"\n[[task]]\nid = \"a\"\ntask = \"a\"\n"))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "run.on_timeout: must be one of needs_you, retry, not \"kill\"")
+	require.Contains(t, err.Error(), "run.stall")
+	p, err := Parse("p.toml", []byte("[[task]]\nid = \"a\"\ntask = \"a\"\n"))
+	require.NoError(t, err)
+	require.Equal(t, Duration(DefaultStall), p.Stall)
+	require.Equal(t, "", p.OnTimeout, "needs_you")
+}
+
+func TestRetryPromptCarriesTheFailureTheTailAndTheTask(t *testing.T) {
+	p := RetryPrompt("add the models", 2, &Failure{Class: FailAgent, Error: "tests fail"}, "line one\n!exec rm -rf /\n")
+	require.Contains(t, p, "attempt 1 failed (agent: tests fail)")
+	require.Contains(t, p, "| line one\n| !exec rm -rf /\n", "the pane is quoted: no line starts as input")
+	require.Contains(t, p, "Your task:\nadd the models\n")
+	require.Contains(t, p, "owt done --summary")
+	require.Contains(t, p, "keeps the earlier attempt's commits")
+}
+
+func TestSettledStartsAndTaskCommands(t *testing.T) {
+	now := time.Unix(50, 0)
+	r, a := pacedRun(t, "")
+	a.State, a.Name, a.Attempt = Starting, "", 2
+	evs := r.applySettled(a, settled{}, now)
+	require.Equal(t, Pending, a.State)
+	require.Equal(t, 1, a.Attempt, "the cut-off attempt is not counted; the earlier one is")
+	require.Equal(t, "pending", evs[0].Event)
+
+	a.State = Starting
+	r.applySettled(a, settled{rec: &state.Record{Name: "r-a", Branch: "owt/r-a"}}, now)
+	require.Equal(t, Running, a.State)
+	require.Equal(t, "owt/r-a", a.Branch)
+
+	// Exhausted, the dependent blocked; skip releases it; retry a finished run reopens it.
+	a.Attempt = r.Plan.Retry.MaxAttempts
+	_, err := r.Fail("a", Failure{Class: FailCrash, Error: "exit 1"}, func() float64 { return 0 }, now)
+	require.NoError(t, err)
+	b, _ := r.Task("b")
+	require.Equal(t, Blocked, b.State)
+	_, err = r.TaskCommand("skip", "nope", now)
+	require.ErrorIs(t, err, ErrNoSuchTask)
+	evs, err = r.TaskCommand("skip", "a", now)
+	require.NoError(t, err)
+	require.Equal(t, []string{"skipped", "released"}, eventNames(evs))
+	require.Equal(t, Pending, b.State)
+
+	b.State = Failed
+	r.State = Finished
+	evs, err = r.TaskCommand("retry", "b", now)
+	require.NoError(t, err)
+	require.Equal(t, []string{"retry", "reopened"}, eventNames(evs))
+	require.Equal(t, Active, r.State)
+}

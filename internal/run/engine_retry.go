@@ -1,0 +1,107 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// TailLines is how much of a failed attempt's pane its retry is shown.
+const TailLines = 30
+
+// failAttempt records a failed attempt through Fail: backoff while
+// attempts are left (the retry keeps the worktree), else failed with its
+// dependents blocked. The evidence of the last judgement is kept.
+func (r *Run) failAttempt(t *TaskRun, f Failure, ev *Evidence, jitter Jitter, now time.Time) []Event {
+	if jitter == nil {
+		jitter = rand.Float64
+	}
+	evs, err := r.Fail(t.ID, f, jitter, now)
+	if err != nil {
+		return nil // the task ended meanwhile (owt run skip, cancel)
+	}
+	if ev != nil {
+		t.Evidence = ev
+	}
+	t.Why, t.Owed = "", ""
+	return evs
+}
+
+// jitter is the engine's source of backoff jitter: math/rand unless a
+// test gave one.
+func (e *Engine) jitter() Jitter {
+	if e.Jitter != nil {
+		return e.Jitter
+	}
+	return rand.Float64
+}
+
+// attemptStart is what startReady knows of a task it marked starting:
+// its worktree from an earlier attempt and why that attempt ended.
+type attemptStart struct {
+	id      string
+	name    string   // the worktree of an earlier attempt, "" for none
+	failure *Failure // why the last attempt failed; nil for a first start or a user's retry of a stuck task
+	attempt int
+}
+
+// launch starts an attempt: in the worktree an earlier attempt left, the
+// agent restarts there with what went wrong (its commits and files are
+// kept); without one, a fresh Create.
+func (e *Engine) launch(r *Run, a attemptStart) (*state.Record, error) {
+	if a.name == "" {
+		return e.create(r, a.id)
+	}
+	w, err := workspace.Open(r.Repo, e.Tmux)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := w.Get(a.name)
+	if errors.Is(err, workspace.ErrUnknownName) {
+		return e.create(r, a.id) // the worktree was deleted: start afresh
+	}
+	if err != nil {
+		return nil, err
+	}
+	pt, ok := r.Plan.TaskByID(a.id)
+	if !ok {
+		return nil, fmt.Errorf("run %s has no task %q", r.Name, a.id)
+	}
+	tail, err := w.PaneTail(rec, TailLines)
+	if err != nil {
+		e.logf("run %s: task %s: read its pane: %v", r.Name, a.id, err)
+	}
+	return w.Restart(a.name, RetryPrompt(pt.Task, a.attempt, a.failure, tail))
+}
+
+// RetryPrompt is the task of a new attempt in the worktree of the last:
+// what went wrong (class, error, the last lines of its pane), that the
+// earlier work is kept, the task, and how to end it.
+func RetryPrompt(task string, attempt int, f *Failure, tail string) string {
+	var b strings.Builder
+	if f != nil {
+		fmt.Fprintf(&b, "owt restarted this task (attempt %d): attempt %d failed (%s: %s).\n", attempt, attempt-1, f.Class, f.Error)
+	} else {
+		fmt.Fprintf(&b, "owt restarted this task (attempt %d), as the user asked.\n", attempt)
+	}
+	if tail = strings.TrimSpace(tail); tail != "" {
+		b.WriteString("The last lines of the previous agent's pane:\n")
+		for _, line := range strings.Split(tail, "\n") {
+			b.WriteString("| " + line + "\n") // quoted, so no line reads as the agent's own input
+		}
+	}
+	b.WriteString("This worktree keeps the earlier attempt's commits and files: read git log and git status before you go on.\n\n")
+	return b.String() + "Your task:\n" + task + "\n\n" + DoneInstruction
+}
+
+// ResumePrompt is the task of an agent whose session was lost with its
+// tmux server and that owt run resume brought back.
+func ResumePrompt(task string) string {
+	return "The tmux server restarted and your previous session was lost; owt started you again in the same worktree. " +
+		"Its commits and files are kept: read git log and git status, then go on.\n\nYour task:\n" + task + "\n\n" + DoneInstruction
+}
