@@ -102,9 +102,12 @@ type TaskRun struct {
 	// Why says why a task needs the user, or what it waits for.
 	Why string `json:"why,omitempty"`
 	// Owed is the message or check owt owes the agent and has not
-	// delivered (the outbox is not built yet): nudge, commit, checks,
-	// run_checks.
+	// delivered yet: nudge, commit, checks (queued in the outbox), or
+	// run_checks (running).
 	Owed string `json:"owed,omitempty"`
+	// Sending is the message queued in the outbox for the agent, until
+	// the outbox delivers it or gives up.
+	Sending *Sending `json:"sending,omitempty"`
 }
 
 // Failure is one failed attempt: its class (start, crash, agent, timeout,
