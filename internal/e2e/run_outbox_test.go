@@ -208,3 +208,27 @@ func indexOf(xs []string, x string) int {
 	}
 	return -1
 }
+
+func TestRunLandsNothingWhileAClientIsOnTheAgentsPane(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	task := "!ask echo hi\\n!write l.txt\\n!commit add l.txt\\n!exec " + owtBin + " done --summary did-l"
+	e.WriteFile(repo, "land.toml", oneTaskPlan("work", task, `into = "feat/x"`))
+	e.MustOwt(repo, "run", "start", "land.toml")
+	e.MustOwt(repo, "tmux", "init")
+	e.waitTaskState(repo, "land", "needs_you")
+
+	it := e.Find(repo, "land-work")
+	pane := e.Tmux("display-message", "-p", "-t", it.Session, "#{pane_id}")
+	client, _ := e.attach(it.Session)
+	e.Tmux("send-keys", "-t", pane, "1") // yes: the agent commits and says done
+
+	held := e.waitRunEvent(repo, "land", "held")
+	require.Contains(t, held.Detail, "landing held: the user is on its pane")
+	require.Equal(t, "done", e.runStatus(repo, "land").Tasks[0].State, "done, not landed")
+	require.Empty(t, e.eventsOf(repo, "land", "landed"))
+
+	e.Tmux("detach-client", "-t", client)
+	e.waitTaskState(repo, "land", "landed")
+	require.Contains(t, e.Git(repo, "log", "--format=%s", "feat/x"), "add l.txt")
+}

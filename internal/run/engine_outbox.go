@@ -152,3 +152,31 @@ func (e *Engine) userOnAgent(r *Run, name string) bool {
 	}
 	return on
 }
+
+// landHeldWhy is why a done task waits to land.
+const landHeldWhy = "landing held: " + outbox.HeldByUser
+
+// landingHeld reports whether the done task t must wait to land because
+// the user is on its agent's pane, and says so once on the task.
+func (e *Engine) landingHeld(r *Run, t *TaskRun, now time.Time) bool {
+	on := e.userOnAgent(r, t.Name)
+	if on == (t.Why == landHeldWhy) {
+		return on
+	}
+	err := e.Store.Update(r.Name, func(cur *Run) ([]Event, error) {
+		ct, ok := cur.Task(t.ID)
+		if !ok || ct.State != Done || ct.Name != t.Name {
+			return nil, nil
+		}
+		if !on {
+			ct.Why = ""
+			return []Event{{At: now, Event: "unheld", Task: ct.ID, Detail: "the user left its pane"}}, nil
+		}
+		ct.Why, cur.UpdatedAt = landHeldWhy, now
+		return []Event{{At: now, Event: "held", Task: ct.ID, Detail: landHeldWhy}}, nil
+	})
+	if err != nil {
+		e.logf("run %s: %v", r.Name, err)
+	}
+	return on
+}

@@ -18,7 +18,7 @@ func (e *Engine) landNext(name string, now time.Time) error {
 		return err
 	}
 	t := r.nextToLand()
-	if t == nil || e.userOnAgent(r, t.Name) {
+	if t == nil || e.landingHeld(r, t, now) {
 		return nil // nothing to land, or the user is on its agent's pane
 	}
 	res, err := e.land(r, t)
