@@ -21,7 +21,8 @@ import (
 
 // engineNote says plainly what a registered run does today.
 const engineNote = "the monitor of this tmux server starts ready tasks and judges done on evidence (owt's tmux plugin or owt new starts it); " +
-	"lands done tasks in into; children start from their parents' work; retries failures after the backoff in the same worktree; messages to agents are not built yet"
+	"runs the checks; nudges and failing checks go to an agent once it is idle and nobody is on its pane; lands done tasks in into; " +
+	"children start from their parents' work; a failed attempt is retried after its backoff in the same worktree"
 
 // runsCommand is owt run: task graphs.
 func runsCommand() *cli.Command {

@@ -116,27 +116,27 @@ task = "think about it, change nothing"
 	e.MustOwt(repo, "run", "start", "idle.toml")
 	e.MustOwt(repo, "tmux", "init")
 
-	// Idle past settle with nothing to show: owt owes it a nudge (not
-	// built yet, and said so), and the task stays running, not done.
-	e.Eventually(30*time.Second, "the nudge is owed", func() bool {
-		for _, ev := range e.runEvents(repo, "idle") {
-			if ev.Event == "owed" {
-				return true
-			}
-		}
-		return false
+	// Idle past settle with nothing to show: one nudge goes to the agent;
+	// it does nothing with it, so the task needs the user (never done).
+	e.Eventually(30*time.Second, "the task needs the user", func() bool {
+		return e.runStatus(repo, "idle").Tasks[0].State == "needs_you"
 	})
-	var owed runEvent
+	var kinds []string
 	for _, ev := range e.runEvents(repo, "idle") {
 		require.NotEqual(t, "done", ev.Event)
-		if ev.Event == "owed" {
-			owed = ev
+		kinds = append(kinds, ev.Event)
+	}
+	require.Subset(t, kinds, []string{"queued", "delivered", "needs_you"})
+	v := e.runStatus(repo, "idle")
+	require.Contains(t, e.MustOwt(repo, "run", "status", "idle", "--json"), "still after one message to the agent")
+	require.Equal(t, "active", v.State)
+	nudges := 0
+	for _, p := range e.Prompts("idle-think") {
+		if strings.Contains(p, "owt done --blocked") && !strings.Contains(p, "think about it") {
+			nudges++
 		}
 	}
-	require.Contains(t, owed.Detail, "not sent")
-	v := e.runStatus(repo, "idle")
-	require.Equal(t, "running", v.Tasks[0].State)
-	require.Equal(t, "active", v.State)
+	require.Equal(t, 1, nudges, "one nudge")
 }
 
 func TestRunEngineLandsDoneTasksInIntoInDependencyOrder(t *testing.T) {

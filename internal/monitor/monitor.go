@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
+	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -137,7 +138,8 @@ type monitor struct {
 	ttys     map[recKey]string         // the terminal of each record's pane when last seen
 	live     []agentPane               // the records with a live agent pane, this tick
 	notifier *notifier
-	engine   *run.Engine // drives the task graphs registered on this server
+	engine   *run.Engine     // drives the task graphs registered on this server
+	courier  *outbox.Courier // delivers the messages owt owes this server's agents
 }
 
 func newMonitor(tm *tmux.Client, log io.Writer) *monitor {
@@ -185,6 +187,7 @@ func (m *monitor) tick(now time.Time) error {
 	}
 	m.notifyTransitions()
 	m.runs(now)
+	m.deliver(now)
 	return nil
 }
 

@@ -12,7 +12,7 @@ import (
 func (m *monitor) runs(now time.Time) {
 	if m.engine == nil {
 		m.engine = &run.Engine{Store: run.DefaultStore(), Socket: m.socket, Server: m.server, Tmux: m.tm, Logf: m.logf,
-			PaneActivity: m.paneActivity}
+			PaneActivity: m.paneActivity, UserOnPane: m.paneViewed}
 	}
 	m.engine.Tick(now)
 }
@@ -21,4 +21,10 @@ func (m *monitor) runs(now time.Time) {
 // saw it (zero when unknown).
 func (m *monitor) paneActivity(pane string) time.Time {
 	return m.byID[pane].Activity
+}
+
+// paneViewed reports whether a client is on pane, as this tick's snapshot
+// saw it: the agent's clock stops then.
+func (m *monitor) paneViewed(pane string) bool {
+	return m.byID[pane].Viewed
 }

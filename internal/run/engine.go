@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -43,6 +44,11 @@ type Engine struct {
 	// agent's clock stops then. nil: never (see userOnPane).
 	UserOnPane func(pane string) bool
 
+	// Outbox is where messages to agents are queued (default: the state
+	// dir's); the monitor's outbox.Courier delivers them.
+	Outbox outbox.Box
+
+	checks   checkRuns                    // the checks running in the background
 	dirMod   time.Time                    // the runs dir's mtime when it was last listed
 	live     []string                     // the runs in flight at the last listing
 	observed map[string]cachedObservation // by run/task: see observeCached
@@ -154,6 +160,7 @@ type judged struct {
 	was      TaskState
 	v        Verdict
 	jitter   Jitter // for a failure's backoff; nil is math/rand
+	mail     *mail  // what the outbox holds of the task's message
 }
 
 // judgeAll judges each task whose agent lives: running, or waiting for
@@ -202,7 +209,11 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 				continue
 			}
 		}
-		out = append(out, judged{id: t.ID, name: t.Name, was: t.State, v: v, jitter: e.jitter()})
+		jv := judged{id: t.ID, name: t.Name, was: t.State, v: v, jitter: e.jitter()}
+		if rec != nil {
+			jv.mail = e.act(r, t, rec, pt, v, now)
+		}
+		out = append(out, jv)
 	}
 	return out
 }
@@ -244,6 +255,9 @@ func (r *Run) apply(jv judged, now time.Time) []Event {
 	if !ok || t.State != jv.was || t.Name != jv.name {
 		return nil // changed under us (owt run skip, cancel, …)
 	}
+	if evs, settled := r.applyMail(t, jv, now); settled {
+		return evs
+	}
 	v := jv.v
 	ev := v.Evidence
 	if outOfTime(t) && v.Action != MarkDone {
@@ -263,7 +277,9 @@ func (r *Run) apply(jv judged, now time.Time) []Event {
 		return []Event{{At: now, Event: "needs_you", Task: t.ID, Detail: v.Why}}
 	case MarkFailed:
 		return r.failAttempt(t, *v.Failure, &ev, jv.jitter, now)
-	case SendMessage, RunChecks:
+	case RunChecks:
+		return r.applyChecking(t, v, now)
+	case SendMessage:
 		owed := string(v.Action)
 		if v.Message != nil {
 			owed = v.Message.Kind
@@ -318,7 +334,7 @@ func owedDetail(kind, why string) string {
 	if what == "" {
 		what = kind
 	}
-	return fmt.Sprintf("%s: owt owes the agent %s; not sent (owt cannot deliver it yet)", why, what)
+	return fmt.Sprintf("%s: owt owes the agent %s; not sent (the outbox could not take it)", why, what)
 }
 
 // startReady starts the tasks Ready picks, each in two steps: marked

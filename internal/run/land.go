@@ -18,8 +18,8 @@ func (e *Engine) landNext(name string, now time.Time) error {
 		return err
 	}
 	t := r.nextToLand()
-	if t == nil {
-		return nil
+	if t == nil || e.landingHeld(r, t, now) {
+		return nil // nothing to land, or the user is on its agent's pane
 	}
 	res, err := e.land(r, t)
 	now = time.Now()

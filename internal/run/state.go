@@ -114,9 +114,12 @@ type TaskRun struct {
 	// its parents' branches conflict (BlockedBy is empty then).
 	Conflict *ParentConflict `json:"conflict,omitempty"`
 	// Owed is the message or check owt owes the agent and has not
-	// delivered (the outbox is not built yet): nudge, commit, checks,
-	// run_checks.
+	// delivered yet: nudge, commit, checks (queued in the outbox), or
+	// run_checks (running).
 	Owed string `json:"owed,omitempty"`
+	// Sending is the message queued in the outbox for the agent, until
+	// the outbox delivers it or gives up.
+	Sending *Sending `json:"sending,omitempty"`
 }
 
 // Failure is one failed attempt: its class (start, crash, agent, timeout,

@@ -22,10 +22,14 @@ type PaneState struct {
 	// Activity is the last output in the pane's window (tmux keeps it to
 	// the second).
 	Activity time.Time
+	// Viewed: a client is on this pane (its session is attached, and the
+	// pane is the active one of the session's active window).
+	Viewed bool
 }
 
 var snapshotFields = []string{"#{pane_id}", "#{session_id}", "#{session_name}", "#{window_id}", "#{pane_tty}",
-	"#{pane_dead}", "#{pane_dead_status}", "#{window_activity}"}
+	"#{pane_dead}", "#{pane_dead_status}", "#{window_activity}",
+	"#{?#{&&:#{session_attached},#{&&:#{window_active},#{pane_active}}},1,0}"}
 
 // Snapshot lists every pane of the server and captures the visible text
 // of the panes in capture, all in one tmux call: the monitor's whole view
@@ -83,7 +87,7 @@ func parseSnapshot(out, marker string) ([]PaneState, map[string]string) {
 		act, _ := strconv.ParseInt(f[7], 10, 64)
 		panes = append(panes, PaneState{
 			ID: f[0], SessionID: f[1], SessionName: f[2], WindowID: f[3], TTY: f[4],
-			Dead: f[5] == "1", DeadStatus: ds, Activity: time.Unix(act, 0),
+			Dead: f[5] == "1", DeadStatus: ds, Activity: time.Unix(act, 0), Viewed: f[8] == "1",
 		})
 	}
 	for i < len(lines) {

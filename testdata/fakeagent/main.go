@@ -16,6 +16,11 @@
 //	!sleep DUR            keep working for DUR (Go duration or seconds)
 //	!exit N               exit with code N once the turn is over
 //	!fail [ERROR]         end the turn with an API error (Claude: StopFailure)
+//	!swallow-enter [N]    ignore the next N Enter keys (default 1), input kept,
+//	                      screen unchanged, as a TUI busy redrawing drops one
+//	!on-next LINE         hold LINE (itself a command, e.g. "!commit fix") for
+//	                      the next prompt, which runs it before its own lines:
+//	                      how a test makes owt's message drive the agent
 //
 // Environment:
 //
@@ -71,6 +76,8 @@ type app struct {
 	idleSince    time.Time
 	idleNotified bool
 	lastCtrlC    time.Time
+	swallow      int      // Enter keys still to ignore (!swallow-enter)
+	next         []string // script lines held for the next prompt (!on-next)
 	width        int
 	height       int
 
@@ -283,6 +290,11 @@ func (a *app) handleKey(k key) (exit bool, code int) {
 	case keyCtrlU:
 		a.st.input = nil
 	case keyEnter:
+		if a.swallow > 0 {
+			a.swallow--
+			a.log.event("swallowed", "key", "Enter")
+			break
+		}
 		n := len(a.st.input)
 		if n > 0 && a.st.input[n-1] == '\\' && a.p.backslashNewline {
 			a.st.input[n-1] = '\n' // Claude-style "\ + Enter" newline

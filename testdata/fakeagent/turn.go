@@ -29,7 +29,7 @@ func parseScript(text string) []scriptCmd {
 			name, arg = name[:i], strings.TrimSpace(name[i+1:])
 		}
 		switch name {
-		case "ask", "write", "commit", "exec", "sleep", "exit", "fail":
+		case "ask", "write", "commit", "exec", "sleep", "exit", "fail", "swallow-enter", "on-next":
 			cmds = append(cmds, scriptCmd{name: name, arg: arg})
 		}
 	}
@@ -42,12 +42,14 @@ func parseScript(text string) []scriptCmd {
 // (Esc, Ctrl-C, a "no" to a permission prompt): then no end-of-turn hook runs.
 func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 	a.hooks.promptSubmit(text)
+	// Lines an earlier prompt held back for this one (!on-next) run first.
+	script := append(parseScript(a.takeNext()), parseScript(text)...)
 	if !sleepCtx(ctx, a.work) {
 		return ""
 	}
 	exitCode := -1
 	failure := ""
-	for _, c := range parseScript(text) {
+	for _, c := range script {
 		if ctx.Err() != nil {
 			return ""
 		}
@@ -72,6 +74,18 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 				n = 0
 			}
 			exitCode = n
+		case "swallow-enter":
+			n, err := strconv.Atoi(c.arg)
+			if err != nil {
+				n = 1
+			}
+			a.mu.Lock()
+			a.swallow = n
+			a.mu.Unlock()
+		case "on-next":
+			a.mu.Lock()
+			a.next = append(a.next, c.arg)
+			a.mu.Unlock()
 		case "fail":
 			failure = c.arg
 			if failure == "" {
@@ -96,6 +110,16 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 	}
 	a.finishTurn(gen, exitCode)
 	return answer
+}
+
+// takeNext returns the lines held back for the next prompt (!on-next)
+// and forgets them.
+func (a *app) takeNext() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	lines := strings.Join(a.next, "\n")
+	a.next = nil
+	return lines
 }
 
 // askPermission shows a permission prompt for a shell command and waits

@@ -1,0 +1,223 @@
+package outbox
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// HeldByUser is why a queued message waits while a client is on the
+// agent's pane: what owt types there would mix with what the user types.
+const HeldByUser = "the user is on its pane"
+
+// Courier delivers the outbox of one tmux server's agents: the monitor of
+// that server calls Tick once a tick. Each delivery runs in the
+// background, one per agent at a time, so a slow agent never holds the
+// monitor's tick.
+type Courier struct {
+	Box Box
+	// Socket is the tmux server of the monitor: an agent on another
+	// server is that server's to reach.
+	Socket string
+	Tmux   *tmux.Client
+	Logf   func(format string, args ...any)
+
+	dirMod  time.Time // the box dir's mtime at the last listing
+	pending []Agent   // the agents with queued messages at the last listing
+
+	mu   sync.Mutex
+	busy map[Agent]bool // deliveries under way
+}
+
+// rescanWithin: a dir changed this recently is listed again even if its
+// mtime looks the same, as two writes can share a timestamp.
+const rescanWithin = 2 * time.Second
+
+// Tick delivers what it can. With nothing queued it costs one stat.
+func (c *Courier) Tick(now time.Time) {
+	fi, err := os.Stat(c.Box.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if err != nil {
+		c.logf("outbox: %v", err)
+		return
+	}
+	mod := fi.ModTime()
+	if mod.Equal(c.dirMod) && len(c.pending) == 0 && now.Sub(mod) > rescanWithin {
+		return
+	}
+	c.dirMod = mod
+	if c.pending, err = c.Box.pending(); err != nil {
+		c.logf("outbox: %v", err)
+	}
+	if len(c.pending) == 0 {
+		return
+	}
+	var viewers []tmux.Viewer
+	looked := false
+	for _, a := range c.pending {
+		if c.isBusy(a) {
+			continue
+		}
+		rec, ok := c.record(a)
+		if !ok || !c.mine(rec) {
+			continue
+		}
+		if gone := goneWhy(rec); gone != "" {
+			c.drop(a, gone)
+			continue
+		}
+		if !Ready(rec) {
+			continue // not now: working, waiting for the user, or starting
+		}
+		if !looked {
+			if viewers, err = c.Tmux.Viewers(); err != nil {
+				c.logf("outbox: list clients: %v", err)
+				return
+			}
+			looked = true
+		}
+		if tmux.Watched(viewers, rec.SessionID, rec.Pane) {
+			if err := c.Box.Hold(a, HeldByUser); err != nil {
+				c.logf("outbox %s: %v", a.Name, err)
+			}
+			continue
+		}
+		if err := c.Box.Hold(a, ""); err != nil {
+			c.logf("outbox %s: %v", a.Name, err)
+		}
+		c.setBusy(a, true)
+		go c.deliver(a, rec)
+	}
+}
+
+// Ready reports whether an agent can take a message now: its turn is
+// over (idle), it waits for nobody, it lives and has started.
+func Ready(rec *state.Record) bool {
+	return rec.Status == state.Idle && !rec.NoAgent && rec.Pane != "" && !rec.Creating
+}
+
+// UserOn reports whether a user's client is on the agent's pane: then owt
+// sends it nothing and lands nothing for it. One tmux call.
+func UserOn(tm *tmux.Client, rec *state.Record) (bool, error) {
+	vs, err := tm.Viewers()
+	if err != nil {
+		return false, err
+	}
+	return tmux.Watched(vs, rec.SessionID, rec.Pane), nil
+}
+
+// deliver sends a's queued messages as one paste through owt send's path
+// and settles them: delivered when the agent took it, undeliverable with
+// the reason otherwise. An agent that turned busy meanwhile keeps them.
+func (c *Courier) deliver(a Agent, rec *state.Record) {
+	defer c.setBusy(a, false)
+	msgs, err := c.Box.Queued(a)
+	if err != nil || len(msgs) == 0 {
+		if err != nil {
+			c.logf("outbox %s: %v", a.Name, err)
+		}
+		return
+	}
+	w, err := workspace.Open(a.Repo, c.Tmux)
+	if err != nil {
+		c.settle(a, msgs, Undeliverable, time.Time{}, err.Error())
+		return
+	}
+	sentAt := time.Now()
+	err = w.SendTo(rec, Join(msgs), workspace.SendOptions{})
+	switch {
+	case err == nil:
+		c.settle(a, msgs, Delivered, sentAt, "")
+	case errors.Is(err, workspace.ErrNotReady):
+		// It waits for the user now: the next idle turn gets them.
+	default:
+		c.settle(a, msgs, Undeliverable, sentAt, err.Error())
+	}
+}
+
+func (c *Courier) settle(a Agent, msgs []Message, to State, at time.Time, why string) {
+	if err := c.Box.Settle(a, msgs, to, at, why); err != nil {
+		c.logf("outbox %s: %v", a.Name, err)
+		return
+	}
+	if to == Delivered {
+		c.logf("outbox %s: delivered %d message(s)", a.Name, len(msgs))
+	} else {
+		c.logf("outbox %s: %d message(s) %s: %s", a.Name, len(msgs), to, why)
+	}
+}
+
+// record is a's worktree record; a gone worktree's messages are dropped
+// as undeliverable, and false is returned for both.
+func (c *Courier) record(a Agent) (*state.Record, bool) {
+	f, err := state.ForRepo(a.Repo).Peek()
+	if err != nil {
+		c.logf("outbox %s: %v", a.Name, err)
+		return nil, false
+	}
+	rec := f.Records[a.Name]
+	if rec == nil {
+		c.drop(a, "its worktree is gone")
+		return nil, false
+	}
+	return rec, true
+}
+
+// goneWhy says why an agent can never take a message, "" if it can.
+func goneWhy(rec *state.Record) string {
+	switch {
+	case rec.NoAgent:
+		return "it was created with --no-agent"
+	case rec.Status == state.Exited:
+		return "the agent exited"
+	}
+	return ""
+}
+
+// drop settles every queued message of a as undeliverable.
+func (c *Courier) drop(a Agent, why string) {
+	msgs, err := c.Box.Queued(a)
+	if err != nil {
+		c.logf("outbox %s: %v", a.Name, err)
+		return
+	}
+	c.settle(a, msgs, Undeliverable, time.Time{}, why)
+}
+
+// mine reports whether rec's agent lives on this courier's server.
+func (c *Courier) mine(rec *state.Record) bool {
+	return rec.Socket == "" || rec.Socket == c.Socket
+}
+
+func (c *Courier) isBusy(a Agent) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.busy[a]
+}
+
+func (c *Courier) setBusy(a Agent, on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.busy == nil {
+		c.busy = map[Agent]bool{}
+	}
+	if on {
+		c.busy[a] = true
+	} else {
+		delete(c.busy, a)
+	}
+}
+
+func (c *Courier) logf(format string, args ...any) {
+	if c.Logf != nil {
+		c.Logf(format, args...)
+	}
+}

@@ -1,0 +1,269 @@
+// Package outbox keeps the messages owt owes an agent (a nudge, a request
+// to commit, failing checks): queued per agent on disk, delivered through
+// owt send's path only when the agent is idle and no user looks at its
+// pane, several at once as one paste, and settled as delivered or
+// undeliverable with the reason.
+package outbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// Version is the schema version written into every outbox file.
+const Version = 1
+
+// State is where a message is.
+type State string
+
+// Message states.
+const (
+	Queued        State = "queued"        // waits for the agent to be idle and unwatched
+	Delivered     State = "delivered"     // the agent took it (its Enter took)
+	Undeliverable State = "undeliverable" // owt tried and could not: Why says why
+)
+
+// Agent names an agent: the worktree called Name of the repository at Repo.
+type Agent struct {
+	Repo string `json:"repo"`
+	Name string `json:"name"`
+}
+
+// Message is one text owed to an agent. Kind and Key identify it: the
+// same (agent, kind, key) is queued once, whatever its state.
+type Message struct {
+	Kind string `json:"kind"`
+	Key  string `json:"key"`
+	Text string `json:"text"`
+	// From says who owes it, for a user reading the file ("run g, task a").
+	From     string    `json:"from,omitempty"`
+	State    State     `json:"state"`
+	QueuedAt time.Time `json:"queued_at"`
+	// SentAt is when its text began to be typed (delivered or not).
+	SentAt time.Time `json:"sent_at,omitzero"`
+	// Why says why it is undeliverable, or, while queued, what holds it
+	// ("the user is on its pane").
+	Why string `json:"why,omitempty"`
+}
+
+// file is one agent's outbox on disk.
+type file struct {
+	Version  int        `json:"version"`
+	Agent    Agent      `json:"agent"`
+	Messages []*Message `json:"messages"`
+}
+
+// Box is the outbox directory: one file per agent, written under an
+// exclusive flock on a sibling lock file, atomically, mode 0600.
+type Box struct{ Dir string }
+
+// Default is $XDG_STATE_HOME/owt/outbox.
+func Default() Box { return Box{Dir: filepath.Join(state.Dir(), "outbox")} }
+
+// path is the file of agent a: named after the worktree, with a hash of
+// the repo and name so equal names in two repos do not meet.
+func (b Box) path(a Agent) string {
+	sum := sha256.Sum256([]byte(a.Repo + "\x00" + a.Name))
+	return filepath.Join(b.Dir, safeName(a.Name)+"-"+hex.EncodeToString(sum[:])[:12]+".json")
+}
+
+func safeName(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 128 && (r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return r
+		}
+		return '_'
+	}, s)
+	if s == "" {
+		return "agent"
+	}
+	return s
+}
+
+// Enqueue queues m for agent a unless a message of the same kind and key
+// is there already (queued, delivered or undeliverable); it returns the
+// message as the outbox holds it and whether it was added now.
+func (b Box) Enqueue(a Agent, m Message, now time.Time) (Message, bool, error) {
+	if m.Kind == "" || m.Key == "" {
+		return Message{}, false, fmt.Errorf("outbox: a message needs a kind and a key")
+	}
+	var got Message
+	added := false
+	err := b.update(a, func(f *file) bool {
+		if old := f.find(m.Kind, m.Key); old != nil {
+			got = *old
+			return false
+		}
+		m.State, m.QueuedAt, m.SentAt, m.Why = Queued, now, time.Time{}, ""
+		f.Messages = append(f.Messages, &m)
+		got, added = m, true
+		return true
+	})
+	return got, added, err
+}
+
+// Lookup is the message of kind and key queued for a, if any.
+func (b Box) Lookup(a Agent, kind, key string) (Message, bool, error) {
+	f, err := b.read(a)
+	if err != nil {
+		return Message{}, false, err
+	}
+	if m := f.find(kind, key); m != nil {
+		return *m, true, nil
+	}
+	return Message{}, false, nil
+}
+
+// Queued are a's messages still to deliver, oldest first.
+func (b Box) Queued(a Agent) ([]Message, error) {
+	f, err := b.read(a)
+	if err != nil {
+		return nil, err
+	}
+	return f.queued(), nil
+}
+
+// Join is the text of msgs as one paste: each message once, in order,
+// separated by a blank line.
+func Join(msgs []Message) string {
+	texts := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		if t := strings.TrimSpace(m.Text); t != "" {
+			texts = append(texts, t)
+		}
+	}
+	return strings.Join(texts, "\n\n")
+}
+
+// Settle marks the queued messages of a named by msgs (kind and key) as
+// delivered or undeliverable, sent at sentAt; why says why not.
+func (b Box) Settle(a Agent, msgs []Message, to State, sentAt time.Time, why string) error {
+	return b.update(a, func(f *file) bool {
+		changed := false
+		for _, m := range msgs {
+			if cur := f.find(m.Kind, m.Key); cur != nil && cur.State == Queued {
+				cur.State, cur.SentAt, cur.Why = to, sentAt, why
+				changed = true
+			}
+		}
+		return changed
+	})
+}
+
+// Hold notes on a's queued messages what keeps them (why), or clears it
+// (""); the file is written only when that changes.
+func (b Box) Hold(a Agent, why string) error {
+	return b.update(a, func(f *file) bool {
+		changed := false
+		for _, m := range f.Messages {
+			if m.State == Queued && m.Why != why {
+				m.Why, changed = why, true
+			}
+		}
+		return changed
+	})
+}
+
+func (f *file) find(kind, key string) *Message {
+	for _, m := range f.Messages {
+		if m.Kind == kind && m.Key == key {
+			return m
+		}
+	}
+	return nil
+}
+
+func (f *file) queued() []Message {
+	var out []Message
+	for _, m := range f.Messages {
+		if m.State == Queued {
+			out = append(out, *m)
+		}
+	}
+	return out
+}
+
+// read loads a's file without locking (every write is a rename, so a
+// read sees a whole file); a missing file is an empty outbox.
+func (b Box) read(a Agent) (*file, error) {
+	return readFile(b.path(a), a)
+}
+
+func readFile(path string, a Agent) (*file, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &file{Version: Version, Agent: a}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read outbox %s: %w", path, err)
+	}
+	var f file
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("outbox %s is corrupt: %v", path, err)
+	}
+	if f.Version > Version {
+		return nil, fmt.Errorf("outbox %s was written by a newer owt (schema %d; this owt knows %d): upgrade owt", path, f.Version, Version)
+	}
+	return &f, nil
+}
+
+// update changes a's file under its lock: a fresh read, fn, and a write
+// when fn reports a change.
+func (b Box) update(a Agent, fn func(*file) bool) error {
+	if err := os.MkdirAll(b.Dir, 0o700); err != nil {
+		return fmt.Errorf("create outbox dir: %w", err)
+	}
+	path := b.path(a)
+	lock := flock.New(strings.TrimSuffix(path, ".json") + ".lock")
+	if err := lock.Lock(); err != nil {
+		return fmt.Errorf("lock outbox of %s: %w", a.Name, err)
+	}
+	defer func() { _ = lock.Unlock() }()
+	f, err := readFile(path, a)
+	if err != nil {
+		return err
+	}
+	if !fn(f) {
+		return nil
+	}
+	f.Version, f.Agent = Version, a
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode outbox of %s: %w", a.Name, err)
+	}
+	return state.WriteAtomic(path, append(data, '\n'))
+}
+
+// pending lists the agents with a queued message, from every file of the
+// box.
+func (b Box) pending() ([]Agent, error) {
+	paths, err := filepath.Glob(filepath.Join(b.Dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []Agent
+	var errs []error
+	for _, p := range paths {
+		f, err := readFile(p, Agent{})
+		if err != nil {
+			errs = append(errs, err) // one bad file holds no other agent's messages
+			continue
+		}
+		if len(f.queued()) > 0 {
+			out = append(out, f.Agent)
+		}
+	}
+	return out, errors.Join(errs...)
+}

@@ -1,0 +1,188 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// CheckTimeout bounds one check command: a hung test suite fails its
+// check instead of holding the task for ever.
+const CheckTimeout = 15 * time.Minute
+
+// checkTail is how many of a failing check's last output lines are kept.
+const checkTail = 40
+
+// checkRuns are the task checks running in the background: one run per
+// task at a time.
+type checkRuns struct {
+	mu      sync.Mutex
+	running map[string]bool // by run and task
+}
+
+func (c *checkRuns) claim(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running[key] {
+		return false
+	}
+	if c.running == nil {
+		c.running = map[string]bool{}
+	}
+	c.running[key] = true
+	return true
+}
+
+func (c *checkRuns) release(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.running, key)
+}
+
+// act does what a verdict asks outside the run's lock: the checks start
+// in the background, a message goes to the outbox. It returns what the
+// outbox holds of the task's message.
+func (e *Engine) act(r *Run, t *TaskRun, rec *state.Record, pt *Task, v Verdict, now time.Time) *mail {
+	if v.Action == RunChecks {
+		e.startChecks(r.Name, *t, rec.Path, r.Plan.ChecksOf(pt), v.Tree)
+	}
+	return e.mailOf(r, t, v, now)
+}
+
+// startChecks runs the checks on tree in the worktree at dir, in the
+// background, unless they run for this task already; the result goes
+// into the task's memo under the run's lock.
+func (e *Engine) startChecks(run string, t TaskRun, dir string, checks [][]string, tree string) {
+	key := run + "\x00" + t.ID
+	if !e.checks.claim(key) {
+		return
+	}
+	go func() {
+		defer e.checks.release(key)
+		res := RunChecksIn(dir, checks, CheckTimeout)
+		res.Tree = tree
+		if err := e.recordChecks(run, t, dir, res); err != nil {
+			e.logf("run %s: task %s: checks: %v", run, t.ID, err)
+		}
+	}()
+}
+
+// recordChecks keeps res in the task's memo if the task is still the
+// attempt the checks ran for and its worktree still holds that tree.
+func (e *Engine) recordChecks(run string, was TaskRun, dir string, res CheckResult) error {
+	if head, err := (git.Repo{Root: dir}).TreeOf("HEAD"); err != nil || head != res.Tree {
+		return nil // the agent committed since: that tree gets its own run
+	}
+	return e.Store.Update(run, func(r *Run) ([]Event, error) {
+		t, ok := r.Task(was.ID)
+		if !ok || t.Name != was.Name || t.Attempt != was.Attempt || (t.State != Running && t.State != NeedsYou) {
+			return nil, nil
+		}
+		res.At = time.Now()
+		t.Memo.Checks = &res
+		if t.Owed == string(RunChecks) {
+			t.Owed = ""
+		}
+		r.UpdatedAt = res.At
+		detail := "passed on " + short(res.Tree)
+		if !res.Passed {
+			detail = "failed on " + short(res.Tree) + ": " + firstLine(res.Output)
+		}
+		return []Event{{At: res.At, Event: "checks", Task: t.ID, Detail: detail}}, nil
+	})
+}
+
+// applyChecking notes that the checks run on the task's tree (once).
+func (r *Run) applyChecking(t *TaskRun, v Verdict, now time.Time) []Event {
+	owed := string(RunChecks)
+	if t.Owed == owed && t.State == Running {
+		return nil
+	}
+	ev := v.Evidence
+	t.Evidence, t.Owed, t.Why = &ev, owed, v.Why
+	r.setTask(t, Running, now)
+	return []Event{{At: now, Event: "checking", Task: t.ID, Detail: v.Why}}
+}
+
+// RunChecksIn runs each check's argv in dir (never through a shell), in
+// order, each within limit, and stops at the first that fails: its
+// command, exit and last output lines are the result's Output.
+func RunChecksIn(dir string, checks [][]string, limit time.Duration) CheckResult {
+	for _, argv := range checks {
+		if len(argv) == 0 {
+			continue
+		}
+		out, err := runCheck(dir, argv, limit)
+		if err == nil {
+			continue
+		}
+		text := fmt.Sprintf("$ %s\n%s", showArgv(argv), err)
+		if tail := Tail(out, checkTail); tail != "" {
+			text += "\n" + tail
+		}
+		return CheckResult{Passed: false, Output: text}
+	}
+	return CheckResult{Passed: true}
+}
+
+// runCheck runs argv in dir with no input, in its own process group so a
+// timeout ends whatever it started; the error says how it ended.
+func runCheck(dir string, argv []string, limit time.Duration) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return out.Bytes(), nil
+	case ctx.Err() != nil:
+		return out.Bytes(), fmt.Errorf("timed out after %s", limit)
+	case errors.As(err, &ee) && ee.ExitCode() >= 0:
+		return out.Bytes(), fmt.Errorf("exit code %d", ee.ExitCode())
+	}
+	return out.Bytes(), fmt.Errorf("could not run: %v", err)
+}
+
+// Tail is the last n lines of out, control characters removed (a check's
+// colours and cursor moves would reach the agent as keys).
+func Tail(out []byte, n int) string {
+	text := strings.TrimRight(workspace.CleanText(ansiSeq.ReplaceAllString(string(out), "")), "\n ")
+	lines := strings.Split(text, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ansiSeq matches a terminal escape sequence (colour, cursor move).
+var ansiSeq = regexp.MustCompile(`\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])`)
+
+// showArgv shows argv as one command line, words with spaces quoted.
+func showArgv(argv []string) string {
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		if w == "" || strings.ContainsAny(w, " \t\n'\"\\$") {
+			w = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+		words[i] = w
+	}
+	return strings.Join(words, " ")
+}
