@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -152,10 +153,26 @@ func writePlan(path string, data []byte, force bool) error {
 		}
 		return nil
 	}
-	if err := state.WriteAtomic(path, data); err != nil {
+	// Replace what the path names, not the path: through a symlink to its
+	// target, and into a device or pipe (-o /dev/stdout) by writing to it
+	// — a rename over /dev/null would replace the device with a file.
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
 		return fmt.Errorf("write plan %s: %w", path, err)
 	}
-	return os.Chmod(path, 0o644)
+	if fi, err := os.Stat(target); err == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return usagef("%s is a directory: give -o a file", path)
+		}
+		if err := os.WriteFile(target, data, 0o644); err != nil {
+			return fmt.Errorf("write plan %s: %w", path, err)
+		}
+		return nil
+	}
+	if err := state.WriteAtomic(target, data); err != nil {
+		return fmt.Errorf("write plan %s: %w", path, err)
+	}
+	return os.Chmod(target, 0o644)
 }
 
 // orchestrateCommand is the seed's owt orchestrate FILE --into BRANCH:

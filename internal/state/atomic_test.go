@@ -1,0 +1,42 @@
+package state
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A symlinked file stays a link (its target is replaced), an existing
+// file keeps its mode, and a device or directory is refused, not replaced.
+func TestWriteAtomicFollowsLinksKeepsModesAndRefusesNonFiles(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "dotfiles-hooks.json")
+	require.NoError(t, os.WriteFile(target, []byte("old"), 0o644))
+	link := filepath.Join(dir, "hooks.json")
+	require.NoError(t, os.Symlink(target, link))
+
+	require.NoError(t, WriteAtomic(link, []byte("new")))
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	require.True(t, fi.Mode()&os.ModeSymlink != 0, "the link is still a link")
+	got, err := os.ReadFile(target)
+	require.NoError(t, err)
+	require.Equal(t, "new", string(got))
+	fi, err = os.Stat(target)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
+
+	fresh := filepath.Join(dir, "fresh")
+	require.NoError(t, WriteAtomic(fresh, []byte("x")))
+	fi, err = os.Stat(fresh)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+
+	require.Error(t, WriteAtomic(dir, []byte("x")))
+	require.Error(t, WriteAtomic(os.DevNull, []byte("x")))
+	fi, err = os.Stat(os.DevNull)
+	require.NoError(t, err)
+	require.True(t, fi.Mode()&os.ModeCharDevice != 0, "/dev/null is still a device")
+}
