@@ -17,12 +17,8 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/tmux"
 )
-
-// engineNote says plainly what a registered run does today.
-const engineNote = "the monitor of this tmux server starts ready tasks and judges done on evidence (owt's tmux plugin or owt new starts it); " +
-	"runs the checks; nudges and failing checks go to an agent once it is idle and nobody is on its pane; lands done tasks in into; " +
-	"children start from their parents' work; a failed attempt is retried after its backoff in the same worktree"
 
 // runsCommand is owt run: task graphs.
 func runsCommand() *cli.Command {
@@ -126,8 +122,33 @@ func runStart(c *cli.Context, file string) error {
 		return err
 	}
 	fmt.Fprintf(out, "registered run %s ('owt run status %s')\n", name, name)
-	fmt.Fprintln(out, engineNote)
+	fmt.Fprintln(out, driveMonitor(tm))
 	return nil
+}
+
+// driveMonitor starts the monitor of tm's server, where the run engine
+// lives, unless it runs, and says who drives the run: a run nobody drives
+// must not look like one in progress.
+func driveMonitor(tm *tmux.Client) string {
+	socket := daemon.SocketPath(tm)
+	if !tm.Running() {
+		return fmt.Sprintf("no tmux server runs at %s: nothing starts until one does and owt's monitor runs there (owt's tmux plugin, 'owt tmux init' or any 'owt new' starts it)", socket)
+	}
+	if self, err := os.Executable(); err == nil {
+		if err := daemon.EnsureRunning(self, tm); err != nil {
+			return fmt.Sprintf("owt's monitor for this tmux server could not be started (%v): nothing starts until it runs ('owt tmux init')", err)
+		}
+	}
+	return "the monitor of this tmux server drives it: closing this terminal changes nothing"
+}
+
+// monitorWarning is a line for owt run status when no monitor drives the
+// run's server (nothing will start or be judged), else "".
+func monitorWarning(v run.View) string {
+	if v.State == run.Finished || v.Socket == "" || daemon.Running(v.Socket) {
+		return ""
+	}
+	return fmt.Sprintf("no owt monitor runs for the tmux server at %s: nothing starts or is judged until one does ('owt run resume %s' from inside it starts one)", v.Socket, v.Name)
 }
 
 // planInRepo checks what needs the repository: the base branch (the plan's,
@@ -307,7 +328,9 @@ func runStatus(c *cli.Context) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(out, engineNote)
+	if w := monitorWarning(v); w != "" {
+		fmt.Fprintln(out, w)
+	}
 	return nil
 }
 

@@ -97,6 +97,7 @@ func runResumeCommand() *cli.Command {
 			default:
 				fmt.Fprintf(out, "run %s is already active\n", name)
 			}
+			fmt.Fprintln(out, driveMonitor(tm))
 			return nil
 		},
 	}

@@ -112,7 +112,7 @@ func TestOrchestrateRegistersARunLandingInInto(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
 	e.WriteFile(repo, "auth.toml", authPlan)
-	out := e.MustOwt(repo, "orchestrate", "auth.toml", "--into", "feat/other", "--name", "orch")
+	out := e.MustOwt(repo, "-S", filepath.Join(e.Root, "no-server"), "orchestrate", "auth.toml", "--into", "feat/other", "--name", "orch")
 	require.Contains(t, out, "registered run orch")
 	require.Contains(t, out, "done tasks land in feat/other")
 	require.Equal(t, "feat/other", e.runStatus(repo, "orch").Into)

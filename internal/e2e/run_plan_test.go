@@ -100,10 +100,13 @@ func TestRunStartRegistersAndShowsStatus(t *testing.T) {
 	e.WriteFile(repo, "auth.toml", authPlan)
 	before := e.snapshot(repo)
 
-	out := e.MustOwt(repo, "run", "start", "auth.toml")
+	// Registered for a tmux server that does not run: no monitor drives
+	// it, so it stays as registered (and says why).
+	nowhere := filepath.Join(e.Root, "no-server")
+	out := e.MustOwt(repo, "-S", nowhere, "run", "start", "auth.toml")
 	require.Contains(t, out, "wave 2: api (after models, config)")
 	require.Contains(t, out, "registered run auth")
-	require.Contains(t, out, "not built yet", "it says plainly that nothing starts")
+	require.Contains(t, out, "no tmux server runs at", "it says plainly that nothing drives it")
 	require.Equal(t, before, e.snapshot(repo), "registering starts no agent, makes no branch or worktree")
 
 	path := filepath.Join(e.Root, "state", "owt", "runs", "auth.json")
@@ -132,7 +135,7 @@ func TestRunStartRegistersAndShowsStatus(t *testing.T) {
 
 	text := e.MustOwt(repo, "run", "status")
 	require.Contains(t, text, "run auth: active, 0/3 done, base main, lands in feat/auth")
-	require.Contains(t, text, "not built yet")
+	require.Contains(t, text, "no owt monitor runs for the tmux server", "nothing drives it, and status says so")
 
 	var list []struct{ Name, State string }
 	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "run", "list", "--json")), &list))
@@ -144,7 +147,7 @@ func TestRunStartRegistersAndShowsStatus(t *testing.T) {
 	r := e.Owt(repo, "run", "start", "auth.toml")
 	requireOneLineError(t, r, "run auth exists")
 	require.Equal(t, 1, r.Code)
-	out = e.MustOwt(repo, "batch", "auth.toml", "--name", "auth-2")
+	out = e.MustOwt(repo, "-S", nowhere, "batch", "auth.toml", "--name", "auth-2")
 	require.Contains(t, out, "registered run auth-2")
 	require.Equal(t, "active", e.runStatus(repo, "auth-2").State)
 
@@ -162,12 +165,15 @@ func TestRunPauseResumeStopAreLogged(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
 	e.WriteFile(repo, "auth.toml", authPlan)
-	e.MustOwt(repo, "run", "start", "auth.toml")
+	// A server that does not run: no monitor starts the tasks meanwhile.
+	nowhere := filepath.Join(e.Root, "no-server")
+	e.MustOwt(repo, "-S", nowhere, "run", "start", "auth.toml")
 
 	require.Equal(t, "run auth: paused\n", e.MustOwt(repo, "run", "pause", "auth"))
 	require.Equal(t, "paused", e.runStatus(repo, "auth").State)
 	require.Equal(t, "run auth is already paused\n", e.MustOwt(repo, "run", "pause", "auth"))
-	require.Equal(t, "run auth: active\n", e.MustOwt(repo, "run", "resume", "auth"))
+	resumed := e.MustOwt(repo, "-S", nowhere, "run", "resume", "auth")
+	require.True(t, strings.HasPrefix(resumed, "run auth: active\nno tmux server runs at "), resumed)
 	require.Equal(t, "run auth: stopped\n", e.MustOwt(repo, "run", "stop", "auth"))
 	require.Equal(t, "stopped", e.runStatus(repo, "auth").State)
 
@@ -249,7 +255,7 @@ id = "api"
 description = "Build the API"
 depends_on = ["schema"]
 `)
-	out := e.MustOwt(repo, "batch", "tasks.toml")
+	out := e.MustOwt(repo, "-S", filepath.Join(e.Root, "no-server"), "batch", "tasks.toml")
 	require.Contains(t, out, "wave 2: api (after schema)")
 	require.Contains(t, out, "done tasks land in main", "auto_ship lands in the base")
 	v := e.runStatus(repo, "tasks")
@@ -263,8 +269,8 @@ func TestRunListSurvivesABrokenRunFile(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
 	e.WriteFile(repo, "auth.toml", authPlan)
-	e.MustOwt(repo, "run", "start", "auth.toml")
-	e.MustOwt(repo, "run", "start", "auth.toml", "--name", "conc")
+	e.MustOwt(repo, "-S", filepath.Join(e.Root, "no-server"), "run", "start", "auth.toml")
+	e.MustOwt(repo, "-S", filepath.Join(e.Root, "no-server"), "run", "start", "auth.toml", "--name", "conc")
 	require.NoError(t, os.WriteFile(filepath.Join(e.Root, "state", "owt", "runs", "conc.json"), []byte(`{"version": 1, "na`), 0o600))
 
 	r := e.Owt(repo, "run", "list")

@@ -11,6 +11,7 @@ type View struct {
 	Base          string     `json:"base"`
 	Into          string     `json:"into,omitempty"`
 	Plan          string     `json:"plan"`
+	Socket        string     `json:"socket,omitempty"` // the tmux server whose monitor drives it
 	MaxConcurrent int        `json:"max_concurrent"`
 	Waves         [][]string `json:"waves"`
 	Finished      int        `json:"finished"` // tasks done, landed or skipped
@@ -41,7 +42,7 @@ type TaskView struct {
 func (r *Run) View() View {
 	v := View{
 		Name: r.Name, State: r.State, Why: r.Why, Repo: r.Repo, Base: r.Base, Into: r.Into,
-		Plan: r.Plan.File, MaxConcurrent: r.Plan.MaxConcurrent, Waves: r.Plan.Waves(),
+		Plan: r.Plan.File, Socket: r.Socket, MaxConcurrent: r.Plan.MaxConcurrent, Waves: r.Plan.Waves(),
 		Tasks: []TaskView{}, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}
 	for _, t := range r.Tasks {
