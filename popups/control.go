@@ -382,6 +382,16 @@ func (m *ctl) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if k.String() == "ctrl+c" {
 		return m, tea.Quit
 	}
+	// Keys typed quickly arrive as one message of several runes: outside a
+	// text field each is a key of its own.
+	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste && m.mode != typing && m.mode != filtering {
+		var cmds []tea.Cmd
+		for _, r := range k.Runes {
+			_, cmd := m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt})
+			cmds = append(cmds, cmd)
+		}
+		return m, tea.Batch(cmds...)
+	}
 	switch m.mode {
 	case busy:
 		return m, nil
