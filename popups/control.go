@@ -220,7 +220,7 @@ func (m *ctl) background() tea.Cmd {
 		m.queueSig = sig
 		recs := m.snap.Records
 		cmds = append(cmds, func() tea.Msg {
-			return queueMsg{sig: sig, q: control.Queues(m.tm, recs, m.open)}
+			return queueMsg{sig: sig, q: control.Queues(recs, m.open)}
 		})
 	}
 	cmds = append(cmds, m.detailCmd())

@@ -58,14 +58,14 @@ func Load(tm *tmux.Client, repo string, queue map[string]merge.Queue) (Snapshot,
 	}, nil
 }
 
-// Now builds the board of a snapshot.
+// Board builds the board of a snapshot.
 func (s Snapshot) Board() Board { return Build(s.Input, time.Now()) }
 
 // Queues computes the merge queue of each repository among recs: the
 // order READY TO SHIP follows and its conflict predictions. It runs git,
 // so the popup calls it when the set of finished worktrees changes, not
 // on every refresh.
-func Queues(tm *tmux.Client, recs []*state.Record, open func(repo string) (*workspace.Workspace, error)) map[string]merge.Queue {
+func Queues(recs []*state.Record, open func(repo string) (*workspace.Workspace, error)) map[string]merge.Queue {
 	out := map[string]merge.Queue{}
 	seen := map[string]bool{}
 	for _, r := range recs {
