@@ -104,6 +104,8 @@ func main() {
 	fmt.Printf("%-44s p50 %7s   (budget ≤ 150 ms; max %s; from new-window to the list on screen)\n",
 		fmt.Sprintf("switch popup first frame, %d agents", *n), ms(p50(frames)), ms(maxOf(frames)))
 
+	controlFigures(w, bin, repo, *n)
+
 	sendFigures(w, bin, repo)
 }
 

@@ -77,7 +77,7 @@ func App() *cli.App {
 			statusCommand(),
 			waitCommand(),
 			tmuxCommand(),
-			popupCommand(),
+			popupCommand(), diffCommand(),
 			statusLineCommand(),
 			completionCommand(),
 		},

@@ -8,16 +8,14 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // mergeContext is the merge package's view of a workspace: its git repo,
 // its records, and what counts as uncommitted work there.
-func mergeContext(w *workspace.Workspace) *merge.Context {
-	return &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workspace.WorkFiles,
-		EditedCopies: workspace.EditedCopies, SetBaseCommit: w.SetBaseCommit}
-}
+func mergeContext(w *workspace.Workspace) *merge.Context { return control.MergeContext(w) }
 
 func checkCommand() *cli.Command {
 	return &cli.Command{

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -46,7 +47,7 @@ func deleteCommand() *cli.Command {
 					return fmt.Errorf("not deleted")
 				}
 			}
-			if err := w.Delete(name, workspace.DeleteOptions{Force: c.Bool("force"), KeepBranch: c.Bool("keep-branch")}); err != nil {
+			if err := control.Delete(w, name, workspace.DeleteOptions{Force: c.Bool("force"), KeepBranch: c.Bool("keep-branch")}); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.App.Writer, "deleted %s\n", name)

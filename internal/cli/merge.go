@@ -8,17 +8,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // landed is the JSON of merge and ship: what landed, and whether the
 // worktree was removed afterwards.
-type landed struct {
-	merge.ShipResult
-	Removed bool   `json:"removed"`
-	Kept    string `json:"kept,omitempty"` // why it was not removed
-}
+type landed = control.Landed
 
 func mergeCommand() *cli.Command {
 	return &cli.Command{
@@ -63,11 +59,8 @@ func mergeCommand() *cli.Command {
 			if err := askFirst(c, report, fmt.Sprintf("Merge %s into %s%s?", rec.Branch, target, removalNote(c.Bool("keep"))), "not merged"); err != nil {
 				return err
 			}
-			res, err := mc.Merge(rec, o)
-			if err != nil {
-				return err
-			}
-			return finishLanding(c, w, landed{ShipResult: merge.ShipResult{Result: res}})
+			out, err := control.Merge(w, rec, o, c.Bool("keep"))
+			return reportLanding(c, out, err)
 		},
 	}
 }
@@ -79,29 +72,20 @@ func removalNote(keep bool) string {
 	return " and remove its worktree, session and branch"
 }
 
-// finishLanding tears the worktree down unless --keep, then reports.
-func finishLanding(c *cli.Context, w *workspace.Workspace, out landed) error {
-	var keptErr error
-	if !c.Bool("keep") {
-		finishEvenIfHungUp()
-		if err := w.Teardown(out.Name, out.BranchTip); err != nil {
-			keptErr = err
-			out.Kept = err.Error()
-		} else {
-			out.Removed = true
-		}
+// reportLanding prints what a merge or ship did (out is empty when
+// nothing landed) and returns its error.
+func reportLanding(c *cli.Context, out landed, err error) error {
+	if out.Name == "" {
+		return err
 	}
 	if c.Bool("json") {
-		if err := printJSON(c.App.Writer, out); err != nil {
-			return err
+		if jerr := printJSON(c.App.Writer, out); jerr != nil {
+			return jerr
 		}
 	} else {
 		printLanding(c.App.Writer, out)
 	}
-	if keptErr != nil {
-		return fmt.Errorf("landed on %s, but %w", out.Target, keptErr)
-	}
-	return nil
+	return err
 }
 
 // finishEvenIfHungUp keeps owt alive through a teardown that kills the

@@ -26,13 +26,7 @@ func popupCommand() *cli.Command {
 				if c.NArg() > 0 {
 					return usagef("popup %s takes no arguments", name)
 				}
-				bin, err := findPopupProgram()
-				if err != nil {
-					return err
-				}
-				// Replace owt, so the screen owns the terminal and its exit
-				// status is the popup's.
-				return syscall.Exec(bin, []string{bin, name}, os.Environ())
+				return execPopup(name)
 			},
 		}
 	}
@@ -44,8 +38,19 @@ func popupCommand() *cli.Command {
 			sub("create", "form for a new agent: task, tool, base branch, plan mode (Alt+c)"),
 			sub("merge", "what merging the current worktree would do (Alt+m)"),
 			sub("delete", "delete a worktree, asking twice before losing work (Alt+d)"),
+			sub("control", "every agent and run task by what it needs: a verb on every row, diff review (Alt+o)"),
 		},
 	}
+}
+
+// execPopup replaces owt with the popup program showing args, so the
+// screen owns the terminal and its exit status is the popup's.
+func execPopup(args ...string) error {
+	bin, err := findPopupProgram()
+	if err != nil {
+		return err
+	}
+	return syscall.Exec(bin, append([]string{bin}, args...), os.Environ())
 }
 
 // findPopupProgram looks next to the running owt first (the two are built

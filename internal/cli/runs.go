@@ -14,6 +14,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/run"
@@ -346,15 +347,7 @@ func runStateCommand(verb string, to run.RunState, usage string) *cli.Command {
 				return usagef("run %s takes one NAME", verb)
 			}
 			name := c.Args().First()
-			changed := false
-			err := run.DefaultStore().Update(name, func(r *run.Run) ([]run.Event, error) {
-				ev, ok, err := r.SetState(to, time.Now())
-				if err != nil || !ok {
-					return nil, err
-				}
-				changed = true
-				return []run.Event{ev}, nil
-			})
+			changed, err := control.SetRunState(run.DefaultStore(), name, to)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/run"
 )
@@ -23,12 +24,7 @@ func runTaskCommand(verb, usage string) *cli.Command {
 				return usagef("run %s takes a run NAME and a TASK id", verb)
 			}
 			name, id := c.Args().Get(0), c.Args().Get(1)
-			var evs []run.Event
-			err := run.DefaultStore().Update(name, func(r *run.Run) ([]run.Event, error) {
-				var err error
-				evs, err = r.TaskCommand(verb, id, time.Now())
-				return evs, err
-			})
+			evs, err := control.TaskVerb(run.DefaultStore(), name, verb, id)
 			if err != nil {
 				return err
 			}

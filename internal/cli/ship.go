@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
 )
 
@@ -29,11 +30,8 @@ func shipCommand() *cli.Command {
 			if err := askFirst(c, report, fmt.Sprintf("Commit everything in %s, merge it into %s%s?", rec.Name, rec.Base, removalNote(c.Bool("keep"))), "not shipped"); err != nil {
 				return err
 			}
-			res, err := mc.Ship(rec, c.String("message"))
-			if err != nil {
-				return err
-			}
-			return finishLanding(c, w, landed{ShipResult: res})
+			out, err := control.Ship(w, rec, c.String("message"), c.Bool("keep"))
+			return reportLanding(c, out, err)
 		},
 	}
 }

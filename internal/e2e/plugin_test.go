@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var popupKeys = map[string]string{"switch": "M-s", "create": "M-c", "merge": "M-m", "delete": "M-d"}
+var popupKeys = map[string]string{"switch": "M-s", "create": "M-c", "merge": "M-m", "delete": "M-d", "control": "M-o"}
 
 // A user adds the plugin to ~/.tmux.conf and presses prefix + I: TPM clones
 // it, owt.tmux finds no binary for this checkout and builds one with Go in
@@ -90,7 +90,7 @@ run '%s/tpm'
 
 	// Idempotent: running it twice more leaves exactly the same bindings.
 	before := e.owtBindings()
-	require.Len(t, before, 3)
+	require.Len(t, before, 4)
 	e.Tmux("run-shell", filepath.Join(plugin, "owt.tmux"))
 	e.Tmux("run-shell", filepath.Join(plugin, "owt.tmux"))
 	require.Equal(t, before, e.owtBindings())
@@ -101,7 +101,7 @@ run '%s/tpm'
 	}
 	e.Tmux("run-shell", filepath.Join(plugin, "owt.tmux"))
 	require.Empty(t, e.binding("prefix", "M-w"))
-	require.Len(t, e.owtBindings(), 4)
+	require.Len(t, e.owtBindings(), 5)
 	require.Contains(t, e.binding("root", "M-c"), owt+" popup create")
 
 	// A bad option is shown, not swallowed, and names the option.
@@ -125,7 +125,7 @@ run '%s/tpm'
 	e.Tmux("set-option", "-gu", "@owt-key-merge")
 	e.Tmux("run-shell", filepath.Join(plugin, "owt.tmux"))
 	require.Empty(t, e.Tmux("show-option", "-gqv", "@owt-bootstrap-error"))
-	require.Len(t, e.owtBindings(), 4)
+	require.Len(t, e.owtBindings(), 5)
 }
 
 func readFile(p string) string {

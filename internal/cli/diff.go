@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/owt-tmux/owt/internal/git"
+)
+
+// diffCommand is owt diff NAME: the diff review of the control popup on
+// a terminal; elsewhere (or with --stat/--json) the files NAME changed
+// against its base with their line counts.
+func diffCommand() *cli.Command {
+	return &cli.Command{
+		Name:         "diff",
+		BashComplete: completeNames,
+		Usage:        "review what a worktree changed against its base: files, then each file's diff (d in the control popup)",
+		ArgsUsage:    "NAME",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "stat", Usage: "print the changed files with +/- counts instead of the review screen"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			w, rec, err := namedRecord(c, "diff")
+			if err != nil {
+				return err
+			}
+			interactive := term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stdout.Fd()))
+			if interactive && !c.Bool("stat") && !c.Bool("json") {
+				return execPopup("diff", rec.Name)
+			}
+			base := rec.Base
+			if !w.Repo.BranchExists(base) && rec.BaseCommit != "" {
+				base = rec.BaseCommit // the base branch is gone: where it started
+			}
+			files, err := git.ChangedFiles(rec.Path, base)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				if files == nil {
+					files = []git.FileChange{}
+				}
+				return printJSON(c.App.Writer, files)
+			}
+			for _, f := range files {
+				switch {
+				case f.Untracked:
+					fmt.Fprintf(c.App.Writer, "%s\tnew, uncommitted\n", f.Path)
+				case f.Binary:
+					fmt.Fprintf(c.App.Writer, "%s\tbinary\n", f.Path)
+				default:
+					fmt.Fprintf(c.App.Writer, "%s\t+%d -%d\n", f.Path, f.Insertions, f.Deletions)
+				}
+			}
+			return nil
+		},
+	}
+}

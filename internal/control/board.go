@@ -1,0 +1,412 @@
+// Package control builds the control plane: every agent and run task of
+// one repository (or all) sorted into the decisions they wait for — NEEDS
+// YOU, READY TO SHIP, IN FLIGHT, QUEUED — and the recent events, and it
+// holds the verbs those rows offer (ship, merge, delete, send, retry, skip,
+// pause) as the one core both the popup and the CLI call.
+//
+// Building a board is pure: Build takes what the records, runs and caches
+// say and decides where each row goes, so it is tested without tmux or git.
+package control
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// Section is where a row stands, in the order the popup shows them.
+type Section int
+
+// The sections, top to bottom.
+const (
+	NeedsYou Section = iota
+	ReadyToShip
+	InFlight
+	Queued
+	Recent
+)
+
+// Sections lists every section in display order.
+var Sections = []Section{NeedsYou, ReadyToShip, InFlight, Queued, Recent}
+
+func (s Section) String() string {
+	return [...]string{"NEEDS YOU", "READY TO SHIP", "IN FLIGHT", "QUEUED", "RECENT"}[s]
+}
+
+// Row is one line of the board. An agent row has Name (its worktree); a
+// run task row has Run and TaskID, and Name too once its worktree exists;
+// an event row has Event. Fields other sources fill later (PR, from the
+// forge) stay empty until they do.
+type Row struct {
+	Section Section `json:"section"`
+	Name    string  `json:"name,omitempty"`
+	Repo    string  `json:"repo"`
+	// Status is the agent's status or, for a task without an agent, the
+	// task's state.
+	Status string `json:"status"`
+	// Why says why the row is in its section: what a waiting agent waits
+	// for, the predicted conflict, what a queued task waits for.
+	Why   string    `json:"why,omitempty"`
+	Task  string    `json:"task,omitempty"`
+	Since time.Time `json:"since"`
+	// The run task behind the row, if any.
+	Run         string `json:"run,omitempty"`
+	TaskID      string `json:"task_id,omitempty"`
+	TaskState   string `json:"task_state,omitempty"`
+	Attempt     int    `json:"attempt,omitempty"`
+	MaxAttempts int    `json:"max_attempts,omitempty"`
+	// Sending is the message the outbox is delivering to the agent.
+	Sending string `json:"sending,omitempty"`
+	// Git figures, from the cache (never computed per redraw).
+	Ahead      int `json:"ahead"`
+	Dirty      int `json:"dirty"`
+	Insertions int `json:"insertions"`
+	Deletions  int `json:"deletions"`
+	// Prediction is the queue's word on landing it: "merges cleanly" or
+	// "conflicts in a.go"; Checks the last checks result of its run task.
+	Prediction string `json:"prediction,omitempty"`
+	Checks     string `json:"checks,omitempty"`
+	// PR is the agent's pull request, when a forge reports one.
+	PR string `json:"pr,omitempty"`
+	// Event is what happened, for RECENT rows.
+	Event string `json:"event,omitempty"`
+	Live  bool   `json:"live,omitempty"`
+}
+
+// IsAgent says the row has a worktree the agent verbs act on.
+func (r Row) IsAgent() bool { return r.Name != "" && r.Section != Recent }
+
+// IsTask says the row is a run task (retry, skip, pause apply).
+func (r Row) IsTask() bool { return r.Run != "" && r.TaskID != "" && r.Section != Recent }
+
+// Board is the control plane at one moment.
+type Board struct {
+	Title string `json:"title"`
+	// Progress sums up the active runs: "run api: 3/7 done".
+	Progress []string `json:"progress,omitempty"`
+	Rows     []Row    `json:"rows"`
+}
+
+// In returns the rows of section s, in order.
+func (b Board) In(s Section) []Row {
+	var out []Row
+	for _, r := range b.Rows {
+		if r.Section == s {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Input is what a board is built from.
+type Input struct {
+	Title   string
+	Items   []workspace.Item
+	Records []*state.Record
+	Runs    []*run.Run
+	// Queue is each repository's merge queue, when it has been computed:
+	// READY TO SHIP follows its order and shows its prediction.
+	Queue map[string]merge.Queue // by repo
+	// Events are the recent events, any order.
+	Events []Event
+	// RecentMax bounds the RECENT section.
+	RecentMax int
+}
+
+// Event is one line of RECENT.
+type Event struct {
+	At     time.Time `json:"at"`
+	Repo   string    `json:"repo,omitempty"`
+	Run    string    `json:"run,omitempty"`
+	Name   string    `json:"name,omitempty"` // worktree or task
+	Event  string    `json:"event"`
+	Detail string    `json:"detail,omitempty"`
+}
+
+// DefaultRecent is how many events RECENT shows.
+const DefaultRecent = 8
+
+// Build sorts every agent and task into its section.
+func Build(in Input, now time.Time) Board {
+	b := Board{Title: in.Title}
+	recs := map[string]*state.Record{}
+	for _, r := range in.Records {
+		recs[r.Repo+"\x00"+r.Name] = r
+	}
+	tasks := taskIndex(in.Runs)
+	queued := queueIndex(in.Queue)
+	shown := map[string]bool{}
+	for _, it := range in.Items {
+		key := it.Repo + "\x00" + it.Name
+		shown[key] = true
+		row := agentRow(it, recs[key], tasks[key], queued[key], now)
+		b.Rows = append(b.Rows, row)
+	}
+	for _, r := range in.Runs {
+		if r.State == run.Finished {
+			continue
+		}
+		b.Progress = append(b.Progress, progress(r))
+		for _, t := range r.Tasks {
+			if t.Name != "" && shown[r.Repo+"\x00"+t.Name] {
+				continue // its agent's row carries it
+			}
+			if row, ok := taskRow(r, t, now); ok {
+				b.Rows = append(b.Rows, row)
+			}
+		}
+	}
+	b.Rows = append(b.Rows, recentRows(in.Events, in.RecentMax)...)
+	sortRows(b.Rows, queued)
+	return b
+}
+
+type taskRef struct {
+	run  *run.Run
+	task *run.TaskRun
+}
+
+// taskIndex finds the run task of each worktree, by repo and name.
+func taskIndex(runs []*run.Run) map[string]taskRef {
+	out := map[string]taskRef{}
+	for _, r := range runs {
+		for _, t := range r.Tasks {
+			if t.Name != "" {
+				out[r.Repo+"\x00"+t.Name] = taskRef{r, t}
+			}
+		}
+	}
+	return out
+}
+
+type queuePlace struct {
+	index int
+	entry merge.QueueEntry
+}
+
+func queueIndex(qs map[string]merge.Queue) map[string]queuePlace {
+	out := map[string]queuePlace{}
+	for repo, q := range qs {
+		for i, e := range q.Entries {
+			out[repo+"\x00"+e.Name] = queuePlace{i + 1, e}
+		}
+	}
+	return out
+}
+
+func agentRow(it workspace.Item, rec *state.Record, ref taskRef, q queuePlace, now time.Time) Row {
+	row := Row{
+		Name: it.Name, Repo: it.Repo, Status: it.Status, Task: firstLine(it.Task), Since: it.StatusSince,
+		Ahead: it.Ahead, Dirty: it.Dirty, Insertions: it.Insertions, Deletions: it.Deletions, Live: it.Live,
+	}
+	if ref.task != nil {
+		withTask(&row, ref.run, ref.task, now)
+	}
+	if q.index > 0 {
+		row.Prediction = "merges cleanly"
+		if !q.entry.Clean {
+			row.Prediction = "conflicts in " + strings.Join(q.entry.Conflicts, ", ")
+		}
+	}
+	row.Section, row.Why = agentSection(it, rec, ref.task, q)
+	return row
+}
+
+// agentSection decides where an agent stands: what needs the user first,
+// then finished work with something to land, then the rest in flight.
+func agentSection(it workspace.Item, rec *state.Record, t *run.TaskRun, q queuePlace) (Section, string) {
+	if t != nil {
+		switch t.State {
+		case run.NeedsYou, run.Failed, run.Blocked:
+			return NeedsYou, orText(t.Why, taskFailure(t), string(t.State))
+		case run.Landed, run.Skipped, run.Cancelled:
+			return InFlight, string(t.State)
+		}
+	}
+	if rec != nil && rec.Done != nil {
+		switch {
+		case rec.Done.Blocked != "":
+			return NeedsYou, "blocked: " + rec.Done.Blocked
+		case rec.Done.Fail != "":
+			return NeedsYou, "failed: " + rec.Done.Fail
+		}
+	}
+	switch {
+	case it.Status == string(state.Waiting):
+		return NeedsYou, orText(it.WaitingFor, "input")
+	case it.TurnError != "":
+		return NeedsYou, "turn failed: " + it.TurnError
+	case it.Creating == "interrupted":
+		return NeedsYou, "create interrupted: owt doctor --fix"
+	case it.Missing:
+		return NeedsYou, "worktree missing"
+	}
+	finished := it.Status == string(state.Idle) || it.Status == string(state.Exited) || (t != nil && t.State == run.Done)
+	if finished && (it.Ahead > 0 || it.Dirty > 0 || q.index > 0) {
+		if q.index > 0 && !q.entry.Clean {
+			return NeedsYou, "conflicts with " + q.entry.Base + " in " + strings.Join(q.entry.Conflicts, ", ")
+		}
+		return ReadyToShip, changes(it)
+	}
+	if finished {
+		return InFlight, "no changes yet"
+	}
+	return InFlight, ""
+}
+
+func changes(it workspace.Item) string {
+	s := fmt.Sprintf("%d commit(s)", it.Ahead)
+	if it.Dirty > 0 {
+		s += fmt.Sprintf(", %d uncommitted", it.Dirty)
+	}
+	return s
+}
+
+// withTask adds what the run says about the row's task.
+func withTask(row *Row, r *run.Run, t *run.TaskRun, now time.Time) {
+	row.Run, row.TaskID, row.TaskState = r.Name, t.ID, string(t.State)
+	row.Attempt, row.MaxAttempts = t.Attempt, r.Plan.Retry.MaxAttempts
+	if t.Sending != nil {
+		row.Sending = t.Sending.Kind
+	}
+	if t.Evidence != nil {
+		row.Checks = t.Evidence.Checks
+	}
+	if row.Task == "" {
+		if pt, ok := r.Plan.TaskByID(t.ID); ok {
+			row.Task = firstLine(pt.Task)
+		}
+	}
+}
+
+// taskRow is the row of a run task no agent row shows: one not started
+// yet, waiting, or one that needs the user. Ended tasks have no row.
+func taskRow(r *run.Run, t *run.TaskRun, now time.Time) (Row, bool) {
+	row := Row{Repo: r.Repo, Name: t.Name, Status: string(t.State), Since: t.Since}
+	withTask(&row, r, t, now)
+	switch t.State {
+	case run.Pending:
+		row.Section, row.Why = Queued, waitsFor(r, t)
+	case run.Backoff:
+		row.Section, row.Why = Queued, "retry in "+workspace.Age(max(0, t.NextStart.Sub(now)))
+	case run.NeedsYou, run.Failed, run.Blocked:
+		row.Section, row.Why = NeedsYou, orText(t.Why, taskFailure(t), blockedBy(t), string(t.State))
+	case run.Starting, run.Running:
+		row.Section = InFlight
+	case run.Done:
+		row.Section, row.Why = ReadyToShip, "done"
+	default:
+		return Row{}, false
+	}
+	return row, true
+}
+
+func taskFailure(t *run.TaskRun) string {
+	if t.Failure == nil {
+		return ""
+	}
+	return t.Failure.Class + ": " + t.Failure.Error
+}
+
+func blockedBy(t *run.TaskRun) string {
+	if len(t.BlockedBy) == 0 {
+		return ""
+	}
+	return "blocked by " + strings.Join(t.BlockedBy, ", ")
+}
+
+// waitsFor names the parents a pending task waits for.
+func waitsFor(r *run.Run, t *run.TaskRun) string {
+	pt, ok := r.Plan.TaskByID(t.ID)
+	if !ok {
+		return ""
+	}
+	var open []string
+	for _, dep := range pt.DependsOn {
+		if d, ok := r.Task(dep); ok && d.State != run.Landed && d.State != run.Done && d.State != run.Skipped {
+			open = append(open, dep)
+		}
+	}
+	if len(open) == 0 {
+		if r.State != run.Active {
+			return "run " + string(r.State)
+		}
+		return "waits for a free slot"
+	}
+	return "waits for " + strings.Join(open, ", ")
+}
+
+func progress(r *run.Run) string {
+	n := r.Counts()
+	done := n[run.Done] + n[run.Landed] + n[run.Skipped]
+	s := fmt.Sprintf("run %s: %d/%d done", r.Name, done, len(r.Tasks))
+	if r.State != run.Active {
+		s += " (" + string(r.State) + ")"
+	}
+	return s
+}
+
+func recentRows(evs []Event, limit int) []Row {
+	if limit <= 0 {
+		limit = DefaultRecent
+	}
+	sorted := append([]Event(nil), evs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].At.After(sorted[j].At) })
+	if len(sorted) > limit {
+		sorted = sorted[:limit]
+	}
+	rows := make([]Row, len(sorted))
+	for i, ev := range sorted {
+		rows[i] = Row{Section: Recent, Repo: ev.Repo, Name: ev.Name, Run: ev.Run, Event: ev.Event, Why: ev.Detail, Since: ev.At}
+	}
+	return rows
+}
+
+// sortRows orders each section: NEEDS YOU longest waiting first, READY TO
+// SHIP in queue order, IN FLIGHT and QUEUED oldest first, RECENT as built.
+func sortRows(rows []Row, queued map[string]queuePlace) {
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if a.Section != b.Section {
+			return a.Section < b.Section
+		}
+		switch a.Section {
+		case Recent:
+			return false
+		case ReadyToShip:
+			qa, qb := queued[a.Repo+"\x00"+a.Name].index, queued[b.Repo+"\x00"+b.Name].index
+			if qa != qb && qa > 0 && qb > 0 {
+				return qa < qb
+			}
+			if (qa > 0) != (qb > 0) {
+				return qa > 0
+			}
+		}
+		if !a.Since.Equal(b.Since) {
+			return a.Since.Before(b.Since)
+		}
+		return a.Repo+a.Name+a.TaskID < b.Repo+b.Name+b.TaskID
+	})
+}
+
+func orText(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}

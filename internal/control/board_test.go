@@ -1,0 +1,75 @@
+package control
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+func TestBuildSortsRowsIntoSections(t *testing.T) {
+	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
+	ago := func(m int) time.Time { return now.Add(-time.Duration(m) * time.Minute) }
+	item := func(name, status string, since, ahead, dirty int) workspace.Item {
+		return workspace.Item{Name: name, Repo: "/r", Status: status, StatusSince: ago(since), Ahead: ahead, Dirty: dirty}
+	}
+	p := &run.Plan{Tasks: []run.Task{{ID: "models", Task: "Models"}, {ID: "api", Task: "The API", DependsOn: []string{"models"}}, {ID: "db", Task: "DB"}}}
+	p.Retry.MaxAttempts = 3
+	r := run.NewRun("g", "/r", "main", p, ago(30))
+	models, _ := r.Task("models")
+	models.State, models.Name, models.Attempt = run.Running, "g-models", 1
+	db, _ := r.Task("db")
+	db.State, db.NextStart = run.Backoff, now.Add(42*time.Second)
+	in := Input{
+		Items: []workspace.Item{
+			item("late", "waiting", 1, 0, 0),
+			item("early", "waiting", 9, 0, 0),
+			item("second", "idle", 5, 2, 0),
+			item("first", "idle", 2, 1, 0),
+			item("clash", "idle", 3, 1, 0),
+			item("busy", "working", 4, 0, 0),
+			item("fresh", "idle", 4, 0, 0),
+			item("g-models", "working", 6, 0, 0),
+		},
+		Runs: []*run.Run{r},
+		Queue: map[string]merge.Queue{"/r": {Entries: []merge.QueueEntry{
+			{Name: "first", Clean: true}, {Name: "second", Clean: true},
+			{Name: "clash", Base: "main", Clean: false, Conflicts: []string{"a.go"}},
+		}}},
+		Events: []Event{{At: ago(3), Name: "old", Event: "shipped"}, {At: ago(1), Name: "new", Event: "deleted"}},
+	}
+	b := Build(in, now)
+	names := func(s Section) []string {
+		var out []string
+		for _, row := range b.In(s) {
+			out = append(out, rowName(row))
+		}
+		return out
+	}
+	require.Equal(t, []string{"early", "clash", "late"}, names(NeedsYou), "longest waiting first")
+	require.Equal(t, []string{"first", "second"}, names(ReadyToShip), "in queue order")
+	require.Equal(t, []string{"g-models", "busy", "fresh"}, names(InFlight))
+	require.Equal(t, []string{"g/api", "g/db"}, names(Queued))
+	require.Equal(t, []string{"new", "old"}, names(Recent), "newest first")
+
+	q := b.In(Queued)
+	require.Equal(t, "waits for models", q[0].Why)
+	require.Equal(t, "retry in 42s", q[1].Why)
+	require.Equal(t, "conflicts with main in a.go", b.In(NeedsYou)[1].Why)
+	require.Equal(t, "merges cleanly", b.In(ReadyToShip)[0].Prediction)
+	m := b.In(InFlight)[0]
+	require.Equal(t, []any{"g", "models", 1, 3}, []any{m.Run, m.TaskID, m.Attempt, m.MaxAttempts})
+	require.Equal(t, []string{"run g: 0/3 done"}, b.Progress)
+	require.Empty(t, m.PR, "nothing fills PR yet")
+}
+
+func rowName(r Row) string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return r.Run + "/" + r.TaskID
+}

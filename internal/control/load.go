@@ -1,0 +1,85 @@
+package control
+
+import (
+	"path/filepath"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// Snapshot is what one refresh read: the board's input, and the records
+// whose git figures are older than their last status change.
+type Snapshot struct {
+	Input
+	Stale []*state.Record
+}
+
+// Load reads the records of repo ("" = every repo), the runs and the
+// recent events, and the sessions with one tmux call. It runs no git:
+// git figures come from the cache (see Snapshot.Stale), and queue is the
+// last merge queue computed, if any.
+func Load(tm *tmux.Client, repo string, queue map[string]merge.Queue) (Snapshot, error) {
+	all, err := workspace.AllRecords()
+	if err != nil {
+		return Snapshot{}, err
+	}
+	var recs []*state.Record
+	for _, r := range all {
+		if repo == "" || r.Repo == repo {
+			recs = append(recs, r)
+		}
+	}
+	items, stale := workspace.CollectCached(tm, recs)
+	store := run.DefaultStore()
+	runs, _ := store.List() // a broken run file is reported by owt run; the board shows the rest
+	var mine []*run.Run
+	for _, r := range runs {
+		if r != nil && (repo == "" || r.Repo == repo) {
+			mine = append(mine, r)
+		}
+	}
+	events := runEvents(store, mine, DefaultRecent)
+	for _, ev := range readRecent(recentKeep) {
+		if repo == "" || ev.Repo == repo {
+			events = append(events, ev)
+		}
+	}
+	title := "all repos"
+	if repo != "" {
+		title = filepath.Base(repo)
+	}
+	return Snapshot{
+		Input: Input{Title: title, Items: items, Records: recs, Runs: mine, Queue: queue, Events: events},
+		Stale: stale,
+	}, nil
+}
+
+// Board builds the board of a snapshot.
+func (s Snapshot) Board() Board { return Build(s.Input, time.Now()) }
+
+// Queues computes the merge queue of each repository among recs: the
+// order READY TO SHIP follows and its conflict predictions. It runs git,
+// so the popup calls it when the set of finished worktrees changes, not
+// on every refresh.
+func Queues(recs []*state.Record, open func(repo string) (*workspace.Workspace, error)) map[string]merge.Queue {
+	out := map[string]merge.Queue{}
+	seen := map[string]bool{}
+	for _, r := range recs {
+		if seen[r.Repo] {
+			continue
+		}
+		seen[r.Repo] = true
+		w, err := open(r.Repo)
+		if err != nil {
+			continue
+		}
+		if q, err := MergeContext(w).BuildQueue(); err == nil {
+			out[r.Repo] = q
+		}
+	}
+	return out
+}

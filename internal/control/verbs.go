@@ -1,0 +1,111 @@
+package control
+
+import (
+	"fmt"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// The verbs of the control plane. owt's commands call the same functions,
+// so a key in the popup and its command always do the same thing.
+
+// MergeContext is the merge package's view of a workspace: its git repo,
+// its records, and what counts as uncommitted work there.
+func MergeContext(w *workspace.Workspace) *merge.Context {
+	return &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workspace.WorkFiles,
+		EditedCopies: workspace.EditedCopies, SetBaseCommit: w.SetBaseCommit}
+}
+
+// Landed is what a ship or merge did, and whether the worktree was
+// removed afterwards (the JSON of owt merge and owt ship).
+type Landed struct {
+	merge.ShipResult
+	Removed bool   `json:"removed"`
+	Kept    string `json:"kept,omitempty"` // why it was not removed
+}
+
+// Ship commits everything in rec's worktree, merges it into its base and,
+// unless keep, removes the worktree, session and branch (owt ship).
+func Ship(w *workspace.Workspace, rec *state.Record, message string, keep bool) (Landed, error) {
+	res, err := MergeContext(w).Ship(rec, message)
+	if err != nil {
+		return Landed{}, err
+	}
+	return finishLanding(w, Landed{ShipResult: res}, "shipped", keep)
+}
+
+// Merge merges rec's branch and, unless keep, removes the worktree (owt merge).
+func Merge(w *workspace.Workspace, rec *state.Record, o merge.Options, keep bool) (Landed, error) {
+	res, err := MergeContext(w).Merge(rec, o)
+	if err != nil {
+		return Landed{}, err
+	}
+	return finishLanding(w, Landed{ShipResult: merge.ShipResult{Result: res}}, "merged", keep)
+}
+
+// finishLanding tears a landed worktree down unless keep. The error, when
+// the teardown fails, says the work landed all the same.
+func finishLanding(w *workspace.Workspace, out Landed, verb string, keep bool) (Landed, error) {
+	Note(Event{Repo: w.Repo.Root, Name: out.Name, Event: verb, Detail: "into " + out.Target})
+	if keep {
+		return out, nil
+	}
+	// A teardown that kills the session owt runs in must still finish: a
+	// half-done one leaves a worktree without its session, or a branch
+	// without its record.
+	signal.Ignore(syscall.SIGHUP)
+	if err := w.Teardown(out.Name, out.BranchTip); err != nil {
+		out.Kept = err.Error()
+		return out, fmt.Errorf("landed on %s, but %w", out.Target, err)
+	}
+	out.Removed = true
+	return out, nil
+}
+
+// Delete removes rec's session, worktree and branch (owt delete); without
+// o.Force it refuses to lose work.
+func Delete(w *workspace.Workspace, name string, o workspace.DeleteOptions) error {
+	signal.Ignore(syscall.SIGHUP)
+	if err := w.Delete(name, o); err != nil {
+		return err
+	}
+	Note(Event{Repo: w.Repo.Root, Name: name, Event: "deleted"})
+	return nil
+}
+
+// Send types text into one agent and presses Enter (owt send NAME TEXT).
+func Send(w *workspace.Workspace, rec *state.Record, text string) workspace.SendResult {
+	return w.SendWith([]*state.Record{rec}, text, workspace.SendOptions{})[0]
+}
+
+// TaskVerb is owt run retry|skip|cancel NAME TASK: the task changes under
+// the run's lock and the change is logged; the engine reads it next tick.
+func TaskVerb(store run.Store, runName, verb, id string) ([]run.Event, error) {
+	var evs []run.Event
+	err := store.Update(runName, func(r *run.Run) ([]run.Event, error) {
+		var err error
+		evs, err = r.TaskCommand(verb, id, time.Now())
+		return evs, err
+	})
+	return evs, err
+}
+
+// SetRunState is owt run pause|stop NAME; changed is false when the run
+// was already there.
+func SetRunState(store run.Store, name string, to run.RunState) (changed bool, err error) {
+	err = store.Update(name, func(r *run.Run) ([]run.Event, error) {
+		ev, ok, err := r.SetState(to, time.Now())
+		if err != nil || !ok {
+			return nil, err
+		}
+		changed = true
+		return []run.Event{ev}, nil
+	})
+	return changed, err
+}

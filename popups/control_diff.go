@@ -1,0 +1,303 @@
+package popups
+
+import (
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// OptDiffPager names a pager (delta, less -R …) that shows a file's diff
+// instead of the built-in view.
+const OptDiffPager = "@owt-diff-pager"
+
+// diffView is the diff review of one worktree: its changed files against
+// the base, and one file's diff at a time.
+type diffView struct {
+	rec   *state.Record
+	files []git.FileChange
+	sel   int
+	err   string
+	// The open file's diff, its new-file line numbers, the first line shown.
+	open   bool
+	lines  []string
+	lineNo []int
+	top    int
+	pager  []string
+}
+
+type diffMsg struct {
+	files []git.FileChange
+	text  string
+	file  bool
+	err   error
+}
+
+// openDiff starts the review of rec: the list of files is read in the
+// background.
+func (m *ctl) openDiff(rec *state.Record) tea.Cmd {
+	d := &diffView{rec: rec}
+	if p, err := m.tm.ShowOption("", OptDiffPager); err == nil {
+		d.pager = strings.Fields(p)
+	}
+	m.diff, m.mode = d, reviewing
+	return func() tea.Msg {
+		files, err := git.ChangedFiles(rec.Path, diffBase(rec))
+		return diffMsg{files: files, err: err}
+	}
+}
+
+// diffBase is what the worktree is compared with: its base branch, or
+// where it started when that branch is gone.
+func diffBase(rec *state.Record) string {
+	if rec.BaseCommit != "" && !(git.Repo{Root: rec.Repo}).BranchExists(rec.Base) {
+		return rec.BaseCommit
+	}
+	return rec.Base
+}
+
+func (m *ctl) diffLoaded(msg diffMsg) (tea.Model, tea.Cmd) {
+	d := m.diff
+	if d == nil {
+		return m, nil
+	}
+	if msg.err != nil {
+		d.err = msg.err.Error()
+		return m, nil
+	}
+	d.err = ""
+	if !msg.file {
+		d.files = msg.files
+		d.sel = min(d.sel, max(0, len(d.files)-1))
+		return m, nil
+	}
+	d.open, d.top = true, 0
+	d.lines, d.lineNo = numberLines(strings.TrimRight(msg.text, "\n"))
+	return m, nil
+}
+
+var hunkRe = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@`)
+
+// numberLines splits a diff and gives each line the new file's line
+// number it is at (0 before the first hunk), for comments on a line.
+func numberLines(text string) ([]string, []int) {
+	lines := strings.Split(text, "\n")
+	nums := make([]int, len(lines))
+	next := 0
+	for i, l := range lines {
+		plain := ansi.Strip(l)
+		if m := hunkRe.FindStringSubmatch(plain); m != nil {
+			next, _ = strconv.Atoi(m[1])
+			nums[i] = next
+			continue
+		}
+		nums[i] = next
+		if next > 0 && !strings.HasPrefix(plain, "-") {
+			next++
+		}
+	}
+	return lines, nums
+}
+
+func (m *ctl) loadFile() tea.Cmd {
+	d := m.diff
+	if d == nil || len(d.files) == 0 {
+		return nil
+	}
+	f, rec, color := d.files[d.sel], d.rec, m.color
+	if len(d.pager) > 0 {
+		text, err := git.FileDiff(rec.Path, diffBase(rec), f, color)
+		if err != nil {
+			d.err = err.Error()
+			return nil
+		}
+		cmd := exec.Command(d.pager[0], d.pager[1:]...)
+		cmd.Stdin = strings.NewReader(text)
+		return tea.ExecProcess(cmd, func(err error) tea.Msg {
+			if err != nil {
+				return verbMsg{err: fmt.Errorf("%s %s: %w", OptDiffPager, d.pager[0], err)}
+			}
+			return nil
+		})
+	}
+	return func() tea.Msg {
+		text, err := git.FileDiff(rec.Path, diffBase(rec), f, color)
+		return diffMsg{text: text, file: true, err: err}
+	}
+}
+
+func (m *ctl) closeDiff() (tea.Model, tea.Cmd) {
+	if m.standaloneDiff {
+		return m, tea.Quit
+	}
+	m.diff, m.mode = nil, browsing
+	return m, nil
+}
+
+func (m *ctl) diffKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	d := m.diff
+	page := max(1, m.height-4)
+	switch k.String() {
+	case "esc", "q":
+		if d.open {
+			d.open = false
+			return m, nil
+		}
+		return m.closeDiff()
+	case "enter":
+		if !d.open {
+			return m, m.loadFile()
+		}
+	case "down", "j":
+		if d.open {
+			d.top = min(d.top+1, max(0, len(d.lines)-page))
+		} else {
+			d.sel = min(d.sel+1, max(0, len(d.files)-1))
+		}
+	case "up", "k":
+		if d.open {
+			d.top = max(d.top-1, 0)
+		} else {
+			d.sel = max(d.sel-1, 0)
+		}
+	case "pgdown", " ", "f":
+		d.top = min(d.top+page, max(0, len(d.lines)-page))
+	case "pgup", "b":
+		d.top = max(d.top-page, 0)
+	case "g", "home":
+		d.top = 0
+	case "G", "end":
+		d.top = max(0, len(d.lines)-page)
+	case "n", "p":
+		if k.String() == "n" {
+			d.sel = min(d.sel+1, max(0, len(d.files)-1))
+		} else {
+			d.sel = max(d.sel-1, 0)
+		}
+		if d.open {
+			return m, m.loadFile()
+		}
+	case "s", "m":
+		m.mode = busy
+		rec, ship := d.rec, k.String() == "s"
+		return m, func() tea.Msg {
+			w, err := m.open(rec.Repo)
+			if err != nil {
+				return verbMsg{err: err}
+			}
+			q, err := landQuestion(w, rec, ship, m.here, m.tm)
+			if err != nil {
+				return verbMsg{err: err}
+			}
+			return askMsg{q}
+		}
+	case "i":
+		m.typeFor = d.rec
+		m.input.SetValue(m.commentPrefix())
+		m.input.CursorEnd()
+		m.input.Focus()
+		m.mode = typing
+	}
+	return m, nil
+}
+
+// commentPrefix names the file and line the review is at, for a comment.
+func (m *ctl) commentPrefix() string {
+	d := m.diff
+	if len(d.files) == 0 {
+		return ""
+	}
+	path := d.files[d.sel].Path
+	if d.open && d.top < len(d.lineNo) {
+		line := d.lineNo[d.top]
+		for i := d.top; i < len(d.lineNo) && line == 0; i++ {
+			line = d.lineNo[i]
+		}
+		if line > 0 {
+			return fmt.Sprintf("%s:%d: ", path, line)
+		}
+	}
+	return path + ": "
+}
+
+func (m *ctl) diffView() []string {
+	d := m.diff
+	title := fmt.Sprintf("diff %s (%s → %s)", d.rec.Name, d.rec.Branch, d.rec.Base)
+	out := []string{m.paint(sgrBold, title)}
+	var footer []string
+	switch {
+	case m.mode == typing:
+		footer = []string{"comment to " + d.rec.Name + " (Enter send, Esc cancel):", m.input.View()}
+	case d.err != "":
+		footer = []string{m.paint(sgrRed, d.err)}
+	case m.status != "":
+		sgr := sgrGreen
+		if m.failed {
+			sgr = sgrRed
+		}
+		footer = []string{m.paint(sgr, m.status)}
+	}
+	keys := []string{"↑↓ move", "enter open", "n/p file", "s ship", "m merge", "i comment", "esc back"}
+	if d.open {
+		keys = []string{"↑↓ pgup/pgdn scroll", "n/p file", "s ship", "m merge", "i comment on line", "esc files"}
+	}
+	footer = append(footer, m.wrapKeys(keys)...)
+	room := max(1, m.height-len(out)-len(footer))
+	var body []string
+	if d.open {
+		f := d.files[d.sel]
+		out[0] += "  " + f.Path + fmt.Sprintf(" (%d/%d)", d.sel+1, len(d.files))
+		end := min(len(d.lines), d.top+room)
+		body = d.lines[d.top:end]
+	} else {
+		body = m.fileLines(room)
+	}
+	out = append(out, body...)
+	for len(out) < m.height-len(footer) {
+		out = append(out, "")
+	}
+	return append(out, footer...)
+}
+
+func (m *ctl) fileLines(room int) []string {
+	d := m.diff
+	if len(d.files) == 0 {
+		if d.err == "" {
+			return []string{"  no changes against " + d.rec.Base}
+		}
+		return nil
+	}
+	start := 0
+	if d.sel >= room {
+		start = d.sel - room + 1
+	}
+	var out []string
+	for i := start; i < len(d.files) && len(out) < room; i++ {
+		f := d.files[i]
+		counts := m.paint(sgrGreen, fmt.Sprintf("+%d", f.Insertions)) + " " + m.paint(sgrRed, fmt.Sprintf("-%d", f.Deletions))
+		switch {
+		case f.Untracked:
+			counts = m.paint(sgrGreen, "new, uncommitted")
+		case f.Binary:
+			counts = "binary"
+		}
+		line := fmt.Sprintf("%s  %s", f.Path, counts)
+		if i == d.sel {
+			line = "> " + line
+			if m.color {
+				line = m.paint(sgrCursor, ansi.Strip(line))
+			}
+		} else {
+			line = "  " + line
+		}
+		out = append(out, line)
+	}
+	return out
+}

@@ -1,0 +1,309 @@
+package popups
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// paint wraps s in an SGR style unless NO_COLOR is set.
+func (m *ctl) paint(sgr, s string) string {
+	if !m.color || s == "" {
+		return s
+	}
+	return "\x1b[" + sgr + "m" + s + "\x1b[0m"
+}
+
+const (
+	sgrBold   = "1"
+	sgrDim    = "2"
+	sgrRed    = "1;31"
+	sgrGreen  = "32"
+	sgrYellow = "33"
+	sgrCursor = "7"
+)
+
+var sectionColor = map[control.Section]string{
+	control.NeedsYou: sgrRed, control.ReadyToShip: "1;32", control.InFlight: "1;33",
+	control.Queued: "1;34", control.Recent: sgrBold,
+}
+
+func (m *ctl) View() string {
+	switch m.mode {
+	case confirming:
+		return m.fit(m.questionView())
+	case helping:
+		return m.fit(m.helpView())
+	case reviewing:
+		return m.fit(m.diffView())
+	}
+	if m.diff != nil && (m.mode == busy || m.mode == typing) {
+		return m.fit(m.diffView())
+	}
+	return m.fit(m.listView())
+}
+
+// fit cuts every line to the popup's width and the whole to its height.
+func (m *ctl) fit(lines []string) string {
+	if len(lines) > m.height {
+		lines = lines[:m.height]
+	}
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, m.width, "…")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m *ctl) header() string {
+	title := "owt control — " + m.board.Title
+	if m.repo != "" {
+		title += m.paint(sgrDim, "  (tab: "+map[bool]string{true: "this repo", false: "all repos"}[!m.all]+")")
+	}
+	if len(m.board.Progress) > 0 {
+		title += "  " + strings.Join(m.board.Progress, "  ")
+	}
+	return m.paint(sgrBold, title)
+}
+
+// listView is the board: sections with their rows, the selected row's
+// detail, the last verb's outcome and the keys.
+func (m *ctl) listView() []string {
+	body, cursorLine := m.sectionLines()
+	footer := m.footer()
+	room := max(1, m.height-1-len(footer))
+	start := 0
+	if cursorLine >= room {
+		start = cursorLine - room + 1
+	}
+	end := min(len(body), start+room)
+	out := []string{m.header()}
+	out = append(out, body[start:end]...)
+	for len(out) < m.height-len(footer) {
+		out = append(out, "")
+	}
+	return append(out, footer...)
+}
+
+func (m *ctl) sectionLines() ([]string, int) {
+	var lines []string
+	cursorLine := 0
+	nameW := 8
+	for _, r := range m.rows {
+		nameW = max(nameW, min(28, len([]rune(rowName(r)))))
+	}
+	now := time.Now()
+	for i, r := range m.rows {
+		if i == 0 || m.rows[i-1].Section != r.Section {
+			n := 0
+			for _, o := range m.rows[i:] {
+				if o.Section == r.Section {
+					n++
+				}
+			}
+			lines = append(lines, m.paint(sectionColor[r.Section], fmt.Sprintf("%s (%d)", r.Section, n)))
+		}
+		line := m.rowLine(r, nameW, now)
+		if i == m.cursor {
+			cursorLine = len(lines)
+			line = "> " + line
+			if m.color {
+				line = m.paint(sgrCursor, ansi.Strip(line))
+			}
+		} else {
+			line = "  " + line
+		}
+		lines = append(lines, line)
+	}
+	if len(m.rows) == 0 {
+		if m.filter != "" {
+			lines = append(lines, "  nothing matches /"+m.filter)
+		} else {
+			lines = append(lines, "  no agents yet: start one with Alt+c or owt new \"TASK\"")
+		}
+	}
+	return lines, cursorLine
+}
+
+func rowName(r control.Row) string {
+	switch {
+	case r.Section == control.Recent:
+		return r.Name
+	case r.Name != "":
+		return r.Name
+	default:
+		return r.Run + "/" + r.TaskID
+	}
+}
+
+// rowLine is one row: glyph, name, status and age, why it is here, then
+// the details of its section.
+func (m *ctl) rowLine(r control.Row, nameW int, now time.Time) string {
+	if r.Section == control.Recent {
+		what := r.Event
+		if r.Run != "" {
+			what = "run " + r.Run + ": " + what
+		}
+		return strings.TrimRight(fmt.Sprintf("%-5s %s %s %s", r.Since.Local().Format("15:04"), what, r.Name, m.paint(sgrDim, r.Why)), " ")
+	}
+	glyph := workspace.Glyph(r.Status)
+	if r.Name == "" {
+		glyph = "·"
+	}
+	name := rowName(r)
+	if n := []rune(name); len(n) > nameW {
+		name = string(n[:nameW-1]) + "…"
+	}
+	parts := []string{fmt.Sprintf("%s %-*s %-8s %4s", glyph, nameW, name, r.Status, workspace.Age(now.Sub(r.Since)))}
+	if r.Why != "" {
+		parts = append(parts, m.whyPaint(r))
+	}
+	if r.Section == control.ReadyToShip || r.Section == control.InFlight {
+		if r.Insertions+r.Deletions > 0 {
+			parts = append(parts, fmt.Sprintf("+%d -%d", r.Insertions, r.Deletions))
+		}
+	}
+	if r.Prediction != "" && r.Section == control.ReadyToShip {
+		sgr := sgrGreen
+		if !strings.HasPrefix(r.Prediction, "merges") {
+			sgr = sgrRed
+		}
+		parts = append(parts, m.paint(sgr, r.Prediction))
+	}
+	if r.Checks != "" {
+		parts = append(parts, "checks "+r.Checks)
+	}
+	if r.Run != "" && r.Name != "" {
+		att := ""
+		if r.Attempt > 0 && r.MaxAttempts > 0 {
+			att = fmt.Sprintf(" %d/%d", r.Attempt, r.MaxAttempts)
+		}
+		parts = append(parts, fmt.Sprintf("run %s:%s%s", r.Run, r.TaskID, att))
+	}
+	if r.Sending != "" {
+		parts = append(parts, m.paint(sgrYellow, "sending "+r.Sending))
+	}
+	if r.PR != "" {
+		parts = append(parts, "PR "+r.PR)
+	}
+	if m.all && r.Repo != "" {
+		parts = append(parts, m.paint(sgrDim, repoName(r.Repo)))
+	}
+	if r.Task != "" {
+		parts = append(parts, m.paint(sgrDim, r.Task))
+	}
+	return strings.Join(parts, "  ")
+}
+
+func (m *ctl) whyPaint(r control.Row) string {
+	if r.Section == control.NeedsYou {
+		return m.paint(sgrRed, r.Why)
+	}
+	return r.Why
+}
+
+// footer: the selected row's detail (git, for that row only), the last
+// outcome, and the keys of the selected row.
+func (m *ctl) footer() []string {
+	var out []string
+	if row, ok := m.selected(); ok && row.IsAgent() {
+		if d := m.detail[row.Repo+"\x00"+row.Name]; d.text != "" {
+			out = append(out, m.paint(sgrDim, d.text))
+		}
+	}
+	switch {
+	case m.mode == typing:
+		out = append(out, "message to "+m.typeForName()+" (Enter send, Esc cancel):", m.input.View())
+		return out
+	case m.mode == filtering:
+		out = append(out, "/"+m.filter+"█  (Enter keep, Esc clear)")
+		return out
+	case m.status != "":
+		sgr := sgrGreen
+		if m.failed {
+			sgr = sgrRed
+		}
+		out = append(out, m.paint(sgr, m.status))
+	}
+	return append(out, m.wrapKeys(m.keysFor())...)
+}
+
+func (m *ctl) typeForName() string {
+	if m.typeFor == nil {
+		return ""
+	}
+	return m.typeFor.Name
+}
+
+func (m *ctl) keysFor() []string {
+	keys := []string{"↑↓ move"}
+	row, ok := m.selected()
+	if ok && row.Name != "" && row.Section != control.Recent {
+		keys = append(keys, "enter go", "s ship", "m merge", "d diff", "x delete", "i message")
+	}
+	if ok && row.IsTask() {
+		keys = append(keys, "r retry", "K skip", "p pause run")
+	}
+	keys = append(keys, "/ filter")
+	if m.repo != "" {
+		keys = append(keys, "tab repos")
+	}
+	return append(keys, "? help", "q close")
+}
+
+// wrapKeys lays key hints out on as many lines as the width needs.
+func (m *ctl) wrapKeys(keys []string) []string {
+	var lines []string
+	cur := ""
+	for _, k := range keys {
+		if cur != "" && len([]rune(cur))+2+len([]rune(k)) > m.width {
+			lines = append(lines, m.paint(sgrDim, cur))
+			cur = ""
+		}
+		if cur != "" {
+			cur += "  "
+		}
+		cur += k
+	}
+	return append(lines, m.paint(sgrDim, cur))
+}
+
+func (m *ctl) questionView() []string {
+	q := m.ask
+	prompt := "[y] yes   [n] no (Esc)"
+	if q.refused {
+		prompt = "Press any key to go back."
+	}
+	out := []string{m.paint(sgrBold, q.title), ""}
+	room := m.height - len(out) - 2
+	body := q.body
+	if len(body) > room {
+		body = append(body[:max(0, room-1)], "…")
+	}
+	out = append(out, body...)
+	return append(out, "", m.paint(sgrBold, prompt))
+}
+
+func (m *ctl) helpView() []string {
+	return []string{
+		m.paint(sgrBold, "owt control — keys"),
+		"",
+		"↑/↓ j/k   move                  enter   go to the agent (closes)",
+		"s         ship: commit all, merge, remove the worktree (owt ship)",
+		"m         merge its commits, remove the worktree (owt merge)",
+		"d         review its diff (owt diff NAME)",
+		"x         delete; asks twice before losing work (owt delete)",
+		"i         type a message to the agent (owt send)",
+		"r / K     retry / skip its run task (owt run retry|skip)",
+		"p         pause its run (owt run pause)",
+		"/         filter            tab   this repo / all repos",
+		"q / Esc   close",
+		"",
+		"Sections: NEEDS YOU, READY TO SHIP (queue order), IN FLIGHT, QUEUED, RECENT.",
+		"Press any key.",
+	}
+}
