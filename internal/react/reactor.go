@@ -261,4 +261,3 @@ func (x *Reactor) logf(format string, args ...any) {
 		x.Logf(format, args...)
 	}
 }
-
