@@ -52,6 +52,8 @@ type Item struct {
 	// NeedsYou lists the reactions that escalated to the user, each with
 	// why ("ci_failed: 3 attempts used; …").
 	NeedsYou []string `json:"needs_you,omitempty"`
+	// Reactions are the reaction sources' memory (attempts, last cause).
+	Reactions map[string]*state.Reaction `json:"reactions,omitempty"`
 }
 
 // Stats are the git figures of one worktree.
@@ -203,7 +205,7 @@ func itemOf(r *state.Record, loc *Locator) Item {
 		Tool: toolOf(r), Status: string(r.Status), StatusSince: r.StatusSince,
 		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: r.Task,
 		Port: r.Port, CreatedAt: r.CreatedAt, WaitingFor: r.WaitingFor, TurnError: r.TurnError,
-		PR: r.PR, NeedsYou: r.NeedsYou(),
+		PR: r.PR, NeedsYou: r.NeedsYou(), Reactions: r.Reactions,
 	}
 }
 
