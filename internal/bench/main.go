@@ -105,6 +105,7 @@ func main() {
 		fmt.Sprintf("switch popup first frame, %d agents", *n), ms(p50(frames)), ms(maxOf(frames)))
 
 	sendFigures(w, bin, repo)
+	ghFigures()
 }
 
 // firstFrame runs the switch picker in a new tmux window and measures the
