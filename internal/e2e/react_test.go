@@ -210,3 +210,16 @@ func logLinesWith(lines []string, text string) []string {
 	}
 	return out
 }
+
+func TestABranchThatTurnsConflictingTellsItsAgentTheFilesAndTheOtherSide(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.startAgent(repo, "clash", "Edit the readme\n!write README.md\n!commit agent readme")
+	e.commitIn(repo, "README.md", "# main's readme\n", "main rewrites the readme")
+	e.MustOwt(repo, "send", "clash", "!write other.txt\n!commit other")
+
+	e.Eventually(60*time.Second, "the conflict reaches the agent", func() bool { return len(e.promptsWith("clash", "now conflicts with main")) == 1 })
+	msg := e.promptsWith("clash", "now conflicts with main")[0]
+	require.Contains(t, msg, "  README.md")
+	require.Contains(t, msg, "main rewrites the readme", "the other side")
+}
