@@ -43,7 +43,7 @@ demo: build
 
 lint:
 	@out=$$(gofmt -l cmd internal testdata popups keybindings 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./... ./testdata/fakeagent/
+	$(GO) vet ./... ./testdata/fakeagent/ ./testdata/fakegh/
 
 clean:
 	rm -rf bin

@@ -107,6 +107,7 @@ func main() {
 	controlFigures(w, bin, repo, *n)
 
 	sendFigures(w, bin, repo)
+	ghFigures()
 }
 
 // firstFrame runs the switch picker in a new tmux window and measures the

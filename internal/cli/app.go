@@ -69,7 +69,7 @@ func App() *cli.App {
 			checkCommand(), mergeCommand(), shipCommand(), queueCommand(), syncCommand(), cleanupCommand(), doctorCommand(), noteCommand(),
 			toolsCommand(),
 			configCommand(),
-			runsCommand(), batchCommand(), orchestrateCommand(), planCommand(), doneCommand(),
+			runsCommand(), batchCommand(), orchestrateCommand(), planCommand(), doneCommand(), prCommand(),
 			runCommand(),
 			hookCommand(),
 			publishCommand(),

@@ -92,7 +92,10 @@ func printTable(out io.Writer, items []workspace.Item, withRepo bool) {
 		case it.Where == "gone":
 			status += " (no session)"
 		}
-		row := []string{it.Name, it.Branch, status, tool, workspace.Age(now.Sub(it.CreatedAt)), changes(it)}
+		if len(it.NeedsYou) > 0 {
+			status += " (needs you: " + strings.Join(it.NeedsYou, "; ") + ")"
+		}
+		row := []string{it.Name, it.Branch, status, tool, workspace.Age(now.Sub(it.CreatedAt)), changes(it) + prColumn(it.PR)}
 		if withRepo {
 			row = append([]string{it.Repo}, row...)
 		}
@@ -111,6 +114,22 @@ func changes(it workspace.Item) string {
 	}
 	if it.Dirty > 0 {
 		s += fmt.Sprintf(", %d uncommitted", it.Dirty)
+	}
+	return s
+}
+
+// prColumn is the branch's pull request in a list row: ", PR #12 open,
+// checks fail, changes requested".
+func prColumn(pr *state.PR) string {
+	if pr == nil {
+		return ""
+	}
+	s := fmt.Sprintf(", PR #%d %s", pr.Number, strings.ToLower(pr.State))
+	if pr.Checks != "" && pr.Checks != "none" {
+		s += ", checks " + pr.Checks
+	}
+	if pr.Review != "" {
+		s += ", " + strings.ToLower(strings.ReplaceAll(pr.Review, "_", " "))
 	}
 	return s
 }

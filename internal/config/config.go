@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"text/template"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -36,6 +37,65 @@ type Config struct {
 	Notify   Notify          `toml:"notify"`
 	Tmux     Tmux            `toml:"tmux"`
 	Tools    map[string]Tool `toml:"tools,omitempty"`
+	// Checks are the repo's own checks, run by owt in an agent's worktree
+	// when it turns idle on a new tree (the checks_failed reaction).
+	Checks Checks `toml:"checks"`
+	// PR tunes owt pr and the polling of open pull requests.
+	PR PR `toml:"pr"`
+	// Reactions configure each reaction source by name (ReactionNames).
+	Reactions map[string]Reaction `toml:"reactions,omitempty"`
+}
+
+// Checks lists check commands: each an argv (no shell), run in order.
+type Checks struct {
+	Commands [][]string `toml:"commands"`
+	// Timeout bounds one command.
+	Timeout Duration `toml:"timeout"`
+}
+
+// PR tunes pull requests.
+type PR struct {
+	// Remote is the git remote branches are pushed to; empty: the base
+	// branch's remote, else "origin", else the only remote.
+	Remote string `toml:"remote"`
+	// PollInterval is the time between two polls of one open pull request
+	// (one gh call each); errors back off from it.
+	PollInterval Duration `toml:"poll_interval"`
+}
+
+// Reaction configures one reaction source.
+type Reaction struct {
+	// Action is "send" (the failure goes to the agent), "notify" (to you
+	// only) or "off".
+	Action string `toml:"action"`
+	// MaxAttempts is how many messages go to the agent before the
+	// reaction needs you.
+	MaxAttempts int `toml:"max_attempts"`
+	// Message is a text/template for the message; {{.Failure}} is the
+	// failure text, {{.Name}} the agent, {{.Reaction}} the reaction.
+	Message string `toml:"message"`
+}
+
+// Reaction names.
+const (
+	ChecksFailed     = "checks_failed"
+	CIFailed         = "ci_failed"
+	ChangesRequested = "changes_requested"
+	Conflict         = "conflict"
+)
+
+// ReactionNames are the reaction sources owt has.
+var ReactionNames = []string{ChecksFailed, CIFailed, ChangesRequested, Conflict}
+
+// ReactionActions are the actions a reaction takes.
+var ReactionActions = []string{"send", "notify", "off"}
+
+func defaultReactions() map[string]Reaction {
+	out := map[string]Reaction{}
+	for _, n := range ReactionNames {
+		out[n] = Reaction{Action: "send", MaxAttempts: 3}
+	}
+	return out
 }
 
 // Tmux tunes the sessions owt makes.
@@ -169,6 +229,10 @@ func Defaults() Config {
 		Notify: Notify{On: append([]string(nil), NotifyStatuses...), Command: []string{}},
 		Tmux:   Tmux{Size: "auto"},
 		Tools:  map[string]Tool{},
+		Checks: Checks{Commands: [][]string{}, Timeout: Duration{15 * time.Minute}},
+		PR:     PR{PollInterval: Duration{60 * time.Second}},
+
+		Reactions: defaultReactions(),
 	}
 }
 
@@ -574,6 +638,7 @@ func validate(cfg Config) Problems {
 	if cfg.Agent.SendTimeout.Duration <= 0 {
 		ps = append(ps, Problem{File: where, Key: "agent.send_timeout", Msg: "must be more than 0 (like \"30s\")"})
 	}
+	ps = append(ps, validateReactions(cfg)...)
 	names := make([]string, 0, len(cfg.Tools))
 	for n := range cfg.Tools {
 		names = append(names, n)
@@ -606,4 +671,42 @@ func Encode(cfg Config) (string, error) {
 		return "", fmt.Errorf("encode config: %w", err)
 	}
 	return b.String(), nil
+}
+
+// validateReactions checks [checks], [pr] and [reactions.NAME].
+func validateReactions(cfg Config) Problems {
+	var ps Problems
+	for i, argv := range cfg.Checks.Commands {
+		if len(argv) == 0 || strings.TrimSpace(argv[0]) == "" {
+			ps = append(ps, Problem{Key: "checks.commands", Msg: fmt.Sprintf("command %d must name a program first", i+1)})
+		}
+	}
+	if cfg.Checks.Timeout.Duration <= 0 {
+		ps = append(ps, Problem{Key: "checks.timeout", Msg: "must be more than 0 (like \"15m\")"})
+	}
+	if cfg.PR.PollInterval.Duration < time.Second {
+		ps = append(ps, Problem{Key: "pr.poll_interval", Msg: "must be at least 1s (like \"60s\")"})
+	}
+	names := make([]string, 0, len(cfg.Reactions))
+	for n := range cfg.Reactions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		r, key := cfg.Reactions[n], "reactions."+n
+		if !contains(ReactionNames, n) {
+			ps = append(ps, Problem{Key: key, Msg: "unknown reaction (one of " + strings.Join(ReactionNames, ", ") + ")"})
+			continue
+		}
+		if !contains(ReactionActions, r.Action) {
+			ps = append(ps, Problem{Key: key + ".action", Msg: fmt.Sprintf("must be \"send\", \"notify\" or \"off\", not %q", r.Action)})
+		}
+		if r.MaxAttempts < 1 {
+			ps = append(ps, Problem{Key: key + ".max_attempts", Msg: "must be 1 or more"})
+		}
+		if _, err := template.New(n).Parse(r.Message); err != nil {
+			ps = append(ps, Problem{Key: key + ".message", Msg: "not a template: " + err.Error()})
+		}
+	}
+	return ps
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/outbox"
+	"github.com/owt-tmux/owt/internal/react"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -140,6 +141,8 @@ type monitor struct {
 	notifier *notifier
 	engine   *run.Engine     // drives the task graphs registered on this server
 	courier  *outbox.Courier // delivers the messages owt owes this server's agents
+	reactor  *react.Reactor  // turns failing checks, CI, reviews and conflicts into messages
+	told     tellings        // what the reactions asked to tell the user
 }
 
 func newMonitor(tm *tmux.Client, log io.Writer) *monitor {
@@ -187,6 +190,7 @@ func (m *monitor) tick(now time.Time) error {
 	}
 	m.notifyTransitions()
 	m.runs(now)
+	m.reactions(now)
 	m.deliver(now)
 	return nil
 }

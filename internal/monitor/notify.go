@@ -83,7 +83,11 @@ func (m *monitor) paneTTY(r *state.Record) string {
 // command. When someone is looking at the pane already, they see it
 // happen: only the other clients get the message, and nothing else fires.
 func (n *notifier) notify(r *state.Record, cfg config.Notify, tty string) {
-	text := message(r)
+	n.notifyText(r, cfg, tty, message(r))
+}
+
+// notifyText is notify with its own text (a reaction that needs the user).
+func (n *notifier) notifyText(r *state.Record, cfg config.Notify, tty, text string) {
 	clients, err := n.tm.ClientViews()
 	if err != nil {
 		n.logf("notify %s: %v", r.Name, err)

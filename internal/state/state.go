@@ -109,6 +109,12 @@ type Record struct {
 	// tracked one is hidden from git with skip-worktree, which hides the
 	// agent's own edits too: owt compares it, without its hooks, with HEAD.
 	HookFiles []HookFile `json:"hook_files,omitempty"`
+	// PR is the pull request owt pr opened for the branch, as last polled.
+	PR *PR `json:"pr,omitempty"`
+	// Reactions are the reaction sources' memory for this agent (see
+	// internal/react), by reaction name: kept apart from Status, so no
+	// status change resets an attempt count.
+	Reactions map[string]*Reaction `json:"reactions,omitempty"`
 }
 
 // DoneSignal is one owt done: the agent's own word that its task ended.

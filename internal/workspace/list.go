@@ -47,6 +47,13 @@ type Item struct {
 	Insertions   int       `json:"insertions"`
 	Deletions    int       `json:"deletions"`
 	Missing      bool      `json:"missing,omitempty"`
+	// PR is the branch's pull request as last polled (owt pr).
+	PR *state.PR `json:"pr,omitempty"`
+	// NeedsYou lists the reactions that escalated to the user, each with
+	// why ("ci_failed: 3 attempts used; …").
+	NeedsYou []string `json:"needs_you,omitempty"`
+	// Reactions are the reaction sources' memory (attempts, last cause).
+	Reactions map[string]*state.Reaction `json:"reactions,omitempty"`
 }
 
 // Stats are the git figures of one worktree.
@@ -198,6 +205,7 @@ func itemOf(r *state.Record, loc *Locator) Item {
 		Tool: toolOf(r), Status: string(r.Status), StatusSince: r.StatusSince,
 		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: r.Task,
 		Port: r.Port, CreatedAt: r.CreatedAt, WaitingFor: r.WaitingFor, TurnError: r.TurnError,
+		PR: r.PR, NeedsYou: r.NeedsYou(), Reactions: r.Reactions,
 	}
 }
 

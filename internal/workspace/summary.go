@@ -65,7 +65,8 @@ func Summarize(recs []*state.Record) Summary {
 		}
 		s.Total++
 		s.Counts[string(r.Status)]++
-		if r.Status == state.Waiting {
+		// An escalated reaction needs the user as much as a question does.
+		if r.Status == state.Waiting || len(r.NeedsYou()) > 0 {
 			waiting = append(waiting, r)
 		}
 	}

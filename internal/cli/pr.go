@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/forge"
+	"github.com/owt-tmux/owt/internal/react"
+)
+
+// prCommand is owt pr: push an agent's branch and open its pull request.
+func prCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "pr",
+		Usage:     "push an agent's branch and open a pull request for it (gh); owt then follows its CI and reviews",
+		ArgsUsage: "NAME",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "draft", Usage: "open it as a draft"},
+			&cli.StringFlag{Name: "base", Usage: "the `BRANCH` to merge into (default: the worktree's base)"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("pr takes one NAME (see 'owt list')")
+			}
+			w, err := openWorkspace()
+			if err != nil {
+				return err
+			}
+			pr, err := react.OpenPR(w, c.Args().First(), react.PROptions{Draft: c.Bool("draft"), Base: c.String("base")}, forge.Client{})
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, pr)
+			}
+			fmt.Fprintf(c.App.Writer, "opened pull request #%d for %s: %s\n", pr.Number, c.Args().First(), pr.URL)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,225 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Reactions: failing checks, failing CI and review comments go back to
+// the agent that wrote the code through the outbox, once per cause, with
+// attempts counted and kept, escalating to the user. gh is the fake of
+// testdata/fakegh; the remote is a bare repository on disk.
+
+func TestPRPushesTheBranchOpensAPullRequestAndListShowsIt(t *testing.T) {
+	e := NewEnv(t)
+	e.useFakeGh()
+	repo := e.NewRepo("app")
+	e.startAgent(repo, "feat", "Add a feature\n!write feature.txt\n!commit add feature")
+
+	r := e.Owt(repo, "pr", "feat")
+	require.NotEqual(t, 0, r.Code, "no remote: no PR")
+	require.Contains(t, r.Stderr, "no remote")
+	require.Empty(t, e.ghCalls("pr", "create"), "gh is not asked without a pushed branch")
+
+	bare := e.withRemote(repo)
+	e.setGh(createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: prView("x", "", checkRun("test", "IN_PROGRESS", "", 1))})
+	out := e.MustOwt(repo, "pr", "feat", "--draft")
+	require.Contains(t, out, "opened pull request #7 for feat: https://github.com/o/app/pull/7")
+
+	branch := e.Find(repo, "feat").Branch
+	require.Equal(t, e.Git(repo, "rev-parse", branch), e.Git(bare, "rev-parse", branch), "the branch was pushed")
+	calls := e.ghCalls("pr", "create")
+	require.Len(t, calls, 1)
+	argv := strings.Join(calls[0].Argv, " ")
+	require.Contains(t, argv, "--head "+branch+" --base main --title Add a feature")
+	require.Contains(t, argv, "--draft")
+	require.Contains(t, argv, "- add feature", "the body lists the commits")
+
+	it := e.prItem(repo, "feat")
+	require.NotNil(t, it.PR)
+	require.Equal(t, 7, it.PR.Number)
+	require.Equal(t, "OPEN", it.PR.State)
+	e.Eventually(30*time.Second, "the monitor polls the PR", func() bool {
+		pr := e.prItem(repo, "feat").PR
+		return pr != nil && pr.Checks == "pending"
+	})
+	require.Contains(t, e.MustOwt(repo, "list"), "PR #7 open, checks pending")
+
+	r = e.Owt(repo, "pr", "feat")
+	require.NotEqual(t, 0, r.Code)
+	require.Contains(t, r.Stderr, "#7 open already")
+}
+
+func TestCIFailureGoesToTheAgentOncePerHeadAndNeedsYouAfterMaxAttempts(t *testing.T) {
+	e := NewEnv(t)
+	e.useFakeGh()
+	e.userConfig("[pr]\npoll_interval = \"1s\"\n[reactions.ci_failed]\nmax_attempts = 2\n")
+	repo := e.NewRepo("app")
+	e.withRemote(repo)
+	logA := ghFixture{Args: []string{"run", "view", "101", "--log-failed"}, Stdout: "test\tRun go test\t--- FAIL: TestAlpha\ntest\tRun go test\tFAIL\texit status 1\n"}
+	e.setGh(createFixture, logA, ghFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "FAILURE", 101))})
+	e.agentWithPR(repo, "ci")
+
+	e.Eventually(60*time.Second, "the CI failure reaches the agent", func() bool { return len(e.promptsWith("ci", "CI fails")) == 1 })
+	msg := e.promptsWith("ci", "CI fails")[0]
+	require.Contains(t, msg, "pull request #7")
+	require.Contains(t, msg, "✗ test (CI) https://github.com/o/app/actions/runs/101/job/1")
+	require.Contains(t, msg, "--- FAIL: TestAlpha")
+
+	// Polled again on the same head: nothing more, not even its log.
+	polls := len(e.ghCalls("pr", "view"))
+	e.Eventually(30*time.Second, "two more polls", func() bool { return len(e.ghCalls("pr", "view")) >= polls+2 })
+	require.Len(t, e.promptsWith("ci", "CI fails"), 1, "the same cause is sent once")
+	require.Len(t, e.ghCalls("run", "view"), 1, "its log is read once")
+
+	// Head B fails: a new cause, a new message.
+	e.setGh(ghFixture{Args: []string{"run", "view", "102"}, Stdout: "--- FAIL: TestBeta\n"},
+		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("bbbbbbb2", "", checkRun("test", "COMPLETED", "FAILURE", 102))})
+	e.Eventually(60*time.Second, "the second failure reaches the agent", func() bool { return len(e.promptsWith("ci", "CI fails")) == 2 })
+	require.Contains(t, e.promptsWith("ci", "CI fails")[1], "--- FAIL: TestBeta")
+
+	// Head C fails with both attempts used: the user is needed, once told.
+	e.setGh(ghFixture{Args: []string{"run", "view", "103"}, Stdout: "--- FAIL: TestGamma\n"},
+		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("ccccccc3", "", checkRun("test", "COMPLETED", "FAILURE", 103))})
+	e.Eventually(60*time.Second, "ci needs you", func() bool { return len(e.prItem(repo, "ci").NeedsYou) == 1 })
+	it := e.prItem(repo, "ci")
+	require.Contains(t, it.NeedsYou[0], "ci_failed: 2 attempt(s) used, still failing: test failed on ccccccc")
+	require.Equal(t, 2, it.Reactions["ci_failed"].Attempts)
+	require.Contains(t, e.MustOwt(repo, "list"), "needs you: ci_failed")
+	e.Eventually(10*time.Second, "the status bar names it", func() bool {
+		return strings.Contains(e.Tmux("show-options", "-gv", "@owt-status-line"), "▲ ci")
+	})
+
+	// Sticky: more polls, a new head failing, still the user's; no more
+	// messages and one notification.
+	e.setGh(ghFixture{Args: []string{"run", "view", "104"}, Stdout: "--- FAIL: TestDelta\n"},
+		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("ddddddd4", "", checkRun("test", "COMPLETED", "FAILURE", 104))})
+	e.Eventually(30*time.Second, "the new head judged", func() bool { return len(e.ghCalls("run", "view", "104")) == 1 })
+	polls = len(e.ghCalls("pr", "view"))
+	e.Eventually(30*time.Second, "two more polls", func() bool { return len(e.ghCalls("pr", "view")) >= polls+2 })
+	require.Len(t, e.prItem(repo, "ci").NeedsYou, 1)
+	require.Len(t, e.promptsWith("ci", "CI fails"), 2)
+	require.Len(t, logLinesWith(e.LogLines("monitor"), "ci needs you (ci_failed"), 1, "one notification")
+
+	// Passing twice in a row clears it.
+	e.setGh(ghFixture{Args: []string{"pr", "view"}, Stdout: prView("eeeeeee5", "", checkRun("test", "COMPLETED", "SUCCESS", 105))})
+	e.Eventually(60*time.Second, "ci no longer needs you", func() bool { return len(e.prItem(repo, "ci").NeedsYou) == 0 })
+	require.Equal(t, 0, e.prItem(repo, "ci").Reactions["ci_failed"].Attempts)
+}
+
+func TestPendingCIIsPolledOncePerIntervalAndSendsNothing(t *testing.T) {
+	e := NewEnv(t)
+	e.useFakeGh()
+	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
+	repo := e.NewRepo("app")
+	e.withRemote(repo)
+	e.setGh(createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "QUEUED", "", 1))})
+	e.agentWithPR(repo, "wait")
+
+	e.Eventually(30*time.Second, "four polls", func() bool { return len(e.ghCalls("pr", "view")) >= 4 })
+	calls := e.ghCalls("pr", "view")
+	for i := 1; i < len(calls); i++ {
+		require.GreaterOrEqual(t, calls[i].At.Sub(calls[i-1].At), 900*time.Millisecond, "one poll per interval (1s)")
+	}
+	require.Empty(t, e.ghCalls("run", "view"))
+	require.Len(t, e.Prompts("wait"), 1, "only the task: pending sends nothing")
+	require.Equal(t, "pending", e.prItem(repo, "wait").PR.Checks)
+}
+
+func TestGhNotLoggedInWarnsOnceAndTheChecksReactionGoesOn(t *testing.T) {
+	e := NewEnv(t)
+	e.useFakeGh()
+	e.userConfig("[pr]\npoll_interval = \"1s\"\n[checks]\ncommands = [[\"sh\", \"-c\", \"echo lint says no; exit 3\"]]\n")
+	repo := e.NewRepo("app")
+	e.withRemote(repo)
+	e.setGh(createFixture, ghFixture{Args: []string{"pr", "view"}, Stderr: "To get started with GitHub CLI, please run:  gh auth login\n", Exit: 4})
+	e.startAgent(repo, "auth", "Add a feature\n!write feature.txt\n!commit add feature")
+	e.MustOwt(repo, "pr", "auth")
+	e.MustOwt(repo, "send", "auth", "!write more.txt\n!commit more")
+
+	e.Eventually(60*time.Second, "the failing checks reach the agent", func() bool { return len(e.promptsWith("auth", "checks fail")) >= 1 })
+	require.Len(t, logLinesWith(e.LogLines("monitor"), "gh is not logged in"), 1, "one warning")
+	require.Len(t, e.ghCalls("pr", "view"), 1, "no more polls once gh said it is not logged in")
+}
+
+func TestFailingChecksGoOncePerTreeThroughASwallowedEnterAndPassAfterTheFix(t *testing.T) {
+	e := NewEnv(t)
+	e.userConfig("[checks]\ncommands = [[\"sh\", \"-c\", \"test -f fixed.txt || { printf '\\\\033[31mmissing fixed.txt\\\\033[0m\\\\n'; exit 3; }\"]]\n")
+	repo := e.NewRepo("app")
+	// The task commits a.txt; the agent drops the Enter of the first
+	// message once (owt presses it again), and that message makes it
+	// write notes (same HEAD tree: no new message).
+	e.startAgent(repo, "chk", "Add a\n!write a.txt\n!commit add a\n!swallow-enter 1\n!on-next !write notes.txt")
+
+	e.Eventually(60*time.Second, "the failing checks reach the agent", func() bool { return len(e.promptsWith("chk", "checks fail")) == 1 })
+	msg := e.promptsWith("chk", "checks fail")[0]
+	require.Contains(t, msg, "$ sh -c")
+	require.Contains(t, msg, "exit code 3")
+	require.Contains(t, msg, "missing fixed.txt")
+	require.NotContains(t, msg, "\x1b", "control characters are stripped")
+	require.Equal(t, 1, e.agentEvents("chk", "swallowed"), "the swallowed Enter was pressed again")
+	e.Eventually(30*time.Second, "its next turn is over", func() bool {
+		return len(e.Prompts("chk")) == 2 && e.Find(repo, "chk").Status == "idle"
+	})
+	e.MustOwt(repo, "send", "chk", "!write fixed.txt\n!commit fix the check")
+	e.Eventually(60*time.Second, "the checks pass", func() bool {
+		re := e.prItem(repo, "chk").Reactions["checks_failed"]
+		return re.Passes == 1
+	})
+	it := e.prItem(repo, "chk")
+	require.Equal(t, 1, it.Reactions["checks_failed"].Attempts)
+	require.Empty(t, it.NeedsYou)
+	require.Len(t, e.promptsWith("chk", "checks fail"), 1, "no more messages")
+}
+
+func TestChangesRequestedSendsEveryCommentWithPathAndLine(t *testing.T) {
+	e := NewEnv(t)
+	e.useFakeGh()
+	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
+	repo := e.NewRepo("app")
+	e.withRemote(repo)
+	view := `{"number":7,"url":"https://github.com/o/app/pull/7","state":"OPEN","headRefOid":"aaaaaaa1",` +
+		`"reviewDecision":"CHANGES_REQUESTED","statusCheckRollup":[],"latestReviews":[` +
+		`{"id":"PRR_1","author":{"login":"rita"},"state":"CHANGES_REQUESTED","body":"Two things."}]}`
+	comments := `[{"id":1,"path":"feature.txt","line":3,"body":"Name this better.","user":{"login":"rita"}},` +
+		`{"id":2,"path":"main.go","line":0,"original_line":12,"body":"Handle the error.","user":{"login":"rita"}},` +
+		`{"id":3,"path":"main.go","line":12,"body":"agreed","in_reply_to_id":2,"user":{"login":"bob"}}]`
+	e.setGh(createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: view},
+		ghFixture{Args: []string{"api", "repos/{owner}/{repo}/pulls/7/comments"}, Stdout: comments})
+	e.agentWithPR(repo, "rev")
+
+	e.Eventually(60*time.Second, "the review reaches the agent", func() bool { return len(e.promptsWith("rev", "changes were requested")) == 1 })
+	msg := e.promptsWith("rev", "changes were requested")[0]
+	require.Contains(t, msg, "@rita requested changes: Two things.")
+	require.Contains(t, msg, "- feature.txt:3 @rita: Name this better.")
+	require.Contains(t, msg, "- main.go:12 @rita: Handle the error.")
+	require.NotContains(t, msg, "agreed", "replies are not new requests")
+	require.Equal(t, "CHANGES_REQUESTED", e.prItem(repo, "rev").PR.Review)
+	require.Len(t, e.ghCalls("api"), 1)
+}
+
+func logLinesWith(lines []string, text string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.Contains(l, text) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func TestABranchThatTurnsConflictingTellsItsAgentTheFilesAndTheOtherSide(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.startAgent(repo, "clash", "Edit the readme\n!write README.md\n!commit agent readme")
+	e.commitIn(repo, "README.md", "# main's readme\n", "main rewrites the readme")
+	e.MustOwt(repo, "send", "clash", "!write other.txt\n!commit other")
+
+	e.Eventually(60*time.Second, "the conflict reaches the agent", func() bool { return len(e.promptsWith("clash", "now conflicts with main")) == 1 })
+	msg := e.promptsWith("clash", "now conflicts with main")[0]
+	require.Contains(t, msg, "  README.md")
+	require.Contains(t, msg, "main rewrites the readme", "the other side")
+}

@@ -1,0 +1,68 @@
+package git
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ErrNoRemote is a repository with no remote to push to.
+var ErrNoRemote = errors.New("the repository has no remote (add one: git remote add origin URL)")
+
+// Remotes are the repository's remote names.
+func (r Repo) Remotes() ([]string, error) {
+	out, err := run(r.Root, "remote")
+	if err != nil {
+		return nil, fmt.Errorf("git remote: %w", err)
+	}
+	return strings.Fields(string(out)), nil
+}
+
+// PushRemote is the remote a branch based on base goes to: the one named,
+// else base's upstream remote, else "origin", else the only remote.
+func (r Repo) PushRemote(named, base string) (string, error) {
+	remotes, err := r.Remotes()
+	if err != nil {
+		return "", err
+	}
+	if named != "" {
+		if !slices.Contains(remotes, named) {
+			return "", fmt.Errorf("no remote %q (the repository has: %s)", named, strings.Join(remotes, ", "))
+		}
+		return named, nil
+	}
+	if up, err := runLine(r.Root, "config", "--get", "branch."+base+".remote"); err == nil && slices.Contains(remotes, up) {
+		return up, nil
+	}
+	switch {
+	case slices.Contains(remotes, "origin"):
+		return "origin", nil
+	case len(remotes) == 1:
+		return remotes[0], nil
+	case len(remotes) == 0:
+		return "", ErrNoRemote
+	}
+	return "", fmt.Errorf("the repository has several remotes (%s): name one with [pr] remote", strings.Join(remotes, ", "))
+}
+
+// Push pushes branch to remote under the same name and sets it as the
+// branch's upstream. It never forces.
+func (r Repo) Push(remote, branch string) error {
+	if _, err := run(r.Root, "push", "--quiet", "--set-upstream", "--end-of-options", remote, "refs/heads/"+branch+":refs/heads/"+branch); err != nil {
+		return fmt.Errorf("push %s to %s: %w", branch, remote, err)
+	}
+	return nil
+}
+
+// TouchedBy are the last n commits on theirs but not on ours that touch
+// any of files, one "<short id> <subject>" each: the other side of a
+// conflict.
+func (r Repo) TouchedBy(ours, theirs string, files []string, n int) ([]string, error) {
+	args := []string{"log", fmt.Sprintf("-n%d", n), "--format=%h %s", "--end-of-options", ours + ".." + theirs, "--"}
+	out, err := run(r.Root, append(args, files...)...)
+	if err != nil {
+		return nil, fmt.Errorf("git log %s..%s: %w", ours, theirs, err)
+	}
+	return strings.FieldsFunc(string(out), func(c rune) bool { return c == '\n' }), nil
+}

@@ -1,0 +1,66 @@
+package monitor
+
+import (
+	"sync"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/outbox"
+	"github.com/owt-tmux/owt/internal/react"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// reactions runs the reaction sources (internal/react) for the agents of
+// this server: built on the first tick, then called once a tick. Their
+// work runs in the background; what they ask to tell the user is told
+// here, on the monitor's own goroutine.
+func (m *monitor) reactions(now time.Time) {
+	if m.reactor == nil {
+		m.reactor = &react.Reactor{Box: outbox.Default(), Logf: m.logf, Notify: m.told.add}
+	}
+	for _, n := range m.told.drain() {
+		cfg := config.Defaults().Notify
+		if v := m.recs.repo(n.rec.Repo, m.logf); v.ws != nil {
+			cfg = v.ws.Config.Notify
+		}
+		m.notifier.notifyText(n.rec, cfg, m.paneTTY(n.rec), n.text)
+	}
+	var in []react.Input
+	for _, r := range m.recs.records {
+		if _, ours := m.alive[recKey{r.Repo, r.Name}]; !ours {
+			continue
+		}
+		cfg := config.Defaults()
+		if v := m.recs.repo(r.Repo, m.logf); v.ws != nil {
+			cfg = v.ws.Config
+		}
+		in = append(in, react.Input{Rec: r, Config: cfg})
+	}
+	m.reactor.Tick(now, in)
+}
+
+// tellings are what the reactions asked to tell the user, until the next
+// tick tells them.
+type tellings struct {
+	mu    sync.Mutex
+	notes []telling
+}
+
+type telling struct {
+	rec  *state.Record
+	text string
+}
+
+func (t *tellings) add(rec *state.Record, text string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.notes = append(t.notes, telling{rec, text})
+}
+
+func (t *tellings) drain() []telling {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := t.notes
+	t.notes = nil
+	return out
+}

@@ -1,0 +1,80 @@
+// Package react turns what goes wrong after an agent's turn (the repo's
+// checks fail, CI fails on its pull request, a reviewer requests changes,
+// its branch turns conflicting) into a message to that agent, through the
+// outbox: once per cause, counted, and escalated to the user when the
+// attempts are used up. The monitor hosts it (Reactor.Tick).
+package react
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// Outcome is what a reaction does about one observation.
+type Outcome int
+
+// Outcomes of Fail.
+const (
+	Nothing  Outcome = iota // seen already, off, or needing the user already
+	Send                    // a message goes to the agent
+	Escalate                // the reaction needs the user now: tell them once
+	Tell                    // action "notify": tell the user, not the agent
+)
+
+// Fail records a failure whose cause has signature sig and says what to
+// do. The same signature is acted on once; attempts only grow; once they
+// are used up the reaction needs the user and stays so (a new cause
+// updates why) until the cause passes twice in a row.
+func Fail(st *state.Reaction, sig, what string, cfg config.Reaction, now time.Time) Outcome {
+	st.Passes = 0
+	if cfg.Action == "off" || sig == st.Signature {
+		return Nothing
+	}
+	st.Signature, st.At = sig, now
+	switch {
+	case cfg.Action == "notify":
+		return Tell
+	case st.NeedsYou != "":
+		st.NeedsYou = usedUp(st.Attempts, what)
+		return Nothing
+	case st.Attempts >= cfg.MaxAttempts:
+		st.NeedsYou = usedUp(st.Attempts, what)
+		return Escalate
+	}
+	st.Attempts++
+	return Send
+}
+
+func usedUp(attempts int, what string) string {
+	return fmt.Sprintf("%d attempt(s) used, still failing: %s", attempts, what)
+}
+
+// Pass records a passing observation; the second in a row clears the
+// attempts and the need for the user. It reports whether it cleared a
+// need for the user.
+func Pass(st *state.Reaction, now time.Time) bool {
+	if st.Attempts == 0 && st.NeedsYou == "" && st.Signature == "" {
+		return false
+	}
+	st.Passes++
+	if st.Passes < 2 {
+		return false
+	}
+	was := st.NeedsYou != ""
+	*st = state.Reaction{Seen: st.Seen, At: now}
+	return was
+}
+
+// Undelivered records that the message for this reaction could not be
+// delivered: the user is needed, whatever the attempts.
+func Undelivered(st *state.Reaction, why string) Outcome {
+	st.Pending = ""
+	if st.NeedsYou != "" {
+		return Nothing
+	}
+	st.NeedsYou = "could not deliver the message: " + why
+	return Escalate
+}

@@ -1,0 +1,73 @@
+package react
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+var send2 = config.Reaction{Action: "send", MaxAttempts: 2}
+
+func TestFailSendsEachCauseOnceAndEscalatesAfterMaxAttempts(t *testing.T) {
+	now := time.Unix(1000, 0)
+	var st state.Reaction
+	require.Equal(t, Send, Fail(&st, "a", "A", send2, now))
+	require.Equal(t, Nothing, Fail(&st, "a", "A", send2, now), "same cause: once")
+	require.Equal(t, Send, Fail(&st, "b", "B", send2, now))
+	require.Equal(t, 2, st.Attempts)
+	require.Equal(t, Escalate, Fail(&st, "c", "C", send2, now))
+	require.Contains(t, st.NeedsYou, "still failing: C")
+	require.Equal(t, Nothing, Fail(&st, "d", "D", send2, now), "sticky, told once")
+	require.Contains(t, st.NeedsYou, "still failing: D", "why follows the cause")
+	require.Equal(t, 2, st.Attempts, "escalation sends nothing")
+}
+
+func TestTwoPassesInARowClearTheAttemptsOneDoesNot(t *testing.T) {
+	now := time.Unix(1000, 0)
+	st := state.Reaction{}
+	Fail(&st, "a", "A", send2, now)
+	Fail(&st, "b", "B", send2, now)
+	Fail(&st, "c", "C", send2, now)
+	require.False(t, Pass(&st, now))
+	Fail(&st, "d", "D", send2, now) // a failure between resets the run of passes
+	require.False(t, Pass(&st, now))
+	require.NotEmpty(t, st.NeedsYou)
+	require.True(t, Pass(&st, now))
+	require.Empty(t, st.NeedsYou)
+	require.Zero(t, st.Attempts)
+}
+
+func TestOffSendsNothingAndNotifyTellsTheUserOnly(t *testing.T) {
+	var st state.Reaction
+	require.Equal(t, Nothing, Fail(&st, "a", "A", config.Reaction{Action: "off", MaxAttempts: 1}, time.Now()))
+	require.Equal(t, Tell, Fail(&st, "b", "B", config.Reaction{Action: "notify", MaxAttempts: 1}, time.Now()))
+	require.Zero(t, st.Attempts)
+}
+
+func TestUndeliverableNeedsYouOnce(t *testing.T) {
+	st := state.Reaction{Pending: "k"}
+	require.Equal(t, Escalate, Undelivered(&st, "Enter did not take"))
+	require.Equal(t, Nothing, Undelivered(&st, "again"))
+	require.Contains(t, st.NeedsYou, "Enter did not take")
+}
+
+func TestPollScheduleIsOnePerIntervalAndStopsWhenNothingCanChange(t *testing.T) {
+	cfg := config.Defaults()
+	x := &Reactor{}
+	pending := &state.Record{Name: "a", Repo: "/r", PR: &state.PR{Number: 1, State: "OPEN", Checks: "pending"}}
+	merged := &state.Record{Name: "b", Repo: "/r", PR: &state.PR{Number: 2, State: "MERGED"}}
+	start := time.Unix(1000, 0)
+	polls := 0
+	for s := 0; s < 180; s++ {
+		now := start.Add(time.Duration(s) * time.Second)
+		if x.pollDue(pending, cfg, now) {
+			polls++
+		}
+		require.False(t, x.pollDue(merged, cfg, now))
+	}
+	require.Equal(t, 3, polls, "three minutes, one poll a minute")
+}

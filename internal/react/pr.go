@@ -1,0 +1,212 @@
+package react
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/forge"
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// logTail is how many lines of a failed CI log go to the agent.
+const logTail = 40
+
+// pollDue reports whether rec's pull request is to be polled now: it is
+// open, its interval (or backoff) has passed, and something can change:
+// checks pending, a review awaited, or a head not polled yet. It costs no
+// process before the interval has passed.
+func (x *Reactor) pollDue(rec *state.Record, cfg config.Config, now time.Time) bool {
+	pr := rec.PR
+	if pr == nil || pr.State != "OPEN" {
+		return false
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.ghOff || now.Before(x.next[keyOf(rec)]) {
+		return false
+	}
+	if x.next == nil {
+		x.next = map[agentKey]time.Time{}
+	}
+	x.next[keyOf(rec)] = now.Add(cfg.PR.PollInterval.Duration)
+	if pr.Checks == "" || pr.Checks == "pending" || pr.Review == "" || pr.Review == "REVIEW_REQUIRED" {
+		return true
+	}
+	head, err := git.Repo{Root: rec.Repo}.ResolveCommit(rec.Branch)
+	return err == nil && head != pr.Head
+}
+
+// poll reads the pull request (one gh call) and runs the CI and review
+// reactions on it; a failing check or a new review costs one more call.
+func (x *Reactor) poll(rec *state.Record, cfg config.Config) {
+	pr, err := x.Forge.View(rec.Path, rec.Branch)
+	if err != nil {
+		x.pollFailed(rec, cfg, err)
+		return
+	}
+	x.mu.Lock()
+	delete(x.backoff, keyOf(rec))
+	x.mu.Unlock()
+	if err := x.notePR(rec, pr); err != nil {
+		x.logf("pr %s: %v", rec.Name, err)
+	}
+	if err := x.ciFailed(rec, cfg, pr); err != nil {
+		x.logf("reaction %s %s: %v", config.CIFailed, rec.Name, err)
+	}
+	if err := x.changesRequested(rec, cfg, pr); err != nil {
+		x.logf("reaction %s %s: %v", config.ChangesRequested, rec.Name, err)
+	}
+}
+
+// pollFailed backs off, or turns gh's reactions off when gh is not
+// logged in (said once; everything else goes on).
+func (x *Reactor) pollFailed(rec *state.Record, cfg config.Config, err error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if errors.Is(err, forge.ErrAuth) {
+		if !x.ghOff {
+			x.ghOff = true
+			x.logf("warning: %v: the %s and %s reactions are off until the monitor restarts", err, config.CIFailed, config.ChangesRequested)
+		}
+		return
+	}
+	if x.backoff == nil {
+		x.backoff = map[agentKey]time.Duration{}
+	}
+	k := keyOf(rec)
+	wait := min(max(2*x.backoff[k], cfg.PR.PollInterval.Duration), maxBackoff)
+	x.backoff[k] = wait
+	x.next[k] = time.Now().Add(wait)
+	x.logf("pr %s: %v (next poll in %s)", rec.Name, err, wait)
+}
+
+// notePR keeps what the poll saw on the record (owt list, the picker and
+// the control plane show it).
+func (x *Reactor) notePR(rec *state.Record, pr forge.PR) error {
+	return state.ForRepo(rec.Repo).Update(func(f *state.File) error {
+		cur := f.Records[rec.Name]
+		if cur == nil || cur.PR == nil || cur.PR.Number != pr.Number {
+			return state.ErrNoChange
+		}
+		cur.PR.URL, cur.PR.State, cur.PR.Draft = pr.URL, pr.State, pr.IsDraft
+		cur.PR.Checks, cur.PR.Review, cur.PR.Head = pr.CheckSummary(), pr.ReviewDecision, pr.HeadRefOid
+		cur.PR.PolledAt = time.Now()
+		return nil
+	})
+}
+
+// ciFailed sends the failing checks of the PR's head with their failed
+// logs' tails; all passing is a pass.
+func (x *Reactor) ciFailed(rec *state.Record, cfg config.Config, pr forge.PR) error {
+	rc := cfg.Reactions[config.CIFailed]
+	if rc.Action == "off" {
+		return nil
+	}
+	var failing []forge.Check
+	for _, c := range pr.Checks() {
+		if c.Bucket == "fail" {
+			failing = append(failing, c)
+		}
+	}
+	if len(failing) == 0 {
+		if pr.CheckSummary() == "pass" {
+			return x.pass(rec, config.CIFailed, pr.HeadRefOid)
+		}
+		return nil // pending: wait
+	}
+	sort.Slice(failing, func(i, j int) bool { return failing[i].Name < failing[j].Name })
+	names := make([]string, len(failing))
+	for i, c := range failing {
+		names[i] = c.Name
+	}
+	seen := pr.HeadRefOid + " " + strings.Join(names, ",")
+	if memory(rec, config.CIFailed).Seen == seen {
+		return nil // these failures of this head were judged: no more calls
+	}
+	var b strings.Builder
+	var logs []string
+	for _, c := range failing {
+		fmt.Fprintf(&b, "✗ %s", c.Name)
+		if c.Workflow != "" {
+			fmt.Fprintf(&b, " (%s)", c.Workflow)
+		}
+		if c.Link != "" {
+			b.WriteString(" " + c.Link)
+		}
+		b.WriteString("\n")
+		log, err := x.Forge.FailedLog(rec.Path, c.Link)
+		if err != nil {
+			log = "(its log could not be read: " + err.Error() + ")"
+		}
+		if tail := run.Tail([]byte(log), logTail); tail != "" {
+			b.WriteString(tail + "\n")
+		}
+		logs = append(logs, log)
+	}
+	return x.fail(rec, failure{
+		reaction: config.CIFailed, seen: seen,
+		sig:  "ci " + digest(append([]string{pr.HeadRefOid, strings.Join(names, ",")}, logs...)...),
+		what: strings.Join(names, ", ") + " failed on " + short(pr.HeadRefOid),
+		data: MessageData{Failure: b.String(), PR: pr.Number},
+	}, rc)
+}
+
+// changesRequested sends the reviews that request changes and their
+// comments (path:line, author, body); an approval is a pass.
+func (x *Reactor) changesRequested(rec *state.Record, cfg config.Config, pr forge.PR) error {
+	rc := cfg.Reactions[config.ChangesRequested]
+	if rc.Action == "off" {
+		return nil
+	}
+	if pr.ReviewDecision == "APPROVED" {
+		return x.pass(rec, config.ChangesRequested, "approved "+pr.HeadRefOid)
+	}
+	if pr.ReviewDecision != "CHANGES_REQUESTED" {
+		return nil
+	}
+	var reviews []forge.Review
+	var ids []string
+	authors := map[string]bool{}
+	for _, r := range pr.LatestReviews {
+		if r.State == "CHANGES_REQUESTED" {
+			reviews = append(reviews, r)
+			ids = append(ids, r.ID)
+			authors[r.Author.Login] = true
+		}
+	}
+	seen := "reviews " + strings.Join(ids, ",")
+	if memory(rec, config.ChangesRequested).Seen == seen {
+		return nil
+	}
+	comments, err := x.Forge.ReviewComments(rec.Path, pr.Number)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, r := range reviews {
+		fmt.Fprintf(&b, "@%s requested changes", r.Author.Login)
+		if body := strings.TrimSpace(r.Body); body != "" {
+			b.WriteString(": " + body)
+		}
+		b.WriteString("\n")
+	}
+	n := 0
+	for _, c := range comments {
+		if c.ReplyTo != 0 || !authors[c.User.Login] {
+			continue
+		}
+		n++
+		fmt.Fprintf(&b, "- %s @%s: %s\n", c.At(), c.User.Login, strings.TrimSpace(c.Body))
+	}
+	return x.fail(rec, failure{
+		reaction: config.ChangesRequested, seen: seen, sig: seen,
+		what: fmt.Sprintf("changes requested with %d comment(s)", n),
+		data: MessageData{Failure: b.String(), PR: pr.Number},
+	}, rc)
+}

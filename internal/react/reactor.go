@@ -1,0 +1,263 @@
+package react
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/forge"
+	"github.com/owt-tmux/owt/internal/outbox"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// Input is one agent the reactor looks at this tick: its record (as the
+// monitor last read it) and its repository's config.
+type Input struct {
+	Rec    *state.Record
+	Config config.Config
+}
+
+// Reactor runs the reaction sources of one tmux server's agents. The
+// monitor calls Tick once a tick; checks, merge-tree and gh calls run in
+// the background, one of each kind per agent at a time.
+type Reactor struct {
+	Box   outbox.Box
+	Forge forge.Client
+	Logf  func(format string, args ...any)
+	// Notify tells the user about an agent (tmux message, bell, desktop):
+	// called once when a reaction escalates, never for each attempt.
+	Notify func(rec *state.Record, text string)
+
+	mu      sync.Mutex
+	busy    map[string]bool
+	idleAt  map[agentKey]time.Time     // the idle turn last looked at
+	next    map[agentKey]time.Time     // when its pull request is polled next
+	backoff map[agentKey]time.Duration // the wait after a failed poll
+	ghOff   bool                       // gh is not logged in: CI and review reactions are off
+}
+
+type agentKey struct{ repo, name string }
+
+func keyOf(r *state.Record) agentKey { return agentKey{r.Repo, r.Name} }
+
+// Kind is the outbox kind of a reaction's messages.
+func Kind(reaction string) string { return "reaction " + reaction }
+
+// maxBackoff bounds the wait between polls of a pull request whose gh
+// calls fail.
+const maxBackoff = 10 * time.Minute
+
+// Tick starts what is due for each agent: settling sent messages, checks
+// and conflict prediction on a new idle turn, a poll of an open PR.
+func (x *Reactor) Tick(now time.Time, in []Input) {
+	for _, it := range in {
+		rec := it.Rec
+		if rec.NoAgent || rec.Creating || rec.Status == state.Exited {
+			continue
+		}
+		x.settle(rec, now)
+		if outbox.Ready(rec) && x.newIdleTurn(rec) {
+			cfg := it.Config
+			x.spawn("idle "+rec.Repo+"\x00"+rec.Name, func() { x.onIdle(rec, cfg) })
+		}
+		if x.pollDue(rec, it.Config, now) {
+			cfg := it.Config
+			x.spawn("pr "+rec.Repo+"\x00"+rec.Name, func() { x.poll(rec, cfg) })
+		}
+	}
+}
+
+// newIdleTurn reports whether rec's idle turn is one not looked at yet.
+func (x *Reactor) newIdleTurn(rec *state.Record) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.idleAt == nil {
+		x.idleAt = map[agentKey]time.Time{}
+	}
+	k := keyOf(rec)
+	if x.idleAt[k].Equal(rec.StatusSince) {
+		return false
+	}
+	x.idleAt[k] = rec.StatusSince
+	return true
+}
+
+// spawn runs fn in the background unless work under key runs already.
+func (x *Reactor) spawn(key string, fn func()) {
+	x.mu.Lock()
+	if x.busy == nil {
+		x.busy = map[string]bool{}
+	}
+	if x.busy[key] {
+		x.mu.Unlock()
+		return
+	}
+	x.busy[key] = true
+	x.mu.Unlock()
+	go func() {
+		defer func() {
+			x.mu.Lock()
+			delete(x.busy, key)
+			x.mu.Unlock()
+		}()
+		fn()
+	}()
+}
+
+// onIdle runs the checks and the conflict prediction on the agent's new
+// turn.
+func (x *Reactor) onIdle(rec *state.Record, cfg config.Config) {
+	if err := x.checks(rec, cfg); err != nil {
+		x.logf("reaction %s %s: %v", config.ChecksFailed, rec.Name, err)
+	}
+	if err := x.conflict(rec, cfg); err != nil {
+		x.logf("reaction %s %s: %v", config.Conflict, rec.Name, err)
+	}
+}
+
+// failure is one observed failure of a reaction.
+type failure struct {
+	reaction string
+	seen     string // the input judged
+	sig      string // the cause
+	what     string // one line for the user
+	data     MessageData
+}
+
+// fail records f on the agent's record and does what the reaction says:
+// the message is queued in the outbox under the same lock that counts the
+// attempt, so an attempt is counted only with its message queued.
+func (x *Reactor) fail(rec *state.Record, f failure, cfg config.Reaction) error {
+	now := time.Now()
+	var out Outcome
+	var after state.Record
+	err := x.update(rec, f.reaction, func(cur *state.Record, st *state.Reaction) error {
+		st.Seen = f.seen
+		out = Fail(st, f.sig, f.what, cfg, now)
+		if out == Send {
+			f.data.Reaction, f.data.Name = f.reaction, cur.Name
+			_, _, err := x.Box.Enqueue(outbox.Agent{Repo: cur.Repo, Name: cur.Name}, outbox.Message{
+				Kind: Kind(f.reaction), Key: f.sig, Text: render(cfg, f.data), From: "reaction " + f.reaction,
+			}, now)
+			if err != nil {
+				return err
+			}
+			st.Pending = f.sig
+		}
+		after = *cur
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	switch out {
+	case Send:
+		x.logf("reaction %s %s: queued a message (attempt %d): %s", f.reaction, rec.Name, after.Reactions[f.reaction].Attempts, f.what)
+	case Escalate:
+		x.escalated(&after, f.reaction)
+	case Tell:
+		x.tell(&after, fmt.Sprintf("owt: %s: %s: %s", after.Name, f.reaction, f.what))
+	}
+	return nil
+}
+
+// pass records a passing observation of the reaction on input seen.
+func (x *Reactor) pass(rec *state.Record, reaction, seen string) error {
+	var cleared bool
+	err := x.update(rec, reaction, func(_ *state.Record, st *state.Reaction) error {
+		if st.Seen == seen && st.Passes == 0 && st.Attempts == 0 && st.NeedsYou == "" {
+			return state.ErrNoChange
+		}
+		st.Seen = seen
+		cleared = Pass(st, time.Now())
+		return nil
+	})
+	if cleared {
+		x.logf("reaction %s %s: passes again; it no longer needs you", reaction, rec.Name)
+	}
+	return err
+}
+
+// settle follows the messages the reactions sent: delivered clears them,
+// undeliverable makes the reaction need the user.
+func (x *Reactor) settle(rec *state.Record, now time.Time) {
+	for name, st := range rec.Reactions {
+		if st == nil || st.Pending == "" {
+			continue
+		}
+		m, ok, err := x.Box.Lookup(outbox.Agent{Repo: rec.Repo, Name: rec.Name}, Kind(name), st.Pending)
+		if err != nil || !ok || m.State == outbox.Queued {
+			continue
+		}
+		key := st.Pending
+		var out Outcome
+		var after state.Record
+		err = x.update(rec, name, func(cur *state.Record, st *state.Reaction) error {
+			if st.Pending != key {
+				return state.ErrNoChange
+			}
+			if m.State == outbox.Delivered {
+				st.Pending = ""
+			} else {
+				out = Undelivered(st, m.Why)
+			}
+			after = *cur
+			return nil
+		})
+		if err != nil {
+			x.logf("reaction %s %s: %v", name, rec.Name, err)
+			continue
+		}
+		if out == Escalate {
+			x.escalated(&after, name)
+		}
+	}
+	_ = now
+}
+
+func (x *Reactor) escalated(rec *state.Record, reaction string) {
+	why := rec.Reactions[reaction].NeedsYou
+	x.logf("reaction %s %s: needs you: %s", reaction, rec.Name, why)
+	x.tell(rec, fmt.Sprintf("owt: %s needs you (%s: %s)", rec.Name, reaction, why))
+}
+
+func (x *Reactor) tell(rec *state.Record, text string) {
+	if x.Notify != nil {
+		x.Notify(rec, text)
+	}
+}
+
+// update changes the reaction's memory on the agent's record under the
+// state lock; fn sees the record as stored now.
+func (x *Reactor) update(rec *state.Record, reaction string, fn func(*state.Record, *state.Reaction) error) error {
+	return state.ForRepo(rec.Repo).Update(func(f *state.File) error {
+		cur := f.Records[rec.Name]
+		if cur == nil || cur.Branch != rec.Branch {
+			return state.ErrNoChange // gone, or another worktree by that name now
+		}
+		if cur.Reactions == nil {
+			cur.Reactions = map[string]*state.Reaction{}
+		}
+		st := cur.Reactions[reaction]
+		if st == nil {
+			st = &state.Reaction{}
+			cur.Reactions[reaction] = st
+		}
+		return fn(cur, st)
+	})
+}
+
+// memory is the reaction's memory as rec holds it (zero when none).
+func memory(rec *state.Record, reaction string) state.Reaction {
+	if st := rec.Reactions[reaction]; st != nil {
+		return *st
+	}
+	return state.Reaction{}
+}
+
+func (x *Reactor) logf(format string, args ...any) {
+	if x.Logf != nil {
+		x.Logf(format, args...)
+	}
+}

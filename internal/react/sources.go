@@ -1,0 +1,88 @@
+package react
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// checks runs the repo's [checks] commands in the agent's worktree when
+// its HEAD tree is one they have not judged: a failure goes to the agent
+// with the command, its exit and its output's tail.
+func (x *Reactor) checks(rec *state.Record, cfg config.Config) error {
+	rc := cfg.Reactions[config.ChecksFailed]
+	if len(cfg.Checks.Commands) == 0 || rc.Action == "off" {
+		return nil
+	}
+	tree, err := git.Repo{Root: rec.Path}.TreeOf("HEAD")
+	if err != nil {
+		return err
+	}
+	if memory(rec, config.ChecksFailed).Seen == tree {
+		return nil // judged already: the same tree gives the same answer
+	}
+	res := run.RunChecksIn(rec.Path, cfg.Checks.Commands, cfg.Checks.Timeout.Duration)
+	if res.Passed {
+		return x.pass(rec, config.ChecksFailed, tree)
+	}
+	return x.fail(rec, failure{
+		reaction: config.ChecksFailed, seen: tree, sig: "tree " + tree + " " + digest(res.Output),
+		what: firstLine(res.Output), data: MessageData{Failure: res.Output},
+	}, rc)
+}
+
+// conflict predicts the merge of the agent's branch into its base with
+// git merge-tree whenever either moved: a conflict goes to the agent with
+// the files and the base's commits that touch them.
+func (x *Reactor) conflict(rec *state.Record, cfg config.Config) error {
+	rc := cfg.Reactions[config.Conflict]
+	if rc.Action == "off" || rec.Base == "" {
+		return nil
+	}
+	repo := git.Repo{Root: rec.Repo}
+	head, err := repo.ResolveCommit(rec.Branch)
+	if err != nil {
+		return err
+	}
+	base, err := repo.ResolveCommit(rec.Base)
+	if err != nil {
+		return nil // its base is gone: nothing to predict against
+	}
+	seen := head + " " + base
+	if memory(rec, config.Conflict).Seen == seen {
+		return nil
+	}
+	res, err := repo.MergeTree(head, base)
+	if err != nil {
+		return err
+	}
+	if res.Clean() {
+		return x.pass(rec, config.Conflict, seen)
+	}
+	other, _ := repo.TouchedBy(head, base, res.Conflicts, 5)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Conflicting files (your branch %s against %s at %s):\n", rec.Branch, rec.Base, short(base))
+	for _, f := range res.Conflicts {
+		b.WriteString("  " + f + "\n")
+	}
+	if len(other) > 0 {
+		fmt.Fprintf(&b, "The other side, on %s:\n", rec.Base)
+		for _, c := range other {
+			b.WriteString("  " + c + "\n")
+		}
+	}
+	return x.fail(rec, failure{
+		reaction: config.Conflict, seen: seen, sig: "merge " + digest(head, base, strings.Join(res.Conflicts, "\n")),
+		what: "conflicts with " + rec.Base + " in " + strings.Join(res.Conflicts, ", "),
+		data: MessageData{Failure: b.String(), Base: rec.Base},
+	}, rc)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}
