@@ -61,6 +61,7 @@ type runStatusJSON struct {
 		Branch    *string         `json:"branch"`
 		Evidence  json.RawMessage `json:"evidence"`
 		DependsOn []string        `json:"depends_on"`
+		Why       string          `json:"why"`
 	} `json:"tasks"`
 }
 

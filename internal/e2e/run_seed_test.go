@@ -11,8 +11,10 @@ import (
 )
 
 // The seed tool's tasks.toml runs as it is: auto_ship lands done work in
-// the base branch, in dependency order, through owt's merge path (the
-// user's checkout is on main and clean, so it follows).
+// the base branch, in dependency order, through owt's merge path. A run
+// never changes a checkout: while the user's checkout is on main, nothing
+// lands and the task needs them; once they switch away, it lands by
+// itself, and their checkout stays as they left it.
 func TestTheSeedsTasksTomlRunsToTheBase(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
@@ -34,13 +36,24 @@ depends_on = ["schema"]
 	e.MustOwt(repo, "batch", file)
 	e.MustOwt(repo, "tmux", "init")
 
+	e.Eventually(60*time.Second, "schema needs the user: main is checked out", func() bool {
+		t := e.runStatus(repo, "tasks").Tasks[0]
+		return t.State == "needs_you" && strings.Contains(t.Why, "checked out in your checkout")
+	})
+	mainBefore := e.Git(repo, "rev-parse", "main")
+	e.Git(repo, "switch", "-q", "--detach")
+	head := e.Git(repo, "rev-parse", "HEAD")
+	require.Equal(t, mainBefore, head)
+
 	e.Eventually(60*time.Second, "run tasks finished", func() bool {
 		return e.runStatus(repo, "tasks").State == "finished"
 	})
 	var order []string
 	for _, ev := range e.runEvents(repo, "tasks") {
 		switch ev.Event {
-		case "needs_you", "failed":
+		case "needs_you":
+			require.Contains(t, ev.Detail, "checked out in your checkout", "%s: the only reason to wait", ev.Task)
+		case "failed":
 			t.Fatalf("%s %s: %s", ev.Task, ev.Event, ev.Detail)
 		case "landed", "starting":
 			order = append(order, ev.Event+" "+ev.Task)
@@ -53,7 +66,8 @@ depends_on = ["schema"]
 	// api started from main after schema landed there.
 	v := e.runStatus(repo, "tasks")
 	require.Contains(t, e.Git(repo, "ls-tree", "--name-only", *v.Tasks[1].Branch), "schema.sql")
-	// The clean checkout on main followed, and has nothing left over.
-	require.FileExists(t, filepath.Join(repo, "api.go"))
+	// The user's checkout is where they left it: no file of the run in it.
+	require.Equal(t, head, e.Git(repo, "rev-parse", "HEAD"))
+	require.NoFileExists(t, filepath.Join(repo, "api.go"))
 	require.Empty(t, strings.TrimSpace(e.Git(repo, "status", "--porcelain")))
 }

@@ -365,7 +365,18 @@ func (e *Engine) startReady(name string, now time.Time) error {
 		now := time.Now()
 		err = e.Store.Update(name, func(cur *Run) ([]Event, error) {
 			t, ok := cur.Task(id)
-			if !ok || t.State != Starting {
+			if !ok {
+				return nil, nil
+			}
+			if t.State != Starting {
+				// Cancelled or skipped while it was made: its worktree and
+				// agent exist, so the task keeps them (a retry uses them;
+				// the agent is left alone, as skip and cancel promise).
+				if err == nil && rec != nil {
+					t.Name, t.Branch = rec.Name, rec.Branch
+					return []Event{{At: now, Event: "started", Task: id,
+						Detail: fmt.Sprintf("%s on %s, after the task was %s: its agent is left alone", rec.Name, rec.Branch, t.State)}}, nil
+				}
 				return nil, nil
 			}
 			if evs, blocked := cur.blockOnParents(t, err, now); blocked {
@@ -377,7 +388,7 @@ func (e *Engine) startReady(name string, now time.Time) error {
 			t.Name, t.Branch = rec.Name, rec.Branch
 			cur.setTask(t, Running, now)
 			return []Event{{At: now, Event: "started", Task: id,
-				Detail: fmt.Sprintf("%s on %s from %s", rec.Name, rec.Branch, rec.Base)}}, nil
+				Detail: fmt.Sprintf("%s on %s from %s", rec.Name, rec.Branch, startedFrom(rec))}}, nil
 		})
 		if err != nil {
 			return err
@@ -426,4 +437,13 @@ func (r *Run) startBase(pt *Task) string {
 		return r.Into
 	}
 	return r.Base
+}
+
+// startedFrom says where a task's branch started: the commit, which is a
+// merge of its parents' work for a child in a run without into.
+func startedFrom(rec *state.Record) string {
+	if rec.BaseCommit != "" {
+		return short(rec.BaseCommit) + " (" + rec.Base + ")"
+	}
+	return rec.Base
 }

@@ -87,11 +87,11 @@ func TestLandingOrderAndFinish(t *testing.T) {
 	a, _ := r.Task("a")
 	b, _ := r.Task("b")
 	b.State = Done
-	require.Nil(t, r.nextToLand(), "b waits for a to land")
+	require.Nil(t, r.nextToLand(time.Now()), "b waits for a to land")
 	a.State = Done
-	require.Equal(t, "a", r.nextToLand().ID)
+	require.Equal(t, "a", r.nextToLand(time.Now()).ID)
 	a.State = Landed
-	require.Equal(t, "b", r.nextToLand().ID)
+	require.Equal(t, "b", r.nextToLand(time.Now()).ID)
 	require.Empty(t, r.finish(now), "done is not the end in a run with into")
 	b.State = Landed
 	require.Len(t, r.finish(now), 1)

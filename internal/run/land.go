@@ -8,8 +8,13 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
+// landRetryAfter is how long a landing that could not be made waits before
+// it is tried again by itself (the user may have moved their checkout off
+// into, or resolved the conflict on the branch).
+const landRetryAfter = 15 * time.Second
+
 // landNext lands one done task in the run's into branch, through owt
-// merge's path (never the user's checkout unless it is clean and on into;
+// merge's path (never in any checkout: into must be checked out nowhere;
 // a conflict changes nothing): the first, in dependency order, whose
 // parents all landed or were skipped. One a tick keeps a tick short.
 func (e *Engine) landNext(name string, now time.Time) error {
@@ -17,7 +22,7 @@ func (e *Engine) landNext(name string, now time.Time) error {
 	if err != nil || r.Into == "" || r.State != Active {
 		return err
 	}
-	t := r.nextToLand()
+	t := r.nextToLand(now)
 	if t == nil || e.landingHeld(r, t, now) {
 		return nil // nothing to land, or the user is on its agent's pane
 	}
@@ -25,16 +30,23 @@ func (e *Engine) landNext(name string, now time.Time) error {
 	now = time.Now()
 	return e.Store.Update(name, func(cur *Run) ([]Event, error) {
 		ct, ok := cur.Task(t.ID)
-		if !ok || ct.State != Done || ct.Name != t.Name {
+		if !ok || ct.State != t.State || ct.Name != t.Name {
 			return nil, nil
 		}
 		if err != nil {
-			// Nothing landed: the user decides (the agent is left alone).
+			// Nothing landed: the user decides (the agent is left alone);
+			// it is tried again now and then, and said again only when the
+			// reason changes.
+			why := "landing in " + cur.Into + ": " + err.Error()
 			ct.Failure = &Failure{Class: FailLand, Error: err.Error(), At: now}
-			ct.Why = "landing in " + cur.Into + ": " + err.Error()
+			if ct.State == NeedsYou && ct.Why == why {
+				return nil, nil
+			}
+			ct.Why = why
 			cur.setTask(ct, NeedsYou, now)
 			return []Event{{At: now, Event: "needs_you", Task: ct.ID, Detail: ct.Why}}, nil
 		}
+		ct.Failure, ct.Why = nil, ""
 		cur.setTask(ct, Landed, now)
 		evs := []Event{{At: now, Event: "landed", Task: ct.ID,
 			Detail: fmt.Sprintf("%s into %s (%s, %.12s)", res.Branch, res.Target, res.Method, res.Commit)}}
@@ -43,13 +55,18 @@ func (e *Engine) landNext(name string, now time.Time) error {
 }
 
 // nextToLand is the first done task, in dependency order, whose parents
-// are all landed or skipped.
-func (r *Run) nextToLand() *TaskRun {
+// are all landed or skipped; a task whose landing failed is tried again
+// once landRetryAfter has passed.
+func (r *Run) nextToLand(now time.Time) *TaskRun {
 	for _, wave := range r.Plan.Waves() {
 		for _, id := range wave {
 			t, ok := r.Task(id)
 			pt, ok2 := r.Plan.TaskByID(id)
-			if !ok || !ok2 || t.State != Done {
+			if !ok || !ok2 {
+				continue
+			}
+			landFailed := t.State == NeedsYou && t.Failure != nil && t.Failure.Class == FailLand
+			if t.State != Done && !(landFailed && now.Sub(t.Failure.At) >= landRetryAfter) {
 				continue
 			}
 			if r.parentsLanded(pt) {
@@ -87,6 +104,31 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 		}
 		if err := w.Repo.CreateBranchAt(r.Into, base); err != nil {
 			return merge.Result{}, err
+		}
+	}
+	// Work already in into (an empty allow_empty task, or a landing a
+	// crashed monitor made but did not record) has landed.
+	if ahead, _, err := w.Repo.AheadBehind(r.Into, rec.Branch); err != nil {
+		return merge.Result{}, err
+	} else if ahead == 0 {
+		tip, err := w.Repo.ResolveCommit(r.Into)
+		if err != nil {
+			return merge.Result{}, err
+		}
+		return merge.Result{Name: rec.Name, Branch: rec.Branch, Target: r.Into, Method: "already there", Commit: tip}, nil
+	}
+	// A run never touches a checkout: into moves as a ref only.
+	wts, err := w.Repo.Worktrees()
+	if err != nil {
+		return merge.Result{}, err
+	}
+	for _, wt := range wts {
+		if wt.Branch == r.Into && !wt.Bare {
+			where := "your checkout " + wt.Path
+			if wt.Path != w.Repo.Root {
+				where = "the worktree " + wt.Path
+			}
+			return merge.Result{}, fmt.Errorf("%s is checked out in %s, and a run never changes a checkout: switch it to another branch there (e.g. git switch --detach); the run lands by itself then", r.Into, where)
 		}
 	}
 	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workspace.WorkFiles, EditedCopies: workspace.EditedCopies}
