@@ -151,7 +151,20 @@ func (e *Engine) step(name string, now time.Time) error {
 	if err := e.recheckConflicts(r, now); err != nil {
 		e.logf("run %s: parents' conflicts: %v", name, err)
 	}
-	return e.startReady(name, now)
+	if err := e.startReady(name, now); err != nil {
+		return err
+	}
+	return e.finishIfOver(name, now)
+}
+
+// finishIfOver finishes a run whose last task ended outside a judgement
+// or a landing (a start failure, a timeout's retry running out).
+func (e *Engine) finishIfOver(name string, now time.Time) error {
+	r, err := e.Store.Load(name)
+	if err != nil || r.State == Finished || !r.over() {
+		return err
+	}
+	return e.Store.Update(name, func(r *Run) ([]Event, error) { return r.finish(now), nil })
 }
 
 // judged is the verdict on one task, for the agent it was about.
@@ -301,15 +314,20 @@ func (r *Run) apply(jv judged, now time.Time) []Event {
 	return nil
 }
 
-// finish ends a run whose every task ended, when nothing is left to land.
-func (r *Run) finish(now time.Time) []Event {
-	if r.State == Finished {
-		return nil
-	}
+// over reports whether every task ended and nothing is left to land.
+func (r *Run) over() bool {
 	for _, t := range r.Tasks {
 		if !t.State.Ended() || (t.State == Done && r.Into != "") {
-			return nil
+			return false
 		}
+	}
+	return true
+}
+
+// finish ends a run whose every task ended, when nothing is left to land.
+func (r *Run) finish(now time.Time) []Event {
+	if r.State == Finished || !r.over() {
+		return nil
 	}
 	r.State, r.UpdatedAt = Finished, now
 	return []Event{{At: now, Event: "finished", Detail: fmt.Sprintf("%d/%d done", r.View().Finished, len(r.Tasks))}}

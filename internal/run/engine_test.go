@@ -121,3 +121,29 @@ func TestEngineDrivesOnlyItsServersRuns(t *testing.T) {
 	a.State = Running
 	require.True(t, e.drives(mine), "its running agents are still judged")
 }
+
+// A run whose last task failed to start (no judgement, no landing) still
+// finishes on the engine's next step.
+func TestARunWhoseTasksAllFailedToStartFinishes(t *testing.T) {
+	dir := t.TempDir()
+	store := Store{Dir: dir}
+	r := engineRun(t, "")
+	for _, task := range r.Tasks {
+		task.State = Failed
+	}
+	r.State = Active
+	require.NoError(t, store.Create(r))
+	e := &Engine{Store: store, Socket: r.Socket}
+	require.NoError(t, e.finishIfOver("r", time.Unix(200, 0)))
+	got, err := store.Load("r")
+	require.NoError(t, err)
+	require.Equal(t, Finished, got.State)
+
+	// A landing failure waits, and is tried again by itself later.
+	r2 := engineRun(t, `into = "feat/x"`)
+	a, _ := r2.Task("a")
+	a.State, a.Failure = NeedsYou, &Failure{Class: FailLand, At: time.Unix(100, 0)}
+	require.Nil(t, r2.nextToLand(time.Unix(105, 0)))
+	require.Equal(t, "a", r2.nextToLand(time.Unix(100, 0).Add(landRetryAfter)).ID)
+	require.False(t, r2.over())
+}
