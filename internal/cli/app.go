@@ -314,3 +314,13 @@ func commandIndex(app *cli.App, args []string) int {
 	}
 	return i
 }
+
+// shown is text someone else wrote (an agent's summary, a task, a log
+// detail) made safe for one line of a terminal: control characters,
+// escape sequences included, are dropped and line breaks become " ⏎ ",
+// so it can neither forge lines nor drive the terminal.
+func shown(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	s = strings.ReplaceAll(workspace.CleanText(s), "\n", " ⏎ ")
+	return strings.ReplaceAll(s, "\t", " ")
+}

@@ -71,9 +71,9 @@ func doneSignal(c *cli.Context) (state.DoneSignal, error) {
 func doneLine(name string, sig state.DoneSignal) string {
 	switch {
 	case sig.Fail != "":
-		return fmt.Sprintf("recorded for %s: the task failed (%s)", name, sig.Fail)
+		return fmt.Sprintf("recorded for %s: the task failed (%s)", name, shown(sig.Fail))
 	case sig.Blocked != "":
-		return fmt.Sprintf("recorded for %s: blocked on a question (%s)", name, sig.Blocked)
+		return fmt.Sprintf("recorded for %s: blocked on a question (%s)", name, shown(sig.Blocked))
 	}
 	return fmt.Sprintf("recorded for %s: finished (owt still checks commits, a clean tree and the checks)", name)
 }

@@ -378,10 +378,10 @@ func runLog(c *cli.Context) error {
 	for _, ev := range events {
 		line := ev.At.Local().Format("2006-01-02 15:04:05") + "  " + ev.Event
 		if ev.Task != "" {
-			line += "  " + ev.Task
+			line += "  " + shown(ev.Task)
 		}
 		if ev.Detail != "" {
-			line += "  " + ev.Detail
+			line += "  " + shown(ev.Detail)
 		}
 		fmt.Fprintln(c.App.Writer, line)
 	}

@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -27,7 +28,10 @@ func ParseFile(path string) (*Plan, error) {
 	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxPlanSize {
 		return nil, config.Problems{{File: path, Msg: fmt.Sprintf("the plan is %d bytes; owt reads plans of up to %d (a few hundred tasks)", fi.Size(), MaxPlanSize)}}
 	}
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, MaxPlanSize)
+	if errors.Is(err, errTooLarge) {
+		return nil, config.Problems{{File: path, Msg: fmt.Sprintf("the plan is more than %d bytes; owt reads plans of up to that (a few hundred tasks)", MaxPlanSize)}}
+	}
 	if err != nil {
 		msg := err.Error()
 		var pe *os.PathError
@@ -37,6 +41,37 @@ func ParseFile(path string) (*Plan, error) {
 		return nil, config.Problems{{File: path, Msg: "cannot read the plan: " + msg}}
 	}
 	return Parse(path, data)
+}
+
+// MaxTaskText bounds one task's text: it reaches the agent as one argv
+// element, and Linux refuses one over 128 KiB (with room for the brief and
+// the instructions owt adds).
+const MaxTaskText = 64 << 10
+
+// controlChar is a character a task's text cannot carry: NUL cannot be in
+// an argument at all, and the others would drive the agent's terminal.
+func controlChar(r rune) bool {
+	return r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f)
+}
+
+var errTooLarge = errors.New("too large")
+
+// readBounded reads at most limit bytes of path (a FIFO or /dev/zero
+// included), errTooLarge when there is more.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, errTooLarge
+	}
+	return data, nil
 }
 
 // Parse decodes and validates a plan written in either format: owt's
@@ -229,6 +264,10 @@ func (d *decoder) tasks(key string, v any, textKey string) []rawTask {
 			d.add(r.label+"."+textKey, "missing: every task needs its text")
 		} else if strings.TrimSpace(r.task.Task) == "" {
 			d.add(r.label+"."+textKey, "is empty")
+		} else if len(r.task.Task) > MaxTaskText {
+			d.add(r.label+"."+textKey, "is %d bytes; at most %d (the agent takes its task as one argument)", len(r.task.Task), MaxTaskText)
+		} else if i := strings.IndexFunc(r.task.Task, controlChar); i >= 0 {
+			d.add(r.label+"."+textKey, "has a control character (%U) at byte %d; an agent's task is text, with tabs and line breaks", []rune(r.task.Task[i:])[0], i)
 		}
 		out = append(out, r)
 	}

@@ -294,3 +294,25 @@ func TestWavesKeepFileOrder(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, [][]string{{"z", "y", "x"}, {"w"}}, p.Waves())
 }
+
+// A task's text reaches the agent as one argument: no NUL or other control
+// characters, and not more than an argument can hold. A file that never
+// ends (a FIFO, /dev/zero) is read only up to the plan limit.
+func TestParseRefusesTaskTextNoAgentCanTake(t *testing.T) {
+	_, err := Parse("p.toml", []byte("[[task]]\nid = \"a\"\ntask = \"say \\u0000 hi\"\n[[task]]\nid = \"b\"\ntask = \"clear \\u001b[2J\"\n"))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "task[a].task: has a control character (U+0000)")
+	require.Contains(t, err.Error(), "task[b].task: has a control character (U+001B)")
+
+	long := strings.Repeat("x", MaxTaskText+1)
+	_, err = Parse("p.toml", []byte("[[task]]\nid = \"a\"\ntask = \""+long+"\"\n"))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "task[a].task: is 65537 bytes; at most 65536")
+
+	_, err = Parse("p.toml", []byte("[[task]]\nid = \"a\"\ntask = \"line one\\n\\tline two\"\n"))
+	require.NoError(t, err, "tabs and line breaks are text")
+
+	_, err = ParseFile("/dev/zero")
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "more than")
+}

@@ -188,7 +188,9 @@ func (s Store) Events(name string) ([]Event, error) {
 	for n := 1; sc.Scan(); n++ {
 		var ev Event
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			return out, fmt.Errorf("run log %s: line %d is not an event: %v", s.LogPath(name), n, err)
+			// A torn or foreign line hides nothing after it: it is shown
+			// for what it is.
+			ev = Event{Event: "unreadable", Detail: fmt.Sprintf("line %d of %s is not an event: %v", n, s.LogPath(name), err)}
 		}
 		out = append(out, ev)
 	}
