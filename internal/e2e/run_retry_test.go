@@ -287,3 +287,32 @@ task = "!write b.txt\n!commit add b\n!sleep 600"
 	require.Len(t, e.agentStarts("keep-a"), 1, "a's agent was not started again")
 	require.Contains(t, e.Git(repo, "log", "--format=%s", *v.Tasks[1].Branch), "add b", "b's commit is kept")
 }
+
+// owt run retry starts the agent again in its own pane only: a window the
+// user opened in the agent's session, and what runs there, stay.
+func TestRunRetryRestartsOnlyTheAgentsPane(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, "blk.toml", `[run]
+tool = "claude"
+
+[[task]]
+id = "a"
+task = "!exec `+owtBin+` done --blocked which-db"
+`)
+	e.MustOwt(repo, "run", "start", "blk.toml")
+	e.MustOwt(repo, "tmux", "init")
+	e.Eventually(30*time.Second, "a needs the user", func() bool {
+		return e.runStatus(repo, "blk").Tasks[0].State == "needs_you"
+	})
+	e.Tmux("new-window", "-d", "-t", "=app/blk-a:", "-n", "mine", "sleep", "1001")
+
+	require.Contains(t, e.MustOwt(repo, "run", "retry", "blk", "a"), "retry")
+	e.Eventually(30*time.Second, "the agent started again", func() bool {
+		return len(e.agentStarts("blk-a")) == 2
+	})
+	windows := e.Tmux("list-windows", "-t", "=app/blk-a:", "-F", "#{window_name} #{pane_current_command}")
+	require.Contains(t, windows, "mine sleep", "the user's window and its program are still there")
+	starts := e.agentStarts("blk-a")
+	require.Equal(t, starts[0].Cwd, starts[1].Cwd, "in the same worktree")
+}

@@ -711,3 +711,27 @@ func (c *Client) ServerIdentity() (string, error) {
 	}
 	return serverIdentity(strings.TrimSpace(out)), nil
 }
+
+// RespawnPane kills what runs in pane (an id, %N) and starts argv there
+// (execvp, no shell: two or more words), in dir with env added: the pane
+// keeps its id, its window and the session's other windows.
+func (c *Client) RespawnPane(pane, dir string, env map[string]string, argv []string) error {
+	if !strings.HasPrefix(pane, "%") {
+		return fmt.Errorf("respawn pane %q: not a pane id", pane)
+	}
+	args := []string{"respawn-pane", "-k", "-t", pane}
+	if dir != "" {
+		args = append(args, "-c", dir)
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		args = append(args, "-e", k+"="+env[k])
+	}
+	args = append(args, "--")
+	_, err := c.Run(append(args, argv...)...)
+	return err
+}

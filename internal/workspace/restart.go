@@ -24,11 +24,34 @@ func (w *Workspace) Restart(name, prompt string) (*state.Record, error) {
 	if err := w.canRestart(rec, prompt); err != nil {
 		return nil, err
 	}
-	if err := w.killSessionOf(rec); err != nil {
-		return nil, fmt.Errorf("restart %s: %w", name, err)
-	}
-	if rec, err = w.renewRecord(name, prompt); err != nil {
+	where, err := w.Locate(rec)
+	if err != nil {
 		return nil, err
+	}
+	if where.Place == Elsewhere {
+		return nil, fmt.Errorf("restart %s: it %w (%s)", name, ErrOtherServer, where.Socket)
+	}
+	old := rec
+	respawn := where.Place == Here && rec.Pane != ""
+	if rec, err = w.renewRecord(name, prompt, respawn); err != nil {
+		return nil, err
+	}
+	if respawn {
+		// Only the agent's pane starts again: windows the user opened in
+		// its session, and their programs, stay.
+		if err := w.Tmux.RespawnPane(rec.Pane, rec.Path, w.sessionEnv(rec), []string{w.Self, "_run"}); err == nil {
+			w.publish(rec)
+			w.startMonitor()
+			return rec, nil
+		}
+		// The pane is gone (its window was closed): a new session.
+		if rec, err = w.renewRecord(name, prompt, false); err != nil {
+			return nil, err
+		}
+		if err := w.killSessionOf(old); err != nil {
+			w.markRestartFailed(name)
+			return nil, fmt.Errorf("restart %s: %w", name, err)
+		}
 	}
 	sv, err := w.Tmux.Survey()
 	if err != nil {
@@ -84,7 +107,7 @@ func (w *Workspace) canRestart(rec *state.Record, prompt string) error {
 // renewRecord gives the record its new task and a fresh agent status: no
 // session yet, starting, nothing the old agent said (owt done, exit code,
 // turn error) carried over.
-func (w *Workspace) renewRecord(name, prompt string) (*state.Record, error) {
+func (w *Workspace) renewRecord(name, prompt string, keepPane bool) (*state.Record, error) {
 	var rec *state.Record
 	err := w.Store.Update(func(f *state.File) error {
 		cur, ok := f.Records[name]
@@ -93,7 +116,9 @@ func (w *Workspace) renewRecord(name, prompt string) (*state.Record, error) {
 		}
 		now := w.Now()
 		cur.Task = prompt
-		cur.SessionID, cur.Pane = "", ""
+		if !keepPane {
+			cur.SessionID, cur.Pane = "", ""
+		}
 		cur.Done, cur.ExitCode, cur.TurnError, cur.WaitingFor, cur.Interrupted = nil, nil, "", "", false
 		cur.SetStatus(state.Starting, state.FromOwt, now)
 		cur.EventAt = now
