@@ -110,21 +110,72 @@ func runStart(c *cli.Context, file string) error {
 	r.Socket = daemon.SocketPath(tm)
 	r.Server, _ = tm.ServerIdentity() // none runs yet: the monitor that drives it records its server
 	store := run.DefaultStore()
-	if store.Exists(name) { // Create checks again under the lock
-		return fmt.Errorf("run %s %w (see 'owt run status %s', or give another --name)", name, run.ErrRunExists, name)
-	}
+	taken := store.Exists(name) // Create checks again under the lock
+	clash := worktreeClash(store, r)
 	out := c.App.Writer
-	printPlan(out, file, r)
 	if c.Bool("dry-run") {
+		printPlan(out, file, r)
+		if taken {
+			fmt.Fprintf(out, "note: a run named %s exists; registering would need another --name\n", name)
+		}
+		if clash != "" {
+			fmt.Fprintf(out, "note: %s\n", clash)
+		}
 		fmt.Fprintln(out, "dry run: nothing registered")
 		return nil
 	}
+	if taken {
+		return fmt.Errorf("run %s %w (see 'owt run status %s', or give another --name)", name, run.ErrRunExists, name)
+	}
+	if clash != "" {
+		return errors.New(clash)
+	}
+	printPlan(out, file, r)
 	if err := store.Create(r); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "registered run %s ('owt run status %s')\n", name, name)
 	fmt.Fprintln(out, driveMonitor(tm))
 	return nil
+}
+
+// worktreeClash says which task of r would get the worktree name a task
+// of another registered run has (run "q" task "a-b" and run "q-a" task
+// "b" are both q-a-b), "" when none.
+func worktreeClash(store run.Store, r *run.Run) string {
+	others, _ := store.List() // a broken run file is reported by owt run list
+	used := map[string]string{}
+	for _, o := range others {
+		if o.Name == r.Name {
+			continue
+		}
+		for _, t := range o.Tasks {
+			used[o.Name+"-"+t.ID] = fmt.Sprintf("task %s of run %s", t.ID, o.Name)
+		}
+	}
+	for _, t := range r.Tasks {
+		if who, ok := used[r.Name+"-"+t.ID]; ok {
+			return fmt.Sprintf("task %s of run %s would get the worktree %s-%s, which %s has: give another --name", t.ID, r.Name, r.Name, t.ID, who)
+		}
+	}
+	return ""
+}
+
+// taskWhy is the one-line reason a task is where it is, for the table:
+// what it needs you for, why it failed or waits, what it is owed.
+func taskWhy(t run.TaskView) string {
+	why := t.Why
+	if why == "" && t.Failure != nil && (t.State == run.Failed || t.State == run.Backoff) {
+		why = t.Failure.Class + ": " + t.Failure.Error
+	}
+	if why == "" && len(t.BlockedBy) > 0 {
+		why = "blocked by " + strings.Join(t.BlockedBy, ", ")
+	}
+	why = shown(why)
+	if r := []rune(why); len(r) > 80 {
+		why = string(r[:79]) + "…"
+	}
+	return why
 }
 
 // driveMonitor starts the monitor of tm's server, where the run engine
@@ -322,9 +373,9 @@ func runStatus(c *cli.Context) error {
 	}
 	fmt.Fprintf(out, " (%s)\n", v.Repo)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tSTATE\tATTEMPT\tWORKTREE\tAFTER")
+	fmt.Fprintln(tw, "TASK\tSTATE\tATTEMPT\tWORKTREE\tAFTER\tWHY")
 	for _, t := range v.Tasks {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", t.ID, t.State, t.Attempt, orDash(t.Name), orDash(strings.Join(t.DependsOn, ",")))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", t.ID, t.State, t.Attempt, orDash(t.Name), orDash(strings.Join(t.DependsOn, ",")), orDash(taskWhy(t)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

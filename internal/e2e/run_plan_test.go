@@ -290,3 +290,24 @@ func TestRunListSurvivesABrokenRunFile(t *testing.T) {
 	require.Equal(t, 2, r.Code)
 	require.Contains(t, r.Stderr, "owt reads plans of up to")
 }
+
+// Two runs whose tasks would share a worktree name are refused at
+// registration, not left to fail every attempt; --dry-run still validates
+// a plan whose run name is taken, and says so.
+func TestRunStartRefusesWorktreeNamesAnotherRunHas(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	nowhere := filepath.Join(e.Root, "no-server")
+	e.WriteFile(repo, "q.toml", "[[task]]\nid = \"a-b\"\ntask = \"one\"\n")
+	e.WriteFile(repo, "q-a.toml", "[[task]]\nid = \"b\"\ntask = \"two\"\n")
+	e.MustOwt(repo, "-S", nowhere, "run", "start", "q.toml")
+
+	r := e.Owt(repo, "-S", nowhere, "run", "start", "q-a.toml")
+	requireOneLineError(t, r, "task b of run q-a would get the worktree q-a-b, which task a-b of run q has")
+	require.Equal(t, 1, r.Code)
+	require.Equal(t, 3, e.Owt(repo, "run", "status", "q-a").Code, "nothing registered")
+
+	out := e.MustOwt(repo, "-S", nowhere, "run", "start", "q.toml", "--dry-run")
+	require.Contains(t, out, "note: a run named q exists")
+	require.Contains(t, out, "dry run: nothing registered")
+}
