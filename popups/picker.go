@@ -61,6 +61,9 @@ func labels(items []workspace.Item, now time.Time) []string {
 		} else if it.Dirty > 0 {
 			changes += fmt.Sprintf(" (%d uncommitted)", it.Dirty)
 		}
+		if it.PR != nil {
+			changes += " PR " + it.PR.Summary()
+		}
 		rows[i] = []string{workspace.Glyph(it.Status), it.Name, repoName(it.Repo), tool, workspace.Age(now.Sub(it.CreatedAt)), changes, it.Branch}
 		for c, cell := range rows[i] {
 			widths[c] = max(widths[c], len([]rune(cell)))

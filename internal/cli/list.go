@@ -124,12 +124,5 @@ func prColumn(pr *state.PR) string {
 	if pr == nil {
 		return ""
 	}
-	s := fmt.Sprintf(", PR #%d %s", pr.Number, strings.ToLower(pr.State))
-	if pr.Checks != "" && pr.Checks != "none" {
-		s += ", checks " + pr.Checks
-	}
-	if pr.Review != "" {
-		s += ", " + strings.ToLower(strings.ReplaceAll(pr.Review, "_", " "))
-	}
-	return s
+	return ", PR " + pr.Summary()
 }

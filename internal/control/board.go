@@ -204,6 +204,7 @@ func agentRow(it workspace.Item, rec *state.Record, ref taskRef, q queuePlace, n
 	row := Row{
 		Name: it.Name, Repo: it.Repo, Status: it.Status, Task: firstLine(it.Task), Since: it.StatusSince,
 		Ahead: it.Ahead, Dirty: it.Dirty, Insertions: it.Insertions, Deletions: it.Deletions, Live: it.Live,
+		PR: it.PR.Summary(),
 	}
 	if ref.task != nil {
 		withTask(&row, ref.run, ref.task, now)
@@ -240,6 +241,8 @@ func agentSection(it workspace.Item, rec *state.Record, t *run.TaskRun, q queueP
 	switch {
 	case it.Status == string(state.Waiting):
 		return NeedsYou, orText(it.WaitingFor, "input")
+	case len(it.NeedsYou) > 0:
+		return NeedsYou, strings.Join(it.NeedsYou, "; ")
 	case it.TurnError != "":
 		return NeedsYou, "turn failed: " + it.TurnError
 	case it.Creating == "interrupted":

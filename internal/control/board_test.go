@@ -8,6 +8,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -64,7 +65,25 @@ func TestBuildSortsRowsIntoSections(t *testing.T) {
 	m := b.In(InFlight)[0]
 	require.Equal(t, []any{"g", "models", 1, 3}, []any{m.Run, m.TaskID, m.Attempt, m.MaxAttempts})
 	require.Equal(t, []string{"run g: 0/3 done"}, b.Progress)
-	require.Empty(t, m.PR, "nothing fills PR yet")
+	require.Empty(t, m.PR, "no pull request")
+}
+
+// An escalated reaction puts its agent in NEEDS YOU with the reason, and
+// a pull request shows on the row.
+func TestBuildShowsEscalatedReactionsAndPRs(t *testing.T) {
+	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
+	pr := &state.PR{Number: 7, State: "OPEN", Checks: "fail", Review: "CHANGES_REQUESTED"}
+	in := Input{Items: []workspace.Item{
+		{Name: "ci", Repo: "/r", Status: "idle", StatusSince: now, Ahead: 1, PR: pr, NeedsYou: []string{"ci_failed: test (3 attempts)"}},
+		{Name: "ok", Repo: "/r", Status: "idle", StatusSince: now, Ahead: 1, PR: &state.PR{Number: 8, State: "OPEN", Checks: "pass"}},
+	}}
+	b := Build(in, now)
+	require.Len(t, b.In(NeedsYou), 1)
+	row := b.In(NeedsYou)[0]
+	require.Equal(t, "ci", row.Name)
+	require.Equal(t, "ci_failed: test (3 attempts)", row.Why)
+	require.Equal(t, "#7 open, checks fail, changes requested", row.PR)
+	require.Equal(t, "#8 open, checks pass", b.In(ReadyToShip)[0].PR)
 }
 
 func rowName(r Row) string {

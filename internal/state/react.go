@@ -1,7 +1,9 @@
 package state
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -59,4 +61,23 @@ func (r *Record) NeedsYou() []string {
 		out[i] = n + ": " + r.Reactions[n].NeedsYou
 	}
 	return out
+}
+
+// Summary is the PR in a few words: "#12 open, checks fail, changes
+// requested".
+func (p *PR) Summary() string {
+	if p == nil {
+		return ""
+	}
+	s := fmt.Sprintf("#%d %s", p.Number, strings.ToLower(p.State))
+	if p.Draft {
+		s += " draft"
+	}
+	if p.Checks != "" && p.Checks != "none" {
+		s += ", checks " + p.Checks
+	}
+	if p.Review != "" {
+		s += ", " + strings.ToLower(strings.ReplaceAll(p.Review, "_", " "))
+	}
+	return s
 }
