@@ -43,6 +43,9 @@ type Engine struct {
 	// UserOnPane reports whether the user's client is on a pane: the
 	// agent's clock stops then. nil: never (see userOnPane).
 	UserOnPane func(pane string) bool
+	// OpenPR pushes a done task's branch and opens its pull request
+	// ([run] pr): owt pr's path, given by the monitor. nil: never.
+	OpenPR func(repo, name string) (int, error)
 
 	// Outbox is where messages to agents are queued (default: the state
 	// dir's); the monitor's outbox.Courier delivers them.
@@ -150,6 +153,9 @@ func (e *Engine) step(name string, now time.Time) error {
 	}
 	if err := e.recheckConflicts(r, now); err != nil {
 		e.logf("run %s: parents' conflicts: %v", name, err)
+	}
+	if err := e.openPRs(name, now); err != nil {
+		e.logf("run %s: pull requests: %v", name, err)
 	}
 	if err := e.startReady(name, now); err != nil {
 		return err

@@ -186,7 +186,11 @@ func (d *decoder) run(p *Plan, key string, v any) {
 		"on_timeout":     func(k string, v any) { d.oneOf(k, v, []string{OnTimeoutNeedsYou, OnTimeoutRetry}, &p.OnTimeout) },
 		"checks":         func(k string, v any) { p.Checks, _ = d.argvs(k, v) },
 		"retry":          func(k string, v any) { d.retry(&p.Retry, k, v) },
+		"pr":             func(k string, v any) { d.boolean(k, v, &p.PR) },
 	})
+	if p.PR && p.Into != "" {
+		d.add(key+".pr", "needs a run without into: each done task's branch gets its own pull request (open one for %s yourself with gh pr create)", p.Into)
+	}
 }
 
 func (d *decoder) retry(r *Retry, key string, v any) {

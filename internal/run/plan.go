@@ -62,6 +62,9 @@ type Plan struct {
 	// OnTimeout is what a timeout or a stall leads to: OnTimeoutNeedsYou
 	// ("" reads as it) or OnTimeoutRetry.
 	OnTimeout string `json:"on_timeout,omitempty"`
+	// PR: each done task's branch is pushed and gets a pull request
+	// (owt pr), in a run without into.
+	PR bool `json:"pr,omitempty"`
 }
 
 // Retry says how often and how soon a failed task is tried again.

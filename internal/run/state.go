@@ -113,6 +113,11 @@ type TaskRun struct {
 	// Conflict is set while the task is blocked before it started because
 	// its parents' branches conflict (BlockedBy is empty then).
 	Conflict *ParentConflict `json:"conflict,omitempty"`
+	// PR is the pull request opened for the done task's branch ([run] pr);
+	// PRError why the last try failed, PRTried when (tried again later).
+	PR      int       `json:"pr,omitempty"`
+	PRError string    `json:"pr_error,omitempty"`
+	PRTried time.Time `json:"pr_tried,omitzero"`
 	// Owed is the message or check owt owes the agent and has not
 	// delivered yet: nudge, commit, checks (queued in the outbox), or
 	// run_checks (running).

@@ -36,6 +36,8 @@ type TaskView struct {
 	BlockedBy []string  `json:"blocked_by,omitempty"`
 	Why       string    `json:"why,omitempty"`
 	Owed      string    `json:"owed,omitempty"`
+	PR        int       `json:"pr,omitempty"`
+	PRError   string    `json:"pr_error,omitempty"`
 }
 
 // View returns what owt run status shows of r.
@@ -49,7 +51,7 @@ func (r *Run) View() View {
 		tv := TaskView{
 			ID: t.ID, State: t.State, Since: t.Since, Attempt: t.Attempt, Name: t.Name, Branch: t.Branch,
 			DependsOn: []string{}, NextStart: t.NextStart, Failure: t.Failure, Evidence: t.Evidence,
-			BlockedBy: t.BlockedBy, Why: t.Why, Owed: t.Owed,
+			BlockedBy: t.BlockedBy, Why: t.Why, Owed: t.Owed, PR: t.PR, PRError: t.PRError,
 		}
 		if pt, ok := r.Plan.TaskByID(t.ID); ok {
 			tv.Task = pt.Task
