@@ -168,8 +168,9 @@ func (e *Engine) restoreSessions(r *Run, now time.Time) error {
 			continue // a timed-out task's agent comes back with owt run retry
 		}
 		rec, err := w.Get(t.Name)
-		if err != nil || rec.Done != nil || loc.Locate(rec).Place != workspace.Gone {
-			continue
+		blocked := err == nil && rec.Done != nil && rec.Done.Blocked != ""
+		if err != nil || (rec.Done != nil && !blocked) || loc.Locate(rec).Place != workspace.Gone {
+			continue // a finished or failed agent is judged; a blocked one needs a pane to be answered in
 		}
 		if rec.Status == state.Exited && rec.ExitCode != nil {
 			continue // it exited by itself (the runner saw its code): the judge decides
@@ -178,7 +179,11 @@ func (e *Engine) restoreSessions(r *Run, now time.Time) error {
 		if !ok {
 			continue
 		}
-		_, err = w.Restart(t.Name, ResumePrompt(pt.Task))
+		prompt := ResumePrompt(pt.Task)
+		if blocked {
+			prompt += "\n\nBefore the restart you asked the user (owt done --blocked): " + rec.Done.Blocked + "\nWait for their answer here."
+		}
+		_, err = w.Restart(t.Name, prompt)
 		done = append(done, restored{id: t.ID, name: t.Name, err: err})
 	}
 	now = time.Now()
