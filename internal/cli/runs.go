@@ -96,7 +96,7 @@ func runStart(c *cli.Context, file string) error {
 		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
 	if !run.ValidName(name) {
-		return usagef("%q cannot name a run: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit); give --name", name)
+		return usagef("%q cannot name a run: %s; give --name", name, run.NameRule)
 	}
 	repo, base, err := planInRepo(p)
 	if err != nil {

@@ -18,8 +18,8 @@ func ValidName(s string) bool {
 		s != "help" && s != "h" // commands would read these as a request for help
 }
 
-// nameRule is the sentence that says ValidName's rule.
-const nameRule = "use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)"
+// NameRule is the sentence that says ValidName's rule.
+const NameRule = "use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit, not ending in .lock, without '..', and not 'h' or 'help')"
 
 // graph checks the ids and the dependencies: every id present, usable as
 // a name and unique; every dependency a known other task; no cycle.
@@ -33,7 +33,7 @@ func (d *decoder) graph(tasks []rawTask) {
 		case id == "":
 			d.add(r.label+".id", "is empty")
 		case !ValidName(id):
-			d.add(r.label+".id", "%q cannot name a worktree: %s", id, nameRule)
+			d.add(r.label+".id", "%q cannot name a worktree: %s", id, NameRule)
 		default:
 			if prev, dup := first[id]; dup {
 				d.add(r.label+".id", "duplicate id %q (task #%d has it too)", id, prev.index)

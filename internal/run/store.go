@@ -41,7 +41,7 @@ func (s Store) LogPath(name string) string { return filepath.Join(s.Dir, name+".
 // withLock runs fn holding the run's lock.
 func (s Store) withLock(name string, fn func() error) error {
 	if !ValidName(name) {
-		return fmt.Errorf("invalid run name %q: %s", name, nameRule)
+		return fmt.Errorf("invalid run name %q: %s", name, NameRule)
 	}
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return fmt.Errorf("create run dir: %w", err)
