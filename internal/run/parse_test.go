@@ -215,7 +215,7 @@ task = "empty id"
 		`plan.toml: task[c].timeout: must be at least 1s, not "-5m"`,
 		`plan.toml: task[#6].id: missing: every task needs an id`,
 		`plan.toml: task[a].id: duplicate id "a" (task #1 has it too)`,
-		`plan.toml: task[#5].id: "has space" cannot name a worktree: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)`,
+		`plan.toml: task[#5].id: "has space" cannot name a worktree: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit, not ending in .lock, without '..', and not 'h' or 'help')`,
 		`plan.toml: task[#7].id: is empty`,
 		`plan.toml: task[a].depends_on: unknown task "nosuch"`,
 		`plan.toml: task[a].depends_on: "a" is the task itself: a task cannot depend on itself`,
