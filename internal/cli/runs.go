@@ -48,6 +48,22 @@ func runsCommand() *cli.Command {
 			runTaskCommand("skip", "do not run a task; it counts as done for its dependents (a running agent is left alone)"),
 			runTaskCommand("cancel", "do not run a task; its dependents wait until it is retried or skipped"),
 			{
+				Name:      "forget",
+				Usage:     "remove a stopped, paused or finished run (or a corrupt one) from owt's records; its worktrees and agents stay",
+				ArgsUsage: "NAME",
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usagef("run forget takes one NAME")
+					}
+					name := c.Args().First()
+					if err := run.DefaultStore().Forget(name); err != nil {
+						return err
+					}
+					fmt.Fprintf(c.App.Writer, "forgot run %s (its worktrees, branches and agents are left as they are)\n", name)
+					return nil
+				},
+			},
+			{
 				Name:      "log",
 				Usage:     "print a run's event log",
 				ArgsUsage: "NAME",

@@ -311,3 +311,26 @@ func TestRunStartRefusesWorktreeNamesAnotherRunHas(t *testing.T) {
 	require.Contains(t, out, "note: a run named q exists")
 	require.Contains(t, out, "dry run: nothing registered")
 }
+
+// owt run forget frees a run's name: a corrupt run, or a stopped one; an
+// active run is refused; worktrees are not its to remove.
+func TestRunForget(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	nowhere := filepath.Join(e.Root, "no-server")
+	e.WriteFile(repo, "auth.toml", authPlan)
+	e.MustOwt(repo, "-S", nowhere, "run", "start", "auth.toml")
+	e.MustOwt(repo, "-S", nowhere, "run", "start", "auth.toml", "--name", "broken")
+	require.NoError(t, os.WriteFile(filepath.Join(e.Root, "state", "owt", "runs", "broken.json"), []byte(`{"vers`), 0o600))
+
+	require.Contains(t, e.MustOwt(repo, "run", "forget", "broken"), "forgot run broken")
+	r := e.Owt(repo, "run", "forget", "auth")
+	requireOneLineError(t, r, "run auth is active: 'owt run stop auth' first")
+	require.Equal(t, 1, r.Code)
+	e.MustOwt(repo, "run", "stop", "auth")
+	e.MustOwt(repo, "run", "forget", "auth")
+	require.Equal(t, 3, e.Owt(repo, "run", "status", "auth").Code)
+	require.Equal(t, 3, e.Owt(repo, "run", "forget", "auth").Code)
+	require.Empty(t, e.runFiles(), "no state, log or lock left")
+	e.MustOwt(repo, "-S", nowhere, "run", "start", "auth.toml") // the name is free again
+}

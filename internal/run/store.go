@@ -261,3 +261,31 @@ func Latest(runs []*Run) (r *Run, ok bool) {
 	}
 	return nil, false
 }
+
+// ErrRunInFlight is returned by Forget for a run that may still start or
+// judge tasks.
+var ErrRunInFlight = errors.New("is active")
+
+// Forget removes the run called name from owt's records: its state, log
+// and lock. Its worktrees, branches and agents are not touched (they are
+// ordinary owt worktrees). An active run is refused (stop it first); a
+// corrupt state file can be forgotten, so a broken run never keeps its
+// name forever.
+func (s Store) Forget(name string) error {
+	if !s.Exists(name) {
+		return fmt.Errorf("%w %q (see 'owt run list')", ErrNoSuchRun, name)
+	}
+	return s.withLock(name, func() error {
+		if r, err := s.Load(name); err == nil && r.State == Active {
+			return fmt.Errorf("run %s %w: 'owt run stop %s' first", name, ErrRunInFlight, name)
+		}
+		for _, p := range []string{s.Path(name), s.LogPath(name)} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("forget run %s: %w", name, err)
+			}
+		}
+		// The lock file goes last, still held: a writer waiting on it
+		// finds no run when it gets it.
+		return os.Remove(filepath.Join(s.Dir, name+".lock"))
+	})
+}
