@@ -95,8 +95,25 @@ func deleteQuestion(w *workspace.Workspace, rec *state.Record, h tmux.Here, tm *
 		body = append(body, "This would LOSE "+loss.String()+".")
 	}
 	do := func() tea.Msg {
+		// What was asked about must still be all there is to lose: the
+		// agent may have written more since, or the name may be another
+		// worktree now.
+		cur, err := w.Get(rec.Name)
+		if err != nil {
+			return verbMsg{err: err}
+		}
+		if cur.Path != rec.Path || cur.Branch != rec.Branch || !cur.CreatedAt.Equal(rec.CreatedAt) {
+			return verbMsg{err: fmt.Errorf("%s is another worktree now: nothing was deleted", rec.Name)}
+		}
+		now, err := w.WhatWouldBeLost(cur)
+		if err != nil {
+			return verbMsg{err: err}
+		}
+		if now.String() != loss.String() {
+			return verbMsg{err: fmt.Errorf("%s changed while you answered (it would now lose %s): nothing was deleted; press x again", rec.Name, now)}
+		}
 		leaveSession(tm, h, rec)
-		if err := control.Delete(w, rec.Name, workspace.DeleteOptions{Force: !loss.Empty()}); err != nil {
+		if err := control.Delete(w, rec.Name, workspace.DeleteOptions{Accept: &loss}); err != nil {
 			return verbMsg{err: err}
 		}
 		_ = tm.DisplayMessage(h.Client, "owt: deleted "+rec.Name)

@@ -56,7 +56,7 @@ func deleteOne(tm *tmux.Client, s Screen) error {
 			_ = tm.SwitchClientOf(h.Client, other)
 		}
 	}
-	if err := t.w.Delete(r.Name, workspace.DeleteOptions{Force: !loss.Empty()}); err != nil {
+	if err := t.w.Delete(r.Name, workspace.DeleteOptions{Accept: &loss}); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.Out, "deleted %s\n", r.Name)

@@ -60,6 +60,7 @@ func finishLanding(w *workspace.Workspace, out Landed, verb string, keep bool) (
 	// half-done one leaves a worktree without its session, or a branch
 	// without its record.
 	signal.Ignore(syscall.SIGHUP)
+	defer signal.Reset(syscall.SIGHUP) // a long-lived caller (the popup) must still end with its terminal
 	if err := w.Teardown(out.Name, out.BranchTip); err != nil {
 		out.Kept = err.Error()
 		return out, fmt.Errorf("landed on %s, but %w", out.Target, err)
@@ -72,6 +73,7 @@ func finishLanding(w *workspace.Workspace, out Landed, verb string, keep bool) (
 // o.Force it refuses to lose work.
 func Delete(w *workspace.Workspace, name string, o workspace.DeleteOptions) error {
 	signal.Ignore(syscall.SIGHUP)
+	defer signal.Reset(syscall.SIGHUP)
 	if err := w.Delete(name, o); err != nil {
 		return err
 	}

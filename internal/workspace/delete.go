@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/git"
@@ -94,6 +95,11 @@ func (w *Workspace) WhatWouldBeLost(r *state.Record) (Loss, error) {
 type DeleteOptions struct {
 	Force      bool
 	KeepBranch bool
+	// Accept is what the user agreed to lose (a popup's confirmation):
+	// the delete goes on, as with Force, only if that is still exactly
+	// what would be lost; work written since the question was asked is
+	// refused, not lost.
+	Accept *Loss
 }
 
 // Delete kills the session, removes the worktree, deletes the branch and
@@ -107,6 +113,12 @@ func (w *Workspace) Delete(name string, o DeleteOptions) error {
 	loss, err := w.WhatWouldBeLost(r)
 	if err != nil && !o.Force {
 		return err
+	}
+	if o.Accept != nil && !o.Force {
+		if !reflect.DeepEqual(loss, *o.Accept) {
+			return fmt.Errorf("%s %w now: %s, more than you agreed to (%s); nothing was deleted", name, ErrWouldLoseWork, loss, o.Accept)
+		}
+		o.Force = !loss.Empty()
 	}
 	if !loss.Empty() && !o.Force {
 		return fmt.Errorf("%s %w: %s (%s)", name, ErrWouldLoseWork, loss, loss.hint())

@@ -224,6 +224,12 @@ func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) error {
 		return err
 	}
 	defer unlock()
+	// Judge the agent as it is now, not as the caller saw it (a popup's
+	// row, a queue's look): a prompt that appeared meanwhile must not get
+	// this text as its answer.
+	if r, err = w.Get(r.Name); err != nil {
+		return err
+	}
 	if r, err = w.awaitStarted(r); err != nil {
 		return err
 	}
