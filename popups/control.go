@@ -48,7 +48,7 @@ func Diff(tm *tmux.Client, s Screen, name string) error {
 	m := newControl(tm, h, w.Repo.Root)
 	m.reload()
 	m.standaloneDiff = true
-	m.openDiff(rec)
+	m.initCmd = m.openDiff(rec) // the file list loads when the program starts
 	return finish(s, runProgram(s, m))
 }
 
@@ -83,6 +83,9 @@ const (
 
 // ctl is the control popup's state.
 type ctl struct {
+	// initCmd is work to start with the program (owt diff's file list).
+	initCmd tea.Cmd
+
 	tm      *tmux.Client
 	here    tmux.Here
 	repo    string // the repo the popup was opened in ("" outside one)
@@ -203,7 +206,7 @@ func (m *ctl) load() tea.Cmd {
 func tick() tea.Cmd { return tea.Tick(refreshEvery, func(time.Time) tea.Msg { return tickMsg{} }) }
 
 func (m *ctl) Init() tea.Cmd {
-	return tea.Batch(tick(), tea.Tick(statsDelay, func(time.Time) tea.Msg { return statsMsg{} }))
+	return tea.Batch(tick(), tea.Tick(statsDelay, func(time.Time) tea.Msg { return statsMsg{} }), m.initCmd)
 }
 
 // background starts the git work the board needs: figures of worktrees

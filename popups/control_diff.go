@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
 )
@@ -80,6 +81,9 @@ func (m *ctl) diffLoaded(msg diffMsg) (tea.Model, tea.Cmd) {
 	}
 	d.open, d.top = true, 0
 	d.lines, d.lineNo = numberLines(strings.TrimRight(msg.text, "\n"))
+	for i, l := range d.lines {
+		d.lines[i] = m.diffLine(l)
+	}
 	return m, nil
 }
 
@@ -128,7 +132,9 @@ func (m *ctl) loadFile() tea.Cmd {
 		})
 	}
 	return func() tea.Msg {
-		text, err := git.FileDiff(rec.Path, diffBase(rec), f, color)
+		// Plain text from git, coloured here by each line's kind: a
+		// file's own escape sequences are then only text (control.Plain).
+		text, err := git.FileDiff(rec.Path, diffBase(rec), f, false)
 		return diffMsg{text: text, file: true, err: err}
 	}
 }
@@ -253,7 +259,7 @@ func (m *ctl) diffView() []string {
 	var body []string
 	if d.open {
 		f := d.files[d.sel]
-		out[0] += "  " + f.Path + fmt.Sprintf(" (%d/%d)", d.sel+1, len(d.files))
+		out[0] += "  " + control.Plain(f.Path) + fmt.Sprintf(" (%d/%d)", d.sel+1, len(d.files))
 		end := min(len(d.lines), d.top+room)
 		body = d.lines[d.top:end]
 	} else {
@@ -288,7 +294,7 @@ func (m *ctl) fileLines(room int) []string {
 		case f.Binary:
 			counts = "binary"
 		}
-		line := fmt.Sprintf("%s  %s", f.Path, counts)
+		line := fmt.Sprintf("%s  %s", control.Plain(f.Path), counts)
 		if i == d.sel {
 			line = "> " + line
 			if m.color {
@@ -300,4 +306,21 @@ func (m *ctl) fileLines(room int) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// diffLine is one line of a plain diff, made safe to draw and coloured
+// by its kind (added, removed, hunk, header).
+func (m *ctl) diffLine(l string) string {
+	l = control.Plain(strings.ReplaceAll(l, "\t", "    "))
+	switch {
+	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"), strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "index "):
+		return m.paint(sgrBold, l)
+	case strings.HasPrefix(l, "+"):
+		return m.paint(sgrGreen, l)
+	case strings.HasPrefix(l, "-"):
+		return m.paint(sgrRed, l)
+	case strings.HasPrefix(l, "@@"):
+		return m.paint("36", l)
+	}
+	return l
 }

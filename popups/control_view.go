@@ -227,7 +227,7 @@ func (m *ctl) footer() []string {
 		if m.failed {
 			sgr = sgrRed
 		}
-		out = append(out, m.paint(sgr, m.status))
+		out = append(out, m.paint(sgr, control.Plain(m.status)))
 	}
 	return append(out, m.wrapKeys(m.keysFor())...)
 }
@@ -280,7 +280,10 @@ func (m *ctl) questionView() []string {
 	}
 	out := []string{m.paint(sgrBold, q.title), ""}
 	room := m.height - len(out) - 2
-	body := q.body
+	body := make([]string, len(q.body))
+	for i, l := range q.body {
+		body[i] = control.Plain(l)
+	}
 	if len(body) > room {
 		body = append(body[:max(0, room-1)], "…")
 	}

@@ -49,11 +49,11 @@ func diffCommand() *cli.Command {
 			for _, f := range files {
 				switch {
 				case f.Untracked:
-					fmt.Fprintf(c.App.Writer, "%s\tnew, uncommitted\n", f.Path)
+					fmt.Fprintf(c.App.Writer, "%s\tnew, uncommitted\n", shown(f.Path))
 				case f.Binary:
-					fmt.Fprintf(c.App.Writer, "%s\tbinary\n", f.Path)
+					fmt.Fprintf(c.App.Writer, "%s\tbinary\n", shown(f.Path))
 				default:
-					fmt.Fprintf(c.App.Writer, "%s\t+%d -%d\n", f.Path, f.Insertions, f.Deletions)
+					fmt.Fprintf(c.App.Writer, "%s\t+%d -%d\n", shown(f.Path), f.Insertions, f.Deletions)
 				}
 			}
 			return nil

@@ -164,6 +164,7 @@ func Build(in Input, now time.Time) Board {
 	}
 	b.Rows = append(b.Rows, recentRows(in.Events, in.RecentMax)...)
 	sortRows(b.Rows, queued)
+	plainRows(b.Rows)
 	return b
 }
 

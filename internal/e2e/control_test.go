@@ -152,6 +152,10 @@ depends_on = ["models"]
 	e.keys(p, "Enter")
 	require.Contains(t, e.WaitScreen(p, "+package cart"), "cart.go (1/1)")
 	e.keys(p, "Escape")
+	// One Esc at a time: two at once read as Alt+Esc.
+	e.Eventually(10*time.Second, "back at the file list", func() bool {
+		return !strings.Contains(e.Capture(p), "(1/1)")
+	})
 	e.keys(p, "Escape")
 	e.WaitScreen(p, "READY TO SHIP")
 
@@ -249,4 +253,35 @@ func TestControlPopupSizesColourKeyAndDiffStat(t *testing.T) {
 	_, _ = tty.Write([]byte("q"))
 	e.waitNoProcess(" control")
 	require.DirExists(t, cart.Path)
+}
+
+// owt diff NAME opens the review on the worktree's files, and text from the
+// worktree (a file's name and content, an agent's owt done text) is drawn
+// as text: no escape sequence of it reaches the terminal.
+func TestDiffReviewListsFilesAndDrawsHostileTextAsText(t *testing.T) {
+	e := newQuietEnv(t)
+	repo := e.NewRepo("shop")
+	e.MustOwt(repo, "new", "--no-agent", "--name", "cart", "Add the cart")
+	cart := e.Find(repo, "cart")
+	e.WriteFile(cart.Path, "na\x1b[31mme.txt", "x\n")
+	e.WriteFile(cart.Path, "evil.txt", "before\x1b[2J\x1b]0;PWNED\x07\x1b[41mafter\n")
+	e.Git(cart.Path, "add", ".")
+	e.Git(cart.Path, "commit", "-q", "-m", "cart")
+
+	require.NotContains(t, e.MustOwt(repo, "diff", "cart", "--stat"), "\x1b", "--stat prints names as text")
+
+	p := e.pane(repo, owtBin, "diff", "cart")
+	e.Eventually(10*time.Second, "the review lists the files", func() bool {
+		return strings.Contains(e.Capture(p), "evil.txt")
+	})
+	require.Contains(t, e.Capture(p), "> evil.txt", "the first file is selected")
+	e.Tmux("send-keys", "-t", p, "Enter")
+	e.Eventually(10*time.Second, "evil.txt's diff is shown", func() bool {
+		return strings.Contains(e.Capture(p), "+before[2J]0;PWNED[41mafter")
+	})
+	raw, _ := e.TryTmux("capture-pane", "-p", "-e", "-t", p)
+	require.NotContains(t, raw, "\x1b[41m", "the file's own colour is not drawn: its escapes are text")
+	require.True(t, strings.HasPrefix(e.Capture(p), "diff cart"), "nothing cleared the header")
+	title, _ := e.TryTmux("display-message", "-p", "-t", p, "#{pane_title}")
+	require.NotContains(t, title, "PWNED")
 }
