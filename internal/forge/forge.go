@@ -275,13 +275,20 @@ func (c Comment) At() string {
 // ReviewComments are the review comments of pull request number (gh api
 // repos/{owner}/{repo}/pulls/N/comments, run in dir).
 func (c Client) ReviewComments(dir string, number int) ([]Comment, error) {
-	out, err := c.run(dir, "api", fmt.Sprintf("repos/{owner}/{repo}/pulls/%d/comments", number))
+	// Every page (GitHub gives 30 a page): --paginate prints one JSON
+	// array per page, one after the other.
+	out, err := c.run(dir, "api", fmt.Sprintf("repos/{owner}/{repo}/pulls/%d/comments", number), "--paginate")
 	if err != nil {
 		return nil, err
 	}
 	var cs []Comment
-	if err := json.Unmarshal(out, &cs); err != nil {
-		return nil, fmt.Errorf("gh api pulls/%d/comments: unexpected output: %v", number, err)
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var page []Comment
+		if err := dec.Decode(&page); err != nil {
+			return nil, fmt.Errorf("gh api pulls/%d/comments: unexpected output: %v", number, err)
+		}
+		cs = append(cs, page...)
 	}
 	return cs, nil
 }

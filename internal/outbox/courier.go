@@ -132,7 +132,7 @@ func (c *Courier) deliver(a Agent, rec *state.Record) {
 		return
 	}
 	sentAt := time.Now()
-	err = w.SendTo(rec, Join(msgs), workspace.SendOptions{})
+	err = w.SendTo(rec, Join(msgs), workspace.SendOptions{OnlyIdle: true})
 	switch {
 	case err == nil:
 		c.settle(a, msgs, Delivered, sentAt, "")

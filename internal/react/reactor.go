@@ -137,13 +137,21 @@ func (x *Reactor) fail(rec *state.Record, f failure, cfg config.Reaction) error 
 		out = Fail(st, f.sig, f.what, cfg, now)
 		if out == Send {
 			f.data.Reaction, f.data.Name = f.reaction, cur.Name
-			_, _, err := x.Box.Enqueue(outbox.Agent{Repo: cur.Repo, Name: cur.Name}, outbox.Message{
-				Kind: Kind(f.reaction), Key: f.sig, Text: render(cfg, f.data), From: "reaction " + f.reaction,
+			// The key is this cause for this agent and this attempt: the
+			// same cause after it passed (attempts start again), or for a
+			// new agent of the same name, is a new message, not a
+			// duplicate of one the outbox delivered long ago.
+			key := fmt.Sprintf("%s@%d#%d", f.sig, cur.CreatedAt.UnixNano(), st.Attempts)
+			_, added, err := x.Box.Enqueue(outbox.Agent{Repo: cur.Repo, Name: cur.Name}, outbox.Message{
+				Kind: Kind(f.reaction), Key: key, Text: render(cfg, f.data), From: "reaction " + f.reaction,
 			}, now)
 			if err != nil {
 				return err
 			}
-			st.Pending = f.sig
+			if !added {
+				return fmt.Errorf("outbox of %s already had this message (%s): not counted again", cur.Name, key)
+			}
+			st.Pending = key
 		}
 		after = *cur
 		return nil

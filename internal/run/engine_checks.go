@@ -1,7 +1,6 @@
 package run
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -143,8 +142,8 @@ func runCheck(dir string, argv []string, limit time.Duration) ([]byte, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &lastBytes{max: checkOutputKept}
+	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
@@ -169,8 +168,42 @@ func Tail(out []byte, n int) string {
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
-	return strings.Join(lines, "\n")
+	// Bounded in bytes too: one line of megabytes must not become a
+	// prompt of megabytes.
+	for i, l := range lines {
+		if len(l) > tailLineMax {
+			lines[i] = "…" + strings.ToValidUTF8(l[len(l)-tailLineMax:], "")
+		}
+	}
+	tail := strings.Join(lines, "\n")
+	if len(tail) > tailMax {
+		tail = "…" + strings.ToValidUTF8(tail[len(tail)-tailMax:], "")
+	}
+	return tail
 }
+
+// The bounds of what owt keeps and sends of a command's output.
+const (
+	checkOutputKept = 256 << 10 // the last bytes of a check's output kept in memory
+	tailLineMax     = 500       // bytes of one line sent
+	tailMax         = 8 << 10   // bytes of a whole tail sent
+)
+
+// lastBytes keeps the last max bytes written to it.
+type lastBytes struct {
+	buf []byte
+	max int
+}
+
+func (l *lastBytes) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	if over := len(l.buf) - l.max; over > 0 {
+		l.buf = append(l.buf[:0], l.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (l *lastBytes) Bytes() []byte { return l.buf }
 
 // ansiSeq matches a terminal escape sequence (colour, cursor move).
 var ansiSeq = regexp.MustCompile(`\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])`)

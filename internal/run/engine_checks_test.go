@@ -31,3 +31,17 @@ func TestRunChecksInStopsAtTheFirstFailureWithItsTail(t *testing.T) {
 	require.False(t, res.Passed)
 	require.Contains(t, res.Output, "could not run")
 }
+
+// A check that prints one huge line, or megabytes, gives the agent a
+// bounded tail, and owt keeps only the last bytes of it in memory.
+func TestTailIsBoundedInBytes(t *testing.T) {
+	huge := strings.Repeat("x", 3_000_000)
+	tail := Tail([]byte("first\n"+huge), 40)
+	require.LessOrEqual(t, len(tail), tailMax+len("…"))
+	require.True(t, strings.HasPrefix(tail, "first\n…") || strings.HasPrefix(tail, "…"), tail[:20])
+
+	lb := &lastBytes{max: 10}
+	_, _ = lb.Write([]byte("0123456789abcdef"))
+	_, _ = lb.Write([]byte("XY"))
+	require.Equal(t, "89abcdefXY", string(lb.Bytes()))
+}

@@ -191,6 +191,9 @@ type SendOptions struct {
 	// prompt, a question): the text answers that prompt. Without it such
 	// an agent is refused, so a message never approves a command.
 	Answer bool
+	// OnlyIdle types only into an agent that is idle when its send lock
+	// is taken (owt's own messages: the outbox); otherwise ErrNotReady.
+	OnlyIdle bool
 }
 
 // Send delivers text to each named agent's pane.
@@ -232,6 +235,9 @@ func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) error {
 	}
 	if r, err = w.awaitStarted(r); err != nil {
 		return err
+	}
+	if o.OnlyIdle && r.Status != state.Idle {
+		return fmt.Errorf("%s: %w: it is %s now; owt's message waits for its next idle turn", r.Name, ErrNotReady, r.Status)
 	}
 	if r.Status == state.Exited {
 		return w.exitedError(r)
