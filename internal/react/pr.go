@@ -97,6 +97,14 @@ func (x *Reactor) notePR(rec *state.Record, pr forge.PR) error {
 		cur.PR.URL, cur.PR.State, cur.PR.Draft = pr.URL, pr.State, pr.IsDraft
 		cur.PR.Checks, cur.PR.Review, cur.PR.Head = pr.CheckSummary(), pr.ReviewDecision, pr.HeadRefOid
 		cur.PR.PolledAt = time.Now()
+		if pr.State == "MERGED" || pr.State == "CLOSED" {
+			// Its CI and reviews are over: what they escalated is moot.
+			for _, name := range []string{config.CIFailed, config.ChangesRequested} {
+				if st := cur.Reactions[name]; st != nil && st.NeedsYou != "" {
+					cur.Reactions[name] = &state.Reaction{At: time.Now()}
+				}
+			}
+		}
 		return nil
 	})
 }
