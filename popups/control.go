@@ -626,8 +626,24 @@ func (m *ctl) typingKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 // taskVerb is r (retry), K (skip) or p (pause the task's run): the same
 // core as owt run retry|skip|pause.
 func (m *ctl) taskVerb(v string, row control.Row) (tea.Model, tea.Cmd) {
+	do := m.taskVerbDo(v, row)
+	if v == "K" {
+		// Skip cannot be taken back (a skipped task is never retried):
+		// it asks first, as every destructive verb does.
+		m.ask, m.mode, m.status = &question{
+			title: fmt.Sprintf("Skip task %s of run %s?", row.TaskID, row.Run),
+			body: []string{"It will not run; its dependents go on as if it were done.",
+				"A running agent is left alone. This cannot be undone."},
+			yes: "skipping " + row.TaskID, do: do,
+		}, confirming, ""
+		return m, nil
+	}
 	m.mode = busy
-	return m, func() tea.Msg {
+	return m, do
+}
+
+func (m *ctl) taskVerbDo(v string, row control.Row) func() tea.Msg {
+	return func() tea.Msg {
 		store := run.DefaultStore()
 		if v == "p" {
 			changed, err := control.SetRunState(store, row.Run, run.Paused)
