@@ -223,3 +223,18 @@ func TestABranchThatTurnsConflictingTellsItsAgentTheFilesAndTheOtherSide(t *test
 	require.Contains(t, msg, "  README.md")
 	require.Contains(t, msg, "main rewrites the readme", "the other side")
 }
+
+// An agent that sits idle is told when its base moves into a conflict with
+// it, without a new turn of its own (the prediction runs again every poll
+// interval).
+func TestAnIdleAgentIsToldWhenItsBaseMovesIntoAConflict(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.userConfig("[pr]\npoll_interval = \"2s\"\n")
+	e.startAgent(repo, "idle", "Edit the readme\n!write README.md\n!commit agent readme")
+	e.WaitStatus(repo, "idle", "idle", 30*time.Second)
+	time.Sleep(3 * time.Second) // its idle turn was judged before main moves: no new turn will come
+	e.commitIn(repo, "README.md", "# main's readme\n", "main rewrites the readme")
+
+	e.Eventually(30*time.Second, "the conflict reaches the idle agent", func() bool { return len(e.promptsWith("idle", "now conflicts with main")) == 1 })
+}

@@ -32,6 +32,7 @@ type Reactor struct {
 	mu      sync.Mutex
 	busy    map[string]bool
 	idleAt  map[agentKey]time.Time     // the idle turn last looked at
+	lookAt  map[agentKey]time.Time     // when an idle agent's conflict prediction last ran
 	next    map[agentKey]time.Time     // when its pull request is polled next
 	backoff map[agentKey]time.Duration // the wait after a failed poll
 	ghOff   bool                       // gh is not logged in: CI and review reactions are off
@@ -59,13 +60,46 @@ func (x *Reactor) Tick(now time.Time, in []Input) {
 		x.settle(rec, now)
 		if outbox.Ready(rec) && x.newIdleTurn(rec) {
 			cfg := it.Config
+			x.looked(rec, now)
 			x.spawn("idle "+rec.Repo+"\x00"+rec.Name, func() { x.onIdle(rec, cfg) })
+		} else if outbox.Ready(rec) && x.lookDue(rec, now, it.Config.PR.PollInterval.Duration) {
+			// The base moves while an agent sits idle: the prediction
+			// runs again now and then (two rev-parses when nothing moved).
+			cfg := it.Config
+			x.spawn("idle "+rec.Repo+"\x00"+rec.Name, func() {
+				if err := x.conflict(rec, cfg); err != nil {
+					x.logf("reaction %s %s: %v", config.Conflict, rec.Name, err)
+				}
+			})
 		}
 		if x.pollDue(rec, it.Config, now) {
 			cfg := it.Config
 			x.spawn("pr "+rec.Repo+"\x00"+rec.Name, func() { x.poll(rec, cfg) })
 		}
 	}
+}
+
+// looked notes that rec's conflict prediction runs now.
+func (x *Reactor) looked(rec *state.Record, now time.Time) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.lookAt == nil {
+		x.lookAt = map[agentKey]time.Time{}
+	}
+	x.lookAt[keyOf(rec)] = now
+}
+
+// lookDue reports whether an idle agent's prediction is due again (every
+// [pr] poll_interval, for a base that moved meanwhile), and notes it runs.
+func (x *Reactor) lookDue(rec *state.Record, now time.Time, every time.Duration) bool {
+	x.mu.Lock()
+	last, ok := x.lookAt[keyOf(rec)]
+	x.mu.Unlock()
+	if ok && now.Sub(last) < every {
+		return false
+	}
+	x.looked(rec, now)
+	return true
 }
 
 // newIdleTurn reports whether rec's idle turn is one not looked at yet.
