@@ -8,6 +8,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // checks runs the repo's [checks] commands in the agent's worktree when
@@ -18,12 +19,26 @@ func (x *Reactor) checks(rec *state.Record, cfg config.Config) error {
 	if len(cfg.Checks.Commands) == 0 || rc.Action == "off" {
 		return nil
 	}
-	tree, err := git.Repo{Root: rec.Path}.TreeOf("HEAD")
+	wt := git.Repo{Root: rec.Path}
+	tree, err := wt.TreeOf("HEAD")
 	if err != nil {
 		return err
 	}
 	if memory(rec, config.ChecksFailed).Seen == tree {
 		return nil // judged already: the same tree gives the same answer
+	}
+	// The checks judge the agent's commits: none yet (the base's own
+	// failures are not its doing), or uncommitted changes that the run
+	// would test instead of the commit, wait for a later turn.
+	from := rec.BaseCommit
+	if from == "" {
+		from = rec.Base
+	}
+	if ahead, _, err := wt.AheadBehind(from, "HEAD"); err != nil || ahead == 0 {
+		return err
+	}
+	if dirty, err := workspace.WorkFiles(rec); err != nil || len(dirty) > 0 {
+		return err
 	}
 	res := run.RunChecksIn(rec.Path, cfg.Checks.Commands, cfg.Checks.Timeout.Duration)
 	if res.Passed {
