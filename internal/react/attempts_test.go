@@ -71,3 +71,8 @@ func TestPollScheduleIsOnePerIntervalAndStopsWhenNothingCanChange(t *testing.T) 
 	}
 	require.Equal(t, 3, polls, "three minutes, one poll a minute")
 }
+
+func TestPRTitleIsPlainText(t *testing.T) {
+	rec := &state.Record{Task: "\x1b[31mRED\x1b]0;title\x07 fix\nsecond line", Branch: "feat/x"}
+	require.Equal(t, "RED fix", prTitle(rec))
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/forge"
+	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -70,7 +71,8 @@ func OpenPR(w *workspace.Workspace, name string, o PROptions, gh forge.Client) (
 // prTitle is the task's first line (the branch when there is no task),
 // at most 72 characters.
 func prTitle(rec *state.Record) string {
-	title := strings.TrimSpace(firstLine(rec.Task))
+	// Text for a web page, not keys: escapes and other controls go.
+	title := strings.TrimSpace(run.Tail([]byte(firstLine(rec.Task)), 1))
 	if title == "" {
 		title = rec.Branch
 	}
