@@ -11,6 +11,7 @@ import (
 	"encoding"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -704,9 +705,20 @@ func validateReactions(cfg Config) Problems {
 		if r.MaxAttempts < 1 {
 			ps = append(ps, Problem{Key: key + ".max_attempts", Msg: "must be 1 or more"})
 		}
-		if _, err := template.New(n).Parse(r.Message); err != nil {
+		if t, err := template.New(n).Parse(r.Message); err != nil {
 			ps = append(ps, Problem{Key: key + ".message", Msg: "not a template: " + err.Error()})
+		} else if err := t.Execute(io.Discard, MessageData{Reaction: n, Name: "agent", Failure: "failure", PR: 1, Base: "main"}); err != nil {
+			ps = append(ps, Problem{Key: key + ".message", Msg: "the template fails: " + err.Error() + " (it has .Reaction, .Name, .Failure, .PR, .Base)"})
 		}
 	}
 	return ps
+}
+
+// MessageData is what a reaction's message template is given.
+type MessageData struct {
+	Reaction string // the reaction's name
+	Name     string // the agent
+	Failure  string // the failure: command and output tail, check and log tail, comments, files
+	PR       int    // the pull request's number, 0 when none
+	Base     string // the branch it is compared with
 }

@@ -26,3 +26,13 @@ func TestBadReactionsAreErrorsNamingTheKey(t *testing.T) {
 		require.Contains(t, err.Error(), want)
 	}
 }
+
+// A message template that parses but fails when run ({{.Nope}}) is a
+// problem at load, not a message that silently loses its framing.
+func TestAReactionTemplateThatFailsIsAProblem(t *testing.T) {
+	root := setup(t, "[reactions.ci_failed]\nmessage = \"{{.Nope}} custom\"\n[reactions.conflict]\nmessage = \"{{.Name}} conflicts with {{.Base}}: {{.Failure}}\"\n", "")
+	_, err := Load(root)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "reactions.ci_failed.message: the template fails")
+	require.NotContains(t, err.Error(), "reactions.conflict.message")
+}

@@ -20,13 +20,7 @@ var defaultMessages = map[string]string{
 }
 
 // MessageData is what a reaction's message template may use.
-type MessageData struct {
-	Reaction string // the reaction's name
-	Name     string // the agent
-	Failure  string // the failure: command and output tail, check and log tail, comments, files
-	PR       int    // the pull request's number, 0 when none
-	Base     string // the branch it is compared with
-}
+type MessageData = config.MessageData
 
 // render is the message of a reaction: its template with d, control
 // characters removed (a log's colours would reach the agent as keys).
