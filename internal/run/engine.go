@@ -215,12 +215,15 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 			o, fresh, err := e.observeCached(key, rec, now)
 			if err == nil {
 				v = Judge(o, r.Plan.CriteriaOf(pt), t.Memo)
-				if !fresh && v.Action != KeepWaiting {
-					// Act only on what git says now.
+				if !fresh && v.Action != KeepWaiting && v.Action != e.observed[key].confirmed {
+					// A new decision is made only on what git says now.
 					delete(e.observed, key)
-					if o, _, err = e.observeCached(key, rec, now); err == nil {
+					if o, fresh, err = e.observeCached(key, rec, now); err == nil {
 						v = Judge(o, r.Plan.CriteriaOf(pt), t.Memo)
 					}
+				}
+				if fresh {
+					e.confirm(key, v.Action)
 				}
 			}
 			if err != nil {
@@ -231,6 +234,9 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 		jv := judged{id: t.ID, name: t.Name, was: t.State, v: v, jitter: e.jitter()}
 		if rec != nil {
 			jv.mail = e.act(r, t, rec, pt, v, now)
+		}
+		if v.Action == KeepWaiting && t.State == Running && jv.mail == nil {
+			continue // nothing to record: no locked write this tick
 		}
 		out = append(out, jv)
 	}
@@ -351,20 +357,20 @@ func doneDetail(ev Evidence) string {
 }
 
 func owedDetail(kind, why string) string {
-	what := map[string]string{
-		MsgNudge: "a nudge", MsgCommit: "a request to commit", MsgChecks: "the failing checks",
-		string(RunChecks): "a run of the checks",
-	}[kind]
-	if what == "" {
-		what = kind
+	what := messageWhat(kind)
+	if kind == string(RunChecks) {
+		what = "a run of the checks"
 	}
-	return fmt.Sprintf("%s: owt owes the agent %s; not sent (the outbox could not take it)", why, what)
+	return fmt.Sprintf("%s: owt owes the agent %s; not sent (owt cannot deliver it yet)", why, what)
 }
 
 // startReady starts the tasks Ready picks, each in two steps: marked
 // starting under the run's lock (so no slot is given twice, whoever else
 // drives the run), then created outside it, and recorded running.
 func (e *Engine) startReady(name string, now time.Time) error {
+	if cur, err := e.Store.Load(name); err != nil || len(Ready(cur, now)) == 0 {
+		return err // nothing to start: no lock taken (the locked pass below decides for real)
+	}
 	var starting []attemptStart
 	var r *Run
 	err := e.Store.Update(name, func(cur *Run) ([]Event, error) {
@@ -432,10 +438,7 @@ func (e *Engine) create(r *Run, id string) (*state.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	tool := pt.Tool
-	if tool == "" {
-		tool = r.Plan.Tool
-	}
+	tool := r.Plan.ToolOf(pt)
 	sp, err := e.startPoint(r, pt)
 	if err != nil {
 		return nil, err

@@ -139,11 +139,14 @@ func messageWhat(kind string) string {
 // userOnAgent reports whether a user's client is on the pane of the
 // task's agent (then owt lands nothing for it, as it sends it nothing).
 func (e *Engine) userOnAgent(r *Run, name string) bool {
-	if e.Tmux == nil {
-		return false
-	}
 	f, err := state.ForRepo(r.Repo).Peek()
 	if err != nil || f.Records[name] == nil {
+		return false
+	}
+	if e.UserOnPane != nil {
+		return e.userOnPane(f.Records[name].Pane) // the monitor's snapshot knows: no tmux call
+	}
+	if e.Tmux == nil {
 		return false
 	}
 	on, err := outbox.UserOn(e.Tmux, f.Records[name])

@@ -31,7 +31,7 @@ func (e *Engine) openPRs(name string, now time.Time) error {
 			if !ok || ct.Name != wt {
 				return nil, nil
 			}
-			ct.PRTried = now
+			ct.PRTried, cur.UpdatedAt = now, now // kept even when nothing is logged: the next try waits
 			if perr != nil {
 				was := ct.PRError
 				ct.PRError = perr.Error()

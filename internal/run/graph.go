@@ -2,21 +2,15 @@ package run
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-// nameRe is workspace.ValidateName's rule (a test keeps them equal): a
-// task's id becomes part of a worktree, branch and session name, and a
-// run's name a file name. run cannot import workspace (it sits above it).
-var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-
-// ValidName reports whether s can name a run or a task: letters, digits,
-// '.', '_' and '-', at most 64, starting with a letter or digit.
-func ValidName(s string) bool {
-	return len(s) <= 64 && nameRe.MatchString(s) && !strings.HasSuffix(s, ".lock") && !strings.Contains(s, "..") &&
-		s != "help" && s != "h" // commands would read these as a request for help
-}
+// ValidName reports whether s can name a run or a task: a task's id
+// becomes part of a worktree, branch and session name, so the rule is
+// workspace.ValidateName's.
+func ValidName(s string) bool { return workspace.ValidateName(s) == nil }
 
 // NameRule is the sentence that says ValidName's rule.
 const NameRule = "use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit, not ending in .lock, without '..', and not 'h' or 'help')"

@@ -40,6 +40,7 @@ func (e *Engine) landNext(name string, now time.Time) error {
 			why := "landing in " + cur.Into + ": " + err.Error()
 			ct.Failure = &Failure{Class: FailLand, Error: err.Error(), At: now}
 			if ct.State == NeedsYou && ct.Why == why {
+				cur.UpdatedAt = now // kept quietly: the next try waits landRetryAfter
 				return nil, nil
 			}
 			ct.Why = why
@@ -118,18 +119,14 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 		return merge.Result{Name: rec.Name, Branch: rec.Branch, Target: r.Into, Method: "already there", Commit: tip}, nil
 	}
 	// A run never touches a checkout: into moves as a ref only.
-	wts, err := w.Repo.Worktrees()
-	if err != nil {
+	if path, found, err := w.Repo.CheckedOutAt(r.Into); err != nil {
 		return merge.Result{}, err
-	}
-	for _, wt := range wts {
-		if wt.Branch == r.Into && !wt.Bare {
-			where := "your checkout " + wt.Path
-			if wt.Path != w.Repo.Root {
-				where = "the worktree " + wt.Path
-			}
-			return merge.Result{}, fmt.Errorf("%s is checked out in %s, and a run never changes a checkout: switch it to another branch there (e.g. git switch --detach); the run lands by itself then", r.Into, where)
+	} else if found {
+		where := "your checkout " + path
+		if path != w.Repo.Root {
+			where = "the worktree " + path
 		}
+		return merge.Result{}, fmt.Errorf("%s is checked out in %s, and a run never changes a checkout: switch it to another branch there (e.g. git switch --detach); the run lands by itself then", r.Into, where)
 	}
 	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workspace.WorkFiles, EditedCopies: workspace.EditedCopies}
 	return ctx.Merge(rec, merge.Options{Into: r.Into})

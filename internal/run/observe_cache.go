@@ -19,6 +19,17 @@ type cachedObservation struct {
 	key string
 	at  time.Time
 	o   Observation
+	// confirmed is the verdict a fresh look at git last gave: the same
+	// verdict on this observation needs no new look.
+	confirmed Action
+}
+
+// confirm notes the verdict a fresh observation of task gave.
+func (e *Engine) confirm(task string, a Action) {
+	if c, ok := e.observed[task]; ok {
+		c.confirmed = a
+		e.observed[task] = c
+	}
 }
 
 // observationKey is what, on the record, makes a cached observation stale.

@@ -242,7 +242,7 @@ func (d *decoder) tasks(key string, v any, textKey string) []rawTask {
 	out := make([]rawTask, 0, len(list))
 	for i, t := range list {
 		r := rawTask{index: i + 1, label: fmt.Sprintf("%s[#%d]", key, i+1)}
-		if id, ok := t["id"].(string); ok && nameRe.MatchString(id) {
+		if id, ok := t["id"].(string); ok && ValidName(id) {
 			r.label = fmt.Sprintf("%s[%s]", key, id)
 		}
 		fields := map[string]func(string, any){

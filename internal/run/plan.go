@@ -3,9 +3,10 @@
 // state of each registered run with its event log, and the scheduler's
 // pure decisions (which tasks may start now).
 //
-// Nothing here runs tmux or git: the engine that starts agents, judges done
-// evidence and lands work is built on top of these decisions (in the
-// monitor), so every decision here is unit-testable with a fake clock.
+// The decisions (parse, Ready, Judge, Fail, Reblock, …) run neither tmux
+// nor git, so each is unit-testable with a fake clock; the Engine, driven
+// by the monitor, does the effects (starting agents, git observations,
+// landing) around them.
 package run
 
 import (

@@ -16,9 +16,6 @@ const (
 	FailLand    = "land"    // the task's work could not land in into
 )
 
-// FailureClasses are every class, for validation and docs.
-var FailureClasses = []string{FailStart, FailCrash, FailAgent, FailTimeout, FailStall, FailLand}
-
 // Jitter returns a number in [0, 1): the random part of a backoff. The
 // engine passes math/rand; tests pass a constant.
 type Jitter func() float64

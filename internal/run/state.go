@@ -36,9 +36,6 @@ const (
 	Cancelled TaskState = "cancelled" // the user cancelled it
 )
 
-// TaskStates is every task state, in the order of a task's life.
-var TaskStates = []TaskState{Pending, Blocked, Starting, Running, Backoff, NeedsYou, Done, Landed, Failed, Skipped, Cancelled}
-
 // Ended reports whether a task in state s will never run again by itself.
 func (s TaskState) Ended() bool {
 	switch s {

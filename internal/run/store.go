@@ -110,7 +110,9 @@ func decodeRun(path, name string, data []byte) (*Run, error) {
 
 // Update changes the run called name under its lock: a fresh read, fn,
 // then an atomic write and fn's events appended to the log. When fn
-// returns an error, or no events, nothing is written.
+// returns an error, or no events and leaves UpdatedAt as it was, nothing
+// is written (a quiet change, such as when a failure was last tried, moves
+// UpdatedAt).
 func (s Store) Update(name string, fn func(*Run) ([]Event, error)) error {
 	if !s.Exists(name) {
 		return fmt.Errorf("%w %q (see 'owt run list')", ErrNoSuchRun, name) // and no lock file made for it
@@ -120,12 +122,16 @@ func (s Store) Update(name string, fn func(*Run) ([]Event, error)) error {
 		if err != nil {
 			return err
 		}
+		before := r.UpdatedAt
 		events, err := fn(r)
-		if err != nil || len(events) == 0 {
+		if err != nil || (len(events) == 0 && r.UpdatedAt.Equal(before)) {
 			return err
 		}
 		if err := s.write(r); err != nil {
 			return err
+		}
+		if len(events) == 0 {
+			return nil
 		}
 		return s.appendEvents(name, events)
 	})
