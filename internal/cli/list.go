@@ -80,7 +80,7 @@ func printTable(out io.Writer, items []workspace.Item, withRepo bool) {
 		case it.Status == string(state.Waiting) && it.WaitingFor != "":
 			status += " (" + it.WaitingFor + ")"
 		case it.TurnError != "":
-			status += " (turn failed: " + it.TurnError + ")"
+			status += " (turn failed: " + shown(it.TurnError) + ")"
 		}
 		switch {
 		case it.Creating == "in-progress":
@@ -93,7 +93,7 @@ func printTable(out io.Writer, items []workspace.Item, withRepo bool) {
 			status += " (no session)"
 		}
 		if len(it.NeedsYou) > 0 {
-			status += " (needs you: " + strings.Join(it.NeedsYou, "; ") + ")"
+			status += " (needs you: " + shown(strings.Join(it.NeedsYou, "; ")) + ")"
 		}
 		row := []string{it.Name, it.Branch, status, tool, workspace.Age(now.Sub(it.CreatedAt)), changes(it) + prColumn(it.PR)}
 		if withRepo {

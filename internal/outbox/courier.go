@@ -126,8 +126,10 @@ func (c *Courier) deliver(a Agent, rec *state.Record) {
 		}
 		return
 	}
-	w, err := workspace.Open(a.Repo, c.Tmux)
-	if err != nil {
+	// OpenRoot: a .owt.toml with a problem falls back to the defaults
+	// (reported elsewhere) rather than losing the messages.
+	w, err := workspace.OpenRoot(a.Repo, c.Tmux)
+	if w == nil {
 		c.settle(a, msgs, Undeliverable, time.Time{}, err.Error())
 		return
 	}

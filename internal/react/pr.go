@@ -101,7 +101,9 @@ func (x *Reactor) notePR(rec *state.Record, pr forge.PR) error {
 			// Its CI and reviews are over: what they escalated is moot.
 			for _, name := range []string{config.CIFailed, config.ChangesRequested} {
 				if st := cur.Reactions[name]; st != nil && st.NeedsYou != "" {
-					cur.Reactions[name] = &state.Reaction{At: time.Now()}
+					// Pending stays: a message still in the outbox is
+					// settled as ever.
+					cur.Reactions[name] = &state.Reaction{Pending: st.Pending, At: time.Now()}
 				}
 			}
 		}

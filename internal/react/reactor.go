@@ -57,11 +57,15 @@ func (x *Reactor) Tick(now time.Time, in []Input) {
 		if rec.NoAgent || rec.Creating || rec.Status == state.Exited {
 			continue
 		}
-		x.settle(rec, now)
+		x.settle(rec)
 		if outbox.Ready(rec) && x.newIdleTurn(rec) {
+			// The turn counts as looked at only once its work started: a
+			// look still busy with the last turn leaves it for a later tick.
 			cfg := it.Config
-			x.looked(rec, now)
-			x.spawn("idle "+rec.Repo+"\x00"+rec.Name, func() { x.onIdle(rec, cfg) })
+			if x.spawn("idle "+rec.Repo+"\x00"+rec.Name, func() { x.onIdle(rec, cfg) }) {
+				x.lookedAtTurn(rec)
+				x.looked(rec, now)
+			}
 		} else if outbox.Ready(rec) && x.lookDue(rec, now, it.Config.PR.PollInterval.Duration) {
 			// The base moves while an agent sits idle: the prediction
 			// runs again now and then (two rev-parses when nothing moved).
@@ -106,26 +110,29 @@ func (x *Reactor) lookDue(rec *state.Record, now time.Time, every time.Duration)
 func (x *Reactor) newIdleTurn(rec *state.Record) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	return !x.idleAt[keyOf(rec)].Equal(rec.StatusSince)
+}
+
+// lookedAtTurn notes that rec's idle turn is being looked at.
+func (x *Reactor) lookedAtTurn(rec *state.Record) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	if x.idleAt == nil {
 		x.idleAt = map[agentKey]time.Time{}
 	}
-	k := keyOf(rec)
-	if x.idleAt[k].Equal(rec.StatusSince) {
-		return false
-	}
-	x.idleAt[k] = rec.StatusSince
-	return true
+	x.idleAt[keyOf(rec)] = rec.StatusSince
 }
 
-// spawn runs fn in the background unless work under key runs already.
-func (x *Reactor) spawn(key string, fn func()) {
+// spawn runs fn in the background unless work under key runs already,
+// and says whether it started it.
+func (x *Reactor) spawn(key string, fn func()) bool {
 	x.mu.Lock()
 	if x.busy == nil {
 		x.busy = map[string]bool{}
 	}
 	if x.busy[key] {
 		x.mu.Unlock()
-		return
+		return false
 	}
 	x.busy[key] = true
 	x.mu.Unlock()
@@ -137,6 +144,7 @@ func (x *Reactor) spawn(key string, fn func()) {
 		}()
 		fn()
 	}()
+	return true
 }
 
 // onIdle runs the checks and the conflict prediction on the agent's new
@@ -223,7 +231,7 @@ func (x *Reactor) pass(rec *state.Record, reaction, seen string) error {
 
 // settle follows the messages the reactions sent: delivered clears them,
 // undeliverable makes the reaction need the user.
-func (x *Reactor) settle(rec *state.Record, now time.Time) {
+func (x *Reactor) settle(rec *state.Record) {
 	for name, st := range rec.Reactions {
 		if st == nil || st.Pending == "" {
 			continue
@@ -255,7 +263,6 @@ func (x *Reactor) settle(rec *state.Record, now time.Time) {
 			x.escalated(&after, name)
 		}
 	}
-	_ = now
 }
 
 func (x *Reactor) escalated(rec *state.Record, reaction string) {

@@ -46,6 +46,17 @@ type Reaction struct {
 	At      time.Time `json:"at,omitzero"`
 }
 
+// NeedsUser reports whether any reaction escalated to the user: what the
+// status bar counts on every publish, without building NeedsYou's list.
+func (r *Record) NeedsUser() bool {
+	for _, re := range r.Reactions {
+		if re != nil && re.NeedsYou != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // NeedsYou lists why the record's reactions need the user, by reaction
 // name order; empty when none do.
 func (r *Record) NeedsYou() []string {

@@ -66,7 +66,7 @@ func Summarize(recs []*state.Record) Summary {
 		s.Total++
 		s.Counts[string(r.Status)]++
 		// An escalated reaction needs the user as much as a question does.
-		if r.Status == state.Waiting || len(r.NeedsYou()) > 0 {
+		if r.Status == state.Waiting || r.NeedsUser() {
 			waiting = append(waiting, r)
 		}
 	}
