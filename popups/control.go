@@ -106,12 +106,15 @@ type ctl struct {
 	failed  bool
 	exitErr error
 
-	queues     map[string]merge.Queue
-	queueSig   string
-	statsBusy  bool
-	detail     map[string]detail
-	wsMu       sync.Mutex
-	workspaces map[string]*workspace.Workspace
+	queues    map[string]merge.Queue
+	queueSig  string
+	statsBusy bool
+	// refreshedFor is the status time each worktree's figures were last
+	// refreshed for (repo NUL name).
+	refreshedFor map[string]time.Time
+	detail       map[string]detail
+	wsMu         sync.Mutex
+	workspaces   map[string]*workspace.Workspace
 
 	diff           *diffView
 	standaloneDiff bool
@@ -214,10 +217,25 @@ func (m *ctl) Init() tea.Cmd {
 // finished set changed, and the selected row's detail.
 func (m *ctl) background() tea.Cmd {
 	var cmds []tea.Cmd
-	if len(m.snap.Stale) > 0 && !m.statsBusy {
-		m.statsBusy = true
-		stale := m.snap.Stale
-		cmds = append(cmds, func() tea.Msg { workspace.RefreshStats(stale); return statsMsg{} })
+	if !m.statsBusy {
+		// Each worktree's figures are refreshed once per status change:
+		// one that stays stale (a cache that cannot be written, a status
+		// time ahead of the clock) is not refreshed again and again.
+		var stale []*state.Record
+		for _, r := range m.snap.Stale {
+			key := r.Repo + "\x00" + r.Name
+			if !m.refreshedFor[key].Equal(r.StatusSince) {
+				if m.refreshedFor == nil {
+					m.refreshedFor = map[string]time.Time{}
+				}
+				m.refreshedFor[key] = r.StatusSince
+				stale = append(stale, r)
+			}
+		}
+		if len(stale) > 0 {
+			m.statsBusy = true
+			cmds = append(cmds, func() tea.Msg { workspace.RefreshStats(stale); return statsMsg{} })
+		}
 	}
 	if sig := m.readySignature(); sig != m.queueSig {
 		m.queueSig = sig

@@ -61,9 +61,6 @@ func landQuestion(w *workspace.Workspace, rec *state.Record, ship bool, h tmux.H
 		} else {
 			out, err = control.Merge(w, rec, merge.Options{}, false)
 		}
-		if out.Name == "" && err != nil {
-			return verbMsg{err: err}
-		}
 		if err != nil {
 			return verbMsg{err: err}
 		}

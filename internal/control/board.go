@@ -115,8 +115,6 @@ type Input struct {
 	Queue map[string]merge.Queue // by repo
 	// Events are the recent events, any order.
 	Events []Event
-	// RecentMax bounds the RECENT section.
-	RecentMax int
 }
 
 // Event is one line of RECENT.
@@ -162,7 +160,7 @@ func Build(in Input, now time.Time) Board {
 			}
 		}
 	}
-	b.Rows = append(b.Rows, recentRows(in.Events, in.RecentMax)...)
+	b.Rows = append(b.Rows, recentRows(in.Events)...)
 	sortRows(b.Rows, queued)
 	plainRows(b.Rows)
 	return b
@@ -208,7 +206,7 @@ func agentRow(it workspace.Item, rec *state.Record, ref taskRef, q queuePlace, n
 		PR: it.PR.Summary(),
 	}
 	if ref.task != nil {
-		withTask(&row, ref.run, ref.task, now)
+		withTask(&row, ref.run, ref.task)
 	}
 	if q.index > 0 {
 		row.Prediction = "merges cleanly"
@@ -273,7 +271,7 @@ func changes(it workspace.Item) string {
 }
 
 // withTask adds what the run says about the row's task.
-func withTask(row *Row, r *run.Run, t *run.TaskRun, now time.Time) {
+func withTask(row *Row, r *run.Run, t *run.TaskRun) {
 	row.Run, row.TaskID, row.TaskState = r.Name, t.ID, string(t.State)
 	row.Attempt, row.MaxAttempts = t.Attempt, r.Plan.Retry.MaxAttempts
 	if t.Sending != nil {
@@ -293,7 +291,7 @@ func withTask(row *Row, r *run.Run, t *run.TaskRun, now time.Time) {
 // yet, waiting, or one that needs the user. Ended tasks have no row.
 func taskRow(r *run.Run, t *run.TaskRun, now time.Time) (Row, bool) {
 	row := Row{Repo: r.Repo, Name: t.Name, Status: string(t.State), Since: t.Since}
-	withTask(&row, r, t, now)
+	withTask(&row, r, t)
 	switch t.State {
 	case run.Pending:
 		row.Section, row.Why = Queued, waitsFor(r, t)
@@ -356,10 +354,8 @@ func progress(r *run.Run) string {
 	return s
 }
 
-func recentRows(evs []Event, limit int) []Row {
-	if limit <= 0 {
-		limit = DefaultRecent
-	}
+func recentRows(evs []Event) []Row {
+	limit := DefaultRecent
 	sorted := append([]Event(nil), evs...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].At.After(sorted[j].At) })
 	if len(sorted) > limit {

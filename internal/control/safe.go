@@ -1,28 +1,23 @@
 package control
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/owt-tmux/owt/internal/workspace"
+)
 
 // Plain is text from elsewhere (an agent's summary, a task, a file name)
-// made safe to draw on one line: control characters, escape sequences
-// included, are dropped and line breaks and tabs become spaces, so it can
-// neither move the cursor nor restyle the screen.
+// made safe to draw on one line: workspace.CleanText drops its control
+// characters (so an escape sequence's ESC goes and the rest is inert
+// text), and line breaks and tabs become spaces, so it can neither move
+// the cursor nor restyle the screen.
 func Plain(s string) string {
-	if strings.IndexFunc(s, isControl) < 0 {
-		return s
-	}
 	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\t' || r == '\r':
+		if r == '\n' || r == '\t' {
 			return ' '
-		case isControl(r):
-			return -1
 		}
 		return r
-	}, s)
-}
-
-func isControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0
+	}, workspace.CleanText(s))
 }
 
 // plainRows makes every text field of the rows safe to draw.

@@ -1,8 +1,6 @@
 package workspace
 
 import (
-	"time"
-
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -57,20 +55,4 @@ func RefreshStats(recs []*state.Record) map[string]Stats {
 	cache.save()
 	cache.mu.Unlock()
 	return out
-}
-
-// StatsOf returns the cached figures of an item's worktree if computed
-// within maxAge.
-func StatsOf(r *state.Record, maxAge time.Duration) (Stats, bool) {
-	st, ok := loadStatsCache().Entries[r.Repo+"\x00"+r.Name]
-	if !ok || time.Since(st.At) > maxAge {
-		return Stats{}, false
-	}
-	return st, true
-}
-
-// WithStats is it with the figures s.
-func (it Item) WithStats(s Stats) Item {
-	it.applyStats(s)
-	return it
 }
