@@ -99,6 +99,7 @@ func NewEnv(t *testing.T) *Env {
 		"XDG_DATA_HOME":       filepath.Join(root, "data"),
 		"XDG_RUNTIME_DIR":     filepath.Join(root, "run"),
 		"TMUX_TMPDIR":         tmuxDir,
+		"TMPDIR":              filepath.Join(root, "tmp"), // what owt and the tools leave in a temp dir goes with the test
 		"PATH":                toolDir + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"SHELL":               "/bin/sh",
 		"TERM":                "xterm-256color",
@@ -111,6 +112,7 @@ func NewEnv(t *testing.T) *Env {
 		"OWT_FAKE_WORK":    "500ms",
 	}
 	require.NoError(t, os.MkdirAll(e.vars["XDG_RUNTIME_DIR"], 0o700))
+	require.NoError(t, os.MkdirAll(e.vars["TMPDIR"], 0o700))
 	e.Socket = filepath.Join(tmuxDir, fmt.Sprintf("tmux-%d", os.Getuid()), "default")
 	// -f /dev/null: never the developer's tmux.conf. The server keeps this
 	// environment, so panes see the fake agents and the temp XDG dirs.

@@ -92,7 +92,7 @@ func TestPlanWithAnInvalidAnswerExits1NamingTheProblemsAndWritesNothing(t *testi
 	data, err := os.ReadFile(kept[1])
 	require.NoError(t, err)
 	require.Equal(t, bad, string(data), "the raw answer, for the user to read or fix")
-	_ = os.Remove(kept[1])
+	require.True(t, strings.HasPrefix(kept[1], e.vars["TMPDIR"]), "in the temp dir: %s", kept[1])
 	_, err = os.Stat(filepath.Join(repo, "plan.toml"))
 	require.True(t, os.IsNotExist(err), "no plan written")
 	require.Empty(t, e.Git(repo, "status", "--porcelain"))
@@ -101,9 +101,7 @@ func TestPlanWithAnInvalidAnswerExits1NamingTheProblemsAndWritesNothing(t *testi
 	r = e.OwtIn(repo, []string{"OWT_FAKE_ANSWER=" + filepath.Join(e.Root, "missing")}, "", "plan", "add login", "--tool", "claude")
 	require.Equal(t, 1, r.Code, r.Stderr)
 	require.Contains(t, r.Stderr, "claude -p exited with code 1")
-	if m := regexp.MustCompile(`kept in (\S+\.txt)`).FindStringSubmatch(r.Stderr); m != nil {
-		_ = os.Remove(m[1])
-	}
+	require.Regexp(t, `kept in \S+\.txt`, r.Stderr)
 	require.Equal(t, 2, e.Owt(repo, "plan").Code)
 	require.Equal(t, 2, e.Owt(repo, "plan", "x", "--tool", "nosuch").Code)
 }

@@ -127,6 +127,7 @@ type prItem struct {
 		Passes    int
 		NeedsYou  string `json:"needs_you"`
 		Signature string
+		Seen      string
 	}
 }
 

@@ -233,7 +233,9 @@ func TestAnIdleAgentIsToldWhenItsBaseMovesIntoAConflict(t *testing.T) {
 	e.userConfig("[pr]\npoll_interval = \"2s\"\n")
 	e.startAgent(repo, "idle", "Edit the readme\n!write README.md\n!commit agent readme")
 	e.WaitStatus(repo, "idle", "idle", 30*time.Second)
-	time.Sleep(3 * time.Second) // its idle turn was judged before main moves: no new turn will come
+	e.Eventually(30*time.Second, "its idle turn was judged before main moves (no new turn will come)", func() bool {
+		return e.prItem(repo, "idle").Reactions["conflict"].Seen != ""
+	})
 	e.commitIn(repo, "README.md", "# main's readme\n", "main rewrites the readme")
 
 	e.Eventually(30*time.Second, "the conflict reaches the idle agent", func() bool { return len(e.promptsWith("idle", "now conflicts with main")) == 1 })

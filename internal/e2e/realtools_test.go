@@ -49,12 +49,8 @@ func realEnv(t *testing.T) *Env {
 	bin := realToolsBin(t)
 	e := NewEnv(t)
 	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
-	tmp := filepath.Join(e.Root, "tmp")
-	require.NoError(t, os.MkdirAll(tmp, 0o700))
-	for k, v := range map[string]string{"PATH": path, "TMPDIR": tmp} {
-		e.Set(k, v)
-		e.Tmux("set-environment", "-g", k, v)
-	}
+	e.Set("PATH", path)
+	e.Tmux("set-environment", "-g", "PATH", path)
 	// Some folders the tools make in /tmp whatever TMPDIR says (codex's
 	// daemon folder, per user): removed again when this test made them, once
 	// its processes are gone (cleanups run last-registered first).

@@ -40,10 +40,8 @@ depends_on = ["schema"]
 		t := e.runStatus(repo, "tasks").Tasks[0]
 		return t.State == "needs_you" && strings.Contains(t.Why, "checked out in your checkout")
 	})
-	mainBefore := e.Git(repo, "rev-parse", "main")
 	e.Git(repo, "switch", "-q", "--detach")
 	head := e.Git(repo, "rev-parse", "HEAD")
-	require.Equal(t, mainBefore, head)
 
 	e.Eventually(60*time.Second, "run tasks finished", func() bool {
 		return e.runStatus(repo, "tasks").State == "finished"
