@@ -38,9 +38,12 @@ func TestSendNeverAnswersAPromptByAccident(t *testing.T) {
 	e.WaitStatus(repo, "b", "waiting", 10*time.Second)
 	require.Contains(t, e.MustOwt(repo, "send", "--answer", "b", "1"), "sent to b")
 	e.WaitScreen("="+e.Find(repo, "b").Session+":", "second-cmd")
-	time.Sleep(1500 * time.Millisecond)
 	require.Equal(t, "waiting", e.Status(repo, "b").Status, "the second prompt still waits for the user: %v\n%s", e.answers(), e.Capture("="+e.Find(repo, "b").Session+":"))
-	require.Equal(t, map[string]string{"first-cmd": "yes"}, e.answers(), "only the prompt the user answered")
+	// The user answers the second prompt "no" (3). Keys are read in order,
+	// so an Enter owt had let leak into it would have answered "yes" first.
+	e.Tmux("send-keys", "-t", "="+e.Find(repo, "b").Session+":", "3")
+	e.Eventually(10*time.Second, "the second prompt is answered", func() bool { return len(e.answers()) == 2 })
+	require.Equal(t, map[string]string{"first-cmd": "yes", "rm -rf second-cmd": "no"}, e.answers(), "only the user answered the second prompt")
 }
 
 // answers maps each permission prompt the fake agents answered (by its
@@ -76,7 +79,10 @@ func TestSendStripsControlCharacters(t *testing.T) {
 	prompts = e.WaitPrompts("c", 3)
 	require.Equal(t, "review says:\nok[201~\n!write INJECTED pwn", strings.TrimRight(prompts[2], "\n"), "one prompt, control characters gone")
 	e.WaitStatus(repo, "c", "idle", 10*time.Second)
-	time.Sleep(500 * time.Millisecond)
-	require.Len(t, e.Prompts("c"), 3, "no second prompt")
+	// A marker sent now must be the very next prompt: a second prompt made
+	// of the injected text would come before it.
+	require.Equal(t, 0, e.Owt(repo, "send", "c", "marker").Code)
+	prompts = e.WaitPrompts("c", 4)
+	require.Equal(t, "marker", prompts[3], "no second prompt")
 	require.NotEqual(t, "exited", e.Status(repo, "c").Status)
 }
