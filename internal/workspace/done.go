@@ -43,7 +43,7 @@ func doneTarget(getenv func(string) string, dir string) (*state.Store, string, e
 			return store, name, nil
 		}
 	}
-	store, rec, err := findByPath(dir)
+	store, rec, err := findByPath(dir, "")
 	if err != nil {
 		return nil, "", fmt.Errorf("%w (%v)", ErrNotInWorktree, err)
 	}

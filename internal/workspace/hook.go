@@ -87,17 +87,19 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 // is only good for status updates.
 func hookWorkspace(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*Workspace, string, error) {
 	name, repo := call.Getenv("OWT_NAME"), call.Getenv("OWT_REPO")
+	hint := repo
 	if call.Kind == "codex" && call.Event != "notify" {
 		// Codex's lifecycle hooks run in its shared background server,
 		// whose environment is that of whichever codex started it: only
-		// the event's cwd says whose turn it is.
+		// the event's cwd says whose turn it is (the environment's repo is
+		// still the likeliest place to find it).
 		name, repo = "", ""
 	}
 	var store *state.Store
 	if name != "" && repo != "" {
 		store = state.ForRepo(repo)
 		if ev.Cwd != "" && !ownsEvent(store, name, call.Getenv("TMUX_PANE"), ev.Cwd) {
-			if s, rec, err := findByPath(ev.Cwd); err == nil {
+			if s, rec, err := findByPath(ev.Cwd, repo); err == nil {
 				store, name, repo = s, rec.Name, s.Repo
 			}
 		}
@@ -108,7 +110,7 @@ func hookWorkspace(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*Workspa
 		}
 		var rec *state.Record
 		var err error
-		if store, rec, err = findByPath(dir); err != nil {
+		if store, rec, err = findByPath(dir, hint); err != nil {
 			return nil, "", err
 		}
 		name, repo = rec.Name, store.Repo
@@ -152,7 +154,7 @@ func realPath(p string) string {
 }
 
 // findByPath returns the record whose worktree holds dir.
-func findByPath(dir string) (*state.Store, *state.Record, error) {
+func findByPath(dir, hint string) (*state.Store, *state.Record, error) {
 	if dir == "" {
 		return nil, nil, errors.New("no OWT_NAME in the environment and no cwd to find the worktree by")
 	}
@@ -160,6 +162,10 @@ func findByPath(dir string) (*state.Store, *state.Record, error) {
 	stores, err := state.Stores()
 	if err != nil {
 		return nil, nil, err
+	}
+	if hint != "" {
+		// The likeliest store first: one read instead of every repo's.
+		stores = append([]*state.Store{state.ForRepo(hint)}, stores...)
 	}
 	for _, s := range stores {
 		f, err := s.Peek()
