@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -59,8 +60,7 @@ func finishLanding(w *workspace.Workspace, out Landed, verb string, keep bool) (
 	// A teardown that kills the session owt runs in must still finish: a
 	// half-done one leaves a worktree without its session, or a branch
 	// without its record.
-	signal.Ignore(syscall.SIGHUP)
-	defer signal.Reset(syscall.SIGHUP) // a long-lived caller (the popup) must still end with its terminal
+	defer holdHangup()()
 	if err := w.Teardown(out.Name, out.BranchTip); err != nil {
 		out.Kept = err.Error()
 		return out, fmt.Errorf("landed on %s, but %w", out.Target, err)
@@ -72,8 +72,7 @@ func finishLanding(w *workspace.Workspace, out Landed, verb string, keep bool) (
 // Delete removes rec's session, worktree and branch (owt delete); without
 // o.Force it refuses to lose work.
 func Delete(w *workspace.Workspace, name string, o workspace.DeleteOptions) error {
-	signal.Ignore(syscall.SIGHUP)
-	defer signal.Reset(syscall.SIGHUP)
+	defer holdHangup()()
 	if err := w.Delete(name, o); err != nil {
 		return err
 	}
@@ -110,4 +109,24 @@ func SetRunState(store run.Store, name string, to run.RunState) (changed bool, e
 		return []run.Event{ev}, nil
 	})
 	return changed, err
+}
+
+// holdHangup keeps a hang-up (the popup's client leaving, the session
+// going) from cutting a teardown in half, and hands it on once the work
+// is done: the returned function restores the default and re-raises a
+// SIGHUP that came meanwhile, so a long-lived caller (the control popup)
+// still ends with its terminal. (signal.Ignore cannot be undone by
+// signal.Reset; a Notify can.)
+func holdHangup() (release func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGHUP)
+	return func() {
+		signal.Stop(ch)
+		signal.Reset(syscall.SIGHUP)
+		select {
+		case <-ch:
+			_ = syscall.Kill(os.Getpid(), syscall.SIGHUP)
+		default:
+		}
+	}
 }

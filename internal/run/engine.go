@@ -380,6 +380,7 @@ func (e *Engine) startReady(name string, now time.Time) error {
 			t, _ := cur.Task(id)
 			starting = append(starting, attemptStart{id: id, name: t.Name, failure: t.Failure, attempt: t.Attempt + 1})
 			t.Attempt++
+			t.StartedAt = now
 			t.Memo, t.Clock, t.Failure, t.Evidence, t.Why, t.Owed = Memo{}, ActiveClock{}, nil, nil, "", ""
 			cur.setTask(t, Starting, now)
 			evs = append(evs, Event{At: now, Event: "starting", Task: id, Detail: fmt.Sprintf("attempt %d", t.Attempt)})

@@ -37,7 +37,10 @@ func agentOf(r *Run, t *TaskRun) outbox.Agent { return outbox.Agent{Repo: r.Repo
 // outbox queues one message per key, so each kind goes once an attempt
 // (checks: once per tree).
 func sendingOf(r *Run, t *TaskRun, msg Message, now time.Time) Sending {
-	key := fmt.Sprintf("run %s task %s attempt %d", r.Name, t.ID, t.Attempt)
+	// The attempt's start time too: a retry past the last attempt reuses
+	// its number, and a run registered again reuses its name; neither may
+	// find an earlier attempt's message delivered.
+	key := fmt.Sprintf("run %s task %s attempt %d started %d", r.Name, t.ID, t.Attempt, t.StartedAt.UnixNano())
 	if msg.Tree != "" {
 		key += " tree " + msg.Tree
 	}

@@ -58,3 +58,17 @@ func TestAnUndeliverableMessageNeedsTheUser(t *testing.T) {
 	jv.was = NeedsYou
 	require.Empty(t, r.apply(jv, now), "said once")
 }
+
+// A retry past the last attempt starts attempt N again, and a run may be
+// registered again under its name: each attempt's message has its own key,
+// so an earlier attempt's delivered message never stands for it.
+func TestEachAttemptStartNamesItsOwnMessages(t *testing.T) {
+	r := engineRun(t, "")
+	a, _ := r.Task("a")
+	a.Attempt, a.StartedAt = 3, time.Unix(100, 0)
+	msg := Message{Kind: MsgNudge, Text: NudgeText}
+	first := sendingOf(r, a, msg, time.Unix(110, 0)).Key
+	require.Equal(t, first, sendingOf(r, a, msg, time.Unix(120, 0)).Key, "one key for one attempt")
+	a.StartedAt = time.Unix(200, 0) // attempt 3 again, after owt run retry
+	require.NotEqual(t, first, sendingOf(r, a, msg, time.Unix(210, 0)).Key)
+}

@@ -88,6 +88,9 @@ type TaskRun struct {
 	State   TaskState `json:"state"`
 	Since   time.Time `json:"since"`
 	Attempt int       `json:"attempt"` // attempts started so far
+	// StartedAt is when the current attempt started: with the attempt
+	// number it names the attempt's messages.
+	StartedAt time.Time `json:"started_at,omitzero"`
 	// Name and Branch are the task's worktree and branch once it started.
 	Name   string `json:"name"`
 	Branch string `json:"branch"`
