@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -231,4 +233,37 @@ func TestRunLandsNothingWhileAClientIsOnTheAgentsPane(t *testing.T) {
 	e.Tmux("detach-client", "-t", client)
 	e.waitTaskState(repo, "land", "landed")
 	require.Contains(t, e.Git(repo, "log", "--format=%s", "feat/x"), "add l.txt")
+}
+
+// A message held while the user is on the pane is withdrawn when the user
+// takes the task away (owt run skip): it is never typed afterwards.
+func TestRunWithdrawsAHeldMessageWhenTheTaskIsSkipped(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, "hold.toml", oneTaskPlan("think", "!ask echo hi"+finishOnNext("hold.txt"), ""))
+	e.MustOwt(repo, "run", "start", "hold.toml")
+	e.MustOwt(repo, "tmux", "init")
+	e.waitTaskState(repo, "hold", "needs_you")
+
+	it := e.Find(repo, "hold-think")
+	pane := e.Tmux("display-message", "-p", "-t", it.Session, "#{pane_id}")
+	client, _ := e.attach(it.Session)
+	e.Tmux("send-keys", "-t", pane, "1")
+	e.waitRunEvent(repo, "hold", "held")
+
+	e.MustOwt(repo, "run", "skip", "hold", "think")
+	outboxDir := filepath.Join(e.Root, "state", "owt", "outbox")
+	e.Eventually(20*time.Second, "the held nudge is withdrawn", func() bool {
+		files, _ := filepath.Glob(filepath.Join(outboxDir, "hold-think-*.json"))
+		for _, f := range files {
+			data, _ := os.ReadFile(f)
+			if strings.Contains(string(data), "its task is skipped") && strings.Contains(string(data), `"undeliverable"`) {
+				return true
+			}
+		}
+		return false
+	})
+	e.Tmux("detach-client", "-t", client)
+	require.Empty(t, e.promptsWith("hold-think", nudgeMark), "the nudge was never typed")
+	require.Empty(t, e.eventsOf(repo, "hold", "delivered"))
 }

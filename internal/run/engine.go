@@ -116,6 +116,9 @@ func (e *Engine) drives(r *Run) bool {
 		if t.State == Running || t.State == NeedsYou {
 			return true // paused or stopped: nothing starts, but agents are still judged
 		}
+		if t.Sending != nil {
+			return true // a message to withdraw (voidMessages), even in a finished run
+		}
 	}
 	return false
 }
@@ -153,6 +156,9 @@ func (e *Engine) step(name string, now time.Time) error {
 	}
 	if err := e.recheckConflicts(r, now); err != nil {
 		e.logf("run %s: parents' conflicts: %v", name, err)
+	}
+	if err := e.voidMessages(name, now); err != nil {
+		e.logf("run %s: messages: %v", name, err)
 	}
 	if err := e.openPRs(name, now); err != nil {
 		e.logf("run %s: pull requests: %v", name, err)

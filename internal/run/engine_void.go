@@ -1,0 +1,48 @@
+package run
+
+import (
+	"time"
+
+	"github.com/owt-tmux/owt/internal/outbox"
+)
+
+// voidMessages withdraws what the outbox still holds for tasks that left
+// their agent to the user (skipped, cancelled, failed, done): a nudge held
+// while the user was on the pane must not be typed after the task is
+// over. Cheap: only tasks that still name a message are looked at.
+func (e *Engine) voidMessages(name string, now time.Time) error {
+	r, err := e.Store.Load(name)
+	if err != nil {
+		return err
+	}
+	var voided []string
+	for _, t := range r.Tasks {
+		if t.Sending == nil || t.State == Running || t.State == NeedsYou {
+			continue
+		}
+		a := agentOf(r, t)
+		m, ok, err := e.box().Lookup(a, t.Sending.Kind, t.Sending.Key)
+		if err == nil && ok && m.State == outbox.Queued {
+			if err := e.box().Settle(a, []outbox.Message{m}, outbox.Undeliverable, time.Time{}, "its task is "+string(t.State)); err != nil {
+				e.logf("run %s: task %s: %v", name, t.ID, err)
+				continue
+			}
+		}
+		voided = append(voided, t.ID)
+	}
+	if len(voided) == 0 {
+		return nil
+	}
+	return e.Store.Update(name, func(cur *Run) ([]Event, error) {
+		for _, id := range voided {
+			if t, ok := cur.Task(id); ok && t.State != Running && t.State != NeedsYou {
+				t.Sending, t.Owed = nil, ""
+				if t.Why != "" && t.State.Ended() {
+					t.Why = ""
+				}
+				cur.UpdatedAt = now
+			}
+		}
+		return nil, nil
+	})
+}
