@@ -197,8 +197,17 @@ func (f *file) queued() []Message {
 
 // read loads a's file without locking (every write is a rename, so a
 // read sees a whole file); a missing file is an empty outbox.
+// errCorrupt marks an outbox file that is not one.
+var errCorrupt = errors.New("is corrupt")
+
+// read is a's file as it is; a corrupt one reads as empty (the next
+// change sets it aside), so one bad file stops nothing.
 func (b Box) read(a Agent) (*file, error) {
-	return readFile(b.path(a), a)
+	f, err := readFile(b.path(a), a)
+	if errors.Is(err, errCorrupt) {
+		return &file{Version: Version, Agent: a}, nil
+	}
+	return f, err
 }
 
 func readFile(path string, a Agent) (*file, error) {
@@ -211,7 +220,7 @@ func readFile(path string, a Agent) (*file, error) {
 	}
 	var f file
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("outbox %s is corrupt: %v", path, err)
+		return nil, fmt.Errorf("outbox %s %w: %v", path, errCorrupt, err)
 	}
 	if f.Version > Version {
 		return nil, fmt.Errorf("outbox %s was written by a newer owt (schema %d; this owt knows %d): upgrade owt", path, f.Version, Version)
@@ -232,6 +241,14 @@ func (b Box) update(a Agent, fn func(*file) bool) error {
 	}
 	defer func() { _ = lock.Unlock() }()
 	f, err := readFile(path, a)
+	if errors.Is(err, errCorrupt) {
+		// Set aside (as a corrupt state file is) and start afresh: its
+		// messages are lost to owt, not to the user, who can read it.
+		if rerr := os.Rename(path, path+".corrupt-"+time.Now().UTC().Format("20060102T150405")); rerr != nil {
+			return fmt.Errorf("%v; set it aside: %w", err, rerr)
+		}
+		f, err = &file{Version: Version, Agent: a}, nil
+	}
 	if err != nil {
 		return err
 	}
@@ -258,6 +275,13 @@ func (b Box) pending() ([]Agent, error) {
 	for _, p := range paths {
 		f, err := readFile(p, Agent{})
 		if err != nil {
+			if errors.Is(err, errCorrupt) {
+				// Said once, then set aside for the user to read: not
+				// again on every tick.
+				if rerr := os.Rename(p, p+".corrupt-"+time.Now().UTC().Format("20060102T150405")); rerr == nil {
+					err = fmt.Errorf("%w (set aside)", err)
+				}
+			}
 			errs = append(errs, err) // one bad file holds no other agent's messages
 			continue
 		}

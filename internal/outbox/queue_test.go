@@ -99,4 +99,18 @@ func TestTheOutboxSurvivesAReopen(t *testing.T) {
 	agents, err = b.pending()
 	require.ErrorContains(t, err, "broken-0.json")
 	require.Equal(t, []Agent{app}, agents)
+	_, err = b.pending()
+	require.NoError(t, err, "said once: the file is set aside")
+
+	// An agent's own corrupt file reads as empty and is set aside by the
+	// next message, which is queued afresh: the agent is not stuck.
+	require.NoError(t, os.WriteFile(b.path(app), []byte("not json {"), 0o600))
+	q, err = b.Queued(app)
+	require.NoError(t, err)
+	require.Empty(t, q)
+	_, added, err := b.Enqueue(app, Message{Kind: "nudge", Key: "k2", Text: "again"}, time.Unix(300, 0))
+	require.NoError(t, err)
+	require.True(t, added)
+	aside, _ := filepath.Glob(b.path(app) + ".corrupt-*")
+	require.Len(t, aside, 1, "the corrupt file is kept for the user")
 }
