@@ -9,6 +9,7 @@ import (
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/tmux"
 )
 
 // runTaskCommand is owt run retry|skip|cancel NAME TASK: the task changes
@@ -60,6 +61,9 @@ func runResumeCommand() *cli.Command {
 			tm := tmuxClient()
 			server, _ := tm.ServerIdentity() // "": no server runs; its monitor adopts the run when one starts
 			socket := daemon.SocketPath(tm)
+			if cur, err := run.DefaultStore().Load(name); err == nil && server != "" && cur.Server != "" && cur.Server != server && serverStillRuns(tm, cur) {
+				return fmt.Errorf("run %s belongs to the tmux server at %s, which still runs: resume it there (owt -S %s run resume %s)", name, cur.Socket, cur.Socket, name)
+			}
 			changed, adopted := false, ""
 			err := run.DefaultStore().Update(name, func(r *run.Run) ([]run.Event, error) {
 				now := time.Now()
@@ -97,4 +101,15 @@ func runResumeCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// serverStillRuns reports whether the tmux server r was registered under
+// still answers with the identity r recorded: then it is that server's
+// run, not one for this server to adopt.
+func serverStillRuns(tm *tmux.Client, r *run.Run) bool {
+	if r.Socket == "" {
+		return false
+	}
+	id, err := (&tmux.Client{Bin: tm.Bin, Socket: r.Socket}).ServerIdentity()
+	return err == nil && id == r.Server
 }

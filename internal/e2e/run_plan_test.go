@@ -334,3 +334,21 @@ func TestRunForget(t *testing.T) {
 	require.Empty(t, e.runFiles(), "no state, log or lock left")
 	e.MustOwt(repo, "-S", nowhere, "run", "start", "auth.toml") // the name is free again
 }
+
+// A run belongs to the tmux server it was registered under while that
+// server runs: owt run resume from another server refuses to adopt it.
+func TestRunResumeFromAnotherServerRefusesWhileItsServerRuns(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	other := filepath.Join(e.Root, "other.sock")
+	startServer(t, e, "-S", other)
+	e.WriteFile(repo, "auth.toml", authPlan)
+	e.MustOwt(repo, "-S", other, "run", "start", "auth.toml")
+	e.MustOwt(repo, "-S", other, "run", "pause", "auth")
+
+	r := e.Owt(repo, "run", "resume", "auth") // the harness server
+	requireOneLineError(t, r, "belongs to the tmux server at "+other+", which still runs")
+	require.Equal(t, 1, r.Code)
+	require.Equal(t, "paused", e.runStatus(repo, "auth").State, "nothing changed")
+	require.Empty(t, e.eventsOf(repo, "auth", "adopted"))
+}
