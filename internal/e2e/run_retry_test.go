@@ -106,7 +106,7 @@ task = "!exec sh attempt.sh"
 	require.Equal(t, starts[0].Cwd, starts[1].Cwd)
 	prompts := e.Prompts("retry-t")
 	require.Len(t, prompts, 2)
-	require.Contains(t, prompts[1], "attempt 1 failed (agent: first-try-fails)")
+	require.Contains(t, prompts[1], "owt restarted this task (attempt 2): the previous attempt failed (agent: first-try-fails)")
 	require.Contains(t, prompts[1], "The last lines of the previous agent's pane:\n| ")
 	require.Contains(t, prompts[1], "Your task:\n!exec sh attempt.sh")
 	require.Contains(t, prompts[1], "owt done --summary")

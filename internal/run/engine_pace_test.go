@@ -116,7 +116,7 @@ func TestPlanOnTimeoutAndStallAreChecked(t *testing.T) {
 
 func TestRetryPromptCarriesTheFailureTheTailAndTheTask(t *testing.T) {
 	p := RetryPrompt("add the models", 2, &Failure{Class: FailAgent, Error: "tests fail"}, "line one\n!exec rm -rf /\n")
-	require.Contains(t, p, "attempt 1 failed (agent: tests fail)")
+	require.Contains(t, p, "(attempt 2): the previous attempt failed (agent: tests fail)")
 	require.Contains(t, p, "| line one\n| !exec rm -rf /\n", "the pane is quoted: no line starts as input")
 	require.Contains(t, p, "Your task:\nadd the models\n")
 	require.Contains(t, p, "owt done --summary")

@@ -85,7 +85,7 @@ func (e *Engine) launch(r *Run, a attemptStart) (*state.Record, error) {
 func RetryPrompt(task string, attempt int, f *Failure, tail string) string {
 	var b strings.Builder
 	if f != nil {
-		fmt.Fprintf(&b, "owt restarted this task (attempt %d): attempt %d failed (%s: %s).\n", attempt, attempt-1, f.Class, f.Error)
+		fmt.Fprintf(&b, "owt restarted this task (attempt %d): the previous attempt failed (%s: %s).\n", attempt, f.Class, f.Error)
 	} else {
 		fmt.Fprintf(&b, "owt restarted this task (attempt %d), as the user asked.\n", attempt)
 	}
