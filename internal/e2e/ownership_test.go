@@ -334,6 +334,9 @@ func TestInterruptedCreateWithALiveSessionIsFinished(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
 	it := e.newAgent(repo, "late", "claude")
+	// Its first turn over, nothing writes the record meanwhile (a hook's
+	// write between this test's read and write would undo the edit).
+	e.WaitStatus(repo, "late", "idle", 10*time.Second)
 	files, _ := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "*.json"))
 	require.Len(t, files, 1)
 	// What kill -9 between "tmux new-session" and the record's last write
@@ -349,7 +352,11 @@ func TestInterruptedCreateWithALiveSessionIsFinished(t *testing.T) {
 	}
 	data, err = json.Marshal(st)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(files[0], data, 0o600))
+	// Written as owt writes it (temp file, rename): a reader never sees
+	// half a file and takes it for corrupt.
+	tmp := files[0] + ".tmp-test"
+	require.NoError(t, os.WriteFile(tmp, data, 0o600))
+	require.NoError(t, os.Rename(tmp, files[0]))
 	require.Contains(t, e.MustOwt(repo, "list"), "interrupted")
 
 	r := e.Owt(repo, "doctor", "--fix", "--json")
