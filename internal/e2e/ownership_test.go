@@ -373,7 +373,8 @@ func TestInterruptedCreateWithALiveSessionIsFinished(t *testing.T) {
 	e.userSession(it.Session)
 	rec["creating"] = true
 	data, _ = json.Marshal(st)
-	require.NoError(t, os.WriteFile(files[0], data, 0o600))
+	require.NoError(t, os.WriteFile(tmp, data, 0o600))
+	require.NoError(t, os.Rename(tmp, files[0]))
 	r = e.Owt(repo, "doctor", "--fix", "--json")
 	require.Contains(t, doctorJSON(t, r.Stdout).kinds(false), "interrupted-create late")
 	require.Contains(t, e.Sessions(), it.Session)
