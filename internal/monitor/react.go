@@ -34,9 +34,17 @@ func (m *monitor) reactions(now time.Time) {
 		if v := m.recs.repo(r.Repo, m.logf); v.ws != nil {
 			cfg = v.ws.Config
 		}
-		in = append(in, react.Input{Rec: r, Config: cfg})
+		in = append(in, react.Input{Rec: r, Config: cfg, Into: m.intoOf(r)})
 	}
 	m.reactor.Tick(now, in)
+}
+
+// intoOf is the into branch of the run r's agent works for, if any.
+func (m *monitor) intoOf(r *state.Record) string {
+	if m.engine == nil {
+		return ""
+	}
+	return m.engine.IntoOf(r.Repo, r.Name)
 }
 
 // tellings are what the reactions asked to tell the user, until the next

@@ -16,6 +16,19 @@ import (
 type Input struct {
 	Rec    *state.Record
 	Config config.Config
+	// Into is the branch the agent's work lands in when it is a task of a
+	// run with an into (run.Engine.IntoOf): conflicts are predicted
+	// against it instead of the worktree's base.
+	Into string
+}
+
+// target is the branch the agent's work goes into: the run's into, else
+// the worktree's base.
+func (in Input) target() string {
+	if in.Into != "" {
+		return in.Into
+	}
+	return in.Rec.Base
 }
 
 // Reactor runs the reaction sources of one tmux server's agents. The
@@ -61,17 +74,17 @@ func (x *Reactor) Tick(now time.Time, in []Input) {
 		if outbox.Ready(rec) && x.newIdleTurn(rec) {
 			// The turn counts as looked at only once its work started: a
 			// look still busy with the last turn leaves it for a later tick.
-			cfg := it.Config
-			if x.spawn("idle "+rec.Repo+"\x00"+rec.Name, func() { x.onIdle(rec, cfg) }) {
+			it := it
+			if x.spawn("idle "+rec.Repo+"\x00"+rec.Name, func() { x.onIdle(it) }) {
 				x.lookedAtTurn(rec)
 				x.looked(rec, now)
 			}
 		} else if outbox.Ready(rec) && x.lookDue(rec, now, it.Config.PR.PollInterval.Duration) {
 			// The base moves while an agent sits idle: the prediction
 			// runs again now and then (two rev-parses when nothing moved).
-			cfg := it.Config
+			it := it
 			x.spawn("idle "+rec.Repo+"\x00"+rec.Name, func() {
-				if err := x.conflict(rec, cfg); err != nil {
+				if err := x.conflict(it); err != nil {
 					x.logf("reaction %s %s: %v", config.Conflict, rec.Name, err)
 				}
 			})
@@ -149,11 +162,12 @@ func (x *Reactor) spawn(key string, fn func()) bool {
 
 // onIdle runs the checks and the conflict prediction on the agent's new
 // turn.
-func (x *Reactor) onIdle(rec *state.Record, cfg config.Config) {
-	if err := x.checks(rec, cfg); err != nil {
+func (x *Reactor) onIdle(it Input) {
+	rec := it.Rec
+	if err := x.checks(rec, it.Config); err != nil {
 		x.logf("reaction %s %s: %v", config.ChecksFailed, rec.Name, err)
 	}
-	if err := x.conflict(rec, cfg); err != nil {
+	if err := x.conflict(it); err != nil {
 		x.logf("reaction %s %s: %v", config.Conflict, rec.Name, err)
 	}
 }

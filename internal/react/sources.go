@@ -50,12 +50,14 @@ func (x *Reactor) checks(rec *state.Record, cfg config.Config) error {
 	}, rc)
 }
 
-// conflict predicts the merge of the agent's branch into its base with
-// git merge-tree whenever either moved: a conflict goes to the agent with
-// the files and the base's commits that touch them.
-func (x *Reactor) conflict(rec *state.Record, cfg config.Config) error {
-	rc := cfg.Reactions[config.Conflict]
-	if rc.Action == "off" || rec.Base == "" {
+// conflict predicts the merge of the agent's branch into its target (the
+// run's into, else its base) with git merge-tree whenever either moved: a
+// conflict goes to the agent with the files and the target's commits that
+// touch them.
+func (x *Reactor) conflict(it Input) error {
+	rec, target := it.Rec, it.target()
+	rc := it.Config.Reactions[config.Conflict]
+	if rc.Action == "off" || target == "" {
 		return nil
 	}
 	repo := git.Repo{Root: rec.Repo}
@@ -63,11 +65,18 @@ func (x *Reactor) conflict(rec *state.Record, cfg config.Config) error {
 	if err != nil {
 		return err
 	}
-	base, err := repo.ResolveCommit(rec.Base)
-	if err != nil {
-		return nil // its base is gone: nothing to predict against
+	base, err := repo.ResolveCommit(target)
+	if err != nil && target != rec.Base && rec.Base != "" {
+		// A run makes its into at its first landing, from the base.
+		target = rec.Base
+		base, err = repo.ResolveCommit(target)
 	}
-	seen := head + " " + base
+	if err != nil {
+		return nil // its target is gone: nothing to predict against
+	}
+	// The target is part of what was judged: a task that moves from its
+	// base to its run's into is judged again.
+	seen := head + " " + base + " " + target
 	if memory(rec, config.Conflict).Seen == seen {
 		return nil
 	}
@@ -80,20 +89,20 @@ func (x *Reactor) conflict(rec *state.Record, cfg config.Config) error {
 	}
 	other, _ := repo.TouchedBy(head, base, res.Conflicts, 5)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Conflicting files (your branch %s against %s at %s):\n", rec.Branch, rec.Base, short(base))
+	fmt.Fprintf(&b, "Conflicting files (your branch %s against %s at %s):\n", rec.Branch, target, short(base))
 	for _, f := range res.Conflicts {
 		b.WriteString("  " + f + "\n")
 	}
 	if len(other) > 0 {
-		fmt.Fprintf(&b, "The other side, on %s:\n", rec.Base)
+		fmt.Fprintf(&b, "The other side, on %s:\n", target)
 		for _, c := range other {
 			b.WriteString("  " + c + "\n")
 		}
 	}
 	return x.fail(rec, failure{
 		reaction: config.Conflict, seen: seen, sig: "merge " + digest(head, base, strings.Join(res.Conflicts, "\n")),
-		what: "conflicts with " + rec.Base + " in " + strings.Join(res.Conflicts, ", "),
-		data: MessageData{Failure: b.String(), Base: rec.Base},
+		what: "conflicts with " + target + " in " + strings.Join(res.Conflicts, ", "),
+		data: MessageData{Failure: b.String(), Base: target},
 	}, rc)
 }
 

@@ -56,12 +56,17 @@ type Engine struct {
 	live     []string                     // the runs in flight at the last listing
 	observed map[string]cachedObservation // by run/task: see observeCached
 	bar      string                       // the status bar's runs text last set (engine_bar.go)
+	targets  map[Agent]string             // the into of each live run's task agents (engine_targets.go)
 	barSet   bool
 }
 
 // Tick is one look at the runs. With no run in flight it costs one stat
 // of the runs dir.
 func (e *Engine) Tick(now time.Time) {
+	if e.targets == nil {
+		e.targets = map[Agent]string{}
+	}
+	clear(e.targets)
 	fi, err := os.Stat(e.Store.Dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return
@@ -132,6 +137,7 @@ func (e *Engine) step(name string, now time.Time) error {
 	if !e.drives(r) {
 		return nil
 	}
+	e.noteTargets(r)
 	if held, err := e.recoverRun(r, now); held || err != nil {
 		return err
 	}
