@@ -27,7 +27,7 @@ func (m *monitor) reactions(now time.Time) {
 	}
 	var in []react.Input
 	for _, r := range m.recs.records {
-		if _, ours := m.alive[recKey{r.Repo, r.Name}]; !ours {
+		if _, ours := m.alive[recKey{r.Repo, r.Name}]; !ours && !m.followsPR(r) {
 			continue
 		}
 		cfg := config.Defaults()
@@ -37,6 +37,14 @@ func (m *monitor) reactions(now time.Time) {
 		in = append(in, react.Input{Rec: r, Config: cfg, Into: m.intoOf(r)})
 	}
 	m.reactor.Tick(now, in)
+}
+
+// followsPR reports whether this monitor follows the open pull request of
+// a worktree no live agent works in (--no-agent, or its agent exited):
+// the one of the server it was made on, so two monitors never poll it.
+func (m *monitor) followsPR(r *state.Record) bool {
+	return r.PR != nil && r.PR.State == "OPEN" && (r.NoAgent || r.Status == state.Exited) &&
+		r.Socket != "" && r.Socket == m.socket
 }
 
 // intoOf is the into branch of the run r's agent works for, if any.

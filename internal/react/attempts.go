@@ -29,11 +29,9 @@ const (
 // are used up the reaction needs the user and stays so (a new cause
 // updates why) until the cause passes twice in a row.
 func Fail(st *state.Reaction, sig, what string, cfg config.Reaction, now time.Time) Outcome {
-	st.Passes = 0
-	if cfg.Action == "off" || sig == st.Signature {
+	if !newCause(st, sig, cfg, now) {
 		return Nothing
 	}
-	st.Signature, st.At = sig, now
 	switch {
 	case cfg.Action == "notify":
 		return Tell
@@ -46,6 +44,36 @@ func Fail(st *state.Reaction, sig, what string, cfg config.Reaction, now time.Ti
 	}
 	st.Attempts++
 	return Send
+}
+
+// FailUnheard is Fail for a worktree no agent can hear (created with
+// --no-agent, or its agent exited; deaf says which): a cause that would
+// go to the agent makes the reaction need the user at once, told once.
+func FailUnheard(st *state.Reaction, sig, what, deaf string, cfg config.Reaction, now time.Time) Outcome {
+	if !newCause(st, sig, cfg, now) {
+		return Nothing
+	}
+	if cfg.Action == "notify" {
+		return Tell
+	}
+	told := st.NeedsYou != ""
+	st.NeedsYou = deaf + ": " + what
+	if told {
+		return Nothing
+	}
+	return Escalate
+}
+
+// newCause notes a failure observation and reports whether its cause is
+// one to act on: the reaction is on and the signature is not the last
+// one acted on.
+func newCause(st *state.Reaction, sig string, cfg config.Reaction, now time.Time) bool {
+	st.Passes = 0
+	if cfg.Action == "off" || sig == st.Signature {
+		return false
+	}
+	st.Signature, st.At = sig, now
+	return true
 }
 
 func usedUp(attempts int, what string) string {

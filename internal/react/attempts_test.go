@@ -76,3 +76,16 @@ func TestPRTitleIsPlainText(t *testing.T) {
 	rec := &state.Record{Task: "\x1b[31mRED\x1b]0;title\x07 fix\nsecond line", Branch: "feat/x"}
 	require.Equal(t, "RED fix", prTitle(rec))
 }
+
+func TestFailUnheardNeedsYouAtOnceAndTellsOnce(t *testing.T) {
+	now := time.Unix(1000, 0)
+	var st state.Reaction
+	require.Equal(t, Escalate, FailUnheard(&st, "a", "A", "its agent exited", send2, now))
+	require.Equal(t, "its agent exited: A", st.NeedsYou)
+	require.Equal(t, 0, st.Attempts, "nothing was sent")
+	require.Equal(t, Nothing, FailUnheard(&st, "a", "A", "its agent exited", send2, now), "same cause")
+	require.Equal(t, Nothing, FailUnheard(&st, "b", "B", "its agent exited", send2, now), "told once")
+	require.Equal(t, "its agent exited: B", st.NeedsYou, "why follows the cause")
+	require.Equal(t, Tell, FailUnheard(&state.Reaction{}, "a", "A", "x", config.Reaction{Action: "notify"}, now))
+	require.Equal(t, Nothing, FailUnheard(&state.Reaction{}, "a", "A", "x", config.Reaction{Action: "off"}, now))
+}

@@ -67,9 +67,13 @@ const maxBackoff = 10 * time.Minute
 func (x *Reactor) Tick(now time.Time, in []Input) {
 	for _, it := range in {
 		rec := it.Rec
-		if rec.NoAgent || rec.Creating || rec.Status == state.Exited {
+		if rec.Creating {
 			continue
 		}
+		// A message to an agent that exited is settled as undeliverable;
+		// the pull request of a worktree without a live agent is still
+		// followed (no turns to look at: outbox.Ready is false), and what
+		// fails on it needs the user.
 		x.settle(rec)
 		if outbox.Ready(rec) && x.newIdleTurn(rec) {
 			// The turn counts as looked at only once its work started: a
@@ -190,7 +194,11 @@ func (x *Reactor) fail(rec *state.Record, f failure, cfg config.Reaction) error 
 	var after state.Record
 	err := x.update(rec, f.reaction, func(cur *state.Record, st *state.Reaction) error {
 		st.Seen = f.seen
-		out = Fail(st, f.sig, f.what, cfg, now)
+		if deaf := unheard(cur); deaf != "" {
+			out = FailUnheard(st, f.sig, f.what, deaf, cfg, now)
+		} else {
+			out = Fail(st, f.sig, f.what, cfg, now)
+		}
 		if out == Send {
 			f.data.Reaction, f.data.Name = f.reaction, cur.Name
 			// The key is this cause for this agent and this attempt: the
@@ -224,6 +232,18 @@ func (x *Reactor) fail(rec *state.Record, f failure, cfg config.Reaction) error 
 		x.tell(&after, fmt.Sprintf("owt: %s: %s: %s", after.Name, f.reaction, f.what))
 	}
 	return nil
+}
+
+// unheard says why no agent can take a message in rec's worktree ("" when
+// one can): its pull request is still followed, for the user.
+func unheard(rec *state.Record) string {
+	switch {
+	case rec.NoAgent:
+		return "no agent works in it"
+	case rec.Status == state.Exited:
+		return "its agent exited"
+	}
+	return ""
 }
 
 // pass records a passing observation of the reaction on input seen.
