@@ -107,7 +107,7 @@ func main() {
 	controlFigures(w, bin, repo, *n)
 
 	sendFigures(w, bin, repo)
-	ghFigures()
+	ghFigures(w, bin)
 }
 
 // firstFrame runs the switch picker in a new tmux window and measures the
