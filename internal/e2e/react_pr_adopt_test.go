@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,8 +50,7 @@ func TestPRWithGhNotLoggedInOrFailingPushesNothing(t *testing.T) {
 	e.setGh(notLoggedIn, createFixture)
 	r := e.Owt(repo, "pr", "feat")
 	require.Equal(t, 1, r.Code, r.Stderr)
-	require.Equal(t, 1, strings.Count(strings.TrimSpace(r.Stderr), "\n")+1, "one line: %q", r.Stderr)
-	require.Contains(t, r.Stderr, "gh is not logged in (run: gh auth login); nothing was pushed")
+	requireOneLineError(t, r, "gh is not logged in (run: gh auth login); nothing was pushed")
 	require.False(t, e.remoteHas(bare, branch), "nothing was pushed")
 	require.Nil(t, e.prItem(repo, "feat").PR, "no PR recorded")
 	require.Empty(t, e.ghCalls("pr", "create"))
@@ -60,11 +62,29 @@ func TestPRWithGhNotLoggedInOrFailingPushesNothing(t *testing.T) {
 		createFixture)
 	r = e.Owt(repo, "pr", "feat")
 	require.Equal(t, 1, r.Code, r.Stderr)
-	require.Contains(t, r.Stderr, "none of the git remotes configured for this repository point to a known GitHub host")
+	requireOneLineError(t, r, "none of the git remotes configured for this repository point to a known GitHub host")
 	require.Contains(t, r.Stderr, "nothing was pushed")
 	require.False(t, e.remoteHas(bare, branch), "nothing was pushed")
 	require.Nil(t, e.prItem(repo, "feat").PR)
 	require.Empty(t, e.ghCalls("pr", "create"))
+
+	// gh not installed: the same, before any push.
+	bin := filepath.Join(e.Root, "nogh")
+	require.NoError(t, os.MkdirAll(bin, 0o755))
+	for _, prog := range []string{"git", "tmux", "sh"} {
+		path, err := exec.LookPath(prog)
+		require.NoError(t, err)
+		require.NoError(t, os.Symlink(path, filepath.Join(bin, prog)))
+	}
+	path := e.vars["PATH"]
+	e.Set("PATH", bin)
+	r = e.Owt(repo, "pr", "feat")
+	e.Set("PATH", path)
+	require.Equal(t, 1, r.Code, r.Stderr)
+	requireOneLineError(t, r, "gh is not installed")
+	require.Contains(t, r.Stderr, "nothing was pushed")
+	require.False(t, e.remoteHas(bare, branch), "nothing was pushed")
+	require.Nil(t, e.prItem(repo, "feat").PR)
 }
 
 func TestPRAdoptsTheOpenPullRequestOfTheBranch(t *testing.T) {
@@ -98,6 +118,17 @@ func TestPRAdoptsTheOpenPullRequestOfTheBranch(t *testing.T) {
 	require.Equal(t, 1, r.Code)
 	require.Contains(t, r.Stderr, "#7 open already")
 	require.Len(t, e.ghCalls("pr", "view", branch), views)
+
+	// An open pull request whose branch has commits the worktree lacks:
+	// never forced, nothing recorded.
+	other := e.shellWithCommits(repo, "other", 1)
+	theirs := e.Git(repo, "commit-tree", "main^{tree}", "-p", "main", "-m", "someone else's commit")
+	e.Git(repo, "push", "-q", bare, theirs+":refs/heads/"+other)
+	r = e.Owt(repo, "pr", "other")
+	require.Equal(t, 1, r.Code, r.Stderr)
+	requireOneLineError(t, r, "pull request #7 is open for "+other+" already")
+	require.Equal(t, theirs, e.Git(bare, "rev-parse", other), "not forced")
+	require.Nil(t, e.prItem(repo, "other").PR)
 }
 
 func TestPRAfterAMergedPullRequestOpensANewOne(t *testing.T) {

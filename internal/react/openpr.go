@@ -97,7 +97,7 @@ func preparePR(w *workspace.Workspace, name string, o PROptions) (prPlan, error)
 // head with commits the worktree lacks refuses the push) and records it.
 func adoptPR(w *workspace.Workspace, p prPlan, existing forge.PR) (Opened, error) {
 	if err := w.Repo.Push(p.remote, p.rec.Branch); err != nil {
-		return Opened{}, fmt.Errorf("pull request #%d is open for %s already (%s), but: %w", existing.Number, p.rec.Branch, existing.URL, err)
+		return Opened{}, fmt.Errorf("pull request #%d is open for %s already (%s), but pushing to it failed (nothing recorded): %w", existing.Number, p.rec.Branch, existing.URL, err)
 	}
 	head, _ := w.Repo.ResolveCommit(p.rec.Branch)
 	// Its checks and review are the old head's: the monitor's first poll
