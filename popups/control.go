@@ -12,6 +12,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/react"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -472,6 +473,8 @@ func (m *ctl) browseKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m.agentVerb(k.String(), row)
+	case "a":
+		return m.dismiss(row, ok)
 	case "r", "K", "p":
 		if !ok || !row.IsTask() {
 			m.status, m.failed = "that row is not a run task", true
@@ -639,6 +642,35 @@ func (m *ctl) typingKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
 	return m, cmd
+}
+
+// dismiss is a: the row's escalated reactions stop needing the user, by
+// the same core as owt dismiss NAME.
+func (m *ctl) dismiss(row control.Row, ok bool) (tea.Model, tea.Cmd) {
+	var rec *state.Record
+	if ok && row.IsAgent() {
+		rec = m.record(row)
+	}
+	if rec == nil || !rec.NeedsUser() {
+		m.status, m.failed = "that row has no reaction that needs you to dismiss", true
+		return m, nil
+	}
+	m.mode = busy
+	return m, func() tea.Msg {
+		w, err := m.open(rec.Repo)
+		if err != nil {
+			return verbMsg{err: err}
+		}
+		d, err := react.Dismiss(w, rec.Name, nil)
+		if err != nil {
+			return verbMsg{err: err}
+		}
+		names := make([]string, len(d.Dismissed))
+		for i, x := range d.Dismissed {
+			names[i] = x.Reaction
+		}
+		return verbMsg{text: "dismissed " + strings.Join(names, ", ") + " for " + rec.Name}
+	}
 }
 
 // taskVerb is r (retry), K (skip) or p (pause the task's run): the same

@@ -245,6 +245,9 @@ func (m *ctl) keysFor() []string {
 	if ok && row.Name != "" && row.Section != control.Recent {
 		keys = append(keys, "enter go", "s ship", "m merge", "d diff", "x delete", "i message")
 	}
+	if ok && row.IsAgent() && m.needsDismiss(row) {
+		keys = append(keys, "a dismiss")
+	}
 	if ok && row.IsTask() {
 		keys = append(keys, "r retry", "K skip", "p pause run")
 	}
@@ -253,6 +256,13 @@ func (m *ctl) keysFor() []string {
 		keys = append(keys, "tab repos")
 	}
 	return append(keys, "? help", "q close")
+}
+
+// needsDismiss reports whether the row's agent has a reaction that
+// escalated to the user (what a dismisses).
+func (m *ctl) needsDismiss(row control.Row) bool {
+	rec := m.record(row)
+	return rec != nil && rec.NeedsUser()
 }
 
 // wrapKeys lays key hints out on as many lines as the width needs.
@@ -301,6 +311,7 @@ func (m *ctl) helpView() []string {
 		"d         review its diff (owt diff NAME)",
 		"x         delete; asks twice before losing work (owt delete)",
 		"i         type a message to the agent (owt send)",
+		"a         dismiss its escalated reactions: you handle them (owt dismiss)",
 		"r / K     retry / skip its run task (owt run retry|skip)",
 		"p         pause its run (owt run pause)",
 		"/         filter            tab   this repo / all repos",

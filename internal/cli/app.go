@@ -69,7 +69,7 @@ func App() *cli.App {
 			checkCommand(), mergeCommand(), shipCommand(), queueCommand(), syncCommand(), cleanupCommand(), doctorCommand(), noteCommand(),
 			toolsCommand(),
 			configCommand(),
-			runsCommand(), batchCommand(), orchestrateCommand(), planCommand(), doneCommand(), prCommand(),
+			runsCommand(), batchCommand(), orchestrateCommand(), planCommand(), doneCommand(), prCommand(), dismissCommand(),
 			runCommand(),
 			hookCommand(),
 			publishCommand(),
@@ -213,6 +213,9 @@ var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
 // "owt delete NAME --force" works as people type it (urfave/cli stops at
 // the first argument). Everything after "--" stays an argument.
 func interspersed(app *cli.App, args []string) []string {
+	if n := len(args); n > 0 && args[n-1] == "--generate-bash-completion" {
+		return args // shell completion: urfave wants it last, after the words typed so far
+	}
 	at := commandIndex(app, args)
 	if at >= len(args) {
 		return args

@@ -12,9 +12,10 @@ import (
 // prCommand is owt pr: push an agent's branch and open its pull request.
 func prCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "pr",
-		Usage:     "push an agent's branch and open a pull request for it (gh); owt then follows its CI and reviews",
-		ArgsUsage: "NAME",
+		Name:         "pr",
+		Usage:        "push an agent's branch and open a pull request for it (gh), or adopt the one open for it; owt then follows its CI and reviews",
+		ArgsUsage:    "NAME",
+		BashComplete: completeNames,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "draft", Usage: "open it as a draft"},
 			&cli.StringFlag{Name: "base", Usage: "the `BRANCH` to merge into (default: the worktree's base)"},
@@ -35,7 +36,11 @@ func prCommand() *cli.Command {
 			if c.Bool("json") {
 				return printJSON(c.App.Writer, pr)
 			}
-			fmt.Fprintf(c.App.Writer, "opened pull request #%d for %s: %s\n", pr.Number, c.Args().First(), pr.URL)
+			verb := "opened"
+			if pr.Adopted {
+				verb = "adopted"
+			}
+			fmt.Fprintf(c.App.Writer, "%s pull request #%d for %s: %s\n", verb, pr.Number, c.Args().First(), pr.URL)
 			return nil
 		},
 	}

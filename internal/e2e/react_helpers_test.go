@@ -26,6 +26,8 @@ type ghFixture struct {
 	Stdout string   `json:"stdout"`
 	Stderr string   `json:"stderr,omitempty"`
 	Exit   int      `json:"exit,omitempty"`
+	// Until: served only until a call whose argv starts with it was made.
+	Until []string `json:"until,omitempty"`
 }
 
 // ghCall is one call the fake gh logged.
@@ -165,6 +167,22 @@ func checkRun(name, status, conclusion string, run int) map[string]any {
 	}
 }
 
+// noPRYet is real gh's answer to gh pr view BRANCH (its text, exit 1)
+// until gh pr create has run: the branch has no pull request. It goes
+// before the pr view fixture that answers once the PR exists.
+var noPRYet = ghFixture{Args: []string{"pr", "view"}, Until: []string{"pr", "create"},
+	Stderr: "no pull requests found for branch \"{arg2}\"\n", Exit: 1}
+
+// prependGh puts fx in front of the fake gh's current fixtures.
+func (e *Env) prependGh(fx ...ghFixture) {
+	e.t.Helper()
+	data, err := os.ReadFile(filepath.Join(e.vars["FAKEGH_DIR"], "fixtures.json"))
+	require.NoError(e.t, err)
+	var cur []ghFixture
+	require.NoError(e.t, json.Unmarshal(data, &cur))
+	e.setGh(append(fx, cur...)...)
+}
+
 // createFixture answers gh pr create with PR 7's URL.
 var createFixture = ghFixture{Args: []string{"pr", "create"}, Stdout: "https://github.com/o/app/pull/7\n"}
 
@@ -182,5 +200,6 @@ func (e *Env) startAgent(repo, name, script string) {
 func (e *Env) agentWithPR(repo, name string) {
 	e.t.Helper()
 	e.startAgent(repo, name, "Add a feature\n!write feature.txt\n!commit add feature")
+	e.prependGh(noPRYet)
 	e.MustOwt(repo, "pr", name)
 }

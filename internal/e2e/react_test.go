@@ -25,7 +25,7 @@ func TestPRPushesTheBranchOpensAPullRequestAndListShowsIt(t *testing.T) {
 	require.Empty(t, e.ghCalls("pr", "create"), "gh is not asked without a pushed branch")
 
 	bare := e.withRemote(repo)
-	e.setGh(createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: prView("x", "", checkRun("test", "IN_PROGRESS", "", 1))})
+	e.setGh(noPRYet, createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: prView("x", "", checkRun("test", "IN_PROGRESS", "", 1))})
 	out := e.MustOwt(repo, "pr", "feat", "--draft")
 	require.Contains(t, out, "opened pull request #7 for feat: https://github.com/o/app/pull/7")
 
@@ -135,14 +135,14 @@ func TestGhNotLoggedInWarnsOnceAndTheChecksReactionGoesOn(t *testing.T) {
 	e.userConfig("[pr]\npoll_interval = \"1s\"\n[checks]\ncommands = [[\"sh\", \"-c\", \"echo lint says no; exit 3\"]]\n")
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
-	e.setGh(createFixture, ghFixture{Args: []string{"pr", "view"}, Stderr: "To get started with GitHub CLI, please run:  gh auth login\n", Exit: 4})
+	e.setGh(noPRYet, createFixture, ghFixture{Args: []string{"pr", "view"}, Stderr: "To get started with GitHub CLI, please run:  gh auth login\n", Exit: 4})
 	e.startAgent(repo, "auth", "Add a feature\n!write feature.txt\n!commit add feature")
 	e.MustOwt(repo, "pr", "auth")
 	e.MustOwt(repo, "send", "auth", "!write more.txt\n!commit more")
 
 	e.Eventually(60*time.Second, "the failing checks reach the agent", func() bool { return len(e.promptsWith("auth", "checks fail")) >= 1 })
 	require.Len(t, logLinesWith(e.LogLines("monitor"), "gh is not logged in"), 1, "one warning")
-	require.Len(t, e.ghCalls("pr", "view"), 1, "no more polls once gh said it is not logged in")
+	require.Len(t, e.ghCalls("pr", "view"), 2, "owt pr's look for an open PR, then one poll: no more once gh said it is not logged in")
 }
 
 func TestFailingChecksGoOncePerTreeThroughASwallowedEnterAndPassAfterTheFix(t *testing.T) {

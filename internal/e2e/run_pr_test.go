@@ -17,7 +17,7 @@ func TestRunWithPROpensAPullRequestForEachDoneTask(t *testing.T) {
 	e.useFakeGh()
 	repo := e.NewRepo("app")
 	bare := e.withRemote(repo)
-	e.setGh(createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: prView("x", "", checkRun("test", "IN_PROGRESS", "", 1))})
+	e.setGh(noPRYet, createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: prView("x", "", checkRun("test", "IN_PROGRESS", "", 1))})
 	e.WriteFile(repo, "pr.toml", `[run]
 tool = "claude"
 pr = true

@@ -17,55 +17,106 @@ type PROptions struct {
 	Base  string // the branch to merge into; the worktree's base when empty
 }
 
+// Opened is what OpenPR did: the pull request as recorded, and whether
+// it was one that was open already (adopted) rather than opened now.
+type Opened struct {
+	state.PR
+	Adopted bool `json:"adopted"`
+}
+
 // OpenPR pushes the worktree's branch to the repo's remote and opens a
 // pull request for it with gh: the title is the task's first line, the
-// body its commits and the agent's owt done summary. The PR's number is
-// recorded, so the monitor polls it and owt list shows it.
-func OpenPR(w *workspace.Workspace, name string, o PROptions, gh forge.Client) (state.PR, error) {
+// body its commits and the agent's owt done summary. An open pull request
+// of the branch is adopted instead: the branch is pushed to it. The PR's
+// number is recorded, so the monitor polls it and owt list shows it.
+// Nothing is pushed before gh has answered: gh not logged in, missing or
+// failing leaves the remote as it was.
+func OpenPR(w *workspace.Workspace, name string, o PROptions, gh forge.Client) (Opened, error) {
+	p, err := preparePR(w, name, o)
+	if err != nil {
+		return Opened{}, err
+	}
+	existing, found, err := gh.Find(p.rec.Path, p.rec.Branch)
+	if err != nil {
+		return Opened{}, fmt.Errorf("owt pr %s: %w; nothing was pushed", name, err)
+	}
+	if found && existing.State == "OPEN" {
+		return adoptPR(w, p, existing)
+	}
+	if err := w.Repo.Push(p.remote, p.rec.Branch); err != nil {
+		return Opened{}, err
+	}
+	made, err := gh.Create(p.rec.Path, forge.CreateOptions{
+		Head: p.rec.Branch, Base: p.base, Title: prTitle(p.rec), Body: prBody(p.rec, p.subjects), Draft: o.Draft,
+	})
+	if err != nil {
+		return Opened{}, fmt.Errorf("pushed %s to %s, but: %w", p.rec.Branch, p.remote, err)
+	}
+	head, _ := w.Repo.ResolveCommit(p.rec.Branch)
+	pr := state.PR{Number: made.Number, URL: made.URL, State: "OPEN", Draft: o.Draft, Head: head}
+	return Opened{PR: pr}, recordPR(w, name, pr)
+}
+
+// prPlan is what owt pr found out before touching anything.
+type prPlan struct {
+	rec      *state.Record
+	base     string
+	remote   string
+	subjects []string // the commits the pull request brings
+}
+
+// preparePR checks everything owt pr can check without a side effect:
+// the worktree, no open pull request recorded, a remote, commits to offer.
+func preparePR(w *workspace.Workspace, name string, o PROptions) (prPlan, error) {
 	rec, err := w.Get(name)
 	if err != nil {
-		return state.PR{}, err
+		return prPlan{}, err
 	}
 	if rec.PR != nil && rec.PR.State == "OPEN" {
-		return *rec.PR, fmt.Errorf("%s has pull request #%d open already: %s", name, rec.PR.Number, rec.PR.URL)
+		return prPlan{}, fmt.Errorf("%s has pull request #%d open already: %s", name, rec.PR.Number, rec.PR.URL)
 	}
 	base := o.Base
 	if base == "" {
 		base = rec.Base
 	}
-	repo := w.Repo
-	remote, err := repo.PushRemote(w.Config.PR.Remote, base)
+	remote, err := w.Repo.PushRemote(w.Config.PR.Remote, base)
 	if err != nil {
-		return state.PR{}, fmt.Errorf("owt pr %s: %w", name, err)
+		return prPlan{}, fmt.Errorf("owt pr %s: %w", name, err)
 	}
-	subjects, err := repo.Subjects(base, rec.Branch)
+	subjects, err := w.Repo.Subjects(base, rec.Branch)
 	if err != nil {
-		return state.PR{}, err
+		return prPlan{}, err
 	}
 	if len(subjects) == 0 {
-		return state.PR{}, fmt.Errorf("owt pr %s: %s has no commits beyond %s: nothing to open a pull request for", name, rec.Branch, base)
+		return prPlan{}, fmt.Errorf("owt pr %s: %s has no commits beyond %s: nothing to open a pull request for", name, rec.Branch, base)
 	}
-	if err := repo.Push(remote, rec.Branch); err != nil {
-		return state.PR{}, err
+	return prPlan{rec: rec, base: base, remote: remote, subjects: subjects}, nil
+}
+
+// adoptPR pushes the branch to its open pull request (never forced: a
+// head with commits the worktree lacks refuses the push) and records it.
+func adoptPR(w *workspace.Workspace, p prPlan, existing forge.PR) (Opened, error) {
+	if err := w.Repo.Push(p.remote, p.rec.Branch); err != nil {
+		return Opened{}, fmt.Errorf("pull request #%d is open for %s already (%s), but pushing to it failed (nothing recorded): %w", existing.Number, p.rec.Branch, existing.URL, err)
 	}
-	made, err := gh.Create(rec.Path, forge.CreateOptions{
-		Head: rec.Branch, Base: base, Title: prTitle(rec), Body: prBody(rec, subjects), Draft: o.Draft,
-	})
-	if err != nil {
-		return state.PR{}, fmt.Errorf("pushed %s to %s, but: %w", rec.Branch, remote, err)
-	}
-	head, _ := repo.ResolveCommit(rec.Branch)
-	pr := state.PR{Number: made.Number, URL: made.URL, State: "OPEN", Draft: o.Draft, Head: head}
-	err = w.Store.Update(func(f *state.File) error {
+	head, _ := w.Repo.ResolveCommit(p.rec.Branch)
+	// Its checks and review are the old head's: the monitor's first poll
+	// reads them afresh.
+	pr := state.PR{Number: existing.Number, URL: existing.URL, State: existing.State, Draft: existing.IsDraft, Head: head}
+	return Opened{PR: pr, Adopted: true}, recordPR(w, p.rec.Name, pr)
+}
+
+// recordPR keeps pr on the worktree's record.
+func recordPR(w *workspace.Workspace, name string, pr state.PR) error {
+	return w.Store.Update(func(f *state.File) error {
 		cur := f.Records[name]
 		if cur == nil {
-			return fmt.Errorf("%s was deleted meanwhile; its pull request is %s", name, made.URL)
+			return fmt.Errorf("%s was deleted meanwhile; its pull request is %s", name, pr.URL)
 		}
 		p := pr
 		cur.PR = &p
 		return nil
 	})
-	return pr, err
 }
 
 // prTitle is the task's first line (the branch when there is no task),

@@ -4,16 +4,21 @@
 // $FAKEGH_DIR/fixtures.json is a list of fixtures, read afresh on each call
 // (tests replace it to move a pull request along); the first whose args
 // match is served. An arg "*" matches any one argument; a fixture's args
-// match a longer argv by prefix. Each call is appended to
+// match a longer argv by prefix. A fixture with "until" is served only
+// until a call whose argv starts with it was made (a pull request that
+// does not exist until gh pr create made it). "{argN}" in a fixture's
+// output is the call's Nth argument (from 0). Each call is appended to
 // $FAKEGH_DIR/calls.jsonl as {"argv": [...], "dir": "...", "at": "..."}.
 // With no fixture for argv it says so on stderr and exits 1.
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -22,6 +27,7 @@ type fixture struct {
 	Stdout string   `json:"stdout"`
 	Stderr string   `json:"stderr"`
 	Exit   int      `json:"exit"`
+	Until  []string `json:"until"`
 }
 
 type call struct {
@@ -37,6 +43,7 @@ func main() {
 		os.Exit(1)
 	}
 	args := os.Args[1:]
+	before := calls(dir) // the calls before this one
 	logCall(dir, args)
 	fx, err := load(filepath.Join(dir, "fixtures.json"))
 	if err != nil {
@@ -44,9 +51,9 @@ func main() {
 		os.Exit(1)
 	}
 	for _, f := range fx {
-		if matches(f.Args, args) {
-			fmt.Fprint(os.Stdout, f.Stdout)
-			fmt.Fprint(os.Stderr, f.Stderr)
+		if matches(f.Args, args) && !(f.Until != nil && calledWith(before, f.Until)) {
+			fmt.Fprint(os.Stdout, withArgs(f.Stdout, args))
+			fmt.Fprint(os.Stderr, withArgs(f.Stderr, args))
 			os.Exit(f.Exit)
 		}
 	}
@@ -76,6 +83,42 @@ func matches(pattern, args []string) bool {
 		}
 	}
 	return true
+}
+
+// withArgs puts the call's arguments in for "{argN}".
+func withArgs(text string, args []string) string {
+	for i, a := range args {
+		text = strings.ReplaceAll(text, fmt.Sprintf("{arg%d}", i), a)
+	}
+	return text
+}
+
+// calls are the argvs of the calls logged so far.
+func calls(dir string) [][]string {
+	data, err := os.ReadFile(filepath.Join(dir, "calls.jsonl"))
+	if err != nil {
+		return nil
+	}
+	var out [][]string
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for dec.More() {
+		var c call
+		if dec.Decode(&c) != nil {
+			break
+		}
+		out = append(out, c.Argv)
+	}
+	return out
+}
+
+// calledWith reports whether one of argvs starts with prefix.
+func calledWith(argvs [][]string, prefix []string) bool {
+	for _, a := range argvs {
+		if len(a) >= len(prefix) && matches(prefix, a) {
+			return true
+		}
+	}
+	return false
 }
 
 // logCall appends one line; O_APPEND keeps concurrent calls' lines whole.
