@@ -97,7 +97,17 @@ func TestPRAdoptsTheOpenPullRequestOfTheBranch(t *testing.T) {
 	e.Git(repo, "push", "-q", bare, branch+"~1:refs/heads/"+branch)
 	old := e.Git(bare, "rev-parse", branch)
 	view := strings.Replace(prView(old, "REVIEW_REQUIRED"), `"isDraft":false`, `"isDraft":true`, 1)
+	view = strings.Replace(view, `"isDraft":true`, `"isDraft":true,"baseRefName":"main"`, 1)
 	e.setGh(ghFixture{Args: []string{"pr", "view"}, Stdout: view})
+
+	// Asked for another base than the open pull request's: refused before
+	// anything is pushed.
+	e.Git(repo, "branch", "release", "main")
+	r := e.Owt(repo, "pr", "feat", "--base", "release")
+	require.Equal(t, 1, r.Code, r.Stderr)
+	requireOneLineError(t, r, "pull request #7 of "+branch+" is open against main, not release")
+	require.Equal(t, old, e.Git(bare, "rev-parse", branch), "nothing was pushed")
+	require.Nil(t, e.prItem(repo, "feat").PR)
 
 	out := e.MustOwt(repo, "pr", "feat")
 	require.Equal(t, "adopted pull request #7 for feat: https://github.com/o/app/pull/7\n", out)
@@ -114,7 +124,7 @@ func TestPRAdoptsTheOpenPullRequestOfTheBranch(t *testing.T) {
 
 	// Recorded open: owt pr refuses as before, without asking gh.
 	views := len(e.ghCalls("pr", "view", branch))
-	r := e.Owt(repo, "pr", "feat")
+	r = e.Owt(repo, "pr", "feat")
 	require.Equal(t, 1, r.Code)
 	require.Contains(t, r.Stderr, "#7 open already")
 	require.Len(t, e.ghCalls("pr", "view", branch), views)

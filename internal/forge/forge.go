@@ -113,7 +113,7 @@ func (c Client) Create(dir string, o CreateOptions) (Created, error) {
 
 // ViewFields are the fields View asks gh pr view for: one call reads the
 // state, head, review decision, reviews and every check.
-const ViewFields = "number,url,state,isDraft,headRefOid,reviewDecision,latestReviews,statusCheckRollup"
+const ViewFields = "number,url,state,isDraft,baseRefName,headRefOid,reviewDecision,latestReviews,statusCheckRollup"
 
 // PR is a pull request as gh pr view shows it.
 type PR struct {
@@ -121,6 +121,7 @@ type PR struct {
 	URL            string   `json:"url"`
 	State          string   `json:"state"`
 	IsDraft        bool     `json:"isDraft"`
+	BaseRefName    string   `json:"baseRefName"`
 	HeadRefOid     string   `json:"headRefOid"`
 	ReviewDecision string   `json:"reviewDecision"`
 	LatestReviews  []Review `json:"latestReviews"`

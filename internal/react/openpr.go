@@ -41,6 +41,10 @@ func OpenPR(w *workspace.Workspace, name string, o PROptions, gh forge.Client) (
 		return Opened{}, fmt.Errorf("owt pr %s: %w; nothing was pushed", name, err)
 	}
 	if found && existing.State == "OPEN" {
+		if o.Base != "" && existing.BaseRefName != "" && existing.BaseRefName != o.Base {
+			return Opened{}, fmt.Errorf("owt pr %s: pull request #%d of %s is open against %s, not %s (%s): change its base there, or close it first; nothing was pushed",
+				name, existing.Number, p.rec.Branch, existing.BaseRefName, o.Base, existing.URL)
+		}
 		return adoptPR(w, p, existing)
 	}
 	if err := w.Repo.Push(p.remote, p.rec.Branch); err != nil {
