@@ -82,7 +82,12 @@ func sendCommand() *cli.Command {
 				answer := c.Bool("answer") || c.Bool("waiting")
 				kept := recs[:0]
 				for _, r := range recs {
-					if !r.NoAgent && r.Status != state.Exited && (answer || r.Status != state.Waiting) {
+					switch {
+					case r.NoAgent || r.Status == state.Exited:
+					case r.Status == state.Waiting && !answer:
+						// Said, so "sent to …" for the others is not read as all.
+						fmt.Fprintf(os.Stderr, "owt: skipped %s: it waits for you (owt send --answer %s … answers its prompt)\n", r.Name, r.Name)
+					default:
 						kept = append(kept, r)
 					}
 				}
