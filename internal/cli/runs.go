@@ -358,15 +358,29 @@ func namedRun(c *cli.Context, verb string, optional bool) (*run.Run, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("%w: none is registered ('owt run start FILE' registers one)", run.ErrNoSuchRun)
 	}
+	// In a repository, the run meant is one of its own.
+	if wd, err := os.Getwd(); err == nil {
+		if repo, err := git.FindRepo(wd); err == nil {
+			if here := run.OfRepo(runs, repo.Root); len(here) > 0 {
+				runs = here
+			} else {
+				return nil, fmt.Errorf("%w in %s (runs of other repos: %s; name one)", run.ErrNoSuchRun, repo.Root, strings.Join(runNames(runs), ", "))
+			}
+		}
+	}
 	r, ok := run.Latest(runs)
 	if !ok {
-		names := make([]string, len(runs))
-		for i, r := range runs {
-			names[i] = r.Name
-		}
-		return nil, usagef("%s: no run is active; name one of %s", verb, strings.Join(names, ", "))
+		return nil, usagef("%s: no run is active; name one of %s", verb, strings.Join(runNames(runs), ", "))
 	}
 	return r, nil
+}
+
+func runNames(runs []*run.Run) []string {
+	names := make([]string, len(runs))
+	for i, r := range runs {
+		names[i] = r.Name
+	}
+	return names
 }
 
 func runStatus(c *cli.Context) error {

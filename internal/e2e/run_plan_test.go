@@ -136,6 +136,13 @@ func TestRunStartRegistersAndShowsStatus(t *testing.T) {
 
 	text := e.MustOwt(repo, "run", "status")
 	require.Contains(t, text, "run auth: active, 0/3 done, base main, lands in feat/auth")
+	// In another repository, the run meant is one of that repository's:
+	// none there, so none is shown.
+	other := e.NewRepo("other")
+	r := e.Owt(other, "run", "status")
+	requireOneLineError(t, r, "no such run in "+other+" (runs of other repos: auth; name one)")
+	require.Equal(t, 3, r.Code)
+	require.Contains(t, e.MustOwt(other, "run", "status", "auth"), "run auth: active", "named, it is shown anywhere")
 	require.Contains(t, text, "no owt monitor runs for the tmux server", "nothing drives it, and status says so")
 
 	var list []struct{ Name, State string }
@@ -145,7 +152,7 @@ func TestRunStartRegistersAndShowsStatus(t *testing.T) {
 
 	// The name is taken now; another name registers the same plan again,
 	// and owt batch is owt run start.
-	r := e.Owt(repo, "run", "start", "auth.toml")
+	r = e.Owt(repo, "run", "start", "auth.toml")
 	requireOneLineError(t, r, "run auth exists")
 	require.Equal(t, 1, r.Code)
 	out = e.MustOwt(repo, "-S", nowhere, "batch", "auth.toml", "--name", "auth-2")

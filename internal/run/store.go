@@ -268,6 +268,21 @@ func Latest(runs []*Run) (r *Run, ok bool) {
 	return nil, false
 }
 
+// OfRepo are the runs of the repository at root (all of them when root
+// is empty: owt run outside a repository).
+func OfRepo(runs []*Run, root string) []*Run {
+	if root == "" {
+		return runs
+	}
+	var out []*Run
+	for _, r := range runs {
+		if r.Repo == root {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // ErrRunInFlight is returned by Forget for a run that may still start or
 // judge tasks.
 var ErrRunInFlight = errors.New("is active")
