@@ -542,7 +542,6 @@ func (m *ctl) agentVerb(v string, row control.Row) (tea.Model, tea.Cmd) {
 	switch v {
 	case "i":
 		m.typeFor = rec
-		m.input.Placeholder = "message to " + rec.Name
 		m.input.SetValue("")
 		m.input.Focus()
 		m.mode = typing
