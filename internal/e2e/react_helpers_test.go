@@ -28,6 +28,8 @@ type ghFixture struct {
 	Exit   int      `json:"exit,omitempty"`
 	// Until: served only until a call whose argv starts with it was made.
 	Until []string `json:"until,omitempty"`
+	// Delay: answered this late (a Go duration), as over a slow network.
+	Delay string `json:"delay,omitempty"`
 }
 
 // ghCall is one call the fake gh logged.
@@ -155,6 +157,7 @@ func prView(head, review string, checks ...map[string]any) string {
 	v := map[string]any{
 		"number": 7, "url": "https://github.com/o/app/pull/7", "state": "OPEN", "isDraft": false,
 		"headRefOid": head, "reviewDecision": review, "latestReviews": []any{}, "statusCheckRollup": checks,
+		"headRefName": "{arg2}", // gh pr view SELECTOR: the branch asked for (a number when polled)
 	}
 	data, _ := json.Marshal(v)
 	return string(data)

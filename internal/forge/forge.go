@@ -113,7 +113,7 @@ func (c Client) Create(dir string, o CreateOptions) (Created, error) {
 
 // ViewFields are the fields View asks gh pr view for: one call reads the
 // state, head, review decision, reviews and every check.
-const ViewFields = "number,url,state,isDraft,baseRefName,headRefOid,reviewDecision,latestReviews,statusCheckRollup"
+const ViewFields = "number,url,state,isDraft,baseRefName,headRefName,headRefOid,reviewDecision,latestReviews,statusCheckRollup"
 
 // PR is a pull request as gh pr view shows it.
 type PR struct {
@@ -122,6 +122,7 @@ type PR struct {
 	State          string   `json:"state"`
 	IsDraft        bool     `json:"isDraft"`
 	BaseRefName    string   `json:"baseRefName"`
+	HeadRefName    string   `json:"headRefName"`
 	HeadRefOid     string   `json:"headRefOid"`
 	ReviewDecision string   `json:"reviewDecision"`
 	LatestReviews  []Review `json:"latestReviews"`
@@ -161,15 +162,21 @@ type Check struct {
 	Link     string
 }
 
-// View reads the pull request of branch (gh pr view, run in dir).
-func (c Client) View(dir, branch string) (PR, error) {
-	out, err := c.run(dir, "pr", "view", branch, "--json", ViewFields)
+// View reads the pull request numbered number (gh pr view, run in dir).
+func (c Client) View(dir string, number int) (PR, error) {
+	return c.view(dir, strconv.Itoa(number))
+}
+
+// view reads the pull request gh's selector names: a number, a URL, or a
+// branch (which gh reads as a number when it looks like one).
+func (c Client) view(dir, selector string) (PR, error) {
+	out, err := c.run(dir, "pr", "view", selector, "--json", ViewFields)
 	if err != nil {
 		return PR{}, err
 	}
 	var pr PR
 	if err := json.Unmarshal(out, &pr); err != nil {
-		return PR{}, fmt.Errorf("gh pr view %s: unexpected output: %v", branch, err)
+		return PR{}, fmt.Errorf("gh pr view %s: unexpected output: %v", selector, err)
 	}
 	return pr, nil
 }

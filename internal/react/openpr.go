@@ -58,7 +58,7 @@ func OpenPR(w *workspace.Workspace, name string, o PROptions, gh forge.Client) (
 	}
 	head, _ := w.Repo.ResolveCommit(p.rec.Branch)
 	pr := state.PR{Number: made.Number, URL: made.URL, State: "OPEN", Draft: o.Draft, Head: head}
-	return Opened{PR: pr}, recordPR(w, name, pr)
+	return Opened{PR: pr}, recordPR(w, p.rec, pr)
 }
 
 // prPlan is what owt pr found out before touching anything.
@@ -107,15 +107,16 @@ func adoptPR(w *workspace.Workspace, p prPlan, existing forge.PR) (Opened, error
 	// Its checks and review are the old head's: the monitor's first poll
 	// reads them afresh.
 	pr := state.PR{Number: existing.Number, URL: existing.URL, State: existing.State, Draft: existing.IsDraft, Head: head}
-	return Opened{PR: pr, Adopted: true}, recordPR(w, p.rec.Name, pr)
+	return Opened{PR: pr, Adopted: true}, recordPR(w, p.rec, pr)
 }
 
-// recordPR keeps pr on the worktree's record.
-func recordPR(w *workspace.Workspace, name string, pr state.PR) error {
+// recordPR keeps pr on the worktree's record, if it is still the one
+// whose branch the pull request is for.
+func recordPR(w *workspace.Workspace, rec *state.Record, pr state.PR) error {
 	return w.Store.Update(func(f *state.File) error {
-		cur := f.Records[name]
-		if cur == nil {
-			return fmt.Errorf("%s was deleted meanwhile; its pull request is %s", name, pr.URL)
+		cur := f.Records[rec.Name]
+		if cur == nil || cur.Branch != rec.Branch {
+			return fmt.Errorf("%s was deleted meanwhile; the pull request of %s is %s", rec.Name, rec.Branch, pr.URL)
 		}
 		p := pr
 		cur.PR = &p

@@ -26,28 +26,49 @@ func (x *Reactor) pollDue(rec *state.Record, cfg config.Config, now time.Time) b
 	if pr == nil || pr.State != "OPEN" {
 		return false
 	}
+	k := keyOf(rec)
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.ghOff || now.Before(x.next[keyOf(rec)]) {
+	if x.ghOff || now.Before(x.next[k]) {
 		return false
 	}
 	if x.next == nil {
-		x.next = map[agentKey]time.Time{}
+		x.next, x.polled = map[agentKey]time.Time{}, map[agentKey]time.Time{}
 	}
-	x.next[keyOf(rec)] = now.Add(cfg.PR.PollInterval.Duration)
-	if pr.Checks == "" || pr.Checks == "pending" || pr.Review == "" || pr.Review == "REVIEW_REQUIRED" {
-		return true
+	every := cfg.PR.PollInterval.Duration
+	x.next[k] = now.Add(every)
+	due := pr.Checks == "" || pr.Checks == "pending" || pr.Review == "" || pr.Review == "REVIEW_REQUIRED" ||
+		x.logOwed[k] != "" || now.Sub(x.polled[k]) >= settledEvery*every
+	if !due {
+		head, err := git.Repo{Root: rec.Repo}.ResolveCommit(rec.Branch)
+		due = err == nil && head != pr.Head
 	}
-	head, err := git.Repo{Root: rec.Repo}.ResolveCommit(rec.Branch)
-	return err == nil && head != pr.Head
+	if due {
+		x.polled[k] = now
+	}
+	return due
 }
+
+// settledEvery is how many intervals a settled pull request (checks done,
+// review decided, no new head) waits between polls: it is still looked at
+// now and then, to see it merged or closed, or its CI run again.
+const settledEvery = 10
+
+// logTries is how many polls a failing check whose log cannot be read yet
+// (its run still in progress) waits for it before it is sent without.
+const logTries = 3
 
 // poll reads the pull request (one gh call) and runs the CI and review
 // reactions on it; a failing check or a new review costs one more call.
 func (x *Reactor) poll(rec *state.Record, cfg config.Config) {
-	pr, err := x.Forge.View(rec.Path, rec.Branch)
+	// By number: gh reads a branch that looks like a number ("7") as one.
+	pr, err := x.Forge.View(rec.Path, rec.PR.Number)
 	if err != nil {
 		x.pollFailed(rec, cfg, err)
+		return
+	}
+	if pr.Number != rec.PR.Number {
+		x.pollFailed(rec, cfg, fmt.Errorf("gh pr view %d answered with pull request #%d", rec.PR.Number, pr.Number))
 		return
 	}
 	x.mu.Lock()
@@ -139,9 +160,13 @@ func (x *Reactor) ciFailed(rec *state.Record, cfg config.Config, pr forge.PR) er
 	if memory(rec, config.CIFailed).Seen == seen {
 		return nil // these failures of this head were judged: no more calls
 	}
+	logs, unread := x.failedLogs(rec, failing)
+	if unread != nil && x.waitForLogs(rec, seen) {
+		x.logf("reaction %s %s: %v; tried again at the next poll", config.CIFailed, rec.Name, unread)
+		return nil
+	}
 	var b strings.Builder
-	var logs []string
-	for _, c := range failing {
+	for i, c := range failing {
 		fmt.Fprintf(&b, "✗ %s", c.Name)
 		if c.Workflow != "" {
 			fmt.Fprintf(&b, " (%s)", c.Workflow)
@@ -150,14 +175,9 @@ func (x *Reactor) ciFailed(rec *state.Record, cfg config.Config, pr forge.PR) er
 			b.WriteString(" " + c.Link)
 		}
 		b.WriteString("\n")
-		log, err := x.Forge.FailedLog(rec.Path, c.Link)
-		if err != nil {
-			log = "(its log could not be read: " + err.Error() + ")"
-		}
-		if tail := run.Tail([]byte(log), logTail); tail != "" {
+		if tail := run.Tail([]byte(logs[i]), logTail); tail != "" {
 			b.WriteString(tail + "\n")
 		}
-		logs = append(logs, log)
 	}
 	return x.fail(rec, failure{
 		reaction: config.CIFailed, seen: seen,
@@ -219,4 +239,44 @@ func (x *Reactor) changesRequested(rec *state.Record, cfg config.Config, pr forg
 		what: fmt.Sprintf("changes requested with %d comment(s)", n),
 		data: MessageData{Failure: b.String(), PR: pr.Number},
 	}, rc)
+}
+
+// failedLogs reads each failing check's failed log (one gh call each); a
+// log that cannot be read says why in its place, and unread is the first
+// such error.
+func (x *Reactor) failedLogs(rec *state.Record, failing []forge.Check) (logs []string, unread error) {
+	for _, c := range failing {
+		log, err := x.Forge.FailedLog(rec.Path, c.Link)
+		if err != nil {
+			log = "(its log could not be read: " + err.Error() + ")"
+			if unread == nil {
+				unread = err
+			}
+		}
+		logs = append(logs, log)
+	}
+	return logs, unread
+}
+
+// waitForLogs reports whether the failures seen are held for a later poll
+// because a log could not be read (a workflow run still in progress has
+// none yet): at most logTries polls, then they go without it, as the
+// message then says.
+func (x *Reactor) waitForLogs(rec *state.Record, seen string) bool {
+	k := keyOf(rec)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.logOwed == nil {
+		x.logOwed, x.logTried = map[agentKey]string{}, map[agentKey]int{}
+	}
+	if x.logOwed[k] != seen {
+		x.logOwed[k], x.logTried[k] = seen, 0
+	}
+	x.logTried[k]++
+	if x.logTried[k] < logTries {
+		return true
+	}
+	delete(x.logOwed, k)
+	delete(x.logTried, k)
+	return false
 }

@@ -42,13 +42,16 @@ type Reactor struct {
 	// called once when a reaction escalates, never for each attempt.
 	Notify func(rec *state.Record, text string)
 
-	mu      sync.Mutex
-	busy    map[string]bool
-	idleAt  map[agentKey]time.Time     // the idle turn last looked at
-	lookAt  map[agentKey]time.Time     // when an idle agent's conflict prediction last ran
-	next    map[agentKey]time.Time     // when its pull request is polled next
-	backoff map[agentKey]time.Duration // the wait after a failed poll
-	ghOff   bool                       // gh is not logged in: CI and review reactions are off
+	mu       sync.Mutex
+	busy     map[string]bool
+	idleAt   map[agentKey]time.Time     // the idle turn last looked at
+	lookAt   map[agentKey]time.Time     // when an idle agent's conflict prediction last ran
+	next     map[agentKey]time.Time     // when its pull request is polled next
+	polled   map[agentKey]time.Time     // when it was last polled
+	logOwed  map[agentKey]string        // failures held for a log gh could not give yet
+	logTried map[agentKey]int           // polls that found that log missing
+	backoff  map[agentKey]time.Duration // the wait after a failed poll
+	ghOff    bool                       // gh is not logged in: CI and review reactions are off
 }
 
 type agentKey struct{ repo, name string }
@@ -206,14 +209,9 @@ func (x *Reactor) fail(rec *state.Record, f failure, cfg config.Reaction) error 
 			// new agent of the same name, is a new message, not a
 			// duplicate of one the outbox delivered long ago.
 			key := fmt.Sprintf("%s@%d#%d", f.sig, cur.CreatedAt.UnixNano(), st.Attempts)
-			_, added, err := x.Box.Enqueue(outbox.Agent{Repo: cur.Repo, Name: cur.Name}, outbox.Message{
-				Kind: Kind(f.reaction), Key: key, Text: render(cfg, f.data), From: "reaction " + f.reaction,
-			}, now)
+			key, err := x.enqueue(cur, f, cfg, key, now)
 			if err != nil {
 				return err
-			}
-			if !added {
-				return fmt.Errorf("outbox of %s already had this message (%s): not counted again", cur.Name, key)
 			}
 			st.Pending = key
 		}
@@ -232,6 +230,24 @@ func (x *Reactor) fail(rec *state.Record, f failure, cfg config.Reaction) error 
 		x.tell(&after, fmt.Sprintf("owt: %s: %s: %s", after.Name, f.reaction, f.what))
 	}
 	return nil
+}
+
+// enqueue queues f's message for the agent under key and returns the key
+// it is queued under. A message still queued under key is one an earlier
+// try queued whose record could not be written: it is counted now, not
+// queued twice. One settled long ago under key (the same cause and
+// attempt number after the attempts started again) does not stand for
+// this one: it goes under a fresh key.
+func (x *Reactor) enqueue(rec *state.Record, f failure, cfg config.Reaction, key string, now time.Time) (string, error) {
+	a := outbox.Agent{Repo: rec.Repo, Name: rec.Name}
+	msg := outbox.Message{Kind: Kind(f.reaction), Key: key, Text: render(cfg, f.data), From: "reaction " + f.reaction}
+	got, added, err := x.Box.Enqueue(a, msg, now)
+	if err != nil || added || got.State == outbox.Queued {
+		return key, err
+	}
+	msg.Key = fmt.Sprintf("%s~%d", key, now.UnixNano())
+	_, _, err = x.Box.Enqueue(a, msg, now)
+	return msg.Key, err
 }
 
 // unheard says why no agent can take a message in rec's worktree ("" when

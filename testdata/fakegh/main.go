@@ -7,7 +7,8 @@
 // match a longer argv by prefix. A fixture with "until" is served only
 // until a call whose argv starts with it was made (a pull request that
 // does not exist until gh pr create made it). "{argN}" in a fixture's
-// output is the call's Nth argument (from 0). Each call is appended to
+// output is the call's Nth argument (from 0). "delay" makes it answer
+// late, as gh over a slow network does. Each call is appended to
 // $FAKEGH_DIR/calls.jsonl as {"argv": [...], "dir": "...", "at": "..."}.
 // With no fixture for argv it says so on stderr and exits 1.
 package main
@@ -28,6 +29,7 @@ type fixture struct {
 	Stderr string   `json:"stderr"`
 	Exit   int      `json:"exit"`
 	Until  []string `json:"until"`
+	Delay  string   `json:"delay"`
 }
 
 type call struct {
@@ -52,6 +54,9 @@ func main() {
 	}
 	for _, f := range fx {
 		if matches(f.Args, args) && !(f.Until != nil && calledWith(before, f.Until)) {
+			if d, err := time.ParseDuration(f.Delay); err == nil {
+				time.Sleep(d)
+			}
 			fmt.Fprint(os.Stdout, withArgs(f.Stdout, args))
 			fmt.Fprint(os.Stderr, withArgs(f.Stderr, args))
 			os.Exit(f.Exit)
