@@ -119,10 +119,11 @@ func changes(it workspace.Item) string {
 }
 
 // prColumn is the branch's pull request in a list row: ", PR #12 open,
-// checks fail, changes requested".
+// checks fail, changes requested". Its state and review are gh's text:
+// shown inert, so an escape sequence in them never reaches the terminal.
 func prColumn(pr *state.PR) string {
 	if pr == nil {
 		return ""
 	}
-	return ", PR " + pr.Summary()
+	return ", PR " + shown(pr.Summary())
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -30,6 +31,9 @@ func prCommand() *cli.Command {
 				return err
 			}
 			pr, err := react.OpenPR(w, c.Args().First(), react.PROptions{Draft: c.Bool("draft"), Base: c.String("base")}, forge.Client{})
+			if errors.Is(err, react.ErrUnknownBase) {
+				return usageError{err.Error()} // a --base that is no branch is bad usage
+			}
 			if err != nil {
 				return err
 			}
@@ -40,7 +44,8 @@ func prCommand() *cli.Command {
 			if pr.Adopted {
 				verb = "adopted"
 			}
-			fmt.Fprintf(c.App.Writer, "%s pull request #%d for %s: %s\n", verb, pr.Number, c.Args().First(), pr.URL)
+			// The URL is gh's text: shown inert on the terminal.
+			fmt.Fprintf(c.App.Writer, "%s pull request #%d for %s: %s\n", verb, pr.Number, c.Args().First(), shown(pr.URL))
 			return nil
 		},
 	}

@@ -70,7 +70,8 @@ type prPlan struct {
 }
 
 // preparePR checks everything owt pr can check without a side effect:
-// the worktree, no open pull request recorded, a remote, commits to offer.
+// the worktree, no open pull request recorded, a --base that is a branch,
+// a remote, commits to offer.
 func preparePR(w *workspace.Workspace, name string, o PROptions) (prPlan, error) {
 	rec, err := w.Get(name)
 	if err != nil {
@@ -82,6 +83,8 @@ func preparePR(w *workspace.Workspace, name string, o PROptions) (prPlan, error)
 	base := o.Base
 	if base == "" {
 		base = rec.Base
+	} else if err := checkBase(w, base); err != nil {
+		return prPlan{}, err
 	}
 	remote, err := w.Repo.PushRemote(w.Config.PR.Remote, base)
 	if err != nil {
@@ -148,6 +151,15 @@ func prBody(rec *state.Record, subjects []string) string {
 	for _, s := range subjects {
 		b.WriteString("- " + s + "\n")
 	}
-	fmt.Fprintf(&b, "\nOpened by owt for the agent %s (%s), %s.\n", rec.Name, rec.Tool, time.Now().Format("2006-01-02"))
+	fmt.Fprintf(&b, "\nOpened by owt for %s, %s.\n", openedFor(rec), time.Now().Format("2006-01-02"))
 	return b.String()
+}
+
+// openedFor names whom owt opened the pull request for: the agent and its
+// tool, or the worktree when no agent works in it (--no-agent).
+func openedFor(rec *state.Record) string {
+	if rec.NoAgent || rec.Tool == "" {
+		return "the worktree " + rec.Name
+	}
+	return fmt.Sprintf("the agent %s (%s)", rec.Name, rec.Tool)
 }

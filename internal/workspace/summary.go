@@ -47,7 +47,8 @@ func publishSummary(ctx context.Context, tm *tmux.Client) error {
 }
 
 // Summary counts agents by status and names the ones that need the user.
-// Shells are not agents and are not counted.
+// Shells are not agents and are not counted, but one that needs the user
+// (its pull request's CI fails) is named.
 type Summary struct {
 	Total   int            `json:"total"`
 	Counts  map[string]int `json:"counts"`  // status → agents
@@ -55,12 +56,16 @@ type Summary struct {
 }
 
 // Summarize builds the summary of records. Shells (--no-agent) are not
-// agents: they are left out.
+// agents: they are left out of the counts, and named only when a reaction
+// needs the user there (no agent can be told, so it is the user's).
 func Summarize(recs []*state.Record) Summary {
 	s := Summary{Counts: map[string]int{}, Waiting: []string{}}
 	var waiting []*state.Record
 	for _, r := range recs {
 		if r.NoAgent {
+			if r.NeedsUser() {
+				waiting = append(waiting, r)
+			}
 			continue
 		}
 		s.Total++
