@@ -157,7 +157,9 @@ func Main(args []string, stderr io.Writer) int {
 // message loses its middle.
 func oneLine(s string) string {
 	var lines []string
-	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+	// Errors carry other programs' words (git's, gh's, a remote's): their
+	// escapes and controls are not for the user's terminal.
+	for _, l := range strings.Split(strings.TrimSpace(workspace.CleanText(s)), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
 			lines = append(lines, l)
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,5 +27,15 @@ func TestInterspersedFlags(t *testing.T) {
 	}
 	for _, c := range cases {
 		require.Equal(t, c.want, interspersed(app, c.in), "%v", c.in)
+	}
+}
+
+func TestOneLineDropsOtherProgramsControls(t *testing.T) {
+	got := oneLine("push rejected: \x1b]0;pwned\a remote says \x1b[31mno\x1b[0m\nhint: pull first")
+	if strings.ContainsAny(got, "\x1b\a") {
+		t.Fatalf("controls left in %q", got)
+	}
+	if !strings.Contains(got, "remote says") || !strings.Contains(got, "hint: pull first") {
+		t.Fatalf("words lost: %q", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // logTail is how many lines of a failed CI log go to the agent.
@@ -115,8 +116,9 @@ func (x *Reactor) notePR(rec *state.Record, pr forge.PR) error {
 		if cur == nil || cur.PR == nil || cur.PR.Number != pr.Number {
 			return state.ErrNoChange
 		}
-		cur.PR.URL, cur.PR.State, cur.PR.Draft = pr.URL, pr.State, pr.IsDraft
-		cur.PR.Checks, cur.PR.Review, cur.PR.Head = pr.CheckSummary(), pr.ReviewDecision, pr.HeadRefOid
+		// gh's words are kept as text, never as a terminal's controls.
+		cur.PR.URL, cur.PR.State, cur.PR.Draft = plain(pr.URL), plain(pr.State), pr.IsDraft
+		cur.PR.Checks, cur.PR.Review, cur.PR.Head = pr.CheckSummary(), plain(pr.ReviewDecision), plain(pr.HeadRefOid)
 		cur.PR.PolledAt = time.Now()
 		if pr.State == "MERGED" || pr.State == "CLOSED" {
 			// Its CI and reviews are over: what they escalated is moot.
@@ -279,4 +281,9 @@ func (x *Reactor) waitForLogs(rec *state.Record, seen string) bool {
 	delete(x.logOwed, k)
 	delete(x.logTried, k)
 	return false
+}
+
+// plain is s on one line without control characters.
+func plain(s string) string {
+	return strings.ReplaceAll(workspace.CleanText(s), "\n", " ")
 }
