@@ -721,14 +721,9 @@ func (c *Client) RespawnPane(pane, dir string, env map[string]string, argv []str
 	}
 	args := []string{"respawn-pane", "-k", "-t", pane}
 	if dir != "" {
-		args = append(args, "-c", dir)
+		args = append(args, "-c", FormatLiteral(dir)) // tmux expands formats in -c
 	}
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(env) {
 		args = append(args, "-e", k+"="+env[k])
 	}
 	args = append(args, "--")

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/git"
@@ -23,6 +23,23 @@ type Loss struct {
 	// Detached counts the commits made on a detached HEAD in the worktree
 	// that no branch, tag or remote ref holds: only the worktree knows them.
 	Detached int `json:"detached_commits"`
+}
+
+// Within reports whether l loses nothing beyond accepted: its files are
+// among accepted's and it has no more commits. Less is fine (the agent
+// committed, or the user cleaned up, after the question was asked).
+func (l Loss) Within(accepted Loss) bool {
+	return subset(l.DirtyFiles, accepted.DirtyFiles) && subset(l.EditedCopies, accepted.EditedCopies) &&
+		l.Unmerged <= accepted.Unmerged && l.Detached <= accepted.Detached
+}
+
+func subset(a, b []string) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
 }
 
 // Empty reports whether nothing would be lost.
@@ -96,8 +113,8 @@ type DeleteOptions struct {
 	Force      bool
 	KeepBranch bool
 	// Accept is what the user agreed to lose (a popup's confirmation):
-	// the delete goes on, as with Force, only if that is still exactly
-	// what would be lost; work written since the question was asked is
+	// the delete goes on, as with Force, only if what would be lost is
+	// still within it; work written since the question was asked is
 	// refused, not lost.
 	Accept *Loss
 }
@@ -115,7 +132,7 @@ func (w *Workspace) Delete(name string, o DeleteOptions) error {
 		return err
 	}
 	if o.Accept != nil && !o.Force {
-		if !reflect.DeepEqual(loss, *o.Accept) {
+		if !loss.Within(*o.Accept) {
 			return fmt.Errorf("%s %w now: %s, more than you agreed to (%s); nothing was deleted", name, ErrWouldLoseWork, loss, o.Accept)
 		}
 		o.Force = !loss.Empty()

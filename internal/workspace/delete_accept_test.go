@@ -34,3 +34,22 @@ func TestDeleteWithAcceptRefusesWorkWrittenAfterTheQuestion(t *testing.T) {
 	require.NoError(t, ws.Delete(rec.Name, DeleteOptions{Accept: &now}))
 	require.NoDirExists(t, rec.Path)
 }
+
+// Less than was shown is fine: the file the user agreed to lose was
+// removed (or committed) meanwhile.
+func TestDeleteWithAcceptGoesOnWhenLessWouldBeLost(t *testing.T) {
+	w := newWorld(t)
+	ws := w.workspace()
+	rec, err := ws.Create(CreateOptions{Task: "Add a feature", NoAgent: true, NoSetup: true})
+	require.NoError(t, err)
+	for _, f := range []string{"a.txt", "b.txt"} {
+		require.NoError(t, os.WriteFile(filepath.Join(rec.Path, f), []byte(f), 0o644))
+	}
+	shown, err := ws.WhatWouldBeLost(rec)
+	require.NoError(t, err)
+	require.Len(t, shown.DirtyFiles, 2)
+
+	require.NoError(t, os.Remove(filepath.Join(rec.Path, "b.txt")))
+	require.NoError(t, ws.Delete(rec.Name, DeleteOptions{Accept: &shown}))
+	require.NoDirExists(t, rec.Path)
+}
