@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -39,6 +38,9 @@ func planAction(c *cli.Context) error {
 		return usagef("plan takes a GOAL, e.g. owt plan \"add login with tokens\" -o auth.toml")
 	}
 	out := c.String("output")
+	if fi, err := os.Stat(out); out != "" && err == nil && fi.IsDir() {
+		return usagef("%s is a directory: give -o a file", out)
+	}
 	if out != "" && !c.Bool("force") {
 		if _, err := os.Lstat(out); err == nil {
 			return usagef("%s exists: give --force to overwrite it, or another -o FILE", out)
@@ -83,7 +85,9 @@ func planAction(c *cli.Context) error {
 		return err
 	}
 	if err := writePlan(out, data, c.Bool("force")); err != nil {
-		return err
+		// The tool's answer cost a call: never lost to a file that could
+		// not be written.
+		return keptAnswer(string(data), err.Error())
 	}
 	fmt.Fprintf(c.App.Writer, "wrote %s: %s; start it with 'owt run start %s'\n", out, p.String(), out)
 	return nil
@@ -156,23 +160,23 @@ func writePlan(path string, data []byte, force bool) error {
 	// Replace what the path names, not the path: through a symlink to its
 	// target, and into a device or pipe (-o /dev/stdout) by writing to it
 	// — a rename over /dev/null would replace the device with a file.
-	target, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return fmt.Errorf("write plan %s: %w", path, err)
-	}
-	if fi, err := os.Stat(target); err == nil && !fi.Mode().IsRegular() {
-		if fi.IsDir() {
-			return usagef("%s is a directory: give -o a file", path)
-		}
-		if err := os.WriteFile(target, data, 0o644); err != nil {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("%s is a directory: give -o a file", path)
+	case err == nil && !fi.Mode().IsRegular():
+		if err := os.WriteFile(path, data, 0o644); err != nil {
 			return fmt.Errorf("write plan %s: %w", path, err)
 		}
 		return nil
 	}
-	if err := state.WriteAtomic(target, data); err != nil {
+	if err := state.ReplaceFile(path, data); err != nil {
 		return fmt.Errorf("write plan %s: %w", path, err)
 	}
-	return os.Chmod(target, 0o644)
+	if fi == nil {
+		return os.Chmod(path, 0o644) // new: readable as a plan written without --force is
+	}
+	return nil
 }
 
 // orchestrateCommand is the seed's owt orchestrate FILE --into BRANCH:

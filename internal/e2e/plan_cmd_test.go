@@ -69,9 +69,19 @@ func TestPlanAsksTheToolHeadlessAndWritesAValidPlan(t *testing.T) {
 	require.Contains(t, r.Stderr, "mine.toml exists: give --force")
 	data, _ := os.ReadFile(filepath.Join(repo, "mine.toml"))
 	require.Equal(t, "my own\n", string(data))
+	require.NoError(t, os.Chmod(filepath.Join(repo, "mine.toml"), 0o640))
 	r = e.OwtIn(repo, env, "", "plan", "add login", "--tool", "claude", "-o", "mine.toml", "--force")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	data, _ = os.ReadFile(filepath.Join(repo, "mine.toml"))
+	require.Contains(t, string(data), `id = "api"`)
+	fi, err := os.Stat(filepath.Join(repo, "mine.toml"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o640), fi.Mode().Perm(), "an overwritten file keeps its mode")
+
+	// --force on a file that is not there yet writes it.
+	r = e.OwtIn(repo, env, "", "plan", "add login", "--tool", "claude", "-o", "new.toml", "--force")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	data, _ = os.ReadFile(filepath.Join(repo, "new.toml"))
 	require.Contains(t, string(data), `id = "api"`)
 }
 

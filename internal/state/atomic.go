@@ -6,14 +6,22 @@ import (
 	"path/filepath"
 )
 
-// WriteAtomic replaces the file at path with data: a temp file beside it,
-// fsync, rename. A reader sees the old file or the new one, never a part,
-// and a crash leaves one of the two. A new file is mode 0600; an existing
-// one keeps its mode. A symlink at path is followed (a dotfiles link stays
-// a link), and a path that is not a regular file (a device, a pipe, a
-// directory) is refused rather than replaced. Callers that change the
-// file from several processes hold their lock around it.
+// WriteAtomic replaces owt's own file at path (a record, a run, an
+// outbox) with data: a temp file beside it, fsync, rename. A reader sees
+// the old file or the new one, never a part, and a crash leaves one of
+// the two. It is always mode 0600, whatever the old file's mode was.
+// Callers that change the file from several processes hold their lock
+// around it.
 func WriteAtomic(path string, data []byte) error {
+	return replace(path, data, 0o600)
+}
+
+// ReplaceFile is WriteAtomic for a user's file (hook settings, a note, a
+// plan): a symlink at path is followed (a dotfiles link stays a link), an
+// existing file keeps its mode (a new one is 0600), and a path that is
+// not a regular file (a device, a pipe, a directory) is refused rather
+// than replaced.
+func ReplaceFile(path string, data []byte) error {
 	mode := os.FileMode(0o600)
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		fi, err := os.Stat(target)
@@ -25,6 +33,10 @@ func WriteAtomic(path string, data []byte) error {
 		}
 		path, mode = target, fi.Mode().Perm()
 	}
+	return replace(path, data, mode)
+}
+
+func replace(path string, data []byte, mode os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

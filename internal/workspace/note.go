@@ -410,6 +410,6 @@ func (w *Workspace) updateNote(fn func(*noteState) error) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return err
 		}
-		return state.WriteAtomic(path, append(data, '\n'))
+		return state.ReplaceFile(path, append(data, '\n'))
 	})
 }

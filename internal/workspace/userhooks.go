@@ -28,7 +28,7 @@ func InstallCodexHooks(owt string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return path, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	if err := state.WriteAtomic(path, merged); err != nil {
+	if err := state.ReplaceFile(path, merged); err != nil {
 		return path, fmt.Errorf("write %s: %w", path, err)
 	}
 	return path, nil
@@ -49,7 +49,7 @@ func RemoveCodexHooks() (string, bool, error) {
 	if err != nil {
 		return path, false, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := state.WriteAtomic(path, kept); err != nil {
+	if err := state.ReplaceFile(path, kept); err != nil {
 		return path, false, fmt.Errorf("write %s: %w", path, err)
 	}
 	return path, true, nil
