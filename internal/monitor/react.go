@@ -30,9 +30,11 @@ func (m *monitor) reactions(now time.Time) {
 		if _, ours := m.alive[recKey{r.Repo, r.Name}]; !ours && !m.followsPR(r) {
 			continue
 		}
-		cfg := config.Defaults()
+		var cfg config.Config
 		if v := m.recs.repo(r.Repo, m.logf); v.ws != nil {
 			cfg = v.ws.Config
+		} else {
+			cfg = config.Defaults()
 		}
 		in = append(in, react.Input{Rec: r, Config: cfg, Into: m.intoOf(r)})
 	}

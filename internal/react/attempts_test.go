@@ -70,6 +70,17 @@ func TestPollScheduleIsOnePerIntervalAndStopsWhenNothingCanChange(t *testing.T) 
 		require.False(t, x.pollDue(merged, cfg, now))
 	}
 	require.Equal(t, 3, polls, "three minutes, one poll a minute")
+
+	// Settled (checks passed, no review awaited, no new head): every 10th
+	// interval only, to see it merged or closed.
+	settled := &state.Record{Name: "c", Repo: t.TempDir(), Branch: "gone", PR: &state.PR{Number: 3, State: "OPEN", Checks: "pass", Head: "h"}}
+	polls = 0
+	for s := 0; s < 30*60; s++ {
+		if x.pollDue(settled, cfg, start.Add(time.Duration(s)*time.Second)) {
+			polls++
+		}
+	}
+	require.Equal(t, 3, polls, "thirty minutes, one poll each ten")
 }
 
 func TestPRTitleIsPlainText(t *testing.T) {

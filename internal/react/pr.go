@@ -27,25 +27,30 @@ func (x *Reactor) pollDue(rec *state.Record, cfg config.Config, now time.Time) b
 	if pr == nil || pr.State != "OPEN" {
 		return false
 	}
-	k := keyOf(rec)
+	k, every := keyOf(rec), cfg.PR.PollInterval.Duration
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	if x.ghOff || now.Before(x.next[k]) {
+		x.mu.Unlock()
 		return false
 	}
 	if x.next == nil {
 		x.next, x.polled = map[agentKey]time.Time{}, map[agentKey]time.Time{}
 	}
-	every := cfg.PR.PollInterval.Duration
 	x.next[k] = now.Add(every)
-	due := pr.Checks == "" || pr.Checks == "pending" || pr.Review == "" || pr.Review == "REVIEW_REQUIRED" ||
+	// GitHub decides reviews only where they are required: "" awaits none.
+	due := pr.Checks == "" || pr.Checks == "pending" || pr.Review == "REVIEW_REQUIRED" ||
 		x.logOwed[k] != "" || now.Sub(x.polled[k]) >= settledEvery*every
+	x.mu.Unlock()
 	if !due {
+		// Settled: only a new head of its own is news (one rev-parse an
+		// interval, outside the lock).
 		head, err := git.Repo{Root: rec.Repo}.ResolveCommit(rec.Branch)
 		due = err == nil && head != pr.Head
 	}
 	if due {
+		x.mu.Lock()
 		x.polled[k] = now
+		x.mu.Unlock()
 	}
 	return due
 }
@@ -117,9 +122,12 @@ func (x *Reactor) notePR(rec *state.Record, pr forge.PR) error {
 			return state.ErrNoChange
 		}
 		// gh's words are kept as text, never as a terminal's controls.
-		cur.PR.URL, cur.PR.State, cur.PR.Draft = plain(pr.URL), plain(pr.State), pr.IsDraft
-		cur.PR.Checks, cur.PR.Review, cur.PR.Head = pr.CheckSummary(), plain(pr.ReviewDecision), plain(pr.HeadRefOid)
-		cur.PR.PolledAt = time.Now()
+		seen := state.PR{Number: pr.Number, URL: plain(pr.URL), State: plain(pr.State), Draft: pr.IsDraft,
+			Checks: pr.CheckSummary(), Review: plain(pr.ReviewDecision), Head: plain(pr.HeadRefOid)}
+		if *cur.PR == seen {
+			return state.ErrNoChange // a write would make every reader reload for nothing
+		}
+		*cur.PR = seen
 		if pr.State == "MERGED" || pr.State == "CLOSED" {
 			// Its CI and reviews are over: what they escalated is moot.
 			for _, name := range []string{config.CIFailed, config.ChangesRequested} {

@@ -1,7 +1,10 @@
 package react
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"sync"
 	"time"
 
@@ -52,6 +55,7 @@ type Reactor struct {
 	logTried map[agentKey]int           // polls that found that log missing
 	backoff  map[agentKey]time.Duration // the wait after a failed poll
 	ghOff    bool                       // gh is not logged in: CI and review reactions are off
+	boxMod   time.Time                  // the outbox dir's mtime at the last tick (Tick's goroutine only)
 }
 
 type agentKey struct{ repo, name string }
@@ -68,6 +72,7 @@ const maxBackoff = 10 * time.Minute
 // Tick starts what is due for each agent: settling sent messages, checks
 // and conflict prediction on a new idle turn, a poll of an open PR.
 func (x *Reactor) Tick(now time.Time, in []Input) {
+	boxMoved := x.boxMoved(now)
 	for _, it := range in {
 		rec := it.Rec
 		if rec.Creating {
@@ -77,7 +82,9 @@ func (x *Reactor) Tick(now time.Time, in []Input) {
 		// the pull request of a worktree without a live agent is still
 		// followed (no turns to look at: outbox.Ready is false), and what
 		// fails on it needs the user.
-		x.settle(rec)
+		if boxMoved {
+			x.settle(rec)
+		}
 		if outbox.Ready(rec) && x.newIdleTurn(rec) {
 			// The turn counts as looked at only once its work started: a
 			// look still busy with the last turn leaves it for a later tick.
@@ -90,17 +97,34 @@ func (x *Reactor) Tick(now time.Time, in []Input) {
 			// The base moves while an agent sits idle: the prediction
 			// runs again now and then (two rev-parses when nothing moved).
 			it := it
-			x.spawn("idle "+rec.Repo+"\x00"+rec.Name, func() {
+			if x.spawn("idle "+rec.Repo+"\x00"+rec.Name, func() {
 				if err := x.conflict(it); err != nil {
 					x.logf("reaction %s %s: %v", config.Conflict, rec.Name, err)
 				}
-			})
+			}) {
+				x.looked(rec, now)
+			}
 		}
 		if x.pollDue(rec, it.Config, now) {
 			cfg := it.Config
 			x.spawn("pr "+rec.Repo+"\x00"+rec.Name, func() { x.poll(rec, cfg) })
 		}
 	}
+}
+
+// boxMoved reports whether the outbox may have settled a message since
+// the last tick: its dir changed (every write renames a file into it), or
+// changed so lately that a second write could share its mtime. Otherwise
+// settling the reactions' messages would read an outbox file a tick.
+func (x *Reactor) boxMoved(now time.Time) bool {
+	fi, err := os.Stat(x.Box.Dir)
+	if err != nil {
+		return !errors.Is(err, fs.ErrNotExist)
+	}
+	mod := fi.ModTime()
+	moved := !mod.Equal(x.boxMod) || now.Sub(mod) < 2*time.Second
+	x.boxMod = mod
+	return moved
 }
 
 // looked notes that rec's conflict prediction runs now.
@@ -114,16 +138,12 @@ func (x *Reactor) looked(rec *state.Record, now time.Time) {
 }
 
 // lookDue reports whether an idle agent's prediction is due again (every
-// [pr] poll_interval, for a base that moved meanwhile), and notes it runs.
+// [pr] poll_interval, for a base that moved meanwhile).
 func (x *Reactor) lookDue(rec *state.Record, now time.Time, every time.Duration) bool {
 	x.mu.Lock()
+	defer x.mu.Unlock()
 	last, ok := x.lookAt[keyOf(rec)]
-	x.mu.Unlock()
-	if ok && now.Sub(last) < every {
-		return false
-	}
-	x.looked(rec, now)
-	return true
+	return !ok || now.Sub(last) >= every
 }
 
 // newIdleTurn reports whether rec's idle turn is one not looked at yet.

@@ -20,8 +20,7 @@ type PR struct {
 	// REVIEW_REQUIRED, or empty.
 	Review string `json:"review,omitempty"`
 	// Head is the commit the PR's head was at when polled.
-	Head     string    `json:"head,omitempty"`
-	PolledAt time.Time `json:"polled_at,omitzero"`
+	Head string `json:"head,omitempty"`
 }
 
 // Reaction is what one reaction source remembers about an agent.
