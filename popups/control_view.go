@@ -227,7 +227,7 @@ func (m *ctl) footer() []string {
 		if m.failed {
 			sgr = sgrRed
 		}
-		out = append(out, m.paint(sgr, control.Plain(m.status)))
+		out = append(out, m.paint(sgr, workspace.CleanLine(m.status)))
 	}
 	return append(out, m.wrapKeys(m.keysFor())...)
 }
@@ -292,7 +292,7 @@ func (m *ctl) questionView() []string {
 	room := m.height - len(out) - 2
 	body := make([]string, len(q.body))
 	for i, l := range q.body {
-		body[i] = control.Plain(l)
+		body[i] = workspace.CleanLine(l)
 	}
 	if len(body) > room {
 		body = append(body[:max(0, room-1)], "…")

@@ -9,7 +9,6 @@ import (
 
 	fuzzyfinder "github.com/ktr0731/go-fuzzyfinder"
 
-	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -63,7 +62,7 @@ func labels(items []workspace.Item, now time.Time) []string {
 			changes += fmt.Sprintf(" (%d uncommitted)", it.Dirty)
 		}
 		if it.PR != nil {
-			changes += " PR " + control.Plain(it.PR.Summary()) // gh's text, drawn inert
+			changes += " PR " + workspace.CleanLine(it.PR.Summary()) // gh's text, drawn inert
 		}
 		rows[i] = []string{workspace.Glyph(it.Status), it.Name, repoName(it.Repo), tool, workspace.Age(now.Sub(it.CreatedAt)), changes, it.Branch}
 		for c, cell := range rows[i] {

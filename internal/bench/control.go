@@ -19,7 +19,8 @@ func controlFigures(w *world, bin, repo string, agents int) {
 		fmt.Sprintf("control popup first frame, %d agents", agents), ms(p50(frames)), ms(maxOf(frames)))
 }
 
-// popupFrame is firstFrame for any popup: the time until want is on screen.
+// popupFrame runs a popup in a new tmux window and measures the time until
+// want is on screen, polling capture-pane; then it closes it with Esc.
 func (w *world) popupFrame(dir, bin, popup, want string) time.Duration {
 	start := time.Now()
 	out, err := w.cmd(dir, "tmux", "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "bench:", "-c", dir, bin, "popup", popup).Output()
@@ -36,7 +37,9 @@ func (w *world) popupFrame(dir, bin, popup, want string) time.Duration {
 			fmt.Fprintf(os.Stderr, "%s popup never showed %q:\n%s", popup, want, screen)
 			exit(1)
 		}
-		time.Sleep(2 * time.Millisecond) // gently: the popup needs the CPU
+		// Poll gently: a busy loop of tmux processes would steal the CPU
+		// the popup needs (2 cores) and measure the poller, not owt.
+		time.Sleep(2 * time.Millisecond)
 	}
 	w.must(dir, "tmux", "send-keys", "-t", pane, "Escape")
 	for i := 0; i < 200; i++ {

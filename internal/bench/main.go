@@ -99,7 +99,7 @@ func main() {
 
 	var frames []time.Duration
 	for i := 0; i < 10; i++ {
-		frames = append(frames, w.firstFrame(repo, bin, fmt.Sprintf("%d/%d", *n, *n)))
+		frames = append(frames, w.popupFrame(repo, bin, "switch", fmt.Sprintf("%d/%d", *n, *n)))
 	}
 	fmt.Printf("%-44s p50 %7s   (budget ≤ 150 ms; max %s; from new-window to the list on screen)\n",
 		fmt.Sprintf("switch popup first frame, %d agents", *n), ms(p50(frames)), ms(maxOf(frames)))
@@ -108,43 +108,6 @@ func main() {
 
 	sendFigures(w, bin, repo)
 	ghFigures(w, bin)
-}
-
-// firstFrame runs the switch picker in a new tmux window and measures the
-// time until its list (the "N/N" count line) is on screen, polling
-// capture-pane; then it closes the picker with Esc.
-func (w *world) firstFrame(dir, bin, want string) time.Duration {
-	start := time.Now()
-	out, err := w.cmd(dir, "tmux", "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "bench:", "-c", dir, bin, "popup", "switch").Output()
-	check(err)
-	pane := strings.TrimSpace(string(out))
-	var took time.Duration
-	for {
-		screen, err := w.cmd(dir, "tmux", "capture-pane", "-p", "-t", pane).Output()
-		if err == nil && strings.Contains(string(screen), want) {
-			took = time.Since(start)
-			break
-		}
-		if time.Since(start) > 10*time.Second {
-			fmt.Fprintf(os.Stderr, "switch popup never showed %q:\n%s", want, screen)
-			exit(1)
-		}
-		// Poll gently: a busy loop of tmux processes would steal the CPU
-		// the popup needs (2 cores) and measure the poller, not owt.
-		time.Sleep(2 * time.Millisecond)
-	}
-	w.must(dir, "tmux", "send-keys", "-t", pane, "Escape")
-	for i := 0; i < 200; i++ {
-		if err := w.cmd(dir, "tmux", "display-message", "-p", "-t", pane, "").Run(); err != nil {
-			break
-		}
-		panes, _ := w.cmd(dir, "tmux", "list-panes", "-a", "-F", "#{pane_id}").Output()
-		if !strings.Contains(string(panes), pane+"\n") {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return took
 }
 
 func maxOf(ds []time.Duration) time.Duration {

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -44,13 +43,7 @@ func (w *world) engineCPU(bin string, d time.Duration) {
 	const tasks = 20
 	// The engine starts agents with the monitor's own PATH: start a
 	// monitor that has the fake agent on it.
-	if pid := monitorPID(w); pid > 0 {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
-		for i := 0; i < 50 && syscall.Kill(pid, 0) == nil; i++ {
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-	w.must(repo, bin, "tmux", "init")
+	restartMonitor(w, repo, bin)
 	var plan strings.Builder
 	plan.WriteString("[run]\nmax_concurrent = 20\ntool = \"claude\"\nsettle = \"1h\"\ntimeout = \"10h\"\n")
 	for i := 0; i < tasks; i++ {

@@ -93,8 +93,8 @@ func rowName(r Row) string {
 	return r.Run + "/" + r.TaskID
 }
 
-func TestPlainDropsControlsAndEscapes(t *testing.T) {
-	require.Equal(t, "bad [2J]0;x thing   ok", Plain("bad \x1b[2J\x1b]0;x\x07 thing\n\t\rok"))
-	require.Equal(t, "wide 日本 stays", Plain("wide 日本 stays"))
-	require.Equal(t, "c1", Plain("c\u009b1"))
+func TestCleanLineDropsControlsAndEscapes(t *testing.T) {
+	require.Equal(t, "bad [2J]0;x thing   ok", workspace.CleanLine("bad \x1b[2J\x1b]0;x\x07 thing\n\t\rok"))
+	require.Equal(t, "wide 日本 stays", workspace.CleanLine("wide 日本 stays"))
+	require.Equal(t, "c1", workspace.CleanLine("c\u009b1"))
 }

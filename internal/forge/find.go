@@ -1,9 +1,6 @@
 package forge
 
-import (
-	"errors"
-	"strings"
-)
+import "strings"
 
 // noPRText is what gh pr view says (exit 1) for a branch without a pull
 // request: `no pull requests found for branch "NAME"`.
@@ -24,7 +21,7 @@ func (c Client) Find(dir, branch string) (pr PR, found bool, err error) {
 		return PR{}, false, nil
 	case err == nil:
 		return pr, true, nil
-	case !errors.Is(err, ErrAuth) && !errors.Is(err, ErrNotInstalled) && strings.Contains(err.Error(), noPRText):
+	case strings.Contains(err.Error(), noPRText):
 		return PR{}, false, nil
 	}
 	return PR{}, false, err

@@ -27,10 +27,9 @@ var ErrNotInstalled = errors.New("gh is not installed (https://cli.github.com)")
 // poller for ever.
 const callTimeout = 2 * time.Minute
 
-// Client runs gh. Calls, when set, is told of each call (for figures).
+// Client runs gh.
 type Client struct {
-	Bin   string // "gh" when empty
-	Calls func(args []string)
+	Bin string // "gh" when empty
 }
 
 // run runs gh with args in dir, no stdin, no prompts; exit 4 is ErrAuth.
@@ -38,9 +37,6 @@ func (c Client) run(dir string, args ...string) ([]byte, error) {
 	bin := c.Bin
 	if bin == "" {
 		bin = "gh"
-	}
-	if c.Calls != nil {
-		c.Calls(args)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()

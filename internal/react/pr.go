@@ -122,8 +122,8 @@ func (x *Reactor) notePR(rec *state.Record, pr forge.PR) error {
 			return state.ErrNoChange
 		}
 		// gh's words are kept as text, never as a terminal's controls.
-		seen := state.PR{Number: pr.Number, URL: plain(pr.URL), State: plain(pr.State), Draft: pr.IsDraft,
-			Checks: pr.CheckSummary(), Review: plain(pr.ReviewDecision), Head: plain(pr.HeadRefOid)}
+		seen := state.PR{Number: pr.Number, URL: workspace.CleanLine(pr.URL), State: workspace.CleanLine(pr.State), Draft: pr.IsDraft,
+			Checks: pr.CheckSummary(), Review: workspace.CleanLine(pr.ReviewDecision), Head: workspace.CleanLine(pr.HeadRefOid)}
 		if *cur.PR == seen {
 			return state.ErrNoChange // a write would make every reader reload for nothing
 		}
@@ -289,9 +289,4 @@ func (x *Reactor) waitForLogs(rec *state.Record, seen string) bool {
 	delete(x.logOwed, k)
 	delete(x.logTried, k)
 	return false
-}
-
-// plain is s on one line without control characters.
-func plain(s string) string {
-	return strings.ReplaceAll(workspace.CleanText(s), "\n", " ")
 }

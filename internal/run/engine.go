@@ -56,7 +56,7 @@ type Engine struct {
 	live     []string                     // the runs in flight at the last listing
 	observed map[string]cachedObservation // by run/task: see observeCached
 	bar      string                       // the status bar's runs text last set (engine_bar.go)
-	targets  map[Agent]string             // the into of each live run's task agents (engine_targets.go)
+	targets  map[outbox.Agent]string      // the into of each live run's task agents (engine_targets.go)
 	barSet   bool
 }
 
@@ -64,7 +64,7 @@ type Engine struct {
 // of the runs dir.
 func (e *Engine) Tick(now time.Time) {
 	if e.targets == nil {
-		e.targets = map[Agent]string{}
+		e.targets = map[outbox.Agent]string{}
 	}
 	clear(e.targets)
 	fi, err := os.Stat(e.Store.Dir)

@@ -278,6 +278,20 @@ func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) error {
 	return nil
 }
 
+// CleanLine is text from elsewhere (an agent's summary, a task, a file
+// name, gh's words) made safe to draw on one line: CleanText drops its
+// control characters (an escape sequence's ESC goes, the rest is inert
+// text), and line breaks and tabs become spaces, so it can neither move
+// the cursor nor restyle the screen.
+func CleanLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, CleanText(s))
+}
+
 // CleanText removes control characters from text bound for an agent's
 // input, except tab and newline (a carriage return becomes a newline):
 // ESC, Ctrl-C and friends would arrive as keys — end a bracketed paste
