@@ -11,7 +11,7 @@ import (
 // one stat of the outbox dir.
 func (m *monitor) deliver(now time.Time) {
 	if m.courier == nil {
-		m.courier = &outbox.Courier{Box: outbox.Default(), Socket: m.socket, Tmux: m.tm, Logf: m.logf}
+		m.courier = &outbox.Courier{Box: outbox.Default(), Socket: m.socket, Tmux: m.tm, Logf: m.logf, Viewed: m.paneViewed}
 	}
 	m.courier.Tick(now)
 }

@@ -27,6 +27,9 @@ type Courier struct {
 	Socket string
 	Tmux   *tmux.Client
 	Logf   func(format string, args ...any)
+	// Viewed reports whether a client is on a pane, as the monitor's
+	// snapshot of this tick saw it (no tmux call of its own).
+	Viewed func(pane string) bool
 
 	dirMod  time.Time // the box dir's mtime at the last listing
 	pending []Agent   // the agents with queued messages at the last listing
@@ -60,8 +63,6 @@ func (c *Courier) Tick(now time.Time) {
 	if len(c.pending) == 0 {
 		return
 	}
-	var viewers []tmux.Viewer
-	looked := false
 	for _, a := range c.pending {
 		if c.isBusy(a) {
 			continue
@@ -77,14 +78,7 @@ func (c *Courier) Tick(now time.Time) {
 		if !Ready(rec) {
 			continue // not now: working, waiting for the user, or starting
 		}
-		if !looked {
-			if viewers, err = c.Tmux.Viewers(); err != nil {
-				c.logf("outbox: list clients: %v", err)
-				return
-			}
-			looked = true
-		}
-		if tmux.Watched(viewers, rec.SessionID, rec.Pane) {
+		if c.Viewed != nil && c.Viewed(rec.Pane) {
 			if err := c.Box.Hold(a, HeldByUser); err != nil {
 				c.logf("outbox %s: %v", a.Name, err)
 			}
@@ -102,16 +96,6 @@ func (c *Courier) Tick(now time.Time) {
 // over (idle), it waits for nobody, it lives and has started.
 func Ready(rec *state.Record) bool {
 	return rec.Status == state.Idle && !rec.NoAgent && rec.Pane != "" && !rec.Creating
-}
-
-// UserOn reports whether a user's client is on the agent's pane: then owt
-// sends it nothing and lands nothing for it. One tmux call.
-func UserOn(tm *tmux.Client, rec *state.Record) (bool, error) {
-	vs, err := tm.Viewers()
-	if err != nil {
-		return false, err
-	}
-	return tmux.Watched(vs, rec.SessionID, rec.Pane), nil
 }
 
 // deliver sends a's queued messages as one paste through owt send's path

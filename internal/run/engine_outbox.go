@@ -146,17 +146,7 @@ func (e *Engine) userOnAgent(r *Run, name string) bool {
 	if err != nil || f.Records[name] == nil {
 		return false
 	}
-	if e.UserOnPane != nil {
-		return e.userOnPane(f.Records[name].Pane) // the monitor's snapshot knows: no tmux call
-	}
-	if e.Tmux == nil {
-		return false
-	}
-	on, err := outbox.UserOn(e.Tmux, f.Records[name])
-	if err != nil {
-		e.logf("run %s: %v", r.Name, err)
-	}
-	return on
+	return e.userOnPane(f.Records[name].Pane) // the monitor's snapshot knows: no tmux call
 }
 
 // landHeldWhy is why a done task waits to land.
