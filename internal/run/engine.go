@@ -51,7 +51,8 @@ type Engine struct {
 	// dir's); the monitor's outbox.Courier delivers them.
 	Outbox outbox.Box
 
-	checks   checkRuns                    // the checks running in the background
+	checks   jobs                         // the checks running in the background
+	opening  jobs                         // the pull requests being opened, one per run
 	dirMod   time.Time                    // the runs dir's mtime when it was last listed
 	live     []string                     // the runs in flight at the last listing
 	observed map[string]cachedObservation // by run/task: see observeCached

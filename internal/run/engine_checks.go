@@ -23,14 +23,14 @@ const CheckTimeout = 15 * time.Minute
 // checkTail is how many of a failing check's last output lines are kept.
 const checkTail = 40
 
-// checkRuns are the task checks running in the background: one run per
-// task at a time.
-type checkRuns struct {
+// jobs are work running in the background (a task's checks, a pull
+// request being opened): one at a time per key.
+type jobs struct {
 	mu      sync.Mutex
-	running map[string]bool // by run and task
+	running map[string]bool
 }
 
-func (c *checkRuns) claim(key string) bool {
+func (c *jobs) claim(key string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.running[key] {
@@ -43,7 +43,7 @@ func (c *checkRuns) claim(key string) bool {
 	return true
 }
 
-func (c *checkRuns) release(key string) {
+func (c *jobs) release(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.running, key)

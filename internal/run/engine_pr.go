@@ -10,7 +10,8 @@ import (
 const prRetryAfter = 10 * time.Minute
 
 // openPRs opens a pull request for each done task of a run with [run] pr
-// that has none: one a tick, outside the run's lock (a push takes time),
+// that has none: in the background (a push and two gh calls can take
+// minutes; the monitor's tick must not wait), one task at a time per run,
 // through the OpenPR the monitor gives (owt pr's own path).
 func (e *Engine) openPRs(name string, now time.Time) error {
 	if e.OpenPR == nil {
@@ -24,25 +25,41 @@ func (e *Engine) openPRs(name string, now time.Time) error {
 		if t.State != Done || t.PR != 0 || t.Name == "" || (!t.PRTried.IsZero() && now.Sub(t.PRTried) < prRetryAfter) {
 			continue
 		}
-		n, perr := e.OpenPR(r.Repo, t.Name)
-		id, wt := t.ID, t.Name
-		return e.Store.Update(name, func(cur *Run) ([]Event, error) {
-			ct, ok := cur.Task(id)
-			if !ok || ct.Name != wt {
-				return nil, nil
+		key := "pr\x00" + name
+		if !e.opening.claim(key) {
+			return nil // this run's last one is still being opened
+		}
+		go func(repo, id, wt string) {
+			defer e.opening.release(key)
+			n, perr := e.OpenPR(repo, wt)
+			if err := e.recordPR(name, id, wt, n, perr); err != nil {
+				e.logf("run %s: task %s: pull request: %v", name, id, err)
 			}
-			ct.PRTried, cur.UpdatedAt = now, now // kept even when nothing is logged: the next try waits
-			if perr != nil {
-				was := ct.PRError
-				ct.PRError = perr.Error()
-				if was == ct.PRError {
-					return nil, nil
-				}
-				return []Event{{At: now, Event: "pr_failed", Task: id, Detail: ct.PRError + fmt.Sprintf(" (tried again in %s)", prRetryAfter)}}, nil
-			}
-			ct.PR, ct.PRError = n, ""
-			return []Event{{At: now, Event: "pr", Task: id, Detail: fmt.Sprintf("pull request #%d for %s", n, wt)}}, nil
-		})
+		}(r.Repo, t.ID, t.Name)
+		return nil
 	}
 	return nil
+}
+
+// recordPR keeps what opening the task's pull request gave, if the task
+// still has that worktree.
+func (e *Engine) recordPR(name, id, wt string, n int, perr error) error {
+	now := time.Now()
+	return e.Store.Update(name, func(cur *Run) ([]Event, error) {
+		ct, ok := cur.Task(id)
+		if !ok || ct.Name != wt {
+			return nil, nil
+		}
+		ct.PRTried, cur.UpdatedAt = now, now // kept even when nothing is logged: the next try waits
+		if perr != nil {
+			was := ct.PRError
+			ct.PRError = perr.Error()
+			if was == ct.PRError {
+				return nil, nil
+			}
+			return []Event{{At: now, Event: "pr_failed", Task: id, Detail: ct.PRError + fmt.Sprintf(" (tried again in %s)", prRetryAfter)}}, nil
+		}
+		ct.PR, ct.PRError = n, ""
+		return []Event{{At: now, Event: "pr", Task: id, Detail: fmt.Sprintf("pull request #%d for %s", n, wt)}}, nil
+	})
 }
