@@ -14,22 +14,7 @@ import (
 func TestARunTaskIsToldOfAConflictWithTheRunsInto(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
-	script := func(text string) string {
-		return "!write same.txt " + text + "\\n!commit " + text + "\\n!exec " + owtBin + " done --summary " + text
-	}
-	e.WriteFile(repo, "clash.toml", `[run]
-into = "feat/x"
-max_concurrent = 1
-tool = "claude"
-
-[[task]]
-id = "a"
-task = "`+script("from-a")+`"
-
-[[task]]
-id = "b"
-task = "`+script("from-b")+`"
-`)
+	e.WriteFile(repo, "clash.toml", clashPlan())
 	e.MustOwt(repo, "run", "start", "clash.toml")
 	e.MustOwt(repo, "tmux", "init")
 

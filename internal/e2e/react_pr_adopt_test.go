@@ -25,12 +25,9 @@ var notLoggedIn = ghFixture{Args: []string{"pr", "view"}, Exit: 4,
 // n commits beyond main, and returns its branch.
 func (e *Env) shellWithCommits(repo, name string, n int) string {
 	e.t.Helper()
-	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", name, "Add a feature")
-	it := e.Find(repo, name)
+	it := e.shell(repo, name)
 	for i := range n {
-		e.WriteFile(it.Path, "feature"+itoa(i)+".txt", "feature\n")
-		e.Git(it.Path, "add", "-A")
-		e.Git(it.Path, "commit", "-q", "-m", "feature part "+itoa(i))
+		e.commitIn(it.Path, "feature"+itoa(i)+".txt", "feature\n", "feature part "+itoa(i))
 	}
 	return it.Branch
 }

@@ -14,6 +14,7 @@ import (
 // evidence (a signal, commits, a clean tree).
 
 type runEvent struct {
+	At                  time.Time
 	Event, Task, Detail string
 }
 
@@ -202,22 +203,7 @@ depends_on = ["a", "b"]
 func TestRunEngineLandsNothingOnAPredictedConflict(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
-	script := func(text string) string {
-		return "!write same.txt " + text + "\\n!commit " + text + "\\n!exec " + owtBin + " done --summary " + text
-	}
-	e.WriteFile(repo, "clash.toml", `[run]
-into = "feat/x"
-max_concurrent = 1
-tool = "claude"
-
-[[task]]
-id = "a"
-task = "`+script("from-a")+`"
-
-[[task]]
-id = "b"
-task = "`+script("from-b")+`"
-`)
+	e.WriteFile(repo, "clash.toml", clashPlan())
 	e.MustOwt(repo, "run", "start", "clash.toml")
 	e.MustOwt(repo, "tmux", "init")
 
@@ -236,4 +222,25 @@ task = "`+script("from-b")+`"
 	require.Equal(t, "from-a", e.Git(repo, "show", "feat/x:same.txt"), "nothing of b landed")
 	require.NotContains(t, e.Git(repo, "log", "--format=%s", "feat/x"), "from-b", "no commit of b in into")
 	require.Equal(t, "active", e.runStatus(repo, "clash").State)
+}
+
+// clashPlan is a run whose two tasks write the same file, one after the
+// other, landing in feat/x: a lands, b then conflicts with it.
+func clashPlan() string {
+	script := func(text string) string {
+		return "!write same.txt " + text + "\\n!commit " + text + "\\n!exec " + owtBin + " done --summary " + text
+	}
+	return `[run]
+into = "feat/x"
+max_concurrent = 1
+tool = "claude"
+
+[[task]]
+id = "a"
+task = "` + script("from-a") + `"
+
+[[task]]
+id = "b"
+task = "` + script("from-b") + `"
+`
 }

@@ -164,10 +164,13 @@ func TestRunHoldsMessagesWhileAClientIsOnTheAgentsPane(t *testing.T) {
 	require.Empty(t, e.eventsOf(repo, "hold", "delivered"), "nothing is sent while the user is on the pane")
 	require.Empty(t, e.promptsWith("hold-think", nudgeMark))
 
+	left := time.Now()
 	e.Tmux("detach-client", "-t", client)
 	e.waitTaskState(repo, "hold", "done")
 	require.Len(t, e.promptsWith("hold-think", nudgeMark), 1)
-	require.Len(t, e.eventsOf(repo, "hold", "delivered"), 1)
+	delivered := e.eventsOf(repo, "hold", "delivered")
+	require.Len(t, delivered, 1)
+	require.True(t, delivered[0].At.After(left), "delivered only once the user left the pane: %v, left at %v", delivered[0].At, left)
 }
 
 func TestRunPressesASwallowedEnterAgain(t *testing.T) {
@@ -230,9 +233,13 @@ func TestRunLandsNothingWhileAClientIsOnTheAgentsPane(t *testing.T) {
 	require.Equal(t, "done", e.runStatus(repo, "land").Tasks[0].State, "done, not landed")
 	require.Empty(t, e.eventsOf(repo, "land", "landed"))
 
+	left := time.Now()
 	e.Tmux("detach-client", "-t", client)
 	e.waitTaskState(repo, "land", "landed")
 	require.Contains(t, e.Git(repo, "log", "--format=%s", "feat/x"), "add l.txt")
+	landed := e.eventsOf(repo, "land", "landed")
+	require.Len(t, landed, 1)
+	require.True(t, landed[0].At.After(left), "landed only once the user left the pane: %v, left at %v", landed[0].At, left)
 }
 
 // A message held while the user is on the pane is withdrawn when the user
