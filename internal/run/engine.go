@@ -369,12 +369,10 @@ func doneDetail(ev Evidence) string {
 	return strings.Join(parts, "; ")
 }
 
+// owedDetail says that a message is owed that the outbox could not queue
+// (it is tried again at the next judgement).
 func owedDetail(kind, why string) string {
-	what := messageWhat(kind)
-	if kind == string(RunChecks) {
-		what = "a run of the checks"
-	}
-	return fmt.Sprintf("%s: owt owes the agent %s; not sent (owt cannot deliver it yet)", why, what)
+	return fmt.Sprintf("%s: owt owes the agent %s; not sent yet (the outbox could not queue it)", why, messageWhat(kind))
 }
 
 // startReady starts the tasks Ready picks, each in two steps: marked

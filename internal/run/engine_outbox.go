@@ -12,9 +12,8 @@ import (
 // agent, until the outbox says it was delivered or could not be.
 type Sending struct {
 	Message
-	Key      string    `json:"key"`
-	Attempt  int       `json:"attempt"`
-	QueuedAt time.Time `json:"queued_at"`
+	Key     string `json:"key"`
+	Attempt int    `json:"attempt"`
 }
 
 // mail is what the outbox holds of a task's message at a judgement.
@@ -36,7 +35,7 @@ func agentOf(r *Run, t *TaskRun) outbox.Agent { return outbox.Agent{Repo: r.Repo
 // sendingOf is how the engine names msg for task t's current attempt: the
 // outbox queues one message per key, so each kind goes once an attempt
 // (checks: once per tree).
-func sendingOf(r *Run, t *TaskRun, msg Message, now time.Time) Sending {
+func sendingOf(r *Run, t *TaskRun, msg Message) Sending {
 	// The attempt's start time too: a retry past the last attempt reuses
 	// its number, and a run registered again reuses its name; neither may
 	// find an earlier attempt's message delivered.
@@ -44,7 +43,7 @@ func sendingOf(r *Run, t *TaskRun, msg Message, now time.Time) Sending {
 	if msg.Tree != "" {
 		key += " tree " + msg.Tree
 	}
-	return Sending{Message: msg, Key: key, Attempt: t.Attempt, QueuedAt: now}
+	return Sending{Message: msg, Key: key, Attempt: t.Attempt}
 }
 
 // mailOf queues the message a verdict owes (a no-op when it is queued
@@ -54,7 +53,7 @@ func (e *Engine) mailOf(r *Run, t *TaskRun, v Verdict, now time.Time) *mail {
 	box := e.box()
 	switch {
 	case v.Action == SendMessage && v.Message != nil:
-		s := sendingOf(r, t, *v.Message, now)
+		s := sendingOf(r, t, *v.Message)
 		m, added, err := box.Enqueue(agentOf(r, t), outbox.Message{
 			Kind: s.Kind, Key: s.Key, Text: s.Text, From: fmt.Sprintf("run %s, task %s", r.Name, t.ID),
 		}, now)
