@@ -55,13 +55,9 @@ func (m *ctl) openDiff(rec *state.Record) tea.Cmd {
 	}
 }
 
-// diffBase is what the worktree is compared with: its base branch, or
-// where it started when that branch is gone.
+// diffBase is what the worktree is compared with (git.Repo.BaseRef).
 func diffBase(rec *state.Record) string {
-	if rec.BaseCommit != "" && !(git.Repo{Root: rec.Repo}).BranchExists(rec.Base) {
-		return rec.BaseCommit
-	}
-	return rec.Base
+	return git.Repo{Root: rec.Repo}.BaseRef(rec.Base, rec.BaseCommit)
 }
 
 func (m *ctl) diffLoaded(msg diffMsg) (tea.Model, tea.Cmd) {

@@ -32,10 +32,7 @@ func diffCommand() *cli.Command {
 			if interactive && !c.Bool("stat") && !c.Bool("json") {
 				return execPopup("diff", rec.Name)
 			}
-			base := rec.Base
-			if !w.Repo.BranchExists(base) && rec.BaseCommit != "" {
-				base = rec.BaseCommit // the base branch is gone: where it started
-			}
+			base := w.Repo.BaseRef(rec.Base, rec.BaseCommit)
 			files, err := git.ChangedFiles(rec.Path, base)
 			if err != nil {
 				return err

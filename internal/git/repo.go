@@ -172,6 +172,15 @@ func (r Repo) BranchExists(name string) bool {
 	return err == nil
 }
 
+// BaseRef is what a worktree's work is measured against: its base branch,
+// or the commit it started from (commit) when that branch is gone.
+func (r Repo) BaseRef(branch, commit string) string {
+	if commit == "" || r.BranchExists(branch) {
+		return branch
+	}
+	return commit
+}
+
 // ValidBranchName reports whether name is acceptable as a new branch name,
 // with git's own rules (git check-ref-format --branch). It needs no
 // repository. Names git would read as an option or as a special ref are

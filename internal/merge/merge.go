@@ -121,13 +121,9 @@ func (c *Context) records() ([]*state.Record, error) {
 	return c.Records()
 }
 
-// baseRef is what a record's work is measured against: its base branch,
-// or the commit it started from when that branch is gone.
+// baseRef is what a record's work is measured against (git.Repo.BaseRef).
 func (c *Context) baseRef(r *state.Record) string {
-	if c.Git.BranchExists(r.Base) || r.BaseCommit == "" {
-		return r.Base
-	}
-	return r.BaseCommit
+	return c.Git.BaseRef(r.Base, r.BaseCommit)
 }
 
 // checkOnBranch refuses while the worktree's HEAD is not on its branch (a

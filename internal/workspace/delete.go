@@ -95,10 +95,7 @@ func (w *Workspace) WhatWouldBeLost(r *state.Record) (Loss, error) {
 		}
 	}
 	if w.Repo.BranchExists(r.Branch) {
-		base := r.Base
-		if !w.Repo.BranchExists(base) && r.BaseCommit != "" {
-			base = r.BaseCommit
-		}
+		base := w.Repo.BaseRef(r.Base, r.BaseCommit)
 		ahead, _, err := w.Repo.AheadBehind(base, r.Branch)
 		if err != nil {
 			return l, fmt.Errorf("compare %s with %s: %w", r.Branch, base, err)

@@ -179,10 +179,7 @@ func (w *Workspace) forget(r *state.Record, rep *DoctorReport) (bool, string) {
 	}
 	action := "forgot it"
 	if w.Repo.BranchExists(r.Branch) {
-		base := r.Base
-		if !w.Repo.BranchExists(base) && r.BaseCommit != "" {
-			base = r.BaseCommit
-		}
+		base := w.Repo.BaseRef(r.Base, r.BaseCommit)
 		ahead, _, err := w.Repo.AheadBehind(base, r.Branch)
 		switch {
 		case err != nil:

@@ -76,7 +76,7 @@ func (w *Workspace) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 		rep.Findings = append(rep.Findings, f)
 		return true
 	}
-	if ahead, _, err := w.Repo.AheadBehind(w.baseOf(r), r.Branch); err == nil && ahead > 0 {
+	if ahead, _, err := w.Repo.AheadBehind(w.Repo.BaseRef(r.Base, r.BaseCommit), r.Branch); err == nil && ahead > 0 {
 		f.Action = fmt.Sprintf("left alone: branch %s has %d commit(s) of its own; look at it, then 'owt delete --force %s'", r.Branch, ahead, r.Name)
 		rep.Findings = append(rep.Findings, f)
 		return true
@@ -95,15 +95,6 @@ func (w *Workspace) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 	}
 	rep.Findings = append(rep.Findings, f)
 	return true
-}
-
-// baseOf is the ref r's branch is measured against: its base branch, or
-// the commit it started from when the branch is gone.
-func (w *Workspace) baseOf(r *state.Record) string {
-	if !w.Repo.BranchExists(r.Base) && r.BaseCommit != "" {
-		return r.BaseCommit
-	}
-	return r.Base
 }
 
 // userFilesIn lists the files of an interrupted create's worktree that are

@@ -121,10 +121,7 @@ func computeStats(r *state.Record) Stats {
 		return s
 	}
 	repo := git.Repo{Root: r.Repo}
-	base := r.Base
-	if !repo.BranchExists(base) && r.BaseCommit != "" {
-		base = r.BaseCommit
-	}
+	base := repo.BaseRef(r.Base, r.BaseCommit)
 	s.Ahead, s.Behind, _ = repo.AheadBehind(base, r.Branch)
 	if dirty, err := WorkFiles(r); err == nil {
 		s.Dirty = len(dirty)
