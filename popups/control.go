@@ -176,7 +176,7 @@ func (m *ctl) scope() string {
 
 // reload reads the board now (the first frame, and after a verb).
 func (m *ctl) reload() {
-	snap, err := control.Load(m.tm, m.scope(), m.queues)
+	snap, err := control.Load(m.tm, m.scope())
 	if err != nil {
 		m.status, m.failed = err.Error(), true
 		return
@@ -190,16 +190,16 @@ func (m *ctl) apply(snap control.Snapshot) {
 		keep = sel
 	}
 	m.snap = snap
-	m.snap.Queue = m.queues
+	m.snap.Queue = m.queues // the queue order, worked out once in the background
 	m.board = m.snap.Board()
 	m.applyFilter()
 	m.follow(keep)
 }
 
 func (m *ctl) load() tea.Cmd {
-	scope, queues := m.scope(), m.queues
+	scope := m.scope()
 	return func() tea.Msg {
-		snap, err := control.Load(m.tm, scope, queues)
+		snap, err := control.Load(m.tm, scope)
 		if err != nil {
 			return verbMsg{err: err}
 		}
@@ -631,9 +631,8 @@ func (m *ctl) typingKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			if err != nil {
 				return verbMsg{err: err}
 			}
-			res := control.Send(w, rec, text)
-			if !res.Sent {
-				return verbMsg{err: fmt.Errorf("%s", res.Err)}
+			if err := w.SendTo(rec, text, workspace.SendOptions{}); err != nil {
+				return verbMsg{err: err}
 			}
 			return verbMsg{text: "sent to " + rec.Name}
 		}

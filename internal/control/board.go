@@ -32,9 +32,6 @@ const (
 	Recent
 )
 
-// Sections lists every section in display order.
-var Sections = []Section{NeedsYou, ReadyToShip, InFlight, Queued, Recent}
-
 func (s Section) String() string {
 	return [...]string{"NEEDS YOU", "READY TO SHIP", "IN FLIGHT", "QUEUED", "RECENT"}[s]
 }
@@ -76,7 +73,6 @@ type Row struct {
 	PR string `json:"pr,omitempty"`
 	// Event is what happened, for RECENT rows.
 	Event string `json:"event,omitempty"`
-	Live  bool   `json:"live,omitempty"`
 }
 
 // IsAgent says the row has a worktree the agent verbs act on.
@@ -202,7 +198,7 @@ func queueIndex(qs map[string]merge.Queue) map[string]queuePlace {
 func agentRow(it workspace.Item, rec *state.Record, ref taskRef, q queuePlace, now time.Time) Row {
 	row := Row{
 		Name: it.Name, Repo: it.Repo, Status: it.Status, Task: firstLine(it.Task), Since: it.StatusSince,
-		Ahead: it.Ahead, Dirty: it.Dirty, Insertions: it.Insertions, Deletions: it.Deletions, Live: it.Live,
+		Ahead: it.Ahead, Dirty: it.Dirty, Insertions: it.Insertions, Deletions: it.Deletions,
 		PR: it.PR.Summary(),
 	}
 	if ref.task != nil {

@@ -22,7 +22,7 @@ type Snapshot struct {
 // recent events, and the sessions with one tmux call. It runs no git:
 // git figures come from the cache (see Snapshot.Stale), and queue is the
 // last merge queue computed, if any.
-func Load(tm *tmux.Client, repo string, queue map[string]merge.Queue) (Snapshot, error) {
+func Load(tm *tmux.Client, repo string) (Snapshot, error) {
 	all, err := workspace.AllRecords()
 	if err != nil {
 		return Snapshot{}, err
@@ -53,7 +53,7 @@ func Load(tm *tmux.Client, repo string, queue map[string]merge.Queue) (Snapshot,
 		title = filepath.Base(repo)
 	}
 	return Snapshot{
-		Input: Input{Title: title, Items: items, Records: recs, Runs: mine, Queue: queue, Events: events},
+		Input: Input{Title: title, Items: items, Records: recs, Runs: mine, Events: events},
 		Stale: stale,
 	}, nil
 }

@@ -80,11 +80,6 @@ func Delete(w *workspace.Workspace, name string, o workspace.DeleteOptions) erro
 	return nil
 }
 
-// Send types text into one agent and presses Enter (owt send NAME TEXT).
-func Send(w *workspace.Workspace, rec *state.Record, text string) workspace.SendResult {
-	return w.SendWith([]*state.Record{rec}, text, workspace.SendOptions{})[0]
-}
-
 // TaskVerb is owt run retry|skip|cancel NAME TASK: the task changes under
 // the run's lock and the change is logged; the engine reads it next tick.
 func TaskVerb(store run.Store, runName, verb, id string) ([]run.Event, error) {
