@@ -207,6 +207,10 @@ func WaitReason(lines []string) string {
 	return WaitPermission
 }
 
+// StripEscapes removes terminal escape sequences (colours, cursor moves,
+// titles, DCS strings) from s, keeping the text between them.
+func StripEscapes(s string) string { return ansiRE.ReplaceAllString(s, "") }
+
 var ansiRE = regexp.MustCompile(`\x1b\[[0-9:;<=>?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]|\x1b[()][0-9A-Za-z]`)
 
 // screenRows turns a capture into its rows as a pattern sees them: escape

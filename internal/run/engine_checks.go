@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/owt-tmux/owt/internal/agent"
 	"os/exec"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -163,7 +163,7 @@ func runCheck(dir string, argv []string, limit time.Duration) ([]byte, error) {
 // Tail is the last n lines of out, control characters removed (a check's
 // colours and cursor moves would reach the agent as keys).
 func Tail(out []byte, n int) string {
-	text := strings.TrimRight(workspace.CleanText(ansiSeq.ReplaceAllString(string(out), "")), "\n ")
+	text := strings.TrimRight(workspace.CleanText(agent.StripEscapes(string(out))), "\n ")
 	lines := strings.Split(text, "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
@@ -204,9 +204,6 @@ func (l *lastBytes) Write(p []byte) (int, error) {
 }
 
 func (l *lastBytes) Bytes() []byte { return l.buf }
-
-// ansiSeq matches a terminal escape sequence (colour, cursor move).
-var ansiSeq = regexp.MustCompile(`\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])`)
 
 // showArgv shows argv as one command line, words with spaces quoted.
 func showArgv(argv []string) string {

@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"fmt"
+	"github.com/owt-tmux/owt/internal/workspace"
 	"io"
 	"os"
 	"sort"
@@ -47,12 +48,6 @@ func ParseFile(path string) (*Plan, error) {
 // element, and Linux refuses one over 128 KiB (with room for the brief and
 // the instructions owt adds).
 const MaxTaskText = 64 << 10
-
-// controlChar is a character a task's text cannot carry: NUL cannot be in
-// an argument at all, and the others would drive the agent's terminal.
-func controlChar(r rune) bool {
-	return r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f)
-}
 
 var errTooLarge = errors.New("too large")
 
@@ -270,7 +265,7 @@ func (d *decoder) tasks(key string, v any, textKey string) []rawTask {
 			d.add(r.label+"."+textKey, "is empty")
 		} else if len(r.task.Task) > MaxTaskText {
 			d.add(r.label+"."+textKey, "is %d bytes; at most %d (the agent takes its task as one argument)", len(r.task.Task), MaxTaskText)
-		} else if i := strings.IndexFunc(r.task.Task, controlChar); i >= 0 {
+		} else if i := strings.IndexFunc(r.task.Task, workspace.IsControl); i >= 0 {
 			d.add(r.label+"."+textKey, "has a control character (%U) at byte %d; an agent's task is text, with tabs and line breaks", []rune(r.task.Task[i:])[0], i)
 		}
 		out = append(out, r)

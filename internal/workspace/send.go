@@ -297,20 +297,22 @@ func CleanLine(s string) string {
 // ESC, Ctrl-C and friends would arrive as keys — end a bracketed paste
 // early and submit the rest, interrupt the agent, or quit it.
 func CleanText(text string) string {
-	if strings.IndexFunc(text, isControl) < 0 {
+	if strings.IndexFunc(text, IsControl) < 0 {
 		return text
 	}
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.ReplaceAll(text, "\r", "\n")
 	return strings.Map(func(r rune) rune {
-		if isControl(r) {
+		if IsControl(r) {
 			return -1
 		}
 		return r
 	}, text)
 }
 
-func isControl(r rune) bool {
+// IsControl reports whether r is a control character other than newline
+// and tab (C0, DEL, C1): one that would drive a terminal.
+func IsControl(r rune) bool {
 	return r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0)
 }
 
