@@ -195,13 +195,13 @@ func (f *file) queued() []Message {
 	return out
 }
 
-// read loads a's file without locking (every write is a rename, so a
-// read sees a whole file); a missing file is an empty outbox.
 // errCorrupt marks an outbox file that is not one.
 var errCorrupt = errors.New("is corrupt")
 
-// read is a's file as it is; a corrupt one reads as empty (the next
-// change sets it aside), so one bad file stops nothing.
+// read is a's file as it is, without locking (every write is a rename,
+// so a read sees a whole file); a missing file is an empty outbox, and a
+// corrupt one reads as empty (the next change sets it aside), so one bad
+// file stops nothing.
 func (b Box) read(a Agent) (*file, error) {
 	f, err := readFile(b.path(a), a)
 	if errors.Is(err, errCorrupt) {
@@ -244,7 +244,7 @@ func (b Box) update(a Agent, fn func(*file) bool) error {
 	if errors.Is(err, errCorrupt) {
 		// Set aside (as a corrupt state file is) and start afresh: its
 		// messages are lost to owt, not to the user, who can read it.
-		if rerr := os.Rename(path, path+".corrupt-"+time.Now().UTC().Format("20060102T150405")); rerr != nil {
+		if _, rerr := state.SetAside(path); rerr != nil {
 			return fmt.Errorf("%v; set it aside: %w", err, rerr)
 		}
 		f, err = &file{Version: Version, Agent: a}, nil
@@ -278,7 +278,7 @@ func (b Box) pending() ([]Agent, error) {
 			if errors.Is(err, errCorrupt) {
 				// Said once, then set aside for the user to read: not
 				// again on every tick.
-				if rerr := os.Rename(p, p+".corrupt-"+time.Now().UTC().Format("20060102T150405")); rerr == nil {
+				if _, rerr := state.SetAside(p); rerr == nil {
 					err = fmt.Errorf("%w (set aside)", err)
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // WriteAtomic replaces owt's own file at path (a record, a run, an
@@ -34,6 +35,14 @@ func ReplaceFile(path string, data []byte) error {
 		path, mode = target, fi.Mode().Perm()
 	}
 	return replace(path, data, mode)
+}
+
+// SetAside renames a corrupt file to path.corrupt-TIME (to the
+// nanosecond, so two in one second keep both) for the user to read, and
+// returns the new name.
+func SetAside(path string) (string, error) {
+	aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405.000000000"))
+	return aside, os.Rename(path, aside)
 }
 
 func replace(path string, data []byte, mode os.FileMode) error {

@@ -325,8 +325,8 @@ func (s *Store) CheckWritable() error {
 // recover moves the corrupt file aside and rebuilds the state. Called with
 // the lock held.
 func (s *Store) recover(cause error) (*File, error) {
-	aside := fmt.Sprintf("%s.corrupt-%s", s.Path, time.Now().UTC().Format("20060102T150405.000000000"))
-	if err := os.Rename(s.Path, aside); err != nil {
+	aside, err := SetAside(s.Path)
+	if err != nil {
 		return nil, fmt.Errorf("move corrupt state aside: %w", err)
 	}
 	warn := s.Warn
