@@ -106,7 +106,9 @@ func deleteQuestion(w *workspace.Workspace, rec *state.Record, h tmux.Here, tm *
 		if err != nil {
 			return verbMsg{err: err}
 		}
-		if now.String() != loss.String() {
+		// Checked before the user is moved off the session; Delete checks
+		// it again under its own look.
+		if !now.Within(loss) {
 			return verbMsg{err: fmt.Errorf("%s changed while you answered (it would now lose %s): nothing was deleted; press x again", rec.Name, now)}
 		}
 		leaveSession(tm, h, rec)

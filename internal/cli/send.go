@@ -86,7 +86,7 @@ func sendCommand() *cli.Command {
 					case r.NoAgent || r.Status == state.Exited:
 					case r.Status == state.Waiting && !answer:
 						// Said, so "sent to …" for the others is not read as all.
-						fmt.Fprintf(os.Stderr, "owt: skipped %s: it waits for you (owt send --answer %s … answers its prompt)\n", r.Name, r.Name)
+						fmt.Fprintf(os.Stderr, "owt: skipped %s: it waits for you (see 'owt status %s')\n", r.Name, r.Name)
 					default:
 						kept = append(kept, r)
 					}

@@ -77,7 +77,7 @@ func TestOwtPRPrintsTheURLGhGaveAsPlainText(t *testing.T) {
 	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "q1", "--", "My own work")
 	e.commitIn(e.Find(repo, "q1").Path, "mine.txt", "mine\n", "my own commit")
 	view := strings.Replace(prView("aaaaaaa1", ""), "pull/7", "pull/7\\u001b]0;TITLE\\u0007", 1)
-	e.setGh(ghFixture{Args: []string{"pr", "view"}, Stdout: view})
+	e.setGh(ghFixture{Args: []string{"pr", "list"}, Stdout: prList(view)}, ghFixture{Args: []string{"pr", "view"}, Stdout: view})
 
 	out := e.MustOwt(repo, "pr", "q1")
 	require.Contains(t, out, "adopted pull request #7 for q1: https://github.com/o/app/pull/7]0;TITLE")

@@ -170,11 +170,15 @@ func checkRun(name, status, conclusion string, run int) map[string]any {
 	}
 }
 
-// noPRYet is real gh's answer to gh pr view BRANCH (its text, exit 1)
-// until gh pr create has run: the branch has no pull request. It goes
-// before the pr view fixture that answers once the PR exists.
-var noPRYet = ghFixture{Args: []string{"pr", "view"}, Until: []string{"pr", "create"},
-	Stderr: "no pull requests found for branch \"{arg2}\"\n", Exit: 1}
+// noPRYet is gh pr list --head BRANCH for a branch without a pull
+// request: an empty list (owt pr's look before it opens one).
+var noPRYet = ghFixture{Args: []string{"pr", "list"}, Stdout: "[]"}
+
+// prList is gh pr list --head BRANCH --json … listing the pull request
+// view (prView's JSON, whose head is the branch asked for).
+func prList(view string) string {
+	return "[" + strings.Replace(view, "{arg2}", "{arg3}", 1) + "]"
+}
 
 // prependGh puts fx in front of the fake gh's current fixtures.
 func (e *Env) prependGh(fx ...ghFixture) {

@@ -24,7 +24,7 @@ func TestANumericBranchNeitherAdoptsNorFollowsAnotherPullRequest(t *testing.T) {
 
 	// PR #7 belongs to someone else's branch, and its CI fails.
 	theirs := strings.Replace(prView("0ther", "", checkRun("test", "COMPLETED", "FAILURE", 101)), `"headRefName":"{arg2}"`, `"headRefName":"someone/else"`, 1)
-	e.setGh(
+	e.setGh(noPRYet,
 		ghFixture{Args: []string{"pr", "view", "7"}, Stdout: theirs},
 		ghFixture{Args: []string{"pr", "create"}, Stdout: "https://github.com/o/app/pull/8\n"},
 		ghFixture{Args: []string{"pr", "view", "8"}, Stdout: strings.ReplaceAll(prView("a1", "", checkRun("test", "IN_PROGRESS", "", 102)), "7", "8")},
@@ -40,7 +40,8 @@ func TestANumericBranchNeitherAdoptsNorFollowsAnotherPullRequest(t *testing.T) {
 	require.Equal(t, 8, it.PR.Number)
 	require.Equal(t, "pending", it.PR.Checks)
 	require.Empty(t, it.NeedsYou, "#7's failure is not this worktree's")
-	require.Len(t, e.ghCalls("pr", "view", "7"), 1, "only owt pr's own look went by the branch name")
+	require.Empty(t, e.ghCalls("pr", "view", "7"), "the branch name is never read as a number")
+	require.Len(t, e.ghCalls("pr", "list", "--head", "7"), 1, "owt pr looked the branch up by name")
 	require.Empty(t, e.ghCalls("run", "view"))
 }
 

@@ -17,7 +17,7 @@ import (
 // pushed to it); a merged or closed one gets a new pull request.
 
 // notLoggedIn is real gh 2.23's answer without a login: its text, exit 4.
-var notLoggedIn = ghFixture{Args: []string{"pr", "view"}, Exit: 4,
+var notLoggedIn = ghFixture{Args: []string{"pr"}, Exit: 4,
 	Stderr: "To get started with GitHub CLI, please run:  gh auth login\n" +
 		"Alternatively, populate the GH_TOKEN environment variable with a GitHub API authentication token.\n"}
 
@@ -51,10 +51,10 @@ func TestPRWithGhNotLoggedInOrFailingPushesNothing(t *testing.T) {
 	require.False(t, e.remoteHas(bare, branch), "nothing was pushed")
 	require.Nil(t, e.prItem(repo, "feat").PR, "no PR recorded")
 	require.Empty(t, e.ghCalls("pr", "create"))
-	require.Len(t, e.ghCalls("pr", "view", branch), 1, "one gh call")
+	require.Len(t, e.ghCalls("pr", "list", "--head", branch), 1, "one gh call")
 
 	// Any other gh failure stops before the push too, with gh's words.
-	e.setGh(ghFixture{Args: []string{"pr", "view"}, Exit: 1,
+	e.setGh(ghFixture{Args: []string{"pr", "list"}, Exit: 1,
 		Stderr: "none of the git remotes configured for this repository point to a known GitHub host. To tell gh about a new GitHub host, please use `gh auth login`\n"},
 		createFixture)
 	r = e.Owt(repo, "pr", "feat")
@@ -95,7 +95,7 @@ func TestPRAdoptsTheOpenPullRequestOfTheBranch(t *testing.T) {
 	old := e.Git(bare, "rev-parse", branch)
 	view := strings.Replace(prView(old, "REVIEW_REQUIRED"), `"isDraft":false`, `"isDraft":true`, 1)
 	view = strings.Replace(view, `"isDraft":true`, `"isDraft":true,"baseRefName":"main"`, 1)
-	e.setGh(ghFixture{Args: []string{"pr", "view"}, Stdout: view})
+	e.setGh(ghFixture{Args: []string{"pr", "list"}, Stdout: prList(view)}, ghFixture{Args: []string{"pr", "view"}, Stdout: view})
 
 	// Asked for another base than the open pull request's: refused before
 	// anything is pushed.
@@ -146,7 +146,7 @@ func TestPRAfterAMergedPullRequestOpensANewOne(t *testing.T) {
 	branch := e.shellWithCommits(repo, "feat", 1)
 	merged := strings.Replace(strings.Replace(prView("0123abc", "APPROVED"), `"state":"OPEN"`, `"state":"MERGED"`, 1), `"number":7`, `"number":5`, 1)
 	merged = strings.Replace(merged, "pull/7", "pull/5", 1)
-	e.setGh(ghFixture{Args: []string{"pr", "view"}, Until: []string{"pr", "create"}, Stdout: merged},
+	e.setGh(ghFixture{Args: []string{"pr", "list"}, Stdout: prList(merged)},
 		createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: prView("x", "")})
 
 	var got struct {

@@ -25,12 +25,7 @@ func TestAFailingPRWithNoAgentToTellNeedsYouAtOnce(t *testing.T) {
 	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "solo", "--", "My own work")
 	e.commitIn(e.Find(repo, "solo").Path, "mine.txt", "mine\n", "my own commit")
 	e.startAgent(repo, "gone", "Add a feature\n!write feature.txt\n!commit add feature")
-	var noPR []ghFixture // real gh's answer for a branch without a pull request
-	for _, name := range []string{"solo", "gone"} {
-		branch := e.Find(repo, name).Branch
-		noPR = append(noPR, ghFixture{Args: []string{"pr", "view", branch}, Stderr: "no pull requests found for branch \"" + branch + "\"\n", Exit: 1})
-	}
-	e.setGh(append(noPR, createFixture)...)
+	e.setGh(noPRYet, createFixture)
 	e.MustOwt(repo, "pr", "solo")
 	e.MustOwt(repo, "pr", "gone")
 	e.MustOwt(repo, "send", "gone", "!exit 0")

@@ -53,3 +53,48 @@ task = "`+taskScript("feature.txt")+`"
 	require.Equal(t, 2, r.Code)
 	require.Contains(t, r.Stderr, "run.pr: needs a run without into")
 }
+
+// The run finishes while a pull request is still being opened (gh is
+// slow, and they go one at a time): the other done task still gets its
+// own, after the run is over.
+func TestAFinishedRunStillOpensEveryDoneTasksPullRequest(t *testing.T) {
+	e := NewEnv(t)
+	e.useFakeGh()
+	repo := e.NewRepo("app")
+	e.withRemote(repo)
+	e.setGh(noPRYet,
+		ghFixture{Args: []string{"pr", "create"}, Delay: "4s", Stdout: "https://github.com/o/app/pull/7\n"},
+		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("x", "", checkRun("test", "IN_PROGRESS", "", 1))})
+	e.WriteFile(repo, "two.toml", `[run]
+tool = "claude"
+pr = true
+max_concurrent = 2
+
+[[task]]
+id = "a"
+task = "`+taskScript("a.txt")+`"
+
+[[task]]
+id = "b"
+task = "`+taskScript("b.txt")+`"
+`)
+	e.MustOwt(repo, "run", "start", "two.toml")
+	e.MustOwt(repo, "tmux", "init")
+
+	e.Eventually(90*time.Second, "both tasks have their pull request", func() bool {
+		v := e.runStatus(repo, "two")
+		return len(e.ghCalls("pr", "create")) == 2 && v.State == "finished"
+	})
+	heads := map[string]bool{}
+	for _, c := range e.ghCalls("pr", "create") {
+		heads[strings.Join(c.Argv, " ")] = true
+	}
+	for _, id := range []string{"a", "b"} {
+		branch := e.Find(repo, "two-"+id).Branch
+		found := false
+		for argv := range heads {
+			found = found || strings.Contains(argv, "--head "+branch+" ")
+		}
+		require.True(t, found, "a pull request for %s", branch)
+	}
+}

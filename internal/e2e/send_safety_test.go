@@ -28,7 +28,7 @@ func TestSendNeverAnswersAPromptByAccident(t *testing.T) {
 	r = e.Owt(repo, "send", "--all", "status?")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.Equal(t, "sent to b\n", r.Stdout)
-	require.Equal(t, "owt: skipped a: it waits for you (owt send --answer a … answers its prompt)\n", r.Stderr, "the skipped agent is named")
+	require.Equal(t, "owt: skipped a: it waits for you (see 'owt status a')\n", r.Stderr, "the skipped agent is named")
 	require.Len(t, e.Prompts("a"), 2, "a got nothing while it waited")
 	require.Equal(t, "waiting", e.Status(repo, "a").Status)
 

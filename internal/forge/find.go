@@ -1,28 +1,31 @@
 package forge
 
-import "strings"
+import (
+	"encoding/json"
+	"fmt"
+)
 
-// noPRText is what gh pr view says (exit 1) for a branch without a pull
-// request: `no pull requests found for branch "NAME"`.
-const noPRText = "no pull requests found for branch"
+// findFields are what Find asks of each pull request of a branch.
+const findFields = "number,url,state,isDraft,baseRefName,headRefName,headRefOid"
 
-// Find reads the pull request of branch (gh pr view, one call, run in
-// dir); found is false when gh says the branch has none. gh prefers an
-// open pull request to closed and merged ones. Every other failure (not
+// Find reads the open pull request whose head is branch (gh pr list
+// --head, one call, run in dir); found is false when it has none. It
+// looks the branch up by name: gh pr view would read a branch that looks
+// like a number ("7") as that pull request's number. Every failure (not
 // logged in, not installed, no GitHub remote) is an error.
-//
-// gh takes a branch that looks like a number ("7", "#7") for that pull
-// request's number: a pull request whose head is another branch is not
-// this branch's.
 func (c Client) Find(dir, branch string) (pr PR, found bool, err error) {
-	pr, err = c.view(dir, branch)
-	switch {
-	case err == nil && pr.HeadRefName != branch:
-		return PR{}, false, nil
-	case err == nil:
-		return pr, true, nil
-	case strings.Contains(err.Error(), noPRText):
-		return PR{}, false, nil
+	out, err := c.run(dir, "pr", "list", "--head", branch, "--state", "all", "--json", findFields, "--limit", "30")
+	if err != nil {
+		return PR{}, false, err
 	}
-	return PR{}, false, err
+	var prs []PR
+	if err := json.Unmarshal(out, &prs); err != nil {
+		return PR{}, false, fmt.Errorf("gh pr list --head %s: unexpected output: %v", branch, err)
+	}
+	for _, p := range prs {
+		if p.HeadRefName == branch && p.State == "OPEN" {
+			return p, true, nil
+		}
+	}
+	return PR{}, false, nil
 }

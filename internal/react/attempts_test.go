@@ -100,3 +100,17 @@ func TestFailUnheardNeedsYouAtOnceAndTellsOnce(t *testing.T) {
 	require.Equal(t, Tell, FailUnheard(&state.Reaction{}, "a", "A", "x", config.Reaction{Action: "notify"}, now))
 	require.Equal(t, Nothing, FailUnheard(&state.Reaction{}, "a", "A", "x", config.Reaction{Action: "off"}, now))
 }
+
+// A failure held for its log is polled every interval only until its log
+// was read (or it passed): then the settled schedule applies again.
+func TestAHeldLogIsPolledForOnlyUntilItIsRead(t *testing.T) {
+	cfg := config.Defaults()
+	x := &Reactor{}
+	rec := &state.Record{Name: "c", Repo: t.TempDir(), Branch: "gone", PR: &state.PR{Number: 3, State: "OPEN", Checks: "fail", Head: "h"}}
+	start := time.Unix(1000, 0)
+	require.True(t, x.pollDue(rec, cfg, start), "first poll")
+	require.True(t, x.waitForLogs(rec, "h test"))
+	require.True(t, x.pollDue(rec, cfg, start.Add(time.Minute)), "the log is owed: next interval")
+	x.logsSettled(rec)
+	require.False(t, x.pollDue(rec, cfg, start.Add(2*time.Minute)), "settled again: every 10th interval")
+}

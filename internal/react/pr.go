@@ -39,7 +39,7 @@ func (x *Reactor) pollDue(rec *state.Record, cfg config.Config, now time.Time) b
 	x.next[k] = now.Add(every)
 	// GitHub decides reviews only where they are required: "" awaits none.
 	due := pr.Checks == "" || pr.Checks == "pending" || pr.Review == "REVIEW_REQUIRED" ||
-		x.logOwed[k] != "" || now.Sub(x.polled[k]) >= settledEvery*every
+		x.logOwed[k].seen != "" || now.Sub(x.polled[k]) >= settledEvery*every
 	x.mu.Unlock()
 	if !due {
 		// Settled: only a new head of its own is news (one rev-parse an
@@ -156,6 +156,7 @@ func (x *Reactor) ciFailed(rec *state.Record, cfg config.Config, pr forge.PR) er
 		}
 	}
 	if len(failing) == 0 {
+		x.logsSettled(rec)
 		if pr.CheckSummary() == "pass" {
 			return x.pass(rec, config.CIFailed, pr.HeadRefOid)
 		}
@@ -175,6 +176,7 @@ func (x *Reactor) ciFailed(rec *state.Record, cfg config.Config, pr forge.PR) er
 		x.logf("reaction %s %s: %v; tried again at the next poll", config.CIFailed, rec.Name, unread)
 		return nil
 	}
+	x.logsSettled(rec)
 	var b strings.Builder
 	for i, c := range failing {
 		fmt.Fprintf(&b, "✗ %s", c.Name)
@@ -268,6 +270,13 @@ func (x *Reactor) failedLogs(rec *state.Record, failing []forge.Check) (logs []s
 	return logs, unread
 }
 
+// logWait is a failure held for its log: what was seen, and the polls
+// that found the log missing.
+type logWait struct {
+	seen  string
+	tried int
+}
+
 // waitForLogs reports whether the failures seen are held for a later poll
 // because a log could not be read (a workflow run still in progress has
 // none yet): at most logTries polls, then they go without it, as the
@@ -277,16 +286,24 @@ func (x *Reactor) waitForLogs(rec *state.Record, seen string) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.logOwed == nil {
-		x.logOwed, x.logTried = map[agentKey]string{}, map[agentKey]int{}
+		x.logOwed = map[agentKey]logWait{}
 	}
-	if x.logOwed[k] != seen {
-		x.logOwed[k], x.logTried[k] = seen, 0
+	w := x.logOwed[k]
+	if w.seen != seen {
+		w = logWait{seen: seen}
 	}
-	x.logTried[k]++
-	if x.logTried[k] < logTries {
+	w.tried++
+	if w.tried < logTries {
+		x.logOwed[k] = w
 		return true
 	}
 	delete(x.logOwed, k)
-	delete(x.logTried, k)
 	return false
+}
+
+// logsSettled forgets a held failure: its logs were read, or it passed.
+func (x *Reactor) logsSettled(rec *state.Record) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	delete(x.logOwed, keyOf(rec))
 }

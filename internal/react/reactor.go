@@ -45,17 +45,16 @@ type Reactor struct {
 	// called once when a reaction escalates, never for each attempt.
 	Notify func(rec *state.Record, text string)
 
-	mu       sync.Mutex
-	busy     map[string]bool
-	idleAt   map[agentKey]time.Time     // the idle turn last looked at
-	lookAt   map[agentKey]time.Time     // when an idle agent's conflict prediction last ran
-	next     map[agentKey]time.Time     // when its pull request is polled next
-	polled   map[agentKey]time.Time     // when it was last polled
-	logOwed  map[agentKey]string        // failures held for a log gh could not give yet
-	logTried map[agentKey]int           // polls that found that log missing
-	backoff  map[agentKey]time.Duration // the wait after a failed poll
-	ghOff    bool                       // gh is not logged in: CI and review reactions are off
-	boxMod   time.Time                  // the outbox dir's mtime at the last tick (Tick's goroutine only)
+	mu      sync.Mutex
+	busy    map[string]bool
+	idleAt  map[agentKey]time.Time     // the idle turn last looked at
+	lookAt  map[agentKey]time.Time     // when an idle agent's conflict prediction last ran
+	next    map[agentKey]time.Time     // when its pull request is polled next
+	polled  map[agentKey]time.Time     // when it was last polled
+	logOwed map[agentKey]logWait       // failures held for a log gh could not give yet
+	backoff map[agentKey]time.Duration // the wait after a failed poll
+	ghOff   bool                       // gh is not logged in: CI and review reactions are off
+	boxMod  time.Time                  // the outbox dir's mtime at the last tick (Tick's goroutine only)
 }
 
 type agentKey struct{ repo, name string }

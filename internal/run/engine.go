@@ -125,6 +125,9 @@ func (e *Engine) drives(r *Run) bool {
 		if t.Sending != nil {
 			return true // a message to withdraw (voidMessages), even in a finished run
 		}
+		if r.Plan.PR && t.State == Done && t.PR == 0 && t.Name != "" {
+			return true // a pull request still to open (openPRs), even in a finished run
+		}
 	}
 	return false
 }
