@@ -1,10 +1,13 @@
 package run
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -98,6 +101,9 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 	if err != nil {
 		return merge.Result{}, err
 	}
+	if err := checkLandable(r, t, rec); err != nil {
+		return merge.Result{}, err
+	}
 	if !w.Repo.BranchExists(r.Into) {
 		base, err := w.Repo.ResolveCommit(r.Base)
 		if err != nil {
@@ -130,4 +136,30 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 	}
 	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workspace.WorkFiles, EditedCopies: workspace.EditedCopies}
 	return ctx.Merge(rec, merge.Options{Into: r.Into})
+}
+
+// checkLandable refuses to land a branch that is not the task's work:
+// HEAD of its worktree elsewhere, or no change against the task's start
+// (unless allow_empty). Judged done on it once, the branch may have moved
+// since: nothing is called landed that is not there.
+func checkLandable(r *Run, t *TaskRun, rec *state.Record) error {
+	if !isDir(rec.Path) {
+		return nil // owt merge's own checks say what a missing worktree allows
+	}
+	w, err := workOf(rec)
+	if err != nil {
+		return err
+	}
+	if why := w.problem(rec.Path); why != "" {
+		return errors.New(why)
+	}
+	if pt, ok := r.Plan.TaskByID(t.ID); w.empty() && !(ok && pt.AllowEmpty) {
+		return errors.New(w.emptyWhy() + ": nothing to land")
+	}
+	return nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }

@@ -143,7 +143,9 @@ type Evidence struct {
 	Summary string `json:"summary,omitempty"` // what the agent said with owt done --summary
 	Waiting bool   `json:"waiting,omitempty"`
 	Commits int    `json:"commits"`
-	Dirty   bool   `json:"dirty,omitempty"`
+	// NoChange: the commits change nothing against the task's start.
+	NoChange bool `json:"no_change,omitempty"`
+	Dirty    bool `json:"dirty,omitempty"`
 	// Uncommitted are the files the agent left uncommitted.
 	Uncommitted []string  `json:"uncommitted,omitempty"`
 	Checks      string    `json:"checks,omitempty"` // "passed", "failed: …", "" when not run
