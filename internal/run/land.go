@@ -17,8 +17,8 @@ import (
 const landRetryAfter = 15 * time.Second
 
 // landNext lands one done task in the run's into branch, through owt
-// merge's path (never in any checkout: into must be checked out nowhere;
-// a conflict changes nothing): the first, in dependency order, whose
+// merge's path (a checkout on into is touched only when it is clean, as
+// owt merge does; a conflict changes nothing): the first, in dependency order, whose
 // parents all landed or were skipped. One a tick keeps a tick short.
 func (e *Engine) landNext(name string, now time.Time) error {
 	r, err := e.Store.Load(name)
@@ -124,16 +124,8 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 		}
 		return merge.Result{Name: rec.Name, Branch: rec.Branch, Target: r.Into, Method: "already there", Commit: tip}, nil
 	}
-	// A run never touches a checkout: into moves as a ref only.
-	if path, found, err := w.Repo.CheckedOutAt(r.Into); err != nil {
-		return merge.Result{}, err
-	} else if found {
-		where := "your checkout " + path
-		if path != w.Repo.Root {
-			where = "the worktree " + path
-		}
-		return merge.Result{}, fmt.Errorf("%s is checked out in %s, and a run never changes a checkout: switch it to another branch there (e.g. git switch --detach); the run lands by itself then", r.Into, where)
-	}
+	// A clean checkout on into is moved exactly as owt merge moves it; a
+	// dirty one is refused there, with the reason, and left alone.
 	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workspace.WorkFiles, EditedCopies: workspace.EditedCopies}
 	return ctx.Merge(rec, merge.Options{Into: r.Into})
 }
