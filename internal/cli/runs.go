@@ -406,6 +406,10 @@ func runStatus(c *cli.Context) error {
 		return err
 	}
 	v := r.View()
+	// Landed only while into holds it, whether or not a monitor looked yet.
+	if why, lost, err := r.LostLandings(); err == nil {
+		v.MarkLost(why, lost)
+	}
 	if c.Bool("json") {
 		return printJSON(c.App.Writer, v)
 	}

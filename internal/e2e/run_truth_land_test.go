@@ -35,6 +35,18 @@ func (e *Env) runWhy(dir, name string) string {
 	return v.Why
 }
 
+// taskStateShown is the STATE column of task id in owt run status.
+func (e *Env) taskStateShown(dir, name, id string) string {
+	e.t.Helper()
+	for _, line := range strings.Split(e.MustOwt(dir, "run", "status", name), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == id {
+			return f[1]
+		}
+	}
+	e.t.Fatalf("no task %s in owt run status %s", id, name)
+	return ""
+}
+
 // logRunOnFailure prints the run's log when the test failed, to say why.
 func (e *Env) logRunOnFailure(dir, name string) {
 	e.t.Cleanup(func() {
@@ -173,7 +185,15 @@ task = "!sleep 600s"
 	require.Contains(t, e.runWhy(repo, "gone"), "feat/x")
 	require.Contains(t, e.runTaskStates(repo, "gone")["a.why"], "feat/x")
 	require.Empty(t, e.Git(repo, "branch", "--list", "feat/x"), "into is not made again from base")
-	require.NotContains(t, e.MustOwt(repo, "run", "status", "gone"), "landed")
+	require.Equal(t, "needs_you", e.taskStateShown(repo, "gone", "a"))
+
+	// The user looked and resumes: a lands again, in a feat/x made anew.
+	e.MustOwt(repo, "run", "resume", "gone")
+	e.Eventually(60*time.Second, "a landed again", func() bool {
+		return e.runTaskStates(repo, "gone")["a"] == "landed"
+	})
+	require.Contains(t, e.Git(repo, "ls-tree", "--name-only", "feat/x"), "a.txt")
+	require.Equal(t, "active", e.runStatus(repo, "gone").State)
 }
 
 // A finished run whose into was rewritten: owt run status reads into
@@ -201,7 +221,7 @@ task = "`+taskScript("a.txt")+`"
 	s := e.runTaskStates(repo, "one")
 	require.NotEqual(t, "landed", s["a"])
 	require.Contains(t, s["a.why"], "feat/x")
-	require.NotContains(t, e.MustOwt(repo, "run", "status", "one"), "landed")
+	require.Equal(t, "needs_you", e.taskStateShown(repo, "one", "a"))
 }
 
 // The seed's auto_ship lands in main, checked out and clean in the

@@ -37,3 +37,20 @@ func Objects(dir string, revs []string) ([]string, error) {
 	}
 	return shas, nil
 }
+
+// Holds reports whether ref contains every one of commits, in one git
+// process (rev-list reads them on stdin).
+func (r Repo) Holds(ref string, commits []string) (bool, error) {
+	var in strings.Builder
+	for _, c := range append([]string{"^" + ref}, commits...) {
+		if strings.ContainsAny(c, "\n\r") {
+			return false, fmt.Errorf("rev-list %q: not a revision", c)
+		}
+		in.WriteString(c + "\n")
+	}
+	out, err := runWith(r.Root, nil, []byte(in.String()), "rev-list", "--max-count=1", "--stdin")
+	if err != nil {
+		return false, fmt.Errorf("git rev-list ^%s: %w", ref, err)
+	}
+	return strings.TrimSpace(string(out)) == "", nil
+}

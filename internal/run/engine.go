@@ -58,6 +58,9 @@ type Engine struct {
 	bar      string                       // the status bar's runs text last set (engine_bar.go)
 	targets  map[outbox.Agent]string      // the into of each live run's task agents (engine_targets.go)
 	barSet   bool
+
+	// intoChecked is when each run's into was last read (engine_into.go).
+	intoChecked map[string]time.Time
 }
 
 // Tick is one look at the runs. With no run in flight it costs one stat
@@ -159,6 +162,9 @@ func (e *Engine) step(name string, now time.Time) error {
 	}
 	if err := e.pace(name, now); err != nil {
 		return err
+	}
+	if err := e.checkInto(r, now); err != nil {
+		e.logf("run %s: into: %v", name, err)
 	}
 	if err := e.landNext(name, now); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/merge"
@@ -50,7 +51,7 @@ func (e *Engine) landNext(name string, now time.Time) error {
 			cur.setTask(ct, NeedsYou, now)
 			return []Event{{At: now, Event: "needs_you", Task: ct.ID, Detail: ct.Why}}, nil
 		}
-		ct.Failure, ct.Why = nil, ""
+		ct.Failure, ct.Why, ct.LandedTip = nil, "", res.BranchTip
 		cur.setTask(ct, Landed, now)
 		evs := []Event{{At: now, Event: "landed", Task: ct.ID,
 			Detail: fmt.Sprintf("%s into %s (%s, %.12s)", res.Branch, res.Target, res.Method, res.Commit)}}
@@ -81,6 +82,17 @@ func (r *Run) nextToLand(now time.Time) *TaskRun {
 	return nil
 }
 
+// landedIDs are the tasks that landed in into.
+func (r *Run) landedIDs() []string {
+	var ids []string
+	for _, t := range r.Tasks {
+		if t.State == Landed {
+			ids = append(ids, t.ID)
+		}
+	}
+	return ids
+}
+
 func (r *Run) parentsLanded(pt *Task) bool {
 	for _, dep := range pt.DependsOn {
 		if p, ok := r.Task(dep); !ok || (p.State != Landed && p.State != Skipped) {
@@ -105,6 +117,11 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 		return merge.Result{}, err
 	}
 	if !w.Repo.BranchExists(r.Into) {
+		if landed := r.landedIDs(); len(landed) > 0 {
+			// Its landed work is gone with it: checkInto pauses the run.
+			return merge.Result{}, fmt.Errorf("%s no longer exists, with the work of %s in it; it is not made again from %s behind your back",
+				r.Into, strings.Join(landed, ", "), r.Base)
+		}
 		base, err := w.Repo.ResolveCommit(r.Base)
 		if err != nil {
 			return merge.Result{}, err
@@ -118,11 +135,11 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 	if ahead, _, err := w.Repo.AheadBehind(r.Into, rec.Branch); err != nil {
 		return merge.Result{}, err
 	} else if ahead == 0 {
-		tip, err := w.Repo.ResolveCommit(r.Into)
+		tips, err := w.Repo.ResolveCommits([]string{"refs/heads/" + r.Into, "refs/heads/" + rec.Branch})
 		if err != nil {
 			return merge.Result{}, err
 		}
-		return merge.Result{Name: rec.Name, Branch: rec.Branch, Target: r.Into, Method: "already there", Commit: tip}, nil
+		return merge.Result{Name: rec.Name, Branch: rec.Branch, Target: r.Into, Method: "already there", Commit: tips[0], BranchTip: tips[1]}, nil
 	}
 	// A clean checkout on into is moved exactly as owt merge moves it; a
 	// dirty one is refused there, with the reason, and left alone.

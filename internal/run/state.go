@@ -125,6 +125,9 @@ type TaskRun struct {
 	// Sending is the message queued in the outbox for the agent, until
 	// the outbox delivers it or gives up.
 	Sending *Sending `json:"sending,omitempty"`
+	// LandedTip is the commit of the task's branch that landed in into:
+	// while into holds it, the task has landed (engine_into.go).
+	LandedTip string `json:"landed_tip,omitempty"`
 }
 
 // Failure is one failed attempt: its class (start, crash, agent, timeout,
