@@ -128,8 +128,9 @@ const NudgeText = "If your task is finished, commit your work and run `owt done 
 // agent. Done needs all of: a signal (owt done, exit 0, or idle held for
 // settle with no hook or screen change); not waiting and no --fail or
 // --blocked; HEAD on the task's branch; commits on it that change the
-// tree against the start, unless allow_empty; no uncommitted files; every check passing on the tree. A working agent is never judged:
-// its turn is not over, whatever one hook said.
+// tree against the start, unless allow_empty; no uncommitted files; every
+// check passing on the tree. A working agent is never judged: its turn is
+// not over, whatever one hook said.
 func Judge(o Observation, c Criteria, m Memo) Verdict {
 	ev := evidenceOf(o, m)
 	v := func(a Action, why string) Verdict { return Verdict{Action: a, Why: why, Evidence: ev} }

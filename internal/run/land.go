@@ -19,8 +19,9 @@ const landRetryAfter = 15 * time.Second
 
 // landNext lands one done task in the run's into branch, through owt
 // merge's path (a checkout on into is touched only when it is clean, as
-// owt merge does; a conflict changes nothing): the first, in dependency order, whose
-// parents all landed or were skipped. One a tick keeps a tick short.
+// owt merge does; a conflict changes nothing): the first, in dependency
+// order, whose parents all landed or were skipped. One a tick keeps a
+// tick short.
 func (e *Engine) landNext(name string, now time.Time) error {
 	r, err := e.Store.Load(name)
 	if err != nil || r.Into == "" || r.State != Active {
@@ -103,7 +104,7 @@ func (r *Run) parentsLanded(pt *Task) bool {
 }
 
 // land merges the task's branch into into, making into from the run's
-// base first if it does not exist.
+// base first if it does not exist and nothing landed in it yet.
 func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 	w, err := workspace.Open(r.Repo, e.Tmux)
 	if err != nil {
