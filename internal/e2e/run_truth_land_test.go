@@ -101,7 +101,7 @@ depends_on = ["other"]
 	require.Contains(t, s["loose.why"], "detached", "says HEAD is detached")
 	require.Equal(t, "pending", s["child"], "no child starts from an empty parent branch")
 	e.requireNoEvent(repo, "off", "done", "landed")
-	require.False(t, e.Git(repo, "branch", "--list", "feat/x") != "", "nothing landed, no into made")
+	require.Empty(t, e.Git(repo, "branch", "--list", "feat/x"), "nothing landed, no into made")
 
 	// The user puts the work on the task's branch: it is done and lands,
 	// and the child starts from it.
