@@ -16,6 +16,7 @@ import (
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -312,6 +313,22 @@ func printPlan(out io.Writer, file string, r *run.Run) {
 		where += ", nothing lands by itself (no into)"
 	}
 	fmt.Fprintln(out, where)
+	if w := intoCheckoutWarning(r); w != "" {
+		fmt.Fprintln(out, "warning: "+w)
+	}
+}
+
+// intoCheckoutWarning says when into is checked out in a checkout that is
+// not clean: nothing lands there until it is (owt merge's rule), "" else.
+func intoCheckoutWarning(r *run.Run) string {
+	if r.Into == "" {
+		return ""
+	}
+	var dirty *merge.TargetDirtyError
+	if err := merge.CheckTarget(git.Repo{Root: r.Repo}, r.Into); !errors.As(err, &dirty) {
+		return ""
+	}
+	return dirty.Where() + "; the run lands nothing there until that checkout is clean (owt never stashes, resets or cleans it)"
 }
 
 func runList(c *cli.Context) error {
@@ -389,6 +406,10 @@ func runStatus(c *cli.Context) error {
 		return err
 	}
 	v := r.View()
+	// Landed only while into holds it, whether or not a monitor looked yet.
+	if why, lost, err := r.LostLandings(); err == nil {
+		v.MarkLost(why, lost)
+	}
 	if c.Bool("json") {
 		return printJSON(c.App.Writer, v)
 	}

@@ -66,11 +66,16 @@ type TargetDirtyError struct {
 }
 
 func (e *TargetDirtyError) Error() string {
+	return e.Where() + "; owt leaves that checkout alone: commit or move those changes yourself, then merge again"
+}
+
+// Where says what is in the way: the target's checkout, why, which files.
+func (e *TargetDirtyError) Where() string {
 	s := fmt.Sprintf("%s is checked out in %s with %s", e.Target, e.Checkout, e.Reason)
 	if len(e.Files) > 0 {
 		s += ": " + listFiles(e.Files, 8)
 	}
-	return s + "; owt leaves that checkout alone: commit or move those changes yourself, then merge again"
+	return s
 }
 
 // ConflictError is a merge that would conflict. Nothing was changed,

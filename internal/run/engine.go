@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -59,6 +58,9 @@ type Engine struct {
 	bar      string                       // the status bar's runs text last set (engine_bar.go)
 	targets  map[outbox.Agent]string      // the into of each live run's task agents (engine_targets.go)
 	barSet   bool
+
+	// intoChecked is when each run's into was last read (engine_into.go).
+	intoChecked map[string]time.Time
 }
 
 // Tick is one look at the runs. With no run in flight it costs one stat
@@ -161,6 +163,9 @@ func (e *Engine) step(name string, now time.Time) error {
 	if err := e.pace(name, now); err != nil {
 		return err
 	}
+	if err := e.checkInto(r, now); err != nil {
+		e.logf("run %s: into: %v", name, err)
+	}
 	if err := e.landNext(name, now); err != nil {
 		return err
 	}
@@ -260,7 +265,7 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 }
 
 // observe gathers what the judge needs from the agent's record and, once
-// its turn is over, from git: a working or waiting agent is judged on its
+// its turn is over, from git (the task's own branch, workOf): a working or waiting agent is judged on its
 // record alone, so a busy run costs no git process.
 func observe(rec *state.Record, now time.Time) (Observation, error) {
 	o := Observation{
@@ -270,21 +275,14 @@ func observe(rec *state.Record, now time.Time) (Observation, error) {
 	if o.Status != state.Idle && o.Status != state.Exited {
 		return o, nil
 	}
-	wt := git.Repo{Root: rec.Path}
-	from := rec.BaseCommit
-	if from == "" {
-		from = rec.Base
-	}
-	ahead, _, err := wt.AheadBehind(from, "HEAD")
+	w, err := workOf(rec)
 	if err != nil {
-		return o, fmt.Errorf("count commits: %w", err)
+		return o, err
 	}
-	o.Commits = ahead
+	o.OffBranch = w.problem(rec.Path)
+	o.Commits, o.Unchanged, o.Tree = w.Commits, w.Unchanged, w.Tree
 	if o.Uncommitted, err = workspace.WorkFiles(rec); err != nil {
 		return o, fmt.Errorf("uncommitted files: %w", err)
-	}
-	if o.Tree, err = wt.TreeOf("HEAD"); err != nil {
-		return o, fmt.Errorf("tree: %w", err)
 	}
 	return o, nil
 }
@@ -425,6 +423,9 @@ func (e *Engine) startReady(name string, now time.Time) error {
 				return nil, nil
 			}
 			if evs, blocked := cur.blockOnParents(t, err, now); blocked {
+				return evs, nil
+			}
+			if evs, held := cur.holdOnParentWork(t, err, now); held {
 				return evs, nil
 			}
 			if err != nil {

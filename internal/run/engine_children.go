@@ -75,6 +75,9 @@ func (e *Engine) startPoint(r *Run, pt *Task) (startPoint, error) {
 	if r.Into != "" || len(parents) == 0 {
 		return sp, nil // into holds the parents' work, or no parent did any
 	}
+	if err := r.checkParentWork(parents); err != nil {
+		return sp, err
+	}
 	sp.Commit, err = mergeParents(repo, r.Name+"/"+pt.ID, parents)
 	return sp, err
 }
@@ -159,6 +162,59 @@ func conflicting(repo git.Repo, merged []parentRef, k int) []string {
 		}
 	}
 	return append(ids, merged[k].id)
+}
+
+// ParentWorkError is a start refused because a parent's branch does not
+// hold its work (any more): a child never starts from an empty branch.
+type ParentWorkError struct{ Parent, Why string }
+
+func (e *ParentWorkError) Error() string { return "parent " + e.Parent + ": " + e.Why }
+
+// checkParentWork refuses parents whose branch holds no change against
+// their start (unless allow_empty): done on that work, they lost it since.
+func (r *Run) checkParentWork(parents []parentRef) error {
+	f, err := state.ForRepo(r.Repo).Peek()
+	if err != nil {
+		return fmt.Errorf("read worktree state: %w", err)
+	}
+	for _, p := range parents {
+		rec := f.Records[p.task.Name]
+		pt, ok := r.Plan.TaskByID(p.id)
+		if rec == nil || !isDir(rec.Path) || (ok && pt.AllowEmpty) {
+			continue
+		}
+		w, err := workOf(rec)
+		if err != nil {
+			return fmt.Errorf("parent %s: %w", p.id, err)
+		}
+		if w.empty() {
+			return &ParentWorkError{Parent: p.id, Why: w.emptyWhy()}
+		}
+	}
+	return nil
+}
+
+// holdOnParentWork sends back to pending task t, which was about to
+// start, when err says a parent's branch lost its work, and makes that
+// parent need the user; ok is false for any other error. Nothing of the
+// task was made, so the attempt does not count.
+func (r *Run) holdOnParentWork(t *TaskRun, err error, now time.Time) (evs []Event, ok bool) {
+	var pe *ParentWorkError
+	if !errors.As(err, &pe) {
+		return nil, false
+	}
+	if t.Attempt > 0 {
+		t.Attempt--
+	}
+	t.Why = ""
+	r.setTask(t, Pending, now)
+	evs = []Event{{At: now, Event: "pending", Task: t.ID, Detail: "not started: " + pe.Error()}}
+	if p, found := r.Task(pe.Parent); found && p.State == Done {
+		p.Why = pe.Why + "; its dependents wait"
+		r.setTask(p, NeedsYou, now)
+		evs = append(evs, Event{At: now, Event: "needs_you", Task: p.ID, Detail: p.Why})
+	}
+	return evs, true
 }
 
 // blockOnParents blocks task t, which was about to start, when err says

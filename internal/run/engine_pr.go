@@ -1,8 +1,11 @@
 package run
 
 import (
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/owt-tmux/owt/internal/state"
 )
 
 // prRetryAfter is how long a pull request that could not be opened (no
@@ -31,7 +34,10 @@ func (e *Engine) openPRs(name string, now time.Time) error {
 		}
 		go func(repo, id, wt string) {
 			defer e.opening.release(key)
-			n, perr := e.OpenPR(repo, wt)
+			n, perr := 0, emptyBranch(repo, wt)
+			if perr == nil {
+				n, perr = e.OpenPR(repo, wt)
+			}
 			if err := e.recordPR(name, id, wt, n, perr); err != nil {
 				e.logf("run %s: task %s: pull request: %v", name, id, err)
 			}
@@ -62,4 +68,25 @@ func (e *Engine) recordPR(name, id, wt string, n int, perr error) error {
 		ct.PR, ct.PRError = n, ""
 		return []Event{{At: now, Event: "pr", Task: id, Detail: fmt.Sprintf("pull request #%d for %s", n, wt)}}, nil
 	})
+}
+
+// emptyBranch refuses a pull request for a task's branch that holds no
+// change against the task's start: there is nothing to offer.
+func emptyBranch(repo, name string) error {
+	f, err := state.ForRepo(repo).Peek()
+	if err != nil {
+		return fmt.Errorf("read worktree state: %w", err)
+	}
+	rec := f.Records[name]
+	if rec == nil || !isDir(rec.Path) {
+		return nil // owt pr says what a missing worktree allows
+	}
+	w, err := workOf(rec)
+	if err != nil {
+		return err
+	}
+	if w.empty() {
+		return errors.New(w.emptyWhy() + ": no pull request for an empty branch")
+	}
+	return nil
 }

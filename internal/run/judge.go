@@ -23,8 +23,14 @@ type Observation struct {
 	// idle that long with nothing new is "settled", and activity after a
 	// message owt sent means the agent took it up.
 	LastActivity time.Time
-	// Commits are the commits ahead of the task's start.
+	// Commits are the commits on the task's branch ahead of its start.
 	Commits int
+	// Unchanged: the branch's tree is the start's (its commits, if any,
+	// change nothing).
+	Unchanged bool
+	// OffBranch says where the worktree's HEAD is when it is not on the
+	// task's branch (or that branch is gone): "" when it is.
+	OffBranch string
 	// Uncommitted are the files changed and not committed in the worktree.
 	Uncommitted []string
 	// Tree is the tree of the worktree's HEAD: what the checks run on.
@@ -121,9 +127,10 @@ const NudgeText = "If your task is finished, commit your work and run `owt done 
 // Judge decides whether a task is done from what was observed of its
 // agent. Done needs all of: a signal (owt done, exit 0, or idle held for
 // settle with no hook or screen change); not waiting and no --fail or
-// --blocked; commits ahead of the start unless allow_empty; no uncommitted
-// files; every check passing on the tree. A working agent is never judged:
-// its turn is not over, whatever one hook said.
+// --blocked; HEAD on the task's branch; commits on it that change the
+// tree against the start, unless allow_empty; no uncommitted files; every
+// check passing on the tree. A working agent is never judged: its turn is
+// not over, whatever one hook said.
 func Judge(o Observation, c Criteria, m Memo) Verdict {
 	ev := evidenceOf(o, m)
 	v := func(a Action, why string) Verdict { return Verdict{Action: a, Why: why, Evidence: ev} }
@@ -151,16 +158,15 @@ func Judge(o Observation, c Criteria, m Memo) Verdict {
 	}
 	// From here on the agent either gave a signal or has been idle for
 	// settle: what it left decides.
+	if o.OffBranch != "" {
+		return v(AskUser, o.OffBranch)
+	}
 	if len(o.Uncommitted) > 0 {
 		return askOnce(o, ev, alive, m.CommitAskedAt, commitMessage(o.Uncommitted),
 			"uncommitted work (owt never commits for the agent)")
 	}
-	if o.Commits == 0 && !c.AllowEmpty {
-		if ev.Signal == "owt done" {
-			return v(AskUser, "owt done, but no commits ahead of the task's start (allow_empty is not set)")
-		}
-		return askOnce(o, ev, alive, m.NudgedAt, Message{Kind: MsgNudge, Text: NudgeText},
-			"idle without any result")
+	if (o.Commits == 0 || o.Unchanged) && !c.AllowEmpty {
+		return noWork(o, ev, alive, m)
 	}
 	if ev.Signal == "" {
 		ev.Signal = "settled"
@@ -182,6 +188,24 @@ func Judge(o Observation, c Criteria, m Memo) Verdict {
 	return askOnce(o, ev, alive, sentAt, msg, "checks fail on "+short(o.Tree))
 }
 
+// noWork is the verdict on a turn that left nothing on the task's branch:
+// no commits, or commits that make no change (judged by the tree, as owt
+// cleanup does).
+func noWork(o Observation, ev Evidence, alive bool, m Memo) Verdict {
+	what := "no commits ahead of the task's start"
+	if o.Commits > 0 {
+		what = fmt.Sprintf("no change against the task's start (its %d commit(s) leave the tree as it was)", o.Commits)
+	}
+	if ev.Signal == "owt done" {
+		return Verdict{Action: AskUser, Why: "owt done, but " + what + " (allow_empty is not set)", Evidence: ev}
+	}
+	problem := "idle without any result"
+	if o.Commits > 0 {
+		problem = "idle with " + what
+	}
+	return askOnce(o, ev, alive, m.NudgedAt, Message{Kind: MsgNudge, Text: NudgeText}, problem)
+}
+
 // askOnce sends msg unless it was sent (sentAt); once the agent took it
 // up (activity after it) and the problem is still there, the user is
 // needed. An exited agent cannot be told anything.
@@ -200,8 +224,8 @@ func askOnce(o Observation, ev Evidence, alive bool, sentAt time.Time, msg Messa
 // evidenceOf is what the observation shows, as owt run status keeps it.
 func evidenceOf(o Observation, m Memo) Evidence {
 	ev := Evidence{
-		Waiting: o.Status == state.Waiting, Commits: o.Commits, Dirty: len(o.Uncommitted) > 0,
-		Uncommitted: o.Uncommitted, At: o.Now,
+		Waiting: o.Status == state.Waiting, Commits: o.Commits, NoChange: o.Commits > 0 && o.Unchanged,
+		Dirty: len(o.Uncommitted) > 0, Uncommitted: o.Uncommitted, At: o.Now,
 	}
 	switch {
 	case o.Done != nil && o.Done.Fail == "" && o.Done.Blocked == "":

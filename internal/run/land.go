@@ -1,10 +1,14 @@
 package run
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -14,9 +18,10 @@ import (
 const landRetryAfter = 15 * time.Second
 
 // landNext lands one done task in the run's into branch, through owt
-// merge's path (never in any checkout: into must be checked out nowhere;
-// a conflict changes nothing): the first, in dependency order, whose
-// parents all landed or were skipped. One a tick keeps a tick short.
+// merge's path (a checkout on into is touched only when it is clean, as
+// owt merge does; a conflict changes nothing): the first, in dependency
+// order, whose parents all landed or were skipped. One a tick keeps a
+// tick short.
 func (e *Engine) landNext(name string, now time.Time) error {
 	r, err := e.Store.Load(name)
 	if err != nil || r.Into == "" || r.State != Active {
@@ -47,7 +52,7 @@ func (e *Engine) landNext(name string, now time.Time) error {
 			cur.setTask(ct, NeedsYou, now)
 			return []Event{{At: now, Event: "needs_you", Task: ct.ID, Detail: ct.Why}}, nil
 		}
-		ct.Failure, ct.Why = nil, ""
+		ct.Failure, ct.Why, ct.LandedTip = nil, "", res.BranchTip
 		cur.setTask(ct, Landed, now)
 		evs := []Event{{At: now, Event: "landed", Task: ct.ID,
 			Detail: fmt.Sprintf("%s into %s (%s, %.12s)", res.Branch, res.Target, res.Method, res.Commit)}}
@@ -78,6 +83,17 @@ func (r *Run) nextToLand(now time.Time) *TaskRun {
 	return nil
 }
 
+// landedIDs are the tasks that landed in into.
+func (r *Run) landedIDs() []string {
+	var ids []string
+	for _, t := range r.Tasks {
+		if t.State == Landed {
+			ids = append(ids, t.ID)
+		}
+	}
+	return ids
+}
+
 func (r *Run) parentsLanded(pt *Task) bool {
 	for _, dep := range pt.DependsOn {
 		if p, ok := r.Task(dep); !ok || (p.State != Landed && p.State != Skipped) {
@@ -88,7 +104,7 @@ func (r *Run) parentsLanded(pt *Task) bool {
 }
 
 // land merges the task's branch into into, making into from the run's
-// base first if it does not exist.
+// base first if it does not exist and nothing landed in it yet.
 func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 	w, err := workspace.Open(r.Repo, e.Tmux)
 	if err != nil {
@@ -98,7 +114,15 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 	if err != nil {
 		return merge.Result{}, err
 	}
+	if err := checkLandable(r, t, rec); err != nil {
+		return merge.Result{}, err
+	}
 	if !w.Repo.BranchExists(r.Into) {
+		if landed := r.landedIDs(); len(landed) > 0 {
+			// Its landed work is gone with it: checkInto pauses the run.
+			return merge.Result{}, fmt.Errorf("%s no longer exists, with the work of %s in it; it is not made again from %s behind your back",
+				r.Into, strings.Join(landed, ", "), r.Base)
+		}
 		base, err := w.Repo.ResolveCommit(r.Base)
 		if err != nil {
 			return merge.Result{}, err
@@ -112,22 +136,40 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 	if ahead, _, err := w.Repo.AheadBehind(r.Into, rec.Branch); err != nil {
 		return merge.Result{}, err
 	} else if ahead == 0 {
-		tip, err := w.Repo.ResolveCommit(r.Into)
+		tips, err := w.Repo.ResolveCommits([]string{"refs/heads/" + r.Into, "refs/heads/" + rec.Branch})
 		if err != nil {
 			return merge.Result{}, err
 		}
-		return merge.Result{Name: rec.Name, Branch: rec.Branch, Target: r.Into, Method: "already there", Commit: tip}, nil
+		return merge.Result{Name: rec.Name, Branch: rec.Branch, Target: r.Into, Method: "already there", Commit: tips[0], BranchTip: tips[1]}, nil
 	}
-	// A run never touches a checkout: into moves as a ref only.
-	if path, found, err := w.Repo.CheckedOutAt(r.Into); err != nil {
-		return merge.Result{}, err
-	} else if found {
-		where := "your checkout " + path
-		if path != w.Repo.Root {
-			where = "the worktree " + path
-		}
-		return merge.Result{}, fmt.Errorf("%s is checked out in %s, and a run never changes a checkout: switch it to another branch there (e.g. git switch --detach); the run lands by itself then", r.Into, where)
-	}
+	// A clean checkout on into is moved exactly as owt merge moves it; a
+	// dirty one is refused there, with the reason, and left alone.
 	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workspace.WorkFiles, EditedCopies: workspace.EditedCopies}
 	return ctx.Merge(rec, merge.Options{Into: r.Into})
+}
+
+// checkLandable refuses to land a branch that is not the task's work:
+// HEAD of its worktree elsewhere, or no change against the task's start
+// (unless allow_empty). Judged done on it once, the branch may have moved
+// since: nothing is called landed that is not there.
+func checkLandable(r *Run, t *TaskRun, rec *state.Record) error {
+	if !isDir(rec.Path) {
+		return nil // owt merge's own checks say what a missing worktree allows
+	}
+	w, err := workOf(rec)
+	if err != nil {
+		return err
+	}
+	if why := w.problem(rec.Path); why != "" {
+		return errors.New(why)
+	}
+	if pt, ok := r.Plan.TaskByID(t.ID); w.empty() && !(ok && pt.AllowEmpty) {
+		return errors.New(w.emptyWhy() + ": nothing to land")
+	}
+	return nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }

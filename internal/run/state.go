@@ -125,6 +125,9 @@ type TaskRun struct {
 	// Sending is the message queued in the outbox for the agent, until
 	// the outbox delivers it or gives up.
 	Sending *Sending `json:"sending,omitempty"`
+	// LandedTip is the commit of the task's branch that landed in into:
+	// while into holds it, the task has landed (engine_into.go).
+	LandedTip string `json:"landed_tip,omitempty"`
 }
 
 // Failure is one failed attempt: its class (start, crash, agent, timeout,
@@ -143,7 +146,9 @@ type Evidence struct {
 	Summary string `json:"summary,omitempty"` // what the agent said with owt done --summary
 	Waiting bool   `json:"waiting,omitempty"`
 	Commits int    `json:"commits"`
-	Dirty   bool   `json:"dirty,omitempty"`
+	// NoChange: the commits change nothing against the task's start.
+	NoChange bool `json:"no_change,omitempty"`
+	Dirty    bool `json:"dirty,omitempty"`
 	// Uncommitted are the files the agent left uncommitted.
 	Uncommitted []string  `json:"uncommitted,omitempty"`
 	Checks      string    `json:"checks,omitempty"` // "passed", "failed: …", "" when not run

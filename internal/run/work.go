@@ -1,0 +1,91 @@
+package run
+
+import (
+	"fmt"
+
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// A task's work is what its own branch holds against the task's start:
+// commits on the branch (not wherever HEAD went) and a tree that differs
+// from the start's (an empty commit, or a file added and removed again,
+// is no work). A task is judged, landed, built on and offered as a pull
+// request only on that.
+
+// branchWork is a task's branch against its start, and where the HEAD of
+// its worktree is.
+type branchWork struct {
+	Branch    string
+	Gone      bool   // the branch does not exist
+	Head      string // the branch HEAD is on in the worktree; "" when detached
+	HeadAt    string // HEAD's commit
+	Commits   int    // commits on the branch ahead of the start
+	Unchanged bool   // the branch's tree is the start's: no net change
+	Tree      string // HEAD's tree
+}
+
+// startOf is the commit (else the branch) a worktree's task started from.
+func startOf(rec *state.Record) string {
+	if rec.BaseCommit != "" {
+		return rec.BaseCommit
+	}
+	return rec.Base
+}
+
+// workOf reads the task's branch and its worktree's HEAD.
+func workOf(rec *state.Record) (branchWork, error) {
+	w := branchWork{Branch: rec.Branch}
+	head, err := git.CurrentBranch(rec.Path)
+	if err != nil {
+		return w, fmt.Errorf("HEAD: %w", err)
+	}
+	w.Head = head
+	ref := "refs/heads/" + rec.Branch
+	from := startOf(rec)
+	objs, err := git.Objects(rec.Path, []string{"HEAD", "HEAD^{tree}", ref, ref + "^{tree}", from + "^{tree}"})
+	if err != nil {
+		return w, err
+	}
+	w.HeadAt, w.Tree = objs[0], objs[1]
+	if objs[2] == "" {
+		w.Gone = true
+		return w, nil
+	}
+	if objs[4] == "" {
+		return w, fmt.Errorf("the task's start %s: no such commit", from)
+	}
+	w.Unchanged = objs[3] == objs[4]
+	if w.Commits, _, err = (git.Repo{Root: rec.Path}).AheadBehind(from, ref); err != nil {
+		return w, fmt.Errorf("count commits: %w", err)
+	}
+	return w, nil
+}
+
+// empty reports whether the branch holds no work: no commits, or none
+// that change anything.
+func (w branchWork) empty() bool { return w.Gone || w.Commits == 0 || w.Unchanged }
+
+// problem is why the worktree's work is not the task's branch's, "" when
+// HEAD is on the task's branch.
+func (w branchWork) problem(path string) string {
+	switch {
+	case w.Gone:
+		return fmt.Sprintf("its branch %s no longer exists", w.Branch)
+	case w.Head == w.Branch:
+		return ""
+	case w.Head == "":
+		return fmt.Sprintf("HEAD in %s is detached at %s, not on the task's branch %s: commits made there are not the task's work; "+
+			"put them on %s and check it out there", path, short(w.HeadAt), w.Branch, w.Branch)
+	}
+	return fmt.Sprintf("HEAD in %s is on %s, not on the task's branch %s: commits made there are not the task's work; "+
+		"put them on %s and check it out there", path, w.Head, w.Branch, w.Branch)
+}
+
+// emptyWhy says why a branch with no work cannot go on.
+func (w branchWork) emptyWhy() string {
+	if w.Commits == 0 {
+		return fmt.Sprintf("its branch %s has no commits ahead of the task's start", w.Branch)
+	}
+	return fmt.Sprintf("its branch %s makes no change against the task's start (%d commit(s), the same tree)", w.Branch, w.Commits)
+}

@@ -1,0 +1,107 @@
+package run
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// gitIn runs git in dir for a test, failing it on error.
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "git %v: %s", args, out)
+	return strings.TrimSpace(string(out))
+}
+
+// taskRepo is a repo whose checkout is a task's worktree on branch task,
+// started at the first commit.
+func taskRepo(t *testing.T) (*state.Record, string) {
+	t.Helper()
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "README"), []byte("x\n"), 0o644))
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-q", "-m", "init")
+	start := gitIn(t, dir, "rev-parse", "HEAD")
+	gitIn(t, dir, "switch", "-q", "-c", "task")
+	return &state.Record{Name: "r-a", Path: dir, Branch: "task", Base: "main", BaseCommit: start}, dir
+}
+
+func TestWorkIsWhatTheTasksOwnBranchChanges(t *testing.T) {
+	rec, dir := taskRepo(t)
+	w, err := workOf(rec)
+	require.NoError(t, err)
+	require.True(t, w.empty(), "a new branch holds nothing")
+	require.Empty(t, w.problem(dir))
+	require.Contains(t, w.emptyWhy(), "no commits ahead")
+
+	gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", "nothing")
+	w, _ = workOf(rec)
+	require.Equal(t, 1, w.Commits)
+	require.True(t, w.Unchanged)
+	require.True(t, w.empty(), "an empty commit is no change")
+	require.Contains(t, w.emptyWhy(), "no change")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644))
+	gitIn(t, dir, "add", "a.txt")
+	gitIn(t, dir, "commit", "-q", "-m", "add a")
+	w, _ = workOf(rec)
+	require.False(t, w.empty())
+	gitIn(t, dir, "rm", "-q", "a.txt")
+	gitIn(t, dir, "commit", "-q", "-m", "remove a")
+	w, _ = workOf(rec)
+	require.Equal(t, 3, w.Commits)
+	require.True(t, w.empty(), "added and removed again: no net change")
+}
+
+func TestWorkOffTheTasksBranchIsNotItsWork(t *testing.T) {
+	rec, dir := taskRepo(t)
+	gitIn(t, dir, "switch", "-q", "-c", "elsewhere")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644))
+	gitIn(t, dir, "add", "a.txt")
+	gitIn(t, dir, "commit", "-q", "-m", "add a")
+	w, err := workOf(rec)
+	require.NoError(t, err)
+	require.Contains(t, w.problem(dir), "HEAD in "+dir+" is on elsewhere, not on the task's branch task")
+	require.True(t, w.empty(), "the commits are not on the task's branch")
+
+	gitIn(t, dir, "switch", "-q", "--detach")
+	w, _ = workOf(rec)
+	require.Contains(t, w.problem(dir), "is detached at ")
+
+	gitIn(t, dir, "branch", "-q", "-D", "task")
+	w, err = workOf(rec)
+	require.NoError(t, err)
+	require.Contains(t, w.problem(dir), "its branch task no longer exists")
+}
+
+func TestAChildNeverStartsFromAParentBranchThatLostItsWork(t *testing.T) {
+	now := time.Unix(100, 0)
+	r := childRun(t)
+	c, _ := r.Task("c")
+	c.State, c.Attempt = Starting, 1
+
+	_, ok := r.holdOnParentWork(c, errors.New("disk full"), now)
+	require.False(t, ok, "another start failure is not a hold")
+
+	evs, ok := r.holdOnParentWork(c, &ParentWorkError{Parent: "a", Why: "its branch r/a has no commits ahead of the task's start"}, now)
+	require.True(t, ok)
+	require.Equal(t, Pending, c.State)
+	require.Equal(t, 0, c.Attempt, "nothing started")
+	a, _ := r.Task("a")
+	require.Equal(t, NeedsYou, a.State, "the parent is no longer done")
+	require.Contains(t, a.Why, "no commits ahead")
+	require.Equal(t, "needs_you", evs[len(evs)-1].Event)
+	require.Empty(t, Ready(r, now), "c waits for a")
+}
