@@ -76,6 +76,17 @@ func newCause(st *state.Reaction, sig string, cfg config.Reaction, now time.Time
 	return true
 }
 
+// AwaitsTurn reports whether the agent has not had its chance yet to act
+// on the reaction's last message: the message is still in the outbox, or
+// no turn of the agent has ended since it was queued. A new cause met
+// meanwhile waits, so it does not cost an attempt the agent never had.
+func AwaitsTurn(st *state.Reaction, rec *state.Record) bool {
+	if st.Attempts == 0 || st.NeedsYou != "" {
+		return false
+	}
+	return st.Pending != "" || rec.Status != state.Idle || !rec.StatusSince.After(st.At)
+}
+
 func usedUp(attempts int, what string) string {
 	return fmt.Sprintf("%d attempt(s) used, still failing: %s", attempts, what)
 }

@@ -205,6 +205,10 @@ type failure struct {
 	sig      string // the cause
 	what     string // one line for the user
 	data     MessageData
+	// afterTurn: a new cause waits until the agent has had a turn after
+	// the last message (AwaitsTurn), rather than costing an attempt it
+	// never had the chance to use.
+	afterTurn bool
 }
 
 // fail records f on the agent's record and does what the reaction says:
@@ -215,8 +219,12 @@ func (x *Reactor) fail(rec *state.Record, f failure, cfg config.Reaction) error 
 	var out Outcome
 	var after state.Record
 	err := x.update(rec, f.reaction, func(cur *state.Record, st *state.Reaction) error {
+		deaf := unheard(cur)
+		if f.afterTurn && deaf == "" && f.sig != st.Signature && AwaitsTurn(st, cur) {
+			return state.ErrNoChange // judged again at a later look
+		}
 		st.Seen = f.seen
-		if deaf := unheard(cur); deaf != "" {
+		if deaf != "" {
 			out = FailUnheard(st, f.sig, f.what, deaf, cfg, now)
 		} else {
 			out = Fail(st, f.sig, f.what, cfg, now)

@@ -87,7 +87,16 @@ func (x *Reactor) conflict(it Input) error {
 	if res.Clean() {
 		return x.pass(rec, config.Conflict, seen)
 	}
-	other, _ := repo.TouchedBy(head, base, res.Conflicts, 5)
+	// The cause is what conflicts and what on the other side made it: the
+	// target moving on for other reasons is the same conflict, not news.
+	other, err := repo.CommitsTouching(head, base, res.Conflicts, otherSideCommits)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(other))
+	for i, c := range other {
+		ids[i] = c.ID
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Conflicting files (your branch %s against %s at %s):\n", rec.Branch, target, short(base))
 	for _, f := range res.Conflicts {
@@ -95,16 +104,25 @@ func (x *Reactor) conflict(it Input) error {
 	}
 	if len(other) > 0 {
 		fmt.Fprintf(&b, "The other side, on %s:\n", target)
-		for _, c := range other {
-			b.WriteString("  " + c + "\n")
+		for _, c := range other[:min(len(other), otherSideShown)] {
+			b.WriteString("  " + short(c.ID) + " " + c.Subject + "\n")
 		}
 	}
 	return x.fail(rec, failure{
-		reaction: config.Conflict, seen: seen, sig: "merge " + digest(head, base, strings.Join(res.Conflicts, "\n")),
+		reaction: config.Conflict, seen: seen, afterTurn: true,
+		sig:  "merge " + digest(target, strings.Join(res.Conflicts, "\n"), strings.Join(ids, " ")),
 		what: "conflicts with " + target + " in " + strings.Join(res.Conflicts, ", "),
 		data: MessageData{Failure: b.String(), Base: target},
 	}, rc)
 }
+
+// otherSideCommits bounds the commits a conflict's cause is made of (the
+// newest: a new one on the conflicting files changes it); otherSideShown
+// is how many of them the message names.
+const (
+	otherSideCommits = 50
+	otherSideShown   = 5
+)
 
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
