@@ -39,3 +39,53 @@ func TestAConflictIsSentOnceWhileItsBaseMovesForUnrelatedReasons(t *testing.T) {
 	e.Eventually(60*time.Second, "the new conflicting commit reaches the agent", func() bool { return len(e.promptsWith("clash", "now conflicts with main")) == 2 })
 	require.Contains(t, e.promptsWith("clash", "now conflicts with main")[1], "main rewrites the readme again")
 }
+
+// ghLoggedOut is gh's answer when it is not logged in (exit 4).
+var ghLoggedOut = ghFixture{Args: []string{"pr", "view"}, Stderr: "To get started with GitHub CLI, please run:  gh auth login\n", Exit: 4}
+
+// gh logging out does not turn the PR reactions off for good: owt list,
+// the control plane and owt doctor say the PR state is stale and why, the
+// monitor tries again with backoff, and once gh answers the reactions run
+// again without a restart.
+func TestGhNotLoggedInIsSaidWhereYouLookAndRetriedUntilGhAnswers(t *testing.T) {
+	e := newQuietEnv(t)
+	repo := e.NewRepo("app")
+	e.soloWithPR(repo, prView("aaaaaaa1", "", checkRun("test", "IN_PROGRESS", "", 101)))
+	e.Eventually(60*time.Second, "the first poll", func() bool {
+		pr := e.prItem(repo, "solo").PR
+		return pr != nil && pr.Checks == "pending"
+	})
+	require.Equal(t, 0, e.Owt(repo, "doctor").Code, "all good while gh answers")
+
+	loggedOut := time.Now()
+	e.setGh(ghLoggedOut)
+	e.Eventually(60*time.Second, "owt list says the PR state is stale and why", func() bool {
+		return strings.Contains(e.MustOwt(repo, "list"), "PR #7 open, checks pending, stale: gh is not logged in")
+	})
+	r := e.Owt(repo, "doctor")
+	require.Equal(t, 1, r.Code, r.Stdout+r.Stderr)
+	require.Contains(t, r.Stdout, "pr-state-stale: the pull request state of solo is stale: gh is not logged in (run: gh auth login)")
+	p := e.pane(repo, owtBin, "popup", "control")
+	require.Contains(t, e.WaitScreen(p, "stale: gh is not logged in"), "PR #7 open")
+	e.keys(p, "Escape")
+	e.waitClosed(p)
+
+	failed := func() []ghCall {
+		var out []ghCall
+		for _, c := range e.ghCalls("pr", "view") {
+			if c.At.After(loggedOut) {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	e.Eventually(60*time.Second, "gh is asked again", func() bool { return len(failed()) >= 3 })
+	fails := failed()
+	require.GreaterOrEqual(t, fails[2].At.Sub(fails[1].At), 2*time.Second, "backed off: each wait twice the one before, from poll_interval (1s)")
+
+	e.setGh(ghFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestAlpha\n"},
+		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "FAILURE", 101))})
+	e.Eventually(90*time.Second, "the CI reaction runs again without a monitor restart", func() bool { return len(e.prItem(repo, "solo").NeedsYou) == 1 })
+	require.NotContains(t, e.MustOwt(repo, "list"), "stale")
+	require.Len(t, logLinesWith(e.LogLines("monitor"), "gh is not logged in"), 1, "one warning in the log")
+}

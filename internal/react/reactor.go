@@ -53,7 +53,9 @@ type Reactor struct {
 	polled  map[agentKey]time.Time     // when it was last polled
 	logOwed map[agentKey]logWait       // failures held for a log gh could not give yet
 	backoff map[agentKey]time.Duration // the wait after a failed poll
-	ghOff   bool                       // gh is not logged in: CI and review reactions are off
+	ghOff   bool                       // gh is not logged in: polls wait for ghRetry
+	ghWait  time.Duration              // the wait before gh is tried again (backoff)
+	ghRetry time.Time                  // when one poll tries gh again
 	boxMod  time.Time                  // the outbox dir's mtime at the last tick (Tick's goroutine only)
 }
 
@@ -107,6 +109,12 @@ func (x *Reactor) Tick(now time.Time, in []Input) {
 		if x.pollDue(rec, it.Config, now) {
 			cfg := it.Config
 			x.spawn("pr "+rec.Repo+"\x00"+rec.Name, func() { x.poll(rec, cfg) })
+		} else if why := x.staleBecause(rec); why != "" {
+			x.spawn("pr "+rec.Repo+"\x00"+rec.Name, func() {
+				if err := x.markStale(rec, why); err != nil {
+					x.logf("pr %s: %v", rec.Name, err)
+				}
+			})
 		}
 	}
 }
