@@ -89,3 +89,47 @@ func TestGhNotLoggedInIsSaidWhereYouLookAndRetriedUntilGhAnswers(t *testing.T) {
 	require.NotContains(t, e.MustOwt(repo, "list"), "stale")
 	require.Len(t, logLinesWith(e.LogLines("monitor"), "gh is not logged in"), 1, "one warning in the log")
 }
+
+// A review with a huge body and many comments reaches the agent bounded
+// like a CI failure (about 8 KiB), with the pull request's URL for the
+// rest.
+func TestAHugeReviewReachesTheAgentBoundedWithItsURL(t *testing.T) {
+	e := NewEnv(t)
+	e.useFakeGh()
+	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
+	repo := e.NewRepo("app")
+	e.withRemote(repo)
+	body := strings.Repeat("This is far too long. ", 3000) // 66 KB
+	view := `{"number":7,"url":"https://github.com/o/app/pull/7","state":"OPEN","headRefOid":"aaaaaaa1",` +
+		`"reviewDecision":"CHANGES_REQUESTED","statusCheckRollup":[],"latestReviews":[` +
+		`{"id":"PRR_1","author":{"login":"rita"},"state":"CHANGES_REQUESTED","body":"` + body + `"}]}`
+	var comments []string
+	for i := range 60 {
+		comments = append(comments, `{"id":`+itoa(i+1)+`,"path":"feature.txt","line":`+itoa(i+1)+`,"body":"`+strings.Repeat("nit ", 250)+`","user":{"login":"rita"}}`)
+	}
+	e.setGh(createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: view},
+		ghFixture{Args: []string{"api", "repos/{owner}/{repo}/pulls/7/comments"}, Stdout: "[" + strings.Join(comments, ",") + "]"})
+	e.agentWithPR(repo, "rev")
+
+	e.Eventually(60*time.Second, "the review reaches the agent", func() bool { return len(e.promptsWith("rev", "changes were requested")) == 1 })
+	msg := e.promptsWith("rev", "changes were requested")[0]
+	require.LessOrEqual(t, len(msg), 9<<10, "bounded like a CI failure")
+	require.Contains(t, msg, "@rita requested changes: This is far too long.")
+	require.Contains(t, msg, "https://github.com/o/app/pull/7", "the URL for the rest")
+}
+
+// gh's stderr in owt pr's error is one short line, however long gh's is.
+func TestOwtPRSaysGhsErrorInOneShortLine(t *testing.T) {
+	e := NewEnv(t)
+	e.useFakeGh()
+	repo := e.NewRepo("app")
+	e.withRemote(repo)
+	e.shellWithCommits(repo, "feat", 1)
+	huge := "GraphQL: " + strings.Repeat("x", 200<<10) + "\nsecond line\n"
+	e.setGh(ghFixture{Args: []string{"pr", "list"}, Stderr: huge, Exit: 1})
+
+	r := e.Owt(repo, "pr", "feat")
+	requireOneLineError(t, r, "gh pr list: GraphQL: xxx")
+	require.Contains(t, r.Stderr, "nothing was pushed")
+	require.Less(t, len(r.Stderr), 400, "one short line")
+}

@@ -236,8 +236,9 @@ func (x *Reactor) ciFailed(rec *state.Record, cfg config.Config, pr forge.PR) er
 		return nil
 	}
 	x.logsSettled(rec)
-	var b strings.Builder
+	blocks := make([]string, len(failing))
 	for i, c := range failing {
+		var b strings.Builder
 		fmt.Fprintf(&b, "✗ %s", c.Name)
 		if c.Workflow != "" {
 			fmt.Fprintf(&b, " (%s)", c.Workflow)
@@ -249,12 +250,13 @@ func (x *Reactor) ciFailed(rec *state.Record, cfg config.Config, pr forge.PR) er
 		if tail := run.Tail([]byte(logs[i]), logTail); tail != "" {
 			b.WriteString(tail + "\n")
 		}
+		blocks[i] = b.String()
 	}
 	return x.fail(rec, failure{
 		reaction: config.CIFailed, seen: seen,
 		sig:  "ci " + digest(append([]string{pr.HeadRefOid, strings.Join(names, ",")}, logs...)...),
 		what: strings.Join(names, ", ") + " failed on " + short(pr.HeadRefOid),
-		data: MessageData{Failure: b.String(), PR: pr.Number},
+		data: MessageData{Failure: boundEntries(blocks, messageMax, pr.URL), PR: pr.Number},
 	}, rc)
 }
 
@@ -289,13 +291,15 @@ func (x *Reactor) changesRequested(rec *state.Record, cfg config.Config, pr forg
 	if err != nil {
 		return err
 	}
-	var b strings.Builder
+	// Bounded like a CI failure: a reviewer's paste must not become a
+	// prompt of megabytes.
+	var entries []string
 	for _, r := range reviews {
-		fmt.Fprintf(&b, "@%s requested changes", r.Author.Login)
+		line := fmt.Sprintf("@%s requested changes", r.Author.Login)
 		if body := strings.TrimSpace(r.Body); body != "" {
-			b.WriteString(": " + body)
+			line += ": " + body
 		}
-		b.WriteString("\n")
+		entries = append(entries, line+"\n")
 	}
 	n := 0
 	for _, c := range comments {
@@ -303,12 +307,12 @@ func (x *Reactor) changesRequested(rec *state.Record, cfg config.Config, pr forg
 			continue
 		}
 		n++
-		fmt.Fprintf(&b, "- %s @%s: %s\n", c.At(), c.User.Login, strings.TrimSpace(c.Body))
+		entries = append(entries, fmt.Sprintf("- %s @%s: %s\n", c.At(), c.User.Login, strings.TrimSpace(c.Body)))
 	}
 	return x.fail(rec, failure{
 		reaction: config.ChangesRequested, seen: seen, sig: seen,
 		what: fmt.Sprintf("changes requested with %d comment(s)", n),
-		data: MessageData{Failure: b.String(), PR: pr.Number},
+		data: MessageData{Failure: boundEntries(entries, messageMax, pr.URL), PR: pr.Number},
 	}, rc)
 }
 
