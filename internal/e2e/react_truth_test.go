@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -132,4 +133,29 @@ func TestOwtPRSaysGhsErrorInOneShortLine(t *testing.T) {
 	requireOneLineError(t, r, "gh pr list: GraphQL: xxx")
 	require.Contains(t, r.Stderr, "nothing was pushed")
 	require.Less(t, len(r.Stderr), 400, "one short line")
+}
+
+// gh's text about a pull request is kept the same way everywhere: control
+// characters dropped, in owt pr --json as in owt list --json (before and
+// after the monitor's poll).
+func TestPRFieldsInJSONAreTheSameCleanTextEverywhere(t *testing.T) {
+	e := NewEnv(t)
+	e.useFakeGh()
+	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
+	repo := e.NewRepo("app")
+	e.withRemote(repo)
+	e.MustOwt(repo, "tmux", "init")
+	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "q1", "--", "My own work")
+	e.commitIn(e.Find(repo, "q1").Path, "mine.txt", "mine\n", "my own commit")
+	view := strings.Replace(prView("aaaaaaa1", ""), "pull/7", "pull/7\\u001b]0;TITLE\\u0007", 1)
+	e.setGh(ghFixture{Args: []string{"pr", "list"}, Stdout: prList(view)}, ghFixture{Args: []string{"pr", "view"}, Stdout: view})
+
+	var opened struct{ URL string }
+	out := e.MustOwt(repo, "pr", "q1", "--json")
+	require.NoError(t, json.Unmarshal([]byte(out), &opened), out)
+	clean := "https://github.com/o/app/pull/7]0;TITLE"
+	require.Equal(t, clean, opened.URL, "owt pr --json")
+	require.Equal(t, clean, e.prItem(repo, "q1").PR.URL, "owt list --json as recorded")
+	e.Eventually(60*time.Second, "the monitor polled it", func() bool { return len(e.ghCalls("pr", "view")) >= 2 })
+	require.Equal(t, clean, e.prItem(repo, "q1").PR.URL, "owt list --json after a poll")
 }
