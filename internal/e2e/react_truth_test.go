@@ -14,9 +14,10 @@ import (
 // said where the user looks and retried, and what gh or a reviewer says
 // reaches the agent and the terminal bounded.
 
-// A conflict's cause is the conflicting files and the other side's
-// commits that touch them: main moving on for unrelated reasons sends
-// nothing new (and burns no attempt); a new conflicting commit does.
+// A conflict's cause is the conflicting files and the commits that touch
+// them: main moving on for unrelated reasons, or the agent committing
+// other work, sends nothing new (and burns no attempt); a new commit on
+// the conflicting file, on main or the agent's own failed try, does.
 func TestAConflictIsSentOnceWhileItsBaseMovesForUnrelatedReasons(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
@@ -36,9 +37,22 @@ func TestAConflictIsSentOnceWhileItsBaseMovesForUnrelatedReasons(t *testing.T) {
 	require.Empty(t, it.NeedsYou)
 	require.Equal(t, 1, it.Reactions["conflict"].Attempts)
 
+	branch := e.Find(repo, "clash").Branch
+	e.MustOwt(repo, "send", "clash", "!write notes.txt\n!commit other work")
+	e.Eventually(60*time.Second, "the agent's other work is judged", func() bool {
+		head := e.Git(repo, "rev-parse", branch)
+		return e.Find(repo, "clash").Status == "idle" && strings.HasPrefix(e.prItem(repo, "clash").Reactions["conflict"].Seen, head)
+	})
+	require.Len(t, e.promptsWith("clash", "now conflicts with main"), 1, "other work is not news")
+
 	e.commitIn(repo, "README.md", "# main's readme, again\n", "main rewrites the readme again")
 	e.Eventually(60*time.Second, "the new conflicting commit reaches the agent", func() bool { return len(e.promptsWith("clash", "now conflicts with main")) == 2 })
 	require.Contains(t, e.promptsWith("clash", "now conflicts with main")[1], "main rewrites the readme again")
+
+	// The agent's try at the file that still conflicts is the next attempt.
+	e.MustOwt(repo, "send", "clash", "!write README.md a second try\n!commit a failed try")
+	e.Eventually(60*time.Second, "the failed try is told", func() bool { return len(e.promptsWith("clash", "now conflicts with main")) == 3 })
+	require.Equal(t, 3, e.prItem(repo, "clash").Reactions["conflict"].Attempts)
 }
 
 // ghLoggedOut is gh's answer when it is not logged in (exit 4).

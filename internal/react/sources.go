@@ -87,15 +87,9 @@ func (x *Reactor) conflict(it Input) error {
 	if res.Clean() {
 		return x.pass(rec, config.Conflict, seen)
 	}
-	// The cause is what conflicts and what on the other side made it: the
-	// target moving on for other reasons is the same conflict, not news.
-	other, err := repo.CommitsTouching(head, base, res.Conflicts, otherSideCommits)
+	sig, other, err := conflictCause(repo, head, base, target, res.Conflicts)
 	if err != nil {
 		return err
-	}
-	ids := make([]string, len(other))
-	for i, c := range other {
-		ids[i] = c.ID
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Conflicting files (your branch %s against %s at %s):\n", rec.Branch, target, short(base))
@@ -110,15 +104,40 @@ func (x *Reactor) conflict(it Input) error {
 	}
 	return x.fail(rec, failure{
 		reaction: config.Conflict, seen: seen, afterTurn: true,
-		sig:  "merge " + digest(target, strings.Join(res.Conflicts, "\n"), strings.Join(ids, " ")),
+		sig:  sig,
 		what: "conflicts with " + target + " in " + strings.Join(res.Conflicts, ", "),
 		data: MessageData{Failure: b.String(), Base: target},
 	}, rc)
 }
 
-// otherSideCommits bounds the commits a conflict's cause is made of (the
-// newest: a new one on the conflicting files changes it); otherSideShown
-// is how many of them the message names.
+// conflictCause is the signature of a conflict: the files and the
+// commits on each side that touch them, not the heads. The target moving
+// on for other reasons, or the agent committing other work, is the same
+// conflict, not news; a new commit on a conflicting file (the agent's
+// try at it included) is. other is the target's side, newest first.
+func conflictCause(repo git.Repo, head, base, target string, files []string) (sig string, other []git.TouchingCommit, err error) {
+	other, err = repo.CommitsTouching(head, base, files, otherSideCommits)
+	if err != nil {
+		return "", nil, err
+	}
+	ours, err := repo.CommitsTouching(base, head, files, otherSideCommits)
+	if err != nil {
+		return "", nil, err
+	}
+	parts := []string{target, strings.Join(files, "\n")}
+	for _, side := range [][]git.TouchingCommit{other, ours} {
+		ids := make([]string, len(side))
+		for i, c := range side {
+			ids[i] = c.ID
+		}
+		parts = append(parts, strings.Join(ids, " "))
+	}
+	return "merge " + digest(parts...), other, nil
+}
+
+// otherSideCommits bounds the commits of each side a conflict's cause is
+// made of (the newest: a new one on the conflicting files changes it);
+// otherSideShown is how many of the target's the message names.
 const (
 	otherSideCommits = 50
 	otherSideShown   = 5
