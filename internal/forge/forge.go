@@ -139,7 +139,7 @@ func (c Client) Create(dir string, o CreateOptions) (Created, error) {
 	}
 	m := pullURL.FindStringSubmatch(string(out))
 	if m == nil {
-		return Created{}, fmt.Errorf("gh pr create printed no pull request URL: %q", strings.TrimSpace(string(out)))
+		return Created{}, fmt.Errorf("gh pr create printed no pull request URL: %q", oneLine(string(out), stderrWidth))
 	}
 	n, _ := strconv.Atoi(m[1])
 	return Created{Number: n, URL: m[0]}, nil
