@@ -119,15 +119,17 @@ func TestAHeldLogIsPolledForOnlyUntilItIsRead(t *testing.T) {
 // last message: still queued, or no turn of its own ended since.
 func TestAwaitsTurnUntilTheAgentEndedATurnAfterTheLastMessage(t *testing.T) {
 	sent := time.Unix(1000, 0)
+	now := sent.Add(time.Minute)
 	st := state.Reaction{Attempts: 1, At: sent, Pending: "k"}
 	idleAfter := &state.Record{Status: state.Idle, StatusSince: sent.Add(time.Second)}
-	require.True(t, AwaitsTurn(&st, idleAfter), "still in the outbox")
+	require.True(t, AwaitsTurn(&st, idleAfter, now), "still in the outbox")
 
 	st.Pending = ""
-	require.False(t, AwaitsTurn(&st, idleAfter), "delivered, and a turn ended since")
-	require.True(t, AwaitsTurn(&st, &state.Record{Status: state.Idle, StatusSince: sent.Add(-time.Second)}), "idle since before it was sent")
-	require.True(t, AwaitsTurn(&st, &state.Record{Status: state.Working, StatusSince: sent.Add(time.Second)}), "working on it")
+	require.False(t, AwaitsTurn(&st, idleAfter, now), "delivered, and a turn ended since")
+	require.True(t, AwaitsTurn(&st, &state.Record{Status: state.Idle, StatusSince: sent.Add(-time.Second)}, now), "idle since before it was sent")
+	require.True(t, AwaitsTurn(&st, &state.Record{Status: state.Working, StatusSince: sent.Add(time.Second)}, now), "working on it")
+	require.False(t, AwaitsTurn(&st, &state.Record{Status: state.Idle, StatusSince: sent.Add(-time.Second)}, sent.Add(turnWait)), "not for ever: a quick turn may have gone unseen")
 
-	require.False(t, AwaitsTurn(&state.Reaction{Pending: "k"}, idleAfter), "no message sent yet: nothing to wait for")
-	require.False(t, AwaitsTurn(&state.Reaction{Attempts: 3, NeedsYou: "x", Pending: "k"}, idleAfter), "the user's already")
+	require.False(t, AwaitsTurn(&state.Reaction{Pending: "k"}, idleAfter, now), "no message sent yet: nothing to wait for")
+	require.False(t, AwaitsTurn(&state.Reaction{Attempts: 3, NeedsYou: "x", Pending: "k"}, idleAfter, now), "the user's already")
 }

@@ -228,7 +228,7 @@ func (x *Reactor) fail(rec *state.Record, f failure, cfg config.Reaction) error 
 	var after state.Record
 	err := x.update(rec, f.reaction, func(cur *state.Record, st *state.Reaction) error {
 		deaf := unheard(cur)
-		if f.afterTurn && deaf == "" && f.sig != st.Signature && AwaitsTurn(st, cur) {
+		if f.afterTurn && deaf == "" && f.sig != st.Signature && AwaitsTurn(st, cur, now) {
 			return state.ErrNoChange // judged again at a later look
 		}
 		st.Seen = f.seen
