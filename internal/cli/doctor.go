@@ -29,6 +29,7 @@ func doctorCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			addStalePRs(w, &rep)
 			if c.Bool("json") {
 				if err := printJSON(c.App.Writer, rep); err != nil {
 					return err
@@ -62,5 +63,13 @@ func printDoctor(out io.Writer, rep workspace.DoctorReport) {
 		if f.Action != "" {
 			fmt.Fprintf(out, "      → %s\n", f.Action)
 		}
+	}
+}
+
+// addStalePRs adds the open pull requests whose state the monitor could
+// not refresh (gh not logged in, …): owt list shows it as stale.
+func addStalePRs(w *workspace.Workspace, rep *workspace.DoctorReport) {
+	if recs, err := w.Records(); err == nil {
+		rep.Findings = append(rep.Findings, workspace.StalePRs(recs)...)
 	}
 }

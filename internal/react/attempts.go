@@ -76,6 +76,25 @@ func newCause(st *state.Reaction, sig string, cfg config.Reaction, now time.Time
 	return true
 }
 
+// AwaitsTurn reports whether the agent has not had its chance yet to act
+// on the reaction's last message: the message is still in the outbox, or
+// no turn of the agent has ended since it was queued. A new cause met
+// meanwhile waits, so it does not cost an attempt the agent never had;
+// once delivered, never longer than turnWait after it was queued, in case
+// a turn too quick to be seen went by.
+func AwaitsTurn(st *state.Reaction, rec *state.Record, now time.Time) bool {
+	if st.Attempts == 0 || st.NeedsYou != "" {
+		return false
+	}
+	if st.Pending != "" {
+		return true // the outbox settles it: delivered, or the user's
+	}
+	return (rec.Status != state.Idle || !rec.StatusSince.After(st.At)) && now.Sub(st.At) < turnWait
+}
+
+// turnWait bounds how long a new cause waits for the agent's turn.
+const turnWait = 10 * time.Minute
+
 func usedUp(attempts int, what string) string {
 	return fmt.Sprintf("%d attempt(s) used, still failing: %s", attempts, what)
 }

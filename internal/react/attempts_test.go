@@ -114,3 +114,22 @@ func TestAHeldLogIsPolledForOnlyUntilItIsRead(t *testing.T) {
 	x.logsSettled(rec)
 	require.False(t, x.pollDue(rec, cfg, start.Add(2*time.Minute)), "settled again: every 10th interval")
 }
+
+// A new cause waits while the agent has not had its chance to act on the
+// last message: still queued, or no turn of its own ended since.
+func TestAwaitsTurnUntilTheAgentEndedATurnAfterTheLastMessage(t *testing.T) {
+	sent := time.Unix(1000, 0)
+	now := sent.Add(time.Minute)
+	st := state.Reaction{Attempts: 1, At: sent, Pending: "k"}
+	idleAfter := &state.Record{Status: state.Idle, StatusSince: sent.Add(time.Second)}
+	require.True(t, AwaitsTurn(&st, idleAfter, now), "still in the outbox")
+
+	st.Pending = ""
+	require.False(t, AwaitsTurn(&st, idleAfter, now), "delivered, and a turn ended since")
+	require.True(t, AwaitsTurn(&st, &state.Record{Status: state.Idle, StatusSince: sent.Add(-time.Second)}, now), "idle since before it was sent")
+	require.True(t, AwaitsTurn(&st, &state.Record{Status: state.Working, StatusSince: sent.Add(time.Second)}, now), "working on it")
+	require.False(t, AwaitsTurn(&st, &state.Record{Status: state.Idle, StatusSince: sent.Add(-time.Second)}, sent.Add(turnWait)), "not for ever: a quick turn may have gone unseen")
+
+	require.False(t, AwaitsTurn(&state.Reaction{Pending: "k"}, idleAfter, now), "no message sent yet: nothing to wait for")
+	require.False(t, AwaitsTurn(&state.Reaction{Attempts: 3, NeedsYou: "x", Pending: "k"}, idleAfter, now), "the user's already")
+}

@@ -57,7 +57,7 @@ func OpenPR(w *workspace.Workspace, name string, o PROptions, gh forge.Client) (
 		return Opened{}, fmt.Errorf("pushed %s to %s, but: %w", p.rec.Branch, p.remote, err)
 	}
 	head, _ := w.Repo.ResolveCommit(p.rec.Branch)
-	pr := state.PR{Number: made.Number, URL: made.URL, State: "OPEN", Draft: o.Draft, Head: head}
+	pr := ghText(state.PR{Number: made.Number, URL: made.URL, State: "OPEN", Draft: o.Draft, Head: head})
 	return Opened{PR: pr}, recordPR(w, p.rec, pr)
 }
 
@@ -109,8 +109,16 @@ func adoptPR(w *workspace.Workspace, p prPlan, existing forge.PR) (Opened, error
 	head, _ := w.Repo.ResolveCommit(p.rec.Branch)
 	// Its checks and review are the old head's: the monitor's first poll
 	// reads them afresh.
-	pr := state.PR{Number: existing.Number, URL: existing.URL, State: existing.State, Draft: existing.IsDraft, Head: head}
+	pr := ghText(state.PR{Number: existing.Number, URL: existing.URL, State: existing.State, Draft: existing.IsDraft, Head: head})
 	return Opened{PR: pr, Adopted: true}, recordPR(w, p.rec, pr)
+}
+
+// ghText is pr with gh's words as text, never a terminal's controls, as
+// the monitor's polls record them (notePR): owt pr --json, owt list
+// --json and every screen show the same clean text.
+func ghText(pr state.PR) state.PR {
+	pr.URL, pr.State, pr.Review, pr.Head = workspace.CleanLine(pr.URL), workspace.CleanLine(pr.State), workspace.CleanLine(pr.Review), workspace.CleanLine(pr.Head)
+	return pr
 }
 
 // recordPR keeps pr on the worktree's record, if it is still the one

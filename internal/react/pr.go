@@ -29,7 +29,7 @@ func (x *Reactor) pollDue(rec *state.Record, cfg config.Config, now time.Time) b
 	}
 	k, every := keyOf(rec), cfg.PR.PollInterval.Duration
 	x.mu.Lock()
-	if x.ghOff || now.Before(x.next[k]) {
+	if now.Before(x.next[k]) || (x.ghOff && now.Before(x.ghRetry)) {
 		x.mu.Unlock()
 		return false
 	}
@@ -38,7 +38,7 @@ func (x *Reactor) pollDue(rec *state.Record, cfg config.Config, now time.Time) b
 	}
 	x.next[k] = now.Add(every)
 	// GitHub decides reviews only where they are required: "" awaits none.
-	due := pr.Checks == "" || pr.Checks == "pending" || pr.Review == "REVIEW_REQUIRED" ||
+	due := pr.Stale != "" || pr.Checks == "" || pr.Checks == "pending" || pr.Review == "REVIEW_REQUIRED" ||
 		x.logOwed[k].seen != "" || now.Sub(x.polled[k]) >= settledEvery*every
 	x.mu.Unlock()
 	if !due {
@@ -50,6 +50,10 @@ func (x *Reactor) pollDue(rec *state.Record, cfg config.Config, now time.Time) b
 	if due {
 		x.mu.Lock()
 		x.polled[k] = now
+		if x.ghOff {
+			// This poll is gh's one try until the next backoff.
+			x.ghRetry = now.Add(x.ghWait)
+		}
 		x.mu.Unlock()
 	}
 	return due
@@ -79,7 +83,12 @@ func (x *Reactor) poll(rec *state.Record, cfg config.Config) {
 	}
 	x.mu.Lock()
 	delete(x.backoff, keyOf(rec))
+	back := x.ghOff
+	x.ghOff, x.ghWait = false, 0
 	x.mu.Unlock()
+	if back {
+		x.logf("gh answers again: the %s and %s reactions are back on", config.CIFailed, config.ChangesRequested)
+	}
 	if err := x.notePR(rec, pr); err != nil {
 		x.logf("pr %s: %v", rec.Name, err)
 	}
@@ -91,15 +100,24 @@ func (x *Reactor) poll(rec *state.Record, cfg config.Config) {
 	}
 }
 
-// pollFailed backs off, or turns gh's reactions off when gh is not
-// logged in (said once; everything else goes on).
+// pollFailed backs off and marks the pull request's state stale, saying
+// why. gh not logged in holds every poll: one tries again after a wait
+// that doubles from the poll interval up to maxBackoff, warned once.
 func (x *Reactor) pollFailed(rec *state.Record, cfg config.Config, err error) {
+	defer func() {
+		if merr := x.markStale(rec, staleWhy(err)); merr != nil {
+			x.logf("pr %s: %v", rec.Name, merr)
+		}
+	}()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if errors.Is(err, forge.ErrAuth) {
+		x.ghWait = min(max(2*x.ghWait, cfg.PR.PollInterval.Duration), maxBackoff)
+		x.ghRetry = time.Now().Add(x.ghWait)
 		if !x.ghOff {
 			x.ghOff = true
-			x.logf("warning: %v: the %s and %s reactions are off until the monitor restarts", err, config.CIFailed, config.ChangesRequested)
+			x.logf("warning: %v: the %s and %s reactions wait for it; tried again in %s, then less and less often (up to every %s)",
+				err, config.CIFailed, config.ChangesRequested, x.ghWait, maxBackoff)
 		}
 		return
 	}
@@ -111,6 +129,47 @@ func (x *Reactor) pollFailed(rec *state.Record, cfg config.Config, err error) {
 	x.backoff[k] = wait
 	x.next[k] = time.Now().Add(wait)
 	x.logf("pr %s: %v (next poll in %s)", rec.Name, err, wait)
+}
+
+// staleWhy is why a failed poll leaves the recorded PR state stale, in
+// one short line.
+func staleWhy(err error) string {
+	if errors.Is(err, forge.ErrAuth) {
+		return forge.ErrAuth.Error()
+	}
+	return shortLine(err.Error(), staleWidth)
+}
+
+// staleWidth bounds the reason owt list shows for a stale PR state.
+const staleWidth = 120
+
+// staleBecause is why rec's recorded PR state is stale and not marked so
+// yet: gh not logged in holds every open pull request's polls.
+func (x *Reactor) staleBecause(rec *state.Record) string {
+	pr := rec.PR
+	if pr == nil || pr.State != "OPEN" {
+		return ""
+	}
+	x.mu.Lock()
+	off := x.ghOff
+	x.mu.Unlock()
+	if why := forge.ErrAuth.Error(); off && pr.Stale != why {
+		return why
+	}
+	return ""
+}
+
+// markStale notes on the record why its PR state is stale (owt list, the
+// control plane and owt doctor say it).
+func (x *Reactor) markStale(rec *state.Record, why string) error {
+	return state.ForRepo(rec.Repo).Update(func(f *state.File) error {
+		cur := f.Records[rec.Name]
+		if cur == nil || cur.PR == nil || rec.PR == nil || cur.PR.Number != rec.PR.Number || cur.PR.Stale == why {
+			return state.ErrNoChange
+		}
+		cur.PR.Stale = why
+		return nil
+	})
 }
 
 // notePR keeps what the poll saw on the record (owt list, the picker and
@@ -177,8 +236,9 @@ func (x *Reactor) ciFailed(rec *state.Record, cfg config.Config, pr forge.PR) er
 		return nil
 	}
 	x.logsSettled(rec)
-	var b strings.Builder
+	blocks := make([]string, len(failing))
 	for i, c := range failing {
+		var b strings.Builder
 		fmt.Fprintf(&b, "✗ %s", c.Name)
 		if c.Workflow != "" {
 			fmt.Fprintf(&b, " (%s)", c.Workflow)
@@ -190,12 +250,13 @@ func (x *Reactor) ciFailed(rec *state.Record, cfg config.Config, pr forge.PR) er
 		if tail := run.Tail([]byte(logs[i]), logTail); tail != "" {
 			b.WriteString(tail + "\n")
 		}
+		blocks[i] = b.String()
 	}
 	return x.fail(rec, failure{
 		reaction: config.CIFailed, seen: seen,
 		sig:  "ci " + digest(append([]string{pr.HeadRefOid, strings.Join(names, ",")}, logs...)...),
 		what: strings.Join(names, ", ") + " failed on " + short(pr.HeadRefOid),
-		data: MessageData{Failure: b.String(), PR: pr.Number},
+		data: MessageData{Failure: boundEntries(blocks, messageMax, pr.URL), PR: pr.Number},
 	}, rc)
 }
 
@@ -230,13 +291,15 @@ func (x *Reactor) changesRequested(rec *state.Record, cfg config.Config, pr forg
 	if err != nil {
 		return err
 	}
-	var b strings.Builder
+	// Bounded like a CI failure: a reviewer's paste must not become a
+	// prompt of megabytes.
+	var entries []string
 	for _, r := range reviews {
-		fmt.Fprintf(&b, "@%s requested changes", r.Author.Login)
+		line := fmt.Sprintf("@%s requested changes", r.Author.Login)
 		if body := strings.TrimSpace(r.Body); body != "" {
-			b.WriteString(": " + body)
+			line += ": " + body
 		}
-		b.WriteString("\n")
+		entries = append(entries, line+"\n")
 	}
 	n := 0
 	for _, c := range comments {
@@ -244,12 +307,12 @@ func (x *Reactor) changesRequested(rec *state.Record, cfg config.Config, pr forg
 			continue
 		}
 		n++
-		fmt.Fprintf(&b, "- %s @%s: %s\n", c.At(), c.User.Login, strings.TrimSpace(c.Body))
+		entries = append(entries, fmt.Sprintf("- %s @%s: %s\n", c.At(), c.User.Login, strings.TrimSpace(c.Body)))
 	}
 	return x.fail(rec, failure{
 		reaction: config.ChangesRequested, seen: seen, sig: seen,
 		what: fmt.Sprintf("changes requested with %d comment(s)", n),
-		data: MessageData{Failure: b.String(), PR: pr.Number},
+		data: MessageData{Failure: boundEntries(entries, messageMax, pr.URL), PR: pr.Number},
 	}, rc)
 }
 

@@ -53,7 +53,9 @@ type Reactor struct {
 	polled  map[agentKey]time.Time     // when it was last polled
 	logOwed map[agentKey]logWait       // failures held for a log gh could not give yet
 	backoff map[agentKey]time.Duration // the wait after a failed poll
-	ghOff   bool                       // gh is not logged in: CI and review reactions are off
+	ghOff   bool                       // gh is not logged in: polls wait for ghRetry
+	ghWait  time.Duration              // the wait before gh is tried again (backoff)
+	ghRetry time.Time                  // when one poll tries gh again
 	boxMod  time.Time                  // the outbox dir's mtime at the last tick (Tick's goroutine only)
 }
 
@@ -107,6 +109,12 @@ func (x *Reactor) Tick(now time.Time, in []Input) {
 		if x.pollDue(rec, it.Config, now) {
 			cfg := it.Config
 			x.spawn("pr "+rec.Repo+"\x00"+rec.Name, func() { x.poll(rec, cfg) })
+		} else if why := x.staleBecause(rec); why != "" {
+			x.spawn("pr "+rec.Repo+"\x00"+rec.Name, func() {
+				if err := x.markStale(rec, why); err != nil {
+					x.logf("pr %s: %v", rec.Name, err)
+				}
+			})
 		}
 	}
 }
@@ -205,6 +213,10 @@ type failure struct {
 	sig      string // the cause
 	what     string // one line for the user
 	data     MessageData
+	// afterTurn: a new cause waits until the agent has had a turn after
+	// the last message (AwaitsTurn), rather than costing an attempt it
+	// never had the chance to use.
+	afterTurn bool
 }
 
 // fail records f on the agent's record and does what the reaction says:
@@ -215,8 +227,12 @@ func (x *Reactor) fail(rec *state.Record, f failure, cfg config.Reaction) error 
 	var out Outcome
 	var after state.Record
 	err := x.update(rec, f.reaction, func(cur *state.Record, st *state.Reaction) error {
+		deaf := unheard(cur)
+		if f.afterTurn && deaf == "" && f.sig != st.Signature && AwaitsTurn(st, cur, now) {
+			return state.ErrNoChange // judged again at a later look
+		}
 		st.Seen = f.seen
-		if deaf := unheard(cur); deaf != "" {
+		if deaf != "" {
 			out = FailUnheard(st, f.sig, f.what, deaf, cfg, now)
 		} else {
 			out = Fail(st, f.sig, f.what, cfg, now)

@@ -87,7 +87,10 @@ func (x *Reactor) conflict(it Input) error {
 	if res.Clean() {
 		return x.pass(rec, config.Conflict, seen)
 	}
-	other, _ := repo.TouchedBy(head, base, res.Conflicts, 5)
+	sig, other, err := conflictCause(repo, head, base, target, res.Conflicts)
+	if err != nil {
+		return err
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Conflicting files (your branch %s against %s at %s):\n", rec.Branch, target, short(base))
 	for _, f := range res.Conflicts {
@@ -95,16 +98,50 @@ func (x *Reactor) conflict(it Input) error {
 	}
 	if len(other) > 0 {
 		fmt.Fprintf(&b, "The other side, on %s:\n", target)
-		for _, c := range other {
-			b.WriteString("  " + c + "\n")
+		for _, c := range other[:min(len(other), otherSideShown)] {
+			b.WriteString("  " + short(c.ID) + " " + c.Subject + "\n")
 		}
 	}
 	return x.fail(rec, failure{
-		reaction: config.Conflict, seen: seen, sig: "merge " + digest(head, base, strings.Join(res.Conflicts, "\n")),
+		reaction: config.Conflict, seen: seen, afterTurn: true,
+		sig:  sig,
 		what: "conflicts with " + target + " in " + strings.Join(res.Conflicts, ", "),
 		data: MessageData{Failure: b.String(), Base: target},
 	}, rc)
 }
+
+// conflictCause is the signature of a conflict: the files and the
+// commits on each side that touch them, not the heads. The target moving
+// on for other reasons, or the agent committing other work, is the same
+// conflict, not news; a new commit on a conflicting file (the agent's
+// try at it included) is. other is the target's side, newest first.
+func conflictCause(repo git.Repo, head, base, target string, files []string) (sig string, other []git.TouchingCommit, err error) {
+	other, err = repo.CommitsTouching(head, base, files, otherSideCommits)
+	if err != nil {
+		return "", nil, err
+	}
+	ours, err := repo.CommitsTouching(base, head, files, otherSideCommits)
+	if err != nil {
+		return "", nil, err
+	}
+	parts := []string{target, strings.Join(files, "\n")}
+	for _, side := range [][]git.TouchingCommit{other, ours} {
+		ids := make([]string, len(side))
+		for i, c := range side {
+			ids[i] = c.ID
+		}
+		parts = append(parts, strings.Join(ids, " "))
+	}
+	return "merge " + digest(parts...), other, nil
+}
+
+// otherSideCommits bounds the commits of each side a conflict's cause is
+// made of (the newest: a new one on the conflicting files changes it);
+// otherSideShown is how many of the target's the message names.
+const (
+	otherSideCommits = 50
+	otherSideShown   = 5
+)
 
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")

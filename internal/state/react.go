@@ -21,6 +21,9 @@ type PR struct {
 	Review string `json:"review,omitempty"`
 	// Head is the commit the PR's head was at when polled.
 	Head string `json:"head,omitempty"`
+	// Stale says why the fields above may be out of date: the monitor's
+	// last poll failed (gh not logged in, …). A poll that answers clears it.
+	Stale string `json:"stale,omitempty"`
 }
 
 // Reaction is what one reaction source remembers about an agent.
@@ -74,7 +77,7 @@ func (r *Record) NeedsYou() []string {
 }
 
 // Summary is the PR in a few words: "#12 open, checks fail, changes
-// requested".
+// requested", and why that may be out of date when it is.
 func (p *PR) Summary() string {
 	if p == nil {
 		return ""
@@ -88,6 +91,9 @@ func (p *PR) Summary() string {
 	}
 	if p.Review != "" {
 		s += ", " + strings.ToLower(strings.ReplaceAll(p.Review, "_", " "))
+	}
+	if p.Stale != "" {
+		s += ", stale: " + p.Stale
 	}
 	return s
 }
