@@ -97,3 +97,53 @@ func TestMergePopupRefusesAWorkingAgent(t *testing.T) {
 	e.waitClosed(p)
 	e.landingUntouched(repo, busy, mainTip, branchTip, files)
 }
+
+// Choosing agents by status never answers their prompts: --waiting alone
+// is refused before anything is typed; --answer is the one way to type
+// into a prompt, and owt says "answered", not "sent", when the dialog took
+// the text, and says so when the rest of it sits typed, not submitted.
+func TestSendByStatusNeverAnswersAPrompt(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	w := e.newAgent(repo, "w", "claude")
+	e.WaitStatus(repo, "w", "idle", 20*time.Second)
+	e.MustOwt(repo, "send", "w", "!ask rm -rf dist\n!ask rm -rf cache")
+	e.WaitStatus(repo, "w", "waiting", 20*time.Second)
+	pane := "=" + w.Session + ":"
+	e.WaitScreen(pane, "rm -rf dist")
+
+	r := e.Owt(repo, "send", "--waiting", "approve it")
+	require.Equal(t, 2, r.Code, r.Stderr)
+	requireOneLineError(t, r, "--answer")
+	require.Empty(t, r.Stdout)
+	require.Empty(t, e.answers(), "nothing answered")
+	require.NotContains(t, e.Capture(pane), "pprove", "nothing typed")
+	require.Equal(t, "waiting", e.Status(repo, "w").Status)
+
+	// --answer with one key: the dialog took it; no prompt was sent.
+	r = e.Owt(repo, "send", "--waiting", "--answer", "1")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "answered w's prompt\n", r.Stdout)
+	e.Eventually(10*time.Second, "dist answered", func() bool { return e.answers()["rm -rf dist"] == "yes" })
+	e.WaitScreen(pane, "rm -rf cache")
+	e.WaitStatus(repo, "w", "waiting", 20*time.Second)
+
+	// --answer with words: the first key answers the menu ("a": yes,
+	// always), the rest is left in the input. Not "sent": owt says what
+	// happened and exits 1.
+	prompts := len(e.Prompts("w"))
+	r = e.Owt(repo, "send", "--json", "--answer", "w", "approve it")
+	require.Equal(t, 1, r.Code, r.Stdout)
+	requireOneLineError(t, r, "not submitted")
+	require.Contains(t, r.Stderr, "its prompt took part of the text as its answer")
+	var res []struct {
+		Name     string
+		Sent     bool
+		Answered bool
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &res), r.Stdout)
+	require.Len(t, res, 1)
+	require.False(t, res[0].Sent, "the text did not become a prompt")
+	require.Equal(t, "always", e.answers()["rm -rf cache"])
+	require.Len(t, e.Prompts("w"), prompts, "no prompt was submitted")
+}
