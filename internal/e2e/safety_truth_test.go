@@ -147,3 +147,59 @@ func TestSendByStatusNeverAnswersAPrompt(t *testing.T) {
 	require.Equal(t, "always", e.answers()["rm -rf cache"])
 	require.Len(t, e.Prompts("w"), prompts, "no prompt was submitted")
 }
+
+// Bad input says what was wrong in the user's own words and exits 2 when
+// the input itself is wrong; nothing changes.
+func TestBadInputIsNamedAsTypedAndExitsTwo(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	before := e.snapshot(repo)
+
+	r := e.Owt(repo, "list", "--bogus")
+	require.Equal(t, 2, r.Code)
+	require.Equal(t, "owt: flag provided but not defined: --bogus\n", r.Stderr)
+	r = e.Owt(repo, "new", "--tool", "claude", "--name")
+	require.Equal(t, 2, r.Code)
+	require.Contains(t, r.Stderr, "--name", r.Stderr)
+	require.NotContains(t, r.Stderr, " -name", r.Stderr)
+
+	// owt new: every option that is wrong in itself is bad usage (2).
+	for _, args := range [][]string{
+		{"--tool", "nope"},
+		{"--base", "nope"},
+		{"--name", "../evil"},
+		{"--branch", "a..b"},
+	} {
+		r := e.Owt(repo, append(append([]string{"new", "--no-setup"}, args...), "Do things")...)
+		require.Equal(t, 2, r.Code, "%v: %s", args, r.Stderr)
+		requireOneLineError(t, r, args[1])
+	}
+
+	// A run's bad --name is named as the --name, not "give --name".
+	e.WriteFile(repo, "plan.toml", "[run]\ntool = \"claude\"\n\n[[task]]\nid = \"a\"\ntask = \"A\"\n")
+	r = e.Owt(repo, "run", "start", "plan.toml", "--name", "../evil", "--dry-run")
+	require.Equal(t, 2, r.Code, r.Stderr)
+	requireOneLineError(t, r, `--name "../evil" cannot name a run`)
+	require.NotContains(t, r.Stderr, "give --name")
+	require.Equal(t, before, e.snapshot(repo))
+}
+
+// owt note that reached no worktree says so and exits 1.
+func TestNoteWrittenNowhereFails(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.commitIn(repo, "AGENTS.md", "# project rules\n", "agents")
+	oc := newJSON(t, e, repo, "--tool", "opencode", "--no-setup", "--name", "oc", "Task oc")
+
+	r := e.Owt(repo, "note", "Shared context")
+	require.Equal(t, 1, r.Code, r.Stdout)
+	require.Contains(t, r.Stdout, "oc: skipped: opencode reads AGENTS.md")
+	requireOneLineError(t, r, "the note was written into none of the 1 worktree(s)")
+	require.NoFileExists(t, filepath.Join(oc.Path, "AGENTS.override.md"))
+
+	// A claude worktree takes it: written somewhere, exit 0.
+	newJSON(t, e, repo, "--tool", "claude", "--no-setup", "--name", "cl", "Task cl")
+	r = e.Owt(repo, "note", "Shared context")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "CLAUDE.local.md")
+}
