@@ -28,7 +28,7 @@ func landQuestion(w *workspace.Workspace, rec *state.Record, ship bool, h tmux.H
 		switch {
 		case rep.Empty:
 			blockers = []string{"nothing to ship: no commits and no uncommitted changes"}
-		case len(rep.ConflictsWithBase()) > 0 || len(rep.BaseCheckoutDirty) > 0 || rep.Busy != "":
+		case len(rep.ConflictsWithBase()) > 0 || len(rep.BaseCheckoutDirty) > 0 || rep.Busy != "" || rep.BaseMissing:
 			blockers = rep.Blockers()
 		}
 	} else {

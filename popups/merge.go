@@ -42,7 +42,7 @@ func mergeOne(tm *tmux.Client, s Screen) error {
 
 	// With uncommitted work, the way home is ship: commit it all, then
 	// merge. Not while the agent works or waits: that work is its turn's.
-	ship := rep.Busy == "" && len(rep.DirtyFiles) > 0 && !rep.Empty && len(rep.ConflictsWithBase()) == 0 && len(rep.BaseCheckoutDirty) == 0
+	ship := rep.Busy == "" && !rep.BaseMissing && len(rep.DirtyFiles) > 0 && !rep.Empty && len(rep.ConflictsWithBase()) == 0 && len(rep.BaseCheckoutDirty) == 0
 	if !ship {
 		if blockers := rep.Blockers(); len(blockers) > 0 {
 			fmt.Fprintln(s.Out, "\nMerge would be refused:")

@@ -203,3 +203,33 @@ func TestNoteWrittenNowhereFails(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.Contains(t, r.Stdout, "CLAUDE.local.md")
 }
+
+// A base branch deleted after the worktree was made is a blocker the
+// moment owt check or the Alt+m popup looks, not after the user said yes.
+func TestCheckAndMergePopupSeeADeletedBase(t *testing.T) {
+	e := newQuietEnv(t)
+	repo := e.NewRepo("app")
+	e.Git(repo, "branch", "release")
+	fix := e.shell(repo, "fix", "--base", "release")
+	e.commitIn(fix.Path, "fix.txt", "fixed\n", "the fix")
+	e.Git(repo, "branch", "-D", "release")
+
+	out := e.MustOwt(repo, "check", "fix")
+	require.Contains(t, out, "! its base branch release no longer exists; merge with --into BRANCH", out)
+	var rep struct {
+		BaseMissing bool `json:"base_missing"`
+	}
+	raw := e.MustOwt(repo, "check", "fix", "--json")
+	require.NoError(t, json.Unmarshal([]byte(raw), &rep), raw)
+	require.True(t, rep.BaseMissing, raw)
+
+	p := e.pane(repo, owtBin, "popup", "merge")
+	e.WaitScreen(p, "1/1")
+	e.keys(p, "Enter")
+	screen := e.WaitScreen(p, "Press any key to close")
+	require.Contains(t, screen, "Merge would be refused")
+	require.Contains(t, screen, "release no longer exists")
+	e.keys(p, "Enter")
+	e.waitClosed(p)
+	require.DirExists(t, fix.Path)
+}

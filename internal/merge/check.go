@@ -48,6 +48,11 @@ type Report struct {
 	// their only copy, so merge and ship keep the worktree for them.
 	EditedCopies []string `json:"edited_copies"`
 
+	// BaseMissing is set when the recorded base branch no longer exists:
+	// the figures compare with where the branch started, and a merge
+	// needs --into.
+	BaseMissing bool `json:"base_missing,omitempty"`
+
 	// Busy is what the agent is in the middle of ("is working", "waits
 	// for you"), "" when nothing is under way: landing now would commit
 	// and end a turn from under it.
@@ -82,6 +87,7 @@ func (c *Context) Check(r *state.Record, into string) (Report, error) {
 	base := rep.Base
 	if into == "" {
 		base = c.baseRef(r)
+		rep.BaseMissing = !c.Git.BranchExists(rep.Base)
 	} else if !c.Git.BranchExists(into) {
 		return rep, fmt.Errorf("no branch %q to merge into", into)
 	}
@@ -226,6 +232,9 @@ func (rep Report) Blockers() []string {
 	case rep.Busy != "":
 		out = append(out, "its agent "+rep.Busy+": let its turn end first")
 	}
+	if rep.BaseMissing {
+		out = append(out, fmt.Sprintf("its base branch %s no longer exists; merge with --into BRANCH", rep.Base))
+	}
 	if rep.Empty {
 		out = append(out, fmt.Sprintf("nothing to merge: %s has no commits and no changes", rep.Branch))
 	} else if rep.Ahead == 0 {
@@ -260,6 +269,9 @@ func (rep Report) String() string {
 		b.WriteString(" (empty: nothing to merge)")
 	}
 	b.WriteString("\n")
+	if rep.BaseMissing {
+		fmt.Fprintf(&b, "  base:        %s no longer exists (figures are against where the branch started)\n", rep.Base)
+	}
 	if rep.Missing {
 		b.WriteString("  worktree:    folder missing\n")
 	}
