@@ -2,8 +2,12 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -232,4 +236,60 @@ func TestCheckAndMergePopupSeeADeletedBase(t *testing.T) {
 	e.keys(p, "Enter")
 	e.waitClosed(p)
 	require.DirExists(t, fix.Path)
+}
+
+// owt new killed while git still checks out a large tree: what git writes
+// is git's, not the user's; doctor says git is at work there and --fix
+// leaves it alone. Once git is gone, the files doctor lists are bounded:
+// the first few and how many more, never one line with every file.
+func TestDoctorAfterAnInterruptedCheckoutIsBoundedAndLeavesGitAlone(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	// git runs post-checkout inside "git worktree add": hold git there,
+	// as a long checkout would.
+	marker := filepath.Join(e.Root, "in-checkout")
+	hook := filepath.Join(repo, ".git", "hooks", "post-checkout")
+	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ntouch '"+marker+"'\nexec sleep 120\n"), 0o755))
+	cmd := exec.Command(owtBin, "new", "--no-setup", "--name", "big", "a large checkout")
+	cmd.Dir = repo
+	cmd.Env = e.Environ()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	e.Eventually(10*time.Second, "owt new reaches git's checkout", func() bool {
+		_, err := os.Stat(marker)
+		return err == nil
+	})
+	// owt new dies; git goes on writing the tree.
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	wt := filepath.Join(filepath.Dir(repo), "app.worktrees", "big")
+	for i := 0; i < 3000; i++ {
+		e.WriteFile(wt, fmt.Sprintf("src/file%04d.go", i), "package src\n")
+	}
+
+	r := e.Owt(repo, "doctor", "--fix", "--json")
+	require.Equal(t, 1, r.Code, r.Stderr)
+	var found string
+	for _, f := range doctorJSON(t, r.Stdout).Findings {
+		if f.Kind == "interrupted-create" {
+			require.False(t, f.Fixed)
+			found = f.Action
+		}
+	}
+	require.Contains(t, found, "git is still at work in it", r.Stdout)
+	require.NotContains(t, found, "file0001", "git's files are not listed as someone's")
+	require.DirExists(t, wt)
+
+	// git ends (killed here); the files are someone's now: a bounded list.
+	require.NoError(t, syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL))
+	e.Eventually(10*time.Second, "git gone", func() bool { return syscall.Kill(-cmd.Process.Pid, 0) != nil })
+	r = e.Owt(repo, "doctor")
+	require.Equal(t, 1, r.Code, r.Stderr)
+	for _, l := range strings.Split(r.Stdout, "\n") {
+		require.Less(t, len(l), 400, "one bounded line: %.500s", l)
+	}
+	require.Contains(t, r.Stdout, "src/file0000.go")
+	require.Contains(t, r.Stdout, "and 2995 more")
+	require.DirExists(t, wt)
 }

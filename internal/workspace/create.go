@@ -427,7 +427,7 @@ func (w *Workspace) bringFiles(dst string, listUnversioned func() (git.Unversion
 		}
 	}
 	if len(skipped) > 0 {
-		w.warnf("not copied %s: git does not ignore it, so the agent could commit it (add it to .gitignore to have it copied)", strings.Join(skipped, ", "))
+		w.warnf("not copied %s: git does not ignore it, so the agent could commit it (add it to .gitignore to have it copied)", Some(skipped, ListedMax))
 	}
 	var todo []string
 	for _, rel := range matches {
