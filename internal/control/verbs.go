@@ -74,7 +74,7 @@ func RefuseBusy(w *workspace.Workspace, rec *state.Record, verbing string, force
 	if busy == "" {
 		return nil
 	}
-	return fmt.Errorf("%s %s: %s now would commit and end its turn from under it; nothing was changed; let its turn end (see 'owt status %s'), or pass --force",
+	return fmt.Errorf("%s %s: %s now would land a half-done turn and end it; nothing was changed; let its turn end (see 'owt status %s'), or pass --force",
 		cur.Name, busy, verbing, cur.Name)
 }
 

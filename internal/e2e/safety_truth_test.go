@@ -100,6 +100,16 @@ func TestMergePopupRefusesAWorkingAgent(t *testing.T) {
 	e.keys(p, "Enter")
 	e.waitClosed(p)
 	e.landingUntouched(repo, busy, mainTip, branchTip, files)
+
+	// The control popup's s (ship) says the same.
+	p = e.pane(repo, owtBin, "popup", "control")
+	e.WaitScreen(p, "busy")
+	e.selectRow(p, "busy")
+	e.typeText(p, "s")
+	screen = e.WaitScreen(p, "Ship busy: refused, nothing changed")
+	require.Contains(t, screen, "its agent is working: let its turn end first")
+	e.keys(p, "Escape")
+	e.landingUntouched(repo, busy, mainTip, branchTip, files)
 }
 
 // Choosing agents by status never answers their prompts: --waiting alone
