@@ -28,7 +28,7 @@ func landQuestion(w *workspace.Workspace, rec *state.Record, ship bool, h tmux.H
 		switch {
 		case rep.Empty:
 			blockers = []string{"nothing to ship: no commits and no uncommitted changes"}
-		case len(rep.ConflictsWithBase()) > 0 || len(rep.BaseCheckoutDirty) > 0:
+		case len(rep.ConflictsWithBase()) > 0 || len(rep.BaseCheckoutDirty) > 0 || rep.Busy != "" || rep.BaseMissing:
 			blockers = rep.Blockers()
 		}
 	} else {
@@ -57,9 +57,9 @@ func landQuestion(w *workspace.Workspace, rec *state.Record, ship bool, h tmux.H
 		var out control.Landed
 		var err error
 		if ship {
-			out, err = control.Ship(w, rec, "", false)
+			out, err = control.Ship(w, rec, "", false, false)
 		} else {
-			out, err = control.Merge(w, rec, merge.Options{}, false)
+			out, err = control.Merge(w, rec, merge.Options{}, false, false)
 		}
 		if err != nil {
 			return verbMsg{err: err}

@@ -5,6 +5,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -39,8 +40,9 @@ func mergeOne(tm *tmux.Client, s Screen) error {
 	}
 	fmt.Fprintln(s.Out, rep.String())
 
-	// With uncommitted work, the way home is ship: commit it all, then merge.
-	ship := len(rep.DirtyFiles) > 0 && !rep.Empty && len(rep.ConflictsWithBase()) == 0 && len(rep.BaseCheckoutDirty) == 0
+	// With uncommitted work, the way home is ship: commit it all, then
+	// merge. Not while the agent works or waits: that work is its turn's.
+	ship := rep.Busy == "" && !rep.BaseMissing && len(rep.DirtyFiles) > 0 && !rep.Empty && len(rep.ConflictsWithBase()) == 0 && len(rep.BaseCheckoutDirty) == 0
 	if !ship {
 		if blockers := rep.Blockers(); len(blockers) > 0 {
 			fmt.Fprintln(s.Out, "\nMerge would be refused:")
@@ -63,6 +65,14 @@ func mergeOne(tm *tmux.Client, s Screen) error {
 		return orCancelled(err)
 	}
 
+	// The agent may have taken up work while the user read the report.
+	verbing := "merging"
+	if ship {
+		verbing = "shipping"
+	}
+	if err := control.RefuseBusy(t.w, r, verbing, false); err != nil {
+		return err
+	}
 	var res merge.Result
 	if ship {
 		sr, err := mc.Ship(r, "")

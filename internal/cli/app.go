@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -140,8 +141,11 @@ func Main(args []string, stderr io.Writer) int {
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "owt: "+oneLine(err.Error()))
 	var ue usageError
+	if errors.As(err, &ue) {
+		err = usageError{flagAsTyped(ue.msg, args)}
+	}
+	fmt.Fprintln(stderr, "owt: "+oneLine(err.Error()))
 	switch {
 	case errors.As(err, &ue), errors.Is(err, agent.ErrUnknownTool):
 		return ExitUsage
@@ -149,6 +153,35 @@ func Main(args []string, stderr io.Writer) int {
 		return ExitUnknown
 	}
 	return ExitError
+}
+
+// flagInError is a flag named in an error of Go's flag package, which
+// writes it with one dash ("flag provided but not defined: -bogus").
+var flagInError = regexp.MustCompile(`(not defined: |needs an argument: |for flag |value [^ ]+ for )-([A-Za-z0-9][^\s:=]*)`)
+
+// flagAsTyped names the flags in a usage error msg the way args typed
+// them: "--bogus" for --bogus, "-bogus" for -bogus; a flag not found in
+// args gets two dashes when its name is a word.
+func flagAsTyped(msg string, args []string) string {
+	return flagInError.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := flagInError.FindStringSubmatch(m)
+		lead, name := sub[1], sub[2]
+		dashes := "--"
+		if len(name) == 1 {
+			dashes = "-"
+		}
+		for _, a := range args {
+			given := strings.TrimLeft(a, "-")
+			if eq := strings.IndexByte(given, '='); eq >= 0 {
+				given = given[:eq]
+			}
+			if given == name && strings.HasPrefix(a, "-") && a != given {
+				dashes = a[:len(a)-len(strings.TrimLeft(a, "-"))]
+				break
+			}
+		}
+		return lead + dashes + name
+	})
 }
 
 // oneLine keeps an error to one line: git and tmux sometimes say more, and

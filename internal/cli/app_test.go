@@ -39,3 +39,23 @@ func TestOneLineDropsOtherProgramsControls(t *testing.T) {
 		t.Fatalf("words lost: %q", got)
 	}
 }
+
+// Flag errors name the flag as it was typed: Go's flag package writes one
+// dash whatever the user wrote.
+func TestFlagErrorsNameTheFlagAsTyped(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		msg  string
+		want string
+	}{
+		{[]string{"owt", "list", "--bogus"}, "flag provided but not defined: -bogus", "flag provided but not defined: --bogus"},
+		{[]string{"owt", "list", "-bogus"}, "flag provided but not defined: -bogus", "flag provided but not defined: -bogus"},
+		{[]string{"owt", "list", "--bogus=1"}, "flag provided but not defined: -bogus", "flag provided but not defined: --bogus"},
+		{[]string{"owt", "new", "-x"}, "flag provided but not defined: -x", "flag provided but not defined: -x"},
+		{[]string{"owt", "new", "--name"}, "flag needs an argument: -name", "flag needs an argument: --name"},
+		{[]string{"owt", "wait", "a", "--timeout", "soon"}, `invalid value "soon" for flag -timeout: parse error`, `invalid value "soon" for flag --timeout: parse error`},
+		{[]string{"owt", "merge"}, "merge takes one NAME", "merge takes one NAME"},
+	} {
+		require.Equal(t, c.want, flagAsTyped(c.msg, c.args), c.args)
+	}
+}

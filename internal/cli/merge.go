@@ -29,6 +29,7 @@ func mergeCommand() *cli.Command {
 			&cli.BoolFlag{Name: "leave-conflicts", Usage: "on conflict, merge the target into the branch in its worktree and leave the conflicts there"},
 			&cli.BoolFlag{Name: "keep", Usage: "keep the worktree, session and branch afterwards"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
+			forceBusyFlag,
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -56,14 +57,20 @@ func mergeCommand() *cli.Command {
 				target = rec.Base
 			}
 			report := func() (merge.Report, error) { return mc.Check(rec, o.Into) }
+			if err := control.RefuseBusy(w, rec, "merging", c.Bool("force")); err != nil {
+				return err
+			}
 			if err := askFirst(c, report, fmt.Sprintf("Merge %s into %s%s?", rec.Branch, target, removalNote(c.Bool("keep"))), "not merged"); err != nil {
 				return err
 			}
-			out, err := control.Merge(w, rec, o, c.Bool("keep"))
+			out, err := control.Merge(w, rec, o, c.Bool("keep"), c.Bool("force"))
 			return reportLanding(c, out, err)
 		},
 	}
 }
+
+// forceBusyFlag lets merge and ship land while the agent works or waits.
+var forceBusyFlag = &cli.BoolFlag{Name: "force", Usage: "go ahead while the agent works or waits for you (commits and ends its turn)"}
 
 func removalNote(keep bool) string {
 	if keep {

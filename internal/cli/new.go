@@ -50,8 +50,10 @@ func newCommand() *cli.Command {
 				Plan:    c.Bool("plan"),
 				NoSetup: c.Bool("no-setup"),
 			})
-			if errors.Is(err, workspace.ErrEmptyTask) {
-				return usageError{err.Error()} // no task is bad usage, like a missing NAME
+			if errors.Is(err, workspace.ErrEmptyTask) || errors.Is(err, workspace.ErrBadOption) {
+				// No task, an invalid --name or --branch, a --base that does
+				// not exist: bad usage, like a missing NAME or an unknown --tool.
+				return usageError{err.Error()}
 			}
 			if err != nil {
 				return err

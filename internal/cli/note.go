@@ -96,9 +96,35 @@ func noteCommand() *cli.Command {
 				}
 				run.Sent = w.Send(agents, run.Note)
 			}
-			return printNote(c, run, "wrote the note into")
+			if err := printNote(c, run, "wrote the note into"); err != nil {
+				return err
+			}
+			return noteMissed(run)
 		},
 	}
+}
+
+// noteMissed is the error of a note that reached nothing: worktrees exist
+// but each was skipped (printed above), or a --send did not get through.
+func noteMissed(run noteRun) error {
+	var notSent []string
+	for _, s := range run.Sent {
+		if !s.Sent {
+			notSent = append(notSent, s.Name)
+		}
+	}
+	if len(notSent) > 0 {
+		return fmt.Errorf("the note was not sent to %s", strings.Join(notSent, ", "))
+	}
+	if len(run.Worktrees) == 0 || len(run.Sent) > 0 {
+		return nil
+	}
+	for _, r := range run.Worktrees {
+		if r.Action == "written" || r.Action == "unchanged" {
+			return nil
+		}
+	}
+	return fmt.Errorf("the note was written into none of the %d worktree(s): each was skipped; it stays set for worktrees created later, and 'owt note --send TEXT' types it into idle agents", len(run.Worktrees))
 }
 
 func orEmpty(rs []workspace.NoteResult) []workspace.NoteResult {

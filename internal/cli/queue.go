@@ -92,7 +92,7 @@ func shipQueue(c *cli.Context, w *workspace.Workspace, confirmed map[string]stri
 		head := q.Entries[0]
 		if !head.Clean {
 			failure = fmt.Errorf("stopped at %s: it conflicts with %s in %s; left: %s",
-				head.Name, head.Base, strings.Join(head.Conflicts, ", "), queueNames(q.Entries))
+				head.Name, head.Base, workspace.Some(head.Conflicts, workspace.ListedMax), queueNames(q.Entries))
 			break
 		}
 		rec, err := w.Get(head.Name)
@@ -155,7 +155,7 @@ func printQueue(out io.Writer, q merge.Queue) {
 		for i, e := range q.Entries {
 			pred := "merges cleanly"
 			if !e.Clean {
-				pred = "conflicts in " + strings.Join(e.Conflicts, ", ")
+				pred = "conflicts in " + workspace.Some(e.Conflicts, workspace.ListedMax)
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", i+1, e.Name, e.Branch, e.Status, e.Ahead, e.Uncommitted, e.Size, e.Overlaps, pred)
 		}

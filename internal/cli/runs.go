@@ -109,11 +109,14 @@ func runStart(c *cli.Context, file string) error {
 		p.Into, p.IntoBase = into, false
 	}
 	name := c.String("name")
+	if name != "" && !run.ValidName(name) {
+		return usagef("--name %q cannot name a run: %s", name, run.NameRule)
+	}
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
 	if !run.ValidName(name) {
-		return usagef("%q cannot name a run: %s; give --name", name, run.NameRule)
+		return usagef("the file's name %q cannot name a run: %s; give --name", name, run.NameRule)
 	}
 	repo, base, err := planInRepo(p)
 	if err != nil {

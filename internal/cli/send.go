@@ -20,11 +20,11 @@ func sendCommand() *cli.Command {
 		ArgsUsage:    "[NAME] TEXT... | NAME --task",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "task", Usage: "send NAME its task again (after a first turn that failed, or a task that never arrived)"},
-			&cli.BoolFlag{Name: "answer", Usage: "also type into agents waiting for you: the text answers their prompt"},
+			&cli.BoolFlag{Name: "answer", Usage: "also type into agents waiting for you: the text answers their prompt (a menu takes one key: 1, 2, y, n)"},
 			&cli.BoolFlag{Name: "all", Usage: "every running agent of this repo"},
 			&cli.BoolFlag{Name: "working", Usage: "every working agent"},
 			&cli.BoolFlag{Name: "idle", Usage: "every idle agent"},
-			&cli.BoolFlag{Name: "waiting", Usage: "every agent waiting for you"},
+			&cli.BoolFlag{Name: "waiting", Usage: "every agent waiting for you (with --answer: the text answers their prompts)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -35,6 +35,10 @@ func sendCommand() *cli.Command {
 				}
 			}
 			group := c.Bool("all") || len(statuses) > 0
+			if c.Bool("waiting") && !c.Bool("answer") {
+				// Choosing agents by status never answers their prompts.
+				return usagef("send --waiting picks agents that wait on a prompt, and typed text would answer it: add --answer to answer their prompts, or answer each there (owt switch NAME)")
+			}
 			args := c.Args().Slice()
 			if c.Bool("task") {
 				if group || len(args) != 1 {
@@ -77,9 +81,9 @@ func sendCommand() *cli.Command {
 			if group {
 				// A group send skips agents that cannot take text; naming
 				// one of them explicitly is an error instead.
-				// Agents waiting for the user are skipped too, unless asked
-				// for (--waiting, --answer): the text would answer their prompt.
-				answer := c.Bool("answer") || c.Bool("waiting")
+				// Agents waiting for the user are skipped too, unless
+				// --answer says to answer their prompts with the text.
+				answer := c.Bool("answer")
 				kept := recs[:0]
 				for _, r := range recs {
 					switch {
@@ -96,10 +100,10 @@ func sendCommand() *cli.Command {
 					return fmt.Errorf("no running agent matches")
 				}
 			}
-			results := w.SendWith(recs, text, workspace.SendOptions{Answer: c.Bool("answer") || c.Bool("waiting")})
+			results := w.SendWith(recs, text, workspace.SendOptions{Answer: c.Bool("answer")})
 			failed := 0
 			for _, r := range results {
-				if !r.Sent {
+				if r.Err != "" {
 					failed++
 				}
 			}
@@ -111,6 +115,8 @@ func sendCommand() *cli.Command {
 				for _, r := range results {
 					if r.Sent {
 						fmt.Fprintf(c.App.Writer, "sent to %s\n", r.Name)
+					} else if r.Answered {
+						fmt.Fprintf(c.App.Writer, "answered %s's prompt\n", r.Name)
 					} else if len(results) > 1 {
 						fmt.Fprintf(os.Stderr, "owt: %s\n", r.Err)
 					}

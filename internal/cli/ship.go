@@ -18,6 +18,7 @@ func shipCommand() *cli.Command {
 			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "commit message (default: the task)"},
 			&cli.BoolFlag{Name: "keep", Usage: "keep the worktree, session and branch afterwards"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
+			forceBusyFlag,
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -27,10 +28,13 @@ func shipCommand() *cli.Command {
 			}
 			mc := mergeContext(w)
 			report := func() (merge.Report, error) { return mc.Check(rec, "") }
+			if err := control.RefuseBusy(w, rec, "shipping", c.Bool("force")); err != nil {
+				return err
+			}
 			if err := askFirst(c, report, fmt.Sprintf("Commit everything in %s, merge it into %s%s?", rec.Name, rec.Base, removalNote(c.Bool("keep"))), "not shipped"); err != nil {
 				return err
 			}
-			out, err := control.Ship(w, rec, c.String("message"), c.Bool("keep"))
+			out, err := control.Ship(w, rec, c.String("message"), c.Bool("keep"), c.Bool("force"))
 			return reportLanding(c, out, err)
 		},
 	}

@@ -32,8 +32,12 @@ type Landed struct {
 }
 
 // Ship commits everything in rec's worktree, merges it into its base and,
-// unless keep, removes the worktree, session and branch (owt ship).
-func Ship(w *workspace.Workspace, rec *state.Record, message string, keep bool) (Landed, error) {
+// unless keep, removes the worktree, session and branch (owt ship). Unless
+// force, it refuses while the agent works or waits (RefuseBusy).
+func Ship(w *workspace.Workspace, rec *state.Record, message string, keep, force bool) (Landed, error) {
+	if err := RefuseBusy(w, rec, "shipping", force); err != nil {
+		return Landed{}, err
+	}
 	res, err := MergeContext(w).Ship(rec, message)
 	if err != nil {
 		return Landed{}, err
@@ -41,13 +45,37 @@ func Ship(w *workspace.Workspace, rec *state.Record, message string, keep bool) 
 	return finishLanding(w, Landed{ShipResult: res}, "shipped", keep)
 }
 
-// Merge merges rec's branch and, unless keep, removes the worktree (owt merge).
-func Merge(w *workspace.Workspace, rec *state.Record, o merge.Options, keep bool) (Landed, error) {
+// Merge merges rec's branch and, unless keep, removes the worktree (owt
+// merge). Unless force, it refuses while the agent works or waits.
+func Merge(w *workspace.Workspace, rec *state.Record, o merge.Options, keep, force bool) (Landed, error) {
+	if err := RefuseBusy(w, rec, "merging", force); err != nil {
+		return Landed{}, err
+	}
 	res, err := MergeContext(w).Merge(rec, o)
 	if err != nil {
 		return Landed{}, err
 	}
 	return finishLanding(w, Landed{ShipResult: merge.ShipResult{Result: res}}, "merged", keep)
+}
+
+// RefuseBusy is the error of a ship or merge (verbing says which) while
+// rec's agent works or waits for the user, judged on its record as it is
+// now: landing would commit its half-done turn and the teardown would end
+// it. force, or an agent with nothing under way, gets nil.
+func RefuseBusy(w *workspace.Workspace, rec *state.Record, verbing string, force bool) error {
+	if force {
+		return nil
+	}
+	cur, err := w.Get(rec.Name)
+	if err != nil {
+		return err
+	}
+	busy := merge.AgentBusy(cur)
+	if busy == "" {
+		return nil
+	}
+	return fmt.Errorf("%s %s: %s now would land a half-done turn and end it; nothing was changed; let its turn end (see 'owt status %s'), or pass --force",
+		cur.Name, busy, verbing, cur.Name)
 }
 
 // finishLanding tears a landed worktree down unless keep. The error, when

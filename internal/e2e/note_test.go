@@ -131,7 +131,11 @@ func TestNoteNeverWritesTrackedFiles(t *testing.T) {
 	gm := newJSON(t, e, repo, "--tool", "gemini", "--no-setup", "--name", "gm", "Task gm")
 	oc := newJSON(t, e, repo, "--tool", "opencode", "--no-setup", "--name", "oc", "Task oc")
 
-	out := e.MustOwt(repo, "note", "Shared context")
+	// Written nowhere: exit 1, saying so.
+	r := e.Owt(repo, "note", "Shared context")
+	require.Equal(t, 1, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "the note was written into none of the 3 worktree(s)")
+	out := r.Stdout
 	require.Contains(t, out, "cx: skipped: codex: the worktree has an AGENTS.md, and an AGENTS.override.md would hide it")
 	require.Contains(t, out, "oc: skipped: opencode reads AGENTS.md")
 	require.Contains(t, out, "gm: skipped: gemini reads GEMINI.md")
@@ -199,13 +203,15 @@ func TestNoteNeverHidesOrTakesOverFilesThatAreNotOwts(t *testing.T) {
 	// or the user's. The next note takes owt's override away, so codex
 	// reads that file, and leaves it visible to git.
 	e.WriteFile(cx.Path, "AGENTS.md", "# new rules\n")
-	out = e.MustOwt(repo, "note", "Newer context")
+	r := e.Owt(repo, "note", "Newer context")
+	require.Equal(t, 1, r.Code, "written nowhere: %s", r.Stderr)
+	out = r.Stdout
 	require.Contains(t, out, "cx: skipped: codex: the worktree has an AGENTS.md")
 	require.NoFileExists(t, filepath.Join(cx.Path, "AGENTS.override.md"))
 	require.Equal(t, "?? AGENTS.md", e.Git(cx.Path, "status", "--porcelain"))
 
 	// Deleting a worktree counts that AGENTS.md as work.
-	r := e.Owt(repo, "delete", "cx", "--yes")
+	r = e.Owt(repo, "delete", "cx", "--yes")
 	requireOneLineError(t, r, "AGENTS.md")
 	require.DirExists(t, cx.Path)
 }

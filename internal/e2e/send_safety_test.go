@@ -11,8 +11,8 @@ import (
 )
 
 // A message never answers a permission prompt by accident: a send to a
-// waiting agent is refused unless --answer (or --waiting) says to type
-// into it, and --all skips waiting agents.
+// waiting agent is refused unless --answer says to type into it, and
+// --all skips waiting agents.
 func TestSendNeverAnswersAPromptByAccident(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
@@ -32,14 +32,14 @@ func TestSendNeverAnswersAPromptByAccident(t *testing.T) {
 	require.Len(t, e.Prompts("a"), 2, "a got nothing while it waited")
 	require.Equal(t, "waiting", e.Status(repo, "a").Status)
 
-	require.Contains(t, e.MustOwt(repo, "send", "--answer", "a", "1"), "sent to a")
+	require.Equal(t, "answered a's prompt\n", e.MustOwt(repo, "send", "--answer", "a", "1"))
 	e.WaitStatus(repo, "a", "idle", 10*time.Second)
 
 	// Two prompts back to back: the answer "1" takes the first at once; no
 	// Enter follows it into the second, which the user has not seen.
 	require.Equal(t, 0, e.Owt(repo, "send", "b", "!ask first-cmd\n!ask rm -rf second-cmd").Code)
 	e.WaitStatus(repo, "b", "waiting", 10*time.Second)
-	require.Contains(t, e.MustOwt(repo, "send", "--answer", "b", "1"), "sent to b")
+	require.Equal(t, "answered b's prompt\n", e.MustOwt(repo, "send", "--answer", "b", "1"))
 	e.WaitScreen("="+e.Find(repo, "b").Session+":", "second-cmd")
 	require.Equal(t, "waiting", e.Status(repo, "b").Status, "the second prompt still waits for the user: %v\n%s", e.answers(), e.Capture("="+e.Find(repo, "b").Session+":"))
 	// The user answers the second prompt "no" (3). Keys are read in order,

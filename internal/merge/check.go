@@ -47,19 +47,47 @@ type Report struct {
 	// not uncommitted work (no commit takes them), but the worktree holds
 	// their only copy, so merge and ship keep the worktree for them.
 	EditedCopies []string `json:"edited_copies"`
+
+	// BaseMissing is set when the recorded base branch no longer exists:
+	// the figures compare with where the branch started, and a merge
+	// needs --into.
+	BaseMissing bool `json:"base_missing,omitempty"`
+
+	// Busy is what the agent is in the middle of ("is working", "waits
+	// for you"), "" when nothing is under way: landing now would commit
+	// and end a turn from under it.
+	Busy string `json:"busy,omitempty"`
+}
+
+// AgentBusy says what r's agent is in the middle of when landing its work
+// now would take a turn from under it — "is starting", "is working",
+// "waits for you" — or "" when nothing is under way (idle, exited, a
+// shell made with --no-agent).
+func AgentBusy(r *state.Record) string {
+	if r.NoAgent {
+		return ""
+	}
+	switch r.Status {
+	case state.Starting, state.Working:
+		return "is " + string(r.Status)
+	case state.Waiting:
+		return "waits for you"
+	}
+	return ""
 }
 
 // Check builds the report of the worktree r against into (its recorded
 // base when empty).
 func (c *Context) Check(r *state.Record, into string) (Report, error) {
 	rep := Report{Name: r.Name, Branch: r.Branch, Base: into, Status: string(r.Status),
-		DirtyFiles: []string{}, EditedCopies: []string{}, Overlaps: []Overlap{}, Conflicts: []Overlap{}}
+		DirtyFiles: []string{}, EditedCopies: []string{}, Overlaps: []Overlap{}, Conflicts: []Overlap{}, Busy: AgentBusy(r)}
 	if rep.Base == "" {
 		rep.Base = r.Base
 	}
 	base := rep.Base
 	if into == "" {
 		base = c.baseRef(r)
+		rep.BaseMissing = !c.Git.BranchExists(rep.Base)
 	} else if !c.Git.BranchExists(into) {
 		return rep, fmt.Errorf("no branch %q to merge into", into)
 	}
@@ -198,6 +226,15 @@ func (rep Report) ConflictsWithBase() []string {
 // none means it would go through.
 func (rep Report) Blockers() []string {
 	var out []string
+	switch {
+	case rep.Busy == "waits for you":
+		out = append(out, "its agent waits for you: answer it and let its turn end first")
+	case rep.Busy != "":
+		out = append(out, "its agent "+rep.Busy+": let its turn end first")
+	}
+	if rep.BaseMissing {
+		out = append(out, fmt.Sprintf("its base branch %s no longer exists; merge with --into BRANCH", rep.Base))
+	}
 	if rep.Empty {
 		out = append(out, fmt.Sprintf("nothing to merge: %s has no commits and no changes", rep.Branch))
 	} else if rep.Ahead == 0 {
@@ -232,6 +269,9 @@ func (rep Report) String() string {
 		b.WriteString(" (empty: nothing to merge)")
 	}
 	b.WriteString("\n")
+	if rep.BaseMissing {
+		fmt.Fprintf(&b, "  base:        %s no longer exists (figures are against where the branch started)\n", rep.Base)
+	}
 	if rep.Missing {
 		b.WriteString("  worktree:    folder missing\n")
 	}

@@ -276,15 +276,40 @@ func (c *Context) moveTarget(target, checkout, old, commit, reason string) error
 	if found != (checkout != "") || now != checkout {
 		return fmt.Errorf("%s was checked out or switched while merging; nothing was changed, try again", target)
 	}
+	if err := c.stillAt(target, old); err != nil {
+		return err
+	}
 	// Only ever forward: the target keeps every commit it had.
 	if !c.Git.IsAncestor(old, commit) {
 		return fmt.Errorf("refusing to move %s from %.12s to %.12s, which does not contain it: commits of %s would be lost; nothing was changed", target, old, commit, target)
 	}
 	if checkout != "" {
 		if err := git.FastForward(checkout, commit, reason); err != nil {
-			return fmt.Errorf("update %s in %s: %w", target, checkout, err)
+			return c.movedOr(target, old, fmt.Errorf("update %s in %s: %w", target, checkout, err))
 		}
 		return nil
 	}
-	return c.Git.UpdateBranch(target, commit, old, reason)
+	if err := c.Git.UpdateBranch(target, commit, old, reason); err != nil {
+		return c.movedOr(target, old, err)
+	}
+	return nil
+}
+
+// movedOr is the error of a failed move of target: ErrTargetMoved when
+// another merge moved it in the last instant, else err.
+func (c *Context) movedOr(target, old string, err error) error {
+	if moved := c.stillAt(target, old); moved != nil {
+		return moved
+	}
+	return err
+}
+
+// stillAt says, as ErrTargetMoved, that target is no longer at old: a
+// concurrent merge (or the user) moved it after this merge read it.
+func (c *Context) stillAt(target, old string) error {
+	now, err := c.Git.ResolveCommit("refs/heads/" + target)
+	if err != nil || now == old {
+		return nil
+	}
+	return fmt.Errorf("%s %w (another merge landed first); %s was not changed: merge again", target, ErrTargetMoved, target)
 }

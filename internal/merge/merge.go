@@ -52,6 +52,11 @@ var ErrUncommitted = errors.New("uncommitted changes")
 // target lacks.
 var ErrNothingToMerge = errors.New("nothing to merge")
 
+// ErrTargetMoved is returned (wrapped) when the target branch moved
+// between reading it and moving it (another merge landed first): nothing
+// was changed, and merging again computes the merge on its new tip.
+var ErrTargetMoved = errors.New("moved meanwhile")
+
 // ErrEmpty is returned (wrapped) when shipping would change nothing.
 var ErrEmpty = errors.New("nothing to ship")
 

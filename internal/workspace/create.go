@@ -37,6 +37,11 @@ type CreateOptions struct {
 }
 
 // ErrEmptyTask is returned when there is nothing to tell the agent.
+// ErrBadOption marks an option of owt new that is wrong in itself (an
+// invalid name or branch, a base that does not exist), as opposed to a
+// failure of the world: the CLI calls it bad usage.
+var ErrBadOption = errors.New("bad option")
+
 var ErrEmptyTask = errors.New("empty task: say what the agent should do, e.g. owt new \"fix the login redirect\"")
 
 // testHookAfterStep, when set by this package's tests, can fail Create right
@@ -87,7 +92,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 			return nil, err
 		}
 		if o.Plan && prof.Plan == nil {
-			return nil, fmt.Errorf("tool %q has no plan mode", prof.Name)
+			return nil, badOption(fmt.Errorf("tool %q has no plan mode", prof.Name))
 		}
 	}
 	if err := w.Tmux.Available(); err != nil {
@@ -95,11 +100,11 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	}
 	if o.Name != "" {
 		if err := ValidateName(o.Name); err != nil {
-			return nil, err
+			return nil, badOption(err)
 		}
 	}
 	if o.Branch != "" && !git.ValidBranchName(o.Branch) {
-		return nil, fmt.Errorf("invalid branch name %q", o.Branch)
+		return nil, badOption(fmt.Errorf("invalid branch name %q", o.Branch))
 	}
 	// These reads are independent: run them while the base is resolved.
 	survey := async(w.Tmux.Survey)
@@ -115,7 +120,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	baseCommit := ""
 	if o.Base != "" {
 		if baseCommit, err = w.Repo.ResolveCommit(base); err != nil {
-			return nil, fmt.Errorf("unknown base %q: no such branch, tag or commit", base)
+			return nil, badOption(fmt.Errorf("unknown base %q: no such branch, tag or commit", base))
 		}
 	}
 	start := base
@@ -422,7 +427,7 @@ func (w *Workspace) bringFiles(dst string, listUnversioned func() (git.Unversion
 		}
 	}
 	if len(skipped) > 0 {
-		w.warnf("not copied %s: git does not ignore it, so the agent could commit it (add it to .gitignore to have it copied)", strings.Join(skipped, ", "))
+		w.warnf("not copied %s: git does not ignore it, so the agent could commit it (add it to .gitignore to have it copied)", Some(skipped, ListedMax))
 	}
 	var todo []string
 	for _, rel := range matches {
@@ -539,3 +544,11 @@ func (w *Workspace) sessionSize(sv tmux.Survey) [2]int {
 	wd, ht, _ := config.ParseSize(spec)
 	return [2]int{wd, ht}
 }
+
+// badOption marks err as ErrBadOption, keeping its words.
+func badOption(err error) error { return badOptionError{err} }
+
+type badOptionError struct{ error }
+
+func (e badOptionError) Is(target error) bool { return target == ErrBadOption }
+func (e badOptionError) Unwrap() error        { return e.error }

@@ -50,18 +50,10 @@ func (l Loss) Empty() bool {
 func (l Loss) String() string {
 	var parts []string
 	if n := len(l.DirtyFiles); n > 0 {
-		shown := l.DirtyFiles
-		if n > 5 {
-			shown = shown[:5]
-		}
-		s := fmt.Sprintf("%d uncommitted file(s): %s", n, strings.Join(shown, ", "))
-		if n > 5 {
-			s += ", …"
-		}
-		parts = append(parts, s)
+		parts = append(parts, fmt.Sprintf("%d uncommitted file(s): %s", n, Some(l.DirtyFiles, ListedMax)))
 	}
 	if n := len(l.EditedCopies); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d ignored file(s) owt copied in and that changed since: %s", n, strings.Join(l.EditedCopies, ", ")))
+		parts = append(parts, fmt.Sprintf("%d ignored file(s) owt copied in and that changed since: %s", n, Some(l.EditedCopies, ListedMax)))
 	}
 	if l.Unmerged > 0 {
 		parts = append(parts, fmt.Sprintf("%d commit(s) not in its base", l.Unmerged))

@@ -235,7 +235,7 @@ func (w *Workspace) doctorWorktrees(recs []*state.Record, wts []git.Worktree, fi
 	if len(prunable) == 0 {
 		return
 	}
-	f := Finding{Kind: PrunableWorktree, Detail: "git still lists deleted worktree folder(s): " + strings.Join(prunable, ", "),
+	f := Finding{Kind: PrunableWorktree, Detail: "git still lists deleted worktree folder(s): " + Some(prunable, ListedMax),
 		Action: "--fix runs git worktree prune"}
 	if fix {
 		if err := w.Repo.PruneWorktrees(); err != nil {

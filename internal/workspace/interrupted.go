@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
@@ -81,8 +82,16 @@ func (w *Workspace) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 		rep.Findings = append(rep.Findings, f)
 		return true
 	}
+	// A git that outlived owt new (a large checkout) is still writing the
+	// tree: those files are git's, not someone's work, and not to remove
+	// from under it.
+	if pid := w.gitAtWorkIn(r); pid != 0 {
+		f.Action = fmt.Sprintf("left alone: git is still at work in it (pid %d, checking it out); the files there are git's; run owt doctor again once it is done", pid)
+		rep.Findings = append(rep.Findings, f)
+		return true
+	}
 	if files := w.userFilesIn(r); len(files) > 0 {
-		f.Action = fmt.Sprintf("left alone: its worktree holds files someone wrote since (%s); keep what you need, then 'owt delete --force %s'", strings.Join(files, ", "), r.Name)
+		f.Action = fmt.Sprintf("left alone: its worktree holds %d file(s) someone wrote since (%s); keep what you need, then 'owt delete --force %s'", len(files), Some(files, ListedMax), r.Name)
 		rep.Findings = append(rep.Findings, f)
 		return true
 	}
@@ -113,6 +122,49 @@ func (w *Workspace) userFilesIn(r *state.Record) []string {
 	}
 	edited, _ := EditedCopies(r)
 	return append(out, edited...)
+}
+
+// gitAtWorkIn returns the pid of a git process still working on r's
+// worktree — inside it, pointed at it or at its admin dir by GIT_DIR or
+// GIT_WORK_TREE, or naming it on its command line (the git worktree add
+// that makes it) — or 0. It reads Linux /proc; elsewhere it answers 0.
+func (w *Workspace) gitAtWorkIn(r *state.Record) int {
+	dirs := []string{r.Path, filepath.Join(w.Repo.CommonDir, "worktrees", filepath.Base(r.Path))}
+	for i, d := range dirs {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			dirs[i] = real
+		}
+	}
+	comms, _ := filepath.Glob("/proc/[0-9]*/comm")
+	for _, c := range comms {
+		b, err := os.ReadFile(c)
+		if err != nil || strings.TrimSpace(string(b)) != "git" {
+			continue
+		}
+		proc := filepath.Dir(c)
+		if gitProcessIn(proc, dirs) || namesPath(proc, append(dirs, r.Path)) {
+			pid, _ := strconv.Atoi(filepath.Base(proc))
+			return pid
+		}
+	}
+	return 0
+}
+
+// namesPath reports whether the command line of the process at /proc/PID
+// has one of paths as an argument.
+func namesPath(proc string, paths []string) bool {
+	b, err := os.ReadFile(filepath.Join(proc, "cmdline"))
+	if err != nil {
+		return false
+	}
+	for _, arg := range strings.Split(string(b), "\x00") {
+		for _, p := range paths {
+			if arg != "" && filepath.Clean(arg) == p {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // madeFor reports whether session s is the one the create of r started:

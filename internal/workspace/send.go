@@ -23,6 +23,9 @@ var (
 	ErrNotLanded = errors.New("the text did not show on its screen; Enter was not pressed")
 	// ErrNotSubmitted: the text showed but no Enter took.
 	ErrNotSubmitted = errors.New("the text is typed but not submitted: Enter did not take")
+	// ErrPartAnswer: a dialog took the first key(s) of the text as its
+	// answer and the rest went into the agent's input, unsubmitted.
+	ErrPartAnswer = errors.New("its prompt took part of the text as its answer; the rest is typed in its input, not submitted")
 )
 
 // enterTries is how many times Enter is pressed before a send gives up.
@@ -52,10 +55,17 @@ type Delivery struct {
 // in as one bracketed paste, so its newlines do not submit early; short
 // text is sent with send-keys -l, so "C-c" or "Enter" stay words.
 func Deliver(tm *tmux.Client, pane, text string, d Delivery) error {
+	_, err := deliver(tm, pane, text, d)
+	return err
+}
+
+// deliver is Deliver that also says whether a dialog took the text as its
+// answer (d.Answered), so no Enter was pressed.
+func deliver(tm *tmux.Client, pane, text string, d Delivery) (answered bool, err error) {
 	text = CleanText(text)
 	before, err := d.capture(tm, pane)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if strings.ContainsAny(text, "\r\n") || len(text) > pasteOver {
 		err = tm.Paste(pane, text)
@@ -63,31 +73,31 @@ func Deliver(tm *tmux.Client, pane, text string, d Delivery) error {
 		err = tm.SendLiteral(pane, text)
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	landed, ok := d.waitSettled(tm, pane, before, d.Timeout)
 	if !ok {
-		return fmt.Errorf("%w (waited %s)", ErrNotLanded, d.Timeout)
+		return false, fmt.Errorf("%w (waited %s)", ErrNotLanded, d.Timeout)
 	}
 	if d.Answered != nil && d.Answered(before, landed) {
-		return nil
+		return true, nil
 	}
 	// TUIs that take fast input for a paste swallow an Enter that comes
 	// with it, so the Enter is checked and, if need be, pressed again.
 	for try := 0; try < enterTries; try++ {
 		enter := time.Now()
 		if err := tm.SendKey(pane, "Enter"); err != nil {
-			return err
+			return false, err
 		}
 		var took func() bool
 		if d.Took != nil {
 			took = func() bool { return d.Took(enter) }
 		}
 		if d.waitChanged(tm, pane, landed, d.enterWait(), took) {
-			return nil
+			return false, nil
 		}
 	}
-	return ErrNotSubmitted
+	return false, ErrNotSubmitted
 }
 
 func (d Delivery) enterWait() time.Duration {
@@ -175,11 +185,14 @@ func minTime(a, b time.Time) time.Time {
 	return b
 }
 
-// SendResult is the outcome of sending to one agent.
+// SendResult is the outcome of sending to one agent: Sent when the text
+// became a prompt, Answered when (with SendOptions.Answer) the prompt the
+// agent waited on took it as its answer.
 type SendResult struct {
-	Name string `json:"name"`
-	Sent bool   `json:"sent"`
-	Err  string `json:"error,omitempty"`
+	Name     string `json:"name"`
+	Sent     bool   `json:"sent"`
+	Answered bool   `json:"answered,omitempty"`
+	Err      string `json:"error,omitempty"`
 }
 
 // ErrNotRunning is returned when an agent cannot receive text.
@@ -206,9 +219,13 @@ func (w *Workspace) SendWith(recs []*state.Record, text string, o SendOptions) [
 	out := make([]SendResult, 0, len(recs))
 	for _, r := range recs {
 		res := SendResult{Name: r.Name}
-		if err := w.sendOne(r, text, o); err != nil {
+		answered, err := w.sendOne(r, text, o)
+		switch {
+		case err != nil:
 			res.Err = err.Error()
-		} else {
+		case answered:
+			res.Answered = true
+		default:
 			res.Sent = true
 		}
 		out = append(out, res)
@@ -216,56 +233,72 @@ func (w *Workspace) SendWith(recs []*state.Record, text string, o SendOptions) [
 	return out
 }
 
-func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) error {
+// sendOne types text into r's agent; answered says a prompt the agent
+// waited on took it as its answer (o.Answer) rather than as a new prompt.
+func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) (answered bool, err error) {
 	if r.NoAgent {
-		return fmt.Errorf("%s: %w (it was created with --no-agent; typing into its shell would run commands)", r.Name, ErrNotRunning)
+		return false, fmt.Errorf("%s: %w (it was created with --no-agent; typing into its shell would run commands)", r.Name, ErrNotRunning)
 	}
 	// One sender at a time per agent: two texts typed at once merge into
 	// one prompt. Sends go in the order they got the lock.
 	unlock, err := state.LockAgent(w.Repo.Root, r.Name)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer unlock()
 	// Judge the agent as it is now, not as the caller saw it (a popup's
 	// row, a queue's look): a prompt that appeared meanwhile must not get
 	// this text as its answer.
 	if r, err = w.Get(r.Name); err != nil {
-		return err
+		return false, err
 	}
 	if r, err = w.awaitStarted(r); err != nil {
-		return err
+		return false, err
 	}
 	if o.OnlyIdle && r.Status != state.Idle {
-		return fmt.Errorf("%s: %w: it is %s now; owt's message waits for its next idle turn", r.Name, ErrNotReady, r.Status)
+		return false, fmt.Errorf("%s: %w: it is %s now; owt's message waits for its next idle turn", r.Name, ErrNotReady, r.Status)
 	}
 	if r.Status == state.Exited {
-		return w.exitedError(r)
+		return false, w.exitedError(r)
 	}
 	if err := w.checkPane(r); err != nil {
-		return err
+		return false, err
 	}
 	if r.Status == state.Waiting && firstRunWait(r.WaitingFor) {
-		return fmt.Errorf("%s: %w: %s waits for %s on its first-run screen; answer it first ('owt switch %s'), then send", r.Name, ErrNotReady, r.Tool, r.WaitingFor, r.Name)
+		return false, fmt.Errorf("%s: %w: %s waits for %s on its first-run screen; answer it first ('owt switch %s'), then send", r.Name, ErrNotReady, r.Tool, r.WaitingFor, r.Name)
 	}
 	if r.Status == state.Waiting && !o.Answer {
 		what := r.WaitingFor
 		if what == "" {
 			what = "an answer"
 		}
-		return fmt.Errorf("%s: %w: it waits for your %s, and typed text would answer that prompt; answer it there ('owt switch %s'), or type into it with owt send --answer %s TEXT", r.Name, ErrNotReady, what, r.Name, r.Name)
+		return false, fmt.Errorf("%s: %w: it waits for your %s, and typed text would answer that prompt; answer it there ('owt switch %s'), or type into it with owt send --answer %s TEXT", r.Name, ErrNotReady, what, r.Name, r.Name)
 	}
 	d := w.delivery(r.Tool)
 	d.Took = w.workingSince(r.Name)
+	leftover := ""
 	if r.Status == state.Waiting {
 		if cl, err := agent.NewClassifier(w.Tools[r.Tool]); err == nil {
-			d.Answered = func(before, landed string) bool { return answeredBy(cl, CleanText(text), before, landed) }
+			d.Answered = func(before, landed string) bool {
+				if !answeredBy(cl, CleanText(text), before, landed) {
+					return false
+				}
+				leftover = typedRest(CleanText(text), before, landed)
+				return true
+			}
 		}
 	}
 	typed := w.Now()
-	if err := Deliver(w.Tmux, r.Pane, text, d); err != nil {
-		return fmt.Errorf("send to %s: %w", r.Name, err)
+	answered, err = deliver(w.Tmux, r.Pane, text, d)
+	if err != nil {
+		return false, fmt.Errorf("send to %s: %w", r.Name, err)
 	}
+	if leftover != "" {
+		return false, fmt.Errorf("%s: %w (%q): clear it there ('owt switch %s')", r.Name, ErrPartAnswer, leftover, r.Name)
+	}
+	// Typed into a prompt the agent waited on, the text answered it (by
+	// its keys, or with Enter in the dialog's own input): not a prompt.
+	answered = answered || r.Status == state.Waiting
 	// Working now, as of when the text was typed: a hook that reported
 	// since (the turn already over) is newer and stands, and so does the
 	// runner's exit (the text may have been /exit).
@@ -275,7 +308,22 @@ func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) error {
 	if changed {
 		w.publishCurrent(r.Name)
 	}
-	return nil
+	return answered, nil
+}
+
+// typedRest is what of text a dialog did not take when its first key
+// answered it: the rest, when the screen now shows it more often than
+// before (it went into the agent's input); "" when there is none to see.
+func typedRest(text, before, landed string) string {
+	runes := []rune(strings.TrimSpace(text))
+	if len(runes) < 2 {
+		return ""
+	}
+	rest := strings.TrimSpace(string(runes[1:]))
+	if rest == "" || strings.Count(landed, rest) <= strings.Count(before, rest) {
+		return ""
+	}
+	return rest
 }
 
 // CleanLine is text from elsewhere (an agent's summary, a task, a file

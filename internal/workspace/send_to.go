@@ -6,5 +6,6 @@ import "github.com/owt-tmux/owt/internal/state"
 // ErrNotRunning, ErrNotSubmitted, …) so a caller can tell "not now" from
 // "cannot": the same lock, checks and delivery as SendWith.
 func (w *Workspace) SendTo(r *state.Record, text string, o SendOptions) error {
-	return w.sendOne(r, text, o)
+	_, err := w.sendOne(r, text, o)
+	return err
 }
