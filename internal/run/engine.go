@@ -59,6 +59,7 @@ type Engine struct {
 	bar      string                       // the status bar's runs text last set (engine_bar.go)
 	targets  map[outbox.Agent]string      // the into of each live run's task agents (engine_targets.go)
 	barSet   bool
+	said     map[string]string // the last problem logged of each run and of the listing (engine_said.go)
 }
 
 // Tick is one look at the runs. With no run in flight it costs one stat
@@ -81,9 +82,7 @@ func (e *Engine) Tick(now time.Time) {
 		e.live = e.inFlight()
 	}
 	for _, name := range e.live {
-		if err := e.step(name, now); err != nil {
-			e.logf("run %s: %v", name, err)
-		}
+		e.sayOnce("run "+name, e.step(name, now))
 	}
 }
 
@@ -97,9 +96,7 @@ func (e *Engine) logf(format string, args ...any) {
 // to judge.
 func (e *Engine) inFlight() []string {
 	runs, err := e.Store.List()
-	if err != nil {
-		e.logf("runs: %v", err)
-	}
+	e.sayOnce("runs", err)
 	e.publishBar(runs)
 	var names []string
 	for _, r := range runs {
