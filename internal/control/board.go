@@ -269,7 +269,7 @@ func changes(it workspace.Item) string {
 // withTask adds what the run says about the row's task.
 func withTask(row *Row, r *run.Run, t *run.TaskRun) {
 	row.Run, row.TaskID, row.TaskState = r.Name, t.ID, string(t.State)
-	row.Attempt, row.MaxAttempts = t.Attempt, r.Plan.Retry.MaxAttempts
+	row.Attempt, row.MaxAttempts = t.Attempt, r.AttemptsOf(t)
 	if t.Sending != nil {
 		row.Sending = t.Sending.Kind
 	}

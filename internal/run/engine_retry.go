@@ -89,14 +89,26 @@ func RetryPrompt(task string, attempt int, f *Failure, tail string) string {
 	} else {
 		fmt.Fprintf(&b, "owt restarted this task (attempt %d), as the user asked.\n", attempt)
 	}
-	if tail = strings.TrimSpace(tail); tail != "" {
+	if lines := unpadded(tail); len(lines) > 0 {
 		b.WriteString("The last lines of the previous agent's pane:\n")
-		for _, line := range strings.Split(tail, "\n") {
+		for _, line := range lines {
 			b.WriteString("| " + line + "\n") // quoted, so no line reads as the agent's own input
 		}
 	}
 	b.WriteString("This worktree keeps the earlier attempt's commits and files: read git log and git status before you go on.\n\n")
 	return b.String() + "Your task:\n" + task + "\n\n" + DoneInstruction
+}
+
+// unpadded are the lines of a pane's tail without the padding tmux keeps:
+// blanks at their ends and the empty lines of a TUI's unused screen.
+func unpadded(tail string) []string {
+	var out []string
+	for _, line := range strings.Split(tail, "\n") {
+		if line = strings.TrimRight(line, " \t\r"); line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 // ResumePrompt is the task of an agent whose session was lost with its

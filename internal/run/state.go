@@ -88,6 +88,9 @@ type TaskRun struct {
 	State   TaskState `json:"state"`
 	Since   time.Time `json:"since"`
 	Attempt int       `json:"attempt"` // attempts started so far
+	// Granted are the attempts owt run retry gave beyond the plan's
+	// max_attempts (AttemptsOf): the count of attempts never goes down.
+	Granted int `json:"granted,omitempty"`
 	// StartedAt is when the current attempt started: with the attempt
 	// number it names the attempt's messages.
 	StartedAt time.Time `json:"started_at,omitzero"`
