@@ -19,6 +19,7 @@ import (
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // runsCommand is owt run: task graphs.
@@ -128,6 +129,11 @@ func runStart(c *cli.Context, file string) error {
 	store := run.DefaultStore()
 	taken := store.Exists(name) // Create checks again under the lock
 	clash := worktreeClash(store, r)
+	if clash == "" {
+		if clash, err = worktreeInUse(tm, r); err != nil {
+			return err
+		}
+	}
 	out := c.App.Writer
 	if c.Bool("dry-run") {
 		printPlan(out, file, r)
@@ -135,7 +141,8 @@ func runStart(c *cli.Context, file string) error {
 			fmt.Fprintf(out, "note: a run named %s exists; registering would need another --name\n", name)
 		}
 		if clash != "" {
-			fmt.Fprintf(out, "note: %s\n", clash)
+			// A task could never start: the plan as named is not runnable.
+			return fmt.Errorf("dry run: %s", clash)
 		}
 		fmt.Fprintln(out, "dry run: nothing registered")
 		return nil
@@ -175,6 +182,27 @@ func worktreeClash(store run.Store, r *run.Run) string {
 		}
 	}
 	return ""
+}
+
+// worktreeInUse says which task of r would get a worktree name already
+// in use in its repository (a worktree, branch, folder or session of that
+// name: Create would refuse it at every attempt), "" when none.
+func worktreeInUse(tm *tmux.Client, r *run.Run) (string, error) {
+	w, err := workspace.Open(r.Repo, tm)
+	if err != nil {
+		return "", err
+	}
+	for _, t := range r.Plan.Tasks {
+		name := r.Name + "-" + t.ID
+		why, err := w.NameTaken(name, t.Task)
+		if err != nil {
+			return "", fmt.Errorf("check worktree %s: %w", name, err)
+		}
+		if why != "" {
+			return fmt.Sprintf("task %s of run %s would get the worktree %s, which is in use: %s; give another --name", t.ID, r.Name, name, why), nil
+		}
+	}
+	return "", nil
 }
 
 // taskWhy is the one-line reason a task is where it is, for the table:

@@ -276,8 +276,7 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 	if o.Name != "" {
 		name = o.Name
 		if o.Branch == "" {
-			_, derived := DeriveName(task)
-			branch = strings.SplitN(derived, "/", 2)[0] + "/" + name
+			branch = namedBranch(name, task)
 		}
 	}
 	if o.Branch != "" {
