@@ -241,7 +241,7 @@ func driveMonitor(tm *tmux.Client) string {
 // monitorWarning is a line for owt run status when no monitor drives the
 // run's server (nothing will start or be judged), else "".
 func monitorWarning(v run.View) string {
-	if v.State == run.Finished || v.Socket == "" || daemon.Running(v.Socket) {
+	if v.State == run.Finished || v.State == run.RunFailed || v.Socket == "" || daemon.Running(v.Socket) {
 		return ""
 	}
 	return fmt.Sprintf("no owt monitor runs for the tmux server at %s: nothing starts or is judged until one does ('owt run resume %s' from inside it starts one)", v.Socket, v.Name)

@@ -1,8 +1,14 @@
 package e2e
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -34,4 +40,76 @@ func TestRunStartRefusesAWorktreeNameInUse(t *testing.T) {
 	requireOneLineError(t, r, "task b of run k would get the worktree k-b, which is in use: branch feat/k-b already exists")
 	require.Equal(t, 1, r.Code)
 	require.Empty(t, e.runFiles(), "nothing registered")
+}
+
+// owtLog is owt's own log (the monitor's lines among them).
+func (e *Env) owtLog() string {
+	out, _ := exec.Command("sh", "-c", "cat "+e.Root+"/state/owt/*.log").CombinedOutput()
+	return string(out)
+}
+
+// A run whose tasks failed or are blocked ends "failed", not "finished":
+// it stays on the status bar with ▲ until the user acts, and the user is
+// told once about the task that needs them (not about its blocked child,
+// which waits on it). A retry makes the run active again.
+func TestARunThatEndsWithFailedTasksIsFailedNotFinished(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	notified := filepath.Join(e.Root, "notified.log")
+	script := filepath.Join(e.Root, "notify.sh")
+	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\necho \"$OWT_NAME\" >> "+notified+"\n"), 0o755))
+	e.WriteFile(e.vars["XDG_CONFIG_HOME"], "owt/config.toml", fmt.Sprintf("[notify]\non = []\ncommand = [%q]\n", script))
+	e.WriteFile(repo, "ex.toml", `[run]
+tool = "claude"
+
+[run.retry]
+max_attempts = 1
+
+[[task]]
+id = "a"
+task = "!exec `+owtBin+` done --fail cannot-be-done"
+
+[[task]]
+id = "b"
+task = "`+taskScript("b.txt")+`"
+depends_on = ["a"]
+`)
+	e.MustOwt(repo, "run", "start", "ex.toml")
+	e.MustOwt(repo, "tmux", "init")
+
+	e.Eventually(40*time.Second, "the run ended", func() bool {
+		s := e.runStatus(repo, "ex").State
+		return s != "active"
+	})
+	var v runWhyJSON
+	out := e.MustOwt(repo, "run", "status", "ex", "--json")
+	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
+	require.Equal(t, "failed", v.State, "a run with a failed and a blocked task did not finish")
+	require.Contains(t, v.Why, "a failed")
+	require.Contains(t, v.Why, "b blocked by a")
+	require.True(t, e.hasRunEvent(repo, "ex", "failed", "", "0/2 done"))
+	require.Contains(t, e.MustOwt(repo, "run", "list"), "failed")
+
+	bar := func() string { return e.Tmux("show-options", "-gqv", "@owt-runs") }
+	e.Eventually(10*time.Second, "the bar keeps the run with ▲", func() bool {
+		return bar() == "✗ex 0/2 #[fg=yellow,bold]▲1#[default]"
+	})
+	e.Eventually(10*time.Second, "the user was told about a", func() bool {
+		b, _ := os.ReadFile(notified)
+		return strings.TrimSpace(string(b)) != ""
+	})
+	time.Sleep(3 * time.Second) // more ticks: a second notice would land now
+	b, _ := os.ReadFile(notified)
+	require.Equal(t, "ex-a", strings.TrimSpace(string(b)), "told once, about a only")
+	require.Equal(t, 1, strings.Count(e.owtLog(), "run ex: task a failed"), e.owtLog())
+
+	// The user acts: a retry makes the run active again; the new attempt
+	// fails too, and that failure is told in its turn.
+	e.MustOwt(repo, "run", "retry", "ex", "a")
+	require.True(t, e.hasRunEvent(repo, "ex", "reopened", "", "retry a"))
+	e.Eventually(40*time.Second, "a's second attempt failed and was told", func() bool {
+		b, _ := os.ReadFile(notified)
+		return e.runStatus(repo, "ex").State == "failed" && strings.TrimSpace(string(b)) == "ex-a\nex-a"
+	})
+	require.Equal(t, 2, *e.runStatus(repo, "ex").Tasks[0].Attempt)
 }

@@ -46,6 +46,9 @@ type Engine struct {
 	// OpenPR pushes a done task's branch and opens its pull request
 	// ([run] pr): owt pr's path, given by the monitor. nil: never.
 	OpenPR func(repo, name string) (int, error)
+	// Notify tells the user about a task that needs them, once per task
+	// (engine_end.go): the monitor's notifier. nil: nobody is told.
+	Notify func(rec *state.Record, text string)
 
 	// Outbox is where messages to agents are queued (default: the state
 	// dir's); the monitor's outbox.Courier delivers them.
@@ -119,6 +122,9 @@ func (e *Engine) drives(r *Run) bool {
 		if t.State == Running || t.State == NeedsYou {
 			return true // paused or stopped: nothing starts, but agents are still judged
 		}
+		if t.State == Blocked && t.Conflict != nil {
+			return true // tried again when a parent's branch moves, even in a failed run
+		}
 		if t.Sending != nil {
 			return true // a message to withdraw (voidMessages), even in a finished run
 		}
@@ -173,17 +179,21 @@ func (e *Engine) step(name string, now time.Time) error {
 	if err := e.startReady(name, now); err != nil {
 		return err
 	}
-	return e.finishIfOver(name, now)
+	if err := e.finishIfOver(name, now); err != nil {
+		return err
+	}
+	return e.tellNeeds(name)
 }
 
 // finishIfOver finishes a run whose last task ended outside a judgement
-// or a landing (a start failure, a timeout's retry running out).
+// or a landing (a start failure, a timeout's retry running out), and
+// reopens a failed one a released task goes on in.
 func (e *Engine) finishIfOver(name string, now time.Time) error {
 	r, err := e.Store.Load(name)
-	if err != nil || r.State == Finished || !r.over() {
-		return err
+	if err != nil || len(append(r.reopen("", now), r.finish(now)...)) == 0 {
+		return err // (tried on a copy: nothing to write)
 	}
-	return e.Store.Update(name, func(r *Run) ([]Event, error) { return r.finish(now), nil })
+	return e.Store.Update(name, func(r *Run) ([]Event, error) { return append(r.reopen("", now), r.finish(now)...), nil })
 }
 
 // judged is the verdict on one task, for the agent it was about.
@@ -339,23 +349,24 @@ func (r *Run) apply(jv judged, now time.Time) []Event {
 	return nil
 }
 
-// over reports whether every task ended and nothing is left to land.
+// over reports whether no task can go on by itself (each ended or
+// blocked) and nothing is left to land.
 func (r *Run) over() bool {
 	for _, t := range r.Tasks {
-		if !t.State.Ended() || (t.State == Done && r.Into != "") {
+		if (!t.State.Ended() && t.State != Blocked) || (t.State == Done && r.Into != "") {
 			return false
 		}
 	}
 	return true
 }
 
-// finish ends a run whose every task ended, when nothing is left to land.
+// finish ends a run no task of which can go on by itself, when nothing
+// is left to land: finished, or failed (endState).
 func (r *Run) finish(now time.Time) []Event {
 	if r.State == Finished || !r.over() {
 		return nil
 	}
-	r.State, r.UpdatedAt = Finished, now
-	return []Event{{At: now, Event: "finished", Detail: fmt.Sprintf("%d/%d done", r.View().Finished, len(r.Tasks))}}
+	return r.end(now)
 }
 
 func doneDetail(ev Evidence) string {

@@ -52,7 +52,7 @@ func (e *Engine) checkServer(r *Run, now time.Time) (bool, error) {
 		return true, nil
 	}
 	return true, e.Store.Update(r.Name, func(cur *Run) ([]Event, error) {
-		if cur.Server == e.Server || cur.State == Finished || cur.State == Paused && cur.Why == RestartWhy {
+		if cur.Server == e.Server || cur.State == Finished || cur.State == RunFailed || cur.State == Paused && cur.Why == RestartWhy {
 			return nil, nil
 		}
 		was := cur.State

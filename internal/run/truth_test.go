@@ -3,6 +3,7 @@ package run
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -37,4 +38,41 @@ func TestRetryOfAnExhaustedTaskNeverLowersItsAttemptCount(t *testing.T) {
 	_, err = r.Fail("a", Failure{Class: FailCrash}, fixed(0.5), t0)
 	require.NoError(t, err)
 	require.Equal(t, Failed, a.State, "the retry's attempt was the last")
+}
+
+// A run ends failed while a task failed or is blocked, finished once the
+// user skipped or cancelled what held it; a retry reopens it, and the bar
+// keeps a failed run with ▲ for each task that needs the user.
+func TestARunEndsFailedUntilTheUserActs(t *testing.T) {
+	now := time.Unix(300, 0)
+	r := engineRun(t, "") // b depends on a
+	a, _ := r.Task("a")
+	a.State, a.Attempt = Running, r.Plan.Retry.MaxAttempts
+	_, err := r.Fail("a", Failure{Class: FailAgent, Error: "no"}, fixed(0), now)
+	require.NoError(t, err)
+	evs := r.finish(now)
+	require.Equal(t, RunFailed, r.State, "a failed, b blocked by it")
+	require.Equal(t, []string{"failed"}, eventNames(evs))
+	require.Equal(t, "✗r 0/2 #[fg=yellow,bold]▲1#[default]", BarText([]*Run{r}, r.Socket), "b waits on a: one needs you")
+	_, _, err = r.SetState(Paused, now)
+	require.Error(t, err, "nothing to pause: the user retries or skips")
+
+	evs, err = r.TaskCommand("cancel", "a", now)
+	require.NoError(t, err)
+	require.Equal(t, RunFailed, r.State, "b is still blocked")
+	require.Equal(t, "b blocked by a: 'owt run retry' or 'owt run skip' goes on", r.Why)
+	require.Contains(t, eventNames(evs), "failed", "the new reason is logged")
+
+	evs, err = r.TaskCommand("retry", "a", now)
+	require.NoError(t, err)
+	require.Equal(t, Active, r.State)
+	require.Contains(t, eventNames(evs), "reopened")
+	require.Equal(t, "⏵r 0/2", BarText([]*Run{r}, r.Socket))
+
+	a.State = Skipped
+	b, _ := r.Task("b")
+	b.State = Done
+	require.Equal(t, []string{"finished"}, eventNames(r.finish(now)))
+	require.Empty(t, r.Why)
+	require.Empty(t, BarText([]*Run{r}, r.Socket))
 }
