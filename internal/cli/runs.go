@@ -375,7 +375,11 @@ func namedRun(c *cli.Context, verb string, optional bool) (*run.Run, error) {
 	store := run.DefaultStore()
 	switch {
 	case c.NArg() == 1:
-		return store.Load(c.Args().First())
+		r, err := store.Load(c.Args().First())
+		if err != nil {
+			return nil, err
+		}
+		return noteRestarts([]*run.Run{r})[0], nil
 	case c.NArg() > 1 || !optional:
 		return nil, usagef("%s takes one NAME", verb)
 	}
@@ -513,7 +517,37 @@ func listRuns() ([]*run.Run, error) {
 		for _, b := range broken {
 			fmt.Fprintln(os.Stderr, "owt: warning: "+b.Error())
 		}
-		return runs, nil
+		return noteRestarts(runs), nil
 	}
-	return runs, err
+	return noteRestarts(runs), err
+}
+
+// noteRestarts pauses each run whose tmux server restarted while no
+// monitor runs there to notice (its engine would pause it): a run nobody
+// can drive must not read as active. A server with a monitor is left to
+// it, so the usual look costs no tmux call.
+func noteRestarts(runs []*run.Run) []*run.Run {
+	ids := map[string]string{} // by socket: the identity of the server there now, "" for none
+	for i, r := range runs {
+		if r.Socket == "" || r.Server == "" || r.State == run.Finished || r.State == run.RunFailed ||
+			(r.State == run.Paused && r.Why == run.RestartWhy) {
+			continue
+		}
+		id, ok := ids[r.Socket]
+		if !ok {
+			if !daemon.Running(r.Socket) {
+				id, _ = (&tmux.Client{Bin: tmuxClient().Bin, Socket: r.Socket}).ServerIdentity()
+			}
+			ids[r.Socket] = id
+		}
+		if id == "" || id == r.Server {
+			continue
+		}
+		if now, err := run.DefaultStore().NoteRestart(r.Name, id, time.Now()); err == nil {
+			runs[i] = now
+		} else {
+			fmt.Fprintf(os.Stderr, "owt: warning: run %s: %v\n", r.Name, err)
+		}
+	}
+	return runs
 }

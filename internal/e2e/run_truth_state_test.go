@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -112,4 +113,35 @@ depends_on = ["a"]
 		return e.runStatus(repo, "ex").State == "failed" && strings.TrimSpace(string(b)) == "ex-a\nex-a"
 	})
 	require.Equal(t, 2, *e.runStatus(repo, "ex").Tasks[0].Attempt)
+}
+
+// After the tmux server restarted, a run says it is paused even when no
+// monitor runs on the new server to notice: owt run status and list look
+// at the server themselves, and the pause is recorded and logged once.
+func TestARunSaysPausedAfterATmuxRestartWithNoMonitor(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, "keep.toml", "[run]\ntool = \"claude\"\n\n[[task]]\nid = \"b\"\ntask = \"!sleep 600\"\n")
+	e.MustOwt(repo, "run", "start", "keep.toml")
+	e.MustOwt(repo, "tmux", "init")
+	e.Eventually(40*time.Second, "b at work", func() bool { return e.runStatus(repo, "keep").Tasks[0].State == "running" })
+
+	pid := e.MonitorPID()
+	require.NotZero(t, pid)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	e.Tmux("kill-server")
+	e.Eventually(10*time.Second, "a new tmux server on the socket, without owt", func() bool {
+		_, err := e.TryTmux("-f", "/dev/null", "new-session", "-d", "-s", "harness", "-x", "200", "-y", "50")
+		return err == nil
+	})
+
+	var v runWhyJSON
+	out := e.MustOwt(repo, "run", "status", "keep", "--json")
+	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
+	require.Equal(t, "paused", v.State, "nothing drives it: it is not active")
+	require.Equal(t, "the tmux server restarted: owt run resume goes on", v.Why)
+	require.Contains(t, e.MustOwt(repo, "run", "status", "keep"), "keep: paused (the tmux server restarted: owt run resume goes on)")
+	require.Regexp(t, `keep\s+paused`, e.MustOwt(repo, "run", "list"))
+	require.Len(t, e.eventsOf(repo, "keep", "paused"), 1, "recorded once")
+	require.Empty(t, e.MonitorPIDs(), "no monitor was started by looking")
 }
