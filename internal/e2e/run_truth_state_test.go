@@ -145,3 +145,58 @@ func TestARunSaysPausedAfterATmuxRestartWithNoMonitor(t *testing.T) {
 	require.Len(t, e.eventsOf(repo, "keep", "paused"), 1, "recorded once")
 	require.Empty(t, e.MonitorPIDs(), "no monitor was started by looking")
 }
+
+// The base branch deleted mid-run: a child of one parent (no into)
+// starts from its parent's tip and needs no base; a task that starts from
+// the base needs the user, once and clearly, with no attempt spent on
+// backoff.
+func TestRunWithItsBaseDeletedMidRun(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.Git(repo, "branch", "dev")
+	e.WriteFile(repo, "gone.toml", `[run]
+base = "dev"
+tool = "claude"
+max_concurrent = 1
+
+[run.retry]
+backoff = "1s"
+backoff_max = "1s"
+
+[[task]]
+id = "a"
+task = "!exec git branch -D dev\n`+taskScript("a.txt")+`"
+
+[[task]]
+id = "b"
+task = "`+taskScript("b.txt")+`"
+depends_on = ["a"]
+
+[[task]]
+id = "c"
+task = "`+taskScript("c.txt")+`"
+`)
+	e.MustOwt(repo, "run", "start", "gone.toml")
+	e.MustOwt(repo, "tmux", "init")
+
+	e.Eventually(60*time.Second, "b done, c needs you", func() bool {
+		v := e.runStatus(repo, "gone")
+		return v.Tasks[1].State == "done" && v.Tasks[2].State == "needs_you"
+	})
+	require.NotContains(t, e.Git(repo, "branch", "--list"), " dev", "the base is gone")
+	time.Sleep(3 * time.Second) // more ticks: a second verdict on c would land now
+	v := e.runStatus(repo, "gone")
+	require.Equal(t, "done", v.Tasks[0].State)
+	require.Contains(t, e.Git(repo, "log", "--format=%s", *v.Tasks[1].Branch), "add a", "b started from a's work")
+	c := v.Tasks[2]
+	require.Contains(t, c.Why, "the branch dev it starts from is gone")
+	require.Equal(t, 0, *c.Attempt, "no attempt was spent")
+	require.Empty(t, e.eventsOf(repo, "gone", "backoff"), "nothing burnt on backoff")
+	require.Len(t, e.eventsOf(repo, "gone", "needs_you"), 1, "said once")
+
+	// The user brings the branch back and retries: c starts and is done.
+	e.Git(repo, "branch", "dev", "main")
+	e.MustOwt(repo, "run", "retry", "gone", "c")
+	e.Eventually(60*time.Second, "c done", func() bool { return e.runStatus(repo, "gone").Tasks[2].State == "done" })
+	require.Equal(t, "finished", e.runStatus(repo, "gone").State)
+}

@@ -214,6 +214,9 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 		if t.State != Running && t.State != NeedsYou {
 			continue
 		}
+		if t.Name == "" {
+			continue // never started (its base is gone): no agent to judge
+		}
 		if t.Failure != nil && t.Failure.Class == FailLand {
 			continue // judged done already; its landing waits for the user
 		}
@@ -433,6 +436,9 @@ func (e *Engine) startReady(name string, now time.Time) error {
 				return nil, nil
 			}
 			if evs, blocked := cur.blockOnParents(t, err, now); blocked {
+				return evs, nil
+			}
+			if evs, held := cur.needsBase(t, err, now); held {
 				return evs, nil
 			}
 			if err != nil {

@@ -111,9 +111,11 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	}
 	// An explicit base is checked before anything changes; the current
 	// branch exists by definition, and its commit is read off the
-	// critical path below.
+	// critical path below. A start commit needs no base: it is the
+	// worktree's start (a run's child starts at its parent's tip even
+	// when the base branch is gone).
 	baseCommit := ""
-	if o.Base != "" {
+	if o.Base != "" && o.StartAt == "" {
 		if baseCommit, err = w.Repo.ResolveCommit(base); err != nil {
 			return nil, fmt.Errorf("unknown base %q: no such branch, tag or commit", base)
 		}
