@@ -50,7 +50,7 @@ func runsCommand() *cli.Command {
 			runTaskCommand("cancel", "do not run a task; its dependents wait until it is retried or skipped"),
 			{
 				Name:      "forget",
-				Usage:     "remove a stopped, paused or finished run (or a corrupt one) from owt's records; its worktrees and agents stay",
+				Usage:     "remove a stopped, paused, finished or failed run (or a corrupt one) from owt's records; its worktrees and agents stay",
 				ArgsUsage: "NAME",
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {

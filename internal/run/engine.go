@@ -190,10 +190,11 @@ func (e *Engine) step(name string, now time.Time) error {
 // reopens a failed one a released task goes on in.
 func (e *Engine) finishIfOver(name string, now time.Time) error {
 	r, err := e.Store.Load(name)
-	if err != nil || len(append(r.reopen("", now), r.finish(now)...)) == 0 {
+	const released = "a blocked task can go on"
+	if err != nil || len(append(r.reopen(released, now), r.finish(now)...)) == 0 {
 		return err // (tried on a copy: nothing to write)
 	}
-	return e.Store.Update(name, func(r *Run) ([]Event, error) { return append(r.reopen("", now), r.finish(now)...), nil })
+	return e.Store.Update(name, func(r *Run) ([]Event, error) { return append(r.reopen(released, now), r.finish(now)...), nil })
 }
 
 // judged is the verdict on one task, for the agent it was about.

@@ -18,6 +18,13 @@ func TestRetryPromptQuotesThePaneWithoutItsPadding(t *testing.T) {
 	require.NotContains(t, p, "  \n")
 	require.NotContains(t, p, "| \n")
 	require.Less(t, len(p), len(DoneInstruction)+400, "the padding is gone: %q", p)
+
+	// A TUI's input box as wide as the pane: its rules and inner blanks
+	// are cut short; the words in it are kept.
+	rule := strings.Repeat("─", 198)
+	box := "╭" + rule + "╮\n│ > " + strings.Repeat(" ", 194) + "│\n╰" + rule + "╯\n  ? for shortcuts   ·   esc\n"
+	p = RetryPrompt("t", 2, nil, box)
+	require.Contains(t, p, "| ╭───╮\n| │ >   │\n| ╰───╯\n|   ? for shortcuts   ·   esc\n")
 }
 
 // owt run retry of a task whose attempts ran out gives it one more: the
