@@ -190,7 +190,7 @@ func worktreeClash(store run.Store, r *run.Run) string {
 func worktreeInUse(tm *tmux.Client, r *run.Run) (string, error) {
 	w, err := workspace.Open(r.Repo, tm)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("check the tasks' worktree names: %w", err)
 	}
 	for _, t := range r.Plan.Tasks {
 		name := r.Name + "-" + t.ID
