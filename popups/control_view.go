@@ -30,7 +30,7 @@ const (
 
 var sectionColor = map[control.Section]string{
 	control.NeedsYou: sgrRed, control.ReadyToShip: "1;32", control.InFlight: "1;33",
-	control.Queued: "1;34", control.Recent: sgrBold,
+	control.Queued: "1;34", control.Ended: sgrBold, control.Recent: sgrBold,
 }
 
 func (m *ctl) View() string {
@@ -317,7 +317,7 @@ func (m *ctl) helpView() []string {
 		"/         filter            tab   this repo / all repos",
 		"q / Esc   close",
 		"",
-		"Sections: NEEDS YOU, READY TO SHIP (queue order), IN FLIGHT, QUEUED, RECENT.",
+		"Sections: NEEDS YOU, READY TO SHIP (queue order), IN FLIGHT, QUEUED, ENDED, RECENT.",
 		"Press any key.",
 	}
 }

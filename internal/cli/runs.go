@@ -20,6 +20,7 @@ import (
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // runsCommand is owt run: task graphs.
@@ -50,7 +51,7 @@ func runsCommand() *cli.Command {
 			runTaskCommand("cancel", "do not run a task; its dependents wait until it is retried or skipped"),
 			{
 				Name:      "forget",
-				Usage:     "remove a stopped, paused or finished run (or a corrupt one) from owt's records; its worktrees and agents stay",
+				Usage:     "remove a stopped, paused, finished or failed run (or a corrupt one) from owt's records; its worktrees and agents stay",
 				ArgsUsage: "NAME",
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
@@ -132,6 +133,11 @@ func runStart(c *cli.Context, file string) error {
 	store := run.DefaultStore()
 	taken := store.Exists(name) // Create checks again under the lock
 	clash := worktreeClash(store, r)
+	if clash == "" {
+		if clash, err = worktreeInUse(tm, r); err != nil {
+			return err
+		}
+	}
 	out := c.App.Writer
 	if c.Bool("dry-run") {
 		printPlan(out, file, r)
@@ -139,7 +145,8 @@ func runStart(c *cli.Context, file string) error {
 			fmt.Fprintf(out, "note: a run named %s exists; registering would need another --name\n", name)
 		}
 		if clash != "" {
-			fmt.Fprintf(out, "note: %s\n", clash)
+			// A task could never start: the plan as named is not runnable.
+			return fmt.Errorf("dry run: %s", clash)
 		}
 		fmt.Fprintln(out, "dry run: nothing registered")
 		return nil
@@ -181,6 +188,27 @@ func worktreeClash(store run.Store, r *run.Run) string {
 	return ""
 }
 
+// worktreeInUse says which task of r would get a worktree name already
+// in use in its repository (a worktree, branch, folder or session of that
+// name: Create would refuse it at every attempt), "" when none.
+func worktreeInUse(tm *tmux.Client, r *run.Run) (string, error) {
+	w, err := workspace.Open(r.Repo, tm)
+	if err != nil {
+		return "", fmt.Errorf("check the tasks' worktree names: %w", err)
+	}
+	for _, t := range r.Plan.Tasks {
+		name := r.Name + "-" + t.ID
+		why, err := w.NameTaken(name, t.Task)
+		if err != nil {
+			return "", fmt.Errorf("check worktree %s: %w", name, err)
+		}
+		if why != "" {
+			return fmt.Sprintf("task %s of run %s would get the worktree %s, which is in use: %s; give another --name", t.ID, r.Name, name, why), nil
+		}
+	}
+	return "", nil
+}
+
 // taskWhy is the one-line reason a task is where it is, for the table:
 // what it needs you for, why it failed or waits, what it is owed.
 func taskWhy(t run.TaskView) string {
@@ -217,7 +245,7 @@ func driveMonitor(tm *tmux.Client) string {
 // monitorWarning is a line for owt run status when no monitor drives the
 // run's server (nothing will start or be judged), else "".
 func monitorWarning(v run.View) string {
-	if v.State == run.Finished || v.Socket == "" || daemon.Running(v.Socket) {
+	if v.State == run.Finished || v.State == run.RunFailed || v.Socket == "" || daemon.Running(v.Socket) {
 		return ""
 	}
 	return fmt.Sprintf("no owt monitor runs for the tmux server at %s: nothing starts or is judged until one does ('owt run resume %s' from inside it starts one)", v.Socket, v.Name)
@@ -367,7 +395,11 @@ func namedRun(c *cli.Context, verb string, optional bool) (*run.Run, error) {
 	store := run.DefaultStore()
 	switch {
 	case c.NArg() == 1:
-		return store.Load(c.Args().First())
+		r, err := store.Load(c.Args().First())
+		if err != nil {
+			return nil, err
+		}
+		return noteRestarts([]*run.Run{r})[0], nil
 	case c.NArg() > 1 || !optional:
 		return nil, usagef("%s takes one NAME", verb)
 	}
@@ -509,7 +541,37 @@ func listRuns() ([]*run.Run, error) {
 		for _, b := range broken {
 			fmt.Fprintln(os.Stderr, "owt: warning: "+b.Error())
 		}
-		return runs, nil
+		return noteRestarts(runs), nil
 	}
-	return runs, err
+	return noteRestarts(runs), err
+}
+
+// noteRestarts pauses each run whose tmux server restarted while no
+// monitor runs there to notice (its engine would pause it): a run nobody
+// can drive must not read as active. A server with a monitor is left to
+// it, so the usual look costs no tmux call.
+func noteRestarts(runs []*run.Run) []*run.Run {
+	ids := map[string]string{} // by socket: the identity of the server there now, "" for none
+	for i, r := range runs {
+		if r.Socket == "" || r.Server == "" || r.State == run.Finished || r.State == run.RunFailed ||
+			(r.State == run.Paused && r.Why == run.RestartWhy) {
+			continue
+		}
+		id, ok := ids[r.Socket]
+		if !ok {
+			if !daemon.Running(r.Socket) {
+				id, _ = (&tmux.Client{Bin: tmuxClient().Bin, Socket: r.Socket}).ServerIdentity()
+			}
+			ids[r.Socket] = id
+		}
+		if id == "" || id == r.Server {
+			continue
+		}
+		if now, err := run.DefaultStore().NoteRestart(r.Name, id, time.Now()); err == nil {
+			runs[i] = now
+		} else {
+			fmt.Fprintf(os.Stderr, "owt: warning: run %s: %v\n", r.Name, err)
+		}
+	}
+	return runs
 }

@@ -1,6 +1,6 @@
 // Package control builds the control plane: every agent and run task of
 // one repository (or all) sorted into the decisions they wait for — NEEDS
-// YOU, READY TO SHIP, IN FLIGHT, QUEUED — and the recent events, and it
+// YOU, READY TO SHIP, IN FLIGHT, QUEUED, ENDED — and the recent events, and it
 // holds the verbs those rows offer (ship, merge, delete, send, retry, skip,
 // pause) as the one core both the popup and the CLI call.
 //
@@ -29,11 +29,14 @@ const (
 	ReadyToShip
 	InFlight
 	Queued
+	// Ended are agents whose run task ended (landed, skipped, cancelled)
+	// or that exited with nothing to ship: not in flight any more.
+	Ended
 	Recent
 )
 
 func (s Section) String() string {
-	return [...]string{"NEEDS YOU", "READY TO SHIP", "IN FLIGHT", "QUEUED", "RECENT"}[s]
+	return [...]string{"NEEDS YOU", "READY TO SHIP", "IN FLIGHT", "QUEUED", "ENDED", "RECENT"}[s]
 }
 
 // Row is one line of the board. An agent row has Name (its worktree); a
@@ -222,7 +225,7 @@ func agentSection(it workspace.Item, rec *state.Record, t *run.TaskRun, q queueP
 		case run.NeedsYou, run.Failed, run.Blocked:
 			return NeedsYou, orText(t.Why, taskFailure(t), string(t.State))
 		case run.Landed, run.Skipped, run.Cancelled:
-			return InFlight, string(t.State)
+			return Ended, string(t.State)
 		}
 	}
 	if rec != nil && rec.Done != nil {
@@ -252,10 +255,20 @@ func agentSection(it workspace.Item, rec *state.Record, t *run.TaskRun, q queueP
 		}
 		return ReadyToShip, changes(it)
 	}
+	if it.Status == string(state.Exited) {
+		return Ended, exited(it) + ", no changes"
+	}
 	if finished {
 		return InFlight, "no changes yet"
 	}
 	return InFlight, ""
+}
+
+func exited(it workspace.Item) string {
+	if it.ExitCode != nil {
+		return fmt.Sprintf("exited (code %d)", *it.ExitCode)
+	}
+	return "exited"
 }
 
 func changes(it workspace.Item) string {
@@ -269,7 +282,7 @@ func changes(it workspace.Item) string {
 // withTask adds what the run says about the row's task.
 func withTask(row *Row, r *run.Run, t *run.TaskRun) {
 	row.Run, row.TaskID, row.TaskState = r.Name, t.ID, string(t.State)
-	row.Attempt, row.MaxAttempts = t.Attempt, r.Plan.Retry.MaxAttempts
+	row.Attempt, row.MaxAttempts = t.Attempt, r.AttemptsOf(t)
 	if t.Sending != nil {
 		row.Sending = t.Sending.Kind
 	}
@@ -365,7 +378,8 @@ func recentRows(evs []Event) []Row {
 }
 
 // sortRows orders each section: NEEDS YOU longest waiting first, READY TO
-// SHIP in queue order, IN FLIGHT and QUEUED oldest first, RECENT as built.
+// SHIP in queue order, IN FLIGHT, QUEUED and ENDED oldest first, RECENT as
+// built.
 func sortRows(rows []Row, queued map[string]queuePlace) {
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]

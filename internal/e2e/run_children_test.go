@@ -138,7 +138,8 @@ func TestRunChildOfConflictingParentsIsBlockedBeforeItStarts(t *testing.T) {
 	require.Equal(t, headBefore, e.Git(repo, "rev-parse", "HEAD"))
 	require.Equal(t, statusBefore, e.Git(repo, "status", "--porcelain"), "the user's checkout is untouched")
 	require.Equal(t, "one", e.Git(repo, "show", "main:same.txt"))
-	require.Equal(t, "active", e.runStatus(repo, "clash").State)
+	// Nothing goes on without the user: the run says so (issue 16, item 5).
+	e.Eventually(10*time.Second, "the run failed on the conflict", func() bool { return e.runStatus(repo, "clash").State == "failed" })
 
 	// The way out its Why gives: merge a into b's branch and resolve it
 	// there (in b's worktree, not the user's checkout); c starts then,
@@ -165,6 +166,7 @@ func TestRunChildOfConflictingParentsIsBlockedBeforeItStarts(t *testing.T) {
 	}
 	require.True(t, released)
 	require.Equal(t, statusBefore, e.Git(repo, "status", "--porcelain"))
+	require.Equal(t, "finished", e.runStatus(repo, "clash").State, "reopened when c was released, finished with it")
 }
 
 // tryGit runs git in dir and returns its output and error.

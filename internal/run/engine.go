@@ -45,6 +45,9 @@ type Engine struct {
 	// OpenPR pushes a done task's branch and opens its pull request
 	// ([run] pr): owt pr's path, given by the monitor. nil: never.
 	OpenPR func(repo, name string) (int, error)
+	// Notify tells the user about a task that needs them, once per task
+	// (engine_end.go): the monitor's notifier. nil: nobody is told.
+	Notify func(rec *state.Record, text string)
 
 	// Outbox is where messages to agents are queued (default: the state
 	// dir's); the monitor's outbox.Courier delivers them.
@@ -58,6 +61,7 @@ type Engine struct {
 	bar      string                       // the status bar's runs text last set (engine_bar.go)
 	targets  map[outbox.Agent]string      // the into of each live run's task agents (engine_targets.go)
 	barSet   bool
+	said     map[string]string // the last problem logged of each run and of the listing (engine_said.go)
 
 	// intoChecked is when each run's into was last read (engine_into.go).
 	intoChecked map[string]time.Time
@@ -83,9 +87,7 @@ func (e *Engine) Tick(now time.Time) {
 		e.live = e.inFlight()
 	}
 	for _, name := range e.live {
-		if err := e.step(name, now); err != nil {
-			e.logf("run %s: %v", name, err)
-		}
+		e.sayOnce("run "+name, e.step(name, now))
 	}
 }
 
@@ -99,9 +101,7 @@ func (e *Engine) logf(format string, args ...any) {
 // to judge.
 func (e *Engine) inFlight() []string {
 	runs, err := e.Store.List()
-	if err != nil {
-		e.logf("runs: %v", err)
-	}
+	e.sayOnce("runs", err)
 	e.publishBar(runs)
 	var names []string
 	for _, r := range runs {
@@ -123,6 +123,9 @@ func (e *Engine) drives(r *Run) bool {
 	for _, t := range r.Tasks {
 		if t.State == Running || t.State == NeedsYou {
 			return true // paused or stopped: nothing starts, but agents are still judged
+		}
+		if t.State == Blocked && t.Conflict != nil {
+			return true // tried again when a parent's branch moves, even in a failed run
 		}
 		if t.Sending != nil {
 			return true // a message to withdraw (voidMessages), even in a finished run
@@ -181,17 +184,22 @@ func (e *Engine) step(name string, now time.Time) error {
 	if err := e.startReady(name, now); err != nil {
 		return err
 	}
-	return e.finishIfOver(name, now)
+	if err := e.finishIfOver(name, now); err != nil {
+		return err
+	}
+	return e.tellNeeds(name)
 }
 
 // finishIfOver finishes a run whose last task ended outside a judgement
-// or a landing (a start failure, a timeout's retry running out).
+// or a landing (a start failure, a timeout's retry running out), and
+// reopens a failed one a released task goes on in.
 func (e *Engine) finishIfOver(name string, now time.Time) error {
 	r, err := e.Store.Load(name)
-	if err != nil || r.State == Finished || !r.over() {
-		return err
+	const released = "a blocked task can go on"
+	if err != nil || len(append(r.reopen(released, now), r.finish(now)...)) == 0 {
+		return err // (tried on a copy: nothing to write)
 	}
-	return e.Store.Update(name, func(r *Run) ([]Event, error) { return r.finish(now), nil })
+	return e.Store.Update(name, func(r *Run) ([]Event, error) { return append(r.reopen(released, now), r.finish(now)...), nil })
 }
 
 // judged is the verdict on one task, for the agent it was about.
@@ -211,6 +219,9 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 	for _, t := range r.Tasks {
 		if t.State != Running && t.State != NeedsYou {
 			continue
+		}
+		if t.Name == "" {
+			continue // never started (its base is gone): no agent to judge
 		}
 		if t.Failure != nil && t.Failure.Class == FailLand {
 			continue // judged done already; its landing waits for the user
@@ -340,23 +351,24 @@ func (r *Run) apply(jv judged, now time.Time) []Event {
 	return nil
 }
 
-// over reports whether every task ended and nothing is left to land.
+// over reports whether no task can go on by itself (each ended or
+// blocked) and nothing is left to land.
 func (r *Run) over() bool {
 	for _, t := range r.Tasks {
-		if !t.State.Ended() || (t.State == Done && r.Into != "") {
+		if (!t.State.Ended() && t.State != Blocked) || (t.State == Done && r.Into != "") {
 			return false
 		}
 	}
 	return true
 }
 
-// finish ends a run whose every task ended, when nothing is left to land.
+// finish ends a run no task of which can go on by itself, when nothing
+// is left to land: finished, or failed (endState).
 func (r *Run) finish(now time.Time) []Event {
 	if r.State == Finished || !r.over() {
 		return nil
 	}
-	r.State, r.UpdatedAt = Finished, now
-	return []Event{{At: now, Event: "finished", Detail: fmt.Sprintf("%d/%d done", r.View().Finished, len(r.Tasks))}}
+	return r.end(now)
 }
 
 func doneDetail(ev Evidence) string {
@@ -426,6 +438,9 @@ func (e *Engine) startReady(name string, now time.Time) error {
 				return evs, nil
 			}
 			if evs, held := cur.holdOnParentWork(t, err, now); held {
+				return evs, nil
+			}
+			if evs, held := cur.needsBase(t, err, now); held {
 				return evs, nil
 			}
 			if err != nil {

@@ -63,23 +63,59 @@ type parentRef struct {
 // nothing else; a conflict between parents is a *ParentsConflictError.
 func (e *Engine) startPoint(r *Run, pt *Task) (startPoint, error) {
 	sp := startPoint{Base: r.startBase(pt)}
-	if len(pt.DependsOn) == 0 {
-		return sp, nil
-	}
 	repo := git.Repo{Root: r.Repo}
+	if len(pt.DependsOn) == 0 {
+		return sp, baseThere(repo, sp.Base)
+	}
 	parents, err := r.parentWork(repo, pt)
 	if err != nil {
 		return sp, err
 	}
 	sp.Brief = e.brief(r, repo, pt, parents)
 	if r.Into != "" || len(parents) == 0 {
-		return sp, nil // into holds the parents' work, or no parent did any
+		// into holds the parents' work, or no parent did any: the task
+		// starts at the branch's tip.
+		return sp, baseThere(repo, sp.Base)
 	}
 	if err := r.checkParentWork(parents); err != nil {
 		return sp, err
 	}
 	sp.Commit, err = mergeParents(repo, r.Name+"/"+pt.ID, parents)
 	return sp, err
+}
+
+// BaseGoneError is a start refused because the branch the task starts
+// from was deleted after the run was registered: retrying cannot help,
+// the user must bring it back (or skip the task).
+type BaseGoneError struct{ Branch string }
+
+func (e *BaseGoneError) Error() string {
+	return fmt.Sprintf("the branch %s it starts from is gone (deleted since the run was registered); nothing started: "+
+		"recreate it, then 'owt run retry', or 'owt run skip' the task", e.Branch)
+}
+
+// baseThere is a *BaseGoneError when branch does not exist.
+func baseThere(repo git.Repo, branch string) error {
+	if repo.BranchExists(branch) {
+		return nil
+	}
+	return &BaseGoneError{Branch: branch}
+}
+
+// needsBase makes task t, which was about to start, need the user when
+// err says the branch it starts from is gone; ok is false for any other
+// error. Nothing of the task was made, so the attempt does not count.
+func (r *Run) needsBase(t *TaskRun, err error, now time.Time) (evs []Event, ok bool) {
+	var ge *BaseGoneError
+	if !errors.As(err, &ge) {
+		return nil, false
+	}
+	if t.Attempt > 0 {
+		t.Attempt--
+	}
+	t.Why = ge.Error()
+	r.setTask(t, NeedsYou, now)
+	return []Event{{At: now, Event: "needs_you", Task: t.ID, Detail: t.Why}}, true
 }
 
 // parentWork is each parent of pt that finished with work on a branch

@@ -51,14 +51,32 @@ func (e *Engine) checkServer(r *Run, now time.Time) (bool, error) {
 	if r.State == Paused && r.Why == RestartWhy {
 		return true, nil
 	}
-	return true, e.Store.Update(r.Name, func(cur *Run) ([]Event, error) {
-		if cur.Server == e.Server || cur.State == Finished || cur.State == Paused && cur.Why == RestartWhy {
-			return nil, nil
-		}
-		was := cur.State
-		cur.State, cur.Why, cur.UpdatedAt = Paused, RestartWhy, now
-		return []Event{{At: now, Event: "paused", Detail: fmt.Sprintf("%s → paused: %s (was server %s, now %s)", was, RestartWhy, cur.Server, e.Server)}}, nil
-	})
+	return true, e.Store.Update(r.Name, func(cur *Run) ([]Event, error) { return cur.pauseForRestart(e.Server, now), nil })
+}
+
+// pauseForRestart pauses a run registered under another run of its tmux
+// server than server (it restarted), once, with the reason. An ended
+// run, or one that names no server yet, is left as it is.
+func (r *Run) pauseForRestart(server string, now time.Time) []Event {
+	if r.Server == "" || r.Server == server || r.State == Finished || r.State == RunFailed || r.State == Paused && r.Why == RestartWhy {
+		return nil
+	}
+	was := r.State
+	r.State, r.Why, r.UpdatedAt = Paused, RestartWhy, now
+	return []Event{{At: now, Event: "paused", Detail: fmt.Sprintf("%s → paused: %s (was server %s, now %s)", was, RestartWhy, r.Server, server)}}
+}
+
+// NoteRestart records that the tmux server of the run called name is now
+// server (its identity, tmux.ServerIdentity), when that is another run of
+// it than the run was registered under: the run pauses as its engine
+// would pause it, so a run whose server restarted with no monitor on it
+// does not read as active. It returns the run as it is now.
+func (s Store) NoteRestart(name, server string, now time.Time) (*Run, error) {
+	err := s.Update(name, func(r *Run) ([]Event, error) { return r.pauseForRestart(server, now), nil })
+	if err != nil {
+		return nil, err
+	}
+	return s.Load(name)
 }
 
 // settleStarting resolves the tasks a monitor left starting when it died

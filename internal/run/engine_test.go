@@ -123,8 +123,8 @@ func TestEngineDrivesOnlyItsServersRuns(t *testing.T) {
 }
 
 // A run whose last task failed to start (no judgement, no landing) still
-// finishes on the engine's next step.
-func TestARunWhoseTasksAllFailedToStartFinishes(t *testing.T) {
+// ends on the engine's next step: failed, not finished (issue 16, item 5).
+func TestARunWhoseTasksAllFailedToStartEndsFailed(t *testing.T) {
 	dir := t.TempDir()
 	store := Store{Dir: dir}
 	r := engineRun(t, "")
@@ -137,7 +137,8 @@ func TestARunWhoseTasksAllFailedToStartFinishes(t *testing.T) {
 	require.NoError(t, e.finishIfOver("r", time.Unix(200, 0)))
 	got, err := store.Load("r")
 	require.NoError(t, err)
-	require.Equal(t, Finished, got.State)
+	require.Equal(t, RunFailed, got.State)
+	require.Equal(t, "a failed; b failed: 'owt run retry' or 'owt run skip' goes on", got.Why)
 
 	// A landing failure waits, and is tried again by itself later.
 	r2 := engineRun(t, `into = "feat/x"`)

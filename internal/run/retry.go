@@ -50,7 +50,7 @@ func (r *Run) Fail(id string, f Failure, jitter Jitter, now time.Time) ([]Event,
 	f.At = now
 	t.Failure = &f
 	detail := fmt.Sprintf("attempt %d: %s: %s", t.Attempt, f.Class, f.Error)
-	if t.Attempt < r.Plan.Retry.MaxAttempts {
+	if t.Attempt < r.AttemptsOf(t) {
 		t.NextStart = now.Add(BackoffDelay(r.Plan.Retry, t.Attempt, jitter))
 		r.setTask(t, Backoff, now)
 		return []Event{{At: now, Event: "backoff", Task: id, Detail: detail + "; next start " + t.NextStart.UTC().Format(time.RFC3339)}}, nil
@@ -74,9 +74,9 @@ func (r *Run) Retry(id string, now time.Time) ([]Event, error) {
 	default:
 		return nil, fmt.Errorf("task %s is %s: only a failed, cancelled, stuck or backing-off task can be retried", id, t.State)
 	}
-	if t.Attempt >= r.Plan.Retry.MaxAttempts {
-		// One more attempt than the plan gave: the next failure ends it.
-		t.Attempt = r.Plan.Retry.MaxAttempts - 1
+	if t.Attempt >= r.AttemptsOf(t) {
+		// One more attempt than it had: the next failure ends it.
+		t.Granted = t.Attempt + 1 - r.Plan.Retry.MaxAttempts
 	}
 	t.NextStart = time.Time{}
 	r.setTask(t, Pending, now)
@@ -210,4 +210,10 @@ func (c ActiveClock) Active(now time.Time) time.Duration {
 // TimedOut reports whether the attempt has used up limit (0: never).
 func (c ActiveClock) TimedOut(limit time.Duration, now time.Time) bool {
 	return limit > 0 && c.Active(now) >= limit
+}
+
+// AttemptsOf is how many attempts task t may have: the plan's, and one
+// more for each owt run retry after they ran out.
+func (r *Run) AttemptsOf(t *TaskRun) int {
+	return r.Plan.Retry.MaxAttempts + t.Granted
 }

@@ -94,6 +94,9 @@ func (r *Run) SetState(to RunState, now time.Time) (ev Event, changed bool, err 
 	if r.State == Finished {
 		return Event{}, false, fmt.Errorf("run %s is finished", r.Name)
 	}
+	if r.State == RunFailed {
+		return Event{}, false, fmt.Errorf("run %s failed (%s)", r.Name, r.Why)
+	}
 	if r.State == to {
 		return Event{}, false, nil
 	}

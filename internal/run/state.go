@@ -16,6 +16,10 @@ const (
 	Paused   RunState = "paused"   // nothing new starts; owt run resume goes on
 	Stopped  RunState = "stopped"  // nothing new starts; running agents are left alone
 	Finished RunState = "finished" // every task reached an end state
+	// RunFailed: no task can go on without the user (each ended, failed
+	// or blocked), and some failed or are blocked: owt run retry, skip or
+	// cancel them (engine_end.go).
+	RunFailed RunState = "failed"
 )
 
 // TaskState is where one task is.
@@ -88,6 +92,9 @@ type TaskRun struct {
 	State   TaskState `json:"state"`
 	Since   time.Time `json:"since"`
 	Attempt int       `json:"attempt"` // attempts started so far
+	// Granted are the attempts owt run retry gave beyond the plan's
+	// max_attempts (AttemptsOf): the count of attempts never goes down.
+	Granted int `json:"granted,omitempty"`
 	// StartedAt is when the current attempt started: with the attempt
 	// number it names the attempt's messages.
 	StartedAt time.Time `json:"started_at,omitzero"`
@@ -110,6 +117,9 @@ type TaskRun struct {
 	Clock ActiveClock `json:"clock"`
 	// Why says why a task needs the user, or what it waits for.
 	Why string `json:"why,omitempty"`
+	// Told is the Since of the state the user was last told about (a
+	// task that needs them is told once: engine_end.go).
+	Told time.Time `json:"told,omitzero"`
 	// Conflict is set while the task is blocked before it started because
 	// its parents' branches conflict (BlockedBy is empty then).
 	Conflict *ParentConflict `json:"conflict,omitempty"`

@@ -18,8 +18,8 @@ var TaskCommands = map[string]func(r *Run, id string, now time.Time) ([]Event, e
 
 // TaskCommand applies owt run retry|skip|cancel (verb) to task id. A
 // finished run goes on when the command gives one of its tasks another
-// attempt or releases its dependents; one whose every task has ended by
-// it finishes.
+// attempt or releases its dependents (so does a failed one); one whose
+// every task has ended by it finishes.
 func (r *Run) TaskCommand(verb, id string, now time.Time) ([]Event, error) {
 	cmd, ok := TaskCommands[verb]
 	if !ok {
@@ -32,18 +32,6 @@ func (r *Run) TaskCommand(verb, id string, now time.Time) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.State == Finished && !r.allEnded() {
-		r.State, r.UpdatedAt = Active, now
-		evs = append(evs, Event{At: now, Event: "reopened", Detail: verb + " " + id})
-	}
+	evs = append(evs, r.reopen(verb+" "+id, now)...)
 	return append(evs, r.finish(now)...), nil
-}
-
-func (r *Run) allEnded() bool {
-	for _, t := range r.Tasks {
-		if !t.State.Ended() {
-			return false
-		}
-	}
-	return true
 }

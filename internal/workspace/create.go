@@ -116,9 +116,11 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	}
 	// An explicit base is checked before anything changes; the current
 	// branch exists by definition, and its commit is read off the
-	// critical path below.
+	// critical path below. A start commit needs no base: it is the
+	// worktree's start (a run's child starts at its parent's tip even
+	// when the base branch is gone).
 	baseCommit := ""
-	if o.Base != "" {
+	if o.Base != "" && o.StartAt == "" {
 		if baseCommit, err = w.Repo.ResolveCommit(base); err != nil {
 			return nil, badOption(fmt.Errorf("unknown base %q: no such branch, tag or commit", base))
 		}
@@ -281,8 +283,7 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 	if o.Name != "" {
 		name = o.Name
 		if o.Branch == "" {
-			_, derived := DeriveName(task)
-			branch = strings.SplitN(derived, "/", 2)[0] + "/" + name
+			branch = namedBranch(name, task)
 		}
 	}
 	if o.Branch != "" {

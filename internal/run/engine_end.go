@@ -1,0 +1,155 @@
+package run
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// A run ends when no task of it can go on by itself: "finished" when
+// every task ended well (done, landed, skipped, or cancelled by the
+// user), "failed" when some failed or are blocked, so a run that got
+// nothing done never reads like success. A failed run stays on the
+// status bar with ▲ until the user acts (retry, skip or cancel reopen or
+// finish it; forget drops it), and each task that needs the user is told
+// once, as reactions tell.
+
+// end sets the state a run that is over ends in, and logs it.
+func (r *Run) end(now time.Time) []Event {
+	to, why := r.endState()
+	if r.State == to && r.Why == why {
+		return nil
+	}
+	r.State, r.Why, r.UpdatedAt = to, why, now
+	detail := fmt.Sprintf("%d/%d done", r.View().Finished, len(r.Tasks))
+	if to == RunFailed {
+		return []Event{{At: now, Event: "failed", Detail: detail + "; " + why}}
+	}
+	return []Event{{At: now, Event: "finished", Detail: detail}}
+}
+
+// endState is finished, or failed with what holds it: the failed and the
+// blocked tasks.
+func (r *Run) endState() (RunState, string) {
+	var held []string
+	for _, t := range r.Tasks {
+		switch {
+		case t.State == Failed:
+			held = append(held, t.ID+" failed")
+		case t.State == Blocked && len(t.BlockedBy) > 0:
+			held = append(held, t.ID+" blocked by "+strings.Join(t.BlockedBy, ", "))
+		case t.State == Blocked:
+			held = append(held, t.ID+" blocked: its parents conflict")
+		}
+	}
+	if len(held) == 0 {
+		return Finished, ""
+	}
+	return RunFailed, strings.Join(held, "; ") + ": 'owt run retry' or 'owt run skip' goes on"
+}
+
+// reopen makes an ended run active again once one of its tasks can go on
+// (a retry, a skip that released a dependent, a parent's conflict
+// resolved); cause says what did it.
+func (r *Run) reopen(cause string, now time.Time) []Event {
+	if (r.State != Finished && r.State != RunFailed) || r.over() {
+		return nil
+	}
+	r.State, r.Why, r.UpdatedAt = Active, "", now
+	return []Event{{At: now, Event: "reopened", Detail: cause}}
+}
+
+// NeedingYou counts the tasks that wait for the user: asking, failed,
+// or blocked by their parents' conflict (a task blocked by a dependency
+// waits on that dependency, which is counted).
+func (r *Run) NeedingYou() int {
+	n := 0
+	for _, t := range r.Tasks {
+		if needsUser(t) {
+			n++
+		}
+	}
+	return n
+}
+
+func needsUser(t *TaskRun) bool {
+	return t.State == NeedsYou || t.State == Failed || (t.State == Blocked && len(t.BlockedBy) == 0)
+}
+
+// tellNeeds tells the user, once per task and state, about each task that
+// needs them. An agent waiting at its own prompt is not told again: its
+// status notice says it.
+func (e *Engine) tellNeeds(name string) error {
+	if e.Notify == nil {
+		return nil
+	}
+	r, err := e.Store.Load(name)
+	if err != nil {
+		return err
+	}
+	var due []*TaskRun
+	for _, t := range r.Tasks {
+		if needsUser(t) && !t.Told.Equal(t.Since) {
+			due = append(due, t)
+		}
+	}
+	if len(due) == 0 {
+		return nil
+	}
+	recs := map[string]*state.Record{}
+	if f, err := state.ForRepo(r.Repo).Peek(); err == nil {
+		recs = f.Records
+	}
+	told := map[string]time.Time{}
+	for _, t := range due {
+		told[t.ID] = t.Since
+		rec := recs[t.Name]
+		if rec != nil && rec.Status == state.Waiting && t.State == NeedsYou {
+			continue
+		}
+		if rec == nil {
+			rec = &state.Record{Name: r.Name + "-" + t.ID, Repo: r.Repo}
+		}
+		e.Notify(rec, needsText(r, t))
+	}
+	return e.Store.Update(name, func(cur *Run) ([]Event, error) {
+		for id, since := range told {
+			if t, ok := cur.Task(id); ok && t.Since.Equal(since) {
+				// The clock, not the tick's now: this tick's earlier writes
+				// may have set UpdatedAt to now, and Update writes a change.
+				t.Told, cur.UpdatedAt = since, time.Now()
+			}
+		}
+		return nil, nil
+	})
+}
+
+// needsText is the notice of a task that needs the user.
+func needsText(r *Run, t *TaskRun) string {
+	what := "needs you"
+	why := t.Why
+	switch {
+	case t.State == Failed:
+		what = "failed"
+		if why == "" && t.Failure != nil {
+			why = t.Failure.Class + ": " + t.Failure.Error
+		}
+	case t.State == Blocked:
+		what = "is blocked"
+	}
+	text := fmt.Sprintf("owt: run %s: task %s %s", r.Name, t.ID, what)
+	if why = firstLineOf(why); why != "" {
+		text += " (" + why + ")"
+	}
+	return text + "; 'owt run status " + r.Name + "'"
+}
+
+func firstLineOf(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if r := []rune(s); len(r) > 120 {
+		s = string(r[:119]) + "…"
+	}
+	return s
+}

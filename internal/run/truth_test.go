@@ -1,0 +1,85 @@
+package run
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A pane's tail is quoted without the padding tmux keeps: no trailing
+// blanks on a line and no runs of empty lines (a TUI's empty screen).
+func TestRetryPromptQuotesThePaneWithoutItsPadding(t *testing.T) {
+	pad := strings.Repeat(" ", 120)
+	tail := "╭─ agent" + pad + "\n" + strings.Repeat(pad+"\n", 6) + "│ > ask" + pad + "\n\n\n" + "└ done  \t\n"
+	p := RetryPrompt("add the models", 2, &Failure{Class: FailCrash, Error: "exit 1"}, tail)
+	require.Contains(t, p, "| ╭─ agent\n| │ > ask\n| └ done\n")
+	require.NotContains(t, p, "  \n")
+	require.NotContains(t, p, "| \n")
+	require.Less(t, len(p), len(DoneInstruction)+400, "the padding is gone: %q", p)
+
+	// A TUI's input box as wide as the pane: its rules and inner blanks
+	// are cut short; the words in it are kept.
+	rule := strings.Repeat("─", 198)
+	box := "╭" + rule + "╮\n│ > " + strings.Repeat(" ", 194) + "│\n╰" + rule + "╯\n  ? for shortcuts   ·   esc\n"
+	p = RetryPrompt("t", 2, nil, box)
+	require.Contains(t, p, "| ╭───╮\n| │ >   │\n| ╰───╯\n|   ? for shortcuts   ·   esc\n")
+}
+
+// owt run retry of a task whose attempts ran out gives it one more: the
+// count it shows never goes down, and the next failure ends it.
+func TestRetryOfAnExhaustedTaskNeverLowersItsAttemptCount(t *testing.T) {
+	r := NewRun("r", "/repo", "main", chainPlan(t), t0)
+	a := set(r, "a", Running)
+	a.Attempt = 2 // max_attempts = 2
+	_, err := r.Fail("a", Failure{Class: FailCrash}, fixed(0.5), t0)
+	require.NoError(t, err)
+	require.Equal(t, Failed, a.State)
+
+	_, err = r.Retry("a", t0)
+	require.NoError(t, err)
+	require.Equal(t, 2, a.Attempt, "attempts so far: still 2")
+	require.Equal(t, 3, r.AttemptsOf(a), "one more than the plan gave")
+	a.Attempt, a.State = 3, Running // the engine started it
+	_, err = r.Fail("a", Failure{Class: FailCrash}, fixed(0.5), t0)
+	require.NoError(t, err)
+	require.Equal(t, Failed, a.State, "the retry's attempt was the last")
+}
+
+// A run ends failed while a task failed or is blocked, finished once the
+// user skipped or cancelled what held it; a retry reopens it, and the bar
+// keeps a failed run with ▲ for each task that needs the user.
+func TestARunEndsFailedUntilTheUserActs(t *testing.T) {
+	now := time.Unix(300, 0)
+	r := engineRun(t, "") // b depends on a
+	a, _ := r.Task("a")
+	a.State, a.Attempt = Running, r.Plan.Retry.MaxAttempts
+	_, err := r.Fail("a", Failure{Class: FailAgent, Error: "no"}, fixed(0), now)
+	require.NoError(t, err)
+	evs := r.finish(now)
+	require.Equal(t, RunFailed, r.State, "a failed, b blocked by it")
+	require.Equal(t, []string{"failed"}, eventNames(evs))
+	require.Equal(t, "✗r 0/2 #[fg=yellow,bold]▲1#[default]", BarText([]*Run{r}, r.Socket), "b waits on a: one needs you")
+	_, _, err = r.SetState(Paused, now)
+	require.Error(t, err, "nothing to pause: the user retries or skips")
+
+	evs, err = r.TaskCommand("cancel", "a", now)
+	require.NoError(t, err)
+	require.Equal(t, RunFailed, r.State, "b is still blocked")
+	require.Equal(t, "b blocked by a: 'owt run retry' or 'owt run skip' goes on", r.Why)
+	require.Contains(t, eventNames(evs), "failed", "the new reason is logged")
+
+	evs, err = r.TaskCommand("retry", "a", now)
+	require.NoError(t, err)
+	require.Equal(t, Active, r.State)
+	require.Contains(t, eventNames(evs), "reopened")
+	require.Equal(t, "⏵r 0/2", BarText([]*Run{r}, r.Socket))
+
+	a.State = Skipped
+	b, _ := r.Task("b")
+	b.State = Done
+	require.Equal(t, []string{"finished"}, eventNames(r.finish(now)))
+	require.Empty(t, r.Why)
+	require.Empty(t, BarText([]*Run{r}, r.Socket))
+}
