@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -362,24 +361,7 @@ func (w *Workspace) gitRunningHere() int {
 			dirs = append(dirs, wt.Path)
 		}
 	}
-	for i, d := range dirs {
-		if real, err := filepath.EvalSymlinks(d); err == nil {
-			dirs[i] = real
-		}
-	}
-	comms, _ := filepath.Glob("/proc/[0-9]*/comm")
-	for _, c := range comms {
-		b, err := os.ReadFile(c)
-		if err != nil || strings.TrimSpace(string(b)) != "git" {
-			continue
-		}
-		proc := filepath.Dir(c)
-		if gitProcessIn(proc, dirs) {
-			pid, _ := strconv.Atoi(filepath.Base(proc))
-			return pid
-		}
-	}
-	return 0
+	return gitProcessWorkingIn(dirs, nil)
 }
 
 // gitProcessIn reports whether the process at /proc/PID works in one of

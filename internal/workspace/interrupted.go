@@ -130,10 +130,23 @@ func (w *Workspace) userFilesIn(r *state.Record) []string {
 // that makes it) — or 0. It reads Linux /proc; elsewhere it answers 0.
 func (w *Workspace) gitAtWorkIn(r *state.Record) int {
 	dirs := []string{r.Path, filepath.Join(w.Repo.CommonDir, "worktrees", filepath.Base(r.Path))}
+	return gitProcessWorkingIn(dirs, []string{r.Path})
+}
+
+// gitProcessWorkingIn returns the pid of a git process working in one of
+// dirs (see gitProcessIn), or naming one of them or of named on its
+// command line when named is not nil, or 0. It reads Linux /proc;
+// elsewhere it answers 0.
+func gitProcessWorkingIn(dirs, named []string) int {
+	resolved := make([]string, len(dirs))
 	for i, d := range dirs {
+		resolved[i] = d
 		if real, err := filepath.EvalSymlinks(d); err == nil {
-			dirs[i] = real
+			resolved[i] = real
 		}
+	}
+	if named != nil {
+		named = append(append([]string{}, resolved...), named...)
 	}
 	comms, _ := filepath.Glob("/proc/[0-9]*/comm")
 	for _, c := range comms {
@@ -142,7 +155,7 @@ func (w *Workspace) gitAtWorkIn(r *state.Record) int {
 			continue
 		}
 		proc := filepath.Dir(c)
-		if gitProcessIn(proc, dirs) || namesPath(proc, append(dirs, r.Path)) {
+		if gitProcessIn(proc, resolved) || (named != nil && namesPath(proc, named)) {
 			pid, _ := strconv.Atoi(filepath.Base(proc))
 			return pid
 		}
