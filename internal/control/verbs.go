@@ -38,11 +38,15 @@ func Ship(w *workspace.Workspace, rec *state.Record, message string, keep, force
 	if err := RefuseBusy(w, rec, "shipping", force); err != nil {
 		return Landed{}, err
 	}
-	res, err := MergeContext(w).Ship(rec, message)
+	mc := MergeContext(w)
+	if !force {
+		mc.BeforeCommit = func(r *state.Record) error { return RefuseBusy(w, r, "shipping", false) }
+	}
+	res, err := mc.Ship(rec, message)
 	if err != nil {
 		return Landed{}, err
 	}
-	return finishLanding(w, Landed{ShipResult: res}, "shipped", keep)
+	return finishLanding(w, Landed{ShipResult: res}, "shipped", keep, force)
 }
 
 // Merge merges rec's branch and, unless keep, removes the worktree (owt
@@ -55,14 +59,20 @@ func Merge(w *workspace.Workspace, rec *state.Record, o merge.Options, keep, for
 	if err != nil {
 		return Landed{}, err
 	}
-	return finishLanding(w, Landed{ShipResult: merge.ShipResult{Result: res}}, "merged", keep)
+	return finishLanding(w, Landed{ShipResult: merge.ShipResult{Result: res}}, "merged", keep, force)
 }
 
 // RefuseBusy is the error of a ship or merge (verbing says which) while
 // rec's agent works or waits for the user, judged on its record as it is
-// now: landing would commit its half-done turn and the teardown would end
+// now and on its screen as it is now: landing would commit its half-done turn and the teardown would end
 // it. force, or an agent with nothing under way, gets nil.
 func RefuseBusy(w *workspace.Workspace, rec *state.Record, verbing string, force bool) error {
+	return RefuseBusyFor(w, rec, verbing+" now would land a half-done turn and end it", force)
+}
+
+// RefuseBusyFor is RefuseBusy for another verb: why says what going ahead
+// would do to the turn under way.
+func RefuseBusyFor(w *workspace.Workspace, rec *state.Record, why string, force bool) error {
 	if force {
 		return nil
 	}
@@ -70,20 +80,40 @@ func RefuseBusy(w *workspace.Workspace, rec *state.Record, verbing string, force
 	if err != nil {
 		return err
 	}
-	busy := merge.AgentBusy(cur)
+	busy := busyNow(w, cur)
 	if busy == "" {
 		return nil
 	}
-	return fmt.Errorf("%s %s: %s now would land a half-done turn and end it; nothing was changed; let its turn end (see 'owt status %s'), or pass --force",
-		cur.Name, busy, verbing, cur.Name)
+	return fmt.Errorf("%s %s: %s; nothing was changed; let its turn end (see 'owt status %s'), or pass --force",
+		cur.Name, busy, why, cur.Name)
+}
+
+// busyNow is why rec's agent is busy by its record or, as the record lags
+// the screen (by the monitor's look; for tools without hooks the screen is
+// all there is), by a spinner or a prompt on its screen; "" when neither.
+func busyNow(w *workspace.Workspace, rec *state.Record) string {
+	if busy := merge.AgentBusy(rec); busy != "" {
+		return busy
+	}
+	return w.BusyOnScreen(rec)
 }
 
 // finishLanding tears a landed worktree down unless keep. The error, when
-// the teardown fails, says the work landed all the same.
-func finishLanding(w *workspace.Workspace, out Landed, verb string, keep bool) (Landed, error) {
+// the teardown fails, says the work landed all the same. Unless force, an
+// agent that started a turn since the landing keeps its worktree: the
+// teardown would end that turn and lose what it does.
+func finishLanding(w *workspace.Workspace, out Landed, verb string, keep, force bool) (Landed, error) {
 	Note(Event{Repo: w.Repo.Root, Name: out.Name, Event: verb, Detail: "into " + out.Target})
 	if keep {
 		return out, nil
+	}
+	if !force {
+		if rec, err := w.Get(out.Name); err == nil {
+			if busy := busyNow(w, rec); busy != "" {
+				out.Kept = fmt.Sprintf("its agent %s again", busy)
+				return out, fmt.Errorf("landed on %s, but kept %s: its agent %s again ('owt delete %s' removes it once its turn ends)", out.Target, out.Name, busy, out.Name)
+			}
+		}
 	}
 	// A teardown that kills the session owt runs in must still finish: a
 	// half-done one leaves a worktree without its session, or a branch

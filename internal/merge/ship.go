@@ -78,6 +78,13 @@ func (c *Context) Ship(r *state.Record, message string) (ShipResult, error) {
 		return out, fmt.Errorf("%w: the result would be empty, the changes of %s are already in %s", ErrEmpty, r.Name, target)
 	}
 
+	// The agent may have started a turn since the caller looked: the
+	// last look comes right before the commit.
+	if c.BeforeCommit != nil {
+		if err := c.BeforeCommit(r); err != nil {
+			return out, err
+		}
+	}
 	if len(work) > 0 {
 		msg := shipMessage(r, message)
 		if out.Committed, err = git.CommitPathsWith(r.Path, work, over, msg); err != nil {

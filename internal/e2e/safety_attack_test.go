@@ -1,0 +1,168 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// freezeMonitor stops this env's status monitor, so records keep saying
+// what they said while the screens move on: the lag a tool read from its
+// screen (codex) has for a second or more, made to hold. The monitor runs
+// again at the end of the test, before the server is killed.
+func (e *Env) freezeMonitor() {
+	e.t.Helper()
+	e.Eventually(10*time.Second, "a monitor", func() bool { return e.MonitorPID() != 0 })
+	pid := e.MonitorPID()
+	require.NoError(e.t, syscall.Kill(pid, syscall.SIGSTOP))
+	e.t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+}
+
+// userTypes is the user typing a prompt into an agent's pane and pressing
+// Enter.
+func (e *Env) userTypes(pane, text string) {
+	e.t.Helper()
+	e.Tmux("send-keys", "-t", pane, "-l", text)
+	e.Tmux("send-keys", "-t", pane, "Enter")
+}
+
+// A permission prompt on screen that the record has not caught up with
+// (codex is known by its screen only) gets nothing typed into it by owt
+// send, by name or by group: owt looks at the pane before it types.
+func TestSendLooksAtTheScreenBeforeTyping(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	cx := e.newAgent(repo, "cx", "codex")
+	e.WaitStatus(repo, "cx", "idle", 30*time.Second)
+	e.freezeMonitor()
+
+	pane := "=" + cx.Session + ":"
+	e.userTypes(pane, "!ask dangerous")
+	e.WaitScreen(pane, "Allow command?")
+	prompts := len(e.Prompts("cx"))
+	require.Equal(t, "idle", e.Status(repo, "cx").Status, "the record lags the screen")
+
+	for _, args := range [][]string{{"send", "cx", "abc"}, {"send", "--idle", "abc"}, {"send", "--all", "abc"}} {
+		r := e.Owt(repo, args...)
+		require.Equal(t, 1, r.Code, "%v: %s", args, r.Stdout)
+		require.NotContains(t, r.Stdout, "sent", args)
+		require.Contains(t, r.Stderr, "cx: not ready: it waits for your permission", args)
+		require.Contains(t, r.Stderr, "nothing was typed", args)
+	}
+	require.Empty(t, e.answers()["dangerous"], "the prompt was not answered")
+	require.Len(t, e.Prompts("cx"), prompts, "no prompt was submitted")
+	require.NotContains(t, e.Capture(pane), "bc", "nothing typed")
+
+	// The user answers it there; the record still lags.
+	e.Tmux("send-keys", "-t", pane, "1")
+	e.Eventually(10*time.Second, "the user's answer", func() bool { return e.answers()["dangerous"] == "yes" })
+}
+
+// Ship, merge and sync look at the screen too: a turn the user started in
+// the pane (spinner on screen) while the record still says idle is not
+// landed, ended or merged into; --force still goes ahead.
+func TestShipMergeSyncSeeATurnTheRecordMissed(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	cx := e.newAgent(repo, "cx", "codex")
+	e.WaitStatus(repo, "cx", "idle", 30*time.Second)
+	e.commitIn(cx.Path, "done.txt", "done\n", "the done part")
+	e.freezeMonitor()
+
+	pane := "=" + cx.Session + ":"
+	e.userTypes(pane, "!sleep 300s")
+	e.WaitScreen(pane, "esc to interrupt")
+	require.NoError(t, os.WriteFile(filepath.Join(cx.Path, "cx.txt"), []byte("halfdone\n"), 0o644))
+	e.commitIn(repo, "main.txt", "main moved\n", "main moves on")
+	require.Equal(t, "idle", e.Status(repo, "cx").Status, "the record lags the screen")
+
+	mainTip, branchTip, files := e.Git(repo, "rev-parse", "main"), e.Git(repo, "rev-parse", cx.Branch), digest(t, cx.Path)
+	for _, args := range [][]string{{"ship", "cx", "--yes"}, {"merge", "cx", "--yes"}, {"sync", "cx"}} {
+		r := e.Owt(repo, args...)
+		require.Equal(t, 1, r.Code, "%v: %s", args, r.Stdout)
+		requireOneLineError(t, r, "cx is working")
+		require.Contains(t, r.Stderr, "--force", args)
+		e.landingUntouched(repo, cx, mainTip, branchTip, files)
+	}
+
+	out := e.MustOwt(repo, "ship", "cx", "--yes", "--force")
+	require.Contains(t, out, "merged "+cx.Branch+" into main")
+	require.Equal(t, "halfdone", e.Git(repo, "show", "main:cx.txt"))
+}
+
+// A working agent's checkout is not synced under it (the record says
+// working here); --force does it.
+func TestSyncRefusesAWorkingAgent(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	q1 := e.newAgent(repo, "q1", "claude")
+	e.WaitStatus(repo, "q1", "idle", 20*time.Second)
+	e.MustOwt(repo, "send", "q1", "!sleep 300s")
+	e.WaitStatus(repo, "q1", "working", 20*time.Second)
+	e.commitIn(repo, "main.txt", "main moved\n", "main moves on")
+	tip := e.Git(repo, "rev-parse", q1.Branch)
+
+	r := e.Owt(repo, "sync", "q1")
+	require.Equal(t, 1, r.Code, r.Stdout)
+	requireOneLineError(t, r, "q1 is working: syncing now would change its files mid-turn")
+	require.Equal(t, tip, e.Git(repo, "rev-parse", q1.Branch), "nothing brought in")
+
+	r = e.Owt(repo, "sync", "--all")
+	require.Equal(t, 1, r.Code, r.Stdout)
+	require.Equal(t, tip, e.Git(repo, "rev-parse", q1.Branch), "nothing brought in")
+
+	require.Contains(t, e.MustOwt(repo, "sync", "q1", "--force"), "q1: brought 1 commit(s) of main in")
+}
+
+// --answer types only into a prompt that is on screen: an agent whose
+// prompt the user answered meanwhile (the record still says waiting), or
+// one that is idle, is refused and gets nothing. --answer with a group
+// other than --waiting, and a multi-line answer, are bad usage.
+func TestAnswerOnlyIntoAPromptOnScreen(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	conf1 := e.newAgent(repo, "conf1", "codex")
+	e.newAgent(repo, "conf2", "claude")
+	e.WaitStatus(repo, "conf1", "idle", 30*time.Second)
+	e.WaitStatus(repo, "conf2", "idle", 30*time.Second)
+	e.MustOwt(repo, "send", "conf1", "!ask thing\n!sleep 300s")
+	e.WaitStatus(repo, "conf1", "waiting", 30*time.Second)
+	e.freezeMonitor()
+
+	pane := "=" + conf1.Session + ":"
+	e.Tmux("send-keys", "-t", pane, "1")
+	e.Eventually(10*time.Second, "the user's answer", func() bool { return e.answers()["thing"] == "yes" })
+	e.WaitScreen(pane, "esc to interrupt")
+	require.Equal(t, "waiting", e.Status(repo, "conf1").Status, "the record lags the screen")
+	prompts1, prompts2 := len(e.Prompts("conf1")), len(e.Prompts("conf2"))
+
+	for _, args := range [][]string{{"send", "--waiting", "--answer", "1"}, {"send", "--answer", "conf1", "1"}} {
+		r := e.Owt(repo, args...)
+		require.Equal(t, 1, r.Code, "%v: %s", args, r.Stdout)
+		require.Empty(t, r.Stdout, args)
+		require.Contains(t, r.Stderr, "conf1: not ready: it does not wait on a prompt now (its screen reads working)", args)
+	}
+	r := e.Owt(repo, "send", "--answer", "conf2", "1")
+	require.Equal(t, 1, r.Code, r.Stdout)
+	requireOneLineError(t, r, "conf2: not ready: it does not wait on a prompt now (its screen reads idle)")
+
+	for _, args := range [][]string{
+		{"send", "--answer", "--all", "1"},
+		{"send", "--answer", "--idle", "1"},
+		{"send", "--answer", "--working", "1"},
+		{"send", "--answer", "conf2", "1\n2"},
+	} {
+		r := e.Owt(repo, args...)
+		require.Equal(t, 2, r.Code, "%v: %s", args, r.Stderr)
+		require.Empty(t, r.Stdout, args)
+		require.Contains(t, r.Stderr, "--answer", args)
+	}
+	require.Len(t, e.Prompts("conf1"), prompts1, "conf1 got no prompt")
+	require.Len(t, e.Prompts("conf2"), prompts2, "conf2 got no prompt")
+	require.False(t, strings.Contains(e.Capture(pane), "› 1"), "nothing typed into conf1")
+}
