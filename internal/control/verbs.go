@@ -1,6 +1,7 @@
 package control
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -35,6 +36,11 @@ type Landed struct {
 // unless keep, removes the worktree, session and branch (owt ship). Unless
 // force, it refuses while the agent works or waits (RefuseBusy).
 func Ship(w *workspace.Workspace, rec *state.Record, message string, keep, force bool) (Landed, error) {
+	release, rec, err := holdLanding(w, rec)
+	if err != nil {
+		return Landed{}, err
+	}
+	defer release()
 	if err := RefuseBusy(w, rec, "shipping", force); err != nil {
 		return Landed{}, err
 	}
@@ -52,6 +58,11 @@ func Ship(w *workspace.Workspace, rec *state.Record, message string, keep, force
 // Merge merges rec's branch and, unless keep, removes the worktree (owt
 // merge). Unless force, it refuses while the agent works or waits.
 func Merge(w *workspace.Workspace, rec *state.Record, o merge.Options, keep, force bool) (Landed, error) {
+	release, rec, err := holdLanding(w, rec)
+	if err != nil {
+		return Landed{}, err
+	}
+	defer release()
 	if err := RefuseBusy(w, rec, "merging", force); err != nil {
 		return Landed{}, err
 	}
@@ -60,6 +71,27 @@ func Merge(w *workspace.Workspace, rec *state.Record, o merge.Options, keep, for
 		return Landed{}, err
 	}
 	return finishLanding(w, Landed{ShipResult: merge.ShipResult{Result: res}}, "merged", keep, force)
+}
+
+// holdLanding takes the lock of landing rec's worktree, so two merges or
+// ships of it never run at once (the loser would trip over the files the
+// winner writes), and returns its record as it is now. A worktree another
+// owt lands right now, or one that is gone since, is an error saying so.
+func holdLanding(w *workspace.Workspace, rec *state.Record) (release func(), cur *state.Record, err error) {
+	held, err := state.Hold("land\x00" + w.Repo.Root + "\x00" + rec.Name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s is being merged or shipped by another owt process right now; nothing was changed", rec.Name)
+	}
+	cur, err = w.Get(rec.Name)
+	if errors.Is(err, workspace.ErrUnknownName) {
+		held.Release()
+		return nil, nil, fmt.Errorf("%s was removed meanwhile (another owt merged or shipped it, or deleted it); nothing was changed", rec.Name)
+	}
+	if err != nil {
+		held.Release()
+		return nil, nil, err
+	}
+	return held.Release, cur, nil
 }
 
 // RefuseBusy is the error of a ship or merge (verbing says which) while

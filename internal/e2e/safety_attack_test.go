@@ -166,3 +166,35 @@ func TestAnswerOnlyIntoAPromptOnScreen(t *testing.T) {
 	require.Len(t, e.Prompts("conf2"), prompts2, "conf2 got no prompt")
 	require.False(t, strings.Contains(e.Capture(pane), "› 1"), "nothing typed into conf1")
 }
+
+// Merges and ships of the same worktree that race: one lands, and each
+// other one says the worktree is being landed or was landed by another owt
+// (or that main moved meanwhile), never a made-up reason about files the
+// winner wrote.
+func TestRacingLandingsOfOneWorktreeSayWhatHappened(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	for round, verb := range []string{"merge", "ship"} {
+		name := "dup" + verb
+		dup := e.shell(repo, name)
+		e.commitIn(dup.Path, name+".txt", "dup\n", "the dup work")
+		const n = 4
+		results := make(chan Result, n)
+		for i := 0; i < n; i++ {
+			go func() { results <- e.Owt(repo, verb, name, "--yes") }()
+		}
+		landed := 0
+		for i := 0; i < n; i++ {
+			r := <-results
+			if r.Code == 0 {
+				landed++
+				continue
+			}
+			require.Equal(t, 1, r.Code, "round %d: %s", round, r.Stderr)
+			require.NotContains(t, r.Stderr, "untracked or ignored", "round %d", round)
+			require.Regexp(t, `being merged or shipped by another owt|moved meanwhile|no such worktree|removed meanwhile`, r.Stderr, "round %d", round)
+		}
+		require.Equal(t, 1, landed, "exactly one %s landed", verb)
+		require.Equal(t, "dup", e.Git(repo, "show", "main:"+name+".txt"))
+	}
+}

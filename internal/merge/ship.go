@@ -53,12 +53,14 @@ func (c *Context) Ship(r *state.Record, message string) (ShipResult, error) {
 	if err != nil {
 		return out, fmt.Errorf("ship %s: %w", r.Name, err)
 	}
+	// A check that fails because another merge is landing on target
+	// right now (its files appear in the checkout) says so.
 	checkout, err := c.checkTargetCheckout(target)
 	if err != nil {
-		return out, err
+		return out, c.movedOr(target, old, err)
 	}
 	if err := c.checkNoCollisions(target, checkout, old, snap); err != nil {
-		return out, err
+		return out, c.movedOr(target, old, err)
 	}
 	tree, err := c.Git.TreeOf(snap)
 	if err != nil {
