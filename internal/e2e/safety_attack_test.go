@@ -198,3 +198,29 @@ func TestRacingLandingsOfOneWorktreeSayWhatHappened(t *testing.T) {
 		require.Equal(t, "dup", e.Git(repo, "show", "main:"+name+".txt"))
 	}
 }
+
+// The control popup's ship dialog, refusing a working agent, names what
+// stops a ship: not the uncommitted files (ship commits them) nor "no
+// commits yet".
+func TestControlPopupShipRefusalNamesOnlyWhatStopsAShip(t *testing.T) {
+	e := newQuietEnv(t)
+	repo := e.NewRepo("app")
+	busy := e.agentScript(repo, "busy", "!write done.txt done\n!commit the done part\n!write half.txt half\n!sleep 300s")
+	e.Eventually(30*time.Second, "busy wrote half.txt", func() bool {
+		_, err := os.Stat(filepath.Join(busy.Path, "half.txt"))
+		return err == nil
+	})
+	e.WaitStatus(repo, "busy", "working", 10*time.Second)
+	mainTip, branchTip, files := e.Git(repo, "rev-parse", "main"), e.Git(repo, "rev-parse", busy.Branch), digest(t, busy.Path)
+
+	p := e.pane(repo, owtBin, "popup", "control")
+	e.WaitScreen(p, "busy")
+	e.selectRow(p, "busy")
+	e.typeText(p, "s")
+	screen := e.WaitScreen(p, "Ship busy: refused, nothing changed")
+	require.Contains(t, screen, "its agent is working: let its turn end first")
+	require.NotContains(t, screen, "commit them, or ship")
+	require.NotContains(t, screen, "'owt ship' commits")
+	e.keys(p, "Escape")
+	e.landingUntouched(repo, busy, mainTip, branchTip, files)
+}
