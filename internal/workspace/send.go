@@ -304,7 +304,7 @@ func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) (answer
 				// A prompt that came up as the text was typed may have
 				// taken it: no Enter, which could answer it.
 				surprised = cl.Classify(before) != agent.ClassWaiting && cl.Classify(landed) == agent.ClassWaiting &&
-					answeredBy(cl, CleanText(text), before, landed)
+					answeredBy(cl, CleanText(text), before, landed) && !markerTyped(cl.WaitingBlock(landed), CleanText(text))
 				return surprised
 			}
 			if !answeredBy(cl, CleanText(text), before, landed) {
@@ -338,6 +338,15 @@ func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) (answer
 		w.publishCurrent(r.Name)
 	}
 	return answered, nil
+}
+
+// markerTyped reports whether the row that makes a screen read as waiting
+// (the last of its waiting block) is a piece of the typed text itself: a
+// message quoting "Press enter to continue" or "(y/n)" is no dialog.
+func markerTyped(block, text string) bool {
+	rows := strings.Split(block, "\n")
+	row := strings.Trim(rows[len(rows)-1], " \t│┃|>›❯")
+	return row != "" && strings.Contains(text, row)
 }
 
 // screenWord names what an agent is doing for a message: its screen's
