@@ -95,9 +95,10 @@ func holdLanding(w *workspace.Workspace, rec *state.Record) (release func(), cur
 }
 
 // RefuseBusy is the error of a ship or merge (verbing says which) while
-// rec's agent works or waits for the user, judged on its record as it is
-// now and on its screen as it is now: landing would commit its half-done turn and the teardown would end
-// it. force, or an agent with nothing under way, gets nil.
+// rec's agent works or waits for the user, judged on its record and its
+// screen as they are now: landing would commit its half-done turn and the
+// teardown would end it. force, or an agent with nothing under way, gets
+// nil.
 func RefuseBusy(w *workspace.Workspace, rec *state.Record, verbing string, force bool) error {
 	return RefuseBusyFor(w, rec, verbing+" now would land a half-done turn and end it", force)
 }
