@@ -1,9 +1,16 @@
 package workspace
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/state"
 )
 
 func classifierOf(t *testing.T, tool string) *agent.Classifier {
@@ -47,4 +54,39 @@ func TestMarkerTypedOnCodexScreens(t *testing.T) {
 	if markerTyped(cl.WaitingBlock(dialog), "abc") {
 		t.Error("the dialog was taken for typed text")
 	}
+}
+
+// owt's own messages (the outbox courier sends with OnlyIdle) never go
+// into a prompt on screen, though the record says idle: nothing typed,
+// ErrNotReady, so the courier keeps them for the next idle turn.
+func TestOwtsMessageWaitsForAPromptOnScreenTheRecordMissed(t *testing.T) {
+	w := newWorld(t)
+	ws := w.workspace()
+	// The stand-in agent draws a codex permission dialog and holds it.
+	dialog := filepath.Join(t.TempDir(), "dialog")
+	require.NoError(t, os.WriteFile(dialog, []byte("Allow command?\n  $ rm -rf build\n› 1. Yes, proceed\n  2. No\n  Press enter to confirm or esc to cancel\n"), 0o644))
+	require.NoError(t, os.WriteFile(ws.Self, []byte("#!/bin/sh\n[ \"$1\" = monitor ] && exit 0\nstty -echo\ncat "+dialog+"\nexec sleep 600\n"), 0o755))
+	// A codex on PATH (never run: the stand-in is owt's runner).
+	bin := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "codex"), []byte("#!/bin/sh\nexit 0\n"), 0o755))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	rec, err := ws.Create(CreateOptions{Task: "Do a thing", Name: "cx", Tool: "codex", NoSetup: true})
+	require.NoError(t, err)
+	require.NoError(t, ws.Store.Update(func(f *state.File) error {
+		f.Records["cx"].Status = state.Idle
+		return nil
+	}))
+	require.Eventually(t, func() bool {
+		screen, _ := w.tm.Capture(rec.Pane)
+		return strings.Contains(screen, "Press enter to confirm")
+	}, 10*time.Second, 50*time.Millisecond)
+	before, err := w.tm.Capture(rec.Pane)
+	require.NoError(t, err)
+
+	err = ws.SendTo(rec, "abc", SendOptions{OnlyIdle: true})
+	require.ErrorIs(t, err, ErrNotReady)
+	require.Contains(t, err.Error(), "its screen shows it waiting now")
+	after, err := w.tm.Capture(rec.Pane)
+	require.NoError(t, err)
+	require.Equal(t, before, after, "nothing typed")
 }
