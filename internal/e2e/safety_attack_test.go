@@ -62,6 +62,17 @@ func TestSendLooksAtTheScreenBeforeTyping(t *testing.T) {
 	require.Equal(t, "answered cx's prompt\n", e.MustOwt(repo, "send", "--answer", "cx", "1"))
 	e.Eventually(10*time.Second, "the answer", func() bool { return e.answers()["dangerous"] == "yes" })
 	require.Len(t, e.Prompts("cx"), prompts, "the answer was no prompt")
+
+	// The same with the prompt asked for through owt send: the record says
+	// working (owt set it when it typed), the screen asks.
+	e.MustOwt(repo, "send", "cx", "!ask again-dangerous")
+	e.WaitScreen(pane, "$ again-dangerous") // the dialog's command line
+	prompts = len(e.Prompts("cx"))
+	r := e.Owt(repo, "send", "cx", "abc")
+	require.Equal(t, 1, r.Code, r.Stdout)
+	requireOneLineError(t, r, "cx: not ready: it waits for your permission")
+	require.Empty(t, e.answers()["again-dangerous"], "the prompt was not answered")
+	require.Len(t, e.Prompts("cx"), prompts, "no prompt was submitted")
 }
 
 // Ship, merge and sync look at the screen too: a turn the user started in
