@@ -29,7 +29,7 @@ func landQuestion(w *workspace.Workspace, rec *state.Record, ship bool, h tmux.H
 		case rep.Empty:
 			blockers = []string{"nothing to ship: no commits and no uncommitted changes"}
 		case len(rep.ConflictsWithBase()) > 0 || len(rep.BaseCheckoutDirty) > 0 || rep.Busy != "" || rep.BaseMissing:
-			blockers = rep.Blockers()
+			blockers = shipBlockers(rep)
 		}
 	} else {
 		blockers = rep.Blockers()
@@ -72,6 +72,14 @@ func landQuestion(w *workspace.Workspace, rec *state.Record, ship bool, h tmux.H
 		return verbMsg{text: fmt.Sprintf("%s %s into %s; removed its worktree", verb, rec.Name, out.Target), gone: true}
 	}
 	return &question{title: title, body: body, yes: yes, do: do}, nil
+}
+
+// shipBlockers are the report's blockers less the ones ship itself
+// resolves: uncommitted files and no commits yet (ship commits them).
+func shipBlockers(rep merge.Report) []string {
+	rep.DirtyFiles = nil
+	rep.Ahead = max(rep.Ahead, 1)
+	return rep.Blockers()
 }
 
 // deleteQuestion is the confirmation of x: what would be lost, asked twice

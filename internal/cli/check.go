@@ -62,7 +62,8 @@ func askFirst(c *cli.Context, report func() (merge.Report, error), question, dec
 		if c.Bool("ship") {
 			what += " --ship"
 		}
-		return fmt.Errorf("%s needs confirmation: pass --yes", what)
+		// No one to ask: the command as given cannot run (bad usage).
+		return usagef("%s needs confirmation: pass --yes", what)
 	}
 	if report != nil {
 		if rep, err := report(); err == nil {

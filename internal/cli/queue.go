@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -100,7 +101,11 @@ func shipQueue(c *cli.Context, w *workspace.Workspace, confirmed map[string]stri
 			failure = err
 			break
 		}
-		res, err := mergeContext(w).Ship(rec, "")
+		// The record lags the screen: a turn begun since the queue was
+		// built is not shipped from under the agent.
+		mc := mergeContext(w)
+		mc.BeforeCommit = func(r *state.Record) error { return control.RefuseBusy(w, r, "shipping", false) }
+		res, err := mc.Ship(rec, "")
 		if err != nil {
 			failure = fmt.Errorf("stopped at %s: %w; left: %s", head.Name, err, queueNames(q.Entries))
 			break

@@ -39,6 +39,11 @@ func sendCommand() *cli.Command {
 				// Choosing agents by status never answers their prompts.
 				return usagef("send --waiting picks agents that wait on a prompt, and typed text would answer it: add --answer to answer their prompts, or answer each there (owt switch NAME)")
 			}
+			if c.Bool("answer") && (c.Bool("all") || c.Bool("working") || c.Bool("idle")) {
+				// Only a prompt takes an answer: typed into the others it
+				// would become a new prompt.
+				return usagef("send --answer answers prompts: name the agent (owt send --answer NAME TEXT) or pick the waiting ones with --waiting, not --all/--working/--idle")
+			}
 			args := c.Args().Slice()
 			if c.Bool("task") {
 				if group || len(args) != 1 {
@@ -69,6 +74,11 @@ func sendCommand() *cli.Command {
 			}
 			if strings.TrimSpace(text) == "" {
 				return usagef("nothing to send: TEXT is empty")
+			}
+			if c.Bool("answer") && strings.ContainsAny(text, "\r\n") {
+				// A dialog takes a key or one line; a newline in it would
+				// answer the next dialog too.
+				return usagef("send --answer takes one line (a menu's key: 1, 2, y, n, or one line of text); TEXT has a line break")
 			}
 			w, err := openWorkspace()
 			if err != nil {

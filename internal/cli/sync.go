@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
 )
 
@@ -24,6 +25,7 @@ func syncCommand() *cli.Command {
 			&cli.BoolFlag{Name: "all", Usage: "every worktree of this repo"},
 			&cli.BoolFlag{Name: "rebase", Usage: "rebase the branch onto its base instead of merging the base in"},
 			&cli.BoolFlag{Name: "leave-conflicts", Usage: "on conflict, leave the conflicts in the worktree to resolve"},
+			&cli.BoolFlag{Name: "force", Usage: "go ahead while the agent works or waits for you (changes its files under it)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -46,7 +48,13 @@ func syncCommand() *cli.Command {
 			var outcomes []syncOutcome
 			failed := 0
 			for _, r := range recs {
-				res, err := mc.Sync(r, c.Bool("rebase"), c.Bool("leave-conflicts"))
+				// A merge or rebase under a working agent changes the files
+				// it is editing mid-turn.
+				err := control.RefuseBusyFor(w, r, "syncing now would change its files mid-turn", c.Bool("force"))
+				res := merge.SyncResult{Name: r.Name, Branch: r.Branch, Base: r.Base}
+				if err == nil {
+					res, err = mc.Sync(r, c.Bool("rebase"), c.Bool("leave-conflicts"))
+				}
 				o := syncOutcome{SyncResult: res}
 				if err != nil {
 					failed++

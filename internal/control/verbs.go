@@ -1,6 +1,7 @@
 package control
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -35,19 +36,33 @@ type Landed struct {
 // unless keep, removes the worktree, session and branch (owt ship). Unless
 // force, it refuses while the agent works or waits (RefuseBusy).
 func Ship(w *workspace.Workspace, rec *state.Record, message string, keep, force bool) (Landed, error) {
-	if err := RefuseBusy(w, rec, "shipping", force); err != nil {
-		return Landed{}, err
-	}
-	res, err := MergeContext(w).Ship(rec, message)
+	release, rec, err := holdLanding(w, rec)
 	if err != nil {
 		return Landed{}, err
 	}
-	return finishLanding(w, Landed{ShipResult: res}, "shipped", keep)
+	defer release()
+	if err := RefuseBusy(w, rec, "shipping", force); err != nil {
+		return Landed{}, err
+	}
+	mc := MergeContext(w)
+	if !force {
+		mc.BeforeCommit = func(r *state.Record) error { return RefuseBusy(w, r, "shipping", false) }
+	}
+	res, err := mc.Ship(rec, message)
+	if err != nil {
+		return Landed{}, err
+	}
+	return finishLanding(w, Landed{ShipResult: res}, "shipped", keep, force)
 }
 
 // Merge merges rec's branch and, unless keep, removes the worktree (owt
 // merge). Unless force, it refuses while the agent works or waits.
 func Merge(w *workspace.Workspace, rec *state.Record, o merge.Options, keep, force bool) (Landed, error) {
+	release, rec, err := holdLanding(w, rec)
+	if err != nil {
+		return Landed{}, err
+	}
+	defer release()
 	if err := RefuseBusy(w, rec, "merging", force); err != nil {
 		return Landed{}, err
 	}
@@ -55,14 +70,42 @@ func Merge(w *workspace.Workspace, rec *state.Record, o merge.Options, keep, for
 	if err != nil {
 		return Landed{}, err
 	}
-	return finishLanding(w, Landed{ShipResult: merge.ShipResult{Result: res}}, "merged", keep)
+	return finishLanding(w, Landed{ShipResult: merge.ShipResult{Result: res}}, "merged", keep, force)
+}
+
+// holdLanding takes the lock of landing rec's worktree, so two merges or
+// ships of it never run at once (the loser would trip over the files the
+// winner writes), and returns its record as it is now. A worktree another
+// owt lands right now, or one that is gone since, is an error saying so.
+func holdLanding(w *workspace.Workspace, rec *state.Record) (release func(), cur *state.Record, err error) {
+	held, err := state.Hold("land\x00" + w.Repo.Root + "\x00" + rec.Name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s is being merged or shipped by another owt process right now; nothing was changed", rec.Name)
+	}
+	cur, err = w.Get(rec.Name)
+	if errors.Is(err, workspace.ErrUnknownName) {
+		held.Release()
+		return nil, nil, fmt.Errorf("%s was removed meanwhile (another owt merged or shipped it, or deleted it); nothing was changed", rec.Name)
+	}
+	if err != nil {
+		held.Release()
+		return nil, nil, err
+	}
+	return held.Release, cur, nil
 }
 
 // RefuseBusy is the error of a ship or merge (verbing says which) while
-// rec's agent works or waits for the user, judged on its record as it is
-// now: landing would commit its half-done turn and the teardown would end
-// it. force, or an agent with nothing under way, gets nil.
+// rec's agent works or waits for the user, judged on its record and its
+// screen as they are now: landing would commit its half-done turn and the
+// teardown would end it. force, or an agent with nothing under way, gets
+// nil.
 func RefuseBusy(w *workspace.Workspace, rec *state.Record, verbing string, force bool) error {
+	return RefuseBusyFor(w, rec, verbing+" now would land a half-done turn and end it", force)
+}
+
+// RefuseBusyFor is RefuseBusy for another verb: why says what going ahead
+// would do to the turn under way.
+func RefuseBusyFor(w *workspace.Workspace, rec *state.Record, why string, force bool) error {
 	if force {
 		return nil
 	}
@@ -70,20 +113,40 @@ func RefuseBusy(w *workspace.Workspace, rec *state.Record, verbing string, force
 	if err != nil {
 		return err
 	}
-	busy := merge.AgentBusy(cur)
+	busy := busyNow(w, cur)
 	if busy == "" {
 		return nil
 	}
-	return fmt.Errorf("%s %s: %s now would land a half-done turn and end it; nothing was changed; let its turn end (see 'owt status %s'), or pass --force",
-		cur.Name, busy, verbing, cur.Name)
+	return fmt.Errorf("%s %s: %s; nothing was changed; let its turn end (see 'owt status %s'), or pass --force",
+		cur.Name, busy, why, cur.Name)
+}
+
+// busyNow is why rec's agent is busy by its record or, as the record lags
+// the screen (by the monitor's look; for tools without hooks the screen is
+// all there is), by a spinner or a prompt on its screen; "" when neither.
+func busyNow(w *workspace.Workspace, rec *state.Record) string {
+	if busy := merge.AgentBusy(rec); busy != "" {
+		return busy
+	}
+	return w.BusyOnScreen(rec)
 }
 
 // finishLanding tears a landed worktree down unless keep. The error, when
-// the teardown fails, says the work landed all the same.
-func finishLanding(w *workspace.Workspace, out Landed, verb string, keep bool) (Landed, error) {
+// the teardown fails, says the work landed all the same. Unless force, an
+// agent that started a turn since the landing keeps its worktree: the
+// teardown would end that turn and lose what it does.
+func finishLanding(w *workspace.Workspace, out Landed, verb string, keep, force bool) (Landed, error) {
 	Note(Event{Repo: w.Repo.Root, Name: out.Name, Event: verb, Detail: "into " + out.Target})
 	if keep {
 		return out, nil
+	}
+	if !force {
+		if rec, err := w.Get(out.Name); err == nil {
+			if busy := busyNow(w, rec); busy != "" {
+				out.Kept = fmt.Sprintf("its agent %s again", busy)
+				return out, fmt.Errorf("landed on %s, but kept %s: its agent %s again ('owt delete %s' removes it once its turn ends)", out.Target, out.Name, busy, out.Name)
+			}
+		}
 	}
 	// A teardown that kills the session owt runs in must still finish: a
 	// half-done one leaves a worktree without its session, or a branch

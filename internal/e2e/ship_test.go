@@ -164,7 +164,7 @@ func TestLandingCommandsNeedAYesWithoutATerminal(t *testing.T) {
 		{[]string{"queue", "--ship"}},
 	} {
 		r := e.OwtIn(repo, nil, "y\n", c.args...)
-		require.Equal(t, 1, r.Code, "%v: %s", c.args, r.Stderr)
+		require.Equal(t, 2, r.Code, "%v: %s", c.args, r.Stderr)
 		requireOneLineError(t, r, c.args[0]+map[bool]string{true: " --ship", false: ""}[c.args[0] == "queue"]+" needs confirmation: pass --yes")
 		require.Equal(t, before, e.snapshot(repo), "%v changed something", c.args)
 		require.Equal(t, mainBefore, e.Git(repo, "rev-parse", "main"), "%v", c.args)

@@ -79,12 +79,14 @@ func (c *Context) Merge(r *state.Record, o Options) (Result, error) {
 	if c.Git.IsAncestor(tip, old) {
 		return res, fmt.Errorf("%w: %s has no commits that %s lacks", ErrNothingToMerge, r.Branch, target)
 	}
+	// A check that fails because another merge is landing on target
+	// right now (its files appear in the checkout) says so.
 	checkout, err := c.checkTargetCheckout(target)
 	if err != nil {
-		return res, err
+		return res, c.movedOr(target, old, err)
 	}
 	if err := c.checkNoCollisions(target, checkout, old, tip); err != nil {
-		return res, err
+		return res, c.movedOr(target, old, err)
 	}
 
 	switch {

@@ -42,6 +42,10 @@ type Context struct {
 	// base's tip moves its start with it, so it stays empty, not merged.
 	// nil: sync refuses to move such a branch.
 	SetBaseCommit func(name, commit string) error
+	// BeforeCommit, when set, is asked right before ship commits a
+	// worktree's files; its error stops the ship with nothing changed
+	// (an agent that started a turn meanwhile).
+	BeforeCommit func(*state.Record) error
 }
 
 // ErrUncommitted is returned (wrapped) when a worktree holds uncommitted

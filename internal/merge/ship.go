@@ -53,12 +53,14 @@ func (c *Context) Ship(r *state.Record, message string) (ShipResult, error) {
 	if err != nil {
 		return out, fmt.Errorf("ship %s: %w", r.Name, err)
 	}
+	// A check that fails because another merge is landing on target
+	// right now (its files appear in the checkout) says so.
 	checkout, err := c.checkTargetCheckout(target)
 	if err != nil {
-		return out, err
+		return out, c.movedOr(target, old, err)
 	}
 	if err := c.checkNoCollisions(target, checkout, old, snap); err != nil {
-		return out, err
+		return out, c.movedOr(target, old, err)
 	}
 	tree, err := c.Git.TreeOf(snap)
 	if err != nil {
@@ -78,6 +80,13 @@ func (c *Context) Ship(r *state.Record, message string) (ShipResult, error) {
 		return out, fmt.Errorf("%w: the result would be empty, the changes of %s are already in %s", ErrEmpty, r.Name, target)
 	}
 
+	// The agent may have started a turn since the caller looked: the
+	// last look comes right before the commit.
+	if c.BeforeCommit != nil {
+		if err := c.BeforeCommit(r); err != nil {
+			return out, err
+		}
+	}
 	if len(work) > 0 {
 		msg := shipMessage(r, message)
 		if out.Committed, err = git.CommitPathsWith(r.Path, work, over, msg); err != nil {

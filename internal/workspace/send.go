@@ -26,6 +26,9 @@ var (
 	// ErrPartAnswer: a dialog took the first key(s) of the text as its
 	// answer and the rest went into the agent's input, unsubmitted.
 	ErrPartAnswer = errors.New("its prompt took part of the text as its answer; the rest is typed in its input, not submitted")
+	// ErrPromptCameUp: a prompt showed up while the text was typed and
+	// may have taken some of it; Enter was not pressed.
+	ErrPromptCameUp = errors.New("a prompt came up as the text was typed and may have taken it as its answer; Enter was not pressed")
 )
 
 // enterTries is how many times Enter is pressed before a send gives up.
@@ -264,28 +267,51 @@ func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) (answer
 	if err := w.checkPane(r); err != nil {
 		return false, err
 	}
-	if r.Status == state.Waiting && firstRunWait(r.WaitingFor) {
-		return false, fmt.Errorf("%s: %w: %s waits for %s on its first-run screen; answer it first ('owt switch %s'), then send", r.Name, ErrNotReady, r.Tool, r.WaitingFor, r.Name)
+	// The screen as it is now: the record lags it (the monitor looks every
+	// second or so; tools without hooks are known by their screens only),
+	// and a prompt on screen takes typed keys as its answer, whatever the
+	// record says.
+	screen, reason := w.ScreenNow(r)
+	waiting, waitingFor := r.Status == state.Waiting, r.WaitingFor
+	if screen == agent.ClassWaiting && !waiting {
+		waiting, waitingFor = true, reason
 	}
-	if r.Status == state.Waiting && !o.Answer {
-		what := r.WaitingFor
+	if o.OnlyIdle && (screen == agent.ClassWorking || screen == agent.ClassWaiting) {
+		return false, fmt.Errorf("%s: %w: its screen shows it %s now; owt's message waits for its next idle turn", r.Name, ErrNotReady, screen)
+	}
+	if waiting && firstRunWait(waitingFor) {
+		return false, fmt.Errorf("%s: %w: %s waits for %s on its first-run screen; answer it first ('owt switch %s'), then send", r.Name, ErrNotReady, r.Tool, waitingFor, r.Name)
+	}
+	if waiting && !o.Answer {
+		what := waitingFor
 		if what == "" {
 			what = "an answer"
 		}
-		return false, fmt.Errorf("%s: %w: it waits for your %s, and typed text would answer that prompt; answer it there ('owt switch %s'), or type into it with owt send --answer %s TEXT", r.Name, ErrNotReady, what, r.Name, r.Name)
+		return false, fmt.Errorf("%s: %w: it waits for your %s, and typed text would answer that prompt; nothing was typed; answer it there ('owt switch %s'), or type into it with owt send --answer %s TEXT", r.Name, ErrNotReady, what, r.Name, r.Name)
+	}
+	// An answer goes only to a prompt that is there: typed into an agent
+	// that is no longer waiting (the user answered meanwhile), it would
+	// become a new prompt. A screen owt cannot read leaves the record.
+	if o.Answer && !(screen == agent.ClassWaiting || screen == agent.ClassUnknown && r.Status == state.Waiting) {
+		return false, fmt.Errorf("%s: %w: it does not wait on a prompt now (its screen reads %s), so an answer would become a new prompt; nothing was typed; send it without --answer to make it a prompt", r.Name, ErrNotReady, screenWord(screen, r.Status))
 	}
 	d := w.delivery(r.Tool)
 	d.Took = w.workingSince(r.Name)
-	leftover := ""
-	if r.Status == state.Waiting {
-		if cl, err := agent.NewClassifier(w.Tools[r.Tool]); err == nil {
-			d.Answered = func(before, landed string) bool {
-				if !answeredBy(cl, CleanText(text), before, landed) {
-					return false
-				}
-				leftover = typedRest(CleanText(text), before, landed)
-				return true
+	leftover, surprised := "", false
+	if cl, err := agent.NewClassifier(w.Tools[r.Tool]); err == nil {
+		d.Answered = func(before, landed string) bool {
+			if !waiting {
+				// A prompt that came up as the text was typed may have
+				// taken it: no Enter, which could answer it.
+				surprised = cl.Classify(before) != agent.ClassWaiting && cl.Classify(landed) == agent.ClassWaiting &&
+					answeredBy(cl, CleanText(text), before, landed) && !markerTyped(cl.WaitingBlock(landed), CleanText(text))
+				return surprised
 			}
+			if !answeredBy(cl, CleanText(text), before, landed) {
+				return false
+			}
+			leftover = typedRest(CleanText(text), before, landed)
+			return true
 		}
 	}
 	typed := w.Now()
@@ -293,12 +319,15 @@ func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) (answer
 	if err != nil {
 		return false, fmt.Errorf("send to %s: %w", r.Name, err)
 	}
+	if surprised {
+		return false, fmt.Errorf("%s: %w; look there ('owt switch %s')", r.Name, ErrPromptCameUp, r.Name)
+	}
 	if leftover != "" {
 		return false, fmt.Errorf("%s: %w (%q): clear it there ('owt switch %s')", r.Name, ErrPartAnswer, leftover, r.Name)
 	}
 	// Typed into a prompt the agent waited on, the text answered it (by
 	// its keys, or with Enter in the dialog's own input): not a prompt.
-	answered = answered || r.Status == state.Waiting
+	answered = answered || waiting
 	// Working now, as of when the text was typed: a hook that reported
 	// since (the turn already over) is newer and stands, and so does the
 	// runner's exit (the text may have been /exit).
@@ -309,6 +338,24 @@ func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) (answer
 		w.publishCurrent(r.Name)
 	}
 	return answered, nil
+}
+
+// markerTyped reports whether the row that makes a screen read as waiting
+// (the last of its waiting block) is a piece of the typed text itself: a
+// message quoting "Press enter to continue" or "(y/n)" is no dialog.
+func markerTyped(block, text string) bool {
+	rows := strings.Split(block, "\n")
+	row := strings.Trim(rows[len(rows)-1], " \t│┃|>›❯")
+	return row != "" && strings.Contains(text, row)
+}
+
+// screenWord names what an agent is doing for a message: its screen's
+// reading, or its record's status when the screen says nothing.
+func screenWord(screen agent.Class, status state.Status) string {
+	if screen == agent.ClassUnknown {
+		return string(status)
+	}
+	return string(screen)
 }
 
 // typedRest is what of text a dialog did not take when its first key
