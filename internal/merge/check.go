@@ -90,7 +90,10 @@ func (c *Context) Check(r *state.Record, into string) (Report, error) {
 		rep.BaseMissing = !c.Git.BranchExists(rep.Base)
 	} else if !c.Git.BranchExists(into) {
 		return rep, fmt.Errorf("no branch %q to merge into", into)
+	} else {
+		base = git.BranchRef(into)
 	}
+	branch := git.BranchRef(r.Branch)
 	if !c.Git.BranchExists(r.Branch) {
 		return rep, fmt.Errorf("%s: its branch %s no longer exists", r.Name, r.Branch)
 	}
@@ -114,7 +117,7 @@ func (c *Context) Check(r *state.Record, into string) (Report, error) {
 	if copies != nil {
 		rep.EditedCopies = copies
 	}
-	if rep.Ahead, rep.Behind, err = c.Git.AheadBehind(base, r.Branch); err != nil {
+	if rep.Ahead, rep.Behind, err = c.Git.AheadBehind(base, branch); err != nil {
 		return rep, fmt.Errorf("compare %s with %s: %w", r.Branch, base, err)
 	}
 	rep.Empty = rep.Ahead == 0 && len(rep.DirtyFiles) == 0
@@ -124,7 +127,7 @@ func (c *Context) Check(r *state.Record, into string) (Report, error) {
 		return rep, err
 	}
 	if rep.Ahead > 0 && rep.Behind > 0 {
-		res, err := c.Git.MergeTree(base, r.Branch)
+		res, err := c.Git.MergeTree(base, branch)
 		if err != nil {
 			return rep, fmt.Errorf("predict merging %s into %s: %w", r.Branch, base, err)
 		}
@@ -147,7 +150,7 @@ func (c *Context) Check(r *state.Record, into string) (Report, error) {
 // changedFiles is what a worktree changes: its commits since it forked
 // from base, and its uncommitted work.
 func (c *Context) changedFiles(r *state.Record, base string, dirty []string) ([]string, error) {
-	files, err := c.Git.ChangedFiles(base, r.Branch)
+	files, err := c.Git.ChangedFiles(base, git.BranchRef(r.Branch))
 	if err != nil {
 		return nil, fmt.Errorf("list files %s changes: %w", r.Name, err)
 	}
@@ -182,7 +185,7 @@ func (c *Context) compareWithOthers(r *state.Record, mine []string, hasCommits b
 		if !hasCommits {
 			continue
 		}
-		if ahead, _, err := c.Git.AheadBehind(obase, o.Branch); err != nil || ahead == 0 {
+		if ahead, _, err := c.Git.AheadBehind(obase, git.BranchRef(o.Branch)); err != nil || ahead == 0 {
 			continue
 		}
 		res, err := c.Git.MergeTree(o.Branch, r.Branch)

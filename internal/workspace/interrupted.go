@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -77,7 +78,7 @@ func (w *Workspace) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 		rep.Findings = append(rep.Findings, f)
 		return true
 	}
-	if ahead, _, err := w.Repo.AheadBehind(w.Repo.BaseRef(r.Base, r.BaseCommit), r.Branch); err == nil && ahead > 0 {
+	if ahead, _, err := w.Repo.AheadBehind(w.Repo.BaseRef(r.Base, r.BaseCommit), git.BranchRef(r.Branch)); err == nil && ahead > 0 {
 		f.Action = fmt.Sprintf("left alone: branch %s has %d commit(s) of its own; look at it, then 'owt delete --force %s'", r.Branch, ahead, r.Name)
 		rep.Findings = append(rep.Findings, f)
 		return true

@@ -1,0 +1,92 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A branch whose name is also a tag or refs/<name> holds commits all the
+// same: check counts them, delete refuses to lose them, cleanup keeps them.
+func TestBranchNamedLikeAnotherRefKeepsItsWork(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+
+	// Made ambiguous after owt new accepted the names.
+	tg := e.shell(repo, "tg", "--branch", "tgb")
+	e.commitIn(tg.Path, "t.txt", "work\n", "work on tg")
+	e.Git(repo, "tag", "tgb", "main")
+	rf := e.shell(repo, "rf", "--branch", "wip/rf")
+	e.commitIn(rf.Path, "r.txt", "work\n", "work on rf")
+	e.Git(repo, "update-ref", "refs/wip/rf", "main")
+
+	for _, it := range []Item{tg, rf} {
+		out := e.MustOwt(repo, "check", it.Name)
+		require.Contains(t, out, "1 ahead, 0 behind main", out)
+		require.NotContains(t, out, "empty", out)
+
+		r := e.Owt(repo, "delete", it.Name)
+		require.NotEqual(t, 0, r.Code, "delete must refuse: %s", r.Stdout)
+		require.Contains(t, r.Stderr, "would lose work")
+		require.NotContains(t, r.Stdout, "deleted")
+		require.Equal(t, "refs/heads/"+it.Branch, e.Git(repo, "branch", "--list", it.Branch, "--format=%(refname)"))
+	}
+	out := e.MustOwt(repo, "cleanup", "--stale", "0", "--dry-run")
+	require.NotContains(t, out, "would remove tg", out)
+	require.NotContains(t, out, "would remove rf", out)
+}
+
+// owt new refuses a --branch git would read as another ref, and starts a
+// worktree from the base branch, not a tag of the same name.
+func TestNewRefusesAmbiguousBranchAndStartsFromTheBranch(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.Git(repo, "tag", "release", "main")
+	e.Git(repo, "update-ref", "refs/remotes/origin/main", "main")
+	e.shell(repo, "keep")
+	before := e.snapshot(repo)
+	for _, c := range []struct{ branch, says string }{
+		{"release", "ambiguous branch name"},
+		{"origin/main", "ambiguous branch name"},
+		{"refs/remotes/origin/main", "refs/"},
+		{"refs/heads/x", "refs/"},
+	} {
+		r := e.Owt(repo, "new", "--no-agent", "--no-setup", "--name", "tg", "--branch", c.branch, "x")
+		requireOneLineError(t, r, c.says)
+		require.Equal(t, 2, r.Code, r.Stderr)
+		require.Equal(t, before, e.snapshot(repo), "nothing changed")
+	}
+
+	// A tag named like the base branch, at an older commit.
+	e.Git(repo, "tag", "main", "main")
+	e.commitIn(repo, "new.txt", "newer\n", "newer main")
+	it := e.shell(repo, "fresh")
+	require.Equal(t, e.Git(repo, "rev-parse", "refs/heads/main"), e.Git(it.Path, "rev-parse", "HEAD"))
+}
+
+// The base is a local branch: owt new refuses anything else, so check and
+// merge never meet a base that "no longer exists" because it never was one.
+func TestNewBaseMustBeALocalBranch(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.commitIn(repo, "two.txt", "2\n", "two")
+	e.Git(repo, "update-ref", "refs/remotes/origin/main", "main")
+	sha := e.Git(repo, "rev-parse", "main")
+	before := e.snapshot(repo)
+	for _, base := range []string{"origin/main", "main~1", sha, "HEAD"} {
+		r := e.Owt(repo, "new", "--no-agent", "--no-setup", "--base", base, "x")
+		requireOneLineError(t, r, "is not a local branch")
+		require.Equal(t, 2, r.Code, r.Stderr)
+		require.Equal(t, before, e.snapshot(repo), "nothing changed")
+	}
+	r := e.Owt(repo, "new", "--no-agent", "--no-setup", "--base", "nope", "x")
+	requireOneLineError(t, r, `unknown base "nope": no such branch`)
+	require.Equal(t, 2, r.Code)
+
+	it := e.shell(repo, "ok", "--base", "main")
+	e.commitIn(it.Path, "w.txt", "w\n", "w")
+	out := e.MustOwt(repo, "check", "ok")
+	require.NotContains(t, out, "no longer exists", out)
+	require.True(t, strings.Contains(out, "1 ahead, 0 behind main"), out)
+}
