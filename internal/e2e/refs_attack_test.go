@@ -90,3 +90,28 @@ func TestNewBaseMustBeALocalBranch(t *testing.T) {
 	require.NotContains(t, out, "no longer exists", out)
 	require.True(t, strings.Contains(out, "1 ahead, 0 behind main"), out)
 }
+
+// A conflict between two worktrees is one between their own changes: a
+// worktree made later from a newer base carries the base's change to a
+// file, and that is not its conflict with an older worktree.
+func TestCheckConflictsAreBetweenTheBranchesOwnChanges(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.commitIn(repo, "c.txt", "base\n", "c")
+	conf1 := e.shell(repo, "conf1")
+	e.commitIn(conf1.Path, "c.txt", "conf1\n", "conf1 changes c")
+	e.commitIn(repo, "c.txt", "main moved\n", "main changes c")
+
+	conf3 := e.shell(repo, "conf3")
+	e.commitIn(conf3.Path, "d.txt", "d\n", "conf3 adds d")
+	conf4 := e.shell(repo, "conf4")
+	e.commitIn(conf4.Path, "c.txt", "conf4\n", "conf4 changes c")
+
+	out := e.MustOwt(repo, "check", "conf3")
+	require.Contains(t, out, "overlaps:    none", out)
+	require.Contains(t, out, "conflicts:   none predicted", out)
+
+	// The real one is still found.
+	out = e.MustOwt(repo, "check", "conf4")
+	require.Contains(t, out, "conflicts:   with conf1: c.txt", out)
+}

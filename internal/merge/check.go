@@ -122,7 +122,7 @@ func (c *Context) Check(r *state.Record, into string) (Report, error) {
 	}
 	rep.Empty = rep.Ahead == 0 && len(rep.DirtyFiles) == 0
 
-	mine, err := c.changedFiles(r, base, rep.DirtyFiles)
+	mine, err := c.changedFiles(r, base, nil)
 	if err != nil {
 		return rep, err
 	}
@@ -135,7 +135,7 @@ func (c *Context) Check(r *state.Record, into string) (Report, error) {
 			rep.Conflicts = append(rep.Conflicts, Overlap{With: rep.Base, Kind: "base", Files: res.Conflicts})
 		}
 	}
-	if err := c.compareWithOthers(r, mine, rep.Ahead > 0, &rep); err != nil {
+	if err := c.compareWithOthers(r, mine, rep.DirtyFiles, rep.Ahead > 0, &rep); err != nil {
 		return rep, err
 	}
 	if path, found, err := c.Git.CheckedOutAt(rep.Base); err == nil && found {
@@ -161,7 +161,10 @@ func (c *Context) changedFiles(r *state.Record, base string, dirty []string) ([]
 
 // compareWithOthers fills in the files r shares with every other live
 // worktree, and the conflicts git predicts between their branches.
-func (c *Context) compareWithOthers(r *state.Record, mine []string, hasCommits bool, rep *Report) error {
+// committed is what r's commits change since its base, dirty its
+// uncommitted files.
+func (c *Context) compareWithOthers(r *state.Record, committed, dirty []string, hasCommits bool, rep *Report) error {
+	mine := union(committed, dirty)
 	recs, err := c.records()
 	if err != nil {
 		return err
@@ -175,11 +178,11 @@ func (c *Context) compareWithOthers(r *state.Record, mine []string, hasCommits b
 		if err != nil {
 			odirty = nil // another worktree's trouble must not block this report
 		}
-		theirs, err := c.changedFiles(o, obase, odirty)
+		theirCommits, err := c.changedFiles(o, obase, nil)
 		if err != nil {
 			continue
 		}
-		if both := intersect(mine, theirs); len(both) > 0 {
+		if both := intersect(mine, union(theirCommits, odirty)); len(both) > 0 {
 			rep.Overlaps = append(rep.Overlaps, Overlap{With: o.Name, Kind: "worktree", Files: both})
 		}
 		if !hasCommits {
@@ -188,15 +191,25 @@ func (c *Context) compareWithOthers(r *state.Record, mine []string, hasCommits b
 		if ahead, _, err := c.Git.AheadBehind(obase, git.BranchRef(o.Branch)); err != nil || ahead == 0 {
 			continue
 		}
-		res, err := c.Git.MergeTree(o.Branch, r.Branch)
+		res, err := c.Git.MergeTree(git.BranchRef(o.Branch), git.BranchRef(r.Branch))
 		if err != nil {
 			return fmt.Errorf("predict merging %s with %s: %w", r.Branch, o.Branch, err)
 		}
-		if !res.Clean() {
-			rep.Conflicts = append(rep.Conflicts, Overlap{With: o.Name, Kind: "worktree", Files: res.Conflicts})
+		// Only a file both branches' own commits change is a conflict
+		// between them: the rest is a base's change that one of them
+		// carries (made later from a newer base), not this worktree's work.
+		if files := intersect(res.Conflicts, intersect(committed, theirCommits)); len(files) > 0 {
+			rep.Conflicts = append(rep.Conflicts, Overlap{With: o.Name, Kind: "worktree", Files: files})
 		}
 	}
 	return nil
+}
+
+// union is a and b, sorted, each file once.
+func union(a, b []string) []string {
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func intersect(a, b []string) []string {

@@ -192,7 +192,9 @@ func (c *Context) predictClash(a, b *candidate) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return !mt.Clean(), nil
+	// A conflict on a file only one of them changes comes from a base
+	// change the other carries, not from the pair (see compareWithOthers).
+	return len(intersect(mt.Conflicts, intersect(a.files, b.files))) > 0, nil
 }
 
 // orderQueue places the candidates one turn at a time: among those left,
