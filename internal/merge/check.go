@@ -23,10 +23,13 @@ type Overlap struct {
 // committed, how far the branch is from its base, and what it would
 // collide with. Every figure is computed from git now, not from a cache.
 type Report struct {
-	Name       string    `json:"name"`
-	Branch     string    `json:"branch"`
-	Base       string    `json:"base"`
-	Status     string    `json:"status"`
+	Name   string `json:"name"`
+	Branch string `json:"branch"`
+	Base   string `json:"base"`
+	Status string `json:"status"`
+	// NoAgent is set for a shell made with --no-agent: it has no agent
+	// whose status could be told.
+	NoAgent    bool      `json:"no_agent,omitempty"`
 	Ahead      int       `json:"ahead"`
 	Behind     int       `json:"behind"`
 	DirtyFiles []string  `json:"dirty_files"`
@@ -79,7 +82,7 @@ func AgentBusy(r *state.Record) string {
 // Check builds the report of the worktree r against into (its recorded
 // base when empty).
 func (c *Context) Check(r *state.Record, into string) (Report, error) {
-	rep := Report{Name: r.Name, Branch: r.Branch, Base: into, Status: string(r.Status),
+	rep := Report{Name: r.Name, Branch: r.Branch, Base: into, Status: string(r.Status), NoAgent: r.NoAgent,
 		DirtyFiles: []string{}, EditedCopies: []string{}, Overlaps: []Overlap{}, Conflicts: []Overlap{}, Busy: AgentBusy(r)}
 	if rep.Base == "" {
 		rep.Base = r.Base
@@ -276,7 +279,9 @@ func (rep Report) Blockers() []string {
 func (rep Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s → %s)", rep.Name, rep.Branch, rep.Base)
-	if rep.Status != "" {
+	if rep.NoAgent {
+		b.WriteString(", a shell (no agent)")
+	} else if rep.Status != "" {
 		fmt.Fprintf(&b, ", agent %s", rep.Status)
 	}
 	b.WriteString("\n")
