@@ -265,3 +265,22 @@ func TestOddTextAndSmallTruths(t *testing.T) {
 	require.Contains(t, e.Git(repo, "log", "--format=%s", "main"), "dv work")
 	_ = sh
 }
+
+// A base branch replaced by a tag of the same name is not a branch: check
+// says so in the words owt merge refuses with, not "no longer exists".
+func TestCheckAndMergeAgreeOnABaseThatIsNotABranch(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.Git(repo, "branch", "dev", "main")
+	it := e.shell(repo, "w", "--base", "dev")
+	e.commitIn(it.Path, "w.txt", "w\n", "w")
+	e.Git(repo, "branch", "-D", "dev")
+	e.Git(repo, "tag", "dev", "main")
+
+	out := e.MustOwt(repo, "check", "w")
+	require.Contains(t, out, "base:        dev is not a branch", out)
+	require.Contains(t, out, `its base "dev" is not a branch; merge with --into BRANCH`, out)
+	require.Contains(t, out, "1 ahead", out)
+	r := e.Owt(repo, "merge", "w", "--yes")
+	requireOneLineError(t, r, `base "dev" is not a branch; merge with --into BRANCH`)
+}

@@ -55,6 +55,10 @@ type Report struct {
 	// the figures compare with where the branch started, and a merge
 	// needs --into.
 	BaseMissing bool `json:"base_missing,omitempty"`
+	// BaseNotBranch is set, with BaseMissing, when the base still names
+	// something that is not a local branch (a tag, a remote branch, a
+	// commit): owt merge refuses it in the same words.
+	BaseNotBranch bool `json:"base_not_branch,omitempty"`
 
 	// Busy is what the agent is in the middle of ("is working", "waits
 	// for you"), "" when nothing is under way: landing now would commit
@@ -91,6 +95,10 @@ func (c *Context) Check(r *state.Record, into string) (Report, error) {
 	if into == "" {
 		base = c.baseRef(r)
 		rep.BaseMissing = !c.Git.BranchExists(rep.Base)
+		if rep.BaseMissing {
+			_, err := c.Git.ResolveCommit(rep.Base)
+			rep.BaseNotBranch = err == nil
+		}
 	} else if !c.Git.BranchExists(into) {
 		return rep, fmt.Errorf("no branch %q to merge into", into)
 	} else {
@@ -251,7 +259,10 @@ func (rep Report) Blockers() []string {
 	case rep.Busy != "":
 		out = append(out, "its agent "+rep.Busy+": let its turn end first")
 	}
-	if rep.BaseMissing {
+	switch {
+	case rep.BaseNotBranch:
+		out = append(out, fmt.Sprintf("its base %q is not a branch; merge with --into BRANCH", rep.Base))
+	case rep.BaseMissing:
 		out = append(out, fmt.Sprintf("its base branch %s no longer exists; merge with --into BRANCH", rep.Base))
 	}
 	if rep.Empty {
@@ -290,7 +301,10 @@ func (rep Report) String() string {
 		b.WriteString(" (empty: nothing to merge)")
 	}
 	b.WriteString("\n")
-	if rep.BaseMissing {
+	switch {
+	case rep.BaseNotBranch:
+		fmt.Fprintf(&b, "  base:        %s is not a branch (figures are against where the branch started)\n", rep.Base)
+	case rep.BaseMissing:
 		fmt.Fprintf(&b, "  base:        %s no longer exists (figures are against where the branch started)\n", rep.Base)
 	}
 	if rep.Missing {
