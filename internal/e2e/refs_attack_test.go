@@ -284,3 +284,15 @@ func TestCheckAndMergeAgreeOnABaseThatIsNotABranch(t *testing.T) {
 	r := e.Owt(repo, "merge", "w", "--yes")
 	requireOneLineError(t, r, `base "dev" is not a branch; merge with --into BRANCH`)
 }
+
+// A derived branch name git would read as a tag is taken, like a branch.
+func TestDerivedBranchNeverShadowsATag(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.Git(repo, "tag", "feat/login", "main")
+	out := e.MustOwt(repo, "new", "--json", "--no-agent", "--no-setup", "login")
+	require.Contains(t, out, `"branch": "feat/login-2"`, out)
+	r := e.Owt(repo, "new", "--no-agent", "--no-setup", "--name", "login", "login")
+	requireOneLineError(t, r, "git would read branch feat/login as refs/tags/feat/login")
+	require.Equal(t, 1, r.Code)
+}

@@ -70,3 +70,46 @@ func (r Repo) OnlyOn(branch, base string) (int, error) {
 	}
 	return n, nil
 }
+
+// NamesInUse maps each name a new branch could not take to the ref that
+// has it, in one git call: every local branch (refs/heads/<name>), and the
+// names git would read as another ref (refs/<name>, refs/tags/<name>,
+// refs/remotes/<name>, refs/remotes/<name>/HEAD; see AmbiguousRefs). A
+// local branch wins when both exist.
+func (r Repo) NamesInUse() (map[string]string, error) {
+	out, err := run(r.Root, "for-each-ref", "--format=%(refname)")
+	if err != nil {
+		return nil, err
+	}
+	refs := strings.Split(strings.TrimSpace(string(out)), "\n")
+	names := map[string]string{}
+	for _, ref := range refs {
+		if name, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
+			names[name] = ref
+		}
+	}
+	for _, ref := range refs {
+		for _, name := range readAs(ref) {
+			if _, ok := names[name]; !ok {
+				names[name] = ref
+			}
+		}
+	}
+	return names, nil
+}
+
+// readAs is the names git would resolve to ref when given them bare.
+func readAs(ref string) []string {
+	rest := strings.TrimPrefix(ref, "refs/")
+	names := []string{rest}
+	if t, ok := strings.CutPrefix(ref, "refs/tags/"); ok {
+		names = append(names, t)
+	}
+	if rm, ok := strings.CutPrefix(ref, "refs/remotes/"); ok {
+		names = append(names, rm)
+		if h, ok := strings.CutSuffix(rm, "/HEAD"); ok {
+			names = append(names, h)
+		}
+	}
+	return names
+}

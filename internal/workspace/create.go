@@ -111,7 +111,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	// These reads are independent: run them while the base is resolved.
 	survey := async(w.Tmux.Survey)
 	unversioned := async(w.Repo.UnversionedFiles)
-	branches := async(w.Repo.Branches)
+	branches := async(w.Repo.NamesInUse)
 	base, err := w.defaultBase(o)
 	if err != nil {
 		return nil, err
@@ -316,7 +316,7 @@ func (w *Workspace) checkBase(base string) (string, error) {
 // new calls never choose the same ones. It returns the create lock of the
 // name, held until the create ends: kill -9 drops it, which is how owt
 // doctor tells an interrupted create from one still running.
-func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string, sessions []tmux.Session, branches map[string]bool) (*state.Record, *state.Held, error) {
+func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string, sessions []tmux.Session, branches map[string]string) (*state.Record, *state.Held, error) {
 	name, branch := DeriveName(task)
 	if o.Name != "" {
 		name = o.Name
@@ -353,7 +353,7 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 					break
 				}
 				if explicit {
-					if o.Branch != "" && branches[cb] {
+					if o.Branch != "" && branches[cb] == git.BranchRef(cb) {
 						return fmt.Errorf("branch %q already exists: pick another --branch", cb)
 					}
 					return fmt.Errorf("name %q is in use: %s", cn, why)
@@ -392,15 +392,17 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 }
 
 // taken reports whether a name or branch is already used, and by what.
-func (w *Workspace) taken(f *state.File, name, branch string, liveSession, branches map[string]bool) (bool, string) {
+func (w *Workspace) taken(f *state.File, name, branch string, liveSession map[string]bool, branches map[string]string) (bool, string) {
 	if _, ok := f.Records[name]; ok {
 		return true, "owt already has a worktree with that name"
 	}
 	if reservedName(name) {
 		return true, "owt's commands would read it as a request for help"
 	}
-	if branches[branch] {
+	if ref, ok := branches[branch]; ok && ref == git.BranchRef(branch) {
 		return true, "branch " + branch + " already exists"
+	} else if ok {
+		return true, "git would read branch " + branch + " as " + ref
 	}
 	if _, err := os.Lstat(w.worktreePath(name)); err == nil {
 		return true, w.worktreePath(name) + " already exists"
