@@ -22,7 +22,7 @@ type CreateOptions struct {
 	Task    string
 	Name    string // explicit worktree name; derived from Task when empty
 	Branch  string // explicit branch; derived when empty
-	Base    string // base ref; the current branch when empty
+	Base    string // base branch (a local one); the current branch when empty
 	Tool    string // tool name; [agent] tool when empty
 	NoAgent bool   // a shell instead of an agent
 	Plan    bool   // the tool's plan / read-only mode
