@@ -361,7 +361,7 @@ func (w *Workspace) gitRunningHere() int {
 			dirs = append(dirs, wt.Path)
 		}
 	}
-	return gitProcessWorkingIn(dirs, nil)
+	return gitProcessWorkingIn(dirs)
 }
 
 // gitProcessIn reports whether the process at /proc/PID works in one of

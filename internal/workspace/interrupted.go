@@ -148,23 +148,12 @@ func (w *Workspace) gitAtWorkIn(r *state.Record) int {
 			dirs[i] = real
 		}
 	}
-	comms, _ := filepath.Glob("/proc/[0-9]*/comm")
-	for _, c := range comms {
-		b, err := os.ReadFile(c)
-		if err != nil || strings.TrimSpace(string(b)) != "git" {
-			continue
-		}
-		proc := filepath.Dir(c)
+	return findGit(func(proc string) bool {
 		args := cmdline(proc)
 		sub := gitSubcommand(args)
 		adding := sub == "worktree" && slices.Contains(args, "add") && namesPath(proc, append([]string{r.Path}, dirs...))
-		checkingOut := checkoutKinds[sub] && gitProcessIn(proc, dirs)
-		if adding || checkingOut {
-			pid, _ := strconv.Atoi(filepath.Base(proc))
-			return pid
-		}
-	}
-	return 0
+		return adding || (checkoutKinds[sub] && gitProcessIn(proc, dirs))
+	})
 }
 
 // checkoutKinds are the git commands that write a worktree's tree.
@@ -242,10 +231,9 @@ func filesBeyondTree(repo git.Repo, r *state.Record) ([]string, error) {
 }
 
 // gitProcessWorkingIn returns the pid of a git process working in one of
-// dirs (see gitProcessIn), or naming one of them or of named on its
-// command line when named is not nil, or 0. It reads Linux /proc;
-// elsewhere it answers 0.
-func gitProcessWorkingIn(dirs, named []string) int {
+// dirs (see gitProcessIn), or 0. It reads Linux /proc; elsewhere it
+// answers 0.
+func gitProcessWorkingIn(dirs []string) int {
 	resolved := make([]string, len(dirs))
 	for i, d := range dirs {
 		resolved[i] = d
@@ -253,17 +241,20 @@ func gitProcessWorkingIn(dirs, named []string) int {
 			resolved[i] = real
 		}
 	}
-	if named != nil {
-		named = append(append([]string{}, resolved...), named...)
-	}
+	return findGit(func(proc string) bool { return gitProcessIn(proc, resolved) })
+}
+
+// findGit returns the pid of the first git process whose /proc/PID
+// directory match accepts, or 0: the one scan of /proc both of doctor's
+// questions about a running git share.
+func findGit(match func(proc string) bool) int {
 	comms, _ := filepath.Glob("/proc/[0-9]*/comm")
 	for _, c := range comms {
 		b, err := os.ReadFile(c)
 		if err != nil || strings.TrimSpace(string(b)) != "git" {
 			continue
 		}
-		proc := filepath.Dir(c)
-		if gitProcessIn(proc, resolved) || (named != nil && namesPath(proc, named)) {
+		if proc := filepath.Dir(c); match(proc) {
 			pid, _ := strconv.Atoi(filepath.Base(proc))
 			return pid
 		}
