@@ -23,13 +23,10 @@ type Overlap struct {
 // committed, how far the branch is from its base, and what it would
 // collide with. Every figure is computed from git now, not from a cache.
 type Report struct {
-	Name   string `json:"name"`
-	Branch string `json:"branch"`
-	Base   string `json:"base"`
-	Status string `json:"status"`
-	// NoAgent is set for a shell made with --no-agent: it has no agent
-	// whose status could be told.
-	NoAgent    bool      `json:"no_agent,omitempty"`
+	Name       string    `json:"name"`
+	Branch     string    `json:"branch"`
+	Base       string    `json:"base"`
+	Status     string    `json:"status"`
 	Ahead      int       `json:"ahead"`
 	Behind     int       `json:"behind"`
 	DirtyFiles []string  `json:"dirty_files"`
@@ -64,6 +61,10 @@ type Report struct {
 	// for you"), "" when nothing is under way: landing now would commit
 	// and end a turn from under it.
 	Busy string `json:"busy,omitempty"`
+
+	// NoAgent is set for a shell made with --no-agent: it has no agent
+	// whose status could be told.
+	NoAgent bool `json:"no_agent,omitempty"`
 }
 
 // AgentBusy says what r's agent is in the middle of when landing its work
@@ -133,7 +134,7 @@ func (c *Context) Check(r *state.Record, into string) (Report, error) {
 	}
 	rep.Empty = rep.Ahead == 0 && len(rep.DirtyFiles) == 0
 
-	mine, err := c.changedFiles(r, base, nil)
+	mine, err := c.changedFiles(r, base)
 	if err != nil {
 		return rep, err
 	}
@@ -158,16 +159,14 @@ func (c *Context) Check(r *state.Record, into string) (Report, error) {
 	return rep, nil
 }
 
-// changedFiles is what a worktree changes: its commits since it forked
-// from base, and its uncommitted work.
-func (c *Context) changedFiles(r *state.Record, base string, dirty []string) ([]string, error) {
+// changedFiles is what a worktree's commits change since it forked from
+// base.
+func (c *Context) changedFiles(r *state.Record, base string) ([]string, error) {
 	files, err := c.Git.ChangedFiles(base, git.BranchRef(r.Branch))
 	if err != nil {
 		return nil, fmt.Errorf("list files %s changes: %w", r.Name, err)
 	}
-	files = append(files, dirty...)
-	slices.Sort(files)
-	return slices.Compact(files), nil
+	return files, nil // sorted by git.ChangedFiles
 }
 
 // compareWithOthers fills in the files r shares with every other live
@@ -189,7 +188,7 @@ func (c *Context) compareWithOthers(r *state.Record, committed, dirty []string, 
 		if err != nil {
 			odirty = nil // another worktree's trouble must not block this report
 		}
-		theirCommits, err := c.changedFiles(o, obase, nil)
+		theirCommits, err := c.changedFiles(o, obase)
 		if err != nil {
 			continue
 		}
