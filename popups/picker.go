@@ -182,7 +182,7 @@ func (p *previewer) diff(i int, it workspace.Item, width int) string {
 	d := "(worktree missing)"
 	if !it.Missing {
 		var err error
-		d, err = git.DiffStatText(it.Path, it.Base, width)
+		d, err = git.DiffStatText(it.Path, git.BranchRef(it.Base), width)
 		if r := p.a.record(it); err != nil && r != nil && r.BaseCommit != "" {
 			// The base branch is gone: compare with where the branch started.
 			d, err = git.DiffStatText(it.Path, r.BaseCommit, width)

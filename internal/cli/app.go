@@ -163,6 +163,13 @@ var flagInError = regexp.MustCompile(`(not defined: |needs an argument: |for fla
 // them: "--bogus" for --bogus, "-bogus" for -bogus; a flag not found in
 // args gets two dashes when its name is a word.
 func flagAsTyped(msg string, args []string) string {
+	// A flag no regexp can name ("-- -- --"): Go's flag package drops a
+	// dash of the two typed, so put back the argument as it was.
+	for _, a := range args {
+		if strings.HasPrefix(a, "--") && len(a) > 2 && !flagInError.MatchString("not defined: -"+a[2:]) {
+			msg = strings.Replace(msg, "not defined: -"+a[2:], "not defined: "+a, 1)
+		}
+	}
 	return flagInError.ReplaceAllStringFunc(msg, func(m string) string {
 		sub := flagInError.FindStringSubmatch(m)
 		lead, name := sub[1], sub[2]

@@ -23,7 +23,7 @@ func newCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "name", Usage: "worktree name (default: derived from the task)"},
 			&cli.StringFlag{Name: "branch", Usage: "branch name (default: <type>/<name>)"},
-			&cli.StringFlag{Name: "base", Usage: "branch or commit to start from (default: the current branch)"},
+			&cli.StringFlag{Name: "base", Usage: "local branch to start from and merge back into (default: the current branch)"},
 			&cli.StringFlag{Name: "tool", Usage: "agent tool (see owt tools; default: [agent] tool)"},
 			&cli.BoolFlag{Name: "no-agent", Usage: "open a shell instead of an agent"},
 			&cli.BoolFlag{Name: "plan", Usage: "start the tool in its plan / read-only mode"},

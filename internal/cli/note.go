@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -40,11 +41,22 @@ func noteCommand() *cli.Command {
 				if len(args) > 0 || c.Bool("send") {
 					return usagef("note --clear takes no TEXT and no --send")
 				}
+				had, err := w.Note()
+				if err != nil {
+					return err
+				}
 				results, err := w.ClearNote()
 				if err != nil {
 					return err
 				}
-				return printNote(c, noteRun{Worktrees: orEmpty(results)}, "removed the note from")
+				run := noteRun{Worktrees: orEmpty(results)}
+				if err := printNote(c, run, "removed the note from"); err != nil || c.Bool("json") {
+					return err
+				}
+				if !removedAny(run.Worktrees) {
+					fmt.Fprintln(c.App.Writer, nothingCleared(had))
+				}
+				return nil
 			}
 			if len(args) == 0 {
 				if c.Bool("send") {
@@ -61,7 +73,7 @@ func noteCommand() *cli.Command {
 					fmt.Fprintln(os.Stderr, "no note set; set one with: owt note \"TEXT\"")
 					return nil
 				}
-				fmt.Fprintln(c.App.Writer, text)
+				fmt.Fprintln(c.App.Writer, inert(text))
 				return nil
 			}
 			text := strings.Join(args, " ")
@@ -125,6 +137,43 @@ func noteMissed(run noteRun) error {
 		}
 	}
 	return fmt.Errorf("the note was written into none of the %d worktree(s): each was skipped; it stays set for worktrees created later, and 'owt note --send TEXT' types it into idle agents", len(run.Worktrees))
+}
+
+// removedAny reports whether a clear removed the note from a worktree.
+func removedAny(rs []workspace.NoteResult) bool {
+	for _, r := range rs {
+		if r.Action == "removed" {
+			return true
+		}
+	}
+	return false
+}
+
+// nothingCleared is what owt note --clear says when no worktree held the
+// note: whether there was a note to forget at all.
+func nothingCleared(had string) string {
+	if had == "" {
+		return "no note was set: nothing to remove"
+	}
+	return "cleared the note; no worktree held it"
+}
+
+// inert draws the controls of a stored note (ESC, BEL, CR…) as visible
+// escapes ("\x1b"), so showing it never drives the terminal.
+func inert(text string) string {
+	if strings.IndexFunc(text, workspace.IsControl) < 0 {
+		return text
+	}
+	var b strings.Builder
+	for _, r := range text {
+		if workspace.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func orEmpty(rs []workspace.NoteResult) []workspace.NoteResult {

@@ -54,3 +54,17 @@ func (r Repo) Holds(ref string, commits []string) (bool, error) {
 	}
 	return strings.TrimSpace(string(out)) == "", nil
 }
+
+// TreePaths is the set of file paths (blobs, symlinks, submodules) in the
+// tree of the commit rev.
+func (r Repo) TreePaths(rev string) (map[string]bool, error) {
+	out, err := run(r.Root, "ls-tree", "-r", "-z", "--name-only", "--full-tree", "--end-of-options", rev)
+	if err != nil {
+		return nil, fmt.Errorf("git ls-tree %s: %w", rev, err)
+	}
+	set := map[string]bool{}
+	for _, p := range splitNUL(out) {
+		set[p] = true
+	}
+	return set, nil
+}

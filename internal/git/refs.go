@@ -1,6 +1,11 @@
 package git
 
-import "strings"
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // Branches returns the set of local branch names, in one git call; callers
 // that test many candidate names (owt new picking "-2", "-3") use it
@@ -17,4 +22,94 @@ func (r Repo) Branches() (map[string]bool, error) {
 		}
 	}
 	return set, nil
+}
+
+// BranchRef is the full ref name of the local branch name. owt passes
+// branches to git in this form: a bare name is read as a tag, a remote or
+// refs/<name> first when one of those exists, so "release" with a tag
+// release would measure the tag, not the branch.
+func BranchRef(name string) string { return "refs/heads/" + name }
+
+// AmbiguousRefs lists the refs other than the branch that git would read
+// in place of (or along with) the revision name: refs/<name>,
+// refs/tags/<name>, refs/remotes/<name> and refs/remotes/<name>/HEAD.
+// A new branch of that name would be misread by anyone's `git log name`.
+func (r Repo) AmbiguousRefs(name string) ([]string, error) {
+	want := []string{"refs/" + name, "refs/tags/" + name, "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"}
+	out, err := run(r.Root, append([]string{"for-each-ref", "--format=%(refname)"}, want...)...)
+	if err != nil {
+		return nil, fmt.Errorf("git for-each-ref: %w", err)
+	}
+	var found []string
+	for _, ref := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if slices.Contains(want, ref) {
+			found = append(found, ref)
+		}
+	}
+	return found, nil
+}
+
+// OnlyOn counts the commits of the local branch that neither base nor any
+// other local branch holds: what deleting the branch would destroy. Work
+// merged with --into elsewhere, or kept by another branch, is not counted.
+func (r Repo) OnlyOn(branch, base string) (int, error) {
+	ref := BranchRef(branch)
+	args := []string{"rev-list", "--count", ref, "--not"}
+	if base != "" {
+		args = append(args, base)
+	}
+	// --glob matches full ref names, so the exclusion does too.
+	args = append(args, "--exclude="+ref, "--glob=refs/heads/*", "--")
+	out, err := runLine(r.Root, args...)
+	if err != nil {
+		return 0, fmt.Errorf("git rev-list %s --not %s and other branches: %w", ref, base, err)
+	}
+	n, err := strconv.Atoi(out)
+	if err != nil {
+		return 0, fmt.Errorf("git rev-list %s: unexpected output %q", ref, out)
+	}
+	return n, nil
+}
+
+// NamesInUse maps each name a new branch could not take to the ref that
+// has it, in one git call: every local branch (refs/heads/<name>), and the
+// names git would read as another ref (refs/<name>, refs/tags/<name>,
+// refs/remotes/<name>, refs/remotes/<name>/HEAD; see AmbiguousRefs). A
+// local branch wins when both exist.
+func (r Repo) NamesInUse() (map[string]string, error) {
+	out, err := run(r.Root, "for-each-ref", "--format=%(refname)")
+	if err != nil {
+		return nil, err
+	}
+	refs := strings.Split(strings.TrimSpace(string(out)), "\n")
+	names := map[string]string{}
+	for _, ref := range refs {
+		if name, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
+			names[name] = ref
+		}
+	}
+	for _, ref := range refs {
+		for _, name := range readAs(ref) {
+			if _, ok := names[name]; !ok {
+				names[name] = ref
+			}
+		}
+	}
+	return names, nil
+}
+
+// readAs is the names git would resolve to ref when given them bare.
+func readAs(ref string) []string {
+	rest := strings.TrimPrefix(ref, "refs/")
+	names := []string{rest}
+	if t, ok := strings.CutPrefix(ref, "refs/tags/"); ok {
+		names = append(names, t)
+	}
+	if rm, ok := strings.CutPrefix(ref, "refs/remotes/"); ok {
+		names = append(names, rm)
+		if h, ok := strings.CutSuffix(rm, "/HEAD"); ok {
+			names = append(names, h)
+		}
+	}
+	return names
 }

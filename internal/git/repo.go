@@ -172,11 +172,12 @@ func (r Repo) BranchExists(name string) bool {
 	return err == nil
 }
 
-// BaseRef is what a worktree's work is measured against: its base branch,
-// or the commit it started from (commit) when that branch is gone.
+// BaseRef is what a worktree's work is measured against: its base branch
+// (as refs/heads/<branch>, never a tag of the same name), or the commit it
+// started from (commit) when that branch is gone.
 func (r Repo) BaseRef(branch, commit string) string {
 	if commit == "" || r.BranchExists(branch) {
-		return branch
+		return BranchRef(branch)
 	}
 	return commit
 }

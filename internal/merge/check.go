@@ -52,11 +52,19 @@ type Report struct {
 	// the figures compare with where the branch started, and a merge
 	// needs --into.
 	BaseMissing bool `json:"base_missing,omitempty"`
+	// BaseNotBranch is set, with BaseMissing, when the base still names
+	// something that is not a local branch (a tag, a remote branch, a
+	// commit): owt merge refuses it in the same words.
+	BaseNotBranch bool `json:"base_not_branch,omitempty"`
 
 	// Busy is what the agent is in the middle of ("is working", "waits
 	// for you"), "" when nothing is under way: landing now would commit
 	// and end a turn from under it.
 	Busy string `json:"busy,omitempty"`
+
+	// NoAgent is set for a shell made with --no-agent: it has no agent
+	// whose status could be told.
+	NoAgent bool `json:"no_agent,omitempty"`
 }
 
 // AgentBusy says what r's agent is in the middle of when landing its work
@@ -79,7 +87,7 @@ func AgentBusy(r *state.Record) string {
 // Check builds the report of the worktree r against into (its recorded
 // base when empty).
 func (c *Context) Check(r *state.Record, into string) (Report, error) {
-	rep := Report{Name: r.Name, Branch: r.Branch, Base: into, Status: string(r.Status),
+	rep := Report{Name: r.Name, Branch: r.Branch, Base: into, Status: string(r.Status), NoAgent: r.NoAgent,
 		DirtyFiles: []string{}, EditedCopies: []string{}, Overlaps: []Overlap{}, Conflicts: []Overlap{}, Busy: AgentBusy(r)}
 	if rep.Base == "" {
 		rep.Base = r.Base
@@ -88,9 +96,16 @@ func (c *Context) Check(r *state.Record, into string) (Report, error) {
 	if into == "" {
 		base = c.baseRef(r)
 		rep.BaseMissing = !c.Git.BranchExists(rep.Base)
+		if rep.BaseMissing {
+			_, err := c.Git.ResolveCommit(rep.Base)
+			rep.BaseNotBranch = err == nil
+		}
 	} else if !c.Git.BranchExists(into) {
 		return rep, fmt.Errorf("no branch %q to merge into", into)
+	} else {
+		base = git.BranchRef(into)
 	}
+	branch := git.BranchRef(r.Branch)
 	if !c.Git.BranchExists(r.Branch) {
 		return rep, fmt.Errorf("%s: its branch %s no longer exists", r.Name, r.Branch)
 	}
@@ -114,17 +129,17 @@ func (c *Context) Check(r *state.Record, into string) (Report, error) {
 	if copies != nil {
 		rep.EditedCopies = copies
 	}
-	if rep.Ahead, rep.Behind, err = c.Git.AheadBehind(base, r.Branch); err != nil {
+	if rep.Ahead, rep.Behind, err = c.Git.AheadBehind(base, branch); err != nil {
 		return rep, fmt.Errorf("compare %s with %s: %w", r.Branch, base, err)
 	}
 	rep.Empty = rep.Ahead == 0 && len(rep.DirtyFiles) == 0
 
-	mine, err := c.changedFiles(r, base, rep.DirtyFiles)
+	mine, err := c.changedFiles(r, base)
 	if err != nil {
 		return rep, err
 	}
 	if rep.Ahead > 0 && rep.Behind > 0 {
-		res, err := c.Git.MergeTree(base, r.Branch)
+		res, err := c.Git.MergeTree(base, branch)
 		if err != nil {
 			return rep, fmt.Errorf("predict merging %s into %s: %w", r.Branch, base, err)
 		}
@@ -132,7 +147,7 @@ func (c *Context) Check(r *state.Record, into string) (Report, error) {
 			rep.Conflicts = append(rep.Conflicts, Overlap{With: rep.Base, Kind: "base", Files: res.Conflicts})
 		}
 	}
-	if err := c.compareWithOthers(r, mine, rep.Ahead > 0, &rep); err != nil {
+	if err := c.compareWithOthers(r, mine, rep.DirtyFiles, rep.Ahead > 0, &rep); err != nil {
 		return rep, err
 	}
 	if path, found, err := c.Git.CheckedOutAt(rep.Base); err == nil && found {
@@ -144,21 +159,22 @@ func (c *Context) Check(r *state.Record, into string) (Report, error) {
 	return rep, nil
 }
 
-// changedFiles is what a worktree changes: its commits since it forked
-// from base, and its uncommitted work.
-func (c *Context) changedFiles(r *state.Record, base string, dirty []string) ([]string, error) {
-	files, err := c.Git.ChangedFiles(base, r.Branch)
+// changedFiles is what a worktree's commits change since it forked from
+// base.
+func (c *Context) changedFiles(r *state.Record, base string) ([]string, error) {
+	files, err := c.Git.ChangedFiles(base, git.BranchRef(r.Branch))
 	if err != nil {
 		return nil, fmt.Errorf("list files %s changes: %w", r.Name, err)
 	}
-	files = append(files, dirty...)
-	slices.Sort(files)
-	return slices.Compact(files), nil
+	return files, nil // sorted by git.ChangedFiles
 }
 
 // compareWithOthers fills in the files r shares with every other live
 // worktree, and the conflicts git predicts between their branches.
-func (c *Context) compareWithOthers(r *state.Record, mine []string, hasCommits bool, rep *Report) error {
+// committed is what r's commits change since its base, dirty its
+// uncommitted files.
+func (c *Context) compareWithOthers(r *state.Record, committed, dirty []string, hasCommits bool, rep *Report) error {
+	mine := union(committed, dirty)
 	recs, err := c.records()
 	if err != nil {
 		return err
@@ -172,28 +188,38 @@ func (c *Context) compareWithOthers(r *state.Record, mine []string, hasCommits b
 		if err != nil {
 			odirty = nil // another worktree's trouble must not block this report
 		}
-		theirs, err := c.changedFiles(o, obase, odirty)
+		theirCommits, err := c.changedFiles(o, obase)
 		if err != nil {
 			continue
 		}
-		if both := intersect(mine, theirs); len(both) > 0 {
+		if both := intersect(mine, union(theirCommits, odirty)); len(both) > 0 {
 			rep.Overlaps = append(rep.Overlaps, Overlap{With: o.Name, Kind: "worktree", Files: both})
 		}
 		if !hasCommits {
 			continue
 		}
-		if ahead, _, err := c.Git.AheadBehind(obase, o.Branch); err != nil || ahead == 0 {
+		if ahead, _, err := c.Git.AheadBehind(obase, git.BranchRef(o.Branch)); err != nil || ahead == 0 {
 			continue
 		}
-		res, err := c.Git.MergeTree(o.Branch, r.Branch)
+		res, err := c.Git.MergeTree(git.BranchRef(o.Branch), git.BranchRef(r.Branch))
 		if err != nil {
 			return fmt.Errorf("predict merging %s with %s: %w", r.Branch, o.Branch, err)
 		}
-		if !res.Clean() {
-			rep.Conflicts = append(rep.Conflicts, Overlap{With: o.Name, Kind: "worktree", Files: res.Conflicts})
+		// Only a file both branches' own commits change is a conflict
+		// between them: the rest is a base's change that one of them
+		// carries (made later from a newer base), not this worktree's work.
+		if files := intersect(res.Conflicts, intersect(committed, theirCommits)); len(files) > 0 {
+			rep.Conflicts = append(rep.Conflicts, Overlap{With: o.Name, Kind: "worktree", Files: files})
 		}
 	}
 	return nil
+}
+
+// union is a and b, sorted, each file once.
+func union(a, b []string) []string {
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func intersect(a, b []string) []string {
@@ -232,7 +258,10 @@ func (rep Report) Blockers() []string {
 	case rep.Busy != "":
 		out = append(out, "its agent "+rep.Busy+": let its turn end first")
 	}
-	if rep.BaseMissing {
+	switch {
+	case rep.BaseNotBranch:
+		out = append(out, fmt.Sprintf("its base %q is not a branch; merge with --into BRANCH", rep.Base))
+	case rep.BaseMissing:
 		out = append(out, fmt.Sprintf("its base branch %s no longer exists; merge with --into BRANCH", rep.Base))
 	}
 	if rep.Empty {
@@ -260,7 +289,9 @@ func (rep Report) Blockers() []string {
 func (rep Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s → %s)", rep.Name, rep.Branch, rep.Base)
-	if rep.Status != "" {
+	if rep.NoAgent {
+		b.WriteString(", a shell (no agent)")
+	} else if rep.Status != "" {
 		fmt.Fprintf(&b, ", agent %s", rep.Status)
 	}
 	b.WriteString("\n")
@@ -269,7 +300,10 @@ func (rep Report) String() string {
 		b.WriteString(" (empty: nothing to merge)")
 	}
 	b.WriteString("\n")
-	if rep.BaseMissing {
+	switch {
+	case rep.BaseNotBranch:
+		fmt.Fprintf(&b, "  base:        %s is not a branch (figures are against where the branch started)\n", rep.Base)
+	case rep.BaseMissing:
 		fmt.Fprintf(&b, "  base:        %s no longer exists (figures are against where the branch started)\n", rep.Base)
 	}
 	if rep.Missing {

@@ -124,7 +124,7 @@ func (c *Context) judge(r *state.Record, o CleanupOptions) (CleanupItem, error) 
 		age := o.Now.Sub(last)
 		if age >= o.StaleAfter {
 			days := fmt.Sprintf("untouched for %s", humanDays(age))
-			ahead, _, err := c.Git.AheadBehind(c.baseRef(r), r.Branch)
+			ahead, _, err := c.Git.AheadBehind(c.baseRef(r), git.BranchRef(r.Branch))
 			if err != nil {
 				return it, err
 			}

@@ -135,7 +135,7 @@ func (c *Context) queueCandidate(r *state.Record) (*candidate, string) {
 	if err != nil {
 		return nil, err.Error()
 	}
-	ahead, _, err := c.Git.AheadBehind(r.Base, r.Branch)
+	ahead, _, err := c.Git.AheadBehind(git.BranchRef(r.Base), git.BranchRef(r.Branch))
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -151,12 +151,12 @@ func (c *Context) queueCandidate(r *state.Record) (*candidate, string) {
 	if err != nil {
 		return nil, err.Error()
 	}
-	files, err := c.Git.ChangedFiles(r.Base, commit)
+	files, err := c.Git.ChangedFiles(git.BranchRef(r.Base), commit)
 	if err != nil {
 		return nil, err.Error()
 	}
 	size := 0
-	if d, err := git.Diff(r.Path, r.Base); err == nil {
+	if d, err := git.Diff(r.Path, git.BranchRef(r.Base)); err == nil {
 		size = d.Insertions + d.Deletions
 	}
 	return &candidate{
@@ -192,7 +192,9 @@ func (c *Context) predictClash(a, b *candidate) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return !mt.Clean(), nil
+	// A conflict on a file only one of them changes comes from a base
+	// change the other carries, not from the pair (see compareWithOthers).
+	return len(intersect(mt.Conflicts, intersect(a.files, b.files))) > 0, nil
 }
 
 // orderQueue places the candidates one turn at a time: among those left,

@@ -1,10 +1,14 @@
 package merge
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/git"
 )
 
 // fakeLand models landing without git: the tip is the "+"-joined list of
@@ -82,4 +86,38 @@ func TestOrderQueueMaximisesCleanMerges(t *testing.T) {
 	require.Equal(t, []string{"q", "r", "p"}, names(order[:3]))
 	require.True(t, order[1].clean)
 	require.False(t, order[2].clean)
+}
+
+// Two candidates clash only on a file both change: a's change to c.txt
+// conflicts with main's, which b carries (made later from a newer main),
+// but b never touched c.txt, and their shared s.txt merges cleanly.
+func TestPredictClashIgnoresABaseChangeOneCarries(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "proj")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	commitIn(t, dir, "c.txt", "base\n")
+	commitIn(t, dir, "s.txt", "1\n2\n3\n4\n5\n6\n7\n")
+	gitIn(t, dir, "checkout", "-q", "-b", "a")
+	commitIn(t, dir, "c.txt", "a\n")
+	aTip := commitIn(t, dir, "s.txt", "1a\n2\n3\n4\n5\n6\n7\n")
+	gitIn(t, dir, "checkout", "-q", "main")
+	commitIn(t, dir, "c.txt", "main\n")
+	gitIn(t, dir, "checkout", "-q", "-b", "b")
+	bTip := commitIn(t, dir, "s.txt", "1\n2\n3\n4\n5\n6\n7b\n")
+	repo, err := git.FindRepo(dir)
+	require.NoError(t, err)
+	c := &Context{Git: repo}
+
+	a := &candidate{commit: aTip, files: []string{"c.txt", "s.txt"}}
+	b := &candidate{commit: bTip, files: []string{"s.txt"}}
+	clash, err := c.predictClash(a, b)
+	require.NoError(t, err)
+	require.False(t, clash)
+
+	// A real clash on a file both change is still one.
+	gitIn(t, dir, "checkout", "-q", "b")
+	b.commit = commitIn(t, dir, "s.txt", "1x\n2\n3\n4\n5\n6\n7b\n")
+	clash, err = c.predictClash(a, b)
+	require.NoError(t, err)
+	require.True(t, clash)
 }

@@ -48,7 +48,7 @@ func (c *Context) Sync(r *state.Record, rebase, leave bool) (SyncResult, error) 
 	if err := checkOnBranch(r); err != nil {
 		return res, err
 	}
-	ahead, behind, err := c.Git.AheadBehind(r.Base, r.Branch)
+	ahead, behind, err := c.Git.AheadBehind(git.BranchRef(r.Base), git.BranchRef(r.Branch))
 	if err != nil {
 		return res, fmt.Errorf("compare %s with %s: %w", r.Branch, r.Base, err)
 	}
@@ -63,14 +63,14 @@ func (c *Context) Sync(r *state.Record, rebase, leave bool) (SyncResult, error) 
 	}
 	if rebase {
 		res.Method = "rebase"
-		if err := git.Rebase(r.Path, r.Base, "", leave); err != nil {
+		if err := git.Rebase(r.Path, git.BranchRef(r.Base), "", leave); err != nil {
 			return res, c.syncConflict(err, r, leave)
 		}
 		return res, nil
 	}
 	res.Method = "merge"
 	// Predict first, so a refused sync never touches the worktree's files.
-	mt, err := c.Git.MergeTree(r.Branch, r.Base)
+	mt, err := c.Git.MergeTree(git.BranchRef(r.Branch), git.BranchRef(r.Base))
 	if err != nil {
 		return res, fmt.Errorf("merge %s into %s: %w", r.Base, r.Branch, err)
 	}
@@ -78,7 +78,7 @@ func (c *Context) Sync(r *state.Record, rebase, leave bool) (SyncResult, error) 
 		return res, &ConflictError{Branch: r.Base, Target: r.Branch, Files: mt.Conflicts}
 	}
 	msg := fmt.Sprintf("Merge branch '%s' into %s\n", r.Base, r.Branch)
-	if err := git.MergeInto(r.Path, r.Base, msg, "", leave); err != nil {
+	if err := git.MergeInto(r.Path, git.BranchRef(r.Base), msg, "", leave); err != nil {
 		return res, c.syncConflict(err, r, leave)
 	}
 	return res, nil

@@ -389,7 +389,7 @@ func (e *Engine) brief(r *Run, repo git.Repo, pt *Task, parents []parentRef) str
 		if t.Evidence != nil && strings.TrimSpace(t.Evidence.Summary) != "" {
 			b.WriteString("  Its summary:\n" + quote(clip(t.Evidence.Summary, briefSummary)))
 		}
-		from := r.Base
+		from := git.BranchRef(r.Base)
 		if rec := recs[t.Name]; rec != nil && rec.BaseCommit != "" {
 			from = rec.BaseCommit
 		}

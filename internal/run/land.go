@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -123,7 +124,7 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 			return merge.Result{}, fmt.Errorf("%s no longer exists, with the work of %s in it; it is not made again from %s behind your back",
 				r.Into, strings.Join(landed, ", "), r.Base)
 		}
-		base, err := w.Repo.ResolveCommit(r.Base)
+		base, err := w.Repo.ResolveCommit(git.BranchRef(r.Base))
 		if err != nil {
 			return merge.Result{}, err
 		}
@@ -133,7 +134,7 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 	}
 	// Work already in into (an empty allow_empty task, or a landing a
 	// crashed monitor made but did not record) has landed.
-	if ahead, _, err := w.Repo.AheadBehind(r.Into, rec.Branch); err != nil {
+	if ahead, _, err := w.Repo.AheadBehind(git.BranchRef(r.Into), git.BranchRef(rec.Branch)); err != nil {
 		return merge.Result{}, err
 	} else if ahead == 0 {
 		tips, err := w.Repo.ResolveCommits([]string{"refs/heads/" + r.Into, "refs/heads/" + rec.Branch})

@@ -30,7 +30,7 @@ func startOf(rec *state.Record) string {
 	if rec.BaseCommit != "" {
 		return rec.BaseCommit
 	}
-	return rec.Base
+	return git.BranchRef(rec.Base)
 }
 
 // workOf reads the task's branch and its worktree's HEAD.

@@ -22,7 +22,7 @@ type CreateOptions struct {
 	Task    string
 	Name    string // explicit worktree name; derived from Task when empty
 	Branch  string // explicit branch; derived when empty
-	Base    string // base ref; the current branch when empty
+	Base    string // base branch (a local one); the current branch when empty
 	Tool    string // tool name; [agent] tool when empty
 	NoAgent bool   // a shell instead of an agent
 	Plan    bool   // the tool's plan / read-only mode
@@ -103,13 +103,15 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 			return nil, badOption(err)
 		}
 	}
-	if o.Branch != "" && !git.ValidBranchName(o.Branch) {
-		return nil, badOption(fmt.Errorf("invalid branch name %q", o.Branch))
+	if o.Branch != "" {
+		if err := w.checkNewBranch(o.Branch); err != nil {
+			return nil, badOption(err)
+		}
 	}
 	// These reads are independent: run them while the base is resolved.
 	survey := async(w.Tmux.Survey)
 	unversioned := async(w.Repo.UnversionedFiles)
-	branches := async(w.Repo.Branches)
+	branches := async(w.Repo.NamesInUse)
 	base, err := w.defaultBase(o)
 	if err != nil {
 		return nil, err
@@ -121,16 +123,18 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	// when the base branch is gone).
 	baseCommit := ""
 	if o.Base != "" && o.StartAt == "" {
-		if baseCommit, err = w.Repo.ResolveCommit(base); err != nil {
-			return nil, badOption(fmt.Errorf("unknown base %q: no such branch, tag or commit", base))
+		if baseCommit, err = w.checkBase(base); err != nil {
+			return nil, badOption(err)
 		}
 	}
-	start := base
+	// The base is a local branch: named in full, so a tag or remote of
+	// the same name is never where the worktree starts.
+	start, from := git.BranchRef(base), base
 	if o.StartAt != "" {
 		if baseCommit, err = w.Repo.ResolveCommit(o.StartAt); err != nil {
 			return nil, fmt.Errorf("unknown start commit %q: %w", o.StartAt, err)
 		}
-		start = baseCommit
+		start, from = baseCommit, baseCommit
 	}
 
 	var rb undo
@@ -185,7 +189,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	// written while the files are copied and the session starts.
 	marked := async(func() (struct{}, error) { w.markOwtBranch(rec.Branch); return struct{}{}, nil })
 	defer func() { _, _ = marked() }()
-	w.logf("created worktree %s on branch %s (from %s)", rec.Path, rec.Branch, start)
+	w.logf("created worktree %s on branch %s (from %s)", rec.Path, rec.Branch, from)
 	if err := afterStep("worktree"); err != nil {
 		return nil, err
 	}
@@ -209,7 +213,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	}
 
 	// The new branch starts at the base: read its commit while tmux works.
-	branchAt := async(func() (string, error) { return w.Repo.ResolveCommit(rec.Branch) })
+	branchAt := async(func() (string, error) { return w.Repo.ResolveCommit(git.BranchRef(rec.Branch)) })
 	global := map[string]string{}
 	if line, err := summary(); err == nil {
 		global[OptStatusLine] = line
@@ -273,12 +277,46 @@ func (w *Workspace) defaultBase(o CreateOptions) (string, error) {
 	return b, nil
 }
 
+// checkNewBranch refuses a --branch git would not accept, or would read as
+// another ref: a branch named like a tag, a remote branch or refs/<name>
+// is measured, merged and deleted as the wrong commits by anyone who
+// names it to git without refs/heads/.
+func (w *Workspace) checkNewBranch(branch string) error {
+	if !git.ValidBranchName(branch) {
+		return fmt.Errorf("invalid branch name %q", branch)
+	}
+	if strings.HasPrefix(branch, "refs/") {
+		return fmt.Errorf("invalid branch name %q: git would read a name starting with refs/ as that ref, not as the branch", branch)
+	}
+	refs, err := w.Repo.AmbiguousRefs(branch)
+	if err != nil {
+		return err
+	}
+	if len(refs) > 0 {
+		return fmt.Errorf("ambiguous branch name %q: %s exists too, and git would read the name as that; pick another --branch", branch, refs[0])
+	}
+	return nil
+}
+
+// checkBase returns the commit of an explicit --base, which must be a
+// local branch: owt merges the work back into its base, and a tag, a
+// remote branch or a commit cannot take a merge.
+func (w *Workspace) checkBase(base string) (string, error) {
+	if !w.Repo.BranchExists(base) {
+		if _, err := w.Repo.ResolveCommit(base); err != nil {
+			return "", fmt.Errorf("unknown base %q: no such branch", base)
+		}
+		return "", fmt.Errorf("base %q is not a local branch: the work merges back into its base, so it must be one (to start from it, make a branch there first: git branch NAME %s)", base, base)
+	}
+	return w.Repo.ResolveCommit(git.BranchRef(base))
+}
+
 // reserve picks a free name, branch, folder, session and port block and
 // writes the record in state "starting", marked Creating, so concurrent owt
 // new calls never choose the same ones. It returns the create lock of the
 // name, held until the create ends: kill -9 drops it, which is how owt
 // doctor tells an interrupted create from one still running.
-func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string, sessions []tmux.Session, branches map[string]bool) (*state.Record, *state.Held, error) {
+func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string, sessions []tmux.Session, branches map[string]string) (*state.Record, *state.Held, error) {
 	name, branch := DeriveName(task)
 	if o.Name != "" {
 		name = o.Name
@@ -315,6 +353,9 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 					break
 				}
 				if explicit {
+					if o.Branch != "" && branches[cb] == git.BranchRef(cb) {
+						return fmt.Errorf("branch %q already exists: pick another --branch", cb)
+					}
 					return fmt.Errorf("name %q is in use: %s", cn, why)
 				}
 				if n > 1000 {
@@ -351,15 +392,17 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 }
 
 // taken reports whether a name or branch is already used, and by what.
-func (w *Workspace) taken(f *state.File, name, branch string, liveSession, branches map[string]bool) (bool, string) {
+func (w *Workspace) taken(f *state.File, name, branch string, liveSession map[string]bool, branches map[string]string) (bool, string) {
 	if _, ok := f.Records[name]; ok {
 		return true, "owt already has a worktree with that name"
 	}
 	if reservedName(name) {
 		return true, "owt's commands would read it as a request for help"
 	}
-	if branches[branch] {
+	if ref, ok := branches[branch]; ok && ref == git.BranchRef(branch) {
 		return true, "branch " + branch + " already exists"
+	} else if ok {
+		return true, "git would read branch " + branch + " as " + ref
 	}
 	if _, err := os.Lstat(w.worktreePath(name)); err == nil {
 		return true, w.worktreePath(name) + " already exists"

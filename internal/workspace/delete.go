@@ -56,7 +56,7 @@ func (l Loss) String() string {
 		parts = append(parts, fmt.Sprintf("%d ignored file(s) owt copied in and that changed since: %s", n, Some(l.EditedCopies, ListedMax)))
 	}
 	if l.Unmerged > 0 {
-		parts = append(parts, fmt.Sprintf("%d commit(s) not in its base", l.Unmerged))
+		parts = append(parts, fmt.Sprintf("%d commit(s) that neither its base nor any other branch holds", l.Unmerged))
 	}
 	if l.Detached > 0 {
 		parts = append(parts, fmt.Sprintf("%d commit(s) on a detached HEAD that no branch holds", l.Detached))
@@ -87,12 +87,14 @@ func (w *Workspace) WhatWouldBeLost(r *state.Record) (Loss, error) {
 		}
 	}
 	if w.Repo.BranchExists(r.Branch) {
+		// Commits another branch holds (landed with --into, or kept by a
+		// branch made from this one) survive the delete.
 		base := w.Repo.BaseRef(r.Base, r.BaseCommit)
-		ahead, _, err := w.Repo.AheadBehind(base, r.Branch)
+		only, err := w.Repo.OnlyOn(r.Branch, base)
 		if err != nil {
 			return l, fmt.Errorf("compare %s with %s: %w", r.Branch, base, err)
 		}
-		l.Unmerged = ahead
+		l.Unmerged = only
 	}
 	return l, nil
 }

@@ -179,7 +179,7 @@ func (w *Workspace) forget(r *state.Record, rep *DoctorReport) (bool, string) {
 	action := "forgot it"
 	if w.Repo.BranchExists(r.Branch) {
 		base := w.Repo.BaseRef(r.Base, r.BaseCommit)
-		ahead, _, err := w.Repo.AheadBehind(base, r.Branch)
+		ahead, _, err := w.Repo.AheadBehind(base, git.BranchRef(r.Branch))
 		switch {
 		case err != nil:
 			action += "; kept branch " + r.Branch + " (" + err.Error() + ")"
@@ -361,7 +361,7 @@ func (w *Workspace) gitRunningHere() int {
 			dirs = append(dirs, wt.Path)
 		}
 	}
-	return gitProcessWorkingIn(dirs, nil)
+	return gitProcessWorkingIn(dirs)
 }
 
 // gitProcessIn reports whether the process at /proc/PID works in one of

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -77,7 +79,7 @@ func (w *Workspace) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 		rep.Findings = append(rep.Findings, f)
 		return true
 	}
-	if ahead, _, err := w.Repo.AheadBehind(w.Repo.BaseRef(r.Base, r.BaseCommit), r.Branch); err == nil && ahead > 0 {
+	if ahead, _, err := w.Repo.AheadBehind(w.Repo.BaseRef(r.Base, r.BaseCommit), git.BranchRef(r.Branch)); err == nil && ahead > 0 {
 		f.Action = fmt.Sprintf("left alone: branch %s has %d commit(s) of its own; look at it, then 'owt delete --force %s'", r.Branch, ahead, r.Name)
 		rep.Findings = append(rep.Findings, f)
 		return true
@@ -108,8 +110,17 @@ func (w *Workspace) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 
 // userFilesIn lists the files of an interrupted create's worktree that are
 // new or changed: someone wrote them after it died. Files missing from it
-// are not: a checkout cut short leaves them out.
+// are not: a checkout cut short leaves them out. When git never finished
+// the checkout, the files at paths of the tree it was checking out are
+// git's (written whole or in part by it); only the others are someone's.
 func (w *Workspace) userFilesIn(r *state.Record) []string {
+	if !checkoutFinished(w.Repo, r) {
+		files, err := filesBeyondTree(w.Repo, r)
+		if err != nil {
+			return []string{"(cannot read it: " + err.Error() + ")"}
+		}
+		return files
+	}
 	var out []string
 	work, err := WorkFiles(r)
 	if err != nil {
@@ -124,20 +135,105 @@ func (w *Workspace) userFilesIn(r *state.Record) []string {
 	return append(out, edited...)
 }
 
-// gitAtWorkIn returns the pid of a git process still working on r's
-// worktree — inside it, pointed at it or at its admin dir by GIT_DIR or
-// GIT_WORK_TREE, or naming it on its command line (the git worktree add
-// that makes it) — or 0. It reads Linux /proc; elsewhere it answers 0.
+// gitAtWorkIn returns the pid of a git process still checking out r's
+// worktree, or 0: the git worktree add that makes it (naming it on its
+// command line), or a checkout-kind git (reset, checkout, switch,
+// read-tree, restore: what worktree add runs) working inside it or its
+// admin dir. Any other git there (the user's git log in a pager) is not
+// the checkout. It reads Linux /proc; elsewhere it answers 0.
 func (w *Workspace) gitAtWorkIn(r *state.Record) int {
-	dirs := []string{r.Path, filepath.Join(w.Repo.CommonDir, "worktrees", filepath.Base(r.Path))}
-	return gitProcessWorkingIn(dirs, []string{r.Path})
+	dirs := []string{r.Path, adminDir(w.Repo, r)}
+	for i, d := range dirs {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			dirs[i] = real
+		}
+	}
+	return findGit(func(proc string) bool {
+		args := cmdline(proc)
+		sub := gitSubcommand(args)
+		adding := sub == "worktree" && slices.Contains(args, "add") && namesPath(proc, append([]string{r.Path}, dirs...))
+		return adding || (checkoutKinds[sub] && gitProcessIn(proc, dirs))
+	})
+}
+
+// checkoutKinds are the git commands that write a worktree's tree.
+var checkoutKinds = map[string]bool{"reset": true, "checkout": true, "switch": true, "read-tree": true, "restore": true}
+
+// cmdline is the argument list of the process at /proc/PID.
+func cmdline(proc string) []string {
+	b, err := os.ReadFile(filepath.Join(proc, "cmdline"))
+	if err != nil {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+}
+
+// gitSubcommand is the command of a git argument list: the first argument
+// after git's own options (-C DIR and -c KEY=VALUE take a value).
+func gitSubcommand(args []string) string {
+	for i := 1; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-C" || a == "-c":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return ""
+}
+
+// adminDir is the worktree's own git dir (.git/worktrees/NAME), read from
+// its .git file, else where git puts it.
+func adminDir(repo git.Repo, r *state.Record) string {
+	if b, err := os.ReadFile(filepath.Join(r.Path, ".git")); err == nil {
+		if d, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); ok {
+			return d
+		}
+	}
+	return filepath.Join(repo.CommonDir, "worktrees", filepath.Base(r.Path))
+}
+
+// checkoutFinished reports whether git finished checking out r's worktree:
+// git writes the worktree's index once, after every file of the tree is
+// written, so a checkout killed half-way leaves none (only index.lock).
+func checkoutFinished(repo git.Repo, r *state.Record) bool {
+	_, err := os.Stat(filepath.Join(adminDir(repo, r), "index"))
+	return err == nil
+}
+
+// filesBeyondTree lists the files in r's worktree at paths the tree of its
+// branch does not have: no checkout of that tree wrote them.
+func filesBeyondTree(repo git.Repo, r *state.Record) ([]string, error) {
+	tree, err := repo.TreePaths(git.BranchRef(r.Branch))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	err = filepath.WalkDir(r.Path, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(r.Path, p)
+		rel = filepath.ToSlash(rel)
+		if rel == ".git" {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && !tree[rel] {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // gitProcessWorkingIn returns the pid of a git process working in one of
-// dirs (see gitProcessIn), or naming one of them or of named on its
-// command line when named is not nil, or 0. It reads Linux /proc;
-// elsewhere it answers 0.
-func gitProcessWorkingIn(dirs, named []string) int {
+// dirs (see gitProcessIn), or 0. It reads Linux /proc; elsewhere it
+// answers 0.
+func gitProcessWorkingIn(dirs []string) int {
 	resolved := make([]string, len(dirs))
 	for i, d := range dirs {
 		resolved[i] = d
@@ -145,17 +241,20 @@ func gitProcessWorkingIn(dirs, named []string) int {
 			resolved[i] = real
 		}
 	}
-	if named != nil {
-		named = append(append([]string{}, resolved...), named...)
-	}
+	return findGit(func(proc string) bool { return gitProcessIn(proc, resolved) })
+}
+
+// findGit returns the pid of the first git process whose /proc/PID
+// directory match accepts, or 0: the one scan of /proc both of doctor's
+// questions about a running git share.
+func findGit(match func(proc string) bool) int {
 	comms, _ := filepath.Glob("/proc/[0-9]*/comm")
 	for _, c := range comms {
 		b, err := os.ReadFile(c)
 		if err != nil || strings.TrimSpace(string(b)) != "git" {
 			continue
 		}
-		proc := filepath.Dir(c)
-		if gitProcessIn(proc, resolved) || (named != nil && namesPath(proc, named)) {
+		if proc := filepath.Dir(c); match(proc) {
 			pid, _ := strconv.Atoi(filepath.Base(proc))
 			return pid
 		}

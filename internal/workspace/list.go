@@ -122,7 +122,7 @@ func computeStats(r *state.Record) Stats {
 	}
 	repo := git.Repo{Root: r.Repo}
 	base := repo.BaseRef(r.Base, r.BaseCommit)
-	s.Ahead, s.Behind, _ = repo.AheadBehind(base, r.Branch)
+	s.Ahead, s.Behind, _ = repo.AheadBehind(base, git.BranchRef(r.Branch))
 	if dirty, err := WorkFiles(r); err == nil {
 		s.Dirty = len(dirty)
 	}

@@ -17,7 +17,7 @@ func namedBranch(name, task string) string {
 // it is free: the same test, made before anything is asked of Create.
 // With no tmux server running, no session can be in the way.
 func (w *Workspace) NameTaken(name, task string) (string, error) {
-	branches, err := w.Repo.Branches()
+	branches, err := w.Repo.NamesInUse()
 	if err != nil {
 		return "", fmt.Errorf("list branches: %w", err)
 	}

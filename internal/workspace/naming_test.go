@@ -62,3 +62,18 @@ func TestValidateName(t *testing.T) {
 		require.Error(t, ValidateName(bad), bad)
 	}
 }
+
+func TestDeriveNameDropsWholeEscapeSequences(t *testing.T) {
+	for task, want := range map[string]string{
+		"fix \x1b]0;pwn\x07 login bug\x1b[2J":    "login-bug",
+		"fix \x1b[1;31mred\x1b[0m button":        "red-button",
+		"add \x1b]8;;http://x\x1b\\link\x1b]8;;": "add-link",
+		"tidy \x1bPq#0;2;0;0;0\x1b\\ the docs":   "tidy-docs",
+		"add \u009b2J table":                     "add-table",
+	} {
+		name, _ := DeriveName(task)
+		if name != want {
+			t.Errorf("DeriveName(%q) = %q, want %q", task, name, want)
+		}
+	}
+}
