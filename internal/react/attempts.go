@@ -115,6 +115,16 @@ func Pass(st *state.Reaction, now time.Time) bool {
 	return was
 }
 
+// Withdrawn records that the reaction's last message was taken back from
+// the outbox before the agent got it (its cause passed): it was no
+// attempt, and the same cause met again is news to the agent.
+func Withdrawn(st *state.Reaction) {
+	st.Pending, st.Signature = "", ""
+	if st.Attempts > 0 {
+		st.Attempts--
+	}
+}
+
 // Undelivered records that the message for this reaction could not be
 // delivered: the user is needed, whatever the attempts.
 func Undelivered(st *state.Reaction, why string) Outcome {
