@@ -92,6 +92,32 @@ func AwaitsTurn(st *state.Reaction, rec *state.Record, now time.Time) bool {
 	return (rec.Status != state.Idle || !rec.StatusSince.After(st.At)) && now.Sub(st.At) < turnWait
 }
 
+// Unheeded reports whether the agent had a turn after the reaction's
+// last message reached it and the cause it was told about is still there:
+// the caller met the same signature again. That counts as the next
+// attempt (FailAgain), so a cause the agent lets stand ends with the user.
+func Unheeded(st *state.Reaction, rec *state.Record) bool {
+	return st.Signature != "" && st.Attempts > 0 && st.NeedsYou == "" && st.Pending == "" &&
+		rec.Status == state.Idle && rec.StatusSince.After(st.At)
+}
+
+// FailAgain records the same cause met again after the agent had its turn
+// on the last message (Unheeded): the next attempt, or, with the attempts
+// used up, the user is needed, told once.
+func FailAgain(st *state.Reaction, what string, cfg config.Reaction, now time.Time) Outcome {
+	st.Passes = 0
+	switch {
+	case cfg.Action == "off" || cfg.Action == "notify" || st.NeedsYou != "":
+		return Nothing // notify told the user once per cause
+	case st.Attempts >= cfg.MaxAttempts:
+		st.NeedsYou = usedUp(st.Attempts, what)
+		return Escalate
+	}
+	st.Attempts++
+	st.At = now
+	return Send
+}
+
 // turnWait bounds how long a new cause waits for the agent's turn.
 const turnWait = 10 * time.Minute
 

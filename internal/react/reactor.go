@@ -232,9 +232,12 @@ func (x *Reactor) fail(rec *state.Record, f failure, cfg config.Reaction) error 
 			return state.ErrNoChange // judged again at a later look
 		}
 		st.Seen = f.seen
-		if deaf != "" {
+		switch {
+		case deaf != "":
 			out = FailUnheard(st, f.sig, f.what, deaf, cfg, now)
-		} else {
+		case f.afterTurn && f.sig == st.Signature && Unheeded(st, cur):
+			out = FailAgain(st, f.what, cfg, now)
+		default:
 			out = Fail(st, f.sig, f.what, cfg, now)
 		}
 		if out == Send {
@@ -348,9 +351,15 @@ func (x *Reactor) settle(rec *state.Record) {
 			if st.Pending != key {
 				return state.ErrNoChange
 			}
-			if m.State == outbox.Delivered || m.State == outbox.Withdrawn {
-				st.Pending = "" // withdrawn: its cause passed (pass)
-			} else {
+			switch {
+			case m.State == outbox.Delivered:
+				st.Pending = ""
+				if !m.SentAt.IsZero() {
+					st.At = m.SentAt // its turn on the message comes after this (Unheeded)
+				}
+			case m.State == outbox.Withdrawn:
+				st.Pending = "" // its cause passed (pass)
+			default:
 				out = Undelivered(st, m.Why)
 			}
 			after = *cur
