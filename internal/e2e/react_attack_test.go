@@ -107,4 +107,38 @@ func TestAConflictTheAgentIgnoresNeedsYouAfterMaxAttempts(t *testing.T) {
 	e.WaitStatus(repo, "deaf", "idle", 30*time.Second)
 	require.Len(t, e.promptsWith("deaf", "now conflicts with main"), 2)
 	require.Len(t, e.prItem(repo, "deaf").NeedsYou, 1)
+	require.Len(t, logLinesWith(e.LogLines("monitor"), "deaf needs you (conflict"), 1, "one notification")
+}
+
+// gh not logged in, then answering with another failure: the PR state is
+// stale for the latest reason, and stays so (it was rewritten back to "not
+// logged in" between polls, a state write a second).
+func TestAStalePRSaysTheLatestFailureOnceGhIsLoggedInAgain(t *testing.T) {
+	e := NewEnv(t)
+	e.useFakeGh()
+	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
+	repo := e.NewRepo("app")
+	e.withRemote(repo)
+	e.setGh(createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "QUEUED", "", 1))})
+	e.agentWithPR(repo, "flip")
+	e.Eventually(30*time.Second, "polled", func() bool { return e.prItem(repo, "flip").PR.Checks == "pending" })
+
+	e.setGh(ghFixture{Args: []string{"pr", "view"}, Stderr: "To get started with GitHub CLI, please run:  gh auth login\n", Exit: 4})
+	e.Eventually(60*time.Second, "stale: not logged in", func() bool {
+		return strings.Contains(e.MustOwt(repo, "list"), "stale: gh is not logged in")
+	})
+
+	e.setGh(ghFixture{Args: []string{"pr", "view"}, Stderr: "HTTP 502: Bad Gateway (https://api.github.com/graphql)\n", Exit: 1})
+	e.Eventually(60*time.Second, "stale: the 502", func() bool { return strings.Contains(e.MustOwt(repo, "list"), "HTTP 502") })
+	// From now on every look says the 502, through the next polls.
+	polls := len(e.ghCalls("pr", "view"))
+	e.Eventually(90*time.Second, "two more polls, every look saying the 502", func() bool {
+		out := e.MustOwt(repo, "list")
+		require.NotContains(t, out, "not logged in", "gh answered since")
+		require.Contains(t, out, "HTTP 502")
+		return len(e.ghCalls("pr", "view")) >= polls+2
+	})
+	doc := e.Owt(repo, "doctor")
+	require.Contains(t, doc.Stdout, "the pull request state of flip is stale: gh pr view: HTTP 502")
+	require.NotContains(t, doc.Stdout, "not logged in")
 }

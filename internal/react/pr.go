@@ -101,8 +101,9 @@ func (x *Reactor) poll(rec *state.Record, cfg config.Config) {
 }
 
 // pollFailed backs off and marks the pull request's state stale, saying
-// why. gh not logged in holds every poll: one tries again after a wait
-// that doubles from the poll interval up to maxBackoff, warned once.
+// why (the latest failure). gh not logged in holds every poll: one tries
+// again after a wait that doubles from the poll interval up to
+// maxBackoff, warned once; any other answer of gh ends that.
 func (x *Reactor) pollFailed(rec *state.Record, cfg config.Config, err error) {
 	defer func() {
 		if merr := x.markStale(rec, staleWhy(err)); merr != nil {
@@ -121,8 +122,17 @@ func (x *Reactor) pollFailed(rec *state.Record, cfg config.Config, err error) {
 		}
 		return
 	}
+	// gh answered, with another failure: it is logged in again, and the
+	// reason the PR state is stale is this failure, not the login.
+	if x.ghOff {
+		x.ghOff, x.ghWait = false, 0
+		x.logf("gh is logged in again (it answers, though with a failure): the %s and %s reactions are back on", config.CIFailed, config.ChangesRequested)
+	}
 	if x.backoff == nil {
 		x.backoff = map[agentKey]time.Duration{}
+	}
+	if x.next == nil {
+		x.next = map[agentKey]time.Time{}
 	}
 	k := keyOf(rec)
 	wait := min(max(2*x.backoff[k], cfg.PR.PollInterval.Duration), maxBackoff)
