@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,4 +142,38 @@ func TestAStalePRSaysTheLatestFailureOnceGhIsLoggedInAgain(t *testing.T) {
 	doc := e.Owt(repo, "doctor")
 	require.Contains(t, doc.Stdout, "the pull request state of flip is stale: gh pr view: HTTP 502")
 	require.NotContains(t, doc.Stdout, "not logged in")
+}
+
+// Thirty failing checks: the message names every one (the first 20, then
+// how many more), and reads only the logs it has room for.
+func TestManyFailingChecksAreAllNamedAndOnlyTheLogsThatFitAreRead(t *testing.T) {
+	e := NewEnv(t)
+	e.useFakeGh()
+	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
+	repo := e.NewRepo("app")
+	e.withRemote(repo)
+	var checks []map[string]any
+	for i := 1; i <= 30; i++ {
+		checks = append(checks, checkRun(fmt.Sprintf("check-%02d", i), "COMPLETED", "FAILURE", 200+i))
+	}
+	var log strings.Builder
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&log, "test\tRun go test\t--- FAIL: TestNumber%02d (0.01s) something went wrong here\n", i)
+	}
+	e.setGh(createFixture, ghFixture{Args: []string{"run", "view"}, Stdout: log.String()},
+		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checks...)})
+	e.agentWithPR(repo, "many")
+
+	e.Eventually(60*time.Second, "the CI failure reaches the agent", func() bool { return len(e.promptsWith("many", "CI fails")) == 1 })
+	msg := e.promptsWith("many", "CI fails")[0]
+	for i := 1; i <= 20; i++ {
+		require.Contains(t, msg, fmt.Sprintf("✗ check-%02d (CI)", i))
+	}
+	require.NotContains(t, msg, "check-21 (CI)")
+	require.Contains(t, msg, "and 10 more failing checks")
+	require.Contains(t, msg, "TestNumber59", "a log's tail")
+	require.LessOrEqual(t, len(msg), 9<<10, "bounded")
+	calls := len(e.ghCalls("run", "view"))
+	require.GreaterOrEqual(t, calls, 1)
+	require.LessOrEqual(t, calls, 3, "only the logs that can fit are read")
 }
