@@ -80,8 +80,8 @@ func newCause(st *state.Reaction, sig string, cfg config.Reaction, now time.Time
 // on the reaction's last message: the message is still in the outbox, or
 // no turn of the agent has ended since it was queued. A new cause met
 // meanwhile waits, so it does not cost an attempt the agent never had;
-// once delivered, never longer than turnWait after it was queued, in case
-// a turn too quick to be seen went by.
+// once delivered, never longer than turnWait after that (st.At: queued,
+// then delivered), in case a turn too quick to be seen went by.
 func AwaitsTurn(st *state.Reaction, rec *state.Record, now time.Time) bool {
 	if st.Attempts == 0 || st.NeedsYou != "" {
 		return false
