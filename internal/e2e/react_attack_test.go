@@ -108,7 +108,7 @@ func TestAConflictTheAgentIgnoresNeedsYouAfterMaxAttempts(t *testing.T) {
 	e.WaitStatus(repo, "deaf", "idle", 30*time.Second)
 	require.Len(t, e.promptsWith("deaf", "now conflicts with main"), 2)
 	require.Len(t, e.prItem(repo, "deaf").NeedsYou, 1)
-	require.Len(t, logLinesWith(e.LogLines("monitor"), "deaf needs you (conflict"), 1, "one notification")
+	require.Len(t, logLinesWith(e.LogLines("monitor"), "reaction conflict deaf: needs you"), 1, "escalated (and told) once")
 }
 
 // gh not logged in, then answering with another failure: the PR state is
