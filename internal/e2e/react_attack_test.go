@@ -177,3 +177,39 @@ func TestManyFailingChecksAreAllNamedAndOnlyTheLogsThatFitAreRead(t *testing.T) 
 	require.GreaterOrEqual(t, calls, 1)
 	require.LessOrEqual(t, calls, 3, "only the logs that can fit are read")
 }
+
+// A CI failure held for the user is withdrawn when a re-run passes.
+func TestAHeldCIFailureIsWithdrawnWhenCIPassesAfterARerun(t *testing.T) {
+	e := NewEnv(t)
+	e.useFakeGh()
+	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
+	repo := e.NewRepo("app")
+	e.withRemote(repo)
+	e.setGh(createFixture, ghFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestFlaky\n"},
+		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "FAILURE", 301))})
+	e.agentWithPR(repo, "rerun")
+	client, _ := e.attach(e.Find(repo, "rerun").Session)
+	e.Eventually(60*time.Second, "the CI failure is queued, held for the user", func() bool {
+		for _, m := range e.outboxMessages("rerun") {
+			if m.Kind == "reaction ci_failed" && m.State == "queued" {
+				return true
+			}
+		}
+		return false
+	})
+
+	e.setGh(ghFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "SUCCESS", 302))})
+	e.Eventually(60*time.Second, "the CI failure message is withdrawn", func() bool {
+		for _, m := range e.outboxMessages("rerun") {
+			if m.Kind == "reaction ci_failed" && m.State == "withdrawn" {
+				return true
+			}
+		}
+		return false
+	})
+	e.Tmux("detach-client", "-t", client)
+	e.MustOwt(repo, "send", "rerun", "!write after.txt x")
+	e.Eventually(60*time.Second, "the agent took the next text", func() bool { return len(e.promptsWith("rerun", "after.txt")) == 1 })
+	require.Empty(t, e.promptsWith("rerun", "CI fails"), "never typed")
+	require.Zero(t, e.prItem(repo, "rerun").Reactions["ci_failed"].Attempts)
+}
