@@ -2,7 +2,8 @@
 // to commit, failing checks): queued per agent on disk, delivered through
 // owt send's path only when the agent is idle and no user looks at its
 // pane, several at once as one paste, and settled as delivered or
-// undeliverable with the reason.
+// undeliverable with the reason, or withdrawn untyped when its cause went
+// away.
 package outbox
 
 import (
