@@ -17,14 +17,21 @@ import (
 // A conflict's cause is the conflicting files and the commits that touch
 // them: main moving on for unrelated reasons, or the agent committing
 // other work, sends nothing new (and burns no attempt); a new commit on
-// the conflicting file, on main or the agent's own failed try, does.
+// the conflicting file, on main or the agent's own failed try, does. (The
+// first message is held, a client on the agent's pane, while that is
+// judged: a conflict the agent lets stand through a turn of its own is
+// the next attempt, TestAConflictTheAgentIgnoresNeedsYouAfterMaxAttempts.)
 func TestAConflictIsSentOnceWhileItsBaseMovesForUnrelatedReasons(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
-	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
+	e.userConfig("[pr]\npoll_interval = \"1s\"\n[reactions.conflict]\nmax_attempts = 5\n")
 	e.startAgent(repo, "clash", "Edit the readme\n!write README.md\n!commit agent readme")
+	client, _ := e.attach(e.Find(repo, "clash").Session)
 	e.commitIn(repo, "README.md", "# main's readme\n", "main rewrites the readme")
-	e.Eventually(60*time.Second, "the conflict reaches the agent", func() bool { return len(e.promptsWith("clash", "now conflicts with main")) == 1 })
+	e.Eventually(60*time.Second, "the conflict is queued for the agent", func() bool {
+		st, _, ok := e.conflictMessage("clash")
+		return ok && st == "queued"
+	})
 
 	for i := range 3 {
 		head := e.commitIn(repo, "unrelated"+itoa(i)+".txt", "news\n", "unrelated news "+itoa(i))
@@ -32,7 +39,7 @@ func TestAConflictIsSentOnceWhileItsBaseMovesForUnrelatedReasons(t *testing.T) {
 			return strings.Contains(e.prItem(repo, "clash").Reactions["conflict"].Seen, head)
 		})
 	}
-	require.Len(t, e.promptsWith("clash", "now conflicts with main"), 1, "the same conflict is sent once")
+	require.Len(t, e.outboxMessages("clash"), 1, "the same conflict is sent once")
 	it := e.prItem(repo, "clash")
 	require.Empty(t, it.NeedsYou)
 	require.Equal(t, 1, it.Reactions["conflict"].Attempts)
@@ -43,16 +50,31 @@ func TestAConflictIsSentOnceWhileItsBaseMovesForUnrelatedReasons(t *testing.T) {
 		head := e.Git(repo, "rev-parse", branch)
 		return e.Find(repo, "clash").Status == "idle" && strings.HasPrefix(e.prItem(repo, "clash").Reactions["conflict"].Seen, head)
 	})
-	require.Len(t, e.promptsWith("clash", "now conflicts with main"), 1, "other work is not news")
+	require.Len(t, e.outboxMessages("clash"), 1, "other work is not news")
+	require.Equal(t, 1, e.prItem(repo, "clash").Reactions["conflict"].Attempts)
 
+	// The user leaves: the first message goes; a new commit on the
+	// conflicting file is news.
+	e.Tmux("detach-client", "-t", client)
+	e.Eventually(60*time.Second, "the first message reaches the agent", func() bool { return len(e.promptsWith("clash", "now conflicts with main")) >= 1 })
 	e.commitIn(repo, "README.md", "# main's readme, again\n", "main rewrites the readme again")
-	e.Eventually(60*time.Second, "the new conflicting commit reaches the agent", func() bool { return len(e.promptsWith("clash", "now conflicts with main")) == 2 })
-	require.Contains(t, e.promptsWith("clash", "now conflicts with main")[1], "main rewrites the readme again")
+	e.Eventually(60*time.Second, "the new conflicting commit reaches the agent", func() bool {
+		for _, p := range e.promptsWith("clash", "now conflicts with main") {
+			if strings.Contains(p, "main rewrites the readme again") {
+				return true
+			}
+		}
+		return false
+	})
 
-	// The agent's try at the file that still conflicts is the next attempt.
+	// The agent's try at the file that still conflicts is a new cause (the
+	// turns it had on the same one are counted too: the signature says
+	// which cause was acted on last).
+	before := e.prItem(repo, "clash").Reactions["conflict"].Signature
 	e.MustOwt(repo, "send", "clash", "!write README.md a second try\n!commit a failed try")
-	e.Eventually(60*time.Second, "the failed try is told", func() bool { return len(e.promptsWith("clash", "now conflicts with main")) == 3 })
-	require.Equal(t, 3, e.prItem(repo, "clash").Reactions["conflict"].Attempts)
+	e.Eventually(60*time.Second, "the failed try is a new cause", func() bool {
+		return e.prItem(repo, "clash").Reactions["conflict"].Signature != before
+	})
 }
 
 // ghLoggedOut is gh's answer when it is not logged in (exit 4).

@@ -103,7 +103,7 @@ func Ready(rec *state.Record) bool {
 // the reason otherwise. An agent that turned busy meanwhile keeps them.
 func (c *Courier) deliver(a Agent, rec *state.Record) {
 	defer c.setBusy(a, false)
-	msgs, err := c.Box.Queued(a)
+	msgs, err := c.Box.Take(a, time.Now()) // no longer withdrawn: typed, or given back
 	if err != nil || len(msgs) == 0 {
 		if err != nil {
 			c.logf("outbox %s: %v", a.Name, err)
@@ -124,6 +124,9 @@ func (c *Courier) deliver(a Agent, rec *state.Record) {
 		c.settle(a, msgs, Delivered, sentAt, "")
 	case errors.Is(err, workspace.ErrNotReady):
 		// It waits for the user now: the next idle turn gets them.
+		if err := c.Box.Release(a, msgs); err != nil {
+			c.logf("outbox %s: %v", a.Name, err)
+		}
 	default:
 		c.settle(a, msgs, Undeliverable, sentAt, err.Error())
 	}

@@ -2,7 +2,8 @@
 // to commit, failing checks): queued per agent on disk, delivered through
 // owt send's path only when the agent is idle and no user looks at its
 // pane, several at once as one paste, and settled as delivered or
-// undeliverable with the reason.
+// undeliverable with the reason, or withdrawn untyped when its cause went
+// away.
 package outbox
 
 import (
@@ -33,6 +34,7 @@ const (
 	Queued        State = "queued"        // waits for the agent to be idle and unwatched
 	Delivered     State = "delivered"     // the agent took it (its Enter took)
 	Undeliverable State = "undeliverable" // owt tried and could not: Why says why
+	Withdrawn     State = "withdrawn"     // taken back untyped: its cause went away (Why)
 )
 
 // Agent names an agent: the worktree called Name of the repository at Repo.
@@ -51,7 +53,9 @@ type Message struct {
 	From     string    `json:"from,omitempty"`
 	State    State     `json:"state"`
 	QueuedAt time.Time `json:"queued_at"`
-	// SentAt is when its text began to be typed (delivered or not).
+	// SentAt is when its text began to be typed (delivered or not); set
+	// on a queued message while the courier types it (Take), which can no
+	// longer be withdrawn then.
 	SentAt time.Time `json:"sent_at,omitzero"`
 	// Why says why it is undeliverable, or, while queued, what holds it
 	// ("the user is on its pane").
@@ -133,6 +137,56 @@ func (b Box) Queued(a Agent) ([]Message, error) {
 		return nil, err
 	}
 	return f.queued(), nil
+}
+
+// Take is a's queued messages for the courier to type now: each is
+// marked as being typed (SentAt) under the lock, so Withdraw no longer
+// takes it back. The courier settles them, or gives back those it did
+// not type (Release). A message marked so by a courier that died stays
+// marked: it may have been typed, so it is never withdrawn.
+func (b Box) Take(a Agent, now time.Time) ([]Message, error) {
+	var out []Message
+	err := b.update(a, func(f *file) bool {
+		for _, m := range f.Messages {
+			if m.State == Queued {
+				m.SentAt = now
+				out = append(out, *m)
+			}
+		}
+		return len(out) > 0
+	})
+	return out, err
+}
+
+// Release gives back the messages of a named by msgs that the courier
+// took and did not type: they wait again, and can be withdrawn.
+func (b Box) Release(a Agent, msgs []Message) error {
+	return b.update(a, func(f *file) bool {
+		changed := false
+		for _, m := range msgs {
+			if cur := f.find(m.Kind, m.Key); cur != nil && cur.State == Queued && !cur.SentAt.IsZero() {
+				cur.SentAt, changed = time.Time{}, true
+			}
+		}
+		return changed
+	})
+}
+
+// Withdraw takes back a's message of kind and key if it is still queued
+// and not being typed (Take): it is settled as withdrawn, why saying why,
+// and is never typed. It reports whether it was withdrawn; false means it
+// was delivered, undeliverable, is being typed, or is not there.
+func (b Box) Withdraw(a Agent, kind, key, why string) (bool, error) {
+	done := false
+	err := b.update(a, func(f *file) bool {
+		m := f.find(kind, key)
+		if m == nil || m.State != Queued || !m.SentAt.IsZero() {
+			return false
+		}
+		m.State, m.Why, done = Withdrawn, why, true
+		return true
+	})
+	return done && err == nil, err
 }
 
 // Join is the text of msgs as one paste: each message once, in order,

@@ -80,8 +80,8 @@ func newCause(st *state.Reaction, sig string, cfg config.Reaction, now time.Time
 // on the reaction's last message: the message is still in the outbox, or
 // no turn of the agent has ended since it was queued. A new cause met
 // meanwhile waits, so it does not cost an attempt the agent never had;
-// once delivered, never longer than turnWait after it was queued, in case
-// a turn too quick to be seen went by.
+// once delivered, never longer than turnWait after that (st.At: queued,
+// then delivered), in case a turn too quick to be seen went by.
 func AwaitsTurn(st *state.Reaction, rec *state.Record, now time.Time) bool {
 	if st.Attempts == 0 || st.NeedsYou != "" {
 		return false
@@ -90,6 +90,32 @@ func AwaitsTurn(st *state.Reaction, rec *state.Record, now time.Time) bool {
 		return true // the outbox settles it: delivered, or the user's
 	}
 	return (rec.Status != state.Idle || !rec.StatusSince.After(st.At)) && now.Sub(st.At) < turnWait
+}
+
+// Unheeded reports whether the agent had a turn after the reaction's
+// last message reached it and the cause it was told about is still there:
+// the caller met the same signature again. That counts as the next
+// attempt (FailAgain), so a cause the agent lets stand ends with the user.
+func Unheeded(st *state.Reaction, rec *state.Record) bool {
+	return st.Signature != "" && st.Attempts > 0 && st.NeedsYou == "" && st.Pending == "" &&
+		rec.Status == state.Idle && rec.StatusSince.After(st.At)
+}
+
+// FailAgain records the same cause met again after the agent had its turn
+// on the last message (Unheeded): the next attempt, or, with the attempts
+// used up, the user is needed, told once.
+func FailAgain(st *state.Reaction, what string, cfg config.Reaction, now time.Time) Outcome {
+	st.Passes = 0
+	switch {
+	case cfg.Action == "off" || cfg.Action == "notify" || st.NeedsYou != "":
+		return Nothing // notify told the user once per cause
+	case st.Attempts >= cfg.MaxAttempts:
+		st.NeedsYou = usedUp(st.Attempts, what)
+		return Escalate
+	}
+	st.Attempts++
+	st.At = now
+	return Send
 }
 
 // turnWait bounds how long a new cause waits for the agent's turn.
@@ -113,6 +139,16 @@ func Pass(st *state.Reaction, now time.Time) bool {
 	was := st.NeedsYou != ""
 	*st = state.Reaction{Seen: st.Seen, At: now}
 	return was
+}
+
+// Withdrawn records that the reaction's last message was taken back from
+// the outbox before the agent got it (its cause passed): it was no
+// attempt, and the same cause met again is news to the agent.
+func Withdrawn(st *state.Reaction) {
+	st.Pending, st.Signature = "", ""
+	if st.Attempts > 0 {
+		st.Attempts--
+	}
 }
 
 // Undelivered records that the message for this reaction could not be

@@ -133,3 +133,35 @@ func TestAwaitsTurnUntilTheAgentEndedATurnAfterTheLastMessage(t *testing.T) {
 	require.False(t, AwaitsTurn(&state.Reaction{Pending: "k"}, idleAfter, now), "no message sent yet: nothing to wait for")
 	require.False(t, AwaitsTurn(&state.Reaction{Attempts: 3, NeedsYou: "x", Pending: "k"}, idleAfter, now), "the user's already")
 }
+
+func TestACauseLeftStandingAfterTheAgentsTurnIsTheNextAttemptThenNeedsYou(t *testing.T) {
+	t1 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	st := state.Reaction{}
+	require.Equal(t, Send, Fail(&st, "c", "C", send2, t1))
+	rec := &state.Record{Status: state.Idle, StatusSince: t1.Add(-time.Minute)}
+	require.False(t, Unheeded(&st, rec), "no turn since the message")
+	st.Pending = "k"
+	rec.StatusSince = t1.Add(time.Minute)
+	require.False(t, Unheeded(&st, rec), "still in the outbox")
+	st.Pending = ""
+	require.True(t, Unheeded(&st, rec))
+
+	require.Equal(t, Send, FailAgain(&st, "C", send2, t1.Add(2*time.Minute)))
+	require.Equal(t, 2, st.Attempts)
+	require.False(t, Unheeded(&st, rec), "its turn on the second message is still to come")
+	rec.StatusSince = t1.Add(3 * time.Minute)
+	require.True(t, Unheeded(&st, rec))
+	require.Equal(t, Escalate, FailAgain(&st, "C", send2, t1.Add(4*time.Minute)))
+	require.Contains(t, st.NeedsYou, "2 attempt(s) used")
+	require.False(t, Unheeded(&st, rec), "told the user once")
+}
+
+func TestAWithdrawnMessageIsNoAttempt(t *testing.T) {
+	st := state.Reaction{}
+	require.Equal(t, Send, Fail(&st, "c", "C", send2, time.Now()))
+	st.Pending = "k"
+	Withdrawn(&st)
+	require.Zero(t, st.Attempts)
+	require.Empty(t, st.Pending)
+	require.Equal(t, Send, Fail(&st, "c", "C", send2, time.Now()), "the same cause again is news")
+}

@@ -101,8 +101,9 @@ func (x *Reactor) poll(rec *state.Record, cfg config.Config) {
 }
 
 // pollFailed backs off and marks the pull request's state stale, saying
-// why. gh not logged in holds every poll: one tries again after a wait
-// that doubles from the poll interval up to maxBackoff, warned once.
+// why (the latest failure). gh not logged in holds every poll: one tries
+// again after a wait that doubles from the poll interval up to
+// maxBackoff, warned once; any other answer of gh ends that.
 func (x *Reactor) pollFailed(rec *state.Record, cfg config.Config, err error) {
 	defer func() {
 		if merr := x.markStale(rec, staleWhy(err)); merr != nil {
@@ -121,8 +122,17 @@ func (x *Reactor) pollFailed(rec *state.Record, cfg config.Config, err error) {
 		}
 		return
 	}
+	// gh answered, with another failure: it is logged in again, and the
+	// reason the PR state is stale is this failure, not the login.
+	if x.ghOff {
+		x.ghOff, x.ghWait = false, 0
+		x.logf("gh is logged in again (it answers, though with a failure): the %s and %s reactions are back on", config.CIFailed, config.ChangesRequested)
+	}
 	if x.backoff == nil {
 		x.backoff = map[agentKey]time.Duration{}
+	}
+	if x.next == nil {
+		x.next = map[agentKey]time.Time{}
 	}
 	k := keyOf(rec)
 	wait := min(max(2*x.backoff[k], cfg.PR.PollInterval.Duration), maxBackoff)
@@ -230,33 +240,19 @@ func (x *Reactor) ciFailed(rec *state.Record, cfg config.Config, pr forge.PR) er
 	if memory(rec, config.CIFailed).Seen == seen {
 		return nil // these failures of this head were judged: no more calls
 	}
-	logs, unread := x.failedLogs(rec, failing)
+	text, logs, unread := ciReport(failing, pr.URL, func(c forge.Check) (string, error) {
+		return x.Forge.FailedLog(rec.Path, c.Link)
+	})
 	if unread != nil && x.waitForLogs(rec, seen) {
 		x.logf("reaction %s %s: %v; tried again at the next poll", config.CIFailed, rec.Name, unread)
 		return nil
 	}
 	x.logsSettled(rec)
-	blocks := make([]string, len(failing))
-	for i, c := range failing {
-		var b strings.Builder
-		fmt.Fprintf(&b, "✗ %s", c.Name)
-		if c.Workflow != "" {
-			fmt.Fprintf(&b, " (%s)", c.Workflow)
-		}
-		if c.Link != "" {
-			b.WriteString(" " + c.Link)
-		}
-		b.WriteString("\n")
-		if tail := run.Tail([]byte(logs[i]), logTail); tail != "" {
-			b.WriteString(tail + "\n")
-		}
-		blocks[i] = b.String()
-	}
 	return x.fail(rec, failure{
 		reaction: config.CIFailed, seen: seen,
 		sig:  "ci " + digest(append([]string{pr.HeadRefOid, strings.Join(names, ",")}, logs...)...),
-		what: strings.Join(names, ", ") + " failed on " + short(pr.HeadRefOid),
-		data: MessageData{Failure: boundEntries(blocks, messageMax, pr.URL), PR: pr.Number},
+		what: namesLine(names) + " failed on " + short(pr.HeadRefOid),
+		data: MessageData{Failure: text, PR: pr.Number},
 	}, rc)
 }
 
@@ -316,12 +312,52 @@ func (x *Reactor) changesRequested(rec *state.Record, cfg config.Config, pr forg
 	}, rc)
 }
 
-// failedLogs reads each failing check's failed log (one gh call each); a
-// log that cannot be read says why in its place, and unread is the first
-// such error.
-func (x *Reactor) failedLogs(rec *state.Record, failing []forge.Check) (logs []string, unread error) {
+// namesLine names the first few failing checks on one line (the user's
+// NEEDS YOU reason, the log), then how many more.
+func namesLine(names []string) string {
+	const shown = 3
+	if len(names) <= shown {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:shown], ", "), len(names)-shown)
+}
+
+// Bounds of a ci_failed message: the failing checks named (then how many
+// more), the logs read (one gh call each, and only while the message has
+// logRoom left for one: a log that cannot fit is not asked for).
+const (
+	checksNamed = 20
+	logsRead    = 3
+	logRoom     = 1 << 10
+)
+
+// ciReport is the failure text of a ci_failed message: every failing
+// check named first (checksNamed of them, then how many more), then the
+// tails of the first ones' failed logs while the message has room, within
+// messageMax. readLog reads one log; logs are those read, and unread the
+// first error reading one (its place says it could not be read).
+func ciReport(failing []forge.Check, url string, readLog func(forge.Check) (string, error)) (text string, logs []string, unread error) {
+	var head strings.Builder
+	for _, c := range failing[:min(len(failing), checksNamed)] {
+		fmt.Fprintf(&head, "✗ %s", c.Name)
+		if c.Workflow != "" {
+			fmt.Fprintf(&head, " (%s)", c.Workflow)
+		}
+		if c.Link != "" {
+			head.WriteString(" " + c.Link)
+		}
+		head.WriteString("\n")
+	}
+	if more := len(failing) - checksNamed; more > 0 {
+		fmt.Fprintf(&head, "… and %d more failing checks: %s\n", more, url)
+	}
+	entries := []string{head.String()}
+	room := messageMax - head.Len()
 	for _, c := range failing {
-		log, err := x.Forge.FailedLog(rec.Path, c.Link)
+		if len(logs) == logsRead || room < logRoom {
+			break
+		}
+		log, err := readLog(c)
 		if err != nil {
 			log = "(its log could not be read: " + err.Error() + ")"
 			if unread == nil {
@@ -329,8 +365,18 @@ func (x *Reactor) failedLogs(rec *state.Record, failing []forge.Check) (logs []s
 			}
 		}
 		logs = append(logs, log)
+		tail := run.Tail([]byte(log), logTail)
+		if tail == "" {
+			continue // not an Actions run: no log to show
+		}
+		block := fmt.Sprintf("\nThe failed log of %s (its last %d lines):\n%s\n", c.Name, logTail, tail)
+		entries = append(entries, block)
+		room -= len(block)
 	}
-	return logs, unread
+	if left := len(failing) - len(logs); left > 0 && len(logs) > 0 {
+		entries = append(entries, fmt.Sprintf("\n(the logs of the other %d failing checks: %s)\n", left, url))
+	}
+	return boundEntries(entries, messageMax, url), logs, unread
 }
 
 // logWait is a failure held for its log: what was seen, and the polls

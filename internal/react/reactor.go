@@ -232,9 +232,12 @@ func (x *Reactor) fail(rec *state.Record, f failure, cfg config.Reaction) error 
 			return state.ErrNoChange // judged again at a later look
 		}
 		st.Seen = f.seen
-		if deaf != "" {
+		switch {
+		case deaf != "":
 			out = FailUnheard(st, f.sig, f.what, deaf, cfg, now)
-		} else {
+		case f.afterTurn && f.sig == st.Signature && Unheeded(st, cur):
+			out = FailAgain(st, f.what, cfg, now)
+		default:
 			out = Fail(st, f.sig, f.what, cfg, now)
 		}
 		if out == Send {
@@ -297,17 +300,33 @@ func unheard(rec *state.Record) string {
 	return ""
 }
 
-// pass records a passing observation of the reaction on input seen.
+// pass records a passing observation of the reaction on input seen. Its
+// message still waiting in the outbox is withdrawn: by the time it would
+// be typed it would be false.
 func (x *Reactor) pass(rec *state.Record, reaction, seen string) error {
-	var cleared bool
-	err := x.update(rec, reaction, func(_ *state.Record, st *state.Reaction) error {
+	var cleared, withdrawn bool
+	err := x.update(rec, reaction, func(cur *state.Record, st *state.Reaction) error {
 		if st.Seen == seen && st.Passes == 0 && st.Attempts == 0 && st.NeedsYou == "" {
 			return state.ErrNoChange
 		}
 		st.Seen = seen
+		if st.Pending != "" {
+			a := outbox.Agent{Repo: cur.Repo, Name: cur.Name}
+			ok, err := x.Box.Withdraw(a, Kind(reaction), st.Pending, "its cause is gone: "+reaction+" passes now")
+			if err != nil {
+				return fmt.Errorf("withdraw its message: %w", err)
+			}
+			if ok {
+				Withdrawn(st)
+				withdrawn = true
+			}
+		}
 		cleared = Pass(st, time.Now())
 		return nil
 	})
+	if withdrawn && err == nil {
+		x.logf("reaction %s %s: passes now; its message, not delivered yet, was withdrawn", reaction, rec.Name)
+	}
 	if cleared {
 		x.logf("reaction %s %s: passes again; it no longer needs you", reaction, rec.Name)
 	}
@@ -332,9 +351,15 @@ func (x *Reactor) settle(rec *state.Record) {
 			if st.Pending != key {
 				return state.ErrNoChange
 			}
-			if m.State == outbox.Delivered {
+			switch {
+			case m.State == outbox.Delivered:
 				st.Pending = ""
-			} else {
+				if !m.SentAt.IsZero() {
+					st.At = m.SentAt // its turn on the message comes after this (Unheeded)
+				}
+			case m.State == outbox.Withdrawn:
+				st.Pending = "" // its cause passed (pass)
+			default:
 				out = Undelivered(st, m.Why)
 			}
 			after = *cur

@@ -77,8 +77,8 @@ func (x *Reactor) conflict(it Input) error {
 	// The target is part of what was judged: a task that moves from its
 	// base to its run's into is judged again.
 	seen := head + " " + base + " " + target
-	if memory(rec, config.Conflict).Seen == seen {
-		return nil
+	if m := memory(rec, config.Conflict); m.Seen == seen && !Unheeded(&m, rec) {
+		return nil // judged, and the agent had no turn on it since
 	}
 	res, err := repo.MergeTree(head, base)
 	if err != nil {

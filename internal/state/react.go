@@ -34,7 +34,8 @@ type Reaction struct {
 	// Signature is the last cause acted on; the same cause is sent once.
 	Signature string `json:"signature,omitempty"`
 	// Attempts counts the messages sent for this reaction; only the cause
-	// passing twice in a row sets it back to zero.
+	// passing twice in a row sets it back to zero (a message withdrawn
+	// untyped, its cause gone, is no attempt).
 	Attempts int `json:"attempts"`
 	// Passes counts the passing observations in a row since the last
 	// failure.
