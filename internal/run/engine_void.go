@@ -23,8 +23,14 @@ func (e *Engine) voidMessages(name string, now time.Time) error {
 		a := agentOf(r, t)
 		m, ok, err := e.box().Lookup(a, t.Sending.Kind, t.Sending.Key)
 		if err == nil && ok && m.State == outbox.Queued {
-			if err := e.box().Settle(a, []outbox.Message{m}, outbox.Undeliverable, time.Time{}, "its task is "+string(t.State)); err != nil {
+			withdrawn, err := e.box().Withdraw(a, m.Kind, m.Key, "its task is "+string(t.State))
+			if err != nil {
 				e.logf("run %s: task %s: %v", name, t.ID, err)
+				continue
+			}
+			if !withdrawn {
+				// The courier is typing it now: it settles it as it
+				// went, and the next tick finds it settled.
 				continue
 			}
 		}
