@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -241,7 +242,7 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 		rec := recs[t.Name]
 		var v Verdict
 		if rec == nil {
-			v = Verdict{Action: AskUser, Why: "its worktree " + t.Name + " is gone"}
+			v = Verdict{Action: AskUser, Why: goneWhy(t, true, t.Branch != "" && !git.Repo{Root: r.Repo}.BranchExists(t.Branch))}
 		} else {
 			key := r.Name + "/" + t.ID
 			o, fresh, err := e.observeCached(key, rec, now)

@@ -1,0 +1,72 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Runs under attack say what is true about their state (issue 16, the
+// fresh-eyes tester's findings after items 1-9).
+
+// waitScript is a program that returns once file exists: a task that
+// holds its agent at work until the test lets it go.
+func (e *Env) waitScript(file string) string {
+	e.t.Helper()
+	p := filepath.Join(e.Root, "wait-"+filepath.Base(file)+".sh")
+	body := "#!/bin/sh\nwhile [ ! -e " + file + " ]; do sleep 0.2; done\n"
+	require.NoError(e.t, os.WriteFile(p, []byte(body), 0o755))
+	return p
+}
+
+// A parent's branch deleted after the parent was done: its child does
+// not burn attempts on backoff; the parent needs the user (it no longer
+// reads done), naming its branch, and the child waits, no attempt spent.
+func TestRunWithAParentsBranchDeletedWaitsForTheUser(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	flag := filepath.Join(e.Root, "go-slow")
+	e.WriteFile(repo, "d.toml", `[run]
+tool = "claude"
+
+[run.retry]
+backoff = "1s"
+backoff_max = "1s"
+
+[[task]]
+id = "a"
+task = "`+taskScript("a.txt")+`"
+
+[[task]]
+id = "slow"
+task = "!exec `+e.waitScript(flag)+`\n`+taskScript("slow.txt")+`"
+
+[[task]]
+id = "kid"
+task = "`+taskScript("kid.txt")+`"
+depends_on = ["a", "slow"]
+`)
+	e.MustOwt(repo, "run", "start", "d.toml")
+	e.logRunOnFailure(repo, "d")
+	e.MustOwt(repo, "tmux", "init")
+	e.Eventually(60*time.Second, "a done", func() bool { return e.runTaskStates(repo, "d")["a"] == "done" })
+
+	e.MustOwt(repo, "delete", "d-a", "--force", "--yes")
+	require.NoError(t, os.WriteFile(flag, nil, 0o600))
+	e.Eventually(60*time.Second, "kid tried to start", func() bool {
+		return e.runTaskStates(repo, "d")["a"] == "needs_you" || len(e.eventsOf(repo, "d", "backoff")) > 0
+	})
+	time.Sleep(3 * time.Second) // more ticks: a backoff of kid would land now
+	v := e.runStatus(repo, "d")
+	require.Equal(t, "done", v.Tasks[1].State)
+	require.Contains(t, v.Tasks[0].Why, "feat/d-a")
+	require.Contains(t, v.Tasks[0].Why, "gone")
+	kid := v.Tasks[2]
+	require.Equal(t, "pending", kid.State)
+	require.Equal(t, 0, *kid.Attempt, "no attempt was spent")
+	require.Empty(t, e.eventsOf(repo, "d", "backoff"), "nothing burnt on backoff")
+	require.Len(t, e.eventsOf(repo, "d", "needs_you"), 1, "said once")
+}
