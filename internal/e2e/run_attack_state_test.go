@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -69,4 +70,39 @@ depends_on = ["a", "slow"]
 	require.Equal(t, 0, *kid.Attempt, "no attempt was spent")
 	require.Empty(t, e.eventsOf(repo, "d", "backoff"), "nothing burnt on backoff")
 	require.Len(t, e.eventsOf(repo, "d", "needs_you"), 1, "said once")
+}
+
+// A branch name git cannot make because of another branch (feat/y-b
+// while feat/y-b/old exists, or anything under feat while a branch named
+// feat exists) is a name in use: run start and --dry-run say so, exit 1,
+// nothing registered; owt new says it in one line, nothing made.
+func TestANameWhoseBranchClashesWithAnotherRefIsInUse(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	nowhere := filepath.Join(e.Root, "no-server")
+	e.WriteFile(repo, "y.toml", "[[task]]\nid = \"b\"\ntask = \"two\"\n")
+	e.Git(repo, "branch", "feat/y-b/old")
+	for _, args := range [][]string{{"run", "start", "--name", "y", "y.toml", "--dry-run"}, {"run", "start", "--name", "y", "y.toml"}} {
+		r := e.Owt(repo, append([]string{"-S", nowhere}, args...)...)
+		requireOneLineError(t, r, "task b of run y would get the worktree y-b, which is in use: branch feat/y-b/old exists, and git cannot have both it and feat/y-b")
+		require.Equal(t, 1, r.Code, args)
+	}
+	require.Empty(t, e.runFiles(), "nothing registered")
+
+	e.Git(repo, "branch", "-D", "feat/y-b/old")
+	e.Git(repo, "branch", "feat")
+	r := e.Owt(repo, "-S", nowhere, "run", "start", "--name", "y", "y.toml", "--dry-run")
+	requireOneLineError(t, r, "branch feat exists, and git cannot have both it and feat/y-b")
+	require.Equal(t, 1, r.Code)
+
+	before := e.Git(repo, "for-each-ref")
+	r = e.Owt(repo, "new", "--no-agent", "--no-setup", "--name", "z", "add a thing")
+	requireOneLineError(t, r, "branch feat exists, and git cannot have both it and feat/z")
+	r = e.Owt(repo, "new", "--no-agent", "--no-setup", "add a thing")
+	requireOneLineError(t, r, "branch feat exists, and git cannot have both it and feat/")
+	require.Equal(t, before, e.Git(repo, "for-each-ref"), "no branch made")
+	var listed []any
+	out := e.MustOwt(repo, "list", "--json")
+	require.NoError(t, json.Unmarshal([]byte(out), &listed), out)
+	require.Empty(t, listed, "no worktree made")
 }
