@@ -158,7 +158,15 @@ func runStart(c *cli.Context, file string) error {
 		return errors.New(clash)
 	}
 	printPlan(out, file, r)
-	if err := store.Create(r); err != nil {
+	err = store.CreateChecked(r, func() error {
+		// Again under the registration lock: a run registered meanwhile
+		// may have taken a name.
+		if clash := worktreeClash(store, r); clash != "" {
+			return errors.New(clash)
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "registered run %s ('owt run status %s')\n", name, name)

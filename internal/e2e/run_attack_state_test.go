@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -105,4 +107,29 @@ func TestANameWhoseBranchClashesWithAnotherRefIsInUse(t *testing.T) {
 	out := e.MustOwt(repo, "list", "--json")
 	require.NoError(t, json.Unmarshal([]byte(out), &listed), out)
 	require.Empty(t, listed, "no worktree made")
+}
+
+// Two runs started at once whose tasks would share a worktree name
+// (run q task b-c and run q-b task c are both q-b-c) are never both
+// registered: the check is made under the lock registration takes.
+func TestRunsStartedAtOnceNeverRegisterClashingNames(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	nowhere := filepath.Join(e.Root, "no-server")
+	e.WriteFile(repo, "one.toml", "[[task]]\nid = \"b-c\"\ntask = \"one\"\n")
+	e.WriteFile(repo, "two.toml", "[[task]]\nid = \"c\"\ntask = \"two\"\n")
+	for i := 0; i < 6; i++ {
+		q := fmt.Sprintf("q%d", i)
+		var wg sync.WaitGroup
+		var codes [2]int
+		for j, args := range [][]string{{"--name", q, "one.toml"}, {"--name", q + "-b", "two.toml"}} {
+			wg.Add(1)
+			go func(j int, args []string) {
+				defer wg.Done()
+				codes[j] = e.Owt(repo, append([]string{"-S", nowhere, "run", "start"}, args...)...).Code
+			}(j, args)
+		}
+		wg.Wait()
+		require.ElementsMatch(t, []int{0, 1}, codes[:], "round %d: exactly one of the two is registered", i)
+	}
 }

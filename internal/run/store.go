@@ -76,6 +76,25 @@ func (s Store) Create(r *Run) error {
 	})
 }
 
+// CreateChecked registers r as Create does once check passes, both
+// under the lock every CreateChecked holds: a check that looks at the
+// other registered runs (their worktree names) cannot pass for two runs
+// registered at once that clash.
+func (s Store) CreateChecked(r *Run, check func() error) error {
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return fmt.Errorf("create run dir: %w", err)
+	}
+	lock := flock.New(filepath.Join(s.Dir, ".register.lock")) // no run name starts with a dot
+	if err := lock.Lock(); err != nil {
+		return fmt.Errorf("lock the runs for registration: %w", err)
+	}
+	defer func() { _ = lock.Unlock() }()
+	if err := check(); err != nil {
+		return err
+	}
+	return s.Create(r)
+}
+
 // Load reads the run called name without locking: every write is a
 // rename, so a read sees a whole file.
 func (s Store) Load(name string) (*Run, error) {
