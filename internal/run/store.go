@@ -84,7 +84,8 @@ func (s Store) CreateChecked(r *Run, check func() error) error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return fmt.Errorf("create run dir: %w", err)
 	}
-	lock := flock.New(filepath.Join(s.Dir, ".register.lock")) // no run name starts with a dot
+	// Beside the runs dir, not in it: forgetting every run leaves it empty.
+	lock := flock.New(s.Dir + ".register.lock")
 	if err := lock.Lock(); err != nil {
 		return fmt.Errorf("lock the runs for registration: %w", err)
 	}
