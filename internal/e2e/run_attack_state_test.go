@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -132,4 +133,54 @@ func TestRunsStartedAtOnceNeverRegisterClashingNames(t *testing.T) {
 		wg.Wait()
 		require.ElementsMatch(t, []int{0, 1}, codes[:], "round %d: exactly one of the two is registered", i)
 	}
+}
+
+// A run file made unreadable in place and repaired in place (no rename,
+// so the runs dir does not change): while it is unreadable the run stays
+// on the bar with ▲ and in owt run list, saying so and where, even after
+// other changes to the runs dir; once repaired, the engine drives it on.
+func TestARunFileRepairedInPlaceIsDrivenAgain(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	nowhere := filepath.Join(e.Root, "no-server")
+	flag := filepath.Join(e.Root, "go-x")
+	e.WriteFile(repo, "b.toml", `[run]
+tool = "claude"
+
+[[task]]
+id = "x"
+task = "!exec `+e.waitScript(flag)+`\n`+taskScript("x.txt")+`"
+
+[[task]]
+id = "y"
+task = "`+taskScript("y.txt")+`"
+depends_on = ["x"]
+`)
+	e.MustOwt(repo, "run", "start", "b.toml")
+	e.logRunOnFailure(repo, "b")
+	e.MustOwt(repo, "tmux", "init")
+	e.Eventually(60*time.Second, "x at work", func() bool { return e.runTaskStates(repo, "b")["x"] == "running" })
+
+	file := filepath.Join(e.Root, "state", "owt", "runs", "b.json")
+	saved, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(file, 0))
+	e.Eventually(20*time.Second, "the monitor saw it corrupt", func() bool { return strings.Contains(e.owtLog(), "b.json is corrupt") })
+
+	// Another change to the runs dir: a run of another server.
+	e.WriteFile(repo, "o.toml", "[[task]]\nid = \"o\"\ntask = \"one\"\n")
+	e.MustOwt(repo, "-S", nowhere, "run", "start", "o.toml")
+	bar := func() string { return e.Tmux("show-options", "-gqv", "@owt-runs") }
+	e.Eventually(20*time.Second, "the bar keeps b, needing the user", func() bool {
+		return strings.Contains(bar(), "b unreadable #[fg=yellow,bold]▲")
+	})
+	r := e.Owt(repo, "run", "list")
+	require.Regexp(t, `(?m)^b\s+unreadable\s.*b\.json is corrupt`, r.Stdout)
+	require.NotContains(t, r.Stdout, "no runs")
+
+	// Repaired in place: the engine goes on with it.
+	require.NoError(t, os.WriteFile(file, saved, 0o600))
+	require.NoError(t, os.WriteFile(flag, nil, 0o600))
+	e.Eventually(60*time.Second, "y done", func() bool { return e.runTaskStates(repo, "b")["y"] == "done" })
+	e.Eventually(20*time.Second, "the bar shows b as it is", func() bool { return !strings.Contains(bar(), "unreadable") })
 }

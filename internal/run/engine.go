@@ -58,6 +58,7 @@ type Engine struct {
 	opening  jobs                         // the pull requests being opened, one per run
 	dirMod   time.Time                    // the runs dir's mtime when it was last listed
 	live     []string                     // the runs in flight at the last listing
+	sigs     map[string]fileSig           // their files at that listing (engine_files.go)
 	observed map[string]cachedObservation // by run/task: see observeCached
 	bar      string                       // the status bar's runs text last set (engine_bar.go)
 	targets  map[outbox.Agent]string      // the into of each live run's task agents (engine_targets.go)
@@ -83,7 +84,7 @@ func (e *Engine) Tick(now time.Time) {
 		e.logf("runs: %v", err)
 		return
 	}
-	if !fi.ModTime().Equal(e.dirMod) {
+	if !fi.ModTime().Equal(e.dirMod) || e.liveFilesChanged() {
 		e.dirMod = fi.ModTime()
 		e.live = e.inFlight()
 	}
@@ -102,14 +103,17 @@ func (e *Engine) logf(format string, args ...any) {
 // to judge.
 func (e *Engine) inFlight() []string {
 	runs, err := e.Store.List()
+	unreadable, err := e.keepUnreadable(err)
 	e.sayOnce("runs", err)
-	e.publishBar(runs)
+	e.publishBar(runs, unreadable)
 	var names []string
 	for _, r := range runs {
 		if e.drives(r) {
 			names = append(names, r.Name)
 		}
 	}
+	names = append(names, unreadable...) // still this engine's: driven again once readable
+	e.noteFiles(names)
 	return names
 }
 

@@ -244,7 +244,7 @@ func (s Store) List() ([]*Run, error) {
 		if err != nil {
 			// One broken file must not hide the other runs: it is said
 			// on its own ('owt run status NAME' names the problem).
-			broken = append(broken, err)
+			broken = append(broken, &BrokenRun{Name: name, Path: s.Path(name), Err: err})
 			continue
 		}
 		runs = append(runs, r)
@@ -264,6 +264,28 @@ func (s Store) List() ([]*Run, error) {
 // BrokenRuns are run state files List could not read; it returns them
 // beside the runs it could.
 type BrokenRuns []error
+
+// BrokenRun is one run whose state file cannot be read: the run is
+// still there (its name is taken, its agents may work), unreadable.
+type BrokenRun struct {
+	Name, Path string
+	Err        error
+}
+
+func (b *BrokenRun) Error() string { return b.Err.Error() }
+func (b *BrokenRun) Unwrap() error { return b.Err }
+
+// Names are the runs of b.
+func (b BrokenRuns) Names() []string {
+	var names []string
+	for _, err := range b {
+		var br *BrokenRun
+		if errors.As(err, &br) {
+			names = append(names, br.Name)
+		}
+	}
+	return names
+}
 
 func (b BrokenRuns) Error() string {
 	msgs := make([]string, len(b))
