@@ -48,7 +48,7 @@ type Engine struct {
 	OpenPR func(repo, name string) (int, error)
 	// Notify tells the user about a task that needs them, once per task
 	// (engine_end.go): the monitor's notifier. nil: nobody is told.
-	Notify func(rec *state.Record, text string)
+	Notify func(rec *state.Record, n Notice)
 
 	// Outbox is where messages to agents are queued (default: the state
 	// dir's); the monitor's outbox.Courier delivers them.

@@ -112,7 +112,7 @@ func (e *Engine) tellNeeds(name string) error {
 		if rec == nil {
 			rec = &state.Record{Name: r.Name + "-" + t.ID, Repo: r.Repo}
 		}
-		e.Notify(rec, needsText(r, t))
+		e.Notify(rec, Notice{Event: noticeEvent(t), Run: r.Name, Task: t.ID, Text: needsText(r, t)})
 	}
 	return e.Store.Update(name, func(cur *Run) ([]Event, error) {
 		for id, since := range told {
@@ -124,6 +124,26 @@ func (e *Engine) tellNeeds(name string) error {
 		}
 		return nil, nil
 	})
+}
+
+// Notice is what the engine tells the user about a task that needs them.
+type Notice struct {
+	// Event is the kind: run_task_failed, run_task_blocked or
+	// run_task_needs_you ([notify] command's OWT_EVENT).
+	Event     string
+	Run, Task string
+	Text      string
+}
+
+// noticeEvent is the kind of notice a task that needs the user gets.
+func noticeEvent(t *TaskRun) string {
+	switch t.State {
+	case Failed:
+		return "run_task_failed"
+	case Blocked:
+		return "run_task_blocked"
+	}
+	return "run_task_needs_you"
 }
 
 // needsText is the notice of a task that needs the user.
