@@ -224,3 +224,45 @@ func TestRunNoticesReachTheNotifyCommandAsWhatTheyAre(t *testing.T) {
 	require.Len(t, lines, 1, "told once, and nothing of run q: %s", b)
 	require.Regexp(t, `^ex-bad\|needs_you\|run_task_failed\|ex\|bad\|owt: run ex: task bad failed \(.*cannot-be-done`, lines[0])
 }
+
+// A retry never restarts the agent in front of the user: while a client
+// is on the task's pane the restart is held, the task says so, and it
+// restarts once the user left.
+func TestRunHoldsARetryWhileAClientIsOnTheAgentsPane(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	flag := filepath.Join(e.Root, "fail-now")
+	e.WriteFile(repo, "hold.toml", `[run]
+tool = "claude"
+
+[run.retry]
+max_attempts = 2
+backoff = "1s"
+backoff_max = "1s"
+
+[[task]]
+id = "t"
+task = "!exec `+e.waitScript(flag)+`\n!exec `+owtBin+` done --fail try-again"
+`)
+	e.MustOwt(repo, "run", "start", "hold.toml")
+	e.logRunOnFailure(repo, "hold")
+	e.MustOwt(repo, "tmux", "init")
+	e.Eventually(60*time.Second, "t at work", func() bool { return e.runTaskStates(repo, "hold")["t"] == "running" })
+
+	it := e.Find(repo, "hold-t")
+	client, _ := e.attach(it.Session)
+	require.NoError(t, os.WriteFile(flag, nil, 0o600))
+	held := e.waitRunEvent(repo, "hold", "held")
+	require.Contains(t, held.Detail, "the user is on its pane")
+	require.Contains(t, e.runTaskStates(repo, "hold")["t.why"], "restarts when you leave its pane")
+	time.Sleep(3 * time.Second) // more ticks: a restart would happen now
+	require.Len(t, e.agentStarts("hold-t"), 1, "not restarted in front of the user")
+	require.Len(t, e.eventsOf(repo, "hold", "held"), 1, "said once")
+
+	left := time.Now()
+	e.Tmux("detach-client", "-t", client)
+	e.Eventually(60*time.Second, "attempt 2 started", func() bool { return len(e.agentStarts("hold-t")) == 2 })
+	starting := e.eventsOf(repo, "hold", "starting")
+	require.Len(t, starting, 2)
+	require.True(t, starting[1].At.After(left), "restarted only once the user left: %v, left at %v", starting[1].At, left)
+}

@@ -397,16 +397,22 @@ func owedDetail(kind, why string) string {
 // starting under the run's lock (so no slot is given twice, whoever else
 // drives the run), then created outside it, and recorded running.
 func (e *Engine) startReady(name string, now time.Time) error {
-	if cur, err := e.Store.Load(name); err != nil || len(Ready(cur, now)) == 0 {
+	pre, err := e.Store.Load(name)
+	if err != nil || len(Ready(pre, now)) == 0 {
 		return err // nothing to start: no lock taken (the locked pass below decides for real)
 	}
+	held := e.retriesHeld(pre, Ready(pre, now))
 	var starting []attemptStart
 	var r *Run
-	err := e.Store.Update(name, func(cur *Run) ([]Event, error) {
+	err = e.Store.Update(name, func(cur *Run) ([]Event, error) {
 		r = cur
 		var evs []Event
 		for _, id := range Ready(cur, now) {
 			t, _ := cur.Task(id)
+			if held[id] && t.State == Backoff {
+				evs = append(evs, holdRetry(t, now)...)
+				continue
+			}
 			starting = append(starting, attemptStart{id: id, name: t.Name, failure: t.Failure, attempt: t.Attempt + 1})
 			t.Attempt++
 			t.StartedAt = now
