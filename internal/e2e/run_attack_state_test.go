@@ -266,3 +266,23 @@ task = "!exec `+e.waitScript(flag)+`\n!exec `+owtBin+` done --fail try-again"
 	require.Len(t, starting, 2)
 	require.True(t, starting[1].At.After(left), "restarted only once the user left: %v, left at %v", starting[1].At, left)
 }
+
+// A needs-you task whose worktree folder was removed behind owt's back
+// (rm -rf) no longer shows the agent's old question: it says the
+// worktree is gone.
+func TestANeedsYouTaskWhoseWorktreeWasRemovedSaysSo(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, "w.toml", oneTaskPlan("ask", "!exec "+owtBin+" done --blocked which-db", ""))
+	e.MustOwt(repo, "run", "start", "w.toml")
+	e.logRunOnFailure(repo, "w")
+	e.MustOwt(repo, "tmux", "init")
+	e.Eventually(60*time.Second, "ask needs you", func() bool { return e.runTaskStates(repo, "w")["ask"] == "needs_you" })
+	require.Contains(t, e.runTaskStates(repo, "w")["ask.why"], "which-db")
+
+	require.NoError(t, os.RemoveAll(e.Find(repo, "w-ask").Path))
+	e.Eventually(30*time.Second, "it says its worktree is gone", func() bool {
+		return strings.Contains(e.runTaskStates(repo, "w")["ask.why"], "its worktree w-ask is gone")
+	})
+	require.Equal(t, "needs_you", e.runTaskStates(repo, "w")["ask"])
+}

@@ -244,6 +244,9 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 			continue
 		}
 		rec := recs[t.Name]
+		if rec != nil && !isDir(rec.Path) {
+			rec = nil // its folder was removed behind owt's back: gone all the same
+		}
 		var v Verdict
 		if rec == nil {
 			v = Verdict{Action: AskUser, Why: goneWhy(t, true, t.Branch != "" && !git.Repo{Root: r.Repo}.BranchExists(t.Branch))}
