@@ -73,6 +73,11 @@ depends_on = ["a", "slow"]
 	require.Equal(t, 0, *kid.Attempt, "no attempt was spent")
 	require.Empty(t, e.eventsOf(repo, "d", "backoff"), "nothing burnt on backoff")
 	require.Len(t, e.eventsOf(repo, "d", "needs_you"), 1, "said once")
+
+	// What it says works: a retry does a again, and kid starts from it.
+	e.MustOwt(repo, "run", "retry", "d", "a")
+	e.Eventually(90*time.Second, "kid done", func() bool { return e.runTaskStates(repo, "d")["kid"] == "done" })
+	require.Contains(t, e.Git(repo, "log", "--format=%s", "feat/d-kid"), "add a.txt", "kid started from a's new work")
 }
 
 // A branch name git cannot make because of another branch (feat/y-b
