@@ -247,6 +247,9 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 		if rec != nil && !isDir(rec.Path) {
 			rec = nil // its folder was removed behind owt's back: gone all the same
 		}
+		if rec == nil && t.State == NeedsYou && saidGone(t) {
+			continue // said already: no git process a tick for it
+		}
 		var v Verdict
 		if rec == nil {
 			v = Verdict{Action: AskUser, Why: goneWhy(t, true, t.Branch != "" && !git.Repo{Root: r.Repo}.BranchExists(t.Branch))}

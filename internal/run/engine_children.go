@@ -175,6 +175,9 @@ func (r *Run) hasRecord(name string) bool {
 	return err != nil || f.Records[name] != nil
 }
 
+// saidGone reports whether t already says its worktree is gone.
+func saidGone(t *TaskRun) bool { return strings.HasPrefix(t.Why, "its worktree "+t.Name+" ") }
+
 // goneWhy is why task t needs the user once its worktree or its branch
 // was deleted, and what the user can do.
 func goneWhy(t *TaskRun, worktreeGone, branchGone bool) string {
