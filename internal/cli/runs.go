@@ -158,7 +158,15 @@ func runStart(c *cli.Context, file string) error {
 		return errors.New(clash)
 	}
 	printPlan(out, file, r)
-	if err := store.Create(r); err != nil {
+	err = store.CreateChecked(r, func() error {
+		// Again under the registration lock: a run registered meanwhile
+		// may have taken a name.
+		if clash := worktreeClash(store, r); clash != "" {
+			return errors.New(clash)
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "registered run %s ('owt run status %s')\n", name, name)
@@ -366,7 +374,7 @@ func runList(c *cli.Context) error {
 	if err := noArgs(c, "run list"); err != nil {
 		return err
 	}
-	runs, err := listRuns()
+	runs, broken, err := listRunsAndBroken()
 	if err != nil {
 		return err
 	}
@@ -375,9 +383,9 @@ func runList(c *cli.Context) error {
 		views = append(views, r.View())
 	}
 	if c.Bool("json") {
-		return printJSON(c.App.Writer, views)
+		return printJSON(c.App.Writer, views) // unreadable runs: said on stderr
 	}
-	if len(views) == 0 {
+	if len(views) == 0 && len(broken) == 0 {
 		fmt.Fprintln(c.App.Writer, "no runs ('owt run start FILE' registers one)")
 		return nil
 	}
@@ -385,6 +393,11 @@ func runList(c *cli.Context) error {
 	fmt.Fprintln(tw, "NAME\tSTATE\tDONE\tBASE\tINTO\tREPO")
 	for _, v := range views {
 		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\n", v.Name, v.State, v.Finished, len(v.Tasks), v.Base, orDash(v.Into), v.Repo)
+	}
+	for _, b := range broken {
+		// Still a run (its name is taken, its agents may work): say it is
+		// there and why it cannot be shown.
+		fmt.Fprintf(tw, "%s\tunreadable\t-\t-\t-\t%s\n", b.Name, shown(b.Error()))
 	}
 	return tw.Flush()
 }
@@ -535,15 +548,26 @@ func orDash(s string) string {
 // listRuns lists the runs; a run whose file cannot be read is said on
 // stderr and left out, so it does not hide the others.
 func listRuns() ([]*run.Run, error) {
+	runs, _, err := listRunsAndBroken()
+	return runs, err
+}
+
+// listRunsAndBroken is listRuns with the runs whose file cannot be read.
+func listRunsAndBroken() ([]*run.Run, []*run.BrokenRun, error) {
 	runs, err := run.DefaultStore().List()
 	var broken run.BrokenRuns
-	if errors.As(err, &broken) {
-		for _, b := range broken {
-			fmt.Fprintln(os.Stderr, "owt: warning: "+b.Error())
-		}
-		return noteRestarts(runs), nil
+	if !errors.As(err, &broken) {
+		return noteRestarts(runs), nil, err
 	}
-	return noteRestarts(runs), err
+	var brs []*run.BrokenRun
+	for _, b := range broken {
+		fmt.Fprintln(os.Stderr, "owt: warning: "+b.Error())
+		var br *run.BrokenRun
+		if errors.As(b, &br) {
+			brs = append(brs, br)
+		}
+	}
+	return noteRestarts(runs), brs, nil
 }
 
 // noteRestarts pauses each run whose tmux server restarted while no

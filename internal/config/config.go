@@ -167,17 +167,19 @@ type Status struct {
 // Notify says when and how owt tells the user that an agent changed status.
 type Notify struct {
 	// On lists the statuses whose arrival notifies: "waiting", "idle",
-	// "exited". Empty turns notifications off.
+	// "exited", and "needs_you" for a run's task that needs the user
+	// (failed, asking, blocked). Empty turns notifications off.
 	On []string `toml:"on"`
 	// Desktop also runs notify-send.
 	Desktop bool `toml:"desktop"`
 	// Command is run (argv, no shell) on each notification with OWT_NAME,
-	// OWT_STATUS, OWT_REPO and OWT_PATH in its environment.
+	// OWT_STATUS, OWT_EVENT, OWT_TEXT, OWT_RUN, OWT_TASK, OWT_REPO and
+	// OWT_PATH in its environment.
 	Command []string `toml:"command"`
 }
 
 // NotifyStatuses are the statuses [notify] on accepts.
-var NotifyStatuses = []string{"waiting", "idle", "exited"}
+var NotifyStatuses = []string{"waiting", "idle", "exited", "needs_you"}
 
 // Tool adds a tool or overrides fields of a built-in one. Empty fields keep
 // the built-in value.

@@ -226,6 +226,11 @@ func agentSection(it workspace.Item, rec *state.Record, t *run.TaskRun, q queueP
 			return NeedsYou, orText(t.Why, taskFailure(t), string(t.State))
 		case run.Landed, run.Skipped, run.Cancelled:
 			return Ended, string(t.State)
+		case run.Starting:
+			// Its last agent may have exited already (a retry restarts it).
+			return InFlight, fmt.Sprintf("attempt %d starting", t.Attempt)
+		case run.Backoff:
+			return InFlight, orText(t.Why, "retry pending")
 		}
 	}
 	if rec != nil && rec.Done != nil {

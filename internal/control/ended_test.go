@@ -41,3 +41,26 @@ func TestEndedTasksAndExitedAgentsAreNotInFlight(t *testing.T) {
 	require.Equal(t, []string{"busy", "idler"}, inFlight)
 	require.ElementsMatch(t, []string{"g-a: landed", "g-b: skipped", "g-c: cancelled", "gone: exited (code 1), no changes"}, ended)
 }
+
+// Right after a retry the old agent has exited and the new one is not
+// up yet: the task is in flight (starting, or waiting for its retry),
+// not ENDED with "exited, no changes".
+func TestARetriedTaskIsInFlightNotEnded(t *testing.T) {
+	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
+	p := &run.Plan{Tasks: []run.Task{{ID: "a", Task: "A"}, {ID: "b", Task: "B"}}}
+	p.Retry.MaxAttempts = 3
+	r := run.NewRun("g", "/r", "main", p, now)
+	for i, st := range []run.TaskState{run.Starting, run.Backoff} {
+		t := r.Tasks[i]
+		t.State, t.Name, t.Attempt = st, "g-"+t.ID, 2
+	}
+	item := func(name string) workspace.Item {
+		return workspace.Item{Name: name, Repo: "/r", Status: "exited", StatusSince: now}
+	}
+	b := Build(Input{Items: []workspace.Item{item("g-a"), item("g-b")}, Runs: []*run.Run{r}}, now)
+	var inFlight []string
+	for _, row := range b.In(InFlight) {
+		inFlight = append(inFlight, row.Name+": "+row.Why)
+	}
+	require.Equal(t, []string{"g-a: attempt 2 starting", "g-b: retry pending"}, inFlight)
+}

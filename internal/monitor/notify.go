@@ -83,11 +83,20 @@ func (m *monitor) paneTTY(r *state.Record) string {
 // command. When someone is looking at the pane already, they see it
 // happen: only the other clients get the message, and nothing else fires.
 func (n *notifier) notify(r *state.Record, cfg config.Notify, tty string) {
-	n.notifyText(r, cfg, tty, message(r))
+	n.notifyText(r, cfg, tty, notice{text: message(r), status: string(r.Status), event: "status"})
 }
 
-// notifyText is notify with its own text (a reaction that needs the user).
-func (n *notifier) notifyText(r *state.Record, cfg config.Notify, tty, text string) {
+// notice is one thing told: its text, and what [notify] command gets of
+// it (OWT_STATUS, OWT_EVENT, and for a run's task OWT_RUN and OWT_TASK).
+type notice struct {
+	text, status, event string
+	run, task           string
+}
+
+// notifyText is notify with its own notice (a reaction or a run's task
+// that needs the user).
+func (n *notifier) notifyText(r *state.Record, cfg config.Notify, tty string, nt notice) {
+	text := nt.text
 	clients, err := n.tm.ClientViews()
 	if err != nil {
 		n.logf("notify %s: %v", r.Name, err)
@@ -126,7 +135,8 @@ func (n *notifier) notifyText(r *state.Record, cfg config.Notify, tty, text stri
 		if r.ExitCode != nil {
 			code = fmt.Sprint(*r.ExitCode)
 		}
-		cmd.Env = append(os.Environ(), "OWT_NAME="+r.Name, "OWT_STATUS="+string(r.Status),
+		cmd.Env = append(os.Environ(), "OWT_NAME="+r.Name, "OWT_STATUS="+nt.status, "OWT_EVENT="+nt.event,
+			"OWT_TEXT="+text, "OWT_RUN="+nt.run, "OWT_TASK="+nt.task,
 			"OWT_REPO="+r.Repo, "OWT_PATH="+r.Path, "OWT_EXIT_CODE="+code)
 		n.start(cmd, r.Name)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/react"
+	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -23,7 +24,14 @@ func (m *monitor) reactions(now time.Time) {
 		if v := m.recs.repo(n.rec.Repo, m.logf); v.ws != nil {
 			cfg = v.ws.Config.Notify
 		}
-		m.notifier.notifyText(n.rec, cfg, m.paneTTY(n.rec), n.text)
+		nt := notice{text: n.text, status: string(n.rec.Status), event: "reaction"}
+		if n.run != nil {
+			if !contains(cfg.On, runNoticeStatus) {
+				continue
+			}
+			nt = notice{text: n.text, status: runNoticeStatus, event: n.run.Event, run: n.run.Run, task: n.run.Task}
+		}
+		m.notifier.notifyText(n.rec, cfg, m.paneTTY(n.rec), nt)
 	}
 	var in []react.Input
 	for _, r := range m.recs.records {
@@ -67,12 +75,24 @@ type tellings struct {
 type telling struct {
 	rec  *state.Record
 	text string
+	run  *run.Notice // a run's task that needs the user; nil for a reaction's
+}
+
+// runNoticeStatus is a run notice's OWT_STATUS, and the [notify] on
+// value that lets it through.
+const runNoticeStatus = "needs_you"
+
+// addRun keeps a run engine's notice.
+func (t *tellings) addRun(rec *state.Record, n run.Notice) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.notes = append(t.notes, telling{rec: rec, text: n.Text, run: &n})
 }
 
 func (t *tellings) add(rec *state.Record, text string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.notes = append(t.notes, telling{rec, text})
+	t.notes = append(t.notes, telling{rec: rec, text: text})
 }
 
 func (t *tellings) drain() []telling {

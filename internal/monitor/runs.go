@@ -16,7 +16,7 @@ import (
 func (m *monitor) runs(now time.Time) {
 	if m.engine == nil {
 		m.engine = &run.Engine{Store: run.DefaultStore(), Socket: m.socket, Server: m.server, Tmux: m.tm, Logf: m.logf,
-			PaneActivity: m.paneActivity, UserOnPane: m.paneViewed, OpenPR: m.openPR, Notify: m.told.add}
+			PaneActivity: m.paneActivity, UserOnPane: m.paneViewed, OpenPR: m.openPR, Notify: m.told.addRun}
 	}
 	m.engine.Tick(now)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -47,7 +48,7 @@ type Engine struct {
 	OpenPR func(repo, name string) (int, error)
 	// Notify tells the user about a task that needs them, once per task
 	// (engine_end.go): the monitor's notifier. nil: nobody is told.
-	Notify func(rec *state.Record, text string)
+	Notify func(rec *state.Record, n Notice)
 
 	// Outbox is where messages to agents are queued (default: the state
 	// dir's); the monitor's outbox.Courier delivers them.
@@ -57,6 +58,7 @@ type Engine struct {
 	opening  jobs                         // the pull requests being opened, one per run
 	dirMod   time.Time                    // the runs dir's mtime when it was last listed
 	live     []string                     // the runs in flight at the last listing
+	sigs     map[string]fileSig           // their files at that listing (engine_files.go)
 	observed map[string]cachedObservation // by run/task: see observeCached
 	bar      string                       // the status bar's runs text last set (engine_bar.go)
 	targets  map[outbox.Agent]string      // the into of each live run's task agents (engine_targets.go)
@@ -82,7 +84,7 @@ func (e *Engine) Tick(now time.Time) {
 		e.logf("runs: %v", err)
 		return
 	}
-	if !fi.ModTime().Equal(e.dirMod) {
+	if !fi.ModTime().Equal(e.dirMod) || e.liveFilesChanged() {
 		e.dirMod = fi.ModTime()
 		e.live = e.inFlight()
 	}
@@ -101,14 +103,17 @@ func (e *Engine) logf(format string, args ...any) {
 // to judge.
 func (e *Engine) inFlight() []string {
 	runs, err := e.Store.List()
+	unreadable, err := e.keepUnreadable(err)
 	e.sayOnce("runs", err)
-	e.publishBar(runs)
+	e.publishBar(runs, unreadable)
 	var names []string
 	for _, r := range runs {
 		if e.drives(r) {
 			names = append(names, r.Name)
 		}
 	}
+	names = append(names, unreadable...) // still this engine's: driven again once readable
+	e.noteFiles(names)
 	return names
 }
 
@@ -239,9 +244,15 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 			continue
 		}
 		rec := recs[t.Name]
+		if rec != nil && !isDir(rec.Path) {
+			rec = nil // its folder was removed behind owt's back: gone all the same
+		}
+		if rec == nil && t.State == NeedsYou && saidGone(t) {
+			continue // said already: no git process a tick for it
+		}
 		var v Verdict
 		if rec == nil {
-			v = Verdict{Action: AskUser, Why: "its worktree " + t.Name + " is gone"}
+			v = Verdict{Action: AskUser, Why: goneWhy(t, true, t.Branch != "" && !git.Repo{Root: r.Repo}.BranchExists(t.Branch))}
 		} else {
 			key := r.Name + "/" + t.ID
 			o, fresh, err := e.observeCached(key, rec, now)
@@ -392,16 +403,22 @@ func owedDetail(kind, why string) string {
 // starting under the run's lock (so no slot is given twice, whoever else
 // drives the run), then created outside it, and recorded running.
 func (e *Engine) startReady(name string, now time.Time) error {
-	if cur, err := e.Store.Load(name); err != nil || len(Ready(cur, now)) == 0 {
+	pre, err := e.Store.Load(name)
+	if err != nil || len(Ready(pre, now)) == 0 {
 		return err // nothing to start: no lock taken (the locked pass below decides for real)
 	}
+	held := e.retriesHeld(pre, Ready(pre, now))
 	var starting []attemptStart
 	var r *Run
-	err := e.Store.Update(name, func(cur *Run) ([]Event, error) {
+	err = e.Store.Update(name, func(cur *Run) ([]Event, error) {
 		r = cur
 		var evs []Event
 		for _, id := range Ready(cur, now) {
 			t, _ := cur.Task(id)
+			if held[id] && t.State == Backoff {
+				evs = append(evs, holdRetry(t, now)...)
+				continue
+			}
 			starting = append(starting, attemptStart{id: id, name: t.Name, failure: t.Failure, attempt: t.Attempt + 1})
 			t.Attempt++
 			t.StartedAt = now

@@ -48,11 +48,16 @@ func BarText(runs []*Run, socket string) string {
 // publishBar sets the bar's runs option from runs (this server's and
 // others', as listed) when its text changed: a tmux call only then. The
 // first call always sets it, so a text left by an earlier monitor goes.
-func (e *Engine) publishBar(runs []*Run) {
+func (e *Engine) publishBar(runs []*Run, unreadable []string) {
 	if e.Tmux == nil {
 		return
 	}
 	text := BarText(runs, e.Socket)
+	for _, name := range unreadable {
+		// Its file cannot be read: nothing of it is known but that the
+		// user must look ('owt run list' says where).
+		text = strings.TrimSpace(text + " ✗" + strings.ReplaceAll(name, "#", "##") + " unreadable #[fg=yellow,bold]▲#[default]")
+	}
 	if e.barSet && text == e.bar {
 		return
 	}

@@ -134,12 +134,63 @@ func (r *Run) parentWork(repo git.Repo, pt *Task) ([]parentRef, error) {
 	}
 	tips, err := repo.ResolveCommits(refs)
 	if err != nil {
-		return nil, fmt.Errorf("the branches of its parents: %w", err)
+		if ps, err = r.parentsStillThere(repo, ps); err != nil {
+			return nil, err
+		}
+		refs = refs[:0]
+		for _, p := range ps {
+			refs = append(refs, "refs/heads/"+p.branch)
+		}
+		if tips, err = repo.ResolveCommits(refs); err != nil {
+			return nil, fmt.Errorf("the branches of its parents: %w", err)
+		}
 	}
 	for i := range ps {
 		ps[i].tip = tips[i]
 	}
 	return ps, nil
+}
+
+// parentsStillThere is ps without the landed parents whose branch was
+// deleted (into holds their work); a done parent whose branch was deleted
+// is a *ParentWorkError: it needs the user, its children wait, no
+// attempt is spent.
+func (r *Run) parentsStillThere(repo git.Repo, ps []parentRef) ([]parentRef, error) {
+	var there []parentRef
+	for _, p := range ps {
+		switch {
+		case repo.BranchExists(p.branch):
+			there = append(there, p)
+		case p.task.State == Done:
+			return nil, &ParentWorkError{Parent: p.id, Why: goneWhy(p.task, !r.hasRecord(p.task.Name), true)}
+		}
+	}
+	return there, nil
+}
+
+// hasRecord reports whether owt still has the worktree named name (true
+// when its state cannot be read: nothing is claimed gone on a guess).
+func (r *Run) hasRecord(name string) bool {
+	f, err := state.ForRepo(r.Repo).Peek()
+	return err != nil || f.Records[name] != nil
+}
+
+// saidGone reports whether t already says its worktree is gone.
+func saidGone(t *TaskRun) bool { return strings.HasPrefix(t.Why, "its worktree "+t.Name+" ") }
+
+// goneWhy is why task t needs the user once its worktree or its branch
+// was deleted, and what the user can do.
+func goneWhy(t *TaskRun, worktreeGone, branchGone bool) string {
+	var what string
+	switch {
+	case worktreeGone && branchGone:
+		what = fmt.Sprintf("its worktree %s and its branch %s are gone", t.Name, t.Branch)
+	case branchGone:
+		what = fmt.Sprintf("its branch %s is gone", t.Branch)
+	default:
+		what = "its worktree " + t.Name + " is gone"
+	}
+	return what + ": 'owt run retry' does the task again, 'owt run skip' lets its dependents go on without it"
 }
 
 // mergeParents is the commit a child of parents starts at: the one tip
@@ -247,6 +298,9 @@ func (r *Run) holdOnParentWork(t *TaskRun, err error, now time.Time) (evs []Even
 	evs = []Event{{At: now, Event: "pending", Task: t.ID, Detail: "not started: " + pe.Error()}}
 	if p, found := r.Task(pe.Parent); found && p.State == Done {
 		p.Why = pe.Why + "; its dependents wait"
+		if strings.HasPrefix(pe.Why, "its worktree ") {
+			p.Why = pe.Why // the judge says it so too: one verdict, told once
+		}
 		r.setTask(p, NeedsYou, now)
 		evs = append(evs, Event{At: now, Event: "needs_you", Task: p.ID, Detail: p.Why})
 	}

@@ -10,7 +10,8 @@ import (
 
 // A run ends when no task of it can go on by itself: "finished" when
 // every task ended well (done, landed, skipped, or cancelled by the
-// user), "failed" when some failed or are blocked, so a run that got
+// user, with what depends on a cancelled task not run), "failed" when
+// some failed or are blocked otherwise, so a run that got
 // nothing done never reads like success. A failed run stays on the
 // status bar with ▲ until the user acts (retry, skip or cancel reopen or
 // finish it; forget drops it), and each task that needs the user is told
@@ -33,9 +34,11 @@ func (r *Run) end(now time.Time) []Event {
 // endState is finished, or failed with what holds it: the failed and the
 // blocked tasks.
 func (r *Run) endState() (RunState, string) {
-	var held []string
+	var held, notRun []string
 	for _, t := range r.Tasks {
 		switch {
+		case t.State == Blocked && len(t.BlockedBy) > 0 && r.heldByCancel(t):
+			notRun = append(notRun, t.ID) // the user's own choice: nothing failed
 		case t.State == Failed:
 			held = append(held, t.ID+" failed")
 		case t.State == Blocked && len(t.BlockedBy) > 0:
@@ -44,10 +47,28 @@ func (r *Run) endState() (RunState, string) {
 			held = append(held, t.ID+" blocked: its parents conflict")
 		}
 	}
-	if len(held) == 0 {
-		return Finished, ""
+	switch {
+	case len(held) > 0:
+		return RunFailed, strings.Join(held, "; ") + ": 'owt run retry' or 'owt run skip' goes on"
+	case len(notRun) > 0:
+		return Finished, "not run: " + strings.Join(notRun, ", ") + ", which wait on a cancelled task; 'owt run retry' a cancelled task goes on"
 	}
-	return RunFailed, strings.Join(held, "; ") + ": 'owt run retry' or 'owt run skip' goes on"
+	return Finished, ""
+}
+
+// heldByCancel reports whether blocked task t waits only on tasks the
+// user cancelled (directly, or through tasks blocked so in their turn).
+func (r *Run) heldByCancel(t *TaskRun) bool {
+	for _, id := range t.BlockedBy {
+		p, ok := r.Task(id)
+		if !ok {
+			return false
+		}
+		if p.State != Cancelled && (p.State != Blocked || len(p.BlockedBy) == 0 || !r.heldByCancel(p)) {
+			return false
+		}
+	}
+	return len(t.BlockedBy) > 0
 }
 
 // reopen makes an ended run active again once one of its tasks can go on
@@ -112,7 +133,7 @@ func (e *Engine) tellNeeds(name string) error {
 		if rec == nil {
 			rec = &state.Record{Name: r.Name + "-" + t.ID, Repo: r.Repo}
 		}
-		e.Notify(rec, needsText(r, t))
+		e.Notify(rec, Notice{Event: noticeEvent(t), Run: r.Name, Task: t.ID, Text: needsText(r, t)})
 	}
 	return e.Store.Update(name, func(cur *Run) ([]Event, error) {
 		for id, since := range told {
@@ -124,6 +145,26 @@ func (e *Engine) tellNeeds(name string) error {
 		}
 		return nil, nil
 	})
+}
+
+// Notice is what the engine tells the user about a task that needs them.
+type Notice struct {
+	// Event is the kind: run_task_failed, run_task_blocked or
+	// run_task_needs_you ([notify] command's OWT_EVENT).
+	Event     string
+	Run, Task string
+	Text      string
+}
+
+// noticeEvent is the kind of notice a task that needs the user gets.
+func noticeEvent(t *TaskRun) string {
+	switch t.State {
+	case Failed:
+		return "run_task_failed"
+	case Blocked:
+		return "run_task_blocked"
+	}
+	return "run_task_needs_you"
 }
 
 // needsText is the notice of a task that needs the user.

@@ -41,6 +41,47 @@ func (e *Engine) jitter() Jitter {
 	return rand.Float64
 }
 
+// retryHeldWhy is what a task whose retry waits for the user to leave
+// its pane says.
+const retryHeldWhy = "its retry is held while you are on its pane: the agent restarts when you leave its pane"
+
+// retriesHeld are the tasks of ids about to be retried whose agent's pane
+// has the user's client on it: owt restarts no agent in front of the
+// user (as it sends nothing then), so they wait until the user leaves.
+// The monitor's snapshot knows: no tmux call.
+func (e *Engine) retriesHeld(r *Run, ids []string) map[string]bool {
+	held := map[string]bool{}
+	var recs map[string]*state.Record
+	for _, id := range ids {
+		t, ok := r.Task(id)
+		if !ok || t.State != Backoff || t.Name == "" || e.UserOnPane == nil {
+			continue
+		}
+		if recs == nil {
+			f, err := state.ForRepo(r.Repo).Peek()
+			if err != nil {
+				e.logf("run %s: read worktree state: %v", r.Name, err)
+				return held
+			}
+			recs = f.Records
+		}
+		if rec := recs[t.Name]; rec != nil && e.userOnPane(rec.Pane) {
+			held[id] = true
+		}
+	}
+	return held
+}
+
+// holdRetry keeps task t in backoff while the user is on its pane,
+// saying so once.
+func holdRetry(t *TaskRun, now time.Time) []Event {
+	if t.Why == retryHeldWhy {
+		return nil
+	}
+	t.Why = retryHeldWhy
+	return []Event{{At: now, Event: "held", Task: t.ID, Detail: "retry held: the user is on its pane; it restarts when the user leaves"}}
+}
+
 // attemptStart is what startReady knows of a task it marked starting:
 // its worktree from an earlier attempt and why that attempt ended.
 type attemptStart struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/git"
 )
 
 // Problems in a plan file are config.Problems: each names the file, the
@@ -342,8 +343,13 @@ func (d *decoder) branch(key string, v any, dst *string) {
 		return
 	}
 	b := *dst
-	if b == "" || strings.HasPrefix(b, "-") || strings.ContainsAny(b, " \t\n~^:?*[\\") || strings.Contains(b, "..") || strings.Contains(b, "@{") {
+	switch {
+	case strings.HasPrefix(b, "refs/"):
+		d.add(key, "%q is not a branch name: give the branch's name (%s), not its ref", b, strings.TrimPrefix(strings.TrimPrefix(b, "refs/"), "heads/"))
+	case b == "" || strings.HasPrefix(b, "-") || strings.ContainsAny(b, " \t\n~^:?*[\\") || strings.Contains(b, "..") || strings.Contains(b, "@{"):
 		d.add(key, "%q is not a branch name", b)
+	case !git.ValidBranchName(b):
+		d.add(key, "%q is not a branch name (git refuses it)", b) // git's own rules: a trailing /, .lock, …
 	}
 }
 

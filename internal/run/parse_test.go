@@ -262,6 +262,9 @@ func TestParseShapeProblems(t *testing.T) {
 		{"missing text", "[[task]]\nid = \"a\"\n", `p.toml: task[a].task: missing: every task needs its text`},
 		{"depends_on not a list", "[[task]]\nid = \"a\"\ntask = \"x\"\ndepends_on = \"b\"\n", `p.toml: task[a].depends_on: must be a list of strings, not a string`},
 		{"bad branch", "[run]\ninto = \"feat auth\"\n[[task]]\nid = \"a\"\ntask = \"x\"\n", `p.toml: run.into: "feat auth" is not a branch name`},
+		{"into a full ref", "[run]\ninto = \"refs/heads/x\"\n[[task]]\nid = \"a\"\ntask = \"x\"\n", `p.toml: run.into: "refs/heads/x" is not a branch name: give the branch's name (x), not its ref`},
+		{"base git refuses", "[run]\nbase = \"dev.lock\"\n[[task]]\nid = \"a\"\ntask = \"x\"\n", `p.toml: run.base: "dev.lock" is not a branch name (git refuses it)`},
+		{"into ending in a slash", "[run]\ninto = \"feat/\"\n[[task]]\nid = \"a\"\ntask = \"x\"\n", `p.toml: run.into: "feat/" is not a branch name (git refuses it)`},
 		{"syntax", "[[task]]\nid = \"a\ntask = \"x\"\n", `p.toml:2: task.id: strings cannot contain newlines`},
 		{"checks not a list", "[run]\nchecks = \"make\"\n[[task]]\nid = \"a\"\ntask = \"x\"\n", `p.toml: run.checks: must be a list of argv lists (like [["go", "test", "./..."]]), not a string`},
 	} {

@@ -76,6 +76,26 @@ func (s Store) Create(r *Run) error {
 	})
 }
 
+// CreateChecked registers r as Create does once check passes, both
+// under the lock every CreateChecked holds: a check that looks at the
+// other registered runs (their worktree names) cannot pass for two runs
+// registered at once that clash.
+func (s Store) CreateChecked(r *Run, check func() error) error {
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return fmt.Errorf("create run dir: %w", err)
+	}
+	// Beside the runs dir, not in it: forgetting every run leaves it empty.
+	lock := flock.New(s.Dir + ".register.lock")
+	if err := lock.Lock(); err != nil {
+		return fmt.Errorf("lock the runs for registration: %w", err)
+	}
+	defer func() { _ = lock.Unlock() }()
+	if err := check(); err != nil {
+		return err
+	}
+	return s.Create(r)
+}
+
 // Load reads the run called name without locking: every write is a
 // rename, so a read sees a whole file.
 func (s Store) Load(name string) (*Run, error) {
@@ -224,7 +244,7 @@ func (s Store) List() ([]*Run, error) {
 		if err != nil {
 			// One broken file must not hide the other runs: it is said
 			// on its own ('owt run status NAME' names the problem).
-			broken = append(broken, err)
+			broken = append(broken, &BrokenRun{Name: name, Path: s.Path(name), Err: err})
 			continue
 		}
 		runs = append(runs, r)
@@ -244,6 +264,28 @@ func (s Store) List() ([]*Run, error) {
 // BrokenRuns are run state files List could not read; it returns them
 // beside the runs it could.
 type BrokenRuns []error
+
+// BrokenRun is one run whose state file cannot be read: the run is
+// still there (its name is taken, its agents may work), unreadable.
+type BrokenRun struct {
+	Name, Path string
+	Err        error
+}
+
+func (b *BrokenRun) Error() string { return b.Err.Error() }
+func (b *BrokenRun) Unwrap() error { return b.Err }
+
+// Names are the runs of b.
+func (b BrokenRuns) Names() []string {
+	var names []string
+	for _, err := range b {
+		var br *BrokenRun
+		if errors.As(err, &br) {
+			names = append(names, br.Name)
+		}
+	}
+	return names
+}
 
 func (b BrokenRuns) Error() string {
 	msgs := make([]string, len(b))

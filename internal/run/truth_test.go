@@ -64,11 +64,14 @@ func TestARunEndsFailedUntilTheUserActs(t *testing.T) {
 	_, _, err = r.SetState(Paused, now)
 	require.Error(t, err, "nothing to pause: the user retries or skips")
 
+	// The user cancels a: nothing failed any more, and b waits only on
+	// the user's own choice. The run is finished, saying what did not run.
 	evs, err = r.TaskCommand("cancel", "a", now)
 	require.NoError(t, err)
-	require.Equal(t, RunFailed, r.State, "b is still blocked")
-	require.Equal(t, "b blocked by a: 'owt run retry' or 'owt run skip' goes on", r.Why)
-	require.Contains(t, eventNames(evs), "failed", "the new reason is logged")
+	require.Equal(t, Finished, r.State, "nothing failed: the user cancelled a")
+	require.Equal(t, "not run: b, which wait on a cancelled task; 'owt run retry' a cancelled task goes on", r.Why)
+	require.Contains(t, eventNames(evs), "finished")
+	require.Empty(t, BarText([]*Run{r}, r.Socket), "nothing needs the user")
 
 	evs, err = r.TaskCommand("retry", "a", now)
 	require.NoError(t, err)

@@ -358,6 +358,9 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 					}
 					return fmt.Errorf("name %q is in use: %s", cn, why)
 				}
+				if clash := refClash(cb, branches); clash != "" && strings.HasPrefix(cb, clash+"/") {
+					return fmt.Errorf("no name is free for %s: %s", name, why) // no suffix can help
+				}
 				if n > 1000 {
 					return fmt.Errorf("no free name for %s", name)
 				}
@@ -404,6 +407,9 @@ func (w *Workspace) taken(f *state.File, name, branch string, liveSession map[st
 	} else if ok {
 		return true, "git would read branch " + branch + " as " + ref
 	}
+	if other := refClash(branch, branches); other != "" {
+		return true, "branch " + other + " exists, and git cannot have both it and " + branch
+	}
 	if _, err := os.Lstat(w.worktreePath(name)); err == nil {
 		return true, w.worktreePath(name) + " already exists"
 	}
@@ -411,6 +417,27 @@ func (w *Workspace) taken(f *state.File, name, branch string, liveSession map[st
 		return true, "tmux session " + w.sessionName(name) + " already exists"
 	}
 	return false, ""
+}
+
+// refClash is a branch git would not let branch exist beside (one is a
+// folder of the other's ref: feat and feat/x, feat/x and feat/x/old),
+// "" when there is none.
+func refClash(branch string, branches map[string]bool) string {
+	for dir := branch; ; {
+		i := strings.LastIndexByte(dir, '/')
+		if i < 0 {
+			break
+		}
+		if dir = dir[:i]; branches[dir] {
+			return dir
+		}
+	}
+	for b := range branches {
+		if strings.HasPrefix(b, branch+"/") {
+			return b
+		}
+	}
+	return ""
 }
 
 // usedPorts is every port block held by a record of any repository.
