@@ -422,18 +422,22 @@ func (w *Workspace) taken(f *state.File, name, branch string, liveSession map[st
 // refClash is a branch git would not let branch exist beside (one is a
 // folder of the other's ref: feat and feat/x, feat/x and feat/x/old),
 // "" when there is none.
-func refClash(branch string, branches map[string]bool) string {
+func refClash(branch string, branches map[string]string) string {
+	isBranch := func(name string) bool {
+		ref, ok := branches[name]
+		return ok && ref == git.BranchRef(name)
+	}
 	for dir := branch; ; {
 		i := strings.LastIndexByte(dir, '/')
 		if i < 0 {
 			break
 		}
-		if dir = dir[:i]; branches[dir] {
+		if dir = dir[:i]; isBranch(dir) {
 			return dir
 		}
 	}
 	for b := range branches {
-		if strings.HasPrefix(b, branch+"/") {
+		if strings.HasPrefix(b, branch+"/") && isBranch(b) {
 			return b
 		}
 	}
