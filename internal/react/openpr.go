@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/forge"
+	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -56,7 +57,7 @@ func OpenPR(w *workspace.Workspace, name string, o PROptions, gh forge.Client) (
 	if err != nil {
 		return Opened{}, fmt.Errorf("pushed %s to %s, but: %w", p.rec.Branch, p.remote, err)
 	}
-	head, _ := w.Repo.ResolveCommit(p.rec.Branch)
+	head, _ := w.Repo.ResolveCommit(git.BranchRef(p.rec.Branch))
 	pr := ghText(state.PR{Number: made.Number, URL: made.URL, State: "OPEN", Draft: o.Draft, Head: head})
 	return Opened{PR: pr}, recordPR(w, p.rec, pr)
 }
@@ -90,7 +91,7 @@ func preparePR(w *workspace.Workspace, name string, o PROptions) (prPlan, error)
 	if err != nil {
 		return prPlan{}, fmt.Errorf("owt pr %s: %w", name, err)
 	}
-	subjects, err := w.Repo.Subjects(base, rec.Branch)
+	subjects, err := w.Repo.Subjects(git.BranchRef(base), git.BranchRef(rec.Branch))
 	if err != nil {
 		return prPlan{}, err
 	}
@@ -106,7 +107,7 @@ func adoptPR(w *workspace.Workspace, p prPlan, existing forge.PR) (Opened, error
 	if err := w.Repo.Push(p.remote, p.rec.Branch); err != nil {
 		return Opened{}, fmt.Errorf("pull request #%d is open for %s already (%s), but pushing to it failed (nothing recorded): %w", existing.Number, p.rec.Branch, existing.URL, err)
 	}
-	head, _ := w.Repo.ResolveCommit(p.rec.Branch)
+	head, _ := w.Repo.ResolveCommit(git.BranchRef(p.rec.Branch))
 	// Its checks and review are the old head's: the monitor's first poll
 	// reads them afresh.
 	pr := ghText(state.PR{Number: existing.Number, URL: existing.URL, State: existing.State, Draft: existing.IsDraft, Head: head})

@@ -44,7 +44,7 @@ func (x *Reactor) pollDue(rec *state.Record, cfg config.Config, now time.Time) b
 	if !due {
 		// Settled: only a new head of its own is news (one rev-parse an
 		// interval, outside the lock).
-		head, err := git.Repo{Root: rec.Repo}.ResolveCommit(rec.Branch)
+		head, err := git.Repo{Root: rec.Repo}.ResolveCommit(git.BranchRef(rec.Branch))
 		due = err == nil && head != pr.Head
 	}
 	if due {

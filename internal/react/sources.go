@@ -61,15 +61,15 @@ func (x *Reactor) conflict(it Input) error {
 		return nil
 	}
 	repo := git.Repo{Root: rec.Repo}
-	head, err := repo.ResolveCommit(rec.Branch)
+	head, err := repo.ResolveCommit(git.BranchRef(rec.Branch))
 	if err != nil {
 		return err
 	}
-	base, err := repo.ResolveCommit(target)
+	base, err := repo.ResolveCommit(git.BranchRef(target))
 	if err != nil && target != rec.Base && rec.Base != "" {
 		// A run makes its into at its first landing, from the base.
 		target = rec.Base
-		base, err = repo.ResolveCommit(target)
+		base, err = repo.ResolveCommit(git.BranchRef(target))
 	}
 	if err != nil {
 		return nil // its target is gone: nothing to predict against
