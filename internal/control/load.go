@@ -39,6 +39,9 @@ func Load(tm *tmux.Client, repo string) (Snapshot, error) {
 	var mine []*run.Run
 	for _, r := range runs {
 		if r != nil && (repo == "" || r.Repo == repo) {
+			if now, err := store.NoteLost(r, time.Now()); err == nil {
+				r = now // landed only while into holds what landed
+			}
 			mine = append(mine, r)
 		}
 	}

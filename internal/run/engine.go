@@ -107,6 +107,11 @@ func (e *Engine) inFlight() []string {
 	for _, r := range runs {
 		if e.drives(r) {
 			names = append(names, r.Name)
+		} else if r.Socket == e.Socket {
+			// An ended run is landed only while into holds what landed.
+			if err := e.checkInto(r, time.Now()); err != nil {
+				e.logf("run %s: into: %v", r.Name, err)
+			}
 		}
 	}
 	return names

@@ -10,7 +10,10 @@ import (
 // A task's work is what its own branch holds against the task's start:
 // commits on the branch (not wherever HEAD went) and a tree that differs
 // from the start's (an empty commit, or a file added and removed again,
-// is no work). A task is judged, landed, built on and offered as a pull
+// is no work). The base's own commits are not the task's work either: an
+// agent that ran git pull or git merge main has only brought the base in,
+// so the branch is judged against its start merged with the base as it
+// is now. A task is judged, landed, built on and offered as a pull
 // request only on that.
 
 // branchWork is a task's branch against its start, and where the HEAD of
@@ -20,8 +23,8 @@ type branchWork struct {
 	Gone      bool   // the branch does not exist
 	Head      string // the branch HEAD is on in the worktree; "" when detached
 	HeadAt    string // HEAD's commit
-	Commits   int    // commits on the branch ahead of the start
-	Unchanged bool   // the branch's tree is the start's: no net change
+	Commits   int    // commits on the branch ahead of the start and of the base
+	Unchanged bool   // the branch's tree is the start's, or merged into the base it changes nothing
 	Tree      string // HEAD's tree
 }
 
@@ -43,7 +46,11 @@ func workOf(rec *state.Record) (branchWork, error) {
 	w.Head = head
 	ref := "refs/heads/" + rec.Branch
 	from := startOf(rec)
-	objs, err := git.Objects(rec.Path, []string{"HEAD", "HEAD^{tree}", ref, ref + "^{tree}", from + "^{tree}"})
+	revs := []string{"HEAD", "HEAD^{tree}", ref, ref + "^{tree}", from + "^{tree}", from + "^{commit}"}
+	if rec.Base != "" {
+		revs = append(revs, rec.Base+"^{commit}", rec.Base+"^{tree}")
+	}
+	objs, err := git.Objects(rec.Path, revs)
 	if err != nil {
 		return w, err
 	}
@@ -56,8 +63,22 @@ func workOf(rec *state.Record) (branchWork, error) {
 		return w, fmt.Errorf("the task's start %s: no such commit", from)
 	}
 	w.Unchanged = objs[3] == objs[4]
-	if w.Commits, _, err = (git.Repo{Root: rec.Path}).AheadBehind(from, ref); err != nil {
+	repo := git.Repo{Root: rec.Path}
+	// The base moved on since the start: what it brought is not the
+	// task's work, whether or not the branch merged it.
+	against, baseTree := from, ""
+	if len(objs) > 6 && objs[6] != "" && objs[6] != objs[5] && repo.IsAncestor(objs[5], objs[6]) {
+		against, baseTree = objs[6], objs[7]
+	}
+	if w.Commits, _, err = repo.AheadBehind(against, ref); err != nil {
 		return w, fmt.Errorf("count commits: %w", err)
+	}
+	if baseTree != "" && w.Commits > 0 && !w.Unchanged {
+		// Merged into the base, the branch changes nothing: it holds the
+		// base's work only (a merge commit of it, say).
+		if m, err := repo.MergeTree(against, ref); err == nil && m.Clean() && m.Tree == baseTree {
+			w.Unchanged = true
+		}
 	}
 	return w, nil
 }
@@ -85,7 +106,7 @@ func (w branchWork) problem(path string) string {
 // emptyWhy says why a branch with no work cannot go on.
 func (w branchWork) emptyWhy() string {
 	if w.Commits == 0 {
-		return fmt.Sprintf("its branch %s has no commits ahead of the task's start", w.Branch)
+		return fmt.Sprintf("its branch %s has no commits ahead of the task's start of its own (the base's commits merged in are not the task's work)", w.Branch)
 	}
-	return fmt.Sprintf("its branch %s makes no change against the task's start (%d commit(s), the same tree)", w.Branch, w.Commits)
+	return fmt.Sprintf("its branch %s makes no change against the task's start and the base (%d commit(s), nothing new)", w.Branch, w.Commits)
 }

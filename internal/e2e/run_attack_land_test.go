@@ -1,0 +1,191 @@
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// What a run calls a task's work and what it calls landed: the base's
+// commits merged into a task's branch are not the task's work; into that
+// lost what landed says so in every view, and the way forward is resume;
+// into rebased still holds the work that landed there.
+
+// commitOnMain commits a new file on main in the user's checkout.
+func (e *Env) commitOnMain(repo, file string) {
+	e.t.Helper()
+	e.WriteFile(repo, file, "from main\n")
+	e.Git(repo, "add", file)
+	e.Git(repo, "commit", "-q", "-m", "main: "+file)
+}
+
+// runListed is the run called name as owt run list --json shows it.
+func (e *Env) runListed(dir, name string) (state string, finished int) {
+	e.t.Helper()
+	var views []struct {
+		Name     string `json:"name"`
+		State    string `json:"state"`
+		Finished int    `json:"finished"`
+	}
+	out := e.MustOwt(dir, "run", "list", "--json")
+	require.NoError(e.t, json.Unmarshal([]byte(out), &views), out)
+	for _, v := range views {
+		if v.Name == name {
+			return v.State, v.Finished
+		}
+	}
+	e.t.Fatalf("no run %s in owt run list --json: %s", name, out)
+	return "", 0
+}
+
+func TestRunTaskThatOnlyMergedTheBaseIsNotDone(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	done := "\\n!exec " + owtBin + " done --summary "
+	e.WriteFile(repo, "mm.toml", `[run]
+into = "feat/x"
+max_concurrent = 2
+tool = "claude"
+
+[[task]]
+id = "pull"
+task = "!sleep 15s\n!exec git merge -q --no-edit main`+done+`merged-main"
+
+[[task]]
+id = "work"
+task = "!write w.txt\n!commit add w.txt\n!sleep 15s\n!exec git merge -q --no-edit main`+done+`did-w"
+`)
+	e.Git(repo, "add", "mm.toml")
+	e.Git(repo, "commit", "-q", "-m", "plan")
+	e.MustOwt(repo, "run", "start", "mm.toml")
+	e.logRunOnFailure(repo, "mm")
+	e.MustOwt(repo, "tmux", "init")
+	e.Eventually(60*time.Second, "both tasks run", func() bool {
+		s := e.runTaskStates(repo, "mm")
+		return s["pull"] == "running" && s["work"] == "running"
+	})
+	e.commitOnMain(repo, "m.txt")
+
+	e.Eventually(90*time.Second, "work landed, pull needs the user", func() bool {
+		s := e.runTaskStates(repo, "mm")
+		return s["work"] == "landed" && s["pull"] == "needs_you"
+	})
+	require.Contains(t, e.runTaskStates(repo, "mm")["pull.why"], "no commits")
+	for _, ev := range e.runEvents(repo, "mm") {
+		if ev.Task == "pull" {
+			require.NotContains(t, []string{"done", "landed"}, ev.Event, "%s: %s", ev.Task, ev.Detail)
+		}
+	}
+	require.Contains(t, e.Git(repo, "ls-tree", "--name-only", "feat/x"), "w.txt")
+	require.NotEqual(t, "finished", e.runStatus(repo, "mm").State)
+}
+
+func TestRunWhoseIntoWasDeletedAfterItFinishedSaysSoEverywhereAndResumes(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, "g.toml", `[run]
+into = "feat/x"
+tool = "claude"
+
+[[task]]
+id = "a"
+task = "`+taskScript("a.txt")+`"
+`)
+	e.Git(repo, "add", "g.toml")
+	e.Git(repo, "commit", "-q", "-m", "plan")
+	e.MustOwt(repo, "run", "start", "g.toml")
+	e.logRunOnFailure(repo, "g")
+	e.MustOwt(repo, "tmux", "init")
+	e.Eventually(60*time.Second, "run g finished", func() bool {
+		return e.runStatus(repo, "g").State == "finished"
+	})
+
+	e.Git(repo, "branch", "-q", "-D", "feat/x")
+	// owt run list is asked first: it reads into itself.
+	state, finished := e.runListed(repo, "g")
+	require.Equal(t, "paused", state)
+	require.Equal(t, 0, finished)
+	require.Contains(t, e.MustOwt(repo, "run", "list"), "0/1")
+	require.Equal(t, "paused", e.runStatus(repo, "g").State)
+	require.Equal(t, "needs_you", e.runTaskStates(repo, "g")["a"])
+	require.Contains(t, e.runWhy(repo, "g"), "feat/x")
+
+	e.MustOwt(repo, "run", "resume", "g")
+	e.Eventually(60*time.Second, "a landed again", func() bool {
+		return e.runTaskStates(repo, "g")["a"] == "landed"
+	})
+	require.Contains(t, e.Git(repo, "ls-tree", "--name-only", "feat/x"), "a.txt")
+	state, finished = e.runListed(repo, "g")
+	require.Equal(t, "finished", state)
+	require.Equal(t, 1, finished)
+}
+
+func TestRunRetryOfAFinishedRunsLostLandingLandsItAgain(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, "r.toml", `[run]
+into = "feat/x"
+tool = "claude"
+
+[[task]]
+id = "a"
+task = "`+taskScript("a.txt")+`"
+`)
+	e.Git(repo, "add", "r.toml")
+	e.Git(repo, "commit", "-q", "-m", "plan")
+	e.MustOwt(repo, "run", "start", "r.toml")
+	e.logRunOnFailure(repo, "r")
+	e.MustOwt(repo, "tmux", "init")
+	e.Eventually(60*time.Second, "run r finished", func() bool {
+		return e.runStatus(repo, "r").State == "finished"
+	})
+	e.Git(repo, "branch", "-q", "-D", "feat/x")
+	res := e.Owt(repo, "run", "retry", "r", "a")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	e.Eventually(90*time.Second, "a landed again", func() bool {
+		return e.runTaskStates(repo, "r")["a"] == "landed"
+	})
+	require.Contains(t, e.Git(repo, "ls-tree", "--name-only", "feat/x"), "a.txt")
+}
+
+func TestRunIntoRebasedOntoMainStillHoldsWhatLanded(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, "rb.toml", `[run]
+into = "feat/x"
+max_concurrent = 2
+tool = "claude"
+
+[[task]]
+id = "a"
+task = "`+taskScript("a.txt")+`"
+
+[[task]]
+id = "slow"
+task = "!sleep 600s"
+`)
+	e.Git(repo, "add", "rb.toml")
+	e.Git(repo, "commit", "-q", "-m", "plan")
+	e.MustOwt(repo, "run", "start", "rb.toml")
+	e.logRunOnFailure(repo, "rb")
+	e.MustOwt(repo, "tmux", "init")
+	e.Eventually(60*time.Second, "a landed", func() bool {
+		return e.runTaskStates(repo, "rb")["a"] == "landed"
+	})
+
+	e.commitOnMain(repo, "m.txt")
+	e.Git(repo, "rebase", "-q", "main", "feat/x")
+	e.Git(repo, "checkout", "-q", "main")
+
+	require.Equal(t, "landed", e.runTaskStates(repo, "rb")["a"], "the rebased into holds a's work")
+	require.Equal(t, "active", e.runStatus(repo, "rb").State)
+	require.Equal(t, "active", func() string { s, _ := e.runListed(repo, "rb"); return s }())
+	// Stopped, the run does not land a again (no second copy in into).
+	e.MustOwt(repo, "run", "stop", "rb")
+	log := e.Git(repo, "log", "--format=%s", "main..feat/x")
+	require.Equal(t, 1, strings.Count(log, "add a.txt"), log)
+	e.requireNoEvent(repo, "rb", "paused")
+}
