@@ -347,6 +347,9 @@ func printPlan(out io.Writer, file string, r *run.Run) {
 	if w := intoCheckoutWarning(r); w != "" {
 		fmt.Fprintln(out, "warning: "+w)
 	}
+	if busy, _ := run.IntoBusy(r.Repo, r.Into); busy != "" {
+		fmt.Fprintln(out, "warning: "+busy)
+	}
 }
 
 // intoCheckoutWarning says when into is checked out in a checkout that is

@@ -189,3 +189,67 @@ task = "!sleep 600s"
 	require.Equal(t, 1, strings.Count(log, "add a.txt"), log)
 	e.requireNoEvent(repo, "rb", "paused")
 }
+
+func TestRunChecksOutputIsNotTheAgentsUncommittedWork(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, "b.toml", `[run]
+into = "feat/x"
+tool = "claude"
+settle = "1s"
+checks = [["sh", "-c", "date > build.out"]]
+
+[[task]]
+id = "a"
+task = "`+taskScript("a.txt")+`"
+`)
+	e.Git(repo, "add", "b.toml")
+	e.Git(repo, "commit", "-q", "-m", "plan")
+	e.MustOwt(repo, "run", "start", "b.toml")
+	e.logRunOnFailure(repo, "b")
+	e.MustOwt(repo, "tmux", "init")
+	e.Eventually(90*time.Second, "a landed or needs the user", func() bool {
+		s := e.runTaskStates(repo, "b")["a"]
+		return s == "landed" || s == "needs_you"
+	})
+	s := e.runTaskStates(repo, "b")
+	require.Equal(t, "landed", s["a"], s["a.why"])
+	require.Empty(t, e.promptsWith("b-a", "uncommitted"), "the checks' output is not blamed on the agent")
+	require.FileExists(t, e.Find(repo, "b-a").Path+"/build.out", "the checks' output is left where they wrote it")
+	require.NotContains(t, e.Git(repo, "ls-tree", "--name-only", "feat/x"), "build.out")
+}
+
+func TestRunRefusesToLandInABranchALiveAgentWorksOn(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "claude", "--name", "busy", "Refactor\n!sleep 600s")
+	e.MustOwt(repo, "tmux", "init")
+	e.WaitStatus(repo, "busy", "working", 60*time.Second)
+	busy := e.Find(repo, "busy")
+	plan := `[run]
+into = "` + busy.Branch + `"
+tool = "claude"
+
+[[task]]
+id = "z"
+task = "` + taskScript("zz.txt") + `"
+`
+	e.WriteFile(repo, "bz.toml", plan)
+	e.Git(repo, "add", "bz.toml")
+	e.Git(repo, "commit", "-q", "-m", "plan")
+	dry := e.MustOwt(repo, "run", "start", "bz.toml", "--dry-run")
+	out := e.MustOwt(repo, "run", "start", "bz.toml")
+	e.logRunOnFailure(repo, "bz")
+
+	e.Eventually(90*time.Second, "z landed or needs the user", func() bool {
+		s := e.runTaskStates(repo, "bz")["z"]
+		return s == "landed" || s == "needs_you"
+	})
+	require.Equal(t, "needs_you", e.runTaskStates(repo, "bz")["z"])
+	require.Contains(t, e.runTaskStates(repo, "bz")["z.why"], "busy")
+	require.NotContains(t, e.Git(repo, "ls-tree", "--name-only", busy.Branch), "zz.txt")
+	require.NoFileExists(t, busy.Path+"/zz.txt")
+	e.requireNoEvent(repo, "bz", "landed")
+	require.Contains(t, dry, "warning: "+busy.Branch+" is checked out in "+busy.Path)
+	require.Contains(t, out, "warning: "+busy.Branch+" is checked out in "+busy.Path)
+}

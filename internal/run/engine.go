@@ -231,6 +231,9 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 		if t.Failure != nil && t.Failure.Class == FailLand {
 			continue // judged done already; its landing waits for the user
 		}
+		if e.checks.busy(r.Name + "\x00" + t.ID) {
+			continue // its checks run in its worktree: what they write is not yet told apart
+		}
 		if recs == nil {
 			f, err := state.ForRepo(r.Repo).Peek()
 			if err != nil {
@@ -251,11 +254,13 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 			key := r.Name + "/" + t.ID
 			o, fresh, err := e.observeCached(key, rec, now)
 			if err == nil {
+				o.Uncommitted = t.Memo.Checks.notCheckOutput(rec.Path, o.Uncommitted)
 				v = Judge(o, r.Plan.CriteriaOf(pt), t.Memo)
 				if !fresh && v.Action != KeepWaiting && v.Action != e.observed[key].confirmed {
 					// A new decision is made only on what git says now.
 					delete(e.observed, key)
 					if o, fresh, err = e.observeCached(key, rec, now); err == nil {
+						o.Uncommitted = t.Memo.Checks.notCheckOutput(rec.Path, o.Uncommitted)
 						v = Judge(o, r.Plan.CriteriaOf(pt), t.Memo)
 					}
 				}

@@ -56,6 +56,10 @@ type CheckResult struct {
 	// Output is what a failing check said (its argv, exit and last lines).
 	Output string    `json:"output,omitempty"`
 	At     time.Time `json:"at"`
+	// Wrote are the uncommitted files the checks wrote (a build's output),
+	// each with what it was then (checkOutputMark): not the agent's work
+	// while it is still what the checks left.
+	Wrote map[string]string `json:"wrote,omitempty"`
 }
 
 // Message kinds: each is sent at most once (checks: once per tree).
