@@ -296,12 +296,12 @@ func observe(rec *state.Record, now time.Time) (Observation, error) {
 	if o.Status != state.Idle && o.Status != state.Exited {
 		return o, nil
 	}
-	w, err := workOf(rec)
+	w, err := judgedWorkOf(rec)
 	if err != nil {
 		return o, err
 	}
 	o.OffBranch = w.problem(rec.Path)
-	o.Commits, o.Unchanged, o.Tree = w.Commits, w.Unchanged, w.Tree
+	o.Commits, o.Unchanged, o.Tree, o.Base = w.Commits, w.Unchanged, w.Tree, w.Base
 	if o.Uncommitted, err = workspace.WorkFiles(rec); err != nil {
 		return o, fmt.Errorf("uncommitted files: %w", err)
 	}

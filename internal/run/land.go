@@ -170,7 +170,11 @@ func checkLandable(r *Run, t *TaskRun, rec *state.Record) error {
 	if !isDir(rec.Path) {
 		return nil // owt merge's own checks say what a missing worktree allows
 	}
-	w, err := workOf(rec)
+	read := judgedWorkOf // the base's commits are not the task's work ...
+	if r.Into == rec.Base {
+		read = workOf // ... unless it lands in the base: there they may be its own, landed already
+	}
+	w, err := read(rec)
 	if err != nil {
 		return err
 	}

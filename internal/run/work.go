@@ -10,11 +10,11 @@ import (
 // A task's work is what its own branch holds against the task's start:
 // commits on the branch (not wherever HEAD went) and a tree that differs
 // from the start's (an empty commit, or a file added and removed again,
-// is no work). The base's own commits are not the task's work either: an
-// agent that ran git pull or git merge main has only brought the base in,
-// so the branch is judged against its start merged with the base as it
-// is now. A task is judged, landed, built on and offered as a pull
-// request only on that.
+// is no work). A task is judged, landed, built on and offered as a pull
+// request only on that. When it is judged done, and before it lands, the
+// base's own commits are not the task's work either: an agent that ran
+// git pull or git merge main has only brought the base in, so the branch
+// is read against its start and the base as it is now (judgedWorkOf).
 
 // branchWork is a task's branch against its start, and where the HEAD of
 // its worktree is.
@@ -23,8 +23,9 @@ type branchWork struct {
 	Gone      bool   // the branch does not exist
 	Head      string // the branch HEAD is on in the worktree; "" when detached
 	HeadAt    string // HEAD's commit
-	Commits   int    // commits on the branch ahead of the start and of the base
-	Unchanged bool   // the branch's tree is the start's, or merged into the base it changes nothing
+	Commits   int    // commits on the branch ahead of the start (and of the base, for judgedWorkOf)
+	Unchanged bool   // the branch's tree is the start's (or, merged into the base, it changes nothing)
+	Base      string // the base the commits were counted against too, "" for none
 	Tree      string // HEAD's tree
 }
 
@@ -37,7 +38,13 @@ func startOf(rec *state.Record) string {
 }
 
 // workOf reads the task's branch and its worktree's HEAD.
-func workOf(rec *state.Record) (branchWork, error) {
+func workOf(rec *state.Record) (branchWork, error) { return readWork(rec, false) }
+
+// judgedWorkOf is workOf with what the base brought since the start (the
+// agent merged it, or pulled) not counted as the task's work.
+func judgedWorkOf(rec *state.Record) (branchWork, error) { return readWork(rec, true) }
+
+func readWork(rec *state.Record, lessBase bool) (branchWork, error) {
 	w := branchWork{Branch: rec.Branch}
 	head, err := git.CurrentBranch(rec.Path)
 	if err != nil {
@@ -47,7 +54,7 @@ func workOf(rec *state.Record) (branchWork, error) {
 	ref := "refs/heads/" + rec.Branch
 	from := startOf(rec)
 	revs := []string{"HEAD", "HEAD^{tree}", ref, ref + "^{tree}", from + "^{tree}", from + "^{commit}"}
-	if rec.Base != "" {
+	if lessBase && rec.Base != "" {
 		revs = append(revs, rec.Base+"^{commit}", rec.Base+"^{tree}")
 	}
 	objs, err := git.Objects(rec.Path, revs)
@@ -73,11 +80,14 @@ func workOf(rec *state.Record) (branchWork, error) {
 	if w.Commits, _, err = repo.AheadBehind(against, ref); err != nil {
 		return w, fmt.Errorf("count commits: %w", err)
 	}
+	if baseTree != "" && w.Commits == 0 && objs[2] != objs[5] {
+		w.Base = rec.Base // the branch moved, to commits of the base only
+	}
 	if baseTree != "" && w.Commits > 0 && !w.Unchanged {
 		// Merged into the base, the branch changes nothing: it holds the
 		// base's work only (a merge commit of it, say).
 		if m, err := repo.MergeTree(against, ref); err == nil && m.Clean() && m.Tree == baseTree {
-			w.Unchanged = true
+			w.Unchanged, w.Base = true, rec.Base
 		}
 	}
 	return w, nil
@@ -106,7 +116,13 @@ func (w branchWork) problem(path string) string {
 // emptyWhy says why a branch with no work cannot go on.
 func (w branchWork) emptyWhy() string {
 	if w.Commits == 0 {
-		return fmt.Sprintf("its branch %s has no commits ahead of the task's start of its own (the base's commits merged in are not the task's work)", w.Branch)
+		if w.Base != "" {
+			return fmt.Sprintf("its branch %s has no commits ahead of the task's start that %s does not hold (%s's commits merged in are not the task's work)", w.Branch, w.Base, w.Base)
+		}
+		return fmt.Sprintf("its branch %s has no commits ahead of the task's start", w.Branch)
 	}
-	return fmt.Sprintf("its branch %s makes no change against the task's start and the base (%d commit(s), nothing new)", w.Branch, w.Commits)
+	if w.Base != "" {
+		return fmt.Sprintf("its branch %s makes no change against the task's start and %s (%d commit(s), nothing %s lacks)", w.Branch, w.Base, w.Commits, w.Base)
+	}
+	return fmt.Sprintf("its branch %s makes no change against the task's start (%d commit(s), the same tree)", w.Branch, w.Commits)
 }
