@@ -253,3 +253,38 @@ task = "` + taskScript("zz.txt") + `"
 	require.Contains(t, dry, "warning: "+busy.Branch+" is checked out in "+busy.Path)
 	require.Contains(t, out, "warning: "+busy.Branch+" is checked out in "+busy.Path)
 }
+
+// The monitor itself notices a finished run's into deleted: the bar
+// shows the run waiting for the user, with no owt run command asked.
+func TestStatusBarShowsAFinishedRunWhoseIntoWasDeleted(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, "bar.toml", `[run]
+into = "feat/x"
+tool = "claude"
+
+[[task]]
+id = "a"
+task = "`+taskScript("a.txt")+`"
+`)
+	e.Git(repo, "add", "bar.toml")
+	e.Git(repo, "commit", "-q", "-m", "plan")
+	e.MustOwt(repo, "run", "start", "bar.toml")
+	e.logRunOnFailure(repo, "bar")
+	e.MustOwt(repo, "tmux", "init")
+	runs := func() string { return e.Tmux("show-options", "-gqv", "@owt-runs") }
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("bar %q; %s", runs(), e.OwtLog())
+		}
+	})
+	e.Eventually(60*time.Second, "run bar finished", func() bool {
+		return e.runStatus(repo, "bar").State == "finished"
+	})
+	e.Eventually(20*time.Second, "the finished run drops off the bar", func() bool { return runs() == "" })
+
+	e.Git(repo, "branch", "-q", "-D", "feat/x")
+	want := "⏸bar 0/1 #[fg=yellow,bold]▲1#[default]"
+	e.Eventually(30*time.Second, "the bar shows the run waiting for the user", func() bool { return runs() == want })
+	require.Equal(t, "needs_you", e.runTaskStates(repo, "bar")["a"])
+}

@@ -65,6 +65,9 @@ type Engine struct {
 
 	// intoChecked is when each run's into was last read (engine_into.go).
 	intoChecked map[string]time.Time
+	// ended are this server's ended runs with work landed in into, watched
+	// so they too are landed only while into holds it (engine_into.go).
+	ended []endedRun
 }
 
 // Tick is one look at the runs. With no run in flight it costs one stat
@@ -89,6 +92,7 @@ func (e *Engine) Tick(now time.Time) {
 	for _, name := range e.live {
 		e.sayOnce("run "+name, e.step(name, now))
 	}
+	e.watchEnded(now)
 }
 
 func (e *Engine) logf(format string, args ...any) {
@@ -104,14 +108,12 @@ func (e *Engine) inFlight() []string {
 	e.sayOnce("runs", err)
 	e.publishBar(runs)
 	var names []string
+	e.ended = e.ended[:0]
 	for _, r := range runs {
 		if e.drives(r) {
 			names = append(names, r.Name)
-		} else if r.Socket == e.Socket {
-			// An ended run is landed only while into holds what landed.
-			if err := e.checkInto(r, time.Now()); err != nil {
-				e.logf("run %s: into: %v", r.Name, err)
-			}
+		} else if r.Socket == e.Socket && r.Into != "" && len(r.landedIDs()) > 0 {
+			e.ended = append(e.ended, endedRun{name: r.Name, repo: r.Repo, into: r.Into})
 		}
 	}
 	return names

@@ -2,7 +2,10 @@ package run
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
@@ -100,6 +103,63 @@ func (e *Engine) checkInto(r *Run, now time.Time) error {
 	e.intoChecked[r.Name] = now
 	_, err := e.Store.NoteLost(r, now)
 	return err
+}
+
+// endedRun is a run the engine no longer drives that has work landed in
+// into, and how into's ref looked at the last look (refMark).
+type endedRun struct {
+	name, repo, into string
+	mark             string
+}
+
+// watchEnded reads into of each ended run at most every intoCheckEvery,
+// and only when its ref changed on disk since the last look (a stat or
+// two, no git process, while nothing moves): one that lost what landed is
+// paused, its tasks need the user, and the engine drives it again.
+func (e *Engine) watchEnded(now time.Time) {
+	for i := range e.ended {
+		w := &e.ended[i]
+		if now.Sub(e.intoChecked[w.name]) < intoCheckEvery {
+			continue
+		}
+		mark := refMark(w.repo, w.into)
+		if mark != "" && mark == w.mark {
+			continue
+		}
+		r, err := e.Store.Load(w.name)
+		if err != nil {
+			continue // forgotten meanwhile: the next listing drops it
+		}
+		if err := e.checkInto(r, now); err != nil {
+			e.logf("run %s: into: %v", w.name, err)
+			continue
+		}
+		w.mark = mark
+	}
+}
+
+// refMark tells how branch's ref is stored in the repository at root
+// (its loose ref file and packed-refs, by inode, size and time): when it is
+// unchanged, the branch did not move. "" when that cannot be told (the
+// repository's .git is not a directory): then into is read each time.
+func refMark(root, branch string) string {
+	gitDir := filepath.Join(root, ".git")
+	if fi, err := os.Stat(gitDir); err != nil || !fi.IsDir() {
+		return ""
+	}
+	mark := ""
+	for _, p := range []string{filepath.Join(gitDir, "refs", "heads", filepath.FromSlash(branch)), filepath.Join(gitDir, "packed-refs")} {
+		if fi, err := os.Stat(p); err == nil {
+			ino := uint64(0)
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				ino = st.Ino // git writes a ref anew (lock file, rename): a new inode
+			}
+			mark += fmt.Sprintf("%d:%d:%d;", ino, fi.Size(), fi.ModTime().UnixNano())
+		} else {
+			mark += "-;"
+		}
+	}
+	return mark
 }
 
 // loseLandings makes the tasks lost no longer landed: each needs the
