@@ -63,8 +63,10 @@ type Engine struct {
 	barSet   bool
 	said     map[string]string // the last problem logged of each run and of the listing (engine_said.go)
 
-	// intoChecked is when each run's into was last read (engine_into.go).
+	// intoChecked is when each run's into was last read, intoMarks how its
+	// ref looked then (engine_into.go).
 	intoChecked map[string]time.Time
+	intoMarks   map[string]string
 	// ended are this server's ended runs with work landed in into, watched
 	// so they too are landed only while into holds it (engine_into.go).
 	ended []endedRun

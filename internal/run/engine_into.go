@@ -92,7 +92,8 @@ func (s Store) NoteLost(r *Run, now time.Time) (*Run, error) {
 }
 
 // checkInto pauses a run whose into lost landed work, ended runs too; a
-// look at most every intoCheckEvery.
+// look at most every intoCheckEvery, and git is asked only when into's
+// ref changed since it last held everything.
 func (e *Engine) checkInto(r *Run, now time.Time) error {
 	if r.Into == "" || now.Sub(e.intoChecked[r.Name]) < intoCheckEvery {
 		return nil
@@ -101,30 +102,46 @@ func (e *Engine) checkInto(r *Run, now time.Time) error {
 		e.intoChecked = map[string]time.Time{}
 	}
 	e.intoChecked[r.Name] = now
-	_, err := e.Store.NoteLost(r, now)
-	return err
+	mark, moved := e.intoMoved(r.Name, r.Repo, r.Into)
+	if !moved {
+		return nil // as it was when it held everything: no git process
+	}
+	if _, err := e.Store.NoteLost(r, now); err != nil {
+		return err
+	}
+	e.intoMarks[r.Name] = mark
+	return nil
+}
+
+// intoMoved reports whether into's ref may have changed since the run's
+// last look (refMark), and how it is now.
+func (e *Engine) intoMoved(name, repo, into string) (mark string, moved bool) {
+	if e.intoMarks == nil {
+		e.intoMarks = map[string]string{}
+	}
+	mark = refMark(repo, into)
+	return mark, mark == "" || mark != e.intoMarks[name]
 }
 
 // endedRun is a run the engine no longer drives that has work landed in
-// into, and how into's ref looked at the last look (refMark).
-type endedRun struct {
-	name, repo, into string
-	mark             string
-}
+// into.
+type endedRun struct{ name, repo, into string }
 
 // watchEnded reads into of each ended run at most every intoCheckEvery,
 // and only when its ref changed on disk since the last look (a stat or
 // two, no git process, while nothing moves): one that lost what landed is
 // paused, its tasks need the user, and the engine drives it again.
 func (e *Engine) watchEnded(now time.Time) {
-	for i := range e.ended {
-		w := &e.ended[i]
+	if e.intoChecked == nil {
+		e.intoChecked = map[string]time.Time{}
+	}
+	for _, w := range e.ended {
 		if now.Sub(e.intoChecked[w.name]) < intoCheckEvery {
 			continue
 		}
-		mark := refMark(w.repo, w.into)
-		if mark != "" && mark == w.mark {
-			continue
+		if _, moved := e.intoMoved(w.name, w.repo, w.into); !moved {
+			e.intoChecked[w.name] = now
+			continue // nothing read, not even the run's file
 		}
 		r, err := e.Store.Load(w.name)
 		if err != nil {
@@ -132,9 +149,7 @@ func (e *Engine) watchEnded(now time.Time) {
 		}
 		if err := e.checkInto(r, now); err != nil {
 			e.logf("run %s: into: %v", w.name, err)
-			continue
 		}
-		w.mark = mark
 	}
 }
 
