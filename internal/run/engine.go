@@ -256,14 +256,14 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 			v = Verdict{Action: AskUser, Why: "its worktree " + t.Name + " is gone"}
 		} else {
 			key := r.Name + "/" + t.ID
-			o, fresh, err := e.observeCached(key, rec, now)
+			o, fresh, err := e.observeCached(key, rec, r.Into, now)
 			if err == nil {
 				o.Uncommitted = t.Memo.Checks.notCheckOutput(rec.Path, o.Uncommitted)
 				v = Judge(o, r.Plan.CriteriaOf(pt), t.Memo)
 				if !fresh && v.Action != KeepWaiting && v.Action != e.observed[key].confirmed {
 					// A new decision is made only on what git says now.
 					delete(e.observed, key)
-					if o, fresh, err = e.observeCached(key, rec, now); err == nil {
+					if o, fresh, err = e.observeCached(key, rec, r.Into, now); err == nil {
 						o.Uncommitted = t.Memo.Checks.notCheckOutput(rec.Path, o.Uncommitted)
 						v = Judge(o, r.Plan.CriteriaOf(pt), t.Memo)
 					}
@@ -292,7 +292,7 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 // observe gathers what the judge needs from the agent's record and, once
 // its turn is over, from git (the task's own branch, workOf): a working or waiting agent is judged on its
 // record alone, so a busy run costs no git process.
-func observe(rec *state.Record, now time.Time) (Observation, error) {
+func observe(rec *state.Record, into string, now time.Time) (Observation, error) {
 	o := Observation{
 		Now: now, Status: rec.Status, WaitingFor: rec.WaitingFor, ExitCode: rec.ExitCode,
 		Done: rec.Done, LastActivity: rec.StatusSince,
@@ -300,7 +300,7 @@ func observe(rec *state.Record, now time.Time) (Observation, error) {
 	if o.Status != state.Idle && o.Status != state.Exited {
 		return o, nil
 	}
-	w, err := judgedWorkOf(rec)
+	w, err := judgedWorkOf(rec, into)
 	if err != nil {
 		return o, err
 	}

@@ -170,11 +170,13 @@ func checkLandable(r *Run, t *TaskRun, rec *state.Record) error {
 	if !isDir(rec.Path) {
 		return nil // owt merge's own checks say what a missing worktree allows
 	}
-	read := judgedWorkOf // the base's commits are not the task's work ...
+	// The base's commits are not the task's work, unless it lands in the
+	// base: there they may be its own, landed already (as in into, which
+	// is not left out here for that reason).
+	w, err := judgedWorkOf(rec, "")
 	if r.Into == rec.Base {
-		read = workOf // ... unless it lands in the base: there they may be its own, landed already
+		w, err = workOf(rec)
 	}
-	w, err := read(rec)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
@@ -12,9 +13,10 @@ import (
 // from the start's (an empty commit, or a file added and removed again,
 // is no work). A task is judged, landed, built on and offered as a pull
 // request only on that. When it is judged done, and before it lands, the
-// base's own commits are not the task's work either: an agent that ran
-// git pull or git merge main has only brought the base in, so the branch
-// is read against its start and the base as it is now (judgedWorkOf).
+// base's own commits, and into's, are not the task's work either: an
+// agent that ran git pull or git merge main has only brought them in, so
+// the branch is read against its start and them as they are now
+// (judgedWorkOf).
 
 // branchWork is a task's branch against its start, and where the HEAD of
 // its worktree is.
@@ -23,9 +25,9 @@ type branchWork struct {
 	Gone      bool   // the branch does not exist
 	Head      string // the branch HEAD is on in the worktree; "" when detached
 	HeadAt    string // HEAD's commit
-	Commits   int    // commits on the branch ahead of the start (and of the base, for judgedWorkOf)
-	Unchanged bool   // the branch's tree is the start's (or, merged into the base, it changes nothing)
-	Base      string // the base the commits were counted against too, "" for none
+	Commits   int    // commits on the branch ahead of the start (and of the base and into, for judgedWorkOf)
+	Unchanged bool   // the branch's tree is the start's (or, merged into the base or into, it changes nothing)
+	Base      string // the branch (base or into) whose commits made the branch seem to hold work, "" for none
 	Tree      string // HEAD's tree
 }
 
@@ -38,13 +40,22 @@ func startOf(rec *state.Record) string {
 }
 
 // workOf reads the task's branch and its worktree's HEAD.
-func workOf(rec *state.Record) (branchWork, error) { return readWork(rec, false) }
+func workOf(rec *state.Record) (branchWork, error) { return readWork(rec, nil) }
 
-// judgedWorkOf is workOf with what the base brought since the start (the
-// agent merged it, or pulled) not counted as the task's work.
-func judgedWorkOf(rec *state.Record) (branchWork, error) { return readWork(rec, true) }
+// judgedWorkOf is workOf with what the base, and the run's into, brought
+// since the start (the agent merged them, or pulled) not counted as the
+// task's work.
+func judgedWorkOf(rec *state.Record, into string) (branchWork, error) {
+	less := []string{rec.Base}
+	if into != "" && into != rec.Base {
+		less = append(less, into)
+	}
+	return readWork(rec, less)
+}
 
-func readWork(rec *state.Record, lessBase bool) (branchWork, error) {
+// readWork reads the task's branch against its start, and against each
+// branch of less that moved on from the start.
+func readWork(rec *state.Record, less []string) (branchWork, error) {
 	w := branchWork{Branch: rec.Branch}
 	head, err := git.CurrentBranch(rec.Path)
 	if err != nil {
@@ -54,8 +65,12 @@ func readWork(rec *state.Record, lessBase bool) (branchWork, error) {
 	ref := "refs/heads/" + rec.Branch
 	from := startOf(rec)
 	revs := []string{"HEAD", "HEAD^{tree}", ref, ref + "^{tree}", from + "^{tree}", from + "^{commit}"}
-	if lessBase && rec.Base != "" {
-		revs = append(revs, rec.Base+"^{commit}", rec.Base+"^{tree}")
+	var names []string // less, each that names something
+	for _, b := range less {
+		if b != "" {
+			names = append(names, b)
+			revs = append(revs, b+"^{commit}", b+"^{tree}")
+		}
 	}
 	objs, err := git.Objects(rec.Path, revs)
 	if err != nil {
@@ -71,23 +86,34 @@ func readWork(rec *state.Record, lessBase bool) (branchWork, error) {
 	}
 	w.Unchanged = objs[3] == objs[4]
 	repo := git.Repo{Root: rec.Path}
-	// The base moved on since the start: what it brought is not the
-	// task's work, whether or not the branch merged it.
-	against, baseTree := from, ""
-	if len(objs) > 6 && objs[6] != "" && objs[6] != objs[5] && repo.IsAncestor(objs[5], objs[6]) {
-		against, baseTree = objs[6], objs[7]
+	// A branch of less that moved on since the start: what it brought is
+	// not the task's work, whether or not the branch merged it.
+	var moved, movedNames, trees []string
+	for i, b := range names {
+		if tip := objs[6+2*i]; tip != "" && tip != objs[5] && repo.IsAncestor(objs[5], tip) {
+			moved, movedNames, trees = append(moved, tip), append(movedNames, b), append(trees, objs[7+2*i])
+		}
 	}
-	if w.Commits, _, err = repo.AheadBehind(against, ref); err != nil {
+	if len(moved) == 0 {
+		if w.Commits, _, err = repo.AheadBehind(from, ref); err != nil {
+			return w, fmt.Errorf("count commits: %w", err)
+		}
+		return w, nil
+	}
+	if w.Commits, err = repo.CountNotIn(ref, append([]string{objs[5]}, moved...)); err != nil {
 		return w, fmt.Errorf("count commits: %w", err)
 	}
-	if baseTree != "" && w.Commits == 0 && objs[2] != objs[5] {
-		w.Base = rec.Base // the branch moved, to commits of the base only
+	if w.Commits == 0 && objs[2] != objs[5] {
+		w.Base = strings.Join(movedNames, ", ") // the branch moved, to their commits only
 	}
-	if baseTree != "" && w.Commits > 0 && !w.Unchanged {
-		// Merged into the base, the branch changes nothing: it holds the
-		// base's work only (a merge commit of it, say).
-		if m, err := repo.MergeTree(against, ref); err == nil && m.Clean() && m.Tree == baseTree {
-			w.Unchanged, w.Base = true, rec.Base
+	for i, tip := range moved {
+		if w.Commits == 0 || w.Unchanged {
+			break
+		}
+		// Merged into it, the branch changes nothing: it holds that
+		// branch's work only (a merge commit of it, say).
+		if m, err := repo.MergeTree(tip, ref); err == nil && m.Clean() && m.Tree == trees[i] {
+			w.Unchanged, w.Base = true, movedNames[i]
 		}
 	}
 	return w, nil

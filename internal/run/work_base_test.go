@@ -28,7 +28,7 @@ func TestJudgedWorkLeavesOutWhatTheBaseBrought(t *testing.T) {
 	rec, dir := taskRepo(t)
 	moveMain(t, dir, "m1.txt")
 	gitIn(t, dir, "merge", "-q", "--no-edit", "main") // a fast-forward
-	w, err := judgedWorkOf(rec)
+	w, err := judgedWorkOf(rec, "")
 	require.NoError(t, err)
 	require.True(t, w.empty(), "a branch that only pulled the base holds no work")
 	require.Contains(t, w.emptyWhy(), "main")
@@ -38,14 +38,33 @@ func TestJudgedWorkLeavesOutWhatTheBaseBrought(t *testing.T) {
 
 	moveMain(t, dir, "m2.txt")
 	gitIn(t, dir, "merge", "-q", "--no-ff", "--no-edit", "main") // a merge commit of the base only
-	w, _ = judgedWorkOf(rec)
+	w, _ = judgedWorkOf(rec, "")
 	require.Equal(t, 1, w.Commits)
 	require.True(t, w.empty(), "a merge commit of the base is no work")
 
 	commitFile(t, dir, "a.txt")
 	moveMain(t, dir, "m3.txt")
 	gitIn(t, dir, "merge", "-q", "--no-edit", "main")
-	w, _ = judgedWorkOf(rec)
+	w, _ = judgedWorkOf(rec, "")
 	require.False(t, w.empty(), "its own commit, the base merged after it, is work")
 	require.Empty(t, w.Base)
+}
+
+func TestJudgedWorkLeavesOutWhatIntoBrought(t *testing.T) {
+	rec, dir := taskRepo(t)
+	gitIn(t, dir, "branch", "into", "main")
+	gitIn(t, dir, "switch", "-q", "into")
+	commitFile(t, dir, "landed.txt") // another task's work, landed
+	gitIn(t, dir, "switch", "-q", "task")
+	gitIn(t, dir, "merge", "-q", "--no-edit", "into")
+	w, err := judgedWorkOf(rec, "into")
+	require.NoError(t, err)
+	require.True(t, w.empty(), "a branch that only merged into holds no work")
+	require.Equal(t, "into", w.Base)
+	require.Contains(t, w.emptyWhy(), "into")
+
+	commitFile(t, dir, "a.txt")
+	w, _ = judgedWorkOf(rec, "into")
+	require.False(t, w.empty())
+	require.Equal(t, 1, w.Commits)
 }
