@@ -226,9 +226,12 @@ func (r *Run) relandLost(t *TaskRun, now time.Time) []Event {
 	t.Failure, t.Why = nil, ""
 	r.setTask(t, Done, now)
 	evs := []Event{{At: now, Event: "retry", Task: t.ID, Detail: "lands again in " + r.Into}}
-	if r.State == Paused && strings.HasSuffix(r.Why, r.relandSaid()) {
+	switch {
+	case r.State == Paused && strings.HasSuffix(r.Why, r.relandSaid()):
 		r.State, r.Why = Active, ""
 		evs = append(evs, Event{At: now, Event: "resumed", Detail: "paused → active: " + t.ID + " lands again"})
+	case r.State != Active:
+		evs[0].Detail += " once the run is resumed (it is " + string(r.State) + ")"
 	}
 	r.UpdatedAt = now
 	return evs
