@@ -288,3 +288,42 @@ task = "`+taskScript("a.txt")+`"
 	e.Eventually(30*time.Second, "the bar shows the run waiting for the user", func() bool { return runs() == want })
 	require.Equal(t, "needs_you", e.runTaskStates(repo, "bar")["a"])
 }
+
+// The control popup shows a finished run whose into was deleted as what
+// it is: its task needs the user, the run is not done.
+func TestControlPopupShowsAFinishedRunsLostLanding(t *testing.T) {
+	e := newQuietEnv(t)
+	repo := e.NewRepo("shop")
+	e.WriteFile(repo, "g.toml", `[run]
+into = "feat/x"
+tool = "claude"
+
+[[task]]
+id = "a"
+task = "`+taskScript("a.txt")+`"
+`)
+	e.Git(repo, "add", "g.toml")
+	e.Git(repo, "commit", "-q", "-m", "plan")
+	e.MustOwt(repo, "run", "start", "g.toml")
+	e.logRunOnFailure(repo, "g")
+	e.MustOwt(repo, "tmux", "init")
+	e.Eventually(60*time.Second, "run g finished", func() bool {
+		return e.runStatus(repo, "g").State == "finished"
+	})
+	e.Git(repo, "branch", "-q", "-D", "feat/x")
+
+	p := e.pane(repo, owtBin, "popup", "control")
+	var screen string
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("screen:\n%s", screen)
+		}
+	})
+	e.Eventually(30*time.Second, "the popup shows a needing the user", func() bool {
+		screen = e.Capture(p)
+		return sectionOf(screen, "g-a") == "NEEDS YOU"
+	})
+	require.Contains(t, screen, "run g: 0/1 done", screen)
+	require.Contains(t, screen, "feat/x", screen)
+	e.keys(p, "Escape")
+}

@@ -153,6 +153,11 @@ func (e *Engine) watchEnded(now time.Time) {
 	}
 }
 
+// IntoMark tells how the run's into is stored now: while it is the same,
+// into did not move and LostLandings would say what it said ("" when that
+// cannot be told).
+func (r *Run) IntoMark() string { return refMark(r.Repo, r.Into) }
+
 // refMark tells how branch's ref is stored in the repository at root
 // (its loose ref file and packed-refs, by inode, size and time): when it is
 // unchanged, the branch did not move. "" when that cannot be told (the
