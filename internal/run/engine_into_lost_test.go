@@ -63,3 +63,23 @@ func TestIntoRebasedStillHoldsWhatLanded(t *testing.T) {
 	require.Equal(t, []string{"a"}, lost)
 	require.Contains(t, why, "no longer contains")
 }
+
+func TestAStoppedRunThatLostALandingStaysStoppedSayingWhy(t *testing.T) {
+	now := time.Unix(100, 0)
+	r := childRun(t)
+	r.Into = "feat/x"
+	a, _ := r.Task("a")
+	a.State, a.LandedTip = Landed, "tip-a"
+	r.State = Stopped
+
+	r.loseLandings("feat/x no longer exists", []string{"a"}, now)
+	require.Equal(t, Stopped, r.State, "stopped by the user: it stays stopped")
+	require.Contains(t, r.Why, "owt run resume")
+	require.Equal(t, NeedsYou, a.State)
+
+	evs, err := r.Retry("a", now)
+	require.NoError(t, err)
+	require.Equal(t, Done, a.State)
+	require.Equal(t, Stopped, r.State)
+	require.Contains(t, evs[0].Detail, "once the run is resumed")
+}
