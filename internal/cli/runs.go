@@ -355,6 +355,9 @@ func printPlan(out io.Writer, file string, r *run.Run) {
 	if w := intoCheckoutWarning(r); w != "" {
 		fmt.Fprintln(out, "warning: "+w)
 	}
+	if busy, _ := run.IntoBusy(r.Repo, r.Into); busy != "" {
+		fmt.Fprintln(out, "warning: "+busy)
+	}
 }
 
 // intoCheckoutWarning says when into is checked out in a checkout that is
@@ -453,11 +456,7 @@ func runStatus(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	v := r.View()
-	// Landed only while into holds it, whether or not a monitor looked yet.
-	if why, lost, err := r.LostLandings(); err == nil {
-		v.MarkLost(why, lost)
-	}
+	v := r.View() // namedRun noted what into lost (noteLost): landed only while into holds it
 	if c.Bool("json") {
 		return printJSON(c.App.Writer, v)
 	}
@@ -573,7 +572,8 @@ func listRunsAndBroken() ([]*run.Run, []*run.BrokenRun, error) {
 // noteRestarts pauses each run whose tmux server restarted while no
 // monitor runs there to notice (its engine would pause it): a run nobody
 // can drive must not read as active. A server with a monitor is left to
-// it, so the usual look costs no tmux call.
+// it, so the usual look costs no tmux call. Then landed work that into
+// lost is noted (noteLost).
 func noteRestarts(runs []*run.Run) []*run.Run {
 	ids := map[string]string{} // by socket: the identity of the server there now, "" for none
 	for i, r := range runs {
@@ -596,6 +596,19 @@ func noteRestarts(runs []*run.Run) []*run.Run {
 		} else {
 			fmt.Fprintf(os.Stderr, "owt: warning: run %s: %v\n", r.Name, err)
 		}
+	}
+	return noteLost(runs)
+}
+
+// noteLost records, for each run, the landed work its into no longer
+// holds (run.Store.NoteLost): what every view and command then reads.
+func noteLost(runs []*run.Run) []*run.Run {
+	for i, r := range runs {
+		now, err := run.DefaultStore().NoteLost(r, time.Now())
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "owt: warning: run %s: %v\n", r.Name, err)
+		}
+		runs[i] = now
 	}
 	return runs
 }

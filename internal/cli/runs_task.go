@@ -64,6 +64,9 @@ func runResumeCommand() *cli.Command {
 			if cur, err := run.DefaultStore().Load(name); err == nil && server != "" && cur.Server != "" && cur.Server != server && serverStillRuns(tm, cur) {
 				return fmt.Errorf("run %s belongs to the tmux server at %s, which still runs: resume it there (owt -S %s run resume %s)", name, cur.Socket, cur.Socket, name)
 			}
+			if cur, err := run.DefaultStore().Load(name); err == nil {
+				_, _ = run.DefaultStore().NoteLost(cur, time.Now()) // a finished run whose into lost work is paused: resumed below
+			}
 			changed, adopted := false, ""
 			err := run.DefaultStore().Update(name, func(r *run.Run) ([]run.Event, error) {
 				now := time.Now()

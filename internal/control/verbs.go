@@ -174,6 +174,7 @@ func Delete(w *workspace.Workspace, name string, o workspace.DeleteOptions) erro
 // TaskVerb is owt run retry|skip|cancel NAME TASK: the task changes under
 // the run's lock and the change is logged; the engine reads it next tick.
 func TaskVerb(store run.Store, runName, verb, id string) ([]run.Event, error) {
+	noteLost(store, runName)
 	var evs []run.Event
 	err := store.Update(runName, func(r *run.Run) ([]run.Event, error) {
 		var err error
@@ -186,6 +187,7 @@ func TaskVerb(store run.Store, runName, verb, id string) ([]run.Event, error) {
 // SetRunState is owt run pause|stop NAME; changed is false when the run
 // was already there.
 func SetRunState(store run.Store, name string, to run.RunState) (changed bool, err error) {
+	noteLost(store, name)
 	err = store.Update(name, func(r *run.Run) ([]run.Event, error) {
 		ev, ok, err := r.SetState(to, time.Now())
 		if err != nil || !ok {
@@ -214,5 +216,14 @@ func holdHangup() (release func()) {
 			_ = syscall.Kill(os.Getpid(), syscall.SIGHUP)
 		default:
 		}
+	}
+}
+
+// noteLost records the landed work the run's into lost before a command
+// acts on the run, so it acts on what is true (a finished run whose into
+// was deleted can be resumed, its task retried).
+func noteLost(store run.Store, name string) {
+	if r, err := store.Load(name); err == nil {
+		_, _ = store.NoteLost(r, time.Now())
 	}
 }

@@ -65,8 +65,13 @@ type Engine struct {
 	barSet   bool
 	said     map[string]string // the last problem logged of each run and of the listing (engine_said.go)
 
-	// intoChecked is when each run's into was last read (engine_into.go).
+	// intoChecked is when each run's into was last read, intoMarks how its
+	// ref looked then (engine_into.go).
 	intoChecked map[string]time.Time
+	intoMarks   map[string]string
+	// ended are this server's ended runs with work landed in into, watched
+	// so they too are landed only while into holds it (engine_into.go).
+	ended []endedRun
 }
 
 // Tick is one look at the runs. With no run in flight it costs one stat
@@ -91,6 +96,7 @@ func (e *Engine) Tick(now time.Time) {
 	for _, name := range e.live {
 		e.sayOnce("run "+name, e.step(name, now))
 	}
+	e.watchEnded(now)
 }
 
 func (e *Engine) logf(format string, args ...any) {
@@ -107,9 +113,12 @@ func (e *Engine) inFlight() []string {
 	e.sayOnce("runs", err)
 	e.publishBar(runs, unreadable)
 	var names []string
+	e.ended = e.ended[:0]
 	for _, r := range runs {
 		if e.drives(r) {
 			names = append(names, r.Name)
+		} else if r.Socket == e.Socket && r.Into != "" && len(r.landedIDs()) > 0 {
+			e.ended = append(e.ended, endedRun{name: r.Name, repo: r.Repo, into: r.Into})
 		}
 	}
 	names = append(names, unreadable...) // still this engine's: driven again once readable
@@ -231,6 +240,9 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 		if t.Failure != nil && t.Failure.Class == FailLand {
 			continue // judged done already; its landing waits for the user
 		}
+		if e.checks.busy(r.Name + "\x00" + t.ID) {
+			continue // its checks run in its worktree: what they write is not yet told apart
+		}
 		if recs == nil {
 			f, err := state.ForRepo(r.Repo).Peek()
 			if err != nil {
@@ -255,13 +267,15 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 			v = Verdict{Action: AskUser, Why: goneWhy(t, true, t.Branch != "" && !git.Repo{Root: r.Repo}.BranchExists(t.Branch))}
 		} else {
 			key := r.Name + "/" + t.ID
-			o, fresh, err := e.observeCached(key, rec, now)
+			o, fresh, err := e.observeCached(key, rec, r.Into, now)
 			if err == nil {
+				o.Uncommitted = t.Memo.Checks.notCheckOutput(rec.Path, o.Uncommitted)
 				v = Judge(o, r.Plan.CriteriaOf(pt), t.Memo)
 				if !fresh && v.Action != KeepWaiting && v.Action != e.observed[key].confirmed {
 					// A new decision is made only on what git says now.
 					delete(e.observed, key)
-					if o, fresh, err = e.observeCached(key, rec, now); err == nil {
+					if o, fresh, err = e.observeCached(key, rec, r.Into, now); err == nil {
+						o.Uncommitted = t.Memo.Checks.notCheckOutput(rec.Path, o.Uncommitted)
 						v = Judge(o, r.Plan.CriteriaOf(pt), t.Memo)
 					}
 				}
@@ -289,7 +303,7 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 // observe gathers what the judge needs from the agent's record and, once
 // its turn is over, from git (the task's own branch, workOf): a working or waiting agent is judged on its
 // record alone, so a busy run costs no git process.
-func observe(rec *state.Record, now time.Time) (Observation, error) {
+func observe(rec *state.Record, into string, now time.Time) (Observation, error) {
 	o := Observation{
 		Now: now, Status: rec.Status, WaitingFor: rec.WaitingFor, ExitCode: rec.ExitCode,
 		Done: rec.Done, LastActivity: rec.StatusSince,
@@ -297,12 +311,12 @@ func observe(rec *state.Record, now time.Time) (Observation, error) {
 	if o.Status != state.Idle && o.Status != state.Exited {
 		return o, nil
 	}
-	w, err := workOf(rec)
+	w, err := judgedWorkOf(rec, into)
 	if err != nil {
 		return o, err
 	}
 	o.OffBranch = w.problem(rec.Path)
-	o.Commits, o.Unchanged, o.Tree = w.Commits, w.Unchanged, w.Tree
+	o.Commits, o.Unchanged, o.Tree, o.Base = w.Commits, w.Unchanged, w.Tree, w.Base
 	if o.Uncommitted, err = workspace.WorkFiles(rec); err != nil {
 		return o, fmt.Errorf("uncommitted files: %w", err)
 	}

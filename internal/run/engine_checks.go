@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"github.com/owt-tmux/owt/internal/agent"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -43,6 +45,13 @@ func (c *jobs) claim(key string) bool {
 	return true
 }
 
+// busy reports whether key's job runs now.
+func (c *jobs) busy(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.running[key]
+}
+
 func (c *jobs) release(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -54,23 +63,33 @@ func (c *jobs) release(key string) {
 // outbox holds of the task's message.
 func (e *Engine) act(r *Run, t *TaskRun, rec *state.Record, pt *Task, v Verdict, now time.Time) *mail {
 	if v.Action == RunChecks {
-		e.startChecks(r.Name, *t, rec.Path, r.Plan.ChecksOf(pt), v.Tree)
+		e.startChecks(r.Name, *t, rec.Path, r.Plan.ChecksOf(pt), v.Tree, t.Memo.Checks)
 	}
 	return e.mailOf(r, t, v, now)
 }
 
 // startChecks runs the checks on tree in the worktree at dir, in the
 // background, unless they run for this task already; the result goes
-// into the task's memo under the run's lock.
-func (e *Engine) startChecks(run string, t TaskRun, dir string, checks [][]string, tree string) {
+// into the task's memo under the run's lock, with the files the checks
+// wrote there (the last run's still as it left them included).
+func (e *Engine) startChecks(run string, t TaskRun, dir string, checks [][]string, tree string, last *CheckResult) {
 	key := run + "\x00" + t.ID
 	if !e.checks.claim(key) {
 		return
 	}
 	go func() {
 		defer e.checks.release(key)
+		before, err := uncommittedMarks(dir)
+		if err != nil {
+			e.logf("run %s: task %s: checks: %v", run, t.ID, err)
+			return
+		}
 		res := RunChecksIn(dir, checks, CheckTimeout)
 		res.Tree = tree
+		if res.Wrote, err = checksWrote(dir, before, last); err != nil {
+			e.logf("run %s: task %s: checks: %v", run, t.ID, err)
+			return
+		}
 		if err := e.recordChecks(run, t, dir, res); err != nil {
 			e.logf("run %s: task %s: checks: %v", run, t.ID, err)
 		}
@@ -100,6 +119,62 @@ func (e *Engine) recordChecks(run string, was TaskRun, dir string, res CheckResu
 		}
 		return []Event{{At: res.At, Event: "checks", Task: t.ID, Detail: detail}}, nil
 	})
+}
+
+// uncommittedMarks is each uncommitted file in dir with its mark.
+func uncommittedMarks(dir string) (map[string]string, error) {
+	files, err := git.DirtyFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	marks := make(map[string]string, len(files))
+	for _, f := range files {
+		marks[f] = checkOutputMark(filepath.Join(dir, f))
+	}
+	return marks, nil
+}
+
+// checksWrote are the uncommitted files in dir the checks changed since
+// before, and those the last run wrote that are still as it left them.
+func checksWrote(dir string, before map[string]string, last *CheckResult) (map[string]string, error) {
+	after, err := uncommittedMarks(dir)
+	if err != nil {
+		return nil, err
+	}
+	wrote := map[string]string{}
+	for f, mark := range after {
+		was, dirty := before[f]
+		if !dirty || was != mark || (last != nil && last.Wrote[f] == mark) {
+			wrote[f] = mark
+		}
+	}
+	return wrote, nil
+}
+
+// checkOutputMark tells a file's content apart without reading it (a
+// build's output may be large): its size and modification time, "gone"
+// when it does not exist.
+func checkOutputMark(path string) string {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return "gone"
+	}
+	return fmt.Sprintf("%d:%d", fi.Size(), fi.ModTime().UnixNano())
+}
+
+// notCheckOutput is files without those the checks wrote (res.Wrote) and
+// that are still as they left them: the agent's uncommitted work.
+func (res *CheckResult) notCheckOutput(dir string, files []string) []string {
+	if res == nil || len(res.Wrote) == 0 {
+		return files
+	}
+	var out []string
+	for _, f := range files {
+		if mark, ok := res.Wrote[f]; !ok || mark != checkOutputMark(filepath.Join(dir, f)) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // applyChecking notes that the checks run on the task's tree (once).

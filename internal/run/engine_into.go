@@ -2,7 +2,10 @@ package run
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
@@ -19,7 +22,10 @@ import (
 const intoCheckEvery = 5 * time.Second
 
 // LostLandings names the landed tasks whose work into no longer holds,
-// and why ("" and none when it holds them all).
+// and why ("" and none when it holds them all). Into holds a task's work
+// when it contains the landed tip, or when its content does (into rebased,
+// the work cherry-picked or squashed there): merging the tip into into
+// then changes nothing. One git process when into holds every tip.
 func (r *Run) LostLandings() (why string, lost []string, err error) {
 	var tips []string
 	var ids []string
@@ -32,43 +38,154 @@ func (r *Run) LostLandings() (why string, lost []string, err error) {
 		return "", nil, nil
 	}
 	repo := git.Repo{Root: r.Repo}
+	ref := "refs/heads/" + r.Into
+	ok, err := repo.Holds(ref, tips)
+	if ok {
+		return "", nil, nil
+	}
 	if !repo.BranchExists(r.Into) {
 		return fmt.Sprintf("%s no longer exists, so the work landed there is gone", r.Into), ids, nil
 	}
-	ref := "refs/heads/" + r.Into
-	if ok, err := repo.Holds(ref, tips); err != nil || ok {
+	if err != nil {
+		return "", nil, err
+	}
+	intoTree, err := repo.TreeOf(ref)
+	if err != nil {
 		return "", nil, err
 	}
 	for i, id := range ids {
-		if !repo.IsAncestor(tips[i], ref) {
+		if !holdsContent(repo, ref, intoTree, tips[i]) {
 			lost = append(lost, id)
 		}
+	}
+	if len(lost) == 0 {
+		return "", nil, nil
 	}
 	return fmt.Sprintf("%s no longer contains the work that landed there (it was reset or rewritten)", r.Into), lost, nil
 }
 
-// checkInto pauses a run whose into lost landed work; a look at most
-// every intoCheckEvery.
+// holdsContent reports whether into (its tree intoTree) holds tip's work:
+// tip is in its history, or merging tip into it changes nothing.
+func holdsContent(repo git.Repo, into, intoTree, tip string) bool {
+	if repo.IsAncestor(tip, into) {
+		return true
+	}
+	m, err := repo.MergeTree(into, tip)
+	return err == nil && m.Clean() && m.Tree == intoTree
+}
+
+// NoteLost records what LostLandings finds in the run called name: its
+// lost tasks need the user and the run waits for owt run resume, so every
+// view and command reads the same truth whether or not a monitor looked.
+// It returns the run as it is now.
+func (s Store) NoteLost(r *Run, now time.Time) (*Run, error) {
+	why, lost, err := r.LostLandings()
+	if err != nil || len(lost) == 0 {
+		return r, err
+	}
+	if err := s.Update(r.Name, func(cur *Run) ([]Event, error) {
+		return cur.loseLandings(why, lost, now), nil
+	}); err != nil {
+		return r, err
+	}
+	return s.Load(r.Name)
+}
+
+// checkInto pauses a run whose into lost landed work, ended runs too; a
+// look at most every intoCheckEvery, and git is asked only when into's
+// ref changed since it last held everything.
 func (e *Engine) checkInto(r *Run, now time.Time) error {
-	if r.Into == "" || r.State == Finished || now.Sub(e.intoChecked[r.Name]) < intoCheckEvery {
+	if r.Into == "" || now.Sub(e.intoChecked[r.Name]) < intoCheckEvery {
 		return nil
 	}
 	if e.intoChecked == nil {
 		e.intoChecked = map[string]time.Time{}
 	}
 	e.intoChecked[r.Name] = now
-	why, lost, err := r.LostLandings()
-	if err != nil || len(lost) == 0 {
+	mark, moved := e.intoMoved(r.Name, r.Repo, r.Into)
+	if !moved {
+		return nil // as it was when it held everything: no git process
+	}
+	if _, err := e.Store.NoteLost(r, now); err != nil {
 		return err
 	}
-	return e.Store.Update(r.Name, func(cur *Run) ([]Event, error) {
-		return cur.loseLandings(why, lost, now), nil
-	})
+	e.intoMarks[r.Name] = mark
+	return nil
+}
+
+// intoMoved reports whether into's ref may have changed since the run's
+// last look (refMark), and how it is now.
+func (e *Engine) intoMoved(name, repo, into string) (mark string, moved bool) {
+	if e.intoMarks == nil {
+		e.intoMarks = map[string]string{}
+	}
+	mark = refMark(repo, into)
+	return mark, mark == "" || mark != e.intoMarks[name]
+}
+
+// endedRun is a run the engine no longer drives that has work landed in
+// into.
+type endedRun struct{ name, repo, into string }
+
+// watchEnded reads into of each ended run at most every intoCheckEvery,
+// and only when its ref changed on disk since the last look (a stat or
+// two, no git process, while nothing moves): one that lost what landed is
+// paused, its tasks need the user, and the engine drives it again.
+func (e *Engine) watchEnded(now time.Time) {
+	if e.intoChecked == nil {
+		e.intoChecked = map[string]time.Time{}
+	}
+	for _, w := range e.ended {
+		if now.Sub(e.intoChecked[w.name]) < intoCheckEvery {
+			continue
+		}
+		if _, moved := e.intoMoved(w.name, w.repo, w.into); !moved {
+			e.intoChecked[w.name] = now
+			continue // nothing read, not even the run's file
+		}
+		r, err := e.Store.Load(w.name)
+		if err != nil {
+			continue // forgotten meanwhile: the next listing drops it
+		}
+		if err := e.checkInto(r, now); err != nil {
+			e.logf("run %s: into: %v", w.name, err)
+		}
+	}
+}
+
+// IntoMark tells how the run's into is stored now: while it is the same,
+// into did not move and LostLandings would say what it said ("" when that
+// cannot be told).
+func (r *Run) IntoMark() string { return refMark(r.Repo, r.Into) }
+
+// refMark tells how branch's ref is stored in the repository at root
+// (its loose ref file and packed-refs, by inode, size and time): when it is
+// unchanged, the branch did not move. "" when that cannot be told (the
+// repository's .git is not a directory): then into is read each time.
+func refMark(root, branch string) string {
+	gitDir := filepath.Join(root, ".git")
+	if fi, err := os.Stat(gitDir); err != nil || !fi.IsDir() {
+		return ""
+	}
+	mark := ""
+	for _, p := range []string{filepath.Join(gitDir, "refs", "heads", filepath.FromSlash(branch)), filepath.Join(gitDir, "packed-refs")} {
+		if fi, err := os.Stat(p); err == nil {
+			ino := uint64(0)
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				ino = st.Ino // git writes a ref anew (lock file, rename): a new inode
+			}
+			mark += fmt.Sprintf("%d:%d:%d;", ino, fi.Size(), fi.ModTime().UnixNano())
+		} else {
+			mark += "-;"
+		}
+	}
+	return mark
 }
 
 // loseLandings makes the tasks lost no longer landed: each needs the
-// user, and the run pauses with the reason. resume lands their work again
-// (into made anew from base if it is gone).
+// user, and the run (a finished one too) pauses with the reason. resume,
+// or retry of the task, lands their work again (into made anew from base
+// if it is gone).
 func (r *Run) loseLandings(why string, lost []string, now time.Time) []Event {
 	var evs []Event
 	var ids []string
@@ -86,14 +203,40 @@ func (r *Run) loseLandings(why string, lost []string, now time.Time) []Event {
 	if len(ids) == 0 {
 		return nil
 	}
-	runWhy := fmt.Sprintf("%s: the work of %s is not in it; look at %s, then owt run resume %s lands it again",
-		why, strings.Join(ids, ", "), r.Into, r.Name)
+	runWhy := fmt.Sprintf("%s: the work of %s is not in it; look at %s, then%s",
+		why, strings.Join(ids, ", "), r.Into, r.relandSaid())
 	switch {
-	case r.State == Active:
+	case r.State == Active || r.State == Finished:
 		r.State, r.Why = Paused, runWhy
 		evs = append(evs, Event{At: now, Event: "paused", Detail: r.Why})
 	case r.Why == "":
 		r.Why = runWhy // paused or stopped already: say why it waits
+	}
+	r.UpdatedAt = now
+	return evs
+}
+
+// relandSaid ends the why of a run paused because into lost what landed.
+func (r *Run) relandSaid() string { return " owt run resume " + r.Name + " lands it again" }
+
+// lostLanding reports whether the task landed once and into lost it
+// (loseLandings): its work was judged done, only the landing is owed.
+func (t *TaskRun) lostLanding() bool {
+	return t.State == NeedsYou && t.LandedTip != "" && t.Failure != nil && t.Failure.Class == FailLand
+}
+
+// relandLost is owt run retry of a task whose landing into lost: it is
+// done again and lands at once; a run paused only for such losses goes on.
+func (r *Run) relandLost(t *TaskRun, now time.Time) []Event {
+	t.Failure, t.Why = nil, ""
+	r.setTask(t, Done, now)
+	evs := []Event{{At: now, Event: "retry", Task: t.ID, Detail: "lands again in " + r.Into}}
+	switch {
+	case r.State == Paused && strings.HasSuffix(r.Why, r.relandSaid()):
+		r.State, r.Why = Active, ""
+		evs = append(evs, Event{At: now, Event: "resumed", Detail: "paused → active: " + t.ID + " lands again"})
+	case r.State != Active:
+		evs[0].Detail += " once the run is resumed (it is " + string(r.State) + ")"
 	}
 	r.UpdatedAt = now
 	return evs

@@ -23,11 +23,15 @@ type Observation struct {
 	// idle that long with nothing new is "settled", and activity after a
 	// message owt sent means the agent took it up.
 	LastActivity time.Time
-	// Commits are the commits on the task's branch ahead of its start.
+	// Commits are the commits on the task's branch ahead of its start
+	// (and of Base).
 	Commits int
 	// Unchanged: the branch's tree is the start's (its commits, if any,
-	// change nothing).
+	// change nothing), or merged into Base it changes nothing.
 	Unchanged bool
+	// Base is the base whose commits since the start were not counted as
+	// the task's (the agent merged or pulled it), "" when it did not move.
+	Base string
 	// OffBranch says where the worktree's HEAD is when it is not on the
 	// task's branch (or that branch is gone): "" when it is.
 	OffBranch string
@@ -56,6 +60,10 @@ type CheckResult struct {
 	// Output is what a failing check said (its argv, exit and last lines).
 	Output string    `json:"output,omitempty"`
 	At     time.Time `json:"at"`
+	// Wrote are the uncommitted files the checks wrote (a build's output),
+	// each with what it was then (checkOutputMark): not the agent's work
+	// while it is still what the checks left.
+	Wrote map[string]string `json:"wrote,omitempty"`
 }
 
 // Message kinds: each is sent at most once (checks: once per tree).
@@ -195,6 +203,9 @@ func noWork(o Observation, ev Evidence, alive bool, m Memo) Verdict {
 	what := "no commits ahead of the task's start"
 	if o.Commits > 0 {
 		what = fmt.Sprintf("no change against the task's start (its %d commit(s) leave the tree as it was)", o.Commits)
+	}
+	if o.Base != "" {
+		what += " other than " + o.Base + "'s (what it merged or pulled from " + o.Base + " is not the task's work)"
 	}
 	if ev.Signal == "owt done" {
 		return Verdict{Action: AskUser, Why: "owt done, but " + what + " (allow_empty is not set)", Evidence: ev}

@@ -118,6 +118,12 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 	if err := checkLandable(r, t, rec); err != nil {
 		return merge.Result{}, err
 	}
+	if busy, err := IntoBusy(r.Repo, r.Into); err != nil || busy != "" {
+		if busy != "" {
+			err = errors.New(busy)
+		}
+		return merge.Result{}, err
+	}
 	if !w.Repo.BranchExists(r.Into) {
 		if landed := r.landedIDs(); len(landed) > 0 {
 			// Its landed work is gone with it: checkInto pauses the run.
@@ -145,7 +151,15 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 	}
 	// A clean checkout on into is moved exactly as owt merge moves it; a
 	// dirty one is refused there, with the reason, and left alone.
-	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workspace.WorkFiles, EditedCopies: workspace.EditedCopies}
+	// What the checks wrote in the task's worktree is not uncommitted work.
+	workFiles := func(r *state.Record) ([]string, error) {
+		files, err := workspace.WorkFiles(r)
+		if err != nil || r.Name != rec.Name {
+			return files, err
+		}
+		return t.Memo.Checks.notCheckOutput(r.Path, files), nil
+	}
+	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workFiles, EditedCopies: workspace.EditedCopies}
 	return ctx.Merge(rec, merge.Options{Into: r.Into})
 }
 
@@ -157,7 +171,13 @@ func checkLandable(r *Run, t *TaskRun, rec *state.Record) error {
 	if !isDir(rec.Path) {
 		return nil // owt merge's own checks say what a missing worktree allows
 	}
-	w, err := workOf(rec)
+	// The base's commits are not the task's work, unless it lands in the
+	// base: there they may be its own, landed already (as in into, which
+	// is not left out here for that reason).
+	w, err := judgedWorkOf(rec, "")
+	if r.Into == rec.Base {
+		w, err = workOf(rec)
+	}
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func observationKey(rec *state.Record) string {
 // observation while its record is unchanged and the observation young.
 // fresh says whether git was asked now: a decision other than waiting
 // on a reused observation is made again on a fresh one (judgeAll).
-func (e *Engine) observeCached(task string, rec *state.Record, now time.Time) (o Observation, fresh bool, err error) {
+func (e *Engine) observeCached(task string, rec *state.Record, into string, now time.Time) (o Observation, fresh bool, err error) {
 	idleOrExited := rec.Status == state.Idle || rec.Status == state.Exited
 	if c, ok := e.observed[task]; ok && idleOrExited && c.key == observationKey(rec) && now.Sub(c.at) < gitObservationMaxAge {
 		// The record part is the same too: the key covers it.
@@ -53,7 +53,7 @@ func (e *Engine) observeCached(task string, rec *state.Record, now time.Time) (o
 		o.Now = now
 		return o, false, nil
 	}
-	o, err = observe(rec, now)
+	o, err = observe(rec, into, now)
 	if err != nil {
 		return o, true, err
 	}

@@ -69,6 +69,9 @@ func (r *Run) Retry(id string, now time.Time) ([]Event, error) {
 	if !ok {
 		return nil, fmt.Errorf("run %s has no task %q", r.Name, id)
 	}
+	if t.lostLanding() {
+		return r.relandLost(t, now), nil // its work is done: it lands again
+	}
 	switch t.State {
 	case Failed, Cancelled, NeedsYou, Backoff:
 	default:

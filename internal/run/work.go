@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
@@ -11,7 +12,11 @@ import (
 // commits on the branch (not wherever HEAD went) and a tree that differs
 // from the start's (an empty commit, or a file added and removed again,
 // is no work). A task is judged, landed, built on and offered as a pull
-// request only on that.
+// request only on that. When it is judged done, and before it lands, the
+// base's own commits, and into's, are not the task's work either: an
+// agent that ran git pull or git merge main has only brought them in, so
+// the branch is read against its start and them as they are now
+// (judgedWorkOf).
 
 // branchWork is a task's branch against its start, and where the HEAD of
 // its worktree is.
@@ -20,8 +25,9 @@ type branchWork struct {
 	Gone      bool   // the branch does not exist
 	Head      string // the branch HEAD is on in the worktree; "" when detached
 	HeadAt    string // HEAD's commit
-	Commits   int    // commits on the branch ahead of the start
-	Unchanged bool   // the branch's tree is the start's: no net change
+	Commits   int    // commits on the branch ahead of the start (and of the base and into, for judgedWorkOf)
+	Unchanged bool   // the branch's tree is the start's (or, merged into the base or into, it changes nothing)
+	Base      string // the branch (base or into) whose commits made the branch seem to hold work, "" for none
 	Tree      string // HEAD's tree
 }
 
@@ -34,7 +40,22 @@ func startOf(rec *state.Record) string {
 }
 
 // workOf reads the task's branch and its worktree's HEAD.
-func workOf(rec *state.Record) (branchWork, error) {
+func workOf(rec *state.Record) (branchWork, error) { return readWork(rec, nil) }
+
+// judgedWorkOf is workOf with what the base, and the run's into, brought
+// since the start (the agent merged them, or pulled) not counted as the
+// task's work.
+func judgedWorkOf(rec *state.Record, into string) (branchWork, error) {
+	less := []string{rec.Base}
+	if into != "" && into != rec.Base {
+		less = append(less, into)
+	}
+	return readWork(rec, less)
+}
+
+// readWork reads the task's branch against its start, and against each
+// branch of less that moved on from the start.
+func readWork(rec *state.Record, less []string) (branchWork, error) {
 	w := branchWork{Branch: rec.Branch}
 	head, err := git.CurrentBranch(rec.Path)
 	if err != nil {
@@ -43,7 +64,15 @@ func workOf(rec *state.Record) (branchWork, error) {
 	w.Head = head
 	ref := "refs/heads/" + rec.Branch
 	from := startOf(rec)
-	objs, err := git.Objects(rec.Path, []string{"HEAD", "HEAD^{tree}", ref, ref + "^{tree}", from + "^{tree}"})
+	revs := []string{"HEAD", "HEAD^{tree}", ref, ref + "^{tree}", from + "^{tree}", from + "^{commit}"}
+	var names []string // less, each that names something
+	for _, b := range less {
+		if b != "" {
+			names = append(names, b)
+			revs = append(revs, b+"^{commit}", b+"^{tree}")
+		}
+	}
+	objs, err := git.Objects(rec.Path, revs)
 	if err != nil {
 		return w, err
 	}
@@ -56,8 +85,36 @@ func workOf(rec *state.Record) (branchWork, error) {
 		return w, fmt.Errorf("the task's start %s: no such commit", from)
 	}
 	w.Unchanged = objs[3] == objs[4]
-	if w.Commits, _, err = (git.Repo{Root: rec.Path}).AheadBehind(from, ref); err != nil {
+	repo := git.Repo{Root: rec.Path}
+	// A branch of less that moved on since the start: what it brought is
+	// not the task's work, whether or not the branch merged it.
+	var moved, movedNames, trees []string
+	for i, b := range names {
+		if tip := objs[6+2*i]; tip != "" && tip != objs[5] && repo.IsAncestor(objs[5], tip) {
+			moved, movedNames, trees = append(moved, tip), append(movedNames, b), append(trees, objs[7+2*i])
+		}
+	}
+	if len(moved) == 0 {
+		if w.Commits, _, err = repo.AheadBehind(from, ref); err != nil {
+			return w, fmt.Errorf("count commits: %w", err)
+		}
+		return w, nil
+	}
+	if w.Commits, err = repo.CountNotIn(ref, append([]string{objs[5]}, moved...)); err != nil {
 		return w, fmt.Errorf("count commits: %w", err)
+	}
+	if w.Commits == 0 && objs[2] != objs[5] {
+		w.Base = strings.Join(movedNames, ", ") // the branch moved, to their commits only
+	}
+	for i, tip := range moved {
+		if w.Commits == 0 || w.Unchanged {
+			break
+		}
+		// Merged into it, the branch changes nothing: it holds that
+		// branch's work only (a merge commit of it, say).
+		if m, err := repo.MergeTree(tip, ref); err == nil && m.Clean() && m.Tree == trees[i] {
+			w.Unchanged, w.Base = true, movedNames[i]
+		}
 	}
 	return w, nil
 }
@@ -85,7 +142,13 @@ func (w branchWork) problem(path string) string {
 // emptyWhy says why a branch with no work cannot go on.
 func (w branchWork) emptyWhy() string {
 	if w.Commits == 0 {
+		if w.Base != "" {
+			return fmt.Sprintf("its branch %s has no commits ahead of the task's start that %s does not hold (%s's commits merged in are not the task's work)", w.Branch, w.Base, w.Base)
+		}
 		return fmt.Sprintf("its branch %s has no commits ahead of the task's start", w.Branch)
+	}
+	if w.Base != "" {
+		return fmt.Sprintf("its branch %s makes no change against the task's start and %s (%d commit(s), nothing %s lacks)", w.Branch, w.Base, w.Commits, w.Base)
 	}
 	return fmt.Sprintf("its branch %s makes no change against the task's start (%d commit(s), the same tree)", w.Branch, w.Commits)
 }
