@@ -24,6 +24,11 @@ type Observation struct {
 	Changed time.Time
 	// At is when the pane was captured.
 	At time.Time
+	// Interrupted and TurnError say how the turn ended that left an idle
+	// screen: stopped by the user (a mark like "Interrupted · What should
+	// Claude do instead?"), or failed with that error.
+	Interrupted bool
+	TurnError   string
 }
 
 // Reconcile is the status the screen implies for rec, when it should
@@ -35,9 +40,10 @@ type Observation struct {
 //     waiting (Codex reports no turn start; a long tool call after an
 //     approval reports nothing until it ends);
 //   - the input prompt alone is idle: at once when the screen set the
-//     status, but a working or waiting status from a hook or from owt
-//     yields only once the pane has been still for stillAfter (Esc fires
-//     no hook; a question answered with "no" fires none either).
+//     status or says the turn was interrupted or failed, but otherwise a
+//     working or waiting status from a hook or from owt yields only once
+//     the pane has been still for stillAfter (Esc fires no hook; a
+//     question answered with "no" fires none either).
 //
 // Nothing happens before the reading has held for Debounce and the record's
 // last event is Debounce old. Exited records, and starting ones unless a
@@ -66,7 +72,7 @@ func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (st
 		if rec.Status != state.Working && rec.Status != state.Waiting {
 			return "", false
 		}
-		if rec.Source == state.FromScreen || obs.At.Sub(obs.Changed) >= stillAfter {
+		if rec.Source == state.FromScreen || obs.Interrupted || obs.TurnError != "" || obs.At.Sub(obs.Changed) >= stillAfter {
 			return state.Idle, true
 		}
 	}
@@ -87,7 +93,11 @@ func newWaitReason(rec *state.Record, reason string) bool {
 func (w *Workspace) ApplyScreen(name string, obs Observation, stillAfter time.Duration) (bool, error) {
 	_, changed, err := w.changeStatus(name, func(r *state.Record) (statusChange, bool) {
 		st, ok := Reconcile(r, obs, stillAfter)
-		return statusChange{status: st, source: state.FromScreen, at: obs.At, waitingFor: obs.Reason}, ok
+		c := statusChange{status: st, source: state.FromScreen, at: obs.At, waitingFor: obs.Reason}
+		if st == state.Idle {
+			c.interrupted, c.turnError = obs.Interrupted, obs.TurnError
+		}
+		return c, ok
 	})
 	if changed {
 		w.publishCurrent(name)
