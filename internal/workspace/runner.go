@@ -117,12 +117,15 @@ func (w *Workspace) runAgent(rec *state.Record, out io.Writer) (int, error) {
 	if err != nil {
 		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)
 	}
+	paste := argTask == "" && rec.Task != "" && prof.Prompt != "none"
+	if argTask != "" || paste {
+		w.markTaskPending(rec.Name)
+	}
 	cmd, err := startForeground(path, argv[1:], rec.Path)
 	if err != nil {
 		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)
 	}
 	defer takeForeground()
-	paste := argTask == "" && rec.Task != "" && prof.Prompt != "none"
 	go w.whenReady(rec, prof, argTask != "", paste, out)
 	return waitAgent(cmd.Process)
 }
@@ -154,10 +157,29 @@ func waitAgent(p *os.Process) (int, error) {
 	}
 }
 
+// markTaskPending notes that the agent starts with its task: until a turn
+// is seen to start, it has not taken it.
+func (w *Workspace) markTaskPending(name string) {
+	err := w.Store.Update(func(f *state.File) error {
+		r, ok := f.Records[name]
+		if !ok {
+			return fmt.Errorf("%w %q", ErrUnknownName, name)
+		}
+		r.TaskPending = true
+		return nil
+	})
+	if err != nil {
+		w.logf("%s: %v", name, err)
+	}
+}
+
 // whenReady waits until the tool's ready pattern shows in this pane, then
 // pastes the task when the tool needs that, and only then moves the record
 // out of "starting": owt send waits for that, since text typed before a TUI
-// is ready is lost. working says the tool has its task (as an argument).
+// is ready is lost. working says the tool has its task (as an argument):
+// then the record stays "starting" until the screen shows the turn running
+// (Codex shows an empty prompt for seconds before it takes its task, and
+// a first-run dialog is the monitor's to call waiting).
 func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, paste bool, out io.Writer) {
 	after := state.Idle
 	if working {
@@ -173,7 +195,12 @@ func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, pa
 		return
 	}
 	readyTimeout := w.Config.Agent.ReadyTimeout.Duration
-	if !w.waitScreen(pane, re, readyTimeout) {
+	cl, _ := agent.NewClassifier(prof)
+	if working && prof.Working != "" && cl != nil {
+		w.leaveStartingOnTurn(rec.Name, pane, cl, readyTimeout)
+		return
+	}
+	if !w.waitScreen(pane, re, cl, readyTimeout) {
 		if paste {
 			fmt.Fprintf(out, "owt: %s did not show its prompt within %s; the task was not sent (owt send %s -)\n", rec.Tool, readyTimeout, rec.Name)
 		}
@@ -196,12 +223,32 @@ func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, pa
 	w.leaveStarting(rec.Name, state.Working)
 }
 
-// waitScreen polls the pane until re matches its screen, up to limit.
-func (w *Workspace) waitScreen(pane string, re *regexp.Regexp, limit time.Duration) bool {
+// leaveStartingOnTurn makes a "starting" record working once the screen
+// shows the turn running, and idle (the task not taken) when it has not
+// by limit. It stops as soon as something else moved the record out of
+// "starting": a hook, or the monitor reading a first-run dialog.
+func (w *Workspace) leaveStartingOnTurn(name, pane string, cl *agent.Classifier, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if r, err := w.Get(name); err != nil || r.Status != state.Starting {
+			return
+		}
+		if screen, err := w.Tmux.Capture(pane); err == nil && cl.Classify(screen) == agent.ClassWorking {
+			w.leaveStarting(name, state.Working)
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	w.leaveStarting(name, state.Idle)
+}
+
+// waitScreen polls the pane until re matches its screen, and no dialog is
+// up (a trust dialog's "❯ No, exit" looks like a prompt), up to limit.
+func (w *Workspace) waitScreen(pane string, re *regexp.Regexp, cl *agent.Classifier, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
 	for {
 		screen, err := w.Tmux.Capture(pane)
-		if err == nil && re.MatchString(screen) {
+		if err == nil && re.MatchString(screen) && (cl == nil || cl.Classify(screen) != agent.ClassWaiting) {
 			return true
 		}
 		if time.Now().After(deadline) {
