@@ -51,6 +51,10 @@ func realEnv(t *testing.T) *Env {
 	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
 	e.Set("PATH", path)
 	e.Tmux("set-environment", "-g", "PATH", path)
+	// Claude Code updates itself (npm install -g, into the machine's global
+	// prefix) unless told not to: a test must not change the machine.
+	e.Set("DISABLE_AUTOUPDATER", "1")
+	e.Tmux("set-environment", "-g", "DISABLE_AUTOUPDATER", "1")
 	// Some folders the tools make in /tmp whatever TMPDIR says (codex's
 	// daemon folder, per user): removed again when this test made them, once
 	// its processes are gone (cleanups run last-registered first).
