@@ -27,7 +27,7 @@ import (
 
 // fakeModelAPI answers the tools' model requests: Anthropic's
 // /v1/messages (claude, ANTHROPIC_BASE_URL) and OpenAI's /v1/responses
-// (codex, OPENAI_BASE_URL), as server-sent events. A request whose last
+// (codex, openai_base_url), as server-sent events. A request whose last
 // user words are "wait forever" starts an answer and never ends it (a turn
 // to interrupt); any other gets "hi".
 type fakeModelAPI struct {
@@ -210,14 +210,18 @@ func historyText(h []seenStatus) string {
 	return strings.Join(parts, " → ")
 }
 
+// mark is where name's history stands now: await from there.
+func (r *statusRecorder) mark(name string) int { return len(r.history(name)) }
+
 // await waits until owt shows name as want (status, and the detail when
-// given), and fails as soon as it shows anything ok rejects.
-func (e *Env) await(r *statusRecorder, name string, want seenStatus, ok func(seenStatus) bool) {
+// given), and fails as soon as it shows, after the mark from, anything ok
+// rejects.
+func (e *Env) await(r *statusRecorder, name string, from int, want seenStatus, ok func(seenStatus) bool) {
 	e.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		h := r.history(name)
-		for _, s := range h {
+		for _, s := range h[min(from, len(h)):] {
 			if !ok(s) {
 				e.t.Fatalf("%s: owt showed %s, which is not true here; all it showed: %s\nowt log:\n%s", name, s, historyText(h), e.OwtLog())
 			}
@@ -230,10 +234,19 @@ func (e *Env) await(r *statusRecorder, name string, want seenStatus, ok func(see
 			}
 		}
 		if time.Now().After(deadline) {
-			e.t.Fatalf("%s: want %s, owt showed: %s\nowt log:\n%s", name, want, historyText(h), e.OwtLog())
+			e.t.Fatalf("%s: want %s, owt showed: %s\nowt log:\n%s\nscreens:\n%s", name, want, historyText(h), e.OwtLog(), e.screens())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// screens are the texts of every session's pane, for a failure message.
+func (e *Env) screens() string {
+	var out []string
+	for _, s := range e.Sessions() {
+		out = append(out, "── "+s+" ──\n"+strings.TrimRight(e.Capture("="+s+":"), "\n "))
+	}
+	return strings.Join(out, "\n")
 }
 
 // canaryToml is a tool of the test's own: a screen that asks a question
@@ -359,7 +372,7 @@ func TestRealClaudeEscIsNoFinishedTurn(t *testing.T) {
 	// A repo claude was never told to trust: its dialog is up at once;
 	// owt says starting, then waiting for trust, never working.
 	e.newReal(other, "t", "claude", "say hi")
-	e.await(recOther, "t", seenStatus{Status: "waiting", WaitingFor: "trust"}, func(s seenStatus) bool {
+	e.await(recOther, "t", 0, seenStatus{Status: "waiting", WaitingFor: "trust"}, func(s seenStatus) bool {
 		return s.Status == "starting" || s == seenStatus{Name: "t", Status: "waiting", WaitingFor: "trust"}
 	})
 
@@ -369,12 +382,13 @@ func TestRealClaudeEscIsNoFinishedTurn(t *testing.T) {
 	notStopped := func(st seenStatus) bool {
 		return st.Status == "starting" || st.Status == "working" && st.TurnError == ""
 	}
-	e.await(rec, "k", seenStatus{Status: "working"}, notStopped)
+	e.await(rec, "k", 0, seenStatus{Status: "working"}, notStopped)
 	e.seeOnScreen(s, "esc to interrupt")
 	e.noticeBarrier(repo, canary) // the monitor has read the running turn
+	from := rec.mark("k")
 	e.press(s, "Escape")
 	e.seeOnScreen(s, "Interrupted · What should Claude do instead?")
-	e.await(rec, "k", seenStatus{Status: "idle", Interrupted: true}, func(st seenStatus) bool {
+	e.await(rec, "k", from, seenStatus{Status: "idle", Interrupted: true}, func(st seenStatus) bool {
 		return notStopped(st) || st.Status == "idle" && st.Interrupted
 	})
 	e.noticeBarrier(repo, canary)
@@ -389,4 +403,134 @@ func TestRealClaudeEscIsNoFinishedTurn(t *testing.T) {
 	})
 	h := rec.history("k")
 	require.Equal(t, seenStatus{Name: "k", Status: "idle"}, h[len(h)-1], historyText(h))
+}
+
+// codexWorld gives codex a home of its own with an API key (codex login
+// --with-api-key, as a user signs in), its model requests sent to api,
+// and, when trusted, repo trusted (what "Trust and continue" writes).
+func codexWorld(t *testing.T, e *Env, api *fakeModelAPI, repo string, signedIn bool) {
+	t.Helper()
+	e.setWorld("CODEX_HOME", filepath.Join(e.Home, ".codex"))
+	require.NoError(t, os.MkdirAll(e.vars["CODEX_HOME"], 0o700))
+	// Codex 0.169 reads no OPENAI_BASE_URL; its config's openai_base_url
+	// it does (first over a websocket, then plain HTTP).
+	cfg := fmt.Sprintf("openai_base_url = %q\n", api.URL+"/v1")
+	if !signedIn {
+		require.NoError(t, os.WriteFile(filepath.Join(e.vars["CODEX_HOME"], "config.toml"), []byte(cfg), 0o600))
+		return
+	}
+	login := exec.Command(filepath.Join(realToolsBin(t), "codex"), "login", "--with-api-key")
+	login.Env = e.Environ()
+	login.Stdin = strings.NewReader("sk-owt-test-not-a-key\n")
+	out, err := login.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	cfg += fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", repo)
+	require.NoError(t, os.WriteFile(filepath.Join(e.vars["CODEX_HOME"], "config.toml"), []byte(cfg), 0o600))
+}
+
+// noIdleBeforeWork accepts the statuses of an agent starting on its task:
+// starting and working, and idle only after a turn was seen working.
+func noIdleBeforeWork() func(seenStatus) bool {
+	worked := false
+	return func(s seenStatus) bool {
+		worked = worked || s.Status == "working"
+		return s.Status == "starting" || s.Status == "working" || s.Status == "idle" && worked && s.TurnError == "" && !s.Interrupted ||
+			s.Status == "waiting" && s.WaitingFor == "trust" && !worked // the hooks review
+	}
+}
+
+// Codex signed in, in a trusted repo: it shows an empty prompt for seconds
+// before it takes its task. No turn finished before that; the one that
+// did is told once. Its F2 overlay, opened by the user, is no question;
+// Esc is no finished turn.
+func TestRealCodexNormalStart(t *testing.T) {
+	e := realEnv(t)
+	api := startFakeModelAPI(t)
+	repo := e.NewRepo("app")
+	codexWorld(t, e, api, repo, true)
+	canary := e.startCanary(repo)
+	rec := e.recordStatuses(repo)
+
+	s := e.newReal(repo, "n", "codex", "say hi")
+	e.await(rec, "n", 0, seenStatus{Status: "idle"}, noIdleBeforeWork())
+	require.True(t, api.got("say hi"), "the task reached the model")
+	e.Eventually(30*time.Second, "owt tells of the finished turn", func() bool {
+		return e.notices("owt: n finished its turn") == 1
+	})
+
+	// F2 at the prompt: the warnings the user asked to read.
+	from := rec.mark("n")
+	e.seeOnScreen(s, "f2 to view")
+	e.press(s, "F2")
+	e.seeOnScreen(s, "esc dismiss")
+	e.noticeBarrier(repo, canary)
+	require.Zero(t, e.notices("owt: n needs you"), "an overlay the user opened is no question to them")
+	e.await(rec, "n", from, seenStatus{Status: "idle"}, func(st seenStatus) bool { return st.Status == "idle" })
+	e.press(s, "Escape")
+
+	// A turn stopped with Esc ("■ Conversation interrupted").
+	e.typeTask(s, "wait forever")
+	e.await(rec, "n", from, seenStatus{Status: "working"}, func(st seenStatus) bool { return st.Status == "idle" || st.Status == "working" })
+	e.seeOnScreen(s, "esc to interrupt")
+	e.noticeBarrier(repo, canary)
+	from = rec.mark("n")
+	e.press(s, "Escape")
+	e.seeOnScreen(s, "Conversation interrupted")
+	e.await(rec, "n", from, seenStatus{Status: "idle", Interrupted: true}, func(st seenStatus) bool {
+		return st.Status == "working" || st.Status == "idle" && st.Interrupted
+	})
+	e.noticeBarrier(repo, canary)
+	require.Equal(t, 1, e.notices("owt: n finished its turn"), "Esc is no finished turn")
+
+	// With owt's hooks in the user's Codex hooks file, codex runs without
+	// -c, on its shared background server: after the hooks review it sits
+	// at an empty prompt for seconds before it takes the task.
+	require.Contains(t, e.MustOwt(repo, "tools", "codex-hooks"), "installed owt's hooks")
+	h := e.newReal(repo, "hk", "codex", "say hi again")
+	e.await(rec, "hk", 0, seenStatus{Status: "waiting", WaitingFor: "trust"}, func(st seenStatus) bool {
+		return st.Status == "starting" || st.Status == "waiting" && st.WaitingFor == "trust"
+	})
+	e.seeOnScreen(h, "Hooks need review")
+	from = rec.mark("hk")
+	e.press(h, "Down", "Enter")
+	e.await(rec, "hk", from, seenStatus{Status: "idle"}, noIdleBeforeWork())
+	require.True(t, api.got("say hi again"), "the task reached the model")
+	e.Eventually(30*time.Second, "owt tells of the finished turn", func() bool {
+		return e.notices("owt: hk finished its turn") == 1
+	})
+	e.noticeBarrier(repo, canary)
+	require.Equal(t, 1, e.notices("owt: hk finished its turn"))
+	t.Logf("hk: %s", historyText(rec.history("hk")))
+}
+
+// Codex not signed in drops the task it was started with: after the
+// sign-in and trust screens it sits at an empty prompt. owt says the task
+// was not taken, tells the user, and owt send --task gets it there.
+func TestRealCodexTaskLostBehindSignIn(t *testing.T) {
+	e := realEnv(t)
+	api := startFakeModelAPI(t)
+	repo := e.NewRepo("app")
+	codexWorld(t, e, api, repo, false)
+	rec := e.recordStatuses(repo)
+
+	s := e.newReal(repo, "c", "codex", "say hi")
+	e.await(rec, "c", 0, seenStatus{Status: "waiting", WaitingFor: "login"}, func(st seenStatus) bool {
+		return st.Status == "starting" || st.Status == "waiting"
+	})
+	e.press(s, "Down", "Down")
+	e.pressUntil(s, "Enter", "Use an OpenAI API key")
+	e.pressUntil(s, "Enter", "Paste or type your API key")
+	e.Tmux("send-keys", "-t", "="+s+":", "-l", "sk-owt-test-not-a-key")
+	e.pressUntil(s, "Enter", "Trust this folder")
+	e.press(s, "Enter")
+	e.await(rec, "c", 0, seenStatus{Status: "idle", TurnError: "task not taken"}, func(st seenStatus) bool {
+		return st.Status == "starting" || st.Status == "waiting" || st.Status == "idle" && st.TurnError == "task not taken"
+	})
+	require.False(t, api.got("say hi"), "codex dropped the task")
+	e.Eventually(30*time.Second, "owt tells the turn failed and how to resend", func() bool {
+		return strings.Contains(e.OwtLog(), "owt: c's turn failed (task not taken); 'owt send c --task' sends the task again")
+	})
+
+	e.MustOwt(repo, "send", "c", "--task")
+	e.Eventually(60*time.Second, "the task reached the model", func() bool { return api.got("say hi") })
 }

@@ -39,6 +39,8 @@ type Observation struct {
 //   - a busy indicator on screen is working when the record says idle or
 //     waiting (Codex reports no turn start; a long tool call after an
 //     approval reports nothing until it ends);
+//   - the input prompt of a tool that has not taken its task yet is
+//     starting (after a dialog too);
 //   - the input prompt alone is idle: at once when the screen set the
 //     status or says the turn was interrupted or failed, but otherwise a
 //     working or waiting status from a hook or from owt yields only once
@@ -69,6 +71,15 @@ func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (st
 			return state.Working, true
 		}
 	case agent.ClassIdle:
+		if rec.TaskPending && obs.TurnError == "" {
+			// The tool has not taken its task yet (Codex shows an empty
+			// prompt for seconds, after a dialog too): still starting, no
+			// turn finished. The runner gives up on it after a while.
+			if rec.Status == state.Waiting {
+				return state.Starting, true
+			}
+			return "", false
+		}
 		if rec.Status != state.Working && rec.Status != state.Waiting {
 			return "", false
 		}

@@ -42,6 +42,23 @@ func TestReconcile(t *testing.T) {
 		{"exited is the runner's", rec(state.Exited, state.FromOwt, time.Minute), obs(agent.ClassWaiting, time.Minute, 0), ""},
 		{"starting is the runner's", rec(state.Starting, state.FromOwt, time.Minute), obs(agent.ClassIdle, time.Minute, time.Minute), ""},
 	}
+	pending := func(r *state.Record) *state.Record { r.TaskPending = true; return r }
+	marked := func(o Observation, interrupted bool, failure string) Observation {
+		o.Interrupted, o.TurnError = interrupted, failure
+		return o
+	}
+	cases = append(cases, []struct {
+		name string
+		rec  *state.Record
+		obs  Observation
+		want state.Status
+	}{
+		{"Esc with its mark on screen: idle without waiting for stillness", rec(state.Working, state.FromHook, time.Minute), marked(obs(agent.ClassIdle, 2*time.Second, 0), true, ""), state.Idle},
+		{"a failure mark on screen: idle at once", rec(state.Waiting, state.FromHook, time.Minute), marked(obs(agent.ClassIdle, 2*time.Second, 0), false, "x"), state.Idle},
+		{"a dialog answered, the task not taken yet: starting again", pending(rec(state.Waiting, state.FromScreen, time.Minute)), obs(agent.ClassIdle, 2*time.Second, 2*time.Second), state.Starting},
+		{"the task not taken yet: no turn finished", pending(rec(state.Starting, state.FromOwt, time.Minute)), obs(agent.ClassIdle, time.Minute, time.Minute), ""},
+		{"a turn that failed before it was taken is idle", pending(rec(state.Waiting, state.FromScreen, time.Minute)), marked(obs(agent.ClassIdle, 2*time.Second, 0), false, "x"), state.Idle},
+	}...)
 	for _, c := range cases {
 		got, ok := Reconcile(c.rec, c.obs, still)
 		require.Equal(t, c.want, got, c.name)

@@ -197,7 +197,7 @@ func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, pa
 	readyTimeout := w.Config.Agent.ReadyTimeout.Duration
 	cl, _ := agent.NewClassifier(prof)
 	if working && prof.Working != "" && cl != nil {
-		w.leaveStartingOnTurn(rec.Name, pane, cl, readyTimeout)
+		w.leaveStartingOnTurn(rec.Name, pane, cl)
 		return
 	}
 	if !w.waitScreen(pane, re, cl, readyTimeout) {
@@ -223,23 +223,43 @@ func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, pa
 	w.leaveStarting(rec.Name, state.Working)
 }
 
+// taskGrace is how long a tool may sit "starting" at its input prompt
+// before owt says it never took its task (Codex takes ~9 s after its
+// start, or after its sign-in and trust screens, when it takes it at all).
+const taskGrace = 30 * time.Second
+
 // leaveStartingOnTurn makes a "starting" record working once the screen
-// shows the turn running, and idle (the task not taken) when it has not
-// by limit. It stops as soon as something else moved the record out of
-// "starting": a hook, or the monitor reading a first-run dialog.
-func (w *Workspace) leaveStartingOnTurn(name, pane string, cl *agent.Classifier, limit time.Duration) {
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		if r, err := w.Get(name); err != nil || r.Status != state.Starting {
+// shows the turn running, and idle with the task not taken once the tool
+// has sat "starting" at its prompt for taskGrace. It goes on through
+// first-run dialogs (the monitor calls them waiting, and the prompt after
+// them starting again) and stops once a turn started (a hook, the
+// monitor) or the agent exited.
+func (w *Workspace) leaveStartingOnTurn(name, pane string, cl *agent.Classifier) {
+	var idleSince time.Time
+	for {
+		r, err := w.Get(name)
+		if err != nil || !r.TaskPending || r.Status == state.Exited {
 			return
 		}
-		if screen, err := w.Tmux.Capture(pane); err == nil && cl.Classify(screen) == agent.ClassWorking {
+		class := agent.ClassUnknown
+		if screen, err := w.Tmux.Capture(pane); err == nil {
+			class = cl.Classify(screen)
+		}
+		switch {
+		case r.Status != state.Starting || class != agent.ClassIdle:
+			idleSince = time.Time{}
+		case idleSince.IsZero():
+			idleSince = time.Now()
+		case time.Since(idleSince) >= taskGrace:
+			w.leaveStarting(name, state.Idle)
+			return
+		}
+		if r.Status == state.Starting && class == agent.ClassWorking {
 			w.leaveStarting(name, state.Working)
 			return
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(250 * time.Millisecond)
 	}
-	w.leaveStarting(name, state.Idle)
 }
 
 // waitScreen polls the pane until re matches its screen, and no dialog is
