@@ -115,7 +115,7 @@ var personas = map[string]*persona{
 		input: inputRounded, prefix: "> ", footer: "  ? for shortcuts",
 		inputWhileWorking: true, backslashNewline: true,
 		userPrefix: "> ", bullet: "●", spinner: []string{"·", "✢", "✳", "✶", "✻", "✽"},
-		working:     "%[1]s Working… (%[2]ds · esc to interrupt)",
+		working: "%[1]s Working… (%[2]ds · esc to interrupt)",
 		// Claude Code 2.1 (2.1.330–2.1.332): no longer "Interrupted by user".
 		interrupted: "  ⎿  Interrupted · What should Claude do instead?", rejected: "  ⎿  User rejected the command",
 		ask: askStyle{title: "Bash command", question: "Do you want to proceed?", selector: "❯", numbered: true,
@@ -244,7 +244,7 @@ var personas = map[string]*persona{
 		input:     inputBar, prefix: "> ", footer: "  enter send   ctrl+p commands   Build · fake-model",
 		inputWhileWorking: true,
 		userPrefix:        "┃ ", bullet: "●", spinner: []string{"■⬝⬝⬝", "⬝■⬝⬝", "⬝⬝■⬝", "⬝⬝⬝■"},
-		working:     "%[1]s Working…  %[2]ds  esc interrupt",
+		working: "%[1]s Working…  %[2]ds  esc interrupt",
 		// OpenCode 1.18 ends a stopped answer's footer with "· interrupted".
 		interrupted: "     ▣  Build · Fake Model · interrupted", rejected: "  Permission rejected",
 		ask: askStyle{title: "△ Permission required", tool: "bash", selector: "❯", numbered: true,
