@@ -115,9 +115,9 @@ var personas = map[string]*persona{
 		input: inputRounded, prefix: "> ", footer: "  ? for shortcuts",
 		inputWhileWorking: true, backslashNewline: true,
 		userPrefix: "> ", bullet: "●", spinner: []string{"·", "✢", "✳", "✶", "✻", "✽"},
-		working: "%[1]s Working… (%[2]ds · esc to interrupt)",
-		// Claude Code 2.1 (2.1.330–2.1.332): no longer "Interrupted by user".
-		interrupted: "  ⎿  Interrupted · What should Claude do instead?", rejected: "  ⎿  User rejected the command",
+		working:     "%[1]s Working… (%[2]ds · esc to interrupt)",
+		interrupted: "  ⎿  Interrupted · What should Claude do instead?", rejected: "  ⎿  User rejected the command", // Claude Code 2.1.330–2.1.332
+
 		ask: askStyle{title: "Bash command", question: "Do you want to proceed?", selector: "❯", numbered: true,
 			options: [3]string{"Yes", "Yes, and don't ask again this session",
 				"No, and tell Claude what to do differently (esc)"}, cmdFmt: "   %s"},
