@@ -117,7 +117,6 @@ var personas = map[string]*persona{
 		userPrefix: "> ", bullet: "●", spinner: []string{"·", "✢", "✳", "✶", "✻", "✽"},
 		working:     "%[1]s Working… (%[2]ds · esc to interrupt)",
 		interrupted: "  ⎿  Interrupted · What should Claude do instead?", rejected: "  ⎿  User rejected the command", // Claude Code 2.1.330–2.1.332
-
 		ask: askStyle{title: "Bash command", question: "Do you want to proceed?", selector: "❯", numbered: true,
 			options: [3]string{"Yes", "Yes, and don't ask again this session",
 				"No, and tell Claude what to do differently (esc)"}, cmdFmt: "   %s"},
@@ -244,9 +243,8 @@ var personas = map[string]*persona{
 		input:     inputBar, prefix: "> ", footer: "  enter send   ctrl+p commands   Build · fake-model",
 		inputWhileWorking: true,
 		userPrefix:        "┃ ", bullet: "●", spinner: []string{"■⬝⬝⬝", "⬝■⬝⬝", "⬝⬝■⬝", "⬝⬝⬝■"},
-		working: "%[1]s Working…  %[2]ds  esc interrupt",
-		// OpenCode 1.18 ends a stopped answer's footer with "· interrupted".
-		interrupted: "     ▣  Build · Fake Model · interrupted", rejected: "  Permission rejected",
+		working:     "%[1]s Working…  %[2]ds  esc interrupt",
+		interrupted: "     ▣  Build · Fake Model · interrupted", rejected: "  Permission rejected", // OpenCode 1.18's footer of a stopped answer
 		ask: askStyle{title: "△ Permission required", tool: "bash", selector: "❯", numbered: true,
 			options: [3]string{"Allow once", "Allow always", "Reject"}, cmdFmt: "  $ %s"},
 		patterns: patterns{ready: `enter send`, working: `esc interrupt`, waiting: `Permission required`},
