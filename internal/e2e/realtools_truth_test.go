@@ -534,3 +534,57 @@ func TestRealCodexTaskLostBehindSignIn(t *testing.T) {
 	e.MustOwt(repo, "send", "c", "--task")
 	e.Eventually(60*time.Second, "the task reached the model", func() bool { return api.got("say hi") })
 }
+
+// Gemini CLI sends its task at once, behind its sign-in screen, and that
+// turn fails ("API Error: Content generator not initialized"). Once the
+// user has signed in, owt says the turn failed and how to send the task
+// again, as the README promises, and tells them.
+func TestRealGeminiTaskLostBehindSignIn(t *testing.T) {
+	e := realEnv(t)
+	repo := e.NewRepo("app")
+	rec := e.recordStatuses(repo)
+
+	s := e.newReal(repo, "g", "gemini", "say hi")
+	// Its BeforeAgent hook says working when it sends the task, behind
+	// the sign-in screen: true, for the moment that turn runs.
+	beforeSignIn := func(st seenStatus) bool {
+		return st.Status == "starting" || st.Status == "waiting" || st.Status == "working"
+	}
+	e.await(rec, "g", 0, seenStatus{Status: "waiting", WaitingFor: "trust"}, beforeSignIn)
+	e.press(s, "Enter")
+	e.await(rec, "g", 0, seenStatus{Status: "waiting", WaitingFor: "login"}, beforeSignIn)
+	e.press(s, "Down", "Enter")
+	e.await(rec, "g", 0, seenStatus{Status: "waiting", WaitingFor: "API key"}, beforeSignIn)
+	e.Tmux("send-keys", "-t", "="+s+":", "-l", "AIza-owt-test-not-a-key")
+	e.pressUntil(s, "Enter", "Type your message")
+	const failed = "Content generator not initialized"
+	e.seeOnScreen(s, failed)
+	e.await(rec, "g", 0, seenStatus{Status: "idle", TurnError: failed}, func(st seenStatus) bool {
+		return beforeSignIn(st) || st == seenStatus{Name: "g", Status: "idle", TurnError: failed}
+	})
+	e.Eventually(30*time.Second, "owt tells the turn failed and how to resend", func() bool {
+		return strings.Contains(e.OwtLog(), "owt: g's turn failed ("+failed+"); 'owt send g --task' sends the task again")
+	})
+	require.Contains(t, e.MustOwt(repo, "list"), "idle (turn failed: "+failed+")")
+}
+
+// OpenCode retries a model it cannot reach; two Esc stop it. The answer
+// it leaves never completed: idle, interrupted, no "finished its turn".
+func TestRealOpenCodeEscIsNoFinishedTurn(t *testing.T) {
+	e := realEnv(t)
+	repo := e.NewRepo("app")
+	canary := e.startCanary(repo)
+	rec := e.recordStatuses(repo)
+
+	s := e.newReal(repo, "o", "opencode", "say hi")
+	e.await(rec, "o", 0, seenStatus{Status: "working"}, func(st seenStatus) bool { return st.Status == "starting" || st.Status == "working" })
+	e.seeOnScreen(s, "retrying")
+	e.noticeBarrier(repo, canary)
+	from := rec.mark("o")
+	e.pressWhile(s, "Escape", "retrying")
+	e.await(rec, "o", from, seenStatus{Status: "idle", Interrupted: true}, func(st seenStatus) bool {
+		return st.Status == "working" || st.Status == "idle" && st.Interrupted
+	})
+	e.noticeBarrier(repo, canary)
+	require.Zero(t, e.notices("owt: o finished its turn"), "Esc is no finished turn")
+}

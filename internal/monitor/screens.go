@@ -27,8 +27,10 @@ type paneView struct {
 	reason     string // what a waiting screen waits for
 	classSince time.Time
 	captured   time.Time
-	// marks are the ended-turn marks on the last screen that was not
-	// idle; a screen that turns idle is compared with them.
+	// marks are the ended-turn marks on the last working screen (or the
+	// first one read); a screen that turns idle is compared with them. A
+	// dialog's screen does not count: Gemini CLI draws its sign-in dialog
+	// under the turn that failed behind it.
 	marks agent.TurnMarks
 	// interrupted and turnError say how the turn ended that left the
 	// current idle screen (agent.TurnEnd).
@@ -143,7 +145,7 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 			// Read again on every change: the mark may be drawn a moment
 			// after the prompt.
 			v.interrupted, v.turnError = agent.TurnEnd(v.marks, marks)
-		} else {
+		} else if class == agent.ClassWorking {
 			v.marks = marks
 		}
 	}
