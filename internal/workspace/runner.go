@@ -229,7 +229,7 @@ func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, pa
 const taskGrace = 30 * time.Second
 
 // leaveStartingOnTurn makes a "starting" record working once the screen
-// shows the turn running, and idle with the task not taken once the tool
+// shows the turn running (turnStarted), and idle with the task not taken once the tool
 // has sat "starting" at its prompt for taskGrace. It goes on through
 // first-run dialogs (the monitor calls them waiting, and the prompt after
 // them starting again) and stops once a turn started (a hook, the
@@ -254,11 +254,25 @@ func (w *Workspace) leaveStartingOnTurn(name, pane string, cl *agent.Classifier)
 			w.leaveStarting(name, state.Idle)
 			return
 		}
-		if r.Status == state.Starting && class == agent.ClassWorking {
-			w.leaveStarting(name, state.Working)
+		if class == agent.ClassWorking {
+			w.turnStarted(name)
 			return
 		}
 		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// turnStarted makes working an agent whose turn on its task shows on
+// screen, while it is still "starting" or its first-run dialog was just
+// answered (a quick turn is over before the monitor's reading of a
+// dialog has been replaced).
+func (w *Workspace) turnStarted(name string) {
+	_, changed, _ := w.changeStatus(name, func(r *state.Record) (statusChange, bool) {
+		return statusChange{status: state.Working, source: state.FromOwt, at: w.Now()},
+			r.TaskPending && (r.Status == state.Starting || r.Status == state.Waiting && r.Source == state.FromScreen)
+	})
+	if changed {
+		w.publishCurrent(name)
 	}
 }
 
