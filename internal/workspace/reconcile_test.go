@@ -99,3 +99,32 @@ func TestStatusEventsOutOfOrderAreStale(t *testing.T) {
 	_, _, err = w.SetStatusAt("nosuch", state.Idle, state.FromHook, nil, t0)
 	require.ErrorIs(t, err, ErrUnknownName)
 }
+
+// An agent started with its task that turns idle before any turn started
+// never took it (issue 16, item 19); a hook's end of turn, or a turn seen
+// working, is the task taken.
+func TestIdleBeforeTheTaskWasTakenIsAFailedTurn(t *testing.T) {
+	w := newWorld(t).workspace()
+	require.NoError(t, w.Store.Update(func(f *state.File) error {
+		for _, n := range []string{"a", "b", "c"} {
+			f.Records[n] = &state.Record{Name: n, Status: state.Starting, TaskPending: true}
+		}
+		return nil
+	}))
+	t0 := time.Now()
+	r, _, err := w.SetStatusAt("a", state.Idle, state.FromOwt, nil, t0)
+	require.NoError(t, err)
+	require.Equal(t, TaskNotTaken, r.TurnError)
+	require.False(t, r.TaskPending)
+
+	r, _, err = w.SetStatusAt("b", state.Idle, state.FromHook, nil, t0)
+	require.NoError(t, err)
+	require.Empty(t, r.TurnError, "a hook's idle ends a turn")
+	require.False(t, r.TaskPending)
+
+	_, _, err = w.SetStatusAt("c", state.Working, state.FromOwt, nil, t0)
+	require.NoError(t, err)
+	r, _, err = w.SetStatusAt("c", state.Idle, state.FromScreen, nil, t0.Add(time.Second))
+	require.NoError(t, err)
+	require.Empty(t, r.TurnError, "a turn ran")
+}
