@@ -89,6 +89,24 @@ var turnFailed = regexp.MustCompile(`(?m)^[ \t]*✕[ \t]*\[API Error: ([^\]\n]*)
 // agent, so it is no question to the user.
 var viewer = regexp.MustCompile(`(?m)^[ \t]*Warnings · \d+ of \d+|\bk keep & next · esc dismiss`)
 
+// booting is a tool busy with itself, not with a task: Codex waiting for
+// its shared background server ("◦ Reconnecting to server… (1s)",
+// "Waiting for startup · esc cancel").
+var booting = regexp.MustCompile(`(?m)Reconnecting to server|Waiting for startup`)
+
+// TurnRunning reports whether the screen shows a turn running: working,
+// and not the tool booting.
+func (c *Classifier) TurnRunning(screen string) bool {
+	if c.Classify(screen) != ClassWorking {
+		return false
+	}
+	lines := screenRows(screen)
+	if len(lines) > liveLines {
+		lines = lines[len(lines)-liveLines:]
+	}
+	return !booting.MatchString(strings.Join(lines, "\n"))
+}
+
 // TurnMarks counts the marks of ended turns on a screen. A mark that was
 // not on the screen before the agent turned idle tells how its turn ended.
 type TurnMarks struct {

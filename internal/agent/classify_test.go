@@ -207,6 +207,15 @@ func TestTurnEndOnRealScreens(t *testing.T) {
 	}
 }
 
+// Codex booting its background server is busy, but not with a turn: the
+// first turn has not started.
+func TestCodexBootingIsNoTurn(t *testing.T) {
+	cl, err := NewClassifier(Builtins()[1])
+	require.NoError(t, err)
+	require.False(t, cl.TurnRunning(readScreen(t, "codex", "working-reconnecting-to-server-v0.169.0")))
+	require.True(t, cl.TurnRunning(readScreen(t, "codex", "working-v0.169.0")))
+}
+
 // Codex's F2 overlay is something the user opened to read: no question
 // to them. Its "Hooks need review" asks them to trust hooks.
 func TestCodexOverlayAndHookReview(t *testing.T) {

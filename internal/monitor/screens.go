@@ -131,6 +131,9 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 		class, reason := agent.ClassUnknown, ""
 		if cl := m.recs.repo(ap.rec.Repo, m.logf).classifiers[ap.rec.Tool]; cl != nil {
 			class, reason = cl.Read(text)
+			if class == agent.ClassWorking && !cl.TurnRunning(text) {
+				class = agent.ClassUnknown // busy booting itself: no word on a turn
+			}
 		}
 		v.reason = reason
 		marks := agent.Marks(text)

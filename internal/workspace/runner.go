@@ -241,9 +241,9 @@ func (w *Workspace) leaveStartingOnTurn(name, pane string, cl *agent.Classifier)
 		if err != nil || !r.TaskPending || r.Status == state.Exited {
 			return
 		}
-		class := agent.ClassUnknown
+		class, running := agent.ClassUnknown, false
 		if screen, err := w.Tmux.Capture(pane); err == nil {
-			class = cl.Classify(screen)
+			class, running = cl.Classify(screen), cl.TurnRunning(screen)
 		}
 		switch {
 		case r.Status != state.Starting || class != agent.ClassIdle:
@@ -254,7 +254,7 @@ func (w *Workspace) leaveStartingOnTurn(name, pane string, cl *agent.Classifier)
 			w.leaveStarting(name, state.Idle)
 			return
 		}
-		if class == agent.ClassWorking {
+		if running {
 			w.turnStarted(name)
 			return
 		}
