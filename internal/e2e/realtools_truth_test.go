@@ -535,7 +535,6 @@ func TestRealCodexSignInAndItsTask(t *testing.T) {
 	e.await(rec, "c", from, seenStatus{Status: "idle"}, noIdleBeforeWork())
 	require.True(t, api.got("say hi"), "the task reached the model: %s\n%s", historyText(rec.history("c")), e.screens())
 
-
 	// Signed out again, with owt's hooks: codex runs on its shared server,
 	// and keeps its task through the sign-in and hooks review too.
 	require.NoError(t, os.Remove(filepath.Join(e.vars["CODEX_HOME"], "auth.json")))
