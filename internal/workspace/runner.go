@@ -224,16 +224,17 @@ func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, pa
 }
 
 // taskGrace is how long a tool may sit "starting" at its input prompt
-// before owt says it never took its task (Codex takes ~9 s after its
-// start, or after its sign-in and trust screens, when it takes it at all).
+// before owt says it never took its task (Codex takes up to ~9 s after
+// its start or its sign-in screens; a task lost behind a screen never
+// comes).
 const taskGrace = 30 * time.Second
 
 // leaveStartingOnTurn makes a "starting" record working once the screen
-// shows the turn running (turnStarted), and idle with the task not taken once the tool
-// has sat "starting" at its prompt for taskGrace. It goes on through
-// first-run dialogs (the monitor calls them waiting, and the prompt after
-// them starting again) and stops once a turn started (a hook, the
-// monitor) or the agent exited.
+// shows the turn running (turnStarted), and idle with the task not taken
+// once the tool has sat "starting" at its prompt for taskGrace. It goes
+// on through first-run dialogs (the monitor calls them waiting, and the
+// prompt after them starting again) and stops once a turn started (a
+// hook, the monitor) or the agent exited.
 func (w *Workspace) leaveStartingOnTurn(name, pane string, cl *agent.Classifier) {
 	var idleSince time.Time
 	for {
