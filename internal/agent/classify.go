@@ -65,8 +65,84 @@ var genericWaiting = regexp.MustCompile(`(?mi)` +
 	`|\[y/n\]|\(y/n\)`)
 
 // turnEnded marks a turn the user stopped. A busy indicator above it is
-// what is left of that turn on screen, not a turn in progress.
-var turnEnded = regexp.MustCompile(`(?m)Interrupted by user|Request cancelled\.|Conversation interrupted|Login interrupted`)
+// what is left of that turn on screen, not a turn in progress. Claude Code
+// 2.1 says "⎿  Interrupted · What should Claude do instead?" (older ones
+// "Interrupted by user"), Codex "■ Conversation interrupted", Gemini CLI
+// "ℹ Request cancelled.", OpenCode ends the turn's footer with
+// "· interrupted".
+var turnEnded = regexp.MustCompile(`(?m)Interrupted by user|Interrupted · What should|Request cancelled\.|Conversation interrupted|Login interrupted|^[ \t]*▣[^\n]*· interrupted[ \t]*$`)
+
+// unfinishedFooter is OpenCode's footer of an answer that never completed
+// ("▣  Build · Big Pickle", without the "· 2.3s" a finished one gets): a
+// turn stopped while it was still retrying leaves only that.
+var unfinishedFooter = regexp.MustCompile(`(?m)^[ \t]*▣[ \t]+[^·\n]+·[^·\n]+$`)
+
+// anyFooter is any OpenCode answer footer, finished or not.
+var anyFooter = regexp.MustCompile(`(?m)^[ \t]*▣[ \t]+\S`)
+
+// turnFailed marks a turn an error ended, and says which:
+// Gemini CLI's "✕ [API Error: Content generator not initialized]".
+var turnFailed = regexp.MustCompile(`(?m)^[ \t]*✕[ \t]*\[API Error: ([^\]\n]*)`)
+
+// viewer is an overlay the user opened to read something (Codex's F2
+// warnings): it hides the agent's screen and says nothing about the
+// agent, so it is no question to the user.
+var viewer = regexp.MustCompile(`(?m)^[ \t]*Warnings · \d+ of \d+|\bk keep & next · esc dismiss`)
+
+// booting is a tool busy with itself, not with a task: Codex waiting for
+// its shared background server ("◦ Reconnecting to server… (1s)",
+// "Waiting for startup · esc cancel").
+var booting = regexp.MustCompile(`(?m)Reconnecting to server|Waiting for startup`)
+
+// TurnRunning reports whether the screen shows a turn running: working,
+// and not the tool booting.
+func (c *Classifier) TurnRunning(screen string) bool {
+	if c.Classify(screen) != ClassWorking {
+		return false
+	}
+	lines := screenRows(screen)
+	if len(lines) > liveLines {
+		lines = lines[len(lines)-liveLines:]
+	}
+	return !booting.MatchString(strings.Join(lines, "\n"))
+}
+
+// TurnMarks counts the marks of ended turns on a screen. A mark that was
+// not on the screen before the agent turned idle tells how its turn ended.
+type TurnMarks struct {
+	Interrupts, Failures int
+	// Unfinished: the lowest answer footer is of an answer that never
+	// completed (OpenCode).
+	Unfinished bool
+	// Failure is the text of the lowest failure mark.
+	Failure string
+}
+
+// Marks reads the marks of ended turns on the whole screen.
+func Marks(screen string) TurnMarks {
+	text := strings.Join(screenRows(screen), "\n")
+	m := TurnMarks{
+		Interrupts: len(turnEnded.FindAllStringIndex(text, -1)),
+		Unfinished: lowestRow(unfinishedFooter, text) >= 0 && lowestRow(unfinishedFooter, text) == lowestRow(anyFooter, text),
+	}
+	fails := turnFailed.FindAllStringSubmatch(text, -1)
+	m.Failures = len(fails)
+	if len(fails) > 0 {
+		m.Failure = strings.TrimSpace(fails[len(fails)-1][1])
+	}
+	return m
+}
+
+// TurnEnd says how the turn ended that left the screen after, idle now,
+// when before was the screen while it ran: "interrupted" when a new mark
+// of a stopped turn showed up (or the last answer never completed), the
+// error when a new failure mark did, else "" (it finished).
+func TurnEnd(before, after TurnMarks) (interrupted bool, failure string) {
+	if after.Failures > before.Failures {
+		return false, after.Failure
+	}
+	return after.Interrupts > before.Interrupts || after.Unfinished, ""
+}
 
 // Classify reads a pane capture and says what the agent is doing.
 //
@@ -101,6 +177,9 @@ func (c *Classifier) Read(screen string) (Class, string) {
 	}
 	bodyText := strings.Join(body, "\n")
 	wait := max(lowestRow(c.waiting, bodyText), lowestRow(genericWaiting, bodyText))
+	if v := lowestRow(viewer, bodyText); wait >= 0 && v >= 0 && v >= wait-waitContext {
+		return ClassUnknown, "" // an overlay the user opened covers the agent
+	}
 	work := lowestRow(c.working, bodyText)
 	if work >= 0 && lowestRow(turnEnded, bodyText) > work {
 		work = -1
@@ -185,7 +264,8 @@ var waitReasons = []struct {
 	reason string
 	re     *regexp.Regexp
 }{
-	{WaitTrust, regexp.MustCompile(`(?i)trust (?:this|the files in this|the) folder|quick safety check|do you trust|trust this project|folder access`)},
+	// Codex's "Hooks need review" asks to trust hook commands.
+	{WaitTrust, regexp.MustCompile(`(?i)trust (?:this|the files in this|the) folder|quick safety check|do you trust|trust this project|folder access|hooks need review`)},
 	// An API key asked for now ("Paste or type your API key", "Enter
 	// Gemini API Key", "use this API key?") beats a sign-in menu that
 	// merely offers one.

@@ -14,7 +14,9 @@ import (
 
 // corpus is testdata/screens/<tool>/<class>-<what>.txt: screens written to
 // look like each real tool's, and screens captured from the real tools
-// (the version in the name, "-v2.1.330"), the class they show named first.
+// (the version in the name, "-v2.1.330"), the class they show named first
+// ("unknown" for a screen that says nothing about the agent, such as an
+// overlay the user opened).
 // corpusANSI holds the same real captures with their colours (capture-pane -e).
 const (
 	corpus     = "../../testdata/screens"
@@ -24,7 +26,7 @@ const (
 // wantReason is the reason a waiting screen's name says it waits for.
 func wantReason(name string) string {
 	switch {
-	case strings.Contains(name, "trust"):
+	case strings.Contains(name, "trust"), strings.Contains(name, "hooks-need-review"):
 		return WaitTrust
 	case strings.Contains(name, "api-key"):
 		return WaitAPIKey
@@ -62,7 +64,10 @@ func TestClassifierCorpus(t *testing.T) {
 		n, ok2 := 0, 0
 		for _, f := range files {
 			want := Class(strings.SplitN(strings.TrimSuffix(filepath.Base(f), ".txt"), "-", 2)[0])
-			require.Contains(t, []Class{ClassWorking, ClassWaiting, ClassIdle}, want, "%s: name it working-…, waiting-… or idle-…", f)
+			if want == "unknown" {
+				want = ClassUnknown
+			}
+			require.Contains(t, []Class{ClassWorking, ClassWaiting, ClassIdle, ClassUnknown}, want, "%s: name it working-…, waiting-…, idle-… or unknown-…", f)
 			classes[want] = true
 			data, err := os.ReadFile(f)
 			require.NoError(t, err)
@@ -164,4 +169,65 @@ func TestClassifierForConfiguredTool(t *testing.T) {
 	require.Equal(t, ClassWorking, cl.Classify("THINKING...\nmytool> "))
 	require.Equal(t, ClassWaiting, cl.Classify("rm x\nAllow? [y/n]"))
 	require.Equal(t, ClassIdle, cl.Classify("done\nmytool> "))
+}
+
+func readScreen(t *testing.T, tool, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(corpus, tool, name+".txt"))
+	require.NoError(t, err)
+	return string(data)
+}
+
+// How a turn ended, from the marks the real tools leave (issue 16, item
+// 17 and 19): Esc is not a finished turn, an error before sign-in is a
+// failed one, and a mark left over from an earlier turn says nothing
+// about the last.
+func TestTurnEndOnRealScreens(t *testing.T) {
+	for _, c := range []struct {
+		tool, before, after string
+		interrupted         bool
+		failure             string
+	}{
+		{"claude", "working-api-retry-v2.1.330", "idle-interrupted-what-instead-v2.1.330", true, ""},
+		{"claude", "idle-interrupted-what-instead-v2.1.330", "idle-done-after-interrupt-v2.1.330", false, ""},
+		{"codex", "working-v0.169.0", "idle-interrupted-80x24-v0.169.0", true, ""},
+		{"codex", "working-v0.169.0", "idle-done-v0.169.0", false, ""},
+		{"gemini", "working-thinking-v0.61.0", "idle-request-cancelled-resized-80x24-v0.61.0", true, ""},
+		{"gemini", "waiting-auth-method-i-prompt-v0.61.0", "idle-turn-failed-before-auth-v0.61.0", false, "Content generator not initialized"},
+		{"opencode", "working-retrying-v1.18.33", "idle-interrupted-v1.18.33", true, ""},
+		{"opencode", "working-v1.18.33-none", "idle-done", false, ""},
+	} {
+		before := TurnMarks{}
+		if !strings.HasSuffix(c.before, "-none") {
+			before = Marks(readScreen(t, c.tool, c.before))
+		}
+		interrupted, failure := TurnEnd(before, Marks(readScreen(t, c.tool, c.after)))
+		require.Equal(t, c.interrupted, interrupted, "%s: %s after %s", c.tool, c.after, c.before)
+		require.Equal(t, c.failure, failure, "%s: %s after %s", c.tool, c.after, c.before)
+	}
+}
+
+// Codex booting its background server is busy, but not with a turn: the
+// first turn has not started.
+func TestCodexBootingIsNoTurn(t *testing.T) {
+	cl, err := NewClassifier(Builtins()[1])
+	require.NoError(t, err)
+	require.False(t, cl.TurnRunning(readScreen(t, "codex", "working-reconnecting-to-server-v0.169.0")))
+	require.True(t, cl.TurnRunning(readScreen(t, "codex", "working-v0.169.0")))
+}
+
+// Codex's F2 overlay is something the user opened to read: no question
+// to them. Its "Hooks need review" asks them to trust hooks.
+func TestCodexOverlayAndHookReview(t *testing.T) {
+	profiles := map[string]Profile{}
+	for _, p := range Builtins() {
+		profiles[p.Name] = p
+	}
+	cl, err := NewClassifier(profiles["codex"])
+	require.NoError(t, err)
+	got, _ := cl.Read(readScreen(t, "codex", "unknown-warnings-viewer-v0.169.0"))
+	require.Equal(t, ClassUnknown, got)
+	got, why := cl.Read(readScreen(t, "codex", "waiting-hooks-need-review-v0.169.0"))
+	require.Equal(t, ClassWaiting, got)
+	require.Equal(t, WaitTrust, why)
 }

@@ -81,6 +81,8 @@ func printTable(out io.Writer, items []workspace.Item, withRepo bool) {
 			status += " (" + it.WaitingFor + ")"
 		case it.TurnError != "":
 			status += " (turn failed: " + shown(it.TurnError) + ")"
+		case it.Interrupted:
+			status += " (interrupted)"
 		}
 		switch {
 		case it.Creating == "in-progress":

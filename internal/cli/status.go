@@ -54,6 +54,8 @@ func printStatus(out io.Writer, v workspace.StatusView) {
 		status += " (needs you: " + v.WaitingFor + ")"
 	case v.Status == "waiting":
 		status += " (needs you)"
+	case v.Interrupted:
+		status += " (interrupted)"
 	}
 	fmt.Fprintf(out, "%s: %s for %s (from %s)\n", v.Name, status, workspace.Age(time.Since(v.Since)), v.Source)
 	if v.TurnError != "" {

@@ -51,6 +51,10 @@ func realEnv(t *testing.T) *Env {
 	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
 	e.Set("PATH", path)
 	e.Tmux("set-environment", "-g", "PATH", path)
+	// Claude Code updates itself (npm install -g, into the machine's global
+	// prefix) unless told not to: a test must not change the machine.
+	e.Set("DISABLE_AUTOUPDATER", "1")
+	e.Tmux("set-environment", "-g", "DISABLE_AUTOUPDATER", "1")
 	// Some folders the tools make in /tmp whatever TMPDIR says (codex's
 	// daemon folder, per user): removed again when this test made them, once
 	// its processes are gone (cleanups run last-registered first).
@@ -186,9 +190,11 @@ func (e *Env) pressWhile(session, key, text string) {
 }
 
 // noFalseFinish fails when owt told the user that name finished a turn it
-// never had.
-func (e *Env) noFalseFinish(name string) {
+// never had. It looks once the monitor has surely passed the moment it
+// would have told it (noticeBarrier, on the canary).
+func (e *Env) noFalseFinish(repo, canary, name string) {
 	e.t.Helper()
+	e.noticeBarrier(repo, canary)
 	require.NotContains(e.t, e.OwtLog(), name+" finished its turn", "no 'finished its turn' notice for a first-run screen")
 }
 
@@ -230,6 +236,7 @@ func hookEvents(t *testing.T, path string) []string {
 func TestRealClaudeFirstRun(t *testing.T) {
 	e := realEnv(t)
 	repo := e.NewRepo("app")
+	canary := e.startCanary(repo)
 	bin := e.vars["PATH"][:strings.IndexByte(e.vars["PATH"], os.PathListSeparator)]
 	native, err := filepath.EvalSymlinks(filepath.Join(bin, "claude"))
 	require.NoError(t, err)
@@ -249,7 +256,7 @@ func TestRealClaudeFirstRun(t *testing.T) {
 	for _, ev := range hookEvents(t, filepath.Join(wt, ".claude", "settings.local.json")) {
 		require.True(t, binaryHas(t, native, `"`+ev+`"`), "claude %s does not know the hook event %s", native, ev)
 	}
-	e.noFalseFinish("c")
+	e.noFalseFinish(repo, canary, "c")
 
 	// Trust it (down, Enter): the task runs and fails, not logged in. The
 	// StopFailure hook says so; the screen says it waits for a login.
@@ -265,7 +272,7 @@ func TestRealClaudeFirstRun(t *testing.T) {
 	require.Contains(t, strings.Join(v.Lines, "\n"), "Select login method")
 	e.press(s, "Escape")
 	e.expect(repo, "c", "waiting", "login")
-	e.noFalseFinish("c")
+	e.noFalseFinish(repo, canary, "c")
 
 	// With an API key in the environment: claude asks whether to use it
 	// (no trust dialog: claude remembers trust per repository). Yes: the
@@ -287,6 +294,7 @@ func TestRealClaudeFirstRun(t *testing.T) {
 func TestRealCodexFirstRun(t *testing.T) {
 	e := realEnv(t)
 	repo := e.NewRepo("app")
+	canary := e.startCanary(repo)
 	e.Set("CODEX_HOME", filepath.Join(e.Home, ".codex"))
 	require.NoError(t, os.MkdirAll(e.vars["CODEX_HOME"], 0o700))
 
@@ -300,7 +308,7 @@ func TestRealCodexFirstRun(t *testing.T) {
 	e.expect(repo, "c", "waiting", "login")
 	e.pressUntil(s, "Enter", "Paste or type your API key")
 	e.expect(repo, "c", "waiting", "API key")
-	e.noFalseFinish("c")
+	e.noFalseFinish(repo, canary, "c")
 	e.press(s, "C-c")
 	e.expect(repo, "c", "exited", "")
 
@@ -317,7 +325,7 @@ func TestRealCodexFirstRun(t *testing.T) {
 	e.expect(repo, "k", "working", "")
 	e.press(k, "Escape")
 	e.expect(repo, "k", "idle", "")
-	e.noFalseFinish("k")
+	e.noFalseFinish(repo, canary, "k")
 	e.press(k, "C-c")
 	e.expect(repo, "k", "exited", "")
 
@@ -331,7 +339,7 @@ func TestRealCodexFirstRun(t *testing.T) {
 	e.Eventually(30*time.Second, "codex asks to review the new hooks", func() bool {
 		return strings.Contains(e.Capture(target), "Hooks need review")
 	})
-	e.expect(repo, "hk", "waiting", "")
+	e.expect(repo, "hk", "waiting", "trust") // hook commands to trust, not a permission
 	e.press(h, "Down")
 	e.pressUntil(h, "Enter", "esc to interrupt")
 	e.expect(repo, "hk", "working", "")
@@ -341,7 +349,7 @@ func TestRealCodexFirstRun(t *testing.T) {
 	}
 	e.press(h, "Escape")
 	e.Eventually(20*time.Second, "Codex's Interrupt hook makes it idle", func() bool { return e.hookSaid(repo, "hk", "idle") })
-	e.noFalseFinish("hk")
+	e.noFalseFinish(repo, canary, "hk")
 }
 
 // hookSaid reports whether the agent's status is st, set by a hook.
@@ -356,6 +364,7 @@ func (e *Env) hookSaid(repo, name, st string) bool {
 func TestRealGeminiFirstRun(t *testing.T) {
 	e := realEnv(t)
 	repo := e.NewRepo("app")
+	canary := e.startCanary(repo)
 	bin := realToolsBin(t)
 
 	// Every new folder: trust; then the sign-in method; then the API key.
@@ -376,16 +385,17 @@ func TestRealGeminiFirstRun(t *testing.T) {
 	e.expect(repo, "g", "waiting", "login")
 	e.press(s, "Down", "Enter")
 	e.expect(repo, "g", "waiting", "API key")
-	e.noFalseFinish("g")
+	e.noFalseFinish(repo, canary, "g")
 }
 
 func TestRealOpenCodeAtDefaultSize(t *testing.T) {
 	e := realEnv(t)
 	repo := e.NewRepo("app")
+	canary := e.startCanary(repo)
 	for _, size := range []string{"", "80x24"} {
 		name := "o" + strings.ReplaceAll(size, "x", "-")
 		if size != "" {
-			e.WriteFile(repo, ".owt.toml", "[tmux]\nsize = \""+size+"\"\n")
+			e.WriteFile(repo, ".owt.toml", "[tmux]\nsize = \""+size+"\"\n"+canaryToml)
 		}
 		// No login screen: it starts on its free model, which it cannot
 		// reach here, and keeps retrying (working). Two Esc interrupt it.
@@ -396,6 +406,6 @@ func TestRealOpenCodeAtDefaultSize(t *testing.T) {
 		// once it reads as Alt+Esc) interrupts, if it is still going.
 		e.pressWhile(s, "Escape", "retrying")
 		e.expect(repo, name, "idle", "")
-		e.noFalseFinish(name)
+		e.noFalseFinish(repo, canary, name)
 	}
 }

@@ -59,10 +59,12 @@ func (m *monitor) notifyTransitions() {
 		if r.Status == state.Idle && r.Interrupted {
 			continue // the user stopped it (Esc): they know
 		}
-		if r.Status == state.Idle && r.Source != state.FromHook && prev.status != state.Working {
+		if r.Status == state.Idle && r.TurnError == "" && r.Source != state.FromHook && prev.status != state.Working {
 			// The screen turned idle after a dialog (trust accepted, a
 			// permission declined) or a start-up: no turn finished. (A
-			// hook's idle is the end of a turn, however quick.)
+			// hook's idle is the end of a turn, however quick; a turn
+			// that failed behind a sign-in screen is said, with how to
+			// send the task again.)
 			continue
 		}
 		m.notifier.notify(r, cfg, m.paneTTY(r))

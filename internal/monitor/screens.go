@@ -27,6 +27,15 @@ type paneView struct {
 	reason     string // what a waiting screen waits for
 	classSince time.Time
 	captured   time.Time
+	// marks are the ended-turn marks on the last working screen (or the
+	// first one read); a screen that turns idle is compared with them. A
+	// dialog's screen does not count: Gemini CLI draws its sign-in dialog
+	// under the turn that failed behind it.
+	marks agent.TurnMarks
+	// interrupted and turnError say how the turn ended that left the
+	// current idle screen (agent.TurnEnd).
+	interrupted bool
+	turnError   string
 }
 
 // agentPane is a record with a live agent pane on this server.
@@ -122,10 +131,25 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 		class, reason := agent.ClassUnknown, ""
 		if cl := m.recs.repo(ap.rec.Repo, m.logf).classifiers[ap.rec.Tool]; cl != nil {
 			class, reason = cl.Read(text)
+			if class == agent.ClassWorking && !cl.TurnRunning(text) {
+				class = agent.ClassUnknown // busy booting itself: no word on a turn
+			}
 		}
 		v.reason = reason
+		marks := agent.Marks(text)
+		if v.classSince.IsZero() {
+			v.marks = marks // what was on screen before owt looked is history
+		}
 		if class != v.class || v.classSince.IsZero() {
 			v.class, v.classSince = class, now
+		}
+		v.interrupted, v.turnError = false, ""
+		if class == agent.ClassIdle {
+			// Read again on every change: the mark may be drawn a moment
+			// after the prompt.
+			v.interrupted, v.turnError = agent.TurnEnd(v.marks, marks)
+		} else if class == agent.ClassWorking {
+			v.marks = marks
 		}
 	}
 }
@@ -139,7 +163,8 @@ func (m *monitor) reconcile(now time.Time) {
 		}
 		repo := m.recs.repo(ap.rec.Repo, m.logf)
 		still := repo.ws.Config.Status.StillAfter.Duration
-		obs := workspace.Observation{Class: v.class, Reason: v.reason, ClassSince: v.classSince, Changed: v.changed, At: now}
+		obs := workspace.Observation{Class: v.class, Reason: v.reason, ClassSince: v.classSince, Changed: v.changed, At: now,
+			Interrupted: v.interrupted, TurnError: v.turnError}
 		if _, ok := workspace.Reconcile(ap.rec, obs, still); !ok {
 			continue
 		}

@@ -93,6 +93,10 @@ type Record struct {
 	// Interrupted: the user stopped the last turn (Esc): no turn finished,
 	// and nobody needs to be told.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// TaskPending: the agent was started with its task, and no turn has
+	// been seen to start since. An agent that turns idle before one did
+	// never took its task (it was lost behind a sign-in screen).
+	TaskPending bool `json:"task_pending,omitempty"`
 	// Done is what the agent said with owt done, until its next turn
 	// starts: the explicit end of its task (or why it failed or is stuck).
 	Done      *DoneSignal `json:"done,omitempty"`

@@ -47,6 +47,8 @@ type Item struct {
 	Insertions   int       `json:"insertions"`
 	Deletions    int       `json:"deletions"`
 	Missing      bool      `json:"missing,omitempty"`
+	// Interrupted: the user stopped its last turn (Esc); no turn finished.
+	Interrupted bool `json:"interrupted,omitempty"`
 	// PR is the branch's pull request as last polled (owt pr).
 	PR *state.PR `json:"pr,omitempty"`
 	// NeedsYou lists the reactions that escalated to the user, each with
@@ -203,6 +205,7 @@ func itemOf(r *state.Record, loc *Locator) Item {
 		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: r.Task,
 		Port: r.Port, CreatedAt: r.CreatedAt, WaitingFor: r.WaitingFor, TurnError: r.TurnError,
 		PR: r.PR, NeedsYou: r.NeedsYou(), Reactions: r.Reactions,
+		Interrupted: r.Interrupted && r.Status == state.Idle,
 	}
 }
 

@@ -24,6 +24,11 @@ type Observation struct {
 	Changed time.Time
 	// At is when the pane was captured.
 	At time.Time
+	// Interrupted and TurnError say how the turn ended that left an idle
+	// screen: stopped by the user (a mark like "Interrupted · What should
+	// Claude do instead?"), or failed with that error.
+	Interrupted bool
+	TurnError   string
 }
 
 // Reconcile is the status the screen implies for rec, when it should
@@ -34,10 +39,13 @@ type Observation struct {
 //   - a busy indicator on screen is working when the record says idle or
 //     waiting (Codex reports no turn start; a long tool call after an
 //     approval reports nothing until it ends);
+//   - the input prompt of a tool that has not taken its task yet is
+//     starting (after a dialog too);
 //   - the input prompt alone is idle: at once when the screen set the
-//     status, but a working or waiting status from a hook or from owt
-//     yields only once the pane has been still for stillAfter (Esc fires
-//     no hook; a question answered with "no" fires none either).
+//     status or says the turn was interrupted or failed, but otherwise a
+//     working or waiting status from a hook or from owt yields only once
+//     the pane has been still for stillAfter (Esc fires no hook; a
+//     question answered with "no" fires none either).
 //
 // Nothing happens before the reading has held for Debounce and the record's
 // last event is Debounce old. Exited records, and starting ones unless a
@@ -63,10 +71,19 @@ func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (st
 			return state.Working, true
 		}
 	case agent.ClassIdle:
+		if rec.TaskPending && obs.TurnError == "" {
+			// The tool has not taken its task yet (Codex shows an empty
+			// prompt for seconds, after a dialog too): still starting, no
+			// turn finished. The runner gives up on it after a while.
+			if rec.Status == state.Waiting {
+				return state.Starting, true
+			}
+			return "", false
+		}
 		if rec.Status != state.Working && rec.Status != state.Waiting {
 			return "", false
 		}
-		if rec.Source == state.FromScreen || obs.At.Sub(obs.Changed) >= stillAfter {
+		if rec.Source == state.FromScreen || obs.Interrupted || obs.TurnError != "" || obs.At.Sub(obs.Changed) >= stillAfter {
 			return state.Idle, true
 		}
 	}
@@ -87,7 +104,11 @@ func newWaitReason(rec *state.Record, reason string) bool {
 func (w *Workspace) ApplyScreen(name string, obs Observation, stillAfter time.Duration) (bool, error) {
 	_, changed, err := w.changeStatus(name, func(r *state.Record) (statusChange, bool) {
 		st, ok := Reconcile(r, obs, stillAfter)
-		return statusChange{status: st, source: state.FromScreen, at: obs.At, waitingFor: obs.Reason}, ok
+		c := statusChange{status: st, source: state.FromScreen, at: obs.At, waitingFor: obs.Reason}
+		if st == state.Idle {
+			c.interrupted, c.turnError = obs.Interrupted, obs.TurnError
+		}
+		return c, ok
 	})
 	if changed {
 		w.publishCurrent(name)

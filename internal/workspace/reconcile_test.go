@@ -42,6 +42,23 @@ func TestReconcile(t *testing.T) {
 		{"exited is the runner's", rec(state.Exited, state.FromOwt, time.Minute), obs(agent.ClassWaiting, time.Minute, 0), ""},
 		{"starting is the runner's", rec(state.Starting, state.FromOwt, time.Minute), obs(agent.ClassIdle, time.Minute, time.Minute), ""},
 	}
+	pending := func(r *state.Record) *state.Record { r.TaskPending = true; return r }
+	marked := func(o Observation, interrupted bool, failure string) Observation {
+		o.Interrupted, o.TurnError = interrupted, failure
+		return o
+	}
+	cases = append(cases, []struct {
+		name string
+		rec  *state.Record
+		obs  Observation
+		want state.Status
+	}{
+		{"Esc with its mark on screen: idle without waiting for stillness", rec(state.Working, state.FromHook, time.Minute), marked(obs(agent.ClassIdle, 2*time.Second, 0), true, ""), state.Idle},
+		{"a failure mark on screen: idle at once", rec(state.Waiting, state.FromHook, time.Minute), marked(obs(agent.ClassIdle, 2*time.Second, 0), false, "x"), state.Idle},
+		{"a dialog answered, the task not taken yet: starting again", pending(rec(state.Waiting, state.FromScreen, time.Minute)), obs(agent.ClassIdle, 2*time.Second, 2*time.Second), state.Starting},
+		{"the task not taken yet: no turn finished", pending(rec(state.Starting, state.FromOwt, time.Minute)), obs(agent.ClassIdle, time.Minute, time.Minute), ""},
+		{"a turn that failed before it was taken is idle", pending(rec(state.Waiting, state.FromScreen, time.Minute)), marked(obs(agent.ClassIdle, 2*time.Second, 0), false, "x"), state.Idle},
+	}...)
 	for _, c := range cases {
 		got, ok := Reconcile(c.rec, c.obs, still)
 		require.Equal(t, c.want, got, c.name)
@@ -81,4 +98,33 @@ func TestStatusEventsOutOfOrderAreStale(t *testing.T) {
 	require.Equal(t, 3, *rec.ExitCode)
 	_, _, err = w.SetStatusAt("nosuch", state.Idle, state.FromHook, nil, t0)
 	require.ErrorIs(t, err, ErrUnknownName)
+}
+
+// An agent started with its task that turns idle before any turn started
+// never took it (issue 16, item 19); a hook's end of turn, or a turn seen
+// working, is the task taken.
+func TestIdleBeforeTheTaskWasTakenIsAFailedTurn(t *testing.T) {
+	w := newWorld(t).workspace()
+	require.NoError(t, w.Store.Update(func(f *state.File) error {
+		for _, n := range []string{"a", "b", "c"} {
+			f.Records[n] = &state.Record{Name: n, Status: state.Starting, TaskPending: true}
+		}
+		return nil
+	}))
+	t0 := time.Now()
+	r, _, err := w.SetStatusAt("a", state.Idle, state.FromOwt, nil, t0)
+	require.NoError(t, err)
+	require.Equal(t, TaskNotTaken, r.TurnError)
+	require.False(t, r.TaskPending)
+
+	r, _, err = w.SetStatusAt("b", state.Idle, state.FromHook, nil, t0)
+	require.NoError(t, err)
+	require.Empty(t, r.TurnError, "a hook's idle ends a turn")
+	require.False(t, r.TaskPending)
+
+	_, _, err = w.SetStatusAt("c", state.Working, state.FromOwt, nil, t0)
+	require.NoError(t, err)
+	r, _, err = w.SetStatusAt("c", state.Idle, state.FromScreen, nil, t0.Add(time.Second))
+	require.NoError(t, err)
+	require.Empty(t, r.TurnError, "a turn ran")
 }

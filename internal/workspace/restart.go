@@ -120,6 +120,7 @@ func (w *Workspace) renewRecord(name, prompt string, keepPane bool) (*state.Reco
 			cur.SessionID, cur.Pane = "", ""
 		}
 		cur.Done, cur.ExitCode, cur.TurnError, cur.WaitingFor, cur.Interrupted = nil, nil, "", "", false
+		cur.TaskPending = false // the runner marks it again when it starts the tool with its task
 		cur.SetStatus(state.Starting, state.FromOwt, now)
 		cur.EventAt = now
 		rec = cur

@@ -117,12 +117,15 @@ func (w *Workspace) runAgent(rec *state.Record, out io.Writer) (int, error) {
 	if err != nil {
 		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)
 	}
+	paste := argTask == "" && rec.Task != "" && prof.Prompt != "none"
+	if argTask != "" || paste {
+		w.markTaskPending(rec.Name)
+	}
 	cmd, err := startForeground(path, argv[1:], rec.Path)
 	if err != nil {
 		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)
 	}
 	defer takeForeground()
-	paste := argTask == "" && rec.Task != "" && prof.Prompt != "none"
 	go w.whenReady(rec, prof, argTask != "", paste, out)
 	return waitAgent(cmd.Process)
 }
@@ -154,10 +157,29 @@ func waitAgent(p *os.Process) (int, error) {
 	}
 }
 
+// markTaskPending notes that the agent starts with its task: until a turn
+// is seen to start, it has not taken it.
+func (w *Workspace) markTaskPending(name string) {
+	err := w.Store.Update(func(f *state.File) error {
+		r, ok := f.Records[name]
+		if !ok {
+			return fmt.Errorf("%w %q", ErrUnknownName, name)
+		}
+		r.TaskPending = true
+		return nil
+	})
+	if err != nil {
+		w.logf("%s: %v", name, err)
+	}
+}
+
 // whenReady waits until the tool's ready pattern shows in this pane, then
 // pastes the task when the tool needs that, and only then moves the record
 // out of "starting": owt send waits for that, since text typed before a TUI
-// is ready is lost. working says the tool has its task (as an argument).
+// is ready is lost. working says the tool has its task (as an argument):
+// then the record stays "starting" until the screen shows the turn running
+// (Codex shows an empty prompt for seconds before it takes its task, and
+// a first-run dialog is the monitor's to call waiting).
 func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, paste bool, out io.Writer) {
 	after := state.Idle
 	if working {
@@ -173,7 +195,12 @@ func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, pa
 		return
 	}
 	readyTimeout := w.Config.Agent.ReadyTimeout.Duration
-	if !w.waitScreen(pane, re, readyTimeout) {
+	cl, _ := agent.NewClassifier(prof)
+	if working && prof.Working != "" && cl != nil {
+		w.leaveStartingOnTurn(rec.Name, pane, cl)
+		return
+	}
+	if !w.waitScreen(pane, re, cl, readyTimeout) {
 		if paste {
 			fmt.Fprintf(out, "owt: %s did not show its prompt within %s; the task was not sent (owt send %s -)\n", rec.Tool, readyTimeout, rec.Name)
 		}
@@ -196,12 +223,67 @@ func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, pa
 	w.leaveStarting(rec.Name, state.Working)
 }
 
-// waitScreen polls the pane until re matches its screen, up to limit.
-func (w *Workspace) waitScreen(pane string, re *regexp.Regexp, limit time.Duration) bool {
+// taskGrace is how long a tool may sit "starting" at its input prompt
+// before owt says it never took its task (Codex takes up to ~9 s after
+// its start or its sign-in screens; a task lost behind a screen never
+// comes).
+const taskGrace = 30 * time.Second
+
+// leaveStartingOnTurn makes a "starting" record working once the screen
+// shows the turn running (turnStarted), and idle with the task not taken
+// once the tool has sat "starting" at its prompt for taskGrace. It goes
+// on through first-run dialogs (the monitor calls them waiting, and the
+// prompt after them starting again) and stops once a turn started (a
+// hook, the monitor) or the agent exited.
+func (w *Workspace) leaveStartingOnTurn(name, pane string, cl *agent.Classifier) {
+	var idleSince time.Time
+	for {
+		r, err := w.Get(name)
+		if err != nil || !r.TaskPending || r.Status == state.Exited {
+			return
+		}
+		class, running := agent.ClassUnknown, false
+		if screen, err := w.Tmux.Capture(pane); err == nil {
+			class, running = cl.Classify(screen), cl.TurnRunning(screen)
+		}
+		switch {
+		case r.Status != state.Starting || class != agent.ClassIdle:
+			idleSince = time.Time{}
+		case idleSince.IsZero():
+			idleSince = time.Now()
+		case time.Since(idleSince) >= taskGrace:
+			w.leaveStarting(name, state.Idle)
+			return
+		}
+		if running {
+			w.turnStarted(name)
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// turnStarted makes working an agent whose turn on its task shows on
+// screen, while it is still "starting" or its first-run dialog was just
+// answered (a quick turn is over before the monitor's reading of a
+// dialog has been replaced).
+func (w *Workspace) turnStarted(name string) {
+	_, changed, _ := w.changeStatus(name, func(r *state.Record) (statusChange, bool) {
+		return statusChange{status: state.Working, source: state.FromOwt, at: w.Now()},
+			r.TaskPending && (r.Status == state.Starting || r.Status == state.Waiting && r.Source == state.FromScreen)
+	})
+	if changed {
+		w.publishCurrent(name)
+	}
+}
+
+// waitScreen polls the pane until re matches its screen, and no dialog is
+// up (a trust dialog's "❯ No, exit" looks like a prompt), up to limit.
+func (w *Workspace) waitScreen(pane string, re *regexp.Regexp, cl *agent.Classifier, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
 	for {
 		screen, err := w.Tmux.Capture(pane)
-		if err == nil && re.MatchString(screen) {
+		if err == nil && re.MatchString(screen) && (cl == nil || cl.Classify(screen) != agent.ClassWaiting) {
 			return true
 		}
 		if time.Now().After(deadline) {

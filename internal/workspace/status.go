@@ -144,6 +144,10 @@ func (w *Workspace) SetBaseCommit(name, commit string) error {
 	return nil
 }
 
+// TaskNotTaken is the turn error of an agent that turned idle without
+// ever starting on the task it was started with.
+const TaskNotTaken = "task not taken"
+
 // applyDetail keeps what a status change says beyond the status: what a
 // waiting agent waits for (a new reason is a new wait, so it restarts
 // StatusSince and is notified again) and why a turn failed (cleared by the
@@ -164,9 +168,20 @@ func applyDetail(r *state.Record, c statusChange) bool {
 		r.WaitingFor, changed = want, true
 	}
 	switch {
+	case !r.TaskPending || c.status == state.Exited:
+	case c.status == state.Working || c.source == state.FromHook:
+		// A turn started (a hook's idle or question is one, even one too
+		// quick to be seen working).
+		r.TaskPending, changed = false, true
+	case c.status == state.Idle && c.turnError == "":
+		// Idle before any turn started: the task never reached the tool.
+		c.turnError = TaskNotTaken
+	}
+	switch {
 	case c.turnError != "":
 		changed = changed || r.TurnError != c.turnError
 		r.TurnError = c.turnError
+		r.TaskPending = false
 	case c.status == state.Working && r.TurnError != "":
 		r.TurnError, changed = "", true
 	}

@@ -21,6 +21,8 @@ type StatusView struct {
 	WaitingFor string `json:"waiting_for,omitempty"`
 	// TurnError is why its last turn failed; the task is kept.
 	TurnError string `json:"turn_error,omitempty"`
+	// Interrupted: the user stopped its last turn (Esc); no turn finished.
+	Interrupted bool `json:"interrupted,omitempty"`
 	// Done is what the agent said with owt done this turn.
 	Done    *state.DoneSignal `json:"done,omitempty"`
 	Session string            `json:"session"`
@@ -43,7 +45,8 @@ func (w *Workspace) StatusOf(name string, lines int) (StatusView, error) {
 		Name: r.Name, Tool: toolOf(r), Status: string(r.Status), Since: r.StatusSince,
 		Source: string(r.Source), ExitCode: r.ExitCode, Session: r.Session, Pane: r.Pane,
 		WaitingFor: r.WaitingFor, TurnError: r.TurnError, Done: r.Done,
-		Lines: []string{},
+		Interrupted: r.Interrupted && r.Status == state.Idle,
+		Lines:       []string{},
 	}
 	if err := w.checkPane(r); err != nil {
 		if errors.Is(err, ErrOtherServer) {

@@ -434,7 +434,7 @@ func TestEscInterruptFiresNoStopHook(t *testing.T) {
 	a.write("!sleep 10s\r")
 	a.waitScreen(m, "esc to interrupt")
 	a.write("\x1b")
-	a.waitScreen(m, "⎿  Interrupted by user")
+	a.waitScreen(m, "⎿  Interrupted · What should Claude do instead?")
 	a.waitEvent(1, is("interrupt"))
 	time.Sleep(200 * time.Millisecond)
 	if hooks := a.find(isHook("Stop")); len(hooks) != 0 {

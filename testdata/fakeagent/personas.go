@@ -116,7 +116,7 @@ var personas = map[string]*persona{
 		inputWhileWorking: true, backslashNewline: true,
 		userPrefix: "> ", bullet: "●", spinner: []string{"·", "✢", "✳", "✶", "✻", "✽"},
 		working:     "%[1]s Working… (%[2]ds · esc to interrupt)",
-		interrupted: "  ⎿  Interrupted by user", rejected: "  ⎿  User rejected the command",
+		interrupted: "  ⎿  Interrupted · What should Claude do instead?", rejected: "  ⎿  User rejected the command", // Claude Code 2.1.330–2.1.332
 		ask: askStyle{title: "Bash command", question: "Do you want to proceed?", selector: "❯", numbered: true,
 			options: [3]string{"Yes", "Yes, and don't ask again this session",
 				"No, and tell Claude what to do differently (esc)"}, cmdFmt: "   %s"},
@@ -137,7 +137,7 @@ var personas = map[string]*persona{
 		inputWhileWorking: true, backslashNewline: true,
 		userPrefix: "> ", bullet: "●", spinner: []string{"·", "✢", "✳", "✶", "✻", "✽"},
 		working:     "%[1]s Working… (%[2]ds · esc to interrupt)",
-		interrupted: "  ⎿  Interrupted by user", rejected: "  ⎿  User rejected the command",
+		interrupted: "  ⎿  Interrupted · What should the agent do instead?", rejected: "  ⎿  User rejected the command",
 		ask: askStyle{title: "Bash command", question: "Do you want to proceed?", selector: "❯", numbered: true,
 			options: [3]string{"Yes", "Yes, and don't ask again this session",
 				"No, and tell the agent what to do differently (esc)"}, cmdFmt: "   %s"},
@@ -244,7 +244,7 @@ var personas = map[string]*persona{
 		inputWhileWorking: true,
 		userPrefix:        "┃ ", bullet: "●", spinner: []string{"■⬝⬝⬝", "⬝■⬝⬝", "⬝⬝■⬝", "⬝⬝⬝■"},
 		working:     "%[1]s Working…  %[2]ds  esc interrupt",
-		interrupted: "  Interrupted", rejected: "  Permission rejected",
+		interrupted: "     ▣  Build · Fake Model · interrupted", rejected: "  Permission rejected", // OpenCode 1.18's footer of a stopped answer
 		ask: askStyle{title: "△ Permission required", tool: "bash", selector: "❯", numbered: true,
 			options: [3]string{"Allow once", "Allow always", "Reject"}, cmdFmt: "  $ %s"},
 		patterns: patterns{ready: `enter send`, working: `esc interrupt`, waiting: `Permission required`},
