@@ -200,3 +200,36 @@ task = "`+taskScript("c.txt")+`"
 	e.Eventually(60*time.Second, "c done", func() bool { return e.runStatus(repo, "gone").Tasks[2].State == "done" })
 	require.Equal(t, "finished", e.runStatus(repo, "gone").State)
 }
+
+// A run whose into is still to be made from a base that was deleted says
+// so in words the user can act on, not git's "no such commit", and lands
+// once into exists.
+func TestRunWithItsBaseDeletedBeforeTheFirstLandingSaysWhatToDo(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.Git(repo, "branch", "dev")
+	e.WriteFile(repo, "gone.toml", `[run]
+base = "dev"
+into = "feat/x"
+tool = "claude"
+
+[[task]]
+id = "a"
+task = "!exec git branch -D dev\n`+taskScript("a.txt")+`"
+`)
+	e.MustOwt(repo, "run", "start", "gone.toml")
+	e.MustOwt(repo, "tmux", "init")
+
+	e.Eventually(60*time.Second, "a needs you", func() bool {
+		return e.runStatus(repo, "gone").Tasks[0].State == "needs_you"
+	})
+	why := e.runStatus(repo, "gone").Tasks[0].Why
+	require.Contains(t, why, "base branch dev is gone")
+	require.NotContains(t, why, "no such commit")
+	require.NotContains(t, e.Git(repo, "branch", "--list"), "feat/x", "into was not made from anything else")
+
+	// The user makes into; the landing is tried again on its own.
+	e.Git(repo, "branch", "feat/x", "main")
+	e.Eventually(60*time.Second, "a landed", func() bool { return e.runStatus(repo, "gone").Tasks[0].State == "landed" })
+	require.Contains(t, e.Git(repo, "log", "--format=%s", "feat/x"), "add a")
+}

@@ -130,9 +130,13 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 			return merge.Result{}, fmt.Errorf("%s no longer exists, with the work of %s in it; it is not made again from %s behind your back",
 				r.Into, strings.Join(landed, ", "), r.Base)
 		}
+		if !w.Repo.BranchExists(r.Base) {
+			return merge.Result{}, fmt.Errorf("%s does not exist yet and its base branch %s is gone, so it cannot be made from it: make it (git branch %s START) or bring %s back; the landing is tried again on its own",
+				r.Into, r.Base, r.Into, r.Base)
+		}
 		base, err := w.Repo.ResolveCommit(git.BranchRef(r.Base))
 		if err != nil {
-			return merge.Result{}, err
+			return merge.Result{}, fmt.Errorf("make %s from %s: %w", r.Into, r.Base, err)
 		}
 		if err := w.Repo.CreateBranchAt(r.Into, base); err != nil {
 			return merge.Result{}, err
