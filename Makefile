@@ -21,7 +21,7 @@ build:
 # so the end-to-end tests (real agents, real tmux) are not starved of the
 # CPU by other packages' tests on a small machine.
 test: lint
-	$(GO) test -p 1 -count=1 -timeout 12m ./... ./testdata/fakeagent/
+	$(GO) test -p 1 -count=1 -timeout 30m ./... ./testdata/fakeagent/
 
 # The real agent CLIs, at the versions pinned in testdata/realtools, into
 # $(XDG_CACHE_HOME)/owt-realtools (~/.cache by default). The real-tool tests

@@ -101,6 +101,8 @@ func TestOwtDoneOutsideAWorktreeOrWithBothFailAndBlockedIsBadUsage(t *testing.T)
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
 	it := newJSON(t, e, repo, "--no-agent", "--name", "w")
+	// Its shell settles from starting to idle on its own: compare after.
+	e.Eventually(20*time.Second, "w idle", func() bool { return e.Find(repo, "w").Status == "idle" })
 	before := e.MustOwt(repo, "status", "w", "--json", "--lines", "0")
 
 	for _, tc := range []struct {

@@ -532,7 +532,13 @@ func TestRealCodexSignInAndItsTask(t *testing.T) {
 	e.pressUntil(s, "Enter", "Trust this folder")
 	from := rec.mark("c")
 	e.press(s, "Enter")
-	e.await(rec, "c", from, seenStatus{Status: "idle"}, noIdleBeforeWork())
+	// The monitor reads the screen a moment late: a sign-in screen just
+	// left may still be told after the mark.
+	noIdleC, workedC := noIdleBeforeWork(), false
+	e.await(rec, "c", from, seenStatus{Status: "idle"}, func(st seenStatus) bool {
+		workedC = workedC || st.Status == "working"
+		return !workedC && beforeTask(st) || noIdleC(st)
+	})
 	require.True(t, api.got("say hi"), "the task reached the model: %s\n%s", historyText(rec.history("c")), e.screens())
 
 	// Signed out again, with owt's hooks: codex runs on its shared server,
