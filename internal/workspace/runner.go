@@ -229,6 +229,12 @@ func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, pa
 // comes).
 const taskGrace = 30 * time.Second
 
+// echoHold is how long the screen must show the task taken at an idle
+// prompt before owt calls a turn it never saw running over: a tool may
+// draw the message a frame before its busy indicator, and a tool's own
+// turn-end hook (which also tells "finished its turn") lands well within.
+const echoHold = 3 * time.Second
+
 // leaveStartingOnTurn makes a "starting" record working once the screen
 // shows the turn running (turnStarted), idle once the screen shows the task
 // taken and the turn over (a turn quicker than a look at the screen:
@@ -259,14 +265,12 @@ func (w *Workspace) leaveStartingOnTurn(name, pane string, cl *agent.Classifier)
 			w.turnStarted(name)
 			return
 		}
-		// The echo at an idle prompt must hold a moment: a tool may draw
-		// the message a frame before its busy indicator.
 		switch {
 		case r.Status != state.Starting || !echoed:
 			echoSince = time.Time{}
 		case echoSince.IsZero():
 			echoSince = time.Now()
-		case time.Since(echoSince) >= Debounce:
+		case time.Since(echoSince) >= echoHold:
 			w.turnEndedUnseen(name, before, marks)
 			return
 		}
