@@ -315,3 +315,53 @@ func ScreenLines(screen string) []string {
 	}
 	return lines
 }
+
+// inputPrompt is an input prompt row of any tool (see promptLine).
+var inputPrompt = regexp.MustCompile(`(?m)` + promptLine)
+
+// echoLead is what the tools put before a message the user sent: box
+// borders, prompt characters, bullets.
+const echoLead = " \t\u00a0│┃|▌>❯›→•"
+
+// echoLen is how much of the task's first line has to show: a long line
+// wraps, so its start is what every screen shows whole.
+const echoLen = 30
+
+// TaskEchoed reports whether the screen shows task as a message the tool
+// took: the start of its first line opens a transcript row above the
+// input prompt (the tools echo what they were sent). A task still in the
+// input box, not sent, is on the input row itself and does not count.
+func (c *Classifier) TaskEchoed(screen, task string) bool {
+	want := echoStart(task)
+	if want == "" {
+		return false
+	}
+	rows := screenRows(screen)
+	text := strings.Join(rows, "\n")
+	input := lowestRow(inputPrompt, text)
+	if input < 0 {
+		input = lowestRow(c.idle, text)
+	}
+	for _, row := range rows[:max(input, 0)] {
+		if strings.HasPrefix(strings.TrimLeft(row, echoLead), want) {
+			return true
+		}
+	}
+	return false
+}
+
+// echoStart is the start of the first line of task with text, as a tool
+// echoes it.
+func echoStart(task string) string {
+	for _, line := range strings.Split(task, "\n") {
+		line = strings.TrimRight(strings.TrimLeft(line, echoLead), " \t")
+		if line == "" {
+			continue
+		}
+		if r := []rune(line); len(r) > echoLen {
+			line = strings.TrimRight(string(r[:echoLen]), " \t")
+		}
+		return line
+	}
+	return ""
+}

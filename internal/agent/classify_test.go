@@ -231,3 +231,36 @@ func TestCodexOverlayAndHookReview(t *testing.T) {
 	require.Equal(t, ClassWaiting, got)
 	require.Equal(t, WaitTrust, why)
 }
+
+// A task the tool took is echoed in its transcript, above the input
+// prompt; a fresh screen, or the task still in the input box, is not.
+func TestTaskEchoedOnRealScreens(t *testing.T) {
+	profiles := map[string]Profile{}
+	for _, p := range Builtins() {
+		profiles[p.Name] = p
+	}
+	cases := []struct {
+		tool, screen, task string
+		want               bool
+	}{
+		{"opencode", "idle-interrupted-v1.18.33", "say hi", true},
+		{"opencode", "idle-interrupted-v1.18.33", "say hi\nand more", true},
+		{"opencode", "idle-fresh-v1.18.33", "say hi", false},
+		{"opencode", "idle-done", "Fix the login redirect after password reset and the logout one", true},
+		{"codex", "idle-done-v0.169.0", "say hi", true},
+		{"codex", "idle-fresh-v0.169.0", "say hi", false},
+		{"codex", "idle-done-v0.169.0", "say bye", false},
+		{"gemini", "idle-turn-failed-before-auth-v0.61.0", "say hi", true},
+		{"opencode", "idle-done", "", false},
+	}
+	for _, c := range cases {
+		cl, err := NewClassifier(profiles[c.tool])
+		require.NoError(t, err)
+		require.Equal(t, c.want, cl.TaskEchoed(readScreen(t, c.tool, c.screen), c.task), "%s %s: %q", c.tool, c.screen, c.task)
+	}
+	// The task typed into Codex's box, not sent yet.
+	cl, err := NewClassifier(profiles["codex"])
+	require.NoError(t, err)
+	unsent := strings.Replace(readScreen(t, "codex", "idle-fresh-v0.169.0"), "Ask Codex to do anything", "say hi", 1)
+	require.False(t, cl.TaskEchoed(unsent, "say hi"))
+}

@@ -229,22 +229,50 @@ func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, pa
 // comes).
 const taskGrace = 30 * time.Second
 
+// echoHold is how long the screen must show the task taken at an idle
+// prompt before owt calls a turn it never saw running over: a tool may
+// draw the message a frame before its busy indicator, and a tool's own
+// turn-end hook (which also tells "finished its turn") lands well within.
+const echoHold = 3 * time.Second
+
 // leaveStartingOnTurn makes a "starting" record working once the screen
-// shows the turn running (turnStarted), and idle with the task not taken
-// once the tool has sat "starting" at its prompt for taskGrace. It goes
+// shows the turn running (turnStarted), idle once the screen shows the task
+// taken and the turn over (a turn quicker than a look at the screen:
+// turnEndedUnseen), and idle with the task not taken once the tool has sat
+// "starting" at its prompt for taskGrace with no sign of its task. It goes
 // on through first-run dialogs (the monitor calls them waiting, and the
 // prompt after them starting again) and stops once a turn started (a
 // hook, the monitor) or the agent exited.
 func (w *Workspace) leaveStartingOnTurn(name, pane string, cl *agent.Classifier) {
-	var idleSince time.Time
+	var idleSince, echoSince time.Time
+	var before, marks agent.TurnMarks
+	first := true
 	for {
 		r, err := w.Get(name)
 		if err != nil || !r.TaskPending || r.Status == state.Exited {
 			return
 		}
-		class, running := agent.ClassUnknown, false
+		class, running, echoed := agent.ClassUnknown, false, false
 		if screen, err := w.Tmux.Capture(pane); err == nil {
 			class, running = cl.Classify(screen), cl.TurnRunning(screen)
+			echoed = class == agent.ClassIdle && cl.TaskEchoed(screen, r.Task)
+			marks = agent.Marks(screen)
+			if first {
+				before, first = marks, false // what was on screen before the tool drew is history
+			}
+		}
+		if running {
+			w.turnStarted(name)
+			return
+		}
+		switch {
+		case r.Status != state.Starting || !echoed:
+			echoSince = time.Time{}
+		case echoSince.IsZero():
+			echoSince = time.Now()
+		case time.Since(echoSince) >= echoHold:
+			w.turnEndedUnseen(name, before, marks)
+			return
 		}
 		switch {
 		case r.Status != state.Starting || class != agent.ClassIdle:
@@ -255,11 +283,21 @@ func (w *Workspace) leaveStartingOnTurn(name, pane string, cl *agent.Classifier)
 			w.leaveStarting(name, state.Idle)
 			return
 		}
-		if running {
-			w.turnStarted(name)
-			return
-		}
 		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// turnEndedUnseen makes idle a "starting" agent whose screen shows that it
+// took its task and its turn is over: it ended as the marks drawn since
+// the tool started say (interrupted, failed, or finished).
+func (w *Workspace) turnEndedUnseen(name string, before, after agent.TurnMarks) {
+	interrupted, failure := agent.TurnEnd(before, after)
+	_, changed, _ := w.changeStatus(name, func(r *state.Record) (statusChange, bool) {
+		return statusChange{status: state.Idle, source: state.FromOwt, at: w.Now(), turnRan: true,
+			interrupted: interrupted, turnError: failure}, r.TaskPending && r.Status == state.Starting
+	})
+	if changed {
+		w.publishCurrent(name)
 	}
 }
 

@@ -58,6 +58,8 @@ type statusChange struct {
 	turnError string
 	// interrupted: the event is the user stopping the turn.
 	interrupted bool
+	// turnRan: the event ends a turn owt did not see start.
+	turnRan bool
 }
 
 // changeStatus applies the change decide returns for the record as it is
@@ -169,7 +171,7 @@ func applyDetail(r *state.Record, c statusChange) bool {
 	}
 	switch {
 	case !r.TaskPending || c.status == state.Exited:
-	case c.status == state.Working || c.source == state.FromHook:
+	case c.status == state.Working || c.source == state.FromHook || c.turnRan:
 		// A turn started (a hook's idle or question is one, even one too
 		// quick to be seen working).
 		r.TaskPending, changed = false, true
