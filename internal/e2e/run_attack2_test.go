@@ -1,0 +1,50 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The run items of the second attack on issue 16: what the checks wrote
+// is told apart from the agent's work, a landing held in a rewritten
+// into is not lost, and a task needing the user is told.
+
+// An agent that writes while the checks run: its file is its work, not
+// the checks' output, and the task is not done without it.
+func TestRunAgentWorkWrittenWhileChecksRunIsNotCheckOutput(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, "r3.toml", `[run]
+into = "integ3"
+tool = "claude"
+settle = "2s"
+checks = [["sleep", "15"]]
+
+[[task]]
+id = "t"
+task = "!write f.txt A\n!commit add f"
+`)
+	e.Git(repo, "add", "r3.toml")
+	e.Git(repo, "commit", "-q", "-m", "plan")
+	e.MustOwt(repo, "run", "start", "r3.toml")
+	e.logRunOnFailure(repo, "r3")
+	e.MustOwt(repo, "tmux", "init")
+	e.Eventually(90*time.Second, "t's checks run", func() bool { return e.hasRunEvent(repo, "r3", "checking", "t", "") })
+	e.MustOwt(repo, "send", "r3-t", "!write g.txt agent work not committed")
+	e.Eventually(60*time.Second, "the agent wrote g.txt", func() bool {
+		return strings.Contains(e.Git(e.Find(repo, "r3-t").Path, "status", "--porcelain"), "g.txt")
+	})
+	e.Eventually(90*time.Second, "the checks ended", func() bool { return e.hasRunEvent(repo, "r3", "checks", "t", "") })
+	e.Eventually(60*time.Second, "t is told of its uncommitted work (or landed)", func() bool {
+		st := e.runTaskStates(repo, "r3")["t"]
+		return len(e.promptsWith("r3-t", "uncommitted")) > 0 || st == "needs_you" || st == "landed"
+	})
+	s := e.runTaskStates(repo, "r3")
+	require.NotEqual(t, "landed", s["t"], s["t.why"])
+	require.NotEqual(t, "done", s["t"], s["t.why"])
+	e.requireNoEvent(repo, "r3", "landed")
+	require.NotEmpty(t, e.promptsWith("r3-t", "uncommitted"), "the agent is asked to commit its work")
+}
