@@ -48,3 +48,48 @@ task = "!write f.txt A\n!commit add f"
 	e.requireNoEvent(repo, "r3", "landed")
 	require.NotEmpty(t, e.promptsWith("r3-t", "uncommitted"), "the agent is asked to commit its work")
 }
+
+// into rebased onto main and a landed file edited there afterwards: the
+// landed commit is still in into (by patch-id), so nothing is lost.
+func TestRunIntoRebasedThenEditedStillHoldsWhatLanded(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, "r1.toml", `[run]
+into = "integ"
+max_concurrent = 2
+tool = "claude"
+
+[[task]]
+id = "a"
+task = "`+taskScript("a.txt")+`"
+
+[[task]]
+id = "slow"
+task = "!sleep 600s"
+`)
+	e.Git(repo, "add", "r1.toml")
+	e.Git(repo, "commit", "-q", "-m", "plan")
+	e.MustOwt(repo, "run", "start", "r1.toml")
+	e.logRunOnFailure(repo, "r1")
+	e.MustOwt(repo, "tmux", "init")
+	e.Eventually(60*time.Second, "a landed", func() bool {
+		return e.runTaskStates(repo, "r1")["a"] == "landed"
+	})
+
+	e.commitOnMain(repo, "m.txt")
+	e.Git(repo, "rebase", "-q", "main", "integ")
+	e.WriteFile(repo, "a.txt", "A2\n")
+	e.Git(repo, "commit", "-q", "-am", "improve a on integ")
+	e.Git(repo, "checkout", "-q", "main")
+
+	s := e.runTaskStates(repo, "r1")
+	require.Equal(t, "landed", s["a"], s["a.why"])
+	require.Equal(t, "active", e.runStatus(repo, "r1").State, e.runWhy(repo, "r1"))
+	e.requireNoEvent(repo, "r1", "paused")
+
+	// A landed commit dropped from into is still lost.
+	e.Git(repo, "checkout", "-q", "integ")
+	e.Git(repo, "reset", "-q", "--hard", "main")
+	e.Git(repo, "checkout", "-q", "main")
+	require.Equal(t, "needs_you", e.runTaskStates(repo, "r1")["a"])
+}
