@@ -1,6 +1,9 @@
 package e2e
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -92,4 +95,29 @@ task = "!sleep 600s"
 	e.Git(repo, "reset", "-q", "--hard", "main")
 	e.Git(repo, "checkout", "-q", "main")
 	require.Equal(t, "needs_you", e.runTaskStates(repo, "r1")["a"])
+}
+
+// [notify] on = ["needs_you"]: a run task whose agent waits at a
+// permission prompt is announced, though waiting is not listed.
+func TestRunTaskWaitingAtAPromptIsAnnouncedAsNeedingYou(t *testing.T) {
+	e := NewEnv(t)
+	told := filepath.Join(e.Root, "told.log")
+	script := filepath.Join(e.Root, "notify.sh")
+	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\n"+
+		`echo "$OWT_NAME|$OWT_STATUS|$OWT_EVENT|$OWT_TASK" >> `+told+"\n"), 0o755))
+	e.WriteFile(e.vars["XDG_CONFIG_HOME"], "owt/config.toml", fmt.Sprintf("[notify]\ncommand = [%q]\n", script))
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, ".owt.toml", "[notify]\non = [\"needs_you\"]\n")
+	e.Git(repo, "add", ".owt.toml")
+	e.Git(repo, "commit", "-qm", "config")
+	e.WriteFile(repo, "w.toml", "[run]\ntool = \"claude\"\n\n[[task]]\nid = \"ask\"\ntask = \"!ask echo hi\"\n")
+	e.MustOwt(repo, "run", "start", "w.toml")
+	e.logRunOnFailure(repo, "w")
+	e.MustOwt(repo, "tmux", "init")
+	e.Eventually(60*time.Second, "ask needs the user", func() bool { return e.runTaskStates(repo, "w")["ask"] == "needs_you" })
+	require.Equal(t, "waiting", e.Find(repo, "w-ask").Status, "the agent waits at its permission prompt")
+	e.Eventually(60*time.Second, "the user was told the task needs them", func() bool {
+		b, _ := os.ReadFile(told)
+		return strings.Contains(string(b), "w-ask|needs_you|run_task_needs_you|ask")
+	})
 }
