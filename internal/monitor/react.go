@@ -26,7 +26,7 @@ func (m *monitor) reactions(now time.Time) {
 		}
 		nt := notice{text: n.text, status: string(n.rec.Status), event: "reaction"}
 		if n.run != nil {
-			if !contains(cfg.On, runNoticeStatus) {
+			if !contains(cfg.On, runNoticeStatus) || m.saidByStatus(n.rec, n.run, cfg) {
 				continue
 			}
 			nt = notice{text: n.text, status: runNoticeStatus, event: n.run.Event, run: n.run.Run, task: n.run.Task}
@@ -47,6 +47,14 @@ func (m *monitor) reactions(now time.Time) {
 		in = append(in, react.Input{Rec: r, Config: cfg, Into: m.intoOf(r)})
 	}
 	m.reactor.Tick(now, in)
+}
+
+// saidByStatus reports whether a run's notice of a task whose agent waits
+// at its own prompt is said already by that agent's status notice: this
+// server watches the agent and [notify] on lists waiting.
+func (m *monitor) saidByStatus(rec *state.Record, n *run.Notice, cfg config.Notify) bool {
+	_, ours := m.alive[recKey{rec.Repo, rec.Name}]
+	return n.AgentWaiting && ours && contains(cfg.On, string(state.Waiting))
 }
 
 // followsPR reports whether this monitor follows the open pull request of

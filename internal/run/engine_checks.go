@@ -63,7 +63,7 @@ func (c *jobs) release(key string) {
 // outbox holds of the task's message.
 func (e *Engine) act(r *Run, t *TaskRun, rec *state.Record, pt *Task, v Verdict, now time.Time) *mail {
 	if v.Action == RunChecks {
-		e.startChecks(r.Name, *t, rec.Path, r.Plan.ChecksOf(pt), v.Tree, t.Memo.Checks)
+		e.startChecks(r.Name, r.Repo, *t, rec.Path, r.Plan.ChecksOf(pt), v.Tree, t.Memo.Checks)
 	}
 	return e.mailOf(r, t, v, now)
 }
@@ -71,14 +71,17 @@ func (e *Engine) act(r *Run, t *TaskRun, rec *state.Record, pt *Task, v Verdict,
 // startChecks runs the checks on tree in the worktree at dir, in the
 // background, unless they run for this task already; the result goes
 // into the task's memo under the run's lock, with the files the checks
-// wrote there (the last run's still as it left them included).
-func (e *Engine) startChecks(run string, t TaskRun, dir string, checks [][]string, tree string, last *CheckResult) {
+// wrote there (the last run's still as it left them included). If the
+// agent was active while they ran, nothing is credited to them: what
+// changed may be its work.
+func (e *Engine) startChecks(run, repo string, t TaskRun, dir string, checks [][]string, tree string, last *CheckResult) {
 	key := run + "\x00" + t.ID
 	if !e.checks.claim(key) {
 		return
 	}
 	go func() {
 		defer e.checks.release(key)
+		active := e.agentActivity(repo, t.Name)
 		before, err := uncommittedMarks(dir)
 		if err != nil {
 			e.logf("run %s: task %s: checks: %v", run, t.ID, err)
@@ -89,6 +92,9 @@ func (e *Engine) startChecks(run string, t TaskRun, dir string, checks [][]strin
 		if res.Wrote, err = checksWrote(dir, before, last); err != nil {
 			e.logf("run %s: task %s: checks: %v", run, t.ID, err)
 			return
+		}
+		if active == "" || e.agentActivity(repo, t.Name) != active {
+			res.Wrote = nil // the agent may have written them: its work, not output
 		}
 		if err := e.recordChecks(run, t, dir, res); err != nil {
 			e.logf("run %s: task %s: checks: %v", run, t.ID, err)
@@ -119,6 +125,19 @@ func (e *Engine) recordChecks(run string, was TaskRun, dir string, res CheckResu
 		}
 		return []Event{{At: res.At, Event: "checks", Task: t.ID, Detail: detail}}, nil
 	})
+}
+
+// agentActivity marks what the agent of worktree name last did (its
+// status and the event behind it, its pane's last output): two equal
+// marks mean it did nothing in between. "" when it cannot be read.
+func (e *Engine) agentActivity(repo, name string) string {
+	f, err := state.ForRepo(repo).Peek()
+	if err != nil || f.Records[name] == nil {
+		return ""
+	}
+	rec := f.Records[name]
+	return fmt.Sprintf("%s|%s|%d|%d|%d", rec.Status, rec.Source, rec.StatusSince.UnixNano(),
+		rec.EventAt.UnixNano(), e.paneActivity(rec.Pane).UnixNano())
 }
 
 // uncommittedMarks is each uncommitted file in dir with its mark.

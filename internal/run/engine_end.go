@@ -99,9 +99,9 @@ func needsUser(t *TaskRun) bool {
 	return t.State == NeedsYou || t.State == Failed || (t.State == Blocked && len(t.BlockedBy) == 0)
 }
 
-// tellNeeds tells the user, once per task and state, about each task that
-// needs them. An agent waiting at its own prompt is not told again: its
-// status notice says it.
+// tellNeeds tells the user, once per task, state and why, about each task
+// that needs them. An agent waiting at its own prompt is told with
+// AgentWaiting set: the monitor drops it where the status notice says it.
 func (e *Engine) tellNeeds(name string) error {
 	if e.Notify == nil {
 		return nil
@@ -112,7 +112,7 @@ func (e *Engine) tellNeeds(name string) error {
 	}
 	var due []*TaskRun
 	for _, t := range r.Tasks {
-		if needsUser(t) && !t.Told.Equal(t.Since) {
+		if needsUser(t) && !toldOf(r, t) {
 			due = append(due, t)
 		}
 	}
@@ -123,28 +123,38 @@ func (e *Engine) tellNeeds(name string) error {
 	if f, err := state.ForRepo(r.Repo).Peek(); err == nil {
 		recs = f.Records
 	}
-	told := map[string]time.Time{}
+	type telling struct {
+		since time.Time
+		text  string
+	}
+	told := map[string]telling{}
 	for _, t := range due {
-		told[t.ID] = t.Since
+		text := needsText(r, t)
+		told[t.ID] = telling{t.Since, text}
 		rec := recs[t.Name]
-		if rec != nil && rec.Status == state.Waiting && t.State == NeedsYou {
-			continue
-		}
+		waiting := rec != nil && rec.Status == state.Waiting && t.State == NeedsYou
 		if rec == nil {
 			rec = &state.Record{Name: r.Name + "-" + t.ID, Repo: r.Repo}
 		}
-		e.Notify(rec, Notice{Event: noticeEvent(t), Run: r.Name, Task: t.ID, Text: needsText(r, t)})
+		e.Notify(rec, Notice{Event: noticeEvent(t), Run: r.Name, Task: t.ID, Text: text, AgentWaiting: waiting})
 	}
 	return e.Store.Update(name, func(cur *Run) ([]Event, error) {
-		for id, since := range told {
-			if t, ok := cur.Task(id); ok && t.Since.Equal(since) {
+		for id, was := range told {
+			if t, ok := cur.Task(id); ok && t.Since.Equal(was.since) && needsText(cur, t) == was.text {
 				// The clock, not the tick's now: this tick's earlier writes
 				// may have set UpdatedAt to now, and Update writes a change.
-				t.Told, cur.UpdatedAt = since, time.Now()
+				t.Told, t.ToldText, cur.UpdatedAt = was.since, was.text, time.Now()
 			}
 		}
 		return nil, nil
 	})
+}
+
+// toldOf reports whether the user was told of t as it is now: its state
+// since then, and the same notice (a task told before ToldText was kept
+// counts as told).
+func toldOf(r *Run, t *TaskRun) bool {
+	return t.Told.Equal(t.Since) && (t.ToldText == "" || t.ToldText == needsText(r, t))
 }
 
 // Notice is what the engine tells the user about a task that needs them.
@@ -154,6 +164,9 @@ type Notice struct {
 	Event     string
 	Run, Task string
 	Text      string
+	// AgentWaiting: the task's agent waits at its own prompt, which its
+	// status notice says where [notify] on lists waiting.
+	AgentWaiting bool
 }
 
 // noticeEvent is the kind of notice a task that needs the user gets.

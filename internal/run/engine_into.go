@@ -65,9 +65,14 @@ func (r *Run) LostLandings() (why string, lost []string, err error) {
 }
 
 // holdsContent reports whether into (its tree intoTree) holds tip's work:
-// tip is in its history, or merging tip into it changes nothing.
+// tip is in its history, or each of tip's commits since their fork point
+// is there by patch-id (into was rebased, and may have moved on since),
+// or merging tip into it changes nothing (squashed).
 func holdsContent(repo git.Repo, into, intoTree, tip string) bool {
 	if repo.IsAncestor(tip, into) {
+		return true
+	}
+	if ok, err := repo.HoldsPatches(into, tip); err == nil && ok {
 		return true
 	}
 	m, err := repo.MergeTree(into, tip)

@@ -120,6 +120,9 @@ type TaskRun struct {
 	// Told is the Since of the state the user was last told about (a
 	// task that needs them is told once: engine_end.go).
 	Told time.Time `json:"told,omitzero"`
+	// ToldText is the notice then given: a new problem in the same
+	// state (another why) is told again.
+	ToldText string `json:"told_text,omitempty"`
 	// Conflict is set while the task is blocked before it started because
 	// its parents' branches conflict (BlockedBy is empty then).
 	Conflict *ParentConflict `json:"conflict,omitempty"`
