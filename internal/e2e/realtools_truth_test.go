@@ -223,10 +223,11 @@ func (r *statusRecorder) mark(name string) int { return len(r.history(name)) }
 func (e *Env) await(r *statusRecorder, name string, from int, want seenStatus, ok func(seenStatus) bool) {
 	e.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
+	checked := from // each status is judged once, in order: ok may keep state
 	for {
 		h := r.history(name)
-		for _, s := range h[min(from, len(h)):] {
-			if !ok(s) {
+		for ; checked < len(h); checked++ {
+			if s := h[checked]; !ok(s) {
 				e.t.Fatalf("%s: owt showed %s, which is not true here; all it showed: %s\nowt log:\n%s", name, s, historyText(h), e.OwtLog())
 			}
 		}
