@@ -264,7 +264,7 @@ func TestRunWithdrawsAHeldMessageWhenTheTaskIsSkipped(t *testing.T) {
 		files, _ := filepath.Glob(filepath.Join(outboxDir, "hold-think-*.json"))
 		for _, f := range files {
 			data, _ := os.ReadFile(f)
-			if strings.Contains(string(data), "its task is skipped") && strings.Contains(string(data), `"undeliverable"`) {
+			if strings.Contains(string(data), "its task is skipped") && strings.Contains(string(data), `"withdrawn"`) {
 				return true
 			}
 		}
