@@ -7,12 +7,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,9 +61,53 @@ func TestMain(m *testing.M) {
 				panic(err)
 			}
 		}
+		flag.Parse()
+		if d := testTimeout(); d > 0 {
+			// go test's -timeout panics without running any cleanup: just
+			// before it, end every world still up, so no tmux server,
+			// monitor or agent outlives the test binary.
+			time.AfterFunc(d-d/20, func() {
+				liveEnvs.endAll()
+				_ = os.RemoveAll(dir)
+			})
+		}
 		return m.Run()
 	}()
 	os.Exit(code)
+}
+
+func testTimeout() time.Duration {
+	f := flag.Lookup("test.timeout")
+	if f == nil {
+		return 0
+	}
+	d, _ := f.Value.(flag.Getter).Get().(time.Duration)
+	return d
+}
+
+// liveEnvs are the worlds whose cleanup has not run yet.
+var liveEnvs = envSet{m: map[*Env]bool{}}
+
+type envSet struct {
+	mu sync.Mutex
+	m  map[*Env]bool
+}
+
+func (s *envSet) add(e *Env)    { s.mu.Lock(); s.m[e] = true; s.mu.Unlock() }
+func (s *envSet) remove(e *Env) { s.mu.Lock(); delete(s.m, e); s.mu.Unlock() }
+
+// endAll kills each live world's tmux server and every process of it, and
+// removes its temp dirs.
+func (s *envSet) endAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for e := range s.m {
+		cmd := exec.Command("tmux", "kill-server")
+		cmd.Env = e.Environ()
+		_ = cmd.Run()
+		e.killWorld()
+		_ = os.RemoveAll(filepath.Dir(e.Root))
+	}
 }
 
 func moduleRoot() string {
@@ -120,11 +166,13 @@ func NewEnv(t *testing.T) *Env {
 	e.Tmux("set-option", "-g", "base-index", "1")
 	e.Tmux("set-option", "-g", "pane-base-index", "1")
 	e.Tmux("set-option", "-g", "history-limit", "5000")
+	liveEnvs.add(e)
 	t.Cleanup(func() {
 		cmd := exec.Command("tmux", "kill-server")
 		cmd.Env = e.Environ()
 		_ = cmd.Run()
 		e.waitProcessesGone()
+		liveEnvs.remove(e)
 	})
 	return e
 }

@@ -289,3 +289,11 @@ func HookCommands(t *testing.T, path string) map[string][]string {
 	}
 	return out
 }
+
+// killWorld kills every process of this world at once, with no test to
+// report to: the last resort before the test binary's timeout.
+func (e *Env) killWorld() {
+	for _, pid := range e.worldProcesses() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
