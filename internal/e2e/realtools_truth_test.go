@@ -532,7 +532,7 @@ func TestRealCodexSignInAndItsTask(t *testing.T) {
 	signIn(s)
 	e.pressUntil(s, "Enter", "Trust this folder")
 	from := rec.mark("c")
-	e.press(s, "Enter")
+	e.pressWhile(s, "Enter", "Trust this folder") // a key codex let go by while drawing is pressed again
 	// The monitor reads the screen a moment late: a sign-in screen just
 	// left may still be told after the mark.
 	noIdleC, workedC := noIdleBeforeWork(), false
