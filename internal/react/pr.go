@@ -12,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -147,7 +148,7 @@ func staleWhy(err error) string {
 	if errors.Is(err, forge.ErrAuth) {
 		return forge.ErrAuth.Error()
 	}
-	return shortLine(err.Error(), staleWidth)
+	return text.ShortLine(err.Error(), staleWidth)
 }
 
 // staleWidth bounds the reason owt list shows for a stale PR state.
