@@ -3,7 +3,10 @@
 // package, so each can clean what it shows the same way.
 package text
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // IsControl reports whether r is a control character other than newline
 // and tab (C0, DEL, C1): one that would drive a terminal.
@@ -63,4 +66,14 @@ func ShortLine(s string, width int) string {
 		line += " …"
 	}
 	return line
+}
+
+// Some names the first n items joined by ", " and then how many more
+// there are ("a, b, c and 2995 more"), so no list owt prints grows with
+// the number of files in a repository.
+func Some(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }

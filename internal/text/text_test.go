@@ -25,3 +25,8 @@ func TestCleanLineDropsControlsAndFoldsLines(t *testing.T) {
 	require.True(t, IsControl('\x1b'))
 	require.False(t, IsControl('\n'))
 }
+
+func TestSomeNamesAFewThenHowManyMore(t *testing.T) {
+	require.Equal(t, "a, b", Some([]string{"a", "b"}, 3))
+	require.Equal(t, "c01, c02, c03 and 2 more", Some([]string{"c01", "c02", "c03", "c04", "c05"}, 3))
+}
