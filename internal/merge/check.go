@@ -95,8 +95,12 @@ func (c *Context) Check(r *state.Record, into string) (Report, error) {
 	}
 	base := rep.Base
 	if into == "" {
-		base = c.baseRef(r)
+		// baseRef's rule on the one BranchExists the report needs anyway.
 		rep.BaseMissing = !c.Git.BranchExists(rep.Base)
+		base = git.BranchRef(rep.Base)
+		if rep.BaseMissing && r.BaseCommit != "" {
+			base = r.BaseCommit
+		}
 		if rep.BaseMissing {
 			_, err := c.Git.ResolveCommit(rep.Base)
 			rep.BaseNotBranch = err == nil
