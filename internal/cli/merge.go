@@ -57,8 +57,12 @@ func mergeCommand() *cli.Command {
 				target = rec.Base
 			}
 			report := func() (merge.Report, error) { return mc.Check(rec, o.Into) }
-			if err := control.RefuseBusy(w, rec, "merging", c.Bool("force")); err != nil {
-				return err
+			// Refused before being asked; with --yes no one is asked and
+			// control.Merge's own look, a moment later, says the same.
+			if !c.Bool("yes") {
+				if err := control.RefuseBusy(w, rec, "merging", c.Bool("force")); err != nil {
+					return err
+				}
 			}
 			if err := askFirst(c, report, fmt.Sprintf("Merge %s into %s%s?", rec.Branch, target, removalNote(c.Bool("keep"))), "not merged"); err != nil {
 				return err

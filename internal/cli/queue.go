@@ -101,28 +101,19 @@ func shipQueue(c *cli.Context, w *workspace.Workspace, confirmed map[string]stri
 			failure = err
 			break
 		}
-		// The record lags the screen: a turn begun since the queue was
-		// built is not shipped from under the agent.
-		mc := mergeContext(w)
-		mc.BeforeCommit = func(r *state.Record) error { return control.RefuseBusy(w, r, "shipping", false) }
-		res, err := mc.Ship(rec, "")
-		if err != nil {
+		// control.Ship refuses a turn begun since the queue was built (the
+		// record lags the screen): it is not shipped from under the agent.
+		out, err := control.Ship(w, rec, "", false, false)
+		if out.Name == "" {
 			failure = fmt.Errorf("stopped at %s: %w; left: %s", head.Name, err, queueNames(q.Entries))
 			break
-		}
-		out := landed{ShipResult: res}
-		finishEvenIfHungUp()
-		if err := w.Teardown(res.Name, res.BranchTip); err != nil {
-			out.Kept = err.Error()
-		} else {
-			out.Removed = true
 		}
 		run.Shipped = append(run.Shipped, out)
 		if !c.Bool("json") {
 			printLanding(c.App.Writer, out)
 		}
 		if out.Kept != "" {
-			failure = fmt.Errorf("shipped %s, but %s; stopped", res.Name, out.Kept)
+			failure = fmt.Errorf("shipped %s, but %s; stopped", out.Name, out.Kept)
 			break
 		}
 	}

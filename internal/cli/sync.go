@@ -44,17 +44,10 @@ func syncCommand() *cli.Command {
 			if len(recs) == 0 {
 				return fmt.Errorf("no worktrees to sync in %s", w.Repo.Root)
 			}
-			mc := mergeContext(w)
 			var outcomes []syncOutcome
 			failed := 0
 			for _, r := range recs {
-				// A merge or rebase under a working agent changes the files
-				// it is editing mid-turn.
-				err := control.RefuseBusyFor(w, r, "syncing now would change its files mid-turn", c.Bool("force"))
-				res := merge.SyncResult{Name: r.Name, Branch: r.Branch, Base: r.Base}
-				if err == nil {
-					res, err = mc.Sync(r, c.Bool("rebase"), c.Bool("leave-conflicts"))
-				}
+				res, err := control.Sync(w, r, c.Bool("rebase"), c.Bool("leave-conflicts"), c.Bool("force"))
 				o := syncOutcome{SyncResult: res}
 				if err != nil {
 					failed++

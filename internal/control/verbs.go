@@ -34,16 +34,15 @@ type Landed struct {
 
 // Ship commits everything in rec's worktree, merges it into its base and,
 // unless keep, removes the worktree, session and branch (owt ship). Unless
-// force, it refuses while the agent works or waits (RefuseBusy).
+// force, it refuses while the agent works or waits (RefuseBusy): right
+// before the commit, the first thing it changes, so a face that asks the
+// user first checks once before asking and need not check again.
 func Ship(w *workspace.Workspace, rec *state.Record, message string, keep, force bool) (Landed, error) {
 	release, rec, err := holdLanding(w, rec)
 	if err != nil {
 		return Landed{}, err
 	}
 	defer release()
-	if err := RefuseBusy(w, rec, "shipping", force); err != nil {
-		return Landed{}, err
-	}
 	mc := MergeContext(w)
 	if !force {
 		mc.BeforeCommit = func(r *state.Record) error { return RefuseBusy(w, r, "shipping", false) }
@@ -56,7 +55,9 @@ func Ship(w *workspace.Workspace, rec *state.Record, message string, keep, force
 }
 
 // Merge merges rec's branch and, unless keep, removes the worktree (owt
-// merge). Unless force, it refuses while the agent works or waits.
+// merge). Unless force, it refuses while the agent works or waits, looking
+// once as it starts (a face asking the user first looks before asking
+// too: the agent may take up work while the user reads).
 func Merge(w *workspace.Workspace, rec *state.Record, o merge.Options, keep, force bool) (Landed, error) {
 	release, rec, err := holdLanding(w, rec)
 	if err != nil {
@@ -71,6 +72,17 @@ func Merge(w *workspace.Workspace, rec *state.Record, o merge.Options, keep, for
 		return Landed{}, err
 	}
 	return finishLanding(w, Landed{ShipResult: merge.ShipResult{Result: res}}, "merged", keep, force)
+}
+
+// Sync brings the base's new commits into rec's branch (owt sync); rebase
+// and leave are merge.Context.Sync's. Unless force, it refuses while the
+// agent works or waits: a merge or rebase under it changes the files it
+// is editing mid-turn.
+func Sync(w *workspace.Workspace, rec *state.Record, rebase, leave, force bool) (merge.SyncResult, error) {
+	if err := RefuseBusyFor(w, rec, "syncing now would change its files mid-turn", force); err != nil {
+		return merge.SyncResult{Name: rec.Name, Branch: rec.Branch, Base: rec.Base}, err
+	}
+	return MergeContext(w).Sync(rec, rebase, leave)
 }
 
 // holdLanding takes the lock of landing rec's worktree, so two merges or

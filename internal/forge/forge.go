@@ -13,8 +13,9 @@ import (
 	"os/exec"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/owt-tmux/owt/internal/text"
 )
 
 // ErrAuth is gh's exit code 4: it is not logged in.
@@ -54,7 +55,7 @@ func (c Client) run(dir string, args ...string) ([]byte, error) {
 		if ee.ExitCode() == 4 {
 			return nil, ErrAuth
 		}
-		msg := oneLine(stderr.String(), stderrWidth)
+		msg := text.ShortLine(stderr.String(), stderrWidth)
 		if msg == "" {
 			msg = ee.String()
 		}
@@ -69,40 +70,6 @@ func (c Client) run(dir string, args ...string) ([]byte, error) {
 // stderrWidth bounds what of gh's stderr an error carries: it ends up on
 // one line of the user's terminal or the monitor's log.
 const stderrWidth = 200
-
-// oneLine is text's first non-empty line without control characters, at
-// most width bytes, with " …" when anything was left out.
-func oneLine(text string, width int) string {
-	lines := strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' })
-	var line string
-	for i, l := range lines {
-		if l = strings.TrimSpace(stripControls(l)); l != "" {
-			line, lines = l, lines[i+1:]
-			break
-		}
-	}
-	cut := strings.TrimSpace(stripControls(strings.Join(lines, ""))) != "" && line != ""
-	if len(line) > width {
-		line, cut = strings.ToValidUTF8(line[:width], ""), true
-	}
-	if cut {
-		line += " …"
-	}
-	return line
-}
-
-// stripControls drops C0 and C1 control characters (a tab is a space).
-func stripControls(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t':
-			return ' '
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
-			return -1
-		}
-		return r
-	}, s)
-}
 
 func first(args []string) string {
 	if len(args) == 0 {
@@ -139,7 +106,7 @@ func (c Client) Create(dir string, o CreateOptions) (Created, error) {
 	}
 	m := pullURL.FindStringSubmatch(string(out))
 	if m == nil {
-		return Created{}, fmt.Errorf("gh pr create printed no pull request URL: %q", oneLine(string(out), stderrWidth))
+		return Created{}, fmt.Errorf("gh pr create printed no pull request URL: %q", text.ShortLine(string(out), stderrWidth))
 	}
 	n, _ := strconv.Atoi(m[1])
 	return Created{Number: n, URL: m[0]}, nil

@@ -76,34 +76,21 @@ func (r Repo) Independent(commits []string) ([]string, error) {
 }
 
 // ResolveCommits is ResolveCommit of several refs in one git process
-// (git cat-file --batch-check reads them on stdin, so no ref is ever
-// taken for an option).
+// (Objects of each ref's ^{commit}); a ref that names no commit is an
+// error.
 func (r Repo) ResolveCommits(refs []string) ([]string, error) {
-	if len(refs) == 0 {
-		return nil, nil
+	revs := make([]string, len(refs))
+	for i, ref := range refs {
+		revs[i] = ref + "^{commit}"
 	}
-	var in strings.Builder
-	for _, ref := range refs {
-		if strings.ContainsAny(ref, "\n\r") {
-			return nil, fmt.Errorf("resolve %q: not a ref", ref)
-		}
-		in.WriteString(ref + "^{commit}\n")
-	}
-	out, err := runWith(r.Root, nil, []byte(in.String()), "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	shas, err := Objects(r.Root, revs)
 	if err != nil {
-		return nil, fmt.Errorf("git cat-file --batch-check: %w", err)
+		return nil, err
 	}
-	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) != len(refs) {
-		return nil, fmt.Errorf("git cat-file --batch-check: unexpected output %q", out)
-	}
-	shas := make([]string, len(refs))
-	for i, line := range lines {
-		sha, typ, _ := strings.Cut(line, " ")
-		if typ != "commit" {
+	for i, sha := range shas {
+		if sha == "" {
 			return nil, fmt.Errorf("git rev-parse %s: no such commit", refs[i])
 		}
-		shas[i] = sha
 	}
 	return shas, nil
 }

@@ -54,15 +54,3 @@ func (r Repo) Push(remote, branch string) error {
 	}
 	return nil
 }
-
-// TouchedBy are the last n commits on theirs but not on ours that touch
-// any of files, one "<short id> <subject>" each: the other side of a
-// conflict.
-func (r Repo) TouchedBy(ours, theirs string, files []string, n int) ([]string, error) {
-	args := []string{"log", fmt.Sprintf("-n%d", n), "--format=%h %s", "--end-of-options", ours + ".." + theirs, "--"}
-	out, err := run(r.Root, append(args, files...)...)
-	if err != nil {
-		return nil, fmt.Errorf("git log %s..%s: %w", ours, theirs, err)
-	}
-	return strings.FieldsFunc(string(out), func(c rune) bool { return c == '\n' }), nil
-}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 )
 
 // Context is one repository as merge sees it.
@@ -82,7 +83,7 @@ func (e *TargetDirtyError) Error() string {
 func (e *TargetDirtyError) Where() string {
 	s := fmt.Sprintf("%s is checked out in %s with %s", e.Target, e.Checkout, e.Reason)
 	if len(e.Files) > 0 {
-		s += ": " + listFiles(e.Files, 8)
+		s += ": " + text.Some(e.Files, 8)
 	}
 	return s
 }
@@ -98,7 +99,7 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
-	s := fmt.Sprintf("%s conflicts with %s in %s", e.Branch, e.Target, listFiles(e.Files, 8))
+	s := fmt.Sprintf("%s conflicts with %s in %s", e.Branch, e.Target, text.Some(e.Files, 8))
 	if e.LeftIn != "" {
 		return s + "; the conflicts are left in " + e.LeftIn + ": resolve them and commit there"
 	}
@@ -201,13 +202,6 @@ func (c *Context) checkNoCollisions(target, checkout, old, tip string) error {
 		return &TargetDirtyError{Target: target, Checkout: checkout, Files: hits, Reason: "untracked or ignored files where the merge adds files"}
 	}
 	return nil
-}
-
-func listFiles(files []string, max int) string {
-	if len(files) <= max {
-		return strings.Join(files, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(files[:max], ", "), len(files)-max)
 }
 
 func isDir(p string) bool {

@@ -93,6 +93,9 @@ func (n *notifier) notify(r *state.Record, cfg config.Notify, tty string) {
 type notice struct {
 	text, status, event string
 	run, task           string
+	// agentWaiting: a run notice's task's agent waits at its own prompt
+	// (see saidByStatus).
+	agentWaiting bool
 }
 
 // notifyText is notify with its own notice (a reaction or a run's task

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/config"
-	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/stretchr/testify/require"
 )
@@ -16,12 +15,12 @@ import (
 func TestRunNoticeOfAWaitingAgentIsDroppedOnlyWhenTheStatusNoticeSaysIt(t *testing.T) {
 	rec := &state.Record{Repo: "/repo", Name: "r-a"}
 	m := &monitor{alive: map[recKey]time.Time{{"/repo", "r-a"}: time.Now()}}
-	waiting := &run.Notice{AgentWaiting: true}
+	waiting := notice{agentWaiting: true}
 	both := config.Notify{On: []string{"waiting", "needs_you"}}
 	onlyNeeds := config.Notify{On: []string{"needs_you"}}
 
 	require.True(t, m.saidByStatus(rec, waiting, both))
 	require.False(t, m.saidByStatus(rec, waiting, onlyNeeds), "waiting not in on: no status notice")
-	require.False(t, m.saidByStatus(rec, &run.Notice{}, both), "the agent does not wait")
+	require.False(t, m.saidByStatus(rec, notice{}, both), "the agent does not wait")
 	require.False(t, m.saidByStatus(&state.Record{Repo: "/repo", Name: "other"}, waiting, both), "not an agent this server watches")
 }

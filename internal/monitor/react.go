@@ -17,21 +17,19 @@ import (
 // here, on the monitor's own goroutine.
 func (m *monitor) reactions(now time.Time) {
 	if m.reactor == nil {
-		m.reactor = &react.Reactor{Box: outbox.Default(), Logf: m.logf, Notify: m.told.add}
+		m.reactor = &react.Reactor{Box: outbox.Default(), Logf: m.logf, Notify: func(rec *state.Record, text string) {
+			m.told.add(rec, notice{text: text, status: string(rec.Status), event: "reaction"})
+		}}
 	}
-	for _, n := range m.told.drain() {
+	for _, t := range m.told.drain() {
 		cfg := config.Defaults().Notify
-		if v := m.recs.repo(n.rec.Repo, m.logf); v.ws != nil {
+		if v := m.recs.repo(t.rec.Repo, m.logf); v.ws != nil {
 			cfg = v.ws.Config.Notify
 		}
-		nt := notice{text: n.text, status: string(n.rec.Status), event: "reaction"}
-		if n.run != nil {
-			if !contains(cfg.On, runNoticeStatus) || m.saidByStatus(n.rec, n.run, cfg) {
-				continue
-			}
-			nt = notice{text: n.text, status: runNoticeStatus, event: n.run.Event, run: n.run.Run, task: n.run.Task}
+		if t.status == runNoticeStatus && (!contains(cfg.On, runNoticeStatus) || m.saidByStatus(t.rec, t.notice, cfg)) {
+			continue
 		}
-		m.notifier.notifyText(n.rec, cfg, m.paneTTY(n.rec), nt)
+		m.notifier.notifyText(t.rec, cfg, m.paneTTY(t.rec), t.notice)
 	}
 	var in []react.Input
 	for _, r := range m.recs.records {
@@ -52,9 +50,9 @@ func (m *monitor) reactions(now time.Time) {
 // saidByStatus reports whether a run's notice of a task whose agent waits
 // at its own prompt is said already by that agent's status notice: this
 // server watches the agent and [notify] on lists waiting.
-func (m *monitor) saidByStatus(rec *state.Record, n *run.Notice, cfg config.Notify) bool {
+func (m *monitor) saidByStatus(rec *state.Record, nt notice, cfg config.Notify) bool {
 	_, ours := m.alive[recKey{rec.Repo, rec.Name}]
-	return n.AgentWaiting && ours && contains(cfg.On, string(state.Waiting))
+	return nt.agentWaiting && ours && contains(cfg.On, string(state.Waiting))
 }
 
 // followsPR reports whether this monitor follows the open pull request of
@@ -80,27 +78,26 @@ type tellings struct {
 	notes []telling
 }
 
+// telling is one notice for the next tick, and whose it is.
 type telling struct {
-	rec  *state.Record
-	text string
-	run  *run.Notice // a run's task that needs the user; nil for a reaction's
+	rec *state.Record
+	notice
 }
 
 // runNoticeStatus is a run notice's OWT_STATUS, and the [notify] on
 // value that lets it through.
 const runNoticeStatus = "needs_you"
 
-// addRun keeps a run engine's notice.
+// addRun keeps a run engine's notice (a task that needs the user).
 func (t *tellings) addRun(rec *state.Record, n run.Notice) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.notes = append(t.notes, telling{rec: rec, text: n.Text, run: &n})
+	t.add(rec, notice{text: n.Text, status: runNoticeStatus, event: n.Event, run: n.Run, task: n.Task, agentWaiting: n.AgentWaiting})
 }
 
-func (t *tellings) add(rec *state.Record, text string) {
+// add keeps a notice until the next tick tells it.
+func (t *tellings) add(rec *state.Record, nt notice) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.notes = append(t.notes, telling{rec: rec, text: text})
+	t.notes = append(t.notes, telling{rec: rec, notice: nt})
 }
 
 func (t *tellings) drain() []telling {

@@ -20,9 +20,3 @@ func TestBoundEntriesCutsAtTheBoundAndPointsToTheRest(t *testing.T) {
 	require.Less(t, len(huge), messageMax+100)
 	require.True(t, strings.HasSuffix(huge, "…\n(cut at 8 KiB; all of it: U)\n"), huge[len(huge)-40:])
 }
-
-func TestShortLineIsTheFirstLineBoundedAndInert(t *testing.T) {
-	require.Equal(t, "gh pr view: HTTP 502 …", shortLine("gh pr view: HTTP 502\nretry later", 100))
-	require.Equal(t, "abc …", shortLine("abcdef", 3))
-	require.Equal(t, "]0;t", shortLine("\x1b]0;t\x07", 100))
-}

@@ -48,21 +48,6 @@ func digest(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// shortLine is s's first line without control characters, at most width
-// bytes (cut at a rune, "…" when anything was left out).
-func shortLine(s string, width int) string {
-	line, rest, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	line = workspace.CleanLine(line)
-	cut := strings.TrimSpace(rest) != ""
-	if len(line) > width {
-		line, cut = strings.ToValidUTF8(line[:width], ""), true
-	}
-	if cut {
-		line += " …"
-	}
-	return line
-}
-
 func short(id string) string {
 	if len(id) > 7 {
 		return id[:7]

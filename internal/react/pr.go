@@ -12,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -147,7 +148,7 @@ func staleWhy(err error) string {
 	if errors.Is(err, forge.ErrAuth) {
 		return forge.ErrAuth.Error()
 	}
-	return shortLine(err.Error(), staleWidth)
+	return text.ShortLine(err.Error(), staleWidth)
 }
 
 // staleWidth bounds the reason owt list shows for a stale PR state.
@@ -240,7 +241,7 @@ func (x *Reactor) ciFailed(rec *state.Record, cfg config.Config, pr forge.PR) er
 	if memory(rec, config.CIFailed).Seen == seen {
 		return nil // these failures of this head were judged: no more calls
 	}
-	text, logs, unread := ciReport(failing, pr.URL, func(c forge.Check) (string, error) {
+	report, logs, unread := ciReport(failing, pr.URL, func(c forge.Check) (string, error) {
 		return x.Forge.FailedLog(rec.Path, c.Link)
 	})
 	if unread != nil && x.waitForLogs(rec, seen) {
@@ -251,8 +252,8 @@ func (x *Reactor) ciFailed(rec *state.Record, cfg config.Config, pr forge.PR) er
 	return x.fail(rec, failure{
 		reaction: config.CIFailed, seen: seen,
 		sig:  "ci " + digest(append([]string{pr.HeadRefOid, strings.Join(names, ",")}, logs...)...),
-		what: namesLine(names) + " failed on " + short(pr.HeadRefOid),
-		data: MessageData{Failure: text, PR: pr.Number},
+		what: text.Some(names, 3) + " failed on " + short(pr.HeadRefOid),
+		data: MessageData{Failure: report, PR: pr.Number},
 	}, rc)
 }
 
@@ -310,16 +311,6 @@ func (x *Reactor) changesRequested(rec *state.Record, cfg config.Config, pr forg
 		what: fmt.Sprintf("changes requested with %d comment(s)", n),
 		data: MessageData{Failure: boundEntries(entries, messageMax, pr.URL), PR: pr.Number},
 	}, rc)
-}
-
-// namesLine names the first few failing checks on one line (the user's
-// NEEDS YOU reason, the log), then how many more.
-func namesLine(names []string) string {
-	const shown = 3
-	if len(names) <= shown {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:shown], ", "), len(names)-shown)
 }
 
 // Bounds of a ci_failed message: the failing checks named (then how many

@@ -1,0 +1,79 @@
+// Package text makes untrusted text (an agent's words, gh's errors, a
+// task, a file name) safe to draw or to type: it sits below every other
+// package, so each can clean what it shows the same way.
+package text
+
+import (
+	"fmt"
+	"strings"
+)
+
+// IsControl reports whether r is a control character other than newline
+// and tab (C0, DEL, C1): one that would drive a terminal.
+func IsControl(r rune) bool {
+	return r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0)
+}
+
+// Clean removes control characters from text bound for an agent's input,
+// except tab and newline (a carriage return becomes a newline): ESC,
+// Ctrl-C and friends would arrive as keys — end a bracketed paste early
+// and submit the rest, interrupt the agent, or quit it.
+func Clean(s string) string {
+	if strings.IndexFunc(s, IsControl) < 0 {
+		return s
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	return strings.Map(func(r rune) rune {
+		if IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// CleanLine is s made safe to draw on one line: Clean drops its control
+// characters (an escape sequence's ESC goes, the rest is inert text), and
+// line breaks and tabs become spaces, so it can neither move the cursor
+// nor restyle the screen.
+func CleanLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, Clean(s))
+}
+
+// ShortLine is s's first non-empty line (a line ends at \n or \r) without
+// control characters (a tab is a space), trimmed, at most width bytes cut
+// at a rune, with " …" when anything was left out: a gh error or a
+// message on one line of a terminal or a log.
+func ShortLine(s string, width int) string {
+	lines := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' })
+	var line string
+	for i, l := range lines {
+		if l = strings.TrimSpace(CleanLine(l)); l != "" {
+			line, lines = l, lines[i+1:]
+			break
+		}
+	}
+	cut := line != "" && strings.TrimSpace(CleanLine(strings.Join(lines, ""))) != ""
+	if len(line) > width {
+		line, cut = strings.ToValidUTF8(line[:width], ""), true
+	}
+	if cut {
+		line += " …"
+	}
+	return line
+}
+
+// Some names the first n items joined by ", " and then how many more
+// there are ("a, b, c and 2995 more"), so no list owt prints grows with
+// the number of files in a repository.
+func Some(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
+}

@@ -1,0 +1,32 @@
+package text
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestShortLineKeepsTheFirstLineShortAndInert(t *testing.T) {
+	require.Equal(t, "HTTP 502", ShortLine("\n  HTTP 502\n", 200))
+	require.Equal(t, "GraphQL: no commits …", ShortLine("GraphQL: no commits\nmore detail\n", 200))
+	require.Equal(t, "]0;x title", ShortLine("\x1b]0;x\x07 title", 200))
+	long := ShortLine(strings.Repeat("é", 300), 201)
+	require.Equal(t, strings.Repeat("é", 100)+" …", long, "cut at a rune")
+	require.Equal(t, "", ShortLine("\n \n", 200))
+	require.Equal(t, "gh pr view: HTTP 502 …", ShortLine("gh pr view: HTTP 502\nretry later", 100))
+	require.Equal(t, "abc …", ShortLine("abcdef", 3))
+	require.Equal(t, "]0;t", ShortLine("\x1b]0;t\x07", 100))
+}
+
+func TestCleanLineDropsControlsAndFoldsLines(t *testing.T) {
+	require.Equal(t, "a b c]0;t", CleanLine("a\tb\r\nc\x1b]0;t\x07"))
+	require.Equal(t, "x\ny\tz", Clean("x\ry\tz\u009b"))
+	require.True(t, IsControl('\x1b'))
+	require.False(t, IsControl('\n'))
+}
+
+func TestSomeNamesAFewThenHowManyMore(t *testing.T) {
+	require.Equal(t, "a, b", Some([]string{"a", "b"}, 3))
+	require.Equal(t, "c01, c02, c03 and 2 more", Some([]string{"c01", "c02", "c03", "c04", "c05"}, 3))
+}
