@@ -94,17 +94,15 @@ var viewer = regexp.MustCompile(`(?m)^[ \t]*Warnings · \d+ of \d+|\bk keep & ne
 // "Waiting for startup · esc cancel").
 var booting = regexp.MustCompile(`(?m)Reconnecting to server|Waiting for startup`)
 
-// TurnRunning reports whether the screen shows a turn running: working,
-// and not the tool booting.
-func (c *Classifier) TurnRunning(screen string) bool {
-	if c.Classify(screen) != ClassWorking {
-		return false
-	}
+// Booting reports whether the bottom of the screen shows the tool busy
+// with itself (see booting). A working screen that is booting shows no
+// turn running: callers check class == ClassWorking && !Booting(screen).
+func Booting(screen string) bool {
 	lines := screenRows(screen)
 	if len(lines) > liveLines {
 		lines = lines[len(lines)-liveLines:]
 	}
-	return !booting.MatchString(strings.Join(lines, "\n"))
+	return booting.MatchString(strings.Join(lines, "\n"))
 }
 
 // TurnMarks counts the marks of ended turns on a screen. A mark that was
