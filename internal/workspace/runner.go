@@ -195,7 +195,7 @@ func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, pa
 		return
 	}
 	readyTimeout := w.Config.Agent.ReadyTimeout.Duration
-	cl, _ := agent.NewClassifier(prof)
+	cl := w.classifierOf(prof)
 	if working && prof.Working != "" && cl != nil {
 		w.leaveStartingOnTurn(rec.Name, pane, cl)
 		return
