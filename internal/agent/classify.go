@@ -287,15 +287,21 @@ func WaitReason(lines []string) string {
 
 // StripEscapes removes terminal escape sequences (colours, cursor moves,
 // titles, DCS strings) from s, keeping the text between them.
-func StripEscapes(s string) string { return ansiRE.ReplaceAllString(s, "") }
+func StripEscapes(s string) string { return ReplaceEscapes(s, "") }
 
-var ansiRE = regexp.MustCompile(`\x1b\[[0-9:;<=>?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]|\x1b[()][0-9A-Za-z]`)
+// ReplaceEscapes replaces each terminal escape sequence in s with repl.
+func ReplaceEscapes(s, repl string) string { return ansiRE.ReplaceAllString(s, repl) }
+
+// ansiRE is a terminal escape sequence, whole: CSI (colours, "\x1b[2J"),
+// OSC (a title, "\x1b]0;pwn\a", to its end when unterminated), DCS and
+// its kin, and the two-byte ones, in their 7-bit and C1 forms.
+var ansiRE = regexp.MustCompile(`(?:\x1b\[|\x{9b})[0-?]*[ -/]*[@-~]?|(?:\x1b\]|\x{9d})[^\x07\x1b\x{9c}]*(?:\x07|\x1b\\|\x{9c})?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]?`)
 
 // screenRows turns a capture into its rows as a pattern sees them: escape
 // sequences and carriage returns removed, trailing blank rows dropped.
 // Trailing spaces stay, so a pattern like '^> $' matches an empty prompt.
 func screenRows(screen string) []string {
-	screen = ansiRE.ReplaceAllString(screen, "")
+	screen = StripEscapes(screen)
 	screen = strings.ReplaceAll(screen, "\r", "")
 	lines := strings.Split(screen, "\n")
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
