@@ -94,17 +94,15 @@ var viewer = regexp.MustCompile(`(?m)^[ \t]*Warnings · \d+ of \d+|\bk keep & ne
 // "Waiting for startup · esc cancel").
 var booting = regexp.MustCompile(`(?m)Reconnecting to server|Waiting for startup`)
 
-// TurnRunning reports whether the screen shows a turn running: working,
-// and not the tool booting.
-func (c *Classifier) TurnRunning(screen string) bool {
-	if c.Classify(screen) != ClassWorking {
-		return false
-	}
+// Booting reports whether the bottom of the screen shows the tool busy
+// with itself (see booting). A working screen that is booting shows no
+// turn running: callers check class == ClassWorking && !Booting(screen).
+func Booting(screen string) bool {
 	lines := screenRows(screen)
 	if len(lines) > liveLines {
 		lines = lines[len(lines)-liveLines:]
 	}
-	return !booting.MatchString(strings.Join(lines, "\n"))
+	return booting.MatchString(strings.Join(lines, "\n"))
 }
 
 // TurnMarks counts the marks of ended turns on a screen. A mark that was
@@ -289,15 +287,21 @@ func WaitReason(lines []string) string {
 
 // StripEscapes removes terminal escape sequences (colours, cursor moves,
 // titles, DCS strings) from s, keeping the text between them.
-func StripEscapes(s string) string { return ansiRE.ReplaceAllString(s, "") }
+func StripEscapes(s string) string { return ReplaceEscapes(s, "") }
 
-var ansiRE = regexp.MustCompile(`\x1b\[[0-9:;<=>?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]|\x1b[()][0-9A-Za-z]`)
+// ReplaceEscapes replaces each terminal escape sequence in s with repl.
+func ReplaceEscapes(s, repl string) string { return ansiRE.ReplaceAllString(s, repl) }
+
+// ansiRE is a terminal escape sequence, whole: CSI (colours, "\x1b[2J"),
+// OSC (a title, "\x1b]0;pwn\a", to its end when unterminated), DCS and
+// its kin, and the two-byte ones, in their 7-bit and C1 forms.
+var ansiRE = regexp.MustCompile(`(?:\x1b\[|\x{9b})[0-?]*[ -/]*[@-~]?|(?:\x1b\]|\x{9d})[^\x07\x1b\x{9c}]*(?:\x07|\x1b\\|\x{9c})?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]?`)
 
 // screenRows turns a capture into its rows as a pattern sees them: escape
 // sequences and carriage returns removed, trailing blank rows dropped.
 // Trailing spaces stay, so a pattern like '^> $' matches an empty prompt.
 func screenRows(screen string) []string {
-	screen = ansiRE.ReplaceAllString(screen, "")
+	screen = StripEscapes(screen)
 	screen = strings.ReplaceAll(screen, "\r", "")
 	lines := strings.Split(screen, "\n")
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {

@@ -212,8 +212,12 @@ func TestTurnEndOnRealScreens(t *testing.T) {
 func TestCodexBootingIsNoTurn(t *testing.T) {
 	cl, err := NewClassifier(Builtins()[1])
 	require.NoError(t, err)
-	require.False(t, cl.TurnRunning(readScreen(t, "codex", "working-reconnecting-to-server-v0.169.0")))
-	require.True(t, cl.TurnRunning(readScreen(t, "codex", "working-v0.169.0")))
+	turnRunning := func(screen string) bool {
+		class, _ := cl.Read(screen)
+		return class == ClassWorking && !Booting(screen)
+	}
+	require.False(t, turnRunning(readScreen(t, "codex", "working-reconnecting-to-server-v0.169.0")))
+	require.True(t, turnRunning(readScreen(t, "codex", "working-v0.169.0")))
 }
 
 // Codex's F2 overlay is something the user opened to read: no question

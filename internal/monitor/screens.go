@@ -131,7 +131,7 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 		class, reason := agent.ClassUnknown, ""
 		if cl := m.recs.repo(ap.rec.Repo, m.logf).classifiers[ap.rec.Tool]; cl != nil {
 			class, reason = cl.Read(text)
-			if class == agent.ClassWorking && !cl.TurnRunning(text) {
+			if class == agent.ClassWorking && agent.Booting(text) {
 				class = agent.ClassUnknown // busy booting itself: no word on a turn
 			}
 		}

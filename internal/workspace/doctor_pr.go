@@ -3,7 +3,6 @@ package workspace
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/owt-tmux/owt/internal/state"
 )
@@ -34,16 +33,8 @@ func StalePRs(recs []*state.Record) []Finding {
 		names := byWhy[why]
 		sort.Strings(names)
 		out = append(out, Finding{Kind: PRStateStale, Name: names[0],
-			Detail: fmt.Sprintf("the pull request state of %s is stale: %s", staleNames(names, stalePRNames), CleanLine(why)),
+			Detail: fmt.Sprintf("the pull request state of %s is stale: %s", Some(names, stalePRNames), CleanLine(why)),
 			Action: "the monitor keeps trying (less often each time); once gh answers, it catches up: CI and review reactions run again"})
 	}
 	return out
-}
-
-// staleNames is names joined, the first n of them and "and K more".
-func staleNames(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }

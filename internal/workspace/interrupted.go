@@ -142,16 +142,11 @@ func (w *Workspace) userFilesIn(r *state.Record) []string {
 // admin dir. Any other git there (the user's git log in a pager) is not
 // the checkout. It reads Linux /proc; elsewhere it answers 0.
 func (w *Workspace) gitAtWorkIn(r *state.Record) int {
-	dirs := []string{r.Path, adminDir(w.Repo, r)}
-	for i, d := range dirs {
-		if real, err := filepath.EvalSymlinks(d); err == nil {
-			dirs[i] = real
-		}
-	}
+	dirs := realDirs([]string{r.Path, adminDir(w.Repo, r)})
 	return findGit(func(proc string) bool {
 		args := cmdline(proc)
 		sub := gitSubcommand(args)
-		adding := sub == "worktree" && slices.Contains(args, "add") && namesPath(proc, append([]string{r.Path}, dirs...))
+		adding := sub == "worktree" && slices.Contains(args, "add") && namesPath(args, append([]string{r.Path}, dirs...))
 		return adding || (checkoutKinds[sub] && gitProcessIn(proc, dirs))
 	})
 }
@@ -234,6 +229,13 @@ func filesBeyondTree(repo git.Repo, r *state.Record) ([]string, error) {
 // dirs (see gitProcessIn), or 0. It reads Linux /proc; elsewhere it
 // answers 0.
 func gitProcessWorkingIn(dirs []string) int {
+	resolved := realDirs(dirs)
+	return findGit(func(proc string) bool { return gitProcessIn(proc, resolved) })
+}
+
+// realDirs is dirs with symlinks resolved (each that resolves), as /proc
+// shows a process's directories.
+func realDirs(dirs []string) []string {
 	resolved := make([]string, len(dirs))
 	for i, d := range dirs {
 		resolved[i] = d
@@ -241,7 +243,7 @@ func gitProcessWorkingIn(dirs []string) int {
 			resolved[i] = real
 		}
 	}
-	return findGit(func(proc string) bool { return gitProcessIn(proc, resolved) })
+	return resolved
 }
 
 // findGit returns the pid of the first git process whose /proc/PID
@@ -262,14 +264,10 @@ func findGit(match func(proc string) bool) int {
 	return 0
 }
 
-// namesPath reports whether the command line of the process at /proc/PID
-// has one of paths as an argument.
-func namesPath(proc string, paths []string) bool {
-	b, err := os.ReadFile(filepath.Join(proc, "cmdline"))
-	if err != nil {
-		return false
-	}
-	for _, arg := range strings.Split(string(b), "\x00") {
+// namesPath reports whether a command line (see cmdline) has one of
+// paths as an argument.
+func namesPath(args, paths []string) bool {
+	for _, arg := range args {
 		for _, p := range paths {
 			if arg != "" && filepath.Clean(arg) == p {
 				return true

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/owt-tmux/owt/internal/agent"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -30,16 +31,11 @@ var fillerWords = map[string]bool{
 	"my": true, "our": true, "your": true, "its": true, "as": true, "up": true,
 }
 
-// escapeSeq is a terminal escape sequence, whole: CSI (colours, "\x1b[2J"),
-// OSC (a title, "\x1b]0;pwn\a", to its end when unterminated), DCS and
-// its kin, and the two-byte ones. Its parameters are not words of the task.
-var escapeSeq = regexp.MustCompile(`(?:\x1b\[|\x{9b})[0-?]*[ -/]*[@-~]?|(?:\x1b\]|\x{9d})[^\x07\x1b\x{9c}]*(?:\x07|\x1b\\|\x{9c})?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]?`)
-
 // taskWords splits a task into lowercase ASCII words: accents are folded
 // ("Café" → "cafe"), everything that is not a letter or digit separates words,
 // and letters outside ASCII are dropped.
 func taskWords(task string) []string {
-	task = escapeSeq.ReplaceAllString(task, " ")
+	task = agent.ReplaceEscapes(task, " ") // their parameters are not words of the task
 	var words []string
 	var cur strings.Builder
 	flush := func() {

@@ -195,7 +195,7 @@ func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, pa
 		return
 	}
 	readyTimeout := w.Config.Agent.ReadyTimeout.Duration
-	cl, _ := agent.NewClassifier(prof)
+	cl := w.classifierOf(prof)
 	if working && prof.Working != "" && cl != nil {
 		w.leaveStartingOnTurn(rec.Name, pane, cl)
 		return
@@ -254,7 +254,8 @@ func (w *Workspace) leaveStartingOnTurn(name, pane string, cl *agent.Classifier)
 		}
 		class, running, echoed := agent.ClassUnknown, false, false
 		if screen, err := w.Tmux.Capture(pane); err == nil {
-			class, running = cl.Classify(screen), cl.TurnRunning(screen)
+			class, _ = cl.Read(screen)
+			running = class == agent.ClassWorking && !agent.Booting(screen)
 			echoed = class == agent.ClassIdle && cl.TaskEchoed(screen, r.Task)
 			marks = agent.Marks(screen)
 			if first {
@@ -283,7 +284,13 @@ func (w *Workspace) leaveStartingOnTurn(name, pane string, cl *agent.Classifier)
 			w.leaveStarting(name, state.Idle)
 			return
 		}
-		time.Sleep(250 * time.Millisecond)
+		pause := 250 * time.Millisecond
+		if r.Status != state.Starting {
+			// A first-run dialog is up: the monitor reads it; the runner
+			// looks only for a quick turn right after it, less often.
+			pause = time.Second
+		}
+		time.Sleep(pause)
 	}
 }
 

@@ -271,7 +271,7 @@ func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) (answer
 	// second or so; tools without hooks are known by their screens only),
 	// and a prompt on screen takes typed keys as its answer, whatever the
 	// record says.
-	screen, reason := w.ScreenNow(r)
+	screen, reason := w.readScreen(r, w.toolClassifier(r.Tool))
 	waiting, waitingFor := r.Status == state.Waiting, r.WaitingFor
 	if screen == agent.ClassWaiting && !waiting {
 		waiting, waitingFor = true, reason
@@ -298,7 +298,7 @@ func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) (answer
 	d := w.delivery(r.Tool)
 	d.Took = w.workingSince(r.Name)
 	leftover, surprised := "", false
-	if cl, err := agent.NewClassifier(w.Tools[r.Tool]); err == nil {
+	if cl := w.classifierOf(w.Tools[r.Tool]); cl != nil {
 		d.Answered = func(before, landed string) bool {
 			if !waiting {
 				// A prompt that came up as the text was typed may have

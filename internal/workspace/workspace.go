@@ -41,6 +41,8 @@ type Workspace struct {
 	// quiet (--json); nil means Log.
 	Warn io.Writer
 	Now  func() time.Time
+
+	classifiers classifierCache
 }
 
 // Open finds the repository containing dir and loads its config and state.
