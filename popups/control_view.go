@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -227,7 +228,7 @@ func (m *ctl) footer() []string {
 		if m.failed {
 			sgr = sgrRed
 		}
-		out = append(out, m.paint(sgr, workspace.CleanLine(m.status)))
+		out = append(out, m.paint(sgr, text.CleanLine(m.status)))
 	}
 	return append(out, m.wrapKeys(m.keysFor())...)
 }
@@ -292,7 +293,7 @@ func (m *ctl) questionView() []string {
 	room := m.height - len(out) - 2
 	body := make([]string, len(q.body))
 	for i, l := range q.body {
-		body[i] = workspace.CleanLine(l)
+		body[i] = text.CleanLine(l)
 	}
 	if len(body) > room {
 		body = append(body[:max(0, room-1)], "…")

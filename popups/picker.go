@@ -11,6 +11,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -62,7 +63,7 @@ func labels(items []workspace.Item, now time.Time) []string {
 			changes += fmt.Sprintf(" (%d uncommitted)", it.Dirty)
 		}
 		if it.PR != nil {
-			changes += " PR " + workspace.CleanLine(it.PR.Summary()) // gh's text, drawn inert
+			changes += " PR " + text.CleanLine(it.PR.Summary()) // gh's text, drawn inert
 		}
 		rows[i] = []string{workspace.Glyph(it.Status), it.Name, repoName(it.Repo), tool, workspace.Age(now.Sub(it.CreatedAt)), changes, it.Branch}
 		for c, cell := range rows[i] {

@@ -17,6 +17,7 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -199,7 +200,7 @@ func oneLine(s string) string {
 	var lines []string
 	// Errors carry other programs' words (git's, gh's, a remote's): their
 	// escapes and controls are not for the user's terminal.
-	for _, l := range strings.Split(strings.TrimSpace(workspace.CleanText(s)), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(text.Clean(s)), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
 			lines = append(lines, l)
 		}
@@ -366,6 +367,6 @@ func commandIndex(app *cli.App, args []string) int {
 // so it can neither forge lines nor drive the terminal.
 func shown(s string) string {
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
-	s = strings.ReplaceAll(workspace.CleanText(s), "\n", " ⏎ ")
+	s = strings.ReplaceAll(text.Clean(s), "\n", " ⏎ ")
 	return strings.ReplaceAll(s, "\t", " ")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/state"
+	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -161,12 +162,12 @@ func nothingCleared(had string) string {
 // inert draws the controls of a stored note (ESC, BEL, CR…) as visible
 // escapes ("\x1b"), so showing it never drives the terminal.
 func inert(text string) string {
-	if strings.IndexFunc(text, workspace.IsControl) < 0 {
+	if strings.IndexFunc(text, untrusted.IsControl) < 0 {
 		return text
 	}
 	var b strings.Builder
 	for _, r := range text {
-		if workspace.IsControl(r) {
+		if untrusted.IsControl(r) {
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
 			continue

@@ -12,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -93,7 +94,7 @@ func shipQueue(c *cli.Context, w *workspace.Workspace, confirmed map[string]stri
 		head := q.Entries[0]
 		if !head.Clean {
 			failure = fmt.Errorf("stopped at %s: it conflicts with %s in %s; left: %s",
-				head.Name, head.Base, workspace.Some(head.Conflicts, workspace.ListedMax), queueNames(q.Entries))
+				head.Name, head.Base, text.Some(head.Conflicts, workspace.ListedMax), queueNames(q.Entries))
 			break
 		}
 		rec, err := w.Get(head.Name)
@@ -151,7 +152,7 @@ func printQueue(out io.Writer, q merge.Queue) {
 		for i, e := range q.Entries {
 			pred := "merges cleanly"
 			if !e.Clean {
-				pred = "conflicts in " + workspace.Some(e.Conflicts, workspace.ListedMax)
+				pred = "conflicts in " + text.Some(e.Conflicts, workspace.ListedMax)
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", i+1, e.Name, e.Branch, e.Status, e.Ahead, e.Uncommitted, e.Size, e.Overlaps, pred)
 		}

@@ -8,7 +8,7 @@ import (
 	"text/template"
 
 	"github.com/owt-tmux/owt/internal/config"
-	"github.com/owt-tmux/owt/internal/workspace"
+	untrusted "github.com/owt-tmux/owt/internal/text"
 )
 
 // defaultMessages are the messages of reactions whose config sets none.
@@ -35,7 +35,7 @@ func render(cfg config.Reaction, d MessageData) string {
 		b.Reset()
 		b.WriteString(d.Failure) // config validation refuses a bad template; never lose the failure
 	}
-	return strings.TrimSpace(workspace.CleanText(b.String()))
+	return strings.TrimSpace(untrusted.Clean(b.String()))
 }
 
 // digest is a short hash of parts, for signatures.

@@ -9,6 +9,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -118,7 +119,7 @@ func adoptPR(w *workspace.Workspace, p prPlan, existing forge.PR) (Opened, error
 // the monitor's polls record them (notePR): owt pr --json, owt list
 // --json and every screen show the same clean text.
 func ghText(pr state.PR) state.PR {
-	pr.URL, pr.State, pr.Review, pr.Head = workspace.CleanLine(pr.URL), workspace.CleanLine(pr.State), workspace.CleanLine(pr.Review), workspace.CleanLine(pr.Head)
+	pr.URL, pr.State, pr.Review, pr.Head = text.CleanLine(pr.URL), text.CleanLine(pr.State), text.CleanLine(pr.Review), text.CleanLine(pr.Head)
 	return pr
 }
 

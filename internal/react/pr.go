@@ -13,7 +13,6 @@ import (
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // logTail is how many lines of a failed CI log go to the agent.
@@ -192,8 +191,8 @@ func (x *Reactor) notePR(rec *state.Record, pr forge.PR) error {
 			return state.ErrNoChange
 		}
 		// gh's words are kept as text, never as a terminal's controls.
-		seen := state.PR{Number: pr.Number, URL: workspace.CleanLine(pr.URL), State: workspace.CleanLine(pr.State), Draft: pr.IsDraft,
-			Checks: pr.CheckSummary(), Review: workspace.CleanLine(pr.ReviewDecision), Head: workspace.CleanLine(pr.HeadRefOid)}
+		seen := state.PR{Number: pr.Number, URL: text.CleanLine(pr.URL), State: text.CleanLine(pr.State), Draft: pr.IsDraft,
+			Checks: pr.CheckSummary(), Review: text.CleanLine(pr.ReviewDecision), Head: text.CleanLine(pr.HeadRefOid)}
 		if *cur.PR == seen {
 			return state.ErrNoChange // a write would make every reader reload for nothing
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/text"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // CheckTimeout bounds one check command: a hung test suite fails its
@@ -257,7 +257,7 @@ func runCheck(dir string, argv []string, limit time.Duration) ([]byte, error) {
 // Tail is the last n lines of out, control characters removed (a check's
 // colours and cursor moves would reach the agent as keys).
 func Tail(out []byte, n int) string {
-	text := strings.TrimRight(workspace.CleanText(agent.StripEscapes(string(out))), "\n ")
+	text := strings.TrimRight(text.Clean(agent.StripEscapes(string(out))), "\n ")
 	lines := strings.Split(text, "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]

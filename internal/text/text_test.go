@@ -29,4 +29,6 @@ func TestCleanLineDropsControlsAndFoldsLines(t *testing.T) {
 func TestSomeNamesAFewThenHowManyMore(t *testing.T) {
 	require.Equal(t, "a, b", Some([]string{"a", "b"}, 3))
 	require.Equal(t, "c01, c02, c03 and 2 more", Some([]string{"c01", "c02", "c03", "c04", "c05"}, 3))
+	require.Equal(t, "", Some(nil, 5))
+	require.Equal(t, "a, b and 3 more", Some([]string{"a", "b", "c", "d", "e"}, 2))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
+	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
@@ -502,7 +503,7 @@ func (w *Workspace) bringFiles(dst string, listUnversioned func() (git.Unversion
 		}
 	}
 	if len(skipped) > 0 {
-		w.warnf("not copied %s: git does not ignore it, so the agent could commit it (add it to .gitignore to have it copied)", Some(skipped, ListedMax))
+		w.warnf("not copied %s: git does not ignore it, so the agent could commit it (add it to .gitignore to have it copied)", untrusted.Some(skipped, ListedMax))
 	}
 	var todo []string
 	for _, rel := range matches {

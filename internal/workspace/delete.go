@@ -11,6 +11,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
+	untrusted "github.com/owt-tmux/owt/internal/text"
 )
 
 // Loss is the work a delete would destroy.
@@ -50,10 +51,10 @@ func (l Loss) Empty() bool {
 func (l Loss) String() string {
 	var parts []string
 	if n := len(l.DirtyFiles); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d uncommitted file(s): %s", n, Some(l.DirtyFiles, ListedMax)))
+		parts = append(parts, fmt.Sprintf("%d uncommitted file(s): %s", n, untrusted.Some(l.DirtyFiles, ListedMax)))
 	}
 	if n := len(l.EditedCopies); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d ignored file(s) owt copied in and that changed since: %s", n, Some(l.EditedCopies, ListedMax)))
+		parts = append(parts, fmt.Sprintf("%d ignored file(s) owt copied in and that changed since: %s", n, untrusted.Some(l.EditedCopies, ListedMax)))
 	}
 	if l.Unmerged > 0 {
 		parts = append(parts, fmt.Sprintf("%d commit(s) that neither its base nor any other branch holds", l.Unmerged))

@@ -12,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/state"
+	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
@@ -234,7 +235,7 @@ func (w *Workspace) doctorWorktrees(recs []*state.Record, wts []git.Worktree, fi
 	if len(prunable) == 0 {
 		return
 	}
-	f := Finding{Kind: PrunableWorktree, Detail: "git still lists deleted worktree folder(s): " + Some(prunable, ListedMax),
+	f := Finding{Kind: PrunableWorktree, Detail: "git still lists deleted worktree folder(s): " + untrusted.Some(prunable, ListedMax),
 		Action: "--fix runs git worktree prune"}
 	if fix {
 		if err := w.Repo.PruneWorktrees(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/owt-tmux/owt/internal/state"
+	untrusted "github.com/owt-tmux/owt/internal/text"
 )
 
 // PRStateStale is owt doctor's finding for open pull requests whose
@@ -33,7 +34,7 @@ func StalePRs(recs []*state.Record) []Finding {
 		names := byWhy[why]
 		sort.Strings(names)
 		out = append(out, Finding{Kind: PRStateStale, Name: names[0],
-			Detail: fmt.Sprintf("the pull request state of %s is stale: %s", Some(names, stalePRNames), CleanLine(why)),
+			Detail: fmt.Sprintf("the pull request state of %s is stale: %s", untrusted.Some(names, stalePRNames), untrusted.CleanLine(why)),
 			Action: "the monitor keeps trying (less often each time); once gh answers, it catches up: CI and review reactions run again"})
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/state"
+	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
@@ -93,7 +94,7 @@ func (w *Workspace) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 		return true
 	}
 	if files := w.userFilesIn(r); len(files) > 0 {
-		f.Action = fmt.Sprintf("left alone: its worktree holds %d file(s) someone wrote since (%s); keep what you need, then 'owt delete --force %s'", len(files), Some(files, ListedMax), r.Name)
+		f.Action = fmt.Sprintf("left alone: its worktree holds %d file(s) someone wrote since (%s); keep what you need, then 'owt delete --force %s'", len(files), untrusted.Some(files, ListedMax), r.Name)
 		rep.Findings = append(rep.Findings, f)
 		return true
 	}

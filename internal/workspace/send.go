@@ -9,6 +9,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
+	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
@@ -65,7 +66,7 @@ func Deliver(tm *tmux.Client, pane, text string, d Delivery) error {
 // deliver is Deliver that also says whether a dialog took the text as its
 // answer (d.Answered), so no Enter was pressed.
 func deliver(tm *tmux.Client, pane, text string, d Delivery) (answered bool, err error) {
-	text = CleanText(text)
+	text = untrusted.Clean(text)
 	before, err := d.capture(tm, pane)
 	if err != nil {
 		return false, err
@@ -304,13 +305,13 @@ func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) (answer
 				// A prompt that came up as the text was typed may have
 				// taken it: no Enter, which could answer it.
 				surprised = cl.Classify(before) != agent.ClassWaiting && cl.Classify(landed) == agent.ClassWaiting &&
-					answeredBy(cl, CleanText(text), before, landed) && !markerTyped(cl.WaitingBlock(landed), CleanText(text))
+					answeredBy(cl, untrusted.Clean(text), before, landed) && !markerTyped(cl.WaitingBlock(landed), untrusted.Clean(text))
 				return surprised
 			}
-			if !answeredBy(cl, CleanText(text), before, landed) {
+			if !answeredBy(cl, untrusted.Clean(text), before, landed) {
 				return false
 			}
-			leftover = typedRest(CleanText(text), before, landed)
+			leftover = typedRest(untrusted.Clean(text), before, landed)
 			return true
 		}
 	}
@@ -371,44 +372,6 @@ func typedRest(text, before, landed string) string {
 		return ""
 	}
 	return rest
-}
-
-// CleanLine is text from elsewhere (an agent's summary, a task, a file
-// name, gh's words) made safe to draw on one line: CleanText drops its
-// control characters (an escape sequence's ESC goes, the rest is inert
-// text), and line breaks and tabs become spaces, so it can neither move
-// the cursor nor restyle the screen.
-func CleanLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return ' '
-		}
-		return r
-	}, CleanText(s))
-}
-
-// CleanText removes control characters from text bound for an agent's
-// input, except tab and newline (a carriage return becomes a newline):
-// ESC, Ctrl-C and friends would arrive as keys — end a bracketed paste
-// early and submit the rest, interrupt the agent, or quit it.
-func CleanText(text string) string {
-	if strings.IndexFunc(text, IsControl) < 0 {
-		return text
-	}
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	text = strings.ReplaceAll(text, "\r", "\n")
-	return strings.Map(func(r rune) rune {
-		if IsControl(r) {
-			return -1
-		}
-		return r
-	}, text)
-}
-
-// IsControl reports whether r is a control character other than newline
-// and tab (C0, DEL, C1): one that would drive a terminal.
-func IsControl(r rune) bool {
-	return r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0)
 }
 
 // exitedError says why an exited agent cannot take text: its session was
