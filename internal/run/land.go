@@ -178,9 +178,12 @@ func checkLandable(r *Run, t *TaskRun, rec *state.Record) error {
 	// The base's commits are not the task's work, unless it lands in the
 	// base: there they may be its own, landed already (as in into, which
 	// is not left out here for that reason).
-	w, err := judgedWorkOf(rec, "")
+	var w branchWork
+	var err error
 	if r.Into == rec.Base {
 		w, err = workOf(rec)
+	} else {
+		w, err = judgedWorkOf(rec, "")
 	}
 	if err != nil {
 		return err
