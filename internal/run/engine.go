@@ -64,6 +64,7 @@ type Engine struct {
 	targets  map[outbox.Agent]string      // the into of each live run's task agents (engine_targets.go)
 	barSet   bool
 	said     map[string]string // the last problem logged of each run and of the listing (engine_said.go)
+	works    workMemo          // the last reading of each task's branch (work.go)
 
 	// intoChecked is when each run's into was last read, intoMarks how its
 	// ref looked then (engine_into.go).
@@ -302,8 +303,10 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 
 // observe gathers what the judge needs from the agent's record and, once
 // its turn is over, from git (the task's own branch, workOf): a working or waiting agent is judged on its
-// record alone, so a busy run costs no git process.
-func observe(rec *state.Record, into string, now time.Time) (Observation, error) {
+// record alone, so a busy run costs no git process. The branch's reading
+// is reused while none of its commits moved (workMemo); HEAD and the
+// worktree's status are read each time.
+func (e *Engine) observe(rec *state.Record, into string, now time.Time) (Observation, error) {
 	o := Observation{
 		Now: now, Status: rec.Status, WaitingFor: rec.WaitingFor, ExitCode: rec.ExitCode,
 		Done: rec.Done, LastActivity: rec.StatusSince,
@@ -311,7 +314,7 @@ func observe(rec *state.Record, into string, now time.Time) (Observation, error)
 	if o.Status != state.Idle && o.Status != state.Exited {
 		return o, nil
 	}
-	w, err := judgedWorkOf(rec, into)
+	w, err := e.works.judgedWorkOf(rec, into)
 	if err != nil {
 		return o, err
 	}

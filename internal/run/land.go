@@ -115,7 +115,7 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 	if err != nil {
 		return merge.Result{}, err
 	}
-	if err := checkLandable(r, t, rec); err != nil {
+	if err := checkLandable(r, t, rec, &e.works); err != nil {
 		return merge.Result{}, err
 	}
 	if busy, err := IntoBusy(r.Repo, r.Into); err != nil || busy != "" {
@@ -170,8 +170,9 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 // checkLandable refuses to land a branch that is not the task's work:
 // HEAD of its worktree elsewhere, or no change against the task's start
 // (unless allow_empty). Judged done on it once, the branch may have moved
-// since: nothing is called landed that is not there.
-func checkLandable(r *Run, t *TaskRun, rec *state.Record) error {
+// since: nothing is called landed that is not there. memo (nil: none)
+// reuses a reading of the branch while nothing moved.
+func checkLandable(r *Run, t *TaskRun, rec *state.Record, memo *workMemo) error {
 	if !isDir(rec.Path) {
 		return nil // owt merge's own checks say what a missing worktree allows
 	}
@@ -181,9 +182,9 @@ func checkLandable(r *Run, t *TaskRun, rec *state.Record) error {
 	var w branchWork
 	var err error
 	if r.Into == rec.Base {
-		w, err = workOf(rec)
+		w, err = memo.workOf(rec)
 	} else {
-		w, err = judgedWorkOf(rec, "")
+		w, err = memo.judgedWorkOf(rec, "")
 	}
 	if err != nil {
 		return err
