@@ -118,12 +118,6 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 	if err := checkLandable(r, t, rec, &e.works); err != nil {
 		return merge.Result{}, err
 	}
-	if busy, err := IntoBusy(r.Repo, r.Into); err != nil || busy != "" {
-		if busy != "" {
-			err = errors.New(busy)
-		}
-		return merge.Result{}, err
-	}
 	if !w.Repo.BranchExists(r.Into) {
 		if landed := r.landedIDs(); len(landed) > 0 {
 			// Its landed work is gone with it: checkInto pauses the run.
@@ -154,7 +148,8 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 		return merge.Result{Name: rec.Name, Branch: rec.Branch, Target: r.Into, Method: "already there", Commit: tips[0], BranchTip: tips[1]}, nil
 	}
 	// A clean checkout on into is moved exactly as owt merge moves it; a
-	// dirty one is refused there, with the reason, and left alone.
+	// dirty one, or one an agent works in mid-turn, is refused there, with
+	// the reason, and left alone.
 	// What the checks wrote in the task's worktree is not uncommitted work.
 	workFiles := func(r *state.Record) ([]string, error) {
 		files, err := workspace.WorkFiles(r)
