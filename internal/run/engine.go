@@ -66,10 +66,9 @@ type Engine struct {
 	said     map[string]string // the last problem logged of each run and of the listing (engine_said.go)
 	works    workMemo          // the last reading of each task's branch (work.go)
 
-	// intoChecked is when each run's into was last read, intoMarks how its
-	// ref looked then (engine_into.go).
+	// intoChecked is when each run's into was last looked at
+	// (engine_into.go).
 	intoChecked map[string]time.Time
-	intoMarks   map[string]string
 	// ended are this server's ended runs with work landed in into, watched
 	// so they too are landed only while into holds it (engine_into.go).
 	ended []endedRun
@@ -119,7 +118,7 @@ func (e *Engine) inFlight() []string {
 		if e.drives(r) {
 			names = append(names, r.Name)
 		} else if r.Socket == e.Socket && r.Into != "" && len(r.landedIDs()) > 0 {
-			e.ended = append(e.ended, endedRun{name: r.Name, repo: r.Repo, into: r.Into})
+			e.ended = append(e.ended, endedRun{name: r.Name, repo: r.Repo, into: r.Into, held: r.IntoHeld})
 		}
 	}
 	names = append(names, unreadable...) // still this engine's: driven again once readable
@@ -181,7 +180,7 @@ func (e *Engine) step(name string, now time.Time) error {
 	if err := e.pace(name, now); err != nil {
 		return err
 	}
-	if err := e.checkInto(r, now); err != nil {
+	if _, err := e.checkInto(r, now); err != nil {
 		e.logf("run %s: into: %v", name, err)
 	}
 	if err := e.landNext(name, now); err != nil {
