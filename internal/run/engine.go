@@ -467,13 +467,7 @@ func (e *Engine) startReady(name string, now time.Time) error {
 				}
 				return nil, nil
 			}
-			if evs, blocked := cur.blockOnParents(t, err, now); blocked {
-				return evs, nil
-			}
-			if evs, held := cur.holdOnParentWork(t, err, now); held {
-				return evs, nil
-			}
-			if evs, held := cur.needsBase(t, err, now); held {
+			if evs, held := cur.notStarted(t, err, now); held {
 				return evs, nil
 			}
 			if err != nil {
