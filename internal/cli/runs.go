@@ -19,6 +19,7 @@ import (
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -355,22 +356,31 @@ func printPlan(out io.Writer, file string, r *run.Run) {
 	if w := intoCheckoutWarning(r); w != "" {
 		fmt.Fprintln(out, "warning: "+w)
 	}
-	if busy, _ := run.IntoBusy(r.Repo, r.Into); busy != "" {
-		fmt.Fprintln(out, "warning: "+busy)
-	}
 }
 
 // intoCheckoutWarning says when into is checked out in a checkout that is
-// not clean: nothing lands there until it is (owt merge's rule), "" else.
+// not clean, or in the worktree of an agent mid-turn: nothing lands there
+// until it is clean, or idle (owt merge's rules), "" else.
 func intoCheckoutWarning(r *run.Run) string {
 	if r.Into == "" {
 		return ""
 	}
-	var dirty *merge.TargetDirtyError
-	if err := merge.CheckTarget(git.Repo{Root: r.Repo}, r.Into); !errors.As(err, &dirty) {
-		return ""
+	records := func() ([]*state.Record, error) {
+		f, err := state.ForRepo(r.Repo).Peek()
+		if err != nil {
+			return nil, err
+		}
+		return f.Sorted(), nil
 	}
-	return dirty.Where() + "; the run lands nothing there until that checkout is clean (owt never stashes, resets or cleans it)"
+	var dirty *merge.TargetDirtyError
+	var busy *merge.TargetBusyError
+	switch err := merge.CheckTarget(git.Repo{Root: r.Repo}, records, r.Into); {
+	case errors.As(err, &busy):
+		return busy.Where() + "; the run lands there once it is idle"
+	case errors.As(err, &dirty):
+		return dirty.Where() + "; the run lands nothing there until that checkout is clean (owt never stashes, resets or cleans it)"
+	}
+	return ""
 }
 
 func runList(c *cli.Context) error {

@@ -2,7 +2,6 @@ package control
 
 import (
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/merge"
@@ -40,7 +39,9 @@ func Load(tm *tmux.Client, repo string) (Snapshot, error) {
 	var mine []*run.Run
 	for _, r := range runs {
 		if r != nil && (repo == "" || r.Repo == repo) {
-			r = noteLostOnce(store, r) // landed only while into holds what landed
+			if now, err := store.NoteLost(r, time.Now()); err == nil {
+				r = now // landed only while into holds what landed
+			}
 			mine = append(mine, r)
 		}
 	}
@@ -84,32 +85,4 @@ func Queues(recs []*state.Record, open func(repo string) (*workspace.Workspace, 
 		}
 	}
 	return out
-}
-
-// intoSeen is how each run's into looked when it last held everything
-// (run.IntoMark): a popup refreshing every second asks git only when into
-// moved.
-var intoSeen = struct {
-	sync.Mutex
-	marks map[string]string
-}{marks: map[string]string{}}
-
-// noteLostOnce is store.NoteLost of r when its into moved since the last
-// look; it returns the run as it is now.
-func noteLostOnce(store run.Store, r *run.Run) *run.Run {
-	mark := r.IntoMark()
-	intoSeen.Lock()
-	same := mark != "" && intoSeen.marks[r.Name] == mark
-	intoSeen.Unlock()
-	if same {
-		return r
-	}
-	now, err := store.NoteLost(r, time.Now())
-	if err != nil {
-		return r
-	}
-	intoSeen.Lock()
-	intoSeen.marks[r.Name] = mark
-	intoSeen.Unlock()
-	return now
 }

@@ -157,11 +157,14 @@ func checkOnBranch(r *state.Record) error {
 }
 
 // checkTargetCheckout finds where target is checked out and refuses when
-// that checkout is not clean. It returns "" when target is checked out
-// nowhere.
+// an agent works there (TargetBusyError) or that checkout is not clean
+// (TargetDirtyError). It returns "" when target is checked out nowhere.
 func (c *Context) checkTargetCheckout(target string) (string, error) {
 	path, found, err := c.Git.CheckedOutAt(target)
 	if err != nil || !found {
+		return "", err
+	}
+	if err := c.checkTargetBusy(target, path); err != nil {
 		return "", err
 	}
 	if op, err := git.OperationInProgress(path); err != nil {

@@ -64,11 +64,11 @@ type Engine struct {
 	targets  map[outbox.Agent]string      // the into of each live run's task agents (engine_targets.go)
 	barSet   bool
 	said     map[string]string // the last problem logged of each run and of the listing (engine_said.go)
+	works    workMemo          // the last reading of each task's branch (work.go)
 
-	// intoChecked is when each run's into was last read, intoMarks how its
-	// ref looked then (engine_into.go).
+	// intoChecked is when each run's into was last looked at
+	// (engine_into.go).
 	intoChecked map[string]time.Time
-	intoMarks   map[string]string
 	// ended are this server's ended runs with work landed in into, watched
 	// so they too are landed only while into holds it (engine_into.go).
 	ended []endedRun
@@ -118,7 +118,7 @@ func (e *Engine) inFlight() []string {
 		if e.drives(r) {
 			names = append(names, r.Name)
 		} else if r.Socket == e.Socket && r.Into != "" && len(r.landedIDs()) > 0 {
-			e.ended = append(e.ended, endedRun{name: r.Name, repo: r.Repo, into: r.Into})
+			e.ended = append(e.ended, endedRun{name: r.Name, repo: r.Repo, into: r.Into, held: r.IntoHeld})
 		}
 	}
 	names = append(names, unreadable...) // still this engine's: driven again once readable
@@ -180,7 +180,7 @@ func (e *Engine) step(name string, now time.Time) error {
 	if err := e.pace(name, now); err != nil {
 		return err
 	}
-	if err := e.checkInto(r, now); err != nil {
+	if _, err := e.checkInto(r, now); err != nil {
 		e.logf("run %s: into: %v", name, err)
 	}
 	if err := e.landNext(name, now); err != nil {
@@ -302,8 +302,10 @@ func (e *Engine) judgeAll(r *Run, now time.Time) []judged {
 
 // observe gathers what the judge needs from the agent's record and, once
 // its turn is over, from git (the task's own branch, workOf): a working or waiting agent is judged on its
-// record alone, so a busy run costs no git process.
-func observe(rec *state.Record, into string, now time.Time) (Observation, error) {
+// record alone, so a busy run costs no git process. The branch's reading
+// is reused while none of its commits moved (workMemo); HEAD and the
+// worktree's status are read each time.
+func (e *Engine) observe(rec *state.Record, into string, now time.Time) (Observation, error) {
 	o := Observation{
 		Now: now, Status: rec.Status, WaitingFor: rec.WaitingFor, ExitCode: rec.ExitCode,
 		Done: rec.Done, LastActivity: rec.StatusSince,
@@ -311,7 +313,7 @@ func observe(rec *state.Record, into string, now time.Time) (Observation, error)
 	if o.Status != state.Idle && o.Status != state.Exited {
 		return o, nil
 	}
-	w, err := judgedWorkOf(rec, into)
+	w, err := e.works.judgedWorkOf(rec, into)
 	if err != nil {
 		return o, err
 	}
@@ -465,13 +467,7 @@ func (e *Engine) startReady(name string, now time.Time) error {
 				}
 				return nil, nil
 			}
-			if evs, blocked := cur.blockOnParents(t, err, now); blocked {
-				return evs, nil
-			}
-			if evs, held := cur.holdOnParentWork(t, err, now); held {
-				return evs, nil
-			}
-			if evs, held := cur.needsBase(t, err, now); held {
+			if evs, held := cur.notStarted(t, err, now); held {
 				return evs, nil
 			}
 			if err != nil {

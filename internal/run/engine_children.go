@@ -102,22 +102,6 @@ func baseThere(repo git.Repo, branch string) error {
 	return &BaseGoneError{Branch: branch}
 }
 
-// needsBase makes task t, which was about to start, need the user when
-// err says the branch it starts from is gone; ok is false for any other
-// error. Nothing of the task was made, so the attempt does not count.
-func (r *Run) needsBase(t *TaskRun, err error, now time.Time) (evs []Event, ok bool) {
-	var ge *BaseGoneError
-	if !errors.As(err, &ge) {
-		return nil, false
-	}
-	if t.Attempt > 0 {
-		t.Attempt--
-	}
-	t.Why = ge.Error()
-	r.setTask(t, NeedsYou, now)
-	return []Event{{At: now, Event: "needs_you", Task: t.ID, Detail: t.Why}}, true
-}
-
 // parentWork is each parent of pt that finished with work on a branch
 // (done, or landed in into), with its branch's tip. A skipped parent
 // brings nothing.
@@ -281,49 +265,47 @@ func (r *Run) checkParentWork(parents []parentRef) error {
 	return nil
 }
 
-// holdOnParentWork sends back to pending task t, which was about to
-// start, when err says a parent's branch lost its work, and makes that
-// parent need the user; ok is false for any other error. Nothing of the
-// task was made, so the attempt does not count.
-func (r *Run) holdOnParentWork(t *TaskRun, err error, now time.Time) (evs []Event, ok bool) {
-	var pe *ParentWorkError
-	if !errors.As(err, &pe) {
+// notStarted settles task t, which was about to start, when err says
+// why it could not start without the user or a change (nothing of the
+// task was made, so the attempt does not count): its parents conflict
+// (it is blocked), a parent's branch lost its work (it waits, pending,
+// and that parent needs the user), or the branch it starts from is gone
+// (it needs the user). ok is false for any other error.
+func (r *Run) notStarted(t *TaskRun, err error, now time.Time) (evs []Event, ok bool) {
+	var conflict *ParentsConflictError
+	var parent *ParentWorkError
+	var gone *BaseGoneError
+	switch {
+	case errors.As(err, &conflict):
+		pc := conflict.ParentConflict
+		t.Conflict, t.BlockedBy = &pc, nil
+		t.Why = conflict.Error() + "; nothing started: merge one parent's branch into the other's and resolve the conflict " +
+			"in that parent's worktree; the task is tried again when a parent's branch moves or a parent is no longer done"
+		evs = []Event{{At: now, Event: "blocked", Task: t.ID, Detail: t.Why}}
+		r.setTask(t, Blocked, now)
+	case errors.As(err, &parent):
+		t.Why = ""
+		r.setTask(t, Pending, now)
+		evs = []Event{{At: now, Event: "pending", Task: t.ID, Detail: "not started: " + parent.Error()}}
+		if p, found := r.Task(parent.Parent); found && p.State == Done {
+			p.Why = parent.Why + "; its dependents wait"
+			if strings.HasPrefix(parent.Why, "its worktree ") {
+				p.Why = parent.Why // the judge says it so too: one verdict, told once
+			}
+			r.setTask(p, NeedsYou, now)
+			evs = append(evs, Event{At: now, Event: "needs_you", Task: p.ID, Detail: p.Why})
+		}
+	case errors.As(err, &gone):
+		t.Why = gone.Error()
+		r.setTask(t, NeedsYou, now)
+		evs = []Event{{At: now, Event: "needs_you", Task: t.ID, Detail: t.Why}}
+	default:
 		return nil, false
 	}
 	if t.Attempt > 0 {
 		t.Attempt--
-	}
-	t.Why = ""
-	r.setTask(t, Pending, now)
-	evs = []Event{{At: now, Event: "pending", Task: t.ID, Detail: "not started: " + pe.Error()}}
-	if p, found := r.Task(pe.Parent); found && p.State == Done {
-		p.Why = pe.Why + "; its dependents wait"
-		if strings.HasPrefix(pe.Why, "its worktree ") {
-			p.Why = pe.Why // the judge says it so too: one verdict, told once
-		}
-		r.setTask(p, NeedsYou, now)
-		evs = append(evs, Event{At: now, Event: "needs_you", Task: p.ID, Detail: p.Why})
 	}
 	return evs, true
-}
-
-// blockOnParents blocks task t, which was about to start, when err says
-// its parents conflict; ok is false for any other error. Nothing of the
-// task was made, so the attempt does not count.
-func (r *Run) blockOnParents(t *TaskRun, err error, now time.Time) (evs []Event, ok bool) {
-	var pe *ParentsConflictError
-	if !errors.As(err, &pe) {
-		return nil, false
-	}
-	if t.Attempt > 0 {
-		t.Attempt--
-	}
-	pc := pe.ParentConflict
-	t.Conflict, t.BlockedBy = &pc, nil
-	t.Why = pe.Error() + "; nothing started: merge one parent's branch into the other's and resolve the conflict " +
-		"in that parent's worktree; the task is tried again when a parent's branch moves or a parent is no longer done"
-	r.setTask(t, Blocked, now)
-	return []Event{{At: now, Event: "blocked", Task: t.ID, Detail: t.Why}}, true
 }
 
 // recheckConflicts tries again the tasks blocked on their parents'

@@ -47,12 +47,12 @@ func TestParentsConflictBlocksTheChildWithoutAnAttempt(t *testing.T) {
 	c, _ := r.Task("c")
 	c.State, c.Attempt = Starting, 1
 
-	_, ok := r.blockOnParents(c, errors.New("disk full"), now)
+	_, ok := r.notStarted(c, errors.New("disk full"), now)
 	require.False(t, ok, "another start failure is not a block")
-	_, ok = r.blockOnParents(c, nil, now)
+	_, ok = r.notStarted(c, nil, now)
 	require.False(t, ok)
 
-	evs, ok := r.blockOnParents(c, conflictOf("a", "b"), now)
+	evs, ok := r.notStarted(c, conflictOf("a", "b"), now)
 	require.True(t, ok)
 	require.Equal(t, Blocked, c.State)
 	require.Equal(t, 0, c.Attempt, "nothing started")
@@ -70,7 +70,7 @@ func TestConflictBlockedChildIsReleasedWhenAParentChanges(t *testing.T) {
 		r := childRun(t)
 		c, _ := r.Task("c")
 		c.State = Starting
-		_, ok := r.blockOnParents(c, conflictOf("a", "b"), now)
+		_, ok := r.notStarted(c, conflictOf("a", "b"), now)
 		require.True(t, ok)
 		return r, c
 	}

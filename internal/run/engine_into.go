@@ -27,13 +27,7 @@ const intoCheckEvery = 5 * time.Second
 // the work cherry-picked or squashed there): merging the tip into into
 // then changes nothing. One git process when into holds every tip.
 func (r *Run) LostLandings() (why string, lost []string, err error) {
-	var tips []string
-	var ids []string
-	for _, t := range r.Tasks {
-		if t.State == Landed && t.LandedTip != "" {
-			ids, tips = append(ids, t.ID), append(tips, t.LandedTip)
-		}
-	}
+	ids, tips := r.landedTips()
 	if r.Into == "" || len(ids) == 0 || !isDir(r.Repo) {
 		return "", nil, nil
 	}
@@ -79,14 +73,41 @@ func holdsContent(repo git.Repo, into, intoTree, tip string) bool {
 	return err == nil && m.Clean() && m.Tree == intoTree
 }
 
+// landedTips are the landed tasks whose tip is known, and those tips.
+func (r *Run) landedTips() (ids, tips []string) {
+	for _, t := range r.Tasks {
+		if t.State == Landed && t.LandedTip != "" {
+			ids, tips = append(ids, t.ID), append(tips, t.LandedTip)
+		}
+	}
+	return ids, tips
+}
+
 // NoteLost records what LostLandings finds in the run called name: its
 // lost tasks need the user and the run waits for owt run resume, so every
 // view and command reads the same truth whether or not a monitor looked.
-// It returns the run as it is now.
+// Git is asked only when into's ref moved since it last held everything
+// (Run.IntoHeld, noted here): else it costs a stat or two. It returns the
+// run as it is now.
 func (s Store) NoteLost(r *Run, now time.Time) (*Run, error) {
+	if ids, _ := r.landedTips(); r.Into == "" || len(ids) == 0 {
+		return r, nil // nothing landed: nothing to lose
+	}
+	mark := refMark(r.Repo, r.Into)
+	if mark != "" && mark == r.IntoHeld {
+		return r, nil // as it was when it held everything: no git process
+	}
 	why, lost, err := r.LostLandings()
-	if err != nil || len(lost) == 0 {
+	if err != nil {
 		return r, err
+	}
+	if len(lost) == 0 {
+		if mark == "" || s.noteHeld(r.Name, mark) != nil {
+			return r, nil // not noted: the next look asks git again
+		}
+		held := *r
+		held.IntoHeld = mark
+		return &held, nil
 	}
 	if err := s.Update(r.Name, func(cur *Run) ([]Event, error) {
 		return cur.loseLandings(why, lost, now), nil
@@ -96,55 +117,56 @@ func (s Store) NoteLost(r *Run, now time.Time) (*Run, error) {
 	return s.Load(r.Name)
 }
 
+// noteHeld records mark as how the run's into looked when it held every
+// landing. It is no change the run's log tells, so it leaves UpdatedAt.
+func (s Store) noteHeld(name, mark string) error {
+	if !s.Exists(name) {
+		return fmt.Errorf("%w %q", ErrNoSuchRun, name)
+	}
+	return s.withLock(name, func() error {
+		cur, err := s.Load(name)
+		if err != nil || cur.IntoHeld == mark {
+			return err
+		}
+		cur.IntoHeld = mark
+		return s.write(cur)
+	})
+}
+
 // checkInto pauses a run whose into lost landed work, ended runs too; a
-// look at most every intoCheckEvery, and git is asked only when into's
-// ref changed since it last held everything.
-func (e *Engine) checkInto(r *Run, now time.Time) error {
+// look at most every intoCheckEvery (NoteLost asks git only when into's
+// ref changed since it last held everything). It returns the run as it
+// is now.
+func (e *Engine) checkInto(r *Run, now time.Time) (*Run, error) {
 	if r.Into == "" || now.Sub(e.intoChecked[r.Name]) < intoCheckEvery {
-		return nil
+		return r, nil
 	}
 	if e.intoChecked == nil {
 		e.intoChecked = map[string]time.Time{}
 	}
 	e.intoChecked[r.Name] = now
-	mark, moved := e.intoMoved(r.Name, r.Repo, r.Into)
-	if !moved {
-		return nil // as it was when it held everything: no git process
-	}
-	if _, err := e.Store.NoteLost(r, now); err != nil {
-		return err
-	}
-	e.intoMarks[r.Name] = mark
-	return nil
-}
-
-// intoMoved reports whether into's ref may have changed since the run's
-// last look (refMark), and how it is now.
-func (e *Engine) intoMoved(name, repo, into string) (mark string, moved bool) {
-	if e.intoMarks == nil {
-		e.intoMarks = map[string]string{}
-	}
-	mark = refMark(repo, into)
-	return mark, mark == "" || mark != e.intoMarks[name]
+	return e.Store.NoteLost(r, now)
 }
 
 // endedRun is a run the engine no longer drives that has work landed in
-// into.
-type endedRun struct{ name, repo, into string }
+// into; held is its IntoHeld as last read.
+type endedRun struct{ name, repo, into, held string }
 
 // watchEnded reads into of each ended run at most every intoCheckEvery,
-// and only when its ref changed on disk since the last look (a stat or
-// two, no git process, while nothing moves): one that lost what landed is
-// paused, its tasks need the user, and the engine drives it again.
+// and only when its ref changed on disk since it last held everything (a
+// stat or two, no git process, while nothing moves): one that lost what
+// landed is paused, its tasks need the user, and the engine drives it
+// again.
 func (e *Engine) watchEnded(now time.Time) {
 	if e.intoChecked == nil {
 		e.intoChecked = map[string]time.Time{}
 	}
-	for _, w := range e.ended {
+	for i := range e.ended {
+		w := &e.ended[i]
 		if now.Sub(e.intoChecked[w.name]) < intoCheckEvery {
 			continue
 		}
-		if _, moved := e.intoMoved(w.name, w.repo, w.into); !moved {
+		if mark := refMark(w.repo, w.into); mark != "" && mark == w.held {
 			e.intoChecked[w.name] = now
 			continue // nothing read, not even the run's file
 		}
@@ -152,16 +174,12 @@ func (e *Engine) watchEnded(now time.Time) {
 		if err != nil {
 			continue // forgotten meanwhile: the next listing drops it
 		}
-		if err := e.checkInto(r, now); err != nil {
+		if r, err = e.checkInto(r, now); err != nil {
 			e.logf("run %s: into: %v", w.name, err)
 		}
+		w.held = r.IntoHeld
 	}
 }
-
-// IntoMark tells how the run's into is stored now: while it is the same,
-// into did not move and LostLandings would say what it said ("" when that
-// cannot be told).
-func (r *Run) IntoMark() string { return refMark(r.Repo, r.Into) }
 
 // refMark tells how branch's ref is stored in the repository at root
 // (its loose ref file and packed-refs, by inode, size and time): when it is
@@ -245,21 +263,4 @@ func (r *Run) relandLost(t *TaskRun, now time.Time) []Event {
 	}
 	r.UpdatedAt = now
 	return evs
-}
-
-// MarkLost shows the tasks lost (LostLandings) as what they are: not
-// landed, needing the user.
-func (v *View) MarkLost(why string, lost []string) {
-	for i := range v.Tasks {
-		t := &v.Tasks[i]
-		for _, id := range lost {
-			if t.ID == id && t.State == Landed {
-				t.State, t.Why = NeedsYou, why
-				v.Finished--
-			}
-		}
-	}
-	if len(lost) > 0 && v.Why == "" {
-		v.Why = why
-	}
 }

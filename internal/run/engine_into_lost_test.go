@@ -83,3 +83,34 @@ func TestAStoppedRunThatLostALandingStaysStoppedSayingWhy(t *testing.T) {
 	require.Equal(t, Stopped, r.State)
 	require.Contains(t, evs[0].Detail, "once the run is resumed")
 }
+
+// NoteLost notes how into looked when it held every landing, on the run,
+// and asks git again only once into moved: then what it lost is noted.
+func TestNoteLostAsksGitAgainOnlyOnceIntoMoved(t *testing.T) {
+	rec, dir := taskRepo(t)
+	commitFile(t, dir, "a.txt")
+	tip := gitIn(t, dir, "rev-parse", "HEAD")
+	gitIn(t, dir, "branch", "into", rec.Branch)
+	store := Store{Dir: t.TempDir()}
+	r := childRun(t)
+	r.Repo, r.Into = dir, "into"
+	a, _ := r.Task("a")
+	a.State, a.LandedTip = Landed, tip
+	require.NoError(t, store.Create(r))
+
+	now := time.Unix(100, 0)
+	got, err := store.NoteLost(r, now)
+	require.NoError(t, err)
+	require.Equal(t, refMark(dir, "into"), got.IntoHeld)
+	onDisk, err := store.Load(r.Name)
+	require.NoError(t, err)
+	require.Equal(t, got.IntoHeld, onDisk.IntoHeld)
+	require.True(t, r.UpdatedAt.Equal(onDisk.UpdatedAt), "no change the log tells")
+
+	gitIn(t, dir, "branch", "-f", "into", "main") // into reset: a's work is gone
+	got, err = store.NoteLost(onDisk, now)
+	require.NoError(t, err)
+	a, _ = got.Task("a")
+	require.Equal(t, NeedsYou, a.State)
+	require.Equal(t, Paused, got.State)
+}

@@ -25,17 +25,3 @@ func TestLandedWorkIntoLostPausesTheRunAndNeedsTheUser(t *testing.T) {
 	require.Equal(t, []string{"needs_you", "paused"}, []string{evs[0].Event, evs[1].Event})
 	require.Empty(t, r.loseLandings("again", []string{"a"}, now), "said once")
 }
-
-func TestStatusShowsLostLandingsAsNeedingTheUser(t *testing.T) {
-	r := childRun(t)
-	r.Into = "feat/x"
-	a, _ := r.Task("a")
-	a.State = Landed
-	v := r.View()
-	require.Equal(t, 2, v.Finished)
-	v.MarkLost("feat/x no longer contains it", []string{"a"})
-	require.Equal(t, NeedsYou, v.Tasks[0].State)
-	require.Equal(t, "feat/x no longer contains it", v.Tasks[0].Why)
-	require.Equal(t, 1, v.Finished)
-	require.Equal(t, "feat/x no longer contains it", v.Why)
-}

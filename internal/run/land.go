@@ -115,13 +115,7 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 	if err != nil {
 		return merge.Result{}, err
 	}
-	if err := checkLandable(r, t, rec); err != nil {
-		return merge.Result{}, err
-	}
-	if busy, err := IntoBusy(r.Repo, r.Into); err != nil || busy != "" {
-		if busy != "" {
-			err = errors.New(busy)
-		}
+	if err := checkLandable(r, t, rec, &e.works); err != nil {
 		return merge.Result{}, err
 	}
 	if !w.Repo.BranchExists(r.Into) {
@@ -154,7 +148,8 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 		return merge.Result{Name: rec.Name, Branch: rec.Branch, Target: r.Into, Method: "already there", Commit: tips[0], BranchTip: tips[1]}, nil
 	}
 	// A clean checkout on into is moved exactly as owt merge moves it; a
-	// dirty one is refused there, with the reason, and left alone.
+	// dirty one, or one an agent works in mid-turn, is refused there, with
+	// the reason, and left alone.
 	// What the checks wrote in the task's worktree is not uncommitted work.
 	workFiles := func(r *state.Record) ([]string, error) {
 		files, err := workspace.WorkFiles(r)
@@ -170,17 +165,21 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 // checkLandable refuses to land a branch that is not the task's work:
 // HEAD of its worktree elsewhere, or no change against the task's start
 // (unless allow_empty). Judged done on it once, the branch may have moved
-// since: nothing is called landed that is not there.
-func checkLandable(r *Run, t *TaskRun, rec *state.Record) error {
+// since: nothing is called landed that is not there. memo (nil: none)
+// reuses a reading of the branch while nothing moved.
+func checkLandable(r *Run, t *TaskRun, rec *state.Record, memo *workMemo) error {
 	if !isDir(rec.Path) {
 		return nil // owt merge's own checks say what a missing worktree allows
 	}
 	// The base's commits are not the task's work, unless it lands in the
 	// base: there they may be its own, landed already (as in into, which
 	// is not left out here for that reason).
-	w, err := judgedWorkOf(rec, "")
+	var w branchWork
+	var err error
 	if r.Into == rec.Base {
-		w, err = workOf(rec)
+		w, err = memo.workOf(rec)
+	} else {
+		w, err = memo.judgedWorkOf(rec, "")
 	}
 	if err != nil {
 		return err

@@ -53,7 +53,7 @@ func (e *Engine) observeCached(task string, rec *state.Record, into string, now 
 		o.Now = now
 		return o, false, nil
 	}
-	o, err = observe(rec, into, now)
+	o, err = e.observe(rec, into, now)
 	if err != nil {
 		return o, true, err
 	}

@@ -84,6 +84,9 @@ type Run struct {
 	Tasks     []*TaskRun `json:"tasks"`
 	CreatedAt time.Time  `json:"created_at"`
 	UpdatedAt time.Time  `json:"updated_at"`
+	// IntoHeld is how into's ref was stored (refMark) when it last held
+	// every landing: while it is the same, NoteLost asks git nothing.
+	IntoHeld string `json:"into_held,omitempty"`
 }
 
 // TaskRun is the progress of one task.

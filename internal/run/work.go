@@ -40,22 +40,56 @@ func startOf(rec *state.Record) string {
 }
 
 // workOf reads the task's branch and its worktree's HEAD.
-func workOf(rec *state.Record) (branchWork, error) { return readWork(rec, nil) }
+func workOf(rec *state.Record) (branchWork, error) { return readWork(rec, nil, nil) }
 
 // judgedWorkOf is workOf with what the base, and the run's into, brought
 // since the start (the agent merged them, or pulled) not counted as the
 // task's work.
 func judgedWorkOf(rec *state.Record, into string) (branchWork, error) {
+	return readWork(rec, judgedLess(rec, into), nil)
+}
+
+// judgedLess are the branches whose commits judgedWorkOf does not count.
+func judgedLess(rec *state.Record, into string) []string {
 	less := []string{rec.Base}
 	if into != "" && into != rec.Base {
 		less = append(less, into)
 	}
-	return readWork(rec, less)
+	return less
 }
 
+// workMemo keeps the last branch reading of each worktree (and set of
+// branches left out): what is read after the objects are resolved
+// (commits, merge trees) depends on their ids alone, so while none moved
+// a repeat reading costs the HEAD and object reads only. The zero value
+// is ready; a nil *workMemo keeps nothing.
+type workMemo struct {
+	last map[string]memoWork // by worktree path and branches left out
+}
+
+// memoWork is one reading's result, under the ids it was made on.
+type memoWork struct {
+	ids       string
+	commits   int
+	unchanged bool
+	base      string
+}
+
+// workMemoMax bounds the readings kept: past it they are all let go.
+const workMemoMax = 512
+
+// judgedWorkOf is judgedWorkOf, reusing m's reading while nothing moved.
+func (m *workMemo) judgedWorkOf(rec *state.Record, into string) (branchWork, error) {
+	return readWork(rec, judgedLess(rec, into), m)
+}
+
+// workOf is workOf, reusing m's reading while nothing moved.
+func (m *workMemo) workOf(rec *state.Record) (branchWork, error) { return readWork(rec, nil, m) }
+
 // readWork reads the task's branch against its start, and against each
-// branch of less that moved on from the start.
-func readWork(rec *state.Record, less []string) (branchWork, error) {
+// branch of less that moved on from the start; memo (nil: none) gives the
+// result again when the ids it depends on did not change.
+func readWork(rec *state.Record, less []string, memo *workMemo) (branchWork, error) {
 	w := branchWork{Branch: rec.Branch}
 	head, err := git.CurrentBranch(rec.Path)
 	if err != nil {
@@ -84,8 +118,42 @@ func readWork(rec *state.Record, less []string) (branchWork, error) {
 	if objs[4] == "" {
 		return w, fmt.Errorf("the task's start %s: no such commit", from)
 	}
+	slot, ids := rec.Path+"\x00"+strings.Join(names, "\x00"), strings.Join(objs[2:], " ")
+	if m, ok := memo.get(slot); ok && m.ids == ids {
+		w.Commits, w.Unchanged, w.Base = m.commits, m.unchanged, m.base
+		return w, nil
+	}
+	if err := branchCommits(&w, rec.Path, ref, from, objs, names); err != nil {
+		return w, err
+	}
+	memo.put(slot, memoWork{ids: ids, commits: w.Commits, unchanged: w.Unchanged, base: w.Base})
+	return w, nil
+}
+
+func (m *workMemo) get(slot string) (memoWork, bool) {
+	if m == nil {
+		return memoWork{}, false
+	}
+	mw, ok := m.last[slot]
+	return mw, ok
+}
+
+func (m *workMemo) put(slot string, mw memoWork) {
+	if m == nil {
+		return
+	}
+	if m.last == nil || len(m.last) >= workMemoMax {
+		m.last = map[string]memoWork{}
+	}
+	m.last[slot] = mw
+}
+
+// branchCommits sets w's commits, and whether they change anything, from
+// the objects readWork resolved (objs, names as there): a function of
+// their ids alone.
+func branchCommits(w *branchWork, path, ref, from string, objs, names []string) (err error) {
 	w.Unchanged = objs[3] == objs[4]
-	repo := git.Repo{Root: rec.Path}
+	repo := git.Repo{Root: path}
 	// A branch of less that moved on since the start: what it brought is
 	// not the task's work, whether or not the branch merged it.
 	var moved, movedNames, trees []string
@@ -96,12 +164,12 @@ func readWork(rec *state.Record, less []string) (branchWork, error) {
 	}
 	if len(moved) == 0 {
 		if w.Commits, _, err = repo.AheadBehind(from, ref); err != nil {
-			return w, fmt.Errorf("count commits: %w", err)
+			return fmt.Errorf("count commits: %w", err)
 		}
-		return w, nil
+		return nil
 	}
 	if w.Commits, err = repo.CountNotIn(ref, append([]string{objs[5]}, moved...)); err != nil {
-		return w, fmt.Errorf("count commits: %w", err)
+		return fmt.Errorf("count commits: %w", err)
 	}
 	if w.Commits == 0 && objs[2] != objs[5] {
 		w.Base = strings.Join(movedNames, ", ") // the branch moved, to their commits only
@@ -116,7 +184,7 @@ func readWork(rec *state.Record, less []string) (branchWork, error) {
 			w.Unchanged, w.Base = true, movedNames[i]
 		}
 	}
-	return w, nil
+	return nil
 }
 
 // empty reports whether the branch holds no work: no commits, or none

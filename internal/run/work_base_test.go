@@ -68,3 +68,29 @@ func TestJudgedWorkLeavesOutWhatIntoBrought(t *testing.T) {
 	require.False(t, w.empty())
 	require.Equal(t, 1, w.Commits)
 }
+
+// A memoized reading is the fresh one: reused while nothing moved, read
+// again when the branch, the base or into moved.
+func TestWorkMemoReadsAgainWhenABranchMoved(t *testing.T) {
+	rec, dir := taskRepo(t)
+	var memo workMemo
+	same := func() branchWork {
+		t.Helper()
+		fresh, err := judgedWorkOf(rec, "into")
+		require.NoError(t, err)
+		got, err := memo.judgedWorkOf(rec, "into")
+		require.NoError(t, err)
+		require.Equal(t, fresh, got)
+		return got
+	}
+	gitIn(t, dir, "branch", "into", "main")
+	require.True(t, same().empty())
+	require.True(t, same().empty(), "reused")
+	commitFile(t, dir, "a.txt")
+	require.Equal(t, 1, same().Commits)
+	moveMain(t, dir, "m1.txt")
+	gitIn(t, dir, "merge", "-q", "--no-edit", "main")
+	require.Equal(t, 2, same().Commits, "its commit and the merge")
+	gitIn(t, dir, "switch", "-q", "--detach")
+	require.NotEmpty(t, same().problem(dir), "HEAD is read each time")
+}

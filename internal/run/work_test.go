@@ -92,10 +92,10 @@ func TestAChildNeverStartsFromAParentBranchThatLostItsWork(t *testing.T) {
 	c, _ := r.Task("c")
 	c.State, c.Attempt = Starting, 1
 
-	_, ok := r.holdOnParentWork(c, errors.New("disk full"), now)
+	_, ok := r.notStarted(c, errors.New("disk full"), now)
 	require.False(t, ok, "another start failure is not a hold")
 
-	evs, ok := r.holdOnParentWork(c, &ParentWorkError{Parent: "a", Why: "its branch r/a has no commits ahead of the task's start"}, now)
+	evs, ok := r.notStarted(c, &ParentWorkError{Parent: "a", Why: "its branch r/a has no commits ahead of the task's start"}, now)
 	require.True(t, ok)
 	require.Equal(t, Pending, c.State)
 	require.Equal(t, 0, c.Attempt, "nothing started")
