@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/workspace"
+	untrusted "github.com/owt-tmux/owt/internal/text"
 )
 
 // A run ends when no task of it can go on by itself: "finished" when
@@ -201,11 +201,11 @@ func needsText(r *Run, t *TaskRun) string {
 	return text + "; 'owt run status " + r.Name + "'"
 }
 
-// firstLineOf is s's first line, safe to draw (workspace.CleanLine: its
+// firstLineOf is s's first line, safe to draw (text.CleanLine: its
 // controls dropped), cut to 120 characters.
 func firstLineOf(s string) string {
-	s, _, _ = strings.Cut(workspace.CleanText(s), "\n")
-	s = workspace.CleanLine(s)
+	s, _, _ = strings.Cut(untrusted.Clean(s), "\n")
+	s = untrusted.CleanLine(s)
 	if r := []rune(s); len(r) > 120 {
 		s = string(r[:119]) + "…"
 	}
