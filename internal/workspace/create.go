@@ -139,6 +139,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	}
 
 	var rb undo
+	var held *state.Held // the create lock of the reserved name
 	ok, published := false, false
 	defer func() {
 		if !ok {
@@ -146,7 +147,11 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 			if published {
 				w.publishSummary() // the session set a summary counting this agent
 			}
+			_ = afterStep("rolled back")
 		}
+		// Released last, after any rollback: until then the record is
+		// ours, and 'owt doctor --fix' must not judge it interrupted.
+		held.Release()
 	}()
 
 	sv, err := survey()
@@ -157,12 +162,11 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, held, err := w.reserve(o, task, prof.Name, base, baseCommit, sv.Sessions, existing)
+	rec, reserved, err := w.reserve(o, task, prof.Name, base, baseCommit, sv.Sessions, existing)
 	if err != nil {
 		return nil, err
 	}
-	// Released last, after any rollback: until then the record is ours.
-	defer held.Release()
+	held = reserved
 	rb.push(func() {
 		if err := w.dropRecord(rec.Name); err != nil {
 			w.warnf("%v; 'owt doctor --fix' forgets it", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
+	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
@@ -111,4 +112,29 @@ func TestCreateRollsBackAtEveryStep(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "add-feature", rec.Name)
 	require.DirExists(t, rec.Path)
+}
+
+// A failed create lets its name's create lock go only after its rollback
+// ran: until then 'owt doctor --fix' must not take the half-made
+// worktree for an interrupted one and repair it under the rollback.
+func TestCreateHoldsItsLockUntilTheRollbackEnds(t *testing.T) {
+	w := newWorld(t)
+	ws := w.workspace()
+	boom := errors.New("injected failure after the session")
+	heldDuringRollback := false
+	testHookAfterStep = func(s string) error {
+		switch s {
+		case "session":
+			return boom
+		case "rolled back":
+			heldDuringRollback = state.IsHeld(state.CreateLock(ws.Repo.Root, "add-feature"))
+		}
+		return nil
+	}
+	defer func() { testHookAfterStep = nil }()
+
+	_, err := ws.Create(CreateOptions{Task: "Add a feature", NoAgent: true, NoSetup: true})
+	require.ErrorIs(t, err, boom)
+	require.True(t, heldDuringRollback, "the create lock was let go before the rollback ended")
+	require.False(t, state.IsHeld(state.CreateLock(ws.Repo.Root, "add-feature")), "the create lock is let go at the end")
 }
