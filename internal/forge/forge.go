@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/proc"
 	"github.com/owt-tmux/owt/internal/text"
 )
 
@@ -31,6 +32,17 @@ const callTimeout = 2 * time.Minute
 // Client runs gh.
 type Client struct {
 	Bin string // "gh" when empty
+
+	// ctx bounds every gh call of this client besides callTimeout (nil:
+	// callTimeout alone); see WithContext.
+	ctx context.Context
+}
+
+// WithContext returns c whose gh calls run under ctx as well as under
+// callTimeout: the monitor ends them when it stops.
+func (c Client) WithContext(ctx context.Context) Client {
+	c.ctx = ctx
+	return c
 }
 
 // run runs gh with args in dir, no stdin, no prompts; exit 4 is ErrAuth.
@@ -39,14 +51,18 @@ func (c Client) run(dir string, args ...string) ([]byte, error) {
 	if bin == "" {
 		bin = "gh"
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	parent := c.ctx
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(parent, callTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := proc.Command(ctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GH_PROMPT_DISABLED=1", "GH_NO_UPDATE_NOTIFIER=1", "NO_COLOR=1", "GH_PAGER=cat")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	err := proc.Run(ctx, cmd)
 	if errors.Is(err, exec.ErrNotFound) {
 		return nil, ErrNotInstalled
 	}

@@ -10,7 +10,7 @@ import (
 // with the same patch-id: tip's work was rebased or cherry-picked into
 // it. It is false when tip has no such commit at all (nothing to match).
 func (r Repo) HoldsPatches(into, tip string) (bool, error) {
-	out, err := run(r.Root, "rev-list", "--no-merges", "--cherry-mark", "--right-only", "--end-of-options", into+"..."+tip)
+	out, err := r.run("rev-list", "--no-merges", "--cherry-mark", "--right-only", "--end-of-options", into+"..."+tip)
 	if err != nil {
 		return false, fmt.Errorf("git rev-list --cherry-mark %s...%s: %w", into, tip, err)
 	}

@@ -57,7 +57,7 @@ func (r Repo) Independent(commits []string) ([]string, error) {
 	if len(commits) < 2 {
 		return commits, nil
 	}
-	out, err := run(r.Root, append([]string{"merge-base", "--independent", "--end-of-options"}, commits...)...)
+	out, err := r.run(append([]string{"merge-base", "--independent", "--end-of-options"}, commits...)...)
 	if err != nil {
 		return nil, fmt.Errorf("git merge-base --independent: %w", err)
 	}
@@ -99,7 +99,7 @@ func (r Repo) ResolveCommits(refs []string) ([]string, error) {
 // width columns wide and naming at most files files (git sums up the
 // rest), for people to read.
 func (r Repo) DiffStatBetween(from, to string, width, files int) (string, error) {
-	out, err := run(r.Root, "diff", "--stat="+strconv.Itoa(max(width, 20)), "--stat-count="+strconv.Itoa(max(files, 1)),
+	out, err := r.run("diff", "--stat="+strconv.Itoa(max(width, 20)), "--stat-count="+strconv.Itoa(max(files, 1)),
 		"--no-ext-diff", "--no-color", "--end-of-options", from, to, "--")
 	if err != nil {
 		return "", fmt.Errorf("git diff --stat %.12s %.12s: %w", from, to, err)

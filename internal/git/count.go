@@ -20,7 +20,7 @@ func (r Repo) CountNotIn(rev string, not []string) (int, error) {
 		}
 		in.WriteString(c + "\n")
 	}
-	out, err := runWith(r.Root, nil, []byte(in.String()), "rev-list", "--count", "--stdin")
+	out, err := r.runWith(nil, []byte(in.String()), "rev-list", "--count", "--stdin")
 	if err != nil {
 		return 0, fmt.Errorf("git rev-list --count %s: %w", rev, err)
 	}

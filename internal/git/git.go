@@ -8,11 +8,14 @@ package git
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/owt-tmux/owt/internal/proc"
 )
 
 // ErrNotRepo is returned (wrapped) when a directory is not inside a git
@@ -89,23 +92,52 @@ func exitCode(err error) int {
 	return -1
 }
 
-// run executes git -C dir args... and returns its stdout.
+// run executes git -C dir args... and returns its stdout, with no
+// deadline of its own (the caller's process is the bound: ^C ends it).
 func run(dir string, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = env()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.Bytes(), &runError{err: err, stderr: strings.TrimSpace(stderr.String())}
-	}
-	return stdout.Bytes(), nil
+	return runIn(context.Background(), dir, nil, nil, args...)
 }
 
 // runLine is run for commands that print a single value.
 func runLine(dir string, args ...string) (string, error) {
 	out, err := run(dir, args...)
 	return strings.TrimSpace(string(out)), err
+}
+
+// runWith is run with extra environment and stdin.
+func runWith(dir string, extraEnv []string, stdin []byte, args ...string) ([]byte, error) {
+	return runIn(context.Background(), dir, extraEnv, stdin, args...)
+}
+
+// run, runLine and runWith on a Repo run under its context (WithContext),
+// so a caller with a deadline (the monitor, the run engine) bounds them.
+func (r Repo) run(args ...string) ([]byte, error) {
+	return runIn(r.context(), r.Root, nil, nil, args...)
+}
+
+func (r Repo) runLine(args ...string) (string, error) {
+	out, err := r.run(args...)
+	return strings.TrimSpace(string(out)), err
+}
+
+func (r Repo) runWith(extraEnv []string, stdin []byte, args ...string) ([]byte, error) {
+	return runIn(r.context(), r.Root, extraEnv, stdin, args...)
+}
+
+// runIn is the one place git is started: -C dir, owt's environment, the
+// context's deadline, and OWT_TRACE's trace (internal/proc).
+func runIn(ctx context.Context, dir string, extraEnv []string, stdin []byte, args ...string) ([]byte, error) {
+	cmd := proc.Command(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(env(), extraEnv...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := proc.Run(ctx, cmd); err != nil {
+		return stdout.Bytes(), &runError{err: err, stderr: strings.TrimSpace(stderr.String())}
+	}
+	return stdout.Bytes(), nil
 }
 
 // notRepo marks git's "not a git repository" failure as ErrNotRepo for

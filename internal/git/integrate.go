@@ -163,7 +163,7 @@ func Snapshot(dir string, paths []string) (string, error) {
 
 // MergeBase returns the best common ancestor of a and b.
 func (r Repo) MergeBase(a, b string) (string, error) {
-	out, err := runLine(r.Root, "merge-base", "--end-of-options", a, b)
+	out, err := r.runLine("merge-base", "--end-of-options", a, b)
 	if err != nil {
 		return "", fmt.Errorf("git merge-base %s %s: %w", a, b, err)
 	}
@@ -173,7 +173,7 @@ func (r Repo) MergeBase(a, b string) (string, error) {
 // ChangedFiles lists the files b changes since it forked from a (the
 // three-dot diff a...b), sorted. Renames count as a delete and an add.
 func (r Repo) ChangedFiles(a, b string) ([]string, error) {
-	out, err := run(r.Root, "diff", "--name-only", "-z", "--no-renames", "--end-of-options", a+"..."+b, "--")
+	out, err := r.run("diff", "--name-only", "-z", "--no-renames", "--end-of-options", a+"..."+b, "--")
 	if err != nil {
 		return nil, fmt.Errorf("git diff %s...%s: %w", a, b, err)
 	}
@@ -185,7 +185,7 @@ func (r Repo) ChangedFiles(a, b string) ([]string, error) {
 // Subjects returns the subject lines of the commits in from..to, oldest
 // first.
 func (r Repo) Subjects(from, to string) ([]string, error) {
-	out, err := run(r.Root, "log", "--reverse", "--format=%s", "--end-of-options", from+".."+to, "--")
+	out, err := r.run("log", "--reverse", "--format=%s", "--end-of-options", from+".."+to, "--")
 	if err != nil {
 		return nil, fmt.Errorf("git log %s..%s: %w", from, to, err)
 	}

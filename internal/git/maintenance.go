@@ -77,7 +77,7 @@ func (r Repo) LockFiles() ([]LockFile, error) {
 // worktree prune). Worktrees that still exist, and locked ones, are kept.
 func (r Repo) PruneWorktrees() error {
 	return r.withWorktreeLock(true, func() error {
-		if _, err := run(r.Root, "worktree", "prune"); err != nil {
+		if _, err := r.run("worktree", "prune"); err != nil {
 			return fmt.Errorf("git worktree prune: %w", err)
 		}
 		return nil

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -52,7 +51,7 @@ func (m MergeTreeResult) Clean() bool { return len(m.Conflicts) == 0 }
 // touched (git merge-tree --write-tree, git ≥ 2.38). Objects it writes are
 // unreachable until a commit refers to them.
 func (r Repo) MergeTree(ours, theirs string) (MergeTreeResult, error) {
-	out, err := run(r.Root, "merge-tree", "--write-tree", "-z", "--no-messages", "--end-of-options", ours, theirs)
+	out, err := r.run("merge-tree", "--write-tree", "-z", "--no-messages", "--end-of-options", ours, theirs)
 	code := exitCode(err)
 	if err != nil && code != 1 {
 		return MergeTreeResult{}, fmt.Errorf("git merge-tree %s %s: %w", ours, theirs, err)
@@ -158,7 +157,7 @@ func (r Repo) mergeFile(base, ours, theirs ConflictEntry, side string) (oid stri
 	for i, e := range []ConflictEntry{ours, base, theirs} {
 		var data []byte
 		if e.OID != "" { // a missing base (add/add) is an empty file
-			if data, err = run(r.Root, "cat-file", "blob", e.OID); err != nil {
+			if data, err = r.run("cat-file", "blob", e.OID); err != nil {
 				return "", false, fmt.Errorf("git cat-file %s: %w", e.OID, err)
 			}
 		}
@@ -166,7 +165,7 @@ func (r Repo) mergeFile(base, ours, theirs ConflictEntry, side string) (oid stri
 			return "", false, err
 		}
 	}
-	out, err := run(r.Root, "merge-file", "-p", "--"+side, "-L", "ours", "-L", "base", "-L", "theirs", names[0], names[1], names[2])
+	out, err := r.run("merge-file", "-p", "--"+side, "-L", "ours", "-L", "base", "-L", "theirs", names[0], names[1], names[2])
 	if err != nil {
 		return "", false, nil // binary or otherwise unmergeable: take the side whole
 	}
@@ -175,7 +174,7 @@ func (r Repo) mergeFile(base, ours, theirs ConflictEntry, side string) (oid stri
 }
 
 func (r Repo) writeBlob(data []byte) (string, error) {
-	out, err := runWith(r.Root, nil, data, "hash-object", "-w", "--stdin")
+	out, err := r.runWith(nil, data, "hash-object", "-w", "--stdin")
 	if err != nil {
 		return "", fmt.Errorf("git hash-object: %w", err)
 	}
@@ -187,13 +186,13 @@ func (r Repo) writeBlob(data []byte) (string, error) {
 // so neither the user's index nor any worktree is involved.
 func (r Repo) replaceInTree(tree string, indexInfo []byte) (string, error) {
 	return r.withTempIndex(func(env []string) (string, error) {
-		if _, err := runWith(r.Root, env, nil, "read-tree", tree); err != nil {
+		if _, err := r.runWith(env, nil, "read-tree", tree); err != nil {
 			return "", fmt.Errorf("git read-tree %s: %w", tree, err)
 		}
-		if _, err := runWith(r.Root, env, indexInfo, "update-index", "-z", "--index-info"); err != nil {
+		if _, err := r.runWith(env, indexInfo, "update-index", "-z", "--index-info"); err != nil {
 			return "", fmt.Errorf("git update-index: %w", err)
 		}
-		out, err := runWith(r.Root, env, nil, "write-tree")
+		out, err := r.runWith(env, nil, "write-tree")
 		if err != nil {
 			return "", fmt.Errorf("git write-tree: %w", err)
 		}
@@ -220,7 +219,7 @@ func (r Repo) CommitTree(tree string, parents []string, message string) (string,
 	for _, p := range parents {
 		args = append(args, "-p", p)
 	}
-	out, err := runWith(r.Root, nil, []byte(message), append(args, "-F", "-")...)
+	out, err := r.runWith(nil, []byte(message), append(args, "-F", "-")...)
 	if err != nil {
 		return "", fmt.Errorf("git commit-tree: %w", err)
 	}
@@ -234,7 +233,7 @@ func (r Repo) TreeOf(commit string) (string, error) {
 
 // ResolveObject returns the full id of any revision expression.
 func (r Repo) ResolveObject(rev string) (string, error) {
-	sha, err := runLine(r.Root, "rev-parse", "--verify", "--quiet", "--end-of-options", rev)
+	sha, err := r.runLine("rev-parse", "--verify", "--quiet", "--end-of-options", rev)
 	if err != nil || sha == "" {
 		return "", fmt.Errorf("git rev-parse %s: no such object", rev)
 	}
@@ -254,23 +253,8 @@ func (r Repo) UpdateBranch(branch, newCommit, old, reason string) error {
 		return fmt.Errorf("update branch %s to %.12s: it does not contain %.12s, the commit %s is at; refusing to drop commits from %s",
 			branch, newCommit, old, branch, branch)
 	}
-	if _, err := run(r.Root, "update-ref", "-m", reason, "refs/heads/"+branch, newCommit, old); err != nil {
+	if _, err := r.run("update-ref", "-m", reason, "refs/heads/"+branch, newCommit, old); err != nil {
 		return fmt.Errorf("git update-ref refs/heads/%s: %w", branch, err)
 	}
 	return nil
-}
-
-// runWith is run with extra environment and stdin.
-func runWith(dir string, extraEnv []string, stdin []byte, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(env(), extraEnv...)
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.Bytes(), &runError{err: err, stderr: strings.TrimSpace(stderr.String())}
-	}
-	return stdout.Bytes(), nil
 }

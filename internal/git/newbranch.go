@@ -9,7 +9,7 @@ func (r Repo) CreateBranchAt(branch, commit string) error {
 	if !plausibleBranchName(branch) {
 		return fmt.Errorf("create branch %q: invalid name", branch)
 	}
-	if _, err := run(r.Root, "update-ref", "-m", "owt run: into branch", "refs/heads/"+branch, commit, ""); err != nil {
+	if _, err := r.run("update-ref", "-m", "owt run: into branch", "refs/heads/"+branch, commit, ""); err != nil {
 		return fmt.Errorf("create branch %s at %.12s: %w", branch, commit, err)
 	}
 	return nil

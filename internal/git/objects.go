@@ -48,7 +48,7 @@ func (r Repo) Holds(ref string, commits []string) (bool, error) {
 		}
 		in.WriteString(c + "\n")
 	}
-	out, err := runWith(r.Root, nil, []byte(in.String()), "rev-list", "--max-count=1", "--stdin")
+	out, err := r.runWith(nil, []byte(in.String()), "rev-list", "--max-count=1", "--stdin")
 	if err != nil {
 		return false, fmt.Errorf("git rev-list ^%s: %w", ref, err)
 	}
@@ -58,7 +58,7 @@ func (r Repo) Holds(ref string, commits []string) (bool, error) {
 // TreePaths is the set of file paths (blobs, symlinks, submodules) in the
 // tree of the commit rev.
 func (r Repo) TreePaths(rev string) (map[string]bool, error) {
-	out, err := run(r.Root, "ls-tree", "-r", "-z", "--name-only", "--full-tree", "--end-of-options", rev)
+	out, err := r.run("ls-tree", "-r", "-z", "--name-only", "--full-tree", "--end-of-options", rev)
 	if err != nil {
 		return nil, fmt.Errorf("git ls-tree %s: %w", rev, err)
 	}

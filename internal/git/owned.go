@@ -43,7 +43,7 @@ func (r Repo) MarkOwtBranch(branch string) error {
 	key := "branch." + branch + "." + owtCreatedKey
 	var err error
 	for i := 0; i < 40; i++ {
-		if _, err = run(r.Root, "config", "--bool", key, "true"); err == nil {
+		if _, err = r.run("config", "--bool", key, "true"); err == nil {
 			return nil
 		}
 		if !strings.Contains(err.Error(), "lock") {
@@ -59,7 +59,7 @@ func (r Repo) MarkOwtBranch(branch string) error {
 // it alone. A branch without the mark is fine.
 func (r Repo) UnmarkOwtBranch(branch string) error {
 	key := "branch." + branch + "." + owtCreatedKey
-	_, err := run(r.Root, "config", "--unset", key)
+	_, err := r.run("config", "--unset", key)
 	if err != nil && exitCode(err) != 5 { // 5: the key was not set
 		return fmt.Errorf("git config --unset %s: %w", key, err)
 	}
@@ -69,7 +69,7 @@ func (r Repo) UnmarkOwtBranch(branch string) error {
 // OwtBranches returns the branches carrying owt's created mark.
 func (r Repo) OwtBranches() (map[string]bool, error) {
 	set := map[string]bool{}
-	out, err := run(r.Root, "config", "--null", "--get-regexp", `^branch\..*\.`+owtCreatedKey+`$`)
+	out, err := r.run("config", "--null", "--get-regexp", `^branch\..*\.`+owtCreatedKey+`$`)
 	if err != nil {
 		if exitCode(err) == 1 { // no such variable
 			return set, nil

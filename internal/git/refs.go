@@ -11,7 +11,7 @@ import (
 // that test many candidate names (owt new picking "-2", "-3") use it
 // instead of one process per name.
 func (r Repo) Branches() (map[string]bool, error) {
-	out, err := run(r.Root, "for-each-ref", "--format=%(refname)", "refs/heads/")
+	out, err := r.run("for-each-ref", "--format=%(refname)", "refs/heads/")
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +36,7 @@ func BranchRef(name string) string { return "refs/heads/" + name }
 // A new branch of that name would be misread by anyone's `git log name`.
 func (r Repo) AmbiguousRefs(name string) ([]string, error) {
 	want := []string{"refs/" + name, "refs/tags/" + name, "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"}
-	out, err := run(r.Root, append([]string{"for-each-ref", "--format=%(refname)"}, want...)...)
+	out, err := r.run(append([]string{"for-each-ref", "--format=%(refname)"}, want...)...)
 	if err != nil {
 		return nil, fmt.Errorf("git for-each-ref: %w", err)
 	}
@@ -60,7 +60,7 @@ func (r Repo) OnlyOn(branch, base string) (int, error) {
 	}
 	// --glob matches full ref names, so the exclusion does too.
 	args = append(args, "--exclude="+ref, "--glob=refs/heads/*", "--")
-	out, err := runLine(r.Root, args...)
+	out, err := r.runLine(args...)
 	if err != nil {
 		return 0, fmt.Errorf("git rev-list %s --not %s and other branches: %w", ref, base, err)
 	}
@@ -77,7 +77,7 @@ func (r Repo) OnlyOn(branch, base string) (int, error) {
 // refs/remotes/<name>, refs/remotes/<name>/HEAD; see AmbiguousRefs). A
 // local branch wins when both exist.
 func (r Repo) NamesInUse() (map[string]string, error) {
-	out, err := run(r.Root, "for-each-ref", "--format=%(refname)")
+	out, err := r.run("for-each-ref", "--format=%(refname)")
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,12 @@
 package git
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ErrNoRemote is a repository with no remote to push to.
@@ -12,7 +14,7 @@ var ErrNoRemote = errors.New("the repository has no remote (add one: git remote 
 
 // Remotes are the repository's remote names.
 func (r Repo) Remotes() ([]string, error) {
-	out, err := run(r.Root, "remote")
+	out, err := r.run("remote")
 	if err != nil {
 		return nil, fmt.Errorf("git remote: %w", err)
 	}
@@ -32,7 +34,7 @@ func (r Repo) PushRemote(named, base string) (string, error) {
 		}
 		return named, nil
 	}
-	if up, err := runLine(r.Root, "config", "--get", "branch."+base+".remote"); err == nil && slices.Contains(remotes, up) {
+	if up, err := r.runLine("config", "--get", "branch."+base+".remote"); err == nil && slices.Contains(remotes, up) {
 		return up, nil
 	}
 	switch {
@@ -46,10 +48,21 @@ func (r Repo) PushRemote(named, base string) (string, error) {
 	return "", fmt.Errorf("the repository has several remotes (%s): name one with [pr] remote", strings.Join(remotes, ", "))
 }
 
+// pushTimeout bounds a push whose caller set no deadline: a remote that
+// never answers (a dead host, an ssh prompt nobody sees) must not hold
+// the caller — the monitor opening a pull request — for ever.
+const pushTimeout = 5 * time.Minute
+
 // Push pushes branch to remote under the same name and sets it as the
 // branch's upstream. It never forces.
 func (r Repo) Push(remote, branch string) error {
-	if _, err := run(r.Root, "push", "--quiet", "--set-upstream", "--end-of-options", remote, "refs/heads/"+branch+":refs/heads/"+branch); err != nil {
+	ctx := r.context()
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, pushTimeout)
+		defer cancel()
+	}
+	if _, err := r.WithContext(ctx).run("push", "--quiet", "--set-upstream", "--end-of-options", remote, "refs/heads/"+branch+":refs/heads/"+branch); err != nil {
 		return fmt.Errorf("push %s to %s: %w", branch, remote, err)
 	}
 	return nil

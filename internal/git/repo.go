@@ -1,6 +1,7 @@
 package git
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -22,6 +23,25 @@ type Repo struct {
 	// HeadBranch is the branch checked out in the directory FindRepo was
 	// given, read in the same git call; "" when detached or unborn.
 	HeadBranch string
+
+	// ctx bounds every git command run on this repo (nil: none); see
+	// WithContext.
+	ctx context.Context
+}
+
+// WithContext returns r whose git commands run under ctx: when it ends
+// (a deadline of the monitor or the run engine, a cancel) the running git
+// is killed and the call fails with ctx's error.
+func (r Repo) WithContext(ctx context.Context) Repo {
+	r.ctx = ctx
+	return r
+}
+
+func (r Repo) context() context.Context {
+	if r.ctx == nil {
+		return context.Background()
+	}
+	return r.ctx
 }
 
 // FindRepo finds the repository containing dir, which may be the main
@@ -106,7 +126,7 @@ var ErrNoCommits = errors.New("no commits yet: make a first commit (every worktr
 
 // HasCommits reports whether HEAD names a commit (false in a new repository).
 func (r Repo) HasCommits() bool {
-	_, err := run(r.Root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	_, err := r.run("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	return err == nil
 }
 
@@ -153,7 +173,7 @@ func CurrentBranch(dir string) (string, error) {
 
 // ResolveCommit returns the full object name of the commit ref points to.
 func (r Repo) ResolveCommit(ref string) (string, error) {
-	sha, err := runLine(r.Root, "rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
+	sha, err := r.runLine("rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
 	if err != nil || sha == "" {
 		if exitCode(err) == 1 || (err == nil && sha == "") {
 			return "", fmt.Errorf("git rev-parse %s: no such commit", ref)
@@ -168,7 +188,7 @@ func (r Repo) BranchExists(name string) bool {
 	if name == "" {
 		return false
 	}
-	_, err := run(r.Root, "show-ref", "--verify", "--quiet", "refs/heads/"+name)
+	_, err := r.run("show-ref", "--verify", "--quiet", "refs/heads/"+name)
 	return err == nil
 }
 
@@ -211,7 +231,7 @@ func (r Repo) DeleteBranch(name string, force bool) error {
 	}
 	// git checks every worktree's HEAD before it deletes a branch.
 	return r.withWorktreeLock(false, func() error {
-		if _, err := run(r.Root, "branch", flag, "--", name); err != nil {
+		if _, err := r.run("branch", flag, "--", name); err != nil {
 			return fmt.Errorf("git branch %s %s: %w", flag, name, err)
 		}
 		return nil
@@ -221,7 +241,7 @@ func (r Repo) DeleteBranch(name string, force bool) error {
 // AheadBehind counts the commits on branch that are not in base (ahead) and
 // the commits in base that are not on branch (behind).
 func (r Repo) AheadBehind(base, branch string) (ahead, behind int, err error) {
-	out, err := runLine(r.Root, "rev-list", "--left-right", "--count", "--end-of-options", base+"..."+branch)
+	out, err := r.runLine("rev-list", "--left-right", "--count", "--end-of-options", base+"..."+branch)
 	if err != nil {
 		return 0, 0, fmt.Errorf("git rev-list %s...%s: %w", base, branch, err)
 	}
@@ -241,14 +261,14 @@ func (r Repo) AheadBehind(base, branch string) (ahead, behind int, err error) {
 // IsAncestor reports whether commit a is an ancestor of (or equal to) b; it is
 // false when either does not resolve.
 func (r Repo) IsAncestor(a, b string) bool {
-	_, err := run(r.Root, "merge-base", "--is-ancestor", "--end-of-options", a, b)
+	_, err := r.run("merge-base", "--is-ancestor", "--end-of-options", a, b)
 	return err == nil
 }
 
 // LastCommitTime returns the committer time of the commit ref points to, used
 // to tell stale worktrees from active ones.
 func (r Repo) LastCommitTime(ref string) (time.Time, error) {
-	out, err := runLine(r.Root, "log", "-1", "--format=%ct", "--end-of-options", ref, "--")
+	out, err := r.runLine("log", "-1", "--format=%ct", "--end-of-options", ref, "--")
 	if err != nil {
 		return time.Time{}, fmt.Errorf("git log %s: %w", ref, err)
 	}

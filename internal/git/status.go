@@ -108,7 +108,7 @@ func Diff(dir, base string) (DiffStat, error) {
 // It lives in the common dir, so one file covers every worktree: that is why
 // owt lists the files it writes into worktrees there and not in .gitignore.
 func (r Repo) ExcludeFile() (string, error) {
-	p, err := runLine(r.Root, "rev-parse", "--path-format=absolute", "--git-path", "info/exclude")
+	p, err := r.runLine("rev-parse", "--path-format=absolute", "--git-path", "info/exclude")
 	if err != nil {
 		return "", fmt.Errorf("git rev-parse --git-path info/exclude: %w", err)
 	}
@@ -125,7 +125,7 @@ func (r Repo) UnversionedFiles() (Unversioned, error) {
 	// --ignored=matching reports a directory matched by an ignore pattern as
 	// "dir/" without descending into it, and otherwise lists ignored files
 	// individually; -uall lists untracked files individually too.
-	out, err := run(r.Root, "status", "--porcelain=v1", "-z", "--untracked-files=all",
+	out, err := r.run("status", "--porcelain=v1", "-z", "--untracked-files=all",
 		"--ignored=matching", "--ignore-submodules=all", "--no-renames")
 	if err != nil {
 		return Unversioned{}, fmt.Errorf("git status --ignored in %s: %w", r.Root, err)

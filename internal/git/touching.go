@@ -16,7 +16,7 @@ type TouchingCommit struct {
 // first: what a conflict's cause is made of on the other side.
 func (r Repo) CommitsTouching(ours, theirs string, files []string, n int) ([]TouchingCommit, error) {
 	args := []string{"--literal-pathspecs", "log", fmt.Sprintf("-n%d", n), "--format=%H%x00%s", "--end-of-options", ours + ".." + theirs, "--"}
-	out, err := run(r.Root, append(args, files...)...)
+	out, err := r.run(append(args, files...)...)
 	if err != nil {
 		return nil, fmt.Errorf("git log %s..%s: %w", ours, theirs, err)
 	}

@@ -41,7 +41,7 @@ func (r Repo) AddWorktree(path, branch, base string) error {
 	}
 	var err error
 	lockErr := r.withWorktreeLock(true, func() error {
-		_, err = run(r.Root, args...)
+		_, err = r.run(args...)
 		return nil
 	})
 	if lockErr != nil {
@@ -90,13 +90,13 @@ func (r Repo) removeWorktree(path string, force bool) error {
 		if force {
 			args = append(args, "--force", "--force")
 		}
-		if _, err := run(r.Root, append(args, "--", abs)...); err != nil {
+		if _, err := r.run(append(args, "--", abs)...); err != nil {
 			return fmt.Errorf("git worktree remove %s: %w", path, err)
 		}
 	} else if !os.IsNotExist(err) {
 		return fmt.Errorf("git worktree remove %s: %w", path, err)
 	}
-	if _, err := run(r.Root, "worktree", "prune"); err != nil {
+	if _, err := r.run("worktree", "prune"); err != nil {
 		return fmt.Errorf("git worktree prune: %w", err)
 	}
 	return nil

@@ -67,7 +67,7 @@ func (r Repo) commonDir() (string, error) {
 	if fi, err := os.Stat(filepath.Join(r.Root, ".git")); err == nil && fi.IsDir() {
 		return filepath.Join(r.Root, ".git"), nil
 	}
-	dir, err := runLine(r.Root, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	dir, err := r.runLine("rev-parse", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
 		return "", fmt.Errorf("git rev-parse --git-common-dir in %s: %w", r.Root, notRepo(err))
 	}

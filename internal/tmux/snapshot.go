@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/owt-tmux/owt/internal/proc"
 )
 
 // PaneState is one pane as the monitor sees it on a tick.
@@ -57,7 +59,7 @@ func (c *Client) Snapshot(capture []string, marker string) ([]PaneState, map[str
 	cmd := c.command(nil, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := cmd.Run()
+	runErr := proc.Run(c.context(), cmd)
 	if runErr != nil {
 		if errors.Is(runErr, exec.ErrNotFound) {
 			return nil, nil, ErrNotInstalled

@@ -9,6 +9,7 @@ package tmux
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -20,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/owt-tmux/owt/internal/proc"
 )
 
 // ErrNotInstalled is returned when no tmux binary is on PATH.
@@ -35,6 +38,27 @@ type Client struct {
 	// Socket, when set, is passed as -S (tests and the monitor use it);
 	// empty means tmux's own choice ($TMUX, then the default socket).
 	Socket string
+
+	// ctx bounds every tmux command of this client (nil: none); see
+	// WithContext.
+	ctx context.Context
+}
+
+// WithContext returns a copy of c whose tmux commands run under ctx: when
+// it ends (a deadline of the monitor, a cancel), the tmux client process
+// is killed and the call fails with ctx's error. A stopped or wedged
+// server then costs the caller the deadline, not for ever.
+func (c *Client) WithContext(ctx context.Context) *Client {
+	cp := *c
+	cp.ctx = ctx
+	return &cp
+}
+
+func (c *Client) context() context.Context {
+	if c.ctx == nil {
+		return context.Background()
+	}
+	return c.ctx
 }
 
 // New returns a client for the server owt is running under.
@@ -86,6 +110,12 @@ func escapeArg(s string) string {
 }
 
 func (c *Client) command(stdin []byte, args ...string) *exec.Cmd {
+	return c.commandIn(c.context(), stdin, args...)
+}
+
+// commandIn is the one place tmux is started (through internal/proc: the
+// context's deadline, OWT_TRACE's trace).
+func (c *Client) commandIn(ctx context.Context, stdin []byte, args ...string) *exec.Cmd {
 	// -u: without a UTF-8 locale tmux would print the \x1f field separator
 	// (and any non-ASCII text) as '_', and owt could not read its answers.
 	full := make([]string, 0, len(args)+3)
@@ -100,7 +130,7 @@ func (c *Client) command(stdin []byte, args ...string) *exec.Cmd {
 		}
 		full = append(full, escapeArg(a))
 	}
-	cmd := exec.Command(c.Bin, full...)
+	cmd := proc.Command(ctx, c.Bin, full...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -129,15 +159,22 @@ func (c *Client) RunBatch(cmds ...[]string) (string, error) {
 const batchSep = "\x00;"
 
 func (c *Client) run(stdin []byte, args ...string) (string, error) {
-	cmd := c.command(stdin, args...)
+	return c.runIn(c.context(), stdin, args...)
+}
+
+func (c *Client) runIn(ctx context.Context, stdin []byte, args ...string) (string, error) {
+	cmd := c.commandIn(ctx, stdin, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
+	if err := proc.Run(ctx, cmd); err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
 			return "", ErrNotInstalled
 		}
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("tmux %s: %w", args[0], ctx.Err())
+		}
 		msg := strings.TrimSpace(stderr.String())
+		var ee *exec.ExitError
 		if errors.As(err, &ee) && isNoServer(msg) {
 			return "", ErrNoServer
 		}

@@ -1,0 +1,112 @@
+// Package proc is the one door through which owt starts the programs it
+// drives (git, tmux, gh): every start goes through a context, so a caller
+// can bound it with a deadline, and with OWT_TRACE set every command is
+// printed to stderr with its duration and outcome — the first thing a user
+// debugging owt needs. It knows nothing of any one program.
+package proc
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// TraceEnv names the environment variable that turns tracing on ("1",
+// "true"; owt --trace sets it for itself and the owt processes it starts).
+const TraceEnv = "OWT_TRACE"
+
+// waitDelay bounds how long Wait waits for a killed program's output
+// pipes: a grandchild holding them must not outlive the deadline.
+const waitDelay = 250 * time.Millisecond
+
+// Command is exec.CommandContext with the delay owt wants after a kill.
+// A nil ctx means context.Background().
+func Command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.WaitDelay = waitDelay
+	return cmd
+}
+
+// Run runs cmd (made by Command) and traces it when tracing is on. When
+// cmd's context ended first, the error says so (context.DeadlineExceeded
+// or context.Canceled, for errors.Is), not just "signal: killed".
+func Run(ctx context.Context, cmd *exec.Cmd) error {
+	start := time.Now()
+	err := cmd.Run()
+	if err != nil && ctx != nil && ctx.Err() != nil {
+		err = fmt.Errorf("%s: %w (%v)", commandName(cmd), ctx.Err(), err)
+	}
+	if tracing() {
+		trace(traceOut, cmd, time.Since(start), err)
+	}
+	return err
+}
+
+var (
+	traceOnce sync.Once
+	traceOn   bool
+	traceMu   sync.Mutex
+	// traceOut is where trace lines go: stderr, the user's terminal (or
+	// the monitor's log).
+	traceOut io.Writer = os.Stderr
+)
+
+func tracing() bool {
+	traceOnce.Do(func() {
+		v := strings.ToLower(strings.TrimSpace(os.Getenv(TraceEnv)))
+		traceOn = v != "" && v != "0" && v != "false" && v != "no"
+	})
+	return traceOn
+}
+
+// trace prints one line per command: its duration, its argv quoted (so a
+// control character in an argument cannot drive the terminal), and how it
+// ended.
+func trace(w io.Writer, cmd *exec.Cmd, took time.Duration, err error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "owt trace: %7.1fms %s", float64(took.Microseconds())/1000, commandName(cmd))
+	for _, a := range cmd.Args[1:] {
+		b.WriteByte(' ')
+		b.WriteString(quoteArg(a))
+	}
+	switch {
+	case err != nil:
+		b.WriteString(" → " + strconv.Quote(err.Error()))
+	default:
+		b.WriteString(" → ok")
+	}
+	b.WriteByte('\n')
+	traceMu.Lock()
+	defer traceMu.Unlock()
+	_, _ = io.WriteString(w, b.String())
+}
+
+func commandName(cmd *exec.Cmd) string {
+	if len(cmd.Args) > 0 {
+		return cmd.Args[0]
+	}
+	return cmd.Path
+}
+
+// quoteArg leaves a plain argument as it is and quotes one with spaces,
+// quotes or anything not printable.
+func quoteArg(a string) string {
+	if a == "" {
+		return `""`
+	}
+	for _, r := range a {
+		if r <= ' ' || r == '"' || r == '\'' || r == '\\' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return strconv.Quote(a)
+		}
+	}
+	return a
+}
