@@ -10,10 +10,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/run"
-	"github.com/owt-tmux/owt/internal/state"
 )
 
 // planCommand is owt plan: an AI tool, run headless in the repository,
@@ -170,7 +170,7 @@ func writePlan(path string, data []byte, force bool) error {
 		}
 		return nil
 	}
-	if err := state.ReplaceFile(path, data); err != nil {
+	if err := atomicfile.Replace(path, data, 0o600); err != nil {
 		return fmt.Errorf("write plan %s: %w", path, err)
 	}
 	if fi == nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 )
@@ -57,7 +58,7 @@ func cutRecent() {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	_ = state.WriteAtomic(recentPath(), []byte(b.String()))
+	_ = atomicfile.Write(recentPath(), []byte(b.String()))
 }
 
 // readRecent returns the last n events of the recent log, oldest first.

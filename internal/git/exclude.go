@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/owt-tmux/owt/internal/atomicfile"
 )
 
 // owtExcludeHeader introduces the lines owt adds to info/exclude, so a user
@@ -192,9 +193,5 @@ func removeExcludeLines(path string, patterns []string) error {
 	if out == string(old) {
 		return nil
 	}
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	return writeFileAtomic(path, []byte(out), mode)
+	return atomicfile.Replace(path, []byte(out), 0o644)
 }

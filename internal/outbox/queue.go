@@ -20,6 +20,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -298,7 +299,7 @@ func (b Box) update(a Agent, fn func(*file) bool) error {
 	if errors.Is(err, errCorrupt) {
 		// Set aside (as a corrupt state file is) and start afresh: its
 		// messages are lost to owt, not to the user, who can read it.
-		if _, rerr := state.SetAside(path); rerr != nil {
+		if _, rerr := atomicfile.SetAside(path); rerr != nil {
 			return fmt.Errorf("%v; set it aside: %w", err, rerr)
 		}
 		f, err = &file{Version: Version, Agent: a}, nil
@@ -314,7 +315,7 @@ func (b Box) update(a Agent, fn func(*file) bool) error {
 	if err != nil {
 		return fmt.Errorf("encode outbox of %s: %w", a.Name, err)
 	}
-	return state.WriteAtomic(path, append(data, '\n'))
+	return atomicfile.Write(path, append(data, '\n'))
 }
 
 // pending lists the agents with a queued message, from every file of the
@@ -332,7 +333,7 @@ func (b Box) pending() ([]Agent, error) {
 			if errors.Is(err, errCorrupt) {
 				// Said once, then set aside for the user to read: not
 				// again on every tick.
-				if _, rerr := state.SetAside(p); rerr == nil {
+				if _, rerr := atomicfile.SetAside(p); rerr == nil {
 					err = fmt.Errorf("%w (set aside)", err)
 				}
 			}

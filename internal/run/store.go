@@ -13,6 +13,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -163,7 +164,7 @@ func (s Store) write(r *Run) error {
 	if err != nil {
 		return fmt.Errorf("encode run %s: %w", r.Name, err)
 	}
-	if err := state.WriteAtomic(s.Path(r.Name), append(data, '\n')); err != nil {
+	if err := atomicfile.Write(s.Path(r.Name), append(data, '\n')); err != nil {
 		return fmt.Errorf("save run %s: %w", r.Name, err)
 	}
 	return nil

@@ -23,6 +23,7 @@ import (
 
 	"github.com/adrg/xdg"
 	"github.com/gofrs/flock"
+	"github.com/owt-tmux/owt/internal/atomicfile"
 )
 
 // Version is the schema version written into every file.
@@ -329,7 +330,7 @@ func (s *Store) CheckWritable() error {
 // recover moves the corrupt file aside and rebuilds the state. Called with
 // the lock held.
 func (s *Store) recover(cause error) (*File, error) {
-	aside, err := SetAside(s.Path)
+	aside, err := atomicfile.SetAside(s.Path)
 	if err != nil {
 		return nil, fmt.Errorf("move corrupt state aside: %w", err)
 	}
@@ -358,7 +359,7 @@ func (s *Store) write(f *File) error {
 	if err != nil {
 		return fmt.Errorf("encode state: %w", err)
 	}
-	if err := WriteAtomic(s.Path, append(data, '\n')); err != nil {
+	if err := atomicfile.Write(s.Path, append(data, '\n')); err != nil {
 		return fmt.Errorf("write state: %w", err)
 	}
 	return nil

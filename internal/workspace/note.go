@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
 )
@@ -348,26 +349,15 @@ func (w *Workspace) wouldHide(rel, self string) string {
 	return ""
 }
 
-// writeKeepingMode replaces path atomically, keeping its mode (0644 when new).
+
+// writeKeepingMode replaces owt's note file at path, keeping its mode
+// (0644 when new).
 func writeKeepingMode(path string, data []byte) error {
 	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".owt-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.Write(data)
-	cherr := tmp.Chmod(mode)
-	if cerr := tmp.Close(); werr != nil || cherr != nil || cerr != nil {
-		return fmt.Errorf("write %s: %w", path, errors.Join(werr, cherr, cerr))
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteMode(path, data, mode)
 }
 
 func (w *Workspace) loadNote() (noteState, error) {
@@ -410,6 +400,6 @@ func (w *Workspace) updateNote(fn func(*noteState) error) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return err
 		}
-		return state.ReplaceFile(path, append(data, '\n'))
+		return atomicfile.Replace(path, append(data, '\n'), 0o600)
 	})
 }

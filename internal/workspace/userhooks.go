@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/owt-tmux/owt/internal/agent"
-	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/atomicfile"
 )
 
 // InstallCodexHooks merges owt's lifecycle hooks into the user's Codex
@@ -28,7 +28,7 @@ func InstallCodexHooks(owt string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return path, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	if err := state.ReplaceFile(path, merged); err != nil {
+	if err := atomicfile.Replace(path, merged, 0o600); err != nil {
 		return path, fmt.Errorf("write %s: %w", path, err)
 	}
 	return path, nil
@@ -49,7 +49,7 @@ func RemoveCodexHooks() (string, bool, error) {
 	if err != nil {
 		return path, false, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := state.ReplaceFile(path, kept); err != nil {
+	if err := atomicfile.Replace(path, kept, 0o600); err != nil {
 		return path, false, fmt.Errorf("write %s: %w", path, err)
 	}
 	return path, true, nil

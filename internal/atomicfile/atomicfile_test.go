@@ -1,4 +1,4 @@
-package state
+package atomicfile
 
 import (
 	"os"
@@ -10,14 +10,14 @@ import (
 
 // A symlinked file stays a link (its target is replaced), an existing
 // file keeps its mode, and a device or directory is refused, not replaced.
-func TestReplaceFileFollowsLinksKeepsModesAndRefusesNonFiles(t *testing.T) {
+func TestReplaceFollowsLinksKeepsModesAndRefusesNonFiles(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "dotfiles-hooks.json")
 	require.NoError(t, os.WriteFile(target, []byte("old"), 0o644))
 	link := filepath.Join(dir, "hooks.json")
 	require.NoError(t, os.Symlink(target, link))
 
-	require.NoError(t, ReplaceFile(link, []byte("new")))
+	require.NoError(t, Replace(link, []byte("new"), 0o600))
 	fi, err := os.Lstat(link)
 	require.NoError(t, err)
 	require.True(t, fi.Mode()&os.ModeSymlink != 0, "the link is still a link")
@@ -29,23 +29,23 @@ func TestReplaceFileFollowsLinksKeepsModesAndRefusesNonFiles(t *testing.T) {
 	require.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
 
 	fresh := filepath.Join(dir, "fresh")
-	require.NoError(t, ReplaceFile(fresh, []byte("x")))
+	require.NoError(t, Replace(fresh, []byte("x"), 0o600))
 	fi, err = os.Stat(fresh)
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 
-	require.Error(t, ReplaceFile(dir, []byte("x")))
-	require.Error(t, ReplaceFile(os.DevNull, []byte("x")))
+	require.Error(t, Replace(dir, []byte("x"), 0o600))
+	require.Error(t, Replace(os.DevNull, []byte("x"), 0o600))
 	fi, err = os.Stat(os.DevNull)
 	require.NoError(t, err)
 	require.True(t, fi.Mode()&os.ModeCharDevice != 0, "/dev/null is still a device")
 }
 
 // owt's own files are always 0600, whatever mode the old one had.
-func TestWriteAtomicKeepsOwtsFilesPrivate(t *testing.T) {
+func TestWriteKeepsOwtsFilesPrivate(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "repo.json")
 	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
-	require.NoError(t, WriteAtomic(path, []byte("new")))
+	require.NoError(t, Write(path, []byte("new")))
 	fi, err := os.Stat(path)
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())

@@ -1,4 +1,9 @@
-package state
+// Package atomicfile is the one way owt replaces a file: a temp file
+// beside it, fsync, rename, so a reader sees the old file or the new one,
+// never a part, and a crash leaves one of the two. Write is for owt's own
+// files (records, runs, outboxes, caches), Replace for a user's (hook
+// settings, notes, info/exclude, a plan). It imports nothing of owt's.
+package atomicfile
 
 import (
 	"fmt"
@@ -7,23 +12,29 @@ import (
 	"time"
 )
 
-// WriteAtomic replaces owt's own file at path (a record, a run, an
-// outbox) with data: a temp file beside it, fsync, rename. A reader sees
-// the old file or the new one, never a part, and a crash leaves one of
-// the two. It is always mode 0600, whatever the old file's mode was.
-// Callers that change the file from several processes hold their lock
-// around it.
-func WriteAtomic(path string, data []byte) error {
-	return replace(path, data, 0o600)
+// Write replaces owt's own file at path (a record, a run, an outbox, a
+// cache) with data. It is always mode 0600, whatever the old file's mode
+// was. Callers that change the file from several processes hold their
+// lock around it.
+func Write(path string, data []byte) error {
+	return WriteMode(path, data, 0o600)
 }
 
-// ReplaceFile is WriteAtomic for a user's file (hook settings, a note, a
-// plan): a symlink at path is followed (a dotfiles link stays a link), an
-// existing file keeps its mode (a new one is 0600), and a path that is
-// not a regular file (a device, a pipe, a directory) is refused rather
-// than replaced.
-func ReplaceFile(path string, data []byte) error {
-	mode := os.FileMode(0o600)
+// WriteMode is Write with the file's mode given: for a file owt made in
+// a user's worktree (an injected note), which keeps the mode it has and
+// whose symlink, if one now stands there, is replaced, not followed out
+// of the worktree.
+func WriteMode(path string, data []byte, mode os.FileMode) error {
+	return replace(path, data, mode)
+}
+
+// Replace is Write for a user's file (hook settings, a note, a plan,
+// info/exclude): a symlink at path is followed (a dotfiles link stays a
+// link), an existing file keeps its mode (a new one gets newMode), and a
+// path that is not a regular file (a device, a pipe, a directory) is
+// refused rather than replaced.
+func Replace(path string, data []byte, newMode os.FileMode) error {
+	mode := newMode
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		fi, err := os.Stat(target)
 		if err != nil {
