@@ -11,6 +11,7 @@ import (
 
 	"github.com/adrg/xdg"
 
+	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -104,15 +105,7 @@ func (c *statsCache) save() {
 	if os.MkdirAll(filepath.Dir(c.path), 0o700) != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(c.path), "stats-*.tmp")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), c.path) != nil {
-		_ = os.Remove(tmp.Name())
-	}
+	_ = atomicfile.Write(c.path, data)
 }
 
 // computeStats asks git about one worktree.
