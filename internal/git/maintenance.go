@@ -9,7 +9,6 @@ import (
 	"time"
 )
 
-
 // LockFile is a lock git left in a repository: git creates these for the
 // length of one command, so one that stays means a git process died.
 type LockFile struct {

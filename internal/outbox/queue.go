@@ -18,8 +18,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/state"
 )
@@ -286,36 +284,29 @@ func readFile(path string, a Agent) (*file, error) {
 // update changes a's file under its lock: a fresh read, fn, and a write
 // when fn reports a change.
 func (b Box) update(a Agent, fn func(*file) bool) error {
-	if err := os.MkdirAll(b.Dir, 0o700); err != nil {
-		return fmt.Errorf("create outbox dir: %w", err)
-	}
 	path := b.path(a)
-	lock := flock.New(strings.TrimSuffix(path, ".json") + ".lock")
-	if err := lock.Lock(); err != nil {
-		return fmt.Errorf("lock outbox of %s: %w", a.Name, err)
+	doc := state.JSONFile[file]{
+		Path: path, LockPath: strings.TrimSuffix(path, ".json") + ".lock", What: "outbox of " + a.Name,
+		Load: func() (*file, error) { return readFile(path, a) },
+		Corrupt: func(err error) (*file, error) {
+			if !errors.Is(err, errCorrupt) {
+				return nil, err
+			}
+			// Set aside (as a corrupt state file is) and start afresh: its
+			// messages are lost to owt, not to the user, who can read it.
+			if _, rerr := atomicfile.SetAside(path); rerr != nil {
+				return nil, fmt.Errorf("%v; set it aside: %w", err, rerr)
+			}
+			return &file{Version: Version, Agent: a}, nil
+		},
 	}
-	defer func() { _ = lock.Unlock() }()
-	f, err := readFile(path, a)
-	if errors.Is(err, errCorrupt) {
-		// Set aside (as a corrupt state file is) and start afresh: its
-		// messages are lost to owt, not to the user, who can read it.
-		if _, rerr := atomicfile.SetAside(path); rerr != nil {
-			return fmt.Errorf("%v; set it aside: %w", err, rerr)
+	return doc.Update(func(f *file) (bool, error) {
+		if !fn(f) {
+			return false, nil
 		}
-		f, err = &file{Version: Version, Agent: a}, nil
-	}
-	if err != nil {
-		return err
-	}
-	if !fn(f) {
-		return nil
-	}
-	f.Version, f.Agent = Version, a
-	data, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode outbox of %s: %w", a.Name, err)
-	}
-	return atomicfile.Write(path, append(data, '\n'))
+		f.Version, f.Agent = Version, a
+		return true, nil
+	})
 }
 
 // pending lists the agents with a queued message, from every file of the

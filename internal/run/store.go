@@ -13,7 +13,6 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -44,15 +43,13 @@ func (s Store) withLock(name string, fn func() error) error {
 	if !ValidName(name) {
 		return fmt.Errorf("invalid run name %q: %s", name, NameRule)
 	}
-	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
-		return fmt.Errorf("create run dir: %w", err)
-	}
-	lock := flock.New(filepath.Join(s.Dir, name+".lock"))
-	if err := lock.Lock(); err != nil {
-		return fmt.Errorf("lock run %s: %w", name, err)
-	}
-	defer func() { _ = lock.Unlock() }()
-	return fn()
+	return s.doc(name).Locked(fn)
+}
+
+// doc is the state file of the run called name, locked beside it.
+func (s Store) doc(name string) state.JSONFile[Run] {
+	return state.JSONFile[Run]{Path: s.Path(name), LockPath: filepath.Join(s.Dir, name+".lock"), What: "run " + name,
+		Load: func() (*Run, error) { return s.Load(name) }}
 }
 
 // Exists reports whether a run called name is registered.
@@ -160,14 +157,7 @@ func (s Store) Update(name string, fn func(*Run) ([]Event, error)) error {
 
 func (s Store) write(r *Run) error {
 	r.Version = StateVersion
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode run %s: %w", r.Name, err)
-	}
-	if err := atomicfile.Write(s.Path(r.Name), append(data, '\n')); err != nil {
-		return fmt.Errorf("save run %s: %w", r.Name, err)
-	}
-	return nil
+	return s.doc(r.Name).Write(r)
 }
 
 // appendEvents adds events to the log in one write. Called with the lock

@@ -288,31 +288,29 @@ func (s *Store) Load() (*File, error) {
 // Update runs fn on the current state under an exclusive lock and writes
 // the result atomically. When fn returns an error nothing is written.
 func (s *Store) Update(fn func(*File) error) error {
-	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
-		return fmt.Errorf("create state dir: %w", err)
-	}
-	lock := flock.New(s.Path + ".lock")
-	if err := lock.Lock(); err != nil {
-		return fmt.Errorf("lock state %s: %w", s.Path, err)
-	}
-	defer func() { _ = lock.Unlock() }()
-
-	f, err := s.read()
-	if errors.Is(err, ErrCorrupt) && s.Rebuild != nil {
-		// Only a store that can rebuild its records may set a corrupt file
-		// aside: an empty file would forget every worktree.
-		f, err = s.recover(err)
-	}
-	if err != nil {
-		return err
-	}
-	if err := fn(f); err != nil {
-		if errors.Is(err, ErrNoChange) {
-			return nil
+	return s.doc().Update(func(f *File) (bool, error) {
+		if err := fn(f); err != nil {
+			if errors.Is(err, ErrNoChange) {
+				return false, nil
+			}
+			return false, err
 		}
-		return err
-	}
-	return s.write(f)
+		f.Version, f.Repo = Version, s.Repo
+		return true, nil
+	})
+}
+
+// doc is the store's file as a JSONFile: a corrupt one is set aside and
+// rebuilt, but only by a store that can rebuild its records (an empty
+// file would forget every worktree).
+func (s *Store) doc() JSONFile[File] {
+	return JSONFile[File]{Path: s.Path, What: "state " + s.Path, Load: s.read,
+		Corrupt: func(err error) (*File, error) {
+			if errors.Is(err, ErrCorrupt) && s.Rebuild != nil {
+				return s.recover(err)
+			}
+			return nil, err
+		}}
 }
 
 // CheckWritable proves the state file can be written now, by rewriting it
@@ -353,16 +351,8 @@ func (s *Store) recover(cause error) (*File, error) {
 }
 
 func (s *Store) write(f *File) error {
-	f.Version = Version
-	f.Repo = s.Repo
-	data, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode state: %w", err)
-	}
-	if err := atomicfile.Write(s.Path, append(data, '\n')); err != nil {
-		return fmt.Errorf("write state: %w", err)
-	}
-	return nil
+	f.Version, f.Repo = Version, s.Repo
+	return s.doc().Write(f)
 }
 
 // Stores returns the store of every repository with a state file.

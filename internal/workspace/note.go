@@ -349,7 +349,6 @@ func (w *Workspace) wouldHide(rel, self string) string {
 	return ""
 }
 
-
 // writeKeepingMode replaces owt's note file at path, keeping its mode
 // (0644 when new).
 func writeKeepingMode(path string, data []byte) error {
@@ -378,28 +377,19 @@ func (w *Workspace) loadNote() (noteState, error) {
 // updateNote changes the note state under a lock; an empty state removes
 // the file.
 func (w *Workspace) updateNote(fn func(*noteState) error) error {
-	return state.WithLock("notes", func() error {
-		st, err := w.loadNote()
-		if err != nil {
-			return err
+	path := w.notePath()
+	doc := state.JSONFile[noteState]{Path: path, LockPath: filepath.Join(state.Dir(), "notes.lock"), What: "note " + path,
+		Load: func() (*noteState, error) { st, err := w.loadNote(); return &st, err }}
+	return doc.Update(func(st *noteState) (bool, error) {
+		if err := fn(st); err != nil {
+			return false, err
 		}
-		if err := fn(&st); err != nil {
-			return err
-		}
-		path := w.notePath()
 		if st.Text == "" && len(st.Created) == 0 && len(st.Excludes) == 0 {
 			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
+				return false, err
 			}
-			return nil
+			return false, nil
 		}
-		data, err := json.MarshalIndent(st, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return err
-		}
-		return atomicfile.Replace(path, append(data, '\n'), 0o600)
+		return true, nil
 	})
 }
