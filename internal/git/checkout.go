@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -113,7 +114,9 @@ func OperationInProgress(dir string) (string, error) {
 // them there: files the target adds that already exist on disk (an
 // ignored .env or log the user keeps), or that sit where the target needs
 // a directory. git itself refuses to overwrite untracked files but treats
-// ignored ones as expendable; owt treats both as the user's.
+// ignored ones as expendable; owt treats both as the user's. A path the
+// checkout already tracks is no collision: both sides added it, and the
+// merge itself decides (or conflicts) on its content.
 func UntrackedCollisions(dir, from, to string) ([]string, error) {
 	out, err := run(dir, "diff", "--name-only", "-z", "--no-renames", "--diff-filter=A", "--end-of-options", from, to, "--")
 	if err != nil {
@@ -136,5 +139,9 @@ func UntrackedCollisions(dir, from, to string) ([]string, error) {
 			hits = append(hits, rel)
 		}
 	}
-	return hits, nil
+	tracked, err := Tracked(dir, hits...)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(hits, func(p string) bool { return tracked[p] }), nil
 }

@@ -163,6 +163,13 @@ func TestUntrackedCollisions(t *testing.T) {
 	hits, err := UntrackedCollisions(dir, from, to)
 	require.NoError(t, err)
 	require.ElementsMatch(t, []string{"app.log", "cache"}, hits)
+
+	// A file the branch adds that the checkout's own branch added and
+	// tracks as well is the merge's business, not a collision.
+	commitFile(t, dir, "new.txt", "new\n", "main adds new.txt too")
+	hits, err = UntrackedCollisions(dir, from, to)
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"app.log", "cache"}, hits)
 }
 
 func TestFastForwardMergeIntoAndRebase(t *testing.T) {
