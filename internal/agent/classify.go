@@ -80,9 +80,13 @@ var unfinishedFooter = regexp.MustCompile(`(?m)^[ \t]*▣[ \t]+[^·\n]+·[^·\n]
 // anyFooter is any OpenCode answer footer, finished or not.
 var anyFooter = regexp.MustCompile(`(?m)^[ \t]*▣[ \t]+\S`)
 
-// turnFailed marks a turn an error ended, and says which:
-// Gemini CLI's "✕ [API Error: Content generator not initialized]".
-var turnFailed = regexp.MustCompile(`(?m)^[ \t]*✕[ \t]*\[API Error: ([^\]\n]*)`)
+// turnFailed marks a turn an error ended, and says which: Gemini CLI's
+// "✕ [API Error: Content generator not initialized]", Codex's error
+// events ("■ unexpected status 401 Unauthorized: …", "■ stream
+// disconnected before completion: …") — "■ " and text, where its busy
+// bar is "■■⬝⬝⬝" and its stopped turn "■ Conversation interrupted"
+// (turnEnded, left out in Marks).
+var turnFailed = regexp.MustCompile(`(?m)^[ \t]*(?:✕[ \t]*\[API Error: ([^\]\n]*)|■ ([^■⬝\s][^\n]*))`)
 
 // viewer is an overlay the user opened to read something (Codex's F2
 // warnings): it hides the agent's screen and says nothing about the
@@ -123,10 +127,13 @@ func Marks(screen string) TurnMarks {
 		Interrupts: len(turnEnded.FindAllStringIndex(text, -1)),
 		Unfinished: lowestRow(unfinishedFooter, text) >= 0 && lowestRow(unfinishedFooter, text) == lowestRow(anyFooter, text),
 	}
-	fails := turnFailed.FindAllStringSubmatch(text, -1)
-	m.Failures = len(fails)
-	if len(fails) > 0 {
-		m.Failure = strings.TrimSpace(fails[len(fails)-1][1])
+	for _, f := range turnFailed.FindAllStringSubmatch(text, -1) {
+		why := strings.TrimSpace(f[1] + f[2])
+		if strings.HasPrefix(why, "Conversation interrupted") {
+			continue
+		}
+		m.Failures++
+		m.Failure = why
 	}
 	return m
 }

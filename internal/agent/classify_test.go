@@ -192,6 +192,7 @@ func TestTurnEndOnRealScreens(t *testing.T) {
 		{"claude", "idle-interrupted-what-instead-v2.1.330", "idle-done-after-interrupt-v2.1.330", false, ""},
 		{"codex", "working-v0.169.0", "idle-interrupted-80x24-v0.169.0", true, ""},
 		{"codex", "working-v0.169.0", "idle-done-v0.169.0", false, ""},
+		{"codex", "working-v0.169.0", "idle-turn-failed-401-v0.169.0", false, "unexpected status 401 Unauthorized: Incorrect API key provided: sk-owt-t***, url:"},
 		{"gemini", "working-thinking-v0.61.0", "idle-request-cancelled-resized-80x24-v0.61.0", true, ""},
 		{"gemini", "waiting-auth-method-i-prompt-v0.61.0", "idle-turn-failed-before-auth-v0.61.0", false, "Content generator not initialized"},
 		{"opencode", "working-retrying-v1.18.33", "idle-interrupted-v1.18.33", true, ""},
