@@ -73,7 +73,7 @@ func Run(o Options) error {
 	if err != nil {
 		return tmux.ErrNotInstalled
 	}
-	m := newMonitor(&tmux.Client{Bin: bin, Socket: o.Socket}, o.Log)
+	m := newMonitor(&tmux.Client{Bin: bin, Socket: o.Socket, Timeout: tmuxTimeout}, o.Log)
 	m.socket = o.Socket
 	m.identify()
 	m.logf("started for %s (every %s)", o.Socket, o.Interval)
@@ -113,6 +113,11 @@ func Run(o Options) error {
 		}
 	}
 }
+
+// tmuxTimeout bounds each tmux command of the monitor: a wedged or
+// stopped server (SIGSTOP, a hung client) costs a tick this much, the
+// error is logged, and the next tick tries again.
+const tmuxTimeout = 10 * time.Second
 
 // monitor is the state kept between ticks.
 type monitor struct {

@@ -2,7 +2,9 @@ package tmux
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -56,13 +58,23 @@ func (c *Client) Snapshot(capture []string, marker string) ([]PaneState, map[str
 		}
 		args = append(args, cmd...)
 	}
-	cmd := c.command(nil, args...)
+	ctx := c.context()
+	if c.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
+		defer cancel()
+	}
+	cmd := c.commandIn(ctx, nil, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := proc.Run(c.context(), cmd)
+	runErr := proc.Run(ctx, cmd)
 	if runErr != nil {
 		if errors.Is(runErr, exec.ErrNotFound) {
 			return nil, nil, ErrNotInstalled
+		}
+		if ctx.Err() != nil {
+			// Cut off mid-answer: a partial pane list would read as agents gone.
+			return nil, nil, fmt.Errorf("tmux list-panes: %w", ctx.Err())
 		}
 		if isNoServer(strings.TrimSpace(stderr.String())) {
 			return nil, nil, ErrNoServer

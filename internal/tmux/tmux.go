@@ -39,6 +39,11 @@ type Client struct {
 	// empty means tmux's own choice ($TMUX, then the default socket).
 	Socket string
 
+	// Timeout, when set, bounds each tmux command of this client: the
+	// monitor's, so a wedged server costs a tick the timeout, not for
+	// ever.
+	Timeout time.Duration
+
 	// ctx bounds every tmux command of this client (nil: none); see
 	// WithContext.
 	ctx context.Context
@@ -163,6 +168,11 @@ func (c *Client) run(stdin []byte, args ...string) (string, error) {
 }
 
 func (c *Client) runIn(ctx context.Context, stdin []byte, args ...string) (string, error) {
+	if c.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
+		defer cancel()
+	}
 	cmd := c.commandIn(ctx, stdin, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
