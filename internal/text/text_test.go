@@ -1,6 +1,8 @@
 package text
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -31,4 +33,26 @@ func TestSomeNamesAFewThenHowManyMore(t *testing.T) {
 	require.Equal(t, "c01, c02, c03 and 2 more", Some([]string{"c01", "c02", "c03", "c04", "c05"}, 3))
 	require.Equal(t, "", Some(nil, 5))
 	require.Equal(t, "a, b and 3 more", Some([]string{"a", "b", "c", "d", "e"}, 2))
+}
+
+// Untrusted text leaves only made safe, however it is printed, and a
+// state file keeps it as it came.
+func TestUntrustedIsSafeWhereverItIsPrinted(t *testing.T) {
+	u := From("fix\x1b]0;pwned\x07 it\r\nnow\tplease")
+	for _, got := range []string{u.Line(), u.String(), fmt.Sprintf("%s|%v", u, u), u.Short(80)} {
+		if strings.ContainsAny(got, "\x1b\x07\r\n") {
+			t.Fatalf("a control character or break was printed: %q", got)
+		}
+	}
+	if got := u.Block(); strings.ContainsAny(got, "\x1b\x07\r") || !strings.Contains(got, "\n") {
+		t.Fatalf("Block keeps lines and drops controls: %q", got)
+	}
+	data, err := json.Marshal(struct{ T Untrusted }{u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct{ T Untrusted }
+	if err := json.Unmarshal(data, &back); err != nil || !back.T.Equal(u) {
+		t.Fatalf("round trip through JSON changed the text: %s → %q (%v)", data, back.T.Block(), err)
+	}
 }
