@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strings"
 
@@ -16,7 +15,6 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/run"
-	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -50,8 +48,8 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-// App builds the owt command.
-func App() *cli.App {
+// app builds the owt command, its commands sharing f.
+func (f *factory) app() *cli.App {
 	app := &cli.App{
 		Name:                 "owt",
 		Usage:                "run many AI coding agents in parallel, each in its own git worktree and tmux session",
@@ -59,29 +57,32 @@ func App() *cli.App {
 		EnableBashCompletion: true,
 		HideHelpCommand:      true,
 		Flags:                serverFlags(),
-		Before:               chooseServer,
+		Before:               f.chooseServer,
+		Reader:               f.io.In,
+		Writer:               f.io.Out,
+		ErrWriter:            f.io.ErrOut,
 		Action:               unknownCommand,
 		Commands: []*cli.Command{
-			newCommand(),
-			listCommand(),
-			switchCommand(),
-			attachCommand(),
-			sendCommand(),
-			deleteCommand(),
-			checkCommand(), mergeCommand(), shipCommand(), queueCommand(), syncCommand(), cleanupCommand(), doctorCommand(), noteCommand(),
-			toolsCommand(),
-			configCommand(),
-			runsCommand(), batchCommand(), orchestrateCommand(), planCommand(), doneCommand(), prCommand(), dismissCommand(),
-			runCommand(),
-			hookCommand(),
-			publishCommand(),
-			monitorCommand(),
-			statusCommand(),
-			waitCommand(),
-			tmuxCommand(),
-			popupCommand(), diffCommand(),
-			statusLineCommand(),
-			completionCommand(),
+			newCommand(f),
+			listCommand(f),
+			switchCommand(f),
+			attachCommand(f),
+			sendCommand(f),
+			deleteCommand(f),
+			checkCommand(f), mergeCommand(f), shipCommand(f), queueCommand(f), syncCommand(f), cleanupCommand(f), doctorCommand(f), noteCommand(f),
+			toolsCommand(f),
+			configCommand(f),
+			runsCommand(f), batchCommand(f), orchestrateCommand(f), planCommand(f), doneCommand(f), prCommand(f), dismissCommand(f),
+			runCommand(f),
+			hookCommand(f),
+			publishCommand(f),
+			monitorCommand(f),
+			statusCommand(f),
+			waitCommand(f),
+			tmuxCommand(f),
+			popupCommand(f), diffCommand(f),
+			statusLineCommand(f),
+			completionCommand(f),
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{err.Error()}
@@ -128,10 +129,14 @@ func noArgs(c *cli.Context, verb string) error {
 	return nil
 }
 
-// Main runs owt with args and returns the process exit code. Every error
-// becomes one line on stderr.
-func Main(args []string, stderr io.Writer) int {
-	err := App().Run(interspersed(App(), args))
+// Main runs owt with args on the streams ios and returns the process exit
+// code. Every error becomes one line on ios.ErrOut.
+func Main(args []string, ios *IOStreams) int {
+	app := (&factory{io: ios}).app()
+	// One app: interspersed reads the flags of the same commands that Run
+	// parses them with (it was once a second, throwaway build).
+	err := app.Run(interspersed(app, args))
+	stderr := ios.ErrOut
 	if err == nil {
 		return ExitOK
 	}
@@ -213,36 +218,6 @@ func oneLine(s string) string {
 	return strings.Join(lines, " ")
 }
 
-// openWorkspace opens the repository of the current directory.
-func openWorkspace() (*workspace.Workspace, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
-	w, err := workspace.Open(wd, tmuxClient())
-	if err != nil {
-		return nil, err
-	}
-	return w, nil
-}
-
-// namedRecord opens the current repository and finds the worktree named
-// by the command's one argument; verb names the command in the usage error.
-func namedRecord(c *cli.Context, verb string) (*workspace.Workspace, *state.Record, error) {
-	if c.NArg() != 1 {
-		return nil, nil, usagef("%s takes one NAME", verb)
-	}
-	w, err := openWorkspace()
-	if err != nil {
-		return nil, nil, err
-	}
-	rec, err := w.Get(c.Args().First())
-	if err != nil {
-		return nil, nil, err
-	}
-	return w, rec, nil
-}
-
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -250,7 +225,9 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+// jsonFlag is --json, a new flag each time: urfave keeps state in a flag,
+// so none is shared between commands or runs.
+func jsonFlag() *cli.BoolFlag { return &cli.BoolFlag{Name: "json", Usage: "print JSON"} }
 
 // interspersed moves a command's flags in front of its arguments, so
 // "owt delete NAME --force" works as people type it (urfave/cli stops at

@@ -15,7 +15,7 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-func newCommand() *cli.Command {
+func newCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:      "new",
 		Usage:     "start an agent on a task in a new branch, worktree and tmux session",
@@ -29,17 +29,17 @@ func newCommand() *cli.Command {
 			&cli.BoolFlag{Name: "plan", Usage: "start the tool in its plan / read-only mode"},
 			&cli.BoolFlag{Name: "no-setup", Usage: "skip dependency install and setup commands"},
 			&cli.BoolFlag{Name: "switch", Usage: "switch to the new session (attach when outside tmux)"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			w, err := openWorkspace()
+			w, err := f.openWorkspace()
 			if err != nil {
 				return err
 			}
 			if !c.Bool("json") {
-				w.Log = os.Stderr
+				w.Log = f.io.ErrOut
 			}
-			w.Warn = os.Stderr
+			w.Warn = f.io.ErrOut
 			rec, err := w.Create(workspace.CreateOptions{
 				Task:    strings.Join(c.Args().Slice(), " "),
 				Name:    c.String("name"),

@@ -18,7 +18,7 @@ import (
 
 // planCommand is owt plan: an AI tool, run headless in the repository,
 // writes a plan file for a goal; owt holds it to the plan parser.
-func planCommand() *cli.Command {
+func planCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:      "plan",
 		Usage:     "ask an AI tool (headless, in this repository) to break a goal into a plan file for 'owt run start'",
@@ -28,11 +28,11 @@ func planCommand() *cli.Command {
 			&cli.StringFlag{Name: "tool", Usage: "the tool to ask (default: [agent] tool)"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite FILE if it exists"},
 		},
-		Action: planAction,
+		Action: f.planAction,
 	}
 }
 
-func planAction(c *cli.Context) error {
+func (f *factory) planAction(c *cli.Context) error {
 	goal := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
 	if goal == "" {
 		return usagef("plan takes a GOAL, e.g. owt plan \"add login with tokens\" -o auth.toml")
@@ -58,8 +58,8 @@ func planAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "owt: asking %s to plan (headless, in %s)…\n", prof.Name, repo.Root)
-	answer, err := prof.RunHeadless(repo.Root, run.DraftPrompt(goal), os.Stderr)
+	fmt.Fprintf(f.io.ErrOut, "owt: asking %s to plan (headless, in %s)…\n", prof.Name, repo.Root)
+	answer, err := prof.RunHeadless(repo.Root, run.DraftPrompt(goal), f.io.ErrOut)
 	if err != nil {
 		return keptAnswer(answer, err.Error())
 	}
@@ -73,7 +73,7 @@ func planAction(c *cli.Context) error {
 	var ps config.Problems
 	if errors.As(err, &ps) {
 		for _, pr := range ps {
-			fmt.Fprintln(os.Stderr, "owt: "+pr.Error())
+			fmt.Fprintln(f.io.ErrOut, "owt: "+pr.Error())
 		}
 		return keptAnswer(answer, fmt.Sprintf("%s's plan is not valid (%d problem(s) above); nothing written", prof.Name, len(ps)))
 	}
@@ -182,8 +182,8 @@ func writePlan(path string, data []byte, force bool) error {
 // orchestrateCommand is the seed's owt orchestrate FILE --into BRANCH:
 // owt run start, with the branch done tasks land in given on the command
 // line.
-func orchestrateCommand() *cli.Command {
-	c := runStartCommand("orchestrate")
+func orchestrateCommand(f *factory) *cli.Command {
+	c := runStartCommand(f, "orchestrate")
 	c.Usage = "the same as 'owt run start FILE', done tasks landing in --into BRANCH (the name older tools used)"
 	c.Flags = append(c.Flags, &cli.StringFlag{Name: "into", Usage: "land done tasks in `BRANCH` (made from the base if missing), in place of the plan's into"})
 	start := c.Action

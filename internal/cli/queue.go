@@ -23,20 +23,20 @@ type queueRun struct {
 	Left    merge.Queue `json:"left"`
 }
 
-func queueCommand() *cli.Command {
+func queueCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:  "queue",
 		Usage: "the finished worktrees in the order that merges most of them cleanly (--ship ships them in it)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "ship", Usage: "ship them in that order, re-checking after each, stopping at the first conflict"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("queue takes no arguments")
 			}
-			w, err := openWorkspace()
+			w, err := f.openWorkspace()
 			if err != nil {
 				return err
 			}
@@ -57,7 +57,7 @@ func queueCommand() *cli.Command {
 			if !c.Bool("json") {
 				printQueue(c.App.Writer, q)
 			}
-			if err := askFirst(c, nil, fmt.Sprintf("Ship these %d worktree(s) in this order?", len(q.Entries)), "not shipped"); err != nil {
+			if err := f.askFirst(c, nil, fmt.Sprintf("Ship these %d worktree(s) in this order?", len(q.Entries)), "not shipped"); err != nil {
 				return err
 			}
 			// Only what was shown and confirmed: a worktree that turns idle

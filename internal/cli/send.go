@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -12,10 +11,10 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-func sendCommand() *cli.Command {
+func sendCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:         "send",
-		BashComplete: completeNames,
+		BashComplete: f.completeNames,
 		Usage:        "type a message into agents and press Enter (TEXT '-' reads stdin)",
 		ArgsUsage:    "[NAME] TEXT... | NAME --task",
 		Flags: []cli.Flag{
@@ -25,7 +24,7 @@ func sendCommand() *cli.Command {
 			&cli.BoolFlag{Name: "working", Usage: "every working agent"},
 			&cli.BoolFlag{Name: "idle", Usage: "every idle agent"},
 			&cli.BoolFlag{Name: "waiting", Usage: "every agent waiting for you (with --answer: the text answers their prompts)"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			var statuses []state.Status
@@ -49,7 +48,7 @@ func sendCommand() *cli.Command {
 				if group || len(args) != 1 {
 					return usagef("send --task takes one NAME and no TEXT: it sends that agent's own task")
 				}
-				return resendTask(c, args[0])
+				return f.resendTask(c, args[0])
 			}
 			var names []string
 			if !group {
@@ -66,7 +65,7 @@ func sendCommand() *cli.Command {
 			}
 			text := strings.Join(args, " ")
 			if len(args) == 1 && args[0] == "-" {
-				b, err := io.ReadAll(os.Stdin)
+				b, err := io.ReadAll(f.io.In)
 				if err != nil {
 					return fmt.Errorf("read stdin: %w", err)
 				}
@@ -80,7 +79,7 @@ func sendCommand() *cli.Command {
 				// answer the next dialog too.
 				return usagef("send --answer takes one line (a menu's key: 1, 2, y, n, or one line of text); TEXT has a line break")
 			}
-			w, err := openWorkspace()
+			w, err := f.openWorkspace()
 			if err != nil {
 				return err
 			}
@@ -100,7 +99,7 @@ func sendCommand() *cli.Command {
 					case r.NoAgent || r.Status == state.Exited:
 					case r.Status == state.Waiting && !answer:
 						// Said, so "sent to …" for the others is not read as all.
-						fmt.Fprintf(os.Stderr, "owt: skipped %s: it waits for you (see 'owt status %s')\n", r.Name, r.Name)
+						fmt.Fprintf(f.io.ErrOut, "owt: skipped %s: it waits for you (see 'owt status %s')\n", r.Name, r.Name)
 					default:
 						kept = append(kept, r)
 					}
@@ -128,7 +127,7 @@ func sendCommand() *cli.Command {
 					} else if r.Answered {
 						fmt.Fprintf(c.App.Writer, "answered %s's prompt\n", r.Name)
 					} else if len(results) > 1 {
-						fmt.Fprintf(os.Stderr, "owt: %s\n", r.Err)
+						fmt.Fprintf(f.io.ErrOut, "owt: %s\n", r.Err)
 					}
 				}
 			}
@@ -144,9 +143,9 @@ func sendCommand() *cli.Command {
 	}
 }
 
-// resendTask sends the agent called name the task it was created with.
-func resendTask(c *cli.Context, name string) error {
-	w, err := openWorkspace()
+// f.resendTask sends the agent called name the task it was created with.
+func (f *factory) resendTask(c *cli.Context, name string) error {
+	w, err := f.openWorkspace()
 	if err != nil {
 		return err
 	}
