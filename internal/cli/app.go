@@ -67,7 +67,7 @@ func (f *factory) app() *cli.App {
 			listCommand(f),
 			switchCommand(f),
 			attachCommand(f),
-			sendCommand(f),
+			sendCommand(f, nil),
 			deleteCommand(f),
 			checkCommand(f), mergeCommand(f), shipCommand(f), queueCommand(f), syncCommand(f), cleanupCommand(f), doctorCommand(f), noteCommand(f),
 			toolsCommand(f),
@@ -132,11 +132,15 @@ func noArgs(c *cli.Context, verb string) error {
 // Main runs owt with args on the streams ios and returns the process exit
 // code. Every error becomes one line on ios.ErrOut.
 func Main(args []string, ios *IOStreams) int {
-	app := (&factory{io: ios}).app()
-	// One app: interspersed reads the flags of the same commands that Run
-	// parses them with (it was once a second, throwaway build).
+	f := &factory{io: ios}
+	return f.execute(f.app(), args)
+}
+
+// execute runs args on app, built once with f: interspersed reads the
+// flags of the same commands that Run parses them with.
+func (f *factory) execute(app *cli.App, args []string) int {
 	err := app.Run(interspersed(app, args))
-	stderr := ios.ErrOut
+	stderr := f.io.ErrOut
 	if err == nil {
 		return ExitOK
 	}
