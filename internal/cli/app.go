@@ -63,7 +63,7 @@ func (f *factory) app() *cli.App {
 		ErrWriter:            f.io.ErrOut,
 		Action:               unknownCommand,
 		Commands: []*cli.Command{
-			newCommand(f),
+			newCommand(f, nil),
 			listCommand(f),
 			switchCommand(f),
 			attachCommand(f),
