@@ -72,7 +72,7 @@ func (f *factory) app() *cli.App {
 			checkCommand(f), mergeCommand(f), shipCommand(f), queueCommand(f), syncCommand(f), cleanupCommand(f), doctorCommand(f), noteCommand(f),
 			toolsCommand(f),
 			configCommand(f),
-			runsCommand(f), batchCommand(f), orchestrateCommand(f), planCommand(f), doneCommand(f), prCommand(f), dismissCommand(f),
+			runsCommand(f), batchCommand(f), orchestrateCommand(f), planCommand(f, nil), doneCommand(f), prCommand(f), dismissCommand(f),
 			runCommand(f),
 			hookCommand(f),
 			publishCommand(f),

@@ -45,7 +45,7 @@ func checkCommand(f *factory) *cli.Command {
 	}
 }
 
-// f.askFirst shows the check report (report may be nil) and asks; it returns
+// askFirst shows the check report (report may be nil) and asks; it returns
 // nil to go on. --yes goes on without asking. With no terminal to ask on
 // (a script, an agent's shell) and no --yes, it refuses: what follows
 // merges, commits or removes worktrees, and nobody said yes to that.

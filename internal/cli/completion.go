@@ -47,7 +47,7 @@ func completionCommand(f *factory) *cli.Command {
 	}
 }
 
-// f.completeNames offers the worktree names of the current repo.
+// completeNames offers the worktree names of the current repo.
 func (f *factory) completeNames(c *cli.Context) {
 	w, err := f.openWorkspace()
 	if err != nil {

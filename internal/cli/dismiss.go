@@ -52,7 +52,7 @@ func dismissCommand(f *factory) *cli.Command {
 	}
 }
 
-// f.completeDismiss offers the worktree names, then the reaction names.
+// completeDismiss offers the worktree names, then the reaction names.
 func (f *factory) completeDismiss(c *cli.Context) {
 	if c.NArg() == 0 {
 		f.completeNames(c)

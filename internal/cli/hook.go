@@ -45,7 +45,7 @@ func neverFail(hook func()) {
 	hook()
 }
 
-// f.runHook is one "owt hook" with its arguments.
+// runHook is one "owt hook" with its arguments.
 func (f *factory) runHook(args []string) {
 	at := time.Now()
 	if len(args) > 0 && args[0] == "--" {
@@ -72,7 +72,7 @@ func (f *factory) runHook(args []string) {
 	}
 }
 
-// f.readStdin returns the hook's JSON, or nothing when stdin is a terminal
+// readStdin returns the hook's JSON, or nothing when stdin is a terminal
 // (someone ran owt hook by hand) or stays open too long.
 func (f *factory) readStdin() []byte {
 	if f.io.InTTY {

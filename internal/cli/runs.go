@@ -260,7 +260,7 @@ func monitorWarning(v run.View) string {
 	return fmt.Sprintf("no owt monitor runs for the tmux server at %s: nothing starts or is judged until one does ('owt run resume %s' from inside it starts one)", v.Socket, v.Name)
 }
 
-// f.planInRepo checks what needs the repository: the base branch (the plan's,
+// planInRepo checks what needs the repository: the base branch (the plan's,
 // else the one checked out here) exists, tools are known, into can be a
 // branch. Problems go out as the plan's own.
 func (f *factory) planInRepo(p *run.Plan) (git.Repo, string, error) {
@@ -319,7 +319,7 @@ func unknownTools(p *run.Plan) config.Problems {
 	return ps
 }
 
-// f.planProblems prints each problem of a plan on its own line and ends
+// planProblems prints each problem of a plan on its own line and ends
 // owt with the usage exit code; any other error passes through.
 func (f *factory) planProblems(err error) error {
 	var ps config.Problems
@@ -415,7 +415,7 @@ func (f *factory) runList(c *cli.Context) error {
 	return tw.Flush()
 }
 
-// f.namedRun is the run a command's argument names; with none (when
+// namedRun is the run a command's argument names; with none (when
 // optional), the only run, else the newest active one.
 func (f *factory) namedRun(c *cli.Context, verb string, optional bool) (*run.Run, error) {
 	store := run.DefaultStore()
@@ -466,7 +466,7 @@ func (f *factory) runStatus(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	v := r.View() // f.namedRun noted what into lost (noteLost): landed only while into holds it
+	v := r.View() // namedRun noted what into lost (noteLost): landed only while into holds it
 	if c.Bool("json") {
 		return printJSON(c.App.Writer, v)
 	}
@@ -554,14 +554,14 @@ func orDash(s string) string {
 	return s
 }
 
-// f.listRuns lists the runs; a run whose file cannot be read is said on
+// listRuns lists the runs; a run whose file cannot be read is said on
 // stderr and left out, so it does not hide the others.
 func (f *factory) listRuns() ([]*run.Run, error) {
 	runs, _, err := f.listRunsAndBroken()
 	return runs, err
 }
 
-// f.listRunsAndBroken is f.listRuns with the runs whose file cannot be read.
+// listRunsAndBroken is listRuns with the runs whose file cannot be read.
 func (f *factory) listRunsAndBroken() ([]*run.Run, []*run.BrokenRun, error) {
 	runs, err := run.DefaultStore().List()
 	var broken run.BrokenRuns
@@ -579,7 +579,7 @@ func (f *factory) listRunsAndBroken() ([]*run.Run, []*run.BrokenRun, error) {
 	return f.noteRestarts(runs), brs, nil
 }
 
-// f.noteRestarts pauses each run whose tmux server restarted while no
+// noteRestarts pauses each run whose tmux server restarted while no
 // monitor runs there to notice (its engine would pause it): a run nobody
 // can drive must not read as active. A server with a monitor is left to
 // it, so the usual look costs no tmux call. Then landed work that into
@@ -610,7 +610,7 @@ func (f *factory) noteRestarts(runs []*run.Run) []*run.Run {
 	return f.noteLost(runs)
 }
 
-// f.noteLost records, for each run, the landed work its into no longer
+// noteLost records, for each run, the landed work its into no longer
 // holds (run.Store.NoteLost): what every view and command then reads.
 func (f *factory) noteLost(runs []*run.Run) []*run.Run {
 	for i, r := range runs {
