@@ -69,7 +69,7 @@ func (f *factory) app() *cli.App {
 			attachCommand(f),
 			sendCommand(f, nil),
 			deleteCommand(f),
-			checkCommand(f), mergeCommand(f), shipCommand(f), queueCommand(f), syncCommand(f), cleanupCommand(f), doctorCommand(f), noteCommand(f),
+			checkCommand(f), mergeCommand(f), shipCommand(f), queueCommand(f, nil), syncCommand(f), cleanupCommand(f), doctorCommand(f), noteCommand(f),
 			toolsCommand(f),
 			configCommand(f),
 			runsCommand(f), batchCommand(f), orchestrateCommand(f), planCommand(f, nil), doneCommand(f), prCommand(f), dismissCommand(f),

@@ -45,33 +45,39 @@ func checkCommand(f *factory) *cli.Command {
 	}
 }
 
-// askFirst shows the check report (report may be nil) and asks; it returns
-// nil to go on. --yes goes on without asking. With no terminal to ask on
-// (a script, an agent's shell) and no --yes, it refuses: what follows
-// merges, commits or removes worktrees, and nobody said yes to that.
-// declined is the error when the person answers no. The report is only
-// computed when it is shown.
+// askFirst asks for the command of c (askFirst of its --yes).
 func (f *factory) askFirst(c *cli.Context, report func() (merge.Report, error), question, declined string) error {
-	if c.Bool("yes") {
+	what := c.Command.Name
+	if c.Bool("ship") {
+		what += " --ship"
+	}
+	return askFirst(f.io, c.Bool("yes"), what, report, question, declined)
+}
+
+// askFirst shows the check report (report may be nil) and asks; it returns
+// nil to go on. yes (--yes) goes on without asking. With no terminal to
+// ask on (a script, an agent's shell) and no --yes, it refuses: what
+// follows merges, commits or removes worktrees, and nobody said yes to
+// that. what names the command in that refusal; declined is the error
+// when the person answers no. The report is only computed when it is
+// shown.
+func askFirst(ios *IOStreams, yes bool, what string, report func() (merge.Report, error), question, declined string) error {
+	if yes {
 		return nil
 	}
-	if !f.io.InTTY {
-		what := c.Command.Name
-		if c.Bool("ship") {
-			what += " --ship"
-		}
+	if !ios.InTTY {
 		// No one to ask: the command as given cannot run (bad usage).
 		return usagef("%s needs confirmation: pass --yes", what)
 	}
 	if report != nil {
 		if rep, err := report(); err == nil {
-			fmt.Fprintln(f.io.ErrOut, rep.String())
+			fmt.Fprintln(ios.ErrOut, rep.String())
 			for _, b := range rep.Blockers() {
-				fmt.Fprintln(f.io.ErrOut, "  ! "+b)
+				fmt.Fprintln(ios.ErrOut, "  ! "+b)
 			}
 		}
 	}
-	if !f.confirm(question) {
+	if !confirm(ios, question) {
 		return errors.New(declined)
 	}
 	return nil

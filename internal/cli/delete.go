@@ -41,7 +41,7 @@ func deleteCommand(f *factory) *cli.Command {
 				if loss, err := w.WhatWouldBeLost(rec); err == nil && !loss.Empty() && c.Bool("force") {
 					q = fmt.Sprintf("Delete %s and LOSE %s?", rec.Name, loss)
 				}
-				if !f.confirm(q) {
+				if !confirm(f.io, q) {
 					return fmt.Errorf("not deleted")
 				}
 			}
@@ -54,9 +54,10 @@ func deleteCommand(f *factory) *cli.Command {
 	}
 }
 
-func (f *factory) confirm(q string) bool {
-	fmt.Fprintf(f.io.ErrOut, "%s [y/N] ", q)
-	line, _ := bufio.NewReader(f.io.In).ReadString('\n')
+// confirm asks q on ios and says whether the answer was yes.
+func confirm(ios *IOStreams, q string) bool {
+	fmt.Fprintf(ios.ErrOut, "%s [y/N] ", q)
+	line, _ := bufio.NewReader(ios.In).ReadString('\n')
 	a := strings.ToLower(strings.TrimSpace(line))
 	return a == "y" || a == "yes"
 }
