@@ -1,6 +1,13 @@
 // Package cli is owt's command line: one file per command group, each
 // turning flags into a call into the core and the result into a table or
 // JSON. No logic of its own lives here.
+//
+// Main builds the urfave app once, around a factory that holds the
+// IOStreams the entry gave it and the tmux server chosen by -L/-S; every
+// command gets the factory when it is built, and nothing lives in package
+// globals. A command with logic of its own (send, new, plan, queue) turns
+// its flags into an options struct and hands it to a run function, as gh's
+// commands do, so a test runs it in-process with buffers for streams.
 package cli
 
 import (
