@@ -9,5 +9,5 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args, os.Stderr))
+	os.Exit(cli.Main(os.Args, cli.System()))
 }

@@ -1,6 +1,13 @@
 // Package cli is owt's command line: one file per command group, each
 // turning flags into a call into the core and the result into a table or
 // JSON. No logic of its own lives here.
+//
+// Main builds the urfave app once, around a factory that holds the
+// IOStreams the entry gave it and the tmux server chosen by -L/-S; every
+// command gets the factory when it is built, and nothing lives in package
+// globals. A command with logic of its own (send, new, plan, queue) turns
+// its flags into an options struct and hands it to a run function, as gh's
+// commands do, so a test runs it in-process with buffers for streams.
 package cli
 
 import (
@@ -8,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strings"
 
@@ -16,7 +22,6 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/run"
-	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -50,8 +55,8 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-// App builds the owt command.
-func App() *cli.App {
+// app builds the owt command, its commands sharing f.
+func (f *factory) app() *cli.App {
 	app := &cli.App{
 		Name:                 "owt",
 		Usage:                "run many AI coding agents in parallel, each in its own git worktree and tmux session",
@@ -59,29 +64,32 @@ func App() *cli.App {
 		EnableBashCompletion: true,
 		HideHelpCommand:      true,
 		Flags:                serverFlags(),
-		Before:               chooseServer,
+		Before:               f.chooseServer,
+		Reader:               f.io.In,
+		Writer:               f.io.Out,
+		ErrWriter:            f.io.ErrOut,
 		Action:               unknownCommand,
 		Commands: []*cli.Command{
-			newCommand(),
-			listCommand(),
-			switchCommand(),
-			attachCommand(),
-			sendCommand(),
-			deleteCommand(),
-			checkCommand(), mergeCommand(), shipCommand(), queueCommand(), syncCommand(), cleanupCommand(), doctorCommand(), noteCommand(),
-			toolsCommand(),
-			configCommand(),
-			runsCommand(), batchCommand(), orchestrateCommand(), planCommand(), doneCommand(), prCommand(), dismissCommand(),
-			runCommand(),
-			hookCommand(),
-			publishCommand(),
-			monitorCommand(),
-			statusCommand(),
-			waitCommand(),
-			tmuxCommand(),
-			popupCommand(), diffCommand(),
-			statusLineCommand(),
-			completionCommand(),
+			newCommand(f, nil),
+			listCommand(f),
+			switchCommand(f),
+			attachCommand(f),
+			sendCommand(f, nil),
+			deleteCommand(f),
+			checkCommand(f), mergeCommand(f), shipCommand(f), queueCommand(f, nil), syncCommand(f), cleanupCommand(f), doctorCommand(f), noteCommand(f),
+			toolsCommand(f),
+			configCommand(f),
+			runsCommand(f), batchCommand(f), orchestrateCommand(f), planCommand(f, nil), doneCommand(f), prCommand(f), dismissCommand(f),
+			runCommand(f),
+			hookCommand(f),
+			publishCommand(f),
+			monitorCommand(f),
+			statusCommand(f),
+			waitCommand(f),
+			tmuxCommand(f),
+			popupCommand(f), diffCommand(f),
+			statusLineCommand(f),
+			completionCommand(f),
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{err.Error()}
@@ -128,10 +136,18 @@ func noArgs(c *cli.Context, verb string) error {
 	return nil
 }
 
-// Main runs owt with args and returns the process exit code. Every error
-// becomes one line on stderr.
-func Main(args []string, stderr io.Writer) int {
-	err := App().Run(interspersed(App(), args))
+// Main runs owt with args on the streams ios and returns the process exit
+// code. Every error becomes one line on ios.ErrOut.
+func Main(args []string, ios *IOStreams) int {
+	f := &factory{io: ios}
+	return f.execute(f.app(), args)
+}
+
+// execute runs args on app, built once with f: interspersed reads the
+// flags of the same commands that Run parses them with.
+func (f *factory) execute(app *cli.App, args []string) int {
+	err := app.Run(interspersed(app, args))
+	stderr := f.io.ErrOut
 	if err == nil {
 		return ExitOK
 	}
@@ -213,36 +229,6 @@ func oneLine(s string) string {
 	return strings.Join(lines, " ")
 }
 
-// openWorkspace opens the repository of the current directory.
-func openWorkspace() (*workspace.Workspace, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
-	w, err := workspace.Open(wd, tmuxClient())
-	if err != nil {
-		return nil, err
-	}
-	return w, nil
-}
-
-// namedRecord opens the current repository and finds the worktree named
-// by the command's one argument; verb names the command in the usage error.
-func namedRecord(c *cli.Context, verb string) (*workspace.Workspace, *state.Record, error) {
-	if c.NArg() != 1 {
-		return nil, nil, usagef("%s takes one NAME", verb)
-	}
-	w, err := openWorkspace()
-	if err != nil {
-		return nil, nil, err
-	}
-	rec, err := w.Get(c.Args().First())
-	if err != nil {
-		return nil, nil, err
-	}
-	return w, rec, nil
-}
-
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -250,116 +236,9 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
-
-// interspersed moves a command's flags in front of its arguments, so
-// "owt delete NAME --force" works as people type it (urfave/cli stops at
-// the first argument). Everything after "--" stays an argument.
-func interspersed(app *cli.App, args []string) []string {
-	if n := len(args); n > 0 && args[n-1] == "--generate-bash-completion" {
-		return args // shell completion: urfave wants it last, after the words typed so far
-	}
-	at := commandIndex(app, args)
-	if at >= len(args) {
-		return args
-	}
-	cmd, path := app.Command(args[at]), at+1
-	if cmd == nil {
-		return args
-	}
-	for len(cmd.Subcommands) > 0 && path < len(args) {
-		sub := cmd.Command(args[path])
-		if sub == nil {
-			break
-		}
-		cmd, path = sub, path+1
-	}
-	if cmd.SkipFlagParsing {
-		return args // owt hook: the tool's argv, a chained notify program's flags included
-	}
-	takesValue := map[string]bool{}
-	for _, f := range cmd.Flags {
-		_, isBool := f.(*cli.BoolFlag)
-		for _, n := range f.Names() {
-			takesValue[n] = !isBool
-		}
-	}
-	// For commands whose arguments end in free text (owt send NAME TEXT…),
-	// a flag-like word after the first argument is part of the text:
-	// "owt send a fix --all the tests" must not send to every agent.
-	freeText := cmd.Name == "send" || cmd.Name == "note"
-	var flags, rest []string
-	rem := args[path:]
-	for i := 0; i < len(rem); i++ {
-		a := rem[i]
-		if a == "--" || (freeText && len(rest) > 0 && !onlyTrailingFlags(rem[i:])) {
-			rest = append(rest, rem[i:]...)
-			break
-		}
-		name := strings.TrimLeft(a, "-")
-		if eq := strings.IndexByte(name, '='); eq >= 0 {
-			name = name[:eq]
-		}
-		value, known := takesValue[name]
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			rest = append(rest, a)
-			continue
-		}
-		if !known {
-			flags = append(flags, a) // urfave reports it: "flag provided but not defined"
-			continue
-		}
-		flags = append(flags, a)
-		if value && !strings.Contains(a, "=") && i+1 < len(rem) {
-			flags = append(flags, rem[i+1])
-			i++
-		}
-	}
-	out := append([]string{}, args[:path]...)
-	out = append(out, flags...)
-	if len(rest) > 0 && rest[0] != "--" {
-		out = append(out, "--")
-	}
-	return append(out, rest...)
-}
-
-// onlyTrailingFlags reports whether words are nothing but flags that may
-// follow a NAME without being text: "owt send NAME --task [--json]". Any
-// other word, or any other flag, makes the whole tail text.
-func onlyTrailingFlags(words []string) bool {
-	task := false
-	for _, w := range words {
-		switch w {
-		case "--task":
-			task = true
-		case "--json":
-		default:
-			return false
-		}
-	}
-	return task
-}
-
-// commandIndex is where the command name is in args: after owt's own
-// flags (-L NAME, -S PATH, --help …).
-func commandIndex(app *cli.App, args []string) int {
-	takesValue := map[string]bool{}
-	for _, f := range app.Flags {
-		_, isBool := f.(*cli.BoolFlag)
-		for _, n := range f.Names() {
-			takesValue[n] = !isBool
-		}
-	}
-	i := 1
-	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" && args[i] != "--" {
-		name := strings.TrimLeft(args[i], "-")
-		if takesValue[name] {
-			i++ // its value ("-L=x" has none to skip)
-		}
-		i++
-	}
-	return i
-}
+// jsonFlag is --json, a new flag each time: urfave keeps state in a flag,
+// so none is shared between commands or runs.
+func jsonFlag() *cli.BoolFlag { return &cli.BoolFlag{Name: "json", Usage: "print JSON"} }
 
 // shown is text someone else wrote (an agent's summary, a task, a log
 // detail) made safe for one line of a terminal: control characters,

@@ -8,7 +8,7 @@ import (
 )
 
 func TestInterspersedFlags(t *testing.T) {
-	app := App()
+	app := (&factory{io: &IOStreams{}}).app()
 	cases := []struct{ in, want []string }{
 		{[]string{"owt", "delete", "w1", "--force"}, []string{"owt", "delete", "--force", "--", "w1"}},
 		{[]string{"owt", "new", "Fix login", "--tool", "codex", "--base", "dev"}, []string{"owt", "new", "--tool", "codex", "--base", "dev", "--", "Fix login"}},

@@ -3,10 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
@@ -17,17 +15,17 @@ import (
 // its records, and what counts as uncommitted work there.
 func mergeContext(w *workspace.Workspace) *merge.Context { return control.MergeContext(w) }
 
-func checkCommand() *cli.Command {
+func checkCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "the report shown before merge, ship or delete: uncommitted files, ahead/behind, overlaps, predicted conflicts",
 		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "into", Usage: "check against this branch instead of the recorded base"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			w, rec, err := namedRecord(c, "check")
+			w, rec, err := f.namedRecord(c, "check")
 			if err != nil {
 				return err
 			}
@@ -47,33 +45,39 @@ func checkCommand() *cli.Command {
 	}
 }
 
+// askFirst asks for the command of c (askFirst of its --yes).
+func (f *factory) askFirst(c *cli.Context, report func() (merge.Report, error), question, declined string) error {
+	what := c.Command.Name
+	if c.Bool("ship") {
+		what += " --ship"
+	}
+	return askFirst(f.io, c.Bool("yes"), what, report, question, declined)
+}
+
 // askFirst shows the check report (report may be nil) and asks; it returns
-// nil to go on. --yes goes on without asking. With no terminal to ask on
-// (a script, an agent's shell) and no --yes, it refuses: what follows
-// merges, commits or removes worktrees, and nobody said yes to that.
-// declined is the error when the person answers no. The report is only
-// computed when it is shown.
-func askFirst(c *cli.Context, report func() (merge.Report, error), question, declined string) error {
-	if c.Bool("yes") {
+// nil to go on. yes (--yes) goes on without asking. With no terminal to
+// ask on (a script, an agent's shell) and no --yes, it refuses: what
+// follows merges, commits or removes worktrees, and nobody said yes to
+// that. what names the command in that refusal; declined is the error
+// when the person answers no. The report is only computed when it is
+// shown.
+func askFirst(ios *IOStreams, yes bool, what string, report func() (merge.Report, error), question, declined string) error {
+	if yes {
 		return nil
 	}
-	if !term.IsTerminal(int(os.Stdin.Fd())) {
-		what := c.Command.Name
-		if c.Bool("ship") {
-			what += " --ship"
-		}
+	if !ios.InTTY {
 		// No one to ask: the command as given cannot run (bad usage).
 		return usagef("%s needs confirmation: pass --yes", what)
 	}
 	if report != nil {
 		if rep, err := report(); err == nil {
-			fmt.Fprintln(os.Stderr, rep.String())
+			fmt.Fprintln(ios.ErrOut, rep.String())
 			for _, b := range rep.Blockers() {
-				fmt.Fprintln(os.Stderr, "  ! "+b)
+				fmt.Fprintln(ios.ErrOut, "  ! "+b)
 			}
 		}
 	}
-	if !confirm(question) {
+	if !confirm(ios, question) {
 		return errors.New(declined)
 	}
 	return nil

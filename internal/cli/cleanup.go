@@ -10,7 +10,7 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-func cleanupCommand() *cli.Command {
+func cleanupCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:  "cleanup",
 		Usage: "remove worktrees whose branch is merged into its base (default) or untouched for DAYS",
@@ -21,7 +21,7 @@ func cleanupCommand() *cli.Command {
 			&cli.BoolFlag{Name: "include-live", Usage: "also remove worktrees whose agent still runs (session live, not exited)"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "only list what would be removed"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -38,7 +38,7 @@ func cleanupCommand() *cli.Command {
 			if o.Force && !o.Stale {
 				return usagef("--force only goes with --stale DAYS (merged worktrees lose nothing)")
 			}
-			w, err := openWorkspace()
+			w, err := f.openWorkspace()
 			if err != nil {
 				return err
 			}
@@ -63,7 +63,7 @@ func cleanupCommand() *cli.Command {
 			if !c.Bool("json") {
 				printCleanup(c, items, true)
 			}
-			if err := askFirst(c, nil, fmt.Sprintf("Remove these %d worktree(s) with their sessions and branches?", len(doomed)), "nothing removed"); err != nil {
+			if err := f.askFirst(c, nil, fmt.Sprintf("Remove these %d worktree(s) with their sessions and branches?", len(doomed)), "nothing removed"); err != nil {
 				return err
 			}
 			return removeCleanup(c, w, items)

@@ -30,7 +30,7 @@ const fishCompletion = `# owt fish completion: owt completion fish | source
 complete -c owt -f -a '(commandline -opc | string join " " | xargs -I{} sh -c "{} --generate-bash-completion" 2>/dev/null)'
 `
 
-func completionCommand() *cli.Command {
+func completionCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:      "completion",
 		Usage:     "print a shell completion script (bash, zsh or fish)",
@@ -48,8 +48,8 @@ func completionCommand() *cli.Command {
 }
 
 // completeNames offers the worktree names of the current repo.
-func completeNames(c *cli.Context) {
-	w, err := openWorkspace()
+func (f *factory) completeNames(c *cli.Context) {
+	w, err := f.openWorkspace()
 	if err != nil {
 		return
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/config"
 )
 
-func configCommand() *cli.Command {
+func configCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:  "config",
 		Usage: "show or validate the merged configuration",
@@ -66,7 +66,7 @@ func configCommand() *cli.Command {
 					}
 					if len(problems) > 0 {
 						for _, p := range problems {
-							fmt.Fprintln(os.Stderr, p)
+							fmt.Fprintln(f.io.ErrOut, p)
 						}
 						return exitWith(ExitError)
 					}

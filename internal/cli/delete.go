@@ -3,20 +3,18 @@ package cli
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-func deleteCommand() *cli.Command {
+func deleteCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:         "delete",
-		BashComplete: completeNames,
+		BashComplete: f.completeNames,
 		Aliases:      []string{"rm"},
 		Usage:        "kill an agent's session, remove its worktree and branch (refuses to lose work without --force)",
 		ArgsUsage:    "NAME",
@@ -29,7 +27,7 @@ func deleteCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usagef("delete takes one NAME")
 			}
-			w, err := openWorkspace()
+			w, err := f.openWorkspace()
 			if err != nil {
 				return err
 			}
@@ -38,12 +36,12 @@ func deleteCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if !c.Bool("yes") && term.IsTerminal(int(os.Stdin.Fd())) {
+			if !c.Bool("yes") && f.io.InTTY {
 				q := fmt.Sprintf("Delete %s (worktree %s, branch %s)?", rec.Name, rec.Path, rec.Branch)
 				if loss, err := w.WhatWouldBeLost(rec); err == nil && !loss.Empty() && c.Bool("force") {
 					q = fmt.Sprintf("Delete %s and LOSE %s?", rec.Name, loss)
 				}
-				if !confirm(q) {
+				if !confirm(f.io, q) {
 					return fmt.Errorf("not deleted")
 				}
 			}
@@ -56,9 +54,10 @@ func deleteCommand() *cli.Command {
 	}
 }
 
-func confirm(q string) bool {
-	fmt.Fprintf(os.Stderr, "%s [y/N] ", q)
-	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+// confirm asks q on ios and says whether the answer was yes.
+func confirm(ios *IOStreams, q string) bool {
+	fmt.Fprintf(ios.ErrOut, "%s [y/N] ", q)
+	line, _ := bufio.NewReader(ios.In).ReadString('\n')
 	a := strings.ToLower(strings.TrimSpace(line))
 	return a == "y" || a == "yes"
 }

@@ -2,10 +2,8 @@ package cli
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/owt-tmux/owt/internal/git"
 )
@@ -13,22 +11,22 @@ import (
 // diffCommand is owt diff NAME: the diff review of the control popup on
 // a terminal; elsewhere (or with --stat/--json) the files NAME changed
 // against its base with their line counts.
-func diffCommand() *cli.Command {
+func diffCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:         "diff",
-		BashComplete: completeNames,
+		BashComplete: f.completeNames,
 		Usage:        "review what a worktree changed against its base: files, then each file's diff (d in the control popup)",
 		ArgsUsage:    "NAME",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "stat", Usage: "print the changed files with +/- counts instead of the review screen"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			w, rec, err := namedRecord(c, "diff")
+			w, rec, err := f.namedRecord(c, "diff")
 			if err != nil {
 				return err
 			}
-			interactive := term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stdout.Fd()))
+			interactive := f.io.InTTY && f.io.OutTTY
 			if interactive && !c.Bool("stat") && !c.Bool("json") {
 				return execPopup("diff", rec.Name)
 			}

@@ -12,14 +12,14 @@ import (
 )
 
 // dismissCommand is owt dismiss: the user takes over an escalated reaction.
-func dismissCommand() *cli.Command {
+func dismissCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name: "dismiss",
 		Usage: "stop an escalated reaction needing you (seen, you handle it): its attempts start again, " +
 			"the same cause is not sent again",
 		ArgsUsage:    "NAME [REACTION...]",
-		BashComplete: completeDismiss,
-		Flags:        []cli.Flag{jsonFlag},
+		BashComplete: f.completeDismiss,
+		Flags:        []cli.Flag{jsonFlag()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 {
 				return usagef("dismiss takes a NAME (see 'owt list') and optionally reactions (%s)", strings.Join(config.ReactionNames, ", "))
@@ -30,7 +30,7 @@ func dismissCommand() *cli.Command {
 					return usagef("dismiss: unknown reaction %q (one of %s)", r, strings.Join(config.ReactionNames, ", "))
 				}
 			}
-			w, err := openWorkspace()
+			w, err := f.openWorkspace()
 			if err != nil {
 				return err
 			}
@@ -53,9 +53,9 @@ func dismissCommand() *cli.Command {
 }
 
 // completeDismiss offers the worktree names, then the reaction names.
-func completeDismiss(c *cli.Context) {
+func (f *factory) completeDismiss(c *cli.Context) {
 	if c.NArg() == 0 {
-		completeNames(c)
+		f.completeNames(c)
 		return
 	}
 	for _, r := range config.ReactionNames {

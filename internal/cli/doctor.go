@@ -9,19 +9,19 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-func doctorCommand() *cli.Command {
+func doctorCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:  "doctor",
 		Usage: "find sessions, worktrees, records, branches and locks out of step, and a monitor not running (--fix repairs what is safe)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "fix", Usage: "repair what is safe; say what was left"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("doctor takes no arguments")
 			}
-			w, err := openWorkspace()
+			w, err := f.openWorkspace()
 			if err != nil {
 				return err
 			}

@@ -14,7 +14,7 @@ import (
 )
 
 // doneCommand is owt done: an agent's explicit signal that its task ended.
-func doneCommand() *cli.Command {
+func doneCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:  "done",
 		Usage: "run by an agent in its worktree: its task is finished (or failed, or blocked on a question)",

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -21,7 +20,7 @@ const stdinWait = 3 * time.Second
 // hookCommand is what the agent tools run ("owt hook claude Stop"). It
 // prints nothing (tools read a hook's stdout as a decision) and always
 // exits 0 (a failing hook can stop the agent); problems go to owt's log.
-func hookCommand() *cli.Command {
+func hookCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:            "hook",
 		Hidden:          true,
@@ -29,7 +28,7 @@ func hookCommand() *cli.Command {
 		Usage:           "report an agent tool's hook event (run by the tools; prints nothing, always exits 0)",
 		ArgsUsage:       "KIND EVENT [NOTIFY-PROGRAM…] [JSON]",
 		Action: func(c *cli.Context) error {
-			neverFail(func() { runHook(c.Args().Slice()) })
+			neverFail(func() { f.runHook(c.Args().Slice()) })
 			return nil
 		},
 	}
@@ -47,7 +46,7 @@ func neverFail(hook func()) {
 }
 
 // runHook is one "owt hook" with its arguments.
-func runHook(args []string) {
+func (f *factory) runHook(args []string) {
 	at := time.Now()
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
@@ -66,23 +65,23 @@ func runHook(args []string) {
 			call.Chain = rest[:len(rest)-1]
 		}
 	} else {
-		call.Payload = readStdin()
+		call.Payload = f.readStdin()
 	}
-	if err := workspace.HandleHook(tmuxClient(), call); err != nil {
+	if err := workspace.HandleHook(f.tmux(), call); err != nil {
 		state.Logf("hook", "%s %s: %v", call.Kind, call.Event, err)
 	}
 }
 
 // readStdin returns the hook's JSON, or nothing when stdin is a terminal
 // (someone ran owt hook by hand) or stays open too long.
-func readStdin() []byte {
-	if term.IsTerminal(int(os.Stdin.Fd())) {
+func (f *factory) readStdin() []byte {
+	if f.io.InTTY {
 		return nil
 	}
 	done := make(chan []byte, 1)
 	go func() {
 		var b bytes.Buffer
-		_, _ = io.Copy(&b, os.Stdin)
+		_, _ = io.Copy(&b, f.io.In)
 		done <- b.Bytes()
 	}()
 	select {
@@ -96,7 +95,7 @@ func readStdin() []byte {
 // publishCommand is the detached helper "owt hook" starts when a status
 // changed: it shows the record's status in tmux while the hook has
 // already returned to its agent. It takes the publish lock itself.
-func publishCommand() *cli.Command {
+func publishCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:      "_publish",
 		Hidden:    true,
@@ -106,7 +105,7 @@ func publishCommand() *cli.Command {
 			if c.NArg() != 2 {
 				return usagef("_publish takes REPO and NAME")
 			}
-			workspace.PublishRecord(tmuxClient(), c.Args().Get(0), c.Args().Get(1))
+			workspace.PublishRecord(f.tmux(), c.Args().Get(0), c.Args().Get(1))
 			return nil
 		},
 	}

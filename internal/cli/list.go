@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,7 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-func listCommand() *cli.Command {
+func listCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:    "list",
 		Aliases: []string{"ls"},
@@ -22,21 +20,21 @@ func listCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "every repository, with a REPO column"},
 			&cli.BoolFlag{Name: "fresh", Usage: "recompute git figures now instead of using ones up to 3 s old"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("list takes no arguments")
 			}
 			var recs []*state.Record
-			tm := tmuxClient()
+			tm := f.tmux()
 			if c.Bool("all") {
 				var err error
 				if recs, err = workspace.AllRecords(); err != nil {
 					return err
 				}
 			} else {
-				w, err := openWorkspace()
+				w, err := f.openWorkspace()
 				if err != nil {
 					return err
 				}
@@ -49,18 +47,18 @@ func listCommand() *cli.Command {
 			if c.Bool("json") {
 				return printJSON(c.App.Writer, items)
 			}
-			printTable(c.App.Writer, items, c.Bool("all"))
+			printTable(f.io, items, c.Bool("all"))
 			return nil
 		},
 	}
 }
 
-func printTable(out io.Writer, items []workspace.Item, withRepo bool) {
+func printTable(ios *IOStreams, items []workspace.Item, withRepo bool) {
 	if len(items) == 0 {
-		fmt.Fprintln(os.Stderr, "no agents here; start one with: owt new \"TASK\"")
+		fmt.Fprintln(ios.ErrOut, "no agents here; start one with: owt new \"TASK\"")
 		return
 	}
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(ios.Out, 0, 0, 2, ' ', 0)
 	head := []string{"NAME", "BRANCH", "STATUS", "TOOL", "AGE", "CHANGES"}
 	if withRepo {
 		head = append([]string{"REPO"}, head...)

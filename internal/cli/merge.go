@@ -16,7 +16,7 @@ import (
 // worktree was removed afterwards.
 type landed = control.Landed
 
-func mergeCommand() *cli.Command {
+func mergeCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:      "merge",
 		Usage:     "merge a worktree's branch into its base (never touching a dirty checkout), then remove the worktree",
@@ -29,8 +29,8 @@ func mergeCommand() *cli.Command {
 			&cli.BoolFlag{Name: "leave-conflicts", Usage: "on conflict, merge the target into the branch in its worktree and leave the conflicts there"},
 			&cli.BoolFlag{Name: "keep", Usage: "keep the worktree, session and branch afterwards"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
-			forceBusyFlag,
-			jsonFlag,
+			forceBusyFlag(),
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -43,7 +43,7 @@ func mergeCommand() *cli.Command {
 			if err := o.Validate(); err != nil {
 				return usagef("%v", err)
 			}
-			w, err := openWorkspace()
+			w, err := f.openWorkspace()
 			if err != nil {
 				return err
 			}
@@ -64,7 +64,7 @@ func mergeCommand() *cli.Command {
 					return err
 				}
 			}
-			if err := askFirst(c, report, fmt.Sprintf("Merge %s into %s%s?", rec.Branch, target, removalNote(c.Bool("keep"))), "not merged"); err != nil {
+			if err := f.askFirst(c, report, fmt.Sprintf("Merge %s into %s%s?", rec.Branch, target, removalNote(c.Bool("keep"))), "not merged"); err != nil {
 				return err
 			}
 			out, err := control.Merge(w, rec, o, c.Bool("keep"), c.Bool("force"))
@@ -74,7 +74,10 @@ func mergeCommand() *cli.Command {
 }
 
 // forceBusyFlag lets merge and ship land while the agent works or waits.
-var forceBusyFlag = &cli.BoolFlag{Name: "force", Usage: "go ahead while the agent works or waits for you (commits and ends its turn)"}
+// A new flag each time: urfave keeps state in a flag, so none is shared.
+func forceBusyFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "force", Usage: "go ahead while the agent works or waits for you (commits and ends its turn)"}
+}
 
 func removalNote(keep bool) string {
 	if keep {

@@ -11,7 +11,7 @@ import (
 	"github.com/owt-tmux/owt/internal/state"
 )
 
-func monitorCommand() *cli.Command {
+func monitorCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:  "monitor",
 		Usage: "watch agent panes, keep status right and notify (one per tmux server; owt new starts it)",
@@ -26,13 +26,13 @@ func monitorCommand() *cli.Command {
 			daemon.CloseInherited()
 			socket := daemon.Canonical(c.String("socket"))
 			if c.String("socket") == "" {
-				socket = daemon.SocketPath(tmuxClient())
+				socket = daemon.SocketPath(f.tmux())
 			}
 			// Started as a daemon, its stderr is owt's log: follow the
 			// log when it is moved aside or removed, rather than writing
 			// into a file nobody sees any more.
-			var log io.Writer = os.Stderr
-			if state.IsLog(os.Stderr) {
+			var log io.Writer = f.io.ErrOut
+			if file, ok := f.io.ErrOut.(*os.File); ok && state.IsLog(file) {
 				log = &state.LogWriter{}
 			}
 			return monitor.Run(monitor.Options{Socket: socket, Interval: c.Duration("interval"), Log: log})

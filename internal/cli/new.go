@@ -15,7 +15,21 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-func newCommand() *cli.Command {
+// newOptions is one owt new as typed.
+type newOptions struct {
+	IO        *IOStreams
+	Workspace func() (*workspace.Workspace, error)
+
+	Create workspace.CreateOptions
+	JSON   bool
+	Switch bool // go to the new session
+}
+
+// newCommand is owt new; runF runs the options (nil: newRun).
+func newCommand(f *factory, runF func(*newOptions) error) *cli.Command {
+	if runF == nil {
+		runF = newRun
+	}
 	return &cli.Command{
 		Name:      "new",
 		Usage:     "start an agent on a task in a new branch, worktree and tmux session",
@@ -29,53 +43,74 @@ func newCommand() *cli.Command {
 			&cli.BoolFlag{Name: "plan", Usage: "start the tool in its plan / read-only mode"},
 			&cli.BoolFlag{Name: "no-setup", Usage: "skip dependency install and setup commands"},
 			&cli.BoolFlag{Name: "switch", Usage: "switch to the new session (attach when outside tmux)"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			w, err := openWorkspace()
-			if err != nil {
-				return err
-			}
-			if !c.Bool("json") {
-				w.Log = os.Stderr
-			}
-			w.Warn = os.Stderr
-			rec, err := w.Create(workspace.CreateOptions{
-				Task:    strings.Join(c.Args().Slice(), " "),
-				Name:    c.String("name"),
-				Branch:  c.String("branch"),
-				Base:    c.String("base"),
-				Tool:    c.String("tool"),
-				NoAgent: c.Bool("no-agent"),
-				Plan:    c.Bool("plan"),
-				NoSetup: c.Bool("no-setup"),
+			return runF(&newOptions{
+				IO:        f.io,
+				Workspace: f.openWorkspace,
+				Create: workspace.CreateOptions{
+					Task:    strings.Join(c.Args().Slice(), " "),
+					Name:    c.String("name"),
+					Branch:  c.String("branch"),
+					Base:    c.String("base"),
+					Tool:    c.String("tool"),
+					NoAgent: c.Bool("no-agent"),
+					Plan:    c.Bool("plan"),
+					NoSetup: c.Bool("no-setup"),
+				},
+				JSON:   c.Bool("json"),
+				Switch: c.Bool("switch"),
 			})
-			if errors.Is(err, workspace.ErrEmptyTask) || errors.Is(err, workspace.ErrBadOption) {
-				// No task, an invalid --name or --branch, a --base that does
-				// not exist: bad usage, like a missing NAME or an unknown --tool.
-				return usageError{err.Error()}
-			}
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				items := workspace.Collect(w.Tmux, []*state.Record{rec}, workspace.ListOptions{Fresh: true})
-				if err := printJSON(c.App.Writer, items[0]); err != nil {
-					return err
-				}
-			} else {
-				tool := rec.Tool
-				if rec.NoAgent {
-					tool = "shell"
-				}
-				fmt.Fprintf(c.App.Writer, "%s: %s on %s in %s (tmux session %s)\n", rec.Name, tool, rec.Branch, rec.Path, rec.Session)
-			}
-			if c.Bool("switch") {
-				return goTo(w.Tmux, rec.SessionID)
-			}
-			return nil
 		},
 	}
+}
+
+// newRun creates the worktree, session and agent, and says what it made.
+func newRun(o *newOptions) error {
+	w, err := o.Workspace()
+	if err != nil {
+		return err
+	}
+	if !o.JSON {
+		w.Log = o.IO.ErrOut
+	}
+	w.Warn = o.IO.ErrOut
+	rec, err := w.Create(o.Create)
+	if err != nil {
+		return createError(err)
+	}
+	if o.JSON {
+		items := workspace.Collect(w.Tmux, []*state.Record{rec}, workspace.ListOptions{Fresh: true})
+		if err := printJSON(o.IO.Out, items[0]); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(o.IO.Out, created(rec))
+	}
+	if o.Switch {
+		return goTo(w.Tmux, rec.SessionID)
+	}
+	return nil
+}
+
+// createError is err of Create as owt reports it: no task, an invalid
+// --name or --branch, a --base that does not exist are bad usage, like
+// a missing NAME or an unknown --tool.
+func createError(err error) error {
+	if errors.Is(err, workspace.ErrEmptyTask) || errors.Is(err, workspace.ErrBadOption) {
+		return usageError{err.Error()}
+	}
+	return err
+}
+
+// created is the line owt new prints for what it made.
+func created(rec *state.Record) string {
+	tool := rec.Tool
+	if rec.NoAgent {
+		tool = "shell"
+	}
+	return fmt.Sprintf("%s: %s on %s in %s (tmux session %s)", rec.Name, tool, rec.Branch, rec.Path, rec.Session)
 }
 
 // goTo moves the user to a session: switch-client inside tmux, else attach

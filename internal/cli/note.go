@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -22,7 +21,7 @@ type noteRun struct {
 	Sent      []workspace.SendResult `json:"sent,omitempty"`
 }
 
-func noteCommand() *cli.Command {
+func noteCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:      "note",
 		Usage:     "shared context for every agent, in each tool's local untracked instructions file (no TEXT: show it)",
@@ -30,11 +29,11 @@ func noteCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "clear", Usage: "remove the note from every worktree"},
 			&cli.BoolFlag{Name: "send", Usage: "also type it into every idle agent"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
-			w, err := openWorkspace()
+			w, err := f.openWorkspace()
 			if err != nil {
 				return err
 			}
@@ -71,7 +70,7 @@ func noteCommand() *cli.Command {
 					return printJSON(c.App.Writer, noteRun{Note: text, Worktrees: []workspace.NoteResult{}})
 				}
 				if text == "" {
-					fmt.Fprintln(os.Stderr, "no note set; set one with: owt note \"TEXT\"")
+					fmt.Fprintln(f.io.ErrOut, "no note set; set one with: owt note \"TEXT\"")
 					return nil
 				}
 				fmt.Fprintln(c.App.Writer, inert(text))
@@ -79,7 +78,7 @@ func noteCommand() *cli.Command {
 			}
 			text := strings.Join(args, " ")
 			if len(args) == 1 && args[0] == "-" {
-				b, err := io.ReadAll(os.Stdin)
+				b, err := io.ReadAll(f.io.In)
 				if err != nil {
 					return fmt.Errorf("read stdin: %w", err)
 				}

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -16,9 +17,28 @@ import (
 	"github.com/owt-tmux/owt/internal/run"
 )
 
+// planOptions is one owt plan: the goal, the tool to ask and where the
+// plan goes. Repo, Profile and Ask reach the repository, the config and
+// the tool; a test hands in its own.
+type planOptions struct {
+	IO     *IOStreams
+	Goal   string
+	Output string // -o FILE; "" prints the plan
+	Tool   string // --tool; "" is [agent] tool
+	Force  bool
+
+	Repo    func() (git.Repo, error)                 // the repository plans are made in
+	Profile func(tool string) (agent.Profile, error) // the tool to ask (planTool)
+	Ask     func(p agent.Profile, dir, prompt string, log io.Writer) (string, error)
+}
+
 // planCommand is owt plan: an AI tool, run headless in the repository,
-// writes a plan file for a goal; owt holds it to the plan parser.
-func planCommand() *cli.Command {
+// writes a plan file for a goal; owt holds it to the plan parser. runF
+// runs the options (nil: planRun).
+func planCommand(f *factory, runF func(*planOptions) error) *cli.Command {
+	if runF == nil {
+		runF = planRun
+	}
 	return &cli.Command{
 		Name:      "plan",
 		Usage:     "ask an AI tool (headless, in this repository) to break a goal into a plan file for 'owt run start'",
@@ -28,38 +48,69 @@ func planCommand() *cli.Command {
 			&cli.StringFlag{Name: "tool", Usage: "the tool to ask (default: [agent] tool)"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite FILE if it exists"},
 		},
-		Action: planAction,
+		Action: func(c *cli.Context) error {
+			o := &planOptions{
+				IO:      f.io,
+				Goal:    strings.TrimSpace(strings.Join(c.Args().Slice(), " ")),
+				Output:  c.String("output"),
+				Tool:    c.String("tool"),
+				Force:   c.Bool("force"),
+				Repo:    repoHere,
+				Profile: planTool,
+				Ask:     agent.Profile.RunHeadless,
+			}
+			if err := o.check(); err != nil {
+				return err
+			}
+			return runF(o)
+		},
 	}
 }
 
-func planAction(c *cli.Context) error {
-	goal := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
-	if goal == "" {
+// check refuses, before any tool is asked, a plan that could not be
+// written: no goal, -o naming a directory or (without --force) a file.
+func (o *planOptions) check() error {
+	if o.Goal == "" {
 		return usagef("plan takes a GOAL, e.g. owt plan \"add login with tokens\" -o auth.toml")
 	}
-	out := c.String("output")
+	out := o.Output
 	if fi, err := os.Stat(out); out != "" && err == nil && fi.IsDir() {
 		return usagef("%s is a directory: give -o a file", out)
 	}
-	if out != "" && !c.Bool("force") {
+	if out != "" && !o.Force {
 		if _, err := os.Lstat(out); err == nil {
 			return usagef("%s exists: give --force to overwrite it, or another -o FILE", out)
 		}
 	}
+	return nil
+}
+
+// repoHere is the repository of the current directory.
+func repoHere() (git.Repo, error) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return err
+		return git.Repo{}, err
 	}
 	repo, err := git.FindRepo(wd)
 	if err != nil {
-		return fmt.Errorf("owt plan works in a git repository: %w", err)
+		return repo, fmt.Errorf("owt plan works in a git repository: %w", err)
 	}
-	prof, err := planTool(c.String("tool"))
+	return repo, nil
+}
+
+// planRun asks the tool, holds its answer to the plan parser, and prints
+// or writes the plan; an answer that is not a valid plan is kept.
+func planRun(o *planOptions) error {
+	repo, err := o.Repo()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "owt: asking %s to plan (headless, in %s)…\n", prof.Name, repo.Root)
-	answer, err := prof.RunHeadless(repo.Root, run.DraftPrompt(goal), os.Stderr)
+	prof, err := o.Profile(o.Tool)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.ErrOut, "owt: asking %s to plan (headless, in %s)…\n", prof.Name, repo.Root)
+	answer, err := o.Ask(prof, repo.Root, run.DraftPrompt(o.Goal), o.IO.ErrOut)
 	if err != nil {
 		return keptAnswer(answer, err.Error())
 	}
@@ -73,23 +124,23 @@ func planAction(c *cli.Context) error {
 	var ps config.Problems
 	if errors.As(err, &ps) {
 		for _, pr := range ps {
-			fmt.Fprintln(os.Stderr, "owt: "+pr.Error())
+			fmt.Fprintln(o.IO.ErrOut, "owt: "+pr.Error())
 		}
 		return keptAnswer(answer, fmt.Sprintf("%s's plan is not valid (%d problem(s) above); nothing written", prof.Name, len(ps)))
 	}
 	if err != nil {
 		return err
 	}
-	if out == "" {
-		_, err := c.App.Writer.Write(data)
+	if o.Output == "" {
+		_, err := o.IO.Out.Write(data)
 		return err
 	}
-	if err := writePlan(out, data, c.Bool("force")); err != nil {
+	if err := writePlan(o.Output, data, o.Force); err != nil {
 		// The tool's answer cost a call: never lost to a file that could
 		// not be written.
 		return keptAnswer(string(data), err.Error())
 	}
-	fmt.Fprintf(c.App.Writer, "wrote %s: %s; start it with 'owt run start %s'\n", out, p.String(), out)
+	fmt.Fprintf(o.IO.Out, "wrote %s: %s; start it with 'owt run start %s'\n", o.Output, p.String(), o.Output)
 	return nil
 }
 
@@ -182,8 +233,8 @@ func writePlan(path string, data []byte, force bool) error {
 // orchestrateCommand is the seed's owt orchestrate FILE --into BRANCH:
 // owt run start, with the branch done tasks land in given on the command
 // line.
-func orchestrateCommand() *cli.Command {
-	c := runStartCommand("orchestrate")
+func orchestrateCommand(f *factory) *cli.Command {
+	c := runStartCommand(f, "orchestrate")
 	c.Usage = "the same as 'owt run start FILE', done tasks landing in --into BRANCH (the name older tools used)"
 	c.Flags = append(c.Flags, &cli.StringFlag{Name: "into", Usage: "land done tasks in `BRANCH` (made from the base if missing), in place of the plan's into"})
 	start := c.Action

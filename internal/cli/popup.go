@@ -17,7 +17,7 @@ const popupProgram = "owt-popup"
 
 // popupCommand runs owt's interactive screens. The keys bound by owt tmux
 // init run them in display-popup; they work in any pane too.
-func popupCommand() *cli.Command {
+func popupCommand(f *factory) *cli.Command {
 	sub := func(name, usage string) *cli.Command {
 		return &cli.Command{
 			Name:  name,

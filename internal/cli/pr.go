@@ -11,22 +11,22 @@ import (
 )
 
 // prCommand is owt pr: push an agent's branch and open its pull request.
-func prCommand() *cli.Command {
+func prCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:         "pr",
 		Usage:        "push an agent's branch and open a pull request for it (gh), or adopt the one open for it; owt then follows its CI and reviews",
 		ArgsUsage:    "NAME",
-		BashComplete: completeNames,
+		BashComplete: f.completeNames,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "draft", Usage: "open it as a draft"},
 			&cli.StringFlag{Name: "base", Usage: "the `BRANCH` to merge into (default: the worktree's base)"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("pr takes one NAME (see 'owt list')")
 			}
-			w, err := openWorkspace()
+			w, err := f.openWorkspace()
 			if err != nil {
 				return err
 			}

@@ -23,59 +23,78 @@ type queueRun struct {
 	Left    merge.Queue `json:"left"`
 }
 
-func queueCommand() *cli.Command {
+// queueOptions is one owt queue: show the queue, or ship it (--ship).
+type queueOptions struct {
+	IO        *IOStreams
+	Workspace func() (*workspace.Workspace, error)
+
+	Ship bool
+	Yes  bool // do not ask before shipping
+	JSON bool
+}
+
+// queueCommand is owt queue; runF runs the options (nil: runQueue).
+func queueCommand(f *factory, runF func(*queueOptions) error) *cli.Command {
+	if runF == nil {
+		runF = runQueue
+	}
 	return &cli.Command{
 		Name:  "queue",
 		Usage: "the finished worktrees in the order that merges most of them cleanly (--ship ships them in it)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "ship", Usage: "ship them in that order, re-checking after each, stopping at the first conflict"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("queue takes no arguments")
 			}
-			w, err := openWorkspace()
-			if err != nil {
-				return err
-			}
-			q, err := mergeContext(w).BuildQueue()
-			if err != nil {
-				return err
-			}
-			if !c.Bool("ship") {
-				if c.Bool("json") {
-					return printJSON(c.App.Writer, q)
-				}
-				printQueue(c.App.Writer, q)
-				return nil
-			}
-			if len(q.Entries) == 0 {
-				return errors.New("nothing to ship: no idle or exited worktree has changes")
-			}
-			if !c.Bool("json") {
-				printQueue(c.App.Writer, q)
-			}
-			if err := askFirst(c, nil, fmt.Sprintf("Ship these %d worktree(s) in this order?", len(q.Entries)), "not shipped"); err != nil {
-				return err
-			}
-			// Only what was shown and confirmed: a worktree that turns idle
-			// or gains changes while the queue runs waits for the next run.
-			confirmed := map[string]string{}
-			for _, e := range q.Entries {
-				confirmed[e.Name] = e.Branch
-			}
-			return shipQueue(c, w, confirmed)
+			return runF(&queueOptions{IO: f.io, Workspace: f.openWorkspace, Ship: c.Bool("ship"), Yes: c.Bool("yes"), JSON: c.Bool("json")})
 		},
 	}
+}
+
+// runQueue prints the queue, or with --ship shows it, asks, and ships it.
+func runQueue(o *queueOptions) error {
+	w, err := o.Workspace()
+	if err != nil {
+		return err
+	}
+	q, err := mergeContext(w).BuildQueue()
+	if err != nil {
+		return err
+	}
+	if !o.Ship {
+		if o.JSON {
+			return printJSON(o.IO.Out, q)
+		}
+		printQueue(o.IO.Out, q)
+		return nil
+	}
+	if len(q.Entries) == 0 {
+		return errors.New("nothing to ship: no idle or exited worktree has changes")
+	}
+	if !o.JSON {
+		printQueue(o.IO.Out, q)
+	}
+	if err := askFirst(o.IO, o.Yes, "queue --ship", nil, fmt.Sprintf("Ship these %d worktree(s) in this order?", len(q.Entries)), "not shipped"); err != nil {
+		return err
+	}
+	// Only what was shown and confirmed: a worktree that turns idle
+	// or gains changes while the queue runs waits for the next run.
+	confirmed := map[string]string{}
+	for _, e := range q.Entries {
+		confirmed[e.Name] = e.Branch
+	}
+	return shipQueue(o, w, confirmed)
 }
 
 // shipQueue ships the head of the queue, rebuilds the queue from what git
 // says now, and repeats, until it is empty or its head would conflict.
 // Only the worktrees in confirmed (name → branch, the list the user said
 // yes to) are ever shipped or considered.
-func shipQueue(c *cli.Context, w *workspace.Workspace, confirmed map[string]string) error {
+func shipQueue(o *queueOptions, w *workspace.Workspace, confirmed map[string]string) error {
 	run := queueRun{Shipped: []landed{}}
 	var failure error
 	for {
@@ -110,8 +129,8 @@ func shipQueue(c *cli.Context, w *workspace.Workspace, confirmed map[string]stri
 			break
 		}
 		run.Shipped = append(run.Shipped, out)
-		if !c.Bool("json") {
-			printLanding(c.App.Writer, out)
+		if !o.JSON {
+			printLanding(o.IO.Out, out)
 		}
 		if out.Kept != "" {
 			failure = fmt.Errorf("shipped %s, but %s; stopped", out.Name, out.Kept)
@@ -121,16 +140,16 @@ func shipQueue(c *cli.Context, w *workspace.Workspace, confirmed map[string]stri
 	if failure != nil {
 		run.Stopped = failure.Error()
 	}
-	if c.Bool("json") {
-		if err := printJSON(c.App.Writer, run); err != nil {
+	if o.JSON {
+		if err := printJSON(o.IO.Out, run); err != nil {
 			return err
 		}
 	}
 	if failure != nil {
 		return failure
 	}
-	if !c.Bool("json") {
-		fmt.Fprintf(c.App.Writer, "shipped %d worktree(s); the queue is empty\n", len(run.Shipped))
+	if !o.JSON {
+		fmt.Fprintf(o.IO.Out, "shipped %d worktree(s); the queue is empty\n", len(run.Shipped))
 	}
 	return nil
 }

@@ -1,21 +1,19 @@
 package cli
 
 import (
-	"os"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // runCommand is the first process of every worktree session.
-func runCommand() *cli.Command {
+func runCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:   "_run",
 		Hidden: true,
 		Usage:  "run a worktree session's setup and agent (started by owt new)",
 		Action: func(*cli.Context) error {
-			return workspace.RunSession(tmuxClient(), os.Stdout)
+			return workspace.RunSession(f.tmux(), f.io.Out)
 		},
 	}
 }

@@ -25,31 +25,31 @@ import (
 )
 
 // runsCommand is owt run: task graphs.
-func runsCommand() *cli.Command {
+func runsCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:  "run",
 		Usage: "task graphs: validate a plan file, register it as a run, follow it",
 		Subcommands: []*cli.Command{
-			runStartCommand("start"),
+			runStartCommand(f, "start"),
 			{
 				Name:   "list",
 				Usage:  "list the registered runs",
-				Flags:  []cli.Flag{jsonFlag},
-				Action: runList,
+				Flags:  []cli.Flag{jsonFlag()},
+				Action: f.runList,
 			},
 			{
 				Name:      "status",
 				Usage:     "show a run and each task's state (default: the only run, else the newest active one)",
 				ArgsUsage: "[NAME]",
-				Flags:     []cli.Flag{jsonFlag},
-				Action:    runStatus,
+				Flags:     []cli.Flag{jsonFlag()},
+				Action:    f.runStatus,
 			},
-			runStateCommand("pause", run.Paused, "start no new task until 'owt run resume'"),
-			runResumeCommand(),
-			runStateCommand("stop", run.Stopped, "start no new task; running agents are left alone"),
-			runTaskCommand("retry", "give a failed, cancelled, stuck or backing-off task another attempt now, in its worktree"),
-			runTaskCommand("skip", "do not run a task; it counts as done for its dependents (a running agent is left alone)"),
-			runTaskCommand("cancel", "do not run a task; its dependents wait until it is retried or skipped"),
+			runStateCommand(f, "pause", run.Paused, "start no new task until 'owt run resume'"),
+			runResumeCommand(f),
+			runStateCommand(f, "stop", run.Stopped, "start no new task; running agents are left alone"),
+			runTaskCommand(f, "retry", "give a failed, cancelled, stuck or backing-off task another attempt now, in its worktree"),
+			runTaskCommand(f, "skip", "do not run a task; it counts as done for its dependents (a running agent is left alone)"),
+			runTaskCommand(f, "cancel", "do not run a task; its dependents wait until it is retried or skipped"),
 			{
 				Name:      "forget",
 				Usage:     "remove a stopped, paused, finished or failed run (or a corrupt one) from owt's records; its worktrees and agents stay",
@@ -70,21 +70,21 @@ func runsCommand() *cli.Command {
 				Name:      "log",
 				Usage:     "print a run's event log",
 				ArgsUsage: "NAME",
-				Flags:     []cli.Flag{jsonFlag},
-				Action:    runLog,
+				Flags:     []cli.Flag{jsonFlag()},
+				Action:    f.runLog,
 			},
 		},
 	}
 }
 
 // batchCommand is the seed's name for owt run start.
-func batchCommand() *cli.Command {
-	c := runStartCommand("batch")
+func batchCommand(f *factory) *cli.Command {
+	c := runStartCommand(f, "batch")
 	c.Usage = "the same as 'owt run start FILE' (the name older tools used)"
 	return c
 }
 
-func runStartCommand(name string) *cli.Command {
+func runStartCommand(f *factory, name string) *cli.Command {
 	return &cli.Command{
 		Name:      name,
 		Usage:     "validate a plan file, print its waves and register it as a run",
@@ -97,15 +97,15 @@ func runStartCommand(name string) *cli.Command {
 			if c.NArg() != 1 {
 				return usagef("%s takes one FILE", c.Command.HelpName)
 			}
-			return runStart(c, c.Args().First())
+			return f.runStart(c, c.Args().First())
 		},
 	}
 }
 
-func runStart(c *cli.Context, file string) error {
+func (f *factory) runStart(c *cli.Context, file string) error {
 	p, err := run.ParseFile(file)
 	if err != nil {
-		return planProblems(err)
+		return f.planProblems(err)
 	}
 	if into := c.String("into"); into != "" { // owt orchestrate --into
 		p.Into, p.IntoBase = into, false
@@ -120,7 +120,7 @@ func runStart(c *cli.Context, file string) error {
 	if !run.ValidName(name) {
 		return usagef("the file's name %q cannot name a run: %s; give --name", name, run.NameRule)
 	}
-	repo, base, err := planInRepo(p)
+	repo, base, err := f.planInRepo(p)
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func runStart(c *cli.Context, file string) error {
 		p.File = abs
 	}
 	r := run.NewRun(name, repo.Root, base, p, time.Now())
-	tm := tmuxClient()
+	tm := f.tmux()
 	r.Socket = daemon.SocketPath(tm)
 	r.Server, _ = tm.ServerIdentity() // none runs yet: the monitor that drives it records its server
 	store := run.DefaultStore()
@@ -263,7 +263,7 @@ func monitorWarning(v run.View) string {
 // planInRepo checks what needs the repository: the base branch (the plan's,
 // else the one checked out here) exists, tools are known, into can be a
 // branch. Problems go out as the plan's own.
-func planInRepo(p *run.Plan) (git.Repo, string, error) {
+func (f *factory) planInRepo(p *run.Plan) (git.Repo, string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return git.Repo{}, "", err
@@ -290,7 +290,7 @@ func planInRepo(p *run.Plan) (git.Repo, string, error) {
 	}
 	ps = append(ps, unknownTools(p)...)
 	if len(ps) > 0 {
-		return repo, "", planProblems(ps)
+		return repo, "", f.planProblems(ps)
 	}
 	return repo, base, nil
 }
@@ -321,13 +321,13 @@ func unknownTools(p *run.Plan) config.Problems {
 
 // planProblems prints each problem of a plan on its own line and ends
 // owt with the usage exit code; any other error passes through.
-func planProblems(err error) error {
+func (f *factory) planProblems(err error) error {
 	var ps config.Problems
 	if !errors.As(err, &ps) {
 		return err
 	}
 	for _, p := range ps {
-		fmt.Fprintln(os.Stderr, "owt: "+p.Error())
+		fmt.Fprintln(f.io.ErrOut, "owt: "+p.Error())
 	}
 	return exitWith(ExitUsage)
 }
@@ -383,11 +383,11 @@ func intoCheckoutWarning(r *run.Run) string {
 	return ""
 }
 
-func runList(c *cli.Context) error {
+func (f *factory) runList(c *cli.Context) error {
 	if err := noArgs(c, "run list"); err != nil {
 		return err
 	}
-	runs, broken, err := listRunsAndBroken()
+	runs, broken, err := f.listRunsAndBroken()
 	if err != nil {
 		return err
 	}
@@ -417,7 +417,7 @@ func runList(c *cli.Context) error {
 
 // namedRun is the run a command's argument names; with none (when
 // optional), the only run, else the newest active one.
-func namedRun(c *cli.Context, verb string, optional bool) (*run.Run, error) {
+func (f *factory) namedRun(c *cli.Context, verb string, optional bool) (*run.Run, error) {
 	store := run.DefaultStore()
 	switch {
 	case c.NArg() == 1:
@@ -425,11 +425,11 @@ func namedRun(c *cli.Context, verb string, optional bool) (*run.Run, error) {
 		if err != nil {
 			return nil, err
 		}
-		return noteRestarts([]*run.Run{r})[0], nil
+		return f.noteRestarts([]*run.Run{r})[0], nil
 	case c.NArg() > 1 || !optional:
 		return nil, usagef("%s takes one NAME", verb)
 	}
-	runs, err := listRuns()
+	runs, err := f.listRuns()
 	if err != nil {
 		return nil, err
 	}
@@ -461,8 +461,8 @@ func runNames(runs []*run.Run) []string {
 	return names
 }
 
-func runStatus(c *cli.Context) error {
-	r, err := namedRun(c, "run status", true)
+func (f *factory) runStatus(c *cli.Context) error {
+	r, err := f.namedRun(c, "run status", true)
 	if err != nil {
 		return err
 	}
@@ -496,7 +496,7 @@ func runStatus(c *cli.Context) error {
 
 // runStateCommand is owt run pause|resume|stop NAME: the run's state
 // changes under its lock and the change is logged; the engine reads it.
-func runStateCommand(verb string, to run.RunState, usage string) *cli.Command {
+func runStateCommand(f *factory, verb string, to run.RunState, usage string) *cli.Command {
 	return &cli.Command{
 		Name:      verb,
 		Usage:     usage,
@@ -520,7 +520,7 @@ func runStateCommand(verb string, to run.RunState, usage string) *cli.Command {
 	}
 }
 
-func runLog(c *cli.Context) error {
+func (f *factory) runLog(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("run log takes one NAME")
 	}
@@ -556,27 +556,27 @@ func orDash(s string) string {
 
 // listRuns lists the runs; a run whose file cannot be read is said on
 // stderr and left out, so it does not hide the others.
-func listRuns() ([]*run.Run, error) {
-	runs, _, err := listRunsAndBroken()
+func (f *factory) listRuns() ([]*run.Run, error) {
+	runs, _, err := f.listRunsAndBroken()
 	return runs, err
 }
 
 // listRunsAndBroken is listRuns with the runs whose file cannot be read.
-func listRunsAndBroken() ([]*run.Run, []*run.BrokenRun, error) {
+func (f *factory) listRunsAndBroken() ([]*run.Run, []*run.BrokenRun, error) {
 	runs, err := run.DefaultStore().List()
 	var broken run.BrokenRuns
 	if !errors.As(err, &broken) {
-		return noteRestarts(runs), nil, err
+		return f.noteRestarts(runs), nil, err
 	}
 	var brs []*run.BrokenRun
 	for _, b := range broken {
-		fmt.Fprintln(os.Stderr, "owt: warning: "+b.Error())
+		fmt.Fprintln(f.io.ErrOut, "owt: warning: "+b.Error())
 		var br *run.BrokenRun
 		if errors.As(b, &br) {
 			brs = append(brs, br)
 		}
 	}
-	return noteRestarts(runs), brs, nil
+	return f.noteRestarts(runs), brs, nil
 }
 
 // noteRestarts pauses each run whose tmux server restarted while no
@@ -584,7 +584,7 @@ func listRunsAndBroken() ([]*run.Run, []*run.BrokenRun, error) {
 // can drive must not read as active. A server with a monitor is left to
 // it, so the usual look costs no tmux call. Then landed work that into
 // lost is noted (noteLost).
-func noteRestarts(runs []*run.Run) []*run.Run {
+func (f *factory) noteRestarts(runs []*run.Run) []*run.Run {
 	ids := map[string]string{} // by socket: the identity of the server there now, "" for none
 	for i, r := range runs {
 		if r.Socket == "" || r.Server == "" || r.State == run.Finished || r.State == run.RunFailed ||
@@ -594,7 +594,7 @@ func noteRestarts(runs []*run.Run) []*run.Run {
 		id, ok := ids[r.Socket]
 		if !ok {
 			if !daemon.Running(r.Socket) {
-				id, _ = (&tmux.Client{Bin: tmuxClient().Bin, Socket: r.Socket}).ServerIdentity()
+				id, _ = (&tmux.Client{Bin: f.tmux().Bin, Socket: r.Socket}).ServerIdentity()
 			}
 			ids[r.Socket] = id
 		}
@@ -604,19 +604,19 @@ func noteRestarts(runs []*run.Run) []*run.Run {
 		if now, err := run.DefaultStore().NoteRestart(r.Name, id, time.Now()); err == nil {
 			runs[i] = now
 		} else {
-			fmt.Fprintf(os.Stderr, "owt: warning: run %s: %v\n", r.Name, err)
+			fmt.Fprintf(f.io.ErrOut, "owt: warning: run %s: %v\n", r.Name, err)
 		}
 	}
-	return noteLost(runs)
+	return f.noteLost(runs)
 }
 
 // noteLost records, for each run, the landed work its into no longer
 // holds (run.Store.NoteLost): what every view and command then reads.
-func noteLost(runs []*run.Run) []*run.Run {
+func (f *factory) noteLost(runs []*run.Run) []*run.Run {
 	for i, r := range runs {
 		now, err := run.DefaultStore().NoteLost(r, time.Now())
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "owt: warning: run %s: %v\n", r.Name, err)
+			fmt.Fprintf(f.io.ErrOut, "owt: warning: run %s: %v\n", r.Name, err)
 		}
 		runs[i] = now
 	}

@@ -15,7 +15,7 @@ import (
 // runTaskCommand is owt run retry|skip|cancel NAME TASK: the task changes
 // under the run's lock and the change is logged; the monitor's engine
 // reads it on its next tick.
-func runTaskCommand(verb, usage string) *cli.Command {
+func runTaskCommand(f *factory, verb, usage string) *cli.Command {
 	return &cli.Command{
 		Name:      verb,
 		Usage:     usage,
@@ -48,7 +48,7 @@ func runTaskCommand(verb, usage string) *cli.Command {
 // when its tmux server restarted since it was registered, it adopts the
 // server owt talks to now; the engine then gives lost sessions their
 // agents back.
-func runResumeCommand() *cli.Command {
+func runResumeCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:      "resume",
 		Usage:     "let a paused or stopped run start tasks again (after a tmux restart: adopt this server, bring lost agents back)",
@@ -58,7 +58,7 @@ func runResumeCommand() *cli.Command {
 				return usagef("run resume takes one NAME")
 			}
 			name := c.Args().First()
-			tm := tmuxClient()
+			tm := f.tmux()
 			server, _ := tm.ServerIdentity() // "": no server runs; its monitor adopts the run when one starts
 			socket := daemon.SocketPath(tm)
 			if cur, err := run.DefaultStore().Load(name); err == nil && server != "" && cur.Server != "" && cur.Server != server && serverStillRuns(tm, cur) {

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -12,10 +11,29 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-func sendCommand() *cli.Command {
+// sendOptions is one owt send as typed: who gets which text.
+type sendOptions struct {
+	IO        *IOStreams
+	Workspace func() (*workspace.Workspace, error)
+
+	Names    []string       // the one NAME; none for a group
+	Group    bool           // --all or a status flag: every agent of the repo, or those in Statuses
+	Statuses []state.Status // --working, --idle, --waiting
+	Task     bool           // send Names[0] its own task again (Text is empty)
+	Answer   bool           // also type into agents waiting for the user
+	JSON     bool
+	Text     string
+}
+
+// sendCommand is owt send; runF runs the options (nil: sendRun), so a
+// test can see what the command line became without any tmux.
+func sendCommand(f *factory, runF func(*sendOptions) error) *cli.Command {
+	if runF == nil {
+		runF = sendRun
+	}
 	return &cli.Command{
 		Name:         "send",
-		BashComplete: completeNames,
+		BashComplete: f.completeNames,
 		Usage:        "type a message into agents and press Enter (TEXT '-' reads stdin)",
 		ArgsUsage:    "[NAME] TEXT... | NAME --task",
 		Flags: []cli.Flag{
@@ -25,128 +43,152 @@ func sendCommand() *cli.Command {
 			&cli.BoolFlag{Name: "working", Usage: "every working agent"},
 			&cli.BoolFlag{Name: "idle", Usage: "every idle agent"},
 			&cli.BoolFlag{Name: "waiting", Usage: "every agent waiting for you (with --answer: the text answers their prompts)"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			var statuses []state.Status
-			for _, s := range []state.Status{state.Working, state.Idle, state.Waiting} {
-				if c.Bool(string(s)) {
-					statuses = append(statuses, s)
-				}
-			}
-			group := c.Bool("all") || len(statuses) > 0
-			if c.Bool("waiting") && !c.Bool("answer") {
-				// Choosing agents by status never answers their prompts.
-				return usagef("send --waiting picks agents that wait on a prompt, and typed text would answer it: add --answer to answer their prompts, or answer each there (owt switch NAME)")
-			}
-			if c.Bool("answer") && (c.Bool("all") || c.Bool("working") || c.Bool("idle")) {
-				// Only a prompt takes an answer: typed into the others it
-				// would become a new prompt.
-				return usagef("send --answer answers prompts: name the agent (owt send --answer NAME TEXT) or pick the waiting ones with --waiting, not --all/--working/--idle")
-			}
-			args := c.Args().Slice()
-			if c.Bool("task") {
-				if group || len(args) != 1 {
-					return usagef("send --task takes one NAME and no TEXT: it sends that agent's own task")
-				}
-				return resendTask(c, args[0])
-			}
-			var names []string
-			if !group {
-				if len(args) < 2 {
-					return usagef("send needs NAME and TEXT (or --all/--working/--idle/--waiting and TEXT)")
-				}
-				names, args = args[:1], args[1:]
-				if len(args) > 1 && args[0] == "--" {
-					args = args[1:] // owt send NAME -- TEXT
-				}
-			}
-			if len(args) == 0 {
-				return usagef("send needs TEXT")
-			}
-			text := strings.Join(args, " ")
-			if len(args) == 1 && args[0] == "-" {
-				b, err := io.ReadAll(os.Stdin)
-				if err != nil {
-					return fmt.Errorf("read stdin: %w", err)
-				}
-				text = strings.TrimRight(string(b), "\r\n")
-			}
-			if strings.TrimSpace(text) == "" {
-				return usagef("nothing to send: TEXT is empty")
-			}
-			if c.Bool("answer") && strings.ContainsAny(text, "\r\n") {
-				// A dialog takes a key or one line; a newline in it would
-				// answer the next dialog too.
-				return usagef("send --answer takes one line (a menu's key: 1, 2, y, n, or one line of text); TEXT has a line break")
-			}
-			w, err := openWorkspace()
-			if err != nil {
+			opts := &sendOptions{IO: f.io, Workspace: f.openWorkspace, Answer: c.Bool("answer"), JSON: c.Bool("json"), Task: c.Bool("task")}
+			if err := opts.parse(c.Args().Slice(), c.Bool("all"), c.Bool("working"), c.Bool("idle"), c.Bool("waiting")); err != nil {
 				return err
 			}
-			recs, err := w.Select(names, group, statuses)
-			if err != nil {
-				return err
-			}
-			if group {
-				// A group send skips agents that cannot take text; naming
-				// one of them explicitly is an error instead.
-				// Agents waiting for the user are skipped too, unless
-				// --answer says to answer their prompts with the text.
-				answer := c.Bool("answer")
-				kept := recs[:0]
-				for _, r := range recs {
-					switch {
-					case r.NoAgent || r.Status == state.Exited:
-					case r.Status == state.Waiting && !answer:
-						// Said, so "sent to …" for the others is not read as all.
-						fmt.Fprintf(os.Stderr, "owt: skipped %s: it waits for you (see 'owt status %s')\n", r.Name, r.Name)
-					default:
-						kept = append(kept, r)
-					}
-				}
-				recs = kept
-				if len(recs) == 0 {
-					return fmt.Errorf("no running agent matches")
-				}
-			}
-			results := w.SendWith(recs, text, workspace.SendOptions{Answer: c.Bool("answer")})
-			failed := 0
-			for _, r := range results {
-				if r.Err != "" {
-					failed++
-				}
-			}
-			if c.Bool("json") {
-				if err := printJSON(c.App.Writer, results); err != nil {
-					return err
-				}
-			} else {
-				for _, r := range results {
-					if r.Sent {
-						fmt.Fprintf(c.App.Writer, "sent to %s\n", r.Name)
-					} else if r.Answered {
-						fmt.Fprintf(c.App.Writer, "answered %s's prompt\n", r.Name)
-					} else if len(results) > 1 {
-						fmt.Fprintf(os.Stderr, "owt: %s\n", r.Err)
-					}
-				}
-			}
-			switch {
-			case failed == 0:
-				return nil
-			case len(results) == 1:
-				return fmt.Errorf("%s", results[0].Err)
-			default:
-				return exitWith(ExitError)
-			}
+			return runF(opts)
 		},
 	}
 }
 
-// resendTask sends the agent called name the task it was created with.
-func resendTask(c *cli.Context, name string) error {
-	w, err := openWorkspace()
+// parse fills in who and what from the arguments and the group flags, and
+// refuses a combination that would type text where it does not belong.
+func (o *sendOptions) parse(args []string, all, working, idle, waiting bool) error {
+	for i, on := range []bool{working, idle, waiting} {
+		if on {
+			o.Statuses = append(o.Statuses, []state.Status{state.Working, state.Idle, state.Waiting}[i])
+		}
+	}
+	o.Group = all || len(o.Statuses) > 0
+	if waiting && !o.Answer {
+		// Choosing agents by status never answers their prompts.
+		return usagef("send --waiting picks agents that wait on a prompt, and typed text would answer it: add --answer to answer their prompts, or answer each there (owt switch NAME)")
+	}
+	if o.Answer && (all || working || idle) {
+		// Only a prompt takes an answer: typed into the others it
+		// would become a new prompt.
+		return usagef("send --answer answers prompts: name the agent (owt send --answer NAME TEXT) or pick the waiting ones with --waiting, not --all/--working/--idle")
+	}
+	if o.Task {
+		if o.Group || len(args) != 1 {
+			return usagef("send --task takes one NAME and no TEXT: it sends that agent's own task")
+		}
+		o.Names = args
+		return nil
+	}
+	if !o.Group {
+		if len(args) < 2 {
+			return usagef("send needs NAME and TEXT (or --all/--working/--idle/--waiting and TEXT)")
+		}
+		o.Names, args = args[:1], args[1:]
+		if len(args) > 1 && args[0] == "--" {
+			args = args[1:] // owt send NAME -- TEXT
+		}
+	}
+	if len(args) == 0 {
+		return usagef("send needs TEXT")
+	}
+	o.Text = strings.Join(args, " ")
+	if len(args) == 1 && args[0] == "-" {
+		b, err := io.ReadAll(o.IO.In)
+		if err != nil {
+			return fmt.Errorf("read stdin: %w", err)
+		}
+		o.Text = strings.TrimRight(string(b), "\r\n")
+	}
+	if strings.TrimSpace(o.Text) == "" {
+		return usagef("nothing to send: TEXT is empty")
+	}
+	if o.Answer && strings.ContainsAny(o.Text, "\r\n") {
+		// A dialog takes a key or one line; a newline in it would
+		// answer the next dialog too.
+		return usagef("send --answer takes one line (a menu's key: 1, 2, y, n, or one line of text); TEXT has a line break")
+	}
+	return nil
+}
+
+// sendRun types the text into the chosen agents and reports each.
+func sendRun(o *sendOptions) error {
+	if o.Task {
+		return resendTask(o)
+	}
+	w, err := o.Workspace()
+	if err != nil {
+		return err
+	}
+	recs, err := w.Select(o.Names, o.Group, o.Statuses)
+	if err != nil {
+		return err
+	}
+	if o.Group {
+		if recs = o.sendable(recs); len(recs) == 0 {
+			return fmt.Errorf("no running agent matches")
+		}
+	}
+	return o.report(w.SendWith(recs, o.Text, workspace.SendOptions{Answer: o.Answer}))
+}
+
+// sendable is the agents of a group send that can take the text. A group
+// send skips agents that cannot; naming one of them explicitly is an
+// error instead. Agents waiting for the user are skipped too, unless
+// --answer says to answer their prompts with the text.
+func (o *sendOptions) sendable(recs []*state.Record) []*state.Record {
+	var kept []*state.Record
+	for _, r := range recs {
+		switch {
+		case r.NoAgent || r.Status == state.Exited:
+		case r.Status == state.Waiting && !o.Answer:
+			// Said, so "sent to …" for the others is not read as all.
+			fmt.Fprintf(o.IO.ErrOut, "owt: skipped %s: it waits for you (see 'owt status %s')\n", r.Name, r.Name)
+		default:
+			kept = append(kept, r)
+		}
+	}
+	return kept
+}
+
+// report prints what became of each send; an agent that did not get the
+// text fails the command (its own error when it was the only one).
+func (o *sendOptions) report(results []workspace.SendResult) error {
+	failed := 0
+	for _, r := range results {
+		if r.Err != "" {
+			failed++
+		}
+	}
+	if o.JSON {
+		if err := printJSON(o.IO.Out, results); err != nil {
+			return err
+		}
+	} else {
+		for _, r := range results {
+			if r.Sent {
+				fmt.Fprintf(o.IO.Out, "sent to %s\n", r.Name)
+			} else if r.Answered {
+				fmt.Fprintf(o.IO.Out, "answered %s's prompt\n", r.Name)
+			} else if len(results) > 1 {
+				fmt.Fprintf(o.IO.ErrOut, "owt: %s\n", r.Err)
+			}
+		}
+	}
+	switch {
+	case failed == 0:
+		return nil
+	case len(results) == 1:
+		return fmt.Errorf("%s", results[0].Err)
+	default:
+		return exitWith(ExitError)
+	}
+}
+
+// resendTask sends the agent o names the task it was created with.
+func resendTask(o *sendOptions) error {
+	name := o.Names[0]
+	w, err := o.Workspace()
 	if err != nil {
 		return err
 	}
@@ -158,12 +200,12 @@ func resendTask(c *cli.Context, name string) error {
 		return fmt.Errorf("%s has no task to send (it was made without one, or its record was rebuilt)", name)
 	}
 	res := w.Send([]*state.Record{rec}, rec.Task)[0]
-	if c.Bool("json") {
-		if err := printJSON(c.App.Writer, []any{res}); err != nil {
+	if o.JSON {
+		if err := printJSON(o.IO.Out, []any{res}); err != nil {
 			return err
 		}
 	} else if res.Sent {
-		fmt.Fprintf(c.App.Writer, "sent %s its task again\n", name)
+		fmt.Fprintf(o.IO.Out, "sent %s its task again\n", name)
 	}
 	if !res.Sent {
 		return fmt.Errorf("%s", res.Err)

@@ -9,7 +9,7 @@ import (
 	"github.com/owt-tmux/owt/internal/merge"
 )
 
-func shipCommand() *cli.Command {
+func shipCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:      "ship",
 		Usage:     "commit everything in a worktree, merge it into its base, then remove the worktree",
@@ -18,11 +18,11 @@ func shipCommand() *cli.Command {
 			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "commit message (default: the task)"},
 			&cli.BoolFlag{Name: "keep", Usage: "keep the worktree, session and branch afterwards"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
-			forceBusyFlag,
-			jsonFlag,
+			forceBusyFlag(),
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			w, rec, err := namedRecord(c, "ship")
+			w, rec, err := f.namedRecord(c, "ship")
 			if err != nil {
 				return err
 			}
@@ -31,7 +31,7 @@ func shipCommand() *cli.Command {
 			if err := control.RefuseBusy(w, rec, "shipping", c.Bool("force")); err != nil {
 				return err
 			}
-			if err := askFirst(c, report, fmt.Sprintf("Commit everything in %s, merge it into %s%s?", rec.Name, rec.Base, removalNote(c.Bool("keep"))), "not shipped"); err != nil {
+			if err := f.askFirst(c, report, fmt.Sprintf("Commit everything in %s, merge it into %s%s?", rec.Name, rec.Base, removalNote(c.Bool("keep"))), "not shipped"); err != nil {
 				return err
 			}
 			out, err := control.Ship(w, rec, c.String("message"), c.Bool("keep"), c.Bool("force"))

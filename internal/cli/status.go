@@ -11,14 +11,14 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-func statusCommand() *cli.Command {
+func statusCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:      "status",
 		Usage:     "show an agent's status (since when, from hook, screen or owt) and the last lines of its pane",
 		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: 15, Usage: "how many of the pane's last lines to show"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -27,7 +27,7 @@ func statusCommand() *cli.Command {
 			if c.Int("lines") < 0 {
 				return usagef("--lines must be 0 or more")
 			}
-			w, err := openWorkspace()
+			w, err := f.openWorkspace()
 			if err != nil {
 				return err
 			}

@@ -2,23 +2,21 @@ package cli
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // statusLineCommand prints the status summary for status bars other than
 // tmux's own segment (which reads an option and needs no process).
-func statusLineCommand() *cli.Command {
+func statusLineCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:  "status-line",
 		Usage: "print the agents summary shown by #{owt_status} (colours on a terminal; NO_COLOR or a pipe: plain)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "tmux", Usage: "tmux #[…] styles, as in the status bar"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -34,19 +32,14 @@ func statusLineCommand() *cli.Command {
 			}
 			style := workspace.StylePlain
 			switch {
-			case os.Getenv("NO_COLOR") != "":
+			case f.io.NoColor:
 			case c.Bool("tmux"):
 				style = workspace.StyleTmux
-			case isTerminal(c.App.Writer):
+			case f.io.OutTTY:
 				style = workspace.StyleANSI
 			}
 			_, err = fmt.Fprintln(c.App.Writer, sum.Render(style))
 			return err
 		},
 	}
-}
-
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -6,14 +6,14 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func switchCommand() *cli.Command {
+func switchCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:         "switch",
-		BashComplete: completeNames,
+		BashComplete: f.completeNames,
 		Usage:        "go to an agent's session (switch-client inside tmux, attach outside)",
 		ArgsUsage:    "NAME",
 		Action: func(c *cli.Context) error {
-			w, rec, err := namedRecord(c, "switch")
+			w, rec, err := f.namedRecord(c, "switch")
 			if err != nil {
 				return err
 			}
@@ -29,14 +29,14 @@ func switchCommand() *cli.Command {
 	}
 }
 
-func attachCommand() *cli.Command {
+func attachCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:         "attach",
-		BashComplete: completeNames,
+		BashComplete: f.completeNames,
 		Usage:        "go to an agent's session, recreating it on its worktree if tmux lost it",
 		ArgsUsage:    "NAME",
 		Action: func(c *cli.Context) error {
-			w, rec, err := namedRecord(c, "attach")
+			w, rec, err := f.namedRecord(c, "attach")
 			if err != nil {
 				return err
 			}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,7 +15,7 @@ type syncOutcome struct {
 	Error string `json:"error,omitempty"`
 }
 
-func syncCommand() *cli.Command {
+func syncCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:      "sync",
 		Usage:     "bring the base's new commits into a worktree's branch (merge, or --rebase); refuses a dirty worktree",
@@ -26,14 +25,14 @@ func syncCommand() *cli.Command {
 			&cli.BoolFlag{Name: "rebase", Usage: "rebase the branch onto its base instead of merging the base in"},
 			&cli.BoolFlag{Name: "leave-conflicts", Usage: "on conflict, leave the conflicts in the worktree to resolve"},
 			&cli.BoolFlag{Name: "force", Usage: "go ahead while the agent works or waits for you (changes its files under it)"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			all := c.Bool("all")
 			if all && c.NArg() > 0 || !all && c.NArg() != 1 {
 				return usagef("sync takes one NAME, or --all")
 			}
-			w, err := openWorkspace()
+			w, err := f.openWorkspace()
 			if err != nil {
 				return err
 			}
@@ -63,7 +62,7 @@ func syncCommand() *cli.Command {
 				for _, o := range outcomes {
 					switch {
 					case o.Error != "" && len(outcomes) > 1:
-						fmt.Fprintf(os.Stderr, "owt: %s\n", oneLine(o.Error))
+						fmt.Fprintf(f.io.ErrOut, "owt: %s\n", oneLine(o.Error))
 					case o.Error != "":
 					case o.UpToDate:
 						fmt.Fprintf(c.App.Writer, "%s: up to date with %s\n", o.Name, o.Base)

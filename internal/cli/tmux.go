@@ -21,7 +21,7 @@ import (
 // optPopupWarned marks that the "no popups in this tmux" message was shown.
 const optPopupWarned = "@owt-popup-fallback-shown"
 
-func tmuxCommand() *cli.Command {
+func tmuxCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:  "tmux",
 		Usage: "tmux integration: bind owt's keys, set up the status segment",
@@ -33,18 +33,18 @@ func tmuxCommand() *cli.Command {
 					if c.NArg() > 0 {
 						return usagef("tmux init takes no arguments")
 					}
-					return tmuxInit(tmuxClient())
+					return tmuxInit(f.tmux())
 				},
 			},
 			{
 				Name:  "keys",
 				Usage: "list owt's keys as the @owt-* options make them",
-				Flags: []cli.Flag{jsonFlag},
+				Flags: []cli.Flag{jsonFlag()},
 				Action: func(c *cli.Context) error {
 					if err := noArgs(c, "tmux keys"); err != nil {
 						return err
 					}
-					return tmuxKeys(c, tmuxClient())
+					return tmuxKeys(c, f.tmux())
 				},
 			},
 		},

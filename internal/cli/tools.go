@@ -39,12 +39,12 @@ func loadConfig() (config.Config, string, error) {
 	return cfg, root, err
 }
 
-func toolsCommand() *cli.Command {
+func toolsCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:        "tools",
 		Usage:       "list the agent tools owt knows and which are installed",
-		Flags:       []cli.Flag{jsonFlag},
-		Subcommands: []*cli.Command{codexHooksCommand()},
+		Flags:       []cli.Flag{jsonFlag()},
+		Subcommands: []*cli.Command{codexHooksCommand(f)},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c, "tools"); err != nil {
 				return err
@@ -106,7 +106,7 @@ func toolsCommand() *cli.Command {
 // codexHooksCommand installs or removes owt's hooks in the user's Codex
 // hooks file: the one place Codex reads hooks for every worktree without
 // a review per worktree and without -c (which costs its background server).
-func codexHooksCommand() *cli.Command {
+func codexHooksCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:      "codex-hooks",
 		Usage:     "install owt's hooks in your Codex hooks file ($CODEX_HOME/hooks.json), or --remove them",

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -10,7 +9,7 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-func waitCommand() *cli.Command {
+func waitCommand(f *factory) *cli.Command {
 	return &cli.Command{
 		Name:      "wait",
 		Usage:     "wait until agents are idle (or waiting, exited, any of these); exit 0 when all got there, 1 on timeout",
@@ -18,7 +17,7 @@ func waitCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "until", Value: "idle", Usage: "idle, waiting (needs you), exited, or any of them"},
 			&cli.DurationFlag{Name: "timeout", Value: 0, Usage: "give up after this long, e.g. 10m (default: wait forever)"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -31,7 +30,7 @@ func waitCommand() *cli.Command {
 			if c.Duration("timeout") < 0 {
 				return usagef("--timeout must not be negative")
 			}
-			w, err := openWorkspace()
+			w, err := f.openWorkspace()
 			if err != nil {
 				return err
 			}
@@ -61,7 +60,7 @@ func waitCommand() *cli.Command {
 			}
 			msg := fmt.Sprintf("not %s: %s", until, strings.Join(missed, ", "))
 			if c.Bool("json") {
-				fmt.Fprintln(os.Stderr, "owt: "+msg)
+				fmt.Fprintln(f.io.ErrOut, "owt: "+msg)
 				return exitWith(ExitError)
 			}
 			return exitError{code: ExitError, msg: msg}
