@@ -53,13 +53,13 @@ func landQuestion(w *workspace.Workspace, rec *state.Record, ship bool, h tmux.H
 	}
 	body = append(body, "", fmt.Sprintf("Afterwards the session %s, the worktree and the branch are removed.", rec.Session))
 	do := func() tea.Msg {
-		leaveSession(tm, h, rec)
+		land := control.LandOptions{Leaving: func() { leaveSession(tm, h, rec) }}
 		var out control.Landed
 		var err error
 		if ship {
-			out, err = control.Ship(w, rec, "", false, false)
+			out, err = control.Ship(w, rec, "", land)
 		} else {
-			out, err = control.Merge(w, rec, merge.Options{}, false, false)
+			out, err = control.Merge(w, rec, merge.Options{}, land)
 		}
 		if err != nil {
 			return verbMsg{err: err}

@@ -2,9 +2,8 @@ package popups
 
 import (
 	"fmt"
-	"os/signal"
-	"syscall"
 
+	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -28,7 +27,7 @@ func deleteOne(tm *tmux.Client, s Screen) error {
 		return err
 	}
 	what := fmt.Sprintf("Session %s, worktree %s and branch %s will be removed.", r.Session, r.Path, r.Branch)
-	if rep, err := mergeContext(t.w).Check(r, ""); err == nil {
+	if rep, err := control.MergeContext(t.w).Check(r, ""); err == nil {
 		fmt.Fprintln(s.Out, rep.String())
 	}
 	if loss.Empty() {
@@ -47,16 +46,10 @@ func deleteOne(tm *tmux.Client, s Screen) error {
 			return orCancelled(err)
 		}
 	}
-	// From here on the deletion must finish even if the popup closes under
-	// it (its client leaving or losing the session being deleted).
-	signal.Ignore(syscall.SIGHUP)
-	if h.SessionName == r.Session {
-		// Leave the session before it goes, so the client is not detached.
-		if other := otherSession(tm, r.Session, r.Repo); other != "" {
-			_ = tm.SwitchClientOf(h.Client, other)
-		}
-	}
-	if err := t.w.Delete(r.Name, workspace.DeleteOptions{Accept: &loss}); err != nil {
+	// control.Delete finishes even if the popup closes under it, and notes
+	// the deletion for RECENT.
+	leaveSession(tm, h, r)
+	if err := control.Delete(t.w, r.Name, workspace.DeleteOptions{Accept: &loss}); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.Out, "deleted %s\n", r.Name)
