@@ -44,13 +44,10 @@ type diffMsg struct {
 // openDiff starts the review of rec: the list of files is read in the
 // background.
 func (m *ctl) openDiff(rec *state.Record) tea.Cmd {
-	d := &diffView{rec: rec}
-	if p, err := m.tm.ShowOption("", OptDiffPager); err == nil {
-		d.pager = strings.Fields(p)
-	}
+	d := &diffView{rec: rec, pager: m.desk.DiffPager()}
 	m.diff, m.mode = d, reviewing
 	return func() tea.Msg {
-		files, err := git.ChangedFiles(rec.Path, diffBase(rec))
+		files, err := m.desk.ChangedFiles(rec)
 		return diffMsg{files: files, err: err}
 	}
 }
@@ -113,7 +110,7 @@ func (m *ctl) loadFile() tea.Cmd {
 	}
 	f, rec, color := d.files[d.sel], d.rec, m.color
 	if len(d.pager) > 0 {
-		text, err := git.FileDiff(rec.Path, diffBase(rec), f, color)
+		text, err := m.desk.FileDiff(rec, f, color)
 		if err != nil {
 			d.err = err.Error()
 			return nil
@@ -130,7 +127,7 @@ func (m *ctl) loadFile() tea.Cmd {
 	return func() tea.Msg {
 		// Plain text from git, coloured here by each line's kind: a
 		// file's own escape sequences are then only text (text.CleanLine).
-		text, err := git.FileDiff(rec.Path, diffBase(rec), f, false)
+		text, err := m.desk.FileDiff(rec, f, false)
 		return diffMsg{text: text, file: true, err: err}
 	}
 }
@@ -190,11 +187,7 @@ func (m *ctl) diffKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.mode = busy
 		rec, ship := d.rec, k.String() == "s"
 		return m, func() tea.Msg {
-			w, err := m.open(rec.Repo)
-			if err != nil {
-				return verbMsg{err: err}
-			}
-			q, err := landQuestion(w, rec, ship, m.here, m.tm)
+			q, err := landQuestion(m.desk, rec, ship)
 			if err != nil {
 				return verbMsg{err: err}
 			}
