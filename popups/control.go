@@ -411,62 +411,7 @@ func (m *ctl) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return m.browseKey(k)
 }
 
-func (m *ctl) browseKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	row, ok := m.selected()
-	switch k.String() {
-	case "q", "esc":
-		if m.filter != "" && k.String() == "esc" {
-			m.filter = ""
-			m.applyFilter()
-			return m, nil
-		}
-		return m, tea.Quit
-	case "down", "j":
-		m.cursor = min(m.cursor+1, max(0, len(m.rows)-1))
-		return m, m.detailCmd()
-	case "up", "k":
-		m.cursor = max(m.cursor-1, 0)
-		return m, m.detailCmd()
-	case "home", "g":
-		m.cursor = 0
-	case "end", "G":
-		m.cursor = max(0, len(m.rows)-1)
-	case "tab":
-		if m.repo != "" {
-			m.all = !m.all
-			m.queueSig = ""
-			m.reload()
-			return m, m.background()
-		}
-	case "/":
-		m.mode = filtering
-	case "?":
-		m.mode = helping
-	case "enter":
-		if ok && row.Name != "" {
-			return m.goTo(row)
-		}
-	case "s", "m", "x", "d", "i":
-		if !ok || !row.IsAgent() {
-			m.status, m.failed = "that row has no worktree to "+verbName(k.String()), true
-			return m, nil
-		}
-		return m.agentVerb(k.String(), row)
-	case "a":
-		return m.dismiss(row, ok)
-	case "r", "K", "p":
-		if !ok || !row.IsTask() {
-			m.status, m.failed = "that row is not a run task", true
-			return m, nil
-		}
-		return m.taskVerb(k.String(), row)
-	}
-	return m, nil
-}
-
-func verbName(k string) string {
-	return map[string]string{"s": "ship", "m": "merge", "x": "delete", "d": "review", "i": "message"}[k]
-}
+func (m *ctl) browseKey(k tea.KeyMsg) (tea.Model, tea.Cmd) { return m.dispatch(browseKeys(), k) }
 
 func (m *ctl) filterKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch k.Type {
@@ -545,26 +490,10 @@ func (m *ctl) prepare(v string, rec *state.Record) tea.Msg {
 }
 
 func (m *ctl) answer(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	q := m.ask
-	if q.refused {
-		m.ask, m.mode = nil, m.back()
-		m.status, m.failed = "nothing was changed", false
-		return m, nil
+	if m.ask.refused {
+		return m.declined()
 	}
-	switch k.String() {
-	case "y", "Y":
-		if q.next != nil {
-			m.ask = q.next
-			return m, nil
-		}
-		m.ask, m.mode = nil, busy
-		m.status, m.failed = q.yes+" …", false
-		return m, func() tea.Msg { return q.do() }
-	case "n", "N", "esc", "q":
-		m.ask, m.mode = nil, m.back()
-		m.status, m.failed = "nothing was changed", false
-	}
-	return m, nil
+	return m.dispatch(questionKeys(), k)
 }
 
 // back is the mode a question or message returns to.

@@ -140,68 +140,7 @@ func (m *ctl) closeDiff() (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m *ctl) diffKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	d := m.diff
-	page := max(1, m.height-4)
-	switch k.String() {
-	case "esc", "q":
-		if d.open {
-			d.open = false
-			return m, nil
-		}
-		return m.closeDiff()
-	case "enter":
-		if !d.open {
-			return m, m.loadFile()
-		}
-	case "down", "j":
-		if d.open {
-			d.top = min(d.top+1, max(0, len(d.lines)-page))
-		} else {
-			d.sel = min(d.sel+1, max(0, len(d.files)-1))
-		}
-	case "up", "k":
-		if d.open {
-			d.top = max(d.top-1, 0)
-		} else {
-			d.sel = max(d.sel-1, 0)
-		}
-	case "pgdown", " ", "f":
-		d.top = min(d.top+page, max(0, len(d.lines)-page))
-	case "pgup", "b":
-		d.top = max(d.top-page, 0)
-	case "g", "home":
-		d.top = 0
-	case "G", "end":
-		d.top = max(0, len(d.lines)-page)
-	case "n", "p":
-		if k.String() == "n" {
-			d.sel = min(d.sel+1, max(0, len(d.files)-1))
-		} else {
-			d.sel = max(d.sel-1, 0)
-		}
-		if d.open {
-			return m, m.loadFile()
-		}
-	case "s", "m":
-		m.mode = busy
-		rec, ship := d.rec, k.String() == "s"
-		return m, func() tea.Msg {
-			q, err := landQuestion(m.desk, rec, ship)
-			if err != nil {
-				return verbMsg{err: err}
-			}
-			return askMsg{q}
-		}
-	case "i":
-		m.typeFor = d.rec
-		m.input.SetValue(m.commentPrefix())
-		m.input.CursorEnd()
-		m.input.Focus()
-		m.mode = typing
-	}
-	return m, nil
-}
+func (m *ctl) diffKey(k tea.KeyMsg) (tea.Model, tea.Cmd) { return m.dispatch(diffKeys(), k) }
 
 // commentPrefix names the file and line the review is at, for a comment.
 func (m *ctl) commentPrefix() string {
@@ -239,11 +178,7 @@ func (m *ctl) diffView() []string {
 		}
 		footer = []string{m.paint(sgr, m.status)}
 	}
-	keys := []string{"↑↓ move", "enter open", "n/p file", "s ship", "m merge", "i comment", "esc back"}
-	if d.open {
-		keys = []string{"↑↓ pgup/pgdn scroll", "n/p file", "s ship", "m merge", "i comment on line", "esc files"}
-	}
-	footer = append(footer, m.wrapKeys(keys)...)
+	footer = append(footer, m.wrapKeys(m.hints(diffKeys()))...)
 	room := max(1, m.height-len(out)-len(footer))
 	var body []string
 	if d.open {
