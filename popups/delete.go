@@ -3,9 +3,7 @@ package popups
 import (
 	"fmt"
 
-	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/tmux"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // Delete is the Alt+d popup: for the worktree of the current session (a
@@ -17,17 +15,16 @@ func Delete(tm *tmux.Client, s Screen) error {
 }
 
 func deleteOne(tm *tmux.Client, s Screen) error {
-	t, h, err := chooseTarget(tm, "delete")
+	r, d, err := chooseTarget(tm, "delete")
 	if err != nil {
 		return err
 	}
-	r := t.rec
-	loss, err := t.w.WhatWouldBeLost(r)
+	loss, err := d.WhatWouldBeLost(r)
 	if err != nil {
 		return err
 	}
 	what := fmt.Sprintf("Session %s, worktree %s and branch %s will be removed.", r.Session, r.Path, r.Branch)
-	if rep, err := control.MergeContext(t.w).Check(r, ""); err == nil {
+	if rep, err := d.Check(r); err == nil {
 		fmt.Fprintln(s.Out, rep.String())
 	}
 	if loss.Empty() {
@@ -46,14 +43,13 @@ func deleteOne(tm *tmux.Client, s Screen) error {
 			return orCancelled(err)
 		}
 	}
-	// control.Delete finishes even if the popup closes under it, and notes
-	// the deletion for RECENT.
-	leaveSession(tm, h, r)
-	if err := control.Delete(t.w, r.Name, workspace.DeleteOptions{Accept: &loss}); err != nil {
+	// control's Delete finishes even if the popup closes under it, and
+	// notes the deletion for RECENT.
+	if err := d.Delete(r, loss); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.Out, "deleted %s\n", r.Name)
-	_ = tm.DisplayMessage(h.Client, "owt: deleted "+r.Name)
+	d.Tell("owt: deleted " + r.Name)
 	return nil
 }
 

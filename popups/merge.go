@@ -3,8 +3,6 @@ package popups
 import (
 	"fmt"
 
-	"github.com/owt-tmux/owt/internal/control"
-	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
@@ -19,12 +17,11 @@ func Merge(tm *tmux.Client, s Screen) error {
 }
 
 func mergeOne(tm *tmux.Client, s Screen) error {
-	t, h, err := chooseTarget(tm, "merge")
+	r, d, err := chooseTarget(tm, "merge")
 	if err != nil {
 		return err
 	}
-	r := t.rec
-	rep, err := control.MergeContext(t.w).Check(r, "")
+	rep, err := d.Check(r)
 	if err != nil {
 		return err
 	}
@@ -57,13 +54,7 @@ func mergeOne(tm *tmux.Client, s Screen) error {
 
 	// control's verbs look again whether the agent took up work while the
 	// user read the report, and note what landed for RECENT.
-	land := control.LandOptions{Leaving: func() { leaveSession(tm, h, r) }}
-	var out control.Landed
-	if ship {
-		out, err = control.Ship(t.w, r, "", land)
-	} else {
-		out, err = control.Merge(t.w, r, merge.Options{}, land)
-	}
+	out, err := d.Land(r, ship)
 	if out.Name == "" {
 		return err
 	}
@@ -72,6 +63,6 @@ func mergeOne(tm *tmux.Client, s Screen) error {
 		return err
 	}
 	fmt.Fprintf(s.Out, "removed %s\n", r.Name)
-	_ = tm.DisplayMessage(h.Client, fmt.Sprintf("owt: merged %s into %s", r.Name, out.Target))
+	d.Tell(fmt.Sprintf("owt: merged %s into %s", r.Name, out.Target))
 	return nil
 }

@@ -15,10 +15,11 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-// desk is all the control popup reads and does outside itself: the board,
+// desk is all a popup that acts reads and does outside itself: the board,
 // git's figures and diffs, and the verbs, which are internal/control's
-// (the ones owt's commands run). The popup runs on liveDesk; its tests give
-// it fixtures and record the verbs it calls.
+// (the ones owt's commands run), so Alt+m, Alt+d and the control popup
+// land and delete alike. The popups run on liveDesk; the control popup's
+// tests give it fixtures and record the verbs it calls.
 type desk interface {
 	Load(scope string) (control.Snapshot, error)
 	RefreshStats(recs []*state.Record) map[string]workspace.Stats
