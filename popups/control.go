@@ -414,16 +414,9 @@ func (m *ctl) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 func (m *ctl) browseKey(k tea.KeyMsg) (tea.Model, tea.Cmd) { return m.dispatch(browseKeys(), k) }
 
 func (m *ctl) filterKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch k.Type {
-	case tea.KeyEnter:
-		m.mode = browsing
-	case tea.KeyEsc:
-		m.filter, m.mode = "", browsing
-	case tea.KeyBackspace:
-		if r := []rune(m.filter); len(r) > 0 {
-			m.filter = string(r[:len(r)-1])
-		}
-	case tea.KeyRunes, tea.KeySpace:
+	if a, ok := m.find(filterKeys(), k); ok {
+		a.do(m, k)
+	} else if k.Type == tea.KeyRunes || k.Type == tea.KeySpace {
 		m.filter += string(k.Runes)
 	}
 	m.applyFilter()
@@ -505,30 +498,30 @@ func (m *ctl) back() mode {
 }
 
 func (m *ctl) typingKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch k.Type {
-	case tea.KeyEsc:
-		m.mode, m.typeFor = m.back(), nil
-		m.status, m.failed = "nothing was sent", false
-		return m, nil
-	case tea.KeyEnter:
-		text := strings.TrimSpace(m.input.Value())
-		rec := m.typeFor
-		if text == "" || rec == nil {
-			m.mode = m.back()
-			return m, nil
-		}
-		m.mode, m.typeFor = busy, nil
-		m.status, m.failed = "sending to "+rec.Name+" …", false
-		return m, func() tea.Msg {
-			if err := m.desk.Send(rec, text); err != nil {
-				return verbMsg{err: err}
-			}
-			return verbMsg{text: "sent to " + rec.Name}
-		}
+	if a, ok := m.find(typingKeys(), k); ok {
+		return a.do(m, k)
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
 	return m, cmd
+}
+
+// send delivers what was typed to the agent, by owt send's core.
+func (m *ctl) send() (tea.Model, tea.Cmd) {
+	text := strings.TrimSpace(m.input.Value())
+	rec := m.typeFor
+	if text == "" || rec == nil {
+		m.mode = m.back()
+		return m, nil
+	}
+	m.mode, m.typeFor = busy, nil
+	m.status, m.failed = "sending to "+rec.Name+" …", false
+	return m, func() tea.Msg {
+		if err := m.desk.Send(rec, text); err != nil {
+			return verbMsg{err: err}
+		}
+		return verbMsg{text: "sent to " + rec.Name}
+	}
 }
 
 // dismiss is a: the row's escalated reactions stop needing the user, by

@@ -168,7 +168,7 @@ func (m *ctl) diffView() []string {
 	var footer []string
 	switch {
 	case m.mode == typing:
-		footer = []string{"comment to " + d.rec.Name + " (Enter send, Esc cancel):", m.input.View()}
+		footer = []string{"comment to " + d.rec.Name + " " + m.inline(typingKeys()) + ":", m.input.View()}
 	case d.err != "":
 		footer = []string{m.paint(sgrRed, d.err)}
 	case m.status != "":

@@ -2,6 +2,7 @@ package popups
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -30,12 +31,20 @@ func bind(hint, what string, keys ...string) key.Binding {
 	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(hint, what))
 }
 
-// dispatch runs the first active action of table bound to k.
-func (m *ctl) dispatch(table []action, k tea.KeyMsg) (tea.Model, tea.Cmd) {
+// find is the first active action of table bound to k.
+func (m *ctl) find(table []action, k tea.KeyMsg) (action, bool) {
 	for _, a := range table {
 		if (a.active == nil || a.active(m)) && key.Matches(k, a.Binding) {
-			return a.do(m, k)
+			return a, true
 		}
+	}
+	return action{}, false
+}
+
+// dispatch runs the action of table bound to k, if any.
+func (m *ctl) dispatch(table []action, k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if a, ok := m.find(table, k); ok {
+		return a.do(m, k)
 	}
 	return m, nil
 }
@@ -237,6 +246,41 @@ func diffKeys() []action {
 			do: func(m *ctl, _ tea.KeyMsg) (tea.Model, tea.Cmd) { m.diff.open = false; return m, nil }},
 	}
 }
+
+// filterKeys is the filter line's key table; any other key is typed into
+// the filter.
+func filterKeys() []action {
+	return []action{
+		{Binding: bind("Enter", "keep", "enter"),
+			do: func(m *ctl, _ tea.KeyMsg) (tea.Model, tea.Cmd) { m.mode = browsing; return m, nil }},
+		{Binding: bind("Esc", "clear", "esc"),
+			do: func(m *ctl, _ tea.KeyMsg) (tea.Model, tea.Cmd) { m.filter, m.mode = "", browsing; return m, nil }},
+		{Binding: bind("", "", "backspace"),
+			do: func(m *ctl, _ tea.KeyMsg) (tea.Model, tea.Cmd) {
+				if r := []rune(m.filter); len(r) > 0 {
+					m.filter = string(r[:len(r)-1])
+				}
+				return m, nil
+			}},
+	}
+}
+
+// typingKeys is the key table of a message or a comment being typed; any
+// other key goes to the text field.
+func typingKeys() []action {
+	return []action{
+		{Binding: bind("Enter", "send", "enter"), do: func(m *ctl, _ tea.KeyMsg) (tea.Model, tea.Cmd) { return m.send() }},
+		{Binding: bind("Esc", "cancel", "esc"),
+			do: func(m *ctl, _ tea.KeyMsg) (tea.Model, tea.Cmd) {
+				m.mode, m.typeFor = m.back(), nil
+				m.status, m.failed = "nothing was sent", false
+				return m, nil
+			}},
+	}
+}
+
+// inline is a text line's hints: "(Enter send, Esc cancel)".
+func (m *ctl) inline(table []action) string { return "(" + strings.Join(m.hints(table), ", ") + ")" }
 
 // questionKeys is a confirmation's key table (a refused question has no
 // answer: any key goes back).

@@ -310,7 +310,9 @@ func TestControlSendsAMessageAndRunsTaskVerbs(t *testing.T) {
 	p.sel("busy")
 	p.press("i")
 	require.Contains(t, p.screen(), "message to busy (Enter send, Esc cancel):")
-	p.press("please add tests", "enter")
+	p.press("never mind", "esc")
+	require.Contains(t, p.screen(), "nothing was sent")
+	p.press("i", "please add tests", "enter")
 	require.Contains(t, p.screen(), "sent to busy")
 
 	// A task row: skip asks first; retry and pause do not.

@@ -218,10 +218,10 @@ func (m *ctl) footer() []string {
 	}
 	switch {
 	case m.mode == typing:
-		out = append(out, "message to "+m.typeForName()+" (Enter send, Esc cancel):", m.input.View())
+		out = append(out, "message to "+m.typeForName()+" "+m.inline(typingKeys())+":", m.input.View())
 		return out
 	case m.mode == filtering:
-		out = append(out, "/"+m.filter+"█  (Enter keep, Esc clear)")
+		out = append(out, "/"+m.filter+"█  "+m.inline(filterKeys()))
 		return out
 	case m.status != "":
 		sgr := sgrGreen
