@@ -8,7 +8,6 @@ import (
 
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/tmux"
 )
 
 // landQuestion is the confirmation of s (ship) or m (merge): the owt check
@@ -125,14 +124,4 @@ func deleteQuestion(d desk, rec *state.Record) (*question, error) {
 		}
 	}
 	return q, nil
-}
-
-// leaveSession moves the client off the session about to go, so it is not
-// detached.
-func leaveSession(tm *tmux.Client, h tmux.Here, rec *state.Record) {
-	if h.SessionName == rec.Session {
-		if other := otherSession(tm, rec.Session, rec.Repo); other != "" {
-			_ = tm.SwitchClientOf(h.Client, other)
-		}
-	}
 }

@@ -60,22 +60,3 @@ func orCancelled(err error) error {
 	}
 	return errCancelled
 }
-
-// otherSession is where a client goes when its session is deleted: a
-// session in the main checkout if there is one, else any other session.
-func otherSession(tm *tmux.Client, leaving, repo string) string {
-	ss, _ := tm.Sessions()
-	fallback := ""
-	for _, s := range ss {
-		if s.Name == leaving {
-			continue
-		}
-		if s.Path == repo {
-			return s.ID
-		}
-		if fallback == "" {
-			fallback = s.ID
-		}
-	}
-	return fallback
-}

@@ -197,3 +197,32 @@ func (d *liveDesk) TaskVerb(runName, verb, id string) ([]run.Event, error) {
 }
 
 func (d *liveDesk) Tell(msg string) { _ = d.tm.DisplayMessage(d.here.Client, msg) }
+
+// leaveSession moves the client off the session about to go, so it is not
+// detached.
+func leaveSession(tm *tmux.Client, h tmux.Here, rec *state.Record) {
+	if h.SessionName == rec.Session {
+		if other := otherSession(tm, rec.Session, rec.Repo); other != "" {
+			_ = tm.SwitchClientOf(h.Client, other)
+		}
+	}
+}
+
+// otherSession is where a client goes when its session is deleted: a
+// session in the main checkout if there is one, else any other session.
+func otherSession(tm *tmux.Client, leaving, repo string) string {
+	ss, _ := tm.Sessions()
+	fallback := ""
+	for _, s := range ss {
+		if s.Name == leaving {
+			continue
+		}
+		if s.Path == repo {
+			return s.ID
+		}
+		if fallback == "" {
+			fallback = s.ID
+		}
+	}
+	return fallback
+}
