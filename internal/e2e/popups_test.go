@@ -354,3 +354,28 @@ func TestMergeAndDeletePopupsShowInRecent(t *testing.T) {
 	e.keys(p, "Escape")
 	e.waitClosed(p)
 }
+
+// Alt+m in the session of the worktree it lands: the client is moved off
+// that session right before the teardown, so it stays attached.
+func TestMergeKeyInItsOwnSessionKeepsTheClientAttached(t *testing.T) {
+	e := newQuietEnv(t)
+	shop := e.NewRepo("shop")
+	e.MustOwt(shop, "new", "--no-agent", "--name", "cart", "Add the cart")
+	cart := e.Find(shop, "cart")
+	e.WriteFile(cart.Path, "cart.go", "package cart\n")
+	e.Git(cart.Path, "add", ".")
+	e.Git(cart.Path, "commit", "-q", "-m", "cart")
+	e.MustOwt(shop, "tmux", "init")
+	client, tty, screen := e.attachRecorded(cart.Session)
+	press := func(keys string) { _, _ = tty.Write([]byte(keys)) }
+
+	press("\x1bm") // Alt+m: the worktree of this session
+	e.waitDrawn(screen, "Merge feat/cart into main?")
+	press("y")
+	e.waitNoProcess(" merge")
+	require.Empty(t, e.List(shop))
+	require.Equal(t, "package cart", e.Git(shop, "show", "main:cart.go"))
+	got := e.ClientSession(client)
+	require.NotEmpty(t, got, "the client is still attached")
+	require.NotEqual(t, cart.Session, got)
+}
