@@ -47,9 +47,11 @@ func (d *fakeDesk) Check(rec *state.Record) (merge.Report, error) { return d.rep
 func (d *fakeDesk) WhatWouldBeLost(rec *state.Record) (workspace.Loss, error) {
 	return d.losses[rec.Name], nil
 }
-func (d *fakeDesk) ChangedFiles(*state.Record) ([]git.FileChange, error) { return nil, nil }
-func (d *fakeDesk) FileDiff(*state.Record, git.FileChange, bool) (string, error) {
-	return "", nil
+func (d *fakeDesk) ChangedFiles(rec *state.Record) ([]git.FileChange, error) {
+	return []git.FileChange{{Path: rec.Name + ".go", Insertions: 2}, {Path: "notes.txt", Untracked: true}}, nil
+}
+func (d *fakeDesk) FileDiff(rec *state.Record, f git.FileChange, _ bool) (string, error) {
+	return "diff --git a/" + f.Path + " b/" + f.Path + "\n@@ -0,0 +1,2 @@\n+package " + rec.Name + "\n+// more\n", nil
 }
 func (d *fakeDesk) DiffPager() []string { return nil }
 func (d *fakeDesk) GoTo(rec *state.Record) error {
@@ -355,5 +357,37 @@ func TestControlKeysComeFromOneTable(t *testing.T) {
 	require.Contains(t, help, "q / Esc   close")
 	p.press("x")
 	require.NotContains(t, p.screen(), "owt control — keys")
+	require.Empty(t, p.d.calls)
+}
+
+// d opens the diff review: the files, then one file's diff; each screen's
+// footer is its own table's, i comments on the line the review is at, and
+// Esc goes back a screen at a time.
+func TestControlDiffReviewFilesThenAFile(t *testing.T) {
+	p := newPopup(t)
+	footer := func() string { lines := strings.Split(p.screen(), "\n"); return lines[len(lines)-1] }
+	p.sel("cart")
+	p.press("d")
+	s := p.screen()
+	require.Contains(t, s, "> cart.go  +2 -0")
+	require.Contains(t, s, "notes.txt  new, uncommitted")
+	require.Equal(t, "↑↓ move  enter open  n/p file  s ship  m merge  i comment  esc back", footer())
+
+	p.press("enter")
+	s = p.screen()
+	require.Contains(t, s, "+package cart")
+	require.Contains(t, s, "cart.go (1/2)")
+	require.Equal(t, "↑↓ pgup/pgdn scroll  n/p file  s ship  m merge  i comment on line  esc files", footer())
+	p.press("i")
+	require.Contains(t, p.screen(), "comment to cart (Enter send, Esc cancel):")
+	require.Contains(t, p.screen(), "cart.go:1: ")
+	p.press("esc", "n")
+	require.Contains(t, p.screen(), "notes.txt (2/2)")
+
+	p.press("esc")
+	require.Contains(t, footer(), "esc back")
+	p.press("esc")
+	require.Equal(t, "READY TO SHIP", sectionOf(p.screen(), "cart"))
+	require.False(t, p.quit)
 	require.Empty(t, p.d.calls)
 }
