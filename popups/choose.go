@@ -8,26 +8,21 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-// target is the worktree a merge or delete popup acts on, with its
-// repository opened.
-type target struct {
-	w   *workspace.Workspace
-	rec *state.Record
-}
-
 // chooseTarget picks the worktree of the session (or folder) the popup was
-// opened from; anywhere else it asks with a picker.
-func chooseTarget(tm *tmux.Client, verb string) (target, tmux.Here, error) {
+// opened from; anywhere else it asks with a picker. The desk, with that
+// worktree's repository opened, acts for the popup's client: the merge
+// and delete popups run the control popup's verbs.
+func chooseTarget(tm *tmux.Client, verb string) (*state.Record, *liveDesk, error) {
 	h, dir := here(tm)
 	recs, err := workspace.AllRecords()
 	if err != nil {
-		return target{}, h, err
+		return nil, nil, err
 	}
 	r := workspace.RecordHere(recs, h.SessionName, dir)
 	if r == nil {
 		a, err := loadAgents(tm)
 		if err != nil {
-			return target{}, h, err
+			return nil, nil, err
 		}
 		it, err := pick(tm, a, pickOptions{
 			prompt:  verb + "> ",
@@ -35,15 +30,15 @@ func chooseTarget(tm *tmux.Client, verb string) (target, tmux.Here, error) {
 			preview: true,
 		})
 		if err != nil {
-			return target{}, h, err
+			return nil, nil, err
 		}
 		if r = a.record(it); r == nil {
-			return target{}, h, fmt.Errorf("%s vanished while the picker was open", it.Name)
+			return nil, nil, fmt.Errorf("%s vanished while the picker was open", it.Name)
 		}
 	}
-	w, err := openRecordWorkspace(tm, r)
-	if err != nil {
-		return target{}, h, err
+	d := newLiveDesk(tm, h)
+	if _, err := d.open(r.Repo); err != nil {
+		return nil, nil, err
 	}
-	return target{w: w, rec: r}, h, nil
+	return r, d, nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/charmbracelet/bubbles/textinput"
@@ -12,8 +11,6 @@ import (
 
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
-	"github.com/owt-tmux/owt/internal/react"
-	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -29,7 +26,7 @@ func Control(tm *tmux.Client, s Screen) error {
 	if w, err := workspace.Open(dir, tm); err == nil {
 		repo = w.Repo.Root
 	}
-	m := newControl(tm, h, repo)
+	m := newControl(newLiveDesk(tm, h), repo)
 	m.reload()
 	return finish(s, runProgram(s, m))
 }
@@ -46,7 +43,7 @@ func Diff(tm *tmux.Client, s Screen, name string) error {
 	if err != nil {
 		return finish(s, err)
 	}
-	m := newControl(tm, h, w.Repo.Root)
+	m := newControl(newLiveDesk(tm, h), w.Repo.Root)
 	m.reload()
 	m.standaloneDiff = true
 	m.initCmd = m.openDiff(rec) // the file list loads when the program starts
@@ -87,8 +84,7 @@ type ctl struct {
 	// initCmd is work to start with the program (owt diff's file list).
 	initCmd tea.Cmd
 
-	tm      *tmux.Client
-	here    tmux.Here
+	desk    desk
 	repo    string // the repo the popup was opened in ("" outside one)
 	all     bool   // every repo (Tab)
 	color   bool
@@ -114,8 +110,6 @@ type ctl struct {
 	// refreshed for (repo NUL name).
 	refreshedFor map[string]time.Time
 	detail       map[string]detail
-	wsMu         sync.Mutex
-	workspaces   map[string]*workspace.Workspace
 
 	diff           *diffView
 	standaloneDiff bool
@@ -139,13 +133,13 @@ type detail struct {
 	at   time.Time
 }
 
-func newControl(tm *tmux.Client, h tmux.Here, repo string) *ctl {
+func newControl(d desk, repo string) *ctl {
 	in := textinput.New()
 	in.CharLimit = 4000
 	return &ctl{
-		tm: tm, here: h, repo: repo, all: repo == "", color: os.Getenv("NO_COLOR") == "",
+		desk: d, repo: repo, all: repo == "", color: os.Getenv("NO_COLOR") == "",
 		width: 80, height: 24, input: in,
-		detail: map[string]detail{}, workspaces: map[string]*workspace.Workspace{},
+		detail: map[string]detail{},
 	}
 }
 
@@ -176,7 +170,7 @@ func (m *ctl) scope() string {
 
 // reload reads the board now (the first frame, and after a verb).
 func (m *ctl) reload() {
-	snap, err := control.Load(m.tm, m.scope())
+	snap, err := m.desk.Load(m.scope())
 	if err != nil {
 		m.status, m.failed = err.Error(), true
 		return
@@ -199,7 +193,7 @@ func (m *ctl) apply(snap control.Snapshot) {
 func (m *ctl) load() tea.Cmd {
 	scope := m.scope()
 	return func() tea.Msg {
-		snap, err := control.Load(m.tm, scope)
+		snap, err := m.desk.Load(scope)
 		if err != nil {
 			return verbMsg{err: err}
 		}
@@ -235,14 +229,14 @@ func (m *ctl) background() tea.Cmd {
 		}
 		if len(stale) > 0 {
 			m.statsBusy = true
-			cmds = append(cmds, func() tea.Msg { workspace.RefreshStats(stale); return statsMsg{} })
+			cmds = append(cmds, func() tea.Msg { m.desk.RefreshStats(stale); return statsMsg{} })
 		}
 	}
 	if sig := m.readySignature(); sig != m.queueSig {
 		m.queueSig = sig
 		recs := m.snap.Records
 		cmds = append(cmds, func() tea.Msg {
-			return queueMsg{sig: sig, q: control.Queues(recs, m.open)}
+			return queueMsg{sig: sig, q: m.desk.Queues(recs)}
 		})
 	}
 	cmds = append(cmds, m.detailCmd())
@@ -276,7 +270,7 @@ func (m *ctl) detailCmd() tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
-		st := workspace.RefreshStats([]*state.Record{rec})[rec.Repo+"\x00"+rec.Name]
+		st := m.desk.RefreshStats([]*state.Record{rec})[rec.Repo+"\x00"+rec.Name]
 		text := fmt.Sprintf("%s → %s: %d ahead, %d behind, +%d -%d", rec.Branch, rec.Base, st.Ahead, st.Behind, st.Insertions, st.Deletions)
 		if st.Dirty > 0 {
 			text += fmt.Sprintf(", %d uncommitted", st.Dirty)
@@ -286,21 +280,6 @@ func (m *ctl) detailCmd() tea.Cmd {
 		}
 		return detailMsg{key: key, text: text}
 	}
-}
-
-// open is the workspace of a repo, opened once.
-func (m *ctl) open(repo string) (*workspace.Workspace, error) {
-	m.wsMu.Lock()
-	defer m.wsMu.Unlock()
-	if w, ok := m.workspaces[repo]; ok {
-		return w, nil
-	}
-	w, err := openWorkspace(repo, m.tm)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", repo, err)
-	}
-	m.workspaces[repo] = w
-	return w, nil
 }
 
 func (m *ctl) record(row control.Row) *state.Record {
@@ -432,74 +411,12 @@ func (m *ctl) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return m.browseKey(k)
 }
 
-func (m *ctl) browseKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	row, ok := m.selected()
-	switch k.String() {
-	case "q", "esc":
-		if m.filter != "" && k.String() == "esc" {
-			m.filter = ""
-			m.applyFilter()
-			return m, nil
-		}
-		return m, tea.Quit
-	case "down", "j":
-		m.cursor = min(m.cursor+1, max(0, len(m.rows)-1))
-		return m, m.detailCmd()
-	case "up", "k":
-		m.cursor = max(m.cursor-1, 0)
-		return m, m.detailCmd()
-	case "home", "g":
-		m.cursor = 0
-	case "end", "G":
-		m.cursor = max(0, len(m.rows)-1)
-	case "tab":
-		if m.repo != "" {
-			m.all = !m.all
-			m.queueSig = ""
-			m.reload()
-			return m, m.background()
-		}
-	case "/":
-		m.mode = filtering
-	case "?":
-		m.mode = helping
-	case "enter":
-		if ok && row.Name != "" {
-			return m.goTo(row)
-		}
-	case "s", "m", "x", "d", "i":
-		if !ok || !row.IsAgent() {
-			m.status, m.failed = "that row has no worktree to "+verbName(k.String()), true
-			return m, nil
-		}
-		return m.agentVerb(k.String(), row)
-	case "a":
-		return m.dismiss(row, ok)
-	case "r", "K", "p":
-		if !ok || !row.IsTask() {
-			m.status, m.failed = "that row is not a run task", true
-			return m, nil
-		}
-		return m.taskVerb(k.String(), row)
-	}
-	return m, nil
-}
-
-func verbName(k string) string {
-	return map[string]string{"s": "ship", "m": "merge", "x": "delete", "d": "review", "i": "message"}[k]
-}
+func (m *ctl) browseKey(k tea.KeyMsg) (tea.Model, tea.Cmd) { return m.dispatch(browseKeys(), k) }
 
 func (m *ctl) filterKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch k.Type {
-	case tea.KeyEnter:
-		m.mode = browsing
-	case tea.KeyEsc:
-		m.filter, m.mode = "", browsing
-	case tea.KeyBackspace:
-		if r := []rune(m.filter); len(r) > 0 {
-			m.filter = string(r[:len(r)-1])
-		}
-	case tea.KeyRunes, tea.KeySpace:
+	if a, ok := m.find(filterKeys(), k); ok {
+		a.do(m, k)
+	} else if k.Type == tea.KeyRunes || k.Type == tea.KeySpace {
 		m.filter += string(k.Runes)
 	}
 	m.applyFilter()
@@ -517,16 +434,8 @@ func (m *ctl) goTo(row control.Row) (tea.Model, tea.Cmd) {
 	}
 	m.mode = busy
 	return m, func() tea.Msg {
-		w, err := m.open(rec.Repo)
-		if err != nil {
+		if err := m.desk.GoTo(rec); err != nil {
 			return verbMsg{err: err}
-		}
-		id, err := w.EnsureSession(rec)
-		if err != nil {
-			return verbMsg{err: err}
-		}
-		if err := m.tm.SwitchClientOf(m.here.Client, id); err != nil {
-			return verbMsg{err: fmt.Errorf("switch to %s: %w", rec.Session, err)}
 		}
 		return verbMsg{quit: true}
 	}
@@ -560,47 +469,24 @@ type askMsg struct{ q *question }
 // prepare works out the confirmation of a destructive verb: the check
 // report, and the same rules as Alt+m and Alt+d.
 func (m *ctl) prepare(v string, rec *state.Record) tea.Msg {
-	w, err := m.open(rec.Repo)
+	var q *question
+	var err error
+	if v == "x" {
+		q, err = deleteQuestion(m.desk, rec)
+	} else {
+		q, err = landQuestion(m.desk, rec, v == "s")
+	}
 	if err != nil {
 		return verbMsg{err: err}
 	}
-	switch v {
-	case "x":
-		q, err := deleteQuestion(w, rec, m.here, m.tm)
-		if err != nil {
-			return verbMsg{err: err}
-		}
-		return askMsg{q}
-	default:
-		q, err := landQuestion(w, rec, v == "s", m.here, m.tm)
-		if err != nil {
-			return verbMsg{err: err}
-		}
-		return askMsg{q}
-	}
+	return askMsg{q}
 }
 
 func (m *ctl) answer(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	q := m.ask
-	if q.refused {
-		m.ask, m.mode = nil, m.back()
-		m.status, m.failed = "nothing was changed", false
-		return m, nil
+	if m.ask.refused {
+		return m.declined()
 	}
-	switch k.String() {
-	case "y", "Y":
-		if q.next != nil {
-			m.ask = q.next
-			return m, nil
-		}
-		m.ask, m.mode = nil, busy
-		m.status, m.failed = q.yes+" …", false
-		return m, func() tea.Msg { return q.do() }
-	case "n", "N", "esc", "q":
-		m.ask, m.mode = nil, m.back()
-		m.status, m.failed = "nothing was changed", false
-	}
-	return m, nil
+	return m.dispatch(questionKeys(), k)
 }
 
 // back is the mode a question or message returns to.
@@ -612,34 +498,30 @@ func (m *ctl) back() mode {
 }
 
 func (m *ctl) typingKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch k.Type {
-	case tea.KeyEsc:
-		m.mode, m.typeFor = m.back(), nil
-		m.status, m.failed = "nothing was sent", false
-		return m, nil
-	case tea.KeyEnter:
-		text := strings.TrimSpace(m.input.Value())
-		rec := m.typeFor
-		if text == "" || rec == nil {
-			m.mode = m.back()
-			return m, nil
-		}
-		m.mode, m.typeFor = busy, nil
-		m.status, m.failed = "sending to "+rec.Name+" …", false
-		return m, func() tea.Msg {
-			w, err := m.open(rec.Repo)
-			if err != nil {
-				return verbMsg{err: err}
-			}
-			if err := w.SendTo(rec, text, workspace.SendOptions{}); err != nil {
-				return verbMsg{err: err}
-			}
-			return verbMsg{text: "sent to " + rec.Name}
-		}
+	if a, ok := m.find(typingKeys(), k); ok {
+		return a.do(m, k)
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
 	return m, cmd
+}
+
+// send delivers what was typed to the agent, by owt send's core.
+func (m *ctl) send() (tea.Model, tea.Cmd) {
+	text := strings.TrimSpace(m.input.Value())
+	rec := m.typeFor
+	if text == "" || rec == nil {
+		m.mode = m.back()
+		return m, nil
+	}
+	m.mode, m.typeFor = busy, nil
+	m.status, m.failed = "sending to "+rec.Name+" …", false
+	return m, func() tea.Msg {
+		if err := m.desk.Send(rec, text); err != nil {
+			return verbMsg{err: err}
+		}
+		return verbMsg{text: "sent to " + rec.Name}
+	}
 }
 
 // dismiss is a: the row's escalated reactions stop needing the user, by
@@ -655,17 +537,9 @@ func (m *ctl) dismiss(row control.Row, ok bool) (tea.Model, tea.Cmd) {
 	}
 	m.mode = busy
 	return m, func() tea.Msg {
-		w, err := m.open(rec.Repo)
+		names, err := m.desk.Dismiss(rec)
 		if err != nil {
 			return verbMsg{err: err}
-		}
-		d, err := react.Dismiss(w, rec.Name, nil)
-		if err != nil {
-			return verbMsg{err: err}
-		}
-		names := make([]string, len(d.Dismissed))
-		for i, x := range d.Dismissed {
-			names[i] = x.Reaction
 		}
 		return verbMsg{text: "dismissed " + strings.Join(names, ", ") + " for " + rec.Name}
 	}
@@ -692,9 +566,8 @@ func (m *ctl) taskVerb(v string, row control.Row) (tea.Model, tea.Cmd) {
 
 func (m *ctl) taskVerbDo(v string, row control.Row) func() tea.Msg {
 	return func() tea.Msg {
-		store := run.DefaultStore()
 		if v == "p" {
-			changed, err := control.SetRunState(store, row.Run, run.Paused)
+			changed, err := m.desk.PauseRun(row.Run)
 			switch {
 			case err != nil:
 				return verbMsg{err: err}
@@ -704,7 +577,7 @@ func (m *ctl) taskVerbDo(v string, row control.Row) func() tea.Msg {
 			return verbMsg{text: "run " + row.Run + ": paused"}
 		}
 		verb := map[string]string{"r": "retry", "K": "skip"}[v]
-		evs, err := control.TaskVerb(store, row.Run, verb, row.TaskID)
+		evs, err := m.desk.TaskVerb(row.Run, verb, row.TaskID)
 		if err != nil {
 			return verbMsg{err: err}
 		}

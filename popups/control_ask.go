@@ -6,19 +6,16 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/tmux"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // landQuestion is the confirmation of s (ship) or m (merge): the owt check
 // report, then the question, or why it would be refused. The rules are
 // Alt+m's: ship needs work to land, no conflict with the base and a clean
 // base checkout; merge needs no blocker at all.
-func landQuestion(w *workspace.Workspace, rec *state.Record, ship bool, h tmux.Here, tm *tmux.Client) (*question, error) {
-	rep, err := control.MergeContext(w).Check(rec, "")
+func landQuestion(d desk, rec *state.Record, ship bool) (*question, error) {
+	rep, err := d.Check(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -53,14 +50,7 @@ func landQuestion(w *workspace.Workspace, rec *state.Record, ship bool, h tmux.H
 	}
 	body = append(body, "", fmt.Sprintf("Afterwards the session %s, the worktree and the branch are removed.", rec.Session))
 	do := func() tea.Msg {
-		leaveSession(tm, h, rec)
-		var out control.Landed
-		var err error
-		if ship {
-			out, err = control.Ship(w, rec, "", false, false)
-		} else {
-			out, err = control.Merge(w, rec, merge.Options{}, false, false)
-		}
+		out, err := d.Land(rec, ship)
 		if err != nil {
 			return verbMsg{err: err}
 		}
@@ -68,7 +58,7 @@ func landQuestion(w *workspace.Workspace, rec *state.Record, ship bool, h tmux.H
 		if ship {
 			verb = "shipped"
 		}
-		_ = tm.DisplayMessage(h.Client, fmt.Sprintf("owt: %s %s into %s", verb, rec.Name, out.Target))
+		d.Tell(fmt.Sprintf("owt: %s %s into %s", verb, rec.Name, out.Target))
 		return verbMsg{text: fmt.Sprintf("%s %s into %s; removed its worktree", verb, rec.Name, out.Target), gone: true}
 	}
 	return &question{title: title, body: body, yes: yes, do: do}, nil
@@ -84,13 +74,13 @@ func shipBlockers(rep merge.Report) []string {
 
 // deleteQuestion is the confirmation of x: what would be lost, asked twice
 // when something would (Alt+d's rule).
-func deleteQuestion(w *workspace.Workspace, rec *state.Record, h tmux.Here, tm *tmux.Client) (*question, error) {
-	loss, err := w.WhatWouldBeLost(rec)
+func deleteQuestion(d desk, rec *state.Record) (*question, error) {
+	loss, err := d.WhatWouldBeLost(rec)
 	if err != nil {
 		return nil, err
 	}
 	var body []string
-	if rep, err := control.MergeContext(w).Check(rec, ""); err == nil {
+	if rep, err := d.Check(rec); err == nil {
 		body = strings.Split(rep.String(), "\n")
 	}
 	body = append(body, "", fmt.Sprintf("Session %s, worktree %s and branch %s will be removed.", rec.Session, rec.Path, rec.Branch))
@@ -103,14 +93,14 @@ func deleteQuestion(w *workspace.Workspace, rec *state.Record, h tmux.Here, tm *
 		// What was asked about must still be all there is to lose: the
 		// agent may have written more since, or the name may be another
 		// worktree now.
-		cur, err := w.Get(rec.Name)
+		cur, err := d.Get(rec.Repo, rec.Name)
 		if err != nil {
 			return verbMsg{err: err}
 		}
 		if cur.Path != rec.Path || cur.Branch != rec.Branch || !cur.CreatedAt.Equal(rec.CreatedAt) {
 			return verbMsg{err: fmt.Errorf("%s is another worktree now: nothing was deleted", rec.Name)}
 		}
-		now, err := w.WhatWouldBeLost(cur)
+		now, err := d.WhatWouldBeLost(cur)
 		if err != nil {
 			return verbMsg{err: err}
 		}
@@ -119,11 +109,10 @@ func deleteQuestion(w *workspace.Workspace, rec *state.Record, h tmux.Here, tm *
 		if !now.Within(loss) {
 			return verbMsg{err: fmt.Errorf("%s changed while you answered (it would now lose %s): nothing was deleted; press x again", rec.Name, now)}
 		}
-		leaveSession(tm, h, rec)
-		if err := control.Delete(w, rec.Name, workspace.DeleteOptions{Accept: &loss}); err != nil {
+		if err := d.Delete(rec, loss); err != nil {
 			return verbMsg{err: err}
 		}
-		_ = tm.DisplayMessage(h.Client, "owt: deleted "+rec.Name)
+		d.Tell("owt: deleted " + rec.Name)
 		return verbMsg{text: "deleted " + rec.Name, gone: true}
 	}
 	q := &question{title: "Delete " + rec.Name + "?", body: body, yes: "deleting " + rec.Name, do: do}
@@ -135,14 +124,4 @@ func deleteQuestion(w *workspace.Workspace, rec *state.Record, h tmux.Here, tm *
 		}
 	}
 	return q, nil
-}
-
-// leaveSession moves the client off the session about to go, so it is not
-// detached.
-func leaveSession(tm *tmux.Client, h tmux.Here, rec *state.Record) {
-	if h.SessionName == rec.Session {
-		if other := otherSession(tm, rec.Session, rec.Repo); other != "" {
-			_ = tm.SwitchClientOf(h.Client, other)
-		}
-	}
 }

@@ -44,13 +44,10 @@ type diffMsg struct {
 // openDiff starts the review of rec: the list of files is read in the
 // background.
 func (m *ctl) openDiff(rec *state.Record) tea.Cmd {
-	d := &diffView{rec: rec}
-	if p, err := m.tm.ShowOption("", OptDiffPager); err == nil {
-		d.pager = strings.Fields(p)
-	}
+	d := &diffView{rec: rec, pager: m.desk.DiffPager()}
 	m.diff, m.mode = d, reviewing
 	return func() tea.Msg {
-		files, err := git.ChangedFiles(rec.Path, diffBase(rec))
+		files, err := m.desk.ChangedFiles(rec)
 		return diffMsg{files: files, err: err}
 	}
 }
@@ -113,7 +110,7 @@ func (m *ctl) loadFile() tea.Cmd {
 	}
 	f, rec, color := d.files[d.sel], d.rec, m.color
 	if len(d.pager) > 0 {
-		text, err := git.FileDiff(rec.Path, diffBase(rec), f, color)
+		text, err := m.desk.FileDiff(rec, f, color)
 		if err != nil {
 			d.err = err.Error()
 			return nil
@@ -130,7 +127,7 @@ func (m *ctl) loadFile() tea.Cmd {
 	return func() tea.Msg {
 		// Plain text from git, coloured here by each line's kind: a
 		// file's own escape sequences are then only text (text.CleanLine).
-		text, err := git.FileDiff(rec.Path, diffBase(rec), f, false)
+		text, err := m.desk.FileDiff(rec, f, false)
 		return diffMsg{text: text, file: true, err: err}
 	}
 }
@@ -143,72 +140,7 @@ func (m *ctl) closeDiff() (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m *ctl) diffKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	d := m.diff
-	page := max(1, m.height-4)
-	switch k.String() {
-	case "esc", "q":
-		if d.open {
-			d.open = false
-			return m, nil
-		}
-		return m.closeDiff()
-	case "enter":
-		if !d.open {
-			return m, m.loadFile()
-		}
-	case "down", "j":
-		if d.open {
-			d.top = min(d.top+1, max(0, len(d.lines)-page))
-		} else {
-			d.sel = min(d.sel+1, max(0, len(d.files)-1))
-		}
-	case "up", "k":
-		if d.open {
-			d.top = max(d.top-1, 0)
-		} else {
-			d.sel = max(d.sel-1, 0)
-		}
-	case "pgdown", " ", "f":
-		d.top = min(d.top+page, max(0, len(d.lines)-page))
-	case "pgup", "b":
-		d.top = max(d.top-page, 0)
-	case "g", "home":
-		d.top = 0
-	case "G", "end":
-		d.top = max(0, len(d.lines)-page)
-	case "n", "p":
-		if k.String() == "n" {
-			d.sel = min(d.sel+1, max(0, len(d.files)-1))
-		} else {
-			d.sel = max(d.sel-1, 0)
-		}
-		if d.open {
-			return m, m.loadFile()
-		}
-	case "s", "m":
-		m.mode = busy
-		rec, ship := d.rec, k.String() == "s"
-		return m, func() tea.Msg {
-			w, err := m.open(rec.Repo)
-			if err != nil {
-				return verbMsg{err: err}
-			}
-			q, err := landQuestion(w, rec, ship, m.here, m.tm)
-			if err != nil {
-				return verbMsg{err: err}
-			}
-			return askMsg{q}
-		}
-	case "i":
-		m.typeFor = d.rec
-		m.input.SetValue(m.commentPrefix())
-		m.input.CursorEnd()
-		m.input.Focus()
-		m.mode = typing
-	}
-	return m, nil
-}
+func (m *ctl) diffKey(k tea.KeyMsg) (tea.Model, tea.Cmd) { return m.dispatch(diffKeys(), k) }
 
 // commentPrefix names the file and line the review is at, for a comment.
 func (m *ctl) commentPrefix() string {
@@ -236,7 +168,7 @@ func (m *ctl) diffView() []string {
 	var footer []string
 	switch {
 	case m.mode == typing:
-		footer = []string{"comment to " + d.rec.Name + " (Enter send, Esc cancel):", m.input.View()}
+		footer = []string{"comment to " + d.rec.Name + " " + m.inline(typingKeys()) + ":", m.input.View()}
 	case d.err != "":
 		footer = []string{m.paint(sgrRed, d.err)}
 	case m.status != "":
@@ -246,11 +178,7 @@ func (m *ctl) diffView() []string {
 		}
 		footer = []string{m.paint(sgr, m.status)}
 	}
-	keys := []string{"↑↓ move", "enter open", "n/p file", "s ship", "m merge", "i comment", "esc back"}
-	if d.open {
-		keys = []string{"↑↓ pgup/pgdn scroll", "n/p file", "s ship", "m merge", "i comment on line", "esc files"}
-	}
-	footer = append(footer, m.wrapKeys(keys)...)
+	footer = append(footer, m.wrapKeys(m.hints(diffKeys()))...)
 	room := max(1, m.height-len(out)-len(footer))
 	var body []string
 	if d.open {

@@ -218,10 +218,10 @@ func (m *ctl) footer() []string {
 	}
 	switch {
 	case m.mode == typing:
-		out = append(out, "message to "+m.typeForName()+" (Enter send, Esc cancel):", m.input.View())
+		out = append(out, "message to "+m.typeForName()+" "+m.inline(typingKeys())+":", m.input.View())
 		return out
 	case m.mode == filtering:
-		out = append(out, "/"+m.filter+"█  (Enter keep, Esc clear)")
+		out = append(out, "/"+m.filter+"█  "+m.inline(filterKeys()))
 		return out
 	case m.status != "":
 		sgr := sgrGreen
@@ -230,7 +230,7 @@ func (m *ctl) footer() []string {
 		}
 		out = append(out, m.paint(sgr, text.CleanLine(m.status)))
 	}
-	return append(out, m.wrapKeys(m.keysFor())...)
+	return append(out, m.wrapKeys(m.hints(browseKeys()))...)
 }
 
 func (m *ctl) typeForName() string {
@@ -238,25 +238,6 @@ func (m *ctl) typeForName() string {
 		return ""
 	}
 	return m.typeFor.Name
-}
-
-func (m *ctl) keysFor() []string {
-	keys := []string{"↑↓ move"}
-	row, ok := m.selected()
-	if ok && row.Name != "" && row.Section != control.Recent {
-		keys = append(keys, "enter go", "s ship", "m merge", "d diff", "x delete", "i message")
-	}
-	if ok && row.IsAgent() && m.needsDismiss(row) {
-		keys = append(keys, "a dismiss")
-	}
-	if ok && row.IsTask() {
-		keys = append(keys, "r retry", "K skip", "p pause run")
-	}
-	keys = append(keys, "/ filter")
-	if m.repo != "" {
-		keys = append(keys, "tab repos")
-	}
-	return append(keys, "? help", "q close")
 }
 
 // needsDismiss reports whether the row's agent has a reaction that
@@ -285,7 +266,7 @@ func (m *ctl) wrapKeys(keys []string) []string {
 
 func (m *ctl) questionView() []string {
 	q := m.ask
-	prompt := "[y] yes   [n] no (Esc)"
+	prompt := strings.Join(m.hints(questionKeys()), "   ")
 	if q.refused {
 		prompt = "Press any key to go back."
 	}
@@ -300,25 +281,4 @@ func (m *ctl) questionView() []string {
 	}
 	out = append(out, body...)
 	return append(out, "", m.paint(sgrBold, prompt))
-}
-
-func (m *ctl) helpView() []string {
-	return []string{
-		m.paint(sgrBold, "owt control — keys"),
-		"",
-		"↑/↓ j/k   move                  enter   go to the agent (closes)",
-		"s         ship: commit all, merge, remove the worktree (owt ship)",
-		"m         merge its commits, remove the worktree (owt merge)",
-		"d         review its diff (owt diff NAME)",
-		"x         delete; asks twice before losing work (owt delete)",
-		"i         type a message to the agent (owt send)",
-		"a         dismiss its escalated reactions: you handle them (owt dismiss)",
-		"r / K     retry / skip its run task (owt run retry|skip)",
-		"p         pause its run (owt run pause)",
-		"/         filter            tab   this repo / all repos",
-		"q / Esc   close",
-		"",
-		"Sections: NEEDS YOU, READY TO SHIP (queue order), IN FLIGHT, QUEUED, ENDED, RECENT.",
-		"Press any key.",
-	}
 }

@@ -2,11 +2,8 @@ package popups
 
 import (
 	"fmt"
-	"os/signal"
-	"syscall"
 
 	"github.com/owt-tmux/owt/internal/tmux"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // Delete is the Alt+d popup: for the worktree of the current session (a
@@ -18,17 +15,16 @@ func Delete(tm *tmux.Client, s Screen) error {
 }
 
 func deleteOne(tm *tmux.Client, s Screen) error {
-	t, h, err := chooseTarget(tm, "delete")
+	r, d, err := chooseTarget(tm, "delete")
 	if err != nil {
 		return err
 	}
-	r := t.rec
-	loss, err := t.w.WhatWouldBeLost(r)
+	loss, err := d.WhatWouldBeLost(r)
 	if err != nil {
 		return err
 	}
 	what := fmt.Sprintf("Session %s, worktree %s and branch %s will be removed.", r.Session, r.Path, r.Branch)
-	if rep, err := mergeContext(t.w).Check(r, ""); err == nil {
+	if rep, err := d.Check(r); err == nil {
 		fmt.Fprintln(s.Out, rep.String())
 	}
 	if loss.Empty() {
@@ -47,20 +43,13 @@ func deleteOne(tm *tmux.Client, s Screen) error {
 			return orCancelled(err)
 		}
 	}
-	// From here on the deletion must finish even if the popup closes under
-	// it (its client leaving or losing the session being deleted).
-	signal.Ignore(syscall.SIGHUP)
-	if h.SessionName == r.Session {
-		// Leave the session before it goes, so the client is not detached.
-		if other := otherSession(tm, r.Session, r.Repo); other != "" {
-			_ = tm.SwitchClientOf(h.Client, other)
-		}
-	}
-	if err := t.w.Delete(r.Name, workspace.DeleteOptions{Accept: &loss}); err != nil {
+	// control's Delete finishes even if the popup closes under it, and
+	// notes the deletion for RECENT.
+	if err := d.Delete(r, loss); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.Out, "deleted %s\n", r.Name)
-	_ = tm.DisplayMessage(h.Client, "owt: deleted "+r.Name)
+	d.Tell("owt: deleted " + r.Name)
 	return nil
 }
 
@@ -70,23 +59,4 @@ func orCancelled(err error) error {
 		return err
 	}
 	return errCancelled
-}
-
-// otherSession is where a client goes when its session is deleted: a
-// session in the main checkout if there is one, else any other session.
-func otherSession(tm *tmux.Client, leaving, repo string) string {
-	ss, _ := tm.Sessions()
-	fallback := ""
-	for _, s := range ss {
-		if s.Name == leaving {
-			continue
-		}
-		if s.Path == repo {
-			return s.ID
-		}
-		if fallback == "" {
-			fallback = s.ID
-		}
-	}
-	return fallback
 }

@@ -2,20 +2,9 @@ package popups
 
 import (
 	"fmt"
-	"os/signal"
-	"syscall"
 
-	"github.com/owt-tmux/owt/internal/control"
-	"github.com/owt-tmux/owt/internal/merge"
-	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
-
-// mergeContext is the merge engine over one workspace.
-func mergeContext(w *workspace.Workspace) *merge.Context {
-	return &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workspace.WorkFiles, EditedCopies: workspace.EditedCopies}
-}
 
 // Merge is the Alt+m popup: for the worktree of the current session (a
 // picker elsewhere) it shows the check report — uncommitted work, commits
@@ -28,13 +17,11 @@ func Merge(tm *tmux.Client, s Screen) error {
 }
 
 func mergeOne(tm *tmux.Client, s Screen) error {
-	t, h, err := chooseTarget(tm, "merge")
+	r, d, err := chooseTarget(tm, "merge")
 	if err != nil {
 		return err
 	}
-	r := t.rec
-	mc := mergeContext(t.w)
-	rep, err := mc.Check(r, "")
+	rep, err := d.Check(r)
 	if err != nil {
 		return err
 	}
@@ -65,42 +52,17 @@ func mergeOne(tm *tmux.Client, s Screen) error {
 		return orCancelled(err)
 	}
 
-	// The agent may have taken up work while the user read the report.
-	verbing := "merging"
-	if ship {
-		verbing = "shipping"
-	}
-	if err := control.RefuseBusy(t.w, r, verbing, false); err != nil {
+	// control's verbs look again whether the agent took up work while the
+	// user read the report, and note what landed for RECENT.
+	out, err := d.Land(r, ship)
+	if out.Name == "" {
 		return err
 	}
-	var res merge.Result
-	if ship {
-		sr, err := mc.Ship(r, "")
-		if err != nil {
-			return err
-		}
-		res = sr.Result
-	} else if res, err = mc.Merge(r, merge.Options{}); err != nil {
+	fmt.Fprintf(s.Out, "\nmerged %s into %s (%s)\n", out.Branch, out.Target, out.Method)
+	if err != nil {
 		return err
-	}
-	fmt.Fprintf(s.Out, "\nmerged %s into %s (%s)\n", res.Branch, res.Target, res.Method)
-	if err := teardown(tm, t.w, r, h, res.BranchTip); err != nil {
-		return fmt.Errorf("merged, but %w", err)
 	}
 	fmt.Fprintf(s.Out, "removed %s\n", r.Name)
-	_ = tm.DisplayMessage(h.Client, fmt.Sprintf("owt: merged %s into %s", r.Name, res.Target))
+	d.Tell(fmt.Sprintf("owt: merged %s into %s", r.Name, out.Target))
 	return nil
-}
-
-// teardown removes a landed worktree. It must finish even if the popup
-// closes under it, and it moves the client off the session first so the
-// client is not detached.
-func teardown(tm *tmux.Client, w *workspace.Workspace, r *state.Record, h tmux.Here, tip string) error {
-	signal.Ignore(syscall.SIGHUP)
-	if h.SessionName == r.Session {
-		if other := otherSession(tm, r.Session, r.Repo); other != "" {
-			_ = tm.SwitchClientOf(h.Client, other)
-		}
-	}
-	return w.Teardown(r.Name, tip)
 }

@@ -67,7 +67,7 @@ func mergeCommand(f *factory) *cli.Command {
 			if err := f.askFirst(c, report, fmt.Sprintf("Merge %s into %s%s?", rec.Branch, target, removalNote(c.Bool("keep"))), "not merged"); err != nil {
 				return err
 			}
-			out, err := control.Merge(w, rec, o, c.Bool("keep"), c.Bool("force"))
+			out, err := control.Merge(w, rec, o, control.LandOptions{Keep: c.Bool("keep"), Force: c.Bool("force")})
 			return reportLanding(c, out, err)
 		},
 	}

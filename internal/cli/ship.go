@@ -34,7 +34,7 @@ func shipCommand(f *factory) *cli.Command {
 			if err := f.askFirst(c, report, fmt.Sprintf("Commit everything in %s, merge it into %s%s?", rec.Name, rec.Base, removalNote(c.Bool("keep"))), "not shipped"); err != nil {
 				return err
 			}
-			out, err := control.Ship(w, rec, c.String("message"), c.Bool("keep"), c.Bool("force"))
+			out, err := control.Ship(w, rec, c.String("message"), control.LandOptions{Keep: c.Bool("keep"), Force: c.Bool("force")})
 			return reportLanding(c, out, err)
 		},
 	}

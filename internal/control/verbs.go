@@ -32,46 +32,56 @@ type Landed struct {
 	Kept    string `json:"kept,omitempty"` // why it was not removed
 }
 
+// LandOptions are how a ship or merge ends.
+type LandOptions struct {
+	Keep  bool // keep the worktree, session and branch after landing
+	Force bool // land while the agent works or waits for the user
+	// Leaving, when set, runs right before the teardown, only when there
+	// is one: a popup moves its client off the session about to go, so the
+	// client is not detached, and not when nothing is removed.
+	Leaving func()
+}
+
 // Ship commits everything in rec's worktree, merges it into its base and,
-// unless keep, removes the worktree, session and branch (owt ship). Unless
-// force, it refuses while the agent works or waits (RefuseBusy): right
-// before the commit, the first thing it changes, so a face that asks the
-// user first checks once before asking and need not check again.
-func Ship(w *workspace.Workspace, rec *state.Record, message string, keep, force bool) (Landed, error) {
+// unless o.Keep, removes the worktree, session and branch (owt ship).
+// Unless o.Force, it refuses while the agent works or waits (RefuseBusy):
+// right before the commit, the first thing it changes, so a face that asks
+// the user first checks once before asking and need not check again.
+func Ship(w *workspace.Workspace, rec *state.Record, message string, o LandOptions) (Landed, error) {
 	release, rec, err := holdLanding(w, rec)
 	if err != nil {
 		return Landed{}, err
 	}
 	defer release()
 	mc := MergeContext(w)
-	if !force {
+	if !o.Force {
 		mc.BeforeCommit = func(r *state.Record) error { return RefuseBusy(w, r, "shipping", false) }
 	}
 	res, err := mc.Ship(rec, message)
 	if err != nil {
 		return Landed{}, err
 	}
-	return finishLanding(w, Landed{ShipResult: res}, "shipped", keep, force)
+	return finishLanding(w, Landed{ShipResult: res}, "shipped", o)
 }
 
-// Merge merges rec's branch and, unless keep, removes the worktree (owt
-// merge). Unless force, it refuses while the agent works or waits, looking
-// once as it starts (a face asking the user first looks before asking
-// too: the agent may take up work while the user reads).
-func Merge(w *workspace.Workspace, rec *state.Record, o merge.Options, keep, force bool) (Landed, error) {
+// Merge merges rec's branch as mo says and, unless o.Keep, removes the
+// worktree (owt merge). Unless o.Force, it refuses while the agent works
+// or waits, looking once as it starts (a face asking the user first looks
+// before asking too: the agent may take up work while the user reads).
+func Merge(w *workspace.Workspace, rec *state.Record, mo merge.Options, o LandOptions) (Landed, error) {
 	release, rec, err := holdLanding(w, rec)
 	if err != nil {
 		return Landed{}, err
 	}
 	defer release()
-	if err := RefuseBusy(w, rec, "merging", force); err != nil {
+	if err := RefuseBusy(w, rec, "merging", o.Force); err != nil {
 		return Landed{}, err
 	}
-	res, err := MergeContext(w).Merge(rec, o)
+	res, err := MergeContext(w).Merge(rec, mo)
 	if err != nil {
 		return Landed{}, err
 	}
-	return finishLanding(w, Landed{ShipResult: merge.ShipResult{Result: res}}, "merged", keep, force)
+	return finishLanding(w, Landed{ShipResult: merge.ShipResult{Result: res}}, "merged", o)
 }
 
 // Sync brings the base's new commits into rec's branch (owt sync); rebase
@@ -143,16 +153,16 @@ func busyNow(w *workspace.Workspace, rec *state.Record) string {
 	return w.BusyOnScreen(rec)
 }
 
-// finishLanding tears a landed worktree down unless keep. The error, when
-// the teardown fails, says the work landed all the same. Unless force, an
-// agent that started a turn since the landing keeps its worktree: the
-// teardown would end that turn and lose what it does.
-func finishLanding(w *workspace.Workspace, out Landed, verb string, keep, force bool) (Landed, error) {
+// finishLanding tears a landed worktree down unless o.Keep. The error,
+// when the teardown fails, says the work landed all the same. Unless
+// o.Force, an agent that started a turn since the landing keeps its
+// worktree: the teardown would end that turn and lose what it does.
+func finishLanding(w *workspace.Workspace, out Landed, verb string, o LandOptions) (Landed, error) {
 	Note(Event{Repo: w.Repo.Root, Name: out.Name, Event: verb, Detail: "into " + out.Target})
-	if keep {
+	if o.Keep {
 		return out, nil
 	}
-	if !force {
+	if !o.Force {
 		if rec, err := w.Get(out.Name); err == nil {
 			if busy := busyNow(w, rec); busy != "" {
 				out.Kept = fmt.Sprintf("its agent %s again", busy)
@@ -164,6 +174,9 @@ func finishLanding(w *workspace.Workspace, out Landed, verb string, keep, force 
 	// half-done one leaves a worktree without its session, or a branch
 	// without its record.
 	defer holdHangup()()
+	if o.Leaving != nil {
+		o.Leaving()
+	}
 	if err := w.Teardown(out.Name, out.BranchTip); err != nil {
 		out.Kept = err.Error()
 		return out, fmt.Errorf("landed on %s, but %w", out.Target, err)

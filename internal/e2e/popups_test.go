@@ -317,3 +317,65 @@ func TestKeysOpenPopupsOnAClient(t *testing.T) {
 	require.NotEmpty(t, got, "the client is still attached")
 	require.NotEqual(t, login.Session, got)
 }
+
+// Alt+m and Alt+d run the same verbs as owt merge, owt delete and the
+// control popup: what they did shows under RECENT in the control popup.
+func TestMergeAndDeletePopupsShowInRecent(t *testing.T) {
+	e := newQuietEnv(t)
+	repo := e.NewRepo("shop")
+	e.MustOwt(repo, "new", "--no-agent", "--name", "cart", "Add the cart")
+	e.MustOwt(repo, "new", "--no-agent", "--name", "docs", "Tidy the docs")
+	cart, docs := e.Find(repo, "cart"), e.Find(repo, "docs")
+	e.WriteFile(cart.Path, "cart.go", "package cart\n")
+	e.Git(cart.Path, "add", ".")
+	e.Git(cart.Path, "commit", "-q", "-m", "cart")
+
+	// Alt+m in cart's folder: merged and torn down.
+	p := e.pane(cart.Path, owtBin, "popup", "merge")
+	e.WaitScreen(p, "Merge feat/cart into main?")
+	e.typeText(p, "y")
+	e.Eventually(15*time.Second, "cart merged and removed", func() bool { return len(e.List(repo)) == 1 })
+	require.Equal(t, "package cart", e.Git(repo, "show", "main:cart.go"))
+
+	// Alt+d in docs' folder: nothing to lose, one yes.
+	p = e.pane(docs.Path, owtBin, "popup", "delete")
+	e.WaitScreen(p, "Delete docs?")
+	e.typeText(p, "y")
+	e.Eventually(15*time.Second, "docs deleted", func() bool { return len(e.List(repo)) == 0 })
+
+	p = e.pane(repo, owtBin, "popup", "control")
+	var screen string
+	e.Eventually(15*time.Second, "both under RECENT", func() bool {
+		screen = e.Capture(p)
+		return sectionOf(screen, "cart") == "RECENT" && sectionOf(screen, "docs") == "RECENT"
+	})
+	require.Regexp(t, `merged cart`, screen)
+	require.Regexp(t, `deleted docs`, screen)
+	e.keys(p, "Escape")
+	e.waitClosed(p)
+}
+
+// Alt+m in the session of the worktree it lands: the client is moved off
+// that session right before the teardown, so it stays attached.
+func TestMergeKeyInItsOwnSessionKeepsTheClientAttached(t *testing.T) {
+	e := newQuietEnv(t)
+	shop := e.NewRepo("shop")
+	e.MustOwt(shop, "new", "--no-agent", "--name", "cart", "Add the cart")
+	cart := e.Find(shop, "cart")
+	e.WriteFile(cart.Path, "cart.go", "package cart\n")
+	e.Git(cart.Path, "add", ".")
+	e.Git(cart.Path, "commit", "-q", "-m", "cart")
+	e.MustOwt(shop, "tmux", "init")
+	client, tty, screen := e.attachRecorded(cart.Session)
+	press := func(keys string) { _, _ = tty.Write([]byte(keys)) }
+
+	press("\x1bm") // Alt+m: the worktree of this session
+	e.waitDrawn(screen, "Merge feat/cart into main?")
+	press("y")
+	e.waitNoProcess(" merge")
+	require.Empty(t, e.List(shop))
+	require.Equal(t, "package cart", e.Git(shop, "show", "main:cart.go"))
+	got := e.ClientSession(client)
+	require.NotEmpty(t, got, "the client is still attached")
+	require.NotEqual(t, cart.Session, got)
+}

@@ -1,0 +1,393 @@
+package popups
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// fakeDesk is the control popup's world in a test: fixed records, items,
+// runs and events, check reports and losses by name, and every verb the
+// popup calls written down instead of done.
+type fakeDesk struct {
+	snap    control.Snapshot
+	reports map[string]merge.Report
+	losses  map[string]workspace.Loss
+	calls   []string
+	told    []string
+}
+
+func (d *fakeDesk) Load(string) (control.Snapshot, error) { return d.snap, nil }
+func (d *fakeDesk) RefreshStats([]*state.Record) map[string]workspace.Stats {
+	return map[string]workspace.Stats{}
+}
+func (d *fakeDesk) Queues([]*state.Record) map[string]merge.Queue { return nil }
+func (d *fakeDesk) Get(repo, name string) (*state.Record, error) {
+	for _, r := range d.snap.Records {
+		if r.Repo == repo && r.Name == name {
+			return r, nil
+		}
+	}
+	return nil, errors.New("no " + name)
+}
+func (d *fakeDesk) Check(rec *state.Record) (merge.Report, error) { return d.reports[rec.Name], nil }
+func (d *fakeDesk) WhatWouldBeLost(rec *state.Record) (workspace.Loss, error) {
+	return d.losses[rec.Name], nil
+}
+func (d *fakeDesk) ChangedFiles(rec *state.Record) ([]git.FileChange, error) {
+	return []git.FileChange{{Path: rec.Name + ".go", Insertions: 2}, {Path: "notes.txt", Untracked: true}}, nil
+}
+func (d *fakeDesk) FileDiff(rec *state.Record, f git.FileChange, _ bool) (string, error) {
+	return "diff --git a/" + f.Path + " b/" + f.Path + "\n@@ -0,0 +1,2 @@\n+package " + rec.Name + "\n+// more\n", nil
+}
+func (d *fakeDesk) DiffPager() []string { return nil }
+func (d *fakeDesk) GoTo(rec *state.Record) error {
+	d.calls = append(d.calls, "goto "+rec.Name)
+	return nil
+}
+func (d *fakeDesk) Land(rec *state.Record, ship bool) (control.Landed, error) {
+	d.calls = append(d.calls, fmt.Sprintf("land %s ship=%v", rec.Name, ship))
+	return control.Landed{ShipResult: merge.ShipResult{Result: merge.Result{Name: rec.Name, Target: rec.Base}}, Removed: true}, nil
+}
+func (d *fakeDesk) Delete(rec *state.Record, accept workspace.Loss) error {
+	d.calls = append(d.calls, fmt.Sprintf("delete %s accepting %s", rec.Name, accept))
+	return nil
+}
+func (d *fakeDesk) Send(rec *state.Record, text string) error {
+	d.calls = append(d.calls, "send "+rec.Name+": "+text)
+	return nil
+}
+func (d *fakeDesk) Dismiss(rec *state.Record) ([]string, error) {
+	d.calls = append(d.calls, "dismiss "+rec.Name)
+	return []string{"ci-failed"}, nil
+}
+func (d *fakeDesk) PauseRun(name string) (bool, error) {
+	d.calls = append(d.calls, "pause "+name)
+	return true, nil
+}
+func (d *fakeDesk) TaskVerb(runName, verb, id string) ([]run.Event, error) {
+	d.calls = append(d.calls, verb+" "+runName+"/"+id)
+	return []run.Event{{Event: verb, Task: id}}, nil
+}
+func (d *fakeDesk) Tell(msg string) { d.told = append(d.told, msg) }
+
+// newFakeDesk is a repo /r/shop with an agent that waits (asker), one
+// with a commit to ship (cart), one with uncommitted work (docs), one that
+// works (busy), a run g whose task api waits for models, and a shipped
+// worktree under RECENT.
+func newFakeDesk() *fakeDesk {
+	now := time.Now()
+	rec := func(name string, st state.Status) *state.Record {
+		return &state.Record{Name: name, Repo: "/r/shop", Branch: "feat/" + name, Base: "main",
+			Session: "shop_" + name, Path: "/wt/" + name, Status: st, StatusSince: now}
+	}
+	item := func(name string, st state.Status, ahead, dirty int) workspace.Item {
+		return workspace.Item{Name: name, Repo: "/r/shop", Status: string(st), StatusSince: now, Ahead: ahead, Dirty: dirty}
+	}
+	p := &run.Plan{Tasks: []run.Task{{ID: "models", Task: "Models"}, {ID: "api", Task: "The API", DependsOn: []string{"models"}}}}
+	g := run.NewRun("g", "/r/shop", "main", p, now)
+	models, _ := g.Task("models")
+	models.State, models.Name, models.Attempt = run.Running, "busy", 1
+	d := &fakeDesk{
+		reports: map[string]merge.Report{
+			"cart": {Name: "cart", Branch: "feat/cart", Base: "main", Ahead: 1},
+			"docs": {Name: "docs", Branch: "feat/docs", Base: "main", DirtyFiles: []string{"notes.txt"}},
+			"asker": {Name: "asker", Branch: "feat/asker", Base: "main", Ahead: 1,
+				Conflicts: []merge.Overlap{{With: "main", Kind: "base", Files: []string{"README.md"}}}},
+		},
+		losses: map[string]workspace.Loss{"docs": {DirtyFiles: []string{"notes.txt"}}},
+	}
+	d.snap.Title = "shop"
+	for _, r := range []*state.Record{rec("asker", state.Waiting), rec("cart", state.Idle), rec("docs", state.Idle), rec("busy", state.Working)} {
+		d.snap.Records = append(d.snap.Records, r)
+	}
+	d.snap.Items = []workspace.Item{item("asker", state.Waiting, 0, 0), item("cart", state.Idle, 1, 0),
+		item("docs", state.Idle, 0, 1), item("busy", state.Working, 0, 0)}
+	d.snap.Runs = []*run.Run{g}
+	d.snap.Events = []control.Event{{At: now.Add(-time.Minute), Repo: "/r/shop", Name: "old", Event: "shipped", Detail: "into main"}}
+	return d
+}
+
+// popup is a control popup model driven by keys in the test's goroutine:
+// every command a key starts runs at once and its message goes back in,
+// as bubbletea would do, except timers (refresh, cursor blink).
+type popup struct {
+	t    *testing.T
+	m    *ctl
+	d    *fakeDesk
+	quit bool
+}
+
+func newPopup(t *testing.T) *popup {
+	d := newFakeDesk()
+	m := newControl(d, "/r/shop")
+	m.color, m.width, m.height = false, 120, 40
+	m.reload()
+	return &popup{t: t, m: m, d: d}
+}
+
+func (p *popup) press(keys ...string) {
+	for _, k := range keys {
+		var msg tea.KeyMsg
+		switch k {
+		case "esc":
+			msg = tea.KeyMsg{Type: tea.KeyEsc}
+		case "enter":
+			msg = tea.KeyMsg{Type: tea.KeyEnter}
+		case "down":
+			msg = tea.KeyMsg{Type: tea.KeyDown}
+		case "backspace":
+			msg = tea.KeyMsg{Type: tea.KeyBackspace}
+		default:
+			msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+		}
+		p.feed(msg, 0)
+	}
+}
+
+func (p *popup) feed(msg tea.Msg, depth int) {
+	switch msg := msg.(type) {
+	case nil:
+	case tea.QuitMsg:
+		p.quit = true
+	case tea.BatchMsg:
+		for _, c := range msg {
+			p.run(c, depth)
+		}
+	case tickMsg:
+	default:
+		_, cmd := p.m.Update(msg)
+		p.run(cmd, depth+1)
+	}
+}
+
+func (p *popup) run(cmd tea.Cmd, depth int) {
+	if cmd == nil {
+		return
+	}
+	require.Less(p.t, depth, 20, "commands that never settle")
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	select {
+	case msg := <-done:
+		p.feed(msg, depth)
+	case <-time.After(50 * time.Millisecond): // a timer: not the model's work
+	}
+}
+
+func (p *popup) screen() string { return p.m.View() }
+
+// sel moves the cursor to the row naming name, from the top.
+func (p *popup) sel(name string) {
+	p.press("g")
+	re := regexp.MustCompile(`\s` + regexp.QuoteMeta(name) + `(\s|$)`)
+	for range p.m.rows {
+		if row, ok := p.m.selected(); ok && re.MatchString(" "+rowName(row)+" ") {
+			return
+		}
+		p.press("j")
+	}
+	p.t.Fatalf("no row %s:\n%s", name, p.screen())
+}
+
+var sectionHead = regexp.MustCompile(`^(NEEDS YOU|READY TO SHIP|IN FLIGHT|QUEUED|ENDED|RECENT) \(\d+\)`)
+
+// sectionOf is the section the row naming name is drawn under.
+func sectionOf(screen, name string) string {
+	cur := ""
+	for _, l := range strings.Split(screen, "\n") {
+		if m := sectionHead.FindStringSubmatch(l); m != nil {
+			cur = m[1]
+		} else if regexp.MustCompile(`(^|\s)` + regexp.QuoteMeta(name) + `(\s|$)`).MatchString(l) {
+			return cur
+		}
+	}
+	return ""
+}
+
+func TestControlSortsRowsIntoSections(t *testing.T) {
+	p := newPopup(t)
+	s := p.screen()
+	require.Contains(t, s, "owt control — shop")
+	var order []string
+	for _, l := range strings.Split(s, "\n") {
+		if m := sectionHead.FindStringSubmatch(l); m != nil {
+			order = append(order, m[1])
+		}
+	}
+	require.Equal(t, []string{"NEEDS YOU", "READY TO SHIP", "IN FLIGHT", "QUEUED", "RECENT"}, order, s)
+	for name, want := range map[string]string{"asker": "NEEDS YOU", "cart": "READY TO SHIP", "docs": "READY TO SHIP",
+		"busy": "IN FLIGHT", "g/api": "QUEUED", "old": "RECENT"} {
+		require.Equal(t, want, sectionOf(s, name), "%s\n%s", name, s)
+	}
+	require.Contains(t, s, "run g: 0/2 done")
+}
+
+func TestControlFilterKeepsMatchingRowsAndEscClearsIt(t *testing.T) {
+	p := newPopup(t)
+	p.press("/", "c", "a", "r")
+	require.Contains(t, p.screen(), "/car█  (Enter keep, Esc clear)")
+	p.press("enter")
+	s := p.screen()
+	require.Equal(t, "READY TO SHIP", sectionOf(s, "cart"), s)
+	require.Empty(t, sectionOf(s, "docs"), s)
+	require.Empty(t, sectionOf(s, "asker"), s)
+
+	p.press("/", "z", "z")
+	require.Contains(t, p.screen(), "nothing matches /carzz")
+	p.press("backspace", "backspace", "enter")
+	require.Equal(t, "READY TO SHIP", sectionOf(p.screen(), "cart"))
+
+	// Esc clears a filter first; the popup stays open.
+	p.press("esc")
+	require.False(t, p.quit)
+	require.Equal(t, "NEEDS YOU", sectionOf(p.screen(), "asker"))
+	p.press("esc")
+	require.True(t, p.quit)
+	require.Empty(t, p.d.calls)
+}
+
+func TestControlShipAsksThenLandsThroughTheVerbs(t *testing.T) {
+	p := newPopup(t)
+	p.sel("cart")
+	p.press("s")
+	s := p.screen()
+	require.Contains(t, s, "Commit everything in cart and merge it into main?")
+	require.Contains(t, s, "Afterwards the session shop_cart, the worktree and the branch are removed.")
+	require.Contains(t, s, "[y] yes   [n] no (Esc)")
+	p.press("n")
+	require.Contains(t, p.screen(), "nothing was changed")
+	require.Empty(t, p.d.calls)
+
+	p.press("m", "y")
+	require.Equal(t, []string{"land cart ship=false"}, p.d.calls)
+	require.Contains(t, p.screen(), "merged cart into main; removed its worktree")
+	require.Equal(t, []string{"owt: merged cart into main"}, p.d.told)
+}
+
+func TestControlRefusesALandingWithBlockersAndChangesNothing(t *testing.T) {
+	p := newPopup(t)
+	p.sel("asker")
+	p.press("m")
+	s := p.screen()
+	require.Contains(t, s, "Merge asker: refused, nothing changed")
+	require.Contains(t, s, "Merge would be refused:")
+	require.Contains(t, s, "Press any key to go back.")
+	p.press("y")
+	require.Contains(t, p.screen(), "nothing was changed")
+	require.Empty(t, p.d.calls)
+}
+
+func TestControlDeleteAsksTwiceBeforeLosingWork(t *testing.T) {
+	p := newPopup(t)
+	p.sel("docs")
+	p.press("x")
+	require.Contains(t, p.screen(), "This would LOSE 1 uncommitted file(s): notes.txt.")
+	p.press("y")
+	require.Contains(t, p.screen(), "Really lose this work?")
+	p.press("n")
+	require.Contains(t, p.screen(), "nothing was changed")
+	require.Empty(t, p.d.calls)
+
+	p.press("x", "y", "y")
+	require.Equal(t, []string{"delete docs accepting 1 uncommitted file(s): notes.txt"}, p.d.calls)
+	require.Contains(t, p.screen(), "deleted docs")
+}
+
+func TestControlSendsAMessageAndRunsTaskVerbs(t *testing.T) {
+	p := newPopup(t)
+	p.sel("busy")
+	p.press("i")
+	require.Contains(t, p.screen(), "message to busy (Enter send, Esc cancel):")
+	p.press("never mind", "esc")
+	require.Contains(t, p.screen(), "nothing was sent")
+	p.press("i", "please add tests", "enter")
+	require.Contains(t, p.screen(), "sent to busy")
+
+	// A task row: skip asks first; retry and pause do not.
+	p.sel("g/api")
+	p.press("K")
+	require.Contains(t, p.screen(), "Skip task api of run g?")
+	p.press("y", "r", "p")
+	require.Equal(t, []string{"send busy: please add tests", "skip g/api", "retry g/api", "pause g"}, p.d.calls)
+	require.Contains(t, p.screen(), "run g: paused")
+}
+
+// The footer offers the keys of the selected row, a key that is not the
+// row's says so, and ? lists every key of the table.
+func TestControlKeysComeFromOneTable(t *testing.T) {
+	p := newPopup(t)
+	footer := func() string {
+		lines := strings.Split(p.screen(), "\n")
+		return strings.Join(lines[len(lines)-2:], "  ")
+	}
+	p.sel("cart")
+	require.Contains(t, footer(), "enter go  s ship  m merge  d diff  x delete  i message")
+	require.NotContains(t, footer(), "r retry")
+	p.sel("g/api")
+	require.Contains(t, footer(), "r retry  K skip  p pause run")
+	require.NotContains(t, footer(), "s ship")
+	require.Contains(t, footer(), "tab repos  ? help  q close")
+	p.press("s")
+	require.Contains(t, p.screen(), "that row has no worktree to ship")
+	p.sel("old")
+	p.press("r")
+	require.Contains(t, p.screen(), "that row is not a run task")
+
+	p.press("?")
+	help := p.screen()
+	for _, a := range browseKeys() {
+		if a.help != "" {
+			require.Contains(t, help, a.help, help)
+		}
+	}
+	require.Contains(t, help, "q / Esc   close")
+	p.press("x")
+	require.NotContains(t, p.screen(), "owt control — keys")
+	require.Empty(t, p.d.calls)
+}
+
+// d opens the diff review: the files, then one file's diff; each screen's
+// footer is its own table's, i comments on the line the review is at, and
+// Esc goes back a screen at a time.
+func TestControlDiffReviewFilesThenAFile(t *testing.T) {
+	p := newPopup(t)
+	footer := func() string { lines := strings.Split(p.screen(), "\n"); return lines[len(lines)-1] }
+	p.sel("cart")
+	p.press("d")
+	s := p.screen()
+	require.Contains(t, s, "> cart.go  +2 -0")
+	require.Contains(t, s, "notes.txt  new, uncommitted")
+	require.Equal(t, "↑↓ move  enter open  n/p file  s ship  m merge  i comment  esc back", footer())
+
+	p.press("enter")
+	s = p.screen()
+	require.Contains(t, s, "+package cart")
+	require.Contains(t, s, "cart.go (1/2)")
+	require.Equal(t, "↑↓ pgup/pgdn scroll  n/p file  s ship  m merge  i comment on line  esc files", footer())
+	p.press("i")
+	require.Contains(t, p.screen(), "comment to cart (Enter send, Esc cancel):")
+	require.Contains(t, p.screen(), "cart.go:1: ")
+	p.press("esc", "n")
+	require.Contains(t, p.screen(), "notes.txt (2/2)")
+
+	p.press("esc")
+	require.Contains(t, footer(), "esc back")
+	p.press("esc")
+	require.Equal(t, "READY TO SHIP", sectionOf(p.screen(), "cart"))
+	require.False(t, p.quit)
+	require.Empty(t, p.d.calls)
+}

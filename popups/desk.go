@@ -1,0 +1,228 @@
+package popups
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/react"
+	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// desk is all a popup that acts reads and does outside itself: the board,
+// git's figures and diffs, and the verbs, which are internal/control's
+// (the ones owt's commands run), so Alt+m, Alt+d and the control popup
+// land and delete alike. The popups run on liveDesk; the control popup's
+// tests give it fixtures and record the verbs it calls.
+type desk interface {
+	Load(scope string) (control.Snapshot, error)
+	RefreshStats(recs []*state.Record) map[string]workspace.Stats
+	Queues(recs []*state.Record) map[string]merge.Queue
+	Get(repo, name string) (*state.Record, error)
+	Check(rec *state.Record) (merge.Report, error)
+	WhatWouldBeLost(rec *state.Record) (workspace.Loss, error)
+	ChangedFiles(rec *state.Record) ([]git.FileChange, error)
+	FileDiff(rec *state.Record, f git.FileChange, color bool) (string, error)
+	DiffPager() []string
+
+	// GoTo moves the popup's client to rec's session (made again on its
+	// worktree if tmux lost it).
+	GoTo(rec *state.Record) error
+	// Land ships or merges rec and removes its worktree, moving the
+	// popup's client off its session right before.
+	Land(rec *state.Record, ship bool) (control.Landed, error)
+	// Delete removes rec, losing at most accept, moving the popup's client
+	// off its session first.
+	Delete(rec *state.Record, accept workspace.Loss) error
+	Send(rec *state.Record, text string) error
+	// Dismiss stops rec's escalated reactions needing the user; it returns
+	// the reactions dismissed.
+	Dismiss(rec *state.Record) ([]string, error)
+	PauseRun(name string) (changed bool, err error)
+	TaskVerb(runName, verb, id string) ([]run.Event, error)
+	// Tell shows msg on the popup's client (tmux display-message).
+	Tell(msg string)
+}
+
+// liveDesk is the desk of a real popup: tmux, git and the records.
+type liveDesk struct {
+	tm   *tmux.Client
+	here tmux.Here
+
+	mu         sync.Mutex
+	workspaces map[string]*workspace.Workspace
+}
+
+func newLiveDesk(tm *tmux.Client, h tmux.Here) *liveDesk {
+	return &liveDesk{tm: tm, here: h, workspaces: map[string]*workspace.Workspace{}}
+}
+
+// open is the workspace of a repo, opened once.
+func (d *liveDesk) open(repo string) (*workspace.Workspace, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if w, ok := d.workspaces[repo]; ok {
+		return w, nil
+	}
+	w, err := openWorkspace(repo, d.tm)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", repo, err)
+	}
+	d.workspaces[repo] = w
+	return w, nil
+}
+
+func (d *liveDesk) Load(scope string) (control.Snapshot, error) { return control.Load(d.tm, scope) }
+
+func (d *liveDesk) RefreshStats(recs []*state.Record) map[string]workspace.Stats {
+	return workspace.RefreshStats(recs)
+}
+
+func (d *liveDesk) Queues(recs []*state.Record) map[string]merge.Queue {
+	return control.Queues(recs, d.open)
+}
+
+func (d *liveDesk) Get(repo, name string) (*state.Record, error) {
+	w, err := d.open(repo)
+	if err != nil {
+		return nil, err
+	}
+	return w.Get(name)
+}
+
+func (d *liveDesk) Check(rec *state.Record) (merge.Report, error) {
+	w, err := d.open(rec.Repo)
+	if err != nil {
+		return merge.Report{}, err
+	}
+	return control.MergeContext(w).Check(rec, "")
+}
+
+func (d *liveDesk) WhatWouldBeLost(rec *state.Record) (workspace.Loss, error) {
+	w, err := d.open(rec.Repo)
+	if err != nil {
+		return workspace.Loss{}, err
+	}
+	return w.WhatWouldBeLost(rec)
+}
+
+func (d *liveDesk) ChangedFiles(rec *state.Record) ([]git.FileChange, error) {
+	return git.ChangedFiles(rec.Path, diffBase(rec))
+}
+
+func (d *liveDesk) FileDiff(rec *state.Record, f git.FileChange, color bool) (string, error) {
+	return git.FileDiff(rec.Path, diffBase(rec), f, color)
+}
+
+func (d *liveDesk) DiffPager() []string {
+	p, err := d.tm.ShowOption("", OptDiffPager)
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(p)
+}
+
+func (d *liveDesk) GoTo(rec *state.Record) error {
+	w, err := d.open(rec.Repo)
+	if err != nil {
+		return err
+	}
+	id, err := w.EnsureSession(rec)
+	if err != nil {
+		return err
+	}
+	if err := d.tm.SwitchClientOf(d.here.Client, id); err != nil {
+		return fmt.Errorf("switch to %s: %w", rec.Session, err)
+	}
+	return nil
+}
+
+func (d *liveDesk) Land(rec *state.Record, ship bool) (control.Landed, error) {
+	w, err := d.open(rec.Repo)
+	if err != nil {
+		return control.Landed{}, err
+	}
+	land := control.LandOptions{Leaving: func() { leaveSession(d.tm, d.here, rec) }}
+	if ship {
+		return control.Ship(w, rec, "", land)
+	}
+	return control.Merge(w, rec, merge.Options{}, land)
+}
+
+func (d *liveDesk) Delete(rec *state.Record, accept workspace.Loss) error {
+	w, err := d.open(rec.Repo)
+	if err != nil {
+		return err
+	}
+	leaveSession(d.tm, d.here, rec)
+	return control.Delete(w, rec.Name, workspace.DeleteOptions{Accept: &accept})
+}
+
+func (d *liveDesk) Send(rec *state.Record, text string) error {
+	w, err := d.open(rec.Repo)
+	if err != nil {
+		return err
+	}
+	return w.SendTo(rec, text, workspace.SendOptions{})
+}
+
+func (d *liveDesk) Dismiss(rec *state.Record) ([]string, error) {
+	w, err := d.open(rec.Repo)
+	if err != nil {
+		return nil, err
+	}
+	dis, err := react.Dismiss(w, rec.Name, nil)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(dis.Dismissed))
+	for i, x := range dis.Dismissed {
+		names[i] = x.Reaction
+	}
+	return names, nil
+}
+
+func (d *liveDesk) PauseRun(name string) (bool, error) {
+	return control.SetRunState(run.DefaultStore(), name, run.Paused)
+}
+
+func (d *liveDesk) TaskVerb(runName, verb, id string) ([]run.Event, error) {
+	return control.TaskVerb(run.DefaultStore(), runName, verb, id)
+}
+
+func (d *liveDesk) Tell(msg string) { _ = d.tm.DisplayMessage(d.here.Client, msg) }
+
+// leaveSession moves the client off the session about to go, so it is not
+// detached.
+func leaveSession(tm *tmux.Client, h tmux.Here, rec *state.Record) {
+	if h.SessionName == rec.Session {
+		if other := otherSession(tm, rec.Session, rec.Repo); other != "" {
+			_ = tm.SwitchClientOf(h.Client, other)
+		}
+	}
+}
+
+// otherSession is where a client goes when its session is deleted: a
+// session in the main checkout if there is one, else any other session.
+func otherSession(tm *tmux.Client, leaving, repo string) string {
+	ss, _ := tm.Sessions()
+	fallback := ""
+	for _, s := range ss {
+		if s.Name == leaving {
+			continue
+		}
+		if s.Path == repo {
+			return s.ID
+		}
+		if fallback == "" {
+			fallback = s.ID
+		}
+	}
+	return fallback
+}
