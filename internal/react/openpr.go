@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/checks"
 	"github.com/owt-tmux/owt/internal/forge"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -141,7 +141,7 @@ func recordPR(w *workspace.Workspace, rec *state.Record, pr state.PR) error {
 // at most 72 characters.
 func prTitle(rec *state.Record) string {
 	// Text for a web page, not keys: escapes and other controls go.
-	title := strings.TrimSpace(run.Tail([]byte(firstLine(rec.Task)), 1))
+	title := strings.TrimSpace(checks.Tail([]byte(firstLine(rec.Task)), 1))
 	if title == "" {
 		title = rec.Branch
 	}
