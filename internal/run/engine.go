@@ -43,9 +43,6 @@ type Engine struct {
 	// UserOnPane reports whether the user's client is on a pane: the
 	// agent's clock stops then. nil: never (see userOnPane).
 	UserOnPane func(pane string) bool
-	// OpenPR pushes a done task's branch and opens its pull request
-	// ([run] pr): owt pr's path, given by the monitor. nil: never.
-	OpenPR func(repo, name string) (int, error)
 	// Notify tells the user about a task that needs them, once per task
 	// (engine_end.go): the monitor's notifier. nil: nobody is told.
 	Notify func(rec *state.Record, n Notice)

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/forge"
+	"github.com/owt-tmux/owt/internal/pullreq"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // prRetryAfter is how long a pull request that could not be opened (no
@@ -15,11 +18,8 @@ const prRetryAfter = 10 * time.Minute
 // openPRs opens a pull request for each done task of a run with [run] pr
 // that has none: in the background (a push and two gh calls can take
 // minutes; the monitor's tick must not wait), one task at a time per run,
-// through the OpenPR the monitor gives (owt pr's own path).
+// through owt pr's own path (openPR).
 func (e *Engine) openPRs(name string, now time.Time) error {
-	if e.OpenPR == nil {
-		return nil
-	}
 	r, err := e.Store.Load(name)
 	if err != nil || !r.Plan.PR {
 		return err
@@ -36,7 +36,7 @@ func (e *Engine) openPRs(name string, now time.Time) error {
 			defer e.opening.release(key)
 			n, perr := 0, emptyBranch(repo, wt)
 			if perr == nil {
-				n, perr = e.OpenPR(repo, wt)
+				n, perr = e.openPR(repo, wt)
 			}
 			if err := e.recordPR(name, id, wt, n, perr); err != nil {
 				e.logf("run %s: task %s: pull request: %v", name, id, err)
@@ -89,4 +89,18 @@ func emptyBranch(repo, name string) error {
 		return errors.New(w.emptyWhy() + ": no pull request for an empty branch")
 	}
 	return nil
+}
+
+// openPR is owt pr for a run task's worktree ([run] pr): the same path,
+// so a run's pull request is polled and reacted to like any other.
+func (e *Engine) openPR(repo, name string) (int, error) {
+	w, err := workspace.OpenRoot(repo, e.Tmux)
+	if w == nil {
+		return 0, err
+	}
+	pr, err := pullreq.Open(w, name, pullreq.Options{}, forge.Client{})
+	if err != nil {
+		return 0, err
+	}
+	return pr.Number, nil
 }

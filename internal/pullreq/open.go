@@ -1,4 +1,7 @@
-package react
+// Package pullreq opens a worktree's pull request: push its branch and
+// ask gh for the pull request (or adopt the open one), then record it on
+// the worktree. owt pr and the run engine ([run] pr) both call Open.
+package pullreq
 
 import (
 	"fmt"
@@ -13,27 +16,27 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-// PROptions tune OpenPR.
-type PROptions struct {
+// Options tune Open.
+type Options struct {
 	Draft bool
 	Base  string // the branch to merge into; the worktree's base when empty
 }
 
-// Opened is what OpenPR did: the pull request as recorded, and whether
+// Opened is what Open did: the pull request as recorded, and whether
 // it was one that was open already (adopted) rather than opened now.
 type Opened struct {
 	state.PR
 	Adopted bool `json:"adopted"`
 }
 
-// OpenPR pushes the worktree's branch to the repo's remote and opens a
+// Open pushes the worktree's branch to the repo's remote and opens a
 // pull request for it with gh: the title is the task's first line, the
 // body its commits and the agent's owt done summary. An open pull request
 // of the branch is adopted instead: the branch is pushed to it. The PR's
 // number is recorded, so the monitor polls it and owt list shows it.
 // Nothing is pushed before gh has answered: gh not logged in, missing or
 // failing leaves the remote as it was.
-func OpenPR(w *workspace.Workspace, name string, o PROptions, gh forge.Client) (Opened, error) {
+func Open(w *workspace.Workspace, name string, o Options, gh forge.Client) (Opened, error) {
 	p, err := preparePR(w, name, o)
 	if err != nil {
 		return Opened{}, err
@@ -74,7 +77,7 @@ type prPlan struct {
 // preparePR checks everything owt pr can check without a side effect:
 // the worktree, no open pull request recorded, a --base that is a branch,
 // a remote, commits to offer.
-func preparePR(w *workspace.Workspace, name string, o PROptions) (prPlan, error) {
+func preparePR(w *workspace.Workspace, name string, o Options) (prPlan, error) {
 	rec, err := w.Get(name)
 	if err != nil {
 		return prPlan{}, err
@@ -172,4 +175,9 @@ func openedFor(rec *state.Record) string {
 		return "the worktree " + rec.Name
 	}
 	return fmt.Sprintf("the agent %s (%s)", rec.Name, rec.Tool)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
 }
