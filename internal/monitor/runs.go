@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/runengine"
 )
 
 // runs is the task-graph engine of this server (internal/run): built on
@@ -11,7 +12,7 @@ import (
 // one stat of the runs dir.
 func (m *monitor) runs(now time.Time) {
 	if m.engine == nil {
-		m.engine = &run.Engine{Store: run.DefaultStore(), Socket: m.socket, Server: m.server, Tmux: m.tm, Logf: m.logf,
+		m.engine = &runengine.Engine{Store: run.DefaultStore(), Socket: m.socket, Server: m.server, Tmux: m.tm, Logf: m.logf,
 			PaneActivity: m.paneActivity, UserOnPane: m.paneViewed, Notify: m.told.addRun}
 	}
 	m.engine.Tick(now)

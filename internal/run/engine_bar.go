@@ -1,12 +1,8 @@
 package run
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"time"
-
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // The status bar shows each run of this server that has not finished:
@@ -15,9 +11,6 @@ import (
 // it is paused or stopped, "✗" when it ended failed. The engine keeps
 // the text in the global option workspace.OptRuns, which the bar reads:
 // no process runs per redraw.
-
-// barTimeout bounds the one tmux call that sets the option.
-const barTimeout = 2 * time.Second
 
 // BarText is the status bar's text for the runs registered on the tmux
 // server at socket, in tmux style markup; "" when none is unfinished.
@@ -43,29 +36,4 @@ func BarText(runs []*Run, socket string) string {
 		parts = append(parts, part)
 	}
 	return strings.Join(parts, " ")
-}
-
-// publishBar sets the bar's runs option from runs (this server's and
-// others', as listed) when its text changed: a tmux call only then. The
-// first call always sets it, so a text left by an earlier monitor goes.
-func (e *Engine) publishBar(runs []*Run, unreadable []string) {
-	if e.Tmux == nil {
-		return
-	}
-	text := BarText(runs, e.Socket)
-	for _, name := range unreadable {
-		// Its file cannot be read: nothing of it is known but that the
-		// user must look ('owt run list' says where).
-		text = strings.TrimSpace(text + " ✗" + strings.ReplaceAll(name, "#", "##") + " unreadable #[fg=yellow,bold]▲#[default]")
-	}
-	if e.barSet && text == e.bar {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), barTimeout)
-	defer cancel()
-	if err := e.Tmux.SetOptionContext(ctx, "", workspace.OptRuns, text); err != nil {
-		e.logf("runs: status bar: %v", err)
-		return
-	}
-	e.bar, e.barSet = text, true
 }

@@ -47,12 +47,12 @@ func TestParentsConflictBlocksTheChildWithoutAnAttempt(t *testing.T) {
 	c, _ := r.Task("c")
 	c.State, c.Attempt = Starting, 1
 
-	_, ok := r.notStarted(c, errors.New("disk full"), now)
+	_, ok := r.NotStarted(c, errors.New("disk full"), now)
 	require.False(t, ok, "another start failure is not a block")
-	_, ok = r.notStarted(c, nil, now)
+	_, ok = r.NotStarted(c, nil, now)
 	require.False(t, ok)
 
-	evs, ok := r.notStarted(c, conflictOf("a", "b"), now)
+	evs, ok := r.NotStarted(c, conflictOf("a", "b"), now)
 	require.True(t, ok)
 	require.Equal(t, Blocked, c.State)
 	require.Equal(t, 0, c.Attempt, "nothing started")
@@ -70,19 +70,19 @@ func TestConflictBlockedChildIsReleasedWhenAParentChanges(t *testing.T) {
 		r := childRun(t)
 		c, _ := r.Task("c")
 		c.State = Starting
-		_, ok := r.notStarted(c, conflictOf("a", "b"), now)
+		_, ok := r.NotStarted(c, conflictOf("a", "b"), now)
 		require.True(t, ok)
 		return r, c
 	}
 	same := map[string]string{"r/a": "tip-a", "r/b": "tip-b"}
 
 	r, c := block()
-	require.Empty(t, r.releaseConflicts(same, now), "nothing changed: still blocked")
-	require.Empty(t, r.releaseConflicts(map[string]string{}, now), "tips unknown: still blocked")
+	require.Empty(t, r.ReleaseConflicts(same, now), "nothing changed: still blocked")
+	require.Empty(t, r.ReleaseConflicts(map[string]string{}, now), "tips unknown: still blocked")
 	require.Equal(t, Blocked, c.State)
 
 	// The user resolved on b's branch: it moved.
-	evs := r.releaseConflicts(map[string]string{"r/a": "tip-a", "r/b": "resolved"}, now)
+	evs := r.ReleaseConflicts(map[string]string{"r/a": "tip-a", "r/b": "resolved"}, now)
 	require.Equal(t, "released", evs[0].Event)
 	require.Contains(t, evs[0].Detail, "branch of parent b moved")
 	require.Equal(t, Pending, c.State)
@@ -96,7 +96,7 @@ func TestConflictBlockedChildIsReleasedWhenAParentChanges(t *testing.T) {
 		r, c = block()
 		a, _ := r.Task("a")
 		a.State = st
-		evs = r.releaseConflicts(same, now)
+		evs = r.ReleaseConflicts(same, now)
 		require.Len(t, evs, 1, "%s", st)
 		require.Contains(t, evs[0].Detail, "parent a is "+string(st))
 		require.Equal(t, Pending, c.State)
@@ -108,7 +108,7 @@ func TestConflictBlockedChildIsReleasedWhenAParentChanges(t *testing.T) {
 	r, c = block()
 	a, _ := r.Task("a")
 	a.State = Failed
-	evs = r.releaseConflicts(same, now)
+	evs = r.ReleaseConflicts(same, now)
 	require.Equal(t, Blocked, c.State, "released, then blocked by its failed parent")
 	require.Equal(t, []string{"a"}, c.BlockedBy)
 	require.Equal(t, "blocked", evs[len(evs)-1].Event)
@@ -118,8 +118,8 @@ func TestConflictBlockedChildIsReleasedWhenAParentChanges(t *testing.T) {
 }
 
 func TestBriefPartsAreBounded(t *testing.T) {
-	require.Equal(t, "abc", clip("  abc \n", 5))
-	require.Equal(t, "abcde […]", clip("abcdefgh", 5))
-	require.Equal(t, "    > !write x\n    > two\n", quote("!write x\ntwo"), "a summary line never starts a line")
-	require.True(t, strings.HasPrefix(indent("a | 1 +", "    "), "    a"))
+	require.Equal(t, "abc", Clip("  abc \n", 5))
+	require.Equal(t, "abcde […]", Clip("abcdefgh", 5))
+	require.Equal(t, "    > !write x\n    > two\n", Quote("!write x\ntwo"), "a summary line never starts a line")
+	require.True(t, strings.HasPrefix(Indent("a | 1 +", "    "), "    a"))
 }

@@ -17,74 +17,11 @@ type AgentPace struct {
 	LastActivity time.Time
 }
 
-// userOnPane reports whether the user's client is on pane: then owt's
-// clock for the agent stops. Until the engine is told (UserOnPane), never.
-func (e *Engine) userOnPane(pane string) bool {
-	return e.UserOnPane != nil && pane != "" && e.UserOnPane(pane)
-}
-
-func (e *Engine) paneActivity(pane string) time.Time {
-	if e.PaneActivity == nil || pane == "" {
-		return time.Time{}
-	}
-	return e.PaneActivity(pane)
-}
-
-// pace runs or holds each running task's active clock and fails the
-// attempts that timed out or stalled. The run is written only when
-// something changed.
-func (e *Engine) pace(name string, now time.Time) error {
-	r, err := e.Store.Load(name)
-	if err != nil {
-		return err
-	}
-	paces := e.paces(r)
-	if len(paces) == 0 {
-		return nil
-	}
-	jitter := e.jitter()
-	if len(r.paceAll(paces, jitter, now)) == 0 {
-		return nil // a dry run on the copy just read: nothing to write
-	}
-	return e.Store.Update(name, func(cur *Run) ([]Event, error) {
-		return cur.paceAll(paces, jitter, now), nil
-	})
-}
-
-// paces are the agents of the tasks whose clock may move, by task id.
-func (e *Engine) paces(r *Run) map[string]AgentPace {
-	out := map[string]AgentPace{}
-	var recs map[string]*state.Record
-	for _, t := range r.Tasks {
-		if (t.State != Running && t.State != NeedsYou) || outOfTime(t) {
-			continue
-		}
-		if recs == nil {
-			f, err := state.ForRepo(r.Repo).Peek()
-			if err != nil {
-				e.logf("run %s: read worktree state: %v", r.Name, err)
-				return nil
-			}
-			recs = f.Records
-		}
-		rec := recs[t.Name]
-		if rec == nil {
-			continue
-		}
-		out[t.ID] = AgentPace{
-			Status:       rec.Status,
-			UserOnPane:   e.userOnPane(rec.Pane),
-			LastActivity: latest(rec.EventAt, rec.StatusSince, e.paneActivity(rec.Pane)),
-		}
-	}
-	return out
-}
-
-func (r *Run) paceAll(paces map[string]AgentPace, jitter Jitter, now time.Time) []Event {
+func (r *Run) PaceAll(paces map[string]AgentPace, jitter Jitter, now time.Time) []Event {
 	var evs []Event
 	for _, t := range r.Tasks {
 		if a, ok := paces[t.ID]; ok {
-			evs = append(evs, r.paceTask(t, a, jitter, now)...)
+			evs = append(evs, r.PaceTask(t, a, jitter, now)...)
 		}
 	}
 	return evs
@@ -95,8 +32,8 @@ func (r *Run) paceAll(paces map[string]AgentPace, jitter Jitter, now time.Time) 
 // for the user, the user is on its pane, or the task needs the user. An
 // attempt whose active time reaches its timeout, or whose agent works
 // with no sign of life for the plan's stall, is out of time (timeUp).
-func (r *Run) paceTask(t *TaskRun, a AgentPace, jitter Jitter, now time.Time) []Event {
-	if (t.State != Running && t.State != NeedsYou) || outOfTime(t) {
+func (r *Run) PaceTask(t *TaskRun, a AgentPace, jitter Jitter, now time.Time) []Event {
+	if (t.State != Running && t.State != NeedsYou) || OutOfTime(t) {
 		return nil
 	}
 	var evs []Event
@@ -126,7 +63,7 @@ func (r *Run) paceTask(t *TaskRun, a AgentPace, jitter Jitter, now time.Time) []
 		return append(evs, r.timeUp(t, f, jitter, now)...)
 	}
 	stall := time.Duration(r.Plan.Stall)
-	if quiet := now.Sub(latest(a.LastActivity, t.Since)); stall > 0 && a.Status == state.Working && quiet >= stall {
+	if quiet := now.Sub(LatestOf(a.LastActivity, t.Since)); stall > 0 && a.Status == state.Working && quiet >= stall {
 		f := Failure{Class: FailStall, Error: "stalled: working with no hook or screen change for " + shortDuration(stall)}
 		return append(evs, r.timeUp(t, f, jitter, now)...)
 	}
@@ -154,24 +91,24 @@ func holdReason(t *TaskRun, a AgentPace) string {
 // backoff.
 func (r *Run) timeUp(t *TaskRun, f Failure, jitter Jitter, now time.Time) []Event {
 	if r.Plan.OnTimeout == OnTimeoutRetry {
-		return r.failAttempt(t, f, nil, jitter, now)
+		return r.FailAttempt(t, f, nil, jitter, now)
 	}
 	f.At = now
 	t.Failure = &f
 	t.Why = fmt.Sprintf("%s; the agent is left running: 'owt run retry %s %s' restarts it, "+
 		"'owt run skip %s %s' lets its dependents go on without it, 'owt run cancel %s %s' gives it up",
 		f.Error, r.Name, t.ID, r.Name, t.ID, r.Name, t.ID)
-	r.setTask(t, NeedsYou, now)
+	r.SetTask(t, NeedsYou, now)
 	return []Event{{At: now, Event: "needs_you", Task: t.ID, Detail: t.Why}}
 }
 
 // outOfTime reports whether t timed out or stalled and waits for the
 // user: only its agent finishing on evidence moves it by itself.
-func outOfTime(t *TaskRun) bool {
+func OutOfTime(t *TaskRun) bool {
 	return t.State == NeedsYou && t.Failure != nil && (t.Failure.Class == FailTimeout || t.Failure.Class == FailStall)
 }
 
-func latest(ts ...time.Time) time.Time {
+func LatestOf(ts ...time.Time) time.Time {
 	var out time.Time
 	for _, t := range ts {
 		if t.After(out) {

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/state"
 	untrusted "github.com/owt-tmux/owt/internal/text"
 )
 
@@ -75,8 +74,8 @@ func (r *Run) heldByCancel(t *TaskRun) bool {
 // reopen makes an ended run active again once one of its tasks can go on
 // (a retry, a skip that released a dependent, a parent's conflict
 // resolved); cause says what did it.
-func (r *Run) reopen(cause string, now time.Time) []Event {
-	if (r.State != Finished && r.State != RunFailed) || r.over() {
+func (r *Run) Reopen(cause string, now time.Time) []Event {
+	if (r.State != Finished && r.State != RunFailed) || r.Over() {
 		return nil
 	}
 	r.State, r.Why, r.UpdatedAt = Active, "", now
@@ -89,73 +88,15 @@ func (r *Run) reopen(cause string, now time.Time) []Event {
 func (r *Run) NeedingYou() int {
 	n := 0
 	for _, t := range r.Tasks {
-		if needsUser(t) {
+		if NeedsUser(t) {
 			n++
 		}
 	}
 	return n
 }
 
-func needsUser(t *TaskRun) bool {
+func NeedsUser(t *TaskRun) bool {
 	return t.State == NeedsYou || t.State == Failed || (t.State == Blocked && len(t.BlockedBy) == 0)
-}
-
-// tellNeeds tells the user, once per task, state and why, about each task
-// that needs them. An agent waiting at its own prompt is told with
-// AgentWaiting set: the monitor drops it where the status notice says it.
-func (e *Engine) tellNeeds(name string) error {
-	if e.Notify == nil {
-		return nil
-	}
-	r, err := e.Store.Load(name)
-	if err != nil {
-		return err
-	}
-	var due []*TaskRun
-	for _, t := range r.Tasks {
-		if needsUser(t) && !toldOf(r, t) {
-			due = append(due, t)
-		}
-	}
-	if len(due) == 0 {
-		return nil
-	}
-	recs := map[string]*state.Record{}
-	if f, err := state.ForRepo(r.Repo).Peek(); err == nil {
-		recs = f.Records
-	}
-	type telling struct {
-		since time.Time
-		text  string
-	}
-	told := map[string]telling{}
-	for _, t := range due {
-		text := needsText(r, t)
-		told[t.ID] = telling{t.Since, text}
-		rec := recs[t.Name]
-		waiting := rec != nil && rec.Status == state.Waiting && t.State == NeedsYou
-		if rec == nil {
-			rec = &state.Record{Name: r.Name + "-" + t.ID, Repo: r.Repo}
-		}
-		e.Notify(rec, Notice{Event: noticeEvent(t), Run: r.Name, Task: t.ID, Text: text, AgentWaiting: waiting})
-	}
-	return e.Store.Update(name, func(cur *Run) ([]Event, error) {
-		for id, was := range told {
-			if t, ok := cur.Task(id); ok && t.Since.Equal(was.since) && needsText(cur, t) == was.text {
-				// The clock, not the tick's now: this tick's earlier writes
-				// may have set UpdatedAt to now, and Update writes a change.
-				t.Told, t.ToldText, cur.UpdatedAt = was.since, was.text, time.Now()
-			}
-		}
-		return nil, nil
-	})
-}
-
-// toldOf reports whether the user was told of t as it is now: its state
-// since then, and the same notice (a task told before ToldText was kept
-// counts as told).
-func toldOf(r *Run, t *TaskRun) bool {
-	return t.Told.Equal(t.Since) && (t.ToldText == "" || t.ToldText == needsText(r, t))
 }
 
 // Notice is what the engine tells the user about a task that needs them.
@@ -170,19 +111,8 @@ type Notice struct {
 	AgentWaiting bool
 }
 
-// noticeEvent is the kind of notice a task that needs the user gets.
-func noticeEvent(t *TaskRun) string {
-	switch t.State {
-	case Failed:
-		return "run_task_failed"
-	case Blocked:
-		return "run_task_blocked"
-	}
-	return "run_task_needs_you"
-}
-
 // needsText is the notice of a task that needs the user.
-func needsText(r *Run, t *TaskRun) string {
+func NeedsText(r *Run, t *TaskRun) string {
 	what := "needs you"
 	why := t.Why
 	switch {

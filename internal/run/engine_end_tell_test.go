@@ -2,40 +2,9 @@ package run
 
 import (
 	"testing"
-	"time"
-
-	"github.com/owt-tmux/owt/internal/state"
 
 	"github.com/stretchr/testify/require"
 )
-
-// A task that needs the user is told once per state and why: a new
-// problem in the same state (another why) is told again, the same one
-// never twice.
-func TestANeedsYouTaskIsToldAgainOfANewProblem(t *testing.T) {
-	store := Store{Dir: t.TempDir()}
-	r := childRun(t)
-	r.Repo = t.TempDir() // no worktree state: no record
-	a, _ := r.Task("a")
-	a.State, a.Since, a.Why = NeedsYou, time.Unix(50, 0), "the agent asks a question"
-	require.NoError(t, store.Create(r))
-	var told []string
-	e := &Engine{Store: store, Notify: func(_ *state.Record, n Notice) { told = append(told, n.Text) }}
-
-	require.NoError(t, e.tellNeeds("r"))
-	require.NoError(t, e.tellNeeds("r"))
-	require.Len(t, told, 1, "told once: %v", told)
-
-	require.NoError(t, store.Update("r", func(cur *Run) ([]Event, error) {
-		ca, _ := cur.Task("a")
-		ca.Why, cur.UpdatedAt = "a predicted conflict with feat/x", time.Now()
-		return nil, nil
-	}))
-	require.NoError(t, e.tellNeeds("r"))
-	require.NoError(t, e.tellNeeds("r"))
-	require.Len(t, told, 2, "the new problem told once: %v", told)
-	require.Contains(t, told[1], "a predicted conflict")
-}
 
 // A notice shows the first line of why, its controls dropped: the words
 // of an agent or of git cannot drive the terminal it is drawn on.
@@ -43,5 +12,5 @@ func TestANoticeShowsWhyOnOneCleanLine(t *testing.T) {
 	r := childRun(t)
 	a, _ := r.Task("a")
 	a.State, a.Why = NeedsYou, "the agent \x1b[31masks\tsomething\nmore"
-	require.Equal(t, "owt: run r: task a needs you (the agent [31masks something); 'owt run status r'", needsText(r, a))
+	require.Equal(t, "owt: run r: task a needs you (the agent [31masks something); 'owt run status r'", NeedsText(r, a))
 }

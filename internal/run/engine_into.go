@@ -17,10 +17,6 @@ import (
 // made again from base behind the user's back, and nothing more lands or
 // starts from it until the user has looked (owt run resume).
 
-// intoCheckEvery is how often the engine reads into to see that it still
-// holds what landed (one git process).
-const intoCheckEvery = 5 * time.Second
-
 // LostLandings names the landed tasks whose work into no longer holds,
 // and why ("" and none when it holds them all). Into holds a task's work
 // when it contains the landed tip, or when its content does (into rebased,
@@ -28,7 +24,7 @@ const intoCheckEvery = 5 * time.Second
 // then changes nothing. One git process when into holds every tip.
 func (r *Run) LostLandings() (why string, lost []string, err error) {
 	ids, tips := r.landedTips()
-	if r.Into == "" || len(ids) == 0 || !isDir(r.Repo) {
+	if r.Into == "" || len(ids) == 0 || !IsDir(r.Repo) {
 		return "", nil, nil
 	}
 	repo := git.Repo{Root: r.Repo}
@@ -93,7 +89,7 @@ func (s Store) NoteLost(r *Run, now time.Time) (*Run, error) {
 	if ids, _ := r.landedTips(); r.Into == "" || len(ids) == 0 {
 		return r, nil // nothing landed: nothing to lose
 	}
-	mark := refMark(r.Repo, r.Into)
+	mark := RefMark(r.Repo, r.Into)
 	if mark != "" && mark == r.IntoHeld {
 		return r, nil // as it was when it held everything: no git process
 	}
@@ -133,59 +129,11 @@ func (s Store) noteHeld(name, mark string) error {
 	})
 }
 
-// checkInto pauses a run whose into lost landed work, ended runs too; a
-// look at most every intoCheckEvery (NoteLost asks git only when into's
-// ref changed since it last held everything). It returns the run as it
-// is now.
-func (e *Engine) checkInto(r *Run, now time.Time) (*Run, error) {
-	if r.Into == "" || now.Sub(e.intoChecked[r.Name]) < intoCheckEvery {
-		return r, nil
-	}
-	if e.intoChecked == nil {
-		e.intoChecked = map[string]time.Time{}
-	}
-	e.intoChecked[r.Name] = now
-	return e.Store.NoteLost(r, now)
-}
-
-// endedRun is a run the engine no longer drives that has work landed in
-// into; held is its IntoHeld as last read.
-type endedRun struct{ name, repo, into, held string }
-
-// watchEnded reads into of each ended run at most every intoCheckEvery,
-// and only when its ref changed on disk since it last held everything (a
-// stat or two, no git process, while nothing moves): one that lost what
-// landed is paused, its tasks need the user, and the engine drives it
-// again.
-func (e *Engine) watchEnded(now time.Time) {
-	if e.intoChecked == nil {
-		e.intoChecked = map[string]time.Time{}
-	}
-	for i := range e.ended {
-		w := &e.ended[i]
-		if now.Sub(e.intoChecked[w.name]) < intoCheckEvery {
-			continue
-		}
-		if mark := refMark(w.repo, w.into); mark != "" && mark == w.held {
-			e.intoChecked[w.name] = now
-			continue // nothing read, not even the run's file
-		}
-		r, err := e.Store.Load(w.name)
-		if err != nil {
-			continue // forgotten meanwhile: the next listing drops it
-		}
-		if r, err = e.checkInto(r, now); err != nil {
-			e.logf("run %s: into: %v", w.name, err)
-		}
-		w.held = r.IntoHeld
-	}
-}
-
 // refMark tells how branch's ref is stored in the repository at root
 // (its loose ref file and packed-refs, by inode, size and time): when it is
 // unchanged, the branch did not move. "" when that cannot be told (the
 // repository's .git is not a directory): then into is read each time.
-func refMark(root, branch string) string {
+func RefMark(root, branch string) string {
 	gitDir := filepath.Join(root, ".git")
 	if fi, err := os.Stat(gitDir); err != nil || !fi.IsDir() {
 		return ""
@@ -219,7 +167,7 @@ func (r *Run) loseLandings(why string, lost []string, now time.Time) []Event {
 		}
 		t.Why = why + "; owt run resume " + r.Name + " lands it again"
 		t.Failure = &Failure{Class: FailLand, Error: why, At: now}
-		r.setTask(t, NeedsYou, now)
+		r.SetTask(t, NeedsYou, now)
 		ids = append(ids, id)
 		evs = append(evs, Event{At: now, Event: "needs_you", Task: id, Detail: t.Why})
 	}
@@ -252,7 +200,7 @@ func (t *TaskRun) lostLanding() bool {
 // done again and lands at once; a run paused only for such losses goes on.
 func (r *Run) relandLost(t *TaskRun, now time.Time) []Event {
 	t.Failure, t.Why = nil, ""
-	r.setTask(t, Done, now)
+	r.SetTask(t, Done, now)
 	evs := []Event{{At: now, Event: "retry", Task: t.ID, Detail: "lands again in " + r.Into}}
 	switch {
 	case r.State == Paused && strings.HasSuffix(r.Why, r.relandSaid()):

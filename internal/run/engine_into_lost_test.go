@@ -32,15 +32,15 @@ func TestAFinishedRunThatLostALandingPausesAndRetryLandsItAgain(t *testing.T) {
 
 func TestRefMarkChangesWhenTheRefIsWrittenAnew(t *testing.T) {
 	rec, dir := taskRepo(t)
-	before := refMark(dir, rec.Branch)
+	before := RefMark(dir, rec.Branch)
 	require.NotEmpty(t, before)
-	require.Equal(t, before, refMark(dir, rec.Branch), "nothing moved")
+	require.Equal(t, before, RefMark(dir, rec.Branch), "nothing moved")
 	gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", "moved")
-	require.NotEqual(t, before, refMark(dir, rec.Branch))
-	moved := refMark(dir, rec.Branch)
+	require.NotEqual(t, before, RefMark(dir, rec.Branch))
+	moved := RefMark(dir, rec.Branch)
 	gitIn(t, dir, "switch", "-q", "main")
 	gitIn(t, dir, "branch", "-q", "-D", rec.Branch)
-	require.NotEqual(t, moved, refMark(dir, rec.Branch), "deleted")
+	require.NotEqual(t, moved, RefMark(dir, rec.Branch), "deleted")
 }
 
 func TestIntoRebasedStillHoldsWhatLanded(t *testing.T) {
@@ -101,7 +101,7 @@ func TestNoteLostAsksGitAgainOnlyOnceIntoMoved(t *testing.T) {
 	now := time.Unix(100, 0)
 	got, err := store.NoteLost(r, now)
 	require.NoError(t, err)
-	require.Equal(t, refMark(dir, "into"), got.IntoHeld)
+	require.Equal(t, RefMark(dir, "into"), got.IntoHeld)
 	onDisk, err := store.Load(r.Name)
 	require.NoError(t, err)
 	require.Equal(t, got.IntoHeld, onDisk.IntoHeld)

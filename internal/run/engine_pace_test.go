@@ -30,46 +30,13 @@ depends_on = ["a"]
 	return r, a
 }
 
-func TestTimeWaitingForTheUserIsNotCounted(t *testing.T) {
-	r, a := pacedRun(t, "")
-	at := func(s int) time.Time { return time.Unix(int64(s), 0) }
-	working := func(s int) AgentPace { return AgentPace{Status: state.Working, LastActivity: at(s)} }
-	waiting := AgentPace{Status: state.Waiting, LastActivity: at(4)}
-
-	require.Len(t, r.paceTask(a, working(0), nil, at(0)), 1, "the clock starts")
-	require.Empty(t, r.paceTask(a, working(3), nil, at(4)))
-	evs := r.paceTask(a, waiting, nil, at(4))
-	require.Contains(t, evs[0].Detail, "held at 4s: the agent waits for you")
-	// An hour waiting for the user: no timeout.
-	require.Empty(t, r.paceTask(a, waiting, nil, at(3604)))
-	require.Equal(t, 4*time.Second, a.Clock.Active(at(3604)))
-	require.Equal(t, Running, a.State)
-
-	require.Len(t, r.paceTask(a, working(3604), nil, at(3604)), 1, "answered: the clock runs again")
-	require.Empty(t, r.paceTask(a, working(3609), nil, at(3609)))
-	evs = r.paceTask(a, working(3610), nil, at(3610))
-	require.Equal(t, NeedsYou, a.State, "10s of active time")
-	require.Equal(t, "needs_you", evs[0].Event)
-	require.Contains(t, evs[0].Detail, "timed out after 10s of active time; the agent is left running: 'owt run retry r a' restarts it")
-	require.Equal(t, FailTimeout, a.Failure.Class)
-	require.Equal(t, 1, a.Attempt, "no new attempt: the agent is left running")
-	require.Empty(t, r.paceTask(a, working(3700), nil, at(3700)), "once")
-
-	// The judge moves it only when the agent finished on evidence.
-	require.Empty(t, r.apply(judged{id: "a", name: "r-a", was: NeedsYou, v: Verdict{Action: KeepWaiting}}, at(3701)))
-	require.Empty(t, r.apply(judged{id: "a", name: "r-a", was: NeedsYou, v: Verdict{Action: AskUser, Why: "waits"}}, at(3701)))
-	require.Equal(t, NeedsYou, a.State)
-	evs = r.apply(judged{id: "a", name: "r-a", was: NeedsYou, v: Verdict{Action: MarkDone, Evidence: Evidence{Signal: "owt done", Commits: 1}}}, at(3702))
-	require.Equal(t, "done", evs[0].Event)
-}
-
 func TestUserOnThePaneHoldsTheClock(t *testing.T) {
 	r, a := pacedRun(t, "")
 	at := func(s int) time.Time { return time.Unix(int64(s), 0) }
-	r.paceTask(a, AgentPace{Status: state.Idle, LastActivity: at(0)}, nil, at(0))
-	evs := r.paceTask(a, AgentPace{Status: state.Idle, UserOnPane: true}, nil, at(2))
+	r.PaceTask(a, AgentPace{Status: state.Idle, LastActivity: at(0)}, nil, at(0))
+	evs := r.PaceTask(a, AgentPace{Status: state.Idle, UserOnPane: true}, nil, at(2))
 	require.Contains(t, evs[0].Detail, "you are on its pane")
-	r.paceTask(a, AgentPace{Status: state.Idle, UserOnPane: true}, nil, at(500))
+	r.PaceTask(a, AgentPace{Status: state.Idle, UserOnPane: true}, nil, at(500))
 	require.Equal(t, 2*time.Second, a.Clock.Active(at(500)))
 	require.Equal(t, Running, a.State)
 }
@@ -77,25 +44,25 @@ func TestUserOnThePaneHoldsTheClock(t *testing.T) {
 func TestStallIsATimeoutOfSignsOfLife(t *testing.T) {
 	r, a := pacedRun(t, `stall = "5s"`)
 	at := func(s int) time.Time { return time.Unix(int64(s), 0) }
-	r.paceTask(a, AgentPace{Status: state.Working, LastActivity: at(0)}, nil, at(0))
-	require.Empty(t, r.paceTask(a, AgentPace{Status: state.Working, LastActivity: at(3)}, nil, at(7)), "a hook 4s ago")
+	r.PaceTask(a, AgentPace{Status: state.Working, LastActivity: at(0)}, nil, at(0))
+	require.Empty(t, r.PaceTask(a, AgentPace{Status: state.Working, LastActivity: at(3)}, nil, at(7)), "a hook 4s ago")
 	// Idle is not stalled: the judge's settle covers it.
-	require.Empty(t, r.paceTask(a, AgentPace{Status: state.Idle, LastActivity: at(3)}, nil, at(8)))
-	evs := r.paceTask(a, AgentPace{Status: state.Working, LastActivity: at(3)}, nil, at(8))
+	require.Empty(t, r.PaceTask(a, AgentPace{Status: state.Idle, LastActivity: at(3)}, nil, at(8)))
+	evs := r.PaceTask(a, AgentPace{Status: state.Working, LastActivity: at(3)}, nil, at(8))
 	require.Equal(t, NeedsYou, a.State)
 	require.Equal(t, FailStall, a.Failure.Class)
 	require.Contains(t, evs[0].Detail, "no hook or screen change for 5s")
 
 	r, a = pacedRun(t, `stall = "0s"`)
-	r.paceTask(a, AgentPace{Status: state.Working}, nil, at(0))
-	require.Empty(t, r.paceTask(a, AgentPace{Status: state.Working}, nil, at(9)), "stall = 0 never stalls")
+	r.PaceTask(a, AgentPace{Status: state.Working}, nil, at(0))
+	require.Empty(t, r.PaceTask(a, AgentPace{Status: state.Working}, nil, at(9)), "stall = 0 never stalls")
 }
 
 func TestOnTimeoutRetryBacksOff(t *testing.T) {
 	r, a := pacedRun(t, `on_timeout = "retry"`)
 	at := func(s int) time.Time { return time.Unix(int64(s), 0) }
-	r.paceTask(a, AgentPace{Status: state.Working, LastActivity: at(0)}, nil, at(0))
-	evs := r.paceTask(a, AgentPace{Status: state.Working, LastActivity: at(10)}, func() float64 { return 0.5 }, at(10))
+	r.PaceTask(a, AgentPace{Status: state.Working, LastActivity: at(0)}, nil, at(0))
+	evs := r.PaceTask(a, AgentPace{Status: state.Working, LastActivity: at(10)}, func() float64 { return 0.5 }, at(10))
 	require.Equal(t, Backoff, a.State)
 	require.Equal(t, "backoff", evs[0].Event)
 	require.Contains(t, evs[0].Detail, "timeout: timed out after 10s")
@@ -127,13 +94,13 @@ func TestSettledStartsAndTaskCommands(t *testing.T) {
 	now := time.Unix(50, 0)
 	r, a := pacedRun(t, "")
 	a.State, a.Name, a.Attempt = Starting, "", 2
-	evs := r.applySettled(a, settled{}, now)
+	evs := r.ApplySettled(a, Settled{}, now)
 	require.Equal(t, Pending, a.State)
 	require.Equal(t, 1, a.Attempt, "the cut-off attempt is not counted; the earlier one is")
 	require.Equal(t, "pending", evs[0].Event)
 
 	a.State = Starting
-	r.applySettled(a, settled{rec: &state.Record{Name: "r-a", Branch: "owt/r-a"}}, now)
+	r.ApplySettled(a, Settled{Rec: &state.Record{Name: "r-a", Branch: "owt/r-a"}}, now)
 	require.Equal(t, Running, a.State)
 	require.Equal(t, "owt/r-a", a.Branch)
 

@@ -3,12 +3,13 @@ package run
 import (
 	"errors"
 	"fmt"
-	"github.com/owt-tmux/owt/internal/text"
 	"io"
 	"os"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/owt-tmux/owt/internal/text"
 
 	"github.com/BurntSushi/toml"
 

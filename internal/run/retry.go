@@ -52,11 +52,11 @@ func (r *Run) Fail(id string, f Failure, jitter Jitter, now time.Time) ([]Event,
 	detail := fmt.Sprintf("attempt %d: %s: %s", t.Attempt, f.Class, f.Error)
 	if t.Attempt < r.AttemptsOf(t) {
 		t.NextStart = now.Add(BackoffDelay(r.Plan.Retry, t.Attempt, jitter))
-		r.setTask(t, Backoff, now)
+		r.SetTask(t, Backoff, now)
 		return []Event{{At: now, Event: "backoff", Task: id, Detail: detail + "; next start " + t.NextStart.UTC().Format(time.RFC3339)}}, nil
 	}
 	t.NextStart = time.Time{}
-	r.setTask(t, Failed, now)
+	r.SetTask(t, Failed, now)
 	evs := []Event{{At: now, Event: "failed", Task: id, Detail: detail + "; no attempts left"}}
 	return append(evs, r.Reblock(now)...), nil
 }
@@ -82,7 +82,7 @@ func (r *Run) Retry(id string, now time.Time) ([]Event, error) {
 		t.Granted = t.Attempt + 1 - r.Plan.Retry.MaxAttempts
 	}
 	t.NextStart = time.Time{}
-	r.setTask(t, Pending, now)
+	r.SetTask(t, Pending, now)
 	evs := []Event{{At: now, Event: "retry", Task: id}}
 	return append(evs, r.Reblock(now)...), nil
 }
@@ -109,7 +109,7 @@ func (r *Run) endByUser(id string, to TaskState, event string, now time.Time) ([
 		return nil, fmt.Errorf("task %s is already %s", id, t.State)
 	}
 	t.NextStart = time.Time{}
-	r.setTask(t, to, now)
+	r.SetTask(t, to, now)
 	evs := []Event{{At: now, Event: event, Task: id}}
 	return append(evs, r.Reblock(now)...), nil
 }
@@ -135,13 +135,13 @@ func (r *Run) Reblock(now time.Time) []Event {
 			switch {
 			case len(holders) > 0 && (t.State == Pending || t.State == Backoff):
 				t.BlockedBy = holders
-				r.setTask(t, Blocked, now)
+				r.SetTask(t, Blocked, now)
 				evs = append(evs, Event{At: now, Event: "blocked", Task: id, Detail: "by " + strings.Join(holders, ", ")})
 			case len(holders) > 0 && t.State == Blocked && len(t.BlockedBy) > 0:
 				t.BlockedBy = holders
 			case len(holders) == 0 && t.State == Blocked && len(t.BlockedBy) > 0:
 				t.BlockedBy = nil
-				r.setTask(t, Pending, now)
+				r.SetTask(t, Pending, now)
 				evs = append(evs, Event{At: now, Event: "released", Task: id})
 			}
 		}
@@ -166,7 +166,7 @@ func (r *Run) holders(task *Task) []string {
 	return ids
 }
 
-func (r *Run) setTask(t *TaskRun, s TaskState, now time.Time) {
+func (r *Run) SetTask(t *TaskRun, s TaskState, now time.Time) {
 	if t.State != s {
 		t.State, t.Since = s, now
 	}

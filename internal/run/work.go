@@ -20,7 +20,7 @@ import (
 
 // branchWork is a task's branch against its start, and where the HEAD of
 // its worktree is.
-type branchWork struct {
+type BranchWork struct {
 	Branch    string
 	Gone      bool   // the branch does not exist
 	Head      string // the branch HEAD is on in the worktree; "" when detached
@@ -40,12 +40,12 @@ func startOf(rec *state.Record) string {
 }
 
 // workOf reads the task's branch and its worktree's HEAD.
-func workOf(rec *state.Record) (branchWork, error) { return readWork(rec, nil, nil) }
+func WorkOf(rec *state.Record) (BranchWork, error) { return readWork(rec, nil, nil) }
 
 // judgedWorkOf is workOf with what the base, and the run's into, brought
 // since the start (the agent merged them, or pulled) not counted as the
 // task's work.
-func judgedWorkOf(rec *state.Record, into string) (branchWork, error) {
+func judgedWorkOf(rec *state.Record, into string) (BranchWork, error) {
 	return readWork(rec, judgedLess(rec, into), nil)
 }
 
@@ -63,7 +63,7 @@ func judgedLess(rec *state.Record, into string) []string {
 // (commits, merge trees) depends on their ids alone, so while none moved
 // a repeat reading costs the HEAD and object reads only. The zero value
 // is ready; a nil *workMemo keeps nothing.
-type workMemo struct {
+type WorkMemo struct {
 	last map[string]memoWork // by worktree path and branches left out
 }
 
@@ -79,18 +79,18 @@ type memoWork struct {
 const workMemoMax = 512
 
 // judgedWorkOf is judgedWorkOf, reusing m's reading while nothing moved.
-func (m *workMemo) judgedWorkOf(rec *state.Record, into string) (branchWork, error) {
+func (m *WorkMemo) JudgedWorkOf(rec *state.Record, into string) (BranchWork, error) {
 	return readWork(rec, judgedLess(rec, into), m)
 }
 
 // workOf is workOf, reusing m's reading while nothing moved.
-func (m *workMemo) workOf(rec *state.Record) (branchWork, error) { return readWork(rec, nil, m) }
+func (m *WorkMemo) WorkOf(rec *state.Record) (BranchWork, error) { return readWork(rec, nil, m) }
 
 // readWork reads the task's branch against its start, and against each
 // branch of less that moved on from the start; memo (nil: none) gives the
 // result again when the ids it depends on did not change.
-func readWork(rec *state.Record, less []string, memo *workMemo) (branchWork, error) {
-	w := branchWork{Branch: rec.Branch}
+func readWork(rec *state.Record, less []string, memo *WorkMemo) (BranchWork, error) {
+	w := BranchWork{Branch: rec.Branch}
 	head, err := git.CurrentBranch(rec.Path)
 	if err != nil {
 		return w, fmt.Errorf("HEAD: %w", err)
@@ -130,7 +130,7 @@ func readWork(rec *state.Record, less []string, memo *workMemo) (branchWork, err
 	return w, nil
 }
 
-func (m *workMemo) get(slot string) (memoWork, bool) {
+func (m *WorkMemo) get(slot string) (memoWork, bool) {
 	if m == nil {
 		return memoWork{}, false
 	}
@@ -138,7 +138,7 @@ func (m *workMemo) get(slot string) (memoWork, bool) {
 	return mw, ok
 }
 
-func (m *workMemo) put(slot string, mw memoWork) {
+func (m *WorkMemo) put(slot string, mw memoWork) {
 	if m == nil {
 		return
 	}
@@ -151,7 +151,7 @@ func (m *workMemo) put(slot string, mw memoWork) {
 // branchCommits sets w's commits, and whether they change anything, from
 // the objects readWork resolved (objs, names as there): a function of
 // their ids alone.
-func branchCommits(w *branchWork, path, ref, from string, objs, names []string) (err error) {
+func branchCommits(w *BranchWork, path, ref, from string, objs, names []string) (err error) {
 	w.Unchanged = objs[3] == objs[4]
 	repo := git.Repo{Root: path}
 	// A branch of less that moved on since the start: what it brought is
@@ -189,11 +189,11 @@ func branchCommits(w *branchWork, path, ref, from string, objs, names []string) 
 
 // empty reports whether the branch holds no work: no commits, or none
 // that change anything.
-func (w branchWork) empty() bool { return w.Gone || w.Commits == 0 || w.Unchanged }
+func (w BranchWork) Empty() bool { return w.Gone || w.Commits == 0 || w.Unchanged }
 
 // problem is why the worktree's work is not the task's branch's, "" when
 // HEAD is on the task's branch.
-func (w branchWork) problem(path string) string {
+func (w BranchWork) Problem(path string) string {
 	switch {
 	case w.Gone:
 		return fmt.Sprintf("its branch %s no longer exists", w.Branch)
@@ -201,14 +201,14 @@ func (w branchWork) problem(path string) string {
 		return ""
 	case w.Head == "":
 		return fmt.Sprintf("HEAD in %s is detached at %s, not on the task's branch %s: commits made there are not the task's work; "+
-			"put them on %s and check it out there", path, short(w.HeadAt), w.Branch, w.Branch)
+			"put them on %s and check it out there", path, Short(w.HeadAt), w.Branch, w.Branch)
 	}
 	return fmt.Sprintf("HEAD in %s is on %s, not on the task's branch %s: commits made there are not the task's work; "+
 		"put them on %s and check it out there", path, w.Head, w.Branch, w.Branch)
 }
 
 // emptyWhy says why a branch with no work cannot go on.
-func (w branchWork) emptyWhy() string {
+func (w BranchWork) EmptyWhy() string {
 	if w.Commits == 0 {
 		if w.Base != "" {
 			return fmt.Sprintf("its branch %s has no commits ahead of the task's start that %s does not hold (%s's commits merged in are not the task's work)", w.Branch, w.Base, w.Base)

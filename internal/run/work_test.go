@@ -40,29 +40,29 @@ func taskRepo(t *testing.T) (*state.Record, string) {
 
 func TestWorkIsWhatTheTasksOwnBranchChanges(t *testing.T) {
 	rec, dir := taskRepo(t)
-	w, err := workOf(rec)
+	w, err := WorkOf(rec)
 	require.NoError(t, err)
-	require.True(t, w.empty(), "a new branch holds nothing")
-	require.Empty(t, w.problem(dir))
-	require.Contains(t, w.emptyWhy(), "no commits ahead")
+	require.True(t, w.Empty(), "a new branch holds nothing")
+	require.Empty(t, w.Problem(dir))
+	require.Contains(t, w.EmptyWhy(), "no commits ahead")
 
 	gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", "nothing")
-	w, _ = workOf(rec)
+	w, _ = WorkOf(rec)
 	require.Equal(t, 1, w.Commits)
 	require.True(t, w.Unchanged)
-	require.True(t, w.empty(), "an empty commit is no change")
-	require.Contains(t, w.emptyWhy(), "no change")
+	require.True(t, w.Empty(), "an empty commit is no change")
+	require.Contains(t, w.EmptyWhy(), "no change")
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644))
 	gitIn(t, dir, "add", "a.txt")
 	gitIn(t, dir, "commit", "-q", "-m", "add a")
-	w, _ = workOf(rec)
-	require.False(t, w.empty())
+	w, _ = WorkOf(rec)
+	require.False(t, w.Empty())
 	gitIn(t, dir, "rm", "-q", "a.txt")
 	gitIn(t, dir, "commit", "-q", "-m", "remove a")
-	w, _ = workOf(rec)
+	w, _ = WorkOf(rec)
 	require.Equal(t, 3, w.Commits)
-	require.True(t, w.empty(), "added and removed again: no net change")
+	require.True(t, w.Empty(), "added and removed again: no net change")
 }
 
 func TestWorkOffTheTasksBranchIsNotItsWork(t *testing.T) {
@@ -71,19 +71,19 @@ func TestWorkOffTheTasksBranchIsNotItsWork(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644))
 	gitIn(t, dir, "add", "a.txt")
 	gitIn(t, dir, "commit", "-q", "-m", "add a")
-	w, err := workOf(rec)
+	w, err := WorkOf(rec)
 	require.NoError(t, err)
-	require.Contains(t, w.problem(dir), "HEAD in "+dir+" is on elsewhere, not on the task's branch task")
-	require.True(t, w.empty(), "the commits are not on the task's branch")
+	require.Contains(t, w.Problem(dir), "HEAD in "+dir+" is on elsewhere, not on the task's branch task")
+	require.True(t, w.Empty(), "the commits are not on the task's branch")
 
 	gitIn(t, dir, "switch", "-q", "--detach")
-	w, _ = workOf(rec)
-	require.Contains(t, w.problem(dir), "is detached at ")
+	w, _ = WorkOf(rec)
+	require.Contains(t, w.Problem(dir), "is detached at ")
 
 	gitIn(t, dir, "branch", "-q", "-D", "task")
-	w, err = workOf(rec)
+	w, err = WorkOf(rec)
 	require.NoError(t, err)
-	require.Contains(t, w.problem(dir), "its branch task no longer exists")
+	require.Contains(t, w.Problem(dir), "its branch task no longer exists")
 }
 
 func TestAChildNeverStartsFromAParentBranchThatLostItsWork(t *testing.T) {
@@ -92,10 +92,10 @@ func TestAChildNeverStartsFromAParentBranchThatLostItsWork(t *testing.T) {
 	c, _ := r.Task("c")
 	c.State, c.Attempt = Starting, 1
 
-	_, ok := r.notStarted(c, errors.New("disk full"), now)
+	_, ok := r.NotStarted(c, errors.New("disk full"), now)
 	require.False(t, ok, "another start failure is not a hold")
 
-	evs, ok := r.notStarted(c, &ParentWorkError{Parent: "a", Why: "its branch r/a has no commits ahead of the task's start"}, now)
+	evs, ok := r.NotStarted(c, &ParentWorkError{Parent: "a", Why: "its branch r/a has no commits ahead of the task's start"}, now)
 	require.True(t, ok)
 	require.Equal(t, Pending, c.State)
 	require.Equal(t, 0, c.Attempt, "nothing started")

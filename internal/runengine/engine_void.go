@@ -1,9 +1,10 @@
-package run
+package runengine
 
 import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/outbox"
+	"github.com/owt-tmux/owt/internal/run"
 )
 
 // voidMessages withdraws what the outbox still holds for tasks that left
@@ -17,7 +18,7 @@ func (e *Engine) voidMessages(name string, now time.Time) error {
 	}
 	var voided []string
 	for _, t := range r.Tasks {
-		if t.Sending == nil || t.State == Running || t.State == NeedsYou {
+		if t.Sending == nil || t.State == run.Running || t.State == run.NeedsYou {
 			continue
 		}
 		a := agentOf(r, t)
@@ -39,9 +40,9 @@ func (e *Engine) voidMessages(name string, now time.Time) error {
 	if len(voided) == 0 {
 		return nil
 	}
-	return e.Store.Update(name, func(cur *Run) ([]Event, error) {
+	return e.Store.Update(name, func(cur *run.Run) ([]run.Event, error) {
 		for _, id := range voided {
-			if t, ok := cur.Task(id); ok && t.State != Running && t.State != NeedsYou {
+			if t, ok := cur.Task(id); ok && t.State != run.Running && t.State != run.NeedsYou {
 				t.Sending, t.Owed = nil, ""
 				if t.Why != "" && t.State.Ended() {
 					t.Why = ""

@@ -1,4 +1,4 @@
-package run
+package runengine
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/forge"
 	"github.com/owt-tmux/owt/internal/pullreq"
+	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -25,7 +26,7 @@ func (e *Engine) openPRs(name string, now time.Time) error {
 		return err
 	}
 	for _, t := range r.Tasks {
-		if t.State != Done || t.PR != 0 || t.Name == "" || (!t.PRTried.IsZero() && now.Sub(t.PRTried) < prRetryAfter) {
+		if t.State != run.Done || t.PR != 0 || t.Name == "" || (!t.PRTried.IsZero() && now.Sub(t.PRTried) < prRetryAfter) {
 			continue
 		}
 		key := "pr\x00" + name
@@ -51,7 +52,7 @@ func (e *Engine) openPRs(name string, now time.Time) error {
 // still has that worktree.
 func (e *Engine) recordPR(name, id, wt string, n int, perr error) error {
 	now := time.Now()
-	return e.Store.Update(name, func(cur *Run) ([]Event, error) {
+	return e.Store.Update(name, func(cur *run.Run) ([]run.Event, error) {
 		ct, ok := cur.Task(id)
 		if !ok || ct.Name != wt {
 			return nil, nil
@@ -63,10 +64,10 @@ func (e *Engine) recordPR(name, id, wt string, n int, perr error) error {
 			if was == ct.PRError {
 				return nil, nil
 			}
-			return []Event{{At: now, Event: "pr_failed", Task: id, Detail: ct.PRError + fmt.Sprintf(" (tried again in %s)", prRetryAfter)}}, nil
+			return []run.Event{{At: now, Event: "pr_failed", Task: id, Detail: ct.PRError + fmt.Sprintf(" (tried again in %s)", prRetryAfter)}}, nil
 		}
 		ct.PR, ct.PRError = n, ""
-		return []Event{{At: now, Event: "pr", Task: id, Detail: fmt.Sprintf("pull request #%d for %s", n, wt)}}, nil
+		return []run.Event{{At: now, Event: "pr", Task: id, Detail: fmt.Sprintf("pull request #%d for %s", n, wt)}}, nil
 	})
 }
 
@@ -78,15 +79,15 @@ func emptyBranch(repo, name string) error {
 		return fmt.Errorf("read worktree state: %w", err)
 	}
 	rec := f.Records[name]
-	if rec == nil || !isDir(rec.Path) {
+	if rec == nil || !run.IsDir(rec.Path) {
 		return nil // owt pr says what a missing worktree allows
 	}
-	w, err := workOf(rec)
+	w, err := run.WorkOf(rec)
 	if err != nil {
 		return err
 	}
-	if w.empty() {
-		return errors.New(w.emptyWhy() + ": no pull request for an empty branch")
+	if w.Empty() {
+		return errors.New(w.EmptyWhy() + ": no pull request for an empty branch")
 	}
 	return nil
 }

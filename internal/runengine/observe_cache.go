@@ -1,8 +1,9 @@
-package run
+package runengine
 
 import (
 	"time"
 
+	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -18,14 +19,14 @@ const gitObservationMaxAge = 15 * time.Second
 type cachedObservation struct {
 	key string
 	at  time.Time
-	o   Observation
+	o   run.Observation
 	// confirmed is the verdict a fresh look at git last gave: the same
 	// verdict on this observation needs no new look.
-	confirmed Action
+	confirmed run.Action
 }
 
 // confirm notes the verdict a fresh observation of task gave.
-func (e *Engine) confirm(task string, a Action) {
+func (e *Engine) confirm(task string, a run.Action) {
 	if c, ok := e.observed[task]; ok {
 		c.confirmed = a
 		e.observed[task] = c
@@ -45,7 +46,7 @@ func observationKey(rec *state.Record) string {
 // observation while its record is unchanged and the observation young.
 // fresh says whether git was asked now: a decision other than waiting
 // on a reused observation is made again on a fresh one (judgeAll).
-func (e *Engine) observeCached(task string, rec *state.Record, into string, now time.Time) (o Observation, fresh bool, err error) {
+func (e *Engine) observeCached(task string, rec *state.Record, into string, now time.Time) (o run.Observation, fresh bool, err error) {
 	idleOrExited := rec.Status == state.Idle || rec.Status == state.Exited
 	if c, ok := e.observed[task]; ok && idleOrExited && c.key == observationKey(rec) && now.Sub(c.at) < gitObservationMaxAge {
 		// The record part is the same too: the key covers it.

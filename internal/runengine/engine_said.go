@@ -1,4 +1,4 @@
-package run
+package runengine
 
 // sayOnce logs err under key ("run NAME", "runs") once per change: a
 // problem that lasts (a corrupt run file) is one line in the monitor's

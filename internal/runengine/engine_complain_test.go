@@ -1,19 +1,20 @@
-package run
+package runengine
 
 import (
 	"os"
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/run"
 	"github.com/stretchr/testify/require"
 )
 
 // A run file that turns corrupt while the run is in flight is said once
 // per change in the monitor's log, not on every tick.
 func TestACorruptRunFileIsLoggedOncePerChange(t *testing.T) {
-	store := Store{Dir: t.TempDir()}
+	store := run.Store{Dir: t.TempDir()}
 	r := engineRun(t, "")
-	r.State = Stopped // nothing to drive: the engine only loads it
+	r.State = run.Stopped // nothing to drive: the engine only loads it
 	require.NoError(t, store.Create(r))
 	var logged []string
 	e := &Engine{Store: store, Socket: r.Socket, Logf: func(f string, args ...any) { logged = append(logged, f) }}
@@ -36,13 +37,13 @@ func TestACorruptRunFileIsLoggedOncePerChange(t *testing.T) {
 	// Listed among others: every write of another run changes the dir,
 	// and the broken file is still said once.
 	other := engineRun(t, "")
-	other.Name, other.State = "other", Stopped
+	other.Name, other.State = "other", run.Stopped
 	require.NoError(t, store.Create(other))
 	e.Tick(time.Now())
 	require.Len(t, logged, 2, "still said once, under its own name (it stays live): %v", logged)
 	require.Contains(t, e.live, r.Name, "an unreadable run of this engine's is not dropped")
 	for i := range 3 {
-		require.NoError(t, store.Update("other", func(o *Run) ([]Event, error) {
+		require.NoError(t, store.Update("other", func(o *run.Run) ([]run.Event, error) {
 			o.UpdatedAt = o.UpdatedAt.Add(time.Duration(i+1) * time.Second)
 			return nil, nil
 		}))

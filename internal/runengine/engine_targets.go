@@ -1,6 +1,9 @@
-package run
+package runengine
 
-import "github.com/owt-tmux/owt/internal/outbox"
+import (
+	"github.com/owt-tmux/owt/internal/outbox"
+	"github.com/owt-tmux/owt/internal/run"
+)
 
 // IntoOf is the branch the work of a live run's task agent lands in (the
 // run's into), or "" for an agent of no run with an into: the reactions
@@ -11,7 +14,7 @@ func (e *Engine) IntoOf(repo, name string) string {
 }
 
 // noteTargets remembers the into branch of r's started tasks for IntoOf.
-func (e *Engine) noteTargets(r *Run) {
+func (e *Engine) noteTargets(r *run.Run) {
 	if r.Into == "" {
 		return
 	}

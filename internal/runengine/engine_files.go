@@ -1,15 +1,12 @@
-package run
+package runengine
 
 import (
 	"errors"
 	"os"
 	"time"
-)
 
-// A run file can change in place (a user repairing it with an editor or
-// cat >): the runs dir's mtime stays, so the engine also compares each
-// live run file's mtime and size with those of the last listing, one stat
-// per live run a tick.
+	"github.com/owt-tmux/owt/internal/run"
+)
 
 // fileSig is what a stat says of a run file: it changed when this did.
 type fileSig struct {
@@ -49,7 +46,7 @@ func (e *Engine) sigOf(name string) fileSig {
 // under their own name, the bar shows them) and the others (said once as
 // the listing's problem).
 func (e *Engine) keepUnreadable(err error) (ours []string, others error) {
-	var broken BrokenRuns
+	var broken run.BrokenRuns
 	if !errors.As(err, &broken) {
 		return nil, err
 	}
@@ -57,9 +54,9 @@ func (e *Engine) keepUnreadable(err error) (ours []string, others error) {
 	for _, name := range e.live {
 		live[name] = true
 	}
-	var rest BrokenRuns
+	var rest run.BrokenRuns
 	for _, b := range broken {
-		var br *BrokenRun
+		var br *run.BrokenRun
 		if errors.As(b, &br) && live[br.Name] {
 			ours = append(ours, br.Name)
 			continue
