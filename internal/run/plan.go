@@ -1,12 +1,16 @@
-// Package run holds owt's task graphs: the plan file (a set of tasks with
-// dependencies), its strict parser and validator, the waves it runs in, the
-// state of each registered run with its event log, and the scheduler's
-// pure decisions (which tasks may start now).
+// Package run is the run model: owt's task graphs — the plan file (a set
+// of tasks with dependencies), its strict parser and validator, the waves
+// it runs in, the state of each registered run with its event log and
+// store, and the pure decisions on it (Ready, Judge, retries, landing
+// order, the clock).
 //
-// The decisions (parse, Ready, Judge, Fail, Reblock, …) run neither tmux
-// nor git, so each is unit-testable with a fake clock; the Engine, driven
-// by the monitor, does the effects (starting agents, git observations,
-// landing) around them.
+// It performs no effect: it runs neither tmux nor an agent, merges
+// nothing and sends no message (internal/runengine does, around these
+// decisions). It reads git, never writes it: the work on a task's branch
+// and its parents' (work.go), what landed in into; the judge's decisions
+// take those readings as an Observation, so they are tested with a fake
+// clock and no repo. It imports workspace only for the worktree name rule
+// a task id must follow (ValidName).
 package run
 
 import (

@@ -18,7 +18,7 @@ const (
 	Finished RunState = "finished" // every task reached an end state
 	// RunFailed: no task can go on without the user (each ended, failed
 	// or blocked), and some failed or are blocked: owt run retry, skip or
-	// cancel them (engine_end.go).
+	// cancel them (end.go).
 	RunFailed RunState = "failed"
 )
 
@@ -121,7 +121,7 @@ type TaskRun struct {
 	// Why says why a task needs the user, or what it waits for.
 	Why string `json:"why,omitempty"`
 	// Told is the Since of the state the user was last told about (a
-	// task that needs them is told once: engine_end.go).
+	// task that needs them is told once: end.go).
 	Told time.Time `json:"told,omitzero"`
 	// ToldText is the notice then given: a new problem in the same
 	// state (another why) is told again.
@@ -142,7 +142,7 @@ type TaskRun struct {
 	// the outbox delivers it or gives up.
 	Sending *Sending `json:"sending,omitempty"`
 	// LandedTip is the commit of the task's branch that landed in into:
-	// while into holds it, the task has landed (engine_into.go).
+	// while into holds it, the task has landed (into.go).
 	LandedTip string `json:"landed_tip,omitempty"`
 }
 
