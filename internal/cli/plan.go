@@ -12,7 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -59,12 +59,12 @@ func planAction(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "owt: asking %s to plan (headless, in %s)…\n", prof.Name, repo.Root)
-	answer, err := prof.RunHeadless(repo.Root, run.DraftPrompt(goal), os.Stderr)
+	answer, err := prof.RunHeadless(repo.Root, runplan.DraftPrompt(goal), os.Stderr)
 	if err != nil {
 		return keptAnswer(answer, err.Error())
 	}
-	data := []byte(run.PlanFromAnswer(answer))
-	p, err := run.Parse(prof.Name+"'s plan", data)
+	data := []byte(runplan.PlanFromAnswer(answer))
+	p, err := runplan.Parse(prof.Name+"'s plan", data)
 	if err == nil {
 		if ps := unknownTools(p); len(ps) > 0 {
 			err = ps

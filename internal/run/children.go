@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -55,7 +56,7 @@ func (e *BaseGoneError) Error() string {
 // parentWork is each parent of pt that finished with work on a branch
 // (done, or landed in into), with its branch's tip. A skipped parent
 // brings nothing.
-func (r *Run) ParentWork(repo git.Repo, pt *Task) ([]ParentRef, error) {
+func (r *Run) ParentWork(repo git.Repo, pt *runplan.Task) ([]ParentRef, error) {
 	var ps []ParentRef
 	var refs []string
 	for _, id := range pt.DependsOn {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -90,7 +91,7 @@ func holdReason(t *TaskRun, a AgentPace) string {
 // "retry" the attempt fails like any other and is retried after the
 // backoff.
 func (r *Run) timeUp(t *TaskRun, f Failure, jitter Jitter, now time.Time) []Event {
-	if r.Plan.OnTimeout == OnTimeoutRetry {
+	if r.Plan.OnTimeout == runplan.OnTimeoutRetry {
 		return r.FailAttempt(t, f, nil, jitter, now)
 	}
 	f.At = now

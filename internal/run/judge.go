@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -49,7 +50,7 @@ type Criteria struct {
 }
 
 // CriteriaOf are the rules for done of task t in plan p.
-func (p *Plan) CriteriaOf(t *Task) Criteria {
+func CriteriaOf(p *runplan.Plan, t *runplan.Task) Criteria {
 	return Criteria{Settle: time.Duration(p.Settle), AllowEmpty: t.AllowEmpty, HasChecks: len(p.ChecksOf(t)) > 0}
 }
 

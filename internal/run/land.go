@@ -3,6 +3,8 @@ package run
 import (
 	"os"
 	"time"
+
+	"github.com/owt-tmux/owt/internal/runplan"
 )
 
 // landRetryAfter is how long a landing that could not be made waits before
@@ -44,7 +46,7 @@ func (r *Run) LandedIDs() []string {
 	return ids
 }
 
-func (r *Run) parentsLanded(pt *Task) bool {
+func (r *Run) parentsLanded(pt *runplan.Task) bool {
 	for _, dep := range pt.DependsOn {
 		if p, ok := r.Task(dep); !ok || (p.State != Landed && p.State != Skipped) {
 			return false

@@ -2,6 +2,8 @@ package run
 
 import (
 	"time"
+
+	"github.com/owt-tmux/owt/internal/runplan"
 )
 
 // StateVersion is the schema version written into every run file.
@@ -78,12 +80,12 @@ type Run struct {
 	// the engine's next look gives lost sessions their agents back.
 	Recover bool `json:"recover,omitempty"`
 	// Base is the branch tasks start from, resolved at registration.
-	Base      string     `json:"base"`
-	Into      string     `json:"into,omitempty"`
-	Plan      Plan       `json:"plan"`
-	Tasks     []*TaskRun `json:"tasks"`
-	CreatedAt time.Time  `json:"created_at"`
-	UpdatedAt time.Time  `json:"updated_at"`
+	Base      string       `json:"base"`
+	Into      string       `json:"into,omitempty"`
+	Plan      runplan.Plan `json:"plan"`
+	Tasks     []*TaskRun   `json:"tasks"`
+	CreatedAt time.Time    `json:"created_at"`
+	UpdatedAt time.Time    `json:"updated_at"`
 	// IntoHeld is how into's ref was stored (refMark) when it last held
 	// every landing: while it is the same, NoteLost asks git nothing.
 	IntoHeld string `json:"into_held,omitempty"`
@@ -173,7 +175,7 @@ type Evidence struct {
 }
 
 // NewRun is the state of a run of plan p just registered: every task pending.
-func NewRun(name, repo, base string, p *Plan, now time.Time) *Run {
+func NewRun(name, repo, base string, p *runplan.Plan, now time.Time) *Run {
 	into := p.Into
 	if p.IntoBase {
 		into = base

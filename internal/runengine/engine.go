@@ -262,13 +262,13 @@ func (e *Engine) judgeAll(r *run.Run, now time.Time) []judged {
 			o, fresh, err := e.observeCached(key, rec, r.Into, now)
 			if err == nil {
 				o.Uncommitted = t.Memo.Checks.NotCheckOutput(rec.Path, o.Uncommitted)
-				v = run.Judge(o, r.Plan.CriteriaOf(pt), t.Memo)
+				v = run.Judge(o, run.CriteriaOf(&r.Plan, pt), t.Memo)
 				if !fresh && v.Action != run.KeepWaiting && v.Action != e.observed[key].confirmed {
 					// A new decision is made only on what git says now.
 					delete(e.observed, key)
 					if o, fresh, err = e.observeCached(key, rec, r.Into, now); err == nil {
 						o.Uncommitted = t.Memo.Checks.NotCheckOutput(rec.Path, o.Uncommitted)
-						v = run.Judge(o, r.Plan.CriteriaOf(pt), t.Memo)
+						v = run.Judge(o, run.CriteriaOf(&r.Plan, pt), t.Memo)
 					}
 				}
 				if fresh {

@@ -9,6 +9,7 @@ import (
 	"github.com/owt-tmux/owt/internal/checks"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -48,7 +49,7 @@ func (c *jobs) release(key string) {
 // act does what a verdict asks outside the run's lock: the checks start
 // in the background, a message goes to the outbox. It returns what the
 // outbox holds of the task's message.
-func (e *Engine) act(r *run.Run, t *run.TaskRun, rec *state.Record, pt *run.Task, v run.Verdict, now time.Time) *mail {
+func (e *Engine) act(r *run.Run, t *run.TaskRun, rec *state.Record, pt *runplan.Task, v run.Verdict, now time.Time) *mail {
 	if v.Action == run.RunChecks {
 		e.startChecks(r.Name, r.Repo, *t, rec.Path, r.Plan.ChecksOf(pt), v.Tree, t.Memo.Checks)
 	}

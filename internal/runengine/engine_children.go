@@ -8,6 +8,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -30,7 +31,7 @@ type startPoint struct {
 // startPoint works out where task pt starts. It makes a commit (the
 // parents' merge, unreachable until the task's branch points at it) and
 // nothing else; a conflict between parents is a *ParentsConflictError.
-func (e *Engine) startPoint(r *run.Run, pt *run.Task) (startPoint, error) {
+func (e *Engine) startPoint(r *run.Run, pt *runplan.Task) (startPoint, error) {
 	sp := startPoint{Base: r.StartBase(pt)}
 	repo := git.Repo{Root: r.Repo}
 	if len(pt.DependsOn) == 0 {
@@ -157,7 +158,7 @@ func (e *Engine) recheckConflicts(r *run.Run, now time.Time) error {
 // and state, what it said it did (owt done --summary), its commit
 // subjects and diffstat since it started. Each part is bounded; what git
 // cannot tell is left out, and logged.
-func (e *Engine) brief(r *run.Run, repo git.Repo, pt *run.Task, parents []run.ParentRef) string {
+func (e *Engine) brief(r *run.Run, repo git.Repo, pt *runplan.Task, parents []run.ParentRef) string {
 	var recs map[string]*state.Record
 	if f, err := state.ForRepo(r.Repo).Peek(); err == nil {
 		recs = f.Records

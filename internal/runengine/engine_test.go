@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/run"
+
+	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/stretchr/testify/require"
 )
 
@@ -51,7 +53,7 @@ func TestFailureBacksOffThenIsFinalAndBlocksDependents(t *testing.T) {
 	evs := apply(r, judged{id: "a", name: "r-a", was: run.Running, v: fail, jitter: half}, now)
 	require.Equal(t, run.Backoff, a.State, "attempts left: backoff, the worktree kept")
 	require.Equal(t, "backoff", evs[0].Event)
-	require.Equal(t, now.Add(run.DefaultBackoff), a.NextStart)
+	require.Equal(t, now.Add(runplan.DefaultBackoff), a.NextStart)
 	require.Equal(t, "r-a", a.Name)
 
 	a.State, a.Attempt = run.Running, r.Plan.Retry.MaxAttempts

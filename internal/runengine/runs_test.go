@@ -9,11 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/run"
+
+	"github.com/owt-tmux/owt/internal/runplan"
 )
 
 func engineRun(t *testing.T, into string) *run.Run {
 	t.Helper()
-	p, err := run.Parse("p.toml", []byte(`
+	p, err := runplan.Parse("p.toml", []byte(`
 [run]
 `+into+`
 [[task]]
@@ -32,7 +34,7 @@ depends_on = ["a"]
 
 func childRun(t *testing.T) *run.Run {
 	t.Helper()
-	p, err := run.Parse("p.toml", []byte(`
+	p, err := runplan.Parse("p.toml", []byte(`
 [[task]]
 id = "a"
 task = "a"
@@ -55,7 +57,7 @@ depends_on = ["a", "b"]
 
 func pacedRun(t *testing.T, extra string) (*run.Run, *run.TaskRun) {
 	t.Helper()
-	p, err := run.Parse("p.toml", []byte(`
+	p, err := runplan.Parse("p.toml", []byte(`
 [run]
 timeout = "10s"
 `+extra+`

@@ -1,17 +1,10 @@
-// Package run is the run model: owt's task graphs — the plan file (a set
-// of tasks with dependencies), its strict parser and validator, the waves
-// it runs in, the state of each registered run with its event log and
-// store, and the pure decisions on it (Ready, Judge, retries, landing
-// order, the clock).
-//
-// It performs no effect: it runs neither tmux nor an agent, merges
-// nothing and sends no message (internal/runengine does, around these
-// decisions). It reads git, never writes it: the work on a task's branch
-// and its parents' (work.go), what landed in into; the judge's decisions
-// take those readings as an Observation, so they are tested with a fake
-// clock and no repo. It imports workspace only for the worktree name rule
-// a task id must follow (ValidName).
-package run
+// Package runplan is the plan file of a run: a set of tasks with
+// dependencies and the run's settings, its strict parser and validator
+// (every problem at once), the waves its tasks run in, and a plan drafted
+// by an agent (DraftPrompt, PlanFromAnswer). It knows nothing of the runs
+// made from a plan (internal/run). It imports workspace only for the
+// worktree name rule a task id follows (ValidName).
+package runplan
 
 import (
 	"fmt"
