@@ -8,6 +8,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/runplan"
+	"github.com/owt-tmux/owt/internal/runwork"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -144,7 +145,7 @@ func (r *Run) CheckParentWork(parents []ParentRef) error {
 		if rec == nil || !IsDir(rec.Path) || (ok && pt.AllowEmpty) {
 			continue
 		}
-		w, err := WorkOf(rec)
+		w, err := runwork.WorkOf(rec)
 		if err != nil {
 			return fmt.Errorf("parent %s: %w", p.ID, err)
 		}

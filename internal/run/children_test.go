@@ -124,3 +124,23 @@ func TestBriefPartsAreBounded(t *testing.T) {
 	require.Equal(t, "    > !write x\n    > two\n", Quote("!write x\ntwo"), "a summary line never starts a line")
 	require.True(t, strings.HasPrefix(Indent("a | 1 +", "    "), "    a"))
 }
+
+func TestAChildNeverStartsFromAParentBranchThatLostItsWork(t *testing.T) {
+	now := time.Unix(100, 0)
+	r := childRun(t)
+	c, _ := r.Task("c")
+	c.State, c.Attempt = Starting, 1
+
+	_, ok := r.NotStarted(c, errors.New("disk full"), now)
+	require.False(t, ok, "another start failure is not a hold")
+
+	evs, ok := r.NotStarted(c, &ParentWorkError{Parent: "a", Why: "its branch r/a has no commits ahead of the task's start"}, now)
+	require.True(t, ok)
+	require.Equal(t, Pending, c.State)
+	require.Equal(t, 0, c.Attempt, "nothing started")
+	a, _ := r.Task("a")
+	require.Equal(t, NeedsYou, a.State, "the parent is no longer done")
+	require.Contains(t, a.Why, "no commits ahead")
+	require.Equal(t, "needs_you", evs[len(evs)-1].Event)
+	require.Empty(t, Ready(r, now), "c waits for a")
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/runwork"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -56,7 +57,7 @@ type Engine struct {
 	targets  map[outbox.Agent]string      // the into of each live run's task agents (engine_targets.go)
 	barSet   bool
 	said     map[string]string // the last problem logged of each run and of the listing (engine_said.go)
-	works    run.WorkMemo      // the last reading of each task's branch (work.go)
+	works    runwork.WorkMemo  // the last reading of each task's branch (work.go)
 
 	// intoChecked is when each run's into was last looked at
 	// (engine_into.go).

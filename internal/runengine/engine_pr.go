@@ -8,6 +8,7 @@ import (
 	"github.com/owt-tmux/owt/internal/forge"
 	"github.com/owt-tmux/owt/internal/pullreq"
 	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/runwork"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -82,7 +83,7 @@ func emptyBranch(repo, name string) error {
 	if rec == nil || !run.IsDir(rec.Path) {
 		return nil // owt pr says what a missing worktree allows
 	}
-	w, err := run.WorkOf(rec)
+	w, err := runwork.WorkOf(rec)
 	if err != nil {
 		return err
 	}

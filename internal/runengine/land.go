@@ -9,6 +9,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/runwork"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -119,14 +120,14 @@ func (e *Engine) land(r *run.Run, t *run.TaskRun) (merge.Result, error) {
 // (unless allow_empty). Judged done on it once, the branch may have moved
 // since: nothing is called landed that is not there. memo (nil: none)
 // reuses a reading of the branch while nothing moved.
-func checkLandable(r *run.Run, t *run.TaskRun, rec *state.Record, memo *run.WorkMemo) error {
+func checkLandable(r *run.Run, t *run.TaskRun, rec *state.Record, memo *runwork.WorkMemo) error {
 	if !run.IsDir(rec.Path) {
 		return nil // owt merge's own checks say what a missing worktree allows
 	}
 	// The base's commits are not the task's work, unless it lands in the
 	// base: there they may be its own, landed already (as in into, which
 	// is not left out here for that reason).
-	var w run.BranchWork
+	var w runwork.BranchWork
 	var err error
 	if r.Into == rec.Base {
 		w, err = memo.WorkOf(rec)

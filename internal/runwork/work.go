@@ -1,4 +1,9 @@
-package run
+// Package runwork reads from git what a run task's own branch holds
+// against the task's start: its commits and tree, and where its
+// worktree's HEAD is. These readings are the evidence the run model's
+// judge decides on (an Observation) and what the engine lands, builds on
+// and offers as a pull request; it reads git and never writes it.
+package runwork
 
 import (
 	"fmt"
@@ -18,7 +23,7 @@ import (
 // the branch is read against its start and them as they are now
 // (judgedWorkOf).
 
-// branchWork is a task's branch against its start, and where the HEAD of
+// BranchWork is a task's branch against its start, and where the HEAD of
 // its worktree is.
 type BranchWork struct {
 	Branch    string
@@ -201,7 +206,7 @@ func (w BranchWork) Problem(path string) string {
 		return ""
 	case w.Head == "":
 		return fmt.Sprintf("HEAD in %s is detached at %s, not on the task's branch %s: commits made there are not the task's work; "+
-			"put them on %s and check it out there", path, Short(w.HeadAt), w.Branch, w.Branch)
+			"put them on %s and check it out there", path, short(w.HeadAt), w.Branch, w.Branch)
 	}
 	return fmt.Sprintf("HEAD in %s is on %s, not on the task's branch %s: commits made there are not the task's work; "+
 		"put them on %s and check it out there", path, w.Head, w.Branch, w.Branch)
@@ -219,4 +224,11 @@ func (w BranchWork) EmptyWhy() string {
 		return fmt.Sprintf("its branch %s makes no change against the task's start and %s (%d commit(s), nothing %s lacks)", w.Branch, w.Base, w.Commits, w.Base)
 	}
 	return fmt.Sprintf("its branch %s makes no change against the task's start (%d commit(s), the same tree)", w.Branch, w.Commits)
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
 }

@@ -1,13 +1,11 @@
-package run
+package runwork
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -84,24 +82,4 @@ func TestWorkOffTheTasksBranchIsNotItsWork(t *testing.T) {
 	w, err = WorkOf(rec)
 	require.NoError(t, err)
 	require.Contains(t, w.Problem(dir), "its branch task no longer exists")
-}
-
-func TestAChildNeverStartsFromAParentBranchThatLostItsWork(t *testing.T) {
-	now := time.Unix(100, 0)
-	r := childRun(t)
-	c, _ := r.Task("c")
-	c.State, c.Attempt = Starting, 1
-
-	_, ok := r.NotStarted(c, errors.New("disk full"), now)
-	require.False(t, ok, "another start failure is not a hold")
-
-	evs, ok := r.NotStarted(c, &ParentWorkError{Parent: "a", Why: "its branch r/a has no commits ahead of the task's start"}, now)
-	require.True(t, ok)
-	require.Equal(t, Pending, c.State)
-	require.Equal(t, 0, c.Attempt, "nothing started")
-	a, _ := r.Task("a")
-	require.Equal(t, NeedsYou, a.State, "the parent is no longer done")
-	require.Contains(t, a.Why, "no commits ahead")
-	require.Equal(t, "needs_you", evs[len(evs)-1].Event)
-	require.Empty(t, Ready(r, now), "c waits for a")
 }

@@ -1,4 +1,4 @@
-package run
+package runwork
 
 import (
 	"os"
