@@ -5,8 +5,8 @@
 //
 // It performs no effect: it runs neither tmux nor an agent, merges
 // nothing and sends no message (internal/runengine does, around these
-// decisions). It reads git, never writes it: the work on a task's branch
-// and its parents' (work.go), what landed in into; the judge's decisions
-// take those readings as an Observation, so they are tested with a fake
-// clock and no repo.
+// decisions). It reads git, never writes it: a task's branch and its
+// parents' (through internal/runwork), what landed in into; the judge
+// takes such readings as an Observation, so its decisions are tested with
+// a fake clock and no repo.
 package run
