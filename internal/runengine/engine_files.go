@@ -8,6 +8,11 @@ import (
 	"github.com/owt-tmux/owt/internal/run"
 )
 
+// A run file can change in place (a user repairing it with an editor or
+// cat >): the runs dir's mtime stays, so the engine also compares each
+// live run file's mtime and size with those of the last listing, one stat
+// per live run a tick.
+
 // fileSig is what a stat says of a run file: it changed when this did.
 type fileSig struct {
 	mod  time.Time
