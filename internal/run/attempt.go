@@ -10,7 +10,7 @@ import (
 // TailLines is how much of a failed attempt's pane its retry is shown.
 const TailLines = 30
 
-// failAttempt records a failed attempt through Fail: backoff while
+// FailAttempt records a failed attempt through Fail: backoff while
 // attempts are left (the retry keeps the worktree), else failed with its
 // dependents blocked. The evidence of the last judgement is kept.
 func (r *Run) FailAttempt(t *TaskRun, f Failure, ev *Evidence, jitter Jitter, now time.Time) []Event {

@@ -11,7 +11,7 @@ import (
 // check instead of holding the task for ever.
 const CheckTimeout = 15 * time.Minute
 
-// checkOutputMark tells a file's content apart without reading it (a
+// CheckOutputMark tells a file's content apart without reading it (a
 // build's output may be large): its size and modification time, "gone"
 // when it does not exist.
 func CheckOutputMark(path string) string {
@@ -22,7 +22,7 @@ func CheckOutputMark(path string) string {
 	return fmt.Sprintf("%d:%d", fi.Size(), fi.ModTime().UnixNano())
 }
 
-// notCheckOutput is files without those the checks wrote (res.Wrote) and
+// NotCheckOutput is files without those the checks wrote (res.Wrote) and
 // that are still as they left them: the agent's uncommitted work.
 func (res *CheckResult) NotCheckOutput(dir string, files []string) []string {
 	if res == nil || len(res.Wrote) == 0 {
@@ -37,7 +37,7 @@ func (res *CheckResult) NotCheckOutput(dir string, files []string) []string {
 	return out
 }
 
-// applyChecking notes that the checks run on the task's tree (once).
+// ApplyChecking notes that the checks run on the task's tree (once).
 func (r *Run) ApplyChecking(t *TaskRun, v Verdict, now time.Time) []Event {
 	owed := string(RunChecks)
 	if t.Owed == owed && t.State == Running {

@@ -38,7 +38,7 @@ func (e *ParentsConflictError) Error() string {
 	return fmt.Sprintf("its parents %s conflict in %s", strings.Join(e.Parents, " and "), strings.Join(e.Files, ", "))
 }
 
-// parentRef is one parent whose work a child builds on.
+// ParentRef is one parent whose work a child builds on.
 type ParentRef struct {
 	ID, Branch, Tip string
 	task            *TaskRun
@@ -54,7 +54,7 @@ func (e *BaseGoneError) Error() string {
 		"recreate it, then 'owt run retry', or 'owt run skip' the task", e.Branch)
 }
 
-// parentWork is each parent of pt that finished with work on a branch
+// ParentWork is each parent of pt that finished with work on a branch
 // (done, or landed in into), with its branch's tip. A skipped parent
 // brings nothing.
 func (r *Run) ParentWork(repo git.Repo, pt *runplan.Task) ([]ParentRef, error) {
@@ -111,7 +111,7 @@ func (r *Run) hasRecord(name string) bool {
 	return err != nil || f.Records[name] != nil
 }
 
-// goneWhy is why task t needs the user once its worktree or its branch
+// GoneWhy is why task t needs the user once its worktree or its branch
 // was deleted, and what the user can do.
 func GoneWhy(t *TaskRun, worktreeGone, branchGone bool) string {
 	var what string
@@ -132,7 +132,7 @@ type ParentWorkError struct{ Parent, Why string }
 
 func (e *ParentWorkError) Error() string { return "parent " + e.Parent + ": " + e.Why }
 
-// checkParentWork refuses parents whose branch holds no change against
+// CheckParentWork refuses parents whose branch holds no change against
 // their start (unless allow_empty): done on that work, they lost it since.
 func (r *Run) CheckParentWork(parents []ParentRef) error {
 	f, err := state.ForRepo(r.Repo).Peek()
@@ -156,7 +156,7 @@ func (r *Run) CheckParentWork(parents []ParentRef) error {
 	return nil
 }
 
-// notStarted settles task t, which was about to start, when err says
+// NotStarted settles task t, which was about to start, when err says
 // why it could not start without the user or a change (nothing of the
 // task was made, so the attempt does not count): its parents conflict
 // (it is blocked), a parent's branch lost its work (it waits, pending,
@@ -199,7 +199,7 @@ func (r *Run) NotStarted(t *TaskRun, err error, now time.Time) (evs []Event, ok 
 	return evs, true
 }
 
-// releaseConflicts makes pending again each task blocked on its parents'
+// ReleaseConflicts makes pending again each task blocked on its parents'
 // conflict whose parents changed since: one is no longer done (retried,
 // skipped, cancelled, failed) or its branch (tips, by branch name) moved.
 // The task's parents are merged afresh when it starts.
@@ -248,7 +248,7 @@ func (r *Run) parentsChanged(t *TaskRun, tips map[string]string) string {
 	return ""
 }
 
-// clip cuts s to at most n runes, saying so.
+// Clip cuts s to at most n runes, saying so.
 func Clip(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if r := []rune(s); len(r) > n {
@@ -257,7 +257,7 @@ func Clip(s string, n int) string {
 	return s
 }
 
-// quote marks each line as the parent's words (and keeps a line of them
+// Quote marks each line as the parent's words (and keeps a line of them
 // from reading as anything else).
 func Quote(s string) string { return Indent(s, "    > ") }
 

@@ -28,7 +28,7 @@ func (r *Run) PaceAll(paces map[string]AgentPace, jitter Jitter, now time.Time) 
 	return evs
 }
 
-// paceTask is one look at a running task's clock. Its active time runs
+// PaceTask is one look at a running task's clock. Its active time runs
 // while the agent starts, works or is idle, and is held while it waits
 // for the user, the user is on its pane, or the task needs the user. An
 // attempt whose active time reaches its timeout, or whose agent works
@@ -103,7 +103,7 @@ func (r *Run) timeUp(t *TaskRun, f Failure, jitter Jitter, now time.Time) []Even
 	return []Event{{At: now, Event: "needs_you", Task: t.ID, Detail: t.Why}}
 }
 
-// outOfTime reports whether t timed out or stalled and waits for the
+// OutOfTime reports whether t timed out or stalled and waits for the
 // user: only its agent finishing on evidence moves it by itself.
 func OutOfTime(t *TaskRun) bool {
 	return t.State == NeedsYou && t.Failure != nil && (t.Failure.Class == FailTimeout || t.Failure.Class == FailStall)

@@ -71,7 +71,7 @@ func (r *Run) heldByCancel(t *TaskRun) bool {
 	return len(t.BlockedBy) > 0
 }
 
-// reopen makes an ended run active again once one of its tasks can go on
+// Reopen makes an ended run active again once one of its tasks can go on
 // (a retry, a skip that released a dependent, a parent's conflict
 // resolved); cause says what did it.
 func (r *Run) Reopen(cause string, now time.Time) []Event {
@@ -111,7 +111,7 @@ type Notice struct {
 	AgentWaiting bool
 }
 
-// needsText is the notice of a task that needs the user.
+// NeedsText is the notice of a task that needs the user.
 func NeedsText(r *Run, t *TaskRun) string {
 	what := "needs you"
 	why := t.Why

@@ -12,7 +12,7 @@ const DoneInstruction = "When the task is finished, commit your work (owt never 
 	"`owt done --summary \"what you did\"`. If you are blocked, run `owt done --blocked \"your question\"`; " +
 	"if it cannot be done, `owt done --fail \"why\"`."
 
-// over reports whether no task can go on by itself (each ended or
+// Over reports whether no task can go on by itself (each ended or
 // blocked) and nothing is left to land.
 func (r *Run) Over() bool {
 	for _, t := range r.Tasks {
@@ -23,7 +23,7 @@ func (r *Run) Over() bool {
 	return true
 }
 
-// finish ends a run no task of which can go on by itself, when nothing
+// Finish ends a run no task of which can go on by itself, when nothing
 // is left to land: finished, or failed (endState).
 func (r *Run) Finish(now time.Time) []Event {
 	if r.State == Finished || !r.Over() {
@@ -32,7 +32,7 @@ func (r *Run) Finish(now time.Time) []Event {
 	return r.end(now)
 }
 
-// startBase is the branch a task's record names as its base: the into
+// StartBase is the branch a task's record names as its base: the into
 // branch once its parents landed there, else the run's base. (Without
 // into, a child's branch starts at its parents' merged work: startPoint.)
 func (r *Run) StartBase(pt *runplan.Task) string {

@@ -129,7 +129,7 @@ func (s Store) noteHeld(name, mark string) error {
 	})
 }
 
-// refMark tells how branch's ref is stored in the repository at root
+// RefMark tells how branch's ref is stored in the repository at root
 // (its loose ref file and packed-refs, by inode, size and time): when it is
 // unchanged, the branch did not move. "" when that cannot be told (the
 // repository's .git is not a directory): then into is read each time.

@@ -7,12 +7,12 @@ import (
 	"github.com/owt-tmux/owt/internal/runplan"
 )
 
-// landRetryAfter is how long a landing that could not be made waits before
+// LandRetryAfter is how long a landing that could not be made waits before
 // it is tried again by itself (the user may have moved their checkout off
 // into, or resolved the conflict on the branch).
 const LandRetryAfter = 15 * time.Second
 
-// nextToLand is the first done task, in dependency order, whose parents
+// NextToLand is the first done task, in dependency order, whose parents
 // are all landed or skipped; a task whose landing failed is tried again
 // once landRetryAfter has passed.
 func (r *Run) NextToLand(now time.Time) *TaskRun {
@@ -35,7 +35,7 @@ func (r *Run) NextToLand(now time.Time) *TaskRun {
 	return nil
 }
 
-// landedIDs are the tasks that landed in into.
+// LandedIDs are the tasks that landed in into.
 func (r *Run) LandedIDs() []string {
 	var ids []string
 	for _, t := range r.Tasks {

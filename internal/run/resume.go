@@ -10,7 +10,7 @@ import (
 // RestartWhy is why a run waits after its tmux server restarted.
 const RestartWhy = "the tmux server restarted: owt run resume goes on"
 
-// pauseForRestart pauses a run registered under another run of its tmux
+// PauseForRestart pauses a run registered under another run of its tmux
 // server than server (it restarted), once, with the reason. An ended
 // run, or one that names no server yet, is left as it is.
 func (r *Run) PauseForRestart(server string, now time.Time) []Event {
@@ -35,7 +35,7 @@ func (s Store) NoteRestart(name, server string, now time.Time) (*Run, error) {
 	return s.Load(name)
 }
 
-// settled is what became of a cut-off start.
+// Settled is what became of a cut-off start.
 type Settled struct {
 	Rec *state.Record // the whole record: the task runs
 	Why string        // the remains need the user

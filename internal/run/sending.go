@@ -12,7 +12,7 @@ type Sending struct {
 	Attempt int    `json:"attempt"`
 }
 
-// sendingOf is how the engine names msg for task t's current attempt: the
+// SendingOf is how the engine names msg for task t's current attempt: the
 // outbox queues one message per key, so each kind goes once an attempt
 // (checks: once per tree).
 func SendingOf(r *Run, t *TaskRun, msg Message) Sending {

@@ -44,7 +44,7 @@ func startOf(rec *state.Record) string {
 	return git.BranchRef(rec.Base)
 }
 
-// workOf reads the task's branch and its worktree's HEAD.
+// WorkOf reads the task's branch and its worktree's HEAD.
 func WorkOf(rec *state.Record) (BranchWork, error) { return readWork(rec, nil, nil) }
 
 // judgedWorkOf is workOf with what the base, and the run's into, brought
@@ -63,7 +63,7 @@ func judgedLess(rec *state.Record, into string) []string {
 	return less
 }
 
-// workMemo keeps the last branch reading of each worktree (and set of
+// WorkMemo keeps the last branch reading of each worktree (and set of
 // branches left out): what is read after the objects are resolved
 // (commits, merge trees) depends on their ids alone, so while none moved
 // a repeat reading costs the HEAD and object reads only. The zero value
@@ -83,12 +83,12 @@ type memoWork struct {
 // workMemoMax bounds the readings kept: past it they are all let go.
 const workMemoMax = 512
 
-// judgedWorkOf is judgedWorkOf, reusing m's reading while nothing moved.
+// JudgedWorkOf is judgedWorkOf, reusing m's reading while nothing moved.
 func (m *WorkMemo) JudgedWorkOf(rec *state.Record, into string) (BranchWork, error) {
 	return readWork(rec, judgedLess(rec, into), m)
 }
 
-// workOf is workOf, reusing m's reading while nothing moved.
+// WorkOf is workOf, reusing m's reading while nothing moved.
 func (m *WorkMemo) WorkOf(rec *state.Record) (BranchWork, error) { return readWork(rec, nil, m) }
 
 // readWork reads the task's branch against its start, and against each
@@ -192,11 +192,11 @@ func branchCommits(w *BranchWork, path, ref, from string, objs, names []string) 
 	return nil
 }
 
-// empty reports whether the branch holds no work: no commits, or none
+// Empty reports whether the branch holds no work: no commits, or none
 // that change anything.
 func (w BranchWork) Empty() bool { return w.Gone || w.Commits == 0 || w.Unchanged }
 
-// problem is why the worktree's work is not the task's branch's, "" when
+// Problem is why the worktree's work is not the task's branch's, "" when
 // HEAD is on the task's branch.
 func (w BranchWork) Problem(path string) string {
 	switch {
@@ -212,7 +212,7 @@ func (w BranchWork) Problem(path string) string {
 		"put them on %s and check it out there", path, w.Head, w.Branch, w.Branch)
 }
 
-// emptyWhy says why a branch with no work cannot go on.
+// EmptyWhy says why a branch with no work cannot go on.
 func (w BranchWork) EmptyWhy() string {
 	if w.Commits == 0 {
 		if w.Base != "" {
