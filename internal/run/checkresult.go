@@ -7,10 +7,6 @@ import (
 	"time"
 )
 
-// CheckTimeout bounds one check command: a hung test suite fails its
-// check instead of holding the task for ever.
-const CheckTimeout = 15 * time.Minute
-
 // CheckOutputMark tells a file's content apart without reading it (a
 // build's output may be large): its size and modification time, "gone"
 // when it does not exist.

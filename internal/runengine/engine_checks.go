@@ -13,6 +13,10 @@ import (
 	"github.com/owt-tmux/owt/internal/state"
 )
 
+// CheckTimeout bounds one check command: a hung test suite fails its
+// check instead of holding the task for ever.
+const CheckTimeout = 15 * time.Minute
+
 // jobs are work running in the background (a task's checks, a pull
 // request being opened): one at a time per key.
 type jobs struct {
@@ -75,7 +79,7 @@ func (e *Engine) startChecks(runName, repo string, t run.TaskRun, dir string, cm
 			e.logf("run %s: task %s: checks: %v", runName, t.ID, err)
 			return
 		}
-		ran := checks.Run(dir, cmds, run.CheckTimeout)
+		ran := checks.Run(dir, cmds, CheckTimeout)
 		res := run.CheckResult{Passed: ran.Passed, Output: ran.Output, Tree: tree}
 		if res.Wrote, err = checksWrote(dir, before, last); err != nil {
 			e.logf("run %s: task %s: checks: %v", runName, t.ID, err)
