@@ -7,7 +7,7 @@ import (
 	"github.com/owt-tmux/owt/internal/runengine"
 )
 
-// runs is the task-graph engine of this server (internal/run): built on
+// runs is the task-graph engine of this server (internal/runengine): built on
 // the first tick, then called once a tick. With no run in flight it costs
 // one stat of the runs dir.
 func (m *monitor) runs(now time.Time) {
