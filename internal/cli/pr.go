@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/forge"
-	"github.com/owt-tmux/owt/internal/react"
+	"github.com/owt-tmux/owt/internal/pullreq"
 )
 
 // prCommand is owt pr: push an agent's branch and open its pull request.
@@ -30,8 +30,8 @@ func prCommand(f *factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			pr, err := react.OpenPR(w, c.Args().First(), react.PROptions{Draft: c.Bool("draft"), Base: c.String("base")}, forge.Client{})
-			if errors.Is(err, react.ErrUnknownBase) {
+			pr, err := pullreq.Open(w, c.Args().First(), pullreq.Options{Draft: c.Bool("draft"), Base: c.String("base")}, forge.Client{})
+			if errors.Is(err, pullreq.ErrUnknownBase) {
 				return usageError{err.Error()} // a --base that is no branch is bad usage
 			}
 			if err != nil {

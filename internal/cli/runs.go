@@ -19,6 +19,7 @@ import (
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -103,7 +104,7 @@ func runStartCommand(f *factory, name string) *cli.Command {
 }
 
 func (f *factory) runStart(c *cli.Context, file string) error {
-	p, err := run.ParseFile(file)
+	p, err := runplan.ParseFile(file)
 	if err != nil {
 		return f.planProblems(err)
 	}
@@ -111,14 +112,14 @@ func (f *factory) runStart(c *cli.Context, file string) error {
 		p.Into, p.IntoBase = into, false
 	}
 	name := c.String("name")
-	if name != "" && !run.ValidName(name) {
-		return usagef("--name %q cannot name a run: %s", name, run.NameRule)
+	if name != "" && !runplan.ValidName(name) {
+		return usagef("--name %q cannot name a run: %s", name, runplan.NameRule)
 	}
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
-	if !run.ValidName(name) {
-		return usagef("the file's name %q cannot name a run: %s; give --name", name, run.NameRule)
+	if !runplan.ValidName(name) {
+		return usagef("the file's name %q cannot name a run: %s; give --name", name, runplan.NameRule)
 	}
 	repo, base, err := f.planInRepo(p)
 	if err != nil {
@@ -263,7 +264,7 @@ func monitorWarning(v run.View) string {
 // planInRepo checks what needs the repository: the base branch (the plan's,
 // else the one checked out here) exists, tools are known, into can be a
 // branch. Problems go out as the plan's own.
-func (f *factory) planInRepo(p *run.Plan) (git.Repo, string, error) {
+func (f *factory) planInRepo(p *runplan.Plan) (git.Repo, string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return git.Repo{}, "", err
@@ -297,7 +298,7 @@ func (f *factory) planInRepo(p *run.Plan) (git.Repo, string, error) {
 
 // unknownTools names each tool the plan asks for that owt has no profile
 // of. A config that does not load is left for the engine to report.
-func unknownTools(p *run.Plan) config.Problems {
+func unknownTools(p *runplan.Plan) config.Problems {
 	cfg, _, err := loadConfig()
 	if err != nil {
 		return nil

@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/run"
+
+	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -14,7 +16,7 @@ import (
 // exited with nothing to ship are not in flight: they are ENDED.
 func TestEndedTasksAndExitedAgentsAreNotInFlight(t *testing.T) {
 	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
-	p := &run.Plan{Tasks: []run.Task{{ID: "a", Task: "A"}, {ID: "b", Task: "B"}, {ID: "c", Task: "C"}}}
+	p := &runplan.Plan{Tasks: []runplan.Task{{ID: "a", Task: "A"}, {ID: "b", Task: "B"}, {ID: "c", Task: "C"}}}
 	p.Retry.MaxAttempts = 3
 	r := run.NewRun("g", "/r", "main", p, now)
 	for i, st := range []run.TaskState{run.Landed, run.Skipped, run.Cancelled} {
@@ -47,7 +49,7 @@ func TestEndedTasksAndExitedAgentsAreNotInFlight(t *testing.T) {
 // not ENDED with "exited, no changes".
 func TestARetriedTaskIsInFlightNotEnded(t *testing.T) {
 	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
-	p := &run.Plan{Tasks: []run.Task{{ID: "a", Task: "A"}, {ID: "b", Task: "B"}}}
+	p := &runplan.Plan{Tasks: []runplan.Task{{ID: "a", Task: "A"}, {ID: "b", Task: "B"}}}
 	p.Retry.MaxAttempts = 3
 	r := run.NewRun("g", "/r", "main", p, now)
 	for i, st := range []run.TaskState{run.Starting, run.Backoff} {

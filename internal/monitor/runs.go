@@ -3,20 +3,17 @@ package monitor
 import (
 	"time"
 
-	"github.com/owt-tmux/owt/internal/forge"
-	"github.com/owt-tmux/owt/internal/react"
-	"github.com/owt-tmux/owt/internal/workspace"
-
 	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/runengine"
 )
 
-// runs is the task-graph engine of this server (internal/run): built on
+// runs is the task-graph engine of this server (internal/runengine): built on
 // the first tick, then called once a tick. With no run in flight it costs
 // one stat of the runs dir.
 func (m *monitor) runs(now time.Time) {
 	if m.engine == nil {
-		m.engine = &run.Engine{Store: run.DefaultStore(), Socket: m.socket, Server: m.server, Tmux: m.tm, Logf: m.logf,
-			PaneActivity: m.paneActivity, UserOnPane: m.paneViewed, OpenPR: m.openPR, Notify: m.told.addRun}
+		m.engine = &runengine.Engine{Store: run.DefaultStore(), Socket: m.socket, Server: m.server, Tmux: m.tm, Logf: m.logf,
+			PaneActivity: m.paneActivity, UserOnPane: m.paneViewed, Notify: m.told.addRun}
 	}
 	m.engine.Tick(now)
 }
@@ -31,18 +28,4 @@ func (m *monitor) paneActivity(pane string) time.Time {
 // saw it: the agent's clock stops then.
 func (m *monitor) paneViewed(pane string) bool {
 	return m.byID[pane].Viewed
-}
-
-// openPR is owt pr for a run task's worktree ([run] pr): the same path,
-// so a run's pull request is polled and reacted to like any other.
-func (m *monitor) openPR(repo, name string) (int, error) {
-	w, err := workspace.OpenRoot(repo, m.tm)
-	if w == nil {
-		return 0, err
-	}
-	pr, err := react.OpenPR(w, name, react.PROptions{}, forge.Client{})
-	if err != nil {
-		return 0, err
-	}
-	return pr.Number, nil
 }

@@ -83,11 +83,6 @@ func TestPollScheduleIsOnePerIntervalAndStopsWhenNothingCanChange(t *testing.T) 
 	require.Equal(t, 3, polls, "thirty minutes, one poll each ten")
 }
 
-func TestPRTitleIsPlainText(t *testing.T) {
-	rec := &state.Record{Task: "\x1b[31mRED\x1b]0;title\x07 fix\nsecond line", Branch: "feat/x"}
-	require.Equal(t, "RED fix", prTitle(rec))
-}
-
 func TestFailUnheardNeedsYouAtOnceAndTellsOnce(t *testing.T) {
 	now := time.Unix(1000, 0)
 	var st state.Reaction

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -49,7 +50,7 @@ type Criteria struct {
 }
 
 // CriteriaOf are the rules for done of task t in plan p.
-func (p *Plan) CriteriaOf(t *Task) Criteria {
+func CriteriaOf(p *runplan.Plan, t *runplan.Task) Criteria {
 	return Criteria{Settle: time.Duration(p.Settle), AllowEmpty: t.AllowEmpty, HasChecks: len(p.ChecksOf(t)) > 0}
 }
 
@@ -183,7 +184,7 @@ func Judge(o Observation, c Criteria, m Memo) Verdict {
 		return Verdict{Action: MarkDone, Evidence: ev}
 	}
 	if m.Checks == nil || m.Checks.Tree != o.Tree {
-		return Verdict{Action: RunChecks, Tree: o.Tree, Why: "checks run on " + short(o.Tree), Evidence: ev}
+		return Verdict{Action: RunChecks, Tree: o.Tree, Why: "checks run on " + Short(o.Tree), Evidence: ev}
 	}
 	if m.Checks.Passed {
 		return Verdict{Action: MarkDone, Evidence: ev}
@@ -193,7 +194,7 @@ func Judge(o Observation, c Criteria, m Memo) Verdict {
 		sentAt = m.ChecksSentAt
 	}
 	msg := Message{Kind: MsgChecks, Tree: o.Tree, Text: "owt's checks fail on your last commit; fix them and commit:\n" + m.Checks.Output}
-	return askOnce(o, ev, alive, sentAt, msg, "checks fail on "+short(o.Tree))
+	return askOnce(o, ev, alive, sentAt, msg, "checks fail on "+Short(o.Tree))
 }
 
 // noWork is the verdict on a turn that left nothing on the task's branch:
@@ -248,7 +249,7 @@ func evidenceOf(o Observation, m Memo) Evidence {
 		ev.Tree = m.Checks.Tree
 		ev.Checks = "passed"
 		if !m.Checks.Passed {
-			ev.Checks = "failed: " + firstLine(m.Checks.Output)
+			ev.Checks = "failed: " + FirstLine(m.Checks.Output)
 		}
 	}
 	return ev
@@ -275,14 +276,14 @@ func commitMessage(files []string) Message {
 	return Message{Kind: MsgCommit, Text: text}
 }
 
-func short(tree string) string {
+func Short(tree string) string {
 	if len(tree) > 12 {
 		return tree[:12]
 	}
 	return tree
 }
 
-func firstLine(s string) string {
+func FirstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]

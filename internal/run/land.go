@@ -1,70 +1,21 @@
 package run
 
 import (
-	"errors"
-	"fmt"
 	"os"
-	"strings"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/merge"
-	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/workspace"
+	"github.com/owt-tmux/owt/internal/runplan"
 )
 
-// landRetryAfter is how long a landing that could not be made waits before
+// LandRetryAfter is how long a landing that could not be made waits before
 // it is tried again by itself (the user may have moved their checkout off
 // into, or resolved the conflict on the branch).
-const landRetryAfter = 15 * time.Second
+const LandRetryAfter = 15 * time.Second
 
-// landNext lands one done task in the run's into branch, through owt
-// merge's path (a checkout on into is touched only when it is clean, as
-// owt merge does; a conflict changes nothing): the first, in dependency
-// order, whose parents all landed or were skipped. One a tick keeps a
-// tick short.
-func (e *Engine) landNext(name string, now time.Time) error {
-	r, err := e.Store.Load(name)
-	if err != nil || r.Into == "" || r.State != Active {
-		return err
-	}
-	t := r.nextToLand(now)
-	if t == nil || e.landingHeld(r, t, now) {
-		return nil // nothing to land, or the user is on its agent's pane
-	}
-	res, err := e.land(r, t)
-	now = time.Now()
-	return e.Store.Update(name, func(cur *Run) ([]Event, error) {
-		ct, ok := cur.Task(t.ID)
-		if !ok || ct.State != t.State || ct.Name != t.Name {
-			return nil, nil
-		}
-		if err != nil {
-			// Nothing landed: the user decides (the agent is left alone);
-			// it is tried again now and then, and said again only when the
-			// reason changes.
-			why := "landing in " + cur.Into + ": " + err.Error()
-			ct.Failure = &Failure{Class: FailLand, Error: err.Error(), At: now}
-			if ct.State == NeedsYou && ct.Why == why {
-				cur.UpdatedAt = now // kept quietly: the next try waits landRetryAfter
-				return nil, nil
-			}
-			ct.Why = why
-			cur.setTask(ct, NeedsYou, now)
-			return []Event{{At: now, Event: "needs_you", Task: ct.ID, Detail: ct.Why}}, nil
-		}
-		ct.Failure, ct.Why, ct.LandedTip = nil, "", res.BranchTip
-		cur.setTask(ct, Landed, now)
-		evs := []Event{{At: now, Event: "landed", Task: ct.ID,
-			Detail: fmt.Sprintf("%s into %s (%s, %.12s)", res.Branch, res.Target, res.Method, res.Commit)}}
-		return append(evs, cur.finish(now)...), nil
-	})
-}
-
-// nextToLand is the first done task, in dependency order, whose parents
+// NextToLand is the first done task, in dependency order, whose parents
 // are all landed or skipped; a task whose landing failed is tried again
 // once landRetryAfter has passed.
-func (r *Run) nextToLand(now time.Time) *TaskRun {
+func (r *Run) NextToLand(now time.Time) *TaskRun {
 	for _, wave := range r.Plan.Waves() {
 		for _, id := range wave {
 			t, ok := r.Task(id)
@@ -73,7 +24,7 @@ func (r *Run) nextToLand(now time.Time) *TaskRun {
 				continue
 			}
 			landFailed := t.State == NeedsYou && t.Failure != nil && t.Failure.Class == FailLand
-			if t.State != Done && !(landFailed && now.Sub(t.Failure.At) >= landRetryAfter) {
+			if t.State != Done && !(landFailed && now.Sub(t.Failure.At) >= LandRetryAfter) {
 				continue
 			}
 			if r.parentsLanded(pt) {
@@ -84,8 +35,8 @@ func (r *Run) nextToLand(now time.Time) *TaskRun {
 	return nil
 }
 
-// landedIDs are the tasks that landed in into.
-func (r *Run) landedIDs() []string {
+// LandedIDs are the tasks that landed in into.
+func (r *Run) LandedIDs() []string {
 	var ids []string
 	for _, t := range r.Tasks {
 		if t.State == Landed {
@@ -95,7 +46,7 @@ func (r *Run) landedIDs() []string {
 	return ids
 }
 
-func (r *Run) parentsLanded(pt *Task) bool {
+func (r *Run) parentsLanded(pt *runplan.Task) bool {
 	for _, dep := range pt.DependsOn {
 		if p, ok := r.Task(dep); !ok || (p.State != Landed && p.State != Skipped) {
 			return false
@@ -104,96 +55,7 @@ func (r *Run) parentsLanded(pt *Task) bool {
 	return true
 }
 
-// land merges the task's branch into into, making into from the run's
-// base first if it does not exist and nothing landed in it yet.
-func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
-	w, err := workspace.Open(r.Repo, e.Tmux)
-	if err != nil {
-		return merge.Result{}, err
-	}
-	rec, err := w.Get(t.Name)
-	if err != nil {
-		return merge.Result{}, err
-	}
-	if err := checkLandable(r, t, rec, &e.works); err != nil {
-		return merge.Result{}, err
-	}
-	if !w.Repo.BranchExists(r.Into) {
-		if landed := r.landedIDs(); len(landed) > 0 {
-			// Its landed work is gone with it: checkInto pauses the run.
-			return merge.Result{}, fmt.Errorf("%s no longer exists, with the work of %s in it; it is not made again from %s behind your back",
-				r.Into, strings.Join(landed, ", "), r.Base)
-		}
-		if !w.Repo.BranchExists(r.Base) {
-			return merge.Result{}, fmt.Errorf("%s does not exist yet and its base branch %s is gone, so it cannot be made from it: make it (git branch %s START) or bring %s back; the landing is tried again on its own",
-				r.Into, r.Base, r.Into, r.Base)
-		}
-		base, err := w.Repo.ResolveCommit(git.BranchRef(r.Base))
-		if err != nil {
-			return merge.Result{}, fmt.Errorf("make %s from %s: %w", r.Into, r.Base, err)
-		}
-		if err := w.Repo.CreateBranchAt(r.Into, base); err != nil {
-			return merge.Result{}, err
-		}
-	}
-	// Work already in into (an empty allow_empty task, or a landing a
-	// crashed monitor made but did not record) has landed.
-	if ahead, _, err := w.Repo.AheadBehind(git.BranchRef(r.Into), git.BranchRef(rec.Branch)); err != nil {
-		return merge.Result{}, err
-	} else if ahead == 0 {
-		tips, err := w.Repo.ResolveCommits([]string{"refs/heads/" + r.Into, "refs/heads/" + rec.Branch})
-		if err != nil {
-			return merge.Result{}, err
-		}
-		return merge.Result{Name: rec.Name, Branch: rec.Branch, Target: r.Into, Method: "already there", Commit: tips[0], BranchTip: tips[1]}, nil
-	}
-	// A clean checkout on into is moved exactly as owt merge moves it; a
-	// dirty one, or one an agent works in mid-turn, is refused there, with
-	// the reason, and left alone.
-	// What the checks wrote in the task's worktree is not uncommitted work.
-	workFiles := func(r *state.Record) ([]string, error) {
-		files, err := workspace.WorkFiles(r)
-		if err != nil || r.Name != rec.Name {
-			return files, err
-		}
-		return t.Memo.Checks.notCheckOutput(r.Path, files), nil
-	}
-	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workFiles, EditedCopies: workspace.EditedCopies}
-	return ctx.Merge(rec, merge.Options{Into: r.Into})
-}
-
-// checkLandable refuses to land a branch that is not the task's work:
-// HEAD of its worktree elsewhere, or no change against the task's start
-// (unless allow_empty). Judged done on it once, the branch may have moved
-// since: nothing is called landed that is not there. memo (nil: none)
-// reuses a reading of the branch while nothing moved.
-func checkLandable(r *Run, t *TaskRun, rec *state.Record, memo *workMemo) error {
-	if !isDir(rec.Path) {
-		return nil // owt merge's own checks say what a missing worktree allows
-	}
-	// The base's commits are not the task's work, unless it lands in the
-	// base: there they may be its own, landed already (as in into, which
-	// is not left out here for that reason).
-	var w branchWork
-	var err error
-	if r.Into == rec.Base {
-		w, err = memo.workOf(rec)
-	} else {
-		w, err = memo.judgedWorkOf(rec, "")
-	}
-	if err != nil {
-		return err
-	}
-	if why := w.problem(rec.Path); why != "" {
-		return errors.New(why)
-	}
-	if pt, ok := r.Plan.TaskByID(t.ID); w.empty() && !(ok && pt.AllowEmpty) {
-		return errors.New(w.emptyWhy() + ": nothing to land")
-	}
-	return nil
-}
-
-func isDir(p string) bool {
+func IsDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
 }

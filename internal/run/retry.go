@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/owt-tmux/owt/internal/runplan"
 )
 
 // Failure classes: what went wrong in an attempt.
@@ -23,7 +25,7 @@ type Jitter func() float64
 // BackoffDelay is how long to wait after failed attempt number attempt
 // (1 for the first): the plan's backoff doubled for each attempt before
 // it, ±20% jitter, never more than backoff_max.
-func BackoffDelay(r Retry, attempt int, jitter Jitter) time.Duration {
+func BackoffDelay(r runplan.Retry, attempt int, jitter Jitter) time.Duration {
 	d, limit := time.Duration(r.Backoff), time.Duration(r.BackoffMax)
 	for i := 1; i < attempt && d < limit; i++ {
 		d *= 2
@@ -52,11 +54,11 @@ func (r *Run) Fail(id string, f Failure, jitter Jitter, now time.Time) ([]Event,
 	detail := fmt.Sprintf("attempt %d: %s: %s", t.Attempt, f.Class, f.Error)
 	if t.Attempt < r.AttemptsOf(t) {
 		t.NextStart = now.Add(BackoffDelay(r.Plan.Retry, t.Attempt, jitter))
-		r.setTask(t, Backoff, now)
+		r.SetTask(t, Backoff, now)
 		return []Event{{At: now, Event: "backoff", Task: id, Detail: detail + "; next start " + t.NextStart.UTC().Format(time.RFC3339)}}, nil
 	}
 	t.NextStart = time.Time{}
-	r.setTask(t, Failed, now)
+	r.SetTask(t, Failed, now)
 	evs := []Event{{At: now, Event: "failed", Task: id, Detail: detail + "; no attempts left"}}
 	return append(evs, r.Reblock(now)...), nil
 }
@@ -82,7 +84,7 @@ func (r *Run) Retry(id string, now time.Time) ([]Event, error) {
 		t.Granted = t.Attempt + 1 - r.Plan.Retry.MaxAttempts
 	}
 	t.NextStart = time.Time{}
-	r.setTask(t, Pending, now)
+	r.SetTask(t, Pending, now)
 	evs := []Event{{At: now, Event: "retry", Task: id}}
 	return append(evs, r.Reblock(now)...), nil
 }
@@ -109,7 +111,7 @@ func (r *Run) endByUser(id string, to TaskState, event string, now time.Time) ([
 		return nil, fmt.Errorf("task %s is already %s", id, t.State)
 	}
 	t.NextStart = time.Time{}
-	r.setTask(t, to, now)
+	r.SetTask(t, to, now)
 	evs := []Event{{At: now, Event: event, Task: id}}
 	return append(evs, r.Reblock(now)...), nil
 }
@@ -135,13 +137,13 @@ func (r *Run) Reblock(now time.Time) []Event {
 			switch {
 			case len(holders) > 0 && (t.State == Pending || t.State == Backoff):
 				t.BlockedBy = holders
-				r.setTask(t, Blocked, now)
+				r.SetTask(t, Blocked, now)
 				evs = append(evs, Event{At: now, Event: "blocked", Task: id, Detail: "by " + strings.Join(holders, ", ")})
 			case len(holders) > 0 && t.State == Blocked && len(t.BlockedBy) > 0:
 				t.BlockedBy = holders
 			case len(holders) == 0 && t.State == Blocked && len(t.BlockedBy) > 0:
 				t.BlockedBy = nil
-				r.setTask(t, Pending, now)
+				r.SetTask(t, Pending, now)
 				evs = append(evs, Event{At: now, Event: "released", Task: id})
 			}
 		}
@@ -151,7 +153,7 @@ func (r *Run) Reblock(now time.Time) []Event {
 
 // holders are the dependencies of task that keep it from ever starting
 // as things stand: failed, cancelled, or blocked themselves.
-func (r *Run) holders(task *Task) []string {
+func (r *Run) holders(task *runplan.Task) []string {
 	var ids []string
 	for _, dep := range task.DependsOn {
 		parent, ok := r.Task(dep)
@@ -166,7 +168,7 @@ func (r *Run) holders(task *Task) []string {
 	return ids
 }
 
-func (r *Run) setTask(t *TaskRun, s TaskState, now time.Time) {
+func (r *Run) SetTask(t *TaskRun, s TaskState, now time.Time) {
 	if t.State != s {
 		t.State, t.Since = s, now
 	}
@@ -179,7 +181,7 @@ func (r *Run) setTask(t *TaskRun, s TaskState, now time.Time) {
 // the agent; the clock is kept on the task, so it survives restarts.
 type ActiveClock struct {
 	// Counted is the active time before Since.
-	Counted Duration `json:"counted"`
+	Counted runplan.Duration `json:"counted"`
 	// Since is when the current active stretch began; zero while held.
 	Since time.Time `json:"since,omitzero"`
 }
@@ -195,7 +197,7 @@ func (c *ActiveClock) Run(now time.Time) {
 func (c *ActiveClock) Hold(now time.Time) {
 	if !c.Since.IsZero() {
 		if d := now.Sub(c.Since); d > 0 {
-			c.Counted += Duration(d)
+			c.Counted += runplan.Duration(d)
 		}
 		c.Since = time.Time{}
 	}

@@ -2,6 +2,8 @@ package run
 
 import (
 	"time"
+
+	"github.com/owt-tmux/owt/internal/runplan"
 )
 
 // StateVersion is the schema version written into every run file.
@@ -18,7 +20,7 @@ const (
 	Finished RunState = "finished" // every task reached an end state
 	// RunFailed: no task can go on without the user (each ended, failed
 	// or blocked), and some failed or are blocked: owt run retry, skip or
-	// cancel them (engine_end.go).
+	// cancel them (end.go).
 	RunFailed RunState = "failed"
 )
 
@@ -78,12 +80,12 @@ type Run struct {
 	// the engine's next look gives lost sessions their agents back.
 	Recover bool `json:"recover,omitempty"`
 	// Base is the branch tasks start from, resolved at registration.
-	Base      string     `json:"base"`
-	Into      string     `json:"into,omitempty"`
-	Plan      Plan       `json:"plan"`
-	Tasks     []*TaskRun `json:"tasks"`
-	CreatedAt time.Time  `json:"created_at"`
-	UpdatedAt time.Time  `json:"updated_at"`
+	Base      string       `json:"base"`
+	Into      string       `json:"into,omitempty"`
+	Plan      runplan.Plan `json:"plan"`
+	Tasks     []*TaskRun   `json:"tasks"`
+	CreatedAt time.Time    `json:"created_at"`
+	UpdatedAt time.Time    `json:"updated_at"`
 	// IntoHeld is how into's ref was stored (refMark) when it last held
 	// every landing: while it is the same, NoteLost asks git nothing.
 	IntoHeld string `json:"into_held,omitempty"`
@@ -121,7 +123,7 @@ type TaskRun struct {
 	// Why says why a task needs the user, or what it waits for.
 	Why string `json:"why,omitempty"`
 	// Told is the Since of the state the user was last told about (a
-	// task that needs them is told once: engine_end.go).
+	// task that needs them is told once: end.go).
 	Told time.Time `json:"told,omitzero"`
 	// ToldText is the notice then given: a new problem in the same
 	// state (another why) is told again.
@@ -142,7 +144,7 @@ type TaskRun struct {
 	// the outbox delivers it or gives up.
 	Sending *Sending `json:"sending,omitempty"`
 	// LandedTip is the commit of the task's branch that landed in into:
-	// while into holds it, the task has landed (engine_into.go).
+	// while into holds it, the task has landed (into.go).
 	LandedTip string `json:"landed_tip,omitempty"`
 }
 
@@ -173,7 +175,7 @@ type Evidence struct {
 }
 
 // NewRun is the state of a run of plan p just registered: every task pending.
-func NewRun(name, repo, base string, p *Plan, now time.Time) *Run {
+func NewRun(name, repo, base string, p *runplan.Plan, now time.Time) *Run {
 	into := p.Into
 	if p.IntoBase {
 		into = base

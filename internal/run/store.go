@@ -13,6 +13,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -40,8 +41,8 @@ func (s Store) LogPath(name string) string { return filepath.Join(s.Dir, name+".
 
 // withLock runs fn holding the run's lock.
 func (s Store) withLock(name string, fn func() error) error {
-	if !ValidName(name) {
-		return fmt.Errorf("invalid run name %q: %s", name, NameRule)
+	if !runplan.ValidName(name) {
+		return fmt.Errorf("invalid run name %q: %s", name, runplan.NameRule)
 	}
 	return s.doc(name).Locked(fn)
 }
@@ -55,7 +56,7 @@ func (s Store) doc(name string) state.JSONFile[Run] {
 // Exists reports whether a run called name is registered.
 func (s Store) Exists(name string) bool {
 	_, err := os.Stat(s.Path(name))
-	return ValidName(name) && err == nil
+	return runplan.ValidName(name) && err == nil
 }
 
 // Create registers r, failing with ErrRunExists when its name is taken,
@@ -97,7 +98,7 @@ func (s Store) CreateChecked(r *Run, check func() error) error {
 // Load reads the run called name without locking: every write is a
 // rename, so a read sees a whole file.
 func (s Store) Load(name string) (*Run, error) {
-	if !ValidName(name) {
+	if !runplan.ValidName(name) {
 		return nil, fmt.Errorf("%w %q", ErrNoSuchRun, name)
 	}
 	data, err := os.ReadFile(s.Path(name))
@@ -228,7 +229,7 @@ func (s Store) List() ([]*Run, error) {
 	var broken BrokenRuns
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), ".json")
-		if e.IsDir() || !ok || !ValidName(name) {
+		if e.IsDir() || !ok || !runplan.ValidName(name) {
 			continue // locks, logs, and temp files of a write in progress
 		}
 		r, err := s.Load(name)

@@ -57,7 +57,7 @@ func TestARunEndsFailedUntilTheUserActs(t *testing.T) {
 	a.State, a.Attempt = Running, r.Plan.Retry.MaxAttempts
 	_, err := r.Fail("a", Failure{Class: FailAgent, Error: "no"}, fixed(0), now)
 	require.NoError(t, err)
-	evs := r.finish(now)
+	evs := r.Finish(now)
 	require.Equal(t, RunFailed, r.State, "a failed, b blocked by it")
 	require.Equal(t, []string{"failed"}, eventNames(evs))
 	require.Equal(t, "✗r 0/2 #[fg=yellow,bold]▲1#[default]", BarText([]*Run{r}, r.Socket), "b waits on a: one needs you")
@@ -82,7 +82,7 @@ func TestARunEndsFailedUntilTheUserActs(t *testing.T) {
 	a.State = Skipped
 	b, _ := r.Task("b")
 	b.State = Done
-	require.Equal(t, []string{"finished"}, eventNames(r.finish(now)))
+	require.Equal(t, []string{"finished"}, eventNames(r.Finish(now)))
 	require.Empty(t, r.Why)
 	require.Empty(t, BarText([]*Run{r}, r.Socket))
 }

@@ -32,6 +32,6 @@ func (r *Run) TaskCommand(verb, id string, now time.Time) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	evs = append(evs, r.reopen(verb+" "+id, now)...)
-	return append(evs, r.finish(now)...), nil
+	evs = append(evs, r.Reopen(verb+" "+id, now)...)
+	return append(evs, r.Finish(now)...), nil
 }

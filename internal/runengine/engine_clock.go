@@ -1,0 +1,71 @@
+package runengine
+
+import (
+	"time"
+
+	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// userOnPane reports whether the user's client is on pane: then owt's
+// clock for the agent stops. Until the engine is told (UserOnPane), never.
+func (e *Engine) userOnPane(pane string) bool {
+	return e.UserOnPane != nil && pane != "" && e.UserOnPane(pane)
+}
+
+func (e *Engine) paneActivity(pane string) time.Time {
+	if e.PaneActivity == nil || pane == "" {
+		return time.Time{}
+	}
+	return e.PaneActivity(pane)
+}
+
+// pace runs or holds each running task's active clock and fails the
+// attempts that timed out or stalled. The run is written only when
+// something changed.
+func (e *Engine) pace(name string, now time.Time) error {
+	r, err := e.Store.Load(name)
+	if err != nil {
+		return err
+	}
+	paces := e.paces(r)
+	if len(paces) == 0 {
+		return nil
+	}
+	jitter := e.jitter()
+	if len(r.PaceAll(paces, jitter, now)) == 0 {
+		return nil // a dry run on the copy just read: nothing to write
+	}
+	return e.Store.Update(name, func(cur *run.Run) ([]run.Event, error) {
+		return cur.PaceAll(paces, jitter, now), nil
+	})
+}
+
+// paces are the agents of the tasks whose clock may move, by task id.
+func (e *Engine) paces(r *run.Run) map[string]run.AgentPace {
+	out := map[string]run.AgentPace{}
+	var recs map[string]*state.Record
+	for _, t := range r.Tasks {
+		if (t.State != run.Running && t.State != run.NeedsYou) || run.OutOfTime(t) {
+			continue
+		}
+		if recs == nil {
+			f, err := state.ForRepo(r.Repo).Peek()
+			if err != nil {
+				e.logf("run %s: read worktree state: %v", r.Name, err)
+				return nil
+			}
+			recs = f.Records
+		}
+		rec := recs[t.Name]
+		if rec == nil {
+			continue
+		}
+		out[t.ID] = run.AgentPace{
+			Status:       rec.Status,
+			UserOnPane:   e.userOnPane(rec.Pane),
+			LastActivity: run.LatestOf(rec.EventAt, rec.StatusSince, e.paneActivity(rec.Pane)),
+		}
+	}
+	return out
+}

@@ -1,0 +1,147 @@
+package runengine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/runwork"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// landNext lands one done task in the run's into branch, through owt
+// merge's path (a checkout on into is touched only when it is clean, as
+// owt merge does; a conflict changes nothing): the first, in dependency
+// order, whose parents all landed or were skipped. One a tick keeps a
+// tick short.
+func (e *Engine) landNext(name string, now time.Time) error {
+	r, err := e.Store.Load(name)
+	if err != nil || r.Into == "" || r.State != run.Active {
+		return err
+	}
+	t := r.NextToLand(now)
+	if t == nil || e.landingHeld(r, t, now) {
+		return nil // nothing to land, or the user is on its agent's pane
+	}
+	res, err := e.land(r, t)
+	now = time.Now()
+	return e.Store.Update(name, func(cur *run.Run) ([]run.Event, error) {
+		ct, ok := cur.Task(t.ID)
+		if !ok || ct.State != t.State || ct.Name != t.Name {
+			return nil, nil
+		}
+		if err != nil {
+			// Nothing landed: the user decides (the agent is left alone);
+			// it is tried again now and then, and said again only when the
+			// reason changes.
+			why := "landing in " + cur.Into + ": " + err.Error()
+			ct.Failure = &run.Failure{Class: run.FailLand, Error: err.Error(), At: now}
+			if ct.State == run.NeedsYou && ct.Why == why {
+				cur.UpdatedAt = now // kept quietly: the next try waits landRetryAfter
+				return nil, nil
+			}
+			ct.Why = why
+			cur.SetTask(ct, run.NeedsYou, now)
+			return []run.Event{{At: now, Event: "needs_you", Task: ct.ID, Detail: ct.Why}}, nil
+		}
+		ct.Failure, ct.Why, ct.LandedTip = nil, "", res.BranchTip
+		cur.SetTask(ct, run.Landed, now)
+		evs := []run.Event{{At: now, Event: "landed", Task: ct.ID,
+			Detail: fmt.Sprintf("%s into %s (%s, %.12s)", res.Branch, res.Target, res.Method, res.Commit)}}
+		return append(evs, cur.Finish(now)...), nil
+	})
+}
+
+// land merges the task's branch into into, making into from the run's
+// base first if it does not exist and nothing landed in it yet.
+func (e *Engine) land(r *run.Run, t *run.TaskRun) (merge.Result, error) {
+	w, err := workspace.Open(r.Repo, e.Tmux)
+	if err != nil {
+		return merge.Result{}, err
+	}
+	rec, err := w.Get(t.Name)
+	if err != nil {
+		return merge.Result{}, err
+	}
+	if err := checkLandable(r, t, rec, &e.works); err != nil {
+		return merge.Result{}, err
+	}
+	if !w.Repo.BranchExists(r.Into) {
+		if landed := r.LandedIDs(); len(landed) > 0 {
+			// Its landed work is gone with it: checkInto pauses the run.
+			return merge.Result{}, fmt.Errorf("%s no longer exists, with the work of %s in it; it is not made again from %s behind your back",
+				r.Into, strings.Join(landed, ", "), r.Base)
+		}
+		if !w.Repo.BranchExists(r.Base) {
+			return merge.Result{}, fmt.Errorf("%s does not exist yet and its base branch %s is gone, so it cannot be made from it: make it (git branch %s START) or bring %s back; the landing is tried again on its own",
+				r.Into, r.Base, r.Into, r.Base)
+		}
+		base, err := w.Repo.ResolveCommit(git.BranchRef(r.Base))
+		if err != nil {
+			return merge.Result{}, fmt.Errorf("make %s from %s: %w", r.Into, r.Base, err)
+		}
+		if err := w.Repo.CreateBranchAt(r.Into, base); err != nil {
+			return merge.Result{}, err
+		}
+	}
+	// Work already in into (an empty allow_empty task, or a landing a
+	// crashed monitor made but did not record) has landed.
+	if ahead, _, err := w.Repo.AheadBehind(git.BranchRef(r.Into), git.BranchRef(rec.Branch)); err != nil {
+		return merge.Result{}, err
+	} else if ahead == 0 {
+		tips, err := w.Repo.ResolveCommits([]string{"refs/heads/" + r.Into, "refs/heads/" + rec.Branch})
+		if err != nil {
+			return merge.Result{}, err
+		}
+		return merge.Result{Name: rec.Name, Branch: rec.Branch, Target: r.Into, Method: "already there", Commit: tips[0], BranchTip: tips[1]}, nil
+	}
+	// A clean checkout on into is moved exactly as owt merge moves it; a
+	// dirty one, or one an agent works in mid-turn, is refused there, with
+	// the reason, and left alone.
+	// What the checks wrote in the task's worktree is not uncommitted work.
+	workFiles := func(r *state.Record) ([]string, error) {
+		files, err := workspace.WorkFiles(r)
+		if err != nil || r.Name != rec.Name {
+			return files, err
+		}
+		return t.Memo.Checks.NotCheckOutput(r.Path, files), nil
+	}
+	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workFiles, EditedCopies: workspace.EditedCopies}
+	return ctx.Merge(rec, merge.Options{Into: r.Into})
+}
+
+// checkLandable refuses to land a branch that is not the task's work:
+// HEAD of its worktree elsewhere, or no change against the task's start
+// (unless allow_empty). Judged done on it once, the branch may have moved
+// since: nothing is called landed that is not there. memo (nil: none)
+// reuses a reading of the branch while nothing moved.
+func checkLandable(r *run.Run, t *run.TaskRun, rec *state.Record, memo *runwork.WorkMemo) error {
+	if !run.IsDir(rec.Path) {
+		return nil // owt merge's own checks say what a missing worktree allows
+	}
+	// The base's commits are not the task's work, unless it lands in the
+	// base: there they may be its own, landed already (as in into, which
+	// is not left out here for that reason).
+	var w runwork.BranchWork
+	var err error
+	if r.Into == rec.Base {
+		w, err = memo.WorkOf(rec)
+	} else {
+		w, err = memo.JudgedWorkOf(rec, "")
+	}
+	if err != nil {
+		return err
+	}
+	if why := w.Problem(rec.Path); why != "" {
+		return errors.New(why)
+	}
+	if pt, ok := r.Plan.TaskByID(t.ID); w.Empty() && !(ok && pt.AllowEmpty) {
+		return errors.New(w.EmptyWhy() + ": nothing to land")
+	}
+	return nil
+}
