@@ -125,7 +125,9 @@ func Marks(screen string) TurnMarks {
 	text := strings.Join(screenRows(screen), "\n")
 	m := TurnMarks{
 		Interrupts: len(turnEnded.FindAllStringIndex(text, -1)),
-		Unfinished: lowestRow(unfinishedFooter, text) >= 0 && lowestRow(unfinishedFooter, text) == lowestRow(anyFooter, text),
+	}
+	if row := lowestRow(unfinishedFooter, text); row >= 0 {
+		m.Unfinished = row == lowestRow(anyFooter, text)
 	}
 	for _, f := range turnFailed.FindAllStringSubmatch(text, -1) {
 		why := strings.TrimSpace(f[1] + f[2])
@@ -297,7 +299,14 @@ func WaitReason(lines []string) string {
 func StripEscapes(s string) string { return ReplaceEscapes(s, "") }
 
 // ReplaceEscapes replaces each terminal escape sequence in s with repl.
-func ReplaceEscapes(s, repl string) string { return ansiRE.ReplaceAllString(s, repl) }
+func ReplaceEscapes(s, repl string) string {
+	// Every sequence starts with ESC or a C1 CSI/OSC: most captures (read
+	// without -e) hold none, and skip the pattern.
+	if !strings.ContainsAny(s, "\x1b\u009b\u009d") {
+		return s
+	}
+	return ansiRE.ReplaceAllString(s, repl)
+}
 
 // ansiRE is a terminal escape sequence, whole: CSI (colours, "\x1b[2J"),
 // OSC (a title, "\x1b]0;pwn\a", to its end when unterminated), DCS and
