@@ -33,17 +33,22 @@ var rooms = map[string]int{
 	"internal/cli": faces,
 	"popups":       faces,
 
-	"internal/monitor": drivers,
+	"internal/monitor":   drivers,
+	"internal/runengine": drivers,
 
 	"internal/control":   useCases,
 	"internal/react":     useCases,
 	"internal/merge":     useCases,
 	"internal/workspace": useCases,
-	"internal/run":       useCases,
+	"internal/checks":    useCases,
+	"internal/pullreq":   useCases,
 	"keybindings":        useCases,
 
-	"internal/outbox": useCases, // its courier types into panes through workspace; moving out
-	"internal/agent":  models,
+	"internal/outbox":  useCases, // its courier types into panes through workspace; moving out
+	"internal/agent":   models,
+	"internal/run":     models,
+	"internal/runplan": models,
+	"internal/runwork": models,
 
 	"internal/git":            ground,
 	"internal/tmux":           ground,
@@ -67,8 +72,10 @@ var rooms = map[string]int{
 // sideways are the allowed imports between rooms of one floor: from → to.
 var sideways = map[string][]string{
 	"internal/control":        {"internal/merge", "internal/run", "internal/workspace"},
-	"internal/react":          {"internal/outbox", "internal/run", "internal/workspace"},
-	"internal/run":            {"internal/merge", "internal/outbox", "internal/workspace"},
+	"internal/react":          {"internal/checks", "internal/outbox", "internal/workspace"},
+	"internal/run":            {"internal/runplan", "internal/runwork"},
+	"internal/monitor":        {"internal/runengine"},
+	"internal/pullreq":        {"internal/checks", "internal/workspace"},
 	"internal/workspace":      {},
 	"internal/outbox":         {"internal/workspace"},
 	"internal/agent":          {},
