@@ -30,8 +30,11 @@ type paneView struct {
 	// marks are the ended-turn marks on the last working screen (or the
 	// first one read); a screen that turns idle is compared with them. A
 	// dialog's screen does not count: Gemini CLI draws its sign-in dialog
-	// under the turn that failed behind it.
-	marks agent.TurnMarks
+	// under the turn that failed behind it. A busy agent's screen changes
+	// every tick: its text is kept (working) and read for marks only when
+	// a screen turns idle.
+	marks   agent.TurnMarks
+	working string
 	// interrupted and turnError say how the turn ended that left the
 	// current idle screen (agent.TurnEnd).
 	interrupted bool
@@ -136,20 +139,23 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 			}
 		}
 		v.reason = reason
-		marks := agent.Marks(text)
 		if v.classSince.IsZero() {
-			v.marks = marks // what was on screen before owt looked is history
+			v.marks = agent.Marks(text) // what was on screen before owt looked is history
 		}
 		if class != v.class || v.classSince.IsZero() {
 			v.class, v.classSince = class, now
 		}
 		v.interrupted, v.turnError = false, ""
-		if class == agent.ClassIdle {
+		switch class {
+		case agent.ClassIdle:
+			if v.working != "" {
+				v.marks, v.working = agent.Marks(v.working), ""
+			}
 			// Read again on every change: the mark may be drawn a moment
 			// after the prompt.
-			v.interrupted, v.turnError = agent.TurnEnd(v.marks, marks)
-		} else if class == agent.ClassWorking {
-			v.marks = marks
+			v.interrupted, v.turnError = agent.TurnEnd(v.marks, agent.Marks(text))
+		case agent.ClassWorking:
+			v.working = text
 		}
 	}
 }
