@@ -102,6 +102,12 @@ var booting = regexp.MustCompile(`(?m)Reconnecting to server|Waiting for startup
 // with itself (see booting). A working screen that is booting shows no
 // turn running: callers check class == ClassWorking && !Booting(screen).
 func Booting(screen string) bool {
+	// The pattern's words are plain text: a plain screen without them
+	// (every tool's but Codex's, nearly always) skips the row work.
+	if !strings.ContainsAny(screen, "\x1b\u009b\u009d") &&
+		!strings.Contains(screen, "Reconnecting to server") && !strings.Contains(screen, "Waiting for startup") {
+		return false
+	}
 	lines := screenRows(screen)
 	if len(lines) > liveLines {
 		lines = lines[len(lines)-liveLines:]
