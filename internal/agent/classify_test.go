@@ -269,4 +269,3 @@ func TestTaskEchoedOnRealScreens(t *testing.T) {
 	unsent := strings.Replace(readScreen(t, "codex", "idle-fresh-v0.169.0"), "Ask Codex to do anything", "say hi", 1)
 	require.False(t, cl.TaskEchoed(unsent, "say hi"))
 }
-

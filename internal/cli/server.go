@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/proc"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
@@ -19,6 +20,7 @@ func serverFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "L", Usage: "use the tmux server of socket `NAME`, as tmux -L does"},
 		&cli.StringFlag{Name: "S", Usage: "use the tmux server of socket `PATH`, as tmux -S does (also " + SocketEnv + ")"},
+		&cli.BoolFlag{Name: "trace", Usage: "print every git, tmux and gh command owt runs, with its duration, to stderr (also " + proc.TraceEnv + "=1)"},
 	}
 }
 
@@ -26,6 +28,9 @@ func serverFlags() []cli.Flag {
 // else -L NAME, else $TMUX when owt runs inside tmux, else
 // $OWT_TMUX_SOCKET, else tmux's default socket.
 func (f *factory) chooseServer(c *cli.Context) error {
+	if c.Bool("trace") {
+		proc.TraceTo(f.io.ErrOut)
+	}
 	if c.IsSet("L") && c.IsSet("S") {
 		return usagef("-L and -S both name a tmux server: give one")
 	}

@@ -46,7 +46,10 @@ func Run(ctx context.Context, cmd *exec.Cmd) error {
 		err = fmt.Errorf("%s: %w (%v)", commandName(cmd), ctx.Err(), err)
 	}
 	if tracing() {
-		trace(traceOut, cmd, time.Since(start), err)
+		traceMu.Lock()
+		out := traceOut
+		traceMu.Unlock()
+		trace(out, cmd, time.Since(start), err)
 	}
 	return err
 }
@@ -59,6 +62,15 @@ var (
 	// the monitor's log).
 	traceOut io.Writer = os.Stderr
 )
+
+// TraceTo turns tracing on for this process, to w (owt --trace); nil
+// turns it off.
+func TraceTo(w io.Writer) {
+	tracing() // the environment is read first, so it cannot undo this
+	traceMu.Lock()
+	defer traceMu.Unlock()
+	traceOut, traceOn = w, w != nil
+}
 
 func tracing() bool {
 	traceOnce.Do(func() {
