@@ -15,9 +15,9 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/merge"
-	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -129,7 +129,7 @@ func runStart(c *cli.Context, file string) error {
 	}
 	r := run.NewRun(name, repo.Root, base, p, time.Now())
 	tm := tmuxClient()
-	r.Socket = daemon.SocketPath(tm)
+	r.Socket = tm.ServerSocket()
 	r.Server, _ = tm.ServerIdentity() // none runs yet: the monitor that drives it records its server
 	store := run.DefaultStore()
 	taken := store.Exists(name) // Create checks again under the lock
@@ -239,7 +239,7 @@ func taskWhy(t run.TaskView) string {
 // lives, unless it runs, and says who drives the run: a run nobody drives
 // must not look like one in progress.
 func driveMonitor(tm *tmux.Client) string {
-	socket := daemon.SocketPath(tm)
+	socket := tm.ServerSocket()
 	if !tm.Running() {
 		return fmt.Sprintf("no tmux server runs at %s: nothing starts until one does and owt's monitor runs there (owt's tmux plugin, 'owt tmux init' or any 'owt new' starts it)", socket)
 	}

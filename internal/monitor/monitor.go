@@ -24,7 +24,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/monitor/daemon"
+	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/react"
 	"github.com/owt-tmux/owt/internal/run"
@@ -47,7 +47,7 @@ func EnsureRunning(owt string, tm *tmux.Client) error { return daemon.EnsureRunn
 
 // Options configure Run.
 type Options struct {
-	// Socket is the tmux server's socket (daemon.SocketPath).
+	// Socket is the tmux server's socket (tmux.Client.ServerSocket).
 	Socket   string
 	Interval time.Duration
 	// Log receives one line per event worth knowing (start, stop, errors,

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -79,7 +78,7 @@ func (w *Workspace) EnsureSession(r *state.Record) (string, error) {
 			return fmt.Errorf("%w %q", ErrUnknownName, r.Name)
 		}
 		cur.SessionID, cur.Pane, cur.Session = created.SessionID, created.PaneID, created.SessionName
-		cur.Socket = daemon.SocketPath(w.Tmux)
+		cur.Socket = w.Tmux.ServerSocket()
 		cur.Server = created.Server
 		if !cur.NoAgent && cur.Status != state.Exited {
 			cur.SetStatus(state.Exited, state.FromOwt, w.Now())

@@ -11,7 +11,6 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
 	untrusted "github.com/owt-tmux/owt/internal/text"
@@ -239,7 +238,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 			return fmt.Errorf("record %s vanished while it was being created", rec.Name)
 		}
 		r.SessionID, r.Pane, r.Session = created.SessionID, created.PaneID, created.SessionName
-		r.Socket = daemon.SocketPath(w.Tmux)
+		r.Socket = w.Tmux.ServerSocket()
 		r.Server = created.Server
 		r.Copied = copied
 		r.Creating = false

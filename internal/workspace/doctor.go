@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/state"
 	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -411,7 +411,7 @@ func insideDir(path, dir string) bool {
 // doctorMonitor checks the status monitor of this tmux server runs while
 // owt sessions exist, and starts it with --fix.
 func (w *Workspace) doctorMonitor(fix bool, rep *DoctorReport) {
-	socket := daemon.SocketPath(w.Tmux)
+	socket := w.Tmux.ServerSocket()
 	if !w.Tmux.Running() {
 		// No server: its monitor, if still there, is on its way out.
 		rep.Monitor = "not running"

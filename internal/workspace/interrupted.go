@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/state"
 	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -318,7 +317,7 @@ func (w *Workspace) adopt(r *state.Record, s tmux.Session) error {
 			return fmt.Errorf("its record changed meanwhile")
 		}
 		cur.SessionID, cur.Pane, cur.Session, cur.Server = s.ID, pane, s.Name, s.Server
-		cur.Socket = daemon.SocketPath(w.Tmux)
+		cur.Socket = w.Tmux.ServerSocket()
 		cur.Copied = copied
 		cur.Creating = false
 		return nil

@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -69,7 +68,7 @@ func (w *Workspace) Restart(name, prompt string) (*state.Record, error) {
 			return fmt.Errorf("%w %q", ErrUnknownName, name)
 		}
 		cur.SessionID, cur.Pane, cur.Session = created.SessionID, created.PaneID, created.SessionName
-		cur.Socket = daemon.SocketPath(w.Tmux)
+		cur.Socket = w.Tmux.ServerSocket()
 		cur.Server = created.Server
 		rec = cur
 		return nil

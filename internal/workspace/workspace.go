@@ -17,7 +17,6 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -206,7 +205,7 @@ func (w *Workspace) owtSessionsByName() map[string]foundSession {
 		return nil
 	}
 	panes, _ := w.Tmux.Panes()
-	socket := daemon.SocketPath(w.Tmux)
+	socket := w.Tmux.ServerSocket()
 	out := map[string]foundSession{}
 	for _, s := range sessions {
 		o := opts[s.ID]

@@ -1,6 +1,8 @@
 // Package daemon finds, locks and starts the one "owt monitor" of a tmux
-// server. It sits below the workspace package (owt new starts the monitor)
-// and knows nothing of what the monitor does.
+// server. It sits below the workspace (owt new starts the monitor) and the
+// monitor itself, and knows nothing of what the monitor does.
+//
+// Imports state and tmux; never workspace, monitor or anything above.
 //
 // The lock is an flock on <server socket>.owt-monitor.lock, held by the
 // monitor for its whole life; a second monitor for the same server fails
@@ -26,41 +28,6 @@ import (
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
-
-// SocketPath is the socket of the tmux server tm talks to, the way tmux
-// finds it: -S, else $TMUX, else $TMUX_TMPDIR (or /tmp)/tmux-UID/default.
-// Symlinks are resolved so one server has one name.
-func SocketPath(tm *tmux.Client) string {
-	p := tm.Socket
-	if p == "" {
-		if t := os.Getenv("TMUX"); t != "" {
-			p, _, _ = strings.Cut(t, ",")
-		}
-	}
-	if p == "" {
-		dir := os.Getenv("TMUX_TMPDIR")
-		if dir == "" {
-			dir = "/tmp"
-		}
-		p = filepath.Join(dir, "tmux-"+strconv.Itoa(os.Getuid()), "default")
-	}
-	return Canonical(p)
-}
-
-// Canonical is the one name of a socket path: absolute, symlinks resolved
-// (in its directory when the socket is not there yet).
-func Canonical(p string) string {
-	if abs, err := filepath.Abs(p); err == nil {
-		p = abs
-	}
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		return real
-	}
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-		return filepath.Join(dir, filepath.Base(p))
-	}
-	return p
-}
 
 // runDir is where the locks live: $XDG_RUNTIME_DIR/owt, or a private
 // directory under the temp dir when the runtime dir is unusable.
@@ -191,7 +158,7 @@ func PID(socket string) int {
 // output to owt's log) and outlives the caller; it exits with the server.
 // Two callers racing both start one; the loser of the lock exits at once.
 func EnsureRunning(owt string, tm *tmux.Client) error {
-	socket := SocketPath(tm)
+	socket := tm.ServerSocket()
 	if Running(socket) {
 		return nil
 	}

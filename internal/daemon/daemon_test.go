@@ -3,13 +3,10 @@ package daemon
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
-
-	"github.com/owt-tmux/owt/internal/tmux"
 )
 
 func TestOneLockPerServer(t *testing.T) {
@@ -33,20 +30,6 @@ func TestOneLockPerServer(t *testing.T) {
 	l.Release()
 	require.False(t, Running(sock))
 	require.Zero(t, PID(sock))
-}
-
-func TestSocketPath(t *testing.T) {
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	link := filepath.Join(t.TempDir(), "link")
-	require.NoError(t, os.Symlink(dir, link))
-	require.Equal(t, filepath.Join(dir, "s"), SocketPath(&tmux.Client{Socket: filepath.Join(link, "s")}), "one server, one name")
-
-	t.Setenv("TMUX", dir+"/work,123,4")
-	require.Equal(t, filepath.Join(dir, "work"), SocketPath(&tmux.Client{}))
-	t.Setenv("TMUX", "")
-	t.Setenv("TMUX_TMPDIR", dir)
-	require.Equal(t, filepath.Join(dir, "tmux-"+strconv.Itoa(os.Getuid()), "default"), SocketPath(&tmux.Client{}))
 }
 
 func TestLockIsBesideTheSocketWhateverTheRuntimeDir(t *testing.T) {
