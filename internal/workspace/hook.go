@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,7 +56,7 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 	if !ok {
 		return errors.Join(fmt.Errorf("%w: %s %s", ErrHookIgnored, call.Kind, call.Event), parseErr, chainErr)
 	}
-	w, name, err := hookWorkspace(tm, call, ev)
+	w, name, err := hookLedger(tm, call, ev)
 	if err == nil {
 		var changed bool
 		_, changed, err = w.changeStatus(name, func(r *state.Record) (statusChange, bool) {
@@ -77,15 +76,14 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 	return errors.Join(err, parseErr, chainErr)
 }
 
-// hookWorkspace finds the record a hook is about: OWT_NAME and OWT_REPO
+// hookLedger finds the record a hook is about: OWT_NAME and OWT_REPO
 // from the session's environment, else the worktree holding the event's
 // cwd. The event's cwd wins when it lies in another record's worktree: a
 // tool started in worktree B from a shell of A's session inherits A's
 // environment but is B's agent — unless the hook runs in the pane of the
 // environment's live agent ($TMUX_PANE), which makes it that agent's, even
-// when the agent looks around a sibling worktree. The workspace it returns
-// is only good for status updates.
-func hookWorkspace(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*Workspace, string, error) {
+// when the agent looks around a sibling worktree.
+func hookLedger(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*Ledger, string, error) {
 	name, repo := call.Getenv("OWT_NAME"), call.Getenv("OWT_REPO")
 	hint := repo
 	if call.Kind == "codex" && call.Event != "notify" {
@@ -115,10 +113,7 @@ func hookWorkspace(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*Workspa
 		}
 		name, repo = rec.Name, store.Repo
 	}
-	return &Workspace{
-		Repo: git.Repo{Root: repo}, Store: store, Tmux: tm,
-		Log: io.Discard, Now: time.Now,
-	}, name, nil
+	return &Ledger{Repo: git.Repo{Root: repo}, Store: store, Tmux: tm, Now: time.Now}, name, nil
 }
 
 // ownsEvent reports, from one read of the state, whether the record

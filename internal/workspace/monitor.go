@@ -4,13 +4,10 @@ import (
 	"errors"
 	"io"
 	"os"
-	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/daemon"
-	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
@@ -28,10 +25,7 @@ func (w *Workspace) startMonitor() {
 // back to the defaults and is returned as the error beside a usable
 // workspace, so one bad .owt.toml cannot stop the monitor.
 func OpenRoot(root string, tm *tmux.Client) (*Workspace, error) {
-	w := &Workspace{
-		Repo: git.Repo{Root: root}, Store: state.ForRepo(root), Tmux: tm,
-		Log: io.Discard, Now: time.Now, Config: config.Defaults(),
-	}
+	w := &Workspace{Ledger: *NewLedger(root, tm), Log: io.Discard, Config: config.Defaults()}
 	w.Store.Rebuild = w.rebuild
 	if self, err := os.Executable(); err == nil {
 		w.Self = self

@@ -3,7 +3,6 @@ package workspace
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -70,13 +68,13 @@ func withPublishLock(fn func()) {
 }
 
 // publishCurrent publishes the record called name, under the publish lock.
-func (w *Workspace) publishCurrent(name string) {
+func (w *Ledger) publishCurrent(name string) {
 	withPublishLock(func() { w.PublishHeld(name) })
 }
 
 // PublishHeld publishes the record called name as the state file has it
 // now. The caller holds the publish lock.
-func (w *Workspace) PublishHeld(name string) {
+func (w *Ledger) PublishHeld(name string) {
 	f, err := w.Store.Load()
 	if err != nil {
 		return
@@ -89,7 +87,7 @@ func (w *Workspace) PublishHeld(name string) {
 // publishDetached hands publishing to a detached "owt _publish", which
 // takes the publish lock itself: the caller (a hook the agent waits for)
 // waits neither for tmux nor for another publisher.
-func (w *Workspace) publishDetached(name string) error {
+func (w *Ledger) publishDetached(name string) error {
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("publish %s: find owt: %w", name, err)
@@ -108,7 +106,7 @@ func (w *Workspace) publishDetached(name string) error {
 // option redraws every client's status line (tmux ≥ 3.2), so no
 // refresh-client is needed. tmux being unreachable is not an error: the
 // state file is the truth.
-func (w *Workspace) publish(rec *state.Record) {
+func (w *Ledger) publish(rec *state.Record) {
 	if rec.Session == "" {
 		return
 	}
@@ -131,8 +129,7 @@ func (w *Workspace) publish(rec *state.Record) {
 // PublishRecord is "owt _publish": it publishes the record called name of
 // the repository rooted at repo, under the publish lock.
 func PublishRecord(tm *tmux.Client, repo, name string) {
-	w := &Workspace{Repo: git.Repo{Root: repo}, Store: state.ForRepo(repo), Tmux: tm, Log: io.Discard, Now: time.Now}
-	w.publishCurrent(name)
+	NewLedger(repo, tm).publishCurrent(name)
 }
 
 // PublishSummaryLocked rewrites the status-bar summary under the publish

@@ -21,7 +21,7 @@ const eventRefresh = time.Second
 
 // SetStatus records a status change for the worktree called name and
 // publishes it to tmux. exitCode is kept only with state.Exited.
-func (w *Workspace) SetStatus(name string, st state.Status, src state.Source, exitCode *int) (*state.Record, error) {
+func (w *Ledger) SetStatus(name string, st state.Status, src state.Source, exitCode *int) (*state.Record, error) {
 	rec, _, err := w.SetStatusAt(name, st, src, exitCode, w.Now())
 	return rec, err
 }
@@ -31,7 +31,7 @@ func (w *Workspace) SetStatus(name string, st state.Status, src state.Source, ex
 // hooks of one agent run in order, but their processes can reach the state
 // lock out of order. It reports whether the status (or its source or exit
 // code) changed; only then is it published.
-func (w *Workspace) SetStatusAt(name string, st state.Status, src state.Source, exitCode *int, at time.Time) (*state.Record, bool, error) {
+func (w *Ledger) SetStatusAt(name string, st state.Status, src state.Source, exitCode *int, at time.Time) (*state.Record, bool, error) {
 	rec, changed, err := w.recordStatus(name, st, src, exitCode, at)
 	if changed {
 		w.publishCurrent(name)
@@ -40,7 +40,7 @@ func (w *Workspace) SetStatusAt(name string, st state.Status, src state.Source, 
 }
 
 // recordStatus is SetStatusAt without publishing.
-func (w *Workspace) recordStatus(name string, st state.Status, src state.Source, exitCode *int, at time.Time) (*state.Record, bool, error) {
+func (w *Ledger) recordStatus(name string, st state.Status, src state.Source, exitCode *int, at time.Time) (*state.Record, bool, error) {
 	return w.changeStatus(name, func(*state.Record) (statusChange, bool) {
 		return statusChange{status: st, source: src, exitCode: exitCode, at: at}, true
 	})
@@ -65,7 +65,7 @@ type statusChange struct {
 // changeStatus applies the change decide returns for the record as it is
 // under the state lock, unless decide declines or the event is stale. The
 // caller publishes.
-func (w *Workspace) changeStatus(name string, decide func(*state.Record) (statusChange, bool)) (*state.Record, bool, error) {
+func (w *Ledger) changeStatus(name string, decide func(*state.Record) (statusChange, bool)) (*state.Record, bool, error) {
 	var rec state.Record
 	changed := false
 	err := w.Store.Update(func(f *state.File) error {
@@ -111,7 +111,7 @@ func sameCode(a, b *int) bool {
 // FollowSession records that the session of the worktree called name,
 // still the one with id sessionID, is now called session (the user ran
 // rename-session). A record whose session is another by now is left.
-func (w *Workspace) FollowSession(name, sessionID, session string) error {
+func (w *Ledger) FollowSession(name, sessionID, session string) error {
 	err := w.Store.Update(func(f *state.File) error {
 		r, ok := f.Records[name]
 		if !ok {
@@ -131,7 +131,7 @@ func (w *Workspace) FollowSession(name, sessionID, session string) error {
 
 // SetBaseCommit records commit as where the branch of the worktree called
 // name starts: owt sync moved a branch with no commits of its own there.
-func (w *Workspace) SetBaseCommit(name, commit string) error {
+func (w *Ledger) SetBaseCommit(name, commit string) error {
 	err := w.Store.Update(func(f *state.File) error {
 		r, ok := f.Records[name]
 		if !ok {

@@ -25,13 +25,15 @@ import (
 // ErrUnknownName is returned for a name with no record in this repo.
 var ErrUnknownName = errors.New("no such worktree")
 
-// Workspace is one repository as owt manages it.
+// Workspace is one repository as owt manages it: its records (Ledger)
+// with the config, the tool profiles and the owt executable that creating,
+// restarting and deleting need. Build one with Open or OpenRoot only: they
+// set every field, so every method is safe on what they return. Code that
+// needs only records and tmux (a hook, a publisher) takes a *Ledger.
 type Workspace struct {
-	Repo   git.Repo
+	Ledger
 	Config config.Config
 	Tools  map[string]agent.Profile
-	Store  *state.Store
-	Tmux   *tmux.Client
 	// Self is the owt executable, run in new sessions and by hooks.
 	Self string
 	// Log receives progress lines ("created worktree …"); may be io.Discard.
@@ -39,9 +41,26 @@ type Workspace struct {
 	// Warn receives warnings the user must see even when progress is
 	// quiet (--json); nil means Log.
 	Warn io.Writer
-	Now  func() time.Time
 
 	classifiers classifierCache
+}
+
+// Ledger is the part of a workspace the hot paths need: one repository's
+// records and the tmux server its sessions live on. It loads no config,
+// knows no tool and runs no git, so it is cheap to build: the hook of
+// every agent turn and every "owt _publish" builds one (NewLedger).
+type Ledger struct {
+	Repo  git.Repo
+	Store *state.Store
+	Tmux  *tmux.Client
+	Now   func() time.Time
+}
+
+// NewLedger is the ledger of the repository whose main checkout is root.
+// Its store does not rebuild a corrupt state file (only a Workspace knows
+// how).
+func NewLedger(root string, tm *tmux.Client) *Ledger {
+	return &Ledger{Repo: git.Repo{Root: root}, Store: state.ForRepo(root), Tmux: tm, Now: time.Now}
 }
 
 // Open finds the repository containing dir and loads its config and state.
@@ -66,8 +85,8 @@ func Open(dir string, tm *tmux.Client) (*Workspace, error) {
 		self = resolved
 	}
 	w := &Workspace{
-		Repo: repo, Config: cfg, Tools: tools, Tmux: tm, Self: self,
-		Store: state.ForRepo(repo.Root), Log: io.Discard, Now: time.Now,
+		Ledger: Ledger{Repo: repo, Store: state.ForRepo(repo.Root), Tmux: tm, Now: time.Now},
+		Config: cfg, Tools: tools, Self: self, Log: io.Discard,
 	}
 	w.Store.Rebuild = w.rebuild
 	return w, nil
