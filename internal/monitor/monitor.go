@@ -25,7 +25,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/daemon"
-	"github.com/owt-tmux/owt/internal/outbox"
+	"github.com/owt-tmux/owt/internal/delivery"
 	"github.com/owt-tmux/owt/internal/react"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
@@ -139,10 +139,10 @@ type monitor struct {
 	ttys     map[recKey]string         // the terminal of each record's pane when last seen
 	live     []agentPane               // the records with a live agent pane, this tick
 	notifier *notifier
-	engine   *run.Engine     // drives the task graphs registered on this server
-	courier  *outbox.Courier // delivers the messages owt owes this server's agents
-	reactor  *react.Reactor  // turns failing checks, CI, reviews and conflicts into messages
-	told     tellings        // what the reactions asked to tell the user
+	engine   *run.Engine       // drives the task graphs registered on this server
+	courier  *delivery.Courier // delivers the messages owt owes this server's agents
+	reactor  *react.Reactor    // turns failing checks, CI, reviews and conflicts into messages
+	told     tellings          // what the reactions asked to tell the user
 }
 
 func newMonitor(tm *tmux.Client, log io.Writer) *monitor {

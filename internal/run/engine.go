@@ -51,7 +51,7 @@ type Engine struct {
 	Notify func(rec *state.Record, n Notice)
 
 	// Outbox is where messages to agents are queued (default: the state
-	// dir's); the monitor's outbox.Courier delivers them.
+	// dir's); the monitor's delivery.Courier delivers them.
 	Outbox outbox.Box
 
 	checks   jobs                         // the checks running in the background

@@ -1,4 +1,9 @@
-package outbox
+// Package delivery types the messages of the outbox into the panes of the
+// agents they are for: the monitor of each tmux server runs one Courier.
+// The queue itself (what is owed, held, delivered) is outbox's.
+//
+// Imports outbox, workspace, state and tmux; never monitor, run or react.
+package delivery
 
 import (
 	"errors"
@@ -7,21 +12,18 @@ import (
 	"sync"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
-
-// HeldByUser is why a queued message waits while a client is on the
-// agent's pane: what owt types there would mix with what the user types.
-const HeldByUser = "the user is on its pane"
 
 // Courier delivers the outbox of one tmux server's agents: the monitor of
 // that server calls Tick once a tick. Each delivery runs in the
 // background, one per agent at a time, so a slow agent never holds the
 // monitor's tick.
 type Courier struct {
-	Box Box
+	Box outbox.Box
 	// Socket is the tmux server of the monitor: an agent on another
 	// server is that server's to reach.
 	Socket string
@@ -31,11 +33,11 @@ type Courier struct {
 	// snapshot of this tick saw it (no tmux call of its own).
 	Viewed func(pane string) bool
 
-	dirMod  time.Time // the box dir's mtime at the last listing
-	pending []Agent   // the agents with queued messages at the last listing
+	dirMod  time.Time      // the box dir's mtime at the last listing
+	pending []outbox.Agent // the agents with queued messages at the last listing
 
 	mu   sync.Mutex
-	busy map[Agent]bool // deliveries under way
+	busy map[outbox.Agent]bool // deliveries under way
 }
 
 // rescanWithin: a dir changed this recently is listed again even if its
@@ -57,7 +59,7 @@ func (c *Courier) Tick(now time.Time) {
 		return
 	}
 	c.dirMod = mod
-	if c.pending, err = c.Box.pending(); err != nil {
+	if c.pending, err = c.Box.Pending(); err != nil {
 		c.logf("outbox: %v", err)
 	}
 	if len(c.pending) == 0 {
@@ -75,11 +77,11 @@ func (c *Courier) Tick(now time.Time) {
 			c.drop(a, gone)
 			continue
 		}
-		if !Ready(rec) {
+		if !outbox.Ready(rec) {
 			continue // not now: working, waiting for the user, or starting
 		}
 		if c.Viewed != nil && c.Viewed(rec.Pane) {
-			if err := c.Box.Hold(a, HeldByUser); err != nil {
+			if err := c.Box.Hold(a, outbox.HeldByUser); err != nil {
 				c.logf("outbox %s: %v", a.Name, err)
 			}
 			continue
@@ -92,16 +94,10 @@ func (c *Courier) Tick(now time.Time) {
 	}
 }
 
-// Ready reports whether an agent can take a message now: its turn is
-// over (idle), it waits for nobody, it lives and has started.
-func Ready(rec *state.Record) bool {
-	return rec.Status == state.Idle && !rec.NoAgent && rec.Pane != "" && !rec.Creating
-}
-
 // deliver sends a's queued messages as one paste through owt send's path
 // and settles them: delivered when the agent took it, undeliverable with
 // the reason otherwise. An agent that turned busy meanwhile keeps them.
-func (c *Courier) deliver(a Agent, rec *state.Record) {
+func (c *Courier) deliver(a outbox.Agent, rec *state.Record) {
 	defer c.setBusy(a, false)
 	msgs, err := c.Box.Take(a, time.Now()) // no longer withdrawn: typed, or given back
 	if err != nil || len(msgs) == 0 {
@@ -114,30 +110,30 @@ func (c *Courier) deliver(a Agent, rec *state.Record) {
 	// (reported elsewhere) rather than losing the messages.
 	w, err := workspace.OpenRoot(a.Repo, c.Tmux)
 	if w == nil {
-		c.settle(a, msgs, Undeliverable, time.Time{}, err.Error())
+		c.settle(a, msgs, outbox.Undeliverable, time.Time{}, err.Error())
 		return
 	}
 	sentAt := time.Now()
-	err = w.SendTo(rec, Join(msgs), workspace.SendOptions{OnlyIdle: true})
+	err = w.SendTo(rec, outbox.Join(msgs), workspace.SendOptions{OnlyIdle: true})
 	switch {
 	case err == nil:
-		c.settle(a, msgs, Delivered, sentAt, "")
+		c.settle(a, msgs, outbox.Delivered, sentAt, "")
 	case errors.Is(err, workspace.ErrNotReady):
 		// It waits for the user now: the next idle turn gets them.
 		if err := c.Box.Release(a, msgs); err != nil {
 			c.logf("outbox %s: %v", a.Name, err)
 		}
 	default:
-		c.settle(a, msgs, Undeliverable, sentAt, err.Error())
+		c.settle(a, msgs, outbox.Undeliverable, sentAt, err.Error())
 	}
 }
 
-func (c *Courier) settle(a Agent, msgs []Message, to State, at time.Time, why string) {
+func (c *Courier) settle(a outbox.Agent, msgs []outbox.Message, to outbox.State, at time.Time, why string) {
 	if err := c.Box.Settle(a, msgs, to, at, why); err != nil {
 		c.logf("outbox %s: %v", a.Name, err)
 		return
 	}
-	if to == Delivered {
+	if to == outbox.Delivered {
 		c.logf("outbox %s: delivered %d message(s)", a.Name, len(msgs))
 	} else {
 		c.logf("outbox %s: %d message(s) %s: %s", a.Name, len(msgs), to, why)
@@ -146,7 +142,7 @@ func (c *Courier) settle(a Agent, msgs []Message, to State, at time.Time, why st
 
 // record is a's worktree record; a gone worktree's messages are dropped
 // as undeliverable, and false is returned for both.
-func (c *Courier) record(a Agent) (*state.Record, bool) {
+func (c *Courier) record(a outbox.Agent) (*state.Record, bool) {
 	f, err := state.ForRepo(a.Repo).Peek()
 	if err != nil {
 		c.logf("outbox %s: %v", a.Name, err)
@@ -172,13 +168,13 @@ func goneWhy(rec *state.Record) string {
 }
 
 // drop settles every queued message of a as undeliverable.
-func (c *Courier) drop(a Agent, why string) {
+func (c *Courier) drop(a outbox.Agent, why string) {
 	msgs, err := c.Box.Queued(a)
 	if err != nil {
 		c.logf("outbox %s: %v", a.Name, err)
 		return
 	}
-	c.settle(a, msgs, Undeliverable, time.Time{}, why)
+	c.settle(a, msgs, outbox.Undeliverable, time.Time{}, why)
 }
 
 // mine reports whether rec's agent lives on this courier's server.
@@ -186,17 +182,17 @@ func (c *Courier) mine(rec *state.Record) bool {
 	return rec.Socket == "" || rec.Socket == c.Socket
 }
 
-func (c *Courier) isBusy(a Agent) bool {
+func (c *Courier) isBusy(a outbox.Agent) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.busy[a]
 }
 
-func (c *Courier) setBusy(a Agent, on bool) {
+func (c *Courier) setBusy(a outbox.Agent, on bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.busy == nil {
-		c.busy = map[Agent]bool{}
+		c.busy = map[outbox.Agent]bool{}
 	}
 	if on {
 		c.busy[a] = true
