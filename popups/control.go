@@ -14,6 +14,7 @@ import (
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/react"
 	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -631,7 +632,7 @@ func (m *ctl) typingKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			if err != nil {
 				return verbMsg{err: err}
 			}
-			if err := w.SendTo(rec, text, workspace.SendOptions{}); err != nil {
+			if err := send.To(w, rec, text, send.Options{}); err != nil {
 				return verbMsg{err: err}
 			}
 			return verbMsg{text: "sent to " + rec.Name}

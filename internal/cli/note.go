@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
 	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -19,7 +20,7 @@ import (
 type noteRun struct {
 	Note      string                 `json:"note"`
 	Worktrees []workspace.NoteResult `json:"worktrees"`
-	Sent      []workspace.SendResult `json:"sent,omitempty"`
+	Sent      []send.Result          `json:"sent,omitempty"`
 }
 
 func noteCommand() *cli.Command {
@@ -107,7 +108,7 @@ func noteCommand() *cli.Command {
 						agents = append(agents, r)
 					}
 				}
-				run.Sent = w.Send(agents, run.Note)
+				run.Sent = send.Each(w, agents, run.Note)
 			}
 			if err := printNote(c, run, "wrote the note into"); err != nil {
 				return err

@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/owt-tmux/owt/internal/workspace"
+	"github.com/owt-tmux/owt/internal/runner"
 )
 
 // runCommand is the first process of every worktree session.
@@ -15,7 +15,7 @@ func runCommand() *cli.Command {
 		Hidden: true,
 		Usage:  "run a worktree session's setup and agent (started by owt new)",
 		Action: func(*cli.Context) error {
-			return workspace.RunSession(tmuxClient(), os.Stdout)
+			return runner.RunSession(tmuxClient(), os.Stdout)
 		},
 	}
 }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 func sendCommand() *cli.Command {
@@ -110,7 +110,7 @@ func sendCommand() *cli.Command {
 					return fmt.Errorf("no running agent matches")
 				}
 			}
-			results := w.SendWith(recs, text, workspace.SendOptions{Answer: c.Bool("answer")})
+			results := send.EachWith(w, recs, text, send.Options{Answer: c.Bool("answer")})
 			failed := 0
 			for _, r := range results {
 				if r.Err != "" {
@@ -157,7 +157,7 @@ func resendTask(c *cli.Context, name string) error {
 	if strings.TrimSpace(rec.Task) == "" {
 		return fmt.Errorf("%s has no task to send (it was made without one, or its record was rebuilt)", name)
 	}
-	res := w.Send([]*state.Record{rec}, rec.Task)[0]
+	res := send.Each(w, []*state.Record{rec}, rec.Task)[0]
 	if c.Bool("json") {
 		if err := printJSON(c.App.Writer, []any{res}); err != nil {
 			return err

@@ -2,7 +2,8 @@
 // agents they are for: the monitor of each tmux server runs one Courier.
 // The queue itself (what is owed, held, delivered) is outbox's.
 //
-// Imports outbox, workspace, state and tmux; never monitor, run or react.
+// Imports send, outbox, workspace, state and tmux; never monitor, run or
+// react.
 package delivery
 
 import (
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/outbox"
+	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -114,11 +116,11 @@ func (c *Courier) deliver(a outbox.Agent, rec *state.Record) {
 		return
 	}
 	sentAt := time.Now()
-	err = w.SendTo(rec, outbox.Join(msgs), workspace.SendOptions{OnlyIdle: true})
+	err = send.To(w, rec, outbox.Join(msgs), send.Options{OnlyIdle: true})
 	switch {
 	case err == nil:
 		c.settle(a, msgs, outbox.Delivered, sentAt, "")
-	case errors.Is(err, workspace.ErrNotReady):
+	case errors.Is(err, send.ErrNotReady):
 		// It waits for the user now: the next idle turn gets them.
 		if err := c.Box.Release(a, msgs); err != nil {
 			c.logf("outbox %s: %v", a.Name, err)

@@ -68,7 +68,7 @@ func (w *Workspace) EnsureSession(r *state.Record) (string, error) {
 		}
 		return "", fmt.Errorf("recreate session %s: %w", r.Session, err)
 	}
-	if err := w.Tmux.MarkSession(created.SessionID, sessionOptions(r), nil); err != nil {
+	if err := w.Tmux.MarkSession(created.SessionID, SessionOptions(r), nil); err != nil {
 		_ = w.Tmux.KillSession(created.SessionID)
 		return "", fmt.Errorf("recreate session %s: %w", r.Session, err)
 	}

@@ -193,7 +193,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	// written while the files are copied and the session starts.
 	marked := async(func() (struct{}, error) { w.markOwtBranch(rec.Branch); return struct{}{}, nil })
 	defer func() { _, _ = marked() }()
-	w.logf("created worktree %s on branch %s (from %s)", rec.Path, rec.Branch, from)
+	w.Logf("created worktree %s on branch %s (from %s)", rec.Path, rec.Branch, from)
 	if err := afterStep("worktree"); err != nil {
 		return nil, err
 	}
@@ -511,7 +511,7 @@ func (w *Workspace) bringFiles(dst string, listUnversioned func() (git.Unversion
 	var todo []string
 	for _, rel := range matches {
 		if _, err := os.Lstat(filepath.Join(dst, filepath.FromSlash(rel))); err == nil {
-			w.logf("kept %s: the branch already has it", rel)
+			w.Logf("kept %s: the branch already has it", rel)
 			continue
 		}
 		todo = append(todo, rel)
@@ -521,7 +521,7 @@ func (w *Workspace) bringFiles(dst string, listUnversioned func() (git.Unversion
 		return nil, fmt.Errorf("copy files into %s: %w", dst, err)
 	}
 	for _, c := range copied {
-		w.logf("copied %s", c)
+		w.Logf("copied %s", c)
 	}
 	if len(w.Config.Worktree.Link) == 0 {
 		return copied, nil
@@ -531,7 +531,7 @@ func (w *Workspace) bringFiles(dst string, listUnversioned func() (git.Unversion
 		return nil, fmt.Errorf("link files into %s: %w", dst, err)
 	}
 	for _, s := range skipped {
-		w.logf("not linked %s: missing in %s", s, w.Repo.Root)
+		w.Logf("not linked %s: missing in %s", s, w.Repo.Root)
 	}
 	if len(linked) == 0 {
 		return copied, nil
@@ -542,7 +542,7 @@ func (w *Workspace) bringFiles(dst string, listUnversioned func() (git.Unversion
 	patterns := make([]string, len(linked))
 	for i, l := range linked {
 		patterns[i] = "/" + l
-		w.logf("linked %s", l)
+		w.Logf("linked %s", l)
 	}
 	if _, err := w.excludeWithUndo(rb, dst, patterns...); err != nil {
 		return nil, fmt.Errorf("exclude links from git: %w", err)

@@ -151,7 +151,7 @@ func (w *Workspace) Delete(name string, o DeleteOptions) error {
 	} else if o.KeepBranch {
 		// A kept branch is the user's now: owt doctor must never delete it.
 		if err := w.Repo.UnmarkOwtBranch(r.Branch); err != nil {
-			w.logf("%v", err)
+			w.Logf("%v", err)
 		}
 	}
 	if err := w.dropRecord(name); err != nil {

@@ -252,7 +252,7 @@ func (w *Workspace) doctorWorktrees(recs []*state.Record, wts []git.Worktree, fi
 // alone by owt doctor.
 func (w *Workspace) markOwtBranch(branch string) {
 	if err := w.Repo.MarkOwtBranch(branch); err != nil {
-		w.logf("could not mark branch %s as owt's (owt doctor will leave it alone): %v", branch, err)
+		w.Logf("could not mark branch %s as owt's (owt doctor will leave it alone): %v", branch, err)
 	}
 }
 

@@ -59,13 +59,13 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 	w, name, err := hookLedger(tm, call, ev)
 	if err == nil {
 		var changed bool
-		_, changed, err = w.changeStatus(name, func(r *state.Record) (statusChange, bool) {
+		_, changed, err = w.ChangeStatus(name, func(r *state.Record) (StatusChange, bool) {
 			// A --no-agent worktree has no agent: a tool someone runs in
 			// it by hand reports nothing owt could ever clear again.
-			c := statusChange{status: state.Status(status), source: state.FromHook, at: call.At,
-				turnError: agent.HookTurnError(call.Event, ev), interrupted: call.Event == "Interrupt"}
-			if c.status == state.Waiting {
-				c.waitingFor = agent.HookWaitReason(call.Event, ev)
+			c := StatusChange{Status: state.Status(status), Source: state.FromHook, At: call.At,
+				TurnError: agent.HookTurnError(call.Event, ev), Interrupted: call.Event == "Interrupt"}
+			if c.Status == state.Waiting {
+				c.WaitingFor = agent.HookWaitReason(call.Event, ev)
 			}
 			return c, !r.NoAgent
 		})

@@ -134,7 +134,7 @@ func (w *Workspace) warnHidden(rel string) {
 	if ignored, _ := git.IsIgnored(w.Repo.Root, rel); ignored {
 		return
 	}
-	w.logf("note: %s is now in .git/info/exclude so owt's hooks stay out of commits; the untracked %s of your checkout is hidden from git status too ('git add -f %s' if you mean to commit it)", rel, rel, rel)
+	w.Logf("note: %s is now in .git/info/exclude so owt's hooks stay out of commits; the untracked %s of your checkout is hidden from git status too ('git add -f %s' if you mean to commit it)", rel, rel, rel)
 }
 
 // excludeWithUndo adds patterns to the repository's info/exclude for the
@@ -150,7 +150,7 @@ func (w *Workspace) excludeWithUndo(rb *undo, worktree string, patterns ...strin
 	if len(added) > 0 {
 		rb.push(func() {
 			if err := w.Repo.UndoExcludes(worktree, added...); err != nil {
-				w.logf("roll back: %v", err)
+				w.Logf("roll back: %v", err)
 			}
 		})
 	}
@@ -178,7 +178,7 @@ func (w *Workspace) releaseExcludes(r *state.Record, others []*state.Record) {
 			continue
 		}
 		if err := w.Repo.RemoveExcludes("/" + h.Path); err != nil {
-			w.logf("%v", err)
+			w.Logf("%v", err)
 		}
 	}
 }
@@ -202,6 +202,6 @@ func (w *Workspace) handOverExclude(rel string, others []*state.Record) {
 		return nil
 	})
 	if err != nil {
-		w.logf("%v", err)
+		w.Logf("%v", err)
 	}
 }

@@ -16,7 +16,7 @@ import (
 // being able to start it does not fail the caller.
 func (w *Workspace) startMonitor() {
 	if err := daemon.EnsureRunning(w.Self, w.Tmux); err != nil {
-		w.logf("status monitor not started: %v", err)
+		w.Logf("status monitor not started: %v", err)
 	}
 }
 

@@ -126,14 +126,14 @@ func (w *Workspace) applyNote(rec *state.Record) {
 		res := w.writeNote(st, rec)
 		switch res.Action {
 		case "written":
-			w.logf("wrote the note into %s", res.File)
+			w.Logf("wrote the note into %s", res.File)
 		case "skipped":
-			w.logf("note not written: %s", res.Reason)
+			w.Logf("note not written: %s", res.Reason)
 		}
 		return nil
 	})
 	if err != nil {
-		w.logf("note not written: %v", err)
+		w.Logf("note not written: %v", err)
 	}
 }
 

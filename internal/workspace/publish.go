@@ -67,8 +67,8 @@ func withPublishLock(fn func()) {
 	fn()
 }
 
-// publishCurrent publishes the record called name, under the publish lock.
-func (w *Ledger) publishCurrent(name string) {
+// PublishCurrent publishes the record called name, under the publish lock.
+func (w *Ledger) PublishCurrent(name string) {
 	withPublishLock(func() { w.PublishHeld(name) })
 }
 
@@ -129,7 +129,7 @@ func (w *Ledger) publish(rec *state.Record) {
 // PublishRecord is "owt _publish": it publishes the record called name of
 // the repository rooted at repo, under the publish lock.
 func PublishRecord(tm *tmux.Client, repo, name string) {
-	NewLedger(repo, tm).publishCurrent(name)
+	NewLedger(repo, tm).PublishCurrent(name)
 }
 
 // PublishSummaryLocked rewrites the status-bar summary under the publish
@@ -145,12 +145,12 @@ func PublishSummaryLocked(tm *tmux.Client) error {
 	return err
 }
 
-// sessionOptions are the user options owt puts on a worktree's session
+// SessionOptions are the user options owt puts on a worktree's session
 // when it creates it. Besides the status bar's @owt-status, they say what
 // the session is, so a state file lost to corruption can be rebuilt from
 // tmux (see rebuild). They prove nothing about ownership: anyone can set
 // them; the record's session id and server identity do that.
-func sessionOptions(rec *state.Record) map[string]string {
+func SessionOptions(rec *state.Record) map[string]string {
 	return map[string]string{
 		"@owt-status": string(rec.Status),
 		"@owt-name":   rec.Name,

@@ -102,16 +102,16 @@ func newWaitReason(rec *state.Record, reason string) bool {
 // may have changed it since the caller read it). It reports whether the
 // status changed.
 func (w *Workspace) ApplyScreen(name string, obs Observation, stillAfter time.Duration) (bool, error) {
-	_, changed, err := w.changeStatus(name, func(r *state.Record) (statusChange, bool) {
+	_, changed, err := w.ChangeStatus(name, func(r *state.Record) (StatusChange, bool) {
 		st, ok := Reconcile(r, obs, stillAfter)
-		c := statusChange{status: st, source: state.FromScreen, at: obs.At, waitingFor: obs.Reason}
+		c := StatusChange{Status: st, Source: state.FromScreen, At: obs.At, WaitingFor: obs.Reason}
 		if st == state.Idle {
-			c.interrupted, c.turnError = obs.Interrupted, obs.TurnError
+			c.Interrupted, c.TurnError = obs.Interrupted, obs.TurnError
 		}
 		return c, ok
 	})
 	if changed {
-		w.publishCurrent(name)
+		w.PublishCurrent(name)
 	}
 	return changed, err
 }

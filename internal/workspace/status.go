@@ -34,38 +34,38 @@ func (w *Ledger) SetStatus(name string, st state.Status, src state.Source, exitC
 func (w *Ledger) SetStatusAt(name string, st state.Status, src state.Source, exitCode *int, at time.Time) (*state.Record, bool, error) {
 	rec, changed, err := w.recordStatus(name, st, src, exitCode, at)
 	if changed {
-		w.publishCurrent(name)
+		w.PublishCurrent(name)
 	}
 	return rec, changed, err
 }
 
 // recordStatus is SetStatusAt without publishing.
 func (w *Ledger) recordStatus(name string, st state.Status, src state.Source, exitCode *int, at time.Time) (*state.Record, bool, error) {
-	return w.changeStatus(name, func(*state.Record) (statusChange, bool) {
-		return statusChange{status: st, source: src, exitCode: exitCode, at: at}, true
+	return w.ChangeStatus(name, func(*state.Record) (StatusChange, bool) {
+		return StatusChange{Status: st, Source: src, ExitCode: exitCode, At: at}, true
 	})
 }
 
-// statusChange is a status an event reports, and when it happened.
-type statusChange struct {
-	status   state.Status
-	source   state.Source
-	exitCode *int
-	at       time.Time
+// StatusChange is a status an event reports, and when it happened.
+type StatusChange struct {
+	Status   state.Status
+	Source   state.Source
+	ExitCode *int
+	At       time.Time
 	// waitingFor is what a waiting agent waits for ("" = unknown).
-	waitingFor string
+	WaitingFor string
 	// turnError is set when the event ended a turn with an error.
-	turnError string
+	TurnError string
 	// interrupted: the event is the user stopping the turn.
-	interrupted bool
+	Interrupted bool
 	// turnRan: the event ends a turn owt did not see start.
-	turnRan bool
+	TurnRan bool
 }
 
-// changeStatus applies the change decide returns for the record as it is
+// ChangeStatus applies the change decide returns for the record as it is
 // under the state lock, unless decide declines or the event is stale. The
 // caller publishes.
-func (w *Ledger) changeStatus(name string, decide func(*state.Record) (statusChange, bool)) (*state.Record, bool, error) {
+func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (StatusChange, bool)) (*state.Record, bool, error) {
 	var rec state.Record
 	changed := false
 	err := w.Store.Update(func(f *state.File) error {
@@ -75,26 +75,26 @@ func (w *Ledger) changeStatus(name string, decide func(*state.Record) (statusCha
 		}
 		rec = *r
 		c, ok := decide(r)
-		if !ok || c.at.Before(r.EventAt) {
+		if !ok || c.At.Before(r.EventAt) {
 			return state.ErrNoChange
 		}
-		if c.status == state.Exited && c.exitCode == nil && r.Status == state.Exited {
-			c.exitCode = r.ExitCode // a late "exited" without a code keeps the one known
+		if c.Status == state.Exited && c.ExitCode == nil && r.Status == state.Exited {
+			c.ExitCode = r.ExitCode // a late "exited" without a code keeps the one known
 		}
 		prev := r.Status
-		changed = r.SetStatus(c.status, c.source, c.at)
+		changed = r.SetStatus(c.Status, c.Source, c.At)
 		changed = applyDetail(r, c) || changed
 		changed = clearDoneOnNewTurn(r, prev, c) || changed
-		if c.status == state.Exited {
-			changed = changed || !sameCode(r.ExitCode, c.exitCode)
-			r.ExitCode = c.exitCode
+		if c.Status == state.Exited {
+			changed = changed || !sameCode(r.ExitCode, c.ExitCode)
+			r.ExitCode = c.ExitCode
 		} else {
 			r.ExitCode = nil
 		}
-		if !changed && c.at.Sub(r.EventAt) < eventRefresh {
+		if !changed && c.At.Sub(r.EventAt) < eventRefresh {
 			return state.ErrNoChange
 		}
-		r.EventAt = c.at
+		r.EventAt = c.At
 		rec = *r
 		return nil
 	})
@@ -154,43 +154,43 @@ const TaskNotTaken = "task not taken"
 // waiting agent waits for (a new reason is a new wait, so it restarts
 // StatusSince and is notified again) and why a turn failed (cleared by the
 // next turn). It reports whether anything changed.
-func applyDetail(r *state.Record, c statusChange) bool {
+func applyDetail(r *state.Record, c StatusChange) bool {
 	changed := false
 	want := ""
-	if c.status == state.Waiting {
-		want = c.waitingFor
+	if c.Status == state.Waiting {
+		want = c.WaitingFor
 		if want == "" {
 			want = r.WaitingFor // a hook without detail keeps the screen's
 		}
 	}
 	if r.WaitingFor != want {
 		if want != "" && r.WaitingFor != "" {
-			r.StatusSince = c.at
+			r.StatusSince = c.At
 		}
 		r.WaitingFor, changed = want, true
 	}
 	switch {
-	case !r.TaskPending || c.status == state.Exited:
-	case c.status == state.Working || c.source == state.FromHook || c.turnRan:
+	case !r.TaskPending || c.Status == state.Exited:
+	case c.Status == state.Working || c.Source == state.FromHook || c.TurnRan:
 		// A turn started (a hook's idle or question is one, even one too
 		// quick to be seen working).
 		r.TaskPending, changed = false, true
-	case c.status == state.Idle && c.turnError == "":
+	case c.Status == state.Idle && c.TurnError == "":
 		// Idle before any turn started: the task never reached the tool.
-		c.turnError = TaskNotTaken
+		c.TurnError = TaskNotTaken
 	}
 	switch {
-	case c.turnError != "":
-		changed = changed || r.TurnError != c.turnError
-		r.TurnError = c.turnError
+	case c.TurnError != "":
+		changed = changed || r.TurnError != c.TurnError
+		r.TurnError = c.TurnError
 		r.TaskPending = false
-	case c.status == state.Working && r.TurnError != "":
+	case c.Status == state.Working && r.TurnError != "":
 		r.TurnError, changed = "", true
 	}
 	switch {
-	case c.interrupted && !r.Interrupted:
+	case c.Interrupted && !r.Interrupted:
 		r.Interrupted, changed = true, true
-	case c.status == state.Working && r.Interrupted:
+	case c.Status == state.Working && r.Interrupted:
 		r.Interrupted, changed = false, true
 	}
 	return changed
@@ -200,8 +200,8 @@ func applyDetail(r *state.Record, c statusChange) bool {
 // after it (working again from idle, exited or starting): the signal
 // speaks for the turn it was given in. Working after waiting is the same
 // turn going on, so it keeps the signal.
-func clearDoneOnNewTurn(r *state.Record, prev state.Status, c statusChange) bool {
-	if r.Done == nil || c.status != state.Working || !c.at.After(r.Done.At) {
+func clearDoneOnNewTurn(r *state.Record, prev state.Status, c StatusChange) bool {
+	if r.Done == nil || c.Status != state.Working || !c.At.After(r.Done.At) {
 		return false
 	}
 	switch prev {

@@ -48,7 +48,7 @@ func (w *Workspace) StatusOf(name string, lines int) (StatusView, error) {
 		Interrupted: r.Interrupted && r.Status == state.Idle,
 		Lines:       []string{},
 	}
-	if err := w.checkPane(r); err != nil {
+	if err := w.CheckPane(r); err != nil {
 		if errors.Is(err, ErrOtherServer) {
 			v.Elsewhere = err.Error()
 		}

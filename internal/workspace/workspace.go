@@ -275,7 +275,7 @@ func (w *Workspace) sessionName(name string) string {
 	return sessionPart(w.Repo.Name()) + "/" + sessionPart(name)
 }
 
-func (w *Workspace) logf(format string, args ...any) {
+func (w *Workspace) Logf(format string, args ...any) {
 	fmt.Fprintf(w.Log, format+"\n", args...)
 }
 
@@ -286,4 +286,40 @@ func (w *Workspace) warnf(format string, args ...any) {
 		out = w.Log
 	}
 	fmt.Fprintf(out, "owt: "+format+"\n", args...)
+}
+
+// Select returns the records to act on: the named ones (each must exist),
+// or with all every record whose status is in statuses (any when empty).
+func (w *Workspace) Select(names []string, all bool, statuses []state.Status) ([]*state.Record, error) {
+	recs, err := w.Records()
+	if err != nil {
+		return nil, err
+	}
+	if !all && len(statuses) == 0 {
+		var out []*state.Record
+		for _, n := range names {
+			r, err := w.Get(n)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+		return out, nil
+	}
+	var out []*state.Record
+	for _, r := range recs {
+		if len(statuses) == 0 || containsStatus(statuses, r.Status) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func containsStatus(ss []state.Status, s state.Status) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

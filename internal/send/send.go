@@ -1,4 +1,10 @@
-package workspace
+// Package send types text into agents' panes: literally, Enter only once
+// the text has landed, and only into an agent that can take it (owt send,
+// the outbox's courier, the pane runner's pasted task).
+//
+// Imports workspace, agent, state, text and tmux; never monitor, run,
+// delivery, cli or popups.
+package send
 
 import (
 	"errors"
@@ -6,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/owt-tmux/owt/internal/workspace"
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
@@ -189,21 +197,18 @@ func minTime(a, b time.Time) time.Time {
 	return b
 }
 
-// SendResult is the outcome of sending to one agent: Sent when the text
-// became a prompt, Answered when (with SendOptions.Answer) the prompt the
+// Result is the outcome of sending to one agent: Sent when the text
+// became a prompt, Answered when (with Options.Answer) the prompt the
 // agent waited on took it as its answer.
-type SendResult struct {
+type Result struct {
 	Name     string `json:"name"`
 	Sent     bool   `json:"sent"`
 	Answered bool   `json:"answered,omitempty"`
 	Err      string `json:"error,omitempty"`
 }
 
-// ErrNotRunning is returned when an agent cannot receive text.
-var ErrNotRunning = errors.New("agent is not running")
-
-// SendOptions tune Send.
-type SendOptions struct {
+// Options tune Each, EachWith and To.
+type Options struct {
 	// Answer types into an agent that waits for the user (a permission
 	// prompt, a question): the text answers that prompt. Without it such
 	// an agent is refused, so a message never approves a command.
@@ -213,17 +218,17 @@ type SendOptions struct {
 	OnlyIdle bool
 }
 
-// Send delivers text to each named agent's pane.
-func (w *Workspace) Send(recs []*state.Record, text string) []SendResult {
-	return w.SendWith(recs, text, SendOptions{})
+// Each delivers text to each named agent's pane.
+func Each(w *workspace.Workspace, recs []*state.Record, text string) []Result {
+	return EachWith(w, recs, text, Options{})
 }
 
-// SendWith is Send with options.
-func (w *Workspace) SendWith(recs []*state.Record, text string, o SendOptions) []SendResult {
-	out := make([]SendResult, 0, len(recs))
+// EachWith is Each with options.
+func EachWith(w *workspace.Workspace, recs []*state.Record, text string, o Options) []Result {
+	out := make([]Result, 0, len(recs))
 	for _, r := range recs {
-		res := SendResult{Name: r.Name}
-		answered, err := w.sendOne(r, text, o)
+		res := Result{Name: r.Name}
+		answered, err := sendOne(w, r, text, o)
 		switch {
 		case err != nil:
 			res.Err = err.Error()
@@ -239,9 +244,9 @@ func (w *Workspace) SendWith(recs []*state.Record, text string, o SendOptions) [
 
 // sendOne types text into r's agent; answered says a prompt the agent
 // waited on took it as its answer (o.Answer) rather than as a new prompt.
-func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) (answered bool, err error) {
+func sendOne(w *workspace.Workspace, r *state.Record, text string, o Options) (answered bool, err error) {
 	if r.NoAgent {
-		return false, fmt.Errorf("%s: %w (it was created with --no-agent; typing into its shell would run commands)", r.Name, ErrNotRunning)
+		return false, fmt.Errorf("%s: %w (it was created with --no-agent; typing into its shell would run commands)", r.Name, workspace.ErrNotRunning)
 	}
 	// One sender at a time per agent: two texts typed at once merge into
 	// one prompt. Sends go in the order they got the lock.
@@ -256,23 +261,23 @@ func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) (answer
 	if r, err = w.Get(r.Name); err != nil {
 		return false, err
 	}
-	if r, err = w.awaitStarted(r); err != nil {
+	if r, err = awaitStarted(w, r); err != nil {
 		return false, err
 	}
 	if o.OnlyIdle && r.Status != state.Idle {
 		return false, fmt.Errorf("%s: %w: it is %s now; owt's message waits for its next idle turn", r.Name, ErrNotReady, r.Status)
 	}
 	if r.Status == state.Exited {
-		return false, w.exitedError(r)
+		return false, exitedError(w, r)
 	}
-	if err := w.checkPane(r); err != nil {
+	if err := w.CheckPane(r); err != nil {
 		return false, err
 	}
 	// The screen as it is now: the record lags it (the monitor looks every
 	// second or so; tools without hooks are known by their screens only),
 	// and a prompt on screen takes typed keys as its answer, whatever the
 	// record says.
-	screen, reason := w.readScreen(r, w.toolClassifier(r.Tool))
+	screen, reason := w.ReadScreen(r, w.ToolClassifier(r.Tool))
 	waiting, waitingFor := r.Status == state.Waiting, r.WaitingFor
 	if screen == agent.ClassWaiting && !waiting {
 		waiting, waitingFor = true, reason
@@ -296,10 +301,10 @@ func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) (answer
 	if o.Answer && !(screen == agent.ClassWaiting || screen == agent.ClassUnknown && r.Status == state.Waiting) {
 		return false, fmt.Errorf("%s: %w: it does not wait on a prompt now (its screen reads %s), so an answer would become a new prompt; nothing was typed; send it without --answer to make it a prompt", r.Name, ErrNotReady, screenWord(screen, r.Status))
 	}
-	d := w.delivery(r.Tool)
-	d.Took = w.workingSince(r.Name)
+	d := DeliveryFor(w, r.Tool)
+	d.Took = workingSince(w, r.Name)
 	leftover, surprised := "", false
-	if cl := w.classifierOf(w.Tools[r.Tool]); cl != nil {
+	if cl := w.ClassifierOf(w.Tools[r.Tool]); cl != nil {
 		d.Answered = func(before, landed string) bool {
 			if !waiting {
 				// A prompt that came up as the text was typed may have
@@ -332,11 +337,11 @@ func (w *Workspace) sendOne(r *state.Record, text string, o SendOptions) (answer
 	// Working now, as of when the text was typed: a hook that reported
 	// since (the turn already over) is newer and stands, and so does the
 	// runner's exit (the text may have been /exit).
-	_, changed, _ := w.changeStatus(r.Name, func(cur *state.Record) (statusChange, bool) {
-		return statusChange{status: state.Working, source: state.FromOwt, at: typed}, cur.Status != state.Exited
+	_, changed, _ := w.ChangeStatus(r.Name, func(cur *state.Record) (workspace.StatusChange, bool) {
+		return workspace.StatusChange{Status: state.Working, Source: state.FromOwt, At: typed}, cur.Status != state.Exited
 	})
 	if changed {
-		w.publishCurrent(r.Name)
+		w.PublishCurrent(r.Name)
 	}
 	return answered, nil
 }
@@ -376,11 +381,11 @@ func typedRest(text, before, landed string) string {
 
 // exitedError says why an exited agent cannot take text: its session was
 // killed, or the agent exited and left a shell in the pane.
-func (w *Workspace) exitedError(r *state.Record) error {
-	if err := w.checkPane(r); err != nil {
+func exitedError(w *workspace.Workspace, r *state.Record) error {
+	if err := w.CheckPane(r); err != nil {
 		return err
 	}
-	return fmt.Errorf("%s: %w (it exited; its pane is a shell now)", r.Name, ErrNotRunning)
+	return fmt.Errorf("%s: %w (it exited; its pane is a shell now)", r.Name, workspace.ErrNotRunning)
 }
 
 // awaitStarted waits, up to [agent] send_timeout, while the agent is
@@ -388,12 +393,12 @@ func (w *Workspace) exitedError(r *state.Record) error {
 // moves the record on only once the tool's prompt shows (and, for tools
 // that get their task pasted, after pasting it). It returns the record as
 // it is now.
-func (w *Workspace) awaitStarted(r *state.Record) (*state.Record, error) {
+func awaitStarted(w *workspace.Workspace, r *state.Record) (*state.Record, error) {
 	timeout := w.Config.Agent.SendTimeout.Duration
 	deadline := time.Now().Add(timeout)
 	for r.Status == state.Starting {
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%s: %w (it is still starting after %s; nothing was typed; [agent] send_timeout sets the wait)", r.Name, ErrNotRunning, timeout)
+			return nil, fmt.Errorf("%s: %w (it is still starting after %s; nothing was typed; [agent] send_timeout sets the wait)", r.Name, workspace.ErrNotRunning, timeout)
 		}
 		time.Sleep(100 * time.Millisecond)
 		cur, err := w.Get(r.Name)
@@ -407,16 +412,16 @@ func (w *Workspace) awaitStarted(r *state.Record) (*state.Record, error) {
 
 // workingSince reports whether a hook said the agent called name works,
 // at or after a given time: the tool took a prompt.
-func (w *Workspace) workingSince(name string) func(time.Time) bool {
+func workingSince(w *workspace.Workspace, name string) func(time.Time) bool {
 	return func(at time.Time) bool {
 		r, err := w.Get(name)
 		return err == nil && r.Status == state.Working && r.Source == state.FromHook && !r.EventAt.Before(at)
 	}
 }
 
-// delivery is how owt tells that text reached the named tool: its spinner
+// DeliveryFor is how owt tells that text reached the named tool: its spinner
 // and status-bar lines change by themselves and prove nothing.
-func (w *Workspace) delivery(tool string) Delivery {
+func DeliveryFor(w *workspace.Workspace, tool string) Delivery {
 	d := Delivery{Timeout: w.Config.Agent.SendTimeout.Duration}
 	prof, ok := w.Tools[tool]
 	if !ok {
@@ -432,66 +437,6 @@ func (w *Workspace) delivery(tool string) Delivery {
 		d.Volatile, _ = agent.CompilePattern(strings.Join(parts, "|"))
 	}
 	return d
-}
-
-// checkPane makes sure the recorded pane id still belongs to this record's
-// session: after a tmux restart ids are reused by unrelated panes.
-func (w *Workspace) checkPane(r *state.Record) error {
-	if r.Pane == "" {
-		return fmt.Errorf("%s: %w (no pane recorded; run 'owt attach %s')", r.Name, ErrNotRunning, r.Name)
-	}
-	where, err := w.Locate(r)
-	if err != nil {
-		return err
-	}
-	switch where.Place {
-	case Elsewhere:
-		return fmt.Errorf("%s %w (%s): run owt there, e.g. owt -S %s send %s …", r.Name, ErrOtherServer, where.Socket, where.Socket, r.Name)
-	case Gone:
-		return fmt.Errorf("%s: %w (its tmux session is gone; 'owt attach %s' recreates it)", r.Name, ErrNotRunning, r.Name)
-	}
-	// The pane must still be in the record's session (ids of a session's
-	// panes are its own while the server runs; a join-pane moves them).
-	if got, err := w.Tmux.Display(r.Pane, "#{session_id}"); err != nil || got != where.SessionID {
-		return fmt.Errorf("%s: %w (its pane %s is no longer in its session; 'owt attach %s' goes there)", r.Name, ErrNotRunning, r.Pane, r.Name)
-	}
-	return nil
-}
-
-// Select returns the records to act on: the named ones (each must exist),
-// or with all every record whose status is in statuses (any when empty).
-func (w *Workspace) Select(names []string, all bool, statuses []state.Status) ([]*state.Record, error) {
-	recs, err := w.Records()
-	if err != nil {
-		return nil, err
-	}
-	if !all && len(statuses) == 0 {
-		var out []*state.Record
-		for _, n := range names {
-			r, err := w.Get(n)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, r)
-		}
-		return out, nil
-	}
-	var out []*state.Record
-	for _, r := range recs {
-		if len(statuses) == 0 || containsStatus(statuses, r.Status) {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-func containsStatus(ss []state.Status, s state.Status) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ErrNotReady is returned for an agent whose tool is not ready for text.

@@ -1,4 +1,11 @@
-package workspace
+// Package runner is "owt _run", the first process of every worktree
+// session: it runs the setup where the user sees it, starts the agent with
+// its task (as an argument, or pasted once the tool is ready), records the
+// agent's exit and leaves the user a shell in the worktree.
+//
+// Imports send, workspace, agent, setup, state and tmux; never monitor,
+// run, cli or popups.
+package runner
 
 import (
 	"errors"
@@ -16,10 +23,15 @@ import (
 	"golang.org/x/term"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
+
+// runner is a workspace seen from its pane's first process.
+type runner struct{ *workspace.Workspace }
 
 // RunSession is the first process of every worktree session ("owt _run").
 // It runs the dependency install and setup commands where the user can see
@@ -35,11 +47,12 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 	// Ctrl-C in the pane must stop the install or the agent, not the runner.
 	signal.Notify(make(chan os.Signal, 1), os.Interrupt, syscall.SIGQUIT)
 
-	w, err := Open(repo, tm)
+	ws, err := workspace.Open(repo, tm)
 	if err != nil {
 		fmt.Fprintf(out, "owt: %v\n", err)
 		return execShell(out, "")
 	}
+	w := &runner{ws}
 	rec, err := w.Get(name)
 	if err != nil {
 		fmt.Fprintf(out, "owt: %v\n", err)
@@ -48,7 +61,7 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 	// The session's @owt-* options, set on it by this pane's id (never a
 	// bare set-option, which lands on whatever session tmux calls current).
 	if pane := os.Getenv("TMUX_PANE"); pane != "" {
-		if err := tm.MarkSession(pane, sessionOptions(rec), nil); err != nil {
+		if err := tm.MarkSession(pane, workspace.SessionOptions(rec), nil); err != nil {
 			fmt.Fprintf(out, "owt: could not mark this session as %s's: %v\n", rec.Name, err)
 		}
 	}
@@ -74,7 +87,7 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 
 // runSetup shows and runs the detected install, then [setup] commands. A
 // failure is shown and does not stop the agent from starting.
-func (w *Workspace) runSetup(rec *state.Record, out io.Writer) {
+func (w *runner) runSetup(rec *state.Record, out io.Writer) {
 	var steps []setup.Step
 	if w.Config.Setup.Install {
 		steps = setup.Detect(rec.Path)
@@ -94,7 +107,7 @@ func (w *Workspace) runSetup(rec *state.Record, out io.Writer) {
 }
 
 // runAgent starts the tool in the foreground of the pane and waits for it.
-func (w *Workspace) runAgent(rec *state.Record, out io.Writer) (int, error) {
+func (w *runner) runAgent(rec *state.Record, out io.Writer) (int, error) {
 	prof, ok := w.Tools[rec.Tool]
 	if !ok {
 		return 127, fmt.Errorf("unknown tool %q", rec.Tool)
@@ -159,17 +172,17 @@ func waitAgent(p *os.Process) (int, error) {
 
 // markTaskPending notes that the agent starts with its task: until a turn
 // is seen to start, it has not taken it.
-func (w *Workspace) markTaskPending(name string) {
+func (w *runner) markTaskPending(name string) {
 	err := w.Store.Update(func(f *state.File) error {
 		r, ok := f.Records[name]
 		if !ok {
-			return fmt.Errorf("%w %q", ErrUnknownName, name)
+			return fmt.Errorf("%w %q", workspace.ErrUnknownName, name)
 		}
 		r.TaskPending = true
 		return nil
 	})
 	if err != nil {
-		w.logf("%s: %v", name, err)
+		w.Logf("%s: %v", name, err)
 	}
 }
 
@@ -180,7 +193,7 @@ func (w *Workspace) markTaskPending(name string) {
 // then the record stays "starting" until the screen shows the turn running
 // (Codex shows an empty prompt for seconds before it takes its task, and
 // a first-run dialog is the monitor's to call waiting).
-func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, paste bool, out io.Writer) {
+func (w *runner) whenReady(rec *state.Record, prof agent.Profile, working, paste bool, out io.Writer) {
 	after := state.Idle
 	if working {
 		after = state.Working
@@ -195,7 +208,7 @@ func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, pa
 		return
 	}
 	readyTimeout := w.Config.Agent.ReadyTimeout.Duration
-	cl := w.classifierOf(prof)
+	cl := w.ClassifierOf(prof)
 	if working && prof.Working != "" && cl != nil {
 		w.leaveStartingOnTurn(rec.Name, pane, cl)
 		return
@@ -214,8 +227,8 @@ func (w *Workspace) whenReady(rec *state.Record, prof agent.Profile, working, pa
 		return
 	}
 	// The record is still "starting", so no owt send types meanwhile.
-	d := w.delivery(rec.Tool)
-	if err := Deliver(w.Tmux, pane, rec.Task, d); err != nil {
+	d := send.DeliveryFor(w.Workspace, rec.Tool)
+	if err := send.Deliver(w.Tmux, pane, rec.Task, d); err != nil {
 		fmt.Fprintf(out, "owt: sending the task to %s failed: %v (owt send %s -)\n", rec.Tool, err, rec.Name)
 		w.leaveStarting(rec.Name, state.Idle)
 		return
@@ -243,7 +256,7 @@ const echoHold = 3 * time.Second
 // on through first-run dialogs (the monitor calls them waiting, and the
 // prompt after them starting again) and stops once a turn started (a
 // hook, the monitor) or the agent exited.
-func (w *Workspace) leaveStartingOnTurn(name, pane string, cl *agent.Classifier) {
+func (w *runner) leaveStartingOnTurn(name, pane string, cl *agent.Classifier) {
 	var idleSince, echoSince time.Time
 	var before, marks agent.TurnMarks
 	first := true
@@ -297,14 +310,14 @@ func (w *Workspace) leaveStartingOnTurn(name, pane string, cl *agent.Classifier)
 // turnEndedUnseen makes idle a "starting" agent whose screen shows that it
 // took its task and its turn is over: it ended as the marks drawn since
 // the tool started say (interrupted, failed, or finished).
-func (w *Workspace) turnEndedUnseen(name string, before, after agent.TurnMarks) {
+func (w *runner) turnEndedUnseen(name string, before, after agent.TurnMarks) {
 	interrupted, failure := agent.TurnEnd(before, after)
-	_, changed, _ := w.changeStatus(name, func(r *state.Record) (statusChange, bool) {
-		return statusChange{status: state.Idle, source: state.FromOwt, at: w.Now(), turnRan: true,
-			interrupted: interrupted, turnError: failure}, r.TaskPending && r.Status == state.Starting
+	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
+		return workspace.StatusChange{Status: state.Idle, Source: state.FromOwt, At: w.Now(), TurnRan: true,
+			Interrupted: interrupted, TurnError: failure}, r.TaskPending && r.Status == state.Starting
 	})
 	if changed {
-		w.publishCurrent(name)
+		w.PublishCurrent(name)
 	}
 }
 
@@ -312,19 +325,19 @@ func (w *Workspace) turnEndedUnseen(name string, before, after agent.TurnMarks) 
 // screen, while it is still "starting" or its first-run dialog was just
 // answered (a quick turn is over before the monitor's reading of a
 // dialog has been replaced).
-func (w *Workspace) turnStarted(name string) {
-	_, changed, _ := w.changeStatus(name, func(r *state.Record) (statusChange, bool) {
-		return statusChange{status: state.Working, source: state.FromOwt, at: w.Now()},
+func (w *runner) turnStarted(name string) {
+	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
+		return workspace.StatusChange{Status: state.Working, Source: state.FromOwt, At: w.Now()},
 			r.TaskPending && (r.Status == state.Starting || r.Status == state.Waiting && r.Source == state.FromScreen)
 	})
 	if changed {
-		w.publishCurrent(name)
+		w.PublishCurrent(name)
 	}
 }
 
 // waitScreen polls the pane until re matches its screen, and no dialog is
 // up (a trust dialog's "❯ No, exit" looks like a prompt), up to limit.
-func (w *Workspace) waitScreen(pane string, re *regexp.Regexp, cl *agent.Classifier, limit time.Duration) bool {
+func (w *runner) waitScreen(pane string, re *regexp.Regexp, cl *agent.Classifier, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
 	for {
 		screen, err := w.Tmux.Capture(pane)
@@ -340,12 +353,12 @@ func (w *Workspace) waitScreen(pane string, re *regexp.Regexp, cl *agent.Classif
 
 // leaveStarting sets the status of a record that is still "starting": a
 // hook may have told more already, or the agent may have exited.
-func (w *Workspace) leaveStarting(name string, st state.Status) {
-	_, changed, _ := w.changeStatus(name, func(r *state.Record) (statusChange, bool) {
-		return statusChange{status: st, source: state.FromOwt, at: w.Now()}, r.Status == state.Starting
+func (w *runner) leaveStarting(name string, st state.Status) {
+	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
+		return workspace.StatusChange{Status: st, Source: state.FromOwt, At: w.Now()}, r.Status == state.Starting
 	})
 	if changed {
-		w.publishCurrent(name)
+		w.PublishCurrent(name)
 	}
 }
 

@@ -1,4 +1,4 @@
-package workspace
+package send
 
 import (
 	"os"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 func classifierOf(t *testing.T, tool string) *agent.Classifier {
@@ -70,7 +71,7 @@ func TestOwtsMessageWaitsForAPromptOnScreenTheRecordMissed(t *testing.T) {
 	bin := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "codex"), []byte("#!/bin/sh\nexit 0\n"), 0o755))
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	rec, err := ws.Create(CreateOptions{Task: "Do a thing", Name: "cx", Tool: "codex", NoSetup: true})
+	rec, err := ws.Create(workspace.CreateOptions{Task: "Do a thing", Name: "cx", Tool: "codex", NoSetup: true})
 	require.NoError(t, err)
 	require.NoError(t, ws.Store.Update(func(f *state.File) error {
 		f.Records["cx"].Status = state.Idle
@@ -83,7 +84,7 @@ func TestOwtsMessageWaitsForAPromptOnScreenTheRecordMissed(t *testing.T) {
 	before, err := w.tm.Capture(rec.Pane)
 	require.NoError(t, err)
 
-	err = ws.SendTo(rec, "abc", SendOptions{OnlyIdle: true})
+	err = To(ws, rec, "abc", Options{OnlyIdle: true})
 	require.ErrorIs(t, err, ErrNotReady)
 	require.Contains(t, err.Error(), "its screen shows it waiting now")
 	after, err := w.tm.Capture(rec.Pane)

@@ -1,4 +1,4 @@
-package workspace
+package runner
 
 import (
 	"testing"
@@ -13,7 +13,7 @@ import (
 // ends as its marks say: finished (no error) or failed with its error;
 // never "task not taken". A record that left "starting" is not touched.
 func TestTurnEndedUnseenIsATurn(t *testing.T) {
-	w := newWorld(t).workspace()
+	w := &runner{newWorld(t).workspace()}
 	require.NoError(t, w.Store.Update(func(f *state.File) error {
 		for _, n := range []string{"done", "failed"} {
 			f.Records[n] = &state.Record{Name: n, Status: state.Starting, TaskPending: true}
