@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -56,7 +57,7 @@ func runHook(args []string) {
 		state.Logf("hook", "ignored: want 'owt hook KIND EVENT', got %q", args)
 		return
 	}
-	call := workspace.HookCall{Kind: args[0], Event: args[1], Getenv: os.Getenv, At: at}
+	call := status.HookCall{Kind: args[0], Event: args[1], Getenv: os.Getenv, At: at}
 	call.Dir, _ = os.Getwd()
 	if call.Kind == "codex" && call.Event == "notify" {
 		// codex runs notify with the event JSON as the last argument;
@@ -68,7 +69,7 @@ func runHook(args []string) {
 	} else {
 		call.Payload = readStdin()
 	}
-	if err := workspace.HandleHook(tmuxClient(), call); err != nil {
+	if err := status.HandleHook(tmuxClient(), call); err != nil {
 		state.Logf("hook", "%s %s: %v", call.Kind, call.Event, err)
 	}
 }

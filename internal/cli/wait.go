@@ -5,9 +5,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/urfave/cli/v2"
-
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 func waitCommand() *cli.Command {
@@ -24,7 +23,7 @@ func waitCommand() *cli.Command {
 			if c.NArg() == 0 {
 				return usagef("wait needs at least one NAME")
 			}
-			until, err := workspace.ParseUntil(c.String("until"))
+			until, err := status.ParseUntil(c.String("until"))
 			if err != nil {
 				return usageError{err.Error()}
 			}
@@ -35,7 +34,7 @@ func waitCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			results, err := w.Wait(c.Args().Slice(), until, c.Duration("timeout"))
+			results, err := status.Wait(&w.Ledger, c.Args().Slice(), until, c.Duration("timeout"))
 			if err != nil {
 				return err
 			}

@@ -6,7 +6,7 @@
 // captures the agent panes whose window had output since their last
 // capture (tmux keeps window_activity). The monitor classifies those
 // screens with the tool's patterns (agent.Classifier), lets the screen
-// correct the recorded status by the rules of workspace.Reconcile, marks
+// correct the recorded status by the rules of status.Reconcile, marks
 // agents whose session vanished as exited, and notifies transitions into
 // the statuses [notify] on lists, whoever made them (hook, screen, owt).
 // It exits when the tmux server does.

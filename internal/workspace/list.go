@@ -180,8 +180,8 @@ func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 // ShellTool is what a worktree made with --no-agent shows as its tool.
 const ShellTool = "shell"
 
-// toolOf is the tool of r as owt shows it: a shell is not an agent.
-func toolOf(r *state.Record) string {
+// ToolOf is the tool of r as owt shows it: a shell is not an agent.
+func ToolOf(r *state.Record) string {
 	if r.NoAgent || r.Tool == "" {
 		return ShellTool
 	}
@@ -201,7 +201,7 @@ func itemOf(r *state.Record, loc *Locator) Item {
 		Creating: creating,
 		Name:     r.Name, Repo: r.Repo, Branch: r.Branch, Base: r.Base, Path: r.Path,
 		Session: r.Session, Live: where.Place == Here, Where: where.Place.String(),
-		Tool: toolOf(r), Status: string(r.Status), StatusSince: r.StatusSince,
+		Tool: ToolOf(r), Status: string(r.Status), StatusSince: r.StatusSince,
 		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: r.Task,
 		Port: r.Port, CreatedAt: r.CreatedAt, WaitingFor: r.WaitingFor, TurnError: r.TurnError,
 		PR: r.PR, NeedsYou: r.NeedsYou(), Reactions: r.Reactions,

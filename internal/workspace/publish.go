@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -28,7 +26,8 @@ import (
 // Nothing waits for tmux without limit: each publish's tmux calls share
 // publishTimeout (a stopped or wedged server must not stall an agent's
 // hook or the monitor), and the lock is waited for at most publishLockWait.
-// A hook waits for neither: it only starts "owt _publish" (publishDetached).
+// A hook waits for neither: it only starts "owt _publish" (the status
+// package's publishDetached).
 
 const (
 	publishTimeout  = 2 * time.Second
@@ -82,22 +81,6 @@ func (w *Ledger) PublishHeld(name string) {
 	if r, ok := f.Records[name]; ok {
 		w.publish(r)
 	}
-}
-
-// publishDetached hands publishing to a detached "owt _publish", which
-// takes the publish lock itself: the caller (a hook the agent waits for)
-// waits neither for tmux nor for another publisher.
-func (w *Ledger) publishDetached(name string) error {
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("publish %s: find owt: %w", name, err)
-	}
-	cmd := exec.Command(self, "_publish", w.Repo.Root, name)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("publish %s: start owt _publish: %w", name, err)
-	}
-	return cmd.Process.Release()
 }
 
 // publish puts a record's status into tmux: the session's @owt-status

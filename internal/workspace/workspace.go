@@ -113,7 +113,7 @@ func configError(err error) error {
 }
 
 // Get returns the record called name.
-func (w *Workspace) Get(name string) (*state.Record, error) {
+func (w *Ledger) Get(name string) (*state.Record, error) {
 	f, err := w.Store.Load()
 	if err != nil {
 		return nil, err
@@ -126,7 +126,7 @@ func (w *Workspace) Get(name string) (*state.Record, error) {
 }
 
 // Records returns every record of the repo, oldest first.
-func (w *Workspace) Records() ([]*state.Record, error) {
+func (w *Ledger) Records() ([]*state.Record, error) {
 	f, err := w.Store.Load()
 	if err != nil {
 		return nil, err
@@ -290,7 +290,7 @@ func (w *Workspace) warnf(format string, args ...any) {
 
 // Select returns the records to act on: the named ones (each must exist),
 // or with all every record whose status is in statuses (any when empty).
-func (w *Workspace) Select(names []string, all bool, statuses []state.Status) ([]*state.Record, error) {
+func (w *Ledger) Select(names []string, all bool, statuses []state.Status) ([]*state.Record, error) {
 	recs, err := w.Records()
 	if err != nil {
 		return nil, err

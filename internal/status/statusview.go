@@ -1,4 +1,4 @@
-package workspace
+package status
 
 import (
 	"errors"
@@ -6,10 +6,11 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-// StatusView is what owt status shows of one agent.
-type StatusView struct {
+// View is what owt status shows of one agent.
+type View struct {
 	Name     string    `json:"name"`
 	Tool     string    `json:"tool"`
 	Status   string    `json:"status"`
@@ -34,22 +35,22 @@ type StatusView struct {
 	Lines []string `json:"last_lines"`
 }
 
-// StatusOf returns the status of the agent called name with the last
+// Of returns the status of the agent called name with the last
 // lines lines of its pane (none when its session is gone).
-func (w *Workspace) StatusOf(name string, lines int) (StatusView, error) {
+func Of(w *workspace.Workspace, name string, lines int) (View, error) {
 	r, err := w.Get(name)
 	if err != nil {
-		return StatusView{}, err
+		return View{}, err
 	}
-	v := StatusView{
-		Name: r.Name, Tool: toolOf(r), Status: string(r.Status), Since: r.StatusSince,
+	v := View{
+		Name: r.Name, Tool: workspace.ToolOf(r), Status: string(r.Status), Since: r.StatusSince,
 		Source: string(r.Source), ExitCode: r.ExitCode, Session: r.Session, Pane: r.Pane,
 		WaitingFor: r.WaitingFor, TurnError: r.TurnError, Done: r.Done,
 		Interrupted: r.Interrupted && r.Status == state.Idle,
 		Lines:       []string{},
 	}
 	if err := w.CheckPane(r); err != nil {
-		if errors.Is(err, ErrOtherServer) {
+		if errors.Is(err, workspace.ErrOtherServer) {
 			v.Elsewhere = err.Error()
 		}
 		return v, nil

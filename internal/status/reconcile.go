@@ -1,10 +1,11 @@
-package workspace
+package status
 
 import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // Debounce is how long a screen reading must hold, and how old the
@@ -101,10 +102,10 @@ func newWaitReason(rec *state.Record, reason string) bool {
 // decision taken again on the record as it is under the state lock (a hook
 // may have changed it since the caller read it). It reports whether the
 // status changed.
-func (w *Workspace) ApplyScreen(name string, obs Observation, stillAfter time.Duration) (bool, error) {
-	_, changed, err := w.ChangeStatus(name, func(r *state.Record) (StatusChange, bool) {
+func ApplyScreen(w *workspace.Ledger, name string, obs Observation, stillAfter time.Duration) (bool, error) {
+	_, changed, err := w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
 		st, ok := Reconcile(r, obs, stillAfter)
-		c := StatusChange{Status: st, Source: state.FromScreen, At: obs.At, WaitingFor: obs.Reason}
+		c := workspace.StatusChange{Status: st, Source: state.FromScreen, At: obs.At, WaitingFor: obs.Reason}
 		if st == state.Idle {
 			c.Interrupted, c.TurnError = obs.Interrupted, obs.TurnError
 		}

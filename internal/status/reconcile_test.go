@@ -1,4 +1,4 @@
-package workspace
+package status
 
 import (
 	"testing"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 func TestReconcile(t *testing.T) {
@@ -84,7 +85,7 @@ func TestStatusEventsOutOfOrderAreStale(t *testing.T) {
 	require.Equal(t, t0.Add(2*time.Second).UnixNano(), rec.StatusSince.UnixNano())
 
 	// A screen reading taken before the last event does not apply either.
-	applied, err := w.ApplyScreen("a", Observation{Class: agent.ClassWorking, ClassSince: t0.Add(-time.Minute), Changed: t0, At: t0.Add(time.Second)}, time.Second)
+	applied, err := ApplyScreen(&w.Ledger, "a", Observation{Class: agent.ClassWorking, ClassSince: t0.Add(-time.Minute), Changed: t0, At: t0.Add(time.Second)}, time.Second)
 	require.NoError(t, err)
 	require.False(t, applied)
 
@@ -97,7 +98,7 @@ func TestStatusEventsOutOfOrderAreStale(t *testing.T) {
 	require.NotNil(t, rec.ExitCode)
 	require.Equal(t, 3, *rec.ExitCode)
 	_, _, err = w.SetStatusAt("nosuch", state.Idle, state.FromHook, nil, t0)
-	require.ErrorIs(t, err, ErrUnknownName)
+	require.ErrorIs(t, err, workspace.ErrUnknownName)
 }
 
 // An agent started with its task that turns idle before any turn started
@@ -114,7 +115,7 @@ func TestIdleBeforeTheTaskWasTakenIsAFailedTurn(t *testing.T) {
 	t0 := time.Now()
 	r, _, err := w.SetStatusAt("a", state.Idle, state.FromOwt, nil, t0)
 	require.NoError(t, err)
-	require.Equal(t, TaskNotTaken, r.TurnError)
+	require.Equal(t, workspace.TaskNotTaken, r.TurnError)
 	require.False(t, r.TaskPending)
 
 	r, _, err = w.SetStatusAt("b", state.Idle, state.FromHook, nil, t0)

@@ -1,4 +1,11 @@
-package workspace
+// Package status keeps each agent's recorded status true: the hook hot
+// path ("owt hook"), the monitor's screen reconciliation, "owt wait",
+// "owt done" and "owt status". The record-level change itself (the
+// ledger's ChangeStatus) and publishing it to tmux are the workspace's.
+//
+// Imports workspace, agent, state and tmux; never send, runner,
+// lifecycle, monitor, cli or popups.
+package status
 
 import (
 	"encoding/json"
@@ -15,6 +22,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // HookCall is one run of "owt hook KIND EVENT", as a tool made it.
@@ -59,10 +67,10 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 	w, name, err := hookLedger(tm, call, ev)
 	if err == nil {
 		var changed bool
-		_, changed, err = w.ChangeStatus(name, func(r *state.Record) (StatusChange, bool) {
+		_, changed, err = w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
 			// A --no-agent worktree has no agent: a tool someone runs in
 			// it by hand reports nothing owt could ever clear again.
-			c := StatusChange{Status: state.Status(status), Source: state.FromHook, At: call.At,
+			c := workspace.StatusChange{Status: state.Status(status), Source: state.FromHook, At: call.At,
 				TurnError: agent.HookTurnError(call.Event, ev), Interrupted: call.Event == "Interrupt"}
 			if c.Status == state.Waiting {
 				c.WaitingFor = agent.HookWaitReason(call.Event, ev)
@@ -70,7 +78,7 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 			return c, !r.NoAgent
 		})
 		if changed {
-			err = w.publishDetached(name)
+			err = publishDetached(w, name)
 		}
 	}
 	return errors.Join(err, parseErr, chainErr)
@@ -83,7 +91,7 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 // environment but is B's agent — unless the hook runs in the pane of the
 // environment's live agent ($TMUX_PANE), which makes it that agent's, even
 // when the agent looks around a sibling worktree.
-func hookLedger(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*Ledger, string, error) {
+func hookLedger(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*workspace.Ledger, string, error) {
 	name, repo := call.Getenv("OWT_NAME"), call.Getenv("OWT_REPO")
 	hint := repo
 	if call.Kind == "codex" && call.Event != "notify" {
@@ -113,7 +121,7 @@ func hookLedger(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*Ledger, st
 		}
 		name, repo = rec.Name, store.Repo
 	}
-	return &Ledger{Repo: git.Repo{Root: repo}, Store: store, Tmux: tm, Now: time.Now}, name, nil
+	return &workspace.Ledger{Repo: git.Repo{Root: repo}, Store: store, Tmux: tm, Now: time.Now}, name, nil
 }
 
 // ownsEvent reports, from one read of the state, whether the record
@@ -192,6 +200,22 @@ func runChain(call HookCall) error {
 	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("run your codex notify program %s: %w", call.Chain[0], err)
+	}
+	return cmd.Process.Release()
+}
+
+// publishDetached hands publishing to a detached "owt _publish", which
+// takes the publish lock itself: the caller (a hook the agent waits for)
+// waits neither for tmux nor for another publisher.
+func publishDetached(w *workspace.Ledger, name string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("publish %s: find owt: %w", name, err)
+	}
+	cmd := exec.Command(self, "_publish", w.Repo.Root, name)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("publish %s: start owt _publish: %w", name, err)
 	}
 	return cmd.Process.Release()
 }

@@ -1,10 +1,11 @@
-package workspace
+package status
 
 import (
 	"fmt"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // WaitUntil names what owt wait waits for.
@@ -55,7 +56,7 @@ const waitPoll = 200 * time.Millisecond
 // Wait waits until every named agent has reached u, one has exited while
 // waiting for something else (it never will), or timeout passes (0 waits
 // forever). Every name must exist. The results say who got there.
-func (w *Workspace) Wait(names []string, u WaitUntil, timeout time.Duration) ([]WaitResult, error) {
+func Wait(w *workspace.Ledger, names []string, u WaitUntil, timeout time.Duration) ([]WaitResult, error) {
 	for _, n := range names {
 		if _, err := w.Get(n); err != nil {
 			return nil, err
