@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/react"
 	"github.com/owt-tmux/owt/internal/run"
@@ -236,7 +237,7 @@ func (m *ctl) background() tea.Cmd {
 		}
 		if len(stale) > 0 {
 			m.statsBusy = true
-			cmds = append(cmds, func() tea.Msg { workspace.RefreshStats(stale); return statsMsg{} })
+			cmds = append(cmds, func() tea.Msg { inventory.RefreshStats(stale); return statsMsg{} })
 		}
 	}
 	if sig := m.readySignature(); sig != m.queueSig {
@@ -277,7 +278,7 @@ func (m *ctl) detailCmd() tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
-		st := workspace.RefreshStats([]*state.Record{rec})[rec.Repo+"\x00"+rec.Name]
+		st := inventory.RefreshStats([]*state.Record{rec})[rec.Repo+"\x00"+rec.Name]
 		text := fmt.Sprintf("%s → %s: %d ahead, %d behind, +%d -%d", rec.Branch, rec.Base, st.Ahead, st.Behind, st.Insertions, st.Deletions)
 		if st.Dirty > 0 {
 			text += fmt.Sprintf(", %d uncommitted", st.Dirty)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -45,7 +46,7 @@ func listCommand() *cli.Command {
 				}
 				tm = w.Tmux
 			}
-			items := workspace.Collect(tm, recs, workspace.ListOptions{Fresh: c.Bool("fresh")})
+			items := inventory.Collect(tm, recs, inventory.ListOptions{Fresh: c.Bool("fresh")})
 			if c.Bool("json") {
 				return printJSON(c.App.Writer, items)
 			}
@@ -55,7 +56,7 @@ func listCommand() *cli.Command {
 	}
 }
 
-func printTable(out io.Writer, items []workspace.Item, withRepo bool) {
+func printTable(out io.Writer, items []inventory.Item, withRepo bool) {
 	if len(items) == 0 {
 		fmt.Fprintln(os.Stderr, "no agents here; start one with: owt new \"TASK\"")
 		return
@@ -106,7 +107,7 @@ func printTable(out io.Writer, items []workspace.Item, withRepo bool) {
 	_ = tw.Flush()
 }
 
-func changes(it workspace.Item) string {
+func changes(it inventory.Item) string {
 	if it.Missing {
 		return "worktree missing"
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -59,7 +60,7 @@ func newCommand() *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				items := workspace.Collect(w.Tmux, []*state.Record{rec}, workspace.ListOptions{Fresh: true})
+				items := inventory.Collect(w.Tmux, []*state.Record{rec}, inventory.ListOptions{Fresh: true})
 				if err := printJSON(c.App.Writer, items[0]); err != nil {
 					return err
 				}

@@ -1,4 +1,4 @@
-package workspace
+package inventory
 
 import (
 	"path/filepath"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // CollectWithin is Collect for screens that must show up at once (the
@@ -18,7 +19,7 @@ import (
 // the cache when they finish, for the next caller.
 func CollectWithin(tm *tmux.Client, recs []*state.Record, wait time.Duration) []Item {
 	sessions, _ := tm.Sessions()
-	loc := NewLocator(tm, sessions)
+	loc := workspace.NewLocator(tm, sessions)
 	cache := loadStatsCache()
 	now := time.Now()
 	items := make([]Item, len(recs))

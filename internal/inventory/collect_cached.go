@@ -1,8 +1,9 @@
-package workspace
+package inventory
 
 import (
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // CollectCached is Collect for screens redrawn every second (the control
@@ -12,7 +13,7 @@ import (
 // those up to date, once per change rather than once per redraw.
 func CollectCached(tm *tmux.Client, recs []*state.Record) (items []Item, stale []*state.Record) {
 	sessions, _ := tm.Sessions()
-	loc := NewLocator(tm, sessions)
+	loc := workspace.NewLocator(tm, sessions)
 	cache := loadStatsCache()
 	items = make([]Item, len(recs))
 	for i, r := range recs {

@@ -1,11 +1,16 @@
-package workspace
+// Package inventory is what owt list, the picker and the control popup
+// show of every worktree: each record with where its session lives, how
+// its branch stands against its base (ahead, behind, dirty, diff size)
+// and a short-lived cache of those git figures so a redraw runs no git.
+//
+// Imports workspace, git, state and tmux; never status, send, runner,
+// monitor, cli or popups.
+package inventory
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 
@@ -14,6 +19,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // Item is one row of owt list: the record plus what git and tmux say now.
@@ -125,7 +131,7 @@ func computeStats(r *state.Record) Stats {
 	repo := git.Repo{Root: r.Repo}
 	base := repo.BaseRef(r.Base, r.BaseCommit)
 	s.Ahead, s.Behind, _ = repo.AheadBehind(base, git.BranchRef(r.Branch))
-	if dirty, err := WorkFiles(r); err == nil {
+	if dirty, err := workspace.WorkFiles(r); err == nil {
 		s.Dirty = len(dirty)
 	}
 	if d, err := git.Diff(r.Path, base); err == nil {
@@ -143,7 +149,7 @@ type ListOptions struct {
 // parallel and checking sessions with one tmux call.
 func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 	sessions, _ := tm.Sessions()
-	loc := NewLocator(tm, sessions)
+	loc := workspace.NewLocator(tm, sessions)
 	cache := loadStatsCache()
 	now := time.Now()
 	items := make([]Item, len(recs))
@@ -177,31 +183,20 @@ func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 	return items
 }
 
-// ShellTool is what a worktree made with --no-agent shows as its tool.
-const ShellTool = "shell"
-
-// ToolOf is the tool of r as owt shows it: a shell is not an agent.
-func ToolOf(r *state.Record) string {
-	if r.NoAgent || r.Tool == "" {
-		return ShellTool
-	}
-	return r.Tool
-}
-
-func itemOf(r *state.Record, loc *Locator) Item {
+func itemOf(r *state.Record, loc *workspace.Locator) Item {
 	where := loc.Locate(r)
 	creating := ""
-	switch CreateStateOf(r) {
-	case InProgress:
+	switch workspace.CreateStateOf(r) {
+	case workspace.InProgress:
 		creating = "in-progress"
-	case Interrupted:
+	case workspace.Interrupted:
 		creating = "interrupted"
 	}
 	return Item{
 		Creating: creating,
 		Name:     r.Name, Repo: r.Repo, Branch: r.Branch, Base: r.Base, Path: r.Path,
-		Session: r.Session, Live: where.Place == Here, Where: where.Place.String(),
-		Tool: ToolOf(r), Status: string(r.Status), StatusSince: r.StatusSince,
+		Session: r.Session, Live: where.Place == workspace.Here, Where: where.Place.String(),
+		Tool: workspace.ToolOf(r), Status: string(r.Status), StatusSince: r.StatusSince,
 		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: r.Task,
 		Port: r.Port, CreatedAt: r.CreatedAt, WaitingFor: r.WaitingFor, TurnError: r.TurnError,
 		PR: r.PR, NeedsYou: r.NeedsYou(), Reactions: r.Reactions,
@@ -212,39 +207,4 @@ func itemOf(r *state.Record, loc *Locator) Item {
 func (it *Item) applyStats(s Stats) {
 	it.Ahead, it.Behind, it.Dirty = s.Ahead, s.Behind, s.Dirty
 	it.Insertions, it.Deletions, it.Missing = s.Insertions, s.Deletions, s.Missing
-}
-
-// AllRecords returns the records of every repository owt knows, by repo then age.
-func AllRecords() ([]*state.Record, error) {
-	stores, err := state.Stores()
-	if err != nil {
-		return nil, err
-	}
-	sort.Slice(stores, func(i, j int) bool { return stores[i].Repo < stores[j].Repo })
-	var out []*state.Record
-	for _, s := range stores {
-		f, err := s.Peek()
-		if err != nil {
-			// Another repo's broken or newer file: skip it here; owt run in
-			// that repo reports and recovers it.
-			state.Logf("list", "skip %s: %v", s.Path, err)
-			continue
-		}
-		out = append(out, f.Sorted()...)
-	}
-	return out, nil
-}
-
-// Age prints a duration the way people say it: 45s, 12m, 3h, 2d.
-func Age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	default:
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
-	}
 }
