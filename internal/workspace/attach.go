@@ -1,17 +1,12 @@
 package workspace
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
-
-// ErrOtherServer is returned for a record whose session lives on another
-// tmux server that still runs.
-var ErrOtherServer = errors.New("runs on another tmux server")
 
 // LiveSession returns the id of the record's tmux session on this server,
 // or "" when no server has it any more. A session on another running tmux
@@ -91,6 +86,6 @@ func (w *Workspace) EnsureSession(r *state.Record) (string, error) {
 		_ = w.Tmux.KillSession(created.SessionID)
 		return "", err
 	}
-	w.publish(r)
+	w.Publish(r)
 	return created.SessionID, nil
 }

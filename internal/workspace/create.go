@@ -10,6 +10,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
@@ -144,7 +145,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		if !ok {
 			rb.run()
 			if published {
-				w.publishSummary() // the session set a summary counting this agent
+				w.PublishSummary() // the session set a summary counting this agent
 			}
 			_ = afterStep("rolled back")
 		}
@@ -168,7 +169,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	held = reserved
 	rb.push(func() {
 		if err := w.dropRecord(rec.Name); err != nil {
-			w.warnf("%v; 'owt doctor --fix' forgets it", err)
+			w.Warnf("%v; 'owt doctor --fix' forgets it", err)
 		}
 	})
 	// The status bar summary counting the new agent, rendered while git
@@ -350,7 +351,7 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 		}
 		return w.Store.Update(func(f *state.File) error {
 			for n := 1; ; n++ {
-				cn, cb := withSuffix(name, branch, n)
+				cn, cb := WithSuffix(name, branch, n)
 				taken, why := w.taken(f, cn, cb, liveSession, branches)
 				if !taken {
 					name, branch = cn, cb
@@ -369,10 +370,10 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 					return fmt.Errorf("no free name for %s", name)
 				}
 			}
-			session := w.sessionName(name)
+			session := w.SessionName(name)
 			if liveSession[session] {
 				// Another repo with the same folder name owns it.
-				session = sessionPart(w.Repo.Name()) + "-" + shortHash(w.Repo.Root) + "/" + sessionPart(name)
+				session = SessionPart(w.Repo.Name()) + "-" + ShortHash(w.Repo.Root) + "/" + SessionPart(name)
 			}
 			h, err := state.Hold(state.CreateLock(w.Repo.Root, name))
 			if err != nil {
@@ -382,7 +383,7 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 			now := w.Now()
 			rec = &state.Record{
 				Name: name, Repo: w.Repo.Root, Branch: branch, Base: base, BaseCommit: baseCommit,
-				Path: w.worktreePath(name), Session: session, Tool: tool, Task: task,
+				Path: w.WorktreePath(name), Session: session, Tool: tool, Task: task,
 				Plan: o.Plan, NoAgent: o.NoAgent, NoSetup: o.NoSetup, Port: port,
 				Status: state.Starting, StatusSince: now, Source: state.FromOwt, CreatedAt: now,
 				Creating: true,
@@ -403,7 +404,7 @@ func (w *Workspace) taken(f *state.File, name, branch string, liveSession map[st
 	if _, ok := f.Records[name]; ok {
 		return true, "owt already has a worktree with that name"
 	}
-	if reservedName(name) {
+	if ReservedName(name) {
 		return true, "owt's commands would read it as a request for help"
 	}
 	if ref, ok := branches[branch]; ok && ref == git.BranchRef(branch) {
@@ -414,11 +415,11 @@ func (w *Workspace) taken(f *state.File, name, branch string, liveSession map[st
 	if other := refClash(branch, branches); other != "" {
 		return true, "branch " + other + " exists, and git cannot have both it and " + branch
 	}
-	if _, err := os.Lstat(w.worktreePath(name)); err == nil {
-		return true, w.worktreePath(name) + " already exists"
+	if _, err := os.Lstat(w.WorktreePath(name)); err == nil {
+		return true, w.WorktreePath(name) + " already exists"
 	}
-	if liveSession[w.sessionName(name)] {
-		return true, "tmux session " + w.sessionName(name) + " already exists"
+	if liveSession[w.SessionName(name)] {
+		return true, "tmux session " + w.SessionName(name) + " already exists"
 	}
 	return false, ""
 }
@@ -506,7 +507,7 @@ func (w *Workspace) bringFiles(dst string, listUnversioned func() (git.Unversion
 		}
 	}
 	if len(skipped) > 0 {
-		w.warnf("not copied %s: git does not ignore it, so the agent could commit it (add it to .gitignore to have it copied)", untrusted.Some(skipped, ListedMax))
+		w.Warnf("not copied %s: git does not ignore it, so the agent could commit it (add it to .gitignore to have it copied)", untrusted.Some(skipped, ListedMax))
 	}
 	var todo []string
 	for _, rel := range matches {
@@ -631,3 +632,12 @@ type badOptionError struct{ error }
 
 func (e badOptionError) Is(target error) bool { return target == ErrBadOption }
 func (e badOptionError) Unwrap() error        { return e.error }
+
+// startMonitor makes sure the status monitor of this tmux server runs, so
+// agents without hooks get a status and transitions get notified. Not
+// being able to start it does not fail the caller.
+func (w *Workspace) startMonitor() {
+	if err := daemon.EnsureRunning(w.Self, w.Tmux); err != nil {
+		w.Logf("status monitor not started: %v", err)
+	}
+}

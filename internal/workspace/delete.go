@@ -160,7 +160,7 @@ func (w *Workspace) Delete(name string, o DeleteOptions) error {
 	if others, err := w.Records(); err == nil {
 		w.releaseExcludes(r, others)
 	}
-	w.publishSummary()
+	w.PublishSummary()
 	_ = w.Tmux.RefreshStatus()
 	return nil
 }

@@ -173,7 +173,7 @@ func (w *Workspace) forget(r *state.Record, rep *DoctorReport) (bool, string) {
 	if err := w.dropRecord(r.Name); err != nil {
 		return false, err.Error()
 	}
-	w.publishSummary()
+	w.PublishSummary()
 	if err := w.Repo.PruneWorktrees(); err != nil {
 		return true, "forgot it; " + err.Error()
 	}
@@ -225,7 +225,7 @@ func (w *Workspace) doctorWorktrees(recs []*state.Record, wts []git.Worktree, fi
 			prunable = append(prunable, wt.Path)
 			continue
 		}
-		if w.worktreePath(filepath.Base(wt.Path)) != wt.Path {
+		if w.WorktreePath(filepath.Base(wt.Path)) != wt.Path {
 			continue // the user's own worktree, not made by owt
 		}
 		rep.Findings = append(rep.Findings, Finding{Kind: WorktreeWithoutRecord, Name: filepath.Base(wt.Path),

@@ -310,7 +310,7 @@ func (w *Workspace) adopt(r *state.Record, s tmux.Session) error {
 			pane = p.ID
 		}
 	}
-	copied := w.copiesIn(r.Path)
+	copied := w.CopiesIn(r.Path)
 	return w.Store.Update(func(f *state.File) error {
 		cur, ok := f.Records[r.Name]
 		if !ok || !cur.Creating {

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"errors"
 	"os"
 
 	"github.com/owt-tmux/owt/internal/state"
@@ -134,3 +135,7 @@ func (w *Workspace) Locate(r *state.Record) (Where, error) {
 	}
 	return l.Locate(r), nil
 }
+
+// ErrOtherServer is returned for a record whose session lives on another
+// tmux server that still runs.
+var ErrOtherServer = errors.New("runs on another tmux server")

@@ -7,18 +7,8 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
-	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
-
-// startMonitor makes sure the status monitor of this tmux server runs, so
-// agents without hooks get a status and transitions get notified. Not
-// being able to start it does not fail the caller.
-func (w *Workspace) startMonitor() {
-	if err := daemon.EnsureRunning(w.Self, w.Tmux); err != nil {
-		w.Logf("status monitor not started: %v", err)
-	}
-}
 
 // OpenRoot opens the repository whose main checkout is root, as recorded
 // in a state file, without asking git. A config that does not load falls

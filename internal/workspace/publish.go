@@ -79,7 +79,7 @@ func (w *Ledger) PublishHeld(name string) {
 		return
 	}
 	if r, ok := f.Records[name]; ok {
-		w.publish(r)
+		w.Publish(r)
 	}
 }
 
@@ -89,7 +89,7 @@ func (w *Ledger) PublishHeld(name string) {
 // option redraws every client's status line (tmux ≥ 3.2), so no
 // refresh-client is needed. tmux being unreachable is not an error: the
 // state file is the truth.
-func (w *Ledger) publish(rec *state.Record) {
+func (w *Ledger) Publish(rec *state.Record) {
 	if rec.Session == "" {
 		return
 	}

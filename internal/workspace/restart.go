@@ -39,7 +39,7 @@ func (w *Workspace) Restart(name, prompt string) (*state.Record, error) {
 		// Only the agent's pane starts again: windows the user opened in
 		// its session, and their programs, stay.
 		if err := w.Tmux.RespawnPane(rec.Pane, rec.Path, w.sessionEnv(rec), []string{w.Self, "_run"}); err == nil {
-			w.publish(rec)
+			w.Publish(rec)
 			w.startMonitor()
 			return rec, nil
 		}
@@ -78,7 +78,7 @@ func (w *Workspace) Restart(name, prompt string) (*state.Record, error) {
 		w.markRestartFailed(name)
 		return nil, fmt.Errorf("restart %s: save record: %w", name, err)
 	}
-	w.publish(rec)
+	w.Publish(rec)
 	w.startMonitor()
 	return rec, nil
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/owt-tmux/owt/internal/state"
 )
 
-func shortHash(s string) string {
+func ShortHash(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])[:6]
 }

@@ -22,11 +22,11 @@ const (
 	StatusFormat      = "#{?" + OptRuns + ",#{" + OptRuns + "} ,}#{" + OptStatusLine + "}"
 )
 
-// publishSummary renders every agent of every repository into the global
+// PublishSummary renders every agent of every repository into the global
 // tmux option the status bar reads, under the publish lock so it never
 // lands after (and hides) a newer status. It costs one read of the state
 // files and one bounded tmux call; tmux being unreachable is not an error.
-func (w *Workspace) publishSummary() { _ = PublishSummaryLocked(w.Tmux) }
+func (w *Ledger) PublishSummary() { _ = PublishSummaryLocked(w.Tmux) }
 
 // PublishSummary writes the summary of every repository's agents into the
 // global option the status bar reads (owt tmux init calls it too, so the

@@ -153,27 +153,27 @@ func (w *Workspace) rebuild(f *state.File) error {
 			continue
 		}
 		name := filepath.Base(wt.Path)
-		if w.worktreePath(name) != wt.Path {
+		if w.WorktreePath(name) != wt.Path {
 			continue // not made by owt
 		}
 		rec := &state.Record{
 			Name: name, Repo: w.Repo.Root, Branch: wt.Branch, Base: head, Path: wt.Path,
-			Session: w.sessionName(name), CreatedAt: now, Recovered: true, NoAgent: true,
+			Session: w.SessionName(name), CreatedAt: now, Recovered: true, NoAgent: true,
 			Status: state.Exited, StatusSince: now, Source: state.FromOwt,
 		}
 		if s, ok := found[name]; ok {
 			s.apply(rec)
 		}
-		rec.Copied = w.copiesIn(wt.Path)
+		rec.Copied = w.CopiesIn(wt.Path)
 		f.Records[name] = rec
 	}
 	return nil
 }
 
-// copiesIn lists the files of a worktree that owt would have copied in
+// CopiesIn lists the files of a worktree that owt would have copied in
 // ([worktree] copy, ignored by git): a rebuilt record counts them as owt's
 // copies, so an edited .env stays work that delete refuses to throw away.
-func (w *Workspace) copiesIn(dir string) []string {
+func (w *Workspace) CopiesIn(dir string) []string {
 	u, err := (git.Repo{Root: dir}).UnversionedFiles()
 	if err != nil {
 		return nil
@@ -247,15 +247,15 @@ func (w *Workspace) owtSessionsByName() map[string]foundSession {
 				fs.port, _ = strconv.Atoi(v)
 			}
 		}
-		if fs.in(w.worktreePath(o["@owt-name"])) {
+		if fs.in(w.WorktreePath(o["@owt-name"])) {
 			out[o["@owt-name"]] = fs // a session merely carrying the options is not it
 		}
 	}
 	return out
 }
 
-// worktreePath is where the worktree called name lives.
-func (w *Workspace) worktreePath(name string) string {
+// WorktreePath is where the worktree called name lives.
+func (w *Workspace) WorktreePath(name string) string {
 	p := strings.ReplaceAll(w.Config.Worktree.Dir, "{repo}", w.Repo.Name())
 	p = strings.ReplaceAll(p, "{name}", name)
 	if strings.HasPrefix(p, "~/") {
@@ -269,18 +269,18 @@ func (w *Workspace) worktreePath(name string) string {
 	return filepath.Clean(p)
 }
 
-// sessionName is the tmux session of the worktree called name: the repo
+// SessionName is the tmux session of the worktree called name: the repo
 // and the name, readable in a session list.
-func (w *Workspace) sessionName(name string) string {
-	return sessionPart(w.Repo.Name()) + "/" + sessionPart(name)
+func (w *Workspace) SessionName(name string) string {
+	return SessionPart(w.Repo.Name()) + "/" + SessionPart(name)
 }
 
 func (w *Workspace) Logf(format string, args ...any) {
 	fmt.Fprintf(w.Log, format+"\n", args...)
 }
 
-// warnf tells the user something they must see (Warn, else Log).
-func (w *Workspace) warnf(format string, args ...any) {
+// Warnf tells the user something they must see (Warn, else Log).
+func (w *Workspace) Warnf(format string, args ...any) {
 	out := w.Warn
 	if out == nil {
 		out = w.Log
