@@ -12,6 +12,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/react"
 	"github.com/owt-tmux/owt/internal/run"
@@ -523,7 +524,7 @@ func (m *ctl) goTo(row control.Row) (tea.Model, tea.Cmd) {
 		if err != nil {
 			return verbMsg{err: err}
 		}
-		id, err := w.EnsureSession(rec)
+		id, err := lifecycle.Of(w).EnsureSession(rec)
 		if err != nil {
 			return verbMsg{err: err}
 		}

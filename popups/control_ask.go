@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -85,7 +86,7 @@ func shipBlockers(rep merge.Report) []string {
 // deleteQuestion is the confirmation of x: what would be lost, asked twice
 // when something would (Alt+d's rule).
 func deleteQuestion(w *workspace.Workspace, rec *state.Record, h tmux.Here, tm *tmux.Client) (*question, error) {
-	loss, err := w.WhatWouldBeLost(rec)
+	loss, err := lifecycle.Of(w).WhatWouldBeLost(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +111,7 @@ func deleteQuestion(w *workspace.Workspace, rec *state.Record, h tmux.Here, tm *
 		if cur.Path != rec.Path || cur.Branch != rec.Branch || !cur.CreatedAt.Equal(rec.CreatedAt) {
 			return verbMsg{err: fmt.Errorf("%s is another worktree now: nothing was deleted", rec.Name)}
 		}
-		now, err := w.WhatWouldBeLost(cur)
+		now, err := lifecycle.Of(w).WhatWouldBeLost(cur)
 		if err != nil {
 			return verbMsg{err: err}
 		}
@@ -120,7 +121,7 @@ func deleteQuestion(w *workspace.Workspace, rec *state.Record, h tmux.Here, tm *
 			return verbMsg{err: fmt.Errorf("%s changed while you answered (it would now lose %s): nothing was deleted; press x again", rec.Name, now)}
 		}
 		leaveSession(tm, h, rec)
-		if err := control.Delete(w, rec.Name, workspace.DeleteOptions{Accept: &loss}); err != nil {
+		if err := control.Delete(w, rec.Name, lifecycle.DeleteOptions{Accept: &loss}); err != nil {
 			return verbMsg{err: err}
 		}
 		_ = tm.DisplayMessage(h.Client, "owt: deleted "+rec.Name)

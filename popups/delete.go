@@ -5,8 +5,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/tmux"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // Delete is the Alt+d popup: for the worktree of the current session (a
@@ -23,7 +23,7 @@ func deleteOne(tm *tmux.Client, s Screen) error {
 		return err
 	}
 	r := t.rec
-	loss, err := t.w.WhatWouldBeLost(r)
+	loss, err := lifecycle.Of(t.w).WhatWouldBeLost(r)
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func deleteOne(tm *tmux.Client, s Screen) error {
 			_ = tm.SwitchClientOf(h.Client, other)
 		}
 	}
-	if err := t.w.Delete(r.Name, workspace.DeleteOptions{Accept: &loss}); err != nil {
+	if err := lifecycle.Of(t.w).Delete(r.Name, lifecycle.DeleteOptions{Accept: &loss}); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.Out, "deleted %s\n", r.Name)

@@ -6,6 +6,7 @@ import (
 	"syscall"
 
 	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -14,7 +15,7 @@ import (
 
 // mergeContext is the merge engine over one workspace.
 func mergeContext(w *workspace.Workspace) *merge.Context {
-	return &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workspace.WorkFiles, EditedCopies: workspace.EditedCopies}
+	return &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: lifecycle.WorkFiles, EditedCopies: lifecycle.EditedCopies}
 }
 
 // Merge is the Alt+m popup: for the worktree of the current session (a
@@ -102,5 +103,5 @@ func teardown(tm *tmux.Client, w *workspace.Workspace, r *state.Record, h tmux.H
 			_ = tm.SwitchClientOf(h.Client, other)
 		}
 	}
-	return w.Teardown(r.Name, tip)
+	return lifecycle.Of(w).Teardown(r.Name, tip)
 }

@@ -10,7 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/owt-tmux/owt/internal/control"
-	"github.com/owt-tmux/owt/internal/workspace"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 )
 
 func deleteCommand() *cli.Command {
@@ -40,14 +40,14 @@ func deleteCommand() *cli.Command {
 			}
 			if !c.Bool("yes") && term.IsTerminal(int(os.Stdin.Fd())) {
 				q := fmt.Sprintf("Delete %s (worktree %s, branch %s)?", rec.Name, rec.Path, rec.Branch)
-				if loss, err := w.WhatWouldBeLost(rec); err == nil && !loss.Empty() && c.Bool("force") {
+				if loss, err := lifecycle.Of(w).WhatWouldBeLost(rec); err == nil && !loss.Empty() && c.Bool("force") {
 					q = fmt.Sprintf("Delete %s and LOSE %s?", rec.Name, loss)
 				}
 				if !confirm(q) {
 					return fmt.Errorf("not deleted")
 				}
 			}
-			if err := control.Delete(w, name, workspace.DeleteOptions{Force: c.Bool("force"), KeepBranch: c.Bool("keep-branch")}); err != nil {
+			if err := control.Delete(w, name, lifecycle.DeleteOptions{Force: c.Bool("force"), KeepBranch: c.Bool("keep-branch")}); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.App.Writer, "deleted %s\n", name)

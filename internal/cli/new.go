@@ -11,9 +11,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 func newCommand() *cli.Command {
@@ -41,7 +41,7 @@ func newCommand() *cli.Command {
 				w.Log = os.Stderr
 			}
 			w.Warn = os.Stderr
-			rec, err := w.Create(workspace.CreateOptions{
+			rec, err := lifecycle.Of(w).Create(lifecycle.CreateOptions{
 				Task:    strings.Join(c.Args().Slice(), " "),
 				Name:    c.String("name"),
 				Branch:  c.String("branch"),
@@ -51,7 +51,7 @@ func newCommand() *cli.Command {
 				Plan:    c.Bool("plan"),
 				NoSetup: c.Bool("no-setup"),
 			})
-			if errors.Is(err, workspace.ErrEmptyTask) || errors.Is(err, workspace.ErrBadOption) {
+			if errors.Is(err, lifecycle.ErrEmptyTask) || errors.Is(err, lifecycle.ErrBadOption) {
 				// No task, an invalid --name or --branch, a --base that does
 				// not exist: bad usage, like a missing NAME or an unknown --tool.
 				return usageError{err.Error()}

@@ -10,16 +10,16 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
 	untrusted "github.com/owt-tmux/owt/internal/text"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // noteRun is the JSON of owt note.
 type noteRun struct {
 	Note      string                 `json:"note"`
-	Worktrees []workspace.NoteResult `json:"worktrees"`
+	Worktrees []lifecycle.NoteResult `json:"worktrees"`
 	Sent      []send.Result          `json:"sent,omitempty"`
 }
 
@@ -43,11 +43,11 @@ func noteCommand() *cli.Command {
 				if len(args) > 0 || c.Bool("send") {
 					return usagef("note --clear takes no TEXT and no --send")
 				}
-				had, err := w.Note()
+				had, err := lifecycle.Of(w).Note()
 				if err != nil {
 					return err
 				}
-				results, err := w.ClearNote()
+				results, err := lifecycle.Of(w).ClearNote()
 				if err != nil {
 					return err
 				}
@@ -64,12 +64,12 @@ func noteCommand() *cli.Command {
 				if c.Bool("send") {
 					return usagef("note --send needs TEXT")
 				}
-				text, err := w.Note()
+				text, err := lifecycle.Of(w).Note()
 				if err != nil {
 					return err
 				}
 				if c.Bool("json") {
-					return printJSON(c.App.Writer, noteRun{Note: text, Worktrees: []workspace.NoteResult{}})
+					return printJSON(c.App.Writer, noteRun{Note: text, Worktrees: []lifecycle.NoteResult{}})
 				}
 				if text == "" {
 					fmt.Fprintln(os.Stderr, "no note set; set one with: owt note \"TEXT\"")
@@ -89,8 +89,8 @@ func noteCommand() *cli.Command {
 			if strings.TrimSpace(text) == "" {
 				return usagef("nothing to note: TEXT is empty ('owt note --clear' removes the note)")
 			}
-			results, err := w.SetNote(text)
-			if errors.Is(err, workspace.ErrBadNote) {
+			results, err := lifecycle.Of(w).SetNote(text)
+			if errors.Is(err, lifecycle.ErrBadNote) {
 				return usagef("%v", err)
 			}
 			if err != nil {
@@ -142,7 +142,7 @@ func noteMissed(run noteRun) error {
 }
 
 // removedAny reports whether a clear removed the note from a worktree.
-func removedAny(rs []workspace.NoteResult) bool {
+func removedAny(rs []lifecycle.NoteResult) bool {
 	for _, r := range rs {
 		if r.Action == "removed" {
 			return true
@@ -178,9 +178,9 @@ func inert(text string) string {
 	return b.String()
 }
 
-func orEmpty(rs []workspace.NoteResult) []workspace.NoteResult {
+func orEmpty(rs []lifecycle.NoteResult) []lifecycle.NoteResult {
 	if rs == nil {
-		return []workspace.NoteResult{}
+		return []lifecycle.NoteResult{}
 	}
 	return rs
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
@@ -207,7 +208,7 @@ func worktreeInUse(tm *tmux.Client, r *run.Run) (string, error) {
 	}
 	for _, t := range r.Plan.Tasks {
 		name := r.Name + "-" + t.ID
-		why, err := w.NameTaken(name, t.Task)
+		why, err := lifecycle.Of(w).NameTaken(name, t.Task)
 		if err != nil {
 			return "", fmt.Errorf("check worktree %s: %w", name, err)
 		}

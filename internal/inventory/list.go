@@ -17,6 +17,7 @@ import (
 	"github.com/adrg/xdg"
 
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -131,7 +132,7 @@ func computeStats(r *state.Record) Stats {
 	repo := git.Repo{Root: r.Repo}
 	base := repo.BaseRef(r.Base, r.BaseCommit)
 	s.Ahead, s.Behind, _ = repo.AheadBehind(base, git.BranchRef(r.Branch))
-	if dirty, err := workspace.WorkFiles(r); err == nil {
+	if dirty, err := lifecycle.WorkFiles(r); err == nil {
 		s.Dirty = len(dirty)
 	}
 	if d, err := git.Diff(r.Path, base); err == nil {
@@ -186,10 +187,10 @@ func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 func itemOf(r *state.Record, loc *workspace.Locator) Item {
 	where := loc.Locate(r)
 	creating := ""
-	switch workspace.CreateStateOf(r) {
-	case workspace.InProgress:
+	switch lifecycle.CreateStateOf(r) {
+	case lifecycle.InProgress:
 		creating = "in-progress"
-	case workspace.Interrupted:
+	case lifecycle.Interrupted:
 		creating = "interrupted"
 	}
 	return Item{

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -319,7 +320,7 @@ func (e *Engine) observe(rec *state.Record, into string, now time.Time) (Observa
 	}
 	o.OffBranch = w.problem(rec.Path)
 	o.Commits, o.Unchanged, o.Tree, o.Base = w.Commits, w.Unchanged, w.Tree, w.Base
-	if o.Uncommitted, err = workspace.WorkFiles(rec); err != nil {
+	if o.Uncommitted, err = lifecycle.WorkFiles(rec); err != nil {
 		return o, fmt.Errorf("uncommitted files: %w", err)
 	}
 	return o, nil
@@ -505,7 +506,7 @@ func (e *Engine) create(r *Run, id string) (*state.Record, error) {
 	if sp.Brief != "" {
 		task = pt.Task + "\n\n" + sp.Brief + "\n\n" + DoneInstruction
 	}
-	return w.Create(workspace.CreateOptions{
+	return lifecycle.Of(w).Create(lifecycle.CreateOptions{
 		Task:    task,
 		Name:    r.Name + "-" + id,
 		Base:    sp.Base,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -113,11 +114,11 @@ func (e *Engine) launch(r *Run, a attemptStart) (*state.Record, error) {
 	if !ok {
 		return nil, fmt.Errorf("run %s has no task %q", r.Name, a.id)
 	}
-	tail, err := w.PaneTail(rec, TailLines)
+	tail, err := lifecycle.Of(w).PaneTail(rec, TailLines)
 	if err != nil {
 		e.logf("run %s: task %s: read its pane: %v", r.Name, a.id, err)
 	}
-	return w.Restart(a.name, RetryPrompt(pt.Task, a.attempt, a.failure, tail))
+	return lifecycle.Of(w).Restart(a.name, RetryPrompt(pt.Task, a.attempt, a.failure, tail))
 }
 
 // RetryPrompt is the task of a new attempt in the worktree of the last:

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -152,13 +153,13 @@ func (e *Engine) land(r *Run, t *TaskRun) (merge.Result, error) {
 	// the reason, and left alone.
 	// What the checks wrote in the task's worktree is not uncommitted work.
 	workFiles := func(r *state.Record) ([]string, error) {
-		files, err := workspace.WorkFiles(r)
+		files, err := lifecycle.WorkFiles(r)
 		if err != nil || r.Name != rec.Name {
 			return files, err
 		}
 		return t.Memo.Checks.notCheckOutput(r.Path, files), nil
 	}
-	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workFiles, EditedCopies: workspace.EditedCopies}
+	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workFiles, EditedCopies: lifecycle.EditedCopies}
 	return ctx.Merge(rec, merge.Options{Into: r.Into})
 }
 

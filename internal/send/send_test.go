@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 func classifierOf(t *testing.T, tool string) *agent.Classifier {
@@ -71,7 +71,7 @@ func TestOwtsMessageWaitsForAPromptOnScreenTheRecordMissed(t *testing.T) {
 	bin := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "codex"), []byte("#!/bin/sh\nexit 0\n"), 0o755))
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	rec, err := ws.Create(workspace.CreateOptions{Task: "Do a thing", Name: "cx", Tool: "codex", NoSetup: true})
+	rec, err := lifecycle.Of(ws).Create(lifecycle.CreateOptions{Task: "Do a thing", Name: "cx", Tool: "codex", NoSetup: true})
 	require.NoError(t, err)
 	require.NoError(t, ws.Store.Update(func(f *state.File) error {
 		f.Records["cx"].Status = state.Idle

@@ -1,4 +1,4 @@
-package workspace
+package lifecycle
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 // commits no branch holds (a detached HEAD), or the branch moved since, so
 // nothing done in the meantime is lost. An empty branchTip skips the
 // branch check.
-func (w *Workspace) Teardown(name, branchTip string) error {
+func (w *Worktrees) Teardown(name, branchTip string) error {
 	r, err := w.Get(name)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package workspace
+package lifecycle
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // Restart gives the worktree called name a new agent with prompt as its
@@ -15,7 +16,7 @@ import (
 // runner as Create. The worktree, its branch, its commits and its
 // uncommitted files are never touched: nothing is reset, stashed or
 // removed. A run's retry and resume start the next attempt this way.
-func (w *Workspace) Restart(name, prompt string) (*state.Record, error) {
+func (w *Worktrees) Restart(name, prompt string) (*state.Record, error) {
 	rec, err := w.Get(name)
 	if err != nil {
 		return nil, err
@@ -27,11 +28,11 @@ func (w *Workspace) Restart(name, prompt string) (*state.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	if where.Place == Elsewhere {
-		return nil, fmt.Errorf("restart %s: it %w (%s)", name, ErrOtherServer, where.Socket)
+	if where.Place == workspace.Elsewhere {
+		return nil, fmt.Errorf("restart %s: it %w (%s)", name, workspace.ErrOtherServer, where.Socket)
 	}
 	old := rec
-	respawn := where.Place == Here && rec.Pane != ""
+	respawn := where.Place == workspace.Here && rec.Pane != ""
 	if rec, err = w.renewRecord(name, prompt, respawn); err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ func (w *Workspace) Restart(name, prompt string) (*state.Record, error) {
 	err = w.Store.Update(func(f *state.File) error {
 		cur, ok := f.Records[name]
 		if !ok {
-			return fmt.Errorf("%w %q", ErrUnknownName, name)
+			return fmt.Errorf("%w %q", workspace.ErrUnknownName, name)
 		}
 		cur.SessionID, cur.Pane, cur.Session = created.SessionID, created.PaneID, created.SessionName
 		cur.Socket = w.Tmux.ServerSocket()
@@ -85,7 +86,7 @@ func (w *Workspace) Restart(name, prompt string) (*state.Record, error) {
 
 // canRestart checks, before anything changes, that the record is whole,
 // has an agent owt knows, and its worktree is there.
-func (w *Workspace) canRestart(rec *state.Record, prompt string) error {
+func (w *Worktrees) canRestart(rec *state.Record, prompt string) error {
 	switch {
 	case strings.TrimSpace(prompt) == "":
 		return ErrEmptyTask
@@ -106,12 +107,12 @@ func (w *Workspace) canRestart(rec *state.Record, prompt string) error {
 // renewRecord gives the record its new task and a fresh agent status: no
 // session yet, starting, nothing the old agent said (owt done, exit code,
 // turn error) carried over.
-func (w *Workspace) renewRecord(name, prompt string, keepPane bool) (*state.Record, error) {
+func (w *Worktrees) renewRecord(name, prompt string, keepPane bool) (*state.Record, error) {
 	var rec *state.Record
 	err := w.Store.Update(func(f *state.File) error {
 		cur, ok := f.Records[name]
 		if !ok {
-			return fmt.Errorf("%w %q", ErrUnknownName, name)
+			return fmt.Errorf("%w %q", workspace.ErrUnknownName, name)
 		}
 		now := w.Now()
 		cur.Task = prompt
@@ -133,7 +134,7 @@ func (w *Workspace) renewRecord(name, prompt string, keepPane bool) (*state.Reco
 
 // markRestartFailed leaves a record whose new session did not start
 // saying its agent is not running, rather than "starting" forever.
-func (w *Workspace) markRestartFailed(name string) {
+func (w *Worktrees) markRestartFailed(name string) {
 	_ = w.Store.Update(func(f *state.File) error {
 		cur, ok := f.Records[name]
 		if !ok || cur.SessionID != "" {
@@ -146,13 +147,13 @@ func (w *Workspace) markRestartFailed(name string) {
 
 // PaneTail is the last n lines of the agent's pane (history included), if
 // owt can prove the record's session is its own; "" when it is gone.
-func (w *Workspace) PaneTail(rec *state.Record, n int) (string, error) {
-	loc, err := ListLocator(w.Tmux)
+func (w *Worktrees) PaneTail(rec *state.Record, n int) (string, error) {
+	loc, err := workspace.ListLocator(w.Tmux)
 	if err != nil {
 		return "", err
 	}
 	where := loc.Locate(rec)
-	if where.Place == Gone || rec.Pane == "" {
+	if where.Place == workspace.Gone || rec.Pane == "" {
 		return "", nil
 	}
 	out, err := loc.ClientFor(where).CaptureLast(rec.Pane, n)
@@ -175,7 +176,7 @@ var ErrLeftAlone = errors.New("left alone")
 // had started is adopted (the record is returned, whole), else what it
 // left is removed (nil, nil). A create still in progress, or one whose
 // remains hold work, is ErrLeftAlone with the reason.
-func (w *Workspace) SettleInterruptedCreate(name string) (*state.Record, error) {
+func (w *Worktrees) SettleInterruptedCreate(name string) (*state.Record, error) {
 	rec, err := w.Get(name)
 	if err != nil {
 		return nil, err
@@ -192,7 +193,7 @@ func (w *Workspace) SettleInterruptedCreate(name string) (*state.Record, error) 
 		return nil, fmt.Errorf("%s: %w: %s", name, ErrLeftAlone, rep.Findings[0].Action)
 	}
 	rec, err = w.Get(name)
-	if errors.Is(err, ErrUnknownName) {
+	if errors.Is(err, workspace.ErrUnknownName) {
 		return nil, nil
 	}
 	return rec, err

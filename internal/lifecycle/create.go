@@ -1,4 +1,4 @@
-package workspace
+package lifecycle
 
 import (
 	"errors"
@@ -16,6 +16,7 @@ import (
 	"github.com/owt-tmux/owt/internal/state"
 	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // CreateOptions are the inputs of owt new.
@@ -71,7 +72,7 @@ func (u undo) run() {
 // Create makes a branch, a worktree, copies files into it, and starts a tmux
 // session running the setup and the agent. Any failure undoes every step
 // taken before it: no branch, worktree, session or record is left behind.
-func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
+func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	task := strings.TrimSpace(o.Task)
 	if task == "" && (!o.NoAgent || (o.Name == "" && o.Branch == "")) {
 		return nil, ErrEmptyTask
@@ -100,7 +101,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 	if o.Name != "" {
-		if err := ValidateName(o.Name); err != nil {
+		if err := workspace.ValidateName(o.Name); err != nil {
 			return nil, badOption(err)
 		}
 	}
@@ -175,8 +176,8 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	// The status bar summary counting the new agent, rendered while git
 	// works and set in the same tmux call that makes the session.
 	summary := async(func() (string, error) {
-		recs, err := AllRecords()
-		return Summarize(recs).Render(StyleTmux), err
+		recs, err := workspace.AllRecords()
+		return workspace.Summarize(recs).Render(workspace.StyleTmux), err
 	})
 	if err := afterStep("reserve"); err != nil {
 		return nil, err
@@ -221,7 +222,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 	branchAt := async(func() (string, error) { return w.Repo.ResolveCommit(git.BranchRef(rec.Branch)) })
 	global := map[string]string{}
 	if line, err := summary(); err == nil {
-		global[OptStatusLine] = line
+		global[workspace.OptStatusLine] = line
 	}
 	created, err := w.startSession(rec, w.sessionSize(sv), global, sv.ClientNames())
 	if err != nil {
@@ -261,7 +262,7 @@ func (w *Workspace) Create(o CreateOptions) (*state.Record, error) {
 }
 
 // defaultBase is --base, else the branch checked out where owt was run.
-func (w *Workspace) defaultBase(o CreateOptions) (string, error) {
+func (w *Worktrees) defaultBase(o CreateOptions) (string, error) {
 	if o.Base != "" {
 		return o.Base, nil
 	}
@@ -286,7 +287,7 @@ func (w *Workspace) defaultBase(o CreateOptions) (string, error) {
 // another ref: a branch named like a tag, a remote branch or refs/<name>
 // is measured, merged and deleted as the wrong commits by anyone who
 // names it to git without refs/heads/.
-func (w *Workspace) checkNewBranch(branch string) error {
+func (w *Worktrees) checkNewBranch(branch string) error {
 	if !git.ValidBranchName(branch) {
 		return fmt.Errorf("invalid branch name %q", branch)
 	}
@@ -306,7 +307,7 @@ func (w *Workspace) checkNewBranch(branch string) error {
 // checkBase returns the commit of an explicit --base, which must be a
 // local branch: owt merges the work back into its base, and a tag, a
 // remote branch or a commit cannot take a merge.
-func (w *Workspace) checkBase(base string) (string, error) {
+func (w *Worktrees) checkBase(base string) (string, error) {
 	if !w.Repo.BranchExists(base) {
 		if _, err := w.Repo.ResolveCommit(base); err != nil {
 			return "", fmt.Errorf("unknown base %q: no such branch", base)
@@ -321,8 +322,8 @@ func (w *Workspace) checkBase(base string) (string, error) {
 // new calls never choose the same ones. It returns the create lock of the
 // name, held until the create ends: kill -9 drops it, which is how owt
 // doctor tells an interrupted create from one still running.
-func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string, sessions []tmux.Session, branches map[string]string) (*state.Record, *state.Held, error) {
-	name, branch := DeriveName(task)
+func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit string, sessions []tmux.Session, branches map[string]string) (*state.Record, *state.Held, error) {
+	name, branch := workspace.DeriveName(task)
 	if o.Name != "" {
 		name = o.Name
 		if o.Branch == "" {
@@ -351,7 +352,7 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 		}
 		return w.Store.Update(func(f *state.File) error {
 			for n := 1; ; n++ {
-				cn, cb := WithSuffix(name, branch, n)
+				cn, cb := workspace.WithSuffix(name, branch, n)
 				taken, why := w.taken(f, cn, cb, liveSession, branches)
 				if !taken {
 					name, branch = cn, cb
@@ -373,7 +374,7 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 			session := w.SessionName(name)
 			if liveSession[session] {
 				// Another repo with the same folder name owns it.
-				session = SessionPart(w.Repo.Name()) + "-" + ShortHash(w.Repo.Root) + "/" + SessionPart(name)
+				session = workspace.SessionPart(w.Repo.Name()) + "-" + workspace.ShortHash(w.Repo.Root) + "/" + workspace.SessionPart(name)
 			}
 			h, err := state.Hold(state.CreateLock(w.Repo.Root, name))
 			if err != nil {
@@ -400,11 +401,11 @@ func (w *Workspace) reserve(o CreateOptions, task, tool, base, baseCommit string
 }
 
 // taken reports whether a name or branch is already used, and by what.
-func (w *Workspace) taken(f *state.File, name, branch string, liveSession map[string]bool, branches map[string]string) (bool, string) {
+func (w *Worktrees) taken(f *state.File, name, branch string, liveSession map[string]bool, branches map[string]string) (bool, string) {
 	if _, ok := f.Records[name]; ok {
 		return true, "owt already has a worktree with that name"
 	}
-	if ReservedName(name) {
+	if workspace.ReservedName(name) {
 		return true, "owt's commands would read it as a request for help"
 	}
 	if ref, ok := branches[branch]; ok && ref == git.BranchRef(branch) {
@@ -471,7 +472,7 @@ func usedPorts() ([]int, error) {
 }
 
 // dropRecord forgets the record called name.
-func (w *Workspace) dropRecord(name string) error {
+func (w *Worktrees) dropRecord(name string) error {
 	err := w.Store.Update(func(f *state.File) error {
 		delete(f.Records, name)
 		return nil
@@ -488,7 +489,7 @@ func (w *Workspace) dropRecord(name string) error {
 // file git does not ignore is not copied — in the worktree the agent's
 // "git add -A" would commit it, and owt ship would land it — unless it is
 // the agent's hook settings file (hookFile), which owt keeps out of git.
-func (w *Workspace) bringFiles(dst string, listUnversioned func() (git.Unversioned, error), hookFile string, rb *undo) ([]string, error) {
+func (w *Worktrees) bringFiles(dst string, listUnversioned func() (git.Unversioned, error), hookFile string, rb *undo) ([]string, error) {
 	unversioned, err := listUnversioned()
 	if err != nil {
 		return nil, fmt.Errorf("list untracked files: %w", err)
@@ -507,7 +508,7 @@ func (w *Workspace) bringFiles(dst string, listUnversioned func() (git.Unversion
 		}
 	}
 	if len(skipped) > 0 {
-		w.Warnf("not copied %s: git does not ignore it, so the agent could commit it (add it to .gitignore to have it copied)", untrusted.Some(skipped, ListedMax))
+		w.Warnf("not copied %s: git does not ignore it, so the agent could commit it (add it to .gitignore to have it copied)", untrusted.Some(skipped, workspace.ListedMax))
 	}
 	var todo []string
 	for _, rel := range matches {
@@ -554,7 +555,7 @@ func (w *Workspace) bringFiles(dst string, listUnversioned func() (git.Unversion
 // sessionEnv is the environment of a worktree's session: who it is, and
 // where owt keeps its state, so the runner and hooks inside find the record
 // even when the tmux server was started with another environment.
-func (w *Workspace) sessionEnv(rec *state.Record) map[string]string {
+func (w *Worktrees) sessionEnv(rec *state.Record) map[string]string {
 	env := map[string]string{
 		"OWT_NAME": rec.Name,
 		"OWT_REPO": rec.Repo,
@@ -575,7 +576,7 @@ func (w *Workspace) sessionEnv(rec *state.Record) map[string]string {
 // The session's @owt-* options are set by that runner, by its own pane id,
 // as its first act: owt new then makes the session, sets the bar's summary
 // and redraws the clients in one tmux call.
-func (w *Workspace) startSession(rec *state.Record, size [2]int, global map[string]string, clients []string) (tmux.Created, error) {
+func (w *Worktrees) startSession(rec *state.Record, size [2]int, global map[string]string, clients []string) (tmux.Created, error) {
 	ns := tmux.NewSession{
 		Global:  global,
 		Refresh: clients,
@@ -613,7 +614,7 @@ func async[T any](f func() (T, error)) func() (T, error) {
 // sessionSize is the size to make a session at ([tmux] size): the
 // terminal the user is on when "auto", so the agent draws its first
 // screens for the size it will be seen at.
-func (w *Workspace) sessionSize(sv tmux.Survey) [2]int {
+func (w *Worktrees) sessionSize(sv tmux.Survey) [2]int {
 	spec := w.Config.Tmux.Size
 	if spec == "auto" {
 		if wd, ht, ok := sv.UserSize(); ok {
@@ -636,7 +637,7 @@ func (e badOptionError) Unwrap() error        { return e.error }
 // startMonitor makes sure the status monitor of this tmux server runs, so
 // agents without hooks get a status and transitions get notified. Not
 // being able to start it does not fail the caller.
-func (w *Workspace) startMonitor() {
+func (w *Worktrees) startMonitor() {
 	if err := daemon.EnsureRunning(w.Self, w.Tmux); err != nil {
 		w.Logf("status monitor not started: %v", err)
 	}

@@ -1,4 +1,4 @@
-package workspace
+package lifecycle
 
 import (
 	"fmt"
@@ -6,22 +6,23 @@ import (
 
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // LiveSession returns the id of the record's tmux session on this server,
 // or "" when no server has it any more. A session on another running tmux
 // server is ErrOtherServer, saying how to get there.
-func (w *Workspace) LiveSession(r *state.Record) (string, error) {
+func (w *Worktrees) LiveSession(r *state.Record) (string, error) {
 	where, err := w.Locate(r)
 	if err != nil {
 		return "", err
 	}
 	switch where.Place {
-	case Here:
+	case workspace.Here:
 		return where.SessionID, nil
-	case Elsewhere:
+	case workspace.Elsewhere:
 		return "", fmt.Errorf("%s %w (%s): attach there with: tmux -S %s attach -t %s",
-			r.Name, ErrOtherServer, where.Socket, where.Socket, where.SessionID)
+			r.Name, workspace.ErrOtherServer, where.Socket, where.Socket, where.SessionID)
 	}
 	return "", nil
 }
@@ -32,7 +33,7 @@ func (w *Workspace) LiveSession(r *state.Record) (string, error) {
 // recreated here (ErrOtherServer). The agent is not restarted with its
 // task — that would run the task twice — so the new session holds a shell
 // and the record says the agent exited.
-func (w *Workspace) EnsureSession(r *state.Record) (string, error) {
+func (w *Worktrees) EnsureSession(r *state.Record) (string, error) {
 	switch CreateStateOf(r) {
 	case InProgress:
 		return "", fmt.Errorf("%s is still being created; try again in a moment", r.Name)
@@ -63,14 +64,14 @@ func (w *Workspace) EnsureSession(r *state.Record) (string, error) {
 		}
 		return "", fmt.Errorf("recreate session %s: %w", r.Session, err)
 	}
-	if err := w.Tmux.MarkSession(created.SessionID, SessionOptions(r), nil); err != nil {
+	if err := w.Tmux.MarkSession(created.SessionID, workspace.SessionOptions(r), nil); err != nil {
 		_ = w.Tmux.KillSession(created.SessionID)
 		return "", fmt.Errorf("recreate session %s: %w", r.Session, err)
 	}
 	err = w.Store.Update(func(f *state.File) error {
 		cur, ok := f.Records[r.Name]
 		if !ok {
-			return fmt.Errorf("%w %q", ErrUnknownName, r.Name)
+			return fmt.Errorf("%w %q", workspace.ErrUnknownName, r.Name)
 		}
 		cur.SessionID, cur.Pane, cur.Session = created.SessionID, created.PaneID, created.SessionName
 		cur.Socket = w.Tmux.ServerSocket()

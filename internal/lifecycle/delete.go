@@ -1,4 +1,4 @@
-package workspace
+package lifecycle
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
 	untrusted "github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // Loss is the work a delete would destroy.
@@ -51,10 +52,10 @@ func (l Loss) Empty() bool {
 func (l Loss) String() string {
 	var parts []string
 	if n := len(l.DirtyFiles); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d uncommitted file(s): %s", n, untrusted.Some(l.DirtyFiles, ListedMax)))
+		parts = append(parts, fmt.Sprintf("%d uncommitted file(s): %s", n, untrusted.Some(l.DirtyFiles, workspace.ListedMax)))
 	}
 	if n := len(l.EditedCopies); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d ignored file(s) owt copied in and that changed since: %s", n, untrusted.Some(l.EditedCopies, ListedMax)))
+		parts = append(parts, fmt.Sprintf("%d ignored file(s) owt copied in and that changed since: %s", n, untrusted.Some(l.EditedCopies, workspace.ListedMax)))
 	}
 	if l.Unmerged > 0 {
 		parts = append(parts, fmt.Sprintf("%d commit(s) that neither its base nor any other branch holds", l.Unmerged))
@@ -80,7 +81,7 @@ func (l Loss) hint() string {
 // work (note files holding more than owt's note included), the ignored
 // files owt copied in that changed since, its commits not in its base, and
 // commits made on a detached HEAD that no ref holds.
-func (w *Workspace) WhatWouldBeLost(r *state.Record) (Loss, error) {
+func (w *Worktrees) WhatWouldBeLost(r *state.Record) (Loss, error) {
 	var l Loss
 	if _, err := os.Stat(r.Path); err == nil {
 		if l, err = worktreeWork(r); err != nil {
@@ -114,7 +115,7 @@ type DeleteOptions struct {
 // Delete kills the session, removes the worktree, deletes the branch and
 // drops the record. Without Force it refuses, changing nothing, when
 // uncommitted files or commits not in the base would be lost.
-func (w *Workspace) Delete(name string, o DeleteOptions) error {
+func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 	r, err := w.Get(name)
 	if err != nil {
 		return err
@@ -201,13 +202,13 @@ func sameFile(a, b string) bool {
 // killSessionOf kills the session r proves it owns: on this server, or on
 // the other tmux server it was made on when that one still runs. A session
 // that merely has r's name is never touched.
-func (w *Workspace) killSessionOf(r *state.Record) error {
-	loc, err := ListLocator(w.Tmux)
+func (w *Worktrees) killSessionOf(r *state.Record) error {
+	loc, err := workspace.ListLocator(w.Tmux)
 	if err != nil {
 		return err
 	}
 	where := loc.Locate(r)
-	if where.Place == Gone {
+	if where.Place == workspace.Gone {
 		return nil
 	}
 	if err := loc.ClientFor(where).KillSession(where.SessionID); err != nil {

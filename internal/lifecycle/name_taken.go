@@ -1,14 +1,16 @@
-package workspace
+package lifecycle
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // namedBranch is the branch Create gives a worktree named name for task:
 // the kind the task's words suggest, then the name.
 func namedBranch(name, task string) string {
-	_, derived := DeriveName(task)
+	_, derived := workspace.DeriveName(task)
 	return strings.SplitN(derived, "/", 2)[0] + "/" + name
 }
 
@@ -16,7 +18,7 @@ func namedBranch(name, task string) string {
 // worktree, branch, folder or tmux session of that name exists), "" when
 // it is free: the same test, made before anything is asked of Create.
 // With no tmux server running, no session can be in the way.
-func (w *Workspace) NameTaken(name, task string) (string, error) {
+func (w *Worktrees) NameTaken(name, task string) (string, error) {
 	branches, err := w.Repo.NamesInUse()
 	if err != nil {
 		return "", fmt.Errorf("list branches: %w", err)

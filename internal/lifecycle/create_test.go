@@ -1,4 +1,4 @@
-package workspace
+package lifecycle
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // world is a private tmux server, temp XDG dirs and a real git repo.
@@ -61,8 +62,8 @@ func (w *world) run(name string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func (w *world) workspace() *Workspace {
-	ws, err := Open(w.repo, w.tm)
+func (w *world) workspace() *Worktrees {
+	ws, err := workspace.Open(w.repo, w.tm)
 	require.NoError(w.t, err)
 	// The session runs a stand-in for "owt _run" that just stays alive:
 	// this test is about the steps around it.
@@ -70,7 +71,7 @@ func (w *world) workspace() *Workspace {
 	// Create also starts "owt monitor" through Self: the stand-in declines.
 	require.NoError(w.t, os.WriteFile(script, []byte("#!/bin/sh\n[ \"$1\" = monitor ] && exit 0\nexec sleep 600\n"), 0o755))
 	ws.Self = script
-	return ws
+	return Of(ws)
 }
 
 func TestCreateRollsBackAtEveryStep(t *testing.T) {

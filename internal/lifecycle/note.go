@@ -1,4 +1,4 @@
-package workspace
+package lifecycle
 
 import (
 	"encoding/json"
@@ -46,19 +46,19 @@ type NoteResult struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-func (w *Workspace) notePath() string {
+func (w *Worktrees) notePath() string {
 	return filepath.Join(state.Dir(), "notes", filepath.Base(w.Store.Path))
 }
 
 // Note returns the current note text, "" when there is none.
-func (w *Workspace) Note() (string, error) {
+func (w *Worktrees) Note() (string, error) {
 	st, err := w.loadNote()
 	return st.Text, err
 }
 
 // SetNote writes text into every live worktree's local instructions file
 // and keeps it for worktrees created later.
-func (w *Workspace) SetNote(text string) ([]NoteResult, error) {
+func (w *Worktrees) SetNote(text string) ([]NoteResult, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return nil, fmt.Errorf("%w: the text is empty ('owt note --clear' removes the note)", ErrBadNote)
@@ -94,7 +94,7 @@ func (w *Workspace) SetNote(text string) ([]NoteResult, error) {
 
 // ClearNote removes owt's block from every live worktree (and a file owt
 // created for it that is empty now), and the info/exclude lines it added.
-func (w *Workspace) ClearNote() ([]NoteResult, error) {
+func (w *Worktrees) ClearNote() ([]NoteResult, error) {
 	recs, err := w.Records()
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func (w *Workspace) ClearNote() ([]NoteResult, error) {
 
 // applyNote puts the current note, if any, into a worktree being created.
 // A failure is logged, never fatal: the note is a convenience.
-func (w *Workspace) applyNote(rec *state.Record) {
+func (w *Worktrees) applyNote(rec *state.Record) {
 	if _, err := os.Stat(w.notePath()); err != nil {
 		return // no note: nothing to lock or read
 	}
@@ -141,7 +141,7 @@ func (w *Workspace) applyNote(rec *state.Record) {
 // it created. It only ever writes a file owt created itself: a file of
 // that name that owt did not create is the user's (or the project's), and
 // the worktree is skipped with a word why.
-func (w *Workspace) writeNote(st *noteState, r *state.Record) NoteResult {
+func (w *Worktrees) writeNote(st *noteState, r *state.Record) NoteResult {
 	res := NoteResult{Name: r.Name}
 	if _, err := os.Stat(r.Path); err != nil {
 		res.Action, res.Reason = "skipped", "worktree missing"
@@ -326,7 +326,7 @@ func withdrawNote(st *noteState, path string) error {
 // at self, where an untracked file rel exists that git shows: listing
 // "/rel" in the shared info/exclude would hide it from git there, and
 // owt ship, merge and delete would no longer see it as work.
-func (w *Workspace) wouldHide(rel, self string) string {
+func (w *Worktrees) wouldHide(rel, self string) string {
 	wts, err := w.Repo.Worktrees()
 	if err != nil {
 		return ""
@@ -370,7 +370,7 @@ func writeKeepingMode(path string, data []byte) error {
 	return nil
 }
 
-func (w *Workspace) loadNote() (noteState, error) {
+func (w *Worktrees) loadNote() (noteState, error) {
 	var st noteState
 	data, err := os.ReadFile(w.notePath())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -387,7 +387,7 @@ func (w *Workspace) loadNote() (noteState, error) {
 
 // updateNote changes the note state under a lock; an empty state removes
 // the file.
-func (w *Workspace) updateNote(fn func(*noteState) error) error {
+func (w *Worktrees) updateNote(fn func(*noteState) error) error {
 	return state.WithLock("notes", func() error {
 		st, err := w.loadNote()
 		if err != nil {

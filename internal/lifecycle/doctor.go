@@ -1,4 +1,4 @@
-package workspace
+package lifecycle
 
 import (
 	"errors"
@@ -14,6 +14,7 @@ import (
 	"github.com/owt-tmux/owt/internal/state"
 	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // Kinds of problems owt doctor finds.
@@ -71,7 +72,7 @@ type ownedSession struct {
 // Doctor looks for what went out of step between owt's records, git and
 // tmux. With fix it repairs what is safe — nothing that holds work is ever
 // deleted — and says what it left.
-func (w *Workspace) Doctor(fix bool) (DoctorReport, error) {
+func (w *Worktrees) Doctor(fix bool) (DoctorReport, error) {
 	rep := DoctorReport{Repo: w.Repo.Root, Findings: []Finding{}}
 	recs, err := w.Records()
 	if err != nil {
@@ -81,7 +82,7 @@ func (w *Workspace) Doctor(fix bool) (DoctorReport, error) {
 	if err != nil && !errors.Is(err, tmux.ErrNotInstalled) {
 		return rep, err
 	}
-	loc := NewLocator(w.Tmux, all)
+	loc := workspace.NewLocator(w.Tmux, all)
 	owned, err := w.ownedSessions()
 	if err != nil {
 		return rep, err
@@ -93,7 +94,7 @@ func (w *Workspace) Doctor(fix bool) (DoctorReport, error) {
 	known := map[string]bool{} // session ids of records on this server
 	for _, r := range recs {
 		where := loc.Locate(r)
-		if where.Place == Here {
+		if where.Place == workspace.Here {
 			known[where.SessionID] = true
 		}
 		w.doctorRecord(r, where, fix, &rep)
@@ -113,16 +114,16 @@ func (w *Workspace) Doctor(fix bool) (DoctorReport, error) {
 // doctorRecord checks that a record has both its worktree and its session.
 // A session on another tmux server that still runs is that server's: it
 // is neither recreated here nor killed.
-func (w *Workspace) doctorRecord(r *state.Record, where Where, fix bool, rep *DoctorReport) {
+func (w *Worktrees) doctorRecord(r *state.Record, where workspace.Where, fix bool, rep *DoctorReport) {
 	if w.doctorInterruptedCreate(r, fix, rep) {
 		return
 	}
-	hasSession := where.Place != Gone
+	hasSession := where.Place != workspace.Gone
 	hasWorktree := worktreeDirExists(r.Path)
 	switch {
 	case hasWorktree && hasSession:
 		return
-	case where.Place == Elsewhere:
+	case where.Place == workspace.Elsewhere:
 		rep.Findings = append(rep.Findings, Finding{Kind: SessionOnOtherServer, Name: r.Name,
 			Detail: fmt.Sprintf("session %s runs on another tmux server (%s) but its worktree %s is gone", r.Session, where.Socket, r.Path),
 			Action: "left alone: run owt doctor on that server"})
@@ -167,7 +168,7 @@ func (w *Workspace) doctorRecord(r *state.Record, where Where, fix bool, rep *Do
 // forget drops the record of a worktree whose folder is gone, makes git
 // forget the worktree, and deletes its branch when every commit of it is in
 // its base. A branch with other commits is kept and reported.
-func (w *Workspace) forget(r *state.Record, rep *DoctorReport) (bool, string) {
+func (w *Worktrees) forget(r *state.Record, rep *DoctorReport) (bool, string) {
 	// The record goes first: a record that stays is still a finding, and
 	// the branch it names must then stay with it.
 	if err := w.dropRecord(r.Name); err != nil {
@@ -203,7 +204,7 @@ func (w *Workspace) forget(r *state.Record, rep *DoctorReport) (bool, string) {
 // doctorStraySession reports a session carrying owt's options for this
 // repo that no record owns. Options are anyone's to set, so they prove
 // nothing: owt never kills such a session, it only says it is there.
-func (w *Workspace) doctorStraySession(s ownedSession) Finding {
+func (w *Worktrees) doctorStraySession(s ownedSession) Finding {
 	return Finding{Kind: SessionWithoutRecord, Name: s.Session,
 		Detail: fmt.Sprintf("tmux session %s (%s) carries owt's options for this repo but no worktree record owns it", s.Session, s.ID),
 		Action: "left alone: owt only kills sessions its records prove it made; kill it yourself if it is not yours to keep (tmux kill-session -t " + s.ID + ")"}
@@ -211,7 +212,7 @@ func (w *Workspace) doctorStraySession(s ownedSession) Finding {
 
 // doctorWorktrees finds git worktrees in owt's folder that no record knows,
 // and git's entries for worktree folders deleted by hand.
-func (w *Workspace) doctorWorktrees(recs []*state.Record, wts []git.Worktree, fix bool, rep *DoctorReport) {
+func (w *Worktrees) doctorWorktrees(recs []*state.Record, wts []git.Worktree, fix bool, rep *DoctorReport) {
 	byPath := map[string]bool{}
 	for _, r := range recs {
 		byPath[r.Path] = true
@@ -235,7 +236,7 @@ func (w *Workspace) doctorWorktrees(recs []*state.Record, wts []git.Worktree, fi
 	if len(prunable) == 0 {
 		return
 	}
-	f := Finding{Kind: PrunableWorktree, Detail: "git still lists deleted worktree folder(s): " + untrusted.Some(prunable, ListedMax),
+	f := Finding{Kind: PrunableWorktree, Detail: "git still lists deleted worktree folder(s): " + untrusted.Some(prunable, workspace.ListedMax),
 		Action: "--fix runs git worktree prune"}
 	if fix {
 		if err := w.Repo.PruneWorktrees(); err != nil {
@@ -250,7 +251,7 @@ func (w *Workspace) doctorWorktrees(recs []*state.Record, wts []git.Worktree, fi
 // markOwtBranch marks branch as created by owt (see git.MarkOwtBranch).
 // A failure is logged, not fatal: an unmarked branch is only ever left
 // alone by owt doctor.
-func (w *Workspace) markOwtBranch(branch string) {
+func (w *Worktrees) markOwtBranch(branch string) {
 	if err := w.Repo.MarkOwtBranch(branch); err != nil {
 		w.Logf("could not mark branch %s as owt's (owt doctor will leave it alone): %v", branch, err)
 	}
@@ -261,7 +262,7 @@ func (w *Workspace) markOwtBranch(branch string) {
 // not create are the user's, whatever their name, and never reported.
 // --fix deletes the ones git itself agrees are merged (git branch -d),
 // printing where they pointed.
-func (w *Workspace) doctorBranches(recs []*state.Record, fix bool, rep *DoctorReport) {
+func (w *Worktrees) doctorBranches(recs []*state.Record, fix bool, rep *DoctorReport) {
 	used := map[string]bool{}
 	for _, r := range recs {
 		used[r.Branch] = true
@@ -322,7 +323,7 @@ func orHEAD(b string) string {
 // doctorLocks finds git lock files older than any git command runs. They
 // are removed with --fix only while no git process works in this
 // repository.
-func (w *Workspace) doctorLocks(fix bool, rep *DoctorReport) {
+func (w *Worktrees) doctorLocks(fix bool, rep *DoctorReport) {
 	locks, err := w.Repo.LockFiles()
 	if err != nil || len(locks) == 0 {
 		return
@@ -355,7 +356,7 @@ func (w *Workspace) doctorLocks(fix bool, rep *DoctorReport) {
 // processes elsewhere on the machine do not hold this repository's locks.
 // It reads Linux /proc; elsewhere it answers 0 and the age rule alone
 // decides.
-func (w *Workspace) gitRunningHere() int {
+func (w *Worktrees) gitRunningHere() int {
 	dirs := []string{w.Repo.Root, w.Repo.CommonDir}
 	if wts, err := w.Repo.Worktrees(); err == nil {
 		for _, wt := range wts {
@@ -410,7 +411,7 @@ func insideDir(path, dir string) bool {
 
 // doctorMonitor checks the status monitor of this tmux server runs while
 // owt sessions exist, and starts it with --fix.
-func (w *Workspace) doctorMonitor(fix bool, rep *DoctorReport) {
+func (w *Worktrees) doctorMonitor(fix bool, rep *DoctorReport) {
 	socket := w.Tmux.ServerSocket()
 	if !w.Tmux.Running() {
 		// No server: its monitor, if still there, is on its way out.
@@ -454,7 +455,7 @@ func doctorWaitFor(d time.Duration, cond func() bool) bool {
 }
 
 // ownedSessions lists the sessions owt marked with its user options.
-func (w *Workspace) ownedSessions() ([]ownedSession, error) {
+func (w *Worktrees) ownedSessions() ([]ownedSession, error) {
 	const sep = "\x1f"
 	out, err := w.Tmux.Run("list-sessions", "-F", strings.Join([]string{"#{session_id}", "#{session_name}", "#{@owt-repo}", "#{@owt-name}"}, sep))
 	if errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrNotInstalled) {

@@ -1,4 +1,4 @@
-package workspace
+package lifecycle
 
 import (
 	"errors"
@@ -36,7 +36,7 @@ import (
 //
 // rb undoes the info/exclude change if creation fails later; the file
 // itself goes with the worktree.
-func (w *Workspace) installHooks(rec *state.Record, prof agent.Profile, rb *undo) error {
+func (w *Worktrees) installHooks(rec *state.Record, prof agent.Profile, rb *undo) error {
 	spec, ok := agent.HookFiles[prof.Hooks]
 	if !ok {
 		return nil
@@ -91,7 +91,7 @@ func (w *Workspace) installHooks(rec *state.Record, prof agent.Profile, rb *undo
 
 // noHooks says, in one line, that owt left the settings file rel alone
 // and why: the agent has no hooks, the monitor reads its screen instead.
-func (w *Workspace) noHooks(rel string, why error) {
+func (w *Worktrees) noHooks(rel string, why error) {
 	msg := fmt.Sprintf("%s could not be read (%v); status for this agent comes from the screen", rel, why)
 	out := w.Warn
 	if out == nil {
@@ -105,7 +105,7 @@ func (w *Workspace) noHooks(rel string, why error) {
 // settings file owt merged its hooks into. For a tracked one WorkFiles
 // needs it: skip-worktree hides the agent's own edits of the file from
 // git status, so owt compares the file, without its hooks, with HEAD.
-func (w *Workspace) recordHookFile(rec *state.Record, hf state.HookFile) error {
+func (w *Worktrees) recordHookFile(rec *state.Record, hf state.HookFile) error {
 	rec.HookFiles = append(rec.HookFiles, hf)
 	err := w.Store.Update(func(f *state.File) error {
 		r, ok := f.Records[rec.Name]
@@ -124,7 +124,7 @@ func (w *Workspace) recordHookFile(rec *state.Record, hf state.HookFile) error {
 // warnHidden says so when the exclude pattern for rel will also hide an
 // untracked file of that name in the main checkout, which the user may
 // have meant to commit one day.
-func (w *Workspace) warnHidden(rel string) {
+func (w *Worktrees) warnHidden(rel string) {
 	if _, err := os.Stat(filepath.Join(w.Repo.Root, filepath.FromSlash(rel))); err != nil {
 		return
 	}
@@ -142,7 +142,7 @@ func (w *Workspace) warnHidden(rel string) {
 // removes again exactly the lines it added — never a snapshot put back,
 // which would drop lines other owt processes appended meanwhile — unless
 // another worktree exists by then that may rely on them.
-func (w *Workspace) excludeWithUndo(rb *undo, worktree string, patterns ...string) ([]string, error) {
+func (w *Worktrees) excludeWithUndo(rb *undo, worktree string, patterns ...string) ([]string, error) {
 	added, err := w.Repo.AddExcludes(patterns...)
 	if err != nil {
 		return nil, err
@@ -162,7 +162,7 @@ func (w *Workspace) excludeWithUndo(rb *undo, worktree string, patterns ...strin
 // file (any record whose tool writes it, even one still being created):
 // otherwise the line would go on hiding a file of that name that the user
 // creates later in their own checkout.
-func (w *Workspace) releaseExcludes(r *state.Record, others []*state.Record) {
+func (w *Worktrees) releaseExcludes(r *state.Record, others []*state.Record) {
 	for _, h := range r.HookFiles {
 		if !h.Excluded {
 			continue
@@ -185,7 +185,7 @@ func (w *Workspace) releaseExcludes(r *state.Record, others []*state.Record) {
 
 // handOverExclude passes the duty to remove owt's exclude line for rel to
 // another worktree that uses the file, so the last one to go removes it.
-func (w *Workspace) handOverExclude(rel string, others []*state.Record) {
+func (w *Worktrees) handOverExclude(rel string, others []*state.Record) {
 	err := w.Store.Update(func(f *state.File) error {
 		for _, o := range others {
 			r, ok := f.Records[o.Name]

@@ -1,4 +1,4 @@
-package workspace
+package lifecycle
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/state"
 	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // CreateState says how far the create of a record got.
@@ -40,7 +41,7 @@ func CreateStateOf(r *state.Record) CreateState {
 
 // beingCreated reports whether an owt new is creating the worktree called
 // name in this repo right now.
-func (w *Workspace) beingCreated(name string) bool {
+func (w *Worktrees) beingCreated(name string) bool {
 	return name != "" && state.IsHeld(state.CreateLock(w.Repo.Root, name))
 }
 
@@ -52,7 +53,7 @@ func (w *Workspace) beingCreated(name string) bool {
 // and a create that recorded its session is not Creating any more. The one
 // case owt leaves to the user is a session that did start (owt new died
 // between starting it and recording it): the agent may have begun.
-func (w *Workspace) doctorInterruptedCreate(r *state.Record, fix bool, rep *DoctorReport) bool {
+func (w *Worktrees) doctorInterruptedCreate(r *state.Record, fix bool, rep *DoctorReport) bool {
 	switch CreateStateOf(r) {
 	case Created:
 		return false
@@ -93,7 +94,7 @@ func (w *Workspace) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 		return true
 	}
 	if files := w.userFilesIn(r); len(files) > 0 {
-		f.Action = fmt.Sprintf("left alone: its worktree holds %d file(s) someone wrote since (%s); keep what you need, then 'owt delete --force %s'", len(files), untrusted.Some(files, ListedMax), r.Name)
+		f.Action = fmt.Sprintf("left alone: its worktree holds %d file(s) someone wrote since (%s); keep what you need, then 'owt delete --force %s'", len(files), untrusted.Some(files, workspace.ListedMax), r.Name)
 		rep.Findings = append(rep.Findings, f)
 		return true
 	}
@@ -113,7 +114,7 @@ func (w *Workspace) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 // are not: a checkout cut short leaves them out. When git never finished
 // the checkout, the files at paths of the tree it was checking out are
 // git's (written whole or in part by it); only the others are someone's.
-func (w *Workspace) userFilesIn(r *state.Record) []string {
+func (w *Worktrees) userFilesIn(r *state.Record) []string {
 	if !checkoutFinished(w.Repo, r) {
 		files, err := filesBeyondTree(w.Repo, r)
 		if err != nil {
@@ -141,7 +142,7 @@ func (w *Workspace) userFilesIn(r *state.Record) []string {
 // read-tree, restore: what worktree add runs) working inside it or its
 // admin dir. Any other git there (the user's git log in a pager) is not
 // the checkout. It reads Linux /proc; elsewhere it answers 0.
-func (w *Workspace) gitAtWorkIn(r *state.Record) int {
+func (w *Worktrees) gitAtWorkIn(r *state.Record) int {
 	dirs := realDirs([]string{r.Path, adminDir(w.Repo, r)})
 	return findGit(func(proc string) bool {
 		args := cmdline(proc)
@@ -279,7 +280,7 @@ func namesPath(args, paths []string) bool {
 
 // madeFor reports whether session s is the one the create of r started:
 // its pane runs owt's runner, and the session's environment names r.
-func (w *Workspace) madeFor(s tmux.Session, r *state.Record) bool {
+func (w *Worktrees) madeFor(s tmux.Session, r *state.Record) bool {
 	name, err1 := w.Tmux.SessionEnv(s.ID, "OWT_NAME")
 	repo, err2 := w.Tmux.SessionEnv(s.ID, "OWT_REPO")
 	if err1 != nil || err2 != nil || name != r.Name || repo != r.Repo {
@@ -299,7 +300,7 @@ func (w *Workspace) madeFor(s tmux.Session, r *state.Record) bool {
 
 // adopt finishes an interrupted create whose session had started: the
 // record gets the session's ids and server, as owt new would have written.
-func (w *Workspace) adopt(r *state.Record, s tmux.Session) error {
+func (w *Worktrees) adopt(r *state.Record, s tmux.Session) error {
 	panes, err := w.Tmux.Panes()
 	if err != nil {
 		return err
