@@ -3,7 +3,8 @@
 // its branch stands against its base (ahead, behind, dirty, diff size)
 // and a short-lived cache of those git figures so a redraw runs no git.
 //
-// Imports workspace, git, state and tmux; never status, send, runner,
+// Imports lifecycle (what work a worktree holds, whether its create
+// finished), workspace, git, state and tmux; never status, send, runner,
 // monitor, cli or popups.
 package inventory
 

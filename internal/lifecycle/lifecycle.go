@@ -5,9 +5,9 @@
 // repair of interrupted creates. It is the one place that knows the order
 // of those steps and how to undo them.
 //
-// Imports workspace, daemon, agent, config, git,
-// setup, state and tmux; never status, send, runner, inventory, monitor,
-// run, cli or popups.
+// Imports workspace, daemon, agent, config, git, setup, state, text and
+// tmux; never status, send, runner, inventory, monitor, run, cli or
+// popups.
 package lifecycle
 
 import "github.com/owt-tmux/owt/internal/workspace"

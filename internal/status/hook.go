@@ -3,8 +3,8 @@
 // "owt done" and "owt status". The record-level change itself (the
 // ledger's ChangeStatus) and publishing it to tmux are the workspace's.
 //
-// Imports workspace, agent, state and tmux; never send, runner,
-// lifecycle, monitor, cli or popups.
+// Imports workspace, agent, git, state and tmux; never send, runner,
+// lifecycle, inventory, monitor, cli or popups.
 package status
 
 import (

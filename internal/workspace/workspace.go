@@ -1,7 +1,13 @@
-// Package workspace holds owt's core use cases: create, list, switch, send
-// and delete a worktree with its agent. It composes git, tmux, state, agent
-// and setup, and it is the one place that knows the order of the steps and
-// how to roll them back.
+// Package workspace is the low core of owt's use cases: one repository as
+// owt manages it (Open, OpenRoot), its records and their status changes
+// (the Ledger), the paths and names of its worktrees and sessions,
+// locating a record's session, the rebuild of a corrupt state file, and
+// publishing statuses and the status-bar summary to tmux.
+//
+// The rooms above take a *Workspace (or a *Ledger): lifecycle, status,
+// inventory, send, runner, delivery. Imports agent, config, git, setup,
+// state and tmux; never daemon, lifecycle, status, inventory, send,
+// runner, monitor, run, cli or popups.
 package workspace
 
 import (
