@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/owt-tmux/owt/internal/lifecycle"
+	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
 	untrusted "github.com/owt-tmux/owt/internal/text"
@@ -18,9 +18,9 @@ import (
 
 // noteRun is the JSON of owt note.
 type noteRun struct {
-	Note      string                 `json:"note"`
-	Worktrees []lifecycle.NoteResult `json:"worktrees"`
-	Sent      []send.Result          `json:"sent,omitempty"`
+	Note      string         `json:"note"`
+	Worktrees []notes.Result `json:"worktrees"`
+	Sent      []send.Result  `json:"sent,omitempty"`
 }
 
 func noteCommand() *cli.Command {
@@ -43,11 +43,11 @@ func noteCommand() *cli.Command {
 				if len(args) > 0 || c.Bool("send") {
 					return usagef("note --clear takes no TEXT and no --send")
 				}
-				had, err := lifecycle.Of(w).Note()
+				had, err := notes.Of(w).Note()
 				if err != nil {
 					return err
 				}
-				results, err := lifecycle.Of(w).ClearNote()
+				results, err := notes.Of(w).ClearNote()
 				if err != nil {
 					return err
 				}
@@ -64,12 +64,12 @@ func noteCommand() *cli.Command {
 				if c.Bool("send") {
 					return usagef("note --send needs TEXT")
 				}
-				text, err := lifecycle.Of(w).Note()
+				text, err := notes.Of(w).Note()
 				if err != nil {
 					return err
 				}
 				if c.Bool("json") {
-					return printJSON(c.App.Writer, noteRun{Note: text, Worktrees: []lifecycle.NoteResult{}})
+					return printJSON(c.App.Writer, noteRun{Note: text, Worktrees: []notes.Result{}})
 				}
 				if text == "" {
 					fmt.Fprintln(os.Stderr, "no note set; set one with: owt note \"TEXT\"")
@@ -89,8 +89,8 @@ func noteCommand() *cli.Command {
 			if strings.TrimSpace(text) == "" {
 				return usagef("nothing to note: TEXT is empty ('owt note --clear' removes the note)")
 			}
-			results, err := lifecycle.Of(w).SetNote(text)
-			if errors.Is(err, lifecycle.ErrBadNote) {
+			results, err := notes.Of(w).SetNote(text)
+			if errors.Is(err, notes.ErrBadNote) {
 				return usagef("%v", err)
 			}
 			if err != nil {
@@ -142,7 +142,7 @@ func noteMissed(run noteRun) error {
 }
 
 // removedAny reports whether a clear removed the note from a worktree.
-func removedAny(rs []lifecycle.NoteResult) bool {
+func removedAny(rs []notes.Result) bool {
 	for _, r := range rs {
 		if r.Action == "removed" {
 			return true
@@ -178,9 +178,9 @@ func inert(text string) string {
 	return b.String()
 }
 
-func orEmpty(rs []lifecycle.NoteResult) []lifecycle.NoteResult {
+func orEmpty(rs []notes.Result) []notes.Result {
 	if rs == nil {
-		return []lifecycle.NoteResult{}
+		return []notes.Result{}
 	}
 	return rs
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
 	untrusted "github.com/owt-tmux/owt/internal/text"
@@ -208,7 +209,7 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.applyNote(rec) // the shared note of 'owt note', if one is set
+	notes.Of(w.Workspace).Apply(rec) // the shared note of 'owt note', if one is set
 	if !o.NoAgent {
 		if err := w.installHooks(rec, prof, &rb); err != nil {
 			return nil, fmt.Errorf("install %s hooks: %w", prof.Name, err)

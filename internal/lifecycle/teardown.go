@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -65,11 +66,11 @@ func worktreeWork(r *state.Record) (Loss, error) {
 	if err != nil {
 		return l, fmt.Errorf("check %s for uncommitted work: %w", r.Path, err)
 	}
-	notes, err := NoteFileWork(r)
+	noteFiles, err := notes.FileWork(r)
 	if err != nil {
 		return l, fmt.Errorf("check %s for notes holding work: %w", r.Path, err)
 	}
-	for _, n := range notes {
+	for _, n := range noteFiles {
 		if !slices.Contains(work, n) {
 			work = append(work, n)
 		}

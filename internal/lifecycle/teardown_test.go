@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/stretchr/testify/require"
 )
 
@@ -43,7 +44,7 @@ func TestTeardownKeepsTextAddedToAnOwtNoteFile(t *testing.T) {
 	ws := w.workspace()
 	rec, err := ws.Create(CreateOptions{Task: "Add a feature", Tool: "claude", NoSetup: true})
 	require.NoError(t, err)
-	_, err = ws.SetNote("Shared context")
+	_, err = notes.Of(ws.Workspace).SetNote("Shared context")
 	require.NoError(t, err)
 	note := filepath.Join(rec.Path, "CLAUDE.local.md")
 	require.FileExists(t, note)
@@ -68,7 +69,7 @@ func TestTeardownKeepsTextAddedToAnOwtNoteFile(t *testing.T) {
 	require.FileExists(t, note)
 
 	// Cleared, the agent's text stays, and git sees it again.
-	_, err = ws.ClearNote()
+	_, err = notes.Of(ws.Workspace).ClearNote()
 	require.NoError(t, err)
 	data, err := os.ReadFile(note)
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
-package lifecycle
+package notes
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -86,13 +87,13 @@ func untrackedTarget(dir, tool, name string) noteTarget {
 // noteFileNames are the files owt may write a note into.
 var noteFileNames = []string{"CLAUDE.local.md", "AGENTS.override.md"}
 
-// NoteFileWork lists the note files of the worktree of r that hold
+// FileWork lists the note files of the worktree of r that hold
 // something besides owt's note block — text the agent or the user added,
 // or the whole file when owt did not write it — while git does not show
 // them (owt's info/exclude line hides them). Removing the worktree would
 // lose that text, so delete and teardown count these files as work. A
 // file owt copied in that still matches the main checkout's is not work.
-func NoteFileWork(r *state.Record) ([]string, error) {
+func FileWork(r *state.Record) ([]string, error) {
 	var out []string
 	for _, name := range noteFileNames {
 		path := filepath.Join(r.Path, name)
@@ -165,4 +166,10 @@ func contextFileNames(settings string) []string {
 		}
 	}
 	return out
+}
+
+func sameFile(a, b string) bool {
+	x, err1 := os.ReadFile(a)
+	y, err2 := os.ReadFile(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
 }

@@ -1,4 +1,11 @@
-package lifecycle
+// Package notes keeps the shared note of "owt note": one text that owt
+// writes into every agent's own context file (CLAUDE.local.md,
+// AGENTS.override.md, GEMINI.md…) between markers, and takes out again,
+// leaving the rest of the file as it was.
+//
+// Imports workspace, git and state; never lifecycle, status, send,
+// monitor, cli or popups.
+package notes
 
 import (
 	"encoding/json"
@@ -13,6 +20,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // The marked block owt alone writes into an instructions file. Everything
@@ -38,27 +46,27 @@ type noteState struct {
 	Excludes []string `json:"excludes,omitempty"`
 }
 
-// NoteResult is what happened in one worktree.
-type NoteResult struct {
+// Result is what happened in one worktree.
+type Result struct {
 	Name   string `json:"name"`
 	File   string `json:"file,omitempty"`
 	Action string `json:"action"` // "written", "unchanged", "removed", "skipped"
 	Reason string `json:"reason,omitempty"`
 }
 
-func (w *Worktrees) notePath() string {
+func (w *Notes) notePath() string {
 	return filepath.Join(state.Dir(), "notes", filepath.Base(w.Store.Path))
 }
 
 // Note returns the current note text, "" when there is none.
-func (w *Worktrees) Note() (string, error) {
+func (w *Notes) Note() (string, error) {
 	st, err := w.loadNote()
 	return st.Text, err
 }
 
 // SetNote writes text into every live worktree's local instructions file
 // and keeps it for worktrees created later.
-func (w *Worktrees) SetNote(text string) ([]NoteResult, error) {
+func (w *Notes) SetNote(text string) ([]Result, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return nil, fmt.Errorf("%w: the text is empty ('owt note --clear' removes the note)", ErrBadNote)
@@ -70,7 +78,7 @@ func (w *Worktrees) SetNote(text string) ([]NoteResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	var results []NoteResult
+	var results []Result
 	var wrote *noteState
 	err = w.updateNote(func(st *noteState) error {
 		st.Text, st.SetAt = text, w.Now()
@@ -94,12 +102,12 @@ func (w *Worktrees) SetNote(text string) ([]NoteResult, error) {
 
 // ClearNote removes owt's block from every live worktree (and a file owt
 // created for it that is empty now), and the info/exclude lines it added.
-func (w *Worktrees) ClearNote() ([]NoteResult, error) {
+func (w *Notes) ClearNote() ([]Result, error) {
 	recs, err := w.Records()
 	if err != nil {
 		return nil, err
 	}
-	var results []NoteResult
+	var results []Result
 	err = w.updateNote(func(st *noteState) error {
 		for _, r := range recs {
 			results = append(results, clearNoteIn(st, r))
@@ -113,9 +121,9 @@ func (w *Worktrees) ClearNote() ([]NoteResult, error) {
 	return results, err
 }
 
-// applyNote puts the current note, if any, into a worktree being created.
+// Apply puts the current note, if any, into a worktree being created.
 // A failure is logged, never fatal: the note is a convenience.
-func (w *Worktrees) applyNote(rec *state.Record) {
+func (w *Notes) Apply(rec *state.Record) {
 	if _, err := os.Stat(w.notePath()); err != nil {
 		return // no note: nothing to lock or read
 	}
@@ -141,8 +149,8 @@ func (w *Worktrees) applyNote(rec *state.Record) {
 // it created. It only ever writes a file owt created itself: a file of
 // that name that owt did not create is the user's (or the project's), and
 // the worktree is skipped with a word why.
-func (w *Worktrees) writeNote(st *noteState, r *state.Record) NoteResult {
-	res := NoteResult{Name: r.Name}
+func (w *Notes) writeNote(st *noteState, r *state.Record) Result {
+	res := Result{Name: r.Name}
 	if _, err := os.Stat(r.Path); err != nil {
 		res.Action, res.Reason = "skipped", "worktree missing"
 		return res
@@ -210,8 +218,8 @@ func (w *Worktrees) writeNote(st *noteState, r *state.Record) NoteResult {
 
 // clearNoteIn removes the block from every file of r's worktree that holds
 // one, deleting a file owt created once nothing else is left in it.
-func clearNoteIn(st *noteState, r *state.Record) NoteResult {
-	res := NoteResult{Name: r.Name, Action: "unchanged"}
+func clearNoteIn(st *noteState, r *state.Record) Result {
+	res := Result{Name: r.Name, Action: "unchanged"}
 	if _, err := os.Stat(r.Path); err != nil {
 		res.Action, res.Reason = "skipped", "worktree missing"
 		return res
@@ -326,7 +334,7 @@ func withdrawNote(st *noteState, path string) error {
 // at self, where an untracked file rel exists that git shows: listing
 // "/rel" in the shared info/exclude would hide it from git there, and
 // owt ship, merge and delete would no longer see it as work.
-func (w *Worktrees) wouldHide(rel, self string) string {
+func (w *Notes) wouldHide(rel, self string) string {
 	wts, err := w.Repo.Worktrees()
 	if err != nil {
 		return ""
@@ -370,7 +378,7 @@ func writeKeepingMode(path string, data []byte) error {
 	return nil
 }
 
-func (w *Worktrees) loadNote() (noteState, error) {
+func (w *Notes) loadNote() (noteState, error) {
 	var st noteState
 	data, err := os.ReadFile(w.notePath())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -387,7 +395,7 @@ func (w *Worktrees) loadNote() (noteState, error) {
 
 // updateNote changes the note state under a lock; an empty state removes
 // the file.
-func (w *Worktrees) updateNote(fn func(*noteState) error) error {
+func (w *Notes) updateNote(fn func(*noteState) error) error {
 	return state.WithLock("notes", func() error {
 		st, err := w.loadNote()
 		if err != nil {
@@ -413,3 +421,9 @@ func (w *Worktrees) updateNote(fn func(*noteState) error) error {
 		return state.ReplaceFile(path, append(data, '\n'))
 	})
 }
+
+// Notes is a workspace seen by its shared note: Of(w).SetNote(…).
+type Notes struct{ *workspace.Workspace }
+
+// Of is the shared note of the worktrees of w, a complete workspace.
+func Of(w *workspace.Workspace) *Notes { return &Notes{w} }
