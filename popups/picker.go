@@ -12,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -66,7 +67,7 @@ func labels(items []inventory.Item, now time.Time) []string {
 		if it.PR != nil {
 			changes += " PR " + text.CleanLine(it.PR.Summary()) // gh's text, drawn inert
 		}
-		rows[i] = []string{workspace.Glyph(it.Status), it.Name, repoName(it.Repo), tool, workspace.Age(now.Sub(it.CreatedAt)), changes, it.Branch}
+		rows[i] = []string{statusbar.Glyph(it.Status), it.Name, repoName(it.Repo), tool, workspace.Age(now.Sub(it.CreatedAt)), changes, it.Branch}
 		for c, cell := range rows[i] {
 			widths[c] = max(widths[c], len([]rune(cell)))
 		}
@@ -153,7 +154,7 @@ func (p *previewer) render(i, width, height int) string {
 		status = fmt.Sprintf("%s(%d)", status, *it.ExitCode)
 	}
 	head := []string{
-		fmt.Sprintf("%s %s — %s for %s", workspace.Glyph(it.Status), it.Name, status, workspace.Age(time.Since(it.StatusSince))),
+		fmt.Sprintf("%s %s — %s for %s", statusbar.Glyph(it.Status), it.Name, status, workspace.Age(time.Since(it.StatusSince))),
 		fmt.Sprintf("repo   %s", it.Repo),
 		fmt.Sprintf("branch %s → %s", it.Branch, it.Base),
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
-	"github.com/owt-tmux/owt/internal/workspace"
+	"github.com/owt-tmux/owt/internal/statusbar"
 )
 
 // stdinWait bounds the wait for a hook's JSON: a tool always closes stdin
@@ -107,7 +107,7 @@ func publishCommand() *cli.Command {
 			if c.NArg() != 2 {
 				return usagef("_publish takes REPO and NAME")
 			}
-			workspace.PublishRecord(tmuxClient(), c.Args().Get(0), c.Args().Get(1))
+			statusbar.PublishRecord(tmuxClient(), c.Args().Get(0), c.Args().Get(1))
 			return nil
 		},
 	}

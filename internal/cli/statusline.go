@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -28,17 +29,17 @@ func statusLineCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			sum := workspace.Summarize(recs)
+			sum := statusbar.Summarize(recs)
 			if c.Bool("json") {
 				return printJSON(c.App.Writer, sum)
 			}
-			style := workspace.StylePlain
+			style := statusbar.StylePlain
 			switch {
 			case os.Getenv("NO_COLOR") != "":
 			case c.Bool("tmux"):
-				style = workspace.StyleTmux
+				style = statusbar.StyleTmux
 			case isTerminal(c.App.Writer):
-				style = workspace.StyleANSI
+				style = statusbar.StyleANSI
 			}
 			_, err = fmt.Fprintln(c.App.Writer, sum.Render(style))
 			return err

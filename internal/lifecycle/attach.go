@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -64,7 +65,7 @@ func (w *Worktrees) EnsureSession(r *state.Record) (string, error) {
 		}
 		return "", fmt.Errorf("recreate session %s: %w", r.Session, err)
 	}
-	if err := w.Tmux.MarkSession(created.SessionID, workspace.SessionOptions(r), nil); err != nil {
+	if err := w.Tmux.MarkSession(created.SessionID, statusbar.SessionOptions(r), nil); err != nil {
 		_ = w.Tmux.KillSession(created.SessionID)
 		return "", fmt.Errorf("recreate session %s: %w", r.Session, err)
 	}
@@ -87,6 +88,6 @@ func (w *Worktrees) EnsureSession(r *state.Record) (string, error) {
 		_ = w.Tmux.KillSession(created.SessionID)
 		return "", err
 	}
-	w.Publish(r)
+	statusbar.Publish(&w.Ledger, r)
 	return created.SessionID, nil
 }

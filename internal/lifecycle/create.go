@@ -15,6 +15,7 @@ import (
 	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statusbar"
 	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -147,7 +148,7 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		if !ok {
 			rb.run()
 			if published {
-				w.PublishSummary() // the session set a summary counting this agent
+				_ = statusbar.PublishSummaryLocked(w.Tmux) // the session set a summary counting this agent
 			}
 			_ = afterStep("rolled back")
 		}
@@ -178,7 +179,7 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	// works and set in the same tmux call that makes the session.
 	summary := async(func() (string, error) {
 		recs, err := workspace.AllRecords()
-		return workspace.Summarize(recs).Render(workspace.StyleTmux), err
+		return statusbar.Summarize(recs).Render(statusbar.StyleTmux), err
 	})
 	if err := afterStep("reserve"); err != nil {
 		return nil, err
@@ -223,7 +224,7 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	branchAt := async(func() (string, error) { return w.Repo.ResolveCommit(git.BranchRef(rec.Branch)) })
 	global := map[string]string{}
 	if line, err := summary(); err == nil {
-		global[workspace.OptStatusLine] = line
+		global[statusbar.OptStatusLine] = line
 	}
 	created, err := w.startSession(rec, w.sessionSize(sv), global, sv.ClientNames())
 	if err != nil {

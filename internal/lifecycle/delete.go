@@ -11,6 +11,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statusbar"
 	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -161,7 +162,7 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 	if others, err := w.Records(); err == nil {
 		w.releaseExcludes(r, others)
 	}
-	w.PublishSummary()
+	_ = statusbar.PublishSummaryLocked(w.Tmux)
 	_ = w.Tmux.RefreshStatus()
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statusbar"
 	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -174,7 +175,7 @@ func (w *Worktrees) forget(r *state.Record, rep *DoctorReport) (bool, string) {
 	if err := w.dropRecord(r.Name); err != nil {
 		return false, err.Error()
 	}
-	w.PublishSummary()
+	_ = statusbar.PublishSummaryLocked(w.Tmux)
 	if err := w.Repo.PruneWorktrees(); err != nil {
 		return true, "forgot it; " + err.Error()
 	}

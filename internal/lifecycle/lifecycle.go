@@ -4,8 +4,8 @@
 // and owt doctor with its repair of interrupted creates. It is the one
 // place that knows the order of those steps and how to undo them.
 //
-// Imports notes, workspace, daemon, agent, config, git, setup, state,
-// text and tmux; never status, send, runner, inventory, monitor, run,
+// Imports notes, statusbar, workspace, daemon, agent, config, git,
+// setup, state, text and tmux; never status, send, runner, inventory, monitor, run,
 // cli or popups.
 package lifecycle
 

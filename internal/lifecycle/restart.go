@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -40,7 +41,7 @@ func (w *Worktrees) Restart(name, prompt string) (*state.Record, error) {
 		// Only the agent's pane starts again: windows the user opened in
 		// its session, and their programs, stay.
 		if err := w.Tmux.RespawnPane(rec.Pane, rec.Path, w.sessionEnv(rec), []string{w.Self, "_run"}); err == nil {
-			w.Publish(rec)
+			statusbar.Publish(&w.Ledger, rec)
 			w.startMonitor()
 			return rec, nil
 		}
@@ -79,7 +80,7 @@ func (w *Worktrees) Restart(name, prompt string) (*state.Record, error) {
 		w.markRestartFailed(name)
 		return nil, fmt.Errorf("restart %s: save record: %w", name, err)
 	}
-	w.Publish(rec)
+	statusbar.Publish(&w.Ledger, rec)
 	w.startMonitor()
 	return rec, nil
 }

@@ -264,7 +264,7 @@ func (m *monitor) renamed(r *state.Record, session string) {
 
 func (m *monitor) setExited(r *state.Record, code *int, now time.Time) {
 	ws := m.recs.repo(r.Repo, m.logf).ws
-	if _, changed, err := ws.SetStatusAt(r.Name, state.Exited, state.FromOwt, code, now); err != nil {
+	if _, changed, err := status.SetAt(&ws.Ledger, r.Name, state.Exited, state.FromOwt, code, now); err != nil {
 		m.logf("%s: %v", r.Name, err)
 	} else if changed {
 		m.logf("%s: exited (its pane or session is gone)", r.Name)

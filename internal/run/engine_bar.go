@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/workspace"
+	"github.com/owt-tmux/owt/internal/statusbar"
 )
 
 // The status bar shows each run of this server that has not finished:
@@ -63,7 +63,7 @@ func (e *Engine) publishBar(runs []*Run, unreadable []string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), barTimeout)
 	defer cancel()
-	if err := e.Tmux.SetOptionContext(ctx, "", workspace.OptRuns, text); err != nil {
+	if err := e.Tmux.SetOptionContext(ctx, "", statusbar.OptRuns, text); err != nil {
 		e.logf("runs: status bar: %v", err)
 		return
 	}

@@ -3,8 +3,8 @@
 // its task (as an argument, or pasted once the tool is ready), records the
 // agent's exit and leaves the user a shell in the worktree.
 //
-// Imports send, workspace, agent, setup, state and tmux; never monitor,
-// run, cli or popups.
+// Imports send, status, statusbar, workspace, agent, setup, state and
+// tmux; never monitor, run, cli or popups.
 package runner
 
 import (
@@ -26,6 +26,8 @@ import (
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/status"
+	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -61,7 +63,7 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 	// The session's @owt-* options, set on it by this pane's id (never a
 	// bare set-option, which lands on whatever session tmux calls current).
 	if pane := os.Getenv("TMUX_PANE"); pane != "" {
-		if err := tm.MarkSession(pane, workspace.SessionOptions(rec), nil); err != nil {
+		if err := tm.MarkSession(pane, statusbar.SessionOptions(rec), nil); err != nil {
 			fmt.Fprintf(out, "owt: could not mark this session as %s's: %v\n", rec.Name, err)
 		}
 	}
@@ -69,14 +71,14 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 		w.runSetup(rec, out)
 	}
 	if rec.NoAgent {
-		_, _ = w.SetStatus(rec.Name, state.Idle, state.FromOwt, nil)
+		_, _ = status.Set(&w.Ledger, rec.Name, state.Idle, state.FromOwt, nil)
 		return execShell(out, rec.Path)
 	}
 	code, err := w.runAgent(rec, out)
 	if err != nil {
 		fmt.Fprintf(out, "owt: %v\n", err)
 	}
-	_, _ = w.SetStatus(rec.Name, state.Exited, state.FromOwt, &code)
+	_, _ = status.Set(&w.Ledger, rec.Name, state.Exited, state.FromOwt, &code)
 	if pane := os.Getenv("TMUX_PANE"); pane != "" {
 		// The window was named after the agent; the shell takes over.
 		_ = tm.SetWindowOption(pane, "automatic-rename", "on")
@@ -317,7 +319,7 @@ func (w *runner) turnEndedUnseen(name string, before, after agent.TurnMarks) {
 			Interrupted: interrupted, TurnError: failure}, r.TaskPending && r.Status == state.Starting
 	})
 	if changed {
-		w.PublishCurrent(name)
+		statusbar.PublishCurrent(&w.Ledger, name)
 	}
 }
 
@@ -331,7 +333,7 @@ func (w *runner) turnStarted(name string) {
 			r.TaskPending && (r.Status == state.Starting || r.Status == state.Waiting && r.Source == state.FromScreen)
 	})
 	if changed {
-		w.PublishCurrent(name)
+		statusbar.PublishCurrent(&w.Ledger, name)
 	}
 }
 
@@ -358,7 +360,7 @@ func (w *runner) leaveStarting(name string, st state.Status) {
 		return workspace.StatusChange{Status: st, Source: state.FromOwt, At: w.Now()}, r.Status == state.Starting
 	})
 	if changed {
-		w.PublishCurrent(name)
+		statusbar.PublishCurrent(&w.Ledger, name)
 	}
 }
 

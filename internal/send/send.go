@@ -2,8 +2,8 @@
 // the text has landed, and only into an agent that can take it (owt send,
 // the outbox's courier, the pane runner's pasted task).
 //
-// Imports workspace, agent, state, text and tmux; never monitor, run,
-// delivery, cli or popups.
+// Imports statusbar, workspace, agent, state, text and tmux; never
+// monitor, run, delivery, cli or popups.
 package send
 
 import (
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/workspace"
 
 	"github.com/owt-tmux/owt/internal/agent"
@@ -341,7 +342,7 @@ func sendOne(w *workspace.Workspace, r *state.Record, text string, o Options) (a
 		return workspace.StatusChange{Status: state.Working, Source: state.FromOwt, At: typed}, cur.Status != state.Exited
 	})
 	if changed {
-		w.PublishCurrent(r.Name)
+		statusbar.PublishCurrent(&w.Ledger, r.Name)
 	}
 	return answered, nil
 }

@@ -1,10 +1,10 @@
 // Package status keeps each agent's recorded status true: the hook hot
 // path ("owt hook"), the monitor's screen reconciliation, "owt wait",
-// "owt done" and "owt status". The record-level change itself (the
-// ledger's ChangeStatus) and publishing it to tmux are the workspace's.
+// "owt done" and "owt status". The record-level change itself is the
+// ledger's (workspace.Ledger.ChangeStatus); showing it, the statusbar's.
 //
-// Imports workspace, agent, git, state and tmux; never send, runner,
-// lifecycle, inventory, monitor, cli or popups.
+// Imports statusbar, workspace, agent, git, state and tmux; never send,
+// runner, lifecycle, inventory, monitor, cli or popups.
 package status
 
 import (

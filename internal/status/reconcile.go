@@ -5,6 +5,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -112,7 +113,7 @@ func ApplyScreen(w *workspace.Ledger, name string, obs Observation, stillAfter t
 		return c, ok
 	})
 	if changed {
-		w.PublishCurrent(name)
+		statusbar.PublishCurrent(w, name)
 	}
 	return changed, err
 }

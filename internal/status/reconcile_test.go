@@ -74,11 +74,11 @@ func TestStatusEventsOutOfOrderAreStale(t *testing.T) {
 		return nil
 	}))
 	t0 := time.Now()
-	_, changed, err := w.SetStatusAt("a", state.Idle, state.FromHook, nil, t0.Add(2*time.Second))
+	_, changed, err := SetAt(&w.Ledger, "a", state.Idle, state.FromHook, nil, t0.Add(2*time.Second))
 	require.NoError(t, err)
 	require.True(t, changed)
 	// A hook that started earlier reaches the lock later: it is dropped.
-	rec, changed, err := w.SetStatusAt("a", state.Working, state.FromHook, nil, t0.Add(time.Second))
+	rec, changed, err := SetAt(&w.Ledger, "a", state.Working, state.FromHook, nil, t0.Add(time.Second))
 	require.NoError(t, err)
 	require.False(t, changed)
 	require.Equal(t, state.Idle, rec.Status)
@@ -91,13 +91,13 @@ func TestStatusEventsOutOfOrderAreStale(t *testing.T) {
 
 	// An exit code is kept when a later "exited" has none.
 	code := 3
-	_, _, err = w.SetStatusAt("a", state.Exited, state.FromOwt, &code, t0.Add(3*time.Second))
+	_, _, err = SetAt(&w.Ledger, "a", state.Exited, state.FromOwt, &code, t0.Add(3*time.Second))
 	require.NoError(t, err)
-	rec, _, err = w.SetStatusAt("a", state.Exited, state.FromHook, nil, t0.Add(4*time.Second))
+	rec, _, err = SetAt(&w.Ledger, "a", state.Exited, state.FromHook, nil, t0.Add(4*time.Second))
 	require.NoError(t, err)
 	require.NotNil(t, rec.ExitCode)
 	require.Equal(t, 3, *rec.ExitCode)
-	_, _, err = w.SetStatusAt("nosuch", state.Idle, state.FromHook, nil, t0)
+	_, _, err = SetAt(&w.Ledger, "nosuch", state.Idle, state.FromHook, nil, t0)
 	require.ErrorIs(t, err, workspace.ErrUnknownName)
 }
 
@@ -113,19 +113,19 @@ func TestIdleBeforeTheTaskWasTakenIsAFailedTurn(t *testing.T) {
 		return nil
 	}))
 	t0 := time.Now()
-	r, _, err := w.SetStatusAt("a", state.Idle, state.FromOwt, nil, t0)
+	r, _, err := SetAt(&w.Ledger, "a", state.Idle, state.FromOwt, nil, t0)
 	require.NoError(t, err)
 	require.Equal(t, workspace.TaskNotTaken, r.TurnError)
 	require.False(t, r.TaskPending)
 
-	r, _, err = w.SetStatusAt("b", state.Idle, state.FromHook, nil, t0)
+	r, _, err = SetAt(&w.Ledger, "b", state.Idle, state.FromHook, nil, t0)
 	require.NoError(t, err)
 	require.Empty(t, r.TurnError, "a hook's idle ends a turn")
 	require.False(t, r.TaskPending)
 
-	_, _, err = w.SetStatusAt("c", state.Working, state.FromOwt, nil, t0)
+	_, _, err = SetAt(&w.Ledger, "c", state.Working, state.FromOwt, nil, t0)
 	require.NoError(t, err)
-	r, _, err = w.SetStatusAt("c", state.Idle, state.FromScreen, nil, t0.Add(time.Second))
+	r, _, err = SetAt(&w.Ledger, "c", state.Idle, state.FromScreen, nil, t0.Add(time.Second))
 	require.NoError(t, err)
 	require.Empty(t, r.TurnError, "a turn ran")
 }

@@ -19,33 +19,6 @@ func ShortHash(s string) string {
 // many times a second costs one write a second, not one per hook.
 const eventRefresh = time.Second
 
-// SetStatus records a status change for the worktree called name and
-// publishes it to tmux. exitCode is kept only with state.Exited.
-func (w *Ledger) SetStatus(name string, st state.Status, src state.Source, exitCode *int) (*state.Record, error) {
-	rec, _, err := w.SetStatusAt(name, st, src, exitCode, w.Now())
-	return rec, err
-}
-
-// SetStatusAt records a status that an event at time at reported. An
-// event older than the record's last one is stale and changes nothing:
-// hooks of one agent run in order, but their processes can reach the state
-// lock out of order. It reports whether the status (or its source or exit
-// code) changed; only then is it published.
-func (w *Ledger) SetStatusAt(name string, st state.Status, src state.Source, exitCode *int, at time.Time) (*state.Record, bool, error) {
-	rec, changed, err := w.recordStatus(name, st, src, exitCode, at)
-	if changed {
-		w.PublishCurrent(name)
-	}
-	return rec, changed, err
-}
-
-// recordStatus is SetStatusAt without publishing.
-func (w *Ledger) recordStatus(name string, st state.Status, src state.Source, exitCode *int, at time.Time) (*state.Record, bool, error) {
-	return w.ChangeStatus(name, func(*state.Record) (StatusChange, bool) {
-		return StatusChange{Status: st, Source: src, ExitCode: exitCode, At: at}, true
-	})
-}
-
 // StatusChange is a status an event reports, and when it happened.
 type StatusChange struct {
 	Status   state.Status

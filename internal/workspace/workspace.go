@@ -1,11 +1,10 @@
 // Package workspace is the low core of owt's use cases: one repository as
 // owt manages it (Open, OpenRoot), its records and their status changes
 // (the Ledger), the paths and names of its worktrees and sessions,
-// locating a record's session, the rebuild of a corrupt state file, and
-// publishing statuses and the status-bar summary to tmux.
+// locating a record's session and the rebuild of a corrupt state file.
 //
-// The rooms above take a *Workspace (or a *Ledger): lifecycle, status,
-// inventory, send, runner, delivery. Imports agent, config, git, setup,
+// The rooms above take a *Workspace (or a *Ledger): statusbar, notes,
+// lifecycle, status, inventory, send, runner, delivery. Imports agent, config, git, setup,
 // state and tmux; never daemon, lifecycle, status, inventory, send,
 // runner, monitor, run, cli or popups.
 package workspace

@@ -1,4 +1,4 @@
-package workspace
+package statusbar
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // The status bar contract: `owt tmux init` replaces StatusPlaceholder in
@@ -22,12 +23,6 @@ const (
 	StatusFormat      = "#{?" + OptRuns + ",#{" + OptRuns + "} ,}#{" + OptStatusLine + "}"
 )
 
-// PublishSummary renders every agent of every repository into the global
-// tmux option the status bar reads, under the publish lock so it never
-// lands after (and hides) a newer status. It costs one read of the state
-// files and one bounded tmux call; tmux being unreachable is not an error.
-func (w *Ledger) PublishSummary() { _ = PublishSummaryLocked(w.Tmux) }
-
 // PublishSummary writes the summary of every repository's agents into the
 // global option the status bar reads (owt tmux init calls it too, so the
 // bar is right from the start).
@@ -39,7 +34,7 @@ func PublishSummary(tm *tmux.Client) error {
 
 // publishSummary is PublishSummary with its tmux call bounded by ctx.
 func publishSummary(ctx context.Context, tm *tmux.Client) error {
-	recs, err := AllRecords()
+	recs, err := workspace.AllRecords()
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,11 @@
-package workspace
+// Package statusbar shows owt's statuses in tmux: each session's
+// @owt-status and the global summary the status bar reads (who needs you,
+// then counts), rendered for tmux, plain text or a terminal. Publishing is
+// serialized by one lock and never waits for tmux without limit.
+//
+// Imports workspace (the records and the ledger), state and tmux; never
+// status, send, lifecycle, monitor, cli or popups.
+package statusbar
 
 import (
 	"context"
@@ -12,6 +19,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // Publishing a status to tmux costs a tmux call or two (~10 ms with many
@@ -67,19 +75,19 @@ func withPublishLock(fn func()) {
 }
 
 // PublishCurrent publishes the record called name, under the publish lock.
-func (w *Ledger) PublishCurrent(name string) {
-	withPublishLock(func() { w.PublishHeld(name) })
+func PublishCurrent(w *workspace.Ledger, name string) {
+	withPublishLock(func() { PublishHeld(w, name) })
 }
 
 // PublishHeld publishes the record called name as the state file has it
 // now. The caller holds the publish lock.
-func (w *Ledger) PublishHeld(name string) {
+func PublishHeld(w *workspace.Ledger, name string) {
 	f, err := w.Store.Load()
 	if err != nil {
 		return
 	}
 	if r, ok := f.Records[name]; ok {
-		w.Publish(r)
+		Publish(w, r)
 	}
 }
 
@@ -89,7 +97,7 @@ func (w *Ledger) PublishHeld(name string) {
 // option redraws every client's status line (tmux ≥ 3.2), so no
 // refresh-client is needed. tmux being unreachable is not an error: the
 // state file is the truth.
-func (w *Ledger) Publish(rec *state.Record) {
+func Publish(w *workspace.Ledger, rec *state.Record) {
 	if rec.Session == "" {
 		return
 	}
@@ -112,7 +120,7 @@ func (w *Ledger) Publish(rec *state.Record) {
 // PublishRecord is "owt _publish": it publishes the record called name of
 // the repository rooted at repo, under the publish lock.
 func PublishRecord(tm *tmux.Client, repo, name string) {
-	NewLedger(repo, tm).PublishCurrent(name)
+	PublishCurrent(workspace.NewLedger(repo, tm), name)
 }
 
 // PublishSummaryLocked rewrites the status-bar summary under the publish
