@@ -1,6 +1,8 @@
 package lifecycle
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -376,7 +378,7 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit string
 			session := w.SessionName(name)
 			if liveSession[session] {
 				// Another repo with the same folder name owns it.
-				session = workspace.SessionPart(w.Repo.Name()) + "-" + workspace.ShortHash(w.Repo.Root) + "/" + workspace.SessionPart(name)
+				session = workspace.SessionPart(w.Repo.Name()) + "-" + shortHash(w.Repo.Root) + "/" + workspace.SessionPart(name)
 			}
 			h, err := state.Hold(state.CreateLock(w.Repo.Root, name))
 			if err != nil {
@@ -643,4 +645,11 @@ func (w *Worktrees) startMonitor() {
 	if err := daemon.EnsureRunning(w.Self, w.Tmux); err != nil {
 		w.Logf("status monitor not started: %v", err)
 	}
+}
+
+// shortHash tells two repositories of the same name apart in a session
+// name: six hex digits of the hash of the repo's root.
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])[:6]
 }

@@ -76,12 +76,12 @@ func withPublishLock(fn func()) {
 
 // PublishCurrent publishes the record called name, under the publish lock.
 func PublishCurrent(w *workspace.Ledger, name string) {
-	withPublishLock(func() { PublishHeld(w, name) })
+	withPublishLock(func() { publishHeld(w, name) })
 }
 
-// PublishHeld publishes the record called name as the state file has it
+// publishHeld publishes the record called name as the state file has it
 // now. The caller holds the publish lock.
-func PublishHeld(w *workspace.Ledger, name string) {
+func publishHeld(w *workspace.Ledger, name string) {
 	f, err := w.Store.Load()
 	if err != nil {
 		return

@@ -1,18 +1,11 @@
 package workspace
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/state"
 )
-
-func ShortHash(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])[:6]
-}
 
 // eventRefresh bounds how often an event that changes nothing still writes
 // the state file to move the record's EventAt forward: a tool firing hooks
