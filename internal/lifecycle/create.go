@@ -14,6 +14,7 @@ import (
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/hookfiles"
 	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
@@ -214,7 +215,7 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	}
 	notes.Of(w.Workspace).Apply(rec) // the shared note of 'owt note', if one is set
 	if !o.NoAgent {
-		if err := w.installHooks(rec, prof, &rb); err != nil {
+		if err := hookfiles.Of(w.Workspace).Install(rec, prof, rb.push); err != nil {
 			return nil, fmt.Errorf("install %s hooks: %w", prof.Name, err)
 		}
 	}
@@ -550,7 +551,7 @@ func (w *Worktrees) bringFiles(dst string, listUnversioned func() (git.Unversion
 		patterns[i] = "/" + l
 		w.Logf("linked %s", l)
 	}
-	if _, err := w.excludeWithUndo(rb, dst, patterns...); err != nil {
+	if _, err := hookfiles.Of(w.Workspace).ExcludeWithUndo(rb.push, dst, patterns...); err != nil {
 		return nil, fmt.Errorf("exclude links from git: %w", err)
 	}
 	return copied, nil

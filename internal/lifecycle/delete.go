@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/hookfiles"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statusbar"
 	untrusted "github.com/owt-tmux/owt/internal/text"
@@ -160,7 +161,7 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 		return fmt.Errorf("removed the session, worktree and branch of %s, but %w; 'owt doctor --fix' forgets it", name, err)
 	}
 	if others, err := w.Records(); err == nil {
-		w.releaseExcludes(r, others)
+		hookfiles.Of(w.Workspace).ReleaseExcludes(r, others)
 	}
 	_ = statusbar.PublishSummaryLocked(w.Tmux)
 	_ = w.Tmux.RefreshStatus()
@@ -171,7 +172,7 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 // copied in (.env …) and that still match the main checkout's copy are not.
 // A tracked settings file owt merged its hooks into is work when, without
 // owt's hooks, it differs from HEAD, whether or not git status shows it
-// (owt hides it with skip-worktree; see hookFileWork).
+// (owt hides it with skip-worktree; see hookfiles.Work).
 func WorkFiles(r *state.Record) ([]string, error) {
 	dirty, err := git.DirtyFiles(r.Path)
 	if err != nil {
@@ -191,7 +192,7 @@ func WorkFiles(r *state.Record) ([]string, error) {
 		}
 		dirty = out
 	}
-	return hookFileWork(r, dirty)
+	return hookfiles.Work(r, dirty)
 }
 
 func sameFile(a, b string) bool {

@@ -1,12 +1,12 @@
 // Package lifecycle makes, mends and removes worktrees with their agents:
 // create (and its rollback), delete, teardown after a merge, restart,
-// attach, the hook files owt writes into a worktree, the copied files,
-// and owt doctor with its repair of interrupted creates. It is the one
-// place that knows the order of those steps and how to undo them.
+// attach, the files copied and linked into a worktree, and owt doctor
+// with its repair of interrupted creates. It is the one place that knows
+// the order of those steps and how to undo them.
 //
-// Imports notes, statusbar, workspace, daemon, agent, config, git,
-// setup, state, text and tmux; never status, send, runner, inventory, monitor, run,
-// cli or popups.
+// Imports hookfiles, notes, statusbar, workspace, daemon, agent, config,
+// git, setup, state, text and tmux; never status, send, runner,
+// inventory, monitor, run, cli or popups.
 package lifecycle
 
 import "github.com/owt-tmux/owt/internal/workspace"

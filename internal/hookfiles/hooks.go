@@ -1,4 +1,12 @@
-package lifecycle
+// Package hookfiles writes the files owt puts into a worktree and keeps
+// them out of git: each tool's hook settings (merged with the user's, by
+// info/exclude or skip-worktree), the info/exclude lines of linked files,
+// and Codex's user-level hooks; and it tells the user's own edits of a
+// tracked hook file from owt's lines.
+//
+// Imports workspace, agent, git and state; never lifecycle, status,
+// monitor, cli or popups.
+package hookfiles
 
 import (
 	"errors"
@@ -10,9 +18,10 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-// installHooks merges the tool's hooks into its settings file in a new
+// Install merges the tool's hooks into its settings file in a new
 // worktree, so the agent reports its status to "owt hook" (by absolute
 // path). The user's settings and hooks in that file are kept; owt's own
 // hooks from an earlier run are replaced, not duplicated. Codex has no
@@ -34,9 +43,9 @@ import (
 //     counts it as work when, without owt's hooks, it differs from HEAD,
 //     and owt ship commits it without owt's hooks (git.CommitPathsWith).
 //
-// rb undoes the info/exclude change if creation fails later; the file
+// push takes what undoes the info/exclude change if creation fails later; the file
 // itself goes with the worktree.
-func (w *Worktrees) installHooks(rec *state.Record, prof agent.Profile, rb *undo) error {
+func (w *Files) Install(rec *state.Record, prof agent.Profile, push func(undo func())) error {
 	spec, ok := agent.HookFiles[prof.Hooks]
 	if !ok {
 		return nil
@@ -65,7 +74,7 @@ func (w *Worktrees) installHooks(rec *state.Record, prof agent.Profile, rb *undo
 	excluded := false
 	if !tracked {
 		w.warnHidden(spec.Path)
-		added, err := w.excludeWithUndo(rb, rec.Path, "/"+spec.Path)
+		added, err := w.ExcludeWithUndo(push, rec.Path, "/"+spec.Path)
 		if err != nil {
 			return fmt.Errorf("exclude %s from git: %w", spec.Path, err)
 		}
@@ -91,7 +100,7 @@ func (w *Worktrees) installHooks(rec *state.Record, prof agent.Profile, rb *undo
 
 // noHooks says, in one line, that owt left the settings file rel alone
 // and why: the agent has no hooks, the monitor reads its screen instead.
-func (w *Worktrees) noHooks(rel string, why error) {
+func (w *Files) noHooks(rel string, why error) {
 	msg := fmt.Sprintf("%s could not be read (%v); status for this agent comes from the screen", rel, why)
 	out := w.Warn
 	if out == nil {
@@ -105,7 +114,7 @@ func (w *Worktrees) noHooks(rel string, why error) {
 // settings file owt merged its hooks into. For a tracked one WorkFiles
 // needs it: skip-worktree hides the agent's own edits of the file from
 // git status, so owt compares the file, without its hooks, with HEAD.
-func (w *Worktrees) recordHookFile(rec *state.Record, hf state.HookFile) error {
+func (w *Files) recordHookFile(rec *state.Record, hf state.HookFile) error {
 	rec.HookFiles = append(rec.HookFiles, hf)
 	err := w.Store.Update(func(f *state.File) error {
 		r, ok := f.Records[rec.Name]
@@ -124,7 +133,7 @@ func (w *Worktrees) recordHookFile(rec *state.Record, hf state.HookFile) error {
 // warnHidden says so when the exclude pattern for rel will also hide an
 // untracked file of that name in the main checkout, which the user may
 // have meant to commit one day.
-func (w *Worktrees) warnHidden(rel string) {
+func (w *Files) warnHidden(rel string) {
 	if _, err := os.Stat(filepath.Join(w.Repo.Root, filepath.FromSlash(rel))); err != nil {
 		return
 	}
@@ -137,18 +146,18 @@ func (w *Worktrees) warnHidden(rel string) {
 	w.Logf("note: %s is now in .git/info/exclude so owt's hooks stay out of commits; the untracked %s of your checkout is hidden from git status too ('git add -f %s' if you mean to commit it)", rel, rel, rel)
 }
 
-// excludeWithUndo adds patterns to the repository's info/exclude for the
-// worktree being created at worktree, and pushes onto rb the action that
+// ExcludeWithUndo adds patterns to the repository's info/exclude for the
+// worktree being created at worktree, and pushes the action that
 // removes again exactly the lines it added — never a snapshot put back,
 // which would drop lines other owt processes appended meanwhile — unless
 // another worktree exists by then that may rely on them.
-func (w *Worktrees) excludeWithUndo(rb *undo, worktree string, patterns ...string) ([]string, error) {
+func (w *Files) ExcludeWithUndo(push func(undo func()), worktree string, patterns ...string) ([]string, error) {
 	added, err := w.Repo.AddExcludes(patterns...)
 	if err != nil {
 		return nil, err
 	}
 	if len(added) > 0 {
-		rb.push(func() {
+		push(func() {
 			if err := w.Repo.UndoExcludes(worktree, added...); err != nil {
 				w.Logf("roll back: %v", err)
 			}
@@ -157,12 +166,12 @@ func (w *Worktrees) excludeWithUndo(rb *undo, worktree string, patterns ...strin
 	return added, nil
 }
 
-// releaseExcludes removes the info/exclude lines owt added for r's hook
+// ReleaseExcludes removes the info/exclude lines owt added for r's hook
 // files once r is gone and no other worktree of the repo may hold such a
 // file (any record whose tool writes it, even one still being created):
 // otherwise the line would go on hiding a file of that name that the user
 // creates later in their own checkout.
-func (w *Worktrees) releaseExcludes(r *state.Record, others []*state.Record) {
+func (w *Files) ReleaseExcludes(r *state.Record, others []*state.Record) {
 	for _, h := range r.HookFiles {
 		if !h.Excluded {
 			continue
@@ -185,7 +194,7 @@ func (w *Worktrees) releaseExcludes(r *state.Record, others []*state.Record) {
 
 // handOverExclude passes the duty to remove owt's exclude line for rel to
 // another worktree that uses the file, so the last one to go removes it.
-func (w *Worktrees) handOverExclude(rel string, others []*state.Record) {
+func (w *Files) handOverExclude(rel string, others []*state.Record) {
 	err := w.Store.Update(func(f *state.File) error {
 		for _, o := range others {
 			r, ok := f.Records[o.Name]
@@ -205,3 +214,9 @@ func (w *Worktrees) handOverExclude(rel string, others []*state.Record) {
 		w.Logf("%v", err)
 	}
 }
+
+// Files is a workspace seen by the files owt writes into its worktrees.
+type Files struct{ *workspace.Workspace }
+
+// Of is the hook files of the worktrees of w, a complete workspace.
+func Of(w *workspace.Workspace) *Files { return &Files{w} }

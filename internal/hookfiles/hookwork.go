@@ -1,4 +1,4 @@
-package lifecycle
+package hookfiles
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 	"github.com/owt-tmux/owt/internal/state"
 )
 
-// hookFileWork corrects dirty (git's view of the worktree of r) for the
+// Work corrects dirty (git's view of the worktree of r) for the
 // tracked settings files owt merged its hooks into. owt marks those
 // skip-worktree so its hook lines never show, which hides the agent's
 // edits of the file too; and a user who unmarks one sees owt's lines as a
@@ -25,7 +25,7 @@ import (
 // An untracked settings file owt created is hidden by info/exclude, so
 // git status never shows what the agent adds to it either: it is work when
 // it holds anything besides owt's hooks.
-func hookFileWork(r *state.Record, dirty []string) ([]string, error) {
+func Work(r *state.Record, dirty []string) ([]string, error) {
 	files, err := trackedHookFiles(r)
 	if err != nil {
 		return nil, err
