@@ -3,6 +3,7 @@ package popups
 import (
 	"fmt"
 
+	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -18,7 +19,7 @@ func chooseTarget(tm *tmux.Client, verb string) (*state.Record, *liveDesk, error
 	if err != nil {
 		return nil, nil, err
 	}
-	r := workspace.RecordHere(recs, h.SessionName, dir)
+	r := inventory.RecordHere(recs, h.SessionName, dir)
 	if r == nil {
 		a, err := loadAgents(tm)
 		if err != nil {

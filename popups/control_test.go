@@ -13,11 +13,12 @@ import (
 
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // fakeDesk is the control popup's world in a test: fixed records, items,
@@ -26,14 +27,14 @@ import (
 type fakeDesk struct {
 	snap    control.Snapshot
 	reports map[string]merge.Report
-	losses  map[string]workspace.Loss
+	losses  map[string]lifecycle.Loss
 	calls   []string
 	told    []string
 }
 
 func (d *fakeDesk) Load(string) (control.Snapshot, error) { return d.snap, nil }
-func (d *fakeDesk) RefreshStats([]*state.Record) map[string]workspace.Stats {
-	return map[string]workspace.Stats{}
+func (d *fakeDesk) RefreshStats([]*state.Record) map[string]inventory.Stats {
+	return map[string]inventory.Stats{}
 }
 func (d *fakeDesk) Queues([]*state.Record) map[string]merge.Queue { return nil }
 func (d *fakeDesk) Get(repo, name string) (*state.Record, error) {
@@ -45,7 +46,7 @@ func (d *fakeDesk) Get(repo, name string) (*state.Record, error) {
 	return nil, errors.New("no " + name)
 }
 func (d *fakeDesk) Check(rec *state.Record) (merge.Report, error) { return d.reports[rec.Name], nil }
-func (d *fakeDesk) WhatWouldBeLost(rec *state.Record) (workspace.Loss, error) {
+func (d *fakeDesk) WhatWouldBeLost(rec *state.Record) (lifecycle.Loss, error) {
 	return d.losses[rec.Name], nil
 }
 func (d *fakeDesk) ChangedFiles(rec *state.Record) ([]git.FileChange, error) {
@@ -63,7 +64,7 @@ func (d *fakeDesk) Land(rec *state.Record, ship bool) (control.Landed, error) {
 	d.calls = append(d.calls, fmt.Sprintf("land %s ship=%v", rec.Name, ship))
 	return control.Landed{ShipResult: merge.ShipResult{Result: merge.Result{Name: rec.Name, Target: rec.Base}}, Removed: true}, nil
 }
-func (d *fakeDesk) Delete(rec *state.Record, accept workspace.Loss) error {
+func (d *fakeDesk) Delete(rec *state.Record, accept lifecycle.Loss) error {
 	d.calls = append(d.calls, fmt.Sprintf("delete %s accepting %s", rec.Name, accept))
 	return nil
 }
@@ -95,8 +96,8 @@ func newFakeDesk() *fakeDesk {
 		return &state.Record{Name: name, Repo: "/r/shop", Branch: "feat/" + name, Base: "main",
 			Session: "shop_" + name, Path: "/wt/" + name, Status: st, StatusSince: now}
 	}
-	item := func(name string, st state.Status, ahead, dirty int) workspace.Item {
-		return workspace.Item{Name: name, Repo: "/r/shop", Status: string(st), StatusSince: now, Ahead: ahead, Dirty: dirty}
+	item := func(name string, st state.Status, ahead, dirty int) inventory.Item {
+		return inventory.Item{Name: name, Repo: "/r/shop", Status: string(st), StatusSince: now, Ahead: ahead, Dirty: dirty}
 	}
 	p := &runplan.Plan{Tasks: []runplan.Task{{ID: "models", Task: "Models"}, {ID: "api", Task: "The API", DependsOn: []string{"models"}}}}
 	g := run.NewRun("g", "/r/shop", "main", p, now)
@@ -109,13 +110,13 @@ func newFakeDesk() *fakeDesk {
 			"asker": {Name: "asker", Branch: "feat/asker", Base: "main", Ahead: 1,
 				Conflicts: []merge.Overlap{{With: "main", Kind: "base", Files: []string{"README.md"}}}},
 		},
-		losses: map[string]workspace.Loss{"docs": {DirtyFiles: []string{"notes.txt"}}},
+		losses: map[string]lifecycle.Loss{"docs": {DirtyFiles: []string{"notes.txt"}}},
 	}
 	d.snap.Title = "shop"
 	for _, r := range []*state.Record{rec("asker", state.Waiting), rec("cart", state.Idle), rec("docs", state.Idle), rec("busy", state.Working)} {
 		d.snap.Records = append(d.snap.Records, r)
 	}
-	d.snap.Items = []workspace.Item{item("asker", state.Waiting, 0, 0), item("cart", state.Idle, 1, 0),
+	d.snap.Items = []inventory.Item{item("asker", state.Waiting, 0, 0), item("cart", state.Idle, 1, 0),
 		item("docs", state.Idle, 0, 1), item("busy", state.Working, 0, 0)}
 	d.snap.Runs = []*run.Run{g}
 	d.snap.Events = []control.Event{{At: now.Add(-time.Minute), Repo: "/r/shop", Name: "old", Event: "shipped", Detail: "into main"}}

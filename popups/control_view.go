@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -151,7 +152,7 @@ func (m *ctl) rowLine(r control.Row, nameW int, now time.Time) string {
 		}
 		return strings.TrimRight(fmt.Sprintf("%-5s %s %s %s", r.Since.Local().Format("15:04"), what, r.Name, m.paint(sgrDim, r.Why)), " ")
 	}
-	glyph := workspace.Glyph(r.Status)
+	glyph := statusbar.Glyph(r.Status)
 	if r.Name == "" {
 		glyph = "·"
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -74,14 +75,14 @@ func create(tm *tmux.Client, s Screen) error {
 
 	fmt.Fprintf(s.Out, "Creating a worktree for %q…\n", firstLine(strings.TrimSpace(task)))
 	w.Log = s.Out
-	opts := workspace.CreateOptions{Task: task, Base: strings.TrimSpace(base), Plan: plan, From: dir}
+	opts := lifecycle.CreateOptions{Task: task, Base: strings.TrimSpace(base), Plan: plan, From: dir}
 	if tool == noAgent {
 		opts.NoAgent = true
 		opts.Plan = false
 	} else {
 		opts.Tool = tool
 	}
-	rec, err := w.Create(opts)
+	rec, err := lifecycle.Of(w).Create(opts)
 	if err != nil {
 		return err
 	}

@@ -7,9 +7,12 @@ import (
 
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/react"
 	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -22,11 +25,11 @@ import (
 // tests give it fixtures and record the verbs it calls.
 type desk interface {
 	Load(scope string) (control.Snapshot, error)
-	RefreshStats(recs []*state.Record) map[string]workspace.Stats
+	RefreshStats(recs []*state.Record) map[string]inventory.Stats
 	Queues(recs []*state.Record) map[string]merge.Queue
 	Get(repo, name string) (*state.Record, error)
 	Check(rec *state.Record) (merge.Report, error)
-	WhatWouldBeLost(rec *state.Record) (workspace.Loss, error)
+	WhatWouldBeLost(rec *state.Record) (lifecycle.Loss, error)
 	ChangedFiles(rec *state.Record) ([]git.FileChange, error)
 	FileDiff(rec *state.Record, f git.FileChange, color bool) (string, error)
 	DiffPager() []string
@@ -39,7 +42,7 @@ type desk interface {
 	Land(rec *state.Record, ship bool) (control.Landed, error)
 	// Delete removes rec, losing at most accept, moving the popup's client
 	// off its session first.
-	Delete(rec *state.Record, accept workspace.Loss) error
+	Delete(rec *state.Record, accept lifecycle.Loss) error
 	Send(rec *state.Record, text string) error
 	// Dismiss stops rec's escalated reactions needing the user; it returns
 	// the reactions dismissed.
@@ -80,8 +83,8 @@ func (d *liveDesk) open(repo string) (*workspace.Workspace, error) {
 
 func (d *liveDesk) Load(scope string) (control.Snapshot, error) { return control.Load(d.tm, scope) }
 
-func (d *liveDesk) RefreshStats(recs []*state.Record) map[string]workspace.Stats {
-	return workspace.RefreshStats(recs)
+func (d *liveDesk) RefreshStats(recs []*state.Record) map[string]inventory.Stats {
+	return inventory.RefreshStats(recs)
 }
 
 func (d *liveDesk) Queues(recs []*state.Record) map[string]merge.Queue {
@@ -104,12 +107,12 @@ func (d *liveDesk) Check(rec *state.Record) (merge.Report, error) {
 	return control.MergeContext(w).Check(rec, "")
 }
 
-func (d *liveDesk) WhatWouldBeLost(rec *state.Record) (workspace.Loss, error) {
+func (d *liveDesk) WhatWouldBeLost(rec *state.Record) (lifecycle.Loss, error) {
 	w, err := d.open(rec.Repo)
 	if err != nil {
-		return workspace.Loss{}, err
+		return lifecycle.Loss{}, err
 	}
-	return w.WhatWouldBeLost(rec)
+	return lifecycle.Of(w).WhatWouldBeLost(rec)
 }
 
 func (d *liveDesk) ChangedFiles(rec *state.Record) ([]git.FileChange, error) {
@@ -133,7 +136,7 @@ func (d *liveDesk) GoTo(rec *state.Record) error {
 	if err != nil {
 		return err
 	}
-	id, err := w.EnsureSession(rec)
+	id, err := lifecycle.Of(w).EnsureSession(rec)
 	if err != nil {
 		return err
 	}
@@ -155,13 +158,13 @@ func (d *liveDesk) Land(rec *state.Record, ship bool) (control.Landed, error) {
 	return control.Merge(w, rec, merge.Options{}, land)
 }
 
-func (d *liveDesk) Delete(rec *state.Record, accept workspace.Loss) error {
+func (d *liveDesk) Delete(rec *state.Record, accept lifecycle.Loss) error {
 	w, err := d.open(rec.Repo)
 	if err != nil {
 		return err
 	}
 	leaveSession(d.tm, d.here, rec)
-	return control.Delete(w, rec.Name, workspace.DeleteOptions{Accept: &accept})
+	return control.Delete(w, rec.Name, lifecycle.DeleteOptions{Accept: &accept})
 }
 
 func (d *liveDesk) Send(rec *state.Record, text string) error {
@@ -169,7 +172,7 @@ func (d *liveDesk) Send(rec *state.Record, text string) error {
 	if err != nil {
 		return err
 	}
-	return w.SendTo(rec, text, workspace.SendOptions{})
+	return send.To(w, rec, text, send.Options{})
 }
 
 func (d *liveDesk) Dismiss(rec *state.Record) ([]string, error) {

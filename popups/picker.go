@@ -10,7 +10,9 @@ import (
 	fuzzyfinder "github.com/ktr0731/go-fuzzyfinder"
 
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -22,7 +24,7 @@ const firstFrameWait = 60 * time.Millisecond
 
 // agents are the rows a picker offers, with the records they came from.
 type agents struct {
-	items []workspace.Item
+	items []inventory.Item
 	recs  map[string]*state.Record // by repo + "\x00" + name
 }
 
@@ -35,20 +37,20 @@ func loadAgents(tm *tmux.Client) (agents, error) {
 	if err != nil {
 		return agents{}, err
 	}
-	a := agents{items: workspace.CollectWithin(tm, recs, firstFrameWait), recs: map[string]*state.Record{}}
+	a := agents{items: inventory.CollectWithin(tm, recs, firstFrameWait), recs: map[string]*state.Record{}}
 	for _, r := range recs {
 		a.recs[recKey(r.Repo, r.Name)] = r
 	}
-	workspace.SortForPicker(a.items)
+	inventory.SortForPicker(a.items)
 	return a, nil
 }
 
-func (a agents) record(it workspace.Item) *state.Record { return a.recs[recKey(it.Repo, it.Name)] }
+func (a agents) record(it inventory.Item) *state.Record { return a.recs[recKey(it.Repo, it.Name)] }
 
 // labels are the picker's rows: status glyph, name, repo, tool, age, +/-
 // lines and branch, in aligned columns. The branch comes last: it mostly
 // repeats the name, and a narrow popup cuts the end of the row.
-func labels(items []workspace.Item, now time.Time) []string {
+func labels(items []inventory.Item, now time.Time) []string {
 	rows := make([][]string, len(items))
 	widths := make([]int, 7)
 	for i, it := range items {
@@ -65,7 +67,7 @@ func labels(items []workspace.Item, now time.Time) []string {
 		if it.PR != nil {
 			changes += " PR " + text.CleanLine(it.PR.Summary()) // gh's text, drawn inert
 		}
-		rows[i] = []string{workspace.Glyph(it.Status), it.Name, repoName(it.Repo), tool, workspace.Age(now.Sub(it.CreatedAt)), changes, it.Branch}
+		rows[i] = []string{statusbar.Glyph(it.Status), it.Name, repoName(it.Repo), tool, workspace.Age(now.Sub(it.CreatedAt)), changes, it.Branch}
 		for c, cell := range rows[i] {
 			widths[c] = max(widths[c], len([]rune(cell)))
 		}
@@ -100,9 +102,9 @@ type pickOptions struct {
 
 // pick shows the agents in a fuzzy finder and returns the chosen one;
 // errCancelled on Esc or Ctrl-c.
-func pick(tm *tmux.Client, a agents, o pickOptions) (workspace.Item, error) {
+func pick(tm *tmux.Client, a agents, o pickOptions) (inventory.Item, error) {
 	if len(a.items) == 0 {
-		return workspace.Item{}, errors.New("no agents yet: start one with Alt+c or owt new \"TASK\"")
+		return inventory.Item{}, errors.New("no agents yet: start one with Alt+c or owt new \"TASK\"")
 	}
 	rows := labels(a.items, time.Now())
 	opts := []fuzzyfinder.Option{fuzzyfinder.WithPromptString(o.prompt), fuzzyfinder.WithHeader(o.header)}
@@ -112,10 +114,10 @@ func pick(tm *tmux.Client, a agents, o pickOptions) (workspace.Item, error) {
 	}
 	i, err := fuzzyfinder.Find(rows, func(i int) string { return rows[i] }, opts...)
 	if errors.Is(err, fuzzyfinder.ErrAbort) {
-		return workspace.Item{}, errCancelled
+		return inventory.Item{}, errCancelled
 	}
 	if err != nil {
-		return workspace.Item{}, fmt.Errorf("picker: %w", err)
+		return inventory.Item{}, fmt.Errorf("picker: %w", err)
 	}
 	return a.items[i], nil
 }
@@ -152,7 +154,7 @@ func (p *previewer) render(i, width, height int) string {
 		status = fmt.Sprintf("%s(%d)", status, *it.ExitCode)
 	}
 	head := []string{
-		fmt.Sprintf("%s %s — %s for %s", workspace.Glyph(it.Status), it.Name, status, workspace.Age(time.Since(it.StatusSince))),
+		fmt.Sprintf("%s %s — %s for %s", statusbar.Glyph(it.Status), it.Name, status, workspace.Age(time.Since(it.StatusSince))),
 		fmt.Sprintf("repo   %s", it.Repo),
 		fmt.Sprintf("branch %s → %s", it.Branch, it.Base),
 	}
@@ -174,7 +176,7 @@ func (p *previewer) render(i, width, height int) string {
 	return strings.Join(out, "\n")
 }
 
-func (p *previewer) diff(i int, it workspace.Item, width int) string {
+func (p *previewer) diff(i int, it inventory.Item, width int) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if d, ok := p.diffs[i]; ok {
@@ -203,7 +205,7 @@ func (p *previewer) diff(i int, it workspace.Item, width int) string {
 }
 
 // screen returns the last n non-blank lines of the agent's pane.
-func (p *previewer) screen(i int, it workspace.Item, n int) []string {
+func (p *previewer) screen(i int, it inventory.Item, n int) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s, ok := p.shots[i]
@@ -218,7 +220,7 @@ func (p *previewer) screen(i int, it workspace.Item, n int) []string {
 	return lines
 }
 
-func (p *previewer) capture(it workspace.Item) string {
+func (p *previewer) capture(it inventory.Item) string {
 	r := p.a.record(it)
 	if !it.Live || r == nil || r.Pane == "" {
 		return "(no tmux session: Enter recreates it on the worktree)"

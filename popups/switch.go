@@ -3,6 +3,7 @@ package popups
 import (
 	"fmt"
 
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
@@ -36,7 +37,7 @@ func switchTo(tm *tmux.Client) error {
 	if err != nil {
 		return err
 	}
-	id, err := w.EnsureSession(r)
+	id, err := lifecycle.Of(w).EnsureSession(r)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -80,9 +81,9 @@ func removeCleanup(c *cli.Context, w *workspace.Workspace, items []merge.Cleanup
 		}
 		var err error
 		if it.Discards {
-			err = w.Delete(it.Name, workspace.DeleteOptions{Force: true})
+			err = lifecycle.Of(w).Delete(it.Name, lifecycle.DeleteOptions{Force: true})
 		} else {
-			err = w.Teardown(it.Name, it.BranchTip)
+			err = lifecycle.Of(w).Teardown(it.Name, it.BranchTip)
 		}
 		if err != nil {
 			failed++

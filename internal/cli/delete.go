@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/control"
-	"github.com/owt-tmux/owt/internal/workspace"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 )
 
 func deleteCommand(f *factory) *cli.Command {
@@ -38,14 +38,14 @@ func deleteCommand(f *factory) *cli.Command {
 			}
 			if !c.Bool("yes") && f.io.InTTY {
 				q := fmt.Sprintf("Delete %s (worktree %s, branch %s)?", rec.Name, rec.Path, rec.Branch)
-				if loss, err := w.WhatWouldBeLost(rec); err == nil && !loss.Empty() && c.Bool("force") {
+				if loss, err := lifecycle.Of(w).WhatWouldBeLost(rec); err == nil && !loss.Empty() && c.Bool("force") {
 					q = fmt.Sprintf("Delete %s and LOSE %s?", rec.Name, loss)
 				}
 				if !confirm(f.io, q) {
 					return fmt.Errorf("not deleted")
 				}
 			}
-			if err := control.Delete(w, name, workspace.DeleteOptions{Force: c.Bool("force"), KeepBranch: c.Bool("keep-branch")}); err != nil {
+			if err := control.Delete(w, name, lifecycle.DeleteOptions{Force: c.Bool("force"), KeepBranch: c.Bool("keep-branch")}); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.App.Writer, "deleted %s\n", name)

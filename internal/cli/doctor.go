@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -25,7 +26,7 @@ func doctorCommand(f *factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			rep, err := w.Doctor(c.Bool("fix"))
+			rep, err := lifecycle.Of(w).Doctor(c.Bool("fix"))
 			if err != nil {
 				return err
 			}
@@ -48,7 +49,7 @@ func doctorCommand(f *factory) *cli.Command {
 	}
 }
 
-func printDoctor(out io.Writer, rep workspace.DoctorReport) {
+func printDoctor(out io.Writer, rep lifecycle.DoctorReport) {
 	fmt.Fprintf(out, "repo:    %s\nmonitor: %s\n", rep.Repo, rep.Monitor)
 	if len(rep.Findings) == 0 {
 		fmt.Fprintln(out, "all good: every record has its worktree and session")
@@ -68,8 +69,8 @@ func printDoctor(out io.Writer, rep workspace.DoctorReport) {
 
 // addStalePRs adds the open pull requests whose state the monitor could
 // not refresh (gh not logged in, …): owt list shows it as stale.
-func addStalePRs(w *workspace.Workspace, rep *workspace.DoctorReport) {
+func addStalePRs(w *workspace.Workspace, rep *lifecycle.DoctorReport) {
 	if recs, err := w.Records(); err == nil {
-		rep.Findings = append(rep.Findings, workspace.StalePRs(recs)...)
+		rep.Findings = append(rep.Findings, lifecycle.StalePRs(recs)...)
 	}
 }

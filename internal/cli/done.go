@@ -10,7 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/workspace"
+	"github.com/owt-tmux/owt/internal/status"
 )
 
 // doneCommand is owt done: an agent's explicit signal that its task ended.
@@ -32,8 +32,8 @@ func doneCommand(f *factory) *cli.Command {
 				return err
 			}
 			dir, _ := os.Getwd()
-			rec, err := workspace.RecordDone(os.Getenv, dir, sig)
-			if errors.Is(err, workspace.ErrNotInWorktree) {
+			rec, err := status.RecordDone(os.Getenv, dir, sig)
+			if errors.Is(err, status.ErrNotInWorktree) {
 				return usagef("owt done runs inside an agent's owt worktree: %v", err)
 			}
 			if err != nil {

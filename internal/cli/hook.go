@@ -10,7 +10,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/workspace"
+	"github.com/owt-tmux/owt/internal/status"
+	"github.com/owt-tmux/owt/internal/statusbar"
 )
 
 // stdinWait bounds the wait for a hook's JSON: a tool always closes stdin
@@ -55,7 +56,7 @@ func (f *factory) runHook(args []string) {
 		state.Logf("hook", "ignored: want 'owt hook KIND EVENT', got %q", args)
 		return
 	}
-	call := workspace.HookCall{Kind: args[0], Event: args[1], Getenv: os.Getenv, At: at}
+	call := status.HookCall{Kind: args[0], Event: args[1], Getenv: os.Getenv, At: at}
 	call.Dir, _ = os.Getwd()
 	if call.Kind == "codex" && call.Event == "notify" {
 		// codex runs notify with the event JSON as the last argument;
@@ -67,7 +68,7 @@ func (f *factory) runHook(args []string) {
 	} else {
 		call.Payload = f.readStdin()
 	}
-	if err := workspace.HandleHook(f.tmux(), call); err != nil {
+	if err := status.HandleHook(f.tmux(), call); err != nil {
 		state.Logf("hook", "%s %s: %v", call.Kind, call.Event, err)
 	}
 }
@@ -105,7 +106,7 @@ func publishCommand(f *factory) *cli.Command {
 			if c.NArg() != 2 {
 				return usagef("_publish takes REPO and NAME")
 			}
-			workspace.PublishRecord(f.tmux(), c.Args().Get(0), c.Args().Get(1))
+			statusbar.PublishRecord(f.tmux(), c.Args().Get(0), c.Args().Get(1))
 			return nil
 		},
 	}

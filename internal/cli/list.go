@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -43,7 +44,7 @@ func listCommand(f *factory) *cli.Command {
 				}
 				tm = w.Tmux
 			}
-			items := workspace.Collect(tm, recs, workspace.ListOptions{Fresh: c.Bool("fresh")})
+			items := inventory.Collect(tm, recs, inventory.ListOptions{Fresh: c.Bool("fresh")})
 			if c.Bool("json") {
 				return printJSON(c.App.Writer, items)
 			}
@@ -53,7 +54,7 @@ func listCommand(f *factory) *cli.Command {
 	}
 }
 
-func printTable(ios *IOStreams, items []workspace.Item, withRepo bool) {
+func printTable(ios *IOStreams, items []inventory.Item, withRepo bool) {
 	if len(items) == 0 {
 		fmt.Fprintln(ios.ErrOut, "no agents here; start one with: owt new \"TASK\"")
 		return
@@ -104,7 +105,7 @@ func printTable(ios *IOStreams, items []workspace.Item, withRepo bool) {
 	_ = tw.Flush()
 }
 
-func changes(it workspace.Item) string {
+func changes(it inventory.Item) string {
 	if it.Missing {
 		return "worktree missing"
 	}

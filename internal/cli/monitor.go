@@ -6,9 +6,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/monitor"
-	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
 )
 
 func monitorCommand(f *factory) *cli.Command {
@@ -24,9 +25,9 @@ func monitorCommand(f *factory) *cli.Command {
 				return usagef("monitor takes no arguments")
 			}
 			daemon.CloseInherited()
-			socket := daemon.Canonical(c.String("socket"))
+			socket := tmux.CanonicalSocket(c.String("socket"))
 			if c.String("socket") == "" {
-				socket = daemon.SocketPath(f.tmux())
+				socket = f.tmux().ServerSocket()
 			}
 			// Started as a daemon, its stderr is owt's log: follow the
 			// log when it is moved aside or removed, rather than writing

@@ -10,6 +10,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -20,7 +22,7 @@ type newOptions struct {
 	IO        *IOStreams
 	Workspace func() (*workspace.Workspace, error)
 
-	Create workspace.CreateOptions
+	Create lifecycle.CreateOptions
 	JSON   bool
 	Switch bool // go to the new session
 }
@@ -49,7 +51,7 @@ func newCommand(f *factory, runF func(*newOptions) error) *cli.Command {
 			return runF(&newOptions{
 				IO:        f.io,
 				Workspace: f.openWorkspace,
-				Create: workspace.CreateOptions{
+				Create: lifecycle.CreateOptions{
 					Task:    strings.Join(c.Args().Slice(), " "),
 					Name:    c.String("name"),
 					Branch:  c.String("branch"),
@@ -76,12 +78,12 @@ func newRun(o *newOptions) error {
 		w.Log = o.IO.ErrOut
 	}
 	w.Warn = o.IO.ErrOut
-	rec, err := w.Create(o.Create)
+	rec, err := lifecycle.Of(w).Create(o.Create)
 	if err != nil {
 		return createError(err)
 	}
 	if o.JSON {
-		items := workspace.Collect(w.Tmux, []*state.Record{rec}, workspace.ListOptions{Fresh: true})
+		items := inventory.Collect(w.Tmux, []*state.Record{rec}, inventory.ListOptions{Fresh: true})
 		if err := printJSON(o.IO.Out, items[0]); err != nil {
 			return err
 		}
@@ -98,7 +100,7 @@ func newRun(o *newOptions) error {
 // --name or --branch, a --base that does not exist are bad usage, like
 // a missing NAME or an unknown --tool.
 func createError(err error) error {
-	if errors.Is(err, workspace.ErrEmptyTask) || errors.Is(err, workspace.ErrBadOption) {
+	if errors.Is(err, lifecycle.ErrEmptyTask) || errors.Is(err, lifecycle.ErrBadOption) {
 		return usageError{err.Error()}
 	}
 	return err

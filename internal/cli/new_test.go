@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // newAs runs owt new in-process; run stands in for newRun.
@@ -28,16 +28,16 @@ func TestNewOptionsAsTyped(t *testing.T) {
 		args []string
 		want newOptions
 	}{
-		{[]string{"Fix", "login"}, newOptions{Create: workspace.CreateOptions{Task: "Fix login"}}},
+		{[]string{"Fix", "login"}, newOptions{Create: lifecycle.CreateOptions{Task: "Fix login"}}},
 		// Flags after the task, as people type them.
-		{[]string{"Fix login", "--tool", "codex", "--base", "dev"}, newOptions{Create: workspace.CreateOptions{Task: "Fix login", Tool: "codex", Base: "dev"}}},
-		{[]string{"--tool=codex", "Fix", "--name", "fx", "--branch", "fix/fx"}, newOptions{Create: workspace.CreateOptions{Task: "Fix", Tool: "codex", Name: "fx", Branch: "fix/fx"}}},
-		{[]string{"Fix", "--no-agent", "--plan", "--no-setup", "--switch", "--json"}, newOptions{Create: workspace.CreateOptions{Task: "Fix", NoAgent: true, Plan: true, NoSetup: true}, Switch: true, JSON: true}},
+		{[]string{"Fix login", "--tool", "codex", "--base", "dev"}, newOptions{Create: lifecycle.CreateOptions{Task: "Fix login", Tool: "codex", Base: "dev"}}},
+		{[]string{"--tool=codex", "Fix", "--name", "fx", "--branch", "fix/fx"}, newOptions{Create: lifecycle.CreateOptions{Task: "Fix", Tool: "codex", Name: "fx", Branch: "fix/fx"}}},
+		{[]string{"Fix", "--no-agent", "--plan", "--no-setup", "--switch", "--json"}, newOptions{Create: lifecycle.CreateOptions{Task: "Fix", NoAgent: true, Plan: true, NoSetup: true}, Switch: true, JSON: true}},
 		// After "--" a task may start with a dash.
-		{[]string{"--", "--help me"}, newOptions{Create: workspace.CreateOptions{Task: "--help me"}}},
-		{[]string{"--tool", "codex", "--", "-x", "--json"}, newOptions{Create: workspace.CreateOptions{Task: "-x --json", Tool: "codex"}}},
+		{[]string{"--", "--help me"}, newOptions{Create: lifecycle.CreateOptions{Task: "--help me"}}},
+		{[]string{"--tool", "codex", "--", "-x", "--json"}, newOptions{Create: lifecycle.CreateOptions{Task: "-x --json", Tool: "codex"}}},
 		// No task: Create says so (exit 2), the command line does not.
-		{[]string{"--no-agent"}, newOptions{Create: workspace.CreateOptions{NoAgent: true}}},
+		{[]string{"--no-agent"}, newOptions{Create: lifecycle.CreateOptions{NoAgent: true}}},
 	} {
 		got, stderr, code := newAs(t, func(*newOptions) error { return nil }, c.args...)
 		require.Equal(t, ExitOK, code, "%q: %s", c.args, stderr)
@@ -70,8 +70,8 @@ func TestNewCreateErrorsExitCodes(t *testing.T) {
 		err  error
 		code int
 	}{
-		{workspace.ErrEmptyTask, ExitUsage},
-		{fmt.Errorf("--name %q: %w", "a b", workspace.ErrBadOption), ExitUsage},
+		{lifecycle.ErrEmptyTask, ExitUsage},
+		{fmt.Errorf("--name %q: %w", "a b", lifecycle.ErrBadOption), ExitUsage},
 		{errors.New("git worktree add: fatal: disk full"), ExitError},
 	} {
 		_, stderr, code := newAs(t, func(*newOptions) error { return createError(c.err) }, "Fix")

@@ -9,16 +9,17 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/notes"
+	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
 	untrusted "github.com/owt-tmux/owt/internal/text"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // noteRun is the JSON of owt note.
 type noteRun struct {
-	Note      string                 `json:"note"`
-	Worktrees []workspace.NoteResult `json:"worktrees"`
-	Sent      []workspace.SendResult `json:"sent,omitempty"`
+	Note      string         `json:"note"`
+	Worktrees []notes.Result `json:"worktrees"`
+	Sent      []send.Result  `json:"sent,omitempty"`
 }
 
 func noteCommand(f *factory) *cli.Command {
@@ -41,11 +42,11 @@ func noteCommand(f *factory) *cli.Command {
 				if len(args) > 0 || c.Bool("send") {
 					return usagef("note --clear takes no TEXT and no --send")
 				}
-				had, err := w.Note()
+				had, err := notes.Of(w).Note()
 				if err != nil {
 					return err
 				}
-				results, err := w.ClearNote()
+				results, err := notes.Of(w).ClearNote()
 				if err != nil {
 					return err
 				}
@@ -62,12 +63,12 @@ func noteCommand(f *factory) *cli.Command {
 				if c.Bool("send") {
 					return usagef("note --send needs TEXT")
 				}
-				text, err := w.Note()
+				text, err := notes.Of(w).Note()
 				if err != nil {
 					return err
 				}
 				if c.Bool("json") {
-					return printJSON(c.App.Writer, noteRun{Note: text, Worktrees: []workspace.NoteResult{}})
+					return printJSON(c.App.Writer, noteRun{Note: text, Worktrees: []notes.Result{}})
 				}
 				if text == "" {
 					fmt.Fprintln(f.io.ErrOut, "no note set; set one with: owt note \"TEXT\"")
@@ -87,8 +88,8 @@ func noteCommand(f *factory) *cli.Command {
 			if strings.TrimSpace(text) == "" {
 				return usagef("nothing to note: TEXT is empty ('owt note --clear' removes the note)")
 			}
-			results, err := w.SetNote(text)
-			if errors.Is(err, workspace.ErrBadNote) {
+			results, err := notes.Of(w).SetNote(text)
+			if errors.Is(err, notes.ErrBadNote) {
 				return usagef("%v", err)
 			}
 			if err != nil {
@@ -106,7 +107,7 @@ func noteCommand(f *factory) *cli.Command {
 						agents = append(agents, r)
 					}
 				}
-				run.Sent = w.Send(agents, run.Note)
+				run.Sent = send.Each(w, agents, run.Note)
 			}
 			if err := printNote(c, run, "wrote the note into"); err != nil {
 				return err
@@ -140,7 +141,7 @@ func noteMissed(run noteRun) error {
 }
 
 // removedAny reports whether a clear removed the note from a worktree.
-func removedAny(rs []workspace.NoteResult) bool {
+func removedAny(rs []notes.Result) bool {
 	for _, r := range rs {
 		if r.Action == "removed" {
 			return true
@@ -176,9 +177,9 @@ func inert(text string) string {
 	return b.String()
 }
 
-func orEmpty(rs []workspace.NoteResult) []workspace.NoteResult {
+func orEmpty(rs []notes.Result) []notes.Result {
 	if rs == nil {
-		return []workspace.NoteResult{}
+		return []notes.Result{}
 	}
 	return rs
 }

@@ -3,7 +3,7 @@ package cli
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/owt-tmux/owt/internal/workspace"
+	"github.com/owt-tmux/owt/internal/runner"
 )
 
 // runCommand is the first process of every worktree session.
@@ -13,7 +13,7 @@ func runCommand(f *factory) *cli.Command {
 		Hidden: true,
 		Usage:  "run a worktree session's setup and agent (started by owt new)",
 		Action: func(*cli.Context) error {
-			return workspace.RunSession(f.tmux(), f.io.Out)
+			return runner.RunSession(f.tmux(), f.io.Out)
 		},
 	}
 }

@@ -15,9 +15,10 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
-	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
@@ -130,7 +131,7 @@ func (f *factory) runStart(c *cli.Context, file string) error {
 	}
 	r := run.NewRun(name, repo.Root, base, p, time.Now())
 	tm := f.tmux()
-	r.Socket = daemon.SocketPath(tm)
+	r.Socket = tm.ServerSocket()
 	r.Server, _ = tm.ServerIdentity() // none runs yet: the monitor that drives it records its server
 	store := run.DefaultStore()
 	taken := store.Exists(name) // Create checks again under the lock
@@ -208,7 +209,7 @@ func worktreeInUse(tm *tmux.Client, r *run.Run) (string, error) {
 	}
 	for _, t := range r.Plan.Tasks {
 		name := r.Name + "-" + t.ID
-		why, err := w.NameTaken(name, t.Task)
+		why, err := lifecycle.Of(w).NameTaken(name, t.Task)
 		if err != nil {
 			return "", fmt.Errorf("check worktree %s: %w", name, err)
 		}
@@ -240,7 +241,7 @@ func taskWhy(t run.TaskView) string {
 // lives, unless it runs, and says who drives the run: a run nobody drives
 // must not look like one in progress.
 func driveMonitor(tm *tmux.Client) string {
-	socket := daemon.SocketPath(tm)
+	socket := tm.ServerSocket()
 	if !tm.Running() {
 		return fmt.Sprintf("no tmux server runs at %s: nothing starts until one does and owt's monitor runs there (owt's tmux plugin, 'owt tmux init' or any 'owt new' starts it)", socket)
 	}

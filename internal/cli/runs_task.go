@@ -7,7 +7,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/control"
-	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -60,7 +59,7 @@ func runResumeCommand(f *factory) *cli.Command {
 			name := c.Args().First()
 			tm := f.tmux()
 			server, _ := tm.ServerIdentity() // "": no server runs; its monitor adopts the run when one starts
-			socket := daemon.SocketPath(tm)
+			socket := tm.ServerSocket()
 			if cur, err := run.DefaultStore().Load(name); err == nil && server != "" && cur.Server != "" && cur.Server != server && serverStillRuns(tm, cur) {
 				return fmt.Errorf("run %s belongs to the tmux server at %s, which still runs: resume it there (owt -S %s run resume %s)", name, cur.Socket, cur.Socket, name)
 			}

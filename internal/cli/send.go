@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -129,7 +130,7 @@ func sendRun(o *sendOptions) error {
 			return fmt.Errorf("no running agent matches")
 		}
 	}
-	return o.report(w.SendWith(recs, o.Text, workspace.SendOptions{Answer: o.Answer}))
+	return o.report(send.EachWith(w, recs, o.Text, send.Options{Answer: o.Answer}))
 }
 
 // sendable is the agents of a group send that can take the text. A group
@@ -153,7 +154,7 @@ func (o *sendOptions) sendable(recs []*state.Record) []*state.Record {
 
 // report prints what became of each send; an agent that did not get the
 // text fails the command (its own error when it was the only one).
-func (o *sendOptions) report(results []workspace.SendResult) error {
+func (o *sendOptions) report(results []send.Result) error {
 	failed := 0
 	for _, r := range results {
 		if r.Err != "" {
@@ -199,7 +200,7 @@ func resendTask(o *sendOptions) error {
 	if strings.TrimSpace(rec.Task) == "" {
 		return fmt.Errorf("%s has no task to send (it was made without one, or its record was rebuilt)", name)
 	}
-	res := w.Send([]*state.Record{rec}, rec.Task)[0]
+	res := send.Each(w, []*state.Record{rec}, rec.Task)[0]
 	if o.JSON {
 		if err := printJSON(o.IO.Out, []any{res}); err != nil {
 			return err

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // sendAs runs owt send in-process and returns the options it ran with
@@ -121,7 +121,7 @@ func TestGroupSendSkipsAgentsThatCannotTakeText(t *testing.T) {
 func TestSendReportsEachAgent(t *testing.T) {
 	ios, out, errOut := testStreams("")
 	o := &sendOptions{IO: ios}
-	err := o.report([]workspace.SendResult{{Name: "a", Sent: true}, {Name: "b", Answered: true}, {Name: "c", Err: "c: agent is not running"}})
+	err := o.report([]send.Result{{Name: "a", Sent: true}, {Name: "b", Answered: true}, {Name: "c", Err: "c: agent is not running"}})
 	var ee exitError
 	require.True(t, errors.As(err, &ee), "%v", err)
 	require.Equal(t, ExitError, ee.code)
@@ -132,13 +132,13 @@ func TestSendReportsEachAgent(t *testing.T) {
 	// One agent: its error is owt's error, said once by Main.
 	ios, out, errOut = testStreams("")
 	o = &sendOptions{IO: ios}
-	err = o.report([]workspace.SendResult{{Name: "c", Err: "c: agent is not running"}})
+	err = o.report([]send.Result{{Name: "c", Err: "c: agent is not running"}})
 	require.EqualError(t, err, "c: agent is not running")
 	require.Empty(t, out.String())
 	require.Empty(t, errOut.String())
 
 	ios, out, _ = testStreams("")
 	o = &sendOptions{IO: ios, JSON: true}
-	require.NoError(t, o.report([]workspace.SendResult{{Name: "a", Sent: true}}))
+	require.NoError(t, o.report([]send.Result{{Name: "a", Sent: true}}))
 	require.JSONEq(t, `[{"name":"a","sent":true}]`, out.String())
 }

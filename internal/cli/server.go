@@ -3,7 +3,6 @@ package cli
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -42,7 +41,7 @@ func (f *factory) chooseServer(c *cli.Context) error {
 		if strings.Contains(name, "/") {
 			return usagef("-L takes a socket name without '/' (use -S PATH for a path)")
 		}
-		f.socket = namedSocket(name)
+		f.socket = tmux.NamedSocket(name)
 	case c.IsSet("L") || c.IsSet("S"):
 		return usagef("-L and -S need a value")
 	case !tmux.Inside():
@@ -54,14 +53,4 @@ func (f *factory) chooseServer(c *cli.Context) error {
 		}
 	}
 	return nil
-}
-
-// namedSocket is where tmux -L NAME puts its socket:
-// $TMUX_TMPDIR (or /tmp)/tmux-UID/NAME.
-func namedSocket(name string) string {
-	dir := os.Getenv("TMUX_TMPDIR")
-	if dir == "" {
-		dir = "/tmp"
-	}
-	return filepath.Join(dir, "tmux-"+strconv.Itoa(os.Getuid()), name)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -31,7 +32,7 @@ func statusCommand(f *factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			v, err := w.StatusOf(c.Args().First(), c.Int("lines"))
+			v, err := status.Of(w, c.Args().First(), c.Int("lines"))
 			if err != nil {
 				return err
 			}
@@ -44,7 +45,7 @@ func statusCommand(f *factory) *cli.Command {
 	}
 }
 
-func printStatus(out io.Writer, v workspace.StatusView) {
+func printStatus(out io.Writer, v status.View) {
 	status := v.Status
 	if v.ExitCode != nil {
 		status = fmt.Sprintf("%s(%d)", status, *v.ExitCode)

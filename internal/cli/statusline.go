@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -26,17 +27,17 @@ func statusLineCommand(f *factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			sum := workspace.Summarize(recs)
+			sum := statusbar.Summarize(recs)
 			if c.Bool("json") {
 				return printJSON(c.App.Writer, sum)
 			}
-			style := workspace.StylePlain
+			style := statusbar.StylePlain
 			switch {
 			case f.io.NoColor:
 			case c.Bool("tmux"):
-				style = workspace.StyleTmux
+				style = statusbar.StyleTmux
 			case f.io.OutTTY:
-				style = workspace.StyleANSI
+				style = statusbar.StyleANSI
 			}
 			_, err = fmt.Fprintln(c.App.Writer, sum.Render(style))
 			return err

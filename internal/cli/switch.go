@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/urfave/cli/v2"
 )
 
@@ -17,7 +18,7 @@ func switchCommand(f *factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			id, err := w.LiveSession(rec)
+			id, err := lifecycle.Of(w).LiveSession(rec)
 			if err != nil {
 				return err
 			}
@@ -40,7 +41,7 @@ func attachCommand(f *factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			id, err := w.EnsureSession(rec)
+			id, err := lifecycle.Of(w).EnsureSession(rec)
 			if err != nil {
 				return err
 			}

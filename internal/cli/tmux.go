@@ -13,8 +13,8 @@ import (
 
 	"github.com/owt-tmux/owt/internal/monitor"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/tmux"
-	"github.com/owt-tmux/owt/internal/workspace"
 	"github.com/owt-tmux/owt/keybindings"
 )
 
@@ -136,7 +136,7 @@ func tmuxInit(tm *tmux.Client) error {
 		startMonitor(owt, tm)
 		return err
 	}
-	_ = workspace.PublishSummary(tm)
+	_ = statusbar.PublishSummary(tm)
 	startMonitor(owt, tm)
 	if !ps.popups && !ps.warned {
 		_ = tm.DisplayMessage("", fmt.Sprintf("owt: tmux %s has no popups (3.2+); owt's keys open a new window instead", ps.version))
@@ -158,8 +158,8 @@ func statusCommands(tm *tmux.Client) ([][]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", name, err)
 		}
-		if strings.Contains(v, workspace.StatusPlaceholder) {
-			cmds = append(cmds, []string{"set-option", "-g", name, strings.ReplaceAll(v, workspace.StatusPlaceholder, workspace.StatusFormat)})
+		if strings.Contains(v, statusbar.StatusPlaceholder) {
+			cmds = append(cmds, []string{"set-option", "-g", name, strings.ReplaceAll(v, statusbar.StatusPlaceholder, statusbar.StatusFormat)})
 		}
 	}
 	return cmds, nil
@@ -199,7 +199,7 @@ func applyOneByOne(tm *tmux.Client, cmds [][]string, bindings []keybindings.Bind
 		}
 	}
 	_ = tm.SetOption("", keybindings.OptBound, keybindings.EncodeBound(bound))
-	_ = workspace.PublishSummary(tm)
+	_ = statusbar.PublishSummary(tm)
 	if len(problems) == 0 {
 		return nil
 	}

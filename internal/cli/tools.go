@@ -11,7 +11,7 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/workspace"
+	"github.com/owt-tmux/owt/internal/hookfiles"
 )
 
 type toolInfo struct {
@@ -117,7 +117,7 @@ func codexHooksCommand(f *factory) *cli.Command {
 				return err
 			}
 			if c.Bool("remove") {
-				path, had, err := workspace.RemoveCodexHooks()
+				path, had, err := hookfiles.RemoveCodexHooks()
 				switch {
 				case err != nil:
 					return err
@@ -132,7 +132,7 @@ func codexHooksCommand(f *factory) *cli.Command {
 			if err != nil {
 				return fmt.Errorf("find owt executable: %w", err)
 			}
-			path, err := workspace.InstallCodexHooks(self)
+			path, err := hookfiles.InstallCodexHooks(self)
 			if err != nil {
 				return err
 			}

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/urfave/cli/v2"
-
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 func waitCommand(f *factory) *cli.Command {
@@ -23,7 +22,7 @@ func waitCommand(f *factory) *cli.Command {
 			if c.NArg() == 0 {
 				return usagef("wait needs at least one NAME")
 			}
-			until, err := workspace.ParseUntil(c.String("until"))
+			until, err := status.ParseUntil(c.String("until"))
 			if err != nil {
 				return usageError{err.Error()}
 			}
@@ -34,7 +33,7 @@ func waitCommand(f *factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			results, err := w.Wait(c.Args().Slice(), until, c.Duration("timeout"))
+			results, err := status.Wait(&w.Ledger, c.Args().Slice(), until, c.Duration("timeout"))
 			if err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
@@ -106,7 +107,7 @@ func (b Board) In(s Section) []Row {
 // Input is what a board is built from.
 type Input struct {
 	Title   string
-	Items   []workspace.Item
+	Items   []inventory.Item
 	Records []*state.Record
 	Runs    []*run.Run
 	// Queue is each repository's merge queue, when it has been computed:
@@ -198,7 +199,7 @@ func queueIndex(qs map[string]merge.Queue) map[string]queuePlace {
 	return out
 }
 
-func agentRow(it workspace.Item, rec *state.Record, ref taskRef, q queuePlace, now time.Time) Row {
+func agentRow(it inventory.Item, rec *state.Record, ref taskRef, q queuePlace, now time.Time) Row {
 	row := Row{
 		Name: it.Name, Repo: it.Repo, Status: it.Status, Task: firstLine(it.Task), Since: it.StatusSince,
 		Ahead: it.Ahead, Dirty: it.Dirty, Insertions: it.Insertions, Deletions: it.Deletions,
@@ -219,7 +220,7 @@ func agentRow(it workspace.Item, rec *state.Record, ref taskRef, q queuePlace, n
 
 // agentSection decides where an agent stands: what needs the user first,
 // then finished work with something to land, then the rest in flight.
-func agentSection(it workspace.Item, rec *state.Record, t *run.TaskRun, q queuePlace) (Section, string) {
+func agentSection(it inventory.Item, rec *state.Record, t *run.TaskRun, q queuePlace) (Section, string) {
 	if t != nil {
 		switch t.State {
 		case run.NeedsYou, run.Failed, run.Blocked:
@@ -269,14 +270,14 @@ func agentSection(it workspace.Item, rec *state.Record, t *run.TaskRun, q queueP
 	return InFlight, ""
 }
 
-func exited(it workspace.Item) string {
+func exited(it inventory.Item) string {
 	if it.ExitCode != nil {
 		return fmt.Sprintf("exited (code %d)", *it.ExitCode)
 	}
 	return "exited"
 }
 
-func changes(it workspace.Item) string {
+func changes(it inventory.Item) string {
 	s := fmt.Sprintf("%d commit(s)", it.Ahead)
 	if it.Dirty > 0 {
 		s += fmt.Sprintf(", %d uncommitted", it.Dirty)

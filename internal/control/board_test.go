@@ -6,19 +6,19 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 func TestBuildSortsRowsIntoSections(t *testing.T) {
 	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
 	ago := func(m int) time.Time { return now.Add(-time.Duration(m) * time.Minute) }
-	item := func(name, status string, since, ahead, dirty int) workspace.Item {
-		return workspace.Item{Name: name, Repo: "/r", Status: status, StatusSince: ago(since), Ahead: ahead, Dirty: dirty}
+	item := func(name, status string, since, ahead, dirty int) inventory.Item {
+		return inventory.Item{Name: name, Repo: "/r", Status: status, StatusSince: ago(since), Ahead: ahead, Dirty: dirty}
 	}
 	p := &runplan.Plan{Tasks: []runplan.Task{{ID: "models", Task: "Models"}, {ID: "api", Task: "The API", DependsOn: []string{"models"}}, {ID: "db", Task: "DB"}}}
 	p.Retry.MaxAttempts = 3
@@ -28,7 +28,7 @@ func TestBuildSortsRowsIntoSections(t *testing.T) {
 	db, _ := r.Task("db")
 	db.State, db.NextStart = run.Backoff, now.Add(42*time.Second)
 	in := Input{
-		Items: []workspace.Item{
+		Items: []inventory.Item{
 			item("late", "waiting", 1, 0, 0),
 			item("early", "waiting", 9, 0, 0),
 			item("second", "idle", 5, 2, 0),
@@ -75,7 +75,7 @@ func TestBuildSortsRowsIntoSections(t *testing.T) {
 func TestBuildShowsEscalatedReactionsAndPRs(t *testing.T) {
 	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
 	pr := &state.PR{Number: 7, State: "OPEN", Checks: "fail", Review: "CHANGES_REQUESTED"}
-	in := Input{Items: []workspace.Item{
+	in := Input{Items: []inventory.Item{
 		{Name: "ci", Repo: "/r", Status: "idle", StatusSince: now, Ahead: 1, PR: pr, NeedsYou: []string{"ci_failed: test (3 attempts)"}},
 		{Name: "ok", Repo: "/r", Status: "idle", StatusSince: now, Ahead: 1, PR: &state.PR{Number: 8, State: "OPEN", Checks: "pass"}},
 	}}

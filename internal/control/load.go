@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
@@ -33,7 +34,7 @@ func Load(tm *tmux.Client, repo string) (Snapshot, error) {
 			recs = append(recs, r)
 		}
 	}
-	items, stale := workspace.CollectCached(tm, recs)
+	items, stale := inventory.CollectCached(tm, recs)
 	store := run.DefaultStore()
 	runs, _ := store.List() // a broken run file is reported by owt run; the board shows the rest
 	var mine []*run.Run

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
@@ -20,8 +21,8 @@ import (
 // MergeContext is the merge package's view of a workspace: its git repo,
 // its records, and what counts as uncommitted work there.
 func MergeContext(w *workspace.Workspace) *merge.Context {
-	return &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workspace.WorkFiles,
-		EditedCopies: workspace.EditedCopies, SetBaseCommit: w.SetBaseCommit}
+	return &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: lifecycle.WorkFiles,
+		EditedCopies: lifecycle.EditedCopies, SetBaseCommit: w.SetBaseCommit}
 }
 
 // Landed is what a ship or merge did, and whether the worktree was
@@ -177,7 +178,7 @@ func finishLanding(w *workspace.Workspace, out Landed, verb string, o LandOption
 	if o.Leaving != nil {
 		o.Leaving()
 	}
-	if err := w.Teardown(out.Name, out.BranchTip); err != nil {
+	if err := lifecycle.Of(w).Teardown(out.Name, out.BranchTip); err != nil {
 		out.Kept = err.Error()
 		return out, fmt.Errorf("landed on %s, but %w", out.Target, err)
 	}
@@ -187,9 +188,9 @@ func finishLanding(w *workspace.Workspace, out Landed, verb string, o LandOption
 
 // Delete removes rec's session, worktree and branch (owt delete); without
 // o.Force it refuses to lose work.
-func Delete(w *workspace.Workspace, name string, o workspace.DeleteOptions) error {
+func Delete(w *workspace.Workspace, name string, o lifecycle.DeleteOptions) error {
 	defer holdHangup()()
-	if err := w.Delete(name, o); err != nil {
+	if err := lifecycle.Of(w).Delete(name, o); err != nil {
 		return err
 	}
 	Note(Event{Repo: w.Repo.Root, Name: name, Event: "deleted"})

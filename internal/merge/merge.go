@@ -31,11 +31,11 @@ type Context struct {
 	// overlaps and conflicts with the other worktrees, and the queue).
 	Records func() ([]*state.Record, error)
 	// WorkFiles lists a worktree's uncommitted work. The CLI passes
-	// workspace.WorkFiles, which does not count files owt copied in and
+	// lifecycle.WorkFiles, which does not count files owt copied in and
 	// that are unchanged; nil means every dirty file.
 	WorkFiles func(*state.Record) ([]string, error)
 	// EditedCopies lists the ignored files owt copied into a worktree that
-	// changed since (workspace.EditedCopies): no commit takes them, so a
+	// changed since (lifecycle.EditedCopies): no commit takes them, so a
 	// merge or ship leaves them, and the worktree, behind. nil means none.
 	EditedCopies func(*state.Record) ([]string, error)
 	// SetBaseCommit records the commit a worktree's branch now starts

@@ -6,7 +6,7 @@
 // captures the agent panes whose window had output since their last
 // capture (tmux keeps window_activity). The monitor classifies those
 // screens with the tool's patterns (agent.Classifier), lets the screen
-// correct the recorded status by the rules of workspace.Reconcile, marks
+// correct the recorded status by the rules of status.Reconcile, marks
 // agents whose session vanished as exited, and notifies transitions into
 // the statuses [notify] on lists, whoever made them (hook, screen, owt).
 // It exits when the tmux server does.
@@ -24,8 +24,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/monitor/daemon"
-	"github.com/owt-tmux/owt/internal/outbox"
+	"github.com/owt-tmux/owt/internal/daemon"
+	"github.com/owt-tmux/owt/internal/delivery"
 	"github.com/owt-tmux/owt/internal/react"
 	"github.com/owt-tmux/owt/internal/runengine"
 	"github.com/owt-tmux/owt/internal/state"
@@ -47,7 +47,7 @@ func EnsureRunning(owt string, tm *tmux.Client) error { return daemon.EnsureRunn
 
 // Options configure Run.
 type Options struct {
-	// Socket is the tmux server's socket (daemon.SocketPath).
+	// Socket is the tmux server's socket (tmux.Client.ServerSocket).
 	Socket   string
 	Interval time.Duration
 	// Log receives one line per event worth knowing (start, stop, errors,
@@ -145,7 +145,7 @@ type monitor struct {
 	live     []agentPane               // the records with a live agent pane, this tick
 	notifier *notifier
 	engine   *runengine.Engine // drives the task graphs registered on this server
-	courier  *outbox.Courier   // delivers the messages owt owes this server's agents
+	courier  *delivery.Courier // delivers the messages owt owes this server's agents
 	reactor  *react.Reactor    // turns failing checks, CI, reviews and conflicts into messages
 	told     tellings          // what the reactions asked to tell the user
 }

@@ -3,6 +3,7 @@ package monitor
 import (
 	"time"
 
+	"github.com/owt-tmux/owt/internal/delivery"
 	"github.com/owt-tmux/owt/internal/outbox"
 )
 
@@ -11,7 +12,7 @@ import (
 // one stat of the outbox dir.
 func (m *monitor) deliver(now time.Time) {
 	if m.courier == nil {
-		m.courier = &outbox.Courier{Box: outbox.Default(), Socket: m.socket, Tmux: m.tm, Logf: m.logf, Viewed: m.paneViewed}
+		m.courier = &delivery.Courier{Box: outbox.Default(), Socket: m.socket, Tmux: m.tm, Logf: m.logf, Viewed: m.paneViewed}
 	}
 	m.courier.Tick(now)
 }

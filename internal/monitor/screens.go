@@ -7,8 +7,8 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // forceCapture is the longest a watched pane goes unread, output or not.
@@ -169,12 +169,12 @@ func (m *monitor) reconcile(now time.Time) {
 		}
 		repo := m.recs.repo(ap.rec.Repo, m.logf)
 		still := repo.ws.Config.Status.StillAfter.Duration
-		obs := workspace.Observation{Class: v.class, Reason: v.reason, ClassSince: v.classSince, Changed: v.changed, At: now,
+		obs := status.Observation{Class: v.class, Reason: v.reason, ClassSince: v.classSince, Changed: v.changed, At: now,
 			Interrupted: v.interrupted, TurnError: v.turnError}
-		if _, ok := workspace.Reconcile(ap.rec, obs, still); !ok {
+		if _, ok := status.Reconcile(ap.rec, obs, still); !ok {
 			continue
 		}
-		changed, err := repo.ws.ApplyScreen(ap.rec.Name, obs, still)
+		changed, err := status.ApplyScreen(&repo.ws.Ledger, ap.rec.Name, obs, still)
 		if err != nil {
 			m.logf("%s: %v", ap.rec.Name, err)
 		} else if changed {
@@ -198,8 +198,8 @@ func (m *monitor) nextTick(now time.Time, interval time.Duration) time.Time {
 		if v == nil || v.class == agent.ClassUnknown || string(v.class) == string(ap.rec.Status) {
 			continue
 		}
-		due(v.classSince.Add(workspace.Debounce))
-		due(ap.rec.EventAt.Add(workspace.Debounce))
+		due(v.classSince.Add(status.Debounce))
+		due(ap.rec.EventAt.Add(status.Debounce))
 		due(v.changed.Add(m.recs.repo(ap.rec.Repo, m.logf).ws.Config.Status.StillAfter.Duration))
 	}
 	return next
@@ -270,7 +270,7 @@ func (m *monitor) renamed(r *state.Record, session string) {
 
 func (m *monitor) setExited(r *state.Record, code *int, now time.Time) {
 	ws := m.recs.repo(r.Repo, m.logf).ws
-	if _, changed, err := ws.SetStatusAt(r.Name, state.Exited, state.FromOwt, code, now); err != nil {
+	if _, changed, err := status.SetAt(&ws.Ledger, r.Name, state.Exited, state.FromOwt, code, now); err != nil {
 		m.logf("%s: %v", r.Name, err)
 	} else if changed {
 		m.logf("%s: exited (its pane or session is gone)", r.Name)

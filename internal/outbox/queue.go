@@ -3,7 +3,9 @@
 // owt send's path only when the agent is idle and no user looks at its
 // pane, several at once as one paste, and settled as delivered or
 // undeliverable with the reason, or withdrawn untyped when its cause went
-// away.
+// away. Delivery (typing into panes) is the delivery package's.
+//
+// Imports state; never workspace, delivery or anything above.
 package outbox
 
 import (
@@ -309,9 +311,9 @@ func (b Box) update(a Agent, fn func(*file) bool) error {
 	})
 }
 
-// pending lists the agents with a queued message, from every file of the
+// Pending lists the agents with a queued message, from every file of the
 // box.
-func (b Box) pending() ([]Agent, error) {
+func (b Box) Pending() ([]Agent, error) {
 	paths, err := filepath.Glob(filepath.Join(b.Dir, "*.json"))
 	if err != nil {
 		return nil, err
@@ -336,4 +338,14 @@ func (b Box) pending() ([]Agent, error) {
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// HeldByUser is why a queued message waits while a client is on the
+// agent's pane: what owt types there would mix with what the user types.
+const HeldByUser = "the user is on its pane"
+
+// Ready reports whether an agent can take a message now: its turn is
+// over (idle), it waits for nobody, it lives and has started.
+func Ready(rec *state.Record) bool {
+	return rec.Status == state.Idle && !rec.NoAgent && rec.Pane != "" && !rec.Creating
 }

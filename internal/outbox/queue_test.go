@@ -83,7 +83,7 @@ func TestTheOutboxSurvivesAReopen(t *testing.T) {
 	require.Len(t, q, 1)
 	require.Equal(t, "hello", q[0].Text)
 	require.Equal(t, HeldByUser, q[0].Why)
-	agents, err := b.pending()
+	agents, err := b.Pending()
 	require.NoError(t, err)
 	require.Equal(t, []Agent{app}, agents)
 
@@ -96,10 +96,10 @@ func TestTheOutboxSurvivesAReopen(t *testing.T) {
 
 	// A corrupt file is an error naming it, and holds no other agent back.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "broken-0.json"), []byte("{"), 0o600))
-	agents, err = b.pending()
+	agents, err = b.Pending()
 	require.ErrorContains(t, err, "broken-0.json")
 	require.Equal(t, []Agent{app}, agents)
-	_, err = b.pending()
+	_, err = b.Pending()
 	require.NoError(t, err, "said once: the file is set aside")
 
 	// An agent's own corrupt file reads as empty and is set aside by the

@@ -7,8 +7,8 @@ import (
 	"github.com/owt-tmux/owt/internal/checks"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // checks runs the repo's [checks] commands in the agent's worktree when
@@ -37,7 +37,7 @@ func (x *Reactor) checks(rec *state.Record, cfg config.Config) error {
 	if ahead, _, err := wt.AheadBehind(from, "HEAD"); err != nil || ahead == 0 {
 		return err
 	}
-	if dirty, err := workspace.WorkFiles(rec); err != nil || len(dirty) > 0 {
+	if dirty, err := lifecycle.WorkFiles(rec); err != nil || len(dirty) > 0 {
 		return err
 	}
 	res := checks.Run(rec.Path, cfg.Checks.Commands, cfg.Checks.Timeout.Duration)

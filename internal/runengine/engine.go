@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runwork"
@@ -44,7 +45,7 @@ type Engine struct {
 	Notify func(rec *state.Record, n run.Notice)
 
 	// Outbox is where messages to agents are queued (default: the state
-	// dir's); the monitor's outbox.Courier delivers them.
+	// dir's); the monitor's delivery.Courier delivers them.
 	Outbox outbox.Box
 
 	checks   jobs                         // the checks running in the background
@@ -312,7 +313,7 @@ func (e *Engine) observe(rec *state.Record, into string, now time.Time) (run.Obs
 	}
 	o.OffBranch = w.Problem(rec.Path)
 	o.Commits, o.Unchanged, o.Tree, o.Base = w.Commits, w.Unchanged, w.Tree, w.Base
-	if o.Uncommitted, err = workspace.WorkFiles(rec); err != nil {
+	if o.Uncommitted, err = lifecycle.WorkFiles(rec); err != nil {
 		return o, fmt.Errorf("uncommitted files: %w", err)
 	}
 	return o, nil
@@ -478,7 +479,7 @@ func (e *Engine) create(r *run.Run, id string) (*state.Record, error) {
 	if sp.Brief != "" {
 		task = pt.Task + "\n\n" + sp.Brief + "\n\n" + run.DoneInstruction
 	}
-	return w.Create(workspace.CreateOptions{
+	return lifecycle.Of(w).Create(lifecycle.CreateOptions{
 		Task:    task,
 		Name:    r.Name + "-" + id,
 		Base:    sp.Base,

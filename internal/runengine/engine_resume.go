@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -96,8 +97,8 @@ func settleOne(w *workspace.Workspace, t *run.TaskRun, name string) run.Settled 
 	if err != nil {
 		return run.Settled{Why: "its start was cut off: " + err.Error()}
 	}
-	if workspace.CreateStateOf(rec) != workspace.Created {
-		rec, err = w.SettleInterruptedCreate(name)
+	if lifecycle.CreateStateOf(rec) != lifecycle.Created {
+		rec, err = lifecycle.Of(w).SettleInterruptedCreate(name)
 		if err != nil {
 			return run.Settled{Why: "its start was cut off: " + err.Error()}
 		}
@@ -149,7 +150,7 @@ func (e *Engine) restoreSessions(r *run.Run, now time.Time) error {
 		if blocked {
 			prompt += "\n\nBefore the restart you asked the user (owt done --blocked): " + rec.Done.Blocked + "\nWait for their answer here."
 		}
-		_, err = w.Restart(t.Name, prompt)
+		_, err = lifecycle.Of(w).Restart(t.Name, prompt)
 		done = append(done, restored{id: t.ID, name: t.Name, err: err})
 	}
 	now = time.Now()

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -92,9 +93,9 @@ func (e *Engine) launch(r *run.Run, a attemptStart) (*state.Record, error) {
 	if !ok {
 		return nil, fmt.Errorf("run %s has no task %q", r.Name, a.id)
 	}
-	tail, err := w.PaneTail(rec, run.TailLines)
+	tail, err := lifecycle.Of(w).PaneTail(rec, run.TailLines)
 	if err != nil {
 		e.logf("run %s: task %s: read its pane: %v", r.Name, a.id, err)
 	}
-	return w.Restart(a.name, run.RetryPrompt(pt.Task, a.attempt, a.failure, tail))
+	return lifecycle.Of(w).Restart(a.name, run.RetryPrompt(pt.Task, a.attempt, a.failure, tail))
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runwork"
@@ -105,13 +106,13 @@ func (e *Engine) land(r *run.Run, t *run.TaskRun) (merge.Result, error) {
 	// the reason, and left alone.
 	// What the checks wrote in the task's worktree is not uncommitted work.
 	workFiles := func(r *state.Record) ([]string, error) {
-		files, err := workspace.WorkFiles(r)
+		files, err := lifecycle.WorkFiles(r)
 		if err != nil || r.Name != rec.Name {
 			return files, err
 		}
 		return t.Memo.Checks.NotCheckOutput(r.Path, files), nil
 	}
-	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workFiles, EditedCopies: workspace.EditedCopies}
+	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workFiles, EditedCopies: lifecycle.EditedCopies}
 	return ctx.Merge(rec, merge.Options{Into: r.Into})
 }
 

@@ -27,7 +27,7 @@ func TestOwtDoneIsClearedOnlyByANewTurn(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &state.Record{Status: tc.to, Done: &state.DoneSignal{Summary: "x", At: at}}
-			got := clearDoneOnNewTurn(r, tc.prev, statusChange{status: tc.to, at: tc.eventAt})
+			got := clearDoneOnNewTurn(r, tc.prev, StatusChange{Status: tc.to, At: tc.eventAt})
 			require.Equal(t, tc.cleared, got)
 			require.Equal(t, tc.cleared, r.Done == nil)
 		})

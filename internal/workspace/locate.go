@@ -1,9 +1,9 @@
 package workspace
 
 import (
+	"errors"
 	"os"
 
-	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -56,7 +56,7 @@ type Locator struct {
 // NewLocator lists this server's sessions (one tmux call, or none when the
 // caller already has them) and is ready to locate many records.
 func NewLocator(tm *tmux.Client, sessions []tmux.Session) *Locator {
-	l := &Locator{tm: tm, socket: daemon.SocketPath(tm), ids: map[string]bool{}, byName: map[string]string{}, others: map[string]string{}}
+	l := &Locator{tm: tm, socket: tm.ServerSocket(), ids: map[string]bool{}, byName: map[string]string{}, others: map[string]string{}}
 	for _, s := range sessions {
 		l.identity = s.Server
 		l.ids[s.ID] = true
@@ -135,3 +135,7 @@ func (w *Workspace) Locate(r *state.Record) (Where, error) {
 	}
 	return l.Locate(r), nil
 }
+
+// ErrOtherServer is returned for a record whose session lives on another
+// tmux server that still runs.
+var ErrOtherServer = errors.New("runs on another tmux server")

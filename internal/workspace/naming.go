@@ -121,18 +121,18 @@ func ValidateName(name string) error {
 	if len(name) > 64 || !nameRe.MatchString(name) || strings.HasSuffix(name, ".lock") || strings.Contains(name, "..") {
 		return fmt.Errorf("invalid name %q: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)", name)
 	}
-	if reservedName(name) {
+	if ReservedName(name) {
 		return fmt.Errorf("invalid name %q: 'owt status %s' would show the command's help; pick another", name, name)
 	}
 	return nil
 }
 
-// reservedName reports whether commands would read name, given as their
+// ReservedName reports whether commands would read name, given as their
 // first argument, as a request for help (the CLI library's "help" and "h").
-func reservedName(name string) bool { return name == "help" || name == "h" }
+func ReservedName(name string) bool { return name == "help" || name == "h" }
 
-// withSuffix returns name and branch with "-n" appended (n ≥ 2).
-func withSuffix(name, branch string, n int) (string, string) {
+// WithSuffix returns name and branch with "-n" appended (n ≥ 2).
+func WithSuffix(name, branch string, n int) (string, string) {
 	if n < 2 {
 		return name, branch
 	}
@@ -140,11 +140,11 @@ func withSuffix(name, branch string, n int) (string, string) {
 	return name + s, branch + s
 }
 
-// sessionPart makes s usable in a tmux session name. tmux rewrites some
+// SessionPart makes s usable in a tmux session name. tmux rewrites some
 // characters itself (':' and '.', and escapes others when it lists names),
 // and '#' starts a format, so only letters, digits and a few harmless
 // marks are kept; the rest become '_'.
-func sessionPart(s string) string {
+func SessionPart(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
 		case unicode.IsLetter(r) || unicode.IsDigit(r):

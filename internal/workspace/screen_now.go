@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/owt-tmux/owt/internal/agent"
@@ -16,16 +18,16 @@ func (w *Workspace) ScreenNow(r *state.Record) (class agent.Class, reason string
 	if r.NoAgent || r.Pane == "" || r.Status == state.Exited {
 		return agent.ClassUnknown, ""
 	}
-	cl := w.toolClassifier(r.Tool)
-	if cl == nil || w.checkPane(r) != nil {
+	cl := w.ToolClassifier(r.Tool)
+	if cl == nil || w.CheckPane(r) != nil {
 		return agent.ClassUnknown, ""
 	}
-	return w.readScreen(r, cl)
+	return w.ReadScreen(r, cl)
 }
 
-// readScreen is ScreenNow on a pane already checked to be r's, with its
+// ReadScreen is ScreenNow on a pane already checked to be r's, with its
 // tool's classifier (ClassUnknown when cl is nil).
-func (w *Workspace) readScreen(r *state.Record, cl *agent.Classifier) (agent.Class, string) {
+func (w *Workspace) ReadScreen(r *state.Record, cl *agent.Classifier) (agent.Class, string) {
 	if cl == nil {
 		return agent.ClassUnknown, ""
 	}
@@ -36,14 +38,14 @@ func (w *Workspace) readScreen(r *state.Record, cl *agent.Classifier) (agent.Cla
 	return cl.Read(screen)
 }
 
-// toolClassifier is the classifier of a tool owt has a profile for, nil
+// ToolClassifier is the classifier of a tool owt has a profile for, nil
 // for another tool or invalid patterns.
-func (w *Workspace) toolClassifier(tool string) *agent.Classifier {
+func (w *Workspace) ToolClassifier(tool string) *agent.Classifier {
 	prof, ok := w.Tools[tool]
 	if !ok {
 		return nil
 	}
-	return w.classifierOf(prof)
+	return w.ClassifierOf(prof)
 }
 
 // classifierCache holds the classifiers compiled for a Workspace's tools.
@@ -56,9 +58,9 @@ type classifierCache struct {
 // in place compiles again.
 type classifierKey struct{ name, working, waiting, idle, statusBar string }
 
-// classifierOf is agent.NewClassifier(prof), compiled once per Workspace;
+// ClassifierOf is agent.NewClassifier(prof), compiled once per Workspace;
 // nil when a pattern is invalid.
-func (w *Workspace) classifierOf(prof agent.Profile) *agent.Classifier {
+func (w *Workspace) ClassifierOf(prof agent.Profile) *agent.Classifier {
 	k := classifierKey{prof.Name, prof.Working, prof.Waiting, prof.Idle, prof.StatusBar}
 	c := &w.classifiers
 	c.mu.Lock()
@@ -84,4 +86,31 @@ func (w *Workspace) BusyOnScreen(r *state.Record) string {
 		return "waits for you"
 	}
 	return ""
+}
+
+// ErrNotRunning is returned when an agent cannot receive text.
+var ErrNotRunning = errors.New("agent is not running")
+
+// CheckPane makes sure the recorded pane id still belongs to this record's
+// session: after a tmux restart ids are reused by unrelated panes.
+func (w *Workspace) CheckPane(r *state.Record) error {
+	if r.Pane == "" {
+		return fmt.Errorf("%s: %w (no pane recorded; run 'owt attach %s')", r.Name, ErrNotRunning, r.Name)
+	}
+	where, err := w.Locate(r)
+	if err != nil {
+		return err
+	}
+	switch where.Place {
+	case Elsewhere:
+		return fmt.Errorf("%s %w (%s): run owt there, e.g. owt -S %s send %s …", r.Name, ErrOtherServer, where.Socket, where.Socket, r.Name)
+	case Gone:
+		return fmt.Errorf("%s: %w (its tmux session is gone; 'owt attach %s' recreates it)", r.Name, ErrNotRunning, r.Name)
+	}
+	// The pane must still be in the record's session (ids of a session's
+	// panes are its own while the server runs; a join-pane moves them).
+	if got, err := w.Tmux.Display(r.Pane, "#{session_id}"); err != nil || got != where.SessionID {
+		return fmt.Errorf("%s: %w (its pane %s is no longer in its session; 'owt attach %s' goes there)", r.Name, ErrNotRunning, r.Pane, r.Name)
+	}
+	return nil
 }

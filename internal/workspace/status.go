@@ -1,71 +1,37 @@
 package workspace
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/state"
 )
 
-func shortHash(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])[:6]
-}
-
 // eventRefresh bounds how often an event that changes nothing still writes
 // the state file to move the record's EventAt forward: a tool firing hooks
 // many times a second costs one write a second, not one per hook.
 const eventRefresh = time.Second
 
-// SetStatus records a status change for the worktree called name and
-// publishes it to tmux. exitCode is kept only with state.Exited.
-func (w *Workspace) SetStatus(name string, st state.Status, src state.Source, exitCode *int) (*state.Record, error) {
-	rec, _, err := w.SetStatusAt(name, st, src, exitCode, w.Now())
-	return rec, err
-}
-
-// SetStatusAt records a status that an event at time at reported. An
-// event older than the record's last one is stale and changes nothing:
-// hooks of one agent run in order, but their processes can reach the state
-// lock out of order. It reports whether the status (or its source or exit
-// code) changed; only then is it published.
-func (w *Workspace) SetStatusAt(name string, st state.Status, src state.Source, exitCode *int, at time.Time) (*state.Record, bool, error) {
-	rec, changed, err := w.recordStatus(name, st, src, exitCode, at)
-	if changed {
-		w.publishCurrent(name)
-	}
-	return rec, changed, err
-}
-
-// recordStatus is SetStatusAt without publishing.
-func (w *Workspace) recordStatus(name string, st state.Status, src state.Source, exitCode *int, at time.Time) (*state.Record, bool, error) {
-	return w.changeStatus(name, func(*state.Record) (statusChange, bool) {
-		return statusChange{status: st, source: src, exitCode: exitCode, at: at}, true
-	})
-}
-
-// statusChange is a status an event reports, and when it happened.
-type statusChange struct {
-	status   state.Status
-	source   state.Source
-	exitCode *int
-	at       time.Time
+// StatusChange is a status an event reports, and when it happened.
+type StatusChange struct {
+	Status   state.Status
+	Source   state.Source
+	ExitCode *int
+	At       time.Time
 	// waitingFor is what a waiting agent waits for ("" = unknown).
-	waitingFor string
+	WaitingFor string
 	// turnError is set when the event ended a turn with an error.
-	turnError string
+	TurnError string
 	// interrupted: the event is the user stopping the turn.
-	interrupted bool
+	Interrupted bool
 	// turnRan: the event ends a turn owt did not see start.
-	turnRan bool
+	TurnRan bool
 }
 
-// changeStatus applies the change decide returns for the record as it is
+// ChangeStatus applies the change decide returns for the record as it is
 // under the state lock, unless decide declines or the event is stale. The
 // caller publishes.
-func (w *Workspace) changeStatus(name string, decide func(*state.Record) (statusChange, bool)) (*state.Record, bool, error) {
+func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (StatusChange, bool)) (*state.Record, bool, error) {
 	var rec state.Record
 	changed := false
 	err := w.Store.Update(func(f *state.File) error {
@@ -75,26 +41,26 @@ func (w *Workspace) changeStatus(name string, decide func(*state.Record) (status
 		}
 		rec = *r
 		c, ok := decide(r)
-		if !ok || c.at.Before(r.EventAt) {
+		if !ok || c.At.Before(r.EventAt) {
 			return state.ErrNoChange
 		}
-		if c.status == state.Exited && c.exitCode == nil && r.Status == state.Exited {
-			c.exitCode = r.ExitCode // a late "exited" without a code keeps the one known
+		if c.Status == state.Exited && c.ExitCode == nil && r.Status == state.Exited {
+			c.ExitCode = r.ExitCode // a late "exited" without a code keeps the one known
 		}
 		prev := r.Status
-		changed = r.SetStatus(c.status, c.source, c.at)
+		changed = r.SetStatus(c.Status, c.Source, c.At)
 		changed = applyDetail(r, c) || changed
 		changed = clearDoneOnNewTurn(r, prev, c) || changed
-		if c.status == state.Exited {
-			changed = changed || !sameCode(r.ExitCode, c.exitCode)
-			r.ExitCode = c.exitCode
+		if c.Status == state.Exited {
+			changed = changed || !sameCode(r.ExitCode, c.ExitCode)
+			r.ExitCode = c.ExitCode
 		} else {
 			r.ExitCode = nil
 		}
-		if !changed && c.at.Sub(r.EventAt) < eventRefresh {
+		if !changed && c.At.Sub(r.EventAt) < eventRefresh {
 			return state.ErrNoChange
 		}
-		r.EventAt = c.at
+		r.EventAt = c.At
 		rec = *r
 		return nil
 	})
@@ -111,7 +77,7 @@ func sameCode(a, b *int) bool {
 // FollowSession records that the session of the worktree called name,
 // still the one with id sessionID, is now called session (the user ran
 // rename-session). A record whose session is another by now is left.
-func (w *Workspace) FollowSession(name, sessionID, session string) error {
+func (w *Ledger) FollowSession(name, sessionID, session string) error {
 	err := w.Store.Update(func(f *state.File) error {
 		r, ok := f.Records[name]
 		if !ok {
@@ -131,7 +97,7 @@ func (w *Workspace) FollowSession(name, sessionID, session string) error {
 
 // SetBaseCommit records commit as where the branch of the worktree called
 // name starts: owt sync moved a branch with no commits of its own there.
-func (w *Workspace) SetBaseCommit(name, commit string) error {
+func (w *Ledger) SetBaseCommit(name, commit string) error {
 	err := w.Store.Update(func(f *state.File) error {
 		r, ok := f.Records[name]
 		if !ok {
@@ -154,43 +120,43 @@ const TaskNotTaken = "task not taken"
 // waiting agent waits for (a new reason is a new wait, so it restarts
 // StatusSince and is notified again) and why a turn failed (cleared by the
 // next turn). It reports whether anything changed.
-func applyDetail(r *state.Record, c statusChange) bool {
+func applyDetail(r *state.Record, c StatusChange) bool {
 	changed := false
 	want := ""
-	if c.status == state.Waiting {
-		want = c.waitingFor
+	if c.Status == state.Waiting {
+		want = c.WaitingFor
 		if want == "" {
 			want = r.WaitingFor // a hook without detail keeps the screen's
 		}
 	}
 	if r.WaitingFor != want {
 		if want != "" && r.WaitingFor != "" {
-			r.StatusSince = c.at
+			r.StatusSince = c.At
 		}
 		r.WaitingFor, changed = want, true
 	}
 	switch {
-	case !r.TaskPending || c.status == state.Exited:
-	case c.status == state.Working || c.source == state.FromHook || c.turnRan:
+	case !r.TaskPending || c.Status == state.Exited:
+	case c.Status == state.Working || c.Source == state.FromHook || c.TurnRan:
 		// A turn started (a hook's idle or question is one, even one too
 		// quick to be seen working).
 		r.TaskPending, changed = false, true
-	case c.status == state.Idle && c.turnError == "":
+	case c.Status == state.Idle && c.TurnError == "":
 		// Idle before any turn started: the task never reached the tool.
-		c.turnError = TaskNotTaken
+		c.TurnError = TaskNotTaken
 	}
 	switch {
-	case c.turnError != "":
-		changed = changed || r.TurnError != c.turnError
-		r.TurnError = c.turnError
+	case c.TurnError != "":
+		changed = changed || r.TurnError != c.TurnError
+		r.TurnError = c.TurnError
 		r.TaskPending = false
-	case c.status == state.Working && r.TurnError != "":
+	case c.Status == state.Working && r.TurnError != "":
 		r.TurnError, changed = "", true
 	}
 	switch {
-	case c.interrupted && !r.Interrupted:
+	case c.Interrupted && !r.Interrupted:
 		r.Interrupted, changed = true, true
-	case c.status == state.Working && r.Interrupted:
+	case c.Status == state.Working && r.Interrupted:
 		r.Interrupted, changed = false, true
 	}
 	return changed
@@ -200,8 +166,8 @@ func applyDetail(r *state.Record, c statusChange) bool {
 // after it (working again from idle, exited or starting): the signal
 // speaks for the turn it was given in. Working after waiting is the same
 // turn going on, so it keeps the signal.
-func clearDoneOnNewTurn(r *state.Record, prev state.Status, c statusChange) bool {
-	if r.Done == nil || c.status != state.Working || !c.at.After(r.Done.At) {
+func clearDoneOnNewTurn(r *state.Record, prev state.Status, c StatusChange) bool {
+	if r.Done == nil || c.Status != state.Working || !c.At.After(r.Done.At) {
 		return false
 	}
 	switch prev {

@@ -1,7 +1,12 @@
-// Package workspace holds owt's core use cases: create, list, switch, send
-// and delete a worktree with its agent. It composes git, tmux, state, agent
-// and setup, and it is the one place that knows the order of the steps and
-// how to roll them back.
+// Package workspace is the low core of owt's use cases: one repository as
+// owt manages it (Open, OpenRoot), its records and their status changes
+// (the Ledger), the paths and names of its worktrees and sessions,
+// locating a record's session and the rebuild of a corrupt state file.
+//
+// The rooms above take a *Workspace (or a *Ledger): statusbar, notes,
+// lifecycle, status, inventory, send, runner, delivery. Imports agent, config, git, setup,
+// state and tmux; never daemon, lifecycle, status, inventory, send,
+// runner, monitor, run, cli or popups.
 package workspace
 
 import (
@@ -17,7 +22,6 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/monitor/daemon"
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -26,13 +30,15 @@ import (
 // ErrUnknownName is returned for a name with no record in this repo.
 var ErrUnknownName = errors.New("no such worktree")
 
-// Workspace is one repository as owt manages it.
+// Workspace is one repository as owt manages it: its records (Ledger)
+// with the config, the tool profiles and the owt executable that creating,
+// restarting and deleting need. Build one with Open or OpenRoot only: they
+// set every field, so every method is safe on what they return. Code that
+// needs only records and tmux (a hook, a publisher) takes a *Ledger.
 type Workspace struct {
-	Repo   git.Repo
+	Ledger
 	Config config.Config
 	Tools  map[string]agent.Profile
-	Store  *state.Store
-	Tmux   *tmux.Client
 	// Self is the owt executable, run in new sessions and by hooks.
 	Self string
 	// Log receives progress lines ("created worktree …"); may be io.Discard.
@@ -40,9 +46,26 @@ type Workspace struct {
 	// Warn receives warnings the user must see even when progress is
 	// quiet (--json); nil means Log.
 	Warn io.Writer
-	Now  func() time.Time
 
 	classifiers classifierCache
+}
+
+// Ledger is the part of a workspace the hot paths need: one repository's
+// records and the tmux server its sessions live on. It loads no config,
+// knows no tool and runs no git, so it is cheap to build: the hook of
+// every agent turn and every "owt _publish" builds one (NewLedger).
+type Ledger struct {
+	Repo  git.Repo
+	Store *state.Store
+	Tmux  *tmux.Client
+	Now   func() time.Time
+}
+
+// NewLedger is the ledger of the repository whose main checkout is root.
+// Its store does not rebuild a corrupt state file (only a Workspace knows
+// how).
+func NewLedger(root string, tm *tmux.Client) *Ledger {
+	return &Ledger{Repo: git.Repo{Root: root}, Store: state.ForRepo(root), Tmux: tm, Now: time.Now}
 }
 
 // Open finds the repository containing dir and loads its config and state.
@@ -67,8 +90,8 @@ func Open(dir string, tm *tmux.Client) (*Workspace, error) {
 		self = resolved
 	}
 	w := &Workspace{
-		Repo: repo, Config: cfg, Tools: tools, Tmux: tm, Self: self,
-		Store: state.ForRepo(repo.Root), Log: io.Discard, Now: time.Now,
+		Ledger: Ledger{Repo: repo, Store: state.ForRepo(repo.Root), Tmux: tm, Now: time.Now},
+		Config: cfg, Tools: tools, Self: self, Log: io.Discard,
 	}
 	w.Store.Rebuild = w.rebuild
 	return w, nil
@@ -95,7 +118,7 @@ func configError(err error) error {
 }
 
 // Get returns the record called name.
-func (w *Workspace) Get(name string) (*state.Record, error) {
+func (w *Ledger) Get(name string) (*state.Record, error) {
 	f, err := w.Store.Load()
 	if err != nil {
 		return nil, err
@@ -108,7 +131,7 @@ func (w *Workspace) Get(name string) (*state.Record, error) {
 }
 
 // Records returns every record of the repo, oldest first.
-func (w *Workspace) Records() ([]*state.Record, error) {
+func (w *Ledger) Records() ([]*state.Record, error) {
 	f, err := w.Store.Load()
 	if err != nil {
 		return nil, err
@@ -135,27 +158,27 @@ func (w *Workspace) rebuild(f *state.File) error {
 			continue
 		}
 		name := filepath.Base(wt.Path)
-		if w.worktreePath(name) != wt.Path {
+		if w.WorktreePath(name) != wt.Path {
 			continue // not made by owt
 		}
 		rec := &state.Record{
 			Name: name, Repo: w.Repo.Root, Branch: wt.Branch, Base: head, Path: wt.Path,
-			Session: w.sessionName(name), CreatedAt: now, Recovered: true, NoAgent: true,
+			Session: w.SessionName(name), CreatedAt: now, Recovered: true, NoAgent: true,
 			Status: state.Exited, StatusSince: now, Source: state.FromOwt,
 		}
 		if s, ok := found[name]; ok {
 			s.apply(rec)
 		}
-		rec.Copied = w.copiesIn(wt.Path)
+		rec.Copied = w.CopiesIn(wt.Path)
 		f.Records[name] = rec
 	}
 	return nil
 }
 
-// copiesIn lists the files of a worktree that owt would have copied in
+// CopiesIn lists the files of a worktree that owt would have copied in
 // ([worktree] copy, ignored by git): a rebuilt record counts them as owt's
 // copies, so an edited .env stays work that delete refuses to throw away.
-func (w *Workspace) copiesIn(dir string) []string {
+func (w *Workspace) CopiesIn(dir string) []string {
 	u, err := (git.Repo{Root: dir}).UnversionedFiles()
 	if err != nil {
 		return nil
@@ -206,7 +229,7 @@ func (w *Workspace) owtSessionsByName() map[string]foundSession {
 		return nil
 	}
 	panes, _ := w.Tmux.Panes()
-	socket := daemon.SocketPath(w.Tmux)
+	socket := w.Tmux.ServerSocket()
 	out := map[string]foundSession{}
 	for _, s := range sessions {
 		o := opts[s.ID]
@@ -229,15 +252,15 @@ func (w *Workspace) owtSessionsByName() map[string]foundSession {
 				fs.port, _ = strconv.Atoi(v)
 			}
 		}
-		if fs.in(w.worktreePath(o["@owt-name"])) {
+		if fs.in(w.WorktreePath(o["@owt-name"])) {
 			out[o["@owt-name"]] = fs // a session merely carrying the options is not it
 		}
 	}
 	return out
 }
 
-// worktreePath is where the worktree called name lives.
-func (w *Workspace) worktreePath(name string) string {
+// WorktreePath is where the worktree called name lives.
+func (w *Workspace) WorktreePath(name string) string {
 	p := strings.ReplaceAll(w.Config.Worktree.Dir, "{repo}", w.Repo.Name())
 	p = strings.ReplaceAll(p, "{name}", name)
 	if strings.HasPrefix(p, "~/") {
@@ -251,21 +274,57 @@ func (w *Workspace) worktreePath(name string) string {
 	return filepath.Clean(p)
 }
 
-// sessionName is the tmux session of the worktree called name: the repo
+// SessionName is the tmux session of the worktree called name: the repo
 // and the name, readable in a session list.
-func (w *Workspace) sessionName(name string) string {
-	return sessionPart(w.Repo.Name()) + "/" + sessionPart(name)
+func (w *Workspace) SessionName(name string) string {
+	return SessionPart(w.Repo.Name()) + "/" + SessionPart(name)
 }
 
-func (w *Workspace) logf(format string, args ...any) {
+func (w *Workspace) Logf(format string, args ...any) {
 	fmt.Fprintf(w.Log, format+"\n", args...)
 }
 
-// warnf tells the user something they must see (Warn, else Log).
-func (w *Workspace) warnf(format string, args ...any) {
+// Warnf tells the user something they must see (Warn, else Log).
+func (w *Workspace) Warnf(format string, args ...any) {
 	out := w.Warn
 	if out == nil {
 		out = w.Log
 	}
 	fmt.Fprintf(out, "owt: "+format+"\n", args...)
+}
+
+// Select returns the records to act on: the named ones (each must exist),
+// or with all every record whose status is in statuses (any when empty).
+func (w *Ledger) Select(names []string, all bool, statuses []state.Status) ([]*state.Record, error) {
+	recs, err := w.Records()
+	if err != nil {
+		return nil, err
+	}
+	if !all && len(statuses) == 0 {
+		var out []*state.Record
+		for _, n := range names {
+			r, err := w.Get(n)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+		return out, nil
+	}
+	var out []*state.Record
+	for _, r := range recs {
+		if len(statuses) == 0 || containsStatus(statuses, r.Status) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func containsStatus(ss []state.Status, s state.Status) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

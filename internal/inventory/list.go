@@ -1,0 +1,205 @@
+// Package inventory is what owt list, the picker and the control popup
+// show of every worktree: each record with where its session lives, how
+// its branch stands against its base (ahead, behind, dirty, diff size)
+// and a short-lived cache of those git figures so a redraw runs no git.
+//
+// Imports lifecycle (what work a worktree holds, whether its create
+// finished), workspace, git, state and tmux; never status, send, runner,
+// monitor, cli or popups.
+package inventory
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/adrg/xdg"
+
+	"github.com/owt-tmux/owt/internal/atomicfile"
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/lifecycle"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// Item is one row of owt list: the record plus what git and tmux say now.
+type Item struct {
+	Name    string `json:"name"`
+	Repo    string `json:"repo"`
+	Branch  string `json:"branch"`
+	Base    string `json:"base"`
+	Path    string `json:"path"`
+	Session string `json:"session"`
+	Live    bool   `json:"live"`
+	// Where is "here" (this tmux server), "other-server" (a tmux server
+	// that still runs; owt leaves it alone) or "gone".
+	Where string `json:"where"`
+	// Creating is "in-progress" while owt new builds it, "interrupted"
+	// when that owt new died half-way (owt doctor --fix undoes it).
+	Creating     string    `json:"creating,omitempty"`
+	Tool         string    `json:"tool"`
+	Status       string    `json:"status"`
+	StatusSince  time.Time `json:"status_since"`
+	StatusSource string    `json:"status_source"`
+	ExitCode     *int      `json:"exit_code,omitempty"`
+	WaitingFor   string    `json:"waiting_for,omitempty"`
+	TurnError    string    `json:"turn_error,omitempty"`
+	Task         string    `json:"task"`
+	Port         int       `json:"port"`
+	CreatedAt    time.Time `json:"created_at"`
+	Ahead        int       `json:"ahead"`
+	Behind       int       `json:"behind"`
+	Dirty        int       `json:"dirty"`
+	Insertions   int       `json:"insertions"`
+	Deletions    int       `json:"deletions"`
+	Missing      bool      `json:"missing,omitempty"`
+	// Interrupted: the user stopped its last turn (Esc); no turn finished.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// PR is the branch's pull request as last polled (owt pr).
+	PR *state.PR `json:"pr,omitempty"`
+	// NeedsYou lists the reactions that escalated to the user, each with
+	// why ("ci_failed: 3 attempts used; …").
+	NeedsYou []string `json:"needs_you,omitempty"`
+	// Reactions are the reaction sources' memory (attempts, last cause).
+	Reactions map[string]*state.Reaction `json:"reactions,omitempty"`
+}
+
+// Stats are the git figures of one worktree.
+type Stats struct {
+	Ahead      int       `json:"ahead"`
+	Behind     int       `json:"behind"`
+	Dirty      int       `json:"dirty"`
+	Insertions int       `json:"insertions"`
+	Deletions  int       `json:"deletions"`
+	Missing    bool      `json:"missing,omitempty"`
+	At         time.Time `json:"at"`
+}
+
+// statsTTL is how long computed git figures are reused. Computing them
+// costs a few git processes per worktree; a list of fifty agents redrawn
+// every second must not pay that each time. --fresh bypasses it.
+const statsTTL = 3 * time.Second
+
+type statsCache struct {
+	mu      sync.Mutex
+	path    string
+	Entries map[string]Stats `json:"entries"`
+	dirty   bool
+}
+
+func loadStatsCache() *statsCache {
+	c := &statsCache{path: filepath.Join(xdg.CacheHome, "owt", "stats.json"), Entries: map[string]Stats{}}
+	if data, err := os.ReadFile(c.path); err == nil {
+		_ = json.Unmarshal(data, c)
+		if c.Entries == nil {
+			c.Entries = map[string]Stats{}
+		}
+	}
+	return c
+}
+
+// save writes the cache atomically; it is only a cache, so errors are ignored.
+func (c *statsCache) save() {
+	if !c.dirty {
+		return
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return
+	}
+	if os.MkdirAll(filepath.Dir(c.path), 0o700) != nil {
+		return
+	}
+	_ = atomicfile.Write(c.path, data)
+}
+
+// computeStats asks git about one worktree.
+func computeStats(r *state.Record) Stats {
+	s := Stats{At: time.Now()}
+	if _, err := os.Stat(r.Path); err != nil {
+		s.Missing = true
+		return s
+	}
+	repo := git.Repo{Root: r.Repo}
+	base := repo.BaseRef(r.Base, r.BaseCommit)
+	s.Ahead, s.Behind, _ = repo.AheadBehind(base, git.BranchRef(r.Branch))
+	if dirty, err := lifecycle.WorkFiles(r); err == nil {
+		s.Dirty = len(dirty)
+	}
+	if d, err := git.Diff(r.Path, base); err == nil {
+		s.Insertions, s.Deletions = d.Insertions, d.Deletions
+	}
+	return s
+}
+
+// ListOptions tune Collect.
+type ListOptions struct {
+	Fresh bool // recompute git figures even when cached ones are recent
+}
+
+// Collect turns records into list items, computing stale git figures in
+// parallel and checking sessions with one tmux call.
+func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
+	sessions, _ := tm.Sessions()
+	loc := workspace.NewLocator(tm, sessions)
+	cache := loadStatsCache()
+	now := time.Now()
+	items := make([]Item, len(recs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, r := range recs {
+		key := r.Repo + "\x00" + r.Name
+		cache.mu.Lock()
+		st, ok := cache.Entries[key]
+		cache.mu.Unlock()
+		items[i] = itemOf(r, loc)
+		if ok && !o.Fresh && now.Sub(st.At) < statsTTL && now.Sub(st.At) >= 0 {
+			items[i].applyStats(st)
+			continue
+		}
+		wg.Add(1)
+		go func(i int, r *state.Record) {
+			defer wg.Done()
+			sem <- struct{}{}
+			st := computeStats(r)
+			<-sem
+			items[i].applyStats(st)
+			cache.mu.Lock()
+			cache.Entries[key] = st
+			cache.dirty = true
+			cache.mu.Unlock()
+		}(i, r)
+	}
+	wg.Wait()
+	cache.save()
+	return items
+}
+
+func itemOf(r *state.Record, loc *workspace.Locator) Item {
+	where := loc.Locate(r)
+	creating := ""
+	switch lifecycle.CreateStateOf(r) {
+	case lifecycle.InProgress:
+		creating = "in-progress"
+	case lifecycle.Interrupted:
+		creating = "interrupted"
+	}
+	return Item{
+		Creating: creating,
+		Name:     r.Name, Repo: r.Repo, Branch: r.Branch, Base: r.Base, Path: r.Path,
+		Session: r.Session, Live: where.Place == workspace.Here, Where: where.Place.String(),
+		Tool: workspace.ToolOf(r), Status: string(r.Status), StatusSince: r.StatusSince,
+		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: r.Task,
+		Port: r.Port, CreatedAt: r.CreatedAt, WaitingFor: r.WaitingFor, TurnError: r.TurnError,
+		PR: r.PR, NeedsYou: r.NeedsYou(), Reactions: r.Reactions,
+		Interrupted: r.Interrupted && r.Status == state.Idle,
+	}
+}
+
+func (it *Item) applyStats(s Stats) {
+	it.Ahead, it.Behind, it.Dirty = s.Ahead, s.Behind, s.Dirty
+	it.Insertions, it.Deletions, it.Missing = s.Insertions, s.Deletions, s.Missing
+}

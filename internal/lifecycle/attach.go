@@ -1,0 +1,93 @@
+package lifecycle
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// LiveSession returns the id of the record's tmux session on this server,
+// or "" when no server has it any more. A session on another running tmux
+// server is ErrOtherServer, saying how to get there.
+func (w *Worktrees) LiveSession(r *state.Record) (string, error) {
+	where, err := w.Locate(r)
+	if err != nil {
+		return "", err
+	}
+	switch where.Place {
+	case workspace.Here:
+		return where.SessionID, nil
+	case workspace.Elsewhere:
+		return "", fmt.Errorf("%s %w (%s): attach there with: tmux -S %s attach -t %s",
+			r.Name, workspace.ErrOtherServer, where.Socket, where.Socket, where.SessionID)
+	}
+	return "", nil
+}
+
+// EnsureSession returns the record's live session, recreating it on the
+// existing worktree when the tmux server lost it (after a reboot or a
+// kill-server). A session on another tmux server that still runs is never
+// recreated here (ErrOtherServer). The agent is not restarted with its
+// task — that would run the task twice — so the new session holds a shell
+// and the record says the agent exited.
+func (w *Worktrees) EnsureSession(r *state.Record) (string, error) {
+	switch CreateStateOf(r) {
+	case InProgress:
+		return "", fmt.Errorf("%s is still being created; try again in a moment", r.Name)
+	case Interrupted:
+		return "", fmt.Errorf("%s: owt new was interrupted before it finished; 'owt doctor --fix' removes what it left", r.Name)
+	}
+	if id, err := w.LiveSession(r); err != nil || id != "" {
+		return id, err
+	}
+	if err := w.Tmux.Available(); err != nil {
+		return "", err
+	}
+	sv, err := w.Tmux.Survey()
+	if err != nil {
+		return "", err
+	}
+	size := w.sessionSize(sv)
+	created, err := w.Tmux.NewSession(tmux.NewSession{
+		Width:  size[0],
+		Height: size[1],
+		Name:   r.Session,
+		Dir:    r.Path,
+		Env:    w.sessionEnv(r),
+	})
+	if err != nil {
+		if strings.Contains(err.Error(), "duplicate session") {
+			return "", fmt.Errorf("recreate session %s: a session of that name exists that owt did not make (restored by tmux-resurrect?); rename or kill it (tmux kill-session -t '=%s'), then try again", r.Session, r.Session)
+		}
+		return "", fmt.Errorf("recreate session %s: %w", r.Session, err)
+	}
+	if err := w.Tmux.MarkSession(created.SessionID, statusbar.SessionOptions(r), nil); err != nil {
+		_ = w.Tmux.KillSession(created.SessionID)
+		return "", fmt.Errorf("recreate session %s: %w", r.Session, err)
+	}
+	err = w.Store.Update(func(f *state.File) error {
+		cur, ok := f.Records[r.Name]
+		if !ok {
+			return fmt.Errorf("%w %q", workspace.ErrUnknownName, r.Name)
+		}
+		cur.SessionID, cur.Pane, cur.Session = created.SessionID, created.PaneID, created.SessionName
+		cur.Socket = w.Tmux.ServerSocket()
+		cur.Server = created.Server
+		if !cur.NoAgent && cur.Status != state.Exited {
+			cur.SetStatus(state.Exited, state.FromOwt, w.Now())
+			cur.ExitCode = nil
+		}
+		*r = *cur
+		return nil
+	})
+	if err != nil {
+		_ = w.Tmux.KillSession(created.SessionID)
+		return "", err
+	}
+	statusbar.Publish(&w.Ledger, r)
+	return created.SessionID, nil
+}

@@ -1,0 +1,656 @@
+package lifecycle
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/daemon"
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/hookfiles"
+	"github.com/owt-tmux/owt/internal/notes"
+	"github.com/owt-tmux/owt/internal/setup"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statusbar"
+	untrusted "github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// CreateOptions are the inputs of owt new.
+type CreateOptions struct {
+	Task    string
+	Name    string // explicit worktree name; derived from Task when empty
+	Branch  string // explicit branch; derived when empty
+	Base    string // base branch (a local one); the current branch when empty
+	Tool    string // tool name; [agent] tool when empty
+	NoAgent bool   // a shell instead of an agent
+	Plan    bool   // the tool's plan / read-only mode
+	NoSetup bool   // skip dependency install and setup commands
+	// From is the directory owt was run in; its branch is the default base.
+	From string
+	// StartAt, when set, is the commit the new branch starts at instead of
+	// Base's tip (a run's child starts from its parents' merged work).
+	// Base is still recorded: the branch the work came from and merges
+	// into; StartAt is recorded as the base commit.
+	StartAt string
+}
+
+// ErrEmptyTask is returned when there is nothing to tell the agent.
+// ErrBadOption marks an option of owt new that is wrong in itself (an
+// invalid name or branch, a base that does not exist), as opposed to a
+// failure of the world: the CLI calls it bad usage.
+var ErrBadOption = errors.New("bad option")
+
+var ErrEmptyTask = errors.New("empty task: say what the agent should do, e.g. owt new \"fix the login redirect\"")
+
+// testHookAfterStep, when set by this package's tests, can fail Create right
+// after a named step so every rollback path is exercised against real git
+// and tmux. It is nil in owt itself.
+var testHookAfterStep func(step string) error
+
+func afterStep(step string) error {
+	if testHookAfterStep != nil {
+		return testHookAfterStep(step)
+	}
+	return nil
+}
+
+// undo is a stack of rollback actions run in reverse on failure.
+type undo []func()
+
+func (u *undo) push(f func()) { *u = append(*u, f) }
+
+func (u undo) run() {
+	for i := len(u) - 1; i >= 0; i-- {
+		u[i]()
+	}
+}
+
+// Create makes a branch, a worktree, copies files into it, and starts a tmux
+// session running the setup and the agent. Any failure undoes every step
+// taken before it: no branch, worktree, session or record is left behind.
+func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
+	task := strings.TrimSpace(o.Task)
+	if task == "" && (!o.NoAgent || (o.Name == "" && o.Branch == "")) {
+		return nil, ErrEmptyTask
+	}
+	if o.NoAgent && o.Tool != "" {
+		return nil, errors.New("--tool and --no-agent cannot be used together")
+	}
+	if o.NoAgent && o.Plan {
+		return nil, errors.New("--plan needs an agent; it cannot be used with --no-agent")
+	}
+	var prof agent.Profile
+	if !o.NoAgent {
+		tool := o.Tool
+		if tool == "" {
+			tool = w.Config.Agent.Tool
+		}
+		var err error
+		if prof, err = agent.Resolve(w.Tools, tool); err != nil {
+			return nil, err
+		}
+		if o.Plan && prof.Plan == nil {
+			return nil, badOption(fmt.Errorf("tool %q has no plan mode", prof.Name))
+		}
+	}
+	if err := w.Tmux.Available(); err != nil {
+		return nil, err
+	}
+	if o.Name != "" {
+		if err := workspace.ValidateName(o.Name); err != nil {
+			return nil, badOption(err)
+		}
+	}
+	if o.Branch != "" {
+		if err := w.checkNewBranch(o.Branch); err != nil {
+			return nil, badOption(err)
+		}
+	}
+	// These reads are independent: run them while the base is resolved.
+	survey := async(w.Tmux.Survey)
+	unversioned := async(w.Repo.UnversionedFiles)
+	branches := async(w.Repo.NamesInUse)
+	base, err := w.defaultBase(o)
+	if err != nil {
+		return nil, err
+	}
+	// An explicit base is checked before anything changes; the current
+	// branch exists by definition, and its commit is read off the
+	// critical path below. A start commit needs no base: it is the
+	// worktree's start (a run's child starts at its parent's tip even
+	// when the base branch is gone).
+	baseCommit := ""
+	if o.Base != "" && o.StartAt == "" {
+		if baseCommit, err = w.checkBase(base); err != nil {
+			return nil, badOption(err)
+		}
+	}
+	// The base is a local branch: named in full, so a tag or remote of
+	// the same name is never where the worktree starts.
+	start, from := git.BranchRef(base), base
+	if o.StartAt != "" {
+		if baseCommit, err = w.Repo.ResolveCommit(o.StartAt); err != nil {
+			return nil, fmt.Errorf("unknown start commit %q: %w", o.StartAt, err)
+		}
+		start, from = baseCommit, baseCommit
+	}
+
+	var rb undo
+	var held *state.Held // the create lock of the reserved name
+	ok, published := false, false
+	defer func() {
+		if !ok {
+			rb.run()
+			if published {
+				_ = statusbar.PublishSummaryLocked(w.Tmux) // the session set a summary counting this agent
+			}
+			_ = afterStep("rolled back")
+		}
+		// Released last, after any rollback: until then the record is
+		// ours, and 'owt doctor --fix' must not judge it interrupted.
+		held.Release()
+	}()
+
+	sv, err := survey()
+	if err != nil {
+		return nil, err
+	}
+	existing, err := branches()
+	if err != nil {
+		return nil, err
+	}
+	rec, reserved, err := w.reserve(o, task, prof.Name, base, baseCommit, sv.Sessions, existing)
+	if err != nil {
+		return nil, err
+	}
+	held = reserved
+	rb.push(func() {
+		if err := w.dropRecord(rec.Name); err != nil {
+			w.Warnf("%v; 'owt doctor --fix' forgets it", err)
+		}
+	})
+	// The status bar summary counting the new agent, rendered while git
+	// works and set in the same tmux call that makes the session.
+	summary := async(func() (string, error) {
+		recs, err := workspace.AllRecords()
+		return statusbar.Summarize(recs).Render(statusbar.StyleTmux), err
+	})
+	if err := afterStep("reserve"); err != nil {
+		return nil, err
+	}
+
+	if err := w.Repo.AddWorktree(rec.Path, rec.Branch, start); err != nil {
+		return nil, fmt.Errorf("create worktree %s: %w", rec.Path, err)
+	}
+	rb.push(func() {
+		_ = w.Repo.RemoveWorktree(rec.Path, true)
+		_ = w.Repo.DeleteBranch(rec.Branch, true)
+		_ = os.RemoveAll(rec.Path)
+	})
+	// owt doctor only ever touches branches carrying this mark; it is
+	// written while the files are copied and the session starts.
+	marked := async(func() (struct{}, error) { w.markOwtBranch(rec.Branch); return struct{}{}, nil })
+	defer func() { _, _ = marked() }()
+	w.Logf("created worktree %s on branch %s (from %s)", rec.Path, rec.Branch, from)
+	if err := afterStep("worktree"); err != nil {
+		return nil, err
+	}
+
+	hookFile := ""
+	if spec, ok := agent.HookFiles[prof.Hooks]; ok && !o.NoAgent {
+		hookFile = spec.Path
+	}
+	copied, err := w.bringFiles(rec.Path, unversioned, hookFile, &rb)
+	if err != nil {
+		return nil, err
+	}
+	notes.Of(w.Workspace).Apply(rec) // the shared note of 'owt note', if one is set
+	if !o.NoAgent {
+		if err := hookfiles.Of(w.Workspace).Install(rec, prof, rb.push); err != nil {
+			return nil, fmt.Errorf("install %s hooks: %w", prof.Name, err)
+		}
+	}
+	if err := afterStep("files"); err != nil {
+		return nil, err
+	}
+
+	// The new branch starts at the base: read its commit while tmux works.
+	branchAt := async(func() (string, error) { return w.Repo.ResolveCommit(git.BranchRef(rec.Branch)) })
+	global := map[string]string{}
+	if line, err := summary(); err == nil {
+		global[statusbar.OptStatusLine] = line
+	}
+	created, err := w.startSession(rec, w.sessionSize(sv), global, sv.ClientNames())
+	if err != nil {
+		return nil, fmt.Errorf("create tmux session %s: %w", rec.Session, err)
+	}
+	published = true
+	rb.push(func() { _ = w.Tmux.KillSession(created.SessionID) })
+	if err := afterStep("session"); err != nil {
+		return nil, err
+	}
+
+	err = w.Store.Update(func(f *state.File) error {
+		r, ok := f.Records[rec.Name]
+		if !ok {
+			return fmt.Errorf("record %s vanished while it was being created", rec.Name)
+		}
+		r.SessionID, r.Pane, r.Session = created.SessionID, created.PaneID, created.SessionName
+		r.Socket = w.Tmux.ServerSocket()
+		r.Server = created.Server
+		r.Copied = copied
+		r.Creating = false
+		if sha, err := branchAt(); err == nil && r.BaseCommit == "" {
+			r.BaseCommit = sha
+		}
+		rec = r
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("save record %s: %w", rec.Name, err)
+	}
+	if err := afterStep("record"); err != nil {
+		return nil, err
+	}
+	ok = true
+	w.startMonitor()
+	return rec, nil
+}
+
+// defaultBase is --base, else the branch checked out where owt was run.
+func (w *Worktrees) defaultBase(o CreateOptions) (string, error) {
+	if o.Base != "" {
+		return o.Base, nil
+	}
+	if o.From == "" && w.Repo.HeadBranch != "" {
+		return w.Repo.HeadBranch, nil // read when the repo was opened
+	}
+	from := o.From
+	if from == "" {
+		from = w.Repo.Root
+	}
+	b, err := git.CurrentBranch(from)
+	if err != nil {
+		return "", err
+	}
+	if b == "" {
+		return "", errors.New("HEAD is detached here: pass --base BRANCH")
+	}
+	return b, nil
+}
+
+// checkNewBranch refuses a --branch git would not accept, or would read as
+// another ref: a branch named like a tag, a remote branch or refs/<name>
+// is measured, merged and deleted as the wrong commits by anyone who
+// names it to git without refs/heads/.
+func (w *Worktrees) checkNewBranch(branch string) error {
+	if !git.ValidBranchName(branch) {
+		return fmt.Errorf("invalid branch name %q", branch)
+	}
+	if strings.HasPrefix(branch, "refs/") {
+		return fmt.Errorf("invalid branch name %q: git would read a name starting with refs/ as that ref, not as the branch", branch)
+	}
+	refs, err := w.Repo.AmbiguousRefs(branch)
+	if err != nil {
+		return err
+	}
+	if len(refs) > 0 {
+		return fmt.Errorf("ambiguous branch name %q: %s exists too, and git would read the name as that; pick another --branch", branch, refs[0])
+	}
+	return nil
+}
+
+// checkBase returns the commit of an explicit --base, which must be a
+// local branch: owt merges the work back into its base, and a tag, a
+// remote branch or a commit cannot take a merge.
+func (w *Worktrees) checkBase(base string) (string, error) {
+	if !w.Repo.BranchExists(base) {
+		if _, err := w.Repo.ResolveCommit(base); err != nil {
+			return "", fmt.Errorf("unknown base %q: no such branch", base)
+		}
+		return "", fmt.Errorf("base %q is not a local branch: the work merges back into its base, so it must be one (to start from it, make a branch there first: git branch NAME %s)", base, base)
+	}
+	return w.Repo.ResolveCommit(git.BranchRef(base))
+}
+
+// reserve picks a free name, branch, folder, session and port block and
+// writes the record in state "starting", marked Creating, so concurrent owt
+// new calls never choose the same ones. It returns the create lock of the
+// name, held until the create ends: kill -9 drops it, which is how owt
+// doctor tells an interrupted create from one still running.
+func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit string, sessions []tmux.Session, branches map[string]string) (*state.Record, *state.Held, error) {
+	name, branch := workspace.DeriveName(task)
+	if o.Name != "" {
+		name = o.Name
+		if o.Branch == "" {
+			branch = namedBranch(name, task)
+		}
+	}
+	if o.Branch != "" {
+		branch = o.Branch
+	}
+	explicit := o.Name != "" || o.Branch != ""
+	liveSession := map[string]bool{}
+	for _, s := range sessions {
+		liveSession[s.Name] = true
+	}
+
+	var rec *state.Record
+	var held *state.Held
+	err := state.WithLock("ports", func() error {
+		used, err := usedPorts()
+		if err != nil {
+			return err
+		}
+		port, err := setup.AllocatePort(used, w.Config.Worktree.PortBase, w.Config.Worktree.PortBlock)
+		if err != nil {
+			return err
+		}
+		return w.Store.Update(func(f *state.File) error {
+			for n := 1; ; n++ {
+				cn, cb := workspace.WithSuffix(name, branch, n)
+				taken, why := w.taken(f, cn, cb, liveSession, branches)
+				if !taken {
+					name, branch = cn, cb
+					break
+				}
+				if explicit {
+					if o.Branch != "" && branches[cb] == git.BranchRef(cb) {
+						return fmt.Errorf("branch %q already exists: pick another --branch", cb)
+					}
+					return fmt.Errorf("name %q is in use: %s", cn, why)
+				}
+				if clash := refClash(cb, branches); clash != "" && strings.HasPrefix(cb, clash+"/") {
+					return fmt.Errorf("no name is free for %s: %s", name, why) // no suffix can help
+				}
+				if n > 1000 {
+					return fmt.Errorf("no free name for %s", name)
+				}
+			}
+			session := w.SessionName(name)
+			if liveSession[session] {
+				// Another repo with the same folder name owns it.
+				session = workspace.SessionPart(w.Repo.Name()) + "-" + shortHash(w.Repo.Root) + "/" + workspace.SessionPart(name)
+			}
+			h, err := state.Hold(state.CreateLock(w.Repo.Root, name))
+			if err != nil {
+				return fmt.Errorf("reserve %s: %w", name, err)
+			}
+			held = h
+			now := w.Now()
+			rec = &state.Record{
+				Name: name, Repo: w.Repo.Root, Branch: branch, Base: base, BaseCommit: baseCommit,
+				Path: w.WorktreePath(name), Session: session, Tool: tool, Task: task,
+				Plan: o.Plan, NoAgent: o.NoAgent, NoSetup: o.NoSetup, Port: port,
+				Status: state.Starting, StatusSince: now, Source: state.FromOwt, CreatedAt: now,
+				Creating: true,
+			}
+			f.Records[name] = rec
+			return nil
+		})
+	})
+	if err != nil {
+		held.Release()
+		return nil, nil, err
+	}
+	return rec, held, nil
+}
+
+// taken reports whether a name or branch is already used, and by what.
+func (w *Worktrees) taken(f *state.File, name, branch string, liveSession map[string]bool, branches map[string]string) (bool, string) {
+	if _, ok := f.Records[name]; ok {
+		return true, "owt already has a worktree with that name"
+	}
+	if workspace.ReservedName(name) {
+		return true, "owt's commands would read it as a request for help"
+	}
+	if ref, ok := branches[branch]; ok && ref == git.BranchRef(branch) {
+		return true, "branch " + branch + " already exists"
+	} else if ok {
+		return true, "git would read branch " + branch + " as " + ref
+	}
+	if other := refClash(branch, branches); other != "" {
+		return true, "branch " + other + " exists, and git cannot have both it and " + branch
+	}
+	if _, err := os.Lstat(w.WorktreePath(name)); err == nil {
+		return true, w.WorktreePath(name) + " already exists"
+	}
+	if liveSession[w.SessionName(name)] {
+		return true, "tmux session " + w.SessionName(name) + " already exists"
+	}
+	return false, ""
+}
+
+// refClash is a branch git would not let branch exist beside (one is a
+// folder of the other's ref: feat and feat/x, feat/x and feat/x/old),
+// "" when there is none.
+func refClash(branch string, branches map[string]string) string {
+	isBranch := func(name string) bool {
+		ref, ok := branches[name]
+		return ok && ref == git.BranchRef(name)
+	}
+	for dir := branch; ; {
+		i := strings.LastIndexByte(dir, '/')
+		if i < 0 {
+			break
+		}
+		if dir = dir[:i]; isBranch(dir) {
+			return dir
+		}
+	}
+	for b := range branches {
+		if strings.HasPrefix(b, branch+"/") && isBranch(b) {
+			return b
+		}
+	}
+	return ""
+}
+
+// usedPorts is every port block held by a record of any repository.
+func usedPorts() ([]int, error) {
+	stores, err := state.Stores()
+	if err != nil {
+		return nil, err
+	}
+	var used []int
+	for _, s := range stores {
+		f, err := s.Peek()
+		if err != nil {
+			continue // a broken file of another repo must not block this one
+		}
+		for _, r := range f.Records {
+			if r.Port > 0 {
+				used = append(used, r.Port)
+			}
+		}
+	}
+	return used, nil
+}
+
+// dropRecord forgets the record called name.
+func (w *Worktrees) dropRecord(name string) error {
+	err := w.Store.Update(func(f *state.File) error {
+		delete(f.Records, name)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("could not forget the record of %s: %w", name, err)
+	}
+	return nil
+}
+
+// bringFiles copies the configured files git ignores (.env and friends)
+// and links the configured paths into a new worktree. Files the worktree
+// already has (tracked on its branch) are never overwritten. A matching
+// file git does not ignore is not copied — in the worktree the agent's
+// "git add -A" would commit it, and owt ship would land it — unless it is
+// the agent's hook settings file (hookFile), which owt keeps out of git.
+func (w *Worktrees) bringFiles(dst string, listUnversioned func() (git.Unversioned, error), hookFile string, rb *undo) ([]string, error) {
+	unversioned, err := listUnversioned()
+	if err != nil {
+		return nil, fmt.Errorf("list untracked files: %w", err)
+	}
+	matches, err := setup.MatchCopy(unversioned.Ignored, w.Config.Worktree.Copy)
+	if err != nil {
+		return nil, fmt.Errorf("config worktree.copy: %w", err)
+	}
+	untracked, _ := setup.MatchCopy(unversioned.Untracked, w.Config.Worktree.Copy)
+	var skipped []string
+	for _, u := range untracked {
+		if u == hookFile {
+			matches = append(matches, u)
+		} else {
+			skipped = append(skipped, u)
+		}
+	}
+	if len(skipped) > 0 {
+		w.Warnf("not copied %s: git does not ignore it, so the agent could commit it (add it to .gitignore to have it copied)", untrusted.Some(skipped, workspace.ListedMax))
+	}
+	var todo []string
+	for _, rel := range matches {
+		if _, err := os.Lstat(filepath.Join(dst, filepath.FromSlash(rel))); err == nil {
+			w.Logf("kept %s: the branch already has it", rel)
+			continue
+		}
+		todo = append(todo, rel)
+	}
+	copied, err := setup.CopyFiles(w.Repo.Root, dst, todo)
+	if err != nil {
+		return nil, fmt.Errorf("copy files into %s: %w", dst, err)
+	}
+	for _, c := range copied {
+		w.Logf("copied %s", c)
+	}
+	if len(w.Config.Worktree.Link) == 0 {
+		return copied, nil
+	}
+	linked, skipped, err := setup.LinkPaths(w.Repo.Root, dst, w.Config.Worktree.Link)
+	if err != nil {
+		return nil, fmt.Errorf("link files into %s: %w", dst, err)
+	}
+	for _, s := range skipped {
+		w.Logf("not linked %s: missing in %s", s, w.Repo.Root)
+	}
+	if len(linked) == 0 {
+		return copied, nil
+	}
+	// A symlink is a file to git, so a pattern like "node_modules/" does not
+	// hide it: exclude the links by exact path, and put the file back as it
+	// was if creation fails.
+	patterns := make([]string, len(linked))
+	for i, l := range linked {
+		patterns[i] = "/" + l
+		w.Logf("linked %s", l)
+	}
+	if _, err := hookfiles.Of(w.Workspace).ExcludeWithUndo(rb.push, dst, patterns...); err != nil {
+		return nil, fmt.Errorf("exclude links from git: %w", err)
+	}
+	return copied, nil
+}
+
+// sessionEnv is the environment of a worktree's session: who it is, and
+// where owt keeps its state, so the runner and hooks inside find the record
+// even when the tmux server was started with another environment.
+func (w *Worktrees) sessionEnv(rec *state.Record) map[string]string {
+	env := map[string]string{
+		"OWT_NAME": rec.Name,
+		"OWT_REPO": rec.Repo,
+		"OWT_PORT": strconv.Itoa(rec.Port),
+	}
+	for _, k := range []string{"XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+// startSession opens the worktree's session running "owt _run", which shows
+// the setup, starts the agent and leaves a shell when it exits. No user text
+// is on the tmux command line: the runner reads the task from the record.
+//
+// The session's @owt-* options are set by that runner, by its own pane id,
+// as its first act: owt new then makes the session, sets the bar's summary
+// and redraws the clients in one tmux call.
+func (w *Worktrees) startSession(rec *state.Record, size [2]int, global map[string]string, clients []string) (tmux.Created, error) {
+	ns := tmux.NewSession{
+		Global:  global,
+		Refresh: clients,
+		Width:   size[0],
+		Height:  size[1],
+		Name:    rec.Session,
+		Dir:     rec.Path,
+		Env:     w.sessionEnv(rec),
+		Argv:    []string{w.Self, "_run"},
+	}
+	if !rec.NoAgent {
+		// The agent runs as the pane's foreground job, so tmux would name
+		// the window after its process (often "node"); the tool's name
+		// says more. A shell keeps tmux's automatic naming.
+		ns.WindowName = rec.Tool
+	}
+	return w.Tmux.NewSession(ns)
+}
+
+// async runs f in the background; the returned function waits for its result.
+func async[T any](f func() (T, error)) func() (T, error) {
+	var v T
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		v, err = f()
+	}()
+	return func() (T, error) {
+		<-done
+		return v, err
+	}
+}
+
+// sessionSize is the size to make a session at ([tmux] size): the
+// terminal the user is on when "auto", so the agent draws its first
+// screens for the size it will be seen at.
+func (w *Worktrees) sessionSize(sv tmux.Survey) [2]int {
+	spec := w.Config.Tmux.Size
+	if spec == "auto" {
+		if wd, ht, ok := sv.UserSize(); ok {
+			return [2]int{wd, ht}
+		}
+		spec = tmux.DefaultSize
+	}
+	wd, ht, _ := config.ParseSize(spec)
+	return [2]int{wd, ht}
+}
+
+// badOption marks err as ErrBadOption, keeping its words.
+func badOption(err error) error { return badOptionError{err} }
+
+type badOptionError struct{ error }
+
+func (e badOptionError) Is(target error) bool { return target == ErrBadOption }
+func (e badOptionError) Unwrap() error        { return e.error }
+
+// startMonitor makes sure the status monitor of this tmux server runs, so
+// agents without hooks get a status and transitions get notified. Not
+// being able to start it does not fail the caller.
+func (w *Worktrees) startMonitor() {
+	if err := daemon.EnsureRunning(w.Self, w.Tmux); err != nil {
+		w.Logf("status monitor not started: %v", err)
+	}
+}
+
+// shortHash tells two repositories of the same name apart in a session
+// name: six hex digits of the hash of the repo's root.
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])[:6]
+}

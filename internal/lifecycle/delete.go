@@ -1,0 +1,220 @@
+package lifecycle
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/hookfiles"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statusbar"
+	untrusted "github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// Loss is the work a delete would destroy.
+type Loss struct {
+	DirtyFiles []string `json:"dirty_files"`
+	// EditedCopies are ignored files owt copied in that changed since
+	// (EditedCopies): no commit can hold them.
+	EditedCopies []string `json:"edited_copies"`
+	Unmerged     int      `json:"unmerged_commits"`
+	// Detached counts the commits made on a detached HEAD in the worktree
+	// that no branch, tag or remote ref holds: only the worktree knows them.
+	Detached int `json:"detached_commits"`
+}
+
+// Within reports whether l loses nothing beyond accepted: its files are
+// among accepted's and it has no more commits. Less is fine (the agent
+// committed, or the user cleaned up, after the question was asked).
+func (l Loss) Within(accepted Loss) bool {
+	return subset(l.DirtyFiles, accepted.DirtyFiles) && subset(l.EditedCopies, accepted.EditedCopies) &&
+		l.Unmerged <= accepted.Unmerged && l.Detached <= accepted.Detached
+}
+
+func subset(a, b []string) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// Empty reports whether nothing would be lost.
+func (l Loss) Empty() bool {
+	return len(l.DirtyFiles) == 0 && len(l.EditedCopies) == 0 && l.Unmerged == 0 && l.Detached == 0
+}
+
+func (l Loss) String() string {
+	var parts []string
+	if n := len(l.DirtyFiles); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d uncommitted file(s): %s", n, untrusted.Some(l.DirtyFiles, workspace.ListedMax)))
+	}
+	if n := len(l.EditedCopies); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d ignored file(s) owt copied in and that changed since: %s", n, untrusted.Some(l.EditedCopies, workspace.ListedMax)))
+	}
+	if l.Unmerged > 0 {
+		parts = append(parts, fmt.Sprintf("%d commit(s) that neither its base nor any other branch holds", l.Unmerged))
+	}
+	if l.Detached > 0 {
+		parts = append(parts, fmt.Sprintf("%d commit(s) on a detached HEAD that no branch holds", l.Detached))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// ErrWouldLoseWork is returned by Delete when work would be lost without force.
+var ErrWouldLoseWork = errors.New("would lose work")
+
+// hint says what to do about the loss instead of forcing the delete.
+func (l Loss) hint() string {
+	if len(l.DirtyFiles) == 0 && l.Unmerged == 0 && l.Detached == 0 {
+		return "copy them where you want to keep them, or use --force"
+	}
+	return "commit or merge it first, or use --force"
+}
+
+// WhatWouldBeLost inspects a worktree before deleting it: its uncommitted
+// work (note files holding more than owt's note included), the ignored
+// files owt copied in that changed since, its commits not in its base, and
+// commits made on a detached HEAD that no ref holds.
+func (w *Worktrees) WhatWouldBeLost(r *state.Record) (Loss, error) {
+	var l Loss
+	if _, err := os.Stat(r.Path); err == nil {
+		if l, err = worktreeWork(r); err != nil {
+			return l, err
+		}
+	}
+	if w.Repo.BranchExists(r.Branch) {
+		// Commits another branch holds (landed with --into, or kept by a
+		// branch made from this one) survive the delete.
+		base := w.Repo.BaseRef(r.Base, r.BaseCommit)
+		only, err := w.Repo.OnlyOn(r.Branch, base)
+		if err != nil {
+			return l, fmt.Errorf("compare %s with %s: %w", r.Branch, base, err)
+		}
+		l.Unmerged = only
+	}
+	return l, nil
+}
+
+// DeleteOptions are the inputs of owt delete.
+type DeleteOptions struct {
+	Force      bool
+	KeepBranch bool
+	// Accept is what the user agreed to lose (a popup's confirmation):
+	// the delete goes on, as with Force, only if what would be lost is
+	// still within it; work written since the question was asked is
+	// refused, not lost.
+	Accept *Loss
+}
+
+// Delete kills the session, removes the worktree, deletes the branch and
+// drops the record. Without Force it refuses, changing nothing, when
+// uncommitted files or commits not in the base would be lost.
+func (w *Worktrees) Delete(name string, o DeleteOptions) error {
+	r, err := w.Get(name)
+	if err != nil {
+		return err
+	}
+	loss, err := w.WhatWouldBeLost(r)
+	if err != nil && !o.Force {
+		return err
+	}
+	if o.Accept != nil && !o.Force {
+		if !loss.Within(*o.Accept) {
+			return fmt.Errorf("%s %w now: %s, more than you agreed to (%s); nothing was deleted", name, ErrWouldLoseWork, loss, o.Accept)
+		}
+		o.Force = !loss.Empty()
+	}
+	if !loss.Empty() && !o.Force {
+		return fmt.Errorf("%s %w: %s (%s)", name, ErrWouldLoseWork, loss, loss.hint())
+	}
+	// A record owt could not drop afterwards would describe a worktree that
+	// is gone: find out now, while nothing is removed yet.
+	if err := w.Store.CheckWritable(); err != nil {
+		return fmt.Errorf("kept %s, nothing removed: %w", name, err)
+	}
+	if err := w.killSessionOf(r); err != nil {
+		return err
+	}
+	if err := w.Repo.RemoveWorktree(r.Path, o.Force); err != nil {
+		return fmt.Errorf("remove worktree %s: %w", r.Path, err)
+	}
+	if !o.KeepBranch && w.Repo.BranchExists(r.Branch) {
+		// Unmerged commits were checked above (or --force was given), so -D.
+		if err := w.Repo.DeleteBranch(r.Branch, true); err != nil {
+			return fmt.Errorf("delete branch %s: %w", r.Branch, err)
+		}
+	} else if o.KeepBranch {
+		// A kept branch is the user's now: owt doctor must never delete it.
+		if err := w.Repo.UnmarkOwtBranch(r.Branch); err != nil {
+			w.Logf("%v", err)
+		}
+	}
+	if err := w.dropRecord(name); err != nil {
+		return fmt.Errorf("removed the session, worktree and branch of %s, but %w; 'owt doctor --fix' forgets it", name, err)
+	}
+	if others, err := w.Records(); err == nil {
+		hookfiles.Of(w.Workspace).ReleaseExcludes(r, others)
+	}
+	_ = statusbar.PublishSummaryLocked(w.Tmux)
+	_ = w.Tmux.RefreshStatus()
+	return nil
+}
+
+// WorkFiles are the worktree's uncommitted files that are work: files owt
+// copied in (.env …) and that still match the main checkout's copy are not.
+// A tracked settings file owt merged its hooks into is work when, without
+// owt's hooks, it differs from HEAD, whether or not git status shows it
+// (owt hides it with skip-worktree; see hookfiles.Work).
+func WorkFiles(r *state.Record) ([]string, error) {
+	dirty, err := git.DirtyFiles(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Copied) > 0 {
+		copied := map[string]bool{}
+		for _, c := range r.Copied {
+			copied[c] = true
+		}
+		out := dirty[:0]
+		for _, d := range dirty {
+			if copied[d] && sameFile(filepath.Join(r.Repo, d), filepath.Join(r.Path, d)) {
+				continue
+			}
+			out = append(out, d)
+		}
+		dirty = out
+	}
+	return hookfiles.Work(r, dirty)
+}
+
+func sameFile(a, b string) bool {
+	x, err1 := os.ReadFile(a)
+	y, err2 := os.ReadFile(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// killSessionOf kills the session r proves it owns: on this server, or on
+// the other tmux server it was made on when that one still runs. A session
+// that merely has r's name is never touched.
+func (w *Worktrees) killSessionOf(r *state.Record) error {
+	loc, err := workspace.ListLocator(w.Tmux)
+	if err != nil {
+		return err
+	}
+	where := loc.Locate(r)
+	if where.Place == workspace.Gone {
+		return nil
+	}
+	if err := loc.ClientFor(where).KillSession(where.SessionID); err != nil {
+		return fmt.Errorf("kill session %s: %w", r.Session, err)
+	}
+	return nil
+}

@@ -1,0 +1,409 @@
+// Package notes keeps the shared note of "owt note": one text that owt
+// writes into every agent's own context file (CLAUDE.local.md,
+// AGENTS.override.md, GEMINI.md…) between markers, and takes out again,
+// leaving the rest of the file as it was.
+//
+// Imports workspace, git and state; never lifecycle, status, send,
+// monitor, cli or popups.
+package notes
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/atomicfile"
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// The marked block owt alone writes into an instructions file. Everything
+// outside it belongs to the user and is kept byte for byte.
+const (
+	noteBegin   = "<!-- owt:note begin -->"
+	noteEnd     = "<!-- owt:note end -->"
+	noteHeading = "## Note from the user to every agent on this repository (set with owt note)"
+)
+
+// ErrBadNote is returned for a note owt cannot write.
+var ErrBadNote = errors.New("bad note")
+
+// noteState is the repository's current note, kept so worktrees created
+// later get it too, and what owt created for it, so --clear undoes exactly
+// that.
+type noteState struct {
+	Text  string    `json:"text"`
+	SetAt time.Time `json:"set_at"`
+	// Created are the files (absolute paths) owt created to hold the note.
+	Created []string `json:"created,omitempty"`
+	// Excludes are the info/exclude patterns owt added for them.
+	Excludes []string `json:"excludes,omitempty"`
+}
+
+// Result is what happened in one worktree.
+type Result struct {
+	Name   string `json:"name"`
+	File   string `json:"file,omitempty"`
+	Action string `json:"action"` // "written", "unchanged", "removed", "skipped"
+	Reason string `json:"reason,omitempty"`
+}
+
+func (w *Notes) notePath() string {
+	return filepath.Join(state.Dir(), "notes", filepath.Base(w.Store.Path))
+}
+
+// Note returns the current note text, "" when there is none.
+func (w *Notes) Note() (string, error) {
+	st, err := w.loadNote()
+	return st.Text, err
+}
+
+// SetNote writes text into every live worktree's local instructions file
+// and keeps it for worktrees created later.
+func (w *Notes) SetNote(text string) ([]Result, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil, fmt.Errorf("%w: the text is empty ('owt note --clear' removes the note)", ErrBadNote)
+	}
+	if strings.Contains(text, noteBegin) || strings.Contains(text, noteEnd) {
+		return nil, fmt.Errorf("%w: the text cannot contain owt's markers %s / %s", ErrBadNote, noteBegin, noteEnd)
+	}
+	recs, err := w.Records()
+	if err != nil {
+		return nil, err
+	}
+	var results []Result
+	var wrote *noteState
+	err = w.updateNote(func(st *noteState) error {
+		st.Text, st.SetAt = text, w.Now()
+		for _, r := range recs {
+			results = append(results, w.writeNote(st, r))
+		}
+		wrote = st
+		return nil
+	})
+	if err != nil && wrote != nil {
+		// The notes are in the worktrees but owt could not record them (or
+		// the files it created for them): take them out again, or they
+		// would be stuck there, unknown to 'owt note --clear'.
+		for _, r := range recs {
+			clearNoteIn(wrote, r)
+		}
+		return nil, fmt.Errorf("%w; the note was taken out of the worktrees again", err)
+	}
+	return results, err
+}
+
+// ClearNote removes owt's block from every live worktree (and a file owt
+// created for it that is empty now), and the info/exclude lines it added.
+func (w *Notes) ClearNote() ([]Result, error) {
+	recs, err := w.Records()
+	if err != nil {
+		return nil, err
+	}
+	var results []Result
+	err = w.updateNote(func(st *noteState) error {
+		for _, r := range recs {
+			results = append(results, clearNoteIn(st, r))
+		}
+		if err := w.Repo.RemoveExcludes(st.Excludes...); err != nil {
+			return fmt.Errorf("remove owt's note files from info/exclude: %w", err)
+		}
+		*st = noteState{}
+		return nil
+	})
+	return results, err
+}
+
+// Apply puts the current note, if any, into a worktree being created.
+// A failure is logged, never fatal: the note is a convenience.
+func (w *Notes) Apply(rec *state.Record) {
+	if _, err := os.Stat(w.notePath()); err != nil {
+		return // no note: nothing to lock or read
+	}
+	err := w.updateNote(func(st *noteState) error {
+		if st.Text == "" {
+			return nil
+		}
+		res := w.writeNote(st, rec)
+		switch res.Action {
+		case "written":
+			w.Logf("wrote the note into %s", res.File)
+		case "skipped":
+			w.Logf("note not written: %s", res.Reason)
+		}
+		return nil
+	})
+	if err != nil {
+		w.Logf("note not written: %v", err)
+	}
+}
+
+// writeNote writes st.Text into the worktree of r, recording in st what
+// it created. It only ever writes a file owt created itself: a file of
+// that name that owt did not create is the user's (or the project's), and
+// the worktree is skipped with a word why.
+func (w *Notes) writeNote(st *noteState, r *state.Record) Result {
+	res := Result{Name: r.Name}
+	if _, err := os.Stat(r.Path); err != nil {
+		res.Action, res.Reason = "skipped", "worktree missing"
+		return res
+	}
+	target := noteTargetFor(r)
+	if target.Withdraw != "" {
+		// The file owt would write would now hide one the agent reads.
+		if err := withdrawNote(st, filepath.Join(r.Path, target.Withdraw)); err != nil {
+			res.Action, res.Reason = "skipped", err.Error()
+			return res
+		}
+	}
+	if target.File == "" {
+		res.Action, res.Reason = "skipped", target.Skipped
+		return res
+	}
+	path := filepath.Join(r.Path, target.File)
+	res.File = path
+	old, err := os.ReadFile(path)
+	existed := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		res.Action, res.Reason = "skipped", err.Error()
+		return res
+	}
+	// owt's own file still holds its block; without one it is someone
+	// else's (a later worktree of the same name, the agent rewrote it).
+	if existed && (!slices.Contains(st.Created, path) || !strings.Contains(string(old), noteBegin)) {
+		res.File = ""
+		res.Action, res.Reason = "skipped", fmt.Sprintf("%s: %s exists and owt did not create it; owt never writes into your files (use --send)", r.Tool, target.File)
+		return res
+	}
+	pattern := "/" + target.File
+	if where := w.wouldHide(target.File, r.Path); where != "" {
+		res.File = ""
+		res.Action, res.Reason = "skipped", fmt.Sprintf("%s: listing %s in info/exclude would hide the untracked %s from git there (use --send)", r.Tool, target.File, where)
+		return res
+	}
+	added, err := w.Repo.AddExcludes(pattern)
+	if err != nil {
+		res.Action, res.Reason = "skipped", err.Error()
+		return res
+	}
+	if len(added) > 0 && !slices.Contains(st.Excludes, pattern) {
+		st.Excludes = append(st.Excludes, pattern)
+	}
+	updated, err := withNoteBlock(string(old), st.Text)
+	if err != nil {
+		res.Action, res.Reason = "skipped", fmt.Sprintf("%s: %v", target.File, err)
+		return res
+	}
+	if existed && updated == string(old) {
+		res.Action = "unchanged"
+		return res
+	}
+	if err := writeKeepingMode(path, []byte(updated)); err != nil {
+		res.Action, res.Reason = "skipped", err.Error()
+		return res
+	}
+	if !existed && !slices.Contains(st.Created, path) {
+		st.Created = append(st.Created, path)
+	}
+	res.Action = "written"
+	return res
+}
+
+// clearNoteIn removes the block from every file of r's worktree that holds
+// one, deleting a file owt created once nothing else is left in it.
+func clearNoteIn(st *noteState, r *state.Record) Result {
+	res := Result{Name: r.Name, Action: "unchanged"}
+	if _, err := os.Stat(r.Path); err != nil {
+		res.Action, res.Reason = "skipped", "worktree missing"
+		return res
+	}
+	candidates := []string{"CLAUDE.local.md", "AGENTS.override.md", "AGENTS.md", "GEMINI.md"}
+	candidates = append(candidates, geminiContextFiles(r.Path)...)
+	seen := map[string]bool{}
+	for _, name := range candidates {
+		path := filepath.Join(r.Path, name)
+		if seen[path] {
+			continue
+		}
+		seen[path] = true
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		rest, found := withoutNoteBlock(string(data))
+		if !found {
+			continue
+		}
+		res.File = path
+		if strings.TrimSpace(rest) == "" && slices.Contains(st.Created, path) {
+			err = os.Remove(path)
+		} else {
+			err = writeKeepingMode(path, []byte(rest))
+		}
+		if err != nil {
+			res.Action, res.Reason = "skipped", err.Error()
+			return res
+		}
+		res.Action = "removed"
+	}
+	return res
+}
+
+// withNoteBlock returns content with owt's block holding text: replaced
+// where it is, else appended after a blank line.
+func withNoteBlock(content, text string) (string, error) {
+	block := noteBegin + "\n" + noteHeading + "\n\n" + text + "\n" + noteEnd + "\n"
+	start := strings.Index(content, noteBegin)
+	if start < 0 {
+		if content == "" {
+			return block, nil
+		}
+		if !strings.HasSuffix(content, "\n") {
+			content += "\n"
+		}
+		return content + "\n" + block, nil
+	}
+	end := strings.Index(content[start:], noteEnd)
+	if end < 0 {
+		return "", errors.New("it has an owt note block with no end marker; fix the file by hand")
+	}
+	end += start + len(noteEnd)
+	if strings.HasPrefix(content[end:], "\n") {
+		end++
+	}
+	return content[:start] + block + content[end:], nil
+}
+
+// withoutNoteBlock removes owt's block, and the blank line owt put before
+// it; found is false when there is no block.
+func withoutNoteBlock(content string) (string, bool) {
+	start := strings.Index(content, noteBegin)
+	if start < 0 {
+		return content, false
+	}
+	end := strings.Index(content[start:], noteEnd)
+	if end < 0 {
+		return content, false
+	}
+	end += start + len(noteEnd)
+	if strings.HasPrefix(content[end:], "\n") {
+		end++
+	}
+	before := content[:start]
+	if strings.HasSuffix(before, "\n\n") {
+		before = before[:len(before)-1]
+	}
+	return before + content[end:], true
+}
+
+// withdrawNote takes owt's block out of the note file at path when owt
+// created it, deleting the file once nothing else is in it.
+func withdrawNote(st *noteState, path string) error {
+	if !slices.Contains(st.Created, path) {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	rest, found := withoutNoteBlock(string(data))
+	if !found {
+		return nil
+	}
+	if strings.TrimSpace(rest) == "" {
+		if err := os.Remove(path); err != nil {
+			return err
+		}
+		st.Created = slices.DeleteFunc(st.Created, func(p string) bool { return p == path })
+		return nil
+	}
+	return writeKeepingMode(path, []byte(rest))
+}
+
+// wouldHide returns a checkout of the repository, other than the worktree
+// at self, where an untracked file rel exists that git shows: listing
+// "/rel" in the shared info/exclude would hide it from git there, and
+// owt ship, merge and delete would no longer see it as work.
+func (w *Notes) wouldHide(rel, self string) string {
+	wts, err := w.Repo.Worktrees()
+	if err != nil {
+		return ""
+	}
+	for _, wt := range wts {
+		if wt.Bare || wt.Prunable || wt.Path == self {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(wt.Path, filepath.FromSlash(rel))); err != nil {
+			continue
+		}
+		if tracked, err := git.IsTracked(wt.Path, rel); err != nil || tracked {
+			continue
+		}
+		if ignored, err := git.IsIgnored(wt.Path, rel); err == nil && !ignored {
+			return filepath.Join(wt.Path, filepath.FromSlash(rel))
+		}
+	}
+	return ""
+}
+
+// writeKeepingMode replaces owt's note file at path, keeping its mode
+// (0644 when new).
+func writeKeepingMode(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	return atomicfile.WriteMode(path, data, mode)
+}
+
+func (w *Notes) loadNote() (noteState, error) {
+	var st noteState
+	data, err := os.ReadFile(w.notePath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return st, fmt.Errorf("read note: %w", err)
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return noteState{}, fmt.Errorf("read note %s: %w", w.notePath(), err)
+	}
+	return st, nil
+}
+
+// updateNote changes the note state under a lock; an empty state removes
+// the file.
+func (w *Notes) updateNote(fn func(*noteState) error) error {
+	path := w.notePath()
+	doc := state.JSONFile[noteState]{Path: path, LockPath: filepath.Join(state.Dir(), "notes.lock"), What: "note " + path,
+		Load: func() (*noteState, error) { st, err := w.loadNote(); return &st, err }}
+	return doc.Update(func(st *noteState) (bool, error) {
+		if err := fn(st); err != nil {
+			return false, err
+		}
+		if st.Text == "" && len(st.Created) == 0 && len(st.Excludes) == 0 {
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return false, err
+			}
+			return false, nil
+		}
+		return true, nil
+	})
+}
+
+// Notes is a workspace seen by its shared note: Of(w).SetNote(…).
+type Notes struct{ *workspace.Workspace }
+
+// Of is the shared note of the worktrees of w, a complete workspace.
+func Of(w *workspace.Workspace) *Notes { return &Notes{w} }

@@ -1,0 +1,417 @@
+// Package runner is "owt _run", the first process of every worktree
+// session: it runs the setup where the user sees it, starts the agent with
+// its task (as an argument, or pasted once the tool is ready), records the
+// agent's exit and leaves the user a shell in the worktree.
+//
+// Imports send, status, statusbar, workspace, agent, setup, state and
+// tmux; never monitor, run, cli or popups.
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+	"golang.org/x/term"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/send"
+	"github.com/owt-tmux/owt/internal/setup"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/status"
+	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// runner is a workspace seen from its pane's first process.
+type runner struct{ *workspace.Workspace }
+
+// RunSession is the first process of every worktree session ("owt _run").
+// It runs the dependency install and setup commands where the user can see
+// them, starts the agent with the task, records its exit code, and then
+// replaces itself with the user's shell so the pane stays usable.
+//
+// It never returns on success (the shell replaces it).
+func RunSession(tm *tmux.Client, out io.Writer) error {
+	name, repo := os.Getenv("OWT_NAME"), os.Getenv("OWT_REPO")
+	if name == "" || repo == "" {
+		return errors.New("owt _run runs inside a session made by owt new (OWT_NAME and OWT_REPO are not set)")
+	}
+	// Ctrl-C in the pane must stop the install or the agent, not the runner.
+	signal.Notify(make(chan os.Signal, 1), os.Interrupt, syscall.SIGQUIT)
+
+	ws, err := workspace.Open(repo, tm)
+	if err != nil {
+		fmt.Fprintf(out, "owt: %v\n", err)
+		return execShell(out, "")
+	}
+	w := &runner{ws}
+	rec, err := w.Get(name)
+	if err != nil {
+		fmt.Fprintf(out, "owt: %v\n", err)
+		return execShell(out, "")
+	}
+	// The session's @owt-* options, set on it by this pane's id (never a
+	// bare set-option, which lands on whatever session tmux calls current).
+	if pane := os.Getenv("TMUX_PANE"); pane != "" {
+		if err := tm.MarkSession(pane, statusbar.SessionOptions(rec), nil); err != nil {
+			fmt.Fprintf(out, "owt: could not mark this session as %s's: %v\n", rec.Name, err)
+		}
+	}
+	if !rec.NoSetup {
+		w.runSetup(rec, out)
+	}
+	if rec.NoAgent {
+		_, _ = status.Set(&w.Ledger, rec.Name, state.Idle, state.FromOwt, nil)
+		return execShell(out, rec.Path)
+	}
+	code, err := w.runAgent(rec, out)
+	if err != nil {
+		fmt.Fprintf(out, "owt: %v\n", err)
+	}
+	_, _ = status.Set(&w.Ledger, rec.Name, state.Exited, state.FromOwt, &code)
+	if pane := os.Getenv("TMUX_PANE"); pane != "" {
+		// The window was named after the agent; the shell takes over.
+		_ = tm.SetWindowOption(pane, "automatic-rename", "on")
+	}
+	fmt.Fprintf(out, "\nowt: %s exited with code %d. This shell is in the worktree; 'owt delete %s' removes it.\n", rec.Tool, code, rec.Name)
+	return execShell(out, rec.Path)
+}
+
+// runSetup shows and runs the detected install, then [setup] commands. A
+// failure is shown and does not stop the agent from starting.
+func (w *runner) runSetup(rec *state.Record, out io.Writer) {
+	var steps []setup.Step
+	if w.Config.Setup.Install {
+		steps = setup.Detect(rec.Path)
+	}
+	for _, c := range w.Config.Setup.Commands {
+		steps = append(steps, setup.Step{Label: "setup command", Argv: []string{"sh", "-c", c}})
+	}
+	for _, s := range steps {
+		fmt.Fprintf(out, "owt: %s: %s\n", s.Label, strings.Join(s.Argv, " "))
+		cmd := exec.Command(s.Argv[0], s.Argv[1:]...)
+		cmd.Dir = rec.Path
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintf(out, "owt: %s failed: %v (continuing)\n", s.Label, err)
+		}
+	}
+}
+
+// runAgent starts the tool in the foreground of the pane and waits for it.
+func (w *runner) runAgent(rec *state.Record, out io.Writer) (int, error) {
+	prof, ok := w.Tools[rec.Tool]
+	if !ok {
+		return 127, fmt.Errorf("unknown tool %q", rec.Tool)
+	}
+	argTask := ""
+	// A task that starts with "-" would be read as an option by the tool's
+	// argument parser, so it is pasted once the tool is ready instead.
+	if prof.Prompt == "arg" && !strings.HasPrefix(rec.Task, "-") {
+		argTask = rec.Task
+	}
+	argv, err := prof.Argv(argTask, rec.Plan, w.Config.Agent.AutoApprove)
+	if err != nil {
+		return 127, err
+	}
+	// Codex reports to owt through -c notify=[…] (see agent/codex.go).
+	if extra, err := prof.HookArgs(w.Self, w.Repo.Root); err == nil {
+		argv = prof.WithArgs(argv, extra)
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)
+	}
+	paste := argTask == "" && rec.Task != "" && prof.Prompt != "none"
+	if argTask != "" || paste {
+		w.markTaskPending(rec.Name)
+	}
+	cmd, err := startForeground(path, argv[1:], rec.Path)
+	if err != nil {
+		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)
+	}
+	defer takeForeground()
+	go w.whenReady(rec, prof, argTask != "", paste, out)
+	return waitAgent(cmd.Process)
+}
+
+// waitAgent waits for the agent to end and returns its exit code (128+N
+// for signal N). Ctrl-Z stops the agent's process group, and there is no
+// shell here to resume it with fg: a stopped agent is continued at once,
+// so the pane never freezes.
+func waitAgent(p *os.Process) (int, error) {
+	defer func() { _ = p.Release() }()
+	for {
+		var ws syscall.WaitStatus
+		_, err := syscall.Wait4(p.Pid, &ws, syscall.WUNTRACED, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return 1, fmt.Errorf("wait for the agent: %w", err)
+		}
+		switch {
+		case ws.Stopped():
+			_ = syscall.Kill(-p.Pid, syscall.SIGCONT) // its group, when it leads one
+			_ = syscall.Kill(p.Pid, syscall.SIGCONT)
+		case ws.Signaled():
+			return 128 + int(ws.Signal()), nil
+		case ws.Exited():
+			return ws.ExitStatus(), nil
+		}
+	}
+}
+
+// markTaskPending notes that the agent starts with its task: until a turn
+// is seen to start, it has not taken it.
+func (w *runner) markTaskPending(name string) {
+	err := w.Store.Update(func(f *state.File) error {
+		r, ok := f.Records[name]
+		if !ok {
+			return fmt.Errorf("%w %q", workspace.ErrUnknownName, name)
+		}
+		r.TaskPending = true
+		return nil
+	})
+	if err != nil {
+		w.Logf("%s: %v", name, err)
+	}
+}
+
+// whenReady waits until the tool's ready pattern shows in this pane, then
+// pastes the task when the tool needs that, and only then moves the record
+// out of "starting": owt send waits for that, since text typed before a TUI
+// is ready is lost. working says the tool has its task (as an argument):
+// then the record stays "starting" until the screen shows the turn running
+// (Codex shows an empty prompt for seconds before it takes its task, and
+// a first-run dialog is the monitor's to call waiting).
+func (w *runner) whenReady(rec *state.Record, prof agent.Profile, working, paste bool, out io.Writer) {
+	after := state.Idle
+	if working {
+		after = state.Working
+	}
+	pane := os.Getenv("TMUX_PANE")
+	re, err := agent.CompilePattern(prof.Ready)
+	if pane == "" || re == nil || err != nil {
+		if paste {
+			fmt.Fprintf(out, "owt: cannot tell when %s is ready; send the task with: owt send %s -\n", rec.Tool, rec.Name)
+		}
+		w.leaveStarting(rec.Name, after)
+		return
+	}
+	readyTimeout := w.Config.Agent.ReadyTimeout.Duration
+	cl := w.ClassifierOf(prof)
+	if working && prof.Working != "" && cl != nil {
+		w.leaveStartingOnTurn(rec.Name, pane, cl)
+		return
+	}
+	if !w.waitScreen(pane, re, cl, readyTimeout) {
+		if paste {
+			fmt.Fprintf(out, "owt: %s did not show its prompt within %s; the task was not sent (owt send %s -)\n", rec.Tool, readyTimeout, rec.Name)
+		}
+		// Not "starting" forever: the agent runs, with its task or waiting
+		// for the user.
+		w.leaveStarting(rec.Name, after)
+		return
+	}
+	if !paste {
+		w.leaveStarting(rec.Name, after)
+		return
+	}
+	// The record is still "starting", so no owt send types meanwhile.
+	d := send.DeliveryFor(w.Workspace, rec.Tool)
+	if err := send.Deliver(w.Tmux, pane, rec.Task, d); err != nil {
+		fmt.Fprintf(out, "owt: sending the task to %s failed: %v (owt send %s -)\n", rec.Tool, err, rec.Name)
+		w.leaveStarting(rec.Name, state.Idle)
+		return
+	}
+	w.leaveStarting(rec.Name, state.Working)
+}
+
+// taskGrace is how long a tool may sit "starting" at its input prompt
+// before owt says it never took its task (Codex takes up to ~9 s after
+// its start or its sign-in screens; a task lost behind a screen never
+// comes).
+const taskGrace = 30 * time.Second
+
+// echoHold is how long the screen must show the task taken at an idle
+// prompt before owt calls a turn it never saw running over: a tool may
+// draw the message a frame before its busy indicator, and a tool's own
+// turn-end hook (which also tells "finished its turn") lands well within.
+const echoHold = 3 * time.Second
+
+// leaveStartingOnTurn makes a "starting" record working once the screen
+// shows the turn running (turnStarted), idle once the screen shows the task
+// taken and the turn over (a turn quicker than a look at the screen:
+// turnEndedUnseen), and idle with the task not taken once the tool has sat
+// "starting" at its prompt for taskGrace with no sign of its task. It goes
+// on through first-run dialogs (the monitor calls them waiting, and the
+// prompt after them starting again) and stops once a turn started (a
+// hook, the monitor) or the agent exited.
+func (w *runner) leaveStartingOnTurn(name, pane string, cl *agent.Classifier) {
+	var idleSince, echoSince time.Time
+	var before, marks agent.TurnMarks
+	first := true
+	for {
+		r, err := w.Get(name)
+		if err != nil || !r.TaskPending || r.Status == state.Exited {
+			return
+		}
+		class, running, echoed := agent.ClassUnknown, false, false
+		if screen, err := w.Tmux.Capture(pane); err == nil {
+			class, _ = cl.Read(screen)
+			running = class == agent.ClassWorking && !agent.Booting(screen)
+			echoed = class == agent.ClassIdle && cl.TaskEchoed(screen, r.Task)
+			marks = agent.Marks(screen)
+			if first {
+				before, first = marks, false // what was on screen before the tool drew is history
+			}
+		}
+		if running {
+			w.turnStarted(name)
+			return
+		}
+		switch {
+		case r.Status != state.Starting || !echoed:
+			echoSince = time.Time{}
+		case echoSince.IsZero():
+			echoSince = time.Now()
+		case time.Since(echoSince) >= echoHold:
+			w.turnEndedUnseen(name, before, marks)
+			return
+		}
+		switch {
+		case r.Status != state.Starting || class != agent.ClassIdle:
+			idleSince = time.Time{}
+		case idleSince.IsZero():
+			idleSince = time.Now()
+		case time.Since(idleSince) >= taskGrace:
+			w.leaveStarting(name, state.Idle)
+			return
+		}
+		pause := 250 * time.Millisecond
+		if r.Status != state.Starting {
+			// A first-run dialog is up: the monitor reads it; the runner
+			// looks only for a quick turn right after it, less often.
+			pause = time.Second
+		}
+		time.Sleep(pause)
+	}
+}
+
+// turnEndedUnseen makes idle a "starting" agent whose screen shows that it
+// took its task and its turn is over: it ended as the marks drawn since
+// the tool started say (interrupted, failed, or finished).
+func (w *runner) turnEndedUnseen(name string, before, after agent.TurnMarks) {
+	interrupted, failure := agent.TurnEnd(before, after)
+	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
+		return workspace.StatusChange{Status: state.Idle, Source: state.FromOwt, At: w.Now(), TurnRan: true,
+			Interrupted: interrupted, TurnError: failure}, r.TaskPending && r.Status == state.Starting
+	})
+	if changed {
+		statusbar.PublishCurrent(&w.Ledger, name)
+	}
+}
+
+// turnStarted makes working an agent whose turn on its task shows on
+// screen, while it is still "starting" or its first-run dialog was just
+// answered (a quick turn is over before the monitor's reading of a
+// dialog has been replaced).
+func (w *runner) turnStarted(name string) {
+	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
+		return workspace.StatusChange{Status: state.Working, Source: state.FromOwt, At: w.Now()},
+			r.TaskPending && (r.Status == state.Starting || r.Status == state.Waiting && r.Source == state.FromScreen)
+	})
+	if changed {
+		statusbar.PublishCurrent(&w.Ledger, name)
+	}
+}
+
+// waitScreen polls the pane until re matches its screen, and no dialog is
+// up (a trust dialog's "❯ No, exit" looks like a prompt), up to limit.
+func (w *runner) waitScreen(pane string, re *regexp.Regexp, cl *agent.Classifier, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for {
+		screen, err := w.Tmux.Capture(pane)
+		if err == nil && re.MatchString(screen) && (cl == nil || cl.Classify(screen) != agent.ClassWaiting) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// leaveStarting sets the status of a record that is still "starting": a
+// hook may have told more already, or the agent may have exited.
+func (w *runner) leaveStarting(name string, st state.Status) {
+	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
+		return workspace.StatusChange{Status: st, Source: state.FromOwt, At: w.Now()}, r.Status == state.Starting
+	})
+	if changed {
+		statusbar.PublishCurrent(&w.Ledger, name)
+	}
+}
+
+// execShell replaces the runner with the user's shell in dir.
+func execShell(out io.Writer, dir string) error {
+	signal.Reset()
+	if dir != "" {
+		_ = os.Chdir(dir)
+	}
+	shell := os.Getenv("SHELL")
+	if shell == "" {
+		shell = "/bin/sh"
+	}
+	err := syscall.Exec(shell, []string{shell}, os.Environ())
+	fmt.Fprintf(out, "owt: start %s: %v\n", shell, err)
+	return err
+}
+
+// startForeground starts the agent as the pane's foreground job, in its own
+// process group, the way a shell starts a command: tmux then names the pane
+// (pane_current_command, automatic-rename) after the agent rather than
+// "owt", and Ctrl-C reaches the agent alone. Where the pane is not a
+// terminal it starts the agent as a plain child.
+func startForeground(path string, args []string, dir string) (*exec.Cmd, error) {
+	mk := func() *exec.Cmd {
+		cmd := exec.Command(path, args...)
+		cmd.Dir = dir
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		return cmd
+	}
+	cmd := mk()
+	if term.IsTerminal(int(os.Stdin.Fd())) {
+		// Ctty is the child's fd 0, its copy of the pane's terminal.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Foreground: true, Ctty: 0}
+		if err := cmd.Start(); err == nil {
+			return cmd, nil
+		}
+		cmd = mk()
+	}
+	return cmd, cmd.Start()
+}
+
+// takeForeground makes the runner's process group the terminal's
+// foreground again once the agent is gone, so the shell that replaces the
+// runner can read the terminal. SIGTTOU, sent to a background group that
+// does this, is ignored for the call.
+func takeForeground() {
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
+		return
+	}
+	signal.Ignore(syscall.SIGTTOU)
+	defer signal.Reset(syscall.SIGTTOU)
+	_ = unix.IoctlSetPointerInt(int(os.Stdin.Fd()), unix.TIOCSPGRP, syscall.Getpgrp())
+}

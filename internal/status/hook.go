@@ -1,0 +1,221 @@
+// Package status keeps each agent's recorded status true: the hook hot
+// path ("owt hook"), the monitor's screen reconciliation, "owt wait",
+// "owt done" and "owt status". The record-level change itself is the
+// ledger's (workspace.Ledger.ChangeStatus); showing it, the statusbar's.
+//
+// Imports statusbar, workspace, agent, git, state and tmux; never send,
+// runner, lifecycle, inventory, monitor, cli or popups.
+package status
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// HookCall is one run of "owt hook KIND EVENT", as a tool made it.
+type HookCall struct {
+	Kind, Event string
+	// Payload is the event JSON: stdin for Claude, Droid and Gemini, the
+	// last argument for Codex's notify.
+	Payload []byte
+	// Chain is the user's own Codex notify program, run with Payload.
+	Chain []string
+	// Getenv reads the hook's environment (OWT_NAME, OWT_REPO).
+	Getenv func(string) string
+	// Dir is the hook's working directory, used when the payload has no cwd.
+	Dir string
+	// At is when the hook started: the time of the event.
+	At time.Time
+}
+
+// ErrHookIgnored marks a hook call that says nothing about the status (an
+// event owt does not map, a notification about something else).
+var ErrHookIgnored = errors.New("event ignored")
+
+// HandleHook applies one hook event to its record. It is the hot path of
+// every agent turn, so it does only this: parse, one locked state update,
+// and when the status changed, a detached "owt _publish" for the tmux side
+// (publish.go). It loads no config and runs no git. Errors are for owt's
+// log; the caller must still exit 0, because a failing hook can stop the
+// agent.
+func HandleHook(tm *tmux.Client, call HookCall) error {
+	chainErr := runChain(call)
+	var ev agent.HookEvent
+	var parseErr error
+	if len(call.Payload) > 0 {
+		if err := json.Unmarshal(call.Payload, &ev); err != nil {
+			parseErr = fmt.Errorf("bad event JSON (%v)", err)
+		}
+	}
+	status, ok := agent.HookStatus(call.Kind, call.Event, ev)
+	if !ok {
+		return errors.Join(fmt.Errorf("%w: %s %s", ErrHookIgnored, call.Kind, call.Event), parseErr, chainErr)
+	}
+	w, name, err := hookLedger(tm, call, ev)
+	if err == nil {
+		var changed bool
+		_, changed, err = w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
+			// A --no-agent worktree has no agent: a tool someone runs in
+			// it by hand reports nothing owt could ever clear again.
+			c := workspace.StatusChange{Status: state.Status(status), Source: state.FromHook, At: call.At,
+				TurnError: agent.HookTurnError(call.Event, ev), Interrupted: call.Event == "Interrupt"}
+			if c.Status == state.Waiting {
+				c.WaitingFor = agent.HookWaitReason(call.Event, ev)
+			}
+			return c, !r.NoAgent
+		})
+		if changed {
+			err = publishDetached(w, name)
+		}
+	}
+	return errors.Join(err, parseErr, chainErr)
+}
+
+// hookLedger finds the record a hook is about: OWT_NAME and OWT_REPO
+// from the session's environment, else the worktree holding the event's
+// cwd. The event's cwd wins when it lies in another record's worktree: a
+// tool started in worktree B from a shell of A's session inherits A's
+// environment but is B's agent — unless the hook runs in the pane of the
+// environment's live agent ($TMUX_PANE), which makes it that agent's, even
+// when the agent looks around a sibling worktree.
+func hookLedger(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*workspace.Ledger, string, error) {
+	name, repo := call.Getenv("OWT_NAME"), call.Getenv("OWT_REPO")
+	hint := repo
+	if call.Kind == "codex" && call.Event != "notify" {
+		// Codex's lifecycle hooks run in its shared background server,
+		// whose environment is that of whichever codex started it: only
+		// the event's cwd says whose turn it is (the environment's repo is
+		// still the likeliest place to find it).
+		name, repo = "", ""
+	}
+	var store *state.Store
+	if name != "" && repo != "" {
+		store = state.ForRepo(repo)
+		if ev.Cwd != "" && !ownsEvent(store, name, call.Getenv("TMUX_PANE"), ev.Cwd) {
+			if s, rec, err := findByPath(ev.Cwd, repo); err == nil {
+				store, name, repo = s, rec.Name, s.Repo
+			}
+		}
+	} else {
+		dir := ev.Cwd
+		if dir == "" {
+			dir = call.Dir
+		}
+		var rec *state.Record
+		var err error
+		if store, rec, err = findByPath(dir, hint); err != nil {
+			return nil, "", err
+		}
+		name, repo = rec.Name, store.Repo
+	}
+	return &workspace.Ledger{Repo: git.Repo{Root: repo}, Store: store, Tmux: tm, Now: time.Now}, name, nil
+}
+
+// ownsEvent reports, from one read of the state, whether the record
+// called name owns an event fired in pane with cwd dir: it does when the
+// event comes from its live agent's pane, or when its worktree holds dir
+// (and when that cannot be told, so the environment's record stays the
+// answer).
+func ownsEvent(store *state.Store, name, pane, dir string) bool {
+	f, err := store.Peek()
+	if err != nil {
+		return true
+	}
+	r, ok := f.Records[name]
+	if !ok || r == nil || r.Path == "" {
+		return true
+	}
+	if pane != "" && r.Pane == pane && r.Status != state.Exited && !r.NoAgent {
+		return true
+	}
+	return within(dir, r.Path) || within(realPath(dir), r.Path)
+}
+
+// within reports whether path is dir or inside it.
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, dir+string(filepath.Separator))
+}
+
+func realPath(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
+}
+
+// findByPath returns the record whose worktree holds dir.
+func findByPath(dir, hint string) (*state.Store, *state.Record, error) {
+	if dir == "" {
+		return nil, nil, errors.New("no OWT_NAME in the environment and no cwd to find the worktree by")
+	}
+	dir = realPath(dir)
+	stores, err := state.Stores()
+	if err != nil {
+		return nil, nil, err
+	}
+	if hint != "" {
+		// The likeliest store first: one read instead of every repo's.
+		stores = append([]*state.Store{state.ForRepo(hint)}, stores...)
+	}
+	for _, s := range stores {
+		f, err := s.Peek()
+		if err != nil {
+			continue
+		}
+		for _, r := range f.Records {
+			if r != nil && r.Path != "" && within(dir, r.Path) {
+				return s, r, nil
+			}
+		}
+	}
+	return nil, nil, fmt.Errorf("no owt worktree holds %s", dir)
+}
+
+// runChain starts the user's own Codex notify program with the event, the
+// way Codex would have: argv, the JSON last, not waited for.
+func runChain(call HookCall) error {
+	if len(call.Chain) == 0 {
+		return nil
+	}
+	cmd := exec.Command(call.Chain[0], append(call.Chain[1:], string(call.Payload))...)
+	cmd.Dir = call.Dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	devnull, err := os.Open(os.DevNull)
+	if err == nil {
+		defer devnull.Close()
+		cmd.Stdin = devnull
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("run your codex notify program %s: %w", call.Chain[0], err)
+	}
+	return cmd.Process.Release()
+}
+
+// publishDetached hands publishing to a detached "owt _publish", which
+// takes the publish lock itself: the caller (a hook the agent waits for)
+// waits neither for tmux nor for another publisher.
+func publishDetached(w *workspace.Ledger, name string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("publish %s: find owt: %w", name, err)
+	}
+	cmd := exec.Command(self, "_publish", w.Repo.Root, name)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("publish %s: start owt _publish: %w", name, err)
+	}
+	return cmd.Process.Release()
+}

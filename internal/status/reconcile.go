@@ -1,0 +1,119 @@
+package status
+
+import (
+	"time"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// Debounce is how long a screen reading must hold, and how old the
+// record's last event must be, before the screen replaces a status: a
+// spinner still drawn while the Stop hook runs, or a menu redrawn once,
+// must not flip the status back and forth.
+const Debounce = time.Second
+
+// Observation is what the monitor saw on an agent's pane.
+type Observation struct {
+	Class agent.Class
+	// Reason is what a waiting screen waits for (agent.WaitReason).
+	Reason string
+	// ClassSince is when this class was first seen, without a break.
+	ClassSince time.Time
+	// Changed is when the pane's text last changed.
+	Changed time.Time
+	// At is when the pane was captured.
+	At time.Time
+	// Interrupted and TurnError say how the turn ended that left an idle
+	// screen: stopped by the user (a mark like "Interrupted · What should
+	// Claude do instead?"), or failed with that error.
+	Interrupted bool
+	TurnError   string
+}
+
+// Reconcile is the status the screen implies for rec, when it should
+// replace the recorded one (DESIGN.md, "Status model"):
+//
+//   - a question on screen is waiting, whatever the last hook said, and a
+//     new question (trust, then login) is a new wait;
+//   - a busy indicator on screen is working when the record says idle or
+//     waiting (Codex reports no turn start; a long tool call after an
+//     approval reports nothing until it ends);
+//   - the input prompt of a tool that has not taken its task yet is
+//     starting (after a dialog too);
+//   - the input prompt alone is idle: at once when the screen set the
+//     status or says the turn was interrupted or failed, but otherwise a
+//     working or waiting status from a hook or from owt yields only once
+//     the pane has been still for stillAfter (Esc fires no hook; a
+//     question answered with "no" fires none either).
+//
+// Nothing happens before the reading has held for Debounce and the record's
+// last event is Debounce old. Exited records, and starting ones unless a
+// first-run dialog waits for the user, are left to the runner; a pane owt
+// cannot read (ClassUnknown) changes nothing.
+func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (state.Status, bool) {
+	if rec.NoAgent || rec.Status == state.Exited || obs.Class == agent.ClassUnknown {
+		return "", false
+	}
+	if rec.Status == state.Starting && obs.Class != agent.ClassWaiting {
+		return "", false // the runner says when the tool is ready
+	}
+	if obs.At.Sub(obs.ClassSince) < Debounce || obs.At.Sub(rec.EventAt) < Debounce {
+		return "", false
+	}
+	switch obs.Class {
+	case agent.ClassWaiting:
+		if rec.Status != state.Waiting || newWaitReason(rec, obs.Reason) {
+			return state.Waiting, true
+		}
+	case agent.ClassWorking:
+		if rec.Status == state.Idle || rec.Status == state.Waiting {
+			return state.Working, true
+		}
+	case agent.ClassIdle:
+		if rec.TaskPending && obs.TurnError == "" {
+			// The tool has not taken its task yet (Codex shows an empty
+			// prompt for seconds, after a dialog too): still starting, no
+			// turn finished. The runner gives up on it after a while.
+			if rec.Status == state.Waiting {
+				return state.Starting, true
+			}
+			return "", false
+		}
+		if rec.Status != state.Working && rec.Status != state.Waiting {
+			return "", false
+		}
+		if rec.Source == state.FromScreen || obs.Interrupted || obs.TurnError != "" || obs.At.Sub(obs.Changed) >= stillAfter {
+			return state.Idle, true
+		}
+	}
+	return "", false
+}
+
+// newWaitReason reports whether the screen says a waiting agent now waits
+// for something else (a sign-in choice, then the API key box). The
+// screen's catch-all "permission" never replaces what a hook said.
+func newWaitReason(rec *state.Record, reason string) bool {
+	return reason != "" && reason != rec.WaitingFor && (rec.WaitingFor == "" || reason != agent.WaitPermission)
+}
+
+// ApplyScreen applies what the screen says to the record called name, the
+// decision taken again on the record as it is under the state lock (a hook
+// may have changed it since the caller read it). It reports whether the
+// status changed.
+func ApplyScreen(w *workspace.Ledger, name string, obs Observation, stillAfter time.Duration) (bool, error) {
+	_, changed, err := w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
+		st, ok := Reconcile(r, obs, stillAfter)
+		c := workspace.StatusChange{Status: st, Source: state.FromScreen, At: obs.At, WaitingFor: obs.Reason}
+		if st == state.Idle {
+			c.Interrupted, c.TurnError = obs.Interrupted, obs.TurnError
+		}
+		return c, ok
+	})
+	if changed {
+		statusbar.PublishCurrent(w, name)
+	}
+	return changed, err
+}

@@ -1,0 +1,131 @@
+package status
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+func TestReconcile(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	ago := func(d time.Duration) time.Time { return now.Add(-d) }
+	const still = 5 * time.Second
+	rec := func(st state.Status, src state.Source, eventAgo time.Duration) *state.Record {
+		return &state.Record{Name: "a", Status: st, Source: src, EventAt: ago(eventAgo)}
+	}
+	obs := func(c agent.Class, held, stillFor time.Duration) Observation {
+		return Observation{Class: c, ClassSince: ago(held), Changed: ago(stillFor), At: now}
+	}
+	cases := []struct {
+		name string
+		rec  *state.Record
+		obs  Observation
+		want state.Status // "" = no change
+	}{
+		{"a question on screen beats a working hook", rec(state.Working, state.FromHook, 3*time.Second), obs(agent.ClassWaiting, 2*time.Second, 0), state.Waiting},
+		{"not before the reading held for the debounce", rec(state.Working, state.FromHook, 3*time.Second), obs(agent.ClassWaiting, 500*time.Millisecond, 0), ""},
+		{"not over a fresh hook", rec(state.Idle, state.FromHook, 300*time.Millisecond), obs(agent.ClassWorking, 3*time.Second, 0), ""},
+		{"a spinner after a finished turn is working (codex has no turn-start hook)", rec(state.Idle, state.FromHook, time.Minute), obs(agent.ClassWorking, 2*time.Second, 0), state.Working},
+		{"a spinner after an approval is working", rec(state.Waiting, state.FromHook, 10*time.Second), obs(agent.ClassWorking, 2*time.Second, 0), state.Working},
+		{"Esc: prompt showing, pane still for still_after", rec(state.Working, state.FromHook, time.Minute), obs(agent.ClassIdle, 6*time.Second, 6*time.Second), state.Idle},
+		{"Esc: not while the pane still moves", rec(state.Working, state.FromHook, time.Minute), obs(agent.ClassIdle, 6*time.Second, 2*time.Second), ""},
+		{"a question answered no: still prompt is idle", rec(state.Waiting, state.FromHook, time.Minute), obs(agent.ClassIdle, 6*time.Second, 6*time.Second), state.Idle},
+		{"the screen's own working ends at once", rec(state.Working, state.FromScreen, 5*time.Second), obs(agent.ClassIdle, 2*time.Second, 2*time.Second), state.Idle},
+		{"owt's working waits for stillness", rec(state.Working, state.FromOwt, 5*time.Second), obs(agent.ClassIdle, 2*time.Second, 2*time.Second), ""},
+		{"idle stays idle", rec(state.Idle, state.FromHook, time.Minute), obs(agent.ClassIdle, time.Minute, time.Minute), ""},
+		{"working stays working", rec(state.Working, state.FromHook, time.Minute), obs(agent.ClassWorking, time.Minute, 0), ""},
+		{"an unreadable screen changes nothing", rec(state.Working, state.FromHook, time.Minute), obs(agent.ClassUnknown, time.Minute, time.Minute), ""},
+		{"exited is the runner's", rec(state.Exited, state.FromOwt, time.Minute), obs(agent.ClassWaiting, time.Minute, 0), ""},
+		{"starting is the runner's", rec(state.Starting, state.FromOwt, time.Minute), obs(agent.ClassIdle, time.Minute, time.Minute), ""},
+	}
+	pending := func(r *state.Record) *state.Record { r.TaskPending = true; return r }
+	marked := func(o Observation, interrupted bool, failure string) Observation {
+		o.Interrupted, o.TurnError = interrupted, failure
+		return o
+	}
+	cases = append(cases, []struct {
+		name string
+		rec  *state.Record
+		obs  Observation
+		want state.Status
+	}{
+		{"Esc with its mark on screen: idle without waiting for stillness", rec(state.Working, state.FromHook, time.Minute), marked(obs(agent.ClassIdle, 2*time.Second, 0), true, ""), state.Idle},
+		{"a failure mark on screen: idle at once", rec(state.Waiting, state.FromHook, time.Minute), marked(obs(agent.ClassIdle, 2*time.Second, 0), false, "x"), state.Idle},
+		{"a dialog answered, the task not taken yet: starting again", pending(rec(state.Waiting, state.FromScreen, time.Minute)), obs(agent.ClassIdle, 2*time.Second, 2*time.Second), state.Starting},
+		{"the task not taken yet: no turn finished", pending(rec(state.Starting, state.FromOwt, time.Minute)), obs(agent.ClassIdle, time.Minute, time.Minute), ""},
+		{"a turn that failed before it was taken is idle", pending(rec(state.Waiting, state.FromScreen, time.Minute)), marked(obs(agent.ClassIdle, 2*time.Second, 0), false, "x"), state.Idle},
+	}...)
+	for _, c := range cases {
+		got, ok := Reconcile(c.rec, c.obs, still)
+		require.Equal(t, c.want, got, c.name)
+		require.Equal(t, c.want != "", ok, c.name)
+	}
+}
+
+func TestStatusEventsOutOfOrderAreStale(t *testing.T) {
+	w := newWorld(t).workspace()
+	require.NoError(t, w.Store.Update(func(f *state.File) error {
+		f.Records["a"] = &state.Record{Name: "a", Status: state.Starting}
+		return nil
+	}))
+	t0 := time.Now()
+	_, changed, err := SetAt(&w.Ledger, "a", state.Idle, state.FromHook, nil, t0.Add(2*time.Second))
+	require.NoError(t, err)
+	require.True(t, changed)
+	// A hook that started earlier reaches the lock later: it is dropped.
+	rec, changed, err := SetAt(&w.Ledger, "a", state.Working, state.FromHook, nil, t0.Add(time.Second))
+	require.NoError(t, err)
+	require.False(t, changed)
+	require.Equal(t, state.Idle, rec.Status)
+	require.Equal(t, t0.Add(2*time.Second).UnixNano(), rec.StatusSince.UnixNano())
+
+	// A screen reading taken before the last event does not apply either.
+	applied, err := ApplyScreen(&w.Ledger, "a", Observation{Class: agent.ClassWorking, ClassSince: t0.Add(-time.Minute), Changed: t0, At: t0.Add(time.Second)}, time.Second)
+	require.NoError(t, err)
+	require.False(t, applied)
+
+	// An exit code is kept when a later "exited" has none.
+	code := 3
+	_, _, err = SetAt(&w.Ledger, "a", state.Exited, state.FromOwt, &code, t0.Add(3*time.Second))
+	require.NoError(t, err)
+	rec, _, err = SetAt(&w.Ledger, "a", state.Exited, state.FromHook, nil, t0.Add(4*time.Second))
+	require.NoError(t, err)
+	require.NotNil(t, rec.ExitCode)
+	require.Equal(t, 3, *rec.ExitCode)
+	_, _, err = SetAt(&w.Ledger, "nosuch", state.Idle, state.FromHook, nil, t0)
+	require.ErrorIs(t, err, workspace.ErrUnknownName)
+}
+
+// An agent started with its task that turns idle before any turn started
+// never took it (issue 16, item 19); a hook's end of turn, or a turn seen
+// working, is the task taken.
+func TestIdleBeforeTheTaskWasTakenIsAFailedTurn(t *testing.T) {
+	w := newWorld(t).workspace()
+	require.NoError(t, w.Store.Update(func(f *state.File) error {
+		for _, n := range []string{"a", "b", "c"} {
+			f.Records[n] = &state.Record{Name: n, Status: state.Starting, TaskPending: true}
+		}
+		return nil
+	}))
+	t0 := time.Now()
+	r, _, err := SetAt(&w.Ledger, "a", state.Idle, state.FromOwt, nil, t0)
+	require.NoError(t, err)
+	require.Equal(t, workspace.TaskNotTaken, r.TurnError)
+	require.False(t, r.TaskPending)
+
+	r, _, err = SetAt(&w.Ledger, "b", state.Idle, state.FromHook, nil, t0)
+	require.NoError(t, err)
+	require.Empty(t, r.TurnError, "a hook's idle ends a turn")
+	require.False(t, r.TaskPending)
+
+	_, _, err = SetAt(&w.Ledger, "c", state.Working, state.FromOwt, nil, t0)
+	require.NoError(t, err)
+	r, _, err = SetAt(&w.Ledger, "c", state.Idle, state.FromScreen, nil, t0.Add(time.Second))
+	require.NoError(t, err)
+	require.Empty(t, r.TurnError, "a turn ran")
+}

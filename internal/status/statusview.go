@@ -1,0 +1,73 @@
+package status
+
+import (
+	"errors"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// View is what owt status shows of one agent.
+type View struct {
+	Name     string    `json:"name"`
+	Tool     string    `json:"tool"`
+	Status   string    `json:"status"`
+	Since    time.Time `json:"since"`
+	Source   string    `json:"source"`
+	ExitCode *int      `json:"exit_code,omitempty"`
+	// WaitingFor is what a waiting agent waits for (trust, login, API key,
+	// permission, question).
+	WaitingFor string `json:"waiting_for,omitempty"`
+	// TurnError is why its last turn failed; the task is kept.
+	TurnError string `json:"turn_error,omitempty"`
+	// Interrupted: the user stopped its last turn (Esc); no turn finished.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Done is what the agent said with owt done this turn.
+	Done    *state.DoneSignal `json:"done,omitempty"`
+	Session string            `json:"session"`
+	Pane    string            `json:"pane,omitempty"`
+	Live    bool              `json:"live"`
+	// Elsewhere says how to reach an agent on another tmux server.
+	Elsewhere string `json:"elsewhere,omitempty"`
+	// Lines are the last non-blank lines of the agent's pane.
+	Lines []string `json:"last_lines"`
+}
+
+// Of returns the status of the agent called name with the last
+// lines lines of its pane (none when its session is gone).
+func Of(w *workspace.Workspace, name string, lines int) (View, error) {
+	r, err := w.Get(name)
+	if err != nil {
+		return View{}, err
+	}
+	v := View{
+		Name: r.Name, Tool: workspace.ToolOf(r), Status: string(r.Status), Since: r.StatusSince,
+		Source: string(r.Source), ExitCode: r.ExitCode, Session: r.Session, Pane: r.Pane,
+		WaitingFor: r.WaitingFor, TurnError: r.TurnError, Done: r.Done,
+		Interrupted: r.Interrupted && r.Status == state.Idle,
+		Lines:       []string{},
+	}
+	if err := w.CheckPane(r); err != nil {
+		if errors.Is(err, workspace.ErrOtherServer) {
+			v.Elsewhere = err.Error()
+		}
+		return v, nil
+	}
+	v.Live = true
+	if screen, err := w.Tmux.Capture(r.Pane); err == nil && lines > 0 {
+		all := agent.ScreenLines(screen)
+		var kept []string
+		for _, l := range all {
+			if l != "" || len(kept) > 0 {
+				kept = append(kept, l)
+			}
+		}
+		if len(kept) > lines {
+			kept = kept[len(kept)-lines:]
+		}
+		v.Lines = append(v.Lines, kept...)
+	}
+	return v, nil
+}

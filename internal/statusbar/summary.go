@@ -1,0 +1,169 @@
+package statusbar
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// The status bar contract: `owt tmux init` replaces StatusPlaceholder in
+// status-left/status-right with StatusFormat, which reads the global user
+// options OptRuns (the runs in flight, kept by the run engine) and
+// OptStatusLine. owt rewrites them on every change, so a redraw spawns no
+// process.
+const (
+	StatusPlaceholder = "#{owt_status}"
+	OptStatusLine     = "@owt-status-line"
+	OptRuns           = "@owt-runs"
+	StatusFormat      = "#{?" + OptRuns + ",#{" + OptRuns + "} ,}#{" + OptStatusLine + "}"
+)
+
+// PublishSummary writes the summary of every repository's agents into the
+// global option the status bar reads (owt tmux init calls it too, so the
+// bar is right from the start).
+func PublishSummary(tm *tmux.Client) error {
+	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	defer cancel()
+	return publishSummary(ctx, tm)
+}
+
+// publishSummary is PublishSummary with its tmux call bounded by ctx.
+func publishSummary(ctx context.Context, tm *tmux.Client) error {
+	recs, err := workspace.AllRecords()
+	if err != nil {
+		return err
+	}
+	return tm.SetOptionContext(ctx, "", OptStatusLine, Summarize(recs).Render(StyleTmux))
+}
+
+// Summary counts agents by status and names the ones that need the user.
+// Shells are not agents and are not counted, but one that needs the user
+// (its pull request's CI fails) is named.
+type Summary struct {
+	Total   int            `json:"total"`
+	Counts  map[string]int `json:"counts"`  // status → agents
+	Waiting []string       `json:"waiting"` // names of agents that need you, longest waiting first
+}
+
+// Summarize builds the summary of records. Shells (--no-agent) are not
+// agents: they are left out of the counts, and named only when a reaction
+// needs the user there (no agent can be told, so it is the user's).
+func Summarize(recs []*state.Record) Summary {
+	s := Summary{Counts: map[string]int{}, Waiting: []string{}}
+	var waiting []*state.Record
+	for _, r := range recs {
+		if r.NoAgent {
+			if r.NeedsUser() {
+				waiting = append(waiting, r)
+			}
+			continue
+		}
+		s.Total++
+		s.Counts[string(r.Status)]++
+		// An escalated reaction needs the user as much as a question does.
+		if r.Status == state.Waiting || r.NeedsUser() {
+			waiting = append(waiting, r)
+		}
+	}
+	sort.SliceStable(waiting, func(i, j int) bool { return waiting[i].StatusSince.Before(waiting[j].StatusSince) })
+	for _, r := range waiting {
+		s.Waiting = append(s.Waiting, r.Name)
+	}
+	return s
+}
+
+// Style is how rendered text is decorated.
+type Style int
+
+// Styles of Render.
+const (
+	StylePlain Style = iota // no decoration (NO_COLOR, pipes)
+	StyleTmux               // tmux #[…] style markup, for the status bar
+	StyleANSI               // terminal colours
+)
+
+// Glyph is the one-character sign of a status, shared by the status bar
+// and the picker.
+func Glyph(status string) string {
+	switch state.Status(status) {
+	case state.Waiting:
+		return "▲"
+	case state.Working, state.Starting:
+		return "●"
+	case state.Idle:
+		return "○"
+	case state.Exited:
+		return "✕"
+	}
+	return "?"
+}
+
+// shownWaiting is how many names of waiting agents the bar spells out.
+const shownWaiting = 3
+
+type segment struct {
+	text  string
+	color string // a tmux colour name, mapped to ANSI for terminals
+	bold  bool
+}
+
+// segments are the parts of the summary: who needs you, then how many
+// agents work, are idle, have exited. An empty summary has none.
+func (s Summary) segments() []segment {
+	var segs []segment
+	if n := len(s.Waiting); n > 0 {
+		names := s.Waiting
+		if n > shownWaiting {
+			names = names[:shownWaiting]
+		}
+		text := Glyph(string(state.Waiting)) + " " + strings.Join(names, " ")
+		if n > shownWaiting {
+			text += fmt.Sprintf(" +%d", n-shownWaiting)
+		}
+		segs = append(segs, segment{text: text, color: "yellow", bold: true})
+	}
+	if n := s.Counts[string(state.Working)] + s.Counts[string(state.Starting)]; n > 0 {
+		segs = append(segs, segment{text: fmt.Sprintf("%s %d", Glyph(string(state.Working)), n), color: "green"})
+	}
+	if n := s.Counts[string(state.Idle)]; n > 0 {
+		segs = append(segs, segment{text: fmt.Sprintf("%s %d", Glyph(string(state.Idle)), n), color: "cyan"})
+	}
+	if n := s.Counts[string(state.Exited)]; n > 0 {
+		segs = append(segs, segment{text: fmt.Sprintf("%s %d", Glyph(string(state.Exited)), n), color: "red"})
+	}
+	return segs
+}
+
+var ansiColor = map[string]string{"yellow": "33", "green": "32", "cyan": "36", "red": "31"}
+
+// Render returns the summary as one line in the given style; "" when
+// there are no agents, so an empty bar stays empty.
+func (s Summary) Render(style Style) string {
+	segs := s.segments()
+	parts := make([]string, len(segs))
+	for i, g := range segs {
+		switch style {
+		case StyleTmux:
+			attr := "fg=" + g.color
+			if g.bold {
+				attr += ",bold"
+			}
+			// '#' starts a format in tmux; names are slugs, but be safe.
+			parts[i] = "#[" + attr + "]" + strings.ReplaceAll(g.text, "#", "##") + "#[default]"
+		case StyleANSI:
+			code := ansiColor[g.color]
+			if g.bold {
+				code = "1;" + code
+			}
+			parts[i] = "\x1b[" + code + "m" + g.text + "\x1b[0m"
+		default:
+			parts[i] = g.text
+		}
+	}
+	return strings.Join(parts, " ")
+}
