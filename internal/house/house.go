@@ -1,17 +1,24 @@
 // Package house is owt's floor plan: which room (package) sits on which
 // floor, and so which imports are allowed. Its test reads every package's
-// imports and fails on one that points up or sideways against the plan,
-// naming both packages, so the layout cannot decay silently. It holds no
-// code owt runs.
+// imports and fails on one that points up, or sideways without being
+// listed, naming both packages, so the layout cannot decay silently. It
+// holds no code owt runs.
 //
 // The floors, top to bottom (a package imports only from floors below
-// its own, plus the few same-floor arrows listed in Sideways):
+// its own, plus the same-floor arrows the test lists):
 //
-//	entry     cmd/owt, cmd/owt-popup: wiring only
-//	faces     the CLI and the popups
-//	drivers   the monitor and the run engine: what acts on its own
-//	use cases one concern each: lifecycle, status, merge, control verbs …
-//	models    the run model, the outbox queue, agent profiles
-//	ground    git, tmux, gh, state …: the only code that runs those programs
-//	base      text, proc, atomicfile, config: imported by all, import nothing of owt's
+//	entry      cmd/owt, cmd/owt-popup: wiring only
+//	faces      the CLI, the popups
+//	drivers    the monitor (one per tmux server) and the run engine it drives
+//	verbs      control (ship, merge, delete from every face), reactions,
+//	           pull requests, the outbox's courier, the pane runner
+//	use cases  one concern each: lifecycle, status, status bar, inventory,
+//	           typing into panes, notes, hook files, merge, checks, keys
+//	core       workspace: a repository as owt manages it
+//	models     the run model and its plan and evidence, the outbox queue,
+//	           agent profiles and the screen classifier
+//	ground     git, tmux, gh (the only code that runs them), state, setup,
+//	           the monitor starter
+//	base       untrusted text, starting programs, atomic files, config:
+//	           they import nothing of owt's
 package house

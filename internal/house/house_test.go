@@ -16,51 +16,64 @@ const (
 	base = iota
 	ground
 	models
+	core
 	useCases
+	verbs
 	drivers
 	faces
 	entry
 )
 
-var floorNames = []string{"base", "ground", "models", "use cases", "drivers", "faces", "entry"}
+var floorNames = []string{"base", "ground", "models", "core", "use cases", "verbs", "drivers", "faces", "entry"}
 
 // rooms puts every package of owt on its floor. A new package must be
 // added here, on the floor of its concern.
 var rooms = map[string]int{
-	"cmd/owt":       entry,
+	"cmd/owt":       entry, // wiring only
 	"cmd/owt-popup": entry,
 
-	"internal/cli": faces,
-	"popups":       faces,
+	"internal/cli": faces, // one options struct and run function per command
+	"popups":       faces, // one key table per screen
 
-	"internal/monitor":   drivers,
-	"internal/runengine": drivers,
+	"internal/monitor":   drivers, // one per tmux server: the tick
+	"internal/runengine": drivers, // a run's effects, driven by the monitor
 
-	"internal/control":   useCases,
-	"internal/react":     useCases,
-	"internal/merge":     useCases,
-	"internal/workspace": useCases,
-	"internal/checks":    useCases,
-	"internal/pullreq":   useCases,
-	"keybindings":        useCases,
+	"internal/control":  verbs, // ship, merge, delete: the one path from every face
+	"internal/react":    verbs, // reactions: failing checks, CI, reviews, conflicts
+	"internal/pullreq":  verbs, // opening a pull request
+	"internal/delivery": verbs, // the outbox's courier
+	"internal/runner":   verbs, // owt _run, a session's first process
 
-	"internal/outbox":  useCases, // its courier types into panes through workspace; moving out
-	"internal/agent":   models,
-	"internal/run":     models,
-	"internal/runplan": models,
-	"internal/runwork": models,
+	"internal/lifecycle": useCases, // create, delete, teardown, restart, doctor
+	"internal/status":    useCases, // hooks, screen reconciliation, wait, done
+	"internal/statusbar": useCases, // @owt-status and the summary
+	"internal/inventory": useCases, // owt list and its git-figure cache
+	"internal/send":      useCases, // typing into panes
+	"internal/notes":     useCases, // owt note
+	"internal/hookfiles": useCases, // hook settings in a worktree
+	"internal/merge":     useCases, // checks and landing a branch
+	"internal/checks":    useCases, // running check commands
+	"keybindings":        useCases, // the plugin's keys
 
-	"internal/git":            ground,
-	"internal/tmux":           ground,
-	"internal/forge":          ground,
-	"internal/state":          ground,
-	"internal/setup":          ground,
-	"internal/monitor/daemon": ground,
+	"internal/workspace": core, // a repository as owt manages it: records, names, paths
 
-	"internal/text":       base,
-	"internal/proc":       base,
-	"internal/atomicfile": base,
-	"internal/config":     base,
+	"internal/run":     models, // a run's state and decisions
+	"internal/runplan": models, // the plan file
+	"internal/runwork": models, // what a task's branch holds
+	"internal/outbox":  models, // the message queue
+	"internal/agent":   models, // tool profiles, the screen classifier
+
+	"internal/git":    ground, // the only code that runs git
+	"internal/tmux":   ground, // the only code that runs tmux; socket paths
+	"internal/forge":  ground, // the only code that runs gh
+	"internal/state":  ground, // records, locks, the locked JSON file
+	"internal/setup":  ground, // copies, ports, dependency installs
+	"internal/daemon": ground, // finds, locks and starts a server's monitor
+
+	"internal/text":       base, // untrusted text made safe
+	"internal/proc":       base, // starting a program: context, trace
+	"internal/atomicfile": base, // replacing a file atomically
+	"internal/config":     base, // the config files
 
 	// Not part of owt: the benchmark driver, the end-to-end tests and this
 	// plan. They may import anything.
@@ -71,18 +84,13 @@ var rooms = map[string]int{
 
 // sideways are the allowed imports between rooms of one floor: from → to.
 var sideways = map[string][]string{
-	"internal/control":        {"internal/merge", "internal/run", "internal/workspace"},
-	"internal/react":          {"internal/checks", "internal/outbox", "internal/workspace"},
-	"internal/run":            {"internal/runplan", "internal/runwork"},
-	"internal/monitor":        {"internal/runengine"},
-	"internal/pullreq":        {"internal/checks", "internal/workspace"},
-	"internal/workspace":      {},
-	"internal/outbox":         {"internal/workspace"},
-	"internal/agent":          {},
-	"internal/git":            {},
-	"internal/forge":          {},
-	"internal/state":          {},
-	"internal/monitor/daemon": {"internal/state", "internal/tmux"},
+	"internal/monitor":   {"internal/runengine"},
+	"internal/lifecycle": {"internal/hookfiles", "internal/notes", "internal/statusbar"},
+	"internal/inventory": {"internal/lifecycle"},
+	"internal/status":    {"internal/statusbar"},
+	"internal/send":      {"internal/statusbar"},
+	"internal/run":       {"internal/runplan", "internal/runwork"},
+	"internal/daemon":    {"internal/state", "internal/tmux"},
 }
 
 // TestImportsPointDown fails on every import of one owt package by

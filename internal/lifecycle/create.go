@@ -106,7 +106,7 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 	if o.Name != "" {
-		if err := workspace.ValidateName(o.Name); err != nil {
+		if err := state.ValidateName(o.Name); err != nil {
 			return nil, badOption(err)
 		}
 	}
@@ -410,7 +410,7 @@ func (w *Worktrees) taken(f *state.File, name, branch string, liveSession map[st
 	if _, ok := f.Records[name]; ok {
 		return true, "owt already has a worktree with that name"
 	}
-	if workspace.ReservedName(name) {
+	if state.ReservedName(name) {
 		return true, "owt's commands would read it as a request for help"
 	}
 	if ref, ok := branches[branch]; ok && ref == git.BranchRef(branch) {

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/owt-tmux/owt/internal/workspace"
+	"github.com/owt-tmux/owt/internal/state"
 )
 
 // ValidName reports whether s can name a run or a task: a task's id
 // becomes part of a worktree, branch and session name, so the rule is
-// workspace.ValidateName's.
-func ValidName(s string) bool { return workspace.ValidateName(s) == nil }
+// state.ValidateName's.
+func ValidName(s string) bool { return state.ValidateName(s) == nil }
 
 // NameRule is the sentence that says ValidName's rule.
 const NameRule = "use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit, not ending in .lock, without '..', and not 'h' or 'help')"

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/owt-tmux/owt/internal/state"
 	"github.com/stretchr/testify/require"
 )
 
@@ -48,18 +49,9 @@ func TestDeriveNameIsAlwaysAValidRef(t *testing.T) {
 	for _, in := range inputs {
 		name, branch := DeriveName(in)
 		require.LessOrEqual(t, len(name), maxSlug, in)
-		require.NoError(t, ValidateName(name), in)
+		require.NoError(t, state.ValidateName(name), in)
 		out, err := exec.Command("git", "check-ref-format", "--branch", branch).CombinedOutput()
 		require.NoError(t, err, "%q → %q: %s", in, branch, out)
-	}
-}
-
-func TestValidateName(t *testing.T) {
-	for _, ok := range []string{"a", "login-fix", "v1.2", "x_y"} {
-		require.NoError(t, ValidateName(ok), ok)
-	}
-	for _, bad := range []string{"", "-x", ".x", "a/b", "a b", "x.lock", "a..b", strings.Repeat("a", 65), "a:b"} {
-		require.Error(t, ValidateName(bad), bad)
 	}
 }
 
