@@ -1,6 +1,8 @@
 package inventory
 
 import (
+	"sync"
+
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -34,26 +36,43 @@ func CollectCached(tm *tmux.Client, recs []*state.Record) (items []Item, stale [
 func RefreshStats(recs []*state.Record) map[string]Stats {
 	cache := loadStatsCache()
 	out := map[string]Stats{}
-	sem := make(chan struct{}, 2)
+	var mu sync.Mutex
+	<-cache.compute(recs, 2, func(i int, st Stats) {
+		mu.Lock()
+		out[recs[i].Repo+"\x00"+recs[i].Name] = st
+		mu.Unlock()
+	})
+	return out
+}
+
+// compute works out the git figures of recs, at most limit at a time (git
+// is the CPU the screen drawing them needs too), hands each to got (from
+// its own goroutine) and keeps it in the cache; the channel closes once
+// all are in and the cache is saved.
+func (c *statsCache) compute(recs []*state.Record, limit int, got func(i int, st Stats)) <-chan struct{} {
 	done := make(chan struct{})
-	for _, r := range recs {
-		go func(r *state.Record) {
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i, r := range recs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			sem <- struct{}{}
 			st := computeStats(r)
 			<-sem
-			cache.mu.Lock()
-			cache.Entries[r.Repo+"\x00"+r.Name] = st
-			out[r.Repo+"\x00"+r.Name] = st
-			cache.dirty = true
-			cache.mu.Unlock()
-			done <- struct{}{}
-		}(r)
+			got(i, st)
+			c.mu.Lock()
+			c.Entries[r.Repo+"\x00"+r.Name] = st
+			c.dirty = true
+			c.mu.Unlock()
+		}()
 	}
-	for range recs {
-		<-done
-	}
-	cache.mu.Lock()
-	cache.save()
-	cache.mu.Unlock()
-	return out
+	go func() {
+		wg.Wait()
+		c.mu.Lock()
+		c.save()
+		c.mu.Unlock()
+		close(done)
+	}()
+	return done
 }

@@ -24,9 +24,8 @@ func CollectWithin(tm *tmux.Client, recs []*state.Record, wait time.Duration) []
 	now := time.Now()
 	items := make([]Item, len(recs))
 	var (
-		mu      sync.Mutex
-		pending sync.WaitGroup
-		stale   []int
+		mu    sync.Mutex
+		stale []int
 	)
 	for i, r := range recs {
 		items[i] = itemOf(r, loc)
@@ -38,33 +37,17 @@ func CollectWithin(tm *tmux.Client, recs []*state.Record, wait time.Duration) []
 			stale = append(stale, i)
 		}
 	}
-	done := make(chan struct{})
+	staleRecs := make([]*state.Record, len(stale))
+	for k, i := range stale {
+		staleRecs[k] = recs[i]
+	}
 	// Two at a time: the picker drawing its first frame needs the CPU more
 	// than the figures do.
-	sem := make(chan struct{}, 2)
-	for _, i := range stale {
-		pending.Add(1)
-		go func(i int, r *state.Record) {
-			defer pending.Done()
-			sem <- struct{}{}
-			st := computeStats(r)
-			<-sem
-			mu.Lock()
-			items[i].applyStats(st)
-			mu.Unlock()
-			cache.mu.Lock()
-			cache.Entries[r.Repo+"\x00"+r.Name] = st
-			cache.dirty = true
-			cache.mu.Unlock()
-		}(i, recs[i])
-	}
-	go func() {
-		pending.Wait()
-		cache.mu.Lock()
-		cache.save()
-		cache.mu.Unlock()
-		close(done)
-	}()
+	done := cache.compute(staleRecs, 2, func(k int, st Stats) {
+		mu.Lock()
+		items[stale[k]].applyStats(st)
+		mu.Unlock()
+	})
 	select {
 	case <-done:
 	case <-time.After(wait):

@@ -148,33 +148,23 @@ func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 	cache := loadStatsCache()
 	now := time.Now()
 	items := make([]Item, len(recs))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
+	var stale []int
 	for i, r := range recs {
-		key := r.Repo + "\x00" + r.Name
 		cache.mu.Lock()
-		st, ok := cache.Entries[key]
+		st, ok := cache.Entries[r.Repo+"\x00"+r.Name]
 		cache.mu.Unlock()
 		items[i] = itemOf(r, loc)
 		if ok && !o.Fresh && now.Sub(st.At) < statsTTL && now.Sub(st.At) >= 0 {
 			items[i].applyStats(st)
 			continue
 		}
-		wg.Add(1)
-		go func(i int, r *state.Record) {
-			defer wg.Done()
-			sem <- struct{}{}
-			st := computeStats(r)
-			<-sem
-			items[i].applyStats(st)
-			cache.mu.Lock()
-			cache.Entries[key] = st
-			cache.dirty = true
-			cache.mu.Unlock()
-		}(i, r)
+		stale = append(stale, i)
 	}
-	wg.Wait()
-	cache.save()
+	staleRecs := make([]*state.Record, len(stale))
+	for k, i := range stale {
+		staleRecs[k] = recs[i]
+	}
+	<-cache.compute(staleRecs, 8, func(k int, st Stats) { items[stale[k]].applyStats(st) })
 	return items
 }
 
