@@ -178,7 +178,7 @@ func TestSetupRunsVisiblyBeforeTheAgent(t *testing.T) {
 	e.WriteFile(repo, ".owt.toml", "[setup]\ncommands = [\"echo SETUP-RAN on port $OWT_PORT; sleep 2\"]\n")
 	e.Git(repo, "add", ".")
 	e.Git(repo, "commit", "-q", "-m", "node")
-	e.Tmux("set-environment", "-g", "PATH", filepath.Join(e.Root, "nopnpm")+":"+e.vars["PATH"])
+	e.Tmux("set-environment", "-g", "PATH", filepath.Join(e.Root, "nopnpm")+":"+e.Var("PATH"))
 	it := newJSON(t, e, repo, "--tool", "claude", "Build it")
 	screen := e.WaitScreen(it.Session, "SETUP-RAN on port "+itoa(it.Port))
 	_, started := e.Start(it.Name)

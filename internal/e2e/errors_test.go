@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,7 +31,7 @@ func (e *Env) snapshot(repo string) snapshot {
 	}
 }
 
-func requireOneLineError(t *testing.T, r Result, contains string) {
+func requireOneLineError(t *testing.T, r fixture.Result, contains string) {
 	t.Helper()
 	require.NotEqual(t, 0, r.Code, "stdout: %s", r.Stdout)
 	msg := strings.TrimSpace(r.Stderr)

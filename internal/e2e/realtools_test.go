@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -43,11 +44,13 @@ func realToolsBin(t *testing.T) string {
 }
 
 // realEnv is an isolated world whose PATH has the real tools instead of
-// the fake agent, and whose temp files stay in its own folder.
-func realEnv(t *testing.T) *Env {
+// the fake agent, and whose temp files stay in its own folder. The tests of
+// one tool run one at a time (beside every other test): the tool keeps a
+// folder in /tmp, per user, whatever HOME and TMPDIR say.
+func realEnv(t *testing.T, tool string) *Env {
 	t.Helper()
 	bin := realToolsBin(t)
-	e := NewEnv(t)
+	e := NewEnv(t, fixture.Serial("real "+tool))
 	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
 	e.Set("PATH", path)
 	e.Tmux("set-environment", "-g", "PATH", path)
@@ -55,18 +58,18 @@ func realEnv(t *testing.T) *Env {
 	// prefix) unless told not to: a test must not change the machine.
 	e.Set("DISABLE_AUTOUPDATER", "1")
 	e.Tmux("set-environment", "-g", "DISABLE_AUTOUPDATER", "1")
-	// Some folders the tools make in /tmp whatever TMPDIR says (codex's
-	// daemon folder, per user): removed again when this test made them, once
-	// its processes are gone (cleanups run last-registered first).
-	for _, dir := range []string{
-		"/tmp/codex-daemon-" + strconv.Itoa(os.Getuid()),
-		"/tmp/claude-" + strconv.Itoa(os.Getuid()),
-	} {
+	// The folder the tool makes in /tmp whatever TMPDIR says (codex's
+	// daemon folder, claude's, per user): removed again when this test made
+	// it, once its processes are gone (cleanups run last-registered first).
+	if dir, ok := map[string]string{
+		"codex":  "/tmp/codex-daemon-" + strconv.Itoa(os.Getuid()),
+		"claude": "/tmp/claude-" + strconv.Itoa(os.Getuid()),
+	}[tool]; ok {
 		if _, err := os.Stat(dir); err != nil {
 			t.Cleanup(func() { _ = os.RemoveAll(dir) })
 		}
 	}
-	// Registered after NewEnv's cleanup, so it runs first: codex's
+// Registered after NewEnv's cleanup, so it runs first: codex's
 	// background server and gemini outlive their pane and the tmux server.
 	t.Cleanup(e.killRealTools)
 	return e
@@ -234,10 +237,10 @@ func hookEvents(t *testing.T, path string) []string {
 }
 
 func TestRealClaudeFirstRun(t *testing.T) {
-	e := realEnv(t)
+	e := realEnv(t, "claude")
 	repo := e.NewRepo("app")
 	canary := e.startCanary(repo)
-	bin := e.vars["PATH"][:strings.IndexByte(e.vars["PATH"], os.PathListSeparator)]
+	bin := e.Var("PATH")[:strings.IndexByte(e.Var("PATH"), os.PathListSeparator)]
 	native, err := filepath.EvalSymlinks(filepath.Join(bin, "claude"))
 	require.NoError(t, err)
 
@@ -292,11 +295,11 @@ func TestRealClaudeFirstRun(t *testing.T) {
 }
 
 func TestRealCodexFirstRun(t *testing.T) {
-	e := realEnv(t)
+	e := realEnv(t, "codex")
 	repo := e.NewRepo("app")
 	canary := e.startCanary(repo)
 	e.Set("CODEX_HOME", filepath.Join(e.Home, ".codex"))
-	require.NoError(t, os.MkdirAll(e.vars["CODEX_HOME"], 0o700))
+	require.NoError(t, os.MkdirAll(e.Var("CODEX_HOME"), 0o700))
 
 	// Not signed in: the sign-in choice, then "another way", then the API
 	// key box. Each waits for the user, and says for what.
@@ -362,7 +365,7 @@ func (e *Env) hookSaid(repo, name, st string) bool {
 }
 
 func TestRealGeminiFirstRun(t *testing.T) {
-	e := realEnv(t)
+	e := realEnv(t, "gemini")
 	repo := e.NewRepo("app")
 	canary := e.startCanary(repo)
 	bin := realToolsBin(t)
@@ -389,7 +392,7 @@ func TestRealGeminiFirstRun(t *testing.T) {
 }
 
 func TestRealOpenCodeAtDefaultSize(t *testing.T) {
-	e := realEnv(t)
+	e := realEnv(t, "opencode")
 	repo := e.NewRepo("app")
 	canary := e.startCanary(repo)
 	for _, size := range []string{"", "80x24"} {

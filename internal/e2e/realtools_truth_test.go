@@ -362,7 +362,7 @@ func (e *Env) setWorld(k, v string) {
 // interrupted, with no "finished its turn"; a turn that ran to its end is
 // one.
 func TestRealClaudeEscIsNoFinishedTurn(t *testing.T) {
-	e := realEnv(t)
+	e := realEnv(t, "claude")
 	api := startFakeModelAPI(t)
 	repo := e.NewRepo("app")
 	other := e.NewRepo("other")
@@ -416,12 +416,12 @@ func TestRealClaudeEscIsNoFinishedTurn(t *testing.T) {
 func codexWorld(t *testing.T, e *Env, api *fakeModelAPI, repo string, signedIn bool) {
 	t.Helper()
 	e.setWorld("CODEX_HOME", filepath.Join(e.Home, ".codex"))
-	require.NoError(t, os.MkdirAll(e.vars["CODEX_HOME"], 0o700))
+	require.NoError(t, os.MkdirAll(e.Var("CODEX_HOME"), 0o700))
 	// Codex 0.169 reads no OPENAI_BASE_URL; its config's openai_base_url
 	// it does (first over a websocket, then plain HTTP).
 	cfg := fmt.Sprintf("openai_base_url = %q\n", api.URL+"/v1")
 	if !signedIn {
-		require.NoError(t, os.WriteFile(filepath.Join(e.vars["CODEX_HOME"], "config.toml"), []byte(cfg), 0o600))
+		require.NoError(t, os.WriteFile(filepath.Join(e.Var("CODEX_HOME"), "config.toml"), []byte(cfg), 0o600))
 		return
 	}
 	login := exec.Command(filepath.Join(realToolsBin(t), "codex"), "login", "--with-api-key")
@@ -430,7 +430,7 @@ func codexWorld(t *testing.T, e *Env, api *fakeModelAPI, repo string, signedIn b
 	out, err := login.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	cfg += fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", repo)
-	require.NoError(t, os.WriteFile(filepath.Join(e.vars["CODEX_HOME"], "config.toml"), []byte(cfg), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(e.Var("CODEX_HOME"), "config.toml"), []byte(cfg), 0o600))
 }
 
 // noIdleBeforeWork accepts the statuses of an agent starting on its task:
@@ -449,7 +449,7 @@ func noIdleBeforeWork() func(seenStatus) bool {
 // did is told once. Its F2 overlay, opened by the user, is no question;
 // Esc is no finished turn.
 func TestRealCodexNormalStart(t *testing.T) {
-	e := realEnv(t)
+	e := realEnv(t, "codex")
 	api := startFakeModelAPI(t)
 	repo := e.NewRepo("app")
 	codexWorld(t, e, api, repo, true)
@@ -514,7 +514,7 @@ func TestRealCodexNormalStart(t *testing.T) {
 // reaches the model; with owt's hooks installed (no -c, its shared
 // background server) too.
 func TestRealCodexSignInAndItsTask(t *testing.T) {
-	e := realEnv(t)
+	e := realEnv(t, "codex")
 	api := startFakeModelAPI(t)
 	repo := e.NewRepo("app")
 	codexWorld(t, e, api, repo, false)
@@ -544,7 +544,7 @@ func TestRealCodexSignInAndItsTask(t *testing.T) {
 
 	// Signed out again, with owt's hooks: codex runs on its shared server,
 	// and keeps its task through the sign-in and hooks review too.
-	require.NoError(t, os.Remove(filepath.Join(e.vars["CODEX_HOME"], "auth.json")))
+	require.NoError(t, os.Remove(filepath.Join(e.Var("CODEX_HOME"), "auth.json")))
 	require.Contains(t, e.MustOwt(repo, "tools", "codex-hooks"), "installed owt's hooks")
 	d := e.newReal(repo, "d", "codex", "say hello")
 	e.await(rec, "d", 0, seenStatus{Status: "waiting", WaitingFor: "login"}, beforeTask)
@@ -562,7 +562,7 @@ func TestRealCodexSignInAndItsTask(t *testing.T) {
 // user has signed in, owt says the turn failed and how to send the task
 // again, as the README promises, and tells them.
 func TestRealGeminiTaskLostBehindSignIn(t *testing.T) {
-	e := realEnv(t)
+	e := realEnv(t, "gemini")
 	repo := e.NewRepo("app")
 	rec := e.recordStatuses(repo)
 
@@ -593,7 +593,7 @@ func TestRealGeminiTaskLostBehindSignIn(t *testing.T) {
 // OpenCode retries a model it cannot reach; two Esc stop it. The answer
 // it leaves never completed: idle, interrupted, no "finished its turn".
 func TestRealOpenCodeEscIsNoFinishedTurn(t *testing.T) {
-	e := realEnv(t)
+	e := realEnv(t, "opencode")
 	repo := e.NewRepo("app")
 	canary := e.startCanary(repo)
 	rec := e.recordStatuses(repo)
