@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -170,7 +171,7 @@ func (e *Env) pressUntil(session, key, text string) {
 	target := "=" + session + ":"
 	for try := 0; try < 5; try++ {
 		e.Tmux("send-keys", "-t", target, key)
-		deadline := time.Now().Add(3 * time.Second)
+		deadline := time.Now().Add(6 * time.Second) // a CLI under load redraws late
 		for time.Now().Before(deadline) {
 			if strings.Contains(e.Capture(target), text) {
 				return
@@ -187,7 +188,9 @@ func (e *Env) pressUntil(session, key, text string) {
 func (e *Env) pressWhile(session, key, text string) {
 	e.t.Helper()
 	target := "=" + session + ":"
-	e.WaitScreen(target, text)
+	e.Eventually(60*time.Second, fmt.Sprintf("%q on screen of %s", text, target), func() bool {
+		return strings.Contains(e.Capture(target), text) // a CLI under load draws late
+	})
 	for try := 0; try < 10 && strings.Contains(e.Capture(target), text); try++ {
 		e.Tmux("send-keys", "-t", target, key)
 		time.Sleep(1500 * time.Millisecond)

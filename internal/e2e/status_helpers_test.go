@@ -48,3 +48,15 @@ func (e *Env) SessionOption(session, option string) string {
 	out, _ := e.TryTmux("show-options", "-v", "-t", "="+session+":", option)
 	return out
 }
+
+// requireStatusOption fails unless the session's @owt-status comes to say
+// want: owt publishes it from a detached process, a moment after the state
+// changed (later still on a busy machine).
+func (e *Env) requireStatusOption(session, want string) {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for e.SessionOption(session, "@owt-status") != want && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	require.Equal(e.t, want, e.SessionOption(session, "@owt-status"))
+}

@@ -39,13 +39,13 @@ func TestHooksReportPermissionApprovalAndTurnEnd(t *testing.T) {
 	v := e.Status(repo, "a")
 	require.Equal(t, "hook", v.Source)
 	require.Contains(t, strings.Join(v.Lines, "\n"), "Do you want to proceed?", "owt status shows the pane's last lines")
-	require.Equal(t, "waiting", e.SessionOption(it.Session, "@owt-status"))
+	e.requireStatusOption(it.Session, "waiting")
 
 	// Approval: the tool runs (PostToolUse) and goes on working.
 	e.Tmux("send-keys", "-t", it.Session, "1")
 	v = e.WaitStatus(repo, "a", "working", 10*time.Second)
 	require.Equal(t, "hook", v.Source)
-	require.Equal(t, "working", e.SessionOption(it.Session, "@owt-status"))
+	e.requireStatusOption(it.Session, "working")
 
 	// Turn end: Stop.
 	r = e.Owt(repo, "wait", "a", "--timeout", "20s", "--json")
@@ -60,7 +60,7 @@ func TestHooksReportPermissionApprovalAndTurnEnd(t *testing.T) {
 		Reached      bool
 	}{{"a", "idle", true}}, res)
 	require.Equal(t, "hook", e.Status(repo, "a").Source)
-	require.Equal(t, "idle", e.SessionOption(it.Session, "@owt-status"))
+	e.requireStatusOption(it.Session, "idle")
 
 	// Every owt hook ran, printed nothing, exited 0; the log has no complaint.
 	for _, ev := range []string{"UserPromptSubmit", "PreToolUse", "PermissionRequest", "Notification", "PostToolUse", "Stop"} {
@@ -99,7 +99,7 @@ func TestEscFiresNoHookButTheScreenMakesItIdle(t *testing.T) {
 	require.Equal(t, "screen", v.Source, "no hook fired: the screen said it")
 	require.Empty(t, e.HookRuns("a", "Stop"), "Esc fires no Stop hook")
 	require.Contains(t, e.MustOwt(repo, "status", "a"), "idle (interrupted)")
-	require.Equal(t, "idle", e.SessionOption(it.Session, "@owt-status"))
+	e.requireStatusOption(it.Session, "idle")
 }
 
 func TestKilledAgentAndKilledSessionAreExited(t *testing.T) {
