@@ -276,6 +276,7 @@ func TestRealClaudeFirstRun(t *testing.T) {
 	// /login: the login method menu, then Esc back to the prompt.
 	e.Tmux("send-keys", "-t", "="+s+":", "-l", "/login")
 	e.press(s, "Enter")
+	e.WaitScreen("="+s+":", "Select login method") // a CLI under load draws late
 	v = e.expect(repo, "c", "waiting", "login")
 	require.Contains(t, strings.Join(v.Lines, "\n"), "Select login method")
 	e.press(s, "Escape")

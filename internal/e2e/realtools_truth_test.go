@@ -406,6 +406,11 @@ func TestRealClaudeEscIsNoFinishedTurn(t *testing.T) {
 	e.Eventually(30*time.Second, "owt tells of the finished turn", func() bool {
 		return e.notices("owt: k finished its turn") == 1
 	})
+	// The recorder polls owt list: let it catch up with the notice.
+	e.Eventually(10*time.Second, "the recorder saw k idle", func() bool {
+		h := rec.history("k")
+		return len(h) > 0 && h[len(h)-1].Status == "idle"
+	})
 	h := rec.history("k")
 	require.Equal(t, seenStatus{Name: "k", Status: "idle"}, h[len(h)-1], historyText(h))
 }
@@ -577,8 +582,7 @@ func TestRealGeminiTaskLostBehindSignIn(t *testing.T) {
 	e.await(rec, "g", 0, seenStatus{Status: "waiting", WaitingFor: "login"}, beforeSignIn)
 	e.press(s, "Down", "Enter")
 	e.await(rec, "g", 0, seenStatus{Status: "waiting", WaitingFor: "API key"}, beforeSignIn)
-	e.Tmux("send-keys", "-t", "="+s+":", "-l", "AIza-owt-test-not-a-key")
-	e.pressUntil(s, "Enter", "Type your message")
+	e.typeKeyUntil(s, "AIza-owt-test-not-a-key", "Type your message")
 	const failed = "Content generator not initialized"
 	e.seeOnScreen(s, failed)
 	e.await(rec, "g", 0, seenStatus{Status: "idle", TurnError: failed}, func(st seenStatus) bool {
@@ -609,4 +613,28 @@ func TestRealOpenCodeEscIsNoFinishedTurn(t *testing.T) {
 	})
 	e.noticeBarrier(repo, canary)
 	require.Zero(t, e.notices("owt: o finished its turn"), "Esc is no finished turn")
+}
+
+// typeKeyUntil types an API key into the CLI's key field and presses Enter
+// until text shows. A CLI under load may not have focused the field yet
+// and drop the key ("API key cannot be empty"): then it types it again.
+func (e *Env) typeKeyUntil(session, key, text string) {
+	e.t.Helper()
+	target := "=" + session + ":"
+	for try := 0; try < 5; try++ {
+		e.Tmux("send-keys", "-t", target, "-l", key)
+		e.Tmux("send-keys", "-t", target, "Enter")
+		sent := time.Now()
+		for time.Since(sent) < 6*time.Second {
+			screen := e.Capture(target)
+			if strings.Contains(screen, text) {
+				return
+			}
+			if time.Since(sent) > 2*time.Second && strings.Contains(screen, "cannot be empty") {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	e.t.Fatalf("%s never showed %q after the key:\n%s", session, text, e.Capture(target))
 }
