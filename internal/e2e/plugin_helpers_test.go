@@ -236,8 +236,8 @@ func (e *Env) waitFocus(pane, title string) {
 // runners, shells) to end, so none writes into a directory being removed.
 // It has owt-popup built next to owt, where `owt popup` looks for it.
 func newQuietEnv(t *testing.T) *Env {
-	require.NoError(t, fixture.Built().Popup())
 	e := NewEnv(t)
+	require.NoError(t, e.Bins.Popup())
 	t.Cleanup(e.KillServerAndWait)
 	return e
 }
