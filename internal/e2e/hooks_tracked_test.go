@@ -70,7 +70,7 @@ func TestTrackedHookFileEditsAreWorkAndShipWithoutOwtsHooks(t *testing.T) {
 	require.Empty(t, e.Git(g.Path, "status", "--porcelain"), "skip-worktree hides the edit from git")
 
 	// delete refuses without --force, naming the file, and changes nothing.
-	before, wtBefore := e.snapshot(repo), digest(t, g.Path)
+	before, wtBefore := e.settledSnapshot(repo), digest(t, g.Path)
 	r := e.Owt(repo, "delete", "g1")
 	requireOneLineError(t, r, "would lose work: 1 uncommitted file(s): "+rel)
 	require.Equal(t, before, e.snapshot(repo))
