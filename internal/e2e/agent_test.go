@@ -39,6 +39,9 @@ func TestNewStartsAgentWithTaskAsOneArgument(t *testing.T) {
 	// The agent took it as its first prompt and is drawing its screen.
 	require.Equal(t, []string{task}, e.WaitPrompts(it.Name, 1))
 	e.WaitScreen(it.Session, "? for shortcuts")
+	// Its prompt hook (an owt process of its own) may land a moment after
+	// the screen, later still on a busy machine.
+	e.Eventually(10*time.Second, it.Name+" working", func() bool { return e.Find(repo, it.Name).Status == "working" })
 	require.Equal(t, "working", e.Find(repo, it.Name).Status)
 }
 
