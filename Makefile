@@ -17,11 +17,13 @@ build:
 	$(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(dir $(BIN))owt-popup ./cmd/owt-popup
 
 # Everything: lint, unit tests, the fake agent's own tests, and the
-# end-to-end tests against real tmux and git. -p 1: one package at a time,
-# so the end-to-end tests (real agents, real tmux) are not starved of the
-# CPU by other packages' tests on a small machine.
+# end-to-end tests against real tmux and git. The end-to-end tests run in
+# parallel, E2E_PARALLEL worlds at once (internal/e2e/fixture; the real
+# agent CLIs one at a time, counting for half of them); -p 2 lets the unit
+# packages run beside them, which mostly wait on tmux and the agents.
+E2E_PARALLEL ?= 4
 test: lint
-	$(GO) test -p 1 -count=1 -timeout 30m ./... ./testdata/fakeagent/
+	$(GO) test -p 2 -parallel $(E2E_PARALLEL) -count=1 -timeout 30m ./... ./testdata/fakeagent/
 
 # The real agent CLIs, at the versions pinned in testdata/realtools, into
 # $(XDG_CACHE_HOME)/owt-realtools (~/.cache by default). The real-tool tests

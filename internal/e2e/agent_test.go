@@ -39,6 +39,9 @@ func TestNewStartsAgentWithTaskAsOneArgument(t *testing.T) {
 	// The agent took it as its first prompt and is drawing its screen.
 	require.Equal(t, []string{task}, e.WaitPrompts(it.Name, 1))
 	e.WaitScreen(it.Session, "? for shortcuts")
+	// Its prompt hook (an owt process of its own) may land a moment after
+	// the screen, later still on a busy machine.
+	e.Eventually(10*time.Second, it.Name+" working", func() bool { return e.Find(repo, it.Name).Status == "working" })
 	require.Equal(t, "working", e.Find(repo, it.Name).Status)
 }
 
@@ -178,7 +181,7 @@ func TestSetupRunsVisiblyBeforeTheAgent(t *testing.T) {
 	e.WriteFile(repo, ".owt.toml", "[setup]\ncommands = [\"echo SETUP-RAN on port $OWT_PORT; sleep 2\"]\n")
 	e.Git(repo, "add", ".")
 	e.Git(repo, "commit", "-q", "-m", "node")
-	e.Tmux("set-environment", "-g", "PATH", filepath.Join(e.Root, "nopnpm")+":"+e.vars["PATH"])
+	e.Tmux("set-environment", "-g", "PATH", filepath.Join(e.Root, "nopnpm")+":"+e.Var("PATH"))
 	it := newJSON(t, e, repo, "--tool", "claude", "Build it")
 	screen := e.WaitScreen(it.Session, "SETUP-RAN on port "+itoa(it.Port))
 	_, started := e.Start(it.Name)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,7 +31,22 @@ func (e *Env) snapshot(repo string) snapshot {
 	}
 }
 
-func requireOneLineError(t *testing.T, r Result, contains string) {
+// settledSnapshot is a snapshot once it has held still for 2 s: the
+// monitor's first look at a new agent (its reactions' bookkeeping) lands
+// late on a busy machine, and is no change the command under test made.
+func (e *Env) settledSnapshot(repo string) snapshot {
+	e.t.Helper()
+	cur, since := e.snapshot(repo), time.Now()
+	for deadline := time.Now().Add(20 * time.Second); time.Since(since) < 2*time.Second && time.Now().Before(deadline); {
+		time.Sleep(250 * time.Millisecond)
+		if next := e.snapshot(repo); next != cur {
+			cur, since = next, time.Now()
+		}
+	}
+	return cur
+}
+
+func requireOneLineError(t *testing.T, r fixture.Result, contains string) {
 	t.Helper()
 	require.NotEqual(t, 0, r.Code, "stdout: %s", r.Stdout)
 	msg := strings.TrimSpace(r.Stderr)

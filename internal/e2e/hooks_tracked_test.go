@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -48,7 +49,7 @@ func TestTrackedHookFileEditsAreWorkAndShipWithoutOwtsHooks(t *testing.T) {
 	path := filepath.Join(g.Path, rel)
 
 	// Installed: the user's hook kept, owt's added, both ran, git sees nothing.
-	cmds := HookCommands(t, path)
+	cmds := fixture.HookCommands(t, path)
 	require.Equal(t, []string{"echo user-hook >> " + userLog, owtBin + " hook gemini AfterAgent"}, cmds["AfterAgent"])
 	require.Equal(t, []string{owtBin + " hook gemini BeforeAgent"}, cmds["BeforeAgent"])
 	logged, _ := os.ReadFile(userLog)
@@ -69,7 +70,7 @@ func TestTrackedHookFileEditsAreWorkAndShipWithoutOwtsHooks(t *testing.T) {
 	require.Empty(t, e.Git(g.Path, "status", "--porcelain"), "skip-worktree hides the edit from git")
 
 	// delete refuses without --force, naming the file, and changes nothing.
-	before, wtBefore := e.snapshot(repo), digest(t, g.Path)
+	before, wtBefore := e.settledSnapshot(repo), digest(t, g.Path)
 	r := e.Owt(repo, "delete", "g1")
 	requireOneLineError(t, r, "would lose work: 1 uncommitted file(s): "+rel)
 	require.Equal(t, before, e.snapshot(repo))
@@ -105,7 +106,7 @@ func TestTrackedHookFileEditsAreWorkAndShipWithoutOwtsHooks(t *testing.T) {
 
 	// The worktree kept owt's hooks (the agent still reports), hidden;
 	// nothing is left to lose, so delete goes through.
-	cmds = HookCommands(t, path)
+	cmds = fixture.HookCommands(t, path)
 	require.Equal(t, []string{"echo user-hook >> " + userLog, owtBin + " hook gemini AfterAgent"}, cmds["AfterAgent"])
 	require.Empty(t, e.Git(g.Path, "status", "--porcelain"))
 	require.Empty(t, e.check(repo, "g1").DirtyFiles)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -38,7 +39,7 @@ func TestPlanAsksTheToolHeadlessAndWritesAValidPlan(t *testing.T) {
 		require.True(t, strings.HasPrefix(string(data), "[run]\nmax_concurrent = 2\n"), string(data))
 		require.NotContains(t, string(data), "Here is a plan")
 
-		var start AgentEvent
+		var start fixture.AgentEvent
 		for _, ev := range e.Events() {
 			if ev.Event == "start" && ev.Persona == tool {
 				start = ev
@@ -102,7 +103,7 @@ func TestPlanWithAnInvalidAnswerExits1NamingTheProblemsAndWritesNothing(t *testi
 	data, err := os.ReadFile(kept[1])
 	require.NoError(t, err)
 	require.Equal(t, bad, string(data), "the raw answer, for the user to read or fix")
-	require.True(t, strings.HasPrefix(kept[1], e.vars["TMPDIR"]), "in the temp dir: %s", kept[1])
+	require.True(t, strings.HasPrefix(kept[1], e.Var("TMPDIR")), "in the temp dir: %s", kept[1])
 	_, err = os.Stat(filepath.Join(repo, "plan.toml"))
 	require.True(t, os.IsNotExist(err), "no plan written")
 	require.Empty(t, e.Git(repo, "status", "--porcelain"))

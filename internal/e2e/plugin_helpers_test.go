@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -38,7 +38,7 @@ func requireTPM(t *testing.T) {
 func (e *Env) pluginCheckout(name string) string {
 	e.t.Helper()
 	dst := filepath.Join(e.Root, name)
-	src := moduleRoot()
+	src := fixture.ModuleRoot()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -234,66 +234,12 @@ func (e *Env) waitFocus(pane, title string) {
 // newQuietEnv is NewEnv whose cleanup, before the server's temp dir goes,
 // kills the tmux server and waits for every process of its panes (agents,
 // runners, shells) to end, so none writes into a directory being removed.
+// It has owt-popup built next to owt, where `owt popup` looks for it.
 func newQuietEnv(t *testing.T) *Env {
-	requirePopupProgram(t)
 	e := NewEnv(t)
-	t.Cleanup(e.killServerAndWait)
+	require.NoError(t, e.Bins.Popup())
+	t.Cleanup(e.KillServerAndWait)
 	return e
-}
-
-var (
-	popupOnce sync.Once
-	popupErr  error
-)
-
-// requirePopupProgram builds owt-popup next to the owt under test, where
-// `owt popup` looks for it (make build and make install put them together).
-func requirePopupProgram(t *testing.T) {
-	t.Helper()
-	popupOnce.Do(func() {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(owtBin), "owt-popup"), "./cmd/owt-popup")
-		cmd.Dir = moduleRoot()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			popupErr = fmt.Errorf("build owt-popup: %v\n%s", err, out)
-		}
-	})
-	require.NoError(t, popupErr)
-}
-
-func (e *Env) killServerAndWait() {
-	out, _ := e.TryTmux("list-panes", "-a", "-F", "#{pane_pid}")
-	sessions := map[string]bool{}
-	for _, pid := range strings.Fields(out) {
-		sessions[pid] = true
-	}
-	_, _ = e.TryTmux("kill-server")
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) && anyInSessions(sessions) {
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// anyInSessions reports whether a live process belongs to one of the
-// sessions (by the session id field of /proc/PID/stat).
-func anyInSessions(sids map[string]bool) bool {
-	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, p := range procs {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp session …; comm may hold spaces.
-		s := string(data)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 3 && sids[f[3]] && f[0] != "Z" {
-			return true
-		}
-	}
-	return false
 }
 
 // screenLog is what a client's terminal received, as raw bytes.
@@ -367,14 +313,14 @@ func (e *Env) waitDrawn(log *screenLog, text string) {
 }
 
 // waitNoProcess waits until no owt or owt-popup of the test runs with
-// args containing words (a popup has closed, its work done).
+// args containing words (a popup has closed, its work done). Only this
+// test's world counts: other tests run the same binaries at the same time.
 func (e *Env) waitNoProcess(words string) {
 	e.t.Helper()
 	popup := filepath.Join(filepath.Dir(owtBin), "owt-popup")
 	e.Eventually(15*time.Second, "no running '"+words+"'", func() bool {
-		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-		for _, p := range procs {
-			data, err := os.ReadFile(p)
+		for _, pid := range e.WorldProcesses() {
+			data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
 			if err != nil {
 				continue
 			}

@@ -153,7 +153,7 @@ func TestBootstrapDownloadsCheckedReleaseElsePATH(t *testing.T) {
 	t.Cleanup(srv.Close)
 	e.Tmux("set-option", "-g", "@owt-build", "off")
 	// An owt installed on this machine must not stand in for the download.
-	cleanPath := pathWithout(e.vars["PATH"], "owt")
+	cleanPath := pathWithout(e.Var("PATH"), "owt")
 	e.Tmux("set-environment", "-g", "PATH", cleanPath)
 
 	// A good release: installed, keys bound to it.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -116,28 +117,28 @@ func TestAConflictTheAgentIgnoresNeedsYouAfterMaxAttempts(t *testing.T) {
 // logged in" between polls, a state write a second).
 func TestAStalePRSaysTheLatestFailureOnceGhIsLoggedInAgain(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
-	e.setGh(createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "QUEUED", "", 1))})
+	e.SetGh(createFixture, fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "QUEUED", "", 1))})
 	e.agentWithPR(repo, "flip")
 	e.Eventually(30*time.Second, "polled", func() bool { return e.prItem(repo, "flip").PR.Checks == "pending" })
 
-	e.setGh(ghFixture{Args: []string{"pr", "view"}, Stderr: "To get started with GitHub CLI, please run:  gh auth login\n", Exit: 4})
+	e.SetGh(fixture.GhFixture{Args: []string{"pr", "view"}, Stderr: "To get started with GitHub CLI, please run:  gh auth login\n", Exit: 4})
 	e.Eventually(60*time.Second, "stale: not logged in", func() bool {
 		return strings.Contains(e.MustOwt(repo, "list"), "stale: gh is not logged in")
 	})
 
-	e.setGh(ghFixture{Args: []string{"pr", "view"}, Stderr: "HTTP 502: Bad Gateway (https://api.github.com/graphql)\n", Exit: 1})
+	e.SetGh(fixture.GhFixture{Args: []string{"pr", "view"}, Stderr: "HTTP 502: Bad Gateway (https://api.github.com/graphql)\n", Exit: 1})
 	e.Eventually(60*time.Second, "stale: the 502", func() bool { return strings.Contains(e.MustOwt(repo, "list"), "HTTP 502") })
 	// From now on every look says the 502, through the next polls.
-	polls := len(e.ghCalls("pr", "view"))
+	polls := len(e.GhCalls("pr", "view"))
 	e.Eventually(90*time.Second, "two more polls, every look saying the 502", func() bool {
 		out := e.MustOwt(repo, "list")
 		require.NotContains(t, out, "not logged in", "gh answered since")
 		require.Contains(t, out, "HTTP 502")
-		return len(e.ghCalls("pr", "view")) >= polls+2
+		return len(e.GhCalls("pr", "view")) >= polls+2
 	})
 	doc := e.Owt(repo, "doctor")
 	require.Contains(t, doc.Stdout, "the pull request state of flip is stale: gh pr view: HTTP 502")
@@ -148,7 +149,7 @@ func TestAStalePRSaysTheLatestFailureOnceGhIsLoggedInAgain(t *testing.T) {
 // how many more), and reads only the logs it has room for.
 func TestManyFailingChecksAreAllNamedAndOnlyTheLogsThatFitAreRead(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
@@ -160,8 +161,8 @@ func TestManyFailingChecksAreAllNamedAndOnlyTheLogsThatFitAreRead(t *testing.T) 
 	for i := 0; i < 60; i++ {
 		fmt.Fprintf(&log, "test\tRun go test\t--- FAIL: TestNumber%02d (0.01s) something went wrong here\n", i)
 	}
-	e.setGh(createFixture, ghFixture{Args: []string{"run", "view"}, Stdout: log.String()},
-		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checks...)})
+	e.SetGh(createFixture, fixture.GhFixture{Args: []string{"run", "view"}, Stdout: log.String()},
+		fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checks...)})
 	e.agentWithPR(repo, "many")
 
 	e.Eventually(60*time.Second, "the CI failure reaches the agent", func() bool { return len(e.promptsWith("many", "CI fails")) == 1 })
@@ -173,7 +174,7 @@ func TestManyFailingChecksAreAllNamedAndOnlyTheLogsThatFitAreRead(t *testing.T) 
 	require.Contains(t, msg, "and 10 more failing checks")
 	require.Contains(t, msg, "TestNumber59", "a log's tail")
 	require.LessOrEqual(t, len(msg), 9<<10, "bounded")
-	calls := len(e.ghCalls("run", "view"))
+	calls := len(e.GhCalls("run", "view"))
 	require.GreaterOrEqual(t, calls, 1)
 	require.LessOrEqual(t, calls, 3, "only the logs that can fit are read")
 }
@@ -181,12 +182,12 @@ func TestManyFailingChecksAreAllNamedAndOnlyTheLogsThatFitAreRead(t *testing.T) 
 // A CI failure held for the user is withdrawn when a re-run passes.
 func TestAHeldCIFailureIsWithdrawnWhenCIPassesAfterARerun(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
-	e.setGh(createFixture, ghFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestFlaky\n"},
-		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "FAILURE", 301))})
+	e.SetGh(createFixture, fixture.GhFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestFlaky\n"},
+		fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "FAILURE", 301))})
 	e.agentWithPR(repo, "rerun")
 	client, _ := e.attach(e.Find(repo, "rerun").Session)
 	e.Eventually(60*time.Second, "the CI failure is queued, held for the user", func() bool {
@@ -198,7 +199,7 @@ func TestAHeldCIFailureIsWithdrawnWhenCIPassesAfterARerun(t *testing.T) {
 		return false
 	})
 
-	e.setGh(ghFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "SUCCESS", 302))})
+	e.SetGh(fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "SUCCESS", 302))})
 	e.Eventually(60*time.Second, "the CI failure message is withdrawn", func() bool {
 		for _, m := range e.outboxMessages("rerun") {
 			if m.Kind == "reaction ci_failed" && m.State == "withdrawn" {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,8 +19,8 @@ import (
 // failing in Actions run run, whose failed log names test.
 func (e *Env) failingHead(head string, run int, test string) {
 	e.t.Helper()
-	e.setGh(ghFixture{Args: []string{"run", "view", itoa(run)}, Stdout: "--- FAIL: " + test + "\n"},
-		ghFixture{Args: []string{"pr", "view"}, Stdout: prView(head, "", checkRun("test", "COMPLETED", "FAILURE", run))})
+	e.SetGh(fixture.GhFixture{Args: []string{"run", "view", itoa(run)}, Stdout: "--- FAIL: " + test + "\n"},
+		fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView(head, "", checkRun("test", "COMPLETED", "FAILURE", run))})
 }
 
 // statusLine is the status bar's text as owt published it.
@@ -38,12 +39,12 @@ func (e *Env) escalate(repo, name, head string, run int) {
 
 func TestDismissStopsAnEscalatedReactionNeedingYouAndANewCauseGetsFreshAttempts(t *testing.T) {
 	e := newQuietEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	e.userConfig("[pr]\npoll_interval = \"1s\"\n[reactions.ci_failed]\nmax_attempts = 1\n")
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
 	e.failingHead("aaaaaaa1", 101, "TestAlpha")
-	e.prependGh(createFixture)
+	e.PrependGh(createFixture)
 	e.agentWithPR(repo, "ci")
 	e.Eventually(60*time.Second, "the first failure reaches the agent", func() bool { return len(e.promptsWith("ci", "CI fails")) == 1 })
 
@@ -84,11 +85,11 @@ func TestDismissStopsAnEscalatedReactionNeedingYouAndANewCauseGetsFreshAttempts(
 	require.Equal(t, "owt: no reaction of ci needs you\n", r.Stderr)
 
 	// The same failing head, polled again: nothing more.
-	polls := len(e.ghCalls("pr", "view"))
-	e.Eventually(30*time.Second, "two more polls", func() bool { return len(e.ghCalls("pr", "view")) >= polls+2 })
+	polls := len(e.GhCalls("pr", "view"))
+	e.Eventually(30*time.Second, "two more polls", func() bool { return len(e.GhCalls("pr", "view")) >= polls+2 })
 	require.Len(t, e.promptsWith("ci", "CI fails"), 1, "the dismissed cause is not sent")
 	require.Empty(t, e.prItem(repo, "ci").NeedsYou)
-	require.Len(t, e.ghCalls("run", "view", "102"), 1, "its log is not read again")
+	require.Len(t, e.GhCalls("run", "view", "102"), 1, "its log is not read again")
 
 	// A new failing head: the agent is told again.
 	e.failingHead("ccccccc3", 103, "TestGamma")

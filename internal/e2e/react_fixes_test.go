@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -13,13 +14,13 @@ import (
 // then polls it every second. The fake gh serves pr view with view.
 func (e *Env) soloWithPR(repo, view string) {
 	e.t.Helper()
-	e.useFakeGh()
+	e.UseFakeGh()
 	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
 	e.withRemote(repo)
 	e.MustOwt(repo, "tmux", "init")
 	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "solo", "--", "My own work")
 	e.commitIn(e.Find(repo, "solo").Path, "mine.txt", "mine\n", "my own commit")
-	e.setGh(noPRYet, createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: view})
+	e.SetGh(noPRYet, createFixture, fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: view})
 	e.MustOwt(repo, "pr", "solo")
 }
 
@@ -29,7 +30,7 @@ func TestANoAgentWorktreeThatNeedsYouIsNamedInTheStatusBar(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
 	e.soloWithPR(repo, prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "FAILURE", 101)))
-	e.prependGh(ghFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestAlpha\n"})
+	e.PrependGh(fixture.GhFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestAlpha\n"})
 
 	e.Eventually(60*time.Second, "solo needs you", func() bool { return len(e.prItem(repo, "solo").NeedsYou) == 1 })
 	e.Eventually(10*time.Second, "the status bar names it", func() bool {
@@ -71,13 +72,13 @@ func TestOwtListDrawsThePullRequestGhDescribesAsPlainText(t *testing.T) {
 // owt pr that adopts an open pull request prints the URL gh gave, inert.
 func TestOwtPRPrintsTheURLGhGaveAsPlainText(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
 	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "q1", "--", "My own work")
 	e.commitIn(e.Find(repo, "q1").Path, "mine.txt", "mine\n", "my own commit")
 	view := strings.Replace(prView("aaaaaaa1", ""), "pull/7", "pull/7\\u001b]0;TITLE\\u0007", 1)
-	e.setGh(ghFixture{Args: []string{"pr", "list"}, Stdout: prList(view)}, ghFixture{Args: []string{"pr", "view"}, Stdout: view})
+	e.SetGh(fixture.GhFixture{Args: []string{"pr", "list"}, Stdout: prList(view)}, fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: view})
 
 	out := e.MustOwt(repo, "pr", "q1")
 	require.Contains(t, out, "adopted pull request #7 for q1: https://github.com/o/app/pull/7]0;TITLE")
@@ -89,12 +90,12 @@ func TestOwtPRPrintsTheURLGhGaveAsPlainText(t *testing.T) {
 // and nothing is asked of gh or pushed.
 func TestOwtPRRefusesABaseThatIsNotABranch(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	repo := e.NewRepo("app")
 	bare := e.withRemote(repo)
 	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "q1", "--", "My own work")
 	e.commitIn(e.Find(repo, "q1").Path, "mine.txt", "mine\n", "my own commit")
-	e.setGh(noPRYet, createFixture)
+	e.SetGh(noPRYet, createFixture)
 
 	for _, base := range []string{"nosuchbranch", "HEAD~0"} {
 		res := e.Owt(repo, "pr", "q1", "--base", base)
@@ -102,7 +103,7 @@ func TestOwtPRRefusesABaseThatIsNotABranch(t *testing.T) {
 		require.Equal(t, "owt: unknown base \""+base+"\": no such branch\n", res.Stderr)
 		require.Empty(t, res.Stdout)
 	}
-	require.Empty(t, e.ghCalls(), "gh was not asked")
+	require.Empty(t, e.GhCalls(), "gh was not asked")
 	require.False(t, e.remoteHas(bare, e.Find(repo, "q1").Branch), "nothing was pushed")
 	require.Nil(t, e.prItem(repo, "q1").PR, "nothing recorded")
 }
@@ -111,15 +112,15 @@ func TestOwtPRRefusesABaseThatIsNotABranch(t *testing.T) {
 // request's body.
 func TestThePRBodyOfANoAgentWorktreeNamesTheWorktree(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
 	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "q1", "--", "My own work")
 	e.commitIn(e.Find(repo, "q1").Path, "mine.txt", "mine\n", "my own commit")
-	e.setGh(noPRYet, createFixture)
+	e.SetGh(noPRYet, createFixture)
 	e.MustOwt(repo, "pr", "q1")
 
-	calls := e.ghCalls("pr", "create")
+	calls := e.GhCalls("pr", "create")
 	require.Len(t, calls, 1)
 	body := argAfter(calls[0].Argv, "--body")
 	require.Contains(t, body, "Opened by owt for the worktree q1, ")

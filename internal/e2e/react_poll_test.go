@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -14,7 +15,7 @@ import (
 // whatever the branch name selects.
 func TestANumericBranchNeitherAdoptsNorFollowsAnotherPullRequest(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
 	repo := e.NewRepo("app")
 	bare := e.withRemote(repo)
@@ -24,25 +25,25 @@ func TestANumericBranchNeitherAdoptsNorFollowsAnotherPullRequest(t *testing.T) {
 
 	// PR #7 belongs to someone else's branch, and its CI fails.
 	theirs := strings.Replace(prView("0ther", "", checkRun("test", "COMPLETED", "FAILURE", 101)), `"headRefName":"{arg2}"`, `"headRefName":"someone/else"`, 1)
-	e.setGh(noPRYet,
-		ghFixture{Args: []string{"pr", "view", "7"}, Stdout: theirs},
-		ghFixture{Args: []string{"pr", "create"}, Stdout: "https://github.com/o/app/pull/8\n"},
-		ghFixture{Args: []string{"pr", "view", "8"}, Stdout: strings.ReplaceAll(prView("a1", "", checkRun("test", "IN_PROGRESS", "", 102)), "7", "8")},
-		ghFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestTheirs\n"},
+	e.SetGh(noPRYet,
+		fixture.GhFixture{Args: []string{"pr", "view", "7"}, Stdout: theirs},
+		fixture.GhFixture{Args: []string{"pr", "create"}, Stdout: "https://github.com/o/app/pull/8\n"},
+		fixture.GhFixture{Args: []string{"pr", "view", "8"}, Stdout: strings.ReplaceAll(prView("a1", "", checkRun("test", "IN_PROGRESS", "", 102)), "7", "8")},
+		fixture.GhFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestTheirs\n"},
 	)
 	out := e.MustOwt(repo, "pr", "seven")
 	require.Contains(t, out, "opened pull request #8 for seven", "a new pull request, not #7 adopted")
 	require.True(t, e.remoteHas(bare, "7"))
-	require.Len(t, e.ghCalls("pr", "create"), 1)
+	require.Len(t, e.GhCalls("pr", "create"), 1)
 
-	e.Eventually(30*time.Second, "two polls of #8", func() bool { return len(e.ghCalls("pr", "view", "8")) >= 2 })
+	e.Eventually(30*time.Second, "two polls of #8", func() bool { return len(e.GhCalls("pr", "view", "8")) >= 2 })
 	it := e.prItem(repo, "seven")
 	require.Equal(t, 8, it.PR.Number)
 	require.Equal(t, "pending", it.PR.Checks)
 	require.Empty(t, it.NeedsYou, "#7's failure is not this worktree's")
-	require.Empty(t, e.ghCalls("pr", "view", "7"), "the branch name is never read as a number")
-	require.Len(t, e.ghCalls("pr", "list", "--head", "7"), 1, "owt pr looked the branch up by name")
-	require.Empty(t, e.ghCalls("run", "view"))
+	require.Empty(t, e.GhCalls("pr", "view", "7"), "the branch name is never read as a number")
+	require.Len(t, e.GhCalls("pr", "list", "--head", "7"), 1, "owt pr looked the branch up by name")
+	require.Empty(t, e.GhCalls("run", "view"))
 }
 
 // A pull request that settled (its checks failed, its review approved, no
@@ -50,20 +51,20 @@ func TestANumericBranchNeitherAdoptsNorFollowsAnotherPullRequest(t *testing.T) {
 // what its CI escalated no longer needs you.
 func TestASettledPullRequestIsStillPolledNowAndThen(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
 	e.MustOwt(repo, "tmux", "init")
 	branch := e.shellWithCommits(repo, "mine", 1)
 	head := e.Git(repo, "rev-parse", branch)
-	e.setGh(noPRYet, createFixture,
-		ghFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestMine\n"},
-		ghFixture{Args: []string{"pr", "view"}, Stdout: prView(head, "APPROVED", checkRun("test", "COMPLETED", "FAILURE", 101))})
+	e.SetGh(noPRYet, createFixture,
+		fixture.GhFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestMine\n"},
+		fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView(head, "APPROVED", checkRun("test", "COMPLETED", "FAILURE", 101))})
 	e.MustOwt(repo, "pr", "mine")
 	e.Eventually(30*time.Second, "it needs you", func() bool { return len(e.prItem(repo, "mine").NeedsYou) == 1 })
 
-	e.setGh(ghFixture{Args: []string{"pr", "view"}, Stdout: strings.Replace(prView(head, "APPROVED", checkRun("test", "COMPLETED", "FAILURE", 101)), `"state":"OPEN"`, `"state":"MERGED"`, 1)})
+	e.SetGh(fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: strings.Replace(prView(head, "APPROVED", checkRun("test", "COMPLETED", "FAILURE", 101)), `"state":"OPEN"`, `"state":"MERGED"`, 1)})
 	e.Eventually(40*time.Second, "seen merged", func() bool {
 		pr := e.prItem(repo, "mine").PR
 		return pr != nil && pr.State == "MERGED"
@@ -75,22 +76,22 @@ func TestASettledPullRequestIsStillPolledNowAndThen(t *testing.T) {
 // progress) is held for a later poll, and goes to the agent with its log.
 func TestACIFailureWaitsForItsLog(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
-	e.setGh(createFixture,
-		ghFixture{Args: []string{"run", "view", "101"}, Until: []string{"run", "view"}, Exit: 1,
+	e.SetGh(createFixture,
+		fixture.GhFixture{Args: []string{"run", "view", "101"}, Until: []string{"run", "view"}, Exit: 1,
 			Stderr: "run 101 is still in progress; logs will be available when it is complete\n"},
-		ghFixture{Args: []string{"run", "view", "101"}, Stdout: "test\tRun go test\t--- FAIL: TestAlpha\n"},
-		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "FAILURE", 101))})
+		fixture.GhFixture{Args: []string{"run", "view", "101"}, Stdout: "test\tRun go test\t--- FAIL: TestAlpha\n"},
+		fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "FAILURE", 101))})
 	e.agentWithPR(repo, "ci")
 
 	e.Eventually(60*time.Second, "the failure reaches the agent", func() bool { return len(e.promptsWith("ci", "CI fails")) == 1 })
 	msg := e.promptsWith("ci", "CI fails")[0]
 	require.Contains(t, msg, "--- FAIL: TestAlpha", "sent with its log")
 	require.NotContains(t, msg, "could not be read")
-	require.Len(t, e.ghCalls("run", "view"), 2)
+	require.Len(t, e.GhCalls("run", "view"), 2)
 }
 
 // owt pr records the pull request only on the worktree it opened it for:
@@ -98,15 +99,15 @@ func TestACIFailureWaitsForItsLog(t *testing.T) {
 // one gets nothing.
 func TestPRRecordsNothingOnAnotherWorktreeOfTheSameName(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
 	e.shellWithCommits(repo, "feat", 1)
-	e.setGh(noPRYet, ghFixture{Args: []string{"pr", "create"}, Delay: "3s", Stdout: "https://github.com/o/app/pull/8\n"})
+	e.SetGh(noPRYet, fixture.GhFixture{Args: []string{"pr", "create"}, Delay: "3s", Stdout: "https://github.com/o/app/pull/8\n"})
 
-	done := make(chan Result, 1)
+	done := make(chan fixture.Result, 1)
 	go func() { done <- e.Owt(repo, "pr", "feat") }()
-	e.Eventually(20*time.Second, "gh pr create is running", func() bool { return len(e.ghCalls("pr", "create")) == 1 })
+	e.Eventually(20*time.Second, "gh pr create is running", func() bool { return len(e.GhCalls("pr", "create")) == 1 })
 	e.MustOwt(repo, "delete", "--force", "--yes", "feat")
 	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "feat", "--branch", "other/feat", "Other work")
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,7 +18,7 @@ import (
 // pushed to it); a merged or closed one gets a new pull request.
 
 // notLoggedIn is real gh 2.23's answer without a login: its text, exit 4.
-var notLoggedIn = ghFixture{Args: []string{"pr"}, Exit: 4,
+var notLoggedIn = fixture.GhFixture{Args: []string{"pr"}, Exit: 4,
 	Stderr: "To get started with GitHub CLI, please run:  gh auth login\n" +
 		"Alternatively, populate the GH_TOKEN environment variable with a GitHub API authentication token.\n"}
 
@@ -39,22 +40,22 @@ func (e *Env) remoteHas(bare, branch string) bool {
 
 func TestPRWithGhNotLoggedInOrFailingPushesNothing(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	repo := e.NewRepo("app")
 	bare := e.withRemote(repo)
 	branch := e.shellWithCommits(repo, "feat", 1)
 
-	e.setGh(notLoggedIn, createFixture)
+	e.SetGh(notLoggedIn, createFixture)
 	r := e.Owt(repo, "pr", "feat")
 	require.Equal(t, 1, r.Code, r.Stderr)
 	requireOneLineError(t, r, "gh is not logged in (run: gh auth login); nothing was pushed")
 	require.False(t, e.remoteHas(bare, branch), "nothing was pushed")
 	require.Nil(t, e.prItem(repo, "feat").PR, "no PR recorded")
-	require.Empty(t, e.ghCalls("pr", "create"))
-	require.Len(t, e.ghCalls("pr", "list", "--head", branch), 1, "one gh call")
+	require.Empty(t, e.GhCalls("pr", "create"))
+	require.Len(t, e.GhCalls("pr", "list", "--head", branch), 1, "one gh call")
 
 	// Any other gh failure stops before the push too, with gh's words.
-	e.setGh(ghFixture{Args: []string{"pr", "list"}, Exit: 1,
+	e.SetGh(fixture.GhFixture{Args: []string{"pr", "list"}, Exit: 1,
 		Stderr: "none of the git remotes configured for this repository point to a known GitHub host. To tell gh about a new GitHub host, please use `gh auth login`\n"},
 		createFixture)
 	r = e.Owt(repo, "pr", "feat")
@@ -63,7 +64,7 @@ func TestPRWithGhNotLoggedInOrFailingPushesNothing(t *testing.T) {
 	require.Contains(t, r.Stderr, "nothing was pushed")
 	require.False(t, e.remoteHas(bare, branch), "nothing was pushed")
 	require.Nil(t, e.prItem(repo, "feat").PR)
-	require.Empty(t, e.ghCalls("pr", "create"))
+	require.Empty(t, e.GhCalls("pr", "create"))
 
 	// gh not installed: the same, before any push.
 	bin := filepath.Join(e.Root, "nogh")
@@ -73,7 +74,7 @@ func TestPRWithGhNotLoggedInOrFailingPushesNothing(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, os.Symlink(path, filepath.Join(bin, prog)))
 	}
-	path := e.vars["PATH"]
+	path := e.Var("PATH")
 	e.Set("PATH", bin)
 	r = e.Owt(repo, "pr", "feat")
 	e.Set("PATH", path)
@@ -86,7 +87,7 @@ func TestPRWithGhNotLoggedInOrFailingPushesNothing(t *testing.T) {
 
 func TestPRAdoptsTheOpenPullRequestOfTheBranch(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	repo := e.NewRepo("app")
 	bare := e.withRemote(repo)
 	branch := e.shellWithCommits(repo, "feat", 2)
@@ -95,7 +96,7 @@ func TestPRAdoptsTheOpenPullRequestOfTheBranch(t *testing.T) {
 	old := e.Git(bare, "rev-parse", branch)
 	view := strings.Replace(prView(old, "REVIEW_REQUIRED"), `"isDraft":false`, `"isDraft":true`, 1)
 	view = strings.Replace(view, `"isDraft":true`, `"isDraft":true,"baseRefName":"main"`, 1)
-	e.setGh(ghFixture{Args: []string{"pr", "list"}, Stdout: prList(view)}, ghFixture{Args: []string{"pr", "view"}, Stdout: view})
+	e.SetGh(fixture.GhFixture{Args: []string{"pr", "list"}, Stdout: prList(view)}, fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: view})
 
 	// Asked for another base than the open pull request's: refused before
 	// anything is pushed.
@@ -110,7 +111,7 @@ func TestPRAdoptsTheOpenPullRequestOfTheBranch(t *testing.T) {
 	require.Equal(t, "adopted pull request #7 for feat: https://github.com/o/app/pull/7\n", out)
 	head := e.Git(repo, "rev-parse", branch)
 	require.Equal(t, head, e.Git(bare, "rev-parse", branch), "the PR got the new commits")
-	require.Empty(t, e.ghCalls("pr", "create"), "no second pull request")
+	require.Empty(t, e.GhCalls("pr", "create"), "no second pull request")
 	it := e.prItem(repo, "feat")
 	require.NotNil(t, it.PR)
 	require.Equal(t, 7, it.PR.Number)
@@ -120,11 +121,11 @@ func TestPRAdoptsTheOpenPullRequestOfTheBranch(t *testing.T) {
 	require.Contains(t, e.MustOwt(repo, "list"), "PR #7 open draft")
 
 	// Recorded open: owt pr refuses as before, without asking gh.
-	views := len(e.ghCalls("pr", "view", branch))
+	views := len(e.GhCalls("pr", "view", branch))
 	r = e.Owt(repo, "pr", "feat")
 	require.Equal(t, 1, r.Code)
 	require.Contains(t, r.Stderr, "#7 open already")
-	require.Len(t, e.ghCalls("pr", "view", branch), views)
+	require.Len(t, e.GhCalls("pr", "view", branch), views)
 
 	// An open pull request whose branch has commits the worktree lacks:
 	// never forced, nothing recorded.
@@ -140,14 +141,14 @@ func TestPRAdoptsTheOpenPullRequestOfTheBranch(t *testing.T) {
 
 func TestPRAfterAMergedPullRequestOpensANewOne(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	repo := e.NewRepo("app")
 	bare := e.withRemote(repo)
 	branch := e.shellWithCommits(repo, "feat", 1)
 	merged := strings.Replace(strings.Replace(prView("0123abc", "APPROVED"), `"state":"OPEN"`, `"state":"MERGED"`, 1), `"number":7`, `"number":5`, 1)
 	merged = strings.Replace(merged, "pull/7", "pull/5", 1)
-	e.setGh(ghFixture{Args: []string{"pr", "list"}, Stdout: prList(merged)},
-		createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: prView("x", "")})
+	e.SetGh(fixture.GhFixture{Args: []string{"pr", "list"}, Stdout: prList(merged)},
+		createFixture, fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("x", "")})
 
 	var got struct {
 		Number  int    `json:"number"`
@@ -162,7 +163,7 @@ func TestPRAfterAMergedPullRequestOpensANewOne(t *testing.T) {
 	require.Equal(t, "OPEN", got.State)
 	require.NotNil(t, got.Adopted, out)
 	require.False(t, *got.Adopted)
-	require.Len(t, e.ghCalls("pr", "create"), 1, "a new pull request")
+	require.Len(t, e.GhCalls("pr", "create"), 1, "a new pull request")
 	require.Equal(t, e.Git(repo, "rev-parse", branch), e.Git(bare, "rev-parse", branch))
 	require.Equal(t, 7, e.prItem(repo, "feat").PR.Number)
 }

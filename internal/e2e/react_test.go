@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -15,23 +16,23 @@ import (
 
 func TestPRPushesTheBranchOpensAPullRequestAndListShowsIt(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	repo := e.NewRepo("app")
 	e.startAgent(repo, "feat", "Add a feature\n!write feature.txt\n!commit add feature")
 
 	r := e.Owt(repo, "pr", "feat")
 	require.NotEqual(t, 0, r.Code, "no remote: no PR")
 	require.Contains(t, r.Stderr, "no remote")
-	require.Empty(t, e.ghCalls("pr", "create"), "gh is not asked without a pushed branch")
+	require.Empty(t, e.GhCalls("pr", "create"), "gh is not asked without a pushed branch")
 
 	bare := e.withRemote(repo)
-	e.setGh(noPRYet, createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: prView("x", "", checkRun("test", "IN_PROGRESS", "", 1))})
+	e.SetGh(noPRYet, createFixture, fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("x", "", checkRun("test", "IN_PROGRESS", "", 1))})
 	out := e.MustOwt(repo, "pr", "feat", "--draft")
 	require.Contains(t, out, "opened pull request #7 for feat: https://github.com/o/app/pull/7")
 
 	branch := e.Find(repo, "feat").Branch
 	require.Equal(t, e.Git(repo, "rev-parse", branch), e.Git(bare, "rev-parse", branch), "the branch was pushed")
-	calls := e.ghCalls("pr", "create")
+	calls := e.GhCalls("pr", "create")
 	require.Len(t, calls, 1)
 	argv := strings.Join(calls[0].Argv, " ")
 	require.Contains(t, argv, "--head "+branch+" --base main --title Add a feature")
@@ -55,12 +56,12 @@ func TestPRPushesTheBranchOpensAPullRequestAndListShowsIt(t *testing.T) {
 
 func TestCIFailureGoesToTheAgentOncePerHeadAndNeedsYouAfterMaxAttempts(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	e.userConfig("[pr]\npoll_interval = \"1s\"\n[reactions.ci_failed]\nmax_attempts = 2\n")
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
-	logA := ghFixture{Args: []string{"run", "view", "101", "--log-failed"}, Stdout: "test\tRun go test\t--- FAIL: TestAlpha\ntest\tRun go test\tFAIL\texit status 1\n"}
-	e.setGh(createFixture, logA, ghFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "FAILURE", 101))})
+	logA := fixture.GhFixture{Args: []string{"run", "view", "101", "--log-failed"}, Stdout: "test\tRun go test\t--- FAIL: TestAlpha\ntest\tRun go test\tFAIL\texit status 1\n"}
+	e.SetGh(createFixture, logA, fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "FAILURE", 101))})
 	e.agentWithPR(repo, "ci")
 
 	e.Eventually(60*time.Second, "the CI failure reaches the agent", func() bool { return len(e.promptsWith("ci", "CI fails")) == 1 })
@@ -70,20 +71,20 @@ func TestCIFailureGoesToTheAgentOncePerHeadAndNeedsYouAfterMaxAttempts(t *testin
 	require.Contains(t, msg, "--- FAIL: TestAlpha")
 
 	// Polled again on the same head: nothing more, not even its log.
-	polls := len(e.ghCalls("pr", "view"))
-	e.Eventually(30*time.Second, "two more polls", func() bool { return len(e.ghCalls("pr", "view")) >= polls+2 })
+	polls := len(e.GhCalls("pr", "view"))
+	e.Eventually(30*time.Second, "two more polls", func() bool { return len(e.GhCalls("pr", "view")) >= polls+2 })
 	require.Len(t, e.promptsWith("ci", "CI fails"), 1, "the same cause is sent once")
-	require.Len(t, e.ghCalls("run", "view"), 1, "its log is read once")
+	require.Len(t, e.GhCalls("run", "view"), 1, "its log is read once")
 
 	// Head B fails: a new cause, a new message.
-	e.setGh(ghFixture{Args: []string{"run", "view", "102"}, Stdout: "--- FAIL: TestBeta\n"},
-		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("bbbbbbb2", "", checkRun("test", "COMPLETED", "FAILURE", 102))})
+	e.SetGh(fixture.GhFixture{Args: []string{"run", "view", "102"}, Stdout: "--- FAIL: TestBeta\n"},
+		fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("bbbbbbb2", "", checkRun("test", "COMPLETED", "FAILURE", 102))})
 	e.Eventually(60*time.Second, "the second failure reaches the agent", func() bool { return len(e.promptsWith("ci", "CI fails")) == 2 })
 	require.Contains(t, e.promptsWith("ci", "CI fails")[1], "--- FAIL: TestBeta")
 
 	// Head C fails with both attempts used: the user is needed, once told.
-	e.setGh(ghFixture{Args: []string{"run", "view", "103"}, Stdout: "--- FAIL: TestGamma\n"},
-		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("ccccccc3", "", checkRun("test", "COMPLETED", "FAILURE", 103))})
+	e.SetGh(fixture.GhFixture{Args: []string{"run", "view", "103"}, Stdout: "--- FAIL: TestGamma\n"},
+		fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("ccccccc3", "", checkRun("test", "COMPLETED", "FAILURE", 103))})
 	e.Eventually(60*time.Second, "ci needs you", func() bool { return len(e.prItem(repo, "ci").NeedsYou) == 1 })
 	it := e.prItem(repo, "ci")
 	require.Contains(t, it.NeedsYou[0], "ci_failed: 2 attempt(s) used, still failing: test failed on ccccccc")
@@ -95,49 +96,49 @@ func TestCIFailureGoesToTheAgentOncePerHeadAndNeedsYouAfterMaxAttempts(t *testin
 
 	// Sticky: more polls, a new head failing, still the user's; no more
 	// messages and one notification.
-	e.setGh(ghFixture{Args: []string{"run", "view", "104"}, Stdout: "--- FAIL: TestDelta\n"},
-		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("ddddddd4", "", checkRun("test", "COMPLETED", "FAILURE", 104))})
-	e.Eventually(30*time.Second, "the new head judged", func() bool { return len(e.ghCalls("run", "view", "104")) == 1 })
-	polls = len(e.ghCalls("pr", "view"))
-	e.Eventually(30*time.Second, "two more polls", func() bool { return len(e.ghCalls("pr", "view")) >= polls+2 })
+	e.SetGh(fixture.GhFixture{Args: []string{"run", "view", "104"}, Stdout: "--- FAIL: TestDelta\n"},
+		fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("ddddddd4", "", checkRun("test", "COMPLETED", "FAILURE", 104))})
+	e.Eventually(30*time.Second, "the new head judged", func() bool { return len(e.GhCalls("run", "view", "104")) == 1 })
+	polls = len(e.GhCalls("pr", "view"))
+	e.Eventually(30*time.Second, "two more polls", func() bool { return len(e.GhCalls("pr", "view")) >= polls+2 })
 	require.Len(t, e.prItem(repo, "ci").NeedsYou, 1)
 	require.Len(t, e.promptsWith("ci", "CI fails"), 2)
 	require.Len(t, logLinesWith(e.LogLines("monitor"), "ci needs you (ci_failed"), 1, "one notification")
 
 	// Passing twice in a row clears it.
-	e.setGh(ghFixture{Args: []string{"pr", "view"}, Stdout: prView("eeeeeee5", "", checkRun("test", "COMPLETED", "SUCCESS", 105))})
+	e.SetGh(fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("eeeeeee5", "", checkRun("test", "COMPLETED", "SUCCESS", 105))})
 	e.Eventually(60*time.Second, "ci no longer needs you", func() bool { return len(e.prItem(repo, "ci").NeedsYou) == 0 })
 	require.Equal(t, 0, e.prItem(repo, "ci").Reactions["ci_failed"].Attempts)
 }
 
 func TestPendingCIIsPolledOncePerIntervalAndSendsNothing(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
-	e.setGh(createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "QUEUED", "", 1))})
+	e.SetGh(createFixture, fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "QUEUED", "", 1))})
 	e.agentWithPR(repo, "wait")
 
 	// The first call is owt pr's own look for an open pull request; the
 	// monitor's first poll may follow it at once.
-	e.Eventually(30*time.Second, "four polls", func() bool { return len(e.ghCalls("pr", "view")) >= 5 })
-	calls := e.ghCalls("pr", "view")
+	e.Eventually(30*time.Second, "four polls", func() bool { return len(e.GhCalls("pr", "view")) >= 5 })
+	calls := e.GhCalls("pr", "view")
 	for i := 2; i < len(calls); i++ {
 		require.GreaterOrEqual(t, calls[i].At.Sub(calls[i-1].At), 900*time.Millisecond, "one poll per interval (1s)")
 	}
-	require.Empty(t, e.ghCalls("run", "view"))
+	require.Empty(t, e.GhCalls("run", "view"))
 	require.Len(t, e.Prompts("wait"), 1, "only the task: pending sends nothing")
 	require.Equal(t, "pending", e.prItem(repo, "wait").PR.Checks)
 }
 
 func TestGhNotLoggedInWarnsOnceAndTheChecksReactionGoesOn(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	e.userConfig("[pr]\npoll_interval = \"1s\"\n[checks]\ncommands = [[\"sh\", \"-c\", \"echo lint says no; exit 3\"]]\n")
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
-	e.setGh(noPRYet, createFixture, ghFixture{Args: []string{"pr", "view"}, Stderr: "To get started with GitHub CLI, please run:  gh auth login\n", Exit: 4})
+	e.SetGh(noPRYet, createFixture, fixture.GhFixture{Args: []string{"pr", "view"}, Stderr: "To get started with GitHub CLI, please run:  gh auth login\n", Exit: 4})
 	e.startAgent(repo, "auth", "Add a feature\n!write feature.txt\n!commit add feature")
 	e.MustOwt(repo, "pr", "auth")
 	e.MustOwt(repo, "send", "auth", "!write more.txt\n!commit more")
@@ -179,7 +180,7 @@ func TestFailingChecksGoOncePerTreeThroughASwallowedEnterAndPassAfterTheFix(t *t
 
 func TestChangesRequestedSendsEveryCommentWithPathAndLine(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
@@ -189,8 +190,8 @@ func TestChangesRequestedSendsEveryCommentWithPathAndLine(t *testing.T) {
 	comments := `[{"id":1,"path":"feature.txt","line":3,"body":"Name this better.","user":{"login":"rita"}},` +
 		`{"id":2,"path":"main.go","line":0,"original_line":12,"body":"Handle the error.","user":{"login":"rita"}},` +
 		`{"id":3,"path":"main.go","line":12,"body":"agreed","in_reply_to_id":2,"user":{"login":"bob"}}]`
-	e.setGh(createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: view},
-		ghFixture{Args: []string{"api", "repos/{owner}/{repo}/pulls/7/comments"}, Stdout: comments})
+	e.SetGh(createFixture, fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: view},
+		fixture.GhFixture{Args: []string{"api", "repos/{owner}/{repo}/pulls/7/comments"}, Stdout: comments})
 	e.agentWithPR(repo, "rev")
 
 	e.Eventually(60*time.Second, "the review reaches the agent", func() bool { return len(e.promptsWith("rev", "changes were requested")) == 1 })
@@ -200,7 +201,7 @@ func TestChangesRequestedSendsEveryCommentWithPathAndLine(t *testing.T) {
 	require.Contains(t, msg, "- main.go:12 @rita: Handle the error.")
 	require.NotContains(t, msg, "agreed", "replies are not new requests")
 	require.Equal(t, "CHANGES_REQUESTED", e.prItem(repo, "rev").PR.Review)
-	require.Len(t, e.ghCalls("api"), 1)
+	require.Len(t, e.GhCalls("api"), 1)
 }
 
 func logLinesWith(lines []string, text string) []string {

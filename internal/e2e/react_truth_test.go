@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -78,7 +79,7 @@ func TestAConflictIsSentOnceWhileItsBaseMovesForUnrelatedReasons(t *testing.T) {
 }
 
 // ghLoggedOut is gh's answer when it is not logged in (exit 4).
-var ghLoggedOut = ghFixture{Args: []string{"pr", "view"}, Stderr: "To get started with GitHub CLI, please run:  gh auth login\n", Exit: 4}
+var ghLoggedOut = fixture.GhFixture{Args: []string{"pr", "view"}, Stderr: "To get started with GitHub CLI, please run:  gh auth login\n", Exit: 4}
 
 // gh logging out does not turn the PR reactions off for good: owt list,
 // the control plane and owt doctor say the PR state is stale and why, the
@@ -95,7 +96,7 @@ func TestGhNotLoggedInIsSaidWhereYouLookAndRetriedUntilGhAnswers(t *testing.T) {
 	require.Equal(t, 0, e.Owt(repo, "doctor").Code, "all good while gh answers")
 
 	loggedOut := time.Now()
-	e.setGh(ghLoggedOut)
+	e.SetGh(ghLoggedOut)
 	e.Eventually(60*time.Second, "owt list says the PR state is stale and why", func() bool {
 		return strings.Contains(e.MustOwt(repo, "list"), "PR #7 open, checks pending, stale: gh is not logged in")
 	})
@@ -107,9 +108,9 @@ func TestGhNotLoggedInIsSaidWhereYouLookAndRetriedUntilGhAnswers(t *testing.T) {
 	e.keys(p, "Escape")
 	e.waitClosed(p)
 
-	failed := func() []ghCall {
-		var out []ghCall
-		for _, c := range e.ghCalls("pr", "view") {
+	failed := func() []fixture.GhCall {
+		var out []fixture.GhCall
+		for _, c := range e.GhCalls("pr", "view") {
 			if c.At.After(loggedOut) {
 				out = append(out, c)
 			}
@@ -120,8 +121,8 @@ func TestGhNotLoggedInIsSaidWhereYouLookAndRetriedUntilGhAnswers(t *testing.T) {
 	fails := failed()
 	require.GreaterOrEqual(t, fails[2].At.Sub(fails[1].At), 2*time.Second, "backed off: each wait twice the one before, from poll_interval (1s)")
 
-	e.setGh(ghFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestAlpha\n"},
-		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "FAILURE", 101))})
+	e.SetGh(fixture.GhFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestAlpha\n"},
+		fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "FAILURE", 101))})
 	e.Eventually(90*time.Second, "the CI reaction runs again without a monitor restart", func() bool { return len(e.prItem(repo, "solo").NeedsYou) == 1 })
 	require.NotContains(t, e.MustOwt(repo, "list"), "stale")
 	require.Len(t, logLinesWith(e.LogLines("monitor"), "gh is not logged in"), 1, "one warning in the log")
@@ -132,7 +133,7 @@ func TestGhNotLoggedInIsSaidWhereYouLookAndRetriedUntilGhAnswers(t *testing.T) {
 // rest.
 func TestAHugeReviewReachesTheAgentBoundedWithItsURL(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
@@ -144,8 +145,8 @@ func TestAHugeReviewReachesTheAgentBoundedWithItsURL(t *testing.T) {
 	for i := range 60 {
 		comments = append(comments, `{"id":`+itoa(i+1)+`,"path":"feature.txt","line":`+itoa(i+1)+`,"body":"`+strings.Repeat("nit ", 250)+`","user":{"login":"rita"}}`)
 	}
-	e.setGh(createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: view},
-		ghFixture{Args: []string{"api", "repos/{owner}/{repo}/pulls/7/comments"}, Stdout: "[" + strings.Join(comments, ",") + "]"})
+	e.SetGh(createFixture, fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: view},
+		fixture.GhFixture{Args: []string{"api", "repos/{owner}/{repo}/pulls/7/comments"}, Stdout: "[" + strings.Join(comments, ",") + "]"})
 	e.agentWithPR(repo, "rev")
 
 	e.Eventually(60*time.Second, "the review reaches the agent", func() bool { return len(e.promptsWith("rev", "changes were requested")) == 1 })
@@ -158,12 +159,12 @@ func TestAHugeReviewReachesTheAgentBoundedWithItsURL(t *testing.T) {
 // gh's stderr in owt pr's error is one short line, however long gh's is.
 func TestOwtPRSaysGhsErrorInOneShortLine(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
 	e.shellWithCommits(repo, "feat", 1)
 	huge := "GraphQL: " + strings.Repeat("x", 200<<10) + "\nsecond line\n"
-	e.setGh(ghFixture{Args: []string{"pr", "list"}, Stderr: huge, Exit: 1})
+	e.SetGh(fixture.GhFixture{Args: []string{"pr", "list"}, Stderr: huge, Exit: 1})
 
 	r := e.Owt(repo, "pr", "feat")
 	requireOneLineError(t, r, "gh pr list: GraphQL: xxx")
@@ -176,7 +177,7 @@ func TestOwtPRSaysGhsErrorInOneShortLine(t *testing.T) {
 // after the monitor's poll).
 func TestPRFieldsInJSONAreTheSameCleanTextEverywhere(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
@@ -184,7 +185,7 @@ func TestPRFieldsInJSONAreTheSameCleanTextEverywhere(t *testing.T) {
 	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "q1", "--", "My own work")
 	e.commitIn(e.Find(repo, "q1").Path, "mine.txt", "mine\n", "my own commit")
 	view := strings.Replace(prView("aaaaaaa1", ""), "pull/7", "pull/7\\u001b]0;TITLE\\u0007", 1)
-	e.setGh(ghFixture{Args: []string{"pr", "list"}, Stdout: prList(view)}, ghFixture{Args: []string{"pr", "view"}, Stdout: view})
+	e.SetGh(fixture.GhFixture{Args: []string{"pr", "list"}, Stdout: prList(view)}, fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: view})
 
 	var opened struct{ URL string }
 	out := e.MustOwt(repo, "pr", "q1", "--json")
@@ -192,6 +193,6 @@ func TestPRFieldsInJSONAreTheSameCleanTextEverywhere(t *testing.T) {
 	clean := "https://github.com/o/app/pull/7]0;TITLE"
 	require.Equal(t, clean, opened.URL, "owt pr --json")
 	require.Equal(t, clean, e.prItem(repo, "q1").PR.URL, "owt list --json as recorded")
-	e.Eventually(60*time.Second, "the monitor polled it", func() bool { return len(e.ghCalls("pr", "view")) >= 2 })
+	e.Eventually(60*time.Second, "the monitor polled it", func() bool { return len(e.GhCalls("pr", "view")) >= 2 })
 	require.Equal(t, clean, e.prItem(repo, "q1").PR.URL, "owt list --json after a poll")
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -15,7 +16,7 @@ import (
 // will never read it.
 func TestAFailingPRWithNoAgentToTellNeedsYouAtOnce(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
@@ -25,15 +26,15 @@ func TestAFailingPRWithNoAgentToTellNeedsYouAtOnce(t *testing.T) {
 	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "solo", "--", "My own work")
 	e.commitIn(e.Find(repo, "solo").Path, "mine.txt", "mine\n", "my own commit")
 	e.startAgent(repo, "gone", "Add a feature\n!write feature.txt\n!commit add feature")
-	e.setGh(noPRYet, createFixture)
+	e.SetGh(noPRYet, createFixture)
 	e.MustOwt(repo, "pr", "solo")
 	e.MustOwt(repo, "pr", "gone")
 	e.MustOwt(repo, "send", "gone", "!exit 0")
 	e.WaitStatus(repo, "gone", "exited", 30*time.Second)
 
-	e.setGh(
-		ghFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestAlpha\n"},
-		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "FAILURE", 101))},
+	e.SetGh(
+		fixture.GhFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestAlpha\n"},
+		fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "FAILURE", 101))},
 	)
 	for _, name := range []string{"solo", "gone"} {
 		e.Eventually(60*time.Second, name+" needs you", func() bool { return len(e.prItem(repo, name).NeedsYou) == 1 })
@@ -45,13 +46,13 @@ func TestAFailingPRWithNoAgentToTellNeedsYouAtOnce(t *testing.T) {
 	require.Equal(t, 0, e.prItem(repo, "solo").Reactions["ci_failed"].Attempts, "no message was sent: no attempt used")
 
 	// Polled again, and a new head fails: still the user's, told once.
-	polls := len(e.ghCalls("pr", "view"))
-	e.setGh(
-		ghFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestBeta\n"},
-		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("bbbbbbb2", "", checkRun("test", "COMPLETED", "FAILURE", 102))},
+	polls := len(e.GhCalls("pr", "view"))
+	e.SetGh(
+		fixture.GhFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestBeta\n"},
+		fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("bbbbbbb2", "", checkRun("test", "COMPLETED", "FAILURE", 102))},
 	)
 	e.Eventually(30*time.Second, "the new head is judged for both", func() bool {
-		return len(e.ghCalls("run", "view", "102")) == 2 && len(e.ghCalls("pr", "view")) >= polls+4
+		return len(e.GhCalls("run", "view", "102")) == 2 && len(e.GhCalls("pr", "view")) >= polls+4
 	})
 	e.Eventually(10*time.Second, "why follows the cause", func() bool {
 		return strings.Contains(e.prItem(repo, "solo").NeedsYou[0], "bbbbbbb")

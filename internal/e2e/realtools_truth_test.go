@@ -362,7 +362,7 @@ func (e *Env) setWorld(k, v string) {
 // interrupted, with no "finished its turn"; a turn that ran to its end is
 // one.
 func TestRealClaudeEscIsNoFinishedTurn(t *testing.T) {
-	e := realEnv(t)
+	e := realEnv(t, "claude")
 	api := startFakeModelAPI(t)
 	repo := e.NewRepo("app")
 	other := e.NewRepo("other")
@@ -406,6 +406,11 @@ func TestRealClaudeEscIsNoFinishedTurn(t *testing.T) {
 	e.Eventually(30*time.Second, "owt tells of the finished turn", func() bool {
 		return e.notices("owt: k finished its turn") == 1
 	})
+	// The recorder polls owt list: let it catch up with the notice.
+	e.Eventually(10*time.Second, "the recorder saw k idle", func() bool {
+		h := rec.history("k")
+		return len(h) > 0 && h[len(h)-1].Status == "idle"
+	})
 	h := rec.history("k")
 	require.Equal(t, seenStatus{Name: "k", Status: "idle"}, h[len(h)-1], historyText(h))
 }
@@ -416,12 +421,12 @@ func TestRealClaudeEscIsNoFinishedTurn(t *testing.T) {
 func codexWorld(t *testing.T, e *Env, api *fakeModelAPI, repo string, signedIn bool) {
 	t.Helper()
 	e.setWorld("CODEX_HOME", filepath.Join(e.Home, ".codex"))
-	require.NoError(t, os.MkdirAll(e.vars["CODEX_HOME"], 0o700))
+	require.NoError(t, os.MkdirAll(e.Var("CODEX_HOME"), 0o700))
 	// Codex 0.169 reads no OPENAI_BASE_URL; its config's openai_base_url
 	// it does (first over a websocket, then plain HTTP).
 	cfg := fmt.Sprintf("openai_base_url = %q\n", api.URL+"/v1")
 	if !signedIn {
-		require.NoError(t, os.WriteFile(filepath.Join(e.vars["CODEX_HOME"], "config.toml"), []byte(cfg), 0o600))
+		require.NoError(t, os.WriteFile(filepath.Join(e.Var("CODEX_HOME"), "config.toml"), []byte(cfg), 0o600))
 		return
 	}
 	login := exec.Command(filepath.Join(realToolsBin(t), "codex"), "login", "--with-api-key")
@@ -430,7 +435,7 @@ func codexWorld(t *testing.T, e *Env, api *fakeModelAPI, repo string, signedIn b
 	out, err := login.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	cfg += fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", repo)
-	require.NoError(t, os.WriteFile(filepath.Join(e.vars["CODEX_HOME"], "config.toml"), []byte(cfg), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(e.Var("CODEX_HOME"), "config.toml"), []byte(cfg), 0o600))
 }
 
 // noIdleBeforeWork accepts the statuses of an agent starting on its task:
@@ -449,7 +454,7 @@ func noIdleBeforeWork() func(seenStatus) bool {
 // did is told once. Its F2 overlay, opened by the user, is no question;
 // Esc is no finished turn.
 func TestRealCodexNormalStart(t *testing.T) {
-	e := realEnv(t)
+	e := realEnv(t, "codex")
 	api := startFakeModelAPI(t)
 	repo := e.NewRepo("app")
 	codexWorld(t, e, api, repo, true)
@@ -514,7 +519,7 @@ func TestRealCodexNormalStart(t *testing.T) {
 // reaches the model; with owt's hooks installed (no -c, its shared
 // background server) too.
 func TestRealCodexSignInAndItsTask(t *testing.T) {
-	e := realEnv(t)
+	e := realEnv(t, "codex")
 	api := startFakeModelAPI(t)
 	repo := e.NewRepo("app")
 	codexWorld(t, e, api, repo, false)
@@ -544,7 +549,7 @@ func TestRealCodexSignInAndItsTask(t *testing.T) {
 
 	// Signed out again, with owt's hooks: codex runs on its shared server,
 	// and keeps its task through the sign-in and hooks review too.
-	require.NoError(t, os.Remove(filepath.Join(e.vars["CODEX_HOME"], "auth.json")))
+	require.NoError(t, os.Remove(filepath.Join(e.Var("CODEX_HOME"), "auth.json")))
 	require.Contains(t, e.MustOwt(repo, "tools", "codex-hooks"), "installed owt's hooks")
 	d := e.newReal(repo, "d", "codex", "say hello")
 	e.await(rec, "d", 0, seenStatus{Status: "waiting", WaitingFor: "login"}, beforeTask)
@@ -562,7 +567,7 @@ func TestRealCodexSignInAndItsTask(t *testing.T) {
 // user has signed in, owt says the turn failed and how to send the task
 // again, as the README promises, and tells them.
 func TestRealGeminiTaskLostBehindSignIn(t *testing.T) {
-	e := realEnv(t)
+	e := realEnv(t, "gemini")
 	repo := e.NewRepo("app")
 	rec := e.recordStatuses(repo)
 
@@ -577,8 +582,7 @@ func TestRealGeminiTaskLostBehindSignIn(t *testing.T) {
 	e.await(rec, "g", 0, seenStatus{Status: "waiting", WaitingFor: "login"}, beforeSignIn)
 	e.press(s, "Down", "Enter")
 	e.await(rec, "g", 0, seenStatus{Status: "waiting", WaitingFor: "API key"}, beforeSignIn)
-	e.Tmux("send-keys", "-t", "="+s+":", "-l", "AIza-owt-test-not-a-key")
-	e.pressUntil(s, "Enter", "Type your message")
+	e.typeKeyUntil(s, "AIza-owt-test-not-a-key", "Type your message")
 	const failed = "Content generator not initialized"
 	e.seeOnScreen(s, failed)
 	e.await(rec, "g", 0, seenStatus{Status: "idle", TurnError: failed}, func(st seenStatus) bool {
@@ -593,7 +597,7 @@ func TestRealGeminiTaskLostBehindSignIn(t *testing.T) {
 // OpenCode retries a model it cannot reach; two Esc stop it. The answer
 // it leaves never completed: idle, interrupted, no "finished its turn".
 func TestRealOpenCodeEscIsNoFinishedTurn(t *testing.T) {
-	e := realEnv(t)
+	e := realEnv(t, "opencode")
 	repo := e.NewRepo("app")
 	canary := e.startCanary(repo)
 	rec := e.recordStatuses(repo)
@@ -609,4 +613,28 @@ func TestRealOpenCodeEscIsNoFinishedTurn(t *testing.T) {
 	})
 	e.noticeBarrier(repo, canary)
 	require.Zero(t, e.notices("owt: o finished its turn"), "Esc is no finished turn")
+}
+
+// typeKeyUntil types an API key into the CLI's key field and presses Enter
+// until text shows. A CLI under load may not have focused the field yet
+// and drop the key ("API key cannot be empty"): then it types it again.
+func (e *Env) typeKeyUntil(session, key, text string) {
+	e.t.Helper()
+	target := "=" + session + ":"
+	for try := 0; try < 5; try++ {
+		e.Tmux("send-keys", "-t", target, "-l", key)
+		e.Tmux("send-keys", "-t", target, "Enter")
+		sent := time.Now()
+		for time.Since(sent) < 6*time.Second {
+			screen := e.Capture(target)
+			if strings.Contains(screen, text) {
+				return
+			}
+			if time.Since(sent) > 2*time.Second && strings.Contains(screen, "cannot be empty") {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	e.t.Fatalf("%s never showed %q after the key:\n%s", session, text, e.Capture(target))
 }

@@ -105,7 +105,7 @@ func TestRunTaskWaitingAtAPromptIsAnnouncedAsNeedingYou(t *testing.T) {
 	script := filepath.Join(e.Root, "notify.sh")
 	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\n"+
 		`echo "$OWT_NAME|$OWT_STATUS|$OWT_EVENT|$OWT_TASK" >> `+told+"\n"), 0o755))
-	e.WriteFile(e.vars["XDG_CONFIG_HOME"], "owt/config.toml", fmt.Sprintf("[notify]\ncommand = [%q]\n", script))
+	e.WriteFile(e.Var("XDG_CONFIG_HOME"), "owt/config.toml", fmt.Sprintf("[notify]\ncommand = [%q]\n", script))
 	repo := e.NewRepo("app")
 	e.WriteFile(repo, ".owt.toml", "[notify]\non = [\"needs_you\"]\n")
 	e.Git(repo, "add", ".owt.toml")

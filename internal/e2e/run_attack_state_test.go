@@ -199,7 +199,7 @@ func TestRunNoticesReachTheNotifyCommandAsWhatTheyAre(t *testing.T) {
 	script := filepath.Join(e.Root, "notify.sh")
 	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\n"+
 		`echo "$OWT_NAME|$OWT_STATUS|$OWT_EVENT|$OWT_RUN|$OWT_TASK|$OWT_TEXT" >> `+told+"\n"), 0o755))
-	e.WriteFile(e.vars["XDG_CONFIG_HOME"], "owt/config.toml", fmt.Sprintf("[notify]\ncommand = [%q]\n", script))
+	e.WriteFile(e.Var("XDG_CONFIG_HOME"), "owt/config.toml", fmt.Sprintf("[notify]\ncommand = [%q]\n", script))
 	plan := "[run]\ntool = \"claude\"\n\n[run.retry]\nmax_attempts = 1\n\n[[task]]\nid = \"bad\"\ntask = \"!exec " + owtBin + " done --fail cannot-be-done\"\n"
 
 	// Not listed in on: nothing is told of it.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -14,10 +15,10 @@ import (
 // agent's like any other (owt list shows it).
 func TestRunWithPROpensAPullRequestForEachDoneTask(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	repo := e.NewRepo("app")
 	bare := e.withRemote(repo)
-	e.setGh(noPRYet, createFixture, ghFixture{Args: []string{"pr", "view"}, Stdout: prView("x", "", checkRun("test", "IN_PROGRESS", "", 1))})
+	e.SetGh(noPRYet, createFixture, fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("x", "", checkRun("test", "IN_PROGRESS", "", 1))})
 	e.WriteFile(repo, "pr.toml", `[run]
 tool = "claude"
 pr = true
@@ -42,7 +43,7 @@ task = "`+taskScript("feature.txt")+`"
 	})
 	branch := e.Find(repo, "pr-feat").Branch
 	require.Equal(t, e.Git(repo, "rev-parse", branch), e.Git(bare, "rev-parse", branch), "the branch was pushed")
-	calls := e.ghCalls("pr", "create")
+	calls := e.GhCalls("pr", "create")
 	require.Len(t, calls, 1, "one pull request")
 	require.Contains(t, strings.Join(calls[0].Argv, " "), "--head "+branch+" --base main")
 	require.Contains(t, e.MustOwt(repo, "list"), "PR #7 open")
@@ -59,12 +60,12 @@ task = "`+taskScript("feature.txt")+`"
 // own, after the run is over.
 func TestAFinishedRunStillOpensEveryDoneTasksPullRequest(t *testing.T) {
 	e := NewEnv(t)
-	e.useFakeGh()
+	e.UseFakeGh()
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
-	e.setGh(noPRYet,
-		ghFixture{Args: []string{"pr", "create"}, Delay: "4s", Stdout: "https://github.com/o/app/pull/7\n"},
-		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("x", "", checkRun("test", "IN_PROGRESS", "", 1))})
+	e.SetGh(noPRYet,
+		fixture.GhFixture{Args: []string{"pr", "create"}, Delay: "4s", Stdout: "https://github.com/o/app/pull/7\n"},
+		fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("x", "", checkRun("test", "IN_PROGRESS", "", 1))})
 	e.WriteFile(repo, "two.toml", `[run]
 tool = "claude"
 pr = true
@@ -83,10 +84,10 @@ task = "`+taskScript("b.txt")+`"
 
 	e.Eventually(90*time.Second, "both tasks have their pull request", func() bool {
 		v := e.runStatus(repo, "two")
-		return len(e.ghCalls("pr", "create")) == 2 && v.State == "finished"
+		return len(e.GhCalls("pr", "create")) == 2 && v.State == "finished"
 	})
 	heads := map[string]bool{}
-	for _, c := range e.ghCalls("pr", "create") {
+	for _, c := range e.GhCalls("pr", "create") {
 		heads[strings.Join(c.Argv, " ")] = true
 	}
 	for _, id := range []string{"a", "b"} {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -41,8 +42,8 @@ func (e *Env) hasRunEvent(dir, name, event, task, detail string) bool {
 }
 
 // agentStarts are the start events of the fake agents of worktree name.
-func (e *Env) agentStarts(name string) []AgentEvent {
-	var out []AgentEvent
+func (e *Env) agentStarts(name string) []fixture.AgentEvent {
+	var out []fixture.AgentEvent
 	for _, ev := range e.Events() {
 		if ev.Event == "start" && ev.Agent == name {
 			out = append(out, ev)

@@ -59,7 +59,7 @@ func TestARunThatEndsWithFailedTasksIsFailedNotFinished(t *testing.T) {
 	notified := filepath.Join(e.Root, "notified.log")
 	script := filepath.Join(e.Root, "notify.sh")
 	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\necho \"$OWT_NAME\" >> "+notified+"\n"), 0o755))
-	e.WriteFile(e.vars["XDG_CONFIG_HOME"], "owt/config.toml", fmt.Sprintf("[notify]\non = [\"needs_you\"]\ncommand = [%q]\n", script))
+	e.WriteFile(e.Var("XDG_CONFIG_HOME"), "owt/config.toml", fmt.Sprintf("[notify]\non = [\"needs_you\"]\ncommand = [%q]\n", script))
 	e.WriteFile(repo, "ex.toml", `[run]
 tool = "claude"
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -191,7 +192,7 @@ func TestRacingLandingsOfOneWorktreeSayWhatHappened(t *testing.T) {
 		dup := e.shell(repo, name)
 		e.commitIn(dup.Path, name+".txt", "dup\n", "the dup work")
 		const n = 4
-		results := make(chan Result, n)
+		results := make(chan fixture.Result, n)
 		for i := 0; i < n; i++ {
 			go func() { results <- e.Owt(repo, verb, name, "--yes") }()
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -165,8 +166,8 @@ func TestParallelNewAndDeleteInOneRepo(t *testing.T) {
 
 // parallelOwt runs owt once per item, all at once, and returns the results
 // in item order.
-func (e *Env) parallelOwt(dir string, items []string, args func(string) []string) []Result {
-	out := make([]Result, len(items))
+func (e *Env) parallelOwt(dir string, items []string, args func(string) []string) []fixture.Result {
+	out := make([]fixture.Result, len(items))
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i, it := range items {
@@ -186,7 +187,7 @@ func (e *Env) parallelOwt(dir string, items []string, args func(string) []string
 			} else if err != nil {
 				code, stderr = -1, *bytes.NewBufferString(err.Error())
 			}
-			out[i] = Result{Stdout: stdout.String(), Stderr: stderr.String(), Code: code}
+			out[i] = fixture.Result{Stdout: stdout.String(), Stderr: stderr.String(), Code: code}
 		}()
 	}
 	close(start)

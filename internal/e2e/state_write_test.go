@@ -15,7 +15,7 @@ import (
 // writing by anyone. It returns the function that mends it.
 func (e *Env) breakStateWrites() func() {
 	e.t.Helper()
-	files, err := filepath.Glob(filepath.Join(e.vars["XDG_STATE_HOME"], "owt", "repos", "*.json"))
+	files, err := filepath.Glob(filepath.Join(e.Var("XDG_STATE_HOME"), "owt", "repos", "*.json"))
 	require.NoError(e.t, err)
 	require.Len(e.t, files, 1, "one repo's state file")
 	lock := files[0] + ".lock"

@@ -11,6 +11,7 @@ import (
 // starting, maybe working, then idle, never "turn failed (task not taken)",
 // and the agent takes the next message at once.
 func TestQuickFirstTurnOfAHooklessToolIsNoTaskNotTaken(t *testing.T) {
+	t.Parallel() // its subtests are: let it overlap the other tests too
 	for _, tool := range []string{"opencode", "pi", "cursor-agent"} {
 		t.Run(tool, func(t *testing.T) {
 			e := NewEnv(t)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -120,7 +121,7 @@ func TestUnreadableSettingsFileDoesNotStopNew(t *testing.T) {
 	e.WriteFile(repo, ".gemini/settings.json", `{"hooks": {"disabled": ["lint"], "enabled": true}}`)
 	e.Git(repo, "commit", "-q", "-am", "gemini hooks switches")
 	h := newJSON(t, e, repo, "--tool", "gemini", "--name", "hg", "!sleep 60s")
-	cmds := HookCommands(t, filepath.Join(h.Path, ".gemini", "settings.json"))
+	cmds := fixture.HookCommands(t, filepath.Join(h.Path, ".gemini", "settings.json"))
 	require.Equal(t, []string{owtBin + " hook gemini AfterAgent"}, cmds["AfterAgent"])
 	b, err = os.ReadFile(filepath.Join(h.Path, ".gemini", "settings.json"))
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -38,13 +39,13 @@ func TestHooksReportPermissionApprovalAndTurnEnd(t *testing.T) {
 	v := e.Status(repo, "a")
 	require.Equal(t, "hook", v.Source)
 	require.Contains(t, strings.Join(v.Lines, "\n"), "Do you want to proceed?", "owt status shows the pane's last lines")
-	require.Equal(t, "waiting", e.SessionOption(it.Session, "@owt-status"))
+	e.requireStatusOption(it.Session, "waiting")
 
 	// Approval: the tool runs (PostToolUse) and goes on working.
 	e.Tmux("send-keys", "-t", it.Session, "1")
 	v = e.WaitStatus(repo, "a", "working", 10*time.Second)
 	require.Equal(t, "hook", v.Source)
-	require.Equal(t, "working", e.SessionOption(it.Session, "@owt-status"))
+	e.requireStatusOption(it.Session, "working")
 
 	// Turn end: Stop.
 	r = e.Owt(repo, "wait", "a", "--timeout", "20s", "--json")
@@ -59,7 +60,7 @@ func TestHooksReportPermissionApprovalAndTurnEnd(t *testing.T) {
 		Reached      bool
 	}{{"a", "idle", true}}, res)
 	require.Equal(t, "hook", e.Status(repo, "a").Source)
-	require.Equal(t, "idle", e.SessionOption(it.Session, "@owt-status"))
+	e.requireStatusOption(it.Session, "idle")
 
 	// Every owt hook ran, printed nothing, exited 0; the log has no complaint.
 	for _, ev := range []string{"UserPromptSubmit", "PreToolUse", "PermissionRequest", "Notification", "PostToolUse", "Stop"} {
@@ -98,7 +99,7 @@ func TestEscFiresNoHookButTheScreenMakesItIdle(t *testing.T) {
 	require.Equal(t, "screen", v.Source, "no hook fired: the screen said it")
 	require.Empty(t, e.HookRuns("a", "Stop"), "Esc fires no Stop hook")
 	require.Contains(t, e.MustOwt(repo, "status", "a"), "idle (interrupted)")
-	require.Equal(t, "idle", e.SessionOption(it.Session, "@owt-status"))
+	e.requireStatusOption(it.Session, "idle")
 }
 
 func TestKilledAgentAndKilledSessionAreExited(t *testing.T) {
@@ -168,7 +169,7 @@ func TestHookStormEndsAtEachAgentsLastEvent(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, name := range names {
 		it := items[name]
-		cmds := HookCommands(t, filepath.Join(it.Path, ".claude", "settings.local.json"))
+		cmds := fixture.HookCommands(t, filepath.Join(it.Path, ".claude", "settings.local.json"))
 		steps := append(append([]step{}, common...), lasts[i%len(lasts)].step)
 		// Half find their record through OWT_NAME/OWT_REPO like a session's
 		// agent, half through the cwd in the event.
@@ -199,7 +200,7 @@ func TestHookStormEndsAtEachAgentsLastEvent(t *testing.T) {
 		require.Equal(t, "hook", v.Source, "%s; owt.log:\n%s", name, e.OwtLog())
 	}
 	// The state file is whole and valid, with nothing left beside it.
-	files, err := filepath.Glob(filepath.Join(e.vars["XDG_STATE_HOME"], "owt", "repos", "*"))
+	files, err := filepath.Glob(filepath.Join(e.Var("XDG_STATE_HOME"), "owt", "repos", "*"))
 	require.NoError(t, err)
 	var jsons []string
 	for _, f := range files {
@@ -257,13 +258,13 @@ func TestHookFilesMergeWithTheUsersAndStayOutOfGit(t *testing.T) {
 	require.Len(t, e.HookRuns("c", "Stop"), 2)
 	require.Len(t, e.HookRuns("g", "AfterAgent"), 2)
 
-	claude := HookCommands(t, filepath.Join(c.Path, ".claude", "settings.local.json"))
+	claude := fixture.HookCommands(t, filepath.Join(c.Path, ".claude", "settings.local.json"))
 	require.Equal(t, []string{"echo claude-user >> " + out, owtBin + " hook claude Stop"}, claude["Stop"])
 	var cs map[string]any
 	b, _ := os.ReadFile(filepath.Join(c.Path, ".claude", "settings.local.json"))
 	require.NoError(t, json.Unmarshal(b, &cs))
 	require.Equal(t, map[string]any{"allow": []any{"Bash(make:*)"}}, cs["permissions"], "the user's settings are kept")
-	gem := HookCommands(t, filepath.Join(g.Path, ".gemini", "settings.json"))
+	gem := fixture.HookCommands(t, filepath.Join(g.Path, ".gemini", "settings.json"))
 	require.Equal(t, []string{"echo gemini-user >> " + out, owtBin + " hook gemini AfterAgent"}, gem["AfterAgent"])
 
 	// Nothing owt wrote shows in git: not as a change, not in the commits.
@@ -289,7 +290,7 @@ func TestScreenOnlyToolGetsStatusAndNotifications(t *testing.T) {
 	notified := filepath.Join(e.Root, "notified.log")
 	script := filepath.Join(e.Root, "notify.sh")
 	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\necho \"$1 $OWT_NAME $OWT_STATUS $OWT_REPO $OWT_PATH\" >> "+notified+"\n"), 0o755))
-	e.WriteFile(e.vars["XDG_CONFIG_HOME"], "owt/config.toml", fmt.Sprintf("[notify]\non = [\"waiting\", \"idle\"]\ncommand = [%q, \"from-owt\"]\n", script))
+	e.WriteFile(e.Var("XDG_CONFIG_HOME"), "owt/config.toml", fmt.Sprintf("[notify]\non = [\"waiting\", \"idle\"]\ncommand = [%q, \"from-owt\"]\n", script))
 	// A person looks at another session, through a client whose screen
 	// the test can read.
 	e.Tmux("new-session", "-d", "-s", "viewer", "-x", "120", "-y", "20", "env", "-u", "TMUX", "tmux", "attach-session", "-t", "harness")
@@ -363,7 +364,7 @@ func TestOneMonitorPerServerThatEndsWithIt(t *testing.T) {
 	require.Equal(t, []int{pid}, e.MonitorPIDs())
 
 	e.Tmux("kill-server")
-	e.Eventually(5*time.Second, "the monitor ended with its server", func() bool { return !alive(pid) })
+	e.Eventually(5*time.Second, "the monitor ended with its server", func() bool { return !fixture.Alive(pid) })
 	require.Empty(t, e.MonitorPIDs())
 	log := strings.Join(e.LogLines("monitor"), "\n")
 	require.Contains(t, log, "is gone; exiting")

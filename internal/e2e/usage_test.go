@@ -127,7 +127,7 @@ func TestChooseTmuxServerFromOutside(t *testing.T) {
 	repo := e.NewRepo("app")
 	other := filepath.Join(e.Root, "other.sock")
 	startServer(t, e, "-S", other)
-	named := filepath.Join(e.vars["TMUX_TMPDIR"], fmt.Sprintf("tmux-%d", os.Getuid()), "third")
+	named := filepath.Join(e.Var("TMUX_TMPDIR"), fmt.Sprintf("tmux-%d", os.Getuid()), "third")
 	startServer(t, e, "-L", "third")
 
 	onServer := func(socket, session string) bool {
