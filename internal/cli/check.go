@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -15,17 +16,17 @@ import (
 // its records, and what counts as uncommitted work there.
 func mergeContext(w *workspace.Workspace) *merge.Context { return control.MergeContext(w) }
 
-func checkCommand(f *factory) *cli.Command {
+func checkCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "the report shown before merge, ship or delete: uncommitted files, ahead/behind, overlaps, predicted conflicts",
 		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "into", Usage: "check against this branch instead of the recorded base"},
-			jsonFlag(),
+			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			w, rec, err := f.namedRecord(c, "check")
+			w, rec, err := f.NamedRecord(c, "check")
 			if err != nil {
 				return err
 			}
@@ -34,7 +35,7 @@ func checkCommand(f *factory) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return printJSON(c.App.Writer, rep)
+				return cmdutil.PrintJSON(c.App.Writer, rep)
 			}
 			fmt.Fprintln(c.App.Writer, rep.String())
 			for _, b := range rep.Blockers() {
@@ -45,13 +46,13 @@ func checkCommand(f *factory) *cli.Command {
 	}
 }
 
-// askFirst asks for the command of c (askFirst of its --yes).
-func (f *factory) askFirst(c *cli.Context, report func() (merge.Report, error), question, declined string) error {
+// askCommand asks for the command of c (askFirst of its --yes).
+func askCommand(f *cmdutil.Factory, c *cli.Context, report func() (merge.Report, error), question, declined string) error {
 	what := c.Command.Name
 	if c.Bool("ship") {
 		what += " --ship"
 	}
-	return askFirst(f.io, c.Bool("yes"), what, report, question, declined)
+	return askFirst(f.IO, c.Bool("yes"), what, report, question, declined)
 }
 
 // askFirst shows the check report (report may be nil) and asks; it returns
@@ -61,13 +62,13 @@ func (f *factory) askFirst(c *cli.Context, report func() (merge.Report, error), 
 // that. what names the command in that refusal; declined is the error
 // when the person answers no. The report is only computed when it is
 // shown.
-func askFirst(ios *IOStreams, yes bool, what string, report func() (merge.Report, error), question, declined string) error {
+func askFirst(ios *cmdutil.IOStreams, yes bool, what string, report func() (merge.Report, error), question, declined string) error {
 	if yes {
 		return nil
 	}
 	if !ios.InTTY {
 		// No one to ask: the command as given cannot run (bad usage).
-		return usagef("%s needs confirmation: pass --yes", what)
+		return cmdutil.Usagef("%s needs confirmation: pass --yes", what)
 	}
 	if report != nil {
 		if rep, err := report(); err == nil {
@@ -77,7 +78,7 @@ func askFirst(ios *IOStreams, yes bool, what string, report func() (merge.Report
 			}
 		}
 	}
-	if !confirm(ios, question) {
+	if !cmdutil.Confirm(ios, question) {
 		return errors.New(declined)
 	}
 	return nil

@@ -6,12 +6,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-func cleanupCommand(f *factory) *cli.Command {
+func cleanupCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "cleanup",
 		Usage: "remove worktrees whose branch is merged into its base (default) or untouched for DAYS",
@@ -22,24 +23,24 @@ func cleanupCommand(f *factory) *cli.Command {
 			&cli.BoolFlag{Name: "include-live", Usage: "also remove worktrees whose agent still runs (session live, not exited)"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "only list what would be removed"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
-			jsonFlag(),
+			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("cleanup takes no arguments")
+				return cmdutil.Usagef("cleanup takes no arguments")
 			}
 			o := merge.CleanupOptions{Merged: c.Bool("merged"), Stale: c.IsSet("stale"), Force: c.Bool("force")}
 			if o.Stale {
 				days := c.Int("stale")
 				if days < 0 {
-					return usagef("--stale DAYS must be 0 or more")
+					return cmdutil.Usagef("--stale DAYS must be 0 or more")
 				}
 				o.StaleAfter = time.Duration(days) * 24 * time.Hour
 			}
 			if o.Force && !o.Stale {
-				return usagef("--force only goes with --stale DAYS (merged worktrees lose nothing)")
+				return cmdutil.Usagef("--force only goes with --stale DAYS (merged worktrees lose nothing)")
 			}
-			w, err := f.openWorkspace()
+			w, err := f.OpenWorkspace()
 			if err != nil {
 				return err
 			}
@@ -56,7 +57,7 @@ func cleanupCommand(f *factory) *cli.Command {
 			}
 			if c.Bool("dry-run") || len(doomed) == 0 {
 				if c.Bool("json") {
-					return printJSON(c.App.Writer, items)
+					return cmdutil.PrintJSON(c.App.Writer, items)
 				}
 				printCleanup(c, items, c.Bool("dry-run"))
 				return nil
@@ -64,7 +65,7 @@ func cleanupCommand(f *factory) *cli.Command {
 			if !c.Bool("json") {
 				printCleanup(c, items, true)
 			}
-			if err := f.askFirst(c, nil, fmt.Sprintf("Remove these %d worktree(s) with their sessions and branches?", len(doomed)), "nothing removed"); err != nil {
+			if err := askCommand(f, c, nil, fmt.Sprintf("Remove these %d worktree(s) with their sessions and branches?", len(doomed)), "nothing removed"); err != nil {
 				return err
 			}
 			return removeCleanup(c, w, items)
@@ -90,7 +91,7 @@ func removeCleanup(c *cli.Context, w *workspace.Workspace, items []merge.Cleanup
 			items[i].Remove = false
 			items[i].Reason = "kept: " + err.Error()
 			if !c.Bool("json") {
-				fmt.Fprintf(c.App.ErrWriter, "owt: %s\n", oneLine(err.Error()))
+				fmt.Fprintf(c.App.ErrWriter, "owt: %s\n", cmdutil.OneLine(err.Error()))
 			}
 			continue
 		}
@@ -99,12 +100,12 @@ func removeCleanup(c *cli.Context, w *workspace.Workspace, items []merge.Cleanup
 		}
 	}
 	if c.Bool("json") {
-		if err := printJSON(c.App.Writer, items); err != nil {
+		if err := cmdutil.PrintJSON(c.App.Writer, items); err != nil {
 			return err
 		}
 	}
 	if failed > 0 {
-		return exitWith(ExitError)
+		return cmdutil.ExitWith(cmdutil.ExitError)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 
@@ -30,7 +31,7 @@ const fishCompletion = `# owt fish completion: owt completion fish | source
 complete -c owt -f -a '(commandline -opc | string join " " | xargs -I{} sh -c "{} --generate-bash-completion" 2>/dev/null)'
 `
 
-func completionCommand(f *factory) *cli.Command {
+func completionCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "completion",
 		Usage:     "print a shell completion script (bash, zsh or fish)",
@@ -39,25 +40,10 @@ func completionCommand(f *factory) *cli.Command {
 			scripts := map[string]string{"bash": bashCompletion, "zsh": zshCompletion, "fish": fishCompletion}
 			s, ok := scripts[c.Args().First()]
 			if c.NArg() != 1 || !ok {
-				return usagef("completion takes one of: bash, zsh, fish")
+				return cmdutil.Usagef("completion takes one of: bash, zsh, fish")
 			}
 			_, err := fmt.Fprint(c.App.Writer, s)
 			return err
 		},
-	}
-}
-
-// completeNames offers the worktree names of the current repo.
-func (f *factory) completeNames(c *cli.Context) {
-	w, err := f.openWorkspace()
-	if err != nil {
-		return
-	}
-	recs, err := w.Records()
-	if err != nil {
-		return
-	}
-	for _, r := range recs {
-		fmt.Fprintln(c.App.Writer, r.Name)
 	}
 }

@@ -9,10 +9,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/config"
 )
 
-func configCommand(f *factory) *cli.Command {
+func configCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "config",
 		Usage: "show or validate the merged configuration",
@@ -21,12 +22,12 @@ func configCommand(f *factory) *cli.Command {
 				Name:  "show",
 				Usage: "print the merged configuration (defaults < user file < repo .owt.toml) as TOML",
 				Action: func(c *cli.Context) error {
-					if err := noArgs(c, "config show"); err != nil {
+					if err := cmdutil.NoArgs(c, "config show"); err != nil {
 						return err
 					}
-					cfg, root, err := loadConfig()
+					cfg, root, err := cmdutil.LoadConfig()
 					if err != nil {
-						return configProblem(root, err)
+						return cmdutil.ConfigProblem(root, err)
 					}
 					out, err := config.Encode(cfg)
 					if err != nil {
@@ -40,10 +41,10 @@ func configCommand(f *factory) *cli.Command {
 				Name:  "validate",
 				Usage: "check the config files; every unknown or mistyped key is named with its file",
 				Action: func(c *cli.Context) error {
-					if err := noArgs(c, "config validate"); err != nil {
+					if err := cmdutil.NoArgs(c, "config validate"); err != nil {
 						return err
 					}
-					cfg, root, err := loadConfig()
+					cfg, root, err := cmdutil.LoadConfig()
 					var problems []string
 					var ps config.Problems
 					switch {
@@ -66,9 +67,9 @@ func configCommand(f *factory) *cli.Command {
 					}
 					if len(problems) > 0 {
 						for _, p := range problems {
-							fmt.Fprintln(f.io.ErrOut, p)
+							fmt.Fprintln(f.IO.ErrOut, p)
 						}
-						return exitWith(ExitError)
+						return cmdutil.ExitWith(cmdutil.ExitError)
 					}
 					files := []string{config.UserFile()}
 					if root != "" {
@@ -85,27 +86,6 @@ func configCommand(f *factory) *cli.Command {
 			},
 		},
 	}
-}
-
-// configProblem is the one line a command stops on when the config does
-// not load: the first problem, with its file and key, and where to see all.
-func configProblem(root string, err error) error {
-	var ps config.Problems
-	if errors.As(err, &ps) {
-		err = config.Locate(root, ps)
-	}
-	return fmt.Errorf("config: %w (run 'owt config validate')", firstProblem(err))
-}
-
-func firstProblem(err error) error {
-	var ps config.Problems
-	if errors.As(err, &ps) && len(ps) > 0 {
-		if len(ps) > 1 {
-			return fmt.Errorf("%s (and %d more)", ps[0].Error(), len(ps)-1)
-		}
-		return ps[0]
-	}
-	return err
 }
 
 func containsString(list []string, s string) bool {

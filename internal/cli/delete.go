@@ -1,20 +1,19 @@
 package cli
 
 import (
-	"bufio"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 )
 
-func deleteCommand(f *factory) *cli.Command {
+func deleteCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:         "delete",
-		BashComplete: f.completeNames,
+		BashComplete: f.CompleteNames,
 		Aliases:      []string{"rm"},
 		Usage:        "kill an agent's session, remove its worktree and branch (refuses to lose work without --force)",
 		ArgsUsage:    "NAME",
@@ -25,9 +24,9 @@ func deleteCommand(f *factory) *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usagef("delete takes one NAME")
+				return cmdutil.Usagef("delete takes one NAME")
 			}
-			w, err := f.openWorkspace()
+			w, err := f.OpenWorkspace()
 			if err != nil {
 				return err
 			}
@@ -36,12 +35,12 @@ func deleteCommand(f *factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if !c.Bool("yes") && f.io.InTTY {
+			if !c.Bool("yes") && f.IO.InTTY {
 				q := fmt.Sprintf("Delete %s (worktree %s, branch %s)?", rec.Name, rec.Path, rec.Branch)
 				if loss, err := lifecycle.Of(w).WhatWouldBeLost(rec); err == nil && !loss.Empty() && c.Bool("force") {
 					q = fmt.Sprintf("Delete %s and LOSE %s?", rec.Name, loss)
 				}
-				if !confirm(f.io, q) {
+				if !cmdutil.Confirm(f.IO, q) {
 					return fmt.Errorf("not deleted")
 				}
 			}
@@ -52,12 +51,4 @@ func deleteCommand(f *factory) *cli.Command {
 			return nil
 		},
 	}
-}
-
-// confirm asks q on ios and says whether the answer was yes.
-func confirm(ios *IOStreams, q string) bool {
-	fmt.Fprintf(ios.ErrOut, "%s [y/N] ", q)
-	line, _ := bufio.NewReader(ios.In).ReadString('\n')
-	a := strings.ToLower(strings.TrimSpace(line))
-	return a == "y" || a == "yes"
 }

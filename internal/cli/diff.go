@@ -5,28 +5,29 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/git"
 )
 
 // diffCommand is owt diff NAME: the diff review of the control popup on
 // a terminal; elsewhere (or with --stat/--json) the files NAME changed
 // against its base with their line counts.
-func diffCommand(f *factory) *cli.Command {
+func diffCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:         "diff",
-		BashComplete: f.completeNames,
+		BashComplete: f.CompleteNames,
 		Usage:        "review what a worktree changed against its base: files, then each file's diff (d in the control popup)",
 		ArgsUsage:    "NAME",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "stat", Usage: "print the changed files with +/- counts instead of the review screen"},
-			jsonFlag(),
+			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			w, rec, err := f.namedRecord(c, "diff")
+			w, rec, err := f.NamedRecord(c, "diff")
 			if err != nil {
 				return err
 			}
-			interactive := f.io.InTTY && f.io.OutTTY
+			interactive := f.IO.InTTY && f.IO.OutTTY
 			if interactive && !c.Bool("stat") && !c.Bool("json") {
 				return execPopup("diff", rec.Name)
 			}
@@ -39,16 +40,16 @@ func diffCommand(f *factory) *cli.Command {
 				if files == nil {
 					files = []git.FileChange{}
 				}
-				return printJSON(c.App.Writer, files)
+				return cmdutil.PrintJSON(c.App.Writer, files)
 			}
 			for _, f := range files {
 				switch {
 				case f.Untracked:
-					fmt.Fprintf(c.App.Writer, "%s\tnew, uncommitted\n", shown(f.Path))
+					fmt.Fprintf(c.App.Writer, "%s\tnew, uncommitted\n", cmdutil.Shown(f.Path))
 				case f.Binary:
-					fmt.Fprintf(c.App.Writer, "%s\tbinary\n", shown(f.Path))
+					fmt.Fprintf(c.App.Writer, "%s\tbinary\n", cmdutil.Shown(f.Path))
 				default:
-					fmt.Fprintf(c.App.Writer, "%s\t+%d -%d\n", shown(f.Path), f.Insertions, f.Deletions)
+					fmt.Fprintf(c.App.Writer, "%s\t+%d -%d\n", cmdutil.Shown(f.Path), f.Insertions, f.Deletions)
 				}
 			}
 			return nil

@@ -7,30 +7,31 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/react"
 )
 
 // dismissCommand is owt dismiss: the user takes over an escalated reaction.
-func dismissCommand(f *factory) *cli.Command {
+func dismissCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name: "dismiss",
 		Usage: "stop an escalated reaction needing you (seen, you handle it): its attempts start again, " +
 			"the same cause is not sent again",
 		ArgsUsage:    "NAME [REACTION...]",
-		BashComplete: f.completeDismiss,
-		Flags:        []cli.Flag{jsonFlag()},
+		BashComplete: func(c *cli.Context) { completeDismiss(f, c) },
+		Flags:        []cli.Flag{cmdutil.JSONFlag()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 {
-				return usagef("dismiss takes a NAME (see 'owt list') and optionally reactions (%s)", strings.Join(config.ReactionNames, ", "))
+				return cmdutil.Usagef("dismiss takes a NAME (see 'owt list') and optionally reactions (%s)", strings.Join(config.ReactionNames, ", "))
 			}
 			name, reactions := c.Args().First(), c.Args().Tail()
 			for _, r := range reactions {
 				if !slices.Contains(config.ReactionNames, r) {
-					return usagef("dismiss: unknown reaction %q (one of %s)", r, strings.Join(config.ReactionNames, ", "))
+					return cmdutil.Usagef("dismiss: unknown reaction %q (one of %s)", r, strings.Join(config.ReactionNames, ", "))
 				}
 			}
-			w, err := f.openWorkspace()
+			w, err := f.OpenWorkspace()
 			if err != nil {
 				return err
 			}
@@ -39,7 +40,7 @@ func dismissCommand(f *factory) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return printJSON(c.App.Writer, d)
+				return cmdutil.PrintJSON(c.App.Writer, d)
 			}
 			for _, x := range d.Dismissed {
 				fmt.Fprintf(c.App.Writer, "dismissed %s for %s (was: %s)\n", x.Reaction, name, x.Was)
@@ -53,9 +54,9 @@ func dismissCommand(f *factory) *cli.Command {
 }
 
 // completeDismiss offers the worktree names, then the reaction names.
-func (f *factory) completeDismiss(c *cli.Context) {
+func completeDismiss(f *cmdutil.Factory, c *cli.Context) {
 	if c.NArg() == 0 {
-		f.completeNames(c)
+		f.CompleteNames(c)
 		return
 	}
 	for _, r := range config.ReactionNames {

@@ -6,23 +6,24 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-func doctorCommand(f *factory) *cli.Command {
+func doctorCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "doctor",
 		Usage: "find sessions, worktrees, records, branches and locks out of step, and a monitor not running (--fix repairs what is safe)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "fix", Usage: "repair what is safe; say what was left"},
-			jsonFlag(),
+			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("doctor takes no arguments")
+				return cmdutil.Usagef("doctor takes no arguments")
 			}
-			w, err := f.openWorkspace()
+			w, err := f.OpenWorkspace()
 			if err != nil {
 				return err
 			}
@@ -32,7 +33,7 @@ func doctorCommand(f *factory) *cli.Command {
 			}
 			addStalePRs(w, &rep)
 			if c.Bool("json") {
-				if err := printJSON(c.App.Writer, rep); err != nil {
+				if err := cmdutil.PrintJSON(c.App.Writer, rep); err != nil {
 					return err
 				}
 			} else {

@@ -9,12 +9,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 )
 
 // doneCommand is owt done: an agent's explicit signal that its task ended.
-func doneCommand(f *factory) *cli.Command {
+func doneCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "done",
 		Usage: "run by an agent in its worktree: its task is finished (or failed, or blocked on a question)",
@@ -24,7 +25,7 @@ func doneCommand(f *factory) *cli.Command {
 			&cli.StringFlag{Name: "blocked", Usage: "the task needs an answer first: `QUESTION`"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := noArgs(c, "done"); err != nil {
+			if err := cmdutil.NoArgs(c, "done"); err != nil {
 				return err
 			}
 			sig, err := doneSignal(c)
@@ -34,7 +35,7 @@ func doneCommand(f *factory) *cli.Command {
 			dir, _ := os.Getwd()
 			rec, err := status.RecordDone(os.Getenv, dir, sig)
 			if errors.Is(err, status.ErrNotInWorktree) {
-				return usagef("owt done runs inside an agent's owt worktree: %v", err)
+				return cmdutil.Usagef("owt done runs inside an agent's owt worktree: %v", err)
 			}
 			if err != nil {
 				return err
@@ -55,13 +56,13 @@ func doneSignal(c *cli.Context) (state.DoneSignal, error) {
 		At:      time.Now(),
 	}
 	if c.IsSet("fail") && c.IsSet("blocked") {
-		return sig, usagef("done takes at most one of --fail and --blocked")
+		return sig, cmdutil.Usagef("done takes at most one of --fail and --blocked")
 	}
 	if c.IsSet("fail") && sig.Fail == "" {
-		return sig, usagef("done --fail needs a REASON")
+		return sig, cmdutil.Usagef("done --fail needs a REASON")
 	}
 	if c.IsSet("blocked") && sig.Blocked == "" {
-		return sig, usagef("done --blocked needs a QUESTION")
+		return sig, cmdutil.Usagef("done --blocked needs a QUESTION")
 	}
 	return sig, nil
 }
@@ -71,9 +72,9 @@ func doneSignal(c *cli.Context) (state.DoneSignal, error) {
 func doneLine(name string, sig state.DoneSignal) string {
 	switch {
 	case sig.Fail != "":
-		return fmt.Sprintf("recorded for %s: the task failed (%s)", name, shown(sig.Fail))
+		return fmt.Sprintf("recorded for %s: the task failed (%s)", name, cmdutil.Shown(sig.Fail))
 	case sig.Blocked != "":
-		return fmt.Sprintf("recorded for %s: blocked on a question (%s)", name, shown(sig.Blocked))
+		return fmt.Sprintf("recorded for %s: blocked on a question (%s)", name, cmdutil.Shown(sig.Blocked))
 	}
 	return fmt.Sprintf("recorded for %s: finished (owt still checks commits, a clean tree and the checks)", name)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/statusbar"
@@ -21,7 +22,7 @@ const stdinWait = 3 * time.Second
 // hookCommand is what the agent tools run ("owt hook claude Stop"). It
 // prints nothing (tools read a hook's stdout as a decision) and always
 // exits 0 (a failing hook can stop the agent); problems go to owt's log.
-func hookCommand(f *factory) *cli.Command {
+func hookCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:            "hook",
 		Hidden:          true,
@@ -29,7 +30,7 @@ func hookCommand(f *factory) *cli.Command {
 		Usage:           "report an agent tool's hook event (run by the tools; prints nothing, always exits 0)",
 		ArgsUsage:       "KIND EVENT [NOTIFY-PROGRAM…] [JSON]",
 		Action: func(c *cli.Context) error {
-			neverFail(func() { f.runHook(c.Args().Slice()) })
+			neverFail(func() { runHook(f, c.Args().Slice()) })
 			return nil
 		},
 	}
@@ -47,7 +48,7 @@ func neverFail(hook func()) {
 }
 
 // runHook is one "owt hook" with its arguments.
-func (f *factory) runHook(args []string) {
+func runHook(f *cmdutil.Factory, args []string) {
 	at := time.Now()
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
@@ -66,23 +67,23 @@ func (f *factory) runHook(args []string) {
 			call.Chain = rest[:len(rest)-1]
 		}
 	} else {
-		call.Payload = f.readStdin()
+		call.Payload = readStdin(f)
 	}
-	if err := status.HandleHook(f.tmux(), call); err != nil {
+	if err := status.HandleHook(f.Tmux(), call); err != nil {
 		state.Logf("hook", "%s %s: %v", call.Kind, call.Event, err)
 	}
 }
 
 // readStdin returns the hook's JSON, or nothing when stdin is a terminal
 // (someone ran owt hook by hand) or stays open too long.
-func (f *factory) readStdin() []byte {
-	if f.io.InTTY {
+func readStdin(f *cmdutil.Factory) []byte {
+	if f.IO.InTTY {
 		return nil
 	}
 	done := make(chan []byte, 1)
 	go func() {
 		var b bytes.Buffer
-		_, _ = io.Copy(&b, f.io.In)
+		_, _ = io.Copy(&b, f.IO.In)
 		done <- b.Bytes()
 	}()
 	select {
@@ -96,7 +97,7 @@ func (f *factory) readStdin() []byte {
 // publishCommand is the detached helper "owt hook" starts when a status
 // changed: it shows the record's status in tmux while the hook has
 // already returned to its agent. It takes the publish lock itself.
-func publishCommand(f *factory) *cli.Command {
+func publishCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "_publish",
 		Hidden:    true,
@@ -104,9 +105,9 @@ func publishCommand(f *factory) *cli.Command {
 		ArgsUsage: "REPO NAME",
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
-				return usagef("_publish takes REPO and NAME")
+				return cmdutil.Usagef("_publish takes REPO and NAME")
 			}
-			statusbar.PublishRecord(f.tmux(), c.Args().Get(0), c.Args().Get(1))
+			statusbar.PublishRecord(f.Tmux(), c.Args().Get(0), c.Args().Get(1))
 			return nil
 		},
 	}

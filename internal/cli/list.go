@@ -8,12 +8,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-func listCommand(f *factory) *cli.Command {
+func listCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:    "list",
 		Aliases: []string{"ls"},
@@ -21,21 +22,21 @@ func listCommand(f *factory) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "every repository, with a REPO column"},
 			&cli.BoolFlag{Name: "fresh", Usage: "recompute git figures now instead of using ones up to 3 s old"},
-			jsonFlag(),
+			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("list takes no arguments")
+				return cmdutil.Usagef("list takes no arguments")
 			}
 			var recs []*state.Record
-			tm := f.tmux()
+			tm := f.Tmux()
 			if c.Bool("all") {
 				var err error
 				if recs, err = workspace.AllRecords(); err != nil {
 					return err
 				}
 			} else {
-				w, err := f.openWorkspace()
+				w, err := f.OpenWorkspace()
 				if err != nil {
 					return err
 				}
@@ -46,15 +47,15 @@ func listCommand(f *factory) *cli.Command {
 			}
 			items := inventory.Collect(tm, recs, inventory.ListOptions{Fresh: c.Bool("fresh")})
 			if c.Bool("json") {
-				return printJSON(c.App.Writer, items)
+				return cmdutil.PrintJSON(c.App.Writer, items)
 			}
-			printTable(f.io, items, c.Bool("all"))
+			printTable(f.IO, items, c.Bool("all"))
 			return nil
 		},
 	}
 }
 
-func printTable(ios *IOStreams, items []inventory.Item, withRepo bool) {
+func printTable(ios *cmdutil.IOStreams, items []inventory.Item, withRepo bool) {
 	if len(items) == 0 {
 		fmt.Fprintln(ios.ErrOut, "no agents here; start one with: owt new \"TASK\"")
 		return
@@ -79,7 +80,7 @@ func printTable(ios *IOStreams, items []inventory.Item, withRepo bool) {
 		case it.Status == string(state.Waiting) && it.WaitingFor != "":
 			status += " (" + it.WaitingFor + ")"
 		case it.TurnError != "":
-			status += " (turn failed: " + shown(it.TurnError) + ")"
+			status += " (turn failed: " + cmdutil.Shown(it.TurnError) + ")"
 		case it.Interrupted:
 			status += " (interrupted)"
 		}
@@ -94,7 +95,7 @@ func printTable(ios *IOStreams, items []inventory.Item, withRepo bool) {
 			status += " (no session)"
 		}
 		if len(it.NeedsYou) > 0 {
-			status += " (needs you: " + shown(strings.Join(it.NeedsYou, "; ")) + ")"
+			status += " (needs you: " + cmdutil.Shown(strings.Join(it.NeedsYou, "; ")) + ")"
 		}
 		row := []string{it.Name, it.Branch, status, tool, workspace.Age(now.Sub(it.CreatedAt)), changes(it) + prColumn(it.PR)}
 		if withRepo {
@@ -126,5 +127,5 @@ func prColumn(pr *state.PR) string {
 	if pr == nil {
 		return ""
 	}
-	return ", PR " + shown(pr.Summary())
+	return ", PR " + cmdutil.Shown(pr.Summary())
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
 )
@@ -16,7 +17,7 @@ import (
 // worktree was removed afterwards.
 type landed = control.Landed
 
-func mergeCommand(f *factory) *cli.Command {
+func mergeCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "merge",
 		Usage:     "merge a worktree's branch into its base (never touching a dirty checkout), then remove the worktree",
@@ -30,20 +31,20 @@ func mergeCommand(f *factory) *cli.Command {
 			&cli.BoolFlag{Name: "keep", Usage: "keep the worktree, session and branch afterwards"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
 			forceBusyFlag(),
-			jsonFlag(),
+			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usagef("merge takes one NAME")
+				return cmdutil.Usagef("merge takes one NAME")
 			}
 			o := merge.Options{
 				Into: c.String("into"), Rebase: c.Bool("rebase"), Squash: c.Bool("squash"),
 				Strategy: c.String("strategy"), LeaveConflicts: c.Bool("leave-conflicts"),
 			}
 			if err := o.Validate(); err != nil {
-				return usagef("%v", err)
+				return cmdutil.Usagef("%v", err)
 			}
-			w, err := f.openWorkspace()
+			w, err := f.OpenWorkspace()
 			if err != nil {
 				return err
 			}
@@ -64,7 +65,7 @@ func mergeCommand(f *factory) *cli.Command {
 					return err
 				}
 			}
-			if err := f.askFirst(c, report, fmt.Sprintf("Merge %s into %s%s?", rec.Branch, target, removalNote(c.Bool("keep"))), "not merged"); err != nil {
+			if err := askCommand(f, c, report, fmt.Sprintf("Merge %s into %s%s?", rec.Branch, target, removalNote(c.Bool("keep"))), "not merged"); err != nil {
 				return err
 			}
 			out, err := control.Merge(w, rec, o, control.LandOptions{Keep: c.Bool("keep"), Force: c.Bool("force")})
@@ -93,7 +94,7 @@ func reportLanding(c *cli.Context, out landed, err error) error {
 		return err
 	}
 	if c.Bool("json") {
-		if jerr := printJSON(c.App.Writer, out); jerr != nil {
+		if jerr := cmdutil.PrintJSON(c.App.Writer, out); jerr != nil {
 			return jerr
 		}
 	} else {

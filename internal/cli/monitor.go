@@ -6,13 +6,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/monitor"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
-func monitorCommand(f *factory) *cli.Command {
+func monitorCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "monitor",
 		Usage: "watch agent panes, keep status right and notify (one per tmux server; owt new starts it)",
@@ -22,18 +23,18 @@ func monitorCommand(f *factory) *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("monitor takes no arguments")
+				return cmdutil.Usagef("monitor takes no arguments")
 			}
 			daemon.CloseInherited()
 			socket := tmux.CanonicalSocket(c.String("socket"))
 			if c.String("socket") == "" {
-				socket = f.tmux().ServerSocket()
+				socket = f.Tmux().ServerSocket()
 			}
 			// Started as a daemon, its stderr is owt's log: follow the
 			// log when it is moved aside or removed, rather than writing
 			// into a file nobody sees any more.
-			var log io.Writer = f.io.ErrOut
-			if file, ok := f.io.ErrOut.(*os.File); ok && state.IsLog(file) {
+			var log io.Writer = f.IO.ErrOut
+			if file, ok := f.IO.ErrOut.(*os.File); ok && state.IsLog(file) {
 				log = &state.LogWriter{}
 			}
 			return monitor.Run(monitor.Options{Socket: socket, Interval: c.Duration("interval"), Log: log})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
@@ -19,7 +20,7 @@ import (
 
 // newOptions is one owt new as typed.
 type newOptions struct {
-	IO        *IOStreams
+	IO        *cmdutil.IOStreams
 	Workspace func() (*workspace.Workspace, error)
 
 	Create lifecycle.CreateOptions
@@ -28,7 +29,7 @@ type newOptions struct {
 }
 
 // newCommand is owt new; runF runs the options (nil: newRun).
-func newCommand(f *factory, runF func(*newOptions) error) *cli.Command {
+func newCommand(f *cmdutil.Factory, runF func(*newOptions) error) *cli.Command {
 	if runF == nil {
 		runF = newRun
 	}
@@ -45,12 +46,12 @@ func newCommand(f *factory, runF func(*newOptions) error) *cli.Command {
 			&cli.BoolFlag{Name: "plan", Usage: "start the tool in its plan / read-only mode"},
 			&cli.BoolFlag{Name: "no-setup", Usage: "skip dependency install and setup commands"},
 			&cli.BoolFlag{Name: "switch", Usage: "switch to the new session (attach when outside tmux)"},
-			jsonFlag(),
+			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			return runF(&newOptions{
-				IO:        f.io,
-				Workspace: f.openWorkspace,
+				IO:        f.IO,
+				Workspace: f.OpenWorkspace,
 				Create: lifecycle.CreateOptions{
 					Task:    strings.Join(c.Args().Slice(), " "),
 					Name:    c.String("name"),
@@ -84,7 +85,7 @@ func newRun(o *newOptions) error {
 	}
 	if o.JSON {
 		items := inventory.Collect(w.Tmux, []*state.Record{rec}, inventory.ListOptions{Fresh: true})
-		if err := printJSON(o.IO.Out, items[0]); err != nil {
+		if err := cmdutil.PrintJSON(o.IO.Out, items[0]); err != nil {
 			return err
 		}
 	} else {
@@ -101,7 +102,7 @@ func newRun(o *newOptions) error {
 // a missing NAME or an unknown --tool.
 func createError(err error) error {
 	if errors.Is(err, lifecycle.ErrEmptyTask) || errors.Is(err, lifecycle.ErrBadOption) {
-		return usageError{err.Error()}
+		return cmdutil.UsageError{Msg: err.Error()}
 	}
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 )
@@ -16,7 +17,7 @@ import (
 func newAs(t *testing.T, run func(*newOptions) error, args ...string) (*newOptions, string, int) {
 	t.Helper()
 	var got *newOptions
-	swap := func(f *factory) *cli.Command {
+	swap := func(f *cmdutil.Factory) *cli.Command {
 		return newCommand(f, func(o *newOptions) error { got = o; return run(o) })
 	}
 	_, stderr, code := runOwt(t, "", swap, append([]string{"new"}, args...)...)
@@ -40,7 +41,7 @@ func TestNewOptionsAsTyped(t *testing.T) {
 		{[]string{"--no-agent"}, newOptions{Create: lifecycle.CreateOptions{NoAgent: true}}},
 	} {
 		got, stderr, code := newAs(t, func(*newOptions) error { return nil }, c.args...)
-		require.Equal(t, ExitOK, code, "%q: %s", c.args, stderr)
+		require.Equal(t, cmdutil.ExitOK, code, "%q: %s", c.args, stderr)
 		require.NotNil(t, got, c.args)
 		got.IO, got.Workspace = nil, nil
 		require.Equal(t, c.want, *got, "%q", c.args)
@@ -58,7 +59,7 @@ func TestNewBadUsageExitsTwo(t *testing.T) {
 	} {
 		got, stderr, code := newAs(t, func(*newOptions) error { return nil }, c.args...)
 		require.Nil(t, got, c.args)
-		require.Equal(t, ExitUsage, code, c.args)
+		require.Equal(t, cmdutil.ExitUsage, code, c.args)
 		require.Equal(t, c.want, stderr, c.args)
 	}
 }
@@ -70,9 +71,9 @@ func TestNewCreateErrorsExitCodes(t *testing.T) {
 		err  error
 		code int
 	}{
-		{lifecycle.ErrEmptyTask, ExitUsage},
-		{fmt.Errorf("--name %q: %w", "a b", lifecycle.ErrBadOption), ExitUsage},
-		{errors.New("git worktree add: fatal: disk full"), ExitError},
+		{lifecycle.ErrEmptyTask, cmdutil.ExitUsage},
+		{fmt.Errorf("--name %q: %w", "a b", lifecycle.ErrBadOption), cmdutil.ExitUsage},
+		{errors.New("git worktree add: fatal: disk full"), cmdutil.ExitError},
 	} {
 		_, stderr, code := newAs(t, func(*newOptions) error { return createError(c.err) }, "Fix")
 		require.Equal(t, c.code, code, "%v", c.err)

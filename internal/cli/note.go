@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
@@ -22,7 +23,7 @@ type noteRun struct {
 	Sent      []send.Result  `json:"sent,omitempty"`
 }
 
-func noteCommand(f *factory) *cli.Command {
+func noteCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "note",
 		Usage:     "shared context for every agent, in each tool's local untracked instructions file (no TEXT: show it)",
@@ -30,17 +31,17 @@ func noteCommand(f *factory) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "clear", Usage: "remove the note from every worktree"},
 			&cli.BoolFlag{Name: "send", Usage: "also type it into every idle agent"},
-			jsonFlag(),
+			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
-			w, err := f.openWorkspace()
+			w, err := f.OpenWorkspace()
 			if err != nil {
 				return err
 			}
 			if c.Bool("clear") {
 				if len(args) > 0 || c.Bool("send") {
-					return usagef("note --clear takes no TEXT and no --send")
+					return cmdutil.Usagef("note --clear takes no TEXT and no --send")
 				}
 				had, err := notes.Of(w).Note()
 				if err != nil {
@@ -61,17 +62,17 @@ func noteCommand(f *factory) *cli.Command {
 			}
 			if len(args) == 0 {
 				if c.Bool("send") {
-					return usagef("note --send needs TEXT")
+					return cmdutil.Usagef("note --send needs TEXT")
 				}
 				text, err := notes.Of(w).Note()
 				if err != nil {
 					return err
 				}
 				if c.Bool("json") {
-					return printJSON(c.App.Writer, noteRun{Note: text, Worktrees: []notes.Result{}})
+					return cmdutil.PrintJSON(c.App.Writer, noteRun{Note: text, Worktrees: []notes.Result{}})
 				}
 				if text == "" {
-					fmt.Fprintln(f.io.ErrOut, "no note set; set one with: owt note \"TEXT\"")
+					fmt.Fprintln(f.IO.ErrOut, "no note set; set one with: owt note \"TEXT\"")
 					return nil
 				}
 				fmt.Fprintln(c.App.Writer, inert(text))
@@ -79,18 +80,18 @@ func noteCommand(f *factory) *cli.Command {
 			}
 			text := strings.Join(args, " ")
 			if len(args) == 1 && args[0] == "-" {
-				b, err := io.ReadAll(f.io.In)
+				b, err := io.ReadAll(f.IO.In)
 				if err != nil {
 					return fmt.Errorf("read stdin: %w", err)
 				}
 				text = string(b)
 			}
 			if strings.TrimSpace(text) == "" {
-				return usagef("nothing to note: TEXT is empty ('owt note --clear' removes the note)")
+				return cmdutil.Usagef("nothing to note: TEXT is empty ('owt note --clear' removes the note)")
 			}
 			results, err := notes.Of(w).SetNote(text)
 			if errors.Is(err, notes.ErrBadNote) {
-				return usagef("%v", err)
+				return cmdutil.Usagef("%v", err)
 			}
 			if err != nil {
 				return err
@@ -186,7 +187,7 @@ func orEmpty(rs []notes.Result) []notes.Result {
 
 func printNote(c *cli.Context, run noteRun, verb string) error {
 	if c.Bool("json") {
-		return printJSON(c.App.Writer, run)
+		return cmdutil.PrintJSON(c.App.Writer, run)
 	}
 	out := c.App.Writer
 	for _, r := range run.Worktrees {

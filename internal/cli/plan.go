@@ -12,6 +12,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/atomicfile"
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/runplan"
@@ -21,7 +22,7 @@ import (
 // plan goes. Repo, Profile and Ask reach the repository, the config and
 // the tool; a test hands in its own.
 type planOptions struct {
-	IO     *IOStreams
+	IO     *cmdutil.IOStreams
 	Goal   string
 	Output string // -o FILE; "" prints the plan
 	Tool   string // --tool; "" is [agent] tool
@@ -35,7 +36,7 @@ type planOptions struct {
 // planCommand is owt plan: an AI tool, run headless in the repository,
 // writes a plan file for a goal; owt holds it to the plan parser. runF
 // runs the options (nil: planRun).
-func planCommand(f *factory, runF func(*planOptions) error) *cli.Command {
+func planCommand(f *cmdutil.Factory, runF func(*planOptions) error) *cli.Command {
 	if runF == nil {
 		runF = planRun
 	}
@@ -50,7 +51,7 @@ func planCommand(f *factory, runF func(*planOptions) error) *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			o := &planOptions{
-				IO:      f.io,
+				IO:      f.IO,
 				Goal:    strings.TrimSpace(strings.Join(c.Args().Slice(), " ")),
 				Output:  c.String("output"),
 				Tool:    c.String("tool"),
@@ -71,15 +72,15 @@ func planCommand(f *factory, runF func(*planOptions) error) *cli.Command {
 // written: no goal, -o naming a directory or (without --force) a file.
 func (o *planOptions) check() error {
 	if o.Goal == "" {
-		return usagef("plan takes a GOAL, e.g. owt plan \"add login with tokens\" -o auth.toml")
+		return cmdutil.Usagef("plan takes a GOAL, e.g. owt plan \"add login with tokens\" -o auth.toml")
 	}
 	out := o.Output
 	if fi, err := os.Stat(out); out != "" && err == nil && fi.IsDir() {
-		return usagef("%s is a directory: give -o a file", out)
+		return cmdutil.Usagef("%s is a directory: give -o a file", out)
 	}
 	if out != "" && !o.Force {
 		if _, err := os.Lstat(out); err == nil {
-			return usagef("%s exists: give --force to overwrite it, or another -o FILE", out)
+			return cmdutil.Usagef("%s exists: give --force to overwrite it, or another -o FILE", out)
 		}
 	}
 	return nil
@@ -146,26 +147,26 @@ func planRun(o *planOptions) error {
 
 // planTool is the profile of the tool to ask: --tool, else [agent] tool.
 func planTool(name string) (agent.Profile, error) {
-	cfg, root, err := loadConfig()
+	cfg, root, err := cmdutil.LoadConfig()
 	if err != nil {
-		return agent.Profile{}, configProblem(root, err)
+		return agent.Profile{}, cmdutil.ConfigProblem(root, err)
 	}
 	profiles, err := agent.Profiles(cfg)
 	if err != nil {
-		return agent.Profile{}, configProblem(root, err)
+		return agent.Profile{}, cmdutil.ConfigProblem(root, err)
 	}
 	if name == "" {
 		name = cfg.Agent.Tool
 	}
 	prof, err := agent.Resolve(profiles, name)
 	if errors.Is(err, agent.ErrUnknownTool) {
-		return prof, usagef("%v", err)
+		return prof, cmdutil.Usagef("%v", err)
 	}
 	if err != nil {
 		return prof, err
 	}
 	if len(prof.Headless) == 0 {
-		return prof, usagef("tool %q has no headless mode: give --tool with one that has (see 'owt tools')", prof.Name)
+		return prof, cmdutil.Usagef("tool %q has no headless mode: give --tool with one that has (see 'owt tools')", prof.Name)
 	}
 	return prof, nil
 }
@@ -193,7 +194,7 @@ func writePlan(path string, data []byte, force bool) error {
 	if !force {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) {
-			return usagef("%s exists: give --force to overwrite it, or another -o FILE", path)
+			return cmdutil.Usagef("%s exists: give --force to overwrite it, or another -o FILE", path)
 		}
 		if err != nil {
 			return fmt.Errorf("write plan: %w", err)
@@ -233,14 +234,14 @@ func writePlan(path string, data []byte, force bool) error {
 // orchestrateCommand is the seed's owt orchestrate FILE --into BRANCH:
 // owt run start, with the branch done tasks land in given on the command
 // line.
-func orchestrateCommand(f *factory) *cli.Command {
+func orchestrateCommand(f *cmdutil.Factory) *cli.Command {
 	c := runStartCommand(f, "orchestrate")
 	c.Usage = "the same as 'owt run start FILE', done tasks landing in --into BRANCH (the name older tools used)"
 	c.Flags = append(c.Flags, &cli.StringFlag{Name: "into", Usage: "land done tasks in `BRANCH` (made from the base if missing), in place of the plan's into"})
 	start := c.Action
 	c.Action = func(c *cli.Context) error {
 		if into := c.String("into"); into != "" && !git.ValidBranchName(into) {
-			return usagef("--into %q is not a branch name git accepts", into)
+			return cmdutil.Usagef("--into %q is not a branch name git accepts", into)
 		}
 		return start(c)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/git"
 )
 
@@ -35,7 +36,7 @@ func planWorld(t *testing.T) string {
 // fails with askErr), in a repository at dir.
 func planAs(t *testing.T, dir, answer string, askErr error, args ...string) (asked bool, stdout, stderr string, code int) {
 	t.Helper()
-	swap := func(f *factory) *cli.Command {
+	swap := func(f *cmdutil.Factory) *cli.Command {
 		return planCommand(f, func(o *planOptions) error {
 			o.Repo = func() (git.Repo, error) { return git.Repo{Root: dir}, nil }
 			o.Profile = func(tool string) (agent.Profile, error) {
@@ -63,13 +64,13 @@ func TestPlanPrintsOrWritesAValidPlan(t *testing.T) {
 	dir := planWorld(t)
 	asked, out, stderr, code := planAs(t, dir, "Here:\n```toml\n"+validPlan+"```\n", nil, "add", "login", "with", "tokens")
 	require.True(t, asked)
-	require.Equal(t, ExitOK, code, stderr)
+	require.Equal(t, cmdutil.ExitOK, code, stderr)
 	require.Equal(t, validPlan, out)
 	require.Equal(t, "owt: asking fake to plan (headless, in "+dir+")…\n", stderr)
 
 	file := filepath.Join(dir, "auth.toml")
 	_, out, stderr, code = planAs(t, dir, validPlan, nil, "add login with tokens", "-o", file, "--tool", "codex")
-	require.Equal(t, ExitOK, code, stderr)
+	require.Equal(t, cmdutil.ExitOK, code, stderr)
 	require.Contains(t, stderr, "asking codex to plan")
 	require.Regexp(t, `^wrote `+regexp.QuoteMeta(file)+`: .*; start it with 'owt run start `+regexp.QuoteMeta(file)+`'\n$`, out)
 	b, err := os.ReadFile(file)
@@ -79,11 +80,11 @@ func TestPlanPrintsOrWritesAValidPlan(t *testing.T) {
 	// The file is there now: not asked again without --force.
 	asked, _, stderr, code = planAs(t, dir, validPlan, nil, "add login with tokens", "-o", file)
 	require.False(t, asked)
-	require.Equal(t, ExitUsage, code)
+	require.Equal(t, cmdutil.ExitUsage, code)
 	require.Equal(t, "owt: "+file+" exists: give --force to overwrite it, or another -o FILE\n", stderr)
 
 	_, _, stderr, code = planAs(t, dir, validPlan+"\n[[task]]\nid = \"docs\"\ntask = \"docs\"\n", nil, "add login with tokens", "-o", file, "--force")
-	require.Equal(t, ExitOK, code, stderr)
+	require.Equal(t, cmdutil.ExitOK, code, stderr)
 	b, _ = os.ReadFile(file)
 	require.Contains(t, string(b), `id = "docs"`)
 }
@@ -101,7 +102,7 @@ func TestPlanRefusesBeforeAskingWhatItCouldNotWrite(t *testing.T) {
 	} {
 		asked, out, stderr, code := planAs(t, dir, validPlan, nil, c.args...)
 		require.False(t, asked, c.args)
-		require.Equal(t, ExitUsage, code, c.args)
+		require.Equal(t, cmdutil.ExitUsage, code, c.args)
 		require.Empty(t, out, c.args)
 		require.Contains(t, stderr, "owt: "+c.want, c.args)
 	}
@@ -114,7 +115,7 @@ func TestPlanKeepsAnAnswerItCannotUse(t *testing.T) {
 	file := filepath.Join(dir, "auth.toml")
 	bad := "```toml\n[[task]]\nid = \"a\"\ntask = \"a\"\ntool = \"nosuchtool\"\n```\n"
 	_, out, stderr, code := planAs(t, dir, bad, nil, "add login with tokens", "-o", file)
-	require.Equal(t, ExitError, code)
+	require.Equal(t, cmdutil.ExitError, code)
 	require.Empty(t, out)
 	require.Contains(t, stderr, `owt: fake's plan: task[a].tool: unknown tool "nosuchtool" (see 'owt tools')`)
 	require.Contains(t, stderr, "owt: fake's plan is not valid (1 problem(s) above); nothing written;")
@@ -126,7 +127,7 @@ func TestPlanKeepsAnAnswerItCannotUse(t *testing.T) {
 	require.NoFileExists(t, file)
 
 	_, _, stderr, code = planAs(t, dir, "half an answer", errors.New("fake exited 1"), "add login with tokens")
-	require.Equal(t, ExitError, code)
+	require.Equal(t, cmdutil.ExitError, code)
 	require.Contains(t, stderr, "owt: fake exited 1; the tool's answer is kept in ")
 	kept = keptIn.FindStringSubmatch(stderr)
 	require.NotNil(t, kept, stderr)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 
@@ -17,14 +18,14 @@ const popupProgram = "owt-popup"
 
 // popupCommand runs owt's interactive screens. The keys bound by owt tmux
 // init run them in display-popup; they work in any pane too.
-func popupCommand(f *factory) *cli.Command {
+func popupCommand(f *cmdutil.Factory) *cli.Command {
 	sub := func(name, usage string) *cli.Command {
 		return &cli.Command{
 			Name:  name,
 			Usage: usage,
 			Action: func(c *cli.Context) error {
 				if c.NArg() > 0 {
-					return usagef("popup %s takes no arguments", name)
+					return cmdutil.Usagef("popup %s takes no arguments", name)
 				}
 				return execPopup(name)
 			},

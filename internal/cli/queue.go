@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/state"
@@ -25,7 +26,7 @@ type queueRun struct {
 
 // queueOptions is one owt queue: show the queue, or ship it (--ship).
 type queueOptions struct {
-	IO        *IOStreams
+	IO        *cmdutil.IOStreams
 	Workspace func() (*workspace.Workspace, error)
 
 	Ship bool
@@ -34,7 +35,7 @@ type queueOptions struct {
 }
 
 // queueCommand is owt queue; runF runs the options (nil: runQueue).
-func queueCommand(f *factory, runF func(*queueOptions) error) *cli.Command {
+func queueCommand(f *cmdutil.Factory, runF func(*queueOptions) error) *cli.Command {
 	if runF == nil {
 		runF = runQueue
 	}
@@ -44,13 +45,13 @@ func queueCommand(f *factory, runF func(*queueOptions) error) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "ship", Usage: "ship them in that order, re-checking after each, stopping at the first conflict"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
-			jsonFlag(),
+			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("queue takes no arguments")
+				return cmdutil.Usagef("queue takes no arguments")
 			}
-			return runF(&queueOptions{IO: f.io, Workspace: f.openWorkspace, Ship: c.Bool("ship"), Yes: c.Bool("yes"), JSON: c.Bool("json")})
+			return runF(&queueOptions{IO: f.IO, Workspace: f.OpenWorkspace, Ship: c.Bool("ship"), Yes: c.Bool("yes"), JSON: c.Bool("json")})
 		},
 	}
 }
@@ -67,7 +68,7 @@ func runQueue(o *queueOptions) error {
 	}
 	if !o.Ship {
 		if o.JSON {
-			return printJSON(o.IO.Out, q)
+			return cmdutil.PrintJSON(o.IO.Out, q)
 		}
 		printQueue(o.IO.Out, q)
 		return nil
@@ -141,7 +142,7 @@ func shipQueue(o *queueOptions, w *workspace.Workspace, confirmed map[string]str
 		run.Stopped = failure.Error()
 	}
 	if o.JSON {
-		if err := printJSON(o.IO.Out, run); err != nil {
+		if err := cmdutil.PrintJSON(o.IO.Out, run); err != nil {
 			return err
 		}
 	}

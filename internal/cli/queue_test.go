@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/merge"
 )
 
@@ -20,28 +21,28 @@ func TestQueueOptionsAsTyped(t *testing.T) {
 		{[]string{"--ship", "--yes", "--json"}, queueOptions{Ship: true, Yes: true, JSON: true}},
 	} {
 		var got *queueOptions
-		swap := func(f *factory) *cli.Command {
+		swap := func(f *cmdutil.Factory) *cli.Command {
 			return queueCommand(f, func(o *queueOptions) error { got = o; return nil })
 		}
 		_, stderr, code := runOwt(t, "", swap, append([]string{"queue"}, c.args...)...)
-		require.Equal(t, ExitOK, code, "%q: %s", c.args, stderr)
+		require.Equal(t, cmdutil.ExitOK, code, "%q: %s", c.args, stderr)
 		got.IO, got.Workspace = nil, nil
 		require.Equal(t, c.want, *got, "%q", c.args)
 	}
 	for _, args := range [][]string{{"queue", "w1"}, {"queue", "--ship", "w1"}} {
 		ran := false
-		swap := func(f *factory) *cli.Command {
+		swap := func(f *cmdutil.Factory) *cli.Command {
 			return queueCommand(f, func(*queueOptions) error { ran = true; return nil })
 		}
 		_, stderr, code := runOwt(t, "", swap, args...)
 		require.False(t, ran, args)
-		require.Equal(t, ExitUsage, code, args)
+		require.Equal(t, cmdutil.ExitUsage, code, args)
 		require.Equal(t, "owt: queue takes no arguments\n", stderr, args)
 	}
 }
 
 func TestQueueIsPrintedInItsOrder(t *testing.T) {
-	ios, out, _ := testStreams("")
+	ios, out, _ := cmdutil.TestStreams("")
 	printQueue(ios.Out, merge.Queue{
 		Entries: []merge.QueueEntry{
 			{Name: "api", Branch: "feat/api", Status: "idle", Ahead: 2, Size: 40, Clean: true},
@@ -55,7 +56,7 @@ func TestQueueIsPrintedInItsOrder(t *testing.T) {
 		"2  ui    feat/ui   exited  1        3            7      1         conflicts in app.go, ui.go\n"+
 		"not queued: busy (working)\n", out.String())
 
-	ios, out, _ = testStreams("")
+	ios, out, _ = cmdutil.TestStreams("")
 	printQueue(ios.Out, merge.Queue{Skipped: []merge.Skipped{{Name: "busy", Reason: "working"}}})
 	require.Equal(t, "the queue is empty: no idle or exited worktree has changes\nnot queued: busy (working)\n", out.String())
 }
@@ -63,19 +64,19 @@ func TestQueueIsPrintedInItsOrder(t *testing.T) {
 // Shipping asks first: --yes goes on, no terminal refuses (exit 2), and
 // only "y" or "yes" on the terminal goes on.
 func TestShippingAsksFirst(t *testing.T) {
-	ask := func(ios *IOStreams, yes bool) error {
+	ask := func(ios *cmdutil.IOStreams, yes bool) error {
 		return askFirst(ios, yes, "queue --ship", nil, "Ship these 2 worktree(s) in this order?", "not shipped")
 	}
-	ios, _, errOut := testStreams("")
+	ios, _, errOut := cmdutil.TestStreams("")
 	require.NoError(t, ask(ios, true))
 	require.Empty(t, errOut.String())
 
 	err := ask(ios, false)
-	require.Equal(t, usageError{"queue --ship needs confirmation: pass --yes"}, err)
+	require.Equal(t, cmdutil.UsageError{Msg: "queue --ship needs confirmation: pass --yes"}, err)
 	require.Empty(t, errOut.String(), "nobody to ask")
 
 	for answer, goOn := range map[string]bool{"y\n": true, " YES \n": true, "n\n": false, "\n": false, "": false, "yep\n": false} {
-		ios, _, errOut := testStreams(answer)
+		ios, _, errOut := cmdutil.TestStreams(answer)
 		ios.InTTY = true
 		err := ask(ios, false)
 		require.Equal(t, "Ship these 2 worktree(s) in this order? [y/N] ", errOut.String())
@@ -87,7 +88,7 @@ func TestShippingAsksFirst(t *testing.T) {
 	}
 
 	// The report is shown before the question, blockers marked.
-	ios, _, errOut = testStreams("n\n")
+	ios, _, errOut = cmdutil.TestStreams("n\n")
 	ios.InTTY = true
 	report := func() (merge.Report, error) {
 		return merge.Report{Name: "api", Branch: "feat/api", Base: "main", DirtyFiles: []string{"a.go"}}, nil

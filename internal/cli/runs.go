@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/daemon"
@@ -27,7 +28,7 @@ import (
 )
 
 // runsCommand is owt run: task graphs.
-func runsCommand(f *factory) *cli.Command {
+func runsCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "run",
 		Usage: "task graphs: validate a plan file, register it as a run, follow it",
@@ -36,15 +37,15 @@ func runsCommand(f *factory) *cli.Command {
 			{
 				Name:   "list",
 				Usage:  "list the registered runs",
-				Flags:  []cli.Flag{jsonFlag()},
-				Action: f.runList,
+				Flags:  []cli.Flag{cmdutil.JSONFlag()},
+				Action: func(c *cli.Context) error { return runList(f, c) },
 			},
 			{
 				Name:      "status",
 				Usage:     "show a run and each task's state (default: the only run, else the newest active one)",
 				ArgsUsage: "[NAME]",
-				Flags:     []cli.Flag{jsonFlag()},
-				Action:    f.runStatus,
+				Flags:     []cli.Flag{cmdutil.JSONFlag()},
+				Action:    func(c *cli.Context) error { return runStatus(f, c) },
 			},
 			runStateCommand(f, "pause", run.Paused, "start no new task until 'owt run resume'"),
 			runResumeCommand(f),
@@ -58,7 +59,7 @@ func runsCommand(f *factory) *cli.Command {
 				ArgsUsage: "NAME",
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
-						return usagef("run forget takes one NAME")
+						return cmdutil.Usagef("run forget takes one NAME")
 					}
 					name := c.Args().First()
 					if err := run.DefaultStore().Forget(name); err != nil {
@@ -72,21 +73,21 @@ func runsCommand(f *factory) *cli.Command {
 				Name:      "log",
 				Usage:     "print a run's event log",
 				ArgsUsage: "NAME",
-				Flags:     []cli.Flag{jsonFlag()},
-				Action:    f.runLog,
+				Flags:     []cli.Flag{cmdutil.JSONFlag()},
+				Action:    func(c *cli.Context) error { return runLog(f, c) },
 			},
 		},
 	}
 }
 
 // batchCommand is the seed's name for owt run start.
-func batchCommand(f *factory) *cli.Command {
+func batchCommand(f *cmdutil.Factory) *cli.Command {
 	c := runStartCommand(f, "batch")
 	c.Usage = "the same as 'owt run start FILE' (the name older tools used)"
 	return c
 }
 
-func runStartCommand(f *factory, name string) *cli.Command {
+func runStartCommand(f *cmdutil.Factory, name string) *cli.Command {
 	return &cli.Command{
 		Name:      name,
 		Usage:     "validate a plan file, print its waves and register it as a run",
@@ -97,32 +98,32 @@ func runStartCommand(f *factory, name string) *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usagef("%s takes one FILE", c.Command.HelpName)
+				return cmdutil.Usagef("%s takes one FILE", c.Command.HelpName)
 			}
-			return f.runStart(c, c.Args().First())
+			return runStart(f, c, c.Args().First())
 		},
 	}
 }
 
-func (f *factory) runStart(c *cli.Context, file string) error {
+func runStart(f *cmdutil.Factory, c *cli.Context, file string) error {
 	p, err := runplan.ParseFile(file)
 	if err != nil {
-		return f.planProblems(err)
+		return planProblems(f, err)
 	}
 	if into := c.String("into"); into != "" { // owt orchestrate --into
 		p.Into, p.IntoBase = into, false
 	}
 	name := c.String("name")
 	if name != "" && !runplan.ValidName(name) {
-		return usagef("--name %q cannot name a run: %s", name, runplan.NameRule)
+		return cmdutil.Usagef("--name %q cannot name a run: %s", name, runplan.NameRule)
 	}
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
 	if !runplan.ValidName(name) {
-		return usagef("the file's name %q cannot name a run: %s; give --name", name, runplan.NameRule)
+		return cmdutil.Usagef("the file's name %q cannot name a run: %s; give --name", name, runplan.NameRule)
 	}
-	repo, base, err := f.planInRepo(p)
+	repo, base, err := planInRepo(f, p)
 	if err != nil {
 		return err
 	}
@@ -130,7 +131,7 @@ func (f *factory) runStart(c *cli.Context, file string) error {
 		p.File = abs
 	}
 	r := run.NewRun(name, repo.Root, base, p, time.Now())
-	tm := f.tmux()
+	tm := f.Tmux()
 	r.Socket = tm.ServerSocket()
 	r.Server, _ = tm.ServerIdentity() // none runs yet: the monitor that drives it records its server
 	store := run.DefaultStore()
@@ -230,7 +231,7 @@ func taskWhy(t run.TaskView) string {
 	if why == "" && len(t.BlockedBy) > 0 {
 		why = "blocked by " + strings.Join(t.BlockedBy, ", ")
 	}
-	why = shown(why)
+	why = cmdutil.Shown(why)
 	if r := []rune(why); len(r) > 80 {
 		why = string(r[:79]) + "…"
 	}
@@ -265,7 +266,7 @@ func monitorWarning(v run.View) string {
 // planInRepo checks what needs the repository: the base branch (the plan's,
 // else the one checked out here) exists, tools are known, into can be a
 // branch. Problems go out as the plan's own.
-func (f *factory) planInRepo(p *runplan.Plan) (git.Repo, string, error) {
+func planInRepo(f *cmdutil.Factory, p *runplan.Plan) (git.Repo, string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return git.Repo{}, "", err
@@ -292,7 +293,7 @@ func (f *factory) planInRepo(p *runplan.Plan) (git.Repo, string, error) {
 	}
 	ps = append(ps, unknownTools(p)...)
 	if len(ps) > 0 {
-		return repo, "", f.planProblems(ps)
+		return repo, "", planProblems(f, ps)
 	}
 	return repo, base, nil
 }
@@ -300,7 +301,7 @@ func (f *factory) planInRepo(p *runplan.Plan) (git.Repo, string, error) {
 // unknownTools names each tool the plan asks for that owt has no profile
 // of. A config that does not load is left for the engine to report.
 func unknownTools(p *runplan.Plan) config.Problems {
-	cfg, _, err := loadConfig()
+	cfg, _, err := cmdutil.LoadConfig()
 	if err != nil {
 		return nil
 	}
@@ -323,15 +324,15 @@ func unknownTools(p *runplan.Plan) config.Problems {
 
 // planProblems prints each problem of a plan on its own line and ends
 // owt with the usage exit code; any other error passes through.
-func (f *factory) planProblems(err error) error {
+func planProblems(f *cmdutil.Factory, err error) error {
 	var ps config.Problems
 	if !errors.As(err, &ps) {
 		return err
 	}
 	for _, p := range ps {
-		fmt.Fprintln(f.io.ErrOut, "owt: "+p.Error())
+		fmt.Fprintln(f.IO.ErrOut, "owt: "+p.Error())
 	}
-	return exitWith(ExitUsage)
+	return cmdutil.ExitWith(cmdutil.ExitUsage)
 }
 
 // printPlan shows the waves, each task with what it waits for.
@@ -385,11 +386,11 @@ func intoCheckoutWarning(r *run.Run) string {
 	return ""
 }
 
-func (f *factory) runList(c *cli.Context) error {
-	if err := noArgs(c, "run list"); err != nil {
+func runList(f *cmdutil.Factory, c *cli.Context) error {
+	if err := cmdutil.NoArgs(c, "run list"); err != nil {
 		return err
 	}
-	runs, broken, err := f.listRunsAndBroken()
+	runs, broken, err := listRunsAndBroken(f)
 	if err != nil {
 		return err
 	}
@@ -398,7 +399,7 @@ func (f *factory) runList(c *cli.Context) error {
 		views = append(views, r.View())
 	}
 	if c.Bool("json") {
-		return printJSON(c.App.Writer, views) // unreadable runs: said on stderr
+		return cmdutil.PrintJSON(c.App.Writer, views) // unreadable runs: said on stderr
 	}
 	if len(views) == 0 && len(broken) == 0 {
 		fmt.Fprintln(c.App.Writer, "no runs ('owt run start FILE' registers one)")
@@ -412,14 +413,14 @@ func (f *factory) runList(c *cli.Context) error {
 	for _, b := range broken {
 		// Still a run (its name is taken, its agents may work): say it is
 		// there and why it cannot be shown.
-		fmt.Fprintf(tw, "%s\tunreadable\t-\t-\t-\t%s\n", b.Name, shown(b.Error()))
+		fmt.Fprintf(tw, "%s\tunreadable\t-\t-\t-\t%s\n", b.Name, cmdutil.Shown(b.Error()))
 	}
 	return tw.Flush()
 }
 
 // namedRun is the run a command's argument names; with none (when
 // optional), the only run, else the newest active one.
-func (f *factory) namedRun(c *cli.Context, verb string, optional bool) (*run.Run, error) {
+func namedRun(f *cmdutil.Factory, c *cli.Context, verb string, optional bool) (*run.Run, error) {
 	store := run.DefaultStore()
 	switch {
 	case c.NArg() == 1:
@@ -427,11 +428,11 @@ func (f *factory) namedRun(c *cli.Context, verb string, optional bool) (*run.Run
 		if err != nil {
 			return nil, err
 		}
-		return f.noteRestarts([]*run.Run{r})[0], nil
+		return noteRestarts(f, []*run.Run{r})[0], nil
 	case c.NArg() > 1 || !optional:
-		return nil, usagef("%s takes one NAME", verb)
+		return nil, cmdutil.Usagef("%s takes one NAME", verb)
 	}
-	runs, err := f.listRuns()
+	runs, err := listRuns(f)
 	if err != nil {
 		return nil, err
 	}
@@ -450,7 +451,7 @@ func (f *factory) namedRun(c *cli.Context, verb string, optional bool) (*run.Run
 	}
 	r, ok := run.Latest(runs)
 	if !ok {
-		return nil, usagef("%s: no run is active; name one of %s", verb, strings.Join(runNames(runs), ", "))
+		return nil, cmdutil.Usagef("%s: no run is active; name one of %s", verb, strings.Join(runNames(runs), ", "))
 	}
 	return r, nil
 }
@@ -463,14 +464,14 @@ func runNames(runs []*run.Run) []string {
 	return names
 }
 
-func (f *factory) runStatus(c *cli.Context) error {
-	r, err := f.namedRun(c, "run status", true)
+func runStatus(f *cmdutil.Factory, c *cli.Context) error {
+	r, err := namedRun(f, c, "run status", true)
 	if err != nil {
 		return err
 	}
 	v := r.View() // namedRun noted what into lost (noteLost): landed only while into holds it
 	if c.Bool("json") {
-		return printJSON(c.App.Writer, v)
+		return cmdutil.PrintJSON(c.App.Writer, v)
 	}
 	out := c.App.Writer
 	state := string(v.State)
@@ -498,14 +499,14 @@ func (f *factory) runStatus(c *cli.Context) error {
 
 // runStateCommand is owt run pause|resume|stop NAME: the run's state
 // changes under its lock and the change is logged; the engine reads it.
-func runStateCommand(f *factory, verb string, to run.RunState, usage string) *cli.Command {
+func runStateCommand(f *cmdutil.Factory, verb string, to run.RunState, usage string) *cli.Command {
 	return &cli.Command{
 		Name:      verb,
 		Usage:     usage,
 		ArgsUsage: "NAME",
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usagef("run %s takes one NAME", verb)
+				return cmdutil.Usagef("run %s takes one NAME", verb)
 			}
 			name := c.Args().First()
 			changed, err := control.SetRunState(run.DefaultStore(), name, to)
@@ -522,9 +523,9 @@ func runStateCommand(f *factory, verb string, to run.RunState, usage string) *cl
 	}
 }
 
-func (f *factory) runLog(c *cli.Context) error {
+func runLog(f *cmdutil.Factory, c *cli.Context) error {
 	if c.NArg() != 1 {
-		return usagef("run log takes one NAME")
+		return cmdutil.Usagef("run log takes one NAME")
 	}
 	events, err := run.DefaultStore().Events(c.Args().First())
 	if err != nil {
@@ -534,15 +535,15 @@ func (f *factory) runLog(c *cli.Context) error {
 		if events == nil {
 			events = []run.Event{}
 		}
-		return printJSON(c.App.Writer, events)
+		return cmdutil.PrintJSON(c.App.Writer, events)
 	}
 	for _, ev := range events {
 		line := ev.At.Local().Format("2006-01-02 15:04:05") + "  " + ev.Event
 		if ev.Task != "" {
-			line += "  " + shown(ev.Task)
+			line += "  " + cmdutil.Shown(ev.Task)
 		}
 		if ev.Detail != "" {
-			line += "  " + shown(ev.Detail)
+			line += "  " + cmdutil.Shown(ev.Detail)
 		}
 		fmt.Fprintln(c.App.Writer, line)
 	}
@@ -558,27 +559,27 @@ func orDash(s string) string {
 
 // listRuns lists the runs; a run whose file cannot be read is said on
 // stderr and left out, so it does not hide the others.
-func (f *factory) listRuns() ([]*run.Run, error) {
-	runs, _, err := f.listRunsAndBroken()
+func listRuns(f *cmdutil.Factory) ([]*run.Run, error) {
+	runs, _, err := listRunsAndBroken(f)
 	return runs, err
 }
 
 // listRunsAndBroken is listRuns with the runs whose file cannot be read.
-func (f *factory) listRunsAndBroken() ([]*run.Run, []*run.BrokenRun, error) {
+func listRunsAndBroken(f *cmdutil.Factory) ([]*run.Run, []*run.BrokenRun, error) {
 	runs, err := run.DefaultStore().List()
 	var broken run.BrokenRuns
 	if !errors.As(err, &broken) {
-		return f.noteRestarts(runs), nil, err
+		return noteRestarts(f, runs), nil, err
 	}
 	var brs []*run.BrokenRun
 	for _, b := range broken {
-		fmt.Fprintln(f.io.ErrOut, "owt: warning: "+b.Error())
+		fmt.Fprintln(f.IO.ErrOut, "owt: warning: "+b.Error())
 		var br *run.BrokenRun
 		if errors.As(b, &br) {
 			brs = append(brs, br)
 		}
 	}
-	return f.noteRestarts(runs), brs, nil
+	return noteRestarts(f, runs), brs, nil
 }
 
 // noteRestarts pauses each run whose tmux server restarted while no
@@ -586,7 +587,7 @@ func (f *factory) listRunsAndBroken() ([]*run.Run, []*run.BrokenRun, error) {
 // can drive must not read as active. A server with a monitor is left to
 // it, so the usual look costs no tmux call. Then landed work that into
 // lost is noted (noteLost).
-func (f *factory) noteRestarts(runs []*run.Run) []*run.Run {
+func noteRestarts(f *cmdutil.Factory, runs []*run.Run) []*run.Run {
 	ids := map[string]string{} // by socket: the identity of the server there now, "" for none
 	for i, r := range runs {
 		if r.Socket == "" || r.Server == "" || r.State == run.Finished || r.State == run.RunFailed ||
@@ -596,7 +597,7 @@ func (f *factory) noteRestarts(runs []*run.Run) []*run.Run {
 		id, ok := ids[r.Socket]
 		if !ok {
 			if !daemon.Running(r.Socket) {
-				id, _ = (&tmux.Client{Bin: f.tmux().Bin, Socket: r.Socket}).ServerIdentity()
+				id, _ = (&tmux.Client{Bin: f.Tmux().Bin, Socket: r.Socket}).ServerIdentity()
 			}
 			ids[r.Socket] = id
 		}
@@ -606,19 +607,19 @@ func (f *factory) noteRestarts(runs []*run.Run) []*run.Run {
 		if now, err := run.DefaultStore().NoteRestart(r.Name, id, time.Now()); err == nil {
 			runs[i] = now
 		} else {
-			fmt.Fprintf(f.io.ErrOut, "owt: warning: run %s: %v\n", r.Name, err)
+			fmt.Fprintf(f.IO.ErrOut, "owt: warning: run %s: %v\n", r.Name, err)
 		}
 	}
-	return f.noteLost(runs)
+	return noteLost(f, runs)
 }
 
 // noteLost records, for each run, the landed work its into no longer
 // holds (run.Store.NoteLost): what every view and command then reads.
-func (f *factory) noteLost(runs []*run.Run) []*run.Run {
+func noteLost(f *cmdutil.Factory, runs []*run.Run) []*run.Run {
 	for i, r := range runs {
 		now, err := run.DefaultStore().NoteLost(r, time.Now())
 		if err != nil {
-			fmt.Fprintf(f.io.ErrOut, "owt: warning: run %s: %v\n", r.Name, err)
+			fmt.Fprintf(f.IO.ErrOut, "owt: warning: run %s: %v\n", r.Name, err)
 		}
 		runs[i] = now
 	}

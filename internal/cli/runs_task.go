@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -14,14 +15,14 @@ import (
 // runTaskCommand is owt run retry|skip|cancel NAME TASK: the task changes
 // under the run's lock and the change is logged; the monitor's engine
 // reads it on its next tick.
-func runTaskCommand(f *factory, verb, usage string) *cli.Command {
+func runTaskCommand(f *cmdutil.Factory, verb, usage string) *cli.Command {
 	return &cli.Command{
 		Name:      verb,
 		Usage:     usage,
 		ArgsUsage: "NAME TASK",
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
-				return usagef("run %s takes a run NAME and a TASK id", verb)
+				return cmdutil.Usagef("run %s takes a run NAME and a TASK id", verb)
 			}
 			name, id := c.Args().Get(0), c.Args().Get(1)
 			evs, err := control.TaskVerb(run.DefaultStore(), name, verb, id)
@@ -47,17 +48,17 @@ func runTaskCommand(f *factory, verb, usage string) *cli.Command {
 // when its tmux server restarted since it was registered, it adopts the
 // server owt talks to now; the engine then gives lost sessions their
 // agents back.
-func runResumeCommand(f *factory) *cli.Command {
+func runResumeCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "resume",
 		Usage:     "let a paused or stopped run start tasks again (after a tmux restart: adopt this server, bring lost agents back)",
 		ArgsUsage: "NAME",
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usagef("run resume takes one NAME")
+				return cmdutil.Usagef("run resume takes one NAME")
 			}
 			name := c.Args().First()
-			tm := f.tmux()
+			tm := f.Tmux()
 			server, _ := tm.ServerIdentity() // "": no server runs; its monitor adopts the run when one starts
 			socket := tm.ServerSocket()
 			if cur, err := run.DefaultStore().Load(name); err == nil && server != "" && cur.Server != "" && cur.Server != server && serverStillRuns(tm, cur) {

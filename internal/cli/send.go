@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -14,7 +15,7 @@ import (
 
 // sendOptions is one owt send as typed: who gets which text.
 type sendOptions struct {
-	IO        *IOStreams
+	IO        *cmdutil.IOStreams
 	Workspace func() (*workspace.Workspace, error)
 
 	Names    []string       // the one NAME; none for a group
@@ -28,13 +29,13 @@ type sendOptions struct {
 
 // sendCommand is owt send; runF runs the options (nil: sendRun), so a
 // test can see what the command line became without any tmux.
-func sendCommand(f *factory, runF func(*sendOptions) error) *cli.Command {
+func sendCommand(f *cmdutil.Factory, runF func(*sendOptions) error) *cli.Command {
 	if runF == nil {
 		runF = sendRun
 	}
 	return &cli.Command{
 		Name:         "send",
-		BashComplete: f.completeNames,
+		BashComplete: f.CompleteNames,
 		Usage:        "type a message into agents and press Enter (TEXT '-' reads stdin)",
 		ArgsUsage:    "[NAME] TEXT... | NAME --task",
 		Flags: []cli.Flag{
@@ -44,10 +45,10 @@ func sendCommand(f *factory, runF func(*sendOptions) error) *cli.Command {
 			&cli.BoolFlag{Name: "working", Usage: "every working agent"},
 			&cli.BoolFlag{Name: "idle", Usage: "every idle agent"},
 			&cli.BoolFlag{Name: "waiting", Usage: "every agent waiting for you (with --answer: the text answers their prompts)"},
-			jsonFlag(),
+			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			opts := &sendOptions{IO: f.io, Workspace: f.openWorkspace, Answer: c.Bool("answer"), JSON: c.Bool("json"), Task: c.Bool("task")}
+			opts := &sendOptions{IO: f.IO, Workspace: f.OpenWorkspace, Answer: c.Bool("answer"), JSON: c.Bool("json"), Task: c.Bool("task")}
 			if err := opts.parse(c.Args().Slice(), c.Bool("all"), c.Bool("working"), c.Bool("idle"), c.Bool("waiting")); err != nil {
 				return err
 			}
@@ -67,23 +68,23 @@ func (o *sendOptions) parse(args []string, all, working, idle, waiting bool) err
 	o.Group = all || len(o.Statuses) > 0
 	if waiting && !o.Answer {
 		// Choosing agents by status never answers their prompts.
-		return usagef("send --waiting picks agents that wait on a prompt, and typed text would answer it: add --answer to answer their prompts, or answer each there (owt switch NAME)")
+		return cmdutil.Usagef("send --waiting picks agents that wait on a prompt, and typed text would answer it: add --answer to answer their prompts, or answer each there (owt switch NAME)")
 	}
 	if o.Answer && (all || working || idle) {
 		// Only a prompt takes an answer: typed into the others it
 		// would become a new prompt.
-		return usagef("send --answer answers prompts: name the agent (owt send --answer NAME TEXT) or pick the waiting ones with --waiting, not --all/--working/--idle")
+		return cmdutil.Usagef("send --answer answers prompts: name the agent (owt send --answer NAME TEXT) or pick the waiting ones with --waiting, not --all/--working/--idle")
 	}
 	if o.Task {
 		if o.Group || len(args) != 1 {
-			return usagef("send --task takes one NAME and no TEXT: it sends that agent's own task")
+			return cmdutil.Usagef("send --task takes one NAME and no TEXT: it sends that agent's own task")
 		}
 		o.Names = args
 		return nil
 	}
 	if !o.Group {
 		if len(args) < 2 {
-			return usagef("send needs NAME and TEXT (or --all/--working/--idle/--waiting and TEXT)")
+			return cmdutil.Usagef("send needs NAME and TEXT (or --all/--working/--idle/--waiting and TEXT)")
 		}
 		o.Names, args = args[:1], args[1:]
 		if len(args) > 1 && args[0] == "--" {
@@ -91,7 +92,7 @@ func (o *sendOptions) parse(args []string, all, working, idle, waiting bool) err
 		}
 	}
 	if len(args) == 0 {
-		return usagef("send needs TEXT")
+		return cmdutil.Usagef("send needs TEXT")
 	}
 	o.Text = strings.Join(args, " ")
 	if len(args) == 1 && args[0] == "-" {
@@ -102,12 +103,12 @@ func (o *sendOptions) parse(args []string, all, working, idle, waiting bool) err
 		o.Text = strings.TrimRight(string(b), "\r\n")
 	}
 	if strings.TrimSpace(o.Text) == "" {
-		return usagef("nothing to send: TEXT is empty")
+		return cmdutil.Usagef("nothing to send: TEXT is empty")
 	}
 	if o.Answer && strings.ContainsAny(o.Text, "\r\n") {
 		// A dialog takes a key or one line; a newline in it would
 		// answer the next dialog too.
-		return usagef("send --answer takes one line (a menu's key: 1, 2, y, n, or one line of text); TEXT has a line break")
+		return cmdutil.Usagef("send --answer takes one line (a menu's key: 1, 2, y, n, or one line of text); TEXT has a line break")
 	}
 	return nil
 }
@@ -162,7 +163,7 @@ func (o *sendOptions) report(results []send.Result) error {
 		}
 	}
 	if o.JSON {
-		if err := printJSON(o.IO.Out, results); err != nil {
+		if err := cmdutil.PrintJSON(o.IO.Out, results); err != nil {
 			return err
 		}
 	} else {
@@ -182,7 +183,7 @@ func (o *sendOptions) report(results []send.Result) error {
 	case len(results) == 1:
 		return fmt.Errorf("%s", results[0].Err)
 	default:
-		return exitWith(ExitError)
+		return cmdutil.ExitWith(cmdutil.ExitError)
 	}
 }
 
@@ -202,7 +203,7 @@ func resendTask(o *sendOptions) error {
 	}
 	res := send.Each(w, []*state.Record{rec}, rec.Task)[0]
 	if o.JSON {
-		if err := printJSON(o.IO.Out, []any{res}); err != nil {
+		if err := cmdutil.PrintJSON(o.IO.Out, []any{res}); err != nil {
 			return err
 		}
 	} else if res.Sent {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
 )
@@ -16,7 +17,7 @@ import (
 func sendAs(t *testing.T, stdin string, args ...string) (*sendOptions, string, int) {
 	t.Helper()
 	var got *sendOptions
-	swap := func(f *factory) *cli.Command {
+	swap := func(f *cmdutil.Factory) *cli.Command {
 		return sendCommand(f, func(o *sendOptions) error { got = o; return nil })
 	}
 	_, stderr, code := runOwt(t, stdin, swap, append([]string{"send"}, args...)...)
@@ -46,7 +47,7 @@ func TestSendOptionsAsTyped(t *testing.T) {
 		{args: []string{"w1", "-"}, stdin: "line one\nline two\r\n", want: sendOptions{Names: []string{"w1"}, Text: "line one\nline two"}},
 	} {
 		got, stderr, code := sendAs(t, c.stdin, c.args...)
-		require.Equal(t, ExitOK, code, "%q: %s", c.args, stderr)
+		require.Equal(t, cmdutil.ExitOK, code, "%q: %s", c.args, stderr)
 		require.NotNil(t, got, c.args)
 		require.NotNil(t, got.Workspace, c.args)
 		got.IO, got.Workspace = nil, nil
@@ -76,7 +77,7 @@ func TestSendBadUsageSendsNothing(t *testing.T) {
 	} {
 		got, stderr, code := sendAs(t, c.stdin, c.args...)
 		require.Nil(t, got, "%q ran", c.args)
-		require.Equal(t, ExitUsage, code, "%q", c.args)
+		require.Equal(t, cmdutil.ExitUsage, code, "%q", c.args)
 		require.Contains(t, stderr, "owt: "+c.want, "%q", c.args)
 		require.Equal(t, 1, countLines(stderr), "%q: %q", c.args, stderr)
 	}
@@ -107,37 +108,37 @@ func TestGroupSendSkipsAgentsThatCannotTakeText(t *testing.T) {
 		return ns
 	}
 
-	ios, _, errOut := testStreams("")
+	ios, _, errOut := cmdutil.TestStreams("")
 	o := &sendOptions{IO: ios, Group: true}
 	require.Equal(t, []string{"busy", "done"}, names(o.sendable(recs)))
 	require.Equal(t, "owt: skipped asks: it waits for you (see 'owt status asks')\n", errOut.String())
 
-	ios, _, errOut = testStreams("")
+	ios, _, errOut = cmdutil.TestStreams("")
 	o = &sendOptions{IO: ios, Group: true, Answer: true}
 	require.Equal(t, []string{"asks", "busy", "done"}, names(o.sendable(recs)))
 	require.Empty(t, errOut.String())
 }
 
 func TestSendReportsEachAgent(t *testing.T) {
-	ios, out, errOut := testStreams("")
+	ios, out, errOut := cmdutil.TestStreams("")
 	o := &sendOptions{IO: ios}
 	err := o.report([]send.Result{{Name: "a", Sent: true}, {Name: "b", Answered: true}, {Name: "c", Err: "c: agent is not running"}})
-	var ee exitError
+	var ee cmdutil.CodeError
 	require.True(t, errors.As(err, &ee), "%v", err)
-	require.Equal(t, ExitError, ee.code)
-	require.Empty(t, ee.msg) // each failure is already on stderr
+	require.Equal(t, cmdutil.ExitError, ee.Code)
+	require.Empty(t, ee.Msg) // each failure is already on stderr
 	require.Equal(t, "sent to a\nanswered b's prompt\n", out.String())
 	require.Equal(t, "owt: c: agent is not running\n", errOut.String())
 
 	// One agent: its error is owt's error, said once by Main.
-	ios, out, errOut = testStreams("")
+	ios, out, errOut = cmdutil.TestStreams("")
 	o = &sendOptions{IO: ios}
 	err = o.report([]send.Result{{Name: "c", Err: "c: agent is not running"}})
 	require.EqualError(t, err, "c: agent is not running")
 	require.Empty(t, out.String())
 	require.Empty(t, errOut.String())
 
-	ios, out, _ = testStreams("")
+	ios, out, _ = cmdutil.TestStreams("")
 	o = &sendOptions{IO: ios, JSON: true}
 	require.NoError(t, o.report([]send.Result{{Name: "a", Sent: true}}))
 	require.JSONEq(t, `[{"name":"a","sent":true}]`, out.String())

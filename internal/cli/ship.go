@@ -5,11 +5,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
 )
 
-func shipCommand(f *factory) *cli.Command {
+func shipCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "ship",
 		Usage:     "commit everything in a worktree, merge it into its base, then remove the worktree",
@@ -19,10 +20,10 @@ func shipCommand(f *factory) *cli.Command {
 			&cli.BoolFlag{Name: "keep", Usage: "keep the worktree, session and branch afterwards"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
 			forceBusyFlag(),
-			jsonFlag(),
+			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			w, rec, err := f.namedRecord(c, "ship")
+			w, rec, err := f.NamedRecord(c, "ship")
 			if err != nil {
 				return err
 			}
@@ -31,7 +32,7 @@ func shipCommand(f *factory) *cli.Command {
 			if err := control.RefuseBusy(w, rec, "shipping", c.Bool("force")); err != nil {
 				return err
 			}
-			if err := f.askFirst(c, report, fmt.Sprintf("Commit everything in %s, merge it into %s%s?", rec.Name, rec.Base, removalNote(c.Bool("keep"))), "not shipped"); err != nil {
+			if err := askCommand(f, c, report, fmt.Sprintf("Commit everything in %s, merge it into %s%s?", rec.Name, rec.Base, removalNote(c.Bool("keep"))), "not shipped"); err != nil {
 				return err
 			}
 			out, err := control.Ship(w, rec, c.String("message"), control.LandOptions{Keep: c.Bool("keep"), Force: c.Bool("force")})

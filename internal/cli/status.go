@@ -8,27 +8,28 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-func statusCommand(f *factory) *cli.Command {
+func statusCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "status",
 		Usage:     "show an agent's status (since when, from hook, screen or owt) and the last lines of its pane",
 		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: 15, Usage: "how many of the pane's last lines to show"},
-			jsonFlag(),
+			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usagef("status takes one NAME")
+				return cmdutil.Usagef("status takes one NAME")
 			}
 			if c.Int("lines") < 0 {
-				return usagef("--lines must be 0 or more")
+				return cmdutil.Usagef("--lines must be 0 or more")
 			}
-			w, err := f.openWorkspace()
+			w, err := f.OpenWorkspace()
 			if err != nil {
 				return err
 			}
@@ -37,7 +38,7 @@ func statusCommand(f *factory) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return printJSON(c.App.Writer, v)
+				return cmdutil.PrintJSON(c.App.Writer, v)
 			}
 			printStatus(c.App.Writer, v)
 			return nil

@@ -3,18 +3,19 @@ package cli
 import (
 	"fmt"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/urfave/cli/v2"
 )
 
-func switchCommand(f *factory) *cli.Command {
+func switchCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:         "switch",
-		BashComplete: f.completeNames,
+		BashComplete: f.CompleteNames,
 		Usage:        "go to an agent's session (switch-client inside tmux, attach outside)",
 		ArgsUsage:    "NAME",
 		Action: func(c *cli.Context) error {
-			w, rec, err := f.namedRecord(c, "switch")
+			w, rec, err := f.NamedRecord(c, "switch")
 			if err != nil {
 				return err
 			}
@@ -30,14 +31,14 @@ func switchCommand(f *factory) *cli.Command {
 	}
 }
 
-func attachCommand(f *factory) *cli.Command {
+func attachCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:         "attach",
-		BashComplete: f.completeNames,
+		BashComplete: f.CompleteNames,
 		Usage:        "go to an agent's session, recreating it on its worktree if tmux lost it",
 		ArgsUsage:    "NAME",
 		Action: func(c *cli.Context) error {
-			w, rec, err := f.namedRecord(c, "attach")
+			w, rec, err := f.NamedRecord(c, "attach")
 			if err != nil {
 				return err
 			}

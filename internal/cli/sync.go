@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
 )
@@ -15,7 +16,7 @@ type syncOutcome struct {
 	Error string `json:"error,omitempty"`
 }
 
-func syncCommand(f *factory) *cli.Command {
+func syncCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "sync",
 		Usage:     "bring the base's new commits into a worktree's branch (merge, or --rebase); refuses a dirty worktree",
@@ -25,14 +26,14 @@ func syncCommand(f *factory) *cli.Command {
 			&cli.BoolFlag{Name: "rebase", Usage: "rebase the branch onto its base instead of merging the base in"},
 			&cli.BoolFlag{Name: "leave-conflicts", Usage: "on conflict, leave the conflicts in the worktree to resolve"},
 			&cli.BoolFlag{Name: "force", Usage: "go ahead while the agent works or waits for you (changes its files under it)"},
-			jsonFlag(),
+			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			all := c.Bool("all")
 			if all && c.NArg() > 0 || !all && c.NArg() != 1 {
-				return usagef("sync takes one NAME, or --all")
+				return cmdutil.Usagef("sync takes one NAME, or --all")
 			}
-			w, err := f.openWorkspace()
+			w, err := f.OpenWorkspace()
 			if err != nil {
 				return err
 			}
@@ -55,14 +56,14 @@ func syncCommand(f *factory) *cli.Command {
 				outcomes = append(outcomes, o)
 			}
 			if c.Bool("json") {
-				if err := printJSON(c.App.Writer, outcomes); err != nil {
+				if err := cmdutil.PrintJSON(c.App.Writer, outcomes); err != nil {
 					return err
 				}
 			} else {
 				for _, o := range outcomes {
 					switch {
 					case o.Error != "" && len(outcomes) > 1:
-						fmt.Fprintf(f.io.ErrOut, "owt: %s\n", oneLine(o.Error))
+						fmt.Fprintf(f.IO.ErrOut, "owt: %s\n", cmdutil.OneLine(o.Error))
 					case o.Error != "":
 					case o.UpToDate:
 						fmt.Fprintf(c.App.Writer, "%s: up to date with %s\n", o.Name, o.Base)
@@ -77,7 +78,7 @@ func syncCommand(f *factory) *cli.Command {
 			case len(outcomes) == 1:
 				return fmt.Errorf("%s", outcomes[0].Error)
 			default:
-				return exitWith(ExitError)
+				return cmdutil.ExitWith(cmdutil.ExitError)
 			}
 		},
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/monitor"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statusbar"
@@ -21,7 +22,7 @@ import (
 // optPopupWarned marks that the "no popups in this tmux" message was shown.
 const optPopupWarned = "@owt-popup-fallback-shown"
 
-func tmuxCommand(f *factory) *cli.Command {
+func tmuxCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "tmux",
 		Usage: "tmux integration: bind owt's keys, set up the status segment",
@@ -31,20 +32,20 @@ func tmuxCommand(f *factory) *cli.Command {
 				Usage: "bind the keys of keybindings/owt.conf with the @owt-* options and point #{owt_status} at owt's status option (run by owt.tmux; safe to run again)",
 				Action: func(c *cli.Context) error {
 					if c.NArg() > 0 {
-						return usagef("tmux init takes no arguments")
+						return cmdutil.Usagef("tmux init takes no arguments")
 					}
-					return tmuxInit(f.tmux())
+					return tmuxInit(f.Tmux())
 				},
 			},
 			{
 				Name:  "keys",
 				Usage: "list owt's keys as the @owt-* options make them",
-				Flags: []cli.Flag{jsonFlag()},
+				Flags: []cli.Flag{cmdutil.JSONFlag()},
 				Action: func(c *cli.Context) error {
-					if err := noArgs(c, "tmux keys"); err != nil {
+					if err := cmdutil.NoArgs(c, "tmux keys"); err != nil {
 						return err
 					}
-					return tmuxKeys(c, f.tmux())
+					return tmuxKeys(c, f.Tmux())
 				},
 			},
 		},
@@ -221,7 +222,7 @@ func tmuxKeys(c *cli.Context, tm *tmux.Client) error {
 	}
 	bindings := keybindings.Bindings(ps.settings, owt, ps.popups)
 	if c.Bool("json") {
-		return printJSON(c.App.Writer, bindings)
+		return cmdutil.PrintJSON(c.App.Writer, bindings)
 	}
 	tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ACTION\tOPTION\tTABLE\tKEY\tRUNS")

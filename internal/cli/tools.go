@@ -9,8 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/agent"
-	"github.com/owt-tmux/owt/internal/config"
-	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/hookfiles"
 )
 
@@ -26,36 +25,23 @@ type toolInfo struct {
 	InstallHint string   `json:"install_hint,omitempty"`
 }
 
-// loadConfig loads the config of the current repo, or only the user's when
-// not in a repo (tools and config work anywhere).
-func loadConfig() (config.Config, string, error) {
-	root := ""
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := git.FindRepo(wd); err == nil {
-			root = r.Root
-		}
-	}
-	cfg, err := config.Load(root)
-	return cfg, root, err
-}
-
-func toolsCommand(f *factory) *cli.Command {
+func toolsCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:        "tools",
 		Usage:       "list the agent tools owt knows and which are installed",
-		Flags:       []cli.Flag{jsonFlag()},
+		Flags:       []cli.Flag{cmdutil.JSONFlag()},
 		Subcommands: []*cli.Command{codexHooksCommand(f)},
 		Action: func(c *cli.Context) error {
-			if err := noArgs(c, "tools"); err != nil {
+			if err := cmdutil.NoArgs(c, "tools"); err != nil {
 				return err
 			}
-			cfg, root, err := loadConfig()
+			cfg, root, err := cmdutil.LoadConfig()
 			if err != nil {
-				return configProblem(root, err)
+				return cmdutil.ConfigProblem(root, err)
 			}
 			profiles, err := agent.Profiles(cfg)
 			if err != nil {
-				return configProblem(root, err)
+				return cmdutil.ConfigProblem(root, err)
 			}
 			def := ""
 			if p, err := agent.Resolve(profiles, cfg.Agent.Tool); err == nil {
@@ -71,7 +57,7 @@ func toolsCommand(f *factory) *cli.Command {
 				})
 			}
 			if c.Bool("json") {
-				return printJSON(c.App.Writer, infos)
+				return cmdutil.PrintJSON(c.App.Writer, infos)
 			}
 			tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "TOOL\tINSTALLED\tPROMPT\tPLAN\tSTATUS FROM\tINSTALL")
@@ -106,14 +92,14 @@ func toolsCommand(f *factory) *cli.Command {
 // codexHooksCommand installs or removes owt's hooks in the user's Codex
 // hooks file: the one place Codex reads hooks for every worktree without
 // a review per worktree and without -c (which costs its background server).
-func codexHooksCommand(f *factory) *cli.Command {
+func codexHooksCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "codex-hooks",
 		Usage:     "install owt's hooks in your Codex hooks file ($CODEX_HOME/hooks.json), or --remove them",
 		ArgsUsage: " ",
 		Flags:     []cli.Flag{&cli.BoolFlag{Name: "remove", Usage: "take owt's hooks out again (yours stay)"}},
 		Action: func(c *cli.Context) error {
-			if err := noArgs(c, "tools codex-hooks"); err != nil {
+			if err := cmdutil.NoArgs(c, "tools codex-hooks"); err != nil {
 				return err
 			}
 			if c.Bool("remove") {

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/urfave/cli/v2"
 )
 
-func waitCommand(f *factory) *cli.Command {
+func waitCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "wait",
 		Usage:     "wait until agents are idle (or waiting, exited, any of these); exit 0 when all got there, 1 on timeout",
@@ -16,20 +17,20 @@ func waitCommand(f *factory) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "until", Value: "idle", Usage: "idle, waiting (needs you), exited, or any of them"},
 			&cli.DurationFlag{Name: "timeout", Value: 0, Usage: "give up after this long, e.g. 10m (default: wait forever)"},
-			jsonFlag(),
+			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
-				return usagef("wait needs at least one NAME")
+				return cmdutil.Usagef("wait needs at least one NAME")
 			}
 			until, err := status.ParseUntil(c.String("until"))
 			if err != nil {
-				return usageError{err.Error()}
+				return cmdutil.UsageError{Msg: err.Error()}
 			}
 			if c.Duration("timeout") < 0 {
-				return usagef("--timeout must not be negative")
+				return cmdutil.Usagef("--timeout must not be negative")
 			}
-			w, err := f.openWorkspace()
+			w, err := f.OpenWorkspace()
 			if err != nil {
 				return err
 			}
@@ -44,7 +45,7 @@ func waitCommand(f *factory) *cli.Command {
 				}
 			}
 			if c.Bool("json") {
-				if err := printJSON(c.App.Writer, results); err != nil {
+				if err := cmdutil.PrintJSON(c.App.Writer, results); err != nil {
 					return err
 				}
 			} else {
@@ -59,10 +60,10 @@ func waitCommand(f *factory) *cli.Command {
 			}
 			msg := fmt.Sprintf("not %s: %s", until, strings.Join(missed, ", "))
 			if c.Bool("json") {
-				fmt.Fprintln(f.io.ErrOut, "owt: "+msg)
-				return exitWith(ExitError)
+				fmt.Fprintln(f.IO.ErrOut, "owt: "+msg)
+				return cmdutil.ExitWith(cmdutil.ExitError)
 			}
-			return exitError{code: ExitError, msg: msg}
+			return cmdutil.CodeError{Code: cmdutil.ExitError, Msg: msg}
 		},
 	}
 }

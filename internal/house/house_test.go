@@ -32,8 +32,9 @@ var rooms = map[string]int{
 	"cmd/owt":       entry, // wiring only
 	"cmd/owt-popup": entry,
 
-	"internal/cli": faces, // one options struct and run function per command
-	"popups":       faces, // one key table per screen
+	"internal/cli":         faces, // Main and the command table
+	"internal/cli/cmdutil": faces, // what every command shares: factory, streams, exit codes
+	"popups":               faces, // one key table per screen
 
 	"internal/monitor":   drivers, // one per tmux server: the tick
 	"internal/runengine": drivers, // a run's effects, driven by the monitor
@@ -84,6 +85,7 @@ var rooms = map[string]int{
 
 // sideways are the allowed imports between rooms of one floor: from → to.
 var sideways = map[string][]string{
+	"internal/cli":       {"internal/cli/cmdutil"},
 	"internal/monitor":   {"internal/runengine"},
 	"internal/lifecycle": {"internal/hookfiles", "internal/notes", "internal/statusbar"},
 	"internal/inventory": {"internal/lifecycle"},

@@ -1,8 +1,12 @@
-package cli
+package cmdutil
 
 import (
+	"bufio"
+	"bytes"
+	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"golang.org/x/term"
 )
@@ -31,4 +35,19 @@ func System() *IOStreams {
 		OutTTY:  term.IsTerminal(int(os.Stdout.Fd())),
 		NoColor: os.Getenv("NO_COLOR") != "",
 	}
+}
+
+// TestStreams are streams for a test: stdin as given, stdout and stderr
+// kept; neither is a terminal.
+func TestStreams(stdin string) (*IOStreams, *bytes.Buffer, *bytes.Buffer) {
+	var out, errOut bytes.Buffer
+	return &IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}, &out, &errOut
+}
+
+// Confirm asks q on ios and says whether the answer was yes.
+func Confirm(ios *IOStreams, q string) bool {
+	fmt.Fprintf(ios.ErrOut, "%s [y/N] ", q)
+	line, _ := bufio.NewReader(ios.In).ReadString('\n')
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes"
 }

@@ -1,14 +1,31 @@
-package cli
+package cmdutil
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/urfave/cli/v2"
 )
 
+// flagsApp has owt's global flags and the flags of the commands
+// TestInterspersedFlags reorders, as owt's own commands declare them.
+func flagsApp() *cli.App {
+	str := func(name string) cli.Flag { return &cli.StringFlag{Name: name} }
+	boolean := func(name string, aliases ...string) cli.Flag { return &cli.BoolFlag{Name: name, Aliases: aliases} }
+	app := (&Factory{IO: &IOStreams{}}).NewApp(
+		&cli.Command{Name: "delete", Flags: []cli.Flag{boolean("force", "f"), boolean("keep-branch"), boolean("yes", "y")}},
+		&cli.Command{Name: "new", Flags: []cli.Flag{str("name"), str("branch"), str("base"), str("tool"), boolean("json")}},
+		&cli.Command{Name: "send", Flags: []cli.Flag{boolean("task"), boolean("all"), boolean("json")}},
+		&cli.Command{Name: "config", Subcommands: []*cli.Command{{Name: "show"}}},
+		&cli.Command{Name: "hook", SkipFlagParsing: true},
+	)
+	app.Flags = []cli.Flag{str("L"), str("S"), boolean("trace")}
+	return app
+}
+
 func TestInterspersedFlags(t *testing.T) {
-	app := (&factory{io: &IOStreams{}}).app()
+	app := flagsApp()
 	cases := []struct{ in, want []string }{
 		{[]string{"owt", "delete", "w1", "--force"}, []string{"owt", "delete", "--force", "--", "w1"}},
 		{[]string{"owt", "new", "Fix login", "--tool", "codex", "--base", "dev"}, []string{"owt", "new", "--tool", "codex", "--base", "dev", "--", "Fix login"}},
@@ -31,7 +48,7 @@ func TestInterspersedFlags(t *testing.T) {
 }
 
 func TestOneLineDropsOtherProgramsControls(t *testing.T) {
-	got := oneLine("push rejected: \x1b]0;pwned\a remote says \x1b[31mno\x1b[0m\nhint: pull first")
+	got := OneLine("push rejected: \x1b]0;pwned\a remote says \x1b[31mno\x1b[0m\nhint: pull first")
 	if strings.ContainsAny(got, "\x1b\a") {
 		t.Fatalf("controls left in %q", got)
 	}
