@@ -15,6 +15,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/cli/configcmd"
+	"github.com/owt-tmux/owt/internal/cli/landcmd"
+	"github.com/owt-tmux/owt/internal/cli/plugincmd"
+	"github.com/owt-tmux/owt/internal/cli/runcmd"
+	"github.com/owt-tmux/owt/internal/cli/worktreecmd"
 )
 
 // Version is set at build time with -ldflags "-X …cli.Version=…".
@@ -40,25 +45,25 @@ func app(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
 // commands are owt's commands, in the order its help lists them.
 func commands(f *cmdutil.Factory) []*cli.Command {
 	return []*cli.Command{
-		newCommand(f, nil),
-		listCommand(f),
-		switchCommand(f),
-		attachCommand(f),
-		sendCommand(f, nil),
-		deleteCommand(f),
-		checkCommand(f), mergeCommand(f), shipCommand(f), queueCommand(f, nil), syncCommand(f), cleanupCommand(f), doctorCommand(f), noteCommand(f),
-		toolsCommand(f),
-		configCommand(f),
-		runsCommand(f), batchCommand(f), orchestrateCommand(f), planCommand(f, nil), doneCommand(f), prCommand(f), dismissCommand(f),
-		runCommand(f),
-		hookCommand(f),
-		publishCommand(f),
-		monitorCommand(f),
-		statusCommand(f),
-		waitCommand(f),
-		tmuxCommand(f),
-		popupCommand(f), diffCommand(f),
-		statusLineCommand(f),
-		completionCommand(f),
+		worktreecmd.NewCommand(f, nil),
+		worktreecmd.ListCommand(f),
+		worktreecmd.SwitchCommand(f),
+		worktreecmd.AttachCommand(f),
+		worktreecmd.SendCommand(f, nil),
+		worktreecmd.DeleteCommand(f),
+		landcmd.CheckCommand(f), landcmd.MergeCommand(f), landcmd.ShipCommand(f), landcmd.QueueCommand(f, nil), landcmd.SyncCommand(f), landcmd.CleanupCommand(f), worktreecmd.DoctorCommand(f), worktreecmd.NoteCommand(f),
+		configcmd.ToolsCommand(f),
+		configcmd.ConfigCommand(f),
+		runcmd.RunsCommand(f), runcmd.BatchCommand(f), runcmd.OrchestrateCommand(f), runcmd.PlanCommand(f, nil), worktreecmd.DoneCommand(f), landcmd.PrCommand(f), landcmd.DismissCommand(f),
+		worktreecmd.RunCommand(f),
+		worktreecmd.HookCommand(f),
+		worktreecmd.PublishCommand(f),
+		plugincmd.MonitorCommand(f),
+		worktreecmd.StatusCommand(f),
+		worktreecmd.WaitCommand(f),
+		plugincmd.TmuxCommand(f),
+		plugincmd.PopupCommand(f), plugincmd.DiffCommand(f),
+		plugincmd.StatusLineCommand(f),
+		plugincmd.CompletionCommand(f),
 	}
 }
