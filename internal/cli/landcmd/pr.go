@@ -11,8 +11,8 @@ import (
 	"github.com/owt-tmux/owt/internal/pullreq"
 )
 
-// PrCommand is owt pr: push an agent's branch and open its pull request.
-func PrCommand(f *cmdutil.Factory) *cli.Command {
+// PRCommand is owt pr: push an agent's branch and open its pull request.
+func PRCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:         "pr",
 		Usage:        "push an agent's branch and open a pull request for it (gh), or adopt the one open for it; owt then follows its CI and reviews",

@@ -7,8 +7,8 @@ import (
 	"github.com/owt-tmux/owt/internal/runner"
 )
 
-// RunCommand is the first process of every worktree session.
-func RunCommand(f *cmdutil.Factory) *cli.Command {
+// RunnerCommand is the first process of every worktree session.
+func RunnerCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:   "_run",
 		Hidden: true,
