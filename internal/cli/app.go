@@ -38,7 +38,7 @@ func app(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
 	app.Usage = "run many AI coding agents in parallel, each in its own git worktree and tmux session"
 	app.Version = Version
 	app.Flags = serverFlags()
-	app.Before = chooseServer(f)
+	app.Before = func(c *cli.Context) error { return chooseServer(f, c) }
 	return app
 }
 

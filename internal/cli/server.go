@@ -27,33 +27,31 @@ func serverFlags() []cli.Flag {
 // chooseServer picks the tmux server every command talks to: -S PATH,
 // else -L NAME, else $TMUX when owt runs inside tmux, else
 // $OWT_TMUX_SOCKET, else tmux's default socket.
-func chooseServer(f *cmdutil.Factory) cli.BeforeFunc {
-	return func(c *cli.Context) error {
-		if c.Bool("trace") {
-			proc.TraceTo(f.IO.ErrOut)
-		}
-		if c.IsSet("L") && c.IsSet("S") {
-			return cmdutil.Usagef("-L and -S both name a tmux server: give one")
-		}
-		switch {
-		case c.String("S") != "":
-			f.Socket = c.String("S")
-		case c.String("L") != "":
-			name := c.String("L")
-			if strings.Contains(name, "/") {
-				return cmdutil.Usagef("-L takes a socket name without '/' (use -S PATH for a path)")
-			}
-			f.Socket = tmux.NamedSocket(name)
-		case c.IsSet("L") || c.IsSet("S"):
-			return cmdutil.Usagef("-L and -S need a value")
-		case !tmux.Inside():
-			f.Socket = os.Getenv(SocketEnv)
-		}
-		if f.Socket != "" {
-			if abs, err := filepath.Abs(f.Socket); err == nil {
-				f.Socket = abs
-			}
-		}
-		return nil
+func chooseServer(f *cmdutil.Factory, c *cli.Context) error {
+	if c.Bool("trace") {
+		proc.TraceTo(f.IO.ErrOut)
 	}
+	if c.IsSet("L") && c.IsSet("S") {
+		return cmdutil.Usagef("-L and -S both name a tmux server: give one")
+	}
+	switch {
+	case c.String("S") != "":
+		f.Socket = c.String("S")
+	case c.String("L") != "":
+		name := c.String("L")
+		if strings.Contains(name, "/") {
+			return cmdutil.Usagef("-L takes a socket name without '/' (use -S PATH for a path)")
+		}
+		f.Socket = tmux.NamedSocket(name)
+	case c.IsSet("L") || c.IsSet("S"):
+		return cmdutil.Usagef("-L and -S need a value")
+	case !tmux.Inside():
+		f.Socket = os.Getenv(SocketEnv)
+	}
+	if f.Socket != "" {
+		if abs, err := filepath.Abs(f.Socket); err == nil {
+			f.Socket = abs
+		}
+	}
+	return nil
 }
