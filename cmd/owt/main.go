@@ -6,8 +6,9 @@ import (
 	"os"
 
 	"github.com/owt-tmux/owt/internal/cli"
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args, cli.System()))
+	os.Exit(cli.Main(os.Args, cmdutil.System()))
 }

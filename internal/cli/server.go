@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/proc"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -26,30 +27,30 @@ func serverFlags() []cli.Flag {
 // chooseServer picks the tmux server every command talks to: -S PATH,
 // else -L NAME, else $TMUX when owt runs inside tmux, else
 // $OWT_TMUX_SOCKET, else tmux's default socket.
-func (f *factory) chooseServer(c *cli.Context) error {
+func chooseServer(f *cmdutil.Factory, c *cli.Context) error {
 	if c.Bool("trace") {
-		proc.TraceTo(f.io.ErrOut)
+		proc.TraceTo(f.IO.ErrOut)
 	}
 	if c.IsSet("L") && c.IsSet("S") {
-		return usagef("-L and -S both name a tmux server: give one")
+		return cmdutil.Usagef("-L and -S both name a tmux server: give one")
 	}
 	switch {
 	case c.String("S") != "":
-		f.socket = c.String("S")
+		f.Socket = c.String("S")
 	case c.String("L") != "":
 		name := c.String("L")
 		if strings.Contains(name, "/") {
-			return usagef("-L takes a socket name without '/' (use -S PATH for a path)")
+			return cmdutil.Usagef("-L takes a socket name without '/' (use -S PATH for a path)")
 		}
-		f.socket = tmux.NamedSocket(name)
+		f.Socket = tmux.NamedSocket(name)
 	case c.IsSet("L") || c.IsSet("S"):
-		return usagef("-L and -S need a value")
+		return cmdutil.Usagef("-L and -S need a value")
 	case !tmux.Inside():
-		f.socket = os.Getenv(SocketEnv)
+		f.Socket = os.Getenv(SocketEnv)
 	}
-	if f.socket != "" {
-		if abs, err := filepath.Abs(f.socket); err == nil {
-			f.socket = abs
+	if f.Socket != "" {
+		if abs, err := filepath.Abs(f.Socket); err == nil {
+			f.Socket = abs
 		}
 	}
 	return nil

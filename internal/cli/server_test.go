@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/stretchr/testify/require"
 	"github.com/urfave/cli/v2"
 )
@@ -19,11 +20,11 @@ func TestEachRunChoosesItsServer(t *testing.T) {
 	// $OWT_TMUX_SOCKET first) and returns the server list would talk to.
 	socketOf := func(env map[string]string, args ...string) (string, string, int) {
 		var got string
-		swap := func(f *factory) *cli.Command {
+		swap := func(f *cmdutil.Factory) *cli.Command {
 			for k, v := range env {
 				t.Setenv(k, v)
 			}
-			return &cli.Command{Name: "list", Action: func(*cli.Context) error { got = f.socket; return nil }}
+			return &cli.Command{Name: "list", Action: func(*cli.Context) error { got = f.Socket; return nil }}
 		}
 		_, stderr, code := runOwt(t, "", swap, append(args, "list")...)
 		return got, stderr, code
@@ -32,7 +33,7 @@ func TestEachRunChoosesItsServer(t *testing.T) {
 	wd, _ := os.Getwd()
 
 	got, _, code := socketOf(nil, "-S", "/run/s")
-	require.Equal(t, ExitOK, code)
+	require.Equal(t, cmdutil.ExitOK, code)
 	require.Equal(t, "/run/s", got)
 	got, _, _ = socketOf(nil, "-S", "rel/s")
 	require.Equal(t, filepath.Join(wd, "rel/s"), got)
@@ -54,7 +55,7 @@ func TestEachRunChoosesItsServer(t *testing.T) {
 		{[]string{"-L", ""}, "owt: -L and -S need a value\n"},
 	} {
 		_, stderr, code := socketOf(nil, c.args...)
-		require.Equal(t, ExitUsage, code, c.args)
+		require.Equal(t, cmdutil.ExitUsage, code, c.args)
 		require.Equal(t, c.want, stderr, c.args)
 	}
 }

@@ -32,8 +32,14 @@ var rooms = map[string]int{
 	"cmd/owt":       entry, // wiring only
 	"cmd/owt-popup": entry,
 
-	"internal/cli": faces, // one options struct and run function per command
-	"popups":       faces, // one key table per screen
+	"internal/cli":             faces, // Main and the command table
+	"internal/cli/cmdutil":     faces, // what every command shares: factory, streams, exit codes
+	"internal/cli/worktreecmd": faces, // new, list, send, delete, status, wait, note … of one worktree
+	"internal/cli/landcmd":     faces, // bringing work home: check, merge, ship, queue, sync, cleanup, pr
+	"internal/cli/runcmd":      faces, // owt run, batch, plan
+	"internal/cli/plugincmd":   faces, // tmux init, status line, popups, monitor, completion
+	"internal/cli/configcmd":   faces, // config and tools
+	"popups":                   faces, // one key table per screen
 
 	"internal/monitor":   drivers, // one per tmux server: the tick
 	"internal/runengine": drivers, // a run's effects, driven by the monitor
@@ -85,13 +91,20 @@ var rooms = map[string]int{
 
 // sideways are the allowed imports between rooms of one floor: from → to.
 var sideways = map[string][]string{
-	"internal/monitor":   {"internal/runengine"},
-	"internal/lifecycle": {"internal/hookfiles", "internal/notes", "internal/statusbar"},
-	"internal/inventory": {"internal/lifecycle"},
-	"internal/status":    {"internal/statusbar"},
-	"internal/send":      {"internal/statusbar"},
-	"internal/run":       {"internal/runplan", "internal/runwork"},
-	"internal/daemon":    {"internal/state", "internal/tmux"},
+	"internal/cli": {"internal/cli/cmdutil", "internal/cli/worktreecmd", "internal/cli/landcmd",
+		"internal/cli/runcmd", "internal/cli/plugincmd", "internal/cli/configcmd"},
+	"internal/cli/worktreecmd": {"internal/cli/cmdutil"},
+	"internal/cli/landcmd":     {"internal/cli/cmdutil"},
+	"internal/cli/runcmd":      {"internal/cli/cmdutil"},
+	"internal/cli/plugincmd":   {"internal/cli/cmdutil"},
+	"internal/cli/configcmd":   {"internal/cli/cmdutil"},
+	"internal/monitor":         {"internal/runengine"},
+	"internal/lifecycle":       {"internal/hookfiles", "internal/notes", "internal/statusbar"},
+	"internal/inventory":       {"internal/lifecycle"},
+	"internal/status":          {"internal/statusbar"},
+	"internal/send":            {"internal/statusbar"},
+	"internal/run":             {"internal/runplan", "internal/runwork"},
+	"internal/daemon":          {"internal/state", "internal/tmux"},
 }
 
 // TestImportsPointDown fails on every import of one owt package by

@@ -1,0 +1,85 @@
+package landcmd
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// mergeContext is the merge package's view of a workspace: its git repo,
+// its records, and what counts as uncommitted work there.
+func mergeContext(w *workspace.Workspace) *merge.Context { return control.MergeContext(w) }
+
+func CheckCommand(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "the report shown before merge, ship or delete: uncommitted files, ahead/behind, overlaps, predicted conflicts",
+		ArgsUsage: "NAME",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "into", Usage: "check against this branch instead of the recorded base"},
+			cmdutil.JSONFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			w, rec, err := f.NamedRecord(c, "check")
+			if err != nil {
+				return err
+			}
+			rep, err := mergeContext(w).Check(rec, c.String("into"))
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return cmdutil.PrintJSON(c.App.Writer, rep)
+			}
+			fmt.Fprintln(c.App.Writer, rep.String())
+			for _, b := range rep.Blockers() {
+				fmt.Fprintln(c.App.Writer, "  ! "+b)
+			}
+			return nil
+		},
+	}
+}
+
+// askCommand asks for the command of c (askFirst of its --yes).
+func askCommand(f *cmdutil.Factory, c *cli.Context, report func() (merge.Report, error), question, declined string) error {
+	what := c.Command.Name
+	if c.Bool("ship") {
+		what += " --ship"
+	}
+	return askFirst(f.IO, c.Bool("yes"), what, report, question, declined)
+}
+
+// askFirst shows the check report (report may be nil) and asks; it returns
+// nil to go on. yes (--yes) goes on without asking. With no terminal to
+// ask on (a script, an agent's shell) and no --yes, it refuses: what
+// follows merges, commits or removes worktrees, and nobody said yes to
+// that. what names the command in that refusal; declined is the error
+// when the person answers no. The report is only computed when it is
+// shown.
+func askFirst(ios *cmdutil.IOStreams, yes bool, what string, report func() (merge.Report, error), question, declined string) error {
+	if yes {
+		return nil
+	}
+	if !ios.InTTY {
+		// No one to ask: the command as given cannot run (bad usage).
+		return cmdutil.Usagef("%s needs confirmation: pass --yes", what)
+	}
+	if report != nil {
+		if rep, err := report(); err == nil {
+			fmt.Fprintln(ios.ErrOut, rep.String())
+			for _, b := range rep.Blockers() {
+				fmt.Fprintln(ios.ErrOut, "  ! "+b)
+			}
+		}
+	}
+	if !cmdutil.Confirm(ios, question) {
+		return errors.New(declined)
+	}
+	return nil
+}

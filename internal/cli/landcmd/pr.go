@@ -1,0 +1,53 @@
+package landcmd
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/forge"
+	"github.com/owt-tmux/owt/internal/pullreq"
+)
+
+// PRCommand is owt pr: push an agent's branch and open its pull request.
+func PRCommand(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:         "pr",
+		Usage:        "push an agent's branch and open a pull request for it (gh), or adopt the one open for it; owt then follows its CI and reviews",
+		ArgsUsage:    "NAME",
+		BashComplete: f.CompleteNames,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "draft", Usage: "open it as a draft"},
+			&cli.StringFlag{Name: "base", Usage: "the `BRANCH` to merge into (default: the worktree's base)"},
+			cmdutil.JSONFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return cmdutil.Usagef("pr takes one NAME (see 'owt list')")
+			}
+			w, err := f.OpenWorkspace()
+			if err != nil {
+				return err
+			}
+			pr, err := pullreq.Open(w, c.Args().First(), pullreq.Options{Draft: c.Bool("draft"), Base: c.String("base")}, forge.Client{})
+			if errors.Is(err, pullreq.ErrUnknownBase) {
+				return cmdutil.UsageError{Msg: err.Error()} // a --base that is no branch is bad usage
+			}
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return cmdutil.PrintJSON(c.App.Writer, pr)
+			}
+			verb := "opened"
+			if pr.Adopted {
+				verb = "adopted"
+			}
+			// The URL is gh's text: shown inert on the terminal.
+			fmt.Fprintf(c.App.Writer, "%s pull request #%d for %s: %s\n", verb, pr.Number, c.Args().First(), cmdutil.Shown(pr.URL))
+			return nil
+		},
+	}
+}

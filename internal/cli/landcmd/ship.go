@@ -1,0 +1,42 @@
+package landcmd
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/merge"
+)
+
+func ShipCommand(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "ship",
+		Usage:     "commit everything in a worktree, merge it into its base, then remove the worktree",
+		ArgsUsage: "NAME",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "commit message (default: the task)"},
+			&cli.BoolFlag{Name: "keep", Usage: "keep the worktree, session and branch afterwards"},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
+			forceBusyFlag(),
+			cmdutil.JSONFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			w, rec, err := f.NamedRecord(c, "ship")
+			if err != nil {
+				return err
+			}
+			mc := mergeContext(w)
+			report := func() (merge.Report, error) { return mc.Check(rec, "") }
+			if err := control.RefuseBusy(w, rec, "shipping", c.Bool("force")); err != nil {
+				return err
+			}
+			if err := askCommand(f, c, report, fmt.Sprintf("Commit everything in %s, merge it into %s%s?", rec.Name, rec.Base, removalNote(c.Bool("keep"))), "not shipped"); err != nil {
+				return err
+			}
+			out, err := control.Ship(w, rec, c.String("message"), control.LandOptions{Keep: c.Bool("keep"), Force: c.Bool("force")})
+			return reportLanding(c, out, err)
+		},
+	}
+}

@@ -1,0 +1,58 @@
+package plugincmd
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/git"
+)
+
+// DiffCommand is owt diff NAME: the diff review of the control popup on
+// a terminal; elsewhere (or with --stat/--json) the files NAME changed
+// against its base with their line counts.
+func DiffCommand(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:         "diff",
+		BashComplete: f.CompleteNames,
+		Usage:        "review what a worktree changed against its base: files, then each file's diff (d in the control popup)",
+		ArgsUsage:    "NAME",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "stat", Usage: "print the changed files with +/- counts instead of the review screen"},
+			cmdutil.JSONFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			w, rec, err := f.NamedRecord(c, "diff")
+			if err != nil {
+				return err
+			}
+			interactive := f.IO.InTTY && f.IO.OutTTY
+			if interactive && !c.Bool("stat") && !c.Bool("json") {
+				return execPopup("diff", rec.Name)
+			}
+			base := w.Repo.BaseRef(rec.Base, rec.BaseCommit)
+			files, err := git.ChangedFiles(rec.Path, base)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				if files == nil {
+					files = []git.FileChange{}
+				}
+				return cmdutil.PrintJSON(c.App.Writer, files)
+			}
+			for _, f := range files {
+				switch {
+				case f.Untracked:
+					fmt.Fprintf(c.App.Writer, "%s\tnew, uncommitted\n", cmdutil.Shown(f.Path))
+				case f.Binary:
+					fmt.Fprintf(c.App.Writer, "%s\tbinary\n", cmdutil.Shown(f.Path))
+				default:
+					fmt.Fprintf(c.App.Writer, "%s\t+%d -%d\n", cmdutil.Shown(f.Path), f.Insertions, f.Deletions)
+				}
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,43 @@
+package plugincmd
+
+import (
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/daemon"
+	"github.com/owt-tmux/owt/internal/monitor"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+)
+
+func MonitorCommand(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "monitor",
+		Usage: "watch agent panes, keep status right and notify (one per tmux server; owt new starts it)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "socket", Usage: "the tmux server's socket (default: the server owt talks to)"},
+			&cli.DurationFlag{Name: "interval", Value: monitor.DefaultInterval, Usage: "time between looks at the panes"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return cmdutil.Usagef("monitor takes no arguments")
+			}
+			daemon.CloseInherited()
+			socket := tmux.CanonicalSocket(c.String("socket"))
+			if c.String("socket") == "" {
+				socket = f.Tmux().ServerSocket()
+			}
+			// Started as a daemon, its stderr is owt's log: follow the
+			// log when it is moved aside or removed, rather than writing
+			// into a file nobody sees any more.
+			var log io.Writer = f.IO.ErrOut
+			if file, ok := f.IO.ErrOut.(*os.File); ok && state.IsLog(file) {
+				log = &state.LogWriter{}
+			}
+			return monitor.Run(monitor.Options{Socket: socket, Interval: c.Duration("interval"), Log: log})
+		},
+	}
+}

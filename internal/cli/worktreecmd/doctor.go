@@ -1,0 +1,77 @@
+package worktreecmd
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/lifecycle"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+func DoctorCommand(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "doctor",
+		Usage: "find sessions, worktrees, records, branches and locks out of step, and a monitor not running (--fix repairs what is safe)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "fix", Usage: "repair what is safe; say what was left"},
+			cmdutil.JSONFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return cmdutil.Usagef("doctor takes no arguments")
+			}
+			w, err := f.OpenWorkspace()
+			if err != nil {
+				return err
+			}
+			rep, err := lifecycle.Of(w).Doctor(c.Bool("fix"))
+			if err != nil {
+				return err
+			}
+			addStalePRs(w, &rep)
+			if c.Bool("json") {
+				if err := cmdutil.PrintJSON(c.App.Writer, rep); err != nil {
+					return err
+				}
+			} else {
+				printDoctor(c.App.Writer, rep)
+			}
+			if left := len(rep.Left()); left > 0 {
+				if c.Bool("fix") {
+					return fmt.Errorf("%d problem(s) left that are not safe to fix automatically", left)
+				}
+				return fmt.Errorf("%d problem(s) found; 'owt doctor --fix' repairs what is safe", left)
+			}
+			return nil
+		},
+	}
+}
+
+func printDoctor(out io.Writer, rep lifecycle.DoctorReport) {
+	fmt.Fprintf(out, "repo:    %s\nmonitor: %s\n", rep.Repo, rep.Monitor)
+	if len(rep.Findings) == 0 {
+		fmt.Fprintln(out, "all good: every record has its worktree and session")
+		return
+	}
+	for _, f := range rep.Findings {
+		mark := "!"
+		if f.Fixed {
+			mark = "fixed"
+		}
+		fmt.Fprintf(out, "%-5s %s: %s\n", mark, f.Kind, f.Detail)
+		if f.Action != "" {
+			fmt.Fprintf(out, "      → %s\n", f.Action)
+		}
+	}
+}
+
+// addStalePRs adds the open pull requests whose state the monitor could
+// not refresh (gh not logged in, …): owt list shows it as stale.
+func addStalePRs(w *workspace.Workspace, rep *lifecycle.DoctorReport) {
+	if recs, err := w.Records(); err == nil {
+		rep.Findings = append(rep.Findings, lifecycle.StalePRs(recs)...)
+	}
+}

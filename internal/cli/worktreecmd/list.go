@@ -1,0 +1,131 @@
+package worktreecmd
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+func ListCommand(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:    "list",
+		Aliases: []string{"ls"},
+		Usage:   "list this repo's agents (--all: every repo)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "every repository, with a REPO column"},
+			&cli.BoolFlag{Name: "fresh", Usage: "recompute git figures now instead of using ones up to 3 s old"},
+			cmdutil.JSONFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return cmdutil.Usagef("list takes no arguments")
+			}
+			var recs []*state.Record
+			tm := f.Tmux()
+			if c.Bool("all") {
+				var err error
+				if recs, err = workspace.AllRecords(); err != nil {
+					return err
+				}
+			} else {
+				w, err := f.OpenWorkspace()
+				if err != nil {
+					return err
+				}
+				if recs, err = w.Records(); err != nil {
+					return err
+				}
+				tm = w.Tmux
+			}
+			items := inventory.Collect(tm, recs, inventory.ListOptions{Fresh: c.Bool("fresh")})
+			if c.Bool("json") {
+				return cmdutil.PrintJSON(c.App.Writer, items)
+			}
+			printTable(f.IO, items, c.Bool("all"))
+			return nil
+		},
+	}
+}
+
+func printTable(ios *cmdutil.IOStreams, items []inventory.Item, withRepo bool) {
+	if len(items) == 0 {
+		fmt.Fprintln(ios.ErrOut, "no agents here; start one with: owt new \"TASK\"")
+		return
+	}
+	tw := tabwriter.NewWriter(ios.Out, 0, 0, 2, ' ', 0)
+	head := []string{"NAME", "BRANCH", "STATUS", "TOOL", "AGE", "CHANGES"}
+	if withRepo {
+		head = append([]string{"REPO"}, head...)
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	now := time.Now()
+	for _, it := range items {
+		tool := it.Tool
+		if tool == "" {
+			tool = "shell"
+		}
+		status := it.Status
+		if it.Status == string(state.Exited) && it.ExitCode != nil {
+			status = fmt.Sprintf("exited(%d)", *it.ExitCode)
+		}
+		switch {
+		case it.Status == string(state.Waiting) && it.WaitingFor != "":
+			status += " (" + it.WaitingFor + ")"
+		case it.TurnError != "":
+			status += " (turn failed: " + cmdutil.Shown(it.TurnError) + ")"
+		case it.Interrupted:
+			status += " (interrupted)"
+		}
+		switch {
+		case it.Creating == "in-progress":
+			status += " (being created)"
+		case it.Creating == "interrupted":
+			status += " (interrupted: see owt doctor)"
+		case it.Where == "other-server":
+			status += " (on another tmux server)"
+		case it.Where == "gone":
+			status += " (no session)"
+		}
+		if len(it.NeedsYou) > 0 {
+			status += " (needs you: " + cmdutil.Shown(strings.Join(it.NeedsYou, "; ")) + ")"
+		}
+		row := []string{it.Name, it.Branch, status, tool, workspace.Age(now.Sub(it.CreatedAt)), changes(it) + prColumn(it.PR)}
+		if withRepo {
+			row = append([]string{it.Repo}, row...)
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	_ = tw.Flush()
+}
+
+func changes(it inventory.Item) string {
+	if it.Missing {
+		return "worktree missing"
+	}
+	s := fmt.Sprintf("+%d -%d", it.Insertions, it.Deletions)
+	if it.Ahead > 0 {
+		s += fmt.Sprintf(", %d commit(s)", it.Ahead)
+	}
+	if it.Dirty > 0 {
+		s += fmt.Sprintf(", %d uncommitted", it.Dirty)
+	}
+	return s
+}
+
+// prColumn is the branch's pull request in a list row: ", PR #12 open,
+// checks fail, changes requested". Its state and review are gh's text:
+// shown inert, so an escape sequence in them never reaches the terminal.
+func prColumn(pr *state.PR) string {
+	if pr == nil {
+		return ""
+	}
+	return ", PR " + cmdutil.Shown(pr.Summary())
+}

@@ -1,0 +1,131 @@
+package worktreecmd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// newOptions is one owt new as typed.
+type newOptions struct {
+	IO        *cmdutil.IOStreams
+	Workspace func() (*workspace.Workspace, error)
+
+	Create lifecycle.CreateOptions
+	JSON   bool
+	Switch bool // go to the new session
+}
+
+// NewCommand is owt new; runF runs the options (nil: newRun).
+func NewCommand(f *cmdutil.Factory, runF func(*newOptions) error) *cli.Command {
+	if runF == nil {
+		runF = newRun
+	}
+	return &cli.Command{
+		Name:      "new",
+		Usage:     "start an agent on a task in a new branch, worktree and tmux session",
+		ArgsUsage: "TASK...",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "name", Usage: "worktree name (default: derived from the task)"},
+			&cli.StringFlag{Name: "branch", Usage: "branch name (default: <type>/<name>)"},
+			&cli.StringFlag{Name: "base", Usage: "local branch to start from and merge back into (default: the current branch)"},
+			&cli.StringFlag{Name: "tool", Usage: "agent tool (see owt tools; default: [agent] tool)"},
+			&cli.BoolFlag{Name: "no-agent", Usage: "open a shell instead of an agent"},
+			&cli.BoolFlag{Name: "plan", Usage: "start the tool in its plan / read-only mode"},
+			&cli.BoolFlag{Name: "no-setup", Usage: "skip dependency install and setup commands"},
+			&cli.BoolFlag{Name: "switch", Usage: "switch to the new session (attach when outside tmux)"},
+			cmdutil.JSONFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			return runF(&newOptions{
+				IO:        f.IO,
+				Workspace: f.OpenWorkspace,
+				Create: lifecycle.CreateOptions{
+					Task:    strings.Join(c.Args().Slice(), " "),
+					Name:    c.String("name"),
+					Branch:  c.String("branch"),
+					Base:    c.String("base"),
+					Tool:    c.String("tool"),
+					NoAgent: c.Bool("no-agent"),
+					Plan:    c.Bool("plan"),
+					NoSetup: c.Bool("no-setup"),
+				},
+				JSON:   c.Bool("json"),
+				Switch: c.Bool("switch"),
+			})
+		},
+	}
+}
+
+// newRun creates the worktree, session and agent, and says what it made.
+func newRun(o *newOptions) error {
+	w, err := o.Workspace()
+	if err != nil {
+		return err
+	}
+	if !o.JSON {
+		w.Log = o.IO.ErrOut
+	}
+	w.Warn = o.IO.ErrOut
+	rec, err := lifecycle.Of(w).Create(o.Create)
+	if err != nil {
+		return createError(err)
+	}
+	if o.JSON {
+		items := inventory.Collect(w.Tmux, []*state.Record{rec}, inventory.ListOptions{Fresh: true})
+		if err := cmdutil.PrintJSON(o.IO.Out, items[0]); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(o.IO.Out, created(rec))
+	}
+	if o.Switch {
+		return goTo(w.Tmux, rec.SessionID)
+	}
+	return nil
+}
+
+// createError is err of Create as owt reports it: no task, an invalid
+// --name or --branch, a --base that does not exist are bad usage, like
+// a missing NAME or an unknown --tool.
+func createError(err error) error {
+	if errors.Is(err, lifecycle.ErrEmptyTask) || errors.Is(err, lifecycle.ErrBadOption) {
+		return cmdutil.UsageError{Msg: err.Error()}
+	}
+	return err
+}
+
+// created is the line owt new prints for what it made.
+func created(rec *state.Record) string {
+	tool := rec.Tool
+	if rec.NoAgent {
+		tool = "shell"
+	}
+	return fmt.Sprintf("%s: %s on %s in %s (tmux session %s)", rec.Name, tool, rec.Branch, rec.Path, rec.Session)
+}
+
+// goTo moves the user to a session: switch-client inside tmux, else attach
+// (replacing owt with the tmux client so the terminal belongs to it).
+func goTo(tm *tmux.Client, sessionID string) error {
+	if tm.InsideThis() {
+		return tm.SwitchClient(sessionID)
+	}
+	argv := tm.AttachArgv(sessionID)
+	bin, err := exec.LookPath(argv[0])
+	if err != nil {
+		return err
+	}
+	return syscall.Exec(bin, argv, os.Environ())
+}
