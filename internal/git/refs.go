@@ -1,6 +1,7 @@
 package git
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -61,6 +62,12 @@ func (r Repo) OnlyOn(branch, base string) (int, error) {
 	// --glob matches full ref names, so the exclusion does too.
 	args = append(args, "--exclude="+ref, "--glob=refs/heads/*", "--")
 	out, err := r.runLine(args...)
+	// Another branch deleted while git read the list (a parallel owt
+	// delete) reads as "bad object": the question still stands, so ask
+	// again, a few times, while the branch itself is there.
+	for try := 0; err != nil && try < 3 && vanishedRef(err) && r.BranchExists(branch); try++ {
+		out, err = r.runLine(args...)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("git rev-list %s --not %s and other branches: %w", ref, base, err)
 	}
@@ -69,6 +76,13 @@ func (r Repo) OnlyOn(branch, base string) (int, error) {
 		return 0, fmt.Errorf("git rev-list %s: unexpected output %q", ref, out)
 	}
 	return n, nil
+}
+
+// vanishedRef reports whether git failed on a ref that went away while it
+// read it.
+func vanishedRef(err error) bool {
+	var re *runError
+	return errors.As(err, &re) && strings.Contains(re.stderr, "bad object")
 }
 
 // NamesInUse maps each name a new branch could not take to the ref that

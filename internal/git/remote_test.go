@@ -3,6 +3,7 @@ package git
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -34,4 +35,33 @@ func TestDefaultTimeoutBoundsACommandWithoutItsOwnDeadline(t *testing.T) {
 	defer SetDefaultTimeout(0)
 	_, err := repo.run("fetch", "origin")
 	require.True(t, errors.Is(err, context.DeadlineExceeded), "want the deadline named, got %v", err)
+}
+
+// A branch's own work is counted while other branches are deleted around
+// it (30 parallel owt deletes): a branch gone mid-read is no error.
+func TestOnlyOnWhileOtherBranchesAreDeleted(t *testing.T) {
+	dir, repo := newRepo(t)
+	g(t, dir, "checkout", "-q", "-b", "mine")
+	commitFile(t, dir, "m.txt", "mine\n", "my work")
+	g(t, dir, "checkout", "-q", "main")
+	for i := 0; i < 300; i++ {
+		g(t, dir, "branch", "other-"+strconv.Itoa(i))
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 300; i++ {
+			_, _ = run(dir, "update-ref", "-d", "refs/heads/other-"+strconv.Itoa(i))
+		}
+	}()
+	for {
+		n, err := repo.OnlyOn("mine", "main")
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		select {
+		case <-done:
+			return
+		default:
+		}
+	}
 }
