@@ -78,8 +78,8 @@ func printTable(ios *IOStreams, items []inventory.Item, withRepo bool) {
 		switch {
 		case it.Status == string(state.Waiting) && it.WaitingFor != "":
 			status += " (" + it.WaitingFor + ")"
-		case it.TurnError != "":
-			status += " (turn failed: " + shown(it.TurnError) + ")"
+		case !it.TurnError.Empty():
+			status += " (turn failed: " + shown(it.TurnError.Block()) + ")"
 		case it.Interrupted:
 			status += " (interrupted)"
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -21,7 +22,7 @@ type View struct {
 	// permission, question).
 	WaitingFor string `json:"waiting_for,omitempty"`
 	// TurnError is why its last turn failed; the task is kept.
-	TurnError string `json:"turn_error,omitempty"`
+	TurnError text.Untrusted `json:"turn_error,omitzero"`
 	// Interrupted: the user stopped its last turn (Esc); no turn finished.
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Done is what the agent said with owt done this turn.
