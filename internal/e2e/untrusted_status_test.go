@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -30,4 +31,26 @@ func TestUntrustedOwtDoneTextIsDrawnInertByOwtStatus(t *testing.T) {
 	done := e.doneOf(repo, "d")
 	require.NotNil(t, done)
 	require.Equal(t, hostile, done.Fail, "--json keeps the text as it came")
+}
+
+// A check's name is the workflow author's words, as gh gives them: the
+// monitor's log line (and any notice) that names the failing check draws
+// it inert.
+func TestUntrustedCheckNameIsLoggedInert(t *testing.T) {
+	e := NewEnv(t)
+	e.useFakeGh()
+	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
+	repo := e.NewRepo("app")
+	e.withRemote(repo)
+	e.setGh(createFixture, ghFixture{Args: []string{"run", "view", "101", "--log-failed"}, Stdout: "--- FAIL: TestAlpha\n"},
+		ghFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("te\x1b]0;PWNED\x07st", "COMPLETED", "FAILURE", 101))})
+	e.agentWithPR(repo, "ci")
+
+	e.Eventually(60*time.Second, "the CI failure reaches the agent", func() bool { return len(e.promptsWith("ci", "CI fails")) == 1 })
+	require.NotContains(t, e.promptsWith("ci", "CI fails")[0], "\x1b")
+	queued := logLinesWith(e.LogLines("monitor"), "queued a message")
+	require.Len(t, queued, 1)
+	require.Contains(t, queued[0], "te]0;PWNEDst failed on aaaaaaa", "the name is shown, inert")
+	require.NotContains(t, e.OwtLog(), "\x1b", "no escape reaches the log")
+	require.NotContains(t, e.OwtLog(), "\x07")
 }
