@@ -158,8 +158,8 @@ func (p *previewer) render(i, width, height int) string {
 		fmt.Sprintf("repo   %s", it.Repo),
 		fmt.Sprintf("branch %s → %s", it.Branch, it.Base),
 	}
-	if it.Task != "" {
-		head = append(head, "task   "+firstLine(it.Task))
+	if !it.Task.Empty() {
+		head = append(head, "task   "+firstLine(it.Task.Block()))
 	}
 	diff := p.diff(i, it, width)
 	diffLines := strings.Split(diff, "\n")

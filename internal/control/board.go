@@ -201,7 +201,7 @@ func queueIndex(qs map[string]merge.Queue) map[string]queuePlace {
 
 func agentRow(it inventory.Item, rec *state.Record, ref taskRef, q queuePlace, now time.Time) Row {
 	row := Row{
-		Name: it.Name, Repo: it.Repo, Status: it.Status, Task: firstLine(it.Task), Since: it.StatusSince,
+		Name: it.Name, Repo: it.Repo, Status: it.Status, Task: firstLine(it.Task.Block()), Since: it.StatusSince,
 		Ahead: it.Ahead, Dirty: it.Dirty, Insertions: it.Insertions, Deletions: it.Deletions,
 		PR: it.PR.Summary(),
 	}

@@ -48,7 +48,7 @@ type Item struct {
 	ExitCode     *int           `json:"exit_code,omitempty"`
 	WaitingFor   string         `json:"waiting_for,omitempty"`
 	TurnError    text.Untrusted `json:"turn_error,omitzero"`
-	Task         string         `json:"task"`
+	Task         text.Untrusted `json:"task"`
 	Port         int            `json:"port"`
 	CreatedAt    time.Time      `json:"created_at"`
 	Ahead        int            `json:"ahead"`
@@ -193,7 +193,7 @@ func itemOf(r *state.Record, loc *workspace.Locator) Item {
 		Name:     r.Name, Repo: r.Repo, Branch: r.Branch, Base: r.Base, Path: r.Path,
 		Session: r.Session, Live: where.Place == workspace.Here, Where: where.Place.String(),
 		Tool: workspace.ToolOf(r), Status: string(r.Status), StatusSince: r.StatusSince,
-		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: r.Task,
+		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: text.From(r.Task),
 		Port: r.Port, CreatedAt: r.CreatedAt, WaitingFor: r.WaitingFor, TurnError: r.TurnError,
 		PR: r.PR, NeedsYou: r.NeedsYou(), Reactions: r.Reactions,
 		Interrupted: r.Interrupted && r.Status == state.Idle,
