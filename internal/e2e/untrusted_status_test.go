@@ -54,3 +54,22 @@ func TestUntrustedCheckNameIsLoggedInert(t *testing.T) {
 	require.NotContains(t, e.OwtLog(), "\x1b", "no escape reaches the log")
 	require.NotContains(t, e.OwtLog(), "\x07")
 }
+
+// A conflicting file's name is whoever committed it's words: the
+// monitor's log line that names the conflict draws it inert.
+func TestUntrustedConflictingFileNameIsLoggedInert(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.startAgent(repo, "clash", "say hi")
+	e.waitTurns("clash", 1)
+	hostile := "na\x1b[31mme.txt"
+	e.commitIn(e.Find(repo, "clash").Path, hostile, "agent's\n", "agent side")
+	e.commitIn(repo, hostile, "main's\n", "main side")
+	e.MustOwt(repo, "send", "clash", "!write other.txt\n!commit other")
+
+	e.Eventually(60*time.Second, "the conflict reaches the agent", func() bool { return len(e.promptsWith("clash", "now conflicts with main")) == 1 })
+	queued := logLinesWith(e.LogLines("monitor"), "conflicts with main in")
+	require.NotEmpty(t, queued)
+	require.Contains(t, queued[0], "conflicts with main in na[31mme.txt", "the name is shown, inert")
+	require.NotContains(t, e.OwtLog(), "\x1b", "no escape reaches the log")
+}
