@@ -134,7 +134,7 @@ type previewer struct {
 }
 
 type shot struct {
-	text string
+	text text.Untrusted // the agent's screen, or why there is none
 	at   time.Time
 }
 
@@ -210,10 +210,10 @@ func (p *previewer) screen(i int, it inventory.Item, n int) []string {
 	defer p.mu.Unlock()
 	s, ok := p.shots[i]
 	if !ok || time.Since(s.at) > shotTTL {
-		s = shot{text: p.capture(it), at: time.Now()}
+		s = shot{text: text.From(p.capture(it)), at: time.Now()}
 		p.shots[i] = s
 	}
-	lines := strings.Split(strings.TrimRight(s.text, " \n"), "\n")
+	lines := strings.Split(strings.TrimRight(s.text.Block(), " \n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}

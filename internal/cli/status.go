@@ -81,6 +81,10 @@ func printStatus(out io.Writer, v status.View) {
 		return
 	}
 	if len(v.Lines) > 0 {
-		fmt.Fprintf(out, "── %s, pane %s ──\n%s\n", v.Session, v.Pane, strings.Join(v.Lines, "\n"))
+		lines := make([]string, len(v.Lines))
+		for i, l := range v.Lines {
+			lines[i] = l.Line()
+		}
+		fmt.Fprintf(out, "── %s, pane %s ──\n%s\n", v.Session, v.Pane, strings.Join(lines, "\n"))
 	}
 }
