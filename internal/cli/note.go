@@ -107,7 +107,7 @@ func noteCommand(f *factory) *cli.Command {
 						agents = append(agents, r)
 					}
 				}
-				run.Sent = send.Each(w, agents, run.Note)
+				run.Sent = send.Each(w, agents, untrusted.From(run.Note))
 			}
 			if err := printNote(c, run, "wrote the note into"); err != nil {
 				return err
