@@ -14,6 +14,7 @@ import (
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -167,12 +168,12 @@ func (d *liveDesk) Delete(rec *state.Record, accept lifecycle.Loss) error {
 	return control.Delete(w, rec.Name, lifecycle.DeleteOptions{Accept: &accept})
 }
 
-func (d *liveDesk) Send(rec *state.Record, text string) error {
+func (d *liveDesk) Send(rec *state.Record, msg string) error {
 	w, err := d.open(rec.Repo)
 	if err != nil {
 		return err
 	}
-	return send.To(w, rec, text, send.Options{})
+	return send.To(w, rec, text.From(msg), send.Options{})
 }
 
 func (d *liveDesk) Dismiss(rec *state.Record) ([]string, error) {

@@ -134,7 +134,7 @@ type previewer struct {
 }
 
 type shot struct {
-	text string
+	text text.Untrusted // the agent's screen, or why there is none
 	at   time.Time
 }
 
@@ -158,8 +158,8 @@ func (p *previewer) render(i, width, height int) string {
 		fmt.Sprintf("repo   %s", it.Repo),
 		fmt.Sprintf("branch %s → %s", it.Branch, it.Base),
 	}
-	if it.Task != "" {
-		head = append(head, "task   "+firstLine(it.Task))
+	if !it.Task.Empty() {
+		head = append(head, "task   "+firstLine(it.Task.Block()))
 	}
 	diff := p.diff(i, it, width)
 	diffLines := strings.Split(diff, "\n")
@@ -210,10 +210,10 @@ func (p *previewer) screen(i int, it inventory.Item, n int) []string {
 	defer p.mu.Unlock()
 	s, ok := p.shots[i]
 	if !ok || time.Since(s.at) > shotTTL {
-		s = shot{text: p.capture(it), at: time.Now()}
+		s = shot{text: text.From(p.capture(it)), at: time.Now()}
 		p.shots[i] = s
 	}
-	lines := strings.Split(strings.TrimRight(s.text, " \n"), "\n")
+	lines := strings.Split(strings.TrimRight(s.text.Block(), " \n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}

@@ -201,7 +201,7 @@ func queueIndex(qs map[string]merge.Queue) map[string]queuePlace {
 
 func agentRow(it inventory.Item, rec *state.Record, ref taskRef, q queuePlace, now time.Time) Row {
 	row := Row{
-		Name: it.Name, Repo: it.Repo, Status: it.Status, Task: firstLine(it.Task), Since: it.StatusSince,
+		Name: it.Name, Repo: it.Repo, Status: it.Status, Task: firstLine(it.Task.Block()), Since: it.StatusSince,
 		Ahead: it.Ahead, Dirty: it.Dirty, Insertions: it.Insertions, Deletions: it.Deletions,
 		PR: it.PR.Summary(),
 	}
@@ -236,10 +236,10 @@ func agentSection(it inventory.Item, rec *state.Record, t *run.TaskRun, q queueP
 	}
 	if rec != nil && rec.Done != nil {
 		switch {
-		case rec.Done.Blocked != "":
-			return NeedsYou, "blocked: " + rec.Done.Blocked
-		case rec.Done.Fail != "":
-			return NeedsYou, "failed: " + rec.Done.Fail
+		case !rec.Done.Blocked.Empty():
+			return NeedsYou, "blocked: " + rec.Done.Blocked.Line()
+		case !rec.Done.Fail.Empty():
+			return NeedsYou, "failed: " + rec.Done.Fail.Line()
 		}
 	}
 	switch {
@@ -247,8 +247,8 @@ func agentSection(it inventory.Item, rec *state.Record, t *run.TaskRun, q queueP
 		return NeedsYou, orText(it.WaitingFor, "input")
 	case len(it.NeedsYou) > 0:
 		return NeedsYou, strings.Join(it.NeedsYou, "; ")
-	case it.TurnError != "":
-		return NeedsYou, "turn failed: " + it.TurnError
+	case !it.TurnError.Empty():
+		return NeedsYou, "turn failed: " + it.TurnError.Line()
 	case it.Creating == "interrupted":
 		return NeedsYou, "create interrupted: owt doctor --fix"
 	case it.Missing:
@@ -328,7 +328,7 @@ func taskFailure(t *run.TaskRun) string {
 	if t.Failure == nil {
 		return ""
 	}
-	return t.Failure.Class + ": " + t.Failure.Error
+	return t.Failure.Class + ": " + t.Failure.Error.Line()
 }
 
 func blockedBy(t *run.TaskRun) string {

@@ -152,9 +152,9 @@ type Review struct {
 	Author struct {
 		Login string `json:"login"`
 	} `json:"author"`
-	State       string    `json:"state"`
-	Body        string    `json:"body"`
-	SubmittedAt time.Time `json:"submittedAt"`
+	State       string         `json:"state"`
+	Body        text.Untrusted `json:"body"`
+	SubmittedAt time.Time      `json:"submittedAt"`
 }
 
 // rollup is one entry of statusCheckRollup: a check run (Actions) or a
@@ -171,10 +171,11 @@ type rollup struct {
 	TargetURL    string `json:"targetUrl"`
 }
 
-// Check is one check of a pull request's head.
+// Check is one check of a pull request's head. Its names are the
+// workflow's author's words.
 type Check struct {
-	Name     string
-	Workflow string
+	Name     text.Untrusted
+	Workflow text.Untrusted
 	Bucket   string // pass, fail, pending, skipping
 	Link     string
 }
@@ -204,10 +205,10 @@ func (p PR) Checks() []Check {
 	out := make([]Check, 0, len(p.Rollup))
 	for _, r := range p.Rollup {
 		if r.Typename == "StatusContext" || r.Context != "" {
-			out = append(out, Check{Name: r.Context, Bucket: statusBucket(r.State), Link: r.TargetURL})
+			out = append(out, Check{Name: text.From(r.Context), Bucket: statusBucket(r.State), Link: r.TargetURL})
 			continue
 		}
-		out = append(out, Check{Name: r.Name, Workflow: r.WorkflowName, Bucket: runBucket(r.Status, r.Conclusion), Link: r.DetailsURL})
+		out = append(out, Check{Name: text.From(r.Name), Workflow: text.From(r.WorkflowName), Bucket: runBucket(r.Status, r.Conclusion), Link: r.DetailsURL})
 	}
 	return out
 }
@@ -274,27 +275,28 @@ func (c Client) FailedLog(dir, link string) (string, error) {
 
 // Comment is one review comment on a line of a pull request.
 type Comment struct {
-	ID      int64  `json:"id"`
-	Path    string `json:"path"`
-	Line    int    `json:"line"`
-	Orig    int    `json:"original_line"`
-	Body    string `json:"body"`
-	ReplyTo int64  `json:"in_reply_to_id"`
+	ID      int64          `json:"id"`
+	Path    text.Untrusted `json:"path"`
+	Line    int            `json:"line"`
+	Orig    int            `json:"original_line"`
+	Body    text.Untrusted `json:"body"`
+	ReplyTo int64          `json:"in_reply_to_id"`
 	User    struct {
 		Login string `json:"login"`
 	} `json:"user"`
 }
 
-// At is "path:line" (the original line when the line is outdated).
+// At is "path:line" (the original line when the line is outdated), safe
+// to draw.
 func (c Comment) At() string {
 	line := c.Line
 	if line == 0 {
 		line = c.Orig
 	}
 	if line == 0 {
-		return c.Path
+		return c.Path.Line()
 	}
-	return fmt.Sprintf("%s:%d", c.Path, line)
+	return fmt.Sprintf("%s:%d", c.Path.Line(), line)
 }
 
 // ReviewComments are the review comments of pull request number (gh api

@@ -3,12 +3,14 @@ package git
 import (
 	"fmt"
 	"strings"
+
+	"github.com/owt-tmux/owt/internal/text"
 )
 
 // TouchingCommit is one commit of the other side of a conflict.
 type TouchingCommit struct {
-	ID      string // the full id: stable, unlike an abbreviation
-	Subject string
+	ID      string         // the full id: stable, unlike an abbreviation
+	Subject text.Untrusted // the commit author's words
 }
 
 // CommitsTouching are the newest n commits on theirs but not on ours that
@@ -23,7 +25,7 @@ func (r Repo) CommitsTouching(ours, theirs string, files []string, n int) ([]Tou
 	var cs []TouchingCommit
 	for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
 		if id, subject, ok := strings.Cut(line, "\x00"); ok {
-			cs = append(cs, TouchingCommit{ID: id, Subject: subject})
+			cs = append(cs, TouchingCommit{ID: id, Subject: text.From(subject)})
 		}
 	}
 	return cs, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -120,7 +121,7 @@ func (w *Worktrees) renewRecord(name, prompt string, keepPane bool) (*state.Reco
 		if !keepPane {
 			cur.SessionID, cur.Pane = "", ""
 		}
-		cur.Done, cur.ExitCode, cur.TurnError, cur.WaitingFor, cur.Interrupted = nil, nil, "", "", false
+		cur.Done, cur.ExitCode, cur.TurnError, cur.WaitingFor, cur.Interrupted = nil, nil, text.Untrusted{}, "", false
 		cur.TaskPending = false // the runner marks it again when it starts the tool with its task
 		cur.SetStatus(state.Starting, state.FromOwt, now)
 		cur.EventAt = now

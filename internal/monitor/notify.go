@@ -59,7 +59,7 @@ func (m *monitor) notifyTransitions() {
 		if r.Status == state.Idle && r.Interrupted {
 			continue // the user stopped it (Esc): they know
 		}
-		if r.Status == state.Idle && r.TurnError == "" && r.Source != state.FromHook && prev.status != state.Working {
+		if r.Status == state.Idle && r.TurnError.Empty() && r.Source != state.FromHook && prev.status != state.Working {
 			// The screen turned idle after a dialog (trust accepted, a
 			// permission declined) or a start-up: no turn finished. (A
 			// hook's idle is the end of a turn, however quick; a turn
@@ -172,8 +172,8 @@ func message(r *state.Record) string {
 		}
 		return "owt: " + r.Name + " needs you (" + r.WaitingFor + ")"
 	case state.Idle:
-		if r.TurnError != "" {
-			return "owt: " + r.Name + "'s turn failed (" + r.TurnError + "); 'owt send " + r.Name + " --task' sends the task again"
+		if !r.TurnError.Empty() {
+			return "owt: " + r.Name + "'s turn failed (" + r.TurnError.Line() + "); 'owt send " + r.Name + " --task' sends the task again"
 		}
 		return "owt: " + r.Name + " finished its turn"
 	case state.Exited:

@@ -157,8 +157,8 @@ func prTitle(rec *state.Record) string {
 // prBody lists the commits and adds what the agent said it did.
 func prBody(rec *state.Record, subjects []string) string {
 	var b strings.Builder
-	if rec.Done != nil && rec.Done.Summary != "" {
-		b.WriteString(rec.Done.Summary + "\n\n")
+	if rec.Done != nil && !rec.Done.Summary.Empty() {
+		b.WriteString(rec.Done.Summary.Block() + "\n\n")
 	}
 	b.WriteString("Commits:\n")
 	for _, s := range subjects {

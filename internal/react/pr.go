@@ -231,10 +231,10 @@ func (x *Reactor) ciFailed(rec *state.Record, cfg config.Config, pr forge.PR) er
 		}
 		return nil // pending: wait
 	}
-	sort.Slice(failing, func(i, j int) bool { return failing[i].Name < failing[j].Name })
+	sort.Slice(failing, func(i, j int) bool { return failing[i].Name.Line() < failing[j].Name.Line() })
 	names := make([]string, len(failing))
 	for i, c := range failing {
-		names[i] = c.Name
+		names[i] = c.Name.Line()
 	}
 	seen := pr.HeadRefOid + " " + strings.Join(names, ",")
 	if memory(rec, config.CIFailed).Seen == seen {
@@ -292,7 +292,7 @@ func (x *Reactor) changesRequested(rec *state.Record, cfg config.Config, pr forg
 	var entries []string
 	for _, r := range reviews {
 		line := fmt.Sprintf("@%s requested changes", r.Author.Login)
-		if body := strings.TrimSpace(r.Body); body != "" {
+		if body := strings.TrimSpace(r.Body.Typed()); body != "" {
 			line += ": " + body
 		}
 		entries = append(entries, line+"\n")
@@ -303,7 +303,7 @@ func (x *Reactor) changesRequested(rec *state.Record, cfg config.Config, pr forg
 			continue
 		}
 		n++
-		entries = append(entries, fmt.Sprintf("- %s @%s: %s\n", c.At(), c.User.Login, strings.TrimSpace(c.Body)))
+		entries = append(entries, fmt.Sprintf("- %s @%s: %s\n", c.At(), c.User.Login, strings.TrimSpace(c.Body.Typed())))
 	}
 	return x.fail(rec, failure{
 		reaction: config.ChangesRequested, seen: seen, sig: seen,
@@ -330,7 +330,7 @@ func ciReport(failing []forge.Check, url string, readLog func(forge.Check) (stri
 	var head strings.Builder
 	for _, c := range failing[:min(len(failing), checksNamed)] {
 		fmt.Fprintf(&head, "✗ %s", c.Name)
-		if c.Workflow != "" {
+		if !c.Workflow.Empty() {
 			fmt.Fprintf(&head, " (%s)", c.Workflow)
 		}
 		if c.Link != "" {

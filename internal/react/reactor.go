@@ -12,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/forge"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 )
 
 // Input is one agent the reactor looks at this tick: its record (as the
@@ -223,6 +224,9 @@ type failure struct {
 // the message is queued in the outbox under the same lock that counts the
 // attempt, so an attempt is counted only with its message queued.
 func (x *Reactor) fail(rec *state.Record, f failure, cfg config.Reaction) error {
+	// what names files, checks and branches: others' words, shown on the
+	// user's terminal, in notices and in the log.
+	f.what = text.CleanLine(f.what)
 	now := time.Now()
 	var out Outcome
 	var after state.Record

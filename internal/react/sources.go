@@ -99,7 +99,7 @@ func (x *Reactor) conflict(it Input) error {
 	if len(other) > 0 {
 		fmt.Fprintf(&b, "The other side, on %s:\n", target)
 		for _, c := range other[:min(len(other), otherSideShown)] {
-			b.WriteString("  " + short(c.ID) + " " + c.Subject + "\n")
+			b.WriteString("  " + short(c.ID) + " " + c.Subject.Typed() + "\n")
 		}
 	}
 	return x.fail(rec, failure{

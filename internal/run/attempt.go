@@ -34,7 +34,7 @@ func (r *Run) FailAttempt(t *TaskRun, f Failure, ev *Evidence, jitter Jitter, no
 func RetryPrompt(task string, attempt int, f *Failure, tail string) string {
 	var b strings.Builder
 	if f != nil {
-		fmt.Fprintf(&b, "owt restarted this task (attempt %d): the previous attempt failed (%s: %s).\n", attempt, f.Class, f.Error)
+		fmt.Fprintf(&b, "owt restarted this task (attempt %d): the previous attempt failed (%s: %s).\n", attempt, f.Class, f.Error.Typed())
 	} else {
 		fmt.Fprintf(&b, "owt restarted this task (attempt %d), as the user asked.\n", attempt)
 	}

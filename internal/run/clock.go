@@ -7,6 +7,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 )
 
 // AgentPace is what the engine sees of a running task's agent for its
@@ -60,12 +61,12 @@ func (r *Run) PaceTask(t *TaskRun, a AgentPace, jitter Jitter, now time.Time) []
 		return evs
 	}
 	if limit := r.Plan.TimeoutOf(pt); t.Clock.TimedOut(limit, now) {
-		f := Failure{Class: FailTimeout, Error: "timed out after " + shortDuration(limit) + " of active time"}
+		f := Failure{Class: FailTimeout, Error: text.From("timed out after " + shortDuration(limit) + " of active time")}
 		return append(evs, r.timeUp(t, f, jitter, now)...)
 	}
 	stall := time.Duration(r.Plan.Stall)
 	if quiet := now.Sub(LatestOf(a.LastActivity, t.Since)); stall > 0 && a.Status == state.Working && quiet >= stall {
-		f := Failure{Class: FailStall, Error: "stalled: working with no hook or screen change for " + shortDuration(stall)}
+		f := Failure{Class: FailStall, Error: text.From("stalled: working with no hook or screen change for " + shortDuration(stall))}
 		return append(evs, r.timeUp(t, f, jitter, now)...)
 	}
 	return evs
@@ -98,7 +99,7 @@ func (r *Run) timeUp(t *TaskRun, f Failure, jitter Jitter, now time.Time) []Even
 	t.Failure = &f
 	t.Why = fmt.Sprintf("%s; the agent is left running: 'owt run retry %s %s' restarts it, "+
 		"'owt run skip %s %s' lets its dependents go on without it, 'owt run cancel %s %s' gives it up",
-		f.Error, r.Name, t.ID, r.Name, t.ID, r.Name, t.ID)
+		f.Error.Block(), r.Name, t.ID, r.Name, t.ID, r.Name, t.ID)
 	r.SetTask(t, NeedsYou, now)
 	return []Event{{At: now, Event: "needs_you", Task: t.ID, Detail: t.Why}}
 }

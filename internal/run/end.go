@@ -119,7 +119,7 @@ func NeedsText(r *Run, t *TaskRun) string {
 	case t.State == Failed:
 		what = "failed"
 		if why == "" && t.Failure != nil {
-			why = t.Failure.Class + ": " + t.Failure.Error
+			why = t.Failure.Class + ": " + t.Failure.Error.Block()
 		}
 	case t.State == Blocked:
 		what = "is blocked"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 )
 
 // Observation is what the engine saw of one task's agent at one moment.
@@ -146,14 +147,14 @@ func Judge(o Observation, c Criteria, m Memo) Verdict {
 	alive := o.Status != state.Exited
 
 	switch {
-	case o.Done != nil && o.Done.Fail != "":
+	case o.Done != nil && !o.Done.Fail.Empty():
 		return Verdict{Action: MarkFailed, Evidence: ev, Failure: &Failure{Class: FailAgent, Error: o.Done.Fail, At: o.Now}}
-	case o.Done != nil && o.Done.Blocked != "":
-		return v(AskUser, "blocked: "+o.Done.Blocked)
+	case o.Done != nil && !o.Done.Blocked.Empty():
+		return v(AskUser, "blocked: "+o.Done.Blocked.Block())
 	case o.Status == state.Waiting:
 		return v(AskUser, waitingWhy(o.WaitingFor))
 	case o.Status == state.Exited && o.ExitCode != nil && *o.ExitCode != 0:
-		return Verdict{Action: MarkFailed, Evidence: ev, Failure: &Failure{Class: FailCrash, Error: fmt.Sprintf("the agent exited with code %d", *o.ExitCode), At: o.Now}}
+		return Verdict{Action: MarkFailed, Evidence: ev, Failure: &Failure{Class: FailCrash, Error: text.From(fmt.Sprintf("the agent exited with code %d", *o.ExitCode)), At: o.Now}}
 	case o.Status != state.Idle && o.Status != state.Exited:
 		return v(KeepWaiting, "the agent is "+string(o.Status))
 	}
@@ -240,7 +241,7 @@ func evidenceOf(o Observation, m Memo) Evidence {
 		Dirty: len(o.Uncommitted) > 0, Uncommitted: o.Uncommitted, At: o.Now,
 	}
 	switch {
-	case o.Done != nil && o.Done.Fail == "" && o.Done.Blocked == "":
+	case o.Done != nil && o.Done.Fail.Empty() && o.Done.Blocked.Empty():
 		ev.Signal, ev.Summary = "owt done", o.Done.Summary
 	case o.Status == state.Exited && o.ExitCode != nil && *o.ExitCode == 0:
 		ev.Signal = "exit 0"

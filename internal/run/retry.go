@@ -51,7 +51,7 @@ func (r *Run) Fail(id string, f Failure, jitter Jitter, now time.Time) ([]Event,
 	}
 	f.At = now
 	t.Failure = &f
-	detail := fmt.Sprintf("attempt %d: %s: %s", t.Attempt, f.Class, f.Error)
+	detail := fmt.Sprintf("attempt %d: %s: %s", t.Attempt, f.Class, f.Error.Block())
 	if t.Attempt < r.AttemptsOf(t) {
 		t.NextStart = now.Add(BackoffDelay(r.Plan.Retry, t.Attempt, jitter))
 		r.SetTask(t, Backoff, now)

@@ -14,6 +14,7 @@ import (
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runwork"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -377,8 +378,8 @@ func doneDetail(ev run.Evidence) string {
 	if ev.Checks != "" {
 		parts = append(parts, "checks "+ev.Checks)
 	}
-	if ev.Summary != "" {
-		parts = append(parts, "summary: "+ev.Summary)
+	if !ev.Summary.Empty() {
+		parts = append(parts, "summary: "+ev.Summary.Block())
 	}
 	return strings.Join(parts, "; ")
 }
@@ -445,7 +446,7 @@ func (e *Engine) startReady(name string, now time.Time) error {
 				return evs, nil
 			}
 			if err != nil {
-				return cur.FailAttempt(t, run.Failure{Class: run.FailStart, Error: err.Error()}, nil, e.jitter(), now), nil
+				return cur.FailAttempt(t, run.Failure{Class: run.FailStart, Error: text.From(err.Error())}, nil, e.jitter(), now), nil
 			}
 			t.Name, t.Branch = rec.Name, rec.Branch
 			cur.SetTask(t, run.Running, now)

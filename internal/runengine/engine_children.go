@@ -188,8 +188,8 @@ func (e *Engine) brief(r *run.Run, repo git.Repo, pt *runplan.Task, parents []ru
 			continue
 		}
 		fmt.Fprintf(&b, "\nTask %s (branch %s, %s):\n", id, p.Branch, t.State)
-		if t.Evidence != nil && strings.TrimSpace(t.Evidence.Summary) != "" {
-			b.WriteString("  Its summary:\n" + run.Quote(run.Clip(t.Evidence.Summary, briefSummary)))
+		if t.Evidence != nil && strings.TrimSpace(t.Evidence.Summary.Typed()) != "" {
+			b.WriteString("  Its summary:\n" + run.Quote(run.Clip(t.Evidence.Summary.Typed(), briefSummary)))
 		}
 		from := git.BranchRef(r.Base)
 		if rec := recs[t.Name]; rec != nil && rec.BaseCommit != "" {

@@ -135,7 +135,7 @@ func (e *Engine) restoreSessions(r *run.Run, now time.Time) error {
 			continue // a timed-out task's agent comes back with owt run retry
 		}
 		rec, err := w.Get(t.Name)
-		blocked := err == nil && rec.Done != nil && rec.Done.Blocked != ""
+		blocked := err == nil && rec.Done != nil && !rec.Done.Blocked.Empty()
 		if err != nil || (rec.Done != nil && !blocked) || loc.Locate(rec).Place != workspace.Gone {
 			continue // a finished or failed agent is judged; a blocked one needs a pane to be answered in
 		}
@@ -148,7 +148,7 @@ func (e *Engine) restoreSessions(r *run.Run, now time.Time) error {
 		}
 		prompt := run.ResumePrompt(pt.Task)
 		if blocked {
-			prompt += "\n\nBefore the restart you asked the user (owt done --blocked): " + rec.Done.Blocked + "\nWait for their answer here."
+			prompt += "\n\nBefore the restart you asked the user (owt done --blocked): " + rec.Done.Blocked.Typed() + "\nWait for their answer here."
 		}
 		_, err = lifecycle.Of(w).Restart(t.Name, prompt)
 		done = append(done, restored{id: t.ID, name: t.Name, err: err})

@@ -12,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runwork"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -41,7 +42,7 @@ func (e *Engine) landNext(name string, now time.Time) error {
 			// it is tried again now and then, and said again only when the
 			// reason changes.
 			why := "landing in " + cur.Into + ": " + err.Error()
-			ct.Failure = &run.Failure{Class: run.FailLand, Error: err.Error(), At: now}
+			ct.Failure = &run.Failure{Class: run.FailLand, Error: text.From(err.Error()), At: now}
 			if ct.State == run.NeedsYou && ct.Why == why {
 				cur.UpdatedAt = now // kept quietly: the next try waits landRetryAfter
 				return nil, nil

@@ -28,6 +28,7 @@ import (
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -230,7 +231,7 @@ func (w *runner) whenReady(rec *state.Record, prof agent.Profile, working, paste
 	}
 	// The record is still "starting", so no owt send types meanwhile.
 	d := send.DeliveryFor(w.Workspace, rec.Tool)
-	if err := send.Deliver(w.Tmux, pane, rec.Task, d); err != nil {
+	if err := send.Deliver(w.Tmux, pane, text.From(rec.Task), d); err != nil {
 		fmt.Fprintf(out, "owt: sending the task to %s failed: %v (owt send %s -)\n", rec.Tool, err, rec.Name)
 		w.leaveStarting(rec.Name, state.Idle)
 		return

@@ -67,15 +67,15 @@ type Delivery struct {
 // has landed, then makes sure the Enter took. Multi-line or long text goes
 // in as one bracketed paste, so its newlines do not submit early; short
 // text is sent with send-keys -l, so "C-c" or "Enter" stay words.
-func Deliver(tm *tmux.Client, pane, text string, d Delivery) error {
-	_, err := deliver(tm, pane, text, d)
+func Deliver(tm *tmux.Client, pane string, msg untrusted.Untrusted, d Delivery) error {
+	_, err := deliver(tm, pane, msg, d)
 	return err
 }
 
 // deliver is Deliver that also says whether a dialog took the text as its
 // answer (d.Answered), so no Enter was pressed.
-func deliver(tm *tmux.Client, pane, text string, d Delivery) (answered bool, err error) {
-	text = untrusted.Clean(text)
+func deliver(tm *tmux.Client, pane string, msg untrusted.Untrusted, d Delivery) (answered bool, err error) {
+	text := msg.Typed()
 	before, err := d.capture(tm, pane)
 	if err != nil {
 		return false, err
@@ -220,16 +220,16 @@ type Options struct {
 }
 
 // Each delivers text to each named agent's pane.
-func Each(w *workspace.Workspace, recs []*state.Record, text string) []Result {
-	return EachWith(w, recs, text, Options{})
+func Each(w *workspace.Workspace, recs []*state.Record, msg untrusted.Untrusted) []Result {
+	return EachWith(w, recs, msg, Options{})
 }
 
 // EachWith is Each with options.
-func EachWith(w *workspace.Workspace, recs []*state.Record, text string, o Options) []Result {
+func EachWith(w *workspace.Workspace, recs []*state.Record, msg untrusted.Untrusted, o Options) []Result {
 	out := make([]Result, 0, len(recs))
 	for _, r := range recs {
 		res := Result{Name: r.Name}
-		answered, err := sendOne(w, r, text, o)
+		answered, err := sendOne(w, r, msg, o)
 		switch {
 		case err != nil:
 			res.Err = err.Error()
@@ -245,7 +245,7 @@ func EachWith(w *workspace.Workspace, recs []*state.Record, text string, o Optio
 
 // sendOne types text into r's agent; answered says a prompt the agent
 // waited on took it as its answer (o.Answer) rather than as a new prompt.
-func sendOne(w *workspace.Workspace, r *state.Record, text string, o Options) (answered bool, err error) {
+func sendOne(w *workspace.Workspace, r *state.Record, msg untrusted.Untrusted, o Options) (answered bool, err error) {
 	if r.NoAgent {
 		return false, fmt.Errorf("%s: %w (it was created with --no-agent; typing into its shell would run commands)", r.Name, workspace.ErrNotRunning)
 	}
@@ -311,18 +311,18 @@ func sendOne(w *workspace.Workspace, r *state.Record, text string, o Options) (a
 				// A prompt that came up as the text was typed may have
 				// taken it: no Enter, which could answer it.
 				surprised = cl.Classify(before) != agent.ClassWaiting && cl.Classify(landed) == agent.ClassWaiting &&
-					answeredBy(cl, untrusted.Clean(text), before, landed) && !markerTyped(cl.WaitingBlock(landed), untrusted.Clean(text))
+					answeredBy(cl, msg.Typed(), before, landed) && !markerTyped(cl.WaitingBlock(landed), msg.Typed())
 				return surprised
 			}
-			if !answeredBy(cl, untrusted.Clean(text), before, landed) {
+			if !answeredBy(cl, msg.Typed(), before, landed) {
 				return false
 			}
-			leftover = typedRest(untrusted.Clean(text), before, landed)
+			leftover = typedRest(msg.Typed(), before, landed)
 			return true
 		}
 	}
 	typed := w.Now()
-	answered, err = deliver(w.Tmux, r.Pane, text, d)
+	answered, err = deliver(w.Tmux, r.Pane, msg, d)
 	if err != nil {
 		return false, fmt.Errorf("send to %s: %w", r.Name, err)
 	}

@@ -23,7 +23,9 @@ import (
 
 	"github.com/adrg/xdg"
 	"github.com/gofrs/flock"
+
 	"github.com/owt-tmux/owt/internal/atomicfile"
+	"github.com/owt-tmux/owt/internal/text"
 )
 
 // Version is the schema version written into every file.
@@ -90,7 +92,7 @@ type Record struct {
 	// TurnError is why the agent's last turn failed (an API, auth or rate
 	// limit error), until a new turn starts. The task is kept: 'owt send
 	// NAME --task' sends it again.
-	TurnError string `json:"turn_error,omitempty"`
+	TurnError text.Untrusted `json:"turn_error,omitzero"`
 	// Interrupted: the user stopped the last turn (Esc): no turn finished,
 	// and nobody needs to be told.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -125,10 +127,10 @@ type Record struct {
 // DoneSignal is one owt done: the agent's own word that its task ended.
 // At most one of Fail and Blocked is set; with neither, it says finished.
 type DoneSignal struct {
-	Summary string    `json:"summary,omitempty"`
-	Fail    string    `json:"fail,omitempty"`    // why the task failed (owt done --fail)
-	Blocked string    `json:"blocked,omitempty"` // the question it needs answered (owt done --blocked)
-	At      time.Time `json:"at"`
+	Summary text.Untrusted `json:"summary,omitzero"`
+	Fail    text.Untrusted `json:"fail,omitzero"`    // why the task failed (owt done --fail)
+	Blocked text.Untrusted `json:"blocked,omitzero"` // the question it needs answered (owt done --blocked)
+	At      time.Time      `json:"at"`
 }
 
 // HookFile is a settings file owt merged its hooks into, relative to the

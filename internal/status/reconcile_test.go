@@ -8,6 +8,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -115,7 +116,7 @@ func TestIdleBeforeTheTaskWasTakenIsAFailedTurn(t *testing.T) {
 	t0 := time.Now()
 	r, _, err := SetAt(&w.Ledger, "a", state.Idle, state.FromOwt, nil, t0)
 	require.NoError(t, err)
-	require.Equal(t, workspace.TaskNotTaken, r.TurnError)
+	require.Equal(t, text.From(workspace.TaskNotTaken), r.TurnError)
 	require.False(t, r.TaskPending)
 
 	r, _, err = SetAt(&w.Ledger, "b", state.Idle, state.FromHook, nil, t0)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -21,7 +22,7 @@ type View struct {
 	// permission, question).
 	WaitingFor string `json:"waiting_for,omitempty"`
 	// TurnError is why its last turn failed; the task is kept.
-	TurnError string `json:"turn_error,omitempty"`
+	TurnError text.Untrusted `json:"turn_error,omitzero"`
 	// Interrupted: the user stopped its last turn (Esc); no turn finished.
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Done is what the agent said with owt done this turn.
@@ -32,7 +33,7 @@ type View struct {
 	// Elsewhere says how to reach an agent on another tmux server.
 	Elsewhere string `json:"elsewhere,omitempty"`
 	// Lines are the last non-blank lines of the agent's pane.
-	Lines []string `json:"last_lines"`
+	Lines []text.Untrusted `json:"last_lines"`
 }
 
 // Of returns the status of the agent called name with the last
@@ -47,7 +48,7 @@ func Of(w *workspace.Workspace, name string, lines int) (View, error) {
 		Source: string(r.Source), ExitCode: r.ExitCode, Session: r.Session, Pane: r.Pane,
 		WaitingFor: r.WaitingFor, TurnError: r.TurnError, Done: r.Done,
 		Interrupted: r.Interrupted && r.Status == state.Idle,
-		Lines:       []string{},
+		Lines:       []text.Untrusted{},
 	}
 	if err := w.CheckPane(r); err != nil {
 		if errors.Is(err, workspace.ErrOtherServer) {
@@ -58,10 +59,10 @@ func Of(w *workspace.Workspace, name string, lines int) (View, error) {
 	v.Live = true
 	if screen, err := w.Tmux.Capture(r.Pane); err == nil && lines > 0 {
 		all := agent.ScreenLines(screen)
-		var kept []string
+		var kept []text.Untrusted // what the agent drew: its words
 		for _, l := range all {
 			if l != "" || len(kept) > 0 {
-				kept = append(kept, l)
+				kept = append(kept, text.From(l))
 			}
 		}
 		if len(kept) > lines {

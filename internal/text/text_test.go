@@ -56,3 +56,24 @@ func TestUntrustedIsSafeWhereverItIsPrinted(t *testing.T) {
 		t.Fatalf("round trip through JSON changed the text: %s → %q (%v)", data, back.T.Block(), err)
 	}
 }
+
+// A field of untrusted text is written exactly as a string field is, by
+// an encoder that escapes HTML and by one that does not (--json).
+func TestUntrustedIsWrittenAsAStringIs(t *testing.T) {
+	s := "a <b> & \x1b]0;t\x07 é \u2028"
+	for _, escape := range []bool{true, false} {
+		var want, got strings.Builder
+		we, ge := json.NewEncoder(&want), json.NewEncoder(&got)
+		we.SetEscapeHTML(escape)
+		ge.SetEscapeHTML(escape)
+		if err := we.Encode(struct{ T string }{s}); err != nil {
+			t.Fatal(err)
+		}
+		if err := ge.Encode(struct{ T Untrusted }{From(s)}); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("escapeHTML %v: %s, want %s", escape, got.String(), want.String())
+		}
+	}
+}

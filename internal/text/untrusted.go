@@ -1,6 +1,9 @@
 package text
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // Untrusted is text owt did not write: an agent's words or screen, a
 // file name or subject from git, an answer of gh, a task someone else
@@ -37,8 +40,19 @@ func (u Untrusted) Empty() bool { return u.s == "" }
 func (u Untrusted) Equal(v Untrusted) bool { return u.s == v.s }
 
 // MarshalJSON keeps the text as it came (state files hold it raw; it is
-// cleaned where it is drawn).
-func (u Untrusted) MarshalJSON() ([]byte, error) { return json.Marshal(u.s) }
+// cleaned where it is drawn), byte for byte as a string field would be:
+// HTML characters are escaped only when the caller's encoder escapes
+// them (encoding/json does that to a marshaller's output), so --json
+// output that turns escaping off shows "<" and "&" as they are.
+func (u Untrusted) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(u.s); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
 
 // UnmarshalJSON reads a JSON string.
 func (u *Untrusted) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, &u.s) }

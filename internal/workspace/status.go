@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 )
 
 // eventRefresh bounds how often an event that changes nothing still writes
@@ -147,11 +148,12 @@ func applyDetail(r *state.Record, c StatusChange) bool {
 	}
 	switch {
 	case c.TurnError != "":
-		changed = changed || r.TurnError != c.TurnError
-		r.TurnError = c.TurnError
+		// The agent's words, or its screen's: kept as they came, drawn safe.
+		changed = changed || !r.TurnError.Equal(text.From(c.TurnError))
+		r.TurnError = text.From(c.TurnError)
 		r.TaskPending = false
-	case c.Status == state.Working && r.TurnError != "":
-		r.TurnError, changed = "", true
+	case c.Status == state.Working && !r.TurnError.Empty():
+		r.TurnError, changed = text.Untrusted{}, true
 	}
 	switch {
 	case c.Interrupted && !r.Interrupted:

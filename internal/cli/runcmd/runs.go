@@ -226,7 +226,7 @@ func worktreeInUse(tm *tmux.Client, r *run.Run) (string, error) {
 func taskWhy(t run.TaskView) string {
 	why := t.Why
 	if why == "" && t.Failure != nil && (t.State == run.Failed || t.State == run.Backoff) {
-		why = t.Failure.Class + ": " + t.Failure.Error
+		why = t.Failure.Class + ": " + t.Failure.Error.Block()
 	}
 	if why == "" && len(t.BlockedBy) > 0 {
 		why = "blocked by " + strings.Join(t.BlockedBy, ", ")

@@ -12,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
+	"github.com/owt-tmux/owt/internal/text"
 )
 
 // DoneCommand is owt done: an agent's explicit signal that its task ended.
@@ -50,18 +51,18 @@ func DoneCommand(f *cmdutil.Factory) *cli.Command {
 // neither given empty.
 func doneSignal(c *cli.Context) (state.DoneSignal, error) {
 	sig := state.DoneSignal{
-		Summary: strings.TrimSpace(c.String("summary")),
-		Fail:    strings.TrimSpace(c.String("fail")),
-		Blocked: strings.TrimSpace(c.String("blocked")),
+		Summary: text.From(strings.TrimSpace(c.String("summary"))),
+		Fail:    text.From(strings.TrimSpace(c.String("fail"))),
+		Blocked: text.From(strings.TrimSpace(c.String("blocked"))),
 		At:      time.Now(),
 	}
 	if c.IsSet("fail") && c.IsSet("blocked") {
 		return sig, cmdutil.Usagef("done takes at most one of --fail and --blocked")
 	}
-	if c.IsSet("fail") && sig.Fail == "" {
+	if c.IsSet("fail") && sig.Fail.Empty() {
 		return sig, cmdutil.Usagef("done --fail needs a REASON")
 	}
-	if c.IsSet("blocked") && sig.Blocked == "" {
+	if c.IsSet("blocked") && sig.Blocked.Empty() {
 		return sig, cmdutil.Usagef("done --blocked needs a QUESTION")
 	}
 	return sig, nil
@@ -71,10 +72,10 @@ func doneSignal(c *cli.Context) (state.DoneSignal, error) {
 // is decided on evidence, later.
 func doneLine(name string, sig state.DoneSignal) string {
 	switch {
-	case sig.Fail != "":
-		return fmt.Sprintf("recorded for %s: the task failed (%s)", name, cmdutil.Shown(sig.Fail))
-	case sig.Blocked != "":
-		return fmt.Sprintf("recorded for %s: blocked on a question (%s)", name, cmdutil.Shown(sig.Blocked))
+	case !sig.Fail.Empty():
+		return fmt.Sprintf("recorded for %s: the task failed (%s)", name, cmdutil.Shown(sig.Fail.Block()))
+	case !sig.Blocked.Empty():
+		return fmt.Sprintf("recorded for %s: blocked on a question (%s)", name, cmdutil.Shown(sig.Blocked.Block()))
 	}
 	return fmt.Sprintf("recorded for %s: finished (owt still checks commits, a clean tree and the checks)", name)
 }

@@ -79,8 +79,8 @@ func printTable(ios *cmdutil.IOStreams, items []inventory.Item, withRepo bool) {
 		switch {
 		case it.Status == string(state.Waiting) && it.WaitingFor != "":
 			status += " (" + it.WaitingFor + ")"
-		case it.TurnError != "":
-			status += " (turn failed: " + cmdutil.Shown(it.TurnError) + ")"
+		case !it.TurnError.Empty():
+			status += " (turn failed: " + cmdutil.Shown(it.TurnError.Block()) + ")"
 		case it.Interrupted:
 			status += " (interrupted)"
 		}

@@ -108,7 +108,7 @@ func NoteCommand(f *cmdutil.Factory) *cli.Command {
 						agents = append(agents, r)
 					}
 				}
-				run.Sent = send.Each(w, agents, run.Note)
+				run.Sent = send.Each(w, agents, untrusted.From(run.Note))
 			}
 			if err := printNote(c, run, "wrote the note into"); err != nil {
 				return err

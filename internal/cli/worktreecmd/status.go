@@ -60,14 +60,14 @@ func printStatus(out io.Writer, v status.View) {
 		status += " (interrupted)"
 	}
 	fmt.Fprintf(out, "%s: %s for %s (from %s)\n", v.Name, status, workspace.Age(time.Since(v.Since)), v.Source)
-	if v.TurnError != "" {
+	if !v.TurnError.Empty() {
 		fmt.Fprintf(out, "its last turn failed (%s); the task is kept: 'owt send %s --task' sends it again\n", v.TurnError, v.Name)
 	}
 	if d := v.Done; d != nil {
 		switch {
-		case d.Fail != "":
+		case !d.Fail.Empty():
 			fmt.Fprintf(out, "it said with owt done: failed (%s)\n", d.Fail)
-		case d.Blocked != "":
+		case !d.Blocked.Empty():
 			fmt.Fprintf(out, "it said with owt done: blocked (%s)\n", d.Blocked)
 		default:
 			fmt.Fprintf(out, "it said with owt done: finished %s\n", d.Summary)
@@ -82,6 +82,10 @@ func printStatus(out io.Writer, v status.View) {
 		return
 	}
 	if len(v.Lines) > 0 {
-		fmt.Fprintf(out, "── %s, pane %s ──\n%s\n", v.Session, v.Pane, strings.Join(v.Lines, "\n"))
+		lines := make([]string, len(v.Lines))
+		for i, l := range v.Lines {
+			lines[i] = l.Line()
+		}
+		fmt.Fprintf(out, "── %s, pane %s ──\n%s\n", v.Session, v.Pane, strings.Join(lines, "\n"))
 	}
 }
