@@ -14,8 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
-	"time"
 
 	"github.com/owt-tmux/owt/internal/proc"
 )
@@ -126,26 +124,9 @@ func (r Repo) runWith(extraEnv []string, stdin []byte, args ...string) ([]byte, 
 	return runIn(r.context(), r.Root, extraEnv, stdin, args...)
 }
 
-// defaultTimeout, when set (SetDefaultTimeout), bounds every git command
-// whose context has no deadline of its own.
-var defaultTimeout atomic.Int64
-
-// SetDefaultTimeout bounds every git command of this process that has no
-// deadline of its own by d (0: none). The monitor sets it: a git that
-// hangs (a stuck filesystem, a remote that never answers) then costs one
-// tick or one retry of whatever asked, never the monitor.
-func SetDefaultTimeout(d time.Duration) { defaultTimeout.Store(int64(d)) }
-
 // runIn is the one place git is started: -C dir, owt's environment, the
 // context's deadline, and OWT_TRACE's trace (internal/proc).
 func runIn(ctx context.Context, dir string, extraEnv []string, stdin []byte, args ...string) ([]byte, error) {
-	if d := time.Duration(defaultTimeout.Load()); d > 0 {
-		if _, ok := ctx.Deadline(); !ok {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, d)
-			defer cancel()
-		}
-	}
 	cmd := proc.Command(ctx, "git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = append(env(), extraEnv...)
 	if stdin != nil {

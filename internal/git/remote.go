@@ -1,12 +1,10 @@
 package git
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 )
 
 // ErrNoRemote is a repository with no remote to push to.
@@ -48,21 +46,12 @@ func (r Repo) PushRemote(named, base string) (string, error) {
 	return "", fmt.Errorf("the repository has several remotes (%s): name one with [pr] remote", strings.Join(remotes, ", "))
 }
 
-// pushTimeout bounds a push whose caller set no deadline: a remote that
-// never answers (a dead host, an ssh prompt nobody sees) must not hold
-// the caller — the monitor opening a pull request — for ever.
-const pushTimeout = 5 * time.Minute
-
 // Push pushes branch to remote under the same name and sets it as the
-// branch's upstream. It never forces.
+// branch's upstream. It never forces. It runs under r's context: the
+// run engine bounds it (WithContext); owt pr waits as long as the push
+// and its hooks take.
 func (r Repo) Push(remote, branch string) error {
-	ctx := r.context()
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, pushTimeout)
-		defer cancel()
-	}
-	if _, err := r.WithContext(ctx).run("push", "--quiet", "--set-upstream", "--end-of-options", remote, "refs/heads/"+branch+":refs/heads/"+branch); err != nil {
+	if _, err := r.run("push", "--quiet", "--set-upstream", "--end-of-options", remote, "refs/heads/"+branch+":refs/heads/"+branch); err != nil {
 		return fmt.Errorf("push %s to %s: %w", branch, remote, err)
 	}
 	return nil

@@ -25,18 +25,6 @@ func TestPushToARemoteThatNeverAnswersEndsAtTheDeadline(t *testing.T) {
 	require.True(t, errors.Is(err, context.DeadlineExceeded), "want the deadline named, got %v", err)
 }
 
-// A process-wide default (the monitor's) bounds a git command that has
-// no deadline of its own.
-func TestDefaultTimeoutBoundsACommandWithoutItsOwnDeadline(t *testing.T) {
-	dir, repo := newRepo(t)
-	g(t, dir, "remote", "add", "origin", "ssh://nobody.invalid/app.git")
-	g(t, dir, "config", "core.sshCommand", "sleep 3 #")
-	SetDefaultTimeout(300 * time.Millisecond)
-	defer SetDefaultTimeout(0)
-	_, err := repo.run("fetch", "origin")
-	require.True(t, errors.Is(err, context.DeadlineExceeded), "want the deadline named, got %v", err)
-}
-
 // A branch's own work is counted while other branches are deleted around
 // it (30 parallel owt deletes): a branch gone mid-read is no error.
 func TestOnlyOnWhileOtherBranchesAreDeleted(t *testing.T) {

@@ -26,7 +26,6 @@ import (
 
 	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/delivery"
-	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/react"
 	"github.com/owt-tmux/owt/internal/runengine"
 	"github.com/owt-tmux/owt/internal/state"
@@ -74,7 +73,6 @@ func Run(o Options) error {
 	if err != nil {
 		return tmux.ErrNotInstalled
 	}
-	git.SetDefaultTimeout(gitTimeout)
 	m := newMonitor(&tmux.Client{Bin: bin, Socket: o.Socket, Timeout: tmuxTimeout}, o.Log)
 	m.socket = o.Socket
 	m.identify()
@@ -120,12 +118,6 @@ func Run(o Options) error {
 // stopped server (SIGSTOP, a hung client) costs a tick this much, the
 // error is logged, and the next tick tries again.
 const tmuxTimeout = 10 * time.Second
-
-// gitTimeout bounds each git command the monitor, its run engine and its
-// reactions run without a deadline of their own (a push has its own): a
-// stuck filesystem or a remote that never answers costs one retry, not
-// the monitor.
-const gitTimeout = 5 * time.Minute
 
 // monitor is the state kept between ticks.
 type monitor struct {

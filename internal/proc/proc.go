@@ -7,6 +7,7 @@ package proc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,41 +15,52 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
 // TraceEnv names the environment variable that turns tracing on ("1",
-// "true"; owt --trace sets it for itself and the owt processes it starts).
+// "true"); owt --trace turns it on for its own process.
 const TraceEnv = "OWT_TRACE"
 
-// waitDelay bounds how long Wait waits for a killed program's output
-// pipes: a grandchild holding them must not outlive the deadline.
-const waitDelay = 250 * time.Millisecond
+// waitDelay is how long a program whose context ended has, after SIGTERM,
+// before SIGKILL, and how long Wait then waits for output pipes a
+// grandchild may hold: git removes its lock files on SIGTERM, and a
+// hook's background job must not outlive the deadline.
+const waitDelay = time.Second
 
-// Command is exec.CommandContext with the delay owt wants after a kill.
-// A nil ctx means context.Background().
+// Command is exec.CommandContext as owt wants it. A nil ctx means
+// context.Background(): the program runs to its end, as long as it takes
+// (the user's ^C is the bound). With a ctx that can end, its end sends
+// SIGTERM, then SIGKILL after waitDelay.
 func Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.WaitDelay = waitDelay
+	if ctx.Done() != nil {
+		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+		cmd.WaitDelay = waitDelay
+	}
 	return cmd
 }
 
 // Run runs cmd (made by Command) and traces it when tracing is on. When
 // cmd's context ended first, the error says so (context.DeadlineExceeded
-// or context.Canceled, for errors.Is), not just "signal: killed".
+// or context.Canceled, for errors.Is), not just "signal: terminated". A
+// program that succeeded while something it started (a git hook's
+// background job) still holds its output succeeded: its own output is
+// all there.
 func Run(ctx context.Context, cmd *exec.Cmd) error {
 	start := time.Now()
 	err := cmd.Run()
-	if err != nil && ctx != nil && ctx.Err() != nil {
+	switch {
+	case err != nil && ctx != nil && ctx.Err() != nil:
 		err = fmt.Errorf("%s: %w (%v)", commandName(cmd), ctx.Err(), err)
+	case errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success():
+		err = nil
 	}
-	if tracing() {
-		traceMu.Lock()
-		out := traceOut
-		traceMu.Unlock()
+	if out := tracer(); out != nil {
 		trace(out, cmd, time.Since(start), err)
 	}
 	return err
@@ -56,28 +68,36 @@ func Run(ctx context.Context, cmd *exec.Cmd) error {
 
 var (
 	traceOnce sync.Once
-	traceOn   bool
 	traceMu   sync.Mutex
-	// traceOut is where trace lines go: stderr, the user's terminal (or
-	// the monitor's log).
-	traceOut io.Writer = os.Stderr
+	// traceOut is where trace lines go (stderr, the user's terminal or
+	// the monitor's log); nil when tracing is off.
+	traceOut io.Writer
 )
 
 // TraceTo turns tracing on for this process, to w (owt --trace); nil
 // turns it off.
 func TraceTo(w io.Writer) {
-	tracing() // the environment is read first, so it cannot undo this
+	traceOnce.Do(readTraceEnv) // the environment is read first, so it cannot undo this
 	traceMu.Lock()
 	defer traceMu.Unlock()
-	traceOut, traceOn = w, w != nil
+	traceOut = w
 }
 
-func tracing() bool {
-	traceOnce.Do(func() {
-		v := strings.ToLower(strings.TrimSpace(os.Getenv(TraceEnv)))
-		traceOn = v != "" && v != "0" && v != "false" && v != "no"
-	})
-	return traceOn
+// tracer is where trace lines go now, nil when tracing is off.
+func tracer() io.Writer {
+	traceOnce.Do(readTraceEnv)
+	traceMu.Lock()
+	defer traceMu.Unlock()
+	return traceOut
+}
+
+func readTraceEnv() {
+	v := strings.ToLower(strings.TrimSpace(os.Getenv(TraceEnv)))
+	if v != "" && v != "0" && v != "false" && v != "no" {
+		traceMu.Lock()
+		traceOut = os.Stderr
+		traceMu.Unlock()
+	}
 }
 
 // trace prints one line per command: its duration, its argv quoted (so a

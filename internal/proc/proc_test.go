@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -49,5 +50,40 @@ func TestTraceLineQuotesHostileArgumentsAndSaysHowItEnded(t *testing.T) {
 	}
 	if !strings.HasSuffix(line, "\n") || strings.Count(line, "\n") != 1 {
 		t.Fatalf("want one line, got %q", line)
+	}
+}
+
+// A program that succeeded while a job it started (a git hook's
+// background job) still holds its output succeeded, with a deadline or
+// without one; its own output is all there.
+func TestASucceededProgramWithALingeringChildSucceeded(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, c := range []context.Context{ctx, nil} {
+		var out strings.Builder
+		cmd := Command(c, "sh", "-c", "(sleep 2) & echo done")
+		cmd.Stdout = &out
+		if err := Run(c, cmd); err != nil {
+			t.Fatalf("want success, got %v", err)
+		}
+		if out.String() != "done\n" {
+			t.Fatalf("want its output, got %q", out.String())
+		}
+	}
+}
+
+// A deadline ends a program with SIGTERM first (git removes its lock
+// files then).
+func TestADeadlineEndsAProgramWithSIGTERMFirst(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	dir := t.TempDir()
+	cmd := Command(ctx, "sh", "-c", "trap 'touch "+dir+"/termed; exit 143' TERM; while :; do sleep 0.05; done")
+	err := Run(ctx, cmd)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want the deadline named, got %v", err)
+	}
+	if _, serr := os.Stat(dir + "/termed"); serr != nil {
+		t.Fatalf("the program got no SIGTERM before it was killed: %v", serr)
 	}
 }

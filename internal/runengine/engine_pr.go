@@ -1,6 +1,7 @@
 package runengine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -16,6 +17,10 @@ import (
 // prRetryAfter is how long a pull request that could not be opened (no
 // remote, a rejected push, gh not logged in) waits before owt tries again.
 const prRetryAfter = 10 * time.Minute
+
+// prTimeout bounds one try at a task's pull request: the push (with its
+// hooks) and the gh calls.
+const prTimeout = 10 * time.Minute
 
 // openPRs opens a pull request for each done task of a run with [run] pr
 // that has none: in the background (a push and two gh calls can take
@@ -100,7 +105,13 @@ func (e *Engine) openPR(repo, name string) (int, error) {
 	if w == nil {
 		return 0, err
 	}
-	pr, err := pullreq.Open(w, name, pullreq.Options{}, forge.Client{})
+	// Bounded: a remote or gh that never answers ends this try, which is
+	// logged and tried again after prRetryAfter, never holding the run's
+	// next pull request.
+	ctx, cancel := context.WithTimeout(context.Background(), prTimeout)
+	defer cancel()
+	w.Repo = w.Repo.WithContext(ctx)
+	pr, err := pullreq.Open(w, name, pullreq.Options{}, forge.Client{}.WithContext(ctx))
 	if err != nil {
 		return 0, err
 	}
