@@ -57,7 +57,9 @@ func SetAside(path string) (string, error) {
 }
 
 func replace(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	// Hidden, and named for owt: in a user's folder (a worktree's note,
+	// hook settings) it is no file of theirs, even left by a crash.
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".owt-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -50,3 +50,23 @@ func TestWriteKeepsOwtsFilesPrivate(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 }
+
+// A write that cannot end (a folder where the file goes) leaves no temp
+// file behind in the user's folder.
+func TestAFailedWriteLeavesNoTempFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "AGENTS.md")
+	seen := ""
+	// A file in the way of the rename keeps the temp file for a look.
+	require.NoError(t, os.Mkdir(path, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(path, "x"), nil, 0o644))
+	require.Error(t, WriteMode(path, []byte("x"), 0o644))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		if e.Name() != "AGENTS.md" {
+			seen = e.Name()
+		}
+	}
+	require.Empty(t, seen, "a failed write leaves no temp file")
+}
