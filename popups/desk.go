@@ -164,8 +164,8 @@ func (d *liveDesk) Delete(rec *state.Record, accept lifecycle.Loss) error {
 	if err != nil {
 		return err
 	}
-	leaveSession(d.tm, d.here, rec)
-	return control.Delete(w, rec.Name, lifecycle.DeleteOptions{Accept: &accept})
+	return control.Delete(w, rec.Name, lifecycle.DeleteOptions{Accept: &accept,
+		Leaving: func() { leaveSession(d.tm, d.here, rec) }})
 }
 
 func (d *liveDesk) Send(rec *state.Record, msg string) error {

@@ -112,6 +112,9 @@ type DeleteOptions struct {
 	// still within it; work written since the question was asked is
 	// refused, not lost.
 	Accept *Loss
+	// Leaving, when set, runs right before the session is killed, only
+	// when the delete goes on: a popup moves its client off the session.
+	Leaving func()
 }
 
 // Delete kills the session, removes the worktree, deletes the branch and
@@ -139,6 +142,9 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 	// is gone: find out now, while nothing is removed yet.
 	if err := w.Store.CheckWritable(); err != nil {
 		return fmt.Errorf("kept %s, nothing removed: %w", name, err)
+	}
+	if o.Leaving != nil {
+		o.Leaving()
 	}
 	if err := w.killSessionOf(r); err != nil {
 		return err
