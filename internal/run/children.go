@@ -248,19 +248,7 @@ func (r *Run) parentsChanged(t *TaskRun, tips map[string]string) string {
 	return ""
 }
 
-// Clip cuts s to at most n runes, saying so.
-func Clip(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + " […]"
-	}
-	return s
-}
-
-// Quote marks each line as the parent's words (and keeps a line of them
-// from reading as anything else).
-func Quote(s string) string { return Indent(s, "    > ") }
-
+// Indent puts prefix before each line of s.
 func Indent(s, prefix string) string {
 	var b strings.Builder
 	for _, line := range strings.Split(s, "\n") {

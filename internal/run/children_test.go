@@ -2,7 +2,6 @@ package run
 
 import (
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -116,13 +115,6 @@ func TestConflictBlockedChildIsReleasedWhenAParentChanges(t *testing.T) {
 	_, err := r.Retry("a", now)
 	require.NoError(t, err)
 	require.Equal(t, Pending, c.State, "the parent's retry lets it wait again")
-}
-
-func TestBriefPartsAreBounded(t *testing.T) {
-	require.Equal(t, "abc", Clip("  abc \n", 5))
-	require.Equal(t, "abcde […]", Clip("abcdefgh", 5))
-	require.Equal(t, "    > !write x\n    > two\n", Quote("!write x\ntwo"), "a summary line never starts a line")
-	require.True(t, strings.HasPrefix(Indent("a | 1 +", "    "), "    a"))
 }
 
 func TestAChildNeverStartsFromAParentBranchThatLostItsWork(t *testing.T) {

@@ -189,7 +189,7 @@ func (e *Engine) brief(r *run.Run, repo git.Repo, pt *runplan.Task, parents []ru
 		}
 		fmt.Fprintf(&b, "\nTask %s (branch %s, %s):\n", id, p.Branch, t.State)
 		if t.Evidence != nil && strings.TrimSpace(t.Evidence.Summary.Typed()) != "" {
-			b.WriteString("  Its summary:\n" + run.Quote(run.Clip(t.Evidence.Summary.Typed(), briefSummary)))
+			b.WriteString("  Its summary:\n" + quote(clip(t.Evidence.Summary.Typed(), briefSummary)))
 		}
 		from := git.BranchRef(r.Base)
 		if rec := recs[t.Name]; rec != nil && rec.BaseCommit != "" {
@@ -207,7 +207,7 @@ func (e *Engine) brief(r *run.Run, repo git.Repo, pt *runplan.Task, parents []ru
 					fmt.Fprintf(&b, "  - … and %d more\n", len(subj)-i)
 					break
 				}
-				b.WriteString("  - " + run.Clip(s, 200) + "\n")
+				b.WriteString("  - " + clip(s, 200) + "\n")
 			}
 		}
 		if stat, err := repo.DiffStatBetween(from, p.Tip, briefStatWidth, briefStatFiles); err != nil {
@@ -218,3 +218,16 @@ func (e *Engine) brief(r *run.Run, repo git.Repo, pt *runplan.Task, parents []ru
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// clip cuts s to at most n runes, saying so.
+func clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + " […]"
+	}
+	return s
+}
+
+// quote marks each line as the parent's words (and keeps a line of them
+// from reading as anything else).
+func quote(s string) string { return run.Indent(s, "    > ") }

@@ -3,6 +3,7 @@ package runengine
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,4 +111,11 @@ func TestARunWhoseTasksAllFailedToStartEndsFailed(t *testing.T) {
 	require.Nil(t, r2.NextToLand(time.Unix(105, 0)))
 	require.Equal(t, "a", r2.NextToLand(time.Unix(100, 0).Add(run.LandRetryAfter)).ID)
 	require.False(t, r2.Over())
+}
+
+func TestBriefPartsAreBounded(t *testing.T) {
+	require.Equal(t, "abc", clip("  abc \n", 5))
+	require.Equal(t, "abcde […]", clip("abcdefgh", 5))
+	require.Equal(t, "    > !write x\n    > two\n", quote("!write x\ntwo"), "a summary line never starts a line")
+	require.True(t, strings.HasPrefix(run.Indent("a | 1 +", "    "), "    a"))
 }
