@@ -357,7 +357,7 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit string
 		}
 		return w.Store.Update(func(f *state.File) error {
 			for n := 1; ; n++ {
-				cn, cb := workspace.WithSuffix(name, branch, n)
+				cn, cb := withSuffix(name, branch, n)
 				taken, why := w.taken(f, cn, cb, liveSession, branches)
 				if !taken {
 					name, branch = cn, cb
@@ -653,4 +653,13 @@ func (w *Worktrees) startMonitor() {
 func shortHash(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])[:6]
+}
+
+// withSuffix returns name and branch with "-n" appended (n ≥ 2).
+func withSuffix(name, branch string, n int) (string, string) {
+	if n < 2 {
+		return name, branch
+	}
+	s := fmt.Sprintf("-%d", n)
+	return name + s, branch + s
 }

@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"fmt"
 	"strings"
 	"unicode"
 
@@ -110,15 +109,6 @@ func joinBounded(words []string, max int) string {
 		b.WriteString(w)
 	}
 	return strings.Trim(b.String(), "-")
-}
-
-// WithSuffix returns name and branch with "-n" appended (n ≥ 2).
-func WithSuffix(name, branch string, n int) (string, string) {
-	if n < 2 {
-		return name, branch
-	}
-	s := fmt.Sprintf("-%d", n)
-	return name + s, branch + s
 }
 
 // SessionPart makes s usable in a tmux session name. tmux rewrites some
