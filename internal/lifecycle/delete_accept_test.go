@@ -13,7 +13,7 @@ import (
 // nothing is removed.
 func TestDeleteWithAcceptRefusesWorkWrittenAfterTheQuestion(t *testing.T) {
 	w := newWorld(t)
-	ws := w.workspace()
+	ws := worktreesOf(w)
 	rec, err := ws.Create(CreateOptions{Task: "Add a feature", NoAgent: true, NoSetup: true})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(rec.Path, "draft.txt"), []byte("one\n"), 0o644))
@@ -39,7 +39,7 @@ func TestDeleteWithAcceptRefusesWorkWrittenAfterTheQuestion(t *testing.T) {
 // removed (or committed) meanwhile.
 func TestDeleteWithAcceptGoesOnWhenLessWouldBeLost(t *testing.T) {
 	w := newWorld(t)
-	ws := w.workspace()
+	ws := worktreesOf(w)
 	rec, err := ws.Create(CreateOptions{Task: "Add a feature", NoAgent: true, NoSetup: true})
 	require.NoError(t, err)
 	for _, f := range []string{"a.txt", "b.txt"} {

@@ -12,13 +12,13 @@ import (
 
 func TestTeardownKeepsWorkOnADetachedHEAD(t *testing.T) {
 	w := newWorld(t)
-	ws := w.workspace()
+	ws := worktreesOf(w)
 	rec, err := ws.Create(CreateOptions{Task: "Add a feature", NoAgent: true, NoSetup: true})
 	require.NoError(t, err)
-	w.run("git", "-C", rec.Path, "checkout", "-q", "--detach")
+	w.Run("git", "-C", rec.Path, "checkout", "-q", "--detach")
 	require.NoError(t, os.WriteFile(filepath.Join(rec.Path, "d.txt"), []byte("d\n"), 0o644))
-	w.run("git", "-C", rec.Path, "add", "d.txt")
-	w.run("git", "-C", rec.Path, "commit", "-q", "-m", "detached work")
+	w.Run("git", "-C", rec.Path, "add", "d.txt")
+	w.Run("git", "-C", rec.Path, "commit", "-q", "-m", "detached work")
 
 	loss, err := ws.WhatWouldBeLost(rec)
 	require.NoError(t, err)
@@ -29,7 +29,7 @@ func TestTeardownKeepsWorkOnADetachedHEAD(t *testing.T) {
 	err = ws.Teardown(rec.Name, "")
 	require.ErrorContains(t, err, "1 commit(s) on a detached HEAD")
 	require.DirExists(t, rec.Path)
-	require.NotEmpty(t, w.run("git", "-C", w.repo, "branch", "--list", rec.Branch))
+	require.NotEmpty(t, w.Run("git", "-C", w.Repo, "branch", "--list", rec.Branch))
 	require.ErrorIs(t, ws.Delete(rec.Name, DeleteOptions{}), ErrWouldLoseWork)
 	require.DirExists(t, rec.Path)
 }
@@ -41,14 +41,14 @@ func TestTeardownKeepsTextAddedToAnOwtNoteFile(t *testing.T) {
 	bin := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nexit 0\n"), 0o755))
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	ws := w.workspace()
+	ws := worktreesOf(w)
 	rec, err := ws.Create(CreateOptions{Task: "Add a feature", Tool: "claude", NoSetup: true})
 	require.NoError(t, err)
 	_, err = notes.Of(ws.Workspace).SetNote("Shared context")
 	require.NoError(t, err)
 	note := filepath.Join(rec.Path, "CLAUDE.local.md")
 	require.FileExists(t, note)
-	require.Empty(t, w.run("git", "-C", rec.Path, "status", "--porcelain"), "owt's note is hidden from git")
+	require.Empty(t, w.Run("git", "-C", rec.Path, "status", "--porcelain"), "owt's note is hidden from git")
 
 	// Only owt's block: nothing to lose.
 	loss, err := ws.WhatWouldBeLost(rec)
@@ -74,14 +74,14 @@ func TestTeardownKeepsTextAddedToAnOwtNoteFile(t *testing.T) {
 	data, err := os.ReadFile(note)
 	require.NoError(t, err)
 	require.Equal(t, "\n# Remember: the API runs on 5432\n", string(data))
-	require.Equal(t, "?? CLAUDE.local.md", w.run("git", "-C", rec.Path, "status", "--porcelain"))
+	require.Equal(t, "?? CLAUDE.local.md", w.Run("git", "-C", rec.Path, "status", "--porcelain"))
 }
 
 func TestCreateRollbackKeepsLinesOthersAddedToInfoExclude(t *testing.T) {
 	w := newWorld(t)
-	exclude := filepath.Join(w.repo, ".git", "info", "exclude")
+	exclude := filepath.Join(w.Repo, ".git", "info", "exclude")
 	before, _ := os.ReadFile(exclude)
-	ws := w.workspace()
+	ws := worktreesOf(w)
 	boom := errors.New("injected failure")
 	testHookAfterStep = func(s string) error {
 		if s != "files" {

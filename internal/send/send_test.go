@@ -63,7 +63,7 @@ func TestMarkerTypedOnCodexScreens(t *testing.T) {
 // ErrNotReady, so the courier keeps them for the next idle turn.
 func TestOwtsMessageWaitsForAPromptOnScreenTheRecordMissed(t *testing.T) {
 	w := newWorld(t)
-	ws := w.workspace()
+	ws := w.Workspace()
 	// The stand-in agent draws a codex permission dialog and holds it.
 	dialog := filepath.Join(t.TempDir(), "dialog")
 	require.NoError(t, os.WriteFile(dialog, []byte("Allow command?\n  $ rm -rf build\n› 1. Yes, proceed\n  2. No\n  Press enter to confirm or esc to cancel\n"), 0o644))
@@ -79,16 +79,16 @@ func TestOwtsMessageWaitsForAPromptOnScreenTheRecordMissed(t *testing.T) {
 		return nil
 	}))
 	require.Eventually(t, func() bool {
-		screen, _ := w.tm.Capture(rec.Pane)
+		screen, _ := w.Tmux.Capture(rec.Pane)
 		return strings.Contains(screen, "Press enter to confirm")
 	}, 10*time.Second, 50*time.Millisecond)
-	before, err := w.tm.Capture(rec.Pane)
+	before, err := w.Tmux.Capture(rec.Pane)
 	require.NoError(t, err)
 
 	err = To(ws, rec, text.From("abc"), Options{OnlyIdle: true})
 	require.ErrorIs(t, err, ErrNotReady)
 	require.Contains(t, err.Error(), "its screen shows it waiting now")
-	after, err := w.tm.Capture(rec.Pane)
+	after, err := w.Tmux.Capture(rec.Pane)
 	require.NoError(t, err)
 	require.Equal(t, before, after, "nothing typed")
 }

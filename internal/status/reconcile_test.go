@@ -69,7 +69,7 @@ func TestReconcile(t *testing.T) {
 }
 
 func TestStatusEventsOutOfOrderAreStale(t *testing.T) {
-	w := newWorld(t).workspace()
+	w := newWorld(t).Workspace()
 	require.NoError(t, w.Store.Update(func(f *state.File) error {
 		f.Records["a"] = &state.Record{Name: "a", Status: state.Starting}
 		return nil
@@ -106,7 +106,7 @@ func TestStatusEventsOutOfOrderAreStale(t *testing.T) {
 // never took it (issue 16, item 19); a hook's end of turn, or a turn seen
 // working, is the task taken.
 func TestIdleBeforeTheTaskWasTakenIsAFailedTurn(t *testing.T) {
-	w := newWorld(t).workspace()
+	w := newWorld(t).Workspace()
 	require.NoError(t, w.Store.Update(func(f *state.File) error {
 		for _, n := range []string{"a", "b", "c"} {
 			f.Records[n] = &state.Record{Name: n, Status: state.Starting, TaskPending: true}
