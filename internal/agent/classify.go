@@ -104,7 +104,7 @@ var booting = regexp.MustCompile(`(?m)Reconnecting to server|Waiting for startup
 func Booting(screen string) bool {
 	// The pattern's words are plain text: a plain screen without them
 	// (every tool's but Codex's, nearly always) skips the row work.
-	if !strings.ContainsAny(screen, "\x1b\u009b\u009d") &&
+	if !hasEscapes(screen) &&
 		!strings.Contains(screen, "Reconnecting to server") && !strings.Contains(screen, "Waiting for startup") {
 		return false
 	}
@@ -308,11 +308,15 @@ func StripEscapes(s string) string { return ReplaceEscapes(s, "") }
 func ReplaceEscapes(s, repl string) string {
 	// Every sequence starts with ESC or a C1 CSI/OSC: most captures (read
 	// without -e) hold none, and skip the pattern.
-	if !strings.ContainsAny(s, "\x1b\u009b\u009d") {
+	if !hasEscapes(s) {
 		return s
 	}
 	return ansiRE.ReplaceAllString(s, repl)
 }
+
+// hasEscapes reports whether s may hold an escape sequence: every one
+// starts with ESC or a C1 CSI or OSC.
+func hasEscapes(s string) bool { return strings.ContainsAny(s, "\x1b\u009b\u009d") }
 
 // ansiRE is a terminal escape sequence, whole: CSI (colours, "\x1b[2J"),
 // OSC (a title, "\x1b]0;pwn\a", to its end when unterminated), DCS and

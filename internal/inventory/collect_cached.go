@@ -37,7 +37,11 @@ func RefreshStats(recs []*state.Record) map[string]Stats {
 	cache := loadStatsCache()
 	out := map[string]Stats{}
 	var mu sync.Mutex
-	<-cache.compute(recs, 2, func(i int, st Stats) {
+	all := make([]int, len(recs))
+	for i := range all {
+		all[i] = i
+	}
+	<-cache.compute(recs, all, 2, func(i int, st Stats) {
 		mu.Lock()
 		out[recs[i].Repo+"\x00"+recs[i].Name] = st
 		mu.Unlock()
@@ -45,15 +49,16 @@ func RefreshStats(recs []*state.Record) map[string]Stats {
 	return out
 }
 
-// compute works out the git figures of recs, at most limit at a time (git
-// is the CPU the screen drawing them needs too), hands each to got (from
-// its own goroutine) and keeps it in the cache; the channel closes once
-// all are in and the cache is saved.
-func (c *statsCache) compute(recs []*state.Record, limit int, got func(i int, st Stats)) <-chan struct{} {
+// compute works out the git figures of recs[i] for each i of which, at
+// most limit at a time (git is the CPU the screen drawing them needs
+// too), hands each to got (from its own goroutine) and keeps it in the
+// cache; the channel closes once all are in and the cache is saved.
+func (c *statsCache) compute(recs []*state.Record, which []int, limit int, got func(i int, st Stats)) <-chan struct{} {
 	done := make(chan struct{})
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
-	for i, r := range recs {
+	for _, i := range which {
+		r := recs[i]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

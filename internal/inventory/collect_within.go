@@ -37,15 +37,11 @@ func CollectWithin(tm *tmux.Client, recs []*state.Record, wait time.Duration) []
 			stale = append(stale, i)
 		}
 	}
-	staleRecs := make([]*state.Record, len(stale))
-	for k, i := range stale {
-		staleRecs[k] = recs[i]
-	}
 	// Two at a time: the picker drawing its first frame needs the CPU more
 	// than the figures do.
-	done := cache.compute(staleRecs, 2, func(k int, st Stats) {
+	done := cache.compute(recs, stale, 2, func(i int, st Stats) {
 		mu.Lock()
-		items[stale[k]].applyStats(st)
+		items[i].applyStats(st)
 		mu.Unlock()
 	})
 	select {

@@ -161,11 +161,7 @@ func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 		}
 		stale = append(stale, i)
 	}
-	staleRecs := make([]*state.Record, len(stale))
-	for k, i := range stale {
-		staleRecs[k] = recs[i]
-	}
-	<-cache.compute(staleRecs, 8, func(k int, st Stats) { items[stale[k]].applyStats(st) })
+	<-cache.compute(recs, stale, 8, func(i int, st Stats) { items[i].applyStats(st) })
 	return items
 }
 

@@ -2,7 +2,6 @@ package tmux
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -58,12 +57,8 @@ func (c *Client) Snapshot(capture []string, marker string) ([]PaneState, map[str
 		}
 		args = append(args, cmd...)
 	}
-	ctx := c.context()
-	if c.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
-		defer cancel()
-	}
+	ctx, cancel := c.bounded(c.context())
+	defer cancel()
 	cmd := c.commandIn(ctx, nil, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

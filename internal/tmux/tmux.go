@@ -59,6 +59,14 @@ func (c *Client) WithContext(ctx context.Context) *Client {
 	return &cp
 }
 
+// bounded is ctx with the client's Timeout on it, when it has one.
+func (c *Client) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.Timeout > 0 {
+		return context.WithTimeout(ctx, c.Timeout)
+	}
+	return ctx, func() {}
+}
+
 func (c *Client) context() context.Context {
 	if c.ctx == nil {
 		return context.Background()
@@ -168,11 +176,8 @@ func (c *Client) run(stdin []byte, args ...string) (string, error) {
 }
 
 func (c *Client) runIn(ctx context.Context, stdin []byte, args ...string) (string, error) {
-	if c.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
-		defer cancel()
-	}
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
 	cmd := c.commandIn(ctx, stdin, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
