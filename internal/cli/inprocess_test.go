@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdtest"
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 )
 
@@ -16,7 +17,7 @@ func runOwt(t *testing.T, stdin string, swap func(*cmdutil.Factory) *cli.Command
 	t.Helper()
 	t.Setenv("TMUX", "")
 	t.Setenv(SocketEnv, "")
-	ios, out, errOut := cmdutil.TestStreams(stdin)
+	ios, out, errOut := cmdtest.Streams(stdin)
 	f := &cmdutil.Factory{IO: ios}
 	cmds := commands(f)
 	if swap != nil {

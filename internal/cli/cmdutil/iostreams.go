@@ -2,7 +2,6 @@ package cmdutil
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -35,13 +34,6 @@ func System() *IOStreams {
 		OutTTY:  term.IsTerminal(int(os.Stdout.Fd())),
 		NoColor: os.Getenv("NO_COLOR") != "",
 	}
-}
-
-// TestStreams are streams for a test: stdin as given, stdout and stderr
-// kept; neither is a terminal.
-func TestStreams(stdin string) (*IOStreams, *bytes.Buffer, *bytes.Buffer) {
-	var out, errOut bytes.Buffer
-	return &IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}, &out, &errOut
 }
 
 // Confirm asks q on ios and says whether the answer was yes.

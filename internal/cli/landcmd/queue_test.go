@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdtest"
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/merge"
 )
@@ -24,7 +25,7 @@ func TestQueueOptionsAsTyped(t *testing.T) {
 		swap := func(f *cmdutil.Factory) *cli.Command {
 			return QueueCommand(f, func(o *queueOptions) error { got = o; return nil })
 		}
-		_, stderr, code := cmdutil.RunAlone("", swap, append([]string{"queue"}, c.args...)...)
+		_, stderr, code := cmdtest.RunAlone("", swap, append([]string{"queue"}, c.args...)...)
 		require.Equal(t, cmdutil.ExitOK, code, "%q: %s", c.args, stderr)
 		got.IO, got.Workspace = nil, nil
 		require.Equal(t, c.want, *got, "%q", c.args)
@@ -34,7 +35,7 @@ func TestQueueOptionsAsTyped(t *testing.T) {
 		swap := func(f *cmdutil.Factory) *cli.Command {
 			return QueueCommand(f, func(*queueOptions) error { ran = true; return nil })
 		}
-		_, stderr, code := cmdutil.RunAlone("", swap, args...)
+		_, stderr, code := cmdtest.RunAlone("", swap, args...)
 		require.False(t, ran, args)
 		require.Equal(t, cmdutil.ExitUsage, code, args)
 		require.Equal(t, "owt: queue takes no arguments\n", stderr, args)
@@ -42,7 +43,7 @@ func TestQueueOptionsAsTyped(t *testing.T) {
 }
 
 func TestQueueIsPrintedInItsOrder(t *testing.T) {
-	ios, out, _ := cmdutil.TestStreams("")
+	ios, out, _ := cmdtest.Streams("")
 	printQueue(ios.Out, merge.Queue{
 		Entries: []merge.QueueEntry{
 			{Name: "api", Branch: "feat/api", Status: "idle", Ahead: 2, Size: 40, Clean: true},
@@ -56,7 +57,7 @@ func TestQueueIsPrintedInItsOrder(t *testing.T) {
 		"2  ui    feat/ui   exited  1        3            7      1         conflicts in app.go, ui.go\n"+
 		"not queued: busy (working)\n", out.String())
 
-	ios, out, _ = cmdutil.TestStreams("")
+	ios, out, _ = cmdtest.Streams("")
 	printQueue(ios.Out, merge.Queue{Skipped: []merge.Skipped{{Name: "busy", Reason: "working"}}})
 	require.Equal(t, "the queue is empty: no idle or exited worktree has changes\nnot queued: busy (working)\n", out.String())
 }
@@ -67,7 +68,7 @@ func TestShippingAsksFirst(t *testing.T) {
 	ask := func(ios *cmdutil.IOStreams, yes bool) error {
 		return askFirst(ios, yes, "queue --ship", nil, "Ship these 2 worktree(s) in this order?", "not shipped")
 	}
-	ios, _, errOut := cmdutil.TestStreams("")
+	ios, _, errOut := cmdtest.Streams("")
 	require.NoError(t, ask(ios, true))
 	require.Empty(t, errOut.String())
 
@@ -76,7 +77,7 @@ func TestShippingAsksFirst(t *testing.T) {
 	require.Empty(t, errOut.String(), "nobody to ask")
 
 	for answer, goOn := range map[string]bool{"y\n": true, " YES \n": true, "n\n": false, "\n": false, "": false, "yep\n": false} {
-		ios, _, errOut := cmdutil.TestStreams(answer)
+		ios, _, errOut := cmdtest.Streams(answer)
 		ios.InTTY = true
 		err := ask(ios, false)
 		require.Equal(t, "Ship these 2 worktree(s) in this order? [y/N] ", errOut.String())
@@ -88,7 +89,7 @@ func TestShippingAsksFirst(t *testing.T) {
 	}
 
 	// The report is shown before the question, blockers marked.
-	ios, _, errOut = cmdutil.TestStreams("n\n")
+	ios, _, errOut = cmdtest.Streams("n\n")
 	ios.InTTY = true
 	report := func() (merge.Report, error) {
 		return merge.Report{Name: "api", Branch: "feat/api", Base: "main", DirtyFiles: []string{"a.go"}}, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/cli/cmdtest"
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/git"
 )
@@ -54,7 +55,7 @@ func planAs(t *testing.T, dir, answer string, askErr error, args ...string) (ask
 			return planRun(o)
 		})
 	}
-	stdout, stderr, code = cmdutil.RunAlone("", swap, append([]string{"plan"}, args...)...)
+	stdout, stderr, code = cmdtest.RunAlone("", swap, append([]string{"plan"}, args...)...)
 	return asked, stdout, stderr, code
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdtest"
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
@@ -20,7 +21,7 @@ func newAs(t *testing.T, run func(*newOptions) error, args ...string) (*newOptio
 	swap := func(f *cmdutil.Factory) *cli.Command {
 		return NewCommand(f, func(o *newOptions) error { got = o; return run(o) })
 	}
-	_, stderr, code := cmdutil.RunAlone("", swap, append([]string{"new"}, args...)...)
+	_, stderr, code := cmdtest.RunAlone("", swap, append([]string{"new"}, args...)...)
 	return got, stderr, code
 }
 

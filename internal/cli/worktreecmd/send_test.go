@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/cli/cmdtest"
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
@@ -20,7 +21,7 @@ func sendAs(t *testing.T, stdin string, args ...string) (*sendOptions, string, i
 	swap := func(f *cmdutil.Factory) *cli.Command {
 		return SendCommand(f, func(o *sendOptions) error { got = o; return nil })
 	}
-	_, stderr, code := cmdutil.RunAlone(stdin, swap, append([]string{"send"}, args...)...)
+	_, stderr, code := cmdtest.RunAlone(stdin, swap, append([]string{"send"}, args...)...)
 	return got, stderr, code
 }
 
@@ -108,19 +109,19 @@ func TestGroupSendSkipsAgentsThatCannotTakeText(t *testing.T) {
 		return ns
 	}
 
-	ios, _, errOut := cmdutil.TestStreams("")
+	ios, _, errOut := cmdtest.Streams("")
 	o := &sendOptions{IO: ios, Group: true}
 	require.Equal(t, []string{"busy", "done"}, names(o.sendable(recs)))
 	require.Equal(t, "owt: skipped asks: it waits for you (see 'owt status asks')\n", errOut.String())
 
-	ios, _, errOut = cmdutil.TestStreams("")
+	ios, _, errOut = cmdtest.Streams("")
 	o = &sendOptions{IO: ios, Group: true, Answer: true}
 	require.Equal(t, []string{"asks", "busy", "done"}, names(o.sendable(recs)))
 	require.Empty(t, errOut.String())
 }
 
 func TestSendReportsEachAgent(t *testing.T) {
-	ios, out, errOut := cmdutil.TestStreams("")
+	ios, out, errOut := cmdtest.Streams("")
 	o := &sendOptions{IO: ios}
 	err := o.report([]send.Result{{Name: "a", Sent: true}, {Name: "b", Answered: true}, {Name: "c", Err: "c: agent is not running"}})
 	var ee cmdutil.CodeError
@@ -131,14 +132,14 @@ func TestSendReportsEachAgent(t *testing.T) {
 	require.Equal(t, "owt: c: agent is not running\n", errOut.String())
 
 	// One agent: its error is owt's error, said once by Main.
-	ios, out, errOut = cmdutil.TestStreams("")
+	ios, out, errOut = cmdtest.Streams("")
 	o = &sendOptions{IO: ios}
 	err = o.report([]send.Result{{Name: "c", Err: "c: agent is not running"}})
 	require.EqualError(t, err, "c: agent is not running")
 	require.Empty(t, out.String())
 	require.Empty(t, errOut.String())
 
-	ios, out, _ = cmdutil.TestStreams("")
+	ios, out, _ = cmdtest.Streams("")
 	o = &sendOptions{IO: ios, JSON: true}
 	require.NoError(t, o.report([]send.Result{{Name: "a", Sent: true}}))
 	require.JSONEq(t, `[{"name":"a","sent":true}]`, out.String())
