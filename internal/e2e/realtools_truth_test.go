@@ -622,10 +622,14 @@ func (e *Env) typeKeyUntil(session, key, text string) {
 	e.t.Helper()
 	target := "=" + session + ":"
 	for try := 0; try < 5; try++ {
-		e.Tmux("send-keys", "-t", target, "-l", key)
+		// The key again only when the box lost it; a key still in the box
+		// (its Enter not taken yet, under load) gets Enter alone.
+		if !strings.Contains(e.Capture(target), key) {
+			e.Tmux("send-keys", "-t", target, "-l", key)
+		}
 		e.Tmux("send-keys", "-t", target, "Enter")
 		sent := time.Now()
-		for time.Since(sent) < 6*time.Second {
+		for time.Since(sent) < 10*time.Second {
 			screen := e.Capture(target)
 			if strings.Contains(screen, text) {
 				return
