@@ -17,6 +17,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/cli/configcmd"
 	"github.com/owt-tmux/owt/internal/cli/landcmd"
+	"github.com/owt-tmux/owt/internal/cli/mcpcmd"
 	"github.com/owt-tmux/owt/internal/cli/plugincmd"
 	"github.com/owt-tmux/owt/internal/cli/runcmd"
 	"github.com/owt-tmux/owt/internal/cli/worktreecmd"
@@ -55,6 +56,7 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		configcmd.ToolsCommand(f),
 		configcmd.ConfigCommand(f),
 		runcmd.RunsCommand(f), runcmd.BatchCommand(f), runcmd.OrchestrateCommand(f), runcmd.PlanCommand(f, nil), worktreecmd.DoneCommand(f), landcmd.PRCommand(f), landcmd.DismissCommand(f),
+		mcpcmd.Command(f, Version), mcpcmd.MessagesCommand(f),
 		worktreecmd.RunnerCommand(f),
 		worktreecmd.HookCommand(f),
 		worktreecmd.PublishCommand(f),

@@ -45,6 +45,25 @@ type Config struct {
 	PR PR `toml:"pr"`
 	// Reactions configure each reaction source by name (ReactionNames).
 	Reactions map[string]Reaction `toml:"reactions,omitempty"`
+	// MCP tunes owt mcp, the peers server every agent's tool starts.
+	MCP MCP `toml:"mcp"`
+}
+
+// MCP tunes owt mcp: whether agents get it, how many agents one agent may
+// spawn, and the loop guard on messages between agents.
+type MCP struct {
+	// Enabled registers owt mcp with every agent's tool ([tools.X] mcp =
+	// false turns it off for one tool).
+	Enabled bool `toml:"enabled"`
+	// MaxSpawned bounds the live agents one agent has spawned.
+	MaxSpawned int `toml:"max_spawned"`
+	// SpawnDepth is how deep spawning goes: 1 lets the agents the user
+	// started spawn executors, which cannot spawn in turn.
+	SpawnDepth int `toml:"spawn_depth"`
+	// MessageLimit messages per MessageWindow from one agent to any one
+	// peer; past it a message is refused and the pair needs the user.
+	MessageLimit  int      `toml:"message_limit"`
+	MessageWindow Duration `toml:"message_window"`
 }
 
 // Checks lists check commands: each an argv (no shell), run in order.
@@ -198,6 +217,9 @@ type Tool struct {
 	// context lines), which are ignored when looking for Working and Waiting.
 	StatusBar   string `toml:"status_bar,omitempty"`
 	InstallHint string `toml:"install_hint,omitempty"`
+	// MCP = false keeps owt mcp away from this tool ([mcp] enabled
+	// turns it off for all); unset follows [mcp].
+	MCP *bool `toml:"mcp,omitempty"`
 }
 
 // Duration is a time.Duration written as "5s" in TOML.
@@ -236,6 +258,7 @@ func Defaults() Config {
 		PR:     PR{PollInterval: Duration{60 * time.Second}},
 
 		Reactions: defaultReactions(),
+		MCP:       MCP{Enabled: true, MaxSpawned: 5, SpawnDepth: 1, MessageLimit: 10, MessageWindow: Duration{10 * time.Minute}},
 	}
 }
 
@@ -605,6 +628,9 @@ func MergeTool(base, over Tool) Tool {
 	if over.InstallHint != "" {
 		base.InstallHint = over.InstallHint
 	}
+	if over.MCP != nil {
+		base.MCP = over.MCP
+	}
 	return base
 }
 
@@ -640,6 +666,18 @@ func validate(cfg Config) Problems {
 	}
 	if cfg.Agent.SendTimeout.Duration <= 0 {
 		ps = append(ps, Problem{File: where, Key: "agent.send_timeout", Msg: "must be more than 0 (like \"30s\")"})
+	}
+	if cfg.MCP.MaxSpawned < 0 {
+		ps = append(ps, Problem{File: where, Key: "mcp.max_spawned", Msg: "must be 0 or more"})
+	}
+	if cfg.MCP.SpawnDepth < 0 {
+		ps = append(ps, Problem{File: where, Key: "mcp.spawn_depth", Msg: "must be 0 or more"})
+	}
+	if cfg.MCP.MessageLimit < 1 {
+		ps = append(ps, Problem{File: where, Key: "mcp.message_limit", Msg: "must be 1 or more"})
+	}
+	if cfg.MCP.MessageWindow.Duration <= 0 {
+		ps = append(ps, Problem{File: where, Key: "mcp.message_window", Msg: "must be more than 0 (like \"10m\")"})
 	}
 	ps = append(ps, validateReactions(cfg)...)
 	names := make([]string, 0, len(cfg.Tools))

@@ -20,6 +20,7 @@ import (
 	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/lifecycle"
+	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -66,6 +67,10 @@ type Item struct {
 	NeedsYou []string `json:"needs_you,omitempty"`
 	// Reactions are the reaction sources' memory (attempts, last cause).
 	Reactions map[string]*state.Reaction `json:"reactions,omitempty"`
+	// Spawner is the agent that spawned this one (owt mcp spawn_agent).
+	Spawner string `json:"spawner,omitempty"`
+	// Messages counts its messages to and from other agents (owt mcp).
+	Messages outbox.Counts `json:"messages"`
 }
 
 // Stats are the git figures of one worktree.
@@ -162,7 +167,21 @@ func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 		stale = append(stale, i)
 	}
 	<-cache.compute(recs, stale, 8, func(i int, st Stats) { items[i].applyStats(st) })
+	addMessages(items)
 	return items
+}
+
+// addMessages fills in each item's message counts: one outbox read per
+// agent.
+func addMessages(items []Item) {
+	agents := make([]outbox.Agent, len(items))
+	for i, it := range items {
+		agents[i] = outbox.Agent{Repo: it.Repo, Name: it.Name}
+	}
+	counts := outbox.Default().PeerCounts(agents)
+	for i := range items {
+		items[i].Messages = counts[items[i].Repo+"\x00"+items[i].Name]
+	}
 }
 
 func itemOf(r *state.Record, loc *workspace.Locator) Item {
@@ -182,7 +201,7 @@ func itemOf(r *state.Record, loc *workspace.Locator) Item {
 		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: text.From(r.Task),
 		Port: r.Port, CreatedAt: r.CreatedAt, WaitingFor: r.WaitingFor, TurnError: r.TurnError,
 		PR: r.PR, NeedsYou: r.NeedsYou(), Reactions: r.Reactions,
-		Interrupted: r.Interrupted && r.Status == state.Idle,
+		Interrupted: r.Interrupted && r.Status == state.Idle, Spawner: r.Spawner,
 	}
 }
 

@@ -41,6 +41,10 @@ type CreateOptions struct {
 	// Base is still recorded: the branch the work came from and merges
 	// into; StartAt is recorded as the base commit.
 	StartAt string
+	// Spawner and SpawnDepth are recorded as they are: the agent that
+	// spawned this one through owt mcp, and how deep.
+	Spawner    string
+	SpawnDepth int
 }
 
 // ErrEmptyTask is returned when there is nothing to tell the agent.
@@ -392,7 +396,7 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit string
 				Path: w.WorktreePath(name), Session: session, Tool: tool, Task: task,
 				Plan: o.Plan, NoAgent: o.NoAgent, NoSetup: o.NoSetup, Port: port,
 				Status: state.Starting, StatusSince: now, Source: state.FromOwt, CreatedAt: now,
-				Creating: true,
+				Creating: true, Spawner: o.Spawner, SpawnDepth: o.SpawnDepth,
 			}
 			f.Records[name] = rec
 			return nil

@@ -61,6 +61,9 @@ type Message struct {
 	// Why says why it is undeliverable, or, while queued, what holds it
 	// ("the user is on its pane").
 	Why string `json:"why,omitempty"`
+	// ReadAt is when the agent read it with check_messages (messages
+	// from peers only).
+	ReadAt time.Time `json:"read_at,omitzero"`
 }
 
 // file is one agent's outbox on disk.

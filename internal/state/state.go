@@ -122,6 +122,11 @@ type Record struct {
 	// internal/react), by reaction name: kept apart from Status, so no
 	// status change resets an attempt count.
 	Reactions map[string]*Reaction `json:"reactions,omitempty"`
+	// Spawner is the agent that started this one with owt mcp's
+	// spawn_agent (its executor reports back to it); SpawnDepth is how
+	// many spawns deep it is (1 for the spawner's executors).
+	Spawner    string `json:"spawner,omitempty"`
+	SpawnDepth int    `json:"spawn_depth,omitempty"`
 }
 
 // DoneSignal is one owt done: the agent's own word that its task ended.

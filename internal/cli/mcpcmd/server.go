@@ -1,0 +1,167 @@
+// Package mcpcmd is owt mcp: the Model Context Protocol server (spoken
+// over stdio, built on the official Go SDK) that each agent's tool starts,
+// and owt messages, which shows the user the traffic between agents. The
+// tools are thin: what they do is package peers'.
+//
+// Nothing but protocol is written to stdout: progress and warnings of
+// what a tool does (a spawn's worktree) go to stderr, which the agent's
+// tool keeps as the server's log.
+package mcpcmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/owt-tmux/owt/internal/peers"
+)
+
+// instructions tell the agent's model what the server is for.
+const instructions = `owt runs several coding agents side by side, each on its own branch and worktree. These tools reach the other agents (your peers) of this repository: list_peers shows who works on what and which files overlap with yours; send_message types a message into a peer when it is idle (it sees "[from YOU] ..."); check_messages reads what peers sent you; get_peer_files shows a peer's changes; share_note adds to the note every agent reads; spawn_agent starts an executor agent on its own branch that reports back to you. Message peers about shared files before you both edit them; do not answer every message with a message.`
+
+// Server is the MCP server of one agent's peers.
+func Server(open func() (*peers.Peers, error), version string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "owt", Title: "owt peers", Version: version},
+		&mcp.ServerOptions{Instructions: instructions})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "list_peers",
+		Description: "Every other agent of this repository: name, tool, status (working, waiting, idle, exited), branch, task, the files it changed against its base, and which of them you changed too (overlap).",
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		p, err := open()
+		if err != nil {
+			return nil, nil, err
+		}
+		list, err := p.List()
+		if err != nil {
+			return nil, nil, err
+		}
+		return result(map[string]any{"me": p.Me, "peers": list})
+	})
+
+	type sendIn struct {
+		To   string `json:"to" jsonschema:"the peer's name (as list_peers shows it), or all"`
+		Text string `json:"text" jsonschema:"the message (at most 32 KiB); the peer sees it as [from YOUR-NAME] text"`
+	}
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "send_message",
+		Description: "Send a message to a peer (or to all). It is typed into the peer only when its turn is over and the user is not on its pane; the result says delivered or queued, with an id. Repeating your last message to a peer is dropped, and too many messages to one peer are refused (the user is asked to look).",
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in sendIn) (*mcp.CallToolResult, any, error) {
+		if in.To == "" {
+			return nil, nil, errors.New("to is empty: name a peer (list_peers) or all")
+		}
+		p, err := open()
+		if err != nil {
+			return nil, nil, err
+		}
+		sent, err := p.Send(in.To, in.Text)
+		if err != nil {
+			return nil, nil, err
+		}
+		res, out, err := result(map[string]any{"sent": sent})
+		if allFailed(sent) {
+			res.IsError = true
+		}
+		return res, out, err
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "check_messages",
+		Description: "The messages peers sent you, oldest first, delivered or not; new ones are marked read.",
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		p, err := open()
+		if err != nil {
+			return nil, nil, err
+		}
+		msgs, err := p.Check()
+		if err != nil {
+			return nil, nil, err
+		}
+		return result(map[string]any{"messages": msgs})
+	})
+
+	type filesIn struct {
+		Name string `json:"name" jsonschema:"the peer's name"`
+		File string `json:"file,omitempty" jsonschema:"one path it changed, to get that file's diff"`
+	}
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "get_peer_files",
+		Description: "A peer's changed files against its base with +/- line counts, which of them you changed too, and optionally one file's diff.",
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in filesIn) (*mcp.CallToolResult, any, error) {
+		p, err := open()
+		if err != nil {
+			return nil, nil, err
+		}
+		files, err := p.PeerFiles(in.Name, in.File)
+		if err != nil {
+			return nil, nil, err
+		}
+		return result(files)
+	})
+
+	type noteIn struct {
+		Text string `json:"text" jsonschema:"what every agent of this repository should know"`
+	}
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "share_note",
+		Description: "Add to the note every agent of this repository reads in its instructions file (the same note as the user's owt note, kept above yours).",
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in noteIn) (*mcp.CallToolResult, any, error) {
+		p, err := open()
+		if err != nil {
+			return nil, nil, err
+		}
+		res, err := p.ShareNote(in.Text)
+		if err != nil {
+			return nil, nil, err
+		}
+		return result(map[string]any{"worktrees": res})
+	})
+
+	type spawnIn struct {
+		Task string `json:"task" jsonschema:"what the new agent should do"`
+		Name string `json:"name,omitempty" jsonschema:"its worktree name; derived from the task when empty"`
+		Tool string `json:"tool,omitempty" jsonschema:"its tool (claude, codex, gemini, opencode ...); the configured one when empty"`
+		Base string `json:"base,omitempty" jsonschema:"the branch it starts from; yours when empty"`
+	}
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "spawn_agent",
+		Description: "Start an executor agent on its own branch and worktree with a task, as owt new would; it is told to report back to you with send_message when it is done or blocked. Bounded by [mcp] max_spawned live agents.",
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in spawnIn) (*mcp.CallToolResult, any, error) {
+		p, err := open()
+		if err != nil {
+			return nil, nil, err
+		}
+		rec, err := p.Spawn(peers.SpawnOptions{Task: in.Task, Name: in.Name, Tool: in.Tool, Base: in.Base})
+		if err != nil {
+			return nil, nil, err
+		}
+		return result(map[string]any{"name": rec.Name, "branch": rec.Branch, "tool": rec.Tool, "base": rec.Base,
+			"result": fmt.Sprintf("started %s on %s; it reports back with send_message", rec.Name, rec.Branch)})
+	})
+	return s
+}
+
+// result is v as a tool's result: JSON text a model reads, and the same
+// as structured content.
+func result(v any) (*mcp.CallToolResult, any, error) {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	var structured any
+	_ = json.Unmarshal(data, &structured)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}, StructuredContent: structured}, nil, nil
+}
+
+// allFailed: no message of sent was queued or delivered.
+func allFailed(sent []peers.Sent) bool {
+	for _, s := range sent {
+		if s.Result == peers.Queued || s.Result == peers.Delivered {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,229 @@
+package outbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/atomicfile"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// KindPeer is the kind of a message one agent sent another (owt mcp's
+// send_message). Its From is the sender's worktree name and its Key the
+// message id.
+const KindPeer = "peer"
+
+// ErrRefused wraps why EnqueueChecked did not queue a message.
+var ErrRefused = errors.New("refused")
+
+// EnqueueChecked queues m for a after check, under a's lock, found no
+// reason against it in a's messages as they are now (oldest first): a
+// check that reads and a queue that writes under one lock, so two senders
+// cannot both pass a limit. check's error is returned wrapped in
+// ErrRefused, and nothing is queued.
+func (b Box) EnqueueChecked(a Agent, m Message, now time.Time, check func([]Message) error) (Message, error) {
+	if m.Kind == "" || m.Key == "" {
+		return Message{}, fmt.Errorf("outbox: a message needs a kind and a key")
+	}
+	var got Message
+	var refused error
+	err := b.update(a, func(f *file) bool {
+		if old := f.find(m.Kind, m.Key); old != nil {
+			got = *old
+			return false
+		}
+		all := make([]Message, len(f.Messages))
+		for i, x := range f.Messages {
+			all[i] = *x
+		}
+		if err := check(all); err != nil {
+			refused = err
+			return false
+		}
+		m.State, m.QueuedAt, m.SentAt, m.Why, m.ReadAt = Queued, now, time.Time{}, "", time.Time{}
+		f.Messages = append(f.Messages, &m)
+		got = m
+		return true
+	})
+	if err != nil {
+		return Message{}, err
+	}
+	if refused != nil {
+		return Message{}, fmt.Errorf("%w: %w", ErrRefused, refused)
+	}
+	return got, nil
+}
+
+// Messages are a's messages of kind, in every state, oldest first.
+func (b Box) Messages(a Agent, kind string) ([]Message, error) {
+	f, err := b.read(a)
+	if err != nil {
+		return nil, err
+	}
+	var out []Message
+	for _, m := range f.Messages {
+		if m.Kind == kind {
+			out = append(out, *m)
+		}
+	}
+	return out, nil
+}
+
+// Read returns a's messages of kind, oldest first, as they were, and
+// marks the unread ones read at now.
+func (b Box) Read(a Agent, kind string, now time.Time) ([]Message, error) {
+	var out []Message
+	err := b.update(a, func(f *file) bool {
+		changed := false
+		for _, m := range f.Messages {
+			if m.Kind != kind {
+				continue
+			}
+			out = append(out, *m)
+			if m.ReadAt.IsZero() {
+				m.ReadAt, changed = now, true
+			}
+		}
+		return changed
+	})
+	return out, err
+}
+
+// Loop is a pair of agents whose messages the loop guard refused: the
+// user is needed to break it.
+type Loop struct {
+	Repo string    `json:"repo"`
+	From string    `json:"from"`
+	To   string    `json:"to"`
+	At   time.Time `json:"at"` // the last refusal
+	// Refused counts the messages refused since the first.
+	Refused int    `json:"refused"`
+	Why     string `json:"why"`
+}
+
+type loopsFile struct {
+	Loops []Loop `json:"loops"`
+}
+
+// loopsPath is outside the glob of outbox files (*.json).
+func (b Box) loopsPath() string { return filepath.Join(b.Dir, "loops", "loops.json") }
+
+// NoteLoop records that the loop guard refused a message from one agent
+// to another: the pair shows in NEEDS YOU until DismissLoop or until
+// Loops' window passes.
+func (b Box) NoteLoop(l Loop) error {
+	return b.loopsDoc().Update(func(f *loopsFile) (bool, error) {
+		for i := range f.Loops {
+			o := &f.Loops[i]
+			if o.Repo == l.Repo && o.From == l.From && o.To == l.To {
+				o.At, o.Why = l.At, l.Why
+				o.Refused++
+				return true, nil
+			}
+		}
+		l.Refused = 1
+		f.Loops = append(f.Loops, l)
+		return true, nil
+	})
+}
+
+// DismissLoop forgets the pair from → to of repo.
+func (b Box) DismissLoop(repo, from, to string) error {
+	return b.loopsDoc().Update(func(f *loopsFile) (bool, error) {
+		n := len(f.Loops)
+		f.Loops = slices.DeleteFunc(f.Loops, func(o Loop) bool { return o.Repo == repo && o.From == from && o.To == to })
+		return len(f.Loops) != n, nil
+	})
+}
+
+// Loops are the refused pairs whose last refusal is within window of now.
+func (b Box) Loops(now time.Time, window time.Duration) []Loop {
+	f, err := readLoops(b.loopsPath())
+	if err != nil {
+		return nil
+	}
+	var out []Loop
+	for _, l := range f.Loops {
+		if now.Sub(l.At) <= window {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func (b Box) loopsDoc() state.JSONFile[loopsFile] {
+	path := b.loopsPath()
+	return state.JSONFile[loopsFile]{
+		Path: path, LockPath: path + ".lock", What: "agent message loops",
+		Load: func() (*loopsFile, error) { return readLoops(path) },
+		Corrupt: func(err error) (*loopsFile, error) {
+			if !errors.Is(err, errCorrupt) {
+				return nil, err
+			}
+			if _, rerr := atomicfile.SetAside(path); rerr != nil {
+				return nil, fmt.Errorf("%v; set it aside: %w", err, rerr)
+			}
+			return &loopsFile{}, nil
+		},
+	}
+}
+
+func readLoops(path string) (*loopsFile, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &loopsFile{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var f loopsFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, errCorrupt)
+	}
+	return &f, nil
+}
+
+// Counts are one agent's messages to and from its peers.
+type Counts struct {
+	Sent     int `json:"sent"`
+	Received int `json:"received"`
+	Unread   int `json:"unread"` // received and not read with check_messages
+	Queued   int `json:"queued"` // received and not typed yet
+}
+
+// PeerCounts counts the peer messages of agents, by Repo+"\x00"+Name:
+// one read of each agent's outbox. Messages sent count for their sender
+// when it is among agents.
+func (b Box) PeerCounts(agents []Agent) map[string]Counts {
+	out := make(map[string]Counts, len(agents))
+	for _, a := range agents {
+		f, err := b.read(a)
+		if err != nil {
+			continue
+		}
+		for _, m := range f.Messages {
+			if m.Kind != KindPeer {
+				continue
+			}
+			c := out[a.Repo+"\x00"+a.Name]
+			c.Received++
+			if m.ReadAt.IsZero() {
+				c.Unread++
+			}
+			if m.State == Queued {
+				c.Queued++
+			}
+			out[a.Repo+"\x00"+a.Name] = c
+			from := out[a.Repo+"\x00"+m.From]
+			from.Sent++
+			out[a.Repo+"\x00"+m.From] = from
+		}
+	}
+	return out
+}

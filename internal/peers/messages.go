@@ -1,0 +1,284 @@
+package peers
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/outbox"
+	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
+)
+
+// Sent is what became of one message send_message was given.
+type Sent struct {
+	ID string `json:"id,omitempty"`
+	To string `json:"to"`
+	// Result is "delivered" (the peer's tool took it), "queued" (it waits
+	// for the peer to be idle and unwatched: Why says what holds it),
+	// "undeliverable", "refused" (the loop guard) or "repeat" (the same
+	// text as the last message to that peer: dropped).
+	Result string `json:"result"`
+	Why    string `json:"why,omitempty"`
+}
+
+// Send results.
+const (
+	Delivered     = "delivered"
+	Queued        = "queued"
+	Undeliverable = "undeliverable"
+	Refused       = "refused"
+	Repeat        = "repeat"
+)
+
+// All is the to of a message for every peer.
+const All = "all"
+
+// errLoop and errRepeat are the loop guard's refusals.
+var (
+	errLoop   = errors.New("loop guard")
+	errRepeat = errors.New("repeat")
+)
+
+// prefix is what every message begins with: who sent it.
+func prefix(from string) string { return "[from " + from + "] " }
+
+// CheckText is the text of a message or note as an agent may send it.
+func CheckText(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "":
+		return "", fmt.Errorf("%w: the text is empty", ErrBadText)
+	case len(s) > MaxText:
+		return "", fmt.Errorf("%w: the text is %d bytes; at most %d (32 KiB) can be sent", ErrBadText, len(s), MaxText)
+	}
+	return s, nil
+}
+
+// Send queues msg for the peer to (or every peer, All) in its outbox,
+// whose courier types it when the peer is idle and nobody is on its pane,
+// then waits up to DeliverWait for it to be typed, so the result says
+// delivered only when it was. A peer that exited, a shell, an unknown
+// name or bad text is an error and nothing is queued.
+func (p *Peers) Send(to, msg string) ([]Sent, error) {
+	body, err := CheckText(msg)
+	if err != nil {
+		return nil, err
+	}
+	me, recs, err := p.self()
+	if err != nil {
+		return nil, err
+	}
+	var targets []*state.Record
+	if to == All {
+		for _, r := range others(me, recs) {
+			if !r.NoAgent && r.Status != state.Exited {
+				targets = append(targets, r)
+			}
+		}
+		if len(targets) == 0 {
+			return nil, fmt.Errorf("%w: you have no live peers to message", ErrUnknownPeer)
+		}
+	} else {
+		r, err := findPeer(me, recs, to)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case r.NoAgent:
+			return nil, fmt.Errorf("%w: %s is a shell, not an agent", ErrUnknownPeer, to)
+		case r.Status == state.Exited:
+			return nil, fmt.Errorf("%w: %s (nothing was queued)", ErrPeerExited, to)
+		}
+		targets = []*state.Record{r}
+	}
+	cfg := p.W.Config.MCP
+	out := make([]Sent, 0, len(targets))
+	for _, r := range targets {
+		out = append(out, p.queue(me, r, body, cfg.MessageLimit, cfg.MessageWindow.Duration))
+	}
+	p.await(out)
+	return out, nil
+}
+
+// queue puts one message in r's outbox, unless the loop guard refuses it.
+func (p *Peers) queue(me, r *state.Record, body string, limit int, window time.Duration) Sent {
+	now := p.Now()
+	a := outbox.Agent{Repo: r.Repo, Name: r.Name}
+	m := outbox.Message{Kind: outbox.KindPeer, Key: newID(now), From: me.Name, Text: prefix(me.Name) + body}
+	got, err := p.Box.EnqueueChecked(a, m, now, func(old []outbox.Message) error {
+		return guard(old, me.Name, m.Text, now, limit, window)
+	})
+	switch {
+	case errors.Is(err, errRepeat):
+		return Sent{To: r.Name, Result: Repeat, Why: "the same text as your last message to " + r.Name + ": dropped"}
+	case errors.Is(err, errLoop):
+		why := fmt.Sprintf("you sent %s %d messages in the last %s; the user has been asked to look (NEEDS YOU)", r.Name, limit, window)
+		_ = p.Box.NoteLoop(outbox.Loop{Repo: r.Repo, From: me.Name, To: r.Name, At: now,
+			Why: fmt.Sprintf("%d messages in %s", limit, window)})
+		return Sent{To: r.Name, Result: Refused, Why: why}
+	case err != nil:
+		return Sent{To: r.Name, Result: Undeliverable, Why: err.Error()}
+	}
+	p.traffic(me, r, body, now)
+	return Sent{ID: got.Key, To: r.Name, Result: Queued}
+}
+
+// guard is the loop guard: the text of the last message from to this
+// peer again is a repeat; limit messages within window is a loop.
+func guard(old []outbox.Message, from, txt string, now time.Time, limit int, window time.Duration) error {
+	n := 0
+	var last *outbox.Message
+	for i := range old {
+		m := &old[i]
+		if m.Kind != outbox.KindPeer || m.From != from {
+			continue
+		}
+		last = m
+		if now.Sub(m.QueuedAt) < window {
+			n++
+		}
+	}
+	if last != nil && last.Text == txt {
+		return errRepeat
+	}
+	if n >= limit {
+		return errLoop
+	}
+	return nil
+}
+
+// traffic shows a message to the user: RECENT in the control plane, and
+// the event log of a run either agent belongs to.
+func (p *Peers) traffic(me, to *state.Record, body string, now time.Time) {
+	line := me.Name + " → " + to.Name
+	first := text.From(body).Short(80)
+	control.Note(control.Event{At: now, Repo: me.Repo, Name: line, Event: "message", Detail: first})
+	store := run.DefaultStore()
+	runs, _ := store.List()
+	for _, r := range runs {
+		if r == nil || r.Repo != me.Repo || r.State == run.Finished {
+			continue
+		}
+		for _, t := range r.Tasks {
+			if t.Name == me.Name || t.Name == to.Name {
+				_ = store.Update(r.Name, func(*run.Run) ([]run.Event, error) {
+					return []run.Event{{At: now, Event: "message", Task: t.ID, Detail: line + ": " + first}}, nil
+				})
+				break
+			}
+		}
+	}
+}
+
+// await waits, up to DeliverWait, until every queued message of sent is
+// settled, and fills in what became of each.
+func (p *Peers) await(sent []Sent) {
+	deadline := time.Now().Add(p.DeliverWait)
+	me := p.W.Repo.Root
+	for {
+		pending := 0
+		for i := range sent {
+			s := &sent[i]
+			if s.Result != Queued {
+				continue
+			}
+			m, ok, err := p.Box.Lookup(outbox.Agent{Repo: me, Name: s.To}, outbox.KindPeer, s.ID)
+			switch {
+			case err != nil || !ok:
+				continue
+			case m.State == outbox.Delivered:
+				s.Result, s.Why = Delivered, ""
+			case m.State == outbox.Undeliverable:
+				s.Result, s.Why = Undeliverable, m.Why
+			default:
+				s.Why = m.Why
+				pending++
+			}
+		}
+		if pending == 0 || !time.Now().Before(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for i := range sent {
+		if sent[i].Result == Queued && sent[i].Why == "" {
+			sent[i].Why = "it is typed when " + sent[i].To + " is idle and nobody is on its pane"
+		}
+	}
+}
+
+func newID(now time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("m%d-%s", now.UnixMilli(), hex.EncodeToString(b[:]))
+}
+
+// Received is one message another agent sent me.
+type Received struct {
+	ID       string         `json:"id"`
+	From     string         `json:"from"`
+	Text     text.Untrusted `json:"text"`
+	State    string         `json:"state"` // queued, delivered, undeliverable
+	QueuedAt time.Time      `json:"queued_at"`
+	// New: not read with check_messages before.
+	New bool `json:"new"`
+}
+
+// Check is the messages addressed to me, oldest first, delivered or not;
+// they are marked read.
+func (p *Peers) Check() ([]Received, error) {
+	if _, _, err := p.self(); err != nil {
+		return nil, err
+	}
+	msgs, err := p.Box.Read(outbox.Agent{Repo: p.W.Repo.Root, Name: p.Me}, outbox.KindPeer, p.Now())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Received, 0, len(msgs))
+	for _, m := range msgs {
+		out = append(out, Received{ID: m.Key, From: m.From, Text: text.From(strings.TrimPrefix(m.Text, prefix(m.From))),
+			State: string(m.State), QueuedAt: m.QueuedAt, New: m.ReadAt.IsZero()})
+	}
+	return out, nil
+}
+
+// Entry is one message between two agents, as owt messages shows it.
+type Entry struct {
+	ID       string         `json:"id"`
+	From     string         `json:"from"`
+	To       string         `json:"to"`
+	Text     text.Untrusted `json:"text"`
+	State    string         `json:"state"`
+	Why      string         `json:"why,omitempty"`
+	QueuedAt time.Time      `json:"queued_at"`
+	SentAt   time.Time      `json:"sent_at,omitzero"`
+	ReadAt   time.Time      `json:"read_at,omitzero"`
+}
+
+// Log is every message between the agents recs, oldest first; with name,
+// only those from or to it.
+func Log(box outbox.Box, recs []*state.Record, name string) ([]Entry, error) {
+	var out []Entry
+	for _, r := range recs {
+		msgs, err := box.Messages(outbox.Agent{Repo: r.Repo, Name: r.Name}, outbox.KindPeer)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range msgs {
+			if name != "" && r.Name != name && m.From != name {
+				continue
+			}
+			out = append(out, Entry{ID: m.Key, From: m.From, To: r.Name, Text: text.From(strings.TrimPrefix(m.Text, prefix(m.From))),
+				State: string(m.State), Why: m.Why, QueuedAt: m.QueuedAt, SentAt: m.SentAt, ReadAt: m.ReadAt})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].QueuedAt.Before(out[j].QueuedAt) })
+	return out, nil
+}
