@@ -157,12 +157,18 @@ func (m *ctl) rowLine(r control.Row, nameW int, now time.Time) string {
 		glyph = "·"
 	}
 	name := rowName(r)
+	if r.Spawner != "" {
+		name = "└ " + name // spawned: its spawner's row says by whom
+	}
 	if n := []rune(name); len(n) > nameW {
 		name = string(n[:nameW-1]) + "…"
 	}
 	parts := []string{fmt.Sprintf("%s %-*s %-8s %4s", glyph, nameW, name, r.Status, workspace.Age(now.Sub(r.Since)))}
 	if r.Why != "" {
 		parts = append(parts, m.whyPaint(r))
+	}
+	if r.Spawner != "" {
+		parts = append(parts, m.paint(sgrDim, "spawned by "+r.Spawner))
 	}
 	if r.Section == control.ReadyToShip || r.Section == control.InFlight {
 		if r.Insertions+r.Deletions > 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -77,6 +78,8 @@ type Row struct {
 	PR string `json:"pr,omitempty"`
 	// Event is what happened, for RECENT rows.
 	Event string `json:"event,omitempty"`
+	// Spawner is the agent that spawned this one (owt mcp).
+	Spawner string `json:"spawner,omitempty"`
 }
 
 // IsAgent says the row has a worktree the agent verbs act on.
@@ -115,6 +118,9 @@ type Input struct {
 	Queue map[string]merge.Queue // by repo
 	// Events are the recent events, any order.
 	Events []Event
+	// Loops are the pairs of agents whose messages the loop guard of owt
+	// mcp refused lately: the sender needs the user.
+	Loops []outbox.Loop
 }
 
 // Event is one line of RECENT.
@@ -144,6 +150,9 @@ func Build(in Input, now time.Time) Board {
 		key := it.Repo + "\x00" + it.Name
 		shown[key] = true
 		row := agentRow(it, recs[key], tasks[key], queued[key], now)
+		if why := loopOf(in.Loops, it.Repo, it.Name); why != "" && row.Section != NeedsYou {
+			row.Section, row.Why = NeedsYou, why
+		}
 		b.Rows = append(b.Rows, row)
 	}
 	for _, r := range in.Runs {
@@ -164,6 +173,21 @@ func Build(in Input, now time.Time) Board {
 	sortRows(b.Rows, queued)
 	plainRows(b.Rows)
 	return b
+}
+
+// loopOf says why the agent name of repo needs the user for a message
+// loop it is in as the sender, "" if it is in none.
+func loopOf(loops []outbox.Loop, repo, name string) string {
+	var pairs []string
+	for _, l := range loops {
+		if l.Repo == repo && l.From == name {
+			pairs = append(pairs, fmt.Sprintf("%s → %s (%s; %d refused)", l.From, l.To, l.Why, l.Refused))
+		}
+	}
+	if len(pairs) == 0 {
+		return ""
+	}
+	return "message loop: " + strings.Join(pairs, ", ")
 }
 
 type taskRef struct {
@@ -203,7 +227,7 @@ func agentRow(it inventory.Item, rec *state.Record, ref taskRef, q queuePlace, n
 	row := Row{
 		Name: it.Name, Repo: it.Repo, Status: it.Status, Task: firstLine(it.Task.Block()), Since: it.StatusSince,
 		Ahead: it.Ahead, Dirty: it.Dirty, Insertions: it.Insertions, Deletions: it.Deletions,
-		PR: it.PR.Summary(),
+		PR: it.PR.Summary(), Spawner: it.Spawner,
 	}
 	if ref.task != nil {
 		withTask(&row, ref.run, ref.task)
@@ -409,6 +433,60 @@ func sortRows(rows []Row, queued map[string]queuePlace) {
 		}
 		return a.Repo+a.Name+a.TaskID < b.Repo+b.Name+b.TaskID
 	})
+	underSpawners(rows)
+}
+
+// underSpawners moves each spawned agent's row right after its spawner's
+// when both are in one section (NEEDS YOU keeps its own order: what needs
+// the user comes first whoever spawned it).
+func underSpawners(rows []Row) {
+	for start := 0; start < len(rows); {
+		end := start
+		for end < len(rows) && rows[end].Section == rows[start].Section {
+			end++
+		}
+		if rows[start].Section != NeedsYou && rows[start].Section != Recent {
+			arrange(rows[start:end])
+		}
+		start = end
+	}
+}
+
+func arrange(sec []Row) {
+	at := map[string]bool{}
+	for _, r := range sec {
+		at[r.Repo+"\x00"+r.Name] = true
+	}
+	kids := map[string][]Row{}
+	var roots []Row
+	for _, r := range sec {
+		if k := r.Repo + "\x00" + r.Spawner; r.Spawner != "" && at[k] {
+			kids[k] = append(kids[k], r)
+		} else {
+			roots = append(roots, r)
+		}
+	}
+	out := sec[:0:0]
+	seen := map[string]bool{}
+	var add func(Row)
+	add = func(r Row) {
+		k := r.Repo + "\x00" + r.Name + "\x00" + r.TaskID
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		out = append(out, r)
+		for _, c := range kids[r.Repo+"\x00"+r.Name] {
+			add(c)
+		}
+	}
+	for _, r := range roots {
+		add(r)
+	}
+	for _, r := range sec {
+		add(r)
+	}
+	copy(sec, out)
 }
 
 func orText(ss ...string) string {

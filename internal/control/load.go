@@ -4,8 +4,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -57,7 +59,8 @@ func Load(tm *tmux.Client, repo string) (Snapshot, error) {
 		title = filepath.Base(repo)
 	}
 	return Snapshot{
-		Input: Input{Title: title, Items: items, Records: recs, Runs: mine, Events: events},
+		Input: Input{Title: title, Items: items, Records: recs, Runs: mine, Events: events,
+			Loops: outbox.Default().Loops(time.Now(), config.Defaults().MCP.MessageWindow.Duration)},
 		Stale: stale,
 	}, nil
 }

@@ -184,6 +184,45 @@ func (f *File) Sorted() []*Record {
 		}
 		return out[i].Name < out[j].Name
 	})
+	return underSpawners(out)
+}
+
+// underSpawners puts each spawned agent right after its spawner (and
+// that one's other spawns), keeping the order otherwise: a list shows
+// who started whom.
+func underSpawners(recs []*Record) []*Record {
+	byName := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		byName[r.Name] = true
+	}
+	children := map[string][]*Record{}
+	var roots []*Record
+	for _, r := range recs {
+		if r.Spawner != "" && r.Spawner != r.Name && byName[r.Spawner] {
+			children[r.Spawner] = append(children[r.Spawner], r)
+		} else {
+			roots = append(roots, r)
+		}
+	}
+	out := make([]*Record, 0, len(recs))
+	seen := make(map[string]bool, len(recs))
+	var add func(r *Record)
+	add = func(r *Record) {
+		if seen[r.Name] {
+			return
+		}
+		seen[r.Name] = true
+		out = append(out, r)
+		for _, c := range children[r.Name] {
+			add(c)
+		}
+	}
+	for _, r := range roots {
+		add(r)
+	}
+	for _, r := range recs { // a cycle of spawners (hand-edited state)
+		add(r)
+	}
 	return out
 }
 

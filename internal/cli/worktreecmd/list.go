@@ -67,6 +67,10 @@ func printTable(ios *cmdutil.IOStreams, items []inventory.Item, withRepo bool) {
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	now := time.Now()
+	listed := map[string]bool{}
+	for _, it := range items {
+		listed[it.Repo+"\x00"+it.Name] = true
+	}
 	for _, it := range items {
 		tool := it.Tool
 		if tool == "" {
@@ -97,7 +101,11 @@ func printTable(ios *cmdutil.IOStreams, items []inventory.Item, withRepo bool) {
 		if len(it.NeedsYou) > 0 {
 			status += " (needs you: " + cmdutil.Shown(strings.Join(it.NeedsYou, "; ")) + ")"
 		}
-		row := []string{it.Name, it.Branch, status, tool, workspace.Age(now.Sub(it.CreatedAt)), changes(it) + prColumn(it.PR)}
+		name := it.Name
+		if it.Spawner != "" && listed[it.Repo+"\x00"+it.Spawner] {
+			name = "└ " + name // under its spawner (state.Sorted)
+		}
+		row := []string{name, it.Branch, status, tool, workspace.Age(now.Sub(it.CreatedAt)), changes(it) + prColumn(it.PR)}
 		if withRepo {
 			row = append([]string{it.Repo}, row...)
 		}

@@ -1,0 +1,191 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+)
+
+// mcpAs connects an MCP client from the official SDK to the built "owt
+// mcp", started the way an agent's tool starts it: a stdio subprocess
+// with the agent's environment (OWT_NAME and OWT_REPO, which owt sets in
+// its session). The session closes when the test ends.
+func (e *Env) mcpAs(name, repo string) *mcp.ClientSession {
+	e.t.Helper()
+	cmd := exec.Command(owtBin, "mcp")
+	cmd.Env = e.Environ("OWT_NAME="+name, "OWT_REPO="+repo)
+	cmd.Dir = repo
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(e.t, err, "owt mcp stderr: %s", stderr.String())
+	e.t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// call calls tool with args and returns its text and whether it is an
+// error result.
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	require.NoError(t, err, "a tool's failure is a result, never a protocol error")
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+// Agent a, through its MCP server, sees b and its files, messages it, and
+// b's tool gets "[from a] …" as one prompt, once, when it is idle; b reads
+// it with check_messages; the user sees the traffic in owt messages and
+// owt list --json.
+func TestMCPPeersListMessageAndCheck(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	for _, n := range []string{"a", "b"} {
+		e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", n, "Task "+n+onNext("!write "+n+".txt"))
+	}
+	for _, n := range []string{"a", "b"} {
+		e.Eventually(30*time.Second, n+" idle", func() bool { return e.Find(repo, n).Status == "idle" })
+	}
+	root := e.Find(repo, "a").Repo
+	a := e.mcpAs("a", root)
+
+	tools, err := a.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	require.ElementsMatch(t, []string{"list_peers", "send_message", "check_messages", "get_peer_files", "share_note", "spawn_agent"}, names)
+
+	e.WriteFile(e.Find(repo, "b").Path, "shared.go", "package b\n")
+	e.WriteFile(e.Find(repo, "a").Path, "shared.go", "package a\n")
+	out, isErr := call(t, a, "list_peers", nil)
+	require.False(t, isErr, out)
+	var list struct {
+		Me    string
+		Peers []struct {
+			Name, Tool, Status, Branch, Task string
+			Files, Overlap                   []string
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &list), out)
+	require.Equal(t, "a", list.Me)
+	require.Len(t, list.Peers, 1)
+	require.Equal(t, "b", list.Peers[0].Name)
+	require.Equal(t, "idle", list.Peers[0].Status)
+	require.Equal(t, []string{"shared.go"}, list.Peers[0].Files)
+	require.Equal(t, []string{"shared.go"}, list.Peers[0].Overlap)
+
+	out, isErr = call(t, a, "send_message", map[string]any{"to": "b", "text": "hello b, shared.go is mine"})
+	require.False(t, isErr, out)
+	require.Regexp(t, `"result": "(delivered|queued)"`, out)
+	require.Contains(t, out, `"id": "m`)
+	want := "[from a] hello b, shared.go is mine"
+	e.Eventually(30*time.Second, "b got the message", func() bool { return len(e.promptsWith("b", want)) > 0 })
+	time.Sleep(2 * time.Second) // past the courier's next ticks: a second copy would be typed by now
+	require.Equal(t, []string{want}, e.promptsWith("b", "[from a]"), "typed once, as its own prompt")
+
+	b := e.mcpAs("b", root)
+	out, isErr = call(t, b, "check_messages", nil)
+	require.False(t, isErr, out)
+	require.Contains(t, out, `"from": "a"`)
+	require.Contains(t, out, `"text": "hello b, shared.go is mine"`)
+	require.Contains(t, out, `"new": true`)
+	out, _ = call(t, b, "check_messages", nil)
+	require.Contains(t, out, `"new": false`, "read once")
+
+	out, isErr = call(t, b, "get_peer_files", map[string]any{"name": "a", "file": "shared.go"})
+	require.False(t, isErr, out)
+	require.Contains(t, out, `"overlap": [`)
+	require.Contains(t, out, "+package a")
+
+	msgs := e.MustOwt(repo, "messages", "--json")
+	require.Contains(t, msgs, `"from": "a"`)
+	require.Contains(t, msgs, `"to": "b"`)
+	require.Contains(t, msgs, `"state": "delivered"`)
+	var items []struct {
+		Name     string
+		Messages struct{ Sent, Received, Unread int }
+	}
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "list", "--json")), &items))
+	for _, it := range items {
+		switch it.Name {
+		case "a":
+			require.Equal(t, 1, it.Messages.Sent)
+		case "b":
+			require.Equal(t, 1, it.Messages.Received)
+			require.Equal(t, 0, it.Messages.Unread)
+		}
+	}
+}
+
+// Bad input and a server outside an agent: clear error results, nothing
+// queued; the loop guard refuses past the limit and the sender shows in
+// NEEDS YOU.
+func TestMCPRefusesBadInputAndLoops(t *testing.T) {
+	e := newQuietEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, ".owt.toml", "[mcp]\nmessage_limit = 2\n")
+	for _, n := range []string{"a", "b"} {
+		e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", n, "Task "+n)
+	}
+	root := e.Find(repo, "a").Repo
+
+	stranger := e.mcpAs("", root)
+	out, isErr := call(t, stranger, "list_peers", nil)
+	require.True(t, isErr)
+	require.Contains(t, out, "OWT_NAME")
+
+	a := e.mcpAs("a", root)
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"to": "nobody", "text": "hi"}, "no such peer"},
+		{map[string]any{"to": "b", "text": "  "}, "empty"},
+		{map[string]any{"to": "b", "text": strings.Repeat("x", 33<<10)}, "32 KiB"},
+		{map[string]any{"to": "", "text": "hi"}, "to is empty"},
+	} {
+		out, isErr := call(t, a, "send_message", c.args)
+		require.True(t, isErr, out)
+		require.Contains(t, out, c.want)
+	}
+	require.Equal(t, "no messages between agents\n", e.MustOwt(repo, "messages"), "nothing queued")
+
+	for _, msg := range []string{"one", "two"} {
+		out, isErr := call(t, a, "send_message", map[string]any{"to": "b", "text": msg})
+		require.False(t, isErr, out)
+	}
+	out, isErr = call(t, a, "send_message", map[string]any{"to": "b", "text": "two"})
+	require.True(t, isErr, "a repeat only: nothing sent")
+	require.Contains(t, out, `"result": "repeat"`)
+	out, isErr = call(t, a, "send_message", map[string]any{"to": "b", "text": "three"})
+	require.True(t, isErr)
+	require.Contains(t, out, `"result": "refused"`)
+
+	e.attach("harness")
+	p := e.pane(repo, owtBin, "popup", "control")
+	var screen string
+	e.Eventually(15*time.Second, "the loop in NEEDS YOU", func() bool {
+		screen = e.Capture(p)
+		return sectionOf(screen, "a") == "NEEDS YOU" && strings.Contains(screen, "message loop: a → b")
+	})
+	require.Regexp(t, `message a → b +(one|two)`, screen, "RECENT shows the traffic")
+	e.keys(p, "Escape")
+}
