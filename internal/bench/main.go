@@ -106,6 +106,7 @@ func main() {
 
 	controlFigures(w, bin, repo, *n)
 
+	mcpFigures(w, bin, repo)
 	sendFigures(w, bin, repo)
 	ghFigures(w, bin)
 }

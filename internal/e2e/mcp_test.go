@@ -189,3 +189,40 @@ func TestMCPRefusesBadInputAndLoops(t *testing.T) {
 	require.Regexp(t, `message a → b +(one|two)`, screen, "RECENT shows the traffic")
 	e.keys(p, "Escape")
 }
+
+// spawn_agent starts executors as owt new would, under their spawner in
+// owt list, each told to report back; past [mcp] max_spawned it is
+// refused and nothing is made; an executor cannot spawn (spawn_depth 1).
+func TestMCPSpawnAgentIsBounded(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, ".owt.toml", "[mcp]\nmax_spawned = 2\n")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "lead", "Design the cart")
+	root := e.Find(repo, "lead").Repo
+	lead := e.mcpAs("lead", root)
+	for _, n := range []string{"ex1", "ex2"} {
+		out, isErr := call(t, lead, "spawn_agent", map[string]any{"task": "Build " + n, "name": n, "tool": "claude"})
+		require.False(t, isErr, out)
+		require.Contains(t, out, `"name": "`+n+`"`)
+	}
+	out, isErr := call(t, lead, "spawn_agent", map[string]any{"task": "Build ex3", "name": "ex3"})
+	require.True(t, isErr, out)
+	require.Contains(t, out, "max_spawned = 2")
+
+	for _, n := range []string{"ex1", "ex2"} {
+		prompts := e.WaitPrompts(n, 1)
+		require.Contains(t, prompts[0], "Build "+n)
+		require.Contains(t, prompts[0], `send_message, to: "lead"`, "told to report back")
+		require.Equal(t, e.Find(repo, "lead").Branch, e.Find(repo, n).Base, "from the spawner's branch")
+	}
+	table := e.MustOwt(repo, "list")
+	require.Regexp(t, `(?s)\nlead .*\n└ ex1 .*\n└ ex2 `, table, "executors under their spawner")
+	for _, it := range e.List(repo) {
+		require.NotEqual(t, "ex3", it.Name, "nothing made past the limit")
+	}
+
+	ex1 := e.mcpAs("ex1", root)
+	out, isErr = call(t, ex1, "spawn_agent", map[string]any{"task": "deeper"})
+	require.True(t, isErr, out)
+	require.Contains(t, out, "spawn_depth")
+}
