@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -225,4 +226,44 @@ func TestMCPSpawnAgentIsBounded(t *testing.T) {
 	out, isErr = call(t, ex1, "spawn_agent", map[string]any{"task": "deeper"})
 	require.True(t, isErr, out)
 	require.Contains(t, out, "spawn_depth")
+}
+
+// A message from an agent of a run is an event of the run's log.
+func TestMCPMessageOfARunAgentIsInTheRunLog(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "peer", "Help out")
+	e.WriteFile(repo, "m.toml", oneTaskPlan("think", "think about it", ""))
+	e.MustOwt(repo, "run", "start", "m.toml")
+	var name string
+	e.Eventually(60*time.Second, "the task's agent", func() bool {
+		n := e.runStatus(repo, "m").Tasks[0].Name
+		if n != nil && *n != "" {
+			name = *n
+		}
+		return name != ""
+	})
+	cs := e.mcpAs(name, e.Find(repo, "peer").Repo)
+	out, isErr := call(t, cs, "send_message", map[string]any{"to": "peer", "text": "which port is yours?"})
+	require.False(t, isErr, out)
+	ev := e.waitRunEvent(repo, "m", "message")
+	require.Equal(t, "think", ev.Task)
+	require.Equal(t, name+" → peer: which port is yours?", ev.Detail)
+}
+
+// A message waits for a busy peer, and killing its sender (kill -9 of
+// the agent) loses nothing: the peer gets it once its turn is over.
+func TestMCPMessageSurvivesItsSenderKilled(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "a", "Task a")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "b", "!sleep 6")
+	e.Eventually(30*time.Second, "b working", func() bool { return e.Find(repo, "b").Status == "working" })
+	cs := e.mcpAs("a", e.Find(repo, "a").Repo)
+	out, isErr := call(t, cs, "send_message", map[string]any{"to": "b", "text": "after your turn"})
+	require.False(t, isErr, out)
+	require.Contains(t, out, `"result": "queued"`, "b is working: not typed now")
+	require.NoError(t, syscall.Kill(e.AgentPID("a"), syscall.SIGKILL))
+	_ = cs.Close()
+	e.Eventually(60*time.Second, "b got it after its turn", func() bool { return len(e.promptsWith("b", "[from a] after your turn")) == 1 })
 }
