@@ -1,10 +1,13 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,13 +27,70 @@ func (e *Env) mcpAs(name, repo string) *mcp.ClientSession {
 	cmd.Dir = repo
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	require.NoError(e.t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(e.t, err)
+	require.NoError(e.t, cmd.Start())
+	// Every line on stdout must be a JSON-RPC message: anything else
+	// (progress, a child's output) would break the agent's tool.
+	proto := &protocolOnly{r: stdout}
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: proto, Writer: stdin}, nil)
 	require.NoError(e.t, err, "owt mcp stderr: %s", stderr.String())
-	e.t.Cleanup(func() { _ = cs.Close() })
+	e.t.Cleanup(func() {
+		_ = cs.Close()
+		_ = stdin.Close()
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+			e.t.Errorf("owt mcp did not end when its client closed stdin")
+		}
+		require.Empty(e.t, proto.bad(), "owt mcp wrote something other than protocol on stdout")
+	})
 	return cs
+}
+
+// protocolOnly passes stdout on and keeps every line that is not a JSON
+// object.
+type protocolOnly struct {
+	r       io.ReadCloser
+	mu      sync.Mutex
+	partial []byte
+	notJSON []string
+}
+
+func (p *protocolOnly) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.mu.Lock()
+	p.partial = append(p.partial, b[:n]...)
+	for {
+		i := bytes.IndexByte(p.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := bytes.TrimSpace(p.partial[:i])
+		if len(line) > 0 && !json.Valid(line) {
+			p.notJSON = append(p.notJSON, string(line))
+		}
+		p.partial = p.partial[i+1:]
+	}
+	p.mu.Unlock()
+	return n, err
+}
+
+func (p *protocolOnly) Close() error { return p.r.Close() }
+
+func (p *protocolOnly) bad() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.notJSON...)
 }
 
 // call calls tool with args and returns its text and whether it is an
