@@ -63,7 +63,9 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 	}
 	// The session's @owt-* options, set on it by this pane's id (never a
 	// bare set-option, which lands on whatever session tmux calls current).
-	if pane := os.Getenv("TMUX_PANE"); pane != "" {
+	// A swarm worker's window is in its host's session, whose options
+	// are the host's.
+	if pane := os.Getenv("TMUX_PANE"); pane != "" && rec.Swarm == nil {
 		if err := tm.MarkSession(pane, statusbar.SessionOptions(rec), nil); err != nil {
 			fmt.Fprintf(out, "owt: could not mark this session as %s's: %v\n", rec.Name, err)
 		}
@@ -122,6 +124,9 @@ func (w *runner) runAgent(rec *state.Record, out io.Writer) (int, error) {
 		argTask = rec.Task
 	}
 	argv, err := prof.Argv(argTask, rec.Plan, w.Config.Agent.AutoApprove)
+	if rec.ReadOnly {
+		argv, err = prof.ReadOnlyArgv(argTask) // a swarm's read-only role: the tool enforces it
+	}
 	if err != nil {
 		return 127, err
 	}

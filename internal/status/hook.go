@@ -65,6 +65,9 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 		return errors.Join(fmt.Errorf("%w: %s %s", ErrHookIgnored, call.Kind, call.Event), parseErr, chainErr)
 	}
 	w, name, err := hookLedger(tm, call, ev)
+	if err == nil && strings.Contains(name, "/") {
+		err = noteWorkerEdit(w, name, ev) // a swarm worker: the tester's check needs its edits
+	}
 	if err == nil {
 		var changed bool
 		_, changed, err = w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
