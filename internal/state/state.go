@@ -138,11 +138,13 @@ type Record struct {
 }
 
 // SwarmRole is what a swarm worker is: its host worktree, its role, the
-// commit the host's branch was at when the swarm started, and the files
-// its tool reported writing (hook payloads), for the tester's check.
+// swarm's goal, the commit the host's branch was at when the swarm
+// started, and the files its tool reported writing (hook payloads), for
+// the tester's check.
 type SwarmRole struct {
 	Host   string   `json:"host"`
 	Role   string   `json:"role"`
+	Goal   string   `json:"goal,omitempty"`
 	Start  string   `json:"start,omitempty"`
 	Edited []string `json:"edited,omitempty"`
 }
