@@ -24,9 +24,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/hookfiles"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statusbar"
@@ -156,13 +158,44 @@ func (s *Swarms) Start(o StartOptions) (Swarm, error) {
 			}
 		}
 	}
+	var undoFiles []func()
+	undo := func() {
+		for i := len(undoFiles) - 1; i >= 0; i-- {
+			undoFiles[i]()
+		}
+		undoHost()
+	}
+	if err := s.installHooks(host, prof, func(f func()) { undoFiles = append(undoFiles, f) }); err != nil {
+		undo()
+		return Swarm{}, err
+	}
 	workers, err := s.startWorkers(host, prof.Name, goal, roles)
 	if err != nil {
-		undoHost()
+		undo()
 		return Swarm{}, err
 	}
 	_ = statusbar.PublishSummaryLocked(s.W.Tmux)
 	return swarmOf(host, workers), nil
+}
+
+// installHooks merges the tool's hook settings into the host's worktree,
+// unless they are there (its own agent uses that tool's file): the
+// workers' hooks report their status, and the tester's edits. The file is
+// the host's, recorded on its record like owt new's.
+func (s *Swarms) installHooks(host *state.Record, prof agent.Profile, push func(func())) error {
+	spec, ok := agent.HookFiles[prof.Hooks]
+	if !ok {
+		return nil
+	}
+	for _, hf := range host.HookFiles {
+		if hf.Path == spec.Path {
+			return nil
+		}
+	}
+	if err := hookfiles.Of(s.W).Install(host, prof, push); err != nil {
+		return fmt.Errorf("install %s hooks in %s: %w", prof.Name, host.Path, err)
+	}
+	return nil
 }
 
 // host is the worktree the swarm runs in: the one named, which must be a
@@ -233,7 +266,8 @@ func (s *Swarms) startWorkers(host *state.Record, tool, goal string, roles []str
 				Name: names[i], Repo: h.Repo, Branch: h.Branch, Base: h.Base, BaseCommit: h.BaseCommit,
 				Path: h.Path, Session: h.Session, SessionID: h.SessionID, Socket: h.Socket, Server: h.Server,
 				Port: h.Port, Tool: tool, Task: prompt(m, goal, host, members),
-				Status: state.Starting, StatusSince: now, Source: state.FromOwt, CreatedAt: now,
+				// One after the other, so they list in the order of roles.
+				Status: state.Starting, StatusSince: now, Source: state.FromOwt, CreatedAt: now.Add(time.Duration(i) * time.Microsecond),
 				ReadOnly: readOnly(m), Swarm: &state.SwarmRole{Host: h.Name, Role: m, Goal: goal, Start: start},
 				NoSetup: true,
 			}

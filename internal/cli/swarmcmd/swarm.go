@@ -246,7 +246,7 @@ func stopCommand(f *cmdutil.Factory) *cli.Command {
 			}
 			fmt.Fprintf(f.IO.Out, "stopped %s; kept the worktree %s and branch %s\n", strings.Join(rep.Stopped, ", "), rep.Path, rep.Branch)
 			if len(rep.NotTests) > 0 {
-				fmt.Fprintf(f.IO.Out, "NEEDS YOU: the tester changed files that are not tests: %s (see owt status %s)\n",
+				fmt.Fprintf(f.IO.Out, "NEEDS YOU: the tester changed files that are not tests: %s (shown in owt list and the control board; owt dismiss %s clears it)\n",
 					text.Some(rep.NotTests, workspace.ListedMax), rep.Host)
 			}
 			return nil
