@@ -114,6 +114,10 @@ func holdLanding(w *workspace.Workspace, rec *state.Record) (release func(), cur
 		held.Release()
 		return nil, nil, err
 	}
+	if cur.Swarm != nil {
+		held.Release()
+		return nil, nil, fmt.Errorf("%s is a worker of the swarm in %s, not a worktree: land %s ('owt merge %s'), which ends its swarm; nothing was changed", cur.Name, cur.Swarm.Host, cur.Swarm.Host, cur.Swarm.Host)
+	}
 	return held.Release, cur, nil
 }
 
@@ -138,6 +142,11 @@ func RefuseBusyFor(w *workspace.Workspace, rec *state.Record, why string, force 
 	}
 	busy := busyNow(w, cur)
 	if busy == "" {
+		if busy, who := busyWorker(w, cur); busy != "" {
+			// Its swarm's workers run in its worktree and end with it.
+			return fmt.Errorf("%s's swarm worker %s %s: %s; nothing was changed; let its turn end, stop the swarm ('owt swarm stop %s'), or pass --force",
+				cur.Name, who, busy, why, cur.Name)
+		}
 		return nil
 	}
 	return fmt.Errorf("%s %s: %s; nothing was changed; let its turn end (see 'owt status %s'), or pass --force",

@@ -57,3 +57,16 @@ func (c *Client) KillWindow(pane string) error {
 	}
 	return err
 }
+
+// CheckPaneIn reports an error unless the pane with id pane is in the
+// session with id session.
+func (c *Client) CheckPaneIn(pane, session string) error {
+	got, err := c.Display(pane, "#{session_id}")
+	if err != nil {
+		return err
+	}
+	if got != session {
+		return fmt.Errorf("pane %s is not in session %s", pane, session)
+	}
+	return nil
+}
