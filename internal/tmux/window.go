@@ -59,14 +59,17 @@ func (c *Client) KillWindow(pane string) error {
 }
 
 // CheckPaneIn reports an error unless the pane with id pane is in the
-// session with id session.
+// session with id session. It lists the session's panes: display-message
+// falls back to another pane when its target is gone.
 func (c *Client) CheckPaneIn(pane, session string) error {
-	got, err := c.Display(pane, "#{session_id}")
+	out, err := c.Run("list-panes", "-s", "-t", session, "-F", "#{pane_id}")
 	if err != nil {
 		return err
 	}
-	if got != session {
-		return fmt.Errorf("pane %s is not in session %s", pane, session)
+	for _, p := range strings.Fields(out) {
+		if p == pane {
+			return nil
+		}
 	}
-	return nil
+	return fmt.Errorf("pane %s is not in session %s", pane, session)
 }

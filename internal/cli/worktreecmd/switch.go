@@ -61,8 +61,12 @@ func AttachCommand(f *cmdutil.Factory) *cli.Command {
 
 // goToWorker goes to a swarm worker's own window (its pane, by id).
 func goToWorker(w *workspace.Workspace, rec *state.Record) error {
-	if err := w.CheckPane(rec); err != nil {
-		return fmt.Errorf("%w; 'owt swarm stop %s' ends its swarm", err, rec.Swarm.Host)
+	err := w.CheckPane(rec)
+	if err == nil {
+		err = w.Tmux.CheckPaneIn(rec.Pane, rec.SessionID)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: its window is gone (%w); 'owt swarm stop %s' ends its swarm", rec.Name, err, rec.Swarm.Host)
 	}
 	return goTo(w.Tmux, rec.Pane)
 }
