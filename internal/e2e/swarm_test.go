@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/statusbar"
 )
 
 // swarmJSON is the part of owt swarm start/list --json the tests read.
@@ -149,6 +151,13 @@ func TestSwarmDeleteAndRefusals(t *testing.T) {
 	r = e.Owt(repo, "swarm", "start", "--tool", "claude", "-w", "fix", "--workers", "reviewer", "again")
 	require.NotEqual(t, 0, r.Code)
 	require.Contains(t, r.Stderr, "already has a swarm")
+
+	// The bar counts every member; doctor finds nothing wrong with
+	// agents sharing a worktree and its session.
+	e.Eventually(20*time.Second, "three idle agents on the bar", func() bool {
+		return strings.Contains(e.Tmux("show-options", "-gv", "@owt-status-line"), statusbar.Glyph("idle")+" 3")
+	})
+	require.Empty(t, doctorJSON(t, e.Owt(repo, "doctor", "--json").Stdout).kinds(false))
 
 	r = e.Owt(repo, "delete", "-y", "fix/reviewer")
 	require.NotEqual(t, 0, r.Code)
