@@ -1,7 +1,11 @@
 package control
 
 import (
+	"fmt"
+
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/swarm"
+	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -20,4 +24,19 @@ func busyWorker(w *workspace.Workspace, host *state.Record) (busy, name string) 
 		}
 	}
 	return "", ""
+}
+
+// refuseTesterEdits refuses, unless force, to land host's worktree while
+// its swarm's tester changed files that are not tests: landing ends the
+// swarm, and that check is the swarm's end.
+func refuseTesterEdits(w *workspace.Workspace, host *state.Record, force bool) error {
+	if force || host.Swarm != nil {
+		return nil
+	}
+	files, err := swarm.Of(w).TesterOutsideTests(host.Name)
+	if err != nil || len(files) == 0 {
+		return err
+	}
+	return fmt.Errorf("the swarm's tester in %s changed files that are not tests: %s; nothing was changed; check them, then pass --force",
+		host.Name, untrusted.Some(files, workspace.ListedMax))
 }

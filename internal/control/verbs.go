@@ -54,6 +54,9 @@ func Ship(w *workspace.Workspace, rec *state.Record, message string, o LandOptio
 		return Landed{}, err
 	}
 	defer release()
+	if err := refuseTesterEdits(w, rec, o.Force); err != nil {
+		return Landed{}, err
+	}
 	mc := MergeContext(w)
 	if !o.Force {
 		mc.BeforeCommit = func(r *state.Record) error { return RefuseBusy(w, r, "shipping", false) }
@@ -76,6 +79,9 @@ func Merge(w *workspace.Workspace, rec *state.Record, mo merge.Options, o LandOp
 	}
 	defer release()
 	if err := RefuseBusy(w, rec, "merging", o.Force); err != nil {
+		return Landed{}, err
+	}
+	if err := refuseTesterEdits(w, rec, o.Force); err != nil {
 		return Landed{}, err
 	}
 	res, err := MergeContext(w).Merge(rec, mo)

@@ -107,6 +107,14 @@ func TestSwarmFourRoles(t *testing.T) {
 		return len(list) == 1 && strings.Contains(e.MustOwt(repo, "swarm", "list", "--json"), "helper.go")
 	})
 
+	// Landing the worktree ends the swarm: refused while the tester's
+	// edit outside tests stands (once no member is busy).
+	e.Eventually(20*time.Second, "merge refused for the tester's edit", func() bool {
+		r := e.Owt(repo, "merge", "--yes", host)
+		require.NotEqual(t, 0, r.Code, "merged: %s", r.Stdout)
+		return strings.Contains(r.Stderr, "tester in "+host+" changed files that are not tests: helper.go")
+	})
+
 	// swarm send reaches every worker.
 	sent := e.MustOwt(repo, "swarm", "send", host, "status please")
 	for _, role := range roles {

@@ -109,6 +109,7 @@ var sideways = map[string][]string{
 	"internal/cli/configcmd":   {"internal/cli/cmdutil"},
 	"internal/monitor":         {"internal/runengine"},
 	"internal/peers":           {"internal/control"},
+	"internal/control":         {"internal/swarm"},
 	"internal/lifecycle":       {"internal/hookfiles", "internal/notes", "internal/statusbar"},
 	"internal/inventory":       {"internal/lifecycle"},
 	"internal/status":          {"internal/statusbar"},

@@ -126,7 +126,7 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 		return err
 	}
 	if r.Swarm != nil {
-		return fmt.Errorf("%w: %s is a worker of the swarm in %s, not a worktree: 'owt swarm stop %s' stops its workers", ErrSwarmWorker, name, r.Swarm.Host, r.Swarm.Host)
+		return fmt.Errorf("%s is a worker of the swarm in %s, %w: 'owt swarm stop %s' stops its workers", name, r.Swarm.Host, ErrSwarmWorker, r.Swarm.Host)
 	}
 	loss, err := w.WhatWouldBeLost(r)
 	if err != nil && !o.Force {

@@ -155,3 +155,18 @@ func (s *Swarms) Send(host string, msg untrusted.Untrusted) ([]send.Result, erro
 	}
 	return append(send.Each(s.W, to, msg), skipped...), nil
 }
+
+// TesterOutsideTests lists the files the tester of host's swarm changed
+// that are not test files; none when host has no swarm or no tester.
+func (s *Swarms) TesterOutsideTests(host string) ([]string, error) {
+	recs, err := s.W.Records()
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		if r.WorkerOf(host) && r.Swarm.Role == Tester {
+			return s.testerCheck(r)
+		}
+	}
+	return nil, nil
+}
