@@ -221,7 +221,7 @@ func Builtins() []Profile {
 			Prompt:     PromptArg,
 			PromptFlag: "--prompt",
 			Plan:       []string{"--agent", "plan"},
-			ReadOnly:   []string{"--agent", "plan"}, // the built-in plan agent denies edits
+			ReadOnly:   []string{"--agent", "plan"}, // the plan agent denies edit (agent list), not bash
 			Approve:    []string{"--auto"},
 			Headless:   []string{"opencode", "run"},
 			// At 80 columns the footer wraps: "tab      ctrl+p" over
