@@ -179,7 +179,8 @@ func findByPath(dir, hint string) (*state.Store, *state.Record, error) {
 			continue
 		}
 		for _, r := range f.Records {
-			if r != nil && r.Path != "" && within(dir, r.Path) {
+			// A swarm worker shares its host's path: a cwd names the host.
+			if r != nil && r.Path != "" && r.Swarm == nil && within(dir, r.Path) {
 				return s, r, nil
 			}
 		}
