@@ -86,7 +86,11 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 		// The window was named after the agent; the shell takes over.
 		_ = tm.SetWindowOption(pane, "automatic-rename", "on")
 	}
-	fmt.Fprintf(out, "\nowt: %s exited with code %d. This shell is in the worktree; 'owt delete %s' removes it.\n", rec.Tool, code, rec.Name)
+	remove := "'owt delete " + rec.Name + "' removes it"
+	if rec.Swarm != nil {
+		remove = "'owt swarm stop " + rec.Swarm.Host + "' closes the swarm's windows"
+	}
+	fmt.Fprintf(out, "\nowt: %s exited with code %d. This shell is in the worktree; %s.\n", rec.Tool, code, remove)
 	return execShell(out, rec.Path)
 }
 
