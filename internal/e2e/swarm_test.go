@@ -76,6 +76,9 @@ func TestSwarmFourRoles(t *testing.T) {
 	for _, it := range e.List(repo) {
 		names = append(names, it.Name)
 	}
+	require.Contains(t, e.MustOwt(repo, "list", "--json"), `"swarm": {
+      "host": "`+host+`",
+      "role": "reviewer"`)
 	require.Equal(t, append([]string{host}, prefixed(host, roles)...), names, "the workers show under their worktree")
 
 	// The reviewer's write is refused by claude's plan mode.
