@@ -179,3 +179,47 @@ func TestSwarmDeleteAndRefusals(t *testing.T) {
 	require.Empty(t, e.List(repo), "deleting the worktree forgets its workers")
 	require.Equal(t, "[]\n", e.MustOwt(repo, "swarm", "list", "--json"))
 }
+
+// A state file rebuilt after corruption gives the swarm's workers back
+// (their windows are marked), each with its own pane and mode, and the
+// worktree its own pane, not a worker's.
+func TestSwarmSurvivesACorruptStateFile(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	out := e.MustOwt(repo, "swarm", "start", "--tool", "claude", "--workers", "implementer,reviewer", "--json", "add a greeting")
+	var sw swarmJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &sw), out)
+	hostPane := strings.TrimSpace(e.Tmux("list-panes", "-t", sw.Session+":^", "-F", "#{pane_id}"))
+	e.WaitPrompts(sw.Host+"/reviewer", 1)
+	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	require.NoError(t, os.WriteFile(files[0], []byte("{garbage"), 0o600))
+
+	r := e.Owt(repo, "swarm", "list", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "corrupt")
+	var list []swarmJSON
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &list), r.Stdout)
+	require.Len(t, list, 1)
+	got := map[string]string{}
+	for _, w := range list[0].Workers {
+		got[w.Name] = w.Pane
+		require.Equal(t, w.Role == "reviewer", w.ReadOnly, w.Name)
+	}
+	want := map[string]string{}
+	for _, w := range sw.Workers {
+		want[w.Name] = w.Pane
+	}
+	require.Equal(t, want, got)
+	var state struct {
+		Worktrees map[string]struct{ Pane string } `json:"worktrees"`
+	}
+	data, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &state))
+	require.Equal(t, hostPane, state.Worktrees[sw.Host].Pane, "the worktree's pane is its own")
+
+	e.MustOwt(repo, "swarm", "stop", sw.Host)
+	require.Len(t, e.List(repo), 1)
+}

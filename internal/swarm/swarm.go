@@ -298,6 +298,11 @@ func (s *Swarms) startWorkers(host *state.Record, tool, goal string, roles []str
 			return nil, fmt.Errorf("open the window of %s: %w", r.Name, err)
 		}
 		panes = append(panes, pane)
+		// The mark lets a state file rebuilt after corruption know it.
+		if err := s.W.Tmux.MarkWindow(pane, tmux.WorkerOption, workspace.WorkerMark(r)); err != nil {
+			undo()
+			return nil, fmt.Errorf("mark the window of %s: %w", r.Name, err)
+		}
 		if err := s.setPane(r, pane); err != nil {
 			undo()
 			return nil, err

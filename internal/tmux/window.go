@@ -73,3 +73,33 @@ func (c *Client) CheckPaneIn(pane, session string) error {
 	}
 	return fmt.Errorf("pane %s is not in session %s", pane, session)
 }
+
+// WorkerOption is the window option that marks a swarm worker's window
+// with what a rebuilt state file needs to know of it.
+const WorkerOption = "@owt-worker"
+
+// MarkWindow sets a user option on the window holding pane.
+func (c *Client) MarkWindow(pane, name, value string) error {
+	_, err := c.Run("set-option", "-w", "-q", "-t", pane, name, value)
+	return err
+}
+
+// WindowMarks lists, by pane id, the value of the window option name of
+// every pane whose window has it set, with the pane's session id.
+func (c *Client) WindowMarks(name string) (map[string][2]string, error) {
+	out, err := c.Run("list-panes", "-a", "-F", "#{pane_id}"+fieldSep+"#{session_id}"+fieldSep+"#{"+name+"}")
+	if errors.Is(err, ErrNoServer) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	marks := map[string][2]string{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(line, fieldSep)
+		if len(f) == 3 && f[2] != "" {
+			marks[f[0]] = [2]string{f[1], f[2]}
+		}
+	}
+	return marks, nil
+}
