@@ -1,6 +1,9 @@
 package agent
 
-import "strings"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Statuses a hook event can report. They are the state package's status
 // names; agent sits beside state and does not import it.
@@ -25,6 +28,12 @@ type HookEvent struct {
 	Error string `json:"error"`
 	// Type is Codex's notify event ("agent-turn-complete").
 	Type string `json:"type"`
+	// ToolName and ToolInput.FilePath say which file a tool-use event
+	// writes (EditedFile).
+	// ToolInput is kept raw: it is read only for a swarm worker, and its
+	// shape differs by tool.
+	ToolName  string          `json:"tool_name"`
+	ToolInput json.RawMessage `json:"tool_input"`
 }
 
 // HookStatus maps a tool's hook event to the status it means, and false

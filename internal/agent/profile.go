@@ -69,6 +69,11 @@ type Profile struct {
 	// Plan holds the arguments for plan / read-only mode; nil means the tool
 	// has none.
 	Plan []string
+	// ReadOnly holds the arguments of a mode in which the tool itself
+	// refuses to change files (a swarm's researcher and reviewer); nil
+	// means the tool has none, and owt refuses those roles for it. Not
+	// configurable: it is a promise owt checked against the tool.
+	ReadOnly []string
 	// Approve holds the skip-permission arguments, added only when the user
 	// turned auto_approve on.
 	Approve []string
@@ -123,6 +128,7 @@ func Builtins() []Profile {
 			Command:  []string{"claude"},
 			Prompt:   PromptArg,
 			Plan:     []string{"--permission-mode", "plan"},
+			ReadOnly: []string{"--permission-mode", "plan"}, // plan mode denies the edit tools
 			Approve:  []string{"--dangerously-skip-permissions"},
 			Headless: []string{"claude", "-p"},
 			Ready:    `(?m)` + promptLine + `|\? for shortcuts`,
@@ -158,6 +164,7 @@ func Builtins() []Profile {
 			Command:  []string{"codex"},
 			Prompt:   PromptArg,
 			Plan:     []string{"--sandbox", "read-only"},
+			ReadOnly: []string{"--sandbox", "read-only"},
 			Approve:  []string{"--dangerously-bypass-approvals-and-sandbox"},
 			Headless: []string{"codex", "exec"},
 			// Composer "› Ask Codex to do anything", footer "? for shortcuts
@@ -186,6 +193,7 @@ func Builtins() []Profile {
 			Prompt:     PromptArg,
 			PromptFlag: "-i",
 			Plan:       []string{"--approval-mode", "plan"},
+			ReadOnly:   []string{"--approval-mode", "plan"}, // 0.61 --help: "plan (read-only mode)"
 			Approve:    []string{"--approval-mode", "yolo"},
 			Headless:   []string{"gemini", "-p"},
 			// Input placeholder "> Type your message or @path/to/file".
@@ -213,6 +221,7 @@ func Builtins() []Profile {
 			Prompt:     PromptArg,
 			PromptFlag: "--prompt",
 			Plan:       []string{"--agent", "plan"},
+			ReadOnly:   []string{"--agent", "plan"}, // the plan agent denies edit (agent list), not bash
 			Approve:    []string{"--auto"},
 			Headless:   []string{"opencode", "run"},
 			// At 80 columns the footer wraps: "tab      ctrl+p" over
@@ -315,6 +324,7 @@ func Builtins() []Profile {
 			Command:     []string{"aider"},
 			Prompt:      PromptPaste,
 			Plan:        []string{"--chat-mode", "ask"},
+			ReadOnly:    []string{"--chat-mode", "ask"}, // ask mode never edits
 			Approve:     []string{"--yes-always"},
 			Headless:    []string{"aider", "--message"},
 			Ready:       `(?m)^(?:ask|architect|code|help|context|multi)?> ?$`,
@@ -363,6 +373,7 @@ func Profiles(cfg config.Config) (map[string]Profile, error) {
 		base, known := out[name]
 		merged := config.MergeTool(toTool(base), cfg.Tools[name])
 		p := fromTool(name, merged, base.Hooks)
+		p.ReadOnly = clone(base.ReadOnly)
 		if !known && p.Prompt == "" {
 			p.Prompt = PromptArg
 		}

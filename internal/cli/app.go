@@ -20,6 +20,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/mcpcmd"
 	"github.com/owt-tmux/owt/internal/cli/plugincmd"
 	"github.com/owt-tmux/owt/internal/cli/runcmd"
+	"github.com/owt-tmux/owt/internal/cli/swarmcmd"
 	"github.com/owt-tmux/owt/internal/cli/worktreecmd"
 )
 
@@ -57,6 +58,7 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		configcmd.ConfigCommand(f),
 		runcmd.RunsCommand(f), runcmd.BatchCommand(f), runcmd.OrchestrateCommand(f), runcmd.PlanCommand(f, nil), worktreecmd.DoneCommand(f), landcmd.PRCommand(f), landcmd.DismissCommand(f),
 		mcpcmd.Command(f, Version), mcpcmd.MessagesCommand(f),
+		swarmcmd.Command(f),
 		worktreecmd.RunnerCommand(f),
 		worktreecmd.HookCommand(f),
 		worktreecmd.PublishCommand(f),

@@ -54,6 +54,9 @@ func Ship(w *workspace.Workspace, rec *state.Record, message string, o LandOptio
 		return Landed{}, err
 	}
 	defer release()
+	if err := refuseTesterEdits(w, rec, o.Force); err != nil {
+		return Landed{}, err
+	}
 	mc := MergeContext(w)
 	if !o.Force {
 		mc.BeforeCommit = func(r *state.Record) error { return RefuseBusy(w, r, "shipping", false) }
@@ -76,6 +79,9 @@ func Merge(w *workspace.Workspace, rec *state.Record, mo merge.Options, o LandOp
 	}
 	defer release()
 	if err := RefuseBusy(w, rec, "merging", o.Force); err != nil {
+		return Landed{}, err
+	}
+	if err := refuseTesterEdits(w, rec, o.Force); err != nil {
 		return Landed{}, err
 	}
 	res, err := MergeContext(w).Merge(rec, mo)
@@ -114,6 +120,10 @@ func holdLanding(w *workspace.Workspace, rec *state.Record) (release func(), cur
 		held.Release()
 		return nil, nil, err
 	}
+	if cur.Swarm != nil {
+		held.Release()
+		return nil, nil, fmt.Errorf("%s is a worker of the swarm in %s, not a worktree: land %s ('owt merge %s'), which ends its swarm; nothing was changed", cur.Name, cur.Swarm.Host, cur.Swarm.Host, cur.Swarm.Host)
+	}
 	return held.Release, cur, nil
 }
 
@@ -138,6 +148,11 @@ func RefuseBusyFor(w *workspace.Workspace, rec *state.Record, why string, force 
 	}
 	busy := busyNow(w, cur)
 	if busy == "" {
+		if busy, who := busyWorker(w, cur); busy != "" {
+			// Its swarm's workers run in its worktree and end with it.
+			return fmt.Errorf("%s's swarm worker %s %s: %s; nothing was changed; let its turn end, stop the swarm ('owt swarm stop %s'), or pass --force",
+				cur.Name, who, busy, why, cur.Name)
+		}
 		return nil
 	}
 	return fmt.Errorf("%s %s: %s; nothing was changed; let its turn end (see 'owt status %s'), or pass --force",

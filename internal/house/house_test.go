@@ -40,6 +40,7 @@ var rooms = map[string]int{
 	"internal/cli/plugincmd":   faces, // tmux init, status line, popups, monitor, completion
 	"internal/cli/configcmd":   faces, // config and tools
 	"internal/cli/mcpcmd":      faces, // owt mcp (the peers' MCP server) and owt messages
+	"internal/cli/swarmcmd":    faces, // owt swarm
 	"popups":                   faces, // one key table per screen
 
 	"internal/monitor":   drivers, // one per tmux server: the tick
@@ -51,6 +52,7 @@ var rooms = map[string]int{
 	"internal/delivery": verbs, // the outbox's courier
 	"internal/runner":   verbs, // owt _run, a session's first process
 	"internal/peers":    verbs, // what owt mcp gives an agent: peers, messages, spawns
+	"internal/swarm":    verbs, // a coordinator and role workers in one worktree
 
 	"internal/lifecycle": useCases, // create, delete, teardown, restart, doctor
 	"internal/status":    useCases, // hooks, screen reconciliation, wait, done
@@ -96,8 +98,10 @@ var rooms = map[string]int{
 // sideways are the allowed imports between rooms of one floor: from → to.
 var sideways = map[string][]string{
 	"internal/cli": {"internal/cli/cmdutil", "internal/cli/worktreecmd", "internal/cli/landcmd",
-		"internal/cli/runcmd", "internal/cli/plugincmd", "internal/cli/configcmd", "internal/cli/mcpcmd"},
+		"internal/cli/runcmd", "internal/cli/plugincmd", "internal/cli/configcmd", "internal/cli/mcpcmd",
+		"internal/cli/swarmcmd"},
 	"internal/cli/mcpcmd":      {"internal/cli/cmdutil"},
+	"internal/cli/swarmcmd":    {"internal/cli/cmdutil"},
 	"internal/cli/worktreecmd": {"internal/cli/cmdutil"},
 	"internal/cli/landcmd":     {"internal/cli/cmdutil"},
 	"internal/cli/runcmd":      {"internal/cli/cmdutil"},
@@ -105,6 +109,7 @@ var sideways = map[string][]string{
 	"internal/cli/configcmd":   {"internal/cli/cmdutil"},
 	"internal/monitor":         {"internal/runengine"},
 	"internal/peers":           {"internal/control"},
+	"internal/control":         {"internal/swarm"},
 	"internal/lifecycle":       {"internal/hookfiles", "internal/notes", "internal/statusbar"},
 	"internal/inventory":       {"internal/lifecycle"},
 	"internal/status":          {"internal/statusbar"},

@@ -71,6 +71,14 @@ type Item struct {
 	Spawner string `json:"spawner,omitempty"`
 	// Messages counts its messages to and from other agents (owt mcp).
 	Messages outbox.Counts `json:"messages"`
+	// Swarm is the worktree and role of a swarm worker (owt swarm).
+	Swarm *Swarm `json:"swarm,omitempty"`
+}
+
+// Swarm is a swarm worker's place: its host worktree and its role.
+type Swarm struct {
+	Host string `json:"host"`
+	Role string `json:"role"`
 }
 
 // Stats are the git figures of one worktree.
@@ -202,7 +210,15 @@ func itemOf(r *state.Record, loc *workspace.Locator) Item {
 		Port: r.Port, CreatedAt: r.CreatedAt, WaitingFor: r.WaitingFor, TurnError: r.TurnError,
 		PR: r.PR, NeedsYou: r.NeedsYou(), Reactions: r.Reactions,
 		Interrupted: r.Interrupted && r.Status == state.Idle, Spawner: r.Spawner,
+		Swarm: swarmOf(r),
 	}
+}
+
+func swarmOf(r *state.Record) *Swarm {
+	if r.Swarm == nil {
+		return nil
+	}
+	return &Swarm{Host: r.Swarm.Host, Role: r.Swarm.Role}
 }
 
 func (it *Item) applyStats(s Stats) {

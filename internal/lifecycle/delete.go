@@ -125,6 +125,9 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 	if err != nil {
 		return err
 	}
+	if r.Swarm != nil {
+		return fmt.Errorf("%s is a worker of the swarm in %s, %w: 'owt swarm stop %s' stops its workers", name, r.Swarm.Host, ErrSwarmWorker, r.Swarm.Host)
+	}
 	loss, err := w.WhatWouldBeLost(r)
 	if err != nil && !o.Force {
 		return err
@@ -163,7 +166,7 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 			w.Logf("%v", err)
 		}
 	}
-	if err := w.dropRecord(name); err != nil {
+	if err := w.dropWithWorkers(name); err != nil {
 		return fmt.Errorf("removed the session, worktree and branch of %s, but %w; 'owt doctor --fix' forgets it", name, err)
 	}
 	if others, err := w.Records(); err == nil {

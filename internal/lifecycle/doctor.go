@@ -94,6 +94,10 @@ func (w *Worktrees) Doctor(fix bool) (DoctorReport, error) {
 	}
 	known := map[string]bool{} // session ids of records on this server
 	for _, r := range recs {
+		if r.Swarm != nil {
+			w.doctorWorker(r, recs, fix, &rep) // shares its host's worktree and session
+			continue
+		}
 		where := loc.Locate(r)
 		if where.Place == workspace.Here {
 			known[where.SessionID] = true

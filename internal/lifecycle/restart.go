@@ -35,6 +35,10 @@ func (w *Worktrees) Restart(name, prompt string) (*state.Record, error) {
 	}
 	old := rec
 	respawn := where.Place == workspace.Here && rec.Pane != ""
+	if rec.Swarm != nil && (!respawn || w.Tmux.CheckPaneIn(rec.Pane, where.SessionID) != nil) {
+		// A worker's session is its host's: never made anew for it.
+		return nil, fmt.Errorf("restart %s: its window is gone; 'owt swarm stop %s' ends the swarm, and 'owt swarm start' starts a new one", name, rec.Swarm.Host)
+	}
 	if rec, err = w.renewRecord(name, prompt, respawn); err != nil {
 		return nil, err
 	}

@@ -63,7 +63,9 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 	}
 	// The session's @owt-* options, set on it by this pane's id (never a
 	// bare set-option, which lands on whatever session tmux calls current).
-	if pane := os.Getenv("TMUX_PANE"); pane != "" {
+	// A swarm worker's window is in its host's session, whose options
+	// are the host's.
+	if pane := os.Getenv("TMUX_PANE"); pane != "" && rec.Swarm == nil {
 		if err := tm.MarkSession(pane, statusbar.SessionOptions(rec), nil); err != nil {
 			fmt.Fprintf(out, "owt: could not mark this session as %s's: %v\n", rec.Name, err)
 		}
@@ -84,7 +86,11 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 		// The window was named after the agent; the shell takes over.
 		_ = tm.SetWindowOption(pane, "automatic-rename", "on")
 	}
-	fmt.Fprintf(out, "\nowt: %s exited with code %d. This shell is in the worktree; 'owt delete %s' removes it.\n", rec.Tool, code, rec.Name)
+	remove := "'owt delete " + rec.Name + "' removes it"
+	if rec.Swarm != nil {
+		remove = "'owt swarm stop " + rec.Swarm.Host + "' closes the swarm's windows"
+	}
+	fmt.Fprintf(out, "\nowt: %s exited with code %d. This shell is in the worktree; %s.\n", rec.Tool, code, remove)
 	return execShell(out, rec.Path)
 }
 
@@ -122,6 +128,9 @@ func (w *runner) runAgent(rec *state.Record, out io.Writer) (int, error) {
 		argTask = rec.Task
 	}
 	argv, err := prof.Argv(argTask, rec.Plan, w.Config.Agent.AutoApprove)
+	if rec.ReadOnly {
+		argv, err = prof.ReadOnlyArgv(argTask) // a swarm's read-only role: the tool enforces it
+	}
 	if err != nil {
 		return 127, err
 	}

@@ -23,3 +23,18 @@ func ValidateName(name string) error {
 // ReservedName reports whether commands would read name, given as their
 // first argument, as a request for help (the CLI library's "help" and "h").
 func ReservedName(name string) bool { return name == "help" || name == "h" }
+
+// WorkerName is the record name of a swarm worker: its host worktree's
+// name and its role, "HOST/ROLE". The '/' ValidateName forbids is what
+// tells a worker's record from a worktree's.
+func WorkerName(host, role string) string { return host + "/" + role }
+
+// ValidateWorkerName checks a swarm worker's name: a valid worktree name,
+// '/', and a role of the same alphabet.
+func ValidateWorkerName(name string) error {
+	host, role, ok := strings.Cut(name, "/")
+	if !ok || ValidateName(host) != nil || !nameRe.MatchString(role) || len(role) > 32 {
+		return fmt.Errorf("invalid swarm worker name %q: want HOST/ROLE, both of letters, digits, '.', '_' and '-'", name)
+	}
+	return nil
+}

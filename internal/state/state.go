@@ -127,7 +127,30 @@ type Record struct {
 	// many spawns deep it is (1 for the spawner's executors).
 	Spawner    string `json:"spawner,omitempty"`
 	SpawnDepth int    `json:"spawn_depth,omitempty"`
+	// Swarm is set on a swarm worker (owt swarm): a record of its own,
+	// named HOST/ROLE, for an agent in its own window of the session of
+	// the worktree HOST, whose Path, Branch and Session it shares. It
+	// owns no worktree: deleting HOST stops it.
+	Swarm *SwarmRole `json:"swarm,omitempty"`
+	// ReadOnly starts the agent in its tool's read-only mode (a swarm's
+	// researcher and reviewer), enforced by the tool.
+	ReadOnly bool `json:"read_only,omitempty"`
 }
+
+// SwarmRole is what a swarm worker is: its host worktree, its role, the
+// swarm's goal, the commit the host's branch was at when the swarm
+// started, and the files its tool reported writing (hook payloads), for
+// the tester's check.
+type SwarmRole struct {
+	Host   string   `json:"host"`
+	Role   string   `json:"role"`
+	Goal   string   `json:"goal,omitempty"`
+	Start  string   `json:"start,omitempty"`
+	Edited []string `json:"edited,omitempty"`
+}
+
+// WorkerOf reports whether r is a swarm worker of the worktree host.
+func (r *Record) WorkerOf(host string) bool { return r.Swarm != nil && r.Swarm.Host == host }
 
 // DoneSignal is one owt done: the agent's own word that its task ended.
 // At most one of Fail and Blocked is set; with neither, it says finished.
@@ -172,13 +195,34 @@ type File struct {
 	Records map[string]*Record `json:"worktrees"`
 }
 
-// Sorted returns the records ordered by creation time, then name.
+// Sorted returns the records ordered by creation time, then name; a swarm
+// worker comes right after its host, the workers by age.
 func (f *File) Sorted() []*Record {
 	out := make([]*Record, 0, len(f.Records))
 	for _, r := range f.Records {
 		out = append(out, r)
 	}
+	// place is where a record goes among the worktrees: its host's place
+	// for a worker.
+	place := func(r *Record) *Record {
+		if r.Swarm != nil {
+			if h, ok := f.Records[r.Swarm.Host]; ok {
+				return h
+			}
+		}
+		return r
+	}
 	sort.Slice(out, func(i, j int) bool {
+		a, b := place(out[i]), place(out[j])
+		if a != b {
+			if !a.CreatedAt.Equal(b.CreatedAt) {
+				return a.CreatedAt.Before(b.CreatedAt)
+			}
+			return a.Name < b.Name
+		}
+		if (out[i].Swarm == nil) != (out[j].Swarm == nil) {
+			return out[i].Swarm == nil // the host first
+		}
 		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
 			return out[i].CreatedAt.Before(out[j].CreatedAt)
 		}

@@ -65,6 +65,9 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 		return errors.Join(fmt.Errorf("%w: %s %s", ErrHookIgnored, call.Kind, call.Event), parseErr, chainErr)
 	}
 	w, name, err := hookLedger(tm, call, ev)
+	if err == nil && strings.Contains(name, "/") {
+		err = noteWorkerEdit(w, name, ev) // a swarm worker: the tester's check needs its edits
+	}
 	if err == nil {
 		var changed bool
 		_, changed, err = w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
@@ -176,7 +179,8 @@ func findByPath(dir, hint string) (*state.Store, *state.Record, error) {
 			continue
 		}
 		for _, r := range f.Records {
-			if r != nil && r.Path != "" && within(dir, r.Path) {
+			// A swarm worker shares its host's path: a cwd names the host.
+			if r != nil && r.Path != "" && r.Swarm == nil && within(dir, r.Path) {
 				return s, r, nil
 			}
 		}

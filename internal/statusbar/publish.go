@@ -103,6 +103,12 @@ func Publish(w *workspace.Ledger, rec *state.Record) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
 	defer cancel()
+	if rec.Swarm != nil {
+		// A swarm worker shares its host's session, whose @owt-status is
+		// the host's: only the summary counts the worker.
+		_ = publishSummary(ctx, w.Tmux)
+		return
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

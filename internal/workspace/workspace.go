@@ -150,7 +150,8 @@ func (w *Workspace) rebuild(f *state.File) error {
 	if err != nil {
 		return err
 	}
-	found := w.owtSessionsByName()
+	workers, _ := w.Tmux.WindowMarks(tmux.WorkerOption)
+	found := w.owtSessionsByName(workers)
 	head, _ := git.CurrentBranch(w.Repo.Root)
 	now := w.Now()
 	for _, wt := range wts {
@@ -172,6 +173,7 @@ func (w *Workspace) rebuild(f *state.File) error {
 		rec.Copied = w.CopiesIn(wt.Path)
 		f.Records[name] = rec
 	}
+	w.rebuildWorkers(f, workers)
 	return nil
 }
 
@@ -219,7 +221,7 @@ func (s foundSession) apply(r *state.Record) {
 
 // owtSessionsByName finds this server's sessions that owt's options say are
 // this repo's worktrees, by worktree name.
-func (w *Workspace) owtSessionsByName() map[string]foundSession {
+func (w *Workspace) owtSessionsByName(workers map[string][2]string) map[string]foundSession {
 	sessions, err := w.Tmux.Sessions()
 	if err != nil || len(sessions) == 0 {
 		return nil
@@ -238,8 +240,8 @@ func (w *Workspace) owtSessionsByName() map[string]foundSession {
 		}
 		fs := foundSession{Session: s, opts: o, socket: socket}
 		for _, p := range panes {
-			if p.SessionID != s.ID {
-				continue
+			if _, worker := workers[p.ID]; p.SessionID != s.ID || worker {
+				continue // a swarm worker's pane is not the worktree's
 			}
 			if fs.pane == "" || strings.Contains(p.StartCommand, "_run") {
 				fs.pane = p.ID

@@ -59,9 +59,13 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 				return ""
 			}
 		case "write":
-			a.doWrite(gen, c.arg)
+			if !a.refuseInReadOnly(gen, "write "+c.arg) {
+				a.doWrite(gen, c.arg)
+			}
 		case "commit":
-			a.doCommit(gen, c.arg)
+			if !a.refuseInReadOnly(gen, "commit") {
+				a.doCommit(gen, c.arg)
+			}
 		case "exec":
 			a.doExec(gen, c.arg)
 		case "sleep":

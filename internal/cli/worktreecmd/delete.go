@@ -35,7 +35,7 @@ func DeleteCommand(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if !c.Bool("yes") && f.IO.InTTY {
+			if !c.Bool("yes") && f.IO.InTTY && rec.Swarm == nil { // a swarm worker is refused, not asked about
 				q := fmt.Sprintf("Delete %s (worktree %s, branch %s)?", rec.Name, rec.Path, rec.Branch)
 				if loss, err := lifecycle.Of(w).WhatWouldBeLost(rec); err == nil && !loss.Empty() && c.Bool("force") {
 					q = fmt.Sprintf("Delete %s and LOSE %s?", rec.Name, loss)

@@ -5,6 +5,8 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/lifecycle"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
 	"github.com/urfave/cli/v2"
 )
 
@@ -18,6 +20,9 @@ func SwitchCommand(f *cmdutil.Factory) *cli.Command {
 			w, rec, err := f.NamedRecord(c, "switch")
 			if err != nil {
 				return err
+			}
+			if rec.Swarm != nil {
+				return goToWorker(w, rec)
 			}
 			id, err := lifecycle.Of(w).LiveSession(rec)
 			if err != nil {
@@ -42,6 +47,9 @@ func AttachCommand(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
+			if rec.Swarm != nil {
+				return goToWorker(w, rec) // its window is its host's to recreate, not its own
+			}
 			id, err := lifecycle.Of(w).EnsureSession(rec)
 			if err != nil {
 				return err
@@ -49,4 +57,16 @@ func AttachCommand(f *cmdutil.Factory) *cli.Command {
 			return goTo(w.Tmux, id)
 		},
 	}
+}
+
+// goToWorker goes to a swarm worker's own window (its pane, by id).
+func goToWorker(w *workspace.Workspace, rec *state.Record) error {
+	err := w.CheckPane(rec)
+	if err == nil {
+		err = w.Tmux.CheckPaneIn(rec.Pane, rec.SessionID)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: its window is gone (%w); 'owt swarm stop %s' ends its swarm", rec.Name, err, rec.Swarm.Host)
+	}
+	return goTo(w.Tmux, rec.Pane)
 }
