@@ -187,3 +187,26 @@ func TestMemoryCorruptDatabase(t *testing.T) {
 	require.Equal(t, junk, string(kept))
 	require.Contains(t, e.MustOwt(repo, "memory", "list"), "memory is empty", "a new one started")
 }
+
+// The monitor consolidates a repository's memory on its own, every
+// [memory] consolidate_every while its agents are idle, and the control
+// plane's BACKGROUND shows what the pass found.
+func TestMemoryConsolidatesInTheBackground(t *testing.T) {
+	e := newQuietEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, ".owt.toml", "[memory]\nconsolidate_every = \"2s\"\n")
+	e.MustOwt(repo, "memory", "add", "The importer reads files in batches of 500 rows")
+	e.MustOwt(repo, "memory", "add", "The importer reads files in batches of 1000 rows")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "a", "Task")
+	e.Eventually(60*time.Second, "a consolidation report", func() bool {
+		return strings.Contains(e.MustOwt(repo, "memory", "reports"), "contradiction")
+	})
+	e.attach("harness")
+	p := e.pane(repo, owtBin, "popup", "control")
+	var screen string
+	e.Eventually(15*time.Second, "BACKGROUND in the control plane", func() bool {
+		screen = e.Capture(p)
+		return strings.Contains(screen, "BACKGROUND") && strings.Contains(screen, "contradiction: #1 and #2")
+	})
+	e.keys(p, "Escape")
+}
