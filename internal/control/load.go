@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/outbox"
@@ -60,7 +59,7 @@ func Load(tm *tmux.Client, repo string) (Snapshot, error) {
 	}
 	return Snapshot{
 		Input: Input{Title: title, Items: items, Records: recs, Runs: mine, Events: events,
-			Loops: outbox.Default().Loops(time.Now(), config.Defaults().MCP.MessageWindow.Duration)},
+			Loops: outbox.Default().Loops(time.Now())},
 		Stale: stale,
 	}, nil
 }
