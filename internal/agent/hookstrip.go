@@ -7,8 +7,9 @@ import (
 	"reflect"
 )
 
-// StripHookSettings returns settings data without owt's hook commands: the
-// inverse of MergeHookSettings, for any tool (owt's commands are the ones
+// StripHookSettings returns settings data without owt's hook commands and
+// owt's MCP server: the inverse of MergeHookSettings and MergeMCPSettings,
+// for any tool (owt's commands are the ones
 // IsOwtHookCommand recognises, whatever owt binary they name). Everything
 // else is kept: other keys, the user's hooks, their order. An event whose
 // list only held owt's commands is dropped, and so is "hooks" when owt's
@@ -23,6 +24,9 @@ func StripHookSettings(data []byte) ([]byte, error) {
 	}
 	if err := top.UnmarshalJSON(data); err != nil {
 		return nil, fmt.Errorf("settings file is not a JSON object: %w", err)
+	}
+	if _, err := stripOwtMCP(top); err != nil {
+		return nil, err
 	}
 	raw, ok := top.Get("hooks")
 	if !ok || isNull(raw) {

@@ -1,7 +1,8 @@
 // Package agent knows the AI coding tools owt can run: how to start each one
 // (interactive, plan/read-only, headless), how to tell whether it is
 // installed, what its screen looks like while it works, waits for the user
-// or sits idle, and (in later files) how to install its hooks.
+// or sits idle, and (in later files) how to install its hooks and how it
+// learns about owt's MCP server.
 //
 // A Profile is plain data. The built-in profiles below can be overridden,
 // field by field, by [tools.NAME] tables in the config, and new tools can be
@@ -91,6 +92,11 @@ type Profile struct {
 	// Hooks names the hook installer that applies: "claude", "codex",
 	// "gemini", "droid" or "" (screen only).
 	Hooks string
+	// MCP names how the tool registers MCP servers, so it gets owt mcp:
+	// MCPClaude, MCPCodex, MCPGemini, MCPOpenCode, or "" (none; see mcp.go).
+	MCP string
+	// MCPOff keeps owt mcp away from this tool ([tools.X] mcp = false).
+	MCPOff bool
 }
 
 // Sentinel errors wrapped by Resolve and Argv.
@@ -154,6 +160,7 @@ func Builtins() []Profile {
 			// Claude Code setup docs.
 			InstallHint: "npm install -g @anthropic-ai/claude-code",
 			Hooks:       "claude",
+			MCP:         MCPClaude,
 		},
 		{
 			// OpenAI Codex CLI docs (getting started, sandbox & approvals):
@@ -182,6 +189,7 @@ func Builtins() []Profile {
 			StatusBar:   `(?m)⏎ send|⌃J newline|\d+% context left|\? for shortcuts`,
 			InstallHint: "npm install -g @openai/codex",
 			Hooks:       "codex",
+			MCP:         MCPCodex,
 		},
 		{
 			// Gemini CLI cheatsheet / CLI reference: `gemini -i "prompt"`
@@ -210,6 +218,7 @@ func Builtins() []Profile {
 			StatusBar:   `(?m)\(\d+% context left\)|no sandbox \(see /docs\)|sandbox-exec|macOS Seatbelt`,
 			InstallHint: "npm install -g @google/gemini-cli",
 			Hooks:       "gemini",
+			MCP:         MCPGemini,
 		},
 		{
 			// OpenCode CLI docs (sst/opencode, now anomalyco/opencode):
@@ -236,6 +245,7 @@ func Builtins() []Profile {
 			Waiting:     `(?m)Permission required|Reject permission|Allow (?:once|always)|⇆ select|esc dismiss`,
 			Idle:        `(?mi)` + promptLine + `|ctrl\+p(?: commands)?[ \t]*$|ctrl\+p commands|enter send|Ask anything`,
 			InstallHint: "npm install -g opencode-ai",
+			MCP:         MCPOpenCode,
 		},
 		{
 			// Factory Droid CLI reference: `droid "query"` starts the REPL with
@@ -372,7 +382,7 @@ func Profiles(cfg config.Config) (map[string]Profile, error) {
 		}
 		base, known := out[name]
 		merged := config.MergeTool(toTool(base), cfg.Tools[name])
-		p := fromTool(name, merged, base.Hooks)
+		p := fromTool(name, merged, base.Hooks, base.MCP)
 		p.ReadOnly = clone(base.ReadOnly)
 		if !known && p.Prompt == "" {
 			p.Prompt = PromptArg
@@ -400,10 +410,21 @@ func toTool(p Profile) config.Tool {
 		Idle:        p.Idle,
 		StatusBar:   p.StatusBar,
 		InstallHint: p.InstallHint,
+		MCP:         mcpSetting(p.MCPOff),
 	}
 }
 
-func fromTool(name string, t config.Tool, hooks string) Profile {
+// mcpSetting is [tools.X] mcp for a profile: false when it is off, else
+// unset (follow [mcp]).
+func mcpSetting(off bool) *bool {
+	if !off {
+		return nil
+	}
+	no := false
+	return &no
+}
+
+func fromTool(name string, t config.Tool, hooks, mcp string) Profile {
 	p := Profile{
 		Name:        name,
 		Command:     clone(t.Command),
@@ -419,6 +440,8 @@ func fromTool(name string, t config.Tool, hooks string) Profile {
 		StatusBar:   t.StatusBar,
 		InstallHint: t.InstallHint,
 		Hooks:       hooks,
+		MCP:         mcp,
+		MCPOff:      t.MCP != nil && !*t.MCP,
 	}
 	if len(p.Plan) == 0 {
 		p.Plan = nil

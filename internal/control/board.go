@@ -159,7 +159,10 @@ func Build(in Input, now time.Time) Board {
 		key := it.Repo + "\x00" + it.Name
 		shown[key] = true
 		row := agentRow(it, recs[key], tasks[key], queued[key], now)
-		if why := loopOf(in.Loops, it.Repo, it.Name); why != "" && row.Section != NeedsYou {
+		if why := loopOf(in.Loops, it.Repo, it.Name); why != "" {
+			if row.Section == NeedsYou && row.Why != "" {
+				why = row.Why + "; " + why
+			}
 			row.Section, row.Why = NeedsYou, why
 		}
 		b.Rows = append(b.Rows, row)
@@ -191,7 +194,7 @@ func loopOf(loops []outbox.Loop, repo, name string) string {
 	var pairs []string
 	for _, l := range loops {
 		if l.Repo == repo && l.From == name {
-			pairs = append(pairs, fmt.Sprintf("%s → %s (%s; %d refused)", l.From, l.To, l.Why, l.Refused))
+			pairs = append(pairs, fmt.Sprintf("%s → %s (%s; %d refused; owt dismiss %s)", l.From, l.To, l.Why, l.Refused, l.From))
 		}
 	}
 	if len(pairs) == 0 {

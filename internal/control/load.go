@@ -5,7 +5,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/facts"
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/merge"
@@ -62,7 +61,7 @@ func Load(tm *tmux.Client, repo string) (Snapshot, error) {
 	}
 	return Snapshot{
 		Input: Input{Title: title, Items: items, Records: recs, Runs: mine, Events: events,
-			Loops:  outbox.Default().Loops(time.Now(), config.Defaults().MCP.MessageWindow.Duration),
+			Loops:  outbox.Default().Loops(time.Now()),
 			Dreams: dreams(recs, repo)},
 		Stale: stale,
 	}, nil

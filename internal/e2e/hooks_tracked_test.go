@@ -131,7 +131,10 @@ func TestEditsToAnUntrackedHookFileAreWork(t *testing.T) {
 	settings = filepath.Join(it.Path, ".gemini", "settings.json")
 	data, err := os.ReadFile(settings)
 	require.NoError(t, err)
-	edited := strings.Replace(string(data), "{", `{"mcpServers": {"db": {"command": "db-mcp"}},`, 1)
+	// The agent adds a server of its own beside owt's (as "gemini mcp add"
+	// does).
+	require.Contains(t, string(data), `"mcpServers": {`)
+	edited := strings.Replace(string(data), `"mcpServers": {`, `"mcpServers": {"db": {"command": "db-mcp"}, `, 1)
 	require.NoError(t, os.WriteFile(settings, []byte(edited), 0o644))
 	r = e.Owt(repo, "delete", it.Name)
 	require.NotEqual(t, 0, r.Code, "the agent's edit would be lost")

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -57,8 +59,8 @@ func (e *Env) mcpAs(name, repo string) *mcp.ClientSession {
 	return cs
 }
 
-// protocolOnly passes stdout on and keeps every line that is not a JSON
-// object.
+// protocolOnly passes stdout on and keeps every line that is not a
+// JSON-RPC 2.0 message.
 type protocolOnly struct {
 	r       io.ReadCloser
 	mu      sync.Mutex
@@ -76,7 +78,10 @@ func (p *protocolOnly) Read(b []byte) (int, error) {
 			break
 		}
 		line := bytes.TrimSpace(p.partial[:i])
-		if len(line) > 0 && !json.Valid(line) {
+		var msg struct {
+			JSONRPC string `json:"jsonrpc"`
+		}
+		if len(line) > 0 && (json.Unmarshal(line, &msg) != nil || msg.JSONRPC != "2.0") {
 			p.notJSON = append(p.notJSON, string(line))
 		}
 		p.partial = p.partial[i+1:]
@@ -169,7 +174,9 @@ func TestMCPPeersListMessageAndCheck(t *testing.T) {
 	require.Contains(t, out, `"text": "hello b, shared.go is mine"`)
 	require.Contains(t, out, `"new": true`)
 	out, _ = call(t, b, "check_messages", nil)
-	require.Contains(t, out, `"new": false`, "read once")
+	require.Contains(t, out, `"messages": []`, "read once: no unread ones left")
+	out, _ = call(t, b, "check_messages", map[string]any{"all": true})
+	require.Contains(t, out, `"new": false`, "all: the read ones too")
 
 	out, isErr = call(t, b, "get_peer_files", map[string]any{"name": "a", "file": "shared.go"})
 	require.False(t, isErr, out)
@@ -185,15 +192,11 @@ func TestMCPPeersListMessageAndCheck(t *testing.T) {
 		Messages struct{ Sent, Received, Unread int }
 	}
 	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "list", "--json")), &items))
+	counts := map[string][3]int{}
 	for _, it := range items {
-		switch it.Name {
-		case "a":
-			require.Equal(t, 1, it.Messages.Sent)
-		case "b":
-			require.Equal(t, 1, it.Messages.Received)
-			require.Equal(t, 0, it.Messages.Unread)
-		}
+		counts[it.Name] = [3]int{it.Messages.Sent, it.Messages.Received, it.Messages.Unread}
 	}
+	require.Equal(t, map[string][3]int{"a": {1, 0, 0}, "b": {0, 1, 0}}, counts, "sent, received, unread")
 }
 
 // Bad input and a server outside an agent: clear error results, nothing
@@ -286,6 +289,20 @@ func TestMCPSpawnAgentIsBounded(t *testing.T) {
 	out, isErr = call(t, ex1, "spawn_agent", map[string]any{"task": "deeper"})
 	require.True(t, isErr, out)
 	require.Contains(t, out, "spawn_depth")
+
+	// A corrupt state file is rebuilt from git and tmux: who spawned whom
+	// comes back with it (the sessions carry it), and so do the limits.
+	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	require.NoError(t, os.WriteFile(files[0], []byte("{garbage"), 0o600))
+	require.Regexp(t, `(?s)\nlead .*\n└ ex1 .*\n└ ex2 `, e.MustOwt(repo, "list"), "rebuilt under their spawner")
+	out, isErr = call(t, ex1, "spawn_agent", map[string]any{"task": "deeper still"})
+	require.True(t, isErr, out)
+	require.Contains(t, out, "spawn_depth", "an executor is still one")
+	out, isErr = call(t, lead, "spawn_agent", map[string]any{"task": "Build ex3", "name": "ex3"})
+	require.True(t, isErr, out)
+	require.Contains(t, out, "max_spawned = 2", "its executors still count")
 }
 
 // A message from an agent of a run is an event of the run's log.
@@ -326,4 +343,17 @@ func TestMCPMessageSurvivesItsSenderKilled(t *testing.T) {
 	require.NoError(t, syscall.Kill(e.AgentPID("a"), syscall.SIGKILL))
 	_ = cs.Close()
 	e.Eventually(60*time.Second, "b got it after its turn", func() bool { return len(e.promptsWith("b", "[from a] after your turn")) == 1 })
+	// It came as b's second prompt, after its first turn had ended.
+	require.Equal(t, []string{"!sleep 6", "[from a] after your turn"}, e.Prompts("b"))
+	ended, got := -1, -1
+	for i, ev := range e.Events() {
+		if ev.Agent == "b" && ev.Event == "hook" && ev.Name == "Stop" && ended < 0 {
+			ended = i
+		}
+		if ev.Agent == "b" && ev.Event == "prompt" && strings.Contains(ev.Text, "[from a]") {
+			got = i
+		}
+	}
+	require.True(t, ended >= 0 && got >= 0, "b's log has its turn's end (Stop hook) and the message")
+	require.Greater(t, got, ended, "typed after b's turn ended, not into it")
 }

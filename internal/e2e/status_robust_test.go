@@ -108,7 +108,7 @@ func TestUnreadableSettingsFileDoesNotStopNew(t *testing.T) {
 	r := e.Owt(repo, "new", "--json", "--tool", "gemini", "--name", "g", "!sleep 60s")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.Contains(t, r.Stderr, "owt: .gemini/settings.json could not be read (")
-	require.Contains(t, r.Stderr, "); status for this agent comes from the screen\n")
+	require.Contains(t, r.Stderr, "); status for this agent comes from the screen, and it has no owt mcp (its peers)\n")
 	require.Equal(t, 1, strings.Count(r.Stderr, "could not be read"), r.Stderr)
 	g := e.Find(repo, "g")
 	b, err := os.ReadFile(filepath.Join(g.Path, ".gemini", "settings.json"))

@@ -1,8 +1,8 @@
 // Package hookfiles writes the files owt puts into a worktree and keeps
-// them out of git: each tool's hook settings (merged with the user's, by
-// info/exclude or skip-worktree), the info/exclude lines of linked files,
-// and Codex's user-level hooks; and it tells the user's own edits of a
-// tracked hook file from owt's lines.
+// them out of git: each tool's hook settings and MCP registration (merged
+// with the user's, by info/exclude or skip-worktree), the info/exclude
+// lines of linked files, and Codex's user-level hooks; and it tells the
+// user's own edits of a tracked hook file from owt's lines.
 //
 // Imports workspace, agent, git and state; never lifecycle, status,
 // monitor, cli or popups.
@@ -23,7 +23,8 @@ import (
 
 // Install merges the tool's hooks into its settings file in a new
 // worktree, so the agent reports its status to "owt hook" (by absolute
-// path). The user's settings and hooks in that file are kept; owt's own
+// path), and owt mcp as one of its MCP servers where the tool reads them
+// from that file (Gemini). The user's settings and hooks in that file are kept; owt's own
 // hooks from an earlier run are replaced, not duplicated. Codex has no
 // file: its notify program goes on its command line (see runAgent).
 //
@@ -50,19 +51,25 @@ func (w *Files) Install(rec *state.Record, prof agent.Profile, push func(undo fu
 	if !ok {
 		return nil
 	}
+	// Gemini reads MCP servers from the same file: owt mcp goes in with
+	// the hooks (see agent/mcp.go).
+	mcp := prof.MCPRegistration(w.Config.MCP) == agent.MCPGemini
 	path := filepath.Join(rec.Path, filepath.FromSlash(spec.Path))
 	old, err := os.ReadFile(path)
 	existed := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		w.noHooks(spec.Path, err)
+		w.noHooks(spec.Path, mcp, err)
 		return nil
 	}
 	// A file owt cannot merge into (JSON with comments, which Gemini
 	// allows; a shape owt does not know) is the user's and stays as it is:
 	// the agent still starts, its status read from the screen.
 	data, err := agent.MergeHookSettings(old, prof.Hooks, w.Self)
+	if err == nil && mcp {
+		data, err = agent.MergeMCPSettings(data, agent.OwtMCP(w.Self, rec.Name, rec.Repo))
+	}
 	if err != nil {
-		w.noHooks(spec.Path, err)
+		w.noHooks(spec.Path, mcp, err)
 		return nil
 	}
 	tracked := false
@@ -99,9 +106,13 @@ func (w *Files) Install(rec *state.Record, prof agent.Profile, push func(undo fu
 }
 
 // noHooks says, in one line, that owt left the settings file rel alone
-// and why: the agent has no hooks, the monitor reads its screen instead.
-func (w *Files) noHooks(rel string, why error) {
+// and why: the agent has no hooks, the monitor reads its screen instead
+// (and, when mcp, its tool does not get owt mcp).
+func (w *Files) noHooks(rel string, mcp bool, why error) {
 	msg := fmt.Sprintf("%s could not be read (%v); status for this agent comes from the screen", rel, why)
+	if mcp {
+		msg += ", and it has no owt mcp (its peers)"
+	}
 	out := w.Warn
 	if out == nil {
 		out = w.Log

@@ -183,10 +183,12 @@ func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 // agent.
 func addMessages(items []Item) {
 	agents := make([]outbox.Agent, len(items))
+	since := make(map[outbox.Agent]time.Time, len(items))
 	for i, it := range items {
 		agents[i] = outbox.Agent{Repo: it.Repo, Name: it.Name}
+		since[agents[i]] = it.CreatedAt
 	}
-	counts := outbox.Default().PeerCounts(agents)
+	counts := outbox.Default().PeerCounts(agents, since)
 	for i := range items {
 		items[i].Messages = counts[items[i].Repo+"\x00"+items[i].Name]
 	}

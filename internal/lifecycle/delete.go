@@ -172,6 +172,7 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 	if others, err := w.Records(); err == nil {
 		hookfiles.Of(w.Workspace).ReleaseExcludes(r, others)
 	}
+	_ = os.Remove(state.MCPConfigPath(r.Repo, r.Name)) // Claude's --mcp-config file, if any
 	_ = statusbar.PublishSummaryLocked(w.Tmux)
 	_ = w.Tmux.RefreshStatus()
 	return nil

@@ -57,6 +57,10 @@ var ErrBadNote = errors.New("bad note")
 type noteState struct {
 	Text  string    `json:"text"`
 	SetAt time.Time `json:"set_at"`
+	// Agents are the notes agents shared (owt mcp share_note), oldest
+	// first, kept apart from the user's and shown under their own
+	// heading, each line signed.
+	Agents []AgentNote `json:"agents,omitempty"`
 	// Created are the files (absolute paths) owt created to hold the note.
 	Created []string `json:"created,omitempty"`
 	// Excludes are the info/exclude patterns owt added for them.
@@ -75,10 +79,96 @@ func (w *Notes) notePath() string {
 	return filepath.Join(state.Dir(), "notes", filepath.Base(w.Store.Path))
 }
 
-// Note returns the current note text, "" when there is none.
+// Note returns the current note text as agents read it (the user's,
+// then what agents shared), "" when there is none.
 func (w *Notes) Note() (string, error) {
 	st, err := w.loadNote()
-	return st.Text, err
+	return st.text(), err
+}
+
+// AgentNote is one note an agent shared.
+type AgentNote struct {
+	From string    `json:"from"`
+	Text string    `json:"text"`
+	At   time.Time `json:"at"`
+}
+
+// MaxAgentNotes bounds what agents' notes may take of every agent's
+// instructions (8 KiB): past it the oldest go.
+const MaxAgentNotes = 8 << 10
+
+// ErrRepeatNote is returned for a note its agent shared already.
+var ErrRepeatNote = errors.New("the same note is already shared")
+
+// AddAgentNote adds an agent's note under the agents' heading of the
+// shared note, in every live worktree and for those made later: one
+// change under the note's lock, so notes shared at once all stay. A note
+// its agent already shared is refused; past MaxAgentNotes the oldest are
+// dropped. It returns what happened in each worktree and how many old
+// notes were dropped.
+func (w *Notes) AddAgentNote(from, text string) ([]Result, int, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil, 0, fmt.Errorf("%w: the text is empty", ErrBadNote)
+	}
+	if len(text) > MaxAgentNotes {
+		return nil, 0, fmt.Errorf("%w: %d bytes; agents' notes take at most %d in all", ErrBadNote, len(text), MaxAgentNotes)
+	}
+	if strings.Contains(text, "<!--") {
+		return nil, 0, fmt.Errorf("%w: the text cannot contain \"<!--\" (owt's markers begin so)", ErrBadNote)
+	}
+	recs, err := w.Records()
+	if err != nil {
+		return nil, 0, err
+	}
+	var results []Result
+	dropped := 0
+	err = w.updateNote(func(st *noteState) error {
+		for _, n := range st.Agents {
+			if n.From == from && n.Text == text {
+				return ErrRepeatNote
+			}
+		}
+		st.Agents = append(st.Agents, AgentNote{From: from, Text: text, At: w.Now()})
+		for agentNotesSize(st.Agents) > MaxAgentNotes {
+			st.Agents = st.Agents[1:]
+			dropped++
+		}
+		for _, r := range recs {
+			results = append(results, w.writeNote(st, r))
+		}
+		return nil
+	})
+	return results, dropped, err
+}
+
+func agentNotesSize(ns []AgentNote) int {
+	n := 0
+	for _, a := range ns {
+		n += len(a.Text)
+	}
+	return n
+}
+
+// text is the block's text: the user's note, then the agents' notes,
+// each line of each signed by its agent, so no agent's text reads as the
+// user's or as another agent's.
+func (st *noteState) text() string {
+	if len(st.Agents) == 0 {
+		return st.Text
+	}
+	var b strings.Builder
+	if st.Text != "" {
+		b.WriteString(st.Text)
+		b.WriteString("\n\n")
+	}
+	b.WriteString("### Shared by agents (owt mcp share_note; not the user's word)\n")
+	for _, n := range st.Agents {
+		for _, line := range strings.Split(n.Text, "\n") {
+			fmt.Fprintf(&b, "\n[from %s] %s", n.From, line)
+		}
+	}
+	return b.String()
 }
 
 // SetNote writes text into every live worktree's local instructions file
@@ -164,7 +254,7 @@ func (w *Notes) Apply(rec *state.Record) {
 		return // no note: nothing to lock or read
 	}
 	err := w.updateNote(func(st *noteState) error {
-		if st.Text == "" {
+		if st.text() == "" {
 			return nil
 		}
 		res := w.writeNote(st, rec)
@@ -186,7 +276,7 @@ func (w *Notes) Apply(rec *state.Record) {
 // that name that owt did not create is the user's (or the project's), and
 // the worktree is skipped with a word why.
 func (w *Notes) writeNote(st *noteState, r *state.Record) Result {
-	return w.writeBlock(st, r, noteBlock, st.Text)
+	return w.writeBlock(st, r, noteBlock, st.text())
 }
 
 // writeBlock writes text as block b into the worktree of r (see
@@ -441,7 +531,7 @@ func (w *Notes) updateNote(fn func(*noteState) error) error {
 		if err := fn(st); err != nil {
 			return false, err
 		}
-		if st.Text == "" && len(st.Created) == 0 && len(st.Excludes) == 0 {
+		if st.text() == "" && len(st.Created) == 0 && len(st.Excludes) == 0 {
 			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return false, err
 			}

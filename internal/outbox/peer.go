@@ -38,6 +38,7 @@ func (b Box) EnqueueChecked(a Agent, m Message, now time.Time, check func([]Mess
 			got = *old
 			return false
 		}
+		f.prune(m.Kind, now)
 		all := make([]Message, len(f.Messages))
 		for i, x := range f.Messages {
 			all[i] = *x
@@ -60,6 +61,18 @@ func (b Box) EnqueueChecked(a Agent, m Message, now time.Time, check func([]Mess
 	return got, nil
 }
 
+// keepSettled is how long a settled message of a peer stays in its
+// outbox: owt messages and check_messages show the traffic of a week.
+const keepSettled = 7 * 24 * time.Hour
+
+// prune drops settled messages of kind older than keepSettled (queued
+// ones always stay).
+func (f *file) prune(kind string, now time.Time) {
+	f.Messages = slices.DeleteFunc(f.Messages, func(m *Message) bool {
+		return m.Kind == kind && m.State != Queued && now.Sub(m.QueuedAt) > keepSettled
+	})
+}
+
 // Messages are a's messages of kind, in every state, oldest first.
 func (b Box) Messages(a Agent, kind string) ([]Message, error) {
 	f, err := b.read(a)
@@ -75,20 +88,30 @@ func (b Box) Messages(a Agent, kind string) ([]Message, error) {
 	return out, nil
 }
 
-// Read returns a's messages of kind, oldest first, as they were, and
-// marks the unread ones read at now.
-func (b Box) Read(a Agent, kind string, now time.Time) ([]Message, error) {
+// ReadByAgent is why a message read with check_messages is not typed.
+const ReadByAgent = "read with check_messages"
+
+// Read returns a's messages of kind queued since since, oldest first, as
+// they were, and marks the unread ones read at now. One still queued and
+// not being typed is withdrawn (ReadByAgent): the agent has it, and
+// typing it later would start a turn about something already handled.
+func (b Box) Read(a Agent, kind string, since, now time.Time) ([]Message, error) {
 	var out []Message
 	err := b.update(a, func(f *file) bool {
 		changed := false
 		for _, m := range f.Messages {
-			if m.Kind != kind {
+			if m.Kind != kind || m.QueuedAt.Before(since) {
 				continue
 			}
-			out = append(out, *m)
+			seen := *m // as it was: ReadAt zero says new
 			if m.ReadAt.IsZero() {
 				m.ReadAt, changed = now, true
 			}
+			if m.State == Queued && m.SentAt.IsZero() {
+				m.State, m.Why, changed = Withdrawn, ReadByAgent, true
+			}
+			seen.State, seen.Why = m.State, m.Why
+			out = append(out, seen)
 		}
 		return changed
 	})
@@ -102,9 +125,12 @@ type Loop struct {
 	From string    `json:"from"`
 	To   string    `json:"to"`
 	At   time.Time `json:"at"` // the last refusal
-	// Refused counts the messages refused since the first.
+	// Refused counts the messages refused since the first of this loop.
 	Refused int    `json:"refused"`
 	Why     string `json:"why"`
+	// Window is the sender's message window: the pair needs the user
+	// until it passes after the last refusal (or DismissLoop).
+	Window time.Duration `json:"window"`
 }
 
 type loopsFile struct {
@@ -122,15 +148,33 @@ func (b Box) NoteLoop(l Loop) error {
 		for i := range f.Loops {
 			o := &f.Loops[i]
 			if o.Repo == l.Repo && o.From == l.From && o.To == l.To {
-				o.At, o.Why = l.At, l.Why
+				if l.At.Sub(o.At) > o.Window {
+					o.Refused = 0 // that loop ended: this is a new one
+				}
+				o.At, o.Why, o.Window = l.At, l.Why, l.Window
 				o.Refused++
 				return true, nil
 			}
 		}
 		l.Refused = 1
 		f.Loops = append(f.Loops, l)
+		// Loops long over are forgotten.
+		f.Loops = slices.DeleteFunc(f.Loops, func(o Loop) bool { return l.At.Sub(o.At) > o.Window+24*time.Hour })
 		return true, nil
 	})
+}
+
+// DismissLoops forgets every loop agent name of repo sent into; it
+// reports how many.
+func (b Box) DismissLoops(repo, name string) (int, error) {
+	n := 0
+	err := b.loopsDoc().Update(func(f *loopsFile) (bool, error) {
+		before := len(f.Loops)
+		f.Loops = slices.DeleteFunc(f.Loops, func(o Loop) bool { return o.Repo == repo && o.From == name })
+		n = before - len(f.Loops)
+		return n > 0, nil
+	})
+	return n, err
 }
 
 // DismissLoop forgets the pair from → to of repo.
@@ -142,15 +186,16 @@ func (b Box) DismissLoop(repo, from, to string) error {
 	})
 }
 
-// Loops are the refused pairs whose last refusal is within window of now.
-func (b Box) Loops(now time.Time, window time.Duration) []Loop {
+// Loops are the refused pairs whose last refusal is within their window
+// of now.
+func (b Box) Loops(now time.Time) []Loop {
 	f, err := readLoops(b.loopsPath())
 	if err != nil {
 		return nil
 	}
 	var out []Loop
 	for _, l := range f.Loops {
-		if now.Sub(l.At) <= window {
+		if now.Sub(l.At) <= l.Window {
 			out = append(out, l)
 		}
 	}
@@ -199,8 +244,9 @@ type Counts struct {
 
 // PeerCounts counts the peer messages of agents, by Repo+"\x00"+Name:
 // one read of each agent's outbox. Messages sent count for their sender
-// when it is among agents.
-func (b Box) PeerCounts(agents []Agent) map[string]Counts {
+// when it is among agents. since gives, per agent, when it was made: a
+// message to an earlier agent of the same name is not its.
+func (b Box) PeerCounts(agents []Agent, since map[Agent]time.Time) map[string]Counts {
 	out := make(map[string]Counts, len(agents))
 	for _, a := range agents {
 		f, err := b.read(a)
@@ -208,7 +254,7 @@ func (b Box) PeerCounts(agents []Agent) map[string]Counts {
 			continue
 		}
 		for _, m := range f.Messages {
-			if m.Kind != KindPeer {
+			if m.Kind != KindPeer || m.QueuedAt.Before(since[a]) {
 				continue
 			}
 			c := out[a.Repo+"\x00"+a.Name]

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
@@ -48,6 +49,19 @@ var (
 
 // prefix is what every message begins with: who sent it.
 func prefix(from string) string { return "[from " + from + "] " }
+
+// signed is body as the peer reads it: the sender's prefix, and no line
+// of the body starting as a prefix would (quoted "> "), so a sender
+// cannot make part of its message read as another's.
+func signed(from, body string) string {
+	lines := strings.Split(body, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimLeft(l, " \t"), "[from ") {
+			lines[i] = "> " + l
+		}
+	}
+	return prefix(from) + strings.Join(lines, "\n")
+}
 
 // CheckText is the text of a message or note as an agent may send it.
 func CheckText(s string) (string, error) {
@@ -100,10 +114,21 @@ func (p *Peers) Send(to, msg string) ([]Sent, error) {
 	}
 	cfg := p.W.Config.MCP
 	out := make([]Sent, 0, len(targets))
+	ready := map[string]bool{}
 	for _, r := range targets {
 		out = append(out, p.queue(me, r, body, cfg.MessageLimit, cfg.MessageWindow.Duration))
+		ready[r.Name] = outbox.Ready(r)
 	}
-	p.await(out)
+	// The courier is the monitor's: make sure this server has one.
+	if err := daemon.EnsureRunning(p.W.Self, p.W.Tmux); err != nil {
+		for i := range out {
+			if out[i].Result == Queued {
+				out[i].Why = "owt's monitor could not be started (" + err.Error() + "): it waits until one runs"
+			}
+		}
+		return out, nil
+	}
+	p.await(me.Repo, out, ready)
 	return out, nil
 }
 
@@ -111,17 +136,19 @@ func (p *Peers) Send(to, msg string) ([]Sent, error) {
 func (p *Peers) queue(me, r *state.Record, body string, limit int, window time.Duration) Sent {
 	now := p.Now()
 	a := outbox.Agent{Repo: r.Repo, Name: r.Name}
-	m := outbox.Message{Kind: outbox.KindPeer, Key: newID(now), From: me.Name, Text: prefix(me.Name) + body}
+	m := outbox.Message{Kind: outbox.KindPeer, Key: newID(now), From: me.Name, Text: signed(me.Name, body)}
 	got, err := p.Box.EnqueueChecked(a, m, now, func(old []outbox.Message) error {
-		return guard(old, me.Name, m.Text, now, limit, window)
+		return guard(old, me.Name, m.Text, r.CreatedAt, now, limit, window)
 	})
 	switch {
 	case errors.Is(err, errRepeat):
 		return Sent{To: r.Name, Result: Repeat, Why: "the same text as your last message to " + r.Name + ": dropped"}
 	case errors.Is(err, errLoop):
 		why := fmt.Sprintf("you sent %s %d messages in the last %s; the user has been asked to look (NEEDS YOU)", r.Name, limit, window)
-		_ = p.Box.NoteLoop(outbox.Loop{Repo: r.Repo, From: me.Name, To: r.Name, At: now,
-			Why: fmt.Sprintf("%d messages in %s", limit, window)})
+		if err := p.Box.NoteLoop(outbox.Loop{Repo: r.Repo, From: me.Name, To: r.Name, At: now, Window: window,
+			Why: fmt.Sprintf("%d messages in %s", limit, window)}); err != nil {
+			why = fmt.Sprintf("you sent %s %d messages in the last %s; owt could not tell the user: %v", r.Name, limit, window, err)
+		}
 		return Sent{To: r.Name, Result: Refused, Why: why}
 	case err != nil:
 		return Sent{To: r.Name, Result: Undeliverable, Why: err.Error()}
@@ -130,14 +157,16 @@ func (p *Peers) queue(me, r *state.Record, body string, limit int, window time.D
 	return Sent{ID: got.Key, To: r.Name, Result: Queued}
 }
 
-// guard is the loop guard: the text of the last message from to this
-// peer again is a repeat; limit messages within window is a loop.
-func guard(old []outbox.Message, from, txt string, now time.Time, limit int, window time.Duration) error {
+// guard is the loop guard: the text of the last message from this
+// sender again, while that one is on its way or was typed within window,
+// is a repeat; limit messages within window is a loop. Messages queued
+// before since (for an earlier agent of the peer's name) do not count.
+func guard(old []outbox.Message, from, txt string, since, now time.Time, limit int, window time.Duration) error {
 	n := 0
 	var last *outbox.Message
 	for i := range old {
 		m := &old[i]
-		if m.Kind != outbox.KindPeer || m.From != from {
+		if m.Kind != outbox.KindPeer || m.From != from || m.QueuedAt.Before(since) {
 			continue
 		}
 		last = m
@@ -145,7 +174,8 @@ func guard(old []outbox.Message, from, txt string, now time.Time, limit int, win
 			n++
 		}
 	}
-	if last != nil && last.Text == txt {
+	if last != nil && last.Text == txt && now.Sub(last.QueuedAt) < window &&
+		(last.State == outbox.Queued || last.State == outbox.Delivered) {
 		return errRepeat
 	}
 	if n >= limit {
@@ -177,11 +207,11 @@ func (p *Peers) traffic(me, to *state.Record, body string, now time.Time) {
 	}
 }
 
-// await waits, up to DeliverWait, until every queued message of sent is
-// settled, and fills in what became of each.
-func (p *Peers) await(sent []Sent) {
+// await waits, up to DeliverWait, until every queued message of sent to
+// a peer that was ready (its turn over) is settled, and fills in what
+// became of each: a busy peer's message is not waited for.
+func (p *Peers) await(repo string, sent []Sent, ready map[string]bool) {
 	deadline := time.Now().Add(p.DeliverWait)
-	me := p.W.Repo.Root
 	for {
 		pending := 0
 		for i := range sent {
@@ -189,7 +219,7 @@ func (p *Peers) await(sent []Sent) {
 			if s.Result != Queued {
 				continue
 			}
-			m, ok, err := p.Box.Lookup(outbox.Agent{Repo: me, Name: s.To}, outbox.KindPeer, s.ID)
+			m, ok, err := p.Box.Lookup(outbox.Agent{Repo: repo, Name: s.To}, outbox.KindPeer, s.ID)
 			switch {
 			case err != nil || !ok:
 				continue
@@ -199,7 +229,9 @@ func (p *Peers) await(sent []Sent) {
 				s.Result, s.Why = Undeliverable, m.Why
 			default:
 				s.Why = m.Why
-				pending++
+				if ready[s.To] {
+					pending++
+				}
 			}
 		}
 		if pending == 0 || !time.Now().Before(deadline) {
@@ -208,8 +240,13 @@ func (p *Peers) await(sent []Sent) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	for i := range sent {
-		if sent[i].Result == Queued && sent[i].Why == "" {
-			sent[i].Why = "it is typed when " + sent[i].To + " is idle and nobody is on its pane"
+		if sent[i].Result != Queued || sent[i].Why != "" {
+			continue
+		}
+		if ready[sent[i].To] {
+			sent[i].Why = sent[i].To + " is idle, but its message was not typed within " + p.DeliverWait.String() + ": owt's monitor types it on its next tick"
+		} else {
+			sent[i].Why = "it is typed when " + sent[i].To + "'s turn is over and nobody is on its pane"
 		}
 	}
 }
@@ -231,20 +268,37 @@ type Received struct {
 	New bool `json:"new"`
 }
 
-// Check is the messages addressed to me, oldest first, delivered or not;
-// they are marked read.
-func (p *Peers) Check() ([]Received, error) {
-	if _, _, err := p.self(); err != nil {
+// MaxChecked is the most messages one check_messages returns (the
+// newest).
+const MaxChecked = 50
+
+// Check is the messages addressed to me, oldest first, delivered or not:
+// the unread ones, or with all every one of the last week (at most
+// MaxChecked, the newest). They are marked read, and one still waiting to
+// be typed is not typed any more: I have it now.
+func (p *Peers) Check(all bool) ([]Received, error) {
+	me, _, err := p.self()
+	if err != nil {
 		return nil, err
 	}
-	msgs, err := p.Box.Read(outbox.Agent{Repo: p.W.Repo.Root, Name: p.Me}, outbox.KindPeer, p.Now())
+	msgs, err := p.Box.Read(outbox.Agent{Repo: me.Repo, Name: p.Me}, outbox.KindPeer, me.CreatedAt, p.Now())
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Received, 0, len(msgs))
 	for _, m := range msgs {
+		if !all && !m.ReadAt.IsZero() {
+			continue
+		}
+		st := string(m.State)
+		if m.State == outbox.Withdrawn && m.Why == outbox.ReadByAgent {
+			st = "read" // withdrawn because this read took it
+		}
 		out = append(out, Received{ID: m.Key, From: m.From, Text: text.From(strings.TrimPrefix(m.Text, prefix(m.From))),
-			State: string(m.State), QueuedAt: m.QueuedAt, New: m.ReadAt.IsZero()})
+			State: st, QueuedAt: m.QueuedAt, New: m.ReadAt.IsZero()})
+	}
+	if len(out) > MaxChecked {
+		out = out[len(out)-MaxChecked:]
 	}
 	return out, nil
 }
@@ -272,7 +326,7 @@ func Log(box outbox.Box, recs []*state.Record, name string) ([]Entry, error) {
 			return nil, err
 		}
 		for _, m := range msgs {
-			if name != "" && r.Name != name && m.From != name {
+			if name != "" && r.Name != name && m.From != name || m.QueuedAt.Before(r.CreatedAt) {
 				continue
 			}
 			out = append(out, Entry{ID: m.Key, From: m.From, To: r.Name, Text: text.From(strings.TrimPrefix(m.Text, prefix(m.From))),

@@ -5,8 +5,8 @@
 // spawns. An agent acts only as itself: its identity is its worktree's
 // record, found from the OWT_NAME and OWT_REPO owt set in its session.
 //
-// Imports lifecycle, notes, control, outbox, run, git, state and
-// workspace; never monitor, cli or popups.
+// Imports lifecycle, notes, control, outbox, run, daemon, git, state,
+// text and workspace; never monitor, cli or popups.
 package peers
 
 import (
@@ -33,6 +33,7 @@ var (
 	ErrBadText     = errors.New("bad text")
 	ErrPeerExited  = errors.New("the peer's agent exited")
 	ErrSpawnLimit  = errors.New("spawn refused")
+	ErrNotChanged  = errors.New("not a changed file")
 )
 
 // Peers is one agent's view of its peers.
@@ -42,12 +43,22 @@ type Peers struct {
 	// Me is the agent's own worktree name.
 	Me  string
 	Now func() time.Time
-	// Deliver waits for a queued message to be typed: until it is
-	// delivered or settled otherwise, or wait passes. Nil: never waits.
+	// DeliverWait is how long Send waits for a message to an idle peer
+	// to be typed, so it can say delivered; 0 does not wait.
 	DeliverWait time.Duration
+	// Files caches the peers' changed files; a server keeps one for its
+	// whole life, across the Peers it builds per call.
+	Files *FileCache
+	// ConfigErr is the repository's config problem, if any: W has the
+	// defaults then, and Spawn refuses (the user's limits are unknown).
+	ConfigErr error
+}
 
-	mu    sync.Mutex
-	files map[string]filesEntry // by peer name: its changed files, cached
+// FileCache holds each peer's changed files as last read.
+type FileCache struct {
+	mu      sync.Mutex
+	entries map[string]filesEntry // by peer name
+	busy    bool                  // a background refresh is running
 }
 
 type filesEntry struct {
@@ -66,7 +77,7 @@ func Open(w *workspace.Workspace, name string) (*Peers, error) {
 	if _, err := w.Get(name); err != nil {
 		return nil, fmt.Errorf("you are not an agent of %s: %w", w.Repo.Root, err)
 	}
-	return &Peers{W: w, Box: outbox.Default(), Me: name, Now: time.Now, DeliverWait: 5 * time.Second}, nil
+	return &Peers{W: w, Box: outbox.Default(), Me: name, Now: time.Now, DeliverWait: 5 * time.Second, Files: &FileCache{}}, nil
 }
 
 // Peer is one other agent as list_peers shows it.
@@ -77,9 +88,11 @@ type Peer struct {
 	Branch  string         `json:"branch"`
 	Task    text.Untrusted `json:"task"`
 	Spawner string         `json:"spawner,omitempty"`
-	// Files it changed against its base; Overlap those I changed too.
-	Files   []string `json:"files"`
-	Overlap []string `json:"overlap"`
+	// Files it changed against its base; Overlap those I changed too;
+	// FilesAge how many seconds ago they were read.
+	Files    []string `json:"files"`
+	Overlap  []string `json:"overlap"`
+	FilesAge int      `json:"files_age"`
 	// FilesError says why Files could not be read.
 	FilesError string `json:"files_error,omitempty"`
 }
@@ -136,6 +149,7 @@ func (p *Peers) List() ([]Peer, error) {
 		pe := Peer{Name: r.Name, Tool: workspace.ToolOf(r), Status: statusWord(r), Branch: r.Branch,
 			Task: text.From(r.Task), Spawner: r.Spawner, Files: []string{}, Overlap: []string{}}
 		e := files[r.Name]
+		pe.FilesAge = int(p.Now().Sub(e.at).Seconds())
 		if e.err != nil {
 			pe.FilesError = e.err.Error()
 		}
@@ -162,53 +176,82 @@ func statusWord(r *state.Record) string {
 	return string(r.Status)
 }
 
-// filesFresh is how long the changed files of a working agent are
-// reused: an agent's tool calls list_peers often, and 50 worktrees cost
-// 100 git processes.
-const filesFresh = 10 * time.Second
+// Changed files are read again in the background once older than
+// filesFresh, and before answering once older than filesStale or when
+// the agent's status changed: an agent's tool calls list_peers often,
+// and 50 worktrees cost 100 git processes (a quarter of a second).
+const (
+	filesFresh = 10 * time.Second
+	filesStale = time.Minute
+)
 
-// changedFiles is the changed files of each of recs, from the cache when
-// the agent's status has not changed since and, while it works, when
-// they are fresh; the rest are read, four at a time.
+// changedFiles is the changed files of each of recs: from the cache
+// unless the agent's status changed since or the entry is older than
+// filesStale (those are read now, four at a time); entries older than
+// filesFresh are used and read again in the background for the next call.
 func (p *Peers) changedFiles(recs []*state.Record) map[string]filesEntry {
+	c := p.Files
 	now := p.Now()
 	out := make(map[string]filesEntry, len(recs))
-	var todo []*state.Record
-	p.mu.Lock()
-	if p.files == nil {
-		p.files = map[string]filesEntry{}
+	var todo, later []*state.Record
+	c.mu.Lock()
+	if c.entries == nil {
+		c.entries = map[string]filesEntry{}
 	}
 	for _, r := range recs {
-		e, ok := p.files[r.Name]
-		if ok && e.since.Equal(r.StatusSince) && (r.Status != state.Working && r.Status != state.Starting || now.Sub(e.at) < filesFresh) {
-			out[r.Name] = e
+		e, ok := c.entries[r.Name]
+		switch {
+		case !ok || !e.since.Equal(r.StatusSince) || now.Sub(e.at) >= filesStale:
+			todo = append(todo, r)
 			continue
+		case now.Sub(e.at) >= filesFresh:
+			later = append(later, r)
 		}
-		todo = append(todo, r)
+		out[r.Name] = e
 	}
-	p.mu.Unlock()
+	refresh := len(later) > 0 && !c.busy
+	if refresh {
+		c.busy = true
+	}
+	c.mu.Unlock()
+	for name, e := range c.read(todo, now) {
+		out[name] = e
+	}
+	if refresh {
+		go func() {
+			c.read(later, p.Now())
+			c.mu.Lock()
+			c.busy = false
+			c.mu.Unlock()
+		}()
+	}
+	return out
+}
+
+// read reads the changed files of recs, four at a time, and keeps them.
+func (c *FileCache) read(recs []*state.Record, now time.Time) map[string]filesEntry {
+	out := make(map[string]filesEntry, len(recs))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	sem := make(chan struct{}, 4)
-	for _, r := range todo {
+	for _, r := range recs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			files, err := git.ChangedFiles(r.Path, baseOf(r))
 			<-sem
-			e := filesEntry{at: now, since: r.StatusSince, files: files, err: err}
 			mu.Lock()
-			out[r.Name] = e
+			out[r.Name] = filesEntry{at: now, since: r.StatusSince, files: files, err: err}
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
-	p.mu.Lock()
-	for _, r := range todo {
-		p.files[r.Name] = out[r.Name]
+	c.mu.Lock()
+	for name, e := range out {
+		c.entries[name] = e
 	}
-	p.mu.Unlock()
+	c.mu.Unlock()
 	return out
 }
 
@@ -271,7 +314,7 @@ func (p *Peers) PeerFiles(name, file string) (Files, error) {
 			}
 		}
 		if which == nil {
-			return Files{}, fmt.Errorf("%w: %s did not change %q", ErrBadText, name, file)
+			return Files{}, fmt.Errorf("%w: %s did not change %q", ErrNotChanged, name, file)
 		}
 		if out.Diff, err = git.FileDiff(peer.Path, baseOf(peer), *which, false); err != nil {
 			return Files{}, fmt.Errorf("diff %s in %s: %w", file, name, err)

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/notes"
@@ -32,6 +31,9 @@ func (p *Peers) Spawn(o SpawnOptions) (*state.Record, error) {
 	me, _, err := p.self()
 	if err != nil {
 		return nil, err
+	}
+	if p.ConfigErr != nil {
+		return nil, fmt.Errorf("%w: the repository's config has a problem, so its [mcp] limits are unknown: %v", ErrSpawnLimit, p.ConfigErr)
 	}
 	cfg := p.W.Config.MCP
 	if me.SpawnDepth+1 > cfg.SpawnDepth {
@@ -77,25 +79,18 @@ func (p *Peers) spawnLockPath() string {
 	return filepath.Join(state.Dir(), "spawn", hex.EncodeToString(sum[:8]))
 }
 
-// ShareNote adds text, signed, to the repository's note (owt note), which
-// every agent of the repository reads in its instructions file. The
-// user's own note is kept above it.
-func (p *Peers) ShareNote(text string) ([]notes.Result, error) {
+// ShareNote adds text to the repository's note (owt note) under the
+// agents' own heading, each line signed, in every agent's instructions
+// file. The user's note stays as it is; a note this agent shared already
+// is refused; agents' notes take at most notes.MaxAgentNotes, the oldest
+// dropped first.
+func (p *Peers) ShareNote(text string) ([]notes.Result, int, error) {
 	body, err := CheckText(text)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if _, _, err := p.self(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	n := notes.Of(p.W)
-	old, err := n.Note()
-	if err != nil {
-		return nil, err
-	}
-	line := prefix(p.Me) + body
-	if old = strings.TrimSpace(old); old != "" {
-		line = old + "\n\n" + line
-	}
-	return n.SetNote(line)
+	return notes.Of(p.W).AddAgentNote(p.Me, body)
 }

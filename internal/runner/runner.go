@@ -3,8 +3,8 @@
 // its task (as an argument, or pasted once the tool is ready), records the
 // agent's exit and leaves the user a shell in the worktree.
 //
-// Imports send, status, statusbar, workspace, agent, setup, state and
-// tmux; never monitor, run, cli or popups.
+// Imports send, status, statusbar, workspace, agent, setup, state,
+// atomicfile and tmux; never monitor, run, cli or popups.
 package runner
 
 import (
@@ -138,6 +138,7 @@ func (w *runner) runAgent(rec *state.Record, out io.Writer) (int, error) {
 	if extra, err := prof.HookArgs(w.Self, w.Repo.Root); err == nil {
 		argv = prof.WithArgs(argv, extra)
 	}
+	argv, env := w.withMCP(rec, prof, argv, out)
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)
@@ -146,7 +147,7 @@ func (w *runner) runAgent(rec *state.Record, out io.Writer) (int, error) {
 	if argTask != "" || paste {
 		w.markTaskPending(rec.Name)
 	}
-	cmd, err := startForeground(path, argv[1:], rec.Path)
+	cmd, err := startForeground(path, argv[1:], rec.Path, env)
 	if err != nil {
 		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)
 	}
@@ -394,10 +395,11 @@ func execShell(out io.Writer, dir string) error {
 // (pane_current_command, automatic-rename) after the agent rather than
 // "owt", and Ctrl-C reaches the agent alone. Where the pane is not a
 // terminal it starts the agent as a plain child.
-func startForeground(path string, args []string, dir string) (*exec.Cmd, error) {
+func startForeground(path string, args []string, dir string, env []string) (*exec.Cmd, error) {
 	mk := func() *exec.Cmd {
 		cmd := exec.Command(path, args...)
 		cmd.Dir = dir
+		cmd.Env = env // nil: the runner's environment
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 		return cmd
 	}

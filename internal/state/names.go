@@ -17,6 +17,9 @@ func ValidateName(name string) error {
 	if ReservedName(name) {
 		return fmt.Errorf("invalid name %q: 'owt status %s' would show the command's help; pick another", name, name)
 	}
+	if name == "all" {
+		return fmt.Errorf("invalid name %q: agents send to every peer with it (owt mcp's send_message); pick another", name)
+	}
 	return nil
 }
 

@@ -155,5 +155,9 @@ func SessionOptions(rec *state.Record) map[string]string {
 		"@owt-tool":   rec.Tool,
 		"@owt-base":   rec.Base,
 		"@owt-port":   strconv.Itoa(rec.Port),
+		// Who spawned it (owt mcp), so a rebuilt state file keeps the
+		// spawn limits and the tree of owt list.
+		"@owt-spawner":     rec.Spawner,
+		"@owt-spawn-depth": strconv.Itoa(rec.SpawnDepth),
 	}
 }

@@ -215,6 +215,13 @@ func (s foundSession) apply(r *state.Record) {
 	if t := s.opts["@owt-tool"]; t != "" {
 		r.Tool, r.NoAgent = t, false
 	}
+	if sp := s.opts["@owt-spawner"]; sp != "" {
+		r.Spawner = sp
+		r.SpawnDepth, _ = strconv.Atoi(s.opts["@owt-spawn-depth"])
+		if r.SpawnDepth < 1 {
+			r.SpawnDepth = 1 // spawned, so at least an executor
+		}
+	}
 	// The monitor reads the screen and puts the status right.
 	r.Status = state.Idle
 }
@@ -226,7 +233,7 @@ func (w *Workspace) owtSessionsByName(workers map[string][2]string) map[string]f
 	if err != nil || len(sessions) == 0 {
 		return nil
 	}
-	opts, err := w.Tmux.SessionOptions("@owt-name", "@owt-repo", "@owt-tool", "@owt-base", "@owt-port")
+	opts, err := w.Tmux.SessionOptions("@owt-name", "@owt-repo", "@owt-tool", "@owt-base", "@owt-port", "@owt-spawner", "@owt-spawn-depth")
 	if err != nil {
 		return nil
 	}

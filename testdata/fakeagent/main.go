@@ -13,6 +13,14 @@
 //	!write PATH [TEXT]    write a file (TEXT knows \n; default "fake change")
 //	!commit MSG           git add -A && git commit -m MSG
 //	!exec PROG ARGS...    run PROG with ARGS (split on spaces, no shell)
+//	!mcp TOOL [JSON-ARGS] call TOOL of the MCP server named "owt", registered
+//	                      the way the persona's tool reads MCP servers
+//	                      (claude --mcp-config, codex -c mcp_servers.*,
+//	                      gemini .gemini/settings.json, opencode its config
+//	                      and OPENCODE_CONFIG_CONTENT), with the official
+//	                      SDK's client over stdio; one session per process,
+//	                      started on first use; the result is logged ("mcp")
+//	                      and its first line shown
 //	!sleep DUR            keep working for DUR (Go duration or seconds)
 //	!exit N               exit with code N once the turn is over
 //	!fail [ERROR]         end the turn with an API error (Claude: StopFailure)
@@ -80,6 +88,8 @@ type app struct {
 	next         []string // script lines held for the next prompt (!on-next)
 	width        int
 	height       int
+
+	mcp mcpClient // the session with the "owt" MCP server (!mcp)
 
 	term   *terminal
 	wake   chan struct{} // asks the main loop to redraw
@@ -544,6 +554,7 @@ func (a *app) shutdown(code int, reason string, restore func()) int {
 	a.mu.Unlock()
 	a.hooks.sessionEnd(reason)
 	a.hooks.wait(5 * time.Second)
+	a.mcp.close()
 	a.log.event("exit", "code", code, "reason", reason)
 	if a.term != nil { // leave the cursor under the last screen
 		fmt.Fprintf(os.Stdout, "\x1b[?2004l\x1b[?25h\x1b[%d;1H\r\n", a.term.rows)

@@ -11,7 +11,7 @@ import (
 )
 
 // scriptCmd is one scripted command: a line of a prompt that starts with
-// !ask, !write, !commit, !exec, !sleep, !exit or !fail.
+// !ask, !write, !commit, !exec, !mcp, !sleep, !exit or !fail.
 type scriptCmd struct {
 	name string
 	arg  string
@@ -29,7 +29,7 @@ func parseScript(text string) []scriptCmd {
 			name, arg = name[:i], strings.TrimSpace(name[i+1:])
 		}
 		switch name {
-		case "ask", "write", "commit", "exec", "sleep", "exit", "fail", "swallow-enter", "on-next":
+		case "ask", "write", "commit", "exec", "sleep", "exit", "fail", "swallow-enter", "on-next", "mcp":
 			cmds = append(cmds, scriptCmd{name: name, arg: arg})
 		}
 	}
@@ -68,6 +68,8 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 			}
 		case "exec":
 			a.doExec(gen, c.arg)
+		case "mcp":
+			a.doMCP(ctx, gen, c.arg)
 		case "sleep":
 			if !sleepCtx(ctx, parseDuration(c.arg, time.Second)) {
 				return ""

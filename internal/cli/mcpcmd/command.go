@@ -2,6 +2,7 @@ package mcpcmd
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"sync"
@@ -47,21 +48,18 @@ func Serve(ctx context.Context, id Identity, socket, version string, t mcp.Trans
 	return Server(src.get, version).Run(ctx, t)
 }
 
-// source opens the agent's peers on first use, and again after a failure
-// (the record may not be written yet while the agent starts).
+// source builds the agent's peers for each call: with the config as it
+// is now (a user who lowers [mcp] limits is obeyed at once), sharing one
+// cache of the peers' changed files for the server's whole life.
 type source struct {
 	id     Identity
 	socket string
+	files  peers.FileCache
 	mu     sync.Mutex
-	p      *peers.Peers
+	vetted bool // the process tree was checked: this is the agent's own server
 }
 
 func (s *source) get() (*peers.Peers, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.p != nil {
-		return s.p, nil
-	}
 	if s.id.Name == "" || s.id.Repo == "" {
 		return nil, peers.ErrNoIdentity
 	}
@@ -74,16 +72,27 @@ func (s *source) get() (*peers.Peers, error) {
 			tm.Socket = r.Socket
 		}
 	}
-	w, err := workspace.OpenRoot(s.id.Repo, tm)
+	w, cfgErr := workspace.OpenRoot(s.id.Repo, tm)
 	if w == nil {
-		return nil, err
+		return nil, cfgErr
 	}
 	// Protocol owns stdout.
 	w.Log, w.Warn = os.Stderr, os.Stderr
+	if cfgErr != nil {
+		fmt.Fprintf(os.Stderr, "owt mcp: %v (using the defaults; spawn_agent is refused until it is fixed)\n", cfgErr)
+	}
 	p, err := peers.Open(w, s.id.Name)
 	if err != nil {
 		return nil, err
 	}
-	s.p = p
+	p.Files, p.ConfigErr = &s.files, cfgErr
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.vetted {
+		if err := peers.CheckAncestry(w, s.id.Name, os.Getpid()); err != nil {
+			return nil, err
+		}
+		s.vetted = true
+	}
 	return p, nil
 }

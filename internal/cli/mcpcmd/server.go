@@ -71,15 +71,18 @@ func Server(open func() (*peers.Peers, error), version string) *mcp.Server {
 		return res, out, err
 	})
 
+	type checkIn struct {
+		All bool `json:"all,omitempty" jsonschema:"also the messages you read before (the last week, at most 50)"`
+	}
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "check_messages",
-		Description: "The messages peers sent you, oldest first, delivered or not; new ones are marked read.",
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		Description: "The messages peers sent you that you have not read, oldest first (all: the read ones too); they are marked read, and one not typed into you yet will not be.",
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in checkIn) (*mcp.CallToolResult, any, error) {
 		p, err := open()
 		if err != nil {
 			return nil, nil, err
 		}
-		msgs, err := p.Check()
+		msgs, err := p.Check(in.All)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -110,17 +113,17 @@ func Server(open func() (*peers.Peers, error), version string) *mcp.Server {
 	}
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "share_note",
-		Description: "Add to the note every agent of this repository reads in its instructions file (the same note as the user's owt note, kept above yours).",
+		Description: "Share a short note with every agent of this repository: it goes into each one's instructions file (owt note's file), under a heading of agents' notes, each line signed with your name. The user's own note stays above it. At most 8 KiB of agents' notes are kept, the oldest dropped first.",
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in noteIn) (*mcp.CallToolResult, any, error) {
 		p, err := open()
 		if err != nil {
 			return nil, nil, err
 		}
-		res, err := p.ShareNote(in.Text)
+		res, dropped, err := p.ShareNote(in.Text)
 		if err != nil {
 			return nil, nil, err
 		}
-		return result(map[string]any{"worktrees": res})
+		return result(map[string]any{"worktrees": res, "dropped_oldest": dropped})
 	})
 
 	type spawnIn struct {

@@ -1,0 +1,91 @@
+package peers
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// CheckAncestry refuses a server started under another agent's pane: an
+// agent that runs "OWT_NAME=other owt mcp" from its shell would act as
+// that other agent. A tool starts its MCP servers as its own children,
+// so an agent's server runs under the agent's own pane; a server started
+// outside every agent's pane (the user's shell, a script) is the user's,
+// who may act as any agent. It reads the pane processes with one tmux
+// call and walks /proc up from pid.
+func CheckAncestry(w *workspace.Workspace, me string, pid int) error {
+	recs, err := w.Records()
+	if err != nil {
+		return err
+	}
+	panes, err := w.Tmux.Panes()
+	if err != nil {
+		return nil // no server to ask: nothing to check against
+	}
+	pidOf := make(map[string]int, len(panes))
+	for _, p := range panes {
+		pidOf[p.ID] = p.PID
+	}
+	owner := map[int]string{}
+	socket := socketOf(recs, me)
+	for _, r := range recs {
+		if r.Pane != "" && pidOf[r.Pane] > 0 && r.Socket == socket {
+			owner[pidOf[r.Pane]] = r.Name
+		}
+	}
+	return checkAncestors(me, ancestors(pid), owner)
+}
+
+func socketOf(recs []*state.Record, name string) string {
+	for _, r := range recs {
+		if r.Name == name {
+			return r.Socket
+		}
+	}
+	return ""
+}
+
+// checkAncestors: the first ancestor that is an agent's pane process
+// must be me's.
+func checkAncestors(me string, chain []int, owner map[int]string) error {
+	for _, pid := range chain {
+		if name, ok := owner[pid]; ok {
+			if name == me {
+				return nil
+			}
+			return fmt.Errorf("this server runs under the agent %s's pane, so it cannot act as %s: an agent acts only as itself", name, me)
+		}
+	}
+	return nil
+}
+
+// ancestors are pid's parent, grandparent … up to init, from /proc.
+func ancestors(pid int) []int {
+	var out []int
+	for i := 0; i < 64 && pid > 1; i++ {
+		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			break
+		}
+		// pid (comm) state ppid …: comm may hold spaces and parentheses.
+		rest := string(data)
+		if j := strings.LastIndexByte(rest, ')'); j >= 0 {
+			rest = rest[j+1:]
+		}
+		f := strings.Fields(rest)
+		if len(f) < 2 {
+			break
+		}
+		ppid, err := strconv.Atoi(f[1])
+		if err != nil {
+			break
+		}
+		out = append(out, ppid)
+		pid = ppid
+	}
+	return out
+}

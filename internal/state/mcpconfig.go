@@ -1,0 +1,15 @@
+package state
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// MCPConfigPath is the file that registers owt mcp with the agent name of
+// the repository at repoRoot, for tools that read MCP servers from a file
+// named on their command line (Claude Code's --mcp-config): in owt's state
+// dir, never in the worktree.
+func MCPConfigPath(repoRoot, name string) string {
+	repo := strings.TrimSuffix(filepath.Base(ForRepo(repoRoot).Path), ".json")
+	return filepath.Join(Dir(), "mcp", repo, sanitize(name)+".json")
+}
