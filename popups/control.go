@@ -304,7 +304,7 @@ func (m *ctl) applyFilter() {
 // follow keeps the cursor on the row it was on as rows move between sections.
 func (m *ctl) follow(prev control.Row) {
 	for i, r := range m.rows {
-		if r.Section != control.Recent && r.Repo == prev.Repo && r.Name == prev.Name && r.TaskID == prev.TaskID && prev.Name+prev.TaskID != "" {
+		if !r.Section.IsLog() && r.Repo == prev.Repo && r.Name == prev.Name && r.TaskID == prev.TaskID && prev.Name+prev.TaskID != "" {
 			m.cursor = i
 			return
 		}

@@ -314,6 +314,6 @@ func (m *ctl) helpView() []string {
 	out := []string{m.paint(sgrBold, "owt control — keys"), ""}
 	out = append(out, helpLines(browseKeys())...)
 	return append(out, "",
-		"Sections: NEEDS YOU, READY TO SHIP (queue order), IN FLIGHT, QUEUED, ENDED, RECENT.",
+		"Sections: NEEDS YOU, READY TO SHIP (queue order), IN FLIGHT, QUEUED, ENDED, RECENT, BACKGROUND (the memory's last consolidation).",
 		"Press any key.")
 }

@@ -32,7 +32,7 @@ const (
 
 var sectionColor = map[control.Section]string{
 	control.NeedsYou: sgrRed, control.ReadyToShip: "1;32", control.InFlight: "1;33",
-	control.Queued: "1;34", control.Ended: sgrBold, control.Recent: sgrBold,
+	control.Queued: "1;34", control.Ended: sgrBold, control.Recent: sgrBold, control.Background: sgrBold,
 }
 
 func (m *ctl) View() string {
@@ -133,7 +133,7 @@ func (m *ctl) sectionLines() ([]string, int) {
 
 func rowName(r control.Row) string {
 	switch {
-	case r.Section == control.Recent:
+	case r.Section.IsLog():
 		return r.Name
 	case r.Name != "":
 		return r.Name
@@ -145,7 +145,7 @@ func rowName(r control.Row) string {
 // rowLine is one row: glyph, name, status and age, why it is here, then
 // the details of its section.
 func (m *ctl) rowLine(r control.Row, nameW int, now time.Time) string {
-	if r.Section == control.Recent {
+	if r.Section.IsLog() {
 		what := r.Event
 		if r.Run != "" {
 			what = "run " + r.Run + ": " + what

@@ -6,6 +6,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/adrg/xdg"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,9 +53,13 @@ func main() {
 		"HOME="+filepath.Join(root, "home"), "TMUX_TMPDIR="+filepath.Join(root, "tmux"),
 		"XDG_STATE_HOME="+filepath.Join(root, "state"), "XDG_CONFIG_HOME="+filepath.Join(root, "config"),
 		"XDG_CACHE_HOME="+filepath.Join(root, "cache"), "XDG_RUNTIME_DIR="+filepath.Join(root, "run"),
+		"XDG_DATA_HOME="+filepath.Join(root, "data"),
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@example.invalid",
 		"GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@example.invalid", "SHELL=/bin/sh")
 	w.must("", "tmux", "-f", "/dev/null", "new-session", "-d", "-s", "bench")
+	// The bench itself computes owt's data paths (memoryFigures).
+	check(os.Setenv("XDG_DATA_HOME", filepath.Join(root, "data")))
+	xdg.Reload()
 
 	repo := w.repo("app")
 	plain := w.repo("plain")
@@ -107,6 +112,7 @@ func main() {
 	controlFigures(w, bin, repo, *n)
 
 	mcpFigures(w, bin, repo)
+	memoryFigures(w, bin, repo)
 	sendFigures(w, bin, repo)
 	ghFigures(w, bin)
 }

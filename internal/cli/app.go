@@ -18,6 +18,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/configcmd"
 	"github.com/owt-tmux/owt/internal/cli/landcmd"
 	"github.com/owt-tmux/owt/internal/cli/mcpcmd"
+	"github.com/owt-tmux/owt/internal/cli/memorycmd"
 	"github.com/owt-tmux/owt/internal/cli/plugincmd"
 	"github.com/owt-tmux/owt/internal/cli/runcmd"
 	"github.com/owt-tmux/owt/internal/cli/swarmcmd"
@@ -57,7 +58,7 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		configcmd.ToolsCommand(f),
 		configcmd.ConfigCommand(f),
 		runcmd.RunsCommand(f), runcmd.BatchCommand(f), runcmd.OrchestrateCommand(f), runcmd.PlanCommand(f, nil), worktreecmd.DoneCommand(f), landcmd.PRCommand(f), landcmd.DismissCommand(f),
-		mcpcmd.Command(f, Version), mcpcmd.MessagesCommand(f),
+		mcpcmd.Command(f, Version), mcpcmd.MessagesCommand(f), memorycmd.Command(f),
 		swarmcmd.Command(f),
 		worktreecmd.RunnerCommand(f),
 		worktreecmd.HookCommand(f),

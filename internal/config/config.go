@@ -47,6 +47,22 @@ type Config struct {
 	Reactions map[string]Reaction `toml:"reactions,omitempty"`
 	// MCP tunes owt mcp, the peers server every agent's tool starts.
 	MCP MCP `toml:"mcp"`
+	// Memory tunes the repository's memory (owt memory).
+	Memory Memory `toml:"memory"`
+}
+
+// Memory tunes owt memory: what a new agent is given, and how often the
+// monitor consolidates.
+type Memory struct {
+	// InjectTokens bounds the facts written for a new agent (about 4
+	// characters a token); 0 gives none.
+	InjectTokens int `toml:"inject_tokens"`
+	// ConsolidateEvery is how often the monitor consolidates a
+	// repository's memory while its agents are idle; 0 never.
+	ConsolidateEvery Duration `toml:"consolidate_every"`
+	// StaleAfter is how long a worktree may sit idle before a
+	// consolidation reports it stale.
+	StaleAfter Duration `toml:"stale_after"`
 }
 
 // MCP tunes owt mcp: whether agents get it, how many agents one agent may
@@ -258,6 +274,7 @@ func Defaults() Config {
 		PR:     PR{PollInterval: Duration{60 * time.Second}},
 
 		Reactions: defaultReactions(),
+		Memory:    Memory{InjectTokens: 1500, ConsolidateEvery: Duration{6 * time.Hour}, StaleAfter: Duration{72 * time.Hour}},
 		MCP:       MCP{Enabled: true, MaxSpawned: 5, SpawnDepth: 1, MessageLimit: 10, MessageWindow: Duration{10 * time.Minute}},
 	}
 }
@@ -666,6 +683,15 @@ func validate(cfg Config) Problems {
 	}
 	if cfg.Agent.SendTimeout.Duration <= 0 {
 		ps = append(ps, Problem{File: where, Key: "agent.send_timeout", Msg: "must be more than 0 (like \"30s\")"})
+	}
+	if cfg.Memory.InjectTokens < 0 {
+		ps = append(ps, Problem{File: where, Key: "memory.inject_tokens", Msg: "must be 0 or more"})
+	}
+	if cfg.Memory.ConsolidateEvery.Duration < 0 {
+		ps = append(ps, Problem{File: where, Key: "memory.consolidate_every", Msg: "must be 0 (never) or more"})
+	}
+	if cfg.Memory.StaleAfter.Duration <= 0 {
+		ps = append(ps, Problem{File: where, Key: "memory.stale_after", Msg: "must be more than 0 (like \"72h\")"})
 	}
 	if cfg.MCP.MaxSpawned < 0 {
 		ps = append(ps, Problem{File: where, Key: "mcp.max_spawned", Msg: "must be 0 or more"})

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/facts"
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/outbox"
@@ -35,11 +36,17 @@ const (
 	// or that exited with nothing to ship: not in flight any more.
 	Ended
 	Recent
+	// Background is what owt did on its own: the memory's last
+	// consolidation of each repository and what it found.
+	Background
 )
 
 func (s Section) String() string {
-	return [...]string{"NEEDS YOU", "READY TO SHIP", "IN FLIGHT", "QUEUED", "ENDED", "RECENT"}[s]
+	return [...]string{"NEEDS YOU", "READY TO SHIP", "IN FLIGHT", "QUEUED", "ENDED", "RECENT", "BACKGROUND"}[s]
 }
+
+// IsLog says the section's rows are events, not agents or tasks.
+func (s Section) IsLog() bool { return s == Recent || s == Background }
 
 // Row is one line of the board. An agent row has Name (its worktree); a
 // run task row has Run and TaskID, and Name too once its worktree exists;
@@ -83,10 +90,10 @@ type Row struct {
 }
 
 // IsAgent says the row has a worktree the agent verbs act on.
-func (r Row) IsAgent() bool { return r.Name != "" && r.Section != Recent }
+func (r Row) IsAgent() bool { return r.Name != "" && !r.Section.IsLog() }
 
 // IsTask says the row is a run task (retry, skip, pause apply).
-func (r Row) IsTask() bool { return r.Run != "" && r.TaskID != "" && r.Section != Recent }
+func (r Row) IsTask() bool { return r.Run != "" && r.TaskID != "" && !r.Section.IsLog() }
 
 // Board is the control plane at one moment.
 type Board struct {
@@ -121,6 +128,8 @@ type Input struct {
 	// Loops are the pairs of agents whose messages the loop guard of owt
 	// mcp refused lately: the sender needs the user.
 	Loops []outbox.Loop
+	// Dreams are the last memory consolidation of each repository.
+	Dreams []facts.Last
 }
 
 // Event is one line of RECENT.
@@ -173,6 +182,7 @@ func Build(in Input, now time.Time) Board {
 		}
 	}
 	b.Rows = append(b.Rows, recentRows(in.Events)...)
+	b.Rows = append(b.Rows, backgroundRows(in.Dreams)...)
 	sortRows(b.Rows, queued)
 	plainRows(b.Rows)
 	return b
@@ -410,6 +420,27 @@ func recentRows(evs []Event) []Row {
 	return rows
 }
 
+// backgroundRows are each repository's last consolidation: its summary,
+// then what it found (at most maxFound lines).
+func backgroundRows(dreams []facts.Last) []Row {
+	const maxFound = 5
+	var rows []Row
+	for _, d := range dreams {
+		if len(d.Lines) == 0 {
+			continue
+		}
+		rows = append(rows, Row{Section: Background, Repo: d.Repo, Name: "memory", Event: "consolidated", Why: d.Lines[0], Since: d.At})
+		found := d.Lines[1:]
+		if len(found) > maxFound {
+			found = append(found[:maxFound:maxFound], fmt.Sprintf("… %d more: owt memory reports", len(d.Lines)-1-maxFound))
+		}
+		for _, l := range found {
+			rows = append(rows, Row{Section: Background, Repo: d.Repo, Name: "memory", Event: "found", Why: l, Since: d.At})
+		}
+	}
+	return rows
+}
+
 // sortRows orders each section: NEEDS YOU longest waiting first, READY TO
 // SHIP in queue order, IN FLIGHT, QUEUED and ENDED oldest first, RECENT as
 // built.
@@ -420,7 +451,7 @@ func sortRows(rows []Row, queued map[string]queuePlace) {
 			return a.Section < b.Section
 		}
 		switch a.Section {
-		case Recent:
+		case Recent, Background:
 			return false
 		case ReadyToShip:
 			qa, qb := queued[a.Repo+"\x00"+a.Name].index, queued[b.Repo+"\x00"+b.Name].index
@@ -448,7 +479,7 @@ func underSpawners(rows []Row) {
 		for end < len(rows) && rows[end].Section == rows[start].Section {
 			end++
 		}
-		if rows[start].Section != NeedsYou && rows[start].Section != Recent {
+		if rows[start].Section != NeedsYou && !rows[start].Section.IsLog() {
 			arrange(rows[start:end])
 		}
 		start = end

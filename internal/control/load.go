@@ -2,8 +2,10 @@ package control
 
 import (
 	"path/filepath"
+	"sort"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/facts"
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/outbox"
@@ -59,9 +61,30 @@ func Load(tm *tmux.Client, repo string) (Snapshot, error) {
 	}
 	return Snapshot{
 		Input: Input{Title: title, Items: items, Records: recs, Runs: mine, Events: events,
-			Loops: outbox.Default().Loops(time.Now())},
+			Loops:  outbox.Default().Loops(time.Now()),
+			Dreams: dreams(recs, repo)},
 		Stale: stale,
 	}, nil
+}
+
+// dreams are the last memory consolidations of the repositories of recs
+// (or of repo): small files, never the databases.
+func dreams(recs []*state.Record, repo string) []facts.Last {
+	roots := map[string]bool{}
+	if repo != "" {
+		roots[repo] = true
+	}
+	for _, r := range recs {
+		roots[r.Repo] = true
+	}
+	var out []facts.Last
+	for root := range roots {
+		if l, ok := facts.LastOf(root); ok {
+			out = append(out, l)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Repo < out[j].Repo })
+	return out
 }
 
 // Board builds the board of a snapshot.

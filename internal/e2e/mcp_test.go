@@ -137,7 +137,7 @@ func TestMCPPeersListMessageAndCheck(t *testing.T) {
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
 	}
-	require.ElementsMatch(t, []string{"list_peers", "send_message", "check_messages", "get_peer_files", "share_note", "spawn_agent"}, names)
+	require.ElementsMatch(t, []string{"list_peers", "send_message", "check_messages", "get_peer_files", "share_note", "spawn_agent", "remember", "recall"}, names)
 
 	e.WriteFile(e.Find(repo, "b").Path, "shared.go", "package b\n")
 	e.WriteFile(e.Find(repo, "a").Path, "shared.go", "package a\n")

@@ -40,6 +40,7 @@ var rooms = map[string]int{
 	"internal/cli/plugincmd":   faces, // tmux init, status line, popups, monitor, completion
 	"internal/cli/configcmd":   faces, // config and tools
 	"internal/cli/mcpcmd":      faces, // owt mcp (the peers' MCP server) and owt messages
+	"internal/cli/memorycmd":   faces, // owt memory
 	"internal/cli/swarmcmd":    faces, // owt swarm
 	"popups":                   faces, // one key table per screen
 
@@ -60,6 +61,7 @@ var rooms = map[string]int{
 	"internal/inventory": useCases, // owt list and its git-figure cache
 	"internal/send":      useCases, // typing into panes
 	"internal/notes":     useCases, // owt note
+	"internal/facts":     useCases, // what owt does with memory: inject, mine, consolidate
 	"internal/hookfiles": useCases, // hook settings in a worktree
 	"internal/merge":     useCases, // checks and landing a branch
 	"internal/checks":    useCases, // running check commands
@@ -77,6 +79,7 @@ var rooms = map[string]int{
 	"internal/tmux":   ground, // the only code that runs tmux; socket paths
 	"internal/forge":  ground, // the only code that runs gh
 	"internal/state":  ground, // records, locks, the locked JSON file
+	"internal/memory": ground, // a repository's facts: SQLite with FTS5
 	"internal/setup":  ground, // copies, ports, dependency installs
 	"internal/daemon": ground, // finds, locks and starts a server's monitor
 
@@ -98,9 +101,10 @@ var rooms = map[string]int{
 // sideways are the allowed imports between rooms of one floor: from → to.
 var sideways = map[string][]string{
 	"internal/cli": {"internal/cli/cmdutil", "internal/cli/worktreecmd", "internal/cli/landcmd",
-		"internal/cli/runcmd", "internal/cli/plugincmd", "internal/cli/configcmd", "internal/cli/mcpcmd",
+		"internal/cli/runcmd", "internal/cli/plugincmd", "internal/cli/configcmd", "internal/cli/mcpcmd", "internal/cli/memorycmd",
 		"internal/cli/swarmcmd"},
 	"internal/cli/mcpcmd":      {"internal/cli/cmdutil"},
+	"internal/cli/memorycmd":   {"internal/cli/cmdutil"},
 	"internal/cli/swarmcmd":    {"internal/cli/cmdutil"},
 	"internal/cli/worktreecmd": {"internal/cli/cmdutil"},
 	"internal/cli/landcmd":     {"internal/cli/cmdutil"},
@@ -110,7 +114,8 @@ var sideways = map[string][]string{
 	"internal/monitor":         {"internal/runengine"},
 	"internal/peers":           {"internal/control"},
 	"internal/control":         {"internal/swarm"},
-	"internal/lifecycle":       {"internal/hookfiles", "internal/notes", "internal/statusbar"},
+	"internal/lifecycle":       {"internal/hookfiles", "internal/notes", "internal/statusbar", "internal/facts"},
+	"internal/facts":           {"internal/notes"},
 	"internal/inventory":       {"internal/lifecycle"},
 	"internal/status":          {"internal/statusbar"},
 	"internal/send":            {"internal/statusbar"},

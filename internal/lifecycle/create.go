@@ -13,6 +13,7 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/daemon"
+	"github.com/owt-tmux/owt/internal/facts"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hookfiles"
 	"github.com/owt-tmux/owt/internal/notes"
@@ -218,6 +219,7 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 	notes.Of(w.Workspace).Apply(rec) // the shared note of 'owt note', if one is set
+	facts.Inject(w.Workspace, rec)   // what earlier agents learned, within its budget
 	if !o.NoAgent {
 		if err := hookfiles.Of(w.Workspace).Install(rec, prof, rb.push); err != nil {
 			return nil, fmt.Errorf("install %s hooks: %w", prof.Name, err)

@@ -148,6 +148,7 @@ type monitor struct {
 	courier  *delivery.Courier // delivers the messages owt owes this server's agents
 	reactor  *react.Reactor    // turns failing checks, CI, reviews and conflicts into messages
 	told     tellings          // what the reactions asked to tell the user
+	dreams   dreamer           // the memory's background consolidation
 }
 
 func newMonitor(tm *tmux.Client, log io.Writer) *monitor {
@@ -197,6 +198,7 @@ func (m *monitor) tick(now time.Time) error {
 	m.runs(now)
 	m.reactions(now)
 	m.deliver(now)
+	m.dream(now)
 	return nil
 }
 

@@ -32,6 +32,22 @@ const (
 	noteHeading = "## Note from the user to every agent on this repository (set with owt note)"
 )
 
+// block is one marked block owt writes into an instructions file: the
+// shared note, or the facts of the repository's memory an agent starts
+// with.
+type block struct{ begin, end, heading string }
+
+var (
+	noteBlock   = block{noteBegin, noteEnd, noteHeading}
+	memoryBlock = block{"<!-- owt:memory begin -->", "<!-- owt:memory end -->",
+		"## What earlier agents on this repository learned (owt memory; may be out of date: check before relying on it)"}
+)
+
+// hasBlock reports whether content holds any block of owt's.
+func hasBlock(content string) bool {
+	return strings.Contains(content, noteBegin) || strings.Contains(content, memoryBlock.begin)
+}
+
 // ErrBadNote is returned for a note owt cannot write.
 var ErrBadNote = errors.New("bad note")
 
@@ -212,6 +228,25 @@ func (w *Notes) ClearNote() ([]Result, error) {
 	return results, err
 }
 
+// ApplyMemory writes text, the facts an agent starts with, into the
+// worktree of rec as its own block, in the file the note goes to (owt's
+// own, untracked and excluded from git); "" writes nothing. It says what
+// it did.
+func (w *Notes) ApplyMemory(rec *state.Record, text string) Result {
+	res := Result{Name: rec.Name, Action: "unchanged"}
+	if strings.TrimSpace(text) == "" {
+		return res
+	}
+	err := w.updateNote(func(st *noteState) error {
+		res = w.writeBlock(st, rec, memoryBlock, text)
+		return nil
+	})
+	if err != nil {
+		res.Action, res.Reason = "skipped", err.Error()
+	}
+	return res
+}
+
 // Apply puts the current note, if any, into a worktree being created.
 // A failure is logged, never fatal: the note is a convenience.
 func (w *Notes) Apply(rec *state.Record) {
@@ -241,6 +276,12 @@ func (w *Notes) Apply(rec *state.Record) {
 // that name that owt did not create is the user's (or the project's), and
 // the worktree is skipped with a word why.
 func (w *Notes) writeNote(st *noteState, r *state.Record) Result {
+	return w.writeBlock(st, r, noteBlock, st.text())
+}
+
+// writeBlock writes text as block b into the worktree of r (see
+// writeNote).
+func (w *Notes) writeBlock(st *noteState, r *state.Record, b block, text string) Result {
 	res := Result{Name: r.Name}
 	if _, err := os.Stat(r.Path); err != nil {
 		res.Action, res.Reason = "skipped", "worktree missing"
@@ -268,7 +309,7 @@ func (w *Notes) writeNote(st *noteState, r *state.Record) Result {
 	}
 	// owt's own file still holds its block; without one it is someone
 	// else's (a later worktree of the same name, the agent rewrote it).
-	if existed && (!slices.Contains(st.Created, path) || !strings.Contains(string(old), noteBegin)) {
+	if existed && (!slices.Contains(st.Created, path) || !hasBlock(string(old))) {
 		res.File = ""
 		res.Action, res.Reason = "skipped", fmt.Sprintf("%s: %s exists and owt did not create it; owt never writes into your files (use --send)", r.Tool, target.File)
 		return res
@@ -287,7 +328,7 @@ func (w *Notes) writeNote(st *noteState, r *state.Record) Result {
 	if len(added) > 0 && !slices.Contains(st.Excludes, pattern) {
 		st.Excludes = append(st.Excludes, pattern)
 	}
-	updated, err := withNoteBlock(string(old), st.text())
+	updated, err := b.with(string(old), text)
 	if err != nil {
 		res.Action, res.Reason = "skipped", fmt.Sprintf("%s: %v", target.File, err)
 		return res
@@ -349,9 +390,13 @@ func clearNoteIn(st *noteState, r *state.Record) Result {
 
 // withNoteBlock returns content with owt's block holding text: replaced
 // where it is, else appended after a blank line.
-func withNoteBlock(content, text string) (string, error) {
-	block := noteBegin + "\n" + noteHeading + "\n\n" + text + "\n" + noteEnd + "\n"
-	start := strings.Index(content, noteBegin)
+func withNoteBlock(content, text string) (string, error) { return noteBlock.with(content, text) }
+
+// with returns content with block b holding text: replaced where it is,
+// else appended after a blank line.
+func (b block) with(content, text string) (string, error) {
+	block := b.begin + "\n" + b.heading + "\n\n" + text + "\n" + b.end + "\n"
+	start := strings.Index(content, b.begin)
 	if start < 0 {
 		if content == "" {
 			return block, nil
@@ -361,11 +406,11 @@ func withNoteBlock(content, text string) (string, error) {
 		}
 		return content + "\n" + block, nil
 	}
-	end := strings.Index(content[start:], noteEnd)
+	end := strings.Index(content[start:], b.end)
 	if end < 0 {
-		return "", errors.New("it has an owt note block with no end marker; fix the file by hand")
+		return "", errors.New("it has an owt block with no end marker; fix the file by hand")
 	}
-	end += start + len(noteEnd)
+	end += start + len(b.end)
 	if strings.HasPrefix(content[end:], "\n") {
 		end++
 	}
@@ -374,16 +419,20 @@ func withNoteBlock(content, text string) (string, error) {
 
 // withoutNoteBlock removes owt's block, and the blank line owt put before
 // it; found is false when there is no block.
-func withoutNoteBlock(content string) (string, bool) {
-	start := strings.Index(content, noteBegin)
+func withoutNoteBlock(content string) (string, bool) { return noteBlock.without(content) }
+
+// without removes block b, and the blank line owt put before it; found
+// is false when there is no block.
+func (b block) without(content string) (string, bool) {
+	start := strings.Index(content, b.begin)
 	if start < 0 {
 		return content, false
 	}
-	end := strings.Index(content[start:], noteEnd)
+	end := strings.Index(content[start:], b.end)
 	if end < 0 {
 		return content, false
 	}
-	end += start + len(noteEnd)
+	end += start + len(b.end)
 	if strings.HasPrefix(content[end:], "\n") {
 		end++
 	}

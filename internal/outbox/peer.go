@@ -273,3 +273,18 @@ func (b Box) PeerCounts(agents []Agent, since map[Agent]time.Time) map[string]Co
 	}
 	return out
 }
+
+// Delivered are a's delivered messages of kind, oldest first.
+func (b Box) Delivered(a Agent, kind string) ([]Message, error) {
+	all, err := b.Messages(a, kind)
+	if err != nil {
+		return nil, err
+	}
+	var out []Message
+	for _, m := range all {
+		if m.State == Delivered {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}

@@ -13,14 +13,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/owt-tmux/owt/internal/facts"
+	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/peers"
 )
 
 // instructions tell the agent's model what the server is for.
-const instructions = `owt runs several coding agents side by side, each on its own branch and worktree. These tools reach the other agents (your peers) of this repository: list_peers shows who works on what and which files overlap with yours; send_message types a message into a peer when it is idle (it sees "[from YOU] ..."); check_messages reads what peers sent you; get_peer_files shows a peer's changes; share_note adds to the note every agent reads; spawn_agent starts an executor agent on its own branch that reports back to you. Message peers about shared files before you both edit them; do not answer every message with a message.`
+const instructions = `owt runs several coding agents side by side, each on its own branch and worktree. These tools reach the other agents (your peers) of this repository: list_peers shows who works on what and which files overlap with yours; send_message types a message into a peer when it is idle (it sees "[from YOU] ..."); check_messages reads what peers sent you; get_peer_files shows a peer's changes; share_note adds to the note every agent reads; spawn_agent starts an executor agent on its own branch that reports back to you; remember keeps a fact about the repository for later agents, recall searches them. Message peers about shared files before you both edit them; do not answer every message with a message.`
 
 // Server is the MCP server of one agent's peers.
 func Server(open func() (*peers.Peers, error), version string) *mcp.Server {
@@ -144,7 +147,79 @@ func Server(open func() (*peers.Peers, error), version string) *mcp.Server {
 		return result(map[string]any{"name": rec.Name, "branch": rec.Branch, "tool": rec.Tool, "base": rec.Base,
 			"result": fmt.Sprintf("started %s on %s; it reports back with send_message", rec.Name, rec.Branch)})
 	})
+	type rememberIn struct {
+		Text string `json:"text" jsonschema:"the fact, in one or two sentences, true beyond your own task"`
+		Kind string `json:"kind,omitempty" jsonschema:"decision, convention, gotcha or fact (default fact)"`
+	}
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "remember",
+		Description: "Keep a fact about this repository for every later agent (a decision made, a convention, a gotcha that cost you time): it is found by recall and given to new agents whose task it concerns.",
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in rememberIn) (*mcp.CallToolResult, any, error) {
+		p, err := open()
+		if err != nil {
+			return nil, nil, err
+		}
+		it, err := remember(p, in.Text, in.Kind)
+		if err != nil {
+			return nil, nil, err
+		}
+		return result(map[string]any{"id": it.ID, "kind": it.Kind, "result": "remembered"})
+	})
+
+	type recallIn struct {
+		Query string `json:"query" jsonschema:"words to look for"`
+	}
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "recall",
+		Description: "Search what earlier agents and the user remembered about this repository, best match first, each with its kind, source and age.",
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in recallIn) (*mcp.CallToolResult, any, error) {
+		p, err := open()
+		if err != nil {
+			return nil, nil, err
+		}
+		hits, err := recall(p, in.Query)
+		if err != nil {
+			return nil, nil, err
+		}
+		return result(map[string]any{"facts": hits})
+	})
 	return s
+}
+
+// remember adds an agent's fact to its repository's memory, with the
+// agent and its branch as the source.
+func remember(p *peers.Peers, txt, kind string) (memory.Item, error) {
+	k, err := memory.ParseKind(kind)
+	if err != nil {
+		return memory.Item{}, err
+	}
+	rec, err := p.W.Get(p.Me)
+	if err != nil {
+		return memory.Item{}, err
+	}
+	db, err := memory.Open(p.W.Repo.Root)
+	if err != nil {
+		return memory.Item{}, err
+	}
+	defer db.Close()
+	return db.Add(txt, k, false, memory.Source{From: "agent", Agent: p.Me, Branch: rec.Branch}, time.Now())
+}
+
+// recall searches the repository's memory (at most 10 hits).
+func recall(p *peers.Peers, query string) ([]memory.Item, error) {
+	if !facts.Exists(p.W.Repo.Root) {
+		return []memory.Item{}, nil
+	}
+	db, err := memory.Open(p.W.Repo.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	hits, err := db.Search(query, 10)
+	if hits == nil {
+		hits = []memory.Item{}
+	}
+	return hits, err
 }
 
 // result is v as a tool's result: JSON text a model reads, and the same

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/memory"
+)
+
+// memoryFigures times owt memory search on a memory of 10,000 facts
+// (written straight into repo's database, as 10,000 adds would).
+func memoryFigures(w *world, bin, repo string) {
+	const facts = 10000
+	words := strings.Fields("api cache cookie session token importer batch rows schema migration deploy friday lint race " +
+		"stripe mock port server client render payment checkout cart order invoice email queue worker retry backoff timeout " +
+		"config env secret vault docker compose kubernetes helm chart build make test flaky fixture snapshot golden")
+	r := rand.New(rand.NewPCG(1, 2))
+	db, err := memory.OpenPath(w.memoryPath(bin, repo))
+	if err != nil {
+		fmt.Printf("owt memory: %v; no figure\n", err)
+		return
+	}
+	now := time.Now()
+	for i := 0; i < facts; i++ {
+		n := 8 + r.IntN(12)
+		var b strings.Builder
+		for j := 0; j < n; j++ {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "fact%d", i)
+		if _, err := db.Add(b.String(), memory.Kind(memory.Kinds[i%len(memory.Kinds)]), i%500 == 0, memory.Source{From: "user"}, now); err != nil {
+			fmt.Printf("owt memory: %v; no figure\n", err)
+			return
+		}
+	}
+	_ = db.Close()
+	var times []time.Duration
+	for i := 0; i < *runs; i++ {
+		q := words[r.IntN(len(words))] + " " + words[r.IntN(len(words))]
+		times = append(times, w.time(repo, bin, "memory", "search", "--json", q))
+	}
+	fmt.Printf("%-44s p50 %7s   (budget ≤ 20 ms; max %s; the whole command, two-word queries)\n",
+		fmt.Sprintf("owt memory search, %d facts", facts), ms(p50(times)), ms(maxOf(times)))
+}
+
+// memoryPath is the database owt uses for repo, by owt's own rule, in
+// the bench's data dir.
+func (w *world) memoryPath(bin, repo string) string {
+	w.must(repo, bin, "memory", "add", "bench seed fact") // makes it
+	return memory.PathFor(repo)
+}

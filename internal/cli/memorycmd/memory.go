@@ -1,0 +1,308 @@
+// Package memorycmd is owt memory: the user's door to the repository's
+// memory (package memory) and to what owt does with it (package facts).
+package memorycmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/facts"
+	"github.com/owt-tmux/owt/internal/memory"
+	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// Command is owt memory and its subcommands.
+func Command(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "memory",
+		Usage: "the repository's memory: facts every new agent starts with (add, search, list, forget, mine, consolidate, reports)",
+		Subcommands: []*cli.Command{
+			addCommand(f), searchCommand(f), listCommand(f), forgetCommand(f),
+			mineCommand(f), consolidateCommand(f), reportsCommand(f),
+		},
+	}
+}
+
+// open opens the memory of the current repository.
+func open(f *cmdutil.Factory) (*workspace.Workspace, *memory.DB, error) {
+	w, err := f.OpenWorkspace()
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := memory.Open(w.Repo.Root)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, db, nil
+}
+
+func kindFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "kind", Usage: "decision, convention, gotcha or fact"}
+}
+
+func addCommand(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "add",
+		Usage:     "remember a fact (TEXT, or - for stdin); --pin gives it to every new agent",
+		ArgsUsage: "TEXT... | -",
+		Flags:     []cli.Flag{kindFlag(), &cli.BoolFlag{Name: "pin", Usage: "every new agent gets it, whatever its task"}, cmdutil.JSONFlag()},
+		Action: func(c *cli.Context) error {
+			txt := strings.Join(c.Args().Slice(), " ")
+			if txt == "-" {
+				data, err := io.ReadAll(io.LimitReader(os.Stdin, memory.MaxText+1))
+				if err != nil {
+					return err
+				}
+				txt = string(data)
+			}
+			kind, err := memory.ParseKind(c.String("kind"))
+			if err != nil {
+				return cmdutil.Usagef("%v", err)
+			}
+			if _, err := memory.CheckText(txt); err != nil {
+				return cmdutil.Usagef("%v", err)
+			}
+			_, db, err := open(f)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			it, err := db.Add(txt, kind, c.Bool("pin"), memory.Source{From: "user"}, time.Now())
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return cmdutil.PrintJSON(c.App.Writer, it)
+			}
+			fmt.Fprintf(c.App.Writer, "remembered #%d (%s)\n", it.ID, it.Kind)
+			return nil
+		},
+	}
+}
+
+func searchCommand(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "search",
+		Usage:     "facts matching QUERY, best first",
+		ArgsUsage: "QUERY...",
+		Flags:     []cli.Flag{&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most this many"}, cmdutil.JSONFlag()},
+		Action: func(c *cli.Context) error {
+			q := strings.Join(c.Args().Slice(), " ")
+			if len(memory.Words(q)) == 0 {
+				return cmdutil.Usagef("memory search needs a QUERY with words")
+			}
+			if c.Int("limit") < 1 {
+				return cmdutil.Usagef("--limit must be 1 or more")
+			}
+			_, db, err := open(f)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			hits, err := db.Search(q, c.Int("limit"))
+			if err != nil {
+				return err
+			}
+			return printItems(c, hits, "nothing in memory matches "+strconv.Quote(text.CleanLine(q)))
+		},
+	}
+}
+
+func listCommand(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "every fact, pinned first, newest first",
+		Flags: []cli.Flag{kindFlag(), cmdutil.JSONFlag()},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return cmdutil.Usagef("memory list takes no arguments")
+			}
+			var kind memory.Kind
+			if c.String("kind") != "" {
+				k, err := memory.ParseKind(c.String("kind"))
+				if err != nil {
+					return cmdutil.Usagef("%v", err)
+				}
+				kind = k
+			}
+			_, db, err := open(f)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			items, err := db.List(kind)
+			if err != nil {
+				return err
+			}
+			return printItems(c, items, "memory is empty: owt memory add \"TEXT\", or owt memory mine")
+		},
+	}
+}
+
+func printItems(c *cli.Context, items []memory.Item, empty string) error {
+	if items == nil {
+		items = []memory.Item{}
+	}
+	if c.Bool("json") {
+		return cmdutil.PrintJSON(c.App.Writer, items)
+	}
+	if len(items) == 0 {
+		fmt.Fprintln(c.App.Writer, empty)
+		return nil
+	}
+	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tAGE\tSOURCE\tTEXT")
+	now := time.Now()
+	for _, it := range items {
+		kind := string(it.Kind)
+		if it.Pinned {
+			kind += "*"
+		}
+		src := it.Source.From
+		if it.Source.Agent != "" {
+			src += ":" + it.Source.Agent
+		}
+		line := text.From(it.Text).Short(70)
+		if it.Stale != "" {
+			line += " (stale: " + text.From(it.Stale).Short(40) + ")"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", it.ID, kind, workspace.Age(now.Sub(it.Created)), text.CleanLine(src), line)
+	}
+	return tw.Flush()
+}
+
+func forgetCommand(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "forget",
+		Usage:     "delete the fact ID",
+		ArgsUsage: "ID",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return cmdutil.Usagef("memory forget takes one ID")
+			}
+			id, err := strconv.ParseInt(strings.TrimPrefix(c.Args().First(), "#"), 10, 64)
+			if err != nil || id < 1 {
+				return cmdutil.Usagef("memory forget: %q is not a fact's ID (owt memory list shows them)", c.Args().First())
+			}
+			_, db, err := open(f)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			ok, err := db.Forget(id)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("no fact #%d", id)
+			}
+			fmt.Fprintf(c.App.Writer, "forgot #%d\n", id)
+			return nil
+		},
+	}
+}
+
+func mineCommand(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "mine",
+		Usage: "add what agents and you already wrote: done summaries, the note, delivered review comments, explained commits",
+		Flags: []cli.Flag{cmdutil.JSONFlag()},
+		Action: func(c *cli.Context) error {
+			w, db, err := open(f)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			m, err := facts.Mine(w, db, time.Now())
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return cmdutil.PrintJSON(c.App.Writer, m)
+			}
+			fmt.Fprintf(c.App.Writer, "mined %d new fact(s): done summaries %d, note %d, review comments %d, commits %d\n",
+				m.Total(), m.Done, m.Note, m.Review, m.Commits)
+			return nil
+		},
+	}
+}
+
+func consolidateCommand(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "consolidate",
+		Usage: "mine, merge duplicates, mark stale facts, report contradictions and stale worktrees",
+		Flags: []cli.Flag{cmdutil.JSONFlag()},
+		Action: func(c *cli.Context) error {
+			w, db, err := open(f)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			rep, err := facts.Consolidate(w, db, time.Now())
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return cmdutil.PrintJSON(c.App.Writer, rep)
+			}
+			for _, l := range rep.Lines() {
+				fmt.Fprintln(c.App.Writer, l)
+			}
+			return nil
+		},
+	}
+}
+
+func reportsCommand(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "reports",
+		Usage: "what the last consolidations found, newest first",
+		Flags: []cli.Flag{&cli.IntFlag{Name: "limit", Value: 5}, cmdutil.JSONFlag()},
+		Action: func(c *cli.Context) error {
+			_, db, err := open(f)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			reps, err := db.Reports(c.Int("limit"))
+			if err != nil {
+				return err
+			}
+			var out []facts.Report
+			for _, r := range reps {
+				rep, err := facts.ParseReport(r.Body)
+				if err != nil {
+					return errors.New("a memory report is unreadable: " + err.Error())
+				}
+				out = append(out, rep)
+			}
+			if out == nil {
+				out = []facts.Report{}
+			}
+			if c.Bool("json") {
+				return cmdutil.PrintJSON(c.App.Writer, out)
+			}
+			if len(out) == 0 {
+				fmt.Fprintln(c.App.Writer, "no consolidation yet: owt memory consolidate")
+				return nil
+			}
+			for _, rep := range out {
+				fmt.Fprintf(c.App.Writer, "%s\n", rep.At.Local().Format("2006-01-02 15:04"))
+				for _, l := range rep.Lines() {
+					fmt.Fprintf(c.App.Writer, "  %s\n", text.CleanLine(l))
+				}
+			}
+			return nil
+		},
+	}
+}

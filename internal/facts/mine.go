@@ -1,0 +1,161 @@
+package facts
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/memory"
+	"github.com/owt-tmux/owt/internal/notes"
+	"github.com/owt-tmux/owt/internal/outbox"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// Mined counts what one mining pass added, by source.
+type Mined struct {
+	Done    int `json:"done"`
+	Note    int `json:"note"`
+	Review  int `json:"review"`
+	Commits int `json:"commits"`
+}
+
+// Total is every fact added.
+func (m Mined) Total() int { return m.Done + m.Note + m.Review + m.Commits }
+
+// commitsMined is how far back merged work is read.
+const commitsMined = 200
+
+// Mine adds to db what the repository already says, each source once
+// (keyed, so a second pass adds nothing new): the summaries agents gave
+// with owt done, the shared note, the review comments reactions delivered
+// to agents, and the messages of commits on the main checkout's branch
+// that explain themselves (a body under the subject). Nothing is
+// invented: each fact is a text someone wrote, with where it came from.
+func Mine(w *workspace.Workspace, db *memory.DB, now time.Time) (Mined, error) {
+	var m Mined
+	recs, err := w.Records()
+	if err != nil {
+		return m, err
+	}
+	for _, r := range recs {
+		if r.Done == nil || r.Done.Summary.Empty() {
+			continue
+		}
+		key := fmt.Sprintf("done:%s:%d", r.Name, r.Done.At.UnixMilli())
+		added, err := db.AddOnce(key, r.Done.Summary.Block(), memory.Fact,
+			memory.Source{From: "done", Agent: r.Name, Branch: r.Branch}, now)
+		if err != nil {
+			return m, err
+		}
+		if added {
+			m.Done++
+		}
+	}
+	if note, err := notes.Of(w).Note(); err == nil && strings.TrimSpace(note) != "" {
+		for _, para := range paragraphs(note) {
+			added, err := db.AddOnce("note:"+digest(para), para, memory.Convention, memory.Source{From: "note"}, now)
+			if err != nil {
+				return m, err
+			}
+			if added {
+				m.Note++
+			}
+		}
+	}
+	box := outbox.Default()
+	for _, r := range recs {
+		msgs, err := box.Delivered(outbox.Agent{Repo: r.Repo, Name: r.Name}, "reaction "+config.ChangesRequested)
+		if err != nil {
+			continue
+		}
+		for _, msg := range msgs {
+			added, err := db.AddOnce("review:"+r.Name+":"+msg.Key, clip(msg.Text, memory.MaxText), memory.Gotcha,
+				memory.Source{From: "review", Agent: r.Name, Branch: r.Branch, Ref: msg.Key}, now)
+			if err != nil {
+				return m, err
+			}
+			if added {
+				m.Review++
+			}
+		}
+	}
+	branch, err := git.CurrentBranch(w.Repo.Root)
+	if err == nil && branch != "" {
+		commits, err := w.Repo.Messages("refs/heads/"+branch, commitsMined)
+		if err != nil {
+			return m, err
+		}
+		for _, c := range commits {
+			if c.Body == "" || strings.HasPrefix(c.Subject, "Merge ") {
+				continue
+			}
+			fact := c.Subject + "\n" + firstParagraph(c.Body)
+			added, err := db.AddOnce("commit:"+c.Hash, clip(fact, memory.MaxText), kindOf(fact),
+				memory.Source{From: "commit", Ref: c.Hash, Branch: branch}, now)
+			if err != nil {
+				return m, err
+			}
+			if added {
+				m.Commits++
+			}
+		}
+	}
+	return m, nil
+}
+
+// kindOf guesses a mined text's kind from its words: a choice made is a
+// decision, a warning a gotcha.
+func kindOf(s string) memory.Kind {
+	l := strings.ToLower(s)
+	switch {
+	case containsAny(l, "decided", "instead of", "switch to", "switched to", "we use", "chose", "replace "):
+		return memory.Decision
+	case containsAny(l, "beware", "careful", "gotcha", "must not", "never ", "breaks", "workaround", "flaky"):
+		return memory.Gotcha
+	}
+	return memory.Fact
+}
+
+func containsAny(s string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func paragraphs(s string) []string {
+	var out []string
+	for _, p := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n\n") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, clip(p, memory.MaxText))
+		}
+	}
+	return out
+}
+
+func firstParagraph(s string) string {
+	p, _, _ := strings.Cut(strings.TrimSpace(s), "\n\n")
+	return strings.TrimSpace(p)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:8])
+}

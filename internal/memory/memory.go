@@ -1,0 +1,461 @@
+// Package memory is a repository's memory: the facts its agents and its
+// user learned (decisions, conventions, gotchas, plain facts), each with
+// where it came from, in one SQLite database per repository with a
+// full-text index (FTS5) ranked by bm25. The driver is pure Go
+// (modernc.org/sqlite): owt stays one static binary without cgo.
+//
+// Many processes write at once (agents through owt mcp while the user
+// searches): the database is in WAL mode with a busy timeout, and every
+// change is one transaction. A database that is not one is set aside
+// (renamed, never deleted) and the error says where it went.
+//
+// Imports state and text; nothing above. The hot paths (hooks, the
+// status line, owt list, the monitor's tick) never open it.
+package memory
+
+import (
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/adrg/xdg"
+	_ "modernc.org/sqlite" // the pure-Go driver, "sqlite"
+)
+
+// Kind is what sort of fact it is.
+type Kind string
+
+// The kinds of facts.
+const (
+	Decision   Kind = "decision"
+	Convention Kind = "convention"
+	Gotcha     Kind = "gotcha"
+	Fact       Kind = "fact"
+)
+
+// Kinds are the kinds in the order help lists them.
+var Kinds = []Kind{Decision, Convention, Gotcha, Fact}
+
+// ErrBadKind is returned for a kind not in Kinds.
+var ErrBadKind = errors.New("unknown kind")
+
+// ParseKind is the kind called s ("" is Fact).
+func ParseKind(s string) (Kind, error) {
+	if s == "" {
+		return Fact, nil
+	}
+	for _, k := range Kinds {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("%w %q: one of decision, convention, gotcha, fact", ErrBadKind, s)
+}
+
+// Source says where a fact came from.
+type Source struct {
+	// From is who or what: "user", "agent", "done" (an owt done
+	// summary), "note", "review" (a review comment a reaction
+	// delivered), "commit" (a commit message of merged work).
+	From string `json:"from"`
+	// Agent is the worktree whose agent said it, if one did.
+	Agent string `json:"agent,omitempty"`
+	// Ref points at the source itself: a commit id, a file path, a
+	// pull request; the fact is stale once it is gone.
+	Ref string `json:"ref,omitempty"`
+	// Branch is the branch it was learned on, if any.
+	Branch string `json:"branch,omitempty"`
+}
+
+// Item is one fact.
+type Item struct {
+	ID      int64     `json:"id"`
+	Text    string    `json:"text"`
+	Kind    Kind      `json:"kind"`
+	Pinned  bool      `json:"pinned"`
+	Source  Source    `json:"source"`
+	Created time.Time `json:"created"`
+	// Stale says why the fact may no longer hold (its source is gone).
+	Stale string `json:"stale,omitempty"`
+	// Rank is a search hit's bm25 score (lower is better).
+	Rank float64 `json:"rank,omitempty"`
+}
+
+// DB is one repository's memory.
+type DB struct {
+	db   *sql.DB
+	Path string
+}
+
+// ErrCorrupt wraps a database that could not be read as one; it was set
+// aside.
+var ErrCorrupt = errors.New("memory database is corrupt")
+
+// PathFor is the database of the repository whose main checkout is root:
+// $XDG_DATA_HOME/owt/memory/NAME-HASH.db.
+func PathFor(root string) string {
+	sum := sha256.Sum256([]byte(root))
+	name := strings.Map(func(r rune) rune {
+		if r < 128 && (r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return r
+		}
+		return '_'
+	}, filepath.Base(root))
+	return filepath.Join(xdg.DataHome, "owt", "memory", name+"-"+hex.EncodeToString(sum[:6])+".db")
+}
+
+// Open opens (and creates) the memory of the repository at root.
+func Open(root string) (*DB, error) { return OpenPath(PathFor(root)) }
+
+const schema = `
+CREATE TABLE IF NOT EXISTS facts (
+	id         INTEGER PRIMARY KEY,
+	text       TEXT    NOT NULL,
+	kind       TEXT    NOT NULL,
+	pinned     INTEGER NOT NULL DEFAULT 0,
+	source     TEXT    NOT NULL,
+	agent      TEXT    NOT NULL DEFAULT '',
+	ref        TEXT    NOT NULL DEFAULT '',
+	branch     TEXT    NOT NULL DEFAULT '',
+	created    INTEGER NOT NULL,
+	stale      TEXT    NOT NULL DEFAULT '',
+	merged_into INTEGER
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS facts_fts USING fts5(text, content='facts', content_rowid='id', tokenize='porter unicode61');
+CREATE TRIGGER IF NOT EXISTS facts_ai AFTER INSERT ON facts BEGIN
+	INSERT INTO facts_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS facts_ad AFTER DELETE ON facts BEGIN
+	INSERT INTO facts_fts(facts_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER IF NOT EXISTS facts_au AFTER UPDATE OF text ON facts BEGIN
+	INSERT INTO facts_fts(facts_fts, rowid, text) VALUES ('delete', old.id, old.text);
+	INSERT INTO facts_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TABLE IF NOT EXISTS mined (key TEXT PRIMARY KEY, at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS reports (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, body TEXT NOT NULL);
+`
+
+// OpenPath opens the database at path, creating it. A file that is not a
+// database is set aside and ErrCorrupt returned, naming where it went.
+func OpenPath(path string) (*DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create the memory folder: %w", err)
+	}
+	db, err := open(path)
+	if err == nil {
+		return db, nil
+	}
+	if !isCorrupt(err) {
+		return nil, fmt.Errorf("open memory %s: %w", path, err)
+	}
+	aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405"))
+	if rerr := os.Rename(path, aside); rerr != nil {
+		return nil, fmt.Errorf("%w: %s (%v); could not set it aside: %v", ErrCorrupt, path, err, rerr)
+	}
+	for _, ext := range []string{"-wal", "-shm"} {
+		_ = os.Rename(path+ext, aside+ext)
+	}
+	return nil, fmt.Errorf("%w: %s (%v); set aside as %s, a new one starts next time", ErrCorrupt, path, err, aside)
+}
+
+func open(path string) (*DB, error) {
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := db.Exec(schema); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if err := os.Chmod(path, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+		_ = db.Close()
+		return nil, err
+	}
+	return &DB{db: db, Path: path}, nil
+}
+
+func isCorrupt(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "file is not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "SQLITE_NOTADB") || strings.Contains(msg, "SQLITE_CORRUPT")
+}
+
+// Close closes the database.
+func (d *DB) Close() error { return d.db.Close() }
+
+// MaxText bounds one fact (4 KiB): memory is for facts, not documents.
+const MaxText = 4 << 10
+
+// ErrBadText is returned for empty or oversized text.
+var ErrBadText = errors.New("bad fact")
+
+// CheckText is a fact's text as it is stored: trimmed, not empty, at
+// most MaxText.
+func CheckText(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "":
+		return "", fmt.Errorf("%w: the text is empty", ErrBadText)
+	case len(s) > MaxText:
+		return "", fmt.Errorf("%w: %d bytes; a fact is at most %d", ErrBadText, len(s), MaxText)
+	}
+	return s, nil
+}
+
+// Add stores a fact and returns it with its id.
+func (d *DB) Add(text string, kind Kind, pinned bool, src Source, now time.Time) (Item, error) {
+	text, err := CheckText(text)
+	if err != nil {
+		return Item{}, err
+	}
+	if _, err := ParseKind(string(kind)); err != nil {
+		return Item{}, err
+	}
+	if src.From == "" {
+		src.From = "user"
+	}
+	res, err := d.db.Exec(`INSERT INTO facts(text, kind, pinned, source, agent, ref, branch, created) VALUES (?,?,?,?,?,?,?,?)`,
+		text, string(kind), boolInt(pinned), src.From, src.Agent, src.Ref, src.Branch, now.UnixMilli())
+	if err != nil {
+		return Item{}, fmt.Errorf("add to memory: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return Item{}, err
+	}
+	return Item{ID: id, Text: text, Kind: kind, Pinned: pinned, Source: src, Created: now}, nil
+}
+
+// AddOnce adds a fact mined from key (a commit, a done summary) unless
+// that key was mined before; it reports whether it added.
+func (d *DB) AddOnce(key, text string, kind Kind, src Source, now time.Time) (bool, error) {
+	text, err := CheckText(text)
+	if err != nil {
+		return false, err
+	}
+	tx, err := d.db.Begin()
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = tx.Rollback() }()
+	res, err := tx.Exec(`INSERT OR IGNORE INTO mined(key, at) VALUES (?, ?)`, key, now.UnixMilli())
+	if err != nil {
+		return false, fmt.Errorf("mine into memory: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, nil
+	}
+	if _, err := tx.Exec(`INSERT INTO facts(text, kind, pinned, source, agent, ref, branch, created) VALUES (?,?,0,?,?,?,?,?)`,
+		text, string(kind), src.From, src.Agent, src.Ref, src.Branch, now.UnixMilli()); err != nil {
+		return false, fmt.Errorf("mine into memory: %w", err)
+	}
+	return true, tx.Commit()
+}
+
+// Forget deletes the fact id; it reports whether there was one.
+func (d *DB) Forget(id int64) (bool, error) {
+	res, err := d.db.Exec(`DELETE FROM facts WHERE id = ?`, id)
+	if err != nil {
+		return false, fmt.Errorf("forget %d: %w", id, err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+const columns = `f.id, f.text, f.kind, f.pinned, f.source, f.agent, f.ref, f.branch, f.created, f.stale`
+
+func scan(rows *sql.Rows, withRank bool) ([]Item, error) {
+	defer rows.Close()
+	var out []Item
+	for rows.Next() {
+		var it Item
+		var pinned int
+		var created int64
+		dst := []any{&it.ID, &it.Text, &it.Kind, &pinned, &it.Source.From, &it.Source.Agent, &it.Source.Ref, &it.Source.Branch, &created, &it.Stale}
+		if withRank {
+			dst = append(dst, &it.Rank)
+		}
+		if err := rows.Scan(dst...); err != nil {
+			return nil, err
+		}
+		it.Pinned, it.Created = pinned != 0, time.UnixMilli(created)
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
+// List is every live fact (not merged into another), pinned first, then
+// newest first; kind "" lists every kind.
+func (d *DB) List(kind Kind) ([]Item, error) {
+	q := `SELECT ` + columns + ` FROM facts f WHERE f.merged_into IS NULL`
+	var args []any
+	if kind != "" {
+		q += ` AND f.kind = ?`
+		args = append(args, string(kind))
+	}
+	rows, err := d.db.Query(q+` ORDER BY f.pinned DESC, f.created DESC, f.id DESC`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list memory: %w", err)
+	}
+	return scan(rows, false)
+}
+
+// Search is the facts matching every word of query (any word when none
+// matches them all), best first by bm25, at most limit.
+func (d *DB) Search(query string, limit int) ([]Item, error) {
+	words := Words(query)
+	if len(words) == 0 {
+		return nil, fmt.Errorf("%w: the query has no words", ErrBadText)
+	}
+	hits, err := d.match(strings.Join(quoted(words), " AND "), limit)
+	if err != nil || len(hits) > 0 || len(words) == 1 {
+		return hits, err
+	}
+	return d.match(strings.Join(quoted(words), " OR "), limit)
+}
+
+// Relevant is the facts sharing words with text, best first: what a new
+// agent's task should know.
+func (d *DB) Relevant(text string, limit int) ([]Item, error) {
+	words := Words(text)
+	if len(words) == 0 {
+		return nil, nil
+	}
+	return d.match(strings.Join(quoted(words), " OR "), limit)
+}
+
+func (d *DB) match(expr string, limit int) ([]Item, error) {
+	rows, err := d.db.Query(`SELECT `+columns+`, bm25(facts_fts) AS rank FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
+		WHERE facts_fts MATCH ? AND f.merged_into IS NULL ORDER BY rank LIMIT ?`, expr, limit)
+	if err != nil {
+		return nil, fmt.Errorf("search memory: %w", err)
+	}
+	return scan(rows, true)
+}
+
+// Words are the searchable words of s: letters and digits, lower case,
+// at most 32 of them, so no FTS5 syntax of the user's ever reaches the
+// query.
+func Words(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127 && r != 0xfeff)
+	}) {
+		if len(w) < 2 || stopWords[w] || seen[w] {
+			continue
+		}
+		seen[w] = true
+		out = append(out, w)
+		if len(out) == 32 {
+			break
+		}
+	}
+	return out
+}
+
+var stopWords = map[string]bool{"the": true, "and": true, "for": true, "with": true, "that": true, "this": true,
+	"from": true, "into": true, "are": true, "was": true, "is": true, "it": true, "to": true, "of": true,
+	"in": true, "on": true, "an": true, "be": true, "or": true, "as": true, "at": true, "by": true}
+
+func quoted(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
+	}
+	return out
+}
+
+// Pinned is every pinned live fact, newest first.
+func (d *DB) Pinned() ([]Item, error) {
+	rows, err := d.db.Query(`SELECT ` + columns + ` FROM facts f WHERE f.merged_into IS NULL AND f.pinned = 1 ORDER BY f.created DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("read pinned facts: %w", err)
+	}
+	return scan(rows, false)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Merge folds the facts dups into keep: they no longer list or match,
+// and keep stays. Pinning one pins keep.
+func (d *DB) Merge(keep int64, dups []int64) error {
+	tx, err := d.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	for _, id := range dups {
+		if id == keep {
+			continue
+		}
+		var pinned int
+		if err := tx.QueryRow(`SELECT pinned FROM facts WHERE id = ?`, id).Scan(&pinned); err != nil {
+			return fmt.Errorf("merge fact %d: %w", id, err)
+		}
+		if _, err := tx.Exec(`UPDATE facts SET merged_into = ? WHERE id = ?`, keep, id); err != nil {
+			return fmt.Errorf("merge fact %d: %w", id, err)
+		}
+		if pinned != 0 {
+			if _, err := tx.Exec(`UPDATE facts SET pinned = 1 WHERE id = ?`, keep); err != nil {
+				return err
+			}
+		}
+	}
+	return tx.Commit()
+}
+
+// SetStale marks fact id as possibly stale, saying why ("" clears it).
+func (d *DB) SetStale(id int64, why string) error {
+	_, err := d.db.Exec(`UPDATE facts SET stale = ? WHERE id = ?`, why, id)
+	return err
+}
+
+// Report is what one consolidation pass found, as text for people and
+// the pass's figures.
+type Report struct {
+	ID   int64     `json:"id"`
+	At   time.Time `json:"at"`
+	Body string    `json:"body"`
+}
+
+// AddReport keeps a pass's report; the last 50 are kept.
+func (d *DB) AddReport(at time.Time, body string) error {
+	if _, err := d.db.Exec(`INSERT INTO reports(at, body) VALUES (?, ?)`, at.UnixMilli(), body); err != nil {
+		return fmt.Errorf("keep the memory report: %w", err)
+	}
+	_, err := d.db.Exec(`DELETE FROM reports WHERE id NOT IN (SELECT id FROM reports ORDER BY id DESC LIMIT 50)`)
+	return err
+}
+
+// Reports are the last n reports, newest first.
+func (d *DB) Reports(n int) ([]Report, error) {
+	rows, err := d.db.Query(`SELECT id, at, body FROM reports ORDER BY id DESC LIMIT ?`, n)
+	if err != nil {
+		return nil, fmt.Errorf("read memory reports: %w", err)
+	}
+	defer rows.Close()
+	var out []Report
+	for rows.Next() {
+		var r Report
+		var at int64
+		if err := rows.Scan(&r.ID, &at, &r.Body); err != nil {
+			return nil, err
+		}
+		r.At = time.UnixMilli(at)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

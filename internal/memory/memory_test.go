@@ -1,0 +1,168 @@
+package memory
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func openTemp(t *testing.T) (*DB, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.db")
+	d, err := OpenPath(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = d.Close() })
+	return d, path
+}
+
+var now = time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+
+func TestAddSearchForget(t *testing.T) {
+	d, _ := openTemp(t)
+	a, err := d.Add("The API server listens on OWT_PORT, never on 8080", Convention, false, Source{From: "user"}, now)
+	require.NoError(t, err)
+	_, err = d.Add("Use pnpm, not npm: the lockfile is pnpm-lock.yaml", Convention, true, Source{From: "agent", Agent: "cart"}, now)
+	require.NoError(t, err)
+	_, err = d.Add("Payments tests need STRIPE_KEY=test", Gotcha, false, Source{From: "done", Agent: "pay"}, now)
+	require.NoError(t, err)
+
+	hits, err := d.Search("which port does the server listen on", 10)
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+	require.Equal(t, a.ID, hits[0].ID, "best match first")
+
+	hits, err = d.Search("pnpm", 10)
+	require.NoError(t, err)
+	require.Len(t, hits, 1)
+	require.Equal(t, "cart", hits[0].Source.Agent)
+	require.True(t, hits[0].Pinned)
+
+	list, err := d.List("")
+	require.NoError(t, err)
+	require.Len(t, list, 3)
+	require.True(t, list[0].Pinned, "pinned first")
+	gotchas, err := d.List(Gotcha)
+	require.NoError(t, err)
+	require.Len(t, gotchas, 1)
+
+	ok, err := d.Forget(a.ID)
+	require.NoError(t, err)
+	require.True(t, ok)
+	ok, err = d.Forget(a.ID)
+	require.NoError(t, err)
+	require.False(t, ok)
+	hits, err = d.Search("port", 10)
+	require.NoError(t, err)
+	require.Empty(t, hits, "a forgotten fact is gone from the index too")
+}
+
+func TestSearchTakesNoQuerySyntaxFromItsInput(t *testing.T) {
+	d, _ := openTemp(t)
+	_, err := d.Add(`a "quoted" NEAR(x y) fact with * and : colons`, Fact, false, Source{}, now)
+	require.NoError(t, err)
+	for _, q := range []string{`"`, `NEAR(`, `text:*`, `a OR`, `) AND (`, `-x`, `^quoted`} {
+		_, err := d.Search(q, 5)
+		if err != nil {
+			require.ErrorIs(t, err, ErrBadText, "query %q", q)
+		}
+	}
+	hits, err := d.Search(`"quoted" colons:`, 5)
+	require.NoError(t, err)
+	require.Len(t, hits, 1)
+}
+
+func TestBadInputIsRefused(t *testing.T) {
+	d, _ := openTemp(t)
+	_, err := d.Add("  ", Fact, false, Source{}, now)
+	require.ErrorIs(t, err, ErrBadText)
+	_, err = d.Add(strings.Repeat("x", MaxText+1), Fact, false, Source{}, now)
+	require.ErrorIs(t, err, ErrBadText)
+	_, err = d.Add("ok", Kind("opinion"), false, Source{}, now)
+	require.ErrorIs(t, err, ErrBadKind)
+	_, err = ParseKind("opinion")
+	require.ErrorIs(t, err, ErrBadKind)
+	list, err := d.List("")
+	require.NoError(t, err)
+	require.Empty(t, list)
+}
+
+// 20 writers at once, each with its own connection (as 20 processes
+// have), lose nothing.
+func TestManyWritersAtOnceLoseNothing(t *testing.T) {
+	_, path := openTemp(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 20*10)
+	for w := 0; w < 20; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, err := OpenPath(path)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer d.Close()
+			for i := 0; i < 10; i++ {
+				if _, err := d.Add(fmt.Sprintf("writer %d fact %d", w, i), Fact, false, Source{From: "agent"}, now); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	d, err := OpenPath(path)
+	require.NoError(t, err)
+	defer d.Close()
+	list, err := d.List("")
+	require.NoError(t, err)
+	require.Len(t, list, 200)
+}
+
+func TestACorruptDatabaseIsSetAsideNotDeleted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	junk := []byte(strings.Repeat("this is not a database\n", 400))
+	require.NoError(t, os.WriteFile(path, junk, 0o600))
+	_, err := OpenPath(path)
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.Contains(t, err.Error(), "set aside as")
+	aside, _ := filepath.Glob(path + ".corrupt-*")
+	require.Len(t, aside, 1)
+	kept, err := os.ReadFile(aside[0])
+	require.NoError(t, err)
+	require.Equal(t, junk, kept, "the user's file is kept as it was")
+	d, err := OpenPath(path)
+	require.NoError(t, err, "a new one starts")
+	require.NoError(t, d.Close())
+}
+
+func TestMineOnceAndMerge(t *testing.T) {
+	d, _ := openTemp(t)
+	added, err := d.AddOnce("commit:abc", "Switched sessions to cookies", Decision, Source{From: "commit", Ref: "abc"}, now)
+	require.NoError(t, err)
+	require.True(t, added)
+	added, err = d.AddOnce("commit:abc", "Switched sessions to cookies", Decision, Source{From: "commit", Ref: "abc"}, now)
+	require.NoError(t, err)
+	require.False(t, added, "mined once")
+
+	a, _ := d.Add("Run make test before pushing", Convention, false, Source{}, now)
+	b, _ := d.Add("Run make test before you push", Convention, true, Source{}, now)
+	require.NoError(t, d.Merge(a.ID, []int64{b.ID}))
+	list, err := d.List(Convention)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	require.Equal(t, a.ID, list[0].ID)
+	require.True(t, list[0].Pinned, "a pinned duplicate pins what it was merged into")
+	hits, err := d.Search("push", 5)
+	require.NoError(t, err)
+	require.Len(t, hits, 1, "merged facts do not match")
+}
