@@ -9,7 +9,7 @@
 // change is one transaction. A database that is not one is set aside
 // (renamed, never deleted) and the error says where it went.
 //
-// Imports state and text; nothing above. The hot paths (hooks, the
+// Imports nothing of owt's (ground floor). The hot paths (hooks, the
 // status line, owt list, the monitor's tick) never open it.
 package memory
 
