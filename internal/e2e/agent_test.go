@@ -153,9 +153,13 @@ func TestAgentExitKeepsPaneAndRecordsExitCode(t *testing.T) {
 	it := newJSON(t, e, repo, "--tool", "claude", "Do a thing")
 	e.WaitPrompts(it.Name, 1)
 	e.MustOwt(repo, "send", it.Name, "!exit 3")
-	e.Eventually(15*time.Second, "exited", func() bool { return e.Find(repo, it.Name).Status == "exited" })
+	// The monitor may see the pane's agent gone before the runner has
+	// recorded its code: the code follows.
+	e.Eventually(15*time.Second, "exited with its code", func() bool {
+		got := e.Find(repo, it.Name)
+		return got.Status == "exited" && got.ExitCode != nil
+	})
 	got := e.Find(repo, it.Name)
-	require.NotNil(t, got.ExitCode)
 	require.Equal(t, 3, *got.ExitCode)
 	require.True(t, got.Live, "the session stays")
 	e.WaitScreen(it.Session, "exited with code 3")

@@ -178,3 +178,36 @@ func TestSwarmMembersReachOwtMCPAsThemselves(t *testing.T) {
 		})
 	}
 }
+
+// The designer/executor pattern with the agents' own tools: the lead (a
+// fake Claude Code) spawns two executors through owt mcp; each does its
+// task and reports back with send_message, which the lead gets as a
+// prompt signed by it; a third spawn past [mcp] max_spawned is refused.
+func TestSpawnedExecutorsReportBackToTheirSpawner(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, ".owt.toml", "[mcp]\nmax_spawned = 2\n")
+	spawn := func(name string) string {
+		task := "Build " + name + "\\n!mcp send_message {\\\"to\\\":\\\"lead\\\",\\\"text\\\":\\\"done: " + name + "\\\"}"
+		return `!mcp spawn_agent {"task":"` + task + `","name":"` + name + `","tool":"claude"}`
+	}
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "lead",
+		"Design it\n"+spawn("ex1")+"\n"+spawn("ex2")+"\n"+spawn("ex3"))
+	var calls []mcpCall
+	e.Eventually(60*time.Second, "the lead's three spawns", func() bool {
+		calls = e.mcpCalls("lead")
+		return len(calls) >= 3
+	})
+	require.False(t, calls[0].IsError, calls[0].Result+calls[0].Error)
+	require.False(t, calls[1].IsError, calls[1].Result+calls[1].Error)
+	require.True(t, calls[2].IsError, "the third is past the limit: %s", calls[2].Result)
+	require.Contains(t, calls[2].Result, "max_spawned = 2")
+	for _, n := range []string{"ex1", "ex2"} {
+		e.Eventually(60*time.Second, n+" reported back", func() bool {
+			return len(e.promptsWith("lead", "[from "+n+"] done: "+n)) == 1
+		})
+	}
+	for _, it := range e.List(repo) {
+		require.NotEqual(t, "ex3", it.Name, "nothing made past the limit")
+	}
+}

@@ -202,6 +202,9 @@ func TestCorruptStateRebuiltFromTmuxAndGit(t *testing.T) {
 	e.Tmux("set-option", "-t", "work", "@owt-name", "a")
 	e.Tmux("set-option", "-t", "work", "@owt-repo", repo)
 	e.Tmux("set-option", "-t", "work", "@owt-tool", "claude")
+	// Once a's turn is over: a hook of a's writing the state after the
+	// garbage would start a fresh file, and nothing would be rebuilt.
+	e.Eventually(30*time.Second, "a idle", func() bool { return e.Find(repo, "a").Status == "idle" })
 	files, _ := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "*.json"))
 	require.Len(t, files, 1)
 	require.NoError(t, os.WriteFile(files[0], []byte("{not json"), 0o600))

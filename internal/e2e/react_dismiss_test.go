@@ -58,7 +58,7 @@ func TestDismissStopsAnEscalatedReactionNeedingYouAndANewCauseGetsFreshAttempts(
 	require.Contains(t, r.Stderr, "dismiss takes a NAME")
 	r = e.Owt(repo, "dismiss", "ci", "ci_fail")
 	require.Equal(t, 2, r.Code)
-	require.Contains(t, r.Stderr, `unknown reaction "ci_fail" (one of checks_failed, ci_failed, changes_requested, conflict)`)
+	require.Contains(t, r.Stderr, `unknown reaction "ci_fail" (one of checks_failed, ci_failed, changes_requested, conflict, message_loop)`)
 	r = e.Owt(repo, "dismiss", "nosuch", "ci_failed")
 	require.Equal(t, 3, r.Code)
 	require.Contains(t, r.Stderr, `no such worktree "nosuch"`)
@@ -139,6 +139,6 @@ func TestDismissCompletesNamesThenReactions(t *testing.T) {
 	repo := e.NewRepo("app")
 	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "feat", "Add a feature")
 	require.Equal(t, "feat\n", e.MustOwt(repo, "dismiss", "--generate-bash-completion"))
-	require.Equal(t, "checks_failed\nci_failed\nchanges_requested\nconflict\n", e.MustOwt(repo, "dismiss", "feat", "--generate-bash-completion"))
+	require.Equal(t, "checks_failed\nci_failed\nchanges_requested\nconflict\nmessage_loop\n", e.MustOwt(repo, "dismiss", "feat", "--generate-bash-completion"))
 	require.Equal(t, "feat\n", e.MustOwt(repo, "pr", "--generate-bash-completion"))
 }
