@@ -220,13 +220,9 @@ func TestRealGeminiMCPRegistration(t *testing.T) {
 	list := e.toolRun(wt, nil, "", "gemini", "mcp", "list")
 	require.Regexp(t, `✓ owt: \S*owt mcp \(stdio\) - Connected`, list)
 	require.Contains(t, list, "mine: my-mcp-server --flag (stdio)")
-
-	// A repository without settings of its own: the file owt writes is
-	// hidden by info/exclude.
-	plain := e.NewRepo("plain")
-	e.newReal(plain, "p", "gemini", "say hi")
-	e.expect(plain, "p", "waiting", "trust")
-	e.gitClean(filepath.Join(filepath.Dir(plain), "plain.worktrees", "p"))
+	// (A repository without settings of its own, where owt's file is
+	// hidden by info/exclude, is owt's part alone: the fake Gemini's
+	// tests cover it.)
 }
 
 func TestRealOpenCodeMCPRegistration(t *testing.T) {
