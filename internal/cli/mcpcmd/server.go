@@ -25,105 +25,106 @@ import (
 // instructions tell the agent's model what the server is for.
 const instructions = `owt runs several coding agents side by side, each on its own branch and worktree. These tools reach the other agents (your peers) of this repository: list_peers shows who works on what and which files overlap with yours; send_message types a message into a peer when it is idle (it sees "[from YOU] ..."); check_messages reads what peers sent you; get_peer_files shows a peer's changes; share_note adds to the note every agent reads; spawn_agent starts an executor agent on its own branch that reports back to you; remember keeps a fact about the repository for later agents, recall searches them. Message peers about shared files before you both edit them; do not answer every message with a message.`
 
+// handler does one tool's work as the agent p; its value is the result,
+// and a result whose value fails (failed) is marked an error result.
+type handler[In any] func(p *peers.Peers, in In) (v any, failed bool, err error)
+
+// addTool adds a tool whose calls act as the agent open builds: one that
+// cannot be built (no identity, not an agent) answers every call with
+// why, as an error result.
+func addTool[In any](s *mcp.Server, open func() (*peers.Peers, error), t *mcp.Tool, h handler[In]) {
+	mcp.AddTool(s, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		p, err := open()
+		if err != nil {
+			return nil, nil, err
+		}
+		v, failed, err := h(p, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		res, out, err := result(v)
+		if res != nil && failed {
+			res.IsError = true
+		}
+		return res, out, err
+	})
+}
+
 // Server is the MCP server of one agent's peers.
 func Server(open func() (*peers.Peers, error), version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "owt", Title: "owt peers", Version: version},
 		&mcp.ServerOptions{Instructions: instructions})
 
-	mcp.AddTool(s, &mcp.Tool{
+	addTool(s, open, &mcp.Tool{
 		Name:        "list_peers",
 		Description: "Every other agent of this repository: name, tool, status (working, waiting, idle, exited), branch, task, the files it changed against its base, and which of them you changed too (overlap).",
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		p, err := open()
-		if err != nil {
-			return nil, nil, err
-		}
+	}, func(p *peers.Peers, _ struct{}) (any, bool, error) {
 		list, err := p.List()
 		if err != nil {
-			return nil, nil, err
+			return nil, false, err
 		}
-		return result(map[string]any{"me": p.Me, "peers": list})
+		return map[string]any{"me": p.Me, "peers": list}, false, nil
 	})
 
 	type sendIn struct {
 		To   string `json:"to" jsonschema:"the peer's name (as list_peers shows it), or all"`
 		Text string `json:"text" jsonschema:"the message (at most 32 KiB); the peer sees it as [from YOUR-NAME] text"`
 	}
-	mcp.AddTool(s, &mcp.Tool{
+	addTool(s, open, &mcp.Tool{
 		Name:        "send_message",
 		Description: "Send a message to a peer (or to all). It is typed into the peer only when its turn is over and the user is not on its pane; the result says delivered or queued, with an id. Repeating your last message to a peer is dropped, and too many messages to one peer are refused (the user is asked to look).",
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in sendIn) (*mcp.CallToolResult, any, error) {
+	}, func(p *peers.Peers, in sendIn) (any, bool, error) {
 		if in.To == "" {
-			return nil, nil, errors.New("to is empty: name a peer (list_peers) or all")
-		}
-		p, err := open()
-		if err != nil {
-			return nil, nil, err
+			return nil, false, errors.New("to is empty: name a peer (list_peers) or all")
 		}
 		sent, err := p.Send(in.To, in.Text)
 		if err != nil {
-			return nil, nil, err
+			return nil, false, err
 		}
-		res, out, err := result(map[string]any{"sent": sent})
-		if allFailed(sent) {
-			res.IsError = true
-		}
-		return res, out, err
+		return map[string]any{"sent": sent}, allFailed(sent), nil
 	})
 
 	type checkIn struct {
 		All bool `json:"all,omitempty" jsonschema:"also the messages you read before (the last week, at most 50)"`
 	}
-	mcp.AddTool(s, &mcp.Tool{
+	addTool(s, open, &mcp.Tool{
 		Name:        "check_messages",
 		Description: "The messages peers sent you that you have not read, oldest first (all: the read ones too); they are marked read, and one not typed into you yet will not be.",
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in checkIn) (*mcp.CallToolResult, any, error) {
-		p, err := open()
-		if err != nil {
-			return nil, nil, err
-		}
+	}, func(p *peers.Peers, in checkIn) (any, bool, error) {
 		msgs, err := p.Check(in.All)
 		if err != nil {
-			return nil, nil, err
+			return nil, false, err
 		}
-		return result(map[string]any{"messages": msgs})
+		return map[string]any{"messages": msgs}, false, nil
 	})
 
 	type filesIn struct {
 		Name string `json:"name" jsonschema:"the peer's name"`
 		File string `json:"file,omitempty" jsonschema:"one path it changed, to get that file's diff"`
 	}
-	mcp.AddTool(s, &mcp.Tool{
+	addTool(s, open, &mcp.Tool{
 		Name:        "get_peer_files",
 		Description: "A peer's changed files against its base with +/- line counts, which of them you changed too, and optionally one file's diff.",
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in filesIn) (*mcp.CallToolResult, any, error) {
-		p, err := open()
-		if err != nil {
-			return nil, nil, err
-		}
+	}, func(p *peers.Peers, in filesIn) (any, bool, error) {
 		files, err := p.PeerFiles(in.Name, in.File)
 		if err != nil {
-			return nil, nil, err
+			return nil, false, err
 		}
-		return result(files)
+		return files, false, nil
 	})
 
 	type noteIn struct {
 		Text string `json:"text" jsonschema:"what every agent of this repository should know"`
 	}
-	mcp.AddTool(s, &mcp.Tool{
+	addTool(s, open, &mcp.Tool{
 		Name:        "share_note",
 		Description: "Share a short note with every agent of this repository: it goes into each one's instructions file (owt note's file), under a heading of agents' notes, each line signed with your name. The user's own note stays above it. At most 8 KiB of agents' notes are kept, the oldest dropped first.",
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in noteIn) (*mcp.CallToolResult, any, error) {
-		p, err := open()
-		if err != nil {
-			return nil, nil, err
-		}
+	}, func(p *peers.Peers, in noteIn) (any, bool, error) {
 		res, dropped, err := p.ShareNote(in.Text)
 		if err != nil {
-			return nil, nil, err
+			return nil, false, err
 		}
-		return result(map[string]any{"worktrees": res, "dropped_oldest": dropped})
+		return map[string]any{"worktrees": res, "dropped_oldest": dropped}, false, nil
 	})
 
 	type spawnIn struct {
@@ -132,56 +133,44 @@ func Server(open func() (*peers.Peers, error), version string) *mcp.Server {
 		Tool string `json:"tool,omitempty" jsonschema:"its tool (claude, codex, gemini, opencode ...); the configured one when empty"`
 		Base string `json:"base,omitempty" jsonschema:"the branch it starts from; yours when empty"`
 	}
-	mcp.AddTool(s, &mcp.Tool{
+	addTool(s, open, &mcp.Tool{
 		Name:        "spawn_agent",
 		Description: "Start an executor agent on its own branch and worktree with a task, as owt new would; it is told to report back to you with send_message when it is done or blocked. Bounded by [mcp] max_spawned live agents.",
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in spawnIn) (*mcp.CallToolResult, any, error) {
-		p, err := open()
-		if err != nil {
-			return nil, nil, err
-		}
+	}, func(p *peers.Peers, in spawnIn) (any, bool, error) {
 		rec, err := p.Spawn(peers.SpawnOptions{Task: in.Task, Name: in.Name, Tool: in.Tool, Base: in.Base})
 		if err != nil {
-			return nil, nil, err
+			return nil, false, err
 		}
-		return result(map[string]any{"name": rec.Name, "branch": rec.Branch, "tool": rec.Tool, "base": rec.Base,
-			"result": fmt.Sprintf("started %s on %s; it reports back with send_message", rec.Name, rec.Branch)})
+		return map[string]any{"name": rec.Name, "branch": rec.Branch, "tool": rec.Tool, "base": rec.Base,
+			"result": fmt.Sprintf("started %s on %s; it reports back with send_message", rec.Name, rec.Branch)}, false, nil
 	})
 	type rememberIn struct {
 		Text string `json:"text" jsonschema:"the fact, in one or two sentences, true beyond your own task"`
 		Kind string `json:"kind,omitempty" jsonschema:"decision, convention, gotcha or fact (default fact)"`
 	}
-	mcp.AddTool(s, &mcp.Tool{
+	addTool(s, open, &mcp.Tool{
 		Name:        "remember",
 		Description: "Keep a fact about this repository for every later agent (a decision made, a convention, a gotcha that cost you time): it is found by recall and given to new agents whose task it concerns.",
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in rememberIn) (*mcp.CallToolResult, any, error) {
-		p, err := open()
-		if err != nil {
-			return nil, nil, err
-		}
+	}, func(p *peers.Peers, in rememberIn) (any, bool, error) {
 		it, err := remember(p, in.Text, in.Kind)
 		if err != nil {
-			return nil, nil, err
+			return nil, false, err
 		}
-		return result(map[string]any{"id": it.ID, "kind": it.Kind, "result": "remembered"})
+		return map[string]any{"id": it.ID, "kind": it.Kind, "result": "remembered"}, false, nil
 	})
 
 	type recallIn struct {
 		Query string `json:"query" jsonschema:"words to look for"`
 	}
-	mcp.AddTool(s, &mcp.Tool{
+	addTool(s, open, &mcp.Tool{
 		Name:        "recall",
 		Description: "Search what earlier agents and the user remembered about this repository, best match first, each with its kind, source and age.",
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in recallIn) (*mcp.CallToolResult, any, error) {
-		p, err := open()
-		if err != nil {
-			return nil, nil, err
-		}
+	}, func(p *peers.Peers, in recallIn) (any, bool, error) {
 		hits, err := recall(p, in.Query)
 		if err != nil {
-			return nil, nil, err
+			return nil, false, err
 		}
-		return result(map[string]any{"facts": hits})
+		return map[string]any{"facts": hits}, false, nil
 	})
 	return s
 }
