@@ -46,6 +46,15 @@ type CreateOptions struct {
 	// spawned this one through owt mcp, and how deep.
 	Spawner    string
 	SpawnDepth int
+	// Template shapes the first prompt: a template's name, "auto" to
+	// guess one from the task, "" or "none" for the bare task.
+	Template string
+	// InRun says the agent is a task of an owt run (the session protocol
+	// ends with owt done).
+	InRun bool
+	// Issue is the GitHub issue the task came from, recorded so owt pr
+	// closes it.
+	Issue int
 }
 
 // ErrEmptyTask is returned when there is nothing to tell the agent.
@@ -93,6 +102,10 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	if o.NoAgent && o.Plan {
 		return nil, errors.New("--plan needs an agent; it cannot be used with --no-agent")
 	}
+	tpl, err := w.chooseTemplate(&o, task)
+	if err != nil {
+		return nil, err
+	}
 	var prof agent.Profile
 	if !o.NoAgent {
 		tool := o.Tool
@@ -105,6 +118,9 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		}
 		if o.Plan && prof.Plan == nil {
 			return nil, badOption(fmt.Errorf("tool %q has no plan mode", prof.Name))
+		}
+		if !tpl.none() && !tpl.Guessed && tpl.Plan && prof.Plan != nil {
+			o.Plan = true // the template's default
 		}
 	}
 	if err := w.Tmux.Available(); err != nil {
@@ -224,6 +240,12 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		if err := hookfiles.Of(w.Workspace).Install(rec, prof, rb.push); err != nil {
 			return nil, fmt.Errorf("install %s hooks: %w", prof.Name, err)
 		}
+	}
+	if !tpl.none() {
+		if err := w.saveFirstPrompt(tpl, rec, o.InRun); err != nil {
+			return nil, fmt.Errorf("first prompt of %s: %w", rec.Name, err)
+		}
+		w.Logf("%s", tpl.said())
 	}
 	if err := afterStep("files"); err != nil {
 		return nil, err
@@ -398,7 +420,7 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit string
 				Path: w.WorktreePath(name), Session: session, Tool: tool, Task: task,
 				Plan: o.Plan, NoAgent: o.NoAgent, NoSetup: o.NoSetup, Port: port,
 				Status: state.Starting, StatusSince: now, Source: state.FromOwt, CreatedAt: now,
-				Creating: true, Spawner: o.Spawner, SpawnDepth: o.SpawnDepth,
+				Creating: true, Spawner: o.Spawner, SpawnDepth: o.SpawnDepth, Issue: o.Issue,
 			}
 			f.Records[name] = rec
 			return nil
