@@ -92,6 +92,11 @@ func (u undo) run() {
 // session running the setup and the agent. Any failure undoes every step
 // taken before it: no branch, worktree, session or record is left behind.
 func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
+	if o.Issue > 0 {
+		if err := w.fromIssue(&o); err != nil {
+			return nil, err
+		}
+	}
 	task := strings.TrimSpace(o.Task)
 	if task == "" && (!o.NoAgent || (o.Name == "" && o.Branch == "")) {
 		return nil, ErrEmptyTask
