@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/facts"
 	"github.com/owt-tmux/owt/internal/memory"
@@ -142,7 +143,11 @@ func (w *Worktrees) Preview(o CreateOptions) (Preview, error) {
 	if tool == "" {
 		tool = w.Config.Agent.Tool
 	}
-	p := Preview{Name: name, Branch: branch, Base: base, Tool: tool, Template: t.Name, Guessed: t.Guessed, Plan: o.Plan || (!t.Guessed && t.Plan), Prompt: task}
+	plan := o.Plan || (!t.Guessed && t.Plan)
+	if prof, err := agent.Resolve(w.Tools, tool); err == nil {
+		tool, plan = prof.Name, plan && prof.Plan != nil
+	}
+	p := Preview{Name: name, Branch: branch, Base: base, Tool: tool, Template: t.Name, Guessed: t.Guessed, Plan: plan, Prompt: task}
 	rec := &state.Record{Name: name, Task: task, Branch: branch, Base: base}
 	if !t.none() {
 		f, err := w.Store.Peek()
