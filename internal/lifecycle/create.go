@@ -53,7 +53,7 @@ type CreateOptions struct {
 	// ends with owt done).
 	InRun bool
 	// Issue is the GitHub issue the task came from, recorded so owt pr
-	// closes it.
+	// closes it; with no Task, its title, body and comments are the task.
 	Issue int
 }
 
@@ -92,7 +92,7 @@ func (u undo) run() {
 // session running the setup and the agent. Any failure undoes every step
 // taken before it: no branch, worktree, session or record is left behind.
 func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
-	if o.Issue > 0 {
+	if o.Issue > 0 && strings.TrimSpace(o.Task) == "" {
 		if err := w.fromIssue(&o); err != nil {
 			return nil, err
 		}

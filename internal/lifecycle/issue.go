@@ -12,12 +12,9 @@ import (
 // worktree issue-N. gh missing, not logged in or failing is one line,
 // before anything is made.
 func (w *Worktrees) fromIssue(o *CreateOptions) error {
-	if o.Task != "" {
-		return badOption(fmt.Errorf("--issue %d is the task: give no task text with it", o.Issue))
-	}
-	issue, err := forge.Client{}.Issue(w.Repo.Root, o.Issue)
+	issue, err := w.issue(o.Issue)
 	if err != nil {
-		return fmt.Errorf("--issue %d: %w", o.Issue, err)
+		return err
 	}
 	o.Task = issue.Text.Typed()
 	slug, _ := workspace.DeriveName(issue.Title.Line())
@@ -28,4 +25,22 @@ func (w *Worktrees) fromIssue(o *CreateOptions) error {
 		o.Branch = fmt.Sprintf("issue-%d-%s", o.Issue, slug)
 	}
 	return nil
+}
+
+// IssueTask is the task GitHub issue number makes (a run's task with
+// issue = N): its title, body and comments, bounded and drawn inert.
+func (w *Worktrees) IssueTask(number int) (string, error) {
+	issue, err := w.issue(number)
+	if err != nil {
+		return "", err
+	}
+	return issue.Text.Typed(), nil
+}
+
+func (w *Worktrees) issue(number int) (forge.Issue, error) {
+	issue, err := forge.Client{}.Issue(w.Repo.Root, number)
+	if err != nil {
+		return forge.Issue{}, fmt.Errorf("issue %d: %w", number, err)
+	}
+	return issue, nil
 }

@@ -476,17 +476,27 @@ func (e *Engine) create(r *run.Run, id string) (*state.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	task := pt.Task + "\n\n" + run.DoneInstruction
-	if sp.Brief != "" {
-		task = pt.Task + "\n\n" + sp.Brief + "\n\n" + run.DoneInstruction
+	text := pt.Task
+	if pt.Issue > 0 {
+		if text, err = lifecycle.Of(w).IssueTask(pt.Issue); err != nil {
+			return nil, err
+		}
 	}
-	return lifecycle.Of(w).Create(lifecycle.CreateOptions{
-		Task:    task,
-		Name:    r.Name + "-" + id,
-		Base:    sp.Base,
-		StartAt: sp.Commit,
-		Tool:    tool,
-	})
+	task := text + "\n\n" + run.DoneInstruction
+	if sp.Brief != "" {
+		task = text + "\n\n" + sp.Brief + "\n\n" + run.DoneInstruction
+	}
+	o := lifecycle.CreateOptions{
+		Task:     task,
+		Name:     r.Name + "-" + id,
+		Base:     sp.Base,
+		StartAt:  sp.Commit,
+		Tool:     tool,
+		Template: pt.Template,
+		InRun:    true,
+		Issue:    pt.Issue,
+	}
+	return lifecycle.Of(w).Create(o)
 }
 
 // startedFrom says where a task's branch started: the commit, which is a

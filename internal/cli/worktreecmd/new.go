@@ -91,6 +91,9 @@ func newRun(o *newOptions) error {
 	if o.Create.Issue < 0 {
 		return cmdutil.UsageError{Msg: fmt.Sprintf("--issue %d: an issue number is 1 or more", o.Create.Issue)}
 	}
+	if o.Create.Issue > 0 && strings.TrimSpace(o.Create.Task) != "" {
+		return cmdutil.UsageError{Msg: fmt.Sprintf("--issue %d is the task: give no task text with it", o.Create.Issue)}
+	}
 	if o.DryRun {
 		p, err := lifecycle.Of(w).Preview(o.Create)
 		if err != nil {
