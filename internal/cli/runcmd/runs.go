@@ -22,8 +22,8 @@ import (
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runplan"
-	"github.com/owt-tmux/owt/internal/templates"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/templates"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
