@@ -239,3 +239,41 @@ func TestIssueWithGhFailingMakesNothing(t *testing.T) {
 	require.NotEqual(t, 0, r.Code)
 	require.Equal(t, before, e.Git(repo, "branch", "--list"))
 }
+
+func TestRunFileTasksWithTemplateAndIssue(t *testing.T) {
+	e := NewEnv(t)
+	e.UseFakeGh()
+	repo := e.NewRepo("app")
+	body, err := json.Marshal(map[string]any{"title": "Export is slow", "body": "!write b.txt\n!commit add b.txt\n!exec " + owtBin + " done --summary did-b", "comments": []any{}})
+	require.NoError(t, err)
+	e.SetGh(fixture.GhFixture{Args: []string{"issue", "view", "21"}, Stdout: string(body)})
+
+	e.WriteFile(repo, "bad.toml", "[[task]]\nid = \"a\"\ntask = \"x\"\ntemplate = \"nope\"\n")
+	r := e.Owt(repo, "run", "start", "bad.toml")
+	require.Equal(t, 2, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "task[a].template")
+
+	e.WriteFile(repo, "g.toml", `[run]
+tool = "claude"
+
+[[task]]
+id = "a"
+task = "fix it\n`+taskScript("a.txt")+`"
+template = "bugfix"
+
+[[task]]
+id = "b"
+issue = 21
+`)
+	e.MustOwt(repo, "run", "start", "g.toml")
+	e.MustOwt(repo, "tmux", "init") // the monitor runs the engine
+	a := e.WaitPrompts("g-a", 1)[0]
+	require.True(t, strings.HasPrefix(a, "fix it\n"), a)
+	require.Contains(t, a, "This is a bug fix.")
+	require.Contains(t, a, "Then tell owt the task is done with owt done")
+	b := e.WaitPrompts("g-b", 1)[0]
+	require.True(t, strings.HasPrefix(b, "GitHub issue #21: Export is slow\n\n!write b.txt"), b)
+	require.Equal(t, 21, e.templatedItem(repo, "g-b").Issue)
+	require.Equal(t, "bugfix", e.templatedItem(repo, "g-a").Template)
+	e.Eventually(50*time.Second, "run g finished", func() bool { return e.runStatus(repo, "g").State == "finished" })
+}
