@@ -5,6 +5,7 @@ import (
 	"io"
 	"regexp"
 	"sort"
+	"sync"
 	"text/template"
 )
 
@@ -55,9 +56,9 @@ type PromptPeer struct {
 	Name, Branch, Task string
 }
 
-// SamplePromptData is what a template is tried on when the config loads,
+// samplePromptData is what a template is tried on when the config loads,
 // so a template that names an unknown field fails there.
-var SamplePromptData = PromptData{
+var samplePromptData = PromptData{
 	Task: "task", Template: "name", Branch: "feat/task", Base: "main",
 	Commands: PromptCommands{Test: []string{"make test"}, Lint: []string{"make lint"}, Dev: []string{"make dev"}, Checks: []string{"make test"}},
 	Peers:    []PromptPeer{{Name: "peer", Branch: "feat/peer", Task: "other task"}},
@@ -67,7 +68,9 @@ var SamplePromptData = PromptData{
 // the bare task, "auto" guesses.
 var reservedTemplates = []string{"none", "auto"}
 
-var templateName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+// templateName is compiled when a config has templates: every owt
+// process loads the config, the hook's too.
+var templateName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`) })
 
 // validateTemplates checks [project] and [templates.NAME].
 func validateTemplates(cfg Config) Problems {
@@ -90,7 +93,7 @@ func validateTemplates(cfg Config) Problems {
 	sort.Strings(names)
 	for _, n := range names {
 		t, key := cfg.Templates[n], "templates."+n
-		if !templateName.MatchString(n) || contains(reservedTemplates, n) {
+		if !templateName().MatchString(n) || contains(reservedTemplates, n) {
 			ps = append(ps, Problem{Key: key, Msg: "a template's name is lower-case letters, digits, - and _ (and not none or auto)"})
 			continue
 		}
@@ -99,7 +102,7 @@ func validateTemplates(cfg Config) Problems {
 		}
 		if tpl, err := template.New(n).Option("missingkey=error").Parse(t.Prompt); err != nil {
 			ps = append(ps, Problem{Key: key + ".prompt", Msg: "not a template: " + err.Error()})
-		} else if err := tpl.Execute(io.Discard, SamplePromptData); err != nil {
+		} else if err := tpl.Execute(io.Discard, samplePromptData); err != nil {
 			ps = append(ps, Problem{Key: key + ".prompt", Msg: "the template fails: " + err.Error() + " (it has .Task, .Template, .Branch, .Base, .Commands, .Peers)"})
 		}
 	}

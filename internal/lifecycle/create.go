@@ -52,8 +52,8 @@ type CreateOptions struct {
 	// InRun says the agent is a task of an owt run (the session protocol
 	// ends with owt done).
 	InRun bool
-	// Issue is the GitHub issue the task came from, recorded so owt pr
-	// closes it; with no Task, its title, body and comments are the task.
+	// Issue is a GitHub issue whose title, body and comments are the
+	// task (before Task's text, if any), recorded so owt pr closes it.
 	Issue int
 }
 
@@ -92,7 +92,7 @@ func (u undo) run() {
 // session running the setup and the agent. Any failure undoes every step
 // taken before it: no branch, worktree, session or record is left behind.
 func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
-	if o.Issue > 0 && strings.TrimSpace(o.Task) == "" {
+	if o.Issue > 0 {
 		if err := w.fromIssue(&o); err != nil {
 			return nil, err
 		}

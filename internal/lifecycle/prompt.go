@@ -112,7 +112,7 @@ type Preview struct {
 // nothing: the commands are read off the checkout owt runs in, the name
 // and branch are the task's before any suffix a clash would add.
 func (w *Worktrees) Preview(o CreateOptions) (Preview, error) {
-	if o.Issue > 0 && o.Task == "" {
+	if o.Issue > 0 {
 		if err := w.fromIssue(&o); err != nil {
 			return Preview{}, err
 		}

@@ -476,27 +476,22 @@ func (e *Engine) create(r *run.Run, id string) (*state.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	text := pt.Task
-	if pt.Issue > 0 {
-		if text, err = lifecycle.Of(w).IssueTask(pt.Issue); err != nil {
-			return nil, err
-		}
-	}
-	task := text + "\n\n" + run.DoneInstruction
+	task := pt.Task + "\n\n" + run.DoneInstruction
 	if sp.Brief != "" {
-		task = text + "\n\n" + sp.Brief + "\n\n" + run.DoneInstruction
+		task = pt.Task + "\n\n" + sp.Brief + "\n\n" + run.DoneInstruction
 	}
-	o := lifecycle.CreateOptions{
-		Task:     task,
-		Name:     r.Name + "-" + id,
-		Base:     sp.Base,
-		StartAt:  sp.Commit,
-		Tool:     tool,
+	return lifecycle.Of(w).Create(lifecycle.CreateOptions{
+		Task:    task,
+		Name:    r.Name + "-" + id,
+		Base:    sp.Base,
+		StartAt: sp.Commit,
+		Tool:    tool,
+		// A template shapes the prompt; an issue's text goes before the
+		// task's (then only the run's brief and instruction).
 		Template: pt.Template,
-		InRun:    true,
 		Issue:    pt.Issue,
-	}
-	return lifecycle.Of(w).Create(o)
+		InRun:    true,
+	})
 }
 
 // startedFrom says where a task's branch started: the commit, which is a

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/owt-tmux/owt/internal/config"
@@ -89,7 +90,11 @@ var funcs = template.FuncMap{"list": func(cmds []string) string {
 	return strings.Join(q, ", then ")
 }}
 
-var protocolTemplate = template.Must(template.New("protocol").Funcs(funcs).Option("missingkey=error").Parse(protocol))
+// protocolTemplate is parsed on first use: owt's hot paths (the hook)
+// never compose a prompt and should not pay for it at start.
+var protocolTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("protocol").Funcs(funcs).Option("missingkey=error").Parse(protocol))
+})
 
 // All is every template: the built-in ones (with the config's defaults
 // over them), then the user's, by name. repoRoot names the files.
@@ -185,22 +190,28 @@ func Find(cfg config.Config, repoRoot, name string) (Template, error) {
 	return t, nil
 }
 
-var (
-	bugWords  = regexp.MustCompile(`(?i)\b(fix(es|ed|ing)?|bugs?|crash(es|ed|ing)?|broken|regression|error|fails?|failing)\b`)
-	testWords = regexp.MustCompile(`(?i)\b(tests?|testing|coverage|specs?)\b`)
-	docsWords = regexp.MustCompile(`(?i)\b(docs?|documentation|readme|changelog|comments?)\b`)
-)
+// guesses are the words that say a task's kind, in the order they win.
+var guesses = sync.OnceValue(func() []struct {
+	re   *regexp.Regexp
+	name string
+} {
+	return []struct {
+		re   *regexp.Regexp
+		name string
+	}{
+		{regexp.MustCompile(`(?i)\b(fix(es|ed|ing)?|bugs?|crash(es|ed|ing)?|broken|regression|error|fails?|failing)\b`), "bugfix"},
+		{regexp.MustCompile(`(?i)\b(docs?|documentation|readme|changelog|comments?)\b`), "docs"},
+		{regexp.MustCompile(`(?i)\b(tests?|testing|coverage|specs?)\b`), "test"},
+	}
+})
 
 // Guess is the template a task's words suggest: bugfix for a fix, bug
 // or crash, test for tests, docs for docs or the README, else feature.
 func Guess(task string) string {
-	switch {
-	case bugWords.MatchString(task):
-		return "bugfix"
-	case docsWords.MatchString(task):
-		return "docs"
-	case testWords.MatchString(task):
-		return "test"
+	for _, g := range guesses() {
+		if g.re.MatchString(task) {
+			return g.name
+		}
 	}
 	return "feature"
 }
@@ -244,7 +255,7 @@ func Compose(t Template, p Protocol) (string, error) {
 	}
 	body := strings.TrimRight(b.String(), "\n")
 	b.Reset()
-	if err := protocolTemplate.Execute(&b, p); err != nil {
+	if err := protocolTemplate().Execute(&b, p); err != nil {
 		return "", fmt.Errorf("session protocol: %w", err)
 	}
 	return body + "\n\n" + b.String(), nil
