@@ -103,6 +103,15 @@ func TestTemplateNoneSendsTheBareTask(t *testing.T) {
 	require.NotContains(t, out, "template")
 	require.Equal(t, []string{"fix the crash"}, e.WaitPrompts("bare", 1))
 	require.Empty(t, e.templatedItem(repo, "bare").Template)
+
+	// Named, feature's default holds: the tool's plan mode.
+	e.newGuessing(repo, "--name", "planned", "--template", "feature", "add a cart")
+	e.Eventually(15*time.Second, "agent start", func() bool { _, ok := e.Start("planned"); return ok })
+	start, _ := e.Start("planned")
+	require.Contains(t, strings.Join(start.Argv, " "), "--permission-mode plan")
+
+	r := e.Owt(repo, "new", "--dry-run", "--no-agent", "x")
+	require.Equal(t, 2, r.Code, r.Stderr)
 }
 
 func TestUserTemplatesAndTheirConfigErrors(t *testing.T) {

@@ -119,7 +119,7 @@ func (w *Worktrees) Preview(o CreateOptions) (Preview, error) {
 	}
 	task := o.Task
 	if o.NoAgent {
-		return Preview{}, errors.New("--dry-run shows an agent's first prompt; there is none with --no-agent")
+		return Preview{}, badOption(errors.New("--dry-run shows an agent's first prompt; there is none with --no-agent"))
 	}
 	if task == "" {
 		return Preview{}, ErrEmptyTask
