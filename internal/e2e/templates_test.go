@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,6 +72,19 @@ func TestTemplatePromptCarriesTheProjectsCommands(t *testing.T) {
 	it := e.templatedItem(goRepo, "redirect")
 	require.Equal(t, "the login redirect loops", it.Task)
 	require.Equal(t, "bugfix", it.Template)
+	// The prompt leaves the record once the agent has it: every hook
+	// reads the records.
+	e.Eventually(10*time.Second, "prompt gone from the records", func() bool {
+		found := false
+		_ = filepath.WalkDir(e.Var("XDG_STATE_HOME"), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".json") {
+				data, _ := os.ReadFile(path)
+				found = found || strings.Contains(string(data), "session protocol")
+			}
+			return nil
+		})
+		return !found
+	})
 
 	// A Node project: the test script, run with the package manager its
 	// lockfile names; and a guess from the task's words, said.

@@ -76,7 +76,8 @@ type Record struct {
 	NoSetup bool   `json:"no_setup,omitempty"`
 	// Template is the task template the first prompt was made with
 	// ("" for the bare task); Prompt is that first prompt, when it is not
-	// Task: Task stays the user's words, shown in lists.
+	// Task, until the session's runner starts the agent with it: Task
+	// stays the user's words, shown in lists.
 	Template string `json:"template,omitempty"`
 	Prompt   string `json:"prompt,omitempty"`
 	// Issue is the GitHub issue the task came from (owt new --issue).

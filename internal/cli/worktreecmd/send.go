@@ -202,7 +202,7 @@ func resendTask(o *sendOptions) error {
 	if strings.TrimSpace(rec.Task) == "" {
 		return fmt.Errorf("%s has no task to send (it was made without one, or its record was rebuilt)", name)
 	}
-	res := send.Each(w, []*state.Record{rec}, text.From(rec.FirstPrompt()))[0]
+	res := send.Each(w, []*state.Record{rec}, text.From(rec.Task))[0]
 	if o.JSON {
 		if err := cmdutil.PrintJSON(o.IO.Out, []any{res}); err != nil {
 			return err
