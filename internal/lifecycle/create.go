@@ -124,7 +124,7 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		if o.Plan && prof.Plan == nil {
 			return nil, badOption(fmt.Errorf("tool %q has no plan mode", prof.Name))
 		}
-		if !tpl.none() && !tpl.Guessed && tpl.Plan && prof.Plan != nil {
+		if !tpl.None() && !tpl.Guessed && tpl.Plan && prof.Plan != nil {
 			o.Plan = true // the template's default
 		}
 	}
@@ -246,11 +246,11 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 			return nil, fmt.Errorf("install %s hooks: %w", prof.Name, err)
 		}
 	}
-	if !tpl.none() {
+	if !tpl.None() {
 		if err := w.saveFirstPrompt(tpl, rec, o.InRun); err != nil {
 			return nil, fmt.Errorf("first prompt of %s: %w", rec.Name, err)
 		}
-		w.Logf("%s", tpl.said())
+		w.Logf("%s", tpl.Said())
 	}
 	if err := afterStep("files"); err != nil {
 		return nil, err

@@ -3,7 +3,8 @@
 // and one session protocol — orient, explore, implement, test, verify,
 // commit — follows it in every prompt, with the project's own commands.
 //
-// It reads the config and the worktree's files; it starts nothing.
+// It reads the config, the records and the worktree's files; it starts
+// nothing and writes nothing.
 package templates
 
 import (
