@@ -217,6 +217,10 @@ func TestIssueIsTheTaskAndThePRClosesIt(t *testing.T) {
 	repo := e.NewRepo("app")
 	e.withRemote(repo)
 	e.SetGh(fixture.GhFixture{Args: []string{"issue", "view", "12"}, Stdout: issueView})
+	dry := e.MustOwt(repo, "new", "--dry-run", "--issue", "12")
+	require.Contains(t, dry, "name issue-12, branch issue-12-login-crashes-empty-password")
+	require.Contains(t, dry, "GitHub issue #12: Login crashes on empty password")
+	require.Empty(t, e.List(repo))
 	e.MustOwt(repo, "tmux", "init")
 	it := newJSON(t, e, repo, "--no-setup", "--tool", "claude", "--issue", "12")
 	require.Equal(t, "issue-12", it.Name)
@@ -227,8 +231,8 @@ func TestIssueIsTheTaskAndThePRClosesIt(t *testing.T) {
 	require.NotContains(t, prompt, "\x1b", "the issue's text is drawn inert")
 	require.NotContains(t, prompt, "\a")
 	calls := e.GhCalls("issue", "view")
-	require.Len(t, calls, 1)
-	require.Equal(t, []string{"issue", "view", "12", "--json", "title,body,comments"}, calls[0].Argv)
+	require.Len(t, calls, 2) // the dry run's and the create's
+	require.Equal(t, []string{"issue", "view", "12", "--json", "title,body,comments"}, calls[1].Argv)
 	require.Equal(t, 12, e.templatedItem(repo, "issue-12").Issue)
 
 	e.WaitStatus(repo, "issue-12", "idle", 60*time.Second)
