@@ -305,3 +305,20 @@ issue = 21
 	require.Equal(t, "bugfix", e.templatedItem(repo, "g-a").Template)
 	e.Eventually(50*time.Second, "run g finished", func() bool { return e.runStatus(repo, "g").State == "finished" })
 }
+
+// A tool that takes no prompt argument gets the whole composed prompt
+// pasted once it is ready, though the record no longer holds it then.
+func TestPasteToolGetsTheTemplatedPrompt(t *testing.T) {
+	e := NewEnv(t)
+	e.Set("OWT_FAKE_STARTUP", "1500ms")
+	e.Tmux("set-environment", "-g", "OWT_FAKE_STARTUP", "1500ms")
+	repo := e.NewRepo("app")
+	r := e.OwtIn(repo, guessing, "", "new", "--no-setup", "--name", "pasted", "--tool", "aider", "--template", "docs", "update the install steps")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "aider", e.Find(repo, "pasted").Tool)
+	prompts := e.WaitPrompts("pasted", 1)
+	require.Len(t, prompts, 1)
+	require.True(t, strings.HasPrefix(prompts[0], "update the install steps\n\nThis task is about documentation only"), prompts[0])
+	require.Contains(t, prompts[0], "6. Commit:")
+	e.Eventually(10*time.Second, "out of starting", func() bool { return e.Find(repo, "pasted").Status != "starting" })
+}
