@@ -3,6 +3,7 @@ package popups
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/charmbracelet/huh"
@@ -10,6 +11,7 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/lifecycle"
+	"github.com/owt-tmux/owt/internal/templates"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -27,7 +29,8 @@ const noAgent = "\x00shell"
 
 // Create is the Alt+c popup: a form for the task (several lines allowed),
 // the tool (installed ones first, the configured default preselected), the
-// base branch (default: the branch checked out where the popup opened) and
+// task template (guessed from the task unless one is chosen), the base
+// branch (default: the branch checked out where the popup opened) and
 // plan mode. Submitting creates the worktree, session and agent, showing
 // the steps as they happen, then moves the client to the new session
 // unless @owt-create-switch is off. Errors stay on screen until a key.
@@ -46,6 +49,7 @@ func create(tm *tmux.Client, s Screen) error {
 		tool = defaultTool(w)
 		base string
 		plan bool
+		tpl  = defaultTemplate()
 	)
 	base, _ = git.CurrentBranch(dir)
 	err = runForm(huh.NewGroup(
@@ -59,6 +63,8 @@ func create(tm *tmux.Client, s Screen) error {
 				return nil
 			}),
 		huh.NewSelect[string]().Title("Tool").Options(toolOptions(w)...).Height(toolListHeight).Value(&tool),
+		huh.NewSelect[string]().Title("Template").Description("How the first prompt is shaped (owt templates)").
+			Options(templateOptions(w)...).Height(toolListHeight).Value(&tpl),
 		huh.NewInput().Title("Base branch").Value(&base).
 			Validate(func(v string) error {
 				if strings.TrimSpace(v) == "" {
@@ -75,7 +81,7 @@ func create(tm *tmux.Client, s Screen) error {
 
 	fmt.Fprintf(s.Out, "Creating a worktree for %q…\n", firstLine(strings.TrimSpace(task)))
 	w.Log = s.Out
-	opts := lifecycle.CreateOptions{Task: task, Base: strings.TrimSpace(base), Plan: plan, From: dir}
+	opts := lifecycle.CreateOptions{Task: task, Base: strings.TrimSpace(base), Plan: plan, From: dir, Template: tpl}
 	if tool == noAgent {
 		opts.NoAgent = true
 		opts.Plan = false
@@ -125,4 +131,29 @@ func toolOptions(w *workspace.Workspace) []huh.Option[string] {
 	}
 	opts := append(installed, missing...)
 	return append(opts, huh.NewOption("none: a shell, no agent", noAgent))
+}
+
+// defaultTemplate is the template the form starts on: $OWT_TEMPLATE as
+// for owt new, else a guess from the task.
+func defaultTemplate() string {
+	if v := strings.TrimSpace(os.Getenv("OWT_TEMPLATE")); v != "" {
+		return v
+	}
+	return templates.Auto
+}
+
+// templateOptions are auto, none and every template with what it asks.
+func templateOptions(w *workspace.Workspace) []huh.Option[string] {
+	opts := []huh.Option[string]{
+		huh.NewOption("auto: guessed from the task's words", templates.Auto),
+		huh.NewOption("none: the task as typed", templates.None),
+	}
+	all, err := templates.All(w.Config, w.Repo.Root)
+	if err != nil {
+		return opts // owt new says what is wrong with the config
+	}
+	for _, t := range all {
+		opts = append(opts, huh.NewOption(t.Name+": "+t.About, t.Name))
+	}
+	return opts
 }

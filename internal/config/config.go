@@ -49,6 +49,12 @@ type Config struct {
 	MCP MCP `toml:"mcp"`
 	// Memory tunes the repository's memory (owt memory).
 	Memory Memory `toml:"memory"`
+	// Project names the project's own commands for the session protocol
+	// of every agent's first prompt (detected when empty).
+	Project Project `toml:"project"`
+	// Templates are the user's task templates, and overrides of the
+	// built-in ones' defaults, by name.
+	Templates map[string]Template `toml:"templates,omitempty"`
 }
 
 // Memory tunes owt memory: what a new agent is given, and how often the
@@ -276,6 +282,9 @@ func Defaults() Config {
 		Reactions: defaultReactions(),
 		Memory:    Memory{InjectTokens: 1500, ConsolidateEvery: Duration{6 * time.Hour}, StaleAfter: Duration{72 * time.Hour}},
 		MCP:       MCP{Enabled: true, MaxSpawned: 5, SpawnDepth: 1, MessageLimit: 10, MessageWindow: Duration{10 * time.Minute}},
+
+		Project:   Project{Test: []string{}, Lint: []string{}, Dev: []string{}},
+		Templates: map[string]Template{},
 	}
 }
 
@@ -706,6 +715,7 @@ func validate(cfg Config) Problems {
 		ps = append(ps, Problem{File: where, Key: "mcp.message_window", Msg: "must be more than 0 (like \"10m\")"})
 	}
 	ps = append(ps, validateReactions(cfg)...)
+	ps = append(ps, validateTemplates(cfg)...)
 	names := make([]string, 0, len(cfg.Tools))
 	for n := range cfg.Tools {
 		names = append(names, n)

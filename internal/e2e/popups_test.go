@@ -76,6 +76,8 @@ func TestCreatePopupMakesAgentAndSwitches(t *testing.T) {
 	e.waitFocus(p, "Tool") // claude preselected
 	e.keys(p, "Down")      // codex
 	e.keys(p, "Enter")
+	e.waitFocus(p, "Template") // none: the world's OWT_TEMPLATE
+	e.keys(p, "Enter")
 	e.waitFocus(p, "Base branch")
 	e.keys(p, "Enter") // develop
 	e.waitFocus(p, "Plan mode?")
@@ -124,6 +126,8 @@ func TestCreatePopupNoSwitchAndErrorsShown(t *testing.T) {
 	e.keys(p, "Enter")
 	e.waitFocus(p, "Tool")
 	e.keys(p, "Enter")
+	e.waitFocus(p, "Template")
+	e.keys(p, "Enter")
 	e.waitFocus(p, "Base branch")
 	e.keys(p, "BSpace", "BSpace", "BSpace", "BSpace") // "main"
 	e.typeText(p, "no-such-branch")
@@ -139,13 +143,18 @@ func TestCreatePopupNoSwitchAndErrorsShown(t *testing.T) {
 	p = e.pane(repo, owtBin, "popup", "create")
 	e.WaitScreen(p, "Base branch")
 	e.typeText(p, "Fix typo in readme")
-	for _, next := range []string{"Tool", "Base branch", "Plan mode?", ""} {
+	for _, next := range []string{"Tool", "Template", "Base branch", "Plan mode?", ""} {
 		e.keys(p, "Enter")
 		if next != "" {
 			e.waitFocus(p, next)
 		}
+		if next == "Template" {
+			e.keys(p, "Down", "Down") // from none, past feature: bugfix
+		}
 	}
 	e.Eventually(15*time.Second, "agent created", func() bool { return len(e.List(repo)) == 1 })
+	it := e.List(repo)[0]
+	require.Contains(t, e.WaitPrompts(it.Name, 1)[0], "This is a bug fix.", "the template chosen in the form shapes the prompt")
 	e.waitClosed(p)
 	require.Equal(t, "harness", e.ClientSession(client), "@owt-create-switch off: the client stays")
 }

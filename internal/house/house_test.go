@@ -62,6 +62,7 @@ var rooms = map[string]int{
 	"internal/send":      useCases, // typing into panes
 	"internal/notes":     useCases, // owt note
 	"internal/facts":     useCases, // what owt does with memory: inject, mine, consolidate
+	"internal/templates": useCases, // task templates and the session protocol: the first prompt
 	"internal/hookfiles": useCases, // hook settings in a worktree
 	"internal/merge":     useCases, // checks and landing a branch
 	"internal/checks":    useCases, // running check commands
@@ -114,7 +115,7 @@ var sideways = map[string][]string{
 	"internal/monitor":         {"internal/runengine"},
 	"internal/peers":           {"internal/control"},
 	"internal/control":         {"internal/swarm"},
-	"internal/lifecycle":       {"internal/hookfiles", "internal/notes", "internal/statusbar", "internal/facts"},
+	"internal/lifecycle":       {"internal/hookfiles", "internal/notes", "internal/statusbar", "internal/facts", "internal/templates"},
 	"internal/facts":           {"internal/notes"},
 	"internal/inventory":       {"internal/lifecycle"},
 	"internal/status":          {"internal/statusbar"},

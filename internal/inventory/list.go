@@ -73,6 +73,10 @@ type Item struct {
 	Messages outbox.Counts `json:"messages"`
 	// Swarm is the worktree and role of a swarm worker (owt swarm).
 	Swarm *Swarm `json:"swarm,omitempty"`
+	// Template is the task template of its first prompt (owt new
+	// --template), Issue the GitHub issue its task came from.
+	Template string `json:"template,omitempty"`
+	Issue    int    `json:"issue,omitempty"`
 }
 
 // Swarm is a swarm worker's place: its host worktree and its role.
@@ -212,7 +216,7 @@ func itemOf(r *state.Record, loc *workspace.Locator) Item {
 		Port: r.Port, CreatedAt: r.CreatedAt, WaitingFor: r.WaitingFor, TurnError: r.TurnError,
 		PR: r.PR, NeedsYou: r.NeedsYou(), Reactions: r.Reactions,
 		Interrupted: r.Interrupted && r.Status == state.Idle, Spawner: r.Spawner,
-		Swarm: swarmOf(r),
+		Swarm: swarmOf(r), Template: r.Template, Issue: r.Issue,
 	}
 }
 

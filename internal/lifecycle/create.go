@@ -46,6 +46,15 @@ type CreateOptions struct {
 	// spawned this one through owt mcp, and how deep.
 	Spawner    string
 	SpawnDepth int
+	// Template shapes the first prompt: a template's name, "auto" to
+	// guess one from the task, "" or "none" for the bare task.
+	Template string
+	// InRun says the agent is a task of an owt run (the session protocol
+	// ends with owt done).
+	InRun bool
+	// Issue is a GitHub issue whose title, body and comments are the
+	// task (before Task's text, if any), recorded so owt pr closes it.
+	Issue int
 }
 
 // ErrEmptyTask is returned when there is nothing to tell the agent.
@@ -83,6 +92,11 @@ func (u undo) run() {
 // session running the setup and the agent. Any failure undoes every step
 // taken before it: no branch, worktree, session or record is left behind.
 func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
+	if o.Issue > 0 {
+		if err := w.fromIssue(&o); err != nil {
+			return nil, err
+		}
+	}
 	task := strings.TrimSpace(o.Task)
 	if task == "" && (!o.NoAgent || (o.Name == "" && o.Branch == "")) {
 		return nil, ErrEmptyTask
@@ -92,6 +106,10 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	}
 	if o.NoAgent && o.Plan {
 		return nil, errors.New("--plan needs an agent; it cannot be used with --no-agent")
+	}
+	tpl, err := w.chooseTemplate(&o, task)
+	if err != nil {
+		return nil, err
 	}
 	var prof agent.Profile
 	if !o.NoAgent {
@@ -105,6 +123,9 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		}
 		if o.Plan && prof.Plan == nil {
 			return nil, badOption(fmt.Errorf("tool %q has no plan mode", prof.Name))
+		}
+		if !tpl.None() && !tpl.Guessed && tpl.Plan && prof.Plan != nil {
+			o.Plan = true // the template's default
 		}
 	}
 	if err := w.Tmux.Available(); err != nil {
@@ -224,6 +245,12 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		if err := hookfiles.Of(w.Workspace).Install(rec, prof, rb.push); err != nil {
 			return nil, fmt.Errorf("install %s hooks: %w", prof.Name, err)
 		}
+	}
+	if !tpl.None() {
+		if err := w.saveFirstPrompt(tpl, rec, o.InRun); err != nil {
+			return nil, fmt.Errorf("first prompt of %s: %w", rec.Name, err)
+		}
+		w.Logf("%s", tpl.Said())
 	}
 	if err := afterStep("files"); err != nil {
 		return nil, err
@@ -398,7 +425,7 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit string
 				Path: w.WorktreePath(name), Session: session, Tool: tool, Task: task,
 				Plan: o.Plan, NoAgent: o.NoAgent, NoSetup: o.NoSetup, Port: port,
 				Status: state.Starting, StatusSince: now, Source: state.FromOwt, CreatedAt: now,
-				Creating: true, Spawner: o.Spawner, SpawnDepth: o.SpawnDepth,
+				Creating: true, Spawner: o.Spawner, SpawnDepth: o.SpawnDepth, Issue: o.Issue,
 			}
 			f.Records[name] = rec
 			return nil

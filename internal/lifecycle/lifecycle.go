@@ -4,8 +4,8 @@
 // with its repair of interrupted creates. It is the one place that knows
 // the order of those steps and how to undo them.
 //
-// Imports hookfiles, notes, statusbar, workspace, daemon, agent, config,
-// git, setup, state, text and tmux; never status, send, runner,
+// Imports hookfiles, notes, statusbar, facts, templates, workspace,
+// daemon, agent, config, git, forge, memory, setup, state, text and tmux; never status, send, runner,
 // inventory, monitor, run, cli or popups.
 package lifecycle
 

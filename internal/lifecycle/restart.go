@@ -121,7 +121,7 @@ func (w *Worktrees) renewRecord(name, prompt string, keepPane bool) (*state.Reco
 			return fmt.Errorf("%w %q", workspace.ErrUnknownName, name)
 		}
 		now := w.Now()
-		cur.Task = prompt
+		cur.Task, cur.Prompt = prompt, "" // the new prompt is sent as it is
 		if !keepPane {
 			cur.SessionID, cur.Pane = "", ""
 		}

@@ -164,6 +164,9 @@ func prBody(rec *state.Record, subjects []string) string {
 	for _, s := range subjects {
 		b.WriteString("- " + s + "\n")
 	}
+	if rec.Issue > 0 {
+		fmt.Fprintf(&b, "\nCloses #%d\n", rec.Issue) // the task came from it (owt new --issue)
+	}
 	fmt.Fprintf(&b, "\nOpened by owt for %s, %s.\n", openedFor(rec), time.Now().Format("2006-01-02"))
 	return b.String()
 }

@@ -486,6 +486,11 @@ func (e *Engine) create(r *run.Run, id string) (*state.Record, error) {
 		Base:    sp.Base,
 		StartAt: sp.Commit,
 		Tool:    tool,
+		// A template shapes the prompt; an issue's text goes before the
+		// task's (then only the run's brief and instruction).
+		Template: pt.Template,
+		Issue:    pt.Issue,
+		InRun:    true,
 	})
 }
 

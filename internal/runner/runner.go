@@ -121,11 +121,11 @@ func (w *runner) runAgent(rec *state.Record, out io.Writer) (int, error) {
 	if !ok {
 		return 127, fmt.Errorf("unknown tool %q", rec.Tool)
 	}
-	argTask := ""
+	argTask, first := "", rec.FirstPrompt()
 	// A task that starts with "-" would be read as an option by the tool's
 	// argument parser, so it is pasted once the tool is ready instead.
-	if prof.Prompt == "arg" && !strings.HasPrefix(rec.Task, "-") {
-		argTask = rec.Task
+	if prof.Prompt == "arg" && !strings.HasPrefix(first, "-") {
+		argTask = first
 	}
 	argv, err := prof.Argv(argTask, rec.Plan, w.Config.Agent.AutoApprove)
 	if rec.ReadOnly {
@@ -143,7 +143,7 @@ func (w *runner) runAgent(rec *state.Record, out io.Writer) (int, error) {
 	if err != nil {
 		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)
 	}
-	paste := argTask == "" && rec.Task != "" && prof.Prompt != "none"
+	paste := argTask == "" && first != "" && prof.Prompt != "none"
 	if argTask != "" || paste {
 		w.markTaskPending(rec.Name)
 	}
@@ -184,7 +184,9 @@ func waitAgent(p *os.Process) (int, error) {
 }
 
 // markTaskPending notes that the agent starts with its task: until a turn
-// is seen to start, it has not taken it.
+// is seen to start, it has not taken it. The composed first prompt leaves
+// the record here (this runner holds it): every hook reads the records,
+// and a prompt is kilobytes.
 func (w *runner) markTaskPending(name string) {
 	err := w.Store.Update(func(f *state.File) error {
 		r, ok := f.Records[name]
@@ -192,6 +194,7 @@ func (w *runner) markTaskPending(name string) {
 			return fmt.Errorf("%w %q", workspace.ErrUnknownName, name)
 		}
 		r.TaskPending = true
+		r.Prompt = ""
 		return nil
 	})
 	if err != nil {
@@ -223,7 +226,7 @@ func (w *runner) whenReady(rec *state.Record, prof agent.Profile, working, paste
 	readyTimeout := w.Config.Agent.ReadyTimeout.Duration
 	cl := w.ClassifierOf(prof)
 	if working && prof.Working != "" && cl != nil {
-		w.leaveStartingOnTurn(rec.Name, pane, cl)
+		w.leaveStartingOnTurn(rec.Name, rec.FirstPrompt(), pane, cl)
 		return
 	}
 	if !w.waitScreen(pane, re, cl, readyTimeout) {
@@ -241,7 +244,7 @@ func (w *runner) whenReady(rec *state.Record, prof agent.Profile, working, paste
 	}
 	// The record is still "starting", so no owt send types meanwhile.
 	d := send.DeliveryFor(w.Workspace, rec.Tool)
-	if err := send.Deliver(w.Tmux, pane, text.From(rec.Task), d); err != nil {
+	if err := send.Deliver(w.Tmux, pane, text.From(rec.FirstPrompt()), d); err != nil {
 		fmt.Fprintf(out, "owt: sending the task to %s failed: %v (owt send %s -)\n", rec.Tool, err, rec.Name)
 		w.leaveStarting(rec.Name, state.Idle)
 		return
@@ -269,7 +272,7 @@ const echoHold = 3 * time.Second
 // on through first-run dialogs (the monitor calls them waiting, and the
 // prompt after them starting again) and stops once a turn started (a
 // hook, the monitor) or the agent exited.
-func (w *runner) leaveStartingOnTurn(name, pane string, cl *agent.Classifier) {
+func (w *runner) leaveStartingOnTurn(name, prompt, pane string, cl *agent.Classifier) {
 	var idleSince, echoSince time.Time
 	var before, marks agent.TurnMarks
 	first := true
@@ -282,7 +285,7 @@ func (w *runner) leaveStartingOnTurn(name, pane string, cl *agent.Classifier) {
 		if screen, err := w.Tmux.Capture(pane); err == nil {
 			class, _ = cl.Read(screen)
 			running = class == agent.ClassWorking && !agent.Booting(screen)
-			echoed = class == agent.ClassIdle && cl.TaskEchoed(screen, r.Task)
+			echoed = class == agent.ClassIdle && cl.TaskEchoed(screen, prompt)
 			marks = agent.Marks(screen)
 			if first {
 				before, first = marks, false // what was on screen before the tool drew is history

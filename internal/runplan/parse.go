@@ -256,12 +256,18 @@ func (d *decoder) tasks(key string, v any, textKey string) []rawTask {
 			}
 			fields["timeout"] = func(k string, v any) { d.duration(k, v, time.Second, &r.task.Timeout) }
 			fields["allow_empty"] = func(k string, v any) { d.boolean(k, v, &r.task.AllowEmpty) }
+			fields["template"] = func(k string, v any) { d.word(k, v, &r.task.Template) }
+			fields["issue"] = func(k string, v any) { d.issue(k, v, &r.task.Issue) }
 		}
 		d.fieldsAt(t, r.label, key, fields)
 		if !has(t, "id") {
 			d.add(r.label+".id", "missing: every task needs an id")
 		}
-		if !has(t, textKey) {
+		if has(t, "issue") && has(t, textKey) {
+			d.add(r.label+"."+textKey, "give either the task's text or its issue, not both")
+		} else if has(t, "issue") {
+			// the issue's text is the task, read when the task starts
+		} else if !has(t, textKey) {
 			d.add(r.label+"."+textKey, "missing: every task needs its text")
 		} else if strings.TrimSpace(r.task.Task) == "" {
 			d.add(r.label+"."+textKey, "is empty")
@@ -375,6 +381,16 @@ func (d *decoder) integer(key string, v any, min int, dst *int) {
 	}
 	if n < int64(min) || n > 1000 {
 		d.add(key, "must be between %d and 1000, not %d", min, n)
+		return
+	}
+	*dst = int(n)
+}
+
+// issue is a GitHub issue's number: 1 or more.
+func (d *decoder) issue(key string, v any, dst *int) {
+	n, ok := v.(int64)
+	if !ok || n < 1 || n > 1<<31 {
+		d.add(key, "must be an issue number (1 or more), not %v", v)
 		return
 	}
 	*dst = int(n)

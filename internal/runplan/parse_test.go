@@ -316,3 +316,14 @@ func TestParseRefusesTaskTextNoAgentCanTake(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "more than")
 }
+
+func TestParseTemplateAndIssue(t *testing.T) {
+	p, err := Parse("p.toml", []byte("[[task]]\nid = \"a\"\ntask = \"do a\"\ntemplate = \"bugfix\"\n[[task]]\nid = \"b\"\nissue = 12\n"))
+	require.NoError(t, err)
+	require.Equal(t, "bugfix", p.Tasks[0].Template)
+	require.Equal(t, 12, p.Tasks[1].Issue)
+	require.Empty(t, p.Tasks[1].Task)
+	_, err = Parse("p.toml", []byte("[[task]]\nid = \"a\"\ntask = \"do a\"\nissue = 0\n"))
+	require.ErrorContains(t, err, "task[a].task: give either the task's text or its issue, not both")
+	require.ErrorContains(t, err, "task[a].issue: must be an issue number")
+}

@@ -82,6 +82,10 @@ type Task struct {
 	Checks     *[][]string `json:"checks,omitempty"`
 	Timeout    Duration    `json:"timeout,omitempty"` // 0 is the plan's timeout
 	AllowEmpty bool        `json:"allow_empty,omitempty"`
+	// Template shapes the agent's first prompt (owt new --template);
+	// Issue makes GitHub issue N the task (owt new --issue).
+	Template string `json:"template,omitempty"`
+	Issue    int    `json:"issue,omitempty"`
 }
 
 // TaskByID returns the task called id.

@@ -440,3 +440,19 @@ func TestAllocatePortErrors(t *testing.T) {
 	_, err = AllocatePort(nil, 70000, 10)
 	require.Error(t, err)
 }
+
+func TestDetectCommands(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
+	}
+	require.Equal(t, Commands{}, DetectCommands(dir))
+	write("go.mod", "module x\n")
+	write("Makefile", "VAR := 1\ntest: build\n\tgo test ./...\nlint:\n")
+	write("package.json", `{"scripts":{"test":"vitest","dev":"vite"}}`)
+	write("pnpm-lock.yaml", "")
+	got := DetectCommands(dir)
+	require.Equal(t, []string{"make test", "pnpm test", "go test ./..."}, got.Test)
+	require.Equal(t, []string{"make lint", "go vet ./..."}, got.Lint)
+	require.Equal(t, []string{"pnpm dev"}, got.Dev)
+}

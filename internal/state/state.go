@@ -74,6 +74,14 @@ type Record struct {
 	Plan    bool   `json:"plan,omitempty"`
 	NoAgent bool   `json:"no_agent,omitempty"`
 	NoSetup bool   `json:"no_setup,omitempty"`
+	// Template is the task template the first prompt was made with
+	// ("" for the bare task); Prompt is that first prompt, when it is not
+	// Task, until the session's runner starts the agent with it: Task
+	// stays the user's words, shown in lists.
+	Template string `json:"template,omitempty"`
+	Prompt   string `json:"prompt,omitempty"`
+	// Issue is the GitHub issue the task came from (owt new --issue).
+	Issue int `json:"issue,omitempty"`
 	// Copied lists the files owt copied in from the main checkout; while
 	// they are unchanged they are not the agent's work.
 	Copied      []string  `json:"copied,omitempty"`
@@ -488,4 +496,13 @@ func WithLock(name string, fn func() error) error {
 	}
 	defer func() { _ = lock.Unlock() }()
 	return fn()
+}
+
+// FirstPrompt is what the agent is started with: the composed prompt,
+// else the task.
+func (r *Record) FirstPrompt() string {
+	if r.Prompt != "" {
+		return r.Prompt
+	}
+	return r.Task
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/templates"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -292,6 +293,7 @@ func planInRepo(f *cmdutil.Factory, p *runplan.Plan) (git.Repo, string, error) {
 		add("run.into", "%q is not a branch name git accepts", p.Into)
 	}
 	ps = append(ps, unknownTools(p)...)
+	ps = append(ps, unknownTemplates(p)...)
 	if len(ps) > 0 {
 		return repo, "", planProblems(f, ps)
 	}
@@ -318,6 +320,25 @@ func unknownTools(p *runplan.Plan) config.Problems {
 	check("run.tool", p.Tool)
 	for _, t := range p.Tasks {
 		check("task["+t.ID+"].tool", t.Tool)
+	}
+	return ps
+}
+
+// unknownTemplates names each task template the plan asks for that
+// owt does not know.
+func unknownTemplates(p *runplan.Plan) config.Problems {
+	cfg, root, err := cmdutil.LoadConfig()
+	if err != nil {
+		return nil
+	}
+	var ps config.Problems
+	for _, t := range p.Tasks {
+		if t.Template == "" || t.Template == templates.None || t.Template == templates.Auto {
+			continue
+		}
+		if _, err := templates.Find(cfg, root, t.Template); err != nil {
+			ps = append(ps, config.Problem{File: p.File, Key: "task[" + t.ID + "].template", Msg: err.Error() + " (see 'owt templates')"})
+		}
 	}
 	return ps
 }

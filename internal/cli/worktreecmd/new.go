@@ -14,6 +14,7 @@ import (
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/templates"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -26,6 +27,7 @@ type newOptions struct {
 	Create lifecycle.CreateOptions
 	JSON   bool
 	Switch bool // go to the new session
+	DryRun bool // show the first prompt, make nothing
 }
 
 // NewCommand is owt new; runF runs the options (nil: newRun).
@@ -46,6 +48,10 @@ func NewCommand(f *cmdutil.Factory, runF func(*newOptions) error) *cli.Command {
 			&cli.BoolFlag{Name: "plan", Usage: "start the tool in its plan / read-only mode"},
 			&cli.BoolFlag{Name: "no-setup", Usage: "skip dependency install and setup commands"},
 			&cli.BoolFlag{Name: "switch", Usage: "switch to the new session (attach when outside tmux)"},
+			&cli.StringFlag{Name: "template", Value: templates.Auto, EnvVars: []string{"OWT_TEMPLATE"},
+				Usage: "task template shaping the first prompt (see owt templates); auto guesses one from the task, none sends the task as it is"},
+			&cli.IntFlag{Name: "issue", Usage: "the task is GitHub issue `N` (title, body, comments through gh), on branch issue-N-slug"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the agent's first prompt and the memory facts it would get; create nothing"},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -53,17 +59,20 @@ func NewCommand(f *cmdutil.Factory, runF func(*newOptions) error) *cli.Command {
 				IO:        f.IO,
 				Workspace: f.OpenWorkspace,
 				Create: lifecycle.CreateOptions{
-					Task:    strings.Join(c.Args().Slice(), " "),
-					Name:    c.String("name"),
-					Branch:  c.String("branch"),
-					Base:    c.String("base"),
-					Tool:    c.String("tool"),
-					NoAgent: c.Bool("no-agent"),
-					Plan:    c.Bool("plan"),
-					NoSetup: c.Bool("no-setup"),
+					Task:     strings.Join(c.Args().Slice(), " "),
+					Name:     c.String("name"),
+					Branch:   c.String("branch"),
+					Base:     c.String("base"),
+					Tool:     c.String("tool"),
+					NoAgent:  c.Bool("no-agent"),
+					Plan:     c.Bool("plan"),
+					NoSetup:  c.Bool("no-setup"),
+					Template: c.String("template"),
+					Issue:    c.Int("issue"),
 				},
 				JSON:   c.Bool("json"),
 				Switch: c.Bool("switch"),
+				DryRun: c.Bool("dry-run"),
 			})
 		},
 	}
@@ -79,6 +88,19 @@ func newRun(o *newOptions) error {
 		w.Log = o.IO.ErrOut
 	}
 	w.Warn = o.IO.ErrOut
+	if o.Create.Issue < 0 {
+		return cmdutil.UsageError{Msg: fmt.Sprintf("--issue %d: an issue number is 1 or more", o.Create.Issue)}
+	}
+	if o.Create.Issue > 0 && strings.TrimSpace(o.Create.Task) != "" {
+		return cmdutil.UsageError{Msg: fmt.Sprintf("--issue %d is the task: give no task text with it", o.Create.Issue)}
+	}
+	if o.DryRun {
+		p, err := lifecycle.Of(w).Preview(o.Create)
+		if err != nil {
+			return createError(err)
+		}
+		return printPreview(o, p)
+	}
 	rec, err := lifecycle.Of(w).Create(o.Create)
 	if err != nil {
 		return createError(err)
@@ -101,7 +123,7 @@ func newRun(o *newOptions) error {
 // --name or --branch, a --base that does not exist are bad usage, like
 // a missing NAME or an unknown --tool.
 func createError(err error) error {
-	if errors.Is(err, lifecycle.ErrEmptyTask) || errors.Is(err, lifecycle.ErrBadOption) {
+	if errors.Is(err, lifecycle.ErrEmptyTask) || errors.Is(err, lifecycle.ErrBadOption) || errors.Is(err, templates.ErrUnknown) {
 		return cmdutil.UsageError{Msg: err.Error()}
 	}
 	return err
@@ -113,7 +135,11 @@ func created(rec *state.Record) string {
 	if rec.NoAgent {
 		tool = "shell"
 	}
-	return fmt.Sprintf("%s: %s on %s in %s (tmux session %s)", rec.Name, tool, rec.Branch, rec.Path, rec.Session)
+	line := fmt.Sprintf("%s: %s on %s in %s (tmux session %s)", rec.Name, tool, rec.Branch, rec.Path, rec.Session)
+	if rec.Template != "" {
+		line += ", template " + rec.Template
+	}
+	return line
 }
 
 // goTo moves the user to a session: switch-client inside tmux, else attach

@@ -40,7 +40,12 @@ func TestNewOptionsAsTyped(t *testing.T) {
 		{[]string{"--tool", "codex", "--", "-x", "--json"}, newOptions{Create: lifecycle.CreateOptions{Task: "-x --json", Tool: "codex"}}},
 		// No task: Create says so (exit 2), the command line does not.
 		{[]string{"--no-agent"}, newOptions{Create: lifecycle.CreateOptions{NoAgent: true}}},
+		{[]string{"--template", "hotfix", "--dry-run", "Fix"}, newOptions{Create: lifecycle.CreateOptions{Task: "Fix", Template: "hotfix"}, DryRun: true}},
+		{[]string{"--issue", "12"}, newOptions{Create: lifecycle.CreateOptions{Issue: 12}}},
 	} {
+		if c.want.Create.Template == "" {
+			c.want.Create.Template = "auto" // guessed unless told
+		}
 		got, stderr, code := newAs(t, func(*newOptions) error { return nil }, c.args...)
 		require.Equal(t, cmdutil.ExitOK, code, "%q: %s", c.args, stderr)
 		require.NotNil(t, got, c.args)

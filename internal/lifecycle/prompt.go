@@ -1,0 +1,136 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/facts"
+	"github.com/owt-tmux/owt/internal/memory"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/templates"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// chooseTemplate is o's template: named, guessed from the task (Auto),
+// or none ("" or None, and always without an agent). A named template's
+// defaults fill the options not given; a guessed one only shapes the
+// prompt, so a task's words never change the tool, base or plan mode.
+func (w *Worktrees) chooseTemplate(o *CreateOptions, task string) (templates.Chosen, error) {
+	if o.NoAgent {
+		return templates.Chosen{}, nil
+	}
+	t, err := templates.Choose(w.Config, w.Repo.Root, o.Template, task)
+	if err != nil {
+		return t, badOption(err)
+	}
+	if t.None() || t.Guessed {
+		return t, nil
+	}
+	if o.Tool == "" {
+		o.Tool = t.Tool
+	}
+	if o.Base == "" && o.StartAt == "" {
+		o.Base = t.Base
+	}
+	return t, nil
+}
+
+// saveFirstPrompt composes rec's first prompt and records it (with the
+// template's name) before the session starts, which reads it.
+func (w *Worktrees) saveFirstPrompt(t templates.Chosen, rec *state.Record, inRun bool) error {
+	return w.Store.Update(func(f *state.File) error {
+		r, ok := f.Records[rec.Name]
+		if !ok {
+			return fmt.Errorf("record %s vanished while it was being created", rec.Name)
+		}
+		prompt, err := templates.FirstPrompt(w.Config, t, r, r.Path, f.Sorted(), inRun)
+		if err != nil {
+			return err
+		}
+		r.Template, r.Prompt = t.Name, prompt
+		*rec = *r
+		return nil
+	})
+}
+
+// Preview is what owt new --dry-run shows: what the agent would get.
+type Preview struct {
+	Name, Branch, Base, Tool string
+	Plan                     bool
+	Template                 string // "" for none
+	Guessed                  bool
+	Prompt                   string
+	Facts                    []memory.Item
+	FactsBlock               string
+	FactsNote                string // why there are no facts, when not simply none
+}
+
+// Preview works out what Create would start the agent with, changing
+// nothing: the commands are read off the checkout owt runs in, the name
+// and branch are the task's before any suffix a clash would add.
+func (w *Worktrees) Preview(o CreateOptions) (Preview, error) {
+	if o.Issue > 0 {
+		if err := w.fromIssue(&o); err != nil {
+			return Preview{}, err
+		}
+	}
+	task := o.Task
+	if o.NoAgent {
+		return Preview{}, badOption(errors.New("--dry-run shows an agent's first prompt; there is none with --no-agent"))
+	}
+	if task == "" {
+		return Preview{}, ErrEmptyTask
+	}
+	t, err := w.chooseTemplate(&o, task)
+	if err != nil {
+		return Preview{}, err
+	}
+	base, err := w.defaultBase(o)
+	if err != nil {
+		return Preview{}, err
+	}
+	name, branch := workspace.DeriveName(task)
+	if o.Name != "" {
+		name, branch = o.Name, namedBranch(o.Name, task)
+	}
+	if o.Branch != "" {
+		branch = o.Branch
+	}
+	tool := o.Tool
+	if tool == "" {
+		tool = w.Config.Agent.Tool
+	}
+	plan := o.Plan || (!t.Guessed && t.Plan)
+	if prof, err := agent.Resolve(w.Tools, tool); err == nil {
+		tool, plan = prof.Name, plan && prof.Plan != nil
+	}
+	p := Preview{Name: name, Branch: branch, Base: base, Tool: tool, Template: t.Name, Guessed: t.Guessed, Plan: plan, Prompt: task}
+	rec := &state.Record{Name: name, Task: task, Branch: branch, Base: base}
+	if !t.None() {
+		f, err := w.Store.Peek()
+		if err != nil {
+			return Preview{}, err
+		}
+		if p.Prompt, err = templates.FirstPrompt(w.Config, t, rec, w.Repo.Root, f.Sorted(), o.InRun); err != nil {
+			return Preview{}, err
+		}
+	}
+	switch {
+	case w.Config.Memory.InjectTokens <= 0:
+		p.FactsNote = "memory injection is off ([memory] inject_tokens = 0)"
+	case !facts.Exists(w.Repo.Root):
+		p.FactsNote = "this repository has no memory yet (owt memory add)"
+	default:
+		db, err := memory.Open(w.Repo.Root)
+		if err != nil {
+			p.FactsNote = fmt.Sprintf("memory: %v; the agent would start without facts", err)
+			break
+		}
+		defer db.Close()
+		if p.Facts, p.FactsBlock, err = facts.ForTask(db, task, w.Config.Memory.InjectTokens); err != nil {
+			p.FactsNote = fmt.Sprintf("memory: %v; the agent would start without facts", err)
+		}
+	}
+	return p, nil
+}

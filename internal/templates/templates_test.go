@@ -1,0 +1,105 @@
+package templates
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/config"
+)
+
+func TestGuess(t *testing.T) {
+	for task, want := range map[string]string{
+		"fix the crash":                 "bugfix",
+		"login crashes on empty input":  "bugfix",
+		"add tests for the parser":      "test",
+		"update the README":             "docs",
+		"add dark mode":                 "feature",
+		"prefix the names":              "feature", // a word, not a part of one
+		"write docs for the new option": "docs",
+	} {
+		require.Equal(t, want, Guess(task), task)
+	}
+}
+
+func TestComposeBuiltinWithCommands(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644))
+	cfg := config.Defaults()
+	tpl, err := Find(cfg, "", "bugfix")
+	require.NoError(t, err)
+	require.Equal(t, BuiltIn, tpl.Source)
+	p := Protocol{PromptData: config.PromptData{Task: "fix the crash", Branch: "fix/crash", Base: "main",
+		Commands: Commands(cfg, dir, tpl), Peers: []config.PromptPeer{{Name: "other", Branch: "feat/x", Task: "add x"}}}}
+	out, err := Compose(tpl, p)
+	require.NoError(t, err)
+	require.Contains(t, out, "fix the crash\n\nThis is a bug fix.")
+	require.Contains(t, out, "regression test")
+	require.Contains(t, out, "run `go test ./...`")
+	require.Contains(t, out, "run `go test ./...`, then `go vet ./...` until they pass")
+	require.Contains(t, out, "other (feat/x): add x")
+	require.NotContains(t, out, "owt done")
+	p.InRun = true
+	out, _ = Compose(tpl, p)
+	require.Contains(t, out, "owt done")
+}
+
+func TestUserTemplateAndOverrides(t *testing.T) {
+	cfg := config.Defaults()
+	no := false
+	cfg.Project.Test = []string{"just test"}
+	cfg.Templates = map[string]config.Template{
+		"spike":   {Prompt: "Spike: {{.Task}} on {{.Branch}}", Tool: "codex", Checks: []string{"just check"}},
+		"feature": {Plan: &no},
+		"hotfix":  {Base: "main"},
+		"empty":   {},
+	}
+	tpl, err := Find(cfg, "", "spike")
+	require.NoError(t, err)
+	require.Equal(t, "codex", tpl.Tool)
+	out, err := Compose(tpl, Protocol{PromptData: config.PromptData{Task: "try x", Branch: "b", Base: "main", Commands: Commands(cfg, t.TempDir(), tpl)}})
+	require.NoError(t, err)
+	require.Contains(t, out, "Spike: try x on b\n\nHow to work")
+	require.Contains(t, out, "run `just test`")
+	require.Contains(t, out, "run `just check` until they pass")
+	f, _ := Find(cfg, "", "feature")
+	require.False(t, f.Plan)
+	h, _ := Find(cfg, "", "hotfix")
+	require.Equal(t, "main", h.Base)
+	_, err = Find(cfg, "", "empty")
+	require.ErrorContains(t, err, "no prompt")
+	_, err = Find(cfg, "", "nope")
+	require.ErrorIs(t, err, ErrUnknown)
+	_, err = All(cfg, "")
+	require.Error(t, err) // "empty" has no prompt
+	delete(cfg.Templates, "empty")
+	all, err := All(cfg, "")
+	require.NoError(t, err)
+	require.Len(t, all, 7)
+	require.Equal(t, "spike", all[6].Name)
+}
+
+func TestConfigProblems(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	require.NoError(t, os.WriteFile(filepath.Join(dir, config.RepoFile), []byte(`
+[templates.bad]
+prompt = "{{.Nope}}"
+[templates.broken]
+prompt = "{{.Task"
+[templates.odd]
+promt = "x"
+[project]
+test = "make test"
+`), 0o644))
+	_, err := config.Load(dir)
+	require.Error(t, err)
+	msg := err.Error()
+	require.Contains(t, msg, "templates.bad.prompt: the template fails")
+	require.Contains(t, msg, "templates.broken.prompt: not a template")
+	require.Contains(t, msg, "templates.odd.promt: unknown key")
+	require.Contains(t, msg, "project.test")
+	require.Contains(t, msg, filepath.Join(dir, config.RepoFile))
+}
