@@ -51,7 +51,7 @@ type MCPServer struct {
 
 // mcpEnvPassed are the variables owt mcp needs besides the agent's name
 // and repository: where owt's state is, when not in the default place.
-var mcpEnvPassed = []string{"XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR", "TMUX_TMPDIR"}
+var mcpEnvPassed = []string{"XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR", "TMUX_TMPDIR"}
 
 // OwtMCP is the server of agent name in repository repo, run by the owt
 // binary at owt, with the XDG directories of this process.

@@ -99,6 +99,14 @@ func TestMemoryInjectionAndAgentsRemember(t *testing.T) {
 	require.NotContains(t, local, "rendered on the server", "not past the budget")
 	require.Less(t, strings.Index(local, "make lint"), strings.Index(local, "stripe"))
 	require.Empty(t, e.Git(it.Path, "status", "--porcelain"), "invisible to git")
+	// A note set and cleared again leaves the memory's file hidden.
+	e.MustOwt(repo, "note", "a passing note")
+	e.MustOwt(repo, "note", "--clear")
+	require.Empty(t, e.Git(it.Path, "status", "--porcelain"), "still invisible to git after owt note --clear")
+	data, err = os.ReadFile(filepath.Join(it.Path, "CLAUDE.local.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(data), "stripe mock on port 12111", "the facts stay")
+	require.NotContains(t, string(data), "a passing note")
 
 	cs := e.mcpAs("co", it.Repo)
 	out, isErr := call(t, cs, "remember", map[string]any{"text": "The stripe mock needs STRIPE_MOCK=1 in the test env", "kind": "gotcha"})

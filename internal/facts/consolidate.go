@@ -42,8 +42,9 @@ type Finding struct {
 
 // Contradiction is two facts that disagree, and on what.
 type Contradiction struct {
-	A, B memory.Item
-	Why  string `json:"why"`
+	A   memory.Item `json:"a"`
+	B   memory.Item `json:"b"`
+	Why string      `json:"why"`
 }
 
 // Lines are the report as a person reads it.
@@ -219,7 +220,7 @@ func compare(all []memory.Item) (groups [][]int64, contras []Contradiction) {
 }
 
 var negations = map[string]bool{"not": true, "never": true, "no": true, "don": true, "dont": true, "doesn": true,
-	"isn": true, "avoid": true, "without": true, "cannot": true, "can't": true, "won": true, "shouldn": true}
+	"isn": true, "avoid": true, "without": true, "cannot": true, "won": true, "shouldn": true, "mustn": true}
 
 func isNumber(w string) bool {
 	for _, r := range w {
@@ -243,20 +244,27 @@ func jaccard(a, b map[string]bool) float64 {
 	return float64(n) / float64(len(a)+len(b)-n)
 }
 
-// pathLike finds what looks like a path in a fact: a word with a slash,
-// or a file name with a common extension.
-var pathLike = regexp.MustCompile("(?:^|[\\s`'\"(])((?:[\\w.-]+/)+[\\w.-]+|[\\w-]+\\.(?:go|ts|tsx|js|jsx|py|rs|rb|java|kt|c|h|cpp|md|toml|json|ya?ml|sh|sql|proto))(?:$|[\\s`'\"),:;])")
+// pathLike finds what looks like a path in a fact: words joined by
+// slashes ("internal/api/server.go").
+var pathLike = regexp.MustCompile("(?:^|[\\s`'\"(])((?:[\\w.-]+/)+[\\w.-]+)(?:$|[\\s`'\"),:;])")
 
 // staleWhy says why a fact's source is gone: its commit is no longer in
-// the repository, or a path it names is no longer in the main checkout.
+// the repository, or a path it names under a folder of the main checkout
+// is not there any more. What owt cannot check (a bare file name, words
+// with a slash such as "and/or" whose first part is no folder of the
+// repository) never makes a fact stale.
 func staleWhy(repo git.Repo, it memory.Item) string {
 	if it.Source.From == "commit" && it.Source.Ref != "" && !repo.HasCommit(it.Source.Ref) {
 		return "its commit " + short(it.Source.Ref) + " is gone"
 	}
 	for _, m := range pathLike.FindAllStringSubmatch(it.Text, 5) {
 		p := strings.TrimSuffix(m[1], ".")
-		if strings.Contains(p, "://") || strings.HasPrefix(p, "/") {
+		if strings.Contains(p, "://") || strings.HasPrefix(p, "/") || strings.Contains(p, "..") {
 			continue
+		}
+		first, _, _ := strings.Cut(p, "/")
+		if fi, err := os.Stat(filepath.Join(repo.Root, first)); err != nil || !fi.IsDir() {
+			continue // not under a folder of the repository: not a path owt can check
 		}
 		if _, err := os.Stat(filepath.Join(repo.Root, filepath.FromSlash(p))); err != nil {
 			return "it names " + p + ", which is not in " + filepath.Base(repo.Root) + " any more"
@@ -317,11 +325,26 @@ func saveLast(rep Report) error {
 	return atomicfile.Write(lastPath(rep.Repo), data)
 }
 
+// SaveFailed keeps a failed pass as the repository's last one: the
+// control plane shows why, and the monitor tries again only after
+// [memory] consolidate_every, not on every check.
+func SaveFailed(root string, at time.Time, err error) error {
+	data, jerr := json.Marshal(Last{Repo: root, At: at, Lines: []string{"consolidation failed: " + err.Error()}, Failed: true})
+	if jerr != nil {
+		return jerr
+	}
+	if err := os.MkdirAll(filepath.Dir(lastPath(root)), 0o700); err != nil {
+		return err
+	}
+	return atomicfile.Write(lastPath(root), data)
+}
+
 // Last is the summary of a repository's last consolidation.
 type Last struct {
-	Repo  string    `json:"repo"`
-	At    time.Time `json:"at"`
-	Lines []string  `json:"lines"`
+	Repo   string    `json:"repo"`
+	At     time.Time `json:"at"`
+	Lines  []string  `json:"lines"`
+	Failed bool      `json:"failed,omitempty"`
 }
 
 // LastOf is the last consolidation of the repository at root, if any.

@@ -3,6 +3,7 @@ package facts
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -46,8 +47,11 @@ func Mine(w *workspace.Workspace, db *memory.DB, now time.Time) (Mined, error) {
 			continue
 		}
 		key := fmt.Sprintf("done:%s:%d", r.Name, r.Done.At.UnixMilli())
-		added, err := db.AddOnce(key, r.Done.Summary.Block(), memory.Fact,
+		added, err := db.AddOnce(key, clip(r.Done.Summary.Block(), memory.MaxText), memory.Fact,
 			memory.Source{From: "done", Agent: r.Name, Branch: r.Branch}, now)
+		if skip(err) {
+			continue
+		}
 		if err != nil {
 			return m, err
 		}
@@ -58,6 +62,9 @@ func Mine(w *workspace.Workspace, db *memory.DB, now time.Time) (Mined, error) {
 	if note, err := notes.Of(w).Note(); err == nil && strings.TrimSpace(note) != "" {
 		for _, para := range paragraphs(note) {
 			added, err := db.AddOnce("note:"+digest(para), para, memory.Convention, memory.Source{From: "note"}, now)
+			if skip(err) {
+				continue
+			}
 			if err != nil {
 				return m, err
 			}
@@ -75,6 +82,9 @@ func Mine(w *workspace.Workspace, db *memory.DB, now time.Time) (Mined, error) {
 		for _, msg := range msgs {
 			added, err := db.AddOnce("review:"+r.Name+":"+msg.Key, clip(msg.Text, memory.MaxText), memory.Gotcha,
 				memory.Source{From: "review", Agent: r.Name, Branch: r.Branch, Ref: msg.Key}, now)
+			if skip(err) {
+				continue
+			}
 			if err != nil {
 				return m, err
 			}
@@ -96,6 +106,9 @@ func Mine(w *workspace.Workspace, db *memory.DB, now time.Time) (Mined, error) {
 			fact := c.Subject + "\n" + firstParagraph(c.Body)
 			added, err := db.AddOnce("commit:"+c.Hash, clip(fact, memory.MaxText), kindOf(fact),
 				memory.Source{From: "commit", Ref: c.Hash, Branch: branch}, now)
+			if skip(err) {
+				continue
+			}
 			if err != nil {
 				return m, err
 			}
@@ -106,6 +119,10 @@ func Mine(w *workspace.Workspace, db *memory.DB, now time.Time) (Mined, error) {
 	}
 	return m, nil
 }
+
+// skip: a source whose text memory cannot take (empty once drawn inert)
+// is passed over, not the end of the pass.
+func skip(err error) bool { return errors.Is(err, memory.ErrBadText) }
 
 // kindOf guesses a mined text's kind from its words: a choice made is a
 // decision, a warning a gotcha.

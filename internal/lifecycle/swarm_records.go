@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/owt-tmux/owt/internal/state"
 )
@@ -14,15 +15,20 @@ var ErrSwarmWorker = errors.New("not a worktree")
 // dropWithWorkers forgets the record of the worktree called name and the
 // records of its swarm's workers, whose windows died with its session.
 func (w *Worktrees) dropWithWorkers(name string) error {
+	var workers []string
 	err := w.Store.Update(func(f *state.File) error {
 		delete(f.Records, name)
 		for n, r := range f.Records {
 			if r.WorkerOf(name) {
 				delete(f.Records, n)
+				workers = append(workers, n)
 			}
 		}
 		return nil
 	})
+	for _, n := range workers {
+		_ = os.Remove(state.MCPConfigPath(w.Repo.Root, n)) // its Claude --mcp-config file, if any
+	}
 	if err != nil {
 		return fmt.Errorf("could not forget the records of %s and its swarm: %w", name, err)
 	}

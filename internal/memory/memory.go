@@ -190,6 +190,25 @@ func isCorrupt(err error) bool {
 // Close closes the database.
 func (d *DB) Close() error { return d.db.Close() }
 
+// fail is err of op, said for a user; a database found damaged on the
+// way (SQLite's "malformed") is closed and set aside like one that does
+// not open, so the next command starts a new one instead of failing on
+// it for ever.
+func (d *DB) fail(op string, err error) error {
+	if !isCorrupt(err) {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	_ = d.db.Close()
+	aside := fmt.Sprintf("%s.corrupt-%s", d.Path, time.Now().UTC().Format("20060102T150405"))
+	if rerr := os.Rename(d.Path, aside); rerr != nil {
+		return fmt.Errorf("%w: %s (%v); could not set it aside: %v", ErrCorrupt, d.Path, err, rerr)
+	}
+	for _, ext := range []string{"-wal", "-shm"} {
+		_ = os.Rename(d.Path+ext, aside+ext)
+	}
+	return fmt.Errorf("%w: %s (%v); set aside as %s, a new one starts next time", ErrCorrupt, d.Path, err, aside)
+}
+
 // MaxText bounds one fact (4 KiB): memory is for facts, not documents.
 const MaxText = 4 << 10
 
@@ -224,7 +243,7 @@ func (d *DB) Add(text string, kind Kind, pinned bool, src Source, now time.Time)
 	res, err := d.db.Exec(`INSERT INTO facts(text, kind, pinned, source, agent, ref, branch, created) VALUES (?,?,?,?,?,?,?,?)`,
 		text, string(kind), boolInt(pinned), src.From, src.Agent, src.Ref, src.Branch, now.UnixMilli())
 	if err != nil {
-		return Item{}, fmt.Errorf("add to memory: %w", err)
+		return Item{}, d.fail("add to memory", err)
 	}
 	id, err := res.LastInsertId()
 	if err != nil {
@@ -247,14 +266,14 @@ func (d *DB) AddOnce(key, text string, kind Kind, src Source, now time.Time) (bo
 	defer func() { _ = tx.Rollback() }()
 	res, err := tx.Exec(`INSERT OR IGNORE INTO mined(key, at) VALUES (?, ?)`, key, now.UnixMilli())
 	if err != nil {
-		return false, fmt.Errorf("mine into memory: %w", err)
+		return false, d.fail("mine into memory", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return false, nil
 	}
 	if _, err := tx.Exec(`INSERT INTO facts(text, kind, pinned, source, agent, ref, branch, created) VALUES (?,?,0,?,?,?,?,?)`,
 		text, string(kind), src.From, src.Agent, src.Ref, src.Branch, now.UnixMilli()); err != nil {
-		return false, fmt.Errorf("mine into memory: %w", err)
+		return false, d.fail("mine into memory", err)
 	}
 	return true, tx.Commit()
 }
@@ -263,7 +282,7 @@ func (d *DB) AddOnce(key, text string, kind Kind, src Source, now time.Time) (bo
 func (d *DB) Forget(id int64) (bool, error) {
 	res, err := d.db.Exec(`DELETE FROM facts WHERE id = ?`, id)
 	if err != nil {
-		return false, fmt.Errorf("forget %d: %w", id, err)
+		return false, d.fail(fmt.Sprintf("forget %d", id), err)
 	}
 	n, _ := res.RowsAffected()
 	return n > 0, nil
@@ -302,7 +321,7 @@ func (d *DB) List(kind Kind) ([]Item, error) {
 	}
 	rows, err := d.db.Query(q+` ORDER BY f.pinned DESC, f.created DESC, f.id DESC`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list memory: %w", err)
+		return nil, d.fail("list memory", err)
 	}
 	return scan(rows, false)
 }
@@ -335,7 +354,7 @@ func (d *DB) match(expr string, limit int) ([]Item, error) {
 	rows, err := d.db.Query(`SELECT `+columns+`, bm25(facts_fts) AS rank FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
 		WHERE facts_fts MATCH ? AND f.merged_into IS NULL ORDER BY rank LIMIT ?`, expr, limit)
 	if err != nil {
-		return nil, fmt.Errorf("search memory: %w", err)
+		return nil, d.fail("search memory", err)
 	}
 	return scan(rows, true)
 }
@@ -377,7 +396,7 @@ func quoted(words []string) []string {
 func (d *DB) Pinned() ([]Item, error) {
 	rows, err := d.db.Query(`SELECT ` + columns + ` FROM facts f WHERE f.merged_into IS NULL AND f.pinned = 1 ORDER BY f.created DESC`)
 	if err != nil {
-		return nil, fmt.Errorf("read pinned facts: %w", err)
+		return nil, d.fail("read pinned facts", err)
 	}
 	return scan(rows, false)
 }
@@ -444,7 +463,7 @@ func (d *DB) AddReport(at time.Time, body string) error {
 func (d *DB) Reports(n int) ([]Report, error) {
 	rows, err := d.db.Query(`SELECT id, at, body FROM reports ORDER BY id DESC LIMIT ?`, n)
 	if err != nil {
-		return nil, fmt.Errorf("read memory reports: %w", err)
+		return nil, d.fail("read memory reports", err)
 	}
 	defer rows.Close()
 	var out []Report

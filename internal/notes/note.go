@@ -219,10 +219,29 @@ func (w *Notes) ClearNote() ([]Result, error) {
 		for _, r := range recs {
 			results = append(results, clearNoteIn(st, r))
 		}
-		if err := w.Repo.RemoveExcludes(st.Excludes...); err != nil {
+		// A file that still holds the memory block stays owt's, and
+		// hidden from git: only what the note alone needed goes.
+		var created, excludes []string
+		for _, path := range st.Created {
+			if data, err := os.ReadFile(path); err == nil && strings.Contains(string(data), memoryBlock.begin) {
+				created = append(created, path)
+				for _, r := range recs {
+					if rel, err := filepath.Rel(r.Path, path); err == nil && !strings.HasPrefix(rel, "..") && slices.Contains(st.Excludes, "/"+filepath.ToSlash(rel)) {
+						excludes = append(excludes, "/"+filepath.ToSlash(rel))
+					}
+				}
+			}
+		}
+		var gone []string
+		for _, p := range st.Excludes {
+			if !slices.Contains(excludes, p) {
+				gone = append(gone, p)
+			}
+		}
+		if err := w.Repo.RemoveExcludes(gone...); err != nil {
 			return fmt.Errorf("remove owt's note files from info/exclude: %w", err)
 		}
-		*st = noteState{}
+		*st = noteState{Created: created, Excludes: slices.Compact(slices.Sorted(slices.Values(excludes)))}
 		return nil
 	})
 	return results, err

@@ -11,5 +11,11 @@ import (
 // dir, never in the worktree.
 func MCPConfigPath(repoRoot, name string) string {
 	repo := strings.TrimSuffix(filepath.Base(ForRepo(repoRoot).Path), ".json")
-	return filepath.Join(Dir(), "mcp", repo, sanitize(name)+".json")
+	// A swarm worker's name (HOST/role) becomes HOST@role: '@' is in no
+	// worktree name, so no worker's file is another worktree's.
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = sanitize(p)
+	}
+	return filepath.Join(Dir(), "mcp", repo, strings.Join(parts, "@")+".json")
 }

@@ -21,6 +21,7 @@ package swarm
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -329,14 +330,21 @@ func (s *Swarms) setPane(r *state.Record, pane string) error {
 	return nil
 }
 
-// forget drops the records called names.
+// forget drops the records called names, and their Claude --mcp-config
+// files.
 func (s *Swarms) forget(names []string) error {
-	return s.W.Store.Update(func(f *state.File) error {
+	err := s.W.Store.Update(func(f *state.File) error {
 		for _, n := range names {
 			delete(f.Records, n)
 		}
 		return nil
 	})
+	if err == nil {
+		for _, n := range names {
+			_ = os.Remove(state.MCPConfigPath(s.W.Repo.Root, n))
+		}
+	}
+	return err
 }
 
 // swarmOf is host's swarm made of workers.

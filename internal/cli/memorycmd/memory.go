@@ -250,6 +250,7 @@ func consolidateCommand(f *cmdutil.Factory) *cli.Command {
 			defer db.Close()
 			rep, err := facts.Consolidate(w, db, time.Now())
 			if err != nil {
+				_ = facts.SaveFailed(w.Repo.Root, time.Now(), err)
 				return err
 			}
 			if c.Bool("json") {
