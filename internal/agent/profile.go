@@ -230,7 +230,8 @@ func Builtins() []Profile {
 			Prompt:     PromptArg,
 			PromptFlag: "--prompt",
 			Plan:       []string{"--agent", "plan"},
-			ReadOnly:   []string{"--agent", "plan"}, // the plan agent denies edit (agent list), not bash
+			// No ReadOnly: OpenCode's plan agent denies the edit tool but not
+			// bash, so a "read-only" role could still write through a shell.
 			Approve:    []string{"--auto"},
 			Headless:   []string{"opencode", "run"},
 			// At 80 columns the footer wraps: "tab      ctrl+p" over

@@ -22,9 +22,8 @@ func TestReadOnlyArgv(t *testing.T) {
 	got, err = ps["gemini"].ReadOnlyArgv("x")
 	require.NoError(t, err)
 	require.Equal(t, []string{"gemini", "--approval-mode", "plan", "-i", "x"}, got)
-	got, err = ps["opencode"].ReadOnlyArgv("")
-	require.NoError(t, err)
-	require.Equal(t, []string{"opencode", "--agent", "plan"}, got)
+	_, err = ps["opencode"].ReadOnlyArgv("")
+	require.True(t, errors.Is(err, ErrNoReadOnly), "its plan agent still runs bash: refused, not pretended")
 	_, err = ps["pi"].ReadOnlyArgv("x")
 	require.True(t, errors.Is(err, ErrNoReadOnly))
 }

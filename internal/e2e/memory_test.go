@@ -218,3 +218,17 @@ func TestMemoryConsolidatesInTheBackground(t *testing.T) {
 	})
 	e.keys(p, "Escape")
 }
+
+// A swarm's members start with the memory too, for its goal.
+func TestSwarmMembersStartWithTheMemory(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "memory", "add", "--pin", "Always run make lint before committing")
+	out := e.MustOwt(repo, "swarm", "start", "--tool", "claude", "--json", "--workers", "implementer", "add a greeting")
+	var sw swarmJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &sw), out)
+	data, err := os.ReadFile(filepath.Join(sw.Path, "CLAUDE.local.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(data), "Always run make lint")
+	require.Empty(t, e.Git(sw.Path, "status", "--porcelain"), "invisible to git")
+}

@@ -78,9 +78,18 @@ func (s *Swarms) testerCheck(r *state.Record) ([]string, error) {
 	if len(r.Swarm.Edited) == 0 {
 		return out, nil
 	}
-	changed, err := git.ChangedFiles(r.Path, r.Swarm.Start)
+	start := r.Swarm.Start
+	if start == "" {
+		// Rebuilt from tmux after a corrupt state file, the start commit
+		// is lost: the worktree's own base is the nearest honest one.
+		start = r.BaseCommit
+		if start == "" {
+			start = r.Base
+		}
+	}
+	changed, err := git.ChangedFiles(r.Path, start)
 	if err != nil {
-		return out, err
+		return out, fmt.Errorf("read the tester's changes: %w", err)
 	}
 	for _, c := range changed {
 		if slices.Contains(r.Swarm.Edited, c.Path) && !IsTestFile(c.Path) {
@@ -116,7 +125,7 @@ func (s *Swarms) needsYou(host string, files []string) error {
 func IsTestFile(p string) bool {
 	dirs := strings.Split(path.Dir(p), "/")
 	for _, d := range dirs {
-		if d == "test" || d == "tests" || d == "testdata" || d == "__tests__" {
+		if d == "test" || d == "tests" || d == "testdata" || d == "__tests__" || d == "spec" || d == "specs" {
 			return true
 		}
 	}
@@ -127,7 +136,9 @@ func IsTestFile(p string) bool {
 		return true
 	case strings.HasSuffix(stem, ".test"), strings.HasSuffix(stem, ".spec"):
 		return true
-	case ext == ".py" && strings.HasPrefix(base, "test_"):
+	case ext == ".py" && strings.HasPrefix(base, "test_"), base == "conftest.py":
+		return true
+	case strings.HasSuffix(stem, "_spec"): // RSpec
 		return true
 	}
 	return false

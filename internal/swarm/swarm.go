@@ -29,6 +29,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/facts"
 	"github.com/owt-tmux/owt/internal/hookfiles"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
@@ -170,6 +171,11 @@ func (s *Swarms) Start(o StartOptions) (Swarm, error) {
 		undo()
 		return Swarm{}, err
 	}
+	// The members start with what earlier agents learned, for the goal,
+	// in the instructions file of their tool (they share the worktree).
+	withFacts := *host
+	withFacts.NoAgent, withFacts.Tool, withFacts.Task = false, prof.Name, goal
+	facts.Inject(s.W, &withFacts)
 	workers, err := s.startWorkers(host, prof.Name, goal, roles)
 	if err != nil {
 		undo()
