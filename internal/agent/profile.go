@@ -232,8 +232,8 @@ func Builtins() []Profile {
 			Plan:       []string{"--agent", "plan"},
 			// No ReadOnly: OpenCode's plan agent denies the edit tool but not
 			// bash, so a "read-only" role could still write through a shell.
-			Approve:    []string{"--auto"},
-			Headless:   []string{"opencode", "run"},
+			Approve:  []string{"--auto"},
+			Headless: []string{"opencode", "run"},
 			// At 80 columns the footer wraps: "tab      ctrl+p" over
 			// "agents   commands".
 			Ready: `(?mi)` + promptLine + `|ctrl\+p(?: commands)?[ \t]*$|enter send|Ask anything`,

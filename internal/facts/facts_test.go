@@ -14,7 +14,9 @@ import (
 	"github.com/owt-tmux/owt/internal/memory"
 )
 
-func item(id int64, text string) memory.Item { return memory.Item{ID: id, Text: text, Kind: memory.Fact} }
+func item(id int64, text string) memory.Item {
+	return memory.Item{ID: id, Text: text, Kind: memory.Fact}
+}
 
 func TestCompareMergesNearDuplicatesAndFlagsContradictions(t *testing.T) {
 	all := []memory.Item{

@@ -28,8 +28,8 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
-	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/facts"
+	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hookfiles"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
