@@ -183,7 +183,7 @@ func OpenCodeMCPContent(current string, s MCPServer) (string, error) {
 		Environment map[string]string `json:"environment,omitempty"`
 		Enabled     bool              `json:"enabled"`
 	}{"local", append([]string{s.Command}, s.Args...), s.Env, true}
-	if err := servers.SetValue(MCPName, entry); err != nil {
+	if err := servers.SetValue(mcpKeyIn(servers), entry); err != nil {
 		return "", err
 	}
 	if err := top.SetValue("mcp", servers); err != nil {
@@ -220,13 +220,47 @@ func MergeMCPSettings(data []byte, s MCPServer) ([]byte, error) {
 	if name, ok := env["OWT_NAME"]; ok {
 		env["OWT_NAME"] = "${OWT_NAME:-" + name + "}"
 	}
-	if err := servers.SetValue(MCPName, claudeServer{s.Command, s.Args, env}); err != nil {
+	if err := servers.SetValue(mcpKeyIn(servers), claudeServer{s.Command, s.Args, env}); err != nil {
 		return nil, err
 	}
 	if err := top.SetValue("mcpServers", servers); err != nil {
 		return nil, err
 	}
 	return indentSettings(top)
+}
+
+// mcpKeyIn is the key owt's server takes among servers: MCPName, unless
+// the user has a server of their own under it (not "owt mcp"), which is
+// kept: then MCPAltName.
+func mcpKeyIn(servers *orderedObject) string {
+	if raw, ok := servers.Get(MCPName); ok && !isOwtServer(raw) {
+		return MCPAltName
+	}
+	return MCPName
+}
+
+// MCPAltName is owt's key when the user's own server is called MCPName.
+const MCPAltName = "owt-peers"
+
+// isOwtServer reports whether a server entry runs "owt mcp", for any owt
+// binary: Claude's and Gemini's shape (command, args), or OpenCode's
+// (command as one argv).
+func isOwtServer(raw json.RawMessage) bool {
+	var s struct {
+		Command json.RawMessage `json:"command"`
+		Args    []string        `json:"args"`
+	}
+	if json.Unmarshal(raw, &s) != nil {
+		return false
+	}
+	var cmd string
+	var argv []string
+	if json.Unmarshal(s.Command, &cmd) == nil {
+		argv = append([]string{cmd}, s.Args...)
+	} else if json.Unmarshal(s.Command, &argv) != nil {
+		return false
+	}
+	return len(argv) == 2 && strings.HasPrefix(filepath.Base(argv[0]), "owt") && argv[1] == "mcp"
 }
 
 // stripOwtMCP removes owt's server (mcpServers.owt running "owt mcp", for
@@ -241,15 +275,16 @@ func stripOwtMCP(top *orderedObject) (bool, error) {
 	if err := servers.UnmarshalJSON(raw); err != nil {
 		return false, nil // not owt's shape: the user's to keep
 	}
-	entry, ok := servers.Get(MCPName)
-	if !ok {
+	removed := false
+	for _, key := range []string{MCPName, MCPAltName} {
+		if entry, ok := servers.Get(key); ok && isOwtServer(entry) {
+			servers.Delete(key)
+			removed = true
+		}
+	}
+	if !removed {
 		return false, nil
 	}
-	var s claudeServer
-	if json.Unmarshal(entry, &s) != nil || !strings.HasPrefix(filepath.Base(s.Command), "owt") || len(s.Args) != 1 || s.Args[0] != "mcp" {
-		return false, nil
-	}
-	servers.Delete(MCPName)
 	if len(servers.Keys()) == 0 {
 		top.Delete("mcpServers")
 		return true, nil

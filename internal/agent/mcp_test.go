@@ -149,3 +149,33 @@ func TestOwtMCPPassesIdentityAndStateDirs(t *testing.T) {
 	require.Equal(t, "/src/app", s.Env["OWT_REPO"])
 	require.Equal(t, "/tmp/st", s.Env["XDG_STATE_HOME"])
 }
+
+// A user's own server called "owt" is kept: owt's takes "owt-peers",
+// and stripping owt's leaves theirs.
+func TestMCPSettingsKeepAUsersOwnOwtServer(t *testing.T) {
+	user := []byte(`{"mcpServers": {"owt": {"command": "/usr/local/bin/owt-custom", "args": ["serve"]}}}`)
+	s := OwtMCP("/bin/owt", "a", "/repo")
+	merged, err := MergeMCPSettings(user, s)
+	require.NoError(t, err)
+	var got struct {
+		MCPServers map[string]struct {
+			Command string
+			Args    []string
+		} `json:"mcpServers"`
+	}
+	require.NoError(t, json.Unmarshal(merged, &got), "%s", merged)
+	require.Equal(t, "/usr/local/bin/owt-custom", got.MCPServers["owt"].Command, "the user's is kept")
+	require.Equal(t, "/bin/owt", got.MCPServers["owt-peers"].Command)
+	again, err := MergeMCPSettings(merged, s)
+	require.NoError(t, err)
+	require.Equal(t, string(merged), string(again), "merging twice changes nothing")
+	top := &orderedObject{}
+	require.NoError(t, top.UnmarshalJSON(merged))
+	removed, err := stripOwtMCP(top)
+	require.NoError(t, err)
+	require.True(t, removed)
+	out, err := top.MarshalJSON()
+	require.NoError(t, err)
+	require.Contains(t, string(out), "owt-custom")
+	require.NotContains(t, string(out), "owt-peers")
+}
