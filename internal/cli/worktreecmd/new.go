@@ -46,6 +46,7 @@ func NewCommand(f *cmdutil.Factory, runF func(*newOptions) error) *cli.Command {
 			&cli.BoolFlag{Name: "plan", Usage: "start the tool in its plan / read-only mode"},
 			&cli.BoolFlag{Name: "no-setup", Usage: "skip dependency install and setup commands"},
 			&cli.BoolFlag{Name: "switch", Usage: "switch to the new session (attach when outside tmux)"},
+			&cli.BoolFlag{Name: "in-place", Usage: "no worktree: switch this checkout (clean, on a branch) to the new branch and start the agent here"},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -61,12 +62,34 @@ func NewCommand(f *cmdutil.Factory, runF func(*newOptions) error) *cli.Command {
 					NoAgent: c.Bool("no-agent"),
 					Plan:    c.Bool("plan"),
 					NoSetup: c.Bool("no-setup"),
+					InPlace: c.Bool("in-place"),
 				},
 				JSON:   c.Bool("json"),
 				Switch: c.Bool("switch"),
 			})
 		},
 	}
+}
+
+// BranchCommand is owt branch: owt new --in-place, for quick tasks.
+func BranchCommand(f *cmdutil.Factory, runF func(*newOptions) error) *cli.Command {
+	if runF == nil {
+		runF = newRun
+	}
+	cmd := NewCommand(f, func(o *newOptions) error {
+		o.Create.InPlace = true
+		return runF(o)
+	})
+	cmd.Name = "branch"
+	cmd.Usage = "start an agent on a task on a new branch in this checkout, no worktree (owt new --in-place)"
+	flags := cmd.Flags[:0:0]
+	for _, fl := range cmd.Flags {
+		if fl.Names()[0] != "in-place" {
+			flags = append(flags, fl)
+		}
+	}
+	cmd.Flags = flags
+	return cmd
 }
 
 // newRun creates the worktree, session and agent, and says what it made.
@@ -113,7 +136,11 @@ func created(rec *state.Record) string {
 	if rec.NoAgent {
 		tool = "shell"
 	}
-	return fmt.Sprintf("%s: %s on %s in %s (tmux session %s)", rec.Name, tool, rec.Branch, rec.Path, rec.Session)
+	where := "in " + rec.Path
+	if rec.InPlace {
+		where = "in place in your checkout " + rec.Path
+	}
+	return fmt.Sprintf("%s: %s on %s %s (tmux session %s)", rec.Name, tool, rec.Branch, where, rec.Session)
 }
 
 // goTo moves the user to a session: switch-client inside tmux, else attach
