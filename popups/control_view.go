@@ -170,6 +170,9 @@ func (m *ctl) rowLine(r control.Row, nameW int, now time.Time) string {
 	if r.Spawner != "" {
 		parts = append(parts, m.paint(sgrDim, "spawned by "+r.Spawner))
 	}
+	if r.InPlace {
+		parts = append(parts, "in place")
+	}
 	if r.Section == control.ReadyToShip || r.Section == control.InFlight {
 		if r.Insertions+r.Deletions > 0 {
 			parts = append(parts, fmt.Sprintf("+%d -%d", r.Insertions, r.Deletions))
