@@ -70,7 +70,7 @@ func writeRestored(path string, cur []byte, h state.HookFile) error {
 		mode = fi.Mode().Perm()
 	}
 	switch {
-	case h.Existed && prior != nil && agent.SameSettings(stripped, prior):
+	case h.Existed && prior != nil && agent.SameSettings(stripped, prior) && agent.SameSettings(h.Prior, prior):
 		if bytes.Equal(cur, h.Prior) {
 			return nil
 		}
