@@ -1,0 +1,60 @@
+package lifecycle
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// An in-place create that fails at any step leaves the user's checkout
+// on the branch it was on, with no new branch, session or record; one
+// that succeeds and is deleted leaves the checkout and the branch.
+func TestInPlaceCreateRollsBackAndDeleteKeepsTheCheckout(t *testing.T) {
+	w := newWorld(t)
+	git := func(args ...string) string { return w.Run("git", append([]string{"-C", w.Repo}, args...)...) }
+	git("add", "-A") // the world's .owt.toml: in place needs a clean checkout
+	git("commit", "-q", "-m", "config")
+	head := git("rev-parse", "HEAD")
+	for _, step := range []string{"reserve", "worktree", "files", "session", "record"} {
+		t.Run(step, func(t *testing.T) {
+			ws := worktreesOf(w)
+			boom := errors.New("injected failure after " + step)
+			testHookAfterStep = func(s string) error {
+				if s == step {
+					return boom
+				}
+				return nil
+			}
+			defer func() { testHookAfterStep = nil }()
+			_, err := ws.Create(CreateOptions{Task: "Quick fix", NoAgent: true, NoSetup: true, InPlace: true, From: w.Repo})
+			require.ErrorIs(t, err, boom)
+			require.Equal(t, "main", git("branch", "--show-current"), "switched back")
+			require.Equal(t, head, git("rev-parse", "HEAD"))
+			require.Empty(t, git("branch", "--list", "fix/*", "feat/*"), "no orphan branch")
+			require.DirExists(t, w.Repo)
+			recs, err := ws.Records()
+			require.NoError(t, err)
+			require.Empty(t, recs)
+		})
+	}
+
+	ws := worktreesOf(w)
+	rec, err := ws.Create(CreateOptions{Task: "Quick fix", NoAgent: true, NoSetup: true, InPlace: true, From: w.Repo})
+	require.NoError(t, err)
+	require.True(t, rec.InPlace)
+	require.Equal(t, w.Repo, rec.Path)
+	require.Equal(t, rec.Branch, git("branch", "--show-current"))
+	loss, err := ws.WhatWouldBeLost(rec)
+	require.NoError(t, err)
+	require.True(t, loss.Empty(), "an in-place delete removes nothing")
+
+	// Teardown (merge, ship, cleanup) and delete: the checkout and its
+	// branch stay, only the record and session go.
+	require.NoError(t, ws.Teardown(rec.Name, ""))
+	require.DirExists(t, w.Repo)
+	require.Equal(t, rec.Branch, git("branch", "--show-current"))
+	recs, err := ws.Records()
+	require.NoError(t, err)
+	require.Empty(t, recs)
+}
