@@ -168,4 +168,3 @@ func TestInPlaceMergeShipDoctorAndCleanupNeverRemoveTheCheckout(t *testing.T) {
 	require.Contains(t, out, "removed d1", out)
 	requireCheckoutSurvives(t, e, repo, it, "cleanup")
 }
-
