@@ -11,6 +11,7 @@ import (
 // commits the base does not have — and asks to confirm; when work would be
 // lost it asks a second time, explicitly, and then deletes with force.
 func Delete(tm *tmux.Client, s Screen) error {
+	useFormTheme(themeOf(tm, s))
 	return finish(s, deleteOne(tm, s))
 }
 

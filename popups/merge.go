@@ -13,6 +13,7 @@ import (
 // worktree down. When a merge would be refused, it says why and changes
 // nothing.
 func Merge(tm *tmux.Client, s Screen) error {
+	useFormTheme(themeOf(tm, s))
 	return finish(s, mergeOne(tm, s))
 }
 

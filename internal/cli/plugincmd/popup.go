@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
@@ -16,6 +18,10 @@ import (
 // separate from owt so that no other command loads terminal UI libraries.
 const popupProgram = "owt-popup"
 
+// themes are the names owt-popup's --theme takes (popups.Themes: owt
+// itself does not load the popups' libraries).
+var themes = []string{"auto", "dark", "light", "dark-ansi", "light-ansi"}
+
 // PopupCommand runs owt's interactive screens. The keys bound by owt tmux
 // init run them in display-popup; they work in any pane too.
 func PopupCommand(f *cmdutil.Factory) *cli.Command {
@@ -23,9 +29,16 @@ func PopupCommand(f *cmdutil.Factory) *cli.Command {
 		return &cli.Command{
 			Name:  name,
 			Usage: usage,
+			Flags: []cli.Flag{&cli.StringFlag{Name: "theme", Usage: "auto (the terminal's background), dark, light, dark-ansi or light-ansi; default: the tmux option @owt-theme, else auto"}},
 			Action: func(c *cli.Context) error {
 				if c.NArg() > 0 {
 					return cmdutil.Usagef("popup %s takes no arguments", name)
+				}
+				if t := c.String("theme"); t != "" {
+					if !slices.Contains(themes, t) {
+						return cmdutil.Usagef("--theme %q: use one of %s", t, strings.Join(themes, ", "))
+					}
+					return execPopup("--theme", t, name)
 				}
 				return execPopup(name)
 			},
