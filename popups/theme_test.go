@@ -57,7 +57,7 @@ func TestChoosePalette(t *testing.T) {
 		{themeInputs{Option: " Light-ANSI ", Colors256: true}, "light-ansi"},
 		{themeInputs{Option: "auto", OSC11: white, Colors256: true}, "light"},
 		{themeInputs{Option: "purple", OSC11: white, Colors256: true}, "light"}, // unknown: auto
-		{themeInputs{Flag: "dark", Option: "light"}, "dark"},                      // --theme over @owt-theme
+		{themeInputs{Flag: "dark", Option: "light"}, "dark"},                    // --theme over @owt-theme
 		{themeInputs{Flag: "auto", Option: "light-ansi", Colors256: true}, "light-ansi"},
 		{themeInputs{NoColor: true, Flag: "light", Option: "dark"}, "none"}, // NO_COLOR over everything
 	} {
