@@ -28,6 +28,9 @@ func deleteOne(tm *tmux.Client, s Screen) error {
 	if rep, err := d.Check(r); err == nil {
 		fmt.Fprintln(s.Out, rep.String())
 	}
+	if r.InPlace {
+		what = fmt.Sprintf("Session %s ends; it works in place, so your checkout %s and its branch %s stay, files and all.", r.Session, r.Path, r.Branch)
+	}
 	if loss.Empty() {
 		what += "\nNothing would be lost: no uncommitted files, no commits outside " + r.Base + "."
 	} else {
