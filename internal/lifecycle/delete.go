@@ -142,6 +142,9 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 		_ = w.Tmux.RefreshStatus()
 		return nil
 	}
+	if err := w.refuseMainCheckout(r); err != nil {
+		return err
+	}
 	loss, err := w.WhatWouldBeLost(r)
 	if err != nil && !o.Force {
 		return err
@@ -241,4 +244,15 @@ func (w *Worktrees) killSessionOf(r *state.Record) error {
 		return fmt.Errorf("kill session %s: %w", r.Session, err)
 	}
 	return nil
+}
+
+// refuseMainCheckout refuses to remove a record's worktree that is the
+// repository's main checkout: only an in-place agent works there, and its
+// delete removes nothing; a record saying otherwise is wrong (hand-edited,
+// or written by something else), and the checkout is never owt's.
+func (w *Worktrees) refuseMainCheckout(r *state.Record) error {
+	if r.InPlace || filepath.Clean(r.Path) != filepath.Clean(w.Repo.Root) {
+		return nil
+	}
+	return fmt.Errorf("%s: its path %s is your repository's main checkout, which owt never removes; nothing was changed ('owt doctor' looks into it)", r.Name, r.Path)
 }

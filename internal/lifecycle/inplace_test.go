@@ -2,9 +2,12 @@ package lifecycle
 
 import (
 	"errors"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/state"
 )
 
 // An in-place create that fails at any step leaves the user's checkout
@@ -57,4 +60,27 @@ func TestInPlaceCreateRollsBackAndDeleteKeepsTheCheckout(t *testing.T) {
 	recs, err := ws.Records()
 	require.NoError(t, err)
 	require.Empty(t, recs)
+}
+
+// A record that names the main checkout without being in place (a
+// hand-edited or foreign state file) is refused by delete and teardown:
+// the checkout is never removed.
+func TestDeleteNeverRemovesTheMainCheckout(t *testing.T) {
+	w := newWorld(t)
+	ws := worktreesOf(w)
+	rec, err := ws.Create(CreateOptions{Task: "Add a feature", NoAgent: true, NoSetup: true})
+	require.NoError(t, err)
+	require.NoError(t, ws.Store.Update(func(f *state.File) error {
+		f.Records[rec.Name].Path = w.Repo
+		return nil
+	}))
+	for _, del := range []func() error{
+		func() error { return ws.Delete(rec.Name, DeleteOptions{Force: true}) },
+		func() error { return ws.Teardown(rec.Name, "") },
+	} {
+		err := del()
+		require.Error(t, err)
+		require.Contains(t, err.Error(), "main checkout")
+		require.DirExists(t, filepath.Join(w.Repo, ".git"))
+	}
 }

@@ -23,6 +23,9 @@ func (w *Worktrees) Teardown(name, branchTip string) error {
 	if err != nil {
 		return err
 	}
+	if err := w.refuseMainCheckout(r); err != nil {
+		return err
+	}
 	if r.InPlace {
 		// Its checkout is the user's and stays, with any work in it: the
 		// delete only ends the session and forgets the record.
