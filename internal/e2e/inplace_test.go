@@ -166,5 +166,6 @@ func TestInPlaceMergeShipDoctorAndCleanupNeverRemoveTheCheckout(t *testing.T) {
 	e.Git(repo, "update-ref", "refs/heads/main", "refs/heads/"+it.Branch)
 	out = e.MustOwt(repo, "cleanup", "--yes")
 	require.Contains(t, out, "removed d1", out)
+	require.Contains(t, out, "your checkout stays on "+it.Branch)
 	requireCheckoutSurvives(t, e, repo, it, "cleanup")
 }
