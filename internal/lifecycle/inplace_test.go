@@ -84,3 +84,37 @@ func TestDeleteNeverRemovesTheMainCheckout(t *testing.T) {
 		require.DirExists(t, filepath.Join(w.Repo, ".git"))
 	}
 }
+
+// An in-place create cut off half-way (its record still Creating, its
+// lock free): doctor --fix forgets it and takes owt's settings out; the
+// checkout and the branch it was switched to stay.
+func TestDoctorFixOfAnInterruptedInPlaceCreateKeepsTheCheckout(t *testing.T) {
+	w := newWorld(t)
+	git := func(args ...string) string { return w.Run("git", append([]string{"-C", w.Repo}, args...)...) }
+	git("add", "-A")
+	git("commit", "-q", "-m", "config")
+	ws := worktreesOf(w)
+	rec, err := ws.Create(CreateOptions{Task: "Quick fix", NoAgent: true, NoSetup: true, InPlace: true, From: w.Repo})
+	require.NoError(t, err)
+	require.NoError(t, ws.Tmux.KillSession(rec.SessionID))
+	require.NoError(t, ws.Store.Update(func(f *state.File) error {
+		f.Records[rec.Name].Creating = true
+		return nil
+	}))
+	rep, err := ws.Doctor(true)
+	require.NoError(t, err)
+	found := false
+	for _, f := range rep.Findings {
+		if f.Kind == InterruptedCreate && f.Name == rec.Name {
+			found = true
+			require.True(t, f.Fixed, f.Action)
+			require.Contains(t, f.Action, "stays checked out")
+		}
+	}
+	require.True(t, found, "%+v", rep.Findings)
+	require.DirExists(t, filepath.Join(w.Repo, ".git"))
+	require.Equal(t, rec.Branch, git("branch", "--show-current"))
+	recs, err := ws.Records()
+	require.NoError(t, err)
+	require.Empty(t, recs)
+}
