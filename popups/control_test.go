@@ -393,3 +393,19 @@ func TestControlDiffReviewFilesThenAFile(t *testing.T) {
 	require.False(t, p.quit)
 	require.Empty(t, p.d.calls)
 }
+
+func TestControlRowSaysInPlace(t *testing.T) {
+	p := newPopup(t)
+	p.d.snap.Items[1].InPlace = true // cart
+	p.m.reload()
+	found := false
+	for _, l := range strings.Split(p.screen(), "\n") {
+		if strings.Contains(l, " cart ") {
+			found = true
+			require.Contains(t, l, "in place")
+		} else {
+			require.NotContains(t, l, "in place")
+		}
+	}
+	require.True(t, found, p.screen())
+}
