@@ -428,7 +428,8 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 				Creating: true, Spawner: o.Spawner, SpawnDepth: o.SpawnDepth,
 			}
 			if checkout != "" {
-				rec.Path, rec.InPlace = checkout, true
+				// The user's checkout is set up already: no install there.
+				rec.Path, rec.InPlace, rec.NoSetup = checkout, true, true
 			}
 			f.Records[name] = rec
 			return nil
