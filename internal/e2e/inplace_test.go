@@ -169,3 +169,25 @@ func TestInPlaceMergeShipDoctorAndCleanupNeverRemoveTheCheckout(t *testing.T) {
 	require.Contains(t, out, "your checkout stays on "+it.Branch)
 	requireCheckoutSurvives(t, e, repo, it, "cleanup")
 }
+
+// A settings file the branch tracks: owt's hooks hide behind
+// skip-worktree in the checkout's index while the agent runs, and delete
+// puts the file and the index back as they were.
+func TestInPlaceTrackedSettingsComeBackWithTheIndex(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, ".claude/settings.local.json", userSettings)
+	e.Git(repo, "add", ".claude/settings.local.json")
+	e.Git(repo, "commit", "-q", "-m", "team settings")
+
+	it, _ := inPlace(t, e, repo, "quick", "!sleep 60s")
+	require.NotEmpty(t, fixture.HookCommands(t, filepath.Join(repo, ".claude", "settings.local.json"))["Stop"])
+	require.Empty(t, e.Git(repo, "status", "--porcelain"), "owt's hooks do not show")
+	require.Contains(t, e.Git(repo, "ls-files", "-v", ".claude/settings.local.json"), "S ", "skip-worktree while it runs")
+
+	e.MustOwt(repo, "delete", "quick")
+	require.Equal(t, userSettings, readFile(filepath.Join(repo, ".claude", "settings.local.json")))
+	require.Contains(t, e.Git(repo, "ls-files", "-v", ".claude/settings.local.json"), "H ", "the index is as it was")
+	require.Empty(t, e.Git(repo, "status", "--porcelain"))
+	require.Equal(t, it.Branch, e.Git(repo, "branch", "--show-current"))
+}
