@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -35,4 +37,29 @@ func TestPopupThemeFromTheTmuxOption(t *testing.T) {
 	require.NotContains(t, raw, "38;5;242")
 	_, _ = tty.Write([]byte("q"))
 	e.waitNoProcess(" control")
+}
+
+// auto: the popup asks the terminal for its background (OSC 11), which
+// tmux answers from the window's style: a white background gets the
+// light palette, a black one the dark; under a popup on a real client as
+// in a pane.
+func TestPopupThemeFollowsTheBackground(t *testing.T) {
+	e := newQuietEnv(t)
+	repo := e.NewRepo("shop")
+	e.MustOwt(repo, "new", "--no-agent", "--name", "cart", "Add the cart")
+	e.Tmux("set-environment", "-g", "-u", "NO_COLOR")
+	e.Tmux("set-environment", "-g", "-u", "COLORFGBG")
+	argv := []string{"env", "-u", "NO_COLOR", "-u", "COLORFGBG", "TERM=xterm-256color", owtBin, "popup", "control"}
+	for bg, want := range map[string][2]string{"#ffffff": {"38;5;242", "38;5;245"}, "#000000": {"38;5;245", "38;5;242"}} {
+		e.Tmux("set-option", "-g", "window-style", "bg="+bg)
+		p := e.pane(repo, argv...)
+		e.Eventually(10*time.Second, "the board is drawn on "+bg, func() bool {
+			return strings.Contains(e.Capture(p), "q close")
+		})
+		raw, _ := e.TryTmux("capture-pane", "-p", "-e", "-t", p)
+		require.Contains(t, raw, want[0], "background %s", bg)
+		require.NotContains(t, raw, want[1], "background %s", bg)
+		e.keys(p, "q")
+		e.waitClosed(p)
+	}
 }
