@@ -16,9 +16,9 @@ import (
 // Themes: the popups follow the terminal's background. One palette gives
 // every colour a screen draws; which one is chosen, in order: NO_COLOR
 // set (no colour at all); --theme; the tmux option @owt-theme; else auto:
-// the background the terminal reports to an OSC 11 query (tmux passes
-// the question to the terminal of the client, or answers it itself),
-// else COLORFGBG, else dark — in 256 colours when the terminal has them,
+// the background the terminal reports to an OSC 11 query (in a pane
+// tmux answers it from the window's style; in a popup tmux 3.3 does
+// not), else COLORFGBG, else dark — in 256 colours when the terminal has them,
 // else in the 16 ANSI colours the user's terminal theme sets.
 
 // OptTheme is the tmux option that picks the popups' theme.
