@@ -138,7 +138,7 @@ func newControl(d desk, repo string) *ctl {
 	in := textinput.New()
 	in.CharLimit = 4000
 	return &ctl{
-		desk: d, repo: repo, all: repo == "", pal: palettes["dark-ansi"],
+		desk: d, repo: repo, all: repo == "", pal: paletteNamed("dark-ansi"),
 		width: 80, height: 24, input: in,
 		detail: map[string]detail{},
 	}

@@ -136,7 +136,7 @@ type popup struct {
 func newPopup(t *testing.T) *popup {
 	d := newFakeDesk()
 	m := newControl(d, "/r/shop")
-	m.pal, m.width, m.height = palettes["none"], 120, 40
+	m.pal, m.width, m.height = paletteNamed("none"), 120, 40
 	m.reload()
 	return &popup{t: t, m: m, d: d}
 }

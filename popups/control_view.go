@@ -9,14 +9,15 @@ import (
 
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/termtheme"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // paint wraps s in the palette's style for r (nothing under NO_COLOR).
-func (m *ctl) paint(r role, s string) string { return m.pal.paint(r, s) }
+func (m *ctl) paint(r termtheme.Role, s string) string { return m.pal.Paint(r, s) }
 
-var sectionColor = map[control.Section]role{
+var sectionColor = map[control.Section]termtheme.Role{
 	control.NeedsYou: sgrRed, control.ReadyToShip: sgrReady, control.InFlight: sgrFlight,
 	control.Queued: sgrQueued, control.Ended: sgrBold, control.Recent: sgrBold, control.Background: sgrBold,
 }
@@ -99,7 +100,7 @@ func (m *ctl) sectionLines() ([]string, int) {
 		if i == m.cursor {
 			cursorLine = len(lines)
 			line = "> " + line
-			if m.pal.colored() {
+			if m.pal.Colored() {
 				line = m.paint(sgrCursor, ansi.Strip(line))
 			}
 		} else {

@@ -43,11 +43,7 @@ func finish(s Screen, err error) error {
 	if err == nil || errors.Is(err, errCancelled) {
 		return nil
 	}
-	p := palettes["dark-ansi"] // red reads on any background
-	if os.Getenv("NO_COLOR") != "" {
-		p = palettes["none"]
-	}
-	fmt.Fprintf(s.Out, "\n%s\n", p.paint(sgrRed, "owt: "+err.Error()))
+	fmt.Fprintf(s.Out, "\n%s\n", errorPalette().Paint(sgrRed, "owt: "+err.Error()))
 	s.waitKey("Press any key to close.")
 	return err
 }

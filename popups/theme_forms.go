@@ -14,9 +14,9 @@ var formTheme *huh.Theme
 // dark-ansi, and the plain base theme for light-ansi (the ANSI 16 draws
 // light grey on it) and for no colour.
 func useFormTheme(p palette) {
-	switch p.name {
+	switch p.Name {
 	case "dark", "light":
-		lipgloss.SetHasDarkBackground(p.name == "dark")
+		lipgloss.SetHasDarkBackground(p.Name == "dark")
 		formTheme = huh.ThemeCharm()
 	case "dark-ansi":
 		formTheme = huh.ThemeBase16()

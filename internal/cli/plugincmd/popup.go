@@ -6,21 +6,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
-	"strings"
 	"syscall"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/termtheme"
 	"github.com/urfave/cli/v2"
 )
 
 // popupProgram is the program holding owt's interactive screens. It is
 // separate from owt so that no other command loads terminal UI libraries.
 const popupProgram = "owt-popup"
-
-// themes are the names owt-popup's --theme takes (popups.Themes: owt
-// itself does not load the popups' libraries).
-var themes = []string{"auto", "dark", "light", "dark-ansi", "light-ansi"}
 
 // PopupCommand runs owt's interactive screens. The keys bound by owt tmux
 // init run them in display-popup; they work in any pane too.
@@ -35,8 +30,8 @@ func PopupCommand(f *cmdutil.Factory) *cli.Command {
 					return cmdutil.Usagef("popup %s takes no arguments", name)
 				}
 				if t := c.String("theme"); t != "" {
-					if !slices.Contains(themes, t) {
-						return cmdutil.Usagef("--theme %q: use one of %s", t, strings.Join(themes, ", "))
+					if err := termtheme.Check(t); err != nil {
+						return cmdutil.Usagef("--theme: %v", err)
 					}
 					return execPopup("--theme", t, name)
 				}

@@ -1,4 +1,4 @@
-package popups
+package termtheme
 
 import (
 	"strings"
@@ -43,40 +43,40 @@ func TestColorFGBGLight(t *testing.T) {
 func TestChoosePalette(t *testing.T) {
 	white, black := "\x1b]11;rgb:ffff/ffff/ffff\x1b\\", "\x1b]11;rgb:0000/0000/0000\x1b\\"
 	for _, c := range []struct {
-		in   themeInputs
+		in   Inputs
 		want string
 	}{
-		{themeInputs{Colors256: true}, "dark"}, // nothing known: dark
-		{themeInputs{}, "dark-ansi"},
-		{themeInputs{OSC11: white, Colors256: true}, "light"},
-		{themeInputs{OSC11: white}, "light-ansi"},
-		{themeInputs{OSC11: black, ColorFGBG: "0;15", Colors256: true}, "dark"}, // the terminal's answer wins
-		{themeInputs{ColorFGBG: "0;15", Colors256: true}, "light"},              // the fallback
-		{themeInputs{ColorFGBG: "15;0"}, "dark-ansi"},
-		{themeInputs{Option: "light", OSC11: black}, "light"}, // @owt-theme over the terminal
-		{themeInputs{Option: " Light-ANSI ", Colors256: true}, "light-ansi"},
-		{themeInputs{Option: "auto", OSC11: white, Colors256: true}, "light"},
-		{themeInputs{Option: "purple", OSC11: white, Colors256: true}, "light"}, // unknown: auto
-		{themeInputs{Flag: "dark", Option: "light"}, "dark"},                    // --theme over @owt-theme
-		{themeInputs{Flag: "auto", Option: "light-ansi", Colors256: true}, "light-ansi"},
-		{themeInputs{NoColor: true, Flag: "light", Option: "dark"}, "none"}, // NO_COLOR over everything
+		{Inputs{Colors256: true}, "dark"}, // nothing known: dark
+		{Inputs{}, "dark-ansi"},
+		{Inputs{OSC11: white, Colors256: true}, "light"},
+		{Inputs{OSC11: white}, "light-ansi"},
+		{Inputs{OSC11: black, ColorFGBG: "0;15", Colors256: true}, "dark"}, // the terminal's answer wins
+		{Inputs{ColorFGBG: "0;15", Colors256: true}, "light"},              // the fallback
+		{Inputs{ColorFGBG: "15;0"}, "dark-ansi"},
+		{Inputs{Option: "light", OSC11: black}, "light"}, // @owt-theme over the terminal
+		{Inputs{Option: " Light-ANSI ", Colors256: true}, "light-ansi"},
+		{Inputs{Option: "auto", OSC11: white, Colors256: true}, "light"},
+		{Inputs{Option: "purple", OSC11: white, Colors256: true}, "light"}, // unknown: auto
+		{Inputs{Flag: "dark", Option: "light"}, "dark"},                    // --theme over @owt-theme
+		{Inputs{Flag: "auto", Option: "light-ansi", Colors256: true}, "light-ansi"},
+		{Inputs{NoColor: true, Flag: "light", Option: "dark"}, "none"}, // NO_COLOR over everything
 	} {
-		require.Equal(t, c.want, choosePalette(c.in).name, "%+v", c.in)
+		require.Equal(t, c.want, Choose(c.in).Name, "%+v", c.in)
 	}
-	require.Error(t, checkTheme("purple"))
-	require.NoError(t, checkTheme("light-ansi"))
+	require.Error(t, Check("purple"))
+	require.NoError(t, Check("light-ansi"))
 }
 
 func TestPalettesPaint(t *testing.T) {
-	require.Equal(t, "x", palettes["none"].paint(sgrRed, "x"), "no colour at all")
-	require.False(t, palettes["none"].colored())
-	require.Equal(t, "\x1b[1;38;5;160mx\x1b[0m", palettes["light"].paint(sgrRed, "x"))
-	require.Equal(t, "\x1b[1;31mx\x1b[0m", palettes["dark-ansi"].paint(sgrRed, "x"))
+	require.Equal(t, "x", palettes["none"].Paint(Bad, "x"), "no colour at all")
+	require.False(t, palettes["none"].Colored())
+	require.Equal(t, "\x1b[1;38;5;160mx\x1b[0m", palettes["light"].Paint(Bad, "x"))
+	require.Equal(t, "\x1b[1;31mx\x1b[0m", palettes["dark-ansi"].Paint(Bad, "x"))
 	for name, p := range palettes {
 		if name == "none" {
 			continue
 		}
-		for r := role(0); r < roles; r++ {
+		for r := Role(0); r < roles; r++ {
 			require.NotEmpty(t, p.sgr[r], "%s has every role", name)
 		}
 	}
@@ -108,7 +108,7 @@ func TestQueryBackgroundReadsTheReplyUntilDA1(t *testing.T) {
 		_, _ = master.Write([]byte("\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b[?1;2c"))
 	}()
 	start := time.Now()
-	reply := queryBackground(Screen{In: tty, Out: tty}, 5*time.Second)
+	reply := QueryBackground(tty, tty, 5*time.Second)
 	require.Less(t, time.Since(start), 2*time.Second, "DA1 ends the wait, not the timeout")
 	light, ok := osc11Light(reply)
 	require.True(t, ok, "%q", reply)
@@ -128,6 +128,6 @@ func TestQueryBackgroundReadsTheReplyUntilDA1(t *testing.T) {
 		_, _ = master.Write([]byte("\x1b[?1;2c"))
 	}()
 	start = time.Now()
-	require.Empty(t, queryBackground(Screen{In: tty, Out: tty}, 5*time.Second))
+	require.Empty(t, QueryBackground(tty, tty, 5*time.Second))
 	require.Less(t, time.Since(start), 2*time.Second)
 }
