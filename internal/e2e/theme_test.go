@@ -62,4 +62,22 @@ func TestPopupThemeFollowsTheBackground(t *testing.T) {
 		e.keys(p, "q")
 		e.waitClosed(p)
 	}
+
+	// --theme names the palette whatever the background.
+	e.Tmux("set-option", "-g", "window-style", "bg=#000000")
+	p := e.pane(repo, append(argv, "--theme", "light")...)
+	e.Eventually(10*time.Second, "the board is drawn", func() bool { return strings.Contains(e.Capture(p), "q close") })
+	raw, _ := e.TryTmux("capture-pane", "-p", "-e", "-t", p)
+	require.Contains(t, raw, "38;5;242")
+	require.NotContains(t, raw, "38;5;245")
+	e.keys(p, "q")
+	e.waitClosed(p)
+}
+
+func TestPopupUnknownThemeIsBadUsage(t *testing.T) {
+	e := newQuietEnv(t)
+	repo := e.NewRepo("shop")
+	r := e.Owt(repo, "popup", "control", "--theme", "purple")
+	require.Equal(t, 2, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "unknown theme \"purple\"")
 }
