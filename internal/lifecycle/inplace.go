@@ -91,6 +91,14 @@ func (w *Worktrees) switchInPlace(rec *state.Record, start, from string, rb *und
 	if err != nil {
 		return err
 	}
+	// Another base moves the checkout's files: git would write over an
+	// ignored file of the user's there (a .env) without a word.
+	if hits, err := git.UntrackedCollisions(rec.Path, "HEAD", start); err != nil {
+		return err
+	} else if len(hits) > 0 {
+		return fmt.Errorf("cannot work in place in %s: starting from %s would write over %d file(s) git does not track there: %s; nothing was changed",
+			rec.Path, from, len(hits), untrusted.Some(hits, workspace.ListedMax))
+	}
 	if err := git.SwitchNew(rec.Path, rec.Branch, start); err != nil {
 		return fmt.Errorf("%w; your checkout is as it was", err)
 	}

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -114,6 +115,35 @@ func TestDoctorFixOfAnInterruptedInPlaceCreateKeepsTheCheckout(t *testing.T) {
 	require.True(t, found, "%+v", rep.Findings)
 	require.DirExists(t, filepath.Join(w.Repo, ".git"))
 	require.Equal(t, rec.Branch, git("branch", "--show-current"))
+	recs, err := ws.Records()
+	require.NoError(t, err)
+	require.Empty(t, recs)
+}
+
+// --base another branch that adds a file the checkout has, ignored: the
+// switch would write over it, so the in-place create is refused first.
+func TestInPlaceFromAnotherBaseNeverWritesOverIgnoredFiles(t *testing.T) {
+	w := newWorld(t)
+	git := func(args ...string) string { return w.Run("git", append([]string{"-C", w.Repo}, args...)...) }
+	git("add", "-A")
+	git("commit", "-q", "-m", "config")
+	git("switch", "-q", "-c", "other")
+	require.NoError(t, os.WriteFile(filepath.Join(w.Repo, ".env"), []byte("TEAM=1\n"), 0o644))
+	git("add", "-f", ".env")
+	git("commit", "-q", "-m", "other tracks .env")
+	git("switch", "-q", "main")
+	require.NoError(t, os.WriteFile(filepath.Join(w.Repo, ".gitignore"), []byte(".env\n"), 0o644))
+	git("add", ".gitignore")
+	git("commit", "-q", "--allow-empty", "-m", "ignore .env")
+	require.NoError(t, os.WriteFile(filepath.Join(w.Repo, ".env"), []byte("SECRET=mine\n"), 0o644))
+
+	ws := worktreesOf(w)
+	_, err := ws.Create(CreateOptions{Task: "Quick fix", Base: "other", NoAgent: true, NoSetup: true, InPlace: true, From: w.Repo})
+	require.Error(t, err)
+	require.Contains(t, err.Error(), ".env")
+	got, _ := os.ReadFile(filepath.Join(w.Repo, ".env"))
+	require.Equal(t, "SECRET=mine\n", string(got))
+	require.Equal(t, "main", git("branch", "--show-current"))
 	recs, err := ws.Records()
 	require.NoError(t, err)
 	require.Empty(t, recs)
