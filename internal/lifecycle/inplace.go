@@ -143,5 +143,8 @@ func (w *Worktrees) releaseInPlace(r *state.Record, o DeleteOptions) error {
 // InPlaceStays is the line that says what an in-place agent leaves
 // behind when it goes: the checkout, on its branch.
 func InPlaceStays(r *state.Record) string {
+	if cur, err := git.CurrentBranch(r.Path); err == nil && cur != r.Branch {
+		return fmt.Sprintf("the branch %s stays; your checkout %s is as you left it", r.Branch, r.Path)
+	}
 	return fmt.Sprintf("the branch %s stays checked out in %s ('git switch %s' to go back)", r.Branch, r.Path, r.Base)
 }
