@@ -142,6 +142,20 @@ func TestInPlaceMergeShipDoctorAndCleanupNeverRemoveTheCheckout(t *testing.T) {
 	requireCheckoutSurvives(t, e, repo, it, "merge")
 	e.Git(repo, "switch", "-q", "main")
 
+	// merge after the user switched their checkout back to main (clean):
+	// the branch merges as a branch, and main's checkout moves with it.
+	it, _ = inPlace(t, e, repo, "m2", "!write m2.txt merged\n!commit add m2\n!exit 0")
+	e.Eventually(20*time.Second, "m2 exited", func() bool { return e.Find(repo, "m2").Status == "exited" })
+	e.Git(repo, "switch", "-q", "main")
+	out = e.MustOwt(repo, "merge", "m2", "--yes")
+	require.Contains(t, out, "checkout "+repo+" updated")
+	require.Contains(t, out, "the branch "+it.Branch+" stays; your checkout "+repo+" is as you left it")
+	require.FileExists(t, filepath.Join(repo, "m2.txt"))
+	require.Equal(t, "main", e.Git(repo, "branch", "--show-current"))
+	require.Equal(t, userSettings, readFile(filepath.Join(repo, ".claude", "settings.local.json")))
+	require.NotEmpty(t, e.Git(repo, "branch", "--list", it.Branch), "the branch stays")
+	require.Empty(t, e.Git(repo, "status", "--porcelain"))
+
 	// ship: the agent's uncommitted work is committed in the checkout and
 	// lands on main.
 	it, _ = inPlace(t, e, repo, "s1", "!write s.txt shipped\n!exit 0")
