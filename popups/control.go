@@ -2,7 +2,6 @@ package popups
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -27,6 +26,7 @@ func Control(tm *tmux.Client, s Screen) error {
 		repo = w.Repo.Root
 	}
 	m := newControl(newLiveDesk(tm, h), repo)
+	m.pal = themeOf(tm, s)
 	m.reload()
 	return finish(s, runProgram(s, m))
 }
@@ -44,6 +44,7 @@ func Diff(tm *tmux.Client, s Screen, name string) error {
 		return finish(s, err)
 	}
 	m := newControl(newLiveDesk(tm, h), w.Repo.Root)
+	m.pal = themeOf(tm, s)
 	m.reload()
 	m.standaloneDiff = true
 	m.initCmd = m.openDiff(rec) // the file list loads when the program starts
@@ -85,9 +86,9 @@ type ctl struct {
 	initCmd tea.Cmd
 
 	desk    desk
-	repo    string // the repo the popup was opened in ("" outside one)
-	all     bool   // every repo (Tab)
-	color   bool
+	repo    string  // the repo the popup was opened in ("" outside one)
+	all     bool    // every repo (Tab)
+	pal     palette // the colours it draws in (themeOf)
 	snap    control.Snapshot
 	board   control.Board
 	rows    []control.Row // the board's rows after the filter
@@ -137,7 +138,7 @@ func newControl(d desk, repo string) *ctl {
 	in := textinput.New()
 	in.CharLimit = 4000
 	return &ctl{
-		desk: d, repo: repo, all: repo == "", color: os.Getenv("NO_COLOR") == "",
+		desk: d, repo: repo, all: repo == "", pal: paletteNamed("dark-ansi"),
 		width: 80, height: 24, input: in,
 		detail: map[string]detail{},
 	}

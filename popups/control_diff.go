@@ -108,7 +108,7 @@ func (m *ctl) loadFile() tea.Cmd {
 	if d == nil || len(d.files) == 0 {
 		return nil
 	}
-	f, rec, color := d.files[d.sel], d.rec, m.color
+	f, rec, color := d.files[d.sel], d.rec, m.pal.Colored()
 	if len(d.pager) > 0 {
 		text, err := m.desk.FileDiff(rec, f, color)
 		if err != nil {
@@ -221,7 +221,7 @@ func (m *ctl) fileLines(room int) []string {
 		line := fmt.Sprintf("%s  %s", text.CleanLine(f.Path), counts)
 		if i == d.sel {
 			line = "> " + line
-			if m.color {
+			if m.pal.Colored() {
 				line = m.paint(sgrCursor, ansi.Strip(line))
 			}
 		} else {
@@ -244,7 +244,7 @@ func (m *ctl) diffLine(l string) string {
 	case strings.HasPrefix(l, "-"):
 		return m.paint(sgrRed, l)
 	case strings.HasPrefix(l, "@@"):
-		return m.paint("36", l)
+		return m.paint(sgrHunk, l)
 	}
 	return l
 }

@@ -136,7 +136,7 @@ type popup struct {
 func newPopup(t *testing.T) *popup {
 	d := newFakeDesk()
 	m := newControl(d, "/r/shop")
-	m.color, m.width, m.height = false, 120, 40
+	m.pal, m.width, m.height = paletteNamed("none"), 120, 40
 	m.reload()
 	return &popup{t: t, m: m, d: d}
 }
@@ -392,4 +392,20 @@ func TestControlDiffReviewFilesThenAFile(t *testing.T) {
 	require.Equal(t, "READY TO SHIP", sectionOf(p.screen(), "cart"))
 	require.False(t, p.quit)
 	require.Empty(t, p.d.calls)
+}
+
+func TestControlRowSaysInPlace(t *testing.T) {
+	p := newPopup(t)
+	p.d.snap.Items[1].InPlace = true // cart
+	p.m.reload()
+	found := false
+	for _, l := range strings.Split(p.screen(), "\n") {
+		if strings.Contains(l, " cart ") {
+			found = true
+			require.Contains(t, l, "in place")
+		} else {
+			require.NotContains(t, l, "in place")
+		}
+	}
+	require.True(t, found, p.screen())
 }

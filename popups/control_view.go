@@ -9,30 +9,17 @@ import (
 
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/termtheme"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-// paint wraps s in an SGR style unless NO_COLOR is set.
-func (m *ctl) paint(sgr, s string) string {
-	if !m.color || s == "" {
-		return s
-	}
-	return "\x1b[" + sgr + "m" + s + "\x1b[0m"
-}
+// paint wraps s in the palette's style for r (nothing under NO_COLOR).
+func (m *ctl) paint(r termtheme.Role, s string) string { return m.pal.Paint(r, s) }
 
-const (
-	sgrBold   = "1"
-	sgrDim    = "2"
-	sgrRed    = "1;31"
-	sgrGreen  = "32"
-	sgrYellow = "33"
-	sgrCursor = "7"
-)
-
-var sectionColor = map[control.Section]string{
-	control.NeedsYou: sgrRed, control.ReadyToShip: "1;32", control.InFlight: "1;33",
-	control.Queued: "1;34", control.Ended: sgrBold, control.Recent: sgrBold, control.Background: sgrBold,
+var sectionColor = map[control.Section]termtheme.Role{
+	control.NeedsYou: sgrRed, control.ReadyToShip: sgrReady, control.InFlight: sgrFlight,
+	control.Queued: sgrQueued, control.Ended: sgrBold, control.Recent: sgrBold, control.Background: sgrBold,
 }
 
 func (m *ctl) View() string {
@@ -113,7 +100,7 @@ func (m *ctl) sectionLines() ([]string, int) {
 		if i == m.cursor {
 			cursorLine = len(lines)
 			line = "> " + line
-			if m.color {
+			if m.pal.Colored() {
 				line = m.paint(sgrCursor, ansi.Strip(line))
 			}
 		} else {
@@ -169,6 +156,9 @@ func (m *ctl) rowLine(r control.Row, nameW int, now time.Time) string {
 	}
 	if r.Spawner != "" {
 		parts = append(parts, m.paint(sgrDim, "spawned by "+r.Spawner))
+	}
+	if r.InPlace {
+		parts = append(parts, "in place")
 	}
 	if r.Section == control.ReadyToShip || r.Section == control.InFlight {
 		if r.Insertions+r.Deletions > 0 {

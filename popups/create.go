@@ -35,6 +35,7 @@ const noAgent = "\x00shell"
 // the steps as they happen, then moves the client to the new session
 // unless @owt-create-switch is off. Errors stay on screen until a key.
 func Create(tm *tmux.Client, s Screen) error {
+	useFormTheme(themeOf(tm, s))
 	return finish(s, create(tm, s))
 }
 

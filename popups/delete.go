@@ -11,6 +11,7 @@ import (
 // commits the base does not have — and asks to confirm; when work would be
 // lost it asks a second time, explicitly, and then deletes with force.
 func Delete(tm *tmux.Client, s Screen) error {
+	useFormTheme(themeOf(tm, s))
 	return finish(s, deleteOne(tm, s))
 }
 
@@ -26,6 +27,9 @@ func deleteOne(tm *tmux.Client, s Screen) error {
 	what := fmt.Sprintf("Session %s, worktree %s and branch %s will be removed.", r.Session, r.Path, r.Branch)
 	if rep, err := d.Check(r); err == nil {
 		fmt.Fprintln(s.Out, rep.String())
+	}
+	if r.InPlace {
+		what = fmt.Sprintf("Session %s ends; it works in place, so your checkout %s and its branch %s stay, files and all.", r.Session, r.Path, r.Branch)
 	}
 	if loss.Empty() {
 		what += "\nNothing would be lost: no uncommitted files, no commits outside " + r.Base + "."

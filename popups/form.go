@@ -17,7 +17,11 @@ func keyMap() *huh.KeyMap {
 
 // runForm runs a huh form; closing it (Esc, Ctrl-c) is errCancelled.
 func runForm(groups ...*huh.Group) error {
-	err := huh.NewForm(groups...).WithKeyMap(keyMap()).WithShowHelp(true).Run()
+	form := huh.NewForm(groups...).WithKeyMap(keyMap()).WithShowHelp(true)
+	if formTheme != nil {
+		form = form.WithTheme(formTheme)
+	}
+	err := form.Run()
 	if errors.Is(err, huh.ErrUserAborted) {
 		return errCancelled
 	}

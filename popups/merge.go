@@ -13,6 +13,7 @@ import (
 // worktree down. When a merge would be refused, it says why and changes
 // nothing.
 func Merge(tm *tmux.Client, s Screen) error {
+	useFormTheme(themeOf(tm, s))
 	return finish(s, mergeOne(tm, s))
 }
 
@@ -47,7 +48,11 @@ func mergeOne(tm *tmux.Client, s Screen) error {
 		title = fmt.Sprintf("Commit %d file(s) and merge %s into %s?", len(rep.DirtyFiles), r.Branch, rep.Base)
 		action = "Ship"
 	}
-	ok, err := confirm(title, fmt.Sprintf("Afterwards the session %s, the worktree and the branch are removed.", r.Session), action)
+	after := fmt.Sprintf("Afterwards the session %s, the worktree and the branch are removed.", r.Session)
+	if r.InPlace {
+		after = fmt.Sprintf("Afterwards the session %s ends; your checkout %s stays on %s.", r.Session, r.Path, r.Branch)
+	}
+	ok, err := confirm(title, after, action)
 	if err != nil || !ok {
 		return orCancelled(err)
 	}

@@ -67,7 +67,11 @@ func labels(items []inventory.Item, now time.Time) []string {
 		if it.PR != nil {
 			changes += " PR " + text.CleanLine(it.PR.Summary()) // gh's text, drawn inert
 		}
-		rows[i] = []string{statusbar.Glyph(it.Status), it.Name, repoName(it.Repo), tool, workspace.Age(now.Sub(it.CreatedAt)), changes, it.Branch}
+		branch := it.Branch
+		if it.InPlace {
+			branch += " (in place)"
+		}
+		rows[i] = []string{statusbar.Glyph(it.Status), it.Name, repoName(it.Repo), tool, workspace.Age(now.Sub(it.CreatedAt)), changes, branch}
 		for c, cell := range rows[i] {
 			widths[c] = max(widths[c], len([]rune(cell)))
 		}
@@ -156,7 +160,7 @@ func (p *previewer) render(i, width, height int) string {
 	head := []string{
 		fmt.Sprintf("%s %s — %s for %s", statusbar.Glyph(it.Status), it.Name, status, workspace.Age(time.Since(it.StatusSince))),
 		fmt.Sprintf("repo   %s", it.Repo),
-		fmt.Sprintf("branch %s → %s", it.Branch, it.Base),
+		fmt.Sprintf("branch %s → %s%s", it.Branch, it.Base, inPlaceWord(it.InPlace)),
 	}
 	if !it.Task.Empty() {
 		head = append(head, "task   "+firstLine(it.Task.Block()))
@@ -230,4 +234,12 @@ func (p *previewer) capture(it inventory.Item) string {
 		return "(" + err.Error() + ")"
 	}
 	return out
+}
+
+// inPlaceWord marks an agent working in the user's own checkout.
+func inPlaceWord(inPlace bool) string {
+	if inPlace {
+		return " (in place: your checkout, no worktree)"
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package popups
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/text"
@@ -21,5 +22,14 @@ func TestPickerPreviewDrawsTheTaskInert(t *testing.T) {
 	}
 	if !strings.Contains(got, "task   fix ]0;PWNEDit[2J …\n") {
 		t.Fatalf("the preview lost the task's first line: %q", got)
+	}
+}
+
+func TestInPlaceAgentsSayInPlace(t *testing.T) {
+	items := []inventory.Item{{Name: "quick", Repo: "/r", Status: "idle", Branch: "fix/quick", Base: "main", InPlace: true},
+		{Name: "wt", Repo: "/r", Status: "idle", Branch: "feat/wt", Base: "main"}}
+	rows := labels(items, time.Now())
+	if !strings.Contains(rows[0], "fix/quick (in place)") || strings.Contains(rows[1], "in place") {
+		t.Fatalf("the picker's rows: %q", rows)
 	}
 }

@@ -43,11 +43,7 @@ func finish(s Screen, err error) error {
 	if err == nil || errors.Is(err, errCancelled) {
 		return nil
 	}
-	if os.Getenv("NO_COLOR") != "" {
-		fmt.Fprintf(s.Out, "\nowt: %s\n", err)
-	} else {
-		fmt.Fprintf(s.Out, "\n\x1b[1;31mowt: %s\x1b[0m\n", err)
-	}
+	fmt.Fprintf(s.Out, "\n%s\n", errorPalette().Paint(sgrRed, "owt: "+err.Error()))
 	s.waitKey("Press any key to close.")
 	return err
 }

@@ -10,6 +10,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/popups"
@@ -23,19 +24,38 @@ var screens = map[string]func(*tmux.Client, popups.Screen) error{
 	"control": popups.Control,
 }
 
+const usage = "usage: owt-popup [--theme auto|dark|light|dark-ansi|light-ansi] switch|create|merge|delete|control, owt-popup diff NAME (or: owt popup …, owt diff NAME)"
+
 func main() {
-	if len(os.Args) == 3 && os.Args[1] == "diff" {
-		if err := popups.Diff(tmux.New(), popups.Terminal(), os.Args[2]); err != nil {
+	args := os.Args[1:]
+	// --theme THEME (or --theme=THEME) comes first: the palette of every screen.
+	if len(args) > 0 && (args[0] == "--theme" || strings.HasPrefix(args[0], "--theme=")) {
+		name, ok := strings.CutPrefix(args[0], "--theme=")
+		if !ok {
+			if len(args) < 2 {
+				fmt.Fprintln(os.Stderr, usage)
+				os.Exit(2)
+			}
+			name, args = args[1], args[1:]
+		}
+		args = args[1:]
+		if err := popups.SetTheme(name); err != nil {
+			fmt.Fprintf(os.Stderr, "owt-popup: %v\n", err)
+			os.Exit(2)
+		}
+	}
+	if len(args) == 2 && args[0] == "diff" {
+		if err := popups.Diff(tmux.New(), popups.Terminal(), args[1]); err != nil {
 			os.Exit(1)
 		}
 		return
 	}
-	if len(os.Args) != 2 || screens[os.Args[1]] == nil {
-		fmt.Fprintln(os.Stderr, "usage: owt-popup switch|create|merge|delete|control, owt-popup diff NAME (or: owt popup …, owt diff NAME)")
+	if len(args) != 1 || screens[args[0]] == nil {
+		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
 	// The popup has shown any error itself; only the status remains.
-	if err := screens[os.Args[1]](tmux.New(), popups.Terminal()); err != nil {
+	if err := screens[args[0]](tmux.New(), popups.Terminal()); err != nil {
 		os.Exit(1)
 	}
 }

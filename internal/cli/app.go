@@ -49,6 +49,7 @@ func app(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
 func commands(f *cmdutil.Factory) []*cli.Command {
 	return []*cli.Command{
 		worktreecmd.NewCommand(f, nil),
+		worktreecmd.BranchCommand(f, nil),
 		worktreecmd.ListCommand(f),
 		worktreecmd.SwitchCommand(f),
 		worktreecmd.AttachCommand(f),

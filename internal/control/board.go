@@ -87,6 +87,8 @@ type Row struct {
 	Event string `json:"event,omitempty"`
 	// Spawner is the agent that spawned this one (owt mcp).
 	Spawner string `json:"spawner,omitempty"`
+	// InPlace: the agent works in the user's own checkout, no worktree.
+	InPlace bool `json:"in_place,omitempty"`
 }
 
 // IsAgent says the row has a worktree the agent verbs act on.
@@ -240,7 +242,7 @@ func agentRow(it inventory.Item, rec *state.Record, ref taskRef, q queuePlace, n
 	row := Row{
 		Name: it.Name, Repo: it.Repo, Status: it.Status, Task: firstLine(it.Task.Block()), Since: it.StatusSince,
 		Ahead: it.Ahead, Dirty: it.Dirty, Insertions: it.Insertions, Deletions: it.Deletions,
-		PR: it.PR.Summary(), Spawner: it.Spawner,
+		PR: it.PR.Summary(), Spawner: it.Spawner, InPlace: it.InPlace,
 	}
 	if ref.task != nil {
 		withTask(&row, ref.run, ref.task)

@@ -31,6 +31,9 @@ type Landed struct {
 	merge.ShipResult
 	Removed bool   `json:"removed"`
 	Kept    string `json:"kept,omitempty"` // why it was not removed
+	// Stays says, for an in-place agent, that its checkout and branch
+	// stay: its teardown ends only the session and the record.
+	Stays string `json:"stays,omitempty"`
 }
 
 // LandOptions are how a ship or merge ends.
@@ -193,11 +196,15 @@ func finishLanding(w *workspace.Workspace, out Landed, verb string, o LandOption
 	if o.Leaving != nil {
 		o.Leaving()
 	}
+	rec, _ := w.Get(out.Name)
 	if err := lifecycle.Of(w).Teardown(out.Name, out.BranchTip); err != nil {
 		out.Kept = err.Error()
 		return out, fmt.Errorf("landed on %s, but %w", out.Target, err)
 	}
 	out.Removed = true
+	if rec != nil && rec.InPlace {
+		out.Stays = lifecycle.InPlaceStays(rec)
+	}
 	return out, nil
 }
 

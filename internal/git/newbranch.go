@@ -14,3 +14,28 @@ func (r Repo) CreateBranchAt(branch, commit string) error {
 	}
 	return nil
 }
+
+// SwitchNew makes branch at start and checks it out in the checkout at
+// dir (git switch -c): the checkout must be clean, and git refuses when
+// the branch exists already. Nothing is stashed or reset.
+func SwitchNew(dir, branch, start string) error {
+	if !plausibleBranchName(branch) {
+		return fmt.Errorf("create branch %q: invalid name", branch)
+	}
+	if _, err := run(dir, "switch", "--no-guess", "-c", branch, start); err != nil {
+		return fmt.Errorf("git switch -c %s in %s: %w", branch, dir, err)
+	}
+	return nil
+}
+
+// Switch checks out the existing branch in the checkout at dir (git
+// switch); git refuses rather than overwrite local changes.
+func Switch(dir, branch string) error {
+	if !plausibleBranchName(branch) {
+		return fmt.Errorf("switch to branch %q: invalid name", branch)
+	}
+	if _, err := run(dir, "switch", "--no-guess", branch); err != nil {
+		return fmt.Errorf("git switch %s in %s: %w", branch, dir, err)
+	}
+	return nil
+}

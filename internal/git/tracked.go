@@ -35,3 +35,11 @@ func SkipWorktree(dir, rel string) error {
 	}
 	return nil
 }
+
+// NoSkipWorktree undoes SkipWorktree: git sees the file's changes again.
+func NoSkipWorktree(dir, rel string) error {
+	if _, err := run(dir, "update-index", "--no-skip-worktree", "--", rel); err != nil {
+		return fmt.Errorf("git update-index --no-skip-worktree %s in %s: %w", rel, dir, err)
+	}
+	return nil
+}

@@ -45,7 +45,9 @@ import (
 //     and owt ship commits it without owt's hooks (git.CommitPathsWith).
 //
 // push takes what undoes the info/exclude change if creation fails later; the file
-// itself goes with the worktree.
+// itself goes with the worktree. In the user's own checkout (an in-place
+// agent) the file's former content is kept on the record, and push also
+// takes what puts it back.
 func (w *Files) Install(rec *state.Record, prof agent.Profile, push func(undo func())) error {
 	spec, ok := agent.HookFiles[prof.Hooks]
 	if !ok {
@@ -91,6 +93,20 @@ func (w *Files) Install(rec *state.Record, prof agent.Profile, push func(undo fu
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}
+	hf := state.HookFile{Path: spec.Path, Tracked: tracked, Excluded: excluded}
+	if rec.InPlace {
+		// The user's own checkout: what was there goes back when the
+		// agent does (RestoreInPlace), or when this create fails.
+		hf.Existed, hf.Prior = existed, old
+		if _, err := os.Stat(filepath.Dir(path)); errors.Is(err, fs.ErrNotExist) {
+			hf.MadeDir = true
+		}
+		push(func() {
+			if err := restoreHookFile(rec.Path, hf); err != nil {
+				w.Logf("roll back: %v", err)
+			}
+		})
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
@@ -102,7 +118,7 @@ func (w *Files) Install(rec *state.Record, prof agent.Profile, push func(undo fu
 			return err
 		}
 	}
-	return w.recordHookFile(rec, state.HookFile{Path: spec.Path, Tracked: tracked, Excluded: excluded})
+	return w.recordHookFile(rec, hf)
 }
 
 // noHooks says, in one line, that owt left the settings file rel alone

@@ -31,7 +31,12 @@ func Work(r *state.Record, dirty []string) ([]string, error) {
 		return nil, err
 	}
 	for _, h := range r.HookFiles {
-		if !h.Tracked {
+		switch {
+		case !h.Tracked && r.InPlace:
+			// The user's own settings in their checkout: owt puts them
+			// back as they are when the agent goes, so they are not work.
+			dirty = slices.DeleteFunc(dirty, func(d string) bool { return d == h.Path })
+		case !h.Tracked:
 			files = append(files, h.Path)
 		}
 	}

@@ -88,6 +88,7 @@ var rooms = map[string]int{
 	"internal/proc":       base, // starting a program: context, trace
 	"internal/atomicfile": base, // replacing a file atomically
 	"internal/config":     base, // the config files
+	"internal/termtheme":  base, // the popups' palettes and the choice among them
 
 	// Not part of owt: the benchmark driver, the end-to-end tests and this
 	// plan. They may import anything.

@@ -29,11 +29,14 @@ import (
 
 // Item is one row of owt list: the record plus what git and tmux say now.
 type Item struct {
-	Name    string `json:"name"`
-	Repo    string `json:"repo"`
-	Branch  string `json:"branch"`
-	Base    string `json:"base"`
-	Path    string `json:"path"`
+	Name   string `json:"name"`
+	Repo   string `json:"repo"`
+	Branch string `json:"branch"`
+	Base   string `json:"base"`
+	Path   string `json:"path"`
+	// InPlace: the agent works in the user's own checkout (Path), not in
+	// a worktree of its own.
+	InPlace bool   `json:"in_place"`
 	Session string `json:"session"`
 	Live    bool   `json:"live"`
 	// Where is "here" (this tmux server), "other-server" (a tmux server
@@ -209,7 +212,7 @@ func itemOf(r *state.Record, loc *workspace.Locator) Item {
 	}
 	return Item{
 		Creating: creating,
-		Name:     r.Name, Repo: r.Repo, Branch: r.Branch, Base: r.Base, Path: r.Path,
+		Name:     r.Name, Repo: r.Repo, Branch: r.Branch, Base: r.Base, Path: r.Path, InPlace: r.InPlace,
 		Session: r.Session, Live: where.Place == workspace.Here, Where: where.Place.String(),
 		Tool: workspace.ToolOf(r), Status: string(r.Status), StatusSince: r.StatusSince,
 		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: text.From(r.Task),

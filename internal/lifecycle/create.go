@@ -55,6 +55,9 @@ type CreateOptions struct {
 	// Issue is a GitHub issue whose title, body and comments are the
 	// task (before Task's text, if any), recorded so owt pr closes it.
 	Issue int
+	// InPlace starts the agent in the checkout owt was run in (From) on
+	// a new branch switched to there, instead of in a new worktree.
+	InPlace bool
 }
 
 // ErrEmptyTask is returned when there is nothing to tell the agent.
@@ -128,8 +131,18 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 			o.Plan = true // the template's default
 		}
 	}
+	if o.InPlace && o.StartAt != "" {
+		return nil, errors.New("an in-place agent starts from its base; a start commit needs a worktree")
+	}
 	if err := w.Tmux.Available(); err != nil {
 		return nil, err
+	}
+	checkout := ""
+	if o.InPlace {
+		var err error
+		if checkout, err = w.inPlaceCheckout(o); err != nil {
+			return nil, err
+		}
 	}
 	if o.Name != "" {
 		if err := state.ValidateName(o.Name); err != nil {
@@ -194,7 +207,7 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, reserved, err := w.reserve(o, task, prof.Name, base, baseCommit, sv.Sessions, existing)
+	rec, reserved, err := w.reserve(o, task, prof.Name, base, baseCommit, checkout, sv.Sessions, existing)
 	if err != nil {
 		return nil, err
 	}
@@ -214,19 +227,26 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 
-	if err := w.Repo.AddWorktree(rec.Path, rec.Branch, start); err != nil {
-		return nil, fmt.Errorf("create worktree %s: %w", rec.Path, err)
+	if rec.InPlace {
+		if err := w.switchInPlace(rec, start, from, &rb); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := w.Repo.AddWorktree(rec.Path, rec.Branch, start); err != nil {
+			return nil, fmt.Errorf("create worktree %s: %w", rec.Path, err)
+		}
+		rb.push(func() {
+			_ = w.Repo.RemoveWorktree(rec.Path, true)
+			_ = w.Repo.DeleteBranch(rec.Branch, true)
+			_ = os.RemoveAll(rec.Path)
+		})
+		// owt doctor only ever touches branches carrying this mark; it is
+		// written while the files are copied and the session starts. An
+		// in-place agent's branch is the user's: never marked.
+		marked := async(func() (struct{}, error) { w.markOwtBranch(rec.Branch); return struct{}{}, nil })
+		defer func() { _, _ = marked() }()
+		w.Logf("created worktree %s on branch %s (from %s)", rec.Path, rec.Branch, from)
 	}
-	rb.push(func() {
-		_ = w.Repo.RemoveWorktree(rec.Path, true)
-		_ = w.Repo.DeleteBranch(rec.Branch, true)
-		_ = os.RemoveAll(rec.Path)
-	})
-	// owt doctor only ever touches branches carrying this mark; it is
-	// written while the files are copied and the session starts.
-	marked := async(func() (struct{}, error) { w.markOwtBranch(rec.Branch); return struct{}{}, nil })
-	defer func() { _, _ = marked() }()
-	w.Logf("created worktree %s on branch %s (from %s)", rec.Path, rec.Branch, from)
 	if err := afterStep("worktree"); err != nil {
 		return nil, err
 	}
@@ -235,12 +255,16 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	if spec, ok := agent.HookFiles[prof.Hooks]; ok && !o.NoAgent {
 		hookFile = spec.Path
 	}
-	copied, err := w.bringFiles(rec.Path, unversioned, hookFile, &rb)
-	if err != nil {
-		return nil, err
+	var copied []string
+	if !rec.InPlace { // the checkout has its files; owt writes only its hook settings there
+		if copied, err = w.bringFiles(rec.Path, unversioned, hookFile, &rb); err != nil {
+			return nil, err
+		}
+		notes.Of(w.Workspace).Apply(rec) // the shared note of 'owt note', if one is set
+		facts.Inject(w.Workspace, rec)   // what earlier agents learned, within its budget
+	} else if _, err := unversioned(); err != nil {
+		return nil, fmt.Errorf("list untracked files: %w", err)
 	}
-	notes.Of(w.Workspace).Apply(rec) // the shared note of 'owt note', if one is set
-	facts.Inject(w.Workspace, rec)   // what earlier agents learned, within its budget
 	if !o.NoAgent {
 		if err := hookfiles.Of(w.Workspace).Install(rec, prof, rb.push); err != nil {
 			return nil, fmt.Errorf("install %s hooks: %w", prof.Name, err)
@@ -360,7 +384,7 @@ func (w *Worktrees) checkBase(base string) (string, error) {
 // new calls never choose the same ones. It returns the create lock of the
 // name, held until the create ends: kill -9 drops it, which is how owt
 // doctor tells an interrupted create from one still running.
-func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit string, sessions []tmux.Session, branches map[string]string) (*state.Record, *state.Held, error) {
+func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, checkout string, sessions []tmux.Session, branches map[string]string) (*state.Record, *state.Held, error) {
 	name, branch := workspace.DeriveName(task)
 	if o.Name != "" {
 		name = o.Name
@@ -389,6 +413,9 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit string
 			return err
 		}
 		return w.Store.Update(func(f *state.File) error {
+			if other := inPlaceAt(f, checkout); other != "" {
+				return fmt.Errorf("%s already works in place in %s: one in-place agent per checkout ('owt delete %s' ends it)", other, checkout, other)
+			}
 			for n := 1; ; n++ {
 				cn, cb := withSuffix(name, branch, n)
 				taken, why := w.taken(f, cn, cb, liveSession, branches)
@@ -426,6 +453,10 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit string
 				Plan: o.Plan, NoAgent: o.NoAgent, NoSetup: o.NoSetup, Port: port,
 				Status: state.Starting, StatusSince: now, Source: state.FromOwt, CreatedAt: now,
 				Creating: true, Spawner: o.Spawner, SpawnDepth: o.SpawnDepth, Issue: o.Issue,
+			}
+			if checkout != "" {
+				// The user's checkout is set up already: no install there.
+				rec.Path, rec.InPlace, rec.NoSetup = checkout, true, true
 			}
 			f.Records[name] = rec
 			return nil

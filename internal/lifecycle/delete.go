@@ -85,6 +85,9 @@ func (l Loss) hint() string {
 // commits made on a detached HEAD that no ref holds.
 func (w *Worktrees) WhatWouldBeLost(r *state.Record) (Loss, error) {
 	var l Loss
+	if r.InPlace {
+		return l, nil // its delete removes nothing: the checkout and branch stay
+	}
 	if _, err := os.Stat(r.Path); err == nil {
 		if l, err = worktreeWork(r); err != nil {
 			return l, err
@@ -118,7 +121,8 @@ type DeleteOptions struct {
 }
 
 // Delete kills the session, removes the worktree, deletes the branch and
-// drops the record. Without Force it refuses, changing nothing, when
+// drops the record; of an in-place agent only the session and record go
+// (releaseInPlace). Without Force it refuses, changing nothing, when
 // uncommitted files or commits not in the base would be lost.
 func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 	r, err := w.Get(name)
@@ -127,6 +131,19 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 	}
 	if r.Swarm != nil {
 		return fmt.Errorf("%s is a worker of the swarm in %s, %w: 'owt swarm stop %s' stops its workers", name, r.Swarm.Host, ErrSwarmWorker, r.Swarm.Host)
+	}
+	if r.InPlace {
+		// The user's checkout: only the session, the record and owt's
+		// hook settings go (never the checkout, never its branch).
+		if err := w.releaseInPlace(r, o); err != nil {
+			return err
+		}
+		_ = statusbar.PublishSummaryLocked(w.Tmux)
+		_ = w.Tmux.RefreshStatus()
+		return nil
+	}
+	if err := w.refuseMainCheckout(r); err != nil {
+		return err
 	}
 	loss, err := w.WhatWouldBeLost(r)
 	if err != nil && !o.Force {
@@ -227,4 +244,15 @@ func (w *Worktrees) killSessionOf(r *state.Record) error {
 		return fmt.Errorf("kill session %s: %w", r.Session, err)
 	}
 	return nil
+}
+
+// refuseMainCheckout refuses to remove a record's worktree that is the
+// repository's main checkout: only an in-place agent works there, and its
+// delete removes nothing; a record saying otherwise is wrong (hand-edited,
+// or written by something else), and the checkout is never owt's.
+func (w *Worktrees) refuseMainCheckout(r *state.Record) error {
+	if r.InPlace || filepath.Clean(r.Path) != filepath.Clean(w.Repo.Root) {
+		return nil
+	}
+	return fmt.Errorf("%s: its path %s is your repository's main checkout, which owt never removes; nothing was changed ('owt doctor' looks into it)", r.Name, r.Path)
 }

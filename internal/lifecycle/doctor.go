@@ -184,6 +184,9 @@ func (w *Worktrees) forget(r *state.Record, rep *DoctorReport) (bool, string) {
 		return true, "forgot it; " + err.Error()
 	}
 	action := "forgot it"
+	if r.InPlace {
+		return true, action + "; its branch " + r.Branch + " is yours and stays" // never owt's to delete
+	}
 	if w.Repo.BranchExists(r.Branch) {
 		base := w.Repo.BaseRef(r.Base, r.BaseCommit)
 		ahead, _, err := w.Repo.AheadBehind(base, git.BranchRef(r.Branch))

@@ -80,6 +80,21 @@ func (w *Worktrees) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 		rep.Findings = append(rep.Findings, f)
 		return true
 	}
+	if r.InPlace {
+		// The checkout is the user's: its undo forgets the record and
+		// takes owt's hook settings out, and the branch stays checked out.
+		f.Detail = fmt.Sprintf("owt new --in-place %s was interrupted before it finished (branch %s in your checkout %s)", r.Name, r.Branch, r.Path)
+		f.Action = "--fix forgets it; your checkout and its branch stay"
+		if fix {
+			if err := w.Delete(r.Name, DeleteOptions{}); err != nil {
+				f.Action = "could not forget it: " + err.Error()
+			} else {
+				f.Fixed, f.Action = true, "forgot it; "+InPlaceStays(r)
+			}
+		}
+		rep.Findings = append(rep.Findings, f)
+		return true
+	}
 	if ahead, _, err := w.Repo.AheadBehind(w.Repo.BaseRef(r.Base, r.BaseCommit), git.BranchRef(r.Branch)); err == nil && ahead > 0 {
 		f.Action = fmt.Sprintf("left alone: branch %s has %d commit(s) of its own; look at it, then 'owt delete --force %s'", r.Branch, ahead, r.Name)
 		rep.Findings = append(rep.Findings, f)

@@ -23,6 +23,14 @@ func (w *Worktrees) Teardown(name, branchTip string) error {
 	if err != nil {
 		return err
 	}
+	if err := w.refuseMainCheckout(r); err != nil {
+		return err
+	}
+	if r.InPlace {
+		// Its checkout is the user's and stays, with any work in it: the
+		// delete only ends the session and forgets the record.
+		return w.Delete(name, DeleteOptions{})
+	}
 	if _, err := os.Stat(r.Path); err == nil {
 		loss, err := worktreeWork(r)
 		if err != nil {

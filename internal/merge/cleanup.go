@@ -63,6 +63,9 @@ func (c *Context) PlanCleanup(o CleanupOptions) ([]CleanupItem, error) {
 		if err != nil {
 			item = CleanupItem{Name: r.Name, Branch: r.Branch, Reason: "kept: " + err.Error()}
 		}
+		if r.InPlace && item.Remove {
+			item.Reason += "; it works in place: only its session and record go, your checkout stays on " + r.Branch
+		}
 		items = append(items, item)
 	}
 	return items, nil

@@ -175,6 +175,16 @@ func (c *Context) checkMergeable(r *state.Record, o Options, target string) erro
 		}
 		return nil
 	}
+	if r.InPlace {
+		// The user may have switched their checkout back since: then what
+		// is in it is theirs, and the branch merges as a branch.
+		if cur, err := git.CurrentBranch(r.Path); err == nil && cur != r.Branch {
+			if o.Rebase || o.LeaveConflicts {
+				return fmt.Errorf("%s works in place and your checkout %s is not on %s now; --rebase and --leave-conflicts need it there ('git switch %s')", r.Name, r.Path, r.Branch, r.Branch)
+			}
+			return nil
+		}
+	}
 	work, err := c.workFiles(r)
 	if err != nil {
 		return fmt.Errorf("check %s for uncommitted work: %w", r.Name, err)

@@ -302,6 +302,10 @@ func (w *Notes) writeNote(st *noteState, r *state.Record) Result {
 // writeNote).
 func (w *Notes) writeBlock(st *noteState, r *state.Record, b block, text string) Result {
 	res := Result{Name: r.Name}
+	if r.InPlace {
+		res.Action, res.Reason = "skipped", "it works in place, and owt writes no notes into your own checkout"
+		return res
+	}
 	if _, err := os.Stat(r.Path); err != nil {
 		res.Action, res.Reason = "skipped", "worktree missing"
 		return res

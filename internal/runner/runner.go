@@ -86,11 +86,14 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 		// The window was named after the agent; the shell takes over.
 		_ = tm.SetWindowOption(pane, "automatic-rename", "on")
 	}
-	remove := "'owt delete " + rec.Name + "' removes it"
-	if rec.Swarm != nil {
+	where, remove := "the worktree", "'owt delete "+rec.Name+"' removes it"
+	switch {
+	case rec.Swarm != nil:
 		remove = "'owt swarm stop " + rec.Swarm.Host + "' closes the swarm's windows"
+	case rec.InPlace:
+		where, remove = "your checkout", "'owt delete "+rec.Name+"' ends this session; the checkout and its branch stay"
 	}
-	fmt.Fprintf(out, "\nowt: %s exited with code %d. This shell is in the worktree; %s.\n", rec.Tool, code, remove)
+	fmt.Fprintf(out, "\nowt: %s exited with code %d. This shell is in %s; %s.\n", rec.Tool, code, where, remove)
 	return execShell(out, rec.Path)
 }
 

@@ -61,9 +61,13 @@ type Record struct {
 	Base       string `json:"base"`
 	BaseCommit string `json:"base_commit,omitempty"`
 	Path       string `json:"path"`
-	Session    string `json:"session"`
-	SessionID  string `json:"session_id,omitempty"`
-	Socket     string `json:"socket,omitempty"` // the tmux server the session was made on: only its monitor may call the agent gone
+	// InPlace: the agent works in the user's own checkout at Path (owt new
+	// --in-place), on a branch owt switched it to; Path is never owt's to
+	// remove, and the branch stays when the agent goes.
+	InPlace   bool   `json:"in_place,omitempty"`
+	Session   string `json:"session"`
+	SessionID string `json:"session_id,omitempty"`
+	Socket    string `json:"socket,omitempty"` // the tmux server the session was made on: only its monitor may call the agent gone
 	// Server identifies that server's run (host, pid, start time): tmux
 	// hands out $N and %N again after a restart, so the recorded ids mean
 	// something only while it is the same server.
@@ -177,6 +181,12 @@ type HookFile struct {
 	// Excluded: owt added the file's line to info/exclude (it was not
 	// there before), so owt removes it again once no worktree needs it.
 	Excluded bool `json:"excluded,omitempty"`
+	// For an in-place agent (the file is the user's checkout's), what was
+	// there before owt merged its hooks in, so owt can put it back:
+	// Existed and its bytes Prior, and MadeDir when owt made its folder.
+	Existed bool   `json:"existed,omitempty"`
+	Prior   []byte `json:"prior,omitempty"`
+	MadeDir bool   `json:"made_dir,omitempty"`
 }
 
 // SetStatus changes the status and its bookkeeping; it reports whether

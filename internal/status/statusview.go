@@ -28,8 +28,11 @@ type View struct {
 	// Done is what the agent said with owt done this turn.
 	Done    *state.DoneSignal `json:"done,omitempty"`
 	Session string            `json:"session"`
-	Pane    string            `json:"pane,omitempty"`
-	Live    bool              `json:"live"`
+	// InPlace: it works in the user's own checkout, not a worktree.
+	InPlace bool   `json:"in_place"`
+	Path    string `json:"path"`
+	Pane    string `json:"pane,omitempty"`
+	Live    bool   `json:"live"`
 	// Elsewhere says how to reach an agent on another tmux server.
 	Elsewhere string `json:"elsewhere,omitempty"`
 	// Lines are the last non-blank lines of the agent's pane.
@@ -48,7 +51,8 @@ func Of(w *workspace.Workspace, name string, lines int) (View, error) {
 		Source: string(r.Source), ExitCode: r.ExitCode, Session: r.Session, Pane: r.Pane,
 		WaitingFor: r.WaitingFor, TurnError: r.TurnError, Done: r.Done,
 		Interrupted: r.Interrupted && r.Status == state.Idle,
-		Lines:       []text.Untrusted{},
+		InPlace:     r.InPlace, Path: r.Path,
+		Lines: []text.Untrusted{},
 	}
 	if err := w.CheckPane(r); err != nil {
 		if errors.Is(err, workspace.ErrOtherServer) {

@@ -117,7 +117,10 @@ func printLanding(wr io.Writer, out landed) {
 		where = "checkout " + out.Checkout + " updated"
 	}
 	fmt.Fprintf(wr, "merged %s into %s (%s): %.12s → %.12s, %s\n", out.Branch, out.Target, out.Method, out.From, out.Commit, where)
-	if out.Removed {
+	switch {
+	case out.Removed && out.Stays != "":
+		fmt.Fprintf(wr, "ended %s: session and record; %s\n", out.Name, out.Stays)
+	case out.Removed:
 		fmt.Fprintf(wr, "removed %s: session, worktree and branch\n", out.Name)
 	}
 }

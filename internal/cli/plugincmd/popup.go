@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/termtheme"
 	"github.com/urfave/cli/v2"
 )
 
@@ -23,9 +24,16 @@ func PopupCommand(f *cmdutil.Factory) *cli.Command {
 		return &cli.Command{
 			Name:  name,
 			Usage: usage,
+			Flags: []cli.Flag{&cli.StringFlag{Name: "theme", Usage: "auto (the terminal's background), dark, light, dark-ansi or light-ansi; default: the tmux option @owt-theme, else auto"}},
 			Action: func(c *cli.Context) error {
 				if c.NArg() > 0 {
 					return cmdutil.Usagef("popup %s takes no arguments", name)
+				}
+				if t := c.String("theme"); t != "" {
+					if err := termtheme.Check(t); err != nil {
+						return cmdutil.Usagef("--theme: %v", err)
+					}
+					return execPopup("--theme", t, name)
 				}
 				return execPopup(name)
 			},

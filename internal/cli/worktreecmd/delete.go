@@ -35,7 +35,7 @@ func DeleteCommand(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if !c.Bool("yes") && f.IO.InTTY && rec.Swarm == nil { // a swarm worker is refused, not asked about
+			if !c.Bool("yes") && f.IO.InTTY && rec.Swarm == nil && !rec.InPlace { // a swarm worker is refused, not asked about; an in-place one loses nothing
 				q := fmt.Sprintf("Delete %s (worktree %s, branch %s)?", rec.Name, rec.Path, rec.Branch)
 				if loss, err := lifecycle.Of(w).WhatWouldBeLost(rec); err == nil && !loss.Empty() && c.Bool("force") {
 					q = fmt.Sprintf("Delete %s and LOSE %s?", rec.Name, loss)
@@ -46,6 +46,10 @@ func DeleteCommand(f *cmdutil.Factory) *cli.Command {
 			}
 			if err := control.Delete(w, name, lifecycle.DeleteOptions{Force: c.Bool("force"), KeepBranch: c.Bool("keep-branch")}); err != nil {
 				return err
+			}
+			if rec.InPlace {
+				fmt.Fprintf(c.App.Writer, "deleted %s: its session and record; %s\n", name, lifecycle.InPlaceStays(rec))
+				return nil
 			}
 			fmt.Fprintf(c.App.Writer, "deleted %s\n", name)
 			return nil

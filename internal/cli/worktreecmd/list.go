@@ -98,6 +98,9 @@ func printTable(ios *cmdutil.IOStreams, items []inventory.Item, withRepo bool) {
 		case it.Where == "gone":
 			status += " (no session)"
 		}
+		if it.InPlace {
+			status += " (in place)"
+		}
 		if len(it.NeedsYou) > 0 {
 			status += " (needs you: " + cmdutil.Shown(strings.Join(it.NeedsYou, "; ")) + ")"
 		}

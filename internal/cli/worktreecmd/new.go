@@ -52,6 +52,7 @@ func NewCommand(f *cmdutil.Factory, runF func(*newOptions) error) *cli.Command {
 				Usage: "task template shaping the first prompt (see owt templates); auto guesses one from the task, none sends the task as it is"},
 			&cli.IntFlag{Name: "issue", Usage: "the task is GitHub issue `N` (title, body, comments through gh), on branch issue-N-slug"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the agent's first prompt and the memory facts it would get; create nothing"},
+			&cli.BoolFlag{Name: "in-place", Usage: "no worktree: switch this checkout (clean, on a branch) to the new branch and start the agent here"},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -69,6 +70,7 @@ func NewCommand(f *cmdutil.Factory, runF func(*newOptions) error) *cli.Command {
 					NoSetup:  c.Bool("no-setup"),
 					Template: c.String("template"),
 					Issue:    c.Int("issue"),
+					InPlace:  c.Bool("in-place"),
 				},
 				JSON:   c.Bool("json"),
 				Switch: c.Bool("switch"),
@@ -76,6 +78,27 @@ func NewCommand(f *cmdutil.Factory, runF func(*newOptions) error) *cli.Command {
 			})
 		},
 	}
+}
+
+// BranchCommand is owt branch: owt new --in-place, for quick tasks.
+func BranchCommand(f *cmdutil.Factory, runF func(*newOptions) error) *cli.Command {
+	if runF == nil {
+		runF = newRun
+	}
+	cmd := NewCommand(f, func(o *newOptions) error {
+		o.Create.InPlace = true
+		return runF(o)
+	})
+	cmd.Name = "branch"
+	cmd.Usage = "start an agent on a task on a new branch in this checkout, no worktree (owt new --in-place)"
+	flags := cmd.Flags[:0:0]
+	for _, fl := range cmd.Flags {
+		if fl.Names()[0] != "in-place" {
+			flags = append(flags, fl)
+		}
+	}
+	cmd.Flags = flags
+	return cmd
 }
 
 // newRun creates the worktree, session and agent, and says what it made.
@@ -135,7 +158,11 @@ func created(rec *state.Record) string {
 	if rec.NoAgent {
 		tool = "shell"
 	}
-	line := fmt.Sprintf("%s: %s on %s in %s (tmux session %s)", rec.Name, tool, rec.Branch, rec.Path, rec.Session)
+	where := "in " + rec.Path
+	if rec.InPlace {
+		where = "in place in your checkout " + rec.Path
+	}
+	line := fmt.Sprintf("%s: %s on %s %s (tmux session %s)", rec.Name, tool, rec.Branch, where, rec.Session)
 	if rec.Template != "" {
 		line += ", template " + rec.Template
 	}

@@ -60,6 +60,9 @@ func printStatus(out io.Writer, v status.View) {
 		status += " (interrupted)"
 	}
 	fmt.Fprintf(out, "%s: %s for %s (from %s)\n", v.Name, status, workspace.Age(time.Since(v.Since)), v.Source)
+	if v.InPlace {
+		fmt.Fprintf(out, "it works in place, in your checkout %s (no worktree)\n", v.Path)
+	}
 	if !v.TurnError.Empty() {
 		fmt.Fprintf(out, "its last turn failed (%s); the task is kept: 'owt send %s --task' sends it again\n", v.TurnError, v.Name)
 	}
