@@ -392,7 +392,10 @@ func TestRealGeminiFirstRun(t *testing.T) {
 	}
 	e.press(s, "Enter")
 	e.expect(repo, "g", "waiting", "login")
-	e.press(s, "Down", "Enter")
+	// Down until the API key is the choice (a key let go by while Gemini
+	// draws would make Enter sign in with Google), then Enter.
+	e.pressUntil(s, "Down", "● 2. Use Gemini API Key")
+	e.press(s, "Enter")
 	e.expect(repo, "g", "waiting", "API key")
 	e.noFalseFinish(repo, canary, "g")
 }

@@ -580,7 +580,10 @@ func TestRealGeminiTaskLostBehindSignIn(t *testing.T) {
 	e.await(rec, "g", 0, seenStatus{Status: "waiting", WaitingFor: "trust"}, beforeSignIn)
 	e.press(s, "Enter")
 	e.await(rec, "g", 0, seenStatus{Status: "waiting", WaitingFor: "login"}, beforeSignIn)
-	e.press(s, "Down", "Enter")
+	// Down until the API key is the choice (a key let go by while Gemini
+	// draws would make Enter sign in with Google), then Enter.
+	e.pressUntil(s, "Down", "● 2. Use Gemini API Key")
+	e.press(s, "Enter")
 	e.await(rec, "g", 0, seenStatus{Status: "waiting", WaitingFor: "API key"}, beforeSignIn)
 	e.typeKeyUntil(s, "AIza-owt-test-not-a-key", "Type your message")
 	const failed = "Content generator not initialized"

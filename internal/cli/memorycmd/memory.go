@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -59,9 +58,12 @@ func addCommand(f *cmdutil.Factory) *cli.Command {
 		Action: func(c *cli.Context) error {
 			txt := strings.Join(c.Args().Slice(), " ")
 			if txt == "-" {
-				data, err := io.ReadAll(io.LimitReader(os.Stdin, memory.MaxText+1))
+				data, err := io.ReadAll(io.LimitReader(f.IO.In, memory.MaxText+1))
 				if err != nil {
 					return err
+				}
+				if len(data) > memory.MaxText {
+					return cmdutil.Usagef("memory add: the text on stdin is more than %d bytes; a fact is at most that", memory.MaxText)
 				}
 				txt = string(data)
 			}
@@ -82,9 +84,9 @@ func addCommand(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return cmdutil.PrintJSON(c.App.Writer, it)
+				return cmdutil.PrintJSON(f.IO.Out, it)
 			}
-			fmt.Fprintf(c.App.Writer, "remembered #%d (%s)\n", it.ID, it.Kind)
+			fmt.Fprintf(f.IO.Out, "remembered #%d (%s)\n", it.ID, it.Kind)
 			return nil
 		},
 	}
@@ -113,7 +115,7 @@ func searchCommand(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return printItems(c, hits, "nothing in memory matches "+strconv.Quote(text.CleanLine(q)))
+			return printItems(f, c, hits, "nothing in memory matches "+strconv.Quote(text.CleanLine(q)))
 		},
 	}
 }
@@ -144,23 +146,23 @@ func listCommand(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return printItems(c, items, "memory is empty: owt memory add \"TEXT\", or owt memory mine")
+			return printItems(f, c, items, "memory is empty: owt memory add \"TEXT\", or owt memory mine")
 		},
 	}
 }
 
-func printItems(c *cli.Context, items []memory.Item, empty string) error {
+func printItems(f *cmdutil.Factory, c *cli.Context, items []memory.Item, empty string) error {
 	if items == nil {
 		items = []memory.Item{}
 	}
 	if c.Bool("json") {
-		return cmdutil.PrintJSON(c.App.Writer, items)
+		return cmdutil.PrintJSON(f.IO.Out, items)
 	}
 	if len(items) == 0 {
-		fmt.Fprintln(c.App.Writer, empty)
+		fmt.Fprintln(f.IO.Out, empty)
 		return nil
 	}
-	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tKIND\tAGE\tSOURCE\tTEXT")
 	now := time.Now()
 	for _, it := range items {
@@ -206,7 +208,7 @@ func forgetCommand(f *cmdutil.Factory) *cli.Command {
 			if !ok {
 				return fmt.Errorf("no fact #%d", id)
 			}
-			fmt.Fprintf(c.App.Writer, "forgot #%d\n", id)
+			fmt.Fprintf(f.IO.Out, "forgot #%d\n", id)
 			return nil
 		},
 	}
@@ -228,9 +230,9 @@ func mineCommand(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return cmdutil.PrintJSON(c.App.Writer, m)
+				return cmdutil.PrintJSON(f.IO.Out, m)
 			}
-			fmt.Fprintf(c.App.Writer, "mined %d new fact(s): done summaries %d, note %d, review comments %d, commits %d\n",
+			fmt.Fprintf(f.IO.Out, "mined %d new fact(s): done summaries %d, note %d, review comments %d, commits %d\n",
 				m.Total(), m.Done, m.Note, m.Review, m.Commits)
 			return nil
 		},
@@ -254,10 +256,10 @@ func consolidateCommand(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return cmdutil.PrintJSON(c.App.Writer, rep)
+				return cmdutil.PrintJSON(f.IO.Out, rep)
 			}
 			for _, l := range rep.Lines() {
-				fmt.Fprintln(c.App.Writer, l)
+				fmt.Fprintln(f.IO.Out, l)
 			}
 			return nil
 		},
@@ -291,16 +293,16 @@ func reportsCommand(f *cmdutil.Factory) *cli.Command {
 				out = []facts.Report{}
 			}
 			if c.Bool("json") {
-				return cmdutil.PrintJSON(c.App.Writer, out)
+				return cmdutil.PrintJSON(f.IO.Out, out)
 			}
 			if len(out) == 0 {
-				fmt.Fprintln(c.App.Writer, "no consolidation yet: owt memory consolidate")
+				fmt.Fprintln(f.IO.Out, "no consolidation yet: owt memory consolidate")
 				return nil
 			}
 			for _, rep := range out {
-				fmt.Fprintf(c.App.Writer, "%s\n", rep.At.Local().Format("2006-01-02 15:04"))
+				fmt.Fprintf(f.IO.Out, "%s\n", rep.At.Local().Format("2006-01-02 15:04"))
 				for _, l := range rep.Lines() {
-					fmt.Fprintf(c.App.Writer, "  %s\n", text.CleanLine(l))
+					fmt.Fprintf(f.IO.Out, "  %s\n", text.CleanLine(l))
 				}
 			}
 			return nil
