@@ -119,11 +119,33 @@ func TestSwarmFourRoles(t *testing.T) {
 	})
 
 	// swarm send reaches every worker.
-	sent := e.MustOwt(repo, "swarm", "send", host, "status please")
+	sent := e.MustOwt(repo, "swarm", "send", host, "status please\n!sleep 4")
 	for _, role := range roles {
 		require.Contains(t, sent, "sent to "+host+"/"+role)
 	}
 
+	// Members are mid-turn: stop refuses, naming them, and closes nothing.
+	e.Eventually(20*time.Second, "a member working", func() bool {
+		for _, it := range e.List(repo) {
+			if strings.HasPrefix(it.Name, host+"/") && it.Status == "working" {
+				return true
+			}
+		}
+		return false
+	})
+	r := e.Owt(repo, "swarm", "stop", host)
+	require.NotEqual(t, 0, r.Code)
+	require.Contains(t, r.Stderr, "in the middle of a turn")
+	require.Contains(t, r.Stderr, "--force")
+	e.Eventually(30*time.Second, "every member idle again", func() bool {
+		idle := 0
+		for _, it := range e.List(repo) {
+			if strings.HasPrefix(it.Name, host+"/") && it.Status == "idle" {
+				idle++
+			}
+		}
+		return idle == len(roles)
+	})
 	stop := e.MustOwt(repo, "swarm", "stop", host)
 	require.Contains(t, stop, "NEEDS YOU: the tester changed files that are not tests: helper.go")
 	require.NotContains(t, stop, "greet_test.go")

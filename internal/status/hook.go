@@ -65,8 +65,8 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 		return errors.Join(fmt.Errorf("%w: %s %s", ErrHookIgnored, call.Kind, call.Event), parseErr, chainErr)
 	}
 	w, name, err := hookLedger(tm, call, ev)
-	if err == nil && strings.Contains(name, "/") {
-		err = noteWorkerEdit(w, name, ev) // a swarm worker: the tester's check needs its edits
+	if err == nil && strings.HasSuffix(name, "/tester") {
+		err = noteWorkerEdit(w, name, ev) // a swarm's tester: its check needs its edits (no other worker pays for it)
 	}
 	if err == nil {
 		var changed bool

@@ -1,6 +1,7 @@
 package swarm
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -32,10 +33,21 @@ type StopReport struct {
 // Stop ends host's swarm: it checks the tester's edits, closes the
 // workers' windows and forgets their records. The worktree, its branch,
 // its commits and its uncommitted files stay.
-func (s *Swarms) Stop(host string) (StopReport, error) {
+func (s *Swarms) Stop(host string, force bool) (StopReport, error) {
 	sw, err := s.Get(host)
 	if err != nil {
 		return StopReport{}, err
+	}
+	if !force {
+		var busy []string
+		for _, r := range sw.Workers {
+			if r.Status == state.Working || r.Status == state.Starting {
+				busy = append(busy, r.Name)
+			}
+		}
+		if len(busy) > 0 {
+			return StopReport{}, fmt.Errorf("%w: %s %s in the middle of a turn, which stopping now would cut short; wait (owt wait), or --force", ErrBusy, strings.Join(busy, ", "), isAre(len(busy)))
+		}
 	}
 	rep := StopReport{Host: sw.Host, Path: sw.Path, Branch: sw.Branch, Stopped: []string{}, NotTests: []string{}}
 	for _, r := range sw.Workers {
@@ -68,6 +80,16 @@ func (s *Swarms) Stop(host string) (StopReport, error) {
 	rep.Stopped = names
 	_ = statusbar.PublishSummaryLocked(s.W.Tmux)
 	return rep, nil
+}
+
+// ErrBusy marks a stop refused because a worker is mid-turn.
+var ErrBusy = errors.New("swarm busy")
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 // testerCheck lists the files the tester wrote (as its hooks reported)

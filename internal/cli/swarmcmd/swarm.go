@@ -227,7 +227,7 @@ func stopCommand(f *cmdutil.Factory) *cli.Command {
 		Name:      "stop",
 		Usage:     "close the swarm's windows and forget its workers; the worktree, its branch and commits stay",
 		ArgsUsage: "NAME",
-		Flags:     []cli.Flag{cmdutil.JSONFlag()},
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "stop workers in the middle of a turn too"}, cmdutil.JSONFlag()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return cmdutil.Usagef("swarm stop takes one NAME")
@@ -237,7 +237,7 @@ func stopCommand(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			w.Warn = f.IO.ErrOut
-			rep, err := swarm.Of(w).Stop(c.Args().First())
+			rep, err := swarm.Of(w).Stop(c.Args().First(), c.Bool("force"))
 			if err != nil {
 				return err
 			}
