@@ -106,6 +106,8 @@ func TestAgentWindowShowsTheTool(t *testing.T) {
 	e.Tmux("send-keys", "-t", target, "C-c")
 	e.Tmux("send-keys", "-t", target, "C-c")
 	e.WaitStatus(repo, "w", "exited", 10*time.Second)
+	// Typed once owt has said so and the shell is next, as a user would.
+	e.WaitScreen(target, "This shell is in the worktree")
 	e.Tmux("send-keys", "-t", target, "-l", "echo shell-$((40+2))")
 	e.Tmux("send-keys", "-t", target, "Enter")
 	e.WaitScreen(target, "shell-42")
