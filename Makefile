@@ -10,11 +10,13 @@ TAGS    ?= urfave_cli_no_docs
 
 .PHONY: build test unit e2e bench install demo lint clean realtools
 
-# owt, and owt-popup beside it: the tmux popups, kept out of owt so no other
-# command loads terminal UI libraries.
+# owt, and beside it owt-popup (the tmux popups) and owt-mcp (the MCP
+# server and the memory): kept out of owt so no hook or status-line run
+# loads terminal UI libraries, net/http or SQLite.
 build:
 	$(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/owt
 	$(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(dir $(BIN))owt-popup ./cmd/owt-popup
+	$(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(dir $(BIN))owt-mcp ./cmd/owt-mcp
 
 # Everything: lint, unit tests, the fake agent's own tests, and the
 # end-to-end tests against real tmux and git. The end-to-end tests run in
@@ -38,6 +40,7 @@ install: build
 	install -d $(PREFIX)/bin
 	install -m 0755 $(BIN) $(PREFIX)/bin/owt
 	install -m 0755 $(dir $(BIN))owt-popup $(PREFIX)/bin/owt-popup
+	install -m 0755 $(dir $(BIN))owt-mcp $(PREFIX)/bin/owt-mcp
 
 demo: build
 	$(GO) build -o bin/owt-demo-agent ./testdata/fakeagent

@@ -38,7 +38,7 @@ checkout_version() {
 # binary_current: bin/owt (and bin/owt-popup, its popups) exist and were
 # made for this checkout.
 binary_current() {
-	[ -x "$bin" ] && [ -x "$bin_dir/owt-popup" ] || return 1
+	[ -x "$bin" ] && [ -x "$bin_dir/owt-popup" ] && [ -x "$bin_dir/owt-mcp" ] || return 1
 	local want
 	want="$(checkout_version)"
 	[ -z "$want" ] && return 0 # an unpacked release: its bin/owt is its own
@@ -151,11 +151,12 @@ build() {
 	mkdir -p "$tmp" || return 1
 	if ! (cd "$plugin_dir" &&
 		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt" ./cmd/owt &&
-		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt-popup" ./cmd/owt-popup); then
+		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt-popup" ./cmd/owt-popup &&
+		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt-mcp" ./cmd/owt-mcp); then
 		rm -rf "$tmp"
 		return 1
 	fi
-	mv -f "$tmp/owt-popup" "$bin_dir/owt-popup" && mv -f "$tmp/owt" "$bin" && echo "$want" >"$stamp"
+	mv -f "$tmp/owt-popup" "$bin_dir/owt-popup" && mv -f "$tmp/owt-mcp" "$bin_dir/owt-mcp" && mv -f "$tmp/owt" "$bin" && echo "$want" >"$stamp"
 	rm -rf "$tmp"
 }
 
@@ -212,11 +213,12 @@ download() {
 		reason="no sha256sum or shasum to check $name"
 	elif [ "$want_sum" != "$got_sum" ]; then
 		reason="sha256 mismatch for $base/$name (expected $want_sum, got $got_sum); not installed"
-	elif ! tar -xzf "$tmpd/$name" -C "$tmpd" owt owt-popup || [ ! -f "$tmpd/owt" ] || [ ! -f "$tmpd/owt-popup" ]; then
-		reason="$name does not hold owt and owt-popup"
+	elif ! tar -xzf "$tmpd/$name" -C "$tmpd" owt owt-popup owt-mcp || [ ! -f "$tmpd/owt" ] || [ ! -f "$tmpd/owt-popup" ] || [ ! -f "$tmpd/owt-mcp" ]; then
+		reason="$name does not hold owt, owt-popup and owt-mcp"
 	else
-		chmod 0755 "$tmpd/owt" "$tmpd/owt-popup" &&
+		chmod 0755 "$tmpd/owt" "$tmpd/owt-popup" "$tmpd/owt-mcp" &&
 			mv -f "$tmpd/owt-popup" "$bin_dir/owt-popup" &&
+			mv -f "$tmpd/owt-mcp" "$bin_dir/owt-mcp" &&
 			mv -f "$tmpd/owt" "$bin" &&
 			checkout_version >"$stamp"
 		rm -rf "$tmpd"

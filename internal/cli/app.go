@@ -17,8 +17,6 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/cli/configcmd"
 	"github.com/owt-tmux/owt/internal/cli/landcmd"
-	"github.com/owt-tmux/owt/internal/cli/mcpcmd"
-	"github.com/owt-tmux/owt/internal/cli/memorycmd"
 	"github.com/owt-tmux/owt/internal/cli/plugincmd"
 	"github.com/owt-tmux/owt/internal/cli/runcmd"
 	"github.com/owt-tmux/owt/internal/cli/swarmcmd"
@@ -40,8 +38,8 @@ func app(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
 	app := f.NewApp(commands...)
 	app.Usage = "run many AI coding agents in parallel, each in its own git worktree and tmux session"
 	app.Version = Version
-	app.Flags = serverFlags()
-	app.Before = func(c *cli.Context) error { return chooseServer(f, c) }
+	app.Flags = ServerFlags()
+	app.Before = func(c *cli.Context) error { return ChooseServer(f, c) }
 	return app
 }
 
@@ -59,7 +57,7 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		configcmd.ToolsCommand(f), configcmd.TemplatesCommand(f),
 		configcmd.ConfigCommand(f),
 		runcmd.RunsCommand(f), runcmd.BatchCommand(f), runcmd.OrchestrateCommand(f), runcmd.PlanCommand(f, nil), worktreecmd.DoneCommand(f), landcmd.PRCommand(f), landcmd.DismissCommand(f),
-		mcpcmd.Command(f, Version), mcpcmd.MessagesCommand(f), memorycmd.Command(f),
+		plugincmd.MCPCommand(f), worktreecmd.MessagesCommand(f), plugincmd.MemoryCommand(f),
 		swarmcmd.Command(f),
 		worktreecmd.RunnerCommand(f),
 		worktreecmd.HookCommand(f),

@@ -16,7 +16,9 @@ import (
 // tmux -S (inside tmux, $TMUX names the server, as it does for tmux).
 const SocketEnv = "OWT_TMUX_SOCKET"
 
-func serverFlags() []cli.Flag {
+// ServerFlags are the flags that choose the tmux server (-L, -S) and
+// trace commands, of owt and of owt-mcp alike.
+func ServerFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "L", Usage: "use the tmux server of socket `NAME`, as tmux -L does"},
 		&cli.StringFlag{Name: "S", Usage: "use the tmux server of socket `PATH`, as tmux -S does (also " + SocketEnv + ")"},
@@ -24,10 +26,10 @@ func serverFlags() []cli.Flag {
 	}
 }
 
-// chooseServer picks the tmux server every command talks to: -S PATH,
+// ChooseServer picks the tmux server every command talks to: -S PATH,
 // else -L NAME, else $TMUX when owt runs inside tmux, else
 // $OWT_TMUX_SOCKET, else tmux's default socket.
-func chooseServer(f *cmdutil.Factory, c *cli.Context) error {
+func ChooseServer(f *cmdutil.Factory, c *cli.Context) error {
 	if c.Bool("trace") {
 		proc.TraceTo(f.IO.ErrOut)
 	}

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/facts"
 	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/run"
@@ -131,7 +131,7 @@ type Input struct {
 	// mcp refused lately: the sender needs the user.
 	Loops []outbox.Loop
 	// Dreams are the last memory consolidation of each repository.
-	Dreams []facts.Last
+	Dreams []memlink.Last
 }
 
 // Event is one line of RECENT.
@@ -424,7 +424,7 @@ func recentRows(evs []Event) []Row {
 
 // backgroundRows are each repository's last consolidation: its summary,
 // then what it found (at most maxFound lines).
-func backgroundRows(dreams []facts.Last) []Row {
+func backgroundRows(dreams []memlink.Last) []Row {
 	const maxFound = 5
 	var rows []Row
 	for _, d := range dreams {

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/facts"
 	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/run"
@@ -69,7 +69,7 @@ func Load(tm *tmux.Client, repo string) (Snapshot, error) {
 
 // dreams are the last memory consolidations of the repositories of recs
 // (or of repo): small files, never the databases.
-func dreams(recs []*state.Record, repo string) []facts.Last {
+func dreams(recs []*state.Record, repo string) []memlink.Last {
 	roots := map[string]bool{}
 	if repo != "" {
 		roots[repo] = true
@@ -77,9 +77,9 @@ func dreams(recs []*state.Record, repo string) []facts.Last {
 	for _, r := range recs {
 		roots[r.Repo] = true
 	}
-	var out []facts.Last
+	var out []memlink.Last
 	for root := range roots {
-		if l, ok := facts.LastOf(root); ok {
+		if l, ok := memlink.LastOf(root); ok {
 			out = append(out, l)
 		}
 	}

@@ -224,7 +224,8 @@ func (e *Env) releaseDir(name, owt, archive, sum string) string {
 	require.NoError(e.t, os.MkdirAll(stage, 0o755))
 	require.NoError(e.t, copyFile(owt, filepath.Join(stage, "owt"), 0o755))
 	require.NoError(e.t, copyFile(filepath.Join(filepath.Dir(owt), "owt-popup"), filepath.Join(stage, "owt-popup"), 0o755))
-	out, err := exec.Command("tar", "-czf", filepath.Join(dir, archive), "-C", stage, "owt", "owt-popup").CombinedOutput()
+	require.NoError(e.t, copyFile(filepath.Join(filepath.Dir(owt), "owt-mcp"), filepath.Join(stage, "owt-mcp"), 0o755))
+	out, err := exec.Command("tar", "-czf", filepath.Join(dir, archive), "-C", stage, "owt", "owt-popup", "owt-mcp").CombinedOutput()
 	require.NoError(e.t, err, string(out))
 	if sum == "" {
 		data, err := os.ReadFile(filepath.Join(dir, archive))

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -308,56 +308,8 @@ func staleWorktrees(w *workspace.Workspace, now time.Time) ([]Finding, error) {
 	return out, nil
 }
 
-// The last report of each repository, as a small file the control plane
-// reads every second (it never opens the database).
-func lastPath(root string) string {
-	return filepath.Join(state.Dir(), "memory", filepath.Base(memory.PathFor(root))+".last.json")
-}
-
 func saveLast(rep Report) error {
-	data, err := json.Marshal(Last{Repo: rep.Repo, At: rep.At, Lines: rep.Lines()})
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(lastPath(rep.Repo)), 0o700); err != nil {
-		return err
-	}
-	return atomicfile.Write(lastPath(rep.Repo), data)
-}
-
-// SaveFailed keeps a failed pass as the repository's last one: the
-// control plane shows why, and the monitor tries again only after
-// [memory] consolidate_every, not on every check.
-func SaveFailed(root string, at time.Time, err error) error {
-	data, jerr := json.Marshal(Last{Repo: root, At: at, Lines: []string{"consolidation failed: " + err.Error()}, Failed: true})
-	if jerr != nil {
-		return jerr
-	}
-	if err := os.MkdirAll(filepath.Dir(lastPath(root)), 0o700); err != nil {
-		return err
-	}
-	return atomicfile.Write(lastPath(root), data)
-}
-
-// Last is the summary of a repository's last consolidation.
-type Last struct {
-	Repo   string    `json:"repo"`
-	At     time.Time `json:"at"`
-	Lines  []string  `json:"lines"`
-	Failed bool      `json:"failed,omitempty"`
-}
-
-// LastOf is the last consolidation of the repository at root, if any.
-func LastOf(root string) (Last, bool) {
-	data, err := os.ReadFile(lastPath(root))
-	if err != nil {
-		return Last{}, false
-	}
-	var l Last
-	if json.Unmarshal(data, &l) != nil {
-		return Last{}, false
-	}
-	return l, true
+	return memlink.Save(memlink.Last{Repo: rep.Repo, At: rep.At, Lines: rep.Lines()})
 }
 
 // ParseReport reads a report as AddReport kept it.

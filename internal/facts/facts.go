@@ -11,25 +11,16 @@
 package facts
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 
+	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
-
-// Exists reports whether the repository at root has a memory yet: the
-// paths that only read it do not create one.
-func Exists(root string) bool {
-	_, err := os.Stat(memory.PathFor(root))
-	return !errors.Is(err, fs.ErrNotExist)
-}
 
 // ForTask is the facts an agent with task starts with: every pinned fact,
 // then the ones that share the most words with the task, until budget
@@ -91,40 +82,41 @@ func Line(it memory.Item) string {
 }
 
 // Inject writes the facts for rec's task into its worktree (the file the
-// note goes to) and tells the user: how many facts went where (progress),
-// or why none did (a warning). A memory that cannot be read never stops
-// an agent from starting.
-func Inject(w *workspace.Workspace, rec *state.Record) {
-	line, failed := inject(w, rec)
-	switch {
-	case line == "":
-	case failed:
-		w.Warnf("%s", line)
-	default:
-		w.Logf("%s", line)
+// note goes to), or with dry only says which; the line tells the user
+// how many facts went where, or why none did (Failed: the agent starts
+// without them). A memory that cannot be read never stops an agent from
+// starting. owt runs it through owt-mcp (memlink.Inject).
+func Inject(w *workspace.Workspace, rec *state.Record, dry bool) memlink.Injection {
+	if rec.NoAgent || w.Config.Memory.InjectTokens <= 0 || !memlink.Exists(w.Repo.Root) {
+		return memlink.Injection{}
 	}
-}
-
-func inject(w *workspace.Workspace, rec *state.Record) (line string, failed bool) {
-	if rec.NoAgent || w.Config.Memory.InjectTokens <= 0 || !Exists(w.Repo.Root) {
-		return "", false
+	failed := func(err error) memlink.Injection {
+		return memlink.Injection{Line: fmt.Sprintf("memory: %v; %s starts without facts", err, rec.Name), Failed: true}
 	}
 	db, err := memory.Open(w.Repo.Root)
 	if err != nil {
-		return fmt.Sprintf("memory: %v; %s starts without facts", err, rec.Name), true
+		return failed(err)
 	}
 	defer db.Close()
 	items, block, err := ForTask(db, rec.Task, w.Config.Memory.InjectTokens)
 	if err != nil {
-		return fmt.Sprintf("memory: %v; %s starts without facts", err, rec.Name), true
+		return failed(err)
 	}
-	if len(items) == 0 {
-		return "", false
+	inj := memlink.Injection{Block: block, Facts: []memlink.Fact{}}
+	for _, it := range items {
+		f := memlink.Fact{ID: it.ID, Text: it.Text, Kind: string(it.Kind), Pinned: it.Pinned}
+		f.Source.From, f.Source.Agent = it.Source.From, it.Source.Agent
+		inj.Facts = append(inj.Facts, f)
+	}
+	if len(items) == 0 || dry {
+		return inj
 	}
 	res := notes.Of(w).ApplyMemory(rec, block)
 	switch res.Action {
 	case "written", "unchanged":
-		return fmt.Sprintf("memory: %d fact(s) for %s in %s", len(items), rec.Name, res.File), false
+		inj.Line = fmt.Sprintf("memory: %d fact(s) for %s in %s", len(items), rec.Name, res.File)
+	default:
+		inj.Line, inj.Failed = fmt.Sprintf("memory: facts not written for %s: %s", rec.Name, res.Reason), true
 	}
-	return fmt.Sprintf("memory: facts not written for %s: %s", rec.Name, res.Reason), true
+	return inj
 }

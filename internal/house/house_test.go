@@ -31,6 +31,7 @@ var floorNames = []string{"base", "ground", "models", "core", "use cases", "verb
 var rooms = map[string]int{
 	"cmd/owt":       entry, // wiring only
 	"cmd/owt-popup": entry,
+	"cmd/owt-mcp":   entry,
 
 	"internal/cli":             faces, // Main and the command table
 	"internal/cli/cmdutil":     faces, // what every command shares: factory, streams, exit codes
@@ -76,13 +77,14 @@ var rooms = map[string]int{
 	"internal/outbox":  models, // the message queue
 	"internal/agent":   models, // tool profiles, the screen classifier
 
-	"internal/git":    ground, // the only code that runs git
-	"internal/tmux":   ground, // the only code that runs tmux; socket paths
-	"internal/forge":  ground, // the only code that runs gh
-	"internal/state":  ground, // records, locks, the locked JSON file
-	"internal/memory": ground, // a repository's facts: SQLite with FTS5
-	"internal/setup":  ground, // copies, ports, dependency installs
-	"internal/daemon": ground, // finds, locks and starts a server's monitor
+	"internal/git":     ground, // the only code that runs git
+	"internal/tmux":    ground, // the only code that runs tmux; socket paths
+	"internal/forge":   ground, // the only code that runs gh
+	"internal/state":   ground, // records, locks, the locked JSON file
+	"internal/memory":  ground, // a repository's facts: SQLite with FTS5
+	"internal/memlink": ground, // owt's door to the memory, which owt-mcp holds
+	"internal/setup":   ground, // copies, ports, dependency installs
+	"internal/daemon":  ground, // finds, locks and starts a server's monitor
 
 	"internal/text":       base, // untrusted text made safe
 	"internal/proc":       base, // starting a program: context, trace
@@ -123,6 +125,8 @@ var sideways = map[string][]string{
 	"internal/send":            {"internal/statusbar"},
 	"internal/run":             {"internal/runplan", "internal/runwork"},
 	"internal/daemon":          {"internal/state", "internal/tmux"},
+	"internal/memory":          {"internal/memlink"},
+	"internal/memlink":         {"internal/state"},
 }
 
 // TestImportsPointDown fails on every import of one owt package by
@@ -175,6 +179,43 @@ func allowedSideways(from, to string) bool {
 type pkg struct {
 	path    string
 	imports []string
+	// heavy are the imports of packages whose start-up cost the owt
+	// binary must not pay (heavyImports).
+	heavy []string
+}
+
+// heavyImports set themselves up when a program starts (net/http, the
+// MCP SDK, SQLite: about 3 ms together, measured), which every hook and
+// status-line run of owt would pay; they belong in owt-mcp or owt-popup.
+var heavyImports = []string{"net/http", "github.com/modelcontextprotocol/go-sdk/mcp", "modernc.org/sqlite",
+	"github.com/charmbracelet/bubbletea", "github.com/charmbracelet/huh"}
+
+// TestTheOwtBinaryLinksNothingHeavy follows cmd/owt's imports through the
+// module and fails on a package that brings in one of heavyImports,
+// naming the chain.
+func TestTheOwtBinaryLinksNothingHeavy(t *testing.T) {
+	root := filepath.Join("..", "..")
+	byPath := map[string]pkg{}
+	for _, p := range packages(t, root) {
+		byPath[p.path] = p
+	}
+	seen := map[string]bool{}
+	var walk func(path string, chain []string)
+	walk = func(path string, chain []string) {
+		if seen[path] {
+			return
+		}
+		seen[path] = true
+		p := byPath[path]
+		chain = append(chain, path)
+		for _, h := range p.heavy {
+			t.Errorf("the owt binary links %s through %s: keep it in owt-mcp or owt-popup", h, strings.Join(chain, " → "))
+		}
+		for _, imp := range p.imports {
+			walk(imp, chain)
+		}
+	}
+	walk("cmd/owt", nil)
 }
 
 // packages reads the non-test imports of every package of the module
@@ -203,6 +244,11 @@ func packages(t *testing.T, root string) []pkg {
 		for _, imp := range bp.Imports {
 			if strings.HasPrefix(imp, module) {
 				p.imports = append(p.imports, strings.TrimPrefix(imp, module))
+			}
+			for _, h := range heavyImports {
+				if imp == h {
+					p.heavy = append(p.heavy, h)
+				}
 			}
 		}
 		sort.Strings(p.imports)

@@ -13,9 +13,9 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/daemon"
-	"github.com/owt-tmux/owt/internal/facts"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hookfiles"
+	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
@@ -261,7 +261,7 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 			return nil, err
 		}
 		notes.Of(w.Workspace).Apply(rec) // the shared note of 'owt note', if one is set
-		facts.Inject(w.Workspace, rec)   // what earlier agents learned, within its budget
+		w.injectMemory(rec)              // what earlier agents learned, within its budget
 	} else if _, err := unversioned(); err != nil {
 		return nil, fmt.Errorf("list untracked files: %w", err)
 	}
@@ -726,4 +726,21 @@ func withSuffix(name, branch string, n int) (string, string) {
 	}
 	s := fmt.Sprintf("-%d", n)
 	return name + s, branch + s
+}
+
+// injectMemory gives a new agent the facts of the repository's memory for
+// its task, through owt-mcp (owt does not link the memory), and says so:
+// progress, or a warning when it starts without them.
+func (w *Worktrees) injectMemory(rec *state.Record) {
+	if rec.NoAgent || w.Config.Memory.InjectTokens <= 0 {
+		return
+	}
+	inj := memlink.Inject(w.Self, w.Repo.Root, rec.Name, "", "", false)
+	switch {
+	case inj.Line == "":
+	case inj.Failed:
+		w.Warnf("%s", inj.Line)
+	default:
+		w.Logf("%s", inj.Line)
+	}
 }

@@ -3,10 +3,10 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/owt-tmux/owt/internal/agent"
-	"github.com/owt-tmux/owt/internal/facts"
-	"github.com/owt-tmux/owt/internal/memory"
+	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/templates"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -61,7 +61,7 @@ type Preview struct {
 	Template                 string // "" for none
 	Guessed                  bool
 	Prompt                   string
-	Facts                    []memory.Item
+	Facts                    []memlink.Fact
 	FactsBlock               string
 	FactsNote                string // why there are no facts, when not simply none
 }
@@ -119,18 +119,15 @@ func (w *Worktrees) Preview(o CreateOptions) (Preview, error) {
 	switch {
 	case w.Config.Memory.InjectTokens <= 0:
 		p.FactsNote = "memory injection is off ([memory] inject_tokens = 0)"
-	case !facts.Exists(w.Repo.Root):
+	case !memlink.Exists(w.Repo.Root):
 		p.FactsNote = "this repository has no memory yet (owt memory add)"
 	default:
-		db, err := memory.Open(w.Repo.Root)
-		if err != nil {
-			p.FactsNote = fmt.Sprintf("memory: %v; the agent would start without facts", err)
+		inj := memlink.Inject(w.Self, w.Repo.Root, "", task, p.Tool, true)
+		if inj.Failed {
+			p.FactsNote = strings.Replace(inj.Line, "the agent starts", "the agent would start", 1)
 			break
 		}
-		defer db.Close()
-		if p.Facts, p.FactsBlock, err = facts.ForTask(db, task, w.Config.Memory.InjectTokens); err != nil {
-			p.FactsNote = fmt.Sprintf("memory: %v; the agent would start without facts", err)
-		}
+		p.Facts, p.FactsBlock = inj.Facts, inj.Block
 	}
 	return p, nil
 }

@@ -9,14 +9,12 @@
 // change is one transaction. A database that is not one is set aside
 // (renamed, never deleted) and the error says where it went.
 //
-// Imports nothing of owt's (ground floor). The hot paths (hooks, the
+// Imports memlink (where a database is) only. The hot paths (hooks, the
 // status line, owt list, the monitor's tick) never open it.
 package memory
 
 import (
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -24,8 +22,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/adrg/xdg"
 	_ "modernc.org/sqlite" // the pure-Go driver, "sqlite"
+
+	"github.com/owt-tmux/owt/internal/memlink"
 )
 
 // Kind is what sort of fact it is.
@@ -97,18 +96,9 @@ type DB struct {
 // aside.
 var ErrCorrupt = errors.New("memory database is corrupt")
 
-// PathFor is the database of the repository whose main checkout is root:
-// $XDG_DATA_HOME/owt/memory/NAME-HASH.db.
-func PathFor(root string) string {
-	sum := sha256.Sum256([]byte(root))
-	name := strings.Map(func(r rune) rune {
-		if r < 128 && (r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return r
-		}
-		return '_'
-	}, filepath.Base(root))
-	return filepath.Join(xdg.DataHome, "owt", "memory", name+"-"+hex.EncodeToString(sum[:6])+".db")
-}
+// PathFor is the database of the repository whose main checkout is root
+// (memlink's rule: owt finds it without linking this package).
+func PathFor(root string) string { return memlink.PathFor(root) }
 
 // Open opens (and creates) the memory of the repository at root.
 func Open(root string) (*DB, error) { return OpenPath(PathFor(root)) }

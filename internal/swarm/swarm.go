@@ -28,10 +28,10 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
-	"github.com/owt-tmux/owt/internal/facts"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hookfiles"
 	"github.com/owt-tmux/owt/internal/lifecycle"
+	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -173,9 +173,15 @@ func (s *Swarms) Start(o StartOptions) (Swarm, error) {
 	}
 	// The members start with what earlier agents learned, for the goal,
 	// in the instructions file of their tool (they share the worktree).
-	withFacts := *host
-	withFacts.NoAgent, withFacts.Tool, withFacts.Task = false, prof.Name, goal
-	facts.Inject(s.W, &withFacts)
+	if s.W.Config.Memory.InjectTokens > 0 {
+		inj := memlink.Inject(s.W.Self, s.W.Repo.Root, host.Name, goal, prof.Name, false)
+		switch {
+		case inj.Failed:
+			s.W.Warnf("%s", inj.Line)
+		case inj.Line != "":
+			s.W.Logf("%s", inj.Line)
+		}
+	}
 	workers, err := s.startWorkers(host, prof.Name, goal, roles)
 	if err != nil {
 		undo()

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/peers"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -73,11 +74,16 @@ func (s *source) get() (*peers.Peers, error) {
 		}
 	}
 	w, cfgErr := workspace.OpenRoot(s.id.Repo, tm)
+	var err error
 	if w == nil {
 		return nil, cfgErr
 	}
 	// Protocol owns stdout.
 	w.Log, w.Warn = os.Stderr, os.Stderr
+	// New sessions, hooks and the monitor run owt, not this program.
+	if w.Self, err = memlink.Owt(); err != nil {
+		return nil, err
+	}
 	if cfgErr != nil {
 		fmt.Fprintf(os.Stderr, "owt mcp: %v (using the defaults; spawn_agent is refused until it is fixed)\n", cfgErr)
 	}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/owt-tmux/owt/internal/facts"
+	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/peers"
 )
@@ -196,7 +196,7 @@ func remember(p *peers.Peers, txt, kind string) (memory.Item, error) {
 
 // recall searches the repository's memory (at most 10 hits).
 func recall(p *peers.Peers, query string) ([]memory.Item, error) {
-	if !facts.Exists(p.W.Repo.Root) {
+	if !memlink.Exists(p.W.Repo.Root) {
 		return []memory.Item{}, nil
 	}
 	db, err := memory.Open(p.W.Repo.Root)

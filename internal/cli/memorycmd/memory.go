@@ -15,7 +15,9 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/facts"
+	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/memory"
+	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -27,14 +29,14 @@ func Command(f *cmdutil.Factory) *cli.Command {
 		Usage: "the repository's memory: facts every new agent starts with (add, search, list, forget, mine, consolidate, reports)",
 		Subcommands: []*cli.Command{
 			addCommand(f), searchCommand(f), listCommand(f), forgetCommand(f),
-			mineCommand(f), consolidateCommand(f), reportsCommand(f),
+			mineCommand(f), consolidateCommand(f), reportsCommand(f), injectCommand(f),
 		},
 	}
 }
 
 // open opens the memory of the current repository.
 func open(f *cmdutil.Factory) (*workspace.Workspace, *memory.DB, error) {
-	w, err := f.OpenWorkspace()
+	w, err := openWorkspace(f)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -252,7 +254,7 @@ func consolidateCommand(f *cmdutil.Factory) *cli.Command {
 			defer db.Close()
 			rep, err := facts.Consolidate(w, db, time.Now())
 			if err != nil {
-				_ = facts.SaveFailed(w.Repo.Root, time.Now(), err)
+				_ = memlink.SaveFailed(w.Repo.Root, time.Now(), err)
 				return err
 			}
 			if c.Bool("json") {
@@ -304,6 +306,65 @@ func reportsCommand(f *cmdutil.Factory) *cli.Command {
 				for _, l := range rep.Lines() {
 					fmt.Fprintf(f.IO.Out, "  %s\n", text.CleanLine(l))
 				}
+			}
+			return nil
+		},
+	}
+}
+
+// openWorkspace opens the current repository as owt-mcp sees it: the
+// program its sessions and hooks run is owt, beside it.
+func openWorkspace(f *cmdutil.Factory) (*workspace.Workspace, error) {
+	w, err := f.OpenWorkspace()
+	if err != nil {
+		return nil, err
+	}
+	if w.Self, err = memlink.Owt(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// injectCommand is "memory _inject", owt's way (memlink.Inject) to give a
+// new agent its facts: owt itself does not link the memory.
+func injectCommand(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:   "_inject",
+		Hidden: true,
+		Usage:  "write the facts for an agent's task into its worktree (owt new runs it)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "name", Usage: "the agent's worktree; none with --dry-run: an agent not made yet"},
+			&cli.StringFlag{Name: "task", Usage: "the task, when it is not the record's (a swarm's goal)"},
+			&cli.StringFlag{Name: "tool", Usage: "the tool, when it is not the record's"},
+			&cli.BoolFlag{Name: "dry-run"},
+			cmdutil.JSONFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			w, err := openWorkspace(f)
+			if err != nil {
+				return err
+			}
+			rec := &state.Record{Name: "the new agent", Repo: w.Repo.Root}
+			switch {
+			case c.String("name") != "":
+				if rec, err = w.Get(c.String("name")); err != nil {
+					return err
+				}
+			case !c.Bool("dry-run"):
+				return cmdutil.Usagef("memory _inject writes into a worktree: --name NAME, or --dry-run")
+			}
+			if t := c.String("task"); t != "" {
+				rec.Task, rec.NoAgent = t, false
+			}
+			if t := c.String("tool"); t != "" {
+				rec.Tool = t
+			}
+			inj := facts.Inject(w, rec, c.Bool("dry-run"))
+			if c.Bool("json") {
+				return cmdutil.PrintJSON(f.IO.Out, inj)
+			}
+			if inj.Line != "" {
+				fmt.Fprintln(f.IO.Out, inj.Line)
 			}
 			return nil
 		},

@@ -1,4 +1,4 @@
-package mcpcmd
+package worktreecmd
 
 import (
 	"fmt"

@@ -1,0 +1,195 @@
+// Package memlink is the owt binary's door to a repository's memory,
+// which lives in owt-mcp: the owt binary does not link SQLite (nor the
+// MCP SDK), because every owt start — a hook, the status line — would
+// pay for their initialisation (about 3 ms, measured). It knows where a
+// repository's database is and whether there is one, the summary of the
+// last consolidation (a small file the control plane and the monitor
+// read), and it runs owt-mcp for the rest.
+//
+// Imports state and atomicfile; nothing above.
+package memlink
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/adrg/xdg"
+
+	"github.com/owt-tmux/owt/internal/atomicfile"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// PathFor is the database of the repository whose main checkout is root:
+// $XDG_DATA_HOME/owt/memory/NAME-HASH.db.
+func PathFor(root string) string {
+	sum := sha256.Sum256([]byte(root))
+	name := strings.Map(func(r rune) rune {
+		if r < 128 && (r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return r
+		}
+		return '_'
+	}, filepath.Base(root))
+	return filepath.Join(xdg.DataHome, "owt", "memory", name+"-"+hex.EncodeToString(sum[:6])+".db")
+}
+
+// Exists reports whether the repository at root has a memory yet: the
+// paths that only read it do not create one.
+func Exists(root string) bool {
+	_, err := os.Stat(PathFor(root))
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// Last is the summary of a repository's last consolidation.
+type Last struct {
+	Repo   string    `json:"repo"`
+	At     time.Time `json:"at"`
+	Lines  []string  `json:"lines"`
+	Failed bool      `json:"failed,omitempty"`
+}
+
+func lastPath(root string) string {
+	return filepath.Join(state.Dir(), "memory", filepath.Base(PathFor(root))+".last.json")
+}
+
+// Save keeps l as its repository's last consolidation.
+func Save(l Last) error {
+	data, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(lastPath(l.Repo)), 0o700); err != nil {
+		return err
+	}
+	return atomicfile.Write(lastPath(l.Repo), data)
+}
+
+// SaveFailed keeps a failed pass as the repository's last one: the
+// control plane shows why, and the monitor tries again only after
+// [memory] consolidate_every, not on every check.
+func SaveFailed(root string, at time.Time, err error) error {
+	return Save(Last{Repo: root, At: at, Lines: []string{"consolidation failed: " + err.Error()}, Failed: true})
+}
+
+// LastOf is the last consolidation of the repository at root, if any.
+func LastOf(root string) (Last, bool) {
+	data, err := os.ReadFile(lastPath(root))
+	if err != nil {
+		return Last{}, false
+	}
+	var l Last
+	if json.Unmarshal(data, &l) != nil {
+		return Last{}, false
+	}
+	return l, true
+}
+
+// Program is the name of the binary that holds the memory and the MCP
+// server, installed beside owt.
+const Program = "owt-mcp"
+
+// Find is owt-mcp: next to the running owt (self), else on PATH.
+func Find(self string) (string, error) {
+	if self != "" {
+		p := filepath.Join(filepath.Dir(self), Program)
+		if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath(Program)
+	if errors.Is(err, exec.ErrNotFound) {
+		return "", fmt.Errorf("%s is not installed next to owt or on PATH ('make install' installs it with owt)", Program)
+	}
+	return p, err
+}
+
+// Fact is one fact as owt-mcp hands it to owt (its JSON).
+type Fact struct {
+	ID     int64  `json:"id"`
+	Text   string `json:"text"`
+	Kind   string `json:"kind"`
+	Pinned bool   `json:"pinned"`
+	Source struct {
+		From  string `json:"from"`
+		Agent string `json:"agent,omitempty"`
+	} `json:"source"`
+}
+
+// Injection is what owt-mcp did to give an agent its facts.
+type Injection struct {
+	// Line says it for the user ("" when nothing was to be said);
+	// Failed makes it a warning: the agent starts without facts.
+	Line   string `json:"line"`
+	Failed bool   `json:"failed,omitempty"`
+	// Facts and Block are what the agent gets (dry runs show them).
+	Facts []Fact `json:"facts"`
+	Block string `json:"block"`
+}
+
+// Inject runs "owt-mcp memory _inject" for the agent name of the
+// repository at root: it writes the facts for the agent's task into its
+// worktree (task and tool, when given, stand for the record's: a swarm's
+// goal and its members' tool). dry asks only what it would write; with
+// no name it is an agent not made yet. A repository without a memory
+// costs a stat, no process.
+func Inject(self, root, name, task, tool string, dry bool) Injection {
+	if !Exists(root) {
+		return Injection{}
+	}
+	bin, err := Find(self)
+	if err != nil {
+		return Injection{Line: "memory: " + err.Error() + "; the agent starts without facts", Failed: true}
+	}
+	args := []string{"memory", "_inject", "--json"}
+	for _, kv := range [][2]string{{"--name", name}, {"--task", task}, {"--tool", tool}} {
+		if kv[1] != "" {
+			args = append(args, kv[0], kv[1])
+		}
+	}
+	if dry {
+		args = append(args, "--dry-run")
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = root
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	runErr := cmd.Run()
+	var inj Injection
+	if err := json.Unmarshal(out.Bytes(), &inj); err != nil {
+		why := strings.TrimSpace(stderr.String())
+		if why == "" && runErr != nil {
+			why = runErr.Error()
+		}
+		return Injection{Line: "memory: " + why + "; the agent starts without facts", Failed: true}
+	}
+	return inj
+}
+
+// Owt is the owt beside the running owt-mcp (they are built and installed
+// together), else owt on PATH: the program new sessions, hooks and the
+// monitor run, which owt-mcp must name, never itself.
+func Owt() (string, error) {
+	if me, err := os.Executable(); err == nil {
+		if resolved, err := filepath.EvalSymlinks(me); err == nil {
+			me = resolved
+		}
+		p := filepath.Join(filepath.Dir(me), "owt")
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("owt")
+	if err != nil {
+		return "", errors.New("owt is not installed next to owt-mcp or on PATH ('make install' installs both)")
+	}
+	return p, nil
+}
