@@ -502,7 +502,8 @@ func TestRealCodexNormalStart(t *testing.T) {
 	})
 	e.seeOnScreen(h, "Hooks need review")
 	from = rec.mark("hk")
-	e.press(h, "Down", "Enter")
+	e.pressUntil(h, "Down", "› 2. Trust all and continue")
+	e.press(h, "Enter")
 	e.await(rec, "hk", from, seenStatus{Status: "idle"}, noIdleBeforeWork())
 	require.True(t, api.got("say hi again"), "the task reached the model")
 	e.Eventually(30*time.Second, "owt tells of the finished turn", func() bool {
@@ -555,7 +556,10 @@ func TestRealCodexSignInAndItsTask(t *testing.T) {
 	e.await(rec, "d", 0, seenStatus{Status: "waiting", WaitingFor: "login"}, beforeTask)
 	signIn(d)
 	e.pressUntil(d, "Enter", "Hooks need review")
-	e.press(d, "Down", "Enter")
+	// Down until "Trust all" is the choice (a key let go by while codex
+	// draws would make Enter open the review), then Enter.
+	e.pressUntil(d, "Down", "› 2. Trust all and continue")
+	e.press(d, "Enter")
 	noIdle := noIdleBeforeWork()
 	e.await(rec, "d", 0, seenStatus{Status: "idle"}, func(st seenStatus) bool { return beforeTask(st) || noIdle(st) })
 	e.Eventually(60*time.Second, "the task reached the model", func() bool { return api.got("say hello") })
