@@ -292,6 +292,11 @@ func TestMCPSpawnAgentIsBounded(t *testing.T) {
 
 	// A corrupt state file is rebuilt from git and tmux: who spawned whom
 	// comes back with it (the sessions carry it), and so do the limits.
+	// (Once the agents' first turns are over: a runner still writing the
+	// state would rebuild it first.)
+	for _, n := range []string{"lead", "ex1", "ex2"} {
+		e.Eventually(60*time.Second, n+" idle", func() bool { return e.Find(repo, n).Status == "idle" })
+	}
 	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
 	require.NoError(t, err)
 	require.Len(t, files, 1)

@@ -213,6 +213,17 @@ func TestSwarmSurvivesACorruptStateFile(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &sw), out)
 	hostPane := strings.TrimSpace(e.Tmux("list-panes", "-t", sw.Session+":^", "-F", "#{pane_id}"))
 	e.WaitPrompts(sw.Host+"/reviewer", 1)
+	// Once every member's first turn is over: a runner or hook still
+	// writing the state would rebuild it first, and this read would not.
+	e.Eventually(60*time.Second, "every member idle", func() bool {
+		idle := 0
+		for _, it := range e.List(repo) {
+			if strings.HasPrefix(it.Name, sw.Host+"/") && it.Status == "idle" {
+				idle++
+			}
+		}
+		return idle == 3
+	})
 	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
 	require.NoError(t, err)
 	require.Len(t, files, 1)
