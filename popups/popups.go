@@ -12,12 +12,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"golang.org/x/term"
 
+	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -90,24 +89,8 @@ func openWorkspace(dir string, tm *tmux.Client) (*workspace.Workspace, error) {
 	return w, nil
 }
 
-// owtProgram is the owt installed beside this program (they are built and
-// installed together), else owt on PATH.
-func owtProgram() (string, error) {
-	if me, err := os.Executable(); err == nil {
-		if resolved, err := filepath.EvalSymlinks(me); err == nil {
-			me = resolved
-		}
-		p := filepath.Join(filepath.Dir(me), "owt")
-		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath("owt")
-	if err != nil {
-		return "", errors.New("owt is not installed next to owt-popup or on PATH ('make install' installs both)")
-	}
-	return p, nil
-}
+// owtProgram is the owt installed beside this program, else on PATH.
+var owtProgram = memlink.Owt
 
 // openRecordWorkspace opens the repository a record belongs to.
 func openRecordWorkspace(tm *tmux.Client, r *state.Record) (*workspace.Workspace, error) {

@@ -174,9 +174,10 @@ func Inject(self, root, name, task, tool string, dry bool) Injection {
 	return inj
 }
 
-// Owt is the owt beside the running owt-mcp (they are built and installed
-// together), else owt on PATH: the program new sessions, hooks and the
-// monitor run, which owt-mcp must name, never itself.
+// Owt is the owt beside the running program (owt-mcp, owt-popup: they
+// are built and installed together), else owt on PATH: the program new
+// sessions, hooks and the monitor run, which a sibling must name, never
+// itself.
 func Owt() (string, error) {
 	if me, err := os.Executable(); err == nil {
 		if resolved, err := filepath.EvalSymlinks(me); err == nil {
@@ -189,7 +190,7 @@ func Owt() (string, error) {
 	}
 	p, err := exec.LookPath("owt")
 	if err != nil {
-		return "", errors.New("owt is not installed next to owt-mcp or on PATH ('make install' installs both)")
+		return "", fmt.Errorf("owt is not installed next to %s or on PATH ('make install' installs them together)", filepath.Base(os.Args[0]))
 	}
 	return p, nil
 }
