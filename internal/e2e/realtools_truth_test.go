@@ -622,30 +622,37 @@ func TestRealOpenCodeEscIsNoFinishedTurn(t *testing.T) {
 	require.Zero(t, e.notices("owt: o finished its turn"), "Esc is no finished turn")
 }
 
-// typeKeyUntil types an API key into the CLI's key field and presses Enter
-// until text shows. A CLI under load may not have focused the field yet
-// and drop the key ("API key cannot be empty"): then it types it again.
+// typeKeyUntil types an API key into Gemini's key dialog and presses Enter
+// until text shows. It acts only while the dialog is on screen: the key
+// when the box is empty (a CLI under load may not have focused the field
+// and dropped it: "API key cannot be empty"), Enter alone when the box
+// holds it. Keys typed into whatever screen comes next would be taken as
+// that screen's input (a 'k' moves a menu's choice), so once the dialog
+// is gone it only waits: saving the key and signing in takes a while
+// under load.
 func (e *Env) typeKeyUntil(session, key, text string) {
 	e.t.Helper()
 	target := "=" + session + ":"
-	for try := 0; try < 5; try++ {
-		// The key again only when the box lost it; a key still in the box
-		// (its Enter not taken yet, under load) gets Enter alone.
-		if !strings.Contains(e.Capture(target), key) {
+	const dialog = "Enter Gemini API Key"
+	var typed, entered time.Time
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		screen := e.Capture(target)
+		switch {
+		case strings.Contains(screen, text):
+			return
+		case !strings.Contains(screen, dialog):
+			// Signing in, or a screen of its own: not ours to type into.
+		case strings.Contains(screen, key):
+			if time.Since(entered) > 10*time.Second {
+				e.Tmux("send-keys", "-t", target, "Enter")
+				entered = time.Now()
+			}
+		case time.Since(typed) > 5*time.Second && time.Since(entered) > 5*time.Second:
 			e.Tmux("send-keys", "-t", target, "-l", key)
+			typed = time.Now()
 		}
-		e.Tmux("send-keys", "-t", target, "Enter")
-		sent := time.Now()
-		for time.Since(sent) < 10*time.Second {
-			screen := e.Capture(target)
-			if strings.Contains(screen, text) {
-				return
-			}
-			if time.Since(sent) > 2*time.Second && strings.Contains(screen, "cannot be empty") {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	e.t.Fatalf("%s never showed %q after the key:\n%s", session, text, e.Capture(target))
 }
