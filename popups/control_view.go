@@ -134,6 +134,9 @@ func rowName(r control.Row) string {
 func (m *ctl) rowLine(r control.Row, nameW int, now time.Time) string {
 	if r.Section.IsLog() {
 		what := r.Event
+		if r.Event == "message" && r.Run == "" { // agent to agent: "a → b: first line"
+			return strings.TrimRight(fmt.Sprintf("%-5s %s: %s", r.Since.Local().Format("15:04"), r.Name, m.paint(sgrDim, r.Why)), " ")
+		}
 		if r.Run != "" {
 			what = "run " + r.Run + ": " + what
 		}

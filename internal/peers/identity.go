@@ -24,7 +24,8 @@ func CheckAncestry(w *workspace.Workspace, me string, pid int) error {
 	}
 	panes, err := w.Tmux.Panes()
 	if err != nil {
-		return nil // no server to ask: nothing to check against
+		// Not vetted, so not served: the next call asks again.
+		return fmt.Errorf("check whose pane this server runs under: %w", err)
 	}
 	pidOf := make(map[string]int, len(panes))
 	for _, p := range panes {
@@ -37,7 +38,15 @@ func CheckAncestry(w *workspace.Workspace, me string, pid int) error {
 			owner[pidOf[r.Pane]] = r.Name
 		}
 	}
-	return checkAncestors(me, ancestors(pid), owner)
+	// A process that left its parent behind (a double fork, "( cmd & )")
+	// is adopted by init, but it stays in the session tmux made for the
+	// pane: the session id is the last word. Only setsid leaves both, and
+	// a tool that starts its servers that way makes them the user's.
+	chain := ancestors(pid)
+	if sid := sessionOf(pid); sid > 0 {
+		chain = append(chain, sid)
+	}
+	return checkAncestors(me, chain, owner)
 }
 
 func socketOf(recs []*state.Record, name string) string {
@@ -67,25 +76,39 @@ func checkAncestors(me string, chain []int, owner map[int]string) error {
 func ancestors(pid int) []int {
 	var out []int
 	for i := 0; i < 64 && pid > 1; i++ {
-		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			break
-		}
-		// pid (comm) state ppid …: comm may hold spaces and parentheses.
-		rest := string(data)
-		if j := strings.LastIndexByte(rest, ')'); j >= 0 {
-			rest = rest[j+1:]
-		}
-		f := strings.Fields(rest)
-		if len(f) < 2 {
-			break
-		}
-		ppid, err := strconv.Atoi(f[1])
-		if err != nil {
+		ppid := statField(pid, 1)
+		if ppid <= 0 {
 			break
 		}
 		out = append(out, ppid)
 		pid = ppid
 	}
 	return out
+}
+
+// sessionOf is the id of pid's session (its leader's pid), 0 when unknown.
+func sessionOf(pid int) int { return statField(pid, 3) }
+
+// statField is the i-th number after the command in /proc/PID/stat
+// ("pid (comm) state ppid pgrp session …": 1 is ppid, 3 the session),
+// 0 when it cannot be read.
+func statField(pid, i int) int {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// comm may hold spaces and parentheses: the fields start after the last ')'.
+	rest := string(data)
+	if j := strings.LastIndexByte(rest, ')'); j >= 0 {
+		rest = rest[j+1:]
+	}
+	f := strings.Fields(rest)
+	if len(f) <= i {
+		return 0
+	}
+	n, err := strconv.Atoi(f[i])
+	if err != nil {
+		return 0
+	}
+	return n
 }
