@@ -205,3 +205,56 @@ func TestInPlaceTrackedSettingsComeBackWithTheIndex(t *testing.T) {
 	require.Empty(t, e.Git(repo, "status", "--porcelain"))
 	require.Equal(t, it.Branch, e.Git(repo, "branch", "--show-current"))
 }
+
+// owt branch --dry-run is refused where owt branch is, with the same
+// words and exit code, and tells the truth about the memory: an in-place
+// agent gets no facts (owt writes nothing into the user's checkout), and
+// the real owt branch says so too.
+func TestInPlaceDryRunRefusesAsTheRealRunAndInjectsNoFacts(t *testing.T) {
+	e, repo := inPlaceRepo(t)
+	e.MustOwt(repo, "memory", "add", "--pin", "Always run make lint before committing")
+	args := []string{"branch", "--no-setup", "--tool", "claude", "--name", "quick", "Quick fix"}
+	dry := append([]string{"branch", "--dry-run"}, args[1:]...)
+	same := func(what string) fixture.Result {
+		t.Helper()
+		d := e.Owt(repo, dry...)
+		r := e.Owt(repo, args...)
+		require.NotEqual(t, 0, r.Code, "%s: the real run is refused: %s", what, r.Stdout)
+		require.Equal(t, r.Code, d.Code, "%s: same exit code; dry run said %q", what, d.Stdout+d.Stderr)
+		require.Equal(t, r.Stderr, d.Stderr, "%s: same words", what)
+		require.Empty(t, e.List(repo), what)
+		return r
+	}
+
+	e.WriteFile(repo, "wip.txt", "untracked work\n")
+	require.Contains(t, same("dirty").Stderr, "uncommitted")
+	require.NoError(t, os.Remove(filepath.Join(repo, "wip.txt")))
+
+	e.Git(repo, "switch", "-q", "--detach", "HEAD")
+	require.Contains(t, same("detached").Stderr, "detached")
+	e.Git(repo, "switch", "-q", "main")
+
+	// A clean checkout: the dry run shows no facts, and says why.
+	out := e.MustOwt(repo, dry...)
+	require.Contains(t, out, "nothing was created")
+	require.Contains(t, out, "memory: none: no facts are injected: an in-place agent works in your own checkout")
+	require.NotContains(t, out, "written into the agent's instructions file")
+	require.NotContains(t, out, "make lint before committing", "no fact is shown as given")
+	require.Equal(t, "main", e.Git(repo, "branch", "--show-current"), "the dry run switched nothing")
+
+	r := e.Owt(repo, args...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "memory: no facts injected: an in-place agent works in your own checkout")
+	require.NoFileExists(t, filepath.Join(repo, "CLAUDE.local.md"), "no facts written into the user's checkout")
+	require.Empty(t, e.Git(repo, "status", "--porcelain"))
+
+	// One in-place agent per checkout: refused alike.
+	other := []string{"branch", "--no-setup", "--tool", "claude", "--name", "again", "Another"}
+	d := e.Owt(repo, append([]string{"branch", "--dry-run"}, other[1:]...)...)
+	r = e.Owt(repo, other...)
+	require.NotEqual(t, 0, r.Code)
+	require.Contains(t, r.Stderr, "one in-place agent per checkout")
+	require.Equal(t, r.Code, d.Code, d.Stdout)
+	require.Equal(t, r.Stderr, d.Stderr)
+	require.Len(t, e.List(repo), 1)
+}

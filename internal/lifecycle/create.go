@@ -131,8 +131,8 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 			o.Plan = true // the template's default
 		}
 	}
-	if o.InPlace && o.StartAt != "" {
-		return nil, errors.New("an in-place agent starts from its base; a start commit needs a worktree")
+	if err := checkInPlaceStart(o); err != nil {
+		return nil, err
 	}
 	if err := w.Tmux.Available(); err != nil {
 		return nil, err
@@ -144,15 +144,8 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 			return nil, err
 		}
 	}
-	if o.Name != "" {
-		if err := state.ValidateName(o.Name); err != nil {
-			return nil, badOption(err)
-		}
-	}
-	if o.Branch != "" {
-		if err := w.checkNewBranch(o.Branch); err != nil {
-			return nil, badOption(err)
-		}
+	if err := w.checkNames(o); err != nil {
+		return nil, err
 	}
 	// These reads are independent: run them while the base is resolved.
 	survey := async(w.Tmux.Survey)
@@ -262,8 +255,13 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		}
 		notes.Of(w.Workspace).Apply(rec) // the shared note of 'owt note', if one is set
 		w.injectMemory(rec)              // what earlier agents learned, within its budget
-	} else if _, err := unversioned(); err != nil {
-		return nil, fmt.Errorf("list untracked files: %w", err)
+	} else {
+		if _, err := unversioned(); err != nil {
+			return nil, fmt.Errorf("list untracked files: %w", err)
+		}
+		if why := w.noFactsInPlace(rec.NoAgent); why != "" {
+			w.Logf("memory: no facts injected: %s", why)
+		}
 	}
 	if !o.NoAgent {
 		if err := hookfiles.Of(w.Workspace).Install(rec, prof, rb.push); err != nil {
@@ -345,6 +343,21 @@ func (w *Worktrees) defaultBase(o CreateOptions) (string, error) {
 	return b, nil
 }
 
+// checkNames refuses a --name or --branch owt new would not take.
+func (w *Worktrees) checkNames(o CreateOptions) error {
+	if o.Name != "" {
+		if err := state.ValidateName(o.Name); err != nil {
+			return badOption(err)
+		}
+	}
+	if o.Branch != "" {
+		if err := w.checkNewBranch(o.Branch); err != nil {
+			return badOption(err)
+		}
+	}
+	return nil
+}
+
 // checkNewBranch refuses a --branch git would not accept, or would read as
 // another ref: a branch named like a tag, a remote branch or refs/<name>
 // is measured, merged and deleted as the wrong commits by anyone who
@@ -413,8 +426,8 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 			return err
 		}
 		return w.Store.Update(func(f *state.File) error {
-			if other := inPlaceAt(f, checkout); other != "" {
-				return fmt.Errorf("%s already works in place in %s: one in-place agent per checkout ('owt delete %s' ends it)", other, checkout, other)
+			if err := oneInPlace(f, checkout); err != nil {
+				return err
 			}
 			for n := 1; ; n++ {
 				cn, cb := withSuffix(name, branch, n)

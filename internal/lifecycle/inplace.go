@@ -1,11 +1,13 @@
 package lifecycle
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hookfiles"
+	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/state"
 	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -69,6 +71,52 @@ func (w *Worktrees) inPlaceCheckout(o CreateOptions) (string, error) {
 	return top, nil
 }
 
+// checkInPlaceStart refuses an in-place agent asked to start at a
+// commit: the checkout switches to a new branch from its base.
+func checkInPlaceStart(o CreateOptions) error {
+	if o.InPlace && o.StartAt != "" {
+		return errors.New("an in-place agent starts from its base; a start commit needs a worktree")
+	}
+	return nil
+}
+
+// oneInPlace refuses a second in-place agent in the checkout (none when
+// checkout is "").
+func oneInPlace(f *state.File, checkout string) error {
+	if other := inPlaceAt(f, checkout); other != "" {
+		return fmt.Errorf("%s already works in place in %s: one in-place agent per checkout ('owt delete %s' ends it)", other, checkout, other)
+	}
+	return nil
+}
+
+// checkInPlaceBase refuses a base whose files would write over a file git
+// does not track in the checkout (an ignored .env) when it is switched
+// there; start is the commit or ref the branch starts at, from its name.
+func checkInPlaceBase(checkout, start, from string) error {
+	hits, err := git.UntrackedCollisions(checkout, "HEAD", start)
+	if err != nil {
+		return err
+	}
+	if len(hits) > 0 {
+		return fmt.Errorf("cannot work in place in %s: starting from %s would write over %d file(s) git does not track there: %s; nothing was changed",
+			checkout, from, len(hits), untrusted.Some(hits, workspace.ListedMax))
+	}
+	return nil
+}
+
+// noFactsInPlace is why an in-place agent gets no facts of the memory,
+// "" when there are none it could have had (no agent, injection off, no
+// memory yet): owt writes no file of its own into the user's checkout.
+func (w *Worktrees) noFactsInPlace(noAgent bool) string {
+	if noAgent || w.Config.Memory.InjectTokens <= 0 || !memlink.Exists(w.Repo.Root) {
+		return ""
+	}
+	return inPlaceFactsWhy
+}
+
+// inPlaceFactsWhy is why an in-place agent gets no facts.
+const inPlaceFactsWhy = "an in-place agent works in your own checkout, and owt writes no file of its own there ('owt memory search' shows the facts)"
+
 // inPlaceAt is the name of the in-place agent of the checkout at dir, ""
 // when it has none (or dir is "").
 func inPlaceAt(f *state.File, dir string) string {
@@ -93,11 +141,8 @@ func (w *Worktrees) switchInPlace(rec *state.Record, start, from string, rb *und
 	}
 	// Another base moves the checkout's files: git would write over an
 	// ignored file of the user's there (a .env) without a word.
-	if hits, err := git.UntrackedCollisions(rec.Path, "HEAD", start); err != nil {
+	if err := checkInPlaceBase(rec.Path, start, from); err != nil {
 		return err
-	} else if len(hits) > 0 {
-		return fmt.Errorf("cannot work in place in %s: starting from %s would write over %d file(s) git does not track there: %s; nothing was changed",
-			rec.Path, from, len(hits), untrusted.Some(hits, workspace.ListedMax))
 	}
 	if err := git.SwitchNew(rec.Path, rec.Branch, start); err != nil {
 		return fmt.Errorf("%w; your checkout is as it was", err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/templates"
@@ -68,7 +69,12 @@ type Preview struct {
 
 // Preview works out what Create would start the agent with, changing
 // nothing: the commands are read off the checkout owt runs in, the name
-// and branch are the task's before any suffix a clash would add.
+// and branch are the task's before any suffix a clash would add. It
+// makes Create's checks of the request (in place: a clean checkout on a
+// branch, one agent in it, a base that writes over no file of the
+// user's; a valid name, branch and base), so a dry run never succeeds
+// where owt new would be refused, with the same words. It does not ask
+// for tmux or an installed tool: a prompt can be read without them.
 func (w *Worktrees) Preview(o CreateOptions) (Preview, error) {
 	if o.Issue > 0 {
 		if err := w.fromIssue(&o); err != nil {
@@ -86,9 +92,38 @@ func (w *Worktrees) Preview(o CreateOptions) (Preview, error) {
 	if err != nil {
 		return Preview{}, err
 	}
+	if err := checkInPlaceStart(o); err != nil {
+		return Preview{}, err
+	}
+	checkout := ""
+	if o.InPlace {
+		if checkout, err = w.inPlaceCheckout(o); err != nil {
+			return Preview{}, err
+		}
+	}
+	if err := w.checkNames(o); err != nil {
+		return Preview{}, err
+	}
 	base, err := w.defaultBase(o)
 	if err != nil {
 		return Preview{}, err
+	}
+	if o.Base != "" && o.StartAt == "" {
+		if _, err := w.checkBase(base); err != nil {
+			return Preview{}, badOption(err)
+		}
+	}
+	f, err := w.Store.Peek()
+	if err != nil {
+		return Preview{}, err
+	}
+	if checkout != "" {
+		if err := oneInPlace(f, checkout); err != nil {
+			return Preview{}, err
+		}
+		if err := checkInPlaceBase(checkout, git.BranchRef(base), base); err != nil {
+			return Preview{}, err
+		}
 	}
 	name, branch := workspace.DeriveName(task)
 	if o.Name != "" {
@@ -106,17 +141,15 @@ func (w *Worktrees) Preview(o CreateOptions) (Preview, error) {
 		tool, plan = prof.Name, plan && prof.Plan != nil
 	}
 	p := Preview{Name: name, Branch: branch, Base: base, Tool: tool, Template: t.Name, Guessed: t.Guessed, Plan: plan, Prompt: task}
-	rec := &state.Record{Name: name, Task: task, Branch: branch, Base: base}
+	rec := &state.Record{Name: name, Task: task, Branch: branch, Base: base, InPlace: checkout != "", Path: checkout}
 	if !t.None() {
-		f, err := w.Store.Peek()
-		if err != nil {
-			return Preview{}, err
-		}
 		if p.Prompt, err = templates.FirstPrompt(w.Config, t, rec, w.Repo.Root, f.Sorted(), o.InRun); err != nil {
 			return Preview{}, err
 		}
 	}
 	switch {
+	case checkout != "":
+		p.FactsNote = "no facts are injected: " + inPlaceFactsWhy
 	case w.Config.Memory.InjectTokens <= 0:
 		p.FactsNote = "memory injection is off ([memory] inject_tokens = 0)"
 	case !memlink.Exists(w.Repo.Root):
