@@ -83,7 +83,10 @@ func MCPArgs(kind string, s MCPServer, file string) ([]string, error) {
 	case MCPClaude:
 		// One word: --mcp-config takes several values, and the next
 		// argument may be the task.
-		return []string{"--mcp-config=" + file}, nil
+		// owt's own tools run without asking: each is bounded by owt
+		// (the loop guard, max_spawned) and none edits the worktree, so
+		// an agent is not stalled at every call to its peers.
+		return []string{"--mcp-config=" + file, "--allowedTools=" + ClaudeMCPRule}, nil
 	case MCPCodex:
 		v, err := codexInlineTable(s)
 		if err != nil {
@@ -94,16 +97,22 @@ func MCPArgs(kind string, s MCPServer, file string) ([]string, error) {
 	return nil, nil
 }
 
-// claudeServer is one entry of Claude's and Gemini's mcpServers.
+// ClaudeMCPRule is Claude Code's permission rule for every tool of owt's
+// server ("mcp__SERVER" matches all of that server's tools).
+const ClaudeMCPRule = "mcp__" + MCPName
+
+// claudeServer is one entry of Claude's and Gemini's mcpServers. Trust is
+// Gemini's: its tools are called without a confirmation.
 type claudeServer struct {
 	Command string            `json:"command"`
 	Args    []string          `json:"args"`
 	Env     map[string]string `json:"env,omitempty"`
+	Trust   bool              `json:"trust,omitempty"`
 }
 
 // ClaudeMCPConfig is the --mcp-config file that registers s.
 func ClaudeMCPConfig(s MCPServer) ([]byte, error) {
-	data, err := marshalNoEscape(map[string]any{"mcpServers": map[string]claudeServer{MCPName: {s.Command, s.Args, s.Env}}})
+	data, err := marshalNoEscape(map[string]any{"mcpServers": map[string]claudeServer{MCPName: {Command: s.Command, Args: s.Args, Env: s.Env}}})
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +153,8 @@ func codexInlineTable(s MCPServer) (string, error) {
 		}
 		b.WriteString(k + "=" + q)
 	}
-	b.WriteString("}}")
+	// "approve": owt's tools are called without asking (see MCPArgs).
+	b.WriteString(`},default_tools_approval_mode="approve"}`)
 	return b.String(), nil
 }
 
@@ -220,7 +230,7 @@ func MergeMCPSettings(data []byte, s MCPServer) ([]byte, error) {
 	if name, ok := env["OWT_NAME"]; ok {
 		env["OWT_NAME"] = "${OWT_NAME:-" + name + "}"
 	}
-	if err := servers.SetValue(mcpKeyIn(servers), claudeServer{s.Command, s.Args, env}); err != nil {
+	if err := servers.SetValue(mcpKeyIn(servers), claudeServer{Command: s.Command, Args: s.Args, Env: env, Trust: true}); err != nil {
 		return nil, err
 	}
 	if err := top.SetValue("mcpServers", servers); err != nil {

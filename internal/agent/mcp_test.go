@@ -30,10 +30,13 @@ func TestMCPArgsCodexIsOneTOMLOverride(t *testing.T) {
 			Command string
 			Args    []string
 			Env     map[string]string
+			// Approve: owt's tools are called without asking.
+			Approve string `toml:"default_tools_approval_mode"`
 		}
 	}
 	_, err = toml.Decode("V = "+value, &got)
 	require.NoError(t, err, value)
+	require.Equal(t, "approve", got.V.Approve)
 	require.Equal(t, testServer.Command, got.V.Command)
 	require.Equal(t, testServer.Args, got.V.Args)
 	require.Equal(t, testServer.Env, got.V.Env)
@@ -44,7 +47,8 @@ func TestMCPArgsClaudeIsOneWord(t *testing.T) {
 	// the task as a second file.
 	args, err := MCPArgs(MCPClaude, testServer, "/state/a.json")
 	require.NoError(t, err)
-	require.Equal(t, []string{"--mcp-config=/state/a.json"}, args)
+	// owt's tools are allowed without asking, by one rule for the server.
+	require.Equal(t, []string{"--mcp-config=/state/a.json", "--allowedTools=mcp__owt"}, args)
 	for _, kind := range []string{MCPGemini, MCPOpenCode, ""} {
 		args, err := MCPArgs(kind, testServer, "")
 		require.NoError(t, err)
@@ -59,7 +63,7 @@ func TestClaudeMCPConfig(t *testing.T) {
 		MCPServers map[string]claudeServer `json:"mcpServers"`
 	}
 	require.NoError(t, json.Unmarshal(data, &f))
-	require.Equal(t, claudeServer{testServer.Command, testServer.Args, testServer.Env}, f.MCPServers["owt"])
+	require.Equal(t, claudeServer{Command: testServer.Command, Args: testServer.Args, Env: testServer.Env}, f.MCPServers["owt"])
 }
 
 func TestOpenCodeMCPContentKeepsTheUsersInlineConfig(t *testing.T) {
@@ -101,6 +105,7 @@ func TestMergeMCPSettingsKeepsTheUsersAndStripsBack(t *testing.T) {
 	require.Equal(t, "dark", v.Theme)
 	require.Contains(t, v.MCPServers, "mine")
 	require.Contains(t, v.MCPServers, "owt")
+	require.Contains(t, string(v.MCPServers["owt"]), `"trust": true`, "owt's tools are called without a confirmation")
 
 	// Merged twice: one owt entry, still the user's.
 	again, err := MergeMCPSettings(merged, testServer)

@@ -133,11 +133,16 @@ func TestMCPPeersListMessageAndCheck(t *testing.T) {
 
 	tools, err := a.ListTools(context.Background(), nil)
 	require.NoError(t, err)
-	var names []string
+	var names, readOnly []string
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
+		if tl.Annotations != nil && tl.Annotations.ReadOnlyHint {
+			readOnly = append(readOnly, tl.Name)
+		}
 	}
 	require.ElementsMatch(t, []string{"list_peers", "send_message", "check_messages", "get_peer_files", "share_note", "spawn_agent", "remember", "recall"}, names)
+	// What a tool in a read-only mode (plan mode, a reviewer) may call.
+	require.ElementsMatch(t, []string{"list_peers", "check_messages", "get_peer_files", "recall"}, readOnly)
 
 	e.WriteFile(e.Find(repo, "b").Path, "shared.go", "package b\n")
 	e.WriteFile(e.Find(repo, "a").Path, "shared.go", "package a\n")

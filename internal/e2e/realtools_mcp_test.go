@@ -136,7 +136,11 @@ func TestRealClaudeMCPRegistration(t *testing.T) {
 	// claude's own listing of them is the init event of a print-mode run,
 	// written before it calls the API.
 	require.Contains(t, e.toolRun(wt, nil, "", "claude", "mcp", "list"), "No MCP servers configured")
-	out := e.toolRun(wt, nil, `"subtype":"init"`, "claude", "-p", flag, "--output-format", "stream-json", "--verbose", "say hi")
+	// With the rule that lets owt's tools run without asking, as owt
+	// starts the agent: Claude takes it.
+	allow := argWith(t, argv, "--allowedTools=")
+	require.Equal(t, "--allowedTools=mcp__owt", allow)
+	out := e.toolRun(wt, nil, `"subtype":"init"`, "claude", "-p", flag, allow, "--output-format", "stream-json", "--verbose", "say hi")
 	var init struct {
 		Tools      []string
 		MCPServers []struct{ Name, Status, Source string } `json:"mcp_servers"`

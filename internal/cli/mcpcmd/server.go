@@ -50,6 +50,11 @@ func addTool[In any](s *mcp.Server, open func() (*peers.Peers, error), t *mcp.To
 	})
 }
 
+// readOnly marks the tools that change nothing an agent works on (reading
+// its messages only marks them read): a tool in a read-only mode (Claude
+// Code's plan mode, a swarm's reviewer) may call them.
+var readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true}
+
 // Server is the MCP server of one agent's peers.
 func Server(open func() (*peers.Peers, error), version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "owt", Title: "owt peers", Version: version},
@@ -57,6 +62,7 @@ func Server(open func() (*peers.Peers, error), version string) *mcp.Server {
 
 	addTool(s, open, &mcp.Tool{
 		Name:        "list_peers",
+		Annotations: readOnly,
 		Description: "Every other agent of this repository: name, tool, status (working, waiting, idle, exited), branch, task, the files it changed against its base, and which of them you changed too (overlap).",
 	}, func(p *peers.Peers, _ struct{}) (any, bool, error) {
 		list, err := p.List()
@@ -89,6 +95,7 @@ func Server(open func() (*peers.Peers, error), version string) *mcp.Server {
 	}
 	addTool(s, open, &mcp.Tool{
 		Name:        "check_messages",
+		Annotations: readOnly,
 		Description: "The messages peers sent you that you have not read, oldest first (all: the read ones too); they are marked read, and one not typed into you yet will not be.",
 	}, func(p *peers.Peers, in checkIn) (any, bool, error) {
 		msgs, err := p.Check(in.All)
@@ -104,6 +111,7 @@ func Server(open func() (*peers.Peers, error), version string) *mcp.Server {
 	}
 	addTool(s, open, &mcp.Tool{
 		Name:        "get_peer_files",
+		Annotations: readOnly,
 		Description: "A peer's changed files against its base with +/- line counts, which of them you changed too, and optionally one file's diff.",
 	}, func(p *peers.Peers, in filesIn) (any, bool, error) {
 		files, err := p.PeerFiles(in.Name, in.File)
@@ -164,6 +172,7 @@ func Server(open func() (*peers.Peers, error), version string) *mcp.Server {
 	}
 	addTool(s, open, &mcp.Tool{
 		Name:        "recall",
+		Annotations: readOnly,
 		Description: "Search what earlier agents and the user remembered about this repository, best match first, each with its kind, source and age.",
 	}, func(p *peers.Peers, in recallIn) (any, bool, error) {
 		hits, err := recall(p, in.Query)
