@@ -213,7 +213,7 @@ func TestInPlaceTrackedSettingsComeBackWithTheIndex(t *testing.T) {
 func TestInPlaceDryRunRefusesAsTheRealRunAndInjectsNoFacts(t *testing.T) {
 	e, repo := inPlaceRepo(t)
 	e.MustOwt(repo, "memory", "add", "--pin", "Always run make lint before committing")
-	args := []string{"branch", "--no-setup", "--tool", "claude", "--name", "quick", "Quick fix"}
+	args := []string{"branch", "--no-setup", "--tool", "claude", "--template", "bugfix", "--name", "quick", "Quick fix"}
 	dry := append([]string{"branch", "--dry-run"}, args[1:]...)
 	same := func(what string) fixture.Result {
 		t.Helper()
@@ -240,6 +240,7 @@ func TestInPlaceDryRunRefusesAsTheRealRunAndInjectsNoFacts(t *testing.T) {
 	require.Contains(t, out, "memory: none: no facts are injected: an in-place agent works in your own checkout")
 	require.NotContains(t, out, "written into the agent's instructions file")
 	require.NotContains(t, out, "make lint before committing", "no fact is shown as given")
+	require.Contains(t, out, "in the user's own checkout, not a worktree of your own", "the protocol says where it works")
 	require.Equal(t, "main", e.Git(repo, "branch", "--show-current"), "the dry run switched nothing")
 
 	r := e.Owt(repo, args...)

@@ -45,7 +45,7 @@ const maxPeers = 10
 // commands read off dir (its worktree), the other agents of the
 // repository (others, rec among them or not) named as its peers.
 func FirstPrompt(cfg config.Config, c Chosen, rec *state.Record, dir string, others []*state.Record, inRun bool) (string, error) {
-	data := Protocol{InRun: inRun, PromptData: config.PromptData{
+	data := Protocol{InRun: inRun, InPlace: rec.InPlace, PromptData: config.PromptData{
 		Task: rec.Task, Template: c.Name, Branch: rec.Branch, Base: rec.Base,
 		Commands: Commands(cfg, dir, c.Template),
 	}}

@@ -68,7 +68,7 @@ This task is about documentation only: README, docs and comments. Do not change 
 
 // protocol is the session protocol every prompt ends with.
 const protocol = `How to work (owt's session protocol):
-1. Orient: you are on branch {{.Branch}}, in a worktree of your own; your work merges into {{.Base}}.{{if .Peers}} Other agents work on this repository at the same time, each in its own worktree:{{range .Peers}}
+1. Orient: {{if .InPlace}}you are on branch {{.Branch}} in the user's own checkout, not a worktree of your own: the files here are the user's, so change only what the task needs, and never stash, reset, clean or delete what you did not write{{else}}you are on branch {{.Branch}}, in a worktree of your own{{end}}; your work merges into {{.Base}}.{{if .Peers}} Other agents work on this repository at the same time, each in its own worktree:{{range .Peers}}
    - {{.Name}} ({{.Branch}}): {{.Task}}{{end}}
    Stay out of what they are doing.{{end}}
 2. Explore: read the code the task touches, and its tests, before changing anything.
@@ -80,7 +80,8 @@ const protocol = `How to work (owt's session protocol):
 // Protocol is the data of the session protocol.
 type Protocol struct {
 	config.PromptData
-	InRun bool // the agent is a task of an owt run
+	InRun   bool // the agent is a task of an owt run
+	InPlace bool // the agent works in the user's own checkout (owt new --in-place)
 }
 
 var funcs = template.FuncMap{"list": func(cmds []string) string {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/state"
 )
 
 func TestGuess(t *testing.T) {
@@ -102,4 +103,25 @@ test = "make test"
 	require.Contains(t, msg, "templates.odd.promt: unknown key")
 	require.Contains(t, msg, "project.test")
 	require.Contains(t, msg, filepath.Join(dir, config.RepoFile))
+}
+
+// An in-place agent is told it works in the user's own checkout, never
+// that it has a worktree of its own; any other agent is told the reverse.
+func TestProtocolSaysWhereTheAgentWorks(t *testing.T) {
+	cfg := config.Defaults()
+	c, err := Choose(cfg, "", "feature", "add x")
+	require.NoError(t, err)
+	rec := &state.Record{Name: "x", Task: "add x", Branch: "feat/x", Base: "main"}
+	out, err := FirstPrompt(cfg, c, rec, t.TempDir(), nil, false)
+	require.NoError(t, err)
+	require.Contains(t, out, "you are on branch feat/x, in a worktree of your own; your work merges into main.")
+	require.NotContains(t, out, "user's own checkout")
+
+	rec.InPlace = true
+	out, err = FirstPrompt(cfg, c, rec, t.TempDir(), nil, false)
+	require.NoError(t, err)
+	require.Contains(t, out, "you are on branch feat/x in the user's own checkout, not a worktree of your own")
+	require.Contains(t, out, "the files here are the user's")
+	require.Contains(t, out, "never stash, reset, clean or delete what you did not write; your work merges into main.")
+	require.NotContains(t, out, "in a worktree of your own")
 }
