@@ -17,6 +17,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,14 +146,57 @@ func OpenPath(path string) (*DB, error) {
 	if !isCorrupt(err) {
 		return nil, fmt.Errorf("open memory %s: %w", path, err)
 	}
-	aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405"))
-	if rerr := os.Rename(path, aside); rerr != nil {
-		return nil, fmt.Errorf("%w: %s (%v); could not set it aside: %v", ErrCorrupt, path, err, rerr)
+	return nil, setAside(path, err)
+}
+
+// clock is the clock of the set-aside names (tests hold it still).
+var clock = time.Now
+
+// setAside moves the corrupt database at path (and its -wal and -shm)
+// to a name that did not exist, path.corrupt-TIME, with -2, -3 … after
+// it when one set aside in the same second is there: an earlier one is
+// never replaced, and nothing is deleted. It returns the error to show,
+// ErrCorrupt naming where the file went.
+func setAside(path string, err error) error {
+	stamp := fmt.Sprintf("%s.corrupt-%s", path, clock().UTC().Format("20060102T150405"))
+	for n := 1; n <= 1000; n++ {
+		aside := stamp
+		if n > 1 {
+			aside = fmt.Sprintf("%s-%d", stamp, n)
+		}
+		rerr := renameNoReplace(path, aside)
+		if errors.Is(rerr, fs.ErrExist) {
+			continue
+		}
+		if rerr != nil {
+			return fmt.Errorf("%w: %s (%v); could not set it aside: %v", ErrCorrupt, path, err, rerr)
+		}
+		for _, ext := range []string{"-wal", "-shm"} {
+			_ = renameNoReplace(path+ext, aside+ext)
+		}
+		return fmt.Errorf("%w: %s (%v); set aside as %s, a new one starts next time", ErrCorrupt, path, err, aside)
 	}
-	for _, ext := range []string{"-wal", "-shm"} {
-		_ = os.Rename(path+ext, aside+ext)
+	return fmt.Errorf("%w: %s (%v); could not set it aside: every name %s-N is taken", ErrCorrupt, path, err, stamp)
+}
+
+// renameNoReplace renames src to dst only when dst does not exist
+// (fs.ErrExist when it does): dst is first made, empty, with O_EXCL, so
+// another process setting a file aside at the same moment gets another
+// name, and the rename replaces only that placeholder of ours.
+func renameNoReplace(src, dst string) error {
+	if _, err := os.Lstat(src); err != nil {
+		return err
 	}
-	return nil, fmt.Errorf("%w: %s (%v); set aside as %s, a new one starts next time", ErrCorrupt, path, err, aside)
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_ = f.Close()
+	if err := os.Rename(src, dst); err != nil {
+		_ = os.Remove(dst)
+		return err
+	}
+	return nil
 }
 
 func open(path string) (*DB, error) {
@@ -189,14 +233,7 @@ func (d *DB) fail(op string, err error) error {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	_ = d.db.Close()
-	aside := fmt.Sprintf("%s.corrupt-%s", d.Path, time.Now().UTC().Format("20060102T150405"))
-	if rerr := os.Rename(d.Path, aside); rerr != nil {
-		return fmt.Errorf("%w: %s (%v); could not set it aside: %v", ErrCorrupt, d.Path, err, rerr)
-	}
-	for _, ext := range []string{"-wal", "-shm"} {
-		_ = os.Rename(d.Path+ext, aside+ext)
-	}
-	return fmt.Errorf("%w: %s (%v); set aside as %s, a new one starts next time", ErrCorrupt, d.Path, err, aside)
+	return setAside(d.Path, err)
 }
 
 // MaxText bounds one fact (4 KiB): memory is for facts, not documents.

@@ -145,6 +145,46 @@ func TestACorruptDatabaseIsSetAsideNotDeleted(t *testing.T) {
 	require.NoError(t, d.Close())
 }
 
+// Two corruptions in the same second: each file is set aside under a
+// name of its own, the first never replaced by the second.
+func TestCorruptDatabasesSetAsideInOneSecondAreBothKept(t *testing.T) {
+	defer func(c func() time.Time) { clock = c }(clock)
+	clock = func() time.Time { return now }
+	path := filepath.Join(t.TempDir(), "m.db")
+	var junks [][]byte
+	var names []string
+	for i := 0; i < 3; i++ {
+		junk := []byte(strings.Repeat(fmt.Sprintf("not a database, take %d\n", i), 400))
+		junks = append(junks, junk)
+		require.NoError(t, os.WriteFile(path, junk, 0o600))
+		_, err := OpenPath(path)
+		require.ErrorIs(t, err, ErrCorrupt)
+		_, name, ok := strings.Cut(err.Error(), "set aside as ")
+		require.True(t, ok, err.Error())
+		names = append(names, strings.TrimSuffix(name, ", a new one starts next time"))
+	}
+	stamp := path + ".corrupt-20261125T120000"
+	require.Equal(t, []string{stamp, stamp + "-2", stamp + "-3"}, names)
+	for i, name := range names {
+		kept, err := os.ReadFile(name)
+		require.NoError(t, err)
+		require.Equal(t, junks[i], kept, "take %d kept as it was", i)
+	}
+	_, err := os.Stat(path)
+	require.ErrorIs(t, err, os.ErrNotExist, "moved, and the next open starts a new one")
+
+	// A damaged database found while in use goes the same way.
+	d, err := OpenPath(path)
+	require.NoError(t, err)
+	err = d.fail("search", fmt.Errorf("database disk image is malformed"))
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.Contains(t, err.Error(), "set aside as "+stamp+"-4,")
+	for i, name := range names {
+		kept, _ := os.ReadFile(name)
+		require.Equal(t, junks[i], kept, "take %d still there", i)
+	}
+}
+
 func TestMineOnceAndMerge(t *testing.T) {
 	d, _ := openTemp(t)
 	added, err := d.AddOnce("commit:abc", "Switched sessions to cookies", Decision, Source{From: "commit", Ref: "abc"}, now)
