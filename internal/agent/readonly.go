@@ -22,6 +22,13 @@ func (p Profile) ReadOnlyArgv(task string) ([]string, error) {
 	return ro.Argv(task, true, false)
 }
 
+// ReportsEdits reports whether the tool's hooks name the files it writes
+// (EditedFile): Claude Code, Droid and Gemini CLI do; Codex's hooks do not
+// name the files of its patches, and the others have no hooks owt reads.
+func (p Profile) ReportsEdits() bool {
+	return p.Hooks == "claude" || p.Hooks == "droid" || p.Hooks == "gemini"
+}
+
 // editTools are the tools whose tool_input.file_path names a file they
 // write (Claude Code and Droid, Gemini CLI): a Read has a file_path too.
 var editTools = map[string]bool{

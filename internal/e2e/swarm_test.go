@@ -256,3 +256,21 @@ func TestSwarmSurvivesACorruptStateFile(t *testing.T) {
 	e.MustOwt(repo, "swarm", "stop", "--force", sw.Host) // a member may be mid-turn: the rebuild is what is checked here
 	require.Len(t, e.List(repo), 1)
 }
+
+// Codex's hooks do not name the files of its patches: a Codex tester's
+// edits cannot be checked, and owt says so when the swarm starts and
+// when it stops, rather than reporting "nothing outside tests".
+func TestSwarmTesterOnAToolThatReportsNoEditsIsSaidUnchecked(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "codex", "--no-setup", "--name", "fix", "fix it")
+	r := e.Owt(repo, "swarm", "start", "--tool", "codex", "-w", "fix", "--workers", "tester", "test it")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "the tester's edits cannot be checked with codex")
+	e.WaitPrompts("fix/tester", 1)
+	e.Eventually(60*time.Second, "the tester idle", func() bool { return e.Find(repo, "fix/tester").Status == "idle" })
+	r = e.Owt(repo, "swarm", "stop", "fix")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "the tester's edits were not checked (codex's hooks do not name the files it writes)")
+	require.NotContains(t, r.Stdout, "NEEDS YOU")
+}

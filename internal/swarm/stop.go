@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
@@ -25,6 +26,9 @@ type StopReport struct {
 	Stopped []string `json:"stopped"`
 	// NotTests are files the tester changed that are not test files.
 	NotTests []string `json:"tester_non_test_files"`
+	// TesterUnchecked says why the tester's edits were not checked (its
+	// tool does not report them); "" when they were, or there is no tester.
+	TesterUnchecked string `json:"tester_unchecked,omitempty"`
 	// Kept: the worktree, its branch and its commits stay.
 	Path   string `json:"path"`
 	Branch string `json:"branch"`
@@ -52,6 +56,10 @@ func (s *Swarms) Stop(host string, force bool) (StopReport, error) {
 	rep := StopReport{Host: sw.Host, Path: sw.Path, Branch: sw.Branch, Stopped: []string{}, NotTests: []string{}}
 	for _, r := range sw.Workers {
 		if r.Swarm.Role == Tester {
+			if prof, perr := agent.Resolve(s.W.Tools, r.Tool); perr == nil && !prof.ReportsEdits() {
+				rep.TesterUnchecked = fmt.Sprintf("%s's hooks do not name the files it writes", r.Tool)
+				continue
+			}
 			rep.NotTests, err = s.testerCheck(r)
 			if err != nil {
 				s.W.Warnf("could not check the tester's edits: %v", err)

@@ -148,6 +148,9 @@ func (s *Swarms) Start(o StartOptions) (Swarm, error) {
 	if err := s.W.Tmux.Available(); err != nil {
 		return Swarm{}, err
 	}
+	if slices.Contains(roles, Tester) && !prof.ReportsEdits() {
+		s.W.Warnf("the tester's edits cannot be checked with %s (its hooks do not name the files it writes): review what it changes outside tests yourself, or give the swarm a tool whose hooks do (claude, gemini)", prof.Name)
+	}
 
 	host, made, err := s.host(o, goal)
 	if err != nil {

@@ -245,6 +245,9 @@ func stopCommand(f *cmdutil.Factory) *cli.Command {
 				return cmdutil.PrintJSON(f.IO.Out, rep)
 			}
 			fmt.Fprintf(f.IO.Out, "stopped %s; kept the worktree %s and branch %s\n", strings.Join(rep.Stopped, ", "), rep.Path, rep.Branch)
+			if rep.TesterUnchecked != "" {
+				fmt.Fprintf(f.IO.Out, "the tester's edits were not checked (%s): review what it changed outside tests yourself\n", rep.TesterUnchecked)
+			}
 			if len(rep.NotTests) > 0 {
 				fmt.Fprintf(f.IO.Out, "NEEDS YOU: the tester changed files that are not tests: %s (shown in owt list and the control board; owt dismiss %s clears it)\n",
 					text.Some(rep.NotTests, workspace.ListedMax), rep.Host)
