@@ -368,3 +368,52 @@ func TestMCPMessageSurvivesItsSenderKilled(t *testing.T) {
 	require.True(t, ended >= 0 && got >= 0, "b's log has its turn's end (Stop hook) and the message")
 	require.Greater(t, got, ended, "typed after b's turn ended, not into it")
 }
+
+// owt messages NAME shows only the traffic from or to NAME; share_note
+// through MCP reaches every agent's instructions file, signed, and
+// invisible to git; a peer that exited takes no message.
+func TestMCPMessagesOfOneAgentSharedNoteAndAnExitedPeer(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	for _, n := range []string{"a", "b", "c"} {
+		e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", n, "Task "+n)
+	}
+	for _, n := range []string{"a", "b", "c"} {
+		e.Eventually(30*time.Second, n+" idle", func() bool { return e.Find(repo, n).Status == "idle" })
+	}
+	root := e.Find(repo, "a").Repo
+	a, c := e.mcpAs("a", root), e.mcpAs("c", root)
+	out, isErr := call(t, a, "send_message", map[string]any{"to": "b", "text": "from a to b"})
+	require.False(t, isErr, out)
+	out, isErr = call(t, c, "send_message", map[string]any{"to": "b", "text": "from c to b"})
+	require.False(t, isErr, out)
+
+	var log []struct{ From, To, Text string }
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "messages", "a", "--json")), &log))
+	require.Len(t, log, 1, "only a's traffic")
+	require.Equal(t, "a", log[0].From)
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "messages", "b", "--json")), &log))
+	require.Len(t, log, 2, "both messages reached b")
+	r := e.Owt(repo, "messages", "nobody")
+	require.NotEqual(t, 0, r.Code)
+	require.Equal(t, 1, strings.Count(strings.TrimSpace(r.Stderr), "\n")+1, r.Stderr)
+
+	out, isErr = call(t, c, "share_note", map[string]any{"text": "the API listens on port 9000"})
+	require.False(t, isErr, out)
+	for _, n := range []string{"a", "b", "c"} {
+		wt := e.Find(repo, n).Path
+		data, err := os.ReadFile(filepath.Join(wt, "CLAUDE.local.md"))
+		require.NoError(t, err, n)
+		require.Regexp(t, `c.*the API listens on port 9000`, string(data), "%s's instructions file", n)
+		e.gitClean(wt)
+	}
+
+	// b exits: a message to it is refused, and nothing is queued.
+	e.MustOwt(repo, "send", "b", "!exit 0")
+	e.Eventually(30*time.Second, "b exited", func() bool { return e.Find(repo, "b").Status == "exited" })
+	out, isErr = call(t, a, "send_message", map[string]any{"to": "b", "text": "are you there"})
+	require.True(t, isErr, out)
+	require.Contains(t, out, "exited")
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "messages", "a", "--json")), &log))
+	require.Len(t, log, 1, "nothing queued for an exited peer")
+}
