@@ -409,3 +409,29 @@ func TestControlRowSaysInPlace(t *testing.T) {
 	}
 	require.True(t, found, p.screen())
 }
+
+// A spawned agent's row sits under its spawner's, drawn as a branch of it
+// and saying by whom; agent-to-agent traffic shows in RECENT as
+// "a → b: first line".
+func TestControlSpawnedRowUnderItsSpawnerAndTrafficInRecent(t *testing.T) {
+	p := newPopup(t)
+	now := time.Now()
+	p.d.snap.Items = append(p.d.snap.Items, inventory.Item{Name: "helper", Repo: "/r/shop", Status: "working", StatusSince: now, Spawner: "busy"})
+	p.d.snap.Records = append(p.d.snap.Records, &state.Record{Name: "helper", Repo: "/r/shop", Status: state.Working, StatusSince: now, Spawner: "busy"})
+	p.d.snap.Events = append(p.d.snap.Events, control.Event{At: now, Repo: "/r/shop", Name: "busy → cart", Event: "message", Detail: "the cart API is ready"})
+	p.m.reload()
+	lines := strings.Split(p.screen(), "\n")
+	at := func(sub string) int {
+		for i, l := range lines {
+			if strings.Contains(l, sub) {
+				return i
+			}
+		}
+		t.Fatalf("no %q in\n%s", sub, p.screen())
+		return -1
+	}
+	busy, helper := at(" busy "), at("└ helper")
+	require.Equal(t, busy+1, helper, p.screen())
+	require.Contains(t, lines[helper], "spawned by busy")
+	require.Contains(t, lines[at("busy → cart")], "busy → cart: the cart API is ready")
+}

@@ -100,3 +100,32 @@ func TestCleanLineDropsControlsAndEscapes(t *testing.T) {
 	require.Equal(t, "wide 日本 stays", text.CleanLine("wide 日本 stays"))
 	require.Equal(t, "c1", text.CleanLine("c\u009b1"))
 }
+
+// Spawned agents sit right under their spawner in its section, whatever
+// their age; in NEEDS YOU the longest waiting comes first, spawned or not.
+func TestSpawnedAgentsSitUnderTheirSpawner(t *testing.T) {
+	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
+	ago := func(m int) time.Time { return now.Add(-time.Duration(m) * time.Minute) }
+	item := func(name, status string, since int, spawner string) inventory.Item {
+		return inventory.Item{Name: name, Repo: "/r", Status: status, StatusSince: ago(since), Spawner: spawner}
+	}
+	b := Build(Input{Items: []inventory.Item{
+		item("x", "working", 1, "lead"),
+		item("busy", "working", 5, ""),
+		item("lead", "working", 9, ""),
+		item("y", "working", 7, "lead"),
+		item("asks", "waiting", 2, "lead"),
+		item("other", "waiting", 8, ""),
+	}}, now)
+	var inFlight []string
+	for _, r := range b.In(InFlight) {
+		inFlight = append(inFlight, r.Name)
+	}
+	require.Equal(t, []string{"lead", "y", "x", "busy"}, inFlight)
+	require.Equal(t, "lead", b.In(InFlight)[1].Spawner)
+	var needs []string
+	for _, r := range b.In(NeedsYou) {
+		needs = append(needs, r.Name)
+	}
+	require.Equal(t, []string{"other", "asks"}, needs)
+}
