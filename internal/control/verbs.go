@@ -197,7 +197,7 @@ func finishLanding(w *workspace.Workspace, out Landed, verb string, o LandOption
 		o.Leaving()
 	}
 	rec, _ := w.Get(out.Name)
-	if err := lifecycle.Of(w).Teardown(out.Name, out.BranchTip); err != nil {
+	if err := lifecycle.Of(w).Teardown(out.Name, lifecycle.Landing{BranchTip: out.BranchTip, From: out.From, Into: out.Target, Commit: out.Commit}); err != nil {
 		out.Kept = err.Error()
 		return out, fmt.Errorf("landed on %s, but %w", out.Target, err)
 	}

@@ -122,34 +122,62 @@ func TestMemoryInjectionAndAgentsRemember(t *testing.T) {
 	require.True(t, isErr, out)
 }
 
-// mine takes a done summary and a merged commit's message, each once and
-// with its source; consolidate merges duplicates and reports a
-// contradiction and a stale worktree.
+// mine takes, each once and with its source, the done summaries of live
+// agents and of agents torn down before any mine (merged, deleted), and
+// the messages of exactly the commits owt merged — not a commit of the
+// user's, nor one of a branch deleted unmerged; consolidate merges
+// duplicates and reports a contradiction and a stale worktree.
 func TestMemoryMineAndConsolidate(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
 	e.WriteFile(repo, "api.go", "package api\n")
 	e.Git(repo, "add", "api.go")
 	e.Git(repo, "commit", "-q", "-m", "Switch sessions to signed cookies", "-m", "We decided against JWTs: revocation needs a server round trip anyway.")
-	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "dn", "!exec "+owtBin+" done --summary the-importer-needs-utf8-input")
-	e.Eventually(30*time.Second, "dn done", func() bool { return e.doneOf(repo, "dn") != nil })
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "dn", "!exec "+owtBin+" done --summary dn-said-the-importer-needs-utf8-input")
+	// mg says done, commits (with a body) and is merged; dl says done,
+	// commits and is deleted unmerged: both before any mine.
+	for _, name := range []string{"mg", "dl"} {
+		e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", name, "!exec "+owtBin+" done --summary "+name+"-said-the-retries-use-jittered-backoff\n!exit 0")
+	}
+	commitIn := func(name, subject, body string) string {
+		it := e.Find(repo, name)
+		e.WriteFile(it.Path, name+".go", "package "+name+"\n")
+		e.Git(it.Path, "add", name+".go")
+		e.Git(it.Path, "commit", "-q", "-m", subject, "-m", body)
+		return e.Git(it.Path, "rev-parse", "HEAD")
+	}
+	for _, name := range []string{"dn", "mg", "dl"} {
+		e.Eventually(30*time.Second, name+" done", func() bool { return e.doneOf(repo, name) != nil })
+	}
+	for _, name := range []string{"mg", "dl"} {
+		e.Eventually(30*time.Second, name+" exited", func() bool { return e.Find(repo, name).Status == "exited" })
+	}
+	mgBranch, dlBranch := e.Find(repo, "mg").Branch, e.Find(repo, "dl").Branch
+	merged := commitIn("mg", "Use jittered backoff for retries", "Beware: fixed delays synchronise the clients and they retry in waves.")
+	commitIn("dl", "Try a cache per user", "We decided on a cache per user, then dropped the idea.")
+	require.Contains(t, e.MustOwt(repo, "merge", "mg", "--yes"), "merged "+mgBranch+" into main")
+	e.MustOwt(repo, "delete", "dl", "--force")
 
 	out := e.MustOwt(repo, "memory", "mine")
-	require.Contains(t, out, "mined 2 new fact(s)")
+	require.Contains(t, out, "mined 4 new fact(s)", "dn's, mg's and dl's summaries, mg's merged commit")
 	require.Contains(t, e.MustOwt(repo, "memory", "mine"), "mined 0 new fact(s)", "each source once")
 	all := e.facts(repo, "list")
 	var sources []string
 	for _, f := range all {
-		sources = append(sources, f.Source.From+":"+f.Kind)
-		if f.Source.From == "commit" {
-			require.Contains(t, f.Text, "decided against JWTs")
-			require.Len(t, f.Source.Ref, 40)
-		}
-		if f.Source.From == "done" {
-			require.Equal(t, "dn", f.Source.Agent)
+		sources = append(sources, f.Source.From+":"+f.Source.Agent+":"+string(f.Kind))
+		require.NotContains(t, f.Text, "JWTs", "a commit owt did not merge is not mined")
+		require.NotContains(t, f.Text, "cache per user", "nor one of a branch deleted unmerged")
+		switch f.Source.From {
+		case "commit":
+			require.Equal(t, "Use jittered backoff for retries\nBeware: fixed delays synchronise the clients and they retry in waves.", f.Text)
+			require.Equal(t, merged, f.Source.Ref, "the merged commit is the source")
+			require.Equal(t, mgBranch, f.Source.Branch)
+		case "done":
+			require.Contains(t, f.Text, f.Source.Agent)
+			require.Equal(t, map[string]string{"mg": mgBranch, "dl": dlBranch, "dn": e.Find(repo, "dn").Branch}[f.Source.Agent], f.Source.Branch)
 		}
 	}
-	require.ElementsMatch(t, []string{"commit:decision", "done:fact"}, sources)
+	require.ElementsMatch(t, []string{"commit:mg:gotcha", "done:dn:fact", "done:mg:fact", "done:dl:fact"}, sources)
 
 	e.MustOwt(repo, "memory", "add", "Run the api tests with -race before pushing")
 	e.MustOwt(repo, "memory", "add", "Run the api tests with -race before pushing them")
@@ -169,6 +197,11 @@ func TestMemoryMineAndConsolidate(t *testing.T) {
 	}
 	require.Equal(t, 1, runTests, "the duplicate is folded")
 	require.Contains(t, e.MustOwt(repo, "memory", "reports"), "contradiction")
+
+	// A summary mined while its agent lived is not mined again once the
+	// agent is gone.
+	e.MustOwt(repo, "delete", "dn", "--force")
+	require.Contains(t, e.MustOwt(repo, "memory", "mine"), "mined 0 new fact(s)")
 }
 
 // A corrupt memory database: memory commands say so in one line and set
