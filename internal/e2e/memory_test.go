@@ -189,6 +189,16 @@ func TestMemoryMineAndConsolidate(t *testing.T) {
 	require.Contains(t, rep, "merged 1 group(s) of duplicates")
 	require.Regexp(t, `contradiction: #\d+ and #\d+ \(different numbers`, rep)
 	require.Contains(t, rep, "stale worktree dn:")
+	// dl's branch was deleted unmerged: what was learned there is stale;
+	// mg's went only after it landed, dn's is there.
+	require.Regexp(t, `stale fact #\d+: its branch `+dlBranch+` was deleted without being merged`, rep)
+	for _, f := range e.facts(repo, "list") {
+		if f.Source.Agent == "dl" {
+			require.Equal(t, "its branch "+dlBranch+" was deleted without being merged", f.Stale)
+		} else {
+			require.Empty(t, f.Stale, "%s's fact %q", f.Source.Agent, f.Text)
+		}
+	}
 	var runTests int
 	for _, f := range e.facts(repo, "list") {
 		if strings.Contains(f.Text, "-race") {

@@ -68,18 +68,23 @@ type gone struct {
 	squashed string
 }
 
-// noteGone keeps what mining needs of r, whose record is about to go:
-// its done summary and, when its work landed (l), the merged commits.
-// Not being able to keep it is said, and stops nothing.
+// noteGone keeps what mining and consolidation need of r, whose record
+// is about to go: its done summary and whether its work landed — by a
+// teardown (l, with the merged commits), or, deleted, when its base
+// holds its branch. Not being able to keep it is said, and stops
+// nothing.
 func (w *Worktrees) noteGone(r *state.Record, l *gone) {
 	g := memlink.Gone{At: w.Now(), Agent: r.Name, Branch: r.Branch}
 	if r.Done != nil && !r.Done.Summary.Empty() {
 		g.Summary, g.DoneAt = r.Done.Summary.Block(), r.Done.At
 	}
-	if l != nil && len(l.commits) > 0 {
-		g.Merged, g.Into, g.Squashed = l.commits, l.into, l.squashed
+	switch {
+	case l != nil:
+		g.Landed, g.Merged, g.Into, g.Squashed = true, l.commits, l.into, l.squashed
+	case !r.InPlace && w.Repo.BranchExists(r.Branch):
+		g.Landed = w.Repo.IsAncestor(git.BranchRef(r.Branch), w.Repo.BaseRef(r.Base, r.BaseCommit))
 	}
-	if g.Summary == "" && len(g.Merged) == 0 {
+	if g.Summary == "" && !g.Landed {
 		return
 	}
 	if err := memlink.NoteGone(w.Repo.Root, g); err != nil {

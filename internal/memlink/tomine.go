@@ -32,6 +32,10 @@ type Gone struct {
 	// when it was deleted without landing.
 	Merged []Commit `json:"merged,omitempty"`
 	Into   string   `json:"into,omitempty"`
+	// Landed says its work landed before the branch went (a merge, a
+	// ship, a delete of a branch its base holds): what was learned on the
+	// branch is not stale for the branch being gone.
+	Landed bool `json:"landed,omitempty"`
 	// Squashed is the target's commit that holds the merged commits'
 	// changes when they were squashed into it (the commits themselves
 	// are on no branch any more): the facts' source then.
