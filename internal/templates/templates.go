@@ -201,14 +201,16 @@ var guesses = sync.OnceValue(func() []struct {
 		re   *regexp.Regexp
 		name string
 	}{
-		{regexp.MustCompile(`(?i)\b(fix(es|ed|ing)?|bugs?|crash(es|ed|ing)?|broken|regression|error|fails?|failing)\b`), "bugfix"},
-		{regexp.MustCompile(`(?i)\b(docs?|documentation|readme|changelog|comments?)\b`), "docs"},
-		{regexp.MustCompile(`(?i)\b(tests?|testing|coverage|specs?)\b`), "test"},
+		{regexp.MustCompile(`(?i)\b(fix(es|ed|ing)?|bugs?|crash(es|ed|ing)?|broken|regression)\b`), "bugfix"},
+		{regexp.MustCompile(`(?i)\b(tests?|testing|coverage)\b`), "test"},
+		{regexp.MustCompile(`(?i)\b(docs?|documentation|readme|changelog)\b`), "docs"},
 	}
 })
 
-// Guess is the template a task's words suggest: bugfix for a fix, bug
-// or crash, test for tests, docs for docs or the README, else feature.
+// Guess is the template a task's words suggest, the first that fits:
+// bugfix for a fix, bug or crash (or broken, a regression), test for
+// tests, docs for docs or the README, else feature. "Error" alone says
+// nothing ("add error handling" is a feature).
 func Guess(task string) string {
 	for _, g := range guesses() {
 		if g.re.MatchString(task) {

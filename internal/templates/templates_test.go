@@ -13,13 +13,23 @@ import (
 
 func TestGuess(t *testing.T) {
 	for task, want := range map[string]string{
-		"fix the crash":                 "bugfix",
-		"login crashes on empty input":  "bugfix",
-		"add tests for the parser":      "test",
-		"update the README":             "docs",
-		"add dark mode":                 "feature",
-		"prefix the names":              "feature", // a word, not a part of one
-		"write docs for the new option": "docs",
+		"fix the crash":                  "bugfix",
+		"login crashes on empty input":   "bugfix",
+		"add tests for the parser":       "test",
+		"update the README":              "docs",
+		"add dark mode":                  "feature",
+		"prefix the names":               "feature", // a word, not a part of one
+		"write docs for the new option":  "docs",
+		"add tests for the README":       "test", // test before docs
+		"add error handling":             "feature",
+		"handle the error when it fails": "feature",
+		"fix the docs":                   "bugfix", // fix before docs
+		"fix the failing test":           "bugfix", // fix before test
+		"the login page is broken":       "bugfix",
+		"a regression in the importer":   "bugfix",
+		"raise test coverage":            "test",
+		"add comments to the blog":       "feature",
+		"update the changelog":           "docs",
 	} {
 		require.Equal(t, want, Guess(task), task)
 	}
