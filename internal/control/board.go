@@ -422,8 +422,9 @@ func recentRows(evs []Event) []Row {
 	return rows
 }
 
-// backgroundRows are each repository's last consolidation: its summary,
-// then what it found (at most maxFound lines).
+// backgroundRows are each repository's last consolidation — its summary,
+// then what it found (at most maxFound lines) — then the summaries of
+// the passes before it, newest first, up to memlink.KeptPasses in all.
 func backgroundRows(dreams []memlink.Last) []Row {
 	const maxFound = 5
 	var rows []Row
@@ -438,6 +439,14 @@ func backgroundRows(dreams []memlink.Last) []Row {
 		}
 		for _, l := range found {
 			rows = append(rows, Row{Section: Background, Repo: d.Repo, Name: "memory", Event: "found", Why: l, Since: d.At})
+		}
+		for i, e := range d.Earlier {
+			if i == memlink.KeptPasses-1 {
+				break
+			}
+			if len(e.Lines) > 0 {
+				rows = append(rows, Row{Section: Background, Repo: d.Repo, Name: "memory", Event: "consolidated", Why: e.Lines[0], Since: e.At})
+			}
 		}
 	}
 	return rows

@@ -55,14 +55,31 @@ type Last struct {
 	At     time.Time `json:"at"`
 	Lines  []string  `json:"lines"`
 	Failed bool      `json:"failed,omitempty"`
+	// Earlier are the passes before it, newest first (Save keeps
+	// KeptPasses in all): the control plane shows a few.
+	Earlier []Last `json:"earlier,omitempty"`
 }
+
+// KeptPasses is how many passes the summary file keeps, the last one
+// included.
+const KeptPasses = 3
 
 func lastPath(root string) string {
 	return filepath.Join(state.Dir(), "memory", filepath.Base(PathFor(root))+".last.json")
 }
 
-// Save keeps l as its repository's last consolidation.
+// Save keeps l as its repository's last consolidation, and the one that
+// was the last before it among the earlier ones (KeptPasses in all).
 func Save(l Last) error {
+	l.Earlier = nil
+	if prev, ok := LastOf(l.Repo); ok {
+		older := prev.Earlier
+		prev.Earlier = nil
+		l.Earlier = append([]Last{prev}, older...)
+		if len(l.Earlier) > KeptPasses-1 {
+			l.Earlier = l.Earlier[:KeptPasses-1]
+		}
+	}
 	data, err := json.Marshal(l)
 	if err != nil {
 		return err

@@ -50,3 +50,25 @@ func TestGoneIsAppendedAndReadBack(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), info.Mode().Perm())
 }
+
+// Save keeps the last passes, newest first, KeptPasses in all.
+func TestSaveKeepsTheLastPasses(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", dir)
+	t.Setenv("XDG_DATA_HOME", dir)
+	xdg.Reload()
+	t.Cleanup(xdg.Reload)
+	root := "/src/app"
+	require.Equal(t, filepath.Join(dir, "owt", "memory"), filepath.Dir(lastPath(root)), "in the test's state dir")
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	for i := 1; i <= 5; i++ {
+		require.NoError(t, Save(Last{Repo: root, At: at.Add(time.Duration(i) * time.Hour), Lines: []string{"pass " + string(rune('0'+i))}}))
+	}
+	l, ok := LastOf(root)
+	require.True(t, ok)
+	require.Equal(t, []string{"pass 5"}, l.Lines)
+	require.Len(t, l.Earlier, KeptPasses-1)
+	require.Equal(t, []string{"pass 4"}, l.Earlier[0].Lines)
+	require.Equal(t, []string{"pass 3"}, l.Earlier[1].Lines)
+	require.Empty(t, l.Earlier[0].Earlier, "one list, not a chain")
+}
