@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	_ "modernc.org/sqlite" // the test holds the memory's database locked
 )
 
 type factJSON struct {
@@ -274,4 +277,65 @@ func TestSwarmMembersStartWithTheMemory(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(data), "Always run make lint")
 	require.Empty(t, e.Git(sw.Path, "status", "--porcelain"), "invisible to git")
+}
+
+// holdMemoryLock holds the repository's memory database locked the way a
+// wedged process would (exclusive locking mode, a write transaction
+// open), until the test ends or release is called: no other connection
+// can read or write it.
+func holdMemoryLock(t *testing.T, path string) (release func()) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(2000)")
+	require.NoError(t, err)
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	require.NoError(t, err)
+	for _, q := range []string{"PRAGMA locking_mode=EXCLUSIVE", "BEGIN EXCLUSIVE", "INSERT INTO reports(at, body) VALUES (0, 'held by the test')"} {
+		_, err := conn.ExecContext(ctx, q)
+		require.NoError(t, err, q)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			_, _ = conn.ExecContext(ctx, "ROLLBACK")
+			_ = conn.Close()
+			_ = db.Close()
+		})
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// A memory database another process holds locked: owt memory add says so
+// in one line and fails; owt new is not held by it — the agent starts,
+// without facts, within the injection's bound, and says so.
+func TestMemoryLockedDatabase(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "memory", "add", "--pin", "Always run make lint before committing")
+	dbs, err := filepath.Glob(filepath.Join(e.Var("XDG_DATA_HOME"), "owt", "memory", "*.db"))
+	require.NoError(t, err)
+	require.Len(t, dbs, 1)
+	release := holdMemoryLock(t, dbs[0])
+
+	r := e.Owt(repo, "memory", "add", "The cache folder must be cleared after schema changes")
+	require.NotEqual(t, 0, r.Code, r.Stdout)
+	require.Equal(t, 1, strings.Count(r.Stderr, "\n"), "one line: %q", r.Stderr)
+	require.Contains(t, r.Stderr, "memory database is locked: another process has held "+dbs[0])
+	require.Contains(t, r.Stderr, "nothing was changed, try again")
+
+	start := time.Now()
+	r = e.Owt(repo, "new", "--tool", "claude", "--no-setup", "--name", "x", "a task")
+	took := time.Since(start)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "memory: no facts injected: the memory did not answer within 5s")
+	require.Contains(t, r.Stderr, "the agent starts without facts")
+	require.Less(t, took, 9*time.Second, "bounded by the injection's timeout, not the database's busy wait")
+	it := e.Find(repo, "x")
+	e.Eventually(15*time.Second, "the agent started", func() bool { _, ok := e.Start(it.Name); return ok })
+	require.NoFileExists(t, filepath.Join(it.Path, "CLAUDE.local.md"), "no facts written")
+
+	release()
+	require.Regexp(t, `^remembered #\d+`, e.MustOwt(repo, "memory", "add", "The cache folder must be cleared after schema changes"))
+	require.Len(t, e.facts(repo, "list"), 2, "nothing the lock refused was half-written")
 }
