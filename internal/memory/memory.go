@@ -2,7 +2,9 @@
 // user learned (decisions, conventions, gotchas, plain facts), each with
 // where it came from, in one SQLite database per repository with a
 // full-text index (FTS5) ranked by bm25. The driver is pure Go
-// (modernc.org/sqlite): owt stays one static binary without cgo.
+// (modernc.org/sqlite), so owt and its helpers stay static, cgo-free
+// binaries. It is linked into owt-mcp, beside owt, never into owt itself
+// (memlink is owt's door to it).
 //
 // Many processes write at once (agents through owt mcp while the user
 // searches): the database is in WAL mode with a busy timeout, and every
