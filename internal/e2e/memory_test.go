@@ -339,3 +339,45 @@ func TestMemoryLockedDatabase(t *testing.T) {
 	require.Regexp(t, `^remembered #\d+`, e.MustOwt(repo, "memory", "add", "The cache folder must be cleared after schema changes"))
 	require.Len(t, e.facts(repo, "list"), 2, "nothing the lock refused was half-written")
 }
+
+// requireInert fails on a control character in out other than a newline
+// or a tab: an escape sequence, a bell, a carriage return, a backspace,
+// a C1 control.
+func requireInert(t *testing.T, out, what string) {
+	t.Helper()
+	for i, r := range out {
+		if r == '\n' || r == '\t' {
+			continue
+		}
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			t.Fatalf("%s: control character %U at byte %d in:\n%q", what, r, i, out)
+		}
+	}
+}
+
+// A fact carrying terminal escapes and control characters is stored as
+// given but drawn inert wherever owt shows it: owt memory list, search
+// and owt new --dry-run.
+func TestMemoryHostileFactTextIsDrawnInert(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	hostile := "hostile \x1b[31mred\x1b[0m \x1b]52;c;aGk=\x07clip \x1b]0;title\x1b\\ bell\x07 cr\rback\x08 csi\u009b2J end"
+	e.MustOwt(repo, "memory", "add", "--pin", hostile)
+	var stored []factJSON
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "memory", "list", "--json")), &stored))
+	require.Len(t, stored, 1)
+	require.Equal(t, hostile, stored[0].Text, "kept as given; only its drawing is inert")
+
+	for _, args := range [][]string{{"memory", "list"}, {"memory", "search", "hostile"}} {
+		out := e.MustOwt(repo, args...)
+		require.Contains(t, out, "hostile", "%v shows the fact", args)
+		require.Contains(t, out, "red", "%v", args)
+		requireInert(t, out, strings.Join(args, " "))
+	}
+	r := e.Owt(repo, "new", "--dry-run", "--tool", "claude", "--template", "bugfix", "fix the hostile input")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "memory: 1 fact(s)")
+	require.Contains(t, r.Stdout, "hostile")
+	requireInert(t, r.Stdout, "owt new --dry-run")
+	requireInert(t, r.Stderr, "owt new --dry-run (stderr)")
+}
