@@ -80,6 +80,11 @@ func (c *Context) Ship(r *state.Record, message string) (ShipResult, error) {
 		return out, fmt.Errorf("%w: the result would be empty, the changes of %s are already in %s", ErrEmpty, r.Name, target)
 	}
 
+	if c.Gate != nil {
+		if err := c.Gate(r, target, snap); err != nil {
+			return out, err
+		}
+	}
 	// The agent may have started a turn since the caller looked: the
 	// last look comes right before the commit.
 	if c.BeforeCommit != nil {
@@ -94,7 +99,10 @@ func (c *Context) Ship(r *state.Record, message string) (ShipResult, error) {
 		}
 		out.Files = work
 	}
-	res, err := c.Merge(r, Options{})
+	// The gate passed what is committed now: the merge does not ask again.
+	inner := *c
+	inner.Gate = nil
+	res, err := inner.Merge(r, Options{})
 	out.Result = res
 	if err != nil && out.Committed != "" {
 		return out, fmt.Errorf("committed %d file(s) in %s as %.12s, but the merge failed: %w", len(work), r.Name, out.Committed, err)
