@@ -769,6 +769,44 @@ func TestHeadless(t *testing.T) {
 	}
 }
 
+// A headless run given OWT_FAKE_ANSWER_DELAY thinks that long before it
+// answers, and ends at once on SIGTERM, as a slow real tool a deadline
+// ends.
+func TestHeadlessAnswerDelay(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	answer := filepath.Join(dir, "answer.txt")
+	writeFile(t, answer, `{"verdict":"pass"}`)
+	logPath := filepath.Join(dir, "log.jsonl")
+	cmd := exec.Command(binPath, "-p", "review this")
+	cmd.Dir = dir
+	cmd.Env = append(baseEnv(t.TempDir()), "OWT_FAKE_PERSONA=claude", "OWT_FAKE_LOG="+logPath, "OWT_FAKE_WORK=0",
+		"OWT_FAKE_ANSWER="+answer, "OWT_FAKE_ANSWER_DELAY=1h")
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		log, _ := os.ReadFile(logPath)
+		return strings.Contains(string(log), `"event":"thinking","for":"1h0m0s"`)
+	})
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil || out.String() != "" {
+		t.Fatalf("a run ended while thinking answered %q (%v)", out.String(), err)
+	}
+
+	// Without the delay it answers at once.
+	cmd = exec.Command(binPath, "-p", "review this")
+	cmd.Dir = dir
+	cmd.Env = append(baseEnv(t.TempDir()), "OWT_FAKE_PERSONA=claude", "OWT_FAKE_WORK=0", "OWT_FAKE_ANSWER="+answer)
+	if got, err := cmd.Output(); err != nil || string(got) != "{\"verdict\":\"pass\"}\n" {
+		t.Fatalf("got %q, %v", got, err)
+	}
+}
+
 // ---- unit tests ----
 
 // TestPersonaPatterns checks the documented regexps of every persona
@@ -905,5 +943,17 @@ func TestParseScript(t *testing.T) {
 	want := "[{write a.txt hi there} {commit msg one} {exit 3}]"
 	if fmt.Sprint(got) != want {
 		t.Fatalf("got %v, want %s", got, want)
+	}
+}
+
+// waitFor polls cond for up to 10s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition never held")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

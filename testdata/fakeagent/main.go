@@ -41,6 +41,8 @@
 //	OWT_FAKE_IDLE_NOTIFY  Claude's idle_prompt notification delay (60s, 0 = never)
 //	OWT_FAKE_ANSWER       a file whose text is a headless run's answer on stdout
 //	                      (in place of "Done: …"), as a real tool answers a question
+//	OWT_FAKE_ANSWER_DELAY how long a headless run thinks before it answers (0),
+//	                      as a slow tool does (owt's deadlines end it)
 package main
 
 import (
@@ -158,6 +160,10 @@ func (a *app) runHeadless() int {
 	a.hooks.sessionStart()
 	a.log.event("prompt", "text", prompt, "source", source)
 	answer := a.runTurn(context.Background(), 0, prompt)
+	if d := envDuration("OWT_FAKE_ANSWER_DELAY", 0); d > 0 {
+		a.log.event("thinking", "for", d.String())
+		time.Sleep(d)
+	}
 	if path := os.Getenv("OWT_FAKE_ANSWER"); path != "" {
 		data, err := os.ReadFile(path)
 		if err != nil {
