@@ -1,0 +1,216 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
+	"github.com/stretchr/testify/require"
+)
+
+// The AI review gate: owt merge/ship --review (or [review] enabled) runs
+// the review tool headless — here the fake agent's headless mode, whose
+// answer is OWT_FAKE_ANSWER — over what would land, and a fail or no
+// verdict stops the landing with nothing changed unless --accept-review.
+
+const (
+	passAnswer = "Looks fine to me.\n```json\n{\"verdict\": \"pass\", \"findings\": []}\n```\n"
+	failAnswer = "Review done.\n{\"verdict\":\"fail\",\"findings\":[" +
+		"{\"file\":\"calc.go\",\"line\":3,\"severity\":\"high\",\"message\":\"divides by zero when n is 0\"}," +
+		"{\"file\":\"calc.go\",\"line\":7,\"severity\":\"low\",\"message\":\"odd name \\u001b]0;pwned\\u0007here\"}]}\n"
+)
+
+// reviewWorld is a repo whose user config names claude (the fake) as the
+// review tool, and a shell worktree "calc" with one commit.
+func reviewWorld(t *testing.T, config string) (*Env, string, Item) {
+	e := NewEnv(t)
+	e.WriteFile(e.Var("XDG_CONFIG_HOME"), "owt/config.toml", "[review]\ntool = \"claude\"\n"+config)
+	repo := e.NewRepo("app")
+	it := e.shell(repo, "calc")
+	e.commitIn(it.Path, "calc.go", "package calc\n\nfunc Div(a, n int) int { return a / n }\n", "add Div")
+	return e, repo, it
+}
+
+// answer writes the headless tool's answer and returns the env setting it.
+func (e *Env) answer(name, text string) []string {
+	path := filepath.Join(e.Root, name)
+	require.NoError(e.t, os.WriteFile(path, []byte(text), 0o644))
+	return []string{"OWT_FAKE_ANSWER=" + path}
+}
+
+// reviews are the headless runs of the review tool so far.
+func (e *Env) reviews() []fixture.AgentEvent {
+	var out []fixture.AgentEvent
+	for _, ev := range e.Events() {
+		if ev.Event == "start" && ev.Mode == "headless" {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func TestReviewPassIsShownByCheckAndTheMergeGoesOnReviewedOnce(t *testing.T) {
+	e, repo, it := reviewWorld(t, "")
+	env := e.answer("pass.txt", passAnswer)
+
+	r := e.OwtIn(repo, env, "", "check", "calc", "--review")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "review:      pass (claude, 0 finding(s))")
+	require.Contains(t, r.Stderr, "reviewing calc with claude")
+	runs := e.reviews()
+	require.Len(t, runs, 1)
+	require.Equal(t, []string{"-p"}, runs[0].Argv[:1], "claude's headless mode")
+	prompt := runs[0].Argv[len(runs[0].Argv)-1]
+	require.Len(t, runs[0].Argv, 2, "the prompt is one argv element")
+	require.Contains(t, prompt, "Work on calc", "the task")
+	require.Contains(t, prompt, "+func Div(a, n int) int { return a / n }", "the diff against the base")
+	require.Equal(t, it.Path, runs[0].Cwd, "run in the worktree")
+
+	// The same tree again: the cached verdict, no second run.
+	r = e.OwtIn(repo, env, "", "check", "calc", "--review", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var rep struct {
+		Name   string
+		Ahead  int
+		Review struct {
+			Verdict  string
+			Tool     string
+			Cached   bool
+			Findings []any
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &rep), r.Stdout)
+	require.Equal(t, "calc", rep.Name)
+	require.Equal(t, 1, rep.Ahead)
+	require.Equal(t, "pass", rep.Review.Verdict)
+	require.Equal(t, "claude", rep.Review.Tool)
+	require.True(t, rep.Review.Cached)
+	require.Empty(t, rep.Review.Findings)
+
+	out := e.MustOwt(repo, "merge", "calc", "--review", "--yes")
+	require.Contains(t, out, "review: pass (claude, 0 finding(s), cached)")
+	require.Contains(t, out, "merged feat/calc into main")
+	require.Len(t, e.reviews(), 1, "an unchanged branch is reviewed once")
+	require.Contains(t, e.Git(repo, "show", "main:calc.go"), "func Div")
+	e.requireGone(repo, it)
+}
+
+func TestReviewFailRefusesTheMergeWithItsFindingsUntilAccepted(t *testing.T) {
+	e, repo, it := reviewWorld(t, "enabled = true\n")
+	env := e.answer("fail.txt", failAnswer)
+	mainBefore, branchBefore := e.Git(repo, "rev-parse", "main"), e.Git(repo, "rev-parse", it.Branch)
+	repoBefore := digest(t, repo)
+
+	// [review] enabled: merge reviews without being asked.
+	r := e.OwtIn(repo, env, "", "merge", "calc", "--yes")
+	require.Equal(t, 1, r.Code, "stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
+	require.Contains(t, r.Stderr, "owt: review: fail (claude, 2 finding(s))")
+	require.Contains(t, r.Stderr, "[high] calc.go:3: divides by zero when n is 0")
+	require.Contains(t, r.Stderr, "[low] calc.go:7: odd name ]0;pwnedhere", "the tool's text drawn inert")
+	require.NotContains(t, r.Stderr, "\x1b")
+	require.Contains(t, r.Stderr, "nothing was merged: fix them, or go on with --accept-review")
+	require.NotContains(t, r.Stdout, "merged")
+	require.Equal(t, mainBefore, e.Git(repo, "rev-parse", "main"), "main unchanged")
+	require.Equal(t, branchBefore, e.Git(repo, "rev-parse", it.Branch), "the branch unchanged")
+	require.Equal(t, repoBefore, digest(t, repo), "the user's checkout untouched")
+	e.requireKept(repo, it)
+
+	// owt check says so too, from the cache.
+	r = e.OwtIn(repo, env, "", "check", "calc")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "review:      fail (claude, 2 finding(s), cached)")
+	require.Contains(t, r.Stdout, "[high] calc.go:3: divides by zero when n is 0")
+	require.Contains(t, r.Stdout, "! the AI review fails: merge and ship refuse without --accept-review")
+
+	// Ship with new uncommitted work reviews what it would land: the new
+	// tree, and refuses without committing.
+	e.WriteFile(it.Path, "calc_test.go", "package calc\n")
+	r = e.OwtIn(repo, env, "", "ship", "calc", "--yes")
+	require.Equal(t, 1, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "nothing was shipped")
+	require.Len(t, e.reviews(), 2, "the new tree is reviewed")
+	require.Contains(t, e.reviews()[1].Argv[1], "+package calc", "with the uncommitted file in the diff")
+	require.Equal(t, branchBefore, e.Git(repo, "rev-parse", it.Branch), "no commit was made")
+	require.Equal(t, "?? calc_test.go", e.Git(it.Path, "status", "--porcelain"))
+	require.Equal(t, mainBefore, e.Git(repo, "rev-parse", "main"))
+
+	// The user's yes: it ships, and says what the review said.
+	r = e.OwtIn(repo, env, "", "ship", "calc", "--yes", "--accept-review", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var landed struct {
+		Removed bool
+		Review  struct {
+			Verdict  string
+			Cached   bool
+			Findings []struct{ File, Message string }
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &landed), r.Stdout)
+	require.True(t, landed.Removed)
+	require.Equal(t, "fail", landed.Review.Verdict)
+	require.True(t, landed.Review.Cached)
+	require.Len(t, landed.Review.Findings, 2)
+	require.Len(t, e.reviews(), 2, "reviewed once per tree")
+	require.Contains(t, e.Git(repo, "show", "--name-only", "--format=", "main"), "calc_test.go")
+	e.requireGone(repo, it)
+}
+
+func TestReviewWithoutAVerdictIsUnavailableAndRefusedWithoutTheFlag(t *testing.T) {
+	e, repo, it := reviewWorld(t, "")
+	env := e.answer("garbage.txt", "I think it is mostly fine, but { not json at all }\n")
+	mainBefore := e.Git(repo, "rev-parse", "main")
+
+	r := e.OwtIn(repo, env, "", "merge", "calc", "--review", "--yes")
+	require.Equal(t, 1, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "review unavailable (claude): claude's answer held no valid verdict JSON, twice")
+	require.Contains(t, r.Stderr, "go on without it with --accept-review")
+	runs := e.reviews()
+	require.Len(t, runs, 2, "one retry")
+	require.NotContains(t, runs[0].Argv[1], "previous answer could not be read")
+	require.Contains(t, runs[1].Argv[1], "previous answer could not be read", "the retry is stricter")
+	require.Equal(t, mainBefore, e.Git(repo, "rev-parse", "main"))
+	e.requireKept(repo, it)
+
+	// No verdict is not cached: asked again next time.
+	r = e.OwtIn(repo, env, "", "check", "calc", "--review")
+	require.Contains(t, r.Stdout, "review:      review unavailable (claude)")
+	require.Len(t, e.reviews(), 4)
+
+	// A tool that fails is one line why.
+	r = e.OwtIn(repo, []string{"OWT_FAKE_ANSWER=" + filepath.Join(e.Root, "missing")}, "", "merge", "calc", "--review", "--yes")
+	require.Equal(t, 1, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "review unavailable (claude): claude -p exited with code 1")
+
+	// The user's yes merges without it.
+	r = e.OwtIn(repo, env, "", "merge", "calc", "--review", "--accept-review", "--yes")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "review: review unavailable (claude)")
+	require.Contains(t, r.Stdout, "merged feat/calc into main")
+	e.requireGone(repo, it)
+}
+
+func TestReviewThatOutlivesItsTimeoutIsEndedAndUnavailable(t *testing.T) {
+	e, repo, it := reviewWorld(t, "timeout = \"2s\"\n")
+	env := append(e.answer("pass.txt", passAnswer), "OWT_FAKE_ANSWER_DELAY=1h")
+	mainBefore := e.Git(repo, "rev-parse", "main")
+
+	r := e.OwtIn(repo, env, "", "merge", "calc", "--review", "--yes")
+	require.Equal(t, 1, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "review unavailable (claude): claude did not answer within 2s (ended at the deadline)")
+	require.Equal(t, mainBefore, e.Git(repo, "rev-parse", "main"))
+	e.requireKept(repo, it)
+	runs := e.reviews()
+	require.Len(t, runs, 1, "no retry after the deadline")
+	require.False(t, fixture.Alive(runs[0].PID), "the tool was ended at the deadline")
+	require.True(t, strings.Contains(string(mustRead(t, e.Log)), `"event":"thinking"`))
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
