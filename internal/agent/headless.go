@@ -21,19 +21,21 @@ const MaxHeadlessAnswer = 4 << 20
 // prompt from stdin (codex exec, gemini -p) adds nothing to it; the
 // tool's stderr (its progress and errors) goes to stderr.
 func (p Profile) RunHeadless(dir, prompt string, stderr io.Writer) (string, error) {
-	return p.RunHeadlessContext(context.Background(), dir, prompt, stderr)
+	return p.RunHeadlessContext(context.Background(), dir, nil, prompt, stderr)
 }
 
-// RunHeadlessContext is RunHeadless bounded by ctx: when
+// RunHeadlessContext is RunHeadless with env as the tool's environment
+// (nil: owt's own), bounded by ctx: when
 // ctx ends first the tool is ended (proc.Command: SIGTERM, then SIGKILL)
 // and the error wraps ctx's error (errors.Is context.DeadlineExceeded).
-func (p Profile) RunHeadlessContext(ctx context.Context, dir, prompt string, stderr io.Writer) (string, error) {
+func (p Profile) RunHeadlessContext(ctx context.Context, dir string, env []string, prompt string, stderr io.Writer) (string, error) {
 	argv, err := p.HeadlessArgv(prompt)
 	if err != nil {
 		return "", err
 	}
 	cmd := proc.Command(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
+	cmd.Env = env
 	cmd.Stderr = stderr
 	out := &capped{max: MaxHeadlessAnswer}
 	cmd.Stdout = out

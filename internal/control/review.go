@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/adrg/xdg"
@@ -61,15 +60,11 @@ func Review(w *workspace.Workspace, rec *state.Record, target, tip string, log i
 	if err != nil {
 		return review.Result{Verdict: review.Unavailable, Tool: prof.Name, Why: fmt.Sprintf("no branch %s to review against", target), Findings: []review.Finding{}}
 	}
-	dir := rec.Path
-	if !isDir(dir) {
-		dir = w.Repo.Root
-	}
 	if log != nil {
 		fmt.Fprintf(log, "owt: reviewing %s with %s (at most %s)…\n", rec.Name, prof.Name, w.Config.Review.Timeout.Duration)
 	}
 	return review.Run(context.Background(), review.Request{
-		Repo: w.Repo, Dir: dir, Base: base, Tip: tip, Task: rec.Task, Profile: prof,
+		Repo: w.Repo, Base: base, Tip: tip, Task: rec.Task, Profile: prof,
 		Timeout: w.Config.Review.Timeout.Duration, CacheDir: ReviewCacheDir(),
 	})
 }
@@ -102,9 +97,4 @@ func reviewGate(w *workspace.Workspace, o LandOptions, verb string, got **review
 		}
 		return nil
 	}
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }

@@ -56,7 +56,8 @@ func TestReviewPassIsShownByCheckAndTheMergeGoesOnReviewedOnce(t *testing.T) {
 	e, repo, it := reviewWorld(t, "")
 	env := e.answer("pass.txt", passAnswer)
 
-	r := e.OwtIn(repo, env, "", "check", "calc", "--review")
+	// Asked from inside an agent's session (OWT_NAME and OWT_REPO set).
+	r := e.OwtIn(repo, append(env, "OWT_NAME=calc", "OWT_REPO="+repo), "", "check", "calc", "--review")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.Contains(t, r.Stdout, "review:      pass (claude, 0 finding(s))")
 	require.Contains(t, r.Stderr, "reviewing calc with claude")
@@ -67,7 +68,14 @@ func TestReviewPassIsShownByCheckAndTheMergeGoesOnReviewedOnce(t *testing.T) {
 	require.Len(t, runs[0].Argv, 2, "the prompt is one argv element")
 	require.Contains(t, prompt, "Work on calc", "the task")
 	require.Contains(t, prompt, "+func Div(a, n int) int { return a / n }", "the diff against the base")
-	require.Equal(t, it.Path, runs[0].Cwd, "run in the worktree")
+	// Away from the worktree and its hooks, as nobody's agent, in a place
+	// of its own that is gone afterwards.
+	require.NotContains(t, runs[0].Cwd, it.Path)
+	require.NotContains(t, runs[0].Cwd, repo)
+	require.True(t, strings.HasPrefix(runs[0].Cwd, e.Var("TMPDIR")), runs[0].Cwd)
+	require.NoDirExists(t, runs[0].Cwd)
+	require.Empty(t, runs[0].Env["OWT_NAME"])
+	require.Empty(t, runs[0].Env["OWT_REPO"])
 
 	// The same tree again: the cached verdict, no second run.
 	r = e.OwtIn(repo, env, "", "check", "calc", "--review", "--json")

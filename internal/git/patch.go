@@ -12,3 +12,12 @@ func (r Repo) Patch(a, b string) (string, error) {
 	}
 	return string(out), nil
 }
+
+// InitEmpty makes dir (which exists) an empty repository: a neutral place
+// to run a tool that insists on one (codex exec) away from any worktree.
+func InitEmpty(dir string) error {
+	if _, err := run(dir, "init", "-q"); err != nil {
+		return fmt.Errorf("git init in %s: %w", dir, err)
+	}
+	return nil
+}

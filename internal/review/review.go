@@ -128,8 +128,9 @@ func (r Result) String() string {
 // Request is what to review and how.
 type Request struct {
 	Repo git.Repo
-	// Dir is where the tool runs: the worktree (the repo root when the
-	// worktree is gone).
+	// Dir is where the tool runs; "" is a new empty repository in the
+	// temp dir, removed afterwards. Not the worktree: the tool would fire
+	// the hooks owt put there, as if the worktree's agent took a turn.
 	Dir string
 	// Base is the commit the work lands on (the target's tip), Tip the
 	// commit that would land.
@@ -178,10 +179,21 @@ func Run(ctx context.Context, q Request) Result {
 	}
 	diff, res.Truncated = cut(diff, MaxDiff)
 
+	if q.Dir == "" {
+		tmp, err := os.MkdirTemp("", "owt-review-*")
+		if err != nil {
+			return unavailable("make a place to run %s: %v", q.Profile.Name, err)
+		}
+		defer os.RemoveAll(tmp)
+		if err := git.InitEmpty(tmp); err != nil {
+			return unavailable("%v", err)
+		}
+		q.Dir = tmp
+	}
 	ask := q.Ask
 	if ask == nil {
 		ask = func(ctx context.Context, p agent.Profile, dir, prompt string, stderr io.Writer) (string, error) {
-			return p.RunHeadlessContext(ctx, dir, prompt, stderr)
+			return p.RunHeadlessContext(ctx, dir, ToolEnv(), prompt, stderr)
 		}
 	}
 	timeout := q.Timeout
@@ -211,6 +223,21 @@ func Run(ctx context.Context, q Request) Result {
 		}
 	}
 	return unavailable("%s's answer held no valid verdict JSON, twice", q.Profile.Name)
+}
+
+// ToolEnv is owt's environment less what names a worktree (OWT_NAME,
+// OWT_REPO, OWT_PORT, TMUX_PANE): a review run from an agent's session
+// must not pass for that agent.
+func ToolEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		switch strings.SplitN(kv, "=", 2)[0] {
+		case "OWT_NAME", "OWT_REPO", "OWT_PORT", "TMUX_PANE":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
 }
 
 // failure is one line on a tool that exited with an error: not signed in
