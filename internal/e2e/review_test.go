@@ -222,3 +222,33 @@ func mustRead(t *testing.T, path string) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+// A run whose plan requires the review: its fail is a failing check, sent
+// back to the agent once; when the agent's turn leaves the tree as it
+// was, the task needs the user. One review per tree.
+func TestRunRequiringReviewSendsItsFailBackToTheAgentOnce(t *testing.T) {
+	e := NewEnv(t)
+	e.WriteFile(e.Var("XDG_CONFIG_HOME"), "owt/config.toml", "[review]\ntool = \"claude\"\n")
+	answer := filepath.Join(e.Root, "fail.txt")
+	require.NoError(t, os.WriteFile(answer, []byte(failAnswer), 0o644))
+	// The monitor runs the review, without OWT_* in its environment.
+	e.WriteFile(e.Home, ".fakeagent.env", "OWT_FAKE_ANSWER="+answer+"\nOWT_FAKE_LOG="+e.Log+"\n")
+	repo := e.NewRepo("app")
+	task := "!write calc.go package calc\\n!commit add calc\\n!exec " + owtBin + " done --summary first"
+	e.WriteFile(repo, "r.toml", oneTaskPlan("fix", task, "review = true"))
+	e.MustOwt(repo, "run", "start", "r.toml")
+	e.MustOwt(repo, "tmux", "init")
+
+	e.waitTaskState(repo, "r", "needs_you")
+	sent := e.promptsWith("r-fix", "the AI review (claude) fails it with 2 finding(s)")
+	require.Len(t, sent, 1, "the review's fail goes to the agent once: %v\n%s", e.runStatus(repo, "r").Tasks[0].Why, e.MustOwt(repo, "run", "log", "r"))
+	require.Contains(t, sent[0], "checks fail on your last commit")
+	require.Contains(t, sent[0], "[high] calc.go:3: divides by zero when n is 0")
+	require.NotContains(t, sent[0], "\x1b")
+	require.Len(t, e.eventsOf(repo, "r", "delivered"), 1)
+	checks := e.eventsOf(repo, "r", "checks")
+	require.Len(t, checks, 1, "one review per tree")
+	require.Contains(t, checks[0].Detail, "failed")
+	require.Contains(t, e.runStatus(repo, "r").Tasks[0].Why, "still after one message to the agent")
+	require.Len(t, e.reviews(), 1)
+}

@@ -807,6 +807,38 @@ func TestHeadlessAnswerDelay(t *testing.T) {
 	}
 }
 
+// $HOME/.fakeagent.env gives the OWT_FAKE_* settings the environment
+// lacks (a run by owt's monitor, which drops OWT_*).
+func TestEnvFileFillsInMissingSettings(t *testing.T) {
+	t.Parallel()
+	dir, home := t.TempDir(), t.TempDir()
+	answer := filepath.Join(dir, "answer.txt")
+	writeFile(t, answer, "from the file")
+	logPath := filepath.Join(dir, "log.jsonl")
+	writeFile(t, filepath.Join(home, ".fakeagent.env"), "OWT_FAKE_ANSWER="+answer+"\nOWT_FAKE_LOG="+logPath+"\n")
+	run := func(env ...string) string {
+		cmd := exec.Command(binPath, "-p", "review this")
+		cmd.Dir = dir
+		cmd.Env = append(baseEnv(home), append([]string{"OWT_FAKE_PERSONA=claude", "OWT_FAKE_WORK=0"}, env...)...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	if got := run(); got != "from the file\n" {
+		t.Fatalf("got %q", got)
+	}
+	if log, _ := os.ReadFile(logPath); !strings.Contains(string(log), `"mode":"headless"`) {
+		t.Fatalf("the log of the file was not written: %q", log)
+	}
+	other := filepath.Join(dir, "other.txt")
+	writeFile(t, other, "from the environment")
+	if got := run("OWT_FAKE_ANSWER=" + other); got != "from the environment\n" {
+		t.Fatalf("the environment must win: got %q", got)
+	}
+}
+
 // ---- unit tests ----
 
 // TestPersonaPatterns checks the documented regexps of every persona
