@@ -54,6 +54,11 @@ type LandOptions struct {
 	Review       bool
 	AcceptReview bool
 	ReviewLog    io.Writer
+	// Accepted is a review the user saw and said yes to (a popup's
+	// confirm step): the landing goes on despite it while what would land
+	// and its base are the trees it reviewed, without reviewing again; on
+	// other trees the review is made again and its verdict holds.
+	Accepted *review.Result
 }
 
 // Ship commits everything in rec's worktree, merges it into its base and,
