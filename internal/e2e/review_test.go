@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
@@ -251,4 +252,45 @@ func TestRunRequiringReviewSendsItsFailBackToTheAgentOnce(t *testing.T) {
 	require.Contains(t, checks[0].Detail, "failed")
 	require.Contains(t, e.runStatus(repo, "r").Tasks[0].Why, "still after one message to the agent")
 	require.Len(t, e.reviews(), 1)
+}
+
+// Alt+m with [review] enabled: a failing review is a second question
+// showing its findings; no changes nothing, yes merges despite it.
+func TestMergePopupAsksAgainWhenTheReviewFails(t *testing.T) {
+	e := newQuietEnv(t)
+	e.WriteFile(e.Var("XDG_CONFIG_HOME"), "owt/config.toml", "[review]\nenabled = true\ntool = \"claude\"\n")
+	answer := filepath.Join(e.Root, "fail.txt")
+	require.NoError(t, os.WriteFile(answer, []byte(failAnswer), 0o644))
+	// The popup runs in the tmux server's environment, set before this.
+	e.WriteFile(e.Home, ".fakeagent.env", "OWT_FAKE_ANSWER="+answer+"\n")
+	repo := e.NewRepo("app")
+	it := e.shell(repo, "calc")
+	e.commitIn(it.Path, "calc.go", "package calc\n", "add calc")
+	head, tip := e.Git(repo, "rev-parse", "main"), e.Git(repo, "rev-parse", it.Branch)
+
+	p := e.pane(repo, owtBin, "popup", "merge")
+	e.WaitScreen(p, "1/1")
+	e.keys(p, "Enter")
+	e.WaitScreen(p, "Merge feat/calc into main?")
+	e.typeText(p, "y")
+	screen := e.WaitScreen(p, "The AI review fails calc: merge anyway?")
+	require.Contains(t, screen, "review: fail (claude, 2 finding(s))")
+	require.Contains(t, screen, "[high] calc.go:3: divides by zero when n is 0")
+	require.Contains(t, screen, "Nothing was changed yet.")
+	e.keys(p, "Escape")
+	e.waitClosed(p)
+	require.Equal(t, head, e.Git(repo, "rev-parse", "main"), "nothing merged")
+	require.Equal(t, tip, e.Git(repo, "rev-parse", it.Branch))
+	e.requireKept(repo, it)
+
+	p = e.pane(repo, owtBin, "popup", "merge")
+	e.WaitScreen(p, "1/1")
+	e.keys(p, "Enter")
+	e.WaitScreen(p, "Merge feat/calc into main?")
+	e.typeText(p, "y")
+	e.WaitScreen(p, "The AI review fails calc: merge anyway?")
+	e.typeText(p, "y")
+	e.Eventually(15*time.Second, "worktree removed", func() bool { return len(e.List(repo)) == 0 })
+	require.Equal(t, "package calc", e.Git(repo, "show", "main:calc.go"))
+	require.Len(t, e.reviews(), 1, "the same tree is reviewed once")
 }
