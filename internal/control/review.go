@@ -28,12 +28,16 @@ type ReviewRefused struct {
 }
 
 func (e *ReviewRefused) Error() string {
-	if e.Result.Verdict == review.Unavailable {
-		return fmt.Sprintf("the AI review of %s is unavailable: %s; nothing was %s (go on without it with --accept-review)",
-			e.Name, e.Result.Why, e.Verb)
+	cmd := "merge"
+	if e.Verb == "shipped" {
+		cmd = "ship"
 	}
-	return fmt.Sprintf("the AI review (%s) fails %s with %d finding(s); nothing was %s: fix them, or go on with --accept-review",
-		e.Result.Tool, e.Name, len(e.Result.Findings), e.Verb)
+	if e.Result.Verdict == review.Unavailable {
+		return fmt.Sprintf("the AI review of %s is unavailable: %s; nothing was %s (go on without it: 'owt %s %s --accept-review')",
+			e.Name, e.Result.Why, e.Verb, cmd, e.Name)
+	}
+	return fmt.Sprintf("the AI review (%s) fails %s with %d finding(s); nothing was %s: fix them, or go on: 'owt %s %s --accept-review'",
+		e.Result.Tool, e.Name, len(e.Result.Findings), e.Verb, cmd, e.Name)
 }
 
 // Review is the AI review of tip landing on target for rec's worktree:
@@ -99,6 +103,11 @@ func reviewGate(w *workspace.Workspace, o LandOptions, verb string, got **review
 		*got = &res
 		if res.Blocks() && !o.AcceptReview {
 			return &ReviewRefused{Name: r.Name, Verb: verb, Result: res}
+		}
+		// A review takes a while: the agent may have started a turn
+		// meanwhile (ship looks again right before its commit).
+		if verb == "merged" {
+			return RefuseBusy(w, r, "merging", o.Force)
 		}
 		return nil
 	}

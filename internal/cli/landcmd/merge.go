@@ -108,13 +108,7 @@ func removalNote(keep bool) string {
 // reportLanding prints what a merge or ship did (out is empty when
 // nothing landed) and returns its error.
 func reportLanding(c *cli.Context, out landed, err error) error {
-	var refused *control.ReviewRefused
-	if errors.As(err, &refused) {
-		fmt.Fprintln(c.App.ErrWriter, "owt: review: "+refused.Result.Headline())
-		for _, l := range refused.Result.Lines() {
-			fmt.Fprintln(c.App.ErrWriter, "  "+l)
-		}
-	}
+	printRefusal(c.App.ErrWriter, err)
 	if out.Name == "" {
 		return err
 	}
@@ -126,6 +120,18 @@ func reportLanding(c *cli.Context, out landed, err error) error {
 		printLanding(c.App.Writer, out)
 	}
 	return err
+}
+
+// printRefusal shows, when err is the AI review refusing a landing, what
+// the review said: its verdict and its findings, drawn inert.
+func printRefusal(w io.Writer, err error) {
+	var refused *control.ReviewRefused
+	if errors.As(err, &refused) {
+		fmt.Fprintln(w, "owt: review: "+refused.Result.Headline())
+		for _, l := range refused.Result.Lines() {
+			fmt.Fprintln(w, "  "+l)
+		}
+	}
 }
 
 // finishEvenIfHungUp keeps owt alive through a teardown that kills the
