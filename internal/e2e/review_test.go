@@ -173,8 +173,8 @@ func TestReviewWithoutAVerdictIsUnavailableAndRefusedWithoutTheFlag(t *testing.T
 	mainBefore := e.Git(repo, "rev-parse", "main")
 
 	r := e.OwtIn(repo, env, "", "merge", "calc", "--review", "--yes")
-	require.Equal(t, 1, r.Code, r.Stderr)
-	require.Contains(t, r.Stderr, "review unavailable (claude): claude's answer held no valid verdict JSON, twice")
+	requireUnavailable(t, r, "the AI review of calc is unavailable: claude's answer held no valid verdict JSON, twice; nothing was merged")
+	require.Equal(t, 1, r.Code)
 	require.Contains(t, r.Stderr, "go on without it: 'owt merge calc --accept-review'")
 	runs := e.reviews()
 	require.Len(t, runs, 2, "one retry")
@@ -190,8 +190,22 @@ func TestReviewWithoutAVerdictIsUnavailableAndRefusedWithoutTheFlag(t *testing.T
 
 	// A tool that fails is one line why.
 	r = e.OwtIn(repo, []string{"OWT_FAKE_ANSWER=" + filepath.Join(e.Root, "missing")}, "", "merge", "calc", "--review", "--yes")
-	require.Equal(t, 1, r.Code, r.Stderr)
-	require.Contains(t, r.Stderr, "review unavailable (claude): claude -p exited with code 1")
+	requireUnavailable(t, r, "the AI review of calc is unavailable: claude -p exited with code 1")
+
+	// A tool that is not signed in says so (and is not asked twice).
+	before := len(e.reviews())
+	r = e.OwtIn(repo, e.answer("login.txt", "Invalid API key · Please run /login\n"), "", "merge", "calc", "--review", "--yes")
+	requireUnavailable(t, r, "the AI review of calc is unavailable: claude is not signed in (it answered: Invalid API key · Please run /login); sign in and try again")
+	require.Len(t, e.reviews(), before+1)
+
+	// A tool that is not installed says so, in one line.
+	e.WriteFile(e.Var("XDG_CONFIG_HOME"), "owt/config.toml",
+		"[review]\ntool = \"ghost\"\n\n[tools.ghost]\ncommand = [\"ghost-agent\"]\nheadless = [\"ghost-agent\", \"-p\"]\n")
+	r = e.OwtIn(repo, env, "", "merge", "calc", "--review", "--yes")
+	requireOneLineError(t, r, `the AI review of calc is unavailable: tool "ghost" is not installed: "ghost-agent" was not found on PATH; nothing was merged`)
+	require.Equal(t, 1, r.Code)
+	require.Equal(t, mainBefore, e.Git(repo, "rev-parse", "main"))
+	e.WriteFile(e.Var("XDG_CONFIG_HOME"), "owt/config.toml", "[review]\ntool = \"claude\"\n")
 
 	// The user's yes merges without it.
 	r = e.OwtIn(repo, env, "", "merge", "calc", "--review", "--accept-review", "--yes")
@@ -207,14 +221,26 @@ func TestReviewThatOutlivesItsTimeoutIsEndedAndUnavailable(t *testing.T) {
 	mainBefore := e.Git(repo, "rev-parse", "main")
 
 	r := e.OwtIn(repo, env, "", "merge", "calc", "--review", "--yes")
-	require.Equal(t, 1, r.Code, r.Stderr)
-	require.Contains(t, r.Stderr, "review unavailable (claude): claude did not answer within 2s (ended at the deadline)")
+	requireUnavailable(t, r, "the AI review of calc is unavailable: claude did not answer within 2s (ended at the deadline); nothing was merged")
+	require.Equal(t, 1, r.Code)
 	require.Equal(t, mainBefore, e.Git(repo, "rev-parse", "main"))
 	e.requireKept(repo, it)
 	runs := e.reviews()
 	require.Len(t, runs, 1, "no retry after the deadline")
 	require.False(t, fixture.Alive(runs[0].PID), "the tool was ended at the deadline")
 	require.True(t, strings.Contains(string(mustRead(t, e.Log)), `"event":"thinking"`))
+}
+
+// requireUnavailable fails unless r exited 1 saying, in one line after
+// the line that a review starts, that the review is unavailable.
+func requireUnavailable(t *testing.T, r fixture.Result, contains string) {
+	t.Helper()
+	require.Equal(t, 1, r.Code, "stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
+	lines := strings.Split(strings.TrimSpace(r.Stderr), "\n")
+	require.Len(t, lines, 2, r.Stderr)
+	require.True(t, strings.HasPrefix(lines[0], "owt: reviewing calc with "), lines[0])
+	require.True(t, strings.HasPrefix(lines[1], "owt: "), lines[1])
+	require.Contains(t, lines[1], contains)
 }
 
 func mustRead(t *testing.T, path string) []byte {

@@ -12,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/review"
 )
 
 // landed is the JSON of merge and ship: what landed, and whether the
@@ -122,11 +123,12 @@ func reportLanding(c *cli.Context, out landed, err error) error {
 	return err
 }
 
-// printRefusal shows, when err is the AI review refusing a landing, what
-// the review said: its verdict and its findings, drawn inert.
+// printRefusal shows, when err is the AI review failing a landing, what
+// the review said: its verdict and its findings, drawn inert. (A review
+// without a verdict is the error's one line.)
 func printRefusal(w io.Writer, err error) {
 	var refused *control.ReviewRefused
-	if errors.As(err, &refused) {
+	if errors.As(err, &refused) && refused.Result.Verdict != review.Unavailable {
 		fmt.Fprintln(w, "owt: review: "+refused.Result.Headline())
 		for _, l := range refused.Result.Lines() {
 			fmt.Fprintln(w, "  "+l)
