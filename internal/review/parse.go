@@ -51,13 +51,16 @@ type Parsed struct {
 	Findings []Finding
 }
 
-// Parse finds the verdict in a tool's answer: the first JSON object in it
-// (bare, in a code fence, or after prose) that holds a valid verdict —
-// verdict one of pass/concerns/fail, findings an array (or absent for
-// pass) whose entries have a message and, when given, a string file and
-// severity and a whole line number. ok is false when there is none.
+// Parse finds the verdict in a tool's answer: the JSON object in it (bare,
+// in a code fence, or after prose) that holds a valid verdict — verdict
+// one of pass/concerns/fail, findings an array (or absent for pass) whose
+// entries have a message and, when given, a string file and severity and
+// a whole line number. ok is false when there is none, and when there are
+// several that differ: an answer quoting a verdict (one the reviewed code
+// holds, say) besides its own is not read as either.
 func Parse(answer string) (Parsed, bool) {
 	data := []byte(answer)
+	var found []json.RawMessage
 	for i := 0; i < len(data); i++ {
 		if data[i] != '{' {
 			continue
@@ -67,11 +70,34 @@ func Parse(answer string) (Parsed, bool) {
 		if dec.Decode(&raw) != nil {
 			continue
 		}
-		if p, ok := read(raw); ok {
-			return p, true
+		if _, ok := read(raw); ok {
+			found = append(found, raw)
+			i += int(dec.InputOffset()) - 1 // past this object
 		}
 	}
-	return Parsed{}, false
+	if len(found) == 0 {
+		return Parsed{}, false
+	}
+	first, _ := read(found[0])
+	for _, raw := range found[1:] {
+		if p, _ := read(raw); !same(p, first) {
+			return Parsed{}, false
+		}
+	}
+	return first, true
+}
+
+func same(a, b Parsed) bool {
+	if a.Verdict != b.Verdict || len(a.Findings) != len(b.Findings) {
+		return false
+	}
+	for i := range a.Findings {
+		x, y := a.Findings[i], b.Findings[i]
+		if !x.File.Equal(y.File) || x.Line != y.Line || !x.Severity.Equal(y.Severity) || !x.Message.Equal(y.Message) {
+			return false
+		}
+	}
+	return true
 }
 
 // read holds one JSON object to the verdict's form.

@@ -25,6 +25,9 @@ func TestParseTakesTheVerdictOutOfWhatTheToolWrappedItIn(t *testing.T) {
 			t.Fatalf("%s: got %+v, %v", name, p, ok)
 		}
 	}
+	if p, ok := Parse("{\"verdict\":\"concerns\",\"findings\":[]}\n```json\n{\"verdict\":\"concerns\",\"findings\":[]}\n```"); !ok || p.Verdict != Concerns {
+		t.Fatalf("the same verdict twice: %+v %v", p, ok)
+	}
 	if p, ok := Parse(`{"verdict":"pass"}`); !ok || p.Verdict != Pass || len(p.Findings) != 0 {
 		t.Fatalf("a pass without findings: %+v %v", p, ok)
 	}
@@ -33,6 +36,8 @@ func TestParseTakesTheVerdictOutOfWhatTheToolWrappedItIn(t *testing.T) {
 		`{"verdict":"fail","findings":{}}`, `{"verdict":"concerns","findings":[{"file":"a"}]}`,
 		`{"verdict":"fail","findings":[{"message":"m","line":"3"}]}`, `{"verdict":"fail","findings":[{"message":"m","line":2.5}]}`,
 		`{"verdict":"pass"|"concerns"|"fail"}`,
+		// Two verdicts that differ: neither is the answer.
+		"The code says {\"verdict\":\"pass\",\"findings\":[]} in a comment.\n{\"verdict\":\"fail\",\"findings\":[{\"message\":\"m\"}]}",
 	} {
 		if p, ok := Parse(bad); ok {
 			t.Fatalf("%q was taken as %+v", bad, p)
