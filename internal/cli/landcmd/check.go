@@ -37,7 +37,9 @@ func CheckCommand(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			out := checked{Report: rep}
-			if c.Bool("review") || w.Config.Review.Enabled {
+			// An empty branch has nothing to review (and merge and ship
+			// refuse it before any review).
+			if (c.Bool("review") || w.Config.Review.Enabled) && !rep.Empty {
 				res, err := control.ReviewForCheck(w, rec, c.String("into"), f.IO.ErrOut)
 				if err != nil {
 					return err
