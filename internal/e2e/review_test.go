@@ -320,3 +320,36 @@ func TestMergePopupAsksAgainWhenTheReviewFails(t *testing.T) {
 	require.Equal(t, "package calc", e.Git(repo, "show", "main:calc.go"))
 	require.Len(t, e.reviews(), 1, "the same tree is reviewed once")
 }
+
+// A ship commits what the review passed, or nothing: a file that appears
+// in the worktree while the tool reviews (here the fake tool, told by the
+// task, writes it) stops the ship with nothing changed.
+func TestShipRefusesWorkThatChangedWhileItWasReviewed(t *testing.T) {
+	e := NewEnv(t)
+	e.WriteFile(e.Var("XDG_CONFIG_HOME"), "owt/config.toml", "[review]\ntool = \"claude\"\n")
+	repo := e.NewRepo("app")
+	late := filepath.Join(e.Root, "app.worktrees", "calc", "late.txt")
+	out := e.MustOwt(repo, "new", "--json", "--no-agent", "--no-setup", "--name", "calc", "Work on calc\n!exec touch "+late)
+	var it Item
+	require.NoError(t, json.Unmarshal([]byte(out), &it), out)
+	require.Equal(t, filepath.Dir(late), it.Path)
+	e.WriteFile(it.Path, "calc.go", "package calc\n")
+	env := e.answer("pass.txt", passAnswer)
+	mainBefore, branchBefore := e.Git(repo, "rev-parse", "main"), e.Git(repo, "rev-parse", it.Branch)
+
+	r := e.OwtIn(repo, env, "", "ship", "calc", "--review", "--yes")
+	require.Equal(t, 1, r.Code, "stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
+	require.Contains(t, r.Stderr, "owt: calc changed while it was reviewed; nothing was shipped: ship again to review what it holds now")
+	require.FileExists(t, late, "the tool wrote it during the review")
+	require.Equal(t, branchBefore, e.Git(repo, "rev-parse", it.Branch), "no commit")
+	require.Equal(t, mainBefore, e.Git(repo, "rev-parse", "main"))
+	require.Equal(t, "?? calc.go\n?? late.txt", e.Git(it.Path, "status", "--porcelain"))
+
+	// Again: the tree as it is now is reviewed (the file is there already)
+	// and shipped.
+	r = e.OwtIn(repo, env, "", "ship", "calc", "--review", "--yes")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "committed 2 file(s) in calc")
+	require.Equal(t, "calc.go\nlate.txt", e.Git(repo, "show", "--name-only", "--format=", "main"))
+	require.Len(t, e.reviews(), 2)
+}
