@@ -11,6 +11,7 @@ import (
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/react"
+	"github.com/owt-tmux/owt/internal/review"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
@@ -39,8 +40,11 @@ type desk interface {
 	// worktree if tmux lost it).
 	GoTo(rec *state.Record) error
 	// Land ships or merges rec and removes its worktree, moving the
-	// popup's client off its session right before.
-	Land(rec *state.Record, ship bool) (control.Landed, error)
+	// popup's client off its session right before. With [review]
+	// enabled the AI review runs first and a fail or no verdict refuses
+	// (*control.ReviewRefused) unless accepted is the review the user
+	// said yes to.
+	Land(rec *state.Record, ship bool, accepted *review.Result) (control.Landed, error)
 	// Delete removes rec, losing at most accept, moving the popup's client
 	// off its session first.
 	Delete(rec *state.Record, accept lifecycle.Loss) error
@@ -147,12 +151,12 @@ func (d *liveDesk) GoTo(rec *state.Record) error {
 	return nil
 }
 
-func (d *liveDesk) Land(rec *state.Record, ship bool) (control.Landed, error) {
+func (d *liveDesk) Land(rec *state.Record, ship bool, accepted *review.Result) (control.Landed, error) {
 	w, err := d.open(rec.Repo)
 	if err != nil {
 		return control.Landed{}, err
 	}
-	land := control.LandOptions{Leaving: func() { leaveSession(d.tm, d.here, rec) }}
+	land := control.LandOptions{Leaving: func() { leaveSession(d.tm, d.here, rec) }, Accepted: accepted}
 	if ship {
 		return control.Ship(w, rec, "", land)
 	}

@@ -1,8 +1,12 @@
 package popups
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/review"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
@@ -59,7 +63,26 @@ func mergeOne(tm *tmux.Client, s Screen) error {
 
 	// control's verbs look again whether the agent took up work while the
 	// user read the report, and note what landed for RECENT.
-	out, err := d.Land(r, ship)
+	out, err := d.Land(r, ship, nil)
+	var refused *control.ReviewRefused
+	if errors.As(err, &refused) {
+		// The AI review ([review] enabled) failed or gave no verdict:
+		// nothing changed yet; the user decides.
+		res := refused.Result
+		fmt.Fprintln(s.Out, "\nreview: "+res.Headline())
+		for _, l := range res.Lines() {
+			fmt.Fprintln(s.Out, "  "+l)
+		}
+		title := fmt.Sprintf("The AI review fails %s: %s anyway?", r.Name, strings.ToLower(action))
+		if res.Verdict == review.Unavailable {
+			title = fmt.Sprintf("No AI review of %s: %s without it?", r.Name, strings.ToLower(action))
+		}
+		ok, cerr := confirm(title, "Nothing was changed yet. "+after, action)
+		if cerr != nil || !ok {
+			return orCancelled(cerr)
+		}
+		out, err = d.Land(r, ship, &res)
+	}
 	if out.Name == "" {
 		return err
 	}

@@ -55,6 +55,20 @@ type Config struct {
 	// Templates are the user's task templates, and overrides of the
 	// built-in ones' defaults, by name.
 	Templates map[string]Template `toml:"templates,omitempty"`
+	// Review is the AI review gate before a merge or ship.
+	Review Review `toml:"review"`
+}
+
+// Review tunes the AI review gate: a headless run of a tool over a
+// branch's diff before it lands (owt merge/ship --review).
+type Review struct {
+	// Enabled reviews before every merge and ship, from every face.
+	Enabled bool `toml:"enabled"`
+	// Tool reviews; "" is the agent's own tool, else [agent] tool.
+	Tool string `toml:"tool"`
+	// Timeout bounds one review (both of its attempts): the tool is
+	// ended at it and the review is unavailable.
+	Timeout Duration `toml:"timeout"`
 }
 
 // Memory tunes owt memory: what a new agent is given, and how often the
@@ -285,6 +299,7 @@ func Defaults() Config {
 
 		Project:   Project{Test: []string{}, Lint: []string{}, Dev: []string{}},
 		Templates: map[string]Template{},
+		Review:    Review{Timeout: Duration{5 * time.Minute}},
 	}
 }
 
@@ -763,6 +778,9 @@ func validateReactions(cfg Config) Problems {
 	}
 	if cfg.PR.PollInterval.Duration < time.Second {
 		ps = append(ps, Problem{Key: "pr.poll_interval", Msg: "must be at least 1s (like \"60s\")"})
+	}
+	if cfg.Review.Timeout.Duration <= 0 {
+		ps = append(ps, Problem{Key: "review.timeout", Msg: "must be more than 0 (like \"5m\")"})
 	}
 	names := make([]string, 0, len(cfg.Reactions))
 	for n := range cfg.Reactions {

@@ -115,3 +115,13 @@ func TestSendTimeoutIsADurationAboveZero(t *testing.T) {
 	_, err = Load(root)
 	require.ErrorContains(t, err, "agent.send_timeout: must be more than 0")
 }
+
+func TestReviewDefaultsAndStrictness(t *testing.T) {
+	cfg, err := Load(setup(t, "", "[review]\nenabled = true\ntool = \"codex\"\n"))
+	require.NoError(t, err)
+	require.Equal(t, Review{Enabled: true, Tool: "codex", Timeout: Duration{5 * time.Minute}}, cfg.Review)
+
+	_, err = Load(setup(t, "", "[review]\ntimeout = \"0s\"\nenabeld = true\n"))
+	require.ErrorContains(t, err, "review.timeout: must be more than 0")
+	require.ErrorContains(t, err, "review.enabeld")
+}

@@ -67,6 +67,7 @@ var rooms = map[string]int{
 	"internal/hookfiles": useCases, // hook settings in a worktree
 	"internal/merge":     useCases, // checks and landing a branch
 	"internal/checks":    useCases, // running check commands
+	"internal/review":    useCases, // the AI review gate: a headless tool's verdict on a diff
 	"keybindings":        useCases, // the plugin's keys
 
 	"internal/workspace": core, // a repository as owt manages it: records, names, paths

@@ -52,7 +52,7 @@ type Criteria struct {
 
 // CriteriaOf are the rules for done of task t in plan p.
 func CriteriaOf(p *runplan.Plan, t *runplan.Task) Criteria {
-	return Criteria{Settle: time.Duration(p.Settle), AllowEmpty: t.AllowEmpty, HasChecks: len(p.ChecksOf(t)) > 0}
+	return Criteria{Settle: time.Duration(p.Settle), AllowEmpty: t.AllowEmpty, HasChecks: len(p.ChecksOf(t)) > 0 || p.ReviewOf(t)}
 }
 
 // CheckResult is one run of a task's checks on one tree.
@@ -62,6 +62,10 @@ type CheckResult struct {
 	// Output is what a failing check said (its argv, exit and last lines).
 	Output string    `json:"output,omitempty"`
 	At     time.Time `json:"at"`
+	// Unavailable says why the AI review, required by the plan, gave no
+	// verdict (a missing tool, a timeout): not the agent's to fix, so the
+	// user is asked.
+	Unavailable string `json:"unavailable,omitempty"`
 	// Wrote are the uncommitted files the checks wrote (a build's output),
 	// each with what it was then (checkOutputMark): not the agent's work
 	// while it is still what the checks left.
@@ -189,6 +193,9 @@ func Judge(o Observation, c Criteria, m Memo) Verdict {
 	}
 	if m.Checks.Passed {
 		return Verdict{Action: MarkDone, Evidence: ev}
+	}
+	if m.Checks.Unavailable != "" {
+		return v(AskUser, "the AI review is unavailable on "+Short(o.Tree)+": "+m.Checks.Unavailable)
 	}
 	sentAt := time.Time{}
 	if m.ChecksSentTree == o.Tree {

@@ -327,3 +327,13 @@ func TestParseTemplateAndIssue(t *testing.T) {
 	require.ErrorContains(t, err, "task[a].task: give either the task's text or its issue, not both")
 	require.ErrorContains(t, err, "task[a].issue: must be an issue number")
 }
+
+func TestParseReview(t *testing.T) {
+	p, err := Parse("r.toml", []byte("[run]\nreview = true\n\n[[task]]\nid = \"a\"\ntask = \"A\"\n\n[[task]]\nid = \"b\"\ntask = \"B\"\nreview = false\n"))
+	require.NoError(t, err)
+	require.True(t, p.ReviewOf(&p.Tasks[0]))
+	require.False(t, p.ReviewOf(&p.Tasks[1]))
+	_, err = Parse("r.toml", []byte("[run]\nreview = \"yes\"\n\n[[task]]\nid = \"a\"\ntask = \"A\"\nreview = 1\n"))
+	require.ErrorContains(t, err, "run.review: must be true or false")
+	require.ErrorContains(t, err, "task[a].review: must be true or false")
+}

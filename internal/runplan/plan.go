@@ -63,6 +63,9 @@ type Plan struct {
 	// PR: each done task's branch is pushed and gets a pull request
 	// (owt pr), in a run without into.
 	PR bool `json:"pr,omitempty"`
+	// Review: every task's work must pass the AI review (owt's [review]
+	// tool) as one more check; a fail goes back to the agent once.
+	Review bool `json:"review,omitempty"`
 }
 
 // Retry says how often and how soon a failed task is tried again.
@@ -82,6 +85,8 @@ type Task struct {
 	Checks     *[][]string `json:"checks,omitempty"`
 	Timeout    Duration    `json:"timeout,omitempty"` // 0 is the plan's timeout
 	AllowEmpty bool        `json:"allow_empty,omitempty"`
+	// Review, when set, overrides the plan's review for this task.
+	Review *bool `json:"review,omitempty"`
 	// Template shapes the agent's first prompt (owt new --template);
 	// Issue makes GitHub issue N the task (owt new --issue).
 	Template string `json:"template,omitempty"`
@@ -104,6 +109,14 @@ func (p *Plan) ChecksOf(t *Task) [][]string {
 		return *t.Checks
 	}
 	return p.Checks
+}
+
+// ReviewOf says whether task t's work must pass the AI review.
+func (p *Plan) ReviewOf(t *Task) bool {
+	if t.Review != nil {
+		return *t.Review
+	}
+	return p.Review
 }
 
 // ToolOf is the tool task t runs ("" is the configured default).
