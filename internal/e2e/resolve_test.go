@@ -226,3 +226,92 @@ func TestResolveRestartsAnExitedAgentAndRefusesMarkers(t *testing.T) {
 	e.waitClosed(p)
 	require.Equal(t, before, digest(t, repo))
 }
+
+// resolvePlan is a run of three tasks writing the same file, one after
+// the other, landing in feat/x: a lands; b and c conflict with it. b's
+// agent resolves what owt hands it; c's waits on a permission prompt
+// first (the test moves feat/x meanwhile), then resolves against the
+// feat/x it was given.
+func resolvePlan() string {
+	script := func(name, then string) string {
+		return "!write same.txt from-" + name + "\\n!commit from-" + name + "\\n!exec " + owtBin + " done --summary from-" + name + then
+	}
+	return `[run]
+into = "feat/x"
+max_concurrent = 1
+tool = "claude"
+
+[[task]]
+id = "a"
+task = "` + script("a", "") + `"
+
+[[task]]
+id = "b"
+task = "` + script("b", `\n!on-next !write same.txt from-a and from-b\n!on-next !commit merge feat/x, both kept`) + `"
+
+[[task]]
+id = "c"
+task = "` + script("c", `\n!on-next !ask echo hold\n!on-next !write same.txt from-a, from-b and from-c\n!on-next !commit merge feat/x, all kept`) + `"
+`
+}
+
+// A run with [run] on_conflict = "resolve" hands a task's landing
+// conflict to its agent, in its worktree, once: b's agent resolves and
+// commits, owt verifies it, and b lands. c's resolve is overtaken by a
+// conflicting change to feat/x made while its agent waits: its work
+// conflicts again, and c needs the user, with owt's reason; nothing of c
+// lands and no second resolve starts. The user's checkout is untouched.
+func TestRunOnConflictResolveOnceThenNeedsYou(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.userConfig("[reactions.conflict]\naction = \"off\"\n\n[run]\non_conflict = \"resolve\"\n")
+	e.withUserFiles(repo)
+	e.WriteFile(repo, "clash.toml", resolvePlan())
+	before := digest(t, repo)
+	e.MustOwt(repo, "run", "start", "clash.toml")
+	e.MustOwt(repo, "tmux", "init")
+
+	e.Eventually(90*time.Second, "b landed after its agent resolved the conflict", func() bool {
+		return e.runTaskStates(repo, "clash")["b"] == "landed"
+	})
+	require.Equal(t, "from-a and from-b", e.Git(repo, "show", "feat/x:same.txt"))
+	require.Contains(t, e.Git(repo, "log", "--format=%s", "feat/x"), "merge feat/x, both kept", "the agent's merge commit landed")
+	var resolving []string
+	for _, ev := range e.runEvents(repo, "clash") {
+		if ev.Event == "resolving" {
+			resolving = append(resolving, ev.Task)
+		}
+	}
+	require.Equal(t, []string{"b"}, resolving[:1])
+
+	// c: handed its conflict, its agent waits on a prompt; feat/x moves.
+	var cName string
+	e.Eventually(90*time.Second, "c's agent resolving, waiting on its prompt", func() bool {
+		for _, tk := range e.runStatus(repo, "clash").Tasks {
+			if tk.ID == "c" && tk.Name != nil && strings.Contains(tk.Why, "resolves the conflicts with feat/x") {
+				cName = *tk.Name
+			}
+		}
+		return cName != "" && e.Find(repo, cName).Status == "waiting"
+	})
+	side := filepath.Join(e.Root, "side")
+	e.Git(repo, "worktree", "add", "-q", side, "feat/x")
+	e.commitIn(side, "same.txt", "from-x\n", "feat/x moves on")
+	e.Git(repo, "worktree", "remove", side)
+	xTip := e.Git(repo, "rev-parse", "feat/x")
+	e.MustOwt(repo, "send", "--answer", cName, "1")
+
+	e.Eventually(90*time.Second, "c needs you", func() bool { return e.runTaskStates(repo, "clash")["c"] == "needs_you" })
+	why := e.runTaskStates(repo, "clash")["c.why"]
+	require.Contains(t, why, "not ready")
+	require.Contains(t, why, "conflicts with feat/x again")
+	require.Equal(t, xTip, e.Git(repo, "rev-parse", "feat/x"), "nothing of c landed")
+	n := 0
+	for _, ev := range e.runEvents(repo, "clash") {
+		if ev.Event == "resolving" && ev.Task == "c" {
+			n++
+		}
+	}
+	require.Equal(t, 1, n, "one resolve for c")
+	require.Equal(t, before, digest(t, repo), "the user's checkout is untouched")
+}
