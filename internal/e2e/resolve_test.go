@@ -315,3 +315,55 @@ func TestRunOnConflictResolveOnceThenNeedsYou(t *testing.T) {
 	require.Equal(t, 1, n, "one resolve for c")
 	require.Equal(t, before, digest(t, repo), "the user's checkout is untouched")
 }
+
+// Alt+m, refused for a predicted conflict with the base, offers owt
+// resolve; the control popup's R asks the same (no: nothing changed), and
+// on a resolve under way says how it stands.
+func TestResolveOfferedByMergePopupAndControlKey(t *testing.T) {
+	e := newQuietEnv(t)
+	repo := e.resolveRepo("app")
+	it := e.idleAgent(repo, "offer", agentEditsTwo+
+		"\n!on-next !write shared.txt one\\nagent two, main two\\nthree\n!on-next !commit merge main")
+	e.mainMovesUnder(repo)
+	tip := e.Git(it.Path, "rev-parse", "HEAD")
+	before := digest(t, repo)
+
+	p := e.pane(repo, owtBin, "popup", "control")
+	e.Eventually(15*time.Second, "offer under NEEDS YOU for its conflict", func() bool {
+		s := e.Capture(p)
+		return sectionOf(s, "offer") == "NEEDS YOU" && strings.Contains(s, "conflicts with main in shared.txt")
+	})
+	e.selectRow(p, "offer")
+	e.typeText(p, "R")
+	e.WaitScreen(p, "Let offer resolve its conflicts with main?")
+	e.typeText(p, "n")
+	e.WaitScreen(p, "nothing was changed")
+	e.keys(p, "Escape")
+	e.waitClosed(p)
+	require.Equal(t, tip, e.Git(it.Path, "rev-parse", "HEAD"))
+	require.False(t, inMerge(it.Path))
+	require.Len(t, e.Prompts("offer"), 1)
+
+	p = e.pane(repo, owtBin, "popup", "merge")
+	e.WaitScreen(p, "1/1")
+	e.keys(p, "Enter")
+	screen := e.WaitScreen(p, "Let the agent resolve the conflicts with main in its worktree?")
+	require.Contains(t, screen, "Merge would be refused")
+	require.Contains(t, screen, "conflicts with main in shared.txt")
+	e.typeText(p, "y")
+	screen = e.WaitScreen(p, "Press any key to close")
+	require.Contains(t, screen, "offer: merged main into")
+	e.keys(p, "Enter")
+	e.waitClosed(p)
+
+	e.Eventually(60*time.Second, "offer ready to ship", func() bool { return e.Owt(repo, "resolve", "offer", "--status").Code == 0 })
+	p = e.pane(repo, owtBin, "popup", "control")
+	e.Eventually(15*time.Second, "offer under READY TO SHIP", func() bool { return sectionOf(e.Capture(p), "offer") == "READY TO SHIP" })
+	e.selectRow(p, "offer")
+	e.typeText(p, "R")
+	e.WaitScreen(p, "offer: READY TO SHIP")
+	e.keys(p, "Escape")
+	e.waitClosed(p)
+	require.Len(t, e.Prompts("offer"), 2)
+	require.Equal(t, before, digest(t, repo))
+}

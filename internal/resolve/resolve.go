@@ -426,3 +426,15 @@ func firstLine(s string) string {
 	}
 	return ""
 }
+
+// Line is what a start did, for people, one line.
+func (s Started) Line() string {
+	what := fmt.Sprintf("%s: merged %s into %s in its worktree, conflicts left in %s", s.Name, s.Target, s.Branch, text.Some(s.Files, 5))
+	switch s.How {
+	case "typed":
+		return what + "; its agent is told to resolve them, run the tests and commit"
+	case "restarted":
+		return what + "; its agent had exited: started again there to resolve them"
+	}
+	return what + "; but its agent was not told (" + s.Untold + "): 'owt resolve " + s.Name + "' tells it again"
+}
