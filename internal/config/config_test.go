@@ -115,3 +115,14 @@ func TestSendTimeoutIsADurationAboveZero(t *testing.T) {
 	_, err = Load(root)
 	require.ErrorContains(t, err, "agent.send_timeout: must be more than 0")
 }
+
+func TestRunOnConflictIsNeedsYouOrResolve(t *testing.T) {
+	root := setup(t, "", "[run]\non_conflict = \"resolve\"\n")
+	cfg, err := Load(root)
+	require.NoError(t, err)
+	require.Equal(t, OnConflictResolve, cfg.Run.OnConflict)
+	root = setup(t, "", "[run]\non_conflict = \"theirs\"\n")
+	_, err = Load(root)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "run.on_conflict")
+}
