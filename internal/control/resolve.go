@@ -24,6 +24,9 @@ func Resolve(w *workspace.Workspace, rec *state.Record, o resolve.Options) (st r
 		return st, v, false, err
 	}
 	defer release()
+	if rec, err = resolve.Settle(w, rec); err != nil {
+		return st, v, false, err
+	}
 	if r := rec.Resolve; r != nil && r.Told {
 		if v, err = resolve.Check(w, rec, true); err != nil || v.Ready || v.Pending {
 			return st, v, false, err
@@ -48,5 +51,9 @@ func Resolve(w *workspace.Workspace, rec *state.Record, o resolve.Options) (st r
 // ResolveStatus checks rec's resolve now and saves the verdict (owt
 // resolve NAME --status): it starts nothing.
 func ResolveStatus(w *workspace.Workspace, rec *state.Record) (resolve.Verdict, error) {
-	return resolve.Check(w, rec, true)
+	cur, err := resolve.Settle(w, rec)
+	if err != nil {
+		return resolve.Verdict{Name: rec.Name}, err
+	}
+	return resolve.Check(w, cur, true)
 }

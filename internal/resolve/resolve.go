@@ -220,6 +220,24 @@ func tell(w *workspace.Workspace, rec *state.Record, prompt string) (how, untold
 	return "typed", ""
 }
 
+// Settle takes an untold resolve whose merge is no longer in progress in
+// rec's worktree (the agent, or the user, finished or aborted it) as
+// handed over: owt's check says how it stands. It returns the record as
+// it is now.
+func Settle(w *workspace.Workspace, rec *state.Record) (*state.Record, error) {
+	r := rec.Resolve
+	if r == nil || r.Told {
+		return rec, nil
+	}
+	if op, err := git.OperationInProgress(rec.Path); err != nil || op == "merge" {
+		return rec, err
+	}
+	if err := record(w, rec.Name, r.At, func(cur *state.Resolving) { cur.Told, cur.Untold = true, "" }); err != nil {
+		return rec, err
+	}
+	return w.Get(rec.Name)
+}
+
 // record changes the record's resolve, if it is still the one started at.
 func record(w *workspace.Workspace, name string, at time.Time, fn func(*state.Resolving)) error {
 	return w.Store.Update(func(f *state.File) error {

@@ -94,8 +94,9 @@ func ResolveCommand(f *cmdutil.Factory) *cli.Command {
 				fmt.Fprintf(wr, "%s: %s\n", rec.Name, out.Nothing)
 			case out.Started != nil:
 				st := out.Started
-				fmt.Fprintf(wr, "%s: merged %s (%.12s) into %s in its worktree %s; conflicts left in %d file(s): %s\n",
-					rec.Name, st.Target, st.Onto, st.Branch, rec.Path, len(st.Files), text.Some(st.Files, 8))
+				// File names are git's, from the agent's commits: drawn inert.
+				fmt.Fprintln(wr, cmdutil.OneLine(fmt.Sprintf("%s: merged %s (%.12s) into %s in its worktree %s; conflicts left in %d file(s): %s",
+					rec.Name, st.Target, st.Onto, st.Branch, rec.Path, len(st.Files), text.Some(st.Files, 8))))
 				switch st.How {
 				case "typed":
 					fmt.Fprintf(wr, "%s: its agent has the conflicts and is told to resolve them, run the tests and commit; 'owt resolve %s --status' checks its work\n", rec.Name, rec.Name)
