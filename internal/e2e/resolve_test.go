@@ -212,11 +212,11 @@ func TestResolveRestartsAnExitedAgentAndRefusesMarkers(t *testing.T) {
 	e.Eventually(30*time.Second, "owt says markers are left", func() bool {
 		r := e.Owt(repo, "resolve", "gone", "--status")
 		out = r.Stdout
-		return r.Code == 1 && strings.Contains(out, "conflict markers left in shared.txt")
+		return r.Code == 1 && strings.Contains(out, "conflict markers left in shared.txt, committed")
 	})
 	r = e.Owt(repo, "resolve", "gone")
 	require.Equal(t, 1, r.Code)
-	require.Contains(t, r.Stdout, "conflict markers left in shared.txt")
+	require.Contains(t, r.Stdout, "conflict markers left in shared.txt, committed")
 	require.Len(t, e.Prompts("gone"), 3, "nothing new was typed")
 
 	p := e.pane(repo, owtBin, "popup", "control")

@@ -337,22 +337,24 @@ func Verify(w *workspace.Workspace, rec *state.Record) (Verdict, error) {
 		v.Why = fmt.Sprintf("the merge of %s was not committed (%.12s is not in %s): it was aborted or undone", r.Target, r.Onto, rec.Branch)
 		return v, nil
 	}
-	var marked []string
+	var committed, onDisk []string
 	for _, f := range r.Files {
 		data, ok, err := w.Repo.FileAt(tip, f)
 		if err != nil {
 			return v, err
 		}
 		if ok && git.HasConflictMarkers(data) {
-			marked = append(marked, f)
-			continue
-		}
-		if disk, err := os.ReadFile(filepath.Join(rec.Path, f)); err == nil && git.HasConflictMarkers(disk) {
-			marked = append(marked, f+" (uncommitted)")
+			committed = append(committed, f)
+		} else if disk, err := os.ReadFile(filepath.Join(rec.Path, f)); err == nil && git.HasConflictMarkers(disk) {
+			onDisk = append(onDisk, f)
 		}
 	}
-	if len(marked) > 0 {
-		v.Why = "conflict markers left in " + text.Some(marked, 5) + " (committed with them): the agent must resolve them"
+	switch {
+	case len(committed) > 0:
+		v.Why = "conflict markers left in " + text.Some(committed, 5) + ", committed: the agent must resolve them"
+		return v, nil
+	case len(onDisk) > 0:
+		v.Why = "conflict markers in the worktree's " + text.Some(onDisk, 5) + " (not committed): the agent must resolve them"
 		return v, nil
 	}
 	if w.Repo.BranchExists(r.Target) {
