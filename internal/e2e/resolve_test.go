@@ -120,6 +120,8 @@ func TestResolveFromAPredictedConflictToReadyToShip(t *testing.T) {
 	require.Equal(t, mainTip, e.Git(repo, "rev-parse", "main"))
 	e.requireUserFiles(repo, "after the resolve")
 
+	require.Regexp(t, `clash .*\(resolved: READY TO SHIP\)`, e.MustOwt(repo, "list"))
+
 	// owt resolve again: checks and says so, starts nothing.
 	r = e.Owt(repo, "resolve", "clash")
 	require.Equal(t, 0, r.Code, r.Stderr)
@@ -218,6 +220,7 @@ func TestResolveRestartsAnExitedAgentAndRefusesMarkers(t *testing.T) {
 	require.Equal(t, 1, r.Code)
 	require.Contains(t, r.Stdout, "conflict markers left in shared.txt, committed")
 	require.Len(t, e.Prompts("gone"), 3, "nothing new was typed")
+	require.Contains(t, e.MustOwt(repo, "list"), "(resolve not ready: conflict markers left in shared.txt, committed")
 
 	p := e.pane(repo, owtBin, "popup", "control")
 	e.Eventually(15*time.Second, "gone under NEEDS YOU", func() bool { return sectionOf(e.Capture(p), "gone") == "NEEDS YOU" })
