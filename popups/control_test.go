@@ -79,6 +79,10 @@ func (d *fakeDesk) Send(rec *state.Record, text string) error {
 	d.calls = append(d.calls, "send "+rec.Name+": "+text)
 	return nil
 }
+func (d *fakeDesk) Resolve(rec *state.Record) (string, error) {
+	d.calls = append(d.calls, "resolve "+rec.Name)
+	return rec.Name + ": merged main", nil
+}
 func (d *fakeDesk) Dismiss(rec *state.Record) ([]string, error) {
 	d.calls = append(d.calls, "dismiss "+rec.Name)
 	return []string{"ci-failed"}, nil

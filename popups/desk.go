@@ -1,6 +1,7 @@
 package popups
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/react"
+	"github.com/owt-tmux/owt/internal/resolve"
 	"github.com/owt-tmux/owt/internal/review"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/send"
@@ -49,6 +51,9 @@ type desk interface {
 	// off its session first.
 	Delete(rec *state.Record, accept lifecycle.Loss) error
 	Send(rec *state.Record, text string) error
+	// Resolve hands rec's predicted conflict with its base to its agent,
+	// in its worktree (owt resolve), or says how the one under way stands.
+	Resolve(rec *state.Record) (string, error)
 	// Dismiss stops rec's escalated reactions needing the user; it returns
 	// the reactions dismissed.
 	Dismiss(rec *state.Record) ([]string, error)
@@ -178,6 +183,28 @@ func (d *liveDesk) Send(rec *state.Record, msg string) error {
 		return err
 	}
 	return send.To(w, rec, text.From(msg), send.Options{})
+}
+
+func (d *liveDesk) Resolve(rec *state.Record) (string, error) {
+	w, err := d.open(rec.Repo)
+	if err != nil {
+		return "", err
+	}
+	st, v, started, err := control.Resolve(w, rec, resolve.Options{})
+	switch {
+	case errors.Is(err, resolve.ErrNoConflict):
+		return rec.Name + ": " + err.Error(), nil
+	case err != nil:
+		return "", err
+	case started:
+		if st.How == "" {
+			return "", errors.New(st.Line())
+		}
+		return st.Line(), nil
+	case !v.Ready:
+		return "", errors.New(v.Line())
+	}
+	return v.Line(), nil
 }
 
 func (d *liveDesk) Dismiss(rec *state.Record) ([]string, error) {

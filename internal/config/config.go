@@ -57,6 +57,8 @@ type Config struct {
 	Templates map[string]Template `toml:"templates,omitempty"`
 	// Review is the AI review gate before a merge or ship.
 	Review Review `toml:"review"`
+	// Run are defaults of every run (a plan's own [run] says otherwise).
+	Run Run `toml:"run"`
 }
 
 // Review tunes the AI review gate: a headless run of a tool over a
@@ -70,6 +72,19 @@ type Review struct {
 	// ended at it and the review is unavailable.
 	Timeout Duration `toml:"timeout"`
 }
+
+// Run are defaults of every task graph run.
+type Run struct {
+	// OnConflict is what a landing that conflicts leads to:
+	// OnConflictNeedsYou ("" reads as it) or OnConflictResolve.
+	OnConflict string `toml:"on_conflict"`
+}
+
+// What a run's landing conflict leads to ([run] on_conflict).
+const (
+	OnConflictNeedsYou = "needs_you" // nothing changes; the user decides
+	OnConflictResolve  = "resolve"   // once, the agent resolves it in its worktree (owt resolve)
+)
 
 // Memory tunes owt memory: what a new agent is given, and how often the
 // monitor consolidates.
@@ -775,6 +790,9 @@ func validateReactions(cfg Config) Problems {
 	}
 	if cfg.Checks.Timeout.Duration <= 0 {
 		ps = append(ps, Problem{Key: "checks.timeout", Msg: "must be more than 0 (like \"15m\")"})
+	}
+	if oc := cfg.Run.OnConflict; oc != "" && oc != OnConflictNeedsYou && oc != OnConflictResolve {
+		ps = append(ps, Problem{Key: "run.on_conflict", Msg: fmt.Sprintf("must be %q or %q, not %q", OnConflictNeedsYou, OnConflictResolve, oc)})
 	}
 	if cfg.PR.PollInterval.Duration < time.Second {
 		ps = append(ps, Problem{Key: "pr.poll_interval", Msg: "must be at least 1s (like \"60s\")"})

@@ -125,3 +125,14 @@ func TestReviewDefaultsAndStrictness(t *testing.T) {
 	require.ErrorContains(t, err, "review.timeout: must be more than 0")
 	require.ErrorContains(t, err, "review.enabeld")
 }
+
+func TestRunOnConflictIsNeedsYouOrResolve(t *testing.T) {
+	root := setup(t, "", "[run]\non_conflict = \"resolve\"\n")
+	cfg, err := Load(root)
+	require.NoError(t, err)
+	require.Equal(t, OnConflictResolve, cfg.Run.OnConflict)
+	root = setup(t, "", "[run]\non_conflict = \"theirs\"\n")
+	_, err = Load(root)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "run.on_conflict")
+}

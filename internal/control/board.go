@@ -293,6 +293,9 @@ func agentSection(it inventory.Item, rec *state.Record, t *run.TaskRun, q queueP
 	case it.Missing:
 		return NeedsYou, "worktree missing"
 	}
+	if rec != nil && rec.Resolve != nil && !(q.index > 0 && !q.entry.Clean) {
+		return resolveSection(it, rec.Resolve)
+	}
 	finished := it.Status == string(state.Idle) || it.Status == string(state.Exited) || (t != nil && t.State == run.Done)
 	if finished && (it.Ahead > 0 || it.Dirty > 0 || q.index > 0) {
 		if q.index > 0 && !q.entry.Clean {
@@ -307,6 +310,23 @@ func agentSection(it inventory.Item, rec *state.Record, t *run.TaskRun, q queueP
 		return InFlight, "no changes yet"
 	}
 	return InFlight, ""
+}
+
+// resolveSection is where an agent resolving a conflict owt handed it
+// stands: in flight while it works, READY TO SHIP only once owt verified
+// its work, NEEDS YOU with owt's reason when it is not right.
+func resolveSection(it inventory.Item, r *state.Resolving) (Section, string) {
+	switch {
+	case it.Status == string(state.Working) || it.Status == string(state.Starting):
+		return InFlight, "resolving its conflicts with " + r.Target
+	case !r.Told:
+		return NeedsYou, "resolve: its agent was not told (" + r.Untold + "): owt resolve " + it.Name
+	case r.Ready():
+		return ReadyToShip, "conflicts with " + r.Target + " resolved by the agent, verified"
+	case r.Verdict != "":
+		return NeedsYou, "resolve not ready: " + r.Verdict
+	}
+	return InFlight, "resolved? owt checks its work"
 }
 
 func exited(it inventory.Item) string {

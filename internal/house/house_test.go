@@ -55,6 +55,7 @@ var rooms = map[string]int{
 	"internal/runner":   verbs, // owt _run, a session's first process
 	"internal/peers":    verbs, // what owt mcp gives an agent: peers, messages, spawns
 	"internal/swarm":    verbs, // a coordinator and role workers in one worktree
+	"internal/resolve":  verbs, // a conflict handed to its agent, in its worktree, and checked
 
 	"internal/lifecycle": useCases, // create, delete, teardown, restart, doctor
 	"internal/status":    useCases, // hooks, screen reconciliation, wait, done
@@ -118,7 +119,7 @@ var sideways = map[string][]string{
 	"internal/cli/configcmd":   {"internal/cli/cmdutil"},
 	"internal/monitor":         {"internal/runengine"},
 	"internal/peers":           {"internal/control"},
-	"internal/control":         {"internal/swarm"},
+	"internal/control":         {"internal/swarm", "internal/resolve"},
 	"internal/lifecycle":       {"internal/hookfiles", "internal/notes", "internal/statusbar", "internal/facts", "internal/templates"},
 	"internal/facts":           {"internal/notes"},
 	"internal/inventory":       {"internal/lifecycle"},

@@ -70,6 +70,9 @@ type Item struct {
 	NeedsYou []string `json:"needs_you,omitempty"`
 	// Reactions are the reaction sources' memory (attempts, last cause).
 	Reactions map[string]*state.Reaction `json:"reactions,omitempty"`
+	// Resolve is the conflict handed to the agent (owt resolve) and owt's
+	// last verdict on its work.
+	Resolve *state.Resolving `json:"resolve,omitempty"`
 	// Spawner is the agent that spawned this one (owt mcp spawn_agent).
 	Spawner string `json:"spawner,omitempty"`
 	// Messages counts its messages to and from other agents (owt mcp).
@@ -217,7 +220,7 @@ func itemOf(r *state.Record, loc *workspace.Locator) Item {
 		Tool: workspace.ToolOf(r), Status: string(r.Status), StatusSince: r.StatusSince,
 		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: text.From(r.Task),
 		Port: r.Port, CreatedAt: r.CreatedAt, WaitingFor: r.WaitingFor, TurnError: r.TurnError,
-		PR: r.PR, NeedsYou: r.NeedsYou(), Reactions: r.Reactions,
+		PR: r.PR, NeedsYou: r.NeedsYou(), Reactions: r.Reactions, Resolve: r.Resolve,
 		Interrupted: r.Interrupted && r.Status == state.Idle, Spawner: r.Spawner,
 		Swarm: swarmOf(r), Template: r.Template, Issue: r.Issue,
 	}

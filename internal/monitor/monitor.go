@@ -137,6 +137,8 @@ type monitor struct {
 	// alive is when each record's session was last seen on this server;
 	// only records seen here are this monitor's to judge and notify.
 	alive map[recKey]time.Time
+	// checking are the agents whose resolve is being checked (resolves).
+	checking inProgress
 	// seen is each record's status as last notified on.
 	seen     map[recKey]seenStatus
 	panes    []tmux.PaneState
@@ -197,6 +199,7 @@ func (m *monitor) tick(now time.Time) error {
 	m.notifyTransitions()
 	m.runs(now)
 	m.reactions(now)
+	m.resolves(now)
 	m.deliver(now)
 	m.dream(now)
 	return nil

@@ -181,6 +181,7 @@ func (d *decoder) run(p *Plan, key string, v any) {
 		"settle":         func(k string, v any) { d.duration(k, v, time.Second, &p.Settle) },
 		"stall":          func(k string, v any) { d.duration(k, v, 0, &p.Stall) },
 		"on_timeout":     func(k string, v any) { d.oneOf(k, v, []string{OnTimeoutNeedsYou, OnTimeoutRetry}, &p.OnTimeout) },
+		"on_conflict":    func(k string, v any) { d.oneOf(k, v, []string{"needs_you", "resolve"}, &p.OnConflict) },
 		"checks":         func(k string, v any) { p.Checks, _ = d.argvs(k, v) },
 		"retry":          func(k string, v any) { d.retry(&p.Retry, k, v) },
 		"pr":             func(k string, v any) { d.boolean(k, v, &p.PR) },

@@ -337,3 +337,13 @@ func TestParseReview(t *testing.T) {
 	require.ErrorContains(t, err, "run.review: must be true or false")
 	require.ErrorContains(t, err, "task[a].review: must be true or false")
 }
+
+// [run] on_conflict takes "needs_you" or "resolve", and names anything else.
+func TestParseOnConflict(t *testing.T) {
+	p, err := Parse("p.toml", []byte("[run]\non_conflict = \"resolve\"\n[[task]]\nid = \"a\"\ntask = \"do a\"\n"))
+	require.NoError(t, err)
+	require.Equal(t, "resolve", p.OnConflict)
+	_, err = Parse("p.toml", []byte("[run]\non_conflict = \"merge\"\n[[task]]\nid = \"a\"\ntask = \"do a\"\n"))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "on_conflict")
+}

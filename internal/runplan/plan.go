@@ -60,6 +60,11 @@ type Plan struct {
 	// OnTimeout is what a timeout or a stall leads to: OnTimeoutNeedsYou
 	// ("" reads as it) or OnTimeoutRetry.
 	OnTimeout string `json:"on_timeout,omitempty"`
+	// OnConflict is what a landing conflict leads to: "needs_you", or
+	// "resolve" (once per task, the agent resolves it in its worktree,
+	// owt checks it, and the landing is tried again); "" is the config's
+	// [run] on_conflict.
+	OnConflict string `json:"on_conflict,omitempty"`
 	// PR: each done task's branch is pushed and gets a pull request
 	// (owt pr), in a run without into.
 	PR bool `json:"pr,omitempty"`

@@ -147,6 +147,9 @@ type Record struct {
 	// ReadOnly starts the agent in its tool's read-only mode (a swarm's
 	// researcher and reviewer), enforced by the tool.
 	ReadOnly bool `json:"read_only,omitempty"`
+	// Resolve is the conflict handed to the agent to resolve in its
+	// worktree (owt resolve), until the worktree goes.
+	Resolve *Resolving `json:"resolve,omitempty"`
 }
 
 // SwarmRole is what a swarm worker is: its host worktree, its role, the
