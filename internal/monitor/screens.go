@@ -39,6 +39,8 @@ type paneView struct {
 	// current idle screen (agent.TurnEnd).
 	interrupted bool
 	turnError   string
+	// reading is the classifier's evidence for class (owt why).
+	reading agent.Reading
 }
 
 // agentPane is a record with a live agent pane on this server.
@@ -131,14 +133,15 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 			continue // same text, same reading
 		}
 		v.hash, v.changed = h, now
-		class, reason := agent.ClassUnknown, ""
+		var reading agent.Reading
 		if cl := m.recs.repo(ap.rec.Repo, m.logf).classifiers[ap.rec.Tool]; cl != nil {
-			class, reason = cl.Read(text)
-			if class == agent.ClassWorking && agent.Booting(text) {
-				class = agent.ClassUnknown // busy booting itself: no word on a turn
+			reading = cl.Explain(text)
+			if reading.Class == agent.ClassWorking && agent.Booting(text) {
+				reading = agent.Reading{} // busy booting itself: no word on a turn
 			}
 		}
-		v.reason = reason
+		class := reading.Class
+		v.reason, v.reading = reading.Reason, reading
 		if v.classSince.IsZero() {
 			v.marks = agent.Marks(text) // what was on screen before owt looked is history
 		}
@@ -170,8 +173,14 @@ func (m *monitor) reconcile(now time.Time) {
 		repo := m.recs.repo(ap.rec.Repo, m.logf)
 		still := repo.ws.Config.Status.StillAfter.Duration
 		obs := status.Observation{Class: v.class, Reason: v.reason, ClassSince: v.classSince, Changed: v.changed, At: now,
-			Interrupted: v.interrupted, TurnError: v.turnError}
+			Interrupted: v.interrupted, TurnError: v.turnError,
+			Rule: v.reading.Rule, RuleText: v.reading.RuleText, Lines: v.reading.Lines}
 		if _, ok := status.Reconcile(ap.rec, obs, still); !ok {
+			if status.Confirms(ap.rec, obs) {
+				if _, err := status.ConfirmScreen(&repo.ws.Ledger, ap.rec.Name, obs); err != nil {
+					m.logf("%s: %v", ap.rec.Name, err)
+				}
+			}
 			continue
 		}
 		changed, err := status.ApplyScreen(&repo.ws.Ledger, ap.rec.Name, obs, still)

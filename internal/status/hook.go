@@ -74,7 +74,8 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 			// A --no-agent worktree has no agent: a tool someone runs in
 			// it by hand reports nothing owt could ever clear again.
 			c := workspace.StatusChange{Status: state.Status(status), Source: state.FromHook, At: call.At,
-				TurnError: agent.HookTurnError(call.Event, ev), Interrupted: call.Event == "Interrupt"}
+				TurnError: agent.HookTurnError(call.Event, ev), Interrupted: call.Event == "Interrupt",
+				Hook: &state.HookEvent{Event: call.Event, Detail: hookDetail(call, ev), Status: state.Status(status), At: call.At}}
 			if c.Status == state.Waiting {
 				c.WaitingFor = agent.HookWaitReason(call.Event, ev)
 			}
@@ -85,6 +86,21 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 		}
 	}
 	return errors.Join(err, parseErr, chainErr)
+}
+
+// hookDetail is what, beyond its name, decided an event's status: a
+// Notification's type, a Codex notify's type (only types HookStatus maps
+// get this far, so these are the tools' fixed words).
+func hookDetail(call HookCall, ev agent.HookEvent) string {
+	switch {
+	case call.Event == "Notification" && ev.NotificationType != "":
+		return ev.NotificationType
+	case call.Event == "Notification":
+		return "message"
+	case call.Kind == "codex" && call.Event == "notify":
+		return ev.Type
+	}
+	return ""
 }
 
 // hookLedger finds the record a hook is about: OWT_NAME and OWT_REPO
