@@ -64,6 +64,7 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		worktreecmd.PublishCommand(f),
 		plugincmd.MonitorCommand(f),
 		worktreecmd.StatusCommand(f),
+		worktreecmd.WhyCommand(f),
 		worktreecmd.WaitCommand(f),
 		plugincmd.TmuxCommand(f),
 		plugincmd.PopupCommand(f), plugincmd.DiffCommand(f),

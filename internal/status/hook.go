@@ -1,9 +1,10 @@
 // Package status keeps each agent's recorded status true: the hook hot
 // path ("owt hook"), the monitor's screen reconciliation, "owt wait",
-// "owt done" and "owt status". The record-level change itself is the
+// "owt done", "owt status" and "owt why". The record-level change itself is the
 // ledger's (workspace.Ledger.ChangeStatus); showing it, the statusbar's.
 //
-// Imports statusbar, workspace, agent, git, state and tmux; never send,
+// Imports statusbar, workspace, agent, git, state and tmux (and, to
+// explain a status, the run and outbox models); never send,
 // runner, lifecycle, inventory, monitor, cli or popups.
 package status
 
