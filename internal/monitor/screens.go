@@ -178,16 +178,16 @@ func (m *monitor) reconcile(now time.Time) {
 		if _, ok := status.Reconcile(ap.rec, obs, still); !ok {
 			if status.Confirms(ap.rec, obs) {
 				if _, err := status.ConfirmScreen(&repo.ws.Ledger, ap.rec.Name, obs); err != nil {
-					m.logf("%s: %v", ap.rec.Name, err)
+					m.note(ap.rec, "error", "%s: %v", ap.rec.Name, err)
 				}
 			}
 			continue
 		}
 		changed, err := status.ApplyScreen(&repo.ws.Ledger, ap.rec.Name, obs, still)
 		if err != nil {
-			m.logf("%s: %v", ap.rec.Name, err)
+			m.note(ap.rec, "error", "%s: %v", ap.rec.Name, err)
 		} else if changed {
-			m.logf("%s: %s on screen (was %s from %s)", ap.rec.Name, v.class, ap.rec.Status, ap.rec.Source)
+			m.note(ap.rec, "status", "%s: %s on screen (was %s from %s; rule %s)", ap.rec.Name, v.class, ap.rec.Status, ap.rec.Source, v.reading.Rule)
 		}
 	}
 }
@@ -271,18 +271,18 @@ func (m *monitor) exits(now time.Time) {
 func (m *monitor) renamed(r *state.Record, session string) {
 	ws := m.recs.repo(r.Repo, m.logf).ws
 	if err := ws.FollowSession(r.Name, r.SessionID, session); err != nil {
-		m.logf("%s: %v", r.Name, err)
+		m.note(r, "error", "%s: %v", r.Name, err)
 		return
 	}
-	m.logf("%s: its session is now called %s", r.Name, session)
+	m.note(r, "session", "%s: its session is now called %s", r.Name, session)
 }
 
 func (m *monitor) setExited(r *state.Record, code *int, now time.Time) {
 	ws := m.recs.repo(r.Repo, m.logf).ws
 	if _, changed, err := status.SetAt(&ws.Ledger, r.Name, state.Exited, state.FromOwt, code, now); err != nil {
-		m.logf("%s: %v", r.Name, err)
+		m.note(r, "error", "%s: %v", r.Name, err)
 	} else if changed {
-		m.logf("%s: exited (its pane or session is gone)", r.Name)
+		m.note(r, "exited", "%s: exited (its pane or session is gone)", r.Name)
 	}
 }
 
