@@ -125,6 +125,9 @@ func TestWhySaysTheScreenCorrectedTheHookAfterEsc(t *testing.T) {
 	human := e.MustOwt(repo, "why", "a")
 	require.Contains(t, human, "set idle, correcting working from hook")
 	require.Contains(t, human, "the turn was interrupted")
+	// Text stays owt.log's format by default: the monitor's line says the rule.
+	e.requireTextLog()
+	require.NotEmpty(t, logLinesWith(e.LogLines("monitor"), "a: idle on screen (was working from hook; rule claude/prompt)"))
 }
 
 // owt why of a name with no record: one line on stderr, exit 3 like every
