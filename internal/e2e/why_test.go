@@ -168,3 +168,32 @@ func dirSnapshot(t *testing.T, dir string) map[string]string {
 	}
 	return out
 }
+
+// The screen's rows owt why shows are the agent's words: a dialog row the
+// agent filled with escape sequences is shown as the text on its screen,
+// and nothing reaches the terminal but text.
+func TestWhyDrawsTheAgentsScreenRowsInert(t *testing.T) {
+	e, repo := statusEnv(t, "")
+	newJSON(t, e, repo, "--tool", "claude", "--name", "a",
+		"!ask Do you want to run \x1b[31mrm -rf /\x1b[0m\x1b]0;PWNED\x07 now?\n!sleep 3s")
+	r := e.Owt(repo, "wait", "a", "--until", "waiting", "--timeout", "20s")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var v whyView
+	e.Eventually(15*time.Second, "the monitor confirms the wait on screen", func() bool {
+		v = e.why(repo, "a")
+		return v.Screen != nil
+	})
+	var row string
+	for _, l := range v.Screen.Lines {
+		if strings.Contains(l, "rm -rf /") {
+			row = l
+		}
+	}
+	require.NotEmpty(t, row, "the agent's own row matched the rule: %q", v.Screen.Lines)
+	human := e.MustOwt(repo, "why", "a")
+	require.Contains(t, human, "│ "+row+"\n")
+	for _, out := range []string{human, e.MustOwt(repo, "why", "a", "--json")} {
+		require.NotContains(t, out, "\x1b")
+		require.NotContains(t, out, "\x07")
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
 )
@@ -44,4 +45,20 @@ func TestWhyLineSaysWhatSetTheStatus(t *testing.T) {
 	}
 	r := state.Record{Status: state.Idle, Source: state.FromOwt, StatusSince: since.AddDate(0, 0, -1)}
 	require.Equal(t, "idle since Nov 27 12:03 (owt)", WhyLine(&r, now))
+}
+
+// An agent's run task is the latest run's that ran it, with the judge's
+// evidence as the run recorded it.
+func TestTaskOfIsTheLatestRunsTask(t *testing.T) {
+	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	old := &run.Run{Name: "old", CreatedAt: at, Tasks: []*run.TaskRun{{ID: "x", Name: "a", State: run.Failed}}}
+	cur := &run.Run{Name: "cur", CreatedAt: at.Add(time.Hour), Tasks: []*run.TaskRun{{ID: "b", Name: "b"},
+		{ID: "api", Name: "a", State: run.Running, Attempt: 2, Evidence: &run.Evidence{Signal: "owt done", Commits: 3, Checks: "passed"}}}}
+	got := taskOf([]*run.Run{cur, old}, "a")
+	require.NotNil(t, got)
+	require.Equal(t, "cur", got.Run)
+	require.Equal(t, "api", got.ID)
+	require.Equal(t, 2, got.Attempt)
+	require.Equal(t, 3, got.Evidence.Commits)
+	require.Nil(t, taskOf([]*run.Run{cur, old}, "nobody"))
 }
