@@ -147,6 +147,17 @@ func Marks(screen string) TurnMarks {
 	return m
 }
 
+// InterruptRow is the lowest row of the screen that marks a stopped turn
+// ("⎿  Interrupted · What should Claude do instead?"), trimmed, or "".
+func InterruptRow(screen string) string {
+	rows := screenRows(screen)
+	row := lowestRow(turnEnded, strings.Join(rows, "\n"))
+	if row < 0 {
+		return ""
+	}
+	return strings.TrimSpace(rows[row])
+}
+
 // TurnEnd says how the turn ended that left the screen after, idle now,
 // when before was the screen while it ran: "interrupted" when a new mark
 // of a stopped turn showed up (or the last answer never completed), the

@@ -55,6 +55,8 @@ func TestExplainNamesTheRuleAndItsLines(t *testing.T) {
 	require.Equal(t, ClassIdle, r.Class)
 	require.Equal(t, "claude/prompt", r.Rule)
 	require.Equal(t, "idle: input prompt (claude)", r.RuleText)
+	require.Contains(t, InterruptRow(screenFile(t, "claude", "idle-interrupted-what-instead-v2.1.330.txt")), "Interrupted · What should Claude do instead?")
+	require.Empty(t, InterruptRow(screenFile(t, "claude", "idle-done.txt")))
 
 	// A dialog only the generic patterns know is said so.
 	generic := classifierFor(t, "pi")

@@ -36,6 +36,7 @@ type whyView struct {
 		Was         string   `json:"was"`
 		WasSource   string   `json:"was_source"`
 		Interrupted bool     `json:"interrupted"`
+		Mark        string   `json:"mark"`
 	} `json:"screen"`
 	Task      *json.RawMessage  `json:"task"`
 	Reactions []json.RawMessage `json:"reactions"`
@@ -116,11 +117,12 @@ func TestWhySaysTheScreenCorrectedTheHookAfterEsc(t *testing.T) {
 	require.Equal(t, "hook", v.Screen.WasSource)
 	require.Equal(t, "claude/prompt", v.Screen.Rule)
 	require.True(t, v.Screen.Interrupted)
+	require.Contains(t, v.Screen.Mark, "Interrupted · What should Claude do instead?")
 	require.NotEmpty(t, v.Screen.Lines)
 	require.Equal(t, "working", v.Hooks[len(v.Hooks)-1].Status, "the hook's last word was working")
 	require.Contains(t, v.Summary, "the screen corrected what the hook said working")
 	require.Contains(t, v.Summary, "rule claude/prompt")
-	require.Contains(t, v.Summary, "turn interrupted")
+	require.Contains(t, v.Summary, "turn interrupted ('")
 
 	human := e.MustOwt(repo, "why", "a")
 	require.Contains(t, human, "set idle, correcting working from hook")

@@ -39,8 +39,10 @@ type paneView struct {
 	// current idle screen (agent.TurnEnd).
 	interrupted bool
 	turnError   string
-	// reading is the classifier's evidence for class (owt why).
+	// reading is the classifier's evidence for class (owt why); mark the
+	// row that says the turn was interrupted, when it was.
 	reading agent.Reading
+	mark    string
 }
 
 // agentPane is a record with a live agent pane on this server.
@@ -148,7 +150,7 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 		if class != v.class || v.classSince.IsZero() {
 			v.class, v.classSince = class, now
 		}
-		v.interrupted, v.turnError = false, ""
+		v.interrupted, v.turnError, v.mark = false, "", ""
 		switch class {
 		case agent.ClassIdle:
 			if v.working != "" {
@@ -157,6 +159,9 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 			// Read again on every change: the mark may be drawn a moment
 			// after the prompt.
 			v.interrupted, v.turnError = agent.TurnEnd(v.marks, agent.Marks(text))
+			if v.interrupted {
+				v.mark = agent.InterruptRow(text)
+			}
 		case agent.ClassWorking:
 			v.working = text
 		}
@@ -174,7 +179,7 @@ func (m *monitor) reconcile(now time.Time) {
 		still := repo.ws.Config.Status.StillAfter.Duration
 		obs := status.Observation{Class: v.class, Reason: v.reason, ClassSince: v.classSince, Changed: v.changed, At: now,
 			Interrupted: v.interrupted, TurnError: v.turnError,
-			Rule: v.reading.Rule, RuleText: v.reading.RuleText, Lines: v.reading.Lines}
+			Rule: v.reading.Rule, RuleText: v.reading.RuleText, Lines: v.reading.Lines, Mark: v.mark}
 		if _, ok := status.Reconcile(ap.rec, obs, still); !ok {
 			if status.Confirms(ap.rec, obs) {
 				if _, err := status.ConfirmScreen(&repo.ws.Ledger, ap.rec.Name, obs); err != nil {

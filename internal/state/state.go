@@ -207,9 +207,11 @@ type ScreenEvidence struct {
 	Set       bool   `json:"set,omitempty"`
 	Was       Status `json:"was,omitempty"`
 	WasSource Source `json:"was_source,omitempty"`
-	// Interrupted: an interrupt mark showed under the ended turn.
-	Interrupted bool      `json:"interrupted,omitempty"`
-	At          time.Time `json:"at"`
+	// Interrupted: an interrupt mark showed under the ended turn; Mark is
+	// its row (the agent's screen).
+	Interrupted bool           `json:"interrupted,omitempty"`
+	Mark        text.Untrusted `json:"mark,omitzero"`
+	At          time.Time      `json:"at"`
 }
 
 // DoneSignal is one owt done: the agent's own word that its task ended.

@@ -36,6 +36,8 @@ type Observation struct {
 	// (agent.Reading), kept on the record for owt why.
 	Rule, RuleText string
 	Lines          []string
+	// Mark is the row that says the turn was interrupted, when it was.
+	Mark string
 }
 
 // evidence is what the observation keeps on the record.
@@ -48,7 +50,7 @@ func (o Observation) evidence() *state.ScreenEvidence {
 		lines[i] = text.From(l) // the agent's screen: its words
 	}
 	return &state.ScreenEvidence{Status: state.Status(o.Class), Rule: o.Rule, RuleText: o.RuleText, Lines: lines,
-		Interrupted: o.Interrupted, At: o.At}
+		Interrupted: o.Interrupted, Mark: text.From(o.Mark), At: o.At}
 }
 
 // Reconcile is the status the screen implies for rec, when it should

@@ -190,7 +190,11 @@ func WhyLine(r *state.Record, now time.Time) string {
 			why = append(why, "screen")
 		}
 		if r.Interrupted && r.Status == state.Idle {
-			why = append(why, "turn interrupted")
+			mark := "turn interrupted"
+			if scr != nil && !scr.Mark.Empty() {
+				mark += " ('" + scr.Mark.Short(60) + "')"
+			}
+			why = append(why, mark)
 		}
 	default:
 		why = append(why, "owt")

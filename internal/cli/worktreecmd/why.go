@@ -75,6 +75,9 @@ func printWhy(out io.Writer, v status.Why) {
 		}
 		if s.Interrupted {
 			what += "; the turn was interrupted"
+			if !s.Mark.Empty() {
+				what += " ('" + s.Mark.Short(80) + "')"
+			}
 		}
 		fmt.Fprintf(out, "  %s at %s by rule %s (%s)\n", what, stamp(s.At), s.Rule, s.RuleText)
 		for _, l := range s.Lines {
