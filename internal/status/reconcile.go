@@ -1,6 +1,7 @@
 package status
 
 import (
+	"strings"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
@@ -47,10 +48,21 @@ func (o Observation) evidence() *state.ScreenEvidence {
 	}
 	lines := make([]text.Untrusted, len(o.Lines))
 	for i, l := range o.Lines {
-		lines[i] = text.From(l) // the agent's screen: its words
+		lines[i] = text.From(cut(l)) // the agent's screen: its words
 	}
 	return &state.ScreenEvidence{Status: state.Status(o.Class), Rule: o.Rule, RuleText: o.RuleText, Lines: lines,
-		Interrupted: o.Interrupted, Mark: text.From(o.Mark), At: o.At}
+		Interrupted: o.Interrupted, Mark: text.From(cut(o.Mark)), At: o.At}
+}
+
+// rowLimit bounds a screen row kept on the record: a wide pane's row can
+// be long, and every hook rewrites the record.
+const rowLimit = 300
+
+func cut(row string) string {
+	if len(row) <= rowLimit {
+		return row
+	}
+	return strings.ToValidUTF8(row[:rowLimit], "") + "…"
 }
 
 // Reconcile is the status the screen implies for rec, when it should
