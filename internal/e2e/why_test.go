@@ -199,3 +199,42 @@ func TestWhyDrawsTheAgentsScreenRowsInert(t *testing.T) {
 		require.NotContains(t, out, "\x07")
 	}
 }
+
+// A run's task: owt why shows its state and what the run's judge saw.
+func TestWhyShowsTheRunTaskAndWhatTheJudgeSaw(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, "g.toml", `[run]
+tool = "claude"
+
+[[task]]
+id = "a"
+task = "`+taskScript("a.txt")+`"
+`)
+	e.MustOwt(repo, "run", "start", "g.toml")
+	e.MustOwt(repo, "tmux", "init")
+	e.Eventually(40*time.Second, "run g finished", func() bool { return e.runStatus(repo, "g").State == "finished" })
+
+	out := e.MustOwt(repo, "why", "g-a", "--json")
+	var v struct {
+		Task *struct {
+			Run, ID, State string
+			Evidence       struct {
+				Signal, Summary string
+				Commits         int
+			}
+		} `json:"task"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
+	require.NotNil(t, v.Task, out)
+	require.Equal(t, "g", v.Task.Run)
+	require.Equal(t, "a", v.Task.ID)
+	require.Equal(t, "done", v.Task.State)
+	require.Equal(t, "owt done", v.Task.Evidence.Signal)
+	require.Equal(t, 1, v.Task.Evidence.Commits)
+
+	human := e.MustOwt(repo, "why", "g-a")
+	require.Contains(t, human, "run task: a of run g, done since ")
+	require.Regexp(t, `the judge saw \(\d\d:\d\d:\d\d\): signal owt done, 1 commit\(s\)`, human)
+	require.Contains(t, human, "said: did-a.txt")
+}
