@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -138,8 +136,8 @@ func TestWhyOfAnUnknownNameChangesNothing(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
 	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "a")
-	dir := filepath.Join(e.Var("XDG_STATE_HOME"), "owt", "repos")
-	before := dirSnapshot(t, dir)
+	e.Eventually(5*time.Second, "shell session settles", func() bool { return e.Find(repo, "a").Status == "idle" })
+	before := e.snapshot(repo)
 
 	r := e.Owt(repo, "why", "nosuch")
 	requireOneLineError(t, r, "nosuch")
@@ -150,25 +148,12 @@ func TestWhyOfAnUnknownNameChangesNothing(t *testing.T) {
 	require.Empty(t, r.Stdout)
 	require.Equal(t, 2, e.Owt(repo, "why").Code)
 	require.Equal(t, 2, e.Owt(repo, "why", "a", "b").Code)
-	require.Equal(t, before, dirSnapshot(t, dir), "owt why writes nothing")
+	require.Equal(t, before, e.snapshot(repo), "owt why writes nothing")
 
 	v := e.why(repo, "a")
 	require.Equal(t, "a", v.Name)
 	require.Empty(t, v.Hooks)
 	require.Contains(t, v.Summary, "(owt)")
-}
-
-func dirSnapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	for _, en := range entries {
-		b, err := os.ReadFile(filepath.Join(dir, en.Name()))
-		require.NoError(t, err)
-		out[en.Name()] = string(b)
-	}
-	return out
 }
 
 // The screen's rows owt why shows are the agent's words: a dialog row the
