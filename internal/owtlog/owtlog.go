@@ -31,6 +31,12 @@ import (
 	"github.com/owt-tmux/owt/internal/state"
 )
 
+// state.Logf, for callers that name no repository or agent, writes
+// through this package too.
+func init() {
+	state.SetLogger(func(who, msg string) { write(who, slog.LevelInfo, Fields{Event: who}, msg) })
+}
+
 // The formats.
 const (
 	Text = "text"

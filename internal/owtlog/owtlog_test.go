@@ -89,3 +89,16 @@ func TestTheFlagWins(t *testing.T) {
 	require.Equal(t, Text, Format())
 	require.Equal(t, Text, Override())
 }
+
+// state.Logf, kept for callers that name no agent, writes through this
+// logger: a JSON line when JSON is chosen.
+func TestStateLogfGoesThroughTheLogger(t *testing.T) {
+	home(t, "[log]\nformat = \"json\"\n")
+	state.Logf("list", "skip %s", "x")
+	b, err := os.ReadFile(state.LogPath())
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m), string(b))
+	require.Equal(t, "list", m["event"])
+	require.Equal(t, "skip x", m["msg"])
+}

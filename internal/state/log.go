@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"time"
 )
 
 // logLimit is the size above which owt.log is moved to owt.log.1 when it is
@@ -29,6 +31,33 @@ func OpenLog() (*os.File, error) {
 		return nil, fmt.Errorf("open log: %w", err)
 	}
 	return f, nil
+}
+
+// logger writes Logf's entries; package owtlog sets it (SetLogger), so
+// every line of owt.log goes through one logger, in the chosen format.
+var logger func(who, msg string)
+
+// SetLogger makes fn the writer of Logf's entries.
+func SetLogger(fn func(who, msg string)) { logger = fn }
+
+// Logf appends one entry to owt's log through the logger package owtlog
+// set, about no repository or agent in particular (its event is who).
+// owtlog.Logf is the one to use: it says what an entry is about. Without
+// a logger (a program that does not link owtlog) it writes the text line.
+// Failing to log is never an error for the caller.
+func Logf(who, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if logger != nil {
+		logger(who, msg)
+		return
+	}
+	f, err := OpenLog()
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	msg = strings.NewReplacer("\r", " ", "\n", " ").Replace(msg)
+	_, _ = fmt.Fprintf(f, "%s [%d] %s: %s\n", time.Now().Format("2006-01-02T15:04:05.000Z07:00"), os.Getpid(), who, msg)
 }
 
 // LogWriter appends to owt's log and follows it: before each write it
