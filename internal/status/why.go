@@ -83,9 +83,9 @@ func Explain(w *workspace.Workspace, name string, runs run.Store, box outbox.Box
 		Summary: WhyLine(r, time.Now()), Hooks: append([]state.HookEvent{}, r.Hooks...), Screen: currentScreen(r),
 		Reactions: []WhyReaction{}, Outbox: []WhyMessage{},
 	}
-	if all, err := runs.List(); err == nil {
-		v.Task = taskOf(run.OfRepo(all, r.Repo), r.Name)
-	}
+	// A broken run file hides only its own run (owt run status names it).
+	all, _ := runs.List()
+	v.Task = taskOf(run.OfRepo(all, r.Repo), r.Name)
 	for _, n := range sortedKeys(r.Reactions) {
 		re := r.Reactions[n]
 		if re == nil || re.Attempts == 0 && re.Pending == "" && re.NeedsYou == "" {
