@@ -471,3 +471,38 @@ func TestControlSpawnedRowUnderItsSpawnerAndTrafficInRecent(t *testing.T) {
 	require.Contains(t, lines[helper], "spawned by busy")
 	require.Contains(t, lines[at("busy → cart")], "busy → cart: the cart API is ready")
 }
+
+// The selected agent's row says why it has its status (owt why's first
+// line) on the line under it, and only the selected one does.
+func TestControlShowsWhyUnderTheSelectedRow(t *testing.T) {
+	p := newPopup(t)
+	for _, r := range p.d.snap.Records {
+		if r.Name == "asker" {
+			r.Source, r.WaitingFor = state.FromHook, "permission"
+			r.Hooks = []state.HookEvent{{Event: "PermissionRequest", Status: state.Waiting, At: r.StatusSince}}
+			r.Screen = &state.ScreenEvidence{Status: state.Waiting, Rule: "claude/permission", At: r.StatusSince,
+				Lines: []text.Untrusted{text.From("Do you want to \x1b]0;PWNED\x07proceed?")}}
+		}
+	}
+	p.m.width = 200 // the line is cut to the popup's width like every other
+	p.m.reload()
+	p.sel("asker")
+	lines := strings.Split(p.screen(), "\n")
+	at := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "> ") && strings.Contains(l, "asker") {
+			at = i
+		}
+	}
+	require.GreaterOrEqual(t, at, 0, p.screen())
+	require.Less(t, at+1, len(lines))
+	require.Regexp(t, `^    why: waiting for permission since \d\d:\d\d \(hook PermissionRequest, confirmed by screen: 'Do you want to \]0;PWNEDproceed\?' — rule claude/permission\)$`, lines[at+1])
+	require.Equal(t, 1, strings.Count(p.screen(), "why: "), "only the selected row says why")
+
+	p.sel("cart")
+	s := p.screen()
+	require.NotContains(t, s, "PermissionRequest", "asker is no longer selected")
+	require.Contains(t, s, "why: idle since ")
+	require.Equal(t, 1, strings.Count(s, "why: "))
+	require.NotContains(t, s, "\x1b")
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/runcmd"
 	"github.com/owt-tmux/owt/internal/cli/swarmcmd"
 	"github.com/owt-tmux/owt/internal/cli/worktreecmd"
+	"github.com/owt-tmux/owt/internal/owtlog"
 )
 
 // Version is set at build time with -ldflags "-X …cli.Version=…".
@@ -38,8 +39,16 @@ func app(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
 	app := f.NewApp(commands...)
 	app.Usage = "run many AI coding agents in parallel, each in its own git worktree and tmux session"
 	app.Version = Version
-	app.Flags = ServerFlags()
-	app.Before = func(c *cli.Context) error { return ChooseServer(f, c) }
+	app.Flags = append(ServerFlags(), &cli.StringFlag{Name: "log-format",
+		Usage: "write owt.log lines as `FORMAT`: text or json (default: [log] format in your config.toml, else text)"})
+	app.Before = func(c *cli.Context) error {
+		if c.IsSet("log-format") {
+			if err := owtlog.SetFormat(c.String("log-format")); err != nil {
+				return cmdutil.Usagef("--log-format: %v", err)
+			}
+		}
+		return ChooseServer(f, c)
+	}
 	return app
 }
 
@@ -64,6 +73,7 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		worktreecmd.PublishCommand(f),
 		plugincmd.MonitorCommand(f),
 		worktreecmd.StatusCommand(f),
+		worktreecmd.WhyCommand(f),
 		worktreecmd.WaitCommand(f),
 		plugincmd.TmuxCommand(f),
 		plugincmd.PopupCommand(f), plugincmd.DiffCommand(f),

@@ -59,7 +59,21 @@ type Config struct {
 	Review Review `toml:"review"`
 	// Run are defaults of every run (a plan's own [run] says otherwise).
 	Run Run `toml:"run"`
+	// Log tunes owt's log, owt.log. Every repository shares the file, so
+	// only the user's own config file may set it.
+	Log Log `toml:"log"`
 }
+
+// Log tunes owt.log.
+type Log struct {
+	// Format is "text" (a line per entry: time, pid, who, message) or
+	// "json" (a JSON object per line, with time, level, repo, agent and
+	// event).
+	Format string `toml:"format"`
+}
+
+// LogFormats are the formats [log] format accepts.
+var LogFormats = []string{"text", "json"}
 
 // Review tunes the AI review gate: a headless run of a tool over a
 // branch's diff before it lands (owt merge/ship --review).
@@ -313,6 +327,7 @@ func Defaults() Config {
 		MCP:       MCP{Enabled: true, MaxSpawned: 5, SpawnDepth: 1, MessageLimit: 10, MessageWindow: Duration{10 * time.Minute}},
 
 		Project:   Project{Test: []string{}, Lint: []string{}, Dev: []string{}},
+		Log:       Log{Format: "text"},
 		Templates: map[string]Template{},
 		Review:    Review{Timeout: Duration{5 * time.Minute}},
 	}
@@ -435,6 +450,12 @@ func apply(cfg *Config, file string) (Problems, error) {
 				d.order[k[:n].String()] = i
 			}
 		}
+	}
+	if _, ok := top["log"]; ok && file != UserFile() {
+		// One owt.log serves every repository: a repository cannot choose
+		// its format for the others.
+		d.problems = append(d.problems, Problem{File: file, Key: "log", Msg: "owt.log is shared by every repository: set [log] in your own " + UserFile()})
+		delete(top, "log")
 	}
 	layer := *cfg
 	layer.Tools = nil
@@ -713,6 +734,9 @@ func validate(cfg Config) Problems {
 	}
 	if len(cfg.Notify.Command) > 0 && strings.TrimSpace(cfg.Notify.Command[0]) == "" {
 		ps = append(ps, Problem{File: where, Key: "notify.command", Msg: "the first element must name a program"})
+	}
+	if !contains(LogFormats, cfg.Log.Format) {
+		ps = append(ps, Problem{File: where, Key: "log.format", Msg: fmt.Sprintf("%q is not one of %s", cfg.Log.Format, strings.Join(LogFormats, ", "))})
 	}
 	if cfg.Agent.ReadyTimeout.Duration <= 0 {
 		ps = append(ps, Problem{File: where, Key: "agent.ready_timeout", Msg: "must be more than 0 (like \"90s\")"})

@@ -20,6 +20,7 @@ import (
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -89,6 +90,9 @@ type Row struct {
 	Spawner string `json:"spawner,omitempty"`
 	// InPlace: the agent works in the user's own checkout, no worktree.
 	InPlace bool `json:"in_place,omitempty"`
+	// StatusWhy is the first line of owt why for the agent: what set its
+	// status and what the screen said (drawn under the selected row).
+	StatusWhy string `json:"status_why,omitempty"`
 }
 
 // IsAgent says the row has a worktree the agent verbs act on.
@@ -254,6 +258,9 @@ func agentRow(it inventory.Item, rec *state.Record, ref taskRef, q queuePlace, n
 		}
 	}
 	row.Section, row.Why = agentSection(it, rec, ref.task, q)
+	if rec != nil {
+		row.StatusWhy = status.WhyLine(rec, now)
+	}
 	return row
 }
 

@@ -87,6 +87,7 @@ var rooms = map[string]int{
 	"internal/memlink": ground, // owt's door to the memory, which owt-mcp holds
 	"internal/setup":   ground, // copies, ports, dependency installs
 	"internal/daemon":  ground, // finds, locks and starts a server's monitor
+	"internal/owtlog":  ground, // owt.log: one slog logger, text or JSON lines
 
 	"internal/text":       base, // untrusted text made safe
 	"internal/proc":       base, // starting a program: context, trace
@@ -126,7 +127,8 @@ var sideways = map[string][]string{
 	"internal/status":          {"internal/statusbar"},
 	"internal/send":            {"internal/statusbar"},
 	"internal/run":             {"internal/runplan", "internal/runwork"},
-	"internal/daemon":          {"internal/state", "internal/tmux"},
+	"internal/daemon":          {"internal/state", "internal/tmux", "internal/owtlog"},
+	"internal/owtlog":          {"internal/state"},
 	"internal/memory":          {"internal/memlink"},
 	"internal/memlink":         {"internal/state"},
 }

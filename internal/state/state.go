@@ -112,6 +112,14 @@ type Record struct {
 	// been seen to start since. An agent that turns idle before one did
 	// never took its task (it was lost behind a sign-in screen).
 	TaskPending bool `json:"task_pending,omitempty"`
+	// Hooks are the last hook events that set or refreshed the status,
+	// oldest first, at most HookRing: written in the state update the hook
+	// makes anyway, for owt why.
+	Hooks []HookEvent `json:"hook_events,omitempty"`
+	// Screen is the last screen reading that set or confirmed the status
+	// (the monitor's), for owt why; a status a hook or owt sets later
+	// drops it.
+	Screen *ScreenEvidence `json:"screen_evidence,omitempty"`
 	// Done is what the agent said with owt done, until its next turn
 	// starts: the explicit end of its task (or why it failed or is stuck).
 	Done      *DoneSignal `json:"done,omitempty"`
@@ -166,6 +174,48 @@ type SwarmRole struct {
 
 // WorkerOf reports whether r is a swarm worker of the worktree host.
 func (r *Record) WorkerOf(host string) bool { return r.Swarm != nil && r.Swarm.Host == host }
+
+// HookRing is how many hook events a record keeps.
+const HookRing = 8
+
+// HookEvent is one hook event that reached the record: its name as the
+// tool fired it (only events owt maps get here), the detail that decided
+// its status (a Notification's type), the status it reported and when.
+type HookEvent struct {
+	Event  string    `json:"event"`
+	Detail string    `json:"detail,omitempty"`
+	Status Status    `json:"status"`
+	At     time.Time `json:"at"`
+}
+
+// AddHook appends ev to the record's ring, dropping the oldest past
+// HookRing.
+func (r *Record) AddHook(ev HookEvent) {
+	r.Hooks = append(r.Hooks, ev)
+	if n := len(r.Hooks); n > HookRing {
+		r.Hooks = append([]HookEvent(nil), r.Hooks[n-HookRing:]...)
+	}
+}
+
+// ScreenEvidence is what a screen reading said, and why: the status it
+// read, the classifier's rule and the rows the rule matched (the agent's
+// words), and whether it set the status (correcting Was from WasSource)
+// or confirmed the one recorded.
+type ScreenEvidence struct {
+	Status   Status           `json:"status"`
+	Rule     string           `json:"rule"`
+	RuleText string           `json:"rule_text"`
+	Lines    []text.Untrusted `json:"lines,omitempty"`
+	// Set: the reading changed the status; else it confirmed it.
+	Set       bool   `json:"set,omitempty"`
+	Was       Status `json:"was,omitempty"`
+	WasSource Source `json:"was_source,omitempty"`
+	// Interrupted: an interrupt mark showed under the ended turn; Mark is
+	// its row (the agent's screen).
+	Interrupted bool           `json:"interrupted,omitempty"`
+	Mark        text.Untrusted `json:"mark,omitzero"`
+	At          time.Time      `json:"at"`
+}
 
 // DoneSignal is one owt done: the agent's own word that its task ended.
 // At most one of Fail and Blocked is set; with neither, it says finished.

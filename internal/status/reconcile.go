@@ -1,11 +1,13 @@
 package status
 
 import (
+	"strings"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -31,6 +33,36 @@ type Observation struct {
 	// Claude do instead?"), or failed with that error.
 	Interrupted bool
 	TurnError   string
+	// Rule, RuleText and Lines are the classifier's evidence for Class
+	// (agent.Reading), kept on the record for owt why.
+	Rule, RuleText string
+	Lines          []string
+	// Mark is the row that says the turn was interrupted, when it was.
+	Mark string
+}
+
+// evidence is what the observation keeps on the record.
+func (o Observation) evidence() *state.ScreenEvidence {
+	if o.Rule == "" {
+		return nil
+	}
+	lines := make([]text.Untrusted, len(o.Lines))
+	for i, l := range o.Lines {
+		lines[i] = text.From(cut(l)) // the agent's screen: its words
+	}
+	return &state.ScreenEvidence{Status: state.Status(o.Class), Rule: o.Rule, RuleText: o.RuleText, Lines: lines,
+		Interrupted: o.Interrupted, Mark: text.From(cut(o.Mark)), At: o.At}
+}
+
+// rowLimit bounds a screen row kept on the record: a wide pane's row can
+// be long, and every hook rewrites the record.
+const rowLimit = 300
+
+func cut(row string) string {
+	if len(row) <= rowLimit {
+		return row
+	}
+	return strings.ToValidUTF8(row[:rowLimit], "") + "…"
 }
 
 // Reconcile is the status the screen implies for rec, when it should
@@ -106,7 +138,7 @@ func newWaitReason(rec *state.Record, reason string) bool {
 func ApplyScreen(w *workspace.Ledger, name string, obs Observation, stillAfter time.Duration) (bool, error) {
 	_, changed, err := w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
 		st, ok := Reconcile(r, obs, stillAfter)
-		c := workspace.StatusChange{Status: st, Source: state.FromScreen, At: obs.At, WaitingFor: obs.Reason}
+		c := workspace.StatusChange{Status: st, Source: state.FromScreen, At: obs.At, WaitingFor: obs.Reason, Screen: obs.evidence()}
 		if st == state.Idle {
 			c.Interrupted, c.TurnError = obs.Interrupted, obs.TurnError
 		}
@@ -116,4 +148,28 @@ func ApplyScreen(w *workspace.Ledger, name string, obs Observation, stillAfter t
 		statusbar.PublishCurrent(w, name)
 	}
 	return changed, err
+}
+
+// Confirms reports whether the screen, read as obs, confirms rec's status
+// with evidence rec does not hold yet: the reading says the recorded
+// status, has held for Debounce, and is newer than the record's last
+// event.
+func Confirms(rec *state.Record, obs Observation) bool {
+	if rec.NoAgent || obs.Rule == "" || string(obs.Class) != string(rec.Status) {
+		return false
+	}
+	if obs.At.Sub(obs.ClassSince) < Debounce || obs.At.Sub(rec.EventAt) < Debounce {
+		return false
+	}
+	return !workspace.ScreenNoted(rec, rec.Status, obs.Rule)
+}
+
+// ConfirmScreen keeps on the record called name the screen's evidence
+// for the status it already has (see Confirms); it changes no status.
+func ConfirmScreen(w *workspace.Ledger, name string, obs Observation) (bool, error) {
+	ev := obs.evidence()
+	if ev == nil {
+		return false, nil
+	}
+	return w.NoteScreen(name, *ev)
 }

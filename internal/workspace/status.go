@@ -27,6 +27,12 @@ type StatusChange struct {
 	Interrupted bool
 	// turnRan: the event ends a turn owt did not see start.
 	TurnRan bool
+	// Hook is the hook event behind the change, kept in the record's ring
+	// when the update writes (owt why).
+	Hook *state.HookEvent
+	// Screen is the screen reading behind the change, kept when it sets
+	// the status (owt why).
+	Screen *state.ScreenEvidence
 }
 
 // ChangeStatus applies the change decide returns for the record as it is
@@ -48,7 +54,7 @@ func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (StatusCha
 		if c.Status == state.Exited && c.ExitCode == nil && r.Status == state.Exited {
 			c.ExitCode = r.ExitCode // a late "exited" without a code keeps the one known
 		}
-		prev := r.Status
+		prev, prevSrc := r.Status, r.Source
 		changed = r.SetStatus(c.Status, c.Source, c.At)
 		changed = applyDetail(r, c) || changed
 		changed = clearDoneOnNewTurn(r, prev, c) || changed
@@ -62,6 +68,7 @@ func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (StatusCha
 			return state.ErrNoChange
 		}
 		r.EventAt = c.At
+		noteEvidence(r, prev, prevSrc, c)
 		rec = *r
 		return nil
 	})
@@ -69,6 +76,27 @@ func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (StatusCha
 		return nil, false, err
 	}
 	return &rec, changed, nil
+}
+
+// noteEvidence keeps what the change was decided on, in the write the
+// change makes anyway: the hook event in the record's ring, the screen
+// reading that set the status. A status that something other than the
+// screen changes drops the screen's evidence: it was about another one.
+func noteEvidence(r *state.Record, prev state.Status, prevSrc state.Source, c StatusChange) {
+	if c.Hook != nil {
+		r.AddHook(*c.Hook)
+	}
+	switch {
+	case c.Screen != nil && c.Source == state.FromScreen && r.Status == c.Status:
+		ev := *c.Screen
+		ev.Set, ev.At = prev != c.Status, c.At
+		if ev.Set {
+			ev.Was, ev.WasSource = prev, prevSrc
+		}
+		r.Screen = &ev
+	case prev != r.Status && c.Source != state.FromScreen:
+		r.Screen = nil
+	}
 }
 
 func sameCode(a, b *int) bool {
@@ -178,4 +206,42 @@ func clearDoneOnNewTurn(r *state.Record, prev state.Status, c StatusChange) bool
 		return true
 	}
 	return false
+}
+
+// NoteScreen keeps a screen reading that confirms the recorded status
+// (the monitor's, once the reading has held): it writes only when the
+// record has no evidence of the screen for this status yet, or another
+// rule decides now. The rows are those of the first such reading: a
+// spinner's timer changes its row every second, and that is no reason to
+// write. It reports whether it wrote.
+func (w *Ledger) NoteScreen(name string, ev state.ScreenEvidence) (bool, error) {
+	wrote := false
+	err := w.Store.Update(func(f *state.File) error {
+		r, ok := f.Records[name]
+		if !ok {
+			return fmt.Errorf("%w %q", ErrUnknownName, name)
+		}
+		if r.Status != ev.Status || ev.At.Before(r.EventAt) {
+			return state.ErrNoChange
+		}
+		if ScreenNoted(r, ev.Status, ev.Rule) {
+			return state.ErrNoChange
+		}
+		if old := r.Screen; old != nil && old.Set && old.Status == ev.Status && !old.At.Before(r.StatusSince) {
+			ev.Set, ev.Was, ev.WasSource, ev.At = true, old.Was, old.WasSource, old.At // still the reading that set it
+		}
+		r.Screen, wrote = &ev, true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("note what the screen of %s shows: %w", name, err)
+	}
+	return wrote, nil
+}
+
+// ScreenNoted reports whether r already holds the screen's evidence for
+// its current status st under rule.
+func ScreenNoted(r *state.Record, st state.Status, rule string) bool {
+	old := r.Screen
+	return old != nil && old.Status == st && old.Rule == rule && !old.At.Before(r.StatusSince)
 }
