@@ -39,6 +39,8 @@ type paneView struct {
 	// current idle screen (agent.TurnEnd).
 	interrupted bool
 	turnError   string
+	// limit is a usage limit the screen shows (agent.LimitOf, LiveLimit).
+	limit *agent.Limit
 }
 
 // agentPane is a record with a live agent pane on this server.
@@ -145,7 +147,7 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 		if class != v.class || v.classSince.IsZero() {
 			v.class, v.classSince = class, now
 		}
-		v.interrupted, v.turnError = false, ""
+		v.interrupted, v.turnError, v.limit = false, "", nil
 		switch class {
 		case agent.ClassIdle:
 			if v.working != "" {
@@ -154,8 +156,16 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 			// Read again on every change: the mark may be drawn a moment
 			// after the prompt.
 			v.interrupted, v.turnError = agent.TurnEnd(v.marks, agent.Marks(text))
+			if l, ok := agent.LimitOf(v.turnError, now); ok {
+				v.turnError, v.limit = "", &l // a usage limit ended the turn: no failure, limited
+			}
 		case agent.ClassWorking:
 			v.working = text
+		}
+		if class == agent.ClassWaiting || class == agent.ClassWorking {
+			if l, ok := agent.LiveLimit(text, now); ok {
+				v.limit = &l
+			}
 		}
 	}
 }
@@ -170,7 +180,7 @@ func (m *monitor) reconcile(now time.Time) {
 		repo := m.recs.repo(ap.rec.Repo, m.logf)
 		still := repo.ws.Config.Status.StillAfter.Duration
 		obs := status.Observation{Class: v.class, Reason: v.reason, ClassSince: v.classSince, Changed: v.changed, At: now,
-			Interrupted: v.interrupted, TurnError: v.turnError}
+			Interrupted: v.interrupted, TurnError: v.turnError, Limit: v.limit}
 		if _, ok := status.Reconcile(ap.rec, obs, still); !ok {
 			continue
 		}
