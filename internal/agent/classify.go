@@ -86,8 +86,10 @@ var anyFooter = regexp.MustCompile(`(?m)^[ \t]*▣[ \t]+\S`)
 // events ("■ unexpected status 401 Unauthorized: …", "■ stream
 // disconnected before completion: …") — "■ " and text, where its busy
 // bar is "■■⬝⬝⬝" and its stopped turn "■ Conversation interrupted"
-// (turnEnded, left out in Marks).
-var turnFailed = regexp.MustCompile(`(?m)^[ \t]*(?:✕[ \t]*\[API Error: ([^\]\n]*)|■ ([^■⬝\s][^\n]*))`)
+// (turnEnded, left out in Marks) — and Claude Code's usage limit
+// ("⎿  You've hit your 5-hour limit · resets 3pm"), which its StopFailure
+// hook reports too.
+var turnFailed = regexp.MustCompile(`(?m)^[ \t]*(?:✕[ \t]*\[API Error: ([^\]\n]*)|■ ([^■⬝\s][^\n]*)|⎿[ \t]+((?:You've hit your|You're out of usage credits)[^\n]*))`)
 
 // viewer is an overlay the user opened to read something (Codex's F2
 // warnings): it hides the agent's screen and says nothing about the
@@ -137,7 +139,7 @@ func Marks(screen string) TurnMarks {
 		m.Unfinished = row == lowestRow(anyFooter, text)
 	}
 	for _, f := range turnFailed.FindAllStringSubmatch(text, -1) {
-		why := strings.TrimSpace(f[1] + f[2])
+		why := strings.TrimSpace(f[1] + f[2] + f[3])
 		if strings.HasPrefix(why, "Conversation interrupted") {
 			continue
 		}

@@ -263,7 +263,7 @@ type Notify struct {
 }
 
 // NotifyStatuses are the statuses [notify] on accepts.
-var NotifyStatuses = []string{"waiting", "idle", "exited", "needs_you"}
+var NotifyStatuses = []string{"waiting", "limited", "idle", "exited", "needs_you"}
 
 // Tool adds a tool or overrides fields of a built-in one. Empty fields keep
 // the built-in value.

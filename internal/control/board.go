@@ -291,6 +291,8 @@ func agentSection(it inventory.Item, rec *state.Record, t *run.TaskRun, q queueP
 	switch {
 	case it.Status == string(state.Waiting):
 		return NeedsYou, orText(it.WaitingFor, "input")
+	case it.Status == string(state.Limited):
+		return NeedsYou, it.Limit.Why(time.Now())
 	case len(it.NeedsYou) > 0:
 		return NeedsYou, strings.Join(it.NeedsYou, "; ")
 	case !it.TurnError.Empty():

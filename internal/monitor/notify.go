@@ -171,6 +171,8 @@ func message(r *state.Record) string {
 			return "owt: " + r.Name + " needs you: " + r.Tool + " asks for " + waitWords[r.WaitingFor]
 		}
 		return "owt: " + r.Name + " needs you (" + r.WaitingFor + ")"
+	case state.Limited:
+		return "owt: " + r.Name + " hit a " + r.Limit.Why(time.Now()) + "; owt send " + r.Name + " TEXT, or wait for the reset"
 	case state.Idle:
 		if !r.TurnError.Empty() {
 			return "owt: " + r.Name + "'s turn failed (" + r.TurnError.Line() + "); 'owt send " + r.Name + " --task' sends the task again"

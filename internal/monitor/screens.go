@@ -43,6 +43,8 @@ type paneView struct {
 	// row that says the turn was interrupted, when it was.
 	reading agent.Reading
 	mark    string
+	// limit is a usage limit the screen shows (agent.LimitOf, LiveLimit).
+	limit *agent.Limit
 }
 
 // agentPane is a record with a live agent pane on this server.
@@ -150,7 +152,7 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 		if class != v.class || v.classSince.IsZero() {
 			v.class, v.classSince = class, now
 		}
-		v.interrupted, v.turnError, v.mark = false, "", ""
+		v.interrupted, v.turnError, v.mark, v.limit = false, "", "", nil
 		switch class {
 		case agent.ClassIdle:
 			if v.working != "" {
@@ -162,8 +164,16 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 			if v.interrupted {
 				v.mark = agent.InterruptRow(text)
 			}
+			if l, ok := agent.LimitOf(v.turnError, now); ok {
+				v.turnError, v.limit = "", &l // a usage limit ended the turn: no failure, limited
+			}
 		case agent.ClassWorking:
 			v.working = text
+		}
+		if class == agent.ClassWaiting || class == agent.ClassWorking {
+			if l, ok := agent.LiveLimit(text, now); ok {
+				v.limit = &l
+			}
 		}
 	}
 }
@@ -178,7 +188,7 @@ func (m *monitor) reconcile(now time.Time) {
 		repo := m.recs.repo(ap.rec.Repo, m.logf)
 		still := repo.ws.Config.Status.StillAfter.Duration
 		obs := status.Observation{Class: v.class, Reason: v.reason, ClassSince: v.classSince, Changed: v.changed, At: now,
-			Interrupted: v.interrupted, TurnError: v.turnError,
+			Interrupted: v.interrupted, TurnError: v.turnError, Limit: v.limit,
 			Rule: v.reading.Rule, RuleText: v.reading.RuleText, Lines: v.reading.Lines, Mark: v.mark}
 		if _, ok := status.Reconcile(ap.rec, obs, still); !ok {
 			if status.Confirms(ap.rec, obs) {

@@ -18,7 +18,9 @@ type Observation struct {
 	// Status is the agent's status: working, waiting, idle, exited.
 	Status     state.Status
 	WaitingFor string
-	ExitCode   *int // set when exited, if known
+	// Limit is the usage limit of a limited agent.
+	Limit    *state.Limit
+	ExitCode *int // set when exited, if known
 	// Done is what the agent said with owt done this turn, if anything.
 	Done *state.DoneSignal
 	// LastActivity is when the agent's last hook or screen change was:
@@ -157,6 +159,13 @@ func Judge(o Observation, c Criteria, m Memo) Verdict {
 		return v(AskUser, "blocked: "+o.Done.Blocked.Block())
 	case o.Status == state.Waiting:
 		return v(AskUser, waitingWhy(o.WaitingFor))
+	case o.Status == state.Limited && o.Limit != nil && !o.Limit.Reset.IsZero() && !o.Limit.Nudged:
+		// It goes on after the reset: the engine nudges it then.
+		return v(KeepWaiting, "the agent hit a "+o.Limit.Why(o.Now))
+	case o.Status == state.Limited && o.Limit != nil && o.Limit.Nudged:
+		return v(AskUser, "the agent hit a "+o.Limit.Why(o.Now)+" and did not go on after it")
+	case o.Status == state.Limited:
+		return v(AskUser, "the agent hit a "+o.Limit.Why(o.Now)+" (the tool gave no reset time)")
 	case o.Status == state.Exited && o.ExitCode != nil && *o.ExitCode != 0:
 		return Verdict{Action: MarkFailed, Evidence: ev, Failure: &Failure{Class: FailCrash, Error: text.From(fmt.Sprintf("the agent exited with code %d", *o.ExitCode)), At: o.Now}}
 	case o.Status != state.Idle && o.Status != state.Exited:

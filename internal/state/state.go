@@ -41,7 +41,24 @@ const (
 	Waiting  Status = "waiting"
 	Idle     Status = "idle"
 	Exited   Status = "exited"
+	// Limited: a usage limit or quota stopped the agent until it resets
+	// (Record.Limit); it needs the user, as a waiting agent does.
+	Limited Status = "limited"
 )
+
+// NeedsYou reports whether an agent in status s waits for the user: a
+// question or permission (waiting), or a usage limit (limited).
+func (s Status) NeedsYou() bool { return s == Waiting || s == Limited }
+
+// Limit is the usage limit a limited agent hit.
+type Limit struct {
+	// Text is the tool's words for it.
+	Text text.Untrusted `json:"text,omitzero"`
+	// Reset is when the tool said it resets (zero: it did not say).
+	Reset time.Time `json:"reset,omitzero"`
+	// Nudged: owt told the agent to go on once the limit had reset.
+	Nudged bool `json:"nudged,omitempty"`
+}
 
 // Source says who set a status.
 type Source string
@@ -52,6 +69,36 @@ const (
 	FromHook   Source = "hook"
 	FromScreen Source = "screen"
 )
+
+// Why says why a limited agent waits, for people: "usage limit, resets
+// 15:00" (a reset on another day names the day), or the limit's words
+// when the tool gave no reset time. A nil limit is just "usage limit".
+func (l *Limit) Why(now time.Time) string {
+	switch {
+	case l == nil:
+		return "usage limit"
+	case !l.Reset.IsZero():
+		return "usage limit, resets " + resetWhen(l.Reset, now)
+	case !l.Text.Empty():
+		return "usage limit: " + l.Text.Short(60)
+	}
+	return "usage limit"
+}
+
+// resetWhen is a reset time for people: "15:00" today, "Mon 09:00"
+// within the week, else "Dec 3 09:00".
+func resetWhen(t, now time.Time) string {
+	t, now = t.Local(), now.Local()
+	y1, m1, d1 := t.Date()
+	y2, m2, d2 := now.Date()
+	switch {
+	case y1 == y2 && m1 == m2 && d1 == d2:
+		return t.Format("15:04")
+	case t.After(now) && t.Sub(now) < 6*24*time.Hour:
+		return t.Format("Mon 15:04")
+	}
+	return t.Format("Jan 2 15:04")
+}
 
 // Record is one worktree and its agent.
 type Record struct {
@@ -105,6 +152,8 @@ type Record struct {
 	// limit error), until a new turn starts. The task is kept: 'owt send
 	// NAME --task' sends it again.
 	TurnError text.Untrusted `json:"turn_error,omitzero"`
+	// Limit is the usage limit of a limited agent (nil otherwise).
+	Limit *Limit `json:"limit,omitempty"`
 	// Interrupted: the user stopped the last turn (Esc): no turn finished,
 	// and nobody needs to be told.
 	Interrupted bool `json:"interrupted,omitempty"`

@@ -22,6 +22,7 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -77,8 +78,17 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 			c := workspace.StatusChange{Status: state.Status(status), Source: state.FromHook, At: call.At,
 				TurnError: agent.HookTurnError(call.Event, ev), Interrupted: call.Event == "Interrupt",
 				Hook: &state.HookEvent{Event: call.Event, Detail: hookDetail(call, ev), Status: state.Status(status), At: call.At}}
-			if c.Status == state.Waiting {
+			switch c.Status {
+			case state.Waiting:
 				c.WaitingFor = agent.HookWaitReason(call.Event, ev)
+			case state.Limited:
+				l := agent.HookLimit(ev, call.At)
+				c.Limit = &state.Limit{Text: text.From(l.Text), Reset: l.Reset}
+			}
+			// Claude's idle_prompt notification (its prompt waited a while)
+			// says nothing new about an agent a usage limit stopped there.
+			if c.Status == state.Idle && r.Status == state.Limited && call.Event == "Notification" {
+				return c, false
 			}
 			return c, !r.NoAgent
 		})

@@ -33,6 +33,9 @@ type Observation struct {
 	// Claude do instead?"), or failed with that error.
 	Interrupted bool
 	TurnError   string
+	// Limit is a usage limit the screen shows: a quota dialog, a retry
+	// on a provider's rate limit, a turn a limit ended (agent.Limit).
+	Limit *agent.Limit
 	// Rule, RuleText and Lines are the classifier's evidence for Class
 	// (agent.Reading), kept on the record for owt why.
 	Rule, RuleText string
@@ -43,6 +46,11 @@ type Observation struct {
 
 // evidence is what the observation keeps on the record.
 func (o Observation) evidence() *state.ScreenEvidence {
+	if o.Limit != nil {
+		// The tool's words for its usage limit are what decided.
+		return &state.ScreenEvidence{Status: state.Limited, Rule: "limit", RuleText: "a usage limit in the tool's words",
+			Lines: []text.Untrusted{text.From(cut(o.Limit.Text))}, At: o.At}
+	}
 	if o.Rule == "" {
 		return nil
 	}
@@ -89,10 +97,19 @@ func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (st
 	if rec.NoAgent || rec.Status == state.Exited || obs.Class == agent.ClassUnknown {
 		return "", false
 	}
-	if rec.Status == state.Starting && obs.Class != agent.ClassWaiting {
+	if rec.Status == state.Starting && obs.Class != agent.ClassWaiting && obs.Limit == nil {
 		return "", false // the runner says when the tool is ready
 	}
 	if obs.At.Sub(obs.ClassSince) < Debounce || obs.At.Sub(rec.EventAt) < Debounce {
+		return "", false
+	}
+	if obs.Limit != nil {
+		// A usage limit on screen is limited, whatever else the screen
+		// shows with it (its dialog, a retry spinner, the input prompt
+		// under the turn it ended); another limit is a new one.
+		if rec.Status != state.Limited || rec.Limit == nil || rec.Limit.Text.Line() != obs.Limit.Text || !rec.Limit.Reset.Equal(obs.Limit.Reset) {
+			return state.Limited, true
+		}
 		return "", false
 	}
 	switch obs.Class {
@@ -101,7 +118,9 @@ func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (st
 			return state.Waiting, true
 		}
 	case agent.ClassWorking:
-		if rec.Status == state.Idle || rec.Status == state.Waiting {
+		// A limited agent at work again: the limit reset, or the user
+		// switched its model.
+		if rec.Status == state.Idle || rec.Status == state.Waiting || rec.Status == state.Limited {
 			return state.Working, true
 		}
 	case agent.ClassIdle:
@@ -139,8 +158,11 @@ func ApplyScreen(w *workspace.Ledger, name string, obs Observation, stillAfter t
 	_, changed, err := w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
 		st, ok := Reconcile(r, obs, stillAfter)
 		c := workspace.StatusChange{Status: st, Source: state.FromScreen, At: obs.At, WaitingFor: obs.Reason, Screen: obs.evidence()}
-		if st == state.Idle {
+		switch st {
+		case state.Idle:
 			c.Interrupted, c.TurnError = obs.Interrupted, obs.TurnError
+		case state.Limited:
+			c.Limit = &state.Limit{Text: text.From(obs.Limit.Text), Reset: obs.Limit.Reset}
 		}
 		return c, ok
 	})

@@ -33,6 +33,8 @@ type StatusChange struct {
 	// Screen is the screen reading behind the change, kept when it sets
 	// the status (owt why).
 	Screen *state.ScreenEvidence
+	// Limit is the usage limit of a change to limited.
+	Limit *state.Limit
 }
 
 // ChangeStatus applies the change decide returns for the record as it is
@@ -183,6 +185,7 @@ func applyDetail(r *state.Record, c StatusChange) bool {
 	case c.Status == state.Working && !r.TurnError.Empty():
 		r.TurnError, changed = text.Untrusted{}, true
 	}
+	changed = applyLimit(r, c) || changed
 	switch {
 	case c.Interrupted && !r.Interrupted:
 		r.Interrupted, changed = true, true
@@ -190,6 +193,32 @@ func applyDetail(r *state.Record, c StatusChange) bool {
 		r.Interrupted, changed = false, true
 	}
 	return changed
+}
+
+// applyLimit keeps the limit of a limited agent: a new one (other words,
+// another reset) replaces it and may be nudged again; any other status
+// forgets it.
+func applyLimit(r *state.Record, c StatusChange) bool {
+	if c.Status != state.Limited {
+		if r.Limit == nil {
+			return false
+		}
+		r.Limit = nil
+		return true
+	}
+	l := c.Limit
+	if l == nil {
+		l = &state.Limit{}
+	}
+	if r.Limit != nil && r.Limit.Text.Equal(l.Text) && r.Limit.Reset.Equal(l.Reset) {
+		return false
+	}
+	if r.Limit != nil && l.Text.Empty() && l.Reset.IsZero() {
+		return false // a hook without words keeps what the screen read
+	}
+	cp := *l
+	r.Limit = &cp
+	return true
 }
 
 // clearDoneOnNewTurn forgets the agent's owt done once a new turn starts

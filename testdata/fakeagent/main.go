@@ -24,6 +24,11 @@
 //	!sleep DUR            keep working for DUR (Go duration or seconds)
 //	!exit N               exit with code N once the turn is over
 //	!fail [ERROR]         end the turn with an API error (Claude: StopFailure)
+//	!limit [RESET]        end the turn on a usage limit, in the tool's words
+//	                      (Claude "⎿  You've hit your 5-hour limit · resets
+//	                      RESET" and StopFailure rate_limit; Codex "■ You've
+//	                      hit your usage limit. Try again at RESET."); RESET
+//	                      defaults to the next whole minute (3:04pm, 3:04 PM)
 //	!swallow-enter [N]    ignore the next N Enter keys (default 1), input kept,
 //	                      screen unchanged, as a TUI busy redrawing drops one
 //	!on-next LINE         hold LINE (itself a command, e.g. "!commit fix") for
@@ -480,8 +485,8 @@ func (a *app) beginTurnEnd(gen int, answer string) bool {
 	}
 	a.ending = true
 	line := answer
-	if a.p.bullet != "" {
-		line = a.p.bullet + " " + answer
+	if a.p.bullet != "" && !strings.HasPrefix(answer, " ") && !strings.HasPrefix(answer, "■") {
+		line = a.p.bullet + " " + answer // an indented answer, or Codex's error mark, is drawn as it is
 	}
 	a.st.transcript = append(a.st.transcript, line)
 	a.poke()

@@ -83,6 +83,8 @@ func printTable(ios *cmdutil.IOStreams, items []inventory.Item, withRepo bool) {
 		switch {
 		case it.Status == string(state.Waiting) && it.WaitingFor != "":
 			status += " (" + it.WaitingFor + ")"
+		case it.Status == string(state.Limited):
+			status += " (" + it.Limit.Why(time.Now()) + ")"
 		case !it.TurnError.Empty():
 			status += " (turn failed: " + cmdutil.Shown(it.TurnError.Block()) + ")"
 		case it.Interrupted:
