@@ -53,7 +53,7 @@ func cursorAt(screen string) (string, int) {
 func (e *Env) selectRow(p, name string) {
 	e.t.Helper()
 	e.keys(p, "g")
-	e.Eventually(5*time.Second, "the cursor at the top", func() bool { _, at := cursorAt(e.Capture(p)); return at == 2 })
+	e.Eventually(15*time.Second, "the cursor at the top", func() bool { _, at := cursorAt(e.Capture(p)); return at == 2 })
 	for i := 0; i < 30; i++ {
 		line, at := cursorAt(e.Capture(p))
 		if regexp.MustCompile(`\s` + regexp.QuoteMeta(name) + `\s`).MatchString(line) {

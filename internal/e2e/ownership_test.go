@@ -346,6 +346,12 @@ func TestInterruptedCreateWithALiveSessionIsFinished(t *testing.T) {
 	require.Len(t, files, 1)
 	// What kill -9 between "tmux new-session" and the record's last write
 	// leaves: the record still creating, without the session's ids.
+	// Under the state's own lock, as owt's writers take it: the monitor's
+	// later confirmation of the idle screen then reads this edit, not the
+	// file before it.
+	lock, err := os.OpenFile(files[0]+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	require.NoError(t, err)
+	require.NoError(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_EX))
 	var st map[string]any
 	data, err := os.ReadFile(files[0])
 	require.NoError(t, err)
@@ -362,6 +368,8 @@ func TestInterruptedCreateWithALiveSessionIsFinished(t *testing.T) {
 	tmp := files[0] + ".tmp-test"
 	require.NoError(t, os.WriteFile(tmp, data, 0o600))
 	require.NoError(t, os.Rename(tmp, files[0]))
+	require.NoError(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_UN))
+	require.NoError(t, lock.Close())
 	require.Contains(t, e.MustOwt(repo, "list"), "interrupted")
 
 	r := e.Owt(repo, "doctor", "--fix", "--json")

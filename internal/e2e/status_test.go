@@ -199,19 +199,26 @@ func TestHookStormEndsAtEachAgentsLastEvent(t *testing.T) {
 		require.Equal(t, lasts[i%len(lasts)].want, v.Status, "%s ends at its last event; owt.log:\n%s", name, e.OwtLog())
 		require.Equal(t, "hook", v.Source, "%s; owt.log:\n%s", name, e.OwtLog())
 	}
-	// The state file is whole and valid, with nothing left beside it.
-	files, err := filepath.Glob(filepath.Join(e.Var("XDG_STATE_HOME"), "owt", "repos", "*"))
-	require.NoError(t, err)
-	var jsons []string
-	for _, f := range files {
-		switch {
-		case strings.HasSuffix(f, ".json"):
-			jsons = append(jsons, f)
-		case strings.HasSuffix(f, ".lock"):
-		default:
-			t.Errorf("left in the state dir: %s (of %v)", f, files)
+	// The state file is whole and valid, with nothing left beside it once
+	// the writers still at work (the monitor confirming screens, a
+	// publisher) are done: a temp file is there only while one writes.
+	var files, jsons, stray []string
+	e.Eventually(15*time.Second, "nothing but the state file and its lock", func() bool {
+		var err error
+		files, err = filepath.Glob(filepath.Join(e.Var("XDG_STATE_HOME"), "owt", "repos", "*"))
+		require.NoError(t, err)
+		jsons, stray = nil, nil
+		for _, f := range files {
+			switch {
+			case strings.HasSuffix(f, ".json"):
+				jsons = append(jsons, f)
+			case strings.HasSuffix(f, ".lock"):
+			default:
+				stray = append(stray, f)
+			}
 		}
-	}
+		return len(stray) == 0
+	})
 	require.Len(t, jsons, 1)
 	data, err := os.ReadFile(jsons[0])
 	require.NoError(t, err)
