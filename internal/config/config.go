@@ -55,6 +55,9 @@ type Config struct {
 	// Templates are the user's task templates, and overrides of the
 	// built-in ones' defaults, by name.
 	Templates map[string]Template `toml:"templates,omitempty"`
+	// Prices are the dollars per million tokens of each model, by model
+	// name, for the cost owt shows beside the tokens (prices.go).
+	Prices map[string]Price `toml:"prices,omitempty"`
 }
 
 // Memory tunes owt memory: what a new agent is given, and how often the
@@ -285,6 +288,7 @@ func Defaults() Config {
 
 		Project:   Project{Test: []string{}, Lint: []string{}, Dev: []string{}},
 		Templates: map[string]Template{},
+		Prices:    DefaultPrices(),
 	}
 }
 
@@ -716,6 +720,7 @@ func validate(cfg Config) Problems {
 	}
 	ps = append(ps, validateReactions(cfg)...)
 	ps = append(ps, validateTemplates(cfg)...)
+	ps = append(ps, validatePrices(cfg)...)
 	names := make([]string, 0, len(cfg.Tools))
 	for n := range cfg.Tools {
 		names = append(names, n)
