@@ -85,6 +85,7 @@ var rooms = map[string]int{
 	"internal/memlink": ground, // owt's door to the memory, which owt-mcp holds
 	"internal/setup":   ground, // copies, ports, dependency installs
 	"internal/daemon":  ground, // finds, locks and starts a server's monitor
+	"internal/usage":   ground, // tokens and cost read from the tools' session files, per repo
 
 	"internal/text":       base, // untrusted text made safe
 	"internal/proc":       base, // starting a program: context, trace
@@ -127,6 +128,7 @@ var sideways = map[string][]string{
 	"internal/daemon":          {"internal/state", "internal/tmux"},
 	"internal/memory":          {"internal/memlink"},
 	"internal/memlink":         {"internal/state"},
+	"internal/usage":           {"internal/state"},
 }
 
 // TestImportsPointDown fails on every import of one owt package by
