@@ -95,7 +95,9 @@ func ForRepo(root string) *Store {
 	return &Store{Repo: root, Path: filepath.Join(Dir(), filepath.Base(state.ForRepo(root).Path))}
 }
 
-func (s *Store) empty() *File { return &File{Version: Version, Repo: s.Repo, Agents: map[string]*Agent{}} }
+func (s *Store) empty() *File {
+	return &File{Version: Version, Repo: s.Repo, Agents: map[string]*Agent{}}
+}
 
 // Load reads the file without locking (every write is an atomic rename);
 // a missing file is no usage yet. A corrupt one reads as empty with an
