@@ -147,6 +147,12 @@ type Record struct {
 	// ReadOnly starts the agent in its tool's read-only mode (a swarm's
 	// researcher and reviewer), enforced by the tool.
 	ReadOnly bool `json:"read_only,omitempty"`
+	// AgentSession is the tool's own session id and Transcript its
+	// transcript file, as its hooks last named them (Claude Code's
+	// session_id and transcript_path): the monitor reads the agent's
+	// tokens from it (internal/usage).
+	AgentSession string `json:"agent_session,omitempty"`
+	Transcript   string `json:"transcript,omitempty"`
 }
 
 // SwarmRole is what a swarm worker is: its host worktree, its role, the

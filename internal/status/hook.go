@@ -75,6 +75,9 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 			// it by hand reports nothing owt could ever clear again.
 			c := workspace.StatusChange{Status: state.Status(status), Source: state.FromHook, At: call.At,
 				TurnError: agent.HookTurnError(call.Event, ev), Interrupted: call.Event == "Interrupt"}
+			if call.Kind == "claude" {
+				c.AgentSession, c.Transcript = ev.SessionID, ev.TranscriptPath
+			}
 			if c.Status == state.Waiting {
 				c.WaitingFor = agent.HookWaitReason(call.Event, ev)
 			}
