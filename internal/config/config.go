@@ -58,6 +58,14 @@ type Config struct {
 	// Prices are the dollars per million tokens of each model, by model
 	// name, for the cost owt shows beside the tokens (prices.go).
 	Prices map[string]Price `toml:"prices,omitempty"`
+	// Usage tunes how the monitor reads the agents' tokens.
+	Usage Usage `toml:"usage"`
+}
+
+// Usage tunes the monitor's reading of the agents' session files.
+type Usage struct {
+	// Interval is how often the monitor reads what they gained.
+	Interval Duration `toml:"interval"`
 }
 
 // Memory tunes owt memory: what a new agent is given, and how often the
@@ -289,6 +297,7 @@ func Defaults() Config {
 		Project:   Project{Test: []string{}, Lint: []string{}, Dev: []string{}},
 		Templates: map[string]Template{},
 		Prices:    DefaultPrices(),
+		Usage:     Usage{Interval: Duration{15 * time.Second}},
 	}
 }
 
@@ -721,6 +730,9 @@ func validate(cfg Config) Problems {
 	ps = append(ps, validateReactions(cfg)...)
 	ps = append(ps, validateTemplates(cfg)...)
 	ps = append(ps, validatePrices(cfg)...)
+	if cfg.Usage.Interval.Duration < time.Second {
+		ps = append(ps, Problem{File: where, Key: "usage.interval", Msg: "must be at least 1s (like \"15s\")"})
+	}
 	names := make([]string, 0, len(cfg.Tools))
 	for n := range cfg.Tools {
 		names = append(names, n)
