@@ -63,6 +63,11 @@ type Plan struct {
 	// PR: each done task's branch is pushed and gets a pull request
 	// (owt pr), in a run without into.
 	PR bool `json:"pr,omitempty"`
+	// BudgetTokens, when set, is the most tokens the run's agents may
+	// use together (input, output, cache writes and reads, as owt usage
+	// counts them): once they reach it the run pauses, starts no new
+	// task, and needs the user.
+	BudgetTokens int64 `json:"budget_tokens,omitempty"`
 }
 
 // Retry says how often and how soon a failed task is tried again.
