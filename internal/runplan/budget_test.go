@@ -16,7 +16,7 @@ func TestParseBudgetTokens(t *testing.T) {
 	require.Zero(t, p.BudgetTokens, "no budget unless one is given")
 
 	for plan, want := range map[string]string{
-		"[run]\nbudget_tokens = 0\n":     `p.toml: run.budget_tokens: must be 1 or more, not 0`,
+		"[run]\nbudget_tokens = 0\n":      `p.toml: run.budget_tokens: must be 1 or more, not 0`,
 		"[run]\nbudget_tokens = \"1M\"\n": `p.toml: run.budget_tokens: must be an integer (a number of tokens), not a string`,
 	} {
 		_, err := Parse("p.toml", []byte(plan+"[[task]]\nid = \"a\"\ntask = \"x\"\n"))
