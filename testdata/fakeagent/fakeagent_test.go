@@ -907,3 +907,47 @@ func TestParseScript(t *testing.T) {
 		t.Fatalf("got %v, want %s", got, want)
 	}
 }
+
+// The claude persona writes each turn to the transcript its hooks name,
+// in Claude Code's format: the prompt as a user line, the answer as two
+// content-block lines of one message, each with its usage (!usage sets
+// it).
+func TestClaudeWritesItsTranscript(t *testing.T) {
+	t.Parallel()
+	dir, out := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(dir, ".claude", "settings.local.json"), hookSettings(t, map[string][2]string{
+		"Stop": {"", `cat > "$OUT/stop.json"`},
+	}))
+	a := startAgent(t, agentConfig{persona: "claude", dir: dir, env: []string{"OUT=" + out},
+		args: []string{"count this\n!usage 7 3 20 40"}})
+	a.waitEvent(1, isHook("Stop"))
+	stop := readJSON(t, filepath.Join(out, "stop.json"))
+	path, _ := stop["transcript_path"].(string)
+	if want := "/.claude/projects/" + claudeProject(dir) + "/" + fmt.Sprint(stop["session_id"]) + ".jsonl"; !strings.HasSuffix(path, want) {
+		t.Fatalf("transcript_path = %q, want …%s", path, want)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("transcript line %q: %v", l, err)
+		}
+		lines = append(lines, m)
+	}
+	if len(lines) != 3 || lines[0]["type"] != "user" || lines[1]["type"] != "assistant" || lines[2]["type"] != "assistant" {
+		t.Fatalf("transcript = %s", data)
+	}
+	m1, m2 := lines[1]["message"].(map[string]any), lines[2]["message"].(map[string]any)
+	if m1["id"] != m2["id"] || m1["model"] != claudeModel {
+		t.Fatalf("assistant lines = %v / %v", m1, m2)
+	}
+	u := m2["usage"].(map[string]any)
+	if u["input_tokens"] != float64(7) || u["output_tokens"] != float64(3) ||
+		u["cache_creation_input_tokens"] != float64(20) || u["cache_read_input_tokens"] != float64(40) {
+		t.Fatalf("usage = %v", u)
+	}
+}

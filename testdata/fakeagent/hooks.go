@@ -61,6 +61,7 @@ type hookRunner struct {
 	dir            string   // project dir: cwd and $..._PROJECT_DIR of every hook
 	sessionID      string
 	transcriptPath string
+	turnParent     string // the last transcript line's uuid (Claude)
 	permissionMode string
 	notify         []string // codex notify argv
 	log            *eventLog
@@ -85,8 +86,7 @@ func newHookRunner(p *persona, o *options, dir string, log *eventLog) *hookRunne
 		for _, s := range o.values["settings"] {
 			h.loadSettingsArg(s)
 		}
-		h.transcriptPath = filepath.Join(home, ".claude", "projects",
-			strings.ReplaceAll(dir, string(filepath.Separator), "-"), h.sessionID+".jsonl")
+		h.transcriptPath = filepath.Join(home, ".claude", "projects", claudeProject(dir), h.sessionID+".jsonl")
 	case hooksDroid:
 		// The "hooks" key of the settings files: what droid reads when no
 		// hooks.json exists (and, as of droid 0.186, all it reads:

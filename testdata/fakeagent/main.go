@@ -24,6 +24,12 @@
 //	!sleep DUR            keep working for DUR (Go duration or seconds)
 //	!exit N               exit with code N once the turn is over
 //	!fail [ERROR]         end the turn with an API error (Claude: StopFailure)
+//	!usage IN OUT [CW CR] the turn's tokens: input, output, cache write, cache
+//	                      read (default 100 50 1000 2000); the claude persona
+//	                      writes every turn to its transcript at the
+//	                      transcript_path its hooks name, in Claude Code's
+//	                      format (a user line; the answer as two content-block
+//	                      lines sharing one message id and its usage)
 //	!swallow-enter [N]    ignore the next N Enter keys (default 1), input kept,
 //	                      screen unchanged, as a TUI busy redrawing drops one
 //	!on-next LINE         hold LINE (itself a command, e.g. "!commit fix") for

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// turnUsage is what one turn's model request used, as Claude's API
+// reports it (message.usage).
+type turnUsage struct{ input, output, cacheWrite, cacheRead int64 }
+
+// defaultUsage is a turn's usage unless "!usage" says otherwise.
+var defaultUsage = turnUsage{input: 100, output: 50, cacheWrite: 1000, cacheRead: 2000}
+
+// parseUsage reads "!usage IN OUT [CACHE_WRITE [CACHE_READ]]".
+func parseUsage(arg string) turnUsage {
+	var n [4]int64
+	for i, f := range strings.Fields(arg) {
+		if i < 4 {
+			n[i], _ = strconv.ParseInt(f, 10, 64)
+		}
+	}
+	return turnUsage{input: n[0], output: n[1], cacheWrite: n[2], cacheRead: n[3]}
+}
+
+// claudeModel is the model the fake Claude's transcript names.
+const claudeModel = "claude-sonnet-4-5-20250929"
+
+// transcriptUser appends the user's prompt to Claude's transcript, in
+// Claude Code's format (~/.claude/projects/<cwd with non-alphanumerics
+// as ->/<session-id>.jsonl): only for the claude persona.
+func (h *hookRunner) transcriptUser(prompt string) {
+	if h.kind != hooksClaude {
+		return
+	}
+	h.turnParent = newUUID()
+	h.appendTranscript(map[string]any{"type": "user", "uuid": h.turnParent,
+		"message": map[string]any{"role": "user", "content": prompt}})
+}
+
+// transcriptAssistant appends the turn's answer as Claude Code writes an
+// assistant message: one line per content block (here a thinking block
+// and a text block), each with the message's id, model and usage.
+func (h *hookRunner) transcriptAssistant(answer string, u turnUsage) {
+	if h.kind != hooksClaude {
+		return
+	}
+	msgID, reqID := "msg_"+strings.ReplaceAll(newUUID(), "-", ""), "req_"+strings.ReplaceAll(newUUID(), "-", "")
+	usage := map[string]any{"input_tokens": u.input, "cache_creation_input_tokens": u.cacheWrite,
+		"cache_read_input_tokens": u.cacheRead, "output_tokens": u.output, "service_tier": "standard",
+		"cache_creation": map[string]any{"ephemeral_5m_input_tokens": u.cacheWrite, "ephemeral_1h_input_tokens": 0}}
+	for _, block := range []map[string]any{
+		{"type": "thinking", "thinking": "Working on it.", "signature": "fake"},
+		{"type": "text", "text": answer},
+	} {
+		uuid := newUUID()
+		h.appendTranscript(map[string]any{"type": "assistant", "uuid": uuid, "parentUuid": h.turnParent, "requestId": reqID,
+			"message": map[string]any{"id": msgID, "type": "message", "role": "assistant", "model": claudeModel,
+				"content": []any{block}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}})
+		h.turnParent = uuid
+	}
+}
+
+func (h *hookRunner) appendTranscript(line map[string]any) {
+	line["sessionId"] = h.sessionID
+	line["cwd"] = h.dir
+	line["version"] = "2.1.332"
+	line["userType"] = "external"
+	line["isSidechain"] = false
+	line["timestamp"] = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	if _, ok := line["parentUuid"]; !ok {
+		line["parentUuid"] = nil
+	}
+	data, err := json.Marshal(line)
+	if err != nil || h.transcriptPath == "" {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(h.transcriptPath), 0o700); err != nil {
+		h.log.event("transcript_error", "error", err.Error())
+		return
+	}
+	f, err := os.OpenFile(h.transcriptPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		h.log.event("transcript_error", "error", err.Error())
+		return
+	}
+	defer f.Close()
+	if _, err := f.Write(append(data, '\n')); err != nil {
+		h.log.event("transcript_error", "error", err.Error())
+	}
+}
+
+// claudeProject is Claude Code's folder name for a cwd: every character
+// but ASCII letters and digits turned into '-'.
+func claudeProject(dir string) string {
+	b := []byte(dir)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
