@@ -24,7 +24,7 @@ const (
 // lines of one message close together (Claude one line per content block,
 // each with the message's usage; Gemini the message again when it
 // changes), so a short memory is enough to count each message once.
-const seenKept = 32
+const seenKept = 16
 
 // maxLine is the longest line read whole; a longer one (a huge tool
 // result) is skipped: usage lines are short.

@@ -141,12 +141,30 @@ func (s *Store) Update(fn func(*File) (bool, error)) error {
 
 // Summaries reads the usage of repo's agents, by name: what owt list and
 // the control plane show. Agents with no tokens are left out.
+//
+// It decodes only the totals (the session files' offsets and counts are
+// skipped), so a list pays little for it.
 func Summaries(repo string) map[string]*Summary {
-	f, _ := ForRepo(repo).Load()
+	data, err := os.ReadFile(ForRepo(repo).Path)
+	if err != nil {
+		return map[string]*Summary{}
+	}
+	var f struct {
+		Version int `json:"version"`
+		Agents  map[string]*struct {
+			Model string `json:"model"`
+			Tokens
+			CostUSD  float64  `json:"cost_usd"`
+			Unpriced []string `json:"unpriced"`
+		} `json:"agents"`
+	}
+	if json.Unmarshal(data, &f) != nil || f.Version != Version {
+		return map[string]*Summary{}
+	}
 	out := make(map[string]*Summary, len(f.Agents))
 	for name, a := range f.Agents {
-		if a.Total() > 0 {
-			out[name] = a.Summary()
+		if a != nil && a.Total() > 0 {
+			out[name] = &Summary{Model: a.Model, Tokens: a.Tokens, TotalTokens: a.Total(), CostUSD: a.CostUSD, Unpriced: a.Unpriced}
 		}
 	}
 	return out
