@@ -29,6 +29,9 @@ type File struct {
 // session files they come from.
 type Agent struct {
 	Tool string `json:"tool,omitempty"`
+	// Since is when the agent's record was made: a new agent of the same
+	// name starts afresh, the old one's usage kept as NAME@SINCE.
+	Since time.Time `json:"since,omitzero"`
 	// Model is the model of the agent's latest tokens.
 	Model string `json:"model,omitempty"`
 	Tokens

@@ -109,9 +109,17 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 		var changed []string
 		for _, s := range list {
 			a := f.Agents[s.Name]
+			if a != nil && !a.Since.IsZero() && !s.Since.IsZero() && !a.Since.Equal(s.Since) {
+				// Another agent of the same name (the first was deleted):
+				// the first one's spend stays, under its own key.
+				f.Agents[s.Name+"@"+a.Since.Local().Format("2006-01-02T15:04:05")] = a
+				changed = append(changed, s.Name+"@"+a.Since.Local().Format("2006-01-02T15:04:05"))
+				a = nil
+			}
 			if a == nil {
-				a = &Agent{Tool: s.Tool, Files: map[string]*FileState{}, Days: Days{}}
+				a = &Agent{Tool: s.Tool, Since: s.Since, Files: map[string]*FileState{}, Days: Days{}}
 				f.Agents[s.Name] = a
+				changed = append(changed, s.Name)
 			}
 			if a.Files == nil {
 				a.Files = map[string]*FileState{}
@@ -137,8 +145,8 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 					grew = true
 				}
 			}
-			if grew || a.Tool != s.Tool {
-				a.Tool = s.Tool
+			if grew || a.Tool != s.Tool || a.Since.IsZero() {
+				a.Tool, a.Since = s.Tool, s.Since
 				a.sum(t.prices(repo))
 				a.Updated = now
 				changed = append(changed, s.Name)

@@ -126,3 +126,21 @@ func TestFormat(t *testing.T) {
 	require.Equal(t, "$?", FormatCost(&Summary{Unpriced: []string{"gpt-6-sol"}}))
 	require.Equal(t, "$1.00+?", FormatCost(&Summary{CostUSD: 1, Unpriced: []string{"x"}}))
 }
+
+func TestANewAgentOfAnOldNameStartsAfresh(t *testing.T) {
+	stateHome(t)
+	home := t.TempDir()
+	wt := "/src/app.worktrees/x"
+	write(t, filepath.Join(home, ".claude", "projects", ClaudeProject(wt), "old.jsonl"), fixture(t, "claude-transcript.jsonl"))
+	tr := &Tracker{Home: home, ClaudeDir: filepath.Join(home, ".claude")}
+	first := time.Now().Add(-time.Hour)
+	tr.Tick([]Source{{Repo: "/src/app", Name: "x", Tool: "claude", Dir: wt, Since: first}}, now)
+	require.Equal(t, int64(30), Summaries("/src/app")["x"].Input)
+
+	// x deleted, and a new x made later in the same folder: the old
+	// transcript is not its, and the old spend is kept apart.
+	tr.Tick([]Source{{Repo: "/src/app", Name: "x", Tool: "claude", Dir: wt, Since: time.Now().Add(time.Hour)}}, now)
+	got := Summaries("/src/app")
+	require.NotContains(t, got, "x")
+	require.Equal(t, int64(30), got["x@"+first.Local().Format("2006-01-02T15:04:05")].Input)
+}
