@@ -68,6 +68,18 @@ type ReadResult struct {
 // missing file is an error wrapping fs.ErrNotExist.
 func (fs *FileState) Read(path string, budget int64, now time.Time) (ReadResult, error) {
 	var res ReadResult
+	// A stat first: a file that did not change costs no open, and only a
+	// regular file is opened (a FIFO named as a transcript would block).
+	pre, err := os.Stat(path)
+	if err != nil {
+		return res, fmt.Errorf("read usage from %s: %w", path, err)
+	}
+	if !pre.Mode().IsRegular() {
+		return res, fmt.Errorf("read usage from %s: %w", path, errNotRegular)
+	}
+	if dev, ino := fileID(pre); dev == fs.Dev && ino == fs.Ino && pre.Size() == fs.Offset && fs.Days != nil {
+		return res, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return res, fmt.Errorf("read usage from %s: %w", path, err)
@@ -76,6 +88,9 @@ func (fs *FileState) Read(path string, budget int64, now time.Time) (ReadResult,
 	info, err := f.Stat()
 	if err != nil {
 		return res, fmt.Errorf("read usage from %s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return res, fmt.Errorf("read usage from %s: %w", path, errNotRegular)
 	}
 	dev, ino := fileID(info)
 	if dev != fs.Dev || ino != fs.Ino || info.Size() < fs.Offset {
@@ -119,6 +134,10 @@ func (fs *FileState) Read(path string, budget int64, now time.Time) (ReadResult,
 }
 
 var errLong = errors.New("line too long")
+
+// errNotRegular: the path is no session file (a folder, /dev/null, a
+// FIFO); nothing is read, and nobody is told.
+var errNotRegular = errors.New("not a regular file")
 
 // readLine returns the next whole line, newline included. An unfinished
 // line is io.EOF (and not consumed from the file's point of view: the

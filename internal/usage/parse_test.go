@@ -157,3 +157,12 @@ func TestAMissingFileIsNotExist(t *testing.T) {
 	_, err := fs.Read(filepath.Join(t.TempDir(), "nope.jsonl"), 100, now)
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
+
+func TestOnlyARegularFileIsRead(t *testing.T) {
+	fs := &FileState{Format: FormatClaude}
+	_, err := fs.Read(t.TempDir(), 100, now)
+	require.ErrorContains(t, err, "not a regular file")
+	res, err := (&FileState{Format: FormatClaude}).Read(os.DevNull, 100, now)
+	require.ErrorContains(t, err, "not a regular file", "a hook's /dev/null is no transcript")
+	require.Zero(t, res.Bytes)
+}

@@ -134,7 +134,7 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 				}
 				res, err := fst.Read(path, budget, now)
 				if err != nil {
-					if !errors.Is(err, fs.ErrNotExist) {
+					if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotRegular) {
 						t.Logf("usage of %s: %v", s.Name, err)
 					}
 					continue
@@ -275,10 +275,15 @@ func recentFiles(dir, ext string, since time.Time) []string {
 // once from its first line (session_meta).
 func (t *Tracker) codexSessions(srcs []Source, now time.Time) map[string][]string {
 	dirs := map[string]time.Time{}
+	aliases := map[string]string{} // a resolved folder → the record's
 	oldest := now
 	for _, s := range srcs {
 		if s.Tool == FormatCodex && !s.Shared {
 			dirs[s.Dir] = s.Since
+			if real, err := filepath.EvalSymlinks(s.Dir); err == nil && real != s.Dir {
+				dirs[real] = s.Since // Codex may write the resolved path
+				aliases[real] = s.Dir
+			}
 			oldest = minTime(oldest, s.Since)
 		}
 	}
@@ -299,6 +304,9 @@ func (t *Tracker) codexSessions(srcs []Source, now time.Time) map[string][]strin
 			}
 			if since, ok := dirs[cwd]; ok {
 				if info, err := os.Stat(p); err == nil && !info.ModTime().Before(since.Add(-time.Minute)) {
+					if a, ok := aliases[cwd]; ok {
+						cwd = a
+					}
 					out[cwd] = append(out[cwd], p)
 				}
 			}
