@@ -45,7 +45,10 @@ func (m *monitor) readUsage(now time.Time) {
 		}
 		if d {
 			srcs = append(srcs, usage.Source{Repo: r.Repo, Name: r.Name, Tool: tool, Dir: r.Path, Transcript: r.Transcript,
-				Since: r.CreatedAt, Shared: r.Swarm != nil || paths[r.Path] > 1})
+				// A swarm's workers share a folder, and an in-place agent
+				// works in the user's own checkout, where the user's own
+				// sessions are: only what its hooks name is its own.
+				Since: r.CreatedAt, Shared: r.Swarm != nil || r.InPlace || paths[r.Path] > 1})
 		}
 	}
 	if len(srcs) == 0 {
