@@ -9,8 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/owt-tmux/owt/internal/config"
 )
@@ -238,17 +240,32 @@ func (t *Tracker) discover(a *Agent, s Source, codexFiles map[string][]string) {
 }
 
 // ClaudeProject is the folder name Claude Code keeps a cwd's transcripts
-// under: the path with every character but ASCII letters and digits
-// turned into '-'.
+// under: every UTF-16 unit of the path but ASCII letters and digits
+// turned into '-'; past 200 characters, the first 200, '-' and the
+// path's Java-style string hash in base 36 (Claude Code 2.1.332's
+// bundle: replace(/[^a-zA-Z0-9]/g,"-"), slice(0,200), Math.abs(hash)).
 func ClaudeProject(dir string) string {
-	b := []byte(dir)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			b[i] = '-'
+	units := utf16.Encode([]rune(dir))
+	b := make([]byte, len(units))
+	var h int32
+	for i, u := range units {
+		b[i] = '-'
+		if u < 128 && (u >= 'a' && u <= 'z' || u >= 'A' && u <= 'Z' || u >= '0' && u <= '9') {
+			b[i] = byte(u)
 		}
+		h = h<<5 - h + int32(u)
 	}
-	return string(b)
+	if len(b) <= claudeProjectMax {
+		return string(b)
+	}
+	abs := int64(h)
+	if abs < 0 {
+		abs = -abs
+	}
+	return string(b[:claudeProjectMax]) + "-" + strconv.FormatInt(abs, 36)
 }
+
+const claudeProjectMax = 200
 
 // recentFiles are the files of dir ending in ext modified since since
 // (a minute's slack for clocks).

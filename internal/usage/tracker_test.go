@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -143,4 +144,13 @@ func TestANewAgentOfAnOldNameStartsAfresh(t *testing.T) {
 	got := Summaries("/src/app")
 	require.NotContains(t, got, "x")
 	require.Equal(t, int64(30), got["x@"+first.Local().Format("2006-01-02T15:04:05")].Input)
+}
+
+func TestClaudeProjectIsClaudeCodesFolderName(t *testing.T) {
+	require.Equal(t, "-home-u-app-worktrees-login-x", ClaudeProject("/home/u/app.worktrees/login_x"))
+	require.Equal(t, "-tmp-caf-", ClaudeProject("/tmp/café"), "one '-' per UTF-16 unit")
+	require.Equal(t, "-tmp---", ClaudeProject("/tmp/😀"), "an astral character is two units")
+	// Values node printed for Claude Code's own code on these paths.
+	require.Equal(t, "-tmp-caf----x", ClaudeProject("/tmp/café/😀x"))
+	require.Equal(t, "-"+strings.Repeat("a", 199)+"-feo44x", ClaudeProject("/"+strings.Repeat("a", 250)))
 }

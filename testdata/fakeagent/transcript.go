@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
 )
 
 // turnUsage is what one turn's model request used, as Claude's API
@@ -94,14 +95,26 @@ func (h *hookRunner) appendTranscript(line map[string]any) {
 	}
 }
 
-// claudeProject is Claude Code's folder name for a cwd: every character
-// but ASCII letters and digits turned into '-'.
+// claudeProject is Claude Code's folder name for a cwd: every UTF-16
+// unit but ASCII letters and digits turned into '-'; past 200, the first
+// 200, '-' and the path's Java-style hash in base 36.
 func claudeProject(dir string) string {
-	b := []byte(dir)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			b[i] = '-'
+	units := utf16.Encode([]rune(dir))
+	b := make([]byte, len(units))
+	var h int32
+	for i, u := range units {
+		b[i] = '-'
+		if u < 128 && (u >= 'a' && u <= 'z' || u >= 'A' && u <= 'Z' || u >= '0' && u <= '9') {
+			b[i] = byte(u)
 		}
+		h = h<<5 - h + int32(u)
 	}
-	return string(b)
+	if len(b) <= 200 {
+		return string(b)
+	}
+	abs := int64(h)
+	if abs < 0 {
+		abs = -abs
+	}
+	return string(b[:200]) + "-" + strconv.FormatInt(abs, 36)
 }
