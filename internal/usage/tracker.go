@@ -46,7 +46,7 @@ const (
 type Tracker struct {
 	// Home is the user's home ("" is $HOME); ClaudeDir ($CLAUDE_CONFIG_DIR
 	// or ~/.claude), CodexHome ($CODEX_HOME or ~/.codex) and GeminiDir
-	// (~/.gemini) follow from it unless set.
+	// ($GEMINI_CLI_HOME/.gemini or ~/.gemini) follow from it unless set.
 	Home, ClaudeDir, CodexHome, GeminiDir string
 	// Prices are the prices of a repository's config.
 	Prices func(repo string) map[string]config.Price
@@ -79,7 +79,11 @@ func (t *Tracker) init() {
 		}
 	}
 	if t.GeminiDir == "" {
-		t.GeminiDir = filepath.Join(t.Home, ".gemini")
+		home := os.Getenv("GEMINI_CLI_HOME") // gemini-cli 0.61.0's homedir()
+		if home == "" {
+			home = t.Home
+		}
+		t.GeminiDir = filepath.Join(home, ".gemini")
 	}
 	if t.TickBytes <= 0 {
 		t.TickBytes = DefaultTickBytes
