@@ -12,11 +12,12 @@ TAGS    ?= urfave_cli_no_docs
 
 # owt, and beside it owt-popup (the tmux popups) and owt-mcp (the MCP
 # server and the memory): kept out of owt so no hook or status-line run
-# loads terminal UI libraries, net/http or SQLite.
+# loads terminal UI libraries, net/http or SQLite. All three are static,
+# cgo-free binaries (net's resolver would otherwise link libc into owt-mcp).
 build:
-	$(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/owt
-	$(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(dir $(BIN))owt-popup ./cmd/owt-popup
-	$(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(dir $(BIN))owt-mcp ./cmd/owt-mcp
+	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/owt
+	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(dir $(BIN))owt-popup ./cmd/owt-popup
+	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(dir $(BIN))owt-mcp ./cmd/owt-mcp
 
 # Everything: lint, unit tests, the fake agent's own tests, and the
 # end-to-end tests against real tmux and git. The end-to-end tests run in

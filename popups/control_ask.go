@@ -1,12 +1,15 @@
 package popups
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/review"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -49,8 +52,19 @@ func landQuestion(d desk, rec *state.Record, ship bool) (*question, error) {
 		yes = "shipping " + rec.Name
 	}
 	body = append(body, "", fmt.Sprintf("Afterwards the session %s, the worktree and the branch are removed.", rec.Session))
-	do := func() tea.Msg {
-		out, err := d.Land(rec, ship)
+	return &question{title: title, body: body, yes: yes, do: landing(d, rec, ship, yes, nil)}, nil
+}
+
+// landing is the work of a yes to landing rec: the verb, and when the AI
+// review refuses it, the confirm step that asks whether to land anyway
+// (a yes lands despite that review, not another).
+func landing(d desk, rec *state.Record, ship bool, yes string, accepted *review.Result) func() tea.Msg {
+	return func() tea.Msg {
+		out, err := d.Land(rec, ship, accepted)
+		var refused *control.ReviewRefused
+		if errors.As(err, &refused) {
+			return askMsg{q: reviewQuestion(d, rec, ship, yes, refused.Result)}
+		}
 		if err != nil {
 			return verbMsg{err: err}
 		}
@@ -61,7 +75,25 @@ func landQuestion(d desk, rec *state.Record, ship bool) (*question, error) {
 		d.Tell(fmt.Sprintf("owt: %s %s into %s", verb, rec.Name, out.Target))
 		return verbMsg{text: fmt.Sprintf("%s %s into %s; removed its worktree", verb, rec.Name, out.Target), gone: true}
 	}
-	return &question{title: title, body: body, yes: yes, do: do}, nil
+}
+
+// reviewQuestion is the confirm step after the AI review refused landing
+// rec: what it said, and whether to land anyway. Nothing was changed yet.
+func reviewQuestion(d desk, rec *state.Record, ship bool, yes string, r review.Result) *question {
+	verb := "Merge"
+	if ship {
+		verb = "Ship"
+	}
+	title := fmt.Sprintf("The AI review fails %s: %s anyway?", rec.Name, strings.ToLower(verb))
+	if r.Verdict == review.Unavailable {
+		title = fmt.Sprintf("No AI review of %s: %s without it?", rec.Name, strings.ToLower(verb))
+	}
+	body := []string{"review: " + r.Headline()}
+	for _, l := range r.Lines() {
+		body = append(body, "  "+l)
+	}
+	body = append(body, "", "Nothing was changed yet.")
+	return &question{title: title, body: body, yes: yes + " despite the review", do: landing(d, rec, ship, yes, &r)}
 }
 
 // shipBlockers are the report's blockers less the ones ship itself

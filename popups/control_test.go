@@ -16,9 +16,11 @@ import (
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/review"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 )
 
 // fakeDesk is the control popup's world in a test: fixed records, items,
@@ -30,6 +32,7 @@ type fakeDesk struct {
 	losses  map[string]lifecycle.Loss
 	calls   []string
 	told    []string
+	review  *review.Result // a review that refuses every landing not accepted
 }
 
 func (d *fakeDesk) Load(string) (control.Snapshot, error) { return d.snap, nil }
@@ -60,8 +63,12 @@ func (d *fakeDesk) GoTo(rec *state.Record) error {
 	d.calls = append(d.calls, "goto "+rec.Name)
 	return nil
 }
-func (d *fakeDesk) Land(rec *state.Record, ship bool) (control.Landed, error) {
-	d.calls = append(d.calls, fmt.Sprintf("land %s ship=%v", rec.Name, ship))
+func (d *fakeDesk) Land(rec *state.Record, ship bool, accepted *review.Result) (control.Landed, error) {
+	if d.review != nil && accepted == nil {
+		d.calls = append(d.calls, fmt.Sprintf("land %s ship=%v: review refused", rec.Name, ship))
+		return control.Landed{}, &control.ReviewRefused{Name: rec.Name, Verb: "shipped", Result: *d.review}
+	}
+	d.calls = append(d.calls, fmt.Sprintf("land %s ship=%v accepted=%v", rec.Name, ship, accepted != nil))
 	return control.Landed{ShipResult: merge.ShipResult{Result: merge.Result{Name: rec.Name, Target: rec.Base}}, Removed: true}, nil
 }
 func (d *fakeDesk) Delete(rec *state.Record, accept lifecycle.Loss) error {
@@ -71,6 +78,10 @@ func (d *fakeDesk) Delete(rec *state.Record, accept lifecycle.Loss) error {
 func (d *fakeDesk) Send(rec *state.Record, text string) error {
 	d.calls = append(d.calls, "send "+rec.Name+": "+text)
 	return nil
+}
+func (d *fakeDesk) Resolve(rec *state.Record) (string, error) {
+	d.calls = append(d.calls, "resolve "+rec.Name)
+	return rec.Name + ": merged main", nil
 }
 func (d *fakeDesk) Dismiss(rec *state.Record) ([]string, error) {
 	d.calls = append(d.calls, "dismiss "+rec.Name)
@@ -275,9 +286,34 @@ func TestControlShipAsksThenLandsThroughTheVerbs(t *testing.T) {
 	require.Empty(t, p.d.calls)
 
 	p.press("m", "y")
-	require.Equal(t, []string{"land cart ship=false"}, p.d.calls)
+	require.Equal(t, []string{"land cart ship=false accepted=false"}, p.d.calls)
 	require.Contains(t, p.screen(), "merged cart into main; removed its worktree")
 	require.Equal(t, []string{"owt: merged cart into main"}, p.d.told)
+}
+
+// With [review] enabled a failing review refuses the landing: the popup
+// shows its findings, drawn inert, and asks again; a yes lands despite
+// that review.
+func TestControlAsksAgainWhenTheReviewFails(t *testing.T) {
+	p := newPopup(t)
+	p.d.review = &review.Result{Verdict: review.Fail, Tool: "claude", Findings: []review.Finding{
+		{File: text.From("cart.go"), Line: 3, Severity: text.From("high"), Message: text.From("drops the \x1b[2Jtotal")}}}
+	p.sel("cart")
+	p.press("s", "y")
+	s := p.screen()
+	require.Contains(t, s, "The AI review fails cart: ship anyway?")
+	require.Contains(t, s, "review: fail (claude, 1 finding(s))")
+	require.Contains(t, s, "[high] cart.go:3: drops the [2Jtotal")
+	require.NotContains(t, s, "\x1b[2J")
+	require.Contains(t, s, "Nothing was changed yet.")
+	require.Equal(t, []string{"land cart ship=true: review refused"}, p.d.calls)
+	p.press("n")
+	require.Contains(t, p.screen(), "nothing was changed")
+	require.Len(t, p.d.calls, 1)
+
+	p.press("s", "y", "y")
+	require.Equal(t, []string{"land cart ship=true: review refused", "land cart ship=true: review refused", "land cart ship=true accepted=true"}, p.d.calls)
+	require.Contains(t, p.screen(), "shipped cart into main; removed its worktree")
 }
 
 func TestControlRefusesALandingWithBlockersAndChangesNothing(t *testing.T) {
@@ -434,4 +470,39 @@ func TestControlSpawnedRowUnderItsSpawnerAndTrafficInRecent(t *testing.T) {
 	require.Equal(t, busy+1, helper, p.screen())
 	require.Contains(t, lines[helper], "spawned by busy")
 	require.Contains(t, lines[at("busy → cart")], "busy → cart: the cart API is ready")
+}
+
+// The selected agent's row says why it has its status (owt why's first
+// line) on the line under it, and only the selected one does.
+func TestControlShowsWhyUnderTheSelectedRow(t *testing.T) {
+	p := newPopup(t)
+	for _, r := range p.d.snap.Records {
+		if r.Name == "asker" {
+			r.Source, r.WaitingFor = state.FromHook, "permission"
+			r.Hooks = []state.HookEvent{{Event: "PermissionRequest", Status: state.Waiting, At: r.StatusSince}}
+			r.Screen = &state.ScreenEvidence{Status: state.Waiting, Rule: "claude/permission", At: r.StatusSince,
+				Lines: []text.Untrusted{text.From("Do you want to \x1b]0;PWNED\x07proceed?")}}
+		}
+	}
+	p.m.width = 200 // the line is cut to the popup's width like every other
+	p.m.reload()
+	p.sel("asker")
+	lines := strings.Split(p.screen(), "\n")
+	at := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "> ") && strings.Contains(l, "asker") {
+			at = i
+		}
+	}
+	require.GreaterOrEqual(t, at, 0, p.screen())
+	require.Less(t, at+1, len(lines))
+	require.Regexp(t, `^    why: waiting for permission since \d\d:\d\d \(hook PermissionRequest, confirmed by screen: 'Do you want to \]0;PWNEDproceed\?' — rule claude/permission\)$`, lines[at+1])
+	require.Equal(t, 1, strings.Count(p.screen(), "why: "), "only the selected row says why")
+
+	p.sel("cart")
+	s := p.screen()
+	require.NotContains(t, s, "PermissionRequest", "asker is no longer selected")
+	require.Contains(t, s, "why: idle since ")
+	require.Equal(t, 1, strings.Count(s, "why: "))
+	require.NotContains(t, s, "\x1b")
 }

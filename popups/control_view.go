@@ -107,6 +107,11 @@ func (m *ctl) sectionLines() ([]string, int) {
 			line = "  " + line
 		}
 		lines = append(lines, line)
+		if i == m.cursor && r.IsAgent() && r.StatusWhy != "" {
+			// What set the selected agent's status: owt why's first line.
+			lines = append(lines, "    "+m.paint(sgrDim, "why: "+r.StatusWhy))
+			cursorLine = len(lines) - 1
+		}
 	}
 	if len(m.rows) == 0 {
 		if m.filter != "" {

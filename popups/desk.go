@@ -1,6 +1,7 @@
 package popups
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,6 +12,8 @@ import (
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/react"
+	"github.com/owt-tmux/owt/internal/resolve"
+	"github.com/owt-tmux/owt/internal/review"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
@@ -39,12 +42,18 @@ type desk interface {
 	// worktree if tmux lost it).
 	GoTo(rec *state.Record) error
 	// Land ships or merges rec and removes its worktree, moving the
-	// popup's client off its session right before.
-	Land(rec *state.Record, ship bool) (control.Landed, error)
+	// popup's client off its session right before. With [review]
+	// enabled the AI review runs first and a fail or no verdict refuses
+	// (*control.ReviewRefused) unless accepted is the review the user
+	// said yes to.
+	Land(rec *state.Record, ship bool, accepted *review.Result) (control.Landed, error)
 	// Delete removes rec, losing at most accept, moving the popup's client
 	// off its session first.
 	Delete(rec *state.Record, accept lifecycle.Loss) error
 	Send(rec *state.Record, text string) error
+	// Resolve hands rec's predicted conflict with its base to its agent,
+	// in its worktree (owt resolve), or says how the one under way stands.
+	Resolve(rec *state.Record) (string, error)
 	// Dismiss stops rec's escalated reactions needing the user; it returns
 	// the reactions dismissed.
 	Dismiss(rec *state.Record) ([]string, error)
@@ -147,12 +156,12 @@ func (d *liveDesk) GoTo(rec *state.Record) error {
 	return nil
 }
 
-func (d *liveDesk) Land(rec *state.Record, ship bool) (control.Landed, error) {
+func (d *liveDesk) Land(rec *state.Record, ship bool, accepted *review.Result) (control.Landed, error) {
 	w, err := d.open(rec.Repo)
 	if err != nil {
 		return control.Landed{}, err
 	}
-	land := control.LandOptions{Leaving: func() { leaveSession(d.tm, d.here, rec) }}
+	land := control.LandOptions{Leaving: func() { leaveSession(d.tm, d.here, rec) }, Accepted: accepted}
 	if ship {
 		return control.Ship(w, rec, "", land)
 	}
@@ -174,6 +183,28 @@ func (d *liveDesk) Send(rec *state.Record, msg string) error {
 		return err
 	}
 	return send.To(w, rec, text.From(msg), send.Options{})
+}
+
+func (d *liveDesk) Resolve(rec *state.Record) (string, error) {
+	w, err := d.open(rec.Repo)
+	if err != nil {
+		return "", err
+	}
+	st, v, started, err := control.Resolve(w, rec, resolve.Options{})
+	switch {
+	case errors.Is(err, resolve.ErrNoConflict):
+		return rec.Name + ": " + err.Error(), nil
+	case err != nil:
+		return "", err
+	case started:
+		if st.How == "" {
+			return "", errors.New(st.Line())
+		}
+		return st.Line(), nil
+	case !v.Ready:
+		return "", errors.New(v.Line())
+	}
+	return v.Line(), nil
 }
 
 func (d *liveDesk) Dismiss(rec *state.Record) ([]string, error) {

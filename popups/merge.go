@@ -1,8 +1,15 @@
 package popups
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/review"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
@@ -37,6 +44,9 @@ func mergeOne(tm *tmux.Client, s Screen) error {
 			for _, b := range blockers {
 				fmt.Fprintln(s.Out, "  ! "+b)
 			}
+			if offerResolve(r, rep) {
+				return resolveOffer(s, d, r, rep)
+			}
 			fmt.Fprintln(s.Out, "\nNothing was changed.")
 			s.waitKey("Press any key to close.")
 			return nil
@@ -59,7 +69,26 @@ func mergeOne(tm *tmux.Client, s Screen) error {
 
 	// control's verbs look again whether the agent took up work while the
 	// user read the report, and note what landed for RECENT.
-	out, err := d.Land(r, ship)
+	out, err := d.Land(r, ship, nil)
+	var refused *control.ReviewRefused
+	if errors.As(err, &refused) {
+		// The AI review ([review] enabled) failed or gave no verdict:
+		// nothing changed yet; the user decides.
+		res := refused.Result
+		fmt.Fprintln(s.Out, "\nreview: "+res.Headline())
+		for _, l := range res.Lines() {
+			fmt.Fprintln(s.Out, "  "+l)
+		}
+		title := fmt.Sprintf("The AI review fails %s: %s anyway?", r.Name, strings.ToLower(action))
+		if res.Verdict == review.Unavailable {
+			title = fmt.Sprintf("No AI review of %s: %s without it?", r.Name, strings.ToLower(action))
+		}
+		ok, cerr := confirm(title, "Nothing was changed yet. "+after, action)
+		if cerr != nil || !ok {
+			return orCancelled(cerr)
+		}
+		out, err = d.Land(r, ship, &res)
+	}
 	if out.Name == "" {
 		return err
 	}
@@ -69,5 +98,35 @@ func mergeOne(tm *tmux.Client, s Screen) error {
 	}
 	fmt.Fprintf(s.Out, "removed %s\n", r.Name)
 	d.Tell(fmt.Sprintf("owt: merged %s into %s", r.Name, out.Target))
+	return nil
+}
+
+// offerResolve says Alt+m offers owt resolve: the merge is refused for a
+// predicted conflict with the base alone, and the agent can take it in
+// its own worktree (not the user's checkout, nothing uncommitted, its
+// turn over).
+func offerResolve(r *state.Record, rep merge.Report) bool {
+	return len(rep.ConflictsWithBase()) > 0 && !r.InPlace && !r.NoAgent && r.Swarm == nil && rep.Busy == "" &&
+		len(rep.DirtyFiles) == 0 && !rep.OffBranch && !rep.BaseMissing && !rep.Missing
+}
+
+// resolveOffer asks whether the agent should resolve the conflicts, and
+// does it through the desk (control.Resolve, as owt resolve does).
+func resolveOffer(s Screen, d desk, r *state.Record, rep merge.Report) error {
+	title := fmt.Sprintf("Let the agent resolve the conflicts with %s in its worktree?", rep.Base)
+	after := fmt.Sprintf("owt merges %s into %s in %s (never your checkout), leaving the conflicts for the agent to resolve, test and commit; owt commits nothing and checks its work before READY TO SHIP (owt resolve %s).",
+		rep.Base, r.Branch, r.Path, r.Name)
+	ok, err := confirm(title, after, "Resolve")
+	if err != nil || !ok {
+		return orCancelled(err)
+	}
+	line, err := d.Resolve(r)
+	if err != nil {
+		return err
+	}
+	line = text.CleanLine(line) // file names are the agent's: drawn inert
+	fmt.Fprintln(s.Out, "\n"+line)
+	d.Tell("owt: " + line)
+	s.waitKey("Press any key to close.")
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/state"
+	agentstatus "github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -161,6 +162,9 @@ func (p *previewer) render(i, width, height int) string {
 		fmt.Sprintf("%s %s — %s for %s", statusbar.Glyph(it.Status), it.Name, status, workspace.Age(time.Since(it.StatusSince))),
 		fmt.Sprintf("repo   %s", it.Repo),
 		fmt.Sprintf("branch %s → %s%s", it.Branch, it.Base, inPlaceWord(it.InPlace)),
+	}
+	if r := p.a.record(it); r != nil {
+		head = append(head, "why    "+agentstatus.WhyLine(r, time.Now())) // owt why's first line
 	}
 	if !it.Task.Empty() {
 		head = append(head, "task   "+firstLine(it.Task.Block()))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
 )
 
@@ -31,5 +32,26 @@ func TestInPlaceAgentsSayInPlace(t *testing.T) {
 	rows := labels(items, time.Now())
 	if !strings.Contains(rows[0], "fix/quick (in place)") || strings.Contains(rows[1], "in place") {
 		t.Fatalf("the picker's rows: %q", rows)
+	}
+}
+
+// The preview says why the agent under the cursor has its status: owt
+// why's first line, the screen's words in it drawn inert.
+func TestPickerPreviewShowsWhyItsStatus(t *testing.T) {
+	now := time.Now()
+	rec := &state.Record{Name: "a", Repo: "/r", Status: state.Waiting, WaitingFor: "permission", StatusSince: now, Source: state.FromHook,
+		Hooks: []state.HookEvent{{Event: "UserPromptSubmit", Status: state.Working, At: now}, {Event: "PermissionRequest", Status: state.Waiting, At: now}},
+		Screen: &state.ScreenEvidence{Status: state.Waiting, Rule: "claude/permission", At: now,
+			Lines: []text.Untrusted{text.From("Do you want to \x1b[2Jproceed?")}}}
+	it := inventory.Item{Name: "a", Repo: "/r", Status: "waiting", Missing: true}
+	p := newPreviewer(nil, agents{items: []inventory.Item{it}, recs: map[string]*state.Record{recKey("/r", "a"): rec}})
+	got := p.render(0, 200, 20)
+	want := "why    waiting for permission since " + now.Format("15:04") +
+		" (hook PermissionRequest, confirmed by screen: 'Do you want to [2Jproceed?' — rule claude/permission)\n"
+	if !strings.Contains(got, want) {
+		t.Fatalf("the preview does not say why: %q", got)
+	}
+	if strings.Contains(got, "\x1b") {
+		t.Fatalf("the preview draws the screen's controls: %q", got)
 	}
 }

@@ -149,7 +149,8 @@ build() {
 	flags="-X github.com/owt-tmux/owt/internal/cli.Version=${want:-dev}"
 	echo "building with $go ($("$go" version 2>&1))"
 	mkdir -p "$tmp" || return 1
-	if ! (cd "$plugin_dir" &&
+	# Static, cgo-free binaries, as make build makes them.
+	if ! (cd "$plugin_dir" && export CGO_ENABLED=0 &&
 		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt" ./cmd/owt &&
 		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt-popup" ./cmd/owt-popup &&
 		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt-mcp" ./cmd/owt-mcp); then

@@ -26,12 +26,13 @@ const liveLines = 30
 
 // Classifier tells working, waiting and idle apart on one tool's screen.
 type Classifier struct {
+	tool                              string
 	working, waiting, idle, statusBar *regexp.Regexp
 }
 
 // NewClassifier compiles a profile's screen patterns.
 func NewClassifier(p Profile) (*Classifier, error) {
-	c := &Classifier{}
+	c := &Classifier{tool: p.Name}
 	for _, f := range []struct {
 		key     string
 		pattern string
@@ -85,8 +86,10 @@ var anyFooter = regexp.MustCompile(`(?m)^[ \t]*▣[ \t]+\S`)
 // events ("■ unexpected status 401 Unauthorized: …", "■ stream
 // disconnected before completion: …") — "■ " and text, where its busy
 // bar is "■■⬝⬝⬝" and its stopped turn "■ Conversation interrupted"
-// (turnEnded, left out in Marks).
-var turnFailed = regexp.MustCompile(`(?m)^[ \t]*(?:✕[ \t]*\[API Error: ([^\]\n]*)|■ ([^■⬝\s][^\n]*))`)
+// (turnEnded, left out in Marks) — and Claude Code's usage limit
+// ("⎿  You've hit your 5-hour limit · resets 3pm"), which its StopFailure
+// hook reports too.
+var turnFailed = regexp.MustCompile(`(?m)^[ \t]*(?:✕[ \t]*\[API Error: ([^\]\n]*)|■ ([^■⬝\s][^\n]*)|⎿[ \t]+((?:You've hit your|You're out of usage credits)[^\n]*))`)
 
 // viewer is an overlay the user opened to read something (Codex's F2
 // warnings): it hides the agent's screen and says nothing about the
@@ -136,7 +139,7 @@ func Marks(screen string) TurnMarks {
 		m.Unfinished = row == lowestRow(anyFooter, text)
 	}
 	for _, f := range turnFailed.FindAllStringSubmatch(text, -1) {
-		why := strings.TrimSpace(f[1] + f[2])
+		why := strings.TrimSpace(f[1] + f[2] + f[3])
 		if strings.HasPrefix(why, "Conversation interrupted") {
 			continue
 		}
@@ -144,6 +147,17 @@ func Marks(screen string) TurnMarks {
 		m.Failure = why
 	}
 	return m
+}
+
+// InterruptRow is the lowest row of the screen that marks a stopped turn
+// ("⎿  Interrupted · What should Claude do instead?"), trimmed, or "".
+func InterruptRow(screen string) string {
+	rows := screenRows(screen)
+	row := lowestRow(turnEnded, strings.Join(rows, "\n"))
+	if row < 0 {
+		return ""
+	}
+	return strings.TrimSpace(rows[row])
 }
 
 // TurnEnd says how the turn ended that left the screen after, idle now,
@@ -175,6 +189,35 @@ func (c *Classifier) Classify(screen string) Class {
 // Read is Classify, and for a waiting screen what it waits for (see
 // WaitReason).
 func (c *Classifier) Read(screen string) (Class, string) {
+	r := c.read(screen, false)
+	return r.Class, r.Reason
+}
+
+// Reading is a classification with its evidence: the rule that decided
+// it and the screen rows that rule matched (the agent's words: callers
+// keep them as untrusted text).
+type Reading struct {
+	Class Class
+	// Reason is what a waiting screen waits for (WaitReason).
+	Reason string
+	// Rule names the rule that decided, as "TOOL/KIND" ("claude/permission",
+	// "generic/permission" for the menus and key hints of every tool,
+	// "codex/busy", "gemini/prompt"); "" for ClassUnknown.
+	Rule string
+	// RuleText says the rule in words: "waiting: permission prompt (claude)".
+	RuleText string
+	// Lines are the rows the rule matched, top down, at most maxEvidence.
+	Lines []string
+}
+
+// maxEvidence bounds the rows a Reading keeps.
+const maxEvidence = 4
+
+// Explain is Read with its evidence: which rule decided and the rows it
+// matched.
+func (c *Classifier) Explain(screen string) Reading { return c.read(screen, true) }
+
+func (c *Classifier) read(screen string, explain bool) Reading {
 	lines := screenRows(screen)
 	if len(lines) > liveLines {
 		lines = lines[len(lines)-liveLines:]
@@ -189,32 +232,102 @@ func (c *Classifier) Read(screen string) (Class, string) {
 		}
 	}
 	bodyText := strings.Join(body, "\n")
-	wait := max(lowestRow(c.waiting, bodyText), lowestRow(genericWaiting, bodyText))
+	toolWait, anyWait := lowestRow(c.waiting, bodyText), lowestRow(genericWaiting, bodyText)
+	wait := max(toolWait, anyWait)
 	if v := lowestRow(viewer, bodyText); wait >= 0 && v >= 0 && v >= wait-waitContext {
-		return ClassUnknown, "" // an overlay the user opened covers the agent
+		return Reading{} // an overlay the user opened covers the agent
 	}
 	work := lowestRow(c.working, bodyText)
 	if work >= 0 && lowestRow(turnEnded, bodyText) > work {
 		work = -1
 	}
-	idle := lowestRow(c.idle, strings.Join(lines, "\n"))
+	allText := strings.Join(lines, "\n")
+	idle := lowestRow(c.idle, allText)
 	// A busy indicator counts only at the bottom, or just above the input
 	// prompt (most tools keep the box on screen while they work): higher
 	// up it is transcript text.
 	if work >= 0 && idle > work+spinnerReach {
 		work = -1
 	}
+	var r Reading
 	switch {
 	// A question on the input row itself is the user's draft ("ask [y/N]
 	// first"), not a dialog: the prompt wins a tie.
 	case wait >= 0 && wait >= work && wait > idle:
-		return ClassWaiting, WaitReason(lines[max(0, wait-waitContext):])
+		from := max(0, wait-waitContext)
+		r = Reading{Class: ClassWaiting, Reason: WaitReason(lines[from:])}
+		if explain {
+			// The tool's own words in the dialog name it, even when a
+			// generic key hint sits below them.
+			re, owner, who := c.waiting, c.tool, c.tool
+			if toolWait < from {
+				re, owner, who = genericWaiting, "generic", "any tool"
+			}
+			r.Rule = owner + "/" + reasonSlug(r.Reason)
+			r.RuleText = "waiting: " + reasonWords(r.Reason) + " (" + who + ")"
+			r.Lines = matchedRows(re, body, from, wait)
+		}
 	case work >= 0 && work > wait:
-		return ClassWorking, ""
+		r = Reading{Class: ClassWorking}
+		if explain {
+			r.Rule, r.RuleText = c.tool+"/busy", "working: busy indicator ("+c.tool+")"
+			r.Lines = []string{strings.TrimSpace(lines[work])}
+		}
 	case idle >= 0:
-		return ClassIdle, ""
+		r = Reading{Class: ClassIdle}
+		if explain {
+			r.Rule, r.RuleText = c.tool+"/prompt", "idle: input prompt ("+c.tool+")"
+			r.Lines = []string{strings.TrimSpace(lines[idle])}
+		}
 	}
-	return ClassUnknown, ""
+	return r
+}
+
+// reasonSlug is a wait reason as a rule's kind: "permission", "trust",
+// "login", "api-key".
+func reasonSlug(reason string) string {
+	return strings.ReplaceAll(strings.ToLower(reason), " ", "-")
+}
+
+// reasonWords is a wait reason as a rule says it.
+func reasonWords(reason string) string {
+	switch reason {
+	case WaitTrust:
+		return "trust dialog"
+	case WaitLogin:
+		return "sign-in"
+	case WaitAPIKey:
+		return "API key prompt"
+	}
+	return "permission prompt"
+}
+
+// matchedRows are the rows from..to of lines on which a match of re
+// starts, top down, trimmed, at most maxEvidence (the lowest kept).
+func matchedRows(re *regexp.Regexp, lines []string, from, to int) []string {
+	if re == nil || from > to || to >= len(lines) {
+		return nil
+	}
+	block := strings.Join(lines[from:to+1], "\n")
+	var out []string
+	last := -1
+	for _, loc := range re.FindAllStringIndex(block, -1) {
+		row := strings.Count(block[:loc[0]], "\n")
+		if loc[1] > loc[0] && block[loc[0]] == '\n' {
+			row++ // a match that starts at a line break is the next row's
+		}
+		if row == last || row > to-from {
+			continue
+		}
+		last = row
+		if l := strings.TrimSpace(lines[from+row]); l != "" {
+			out = append(out, l)
+		}
+	}
+	if len(out) > maxEvidence {
+		out = out[len(out)-maxEvidence:]
+	}
+	return out
 }
 
 // spinnerReach is how far above the lowest input-prompt marker a busy

@@ -2,11 +2,14 @@ package agent
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os/exec"
 	"strings"
+
+	"github.com/owt-tmux/owt/internal/proc"
 )
 
 // MaxHeadlessAnswer bounds what RunHeadless keeps of a tool's answer.
@@ -18,19 +21,30 @@ const MaxHeadlessAnswer = 4 << 20
 // prompt from stdin (codex exec, gemini -p) adds nothing to it; the
 // tool's stderr (its progress and errors) goes to stderr.
 func (p Profile) RunHeadless(dir, prompt string, stderr io.Writer) (string, error) {
+	return p.RunHeadlessContext(context.Background(), dir, nil, prompt, stderr)
+}
+
+// RunHeadlessContext is RunHeadless with env as the tool's environment
+// (nil: owt's own), bounded by ctx: when
+// ctx ends first the tool is ended (proc.Command: SIGTERM, then SIGKILL)
+// and the error wraps ctx's error (errors.Is context.DeadlineExceeded).
+func (p Profile) RunHeadlessContext(ctx context.Context, dir string, env []string, prompt string, stderr io.Writer) (string, error) {
 	argv, err := p.HeadlessArgv(prompt)
 	if err != nil {
 		return "", err
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd := proc.Command(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
+	cmd.Env = env
 	cmd.Stderr = stderr
 	out := &capped{max: MaxHeadlessAnswer}
 	cmd.Stdout = out
-	err = cmd.Run()
+	err = proc.Run(ctx, cmd)
 	what := strings.Join(p.Headless, " ")
 	var exit *exec.ExitError
 	switch {
+	case err != nil && ctx.Err() != nil:
+		return out.String(), fmt.Errorf("%s: %w", what, ctx.Err())
 	case errors.As(err, &exit):
 		return out.String(), fmt.Errorf("%s exited with code %d", what, exit.ExitCode())
 	case err != nil:

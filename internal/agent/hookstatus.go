@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"strings"
+	"time"
 )
 
 // Statuses a hook event can report. They are the state package's status
@@ -12,6 +13,7 @@ const (
 	HookWaiting = "waiting"
 	HookIdle    = "idle"
 	HookExited  = "exited"
+	HookLimited = "limited"
 )
 
 // HookEvent is what owt reads from a hook's JSON (stdin, or Codex's last
@@ -29,6 +31,10 @@ type HookEvent struct {
 	// Error is why Claude's StopFailure ended a turn ("rate_limit",
 	// "authentication_failed", …).
 	Error string `json:"error"`
+	// ErrorDetails and LastAssistantMessage are StopFailure's words on
+	// it: where a usage limit says when it resets.
+	ErrorDetails         string `json:"error_details"`
+	LastAssistantMessage string `json:"last_assistant_message"`
 	// Type is Codex's notify event ("agent-turn-complete").
 	Type string `json:"type"`
 	// ToolName and ToolInput.FilePath say which file a tool-use event
@@ -47,8 +53,9 @@ type HookEvent struct {
 //	  UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure → working
 //	  PermissionRequest, Notification permission_prompt|elicitation_dialog|
 //	    elicitation_url_dialog|agent_needs_input|worker_permission_prompt → waiting
-//	  Stop, StopFailure (an API, auth or rate-limit error ended the turn),
+//	  Stop, StopFailure (an API or auth error ended the turn),
 //	    Notification idle_prompt → idle
+//	  StopFailure with error rate_limit (a usage limit) → limited
 //	  SessionEnd → exited (not for /clear or /logout: the tool goes on)
 //	Gemini CLI:
 //	  BeforeAgent, BeforeTool, AfterTool → working; AfterAgent → idle;
@@ -68,7 +75,12 @@ func HookStatus(kind, event string, ev HookEvent) (string, bool) {
 			return HookWorking, true
 		case "PermissionRequest":
 			return HookWaiting, true
-		case "Stop", "StopFailure", "Interrupt": // Interrupt: Codex's Esc
+		case "StopFailure":
+			if ev.Error == RateLimitError {
+				return HookLimited, true
+			}
+			return HookIdle, true
+		case "Stop", "Interrupt": // Interrupt: Codex's Esc
 			return HookIdle, true
 		case "Notification":
 			return notificationStatus(ev)
@@ -132,10 +144,25 @@ func HookWaitReason(event string, ev HookEvent) string {
 	return WaitPermission
 }
 
+// HookLimit is the usage limit a limited event reports: the tool's words
+// and reset time when its details carry them, else just its error.
+func HookLimit(ev HookEvent, now time.Time) Limit {
+	for _, words := range []string{ev.ErrorDetails, ev.LastAssistantMessage} {
+		if l, ok := LimitOf(words, now); ok {
+			return l
+		}
+	}
+	if ev.ErrorDetails != "" {
+		return Limit{Text: firstLine(ev.ErrorDetails)}
+	}
+	return Limit{Text: ev.Error}
+}
+
 // HookTurnError is why a turn failed, from an event that ends one with an
-// error (Claude's StopFailure), or "".
+// error (Claude's StopFailure), or "". A usage limit is no failed turn:
+// the agent is limited.
 func HookTurnError(event string, ev HookEvent) string {
-	if event != "StopFailure" {
+	if event != "StopFailure" || ev.Error == RateLimitError {
 		return ""
 	}
 	if ev.Error == "" {

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/memory"
 )
 
@@ -17,7 +20,12 @@ func memoryFigures(w *world, bin, repo string) {
 		"stripe mock port server client render payment checkout cart order invoice email queue worker retry backoff timeout " +
 		"config env secret vault docker compose kubernetes helm chart build make test flaky fixture snapshot golden")
 	r := rand.New(rand.NewPCG(1, 2))
-	db, err := memory.OpenPath(w.memoryPath(bin, repo))
+	path, err := w.memoryPath(bin, repo)
+	if err != nil {
+		fmt.Printf("owt memory: %v; no figure\n", err)
+		return
+	}
+	db, err := memory.OpenPath(path)
 	if err != nil {
 		fmt.Printf("owt memory: %v; no figure\n", err)
 		return
@@ -37,18 +45,39 @@ func memoryFigures(w *world, bin, repo string) {
 		}
 	}
 	_ = db.Close()
+	// Time only a search of the memory owt itself uses: it must hold the
+	// facts just written (and the seed), counted by owt.
+	var listed []json.RawMessage
+	if out, err := w.cmd(repo, bin, "memory", "list", "--json").Output(); err != nil || json.Unmarshal(out, &listed) != nil {
+		fmt.Printf("owt memory: owt memory list --json failed (%v); no figure\n", err)
+		return
+	}
+	if len(listed) != facts+1 {
+		fmt.Printf("owt memory: the database owt uses holds %d facts, not %d: the bench wrote %s; no figure\n", len(listed), facts+1, path)
+		return
+	}
 	var times []time.Duration
 	for i := 0; i < *runs; i++ {
 		q := words[r.IntN(len(words))] + " " + words[r.IntN(len(words))]
 		times = append(times, w.time(repo, bin, "memory", "search", "--json", q))
 	}
-	fmt.Printf("%-44s p50 %7s   (budget ≤ 20 ms; max %s; the whole command, two-word queries)\n",
+	fmt.Printf("%-44s p50 %7s   (budget ≤ 20 ms; max %s; the whole command, two-word queries, on the database owt uses)\n",
 		fmt.Sprintf("owt memory search, %d facts", facts), ms(p50(times)), ms(maxOf(times)))
 }
 
 // memoryPath is the database owt uses for repo, by owt's own rule, in
-// the bench's data dir.
-func (w *world) memoryPath(bin, repo string) string {
+// the bench's data dir: keyed by the repository's main checkout as owt
+// finds it (git's top level, symlinks resolved — a temp dir under a
+// symlinked /tmp is another path), and made by owt with a seed fact.
+func (w *world) memoryPath(bin, repo string) (string, error) {
 	w.must(repo, bin, "memory", "add", "bench seed fact") // makes it
-	return memory.PathFor(repo)
+	root, err := git.TopLevel(repo)
+	if err != nil {
+		return "", err
+	}
+	path := memory.PathFor(root)
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("owt's database for %s is not where the bench looks: %w", root, err)
+	}
+	return path, nil
 }

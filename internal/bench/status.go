@@ -64,6 +64,14 @@ func statusFigures(w *world, bin, repo string) {
 	fmt.Printf("%-44s p50 %7s   (budget ≤ 10 ms; status changes each call: state write, tmux handed to owt _publish)\n", "owt hook (status changes)", ms(p50(changing)))
 	fmt.Printf("%-44s p50 %7s   (budget ≤ 10 ms; status already so: no write, no tmux)\n", "owt hook (no change)", ms(p50(same)))
 
+	// owt why on the agent the hooks above filled the ring of: one record,
+	// the runs and the outbox read, nothing written.
+	var whys []time.Duration
+	for i := 0; i < *runs; i++ {
+		whys = append(whys, w.time(repo, bin, "why", it.Name, "--json"))
+	}
+	fmt.Printf("%-44s p50 %7s   (no budget; reads the record, the runs and the outbox, writes nothing)\n", "owt why --json", ms(p50(whys)))
+
 	var lat []time.Duration
 	for i := 0; i < 10; i++ {
 		lat = append(lat, w.hookToOption(repo, bin, env, it.Session, []string{"waiting", "idle"}[i%2]))

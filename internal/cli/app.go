@@ -21,6 +21,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/runcmd"
 	"github.com/owt-tmux/owt/internal/cli/swarmcmd"
 	"github.com/owt-tmux/owt/internal/cli/worktreecmd"
+	"github.com/owt-tmux/owt/internal/owtlog"
 )
 
 // Version is set at build time with -ldflags "-X …cli.Version=…".
@@ -38,8 +39,16 @@ func app(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
 	app := f.NewApp(commands...)
 	app.Usage = "run many AI coding agents in parallel, each in its own git worktree and tmux session"
 	app.Version = Version
-	app.Flags = ServerFlags()
-	app.Before = func(c *cli.Context) error { return ChooseServer(f, c) }
+	app.Flags = append(ServerFlags(), &cli.StringFlag{Name: "log-format",
+		Usage: "write owt.log lines as `FORMAT`: text or json (default: [log] format in your config.toml, else text)"})
+	app.Before = func(c *cli.Context) error {
+		if c.IsSet("log-format") {
+			if err := owtlog.SetFormat(c.String("log-format")); err != nil {
+				return cmdutil.Usagef("--log-format: %v", err)
+			}
+		}
+		return ChooseServer(f, c)
+	}
 	return app
 }
 
@@ -54,7 +63,7 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		worktreecmd.AttachCommand(f),
 		worktreecmd.SendCommand(f, nil),
 		worktreecmd.DeleteCommand(f),
-		landcmd.CheckCommand(f), landcmd.MergeCommand(f), landcmd.ShipCommand(f), landcmd.QueueCommand(f, nil), landcmd.SyncCommand(f), landcmd.CleanupCommand(f), worktreecmd.DoctorCommand(f), worktreecmd.NoteCommand(f),
+		landcmd.CheckCommand(f), landcmd.MergeCommand(f), landcmd.ShipCommand(f), landcmd.QueueCommand(f, nil), landcmd.SyncCommand(f), landcmd.ResolveCommand(f), landcmd.CleanupCommand(f), worktreecmd.DoctorCommand(f), worktreecmd.NoteCommand(f),
 		configcmd.ToolsCommand(f), configcmd.TemplatesCommand(f),
 		configcmd.ConfigCommand(f),
 		runcmd.RunsCommand(f), runcmd.BatchCommand(f), runcmd.OrchestrateCommand(f), runcmd.PlanCommand(f, nil), worktreecmd.DoneCommand(f), landcmd.PRCommand(f), landcmd.DismissCommand(f),
@@ -65,6 +74,7 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		worktreecmd.PublishCommand(f),
 		plugincmd.MonitorCommand(f),
 		worktreecmd.StatusCommand(f),
+		worktreecmd.WhyCommand(f),
 		worktreecmd.WaitCommand(f),
 		plugincmd.TmuxCommand(f),
 		plugincmd.PopupCommand(f), plugincmd.DiffCommand(f),

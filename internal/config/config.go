@@ -60,6 +60,13 @@ type Config struct {
 	Prices map[string]Price `toml:"prices,omitempty"`
 	// Usage tunes how the monitor reads the agents' tokens.
 	Usage Usage `toml:"usage"`
+	// Review is the AI review gate before a merge or ship.
+	Review Review `toml:"review"`
+	// Run are defaults of every run (a plan's own [run] says otherwise).
+	Run Run `toml:"run"`
+	// Log tunes owt's log, owt.log. Every repository shares the file, so
+	// only the user's own config file may set it.
+	Log Log `toml:"log"`
 }
 
 // Usage tunes the monitor's reading of the agents' session files.
@@ -67,6 +74,42 @@ type Usage struct {
 	// Interval is how often the monitor reads what they gained.
 	Interval Duration `toml:"interval"`
 }
+
+// Log tunes owt.log.
+type Log struct {
+	// Format is "text" (a line per entry: time, pid, who, message) or
+	// "json" (a JSON object per line, with time, level, repo, agent and
+	// event).
+	Format string `toml:"format"`
+}
+
+// LogFormats are the formats [log] format accepts.
+var LogFormats = []string{"text", "json"}
+
+// Review tunes the AI review gate: a headless run of a tool over a
+// branch's diff before it lands (owt merge/ship --review).
+type Review struct {
+	// Enabled reviews before every merge and ship, from every face.
+	Enabled bool `toml:"enabled"`
+	// Tool reviews; "" is the agent's own tool, else [agent] tool.
+	Tool string `toml:"tool"`
+	// Timeout bounds one review (both of its attempts): the tool is
+	// ended at it and the review is unavailable.
+	Timeout Duration `toml:"timeout"`
+}
+
+// Run are defaults of every task graph run.
+type Run struct {
+	// OnConflict is what a landing that conflicts leads to:
+	// OnConflictNeedsYou ("" reads as it) or OnConflictResolve.
+	OnConflict string `toml:"on_conflict"`
+}
+
+// What a run's landing conflict leads to ([run] on_conflict).
+const (
+	OnConflictNeedsYou = "needs_you" // nothing changes; the user decides
+	OnConflictResolve  = "resolve"   // once, the agent resolves it in its worktree (owt resolve)
+)
 
 // Memory tunes owt memory: what a new agent is given, and how often the
 // monitor consolidates.
@@ -231,7 +274,7 @@ type Notify struct {
 }
 
 // NotifyStatuses are the statuses [notify] on accepts.
-var NotifyStatuses = []string{"waiting", "idle", "exited", "needs_you"}
+var NotifyStatuses = []string{"waiting", "limited", "idle", "exited", "needs_you"}
 
 // Tool adds a tool or overrides fields of a built-in one. Empty fields keep
 // the built-in value.
@@ -295,9 +338,11 @@ func Defaults() Config {
 		MCP:       MCP{Enabled: true, MaxSpawned: 5, SpawnDepth: 1, MessageLimit: 10, MessageWindow: Duration{10 * time.Minute}},
 
 		Project:   Project{Test: []string{}, Lint: []string{}, Dev: []string{}},
+		Log:       Log{Format: "text"},
 		Templates: map[string]Template{},
 		Prices:    DefaultPrices(),
 		Usage:     Usage{Interval: Duration{15 * time.Second}},
+		Review:    Review{Timeout: Duration{5 * time.Minute}},
 	}
 }
 
@@ -418,6 +463,12 @@ func apply(cfg *Config, file string) (Problems, error) {
 				d.order[k[:n].String()] = i
 			}
 		}
+	}
+	if _, ok := top["log"]; ok && file != UserFile() {
+		// One owt.log serves every repository: a repository cannot choose
+		// its format for the others.
+		d.problems = append(d.problems, Problem{File: file, Key: "log", Msg: "owt.log is shared by every repository: set [log] in your own " + UserFile()})
+		delete(top, "log")
 	}
 	layer := *cfg
 	layer.Tools = nil
@@ -697,6 +748,9 @@ func validate(cfg Config) Problems {
 	if len(cfg.Notify.Command) > 0 && strings.TrimSpace(cfg.Notify.Command[0]) == "" {
 		ps = append(ps, Problem{File: where, Key: "notify.command", Msg: "the first element must name a program"})
 	}
+	if !contains(LogFormats, cfg.Log.Format) {
+		ps = append(ps, Problem{File: where, Key: "log.format", Msg: fmt.Sprintf("%q is not one of %s", cfg.Log.Format, strings.Join(LogFormats, ", "))})
+	}
 	if cfg.Agent.ReadyTimeout.Duration <= 0 {
 		ps = append(ps, Problem{File: where, Key: "agent.ready_timeout", Msg: "must be more than 0 (like \"90s\")"})
 	}
@@ -778,8 +832,14 @@ func validateReactions(cfg Config) Problems {
 	if cfg.Checks.Timeout.Duration <= 0 {
 		ps = append(ps, Problem{Key: "checks.timeout", Msg: "must be more than 0 (like \"15m\")"})
 	}
+	if oc := cfg.Run.OnConflict; oc != "" && oc != OnConflictNeedsYou && oc != OnConflictResolve {
+		ps = append(ps, Problem{Key: "run.on_conflict", Msg: fmt.Sprintf("must be %q or %q, not %q", OnConflictNeedsYou, OnConflictResolve, oc)})
+	}
 	if cfg.PR.PollInterval.Duration < time.Second {
 		ps = append(ps, Problem{Key: "pr.poll_interval", Msg: "must be at least 1s (like \"60s\")"})
+	}
+	if cfg.Review.Timeout.Duration <= 0 {
+		ps = append(ps, Problem{Key: "review.timeout", Msg: "must be more than 0 (like \"5m\")"})
 	}
 	names := make([]string, 0, len(cfg.Reactions))
 	for n := range cfg.Reactions {

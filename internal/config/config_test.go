@@ -83,10 +83,36 @@ func TestEncodeRoundTrips(t *testing.T) {
 	out, err := Encode(Defaults())
 	require.NoError(t, err)
 	require.True(t, strings.Contains(out, "still_after = \"5s\""), out)
-	root := setup(t, "", out)
+	// The user's file may hold every key ([log] only there).
+	root := setup(t, out, "")
 	cfg, err := Load(root)
 	require.NoError(t, err)
 	require.Equal(t, Defaults(), cfg)
+}
+
+// [log] is the user's: one owt.log serves every repository. A value owt
+// does not know is an error like any other, and so is [log] in a
+// repository's .owt.toml.
+func TestLogFormatIsStrictAndTheUsers(t *testing.T) {
+	root := setup(t, "[log]\nformat = \"json\"\n", "")
+	cfg, err := Load(root)
+	require.NoError(t, err)
+	require.Equal(t, "json", cfg.Log.Format)
+	require.Equal(t, "text", Defaults().Log.Format)
+
+	root = setup(t, "[log]\nformat = \"yaml\"\n", "")
+	_, err = Load(root)
+	require.ErrorContains(t, err, `log.format: "yaml" is not one of text, json`)
+	require.ErrorContains(t, err, "config.toml")
+
+	root = setup(t, "[log]\nformat = \"json\"\nlevel = 1\n", "")
+	_, err = Load(root)
+	require.ErrorContains(t, err, "log.level: unknown key")
+
+	root = setup(t, "", "[log]\nformat = \"json\"\n")
+	cfg, err = Load(root)
+	require.ErrorContains(t, err, filepath.Join(root, RepoFile)+": log: owt.log is shared by every repository")
+	require.Equal(t, "text", cfg.Log.Format, "the repository's value is not taken")
 }
 
 func TestEveryProblemOfAFileIsReported(t *testing.T) {
@@ -114,4 +140,25 @@ func TestSendTimeoutIsADurationAboveZero(t *testing.T) {
 	root = setup(t, "", "[agent]\nsend_timeout = \"0s\"\n")
 	_, err = Load(root)
 	require.ErrorContains(t, err, "agent.send_timeout: must be more than 0")
+}
+
+func TestReviewDefaultsAndStrictness(t *testing.T) {
+	cfg, err := Load(setup(t, "", "[review]\nenabled = true\ntool = \"codex\"\n"))
+	require.NoError(t, err)
+	require.Equal(t, Review{Enabled: true, Tool: "codex", Timeout: Duration{5 * time.Minute}}, cfg.Review)
+
+	_, err = Load(setup(t, "", "[review]\ntimeout = \"0s\"\nenabeld = true\n"))
+	require.ErrorContains(t, err, "review.timeout: must be more than 0")
+	require.ErrorContains(t, err, "review.enabeld")
+}
+
+func TestRunOnConflictIsNeedsYouOrResolve(t *testing.T) {
+	root := setup(t, "", "[run]\non_conflict = \"resolve\"\n")
+	cfg, err := Load(root)
+	require.NoError(t, err)
+	require.Equal(t, OnConflictResolve, cfg.Run.OnConflict)
+	root = setup(t, "", "[run]\non_conflict = \"theirs\"\n")
+	_, err = Load(root)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "run.on_conflict")
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/usage"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -93,6 +94,9 @@ type Row struct {
 	// Usage is the agent's tokens and estimated cost ("12.3k tok $0.42"),
 	// as the monitor last read them.
 	Usage string `json:"usage,omitempty"`
+	// StatusWhy is the first line of owt why for the agent: what set its
+	// status and what the screen said (drawn under the selected row).
+	StatusWhy string `json:"status_why,omitempty"`
 }
 
 // IsAgent says the row has a worktree the agent verbs act on.
@@ -267,6 +271,9 @@ func agentRow(it inventory.Item, rec *state.Record, ref taskRef, q queuePlace, n
 		}
 	}
 	row.Section, row.Why = agentSection(it, rec, ref.task, q)
+	if rec != nil {
+		row.StatusWhy = status.WhyLine(rec, now)
+	}
 	return row
 }
 
@@ -297,6 +304,8 @@ func agentSection(it inventory.Item, rec *state.Record, t *run.TaskRun, q queueP
 	switch {
 	case it.Status == string(state.Waiting):
 		return NeedsYou, orText(it.WaitingFor, "input")
+	case it.Status == string(state.Limited):
+		return NeedsYou, it.Limit.Why(time.Now())
 	case len(it.NeedsYou) > 0:
 		return NeedsYou, strings.Join(it.NeedsYou, "; ")
 	case !it.TurnError.Empty():
@@ -305,6 +314,9 @@ func agentSection(it inventory.Item, rec *state.Record, t *run.TaskRun, q queueP
 		return NeedsYou, "create interrupted: owt doctor --fix"
 	case it.Missing:
 		return NeedsYou, "worktree missing"
+	}
+	if rec != nil && rec.Resolve != nil && !(q.index > 0 && !q.entry.Clean) {
+		return resolveSection(it, rec.Resolve)
 	}
 	finished := it.Status == string(state.Idle) || it.Status == string(state.Exited) || (t != nil && t.State == run.Done)
 	if finished && (it.Ahead > 0 || it.Dirty > 0 || q.index > 0) {
@@ -320,6 +332,23 @@ func agentSection(it inventory.Item, rec *state.Record, t *run.TaskRun, q queueP
 		return InFlight, "no changes yet"
 	}
 	return InFlight, ""
+}
+
+// resolveSection is where an agent resolving a conflict owt handed it
+// stands: in flight while it works, READY TO SHIP only once owt verified
+// its work, NEEDS YOU with owt's reason when it is not right.
+func resolveSection(it inventory.Item, r *state.Resolving) (Section, string) {
+	switch {
+	case it.Status == string(state.Working) || it.Status == string(state.Starting):
+		return InFlight, "resolving its conflicts with " + r.Target
+	case !r.Told:
+		return NeedsYou, "resolve: its agent was not told (" + r.Untold + "): owt resolve " + it.Name
+	case r.Ready():
+		return ReadyToShip, "conflicts with " + r.Target + " resolved by the agent, verified"
+	case r.Verdict != "":
+		return NeedsYou, "resolve not ready: " + r.Verdict
+	}
+	return InFlight, "resolved? owt checks its work"
 }
 
 func exited(it inventory.Item) string {
@@ -435,8 +464,9 @@ func recentRows(evs []Event) []Row {
 	return rows
 }
 
-// backgroundRows are each repository's last consolidation: its summary,
-// then what it found (at most maxFound lines).
+// backgroundRows are each repository's last consolidation — its summary,
+// then what it found (at most maxFound lines) — then the summaries of
+// the passes before it, newest first, up to memlink.KeptPasses in all.
 func backgroundRows(dreams []memlink.Last) []Row {
 	const maxFound = 5
 	var rows []Row
@@ -451,6 +481,14 @@ func backgroundRows(dreams []memlink.Last) []Row {
 		}
 		for _, l := range found {
 			rows = append(rows, Row{Section: Background, Repo: d.Repo, Name: "memory", Event: "found", Why: l, Since: d.At})
+		}
+		for i, e := range d.Earlier {
+			if i == memlink.KeptPasses-1 {
+				break
+			}
+			if len(e.Lines) > 0 {
+				rows = append(rows, Row{Section: Background, Repo: d.Repo, Name: "memory", Event: "consolidated", Why: e.Lines[0], Since: e.At})
+			}
 		}
 	}
 	return rows

@@ -3,6 +3,7 @@ package control
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/review"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -34,6 +36,8 @@ type Landed struct {
 	// Stays says, for an in-place agent, that its checkout and branch
 	// stay: its teardown ends only the session and the record.
 	Stays string `json:"stays,omitempty"`
+	// Review is the AI review made before landing, when one was.
+	Review *review.Result `json:"review,omitempty"`
 }
 
 // LandOptions are how a ship or merge ends.
@@ -44,6 +48,17 @@ type LandOptions struct {
 	// is one: a popup moves its client off the session about to go, so the
 	// client is not detached, and not when nothing is removed.
 	Leaving func()
+	// Review asks for the AI review before landing ([review] enabled
+	// asks for it always); AcceptReview lands even when it fails or is
+	// unavailable (the user said yes). ReviewLog hears a review start.
+	Review       bool
+	AcceptReview bool
+	ReviewLog    io.Writer
+	// Accepted is a review the user saw and said yes to (a popup's
+	// confirm step): the landing goes on despite it while what would land
+	// and its base are the trees it reviewed, without reviewing again; on
+	// other trees the review is made again and its verdict holds.
+	Accepted *review.Result
 }
 
 // Ship commits everything in rec's worktree, merges it into its base and,
@@ -64,11 +79,13 @@ func Ship(w *workspace.Workspace, rec *state.Record, message string, o LandOptio
 	if !o.Force {
 		mc.BeforeCommit = func(r *state.Record) error { return RefuseBusy(w, r, "shipping", false) }
 	}
+	var rev *review.Result
+	mc.Gate = reviewGate(w, o, "shipped", &rev)
 	res, err := mc.Ship(rec, message)
 	if err != nil {
 		return Landed{}, err
 	}
-	return finishLanding(w, Landed{ShipResult: res}, "shipped", o)
+	return finishLanding(w, Landed{ShipResult: res, Review: rev}, "shipped", o)
 }
 
 // Merge merges rec's branch as mo says and, unless o.Keep, removes the
@@ -87,11 +104,14 @@ func Merge(w *workspace.Workspace, rec *state.Record, mo merge.Options, o LandOp
 	if err := refuseTesterEdits(w, rec, o.Force); err != nil {
 		return Landed{}, err
 	}
-	res, err := MergeContext(w).Merge(rec, mo)
+	mc := MergeContext(w)
+	var rev *review.Result
+	mc.Gate = reviewGate(w, o, "merged", &rev)
+	res, err := mc.Merge(rec, mo)
 	if err != nil {
 		return Landed{}, err
 	}
-	return finishLanding(w, Landed{ShipResult: merge.ShipResult{Result: res}}, "merged", o)
+	return finishLanding(w, Landed{ShipResult: merge.ShipResult{Result: res}, Review: rev}, "merged", o)
 }
 
 // Sync brings the base's new commits into rec's branch (owt sync); rebase
@@ -197,7 +217,7 @@ func finishLanding(w *workspace.Workspace, out Landed, verb string, o LandOption
 		o.Leaving()
 	}
 	rec, _ := w.Get(out.Name)
-	if err := lifecycle.Of(w).Teardown(out.Name, out.BranchTip); err != nil {
+	if err := lifecycle.Of(w).Teardown(out.Name, lifecycle.Landing{BranchTip: out.BranchTip, From: out.From, Into: out.Target, Commit: out.Commit}); err != nil {
 		out.Kept = err.Error()
 		return out, fmt.Errorf("landed on %s, but %w", out.Target, err)
 	}

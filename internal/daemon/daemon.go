@@ -25,6 +25,7 @@ import (
 	"github.com/adrg/xdg"
 	"golang.org/x/sys/unix"
 
+	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -167,7 +168,11 @@ func EnsureRunning(owt string, tm *tmux.Client) error {
 		return err
 	}
 	defer log.Close()
-	cmd := exec.Command(owt, "monitor", "--socket", socket)
+	args := []string{"monitor", "--socket", socket}
+	if f := owtlog.Override(); f != "" {
+		args = append([]string{"--log-format", f}, args...) // this run's --log-format
+	}
+	cmd := exec.Command(owt, args...)
 	cmd.Dir = "/"
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

@@ -175,6 +175,21 @@ func TestUserTemplatesAndTheirConfigErrors(t *testing.T) {
 	require.Contains(t, all, "templates.broken.prompt: not a template")
 	require.Contains(t, all, "templates.spike.promt: unknown key")
 	require.Equal(t, before, e.Git(repo, "branch", "--list"))
+
+	// A template's tool owt does not know: a config problem naming the
+	// file and the key, found when the config is read, not at the first
+	// owt new with that template.
+	e.WriteFile(repo, ".owt.toml", "[templates.spike]\ntool = \"claude-nope\"\n")
+	want := filepath.Join(repo, ".owt.toml") + `: templates.spike.tool: unknown tool "claude-nope"`
+	r = e.Owt(repo, "config", "validate")
+	require.NotEqual(t, 0, r.Code)
+	require.Contains(t, r.Stderr, want)
+	r = e.OwtIn(repo, guessing, "", "new", "--no-setup", "--tool", "claude", "--template", "bugfix", "fix it")
+	require.NotEqual(t, 0, r.Code, "a bad config is refused by every command, whatever template is used")
+	require.Contains(t, r.Stderr, want)
+	require.Equal(t, before, e.Git(repo, "branch", "--list"))
+	e.WriteFile(repo, ".owt.toml", "[templates.spike]\ntool = \"codex\"\n")
+	require.Contains(t, e.MustOwt(repo, "config", "validate"), "config is valid", "a known tool is fine")
 }
 
 func TestDryRunShowsThePromptAndFactsAndMakesNothing(t *testing.T) {

@@ -37,6 +37,8 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{[]string{"delete"}, "delete takes one NAME"},
 		{[]string{"delete", "existing", "other"}, "delete takes one NAME"},
 		{[]string{"status", "existing", "other"}, "status takes one NAME"},
+		{[]string{"why", "existing", "other"}, "why takes one NAME"},
+		{[]string{"--log-format", "xml", "list"}, "--log-format"},
 		{[]string{"list", "extra"}, "list takes no arguments"},
 		{[]string{"config", "show", "extra"}, "takes no arguments"},
 		{[]string{"config", "validate", "extra"}, "takes no arguments"},
@@ -64,7 +66,7 @@ func TestNoSuchWorktreeExitsThreeEverywhere(t *testing.T) {
 	before := e.snapshot(repo)
 	for _, args := range [][]string{
 		{"send", "ghost", "hello"}, {"delete", "ghost"}, {"delete", "ghost", "--force"},
-		{"switch", "ghost"}, {"attach", "ghost"}, {"status", "ghost"}, {"check", "ghost"},
+		{"switch", "ghost"}, {"attach", "ghost"}, {"status", "ghost"}, {"why", "ghost"}, {"why", "ghost", "--json"}, {"check", "ghost"},
 		{"merge", "ghost", "--yes"}, {"ship", "ghost", "--yes"}, {"sync", "ghost"},
 		{"wait", "ghost"}, {"wait", "existing", "ghost", "--timeout", "1s"},
 	} {

@@ -97,11 +97,15 @@ func Consolidate(w *workspace.Workspace, db *memory.DB, now time.Time) (Report, 
 			merged[id] = true
 		}
 	}
+	fate, err := branchFates(w)
+	if err != nil {
+		return rep, err
+	}
 	for _, it := range all {
 		if merged[it.ID] {
 			continue
 		}
-		why := staleWhy(w.Repo, it)
+		why := staleWhy(w.Repo, it, fate)
 		if why != it.Stale {
 			if err := db.SetStale(it.ID, why); err != nil {
 				return rep, err
@@ -248,14 +252,43 @@ func jaccard(a, b map[string]bool) float64 {
 // slashes ("internal/api/server.go").
 var pathLike = regexp.MustCompile("(?:^|[\\s`'\"(])((?:[\\w.-]+/)+[\\w.-]+)(?:$|[\\s`'\"),:;])")
 
+// branchFate is what staleWhy knows of branches: those that exist, and
+// those owt deleted after their work landed (a merge, a ship, a delete
+// of a branch its base holds).
+type branchFate struct{ exists, landed map[string]bool }
+
+// branchFates reads the repository's branches and the landed ones of the
+// agents owt tore down.
+func branchFates(w *workspace.Workspace) (branchFate, error) {
+	exists, err := w.Repo.Branches()
+	if err != nil {
+		return branchFate{}, fmt.Errorf("list the branches: %w", err)
+	}
+	gone, err := memlink.GoneOf(w.Repo.Root)
+	if err != nil {
+		return branchFate{}, err
+	}
+	landed := map[string]bool{}
+	for _, g := range gone {
+		if g.Landed {
+			landed[g.Branch] = true
+		}
+	}
+	return branchFate{exists: exists, landed: landed}, nil
+}
+
 // staleWhy says why a fact's source is gone: its commit is no longer in
-// the repository, or a path it names under a folder of the main checkout
-// is not there any more. What owt cannot check (a bare file name, words
-// with a slash such as "and/or" whose first part is no folder of the
+// the repository, the branch it was learned on was deleted without its
+// work landing, or a path it names under a folder of the main checkout is
+// not there any more. What owt cannot check (a bare file name, words with
+// a slash such as "and/or" whose first part is no folder of the
 // repository) never makes a fact stale.
-func staleWhy(repo git.Repo, it memory.Item) string {
+func staleWhy(repo git.Repo, it memory.Item, fate branchFate) string {
 	if it.Source.From == "commit" && it.Source.Ref != "" && !repo.HasCommit(it.Source.Ref) {
 		return "its commit " + short(it.Source.Ref) + " is gone"
+	}
+	if b := it.Source.Branch; b != "" && fate.exists != nil && !fate.exists[b] && !fate.landed[b] {
+		return "its branch " + b + " was deleted without being merged"
 	}
 	for _, m := range pathLike.FindAllStringSubmatch(it.Text, 5) {
 		p := strings.TrimSuffix(m[1], ".")

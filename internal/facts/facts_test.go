@@ -61,11 +61,32 @@ func TestStaleOnlyWhatOwtCanCheck(t *testing.T) {
 		"server.go holds the routes":                     false, // a bare name: cannot check
 		"See https://example.invalid/a/b for the spec":   false,
 	} {
-		why := staleWhy(repo, item(1, text))
+		why := staleWhy(repo, item(1, text), branchFate{})
 		require.Equal(t, stale, why != "", "%q: %q", text, why)
 	}
 	gone := memory.Item{ID: 1, Text: "x", Source: memory.Source{From: "commit", Ref: strings.Repeat("a", 40)}}
-	require.Contains(t, staleWhy(repo, gone), "is gone")
+	require.Contains(t, staleWhy(repo, gone, branchFate{}), "is gone")
+}
+
+// A fact learned on a branch is stale once the branch was deleted
+// without landing; a branch that exists, or landed before it went, or no
+// branch at all keeps it fresh.
+func TestStaleWhenItsBranchWasDeletedUnmerged(t *testing.T) {
+	fate := branchFate{exists: map[string]bool{"main": true, "feat/live": true}, landed: map[string]bool{"feat/merged": true}}
+	for branch, stale := range map[string]bool{
+		"":            false,
+		"main":        false,
+		"feat/live":   false,
+		"feat/merged": false,
+		"feat/gone":   true,
+	} {
+		it := memory.Item{ID: 1, Text: "The importer needs UTF-8 input", Source: memory.Source{From: "done", Agent: "a", Branch: branch}}
+		why := staleWhy(git.Repo{Root: t.TempDir()}, it, fate)
+		require.Equal(t, stale, why != "", "%q: %q", branch, why)
+		if stale {
+			require.Equal(t, "its branch feat/gone was deleted without being merged", why)
+		}
+	}
 }
 
 func TestForTaskGivesPinnedFirstWithinTheBudget(t *testing.T) {

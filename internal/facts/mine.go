@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/config"
-	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/outbox"
@@ -27,15 +27,15 @@ type Mined struct {
 // Total is every fact added.
 func (m Mined) Total() int { return m.Done + m.Note + m.Review + m.Commits }
 
-// commitsMined is how far back merged work is read.
-const commitsMined = 200
-
 // Mine adds to db what the repository already says, each source once
 // (keyed, so a second pass adds nothing new): the summaries agents gave
-// with owt done, the shared note, the review comments reactions delivered
-// to agents, and the messages of commits on the main checkout's branch
-// that explain themselves (a body under the subject). Nothing is
-// invented: each fact is a text someone wrote, with where it came from.
+// with owt done — live agents' from their records, torn-down agents' from
+// what the teardown kept (memlink.GoneOf) —, the shared note, the review
+// comments reactions delivered to live agents, and, of exactly the
+// commits owt merged, the messages that explain themselves (a body under
+// the subject), each with the agent and the commit as its source.
+// Nothing is invented: each fact is a text someone wrote, with where it
+// came from.
 func Mine(w *workspace.Workspace, db *memory.DB, now time.Time) (Mined, error) {
 	var m Mined
 	recs, err := w.Records()
@@ -93,19 +93,35 @@ func Mine(w *workspace.Workspace, db *memory.DB, now time.Time) (Mined, error) {
 			}
 		}
 	}
-	branch, err := git.CurrentBranch(w.Repo.Root)
-	if err == nil && branch != "" {
-		commits, err := w.Repo.Messages("refs/heads/"+branch, commitsMined)
-		if err != nil {
-			return m, err
+	// Agents owt tore down (merge, ship, delete): their records are gone,
+	// what they said and landed was kept for this.
+	gone, err := memlink.GoneOf(w.Repo.Root)
+	if err != nil {
+		return m, err
+	}
+	for _, g := range gone {
+		if g.Summary != "" {
+			key := fmt.Sprintf("done:%s:%d", g.Agent, g.DoneAt.UnixMilli())
+			added, err := db.AddOnce(key, clip(g.Summary, memory.MaxText), memory.Fact,
+				memory.Source{From: "done", Agent: g.Agent, Branch: g.Branch}, now)
+			if err != nil && !skip(err) {
+				return m, err
+			}
+			if added {
+				m.Done++
+			}
 		}
-		for _, c := range commits {
+		for _, c := range g.Merged {
 			if c.Body == "" || strings.HasPrefix(c.Subject, "Merge ") {
 				continue
 			}
+			ref := c.Hash
+			if g.Squashed != "" {
+				ref = g.Squashed // the commit holding its changes now
+			}
 			fact := c.Subject + "\n" + firstParagraph(c.Body)
 			added, err := db.AddOnce("commit:"+c.Hash, clip(fact, memory.MaxText), kindOf(fact),
-				memory.Source{From: "commit", Ref: c.Hash, Branch: branch}, now)
+				memory.Source{From: "commit", Agent: g.Agent, Ref: ref, Branch: g.Branch}, now)
 			if skip(err) {
 				continue
 			}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -134,7 +135,7 @@ func (w *Files) noHooks(rel string, mcp bool, why error) {
 		out = w.Log
 	}
 	fmt.Fprintf(out, "owt: %s\n", msg)
-	state.Logf("new", "%s", msg)
+	owtlog.Errorf("new", owtlog.Fields{Repo: w.Repo.Root, Event: "hooks"}, "%s", msg)
 }
 
 // recordHookFile notes on the record (in memory and in the state file) a

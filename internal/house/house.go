@@ -11,7 +11,8 @@
 //	faces      the CLI, the popups
 //	drivers    the monitor (one per tmux server) and the run engine it drives
 //	verbs      control (ship, merge, delete from every face), reactions,
-//	           pull requests, the outbox's courier, the pane runner
+//	           pull requests, the outbox's courier, the pane runner,
+//	           resolve (a conflict handed to its agent, then checked)
 //	use cases  one concern each: lifecycle, status, status bar, inventory,
 //	           typing into panes, notes, hook files, merge, checks, keys
 //	core       workspace: a repository as owt manages it

@@ -55,6 +55,7 @@ var rooms = map[string]int{
 	"internal/runner":   verbs, // owt _run, a session's first process
 	"internal/peers":    verbs, // what owt mcp gives an agent: peers, messages, spawns
 	"internal/swarm":    verbs, // a coordinator and role workers in one worktree
+	"internal/resolve":  verbs, // a conflict handed to its agent, in its worktree, and checked
 
 	"internal/lifecycle": useCases, // create, delete, teardown, restart, doctor
 	"internal/status":    useCases, // hooks, screen reconciliation, wait, done
@@ -67,6 +68,7 @@ var rooms = map[string]int{
 	"internal/hookfiles": useCases, // hook settings in a worktree
 	"internal/merge":     useCases, // checks and landing a branch
 	"internal/checks":    useCases, // running check commands
+	"internal/review":    useCases, // the AI review gate: a headless tool's verdict on a diff
 	"keybindings":        useCases, // the plugin's keys
 
 	"internal/workspace": core, // a repository as owt manages it: records, names, paths
@@ -86,6 +88,7 @@ var rooms = map[string]int{
 	"internal/setup":   ground, // copies, ports, dependency installs
 	"internal/daemon":  ground, // finds, locks and starts a server's monitor
 	"internal/usage":   ground, // tokens and cost read from the tools' session files, per repo
+	"internal/owtlog":  ground, // owt.log: one slog logger, text or JSON lines
 
 	"internal/text":       base, // untrusted text made safe
 	"internal/proc":       base, // starting a program: context, trace
@@ -118,14 +121,15 @@ var sideways = map[string][]string{
 	"internal/cli/configcmd":   {"internal/cli/cmdutil"},
 	"internal/monitor":         {"internal/runengine"},
 	"internal/peers":           {"internal/control"},
-	"internal/control":         {"internal/swarm"},
+	"internal/control":         {"internal/swarm", "internal/resolve"},
 	"internal/lifecycle":       {"internal/hookfiles", "internal/notes", "internal/statusbar", "internal/facts", "internal/templates"},
 	"internal/facts":           {"internal/notes"},
 	"internal/inventory":       {"internal/lifecycle"},
 	"internal/status":          {"internal/statusbar"},
 	"internal/send":            {"internal/statusbar"},
 	"internal/run":             {"internal/runplan", "internal/runwork"},
-	"internal/daemon":          {"internal/state", "internal/tmux"},
+	"internal/daemon":          {"internal/state", "internal/tmux", "internal/owtlog"},
+	"internal/owtlog":          {"internal/state"},
 	"internal/memory":          {"internal/memlink"},
 	"internal/memlink":         {"internal/state"},
 	"internal/usage":           {"internal/state"},

@@ -57,7 +57,7 @@ func CollectWithin(tm *tmux.Client, recs []*state.Record, wait time.Duration) []
 // finished turns waiting for review, then the busy, then the gone.
 func statusRank(s string) int {
 	switch state.Status(s) {
-	case state.Waiting:
+	case state.Waiting, state.Limited:
 		return 0
 	case state.Idle:
 		return 1

@@ -45,23 +45,26 @@ type Item struct {
 	Where string `json:"where"`
 	// Creating is "in-progress" while owt new builds it, "interrupted"
 	// when that owt new died half-way (owt doctor --fix undoes it).
-	Creating     string         `json:"creating,omitempty"`
-	Tool         string         `json:"tool"`
-	Status       string         `json:"status"`
-	StatusSince  time.Time      `json:"status_since"`
-	StatusSource string         `json:"status_source"`
-	ExitCode     *int           `json:"exit_code,omitempty"`
-	WaitingFor   string         `json:"waiting_for,omitempty"`
-	TurnError    text.Untrusted `json:"turn_error,omitzero"`
-	Task         text.Untrusted `json:"task"`
-	Port         int            `json:"port"`
-	CreatedAt    time.Time      `json:"created_at"`
-	Ahead        int            `json:"ahead"`
-	Behind       int            `json:"behind"`
-	Dirty        int            `json:"dirty"`
-	Insertions   int            `json:"insertions"`
-	Deletions    int            `json:"deletions"`
-	Missing      bool           `json:"missing,omitempty"`
+	Creating     string    `json:"creating,omitempty"`
+	Tool         string    `json:"tool"`
+	Status       string    `json:"status"`
+	StatusSince  time.Time `json:"status_since"`
+	StatusSource string    `json:"status_source"`
+	ExitCode     *int      `json:"exit_code,omitempty"`
+	WaitingFor   string    `json:"waiting_for,omitempty"`
+	// Limit is the usage limit of a limited agent: its words, and when it
+	// resets when the tool said.
+	Limit      *state.Limit   `json:"limit,omitempty"`
+	TurnError  text.Untrusted `json:"turn_error,omitzero"`
+	Task       text.Untrusted `json:"task"`
+	Port       int            `json:"port"`
+	CreatedAt  time.Time      `json:"created_at"`
+	Ahead      int            `json:"ahead"`
+	Behind     int            `json:"behind"`
+	Dirty      int            `json:"dirty"`
+	Insertions int            `json:"insertions"`
+	Deletions  int            `json:"deletions"`
+	Missing    bool           `json:"missing,omitempty"`
 	// Interrupted: the user stopped its last turn (Esc); no turn finished.
 	Interrupted bool `json:"interrupted,omitempty"`
 	// PR is the branch's pull request as last polled (owt pr).
@@ -71,6 +74,9 @@ type Item struct {
 	NeedsYou []string `json:"needs_you,omitempty"`
 	// Reactions are the reaction sources' memory (attempts, last cause).
 	Reactions map[string]*state.Reaction `json:"reactions,omitempty"`
+	// Resolve is the conflict handed to the agent (owt resolve) and owt's
+	// last verdict on its work.
+	Resolve *state.Resolving `json:"resolve,omitempty"`
 	// Spawner is the agent that spawned this one (owt mcp spawn_agent).
 	Spawner string `json:"spawner,omitempty"`
 	// Messages counts its messages to and from other agents (owt mcp).
@@ -235,8 +241,8 @@ func itemOf(r *state.Record, loc *workspace.Locator) Item {
 		Session: r.Session, Live: where.Place == workspace.Here, Where: where.Place.String(),
 		Tool: workspace.ToolOf(r), Status: string(r.Status), StatusSince: r.StatusSince,
 		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: text.From(r.Task),
-		Port: r.Port, CreatedAt: r.CreatedAt, WaitingFor: r.WaitingFor, TurnError: r.TurnError,
-		PR: r.PR, NeedsYou: r.NeedsYou(), Reactions: r.Reactions,
+		Port: r.Port, CreatedAt: r.CreatedAt, WaitingFor: r.WaitingFor, Limit: r.Limit, TurnError: r.TurnError,
+		PR: r.PR, NeedsYou: r.NeedsYou(), Reactions: r.Reactions, Resolve: r.Resolve,
 		Interrupted: r.Interrupted && r.Status == state.Idle, Spawner: r.Spawner,
 		Swarm: swarmOf(r), Template: r.Template, Issue: r.Issue,
 	}

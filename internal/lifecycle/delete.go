@@ -118,6 +118,8 @@ type DeleteOptions struct {
 	// Leaving, when set, runs right before the session is killed, only
 	// when the delete goes on: a popup moves its client off the session.
 	Leaving func()
+	// landed is what a teardown's merge landed, kept for mining.
+	landed *gone
 }
 
 // Delete kills the session, removes the worktree, deletes the branch and
@@ -163,6 +165,7 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 	if err := w.Store.CheckWritable(); err != nil {
 		return fmt.Errorf("kept %s, nothing removed: %w", name, err)
 	}
+	w.noteGone(r, o.landed) // its record goes: what mining needs of it stays
 	if o.Leaving != nil {
 		o.Leaving()
 	}

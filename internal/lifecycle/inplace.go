@@ -166,6 +166,7 @@ func (w *Worktrees) releaseInPlace(r *state.Record, o DeleteOptions) error {
 	if err := w.Store.CheckWritable(); err != nil {
 		return fmt.Errorf("kept %s, nothing changed: %w", r.Name, err)
 	}
+	w.noteGone(r, o.landed)
 	if o.Leaving != nil {
 		o.Leaving()
 	}

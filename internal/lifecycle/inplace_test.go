@@ -55,7 +55,7 @@ func TestInPlaceCreateRollsBackAndDeleteKeepsTheCheckout(t *testing.T) {
 
 	// Teardown (merge, ship, cleanup) and delete: the checkout and its
 	// branch stay, only the record and session go.
-	require.NoError(t, ws.Teardown(rec.Name, ""))
+	require.NoError(t, ws.Teardown(rec.Name, Landing{}))
 	require.DirExists(t, w.Repo)
 	require.Equal(t, rec.Branch, git("branch", "--show-current"))
 	recs, err := ws.Records()
@@ -77,7 +77,7 @@ func TestDeleteNeverRemovesTheMainCheckout(t *testing.T) {
 	}))
 	for _, del := range []func() error{
 		func() error { return ws.Delete(rec.Name, DeleteOptions{Force: true}) },
-		func() error { return ws.Teardown(rec.Name, "") },
+		func() error { return ws.Teardown(rec.Name, Landing{}) },
 	} {
 		err := del()
 		require.Error(t, err)

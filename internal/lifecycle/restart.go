@@ -19,6 +19,17 @@ import (
 // uncommitted files are never touched: nothing is reset, stashed or
 // removed. A run's retry and resume start the next attempt this way.
 func (w *Worktrees) Restart(name, prompt string) (*state.Record, error) {
+	return w.restart(name, prompt, false)
+}
+
+// RestartWith is Restart with prompt as the new agent's first prompt
+// while its task stays the user's words (shown in lists, the commit
+// message of owt ship): owt resolve starts an exited agent this way.
+func (w *Worktrees) RestartWith(name, prompt string) (*state.Record, error) {
+	return w.restart(name, prompt, true)
+}
+
+func (w *Worktrees) restart(name, prompt string, keepTask bool) (*state.Record, error) {
 	rec, err := w.Get(name)
 	if err != nil {
 		return nil, err
@@ -39,7 +50,7 @@ func (w *Worktrees) Restart(name, prompt string) (*state.Record, error) {
 		// A worker's session is its host's: never made anew for it.
 		return nil, fmt.Errorf("restart %s: its window is gone; 'owt swarm stop %s' ends the swarm, and 'owt swarm start' starts a new one", name, rec.Swarm.Host)
 	}
-	if rec, err = w.renewRecord(name, prompt, respawn); err != nil {
+	if rec, err = w.renewRecord(name, prompt, respawn, keepTask); err != nil {
 		return nil, err
 	}
 	if respawn {
@@ -51,7 +62,7 @@ func (w *Worktrees) Restart(name, prompt string) (*state.Record, error) {
 			return rec, nil
 		}
 		// The pane is gone (its window was closed): a new session.
-		if rec, err = w.renewRecord(name, prompt, false); err != nil {
+		if rec, err = w.renewRecord(name, prompt, false, keepTask); err != nil {
 			return nil, err
 		}
 		if err := w.killSessionOf(old); err != nil {
@@ -113,7 +124,7 @@ func (w *Worktrees) canRestart(rec *state.Record, prompt string) error {
 // renewRecord gives the record its new task and a fresh agent status: no
 // session yet, starting, nothing the old agent said (owt done, exit code,
 // turn error) carried over.
-func (w *Worktrees) renewRecord(name, prompt string, keepPane bool) (*state.Record, error) {
+func (w *Worktrees) renewRecord(name, prompt string, keepPane, keepTask bool) (*state.Record, error) {
 	var rec *state.Record
 	err := w.Store.Update(func(f *state.File) error {
 		cur, ok := f.Records[name]
@@ -121,7 +132,11 @@ func (w *Worktrees) renewRecord(name, prompt string, keepPane bool) (*state.Reco
 			return fmt.Errorf("%w %q", workspace.ErrUnknownName, name)
 		}
 		now := w.Now()
-		cur.Task, cur.Prompt = prompt, "" // the new prompt is sent as it is
+		if keepTask {
+			cur.Prompt = prompt // the runner starts the agent with it
+		} else {
+			cur.Task, cur.Prompt = prompt, "" // the new prompt is sent as it is
+		}
 		if !keepPane {
 			cur.SessionID, cur.Pane = "", ""
 		}

@@ -7,18 +7,100 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
+// Landing is what landed before a teardown: the branch at BranchTip,
+// into the target whose commit was From before and Commit after.
+type Landing struct {
+	// BranchTip is the branch commit that landed; "" skips the check
+	// that the branch did not move since.
+	BranchTip string
+	// From is the target's commit before the landing: the merged commits
+	// are From..BranchTip. "" (a branch found landed by owt cleanup): the
+	// commit the branch started at.
+	From string
+	// Into and Commit are the target branch and its commit after.
+	Into, Commit string
+}
+
+// maxMerged bounds the merged commits kept for mining from one landing.
+const maxMerged = 500
+
+// merged is what l brought into the target from r's branch, for mining:
+// the commits (with their messages) From..BranchTip, and the commit they
+// were squashed into when no branch holds them any more.
+func (w *Worktrees) merged(r *state.Record, l Landing) *gone {
+	tip, from := l.BranchTip, l.From
+	if tip == "" && w.Repo.BranchExists(r.Branch) {
+		tip, _ = w.Repo.ResolveCommit(git.BranchRef(r.Branch))
+	}
+	if from == "" {
+		from = r.BaseCommit
+	}
+	g := &gone{into: l.Into}
+	if g.into == "" {
+		g.into = r.Base
+	}
+	if tip == "" || from == "" {
+		return g
+	}
+	commits, err := w.Repo.MessagesBetween(from, tip, maxMerged)
+	if err != nil {
+		w.Warnf("%v; owt memory mine will not see the commits %s landed", err, r.Name)
+		return g
+	}
+	for _, c := range commits {
+		g.commits = append(g.commits, memlink.Commit{Hash: c.Hash, Subject: c.Subject, Body: c.Body})
+	}
+	if l.Commit != "" && !w.Repo.IsAncestor(tip, l.Commit) {
+		g.squashed = l.Commit
+	}
+	return g
+}
+
+// gone is what a teardown landed, kept for mining by noteGone.
+type gone struct {
+	commits  []memlink.Commit
+	into     string
+	squashed string
+}
+
+// noteGone keeps what mining and consolidation need of r, whose record
+// is about to go: its done summary and whether its work landed — by a
+// teardown (l, with the merged commits), or, deleted, when its base
+// holds its branch. Not being able to keep it is said, and stops
+// nothing.
+func (w *Worktrees) noteGone(r *state.Record, l *gone) {
+	g := memlink.Gone{At: w.Now(), Agent: r.Name, Branch: r.Branch}
+	if r.Done != nil && !r.Done.Summary.Empty() {
+		g.Summary, g.DoneAt = r.Done.Summary.Block(), r.Done.At
+	}
+	switch {
+	case l != nil:
+		g.Landed, g.Merged, g.Into, g.Squashed = true, l.commits, l.into, l.squashed
+	case !r.InPlace && w.Repo.BranchExists(r.Branch):
+		g.Landed = w.Repo.IsAncestor(git.BranchRef(r.Branch), w.Repo.BaseRef(r.Base, r.BaseCommit))
+	}
+	if g.Summary == "" && !g.Landed {
+		return
+	}
+	if err := memlink.NoteGone(w.Repo.Root, g); err != nil {
+		w.Warnf("%v; owt memory mine will not see it", err)
+	}
+}
+
 // Teardown removes a worktree whose work has just landed elsewhere (owt
 // merge, ship, cleanup): its session, worktree, branch and record. The
-// caller checked the work landed with the branch at branchTip; Teardown
+// caller checked the work landed with the branch at l.BranchTip; Teardown
 // refuses, changing nothing, if the worktree gained uncommitted work or
 // commits no branch holds (a detached HEAD), or the branch moved since, so
-// nothing done in the meantime is lost. An empty branchTip skips the
-// branch check.
-func (w *Worktrees) Teardown(name, branchTip string) error {
+// nothing done in the meantime is lost. What landed is kept for mining
+// (the memory), with the agent's done summary, before the record goes.
+func (w *Worktrees) Teardown(name string, l Landing) error {
+	branchTip := l.BranchTip
 	r, err := w.Get(name)
 	if err != nil {
 		return err
@@ -29,7 +111,7 @@ func (w *Worktrees) Teardown(name, branchTip string) error {
 	if r.InPlace {
 		// Its checkout is the user's and stays, with any work in it: the
 		// delete only ends the session and forgets the record.
-		return w.Delete(name, DeleteOptions{})
+		return w.Delete(name, DeleteOptions{landed: w.merged(r, l)})
 	}
 	if _, err := os.Stat(r.Path); err == nil {
 		loss, err := worktreeWork(r)
@@ -60,7 +142,7 @@ func (w *Worktrees) Teardown(name, branchTip string) error {
 	}
 	// What would be lost was checked above against what landed: the
 	// branch may legitimately look unmerged (squash, --into another branch).
-	return w.Delete(name, DeleteOptions{Force: true})
+	return w.Delete(name, DeleteOptions{Force: true, landed: w.merged(r, l)})
 }
 
 // worktreeWork is what only the worktree of r holds: its uncommitted work

@@ -26,7 +26,7 @@ func TestTeardownKeepsWorkOnADetachedHEAD(t *testing.T) {
 	require.False(t, loss.Empty())
 	require.Contains(t, loss.String(), "1 commit(s) on a detached HEAD that no branch holds")
 
-	err = ws.Teardown(rec.Name, "")
+	err = ws.Teardown(rec.Name, Landing{})
 	require.ErrorContains(t, err, "1 commit(s) on a detached HEAD")
 	require.DirExists(t, rec.Path)
 	require.NotEmpty(t, w.Run("git", "-C", w.Repo, "branch", "--list", rec.Branch))
@@ -65,7 +65,7 @@ func TestTeardownKeepsTextAddedToAnOwtNoteFile(t *testing.T) {
 	loss, err = ws.WhatWouldBeLost(rec)
 	require.NoError(t, err)
 	require.Equal(t, []string{"CLAUDE.local.md"}, loss.DirtyFiles)
-	require.ErrorContains(t, ws.Teardown(rec.Name, ""), "CLAUDE.local.md")
+	require.ErrorContains(t, ws.Teardown(rec.Name, Landing{}), "CLAUDE.local.md")
 	require.FileExists(t, note)
 
 	// Cleared, the agent's text stays, and git sees it again.

@@ -11,6 +11,7 @@ package memlink
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -55,14 +56,31 @@ type Last struct {
 	At     time.Time `json:"at"`
 	Lines  []string  `json:"lines"`
 	Failed bool      `json:"failed,omitempty"`
+	// Earlier are the passes before it, newest first (Save keeps
+	// KeptPasses in all): the control plane shows a few.
+	Earlier []Last `json:"earlier,omitempty"`
 }
+
+// KeptPasses is how many passes the summary file keeps, the last one
+// included.
+const KeptPasses = 3
 
 func lastPath(root string) string {
 	return filepath.Join(state.Dir(), "memory", filepath.Base(PathFor(root))+".last.json")
 }
 
-// Save keeps l as its repository's last consolidation.
+// Save keeps l as its repository's last consolidation, and the one that
+// was the last before it among the earlier ones (KeptPasses in all).
 func Save(l Last) error {
+	l.Earlier = nil
+	if prev, ok := LastOf(l.Repo); ok {
+		older := prev.Earlier
+		prev.Earlier = nil
+		l.Earlier = append([]Last{prev}, older...)
+		if len(l.Earlier) > KeptPasses-1 {
+			l.Earlier = l.Earlier[:KeptPasses-1]
+		}
+	}
 	data, err := json.Marshal(l)
 	if err != nil {
 		return err
@@ -135,12 +153,17 @@ type Injection struct {
 	Block string `json:"block"`
 }
 
+// InjectTimeout bounds an injection: a memory database another process
+// holds locked (or a wedged owt-mcp) must never keep an agent from
+// starting; it starts without facts, and owt new says so.
+var InjectTimeout = 5 * time.Second
+
 // Inject runs "owt-mcp memory _inject" for the agent name of the
 // repository at root: it writes the facts for the agent's task into its
 // worktree (task and tool, when given, stand for the record's: a swarm's
 // goal and its members' tool). dry asks only what it would write; with
 // no name it is an agent not made yet. A repository without a memory
-// costs a stat, no process.
+// costs a stat, no process. It takes at most InjectTimeout.
 func Inject(self, root, name, task, tool string, dry bool) Injection {
 	if !Exists(root) {
 		return Injection{}
@@ -149,6 +172,8 @@ func Inject(self, root, name, task, tool string, dry bool) Injection {
 	if err != nil {
 		return Injection{Line: "memory: " + err.Error() + "; the agent starts without facts", Failed: true}
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), InjectTimeout)
+	defer cancel()
 	args := []string{"memory", "_inject", "--json"}
 	for _, kv := range [][2]string{{"--name", name}, {"--task", task}, {"--tool", tool}} {
 		if kv[1] != "" {
@@ -158,11 +183,16 @@ func Inject(self, root, name, task, tool string, dry bool) Injection {
 	if dry {
 		args = append(args, "--dry-run")
 	}
-	cmd := exec.Command(bin, args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = root
+	cmd.WaitDelay = time.Second // a child holding its output open cannot hold owt new either
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	runErr := cmd.Run()
+	if ctx.Err() != nil {
+		return Injection{Line: fmt.Sprintf("memory: no facts injected: the memory did not answer within %s (is its database %s locked by another process?); the agent starts without facts",
+			InjectTimeout, PathFor(root)), Failed: true}
+	}
 	var inj Injection
 	if err := json.Unmarshal(out.Bytes(), &inj); err != nil {
 		why := strings.TrimSpace(stderr.String())

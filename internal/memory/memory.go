@@ -2,7 +2,9 @@
 // user learned (decisions, conventions, gotchas, plain facts), each with
 // where it came from, in one SQLite database per repository with a
 // full-text index (FTS5) ranked by bm25. The driver is pure Go
-// (modernc.org/sqlite): owt stays one static binary without cgo.
+// (modernc.org/sqlite), so owt and its helpers stay static, cgo-free
+// binaries. It is linked into owt-mcp, beside owt, never into owt itself
+// (memlink is owt's door to it).
 //
 // Many processes write at once (agents through owt mcp while the user
 // searches): the database is in WAL mode with a busy timeout, and every
@@ -20,6 +22,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -143,6 +146,9 @@ func OpenPath(path string) (*DB, error) {
 	if err == nil {
 		return db, nil
 	}
+	if isBusy(err) {
+		return nil, busy(path, err)
+	}
 	if !isCorrupt(err) {
 		return nil, fmt.Errorf("open memory %s: %w", path, err)
 	}
@@ -200,7 +206,7 @@ func renameNoReplace(src, dst string) error {
 }
 
 func open(path string) (*DB, error) {
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)"
+	dsn := "file:" + path + "?_pragma=busy_timeout(" + strconv.Itoa(int(busyTimeout/time.Millisecond)) + ")&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err
@@ -216,6 +222,24 @@ func open(path string) (*DB, error) {
 	return &DB{db: db, Path: path}, nil
 }
 
+// ErrBusy is a database another process holds locked for longer than
+// the busy timeout: nothing was changed, and trying again later works.
+var ErrBusy = errors.New("memory database is locked")
+
+// busyTimeout is how long a command waits for another's lock.
+const busyTimeout = 10 * time.Second
+
+func isBusy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
+}
+
+// busy is the one line said for a database locked past the busy timeout.
+func busy(path string, err error) error {
+	return fmt.Errorf("%w: another process has held %s for more than %s (%v); nothing was changed, try again once it is done",
+		ErrBusy, path, busyTimeout, err)
+}
+
 func isCorrupt(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "file is not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "SQLITE_NOTADB") || strings.Contains(msg, "SQLITE_CORRUPT")
@@ -229,6 +253,9 @@ func (d *DB) Close() error { return d.db.Close() }
 // not open, so the next command starts a new one instead of failing on
 // it for ever.
 func (d *DB) fail(op string, err error) error {
+	if isBusy(err) {
+		return fmt.Errorf("%s: %w", op, busy(d.Path, err))
+	}
 	if !isCorrupt(err) {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -288,7 +315,7 @@ func (d *DB) AddOnce(key, text string, kind Kind, src Source, now time.Time) (bo
 	}
 	tx, err := d.db.Begin()
 	if err != nil {
-		return false, err
+		return false, d.fail("mine into memory", err)
 	}
 	defer func() { _ = tx.Rollback() }()
 	res, err := tx.Exec(`INSERT OR IGNORE INTO mined(key, at) VALUES (?, ?)`, key, now.UnixMilli())
@@ -302,7 +329,10 @@ func (d *DB) AddOnce(key, text string, kind Kind, src Source, now time.Time) (bo
 		text, string(kind), src.From, src.Agent, src.Ref, src.Branch, now.UnixMilli()); err != nil {
 		return false, d.fail("mine into memory", err)
 	}
-	return true, tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return false, d.fail("mine into memory", err)
+	}
+	return true, nil
 }
 
 // Forget deletes the fact id; it reports whether there was one.

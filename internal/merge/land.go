@@ -89,6 +89,11 @@ func (c *Context) Merge(r *state.Record, o Options) (Result, error) {
 	if err := c.checkNoCollisions(target, checkout, old, tip); err != nil {
 		return res, c.movedOr(target, old, err)
 	}
+	if c.Gate != nil {
+		if err := c.Gate(r, target, tip); err != nil {
+			return res, err
+		}
+	}
 
 	switch {
 	case o.Rebase:

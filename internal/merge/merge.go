@@ -47,6 +47,11 @@ type Context struct {
 	// worktree's files; its error stops the ship with nothing changed
 	// (an agent that started a turn meanwhile).
 	BeforeCommit func(*state.Record) error
+	// Gate, when set, is asked about the commit that would land (tip:
+	// the branch's tip, or for ship the commit it would make) on target,
+	// once every other check passed and before anything is changed; its
+	// error stops the merge or ship with nothing changed (the AI review).
+	Gate func(r *state.Record, target, tip string) error
 }
 
 // ErrUncommitted is returned (wrapped) when a worktree holds uncommitted

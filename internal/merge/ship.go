@@ -80,6 +80,16 @@ func (c *Context) Ship(r *state.Record, message string) (ShipResult, error) {
 		return out, fmt.Errorf("%w: the result would be empty, the changes of %s are already in %s", ErrEmpty, r.Name, target)
 	}
 
+	if c.Gate != nil {
+		if err := c.Gate(r, target, snap); err != nil {
+			return out, err
+		}
+		// The gate (a review) takes a while: what is committed must
+		// still be what it passed.
+		if work, over, err = c.unchangedSince(r, tree0(c, snap)); err != nil {
+			return out, err
+		}
+	}
 	// The agent may have started a turn since the caller looked: the
 	// last look comes right before the commit.
 	if c.BeforeCommit != nil {
@@ -94,7 +104,10 @@ func (c *Context) Ship(r *state.Record, message string) (ShipResult, error) {
 		}
 		out.Files = work
 	}
-	res, err := c.Merge(r, Options{})
+	// The gate passed what is committed now: the merge does not ask again.
+	inner := *c
+	inner.Gate = nil
+	res, err := inner.Merge(r, Options{})
 	out.Result = res
 	if err != nil && out.Committed != "" {
 		return out, fmt.Errorf("committed %d file(s) in %s as %.12s, but the merge failed: %w", len(work), r.Name, out.Committed, err)
@@ -130,4 +143,32 @@ func shipMessage(r *state.Record, message string) string {
 		return t + "\n"
 	}
 	return fmt.Sprintf("Work from %s\n", r.Name)
+}
+
+// tree0 is the tree of commit, "" when it cannot be read.
+func tree0(c *Context, commit string) string {
+	t, _ := c.Git.TreeOf(commit)
+	return t
+}
+
+// unchangedSince returns r's work files and hook overlays as they are now,
+// or an error when committing them would not give tree (what the gate
+// passed): the worktree changed meanwhile, and nothing was shipped.
+func (c *Context) unchangedSince(r *state.Record, tree string) ([]string, []git.Overlay, error) {
+	work, err := c.workFiles(r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("check %s for uncommitted work: %w", r.Name, err)
+	}
+	over, err := hookOverlays(r, work)
+	if err != nil {
+		return nil, nil, err
+	}
+	snap, err := git.SnapshotWith(r.Path, work, over)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ship %s: %w", r.Name, err)
+	}
+	if now := tree0(c, snap); tree == "" || now != tree {
+		return nil, nil, fmt.Errorf("%s changed while it was reviewed; nothing was shipped: ship again to review what it holds now", r.Name)
+	}
+	return work, over, nil
 }

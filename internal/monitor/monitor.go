@@ -26,6 +26,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/delivery"
+	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/react"
 	"github.com/owt-tmux/owt/internal/runengine"
 	"github.com/owt-tmux/owt/internal/state"
@@ -123,7 +124,7 @@ const tmuxTimeout = 10 * time.Second
 // monitor is the state kept between ticks.
 type monitor struct {
 	tm     *tmux.Client
-	log    io.Writer
+	lg     *owtlog.Logger // owt's log, as "monitor"
 	marker string
 	// socket is the server's socket path as records note it
 	// (state.Record.Socket).
@@ -138,6 +139,8 @@ type monitor struct {
 	// alive is when each record's session was last seen on this server;
 	// only records seen here are this monitor's to judge and notify.
 	alive map[recKey]time.Time
+	// checking are the agents whose resolve is being checked (resolves).
+	checking inProgress
 	// seen is each record's status as last notified on.
 	seen     map[recKey]seenStatus
 	panes    []tmux.PaneState
@@ -160,20 +163,34 @@ func newMonitor(tm *tmux.Client, log io.Writer) *monitor {
 	if log == nil {
 		log = io.Discard
 	}
+	lg := owtlog.New(log, "monitor")
 	nonce := make([]byte, 8)
 	_, _ = rand.Read(nonce)
 	m := &monitor{
-		tm: tm, log: log, marker: "⟦owt-monitor-" + hex.EncodeToString(nonce) + "⟧",
+		tm: tm, lg: lg, marker: "⟦owt-monitor-" + hex.EncodeToString(nonce) + "⟧",
 		recs: newRecordCache(tm), screen: map[string]*paneView{},
 		alive: map[recKey]time.Time{}, seen: map[recKey]seenStatus{},
 		ttys: map[recKey]string{},
 	}
-	m.notifier = newNotifier(tm, m.logf)
+	m.notifier = newNotifier(tm, m.note)
 	return m
 }
 
+// logf writes one entry about the monitor itself (or one the packages
+// it drives make: runs, reactions, the outbox).
 func (m *monitor) logf(format string, args ...any) {
-	_, _ = io.WriteString(m.log, state.LogLine("monitor", fmt.Sprintf(format, args...)))
+	m.lg.Infof(owtlog.Fields{Event: "monitor"}, format, args...)
+}
+
+// note writes one entry about the agent of r: event says what happened
+// ("status", "exited", "notify", "error").
+func (m *monitor) note(r *state.Record, event, format string, args ...any) {
+	f := owtlog.Fields{Repo: r.Repo, Agent: r.Name, Event: event}
+	if event == "error" {
+		m.lg.Errorf(f, format, args...)
+		return
+	}
+	m.lg.Infof(f, format, args...)
 }
 
 // tick is one look at the server: read state, snapshot panes, reconcile,
@@ -202,6 +219,7 @@ func (m *monitor) tick(now time.Time) error {
 	m.notifyTransitions()
 	m.runs(now)
 	m.reactions(now)
+	m.resolves(now)
 	m.deliver(now)
 	m.dream(now)
 	m.readUsage(now)

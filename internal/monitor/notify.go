@@ -25,12 +25,12 @@ type seenStatus struct {
 // notifier tells the user about one transition in every way configured.
 type notifier struct {
 	tm       *tmux.Client
-	logf     func(string, ...any)
-	msgDelay time.Duration // 0 on tmux < 3.2, which has no display-message -d
+	note     func(r *state.Record, event, format string, args ...any) // an entry in owt's log about r
+	msgDelay time.Duration                                            // 0 on tmux < 3.2, which has no display-message -d
 }
 
-func newNotifier(tm *tmux.Client, logf func(string, ...any)) *notifier {
-	n := &notifier{tm: tm, logf: logf}
+func newNotifier(tm *tmux.Client, note func(r *state.Record, event, format string, args ...any)) *notifier {
+	n := &notifier{tm: tm, note: note}
 	if major, minor, err := tm.Version(); err == nil && (major > 3 || major == 3 && minor >= 2) {
 		n.msgDelay = messageTime
 	}
@@ -104,7 +104,7 @@ func (n *notifier) notifyText(r *state.Record, cfg config.Notify, tty string, nt
 	text := nt.text
 	clients, err := n.tm.ClientViews()
 	if err != nil {
-		n.logf("notify %s: %v", r.Name, err)
+		n.note(r, "error", "notify %s: %v", r.Name, err)
 	}
 	watched := false
 	var others []string
@@ -118,20 +118,20 @@ func (n *notifier) notifyText(r *state.Record, cfg config.Notify, tty string, nt
 		}
 	}
 	if err := n.tm.Message(others, text, n.msgDelay); err != nil {
-		n.logf("notify %s: %v", r.Name, err)
+		n.note(r, "error", "notify %s: %v", r.Name, err)
 	}
 	if watched {
-		n.logf("%s (shown on %d client(s); someone is looking at it)", text, len(others))
+		n.note(r, "notify", "%s (shown on %d client(s); someone is looking at it)", text, len(others))
 		return
 	}
-	n.logf("%s (shown on %d client(s))", text, len(others))
+	n.note(r, "notify", "%s (shown on %d client(s))", text, len(others))
 	if tty != "" {
 		if err := tmux.Bell(tty); err != nil {
-			n.logf("notify %s: %v", r.Name, err)
+			n.note(r, "error", "notify %s: %v", r.Name, err)
 		}
 	}
 	if cfg.Desktop {
-		n.start(exec.Command("notify-send", "--app-name=owt", "owt", text), r.Name)
+		n.start(exec.Command("notify-send", "--app-name=owt", "owt", text), r)
 	}
 	if len(cfg.Command) > 0 {
 		cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
@@ -143,19 +143,19 @@ func (n *notifier) notifyText(r *state.Record, cfg config.Notify, tty string, nt
 		cmd.Env = append(os.Environ(), "OWT_NAME="+r.Name, "OWT_STATUS="+nt.status, "OWT_EVENT="+nt.event,
 			"OWT_TEXT="+text, "OWT_RUN="+nt.run, "OWT_TASK="+nt.task,
 			"OWT_REPO="+r.Repo, "OWT_PATH="+r.Path, "OWT_EXIT_CODE="+code)
-		n.start(cmd, r.Name)
+		n.start(cmd, r)
 	}
 }
 
 // start runs a notification program without waiting for it (it is reaped
 // in the background, so a slow one never holds the monitor up).
-func (n *notifier) start(cmd *exec.Cmd, name string) {
+func (n *notifier) start(cmd *exec.Cmd, r *state.Record) {
 	if devnull, err := os.Open(os.DevNull); err == nil {
 		cmd.Stdin = devnull
 		defer devnull.Close()
 	}
 	if err := cmd.Start(); err != nil {
-		n.logf("notify %s: %v", name, err)
+		n.note(r, "error", "notify %s: %v", r.Name, err)
 		return
 	}
 	go func() { _ = cmd.Wait() }()
@@ -171,6 +171,8 @@ func message(r *state.Record) string {
 			return "owt: " + r.Name + " needs you: " + r.Tool + " asks for " + waitWords[r.WaitingFor]
 		}
 		return "owt: " + r.Name + " needs you (" + r.WaitingFor + ")"
+	case state.Limited:
+		return "owt: " + r.Name + " hit a " + r.Limit.Why(time.Now()) + "; owt send " + r.Name + " TEXT, or wait for the reset"
 	case state.Idle:
 		if !r.TurnError.Empty() {
 			return "owt: " + r.Name + "'s turn failed (" + r.TurnError.Line() + "); 'owt send " + r.Name + " --task' sends the task again"

@@ -39,6 +39,12 @@ type paneView struct {
 	// current idle screen (agent.TurnEnd).
 	interrupted bool
 	turnError   string
+	// reading is the classifier's evidence for class (owt why); mark the
+	// row that says the turn was interrupted, when it was.
+	reading agent.Reading
+	mark    string
+	// limit is a usage limit the screen shows (agent.LimitOf, LiveLimit).
+	limit *agent.Limit
 }
 
 // agentPane is a record with a live agent pane on this server.
@@ -131,21 +137,22 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 			continue // same text, same reading
 		}
 		v.hash, v.changed = h, now
-		class, reason := agent.ClassUnknown, ""
+		var reading agent.Reading
 		if cl := m.recs.repo(ap.rec.Repo, m.logf).classifiers[ap.rec.Tool]; cl != nil {
-			class, reason = cl.Read(text)
-			if class == agent.ClassWorking && agent.Booting(text) {
-				class = agent.ClassUnknown // busy booting itself: no word on a turn
+			reading = cl.Explain(text)
+			if reading.Class == agent.ClassWorking && agent.Booting(text) {
+				reading = agent.Reading{} // busy booting itself: no word on a turn
 			}
 		}
-		v.reason = reason
+		class := reading.Class
+		v.reason, v.reading = reading.Reason, reading
 		if v.classSince.IsZero() {
 			v.marks = agent.Marks(text) // what was on screen before owt looked is history
 		}
 		if class != v.class || v.classSince.IsZero() {
 			v.class, v.classSince = class, now
 		}
-		v.interrupted, v.turnError = false, ""
+		v.interrupted, v.turnError, v.mark, v.limit = false, "", "", nil
 		switch class {
 		case agent.ClassIdle:
 			if v.working != "" {
@@ -154,8 +161,19 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 			// Read again on every change: the mark may be drawn a moment
 			// after the prompt.
 			v.interrupted, v.turnError = agent.TurnEnd(v.marks, agent.Marks(text))
+			if v.interrupted {
+				v.mark = agent.InterruptRow(text)
+			}
+			if l, ok := agent.LimitOf(v.turnError, now); ok {
+				v.turnError, v.limit = "", &l // a usage limit ended the turn: no failure, limited
+			}
 		case agent.ClassWorking:
 			v.working = text
+		}
+		if class == agent.ClassWaiting || class == agent.ClassWorking {
+			if l, ok := agent.LiveLimit(text, now); ok {
+				v.limit = &l
+			}
 		}
 	}
 }
@@ -170,15 +188,21 @@ func (m *monitor) reconcile(now time.Time) {
 		repo := m.recs.repo(ap.rec.Repo, m.logf)
 		still := repo.ws.Config.Status.StillAfter.Duration
 		obs := status.Observation{Class: v.class, Reason: v.reason, ClassSince: v.classSince, Changed: v.changed, At: now,
-			Interrupted: v.interrupted, TurnError: v.turnError}
+			Interrupted: v.interrupted, TurnError: v.turnError, Limit: v.limit,
+			Rule: v.reading.Rule, RuleText: v.reading.RuleText, Lines: v.reading.Lines, Mark: v.mark}
 		if _, ok := status.Reconcile(ap.rec, obs, still); !ok {
+			if status.Confirms(ap.rec, obs) {
+				if _, err := status.ConfirmScreen(&repo.ws.Ledger, ap.rec.Name, obs); err != nil {
+					m.note(ap.rec, "error", "%s: %v", ap.rec.Name, err)
+				}
+			}
 			continue
 		}
 		changed, err := status.ApplyScreen(&repo.ws.Ledger, ap.rec.Name, obs, still)
 		if err != nil {
-			m.logf("%s: %v", ap.rec.Name, err)
+			m.note(ap.rec, "error", "%s: %v", ap.rec.Name, err)
 		} else if changed {
-			m.logf("%s: %s on screen (was %s from %s)", ap.rec.Name, v.class, ap.rec.Status, ap.rec.Source)
+			m.note(ap.rec, "status", "%s: %s on screen (was %s from %s; rule %s)", ap.rec.Name, v.class, ap.rec.Status, ap.rec.Source, v.reading.Rule)
 		}
 	}
 }
@@ -262,18 +286,18 @@ func (m *monitor) exits(now time.Time) {
 func (m *monitor) renamed(r *state.Record, session string) {
 	ws := m.recs.repo(r.Repo, m.logf).ws
 	if err := ws.FollowSession(r.Name, r.SessionID, session); err != nil {
-		m.logf("%s: %v", r.Name, err)
+		m.note(r, "error", "%s: %v", r.Name, err)
 		return
 	}
-	m.logf("%s: its session is now called %s", r.Name, session)
+	m.note(r, "session", "%s: its session is now called %s", r.Name, session)
 }
 
 func (m *monitor) setExited(r *state.Record, code *int, now time.Time) {
 	ws := m.recs.repo(r.Repo, m.logf).ws
 	if _, changed, err := status.SetAt(&ws.Ledger, r.Name, state.Exited, state.FromOwt, code, now); err != nil {
-		m.logf("%s: %v", r.Name, err)
+		m.note(r, "error", "%s: %v", r.Name, err)
 	} else if changed {
-		m.logf("%s: exited (its pane or session is gone)", r.Name)
+		m.note(r, "exited", "%s: exited (its pane or session is gone)", r.Name)
 	}
 }
 

@@ -60,6 +60,9 @@ func (x *Reactor) conflict(it Input) error {
 	if rc.Action == "off" || target == "" {
 		return nil
 	}
+	if rec.Resolve != nil {
+		return nil // handed to the agent with owt resolve, which checks it
+	}
 	repo := git.Repo{Root: rec.Repo}
 	head, err := repo.ResolveCommit(git.BranchRef(rec.Branch))
 	if err != nil {

@@ -81,6 +81,8 @@ func holdReason(t *TaskRun, a AgentPace) string {
 		return "you are on its pane"
 	case a.Status == state.Waiting:
 		return "the agent waits for you"
+	case a.Status == state.Limited:
+		return "the agent hit a usage limit"
 	case a.Status == state.Exited:
 		return "the agent exited"
 	}

@@ -18,7 +18,9 @@ type Observation struct {
 	// Status is the agent's status: working, waiting, idle, exited.
 	Status     state.Status
 	WaitingFor string
-	ExitCode   *int // set when exited, if known
+	// Limit is the usage limit of a limited agent.
+	Limit    *state.Limit
+	ExitCode *int // set when exited, if known
 	// Done is what the agent said with owt done this turn, if anything.
 	Done *state.DoneSignal
 	// LastActivity is when the agent's last hook or screen change was:
@@ -52,7 +54,7 @@ type Criteria struct {
 
 // CriteriaOf are the rules for done of task t in plan p.
 func CriteriaOf(p *runplan.Plan, t *runplan.Task) Criteria {
-	return Criteria{Settle: time.Duration(p.Settle), AllowEmpty: t.AllowEmpty, HasChecks: len(p.ChecksOf(t)) > 0}
+	return Criteria{Settle: time.Duration(p.Settle), AllowEmpty: t.AllowEmpty, HasChecks: len(p.ChecksOf(t)) > 0 || p.ReviewOf(t)}
 }
 
 // CheckResult is one run of a task's checks on one tree.
@@ -62,6 +64,10 @@ type CheckResult struct {
 	// Output is what a failing check said (its argv, exit and last lines).
 	Output string    `json:"output,omitempty"`
 	At     time.Time `json:"at"`
+	// Unavailable says why the AI review, required by the plan, gave no
+	// verdict (a missing tool, a timeout): not the agent's to fix, so the
+	// user is asked.
+	Unavailable string `json:"unavailable,omitempty"`
 	// Wrote are the uncommitted files the checks wrote (a build's output),
 	// each with what it was then (checkOutputMark): not the agent's work
 	// while it is still what the checks left.
@@ -153,6 +159,13 @@ func Judge(o Observation, c Criteria, m Memo) Verdict {
 		return v(AskUser, "blocked: "+o.Done.Blocked.Block())
 	case o.Status == state.Waiting:
 		return v(AskUser, waitingWhy(o.WaitingFor))
+	case o.Status == state.Limited && o.Limit != nil && !o.Limit.Reset.IsZero() && !o.Limit.Nudged:
+		// It goes on after the reset: the engine nudges it then.
+		return v(KeepWaiting, "the agent hit a "+o.Limit.Why(o.Now))
+	case o.Status == state.Limited && o.Limit != nil && o.Limit.Nudged:
+		return v(AskUser, "the agent hit a "+o.Limit.Why(o.Now)+" and did not go on after it")
+	case o.Status == state.Limited:
+		return v(AskUser, "the agent hit a "+o.Limit.Why(o.Now)+" (the tool gave no reset time)")
 	case o.Status == state.Exited && o.ExitCode != nil && *o.ExitCode != 0:
 		return Verdict{Action: MarkFailed, Evidence: ev, Failure: &Failure{Class: FailCrash, Error: text.From(fmt.Sprintf("the agent exited with code %d", *o.ExitCode)), At: o.Now}}
 	case o.Status != state.Idle && o.Status != state.Exited:
@@ -189,6 +202,9 @@ func Judge(o Observation, c Criteria, m Memo) Verdict {
 	}
 	if m.Checks.Passed {
 		return Verdict{Action: MarkDone, Evidence: ev}
+	}
+	if m.Checks.Unavailable != "" {
+		return v(AskUser, "the AI review is unavailable on "+Short(o.Tree)+": "+m.Checks.Unavailable)
 	}
 	sentAt := time.Time{}
 	if m.ChecksSentTree == o.Tree {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
 )
@@ -148,4 +149,24 @@ func TestJudgeFailingCheckSentOncePerTreeThenPasses(t *testing.T) {
 	require.Equal(t, "t2", v.Tree)
 	m.Checks = &CheckResult{Tree: "t2", Passed: true}
 	require.Equal(t, MarkDone, Judge(o, c, m).Action)
+}
+
+// A review the plan requires that gave no verdict is not the agent's to
+// fix: the user is asked, and the agent is told nothing.
+func TestJudgeUnavailableReviewNeedsTheUser(t *testing.T) {
+	o := seen(func(o *Observation) { o.Done = &state.DoneSignal{At: t0} })
+	m := Memo{Checks: &CheckResult{Tree: o.Tree, Unavailable: "claude is not signed in", Output: "the AI review is unavailable"}}
+	v := Judge(o, Criteria{Settle: settle, HasChecks: true}, m)
+	require.Equal(t, AskUser, v.Action)
+	require.Contains(t, v.Why, "the AI review is unavailable on")
+	require.Contains(t, v.Why, "claude is not signed in")
+	require.Nil(t, v.Message)
+}
+
+// A plan's review makes a task without check commands have checks.
+func TestReviewCountsAsACheck(t *testing.T) {
+	no := false
+	p := &runplan.Plan{Review: true, Tasks: []runplan.Task{{ID: "a"}, {ID: "b", Review: &no}}}
+	require.True(t, CriteriaOf(p, &p.Tasks[0]).HasChecks)
+	require.False(t, CriteriaOf(p, &p.Tasks[1]).HasChecks)
 }

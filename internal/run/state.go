@@ -150,6 +150,10 @@ type TaskRun struct {
 	// LandedTip is the commit of the task's branch that landed in into:
 	// while into holds it, the task has landed (into.go).
 	LandedTip string `json:"landed_tip,omitempty"`
+	// Resolves counts the landing conflicts handed to the agent to resolve
+	// in its worktree ([run] on_conflict = "resolve"): one per task; a
+	// conflict after it needs the user.
+	Resolves int `json:"resolves,omitempty"`
 }
 
 // Failure is one failed attempt: its class (start, crash, agent, timeout,

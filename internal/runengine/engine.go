@@ -193,6 +193,7 @@ func (e *Engine) step(name string, now time.Time) error {
 	if err := e.checkBudget(name, now); err != nil {
 		e.logf("run %s: budget: %v", name, err)
 	}
+	e.nudgeLimited(r, now)
 	if err := e.startReady(name, now); err != nil {
 		return err
 	}
@@ -305,7 +306,7 @@ func (e *Engine) judgeAll(r *run.Run, now time.Time) []judged {
 // worktree's status are read each time.
 func (e *Engine) observe(rec *state.Record, into string, now time.Time) (run.Observation, error) {
 	o := run.Observation{
-		Now: now, Status: rec.Status, WaitingFor: rec.WaitingFor, ExitCode: rec.ExitCode,
+		Now: now, Status: rec.Status, WaitingFor: rec.WaitingFor, Limit: rec.Limit, ExitCode: rec.ExitCode,
 		Done: rec.Done, LastActivity: rec.StatusSince,
 	}
 	if o.Status != state.Idle && o.Status != state.Exited {
@@ -402,6 +403,7 @@ func (e *Engine) startReady(name string, now time.Time) error {
 		return err // nothing to start: no lock taken (the locked pass below decides for real)
 	}
 	held := e.retriesHeld(pre, run.Ready(pre, now))
+	limits := e.heldByLimits(pre, run.Ready(pre, now), now)
 	var starting []attemptStart
 	var r *run.Run
 	err = e.Store.Update(name, func(cur *run.Run) ([]run.Event, error) {
@@ -411,6 +413,10 @@ func (e *Engine) startReady(name string, now time.Time) error {
 			t, _ := cur.Task(id)
 			if held[id] && t.State == run.Backoff {
 				evs = append(evs, holdRetry(t, now)...)
+				continue
+			}
+			if why, ok := limits[id]; ok {
+				evs = append(evs, holdForLimit(t, why, now)...)
 				continue
 			}
 			starting = append(starting, attemptStart{id: id, name: t.Name, failure: t.Failure, attempt: t.Attempt + 1})

@@ -55,7 +55,7 @@ func (c *jobs) release(key string) {
 // outbox holds of the task's message.
 func (e *Engine) act(r *run.Run, t *run.TaskRun, rec *state.Record, pt *runplan.Task, v run.Verdict, now time.Time) *mail {
 	if v.Action == run.RunChecks {
-		e.startChecks(r.Name, r.Repo, *t, rec.Path, r.Plan.ChecksOf(pt), v.Tree, t.Memo.Checks)
+		e.startChecks(r.Name, r.Repo, *t, rec.Path, r.Plan.ChecksOf(pt), r.Plan.ReviewOf(pt), v.Tree, t.Memo.Checks)
 	}
 	return e.mailOf(r, t, v, now)
 }
@@ -66,7 +66,12 @@ func (e *Engine) act(r *run.Run, t *run.TaskRun, rec *state.Record, pt *runplan.
 // wrote there (the last run's still as it left them included). If the
 // agent was active while they ran, nothing is credited to them: what
 // changed may be its work.
-func (e *Engine) startChecks(runName, repo string, t run.TaskRun, dir string, cmds [][]string, tree string, last *run.CheckResult) {
+//
+// With review, the AI review (internal/review, by owt's [review] tool) of
+// the worktree's HEAD against its base is one more check, made once the
+// commands pass: a fail fails the checks with its findings (sent back to
+// the agent as a failing check is), no verdict is the user's to decide.
+func (e *Engine) startChecks(runName, repo string, t run.TaskRun, dir string, cmds [][]string, review bool, tree string, last *run.CheckResult) {
 	key := runName + "\x00" + t.ID
 	if !e.checks.claim(key) {
 		return
@@ -81,6 +86,9 @@ func (e *Engine) startChecks(runName, repo string, t run.TaskRun, dir string, cm
 		}
 		ran := checks.Run(dir, cmds, CheckTimeout)
 		res := run.CheckResult{Passed: ran.Passed, Output: ran.Output, Tree: tree}
+		if res.Passed && review {
+			res = e.reviewCheck(repo, t.Name, dir, tree)
+		}
 		if res.Wrote, err = checksWrote(dir, before, last); err != nil {
 			e.logf("run %s: task %s: checks: %v", runName, t.ID, err)
 			return

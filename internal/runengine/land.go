@@ -30,12 +30,27 @@ func (e *Engine) landNext(name string, now time.Time) error {
 	if t == nil || e.landingHeld(r, t, now) {
 		return nil // nothing to land, or the user is on its agent's pane
 	}
+	if held, err := e.resolveHeld(r, t, now); held || err != nil {
+		return err // its agent resolves a conflict: landed once owt verified it
+	}
 	res, err := e.land(r, t)
+	resolving := e.resolveOnConflict(r, t, err)
 	now = time.Now()
 	return e.Store.Update(name, func(cur *run.Run) ([]run.Event, error) {
 		ct, ok := cur.Task(t.ID)
 		if !ok || ct.State != t.State || ct.Name != t.Name {
 			return nil, nil
+		}
+		if resolving.started {
+			ct.Resolves++
+			ct.Why, ct.Failure, cur.UpdatedAt = resolving.why, nil, now
+			if ct.State != run.Done {
+				cur.SetTask(ct, run.Done, now) // a landing tried again: it waits for the resolve
+			}
+			return []run.Event{{At: now, Event: "resolving", Task: ct.ID, Detail: resolving.why}}, nil
+		}
+		if err != nil && resolving.why != "" {
+			err = fmt.Errorf("%w; %s", err, resolving.why)
 		}
 		if err != nil {
 			// Nothing landed: the user decides (the agent is left alone);

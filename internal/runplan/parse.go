@@ -181,10 +181,12 @@ func (d *decoder) run(p *Plan, key string, v any) {
 		"settle":         func(k string, v any) { d.duration(k, v, time.Second, &p.Settle) },
 		"stall":          func(k string, v any) { d.duration(k, v, 0, &p.Stall) },
 		"on_timeout":     func(k string, v any) { d.oneOf(k, v, []string{OnTimeoutNeedsYou, OnTimeoutRetry}, &p.OnTimeout) },
+		"on_conflict":    func(k string, v any) { d.oneOf(k, v, []string{"needs_you", "resolve"}, &p.OnConflict) },
 		"checks":         func(k string, v any) { p.Checks, _ = d.argvs(k, v) },
 		"retry":          func(k string, v any) { d.retry(&p.Retry, k, v) },
 		"pr":             func(k string, v any) { d.boolean(k, v, &p.PR) },
 		"budget_tokens":  func(k string, v any) { d.tokens(k, v, &p.BudgetTokens) },
+		"review":         func(k string, v any) { d.boolean(k, v, &p.Review) },
 	})
 	if p.PR && p.Into != "" {
 		d.add(key+".pr", "needs a run without into: each done task's branch gets its own pull request (open one for %s yourself with gh pr create)", p.Into)
@@ -257,6 +259,13 @@ func (d *decoder) tasks(key string, v any, textKey string) []rawTask {
 			}
 			fields["timeout"] = func(k string, v any) { d.duration(k, v, time.Second, &r.task.Timeout) }
 			fields["allow_empty"] = func(k string, v any) { d.boolean(k, v, &r.task.AllowEmpty) }
+			fields["review"] = func(k string, v any) {
+				if b, ok := v.(bool); ok {
+					r.task.Review = &b
+				} else {
+					d.boolean(k, v, new(bool)) // says what is wrong
+				}
+			}
 			fields["template"] = func(k string, v any) { d.word(k, v, &r.task.Template) }
 			fields["issue"] = func(k string, v any) { d.issue(k, v, &r.task.Issue) }
 		}

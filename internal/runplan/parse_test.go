@@ -327,3 +327,23 @@ func TestParseTemplateAndIssue(t *testing.T) {
 	require.ErrorContains(t, err, "task[a].task: give either the task's text or its issue, not both")
 	require.ErrorContains(t, err, "task[a].issue: must be an issue number")
 }
+
+func TestParseReview(t *testing.T) {
+	p, err := Parse("r.toml", []byte("[run]\nreview = true\n\n[[task]]\nid = \"a\"\ntask = \"A\"\n\n[[task]]\nid = \"b\"\ntask = \"B\"\nreview = false\n"))
+	require.NoError(t, err)
+	require.True(t, p.ReviewOf(&p.Tasks[0]))
+	require.False(t, p.ReviewOf(&p.Tasks[1]))
+	_, err = Parse("r.toml", []byte("[run]\nreview = \"yes\"\n\n[[task]]\nid = \"a\"\ntask = \"A\"\nreview = 1\n"))
+	require.ErrorContains(t, err, "run.review: must be true or false")
+	require.ErrorContains(t, err, "task[a].review: must be true or false")
+}
+
+// [run] on_conflict takes "needs_you" or "resolve", and names anything else.
+func TestParseOnConflict(t *testing.T) {
+	p, err := Parse("p.toml", []byte("[run]\non_conflict = \"resolve\"\n[[task]]\nid = \"a\"\ntask = \"do a\"\n"))
+	require.NoError(t, err)
+	require.Equal(t, "resolve", p.OnConflict)
+	_, err = Parse("p.toml", []byte("[run]\non_conflict = \"merge\"\n[[task]]\nid = \"a\"\ntask = \"do a\"\n"))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "on_conflict")
+}

@@ -60,6 +60,11 @@ type Plan struct {
 	// OnTimeout is what a timeout or a stall leads to: OnTimeoutNeedsYou
 	// ("" reads as it) or OnTimeoutRetry.
 	OnTimeout string `json:"on_timeout,omitempty"`
+	// OnConflict is what a landing conflict leads to: "needs_you", or
+	// "resolve" (once per task, the agent resolves it in its worktree,
+	// owt checks it, and the landing is tried again); "" is the config's
+	// [run] on_conflict.
+	OnConflict string `json:"on_conflict,omitempty"`
 	// PR: each done task's branch is pushed and gets a pull request
 	// (owt pr), in a run without into.
 	PR bool `json:"pr,omitempty"`
@@ -68,6 +73,9 @@ type Plan struct {
 	// counts them): once they reach it the run pauses, starts no new
 	// task, and needs the user.
 	BudgetTokens int64 `json:"budget_tokens,omitempty"`
+	// Review: every task's work must pass the AI review (owt's [review]
+	// tool) as one more check; a fail goes back to the agent once.
+	Review bool `json:"review,omitempty"`
 }
 
 // Retry says how often and how soon a failed task is tried again.
@@ -87,6 +95,8 @@ type Task struct {
 	Checks     *[][]string `json:"checks,omitempty"`
 	Timeout    Duration    `json:"timeout,omitempty"` // 0 is the plan's timeout
 	AllowEmpty bool        `json:"allow_empty,omitempty"`
+	// Review, when set, overrides the plan's review for this task.
+	Review *bool `json:"review,omitempty"`
 	// Template shapes the agent's first prompt (owt new --template);
 	// Issue makes GitHub issue N the task (owt new --issue).
 	Template string `json:"template,omitempty"`
@@ -109,6 +119,14 @@ func (p *Plan) ChecksOf(t *Task) [][]string {
 		return *t.Checks
 	}
 	return p.Checks
+}
+
+// ReviewOf says whether task t's work must pass the AI review.
+func (p *Plan) ReviewOf(t *Task) bool {
+	if t.Review != nil {
+		return *t.Review
+	}
+	return p.Review
 }
 
 // ToolOf is the tool task t runs ("" is the configured default).

@@ -265,7 +265,7 @@ func sendOne(w *workspace.Workspace, r *state.Record, msg untrusted.Untrusted, o
 	if r, err = awaitStarted(w, r); err != nil {
 		return false, err
 	}
-	if o.OnlyIdle && r.Status != state.Idle {
+	if o.OnlyIdle && r.Status != state.Idle && !limitPassed(r, time.Now()) {
 		return false, fmt.Errorf("%s: %w: it is %s now; owt's message waits for its next idle turn", r.Name, ErrNotReady, r.Status)
 	}
 	if r.Status == state.Exited {
@@ -464,4 +464,12 @@ func answeredBy(cl *agent.Classifier, text, before, landed string) bool {
 	t := strings.TrimSpace(text)
 	echoed := t != "" && strings.Count(block, t) > strings.Count(was, t)
 	return block != was && !echoed
+}
+
+// limitPassed reports whether r is limited by a usage limit whose reset
+// time has passed: it sits at its prompt and can take work again, so
+// owt's messages may go to it (before the reset they would be spent on a
+// turn the limit ends at once).
+func limitPassed(r *state.Record, now time.Time) bool {
+	return r.Status == state.Limited && r.Limit != nil && !r.Limit.Reset.IsZero() && !r.Limit.Reset.After(now)
 }

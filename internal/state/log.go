@@ -14,7 +14,7 @@ import (
 const logLimit = 1 << 20
 
 // LogPath is owt's log: the lines of processes that have no terminal to
-// write to (owt hook, owt monitor).
+// write to (owt hook, owt monitor), written through package owtlog.
 func LogPath() string { return filepath.Join(Dir(), "owt.log") }
 
 // OpenLog opens the log for appending, rotating it first when it is large.
@@ -33,22 +33,31 @@ func OpenLog() (*os.File, error) {
 	return f, nil
 }
 
-// Logf appends one line to owt's log: time, pid, who, message. Failing to
-// log is never an error for the caller.
+// logger writes Logf's entries; package owtlog sets it (SetLogger), so
+// every line of owt.log goes through one logger, in the chosen format.
+var logger func(who, msg string)
+
+// SetLogger makes fn the writer of Logf's entries.
+func SetLogger(fn func(who, msg string)) { logger = fn }
+
+// Logf appends one entry to owt's log through the logger package owtlog
+// set, about no repository or agent in particular (its event is who).
+// owtlog.Logf is the one to use: it says what an entry is about. Without
+// a logger (a program that does not link owtlog) it writes the text line.
+// Failing to log is never an error for the caller.
 func Logf(who, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if logger != nil {
+		logger(who, msg)
+		return
+	}
 	f, err := OpenLog()
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	_, _ = f.WriteString(LogLine(who, fmt.Sprintf(format, args...)))
-}
-
-// LogLine formats one log line; line breaks in msg are flattened so every
-// entry stays one line.
-func LogLine(who, msg string) string {
 	msg = strings.NewReplacer("\r", " ", "\n", " ").Replace(msg)
-	return fmt.Sprintf("%s [%d] %s: %s\n", time.Now().Format("2006-01-02T15:04:05.000Z07:00"), os.Getpid(), who, msg)
+	_, _ = fmt.Fprintf(f, "%s [%d] %s: %s\n", time.Now().Format("2006-01-02T15:04:05.000Z07:00"), os.Getpid(), who, msg)
 }
 
 // LogWriter appends to owt's log and follows it: before each write it

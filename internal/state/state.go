@@ -41,7 +41,24 @@ const (
 	Waiting  Status = "waiting"
 	Idle     Status = "idle"
 	Exited   Status = "exited"
+	// Limited: a usage limit or quota stopped the agent until it resets
+	// (Record.Limit); it needs the user, as a waiting agent does.
+	Limited Status = "limited"
 )
+
+// NeedsYou reports whether an agent in status s waits for the user: a
+// question or permission (waiting), or a usage limit (limited).
+func (s Status) NeedsYou() bool { return s == Waiting || s == Limited }
+
+// Limit is the usage limit a limited agent hit.
+type Limit struct {
+	// Text is the tool's words for it.
+	Text text.Untrusted `json:"text,omitzero"`
+	// Reset is when the tool said it resets (zero: it did not say).
+	Reset time.Time `json:"reset,omitzero"`
+	// Nudged: owt told the agent to go on once the limit had reset.
+	Nudged bool `json:"nudged,omitempty"`
+}
 
 // Source says who set a status.
 type Source string
@@ -52,6 +69,36 @@ const (
 	FromHook   Source = "hook"
 	FromScreen Source = "screen"
 )
+
+// Why says why a limited agent waits, for people: "usage limit, resets
+// 15:00" (a reset on another day names the day), or the limit's words
+// when the tool gave no reset time. A nil limit is just "usage limit".
+func (l *Limit) Why(now time.Time) string {
+	switch {
+	case l == nil:
+		return "usage limit"
+	case !l.Reset.IsZero():
+		return "usage limit, resets " + resetWhen(l.Reset, now)
+	case !l.Text.Empty():
+		return "usage limit: " + l.Text.Short(60)
+	}
+	return "usage limit"
+}
+
+// resetWhen is a reset time for people: "15:00" today, "Mon 09:00"
+// within the week, else "Dec 3 09:00".
+func resetWhen(t, now time.Time) string {
+	t, now = t.Local(), now.Local()
+	y1, m1, d1 := t.Date()
+	y2, m2, d2 := now.Date()
+	switch {
+	case y1 == y2 && m1 == m2 && d1 == d2:
+		return t.Format("15:04")
+	case t.After(now) && t.Sub(now) < 6*24*time.Hour:
+		return t.Format("Mon 15:04")
+	}
+	return t.Format("Jan 2 15:04")
+}
 
 // Record is one worktree and its agent.
 type Record struct {
@@ -105,6 +152,8 @@ type Record struct {
 	// limit error), until a new turn starts. The task is kept: 'owt send
 	// NAME --task' sends it again.
 	TurnError text.Untrusted `json:"turn_error,omitzero"`
+	// Limit is the usage limit of a limited agent (nil otherwise).
+	Limit *Limit `json:"limit,omitempty"`
 	// Interrupted: the user stopped the last turn (Esc): no turn finished,
 	// and nobody needs to be told.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -112,6 +161,14 @@ type Record struct {
 	// been seen to start since. An agent that turns idle before one did
 	// never took its task (it was lost behind a sign-in screen).
 	TaskPending bool `json:"task_pending,omitempty"`
+	// Hooks are the last hook events that set or refreshed the status,
+	// oldest first, at most HookRing: written in the state update the hook
+	// makes anyway, for owt why.
+	Hooks []HookEvent `json:"hook_events,omitempty"`
+	// Screen is the last screen reading that set or confirmed the status
+	// (the monitor's), for owt why; a status a hook or owt sets later
+	// drops it.
+	Screen *ScreenEvidence `json:"screen_evidence,omitempty"`
 	// Done is what the agent said with owt done, until its next turn
 	// starts: the explicit end of its task (or why it failed or is stuck).
 	Done      *DoneSignal `json:"done,omitempty"`
@@ -153,6 +210,9 @@ type Record struct {
 	// tokens from it (internal/usage).
 	AgentSession string `json:"agent_session,omitempty"`
 	Transcript   string `json:"transcript,omitempty"`
+	// Resolve is the conflict handed to the agent to resolve in its
+	// worktree (owt resolve), until the worktree goes.
+	Resolve *Resolving `json:"resolve,omitempty"`
 }
 
 // SwarmRole is what a swarm worker is: its host worktree, its role, the
@@ -169,6 +229,48 @@ type SwarmRole struct {
 
 // WorkerOf reports whether r is a swarm worker of the worktree host.
 func (r *Record) WorkerOf(host string) bool { return r.Swarm != nil && r.Swarm.Host == host }
+
+// HookRing is how many hook events a record keeps.
+const HookRing = 8
+
+// HookEvent is one hook event that reached the record: its name as the
+// tool fired it (only events owt maps get here), the detail that decided
+// its status (a Notification's type), the status it reported and when.
+type HookEvent struct {
+	Event  string    `json:"event"`
+	Detail string    `json:"detail,omitempty"`
+	Status Status    `json:"status"`
+	At     time.Time `json:"at"`
+}
+
+// AddHook appends ev to the record's ring, dropping the oldest past
+// HookRing.
+func (r *Record) AddHook(ev HookEvent) {
+	r.Hooks = append(r.Hooks, ev)
+	if n := len(r.Hooks); n > HookRing {
+		r.Hooks = append([]HookEvent(nil), r.Hooks[n-HookRing:]...)
+	}
+}
+
+// ScreenEvidence is what a screen reading said, and why: the status it
+// read, the classifier's rule and the rows the rule matched (the agent's
+// words), and whether it set the status (correcting Was from WasSource)
+// or confirmed the one recorded.
+type ScreenEvidence struct {
+	Status   Status           `json:"status"`
+	Rule     string           `json:"rule"`
+	RuleText string           `json:"rule_text"`
+	Lines    []text.Untrusted `json:"lines,omitempty"`
+	// Set: the reading changed the status; else it confirmed it.
+	Set       bool   `json:"set,omitempty"`
+	Was       Status `json:"was,omitempty"`
+	WasSource Source `json:"was_source,omitempty"`
+	// Interrupted: an interrupt mark showed under the ended turn; Mark is
+	// its row (the agent's screen).
+	Interrupted bool           `json:"interrupted,omitempty"`
+	Mark        text.Untrusted `json:"mark,omitzero"`
+	At          time.Time      `json:"at"`
+}
 
 // DoneSignal is one owt done: the agent's own word that its task ended.
 // At most one of Fail and Blocked is set; with neither, it says finished.

@@ -1,9 +1,10 @@
 // Package status keeps each agent's recorded status true: the hook hot
 // path ("owt hook"), the monitor's screen reconciliation, "owt wait",
-// "owt done" and "owt status". The record-level change itself is the
+// "owt done", "owt status" and "owt why". The record-level change itself is the
 // ledger's (workspace.Ledger.ChangeStatus); showing it, the statusbar's.
 //
-// Imports statusbar, workspace, agent, git, state and tmux; never send,
+// Imports statusbar, workspace, agent, git, state and tmux (and, to
+// explain a status, the run and outbox models); never send,
 // runner, lifecycle, inventory, monitor, cli or popups.
 package status
 
@@ -21,6 +22,7 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -74,12 +76,22 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 			// A --no-agent worktree has no agent: a tool someone runs in
 			// it by hand reports nothing owt could ever clear again.
 			c := workspace.StatusChange{Status: state.Status(status), Source: state.FromHook, At: call.At,
-				TurnError: agent.HookTurnError(call.Event, ev), Interrupted: call.Event == "Interrupt"}
+				TurnError: agent.HookTurnError(call.Event, ev), Interrupted: call.Event == "Interrupt",
+				Hook: &state.HookEvent{Event: call.Event, Detail: hookDetail(call, ev), Status: state.Status(status), At: call.At}}
 			if call.Kind == "claude" {
 				c.AgentSession, c.Transcript = ev.SessionID, ev.TranscriptPath
 			}
-			if c.Status == state.Waiting {
+			switch c.Status {
+			case state.Waiting:
 				c.WaitingFor = agent.HookWaitReason(call.Event, ev)
+			case state.Limited:
+				l := agent.HookLimit(ev, call.At)
+				c.Limit = &state.Limit{Text: text.From(l.Text), Reset: l.Reset}
+			}
+			// Claude's idle_prompt notification (its prompt waited a while)
+			// says nothing new about an agent a usage limit stopped there.
+			if c.Status == state.Idle && r.Status == state.Limited && call.Event == "Notification" {
+				return c, false
 			}
 			return c, !r.NoAgent
 		})
@@ -88,6 +100,21 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 		}
 	}
 	return errors.Join(err, parseErr, chainErr)
+}
+
+// hookDetail is what, beyond its name, decided an event's status: a
+// Notification's type, a Codex notify's type (only types HookStatus maps
+// get this far, so these are the tools' fixed words).
+func hookDetail(call HookCall, ev agent.HookEvent) string {
+	switch {
+	case call.Event == "Notification" && ev.NotificationType != "":
+		return ev.NotificationType
+	case call.Event == "Notification":
+		return "message"
+	case call.Kind == "codex" && call.Event == "notify":
+		return ev.Type
+	}
+	return ""
 }
 
 // hookLedger finds the record a hook is about: OWT_NAME and OWT_REPO

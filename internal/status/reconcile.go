@@ -1,11 +1,13 @@
 package status
 
 import (
+	"strings"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -31,6 +33,44 @@ type Observation struct {
 	// Claude do instead?"), or failed with that error.
 	Interrupted bool
 	TurnError   string
+	// Limit is a usage limit the screen shows: a quota dialog, a retry
+	// on a provider's rate limit, a turn a limit ended (agent.Limit).
+	Limit *agent.Limit
+	// Rule, RuleText and Lines are the classifier's evidence for Class
+	// (agent.Reading), kept on the record for owt why.
+	Rule, RuleText string
+	Lines          []string
+	// Mark is the row that says the turn was interrupted, when it was.
+	Mark string
+}
+
+// evidence is what the observation keeps on the record.
+func (o Observation) evidence() *state.ScreenEvidence {
+	if o.Limit != nil {
+		// The tool's words for its usage limit are what decided.
+		return &state.ScreenEvidence{Status: state.Limited, Rule: "limit", RuleText: "a usage limit in the tool's words",
+			Lines: []text.Untrusted{text.From(cut(o.Limit.Text))}, At: o.At}
+	}
+	if o.Rule == "" {
+		return nil
+	}
+	lines := make([]text.Untrusted, len(o.Lines))
+	for i, l := range o.Lines {
+		lines[i] = text.From(cut(l)) // the agent's screen: its words
+	}
+	return &state.ScreenEvidence{Status: state.Status(o.Class), Rule: o.Rule, RuleText: o.RuleText, Lines: lines,
+		Interrupted: o.Interrupted, Mark: text.From(cut(o.Mark)), At: o.At}
+}
+
+// rowLimit bounds a screen row kept on the record: a wide pane's row can
+// be long, and every hook rewrites the record.
+const rowLimit = 300
+
+func cut(row string) string {
+	if len(row) <= rowLimit {
+		return row
+	}
+	return strings.ToValidUTF8(row[:rowLimit], "") + "…"
 }
 
 // Reconcile is the status the screen implies for rec, when it should
@@ -57,10 +97,19 @@ func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (st
 	if rec.NoAgent || rec.Status == state.Exited || obs.Class == agent.ClassUnknown {
 		return "", false
 	}
-	if rec.Status == state.Starting && obs.Class != agent.ClassWaiting {
+	if rec.Status == state.Starting && obs.Class != agent.ClassWaiting && obs.Limit == nil {
 		return "", false // the runner says when the tool is ready
 	}
 	if obs.At.Sub(obs.ClassSince) < Debounce || obs.At.Sub(rec.EventAt) < Debounce {
+		return "", false
+	}
+	if obs.Limit != nil {
+		// A usage limit on screen is limited, whatever else the screen
+		// shows with it (its dialog, a retry spinner, the input prompt
+		// under the turn it ended); another limit is a new one.
+		if rec.Status != state.Limited || rec.Limit == nil || rec.Limit.Text.Line() != obs.Limit.Text || !rec.Limit.Reset.Equal(obs.Limit.Reset) {
+			return state.Limited, true
+		}
 		return "", false
 	}
 	switch obs.Class {
@@ -69,7 +118,9 @@ func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (st
 			return state.Waiting, true
 		}
 	case agent.ClassWorking:
-		if rec.Status == state.Idle || rec.Status == state.Waiting {
+		// A limited agent at work again: the limit reset, or the user
+		// switched its model.
+		if rec.Status == state.Idle || rec.Status == state.Waiting || rec.Status == state.Limited {
 			return state.Working, true
 		}
 	case agent.ClassIdle:
@@ -106,9 +157,12 @@ func newWaitReason(rec *state.Record, reason string) bool {
 func ApplyScreen(w *workspace.Ledger, name string, obs Observation, stillAfter time.Duration) (bool, error) {
 	_, changed, err := w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
 		st, ok := Reconcile(r, obs, stillAfter)
-		c := workspace.StatusChange{Status: st, Source: state.FromScreen, At: obs.At, WaitingFor: obs.Reason}
-		if st == state.Idle {
+		c := workspace.StatusChange{Status: st, Source: state.FromScreen, At: obs.At, WaitingFor: obs.Reason, Screen: obs.evidence()}
+		switch st {
+		case state.Idle:
 			c.Interrupted, c.TurnError = obs.Interrupted, obs.TurnError
+		case state.Limited:
+			c.Limit = &state.Limit{Text: text.From(obs.Limit.Text), Reset: obs.Limit.Reset}
 		}
 		return c, ok
 	})
@@ -116,4 +170,28 @@ func ApplyScreen(w *workspace.Ledger, name string, obs Observation, stillAfter t
 		statusbar.PublishCurrent(w, name)
 	}
 	return changed, err
+}
+
+// Confirms reports whether the screen, read as obs, confirms rec's status
+// with evidence rec does not hold yet: the reading says the recorded
+// status, has held for Debounce, and is newer than the record's last
+// event.
+func Confirms(rec *state.Record, obs Observation) bool {
+	if rec.NoAgent || obs.Rule == "" || string(obs.Class) != string(rec.Status) {
+		return false
+	}
+	if obs.At.Sub(obs.ClassSince) < Debounce || obs.At.Sub(rec.EventAt) < Debounce {
+		return false
+	}
+	return !workspace.ScreenNoted(rec, rec.Status, obs.Rule)
+}
+
+// ConfirmScreen keeps on the record called name the screen's evidence
+// for the status it already has (see Confirms); it changes no status.
+func ConfirmScreen(w *workspace.Ledger, name string, obs Observation) (bool, error) {
+	ev := obs.evidence()
+	if ev == nil {
+		return false, nil
+	}
+	return w.NoteScreen(name, *ev)
 }

@@ -21,6 +21,8 @@ type View struct {
 	// WaitingFor is what a waiting agent waits for (trust, login, API key,
 	// permission, question).
 	WaitingFor string `json:"waiting_for,omitempty"`
+	// Limit is the usage limit of a limited agent, with its reset time.
+	Limit *state.Limit `json:"limit,omitempty"`
 	// TurnError is why its last turn failed; the task is kept.
 	TurnError text.Untrusted `json:"turn_error,omitzero"`
 	// Interrupted: the user stopped its last turn (Esc); no turn finished.
@@ -49,7 +51,7 @@ func Of(w *workspace.Workspace, name string, lines int) (View, error) {
 	v := View{
 		Name: r.Name, Tool: workspace.ToolOf(r), Status: string(r.Status), Since: r.StatusSince,
 		Source: string(r.Source), ExitCode: r.ExitCode, Session: r.Session, Pane: r.Pane,
-		WaitingFor: r.WaitingFor, TurnError: r.TurnError, Done: r.Done,
+		WaitingFor: r.WaitingFor, Limit: r.Limit, TurnError: r.TurnError, Done: r.Done,
 		Interrupted: r.Interrupted && r.Status == state.Idle,
 		InPlace:     r.InPlace, Path: r.Path,
 		Lines: []text.Untrusted{},

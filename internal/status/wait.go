@@ -33,7 +33,9 @@ func ParseUntil(s string) (WaitUntil, error) {
 func (u WaitUntil) Reached(s state.Status) bool {
 	switch u {
 	case UntilAny:
-		return s == state.Idle || s == state.Waiting || s == state.Exited
+		return s == state.Idle || s.NeedsYou() || s == state.Exited
+	case UntilWaiting:
+		return s.NeedsYou() // a usage limit needs you as a question does
 	default:
 		return s == state.Status(u)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -67,7 +68,7 @@ func lockPublish(wait time.Duration) (unlock func(), err error) {
 func withPublishLock(fn func()) {
 	unlock, err := lockPublish(publishLockWait)
 	if err != nil {
-		state.Logf("publish", "%v; publishing without it", err)
+		owtlog.Errorf("publish", owtlog.Fields{Event: "publish"}, "%v; publishing without it", err)
 	} else {
 		defer unlock()
 	}

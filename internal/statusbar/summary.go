@@ -3,6 +3,7 @@ package statusbar
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,6 +49,9 @@ type Summary struct {
 	Total   int            `json:"total"`
 	Counts  map[string]int `json:"counts"`  // status → agents
 	Waiting []string       `json:"waiting"` // names of agents that need you, longest waiting first
+	// Limited are those of Waiting that a usage limit stopped: the bar
+	// marks them with the limited glyph.
+	Limited []string `json:"limited,omitempty"`
 }
 
 // Summarize builds the summary of records. Shells (--no-agent) are not
@@ -66,13 +70,16 @@ func Summarize(recs []*state.Record) Summary {
 		s.Total++
 		s.Counts[string(r.Status)]++
 		// An escalated reaction needs the user as much as a question does.
-		if r.Status == state.Waiting || r.NeedsUser() {
+		if r.Status.NeedsYou() || r.NeedsUser() {
 			waiting = append(waiting, r)
 		}
 	}
 	sort.SliceStable(waiting, func(i, j int) bool { return waiting[i].StatusSince.Before(waiting[j].StatusSince) })
 	for _, r := range waiting {
 		s.Waiting = append(s.Waiting, r.Name)
+		if r.Status == state.Limited {
+			s.Limited = append(s.Limited, r.Name)
+		}
 	}
 	return s
 }
@@ -99,6 +106,8 @@ func Glyph(status string) string {
 		return "○"
 	case state.Exited:
 		return "✕"
+	case state.Limited:
+		return "◷"
 	}
 	return "?"
 }
@@ -120,6 +129,16 @@ func (s Summary) segments() []segment {
 		names := s.Waiting
 		if n > shownWaiting {
 			names = names[:shownWaiting]
+		}
+		if len(s.Limited) > 0 {
+			marked := make([]string, len(names))
+			for i, name := range names {
+				marked[i] = name
+				if slices.Contains(s.Limited, name) {
+					marked[i] = Glyph(string(state.Limited)) + name // stopped by a usage limit
+				}
+			}
+			names = marked
 		}
 		text := Glyph(string(state.Waiting)) + " " + strings.Join(names, " ")
 		if n > shownWaiting {

@@ -201,14 +201,16 @@ var guesses = sync.OnceValue(func() []struct {
 		re   *regexp.Regexp
 		name string
 	}{
-		{regexp.MustCompile(`(?i)\b(fix(es|ed|ing)?|bugs?|crash(es|ed|ing)?|broken|regression|error|fails?|failing)\b`), "bugfix"},
-		{regexp.MustCompile(`(?i)\b(docs?|documentation|readme|changelog|comments?)\b`), "docs"},
-		{regexp.MustCompile(`(?i)\b(tests?|testing|coverage|specs?)\b`), "test"},
+		{regexp.MustCompile(`(?i)\b(fix(es|ed|ing)?|bugs?|crash(es|ed|ing)?|broken|regression)\b`), "bugfix"},
+		{regexp.MustCompile(`(?i)\b(tests?|testing|coverage)\b`), "test"},
+		{regexp.MustCompile(`(?i)\b(docs?|documentation|readme|changelog)\b`), "docs"},
 	}
 })
 
-// Guess is the template a task's words suggest: bugfix for a fix, bug
-// or crash, test for tests, docs for docs or the README, else feature.
+// Guess is the template a task's words suggest, the first that fits:
+// bugfix for a fix, bug or crash (or broken, a regression), test for
+// tests, docs for docs or the README, else feature. "Error" alone says
+// nothing ("add error handling" is a feature).
 func Guess(task string) string {
 	for _, g := range guesses() {
 		if g.re.MatchString(task) {
@@ -233,15 +235,32 @@ func Commands(cfg config.Config, dir string, t Template) config.PromptCommands {
 		return detected
 	}
 	c := config.PromptCommands{
-		Test: pick(cfg.Project.Test, found.Test),
-		Lint: pick(cfg.Project.Lint, found.Lint),
-		Dev:  pick(cfg.Project.Dev, found.Dev),
+		Test: unique(pick(cfg.Project.Test, found.Test)),
+		Lint: unique(pick(cfg.Project.Lint, found.Lint)),
+		Dev:  unique(pick(cfg.Project.Dev, found.Dev)),
 	}
-	c.Checks = t.Checks
+	c.Checks = unique(t.Checks)
 	if len(c.Checks) == 0 {
-		c.Checks = append(append([]string{}, c.Test...), c.Lint...)
+		c.Checks = unique(append(append([]string{}, c.Test...), c.Lint...))
 	}
 	return c
+}
+
+// unique is cmds without repeats (spaces around a command ignored), in
+// their order: a command the test and the lint lines share (make check)
+// is run once.
+func unique(cmds []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range cmds {
+		k := strings.TrimSpace(c)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, c)
+	}
+	return out
 }
 
 // Compose is the first prompt: the template's prompt over the data, then

@@ -3,6 +3,7 @@ package templates
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,13 +14,23 @@ import (
 
 func TestGuess(t *testing.T) {
 	for task, want := range map[string]string{
-		"fix the crash":                 "bugfix",
-		"login crashes on empty input":  "bugfix",
-		"add tests for the parser":      "test",
-		"update the README":             "docs",
-		"add dark mode":                 "feature",
-		"prefix the names":              "feature", // a word, not a part of one
-		"write docs for the new option": "docs",
+		"fix the crash":                  "bugfix",
+		"login crashes on empty input":   "bugfix",
+		"add tests for the parser":       "test",
+		"update the README":              "docs",
+		"add dark mode":                  "feature",
+		"prefix the names":               "feature", // a word, not a part of one
+		"write docs for the new option":  "docs",
+		"add tests for the README":       "test", // test before docs
+		"add error handling":             "feature",
+		"handle the error when it fails": "feature",
+		"fix the docs":                   "bugfix", // fix before docs
+		"fix the failing test":           "bugfix", // fix before test
+		"the login page is broken":       "bugfix",
+		"a regression in the importer":   "bugfix",
+		"raise test coverage":            "test",
+		"add comments to the blog":       "feature",
+		"update the changelog":           "docs",
 	} {
 		require.Equal(t, want, Guess(task), task)
 	}
@@ -124,4 +135,31 @@ func TestProtocolSaysWhereTheAgentWorks(t *testing.T) {
 	require.Contains(t, out, "the files here are the user's")
 	require.Contains(t, out, "never stash, reset, clean or delete what you did not write; your work merges into main.")
 	require.NotContains(t, out, "in a worktree of your own")
+}
+
+// A command named twice — in one list, or as both the test and the lint
+// command — is listed once, and run once in the verify step.
+func TestCommandsListNoDuplicates(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "Makefile"), []byte("test:\n\tgo test ./...\nlint:\n\tgo vet ./...\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644))
+	cfg := config.Defaults()
+	cfg.Project.Test = []string{"make check", "make check ", "make e2e"}
+	cfg.Project.Lint = []string{"make check"}
+	tpl, err := Find(cfg, "", "feature")
+	require.NoError(t, err)
+	c := Commands(cfg, dir, tpl)
+	require.Equal(t, []string{"make check", "make e2e"}, c.Test)
+	require.Equal(t, []string{"make check"}, c.Lint)
+	require.Equal(t, []string{"make check", "make e2e"}, c.Checks)
+	out, err := Compose(tpl, Protocol{PromptData: config.PromptData{Task: "x", Branch: "b", Base: "main", Commands: c}})
+	require.NoError(t, err)
+	require.Equal(t, 1, strings.Count(out, "`make check`, then `make e2e` until they pass"), out)
+	require.NotContains(t, out, "`make check`, then `make check`")
+
+	cfg.Project.Test, cfg.Project.Lint = nil, nil
+	tpl.Checks = []string{"just smoke", "just smoke"}
+	c = Commands(cfg, dir, tpl)
+	require.Equal(t, []string{"make test", "go test ./..."}, c.Test, "detected, each once")
+	require.Equal(t, []string{"just smoke"}, c.Checks)
 }

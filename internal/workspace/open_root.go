@@ -26,7 +26,7 @@ func OpenRoot(root string, tm *tmux.Client) (*Workspace, error) {
 	} else {
 		cfgErr = configError(err)
 	}
-	tools, err := agent.Profiles(w.Config)
+	tools, err := Tools(w.Config)
 	if err != nil {
 		tools, _ = agent.Profiles(config.Defaults())
 		cfgErr = errors.Join(cfgErr, configError(locate(root, err)))

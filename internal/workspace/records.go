@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -32,7 +33,7 @@ func AllRecords() ([]*state.Record, error) {
 		if err != nil {
 			// Another repo's broken or newer file: skip it here; owt run in
 			// that repo reports and recovers it.
-			state.Logf("list", "skip %s: %v", s.Path, err)
+			owtlog.Errorf("list", owtlog.Fields{Repo: s.Repo, Event: "list"}, "skip %s: %v", s.Path, err)
 			continue
 		}
 		out = append(out, f.Sorted()...)

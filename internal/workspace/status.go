@@ -31,6 +31,14 @@ type StatusChange struct {
 	// and transcript file the event named: kept on the record (in the
 	// write the event makes anyway), never a status change.
 	AgentSession, Transcript string
+	// Hook is the hook event behind the change, kept in the record's ring
+	// when the update writes (owt why).
+	Hook *state.HookEvent
+	// Screen is the screen reading behind the change, kept when it sets
+	// the status (owt why).
+	Screen *state.ScreenEvidence
+	// Limit is the usage limit of a change to limited.
+	Limit *state.Limit
 }
 
 // ChangeStatus applies the change decide returns for the record as it is
@@ -53,7 +61,7 @@ func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (StatusCha
 			c.ExitCode = r.ExitCode // a late "exited" without a code keeps the one known
 		}
 		learned := noteSession(r, c)
-		prev := r.Status
+		prev, prevSrc := r.Status, r.Source
 		changed = r.SetStatus(c.Status, c.Source, c.At)
 		changed = applyDetail(r, c) || changed
 		changed = clearDoneOnNewTurn(r, prev, c) || changed
@@ -67,6 +75,7 @@ func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (StatusCha
 			return state.ErrNoChange
 		}
 		r.EventAt = c.At
+		noteEvidence(r, prev, prevSrc, c)
 		rec = *r
 		return nil
 	})
@@ -87,6 +96,27 @@ func noteSession(r *state.Record, c StatusChange) bool {
 		r.Transcript, learned = c.Transcript, true
 	}
 	return learned
+}
+
+// noteEvidence keeps what the change was decided on, in the write the
+// change makes anyway: the hook event in the record's ring, the screen
+// reading that set the status. A status that something other than the
+// screen changes drops the screen's evidence: it was about another one.
+func noteEvidence(r *state.Record, prev state.Status, prevSrc state.Source, c StatusChange) {
+	if c.Hook != nil {
+		r.AddHook(*c.Hook)
+	}
+	switch {
+	case c.Screen != nil && c.Source == state.FromScreen && r.Status == c.Status:
+		ev := *c.Screen
+		ev.Set, ev.At = prev != c.Status, c.At
+		if ev.Set {
+			ev.Was, ev.WasSource = prev, prevSrc
+		}
+		r.Screen = &ev
+	case prev != r.Status && c.Source != state.FromScreen:
+		r.Screen = nil
+	}
 }
 
 func sameCode(a, b *int) bool {
@@ -173,6 +203,7 @@ func applyDetail(r *state.Record, c StatusChange) bool {
 	case c.Status == state.Working && !r.TurnError.Empty():
 		r.TurnError, changed = text.Untrusted{}, true
 	}
+	changed = applyLimit(r, c) || changed
 	switch {
 	case c.Interrupted && !r.Interrupted:
 		r.Interrupted, changed = true, true
@@ -180,6 +211,32 @@ func applyDetail(r *state.Record, c StatusChange) bool {
 		r.Interrupted, changed = false, true
 	}
 	return changed
+}
+
+// applyLimit keeps the limit of a limited agent: a new one (other words,
+// another reset) replaces it and may be nudged again; any other status
+// forgets it.
+func applyLimit(r *state.Record, c StatusChange) bool {
+	if c.Status != state.Limited {
+		if r.Limit == nil {
+			return false
+		}
+		r.Limit = nil
+		return true
+	}
+	l := c.Limit
+	if l == nil {
+		l = &state.Limit{}
+	}
+	if r.Limit != nil && r.Limit.Text.Equal(l.Text) && r.Limit.Reset.Equal(l.Reset) {
+		return false
+	}
+	if r.Limit != nil && l.Text.Empty() && l.Reset.IsZero() {
+		return false // a hook without words keeps what the screen read
+	}
+	cp := *l
+	r.Limit = &cp
+	return true
 }
 
 // clearDoneOnNewTurn forgets the agent's owt done once a new turn starts
@@ -196,4 +253,42 @@ func clearDoneOnNewTurn(r *state.Record, prev state.Status, c StatusChange) bool
 		return true
 	}
 	return false
+}
+
+// NoteScreen keeps a screen reading that confirms the recorded status
+// (the monitor's, once the reading has held): it writes only when the
+// record has no evidence of the screen for this status yet, or another
+// rule decides now. The rows are those of the first such reading: a
+// spinner's timer changes its row every second, and that is no reason to
+// write. It reports whether it wrote.
+func (w *Ledger) NoteScreen(name string, ev state.ScreenEvidence) (bool, error) {
+	wrote := false
+	err := w.Store.Update(func(f *state.File) error {
+		r, ok := f.Records[name]
+		if !ok {
+			return fmt.Errorf("%w %q", ErrUnknownName, name)
+		}
+		if r.Status != ev.Status || ev.At.Before(r.EventAt) {
+			return state.ErrNoChange
+		}
+		if ScreenNoted(r, ev.Status, ev.Rule) {
+			return state.ErrNoChange
+		}
+		if old := r.Screen; old != nil && old.Set && old.Status == ev.Status && !old.At.Before(r.StatusSince) {
+			ev.Set, ev.Was, ev.WasSource, ev.At = true, old.Was, old.WasSource, old.At // still the reading that set it
+		}
+		r.Screen, wrote = &ev, true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("note what the screen of %s shows: %w", name, err)
+	}
+	return wrote, nil
+}
+
+// ScreenNoted reports whether r already holds the screen's evidence for
+// its current status st under rule.
+func ScreenNoted(r *state.Record, st state.Status, rule string) bool {
+	old := r.Screen
+	return old != nil && old.Status == st && old.Rule == rule && !old.At.Before(r.StatusSince)
 }

@@ -78,7 +78,7 @@ func Open(dir string, tm *tmux.Client) (*Workspace, error) {
 	if err != nil {
 		return nil, configError(err)
 	}
-	tools, err := agent.Profiles(cfg)
+	tools, err := Tools(cfg)
 	if err != nil {
 		return nil, configError(locate(repo.Root, err))
 	}

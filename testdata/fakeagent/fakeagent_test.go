@@ -769,6 +769,76 @@ func TestHeadless(t *testing.T) {
 	}
 }
 
+// A headless run given OWT_FAKE_ANSWER_DELAY thinks that long before it
+// answers, and ends at once on SIGTERM, as a slow real tool a deadline
+// ends.
+func TestHeadlessAnswerDelay(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	answer := filepath.Join(dir, "answer.txt")
+	writeFile(t, answer, `{"verdict":"pass"}`)
+	logPath := filepath.Join(dir, "log.jsonl")
+	cmd := exec.Command(binPath, "-p", "review this")
+	cmd.Dir = dir
+	cmd.Env = append(baseEnv(t.TempDir()), "OWT_FAKE_PERSONA=claude", "OWT_FAKE_LOG="+logPath, "OWT_FAKE_WORK=0",
+		"OWT_FAKE_ANSWER="+answer, "OWT_FAKE_ANSWER_DELAY=1h")
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		log, _ := os.ReadFile(logPath)
+		return strings.Contains(string(log), `"event":"thinking","for":"1h0m0s"`)
+	})
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil || out.String() != "" {
+		t.Fatalf("a run ended while thinking answered %q (%v)", out.String(), err)
+	}
+
+	// Without the delay it answers at once.
+	cmd = exec.Command(binPath, "-p", "review this")
+	cmd.Dir = dir
+	cmd.Env = append(baseEnv(t.TempDir()), "OWT_FAKE_PERSONA=claude", "OWT_FAKE_WORK=0", "OWT_FAKE_ANSWER="+answer)
+	if got, err := cmd.Output(); err != nil || string(got) != "{\"verdict\":\"pass\"}\n" {
+		t.Fatalf("got %q, %v", got, err)
+	}
+}
+
+// $HOME/.fakeagent.env gives the OWT_FAKE_* settings the environment
+// lacks (a run by owt's monitor, which drops OWT_*).
+func TestEnvFileFillsInMissingSettings(t *testing.T) {
+	t.Parallel()
+	dir, home := t.TempDir(), t.TempDir()
+	answer := filepath.Join(dir, "answer.txt")
+	writeFile(t, answer, "from the file")
+	logPath := filepath.Join(dir, "log.jsonl")
+	writeFile(t, filepath.Join(home, ".fakeagent.env"), "OWT_FAKE_ANSWER="+answer+"\nOWT_FAKE_LOG="+logPath+"\n")
+	run := func(env ...string) string {
+		cmd := exec.Command(binPath, "-p", "review this")
+		cmd.Dir = dir
+		cmd.Env = append(baseEnv(home), append([]string{"OWT_FAKE_PERSONA=claude", "OWT_FAKE_WORK=0"}, env...)...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	if got := run(); got != "from the file\n" {
+		t.Fatalf("got %q", got)
+	}
+	if log, _ := os.ReadFile(logPath); !strings.Contains(string(log), `"mode":"headless"`) {
+		t.Fatalf("the log of the file was not written: %q", log)
+	}
+	other := filepath.Join(dir, "other.txt")
+	writeFile(t, other, "from the environment")
+	if got := run("OWT_FAKE_ANSWER=" + other); got != "from the environment\n" {
+		t.Fatalf("the environment must win: got %q", got)
+	}
+}
+
 // ---- unit tests ----
 
 // TestPersonaPatterns checks the documented regexps of every persona
@@ -949,5 +1019,17 @@ func TestClaudeWritesItsTranscript(t *testing.T) {
 	if u["input_tokens"] != float64(7) || u["output_tokens"] != float64(3) ||
 		u["cache_creation_input_tokens"] != float64(20) || u["cache_read_input_tokens"] != float64(40) {
 		t.Fatalf("usage = %v", u)
+	}
+}
+
+// waitFor polls cond for up to 10s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition never held")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

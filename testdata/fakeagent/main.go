@@ -30,6 +30,11 @@
 //	                      transcript_path its hooks name, in Claude Code's
 //	                      format (a user line; the answer as two content-block
 //	                      lines sharing one message id and its usage)
+//	!limit [RESET]        end the turn on a usage limit, in the tool's words
+//	                      (Claude "⎿  You've hit your 5-hour limit · resets
+//	                      RESET" and StopFailure rate_limit; Codex "■ You've
+//	                      hit your usage limit. Try again at RESET."); RESET
+//	                      defaults to the next whole minute (3:04pm, 3:04 PM)
 //	!swallow-enter [N]    ignore the next N Enter keys (default 1), input kept,
 //	                      screen unchanged, as a TUI busy redrawing drops one
 //	!on-next LINE         hold LINE (itself a command, e.g. "!commit fix") for
@@ -47,6 +52,13 @@
 //	OWT_FAKE_IDLE_NOTIFY  Claude's idle_prompt notification delay (60s, 0 = never)
 //	OWT_FAKE_ANSWER       a file whose text is a headless run's answer on stdout
 //	                      (in place of "Done: …"), as a real tool answers a question
+//	OWT_FAKE_ANSWER_DELAY how long a headless run thinks before it answers (0),
+//	                      as a slow tool does (owt's deadlines end it)
+//
+// $HOME/.fakeagent.env, when it exists, holds OWT_FAKE_* settings as
+// KEY=VALUE lines, taken where the environment has none: how a test
+// reaches a fake run by owt's monitor, which drops OWT_* from its
+// environment.
 package main
 
 import (
@@ -103,6 +115,7 @@ type app struct {
 }
 
 func run() int {
+	loadEnvFile()
 	p := lookupPersona(personaName())
 	o := parseArgs(p.args, os.Args[1:])
 	cwd, err := os.Getwd()
@@ -148,6 +161,28 @@ func run() int {
 	return a.runInteractive()
 }
 
+// loadEnvFile sets the OWT_FAKE_* settings of $HOME/.fakeagent.env the
+// environment does not already have.
+func loadEnvFile() {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return
+	}
+	data, err := os.ReadFile(home + "/.fakeagent.env")
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if !ok || !strings.HasPrefix(k, "OWT_FAKE_") {
+			continue
+		}
+		if _, set := os.LookupEnv(k); !set {
+			_ = os.Setenv(k, v)
+		}
+	}
+}
+
 // runHeadless is `claude -p`, `codex exec` and the like: one turn, one line
 // of answer on stdout, exit.
 func (a *app) runHeadless() int {
@@ -164,6 +199,10 @@ func (a *app) runHeadless() int {
 	a.hooks.sessionStart()
 	a.log.event("prompt", "text", prompt, "source", source)
 	answer := a.runTurn(context.Background(), 0, prompt)
+	if d := envDuration("OWT_FAKE_ANSWER_DELAY", 0); d > 0 {
+		a.log.event("thinking", "for", d.String())
+		time.Sleep(d)
+	}
 	if path := os.Getenv("OWT_FAKE_ANSWER"); path != "" {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -452,8 +491,8 @@ func (a *app) beginTurnEnd(gen int, answer string) bool {
 	}
 	a.ending = true
 	line := answer
-	if a.p.bullet != "" {
-		line = a.p.bullet + " " + answer
+	if a.p.bullet != "" && !strings.HasPrefix(answer, " ") && !strings.HasPrefix(answer, "■") {
+		line = a.p.bullet + " " + answer // an indented answer, or Codex's error mark, is drawn as it is
 	}
 	a.st.transcript = append(a.st.transcript, line)
 	a.poke()

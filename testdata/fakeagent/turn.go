@@ -29,7 +29,7 @@ func parseScript(text string) []scriptCmd {
 			name, arg = name[:i], strings.TrimSpace(name[i+1:])
 		}
 		switch name {
-		case "ask", "write", "commit", "exec", "sleep", "exit", "fail", "swallow-enter", "on-next", "mcp", "usage":
+		case "ask", "write", "commit", "exec", "sleep", "exit", "fail", "limit", "swallow-enter", "on-next", "mcp", "usage":
 			cmds = append(cmds, scriptCmd{name: name, arg: arg})
 		}
 	}
@@ -49,7 +49,7 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 		return ""
 	}
 	exitCode := -1
-	failure := ""
+	failure, limit := "", ""
 	used := defaultUsage
 	for _, c := range script {
 		if ctx.Err() != nil {
@@ -101,7 +101,22 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 			if failure == "" {
 				failure = "authentication_failed"
 			}
+		case "limit":
+			limit = c.arg
+			if limit == "" {
+				limit = a.nextMinute()
+			}
 		}
+	}
+	if limit != "" {
+		// A usage limit ends the turn with the tool's words for it.
+		words, line := a.limitWords(limit)
+		if !a.beginTurnEnd(gen, line) {
+			return ""
+		}
+		a.hooks.turnFailed("rate_limit", words)
+		a.finishTurn(gen, exitCode)
+		return words
 	}
 
 	answer := "Done: " + summary(text)
@@ -365,4 +380,27 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// limitWords are the persona's words for a usage limit that resets at
+// reset, and the line it draws them on.
+func (a *app) limitWords(reset string) (words, line string) {
+	switch a.p.name {
+	case "codex":
+		words = "You've hit your usage limit. Try again at " + reset + "."
+		return words, "■ " + words
+	default:
+		words = "You've hit your 5-hour limit · resets " + reset
+		return words, "  ⎿  " + words
+	}
+}
+
+// nextMinute is the next whole minute of the local clock in the
+// persona's format: Claude's "3:04pm", Codex's "3:04 PM".
+func (a *app) nextMinute() string {
+	t := time.Now().Truncate(time.Minute).Add(time.Minute)
+	if a.p.name == "codex" {
+		return t.Format("3:04 PM")
+	}
+	return strings.ToLower(t.Format("3:04PM"))
 }

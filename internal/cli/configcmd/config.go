@@ -8,9 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 func ConfigCommand(f *cmdutil.Factory) *cli.Command {
@@ -57,7 +57,7 @@ func ConfigCommand(f *cmdutil.Factory) *cli.Command {
 					}
 					if err == nil || len(ps) > 0 { // the tools are checked on what did load
 						var tps config.Problems
-						if _, perr := agent.Profiles(cfg); errors.As(perr, &tps) {
+						if _, perr := workspace.Tools(cfg); errors.As(perr, &tps) {
 							for _, p := range config.Locate(root, tps) {
 								if !containsString(problems, p.Error()) { // [tools.x] prompt is checked by both
 									problems = append(problems, p.Error())

@@ -9,6 +9,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/review"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -23,6 +24,7 @@ func CheckCommand(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "into", Usage: "check against this branch instead of the recorded base"},
+			&cli.BoolFlag{Name: "review", Usage: "include the AI review of what would land ([review] enabled always does)"},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -34,16 +36,46 @@ func CheckCommand(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
+			out := checked{Report: rep}
+			// An empty branch has nothing to review (and merge and ship
+			// refuse it before any review).
+			if (c.Bool("review") || w.Config.Review.Enabled) && !rep.Empty {
+				res, err := control.ReviewForCheck(w, rec, c.String("into"), f.IO.ErrOut)
+				if err != nil {
+					return err
+				}
+				out.Review = &res
+			}
 			if c.Bool("json") {
-				return cmdutil.PrintJSON(c.App.Writer, rep)
+				return cmdutil.PrintJSON(c.App.Writer, out)
 			}
 			fmt.Fprintln(c.App.Writer, rep.String())
+			if out.Review != nil {
+				fmt.Fprintln(c.App.Writer, out.Review.String())
+			}
 			for _, b := range rep.Blockers() {
 				fmt.Fprintln(c.App.Writer, "  ! "+b)
+			}
+			if out.Review != nil && out.Review.Blocks() {
+				fmt.Fprintln(c.App.Writer, "  ! the AI review "+reviewBlocker(*out.Review)+": merge and ship refuse without --accept-review")
 			}
 			return nil
 		},
 	}
+}
+
+// checked is owt check's JSON: the report, and the AI review when one
+// was asked for.
+type checked struct {
+	merge.Report
+	Review *review.Result `json:"review,omitempty"`
+}
+
+func reviewBlocker(r review.Result) string {
+	if r.Verdict == review.Unavailable {
+		return "is unavailable"
+	}
+	return "fails"
 }
 
 // askCommand asks for the command of c (askFirst of its --yes).

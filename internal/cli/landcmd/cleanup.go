@@ -84,7 +84,7 @@ func removeCleanup(c *cli.Context, w *workspace.Workspace, items []merge.Cleanup
 		if it.Discards {
 			err = lifecycle.Of(w).Delete(it.Name, lifecycle.DeleteOptions{Force: true})
 		} else {
-			err = lifecycle.Of(w).Teardown(it.Name, it.BranchTip)
+			err = lifecycle.Of(w).Teardown(it.Name, lifecycle.Landing{BranchTip: it.BranchTip})
 		}
 		if err != nil {
 			failed++

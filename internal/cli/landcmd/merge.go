@@ -1,6 +1,7 @@
 package landcmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os/signal"
@@ -11,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/review"
 )
 
 // landed is the JSON of merge and ship: what landed, and whether the
@@ -31,6 +33,7 @@ func MergeCommand(f *cmdutil.Factory) *cli.Command {
 			&cli.BoolFlag{Name: "keep", Usage: "keep the worktree, session and branch afterwards"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
 			forceBusyFlag(),
+			reviewFlag(), acceptReviewFlag(),
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -68,7 +71,7 @@ func MergeCommand(f *cmdutil.Factory) *cli.Command {
 			if err := askCommand(f, c, report, fmt.Sprintf("Merge %s into %s%s?", rec.Branch, target, removalNote(c.Bool("keep"))), "not merged"); err != nil {
 				return err
 			}
-			out, err := control.Merge(w, rec, o, control.LandOptions{Keep: c.Bool("keep"), Force: c.Bool("force")})
+			out, err := control.Merge(w, rec, o, landOptions(f, c))
 			return reportLanding(c, out, err)
 		},
 	}
@@ -78,6 +81,22 @@ func MergeCommand(f *cmdutil.Factory) *cli.Command {
 // A new flag each time: urfave keeps state in a flag, so none is shared.
 func forceBusyFlag() *cli.BoolFlag {
 	return &cli.BoolFlag{Name: "force", Usage: "go ahead while the agent works or waits for you (commits and ends its turn)"}
+}
+
+// reviewFlag and acceptReviewFlag ask for the AI review before landing
+// and land whatever it says. New flags each time (urfave keeps state).
+func reviewFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "review", Usage: "have an AI tool review the diff first ([review] tool); a fail stops the landing"}
+}
+
+func acceptReviewFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "accept-review", Usage: "land even when the AI review fails or is unavailable"}
+}
+
+// landOptions are the LandOptions of merge's and ship's flags.
+func landOptions(f *cmdutil.Factory, c *cli.Context) control.LandOptions {
+	return control.LandOptions{Keep: c.Bool("keep"), Force: c.Bool("force"),
+		Review: c.Bool("review"), AcceptReview: c.Bool("accept-review"), ReviewLog: f.IO.ErrOut}
 }
 
 func removalNote(keep bool) string {
@@ -90,6 +109,7 @@ func removalNote(keep bool) string {
 // reportLanding prints what a merge or ship did (out is empty when
 // nothing landed) and returns its error.
 func reportLanding(c *cli.Context, out landed, err error) error {
+	printRefusal(c.App.ErrWriter, err)
 	if out.Name == "" {
 		return err
 	}
@@ -101,6 +121,19 @@ func reportLanding(c *cli.Context, out landed, err error) error {
 		printLanding(c.App.Writer, out)
 	}
 	return err
+}
+
+// printRefusal shows, when err is the AI review failing a landing, what
+// the review said: its verdict and its findings, drawn inert. (A review
+// without a verdict is the error's one line.)
+func printRefusal(w io.Writer, err error) {
+	var refused *control.ReviewRefused
+	if errors.As(err, &refused) && refused.Result.Verdict != review.Unavailable {
+		fmt.Fprintln(w, "owt: review: "+refused.Result.Headline())
+		for _, l := range refused.Result.Lines() {
+			fmt.Fprintln(w, "  "+l)
+		}
+	}
 }
 
 // finishEvenIfHungUp keeps owt alive through a teardown that kills the
@@ -115,6 +148,12 @@ func printLanding(wr io.Writer, out landed) {
 	where := "branch updated, no checkout touched"
 	if out.Checkout != "" {
 		where = "checkout " + out.Checkout + " updated"
+	}
+	if out.Review != nil {
+		fmt.Fprintln(wr, "review: "+out.Review.Headline())
+		for _, l := range out.Review.Lines() {
+			fmt.Fprintln(wr, "  "+l)
+		}
 	}
 	fmt.Fprintf(wr, "merged %s into %s (%s): %.12s → %.12s, %s\n", out.Branch, out.Target, out.Method, out.From, out.Commit, where)
 	switch {

@@ -124,7 +124,8 @@ func shipQueue(o *queueOptions, w *workspace.Workspace, confirmed map[string]str
 		}
 		// control.Ship refuses a turn begun since the queue was built (the
 		// record lags the screen): it is not shipped from under the agent.
-		out, err := control.Ship(w, rec, "", control.LandOptions{})
+		out, err := control.Ship(w, rec, "", control.LandOptions{ReviewLog: o.IO.ErrOut})
+		printRefusal(o.IO.ErrOut, err)
 		if out.Name == "" {
 			failure = fmt.Errorf("stopped at %s: %w; left: %s", head.Name, err, queueNames(q.Entries))
 			break

@@ -20,6 +20,7 @@ func ShipCommand(f *cmdutil.Factory) *cli.Command {
 			&cli.BoolFlag{Name: "keep", Usage: "keep the worktree, session and branch afterwards"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
 			forceBusyFlag(),
+			reviewFlag(), acceptReviewFlag(),
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -35,7 +36,7 @@ func ShipCommand(f *cmdutil.Factory) *cli.Command {
 			if err := askCommand(f, c, report, fmt.Sprintf("Commit everything in %s, merge it into %s%s?", rec.Name, rec.Base, removalNote(c.Bool("keep"))), "not shipped"); err != nil {
 				return err
 			}
-			out, err := control.Ship(w, rec, c.String("message"), control.LandOptions{Keep: c.Bool("keep"), Force: c.Bool("force")})
+			out, err := control.Ship(w, rec, c.String("message"), landOptions(f, c))
 			return reportLanding(c, out, err)
 		},
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/monitor"
+	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -34,10 +35,19 @@ func MonitorCommand(f *cmdutil.Factory) *cli.Command {
 			// log when it is moved aside or removed, rather than writing
 			// into a file nobody sees any more.
 			var log io.Writer = f.IO.ErrOut
-			if file, ok := f.IO.ErrOut.(*os.File); ok && state.IsLog(file) {
+			file, ok := f.IO.ErrOut.(*os.File)
+			daemonized := ok && state.IsLog(file)
+			if daemonized {
 				log = &state.LogWriter{}
 			}
-			return monitor.Run(monitor.Options{Socket: socket, Interval: c.Duration("interval"), Log: log})
+			err := monitor.Run(monitor.Options{Socket: socket, Interval: c.Duration("interval"), Log: log})
+			if err != nil && daemonized {
+				// Its stderr is owt.log: the error goes in as a line of the
+				// log's format, not as owt's own text line.
+				owtlog.New(log, "monitor").Errorf(owtlog.Fields{Event: "monitor"}, "%v", err)
+				return cmdutil.ExitWith(cmdutil.ExitError)
+			}
+			return err
 		},
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/monitor"
-	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/keybindings"
@@ -246,6 +246,6 @@ func tmuxKeys(c *cli.Context, tm *tmux.Client) error {
 // keys work without it, and hooks still report status.
 func startMonitor(owt string, tm *tmux.Client) {
 	if err := monitor.EnsureRunning(owt, tm); err != nil {
-		state.Logf("tmux init", "monitor: %v", err)
+		owtlog.Errorf("tmux init", owtlog.Fields{Event: "monitor"}, "monitor: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package worktreecmd
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"runtime/debug"
@@ -10,7 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
-	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/statusbar"
 )
@@ -41,7 +42,7 @@ func HookCommand(f *cmdutil.Factory) *cli.Command {
 func neverFail(hook func()) {
 	defer func() {
 		if p := recover(); p != nil {
-			state.Logf("hook", "panic (the agent was not stopped): %v\n%s", p, debug.Stack())
+			owtlog.Errorf("hook", hookFields(""), "panic (the agent was not stopped): %v\n%s", p, debug.Stack())
 		}
 	}()
 	hook()
@@ -54,7 +55,7 @@ func runHook(f *cmdutil.Factory, args []string) {
 		args = args[1:]
 	}
 	if len(args) < 2 {
-		state.Logf("hook", "ignored: want 'owt hook KIND EVENT', got %q", args)
+		owtlog.Errorf("hook", hookFields(""), "ignored: want 'owt hook KIND EVENT', got %q", args)
 		return
 	}
 	call := status.HookCall{Kind: args[0], Event: args[1], Getenv: os.Getenv, At: at}
@@ -70,8 +71,22 @@ func runHook(f *cmdutil.Factory, args []string) {
 		call.Payload = readStdin(f)
 	}
 	if err := status.HandleHook(f.Tmux(), call); err != nil {
-		state.Logf("hook", "%s %s: %v", call.Kind, call.Event, err)
+		level := owtlog.Errorf
+		if errors.Is(err, status.ErrHookIgnored) {
+			level = owtlog.Logf
+		}
+		level("hook", hookFields(call.Event), "%s %s: %v", call.Kind, call.Event, err)
 	}
+}
+
+// hookFields are what a hook's log entry is about: the agent of its
+// environment (OWT_REPO, OWT_NAME), and its event.
+func hookFields(event string) owtlog.Fields {
+	f := owtlog.Fields{Repo: os.Getenv("OWT_REPO"), Agent: os.Getenv("OWT_NAME"), Event: "hook"}
+	if event != "" {
+		f.Event = "hook " + event
+	}
+	return f
 }
 
 // readStdin returns the hook's JSON, or nothing when stdin is a terminal

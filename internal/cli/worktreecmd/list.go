@@ -91,6 +91,8 @@ func printTable(ios *cmdutil.IOStreams, items []inventory.Item, withRepo bool) {
 		switch {
 		case it.Status == string(state.Waiting) && it.WaitingFor != "":
 			status += " (" + it.WaitingFor + ")"
+		case it.Status == string(state.Limited):
+			status += " (" + it.Limit.Why(time.Now()) + ")"
 		case !it.TurnError.Empty():
 			status += " (turn failed: " + cmdutil.Shown(it.TurnError.Block()) + ")"
 		case it.Interrupted:
@@ -112,6 +114,7 @@ func printTable(ios *cmdutil.IOStreams, items []inventory.Item, withRepo bool) {
 		if len(it.NeedsYou) > 0 {
 			status += " (needs you: " + cmdutil.Shown(strings.Join(it.NeedsYou, "; ")) + ")"
 		}
+		status += resolveNote(it.Resolve)
 		name := it.Name
 		if it.Spawner != "" && listed[it.Repo+"\x00"+it.Spawner] {
 			name = "└ " + name // under its spawner (state.Sorted)
@@ -161,4 +164,20 @@ func prColumn(pr *state.PR) string {
 		return ""
 	}
 	return ", PR " + cmdutil.Shown(pr.Summary())
+}
+
+// resolveNote is owt resolve's word on a row: READY TO SHIP only once owt
+// verified the agent's work.
+func resolveNote(r *state.Resolving) string {
+	switch {
+	case r == nil:
+		return ""
+	case r.Ready():
+		return " (resolved: READY TO SHIP)"
+	case !r.Told:
+		return " (resolve: its agent was not told)"
+	case r.Verdict != "":
+		return " (resolve not ready: " + cmdutil.Shown(r.Verdict) + ")"
+	}
+	return " (resolving conflicts with " + r.Target + ")"
 }

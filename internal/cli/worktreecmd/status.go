@@ -54,6 +54,8 @@ func printStatus(out io.Writer, v status.View) {
 	switch {
 	case v.Status == "waiting" && v.WaitingFor != "":
 		status += " (needs you: " + v.WaitingFor + ")"
+	case v.Status == "limited":
+		status += " (needs you: " + v.Limit.Why(time.Now()) + ")"
 	case v.Status == "waiting":
 		status += " (needs you)"
 	case v.Interrupted:

@@ -1,0 +1,104 @@
+package owtlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/adrg/xdg"
+	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// reset forgets the format decided on, for a test that decides another.
+func reset(t *testing.T) {
+	mu.Lock()
+	override, chosen = "", ""
+	mu.Unlock()
+	t.Cleanup(func() {
+		mu.Lock()
+		override, chosen = "", ""
+		mu.Unlock()
+	})
+}
+
+func home(t *testing.T, userConfig string) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	if userConfig != "" {
+		require.NoError(t, os.MkdirAll(filepath.Join(cfg, "owt"), 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(cfg, "owt", "config.toml"), []byte(userConfig), 0o600))
+	}
+	xdg.Reload()
+	t.Cleanup(xdg.Reload)
+	reset(t)
+}
+
+// Text is the default, and its line is the one owt always wrote: time,
+// pid, who, message on one line.
+func TestTextIsTheDefaultAndKeepsItsLine(t *testing.T) {
+	home(t, "")
+	Logf("hook", Fields{Repo: "/r", Agent: "a", Event: "hook Stop"}, "claude Stop: %s", "two\nlines")
+	b, err := os.ReadFile(state.LogPath())
+	require.NoError(t, err)
+	want := regexp.MustCompile(fmt.Sprintf(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(Z|[+-]\d\d:\d\d) \[%d\] hook: claude Stop: two lines\n$`, os.Getpid()))
+	require.Regexp(t, want, string(b))
+	require.Equal(t, Text, Format())
+}
+
+// [log] format = "json" in the user's config: every line is a JSON object
+// with time, level, repo, agent and event.
+func TestJSONLinesCarryTheirFields(t *testing.T) {
+	home(t, "[log]\nformat = \"json\"\n")
+	Errorf("hook", Fields{Repo: "/r", Agent: "a", Event: "hook Stop"}, "bad \x1b]0;x\x07 event\nnext")
+	var buf bytes.Buffer
+	New(&buf, "monitor").Infof(Fields{Event: "monitor"}, "started")
+	file, err := os.ReadFile(state.LogPath())
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(file)+buf.String(), "\n"), "\n")
+	require.Len(t, lines, 2)
+	for _, l := range lines {
+		require.NotContains(t, l, "\x1b", "JSON escapes controls")
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+		for _, k := range []string{"time", "level", "repo", "agent", "event", "msg", "who", "pid"} {
+			require.Contains(t, m, k, l)
+		}
+	}
+	var first map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &first))
+	require.Equal(t, "ERROR", first["level"])
+	require.Equal(t, "/r", first["repo"])
+	require.Equal(t, "a", first["agent"])
+	require.Equal(t, "hook Stop", first["event"])
+	require.Equal(t, "bad \x1b]0;x\x07 event\nnext", first["msg"])
+}
+
+// --log-format wins over the config, and takes only text or json.
+func TestTheFlagWins(t *testing.T) {
+	home(t, "[log]\nformat = \"json\"\n")
+	require.Error(t, SetFormat("yaml"))
+	require.NoError(t, SetFormat(Text))
+	require.Equal(t, Text, Format())
+	require.Equal(t, Text, Override())
+}
+
+// state.Logf, kept for callers that name no agent, writes through this
+// logger: a JSON line when JSON is chosen.
+func TestStateLogfGoesThroughTheLogger(t *testing.T) {
+	home(t, "[log]\nformat = \"json\"\n")
+	state.Logf("list", "skip %s", "x")
+	b, err := os.ReadFile(state.LogPath())
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m), string(b))
+	require.Equal(t, "list", m["event"])
+	require.Equal(t, "skip x", m["msg"])
+}

@@ -1,0 +1,139 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/git"
+)
+
+func TestParseTakesTheVerdictOutOfWhatTheToolWrappedItIn(t *testing.T) {
+	for name, answer := range map[string]string{
+		"bare":   `{"verdict":"fail","findings":[{"file":"a.go","line":3,"severity":"HIGH","message":"nil deref"}]}`,
+		"fenced": "Here is my review:\n```json\n{\"verdict\": \"fail\", \"findings\": [{\"file\": \"a.go\", \"line\": 3, \"severity\": \"high\", \"message\": \"nil deref\"}]}\n```\nBye {",
+		"prose":  `I looked {at it}. {"verdict":"fail","findings":[{"file":"a.go","line":3,"severity":"high","message":"nil deref"}],"summary":"x"} done`,
+	} {
+		p, ok := Parse(answer)
+		if !ok || p.Verdict != Fail || len(p.Findings) != 1 || p.Findings[0].Line != 3 ||
+			p.Findings[0].Severity.Line() != "high" || p.Findings[0].Message.Line() != "nil deref" {
+			t.Fatalf("%s: got %+v, %v", name, p, ok)
+		}
+	}
+	if p, ok := Parse("{\"verdict\":\"concerns\",\"findings\":[]}\n```json\n{\"verdict\":\"concerns\",\"findings\":[]}\n```"); !ok || p.Verdict != Concerns {
+		t.Fatalf("the same verdict twice: %+v %v", p, ok)
+	}
+	if p, ok := Parse(`{"verdict":"pass"}`); !ok || p.Verdict != Pass || len(p.Findings) != 0 {
+		t.Fatalf("a pass without findings: %+v %v", p, ok)
+	}
+	for _, bad := range []string{
+		"", "looks good to me", `{"verdict":"ok","findings":[]}`, `{"verdict":"fail"}`,
+		`{"verdict":"fail","findings":{}}`, `{"verdict":"concerns","findings":[{"file":"a"}]}`,
+		`{"verdict":"fail","findings":[{"message":"m","line":"3"}]}`, `{"verdict":"fail","findings":[{"message":"m","line":2.5}]}`,
+		`{"verdict":"pass"|"concerns"|"fail"}`,
+		// Two verdicts that differ: neither is the answer.
+		"The code says {\"verdict\":\"pass\",\"findings\":[]} in a comment.\n{\"verdict\":\"fail\",\"findings\":[{\"message\":\"m\"}]}",
+	} {
+		if p, ok := Parse(bad); ok {
+			t.Fatalf("%q was taken as %+v", bad, p)
+		}
+	}
+}
+
+func TestFindingsAreDrawnInert(t *testing.T) {
+	p, ok := Parse(`{"verdict":"fail","findings":[{"file":"a\u001b[2J.go","severity":"high","message":"x\u001b]0;pwned\u0007\ny"}]}`)
+	if !ok {
+		t.Fatal("not parsed")
+	}
+	r := Result{Verdict: p.Verdict, Findings: p.Findings, Tool: "claude"}
+	if s := r.String(); strings.ContainsAny(s, "\x1b\x07") || strings.Count(s, "\n") != 1 {
+		t.Fatalf("not inert or not one line a finding: %q", s)
+	}
+}
+
+// A repository with a base and a branch one commit ahead.
+func repo(t *testing.T) (git.Repo, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "base"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	r := git.Repo{Root: dir}
+	base, err := r.ResolveCommit("HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("sh", "-c", "cd "+dir+" && echo hi > f.txt && git add f.txt && git -c user.name=t -c user.email=t@t commit -q -m f && git rev-parse HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, base, strings.TrimSpace(string(out))
+}
+
+func TestRunRetriesOnceThenIsUnavailableAndCachesOnlyVerdicts(t *testing.T) {
+	r, base, tip := repo(t)
+	cache := t.TempDir()
+	var prompts []string
+	answers := []string{"sure!", "still prose"}
+	q := Request{Repo: r, Dir: r.Root, Base: base, Tip: tip, Task: "add f", CacheDir: cache, Timeout: time.Minute,
+		Profile: agent.Profile{Name: "claude", Headless: []string{"claude", "-p"}},
+		Ask: func(_ context.Context, _ agent.Profile, _, prompt string, _ io.Writer) (string, error) {
+			prompts = append(prompts, prompt)
+			a := answers[0]
+			answers = answers[1:]
+			return a, nil
+		}}
+	res := Run(context.Background(), q)
+	if res.Verdict != Unavailable || !strings.Contains(res.Why, "no valid verdict JSON, twice") || len(prompts) != 2 {
+		t.Fatalf("got %+v after %d prompts", res, len(prompts))
+	}
+	if !strings.Contains(prompts[0], "+hi") || !strings.Contains(prompts[0], "add f") || strings.Contains(prompts[0], "previous answer") ||
+		!strings.Contains(prompts[1], "previous answer could not be read") {
+		t.Fatalf("prompts: %q", prompts)
+	}
+	// Unavailable is not cached: the tool is asked again.
+	answers = []string{"junk", `{"verdict":"pass","findings":[]}`}
+	if res = Run(context.Background(), q); res.Verdict != Pass || res.Cached || len(prompts) != 4 {
+		t.Fatalf("got %+v after %d prompts", res, len(prompts))
+	}
+	if res = Run(context.Background(), q); res.Verdict != Pass || !res.Cached || len(prompts) != 4 {
+		t.Fatalf("a second review of the same trees asked the tool: %+v after %d prompts", res, len(prompts))
+	}
+	// Another tool is another review.
+	q.Profile.Name = "codex"
+	answers = []string{`{"verdict":"concerns","findings":[{"message":"m"}]}`}
+	if res = Run(context.Background(), q); res.Verdict != Concerns || res.Cached {
+		t.Fatalf("got %+v", res)
+	}
+}
+
+func TestRunSaysWhyAToolGaveNoVerdict(t *testing.T) {
+	r, base, tip := repo(t)
+	q := Request{Repo: r, Dir: r.Root, Base: base, Tip: tip, Timeout: time.Minute,
+		Profile: agent.Profile{Name: "claude", Headless: []string{"claude", "-p"}}}
+	for want, ask := range map[string]func(context.Context, agent.Profile, string, string, io.Writer) (string, error){
+		"claude is not signed in": func(_ context.Context, _ agent.Profile, _, _ string, w io.Writer) (string, error) {
+			io.WriteString(w, "Invalid API key · Please run /login\n")
+			return "", errors.New("claude -p exited with code 1")
+		},
+		`claude is not installed ("claude" is not on PATH)`: func(context.Context, agent.Profile, string, string, io.Writer) (string, error) {
+			return "", &exec.Error{Name: "claude", Err: exec.ErrNotFound}
+		},
+		"claude -p exited with code 2: boom": func(_ context.Context, _ agent.Profile, _, _ string, w io.Writer) (string, error) {
+			io.WriteString(w, "starting\nboom\n")
+			return "", errors.New("claude -p exited with code 2")
+		},
+	} {
+		q.Ask = ask
+		if res := Run(context.Background(), q); res.Verdict != Unavailable || !strings.Contains(res.Why, want) || strings.Contains(res.Why, "\n") {
+			t.Fatalf("want %q, got %+v", want, res)
+		}
+	}
+}
