@@ -115,6 +115,31 @@ func TestTokensAndCostOfAClaudeAgent(t *testing.T) {
 	require.Contains(t, res.Stderr, `--by takes agent, run or day, not "week"`)
 }
 
+// A Codex agent's tokens come from its rollout file (found by the cwd
+// its session_meta names), the running total of its token_count events:
+// cached input is the cache read, and the model is Codex's.
+func TestTokensOfACodexAgent(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, ".owt.toml", "[usage]\ninterval = \"1s\"\n")
+	e.MustOwt(repo, "new", "--tool", "codex", "--name", "cx", "Fix the build\n!usage 1000 200 0 300")
+	var u *usageJSON
+	e.Eventually(30*time.Second, "the turn's tokens in owt list", func() bool {
+		u = e.usageOf(repo, "cx")
+		return u != nil && u.TotalTokens == 1500
+	})
+	require.Equal(t, usageJSON{Model: "gpt-5-codex", Input: 1000, Output: 200, CacheRead: 300, TotalTokens: 1500, CostUSD: u.CostUSD}, *u)
+	require.InDelta(t, (1000*1.25+200*10+300*0.125)/1e6, u.CostUSD, 1e-9, "the default price of gpt-5-codex")
+
+	e.Eventually(20*time.Second, "cx idle", func() bool { return e.Find(repo, "cx").Status == "idle" })
+	e.MustOwt(repo, "send", "cx", "Again\n!usage 10 20 0 30")
+	e.Eventually(30*time.Second, "the second turn added", func() bool {
+		u = e.usageOf(repo, "cx")
+		return u != nil && u.TotalTokens == 1560
+	})
+	require.Equal(t, int64(330), u.CacheRead)
+}
+
 // A run with budget_tokens pauses once its agents used that many: no
 // task starts after, and the control plane shows the run in NEEDS YOU
 // with the reason.

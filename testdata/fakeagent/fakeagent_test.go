@@ -1033,3 +1033,41 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// The codex persona writes each turn to its rollout file under
+// $CODEX_HOME/sessions/YYYY/MM/DD/, in codex's format: session_meta with
+// the cwd first, then per turn a turn_context with the model and a
+// token_count event with the session's running total.
+func TestCodexWritesItsRollout(t *testing.T) {
+	t.Parallel()
+	dir, home := t.TempDir(), t.TempDir()
+	a := startAgent(t, agentConfig{persona: "codex", dir: dir, home: home,
+		args: []string{"count this\n!usage 7 3 0 40\n!exit 0"}})
+	if code := a.waitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	paths, _ := filepath.Glob(filepath.Join(home, ".codex", "sessions", "*", "*", "*", "rollout-*.jsonl"))
+	if len(paths) != 1 {
+		t.Fatalf("rollout files = %v", paths)
+	}
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("rollout line %q: %v", l, err)
+		}
+		lines = append(lines, m)
+	}
+	if len(lines) != 4 || lines[0]["type"] != "session_meta" || lines[0]["payload"].(map[string]any)["cwd"] != dir ||
+		lines[2]["type"] != "turn_context" || lines[3]["type"] != "event_msg" {
+		t.Fatalf("rollout = %s", data)
+	}
+	total := lines[3]["payload"].(map[string]any)["info"].(map[string]any)["total_token_usage"].(map[string]any)
+	if total["input_tokens"] != float64(47) || total["cached_input_tokens"] != float64(40) || total["output_tokens"] != float64(3) {
+		t.Fatalf("total_token_usage = %v", total)
+	}
+}

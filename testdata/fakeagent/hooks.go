@@ -61,7 +61,9 @@ type hookRunner struct {
 	dir            string   // project dir: cwd and $..._PROJECT_DIR of every hook
 	sessionID      string
 	transcriptPath string
-	turnParent     string // the last transcript line's uuid (Claude)
+	turnParent     string    // the last transcript line's uuid (Claude)
+	rolloutPath    string    // Codex's rollout file of the session, once a turn ran
+	codexTotal     turnUsage // Codex's running token total
 	permissionMode string
 	notify         []string // codex notify argv
 	log            *eventLog

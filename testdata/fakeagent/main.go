@@ -29,7 +29,10 @@
 //	                      writes every turn to its transcript at the
 //	                      transcript_path its hooks name, in Claude Code's
 //	                      format (a user line; the answer as two content-block
-//	                      lines sharing one message id and its usage)
+//	                      lines sharing one message id and its usage); the
+//	                      codex persona to its rollout file under
+//	                      $CODEX_HOME/sessions/YYYY/MM/DD/ (token_count
+//	                      events with the running total)
 //	!limit [RESET]        end the turn on a usage limit, in the tool's words
 //	                      (Claude "⎿  You've hit your 5-hour limit · resets
 //	                      RESET" and StopFailure rate_limit; Codex "■ You've

@@ -118,3 +118,68 @@ func claudeProject(dir string) string {
 	}
 	return string(b[:200]) + "-" + strconv.FormatInt(abs, 36)
 }
+
+// codexRollout appends one turn to Codex's rollout file of the session,
+// in codex 0.169.0's format ($CODEX_HOME/sessions/YYYY/MM/DD/
+// rollout-<time>-<id>.jsonl, session_meta first): the user's message, the
+// turn_context with the model, and a token_count event with the
+// session's running total (OpenAI's input_tokens include the cached
+// ones). Only for the codex persona.
+func (h *hookRunner) codexRollout(prompt string, u turnUsage) {
+	if h.kind != hooksCodex {
+		return
+	}
+	now := time.Now()
+	ts := now.UTC().Format("2006-01-02T15:04:05.000Z")
+	if h.rolloutPath == "" {
+		dir := os.Getenv("CODEX_HOME")
+		if dir == "" {
+			home, _ := os.UserHomeDir()
+			dir = filepath.Join(home, ".codex")
+		}
+		h.rolloutPath = filepath.Join(dir, "sessions", now.Format("2006"), now.Format("01"), now.Format("02"),
+			"rollout-"+now.Format("2006-01-02T15-04-05")+"-"+h.sessionID+".jsonl")
+		h.appendRollout(map[string]any{"timestamp": ts, "type": "session_meta", "payload": map[string]any{
+			"id": h.sessionID, "timestamp": ts, "cwd": h.dir, "originator": "codex_cli_rs", "cli_version": "0.169.0"}})
+	}
+	h.codexTotal.input += u.input + u.cacheRead
+	h.codexTotal.cacheRead += u.cacheRead
+	h.codexTotal.output += u.output
+	usage := func(in, cached, out int64) map[string]any {
+		return map[string]any{"input_tokens": in, "cached_input_tokens": cached, "output_tokens": out,
+			"reasoning_output_tokens": 0, "total_tokens": in + out}
+	}
+	h.appendRollout(map[string]any{"timestamp": ts, "type": "response_item", "payload": map[string]any{
+		"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": prompt}}}})
+	h.appendRollout(map[string]any{"timestamp": ts, "type": "turn_context", "payload": map[string]any{
+		"cwd": h.dir, "approval_policy": "on-request", "model": codexModel, "effort": "medium", "summary": "auto"}})
+	h.appendRollout(map[string]any{"timestamp": ts, "type": "event_msg", "payload": map[string]any{
+		"type": "token_count", "info": map[string]any{
+			"total_token_usage":    usage(h.codexTotal.input, h.codexTotal.cacheRead, h.codexTotal.output),
+			"last_token_usage":     usage(u.input+u.cacheRead, u.cacheRead, u.output),
+			"model_context_window": 272000},
+		"rate_limits": nil}})
+}
+
+// codexModel is the model the fake Codex's rollout names.
+const codexModel = "gpt-5-codex"
+
+func (h *hookRunner) appendRollout(line map[string]any) {
+	data, err := json.Marshal(line)
+	if err != nil {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(h.rolloutPath), 0o700); err != nil {
+		h.log.event("transcript_error", "error", err.Error())
+		return
+	}
+	f, err := os.OpenFile(h.rolloutPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		h.log.event("transcript_error", "error", err.Error())
+		return
+	}
+	defer f.Close()
+	if _, err := f.Write(append(data, '\n')); err != nil {
+		h.log.event("transcript_error", "error", err.Error())
+	}
+}

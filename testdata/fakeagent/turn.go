@@ -132,6 +132,7 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 		a.hooks.turnFailed(failure, answer)
 	} else {
 		a.hooks.transcriptAssistant(answer, used)
+		a.hooks.codexRollout(text, used)
 		a.hooks.turnEnd(text, answer)
 	}
 	a.finishTurn(gen, exitCode)
