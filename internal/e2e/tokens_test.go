@@ -140,6 +140,23 @@ func TestTokensOfACodexAgent(t *testing.T) {
 	require.Equal(t, int64(330), u.CacheRead)
 }
 
+// A Gemini CLI agent's tokens come from its chat file, in the folder its
+// project registry names for the worktree; a message appended again once
+// its tokens are known counts once.
+func TestTokensOfAGeminiAgent(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, ".owt.toml", "[usage]\ninterval = \"1s\"\n")
+	e.MustOwt(repo, "new", "--tool", "gemini", "--name", "gm", "Explain the build\n!usage 1000 200 0 300")
+	var u *usageJSON
+	e.Eventually(30*time.Second, "the turn's tokens in owt list", func() bool {
+		u = e.usageOf(repo, "gm")
+		return u != nil && u.TotalTokens == 1500
+	})
+	require.Equal(t, usageJSON{Model: "gemini-2.5-pro", Input: 1000, Output: 200, CacheRead: 300, TotalTokens: 1500, CostUSD: u.CostUSD}, *u)
+	require.InDelta(t, (1000*1.25+200*10+300*0.125)/1e6, u.CostUSD, 1e-9, "the default price of gemini-2.5-pro")
+}
+
 // A run with budget_tokens pauses once its agents used that many: no
 // task starts after, and the control plane shows the run in NEEDS YOU
 // with the reason.

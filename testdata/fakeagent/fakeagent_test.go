@@ -1071,3 +1071,40 @@ func TestCodexWritesItsRollout(t *testing.T) {
 		t.Fatalf("total_token_usage = %v", total)
 	}
 }
+
+// The gemini persona registers its folder in ~/.gemini/projects.json and
+// writes each turn to its chat file under ~/.gemini/tmp/<id>/chats/, the
+// model's message appended again with its tokens.
+func TestGeminiWritesItsChat(t *testing.T) {
+	t.Parallel()
+	dir, home := t.TempDir(), t.TempDir()
+	a := startAgent(t, agentConfig{persona: "gemini", dir: dir, home: home,
+		args: []string{"-i", "count this\n!usage 7 3 0 40\n!exit 0"}})
+	if code := a.waitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	var reg struct {
+		Projects map[string]string `json:"projects"`
+	}
+	regData, err := os.ReadFile(filepath.Join(home, ".gemini", "projects.json"))
+	if err != nil || json.Unmarshal(regData, &reg) != nil || reg.Projects[dir] == "" {
+		t.Fatalf("projects.json = %s (%v)", regData, err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(home, ".gemini", "tmp", reg.Projects[dir], "chats", "session-*.jsonl"))
+	if len(paths) != 1 {
+		t.Fatalf("chat files = %v", paths)
+	}
+	data, _ := os.ReadFile(paths[0])
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("chat = %s", data)
+	}
+	var msg map[string]any
+	if err := json.Unmarshal([]byte(lines[3]), &msg); err != nil {
+		t.Fatal(err)
+	}
+	tok := msg["tokens"].(map[string]any)
+	if msg["type"] != "gemini" || tok["input"] != float64(47) || tok["cached"] != float64(40) || tok["output"] != float64(3) {
+		t.Fatalf("message = %v", msg)
+	}
+}

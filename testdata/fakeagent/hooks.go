@@ -99,7 +99,10 @@ func newHookRunner(p *persona, o *options, dir string, log *eventLog) *hookRunne
 	case hooksGemini:
 		h.loadSettings(filepath.Join(home, ".gemini", "settings.json"),
 			filepath.Join(dir, ".gemini", "settings.json"))
-		h.transcriptPath = filepath.Join(home, ".gemini", "tmp", "fake", "chats", "session-"+h.sessionID+".json")
+		// Gemini CLI 0.61's chat file: ~/.gemini/tmp/<project id>/chats/
+		// session-<time>-<id8>.jsonl, the id registered in projects.json.
+		h.transcriptPath = filepath.Join(geminiHome(home), "tmp", geminiProject(geminiHome(home), dir), "chats",
+			"session-"+time.Now().Format("2006-01-02T15-04")+"-"+h.sessionID[:8]+".jsonl")
 	case hooksCodex:
 		argv, source, err := codexNotify(o, home)
 		if err != nil {

@@ -32,7 +32,9 @@
 //	                      lines sharing one message id and its usage); the
 //	                      codex persona to its rollout file under
 //	                      $CODEX_HOME/sessions/YYYY/MM/DD/ (token_count
-//	                      events with the running total)
+//	                      events with the running total); the gemini persona
+//	                      to its chat file ~/.gemini/tmp/<id>/chats/ (the id
+//	                      in ~/.gemini/projects.json), each message's tokens
 //	!limit [RESET]        end the turn on a usage limit, in the tool's words
 //	                      (Claude "⎿  You've hit your 5-hour limit · resets
 //	                      RESET" and StopFailure rate_limit; Codex "■ You've

@@ -76,6 +76,11 @@ func (h *hookRunner) appendTranscript(line map[string]any) {
 	if _, ok := line["parentUuid"]; !ok {
 		line["parentUuid"] = nil
 	}
+	h.appendTranscriptLine(line)
+}
+
+// appendTranscriptLine appends one JSON line to the session's transcript.
+func (h *hookRunner) appendTranscriptLine(line map[string]any) {
 	data, err := json.Marshal(line)
 	if err != nil || h.transcriptPath == "" {
 		return
@@ -183,3 +188,76 @@ func (h *hookRunner) appendRollout(line map[string]any) {
 		h.log.event("transcript_error", "error", err.Error())
 	}
 }
+
+// geminiHome is Gemini CLI's folder: $GEMINI_CLI_HOME/.gemini, else
+// ~/.gemini.
+func geminiHome(home string) string {
+	if h := os.Getenv("GEMINI_CLI_HOME"); h != "" {
+		home = h
+	}
+	return filepath.Join(home, ".gemini")
+}
+
+// geminiProject is the short id Gemini CLI's project registry
+// (<gemini>/projects.json, {"projects": {PATH: ID}}) gives dir,
+// registering one (the folder's base name, lower case) the first time.
+func geminiProject(gemini, dir string) string {
+	path := filepath.Join(gemini, "projects.json")
+	var reg struct {
+		Projects map[string]string `json:"projects"`
+	}
+	if data, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(data, &reg)
+	}
+	if reg.Projects == nil {
+		reg.Projects = map[string]string{}
+	}
+	if id := reg.Projects[dir]; id != "" {
+		return id
+	}
+	id := strings.ToLower(filepath.Base(dir))
+	for n := 1; ; n++ {
+		taken := false
+		for _, v := range reg.Projects {
+			taken = taken || v == id
+		}
+		if !taken {
+			break
+		}
+		id = strings.ToLower(filepath.Base(dir)) + "-" + strconv.Itoa(n)
+	}
+	reg.Projects[dir] = id
+	if data, err := json.Marshal(reg); err == nil {
+		_ = os.MkdirAll(gemini, 0o700)
+		_ = os.WriteFile(path, data, 0o600)
+		_ = os.MkdirAll(filepath.Join(gemini, "tmp", id), 0o700)
+		_ = os.WriteFile(filepath.Join(gemini, "tmp", id, ".project_root"), []byte(dir), 0o600)
+	}
+	return id
+}
+
+// geminiChat appends one turn to Gemini CLI's chat file of the session,
+// as its ChatRecordingService writes it: the session's metadata record
+// first, the user's message, then the model's message appended again
+// once its tokens are known (the same id, the later record wins). Only
+// for the gemini persona.
+func (h *hookRunner) geminiChat(prompt, answer string, u turnUsage) {
+	if h.kind != hooksGemini || h.transcriptPath == "" {
+		return
+	}
+	ts := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	if _, err := os.Stat(h.transcriptPath); err != nil {
+		h.appendTranscriptLine(map[string]any{"sessionId": h.sessionID, "projectHash": filepath.Base(filepath.Dir(filepath.Dir(h.transcriptPath))),
+			"startTime": ts, "lastUpdated": ts, "kind": "main"})
+	}
+	h.appendTranscriptLine(map[string]any{"id": newUUID(), "timestamp": ts, "type": "user", "content": []any{map[string]any{"text": prompt}}})
+	msg := map[string]any{"id": newUUID(), "timestamp": ts, "type": "gemini", "content": answer, "thoughts": []any{}, "model": geminiModel}
+	h.appendTranscriptLine(msg)
+	msg["tokens"] = map[string]any{"input": u.input + u.cacheRead, "output": u.output, "cached": u.cacheRead,
+		"thoughts": 0, "tool": 0, "total": u.input + u.cacheRead + u.output}
+	h.appendTranscriptLine(msg)
+	h.appendTranscriptLine(map[string]any{"$set": map[string]any{"lastUpdated": ts}})
+}
+
+// geminiModel is the model the fake Gemini's chat names.
+const geminiModel = "gemini-2.5-pro"

@@ -133,6 +133,7 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 	} else {
 		a.hooks.transcriptAssistant(answer, used)
 		a.hooks.codexRollout(text, used)
+		a.hooks.geminiChat(text, answer, used)
 		a.hooks.turnEnd(text, answer)
 	}
 	a.finishTurn(gen, exitCode)
