@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -54,15 +56,16 @@ type Tracker struct {
 	TickBytes, FileBytes int64
 	Logf                 func(string, ...any)
 
-	repos map[string]*File
-	codex map[string]string // rollout file → its session's cwd
+	repos  map[string]*File
+	codex  map[string]string // rollout file → its session's cwd
+	priced map[string]string // repository → the prices its costs were worked out at
 }
 
 func (t *Tracker) init() {
 	if t.repos != nil {
 		return
 	}
-	t.repos, t.codex = map[string]*File{}, map[string]string{}
+	t.repos, t.codex, t.priced = map[string]*File{}, map[string]string{}, map[string]string{}
 	if t.Home == "" {
 		t.Home, _ = os.UserHomeDir()
 	}
@@ -113,6 +116,12 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 	for repo, list := range byRepo {
 		f := t.repo(repo)
 		var changed []string
+		// Prices changed in the config (or this tracker is new): every
+		// agent's cost is worked out again.
+		prices := t.prices(repo)
+		fp := fingerprint(prices)
+		repriced := t.priced[repo] != fp
+		t.priced[repo] = fp
 		for _, s := range list {
 			a := f.Agents[s.Name]
 			if a != nil && !a.Since.IsZero() && !s.Since.IsZero() && !a.Since.Equal(s.Since) {
@@ -151,9 +160,9 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 					grew = true
 				}
 			}
-			if grew || a.Tool != s.Tool || a.Since.IsZero() {
+			if grew || repriced || a.Tool != s.Tool || a.Since.IsZero() && !s.Since.IsZero() {
 				a.Tool, a.Since = s.Tool, s.Since
-				a.sum(t.prices(repo))
+				a.sum(prices)
 				a.Updated = now
 				changed = append(changed, s.Name)
 			}
@@ -163,6 +172,20 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 		}
 	}
 	return read, more
+}
+
+// fingerprint sums up a price table.
+func fingerprint(prices map[string]config.Price) string {
+	names := make([]string, 0, len(prices))
+	for n := range prices {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s=%v\x00", n, prices[n])
+	}
+	return b.String()
 }
 
 func (t *Tracker) prices(repo string) map[string]config.Price {

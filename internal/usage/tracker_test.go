@@ -154,3 +154,20 @@ func TestClaudeProjectIsClaudeCodesFolderName(t *testing.T) {
 	require.Equal(t, "-tmp-caf----x", ClaudeProject("/tmp/café/😀x"))
 	require.Equal(t, "-"+strings.Repeat("a", 199)+"-feo44x", ClaudeProject("/"+strings.Repeat("a", 250)))
 }
+
+func TestChangedPricesAreAppliedWithoutNewTokens(t *testing.T) {
+	stateHome(t)
+	home := t.TempDir()
+	wt := "/src/app.worktrees/p"
+	write(t, filepath.Join(home, ".claude", "projects", ClaudeProject(wt), "s.jsonl"), fixture(t, "claude-transcript.jsonl"))
+	prices := config.DefaultPrices()
+	tr := &Tracker{Home: home, ClaudeDir: filepath.Join(home, ".claude"), Prices: func(string) map[string]config.Price { return prices }}
+	src := []Source{{Repo: "/src/app", Name: "p", Tool: "claude", Dir: wt, Since: time.Now().Add(-time.Hour)}}
+	tr.Tick(src, now)
+	before := Summaries("/src/app")["p"].CostUSD
+	require.Positive(t, before)
+	prices = map[string]config.Price{"claude-sonnet-4-5": {Input: 30, Output: 150, CacheWrite: 37.5, CacheRead: 3}}
+	read, _ := tr.Tick(src, now)
+	require.Zero(t, read)
+	require.InDelta(t, 10*before, Summaries("/src/app")["p"].CostUSD, 1e-9, "ten times the price, ten times the cost")
+}
