@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -105,19 +106,30 @@ func printUsage(ios *cmdutil.IOStreams, by string, groups []*usage.Group, total 
 		fmt.Fprintln(ios.ErrOut, "no token usage read yet (the monitor reads Claude Code, Codex and Gemini CLI session files)")
 		return
 	}
+	// Figures align right; the first column is padded to one width, so
+	// it reads left-aligned.
+	keys := make([]string, len(groups)+2)
+	keys[0], keys[len(keys)-1] = strings.ToUpper(by), "total"
+	for i, g := range groups {
+		keys[i+1] = g.Key
+		if g.Repo != "" {
+			keys[i+1] = g.Repo + ": " + g.Key
+		}
+		keys[i+1] = cmdutil.Shown(keys[i+1])
+	}
+	width := 0
+	for _, k := range keys {
+		width = max(width, utf8.RuneCountInString(k))
+	}
+	pad := func(k string) string { return k + strings.Repeat(" ", width-utf8.RuneCountInString(k)) }
 	tw := tabwriter.NewWriter(ios.Out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := strings.ToUpper(by)
-	fmt.Fprintln(tw, head+"\tINPUT\tOUTPUT\tCACHE WRITE\tCACHE READ\tTOTAL\tCOST\t")
+	fmt.Fprintln(tw, pad(keys[0])+"\tINPUT\tOUTPUT\tCACHE WRITE\tCACHE READ\tTOTAL\tCOST\t")
 	line := func(key string, g *usage.Group) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", cmdutil.Shown(key), usage.FormatTokens(g.Input), usage.FormatTokens(g.Output),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", pad(key), usage.FormatTokens(g.Input), usage.FormatTokens(g.Output),
 			usage.FormatTokens(g.CacheWrite), usage.FormatTokens(g.CacheRead), usage.FormatTokens(g.TotalTokens), usage.FormatCost(g.Summary()))
 	}
-	for _, g := range groups {
-		key := g.Key
-		if g.Repo != "" {
-			key = g.Repo + ": " + key
-		}
-		line(key, g)
+	for i, g := range groups {
+		line(keys[i+1], g)
 	}
 	line("total", total)
 	_ = tw.Flush()
