@@ -189,10 +189,16 @@ depends_on = ["a"]
 	})
 	out := e.MustOwt(repo, "run", "status", "g", "--json")
 	var why struct {
-		Why string `json:"why"`
+		Why          string `json:"why"`
+		Tokens       int64  `json:"tokens"`
+		BudgetTokens int64  `json:"budget_tokens"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &why))
 	require.Equal(t, "budget reached: 9000 tokens of 5000", why.Why)
+	require.Equal(t, int64(9000), why.Tokens)
+	require.Equal(t, int64(5000), why.BudgetTokens)
+	require.Contains(t, e.MustOwt(repo, "run", "status", "g"), "paused (budget reached: 9000 tokens of 5000), 0/2 done")
+	require.Contains(t, e.MustOwt(repo, "run", "status", "g"), "9k tokens of a 5k budget")
 	for _, ev := range e.runEvents(repo, "g") {
 		require.False(t, ev.Event == "starting" && ev.Task == "b", "b never starts in a run over its budget")
 	}
