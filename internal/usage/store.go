@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/state"
 )
@@ -43,8 +44,9 @@ type Agent struct {
 	// Days are the tokens by day and model (owt usage --by day).
 	Days    Days      `json:"days"`
 	Updated time.Time `json:"updated"`
-	// Files are the session files read, by path.
-	Files map[string]*FileState `json:"files,omitempty"`
+	// Files are the session files read, by path: kept in a file of their
+	// own (Store.statesPath), which only the monitor reads.
+	Files map[string]*FileState `json:"-"`
 }
 
 // Summary is what a reader shows of an agent's usage.
@@ -131,14 +133,77 @@ func (s *Store) Load() (*File, error) {
 	return f, nil
 }
 
+// statesPath holds how far each agent's session files were read: apart
+// from the totals, so owt list reads a file that stays small however
+// many session files an agent has.
+func (s *Store) statesPath() string {
+	return filepath.Join(filepath.Dir(s.Path), "files", filepath.Base(s.Path))
+}
+
+// states is the content of the states file.
+type states struct {
+	Version int                              `json:"version"`
+	Agents  map[string]map[string]*FileState `json:"agents"`
+}
+
+// LoadAll is Load with each agent's session files as far as they were
+// read (Agent.Files): what the monitor goes on from. Unreadable offsets
+// start afresh: the files are read again from their start.
+func (s *Store) LoadAll() (*File, error) {
+	f, err := s.Load()
+	data, rerr := os.ReadFile(s.statesPath())
+	var st states
+	if rerr == nil && json.Unmarshal(data, &st) == nil && st.Version == Version {
+		for name, files := range st.Agents {
+			if a, ok := f.Agents[name]; ok {
+				a.Files = files
+			}
+		}
+	}
+	for _, a := range f.Agents {
+		if a.Files == nil {
+			a.Files = map[string]*FileState{}
+		}
+		for path, fst := range a.Files {
+			if fst == nil {
+				delete(a.Files, path)
+			}
+		}
+	}
+	return f, err
+}
+
 // Update changes the file under its lock; a corrupt file starts afresh.
+// The totals are written after the offsets, so a crash between the two
+// leaves offsets ahead of nothing: the next read of a file whose offset
+// is known counts only what follows it, and totals are summed again from
+// the offsets' counts.
 func (s *Store) Update(fn func(*File) (bool, error)) error {
-	doc := state.JSONFile[File]{Path: s.Path, What: "usage " + s.Path, Load: s.Load,
-		Corrupt: func(error) (*File, error) { return s.empty(), nil }}
-	return doc.Update(func(f *File) (bool, error) {
+	doc := state.JSONFile[File]{Path: s.Path, What: "usage " + s.Path}
+	return doc.Locked(func() error {
+		f, _ := s.LoadAll() // unreadable: afresh
 		changed, err := fn(f)
+		if err != nil || !changed {
+			return err
+		}
 		f.Version, f.Repo = Version, s.Repo
-		return changed, err
+		st := states{Version: Version, Agents: map[string]map[string]*FileState{}}
+		for name, a := range f.Agents {
+			if len(a.Files) > 0 {
+				st.Agents[name] = a.Files
+			}
+		}
+		data, err := json.Marshal(st)
+		if err != nil {
+			return fmt.Errorf("encode usage offsets: %w", err)
+		}
+		if err := os.MkdirAll(filepath.Dir(s.statesPath()), 0o700); err != nil {
+			return fmt.Errorf("save usage offsets: %w", err)
+		}
+		if err := atomicfile.Write(s.statesPath(), append(data, '\n')); err != nil {
+			return fmt.Errorf("save usage offsets: %w", err)
+		}
+		return doc.Write(f)
 	})
 }
 

@@ -201,7 +201,7 @@ func (t *Tracker) repo(repo string) *File {
 	if f, ok := t.repos[repo]; ok {
 		return f
 	}
-	f, err := ForRepo(repo).Load()
+	f, err := ForRepo(repo).LoadAll()
 	if err != nil {
 		t.Logf("%v", err)
 	}

@@ -78,6 +78,14 @@ func TestTrackerReadsEachToolsFilesIntoTheRepoUsageFile(t *testing.T) {
 	require.InDelta(t, want.Cost(p), got["login"].CostUSD, 1e-9)
 	require.Equal(t, want.Total(), got["login"].TotalTokens)
 
+	// The totals owt list reads are kept apart from the offsets.
+	totals, err := os.ReadFile(ForRepo(repo).Path)
+	require.NoError(t, err)
+	require.NotContains(t, string(totals), `"offset"`)
+	offsets, err := os.ReadFile(ForRepo(repo).statesPath())
+	require.NoError(t, err)
+	require.Contains(t, string(offsets), `"offset"`)
+
 	// A new monitor goes on from the offsets kept in the file.
 	read, _ = mk().Tick(srcs, now)
 	require.Zero(t, read, "nothing is read twice")
