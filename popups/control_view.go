@@ -129,6 +129,8 @@ func rowName(r control.Row) string {
 		return r.Name
 	case r.Name != "":
 		return r.Name
+	case r.TaskID == "":
+		return "run " + r.Run // the run itself (paused by owt)
 	default:
 		return r.Run + "/" + r.TaskID
 	}
@@ -195,6 +197,9 @@ func (m *ctl) rowLine(r control.Row, nameW int, now time.Time) string {
 	}
 	if r.PR != "" {
 		parts = append(parts, "PR "+r.PR)
+	}
+	if r.Usage != "" {
+		parts = append(parts, m.paint(sgrDim, r.Usage))
 	}
 	if m.all && r.Repo != "" {
 		parts = append(parts, m.paint(sgrDim, repoName(r.Repo)))

@@ -19,7 +19,10 @@ const (
 // HookEvent is what owt reads from a hook's JSON (stdin, or Codex's last
 // argument). Fields a tool does not send stay empty.
 type HookEvent struct {
-	SessionID        string `json:"session_id"`
+	SessionID string `json:"session_id"`
+	// TranscriptPath is Claude Code's transcript of the session (the
+	// usage tracker reads its tokens).
+	TranscriptPath   string `json:"transcript_path"`
 	Cwd              string `json:"cwd"`
 	HookEventName    string `json:"hook_event_name"`
 	NotificationType string `json:"notification_type"`

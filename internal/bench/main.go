@@ -115,6 +115,7 @@ func main() {
 	memoryFigures(w, bin, repo)
 	sendFigures(w, bin, repo)
 	ghFigures(w, bin)
+	usageFigures(root, *n)
 }
 
 func maxOf(ds []time.Duration) time.Duration {

@@ -58,6 +58,7 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		worktreecmd.NewCommand(f, nil),
 		worktreecmd.BranchCommand(f, nil),
 		worktreecmd.ListCommand(f),
+		worktreecmd.UsageCommand(f),
 		worktreecmd.SwitchCommand(f),
 		worktreecmd.AttachCommand(f),
 		worktreecmd.SendCommand(f, nil),

@@ -55,6 +55,11 @@ type Config struct {
 	// Templates are the user's task templates, and overrides of the
 	// built-in ones' defaults, by name.
 	Templates map[string]Template `toml:"templates,omitempty"`
+	// Prices are the dollars per million tokens of each model, by model
+	// name, for the cost owt shows beside the tokens (prices.go).
+	Prices map[string]Price `toml:"prices,omitempty"`
+	// Usage tunes how the monitor reads the agents' tokens.
+	Usage Usage `toml:"usage"`
 	// Review is the AI review gate before a merge or ship.
 	Review Review `toml:"review"`
 	// Run are defaults of every run (a plan's own [run] says otherwise).
@@ -62,6 +67,12 @@ type Config struct {
 	// Log tunes owt's log, owt.log. Every repository shares the file, so
 	// only the user's own config file may set it.
 	Log Log `toml:"log"`
+}
+
+// Usage tunes the monitor's reading of the agents' session files.
+type Usage struct {
+	// Interval is how often the monitor reads what they gained.
+	Interval Duration `toml:"interval"`
 }
 
 // Log tunes owt.log.
@@ -329,6 +340,8 @@ func Defaults() Config {
 		Project:   Project{Test: []string{}, Lint: []string{}, Dev: []string{}},
 		Log:       Log{Format: "text"},
 		Templates: map[string]Template{},
+		Prices:    DefaultPrices(),
+		Usage:     Usage{Interval: Duration{15 * time.Second}},
 		Review:    Review{Timeout: Duration{5 * time.Minute}},
 	}
 }
@@ -770,6 +783,10 @@ func validate(cfg Config) Problems {
 	}
 	ps = append(ps, validateReactions(cfg)...)
 	ps = append(ps, validateTemplates(cfg)...)
+	ps = append(ps, validatePrices(cfg)...)
+	if cfg.Usage.Interval.Duration < time.Second {
+		ps = append(ps, Problem{File: where, Key: "usage.interval", Msg: "must be at least 1s (like \"15s\")"})
+	}
 	names := make([]string, 0, len(cfg.Tools))
 	for n := range cfg.Tools {
 		names = append(names, n)

@@ -21,6 +21,7 @@ import (
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
+	"github.com/owt-tmux/owt/internal/usage"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -90,6 +91,9 @@ type Row struct {
 	Spawner string `json:"spawner,omitempty"`
 	// InPlace: the agent works in the user's own checkout, no worktree.
 	InPlace bool `json:"in_place,omitempty"`
+	// Usage is the agent's tokens and estimated cost ("12.3k tok $0.42"),
+	// as the monitor last read them.
+	Usage string `json:"usage,omitempty"`
 	// StatusWhy is the first line of owt why for the agent: what set its
 	// status and what the screen said (drawn under the selected row).
 	StatusWhy string `json:"status_why,omitempty"`
@@ -178,6 +182,12 @@ func Build(in Input, now time.Time) Board {
 			continue
 		}
 		b.Progress = append(b.Progress, progress(r))
+		if r.State == run.Paused && r.Why != "" {
+			// A run owt paused itself (its token budget, a restarted
+			// server) waits for the user's owt run resume.
+			b.Rows = append(b.Rows, Row{Section: NeedsYou, Repo: r.Repo, Run: r.Name, TaskID: "", Status: string(r.State),
+				Why: r.Why, Since: r.UpdatedAt})
+		}
 		for _, t := range r.Tasks {
 			if t.Name != "" && shown[r.Repo+"\x00"+t.Name] {
 				continue // its agent's row carries it
@@ -247,6 +257,9 @@ func agentRow(it inventory.Item, rec *state.Record, ref taskRef, q queuePlace, n
 		Name: it.Name, Repo: it.Repo, Status: it.Status, Task: firstLine(it.Task.Block()), Since: it.StatusSince,
 		Ahead: it.Ahead, Dirty: it.Dirty, Insertions: it.Insertions, Deletions: it.Deletions,
 		PR: it.PR.Summary(), Spawner: it.Spawner, InPlace: it.InPlace,
+	}
+	if it.Usage != nil {
+		row.Usage = usage.FormatTokens(it.Usage.TotalTokens) + " tok " + usage.FormatCost(it.Usage)
 	}
 	if ref.task != nil {
 		withTask(&row, ref.run, ref.task)

@@ -19,7 +19,8 @@
 //	models     the run model and its plan and evidence, the outbox queue,
 //	           agent profiles and the screen classifier
 //	ground     git, tmux, gh (the only code that runs them), state, setup,
-//	           the monitor starter
+//	           the monitor starter, usage (tokens read from the tools'
+//	           session files)
 //	base       untrusted text, starting programs, atomic files, config:
 //	           they import nothing of owt's
 package house

@@ -87,6 +87,7 @@ var rooms = map[string]int{
 	"internal/memlink": ground, // owt's door to the memory, which owt-mcp holds
 	"internal/setup":   ground, // copies, ports, dependency installs
 	"internal/daemon":  ground, // finds, locks and starts a server's monitor
+	"internal/usage":   ground, // tokens and cost read from the tools' session files, per repo
 	"internal/owtlog":  ground, // owt.log: one slog logger, text or JSON lines
 
 	"internal/text":       base, // untrusted text made safe
@@ -131,6 +132,7 @@ var sideways = map[string][]string{
 	"internal/owtlog":          {"internal/state"},
 	"internal/memory":          {"internal/memlink"},
 	"internal/memlink":         {"internal/state"},
+	"internal/usage":           {"internal/state"},
 }
 
 // TestImportsPointDown fails on every import of one owt package by

@@ -28,6 +28,7 @@ func CollectCached(tm *tmux.Client, recs []*state.Record) (items []Item, stale [
 			stale = append(stale, r)
 		}
 	}
+	addUsage(items)
 	return items, stale
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/usage"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -86,6 +87,9 @@ type Item struct {
 	// --template), Issue the GitHub issue its task came from.
 	Template string `json:"template,omitempty"`
 	Issue    int    `json:"issue,omitempty"`
+	// Usage is the agent's tokens and their cost, as the monitor last
+	// read them from its tool's session files (absent when none).
+	Usage *usage.Summary `json:"usage,omitempty"`
 }
 
 // Swarm is a swarm worker's place: its host worktree and its role.
@@ -189,7 +193,22 @@ func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 	}
 	<-cache.compute(recs, stale, 8, func(i int, st Stats) { items[i].applyStats(st) })
 	addMessages(items)
+	addUsage(items)
 	return items
+}
+
+// addUsage fills in each item's tokens and cost: one read of each
+// repository's usage file, which the monitor keeps (never a session file).
+func addUsage(items []Item) {
+	byRepo := map[string]map[string]*usage.Summary{}
+	for i := range items {
+		sums, ok := byRepo[items[i].Repo]
+		if !ok {
+			sums = usage.Summaries(items[i].Repo)
+			byRepo[items[i].Repo] = sums
+		}
+		items[i].Usage = sums[items[i].Name]
+	}
 }
 
 // addMessages fills in each item's message counts: one outbox read per

@@ -31,6 +31,7 @@ import (
 	"github.com/owt-tmux/owt/internal/runengine"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/usage"
 )
 
 // DefaultInterval is the longest time between ticks. A tick comes sooner
@@ -152,6 +153,10 @@ type monitor struct {
 	reactor  *react.Reactor    // turns failing checks, CI, reviews and conflicts into messages
 	told     tellings          // what the reactions asked to tell the user
 	dreams   dreamer           // the memory's background consolidation
+	// tracker reads the agents' tokens (usage.go); usageAt is when each
+	// repository's were last read.
+	tracker *usage.Tracker
+	usageAt map[string]time.Time
 }
 
 func newMonitor(tm *tmux.Client, log io.Writer) *monitor {
@@ -217,6 +222,7 @@ func (m *monitor) tick(now time.Time) error {
 	m.resolves(now)
 	m.deliver(now)
 	m.dream(now)
+	m.readUsage(now)
 	return nil
 }
 

@@ -90,6 +90,9 @@ type Run struct {
 	// IntoHeld is how into's ref was stored (refMark) when it last held
 	// every landing: while it is the same, NoteLost asks git nothing.
 	IntoHeld string `json:"into_held,omitempty"`
+	// BudgetPaused: the run was paused at its budget_tokens once (a
+	// resumed run goes on past it).
+	BudgetPaused bool `json:"budget_paused,omitempty"`
 }
 
 // TaskRun is the progress of one task.

@@ -18,6 +18,11 @@ type View struct {
 	Tasks         []TaskView `json:"tasks"`
 	CreatedAt     time.Time  `json:"created_at"`
 	UpdatedAt     time.Time  `json:"updated_at"`
+	// BudgetTokens is the plan's budget_tokens (0: none); Tokens what the
+	// run's agents used, as the monitor last read it (filled by the face
+	// that shows it: the model reads no usage).
+	BudgetTokens int64 `json:"budget_tokens,omitempty"`
+	Tokens       int64 `json:"tokens"`
 }
 
 // TaskView is one task in a View.
@@ -45,7 +50,7 @@ func (r *Run) View() View {
 	v := View{
 		Name: r.Name, State: r.State, Why: r.Why, Repo: r.Repo, Base: r.Base, Into: r.Into,
 		Plan: r.Plan.File, Socket: r.Socket, MaxConcurrent: r.Plan.MaxConcurrent, Waves: r.Plan.Waves(),
-		Tasks: []TaskView{}, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		Tasks: []TaskView{}, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, BudgetTokens: r.Plan.BudgetTokens,
 	}
 	for _, t := range r.Tasks {
 		tv := TaskView{

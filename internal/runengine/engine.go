@@ -190,6 +190,9 @@ func (e *Engine) step(name string, now time.Time) error {
 	if err := e.openPRs(name, now); err != nil {
 		e.logf("run %s: pull requests: %v", name, err)
 	}
+	if err := e.checkBudget(name, now); err != nil {
+		e.logf("run %s: budget: %v", name, err)
+	}
 	e.nudgeLimited(r, now)
 	if err := e.startReady(name, now); err != nil {
 		return err

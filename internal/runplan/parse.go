@@ -185,6 +185,7 @@ func (d *decoder) run(p *Plan, key string, v any) {
 		"checks":         func(k string, v any) { p.Checks, _ = d.argvs(k, v) },
 		"retry":          func(k string, v any) { d.retry(&p.Retry, k, v) },
 		"pr":             func(k string, v any) { d.boolean(k, v, &p.PR) },
+		"budget_tokens":  func(k string, v any) { d.tokens(k, v, &p.BudgetTokens) },
 		"review":         func(k string, v any) { d.boolean(k, v, &p.Review) },
 	})
 	if p.PR && p.Into != "" {
@@ -393,6 +394,20 @@ func (d *decoder) integer(key string, v any, min int, dst *int) {
 		return
 	}
 	*dst = int(n)
+}
+
+// tokens is a token count: 1 or more.
+func (d *decoder) tokens(key string, v any, dst *int64) {
+	n, ok := v.(int64)
+	if !ok {
+		d.add(key, "must be an integer (a number of tokens), not %s", typeWord(v))
+		return
+	}
+	if n < 1 {
+		d.add(key, "must be 1 or more, not %d", n)
+		return
+	}
+	*dst = n
 }
 
 // issue is a GitHub issue's number: 1 or more.

@@ -68,6 +68,11 @@ type Plan struct {
 	// PR: each done task's branch is pushed and gets a pull request
 	// (owt pr), in a run without into.
 	PR bool `json:"pr,omitempty"`
+	// BudgetTokens, when set, is the most tokens the run's agents may
+	// use together (input, output, cache writes and reads, as owt usage
+	// counts them): once they reach it the run pauses, starts no new
+	// task, and needs the user.
+	BudgetTokens int64 `json:"budget_tokens,omitempty"`
 	// Review: every task's work must pass the AI review (owt's [review]
 	// tool) as one more check; a fail goes back to the agent once.
 	Review bool `json:"review,omitempty"`

@@ -204,6 +204,12 @@ type Record struct {
 	// ReadOnly starts the agent in its tool's read-only mode (a swarm's
 	// researcher and reviewer), enforced by the tool.
 	ReadOnly bool `json:"read_only,omitempty"`
+	// AgentSession is the tool's own session id and Transcript its
+	// transcript file, as its hooks last named them (Claude Code's
+	// session_id and transcript_path): the monitor reads the agent's
+	// tokens from it (internal/usage).
+	AgentSession string `json:"agent_session,omitempty"`
+	Transcript   string `json:"transcript,omitempty"`
 	// Resolve is the conflict handed to the agent to resolve in its
 	// worktree (owt resolve), until the worktree goes.
 	Resolve *Resolving `json:"resolve,omitempty"`

@@ -78,6 +78,9 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 			c := workspace.StatusChange{Status: state.Status(status), Source: state.FromHook, At: call.At,
 				TurnError: agent.HookTurnError(call.Event, ev), Interrupted: call.Event == "Interrupt",
 				Hook: &state.HookEvent{Event: call.Event, Detail: hookDetail(call, ev), Status: state.Status(status), At: call.At}}
+			if call.Kind == "claude" {
+				c.AgentSession, c.Transcript = ev.SessionID, ev.TranscriptPath
+			}
 			switch c.Status {
 			case state.Waiting:
 				c.WaitingFor = agent.HookWaitReason(call.Event, ev)

@@ -27,6 +27,10 @@ type StatusChange struct {
 	Interrupted bool
 	// turnRan: the event ends a turn owt did not see start.
 	TurnRan bool
+	// AgentSession and Transcript, when set, are the tool's session id
+	// and transcript file the event named: kept on the record (in the
+	// write the event makes anyway), never a status change.
+	AgentSession, Transcript string
 	// Hook is the hook event behind the change, kept in the record's ring
 	// when the update writes (owt why).
 	Hook *state.HookEvent
@@ -56,6 +60,7 @@ func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (StatusCha
 		if c.Status == state.Exited && c.ExitCode == nil && r.Status == state.Exited {
 			c.ExitCode = r.ExitCode // a late "exited" without a code keeps the one known
 		}
+		learned := noteSession(r, c)
 		prev, prevSrc := r.Status, r.Source
 		changed = r.SetStatus(c.Status, c.Source, c.At)
 		changed = applyDetail(r, c) || changed
@@ -66,7 +71,7 @@ func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (StatusCha
 		} else {
 			r.ExitCode = nil
 		}
-		if !changed && c.At.Sub(r.EventAt) < eventRefresh {
+		if !changed && !learned && c.At.Sub(r.EventAt) < eventRefresh {
 			return state.ErrNoChange
 		}
 		r.EventAt = c.At
@@ -78,6 +83,19 @@ func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (StatusCha
 		return nil, false, err
 	}
 	return &rec, changed, nil
+}
+
+// noteSession keeps the session id and transcript an event named; it
+// reports whether they were new.
+func noteSession(r *state.Record, c StatusChange) bool {
+	learned := false
+	if c.AgentSession != "" && c.AgentSession != r.AgentSession {
+		r.AgentSession, learned = c.AgentSession, true
+	}
+	if c.Transcript != "" && c.Transcript != r.Transcript {
+		r.Transcript, learned = c.Transcript, true
+	}
+	return learned
 }
 
 // noteEvidence keeps what the change was decided on, in the write the

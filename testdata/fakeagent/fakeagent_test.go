@@ -978,6 +978,50 @@ func TestParseScript(t *testing.T) {
 	}
 }
 
+// The claude persona writes each turn to the transcript its hooks name,
+// in Claude Code's format: the prompt as a user line, the answer as two
+// content-block lines of one message, each with its usage (!usage sets
+// it).
+func TestClaudeWritesItsTranscript(t *testing.T) {
+	t.Parallel()
+	dir, out := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(dir, ".claude", "settings.local.json"), hookSettings(t, map[string][2]string{
+		"Stop": {"", `cat > "$OUT/stop.json"`},
+	}))
+	a := startAgent(t, agentConfig{persona: "claude", dir: dir, env: []string{"OUT=" + out},
+		args: []string{"count this\n!usage 7 3 20 40"}})
+	a.waitEvent(1, isHook("Stop"))
+	stop := readJSON(t, filepath.Join(out, "stop.json"))
+	path, _ := stop["transcript_path"].(string)
+	if want := "/.claude/projects/" + claudeProject(dir) + "/" + fmt.Sprint(stop["session_id"]) + ".jsonl"; !strings.HasSuffix(path, want) {
+		t.Fatalf("transcript_path = %q, want …%s", path, want)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("transcript line %q: %v", l, err)
+		}
+		lines = append(lines, m)
+	}
+	if len(lines) != 3 || lines[0]["type"] != "user" || lines[1]["type"] != "assistant" || lines[2]["type"] != "assistant" {
+		t.Fatalf("transcript = %s", data)
+	}
+	m1, m2 := lines[1]["message"].(map[string]any), lines[2]["message"].(map[string]any)
+	if m1["id"] != m2["id"] || m1["model"] != claudeModel {
+		t.Fatalf("assistant lines = %v / %v", m1, m2)
+	}
+	u := m2["usage"].(map[string]any)
+	if u["input_tokens"] != float64(7) || u["output_tokens"] != float64(3) ||
+		u["cache_creation_input_tokens"] != float64(20) || u["cache_read_input_tokens"] != float64(40) {
+		t.Fatalf("usage = %v", u)
+	}
+}
+
 // waitFor polls cond for up to 10s.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
@@ -987,5 +1031,80 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition never held")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// The codex persona writes each turn to its rollout file under
+// $CODEX_HOME/sessions/YYYY/MM/DD/, in codex's format: session_meta with
+// the cwd first, then per turn a turn_context with the model and a
+// token_count event with the session's running total.
+func TestCodexWritesItsRollout(t *testing.T) {
+	t.Parallel()
+	dir, home := t.TempDir(), t.TempDir()
+	a := startAgent(t, agentConfig{persona: "codex", dir: dir, home: home,
+		args: []string{"count this\n!usage 7 3 0 40\n!exit 0"}})
+	if code := a.waitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	paths, _ := filepath.Glob(filepath.Join(home, ".codex", "sessions", "*", "*", "*", "rollout-*.jsonl"))
+	if len(paths) != 1 {
+		t.Fatalf("rollout files = %v", paths)
+	}
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("rollout line %q: %v", l, err)
+		}
+		lines = append(lines, m)
+	}
+	if len(lines) != 4 || lines[0]["type"] != "session_meta" || lines[0]["payload"].(map[string]any)["cwd"] != dir ||
+		lines[2]["type"] != "turn_context" || lines[3]["type"] != "event_msg" {
+		t.Fatalf("rollout = %s", data)
+	}
+	total := lines[3]["payload"].(map[string]any)["info"].(map[string]any)["total_token_usage"].(map[string]any)
+	if total["input_tokens"] != float64(47) || total["cached_input_tokens"] != float64(40) || total["output_tokens"] != float64(3) {
+		t.Fatalf("total_token_usage = %v", total)
+	}
+}
+
+// The gemini persona registers its folder in ~/.gemini/projects.json and
+// writes each turn to its chat file under ~/.gemini/tmp/<id>/chats/, the
+// model's message appended again with its tokens.
+func TestGeminiWritesItsChat(t *testing.T) {
+	t.Parallel()
+	dir, home := t.TempDir(), t.TempDir()
+	a := startAgent(t, agentConfig{persona: "gemini", dir: dir, home: home,
+		args: []string{"-i", "count this\n!usage 7 3 0 40\n!exit 0"}})
+	if code := a.waitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	var reg struct {
+		Projects map[string]string `json:"projects"`
+	}
+	regData, err := os.ReadFile(filepath.Join(home, ".gemini", "projects.json"))
+	if err != nil || json.Unmarshal(regData, &reg) != nil || reg.Projects[dir] == "" {
+		t.Fatalf("projects.json = %s (%v)", regData, err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(home, ".gemini", "tmp", reg.Projects[dir], "chats", "session-*.jsonl"))
+	if len(paths) != 1 {
+		t.Fatalf("chat files = %v", paths)
+	}
+	data, _ := os.ReadFile(paths[0])
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("chat = %s", data)
+	}
+	var msg map[string]any
+	if err := json.Unmarshal([]byte(lines[3]), &msg); err != nil {
+		t.Fatal(err)
+	}
+	tok := msg["tokens"].(map[string]any)
+	if msg["type"] != "gemini" || tok["input"] != float64(47) || tok["cached"] != float64(40) || tok["output"] != float64(3) {
+		t.Fatalf("message = %v", msg)
 	}
 }

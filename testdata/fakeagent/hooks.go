@@ -61,6 +61,9 @@ type hookRunner struct {
 	dir            string   // project dir: cwd and $..._PROJECT_DIR of every hook
 	sessionID      string
 	transcriptPath string
+	turnParent     string    // the last transcript line's uuid (Claude)
+	rolloutPath    string    // Codex's rollout file of the session, once a turn ran
+	codexTotal     turnUsage // Codex's running token total
 	permissionMode string
 	notify         []string // codex notify argv
 	log            *eventLog
@@ -85,8 +88,7 @@ func newHookRunner(p *persona, o *options, dir string, log *eventLog) *hookRunne
 		for _, s := range o.values["settings"] {
 			h.loadSettingsArg(s)
 		}
-		h.transcriptPath = filepath.Join(home, ".claude", "projects",
-			strings.ReplaceAll(dir, string(filepath.Separator), "-"), h.sessionID+".jsonl")
+		h.transcriptPath = filepath.Join(home, ".claude", "projects", claudeProject(dir), h.sessionID+".jsonl")
 	case hooksDroid:
 		// The "hooks" key of the settings files: what droid reads when no
 		// hooks.json exists (and, as of droid 0.186, all it reads:
@@ -97,7 +99,10 @@ func newHookRunner(p *persona, o *options, dir string, log *eventLog) *hookRunne
 	case hooksGemini:
 		h.loadSettings(filepath.Join(home, ".gemini", "settings.json"),
 			filepath.Join(dir, ".gemini", "settings.json"))
-		h.transcriptPath = filepath.Join(home, ".gemini", "tmp", "fake", "chats", "session-"+h.sessionID+".json")
+		// Gemini CLI 0.61's chat file: ~/.gemini/tmp/<project id>/chats/
+		// session-<time>-<id8>.jsonl, the id registered in projects.json.
+		h.transcriptPath = filepath.Join(geminiHome(home), "tmp", geminiProject(geminiHome(home), dir), "chats",
+			"session-"+time.Now().Format("2006-01-02T15-04")+"-"+h.sessionID[:8]+".jsonl")
 	case hooksCodex:
 		argv, source, err := codexNotify(o, home)
 		if err != nil {

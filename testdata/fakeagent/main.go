@@ -24,6 +24,17 @@
 //	!sleep DUR            keep working for DUR (Go duration or seconds)
 //	!exit N               exit with code N once the turn is over
 //	!fail [ERROR]         end the turn with an API error (Claude: StopFailure)
+//	!usage IN OUT [CW CR] the turn's tokens: input, output, cache write, cache
+//	                      read (default 100 50 1000 2000); the claude persona
+//	                      writes every turn to its transcript at the
+//	                      transcript_path its hooks name, in Claude Code's
+//	                      format (a user line; the answer as two content-block
+//	                      lines sharing one message id and its usage); the
+//	                      codex persona to its rollout file under
+//	                      $CODEX_HOME/sessions/YYYY/MM/DD/ (token_count
+//	                      events with the running total); the gemini persona
+//	                      to its chat file ~/.gemini/tmp/<id>/chats/ (the id
+//	                      in ~/.gemini/projects.json), each message's tokens
 //	!limit [RESET]        end the turn on a usage limit, in the tool's words
 //	                      (Claude "⎿  You've hit your 5-hour limit · resets
 //	                      RESET" and StopFailure rate_limit; Codex "■ You've

@@ -29,7 +29,7 @@ func parseScript(text string) []scriptCmd {
 			name, arg = name[:i], strings.TrimSpace(name[i+1:])
 		}
 		switch name {
-		case "ask", "write", "commit", "exec", "sleep", "exit", "fail", "limit", "swallow-enter", "on-next", "mcp":
+		case "ask", "write", "commit", "exec", "sleep", "exit", "fail", "limit", "swallow-enter", "on-next", "mcp", "usage":
 			cmds = append(cmds, scriptCmd{name: name, arg: arg})
 		}
 	}
@@ -42,6 +42,7 @@ func parseScript(text string) []scriptCmd {
 // (Esc, Ctrl-C, a "no" to a permission prompt): then no end-of-turn hook runs.
 func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 	a.hooks.promptSubmit(text)
+	a.hooks.transcriptUser(text)
 	// Lines an earlier prompt held back for this one (!on-next) run first.
 	script := append(parseScript(a.takeNext()), parseScript(text)...)
 	if !sleepCtx(ctx, a.work) {
@@ -49,6 +50,7 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 	}
 	exitCode := -1
 	failure, limit := "", ""
+	used := defaultUsage
 	for _, c := range script {
 		if ctx.Err() != nil {
 			return ""
@@ -92,6 +94,8 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 			a.mu.Lock()
 			a.next = append(a.next, c.arg)
 			a.mu.Unlock()
+		case "usage":
+			used = parseUsage(c.arg)
 		case "fail":
 			failure = c.arg
 			if failure == "" {
@@ -127,6 +131,9 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 	if failure != "" {
 		a.hooks.turnFailed(failure, answer)
 	} else {
+		a.hooks.transcriptAssistant(answer, used)
+		a.hooks.codexRollout(text, used)
+		a.hooks.geminiChat(text, answer, used)
 		a.hooks.turnEnd(text, answer)
 	}
 	a.finishTurn(gen, exitCode)

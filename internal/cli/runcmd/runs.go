@@ -25,6 +25,7 @@ import (
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/templates"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/usage"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -491,6 +492,7 @@ func runStatus(f *cmdutil.Factory, c *cli.Context) error {
 		return err
 	}
 	v := r.View() // namedRun noted what into lost (noteLost): landed only while into holds it
+	v.Tokens = usage.TokensOf(r.Repo, r.AgentNames())
 	if c.Bool("json") {
 		return cmdutil.PrintJSON(c.App.Writer, v)
 	}
@@ -502,6 +504,12 @@ func runStatus(f *cmdutil.Factory, c *cli.Context) error {
 	fmt.Fprintf(out, "run %s: %s, %d/%d done, base %s", v.Name, state, v.Finished, len(v.Tasks), v.Base)
 	if v.Into != "" {
 		fmt.Fprintf(out, ", lands in %s", v.Into)
+	}
+	if v.Tokens > 0 || v.BudgetTokens > 0 {
+		fmt.Fprintf(out, ", %s tokens", usage.FormatTokens(v.Tokens))
+		if v.BudgetTokens > 0 {
+			fmt.Fprintf(out, " of a %s budget", usage.FormatTokens(v.BudgetTokens))
+		}
 	}
 	fmt.Fprintf(out, " (%s)\n", v.Repo)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)

@@ -11,6 +11,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/usage"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -62,6 +63,13 @@ func printTable(ios *cmdutil.IOStreams, items []inventory.Item, withRepo bool) {
 	}
 	tw := tabwriter.NewWriter(ios.Out, 0, 0, 2, ' ', 0)
 	head := []string{"NAME", "BRANCH", "STATUS", "TOOL", "AGE", "CHANGES"}
+	withUsage := false
+	for _, it := range items {
+		withUsage = withUsage || it.Usage != nil
+	}
+	if withUsage { // only once some agent has usage: a list of shells stays narrow
+		head = append(head[:5], "TOKENS", "COST", "CHANGES")
+	}
 	if withRepo {
 		head = append([]string{"REPO"}, head...)
 	}
@@ -111,13 +119,27 @@ func printTable(ios *cmdutil.IOStreams, items []inventory.Item, withRepo bool) {
 		if it.Spawner != "" && listed[it.Repo+"\x00"+it.Spawner] {
 			name = "└ " + name // under its spawner (state.Sorted)
 		}
-		row := []string{name, it.Branch, status, tool, workspace.Age(now.Sub(it.CreatedAt)), changes(it) + prColumn(it.PR)}
+		row := []string{name, it.Branch, status, tool, workspace.Age(now.Sub(it.CreatedAt))}
+		if withUsage {
+			row = append(row, usageColumns(it.Usage)...)
+		}
+		row = append(row, changes(it)+prColumn(it.PR))
 		if withRepo {
 			row = append([]string{it.Repo}, row...)
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	_ = tw.Flush()
+}
+
+// usageColumns are the TOKENS and COST of a list row: every token the
+// provider counted (input, output, cache writes and reads) and their
+// estimated cost; "-" for an agent with none read.
+func usageColumns(u *usage.Summary) []string {
+	if u == nil {
+		return []string{"-", "-"}
+	}
+	return []string{usage.FormatTokens(u.TotalTokens), usage.FormatCost(u)}
 }
 
 func changes(it inventory.Item) string {

@@ -1,0 +1,181 @@
+package usage
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adrg/xdg"
+	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/config"
+)
+
+func stateHome(t *testing.T) {
+	t.Helper()
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	xdg.Reload()
+	t.Cleanup(xdg.Reload)
+}
+
+func write(t *testing.T, path string, data []byte) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+}
+
+func TestTrackerReadsEachToolsFilesIntoTheRepoUsageFile(t *testing.T) {
+	stateHome(t)
+	home := t.TempDir()
+	repo, wt := "/src/app", "/src/app.worktrees/login"
+	since := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	mk := func() *Tracker {
+		return &Tracker{Home: home, ClaudeDir: filepath.Join(home, ".claude"), CodexHome: filepath.Join(home, ".codex"),
+			GeminiDir: filepath.Join(home, ".gemini")}
+	}
+	tr := mk()
+
+	// Claude: half the transcript, found by the worktree's project folder.
+	cl := lines(fixture(t, "claude-transcript.jsonl"))
+	transcript := filepath.Join(home, ".claude", "projects", ClaudeProject(wt), "6f1c.jsonl")
+	write(t, transcript, bytes.Join(cl[:3], nil))
+	// Codex: a rollout of this worktree, and one of another folder.
+	rollout := bytes.ReplaceAll(fixture(t, "codex-rollout.jsonl"), []byte("/work/app"), []byte(wt+"-codex"))
+	write(t, filepath.Join(home, ".codex", "sessions", "2026", "11", "27", "rollout-2026-11-27T11-00-00-a.jsonl"), rollout)
+	write(t, filepath.Join(home, ".codex", "sessions", "2026", "11", "27", "rollout-2026-11-27T11-00-00-b.jsonl"),
+		bytes.ReplaceAll(fixture(t, "codex-rollout.jsonl"), []byte("/work/app"), []byte("/elsewhere")))
+	// Gemini: its project registry names the folder's chats.
+	write(t, filepath.Join(home, ".gemini", "projects.json"), []byte(`{"projects":{"`+wt+`-gemini":"login"}}`))
+	write(t, filepath.Join(home, ".gemini", "tmp", "login", "chats", "session-2026-11-27T12-00-3c2b1a00.jsonl"), fixture(t, "gemini-chat.jsonl"))
+
+	srcs := []Source{
+		{Repo: repo, Name: "login", Tool: "claude", Dir: wt, Since: since},
+		{Repo: repo, Name: "fix", Tool: "codex", Dir: wt + "-codex", Since: since},
+		{Repo: repo, Name: "explain", Tool: "gemini", Dir: wt + "-gemini", Since: since},
+		{Repo: repo, Name: "login/tester", Tool: "claude", Dir: wt, Since: since, Shared: true},
+	}
+	read, more := tr.Tick(srcs, now)
+	require.Positive(t, read)
+	require.False(t, more)
+	got := Summaries(repo)
+	require.Equal(t, Tokens{Input: 10, Output: 250, CacheWrite: 2000, CacheRead: 15000}, got["login"].Tokens)
+	require.Equal(t, Tokens{Input: 6000, Output: 1000, CacheRead: 24000}, got["fix"].Tokens)
+	require.Equal(t, "gpt-5-codex", got["fix"].Model)
+	require.Equal(t, Tokens{Input: 5550, Output: 480, CacheRead: 13000}, got["explain"].Tokens)
+	require.NotContains(t, got, "login/tester", "a swarm worker owns only the transcript its hooks name")
+
+	// The rest of the transcript, and a subagent's beside it.
+	write(t, transcript, bytes.Join(cl, nil))
+	write(t, filepath.Join(home, ".claude", "projects", ClaudeProject(wt), "6f1c", "subagents", "agent-a1.jsonl"), cl[4])
+	tr.Tick(srcs, now)
+	got = Summaries(repo)
+	want := Tokens{Input: 50, Output: 490, CacheWrite: 3000, CacheRead: 49000}
+	require.Equal(t, want, got["login"].Tokens)
+	p := config.DefaultPrices()["claude-sonnet-4-5"]
+	require.InDelta(t, want.Cost(p), got["login"].CostUSD, 1e-9)
+	require.Equal(t, want.Total(), got["login"].TotalTokens)
+
+	// The totals owt list reads are kept apart from the offsets.
+	totals, err := os.ReadFile(ForRepo(repo).Path)
+	require.NoError(t, err)
+	require.NotContains(t, string(totals), `"offset"`)
+	offsets, err := os.ReadFile(ForRepo(repo).statesPath())
+	require.NoError(t, err)
+	require.Contains(t, string(offsets), `"offset"`)
+
+	// A new monitor goes on from the offsets kept in the file.
+	read, _ = mk().Tick(srcs, now)
+	require.Zero(t, read, "nothing is read twice")
+	require.Equal(t, want, Summaries(repo)["login"].Tokens)
+	require.Equal(t, want.Total()+Tokens{Input: 6000, Output: 1000, CacheRead: 24000}.Total(), TokensOf(repo, []string{"login", "fix", "nosuch"}))
+}
+
+func TestTrackerStopsAtItsTickBudget(t *testing.T) {
+	stateHome(t)
+	home := t.TempDir()
+	wt := "/src/app.worktrees/big"
+	data := fixture(t, "claude-transcript.jsonl")
+	write(t, filepath.Join(home, ".claude", "projects", ClaudeProject(wt), "s.jsonl"), data)
+	tr := &Tracker{Home: home, ClaudeDir: filepath.Join(home, ".claude"), TickBytes: 1000, FileBytes: 1000}
+	src := []Source{{Repo: "/src/app", Name: "big", Tool: "claude", Dir: wt}}
+	ticks := 0
+	for {
+		read, more := tr.Tick(src, now)
+		ticks++
+		require.LessOrEqual(t, read, int64(1000+1000))
+		if !more {
+			break
+		}
+		require.Less(t, ticks, 20)
+	}
+	require.Greater(t, ticks, 1)
+	require.Equal(t, Tokens{Input: 30, Output: 370, CacheWrite: 2500, CacheRead: 32000}, Summaries("/src/app")["big"].Tokens)
+}
+
+func TestACorruptUsageFileStartsAfresh(t *testing.T) {
+	stateHome(t)
+	s := ForRepo("/src/app")
+	write(t, s.Path, []byte("{not json"))
+	f, err := s.Load()
+	require.Error(t, err)
+	require.Empty(t, f.Agents)
+	require.NoError(t, s.Update(func(f *File) (bool, error) { f.Agents["a"] = &Agent{Tokens: Tokens{Input: 1}}; return true, nil }))
+	require.Equal(t, int64(1), Summaries("/src/app")["a"].Input)
+}
+
+func TestFormat(t *testing.T) {
+	require.Equal(t, "950", FormatTokens(950))
+	require.Equal(t, "12.3k", FormatTokens(12_345))
+	require.Equal(t, "2k", FormatTokens(2_000))
+	require.Equal(t, "4.5M", FormatTokens(4_500_000))
+	require.Equal(t, "$0.42", FormatCost(&Summary{CostUSD: 0.42}))
+	require.Equal(t, "$?", FormatCost(&Summary{Unpriced: []string{"gpt-6-sol"}}))
+	require.Equal(t, "$1.00+?", FormatCost(&Summary{CostUSD: 1, Unpriced: []string{"x"}}))
+}
+
+func TestANewAgentOfAnOldNameStartsAfresh(t *testing.T) {
+	stateHome(t)
+	home := t.TempDir()
+	wt := "/src/app.worktrees/x"
+	write(t, filepath.Join(home, ".claude", "projects", ClaudeProject(wt), "old.jsonl"), fixture(t, "claude-transcript.jsonl"))
+	tr := &Tracker{Home: home, ClaudeDir: filepath.Join(home, ".claude")}
+	first := time.Now().Add(-time.Hour)
+	tr.Tick([]Source{{Repo: "/src/app", Name: "x", Tool: "claude", Dir: wt, Since: first}}, now)
+	require.Equal(t, int64(30), Summaries("/src/app")["x"].Input)
+
+	// x deleted, and a new x made later in the same folder: the old
+	// transcript is not its, and the old spend is kept apart.
+	tr.Tick([]Source{{Repo: "/src/app", Name: "x", Tool: "claude", Dir: wt, Since: time.Now().Add(time.Hour)}}, now)
+	got := Summaries("/src/app")
+	require.NotContains(t, got, "x")
+	require.Equal(t, int64(30), got["x@"+first.Local().Format("2006-01-02T15:04:05")].Input)
+}
+
+func TestClaudeProjectIsClaudeCodesFolderName(t *testing.T) {
+	require.Equal(t, "-home-u-app-worktrees-login-x", ClaudeProject("/home/u/app.worktrees/login_x"))
+	require.Equal(t, "-tmp-caf-", ClaudeProject("/tmp/café"), "one '-' per UTF-16 unit")
+	require.Equal(t, "-tmp---", ClaudeProject("/tmp/😀"), "an astral character is two units")
+	// Values node printed for Claude Code's own code on these paths.
+	require.Equal(t, "-tmp-caf----x", ClaudeProject("/tmp/café/😀x"))
+	require.Equal(t, "-"+strings.Repeat("a", 199)+"-feo44x", ClaudeProject("/"+strings.Repeat("a", 250)))
+}
+
+func TestChangedPricesAreAppliedWithoutNewTokens(t *testing.T) {
+	stateHome(t)
+	home := t.TempDir()
+	wt := "/src/app.worktrees/p"
+	write(t, filepath.Join(home, ".claude", "projects", ClaudeProject(wt), "s.jsonl"), fixture(t, "claude-transcript.jsonl"))
+	prices := config.DefaultPrices()
+	tr := &Tracker{Home: home, ClaudeDir: filepath.Join(home, ".claude"), Prices: func(string) map[string]config.Price { return prices }}
+	src := []Source{{Repo: "/src/app", Name: "p", Tool: "claude", Dir: wt, Since: time.Now().Add(-time.Hour)}}
+	tr.Tick(src, now)
+	before := Summaries("/src/app")["p"].CostUSD
+	require.Positive(t, before)
+	prices = map[string]config.Price{"claude-sonnet-4-5": {Input: 30, Output: 150, CacheWrite: 37.5, CacheRead: 3}}
+	read, _ := tr.Tick(src, now)
+	require.Zero(t, read)
+	require.InDelta(t, 10*before, Summaries("/src/app")["p"].CostUSD, 1e-9, "ten times the price, ten times the cost")
+}
