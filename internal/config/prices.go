@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -105,6 +106,7 @@ func PriceOf(prices map[string]Price, model string) (Price, bool) {
 
 // validatePrices checks [prices."MODEL"]: no negative price.
 func validatePrices(cfg Config) Problems {
+	const maxPrice = 1e6
 	var ps Problems
 	names := make([]string, 0, len(cfg.Prices))
 	for n := range cfg.Prices {
@@ -117,8 +119,10 @@ func validatePrices(cfg Config) Problems {
 			key string
 			v   float64
 		}{{"input", p.Input}, {"output", p.Output}, {"cache_write", p.CacheWrite}, {"cache_read", p.CacheRead}} {
-			if f.v < 0 {
-				ps = append(ps, Problem{Key: fmt.Sprintf("prices.%q.%s", n, f.key), Msg: "must be 0 or more (dollars per million tokens)"})
+			// NaN and infinities pass "< 0" and would make every cost, and
+			// the usage file's JSON, unwritable; no real price is near 1e6.
+			if f.v < 0 || math.IsNaN(f.v) || f.v > maxPrice {
+				ps = append(ps, Problem{Key: fmt.Sprintf("prices.%q.%s", n, f.key), Msg: fmt.Sprintf("must be a number from 0 to %g (dollars per million tokens)", float64(maxPrice))})
 			}
 		}
 		if strings.TrimSpace(n) == "" {

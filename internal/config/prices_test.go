@@ -21,8 +21,15 @@ func TestPricesRejectNegativesAndUnknownKeys(t *testing.T) {
 	root := setup(t, "", "[prices.\"x\"]\ninput = -1\ncache_writes = 2\n")
 	_, err := Load(root)
 	require.Error(t, err)
-	require.Contains(t, err.Error(), `prices."x".input: must be 0 or more`)
+	require.Contains(t, err.Error(), `prices."x".input: must be a number from 0 to`)
 	require.Contains(t, err.Error(), `prices.x.cache_writes: unknown key`)
+	// NaN and infinities would make every cost, and the usage file, unwritable.
+	root = setup(t, "", "[prices.\"x\"]\ninput = nan\noutput = inf\ncache_read = 1e308\n")
+	_, err = Load(root)
+	require.Error(t, err)
+	for _, k := range []string{"input", "output", "cache_read"} {
+		require.Contains(t, err.Error(), `prices."x".`+k+`: must be a number from 0 to`)
+	}
 }
 
 func TestPriceOfTakesTheLongestDatedName(t *testing.T) {

@@ -147,7 +147,14 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 		class := reading.Class
 		v.reason, v.reading = reading.Reason, reading
 		if v.classSince.IsZero() {
-			v.marks = agent.Marks(text) // what was on screen before owt looked is history
+			// What was on screen before owt looked is history — unless the
+			// agent was made while this monitor ran: then all of its screen
+			// is its own turns (a first turn a usage limit or an error ended
+			// before the first look is no history).
+			v.marks = agent.TurnMarks{}
+			if !ap.rec.CreatedAt.After(m.born) {
+				v.marks = agent.Marks(text)
+			}
 		}
 		if class != v.class || v.classSince.IsZero() {
 			v.class, v.classSince = class, now

@@ -107,7 +107,9 @@ func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (st
 		// A usage limit on screen is limited, whatever else the screen
 		// shows with it (its dialog, a retry spinner, the input prompt
 		// under the turn it ended); another limit is a new one.
-		if rec.Status != state.Limited || rec.Limit == nil || rec.Limit.Text.Line() != obs.Limit.Text || !rec.Limit.Reset.Equal(obs.Limit.Reset) {
+		// The same words read again keep the recorded reset: a clock time
+		// read after it passed would name tomorrow's.
+		if rec.Status != state.Limited || rec.Limit == nil || !rec.Limit.Text.Equal(text.From(obs.Limit.Text)) {
 			return state.Limited, true
 		}
 		return "", false

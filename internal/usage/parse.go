@@ -27,8 +27,9 @@ const (
 const seenKept = 16
 
 // maxLine is the longest line read whole; a longer one (a huge tool
-// result) is skipped: usage lines are short.
-const maxLine = 32 << 20
+// result) is skipped: usage lines are short. It is under a tick's read
+// budget, so a long line is passed in one tick, never read again.
+const maxLine = 4 << 20
 
 // FileState is how far one session file has been read, and what it
 // counted so far. It is kept in the usage file, so a restarted monitor
@@ -110,13 +111,13 @@ func (fs *FileState) Read(path string, budget int64, now time.Time) (ReadResult,
 	}
 	r := bufio.NewReaderSize(io.LimitReader(f, info.Size()-fs.Offset), 64<<10)
 	for res.Bytes < budget {
-		line, err := readLine(r)
+		line, long, err := readLine(r)
 		if errors.Is(err, io.EOF) {
 			break // an unfinished last line waits for its newline
 		}
 		if errors.Is(err, errLong) {
-			fs.Offset += int64(len(line))
-			res.Bytes += int64(len(line))
+			fs.Offset += long
+			res.Bytes += long
 			fs.Skipped++
 			continue
 		}
@@ -141,28 +142,32 @@ var errNotRegular = errors.New("not a regular file")
 
 // readLine returns the next whole line, newline included. An unfinished
 // line is io.EOF (and not consumed from the file's point of view: the
-// caller does not move its offset). A line longer than maxLine is
-// consumed and returned as errLong with only its length meaningful.
-func readLine(r *bufio.Reader) ([]byte, error) {
+// caller does not move its offset) — unless it is longer than maxLine
+// already: then, finished or not, it is consumed and returned as errLong
+// with its length (what is appended to it later reads as a line that
+// does not parse), so no tick reads it again.
+func readLine(r *bufio.Reader) ([]byte, int64, error) {
 	var buf []byte
 	skipped := 0
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if skipped > 0 || len(buf)+len(chunk) > maxLine {
-			skipped += len(chunk)
+			skipped += len(buf) + len(chunk) // what was buffered was read too
 			buf = nil
 		} else {
 			buf = append(buf, chunk...)
 		}
 		switch {
 		case err == nil && skipped > 0:
-			return make([]byte, skipped), errLong
+			return nil, int64(skipped), errLong
 		case err == nil:
-			return buf, nil
+			return buf, 0, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
+		case errors.Is(err, io.EOF) && skipped > 0:
+			return nil, int64(skipped), errLong
 		default:
-			return nil, err
+			return nil, 0, err
 		}
 	}
 }

@@ -1,9 +1,11 @@
 package usage
 
 import (
+	"bufio"
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,4 +167,22 @@ func TestOnlyARegularFileIsRead(t *testing.T) {
 	res, err := (&FileState{Format: FormatClaude}).Read(os.DevNull, 100, now)
 	require.ErrorContains(t, err, "not a regular file", "a hook's /dev/null is no transcript")
 	require.Zero(t, res.Bytes)
+}
+
+// A line longer than maxLine is passed once, finished or not: its bytes
+// all counted (the offset lands right after it), never read again, and
+// the usage line after it still counted.
+func TestAHugeLineIsPassedOnceFinishedOrNot(t *testing.T) {
+	r := bufio.NewReaderSize(strings.NewReader(strings.Repeat("a", maxLine+100)), 64<<10)
+	_, n, err := readLine(r)
+	require.ErrorIs(t, err, errLong, "an unfinished huge line is consumed, not waited for")
+	require.Equal(t, int64(maxLine+100), n)
+
+	r = bufio.NewReaderSize(strings.NewReader(strings.Repeat("b", maxLine+7)+"\nnext\n"), 64<<10)
+	_, n, err = readLine(r)
+	require.ErrorIs(t, err, errLong)
+	require.Equal(t, int64(maxLine+8), n, "every byte of it, the newline too")
+	line, _, err := readLine(r)
+	require.NoError(t, err)
+	require.Equal(t, "next\n", string(line))
 }
