@@ -191,5 +191,26 @@ func (h *textHandler) WithGroup(string) slog.Handler { return h }
 // flattened so every entry stays one line.
 func TextLine(t time.Time, pid int, who, msg string) string {
 	msg = strings.NewReplacer("\r", " ", "\n", " ").Replace(msg)
-	return fmt.Sprintf("%s [%d] %s: %s\n", t.Format("2006-01-02T15:04:05.000Z07:00"), pid, who, msg)
+	// An entry may quote anyone's words (an event name from argv, a
+	// pane's line): no control character reaches a terminal that reads
+	// the log with tail or cat.
+	return fmt.Sprintf("%s [%d] %s: %s\n", t.Format("2006-01-02T15:04:05.000Z07:00"), pid, inert(who), inert(msg))
 }
+
+// inert writes control characters (ESC, BEL …) as \xNN.
+func inert(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
@@ -101,4 +102,13 @@ func TestStateLogfGoesThroughTheLogger(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &m), string(b))
 	require.Equal(t, "list", m["event"])
 	require.Equal(t, "skip x", m["msg"])
+}
+
+// A text entry quoting someone's words (an event name from argv) draws
+// their control characters as \xNN: tail owt.log shows no escape.
+func TestTextLineDrawsControlCharactersInert(t *testing.T) {
+	line := TextLine(time.Unix(0, 0).UTC(), 7, "hook", "claude Sto\x1b[31mp\x07 event")
+	require.NotContains(t, line, "\x1b")
+	require.NotContains(t, line, "\x07")
+	require.Contains(t, line, `claude Sto\x1b[31mp\x07 event`)
 }

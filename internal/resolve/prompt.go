@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/git"
@@ -27,20 +28,38 @@ const (
 func Prompt(rec *state.Record, target, onto string, files []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "owt merged %s (at %.12s) into your branch %s, here in your worktree, to bring in its new commits before your work lands; git stopped on conflicts in %d file(s): %s.\n",
-		target, onto, rec.Branch, len(files), strings.Join(files, ", "))
+		target, onto, rec.Branch, len(files), names(files))
 	b.WriteString("Resolve every conflict: keep the intent of both sides, remove all conflict markers (<<<<<<< ======= >>>>>>>), run the project's tests, then `git add` the files and `git commit` to finish the merge. Do not abort the merge, rebase or reset.\n")
 	b.WriteString("The conflicts (quoted after \"| \"):\n")
 	budget := promptBytes
 	for i, f := range files {
 		quoted := quoteHunks(filepath.Join(rec.Path, f))
 		if len(quoted) > budget {
-			fmt.Fprintf(&b, "… and the conflicts in %s: open the files to see them.\n", strings.Join(files[i:], ", "))
+			fmt.Fprintf(&b, "… and the conflicts in %s: open the files to see them.\n", names(files[i:]))
 			break
 		}
 		budget -= len(quoted)
-		fmt.Fprintf(&b, "--- %s\n%s", f, quoted)
+		fmt.Fprintf(&b, "--- %s\n%s", fileName(f), quoted)
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// fileName is a file name as the prompt shows it: as it is when it is a
+// plain line, else Go-quoted ("a\nb"), so a name holding a line break or
+// an escape cannot add lines that read as owt's own words.
+func fileName(f string) string {
+	if f == text.CleanLine(f) && !strings.ContainsAny(f, "\n\r\t") {
+		return f
+	}
+	return strconv.Quote(f)
+}
+
+func names(files []string) string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = fileName(f)
+	}
+	return strings.Join(out, ", ")
 }
 
 // quoteHunks quotes the conflict hunks of the file at path, each with a

@@ -192,6 +192,11 @@ func busyNow(w *workspace.Workspace, rec *state.Record) string {
 	if busy := merge.AgentBusy(rec); busy != "" {
 		return busy
 	}
+	if rec.Status == state.Limited {
+		// It cannot work before its limit resets: the conflicts would
+		// sit in its worktree with nobody to resolve them.
+		return "hit a " + rec.Limit.Why(time.Now())
+	}
 	return w.BusyOnScreen(rec)
 }
 

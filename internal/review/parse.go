@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/text"
@@ -133,12 +134,20 @@ func read(raw json.RawMessage) (Parsed, bool) {
 			fd.File = text.From(*f.File)
 		}
 		if f.Severity != nil {
-			fd.Severity = text.From(strings.ToLower(strings.TrimSpace(*f.Severity)))
+			// A word of a few letters (high, minor, …); anything else is
+			// no severity the user should read as one.
+			sev := strings.ToLower(strings.TrimSpace(*f.Severity))
+			if !severityWord.MatchString(sev) {
+				sev = "unknown"
+			}
+			fd.Severity = text.From(sev)
 		}
 		out.Findings = append(out.Findings, fd)
 	}
 	return out, true
 }
+
+var severityWord = regexp.MustCompile(`^[a-z]{1,16}$`)
 
 // lineOf reads a finding's line: absent, null or a whole number ≥ 0.
 func lineOf(raw json.RawMessage) (int, bool) {

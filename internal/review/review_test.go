@@ -56,6 +56,18 @@ func TestFindingsAreDrawnInert(t *testing.T) {
 	}
 }
 
+// A severity is a short word; anything else (an escape smuggled in) is
+// "unknown", never shown as the tool's.
+func TestASeverityIsAWordOrUnknown(t *testing.T) {
+	p, ok := Parse(`{"verdict":"concerns","findings":[{"severity":"HIGH","message":"a"},{"severity":"high\u001b[31m","message":"b"}]}`)
+	if !ok {
+		t.Fatal("not parsed")
+	}
+	if got := []string{p.Findings[0].Severity.Line(), p.Findings[1].Severity.Line()}; got[0] != "high" || got[1] != "unknown" {
+		t.Fatalf("severities %q", got)
+	}
+}
+
 // A repository with a base and a branch one commit ahead.
 func repo(t *testing.T) (git.Repo, string, string) {
 	t.Helper()

@@ -79,9 +79,19 @@ func ShortLine(s string, width int) string {
 // Some names the first n items joined by ", " and then how many more
 // there are ("a, b, c and 2995 more"), so no list owt prints grows with
 // the number of files in a repository.
+// Items are often file names, which are anyone's text: each is drawn as
+// one inert line (CleanLine).
 func Some(items []string, n int) string {
-	if len(items) <= n {
-		return strings.Join(items, ", ")
+	shown := items
+	if len(items) > n {
+		shown = items[:n]
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
+	clean := make([]string, len(shown))
+	for i, it := range shown {
+		clean[i] = CleanLine(it)
+	}
+	if len(items) <= n {
+		return strings.Join(clean, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(clean, ", "), len(items)-n)
 }

@@ -77,3 +77,12 @@ func TestUntrustedIsWrittenAsAStringIs(t *testing.T) {
 		}
 	}
 }
+
+// A list of file names draws each name inert: no escape sequence, no
+// line break of its own.
+func TestSomeDrawsEachItemInert(t *testing.T) {
+	got := Some([]string{"ok.go", "evil\x1b]0;PWN\x07\x1b[31mname\nline2.txt"}, 5)
+	require.NotContains(t, got, "\x1b")
+	require.NotContains(t, got, "\n")
+	require.Contains(t, got, "ok.go, evil")
+}
