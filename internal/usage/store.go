@@ -120,7 +120,7 @@ func (s *Store) Load() (*File, error) {
 		if err == nil {
 			err = fmt.Errorf("schema %d, this owt knows %d", f.Version, Version)
 		}
-		return s.empty(), fmt.Errorf("usage %s is unreadable (%v): it is rebuilt from the session files", s.Path, err)
+		return s.empty(), fmt.Errorf("usage %s is unreadable (%v): owt's monitor writes it again from what it has read of its agents' session files (the spend of agents it never read is lost)", s.Path, err)
 	}
 	if f.Agents == nil {
 		f.Agents = map[string]*Agent{}

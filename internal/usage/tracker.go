@@ -167,7 +167,7 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 				changed = append(changed, s.Name)
 			}
 		}
-		if len(changed) > 0 {
+		if len(changed) > 0 || t.lost(repo, f) {
 			t.save(repo, f, changed)
 		}
 	}
@@ -209,12 +209,33 @@ func (t *Tracker) repo(repo string) *File {
 	return f
 }
 
+// lost reports whether repo's usage file lacks an agent this tracker
+// knows: it was found corrupt (and read as empty) or removed since.
+func (t *Tracker) lost(repo string, mine *File) bool {
+	disk, err := ForRepo(repo).Load()
+	if err != nil {
+		return true
+	}
+	for n := range mine.Agents {
+		if _, ok := disk.Agents[n]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
 // save writes the changed agents into repo's usage file, keeping what
-// other monitors wrote for their agents.
+// other monitors wrote for their agents, and putting back the ones of
+// this tracker the file lost (a corrupt file reads as empty).
 func (t *Tracker) save(repo string, mine *File, names []string) {
 	err := ForRepo(repo).Update(func(f *File) (bool, error) {
 		for _, n := range names {
 			f.Agents[n] = mine.Agents[n]
+		}
+		for n, a := range mine.Agents {
+			if _, ok := f.Agents[n]; !ok {
+				f.Agents[n] = a
+			}
 		}
 		return true, nil
 	})

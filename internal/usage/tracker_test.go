@@ -126,6 +126,24 @@ func TestACorruptUsageFileStartsAfresh(t *testing.T) {
 	require.Equal(t, int64(1), Summaries("/src/app")["a"].Input)
 }
 
+// The usage file corrupted under a running monitor: its next tick writes
+// its agents back, without waiting for a new turn of theirs.
+func TestAUsageFileCorruptedUnderTheMonitorIsWrittenBack(t *testing.T) {
+	stateHome(t)
+	home := t.TempDir()
+	wt := "/src/app.worktrees/x"
+	write(t, filepath.Join(home, ".claude", "projects", ClaudeProject(wt), "s.jsonl"), fixture(t, "claude-transcript.jsonl"))
+	tr := &Tracker{Home: home, ClaudeDir: filepath.Join(home, ".claude")}
+	src := []Source{{Repo: "/src/app", Name: "x", Tool: "claude", Dir: wt, Since: time.Now().Add(-time.Hour)}}
+	tr.Tick(src, now)
+	require.Equal(t, int64(30), Summaries("/src/app")["x"].Input)
+
+	write(t, ForRepo("/src/app").Path, []byte("garbage"))
+	require.Empty(t, Summaries("/src/app"))
+	tr.Tick(src, now) // nothing new in the transcript
+	require.Equal(t, int64(30), Summaries("/src/app")["x"].Input)
+}
+
 func TestFormat(t *testing.T) {
 	require.Equal(t, "950", FormatTokens(950))
 	require.Equal(t, "12.3k", FormatTokens(12_345))
