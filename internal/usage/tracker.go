@@ -33,6 +33,9 @@ type Source struct {
 	// Shared: other agents work in Dir too (a swarm): only Transcript
 	// tells its files from theirs.
 	Shared bool
+	// Recovered: the record was rebuilt after its state file was lost
+	// (its Since is the rebuild's): the same agent, not a new one.
+	Recovered bool
 }
 
 // Default bounds of one tick's reading.
@@ -124,6 +127,9 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 		t.priced[repo] = fp
 		for _, s := range list {
 			a := f.Agents[s.Name]
+			if a != nil && s.Recovered && !a.Since.IsZero() {
+				s.Since = a.Since // rebuilt: the agent it always was, its files read once
+			}
 			if a != nil && !a.Since.IsZero() && !s.Since.IsZero() && !a.Since.Equal(s.Since) {
 				// Another agent of the same name (the first was deleted):
 				// the first one's spend stays, under its own key.

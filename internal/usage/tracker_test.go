@@ -172,6 +172,23 @@ func TestANewAgentOfAnOldNameStartsAfresh(t *testing.T) {
 	require.Equal(t, int64(30), got["x@"+first.Local().Format("2006-01-02T15:04:05")].Input)
 }
 
+// A record rebuilt after its state file was lost is the same agent: its
+// transcript is not counted twice.
+func TestARecoveredRecordIsTheSameAgent(t *testing.T) {
+	stateHome(t)
+	home := t.TempDir()
+	wt := "/src/app.worktrees/x"
+	write(t, filepath.Join(home, ".claude", "projects", ClaudeProject(wt), "s.jsonl"), fixture(t, "claude-transcript.jsonl"))
+	first := time.Now().Add(-time.Hour)
+	tr := &Tracker{Home: home, ClaudeDir: filepath.Join(home, ".claude")}
+	tr.Tick([]Source{{Repo: "/src/app", Name: "x", Tool: "claude", Dir: wt, Since: first}}, now)
+	tr = &Tracker{Home: home, ClaudeDir: filepath.Join(home, ".claude")} // a monitor started again
+	tr.Tick([]Source{{Repo: "/src/app", Name: "x", Tool: "claude", Dir: wt, Since: time.Now(), Recovered: true}}, now)
+	got := Summaries("/src/app")
+	require.Len(t, got, 1, "no x@… beside x: %v", got)
+	require.Equal(t, int64(30), got["x"].Input)
+}
+
 func TestClaudeProjectIsClaudeCodesFolderName(t *testing.T) {
 	require.Equal(t, "-home-u-app-worktrees-login-x", ClaudeProject("/home/u/app.worktrees/login_x"))
 	require.Equal(t, "-tmp-caf-", ClaudeProject("/tmp/café"), "one '-' per UTF-16 unit")
