@@ -29,6 +29,7 @@ func CollectCached(tm *tmux.Client, recs []*state.Record) (items []Item, stale [
 		}
 	}
 	addUsage(items)
+	checkResolves(items)
 	return items, stale
 }
 

@@ -49,8 +49,10 @@ func CollectWithin(tm *tmux.Client, recs []*state.Record, wait time.Duration) []
 	case <-time.After(wait):
 	}
 	mu.Lock()
-	defer mu.Unlock()
-	return append([]Item(nil), items...)
+	out := append([]Item(nil), items...)
+	mu.Unlock()
+	checkResolves(out)
+	return out
 }
 
 // statusRank orders agents for people: the ones that need you first, then

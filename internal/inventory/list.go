@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -194,7 +195,30 @@ func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 	<-cache.compute(recs, stale, 8, func(i int, st Stats) { items[i].applyStats(st) })
 	addMessages(items)
 	addUsage(items)
+	checkResolves(items)
 	return items
+}
+
+// checkResolves keeps READY TO SHIP to what owt verified: a resolve found
+// ready whose branch moved since (a commit owt did not check) or whose
+// worktree has changes is shown as changed, until owt checks it again
+// (the monitor's next look, or owt resolve NAME --status). One git
+// process per such row: rows with a ready resolve are few.
+func checkResolves(items []Item) {
+	for i := range items {
+		r := items[i].Resolve
+		if !r.Ready() {
+			continue
+		}
+		seen := strings.Fields(r.Seen)
+		tip, err := git.Repo{Root: items[i].Repo}.ResolveCommit(git.BranchRef(items[i].Branch))
+		if items[i].Dirty == 0 && err == nil && len(seen) > 1 && seen[1] == tip {
+			continue
+		}
+		cp := *r
+		cp.Verdict = "changed since owt checked it: 'owt resolve " + items[i].Name + " --status' checks again"
+		items[i].Resolve = &cp
+	}
 }
 
 // addUsage fills in each item's tokens and cost: one read of each
