@@ -75,9 +75,16 @@ func TestClaudesUsageLimitIsLimitedWithItsResetTime(t *testing.T) {
 func TestCodexsUsageLimitIsReadOffItsScreen(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
-	e.MustOwt(repo, "new", "--tool", "codex", "--no-setup", "--name", "c", "look around\n!sleep 3\n!limit 11:59 PM")
+	// The limit ends its first turn, before the monitor may have looked
+	// at it at all: still this agent's turn, not history.
+	e.MustOwt(repo, "new", "--tool", "codex", "--no-setup", "--name", "c", "!limit 11:59 PM")
 	e.Eventually(40*time.Second, "c limited", func() bool { return e.Find(repo, "c").Status == "limited" })
 	_, words, reset := e.limitOf(repo, "c")
+	// A redraw reads the same words again: the reset stays where it was.
+	e.Tmux("resize-window", "-t", "="+e.Find(repo, "c").Session+":", "-x", "150", "-y", "40")
+	time.Sleep(3 * time.Second) // past the monitor's next looks at the redrawn screen
+	_, _, again := e.limitOf(repo, "c")
+	require.True(t, reset.Equal(again), "reset %v became %v", reset, again)
 	require.Equal(t, "You've hit your usage limit. Try again at 11:59 PM.", words)
 	require.Equal(t, 23, reset.Local().Hour())
 	require.Equal(t, 59, reset.Local().Minute())

@@ -134,9 +134,6 @@ type monitor struct {
 	server string
 	// looked is set after the first tick.
 	looked bool
-	// born is when this monitor started: an agent made after it has no
-	// screen history owt did not see.
-	born time.Time
 	recs   *recordCache
 	screen map[string]*paneView // by pane id
 	// alive is when each record's session was last seen on this server;
@@ -170,7 +167,7 @@ func newMonitor(tm *tmux.Client, log io.Writer) *monitor {
 	nonce := make([]byte, 8)
 	_, _ = rand.Read(nonce)
 	m := &monitor{
-		tm: tm, lg: lg, marker: "⟦owt-monitor-" + hex.EncodeToString(nonce) + "⟧", born: time.Now(),
+		tm: tm, lg: lg, marker: "⟦owt-monitor-" + hex.EncodeToString(nonce) + "⟧",
 		recs: newRecordCache(tm), screen: map[string]*paneView{},
 		alive: map[recKey]time.Time{}, seen: map[recKey]seenStatus{},
 		ttys: map[recKey]string{},

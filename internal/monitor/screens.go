@@ -147,13 +147,13 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 		class := reading.Class
 		v.reason, v.reading = reading.Reason, reading
 		if v.classSince.IsZero() {
-			// What was on screen before owt looked is history — unless the
-			// agent was made while this monitor ran: then all of its screen
-			// is its own turns (a first turn a usage limit or an error ended
-			// before the first look is no history).
-			v.marks = agent.TurnMarks{}
-			if !ap.rec.CreatedAt.After(m.born) {
-				v.marks = agent.Marks(text)
+			// What was on screen before owt looked is history — but for the
+			// turn the record says just ended, or is still running: its
+			// failure mark (an error, a usage limit), the lowest one, is
+			// this turn's, whether or not owt saw the turn run.
+			v.marks = agent.Marks(text)
+			if turnJustEnded(ap.rec, now) && v.marks.Failures > 0 {
+				v.marks.Failures--
 			}
 		}
 		if class != v.class || v.classSince.IsZero() {
@@ -312,4 +312,17 @@ func (m *monitor) setExited(r *state.Record, code *int, now time.Time) {
 // watches, so its recorded session and pane ids are still its own.
 func (m *monitor) sameServer(r *state.Record) bool {
 	return r.Server != "" && r.Server == m.server
+}
+
+// turnJustEnded reports whether rec's last turn is the one on screen now:
+// the record says it is still starting or working, or it turned idle
+// moments ago (a hook at the turn's end, before the monitor's first look).
+func turnJustEnded(rec *state.Record, now time.Time) bool {
+	switch rec.Status {
+	case state.Starting, state.Working:
+		return true
+	case state.Idle:
+		return now.Sub(rec.EventAt) < 15*time.Second
+	}
+	return false
 }
