@@ -85,6 +85,7 @@ func TestCodexsUsageLimitIsReadOffItsScreen(t *testing.T) {
 	time.Sleep(3 * time.Second) // past the monitor's next looks at the redrawn screen
 	_, _, again := e.limitOf(repo, "c")
 	require.True(t, reset.Equal(again), "reset %v became %v", reset, again)
+	require.NotContains(t, e.OwtLog(), "c finished its turn", "a usage limit is no finished turn")
 	require.Equal(t, "You've hit your usage limit. Try again at 11:59 PM.", words)
 	require.Equal(t, 23, reset.Local().Hour())
 	require.Equal(t, 59, reset.Local().Minute())

@@ -59,6 +59,11 @@ func (m *monitor) notifyTransitions() {
 		if r.Status == state.Idle && r.Interrupted {
 			continue // the user stopped it (Esc): they know
 		}
+		if r.Status == state.Idle && m.limitOnScreen(r) {
+			// A hook's end of turn (Codex's) with a usage limit on screen:
+			// no finished turn; the screen makes it limited, said then.
+			continue
+		}
 		if r.Status == state.Idle && r.TurnError.Empty() && r.Source != state.FromHook && prev.status != state.Working {
 			// The screen turned idle after a dialog (trust accepted, a
 			// permission declined) or a start-up: no turn finished. (A
@@ -201,4 +206,15 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// limitOnScreen reports whether r's pane, as last read, shows the usage
+// limit that ended its turn.
+func (m *monitor) limitOnScreen(r *state.Record) bool {
+	p, ok := m.paneOf(r)
+	if !ok {
+		return false
+	}
+	v := m.screen[p.ID]
+	return v != nil && v.limit != nil
 }
