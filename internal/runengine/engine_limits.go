@@ -35,7 +35,7 @@ func limitedTools(recs map[string]*state.Record, now time.Time) map[string]limit
 		if rec.Status != state.Limited || rec.Tool == "" {
 			continue
 		}
-		if rec.Limit != nil && !rec.Limit.Reset.IsZero() && !rec.Limit.Reset.After(now) {
+		if rec.Limit.HasReset(now) {
 			continue // reset: the tool may take work again
 		}
 		if out == nil {
@@ -111,8 +111,7 @@ func (e *Engine) nudgeLimited(r *run.Run, now time.Time) {
 			recs = f.Records
 		}
 		rec := recs[t.Name]
-		if rec == nil || rec.Status != state.Limited || rec.Limit == nil || rec.Limit.Nudged ||
-			rec.Limit.Reset.IsZero() || rec.Limit.Reset.After(now) || e.userOnPane(rec.Pane) {
+		if rec == nil || rec.Status != state.Limited || !rec.Limit.HasReset(now) || rec.Limit.Nudged || e.userOnPane(rec.Pane) {
 			continue // (the user on its pane decides; the nudge waits for them to leave)
 		}
 		e.nudge(r, t, rec, now)

@@ -471,5 +471,5 @@ func answeredBy(cl *agent.Classifier, text, before, landed string) bool {
 // owt's messages may go to it (before the reset they would be spent on a
 // turn the limit ends at once).
 func limitPassed(r *state.Record, now time.Time) bool {
-	return r.Status == state.Limited && r.Limit != nil && !r.Limit.Reset.IsZero() && !r.Limit.Reset.After(now)
+	return r.Status == state.Limited && r.Limit.HasReset(now)
 }

@@ -70,6 +70,13 @@ const (
 	FromScreen Source = "screen"
 )
 
+// HasReset reports whether the limit named a reset time and it has
+// passed: the tool may take work again. A nil limit, or one without a
+// reset time, has not.
+func (l *Limit) HasReset(now time.Time) bool {
+	return l != nil && !l.Reset.IsZero() && !l.Reset.After(now)
+}
+
 // Why says why a limited agent waits, for people: "usage limit, resets
 // 15:00" (a reset on another day names the day), or the limit's words
 // when the tool gave no reset time. A nil limit is just "usage limit".
