@@ -370,3 +370,30 @@ func TestResolveOfferedByMergePopupAndControlKey(t *testing.T) {
 	require.Len(t, e.Prompts("offer"), 2)
 	require.Equal(t, before, digest(t, repo))
 }
+
+// An agent that "resolves" by keeping its own version of every conflicted
+// file (what 'git merge -s ours' or 'git checkout --ours' do) leaves no
+// marker and merges cleanly into main, yet landing it would undo main's
+// change: owt says not ready, naming the file, never READY TO SHIP.
+func TestResolveKeepingOnlyTheBranchsSideIsNotReady(t *testing.T) {
+	e := newQuietEnv(t)
+	repo := e.resolveRepo("app")
+	it := e.idleAgent(repo, "mine", agentEditsTwo+
+		"\n!on-next !write shared.txt one\\nagent two\\nthree\n!on-next !commit merge main, keeping mine")
+	e.mainMovesUnder(repo)
+
+	r := e.Owt(repo, "resolve", "mine")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	e.WaitPrompts("mine", 2)
+	var out string
+	e.Eventually(60*time.Second, "owt says the merge drops main's change", func() bool {
+		r := e.Owt(repo, "resolve", "mine", "--status")
+		out = r.Stdout
+		return r.Code == 1 && strings.Contains(out, "drops main's changes to shared.txt")
+	})
+	require.NotContains(t, out, "READY TO SHIP")
+	require.False(t, inMerge(it.Path))
+	require.Len(t, strings.Fields(e.Git(it.Path, "log", "-1", "--format=%P")), 2, "the agent committed the merge")
+	require.Empty(t, e.check(repo, "mine").Conflicts, "merge-tree alone sees nothing wrong")
+	require.Contains(t, e.MustOwt(repo, "list"), "(resolve not ready: its merge drops main's changes to shared.txt")
+}

@@ -182,6 +182,19 @@ func (r Repo) ChangedFiles(a, b string) ([]string, error) {
 	return files, nil
 }
 
+// DiffNames lists the files whose content differs between the commits
+// from and to (the two-dot diff), sorted. Renames count as a delete and
+// an add.
+func (r Repo) DiffNames(from, to string) ([]string, error) {
+	out, err := r.run("diff", "--name-only", "-z", "--no-renames", "--end-of-options", from, to, "--")
+	if err != nil {
+		return nil, fmt.Errorf("git diff %s %s: %w", from, to, err)
+	}
+	files := splitNUL(out)
+	slices.Sort(files)
+	return files, nil
+}
+
 // Subjects returns the subject lines of the commits in from..to, oldest
 // first.
 func (r Repo) Subjects(from, to string) ([]string, error) {

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -362,6 +363,12 @@ func Verify(w *workspace.Workspace, rec *state.Record) (Verdict, error) {
 		v.Why = "conflict markers in the worktree's " + text.Some(onDisk, 5) + " (not committed): the agent must resolve them"
 		return v, nil
 	}
+	if dropped, err := droppedSide(w.Repo, r.Head, r.Onto, tip); err != nil {
+		return v, err
+	} else if len(dropped) > 0 {
+		v.Why = fmt.Sprintf("its merge drops %s's changes to %s (the branch's own version kept whole, as 'git merge -s ours' or 'git checkout --ours' do): landing it would undo them; the agent must combine both sides ('owt merge %s' lands it as it is, if that is meant)", r.Target, text.Some(dropped, 5), rec.Name)
+		return v, nil
+	}
 	if w.Repo.BranchExists(r.Target) {
 		now, err := w.Repo.ResolveCommit(git.BranchRef(r.Target))
 		if err != nil {
@@ -386,6 +393,38 @@ func Verify(w *workspace.Workspace, rec *state.Record) (Verdict, error) {
 	}
 	v.Ready = true
 	return v, nil
+}
+
+// droppedSide lists the files whose changes on the target (onto, since
+// it forked from head) the branch's tip does not have because the merge
+// kept the branch's own version of them whole: the file differs between
+// head and onto, the target changed it, and tip has it exactly as head
+// did. Landing such a tip would silently undo the target's work there;
+// markers and merge-tree cannot see it (the merge is committed, clean).
+// A record without head (made before owt kept it) is not checked.
+func droppedSide(repo git.Repo, head, onto, tip string) ([]string, error) {
+	if head == "" {
+		return nil, nil
+	}
+	theirs, err := repo.ChangedFiles(head, onto)
+	if err != nil {
+		return nil, err
+	}
+	differ, err := repo.DiffNames(head, onto)
+	if err != nil {
+		return nil, err
+	}
+	changed, err := repo.DiffNames(head, tip)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range theirs {
+		if slices.Contains(differ, f) && !slices.Contains(changed, f) {
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }
 
 // Seen is what a verdict on rec is about: its status and since when, its
