@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/outbox"
+	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
@@ -31,7 +32,9 @@ type Courier struct {
 	// server is that server's to reach.
 	Socket string
 	Tmux   *tmux.Client
-	Logf   func(format string, args ...any)
+	// Log writes one entry of owt.log about the repository and agent
+	// named in f.
+	Log func(f owtlog.Fields, format string, args ...any)
 	// Viewed reports whether a client is on a pane, as the monitor's
 	// snapshot of this tick saw it (no tmux call of its own).
 	Viewed func(pane string) bool
@@ -54,7 +57,7 @@ func (c *Courier) Tick(now time.Time) {
 		return
 	}
 	if err != nil {
-		c.logf("outbox: %v", err)
+		c.logf(outbox.Agent{}, "outbox: %v", err)
 		return
 	}
 	mod := fi.ModTime()
@@ -63,7 +66,7 @@ func (c *Courier) Tick(now time.Time) {
 	}
 	c.dirMod = mod
 	if c.pending, err = c.Box.Pending(); err != nil {
-		c.logf("outbox: %v", err)
+		c.logf(outbox.Agent{}, "outbox: %v", err)
 	}
 	if len(c.pending) == 0 {
 		return
@@ -85,12 +88,12 @@ func (c *Courier) Tick(now time.Time) {
 		}
 		if c.Viewed != nil && c.Viewed(rec.Pane) {
 			if err := c.Box.Hold(a, outbox.HeldByUser); err != nil {
-				c.logf("outbox %s: %v", a.Name, err)
+				c.logf(a, "outbox %s: %v", a.Name, err)
 			}
 			continue
 		}
 		if err := c.Box.Hold(a, ""); err != nil {
-			c.logf("outbox %s: %v", a.Name, err)
+			c.logf(a, "outbox %s: %v", a.Name, err)
 		}
 		c.setBusy(a, true)
 		go c.deliver(a, rec)
@@ -105,7 +108,7 @@ func (c *Courier) deliver(a outbox.Agent, rec *state.Record) {
 	msgs, err := c.Box.Take(a, time.Now()) // no longer withdrawn: typed, or given back
 	if err != nil || len(msgs) == 0 {
 		if err != nil {
-			c.logf("outbox %s: %v", a.Name, err)
+			c.logf(a, "outbox %s: %v", a.Name, err)
 		}
 		return
 	}
@@ -124,7 +127,7 @@ func (c *Courier) deliver(a outbox.Agent, rec *state.Record) {
 	case errors.Is(err, send.ErrNotReady):
 		// It waits for the user now: the next idle turn gets them.
 		if err := c.Box.Release(a, msgs); err != nil {
-			c.logf("outbox %s: %v", a.Name, err)
+			c.logf(a, "outbox %s: %v", a.Name, err)
 		}
 	default:
 		c.settle(a, msgs, outbox.Undeliverable, sentAt, err.Error())
@@ -133,13 +136,13 @@ func (c *Courier) deliver(a outbox.Agent, rec *state.Record) {
 
 func (c *Courier) settle(a outbox.Agent, msgs []outbox.Message, to outbox.State, at time.Time, why string) {
 	if err := c.Box.Settle(a, msgs, to, at, why); err != nil {
-		c.logf("outbox %s: %v", a.Name, err)
+		c.logf(a, "outbox %s: %v", a.Name, err)
 		return
 	}
 	if to == outbox.Delivered {
-		c.logf("outbox %s: delivered %d message(s)", a.Name, len(msgs))
+		c.logf(a, "outbox %s: delivered %d message(s)", a.Name, len(msgs))
 	} else {
-		c.logf("outbox %s: %d message(s) %s: %s", a.Name, len(msgs), to, why)
+		c.logf(a, "outbox %s: %d message(s) %s: %s", a.Name, len(msgs), to, why)
 	}
 }
 
@@ -148,7 +151,7 @@ func (c *Courier) settle(a outbox.Agent, msgs []outbox.Message, to outbox.State,
 func (c *Courier) record(a outbox.Agent) (*state.Record, bool) {
 	f, err := state.ForRepo(a.Repo).Peek()
 	if err != nil {
-		c.logf("outbox %s: %v", a.Name, err)
+		c.logf(a, "outbox %s: %v", a.Name, err)
 		return nil, false
 	}
 	rec := f.Records[a.Name]
@@ -174,7 +177,7 @@ func goneWhy(rec *state.Record) string {
 func (c *Courier) drop(a outbox.Agent, why string) {
 	msgs, err := c.Box.Queued(a)
 	if err != nil {
-		c.logf("outbox %s: %v", a.Name, err)
+		c.logf(a, "outbox %s: %v", a.Name, err)
 		return
 	}
 	c.settle(a, msgs, outbox.Undeliverable, time.Time{}, why)
@@ -204,8 +207,9 @@ func (c *Courier) setBusy(a outbox.Agent, on bool) {
 	}
 }
 
-func (c *Courier) logf(format string, args ...any) {
-	if c.Logf != nil {
-		c.Logf(format, args...)
+// logf logs about agent a (the zero Agent: about no agent).
+func (c *Courier) logf(a outbox.Agent, format string, args ...any) {
+	if c.Log != nil {
+		c.Log(owtlog.Fields{Repo: a.Repo, Agent: a.Name, Event: "outbox"}, format, args...)
 	}
 }

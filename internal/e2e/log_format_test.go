@@ -33,7 +33,7 @@ func TestJSONLogLinesCarryRepoAgentAndEvent(t *testing.T) {
 	e.KillServerExpectMonitorGone()
 	e.userConfig("[log]\nformat = \"json\"\n")
 	repo := e.NewRepo("app")
-	it := newJSON(t, e, repo, "--tool", "claude", "--name", "a", "say hi")
+	it := newJSON(t, e, repo, "--tool", "claude", "--name", "a", "!write shared.txt agent\\n\n!commit agent's side")
 	e.waitTurns("a", 1)
 	e.WaitStatus(repo, "a", "idle", 10*time.Second)
 	// A hook that says nothing about the status is noted in the log.
@@ -47,19 +47,23 @@ func TestJSONLogLinesCarryRepoAgentAndEvent(t *testing.T) {
 		Repo, Agent, Event *string
 	}
 	var entries []entry
-	e.Eventually(15*time.Second, "the monitor's notice of a's idle turn is logged", func() bool {
+	// main moves under it: the conflict reaction queues a message, the
+	// courier delivers it; both lines name a and its repo.
+	e.commitIn(repo, "shared.txt", "main\n", "main's side")
+	e.Eventually(60*time.Second, "the monitor's notice of a's idle turn, the reaction and the delivery are logged", func() bool {
 		entries = entries[:0]
 		for _, l := range strings.Split(strings.TrimSuffix(e.OwtLog(), "\n"), "\n") {
 			var en entry
 			require.NoError(t, json.Unmarshal([]byte(l), &en), "not a JSON line: %q", l)
 			entries = append(entries, en)
 		}
+		seen := map[string]bool{}
 		for _, en := range entries {
-			if en.Event != nil && *en.Event == "notify" {
-				return true
+			if en.Event != nil && en.Agent != nil && *en.Agent == "a" && en.Repo != nil && *en.Repo == repo {
+				seen[*en.Event] = true
 			}
 		}
-		return false
+		return seen["notify"] && seen["reaction"] && seen["outbox"]
 	})
 	who := map[string]bool{}
 	var notified, hooked bool

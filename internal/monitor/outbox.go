@@ -12,7 +12,7 @@ import (
 // one stat of the outbox dir.
 func (m *monitor) deliver(now time.Time) {
 	if m.courier == nil {
-		m.courier = &delivery.Courier{Box: outbox.Default(), Socket: m.socket, Tmux: m.tm, Logf: m.logf, Viewed: m.paneViewed}
+		m.courier = &delivery.Courier{Box: outbox.Default(), Socket: m.socket, Tmux: m.tm, Log: m.lg.Infof, Viewed: m.paneViewed}
 	}
 	m.courier.Tick(now)
 }

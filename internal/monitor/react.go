@@ -17,7 +17,7 @@ import (
 // here, on the monitor's own goroutine.
 func (m *monitor) reactions(now time.Time) {
 	if m.reactor == nil {
-		m.reactor = &react.Reactor{Box: outbox.Default(), Logf: m.logf, Notify: func(rec *state.Record, text string) {
+		m.reactor = &react.Reactor{Box: outbox.Default(), Log: m.lg.Infof, Notify: func(rec *state.Record, text string) {
 			m.told.add(rec, notice{text: text, status: string(rec.Status), event: "reaction"})
 		}}
 	}

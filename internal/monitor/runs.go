@@ -12,7 +12,7 @@ import (
 // one stat of the runs dir.
 func (m *monitor) runs(now time.Time) {
 	if m.engine == nil {
-		m.engine = &runengine.Engine{Store: run.DefaultStore(), Socket: m.socket, Server: m.server, Tmux: m.tm, Logf: m.logf,
+		m.engine = &runengine.Engine{Store: run.DefaultStore(), Socket: m.socket, Server: m.server, Tmux: m.tm, Log: m.lg.Infof,
 			PaneActivity: m.paneActivity, UserOnPane: m.paneViewed, Notify: m.told.addRun}
 	}
 	m.engine.Tick(now)

@@ -87,16 +87,16 @@ func (x *Reactor) poll(rec *state.Record, cfg config.Config) {
 	x.ghOff, x.ghWait = false, 0
 	x.mu.Unlock()
 	if back {
-		x.logf("gh answers again: the %s and %s reactions are back on", config.CIFailed, config.ChangesRequested)
+		x.logf(nil, "gh answers again: the %s and %s reactions are back on", config.CIFailed, config.ChangesRequested)
 	}
 	if err := x.notePR(rec, pr); err != nil {
-		x.logf("pr %s: %v", rec.Name, err)
+		x.logf(rec, "pr %s: %v", rec.Name, err)
 	}
 	if err := x.ciFailed(rec, cfg, pr); err != nil {
-		x.logf("reaction %s %s: %v", config.CIFailed, rec.Name, err)
+		x.logf(rec, "reaction %s %s: %v", config.CIFailed, rec.Name, err)
 	}
 	if err := x.changesRequested(rec, cfg, pr); err != nil {
-		x.logf("reaction %s %s: %v", config.ChangesRequested, rec.Name, err)
+		x.logf(rec, "reaction %s %s: %v", config.ChangesRequested, rec.Name, err)
 	}
 }
 
@@ -107,7 +107,7 @@ func (x *Reactor) poll(rec *state.Record, cfg config.Config) {
 func (x *Reactor) pollFailed(rec *state.Record, cfg config.Config, err error) {
 	defer func() {
 		if merr := x.markStale(rec, staleWhy(err)); merr != nil {
-			x.logf("pr %s: %v", rec.Name, merr)
+			x.logf(rec, "pr %s: %v", rec.Name, merr)
 		}
 	}()
 	x.mu.Lock()
@@ -117,7 +117,7 @@ func (x *Reactor) pollFailed(rec *state.Record, cfg config.Config, err error) {
 		x.ghRetry = time.Now().Add(x.ghWait)
 		if !x.ghOff {
 			x.ghOff = true
-			x.logf("warning: %v: the %s and %s reactions wait for it; tried again in %s, then less and less often (up to every %s)",
+			x.logf(nil, "warning: %v: the %s and %s reactions wait for it; tried again in %s, then less and less often (up to every %s)",
 				err, config.CIFailed, config.ChangesRequested, x.ghWait, maxBackoff)
 		}
 		return
@@ -126,7 +126,7 @@ func (x *Reactor) pollFailed(rec *state.Record, cfg config.Config, err error) {
 	// reason the PR state is stale is this failure, not the login.
 	if x.ghOff {
 		x.ghOff, x.ghWait = false, 0
-		x.logf("gh is logged in again (it answers, though with a failure): the %s and %s reactions are back on", config.CIFailed, config.ChangesRequested)
+		x.logf(nil, "gh is logged in again (it answers, though with a failure): the %s and %s reactions are back on", config.CIFailed, config.ChangesRequested)
 	}
 	if x.backoff == nil {
 		x.backoff = map[agentKey]time.Duration{}
@@ -138,7 +138,7 @@ func (x *Reactor) pollFailed(rec *state.Record, cfg config.Config, err error) {
 	wait := min(max(2*x.backoff[k], cfg.PR.PollInterval.Duration), maxBackoff)
 	x.backoff[k] = wait
 	x.next[k] = time.Now().Add(wait)
-	x.logf("pr %s: %v (next poll in %s)", rec.Name, err, wait)
+	x.logf(rec, "pr %s: %v (next poll in %s)", rec.Name, err, wait)
 }
 
 // staleWhy is why a failed poll leaves the recorded PR state stale, in
@@ -244,7 +244,7 @@ func (x *Reactor) ciFailed(rec *state.Record, cfg config.Config, pr forge.PR) er
 		return x.Forge.FailedLog(rec.Path, c.Link)
 	})
 	if unread != nil && x.waitForLogs(rec, seen) {
-		x.logf("reaction %s %s: %v; tried again at the next poll", config.CIFailed, rec.Name, unread)
+		x.logf(rec, "reaction %s %s: %v; tried again at the next poll", config.CIFailed, rec.Name, unread)
 		return nil
 	}
 	x.logsSettled(rec)

@@ -11,6 +11,7 @@ import (
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/forge"
 	"github.com/owt-tmux/owt/internal/outbox"
+	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
 )
@@ -41,7 +42,9 @@ func (in Input) target() string {
 type Reactor struct {
 	Box   outbox.Box
 	Forge forge.Client
-	Logf  func(format string, args ...any)
+	// Log writes one entry of owt.log about the repository and agent
+	// named in f.
+	Log func(f owtlog.Fields, format string, args ...any)
 	// Notify tells the user about an agent (tmux message, bell, desktop):
 	// called once when a reaction escalates, never for each attempt.
 	Notify func(rec *state.Record, text string)
@@ -101,7 +104,7 @@ func (x *Reactor) Tick(now time.Time, in []Input) {
 			it := it
 			if x.spawn("idle "+rec.Repo+"\x00"+rec.Name, func() {
 				if err := x.conflict(it); err != nil {
-					x.logf("reaction %s %s: %v", config.Conflict, rec.Name, err)
+					x.logf(rec, "reaction %s %s: %v", config.Conflict, rec.Name, err)
 				}
 			}) {
 				x.looked(rec, now)
@@ -113,7 +116,7 @@ func (x *Reactor) Tick(now time.Time, in []Input) {
 		} else if why := x.staleBecause(rec); why != "" {
 			x.spawn("pr "+rec.Repo+"\x00"+rec.Name, func() {
 				if err := x.markStale(rec, why); err != nil {
-					x.logf("pr %s: %v", rec.Name, err)
+					x.logf(rec, "pr %s: %v", rec.Name, err)
 				}
 			})
 		}
@@ -200,10 +203,10 @@ func (x *Reactor) spawn(key string, fn func()) bool {
 func (x *Reactor) onIdle(it Input) {
 	rec := it.Rec
 	if err := x.checks(rec, it.Config); err != nil {
-		x.logf("reaction %s %s: %v", config.ChecksFailed, rec.Name, err)
+		x.logf(rec, "reaction %s %s: %v", config.ChecksFailed, rec.Name, err)
 	}
 	if err := x.conflict(it); err != nil {
-		x.logf("reaction %s %s: %v", config.Conflict, rec.Name, err)
+		x.logf(rec, "reaction %s %s: %v", config.Conflict, rec.Name, err)
 	}
 }
 
@@ -265,7 +268,7 @@ func (x *Reactor) fail(rec *state.Record, f failure, cfg config.Reaction) error 
 	}
 	switch out {
 	case Send:
-		x.logf("reaction %s %s: queued a message (attempt %d): %s", f.reaction, rec.Name, after.Reactions[f.reaction].Attempts, f.what)
+		x.logf(rec, "reaction %s %s: queued a message (attempt %d): %s", f.reaction, rec.Name, after.Reactions[f.reaction].Attempts, f.what)
 	case Escalate:
 		x.escalated(&after, f.reaction)
 	case Tell:
@@ -329,10 +332,10 @@ func (x *Reactor) pass(rec *state.Record, reaction, seen string) error {
 		return nil
 	})
 	if withdrawn && err == nil {
-		x.logf("reaction %s %s: passes now; its message, not delivered yet, was withdrawn", reaction, rec.Name)
+		x.logf(rec, "reaction %s %s: passes now; its message, not delivered yet, was withdrawn", reaction, rec.Name)
 	}
 	if cleared {
-		x.logf("reaction %s %s: passes again; it no longer needs you", reaction, rec.Name)
+		x.logf(rec, "reaction %s %s: passes again; it no longer needs you", reaction, rec.Name)
 	}
 	return err
 }
@@ -370,7 +373,7 @@ func (x *Reactor) settle(rec *state.Record) {
 			return nil
 		})
 		if err != nil {
-			x.logf("reaction %s %s: %v", name, rec.Name, err)
+			x.logf(rec, "reaction %s %s: %v", name, rec.Name, err)
 			continue
 		}
 		if out == Escalate {
@@ -381,7 +384,7 @@ func (x *Reactor) settle(rec *state.Record) {
 
 func (x *Reactor) escalated(rec *state.Record, reaction string) {
 	why := rec.Reactions[reaction].NeedsYou
-	x.logf("reaction %s %s: needs you: %s", reaction, rec.Name, why)
+	x.logf(rec, "reaction %s %s: needs you: %s", reaction, rec.Name, why)
 	x.tell(rec, fmt.Sprintf("owt: %s needs you (%s: %s)", rec.Name, reaction, why))
 }
 
@@ -419,8 +422,14 @@ func memory(rec *state.Record, reaction string) state.Reaction {
 	return state.Reaction{}
 }
 
-func (x *Reactor) logf(format string, args ...any) {
-	if x.Logf != nil {
-		x.Logf(format, args...)
+// logf logs about the agent of rec (nil: about no agent).
+func (x *Reactor) logf(rec *state.Record, format string, args ...any) {
+	if x.Log == nil {
+		return
 	}
+	f := owtlog.Fields{Event: "reaction"}
+	if rec != nil {
+		f.Repo, f.Agent = rec.Repo, rec.Name
+	}
+	x.Log(f, format, args...)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/outbox"
+	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runwork"
 	"github.com/owt-tmux/owt/internal/state"
@@ -29,7 +30,9 @@ type Engine struct {
 	// registered on another server is that server's to drive.
 	Socket string
 	Tmux   *tmux.Client
-	Logf   func(format string, args ...any)
+	// Log writes one entry of owt.log about the repository and agent
+	// named in f.
+	Log func(f owtlog.Fields, format string, args ...any)
 	// Server is the identity of that server's run (tmux.ServerIdentity):
 	// a run registered under another run of it waits for owt run resume.
 	Server string
@@ -81,7 +84,7 @@ func (e *Engine) Tick(now time.Time) {
 		return
 	}
 	if err != nil {
-		e.logf("runs: %v", err)
+		e.logf("", "", "runs: %v", err)
 		return
 	}
 	if !fi.ModTime().Equal(e.dirMod) || e.liveFilesChanged() {
@@ -94,9 +97,11 @@ func (e *Engine) Tick(now time.Time) {
 	e.watchEnded(now)
 }
 
-func (e *Engine) logf(format string, args ...any) {
-	if e.Logf != nil {
-		e.Logf(format, args...)
+// logf logs about a run of repo ("" for none) and the agent of one of
+// its tasks ("" for none).
+func (e *Engine) logf(repo, agent, format string, args ...any) {
+	if e.Log != nil {
+		e.Log(owtlog.Fields{Repo: repo, Agent: agent, Event: "run"}, format, args...)
 	}
 }
 
@@ -176,22 +181,22 @@ func (e *Engine) step(name string, now time.Time) error {
 		return err
 	}
 	if _, err := e.checkInto(r, now); err != nil {
-		e.logf("run %s: into: %v", name, err)
+		e.logf(r.Repo, "", "run %s: into: %v", name, err)
 	}
 	if err := e.landNext(name, now); err != nil {
 		return err
 	}
 	if err := e.recheckConflicts(r, now); err != nil {
-		e.logf("run %s: parents' conflicts: %v", name, err)
+		e.logf(r.Repo, "", "run %s: parents' conflicts: %v", name, err)
 	}
 	if err := e.voidMessages(name, now); err != nil {
-		e.logf("run %s: messages: %v", name, err)
+		e.logf(r.Repo, "", "run %s: messages: %v", name, err)
 	}
 	if err := e.openPRs(name, now); err != nil {
-		e.logf("run %s: pull requests: %v", name, err)
+		e.logf(r.Repo, "", "run %s: pull requests: %v", name, err)
 	}
 	if err := e.checkBudget(name, now); err != nil {
-		e.logf("run %s: budget: %v", name, err)
+		e.logf(r.Repo, "", "run %s: budget: %v", name, err)
 	}
 	e.nudgeLimited(r, now)
 	if err := e.startReady(name, now); err != nil {
@@ -245,7 +250,7 @@ func (e *Engine) judgeAll(r *run.Run, now time.Time) []judged {
 		if recs == nil {
 			f, err := state.ForRepo(r.Repo).Peek()
 			if err != nil {
-				e.logf("run %s: read worktree state: %v", r.Name, err)
+				e.logf(r.Repo, "", "run %s: read worktree state: %v", r.Name, err)
 				return out
 			}
 			recs = f.Records
@@ -283,7 +288,7 @@ func (e *Engine) judgeAll(r *run.Run, now time.Time) []judged {
 				}
 			}
 			if err != nil {
-				e.logf("run %s: task %s: %v", r.Name, t.ID, err)
+				e.logf(r.Repo, t.Name, "run %s: task %s: %v", r.Name, t.ID, err)
 				continue
 			}
 		}

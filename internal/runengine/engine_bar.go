@@ -31,7 +31,7 @@ func (e *Engine) publishBar(runs []*run.Run, unreadable []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), barTimeout)
 	defer cancel()
 	if err := e.Tmux.SetOptionContext(ctx, "", statusbar.OptRuns, text); err != nil {
-		e.logf("runs: status bar: %v", err)
+		e.logf("", "", "runs: status bar: %v", err)
 		return
 	}
 	e.bar, e.barSet = text, true

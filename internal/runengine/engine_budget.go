@@ -20,7 +20,7 @@ func (e *Engine) checkBudget(name string, now time.Time) error {
 	if len(r.PauseForBudget(used, now)) == 0 {
 		return nil // a dry run on the copy just read
 	}
-	e.logf("run %s: %s", name, run.BudgetWhy(used, r.Plan.BudgetTokens))
+	e.logf(r.Repo, "", "run %s: %s", name, run.BudgetWhy(used, r.Plan.BudgetTokens))
 	return e.Store.Update(name, func(cur *run.Run) ([]run.Event, error) {
 		return cur.PauseForBudget(usage.TokensOf(cur.Repo, cur.AgentNames()), now), nil
 	})

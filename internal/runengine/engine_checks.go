@@ -81,7 +81,7 @@ func (e *Engine) startChecks(runName, repo string, t run.TaskRun, dir string, cm
 		active := e.agentActivity(repo, t.Name)
 		before, err := uncommittedMarks(dir)
 		if err != nil {
-			e.logf("run %s: task %s: checks: %v", runName, t.ID, err)
+			e.logf(repo, t.Name, "run %s: task %s: checks: %v", runName, t.ID, err)
 			return
 		}
 		ran := checks.Run(dir, cmds, CheckTimeout)
@@ -90,14 +90,14 @@ func (e *Engine) startChecks(runName, repo string, t run.TaskRun, dir string, cm
 			res = e.reviewCheck(repo, t.Name, dir, tree)
 		}
 		if res.Wrote, err = checksWrote(dir, before, last); err != nil {
-			e.logf("run %s: task %s: checks: %v", runName, t.ID, err)
+			e.logf(repo, t.Name, "run %s: task %s: checks: %v", runName, t.ID, err)
 			return
 		}
 		if active == "" || e.agentActivity(repo, t.Name) != active {
 			res.Wrote = nil // the agent may have written them: its work, not output
 		}
 		if err := e.recordChecks(runName, t, dir, res); err != nil {
-			e.logf("run %s: task %s: checks: %v", runName, t.ID, err)
+			e.logf(repo, t.Name, "run %s: task %s: checks: %v", runName, t.ID, err)
 		}
 	}()
 }

@@ -199,7 +199,7 @@ func (e *Engine) brief(r *run.Run, repo git.Repo, pt *runplan.Task, parents []ru
 			from = mb
 		}
 		if subj, err := repo.Subjects(from, p.Tip); err != nil {
-			e.logf("run %s: task %s: commits of parent %s: %v", r.Name, pt.ID, id, err)
+			e.logf(r.Repo, "", "run %s: task %s: commits of parent %s: %v", r.Name, pt.ID, id, err)
 		} else if len(subj) > 0 {
 			b.WriteString("  Its commits:\n")
 			for i, s := range subj {
@@ -211,7 +211,7 @@ func (e *Engine) brief(r *run.Run, repo git.Repo, pt *runplan.Task, parents []ru
 			}
 		}
 		if stat, err := repo.DiffStatBetween(from, p.Tip, briefStatWidth, briefStatFiles); err != nil {
-			e.logf("run %s: task %s: diffstat of parent %s: %v", r.Name, pt.ID, id, err)
+			e.logf(r.Repo, "", "run %s: task %s: diffstat of parent %s: %v", r.Name, pt.ID, id, err)
 		} else if stat != "" {
 			b.WriteString("  Its changes:\n" + run.Indent(stat, "    "))
 		}

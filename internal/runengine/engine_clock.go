@@ -52,7 +52,7 @@ func (e *Engine) paces(r *run.Run) map[string]run.AgentPace {
 		if recs == nil {
 			f, err := state.ForRepo(r.Repo).Peek()
 			if err != nil {
-				e.logf("run %s: read worktree state: %v", r.Name, err)
+				e.logf(r.Repo, "", "run %s: read worktree state: %v", r.Name, err)
 				return nil
 			}
 			recs = f.Records

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/stretchr/testify/require"
 )
@@ -17,7 +18,7 @@ func TestACorruptRunFileIsLoggedOncePerChange(t *testing.T) {
 	r.State = run.Stopped // nothing to drive: the engine only loads it
 	require.NoError(t, store.Create(r))
 	var logged []string
-	e := &Engine{Store: store, Socket: r.Socket, Logf: func(f string, args ...any) { logged = append(logged, f) }}
+	e := &Engine{Store: store, Socket: r.Socket, Log: func(_ owtlog.Fields, f string, args ...any) { logged = append(logged, f) }}
 	e.Tick(time.Now())
 	e.live = []string{r.Name} // as if it had been in flight at the last listing
 

@@ -52,7 +52,7 @@ func (e *Engine) watchEnded(now time.Time) {
 			continue // forgotten meanwhile: the next listing drops it
 		}
 		if r, err = e.checkInto(r, now); err != nil {
-			e.logf("run %s: into: %v", w.name, err)
+			e.logf(w.repo, "", "run %s: into: %v", w.name, err)
 		}
 		w.held = r.IntoHeld
 	}

@@ -123,7 +123,7 @@ func (e *Engine) nudgeLimited(r *run.Run, now time.Time) {
 func (e *Engine) nudge(r *run.Run, t *run.TaskRun, rec *state.Record, now time.Time) {
 	w, err := workspace.Open(r.Repo, e.Tmux)
 	if err != nil {
-		e.logf("run %s: nudge %s: %v", r.Name, rec.Name, err)
+		e.logf(r.Repo, rec.Name, "run %s: nudge %s: %v", r.Name, rec.Name, err)
 		return
 	}
 	marked := false
@@ -137,7 +137,7 @@ func (e *Engine) nudge(r *run.Run, t *run.TaskRun, rec *state.Record, now time.T
 	})
 	if err != nil || !marked {
 		if err != nil {
-			e.logf("run %s: nudge %s: %v", r.Name, rec.Name, err)
+			e.logf(r.Repo, rec.Name, "run %s: nudge %s: %v", r.Name, rec.Name, err)
 		}
 		return
 	}
@@ -147,7 +147,7 @@ func (e *Engine) nudge(r *run.Run, t *run.TaskRun, rec *state.Record, now time.T
 	if err := send.To(w, rec, text.From(NudgeText), send.Options{OnlyIdle: true}); err != nil {
 		detail = "its usage limit reset, but telling it to go on failed: " + err.Error()
 	}
-	e.logf("run %s: %s: %s", r.Name, rec.Name, detail)
+	e.logf(r.Repo, rec.Name, "run %s: %s: %s", r.Name, rec.Name, detail)
 	_ = e.Store.Update(r.Name, func(*run.Run) ([]run.Event, error) {
 		return []run.Event{{At: now, Event: "nudged", Task: t.ID, Detail: detail}}, nil
 	})

@@ -39,14 +39,14 @@ func (e *Engine) mailOf(r *run.Run, t *run.TaskRun, v run.Verdict, now time.Time
 			Kind: s.Kind, Key: s.Key, Text: s.Text, From: fmt.Sprintf("run %s, task %s", r.Name, t.ID),
 		}, now)
 		if err != nil {
-			e.logf("run %s: task %s: %v", r.Name, t.ID, err)
+			e.logf(r.Repo, t.Name, "run %s: task %s: %v", r.Name, t.ID, err)
 			return nil
 		}
 		return &mail{msg: m, sending: s, added: added}
 	case t.Sending != nil && t.Sending.Attempt == t.Attempt:
 		m, ok, err := box.Lookup(agentOf(r, t), t.Sending.Kind, t.Sending.Key)
 		if err != nil {
-			e.logf("run %s: task %s: %v", r.Name, t.ID, err)
+			e.logf(r.Repo, t.Name, "run %s: task %s: %v", r.Name, t.ID, err)
 		}
 		if !ok {
 			return nil
@@ -152,7 +152,7 @@ func (e *Engine) landingHeld(r *run.Run, t *run.TaskRun, now time.Time) bool {
 		return []run.Event{{At: now, Event: "held", Task: ct.ID, Detail: landHeldWhy}}, nil
 	})
 	if err != nil {
-		e.logf("run %s: %v", r.Name, err)
+		e.logf(r.Repo, "", "run %s: %v", r.Name, err)
 	}
 	return on
 }

@@ -46,7 +46,7 @@ func (e *Engine) openPRs(name string, now time.Time) error {
 				n, perr = e.openPR(repo, wt)
 			}
 			if err := e.recordPR(name, id, wt, n, perr); err != nil {
-				e.logf("run %s: task %s: pull request: %v", name, id, err)
+				e.logf(repo, wt, "run %s: task %s: pull request: %v", name, id, err)
 			}
 		}(r.Repo, t.ID, t.Name)
 		return nil

@@ -40,7 +40,7 @@ func (e *Engine) retriesHeld(r *run.Run, ids []string) map[string]bool {
 		if recs == nil {
 			f, err := state.ForRepo(r.Repo).Peek()
 			if err != nil {
-				e.logf("run %s: read worktree state: %v", r.Name, err)
+				e.logf(r.Repo, "", "run %s: read worktree state: %v", r.Name, err)
 				return held
 			}
 			recs = f.Records
@@ -95,7 +95,7 @@ func (e *Engine) launch(r *run.Run, a attemptStart) (*state.Record, error) {
 	}
 	tail, err := lifecycle.Of(w).PaneTail(rec, run.TailLines)
 	if err != nil {
-		e.logf("run %s: task %s: read its pane: %v", r.Name, a.id, err)
+		e.logf(r.Repo, rec.Name, "run %s: task %s: read its pane: %v", r.Name, a.id, err)
 	}
 	return lifecycle.Of(w).Restart(a.name, run.RetryPrompt(pt.Task, a.attempt, a.failure, tail))
 }

@@ -26,7 +26,7 @@ func (e *Engine) voidMessages(name string, now time.Time) error {
 		if err == nil && ok && m.State == outbox.Queued {
 			withdrawn, err := e.box().Withdraw(a, m.Kind, m.Key, "its task is "+string(t.State))
 			if err != nil {
-				e.logf("run %s: task %s: %v", name, t.ID, err)
+				e.logf(r.Repo, t.Name, "run %s: task %s: %v", name, t.ID, err)
 				continue
 			}
 			if !withdrawn {
