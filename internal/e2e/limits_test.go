@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -161,4 +163,34 @@ task = "`+taskScript("c.txt")+`"
 		}
 	}
 	require.Equal(t, 1, nudged)
+}
+
+// A state file lost under agents that had exited, hit their usage limit
+// or were waiting is rebuilt with those statuses (the sessions' own
+// @owt-status), not as idle agents ready for the next instruction.
+func TestRebuiltStateKeepsExitedLimitedAndWaiting(t *testing.T) {
+	e := newQuietEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "lim", "!limit Dec 31 at 9am")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "gone", "!exit 3")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "ask", "!ask echo hold")
+	want := map[string]string{"lim": "limited", "gone": "exited", "ask": "waiting"}
+	for name, st := range want {
+		e.Eventually(30*time.Second, name+" "+st, func() bool { return e.Find(repo, name).Status == st })
+	}
+	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	require.NoError(t, os.WriteFile(files[0], []byte("{garbage"), 0o600))
+
+	r := e.Owt(repo, "list", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "corrupt")
+	var items []Item
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &items))
+	require.Len(t, items, 3)
+	for _, it := range items {
+		require.Equal(t, want[it.Name], it.Status, "%s as rebuilt", it.Name)
+	}
+	require.Contains(t, e.MustOwt(repo, "list"), "limited (usage limit")
 }

@@ -222,8 +222,19 @@ func (s foundSession) apply(r *state.Record) {
 			r.SpawnDepth = 1 // spawned, so at least an executor
 		}
 	}
-	// The monitor reads the screen and puts the status right.
-	r.Status = state.Idle
+	// The status the session last showed (@owt-status, published with
+	// every change): an agent that had exited, hit its usage limit or was
+	// waiting for the user is not called idle because the record was lost.
+	// Otherwise idle: the monitor reads the screen and puts it right.
+	switch st := state.Status(s.opts["@owt-status"]); st {
+	case state.Exited, state.Waiting, state.Limited:
+		r.Status = st
+		if st == state.Limited {
+			r.Limit = &state.Limit{} // its words and reset come back from the screen
+		}
+	default:
+		r.Status = state.Idle
+	}
 }
 
 // owtSessionsByName finds this server's sessions that owt's options say are
@@ -233,7 +244,7 @@ func (w *Workspace) owtSessionsByName(workers map[string][2]string) map[string]f
 	if err != nil || len(sessions) == 0 {
 		return nil
 	}
-	opts, err := w.Tmux.SessionOptions("@owt-name", "@owt-repo", "@owt-tool", "@owt-base", "@owt-port", "@owt-spawner", "@owt-spawn-depth")
+	opts, err := w.Tmux.SessionOptions("@owt-name", "@owt-repo", "@owt-tool", "@owt-base", "@owt-port", "@owt-spawner", "@owt-spawn-depth", "@owt-status")
 	if err != nil {
 		return nil
 	}
