@@ -19,7 +19,7 @@ import (
 
 func main() {
 	f := &cmdutil.Factory{IO: cmdutil.System()}
-	app := f.NewApp(mcpcmd.Command(f, owtcli.Version), memorycmd.Command(f))
+	app := f.NewApp(mcpcmd.Command(f, owtcli.Version), memorycmd.Command(f), mcpcmd.OpenCodeUsageCommand(f))
 	app.Usage = "owt's MCP server and the repository's memory (run as owt mcp, owt memory)"
 	app.Version = owtcli.Version
 	app.Flags = owtcli.ServerFlags()

@@ -216,3 +216,29 @@ depends_on = ["a"]
 	})
 	require.Contains(t, strings.Join(strings.Fields(screen), " "), "budget reached: 9000 tokens of 5000")
 }
+
+// An OpenCode agent's tokens come from OpenCode's own SQLite database
+// (the fake writes it as OpenCode 1.18.33 does, its assistant message
+// filled in after it was written), read through owt-mcp: owt links no
+// SQLite. A second turn adds; nothing counts twice.
+func TestTokensOfAnOpenCodeAgent(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, ".owt.toml", "[usage]\ninterval = \"1s\"\n")
+	e.MustOwt(repo, "new", "--tool", "opencode", "--name", "oc", "Explain the build\n!usage 1000 200 50 300")
+	var u *usageJSON
+	e.Eventually(30*time.Second, "the turn's tokens in owt list", func() bool {
+		u = e.usageOf(repo, "oc")
+		return u != nil && u.TotalTokens == 1550
+	})
+	require.Equal(t, usageJSON{Model: "claude-sonnet-4-5", Input: 1000, Output: 200, CacheWrite: 50, CacheRead: 300, TotalTokens: 1550, CostUSD: u.CostUSD}, *u)
+	require.Greater(t, u.CostUSD, 0.0, "priced from the default table")
+
+	e.Eventually(20*time.Second, "oc idle", func() bool { return e.Find(repo, "oc").Status == "idle" })
+	e.MustOwt(repo, "send", "oc", "Again\n!usage 10 20 0 30")
+	e.Eventually(30*time.Second, "the second turn added", func() bool {
+		u = e.usageOf(repo, "oc")
+		return u != nil && u.TotalTokens == 1610
+	})
+	require.Equal(t, int64(1610), e.usageReport(repo, "--by", "agent").Total.TotalTokens)
+}

@@ -79,16 +79,17 @@ var rooms = map[string]int{
 	"internal/outbox":  models, // the message queue
 	"internal/agent":   models, // tool profiles, the screen classifier
 
-	"internal/git":     ground, // the only code that runs git
-	"internal/tmux":    ground, // the only code that runs tmux; socket paths
-	"internal/forge":   ground, // the only code that runs gh
-	"internal/state":   ground, // records, locks, the locked JSON file
-	"internal/memory":  ground, // a repository's facts: SQLite with FTS5
-	"internal/memlink": ground, // owt's door to the memory, which owt-mcp holds
-	"internal/setup":   ground, // copies, ports, dependency installs
-	"internal/daemon":  ground, // finds, locks and starts a server's monitor
-	"internal/usage":   ground, // tokens and cost read from the tools' session files, per repo
-	"internal/owtlog":  ground, // owt.log: one slog logger, text or JSON lines
+	"internal/git":        ground, // the only code that runs git
+	"internal/tmux":       ground, // the only code that runs tmux; socket paths
+	"internal/forge":      ground, // the only code that runs gh
+	"internal/state":      ground, // records, locks, the locked JSON file
+	"internal/memory":     ground, // a repository's facts: SQLite with FTS5
+	"internal/memlink":    ground, // owt's door to the memory, which owt-mcp holds
+	"internal/setup":      ground, // copies, ports, dependency installs
+	"internal/daemon":     ground, // finds, locks and starts a server's monitor
+	"internal/usage":      ground, // tokens and cost read from the tools' session files, per repo
+	"internal/opencodedb": ground, // OpenCode's SQLite database, read for usage (owt-mcp only)
+	"internal/owtlog":     ground, // owt.log: one slog logger, text or JSON lines
 
 	"internal/text":       base, // untrusted text made safe
 	"internal/proc":       base, // starting a program: context, trace

@@ -224,3 +224,32 @@ func Owt() (string, error) {
 	}
 	return p, nil
 }
+
+// Ask runs "owt-mcp ARGS…" beside owt (self) with in as JSON on its
+// stdin and decodes its JSON answer into out: how owt asks the SQLite
+// databases it does not link (OpenCode's usage). ctx bounds it.
+func Ask(ctx context.Context, self string, args []string, in, out any) error {
+	bin, err := Find(self)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.WaitDelay = time.Second
+	cmd.Stdin = bytes.NewReader(data)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if why := strings.TrimSpace(stderr.String()); why != "" {
+			return fmt.Errorf("%s %s: %s", Program, args[0], why)
+		}
+		return fmt.Errorf("%s %s: %w", Program, args[0], err)
+	}
+	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
+		return fmt.Errorf("%s %s: its answer is not JSON: %w", Program, args[0], err)
+	}
+	return nil
+}

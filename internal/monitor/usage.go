@@ -1,16 +1,19 @@
 package monitor
 
 import (
+	"context"
+	"os"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/usage"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // usageTools are the tools whose session files owt reads tokens from.
-var usageTools = map[string]bool{usage.FormatClaude: true, usage.FormatCodex: true, usage.FormatGemini: true}
+var usageTools = map[string]bool{usage.FormatClaude: true, usage.FormatCodex: true, usage.FormatGemini: true, usage.FormatOpenCode: true}
 
 // readUsage is the usage tick: every [usage] interval (15 s) of a
 // repository, the agents of this server there have what their session
@@ -20,7 +23,7 @@ var usageTools = map[string]bool{usage.FormatClaude: true, usage.FormatCodex: tr
 func (m *monitor) readUsage(now time.Time) {
 	if m.usageAt == nil {
 		m.usageAt = map[string]time.Time{}
-		m.tracker = &usage.Tracker{Logf: m.logf, Prices: m.prices}
+		m.tracker = &usage.Tracker{Logf: m.logf, Prices: m.prices, OpenCode: askOpenCode}
 	}
 	due := map[string]bool{}
 	paths := map[string]int{}
@@ -59,6 +62,19 @@ func (m *monitor) readUsage(now time.Time) {
 			delete(m.usageAt, repo) // the budget ran out: go on at the next tick
 		}
 	}
+}
+
+// askOpenCode asks OpenCode's database through owt-mcp (owt does not
+// link SQLite): only when an OpenCode agent's repository is due and the
+// database changed since the last ask.
+func askOpenCode(ctx context.Context, db string, qs []usage.OpenCodeQuery) ([]usage.OpenCodeRow, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	var rows []usage.OpenCodeRow
+	err = memlink.Ask(ctx, self, []string{"_opencode-usage", "--db", db}, qs, &rows)
+	return rows, err
 }
 
 // usageOwner reports whether r's usage is this monitor's to read: its

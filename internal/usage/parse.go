@@ -54,6 +54,9 @@ type FileState struct {
 	Days     Days     `json:"days"`
 	Skipped  int      `json:"skipped,omitempty"` // lines that did not parse
 	Modified int64    `json:"modified,omitempty"`
+	// mark is OpenCode's database as it was when last asked (not kept: a
+	// new monitor asks once).
+	mark string
 }
 
 // ReadResult says what one read of a file did.

@@ -1,7 +1,8 @@
 // Package usage is what each agent's model use cost: its input, output
 // and cache tokens and their price, read from the session files the
 // agents' tools write themselves (Claude Code's transcripts, Codex's
-// rollout files, Gemini CLI's chat files), never from their screens.
+// rollout files, Gemini CLI's chat files, OpenCode's database through
+// owt-mcp), never from their screens.
 //
 // The monitor reads those files incrementally (Tracker): each file's byte
 // offset and identity (device, inode) are remembered, so a tick reads

@@ -2,6 +2,7 @@ package usage
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -55,6 +56,11 @@ type Tracker struct {
 	Home, ClaudeDir, CodexHome, GeminiDir string
 	// Prices are the prices of a repository's config.
 	Prices func(repo string) map[string]config.Price
+	// OpenCode answers questions to OpenCode's database (OpenCodeDB; ""
+	// is where OpenCode keeps it): the monitor runs owt-mcp, which links
+	// SQLite. Nil: OpenCode's usage is not read.
+	OpenCode   func(ctx context.Context, db string, qs []OpenCodeQuery) ([]OpenCodeRow, error)
+	OpenCodeDB string
 	// TickBytes and FileBytes bound what one tick reads.
 	TickBytes, FileBytes int64
 	Logf                 func(string, ...any)
@@ -119,6 +125,7 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 	for repo, list := range byRepo {
 		f := t.repo(repo)
 		var changed []string
+		var openCode []Source
 		// Prices changed in the config (or this tracker is new): every
 		// agent's cost is worked out again.
 		prices := t.prices(repo)
@@ -145,9 +152,15 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 			if a.Files == nil {
 				a.Files = map[string]*FileState{}
 			}
+			if s.Tool == FormatOpenCode && !s.Shared {
+				openCode = append(openCode, s)
+			}
 			t.discover(a, s, codexFiles)
 			grew := false
 			for path, fst := range a.Files {
+				if fst.Format == FormatOpenCode {
+					continue // asked below, not read
+				}
 				budget := min(t.FileBytes, t.TickBytes-read)
 				if budget <= 0 {
 					more = true
@@ -172,6 +185,12 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 				a.Updated = now
 				changed = append(changed, s.Name)
 			}
+		}
+		for _, name := range t.openCode(openCode, f.Agents) {
+			a := f.Agents[name]
+			a.sum(prices)
+			a.Updated = now
+			changed = append(changed, name)
 		}
 		if len(changed) > 0 || t.lost(repo, f) {
 			t.save(repo, f, changed)

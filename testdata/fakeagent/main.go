@@ -96,6 +96,9 @@ type app struct {
 	idleNotify time.Duration
 	bypass     bool
 	headless   bool
+	// openCodeSession is the OpenCode session id, once a turn ran
+	// (only turns touch it: one goroutine at a time).
+	openCodeSession string
 
 	mu           sync.Mutex // guards the fields below
 	st           screenState

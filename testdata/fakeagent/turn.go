@@ -134,6 +134,7 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 		a.hooks.transcriptAssistant(answer, used)
 		a.hooks.codexRollout(text, used)
 		a.hooks.geminiChat(text, answer, used)
+		a.openCodeTurn(text, used)
 		a.hooks.turnEnd(text, answer)
 	}
 	a.finishTurn(gen, exitCode)
