@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Class is what a pane's screen says about its agent.
@@ -25,9 +26,63 @@ const (
 const liveLines = 30
 
 // Classifier tells working, waiting and idle apart on one tool's screen.
+//
+// Its patterns are matched row by row (every pattern is compiled
+// multi-line, and none spans rows), and what each row matched is
+// remembered: a busy agent's screen changes a row or two a second (the
+// spinner, its timer), so a screen read again costs the regexes of its
+// new rows only. Safe for concurrent use.
 type Classifier struct {
 	tool                              string
 	working, waiting, idle, statusBar *regexp.Regexp
+
+	mu   sync.Mutex
+	rows map[string]rowFlags
+}
+
+// rowFlags are the patterns one row matches.
+type rowFlags uint8
+
+const (
+	rowStatusBar rowFlags = 1 << iota
+	rowToolWait
+	rowAnyWait
+	rowViewer
+	rowWork
+	rowTurnEnded
+	rowIdle
+)
+
+// rowCacheMax bounds the rows a classifier remembers: about ten screens
+// of every agent of a tool, a few hundred KiB at most.
+const rowCacheMax = 4096
+
+// flagsOf is what row matches, remembered.
+func (c *Classifier) flagsOf(row string) rowFlags {
+	c.mu.Lock()
+	f, ok := c.rows[row]
+	c.mu.Unlock()
+	if ok {
+		return f
+	}
+	for _, p := range []struct {
+		re  *regexp.Regexp
+		bit rowFlags
+	}{
+		{c.statusBar, rowStatusBar}, {c.waiting, rowToolWait}, {genericWaiting, rowAnyWait}, {viewer, rowViewer},
+		{c.working, rowWork}, {turnEnded, rowTurnEnded}, {c.idle, rowIdle},
+	} {
+		if p.re != nil && p.re.MatchString(row) {
+			f |= p.bit
+		}
+	}
+	c.mu.Lock()
+	if c.rows == nil || len(c.rows) >= rowCacheMax {
+		c.rows = make(map[string]rowFlags, 256)
+	}
+	c.rows[row] = f
+	c.mu.Unlock()
+	return f
 }
 
 // NewClassifier compiles a profile's screen patterns.
@@ -222,27 +277,46 @@ func (c *Classifier) read(screen string, explain bool) Reading {
 	if len(lines) > liveLines {
 		lines = lines[len(lines)-liveLines:]
 	}
+	// body is the screen with the tool's status-bar rows blanked (row
+	// numbers hold): waiting and working are looked for there; idle on
+	// the whole screen.
 	body := lines
+	all := make([]rowFlags, len(lines))
+	bodyFlags := make([]rowFlags, len(lines))
+	blank := rowFlags(0)
 	if c.statusBar != nil {
 		body = make([]string, len(lines))
-		for i, l := range lines {
-			if !c.statusBar.MatchString(l) {
-				body[i] = l // status-bar rows stay as blank rows: row numbers hold
+		blank = c.flagsOf("")
+	}
+	for i, l := range lines {
+		all[i] = c.flagsOf(l)
+		bodyFlags[i] = all[i]
+		if c.statusBar != nil {
+			if all[i]&rowStatusBar != 0 {
+				bodyFlags[i] = blank
+			} else {
+				body[i] = l
 			}
 		}
 	}
-	bodyText := strings.Join(body, "\n")
-	toolWait, anyWait := lowestRow(c.waiting, bodyText), lowestRow(genericWaiting, bodyText)
+	lowest := func(rows []rowFlags, bit rowFlags) int {
+		for i := len(rows) - 1; i >= 0; i-- {
+			if rows[i]&bit != 0 {
+				return i
+			}
+		}
+		return -1
+	}
+	toolWait, anyWait := lowest(bodyFlags, rowToolWait), lowest(bodyFlags, rowAnyWait)
 	wait := max(toolWait, anyWait)
-	if v := lowestRow(viewer, bodyText); wait >= 0 && v >= 0 && v >= wait-waitContext {
+	if v := lowest(bodyFlags, rowViewer); wait >= 0 && v >= 0 && v >= wait-waitContext {
 		return Reading{} // an overlay the user opened covers the agent
 	}
-	work := lowestRow(c.working, bodyText)
-	if work >= 0 && lowestRow(turnEnded, bodyText) > work {
+	work := lowest(bodyFlags, rowWork)
+	if work >= 0 && lowest(bodyFlags, rowTurnEnded) > work {
 		work = -1
 	}
-	allText := strings.Join(lines, "\n")
-	idle := lowestRow(c.idle, allText)
+	idle := lowest(all, rowIdle)
 	// A busy indicator counts only at the bottom, or just above the input
 	// prompt (most tools keep the box on screen while they work): higher
 	// up it is transcript text.
