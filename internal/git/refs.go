@@ -127,3 +127,20 @@ func readAs(ref string) []string {
 	}
 	return names
 }
+
+// BranchTips maps every local branch to its commit: one git process
+// for all of them.
+func (r Repo) BranchTips() (map[string]string, error) {
+	out, err := r.run("for-each-ref", "--format=%(refname)%00%(objectname)", "refs/heads/")
+	if err != nil {
+		return nil, fmt.Errorf("git for-each-ref: %w", err)
+	}
+	tips := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		ref, commit, ok := strings.Cut(line, "\x00")
+		if name, isBranch := strings.CutPrefix(ref, "refs/heads/"); ok && isBranch {
+			tips[name] = commit
+		}
+	}
+	return tips, nil
+}

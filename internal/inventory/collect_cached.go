@@ -43,7 +43,7 @@ func RefreshStats(recs []*state.Record) map[string]Stats {
 	for i := range all {
 		all[i] = i
 	}
-	<-cache.compute(recs, all, 2, func(i int, st Stats) {
+	<-cache.compute(recs, stampsOf(recs), all, 2, func(i int, st Stats) {
 		mu.Lock()
 		out[recs[i].Repo+"\x00"+recs[i].Name] = st
 		mu.Unlock()
@@ -55,7 +55,7 @@ func RefreshStats(recs []*state.Record) map[string]Stats {
 // most limit at a time (git is the CPU the screen drawing them needs
 // too), hands each to got (from its own goroutine) and keeps it in the
 // cache; the channel closes once all are in and the cache is saved.
-func (c *statsCache) compute(recs []*state.Record, which []int, limit int, got func(i int, st Stats)) <-chan struct{} {
+func (c *statsCache) compute(recs []*state.Record, stamps map[*state.Record]stamp, which []int, limit int, got func(i int, st Stats)) <-chan struct{} {
 	done := make(chan struct{})
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
@@ -65,7 +65,7 @@ func (c *statsCache) compute(recs []*state.Record, which []int, limit int, got f
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
-			st := computeStats(r)
+			st := computeStats(r, stamps[r])
 			<-sem
 			got(i, st)
 			c.mu.Lock()

@@ -21,6 +21,7 @@ func CollectWithin(tm *tmux.Client, recs []*state.Record, wait time.Duration) []
 	sessions, _ := tm.Sessions()
 	loc := workspace.NewLocator(tm, sessions)
 	cache := loadStatsCache()
+	stamps := stampsOf(recs)
 	now := time.Now()
 	items := make([]Item, len(recs))
 	var (
@@ -33,13 +34,13 @@ func CollectWithin(tm *tmux.Client, recs []*state.Record, wait time.Duration) []
 		if ok {
 			items[i].applyStats(st)
 		}
-		if !ok || now.Sub(st.At) >= statsTTL || now.Sub(st.At) < 0 {
+		if !ok || !st.fresh(r, stamps[r], now) {
 			stale = append(stale, i)
 		}
 	}
 	// Two at a time: the picker drawing its first frame needs the CPU more
 	// than the figures do.
-	done := cache.compute(recs, stale, 2, func(i int, st Stats) {
+	done := cache.compute(recs, stamps, stale, 2, func(i int, st Stats) {
 		mu.Lock()
 		items[i].applyStats(st)
 		mu.Unlock()

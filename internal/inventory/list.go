@@ -108,12 +108,52 @@ type Stats struct {
 	Deletions  int       `json:"deletions"`
 	Missing    bool      `json:"missing,omitempty"`
 	At         time.Time `json:"at"`
+	// Tip and BaseTip are the commits of the branch and of its base the
+	// figures were worked out at.
+	Tip     string `json:"tip,omitempty"`
+	BaseTip string `json:"base_tip,omitempty"`
 }
 
-// statsTTL is how long computed git figures are reused. Computing them
-// costs a few git processes per worktree; a list of fifty agents redrawn
-// every second must not pay that each time. --fresh bypasses it.
-const statsTTL = 3 * time.Second
+// statsTTL is how long computed git figures are reused while the branch,
+// its base and the agent's status stay as they were. Computing them costs
+// a few git processes per worktree (1.5 s for a hundred): a list redrawn
+// every second, or a script polling owt list --json, must not pay that
+// each time. A commit on either branch or a turn's end shows at once (one
+// git for-each-ref per repository tells); files edited without either
+// show within statsTTL. --fresh recomputes.
+const statsTTL = 10 * time.Second
+
+// stamp is what a worktree's git figures depend on that git tells cheaply:
+// its branch's commit and its base's (a branch, else the commit it was
+// made from).
+type stamp struct{ tip, base, baseRef string }
+
+// stampsOf reads the stamps of recs: one git process per repository.
+func stampsOf(recs []*state.Record) map[*state.Record]stamp {
+	tips := map[string]map[string]string{}
+	out := make(map[*state.Record]stamp, len(recs))
+	for _, r := range recs {
+		t, ok := tips[r.Repo]
+		if !ok {
+			t, _ = git.Repo{Root: r.Repo}.BranchTips()
+			tips[r.Repo] = t
+		}
+		s := stamp{tip: t[r.Branch], baseRef: git.BranchRef(r.Base), base: t[r.Base]}
+		if s.base == "" && r.BaseCommit != "" {
+			s.baseRef, s.base = r.BaseCommit, r.BaseCommit
+		}
+		out[r] = s
+	}
+	return out
+}
+
+// fresh reports whether st still holds for r: worked out at the same
+// commits, after the agent's last status change, less than statsTTL ago.
+func (st Stats) fresh(r *state.Record, s stamp, now time.Time) bool {
+	age := now.Sub(st.At)
+	return s.tip != "" && st.Tip == s.tip && st.BaseTip == s.base &&
+		!st.At.Before(r.StatusSince) && age >= 0 && age < statsTTL
+}
 
 type statsCache struct {
 	mu      sync.Mutex
@@ -148,15 +188,18 @@ func (c *statsCache) save() {
 	_ = atomicfile.Write(c.path, data)
 }
 
-// computeStats asks git about one worktree.
-func computeStats(r *state.Record) Stats {
-	s := Stats{At: time.Now()}
+// computeStats asks git about one worktree, whose stamp was read before.
+func computeStats(r *state.Record, sp stamp) Stats {
+	s := Stats{At: time.Now(), Tip: sp.tip, BaseTip: sp.base}
 	if _, err := os.Stat(r.Path); err != nil {
 		s.Missing = true
 		return s
 	}
 	repo := git.Repo{Root: r.Repo}
-	base := repo.BaseRef(r.Base, r.BaseCommit)
+	base := sp.baseRef
+	if sp.base == "" {
+		base = repo.BaseRef(r.Base, r.BaseCommit) // the base is gone: as git says
+	}
 	s.Ahead, s.Behind, _ = repo.AheadBehind(base, git.BranchRef(r.Branch))
 	if dirty, err := lifecycle.WorkFiles(r); err == nil {
 		s.Dirty = len(dirty)
@@ -178,6 +221,7 @@ func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 	sessions, _ := tm.Sessions()
 	loc := workspace.NewLocator(tm, sessions)
 	cache := loadStatsCache()
+	stamps := stampsOf(recs)
 	now := time.Now()
 	items := make([]Item, len(recs))
 	var stale []int
@@ -186,13 +230,13 @@ func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 		st, ok := cache.Entries[r.Repo+"\x00"+r.Name]
 		cache.mu.Unlock()
 		items[i] = itemOf(r, loc)
-		if ok && !o.Fresh && now.Sub(st.At) < statsTTL && now.Sub(st.At) >= 0 {
+		if ok && !o.Fresh && st.fresh(r, stamps[r], now) {
 			items[i].applyStats(st)
 			continue
 		}
 		stale = append(stale, i)
 	}
-	<-cache.compute(recs, stale, 8, func(i int, st Stats) { items[i].applyStats(st) })
+	<-cache.compute(recs, stamps, stale, 8, func(i int, st Stats) { items[i].applyStats(st) })
 	addMessages(items)
 	addUsage(items)
 	checkResolves(items)
