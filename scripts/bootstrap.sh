@@ -153,11 +153,13 @@ build() {
 	if ! (cd "$plugin_dir" && export CGO_ENABLED=0 &&
 		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt" ./cmd/owt &&
 		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt-popup" ./cmd/owt-popup &&
-		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt-mcp" ./cmd/owt-mcp); then
+		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt-mcp" ./cmd/owt-mcp &&
+		"$go" build -ldflags "-s -w" -o "$tmp/owt-wait" ./cmd/owt-wait); then
 		rm -rf "$tmp"
 		return 1
 	fi
-	mv -f "$tmp/owt-popup" "$bin_dir/owt-popup" && mv -f "$tmp/owt-mcp" "$bin_dir/owt-mcp" && mv -f "$tmp/owt" "$bin" && echo "$want" >"$stamp"
+	mv -f "$tmp/owt-popup" "$bin_dir/owt-popup" && mv -f "$tmp/owt-mcp" "$bin_dir/owt-mcp" && mv -f "$tmp/owt-wait" "$bin_dir/owt-wait" &&
+		mv -f "$tmp/owt" "$bin" && echo "$want" >"$stamp"
 	rm -rf "$tmp"
 }
 
@@ -217,6 +219,11 @@ download() {
 	elif ! tar -xzf "$tmpd/$name" -C "$tmpd" owt owt-popup owt-mcp || [ ! -f "$tmpd/owt" ] || [ ! -f "$tmpd/owt-popup" ] || [ ! -f "$tmpd/owt-mcp" ]; then
 		reason="$name does not hold owt, owt-popup and owt-mcp"
 	else
+		# owt-wait is newer than the archive's format: taken when it is
+		# there (without it, owt _run waits for each agent itself).
+		if tar -xzf "$tmpd/$name" -C "$tmpd" owt-wait 2>/dev/null && [ -f "$tmpd/owt-wait" ]; then
+			chmod 0755 "$tmpd/owt-wait" && mv -f "$tmpd/owt-wait" "$bin_dir/owt-wait"
+		fi
 		chmod 0755 "$tmpd/owt" "$tmpd/owt-popup" "$tmpd/owt-mcp" &&
 			mv -f "$tmpd/owt-popup" "$bin_dir/owt-popup" &&
 			mv -f "$tmpd/owt-mcp" "$bin_dir/owt-mcp" &&

@@ -83,19 +83,29 @@ func scaleFigures(w *world, bin string) {
 	fmt.Printf("%-44s avg %6.2f%%   (budget ≤ 2%% of one core; monitor + its tmux clients, over %s; the tmux server used %.2f%%)\n",
 		fmt.Sprintf("monitor CPU, %d agents", agents), share(m0, m1), *scaleFor, share(s0, s1))
 
-	// owt's resident memory: proportional set sizes, so the binary's
-	// pages shared by every owt process count once.
-	var runPSS []int
-	for _, pid := range owtProcesses(bin, "_run") {
-		runPSS = append(runPSS, pssKiB(pid))
+	// owt's resident memory: proportional set sizes (the binary's pages
+	// shared by every process running it count once), of each agent pane's
+	// own process (owt _run, then owt-wait in its place) and the monitor's.
+	var panePSS []int
+	out, _ := w.cmd(repo, "tmux", "list-panes", "-a", "-F", "#{pane_pid} #{pane_start_command}").Output()
+	kinds := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pid, start, _ := strings.Cut(l, " ")
+		if !strings.Contains(start, "_run") {
+			continue
+		}
+		n, _ := strconv.Atoi(pid)
+		panePSS = append(panePSS, pssKiB(n))
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", n))
+		kinds[strings.TrimSpace(string(comm))]++
 	}
 	total := 0
-	for _, k := range runPSS {
+	for _, k := range panePSS {
 		total += k
 	}
-	if len(runPSS) > 0 {
-		fmt.Printf("%-44s avg %5.2f MiB   (budget ≤ 1 MiB an agent; %d supervisors, %.1f MiB together; the monitor %.1f MiB)\n",
-			"owt _run supervisor PSS", float64(total)/float64(len(runPSS))/1024, len(runPSS), float64(total)/1024, float64(pssKiB(monitorPID))/1024)
+	if len(panePSS) > 0 {
+		fmt.Printf("%-44s avg %5.2f MiB   (budget ≤ 1 MiB an agent; %d panes %v, %.1f MiB together; the monitor %.1f MiB)\n",
+			"owt's process in each agent pane, PSS", float64(total)/float64(len(panePSS))/1024, len(panePSS), kinds, float64(total)/1024, float64(pssKiB(monitorPID))/1024)
 	}
 
 	w.tmuxPerSecond(repo, bin, monitorPID, 20*time.Second)
@@ -124,7 +134,7 @@ func scaleFigures(w *world, bin string) {
 	fmt.Printf("%-44s p50 %7s   (budget ≤ 40 ms)\n", fmt.Sprintf("owt list --json, %d agents", agents), ms(p50(lists)))
 
 	var all []json.RawMessage
-	out, _ := w.cmd(repo, bin, "list", "--all", "--json").Output()
+	out, _ = w.cmd(repo, bin, "list", "--all", "--json").Output()
 	_ = json.Unmarshal(out, &all)
 	var frames, controls []time.Duration
 	for i := 0; i < 10; i++ {
@@ -186,31 +196,6 @@ func (w *world) tmuxPerSecond(repo, bin string, pid int, d time.Duration) {
 	fmt.Printf("%-44s avg %6.2f/s   (budget: constant in the number of agents; other programs %.2f/s; over %s, owt --trace)\n",
 		"tmux processes the monitor starts", float64(n[0])/d.Seconds(), float64(n[1])/d.Seconds(), d)
 	w.must(repo, bin, "doctor", "--fix") // the usual monitor again
-}
-
-// owtProcesses are the pids of bin run with arg.
-func owtProcesses(bin, arg string) []int {
-	if real, err := filepath.EvalSymlinks(bin); err == nil {
-		bin = real
-	}
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
-		exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		if len(args) >= 2 && exe == bin && args[1] == arg {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 // pssKiB is the proportional set size of pid, in KiB.

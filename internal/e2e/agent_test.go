@@ -152,6 +152,14 @@ func TestAgentExitKeepsPaneAndRecordsExitCode(t *testing.T) {
 	repo := e.NewRepo("app")
 	it := newJSON(t, e, repo, "--tool", "claude", "Do a thing")
 	e.WaitPrompts(it.Name, 1)
+	// Once the agent has its task, owt _run hands the wait to owt-wait
+	// (a few hundred KiB where owt is a few MiB): the pane's own process,
+	// the agent still its child.
+	e.Eventually(15*time.Second, "owt-wait waits for the agent", func() bool {
+		pid := e.Tmux("display-message", "-p", "-t", "="+it.Session+":", "#{pane_pid}")
+		comm, _ := os.ReadFile("/proc/" + pid + "/comm")
+		return strings.TrimSpace(string(comm)) == "owt-wait"
+	})
 	e.MustOwt(repo, "send", it.Name, "!exit 3")
 	// The monitor may see the pane's agent gone before the runner has
 	// recorded its code: the code follows.

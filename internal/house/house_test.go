@@ -32,6 +32,7 @@ var rooms = map[string]int{
 	"cmd/owt":       entry, // wiring only
 	"cmd/owt-popup": entry,
 	"cmd/owt-mcp":   entry,
+	"cmd/owt-wait":  entry,
 
 	"internal/cli":             faces, // Main and the command table
 	"internal/cli/cmdutil":     faces, // what every command shares: factory, streams, exit codes
@@ -92,6 +93,7 @@ var rooms = map[string]int{
 	"internal/owtlog":     ground, // owt.log: one slog logger, text or JSON lines
 
 	"internal/text":       base, // untrusted text made safe
+	"internal/waiter":     base, // owt-wait: waits for an agent in owt _run's place
 	"internal/proc":       base, // starting a program: context, trace
 	"internal/atomicfile": base, // replacing a file atomically
 	"internal/config":     base, // the config files

@@ -14,7 +14,9 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -30,6 +32,7 @@ import (
 	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/waiter"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -81,6 +84,32 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 	if err != nil {
 		fmt.Fprintf(out, "owt: %v\n", err)
 	}
+	return w.finish(tm, rec, code, out)
+}
+
+// Exited is "owt _run --exited CODE": owt-wait, which waited for the
+// agent in this pane, hands its exit code back here, where the record is
+// updated and the user's shell takes over, as after a wait by owt itself.
+func Exited(tm *tmux.Client, code int, out io.Writer) error {
+	takeForeground()
+	name, repo := os.Getenv("OWT_NAME"), os.Getenv("OWT_REPO")
+	ws, err := workspace.Open(repo, tm)
+	if err != nil {
+		fmt.Fprintf(out, "owt: %v\n", err)
+		return execShell(out, "")
+	}
+	w := &runner{ws}
+	rec, err := w.Get(name)
+	if err != nil {
+		fmt.Fprintf(out, "owt: %v\n", err)
+		return execShell(out, "")
+	}
+	return w.finish(tm, rec, code, out)
+}
+
+// finish records the agent's exit and replaces the runner with the
+// user's shell in the worktree.
+func (w *runner) finish(tm *tmux.Client, rec *state.Record, code int, out io.Writer) error {
 	_, _ = status.Set(&w.Ledger, rec.Name, state.Exited, state.FromOwt, &code)
 	if pane := os.Getenv("TMUX_PANE"); pane != "" {
 		// The window was named after the agent; the shell takes over.
@@ -155,35 +184,63 @@ func (w *runner) runAgent(rec *state.Record, out io.Writer) (int, error) {
 		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)
 	}
 	defer takeForeground()
-	go w.whenReady(rec, prof, argTask != "", paste, out)
+	ready := make(chan struct{})
+	go func() {
+		defer close(ready)
+		w.whenReady(rec, prof, argTask != "", paste, out)
+	}()
+	if code, ended, err := waitWhile(cmd.Process.Pid, ready); ended || err != nil {
+		return code, err
+	}
+	// The agent runs on with its task: owt-wait waits for it from here,
+	// in this process's place, and comes back as owt _run --exited CODE.
+	if waiter := filepath.Join(filepath.Dir(w.Self), WaitProgram); isExecutable(waiter) {
+		err := syscall.Exec(waiter, []string{waiter, strconv.Itoa(cmd.Process.Pid), w.Self, "_run", "--exited"}, os.Environ())
+		fmt.Fprintf(out, "owt: %s: %v (owt waits for the agent itself)\n", waiter, err)
+	}
 	return waitAgent(cmd.Process)
 }
 
-// waitAgent waits for the agent to end and returns its exit code (128+N
-// for signal N). Ctrl-Z stops the agent's process group, and there is no
-// shell here to resume it with fg: a stopped agent is continued at once,
-// so the pane never freezes.
-func waitAgent(p *os.Process) (int, error) {
-	defer func() { _ = p.Release() }()
+// WaitProgram is owt-wait, installed beside owt (package waiter).
+const WaitProgram = "owt-wait"
+
+func isExecutable(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0
+}
+
+// waitWhile watches the agent pid until ready closes (its task is in) or
+// it ends, continuing it when it is stopped: ended says it ended, with its
+// code. The runner is its only waiter meanwhile, so handing the wait to
+// owt-wait after this cannot lose the exit.
+func waitWhile(pid int, ready <-chan struct{}) (code int, ended bool, err error) {
 	for {
 		var ws syscall.WaitStatus
-		_, err := syscall.Wait4(p.Pid, &ws, syscall.WUNTRACED, nil)
-		if errors.Is(err, syscall.EINTR) {
+		got, err := syscall.Wait4(pid, &ws, syscall.WUNTRACED|syscall.WNOHANG, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case err != nil:
+			return 1, true, fmt.Errorf("wait for the agent: %w", err)
+		case got == pid:
+			if code, ended := waiter.Ended(pid, ws); ended {
+				return code, true, nil
+			}
 			continue
 		}
-		if err != nil {
-			return 1, fmt.Errorf("wait for the agent: %w", err)
-		}
-		switch {
-		case ws.Stopped():
-			_ = syscall.Kill(-p.Pid, syscall.SIGCONT) // its group, when it leads one
-			_ = syscall.Kill(p.Pid, syscall.SIGCONT)
-		case ws.Signaled():
-			return 128 + int(ws.Signal()), nil
-		case ws.Exited():
-			return ws.ExitStatus(), nil
+		select {
+		case <-ready:
+			return 0, false, nil
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// waitAgent waits for the agent to end and returns its exit code (128+N
+// for signal N), continuing it whenever it is stopped (waiter.Wait).
+func waitAgent(p *os.Process) (int, error) {
+	defer func() { _ = p.Release() }()
+	return waiter.Wait(p.Pid)
 }
 
 // markTaskPending notes that the agent starts with its task: until a turn
