@@ -69,8 +69,8 @@ func (c *Classifier) flagsOf(row string) rowFlags {
 		re  *regexp.Regexp
 		bit rowFlags
 	}{
-		{c.statusBar, rowStatusBar}, {c.waiting, rowToolWait}, {genericWaiting, rowAnyWait}, {viewer, rowViewer},
-		{c.working, rowWork}, {turnEnded, rowTurnEnded}, {c.idle, rowIdle},
+		{c.statusBar, rowStatusBar}, {c.waiting, rowToolWait}, {genericWaiting(), rowAnyWait}, {viewer(), rowViewer},
+		{c.working, rowWork}, {turnEnded(), rowTurnEnded}, {c.idle, rowIdle},
 	} {
 		if p.re != nil && p.re.MatchString(row) {
 			f |= p.bit
@@ -111,14 +111,16 @@ func NewClassifier(p Profile) (*Classifier, error) {
 // dialogs ("Enter to confirm · Esc to cancel", "Press enter to continue",
 // "(Use Enter to select)", "[y/N]"). A spinner's "(esc to cancel, 3s)"
 // is not a dialog hint: it carries a timer.
-var genericWaiting = regexp.MustCompile(`(?mi)` +
-	`^[ \t]*(?:[│┃|][ \t]*)?[❯›>●▶→][ \t]*\d+\.[ \t]+\S` +
-	`|\b(?:press )?enter to (?:confirm|continue|select|save|submit)\b` +
-	`|\(use enter to select\)` +
-	`|^[ \t]*(?:press )?esc to (?:cancel|go back)[ \t]*$` +
-	`|\benter (?:continue|confirm|details)[ \t]*·[ \t]*esc\b|·[ \t]*esc (?:close|dismiss)\b` +
-	`|^[^\n]*\b(?:code|key|token|password)\b[^\n]*:[ \t]*$` +
-	`|\[y/n\]|\(y/n\)`)
+var genericWaiting = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?mi)` +
+		`^[ \t]*(?:[│┃|][ \t]*)?[❯›>●▶→][ \t]*\d+\.[ \t]+\S` +
+		`|\b(?:press )?enter to (?:confirm|continue|select|save|submit)\b` +
+		`|\(use enter to select\)` +
+		`|^[ \t]*(?:press )?esc to (?:cancel|go back)[ \t]*$` +
+		`|\benter (?:continue|confirm|details)[ \t]*·[ \t]*esc\b|·[ \t]*esc (?:close|dismiss)\b` +
+		`|^[^\n]*\b(?:code|key|token|password)\b[^\n]*:[ \t]*$` +
+		`|\[y/n\]|\(y/n\)`)
+})
 
 // turnEnded marks a turn the user stopped. A busy indicator above it is
 // what is left of that turn on screen, not a turn in progress. Claude Code
@@ -126,15 +128,17 @@ var genericWaiting = regexp.MustCompile(`(?mi)` +
 // "Interrupted by user"), Codex "■ Conversation interrupted", Gemini CLI
 // "ℹ Request cancelled.", OpenCode ends the turn's footer with
 // "· interrupted".
-var turnEnded = regexp.MustCompile(`(?m)Interrupted by user|Interrupted · What should|Request cancelled\.|Conversation interrupted|Login interrupted|^[ \t]*▣[^\n]*· interrupted[ \t]*$`)
+var turnEnded = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)Interrupted by user|Interrupted · What should|Request cancelled\.|Conversation interrupted|Login interrupted|^[ \t]*▣[^\n]*· interrupted[ \t]*$`)
+})
 
 // unfinishedFooter is OpenCode's footer of an answer that never completed
 // ("▣  Build · Big Pickle", without the "· 2.3s" a finished one gets): a
 // turn stopped while it was still retrying leaves only that.
-var unfinishedFooter = regexp.MustCompile(`(?m)^[ \t]*▣[ \t]+[^·\n]+·[^·\n]+$`)
+var unfinishedFooter = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*▣[ \t]+[^·\n]+·[^·\n]+$`) })
 
 // anyFooter is any OpenCode answer footer, finished or not.
-var anyFooter = regexp.MustCompile(`(?m)^[ \t]*▣[ \t]+\S`)
+var anyFooter = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*▣[ \t]+\S`) })
 
 // turnFailed marks a turn an error ended, and says which: Gemini CLI's
 // "✕ [API Error: Content generator not initialized]", Codex's error
@@ -144,17 +148,21 @@ var anyFooter = regexp.MustCompile(`(?m)^[ \t]*▣[ \t]+\S`)
 // (turnEnded, left out in Marks) — and Claude Code's usage limit
 // ("⎿  You've hit your 5-hour limit · resets 3pm"), which its StopFailure
 // hook reports too.
-var turnFailed = regexp.MustCompile(`(?m)^[ \t]*(?:✕[ \t]*\[API Error: ([^\]\n]*)|■ ([^■⬝\s][^\n]*)|⎿[ \t]+((?:You've hit your|You're out of usage credits)[^\n]*))`)
+var turnFailed = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^[ \t]*(?:✕[ \t]*\[API Error: ([^\]\n]*)|■ ([^■⬝\s][^\n]*)|⎿[ \t]+((?:You've hit your|You're out of usage credits)[^\n]*))`)
+})
 
 // viewer is an overlay the user opened to read something (Codex's F2
 // warnings): it hides the agent's screen and says nothing about the
 // agent, so it is no question to the user.
-var viewer = regexp.MustCompile(`(?m)^[ \t]*Warnings · \d+ of \d+|\bk keep & next · esc dismiss`)
+var viewer = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^[ \t]*Warnings · \d+ of \d+|\bk keep & next · esc dismiss`)
+})
 
 // booting is a tool busy with itself, not with a task: Codex waiting for
 // its shared background server ("◦ Reconnecting to server… (1s)",
 // "Waiting for startup · esc cancel").
-var booting = regexp.MustCompile(`(?m)Reconnecting to server|Waiting for startup`)
+var booting = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)Reconnecting to server|Waiting for startup`) })
 
 // Booting reports whether the bottom of the screen shows the tool busy
 // with itself (see booting). A working screen that is booting shows no
@@ -170,7 +178,7 @@ func Booting(screen string) bool {
 	if len(lines) > liveLines {
 		lines = lines[len(lines)-liveLines:]
 	}
-	return booting.MatchString(strings.Join(lines, "\n"))
+	return booting().MatchString(strings.Join(lines, "\n"))
 }
 
 // TurnMarks counts the marks of ended turns on a screen. A mark that was
@@ -188,12 +196,12 @@ type TurnMarks struct {
 func Marks(screen string) TurnMarks {
 	text := strings.Join(screenRows(screen), "\n")
 	m := TurnMarks{
-		Interrupts: len(turnEnded.FindAllStringIndex(text, -1)),
+		Interrupts: len(turnEnded().FindAllStringIndex(text, -1)),
 	}
-	if row := lowestRow(unfinishedFooter, text); row >= 0 {
-		m.Unfinished = row == lowestRow(anyFooter, text)
+	if row := lowestRow(unfinishedFooter(), text); row >= 0 {
+		m.Unfinished = row == lowestRow(anyFooter(), text)
 	}
-	for _, f := range turnFailed.FindAllStringSubmatch(text, -1) {
+	for _, f := range turnFailed().FindAllStringSubmatch(text, -1) {
 		why := strings.TrimSpace(f[1] + f[2] + f[3])
 		if strings.HasPrefix(why, "Conversation interrupted") {
 			continue
@@ -208,7 +216,7 @@ func Marks(screen string) TurnMarks {
 // ("⎿  Interrupted · What should Claude do instead?"), trimmed, or "".
 func InterruptRow(screen string) string {
 	rows := screenRows(screen)
-	row := lowestRow(turnEnded, strings.Join(rows, "\n"))
+	row := lowestRow(turnEnded(), strings.Join(rows, "\n"))
 	if row < 0 {
 		return ""
 	}
@@ -335,7 +343,7 @@ func (c *Classifier) read(screen string, explain bool) Reading {
 			// generic key hint sits below them.
 			re, owner, who := c.waiting, c.tool, c.tool
 			if toolWait < from {
-				re, owner, who = genericWaiting, "generic", "any tool"
+				re, owner, who = genericWaiting(), "generic", "any tool"
 			}
 			r.Rule = owner + "/" + reasonSlug(r.Reason)
 			r.RuleText = "waiting: " + reasonWords(r.Reason) + " (" + who + ")"
@@ -423,7 +431,7 @@ func (c *Classifier) WaitingBlock(screen string) string {
 		return ""
 	}
 	text := strings.Join(lines, "\n")
-	wait := max(lowestRow(c.waiting, text), lowestRow(genericWaiting, text))
+	wait := max(lowestRow(c.waiting, text), lowestRow(genericWaiting(), text))
 	if wait < 0 {
 		return ""
 	}
@@ -460,26 +468,31 @@ const (
 	WaitPermission = "permission"
 )
 
-var waitReasons = []struct {
+// waitRule is a wait reason and the words that show it.
+type waitRule struct {
 	reason string
 	re     *regexp.Regexp
-}{
-	// Codex's "Hooks need review" asks to trust hook commands.
-	{WaitTrust, regexp.MustCompile(`(?i)trust (?:this|the files in this|the) folder|quick safety check|do you trust|trust this project|folder access|hooks need review`)},
-	// An API key asked for now ("Paste or type your API key", "Enter
-	// Gemini API Key", "use this API key?") beats a sign-in menu that
-	// merely offers one.
-	{WaitAPIKey, regexp.MustCompile(`(?i)(?:enter|paste|type|use this)[^\n]*api key|api key[^\n]*(?:below|here)`)},
-	// The tools' own sign-in words, not any "login" (a permission prompt
-	// for "gh auth login" is a permission).
-	{WaitLogin, regexp.MustCompile(`(?i)not logged in|login method|/login\b|\bsign(?:ing)? in (?:with|via|another|to)\b|finish signing in|how would you like to authenticate|authori[sz]ation code|paste (?:the )?code here`)},
 }
+
+var waitReasons = sync.OnceValue(func() []waitRule {
+	return []waitRule{
+		// Codex's "Hooks need review" asks to trust hook commands.
+		{WaitTrust, regexp.MustCompile(`(?i)trust (?:this|the files in this|the) folder|quick safety check|do you trust|trust this project|folder access|hooks need review`)},
+		// An API key asked for now ("Paste or type your API key", "Enter
+		// Gemini API Key", "use this API key?") beats a sign-in menu that
+		// merely offers one.
+		{WaitAPIKey, regexp.MustCompile(`(?i)(?:enter|paste|type|use this)[^\n]*api key|api key[^\n]*(?:below|here)`)},
+		// The tools' own sign-in words, not any "login" (a permission prompt
+		// for "gh auth login" is a permission).
+		{WaitLogin, regexp.MustCompile(`(?i)not logged in|login method|/login\b|\bsign(?:ing)? in (?:with|via|another|to)\b|finish signing in|how would you like to authenticate|authori[sz]ation code|paste (?:the )?code here`)},
+	}
+})
 
 // WaitReason says what a waiting screen waits for: the folder to be
 // trusted, a login, an API key, or else a permission or an answer.
 func WaitReason(lines []string) string {
 	text := strings.Join(lines, "\n")
-	for _, r := range waitReasons {
+	for _, r := range waitReasons() {
 		if r.re.MatchString(text) {
 			return r.reason
 		}
@@ -498,7 +511,7 @@ func ReplaceEscapes(s, repl string) string {
 	if !hasEscapes(s) {
 		return s
 	}
-	return ansiRE.ReplaceAllString(s, repl)
+	return ansiRE().ReplaceAllString(s, repl)
 }
 
 // hasEscapes reports whether s may hold an escape sequence: every one
@@ -513,7 +526,9 @@ func hasEscapes(s string) bool {
 // ansiRE is a terminal escape sequence, whole: CSI (colours, "\x1b[2J"),
 // OSC (a title, "\x1b]0;pwn\a", to its end when unterminated), DCS and
 // its kin, and the two-byte ones, in their 7-bit and C1 forms.
-var ansiRE = regexp.MustCompile(`(?:\x1b\[|\x{9b})[0-?]*[ -/]*[@-~]?|(?:\x1b\]|\x{9d})[^\x07\x1b\x{9c}]*(?:\x07|\x1b\\|\x{9c})?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]?`)
+var ansiRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:\x1b\[|\x{9b})[0-?]*[ -/]*[@-~]?|(?:\x1b\]|\x{9d})[^\x07\x1b\x{9c}]*(?:\x07|\x1b\\|\x{9c})?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]?`)
+})
 
 // screenRows turns a capture into its rows as a pattern sees them: escape
 // sequences and carriage returns removed, trailing blank rows dropped.
@@ -539,7 +554,7 @@ func ScreenLines(screen string) []string {
 }
 
 // inputPrompt is an input prompt row of any tool (see promptLine).
-var inputPrompt = regexp.MustCompile(`(?m)` + promptLine)
+var inputPrompt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)` + promptLine) })
 
 // echoLead is what the tools put before a message the user sent: box
 // borders, prompt characters, bullets.
@@ -560,7 +575,7 @@ func (c *Classifier) TaskEchoed(screen, task string) bool {
 	}
 	rows := screenRows(screen)
 	text := strings.Join(rows, "\n")
-	input := lowestRow(inputPrompt, text)
+	input := lowestRow(inputPrompt(), text)
 	if input < 0 {
 		input = lowestRow(c.idle, text)
 	}

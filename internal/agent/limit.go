@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -42,19 +43,21 @@ type Limit struct {
 }
 
 // limitText matches a tool's words for a usage limit or quota.
-var limitText = regexp.MustCompile(`(?i)you've hit your [^\n.·]*limit` +
-	`|you're out of usage credits` +
-	`|usage limit reached` +
-	`|exhausted your daily quota` +
-	`|quota exceeded\. check your plan` +
-	`|too many requests \[retrying` +
-	`|rate limit(?:ed| exceeded| reached)`)
+var limitText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)you've hit your [^\n.·]*limit` +
+		`|you're out of usage credits` +
+		`|usage limit reached` +
+		`|exhausted your daily quota` +
+		`|quota exceeded\. check your plan` +
+		`|too many requests \[retrying` +
+		`|rate limit(?:ed| exceeded| reached)`)
+})
 
 // LimitOf reads a usage limit from a tool's message (a failed turn's
 // error, a hook's error details), with its reset time when the message
 // gives one; now is when the message was seen.
 func LimitOf(message string, now time.Time) (Limit, bool) {
-	loc := limitText.FindStringIndex(message)
+	loc := limitText().FindStringIndex(message)
 	if loc == nil {
 		return Limit{}, false
 	}
@@ -82,7 +85,7 @@ func LiveLimit(screen string, now time.Time) (Limit, bool) {
 	for i := len(rows) - 1; i >= 0; i-- {
 		row := strings.Trim(rows[i], " \t│┃|")
 		switch {
-		case liveGemini.MatchString(row):
+		case liveGemini().MatchString(row):
 			l := Limit{Text: strings.TrimSpace(row)}
 			// "Access resets at …" is the dialog's next row.
 			for _, next := range rows[i+1 : min(len(rows), i+3)] {
@@ -92,8 +95,8 @@ func LiveLimit(screen string, now time.Time) (Limit, bool) {
 				}
 			}
 			return l, true
-		case liveOpenCode.MatchString(row):
-			m := liveOpenCode.FindStringSubmatch(row)
+		case liveOpenCode().MatchString(row):
+			m := liveOpenCode().FindStringSubmatch(row)
 			return Limit{Text: strings.TrimSpace(m[1]), Reset: resetOf(row, now)}, true
 		}
 	}
@@ -101,8 +104,10 @@ func LiveLimit(screen string, now time.Time) (Limit, bool) {
 }
 
 var (
-	liveGemini   = regexp.MustCompile(`^\s*Usage limit reached for \S+\.\s*$`)
-	liveOpenCode = regexp.MustCompile(`(?i)((?:too many requests|rate limit[^\[]*|[^\[]*usage limit reached[^\[]*?))\s*\[retrying (?:in [^\]]*?)?attempt #\d+\]`)
+	liveGemini   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*Usage limit reached for \S+\.\s*$`) })
+	liveOpenCode = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)((?:too many requests|rate limit[^\[]*|[^\[]*usage limit reached[^\[]*?))\s*\[retrying (?:in [^\]]*?)?attempt #\d+\]`)
+	})
 )
 
 // resetOf reads when a limit resets from the words after it: "resets
@@ -111,12 +116,12 @@ var (
 // 3:45 PM PST", "reset in 2 hours 5 minutes", "retrying in 5s". Zero when
 // it says none.
 func resetOf(s string, now time.Time) time.Time {
-	if m := resetIn.FindStringSubmatch(s); m != nil {
+	if m := resetIn().FindStringSubmatch(s); m != nil {
 		if d := spokenDuration(m[1]); d > 0 {
 			return now.Add(d).Truncate(time.Second)
 		}
 	}
-	m := resetAt.FindStringSubmatch(s)
+	m := resetAt().FindStringSubmatch(s)
 	if m == nil {
 		return time.Time{}
 	}
@@ -160,17 +165,23 @@ func resetOf(s string, now time.Time) time.Time {
 }
 
 var (
-	resetIn = regexp.MustCompile(`(?i)(?:reset|retrying|try again) in ((?:\d+\s*(?:days?|hours?|minutes?|seconds?|[dhms])\b\s*)+)`)
-	resetAt = regexp.MustCompile(`(?i)(?:resets|reset at|resets at|try again at)\s+` +
-		`(?:([A-Z][a-z]{2,8})\s+(\d{1,2})(?:st|nd|rd|th)?,?\s*(?:(\d{4})\s*)?(?:at\s+)?)?` +
-		`(\d{1,2})(?::(\d{2}))?\s*([ap]m)\b(?:\s*\(([A-Za-z_]+/[A-Za-z_/+-]+|UTC)\))?`)
-	durationPart = regexp.MustCompile(`(?i)(\d+)\s*(days?|hours?|minutes?|seconds?|[dhms])\b`)
+	resetIn = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:reset|retrying|try again) in ((?:\d+\s*(?:days?|hours?|minutes?|seconds?|[dhms])\b\s*)+)`)
+	})
+	resetAt = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:resets|reset at|resets at|try again at)\s+` +
+			`(?:([A-Z][a-z]{2,8})\s+(\d{1,2})(?:st|nd|rd|th)?,?\s*(?:(\d{4})\s*)?(?:at\s+)?)?` +
+			`(\d{1,2})(?::(\d{2}))?\s*([ap]m)\b(?:\s*\(([A-Za-z_]+/[A-Za-z_/+-]+|UTC)\))?`)
+	})
+	durationPart = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(\d+)\s*(days?|hours?|minutes?|seconds?|[dhms])\b`)
+	})
 )
 
 // spokenDuration reads "2 hours 5 minutes", "1 day", "5s".
 func spokenDuration(s string) time.Duration {
 	var d time.Duration
-	for _, m := range durationPart.FindAllStringSubmatch(s, -1) {
+	for _, m := range durationPart().FindAllStringSubmatch(s, -1) {
 		n, _ := strconv.Atoi(m[1])
 		switch strings.ToLower(m[2])[0] {
 		case 'd':

@@ -20,6 +20,16 @@ func Write(path string, data []byte) error {
 	return WriteMode(path, data, 0o600)
 }
 
+// WriteUnsynced is Write without the fsync: still atomic (a reader, or
+// a process killed mid-way, sees the old file or the new one), but a
+// power loss may take the new file back to the old. For writes of what
+// owt can tell again from tmux and the agents' screens (an agent's
+// status, many times a minute), where the fsync was a third of a hook's
+// time.
+func WriteUnsynced(path string, data []byte) error {
+	return replaceWith(path, data, 0o600, false)
+}
+
 // WriteMode is Write with the file's mode given: for a file owt made in
 // a user's worktree (an injected note), which keeps the mode it has and
 // whose symlink, if one now stands there, is replaced, not followed out
@@ -57,6 +67,10 @@ func SetAside(path string) (string, error) {
 }
 
 func replace(path string, data []byte, mode os.FileMode) error {
+	return replaceWith(path, data, mode, true)
+}
+
+func replaceWith(path string, data []byte, mode os.FileMode, sync bool) error {
 	// Hidden, and named for owt: in a user's folder (a worktree's note,
 	// hook settings) it is no file of theirs, even left by a crash.
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".owt-*")
@@ -72,9 +86,11 @@ func replace(path string, data []byte, mode os.FileMode) error {
 		_ = tmp.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := tmp.Sync(); err != nil {
-		_ = tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			_ = tmp.Close()
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

@@ -70,3 +70,21 @@ func TestAFailedWriteLeavesNoTempFile(t *testing.T) {
 	}
 	require.Empty(t, seen, "a failed write leaves no temp file")
 }
+
+// WriteUnsynced replaces the file as Write does (whole, private, no temp
+// file left): only the fsync is left out.
+func TestWriteUnsyncedReplacesWhole(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "state.json")
+	require.NoError(t, os.WriteFile(p, []byte("old"), 0o644))
+	require.NoError(t, WriteUnsynced(p, []byte("new")))
+	got, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.Equal(t, "new", string(got))
+	fi, err := os.Stat(p)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "no temp file left")
+}

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
@@ -601,7 +602,7 @@ func syntaxProblem(file string, err error) Problem {
 
 // tomlTypeError is how the toml package words a value of the wrong type:
 // toml: line 2 (last key "worktree.port_base"): incompatible types: …
-var tomlTypeError = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "(.*?)"\): (.*)$`)
+var tomlTypeError = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "(.*?)"\): (.*)$`) })
 
 // typeProblem turns a decode error of key into a problem naming file,
 // line and key once, in words.
@@ -616,7 +617,7 @@ func typeProblem(file, key string, err error) Problem {
 	if errors.As(err, &perr) { // a value's own check failed (a duration, say)
 		return Problem{File: where(perr.Position.Line), Key: key, Msg: perr.Message}
 	}
-	m := tomlTypeError.FindStringSubmatch(err.Error())
+	m := tomlTypeError().FindStringSubmatch(err.Error())
 	if m == nil {
 		return Problem{File: file, Key: key, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
 	}
@@ -627,17 +628,19 @@ func typeProblem(file, key string, err error) Problem {
 	return Problem{File: where(line), Key: key, Msg: typeWords(m[3])}
 }
 
-var tomlTable = regexp.MustCompile(`expected table but found (\w+)`)
+var tomlTable = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`expected table but found (\w+)`) })
 
-var tomlTypes = regexp.MustCompile(`TOML value has type (\w+); destination has type (\w+)`)
+var tomlTypes = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`TOML value has type (\w+); destination has type (\w+)`)
+})
 
 // typeWords says "must be an integer, not a string" for the toml
 // package's "incompatible types: TOML value has type string; …".
 func typeWords(msg string) string {
-	if m := tomlTable.FindStringSubmatch(msg); m != nil {
+	if m := tomlTable().FindStringSubmatch(msg); m != nil {
 		return "must be a table, not " + article(m[1])
 	}
-	m := tomlTypes.FindStringSubmatch(msg)
+	m := tomlTypes().FindStringSubmatch(msg)
 	if m == nil {
 		return msg
 	}

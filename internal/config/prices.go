@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // PricesAsOf is when the default prices were taken; the README says so,
@@ -83,7 +84,7 @@ func DefaultPrices() map[string]Price {
 
 // dated is what may follow a price's name in a model id: a date, a
 // provider's version suffix, Claude Code's context marker ("[1m]").
-var dated = regexp.MustCompile(`^(-\d{8})?(-v\d+(:\d+)?)?(\[[0-9a-z]+\])?$`)
+var dated = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(-\d{8})?(-v\d+(:\d+)?)?(\[[0-9a-z]+\])?$`) })
 
 // PriceOf is the price of model: the entry named exactly, else the
 // longest name the model id extends only by a date or version suffix
@@ -94,7 +95,7 @@ func PriceOf(prices map[string]Price, model string) (Price, bool) {
 	}
 	best := ""
 	for name := range prices {
-		if len(name) > len(best) && strings.HasPrefix(model, name) && dated.MatchString(model[len(name):]) {
+		if len(name) > len(best) && strings.HasPrefix(model, name) && dated().MatchString(model[len(name):]) {
 			best = name
 		}
 	}

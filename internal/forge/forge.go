@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/proc"
@@ -106,7 +107,7 @@ type Created struct {
 	URL    string
 }
 
-var pullURL = regexp.MustCompile(`https?://\S+/pull/(\d+)`)
+var pullURL = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`https?://\S+/pull/(\d+)`) })
 
 // Create opens a pull request from opts.Head into opts.Base (gh pr
 // create, run in dir); the branch must be pushed already (--head skips
@@ -120,7 +121,7 @@ func (c Client) Create(dir string, o CreateOptions) (Created, error) {
 	if err != nil {
 		return Created{}, err
 	}
-	m := pullURL.FindStringSubmatch(string(out))
+	m := pullURL().FindStringSubmatch(string(out))
 	if m == nil {
 		return Created{}, fmt.Errorf("gh pr create printed no pull request URL: %q", text.ShortLine(string(out), stderrWidth))
 	}
@@ -256,13 +257,13 @@ func statusBucket(state string) string {
 	return "fail"
 }
 
-var runID = regexp.MustCompile(`/actions/runs/(\d+)`)
+var runID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/actions/runs/(\d+)`) })
 
 // FailedLog is the log of the failed steps of the Actions run behind a
 // check's link (gh run view ID --log-failed); "" with no error for a
 // check that is not an Actions run.
 func (c Client) FailedLog(dir, link string) (string, error) {
-	m := runID.FindStringSubmatch(link)
+	m := runID().FindStringSubmatch(link)
 	if m == nil {
 		return "", nil
 	}

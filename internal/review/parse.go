@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/owt-tmux/owt/internal/text"
 )
@@ -137,7 +138,7 @@ func read(raw json.RawMessage) (Parsed, bool) {
 			// A word of a few letters (high, minor, …); anything else is
 			// no severity the user should read as one.
 			sev := strings.ToLower(strings.TrimSpace(*f.Severity))
-			if !severityWord.MatchString(sev) {
+			if !severityWord().MatchString(sev) {
 				sev = "unknown"
 			}
 			fd.Severity = text.From(sev)
@@ -147,7 +148,7 @@ func read(raw json.RawMessage) (Parsed, bool) {
 	return out, true
 }
 
-var severityWord = regexp.MustCompile(`^[a-z]{1,16}$`)
+var severityWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z]{1,16}$`) })
 
 // lineOf reads a finding's line: absent, null or a whole number ≥ 0.
 func lineOf(raw json.RawMessage) (int, bool) {

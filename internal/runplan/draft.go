@@ -3,6 +3,7 @@ package runplan
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // owt plan asks an AI tool, run headless in the repository, to break a
@@ -49,13 +50,15 @@ depends_on = ["models"]
 `
 }
 
-var fence = regexp.MustCompile("(?ms)^[ \t]*```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n(.*?)^[ \t]*```[ \t]*$")
+var fence = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?ms)^[ \t]*```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n(.*?)^[ \t]*```[ \t]*$")
+})
 
 // PlanFromAnswer takes the plan out of a tool's answer: the first fenced
 // block marked toml, else the first fenced block, else the answer itself
 // (a tool that answered with the bare TOML).
 func PlanFromAnswer(answer string) string {
-	blocks := fence.FindAllStringSubmatch(answer, -1)
+	blocks := fence().FindAllStringSubmatch(answer, -1)
 	for _, b := range blocks {
 		if strings.EqualFold(b[1], "toml") {
 			return b[2]

@@ -31,6 +31,8 @@ type JSONFile[T any] struct {
 	// returns the document to go on with instead (set aside and
 	// rebuilt, or started afresh), or the error to stop with.
 	Corrupt func(error) (*T, error)
+	// Unsynced writes without the fsync (atomicfile.WriteUnsynced).
+	Unsynced bool
 }
 
 // Update changes the document under its lock: a fresh Load, fn, and a
@@ -78,7 +80,11 @@ func (j JSONFile[T]) Write(v *T) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", j.What, err)
 	}
-	if err := atomicfile.Write(j.Path, append(data, '\n')); err != nil {
+	write := atomicfile.Write
+	if j.Unsynced {
+		write = atomicfile.WriteUnsynced
+	}
+	if err := write(j.Path, append(data, '\n')); err != nil {
 		return fmt.Errorf("save %s: %w", j.What, err)
 	}
 	return nil

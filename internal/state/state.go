@@ -523,6 +523,27 @@ func (s *Store) Update(fn func(*File) error) error {
 	})
 }
 
+// UpdateStatus is Update for a change of an agent's status and what
+// comes with it (the hooks' events, the monitor's readings, many a
+// minute): written without the fsync (atomicfile.WriteUnsynced). A power
+// loss right after may take the file back to its previous content, a
+// status owt reads again from the agents' hooks and screens; every other
+// change (a new record, a task, a teardown) is written with it.
+func (s *Store) UpdateStatus(fn func(*File) error) error {
+	doc := s.doc()
+	doc.Unsynced = true
+	return doc.Update(func(f *File) (bool, error) {
+		if err := fn(f); err != nil {
+			if errors.Is(err, ErrNoChange) {
+				return false, nil
+			}
+			return false, err
+		}
+		f.Version, f.Repo = Version, s.Repo
+		return true, nil
+	})
+}
+
 // doc is the store's file as a JSONFile: a corrupt one is set aside and
 // rebuilt, but only by a store that can rebuild its records (an empty
 // file would forget every worktree).
