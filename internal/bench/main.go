@@ -19,7 +19,7 @@ var (
 	owt  = flag.String("owt", "bin/owt", "owt binary to measure")
 	n    = flag.Int("n", 50, "worktrees")
 	runs = flag.Int("runs", 30, "repetitions of each read measurement")
-	only = flag.String("only", "", `"scale": only the scale figures (-scale agents)`)
+	only = flag.String("only", "", `"scale": only the scale figures (-scale agents); "new": only owt new's`)
 )
 
 type world struct {
@@ -71,20 +71,10 @@ func main() {
 
 	fmt.Printf("owt bench: %d worktrees, %s\n\n", *n, time.Now().Format(time.RFC3339))
 
-	// owt new vs its raw parts, interleaved in the same run so machine
-	// noise hits both alike.
-	var newTimes, rawTimes []time.Duration
-	for i := 0; i < *n; i++ {
-		newTimes = append(newTimes, w.time(repo, bin, "new", "--no-agent", "--no-setup", fmt.Sprintf("Bench task number %d", i)))
-		path := filepath.Join(root, "plain.wt", fmt.Sprint(i))
-		start := time.Now()
-		w.must(plain, "git", "worktree", "add", "-q", "-b", fmt.Sprintf("b%d", i), path)
-		w.must(plain, "tmux", "new-session", "-d", "-s", fmt.Sprintf("plain-%d", i), "-c", path)
-		rawTimes = append(rawTimes, time.Since(start))
+	newFigures(w, bin, repo, plain)
+	if *only == "new" {
+		return
 	}
-	pn, pr := p50(newTimes), p50(rawTimes)
-	fmt.Printf("%-44s p50 %7s   (git worktree add + tmux new-session -d: p50 %s; ratio %.2f; budget ≤ 1.50)\n",
-		"owt new --no-agent --no-setup", ms(pn), ms(pr), float64(pn)/float64(pr))
 
 	var cached, fresh []time.Duration
 	w.time(repo, bin, "list", "--json") // fill the stats cache
@@ -184,4 +174,25 @@ var cleanup = func() {}
 func exit(code int) {
 	cleanup()
 	os.Exit(code)
+}
+
+// newFigures compares owt new --no-agent --no-setup with its raw parts
+// (git worktree add + tmux new-session -d), interleaved in the same run
+// so machine noise hits both alike.
+func newFigures(w *world, bin, repo, plain string) {
+	root := w.root
+	// owt new vs its raw parts, interleaved in the same run so machine
+	// noise hits both alike.
+	var newTimes, rawTimes []time.Duration
+	for i := 0; i < *n; i++ {
+		newTimes = append(newTimes, w.time(repo, bin, "new", "--no-agent", "--no-setup", fmt.Sprintf("Bench task number %d", i)))
+		path := filepath.Join(root, "plain.wt", fmt.Sprint(i))
+		start := time.Now()
+		w.must(plain, "git", "worktree", "add", "-q", "-b", fmt.Sprintf("b%d", i), path)
+		w.must(plain, "tmux", "new-session", "-d", "-s", fmt.Sprintf("plain-%d", i), "-c", path)
+		rawTimes = append(rawTimes, time.Since(start))
+	}
+	pn, pr := p50(newTimes), p50(rawTimes)
+	fmt.Printf("%-44s p50 %7s   (git worktree add + tmux new-session -d: p50 %s; ratio %.2f; budget ≤ 1.50)\n",
+		"owt new --no-agent --no-setup", ms(pn), ms(pr), float64(pn)/float64(pr))
 }

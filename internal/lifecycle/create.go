@@ -294,7 +294,8 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 
-	err = w.Store.Update(func(f *state.File) error {
+	// Unsynced: what it adds is this session, gone with the power too.
+	err = w.Store.UpdateUnsynced(func(f *state.File) error {
 		r, ok := f.Records[rec.Name]
 		if !ok {
 			return fmt.Errorf("record %s vanished while it was being created", rec.Name)

@@ -523,13 +523,15 @@ func (s *Store) Update(fn func(*File) error) error {
 	})
 }
 
-// UpdateStatus is Update for a change of an agent's status and what
-// comes with it (the hooks' events, the monitor's readings, many a
-// minute): written without the fsync (atomicfile.WriteUnsynced). A power
-// loss right after may take the file back to its previous content, a
-// status owt reads again from the agents' hooks and screens; every other
-// change (a new record, a task, a teardown) is written with it.
-func (s *Store) UpdateStatus(fn func(*File) error) error {
+// UpdateUnsynced is Update written without the fsync
+// (atomicfile.WriteUnsynced): for changes owt can tell again from the
+// agents' hooks and screens, tmux and git if a power loss takes the file
+// back to its previous content — an agent's status and what comes with it
+// (hooks, the monitor's readings: many a minute), the session a new
+// record's create made (lost with the power anyway; 'owt doctor --fix'
+// settles a create left unfinished). Every other change (a new record, a
+// task, a teardown) is written with it.
+func (s *Store) UpdateUnsynced(fn func(*File) error) error {
 	doc := s.doc()
 	doc.Unsynced = true
 	return doc.Update(func(f *File) (bool, error) {

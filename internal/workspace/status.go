@@ -47,7 +47,7 @@ type StatusChange struct {
 func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (StatusChange, bool)) (*state.Record, bool, error) {
 	var rec state.Record
 	changed := false
-	err := w.Store.UpdateStatus(func(f *state.File) error {
+	err := w.Store.UpdateUnsynced(func(f *state.File) error {
 		r, ok := f.Records[name]
 		if !ok {
 			return fmt.Errorf("%w %q", ErrUnknownName, name)
