@@ -31,7 +31,9 @@ func (e *Env) requireTextLog() {
 func TestJSONLogLinesCarryRepoAgentAndEvent(t *testing.T) {
 	e := NewEnv(t)
 	e.KillServerExpectMonitorGone()
-	e.userConfig("[log]\nformat = \"json\"\n")
+	// poll_interval: the conflict is looked for again a second later
+	// when main moves after the idle turn was first looked at.
+	e.userConfig("[log]\nformat = \"json\"\n[pr]\npoll_interval = \"1s\"\n")
 	repo := e.NewRepo("app")
 	it := newJSON(t, e, repo, "--tool", "claude", "--name", "a", "!write shared.txt agent\\n\n!commit agent's side")
 	e.waitTurns("a", 1)
