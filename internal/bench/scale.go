@@ -68,7 +68,7 @@ func scaleFigures(w *world, bin string) {
 	}
 	fmt.Printf("\n%d agents (%d busy, %d idle):\n", agents, (agents*3+4)/5, agents-(agents*3+4)/5)
 
-	monitorPID := w.monitorPID()
+	monitorPID := monitorPID(w)
 	if monitorPID == 0 {
 		fmt.Println("scale figures: no monitor found")
 		return
@@ -145,17 +145,6 @@ func scaleFigures(w *world, bin string) {
 		fmt.Sprintf("switch popup first frame, %d agents", agents), ms(p50(frames)), ms(maxOf(frames)), len(all))
 	fmt.Printf("%-44s p50 %7s   (budget ≤ 150 ms; max %s)\n",
 		fmt.Sprintf("control popup first frame, %d agents", agents), ms(p50(controls)), ms(maxOf(controls)))
-}
-
-// monitorPID is the pid of the bench server's monitor, 0 when none runs.
-func (w *world) monitorPID() int {
-	pidFiles, _ := filepath.Glob(filepath.Join(w.root, "tmux", "tmux-*", "*.owt-monitor.pid"))
-	if len(pidFiles) != 1 {
-		return 0
-	}
-	b, _ := os.ReadFile(pidFiles[0])
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	return pid
 }
 
 // tmuxPerSecond counts the tmux processes a monitor starts: the running

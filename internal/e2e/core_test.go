@@ -232,26 +232,34 @@ func TestListIsPerRepoAndAllShowsRepo(t *testing.T) {
 	require.NotEqual(t, la[0].Session, lc[0].Session)
 }
 
+// listAfterCorruptState writes garbage over the state file of the repo
+// "app" and runs owt list --json, which says so and rebuilds it: the
+// items it lists, and the state file's path.
+func (e *Env) listAfterCorruptState(repo string) ([]Item, string) {
+	e.t.Helper()
+	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
+	require.NoError(e.t, err)
+	require.Len(e.t, files, 1)
+	require.NoError(e.t, os.WriteFile(files[0], []byte("{garbage"), 0o600))
+	r := e.Owt(repo, "list", "--json")
+	require.Equal(e.t, 0, r.Code, r.Stderr)
+	require.Contains(e.t, r.Stderr, "corrupt")
+	var items []Item
+	require.NoError(e.t, json.Unmarshal([]byte(r.Stdout), &items))
+	return items, files[0]
+}
+
 func TestCorruptStateIsRecoveredFromGitAndTmux(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
 	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "keep", "Keep me")
 	e.Eventually(5*time.Second, "session settles", func() bool { return e.Find(repo, "keep").Status == "idle" })
-	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
-	require.NoError(t, err)
-	require.Len(t, files, 1)
-	require.NoError(t, os.WriteFile(files[0], []byte("{garbage"), 0o600))
-
-	r := e.Owt(repo, "list", "--json")
-	require.Equal(t, 0, r.Code, r.Stderr)
-	require.Contains(t, r.Stderr, "corrupt")
-	var items []Item
-	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &items))
+	items, stateFile := e.listAfterCorruptState(repo)
 	require.Len(t, items, 1)
 	require.Equal(t, "keep", items[0].Name)
 	require.Equal(t, "feat/keep", items[0].Branch)
 	require.True(t, items[0].Live)
-	aside, _ := filepath.Glob(files[0] + ".corrupt-*")
+	aside, _ := filepath.Glob(stateFile + ".corrupt-*")
 	require.Len(t, aside, 1)
 
 	// The recovered record is usable: delete works.

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -178,16 +176,7 @@ func TestRebuiltStateKeepsExitedLimitedAndWaiting(t *testing.T) {
 	for name, st := range want {
 		e.Eventually(30*time.Second, name+" "+st, func() bool { return e.Find(repo, name).Status == st })
 	}
-	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
-	require.NoError(t, err)
-	require.Len(t, files, 1)
-	require.NoError(t, os.WriteFile(files[0], []byte("{garbage"), 0o600))
-
-	r := e.Owt(repo, "list", "--json")
-	require.Equal(t, 0, r.Code, r.Stderr)
-	require.Contains(t, r.Stderr, "corrupt")
-	var items []Item
-	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &items))
+	items, _ := e.listAfterCorruptState(repo)
 	require.Len(t, items, 3)
 	for _, it := range items {
 		require.Equal(t, want[it.Name], it.Status, "%s as rebuilt", it.Name)

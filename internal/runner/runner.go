@@ -53,13 +53,7 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 	// Ctrl-C in the pane must stop the install or the agent, not the runner.
 	signal.Notify(make(chan os.Signal, 1), os.Interrupt, syscall.SIGQUIT)
 
-	ws, err := workspace.Open(repo, tm)
-	if err != nil {
-		fmt.Fprintf(out, "owt: %v\n", err)
-		return execShell(out, "")
-	}
-	w := &runner{ws}
-	rec, err := w.Get(name)
+	w, rec, err := open(tm, repo, name)
 	if err != nil {
 		fmt.Fprintf(out, "owt: %v\n", err)
 		return execShell(out, "")
@@ -92,19 +86,23 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 // updated and the user's shell takes over, as after a wait by owt itself.
 func Exited(tm *tmux.Client, code int, out io.Writer) error {
 	takeForeground()
-	name, repo := os.Getenv("OWT_NAME"), os.Getenv("OWT_REPO")
-	ws, err := workspace.Open(repo, tm)
-	if err != nil {
-		fmt.Fprintf(out, "owt: %v\n", err)
-		return execShell(out, "")
-	}
-	w := &runner{ws}
-	rec, err := w.Get(name)
+	w, rec, err := open(tm, os.Getenv("OWT_REPO"), os.Getenv("OWT_NAME"))
 	if err != nil {
 		fmt.Fprintf(out, "owt: %v\n", err)
 		return execShell(out, "")
 	}
 	return w.finish(tm, rec, code, out)
+}
+
+// open is the runner of the agent called name in the repository at repo.
+func open(tm *tmux.Client, repo, name string) (*runner, *state.Record, error) {
+	ws, err := workspace.Open(repo, tm)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := &runner{ws}
+	rec, err := w.Get(name)
+	return w, rec, err
 }
 
 // finish records the agent's exit and replaces the runner with the

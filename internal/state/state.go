@@ -511,7 +511,12 @@ func (s *Store) Load() (*File, error) {
 // Update runs fn on the current state under an exclusive lock and writes
 // the result atomically. When fn returns an error nothing is written.
 func (s *Store) Update(fn func(*File) error) error {
-	return s.doc().Update(func(f *File) (bool, error) {
+	return s.update(s.doc(), fn)
+}
+
+// update runs fn under doc's lock and writes what it changed.
+func (s *Store) update(doc JSONFile[File], fn func(*File) error) error {
+	return doc.Update(func(f *File) (bool, error) {
 		if err := fn(f); err != nil {
 			if errors.Is(err, ErrNoChange) {
 				return false, nil
@@ -534,16 +539,7 @@ func (s *Store) Update(fn func(*File) error) error {
 func (s *Store) UpdateUnsynced(fn func(*File) error) error {
 	doc := s.doc()
 	doc.Unsynced = true
-	return doc.Update(func(f *File) (bool, error) {
-		if err := fn(f); err != nil {
-			if errors.Is(err, ErrNoChange) {
-				return false, nil
-			}
-			return false, err
-		}
-		f.Version, f.Repo = Version, s.Repo
-		return true, nil
-	})
+	return s.update(doc, fn)
 }
 
 // doc is the store's file as a JSONFile: a corrupt one is set aside and
