@@ -146,6 +146,14 @@ func run() int {
 		exitCh:     make(chan int, 1),
 	}
 	a.hooks = newHookRunner(p, o, cwd, log)
+	if ids := o.values["resume"]; len(ids) > 0 && !o.headless {
+		if err := a.hooks.resume(ids[len(ids)-1]); err != nil {
+			log.event("resume_failed", "session_id", ids[len(ids)-1], "error", err.Error())
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		log.event("resume", "session_id", a.hooks.sessionID)
+	}
 
 	mode := "interactive"
 	if o.headless {

@@ -1,0 +1,203 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// Resuming: a record whose Resume is pending (owt restore, owt attach,
+// doctor --fix, a run's resume brought it back) starts its tool on the
+// tool's own session — Profile.ResumeArgv, no task — so the conversation
+// goes on and the task is not sent again. It is "resumed" only once that
+// is shown: the tool's hook names the same session, or its ready screen
+// came up and it still runs a moment later, or it has run for
+// resumeHold. A tool that exits before (Claude Code: "No conversation
+// found with session ID"; Codex: "No saved session found") did not
+// resume: the runner says so in the pane, and the tool starts fresh with
+// the record's prompt, the task after an account of the work already in
+// the worktree (lifecycle.ResumeAgent wrote it).
+
+// resumeHold is how long a resumed tool that shows no ready screen and
+// names no session must run before owt calls it resumed; readyHold how
+// long it must still run once its ready screen showed.
+const (
+	resumeHold = 20 * time.Second
+	readyHold  = time.Second
+)
+
+// resumeAgent starts the tool on rec's session. ran reports that the
+// tool resumed and has now ended (code is its exit code); false means
+// it did not resume and the caller starts it fresh.
+func (w *runner) resumeAgent(rec *state.Record, prof agent.Profile, out io.Writer) (code int, ran bool, err error) {
+	session := rec.Resume.Session
+	argv, err := prof.ResumeArgv(session, rec.Plan, w.Config.Agent.AutoApprove)
+	if err != nil {
+		w.settleResume(rec, state.ResumeFresh, err.Error())
+		return 0, false, nil
+	}
+	argv, env := w.withOwt(rec, prof, argv, out)
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		w.settleResume(rec, state.ResumeFresh, fmt.Sprintf("start %s: %v", rec.Tool, err))
+		return 0, false, nil
+	}
+	// A clean screen: what the ready pattern finds is then the tool's,
+	// not the setup's output above it.
+	fmt.Fprintf(out, "\x1b[H\x1b[2Jowt: resuming %s session %s\n", rec.Tool, session)
+	w.setResume(rec.Name, state.ResumeResuming, "")
+	started := time.Now()
+	cmd, err := startForeground(path, argv[1:], rec.Path, env)
+	if err != nil {
+		w.settleResume(rec, state.ResumeFresh, fmt.Sprintf("start %s: %v", rec.Tool, err))
+		return 0, false, nil
+	}
+	exited := make(chan int, 1)
+	go func() {
+		c, _ := waitAgent(cmd.Process)
+		exited <- c
+	}()
+	if !w.watchResume(rec, prof, session, started, exited) {
+		c := <-exited
+		takeForeground()
+		why := fmt.Sprintf("%s exited with code %d", rec.Tool, c)
+		if line := w.lastLine(); line != "" {
+			why += ": " + line
+		}
+		w.settleResume(rec, state.ResumeFresh, why)
+		fmt.Fprintf(out, "owt: %s could not resume session %s (%s).\n", rec.Tool, session, why)
+		return 0, false, nil
+	}
+	defer takeForeground()
+	return <-exited, true, nil
+}
+
+// watchResume waits until the tool shows it resumed (true) or exits
+// first (false, its code left in exited).
+func (w *runner) watchResume(rec *state.Record, prof agent.Profile, session string, started time.Time, exited chan int) bool {
+	pane := os.Getenv("TMUX_PANE")
+	ready, _ := agent.CompilePattern(prof.Ready)
+	var readySince time.Time
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case c := <-exited:
+			exited <- c
+			return false
+		case <-tick.C:
+		}
+		proof := ""
+		if r, err := w.Get(rec.Name); err == nil && r.AgentSession == session && hookSince(r, started) {
+			proof = "hook"
+		}
+		if proof == "" && pane != "" && ready != nil {
+			if screen, err := w.Tmux.Capture(pane); err == nil && ready.MatchString(screen) {
+				if readySince.IsZero() {
+					readySince = time.Now()
+				}
+			} else {
+				readySince = time.Time{}
+			}
+			if !readySince.IsZero() && time.Since(readySince) >= readyHold {
+				proof = "screen"
+			}
+		}
+		if proof == "" && time.Since(started) >= resumeHold {
+			proof = "ran"
+		}
+		if proof == "" {
+			continue
+		}
+		select {
+		case c := <-exited: // it ended meanwhile: not resumed
+			exited <- c
+			return false
+		default:
+		}
+		w.settleResume(rec, state.ResumeResumed, "")
+		w.leaveStarting(rec.Name, state.Idle)
+		return true
+	}
+}
+
+// hookSince reports whether a hook event reached the record since t.
+func hookSince(r *state.Record, t time.Time) bool {
+	return len(r.Hooks) > 0 && !r.Hooks[len(r.Hooks)-1].At.Before(t)
+}
+
+// lastLine is the last line of text in this pane (what a tool that
+// exited said), at most 200 characters; "" outside tmux.
+func (w *runner) lastLine() string {
+	pane := os.Getenv("TMUX_PANE")
+	if pane == "" {
+		return ""
+	}
+	screen, err := w.Tmux.Capture(pane)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(screen, " \n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" && !strings.HasPrefix(l, "owt: resuming") {
+			if r := []rune(oneLine(l)); len(r) > 200 {
+				return string(r[:200]) + "…"
+			}
+			return oneLine(l)
+		}
+	}
+	return ""
+}
+
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// setResume records how the resume goes.
+func (w *runner) setResume(name, outcome, why string) {
+	err := w.Store.Update(func(f *state.File) error {
+		r, ok := f.Records[name]
+		if !ok {
+			return fmt.Errorf("%w %q", workspace.ErrUnknownName, name)
+		}
+		if r.Resume == nil {
+			return state.ErrNoChange
+		}
+		r.Resume.Outcome, r.Resume.Why, r.Resume.At = outcome, why, w.Now()
+		switch outcome {
+		case state.ResumeResumed:
+			r.Prompt = "" // the fresh start's words are not needed: kilobytes every hook reads
+		case state.ResumeFresh:
+			if r.AgentSession == r.Resume.Session {
+				r.AgentSession = "" // a new conversation; its hooks name it
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		w.Logf("%s: %v", name, err)
+	}
+}
+
+// settleResume ends a resume in outcome (rec.Resume is updated too).
+func (w *runner) settleResume(rec *state.Record, outcome, why string) {
+	if rec.Resume == nil {
+		return
+	}
+	w.setResume(rec.Name, outcome, why)
+	rec.Resume.Outcome, rec.Resume.Why = outcome, why
+	statusbar.PublishCurrent(&w.Ledger, rec.Name)
+}
