@@ -221,8 +221,8 @@ func Builtins() []Profile {
 			// 0.61.0 --resume: "latest", an index, or a session's UUID
 			// (findSession: session.id === identifier); else "Invalid
 			// session identifier".
-			Resume:     []string{"--resume", ResumeSession},
-			Headless:   []string{"gemini", "-p"},
+			Resume:   []string{"--resume", ResumeSession},
+			Headless: []string{"gemini", "-p"},
 			// Input placeholder "> Type your message or @path/to/file".
 			Ready: `(?m)Type your message or @path/to/file|^[ \t]*[│|][ \t]*>[ \t]`,
 			// Loading line "⠏ Thinking… (esc to cancel, 5s)". Dialogs say
@@ -251,7 +251,7 @@ func Builtins() []Profile {
 			Plan:       []string{"--agent", "plan"},
 			// No ReadOnly: OpenCode's plan agent denies the edit tool but not
 			// bash, so a "read-only" role could still write through a shell.
-			Approve:  []string{"--auto"},
+			Approve: []string{"--auto"},
 			// 1.18.33: --session/-s "session id to continue".
 			Resume:   []string{"--session", ResumeSession},
 			Headless: []string{"opencode", "run"},

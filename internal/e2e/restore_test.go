@@ -1,0 +1,272 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
+)
+
+// Issue 21: conversations that come back. A tmux server that died takes
+// every agent's process with it; owt restore starts each again in its
+// worktree on its tool's own session (the fake plays Claude Code 2.1.330:
+// --resume ID takes up the session whose transcript exists, and an
+// unknown id exits 1 with "No conversation found with session ID: ID").
+
+// resumeView is the part of owt status --json these tests read.
+type resumeView struct {
+	Status       string `json:"status"`
+	Live         bool   `json:"live"`
+	AgentSession string `json:"agent_session"`
+	Resume       *struct {
+		Outcome string `json:"outcome"`
+		Session string `json:"session"`
+		Why     string `json:"why"`
+	} `json:"resume"`
+}
+
+func (e *Env) resumeView(repo, name string) resumeView {
+	e.t.Helper()
+	out := e.MustOwt(repo, "status", name, "--json")
+	var v resumeView
+	require.NoError(e.t, json.Unmarshal([]byte(out), &v), out)
+	return v
+}
+
+// idleWithSession starts a fake Claude on task and waits until it took
+// it, finished its turn, and its hooks named its session; the id.
+func (e *Env) idleWithSession(repo, name, task string) string {
+	e.t.Helper()
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", name, task)
+	e.WaitPrompts(name, 1)
+	var session string
+	e.Eventually(30*time.Second, name+" idle with its session id recorded", func() bool {
+		v := e.resumeView(repo, name)
+		session = v.AgentSession
+		return v.Status == "idle" && session != ""
+	})
+	start, ok := e.Start(name)
+	require.True(e.t, ok)
+	require.Equal(e.t, start.SessionID, session, "the session id is the one the tool's hooks sent")
+	return session
+}
+
+// newServer starts the tmux server again after a kill (as a reboot, or
+// tmux started by hand), with the status bar placeholder, and runs the
+// plugin's init as tmux's config would.
+func (e *Env) newServer(repo string) {
+	e.t.Helper()
+	e.Eventually(10*time.Second, "a new tmux server on the socket", func() bool {
+		_, err := e.TryTmux("-f", "/dev/null", "new-session", "-d", "-s", "harness", "-x", "200", "-y", "50")
+		return err == nil
+	})
+	e.Tmux("set-option", "-g", "status-right", "#{owt_status} |")
+	e.MustOwt(repo, "tmux", "init")
+}
+
+// statusRight is the status-right the bar shows now, formats expanded.
+func (e *Env) statusRight() string {
+	e.t.Helper()
+	return e.Tmux("display-message", "-p", "-t", "harness:", e.Tmux("show-option", "-gv", "status-right"))
+}
+
+func (e *Env) eventsOfKind(name, kind string) []fixture.AgentEvent {
+	var out []fixture.AgentEvent
+	for _, ev := range e.Events() {
+		if ev.Event == kind && ev.Agent == name {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func TestRestoreResumesEachAgentsConversationOnce(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	names := []string{"alpha", "beta", "gamma"}
+	sessions := map[string]string{}
+	for _, n := range names {
+		sessions[n] = e.idleWithSession(repo, n, "Task "+n)
+	}
+	e.KillServerExpectMonitorGone()
+	e.KillServerAndWait()
+	e.newServer(repo)
+
+	// The bar says there are agents to bring back.
+	require.Equal(t, "#[fg=magenta,bold]⟲ 3#[default]", e.Tmux("show-option", "-gqv", "@owt-restore"))
+	require.Contains(t, e.statusRight(), "⟲ 3")
+
+	// --dry-run says what it would do and starts nothing.
+	dry := e.MustOwt(repo, "restore", "--dry-run")
+	for _, n := range names {
+		require.Contains(t, dry, n+": would resume claude session "+sessions[n])
+		require.Len(t, e.agentStarts(n), 1, "dry run: nothing started")
+	}
+
+	// Two restores at once: each agent comes back once.
+	var wg sync.WaitGroup
+	results := make([]fixture.Result, 2)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = e.Owt(repo, "restore")
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		require.Zero(t, r.Code, r.Stdout+r.Stderr)
+	}
+	both := results[0].Stdout + results[1].Stdout
+	for _, n := range names {
+		require.Contains(t, both, n+": resumed claude session "+sessions[n], both)
+		require.Equal(t, 1, strings.Count(both, n+": resumed"), "one of the two restores brought it back: %s", both)
+		require.Contains(t, both, n+": running: its session", "the other found it running: %s", both)
+
+		starts := e.agentStarts(n)
+		require.Len(t, starts, 2, "started once more, not twice")
+		require.Equal(t, sessions[n], starts[1].SessionID, "on its own session")
+		require.True(t, slices.Contains(starts[1].Argv, "--resume"), "with Claude's resume option: %q", starts[1].Argv)
+		require.Equal(t, sessions[n], starts[1].Argv[slices.Index(starts[1].Argv, "--resume")+1])
+		require.Len(t, e.eventsOfKind(n, "resume"), 1)
+		require.Equal(t, []string{"Task " + n}, e.Prompts(n), "the task is not sent again")
+		require.Equal(t, starts[0].Cwd, starts[1].Cwd, "in the same worktree")
+
+		v := e.resumeView(repo, n)
+		require.True(t, v.Live)
+		require.NotNil(t, v.Resume)
+		require.Equal(t, "resumed", v.Resume.Outcome)
+		require.Equal(t, sessions[n], v.AgentSession)
+	}
+	require.Empty(t, e.Tmux("show-option", "-gqv", "@owt-restore"), "nothing left to restore")
+	require.NotContains(t, e.statusRight(), "⟲")
+
+	// Again: nothing is duplicated.
+	again := e.MustOwt(repo, "restore")
+	for _, n := range names {
+		require.Contains(t, again, n+": running: its session")
+		require.Len(t, e.agentStarts(n), 2)
+	}
+
+	// The conversation goes on: a message reaches the resumed agent,
+	// whose hooks still name the same session.
+	e.MustOwt(repo, "send", "alpha", "And now the tests")
+	e.WaitPrompts("alpha", 2)
+	e.Eventually(20*time.Second, "alpha idle again", func() bool { return e.resumeView(repo, "alpha").Status == "idle" })
+	require.Equal(t, sessions["alpha"], e.resumeView(repo, "alpha").AgentSession)
+}
+
+// A resume the tool refuses (its session is gone) starts the agent fresh
+// with its task and an account of the work in its worktree, and says so;
+// an agent the user deleted stays deleted.
+func TestRestoreStartsFreshWithAnAccountWhenTheToolCannotResume(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	session := e.idleWithSession(repo, "fixer", "!write notes.txt done\n!commit add notes; rm -rf $HOME `id`\n!write wip.txt half")
+	e.idleWithSession(repo, "gone", "Task gone")
+	e.MustOwt(repo, "delete", "gone", "--force")
+
+	transcripts, _ := filepath.Glob(filepath.Join(e.Home, ".claude", "projects", "*", session+".jsonl"))
+	require.Len(t, transcripts, 1, "the fake keeps its session where Claude Code does")
+	e.KillServerExpectMonitorGone()
+	e.KillServerAndWait()
+	require.NoError(t, os.Remove(transcripts[0]), "the session is gone: Claude cannot resume it")
+	e.newServer(repo)
+	require.Contains(t, e.statusRight(), "⟲ 1", "the deleted agent is not counted")
+
+	out := e.MustOwt(repo, "restore", "--json")
+	var res []struct{ Name, Action, Why, Session string }
+	require.NoError(t, json.Unmarshal([]byte(out), &res), out)
+	require.Len(t, res, 1, "the deleted agent stays deleted: %s", out)
+	require.Equal(t, "fixer", res[0].Name)
+	require.Equal(t, "fresh", res[0].Action, out)
+	require.Contains(t, res[0].Why, "No conversation found with session ID: "+session)
+	require.Empty(t, res[0].Session)
+
+	require.Len(t, e.eventsOfKind("fixer", "resume_failed"), 1, "the resume was tried")
+	prompts := e.WaitPrompts("fixer", 2)
+	fresh := prompts[1]
+	require.Contains(t, fresh, "could not be resumed")
+	require.Contains(t, fresh, "add notes; rm -rf $HOME `id`", "the account names its commit")
+	require.Contains(t, fresh, "wip.txt", "and its uncommitted file")
+	require.Contains(t, fresh, "Your task:\n!write notes.txt done")
+	require.FileExists(t, filepath.Join(e.agentStarts("fixer")[0].Cwd, "wip.txt"), "the work is kept")
+	require.Len(t, e.agentStarts("gone"), 1, "the deleted agent was not started again")
+
+	v := e.resumeView(repo, "fixer")
+	require.Equal(t, "fresh", v.Resume.Outcome)
+	e.Eventually(20*time.Second, "the new session's id recorded", func() bool {
+		s := e.resumeView(repo, "fixer").AgentSession
+		return s != "" && s != session
+	})
+}
+
+// The plugin's key: Alt+r opens a popup that runs owt restore --all and
+// shows each agent as it comes back; the mark on the bar goes.
+func TestRestoreKeyRunsRestoreInAPopup(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	session := e.idleWithSession(repo, "solo", "Task solo")
+	e.KillServerExpectMonitorGone()
+	e.KillServerAndWait()
+	e.newServer(repo)
+	require.Contains(t, e.statusRight(), "⟲ 1")
+	b := e.binding("root", "M-r")
+	require.Contains(t, b, "display-popup -E")
+	require.Contains(t, b, owtBin+" restore --all --popup")
+
+	_, term := e.attach("harness")
+	_, err := term.pty.Write([]byte("\x1br")) // Alt+r
+	require.NoError(t, err)
+	e.Eventually(30*time.Second, "solo resumed", func() bool {
+		v := e.resumeView(repo, "solo")
+		return v.Resume != nil && v.Resume.Outcome == "resumed"
+	})
+	require.Equal(t, session, e.agentStarts("solo")[1].SessionID)
+	e.Eventually(10*time.Second, "the mark gone from the bar", func() bool { return !strings.Contains(e.statusRight(), "⟲") })
+	e.Eventually(10*time.Second, "the popup waits for Enter", func() bool {
+		return processRunning(e, "restore --all --popup")
+	})
+	_, err = term.pty.Write([]byte("\r"))
+	require.NoError(t, err)
+	e.waitNoProcess("restore --all --popup")
+
+	// The same command in a pane shows what it did, one line per agent.
+	p := e.pane(repo, owtBin, "restore", "--all", "--popup")
+	screen := e.WaitScreen(p, "Press Enter to close.")
+	require.Contains(t, screen, "solo: running: its session")
+	e.keys(p, "Enter")
+	e.waitClosed(p)
+}
+
+func processRunning(e *Env, words string) bool {
+	for _, pid := range e.WorldProcesses() {
+		data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if err == nil && strings.Contains(strings.ReplaceAll(string(data), "\x00", " "), words) {
+			return true
+		}
+	}
+	return false
+}
+
+// owt restore from inside a tmux pane (the popup's case) and with bad
+// input: a usage error changes nothing.
+func TestRestoreUsageErrors(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	r := e.Owt(repo, "restore", "extra")
+	require.Equal(t, 2, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "restore takes no arguments")
+	r = e.Owt(repo, "restore", "--wait", "-1s")
+	require.Equal(t, 2, r.Code, r.Stderr)
+	require.Equal(t, "no agents to restore\n", e.MustOwt(repo, "restore"))
+}
