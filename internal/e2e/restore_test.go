@@ -270,3 +270,44 @@ func TestRestoreUsageErrors(t *testing.T) {
 	require.Equal(t, 2, r.Code, r.Stderr)
 	require.Equal(t, "no agents to restore\n", e.MustOwt(repo, "restore"))
 }
+
+// owt doctor --fix and owt attach (Alt+s on a lost session goes the same
+// way) bring an agent back on its own conversation too, not a bare shell.
+func TestDoctorFixAndAttachResumeTheAgent(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	sessions := map[string]string{"p": e.idleWithSession(repo, "p", "Task p"), "q": e.idleWithSession(repo, "q", "Task q")}
+	e.KillServerExpectMonitorGone()
+	e.KillServerAndWait()
+	e.newServer(repo)
+
+	r := e.Owt(repo, "doctor", "--fix", "--json")
+	rep := doctorJSON(t, r.Stdout)
+	require.ElementsMatch(t, []string{"worktree-without-session p", "worktree-without-session q"}, rep.kinds(true), r.Stdout)
+	require.Contains(t, r.Stdout, "started its agent again on its own conversation")
+	for n, s := range sessions {
+		e.Eventually(30*time.Second, n+" resumed", func() bool {
+			v := e.resumeView(repo, n)
+			return v.Resume != nil && v.Resume.Outcome == "resumed"
+		})
+		starts := e.agentStarts(n)
+		require.Len(t, starts, 2)
+		require.Equal(t, s, starts[1].SessionID)
+		require.Len(t, e.Prompts(n), 1, "the task is not sent again")
+	}
+
+	// A session lost on a running server: attach brings p back, resumed.
+	client := e.AttachClient("harness")
+	p := e.Find(repo, "p")
+	e.Tmux("kill-session", "-t", p.Session)
+	inside := []string{"TMUX=" + e.Socket + ",1,0"}
+	r = e.OwtIn(repo, inside, "", "attach", "p")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	e.Eventually(10*time.Second, "client on p's new session", func() bool { return e.ClientSession(client) == p.Session })
+	e.Eventually(30*time.Second, "p started a third time on its session", func() bool {
+		starts := e.agentStarts("p")
+		return len(starts) == 3 && starts[2].SessionID == sessions["p"]
+	})
+	require.Len(t, e.Prompts("p"), 1)
+	require.Len(t, e.agentStarts("q"), 2, "q untouched")
+}

@@ -75,7 +75,7 @@ func (w *Worktrees) EnsureSession(r *state.Record) (string, error) {
 	})
 	if err != nil {
 		if strings.Contains(err.Error(), "duplicate session") {
-			return "", fmt.Errorf("recreate session %s: a session of that name exists that owt did not make (restored by tmux-resurrect?); rename or kill it (tmux kill-session -t '=%s'), then try again", r.Session, r.Session)
+			return "", fmt.Errorf("recreate session %s: %s", r.Session, duplicateSession(r.Session))
 		}
 		return "", fmt.Errorf("recreate session %s: %w", r.Session, err)
 	}
@@ -104,4 +104,10 @@ func (w *Worktrees) EnsureSession(r *state.Record) (string, error) {
 	}
 	statusbar.Publish(&w.Ledger, r)
 	return created.SessionID, nil
+}
+
+// duplicateSession says what to do when a session of the name owt wants
+// exists that owt cannot prove it made.
+func duplicateSession(name string) string {
+	return fmt.Sprintf("a session of that name exists that owt did not make (restored by tmux-resurrect?); rename or kill it (tmux kill-session -t '=%s'), then try again", name)
 }

@@ -81,6 +81,9 @@ func (w *Worktrees) restart(name, prompt string, keepTask bool, resume *state.Re
 	created, err := w.startSession(rec, w.sessionSize(sv), nil, sv.ClientNames())
 	if err != nil {
 		w.markRestartFailed(name)
+		if strings.Contains(err.Error(), "duplicate session") {
+			return nil, fmt.Errorf("restart %s: create tmux session %s: %s", name, rec.Session, duplicateSession(rec.Session))
+		}
 		return nil, fmt.Errorf("restart %s: create tmux session %s: %w", name, rec.Session, err)
 	}
 	err = w.Store.Update(func(f *state.File) error {
