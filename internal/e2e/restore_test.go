@@ -311,3 +311,33 @@ func TestDoctorFixAndAttachResumeTheAgent(t *testing.T) {
 	require.Len(t, e.Prompts("p"), 1)
 	require.Len(t, e.agentStarts("q"), 2, "q untouched")
 }
+
+// Codex names its session in its notify payload (thread-id); owt restore
+// starts it again with `codex resume ID`.
+func TestRestoreResumesCodexByItsThreadID(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "codex", "--no-setup", "--name", "cx", "Task cx")
+	e.WaitPrompts("cx", 1)
+	var session string
+	e.Eventually(30*time.Second, "cx idle with its thread id", func() bool {
+		v := e.resumeView(repo, "cx")
+		session = v.AgentSession
+		return v.Status == "idle" && session != ""
+	})
+	start, _ := e.Start("cx")
+	require.Equal(t, start.SessionID, session)
+	e.KillServerExpectMonitorGone()
+	e.KillServerAndWait()
+	e.newServer(repo)
+
+	out := e.MustOwt(repo, "restore")
+	require.Contains(t, out, "cx: resumed codex session "+session)
+	starts := e.agentStarts("cx")
+	require.Len(t, starts, 2)
+	i := slices.Index(starts[1].Argv, "resume")
+	require.GreaterOrEqual(t, i, 0, "%q", starts[1].Argv)
+	require.Equal(t, session, starts[1].Argv[i+1])
+	require.Equal(t, session, starts[1].SessionID)
+	require.Len(t, e.Prompts("cx"), 1, "the task is not sent again")
+}

@@ -176,7 +176,14 @@ func (h *hookRunner) sessionStart() {
 // does: the session's transcript must exist in the project's folder,
 // and the session keeps its id and transcript (no --fork-session). It
 // returns Claude's words for an unknown id.
+//
+// The codex persona takes up any id (`codex resume ID`): its rollout
+// files are written only for !usage, so it cannot tell an unknown one.
 func (h *hookRunner) resume(id string) error {
+	if h.kind == hooksCodex && id != "" {
+		h.sessionID, h.resumed = id, true
+		return nil
+	}
 	if h.kind != hooksClaude {
 		return nil
 	}

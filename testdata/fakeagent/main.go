@@ -46,6 +46,14 @@
 //	                      the next prompt, which runs it before its own lines:
 //	                      how a test makes owt's message drive the agent
 //
+// Resuming: the claude persona takes --resume ID (-r ID) as Claude Code
+// 2.1.330 does: the session whose transcript exists in the project's
+// folder (~/.claude/projects/<cwd as the tool names it>/ID.jsonl) goes
+// on with its id and transcript, logged "resume", no prompt sent, its
+// SessionStart hook's source "resume"; an unknown id prints "No
+// conversation found with session ID: ID" and exits 1 ("resume_failed"
+// logged). The codex persona takes `resume ID [PROMPT]` and any id.
+//
 // Environment:
 //
 //	OWT_FAKE_PERSONA      persona to play; default: the program's name
