@@ -177,11 +177,15 @@ func TestRestoreStartsFreshWithAnAccountWhenTheToolCannotResume(t *testing.T) {
 
 	transcripts, _ := filepath.Glob(filepath.Join(e.Home, ".claude", "projects", "*", session+".jsonl"))
 	require.Len(t, transcripts, 1, "the fake keeps its session where Claude Code does")
+	e.idleWithSession(repo, "later", "Task later")
 	e.KillServerExpectMonitorGone()
 	e.KillServerAndWait()
 	require.NoError(t, os.Remove(transcripts[0]), "the session is gone: Claude cannot resume it")
 	e.newServer(repo)
-	require.Contains(t, e.statusRight(), "⟲ 1", "the deleted agent is not counted")
+	require.Contains(t, e.statusRight(), "⟲ 2", "the deleted agent is not counted")
+	// One deleted while lost: the mark counts it no more, restore leaves it deleted.
+	e.MustOwt(repo, "delete", "later", "--force")
+	require.Contains(t, e.statusRight(), "⟲ 1")
 
 	out := e.MustOwt(repo, "restore", "--json")
 	var res []struct{ Name, Action, Why, Session string }
@@ -201,6 +205,7 @@ func TestRestoreStartsFreshWithAnAccountWhenTheToolCannotResume(t *testing.T) {
 	require.Contains(t, fresh, "Your task:\n!write notes.txt done")
 	require.FileExists(t, filepath.Join(e.agentStarts("fixer")[0].Cwd, "wip.txt"), "the work is kept")
 	require.Len(t, e.agentStarts("gone"), 1, "the deleted agent was not started again")
+	require.Len(t, e.agentStarts("later"), 1, "the deleted agent was not started again")
 
 	v := e.resumeView(repo, "fixer")
 	require.Equal(t, "fresh", v.Resume.Outcome)
@@ -329,9 +334,12 @@ func TestRestoreResumesCodexByItsThreadID(t *testing.T) {
 	require.Equal(t, start.SessionID, session)
 	e.KillServerExpectMonitorGone()
 	e.KillServerAndWait()
-	e.newServer(repo)
 
+	// After a reboot, from a plain shell: no tmux server runs yet.
+	_, err := e.TryTmux("list-sessions")
+	require.Error(t, err)
 	out := e.MustOwt(repo, "restore")
+	require.True(t, e.Find(repo, "cx").Live, "its session is on the server owt started")
 	require.Contains(t, out, "cx: resumed codex session "+session)
 	starts := e.agentStarts("cx")
 	require.Len(t, starts, 2)

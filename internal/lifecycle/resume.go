@@ -222,3 +222,11 @@ func PublishLost(tm *tmux.Client) error {
 	}
 	return statusbar.PublishRestore(tm, len(recs))
 }
+
+// refreshLostMark counts the agents to restore again while the bar shows
+// some: one deleted no longer counts.
+func (w *Worktrees) refreshLostMark() {
+	if v, err := w.Tmux.ShowOption("", statusbar.OptRestore); err == nil && v != "" {
+		_ = PublishLost(w.Tmux)
+	}
+}
