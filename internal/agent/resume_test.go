@@ -49,3 +49,21 @@ func TestHookSession(t *testing.T) {
 	require.Equal(t, "t", HookSession("codex", "notify", ev))
 	require.Equal(t, "", HookSession("opencode", "x", ev))
 }
+
+// OpenCode 1.18.33's session list (C9 in its bundle): the newest session
+// of the worktree, not of a sibling in the same project.
+func TestNewestOpenCodeSessionOfTheFolder(t *testing.T) {
+	data := []byte(`[
+  {"id": "ses_old", "title": "a", "updated": 100, "created": 1, "projectId": "p", "directory": "/w/a"},
+  {"id": "ses_new", "title": "a", "updated": 300, "created": 2, "projectId": "p", "directory": "/w/a/"},
+  {"id": "ses_sib", "title": "b", "updated": 900, "created": 3, "projectId": "p", "directory": "/w/b"}
+]`)
+	id, err := newestSessionIn(data, "/w/a")
+	require.NoError(t, err)
+	require.Equal(t, "ses_new", id)
+	id, err = newestSessionIn(nil, "/w/a")
+	require.NoError(t, err)
+	require.Empty(t, id)
+	_, err = newestSessionIn([]byte("not json"), "/w/a")
+	require.Error(t, err)
+}

@@ -52,9 +52,18 @@ type ResumePlan struct {
 func (w *Worktrees) PlanResume(r *state.Record) ResumePlan {
 	p := ResumePlan{Session: r.AgentSession}
 	prof, ok := w.Tools[r.Tool]
-	if p.Session == "" && ok && prof.Hooks == "codex" {
+	switch {
+	case p.Session != "" || !ok:
+	case prof.Hooks == "codex":
 		// Codex's rollout files: the newest started in this worktree.
 		p.Session = usage.CodexSession(agent.CodexHome(), r.Path, w.Now())
+	case prof.CanResume() && !r.ReadOnly:
+		// OpenCode: no hooks; it lists its sessions itself.
+		id, err := prof.LatestSession(r.Path)
+		if err != nil {
+			w.Logf("%s: %v", r.Name, err)
+		}
+		p.Session = id
 	}
 	switch {
 	case !ok:

@@ -52,7 +52,8 @@
 // on with its id and transcript, logged "resume", no prompt sent, its
 // SessionStart hook's source "resume"; an unknown id prints "No
 // conversation found with session ID: ID" and exits 1 ("resume_failed"
-// logged). The codex persona takes `resume ID [PROMPT]` and any id.
+// logged). The codex persona takes `resume ID [PROMPT]` and any id; the
+// opencode persona lists no sessions (`opencode session list`).
 //
 // Environment:
 //
@@ -152,6 +153,12 @@ func run() int {
 		st:         screenState{cwd: cwd},
 		wake:       make(chan struct{}, 1),
 		exitCh:     make(chan int, 1),
+	}
+	if p.name == "opencode" && len(o.positionals) > 1 && o.positionals[0] == "session" && o.positionals[1] == "list" {
+		// `opencode session list --format json`: the fake keeps no
+		// sessions, and OpenCode prints nothing when it has none.
+		log.event("session_list", "argv", append([]string{}, os.Args[1:]...))
+		return 0
 	}
 	a.hooks = newHookRunner(p, o, cwd, log)
 	if ids := o.values["resume"]; len(ids) > 0 && !o.headless {
