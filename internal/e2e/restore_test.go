@@ -349,3 +349,32 @@ func TestRestoreResumesCodexByItsThreadID(t *testing.T) {
 	require.Equal(t, session, starts[1].SessionID)
 	require.Len(t, e.Prompts("cx"), 1, "the task is not sent again")
 }
+
+// A tool with no session to resume (OpenCode lists none; Aider has no
+// resume option) starts fresh with its task and the account, and says
+// why.
+func TestRestoreStartsToolsWithoutASessionFresh(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	for _, tool := range []string{"opencode", "aider"} {
+		e.MustOwt(repo, "new", "--tool", tool, "--no-setup", "--name", tool, "Task "+tool)
+		e.WaitPrompts(tool, 1)
+	}
+	e.KillServerExpectMonitorGone()
+	e.KillServerAndWait()
+	e.newServer(repo)
+
+	dry := e.MustOwt(repo, "restore", "--dry-run")
+	require.Contains(t, dry, "opencode: would start opencode fresh with its task and an account of its work (no session id of opencode was recorded for it)")
+	require.Contains(t, dry, "aider: would start aider fresh with its task and an account of its work (aider cannot resume a session by id)")
+	out := e.MustOwt(repo, "restore")
+	require.Contains(t, out, "opencode: started opencode fresh")
+	require.Contains(t, out, "aider: started aider fresh")
+	for _, tool := range []string{"opencode", "aider"} {
+		prompts := e.WaitPrompts(tool, 2)
+		require.Contains(t, prompts[1], "could not be resumed")
+		require.Contains(t, prompts[1], "Your task:\nTask "+tool)
+		require.Len(t, e.agentStarts(tool), 2)
+	}
+	require.NotEmpty(t, e.eventsOfKind("", "session_list"), "owt asked OpenCode for its sessions")
+}
