@@ -360,6 +360,12 @@ func TestRestoreStartsToolsWithoutASessionFresh(t *testing.T) {
 		e.MustOwt(repo, "new", "--tool", tool, "--no-setup", "--name", tool, "Task "+tool)
 		e.WaitPrompts(tool, 1)
 	}
+	// An agent you quit before the server went is not started again.
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "quit", "!exit 3")
+	e.Eventually(30*time.Second, "quit exited with code 3", func() bool {
+		it := e.Find(repo, "quit")
+		return it.Status == "exited" && it.ExitCode != nil && *it.ExitCode == 3
+	})
 	e.KillServerExpectMonitorGone()
 	e.KillServerAndWait()
 	e.newServer(repo)
@@ -377,4 +383,6 @@ func TestRestoreStartsToolsWithoutASessionFresh(t *testing.T) {
 		require.Len(t, e.agentStarts(tool), 2)
 	}
 	require.NotEmpty(t, e.eventsOfKind("", "session_list"), "owt asked OpenCode for its sessions")
+	require.Contains(t, out, "quit: exited: its agent had ended by itself (exit code 3)")
+	require.Len(t, e.agentStarts("quit"), 1)
 }

@@ -35,9 +35,9 @@ func (w *Worktrees) LiveSession(r *state.Record) (string, error) {
 // recreated here (ErrOtherServer). An agent comes back on its own
 // conversation (ResumeAgent: its tool's resume option; its task is not
 // sent again), or, when its tool cannot resume, fresh with an account of
-// the work; a shell (--no-agent), or an agent of a tool owt no longer
-// knows, gets a session holding a shell, the record saying the agent
-// exited.
+// the work; a shell (--no-agent), an agent that had exited by itself
+// before (ExitedBefore), or one of a tool owt no longer knows, gets a
+// session holding a shell, the record saying the agent exited.
 func (w *Worktrees) EnsureSession(r *state.Record) (string, error) {
 	switch CreateStateOf(r) {
 	case InProgress:
@@ -51,7 +51,7 @@ func (w *Worktrees) EnsureSession(r *state.Record) (string, error) {
 	if err := w.Tmux.Available(); err != nil {
 		return "", err
 	}
-	if _, known := w.Tools[r.Tool]; known && !r.NoAgent && r.Swarm == nil {
+	if _, known := w.Tools[r.Tool]; known && !r.NoAgent && r.Swarm == nil && !ExitedBefore(r) {
 		rec, err := w.ResumeAgent(r.Name, "")
 		if rec != nil {
 			*r = *rec

@@ -27,13 +27,26 @@ import (
 // bring back.
 var ErrNotLost = errors.New("its session is running")
 
+// ErrExitedBefore marks an agent that had ended by itself before its
+// session was lost: it is not started again.
+var ErrExitedBefore = errors.New("its agent had exited by itself")
+
 // Lost reports whether owt would bring the record's agent back: a whole
 // record with an agent of its own (not a shell, not a swarm worker, whose
-// window is its host's), its worktree on disk, and its session gone from
-// every tmux server owt can prove it ran on.
+// window is its host's), its worktree on disk, its session gone from
+// every tmux server owt can prove it ran on, and its agent not one that
+// had ended by itself before (ExitedBefore).
 func Lost(r *state.Record, where workspace.Where) bool {
-	return CreateStateOf(r) == Created && !r.NoAgent && r.Swarm == nil &&
+	return CreateStateOf(r) == Created && !r.NoAgent && r.Swarm == nil && !ExitedBefore(r) &&
 		where.Place == workspace.Gone && worktreeDirExists(r.Path)
+}
+
+// ExitedBefore reports whether the record's agent had ended by itself
+// (you quit it; its runner saw its exit code) before its session went:
+// owt does not start again an agent you stopped. One that went with its
+// tmux server has no exit code (its runner went too).
+func ExitedBefore(r *state.Record) bool {
+	return r.Status == state.Exited && r.ExitCode != nil
 }
 
 // ResumePlan is what bringing an agent back would start it with.
@@ -111,6 +124,8 @@ func (w *Worktrees) ResumeAgent(name, task string) (*state.Record, error) {
 		return rec, fmt.Errorf("%s runs no agent", name)
 	case !worktreeDirExists(rec.Path):
 		return rec, fmt.Errorf("%s: its worktree %s is gone", name, rec.Path)
+	case ExitedBefore(rec):
+		return rec, fmt.Errorf("%s: %w (code %d) before its session went", name, ErrExitedBefore, *rec.ExitCode)
 	}
 	if task == "" {
 		task = rec.Task

@@ -19,8 +19,9 @@ import (
 // tool's own session — Profile.ResumeArgv, no task — so the conversation
 // goes on and the task is not sent again. It is "resumed" only once that
 // is shown: the tool's hook names the same session, or its ready screen
-// came up and it still runs a moment later, or it has run for
-// resumeHold. A tool that exits before (Claude Code: "No conversation
+// came up (no dialog on it) and it still runs a moment later, or it has
+// run for resumeHold with no dialog up. While a dialog waits for the
+// user it stays "resuming". A tool that exits before (Claude Code: "No conversation
 // found with session ID"; Codex: "No saved session found") did not
 // resume: the runner says so in the pane, and the tool starts fresh with
 // the record's prompt, the task after an account of the work already in
@@ -85,7 +86,9 @@ func (w *runner) resumeAgent(rec *state.Record, prof agent.Profile, out io.Write
 func (w *runner) watchResume(rec *state.Record, prof agent.Profile, session string, started time.Time, exited chan int) bool {
 	pane := os.Getenv("TMUX_PANE")
 	ready, _ := agent.CompilePattern(prof.Ready)
+	cl := w.ClassifierOf(prof)
 	var readySince time.Time
+	var held time.Duration // how long it ran with no dialog up
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -99,8 +102,13 @@ func (w *runner) watchResume(rec *state.Record, prof agent.Profile, session stri
 		if r, err := w.Get(rec.Name); err == nil && r.AgentSession == session && hookSince(r, started) {
 			proof = "hook"
 		}
-		if proof == "" && pane != "" && ready != nil {
-			if screen, err := w.Tmux.Capture(pane); err == nil && ready.MatchString(screen) {
+		dialog := false
+		if proof == "" && pane != "" {
+			screen, err := w.Tmux.Capture(pane)
+			// A dialog (a trust question, a login) is not the session
+			// taken up: it is the user's to answer first.
+			dialog = err == nil && cl != nil && cl.Classify(screen) == agent.ClassWaiting
+			if err == nil && ready != nil && !dialog && ready.MatchString(screen) {
 				if readySince.IsZero() {
 					readySince = time.Now()
 				}
@@ -111,7 +119,10 @@ func (w *runner) watchResume(rec *state.Record, prof agent.Profile, session stri
 				proof = "screen"
 			}
 		}
-		if proof == "" && time.Since(started) >= resumeHold {
+		if !dialog {
+			held += 100 * time.Millisecond
+		}
+		if proof == "" && held >= resumeHold {
 			proof = "ran"
 		}
 		if proof == "" {

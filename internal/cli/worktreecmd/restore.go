@@ -37,7 +37,8 @@ type RestoreResult struct {
 	// Action: resumed (its conversation goes on), fresh (started anew
 	// with its task and an account of its work; Why says why), starting
 	// (started; not yet shown either way when owt stopped waiting),
-	// running (its session is there: left alone), failed (Why), and with
+	// running (its session is there: left alone), exited (its agent had
+	// ended by itself before: not started again), failed (Why), and with
 	// --dry-run would-resume / would-start-fresh.
 	Action  string `json:"action"`
 	Session string `json:"session,omitempty"`
@@ -118,6 +119,8 @@ func restore(o *restoreOptions) error {
 				res.Action, res.Why = "running", "its session "+r.Session+" is running: left alone"
 			case where.Place == workspace.Elsewhere:
 				res.Action, res.Why = "running", "its session runs on another tmux server ("+where.Socket+"): left alone"
+			case lifecycle.ExitedBefore(r):
+				res.Action, res.Why = "exited", fmt.Sprintf("its agent had ended by itself (exit code %d) before its session went: not started again ('owt attach %s' gives it a session)", *r.ExitCode, r.Name)
 			case !lifecycle.Lost(r, where):
 				res.Action, res.Why = "failed", "its worktree "+r.Path+" is gone ('owt doctor' says what to do)"
 			case o.DryRun:
@@ -132,6 +135,8 @@ func restore(o *restoreOptions) error {
 				switch {
 				case errors.Is(err, lifecycle.ErrNotLost):
 					res.Action, res.Why = "running", "its session "+rec.Session+" is running: left alone"
+				case errors.Is(err, lifecycle.ErrExitedBefore):
+					res.Action, res.Why = "exited", err.Error()
 				case errors.Is(err, workspace.ErrUnknownName):
 					continue // deleted meanwhile: it stays deleted
 				case err != nil:
