@@ -209,9 +209,9 @@ func TestRestoreStartsFreshWithAnAccountWhenTheToolCannotResume(t *testing.T) {
 
 	v := e.resumeView(repo, "fixer")
 	require.Equal(t, "fresh", v.Resume.Outcome)
-	e.Eventually(20*time.Second, "the new session's id recorded", func() bool {
-		s := e.resumeView(repo, "fixer").AgentSession
-		return s != "" && s != session
+	e.Eventually(20*time.Second, "the new session's id recorded, the agent idle (not left exited by the refused resume's SessionEnd)", func() bool {
+		v := e.resumeView(repo, "fixer")
+		return v.AgentSession != "" && v.AgentSession != session && v.Status == "idle"
 	})
 }
 

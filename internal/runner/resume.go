@@ -140,9 +140,16 @@ func (w *runner) watchResume(rec *state.Record, prof agent.Profile, session stri
 	}
 }
 
-// hookSince reports whether a hook event reached the record since t.
+// hookSince reports whether a hook event of a running tool reached the
+// record since t: not its end (Claude Code fires SessionEnd, naming the
+// session, as it exits on an id it cannot resume).
 func hookSince(r *state.Record, t time.Time) bool {
-	return len(r.Hooks) > 0 && !r.Hooks[len(r.Hooks)-1].At.Before(t)
+	for _, h := range r.Hooks {
+		if !h.At.Before(t) && h.Status != state.Exited {
+			return true
+		}
+	}
+	return false
 }
 
 // lastLine is the last line of text in this pane (what a tool that
@@ -194,6 +201,13 @@ func (w *runner) setResume(name, outcome, why string) {
 		case state.ResumeFresh:
 			if r.AgentSession == r.Resume.Session {
 				r.AgentSession = "" // a new conversation; its hooks name it
+			}
+			if r.Status == state.Exited {
+				// The tool that could not resume said it ended (Claude's
+				// SessionEnd): the fresh one starts now.
+				now := w.Now()
+				r.SetStatus(state.Starting, state.FromOwt, now)
+				r.ExitCode, r.EventAt = nil, now
 			}
 		}
 		return nil

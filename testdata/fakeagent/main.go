@@ -165,6 +165,10 @@ func run() int {
 		if err := a.hooks.resume(ids[len(ids)-1]); err != nil {
 			log.event("resume_failed", "session_id", ids[len(ids)-1], "error", err.Error())
 			fmt.Fprintln(os.Stderr, err)
+			// Claude Code 2.1.330 ends the session it could not take up
+			// with SessionEnd, naming the id it was asked for.
+			a.hooks.sessionID = ids[len(ids)-1]
+			a.hooks.sessionEnd("other")
 			return 1
 		}
 		log.event("resume", "session_id", a.hooks.sessionID)

@@ -172,8 +172,10 @@ func restore(o *restoreOptions) error {
 				if rec.Resume.Outcome == state.ResumeFresh {
 					res.Session = ""
 				}
-			case rec.Status == state.Exited:
-				res.Action, res.Why = "failed", "its agent exited before it started"
+			case rec.Status == state.Exited && (rec.Resume == nil || rec.Resume.Outcome == state.ResumeFresh):
+				// (While it is pending or resuming, an exit is the
+				// runner's to answer with a fresh start.)
+				res.Action, res.Why = "failed", "its agent exited as it started"
 			default:
 				still = append(still, s)
 				continue
