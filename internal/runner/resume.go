@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"time"
 
@@ -19,7 +20,7 @@ import (
 // tool's own session — Profile.ResumeArgv, no task — so the conversation
 // goes on and the task is not sent again. It is "resumed" only once that
 // is shown: the tool's hook names the same session, or its ready screen
-// came up (no dialog on it) and it still runs a moment later, or it has
+// came up (no dialog on it) and it still runs readyHold later, or it has
 // run for resumeHold with no dialog up. While a dialog waits for the
 // user it stays "resuming". A tool that exits before (Claude Code: "No conversation
 // found with session ID"; Codex: "No saved session found") did not
@@ -30,9 +31,12 @@ import (
 // resumeHold is how long a resumed tool that shows no ready screen and
 // names no session must run before owt calls it resumed; readyHold how
 // long it must still run once its ready screen showed.
+// readyHold is long: Codex 0.169 draws its composer before it loads the
+// thread, and exits ~2 s later when it cannot ("Failed to resume session
+// from …"); Claude Code says "No conversation found" before it draws.
 const (
 	resumeHold = 20 * time.Second
-	readyHold  = time.Second
+	readyHold  = 5 * time.Second
 )
 
 // resumeAgent starts the tool on rec's session. ran reports that the
@@ -70,7 +74,7 @@ func (w *runner) resumeAgent(rec *state.Record, prof agent.Profile, out io.Write
 		c := <-exited
 		takeForeground()
 		why := fmt.Sprintf("%s exited with code %d", rec.Tool, c)
-		if line := w.lastLine(); line != "" {
+		if line := w.exitWords(); line != "" {
 			why += ": " + line
 		}
 		w.settleResume(rec, state.ResumeFresh, why)
@@ -152,9 +156,11 @@ func hookSince(r *state.Record, t time.Time) bool {
 	return false
 }
 
-// lastLine is the last line of text in this pane (what a tool that
-// exited said), at most 200 characters; "" outside tmux.
-func (w *runner) lastLine() string {
+// exitWords is what a tool that exited at once said in this pane: of
+// the lines it printed, the first that reads as an error ("Error: No
+// saved session found …", "No conversation found …"), else its first;
+// at most 200 characters; "" outside tmux.
+func (w *runner) exitWords() string {
 	pane := os.Getenv("TMUX_PANE")
 	if pane == "" {
 		return ""
@@ -163,17 +169,33 @@ func (w *runner) lastLine() string {
 	if err != nil {
 		return ""
 	}
-	lines := strings.Split(strings.TrimRight(screen, " \n"), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" && !strings.HasPrefix(l, "owt: resuming") {
-			if r := []rune(oneLine(l)); len(r) > 200 {
-				return string(r[:200]) + "…"
-			}
-			return oneLine(l)
+	var said []string
+	for _, l := range strings.Split(screen, "\n") {
+		l = strings.TrimSpace(oneLine(l))
+		switch {
+		case strings.HasPrefix(l, "owt: resuming"):
+			said = said[:0] // what the tool printed comes after
+		case l != "":
+			said = append(said, l)
 		}
 	}
-	return ""
+	if len(said) == 0 {
+		return ""
+	}
+	pick := said[0]
+	for _, l := range said {
+		if errorWords.MatchString(l) {
+			pick = l
+			break
+		}
+	}
+	if r := []rune(pick); len(r) > 200 {
+		return string(r[:200]) + "…"
+	}
+	return pick
 }
+
+var errorWords = regexp.MustCompile(`(?i)\berror\b|not found|no \w+( \w+)? found|invalid|unknown`)
 
 func oneLine(s string) string {
 	return strings.Map(func(r rune) rune {
