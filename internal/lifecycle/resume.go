@@ -244,7 +244,11 @@ func PublishLost(tm *tmux.Client) error {
 	if err != nil {
 		return err
 	}
-	return statusbar.PublishRestore(tm, len(recs))
+	if err := statusbar.PublishRestore(tm, len(recs)); err != nil {
+		return err
+	}
+	_ = tm.RefreshStatus() // the bar shows it now, not at the next status-interval
+	return nil
 }
 
 // refreshLostMark counts the agents to restore again while the bar shows
