@@ -386,3 +386,29 @@ func TestRestoreStartsToolsWithoutASessionFresh(t *testing.T) {
 	require.Contains(t, out, "quit: exited: its agent had ended by itself (exit code 3)")
 	require.Len(t, e.agentStarts("quit"), 1)
 }
+
+// Gemini CLI's hooks send session_id; owt restore starts it with
+// --resume ID.
+func TestRestoreResumesGeminiByItsHookSession(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "gemini", "--no-setup", "--name", "gm", "Task gm")
+	e.WaitPrompts("gm", 1)
+	var session string
+	e.Eventually(30*time.Second, "gm idle with its session id", func() bool {
+		v := e.resumeView(repo, "gm")
+		session = v.AgentSession
+		return v.Status == "idle" && session != ""
+	})
+	e.KillServerExpectMonitorGone()
+	e.KillServerAndWait()
+	e.newServer(repo)
+
+	out := e.MustOwt(repo, "restore")
+	require.Contains(t, out, "gm: resumed gemini session "+session)
+	starts := e.agentStarts("gm")
+	require.Len(t, starts, 2)
+	require.Equal(t, session, starts[1].Argv[slices.Index(starts[1].Argv, "--resume")+1])
+	require.Equal(t, session, starts[1].SessionID)
+	require.Len(t, e.Prompts("gm"), 1, "the task is not sent again")
+}

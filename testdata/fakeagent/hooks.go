@@ -179,9 +179,23 @@ func (h *hookRunner) sessionStart() {
 //
 // The codex persona takes up any id (`codex resume ID`): its rollout
 // files are written only for !usage, so it cannot tell an unknown one.
+// The gemini persona takes up one whose chat file exists.
 func (h *hookRunner) resume(id string) error {
 	if h.kind == hooksCodex && id != "" {
 		h.sessionID, h.resumed = id, true
+		return nil
+	}
+	if h.kind == hooksGemini {
+		// Gemini CLI 0.61.0 (findSession): a session of the project's
+		// chats by its id; else "Invalid session identifier".
+		var matches []string
+		if len(id) >= 8 {
+			matches, _ = filepath.Glob(filepath.Join(filepath.Dir(h.transcriptPath), "session-*-"+id[:8]+".jsonl"))
+		}
+		if len(matches) == 0 {
+			return fmt.Errorf("Invalid session identifier %q.", id)
+		}
+		h.sessionID, h.transcriptPath, h.resumed = id, matches[0], true
 		return nil
 	}
 	if h.kind != hooksClaude {

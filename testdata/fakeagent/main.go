@@ -52,7 +52,9 @@
 // on with its id and transcript, logged "resume", no prompt sent, its
 // SessionStart hook's source "resume"; an unknown id prints "No
 // conversation found with session ID: ID" and exits 1 ("resume_failed"
-// logged). The codex persona takes `resume ID [PROMPT]` and any id; the
+// logged). The gemini persona takes --resume ID of a session whose chat
+// file exists (else "Invalid session identifier", exit 1). The codex
+// persona takes `resume ID [PROMPT]` and any id; the
 // opencode persona lists no sessions (`opencode session list`).
 //
 // Environment:

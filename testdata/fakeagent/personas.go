@@ -181,7 +181,7 @@ var personas = map[string]*persona{
 		name: "gemini", hooks: hooksGemini,
 		args: newArgSpec(
 			[]string{"--prompt-interactive,-i", "--prompt,-p", "--approval-mode", "--model,-m",
-				"--include-directories", "--output-format,-o", "--extensions,-e"},
+				"--include-directories", "--output-format,-o", "--extensions,-e", "--resume,-r"},
 			[]string{"--yolo,-y", "--sandbox,-s", "--debug,-d", "--checkpointing"},
 			argRules{headlessPositional: true, headlessValue: "prompt", promptValue: "prompt-interactive"},
 		),
