@@ -1,13 +1,16 @@
 package e2e
 
 import (
+	"bufio"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -411,4 +414,39 @@ func TestRestoreResumesGeminiByItsHookSession(t *testing.T) {
 	require.Equal(t, session, starts[1].Argv[slices.Index(starts[1].Argv, "--resume")+1])
 	require.Equal(t, session, starts[1].SessionID)
 	require.Len(t, e.Prompts("gm"), 1, "the task is not sent again")
+}
+
+// owt restore killed (kill -9) midway: what it started runs, the rest is
+// still lost, and the next restore brings back exactly those.
+func TestRestoreKilledMidwayIsFinishedByTheNext(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	names := []string{"k1", "k2", "k3", "k4"}
+	for _, n := range names {
+		e.idleWithSession(repo, n, "Task "+n)
+	}
+	e.KillServerExpectMonitorGone()
+	e.KillServerAndWait()
+	e.newServer(repo)
+
+	cmd := exec.Command(owtBin, "restore")
+	cmd.Dir = repo
+	cmd.Env = e.Environ()
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	read := bufio.NewScanner(stdout)
+	for read.Scan() && !strings.HasPrefix(read.Text(), "k2: starting") {
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+
+	out := e.MustOwt(repo, "restore")
+	require.Contains(t, out, "k1: running: its session")
+	require.Contains(t, out, "k2: running: its session")
+	for _, n := range names {
+		require.Len(t, e.agentStarts(n), 2, "%s started once more, no more: %s", n, out)
+		require.True(t, e.Find(repo, n).Live)
+		require.Len(t, e.Prompts(n), 1)
+	}
 }
