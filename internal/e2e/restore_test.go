@@ -449,4 +449,41 @@ func TestRestoreKilledMidwayIsFinishedByTheNext(t *testing.T) {
 		require.True(t, e.Find(repo, n).Live)
 		require.Len(t, e.Prompts(n), 1)
 	}
+
+	// Killed between starting k1's session and recording it: the record
+	// has no session, the session runs. The next restore records it
+	// (its environment and its owt _run pane prove it owt's), starts
+	// nothing.
+	e.forgetSession(repo, "k1")
+	require.False(t, e.Find(repo, "k1").Live)
+	out = e.MustOwt(repo, "restore")
+	require.Contains(t, out, "k1: running: ", out)
+	require.Contains(t, out, "recorded again", out)
+	require.True(t, e.Find(repo, "k1").Live)
+	require.Len(t, e.agentStarts("k1"), 2)
+}
+
+// forgetSession takes the session out of name's record, as a restart
+// killed before it saved the session leaves it.
+func (e *Env) forgetSession(repo, name string) {
+	e.t.Helper()
+	files, _ := filepath.Glob(filepath.Join(e.Var("XDG_STATE_HOME"), "owt", "repos", "*.json"))
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		require.NoError(e.t, err)
+		var f map[string]any
+		require.NoError(e.t, json.Unmarshal(data, &f))
+		recs, _ := f["worktrees"].(map[string]any)
+		r, ok := recs[name].(map[string]any)
+		if !ok || r["repo"] == nil || !strings.Contains(repo, filepath.Base(r["repo"].(string))) {
+			continue
+		}
+		delete(r, "session_id")
+		delete(r, "pane")
+		data, err = json.Marshal(f)
+		require.NoError(e.t, err)
+		require.NoError(e.t, os.WriteFile(p, data, 0o600))
+		return
+	}
+	e.t.Fatalf("no record %s", name)
 }

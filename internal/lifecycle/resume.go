@@ -127,6 +127,14 @@ func (w *Worktrees) ResumeAgent(name, task string) (*state.Record, error) {
 	case ExitedBefore(rec):
 		return rec, fmt.Errorf("%s: %w (code %d) before its session went", name, ErrExitedBefore, *rec.ExitCode)
 	}
+	if s, ok, _ := w.Tmux.FindSession(rec.Session); ok && w.madeFor(s, rec) {
+		// A restart cut off between starting the session and recording
+		// it (kill -9): the session is the agent's, running; it is
+		// recorded, never started twice.
+		if adopted, err := w.adoptRestarted(rec, s); err == nil {
+			return adopted, fmt.Errorf("%s: %w (%s, recorded again)", name, ErrNotLost, s.Name)
+		}
+	}
 	if task == "" {
 		task = rec.Task
 	}
@@ -257,4 +265,35 @@ func (w *Worktrees) refreshLostMark() {
 	if v, err := w.Tmux.ShowOption("", statusbar.OptRestore); err == nil && v != "" {
 		_ = PublishLost(w.Tmux)
 	}
+}
+
+// adoptRestarted records s, the session a cut-off restart started for r
+// (madeFor proved it), as its session: its ids and this server.
+func (w *Worktrees) adoptRestarted(r *state.Record, s tmux.Session) (*state.Record, error) {
+	panes, err := w.Tmux.Panes()
+	if err != nil {
+		return nil, err
+	}
+	pane := ""
+	for _, p := range panes {
+		if p.SessionID == s.ID && strings.Contains(p.StartCommand, "_run") {
+			pane = p.ID
+		}
+	}
+	var out *state.Record
+	err = w.Store.Update(func(f *state.File) error {
+		cur, ok := f.Records[r.Name]
+		if !ok {
+			return fmt.Errorf("%w %q", workspace.ErrUnknownName, r.Name)
+		}
+		cur.SessionID, cur.Pane, cur.Session, cur.Server = s.ID, pane, s.Name, s.Server
+		cur.Socket = w.Tmux.ServerSocket()
+		out = cur
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("record session %s of %s: %w", s.Name, r.Name, err)
+	}
+	statusbar.Publish(&w.Ledger, out)
+	return out, nil
 }

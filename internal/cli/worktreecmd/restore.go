@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -134,7 +135,9 @@ func restore(o *restoreOptions) error {
 				rec, err := lc.ResumeAgent(r.Name, "")
 				switch {
 				case errors.Is(err, lifecycle.ErrNotLost):
-					res.Action, res.Why = "running", "its session "+rec.Session+" is running: left alone"
+					// Another restore brought it back, or a cut-off one
+					// had started its session (recorded again now).
+					res.Action, res.Why = "running", strings.TrimPrefix(err.Error(), r.Name+": ")+": left alone"
 				case errors.Is(err, lifecycle.ErrExitedBefore):
 					res.Action, res.Why = "exited", err.Error()
 				case errors.Is(err, workspace.ErrUnknownName):
