@@ -266,8 +266,8 @@ func processRunning(e *Env, words string) bool {
 	return false
 }
 
-// owt restore from inside a tmux pane (the popup's case) and with bad
-// input: a usage error changes nothing.
+// Bad input: one line on stderr, exit 2, nothing changed; nothing to
+// restore is said so. (Inside a tmux pane: TestRestoreKeyRunsRestoreInAPopup.)
 func TestRestoreUsageErrors(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
