@@ -487,3 +487,28 @@ func (e *Env) forgetSession(repo, name string) {
 	}
 	e.t.Fatalf("no record %s", name)
 }
+
+// Alt+s on an agent whose session was lost: the switch popup brings it
+// back on its own conversation and goes there.
+func TestSwitchPopupResumesALostAgent(t *testing.T) {
+	e := newQuietEnv(t)
+	repo := e.NewRepo("app")
+	session := e.idleWithSession(repo, "sw", "Task sw")
+	sw := e.Find(repo, "sw")
+	client, _ := e.attach("harness")
+	e.Tmux("kill-session", "-t", sw.Session)
+	e.Eventually(10*time.Second, "sw's session gone", func() bool { return !e.Find(repo, "sw").Live })
+
+	p := e.pane(repo, owtBin, "popup", "switch")
+	e.WaitScreen(p, "1/1")
+	e.keys(p, "Enter")
+	e.Eventually(20*time.Second, "the client on sw's new session", func() bool { return e.ClientSession(client) == sw.Session })
+	e.Eventually(30*time.Second, "sw resumed", func() bool {
+		v := e.resumeView(repo, "sw")
+		return v.Resume != nil && v.Resume.Outcome == "resumed"
+	})
+	starts := e.agentStarts("sw")
+	require.Len(t, starts, 2)
+	require.Equal(t, session, starts[1].SessionID)
+	require.Len(t, e.Prompts("sw"), 1, "the task is not sent again")
+}
