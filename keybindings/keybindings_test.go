@@ -17,7 +17,8 @@ func TestTableHasTheFourKeys(t *testing.T) {
 	require.Equal(t, Key{Action: "merge", Option: "@owt-key-merge", Default: "M-m", Runs: []string{"popup", "merge"}}, got["merge"])
 	require.Equal(t, Key{Action: "delete", Option: "@owt-key-delete", Default: "M-d", Runs: []string{"popup", "delete"}}, got["delete"])
 	require.Equal(t, Key{Action: "control", Option: "@owt-key-control", Default: "M-o", Runs: []string{"popup", "control"}}, got["control"])
-	require.Len(t, got, 5)
+	require.Equal(t, Key{Action: "restore", Option: "@owt-key-restore", Default: "M-r", Runs: []string{"restore", "--all", "--popup"}}, got["restore"])
+	require.Len(t, got, 6)
 }
 
 func TestParseTableRejectsMalformedLines(t *testing.T) {
@@ -64,7 +65,7 @@ func TestParseSettings(t *testing.T) {
 	require.Equal(t, "root", s.Table)
 	require.Equal(t, "80%", s.Width)
 	require.Equal(t, "80%", s.Height)
-	require.Equal(t, map[string]string{"switch": "M-s", "create": "M-c", "merge": "M-m", "delete": "M-d", "control": "M-o"}, s.Keys)
+	require.Equal(t, map[string]string{"switch": "M-s", "create": "M-c", "merge": "M-m", "delete": "M-d", "control": "M-o", "restore": "M-r"}, s.Keys)
 
 	s, err = ParseSettings(map[string]string{
 		"@owt-key-switch": "C-f", "@owt-key-create": "none", "@owt-key-merge": "NONE",
@@ -74,7 +75,7 @@ func TestParseSettings(t *testing.T) {
 	require.Equal(t, "prefix", s.Table)
 	require.Equal(t, "120", s.Width)
 	require.Equal(t, "90%", s.Height)
-	require.Equal(t, map[string]string{"switch": "C-f", "create": "", "merge": "", "delete": "M-d", "control": "M-o"}, s.Keys)
+	require.Equal(t, map[string]string{"switch": "C-f", "create": "", "merge": "", "delete": "M-d", "control": "M-o", "restore": "M-r"}, s.Keys)
 
 	_, err = ParseSettings(map[string]string{"@owt-key-table": "copy-mode", "@owt-popup-width": "wide", "@owt-key-delete": "M-d M-x"})
 	require.ErrorContains(t, err, `@owt-key-table is "copy-mode": use root or prefix`)
@@ -85,7 +86,7 @@ func TestParseSettings(t *testing.T) {
 func TestBindingsRunOwtInAPopupOrAWindow(t *testing.T) {
 	s, _ := ParseSettings(map[string]string{"@owt-key-create": "none"})
 	bs := Bindings(s, "/opt/my tools/it's/owt", true)
-	require.Len(t, bs, 4)
+	require.Len(t, bs, 5)
 	require.Equal(t, "switch", bs[0].Action)
 	require.Equal(t, []string{"display-popup", "-E", "-w", "80%", "-h", "80%", "-d", "#{pane_current_path}",
 		`'/opt/my tools/it'\''s/owt' popup switch`}, bs[0].Command)
@@ -98,8 +99,8 @@ func TestCommandsMoveFromPreviousBindingsIdempotently(t *testing.T) {
 	s, _ := ParseSettings(nil)
 	bs := Bindings(s, "owt", true)
 	first := Commands(nil, bs)
-	require.Len(t, first, 6, "five binds and the record")
-	require.Equal(t, []string{"set-option", "-gq", OptBound, "root:M-s root:M-c root:M-m root:M-d root:M-o"}, first[5])
+	require.Len(t, first, 7, "six binds and the record")
+	require.Equal(t, []string{"set-option", "-gq", OptBound, "root:M-s root:M-c root:M-m root:M-d root:M-o root:M-r"}, first[6])
 
 	again := Commands(DecodeBound(EncodeBound(bs)), bs)
 	require.Equal(t, first, again, "nothing to unbind the second time")

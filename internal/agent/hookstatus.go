@@ -37,6 +37,9 @@ type HookEvent struct {
 	LastAssistantMessage string `json:"last_assistant_message"`
 	// Type is Codex's notify event ("agent-turn-complete").
 	Type string `json:"type"`
+	// ThreadID is Codex's notify name for its session id (0.169.0:
+	// "thread-id"; its lifecycle hooks say session_id).
+	ThreadID string `json:"thread-id"`
 	// ToolName and ToolInput.FilePath say which file a tool-use event
 	// writes (EditedFile).
 	// ToolInput is kept raw: it is read only for a swarm worker, and its
@@ -101,6 +104,23 @@ func HookStatus(kind, event string, ev HookEvent) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// HookSession is the tool's own session id an event names, for the
+// tools whose hooks send one: Claude Code, Droid, Gemini CLI and Codex's
+// lifecycle hooks (session_id), Codex's notify (thread-id). It is the id
+// the tool's resume option takes (Profile.Resume).
+func HookSession(kind, event string, ev HookEvent) string {
+	switch kind {
+	case "claude", "droid", "gemini":
+		return ev.SessionID
+	case "codex":
+		if event == "notify" {
+			return ev.ThreadID
+		}
+		return ev.SessionID
+	}
+	return ""
 }
 
 // notificationStatus reads Claude-style notifications. Droid may leave out

@@ -75,6 +75,12 @@ type Profile struct {
 	// means the tool has none, and owt refuses those roles for it. Not
 	// configurable: it is a promise owt checked against the tool.
 	ReadOnly []string
+	// Resume holds the arguments that start the tool on one of its own
+	// earlier sessions, ResumeSession standing for its id; they go right
+	// after Command. nil: the tool cannot resume one by id, and owt starts
+	// it fresh with an account of the work instead. Not configurable: owt
+	// checked each against the tool's code at the pinned version.
+	Resume []string
 	// Approve holds the skip-permission arguments, added only when the user
 	// turned auto_approve on.
 	Approve []string
@@ -136,6 +142,11 @@ func Builtins() []Profile {
 			Plan:     []string{"--permission-mode", "plan"},
 			ReadOnly: []string{"--permission-mode", "plan"}, // plan mode denies the edit tools
 			Approve:  []string{"--dangerously-skip-permissions"},
+			// 2.1.330: "-r, --resume [value]  Resume a conversation by
+			// session ID"; an unknown id prints "No conversation found
+			// with session ID: ID" and exits 1. The session keeps its id
+			// (unless --fork-session), so its hooks name it again.
+			Resume:   []string{"--resume", ResumeSession},
 			Headless: []string{"claude", "-p"},
 			Ready:    `(?m)` + promptLine + `|\? for shortcuts`,
 			// Spinner line: "✻ Thinking… (12s · ↑ 1.2k tokens · esc to interrupt)".
@@ -173,6 +184,10 @@ func Builtins() []Profile {
 			Plan:     []string{"--sandbox", "read-only"},
 			ReadOnly: []string{"--sandbox", "read-only"},
 			Approve:  []string{"--dangerously-bypass-approvals-and-sandbox"},
+			// 0.169.0 `codex resume --help`: "codex resume [OPTIONS]
+			// [SESSION_ID] [PROMPT]", taking the same options as codex; an
+			// unknown id: "No saved session found with ID …".
+			Resume:   []string{"resume", ResumeSession},
 			Headless: []string{"codex", "exec"},
 			// Composer "› Ask Codex to do anything", footer "? for shortcuts
 			// 100% context left" (codex-rs tui snapshots).
@@ -203,7 +218,11 @@ func Builtins() []Profile {
 			Plan:       []string{"--approval-mode", "plan"},
 			ReadOnly:   []string{"--approval-mode", "plan"}, // 0.61 --help: "plan (read-only mode)"
 			Approve:    []string{"--approval-mode", "yolo"},
-			Headless:   []string{"gemini", "-p"},
+			// 0.61.0 --resume: "latest", an index, or a session's UUID
+			// (findSession: session.id === identifier); else "Invalid
+			// session identifier".
+			Resume:   []string{"--resume", ResumeSession},
+			Headless: []string{"gemini", "-p"},
 			// Input placeholder "> Type your message or @path/to/file".
 			Ready: `(?m)Type your message or @path/to/file|^[ \t]*[│|][ \t]*>[ \t]`,
 			// Loading line "⠏ Thinking… (esc to cancel, 5s)". Dialogs say
@@ -232,7 +251,9 @@ func Builtins() []Profile {
 			Plan:       []string{"--agent", "plan"},
 			// No ReadOnly: OpenCode's plan agent denies the edit tool but not
 			// bash, so a "read-only" role could still write through a shell.
-			Approve:  []string{"--auto"},
+			Approve: []string{"--auto"},
+			// 1.18.33: --session/-s "session id to continue".
+			Resume:   []string{"--session", ResumeSession},
 			Headless: []string{"opencode", "run"},
 			// At 80 columns the footer wraps: "tab      ctrl+p" over
 			// "agents   commands".
@@ -385,6 +406,7 @@ func Profiles(cfg config.Config) (map[string]Profile, error) {
 		merged := config.MergeTool(toTool(base), cfg.Tools[name])
 		p := fromTool(name, merged, base.Hooks, base.MCP)
 		p.ReadOnly = clone(base.ReadOnly)
+		p.Resume = clone(base.Resume)
 		if !known && p.Prompt == "" {
 			p.Prompt = PromptArg
 		}
@@ -567,6 +589,33 @@ func (p Profile) Argv(task string, plan, approve bool) ([]string, error) {
 		argv = append(argv, task)
 	}
 	return argv, nil
+}
+
+// ResumeSession stands for the session id in Profile.Resume.
+const ResumeSession = "{session}"
+
+// CanResume reports whether the tool can be started on a session by id.
+func (p Profile) CanResume() bool { return len(p.Resume) > 0 }
+
+// ResumeArgv is Argv without a task, starting the tool on its session
+// id: Resume right after Command, the id one argument of its own.
+func (p Profile) ResumeArgv(session string, plan, approve bool) ([]string, error) {
+	if !p.CanResume() {
+		return nil, fmt.Errorf("tool %q cannot resume a session by id", p.Name)
+	}
+	if session == "" || strings.HasPrefix(session, "-") || strings.ContainsAny(session, " \t\r\n") {
+		return nil, fmt.Errorf("resume %s: %q is not a session id", p.Name, session)
+	}
+	argv, err := p.Argv("", plan, approve)
+	if err != nil {
+		return nil, err
+	}
+	extra := make([]string, len(p.Resume))
+	for i, a := range p.Resume {
+		extra[i] = strings.ReplaceAll(a, ResumeSession, session)
+	}
+	out := append(clone(argv[:len(p.Command)]), extra...)
+	return append(out, argv[len(p.Command):]...), nil
 }
 
 // sameFlag reports whether a and b start with the same flag name (the part

@@ -61,6 +61,7 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		worktreecmd.UsageCommand(f),
 		worktreecmd.SwitchCommand(f),
 		worktreecmd.AttachCommand(f),
+		worktreecmd.RestoreCommand(f),
 		worktreecmd.SendCommand(f, nil),
 		worktreecmd.DeleteCommand(f),
 		landcmd.CheckCommand(f), landcmd.MergeCommand(f), landcmd.ShipCommand(f), landcmd.QueueCommand(f, nil), landcmd.SyncCommand(f), landcmd.ResolveCommand(f), landcmd.CleanupCommand(f), worktreecmd.DoctorCommand(f), worktreecmd.NoteCommand(f),

@@ -280,6 +280,17 @@ task = "!write b.txt\n!commit add b\n!sleep 600"
 		return len(e.agentStarts("keep-b")) == 2 && e.runStatus(repo, "keep").Tasks[1].State == "running"
 	})
 	require.Equal(t, bPath, e.agentStarts("keep-b")[1].Cwd, "the same worktree")
+	// Issue 21: its conversation goes on: the tool resumed its own
+	// session, and the task was not sent again.
+	first, second := e.agentStarts("keep-b")[0], e.agentStarts("keep-b")[1]
+	require.NotEmpty(t, first.SessionID)
+	require.Equal(t, first.SessionID, second.SessionID, "on its own session")
+	require.Contains(t, strings.Join(second.Argv, " "), "--resume "+first.SessionID)
+	require.Len(t, e.Prompts("keep-b"), 1, "the task is not sent again")
+	e.Eventually(20*time.Second, "b resumed", func() bool {
+		out := e.MustOwt(repo, "status", "keep-b", "--json")
+		return strings.Contains(out, `"outcome": "resumed"`)
+	})
 	require.True(t, e.Find(repo, "keep-b").Live)
 	v := e.runStatus(repo, "keep")
 	require.Equal(t, "active", v.State)

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -31,9 +32,12 @@ func (w *Worktrees) LiveSession(r *state.Record) (string, error) {
 // EnsureSession returns the record's live session, recreating it on the
 // existing worktree when the tmux server lost it (after a reboot or a
 // kill-server). A session on another tmux server that still runs is never
-// recreated here (ErrOtherServer). The agent is not restarted with its
-// task — that would run the task twice — so the new session holds a shell
-// and the record says the agent exited.
+// recreated here (ErrOtherServer). An agent comes back on its own
+// conversation (ResumeAgent: its tool's resume option; its task is not
+// sent again), or, when its tool cannot resume, fresh with an account of
+// the work; a shell (--no-agent), an agent that had exited by itself
+// before (ExitedBefore), or one of a tool owt no longer knows, gets a
+// session holding a shell, the record saying the agent exited.
 func (w *Worktrees) EnsureSession(r *state.Record) (string, error) {
 	switch CreateStateOf(r) {
 	case InProgress:
@@ -46,6 +50,16 @@ func (w *Worktrees) EnsureSession(r *state.Record) (string, error) {
 	}
 	if err := w.Tmux.Available(); err != nil {
 		return "", err
+	}
+	if _, known := w.Tools[r.Tool]; known && !r.NoAgent && r.Swarm == nil && !ExitedBefore(r) {
+		rec, err := w.ResumeAgent(r.Name, "")
+		if rec != nil {
+			*r = *rec
+		}
+		if err != nil && !errors.Is(err, ErrNotLost) {
+			return "", err
+		}
+		return r.SessionID, nil
 	}
 	sv, err := w.Tmux.Survey()
 	if err != nil {
@@ -61,7 +75,7 @@ func (w *Worktrees) EnsureSession(r *state.Record) (string, error) {
 	})
 	if err != nil {
 		if strings.Contains(err.Error(), "duplicate session") {
-			return "", fmt.Errorf("recreate session %s: a session of that name exists that owt did not make (restored by tmux-resurrect?); rename or kill it (tmux kill-session -t '=%s'), then try again", r.Session, r.Session)
+			return "", fmt.Errorf("recreate session %s: %s", r.Session, duplicateSession(r.Session))
 		}
 		return "", fmt.Errorf("recreate session %s: %w", r.Session, err)
 	}
@@ -90,4 +104,10 @@ func (w *Worktrees) EnsureSession(r *state.Record) (string, error) {
 	}
 	statusbar.Publish(&w.Ledger, r)
 	return created.SessionID, nil
+}
+
+// duplicateSession says what to do when a session of the name owt wants
+// exists that owt cannot prove it made.
+func duplicateSession(name string) string {
+	return fmt.Sprintf("a session of that name exists that owt did not make (restored by tmux-resurrect?); rename or kill it (tmux kill-session -t '=%s'), then try again", name)
 }

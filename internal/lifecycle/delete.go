@@ -141,6 +141,7 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 			return err
 		}
 		_ = statusbar.PublishSummaryLocked(w.Tmux)
+		w.refreshLostMark()
 		_ = w.Tmux.RefreshStatus()
 		return nil
 	}
@@ -194,6 +195,7 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 	}
 	_ = os.Remove(state.MCPConfigPath(r.Repo, r.Name)) // Claude's --mcp-config file, if any
 	_ = statusbar.PublishSummaryLocked(w.Tmux)
+	w.refreshLostMark()
 	_ = w.Tmux.RefreshStatus()
 	return nil
 }

@@ -141,6 +141,9 @@ func (w *Worktrees) doctorRecord(r *state.Record, where workspace.Where, fix boo
 				f.Action = "could not recreate the session: " + err.Error()
 			} else {
 				f.Fixed, f.Action = true, "recreated session "+r.Session+" (a shell; the agent was not restarted)"
+				if r.Resume != nil {
+					f.Action = "recreated session " + r.Session + " and started its agent again on its own conversation ('owt list' says whether it resumed)"
+				}
 			}
 		}
 		rep.Findings = append(rep.Findings, f)

@@ -5,7 +5,8 @@
 // the order of those steps and how to undo them.
 //
 // Imports hookfiles, notes, statusbar, facts, templates, workspace,
-// daemon, agent, config, git, forge, memory, setup, state, text and tmux; never status, send, runner,
+// daemon, agent, config, git, forge, memory, setup, state, text, tmux and usage (Codex's
+// rollouts, for the session to resume); never status, send, runner,
 // inventory, monitor, run, cli or popups.
 package lifecycle
 

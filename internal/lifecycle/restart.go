@@ -19,17 +19,20 @@ import (
 // uncommitted files are never touched: nothing is reset, stashed or
 // removed. A run's retry and resume start the next attempt this way.
 func (w *Worktrees) Restart(name, prompt string) (*state.Record, error) {
-	return w.restart(name, prompt, false)
+	return w.restart(name, prompt, false, nil)
 }
 
 // RestartWith is Restart with prompt as the new agent's first prompt
 // while its task stays the user's words (shown in lists, the commit
 // message of owt ship): owt resolve starts an exited agent this way.
 func (w *Worktrees) RestartWith(name, prompt string) (*state.Record, error) {
-	return w.restart(name, prompt, true)
+	return w.restart(name, prompt, true, nil)
 }
 
-func (w *Worktrees) restart(name, prompt string, keepTask bool) (*state.Record, error) {
+// restart starts the agent again; with resume set, the runner starts the
+// tool on its own session (resume.Session) and keeps prompt for when it
+// cannot.
+func (w *Worktrees) restart(name, prompt string, keepTask bool, resume *state.Resume) (*state.Record, error) {
 	rec, err := w.Get(name)
 	if err != nil {
 		return nil, err
@@ -50,7 +53,7 @@ func (w *Worktrees) restart(name, prompt string, keepTask bool) (*state.Record, 
 		// A worker's session is its host's: never made anew for it.
 		return nil, fmt.Errorf("restart %s: its window is gone; 'owt swarm stop %s' ends the swarm, and 'owt swarm start' starts a new one", name, rec.Swarm.Host)
 	}
-	if rec, err = w.renewRecord(name, prompt, respawn, keepTask); err != nil {
+	if rec, err = w.renewRecord(name, prompt, respawn, keepTask, resume); err != nil {
 		return nil, err
 	}
 	if respawn {
@@ -62,7 +65,7 @@ func (w *Worktrees) restart(name, prompt string, keepTask bool) (*state.Record, 
 			return rec, nil
 		}
 		// The pane is gone (its window was closed): a new session.
-		if rec, err = w.renewRecord(name, prompt, false, keepTask); err != nil {
+		if rec, err = w.renewRecord(name, prompt, false, keepTask, resume); err != nil {
 			return nil, err
 		}
 		if err := w.killSessionOf(old); err != nil {
@@ -78,6 +81,9 @@ func (w *Worktrees) restart(name, prompt string, keepTask bool) (*state.Record, 
 	created, err := w.startSession(rec, w.sessionSize(sv), nil, sv.ClientNames())
 	if err != nil {
 		w.markRestartFailed(name)
+		if strings.Contains(err.Error(), "duplicate session") {
+			return nil, fmt.Errorf("restart %s: create tmux session %s: %s", name, rec.Session, duplicateSession(rec.Session))
+		}
 		return nil, fmt.Errorf("restart %s: create tmux session %s: %w", name, rec.Session, err)
 	}
 	err = w.Store.Update(func(f *state.File) error {
@@ -123,8 +129,10 @@ func (w *Worktrees) canRestart(rec *state.Record, prompt string) error {
 
 // renewRecord gives the record its new task and a fresh agent status: no
 // session yet, starting, nothing the old agent said (owt done, exit code,
-// turn error) carried over.
-func (w *Worktrees) renewRecord(name, prompt string, keepPane, keepTask bool) (*state.Record, error) {
+// turn error) carried over. A restart that does not resume starts a new
+// conversation: the old session id is forgotten (its hooks name the new
+// one).
+func (w *Worktrees) renewRecord(name, prompt string, keepPane, keepTask bool, resume *state.Resume) (*state.Record, error) {
 	var rec *state.Record
 	err := w.Store.Update(func(f *state.File) error {
 		cur, ok := f.Records[name]
@@ -142,6 +150,13 @@ func (w *Worktrees) renewRecord(name, prompt string, keepPane, keepTask bool) (*
 		}
 		cur.Done, cur.ExitCode, cur.TurnError, cur.WaitingFor, cur.Interrupted = nil, nil, text.Untrusted{}, "", false
 		cur.TaskPending = false // the runner marks it again when it starts the tool with its task
+		cur.Resume = nil
+		if resume != nil {
+			r := *resume
+			cur.Resume = &r
+		} else {
+			cur.AgentSession = ""
+		}
 		cur.SetStatus(state.Starting, state.FromOwt, now)
 		cur.EventAt = now
 		rec = cur

@@ -146,11 +146,16 @@ func (e *Engine) restoreSessions(r *run.Run, now time.Time) error {
 		if !ok {
 			continue
 		}
-		prompt := run.ResumePrompt(pt.Task)
+		// Its own conversation goes on (the tool's resume option); the
+		// task, told when it cannot, says how to report back.
+		task := pt.Task + "\n\n" + run.DoneInstruction
 		if blocked {
-			prompt += "\n\nBefore the restart you asked the user (owt done --blocked): " + rec.Done.Blocked.Typed() + "\nWait for their answer here."
+			task += "\n\nBefore the restart you asked the user (owt done --blocked): " + rec.Done.Blocked.Typed() + "\nWait for their answer here."
 		}
-		_, err = lifecycle.Of(w).Restart(t.Name, prompt)
+		_, err = lifecycle.Of(w).ResumeAgent(t.Name, task)
+		if errors.Is(err, lifecycle.ErrNotLost) {
+			err = nil // brought back meanwhile (owt restore): it runs
+		}
 		done = append(done, restored{id: t.ID, name: t.Name, err: err})
 	}
 	now = time.Now()
@@ -170,7 +175,7 @@ func (e *Engine) restoreSessions(r *run.Run, now time.Time) error {
 			}
 			t.Why, t.Clock = "", run.ActiveClock{Counted: t.Clock.Counted}
 			cur.SetTask(t, run.Running, now)
-			evs = append(evs, run.Event{At: now, Event: "restored", Task: d.id, Detail: "a new session and agent in worktree " + d.name})
+			evs = append(evs, run.Event{At: now, Event: "restored", Task: d.id, Detail: "a new session in worktree " + d.name + ", its agent resumed on its own conversation where its tool can"})
 		}
 		return evs, nil
 	})

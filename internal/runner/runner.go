@@ -149,7 +149,20 @@ func (w *runner) runSetup(rec *state.Record, out io.Writer) {
 func (w *runner) runAgent(rec *state.Record, out io.Writer) (int, error) {
 	prof, ok := w.Tools[rec.Tool]
 	if !ok {
+		w.settleResume(rec, state.ResumeFresh, fmt.Sprintf("unknown tool %q", rec.Tool))
 		return 127, fmt.Errorf("unknown tool %q", rec.Tool)
+	}
+	if rec.Resume != nil && rec.Resume.Outcome == state.ResumePending {
+		code, ran, err := w.resumeAgent(rec, prof, out)
+		if ran {
+			return code, err
+		}
+		if rec, err = w.Get(rec.Name); err != nil {
+			return 127, err
+		}
+	}
+	if rec.Resume != nil && rec.Resume.Outcome == state.ResumeFresh {
+		fmt.Fprintf(out, "owt: %s starts fresh (%s), told its task and the work already in this worktree.\n", rec.Tool, rec.Resume.Why)
 	}
 	argTask, first := "", rec.FirstPrompt()
 	// A task that starts with "-" would be read as an option by the tool's
@@ -164,11 +177,7 @@ func (w *runner) runAgent(rec *state.Record, out io.Writer) (int, error) {
 	if err != nil {
 		return 127, err
 	}
-	// Codex reports to owt through -c notify=[…] (see agent/codex.go).
-	if extra, err := prof.HookArgs(w.Self, w.Repo.Root); err == nil {
-		argv = prof.WithArgs(argv, extra)
-	}
-	argv, env := w.withMCP(rec, prof, argv, out)
+	argv, env := w.withOwt(rec, prof, argv, out)
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)
@@ -190,13 +199,30 @@ func (w *runner) runAgent(rec *state.Record, out io.Writer) (int, error) {
 	if code, ended, err := waitWhile(cmd.Process.Pid, ready); ended || err != nil {
 		return code, err
 	}
-	// The agent runs on with its task: owt-wait waits for it from here,
-	// in this process's place, and comes back as owt _run --exited CODE.
+	w.handOff(cmd.Process.Pid, out)
+	return waitAgent(cmd.Process)
+}
+
+// handOff replaces the runner with owt-wait, which waits for the agent
+// pid from here (it stays its child) and comes back as owt _run --exited
+// CODE: the agent runs on with its task, and owt's few MiB are not kept
+// for a wait. It returns only when owt-wait is not there or cannot run;
+// the runner then waits itself.
+func (w *runner) handOff(pid int, out io.Writer) {
 	if waiter := filepath.Join(filepath.Dir(w.Self), WaitProgram); isExecutable(waiter) {
-		err := syscall.Exec(waiter, []string{waiter, strconv.Itoa(cmd.Process.Pid), w.Self, "_run", "--exited"}, os.Environ())
+		err := syscall.Exec(waiter, []string{waiter, strconv.Itoa(pid), w.Self, "_run", "--exited"}, os.Environ())
 		fmt.Fprintf(out, "owt: %s: %v (owt waits for the agent itself)\n", waiter, err)
 	}
-	return waitAgent(cmd.Process)
+}
+
+// withOwt adds what connects the tool to owt: Codex's -c notify=[…]
+// (see agent/codex.go), and owt mcp where the tool registers it on its
+// command line or in its environment (env nil: the runner's own).
+func (w *runner) withOwt(rec *state.Record, prof agent.Profile, argv []string, out io.Writer) ([]string, []string) {
+	if extra, err := prof.HookArgs(w.Self, w.Repo.Root); err == nil {
+		argv = prof.WithArgs(argv, extra)
+	}
+	return w.withMCP(rec, prof, argv, out)
 }
 
 // WaitProgram is owt-wait, installed beside owt (package waiter).

@@ -92,3 +92,18 @@ func LockAgent(repoRoot, name string) (unlock func(), err error) {
 	}
 	return func() { _ = l.Unlock() }, nil
 }
+
+// LockRestart waits for and takes the lock of starting the agent called
+// name of the repository at repoRoot again (owt restore, owt attach,
+// doctor --fix, a run's resume): two of them at once would each see its
+// session gone and start two agents in one worktree.
+func LockRestart(repoRoot, name string) (unlock func(), err error) {
+	l, err := keyedLock("restarts", name, repoRoot+"\x00"+name)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.Lock(); err != nil {
+		return nil, fmt.Errorf("lock %s for a restart: %w", name, err)
+	}
+	return func() { _ = l.Unlock() }, nil
+}

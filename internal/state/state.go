@@ -217,9 +217,41 @@ type Record struct {
 	// tokens from it (internal/usage).
 	AgentSession string `json:"agent_session,omitempty"`
 	Transcript   string `json:"transcript,omitempty"`
+	// Resume is how owt last started the agent again in its existing
+	// worktree (owt restore, owt attach, doctor --fix, a run's resume):
+	// the runner resumes the tool's own session while Outcome is pending.
+	Resume *Resume `json:"resume,omitempty"`
 	// Resolve is the conflict handed to the agent to resolve in its
 	// worktree (owt resolve), until the worktree goes.
 	Resolve *Resolving `json:"resolve,omitempty"`
+}
+
+// Resume outcomes: pending (owt asked for a resume; the runner has not
+// started the tool yet), resuming (the tool was started with its resume
+// option and has not yet shown it took it), resumed (it did: its screen
+// came up and it stayed, or a hook named the same session), fresh (it
+// could not resume, or there was nothing to resume: the tool was started
+// anew with the task and an account of the work in the worktree).
+const (
+	ResumePending  = "pending"
+	ResumeResuming = "resuming"
+	ResumeResumed  = "resumed"
+	ResumeFresh    = "fresh"
+)
+
+// Resume is one start of an agent again in its worktree.
+type Resume struct {
+	Outcome string `json:"outcome"`
+	// Session is the tool's session id it resumes ("" = none known).
+	Session string `json:"session,omitempty"`
+	// Why says why it started fresh.
+	Why string    `json:"why,omitempty"`
+	At  time.Time `json:"at,omitzero"`
+}
+
+// Settled reports whether the resume is over: resumed or started fresh.
+func (r *Resume) Settled() bool {
+	return r != nil && (r.Outcome == ResumeResumed || r.Outcome == ResumeFresh)
 }
 
 // SwarmRole is what a swarm worker is: its host worktree, its role, the

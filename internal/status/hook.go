@@ -78,8 +78,9 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 			c := workspace.StatusChange{Status: state.Status(status), Source: state.FromHook, At: call.At,
 				TurnError: agent.HookTurnError(call.Event, ev), Interrupted: call.Event == "Interrupt",
 				Hook: &state.HookEvent{Event: call.Event, Detail: hookDetail(call, ev), Status: state.Status(status), At: call.At}}
+			c.AgentSession = agent.HookSession(call.Kind, call.Event, ev)
 			if call.Kind == "claude" {
-				c.AgentSession, c.Transcript = ev.SessionID, ev.TranscriptPath
+				c.Transcript = ev.TranscriptPath // the usage tracker reads Claude's tokens there
 			}
 			switch c.Status {
 			case state.Waiting:

@@ -37,6 +37,12 @@ type View struct {
 	Live    bool   `json:"live"`
 	// Elsewhere says how to reach an agent on another tmux server.
 	Elsewhere string `json:"elsewhere,omitempty"`
+	// AgentSession is the tool's own session id, as its hooks (or its
+	// session files) named it: what owt restore resumes.
+	AgentSession string `json:"agent_session,omitempty"`
+	// Resume is how owt last started it again in its worktree: resumed,
+	// or fresh and why.
+	Resume *state.Resume `json:"resume,omitempty"`
 	// Lines are the last non-blank lines of the agent's pane.
 	Lines []text.Untrusted `json:"last_lines"`
 }
@@ -54,6 +60,7 @@ func Of(w *workspace.Workspace, name string, lines int) (View, error) {
 		WaitingFor: r.WaitingFor, Limit: r.Limit, TurnError: r.TurnError, Done: r.Done,
 		Interrupted: r.Interrupted && r.Status == state.Idle,
 		InPlace:     r.InPlace, Path: r.Path,
+		AgentSession: r.AgentSession, Resume: r.Resume,
 		Lines: []text.Untrusted{},
 	}
 	if err := w.CheckPane(r); err != nil {

@@ -21,8 +21,31 @@ const (
 	StatusPlaceholder = "#{owt_status}"
 	OptStatusLine     = "@owt-status-line"
 	OptRuns           = "@owt-runs"
-	StatusFormat      = "#{?" + OptRuns + ",#{" + OptRuns + "} ,}#{" + OptStatusLine + "}"
+	// OptRestore is the restore mark, "⟲ N": N agents whose sessions
+	// were lost with a tmux server or the machine, that owt restore
+	// (Alt+r) brings back. owt tmux init sets it when tmux starts; owt
+	// restore and every agent brought back update it.
+	OptRestore   = "@owt-restore"
+	StatusFormat = "#{?" + OptRestore + ",#{" + OptRestore + "} ,}#{?" + OptRuns + ",#{" + OptRuns + "} ,}#{" + OptStatusLine + "}"
+	// RestoreGlyph marks agents to restore.
+	RestoreGlyph = "⟲"
 )
+
+// RestoreMark is the restore mark for n agents to bring back, in tmux
+// style; "" for none.
+func RestoreMark(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("#[fg=magenta,bold]%s %d#[default]", RestoreGlyph, n)
+}
+
+// PublishRestore sets the restore mark for n agents to bring back.
+func PublishRestore(tm *tmux.Client, n int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	defer cancel()
+	return tm.SetOptionContext(ctx, "", OptRestore, RestoreMark(n))
+}
 
 // PublishSummary writes the summary of every repository's agents into the
 // global option the status bar reads (owt tmux init calls it too, so the

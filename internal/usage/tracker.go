@@ -464,3 +464,63 @@ func maxTime(a, b time.Time) time.Time {
 	}
 	return b
 }
+
+// CodexSession is the id of the newest Codex session whose rollout file
+// ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl, first line
+// session_meta with id and cwd) was started in dir, looking back
+// codexDaysBack days from now; "" when there is none. It is the id
+// `codex resume` takes: what owt resumes when no hook named one.
+func CodexSession(codexHome, dir string, now time.Time) string {
+	dirs := map[string]bool{filepath.Clean(dir): true}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dirs[real] = true // Codex may write the resolved path
+	}
+	var best string
+	var bestAt time.Time
+	for d := 0; d <= codexDaysBack+1; d++ {
+		day := now.AddDate(0, 0, 1-d)
+		folder := filepath.Join(codexHome, "sessions", day.Format("2006"), day.Format("01"), day.Format("02"))
+		entries, err := os.ReadDir(folder)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasPrefix(e.Name(), "rollout-") || !strings.HasSuffix(e.Name(), ".jsonl") {
+				continue
+			}
+			info, err := e.Info()
+			if err != nil || (best != "" && !info.ModTime().After(bestAt)) {
+				continue
+			}
+			id, cwd := codexMeta(filepath.Join(folder, e.Name()))
+			if id != "" && dirs[filepath.Clean(cwd)] {
+				best, bestAt = id, info.ModTime()
+			}
+		}
+	}
+	return best
+}
+
+// codexMeta is the session id and cwd of a rollout file's session_meta.
+func codexMeta(path string) (id, cwd string) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", ""
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
+	if err != nil {
+		return "", ""
+	}
+	var l struct {
+		Type    string `json:"type"`
+		Payload struct {
+			ID  string `json:"id"`
+			Cwd string `json:"cwd"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &l) != nil || l.Type != "session_meta" {
+		return "", ""
+	}
+	return l.Payload.ID, l.Payload.Cwd
+}

@@ -1108,3 +1108,33 @@ func TestGeminiWritesItsChat(t *testing.T) {
 		t.Fatalf("message = %v", msg)
 	}
 }
+
+// Claude Code 2.1.330's --resume ID: a session whose transcript exists
+// goes on under its id, no prompt; an unknown id exits 1 with its words.
+func TestClaudeResumesAKnownSessionAndRefusesAnUnknownOne(t *testing.T) {
+	t.Parallel()
+	home, dir := t.TempDir(), t.TempDir()
+	first := startAgent(t, agentConfig{persona: "claude", home: home, dir: dir, args: []string{"Task one"}})
+	start := first.waitEvent(1, is("start"))
+	id, _ := start["session_id"].(string)
+	first.waitEvent(1, is("prompt"))
+	waitFile(t, filepath.Join(home, ".claude", "projects", claudeProject(dir), id+".jsonl"))
+	_ = first.cmd.Process.Kill()
+
+	again := startAgent(t, agentConfig{persona: "claude", home: home, dir: dir, args: []string{"--resume", id}})
+	if ev := again.waitEvent(1, is("resume")); ev["session_id"] != id {
+		t.Fatalf("resumed %v, want %s", ev["session_id"], id)
+	}
+	again.waitEvent(1, is("ready"))
+	if got := again.find(is("prompt")); len(got) != 0 {
+		t.Fatalf("a resume sends no prompt, got %v", got)
+	}
+
+	bad := startAgent(t, agentConfig{persona: "claude", home: home, dir: dir, args: []string{"-r", "no-such-id"}})
+	if code := bad.waitExit(); code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	if !strings.Contains(bad.screen(), "No conversation found with session ID: no-such-id") {
+		t.Fatalf("screen: %q", bad.screen())
+	}
+}

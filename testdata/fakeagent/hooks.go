@@ -60,6 +60,7 @@ type hookRunner struct {
 	sources        []string // settings files read, in order
 	dir            string   // project dir: cwd and $..._PROJECT_DIR of every hook
 	sessionID      string
+	resumed        bool // started on an earlier session (--resume ID)
 	transcriptPath string
 	turnParent     string    // the last transcript line's uuid (Claude)
 	rolloutPath    string    // Codex's rollout file of the session, once a turn ran
@@ -161,10 +162,52 @@ func (h *hookRunner) addSettings(source string, data []byte) {
 // ---- events, named the way each tool names them ----
 
 func (h *hookRunner) sessionStart() {
+	source := "startup"
+	if h.resumed {
+		source = "resume" // Claude Code's SessionStart matcher for --resume
+	}
 	switch h.kind {
 	case hooksClaude, hooksDroid, hooksGemini:
-		h.fire("SessionStart", "startup", map[string]any{"source": "startup"})
+		h.fire("SessionStart", source, map[string]any{"source": source})
 	}
+}
+
+// resume takes up the session id as Claude Code 2.1.330's --resume ID
+// does: the session's transcript must exist in the project's folder,
+// and the session keeps its id and transcript (no --fork-session). It
+// returns Claude's words for an unknown id.
+//
+// The codex persona takes up any id (`codex resume ID`): its rollout
+// files are written only for !usage, so it cannot tell an unknown one.
+// The gemini persona takes up one whose chat file exists.
+func (h *hookRunner) resume(id string) error {
+	if h.kind == hooksCodex && id != "" {
+		h.sessionID, h.resumed = id, true
+		return nil
+	}
+	if h.kind == hooksGemini {
+		// Gemini CLI 0.61.0 (findSession): a session of the project's
+		// chats by its id; else "Invalid session identifier".
+		var matches []string
+		if len(id) >= 8 {
+			matches, _ = filepath.Glob(filepath.Join(filepath.Dir(h.transcriptPath), "session-*-"+id[:8]+".jsonl"))
+		}
+		if len(matches) == 0 {
+			return fmt.Errorf("Invalid session identifier %q.", id)
+		}
+		h.sessionID, h.transcriptPath, h.resumed = id, matches[0], true
+		return nil
+	}
+	if h.kind != hooksClaude {
+		return nil
+	}
+	home, _ := os.UserHomeDir()
+	path := filepath.Join(home, ".claude", "projects", claudeProject(h.dir), id+".jsonl")
+	if _, err := os.Stat(path); err != nil || id == "" {
+		return fmt.Errorf("No conversation found with session ID: %s", id)
+	}
+	h.sessionID, h.transcriptPath, h.resumed = id, path, true
+	return nil
 }
 
 func (h *hookRunner) promptSubmit(prompt string) {

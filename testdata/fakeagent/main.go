@@ -46,6 +46,17 @@
 //	                      the next prompt, which runs it before its own lines:
 //	                      how a test makes owt's message drive the agent
 //
+// Resuming: the claude persona takes --resume ID (-r ID) as Claude Code
+// 2.1.330 does: the session whose transcript exists in the project's
+// folder (~/.claude/projects/<cwd as the tool names it>/ID.jsonl) goes
+// on with its id and transcript, logged "resume", no prompt sent, its
+// SessionStart hook's source "resume"; an unknown id prints "No
+// conversation found with session ID: ID" and exits 1 ("resume_failed"
+// logged). The gemini persona takes --resume ID of a session whose chat
+// file exists (else "Invalid session identifier", exit 1). The codex
+// persona takes `resume ID [PROMPT]` and any id; the
+// opencode persona lists no sessions (`opencode session list`).
+//
 // Environment:
 //
 //	OWT_FAKE_PERSONA      persona to play; default: the program's name
@@ -148,7 +159,25 @@ func run() int {
 		wake:       make(chan struct{}, 1),
 		exitCh:     make(chan int, 1),
 	}
+	if p.name == "opencode" && len(o.positionals) > 1 && o.positionals[0] == "session" && o.positionals[1] == "list" {
+		// `opencode session list --format json`: the fake keeps no
+		// sessions, and OpenCode prints nothing when it has none.
+		log.event("session_list", "argv", append([]string{}, os.Args[1:]...))
+		return 0
+	}
 	a.hooks = newHookRunner(p, o, cwd, log)
+	if ids := o.values["resume"]; len(ids) > 0 && !o.headless {
+		if err := a.hooks.resume(ids[len(ids)-1]); err != nil {
+			log.event("resume_failed", "session_id", ids[len(ids)-1], "error", err.Error())
+			fmt.Fprintln(os.Stderr, err)
+			// Claude Code 2.1.330 ends the session it could not take up
+			// with SessionEnd, naming the id it was asked for.
+			a.hooks.sessionID = ids[len(ids)-1]
+			a.hooks.sessionEnd("other")
+			return 1
+		}
+		log.event("resume", "session_id", a.hooks.sessionID)
+	}
 
 	mode := "interactive"
 	if o.headless {

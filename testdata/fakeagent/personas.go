@@ -155,7 +155,7 @@ var personas = map[string]*persona{
 				"--image,-i", "--profile,-p", "--output-last-message,-o"},
 			[]string{"--dangerously-bypass-approvals-and-sandbox,--yolo", "--full-auto", "--search",
 				"--skip-git-repo-check", "--json"},
-			argRules{promptPositional: true, headlessSub: []string{"exec", "e"}},
+			argRules{promptPositional: true, headlessSub: []string{"exec", "e"}, resumeSub: "resume"},
 		),
 		banner: []string{">_ OpenAI Codex (v0.0.0-fake)", "", "model:     fake-codex   /model to change",
 			"directory: {cwd}"},
@@ -181,7 +181,7 @@ var personas = map[string]*persona{
 		name: "gemini", hooks: hooksGemini,
 		args: newArgSpec(
 			[]string{"--prompt-interactive,-i", "--prompt,-p", "--approval-mode", "--model,-m",
-				"--include-directories", "--output-format,-o", "--extensions,-e"},
+				"--include-directories", "--output-format,-o", "--extensions,-e", "--resume,-r"},
 			[]string{"--yolo,-y", "--sandbox,-s", "--debug,-d", "--checkpointing"},
 			argRules{headlessPositional: true, headlessValue: "prompt", promptValue: "prompt-interactive"},
 		),
@@ -352,6 +352,7 @@ type argRules struct {
 	headlessBool       string   // a boolean flag that makes it headless; prompt from positionals (-p)
 	headlessValue      string   // a flag whose value is a one-shot prompt (gemini -p, aider --message)
 	promptValue        string   // a flag whose value is the initial interactive prompt (gemini -i)
+	resumeSub          string   // a first positional that resumes the session named next (codex resume ID [PROMPT])
 }
 
 type argSpec struct {
@@ -437,6 +438,9 @@ func parseArgs(s argSpec, args []string) *options {
 		o.prompt = o.last(s.headlessValue)
 	case s.promptValue != "" && len(o.values[s.promptValue]) > 0:
 		o.prompt = o.last(s.promptValue)
+	case s.resumeSub != "" && len(pos) > 1 && pos[0] == s.resumeSub:
+		o.values["resume"] = append(o.values["resume"], pos[1])
+		o.prompt = strings.Join(pos[2:], " ")
 	case s.headlessPositional && len(pos) > 0:
 		o.headless = true
 		o.prompt = strings.Join(pos, " ")

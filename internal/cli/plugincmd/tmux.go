@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/monitor"
 	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/statusbar"
@@ -138,6 +139,7 @@ func tmuxInit(tm *tmux.Client) error {
 		return err
 	}
 	_ = statusbar.PublishSummary(tm)
+	_ = lifecycle.PublishLost(tm) // ⟲ N: agents a reboot or a dead server lost
 	startMonitor(owt, tm)
 	if !ps.popups && !ps.warned {
 		_ = tm.DisplayMessage("", fmt.Sprintf("owt: tmux %s has no popups (3.2+); owt's keys open a new window instead", ps.version))

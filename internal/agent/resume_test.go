@@ -1,0 +1,69 @@
+package agent
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The resume options, as each tool takes them at its pinned version
+// (testdata/realtools): right after the command, the id one argument.
+func TestResumeArgvOfEachTool(t *testing.T) {
+	ps := map[string]Profile{}
+	for _, p := range Builtins() {
+		ps[p.Name] = p
+	}
+	argv, err := ps["claude"].ResumeArgv("5f0c…", true, false)
+	require.NoError(t, err)
+	require.Equal(t, []string{"claude", "--resume", "5f0c…", "--permission-mode", "plan"}, argv)
+	argv, err = ps["codex"].ResumeArgv("0199a", false, true)
+	require.NoError(t, err)
+	require.Equal(t, []string{"codex", "resume", "0199a", "--dangerously-bypass-approvals-and-sandbox"}, argv)
+	argv, err = ps["gemini"].ResumeArgv("uuid", false, false)
+	require.NoError(t, err)
+	require.Equal(t, []string{"gemini", "--resume", "uuid"}, argv)
+	argv, err = ps["opencode"].ResumeArgv("ses_1", false, false)
+	require.NoError(t, err)
+	require.Equal(t, []string{"opencode", "--session", "ses_1"}, argv)
+
+	require.False(t, ps["aider"].CanResume())
+	_, err = ps["aider"].ResumeArgv("x", false, false)
+	require.Error(t, err)
+	for _, bad := range []string{"", "--dangerous", "a b", "a\nb"} {
+		_, err = ps["claude"].ResumeArgv(bad, false, false)
+		require.Error(t, err, "%q is no session id", bad)
+	}
+	// Codex's notify goes before the subcommand, as for a fresh start.
+	cx := ps["codex"]
+	argv, _ = cx.ResumeArgv("0199a", false, false)
+	require.Equal(t, []string{"codex", "-c", "notify=[]", "resume", "0199a"}, cx.WithArgs(argv, []string{"-c", "notify=[]"}))
+}
+
+// Each tool's hooks name its session: session_id (Claude, Droid, Gemini,
+// Codex's lifecycle hooks), thread-id (Codex's notify).
+func TestHookSession(t *testing.T) {
+	ev := HookEvent{SessionID: "s", ThreadID: "t"}
+	require.Equal(t, "s", HookSession("claude", "Stop", ev))
+	require.Equal(t, "s", HookSession("gemini", "AfterAgent", ev))
+	require.Equal(t, "s", HookSession("codex", "Stop", ev))
+	require.Equal(t, "t", HookSession("codex", "notify", ev))
+	require.Equal(t, "", HookSession("opencode", "x", ev))
+}
+
+// OpenCode 1.18.33's session list (C9 in its bundle): the newest session
+// of the worktree, not of a sibling in the same project.
+func TestNewestOpenCodeSessionOfTheFolder(t *testing.T) {
+	data := []byte(`[
+  {"id": "ses_old", "title": "a", "updated": 100, "created": 1, "projectId": "p", "directory": "/w/a"},
+  {"id": "ses_new", "title": "a", "updated": 300, "created": 2, "projectId": "p", "directory": "/w/a/"},
+  {"id": "ses_sib", "title": "b", "updated": 900, "created": 3, "projectId": "p", "directory": "/w/b"}
+]`)
+	id, err := newestSessionIn(data, "/w/a")
+	require.NoError(t, err)
+	require.Equal(t, "ses_new", id)
+	id, err = newestSessionIn(nil, "/w/a")
+	require.NoError(t, err)
+	require.Empty(t, id)
+	_, err = newestSessionIn([]byte("not json"), "/w/a")
+	require.Error(t, err)
+}
