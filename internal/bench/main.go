@@ -19,7 +19,7 @@ var (
 	owt  = flag.String("owt", "bin/owt", "owt binary to measure")
 	n    = flag.Int("n", 50, "worktrees")
 	runs = flag.Int("runs", 30, "repetitions of each read measurement")
-	only = flag.String("only", "", `"scale": only the scale figures (-scale agents); "new": only owt new's`)
+	only = flag.String("only", "", `"scale": only the scale figures (-scale agents); "new": only owt new's; "engine": only the monitor's and the run engine's CPU`)
 )
 
 type world struct {
@@ -62,8 +62,15 @@ func main() {
 	check(os.Setenv("XDG_DATA_HOME", filepath.Join(root, "data")))
 	xdg.Reload()
 
-	if *only == "scale" {
+	switch *only {
+	case "scale":
 		scaleFigures(w, bin)
+		return
+	case "engine":
+		if w.installFakeAgent() {
+			w.monitorCPU(bin, *monitorFor)
+			w.engineCPU(bin, *monitorFor/2)
+		}
 		return
 	}
 	repo := w.repo("app")

@@ -11,8 +11,12 @@ import (
 // (commits, uncommitted files, tree) of an idle or exited agent is reused
 // while its record does not change. An idle agent changes nothing in its
 // worktree; what changes it (a new turn, owt done, an exit) changes the
-// record, which invalidates the cache at once.
-const gitObservationMaxAge = 15 * time.Second
+// record, which invalidates the cache at once. What it bounds is how late
+// a change made in an idle agent's worktree by someone else (the user)
+// is seen, and a decision other than waiting is always made again on a
+// fresh look: 30 s keeps a run of twenty agents under its CPU budget
+// (15 s cost the bench's 10 idle agents ~1.2% of a core).
+const gitObservationMaxAge = 30 * time.Second
 
 // cachedObservation is the git part of one task's last observation, with
 // the record fields it was made under.
