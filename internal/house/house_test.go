@@ -82,6 +82,7 @@ var rooms = map[string]int{
 	"internal/git":     ground, // the only code that runs git
 	"internal/tmux":    ground, // the only code that runs tmux; socket paths
 	"internal/forge":   ground, // the only code that runs gh
+	"internal/ssh":     ground, // the only code that runs ssh: one shared connection per host, quoting
 	"internal/state":   ground, // records, locks, the locked JSON file
 	"internal/memory":  ground, // a repository's facts: SQLite with FTS5
 	"internal/memlink": ground, // owt's door to the memory, which owt-mcp holds
