@@ -134,6 +134,7 @@ var sideways = map[string][]string{
 	"internal/memory":          {"internal/memlink"},
 	"internal/memlink":         {"internal/state"},
 	"internal/usage":           {"internal/state"},
+	"internal/config":          {"internal/atomicfile"},
 }
 
 // TestImportsPointDown fails on every import of one owt package by
