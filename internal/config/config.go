@@ -791,7 +791,7 @@ func validate(cfg Config) Problems {
 		ps = append(ps, Problem{File: where, Key: "mcp.message_window", Msg: "must be more than 0 (like \"10m\")"})
 	}
 	ps = append(ps, validateReactions(cfg)...)
-	ps = append(ps, validateHosts(cfg)...)
+	ps = append(ps, ValidateHosts(cfg)...)
 	ps = append(ps, validateTemplates(cfg)...)
 	ps = append(ps, validatePrices(cfg)...)
 	if cfg.Usage.Interval.Duration < time.Second {

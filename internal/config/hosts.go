@@ -47,9 +47,9 @@ func ValidHostName(name string) error {
 	return nil
 }
 
-// validateHosts checks each [hosts.NAME]. The address is checked for
+// ValidateHosts checks each [hosts.NAME]. The address is checked for
 // what no address has; ssh is the judge of the rest.
-func validateHosts(cfg Config) Problems {
+func ValidateHosts(cfg Config) Problems {
 	var ps Problems
 	names := make([]string, 0, len(cfg.Hosts))
 	for n := range cfg.Hosts {

@@ -56,3 +56,18 @@ func (r Repo) Push(remote, branch string) error {
 	}
 	return nil
 }
+
+// PushCommitTo sends commit to the repository at url as ref (a full ref
+// name outside refs/heads, so no branch, and none checked out there, is
+// ever moved), with sshCommand as git's ssh (GIT_SSH_COMMAND). It never
+// forces: a ref that already exists at another commit is refused by git.
+func (r Repo) PushCommitTo(url, commit, ref, sshCommand string) error {
+	if !strings.HasPrefix(ref, "refs/") || strings.HasPrefix(ref, "refs/heads/") {
+		return fmt.Errorf("push %s: %q is not a ref outside refs/heads", commit, ref)
+	}
+	env := []string{"GIT_SSH_COMMAND=" + sshCommand, "GIT_SSH_VARIANT=ssh"}
+	if _, err := r.runWith(env, nil, "push", "--quiet", "--no-verify", "--end-of-options", url, commit+":"+ref); err != nil {
+		return fmt.Errorf("push %s to %s: %w", commit, url, err)
+	}
+	return nil
+}

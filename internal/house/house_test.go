@@ -43,6 +43,7 @@ var rooms = map[string]int{
 	"internal/cli/mcpcmd":      faces, // owt mcp (the peers' MCP server) and owt messages
 	"internal/cli/memorycmd":   faces, // owt memory
 	"internal/cli/swarmcmd":    faces, // owt swarm
+	"internal/cli/hostcmd":     faces, // owt host add, list, check, remove
 	"popups":                   faces, // one key table per screen
 
 	"internal/monitor":   drivers, // one per tmux server: the tick
@@ -58,6 +59,7 @@ var rooms = map[string]int{
 	"internal/resolve":  verbs, // a conflict handed to its agent, in its worktree, and checked
 
 	"internal/lifecycle": useCases, // create, delete, teardown, restart, doctor
+	"internal/hosts":     useCases, // agents on other machines over ssh: hosts, probes, owt there
 	"internal/status":    useCases, // hooks, screen reconciliation, wait, done
 	"internal/statusbar": useCases, // @owt-status and the summary
 	"internal/inventory": useCases, // owt list and its git-figure cache
@@ -111,7 +113,9 @@ var rooms = map[string]int{
 var sideways = map[string][]string{
 	"internal/cli": {"internal/cli/cmdutil", "internal/cli/worktreecmd", "internal/cli/landcmd",
 		"internal/cli/runcmd", "internal/cli/plugincmd", "internal/cli/configcmd", "internal/cli/mcpcmd", "internal/cli/memorycmd",
-		"internal/cli/swarmcmd"},
+		"internal/cli/swarmcmd", "internal/cli/hostcmd"},
+	"internal/cli/hostcmd":     {"internal/cli/cmdutil"},
+	"internal/hosts":           {"internal/inventory"},
 	"internal/cli/mcpcmd":      {"internal/cli/cmdutil"},
 	"internal/cli/memorycmd":   {"internal/cli/cmdutil"},
 	"internal/cli/swarmcmd":    {"internal/cli/cmdutil"},

@@ -1,0 +1,169 @@
+package hosts
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/ssh"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// remoteOwt is the owt command on a host: owt found first in
+// ~/.local/bin (where owt host add puts it), then on the PATH.
+func remoteOwt(args ...string) []string { return append([]string{"owt"}, args...) }
+
+// Agents are the agents of the host's clone at dir (owt list --json
+// there), or every repository's with dir "" (owt list --all --json). Each
+// is marked with the host. What the host says is kept; when it cannot be
+// reached, the last list it gave comes back marked Unreachable, with the
+// error (which wraps ssh.ErrUnreachable).
+func (h *Host) Agents(ctx context.Context, dir string) ([]inventory.Item, error) {
+	r := ssh.Remote{Dir: dir, Argv: remoteOwt("list", "--json")}
+	if dir == "" {
+		r.Argv = remoteOwt("list", "--all", "--json")
+	}
+	out, err := h.SSH.Output(ctx, r)
+	if err != nil {
+		if errors.Is(err, ssh.ErrUnreachable) || ctx.Err() != nil {
+			return h.lastSeen(dir), err
+		}
+		return nil, err
+	}
+	var items []inventory.Item
+	if err := json.Unmarshal(bytes.TrimSpace(out), &items); err != nil {
+		return nil, fmt.Errorf("owt list on %s: %w (is owt there the same version? owt host check %s)", h.Name, err, h.Name)
+	}
+	for i := range items {
+		items[i].Host = h.Name
+	}
+	h.remember(dir, items)
+	return items, nil
+}
+
+// seen is a host's last answers, by the dir asked about ("" for all).
+type seen map[string]seenList
+
+type seenList struct {
+	At    time.Time        `json:"at"`
+	Items []inventory.Item `json:"items"`
+}
+
+func (h *Host) seenFile() state.JSONFile[seen] {
+	path := filepath.Join(state.Dir(), "hosts", h.Name+".json")
+	return state.JSONFile[seen]{Path: path, What: "last agents seen on " + h.Name, Load: func() (*seen, error) {
+		s := seen{}
+		b, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return &s, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			return &seen{}, nil // a cache: a bad one is started afresh
+		}
+		return &s, nil
+	}}
+}
+
+func (h *Host) remember(dir string, items []inventory.Item) {
+	_ = h.seenFile().Update(func(s *seen) (bool, error) {
+		(*s)[dir] = seenList{At: time.Now().UTC(), Items: items}
+		return true, nil
+	})
+}
+
+// lastSeen is the host's last answer about dir, each agent marked
+// unreachable: its status is the last known one, not "exited".
+func (h *Host) lastSeen(dir string) []inventory.Item {
+	s, err := h.seenFile().Load()
+	if err != nil {
+		return nil
+	}
+	last, ok := (*s)[dir]
+	if !ok {
+		return nil
+	}
+	at := last.At
+	for i := range last.Items {
+		last.Items[i].Host = h.Name
+		last.Items[i].Unreachable = true
+		last.Items[i].SeenAt = &at
+	}
+	return last.Items
+}
+
+// NewSpec is an owt new for a host: everything the user chose, sent as
+// JSON on the remote owt's stdin (owt new --spec-stdin), never on the
+// ssh command line.
+type NewSpec struct {
+	Task     string `json:"task"`
+	Name     string `json:"name,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+	Base     string `json:"base"`
+	StartAt  string `json:"start_at"`
+	Tool     string `json:"tool,omitempty"`
+	Template string `json:"template,omitempty"`
+	NoAgent  bool   `json:"no_agent,omitempty"`
+	Plan     bool   `json:"plan,omitempty"`
+	NoSetup  bool   `json:"no_setup,omitempty"`
+}
+
+// ErrNoClone is a host without a clone of the repository.
+var ErrNoClone = errors.New("no clone of this repository on the host")
+
+// BaseRef is the ref of the host's clone a base commit is pushed to:
+// owt's own namespace, never a branch.
+func BaseRef(commit string) string { return "refs/owt/base/" + commit }
+
+// NewAgent starts an agent on the host in its clone of repo: the base
+// branch's commit is pushed there first (to BaseRef, never forced, never
+// into a branch), then the host's owt creates the worktree, session and
+// agent starting at that commit, recording the base branch's name.
+func (h *Host) NewAgent(ctx context.Context, repo git.Repo, spec NewSpec) (inventory.Item, error) {
+	var item inventory.Item
+	clone, ok := h.Clone(repo.Root)
+	if !ok {
+		return item, fmt.Errorf("%w: %s has none of %s — add it to [hosts.%s] in your config: repos = { %q = \"/path/on/%s\" }",
+			ErrNoClone, h.Name, repo.Root, h.Name, repo.Root, h.Name)
+	}
+	if spec.Base == "" {
+		spec.Base = repo.HeadBranch
+		if spec.Base == "" {
+			return item, errors.New("HEAD is detached here: pass --base BRANCH")
+		}
+	}
+	commit, err := repo.ResolveCommit(git.BranchRef(spec.Base))
+	if err != nil || !repo.BranchExists(spec.Base) {
+		return item, fmt.Errorf("unknown base %q: no such local branch", spec.Base)
+	}
+	gitSSH, err := h.SSH.GitCommand()
+	if err != nil {
+		return item, err
+	}
+	if err := repo.WithContext(ctx).PushCommitTo(h.SSH.GitURL(clone), commit, BaseRef(commit), gitSSH); err != nil {
+		return item, fmt.Errorf("send the base commit to %s:%s: %w", h.Name, clone, err)
+	}
+	spec.StartAt = commit
+	in, err := json.Marshal(spec)
+	if err != nil {
+		return item, err
+	}
+	out, err := h.SSH.Output(ctx, ssh.Remote{Dir: clone, Argv: remoteOwt("new", "--spec-stdin", "--json"), Stdin: bytes.NewReader(in)})
+	if err != nil {
+		return item, err
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(out), &item); err != nil {
+		return item, fmt.Errorf("owt new on %s: %w", h.Name, err)
+	}
+	item.Host = h.Name
+	return item, nil
+}
