@@ -39,10 +39,10 @@ type Item struct {
 	// saw there, at SeenAt. Nothing about the agent is known to be over.
 	Unreachable bool       `json:"unreachable,omitempty"`
 	SeenAt      *time.Time `json:"seen_at,omitempty"`
-	Repo   string `json:"repo"`
-	Branch string `json:"branch"`
-	Base   string `json:"base"`
-	Path   string `json:"path"`
+	Repo        string     `json:"repo"`
+	Branch      string     `json:"branch"`
+	Base        string     `json:"base"`
+	Path        string     `json:"path"`
 	// InPlace: the agent works in the user's own checkout (Path), not in
 	// a worktree of its own.
 	InPlace bool   `json:"in_place"`

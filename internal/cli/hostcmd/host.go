@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -41,6 +42,7 @@ func Command(f *cmdutil.Factory, version string) *cli.Command {
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "label", Usage: "labels of the machine, comma-separated (gpu,bigmem)"},
 					&cli.IntFlag{Name: "max-agents", Usage: "at most `N` agents there (0: no limit)"},
+					&cli.StringSliceFlag{Name: "repo", Usage: "`LOCAL=REMOTE`: the host's clone (REMOTE, absolute or ~/…) of the local repository LOCAL; repeatable"},
 					&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "copy owt there without asking when it is missing or another version"},
 				},
 				Action: func(c *cli.Context) error {
@@ -53,8 +55,22 @@ func Command(f *cmdutil.Factory, version string) *cli.Command {
 							labels = append(labels, l)
 						}
 					}
+					repos := map[string]string{}
+					for _, r := range c.StringSlice("repo") {
+						local, remote, ok := strings.Cut(r, "=")
+						if !ok || local == "" || remote == "" {
+							return cmdutil.Usagef("--repo %q: give LOCAL=REMOTE (/home/me/src/app=~/src/app)", r)
+						}
+						if abs, err := filepath.Abs(local); err == nil {
+							local = abs
+						}
+						if real, err := filepath.EvalSymlinks(local); err == nil {
+							local = real // the repository's root as git names it
+						}
+						repos[local] = remote
+					}
 					return addRun(&addOptions{IO: f.IO, Version: version, Name: c.Args().Get(0), Address: c.Args().Get(1),
-						Labels: labels, MaxAgents: c.Int("max-agents"), Yes: c.Bool("yes")})
+						Labels: labels, MaxAgents: c.Int("max-agents"), Repos: repos, Yes: c.Bool("yes")})
 				},
 			},
 			{
@@ -124,6 +140,7 @@ type addOptions struct {
 	Address   string
 	Labels    []string
 	MaxAgents int
+	Repos     map[string]string
 	Yes       bool
 }
 
@@ -140,6 +157,9 @@ func addRun(o *addOptions) error {
 		return cmdutil.Usagef("--max-agents %d: give 0 (no limit) or more", o.MaxAgents)
 	}
 	hc := config.Host{Address: o.Address, Labels: o.Labels, MaxAgents: o.MaxAgents}
+	if len(o.Repos) > 0 {
+		hc.Repos = o.Repos
+	}
 	cfg, err := loadConfig()
 	if err != nil {
 		return err

@@ -1,0 +1,291 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
+	"github.com/stretchr/testify/require"
+)
+
+// The remote-host tests log in over a real sshd as a second local user
+// (fixture.SSHHost): they need root, and skip saying so without it.
+
+// hostItem is the part of owt list --json these tests read.
+type hostItem struct {
+	Name, Host, Status, Branch, Path, Session, Task string
+	Unreachable                                     bool
+	SeenAt                                          *time.Time `json:"seen_at"`
+}
+
+func (e *Env) hostList(dir string, args ...string) ([]hostItem, fixture.Result) {
+	e.t.Helper()
+	r := e.Owt(dir, append([]string{"list", "--json"}, args...)...)
+	require.Equal(e.t, 0, r.Code, "owt list: %s", r.Stderr)
+	var items []hostItem
+	require.NoError(e.t, json.Unmarshal([]byte(r.Stdout), &items), r.Stdout)
+	return items, r
+}
+
+func userConfig(e *Env) string {
+	b, _ := os.ReadFile(filepath.Join(e.Var("XDG_CONFIG_HOME"), "owt", "config.toml"))
+	return string(b)
+}
+
+// owt host add checks the machine over ssh, copies owt there (only with
+// a yes) and writes [hosts.NAME]; host check and list see it ready; host
+// remove takes it out. Bad input changes nothing.
+func TestHostAddCopiesOwtThenCheckListRemove(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	dir := e.Root
+
+	for _, bad := range [][]string{
+		{"host", "add"},
+		{"host", "add", "box"},
+		{"host", "add", "bad/name", h.Address},
+		{"host", "add", "box", "-oProxyCommand=touch /tmp/x"},
+		{"host", "add", "box", "me@box;touch x"},
+		{"host", "add", "box", h.Address, "--max-agents", "-1"},
+		{"host", "add", "box", h.Address, "--repo", "nothing"},
+		{"host", "check", "nosuch"},
+		{"host", "remove", "nosuch"},
+		{"new", "--host", "nosuch", "task"},
+	} {
+		r := e.Owt(dir, bad...)
+		requireOneLineError(t, r, "")
+		require.Equal(t, 2, r.Code, "owt %v: %s", bad, r.Stderr)
+	}
+	require.Empty(t, userConfig(e), "bad input wrote the config")
+
+	// No owt there, no terminal to ask and no --yes: nothing is copied or written.
+	r := e.Owt(dir, "host", "add", "box", h.Address)
+	requireOneLineError(t, r, "--yes")
+	require.Equal(t, 1, r.Code)
+	require.Empty(t, userConfig(e))
+	_, err := os.Stat(filepath.Join(h.Home, ".local", "bin", "owt"))
+	require.True(t, os.IsNotExist(err), "owt was copied without a yes")
+
+	out := e.MustOwt(dir, "host", "add", "box", h.Address, "--label", "gpu,bigmem", "--max-agents", "3", "--yes")
+	require.Contains(t, out, "added host box ("+h.Address+")")
+	local := strings.TrimSpace(e.MustOwt(dir, "--version"))
+	there, err := h.Run("owt --version")
+	require.NoError(t, err, there)
+	require.Equal(t, local, there, "the host runs this owt")
+	for _, p := range []string{"owt", "owt-mcp"} {
+		fi, err := os.Stat(filepath.Join(h.Home, ".local", "bin", p))
+		require.NoError(t, err, p)
+		require.Equal(t, os.FileMode(0o755), fi.Mode().Perm(), p)
+	}
+	cfg := userConfig(e)
+	require.Contains(t, cfg, "[hosts.box]")
+	require.Contains(t, cfg, h.Address)
+
+	r = e.Owt(dir, "host", "add", "box", h.Address, "--yes")
+	requireOneLineError(t, r, "already exists")
+	require.Equal(t, 2, r.Code)
+
+	out = e.MustOwt(dir, "host", "check", "box")
+	require.Contains(t, out, "host box is ready")
+
+	var rows []struct {
+		Name      string
+		Reachable bool
+		Agents    int
+		Version   string
+		Labels    []string
+		MaxAgents int `json:"max_agents"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(dir, "host", "list", "--json")), &rows))
+	require.Len(t, rows, 1)
+	require.Equal(t, "box", rows[0].Name)
+	require.True(t, rows[0].Reachable)
+	require.Equal(t, 0, rows[0].Agents)
+	require.Equal(t, []string{"gpu", "bigmem"}, rows[0].Labels)
+	require.Equal(t, 3, rows[0].MaxAgents)
+	require.Equal(t, strings.TrimPrefix(local, "owt version "), rows[0].Version)
+	require.Contains(t, e.MustOwt(dir, "host", "list"), "box")
+
+	require.Contains(t, e.MustOwt(dir, "host", "remove", "box"), "removed host box")
+	require.NotContains(t, userConfig(e), "hosts.box")
+	r = e.Owt(dir, "host", "check", "box")
+	require.Equal(t, 2, r.Code)
+}
+
+// A refused key is one line naming ssh-add, and nothing is written.
+func TestHostAddWithARefusedKeySaysSSHAdd(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	require.NoError(t, os.WriteFile(filepath.Join(h.Home, ".ssh", "authorized_keys"), nil, 0o644))
+	r := e.Owt(e.Root, "host", "add", "box", h.Address, "--yes")
+	requireOneLineError(t, r, "ssh-add")
+	require.Equal(t, 1, r.Code)
+	require.Empty(t, userConfig(e))
+}
+
+// addHostWithRepo adds the test host as box, its clone of repo at
+// ~/src/app, and returns the clone's path.
+func addHostWithRepo(e *Env, h *fixture.SSHHost, repo string) string {
+	e.t.Helper()
+	clone := h.Clone(repo, "src/app")
+	e.MustOwt(repo, "host", "add", "box", h.Address, "--repo", repo+"=~/src/app", "--yes")
+	return clone
+}
+
+// owt new --host starts the agent on the host, in a worktree of its
+// clone, from this repository's base commit (pushed there to owt's own
+// ref, no branch moved); owt list shows it beside the local agents with
+// its host; host remove is refused while it lives there.
+func TestNewOnHostRunsTheAgentThereAndListShowsIt(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	clone := addHostWithRepo(e, h, repo)
+	// A commit the host does not have yet: the agent must start from it.
+	e.WriteFile(repo, "new.txt", "new\n")
+	e.Git(repo, "add", ".")
+	e.Git(repo, "commit", "-q", "-m", "local only")
+	base := e.Git(repo, "rev-parse", "main")
+	remoteMain := gitAs(t, h, clone, "rev-parse", "main")
+	require.NotEqual(t, base, remoteMain)
+
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "here", "a local task")
+	out := e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "fix the far thing")
+	require.Contains(t, out, "far: claude on ")
+	require.Contains(t, out, "on host box")
+
+	e.Eventually(15*time.Second, "the remote agent's prompt", func() bool { return len(h.Prompts("far")) > 0 })
+	require.Equal(t, []string{"fix the far thing"}, h.Prompts("far"))
+	require.Empty(t, e.Prompts("far"), "the agent ran here")
+
+	var far hostItem
+	e.Eventually(15*time.Second, "the remote agent in owt list", func() bool {
+		items, _ := e.hostList(repo)
+		for _, it := range items {
+			if it.Name == "far" {
+				far = it
+			}
+		}
+		return far.Name == "far" && far.Status != "starting"
+	})
+	require.Equal(t, "box", far.Host)
+	require.False(t, far.Unreachable)
+	require.NotEqual(t, "exited", far.Status)
+	require.True(t, strings.HasPrefix(far.Path, h.Home+"/"), "worktree %s not on the host", far.Path)
+	items, _ := e.hostList(repo)
+	hostOf := map[string]string{}
+	for _, it := range items {
+		hostOf[it.Name] = it.Host
+	}
+	require.Equal(t, map[string]string{"here": "", "far": "box"}, hostOf)
+
+	table := e.MustOwt(repo, "list")
+	require.Contains(t, table, "HOST")
+	for _, line := range strings.Split(table, "\n") {
+		switch {
+		case strings.Contains(line, "far"):
+			require.True(t, strings.HasPrefix(line, "box "), line)
+		case strings.Contains(line, "here"):
+			require.True(t, strings.HasPrefix(line, "local "), line)
+		}
+	}
+
+	// The branch starts at the local base commit; the host's main did not move.
+	require.Equal(t, base, gitAs(t, h, clone, "rev-parse", far.Branch+"~0"))
+	require.Equal(t, remoteMain, gitAs(t, h, clone, "rev-parse", "main"))
+	require.Equal(t, base, gitAs(t, h, clone, "rev-parse", "refs/owt/base/"+base))
+	require.Equal(t, "main", gitAs(t, h, clone, "branch", "--show-current"))
+
+	r := e.Owt(repo, "host", "remove", "box")
+	requireOneLineError(t, r, "has 1 agent")
+	require.Contains(t, userConfig(e), "hosts.box")
+	require.Contains(t, e.MustOwt(repo, "host", "remove", "box", "--force"), "keep running")
+}
+
+// gitAs runs git as the host's user in dir.
+func gitAs(t *testing.T, h *fixture.SSHHost, dir string, args ...string) string {
+	t.Helper()
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	out, err := h.Run("git -C '" + dir + "' " + strings.Join(q, " "))
+	require.NoError(t, err, out)
+	return out
+}
+
+// Tasks that are shell on a command line reach the remote agent as the
+// very text typed, and run nothing on either machine.
+func TestHostileTaskThroughNewOnHostRunsNothing(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	marker := filepath.Join(os.TempDir(), "owt-pwned-"+h.User)
+	t.Cleanup(func() { _ = os.Remove(marker) })
+	tasks := []string{
+		"$(touch " + marker + ")",
+		"`touch " + marker + "` and ; touch " + marker + " && echo 'single' \"double\" \\ back",
+		"-rf --force first line\nsecond line; touch " + marker + "\n$HOME ${IFS} ~ * | > " + marker,
+	}
+	for i, task := range tasks {
+		name := "h" + string(rune('0'+i))
+		e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", name, "--", task)
+		e.Eventually(15*time.Second, "prompt of "+name, func() bool { return len(h.Prompts(name)) > 0 })
+		require.Equal(t, []string{task}, h.Prompts(name))
+	}
+	_, err := os.Stat(marker)
+	require.True(t, os.IsNotExist(err), "a task ran a command: %s exists", marker)
+	items, _ := e.hostList(repo)
+	tasksSeen := map[string]string{}
+	for _, it := range items {
+		tasksSeen[it.Name] = it.Task
+	}
+	for i, task := range tasks {
+		require.Equal(t, task, tasksSeen["h"+string(rune('0'+i))])
+	}
+}
+
+// A host that goes away leaves its agents listed as unreachable with their
+// last known status — never exited — and they are back when it is.
+func TestUnreachableHostKeepsItsAgentsLastStatus(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "a task")
+	var last string
+	e.Eventually(20*time.Second, "far idle", func() bool {
+		items, _ := e.hostList(repo)
+		for _, it := range items {
+			if it.Name == "far" {
+				last = it.Status
+			}
+		}
+		return last == "idle"
+	})
+
+	h.Stop()
+	items, r := e.hostList(repo)
+	require.Len(t, items, 1)
+	require.Equal(t, "far", items[0].Name)
+	require.True(t, items[0].Unreachable)
+	require.Equal(t, "idle", items[0].Status, "the last known status, not exited")
+	require.NotNil(t, items[0].SeenAt)
+	require.Contains(t, r.Stderr, "host box")
+	require.Contains(t, r.Stderr, "unreachable")
+	require.Contains(t, e.MustOwt(repo, "list"), "unreachable (last idle")
+	var rows []struct{ Reachable bool }
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "host", "list", "--json")), &rows))
+	require.False(t, rows[0].Reachable)
+
+	h.Start()
+	items, _ = e.hostList(repo)
+	require.Len(t, items, 1)
+	require.False(t, items[0].Unreachable)
+	require.Equal(t, "idle", items[0].Status)
+}
