@@ -200,6 +200,9 @@ func TestNewOnHostRunsTheAgentThereAndListShowsIt(t *testing.T) {
 	require.Equal(t, base, gitAs(t, h, clone, "rev-parse", "refs/owt/base/"+base))
 	require.Equal(t, "main", gitAs(t, h, clone, "branch", "--show-current"))
 
+	// Every one of those ssh calls rode one shared connection.
+	require.Len(t, h.Masters(), 1, "one ssh connection to the host")
+
 	r := e.Owt(repo, "host", "remove", "box")
 	requireOneLineError(t, r, "has 1 agent")
 	require.Contains(t, userConfig(e), "hosts.box")

@@ -167,9 +167,8 @@ func fits(dir string) bool {
 	return len(dir)+1+socketNameLen+1+16 < 104
 }
 
-// controlPath is this host's socket: a hash of everything that makes a
-// different connection (address, config file), so two hosts never share
-// one and the path stays short. '%' is doubled: ssh expands %-tokens.
+// controlPath is this host's socket (SocketName in the control dir).
+// '%' is doubled: ssh expands %-tokens.
 func (c *Client) controlPath() (string, error) {
 	dir := c.ControlDir
 	if dir == "" {
@@ -178,9 +177,16 @@ func (c *Client) controlPath() (string, error) {
 	if err := privateDir(dir); err != nil {
 		return "", err
 	}
-	h := sha256.Sum256([]byte(c.Addr.String() + "\x00" + c.ConfigFile))
-	p := filepath.Join(dir, hex.EncodeToString(h[:])[:socketNameLen])
+	p := filepath.Join(dir, c.SocketName())
 	return strings.ReplaceAll(p, "%", "%%"), nil
+}
+
+// SocketName is the file name of the host's shared connection socket: a
+// hash of everything that makes a different connection (address, config
+// file), so two hosts never share one and the path stays short.
+func (c *Client) SocketName() string {
+	h := sha256.Sum256([]byte(c.Addr.String() + "\x00" + c.ConfigFile))
+	return hex.EncodeToString(h[:])[:socketNameLen]
 }
 
 // privateDir makes dir (mode 0700) and refuses one that another user
