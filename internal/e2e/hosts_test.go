@@ -292,3 +292,50 @@ func TestUnreachableHostKeepsItsAgentsLastStatus(t *testing.T) {
 	require.False(t, items[0].Unreachable)
 	require.Equal(t, "idle", items[0].Status)
 }
+
+// owt send NAME reaches an agent on a host (found among the hosts serving
+// the repository, or named NAME@HOST), the message on the remote owt's
+// stdin: hostile text arrives as typed and runs nothing.
+func TestSendToAnAgentOnAHost(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "the task")
+	marker := filepath.Join(os.TempDir(), "owt-pwned-send-"+h.User)
+	t.Cleanup(func() { _ = os.Remove(marker) })
+
+	msg := "look at $(touch " + marker + ") and `touch " + marker + "`; touch " + marker + " 'q' \"dq\""
+	out := e.MustOwt(repo, "send", "far", msg)
+	require.Equal(t, "sent to far@box\n", out)
+	require.Equal(t, []string{"the task", msg}, waitHostPrompts(e, h, "far", 2))
+
+	out = e.MustOwt(repo, "send", "far@box", "--", "-rf --force")
+	require.Equal(t, "sent to far@box\n", out)
+	require.Equal(t, []string{"the task", msg, "-rf --force"}, waitHostPrompts(e, h, "far", 3))
+	_, err := os.Stat(marker)
+	require.True(t, os.IsNotExist(err), "a message ran a command")
+
+	r := e.Owt(repo, "send", "nobody", "hello")
+	requireOneLineError(t, r, "nobody")
+	require.Equal(t, 3, r.Code)
+	r = e.Owt(repo, "send", "nobody@box", "hello")
+	requireOneLineError(t, r, "no agent nobody on box")
+	require.Equal(t, 3, r.Code)
+	r = e.Owt(repo, "send", "far@nohost", "hello")
+	requireOneLineError(t, r, "no such host")
+	require.Equal(t, 2, r.Code)
+
+	h.Stop()
+	r = e.Owt(repo, "send", "far", "while away")
+	requireOneLineError(t, r, "unreachable")
+	require.Equal(t, 1, r.Code)
+	h.Start()
+	require.Len(t, h.Prompts("far"), 3, "nothing was typed while the host was away")
+}
+
+func waitHostPrompts(e *Env, h *fixture.SSHHost, name string, n int) []string {
+	e.t.Helper()
+	e.Eventually(15*time.Second, "prompts on the host", func() bool { return len(h.Prompts(name)) >= n })
+	return h.Prompts(name)
+}

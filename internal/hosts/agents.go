@@ -167,3 +167,23 @@ func (h *Host) NewAgent(ctx context.Context, repo git.Repo, spec NewSpec) (inven
 	item.Host = h.Name
 	return item, nil
 }
+
+// SendSpec is an owt send for an agent on a host: who and what, sent as
+// JSON on the remote owt's stdin (owt send --spec-stdin).
+type SendSpec struct {
+	Name   string `json:"name"`
+	Text   string `json:"text"`
+	Answer bool   `json:"answer,omitempty"`
+}
+
+// Send types spec's text into the agent of the host's clone at dir, as
+// owt send there does, and returns what that owt said (owt send --json:
+// one result per agent). A failed send still returns its results with
+// the error.
+func (h *Host) Send(ctx context.Context, dir string, spec SendSpec) ([]byte, error) {
+	in, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	return h.SSH.Output(ctx, ssh.Remote{Dir: dir, Argv: remoteOwt("send", "--spec-stdin", "--json"), Stdin: bytes.NewReader(in)})
+}

@@ -1,0 +1,152 @@
+package worktreecmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/hosts"
+	"github.com/owt-tmux/owt/internal/send"
+	"github.com/owt-tmux/owt/internal/ssh"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// sendHostTimeout bounds a send on a host (the remote owt waits for a
+// starting agent up to its own [agent] send_timeout).
+const sendHostTimeout = 3 * time.Minute
+
+// readSpec fills who and what from the JSON on stdin (hosts.SendSpec),
+// checked as the command line's would be.
+func (o *sendOptions) readSpec() error {
+	b, err := io.ReadAll(io.LimitReader(o.IO.In, 1<<20))
+	if err != nil {
+		return err
+	}
+	var spec hosts.SendSpec
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&spec); err != nil {
+		return cmdutil.Usagef("--spec-stdin: %v", err)
+	}
+	if spec.Name == "" {
+		return cmdutil.Usagef("--spec-stdin: no name")
+	}
+	if strings.TrimSpace(spec.Text) == "" {
+		return cmdutil.Usagef("nothing to send: TEXT is empty")
+	}
+	if spec.Answer && strings.ContainsAny(spec.Text, "\r\n") {
+		return cmdutil.Usagef("send --answer takes one line; TEXT has a line break")
+	}
+	o.Names, o.Text, o.Answer = []string{spec.Name}, spec.Text, spec.Answer
+	return nil
+}
+
+// sendOnHost sends to one named agent that lives on a host: NAME@HOST,
+// or a NAME with no agent here that one host serving this repository
+// has. It reports whether the send was the host's (routed); when not,
+// the local send goes on.
+func (o *sendOptions) sendOnHost() (routed bool, err error) {
+	if o.Group || len(o.Names) != 1 {
+		return false, nil
+	}
+	name, hostName, named := strings.Cut(o.Names[0], "@")
+	cfg, root, err := cmdutil.LoadConfig()
+	if err != nil {
+		if named {
+			return true, cmdutil.ConfigProblem(root, err)
+		}
+		return false, nil
+	}
+	if len(cfg.Hosts) == 0 && !named {
+		return false, nil
+	}
+	w, err := o.Workspace()
+	if err != nil {
+		return named, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sendHostTimeout)
+	defer cancel()
+	var h *hosts.Host
+	if named {
+		if h, err = hosts.Open(cfg, hostName); err != nil {
+			return true, cmdutil.UsageError{Msg: fmt.Sprintf("%s: %v", o.Names[0], err)}
+		}
+		if _, ok := h.Clone(w.Repo.Root); !ok {
+			return true, cmdutil.UsageError{Msg: fmt.Sprintf("%s: host %s has no clone of %s ([hosts.%s] repos)", o.Names[0], hostName, w.Repo.Root, hostName)}
+		}
+	} else {
+		if _, err := w.Get(name); !errors.Is(err, workspace.ErrUnknownName) {
+			return false, nil // an agent here (or a failure the local send reports)
+		}
+		if h, err = hostHaving(ctx, cfg, w.Repo.Root, name); h == nil {
+			return err != nil, err
+		}
+	}
+	clone, _ := h.Clone(w.Repo.Root)
+	out, err := h.Send(ctx, clone, hosts.SendSpec{Name: name, Text: o.Text, Answer: o.Answer})
+	var results []send.Result
+	if jerr := json.Unmarshal(out, &results); jerr != nil || len(results) == 0 {
+		var ee *ssh.ExitError
+		if errors.As(err, &ee) {
+			switch ee.Code {
+			case cmdutil.ExitUsage:
+				return true, cmdutil.UsageError{Msg: fmt.Sprintf("on %s: %s", h.Name, lastLine(ee.Stderr))}
+			case cmdutil.ExitUnknown:
+				return true, cmdutil.CodeError{Code: cmdutil.ExitUnknown, Msg: fmt.Sprintf("no agent %s on %s", name, h.Name)}
+			}
+		}
+		if err == nil {
+			err = fmt.Errorf("owt send on %s said nothing readable", h.Name)
+		}
+		return true, err
+	}
+	for i := range results {
+		results[i].Name += "@" + h.Name
+	}
+	return true, o.report(results)
+}
+
+// hostHaving is the one host serving the repository at root that has an
+// agent called name: nil when none has; an error when several have (the
+// user says NAME@HOST) or when a host could not be asked and none had it.
+func hostHaving(ctx context.Context, cfg config.Config, root, name string) (*hosts.Host, error) {
+	serving, err := hosts.Serving(cfg, root)
+	if err != nil {
+		return nil, err
+	}
+	var found []*hosts.Host
+	var unreachable []string
+	for _, h := range serving {
+		clone, _ := h.Clone(root)
+		items, err := h.Agents(ctx, clone)
+		if err != nil {
+			unreachable = append(unreachable, h.Name)
+			continue
+		}
+		for _, it := range items {
+			if it.Name == name {
+				found = append(found, h)
+				break
+			}
+		}
+	}
+	switch {
+	case len(found) == 1:
+		return found[0], nil
+	case len(found) > 1:
+		names := make([]string, len(found))
+		for i, h := range found {
+			names[i] = name + "@" + h.Name
+		}
+		return nil, cmdutil.Usagef("%s is an agent on several hosts: say which (%s)", name, strings.Join(names, ", "))
+	case len(unreachable) > 0:
+		return nil, fmt.Errorf("no agent %s here, and host(s) %s could not be asked (unreachable): nothing was sent", name, strings.Join(unreachable, ", "))
+	}
+	return nil, nil
+}
