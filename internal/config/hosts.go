@@ -25,7 +25,7 @@ type Host struct {
 	// Labels describe the machine (gpu, bigmem) for placing run tasks.
 	Labels []string `toml:"labels,omitempty"`
 	// MaxAgents bounds the agents owt starts there; 0 is no bound.
-	MaxAgents int `toml:"max_agents,omitempty"`
+	MaxAgents int `toml:"max_agents,omitzero"`
 	// Repos maps a local repository root to its clone on the host.
 	Repos map[string]string `toml:"repos,omitempty"`
 	// Search are directories on the host where clones are looked for.
@@ -128,7 +128,9 @@ func AddHost(name string, h Host) error {
 		}
 	}
 	var block bytes.Buffer
-	if err := toml.NewEncoder(&block).Encode(map[string]map[string]Host{"hosts": {name: h}}); err != nil {
+	enc := toml.NewEncoder(&block)
+	enc.Indent = ""
+	if err := enc.Encode(map[string]map[string]Host{"hosts": {name: h}}); err != nil {
 		return err
 	}
 	text := string(old)

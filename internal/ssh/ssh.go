@@ -365,7 +365,7 @@ func (c *Client) explain(ctx context.Context, program string, err error, stderr 
 		return fmt.Errorf("ssh %s: %w: the host key is unknown or changed — connect once with 'ssh %s' to check and accept it", c.Addr, ErrUnreachable, c.Addr)
 	case code == 255 || code == -1:
 		if last == "" {
-			last = err.Error()
+			last = "ssh ended with no message (the connection dropped?)"
 		}
 		return fmt.Errorf("ssh %s: %w: %s", c.Addr, ErrUnreachable, last)
 	}
