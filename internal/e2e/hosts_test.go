@@ -205,6 +205,15 @@ func TestNewOnHostRunsTheAgentThereAndListShowsIt(t *testing.T) {
 
 	r := e.Owt(repo, "host", "remove", "box")
 	requireOneLineError(t, r, "has 1 agent")
+
+	// max_agents = 1: a second agent there is refused, and nothing is made.
+	cfgFile := filepath.Join(e.Var("XDG_CONFIG_HOME"), "owt", "config.toml")
+	cfg := strings.Replace(userConfig(e), "[hosts.box]\n", "[hosts.box]\nmax_agents = 1\n", 1)
+	require.NoError(t, os.WriteFile(cfgFile, []byte(cfg), 0o644))
+	r = e.Owt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "second", "another")
+	requireOneLineError(t, r, "max_agents is 1")
+	require.Empty(t, h.Prompts("second"))
+	require.NotContains(t, gitAs(t, h, clone, "branch", "--list"), "second")
 	require.Contains(t, userConfig(e), "hosts.box")
 	require.Contains(t, e.MustOwt(repo, "host", "remove", "box", "--force"), "keep running")
 }

@@ -145,6 +145,9 @@ func (h *Host) NewAgent(ctx context.Context, repo git.Repo, spec NewSpec) (inven
 	if err != nil || !repo.BranchExists(spec.Base) {
 		return item, fmt.Errorf("unknown base %q: no such local branch", spec.Base)
 	}
+	if err := h.checkRoom(ctx); err != nil {
+		return item, err
+	}
 	gitSSH, err := h.SSH.GitCommand()
 	if err != nil {
 		return item, err
@@ -186,4 +189,29 @@ func (h *Host) Send(ctx context.Context, dir string, spec SendSpec) ([]byte, err
 		return nil, err
 	}
 	return h.SSH.Output(ctx, ssh.Remote{Dir: dir, Argv: remoteOwt("send", "--spec-stdin", "--json"), Stdin: bytes.NewReader(in)})
+}
+
+// ErrFull is a host running its max_agents already.
+var ErrFull = errors.New("host is full")
+
+// checkRoom refuses a new agent on a host that runs max_agents agents
+// already (every repository's; an exited agent no longer counts).
+func (h *Host) checkRoom(ctx context.Context) error {
+	if h.Config.MaxAgents <= 0 {
+		return nil
+	}
+	items, err := h.Agents(ctx, "")
+	if err != nil {
+		return err
+	}
+	live := 0
+	for _, it := range items {
+		if it.Status != string(state.Exited) {
+			live++
+		}
+	}
+	if live >= h.Config.MaxAgents {
+		return fmt.Errorf("%w: %s runs %d agent(s), its max_agents is %d: finish one there, or raise max_agents in [hosts.%s]", ErrFull, h.Name, live, h.Config.MaxAgents, h.Name)
+	}
+	return nil
 }
