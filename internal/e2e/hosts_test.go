@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -347,4 +348,42 @@ func waitHostPrompts(e *Env, h *fixture.SSHHost, name string, n int) []string {
 	e.t.Helper()
 	e.Eventually(15*time.Second, "prompts on the host", func() bool { return len(h.Prompts(name)) >= n })
 	return h.Prompts(name)
+}
+
+// The local monitor follows the host's status stream: a remote agent
+// counts in the local status bar, one that waits for a permission is
+// named NAME@HOST, a host that goes away is said unreachable with its
+// agents' last status, and the stream comes back with the host.
+func TestRemoteStatusReachesTheLocalBar(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	bar := func() string { out, _ := e.TryTmux("show-options", "-gqv", "@owt-status-line"); return out }
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "a task")
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, pid := range e.MonitorPIDs() {
+				_ = syscall.Kill(pid, syscall.SIGQUIT)
+			}
+			time.Sleep(time.Second)
+			t.Logf("owt.log:\n%s\nbar: %q", e.OwtLog(), bar())
+		}
+	})
+	e.Eventually(20*time.Second, "the remote agent idle in the bar", func() bool { return strings.Contains(bar(), "○ 1") })
+
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "asks", "!ask ls")
+	e.Eventually(20*time.Second, "asks@box named in the bar", func() bool { return strings.Contains(bar(), "asks@box") })
+	require.Contains(t, bar(), "○ 1")
+
+	h.Stop()
+	e.Eventually(45*time.Second, "box unreachable in the bar", func() bool { return strings.Contains(bar(), "box unreachable") })
+	require.Contains(t, bar(), "asks@box", "its agents keep their last status")
+	require.Contains(t, bar(), "○ 1")
+	require.NotContains(t, bar(), "✕", "nothing shows as exited")
+
+	h.Start()
+	e.Eventually(45*time.Second, "box back in the bar", func() bool { return !strings.Contains(bar(), "unreachable") })
+	require.Contains(t, bar(), "asks@box")
+	require.Contains(t, e.OwtLog(), "host box is back")
 }

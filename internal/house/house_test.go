@@ -133,7 +133,7 @@ var sideways = map[string][]string{
 	"internal/status":          {"internal/statusbar"},
 	"internal/send":            {"internal/statusbar"},
 	"internal/run":             {"internal/runplan", "internal/runwork"},
-	"internal/daemon":          {"internal/state", "internal/tmux", "internal/owtlog"},
+	"internal/daemon":          {"internal/state", "internal/tmux", "internal/owtlog", "internal/ssh"},
 	"internal/owtlog":          {"internal/state"},
 	"internal/memory":          {"internal/memlink"},
 	"internal/memlink":         {"internal/state"},

@@ -250,7 +250,9 @@ type Remote struct {
 	// Argv is the program and its arguments, each quoted on the line.
 	Argv []string
 	// Stdin, Stdout, Stderr are the command's streams; Stdout and
-	// Stderr are collected into the result when nil.
+	// Stderr are collected into the result when nil. A Stdin that may
+	// never end must be an *os.File (a pipe): exec's Wait waits for a
+	// copy from any other reader to end, even after ssh has.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 }

@@ -96,6 +96,19 @@ func Command(f *cmdutil.Factory, version string) *cli.Command {
 				},
 			},
 			{
+				Name:   "stream",
+				Hidden: true,
+				Usage:  "print this machine's agents as JSON lines whenever a status changes, until stdin ends (a follower's remote side)",
+				Action: func(c *cli.Context) error {
+					stop := make(chan struct{})
+					go func() {
+						_, _ = io.Copy(io.Discard, f.IO.In)
+						close(stop)
+					}()
+					return hosts.Stream(context.Background(), f.IO.Out, stop)
+				},
+			},
+			{
 				Name:      "remove",
 				Usage:     "take a host out of the config (refused while agents live there, unless --force, which leaves them running)",
 				ArgsUsage: "NAME",

@@ -11,6 +11,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/hosts"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/ssh"
@@ -94,6 +95,12 @@ func newOnHost(o *newOptions) error {
 	}
 	if err != nil {
 		return err
+	}
+	// The local status bar follows the host through this server's monitor.
+	if w.Tmux.Running() && w.Self != "" {
+		if err := daemon.EnsureRunning(w.Self, w.Tmux); err != nil {
+			fmt.Fprintf(o.IO.ErrOut, "owt: status monitor not started: %v\n", err)
+		}
 	}
 	if o.JSON {
 		return cmdutil.PrintJSON(o.IO.Out, item)
