@@ -387,3 +387,31 @@ func TestRemoteStatusReachesTheLocalBar(t *testing.T) {
 	require.Contains(t, bar(), "asks@box")
 	require.Contains(t, e.OwtLog(), "host box is back")
 }
+
+// owt status, why and wait about an agent on a host run on that host
+// (owt host exec, the argv as JSON on stdin): same output, same exit codes.
+func TestStatusWhyWaitOfAnAgentOnAHost(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "a task")
+
+	require.Equal(t, "far: idle\n", e.MustOwt(repo, "wait", "far", "--until", "idle", "--timeout", "30s"))
+	var v struct{ Name, Status string }
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "status", "far@box", "--json")), &v))
+	require.Equal(t, "far", v.Name)
+	require.Equal(t, "idle", v.Status)
+	require.Contains(t, e.MustOwt(repo, "status", "far", "-n", "5"), "idle")
+	require.NotEmpty(t, e.MustOwt(repo, "why", "far"))
+
+	r := e.Owt(repo, "wait", "far", "--until", "exited", "--timeout", "1s")
+	requireOneLineError(t, r, "not exited")
+	require.Equal(t, 1, r.Code)
+	r = e.Owt(repo, "status", "nobody@box")
+	requireOneLineError(t, r, "nobody")
+	require.Equal(t, 3, r.Code)
+	r = e.Owt(repo, "why", "far@elsewhere")
+	requireOneLineError(t, r, "no such host")
+	require.Equal(t, 2, r.Code)
+}

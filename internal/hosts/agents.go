@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -214,4 +215,24 @@ func (h *Host) checkRoom(ctx context.Context) error {
 		return fmt.Errorf("%w: %s runs %d agent(s), its max_agents is %d: finish one there, or raise max_agents in [hosts.%s]", ErrFull, h.Name, live, h.Config.MaxAgents, h.Name)
 	}
 	return nil
+}
+
+// Verbs are the commands a local owt may run, through owt host exec, on
+// an agent of a host: ones that read or wait, about one named agent.
+var Verbs = map[string]bool{"status": true, "why": true, "wait": true}
+
+// Exec runs owt argv (argv[0] one of Verbs) in the host's clone at dir,
+// its output streamed to stdout and stderr. The argv travels as JSON on
+// the remote owt's stdin (owt host exec), never on the ssh line. A
+// failure of the remote owt is an *ssh.ExitError with its exit code
+// (its own message went to stderr already).
+func (h *Host) Exec(ctx context.Context, dir string, argv []string, stdout, stderr io.Writer) error {
+	if len(argv) == 0 || !Verbs[argv[0]] {
+		return fmt.Errorf("owt host exec: %q is not a command owt runs on a host", argv)
+	}
+	in, err := json.Marshal(argv)
+	if err != nil {
+		return err
+	}
+	return h.SSH.Run(ctx, ssh.Remote{Dir: dir, Argv: remoteOwt("host", "exec"), Stdin: bytes.NewReader(in), Stdout: stdout, Stderr: stderr})
 }

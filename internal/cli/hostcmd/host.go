@@ -6,9 +6,12 @@ package hostcmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -106,6 +109,17 @@ func Command(f *cmdutil.Factory, version string) *cli.Command {
 						close(stop)
 					}()
 					return hosts.Stream(context.Background(), f.IO.Out, stop)
+				},
+			},
+			{
+				Name:   "exec",
+				Hidden: true,
+				Usage:  "run the owt command given as a JSON argv on stdin (status, why, wait): how a local owt asks about an agent here",
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return cmdutil.Usagef("host exec takes its command as JSON on stdin")
+					}
+					return execRun(f.IO)
 				},
 			},
 			{
@@ -411,4 +425,32 @@ func removeRun(o *removeOptions) error {
 	}
 	fmt.Fprintln(o.IO.Out, msg)
 	return nil
+}
+
+// execRun runs this owt with the argv read as JSON from stdin — one of
+// hosts.Verbs, so nothing else can be asked for — and ends with its code.
+func execRun(ios *cmdutil.IOStreams) error {
+	b, err := io.ReadAll(io.LimitReader(ios.In, 1<<20))
+	if err != nil {
+		return err
+	}
+	var argv []string
+	if err := json.Unmarshal(b, &argv); err != nil || len(argv) == 0 {
+		return cmdutil.Usagef("host exec: stdin is not a JSON list of words")
+	}
+	if !hosts.Verbs[argv[0]] {
+		return cmdutil.Usagef("host exec: %q is not a command owt runs for another machine", argv[0])
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, argv...)
+	cmd.Stdout, cmd.Stderr = ios.Out, ios.ErrOut
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return cmdutil.ExitWith(ee.ExitCode())
+	}
+	return err
 }

@@ -55,40 +55,16 @@ func (o *sendOptions) sendOnHost() (routed bool, err error) {
 	if o.Group || len(o.Names) != 1 {
 		return false, nil
 	}
-	name, hostName, named := strings.Cut(o.Names[0], "@")
-	cfg, root, err := cmdutil.LoadConfig()
-	if err != nil {
-		if named {
-			return true, cmdutil.ConfigProblem(root, err)
-		}
-		return false, nil
-	}
-	if len(cfg.Hosts) == 0 && !named {
-		return false, nil
-	}
-	w, err := o.Workspace()
-	if err != nil {
-		return named, err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), sendHostTimeout)
 	defer cancel()
-	var h *hosts.Host
-	if named {
-		if h, err = hosts.Open(cfg, hostName); err != nil {
-			return true, cmdutil.UsageError{Msg: fmt.Sprintf("%s: %v", o.Names[0], err)}
-		}
-		if _, ok := h.Clone(w.Repo.Root); !ok {
-			return true, cmdutil.UsageError{Msg: fmt.Sprintf("%s: host %s has no clone of %s ([hosts.%s] repos)", o.Names[0], hostName, w.Repo.Root, hostName)}
-		}
-	} else {
-		if _, err := w.Get(name); !errors.Is(err, workspace.ErrUnknownName) {
-			return false, nil // an agent here (or a failure the local send reports)
-		}
-		if h, err = hostHaving(ctx, cfg, w.Repo.Root, name); h == nil {
-			return err != nil, err
-		}
+	h, name, root, routed, err := agentHost(ctx, o.Workspace, o.Names[0])
+	if !routed {
+		return false, nil
 	}
-	clone, _ := h.Clone(w.Repo.Root)
+	if err != nil {
+		return true, err
+	}
+	clone, _ := h.Clone(root)
 	out, err := h.Send(ctx, clone, hosts.SendSpec{Name: name, Text: o.Text, Answer: o.Answer})
 	var results []send.Result
 	if jerr := json.Unmarshal(out, &results); jerr != nil || len(results) == 0 {
@@ -110,6 +86,47 @@ func (o *sendOptions) sendOnHost() (routed bool, err error) {
 		results[i].Name += "@" + h.Name
 	}
 	return true, o.report(results)
+}
+
+// agentHost finds the host of the agent called ref: NAME@HOST, or a NAME
+// with no agent here that one host serving this repository has. routed
+// says the agent is a host's (err then says why it cannot be reached);
+// when it is false the command goes on here. name is ref without @HOST,
+// root this repository's root.
+func agentHost(ctx context.Context, open func() (*workspace.Workspace, error), ref string) (h *hosts.Host, name, root string, routed bool, err error) {
+	name, hostName, named := strings.Cut(ref, "@")
+	cfg, croot, err := cmdutil.LoadConfig()
+	if err != nil {
+		if named {
+			return nil, name, "", true, cmdutil.ConfigProblem(croot, err)
+		}
+		return nil, name, "", false, nil
+	}
+	if len(cfg.Hosts) == 0 && !named {
+		return nil, name, "", false, nil
+	}
+	w, err := open()
+	if err != nil {
+		return nil, name, "", named, err
+	}
+	root = w.Repo.Root
+	if named {
+		if h, err = hosts.Open(cfg, hostName); err != nil {
+			return nil, name, root, true, cmdutil.UsageError{Msg: fmt.Sprintf("%s: %v", ref, err)}
+		}
+		if _, ok := h.Clone(root); !ok {
+			return nil, name, root, true, cmdutil.UsageError{Msg: fmt.Sprintf("%s: host %s has no clone of %s ([hosts.%s] repos)", ref, hostName, root, hostName)}
+		}
+		return h, name, root, true, nil
+	}
+	if _, err := w.Get(name); !errors.Is(err, workspace.ErrUnknownName) {
+		return nil, name, root, false, nil // an agent here (or a failure the local command reports)
+	}
+	h, err = hostHaving(ctx, cfg, root, name)
+	if h == nil && err == nil {
+		return nil, name, root, false, nil
+	}
+	return h, name, root, true, err
 }
 
 // hostHaving is the one host serving the repository at root that has an
