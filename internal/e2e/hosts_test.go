@@ -415,3 +415,28 @@ func TestStatusWhyWaitOfAnAgentOnAHost(t *testing.T) {
 	requireOneLineError(t, r, "no such host")
 	require.Equal(t, 2, r.Code)
 }
+
+// owt switch to an agent on a host, inside tmux, opens a window running
+// ssh -t HOST tmux attach: the agent's own screen, from the host.
+func TestSwitchToAnAgentOnAHostOpensAnAttachedWindow(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "a task")
+	pane := e.Tmux("display-message", "-p", "-t", "harness", "#{pane_id}")
+	inside := []string{"TMUX=" + e.Socket + ",1,0", "TMUX_PANE=" + pane}
+	r := e.OwtIn(repo, inside, "", "switch", "far")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "far@box: in window %")
+	windows := e.Tmux("list-windows", "-t", "harness", "-F", "#{window_name} #{pane_id}")
+	var win string
+	for _, l := range strings.Split(windows, "\n") {
+		if strings.HasPrefix(l, "far@box ") {
+			win = strings.TrimPrefix(l, "far@box ")
+		}
+	}
+	require.NotEmpty(t, win, "no window far@box in %q", windows)
+	e.WaitScreen(win, "Welcome to Claude Code")
+	require.Empty(t, e.Sessions()[1:], "no session was made here")
+}

@@ -236,3 +236,12 @@ func (h *Host) Exec(ctx context.Context, dir string, argv []string, stdout, stde
 	}
 	return h.SSH.Run(ctx, ssh.Remote{Dir: dir, Argv: remoteOwt("host", "exec"), Stdin: bytes.NewReader(in), Stdout: stdout, Stderr: stderr})
 }
+
+// AttachArgv is the argv (ssh first) that attaches the user's terminal
+// to the agent's tmux session on the host: ssh -t HOST tmux attach.
+func (h *Host) AttachArgv(session string) ([]string, error) {
+	if session == "" {
+		return nil, fmt.Errorf("no tmux session on %s", h.Name)
+	}
+	return h.SSH.InteractiveArgs(ssh.Remote{Argv: []string{"tmux", "attach-session", "-t", "=" + session}})
+}

@@ -282,6 +282,23 @@ func (c *Client) Args(r Remote) ([]string, error) {
 	return append(args, "-T", "--", c.Addr.Host, r.line()), nil
 }
 
+// InteractiveArgs is the argv of ssh for r with a terminal (-t): for
+// a program the user works in, like tmux attach, run in the user's own
+// terminal or a tmux window, never by owt's background work.
+func (c *Client) InteractiveArgs(r Remote) ([]string, error) {
+	args, err := c.Args(r)
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range args {
+		if a == "-T" {
+			args[i] = "-t"
+			break
+		}
+	}
+	return args, nil
+}
+
 // Output runs r and returns its standard output. A failure is an
 // *ExitError (the remote command failed), or wraps ErrAuth or
 // ErrUnreachable (ssh could not get there).
