@@ -440,3 +440,37 @@ func TestSwitchToAnAgentOnAHostOpensAnAttachedWindow(t *testing.T) {
 	e.WaitScreen(win, "Welcome to Claude Code")
 	require.Empty(t, e.Sessions()[1:], "no session was made here")
 }
+
+// Alt+s lists the agents of the followed hosts beside the local ones
+// (NAME@HOST, from the host's status stream: no ssh call for the first
+// frame); Enter on one opens a window attached to it over ssh.
+func TestSwitchPopupShowsRemoteAgentsAndAttaches(t *testing.T) {
+	e := newQuietEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "here", "a local task")
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "a far task")
+	bar := func() string { out, _ := e.TryTmux("show-options", "-gqv", "@owt-status-line"); return out }
+	e.Eventually(20*time.Second, "both agents idle in the bar", func() bool { return strings.Contains(bar(), "○ 2") })
+
+	p := e.pane(repo, owtBin, "popup", "switch")
+	screen := e.WaitScreen(p, "2/2")
+	require.Regexp(t, `far@box\s+app\s+claude\s+\d+s\s+on box`, screen)
+	require.Regexp(t, `here\s+app\s+claude`, screen)
+	e.typeText(p, "far@")
+	e.WaitScreen(p, "1/2")
+	require.Contains(t, e.WaitScreen(p, "Enter opens a window attached to it over ssh"), "on host box")
+	e.keys(p, "Enter")
+	var win string
+	e.Eventually(10*time.Second, "a window far@box", func() bool {
+		out, _ := e.TryTmux("list-windows", "-t", "harness", "-F", "#{window_name} #{pane_id}")
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "far@box ") {
+				win = strings.TrimPrefix(l, "far@box ")
+			}
+		}
+		return win != ""
+	})
+	e.WaitScreen(win, "Welcome to Claude Code")
+}

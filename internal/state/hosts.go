@@ -17,6 +17,9 @@ import (
 type RemoteAgent struct {
 	Name     string    `json:"name"`
 	Repo     string    `json:"repo"`
+	Branch   string    `json:"branch,omitempty"`
+	Session  string    `json:"session,omitempty"` // its tmux session's name there
+	Created  time.Time `json:"created,omitempty"`
 	Tool     string    `json:"tool,omitempty"` // "" for a shell
 	Status   Status    `json:"status"`
 	Since    time.Time `json:"since"`
@@ -93,7 +96,8 @@ func RemoteAgents(recs []*Record) []RemoteAgent {
 		if r.NoAgent {
 			tool = ""
 		}
-		out = append(out, RemoteAgent{Name: r.Name, Repo: r.Repo, Tool: tool, Status: r.Status, Since: r.StatusSince, NeedsYou: r.NeedsUser()})
+		out = append(out, RemoteAgent{Name: r.Name, Repo: r.Repo, Branch: r.Branch, Session: r.Session, Created: r.CreatedAt,
+			Tool: tool, Status: r.Status, Since: r.StatusSince, NeedsYou: r.NeedsUser()})
 	}
 	return out
 }
