@@ -184,6 +184,14 @@ func TestNewOnHostRunsTheAgentThereAndListShowsIt(t *testing.T) {
 	}
 	require.Equal(t, map[string]string{"here": "", "far": "box"}, hostOf)
 
+	// --all asks the hosts for every repository of theirs.
+	all, _ := e.hostList(repo, "--all")
+	hostOf = map[string]string{}
+	for _, it := range all {
+		hostOf[it.Name] = it.Host
+	}
+	require.Equal(t, map[string]string{"here": "", "far": "box"}, hostOf)
+
 	table := e.MustOwt(repo, "list")
 	require.Contains(t, table, "HOST")
 	for _, line := range strings.Split(table, "\n") {
@@ -473,4 +481,26 @@ func TestSwitchPopupShowsRemoteAgentsAndAttaches(t *testing.T) {
 		return win != ""
 	})
 	e.WaitScreen(win, "Welcome to Claude Code")
+}
+
+// A host that stops answering on an open connection (half-open: the
+// machine hangs) is found out by ssh's keepalives within about 30
+// seconds: the bar says it is unreachable, its agents keep their status.
+func TestHalfOpenConnectionToAHostIsFoundOut(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	bar := func() string { out, _ := e.TryTmux("show-options", "-gqv", "@owt-status-line"); return out }
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "a task")
+	e.Eventually(20*time.Second, "far idle in the bar", func() bool { return strings.Contains(bar(), "○ 1") })
+
+	h.Freeze()
+	// ServerAliveInterval 10 × ServerAliveCountMax 3, plus a tick.
+	e.Eventually(50*time.Second, "box unreachable in the bar", func() bool { return strings.Contains(bar(), "box unreachable") })
+	require.Contains(t, bar(), "○ 1", "its agent keeps its last status")
+	require.Contains(t, e.OwtLog(), "host box unreachable")
+	require.NotContains(t, e.OwtLog(), "host box is back", "nothing answers while it hangs")
+	h.Thaw()
+	e.Eventually(45*time.Second, "box back", func() bool { return !strings.Contains(bar(), "unreachable") })
 }
