@@ -380,9 +380,18 @@ func TestRemoteStatusReachesTheLocalBar(t *testing.T) {
 	})
 	e.Eventually(20*time.Second, "the remote agent idle in the bar", func() bool { return strings.Contains(bar(), "○ 1") })
 
+	// [notify] tells of a remote agent's transition as of a local one's.
+	told := filepath.Join(e.Root, "told")
+	cfgFile := filepath.Join(e.Var("XDG_CONFIG_HOME"), "owt", "config.toml")
+	cfg := userConfig(e) + "\n[notify]\non = [\"waiting\"]\ncommand = [\"sh\", \"-c\", \"echo \\\"$OWT_NAME $OWT_STATUS\\\" >> " + told + "\"]\n"
+	require.NoError(t, os.WriteFile(cfgFile, []byte(cfg), 0o644))
 	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "asks", "!ask ls")
 	e.Eventually(20*time.Second, "asks@box named in the bar", func() bool { return strings.Contains(bar(), "asks@box") })
 	require.Contains(t, bar(), "○ 1")
+	e.Eventually(10*time.Second, "the notify command told", func() bool {
+		b, _ := os.ReadFile(told)
+		return string(b) == "asks@box waiting\n"
+	})
 
 	h.Stop()
 	e.Eventually(45*time.Second, "box unreachable in the bar", func() bool { return strings.Contains(bar(), "box unreachable") })

@@ -31,6 +31,8 @@ type followers struct {
 	cfgSize int64
 	running map[string]*follower
 	wg      sync.WaitGroup
+	// notify is the user's [notify], for the hosts' agents.
+	notify config.Notify
 }
 
 type follower struct {
@@ -63,6 +65,7 @@ func (m *monitor) followHosts() {
 		return
 	}
 	f.cfgMod, f.cfgSize = mod, size
+	f.notify = cfg.Notify
 	want := map[string]*hosts.Host{}
 	all, err := hosts.All(cfg)
 	if err != nil {
@@ -114,10 +117,12 @@ func (m *monitor) follow(ctx context.Context, h *hosts.Host) {
 	down := false
 	for ctx.Err() == nil {
 		heard := false
+		var seen map[string]seenStatus // this stream's last word, by agent
 		err := h.Follow(ctx, func(agents []state.RemoteAgent) {
 			if !heard && down {
 				m.logf("host %s is back", h.Name)
 			}
+			seen = m.notifyHostTransitions(h.Name, seen, agents)
 			heard, down, retry = true, false, followFirstRetry
 			if agents == nil {
 				agents = []state.RemoteAgent{}
@@ -167,4 +172,30 @@ func (m *monitor) publishHosts() {
 	if err := statusbar.PublishSummaryLocked(m.tm); err != nil {
 		m.logf("publish summary: %v", err)
 	}
+}
+
+// notifyHostTransitions tells the user, as for a local agent, of each
+// agent of host that changed into a status [notify] on lists since the
+// stream's last line (its first line only notes them). It returns what
+// it saw.
+func (m *monitor) notifyHostTransitions(host string, prev map[string]seenStatus, agents []state.RemoteAgent) map[string]seenStatus {
+	m.hosts.mu.Lock()
+	cfg := m.hosts.notify
+	m.hosts.mu.Unlock()
+	cur := make(map[string]seenStatus, len(agents))
+	for _, a := range agents {
+		key := a.Repo + "\x00" + a.Name
+		now := seenStatus{a.Status, a.Since}
+		cur[key] = now
+		before, known := prev[key]
+		if prev == nil || !known || before.status == now.status && before.since.Equal(now.since) {
+			continue
+		}
+		if a.Tool == "" || !contains(cfg.On, string(a.Status)) {
+			continue
+		}
+		r := &state.Record{Name: a.Name + "@" + host, Repo: a.Repo, Tool: a.Tool, Status: a.Status, StatusSince: a.Since}
+		m.notifier.notify(r, cfg, "")
+	}
+	return cur
 }
