@@ -513,3 +513,30 @@ func TestHalfOpenConnectionToAHostIsFoundOut(t *testing.T) {
 	h.Thaw()
 	e.Eventually(45*time.Second, "box back", func() bool { return !strings.Contains(bar(), "unreachable") })
 }
+
+// A host with search directories and no repos entry: owt new --host finds
+// the clone whose origin is this repository's (in another URL form),
+// remembers it, and owt list then asks that clone.
+func TestNewOnHostFindsTheCloneByOrigin(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	e.Git(repo, "remote", "add", "origin", "https://git.example.invalid/acme/app.git")
+	other := e.NewRepo("other")
+	h.Clone(other, "src/other")
+	clone := h.Clone(repo, "src/app")
+	gitAs(t, h, clone, "remote", "set-url", "origin", "git@git.example.invalid:acme/app")
+	e.MustOwt(repo, "host", "add", "box", h.Address, "--search", "~/src", "--search", "/nonexistent", "--yes")
+
+	out := e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "the task")
+	require.Contains(t, out, "in "+h.Home+"/src/app.worktrees/far on host box")
+	e.Eventually(15*time.Second, "the prompt", func() bool { return len(h.Prompts("far")) > 0 })
+	items, _ := e.hostList(repo)
+	require.Len(t, items, 1)
+	require.Equal(t, "box", items[0].Host)
+
+	// A repository with no clone there is refused, saying so.
+	e.Git(other, "remote", "add", "origin", "https://git.example.invalid/acme/nothere")
+	r := e.Owt(other, "new", "--host", "box", "--tool", "claude", "--no-setup", "nothing")
+	requireOneLineError(t, r, "no checkout with origin")
+}

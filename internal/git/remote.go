@@ -71,3 +71,12 @@ func (r Repo) PushCommitTo(url, commit, ref, sshCommand string) error {
 	}
 	return nil
 }
+
+// RemoteURL is the URL of remote as configured (git remote get-url).
+func (r Repo) RemoteURL(remote string) (string, error) {
+	url, err := r.runLine("remote", "get-url", "--end-of-options", remote)
+	if err != nil {
+		return "", fmt.Errorf("the URL of remote %s: %w", remote, err)
+	}
+	return url, nil
+}

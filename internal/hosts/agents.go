@@ -131,10 +131,9 @@ func BaseRef(commit string) string { return "refs/owt/base/" + commit }
 // agent starting at that commit, recording the base branch's name.
 func (h *Host) NewAgent(ctx context.Context, repo git.Repo, spec NewSpec) (inventory.Item, error) {
 	var item inventory.Item
-	clone, ok := h.Clone(repo.Root)
-	if !ok {
-		return item, fmt.Errorf("%w: %s has none of %s — add it to [hosts.%s] in your config: repos = { %q = \"/path/on/%s\" }",
-			ErrNoClone, h.Name, repo.Root, h.Name, repo.Root, h.Name)
+	clone, err := h.FindClone(ctx, repo)
+	if err != nil {
+		return item, err
 	}
 	if spec.Base == "" {
 		spec.Base = repo.HeadBranch

@@ -78,10 +78,13 @@ func All(cfg config.Config) ([]*Host, error) {
 }
 
 // Clone is the host's clone of the local repository at root
-// ([hosts.NAME] repos), and whether it has one.
+// ([hosts.NAME] repos, else one found under its search directories
+// before: FindClone), and whether it has one.
 func (h *Host) Clone(root string) (string, bool) {
-	p, ok := h.Config.Repos[root]
-	return p, ok
+	if p, ok := h.Config.Repos[root]; ok {
+		return p, true
+	}
+	return h.found(root)
 }
 
 // Serving are the hosts with a clone of the repository at root.

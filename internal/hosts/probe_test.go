@@ -53,3 +53,19 @@ func TestCanTakeOnlyTheSamePlatform(t *testing.T) {
 		t.Error("another platform (or an unknown one) takes this owt")
 	}
 }
+
+func TestSameRepo(t *testing.T) {
+	same := [][2]string{
+		{"https://github.com/acme/app.git", "git@github.com:acme/app"},
+		{"ssh://git@github.com/acme/app", "https://github.com/acme/app/"},
+		{"/srv/git/app.git", "/srv/git/app"},
+	}
+	for _, p := range same {
+		if sameRepo(p[0]) != sameRepo(p[1]) {
+			t.Errorf("%s and %s name the same repository: %q vs %q", p[0], p[1], sameRepo(p[0]), sameRepo(p[1]))
+		}
+	}
+	if sameRepo("https://github.com/acme/app") == sameRepo("https://github.com/acme/api") {
+		t.Error("two repositories read as one")
+	}
+}

@@ -46,6 +46,7 @@ func Command(f *cmdutil.Factory, version string) *cli.Command {
 					&cli.StringFlag{Name: "label", Usage: "labels of the machine, comma-separated (gpu,bigmem)"},
 					&cli.IntFlag{Name: "max-agents", Usage: "at most `N` agents there (0: no limit)"},
 					&cli.StringSliceFlag{Name: "repo", Usage: "`LOCAL=REMOTE`: the host's clone (REMOTE, absolute or ~/…) of the local repository LOCAL; repeatable"},
+					&cli.StringSliceFlag{Name: "search", Usage: "`DIR` on the host (absolute, or '~/src' quoted) whose checkouts owt new --host searches for a clone by origin URL; repeatable"},
 					&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "copy owt there without asking when it is missing or another version"},
 				},
 				Action: func(c *cli.Context) error {
@@ -73,7 +74,7 @@ func Command(f *cmdutil.Factory, version string) *cli.Command {
 						repos[local] = remote
 					}
 					return addRun(&addOptions{IO: f.IO, Version: version, Name: c.Args().Get(0), Address: c.Args().Get(1),
-						Labels: labels, MaxAgents: c.Int("max-agents"), Repos: repos, Yes: c.Bool("yes")})
+						Labels: labels, MaxAgents: c.Int("max-agents"), Repos: repos, Search: c.StringSlice("search"), Yes: c.Bool("yes")})
 				},
 			},
 			{
@@ -168,6 +169,7 @@ type addOptions struct {
 	Labels    []string
 	MaxAgents int
 	Repos     map[string]string
+	Search    []string
 	Yes       bool
 }
 
@@ -187,6 +189,7 @@ func addRun(o *addOptions) error {
 	if len(o.Repos) > 0 {
 		hc.Repos = o.Repos
 	}
+	hc.Search = o.Search
 	cfg, err := loadConfig()
 	if err != nil {
 		return err

@@ -80,8 +80,8 @@ func newOnHost(o *newOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := h.Clone(w.Repo.Root); !ok {
-		return cmdutil.UsageError{Msg: fmt.Sprintf("--host %s: it has no clone of %s: add repos = { %q = \"/path/there\" } to [hosts.%s] in %s",
+	if _, ok := h.Clone(w.Repo.Root); !ok && len(h.Config.Search) == 0 {
+		return cmdutil.UsageError{Msg: fmt.Sprintf("--host %s: it has no clone of %s: add repos = { %q = \"/path/there\" } (or search = [\"~/src\"]) to [hosts.%s] in %s",
 			o.Host, w.Repo.Root, w.Repo.Root, o.Host, config.UserFile())}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), newHostTimeout)
