@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -539,4 +540,29 @@ func TestNewOnHostFindsTheCloneByOrigin(t *testing.T) {
 	e.Git(other, "remote", "add", "origin", "https://git.example.invalid/acme/nothere")
 	r := e.Owt(other, "new", "--host", "box", "--tool", "claude", "--no-setup", "nothing")
 	requireOneLineError(t, r, "no checkout with origin")
+}
+
+// host add --repo names the host's checkout and refuses one that is not
+// there; with --clone it clones the repository's origin there first.
+func TestHostAddClonesTheRepositoryThere(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	// An origin both machines can read: a bare repository of the host's user.
+	origin := filepath.Join(h.Home, "origin.git")
+	e.Git(e.Root, "clone", "-q", "--bare", repo, origin)
+	out, err := exec.Command("chown", "-R", h.User+":", origin).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	e.Git(repo, "remote", "add", "origin", origin)
+
+	r := e.Owt(repo, "host", "add", "box", h.Address, "--repo", repo+"=~/src/app", "--yes")
+	requireOneLineError(t, r, "no checkout at ~/src/app")
+	require.Empty(t, userConfig(e))
+
+	r = e.Owt(repo, "host", "add", "box", h.Address, "--repo", repo+"=~/src/app", "--clone", "--yes")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "cloned "+origin+" to box:~/src/app")
+	require.Equal(t, e.Git(repo, "rev-parse", "main"), gitAs(t, h, filepath.Join(h.Home, "src", "app"), "rev-parse", "HEAD"))
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "the task")
+	e.Eventually(15*time.Second, "the prompt", func() bool { return len(h.Prompts("far")) > 0 })
 }

@@ -133,3 +133,31 @@ func sameRepo(url string) string {
 	}
 	return strings.Replace(u, ":", "/", 1)
 }
+
+// cloneScript clones the URL on its stdin (one line) to $1 unless a
+// checkout is there, and says which ("exists", "cloned"); with $2 = "no",
+// it only says "exists" or "missing".
+const cloneScript = `set -e
+IFS= read -r url || true
+if [ -e "$1/.git" ]; then echo exists; exit 0; fi
+if [ "$2" = no ]; then echo missing; exit 0; fi
+mkdir -p "$(dirname -- "$1")"
+git clone -q -- "$url" "$1"
+echo cloned`
+
+// EnsureClone checks that the host has a checkout at remote (a repos
+// entry) and, with clone, makes one from url (the local repository's
+// origin, passed on stdin) when it does not. It says "exists", "cloned"
+// or "missing".
+func (h *Host) EnsureClone(ctx context.Context, remote, url string, clone bool) (string, error) {
+	flag := "no"
+	if clone {
+		flag = "yes"
+	}
+	out, err := h.SSH.Output(ctx, ssh.Remote{Argv: []string{"sh", "-c", cloneScript, "owt-clone", homeRelative(remote), flag},
+		Stdin: strings.NewReader(url + "\n")})
+	if err != nil {
+		return "", fmt.Errorf("clone %s on %s: %w", remote, h.Name, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}

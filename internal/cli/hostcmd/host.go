@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hosts"
 	"github.com/owt-tmux/owt/internal/ssh"
 )
@@ -47,6 +49,7 @@ func Command(f *cmdutil.Factory, version string) *cli.Command {
 					&cli.IntFlag{Name: "max-agents", Usage: "at most `N` agents there (0: no limit)"},
 					&cli.StringSliceFlag{Name: "repo", Usage: "`LOCAL=REMOTE`: the host's clone (REMOTE, absolute or ~/…) of the local repository LOCAL; repeatable"},
 					&cli.StringSliceFlag{Name: "search", Usage: "`DIR` on the host (absolute, or '~/src' quoted) whose checkouts owt new --host searches for a clone by origin URL; repeatable"},
+					&cli.BoolFlag{Name: "clone", Usage: "clone each --repo there from its origin when the host has no checkout at REMOTE"},
 					&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "copy owt there without asking when it is missing or another version"},
 				},
 				Action: func(c *cli.Context) error {
@@ -74,7 +77,7 @@ func Command(f *cmdutil.Factory, version string) *cli.Command {
 						repos[local] = remote
 					}
 					return addRun(&addOptions{IO: f.IO, Version: version, Name: c.Args().Get(0), Address: c.Args().Get(1),
-						Labels: labels, MaxAgents: c.Int("max-agents"), Repos: repos, Search: c.StringSlice("search"), Yes: c.Bool("yes")})
+						Labels: labels, MaxAgents: c.Int("max-agents"), Repos: repos, Search: c.StringSlice("search"), Clone: c.Bool("clone"), Yes: c.Bool("yes")})
 				},
 			},
 			{
@@ -170,6 +173,7 @@ type addOptions struct {
 	MaxAgents int
 	Repos     map[string]string
 	Search    []string
+	Clone     bool
 	Yes       bool
 }
 
@@ -213,6 +217,10 @@ func addRun(o *addOptions) error {
 	if lacks := p.Lacks(); len(lacks) > 0 {
 		return fmt.Errorf("host %s (%s) cannot run agents: %s; install them there and run owt host add again", o.Name, o.Address, strings.Join(lacks, "; "))
 	}
+	// The checkouts first: a host refused for a missing one gets no owt.
+	if err := clones(o, h); err != nil {
+		return err
+	}
 	if !p.OwtMatches(o.Version) {
 		if err := installOwt(o, h, p); err != nil {
 			return err
@@ -231,6 +239,38 @@ func addRun(o *addOptions) error {
 	}
 	fmt.Fprintf(o.IO.Out, "added host %s (%s): %s, tmux %s, git %s, owt %s, %s round trip\n",
 		o.Name, o.Address, p.Uname, p.Tmux, p.Git, p.Owt, p.Latency.Round(time.Millisecond))
+	return nil
+}
+
+// clones checks the host has a checkout at each --repo's REMOTE, and
+// with --clone makes the missing ones from the local repository's origin.
+func clones(o *addOptions, h *hosts.Host) error {
+	locals := make([]string, 0, len(o.Repos))
+	for l := range o.Repos {
+		locals = append(locals, l)
+	}
+	sort.Strings(locals)
+	for _, local := range locals {
+		remote := o.Repos[local]
+		url := ""
+		if repo, err := git.FindRepo(local); err == nil {
+			url, _ = repo.RemoteURL("origin")
+		}
+		if o.Clone && url == "" {
+			return fmt.Errorf("--clone %s: it has no origin to clone from on %s", local, o.Name)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
+		said, err := h.EnsureClone(ctx, remote, url, o.Clone)
+		cancel()
+		switch {
+		case err != nil:
+			return err
+		case said == "missing":
+			return fmt.Errorf("host %s has no checkout at %s: clone %s there, or pass --clone", o.Name, remote, local)
+		case said == "cloned":
+			fmt.Fprintf(o.IO.ErrOut, "cloned %s to %s:%s\n", cmdutil.Shown(url), o.Name, remote)
+		}
+	}
 	return nil
 }
 
