@@ -566,3 +566,51 @@ func TestHostAddClonesTheRepositoryThere(t *testing.T) {
 	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "the task")
 	e.Eventually(15*time.Second, "the prompt", func() bool { return len(h.Prompts("far")) > 0 })
 }
+
+// Alt+c offers the hosts once there are any: choosing one starts the
+// agent there (as owt new --host) and opens a window attached to it.
+func TestCreatePopupStartsAnAgentOnAHost(t *testing.T) {
+	e := newQuietEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("shop")
+	addHostWithRepo(e, h, repo)
+
+	p := e.pane(repo, owtBin, "popup", "create")
+	e.WaitScreen(p, "Task")
+	task := "Add a cart page; don't $(touch pwned)"
+	e.typeText(p, task)
+	e.keys(p, "Tab")
+	e.waitFocus(p, "Where")
+	require.Contains(t, e.Capture(p), "box: "+h.Address)
+	e.keys(p, "Down")
+	e.keys(p, "Enter")
+	e.waitFocus(p, "Tool") // claude preselected
+	e.keys(p, "Enter")
+	e.waitFocus(p, "Template")
+	e.keys(p, "Enter")
+	e.waitFocus(p, "Base branch")
+	e.keys(p, "Enter")
+	e.waitFocus(p, "Plan mode?")
+	e.keys(p, "Enter")
+	e.Eventually(20*time.Second, "the task on the host", func() bool {
+		data, _ := os.ReadFile(h.AgentLog)
+		return strings.Contains(string(data), `"text":"Add a cart page; don't $(touch pwned)"`)
+	})
+	var win string
+	e.Eventually(10*time.Second, "a window attached to it", func() bool {
+		out, _ := e.TryTmux("list-windows", "-t", "harness", "-F", "#{window_name} #{pane_id}")
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasSuffix(strings.Fields(l + " x")[0], "@box") {
+				win = strings.Fields(l)[1]
+			}
+		}
+		return win != ""
+	})
+	e.WaitScreen(win, "Welcome to Claude Code")
+	items, _ := e.hostList(repo)
+	require.Len(t, items, 1)
+	require.Equal(t, "box", items[0].Host, "nothing was made here")
+	require.Equal(t, task, items[0].Task)
+	_, err := os.Stat(filepath.Join(repo, "pwned"))
+	require.True(t, os.IsNotExist(err))
+}
