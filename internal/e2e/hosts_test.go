@@ -614,3 +614,45 @@ func TestCreatePopupStartsAnAgentOnAHost(t *testing.T) {
 	_, err := os.Stat(filepath.Join(repo, "pwned"))
 	require.True(t, os.IsNotExist(err))
 }
+
+// owt host fetch brings a remote agent's branch home under the same name,
+// fast-forward only: a local branch that went its own way is refused.
+func TestHostFetchBringsARemoteBranchHome(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "the task")
+	items, _ := e.hostList(repo)
+	require.Len(t, items, 1)
+	wt, branch := items[0].Path, items[0].Branch
+	commit := func(msg string) string {
+		out, err := h.Run("cd '" + wt + "' && echo '" + msg + "' >> work.txt && git add work.txt && git commit -qm '" + msg + "' && git rev-parse HEAD")
+		require.NoError(t, err, out)
+		return out
+	}
+	first := commit("one")
+	out := e.MustOwt(repo, "host", "fetch", "far")
+	require.Contains(t, out, "far@box: branch "+branch+" is here at "+first[:12])
+	require.Equal(t, first, e.Git(repo, "rev-parse", branch))
+
+	second := commit("two")
+	e.MustOwt(repo, "host", "fetch", "far@box")
+	require.Equal(t, second, e.Git(repo, "rev-parse", branch), "a fast-forward")
+
+	// A local commit on the branch: the next fetch would drop it, and is refused.
+	e.Git(repo, "checkout", "-q", branch)
+	e.WriteFile(repo, "mine.txt", "mine\n")
+	e.Git(repo, "add", "mine.txt")
+	e.Git(repo, "commit", "-q", "-m", "mine")
+	e.Git(repo, "checkout", "-q", "main")
+	mine := e.Git(repo, "rev-parse", branch)
+	commit("three")
+	r := e.Owt(repo, "host", "fetch", "far")
+	requireOneLineError(t, r, "fetch")
+	require.Equal(t, mine, e.Git(repo, "rev-parse", branch), "nothing was forced")
+
+	r = e.Owt(repo, "host", "fetch", "nobody")
+	requireOneLineError(t, r, "no agent nobody")
+	require.Equal(t, 3, r.Code)
+}

@@ -80,3 +80,16 @@ func (r Repo) RemoteURL(remote string) (string, error) {
 	}
 	return url, nil
 }
+
+// FetchBranchFrom brings branch from the repository at url into the
+// local branch of the same name, with sshCommand as git's ssh. It never
+// forces: git refuses a local branch that is not an ancestor of the
+// fetched one, and a branch checked out here.
+func (r Repo) FetchBranchFrom(url, branch, sshCommand string) error {
+	env := []string{"GIT_SSH_COMMAND=" + sshCommand, "GIT_SSH_VARIANT=ssh"}
+	ref := BranchRef(branch)
+	if _, err := r.runWith(env, nil, "fetch", "--quiet", "--no-tags", "--end-of-options", url, ref+":"+ref); err != nil {
+		return fmt.Errorf("fetch %s from %s: %w", branch, url, err)
+	}
+	return nil
+}

@@ -244,3 +244,35 @@ func (h *Host) AttachArgv(session string) ([]string, error) {
 	}
 	return h.SSH.InteractiveArgs(ssh.Remote{Argv: []string{"tmux", "attach-session", "-t", "=" + session}})
 }
+
+// FetchBranch brings the branch of the agent called name, in the host's
+// clone of repo, into repo under the same name (fast-forward only, never
+// into a branch checked out here), and returns the branch and its commit.
+func (h *Host) FetchBranch(ctx context.Context, repo git.Repo, name string) (string, string, error) {
+	clone, ok := h.Clone(repo.Root)
+	if !ok {
+		return "", "", fmt.Errorf("%w: %s", ErrNoClone, h.Name)
+	}
+	items, err := h.Agents(ctx, clone)
+	if err != nil {
+		return "", "", err
+	}
+	branch := ""
+	for _, it := range items {
+		if it.Name == name {
+			branch = it.Branch
+		}
+	}
+	if branch == "" {
+		return "", "", fmt.Errorf("no agent %s on %s", name, h.Name)
+	}
+	gitSSH, err := h.SSH.GitCommand()
+	if err != nil {
+		return "", "", err
+	}
+	if err := repo.WithContext(ctx).FetchBranchFrom(h.SSH.GitURL(clone), branch, gitSSH); err != nil {
+		return branch, "", err
+	}
+	commit, err := repo.ResolveCommit(git.BranchRef(branch))
+	return branch, commit, err
+}

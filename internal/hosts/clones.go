@@ -161,3 +161,22 @@ func (h *Host) EnsureClone(ctx context.Context, remote, url string, clone bool) 
 	}
 	return strings.TrimSpace(string(out)), nil
 }
+
+// Forget drops what this machine remembers of the host: clones found
+// there, its last lists and its status file.
+func (h *Host) Forget() error {
+	err := clonesFile().Update(func(f *foundClones) (bool, error) {
+		if _, ok := (*f)[h.Name]; !ok {
+			return false, nil
+		}
+		delete(*f, h.Name)
+		return true, nil
+	})
+	if rerr := os.Remove(h.seenFile().Path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
+		err = rerr
+	}
+	if serr := state.RemoveHostStatus(h.Name); serr != nil && err == nil {
+		err = serr
+	}
+	return err
+}

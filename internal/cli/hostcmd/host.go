@@ -103,6 +103,17 @@ func Command(f *cmdutil.Factory, version string) *cli.Command {
 				},
 			},
 			{
+				Name:      "fetch",
+				Usage:     "bring an agent's branch home from its host: the branch of the same name here, fast-forward only",
+				ArgsUsage: "NAME[@HOST]",
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return cmdutil.Usagef("host fetch takes one NAME (or NAME@HOST)")
+					}
+					return fetchRun(f, c.Args().First())
+				},
+			},
+			{
 				Name:   "stream",
 				Hidden: true,
 				Usage:  "print this machine's agents as JSON lines whenever a status changes, until stdin ends (a follower's remote side)",
@@ -462,6 +473,9 @@ func removeRun(o *removeOptions) error {
 		return err
 	}
 	_ = h.SSH.Close(ctx) // the shared connection, if open
+	if err := h.Forget(); err != nil {
+		fmt.Fprintf(o.IO.ErrOut, "owt: host %s: %v\n", o.Name, err)
+	}
 	msg := "removed host " + o.Name
 	if len(items) > 0 {
 		msg += fmt.Sprintf(" (its %d agent(s) keep running there)", len(items))
@@ -496,4 +510,57 @@ func execRun(ios *cmdutil.IOStreams) error {
 		return cmdutil.ExitWith(ee.ExitCode())
 	}
 	return err
+}
+
+// fetchRun brings a remote agent's branch into this repository.
+func fetchRun(f *cmdutil.Factory, ref string) error {
+	w, err := f.OpenWorkspace()
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	name, hostName, named := strings.Cut(ref, "@")
+	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
+	defer cancel()
+	var h *hosts.Host
+	if named {
+		if h, err = hosts.Open(cfg, hostName); err != nil {
+			return cmdutil.UsageError{Msg: fmt.Sprintf("%s: %v", ref, err)}
+		}
+	} else {
+		serving, err := hosts.Serving(cfg, w.Repo.Root)
+		if err != nil {
+			return err
+		}
+		var having []*hosts.Host
+		for _, s := range serving {
+			clone, _ := s.Clone(w.Repo.Root)
+			items, err := s.Agents(ctx, clone)
+			if err != nil {
+				continue
+			}
+			for _, it := range items {
+				if it.Name == name {
+					having = append(having, s)
+				}
+			}
+		}
+		switch len(having) {
+		case 0:
+			return cmdutil.CodeError{Code: cmdutil.ExitUnknown, Msg: fmt.Sprintf("no agent %s on the hosts serving this repository (say NAME@HOST)", name)}
+		case 1:
+			h = having[0]
+		default:
+			return cmdutil.Usagef("%s is an agent on several hosts: say NAME@HOST", name)
+		}
+	}
+	branch, commit, err := h.FetchBranch(ctx, w.Repo, name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IO.Out, "%s@%s: branch %s is here at %.12s (merge it with git, or review it with git log %s)\n", name, h.Name, branch, commit, branch)
+	return nil
 }
