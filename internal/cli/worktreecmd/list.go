@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/usage"
@@ -32,11 +33,13 @@ func ListCommand(f *cmdutil.Factory) *cli.Command {
 			var recs []*state.Record
 			tm := f.Tmux()
 			root := ""
+			var cfg config.Config
 			if c.Bool("all") {
 				var err error
 				if recs, err = workspace.AllRecords(); err != nil {
 					return err
 				}
+				cfg, _ = config.Load("") // the hosts are the user's: no repository needed
 			} else {
 				w, err := f.OpenWorkspace()
 				if err != nil {
@@ -46,10 +49,10 @@ func ListCommand(f *cmdutil.Factory) *cli.Command {
 					return err
 				}
 				tm = w.Tmux
-				root = w.Repo.Root
+				root, cfg = w.Repo.Root, w.Config
 			}
 			items := inventory.Collect(tm, recs, inventory.ListOptions{Fresh: c.Bool("fresh")})
-			items = append(items, remoteItems(f.IO, root, c.Bool("all"))...)
+			items = append(items, remoteItems(f.IO, cfg, root, c.Bool("all"))...)
 			if c.Bool("json") {
 				return cmdutil.PrintJSON(c.App.Writer, items)
 			}

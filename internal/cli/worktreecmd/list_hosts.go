@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/hosts"
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -19,12 +20,12 @@ const remoteListTimeout = 15 * time.Second
 // host's clone of the repository at root, or with all, every one there.
 // A host that does not answer gives its last known list, marked
 // unreachable, and one line on stderr.
-func remoteItems(ios *cmdutil.IOStreams, root string, all bool) []inventory.Item {
-	cfg, _, err := cmdutil.LoadConfig()
-	if err != nil || len(cfg.Hosts) == 0 {
-		return nil // a broken config was reported by the local part already, or there are no hosts
+func remoteItems(ios *cmdutil.IOStreams, cfg config.Config, root string, all bool) []inventory.Item {
+	if len(cfg.Hosts) == 0 {
+		return nil
 	}
 	var hs []*hosts.Host
+	var err error
 	if all {
 		hs, err = hosts.All(cfg)
 	} else {

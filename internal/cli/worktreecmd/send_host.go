@@ -95,20 +95,18 @@ func (o *sendOptions) sendOnHost() (routed bool, err error) {
 // root this repository's root.
 func agentHost(ctx context.Context, open func() (*workspace.Workspace, error), ref string) (h *hosts.Host, name, root string, routed bool, err error) {
 	name, hostName, named := strings.Cut(ref, "@")
-	cfg, croot, err := cmdutil.LoadConfig()
-	if err != nil {
-		if named {
-			return nil, name, "", true, cmdutil.ConfigProblem(croot, err)
+	// The user's file alone says whether there are hosts (no git call):
+	// a command about a local agent pays one small read for this.
+	if !named {
+		if user, err := config.Load(""); err != nil || len(user.Hosts) == 0 {
+			return nil, name, "", false, nil
 		}
-		return nil, name, "", false, nil
-	}
-	if len(cfg.Hosts) == 0 && !named {
-		return nil, name, "", false, nil
 	}
 	w, err := open()
 	if err != nil {
 		return nil, name, "", named, err
 	}
+	cfg := w.Config
 	root = w.Repo.Root
 	if named {
 		if h, err = hosts.Open(cfg, hostName); err != nil {
