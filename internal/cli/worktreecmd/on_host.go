@@ -28,7 +28,7 @@ func onHost(f *cmdutil.Factory, c *cli.Context, ref string, timeout time.Duratio
 	// the waiting, not for asking the hosts who has the agent.
 	findCtx, findCancel := context.WithTimeout(ctx, remoteListTimeout)
 	defer findCancel()
-	h, name, root, routed, err := agentHost(findCtx, f.OpenWorkspace, ref)
+	h, name, root, routed, err := cmdutil.AgentHost(findCtx, f.OpenWorkspace, ref)
 	if !routed || err != nil {
 		return routed, err
 	}

@@ -18,7 +18,7 @@ import (
 func switchOnHost(f *cmdutil.Factory, ref string) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), remoteListTimeout)
 	defer cancel()
-	h, name, root, routed, err := agentHost(ctx, f.OpenWorkspace, ref)
+	h, name, root, routed, err := cmdutil.AgentHost(ctx, f.OpenWorkspace, ref)
 	if !routed || err != nil {
 		return routed, err
 	}
