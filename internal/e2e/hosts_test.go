@@ -656,3 +656,39 @@ func TestHostFetchBringsARemoteBranchHome(t *testing.T) {
 	requireOneLineError(t, r, "no agent nobody")
 	require.Equal(t, 3, r.Code)
 }
+
+// owt merge of an agent on a host brings its branch home and merges it
+// here with the same rules as a local one; refused while it has
+// uncommitted work there; afterwards the agent is gone on the host.
+func TestMergeBringsARemoteAgentsWorkHome(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "the task")
+	require.Equal(t, "far: idle\n", e.MustOwt(repo, "wait", "far", "--until", "idle", "--timeout", "30s"))
+	items, _ := e.hostList(repo)
+	require.Len(t, items, 1)
+	wt, branch := items[0].Path, items[0].Branch
+	out, err := h.Run("cd '" + wt + "' && echo done > feature.txt && git add feature.txt && git commit -qm 'the feature' && echo wip > wip.txt")
+	require.NoError(t, err, out)
+	main := e.Git(repo, "rev-parse", "main")
+
+	r := e.Owt(repo, "merge", "far", "--yes")
+	requireOneLineError(t, r, "uncommitted")
+	require.Equal(t, main, e.Git(repo, "rev-parse", "main"), "nothing landed")
+	require.Empty(t, e.Git(repo, "branch", "--list", branch), "nothing was fetched")
+
+	out, err = h.Run("rm '" + wt + "/wip.txt'")
+	require.NoError(t, err, out)
+	out = e.MustOwt(repo, "merge", "far@box", "--yes")
+	require.Contains(t, out, "far")
+	require.Equal(t, "done", strings.TrimSpace(e.Git(repo, "show", "main:feature.txt")))
+	require.Empty(t, e.Git(repo, "branch", "--list", branch), "the fetched branch is merged and gone")
+	e.Eventually(15*time.Second, "far gone on the host", func() bool {
+		items, _ := e.hostList(repo)
+		return len(items) == 0
+	})
+	_, err = os.Stat(wt)
+	require.True(t, os.IsNotExist(err), "its worktree on the host is removed")
+}

@@ -27,9 +27,23 @@ func remoteOwt(args ...string) []string { return append([]string{"owt"}, args...
 // reached, the last list it gave comes back marked Unreachable, with the
 // error (which wraps ssh.ErrUnreachable).
 func (h *Host) Agents(ctx context.Context, dir string) ([]inventory.Item, error) {
+	return h.agents(ctx, dir, false)
+}
+
+// FreshAgents is Agents with every git figure computed now (owt list
+// --fresh there), for a decision that must not rest on a cached one:
+// whether an agent has uncommitted work before its branch lands.
+func (h *Host) FreshAgents(ctx context.Context, dir string) ([]inventory.Item, error) {
+	return h.agents(ctx, dir, true)
+}
+
+func (h *Host) agents(ctx context.Context, dir string, fresh bool) ([]inventory.Item, error) {
 	r := ssh.Remote{Dir: dir, Argv: remoteOwt("list", "--json")}
 	if dir == "" {
 		r.Argv = remoteOwt("list", "--all", "--json")
+	}
+	if fresh {
+		r.Argv = append(r.Argv, "--fresh")
 	}
 	out, err := h.SSH.Output(ctx, r)
 	if err != nil {
@@ -217,8 +231,9 @@ func (h *Host) checkRoom(ctx context.Context) error {
 }
 
 // Verbs are the commands a local owt may run, through owt host exec, on
-// an agent of a host: ones that read or wait, about one named agent.
-var Verbs = map[string]bool{"status": true, "why": true, "wait": true}
+// an agent of a host: ones that read or wait, about one named agent, and
+// delete, the teardown after its work landed here (owt merge NAME@HOST).
+var Verbs = map[string]bool{"status": true, "why": true, "wait": true, "delete": true}
 
 // Exec runs owt argv (argv[0] one of Verbs) in the host's clone at dir,
 // its output streamed to stdout and stderr. The argv travels as JSON on
