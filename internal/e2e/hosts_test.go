@@ -692,3 +692,30 @@ func TestMergeBringsARemoteAgentsWorkHome(t *testing.T) {
 	_, err = os.Stat(wt)
 	require.True(t, os.IsNotExist(err), "its worktree on the host is removed")
 }
+
+// owt delete of an agent on a host runs the host's owt delete: refused
+// while it has work not merged there, done with --force.
+func TestDeleteAnAgentOnAHost(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "the task")
+	items, _ := e.hostList(repo)
+	require.Len(t, items, 1)
+	wt := items[0].Path
+	out, err := h.Run("cd '" + wt + "' && echo x > x.txt && git add x.txt && git commit -qm work")
+	require.NoError(t, err, out)
+
+	r := e.Owt(repo, "delete", "far@box")
+	require.NotEqual(t, 0, r.Code)
+	require.Contains(t, r.Stderr, "--force")
+	items, _ = e.hostList(repo)
+	require.Len(t, items, 1, "refused: nothing deleted")
+
+	require.Contains(t, e.MustOwt(repo, "delete", "far", "--force"), "deleted far")
+	items, _ = e.hostList(repo)
+	require.Empty(t, items)
+	_, err = os.Stat(wt)
+	require.True(t, os.IsNotExist(err))
+}

@@ -19,6 +19,28 @@ import (
 // reports whether it ran there; when not, c goes on here. timeout 0 has
 // no deadline (owt wait without --timeout: ^C is the bound).
 func onHost(f *cmdutil.Factory, c *cli.Context, ref string, timeout time.Duration) (bool, error) {
+	return onHostAsked(f, c, ref, timeout, nil)
+}
+
+// deleteOnHost is owt delete of an agent on a host: after the user's yes
+// on a terminal (the host's owt has no terminal to ask on), the host's
+// owt delete, which refuses to lose work there without --force.
+func deleteOnHost(f *cmdutil.Factory, c *cli.Context) (bool, error) {
+	ask := func(name, host string) error {
+		if c.Bool("yes") || !f.IO.InTTY {
+			return nil
+		}
+		if !cmdutil.Confirm(f.IO, fmt.Sprintf("Delete %s on %s (its session, worktree and branch there)?", name, host)) {
+			return fmt.Errorf("not deleted")
+		}
+		return nil
+	}
+	return onHostAsked(f, c, c.Args().First(), time.Minute, ask)
+}
+
+// onHostAsked is onHost with a question put to the user, once the host
+// is known, before anything runs there.
+func onHostAsked(f *cmdutil.Factory, c *cli.Context, ref string, timeout time.Duration, ask func(name, host string) error) (bool, error) {
 	ctx, cancel := context.Background(), context.CancelFunc(func() {})
 	if timeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -31,6 +53,11 @@ func onHost(f *cmdutil.Factory, c *cli.Context, ref string, timeout time.Duratio
 	h, name, root, routed, err := cmdutil.AgentHost(findCtx, f.OpenWorkspace, ref)
 	if !routed || err != nil {
 		return routed, err
+	}
+	if ask != nil {
+		if err := ask(name, h.Name); err != nil {
+			return true, err
+		}
 	}
 	argv := []string{c.Command.Name}
 	for _, fl := range c.Command.Flags {
