@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -718,4 +719,28 @@ func TestDeleteAnAgentOnAHost(t *testing.T) {
 	require.Empty(t, items)
 	_, err = os.Stat(wt)
 	require.True(t, os.IsNotExist(err))
+}
+
+// A dev build (no version of its own) is the same owt only byte for
+// byte: another dev build on the host fails host check, and host add
+// copies this one over it.
+func TestAnotherDevBuildOnTheHostIsReplaced(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	// An "owt" there that says it is dev, but is not this binary.
+	fake := filepath.Join(h.Home, ".local", "bin", "owt")
+	require.NoError(t, os.WriteFile(fake, []byte("#!/bin/sh\necho 'owt version dev'\n"), 0o755))
+	out, err := exec.Command("chown", h.User+":", fake).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Equal(t, "owt version dev", strings.TrimSpace(e.MustOwt(e.Root, "--version")), "this test needs a dev build")
+
+	r := e.Owt(e.Root, "host", "add", "box", h.Address)
+	requireOneLineError(t, r, "another dev build")
+	e.MustOwt(e.Root, "host", "add", "box", h.Address, "--yes")
+	b, err := os.ReadFile(fake)
+	require.NoError(t, err)
+	self, err := os.ReadFile(e.Bins.Owt)
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(self, b), "this owt was copied over the other build")
+	require.Contains(t, e.MustOwt(e.Root, "host", "check", "box"), "host box is ready")
 }

@@ -3,6 +3,8 @@ package hosts
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -29,6 +31,9 @@ type Probe struct {
 	Tmux     string // "3.3a"; "" when missing
 	Git      string // "2.39.5"; "" when missing
 	Owt      string // owt --version's version; "" when missing
+	// OwtSum is the sha256 of the owt found there ("" when it could not
+	// be read): a "dev" build is the same owt only when it is this one.
+	OwtSum string
 	// Latency is one round trip over the shared connection.
 	Latency time.Duration
 }
@@ -39,7 +44,8 @@ type Probe struct {
 const probeScript = `uname -sm
 tmux -V 2>/dev/null || echo none
 git --version 2>/dev/null || echo none
-owt --version 2>/dev/null || echo none`
+owt --version 2>/dev/null || echo none
+o=$(command -v owt 2>/dev/null) && { sha256sum "$o" 2>/dev/null || shasum -a 256 "$o" 2>/dev/null; } || echo none`
 
 // Probe reads what the host has.
 func (h *Host) Probe(ctx context.Context) (Probe, error) {
@@ -58,7 +64,7 @@ func (h *Host) Probe(ctx context.Context) (Probe, error) {
 
 func parseProbe(out string) Probe {
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	for len(lines) < 4 {
+	for len(lines) < 5 {
 		lines = append(lines, "none")
 	}
 	var p Probe
@@ -67,6 +73,9 @@ func parseProbe(out string) Probe {
 	p.Tmux = version(lines[1], "tmux ")
 	p.Git = version(lines[2], "git version ")
 	p.Owt = version(lines[3], "owt version ")
+	if f := strings.Fields(lines[4]); len(f) > 0 && len(f[0]) == 64 {
+		p.OwtSum = f[0]
+	}
 	return p
 }
 
@@ -122,8 +131,36 @@ func (p Probe) Lacks() []string {
 	return out
 }
 
-// OwtMatches says whether the host's owt is this owt's version.
-func (p Probe) OwtMatches(local string) bool { return p.Owt != "" && p.Owt == local }
+// DevVersion is the version of an owt built without one (go build, not
+// make): two of those are the same owt only byte for byte.
+const DevVersion = "dev"
+
+// OwtMatches says whether the host's owt is this owt: the same version,
+// and for a dev build the same binary (localSum, SelfSum's).
+func (p Probe) OwtMatches(local, localSum string) bool {
+	if p.Owt == "" || p.Owt != local {
+		return false
+	}
+	return local != DevVersion || localSum != "" && p.OwtSum == localSum
+}
+
+// SelfSum is the sha256 of this owt's executable, "" when unreadable.
+func SelfSum() string {
+	self, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(self)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
 
 // CanTake says whether this owt's binaries run on the host (same OS and
 // architecture), so owt host add can copy them there.

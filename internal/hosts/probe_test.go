@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -20,8 +21,19 @@ func TestParseProbe(t *testing.T) {
 	if l := p.Lacks(); len(l) != 2 {
 		t.Errorf("want tmux missing and git too old, got %v", l)
 	}
-	if p.OwtMatches("") {
+	if p.OwtMatches("", "") {
 		t.Error("a missing owt matched an empty version")
+	}
+	sum := strings.Repeat("ab", 32)
+	dev := parseProbe("Linux x86_64\ntmux 3.3a\ngit version 2.39.5\nowt version dev\n" + sum + "  /home/me/.local/bin/owt\n")
+	if dev.OwtSum != sum || !dev.OwtMatches("dev", sum) {
+		t.Errorf("the same dev build does not match: %+v", dev)
+	}
+	if dev.OwtMatches("dev", strings.Repeat("cd", 32)) || dev.OwtMatches("dev", "") {
+		t.Error("another dev build matched")
+	}
+	if !(Probe{Owt: "v1.2.0"}).OwtMatches("v1.2.0", "") || (Probe{Owt: "v1.2.0"}).OwtMatches("v1.3.0", "") {
+		t.Error("released versions compare by version")
 	}
 	// Short output (a shell that died half-way) reads as missing, not as a crash.
 	p = parseProbe("Linux aarch64\n")

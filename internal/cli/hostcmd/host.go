@@ -232,7 +232,7 @@ func addRun(o *addOptions) error {
 	if err := clones(o, h); err != nil {
 		return err
 	}
-	if !p.OwtMatches(o.Version) {
+	if !p.OwtMatches(o.Version, hosts.SelfSum()) {
 		if err := installOwt(o, h, p); err != nil {
 			return err
 		}
@@ -241,7 +241,7 @@ func addRun(o *addOptions) error {
 		if p, err = h.Probe(ctx); err != nil {
 			return fmt.Errorf("host %s after copying owt: %w", o.Name, err)
 		}
-		if !p.OwtMatches(o.Version) {
+		if !p.OwtMatches(o.Version, hosts.SelfSum()) {
 			return fmt.Errorf("host %s: owt there is still %s after the copy, not %s: is another owt before ~/.local/bin on its PATH?", o.Name, orNone(p.Owt), o.Version)
 		}
 	}
@@ -289,7 +289,7 @@ func clones(o *addOptions, h *hosts.Host) error {
 func installOwt(o *addOptions, h *hosts.Host, p hosts.Probe) error {
 	what := "owt is not installed there"
 	if p.Owt != "" {
-		what = fmt.Sprintf("owt there is %s, this one is %s", p.Owt, o.Version)
+		what = fmt.Sprintf("owt there is %s, this one is %s", owtThere(p, o.Version), o.Version)
 	}
 	if !p.CanTake() {
 		return fmt.Errorf("host %s: %s, and it is %s while this owt is built for another system: install owt %s there (make install) and run owt host add again", o.Name, what, p.Uname, o.Version)
@@ -309,6 +309,15 @@ func installOwt(o *addOptions, h *hosts.Host, p hosts.Probe) error {
 	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
 	defer cancel()
 	return h.Install(ctx, files, o.IO.ErrOut)
+}
+
+// owtThere names the host's owt against this one's version: a dev build
+// of the same name is another build.
+func owtThere(p hosts.Probe, local string) string {
+	if p.Owt == local && local == hosts.DevVersion {
+		return "another dev build"
+	}
+	return orNone(p.Owt)
 }
 
 func orNone(v string) string {
@@ -431,8 +440,8 @@ func checkRun(o *checkOptions) error {
 	fmt.Fprintf(o.IO.Out, "system: %s\n", p.Uname)
 	fmt.Fprintf(o.IO.Out, "tmux: %s\ngit: %s\nowt: %s\n", orNone(p.Tmux), orNone(p.Git), orNone(p.Owt))
 	bad := p.Lacks()
-	if !p.OwtMatches(o.Version) {
-		bad = append(bad, fmt.Sprintf("owt there is %s, not %s (owt host remove %s && owt host add %s %s copies this one)", orNone(p.Owt), o.Version, o.Name, o.Name, h.Config.Address))
+	if !p.OwtMatches(o.Version, hosts.SelfSum()) {
+		bad = append(bad, fmt.Sprintf("owt there is %s, not %s (owt host remove %s && owt host add %s %s copies this one)", owtThere(p, o.Version), o.Version, o.Name, o.Name, h.Config.Address))
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("host %s: %s", o.Name, strings.Join(bad, "; "))
