@@ -119,6 +119,9 @@ func (m *monitor) follow(ctx context.Context, h *hosts.Host) {
 		heard := false
 		var seen map[string]seenStatus // this stream's last word, by agent
 		err := h.Follow(ctx, func(agents []state.RemoteAgent) {
+			if ctx.Err() != nil {
+				return // no longer followed: its file may be gone already
+			}
 			if !heard && down {
 				m.logf("host %s is back", h.Name)
 			}
