@@ -405,6 +405,11 @@ func TestRemoteStatusReachesTheLocalBar(t *testing.T) {
 	e.Eventually(45*time.Second, "box back in the bar", func() bool { return !strings.Contains(bar(), "unreachable") })
 	require.Contains(t, bar(), "asks@box")
 	require.Contains(t, e.OwtLog(), "host box is back")
+
+	// A host taken out of the config leaves the bar (its agents run on there).
+	e.MustOwt(repo, "host", "remove", "box", "--force")
+	e.Eventually(15*time.Second, "box gone from the bar", func() bool { return !strings.Contains(bar(), "@box") })
+	require.NotContains(t, bar(), "○")
 }
 
 // owt status, why and wait about an agent on a host run on that host
