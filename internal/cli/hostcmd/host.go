@@ -228,8 +228,9 @@ func addRun(o *addOptions) error {
 	if lacks := p.Lacks(); len(lacks) > 0 {
 		return fmt.Errorf("host %s (%s) cannot run agents: %s; install them there and run owt host add again", o.Name, o.Address, strings.Join(lacks, "; "))
 	}
-	// The checkouts first: a host refused for a missing one gets no owt.
-	if err := clones(o, h); err != nil {
+	// The checkouts are looked at first: a host refused for a missing one
+	// gets no owt; they are cloned (--clone) only once owt is there.
+	if err := clones(o, h, false); err != nil {
 		return err
 	}
 	if !p.OwtMatches(o.Version, hosts.SelfSum()) {
@@ -245,6 +246,11 @@ func addRun(o *addOptions) error {
 			return fmt.Errorf("host %s: owt there is still %s after the copy, not %s: is another owt before ~/.local/bin on its PATH?", o.Name, orNone(p.Owt), o.Version)
 		}
 	}
+	if o.Clone {
+		if err := clones(o, h, true); err != nil {
+			return err
+		}
+	}
 	if err := config.AddHost(o.Name, hc); err != nil {
 		return err
 	}
@@ -253,9 +259,10 @@ func addRun(o *addOptions) error {
 	return nil
 }
 
-// clones checks the host has a checkout at each --repo's REMOTE, and
-// with --clone makes the missing ones from the local repository's origin.
-func clones(o *addOptions, h *hosts.Host) error {
+// clones checks the host has a checkout at each --repo's REMOTE (one
+// missing is refused without --clone) and, when clone, makes the missing
+// ones from the local repository's origin.
+func clones(o *addOptions, h *hosts.Host, clone bool) error {
 	locals := make([]string, 0, len(o.Repos))
 	for l := range o.Repos {
 		locals = append(locals, l)
@@ -271,12 +278,12 @@ func clones(o *addOptions, h *hosts.Host) error {
 			return fmt.Errorf("--clone %s: it has no origin to clone from on %s", local, o.Name)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
-		said, err := h.EnsureClone(ctx, remote, url, o.Clone)
+		said, err := h.EnsureClone(ctx, remote, url, clone)
 		cancel()
 		switch {
 		case err != nil:
 			return err
-		case said == "missing":
+		case said == "missing" && !o.Clone:
 			return fmt.Errorf("host %s has no checkout at %s: clone %s there, or pass --clone", o.Name, remote, local)
 		case said == "cloned":
 			fmt.Fprintf(o.IO.ErrOut, "cloned %s to %s:%s\n", cmdutil.Shown(url), o.Name, remote)
