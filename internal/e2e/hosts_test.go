@@ -396,7 +396,8 @@ func TestRemoteStatusReachesTheLocalBar(t *testing.T) {
 	})
 
 	h.Stop()
-	e.Eventually(45*time.Second, "box unreachable in the bar", func() bool { return strings.Contains(bar(), "box unreachable") })
+	e.Eventually(45*time.Second, "box unreachable in the bar", func() bool { return strings.Contains(bar(), "unreachable: box") })
+	require.Regexp(t, `⚠ unreachable: box, seen \d+s ago`, bar(), "with how long it has been silent")
 	require.Contains(t, bar(), "asks@box", "its agents keep their last status")
 	require.Contains(t, bar(), "○ 1")
 	require.NotContains(t, bar(), "✕", "nothing shows as exited")
@@ -513,7 +514,7 @@ func TestHalfOpenConnectionToAHostIsFoundOut(t *testing.T) {
 
 	h.Freeze()
 	// ServerAliveInterval 10 × ServerAliveCountMax 3, plus a tick.
-	e.Eventually(50*time.Second, "box unreachable in the bar", func() bool { return strings.Contains(bar(), "box unreachable") })
+	e.Eventually(50*time.Second, "box unreachable in the bar", func() bool { return strings.Contains(bar(), "unreachable: box") })
 	require.Contains(t, bar(), "○ 1", "its agent keeps its last status")
 	require.Contains(t, e.OwtLog(), "host box unreachable")
 	require.NotContains(t, e.OwtLog(), "host box is back", "nothing answers while it hangs")

@@ -33,6 +33,9 @@ type followers struct {
 	wg      sync.WaitGroup
 	// notify is the user's [notify], for the hosts' agents.
 	notify config.Notify
+	// agedAt is when the bar last said how long unreachable hosts have
+	// been silent.
+	agedAt time.Time
 }
 
 type follower struct {
@@ -97,6 +100,31 @@ func (m *monitor) followHosts() {
 			defer f.wg.Done()
 			m.follow(ctx, h)
 		}()
+	}
+}
+
+// staleEvery is how often the bar's "seen … ago" of an unreachable host
+// is brought up to date.
+const staleEvery = 30 * time.Second
+
+// ageUnreachable republishes the bar now and then while a followed host
+// is unreachable, so its "seen … ago" stays true.
+func (m *monitor) ageUnreachable(now time.Time) {
+	f := &m.hosts
+	f.mu.Lock()
+	due := len(f.running) > 0 && now.Sub(f.agedAt) >= staleEvery
+	if due {
+		f.agedAt = now
+	}
+	f.mu.Unlock()
+	if !due {
+		return
+	}
+	for _, hs := range state.HostStatuses() {
+		if !hs.Reachable {
+			m.publishHosts()
+			return
+		}
 	}
 }
 

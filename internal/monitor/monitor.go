@@ -227,6 +227,7 @@ func (m *monitor) tick(now time.Time) error {
 	m.dream(now)
 	m.readUsage(now)
 	m.followHosts()
+	m.ageUnreachable(now)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -56,7 +57,7 @@ func SummarizeWithHosts(recs []*state.Record, hosts []state.HostStatus) Summary 
 	var down []string
 	for _, h := range hosts {
 		if !h.Reachable {
-			down = append(down, h.Host)
+			down = append(down, downWords(h, time.Now()))
 		}
 		for _, a := range h.Agents {
 			r := &state.Record{Name: a.Name + "@" + h.Host, Repo: a.Repo, Tool: a.Tool, NoAgent: a.Tool == "", Status: a.Status, StatusSince: a.Since}
@@ -71,6 +72,15 @@ func SummarizeWithHosts(recs []*state.Record, hosts []state.HostStatus) Summary 
 	return s
 }
 
+// downWords name an unreachable host and, when it was ever heard, how
+// long ago: "box, seen 3m ago".
+func downWords(h state.HostStatus, now time.Time) string {
+	if h.At.IsZero() {
+		return h.Host
+	}
+	return h.Host + ", seen " + workspace.Age(now.Sub(h.At)) + " ago"
+}
+
 // Summary counts agents by status and names the ones that need the user.
 // Shells are not agents and are not counted, but one that needs the user
 // (its pull request's CI fails) is named.
@@ -81,8 +91,9 @@ type Summary struct {
 	// Limited are those of Waiting that a usage limit stopped: the bar
 	// marks them with the limited glyph.
 	Limited []string `json:"limited,omitempty"`
-	// Unreachable are the hosts whose status stream is down: their agents
-	// are counted with their last known status.
+	// Unreachable are the hosts whose status stream is down, each with
+	// how long ago it was last heard: their agents are counted with their
+	// last known status.
 	Unreachable []string `json:"unreachable,omitempty"`
 }
 
@@ -188,7 +199,7 @@ func (s Summary) segments() []segment {
 		segs = append(segs, segment{text: fmt.Sprintf("%s %d", Glyph(string(state.Exited)), n), color: "red"})
 	}
 	if len(s.Unreachable) > 0 {
-		segs = append(segs, segment{text: "⚠ " + strings.Join(s.Unreachable, " ") + " unreachable", color: "red"})
+		segs = append(segs, segment{text: "⚠ unreachable: " + strings.Join(s.Unreachable, "; "), color: "red"})
 	}
 	return segs
 }

@@ -57,10 +57,11 @@ func TestSummaryCountsTheHostsAgents(t *testing.T) {
 			{Name: "run", Tool: "codex", Status: state.Working, Since: now},
 			{Name: "sh", Status: state.Idle, Since: now},
 		}},
-		{Host: "far", Reachable: false, Agents: []state.RemoteAgent{{Name: "x", Tool: "claude", Status: state.Idle, Since: now}}},
+		{Host: "far", Reachable: false, At: now.Add(-3 * time.Minute), Agents: []state.RemoteAgent{{Name: "x", Tool: "claude", Status: state.Idle, Since: now}}},
+		{Host: "new", Reachable: false},
 	})
 	require.Equal(t, 5, s.Total)
 	require.Equal(t, []string{"gpu@box", "api"}, s.Waiting)
 	require.Equal(t, 2, s.Counts["idle"])
-	require.Equal(t, "▲ gpu@box api ● 1 ○ 2 ⚠ far unreachable", s.Render(StylePlain))
+	require.Equal(t, "▲ gpu@box api ● 1 ○ 2 ⚠ unreachable: far, seen 3m ago; new", s.Render(StylePlain))
 }
