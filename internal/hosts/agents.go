@@ -233,7 +233,7 @@ func (h *Host) checkRoom(ctx context.Context) error {
 // Verbs are the commands a local owt may run, through owt host exec, on
 // an agent of a host: ones that read or wait, about one named agent, and
 // delete, the teardown after its work landed here (owt merge NAME@HOST).
-var Verbs = map[string]bool{"status": true, "why": true, "wait": true, "delete": true}
+var Verbs = map[string]bool{"status": true, "why": true, "wait": true, "diff": true, "delete": true}
 
 // Exec runs owt argv (argv[0] one of Verbs) in the host's clone at dir,
 // its output streamed to stdout and stderr. The argv travels as JSON on
