@@ -157,9 +157,11 @@ func TestNewOnHostRunsTheAgentThereAndListShowsIt(t *testing.T) {
 	require.NotEqual(t, base, remoteMain)
 
 	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "here", "a local task")
-	out := e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "fix the far thing")
-	require.Contains(t, out, "far: claude on ")
-	require.Contains(t, out, "on host box")
+	r0 := e.Owt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "fix the far thing")
+	require.Equal(t, 0, r0.Code, r0.Stderr)
+	require.Contains(t, r0.Stdout, "far: claude on ")
+	require.Contains(t, r0.Stdout, "on host box")
+	require.Contains(t, r0.Stderr, "main on box was left as it is", "main is checked out there: it does not move, and the user is told")
 
 	e.Eventually(15*time.Second, "the remote agent's prompt", func() bool { return len(h.Prompts("far")) > 0 })
 	require.Equal(t, []string{"fix the far thing"}, h.Prompts("far"))
@@ -749,4 +751,26 @@ func TestAnotherDevBuildOnTheHostIsReplaced(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, bytes.Equal(self, b), "this owt was copied over the other build")
 	require.Contains(t, e.MustOwt(e.Root, "host", "check", "box"), "host box is ready")
+}
+
+// The base branch on the host is brought to the base commit when git
+// takes it without force (not checked out there): the agent's figures
+// there then count only its own work.
+func TestNewOnHostFastForwardsTheHostsBaseBranchWhenFree(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	clone := addHostWithRepo(e, h, repo)
+	gitAs(t, h, clone, "checkout", "-q", "-b", "parking") // main is free there
+	e.WriteFile(repo, "new.txt", "new\n")
+	e.Git(repo, "add", ".")
+	e.Git(repo, "commit", "-q", "-m", "local only")
+	r := e.Owt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "the task")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.NotContains(t, r.Stderr, "left as it is")
+	require.Equal(t, e.Git(repo, "rev-parse", "main"), gitAs(t, h, clone, "rev-parse", "main"))
+	var far struct{ Ahead, Insertions int }
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "list", "--json")), &[]any{&far}))
+	require.Equal(t, 0, far.Ahead, "nothing of the base counts as the agent's")
+	require.Equal(t, 0, far.Insertions)
 }

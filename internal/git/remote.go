@@ -93,3 +93,14 @@ func (r Repo) FetchBranchFrom(url, branch, sshCommand string) error {
 	}
 	return nil
 }
+
+// PushBranchTo moves branch in the repository at url to commit, as git
+// push without force does: only a fast-forward, and never a branch
+// checked out there (git's receive.denyCurrentBranch refuses it).
+func (r Repo) PushBranchTo(url, commit, branch, sshCommand string) error {
+	env := []string{"GIT_SSH_COMMAND=" + sshCommand, "GIT_SSH_VARIANT=ssh"}
+	if _, err := r.runWith(env, nil, "push", "--quiet", "--no-verify", "--end-of-options", url, commit+":"+BranchRef(branch)); err != nil {
+		return fmt.Errorf("push %s to %s on %s: %w", commit, branch, url, err)
+	}
+	return nil
+}

@@ -169,6 +169,13 @@ func (h *Host) NewAgent(ctx context.Context, repo git.Repo, spec NewSpec) (inven
 	if err := repo.WithContext(ctx).PushCommitTo(h.SSH.GitURL(clone), commit, BaseRef(commit), gitSSH); err != nil {
 		return item, fmt.Errorf("send the base commit to %s:%s: %w", h.Name, clone, err)
 	}
+	// The base branch there too, when git takes it without force: a
+	// fast-forward of a branch not checked out there. The agent's figures
+	// there (ahead, changes) count from that branch; when it cannot move,
+	// they may count commits it lacks, and the caller is told.
+	if err := repo.WithContext(ctx).PushBranchTo(h.SSH.GitURL(clone), commit, spec.Base, gitSSH); err != nil {
+		h.BaseBehind = fmt.Sprintf("%s on %s was left as it is (checked out there, or gone its own way): the agent's figures there count from it", spec.Base, h.Name)
+	}
 	spec.StartAt = commit
 	in, err := json.Marshal(spec)
 	if err != nil {

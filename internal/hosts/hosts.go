@@ -25,6 +25,9 @@ type Host struct {
 	Name   string
 	Config config.Host
 	SSH    *ssh.Client
+	// BaseBehind, after NewAgent, says that the base branch on the host
+	// could not be brought to the base commit ("" when it was).
+	BaseBehind string
 }
 
 // ErrUnknown is a host name the config does not have.

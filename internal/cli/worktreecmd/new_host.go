@@ -96,6 +96,9 @@ func newOnHost(o *newOptions) error {
 	if err != nil {
 		return err
 	}
+	if h.BaseBehind != "" {
+		fmt.Fprintf(o.IO.ErrOut, "owt: note: %s\n", h.BaseBehind)
+	}
 	// The local status bar follows the host through this server's monitor.
 	if w.Tmux.Running() && w.Self != "" {
 		if err := daemon.EnsureRunning(w.Self, w.Tmux); err != nil {
