@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
@@ -173,8 +174,12 @@ func (h *Host) NewAgent(ctx context.Context, repo git.Repo, spec NewSpec) (inven
 	// fast-forward of a branch not checked out there. The agent's figures
 	// there (ahead, changes) count from that branch; when it cannot move,
 	// they may count commits it lacks, and the caller is told.
-	if err := repo.WithContext(ctx).PushBranchTo(h.SSH.GitURL(clone), commit, spec.Base, gitSSH); err != nil {
-		h.BaseBehind = fmt.Sprintf("%s on %s was left as it is (checked out there, or gone its own way): the agent's figures there count from it", spec.Base, h.Name)
+	// Checked out is asked first, in every worktree there: git's own
+	// refusal covers only the main one, and a host may allow that too.
+	if busy, err := h.checkedOut(ctx, clone); err != nil || busy[spec.Base] {
+		h.BaseBehind = fmt.Sprintf("%s on %s was left as it is (checked out there): the agent's figures there count from it", spec.Base, h.Name)
+	} else if err := repo.WithContext(ctx).PushBranchTo(h.SSH.GitURL(clone), commit, spec.Base, gitSSH); err != nil {
+		h.BaseBehind = fmt.Sprintf("%s on %s was left as it is (it went its own way there): the agent's figures there count from it", spec.Base, h.Name)
 	}
 	spec.StartAt = commit
 	in, err := json.Marshal(spec)
@@ -297,4 +302,20 @@ func (h *Host) FetchBranch(ctx context.Context, repo git.Repo, name string) (str
 	}
 	commit, err := repo.ResolveCommit(git.BranchRef(branch))
 	return branch, commit, err
+}
+
+// checkedOut are the branches checked out in any worktree of the host's
+// clone at dir.
+func (h *Host) checkedOut(ctx context.Context, dir string) (map[string]bool, error) {
+	out, err := h.SSH.Output(ctx, ssh.Remote{Dir: dir, Argv: []string{"git", "worktree", "list", "--porcelain"}})
+	if err != nil {
+		return nil, err
+	}
+	busy := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if b, ok := strings.CutPrefix(line, "branch refs/heads/"); ok {
+			busy[b] = true
+		}
+	}
+	return busy, nil
 }
