@@ -1,15 +1,20 @@
 package popups
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/huh"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/hosts"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/templates"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -46,14 +51,15 @@ func create(tm *tmux.Client, s Screen) error {
 		return fmt.Errorf("%w (open Alt+c from a pane inside a git repository)", err)
 	}
 	var (
-		task string
-		tool = defaultTool(w)
-		base string
-		plan bool
-		tpl  = defaultTemplate()
+		task  string
+		tool  = defaultTool(w)
+		base  string
+		plan  bool
+		tpl   = defaultTemplate()
+		where string // "" here, else a host's name
 	)
 	base, _ = git.CurrentBranch(dir)
-	err = runForm(huh.NewGroup(
+	fields := []huh.Field{
 		huh.NewText().Title("Task").
 			Description("What should the agent do? (alt+enter or ctrl+j: new line)").
 			Lines(3).Value(&task).
@@ -63,6 +69,13 @@ func create(tm *tmux.Client, s Screen) error {
 				}
 				return nil
 			}),
+	}
+	// Where: only once hosts are configured (owt host add).
+	if opts := hostOptions(w); len(opts) > 1 {
+		fields = append(fields, huh.NewSelect[string]().Title("Where").Description("This machine, or a host over ssh").
+			Options(opts...).Value(&where))
+	}
+	err = runForm(huh.NewGroup(append(fields,
 		huh.NewSelect[string]().Title("Tool").Options(toolOptions(w)...).Height(toolListHeight).Value(&tool),
 		huh.NewSelect[string]().Title("Template").Description("How the first prompt is shaped (owt templates)").
 			Options(templateOptions(w)...).Height(toolListHeight).Value(&tpl),
@@ -75,9 +88,13 @@ func create(tm *tmux.Client, s Screen) error {
 			}),
 		huh.NewConfirm().Title("Plan mode?").Description("Start the tool in its plan / read-only mode").
 			Affirmative("Yes").Negative("No").Value(&plan),
-	).Title("New agent in " + w.Repo.Name()))
+	)...).Title("New agent in " + w.Repo.Name()))
 	if err != nil {
 		return err
+	}
+	if where != "" {
+		return createOnHost(tm, s, w, h.SessionID, where, hosts.NewSpec{Task: task, Base: strings.TrimSpace(base), Plan: plan && tool != noAgent,
+			Tool: tool, NoAgent: tool == noAgent, Template: tpl})
 	}
 
 	fmt.Fprintf(s.Out, "Creating a worktree for %q…\n", firstLine(strings.TrimSpace(task)))
@@ -157,4 +174,55 @@ func templateOptions(w *workspace.Workspace) []huh.Option[string] {
 		opts = append(opts, huh.NewOption(t.Name+": "+t.About, t.Name))
 	}
 	return opts
+}
+
+// hostOptions are "here" and each configured host that has, or can
+// search for, a clone of the repository; only "here" without hosts.
+func hostOptions(w *workspace.Workspace) []huh.Option[string] {
+	opts := []huh.Option[string]{huh.NewOption("here: this machine", "")}
+	cfg, err := config.Load(w.Repo.Root)
+	if err != nil {
+		return opts
+	}
+	all, err := hosts.All(cfg)
+	if err != nil {
+		return opts
+	}
+	for _, h := range all {
+		if _, ok := h.Clone(w.Repo.Root); ok || len(h.Config.Search) > 0 {
+			opts = append(opts, huh.NewOption(h.Name+": "+h.Config.Address, h.Name))
+		}
+	}
+	return opts
+}
+
+// createOnHost starts the agent on the host (as owt new --host), then
+// opens a window attached to it unless @owt-create-switch is off.
+func createOnHost(tm *tmux.Client, s Screen, w *workspace.Workspace, session, name string, spec hosts.NewSpec) error {
+	if spec.NoAgent {
+		spec.Tool = ""
+	}
+	cfg, err := config.Load(w.Repo.Root)
+	if err != nil {
+		return err
+	}
+	h, err := hosts.Open(cfg, name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Out, "Starting an agent on %s for %q…\n", name, firstLine(strings.TrimSpace(spec.Task)))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	it, err := h.NewAgent(ctx, w.Repo, spec)
+	if err != nil {
+		return err
+	}
+	if w.Self != "" {
+		_ = daemon.EnsureRunning(w.Self, tm) // the bar follows the host
+	}
+	fmt.Fprintf(s.Out, "%s@%s: %s on %s (session %s there)\n", it.Name, it.Host, toolName(it.Tool, spec.NoAgent), it.Branch, it.Session)
+	if v, _ := tm.ShowOption("", OptCreateSwitch); strings.EqualFold(strings.TrimSpace(v), "off") {
+		return nil
+	}
+	return attachOnHost(tm, session, it)
 }

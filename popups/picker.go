@@ -72,7 +72,15 @@ func labels(items []inventory.Item, now time.Time) []string {
 		if it.InPlace {
 			branch += " (in place)"
 		}
-		rows[i] = []string{statusbar.Glyph(it.Status), it.Name, repoName(it.Repo), tool, workspace.Age(now.Sub(it.CreatedAt)), changes, branch}
+		name := it.Name
+		if it.Host != "" {
+			name += "@" + it.Host // on a host: its figures are there
+			changes = "on " + it.Host
+			if it.Unreachable {
+				changes += " (unreachable)"
+			}
+		}
+		rows[i] = []string{statusbar.Glyph(it.Status), name, repoName(it.Repo), tool, workspace.Age(now.Sub(it.CreatedAt)), changes, branch}
 		for c, cell := range rows[i] {
 			widths[c] = max(widths[c], len([]rune(cell)))
 		}
@@ -191,7 +199,9 @@ func (p *previewer) diff(i int, it inventory.Item, width int) string {
 		return d
 	}
 	d := "(worktree missing)"
-	if !it.Missing {
+	if it.Host != "" {
+		d = "(on host " + it.Host + ": owt status " + it.Name + "@" + it.Host + ")"
+	} else if !it.Missing {
 		var err error
 		d, err = git.DiffStatText(it.Path, git.BranchRef(it.Base), width)
 		if r := p.a.record(it); err != nil && r != nil && r.BaseCommit != "" {
@@ -229,6 +239,9 @@ func (p *previewer) screen(i int, it inventory.Item, n int) []string {
 }
 
 func (p *previewer) capture(it inventory.Item) string {
+	if it.Host != "" {
+		return "(on host " + it.Host + ": Enter opens a window attached to it over ssh)"
+	}
 	r := p.a.record(it)
 	if !it.Live || r == nil || r.Pane == "" {
 		return "(no tmux session: Enter recreates it on the worktree)"

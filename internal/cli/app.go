@@ -16,6 +16,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/cli/configcmd"
+	"github.com/owt-tmux/owt/internal/cli/hostcmd"
 	"github.com/owt-tmux/owt/internal/cli/landcmd"
 	"github.com/owt-tmux/owt/internal/cli/plugincmd"
 	"github.com/owt-tmux/owt/internal/cli/runcmd"
@@ -70,6 +71,7 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		runcmd.RunsCommand(f), runcmd.BatchCommand(f), runcmd.OrchestrateCommand(f), runcmd.PlanCommand(f, nil), worktreecmd.DoneCommand(f), landcmd.PRCommand(f), landcmd.DismissCommand(f),
 		plugincmd.MCPCommand(f), worktreecmd.MessagesCommand(f), plugincmd.MemoryCommand(f),
 		swarmcmd.Command(f),
+		hostcmd.Command(f, Version),
 		worktreecmd.RunnerCommand(f),
 		worktreecmd.HookCommand(f),
 		worktreecmd.PublishCommand(f),

@@ -68,6 +68,9 @@ type Config struct {
 	// Log tunes owt's log, owt.log. Every repository shares the file, so
 	// only the user's own config file may set it.
 	Log Log `toml:"log"`
+	// Hosts are the machines agents may run on over ssh ([hosts.NAME]),
+	// by name. Only the user's own config file may set them.
+	Hosts map[string]Host `toml:"hosts,omitempty"`
 }
 
 // Usage tunes the monitor's reading of the agents' session files.
@@ -471,6 +474,12 @@ func apply(cfg *Config, file string) (Problems, error) {
 		d.problems = append(d.problems, Problem{File: file, Key: "log", Msg: "owt.log is shared by every repository: set [log] in your own " + UserFile()})
 		delete(top, "log")
 	}
+	if _, ok := top["hosts"]; ok && file != UserFile() {
+		// A repository must not send its agents, or its code, to a machine
+		// the user did not name.
+		d.problems = append(d.problems, Problem{File: file, Key: "hosts", Msg: "hosts are the user's machines: set [hosts.NAME] in your own " + UserFile() + " (owt host add)"})
+		delete(top, "hosts")
+	}
 	layer := *cfg
 	layer.Tools = nil
 	d.fields(top, reflect.ValueOf(&layer).Elem(), nil)
@@ -785,6 +794,7 @@ func validate(cfg Config) Problems {
 		ps = append(ps, Problem{File: where, Key: "mcp.message_window", Msg: "must be more than 0 (like \"10m\")"})
 	}
 	ps = append(ps, validateReactions(cfg)...)
+	ps = append(ps, ValidateHosts(cfg)...)
 	ps = append(ps, validateTemplates(cfg)...)
 	ps = append(ps, validatePrices(cfg)...)
 	if cfg.Usage.Interval.Duration < time.Second {

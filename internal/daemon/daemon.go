@@ -26,6 +26,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/owt-tmux/owt/internal/owtlog"
+	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -178,7 +179,9 @@ func EnsureRunning(owt string, tm *tmux.Client) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.ExtraFiles = nil // only stdin, stdout and stderr (it closes strays itself)
 	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k != "TMUX_PANE" && !strings.HasPrefix(k, "OWT_") {
+		// OWT_ variables say who runs owt (an agent's name, its repo), not
+		// the monitor's business; the ssh config the user chose is.
+		if k, _, _ := strings.Cut(kv, "="); k != "TMUX_PANE" && (!strings.HasPrefix(k, "OWT_") || k == ssh.ConfigEnv) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}

@@ -56,3 +56,51 @@ func (r Repo) Push(remote, branch string) error {
 	}
 	return nil
 }
+
+// PushCommitTo sends commit to the repository at url as ref (a full ref
+// name outside refs/heads, so no branch, and none checked out there, is
+// ever moved), with sshCommand as git's ssh (GIT_SSH_COMMAND). It never
+// forces: a ref that already exists at another commit is refused by git.
+func (r Repo) PushCommitTo(url, commit, ref, sshCommand string) error {
+	if !strings.HasPrefix(ref, "refs/") || strings.HasPrefix(ref, "refs/heads/") {
+		return fmt.Errorf("push %s: %q is not a ref outside refs/heads", commit, ref)
+	}
+	env := []string{"GIT_SSH_COMMAND=" + sshCommand, "GIT_SSH_VARIANT=ssh"}
+	if _, err := r.runWith(env, nil, "push", "--quiet", "--no-verify", "--end-of-options", url, commit+":"+ref); err != nil {
+		return fmt.Errorf("push %s to %s: %w", commit, url, err)
+	}
+	return nil
+}
+
+// RemoteURL is the URL of remote as configured (git remote get-url).
+func (r Repo) RemoteURL(remote string) (string, error) {
+	url, err := r.runLine("remote", "get-url", "--end-of-options", remote)
+	if err != nil {
+		return "", fmt.Errorf("the URL of remote %s: %w", remote, err)
+	}
+	return url, nil
+}
+
+// FetchBranchFrom brings branch from the repository at url into the
+// local branch of the same name, with sshCommand as git's ssh. It never
+// forces: git refuses a local branch that is not an ancestor of the
+// fetched one, and a branch checked out here.
+func (r Repo) FetchBranchFrom(url, branch, sshCommand string) error {
+	env := []string{"GIT_SSH_COMMAND=" + sshCommand, "GIT_SSH_VARIANT=ssh"}
+	ref := BranchRef(branch)
+	if _, err := r.runWith(env, nil, "fetch", "--quiet", "--no-tags", "--end-of-options", url, ref+":"+ref); err != nil {
+		return fmt.Errorf("fetch %s from %s: %w", branch, url, err)
+	}
+	return nil
+}
+
+// PushBranchTo moves branch in the repository at url to commit, as git
+// push without force does: only a fast-forward, and never a branch
+// checked out there (git's receive.denyCurrentBranch refuses it).
+func (r Repo) PushBranchTo(url, commit, branch, sshCommand string) error {
+	env := []string{"GIT_SSH_COMMAND=" + sshCommand, "GIT_SSH_VARIANT=ssh"}
+	if _, err := r.runWith(env, nil, "push", "--quiet", "--no-verify", "--end-of-options", url, commit+":"+BranchRef(branch)); err != nil {
+		return fmt.Errorf("push %s to %s on %s: %w", commit, branch, url, err)
+	}
+	return nil
+}

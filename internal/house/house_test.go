@@ -44,6 +44,7 @@ var rooms = map[string]int{
 	"internal/cli/mcpcmd":      faces, // owt mcp (the peers' MCP server) and owt messages
 	"internal/cli/memorycmd":   faces, // owt memory
 	"internal/cli/swarmcmd":    faces, // owt swarm
+	"internal/cli/hostcmd":     faces, // owt host add, list, check, remove
 	"popups":                   faces, // one key table per screen
 
 	"internal/monitor":   drivers, // one per tmux server: the tick
@@ -59,6 +60,7 @@ var rooms = map[string]int{
 	"internal/resolve":  verbs, // a conflict handed to its agent, in its worktree, and checked
 
 	"internal/lifecycle": useCases, // create, delete, teardown, restart, doctor
+	"internal/hosts":     useCases, // agents on other machines over ssh: hosts, probes, owt there
 	"internal/status":    useCases, // hooks, screen reconciliation, wait, done
 	"internal/statusbar": useCases, // @owt-status and the summary
 	"internal/inventory": useCases, // owt list and its git-figure cache
@@ -83,6 +85,7 @@ var rooms = map[string]int{
 	"internal/git":        ground, // the only code that runs git
 	"internal/tmux":       ground, // the only code that runs tmux; socket paths
 	"internal/forge":      ground, // the only code that runs gh
+	"internal/ssh":        ground, // the only code that runs ssh: one shared connection per host, quoting
 	"internal/state":      ground, // records, locks, the locked JSON file
 	"internal/memory":     ground, // a repository's facts: SQLite with FTS5
 	"internal/memlink":    ground, // owt's door to the memory, which owt-mcp holds
@@ -113,7 +116,9 @@ var rooms = map[string]int{
 var sideways = map[string][]string{
 	"internal/cli": {"internal/cli/cmdutil", "internal/cli/worktreecmd", "internal/cli/landcmd",
 		"internal/cli/runcmd", "internal/cli/plugincmd", "internal/cli/configcmd", "internal/cli/mcpcmd", "internal/cli/memorycmd",
-		"internal/cli/swarmcmd"},
+		"internal/cli/swarmcmd", "internal/cli/hostcmd"},
+	"internal/cli/hostcmd":     {"internal/cli/cmdutil"},
+	"internal/hosts":           {"internal/inventory"},
 	"internal/cli/mcpcmd":      {"internal/cli/cmdutil"},
 	"internal/cli/memorycmd":   {"internal/cli/cmdutil"},
 	"internal/cli/swarmcmd":    {"internal/cli/cmdutil"},
@@ -131,11 +136,12 @@ var sideways = map[string][]string{
 	"internal/status":          {"internal/statusbar"},
 	"internal/send":            {"internal/statusbar"},
 	"internal/run":             {"internal/runplan", "internal/runwork"},
-	"internal/daemon":          {"internal/state", "internal/tmux", "internal/owtlog"},
+	"internal/daemon":          {"internal/state", "internal/tmux", "internal/owtlog", "internal/ssh"},
 	"internal/owtlog":          {"internal/state"},
 	"internal/memory":          {"internal/memlink"},
 	"internal/memlink":         {"internal/state"},
 	"internal/usage":           {"internal/state"},
+	"internal/config":          {"internal/atomicfile"},
 }
 
 // TestImportsPointDown fails on every import of one owt package by

@@ -31,11 +31,18 @@ import (
 
 // Item is one row of owt list: the record plus what git and tmux say now.
 type Item struct {
-	Name   string `json:"name"`
-	Repo   string `json:"repo"`
-	Branch string `json:"branch"`
-	Base   string `json:"base"`
-	Path   string `json:"path"`
+	Name string `json:"name"`
+	// Host is the configured host the agent runs on ([hosts.NAME]); ""
+	// is this machine.
+	Host string `json:"host"`
+	// Unreachable: its host did not answer; Status is the last one owt
+	// saw there, at SeenAt. Nothing about the agent is known to be over.
+	Unreachable bool       `json:"unreachable,omitempty"`
+	SeenAt      *time.Time `json:"seen_at,omitempty"`
+	Repo        string     `json:"repo"`
+	Branch      string     `json:"branch"`
+	Base        string     `json:"base"`
+	Path        string     `json:"path"`
 	// InPlace: the agent works in the user's own checkout (Path), not in
 	// a worktree of its own.
 	InPlace bool   `json:"in_place"`

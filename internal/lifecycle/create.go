@@ -214,7 +214,7 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	// works and set in the same tmux call that makes the session.
 	summary := async(func() (string, error) {
 		recs, err := workspace.AllRecords()
-		return statusbar.Summarize(recs).Render(statusbar.StyleTmux), err
+		return statusbar.Current(recs).Render(statusbar.StyleTmux), err
 	})
 	if err := afterStep("reserve"); err != nil {
 		return nil, err

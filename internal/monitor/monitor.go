@@ -89,6 +89,7 @@ func Run(o Options) error {
 		return fmt.Errorf("watch tmux server: %w", err)
 	}
 	defer unwatch()
+	defer m.stopFollowing()
 	timer := time.NewTimer(o.Interval)
 	defer timer.Stop()
 	for {
@@ -135,6 +136,8 @@ type monitor struct {
 	// looked is set after the first tick.
 	looked bool
 	recs   *recordCache
+	// hosts are the status streams of the configured hosts.
+	hosts  followers
 	screen map[string]*paneView // by pane id
 	// alive is when each record's session was last seen on this server;
 	// only records seen here are this monitor's to judge and notify.
@@ -223,6 +226,8 @@ func (m *monitor) tick(now time.Time) error {
 	m.deliver(now)
 	m.dream(now)
 	m.readUsage(now)
+	m.followHosts()
+	m.ageUnreachable(now)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -62,7 +63,45 @@ func publishSummary(ctx context.Context, tm *tmux.Client) error {
 	if err != nil {
 		return err
 	}
-	return tm.SetOptionContext(ctx, "", OptStatusLine, Summarize(recs).Render(StyleTmux))
+	return tm.SetOptionContext(ctx, "", OptStatusLine, Current(recs).Render(StyleTmux))
+}
+
+// Current is the summary of recs and of the agents on the hosts the
+// monitor follows (their last status files): what the bar shows.
+func Current(recs []*state.Record) Summary {
+	return SummarizeWithHosts(recs, state.HostStatuses())
+}
+
+// SummarizeWithHosts is Summarize over recs and the agents of hosts, each
+// of those named NAME@HOST; the hosts whose stream is down are noted,
+// their agents counted with their last known status.
+func SummarizeWithHosts(recs []*state.Record, hosts []state.HostStatus) Summary {
+	all := recs
+	var down []string
+	for _, h := range hosts {
+		if !h.Reachable {
+			down = append(down, downWords(h, time.Now()))
+		}
+		for _, a := range h.Agents {
+			r := &state.Record{Name: a.Name + "@" + h.Host, Repo: a.Repo, Tool: a.Tool, NoAgent: a.Tool == "", Status: a.Status, StatusSince: a.Since}
+			if a.NeedsYou {
+				r.Reactions = map[string]*state.Reaction{"host": {NeedsYou: "on " + h.Host}}
+			}
+			all = append(all[:len(all):len(all)], r)
+		}
+	}
+	s := Summarize(all)
+	s.Unreachable = down
+	return s
+}
+
+// downWords name an unreachable host and, when it was ever heard, how
+// long ago: "box, seen 3m ago".
+func downWords(h state.HostStatus, now time.Time) string {
+	if h.At.IsZero() {
+		return h.Host
+	}
+	return h.Host + ", seen " + workspace.Age(now.Sub(h.At)) + " ago"
 }
 
 // Summary counts agents by status and names the ones that need the user.
@@ -75,6 +114,10 @@ type Summary struct {
 	// Limited are those of Waiting that a usage limit stopped: the bar
 	// marks them with the limited glyph.
 	Limited []string `json:"limited,omitempty"`
+	// Unreachable are the hosts whose status stream is down, each with
+	// how long ago it was last heard: their agents are counted with their
+	// last known status.
+	Unreachable []string `json:"unreachable,omitempty"`
 }
 
 // Summarize builds the summary of records. Shells (--no-agent) are not
@@ -177,6 +220,9 @@ func (s Summary) segments() []segment {
 	}
 	if n := s.Counts[string(state.Exited)]; n > 0 {
 		segs = append(segs, segment{text: fmt.Sprintf("%s %d", Glyph(string(state.Exited)), n), color: "red"})
+	}
+	if len(s.Unreachable) > 0 {
+		segs = append(segs, segment{text: "⚠ unreachable: " + strings.Join(s.Unreachable, "; "), color: "red"})
 	}
 	return segs
 }

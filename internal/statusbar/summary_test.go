@@ -45,3 +45,23 @@ func TestSummaryEscapesHashForTmux(t *testing.T) {
 	s := Summarize([]*state.Record{rec("x#y", state.Waiting, time.Now())})
 	require.Equal(t, "#[fg=yellow,bold]▲ x##y#[default]", s.Render(StyleTmux))
 }
+
+// Agents on hosts count like local ones, named NAME@HOST when they need
+// the user, oldest first; a host whose stream is down is said so, its
+// agents counted with their last known status.
+func TestSummaryCountsTheHostsAgents(t *testing.T) {
+	now := time.Now()
+	s := SummarizeWithHosts([]*state.Record{rec("api", state.Waiting, now.Add(-time.Minute)), rec("web", state.Idle, now)}, []state.HostStatus{
+		{Host: "box", Reachable: true, Agents: []state.RemoteAgent{
+			{Name: "gpu", Tool: "claude", Status: state.Waiting, Since: now.Add(-2 * time.Minute)},
+			{Name: "run", Tool: "codex", Status: state.Working, Since: now},
+			{Name: "sh", Status: state.Idle, Since: now},
+		}},
+		{Host: "far", Reachable: false, At: now.Add(-3 * time.Minute), Agents: []state.RemoteAgent{{Name: "x", Tool: "claude", Status: state.Idle, Since: now}}},
+		{Host: "new", Reachable: false},
+	})
+	require.Equal(t, 5, s.Total)
+	require.Equal(t, []string{"gpu@box", "api"}, s.Waiting)
+	require.Equal(t, 2, s.Counts["idle"])
+	require.Equal(t, "▲ gpu@box api ● 1 ○ 2 ⚠ unreachable: far, seen 3m ago; new", s.Render(StylePlain))
+}

@@ -47,6 +47,9 @@ func MergeCommand(f *cmdutil.Factory) *cli.Command {
 			if err := o.Validate(); err != nil {
 				return cmdutil.Usagef("%v", err)
 			}
+			if ran, err := mergeOnHost(f, c, o); ran {
+				return err
+			}
 			w, err := f.OpenWorkspace()
 			if err != nil {
 				return err

@@ -2,6 +2,7 @@ package plugincmd
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,6 +24,13 @@ func DiffCommand(f *cmdutil.Factory) *cli.Command {
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			if c.NArg() == 1 {
+				// On a host: the list of files (the review screen needs
+				// the worktree, which is there).
+				if ran, err := cmdutil.RunOnHost(f, c, c.Args().First(), time.Minute, nil); ran {
+					return err
+				}
+			}
 			w, rec, err := f.NamedRecord(c, "diff")
 			if err != nil {
 				return err

@@ -28,7 +28,7 @@ func StatusLineCommand(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			sum := statusbar.Summarize(recs)
+			sum := statusbar.Current(recs)
 			if c.Bool("json") {
 				return cmdutil.PrintJSON(c.App.Writer, sum)
 			}

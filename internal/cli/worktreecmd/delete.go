@@ -26,6 +26,9 @@ func DeleteCommand(f *cmdutil.Factory) *cli.Command {
 			if c.NArg() != 1 {
 				return cmdutil.Usagef("delete takes one NAME")
 			}
+			if ran, err := deleteOnHost(f, c); ran {
+				return err
+			}
 			w, err := f.OpenWorkspace()
 			if err != nil {
 				return err

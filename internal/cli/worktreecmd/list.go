@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/usage"
@@ -31,11 +32,14 @@ func ListCommand(f *cmdutil.Factory) *cli.Command {
 			}
 			var recs []*state.Record
 			tm := f.Tmux()
+			root := ""
+			var cfg config.Config
 			if c.Bool("all") {
 				var err error
 				if recs, err = workspace.AllRecords(); err != nil {
 					return err
 				}
+				cfg, _ = config.Load("") // the hosts are the user's: no repository needed
 			} else {
 				w, err := f.OpenWorkspace()
 				if err != nil {
@@ -45,8 +49,10 @@ func ListCommand(f *cmdutil.Factory) *cli.Command {
 					return err
 				}
 				tm = w.Tmux
+				root, cfg = w.Repo.Root, w.Config
 			}
 			items := inventory.Collect(tm, recs, inventory.ListOptions{Fresh: c.Bool("fresh")})
+			items = append(items, remoteItems(f.IO, cfg, root, c.Bool("all"))...)
 			if c.Bool("json") {
 				return cmdutil.PrintJSON(c.App.Writer, items)
 			}
@@ -63,12 +69,16 @@ func printTable(ios *cmdutil.IOStreams, items []inventory.Item, withRepo bool) {
 	}
 	tw := tabwriter.NewWriter(ios.Out, 0, 0, 2, ' ', 0)
 	head := []string{"NAME", "BRANCH", "STATUS", "TOOL", "AGE", "CHANGES"}
-	withUsage := false
+	withUsage, withHost := false, false
 	for _, it := range items {
 		withUsage = withUsage || it.Usage != nil
+		withHost = withHost || it.Host != ""
 	}
 	if withUsage { // only once some agent has usage: a list of shells stays narrow
 		head = append(head[:5], "TOKENS", "COST", "CHANGES")
+	}
+	if withHost {
+		head = append([]string{"HOST"}, head...)
 	}
 	if withRepo {
 		head = append([]string{"REPO"}, head...)
@@ -111,6 +121,9 @@ func printTable(ios *cmdutil.IOStreams, items []inventory.Item, withRepo bool) {
 		if it.InPlace {
 			status += " (in place)"
 		}
+		if it.Unreachable {
+			status = "unreachable (last " + status + seenAgo(it.SeenAt, now) + ")"
+		}
 		if len(it.NeedsYou) > 0 {
 			status += " (needs you: " + cmdutil.Shown(strings.Join(it.NeedsYou, "; ")) + ")"
 		}
@@ -124,6 +137,13 @@ func printTable(ios *cmdutil.IOStreams, items []inventory.Item, withRepo bool) {
 			row = append(row, usageColumns(it.Usage)...)
 		}
 		row = append(row, changes(it)+prColumn(it.PR))
+		if withHost {
+			host := it.Host
+			if host == "" {
+				host = "local"
+			}
+			row = append([]string{host}, row...)
+		}
 		if withRepo {
 			row = append([]string{it.Repo}, row...)
 		}

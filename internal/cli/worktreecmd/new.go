@@ -28,6 +28,12 @@ type newOptions struct {
 	JSON   bool
 	Switch bool // go to the new session
 	DryRun bool // show the first prompt, make nothing
+	// Host runs the agent on that configured host ([hosts.NAME]).
+	Host string
+	// SpecStdin reads the whole owt new from stdin as JSON (hosts.NewSpec):
+	// how a local owt starts one here over ssh, with nothing the user
+	// typed on the ssh command line.
+	SpecStdin bool
 }
 
 // NewCommand is owt new; runF runs the options (nil: newRun).
@@ -53,10 +59,14 @@ func NewCommand(f *cmdutil.Factory, runF func(*newOptions) error) *cli.Command {
 			&cli.IntFlag{Name: "issue", Usage: "the task is GitHub issue `N` (title, body, comments through gh), on branch issue-N-slug"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the agent's first prompt and the memory facts it would get; create nothing"},
 			&cli.BoolFlag{Name: "in-place", Usage: "no worktree: switch this checkout (clean, on a branch) to the new branch and start the agent here"},
+			&cli.StringFlag{Name: "host", Usage: "run the agent on configured host `NAME` (owt host add) in its clone of this repository"},
+			&cli.BoolFlag{Name: "spec-stdin", Hidden: true, Usage: "read the task and options as JSON from stdin (how owt starts an agent over ssh)"},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			return runF(&newOptions{
+				Host:      c.String("host"),
+				SpecStdin: c.Bool("spec-stdin"),
 				IO:        f.IO,
 				Workspace: f.OpenWorkspace,
 				Create: lifecycle.CreateOptions{
@@ -103,6 +113,14 @@ func BranchCommand(f *cmdutil.Factory, runF func(*newOptions) error) *cli.Comman
 
 // newRun creates the worktree, session and agent, and says what it made.
 func newRun(o *newOptions) error {
+	if o.SpecStdin {
+		if err := readSpec(o); err != nil {
+			return err
+		}
+	}
+	if o.Host != "" {
+		return newOnHost(o)
+	}
 	w, err := o.Workspace()
 	if err != nil {
 		return err

@@ -26,6 +26,9 @@ type sendOptions struct {
 	Answer   bool           // also type into agents waiting for the user
 	JSON     bool
 	Text     string
+	// SpecStdin reads who and what from stdin as JSON (hosts.SendSpec):
+	// how a local owt sends to an agent here over ssh.
+	SpecStdin bool
 }
 
 // SendCommand is owt send; runF runs the options (nil: sendRun), so a
@@ -46,10 +49,20 @@ func SendCommand(f *cmdutil.Factory, runF func(*sendOptions) error) *cli.Command
 			&cli.BoolFlag{Name: "working", Usage: "every working agent"},
 			&cli.BoolFlag{Name: "idle", Usage: "every idle agent"},
 			&cli.BoolFlag{Name: "waiting", Usage: "every agent waiting for you (with --answer: the text answers their prompts)"},
+			&cli.BoolFlag{Name: "spec-stdin", Hidden: true, Usage: "read NAME, TEXT and --answer as JSON from stdin (how owt sends over ssh)"},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			opts := &sendOptions{IO: f.IO, Workspace: f.OpenWorkspace, Answer: c.Bool("answer"), JSON: c.Bool("json"), Task: c.Bool("task")}
+			if c.Bool("spec-stdin") {
+				if c.NArg() > 0 || opts.Answer || opts.Task || c.Bool("all") || c.Bool("working") || c.Bool("idle") || c.Bool("waiting") {
+					return cmdutil.Usagef("--spec-stdin takes everything from stdin: give no NAME, TEXT or other flag but --json")
+				}
+				if err := opts.readSpec(); err != nil {
+					return err
+				}
+				return runF(opts)
+			}
 			if err := opts.parse(c.Args().Slice(), c.Bool("all"), c.Bool("working"), c.Bool("idle"), c.Bool("waiting")); err != nil {
 				return err
 			}
@@ -118,6 +131,9 @@ func (o *sendOptions) parse(args []string, all, working, idle, waiting bool) err
 func sendRun(o *sendOptions) error {
 	if o.Task {
 		return resendTask(o)
+	}
+	if routed, err := o.sendOnHost(); routed {
+		return err
 	}
 	w, err := o.Workspace()
 	if err != nil {

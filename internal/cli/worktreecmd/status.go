@@ -29,6 +29,9 @@ func StatusCommand(f *cmdutil.Factory) *cli.Command {
 			if c.Int("lines") < 0 {
 				return cmdutil.Usagef("--lines must be 0 or more")
 			}
+			if ran, err := onHost(f, c, c.Args().First(), time.Minute); ran {
+				return err
+			}
 			w, err := f.OpenWorkspace()
 			if err != nil {
 				return err

@@ -17,6 +17,11 @@ func SwitchCommand(f *cmdutil.Factory) *cli.Command {
 		Usage:        "go to an agent's session (switch-client inside tmux, attach outside)",
 		ArgsUsage:    "NAME",
 		Action: func(c *cli.Context) error {
+			if c.NArg() == 1 {
+				if ran, err := switchOnHost(f, c.Args().First()); ran {
+					return err
+				}
+			}
 			w, rec, err := f.NamedRecord(c, "switch")
 			if err != nil {
 				return err

@@ -3,6 +3,7 @@ package worktreecmd
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/status"
@@ -29,6 +30,15 @@ func WaitCommand(f *cmdutil.Factory) *cli.Command {
 			}
 			if c.Duration("timeout") < 0 {
 				return cmdutil.Usagef("--timeout must not be negative")
+			}
+			if c.NArg() == 1 {
+				limit := time.Duration(0)
+				if d := c.Duration("timeout"); d > 0 {
+					limit = d + time.Minute
+				}
+				if ran, err := onHost(f, c, c.Args().First(), limit); ran {
+					return err
+				}
 			}
 			w, err := f.OpenWorkspace()
 			if err != nil {

@@ -24,6 +24,11 @@ func WhyCommand(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage:    "NAME",
 		Flags:        []cli.Flag{cmdutil.JSONFlag()},
 		Action: func(c *cli.Context) error {
+			if c.NArg() == 1 {
+				if ran, err := onHost(f, c, c.Args().First(), time.Minute); ran {
+					return err
+				}
+			}
 			w, rec, err := f.NamedRecord(c, "why")
 			if err != nil {
 				return err

@@ -1,0 +1,321 @@
+package hosts
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/ssh"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// remoteOwt is the owt command on a host: owt found first in
+// ~/.local/bin (where owt host add puts it), then on the PATH.
+func remoteOwt(args ...string) []string { return append([]string{"owt"}, args...) }
+
+// Agents are the agents of the host's clone at dir (owt list --json
+// there), or every repository's with dir "" (owt list --all --json). Each
+// is marked with the host. What the host says is kept; when it cannot be
+// reached, the last list it gave comes back marked Unreachable, with the
+// error (which wraps ssh.ErrUnreachable).
+func (h *Host) Agents(ctx context.Context, dir string) ([]inventory.Item, error) {
+	return h.agents(ctx, dir, false)
+}
+
+// FreshAgents is Agents with every git figure computed now (owt list
+// --fresh there), for a decision that must not rest on a cached one:
+// whether an agent has uncommitted work before its branch lands.
+func (h *Host) FreshAgents(ctx context.Context, dir string) ([]inventory.Item, error) {
+	return h.agents(ctx, dir, true)
+}
+
+func (h *Host) agents(ctx context.Context, dir string, fresh bool) ([]inventory.Item, error) {
+	r := ssh.Remote{Dir: dir, Argv: remoteOwt("list", "--json")}
+	if dir == "" {
+		r.Argv = remoteOwt("list", "--all", "--json")
+	}
+	if fresh {
+		r.Argv = append(r.Argv, "--fresh")
+	}
+	out, err := h.SSH.Output(ctx, r)
+	if err != nil {
+		if errors.Is(err, ssh.ErrUnreachable) || ctx.Err() != nil {
+			return h.lastSeen(dir), err
+		}
+		return nil, err
+	}
+	var items []inventory.Item
+	if err := json.Unmarshal(bytes.TrimSpace(out), &items); err != nil {
+		return nil, fmt.Errorf("owt list on %s: %w (is owt there the same version? owt host check %s)", h.Name, err, h.Name)
+	}
+	for i := range items {
+		items[i].Host = h.Name
+	}
+	h.remember(dir, items)
+	return items, nil
+}
+
+// seen is a host's last answers, by the dir asked about ("" for all).
+type seen map[string]seenList
+
+type seenList struct {
+	At    time.Time        `json:"at"`
+	Items []inventory.Item `json:"items"`
+}
+
+func (h *Host) seenFile() state.JSONFile[seen] {
+	path := filepath.Join(state.Dir(), "hosts", h.Name+".json")
+	return state.JSONFile[seen]{Path: path, What: "last agents seen on " + h.Name, Load: func() (*seen, error) {
+		s := seen{}
+		b, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return &s, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			return &seen{}, nil // a cache: a bad one is started afresh
+		}
+		return &s, nil
+	}}
+}
+
+func (h *Host) remember(dir string, items []inventory.Item) {
+	_ = h.seenFile().Update(func(s *seen) (bool, error) {
+		(*s)[dir] = seenList{At: time.Now().UTC(), Items: items}
+		return true, nil
+	})
+}
+
+// lastSeen is the host's last answer about dir, each agent marked
+// unreachable: its status is the last known one, not "exited".
+func (h *Host) lastSeen(dir string) []inventory.Item {
+	s, err := h.seenFile().Load()
+	if err != nil {
+		return nil
+	}
+	last, ok := (*s)[dir]
+	if !ok {
+		return nil
+	}
+	at := last.At
+	for i := range last.Items {
+		last.Items[i].Host = h.Name
+		last.Items[i].Unreachable = true
+		last.Items[i].SeenAt = &at
+	}
+	return last.Items
+}
+
+// NewSpec is an owt new for a host: everything the user chose, sent as
+// JSON on the remote owt's stdin (owt new --spec-stdin), never on the
+// ssh command line.
+type NewSpec struct {
+	Task     string `json:"task"`
+	Name     string `json:"name,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+	Base     string `json:"base"`
+	StartAt  string `json:"start_at"`
+	Tool     string `json:"tool,omitempty"`
+	Template string `json:"template,omitempty"`
+	NoAgent  bool   `json:"no_agent,omitempty"`
+	Plan     bool   `json:"plan,omitempty"`
+	NoSetup  bool   `json:"no_setup,omitempty"`
+}
+
+// ErrNoClone is a host without a clone of the repository.
+var ErrNoClone = errors.New("no clone of this repository on the host")
+
+// BaseRef is the ref of the host's clone a base commit is pushed to:
+// owt's own namespace, never a branch.
+func BaseRef(commit string) string { return "refs/owt/base/" + commit }
+
+// NewAgent starts an agent on the host in its clone of repo: the base
+// branch's commit is pushed there first (to BaseRef, never forced, never
+// into a branch), then the host's owt creates the worktree, session and
+// agent starting at that commit, recording the base branch's name.
+func (h *Host) NewAgent(ctx context.Context, repo git.Repo, spec NewSpec) (inventory.Item, error) {
+	var item inventory.Item
+	clone, err := h.FindClone(ctx, repo)
+	if err != nil {
+		return item, err
+	}
+	if spec.Base == "" {
+		spec.Base = repo.HeadBranch
+		if spec.Base == "" {
+			return item, errors.New("HEAD is detached here: pass --base BRANCH")
+		}
+	}
+	commit, err := repo.ResolveCommit(git.BranchRef(spec.Base))
+	if err != nil || !repo.BranchExists(spec.Base) {
+		return item, fmt.Errorf("unknown base %q: no such local branch", spec.Base)
+	}
+	if err := h.checkRoom(ctx); err != nil {
+		return item, err
+	}
+	gitSSH, err := h.SSH.GitCommand()
+	if err != nil {
+		return item, err
+	}
+	if err := repo.WithContext(ctx).PushCommitTo(h.SSH.GitURL(clone), commit, BaseRef(commit), gitSSH); err != nil {
+		return item, fmt.Errorf("send the base commit to %s:%s: %w", h.Name, clone, err)
+	}
+	// The base branch there too, when git takes it without force: a
+	// fast-forward of a branch not checked out there. The agent's figures
+	// there (ahead, changes) count from that branch; when it cannot move,
+	// they may count commits it lacks, and the caller is told.
+	// Checked out is asked first, in every worktree there: git's own
+	// refusal covers only the main one, and a host may allow that too.
+	if busy, err := h.checkedOut(ctx, clone); err != nil || busy[spec.Base] {
+		h.BaseBehind = fmt.Sprintf("%s on %s was left as it is (checked out there): the agent's figures there count from it", spec.Base, h.Name)
+	} else if err := repo.WithContext(ctx).PushBranchTo(h.SSH.GitURL(clone), commit, spec.Base, gitSSH); err != nil {
+		h.BaseBehind = fmt.Sprintf("%s on %s was left as it is (it went its own way there): the agent's figures there count from it", spec.Base, h.Name)
+	}
+	spec.StartAt = commit
+	in, err := json.Marshal(spec)
+	if err != nil {
+		return item, err
+	}
+	out, err := h.SSH.Output(ctx, ssh.Remote{Dir: clone, Argv: remoteOwt("new", "--spec-stdin", "--json"), Stdin: bytes.NewReader(in)})
+	if err != nil {
+		return item, err
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(out), &item); err != nil {
+		return item, fmt.Errorf("owt new on %s: %w", h.Name, err)
+	}
+	item.Host = h.Name
+	return item, nil
+}
+
+// SendSpec is an owt send for an agent on a host: who and what, sent as
+// JSON on the remote owt's stdin (owt send --spec-stdin).
+type SendSpec struct {
+	Name   string `json:"name"`
+	Text   string `json:"text"`
+	Answer bool   `json:"answer,omitempty"`
+}
+
+// Send types spec's text into the agent of the host's clone at dir, as
+// owt send there does, and returns what that owt said (owt send --json:
+// one result per agent). A failed send still returns its results with
+// the error.
+func (h *Host) Send(ctx context.Context, dir string, spec SendSpec) ([]byte, error) {
+	in, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	return h.SSH.Output(ctx, ssh.Remote{Dir: dir, Argv: remoteOwt("send", "--spec-stdin", "--json"), Stdin: bytes.NewReader(in)})
+}
+
+// ErrFull is a host running its max_agents already.
+var ErrFull = errors.New("host is full")
+
+// checkRoom refuses a new agent on a host that runs max_agents agents
+// already (every repository's; an exited agent no longer counts).
+func (h *Host) checkRoom(ctx context.Context) error {
+	if h.Config.MaxAgents <= 0 {
+		return nil
+	}
+	items, err := h.Agents(ctx, "")
+	if err != nil {
+		return err
+	}
+	live := 0
+	for _, it := range items {
+		if it.Status != string(state.Exited) {
+			live++
+		}
+	}
+	if live >= h.Config.MaxAgents {
+		return fmt.Errorf("%w: %s runs %d agent(s), its max_agents is %d: finish one there, or raise max_agents in [hosts.%s]", ErrFull, h.Name, live, h.Config.MaxAgents, h.Name)
+	}
+	return nil
+}
+
+// Verbs are the commands a local owt may run, through owt host exec, on
+// an agent of a host: ones that read or wait, about one named agent, and
+// delete, the teardown after its work landed here (owt merge NAME@HOST).
+var Verbs = map[string]bool{"status": true, "why": true, "wait": true, "diff": true, "delete": true}
+
+// Exec runs owt argv (argv[0] one of Verbs) in the host's clone at dir,
+// its output streamed to stdout and stderr. The argv travels as JSON on
+// the remote owt's stdin (owt host exec), never on the ssh line. A
+// failure of the remote owt is an *ssh.ExitError with its exit code
+// (its own message went to stderr already).
+func (h *Host) Exec(ctx context.Context, dir string, argv []string, stdout, stderr io.Writer) error {
+	if len(argv) == 0 || !Verbs[argv[0]] {
+		return fmt.Errorf("owt host exec: %q is not a command owt runs on a host", argv)
+	}
+	in, err := json.Marshal(argv)
+	if err != nil {
+		return err
+	}
+	return h.SSH.Run(ctx, ssh.Remote{Dir: dir, Argv: remoteOwt("host", "exec"), Stdin: bytes.NewReader(in), Stdout: stdout, Stderr: stderr})
+}
+
+// AttachArgv is the argv (ssh first) that attaches the user's terminal
+// to the agent's tmux session on the host: ssh -t HOST tmux attach.
+func (h *Host) AttachArgv(session string) ([]string, error) {
+	if session == "" {
+		return nil, fmt.Errorf("no tmux session on %s", h.Name)
+	}
+	return h.SSH.InteractiveArgs(ssh.Remote{Argv: []string{"tmux", "attach-session", "-t", "=" + session}})
+}
+
+// FetchBranch brings the branch of the agent called name, in the host's
+// clone of repo, into repo under the same name (fast-forward only, never
+// into a branch checked out here), and returns the branch and its commit.
+func (h *Host) FetchBranch(ctx context.Context, repo git.Repo, name string) (string, string, error) {
+	clone, ok := h.Clone(repo.Root)
+	if !ok {
+		return "", "", fmt.Errorf("%w: %s", ErrNoClone, h.Name)
+	}
+	items, err := h.Agents(ctx, clone)
+	if err != nil {
+		return "", "", err
+	}
+	branch := ""
+	for _, it := range items {
+		if it.Name == name {
+			branch = it.Branch
+		}
+	}
+	if branch == "" {
+		return "", "", fmt.Errorf("no agent %s on %s", name, h.Name)
+	}
+	gitSSH, err := h.SSH.GitCommand()
+	if err != nil {
+		return "", "", err
+	}
+	if err := repo.WithContext(ctx).FetchBranchFrom(h.SSH.GitURL(clone), branch, gitSSH); err != nil {
+		return branch, "", err
+	}
+	commit, err := repo.ResolveCommit(git.BranchRef(branch))
+	return branch, commit, err
+}
+
+// checkedOut are the branches checked out in any worktree of the host's
+// clone at dir.
+func (h *Host) checkedOut(ctx context.Context, dir string) (map[string]bool, error) {
+	out, err := h.SSH.Output(ctx, ssh.Remote{Dir: dir, Argv: []string{"git", "worktree", "list", "--porcelain"}})
+	if err != nil {
+		return nil, err
+	}
+	busy := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if b, ok := strings.CutPrefix(line, "branch refs/heads/"); ok {
+			busy[b] = true
+		}
+	}
+	return busy, nil
+}
