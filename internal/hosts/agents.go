@@ -160,6 +160,13 @@ func (h *Host) NewAgent(ctx context.Context, repo git.Repo, spec NewSpec) (inven
 	if err != nil || !repo.BranchExists(spec.Base) {
 		return item, fmt.Errorf("unknown base %q: no such local branch", spec.Base)
 	}
+	if spec.StartAt != "" {
+		// A start commit of the caller's (a run's task whose parents'
+		// work was merged for it), recorded against the base branch.
+		if commit, err = repo.ResolveCommit(spec.StartAt); err != nil {
+			return item, fmt.Errorf("start commit %s: %w", spec.StartAt, err)
+		}
+	}
 	if err := h.checkRoom(ctx); err != nil {
 		return item, err
 	}

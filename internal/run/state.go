@@ -110,6 +110,9 @@ type TaskRun struct {
 	// Name and Branch are the task's worktree and branch once it started.
 	Name   string `json:"name"`
 	Branch string `json:"branch"`
+	// Host is the configured host its agent runs on ("": here), once it
+	// started there.
+	Host string `json:"host,omitempty"`
 	// NextStart is when a task in backoff may start again.
 	NextStart time.Time `json:"next_start,omitzero"`
 	// Failure is why the last attempt failed.
