@@ -177,3 +177,51 @@ func TestRunStartRefusesUnknownHostsAndLabels(t *testing.T) {
 	}
 	require.Empty(t, e.runFiles(), "nothing registered")
 }
+
+// The control popup lists the hosts' agents as NAME@HOST beside the local
+// ones (a waiting one under NEEDS YOU), and refuses the verbs that need
+// the worktree for them, saying which command does it; nothing is done.
+func TestControlPopupShowsRemoteAgentsAndRefusesTheirVerbs(t *testing.T) {
+	e := newQuietEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "here", "a local task")
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "a far task")
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "asks", "!ask ls")
+	bar := func() string { out, _ := e.TryTmux("show-options", "-gqv", "@owt-status-line"); return out }
+	e.Eventually(30*time.Second, "asks@box waiting in the bar", func() bool { return strings.Contains(bar(), "asks@box") })
+	e.Eventually(30*time.Second, "the remote and local agents idle in the bar", func() bool { return strings.Contains(bar(), "○ 2") })
+
+	p := e.pane(repo, owtBin, "popup", "control")
+	var screen string
+	e.Eventually(15*time.Second, "the remote agents on the board", func() bool {
+		screen = e.Capture(p)
+		return sectionOf(screen, "far@box") == "IN FLIGHT" && sectionOf(screen, "asks@box") == "NEEDS YOU"
+	})
+	require.Contains(t, screen, "on host box")
+	require.NotEmpty(t, sectionOf(screen, "here"), screen)
+
+	e.keys(p, "/")
+	e.typeText(p, "far")
+	e.keys(p, "Enter")
+	e.Eventually(10*time.Second, "far@box alone", func() bool {
+		s := e.Capture(p)
+		return strings.Contains(s, "far@box") && !strings.Contains(s, "asks@box")
+	})
+	e.keys(p, "x")
+	require.Contains(t, e.WaitScreen(p, "not from this board yet"), "delete it with owt delete far@box")
+	e.keys(p, "m")
+	e.WaitScreen(p, "bring it home with owt merge far@box")
+	e.keys(p, "i")
+	e.WaitScreen(p, "type to it with owt send far@box MESSAGE")
+
+	// Nothing was done to it there.
+	items, _ := e.hostList(repo)
+	found := false
+	for _, it := range items {
+		found = found || (it.Name == "far" && it.Host == "box")
+	}
+	require.True(t, found, "far@box is still there")
+	require.Equal(t, []string{"a far task"}, h.Prompts("far"), "nothing typed to it")
+}
