@@ -115,7 +115,7 @@ func remoteFigures(w *world, bin string) {
 	for i := 0; i < *runs; i++ {
 		lists = append(lists, w.time(repo, bin, "list", "--json"))
 	}
-	fmt.Printf("%-44s p50 %7s   (budget ≤ 60 ms; max %s; the host's agents from the monitor's stream, no ssh call)\n",
+	fmt.Printf("%-44s p50 %7s   (budget ≤ 60 ms; max %s; the host's last list, reused ≤ 10 s while its stream tells of the same agents: statuses from the stream, no ssh call)\n",
 		fmt.Sprintf("owt list --json, %d remote agents", remoteAgents), ms(p50(lists)), ms(maxOf(lists)))
 
 	// A remote agent's status change: its hook run on the host (as the
