@@ -34,6 +34,11 @@ const remoteStartTimeout = 10 * time.Minute
 // it is tried again.
 const hostFullRetry = 30 * time.Second
 
+// remoteGoneAfter is how long after a remote task took its state a line
+// of its host's stream must be for its agent's absence to count: a line
+// in flight when the agent was made may not list it yet.
+const remoteGoneAfter = 2 * time.Second
+
 // remoteStart is a task started on a host: the agent's record as far as
 // this machine knows it, and where.
 type remoteStart struct {
@@ -101,6 +106,15 @@ func judgeRemote(t *run.TaskRun, statuses map[string]state.HostStatus) (run.Verd
 		}
 	}
 	if ag == nil {
+		// Each line of the stream lists every agent there: one written
+		// well after the task took its state (its agent made by then)
+		// that lacks it says it is gone from the host.
+		if hs.Reachable && hs.At.After(t.Since.Add(remoteGoneAfter)) {
+			at := t.Name + "@" + t.Host
+			return run.Verdict{Action: run.AskUser, Why: fmt.Sprintf(
+				"its agent %s is gone from host %s (deleted there?); owt does not judge or land a task on a host yet: "+
+					"bring back what it did yourself, then owt run skip the task", at, t.Host)}, true
+		}
 		return run.Verdict{}, false
 	}
 	switch ag.Status {

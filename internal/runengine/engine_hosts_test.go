@@ -19,10 +19,17 @@ func TestJudgeRemoteFollowsTheHostsStreamAndNeverCallsItDone(t *testing.T) {
 
 	_, known := judgeRemote(task, map[string]state.HostStatus{})
 	require.False(t, known, "a host not followed yet: nothing to say")
-	_, known = judgeRemote(task, map[string]state.HostStatus{"box": {Host: "box", Reachable: true}})
-	require.False(t, known, "an agent the stream does not tell of yet")
+	task.Since = time.Now()
+	_, known = judgeRemote(task, map[string]state.HostStatus{"box": {Host: "box", At: task.Since.Add(time.Second), Reachable: true}})
+	require.False(t, known, "an agent the stream does not tell of yet: a line written right after it started")
+	_, known = judgeRemote(task, map[string]state.HostStatus{"box": {Host: "box", At: task.Since.Add(time.Minute)}})
+	require.False(t, known, "a host out of reach: its last word says nothing of now")
+	v, known := judgeRemote(task, map[string]state.HostStatus{"box": {Host: "box", At: task.Since.Add(time.Minute), Reachable: true}})
+	require.True(t, known)
+	require.Equal(t, run.AskUser, v.Action, "gone from a host that answers")
+	require.Contains(t, v.Why, "is gone from host box")
 
-	v, known := judgeRemote(task, with(state.Working))
+	v, known = judgeRemote(task, with(state.Working))
 	require.True(t, known)
 	require.Equal(t, run.KeepWaiting, v.Action)
 
