@@ -146,6 +146,17 @@ task = "`+taskScript("here.txt")+`"
 		}
 	}
 	require.NotEqual(t, "finished", e.hostRunStatus(repo, "g").State)
+
+	// Its agent deleted on the host: the task says it is gone, still not done.
+	e.MustOwt(repo, "delete", "g-far@box", "--force", "--yes")
+	e.Eventually(60*time.Second, "far's agent said gone", func() bool {
+		for _, tk := range e.hostRunStatus(repo, "g").Tasks {
+			if tk.ID == "far" {
+				return tk.State == "needs_you" && strings.Contains(tk.Why, "is gone from host box")
+			}
+		}
+		return false
+	})
 }
 
 // A plan that places a task on a host no config has, or on labels no
