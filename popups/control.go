@@ -296,7 +296,7 @@ func (m *ctl) applyFilter() {
 	m.rows = m.rows[:0]
 	f := strings.ToLower(m.filter)
 	for _, r := range m.board.Rows {
-		if f == "" || strings.Contains(strings.ToLower(r.Name+" "+r.TaskID+" "+r.Task+" "+r.Repo+" "+r.Event), f) {
+		if f == "" || strings.Contains(strings.ToLower(r.Name+" "+r.Host+" "+r.TaskID+" "+r.Task+" "+r.Repo+" "+r.Event), f) {
 			m.rows = append(m.rows, r)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/owt-tmux/owt/internal/control"
 )
 
 // action is one key of a screen: the keys that press it and its hint in
@@ -79,8 +81,27 @@ func helpLines(table []action) []string {
 	return out
 }
 
-// agentRow: the selected row is an agent's worktree.
-func agentRow(m *ctl) bool { row, ok := m.selected(); return ok && row.IsAgent() }
+// agentRow: the selected row is an agent's worktree here (an agent on a
+// host has its verbs refused: refuseRemote).
+func agentRow(m *ctl) bool { row, ok := m.selected(); return ok && row.IsAgent() && !row.IsRemote() }
+
+// refuseRemote says that verb k is not done from the board for an agent
+// on a host, and which command does it.
+func refuseRemote(m *ctl, row control.Row, k string) (tea.Model, tea.Cmd) {
+	at := row.Name + "@" + row.Host
+	how := map[string]string{
+		"enter": "attach with Alt+s or owt switch " + at,
+		"s":     "bring it home with owt merge " + at,
+		"m":     "bring it home with owt merge " + at,
+		"d":     "see its changes with owt diff " + at,
+		"x":     "delete it with owt delete " + at,
+		"i":     "type to it with owt send " + at + " MESSAGE",
+		"a":     "see its reactions with owt why " + at,
+		"R":     "resolve in its worktree there (owt switch " + at + ")",
+	}[k]
+	m.status, m.failed = fmt.Sprintf("%s runs on host %s: not from this board yet; %s", at, row.Host, how), true
+	return m, nil
+}
 
 // taskRow: the selected row is a run task.
 func taskRow(m *ctl) bool { row, ok := m.selected(); return ok && row.IsTask() }
@@ -92,6 +113,9 @@ func browseKeys() []action {
 		if !ok || !row.IsAgent() {
 			m.status, m.failed = "that row has no worktree to "+verbName(k.String()), true
 			return m, nil
+		}
+		if row.IsRemote() {
+			return refuseRemote(m, row, k.String())
 		}
 		return m.agentVerb(k.String(), row)
 	}
@@ -120,6 +144,9 @@ func browseKeys() []action {
 			do: func(m *ctl, _ tea.KeyMsg) (tea.Model, tea.Cmd) { m.cursor = max(0, len(m.rows)-1); return m, nil }},
 		{Binding: bind("enter", "go", "enter"), help: "go to the agent (closes)", offered: agentRow,
 			do: func(m *ctl, _ tea.KeyMsg) (tea.Model, tea.Cmd) {
+				if row, ok := m.selected(); ok && row.IsRemote() {
+					return refuseRemote(m, row, "enter")
+				}
 				if row, ok := m.selected(); ok && row.Name != "" {
 					return m.goTo(row)
 				}
@@ -131,11 +158,23 @@ func browseKeys() []action {
 		{Binding: bind("x", "delete", "x"), help: "delete; asks twice before losing work (owt delete)", offered: agentRow, do: agentVerb},
 		{Binding: bind("i", "message", "i"), help: "type a message to the agent (owt send)", offered: agentRow, do: agentVerb},
 		{Binding: bind("a", "dismiss", "a"), help: "dismiss its escalated reactions: you handle them (owt dismiss)",
-			offered: func(m *ctl) bool { row, ok := m.selected(); return ok && row.IsAgent() && m.needsDismiss(row) },
-			do:      func(m *ctl, _ tea.KeyMsg) (tea.Model, tea.Cmd) { row, ok := m.selected(); return m.dismiss(row, ok) }},
+			offered: func(m *ctl) bool { row, ok := m.selected(); return ok && agentRow(m) && m.needsDismiss(row) },
+			do: func(m *ctl, k tea.KeyMsg) (tea.Model, tea.Cmd) {
+				row, ok := m.selected()
+				if ok && row.IsRemote() {
+					return refuseRemote(m, row, k.String())
+				}
+				return m.dismiss(row, ok)
+			}},
 		{Binding: bind("R", "resolve", "R"), help: "let the agent resolve its conflicts with the base in its worktree; asks first (owt resolve)",
-			offered: func(m *ctl) bool { row, ok := m.selected(); return ok && row.IsAgent() && m.resolvable(row) },
-			do:      func(m *ctl, _ tea.KeyMsg) (tea.Model, tea.Cmd) { row, ok := m.selected(); return m.resolve(row, ok) }},
+			offered: func(m *ctl) bool { row, ok := m.selected(); return ok && agentRow(m) && m.resolvable(row) },
+			do: func(m *ctl, k tea.KeyMsg) (tea.Model, tea.Cmd) {
+				row, ok := m.selected()
+				if ok && row.IsRemote() {
+					return refuseRemote(m, row, k.String())
+				}
+				return m.resolve(row, ok)
+			}},
 		{Binding: bind("r", "retry", "r"), help: "retry its run task (owt run retry)", offered: taskRow, do: taskVerb},
 		{Binding: bind("K", "skip", "K"), help: "skip its run task; asks first (owt run skip)", offered: taskRow, do: taskVerb},
 		{Binding: bind("p", "pause run", "p"), help: "pause its run (owt run pause)", offered: taskRow, do: taskVerb},

@@ -127,6 +127,8 @@ func rowName(r control.Row) string {
 	switch {
 	case r.Section.IsLog():
 		return r.Name
+	case r.Host != "":
+		return r.Name + "@" + r.Host
 	case r.Name != "":
 		return r.Name
 	case r.TaskID == "":

@@ -19,7 +19,7 @@ var (
 	owt  = flag.String("owt", "bin/owt", "owt binary to measure")
 	n    = flag.Int("n", 50, "worktrees")
 	runs = flag.Int("runs", 30, "repetitions of each read measurement")
-	only = flag.String("only", "", `"scale": only the scale figures (-scale agents); "new": only owt new's; "engine": only the monitor's and the run engine's CPU`)
+	only = flag.String("only", "", `"scale": only the scale figures (-scale agents); "new": only owt new's; "engine": only the monitor's and the run engine's CPU; "remote": only the figures with agents on a loopback host over ssh (root, sshd)`)
 )
 
 type world struct {
@@ -65,6 +65,9 @@ func main() {
 	switch *only {
 	case "scale":
 		scaleFigures(w, bin)
+		return
+	case "remote":
+		remoteFigures(w, bin)
 		return
 	case "engine":
 		if w.installFakeAgent() {
@@ -119,6 +122,7 @@ func main() {
 	ghFigures(w, bin)
 	usageFigures(root, *n)
 	scaleFigures(w, bin)
+	remoteFigures(w, bin)
 }
 
 func maxOf(ds []time.Duration) time.Duration {

@@ -97,7 +97,12 @@ type Row struct {
 	// StatusWhy is the first line of owt why for the agent: what set its
 	// status and what the screen said (drawn under the selected row).
 	StatusWhy string `json:"status_why,omitempty"`
+	// Host is the configured host a remote agent runs on ("" here).
+	Host string `json:"host,omitempty"`
 }
+
+// IsRemote says the row is an agent on a host.
+func (r Row) IsRemote() bool { return r.Host != "" && r.IsAgent() }
 
 // IsAgent says the row has a worktree the agent verbs act on.
 func (r Row) IsAgent() bool { return r.Name != "" && !r.Section.IsLog() }
@@ -271,6 +276,10 @@ func agentRow(it inventory.Item, rec *state.Record, ref taskRef, q queuePlace, n
 		}
 	}
 	row.Section, row.Why = agentSection(it, rec, ref.task, q)
+	if it.Host != "" {
+		row.Host = it.Host
+		row.Section, row.Why = remoteSection(it, ref.task)
+	}
 	if rec != nil {
 		row.StatusWhy = status.WhyLine(rec, now)
 	}
@@ -332,6 +341,31 @@ func agentSection(it inventory.Item, rec *state.Record, t *run.TaskRun, q queueP
 		return InFlight, "no changes yet"
 	}
 	return InFlight, ""
+}
+
+// remoteSection is where an agent on a host stands: its run task's
+// decision first, then its status (waiting needs the user); its git
+// figures are not known here, so nothing of it is READY TO SHIP.
+func remoteSection(it inventory.Item, t *run.TaskRun) (Section, string) {
+	on := "on host " + it.Host
+	if it.Unreachable {
+		on += ", unreachable (last " + it.Status + ")"
+	}
+	if t != nil {
+		switch t.State {
+		case run.NeedsYou, run.Failed, run.Blocked:
+			return NeedsYou, orText(t.Why, taskFailure(t), string(t.State))
+		case run.Landed, run.Skipped, run.Cancelled:
+			return Ended, string(t.State) + ", " + on
+		}
+	}
+	switch it.Status {
+	case string(state.Waiting):
+		return NeedsYou, "waiting, " + on
+	case string(state.Exited):
+		return Ended, "exited, " + on
+	}
+	return InFlight, on
 }
 
 // resolveSection is where an agent resolving a conflict owt handed it

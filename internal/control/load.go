@@ -38,6 +38,7 @@ func Load(tm *tmux.Client, repo string) (Snapshot, error) {
 		}
 	}
 	items, stale := inventory.CollectCached(tm, recs)
+	items = append(items, remoteItems(repo, state.HostStatuses())...)
 	store := run.DefaultStore()
 	runs, _ := store.List() // a broken run file is reported by owt run; the board shows the rest
 	var mine []*run.Run

@@ -28,7 +28,62 @@ func remoteOwt(args ...string) []string { return append([]string{"owt"}, args...
 // reached, the last list it gave comes back marked Unreachable, with the
 // error (which wraps ssh.ErrUnreachable).
 func (h *Host) Agents(ctx context.Context, dir string) ([]inventory.Item, error) {
+	if items, ok := h.fromStream(dir, time.Now()); ok {
+		return items, nil
+	}
 	return h.agents(ctx, dir, false)
+}
+
+// seenFresh is how long the host's last list is reused while its status
+// stream says the same agents run there (the local figures' rule: git
+// figures reused up to 10 s while the status holds).
+const seenFresh = 10 * time.Second
+
+// fromStream is the host's last list about dir, when it is under
+// seenFresh old and the monitor's stream of the host is up and tells of
+// exactly those agents: each with its status from the stream (now, not
+// then). No ssh call. Otherwise false, and the host is asked.
+func (h *Host) fromStream(dir string, now time.Time) ([]inventory.Item, bool) {
+	s, err := h.seenFile().Load()
+	if err != nil {
+		return nil, false
+	}
+	last, ok := (*s)[dir]
+	if !ok || last.Changed || now.Sub(last.At) > seenFresh || now.Before(last.At) || (dir != "" && len(last.Items) == 0) {
+		return nil, false // an empty list does not say which clone's agents the stream's are
+	}
+	var hs *state.HostStatus
+	for _, st := range state.HostStatuses() {
+		if st.Host == h.Name {
+			hs = &st
+		}
+	}
+	if hs == nil || !hs.Reachable {
+		return nil, false
+	}
+	repos := map[string]bool{}
+	for _, it := range last.Items {
+		repos[it.Repo] = true
+	}
+	stream := map[string]state.RemoteAgent{}
+	for _, a := range hs.Agents {
+		if dir == "" || repos[a.Repo] {
+			stream[a.Repo+"\x00"+a.Name] = a
+		}
+	}
+	if len(stream) != len(last.Items) {
+		return nil, false
+	}
+	items := make([]inventory.Item, len(last.Items))
+	for i, it := range last.Items {
+		a, ok := stream[it.Repo+"\x00"+it.Name]
+		if !ok {
+			return nil, false
+		}
+		it.Host, it.Status, it.StatusSince = h.Name, string(a.Status), a.Since
+		items[i] = it
+	}
+	return items, true
 }
 
 // FreshAgents is Agents with every git figure computed now (owt list
@@ -70,6 +125,10 @@ type seen map[string]seenList
 type seenList struct {
 	At    time.Time        `json:"at"`
 	Items []inventory.Item `json:"items"`
+	// Changed: owt changed the host's agents since (a new one, a
+	// delete): the list is not reused (fromStream), only shown as last
+	// seen.
+	Changed bool `json:"changed,omitempty"`
 }
 
 func (h *Host) seenFile() state.JSONFile[seen] {
@@ -109,7 +168,22 @@ func (h *Host) lastSeen(dir string) []inventory.Item {
 		return nil
 	}
 	at := last.At
+	// The stream's last word, when newer than that answer, has the
+	// agents' statuses since (owt list reuses the answer while the stream
+	// holds: fromStream).
+	newer := map[string]state.RemoteAgent{}
+	for _, st := range state.HostStatuses() {
+		if st.Host == h.Name && st.At.After(last.At) {
+			at = st.At // seen then, by the stream
+			for _, a := range st.Agents {
+				newer[a.Repo+"\x00"+a.Name] = a
+			}
+		}
+	}
 	for i := range last.Items {
+		if a, ok := newer[last.Items[i].Repo+"\x00"+last.Items[i].Name]; ok {
+			last.Items[i].Status, last.Items[i].StatusSince = string(a.Status), a.Since
+		}
 		last.Items[i].Host = h.Name
 		last.Items[i].Unreachable = true
 		last.Items[i].SeenAt = &at
@@ -160,6 +234,13 @@ func (h *Host) NewAgent(ctx context.Context, repo git.Repo, spec NewSpec) (inven
 	if err != nil || !repo.BranchExists(spec.Base) {
 		return item, fmt.Errorf("unknown base %q: no such local branch", spec.Base)
 	}
+	if spec.StartAt != "" {
+		// A start commit of the caller's (a run's task whose parents'
+		// work was merged for it), recorded against the base branch.
+		if commit, err = repo.ResolveCommit(spec.StartAt); err != nil {
+			return item, fmt.Errorf("start commit %s: %w", spec.StartAt, err)
+		}
+	}
 	if err := h.checkRoom(ctx); err != nil {
 		return item, err
 	}
@@ -190,6 +271,7 @@ func (h *Host) NewAgent(ctx context.Context, repo git.Repo, spec NewSpec) (inven
 	if err != nil {
 		return item, err
 	}
+	h.forgetLists()
 	if err := json.Unmarshal(bytes.TrimSpace(out), &item); err != nil {
 		return item, fmt.Errorf("owt new on %s: %w", h.Name, err)
 	}
@@ -260,7 +342,25 @@ func (h *Host) Exec(ctx context.Context, dir string, argv []string, stdout, stde
 	if err != nil {
 		return err
 	}
+	if argv[0] == "delete" {
+		// The agents there change: the last lists must not stand in for
+		// them until the stream has caught up (fromStream).
+		defer h.forgetLists()
+	}
 	return h.SSH.Run(ctx, ssh.Remote{Dir: dir, Argv: remoteOwt("host", "exec"), Stdin: bytes.NewReader(in), Stdout: stdout, Stderr: stderr})
+}
+
+// forgetLists drops the host's last lists' freshness: the next owt list
+// asks the host (a host that does not answer still gives them, as last
+// seen).
+func (h *Host) forgetLists() {
+	_ = h.seenFile().Update(func(s *seen) (bool, error) {
+		for dir, l := range *s {
+			l.Changed = true
+			(*s)[dir] = l
+		}
+		return len(*s) > 0, nil
+	})
 }
 
 // AttachArgv is the argv (ssh first) that attaches the user's terminal

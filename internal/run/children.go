@@ -54,6 +54,19 @@ func (e *BaseGoneError) Error() string {
 		"recreate it, then 'owt run retry', or 'owt run skip' the task", e.Branch)
 }
 
+// HostsFullError is a task placed on hosts that all run their max_agents
+// already: nothing started, no attempt spent; it is tried again after
+// Retry.
+type HostsFullError struct {
+	Hosts []string
+	Retry time.Duration
+}
+
+func (e *HostsFullError) Error() string {
+	return fmt.Sprintf("every host it may run on is full (%s run their max_agents); nothing started, tried again in %s",
+		strings.Join(e.Hosts, ", "), e.Retry)
+}
+
 // ParentWork is each parent of pt that finished with work on a branch
 // (done, or landed in into), with its branch's tip. A skipped parent
 // brings nothing.
@@ -166,6 +179,7 @@ func (r *Run) NotStarted(t *TaskRun, err error, now time.Time) (evs []Event, ok 
 	var conflict *ParentsConflictError
 	var parent *ParentWorkError
 	var gone *BaseGoneError
+	var full *HostsFullError
 	switch {
 	case errors.As(err, &conflict):
 		pc := conflict.ParentConflict
@@ -190,6 +204,11 @@ func (r *Run) NotStarted(t *TaskRun, err error, now time.Time) (evs []Event, ok 
 		t.Why = gone.Error()
 		r.SetTask(t, NeedsYou, now)
 		evs = []Event{{At: now, Event: "needs_you", Task: t.ID, Detail: t.Why}}
+	case errors.As(err, &full):
+		t.Why = full.Error()
+		t.NextStart = now.Add(full.Retry)
+		r.SetTask(t, Backoff, now)
+		evs = []Event{{At: now, Event: "waiting", Task: t.ID, Detail: t.Why}}
 	default:
 		return nil, false
 	}

@@ -64,8 +64,9 @@ type Run struct {
 	Version int    `json:"version"`
 	Name    string `json:"name"`
 	Repo    string `json:"repo"`
-	// Host is where the run's repo and agents live: "local" until owt
-	// drives other hosts (DESIGN.md, remote hosts).
+	// Host is where the run's repo lives and its engine runs: "local".
+	// A task placed on a configured host records that host in its own
+	// TaskRun.Host once it started there.
 	Host string `json:"host"`
 	// Socket is the tmux server the run was registered under: only that
 	// server's monitor drives it.
@@ -110,6 +111,9 @@ type TaskRun struct {
 	// Name and Branch are the task's worktree and branch once it started.
 	Name   string `json:"name"`
 	Branch string `json:"branch"`
+	// Host is the configured host its agent runs on ("": here), once it
+	// started there.
+	Host string `json:"host,omitempty"`
 	// NextStart is when a task in backoff may start again.
 	NextStart time.Time `json:"next_start,omitzero"`
 	// Failure is why the last attempt failed.

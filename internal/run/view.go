@@ -43,6 +43,11 @@ type TaskView struct {
 	Owed      string    `json:"owed,omitempty"`
 	PR        int       `json:"pr,omitempty"`
 	PRError   string    `json:"pr_error,omitempty"`
+	// Host is where the task's agent runs: "local", or a configured
+	// host's name; before it starts, where the plan places it ("local",
+	// the host named, or "" for a host with Labels, chosen at start).
+	Host   string   `json:"host"`
+	Labels []string `json:"labels,omitempty"`
 }
 
 // View returns what owt run status shows of r.
@@ -58,9 +63,16 @@ func (r *Run) View() View {
 			DependsOn: []string{}, NextStart: t.NextStart, Failure: t.Failure, Evidence: t.Evidence,
 			BlockedBy: t.BlockedBy, Why: t.Why, Owed: t.Owed, PR: t.PR, PRError: t.PRError,
 		}
+		tv.Host = "local"
 		if pt, ok := r.Plan.TaskByID(t.ID); ok {
 			tv.Task = pt.Task
 			tv.DependsOn = append(tv.DependsOn, pt.DependsOn...)
+			if host, labels := r.Plan.PlaceOf(pt); host != "" || len(labels) > 0 {
+				tv.Host, tv.Labels = host, labels
+			}
+		}
+		if t.Host != "" {
+			tv.Host = t.Host
 		}
 		if t.State == Done || t.State == Landed || t.State == Skipped {
 			v.Finished++

@@ -234,6 +234,7 @@ type judged struct {
 func (e *Engine) judgeAll(r *run.Run, now time.Time) []judged {
 	var out []judged
 	var recs map[string]*state.Record
+	var statuses map[string]state.HostStatus
 	for _, t := range r.Tasks {
 		if t.State != run.Running && t.State != run.NeedsYou {
 			continue
@@ -246,6 +247,17 @@ func (e *Engine) judgeAll(r *run.Run, now time.Time) []judged {
 		}
 		if e.checks.busy(r.Name + "\x00" + t.ID) {
 			continue // its checks run in its worktree: what they write is not yet told apart
+		}
+		if t.Host != "" {
+			if statuses == nil {
+				statuses = hostStatuses()
+			}
+			v, known := judgeRemote(t, statuses)
+			if !known || (v.Action == run.KeepWaiting && t.State == run.Running) || (v.Action == run.AskUser && t.State == run.NeedsYou && t.Why == v.Why) {
+				continue // nothing new: no locked write this tick
+			}
+			out = append(out, judged{id: t.ID, name: t.Name, was: t.State, v: v, jitter: e.jitter()})
+			continue
 		}
 		if recs == nil {
 			f, err := state.ForRepo(r.Repo).Peek()
@@ -438,7 +450,7 @@ func (e *Engine) startReady(name string, now time.Time) error {
 	}
 	for _, a := range starting {
 		id := a.id
-		rec, err := e.launch(r, a)
+		rec, host, err := e.launch(r, a)
 		now := time.Now()
 		err = e.Store.Update(name, func(cur *run.Run) ([]run.Event, error) {
 			t, ok := cur.Task(id)
@@ -450,7 +462,7 @@ func (e *Engine) startReady(name string, now time.Time) error {
 				// agent exist, so the task keeps them (a retry uses them;
 				// the agent is left alone, as skip and cancel promise).
 				if err == nil && rec != nil {
-					t.Name, t.Branch = rec.Name, rec.Branch
+					t.Name, t.Branch, t.Host = rec.Name, rec.Branch, host
 					return []run.Event{{At: now, Event: "started", Task: id,
 						Detail: fmt.Sprintf("%s on %s, after the task was %s: its agent is left alone", rec.Name, rec.Branch, t.State)}}, nil
 				}
@@ -462,10 +474,14 @@ func (e *Engine) startReady(name string, now time.Time) error {
 			if err != nil {
 				return cur.FailAttempt(t, run.Failure{Class: run.FailStart, Error: text.From(err.Error())}, nil, e.jitter(), now), nil
 			}
-			t.Name, t.Branch = rec.Name, rec.Branch
+			t.Name, t.Branch, t.Host = rec.Name, rec.Branch, host
 			cur.SetTask(t, run.Running, now)
+			where := ""
+			if host != "" {
+				where = " on host " + host
+			}
 			return []run.Event{{At: now, Event: "started", Task: id,
-				Detail: fmt.Sprintf("%s on %s from %s", rec.Name, rec.Branch, startedFrom(rec))}}, nil
+				Detail: fmt.Sprintf("%s on %s from %s%s", rec.Name, rec.Branch, startedFrom(rec), where)}}, nil
 		})
 		if err != nil {
 			return err
@@ -476,25 +492,32 @@ func (e *Engine) startReady(name string, now time.Time) error {
 
 // create makes the task's worktree, session and agent through owt new's
 // Create.
-func (e *Engine) create(r *run.Run, id string) (*state.Record, error) {
+func (e *Engine) create(r *run.Run, id string) (*state.Record, string, error) {
 	pt, ok := r.Plan.TaskByID(id)
 	if !ok {
-		return nil, fmt.Errorf("run %s has no task %q", r.Name, id)
-	}
-	w, err := workspace.Open(r.Repo, e.Tmux)
-	if err != nil {
-		return nil, err
+		return nil, "", fmt.Errorf("run %s has no task %q", r.Name, id)
 	}
 	tool := r.Plan.ToolOf(pt)
 	sp, err := e.startPoint(r, pt)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	task := pt.Task + "\n\n" + run.DoneInstruction
 	if sp.Brief != "" {
 		task = pt.Task + "\n\n" + sp.Brief + "\n\n" + run.DoneInstruction
 	}
-	return lifecycle.Of(w).Create(lifecycle.CreateOptions{
+	if host, labels := r.Plan.PlaceOf(pt); host != "" || len(labels) > 0 {
+		if pt.Issue != 0 {
+			return nil, "", fmt.Errorf("a task with an issue cannot run on a host yet (owt new --issue --host is not supported)")
+		}
+		rs, err := e.createOnHost(r, pt, sp, task)
+		return rs.rec, rs.host, err
+	}
+	w, err := workspace.Open(r.Repo, e.Tmux)
+	if err != nil {
+		return nil, "", err
+	}
+	rec, err := lifecycle.Of(w).Create(lifecycle.CreateOptions{
 		Task:    task,
 		Name:    r.Name + "-" + id,
 		Base:    sp.Base,
@@ -506,6 +529,7 @@ func (e *Engine) create(r *run.Run, id string) (*state.Record, error) {
 		Issue:    pt.Issue,
 		InRun:    true,
 	})
+	return rec, "", err
 }
 
 // startedFrom says where a task's branch started: the commit, which is a

@@ -74,28 +74,32 @@ type attemptStart struct {
 // launch starts an attempt: in the worktree an earlier attempt left, the
 // agent restarts there with what went wrong (its commits and files are
 // kept); without one, a fresh Create.
-func (e *Engine) launch(r *run.Run, a attemptStart) (*state.Record, error) {
+func (e *Engine) launch(r *run.Run, a attemptStart) (*state.Record, string, error) {
 	if a.name == "" {
 		return e.create(r, a.id)
 	}
+	if t, ok := r.Task(a.id); ok && t.Host != "" {
+		return nil, "", fmt.Errorf("another attempt of a task on host %s is not supported yet: its agent %s@%s is there; work with it yourself, then owt run skip the task", t.Host, a.name, t.Host)
+	}
 	w, err := workspace.Open(r.Repo, e.Tmux)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	rec, err := w.Get(a.name)
 	if errors.Is(err, workspace.ErrUnknownName) {
 		return e.create(r, a.id) // the worktree was deleted: start afresh
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	pt, ok := r.Plan.TaskByID(a.id)
 	if !ok {
-		return nil, fmt.Errorf("run %s has no task %q", r.Name, a.id)
+		return nil, "", fmt.Errorf("run %s has no task %q", r.Name, a.id)
 	}
 	tail, err := lifecycle.Of(w).PaneTail(rec, run.TailLines)
 	if err != nil {
 		e.logf(r.Repo, rec.Name, "run %s: task %s: read its pane: %v", r.Name, a.id, err)
 	}
-	return lifecycle.Of(w).Restart(a.name, run.RetryPrompt(pt.Task, a.attempt, a.failure, tail))
+	rec, err = lifecycle.Of(w).Restart(a.name, run.RetryPrompt(pt.Task, a.attempt, a.failure, tail))
+	return rec, "", err
 }

@@ -187,7 +187,12 @@ func (d *decoder) run(p *Plan, key string, v any) {
 		"pr":             func(k string, v any) { d.boolean(k, v, &p.PR) },
 		"budget_tokens":  func(k string, v any) { d.tokens(k, v, &p.BudgetTokens) },
 		"review":         func(k string, v any) { d.boolean(k, v, &p.Review) },
+		"host":           func(k string, v any) { d.word(k, v, &p.Host) },
+		"labels":         func(k string, v any) { d.labels(k, v, &p.Labels) },
 	})
+	if p.Host != "" && len(p.Labels) > 0 {
+		d.add(key+".labels", "give host or labels, not both: a named host is used whatever its labels")
+	}
 	if p.PR && p.Into != "" {
 		d.add(key+".pr", "needs a run without into: each done task's branch gets its own pull request (open one for %s yourself with gh pr create)", p.Into)
 	}
@@ -268,10 +273,15 @@ func (d *decoder) tasks(key string, v any, textKey string) []rawTask {
 			}
 			fields["template"] = func(k string, v any) { d.word(k, v, &r.task.Template) }
 			fields["issue"] = func(k string, v any) { d.issue(k, v, &r.task.Issue) }
+			fields["host"] = func(k string, v any) { d.word(k, v, &r.task.Host) }
+			fields["labels"] = func(k string, v any) { d.labels(k, v, &r.task.Labels) }
 		}
 		d.fieldsAt(t, r.label, key, fields)
 		if !has(t, "id") {
 			d.add(r.label+".id", "missing: every task needs an id")
+		}
+		if has(t, "host") && has(t, "labels") {
+			d.add(r.label+".labels", "give host or labels, not both: a named host is used whatever its labels")
 		}
 		if has(t, "issue") && has(t, textKey) {
 			d.add(r.label+"."+textKey, "give either the task's text or its issue, not both")
@@ -351,6 +361,22 @@ func (d *decoder) word(key string, v any, dst *string) {
 	if d.str(key, v, dst) && (*dst == "" || strings.ContainsAny(*dst, " \t\n")) {
 		d.add(key, "must be a name, not %q", *dst)
 	}
+}
+
+// labels is a non-empty list of names (a host's labels).
+func (d *decoder) labels(key string, v any, dst *[]string) {
+	var l []string
+	d.strs(key, v, &l)
+	if _, ok := v.([]any); ok && len(l) == 0 {
+		d.add(key, "is empty: name at least one label, or leave labels out")
+	}
+	for _, s := range l {
+		if s == "" || strings.ContainsAny(s, " \t\n,") {
+			d.add(key, "must be names, not %q", s)
+			return
+		}
+	}
+	*dst = l
 }
 
 // branch is a branch name. Whether it exists is for registration to check

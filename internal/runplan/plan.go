@@ -76,6 +76,11 @@ type Plan struct {
 	// Review: every task's work must pass the AI review (owt's [review]
 	// tool) as one more check; a fail goes back to the agent once.
 	Review bool `json:"review,omitempty"`
+	// Host and Labels place the tasks that set neither on a host of the
+	// user's config ([hosts.NAME]): the one named, or one with every
+	// label. Both empty: here.
+	Host   string   `json:"host,omitempty"`
+	Labels []string `json:"labels,omitempty"`
 }
 
 // Retry says how often and how soon a failed task is tried again.
@@ -101,6 +106,10 @@ type Task struct {
 	// Issue makes GitHub issue N the task (owt new --issue).
 	Template string `json:"template,omitempty"`
 	Issue    int    `json:"issue,omitempty"`
+	// Host and Labels place the task on a host (the plan's when both are
+	// empty): the one named, or one with every label.
+	Host   string   `json:"host,omitempty"`
+	Labels []string `json:"labels,omitempty"`
 }
 
 // TaskByID returns the task called id.
@@ -135,6 +144,15 @@ func (p *Plan) ToolOf(t *Task) string {
 		return t.Tool
 	}
 	return p.Tool
+}
+
+// PlaceOf is where task t is to run: a host's name, or labels a host
+// must all have; both empty, here.
+func (p *Plan) PlaceOf(t *Task) (host string, labels []string) {
+	if t.Host != "" || len(t.Labels) > 0 {
+		return t.Host, t.Labels
+	}
+	return p.Host, p.Labels
 }
 
 // TimeoutOf is the active time an attempt of task t may take.

@@ -18,6 +18,7 @@ import (
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/hosts"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
@@ -295,6 +296,7 @@ func planInRepo(f *cmdutil.Factory, p *runplan.Plan) (git.Repo, string, error) {
 	}
 	ps = append(ps, unknownTools(p)...)
 	ps = append(ps, unknownTemplates(p)...)
+	ps = append(ps, unknownPlaces(p, repo.Root)...)
 	if len(ps) > 0 {
 		return repo, "", planProblems(f, ps)
 	}
@@ -321,6 +323,44 @@ func unknownTools(p *runplan.Plan) config.Problems {
 	check("run.tool", p.Tool)
 	for _, t := range p.Tasks {
 		check("task["+t.ID+"].tool", t.Tool)
+	}
+	return ps
+}
+
+// unknownPlaces names each host and label the plan places a task at that
+// no configured host answers to (or whose host has no clone of the
+// repository): the plan is refused before anything is registered. A
+// config that does not load is a problem too when the plan places tasks.
+func unknownPlaces(p *runplan.Plan, root string) config.Problems {
+	var ps config.Problems
+	var cfg config.Config
+	var cfgErr error
+	loaded := false
+	check := func(key, host string, labels []string) {
+		if host == "" && len(labels) == 0 {
+			return
+		}
+		if !loaded {
+			cfg, _, cfgErr = cmdutil.LoadConfig()
+			loaded = true
+		}
+		if cfgErr != nil {
+			ps = append(ps, config.Problem{File: p.File, Key: key, Msg: "places the task on a host, and the config does not load: " + cfgErr.Error()})
+			return
+		}
+		if _, err := hosts.Placed(cfg, root, host, labels); err != nil {
+			ps = append(ps, config.Problem{File: p.File, Key: key, Msg: err.Error()})
+		}
+	}
+	key := func(host string) string {
+		if host != "" {
+			return "host"
+		}
+		return "labels"
+	}
+	check("run."+key(p.Host), p.Host, p.Labels)
+	for _, t := range p.Tasks {
+		check("task["+t.ID+"]."+key(t.Host), t.Host, t.Labels)
 	}
 	return ps
 }
@@ -513,9 +553,9 @@ func runStatus(f *cmdutil.Factory, c *cli.Context) error {
 	}
 	fmt.Fprintf(out, " (%s)\n", v.Repo)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tSTATE\tATTEMPT\tWORKTREE\tAFTER\tWHY")
+	fmt.Fprintln(tw, "TASK\tSTATE\tATTEMPT\tHOST\tWORKTREE\tAFTER\tWHY")
 	for _, t := range v.Tasks {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", t.ID, t.State, t.Attempt, orDash(t.Name), orDash(strings.Join(t.DependsOn, ",")), orDash(taskWhy(t)))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", t.ID, t.State, t.Attempt, taskHost(t), orDash(t.Name), orDash(strings.Join(t.DependsOn, ",")), orDash(taskWhy(t)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -577,6 +617,15 @@ func runLog(f *cmdutil.Factory, c *cli.Context) error {
 		fmt.Fprintln(c.App.Writer, line)
 	}
 	return nil
+}
+
+// taskHost is where a task runs: local, a host's name, or, before a
+// labelled task starts, the labels its host will have.
+func taskHost(t run.TaskView) string {
+	if t.Host == "" && len(t.Labels) > 0 {
+		return "labels:" + strings.Join(t.Labels, ",")
+	}
+	return t.Host
 }
 
 func orDash(s string) string {

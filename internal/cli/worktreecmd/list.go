@@ -52,7 +52,7 @@ func ListCommand(f *cmdutil.Factory) *cli.Command {
 				root, cfg = w.Repo.Root, w.Config
 			}
 			items := inventory.Collect(tm, recs, inventory.ListOptions{Fresh: c.Bool("fresh")})
-			items = append(items, remoteItems(f.IO, cfg, root, c.Bool("all"))...)
+			items = append(items, remoteItems(f.IO, cfg, root, c.Bool("all"), c.Bool("fresh"))...)
 			if c.Bool("json") {
 				return cmdutil.PrintJSON(c.App.Writer, items)
 			}

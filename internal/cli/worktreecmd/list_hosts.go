@@ -17,10 +17,12 @@ import (
 const remoteListTimeout = 15 * time.Second
 
 // remoteItems are the agents on the configured hosts: those of the
-// host's clone of the repository at root, or with all, every one there.
+// host's clone of the repository at root, or with all, every one there;
+// with fresh, each host is asked for figures computed now (owt list
+// --fresh there), never its last list.
 // A host that does not answer gives its last known list, marked
 // unreachable, and one line on stderr.
-func remoteItems(ios *cmdutil.IOStreams, cfg config.Config, root string, all bool) []inventory.Item {
+func remoteItems(ios *cmdutil.IOStreams, cfg config.Config, root string, all, fresh bool) []inventory.Item {
 	if len(cfg.Hosts) == 0 {
 		return nil
 	}
@@ -48,7 +50,11 @@ func remoteItems(ios *cmdutil.IOStreams, cfg config.Config, root string, all boo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lists[i], errs[i] = h.Agents(ctx, dir)
+			if fresh {
+				lists[i], errs[i] = h.FreshAgents(ctx, dir)
+			} else {
+				lists[i], errs[i] = h.Agents(ctx, dir)
+			}
 		}()
 	}
 	wg.Wait()
