@@ -2,6 +2,7 @@ package agent
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -13,9 +14,9 @@ func TestResumeArgvOfEachTool(t *testing.T) {
 	for _, p := range Builtins() {
 		ps[p.Name] = p
 	}
-	argv, err := ps["claude"].ResumeArgv("5f0c…", true, false)
+	argv, err := ps["claude"].ResumeArgv("5f0c-a1b2", true, false)
 	require.NoError(t, err)
-	require.Equal(t, []string{"claude", "--resume", "5f0c…", "--permission-mode", "plan"}, argv)
+	require.Equal(t, []string{"claude", "--resume", "5f0c-a1b2", "--permission-mode", "plan"}, argv)
 	argv, err = ps["codex"].ResumeArgv("0199a", false, true)
 	require.NoError(t, err)
 	require.Equal(t, []string{"codex", "resume", "0199a", "--dangerously-bypass-approvals-and-sandbox"}, argv)
@@ -58,12 +59,35 @@ func TestNewestOpenCodeSessionOfTheFolder(t *testing.T) {
   {"id": "ses_new", "title": "a", "updated": 300, "created": 2, "projectId": "p", "directory": "/w/a/"},
   {"id": "ses_sib", "title": "b", "updated": 900, "created": 3, "projectId": "p", "directory": "/w/b"}
 ]`)
-	id, err := newestSessionIn(data, "/w/a")
+	id, err := newestSessionIn(data, "/w/a", time.Time{})
 	require.NoError(t, err)
 	require.Equal(t, "ses_new", id)
-	id, err = newestSessionIn(nil, "/w/a")
+	id, err = newestSessionIn(nil, "/w/a", time.Time{})
 	require.NoError(t, err)
 	require.Empty(t, id)
-	_, err = newestSessionIn([]byte("not json"), "/w/a")
+	_, err = newestSessionIn([]byte("not json"), "/w/a", time.Time{})
 	require.Error(t, err)
+}
+
+// A session id is letters, digits and . _ : - only: one with terminal
+// escapes, spaces or a leading '-' (from a hook payload or a tool's
+// files) is never kept, printed or put on a command line.
+func TestValidSessionID(t *testing.T) {
+	for _, ok := range []string{"5f0c2a1e-7b7d-4c5e-9d1a-2b3c4d5e6f70", "ses_abc123", "019a:thread.1"} {
+		require.True(t, ValidSessionID(ok), ok)
+	}
+	for _, bad := range []string{"", "-rf", "abc\x1b]2;PWNED\x07", "a b", "a\nb", "$(id)", string(make([]byte, 201))} {
+		require.False(t, ValidSessionID(bad), "%q", bad)
+	}
+}
+
+// An OpenCode session made before the agent was (an earlier agent's of
+// the same folder) is not taken for its own.
+func TestNewestSessionInSkipsSessionsOlderThanTheAgent(t *testing.T) {
+	since := time.UnixMilli(2_000_000_000_000)
+	data := []byte(`[{"id":"old","updated":3000000000000,"created":1000000000000,"directory":"/w/a"},
+	{"id":"mine","updated":2500000000000,"created":2000000000001,"directory":"/w/a"}]`)
+	id, err := newestSessionIn(data, "/w/a", since)
+	require.NoError(t, err)
+	require.Equal(t, "mine", id)
 }

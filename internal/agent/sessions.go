@@ -20,7 +20,7 @@ const sessionListTimeout = 20 * time.Second
 // run in dir prints its project's as [{id, title, updated, created,
 // projectId, directory}] (nothing at all when there are none). "" with no
 // error when the tool lists none here, or lists no sessions at all.
-func (p Profile) LatestSession(dir string) (string, error) {
+func (p Profile) LatestSession(dir string, since time.Time) (string, error) {
 	if p.MCP != MCPOpenCode || len(p.Command) == 0 {
 		return "", nil
 	}
@@ -34,18 +34,20 @@ func (p Profile) LatestSession(dir string) (string, error) {
 	if err := proc.Run(ctx, cmd); err != nil {
 		return "", fmt.Errorf("%s session list: %w", p.Name, err)
 	}
-	return newestSessionIn(out.Bytes(), dir)
+	return newestSessionIn(out.Bytes(), dir, since)
 }
 
 // newestSessionIn reads `opencode session list --format json`: the id of
-// the most recently updated session whose directory is dir.
-func newestSessionIn(data []byte, dir string) (string, error) {
+// the most recently updated session whose directory is dir, made since
+// since (a minute's slack): an earlier agent's of the same folder is not it.
+func newestSessionIn(data []byte, dir string, since time.Time) (string, error) {
 	if len(data) == 0 {
 		return "", nil
 	}
 	var list []struct {
 		ID        string `json:"id"`
 		Updated   int64  `json:"updated"`
+		Created   int64  `json:"created"`
 		Directory string `json:"directory"`
 	}
 	if err := json.Unmarshal(data, &list); err != nil {
@@ -57,7 +59,7 @@ func newestSessionIn(data []byte, dir string) (string, error) {
 	}
 	best, at := "", int64(-1)
 	for _, s := range list {
-		if s.ID != "" && dirs[filepath.Clean(s.Directory)] && s.Updated > at {
+		if s.ID != "" && dirs[filepath.Clean(s.Directory)] && s.Updated > at && s.Created >= since.Add(-time.Minute).UnixMilli() {
 			best, at = s.ID, s.Updated
 		}
 	}

@@ -91,7 +91,7 @@ func TestRealCodexResumesByItsThreadID(t *testing.T) {
 			sessions[n] = v.AgentSession
 			return v.Status == "idle" && v.AgentSession != ""
 		})
-		require.Equal(t, sessions[n], usage.CodexSession(e.Var("CODEX_HOME"), e.Find(repo, n).Path, time.Now()),
+		require.Equal(t, sessions[n], usage.CodexSession(e.Var("CODEX_HOME"), e.Find(repo, n).Path, time.Time{}, time.Now()),
 			"the notify's thread-id is its rollout's session id")
 	}
 	rollouts, _ := filepath.Glob(filepath.Join(e.Var("CODEX_HOME"), "sessions", "*", "*", "*", "rollout-*"+sessions["cy"]+".jsonl"))

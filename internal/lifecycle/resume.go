@@ -67,16 +67,23 @@ func (w *Worktrees) PlanResume(r *state.Record) ResumePlan {
 	prof, ok := w.Tools[r.Tool]
 	switch {
 	case p.Session != "" || !ok:
+	case r.InPlace:
+		// Its folder is the user's checkout: a session found there by
+		// folder may be the user's own, never taken for the agent's.
 	case prof.Hooks == "codex":
-		// Codex's rollout files: the newest started in this worktree.
-		p.Session = usage.CodexSession(agent.CodexHome(), r.Path, w.Now())
+		// Codex's rollout files: the newest started in this worktree
+		// since the agent was made (not an earlier agent's of its name).
+		p.Session = usage.CodexSession(agent.CodexHome(), r.Path, r.CreatedAt, w.Now())
 	case prof.CanResume() && !r.ReadOnly:
 		// OpenCode: no hooks; it lists its sessions itself.
-		id, err := prof.LatestSession(r.Path)
+		id, err := prof.LatestSession(r.Path, r.CreatedAt)
 		if err != nil {
 			w.Logf("%s: %v", r.Name, err)
 		}
 		p.Session = id
+	}
+	if !agent.ValidSessionID(p.Session) {
+		p.Session = "" // not an id owt uses (see agent.ValidSessionID)
 	}
 	switch {
 	case !ok:

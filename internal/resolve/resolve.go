@@ -401,7 +401,8 @@ func Verify(w *workspace.Workspace, rec *state.Record) (Verdict, error) {
 // head and onto, the target changed it, and tip has it exactly as head
 // did. Landing such a tip would silently undo the target's work there;
 // markers and merge-tree cannot see it (the merge is committed, clean).
-// A record without head (made before owt kept it) is not checked.
+// A file the tip does not have (renamed or removed on the branch) is not
+// one. A record without head (made before owt kept it) is not checked.
 func droppedSide(repo git.Repo, head, onto, tip string) ([]string, error) {
 	if head == "" {
 		return nil, nil
@@ -420,9 +421,18 @@ func droppedSide(repo git.Repo, head, onto, tip string) ([]string, error) {
 	}
 	var out []string
 	for _, f := range theirs {
-		if slices.Contains(differ, f) && !slices.Contains(changed, f) {
-			out = append(out, f)
+		if !slices.Contains(differ, f) || slices.Contains(changed, f) {
+			continue
 		}
+		// Not in the tip at all: the branch had renamed or removed it
+		// before, and git's merge carried the target's edit to the new
+		// name (or the agent settled a delete/modify): not kept whole.
+		if _, there, err := repo.FileAt(tip, f); err != nil {
+			return nil, err
+		} else if !there {
+			continue
+		}
+		out = append(out, f)
 	}
 	return out, nil
 }

@@ -24,6 +24,10 @@ func TestCodexSessionIsTheNewestStartedInTheFolder(t *testing.T) {
 	write(now.AddDate(0, 0, -1), "old", wt, now.Add(-20*time.Hour))
 	write(now, "new", wt, now.Add(-time.Hour))
 	write(now, "other", filepath.Join(home, "elsewhere"), now)
-	require.Equal(t, "new", CodexSession(home, wt, now))
-	require.Equal(t, "", CodexSession(home, filepath.Join(home, "none"), now))
+	require.Equal(t, "new", CodexSession(home, wt, time.Time{}, now))
+	require.Equal(t, "", CodexSession(home, filepath.Join(home, "none"), time.Time{}, now))
+	// An agent made after both: neither is its own (an earlier agent's
+	// of the same name and folder).
+	require.Equal(t, "", CodexSession(home, wt, now.Add(-30*time.Minute), now))
+	require.Equal(t, "new", CodexSession(home, wt, now.Add(-2*time.Hour), now))
 }

@@ -470,7 +470,7 @@ func maxTime(a, b time.Time) time.Time {
 // session_meta with id and cwd) was started in dir, looking back
 // codexDaysBack days from now; "" when there is none. It is the id
 // `codex resume` takes: what owt resumes when no hook named one.
-func CodexSession(codexHome, dir string, now time.Time) string {
+func CodexSession(codexHome, dir string, since, now time.Time) string {
 	dirs := map[string]bool{filepath.Clean(dir): true}
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dirs[real] = true // Codex may write the resolved path
@@ -489,7 +489,7 @@ func CodexSession(codexHome, dir string, now time.Time) string {
 				continue
 			}
 			info, err := e.Info()
-			if err != nil || (best != "" && !info.ModTime().After(bestAt)) {
+			if err != nil || info.ModTime().Before(since.Add(-time.Minute)) || (best != "" && !info.ModTime().After(bestAt)) {
 				continue
 			}
 			id, cwd := codexMeta(filepath.Join(folder, e.Name()))
