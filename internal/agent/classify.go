@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"sync"
 )
@@ -28,13 +29,19 @@ const liveLines = 30
 // Classifier tells working, waiting and idle apart on one tool's screen.
 //
 // Its patterns are matched row by row (every pattern is compiled
-// multi-line, and none spans rows), and what each row matched is
+// multi-line; owt's own never span rows, and a [tools.X] one that can is
+// matched on the whole text instead), and what each row matched is
 // remembered: a busy agent's screen changes a row or two a second (the
 // spinner, its timer), so a screen read again costs the regexes of its
 // new rows only. Safe for concurrent use.
 type Classifier struct {
 	tool                              string
 	working, waiting, idle, statusBar *regexp.Regexp
+
+	// spans are the tool's patterns that can match across rows (a
+	// [tools.X] pattern with \n, \s or (?s)): those are matched on the
+	// whole text, as before rows were remembered.
+	spans rowFlags
 
 	mu   sync.Mutex
 	rows map[string]rowFlags
@@ -102,7 +109,53 @@ func NewClassifier(p Profile) (*Classifier, error) {
 		}
 		*f.re = re
 	}
+	for _, f := range []struct {
+		pattern string
+		bit     rowFlags
+	}{{p.Working, rowWork}, {p.Waiting, rowToolWait}, {p.Idle, rowIdle}} {
+		if canSpanRows(f.pattern) {
+			c.spans |= f.bit
+		}
+	}
 	return c, nil
+}
+
+// canSpanRows reports whether pattern can match a newline: a literal
+// \n, a class holding it (\s, [^x]), or . with (?s).
+func canSpanRows(pattern string) bool {
+	if pattern == "" {
+		return false
+	}
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	var walk func(*syntax.Regexp) bool
+	walk = func(r *syntax.Regexp) bool {
+		switch r.Op {
+		case syntax.OpAnyChar:
+			return true
+		case syntax.OpLiteral:
+			for _, c := range r.Rune {
+				if c == '\n' {
+					return true
+				}
+			}
+		case syntax.OpCharClass:
+			for i := 0; i+1 < len(r.Rune); i += 2 {
+				if r.Rune[i] <= '\n' && '\n' <= r.Rune[i+1] {
+					return true
+				}
+			}
+		}
+		for _, s := range r.Sub {
+			if walk(s) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(re)
 }
 
 // genericWaiting is what every tool's screen shows when it waits for a
@@ -316,6 +369,28 @@ func (c *Classifier) read(screen string, explain bool) Reading {
 		return -1
 	}
 	toolWait, anyWait := lowest(bodyFlags, rowToolWait), lowest(bodyFlags, rowAnyWait)
+	if c.spans != 0 {
+		bodyText := strings.Join(body, "\n")
+		if c.spans&rowToolWait != 0 {
+			toolWait = lowestRow(c.waiting, bodyText)
+		}
+		if c.spans&rowWork != 0 {
+			for i := range bodyFlags {
+				bodyFlags[i] &^= rowWork
+			}
+			if row := lowestRow(c.working, bodyText); row >= 0 {
+				bodyFlags[row] |= rowWork
+			}
+		}
+		if c.spans&rowIdle != 0 {
+			for i := range all {
+				all[i] &^= rowIdle
+			}
+			if row := lowestRow(c.idle, strings.Join(lines, "\n")); row >= 0 {
+				all[row] |= rowIdle
+			}
+		}
+	}
 	wait := max(toolWait, anyWait)
 	if v := lowest(bodyFlags, rowViewer); wait >= 0 && v >= 0 && v >= wait-waitContext {
 		return Reading{} // an overlay the user opened covers the agent

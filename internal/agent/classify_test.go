@@ -269,3 +269,14 @@ func TestTaskEchoedOnRealScreens(t *testing.T) {
 	unsent := strings.Replace(readScreen(t, "codex", "idle-fresh-v0.169.0"), "Ask Codex to do anything", "say hi", 1)
 	require.False(t, cl.TaskEchoed(unsent, "say hi"))
 }
+
+// A [tools.X] pattern that spans rows ("\n", "\s") still matches: it is
+// read on the whole text, not row by row.
+func TestRowSpanningToolPatternStillMatches(t *testing.T) {
+	cl, err := NewClassifier(Profile{Name: "mine", Command: []string{"mine"},
+		Waiting: `Run this command\?\n\s*Yes`, Idle: `^> $`, Working: `(?s)busy.*tick`})
+	require.NoError(t, err)
+	require.Equal(t, ClassWaiting, cl.Classify("some output\nRun this command?\n  Yes   No\n"))
+	require.Equal(t, ClassWorking, cl.Classify("busy\nstill tick\n"))
+	require.Equal(t, ClassIdle, cl.Classify("done\n> \n"))
+}

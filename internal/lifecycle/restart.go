@@ -18,15 +18,26 @@ import (
 // runner as Create. The worktree, its branch, its commits and its
 // uncommitted files are never touched: nothing is reset, stashed or
 // removed. A run's retry and resume start the next attempt this way.
+// It holds the agent's restart lock, as owt restore does: two restarts
+// of one agent never race over its record and session.
 func (w *Worktrees) Restart(name, prompt string) (*state.Record, error) {
-	return w.restart(name, prompt, false, nil)
+	return w.restartLocked(name, prompt, false)
 }
 
 // RestartWith is Restart with prompt as the new agent's first prompt
 // while its task stays the user's words (shown in lists, the commit
 // message of owt ship): owt resolve starts an exited agent this way.
 func (w *Worktrees) RestartWith(name, prompt string) (*state.Record, error) {
-	return w.restart(name, prompt, true, nil)
+	return w.restartLocked(name, prompt, true)
+}
+
+func (w *Worktrees) restartLocked(name, prompt string, keepTask bool) (*state.Record, error) {
+	unlock, err := state.LockRestart(w.Repo.Root, name)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return w.restart(name, prompt, keepTask, nil)
 }
 
 // restart starts the agent again; with resume set, the runner starts the

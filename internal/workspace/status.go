@@ -47,7 +47,7 @@ type StatusChange struct {
 // caller publishes.
 func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (StatusChange, bool)) (*state.Record, bool, error) {
 	var rec state.Record
-	changed := false
+	changed, learnedSession := false, false
 	err := w.Store.UpdateUnsynced(func(f *state.File) error {
 		r, ok := f.Records[name]
 		if !ok {
@@ -62,6 +62,7 @@ func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (StatusCha
 			c.ExitCode = r.ExitCode // a late "exited" without a code keeps the one known
 		}
 		learned := noteSession(r, c)
+		learnedSession = learned
 		prev, prevSrc := r.Status, r.Source
 		changed = r.SetStatus(c.Status, c.Source, c.At)
 		changed = applyDetail(r, c) || changed
@@ -82,6 +83,12 @@ func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (StatusCha
 	})
 	if err != nil {
 		return nil, false, err
+	}
+	if learnedSession {
+		// The tool's session id is what brings the conversation back
+		// after a crash, and no hook tells it again then: made durable
+		// (once a session, a rewrite with the fsync).
+		_ = w.Store.Update(func(*state.File) error { return nil })
 	}
 	return &rec, changed, nil
 }
