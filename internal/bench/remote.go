@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/proc"
 	"github.com/owt-tmux/owt/internal/ssh"
 )
 
@@ -377,7 +378,7 @@ func (h *benchHost) remove() {
 	}
 	h.removed = true
 	if h.sshd != nil && h.sshd.Process != nil {
-		tree := benchDescendants(h.sshd.Process.Pid)
+		tree := proc.Descendants(h.sshd.Process.Pid)
 		_ = h.sshd.Process.Kill()
 		_ = h.sshd.Wait()
 		for _, c := range tree {
@@ -411,30 +412,6 @@ func (h *benchHost) remove() {
 	}
 	_ = os.RemoveAll(h.home)
 	_ = os.RemoveAll(h.dir)
-}
-
-// benchDescendants are pid's children, their children, and so on.
-func benchDescendants(pid int) []int {
-	var out []int
-	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, p := range procs {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		s := string(data)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		if f := strings.Fields(s[i+1:]); len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			if n, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
-				out = append(out, n)
-				out = append(out, benchDescendants(n)...)
-			}
-		}
-	}
-	return out
 }
 
 // masters are this process's ssh connection masters to the host

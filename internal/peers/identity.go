@@ -2,10 +2,8 @@ package peers
 
 import (
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 
+	"github.com/owt-tmux/owt/internal/proc"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -76,7 +74,7 @@ func checkAncestors(me string, chain []int, owner map[int]string) error {
 func ancestors(pid int) []int {
 	var out []int
 	for i := 0; i < 64 && pid > 1; i++ {
-		ppid := statField(pid, 1)
+		ppid := parentOf(pid)
 		if ppid <= 0 {
 			break
 		}
@@ -87,28 +85,13 @@ func ancestors(pid int) []int {
 }
 
 // sessionOf is the id of pid's session (its leader's pid), 0 when unknown.
-func sessionOf(pid int) int { return statField(pid, 3) }
+func sessionOf(pid int) int {
+	st, _ := proc.ReadStat(pid)
+	return st.Session
+}
 
-// statField is the i-th number after the command in /proc/PID/stat
-// ("pid (comm) state ppid pgrp session …": 1 is ppid, 3 the session),
-// 0 when it cannot be read.
-func statField(pid, i int) int {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// comm may hold spaces and parentheses: the fields start after the last ')'.
-	rest := string(data)
-	if j := strings.LastIndexByte(rest, ')'); j >= 0 {
-		rest = rest[j+1:]
-	}
-	f := strings.Fields(rest)
-	if len(f) <= i {
-		return 0
-	}
-	n, err := strconv.Atoi(f[i])
-	if err != nil {
-		return 0
-	}
-	return n
+// parentOf is pid's parent, 0 when unknown.
+func parentOf(pid int) int {
+	st, _ := proc.ReadStat(pid)
+	return st.PPID
 }
