@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -87,7 +88,7 @@ type Settings struct {
 	Keys          map[string]string // action → key; "" = unbound ("none")
 }
 
-var sizeRe = regexp.MustCompile(`^[1-9][0-9]{0,3}%?$`)
+var sizeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[1-9][0-9]{0,3}%?$`) })
 
 // ParseSettings validates option values (name → value, "" = unset). Each
 // problem names its option and what it accepts.
@@ -109,7 +110,7 @@ func ParseSettings(opts map[string]string) (Settings, error) {
 		if v == "" {
 			continue
 		}
-		if !sizeRe.MatchString(v) {
+		if !sizeRe().MatchString(v) {
 			problems = append(problems, fmt.Sprintf("%s is %q: use a size like 80%% or 120", o.name, v))
 			continue
 		}

@@ -19,7 +19,7 @@ var (
 	owt  = flag.String("owt", "bin/owt", "owt binary to measure")
 	n    = flag.Int("n", 50, "worktrees")
 	runs = flag.Int("runs", 30, "repetitions of each read measurement")
-	only = flag.String("only", "", `"scale": only the scale figures (-scale agents); "new": only owt new's; "engine": only the monitor's and the run engine's CPU; "remote": only the figures with agents on a loopback host over ssh (root, sshd)`)
+	only = flag.String("only", "", `"scale": only the scale figures (-scale agents); "new": only owt new's; "engine": only the monitor's and the run engine's CPU; "remote": only the figures with agents on a loopback host over ssh (root, sshd); "hook": only owt hook's and hook → tmux option`)
 )
 
 type world struct {
@@ -68,6 +68,10 @@ func main() {
 		return
 	case "remote":
 		remoteFigures(w, bin)
+		return
+	case "hook":
+		*monitorFor = 0
+		statusFigures(w, bin, w.repo("app"))
 		return
 	case "engine":
 		if w.installFakeAgent() {

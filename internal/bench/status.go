@@ -61,7 +61,7 @@ func statusFigures(w *world, bin, repo string) {
 	for i := 0; i < *runs; i++ {
 		same = append(same, hook("PreToolUse"))
 	}
-	fmt.Printf("%-44s p50 %7s   (budget ≤ 10 ms; status changes each call: state write, tmux handed to owt _publish)\n", "owt hook (status changes)", ms(p50(changing)))
+	fmt.Printf("%-44s p50 %7s   (budget ≤ 10 ms; status changes each call: state write, the monitor rung to show it)\n", "owt hook (status changes)", ms(p50(changing)))
 	fmt.Printf("%-44s p50 %7s   (budget ≤ 10 ms; status already so: no write, no tmux)\n", "owt hook (no change)", ms(p50(same)))
 
 	// owt why on the agent the hooks above filled the ring of: one record,

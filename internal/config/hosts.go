@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/BurntSushi/toml"
@@ -34,11 +35,11 @@ type Host struct {
 
 // hostName is what a host may be called: it is typed on command lines,
 // shown in columns and joined to agent names (NAME@HOST).
-var hostName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+var hostName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`) })
 
 // ValidHostName says why name cannot name a host, or nil.
 func ValidHostName(name string) error {
-	if !hostName.MatchString(name) {
+	if !hostName().MatchString(name) {
 		return fmt.Errorf("host name %q: use letters, digits, '.', '_' and '-' (not first), at most 63", name)
 	}
 	if name == "local" {
@@ -72,7 +73,7 @@ func ValidateHosts(cfg Config) Problems {
 			ps = append(ps, Problem{Key: key + ".max_agents", Msg: "must be 0 (no limit) or more"})
 		}
 		for _, l := range h.Labels {
-			if !hostName.MatchString(l) {
+			if !hostName().MatchString(l) {
 				ps = append(ps, Problem{Key: key + ".labels", Msg: fmt.Sprintf("label %q: use letters, digits, '.', '_' and '-'", l)})
 			}
 		}

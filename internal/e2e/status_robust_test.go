@@ -128,3 +128,41 @@ func TestUnreadableSettingsFileDoesNotStopNew(t *testing.T) {
 	require.Contains(t, string(b), `"disabled": [`)
 	require.Contains(t, string(b), `"lint"`)
 }
+
+// A hook whose status changed asks the server's monitor, through its
+// bell, to show it; without a monitor that takes the ring (killed -9, its
+// socket file left behind; or stopped, its queue filling), the hook starts
+// "owt _publish" itself. Either way tmux shows the newest status and the
+// hook never waits.
+func TestHookStatusReachesTmuxWithAndWithoutTheMonitor(t *testing.T) {
+	e, repo := statusEnv(t, "")
+	it := newJSON(t, e, repo, "--tool", "opencode", "--name", "a", "!sleep 60s")
+	e.WaitStatus(repo, "a", "working", 10*time.Second)
+	e.Eventually(10*time.Second, "a monitor", func() bool { return e.MonitorPID() != 0 })
+	bell := e.Socket + ".owt-monitor.sock"
+	e.Eventually(5*time.Second, "the monitor's bell", func() bool { _, err := os.Stat(bell); return err == nil })
+	shown := func(st string) {
+		t.Helper()
+		e.Eventually(10*time.Second, "tmux shows "+st, func() bool { return e.SessionOption(it.Session, "@owt-status") == st })
+	}
+
+	e.hookWithin(t, 5*time.Second, repo, "a", "Stop")
+	shown("idle")
+
+	// Stopped: the ring is queued, not waited for; shown once it runs.
+	pid := e.MonitorPID()
+	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	e.hookWithin(t, 5*time.Second, repo, "a", "UserPromptSubmit")
+	require.NoError(t, syscall.Kill(pid, syscall.SIGCONT))
+	shown("working")
+
+	// Killed: its socket file stays, and nothing reads it.
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	e.Eventually(5*time.Second, "the monitor gone", func() bool { return !fixture.Alive(pid) })
+	_, err := os.Stat(bell)
+	require.NoError(t, err, "a killed monitor leaves its bell's socket file")
+	e.hookWithin(t, 5*time.Second, repo, "a", "Stop")
+	shown("idle")
+	require.Empty(t, e.MonitorPIDs(), "a hook starts no monitor")
+}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
@@ -250,7 +251,9 @@ func jaccard(a, b map[string]bool) float64 {
 
 // pathLike finds what looks like a path in a fact: words joined by
 // slashes ("internal/api/server.go").
-var pathLike = regexp.MustCompile("(?:^|[\\s`'\"(])((?:[\\w.-]+/)+[\\w.-]+)(?:$|[\\s`'\"),:;])")
+var pathLike = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?:^|[\\s`'\"(])((?:[\\w.-]+/)+[\\w.-]+)(?:$|[\\s`'\"),:;])")
+})
 
 // branchFate is what staleWhy knows of branches: those that exist, and
 // those owt deleted after their work landed (a merge, a ship, a delete
@@ -290,7 +293,7 @@ func staleWhy(repo git.Repo, it memory.Item, fate branchFate) string {
 	if b := it.Source.Branch; b != "" && fate.exists != nil && !fate.exists[b] && !fate.landed[b] {
 		return "its branch " + b + " was deleted without being merged"
 	}
-	for _, m := range pathLike.FindAllStringSubmatch(it.Text, 5) {
+	for _, m := range pathLike().FindAllStringSubmatch(it.Text, 5) {
 		p := strings.TrimSuffix(m[1], ".")
 		if strings.Contains(p, "://") || strings.HasPrefix(p, "/") || strings.Contains(p, "..") {
 			continue

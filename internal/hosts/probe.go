@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/ssh"
@@ -99,11 +100,11 @@ func goPlatform(uname string) (string, string) {
 	return goos, arch
 }
 
-var leadingVersion = regexp.MustCompile(`(\d+)\.(\d+)`)
+var leadingVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+)\.(\d+)`) })
 
 // atLeast says whether version v ("3.3a", "next-3.4", "2.39.5") is min or newer.
 func atLeast(v string, min [2]int) bool {
-	m := leadingVersion.FindStringSubmatch(v)
+	m := leadingVersion().FindStringSubmatch(v)
 	if m == nil {
 		return false
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/owt-tmux/owt/internal/react"
 	"github.com/owt-tmux/owt/internal/runengine"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/usage"
 )
@@ -78,6 +79,15 @@ func Run(o Options) error {
 	m := newMonitor(&tmux.Client{Bin: bin, Socket: o.Socket, Timeout: tmuxTimeout}, o.Log)
 	m.socket = o.Socket
 	m.identify()
+	// The bell: hooks ask here to have the record they changed published,
+	// rather than each starting "owt _publish". Without it they still do.
+	if bell, err := daemon.ListenBell(o.Socket); err != nil {
+		m.logf("%v; hooks will start owt _publish", err)
+	} else {
+		defer bell.Close()
+		tm := *m.tm
+		go bell.Serve(func(repo, name string) { statusbar.PublishRecord(&tm, repo, name) })
+	}
 	m.logf("started for %s (every %s)", o.Socket, o.Interval)
 
 	stop := make(chan os.Signal, 1)

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
@@ -194,7 +195,7 @@ func (w *runner) exitWords() string {
 	}
 	pick := said[0]
 	for _, l := range said {
-		if errorWords.MatchString(l) {
+		if errorWords().MatchString(l) {
 			pick = l
 			break
 		}
@@ -205,7 +206,9 @@ func (w *runner) exitWords() string {
 	return pick
 }
 
-var errorWords = regexp.MustCompile(`(?i)\berror\b|not found|no \w+( \w+)? found|invalid|unknown`)
+var errorWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\berror\b|not found|no \w+( \w+)? found|invalid|unknown`)
+})
 
 func oneLine(s string) string {
 	return strings.Map(func(r rune) rune {

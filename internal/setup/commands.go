@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 )
 
 // Commands are a project's own test, lint and dev commands, each a shell
@@ -80,7 +81,7 @@ func packageScripts(file string) map[string]string {
 	return pkg.Scripts
 }
 
-var makeTarget = regexp.MustCompile(`^([A-Za-z0-9_.-]+)\s*:([^=]|$)`)
+var makeTarget = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9_.-]+)\s*:([^=]|$)`) })
 
 // makeTargets are the targets a Makefile defines at the start of a line.
 func makeTargets(file string) map[string]bool {
@@ -93,7 +94,7 @@ func makeTargets(file string) map[string]bool {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
-		if m := makeTarget.FindStringSubmatch(sc.Text()); m != nil {
+		if m := makeTarget().FindStringSubmatch(sc.Text()); m != nil {
 			out[m[1]] = true
 		}
 	}

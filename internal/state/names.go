@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
-var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var nameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
 
 // ValidateName checks a user-given worktree name: it becomes a folder, part
 // of a tmux session name and a state key, so it is kept to a safe alphabet.
 func ValidateName(name string) error {
-	if len(name) > 64 || !nameRe.MatchString(name) || strings.HasSuffix(name, ".lock") || strings.Contains(name, "..") {
+	if len(name) > 64 || !nameRe().MatchString(name) || strings.HasSuffix(name, ".lock") || strings.Contains(name, "..") {
 		return fmt.Errorf("invalid name %q: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)", name)
 	}
 	if ReservedName(name) {
@@ -36,7 +37,7 @@ func WorkerName(host, role string) string { return host + "/" + role }
 // '/', and a role of the same alphabet.
 func ValidateWorkerName(name string) error {
 	host, role, ok := strings.Cut(name, "/")
-	if !ok || ValidateName(host) != nil || !nameRe.MatchString(role) || len(role) > 32 {
+	if !ok || ValidateName(host) != nil || !nameRe().MatchString(role) || len(role) > 32 {
 		return fmt.Errorf("invalid swarm worker name %q: want HOST/ROLE, both of letters, digits, '.', '_' and '-'", name)
 	}
 	return nil

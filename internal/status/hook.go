@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
@@ -49,10 +50,10 @@ var ErrHookIgnored = errors.New("event ignored")
 
 // HandleHook applies one hook event to its record. It is the hot path of
 // every agent turn, so it does only this: parse, one locked state update,
-// and when the status changed, a detached "owt _publish" for the tmux side
-// (publish.go). It loads no config and runs no git. Errors are for owt's
-// log; the caller must still exit 0, because a failing hook can stop the
-// agent.
+// and when the status changed, a ring of the monitor's bell (else a
+// detached "owt _publish") for the tmux side. It loads no config and runs
+// no git. Errors are for owt's log; the caller must still exit 0, because
+// a failing hook can stop the agent.
 func HandleHook(tm *tmux.Client, call HookCall) error {
 	chainErr := runChain(call)
 	var ev agent.HookEvent
@@ -66,41 +67,65 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 	if !ok {
 		return errors.Join(fmt.Errorf("%w: %s %s", ErrHookIgnored, call.Kind, call.Event), parseErr, chainErr)
 	}
-	w, name, err := hookLedger(tm, call, ev)
+	w, name, owns, err := hookLedger(tm, call, ev)
 	if err == nil && strings.HasSuffix(name, "/tester") {
-		err = noteWorkerEdit(w, name, ev) // a swarm's tester: its check needs its edits (no other worker pays for it)
+		// A swarm's tester: its check needs its edits (no other worker
+		// pays for it). Whose event it is must be known before.
+		if owns != nil && !ownsPeeked(w.Store, name, owns) {
+			w, name = byCwd(tm, ev.Cwd, w, name)
+		}
+		owns = nil
+		err = noteWorkerEdit(w, name, ev)
 	}
 	if err == nil {
-		var changed bool
-		_, changed, err = w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
-			// A --no-agent worktree has no agent: a tool someone runs in
-			// it by hand reports nothing owt could ever clear again.
-			c := workspace.StatusChange{Status: state.Status(status), Source: state.FromHook, At: call.At,
-				TurnError: agent.HookTurnError(call.Event, ev), Interrupted: call.Event == "Interrupt",
-				Hook: &state.HookEvent{Event: call.Event, Detail: hookDetail(call, ev), Status: state.Status(status), At: call.At}}
-			c.AgentSession = agent.HookSession(call.Kind, call.Event, ev)
-			if call.Kind == "claude" {
-				c.Transcript = ev.TranscriptPath // the usage tracker reads Claude's tokens there
-			}
-			switch c.Status {
-			case state.Waiting:
-				c.WaitingFor = agent.HookWaitReason(call.Event, ev)
-			case state.Limited:
-				l := agent.HookLimit(ev, call.At)
-				c.Limit = &state.Limit{Text: text.From(l.Text), Reset: l.Reset}
-			}
-			// Claude's idle_prompt notification (its prompt waited a while)
-			// says nothing new about an agent a usage limit stopped there.
-			if c.Status == state.Idle && r.Status == state.Limited && call.Event == "Notification" {
-				return c, false
-			}
-			return c, !r.NoAgent
-		})
+		var rec *state.Record
+		var changed, notMine bool
+		rec, changed, notMine, err = applyHook(w, name, owns, status, call, ev)
+		if notMine {
+			w, name = byCwd(tm, ev.Cwd, w, name)
+			rec, changed, _, err = applyHook(w, name, nil, status, call, ev)
+		}
 		if changed {
-			err = publishDetached(w, name)
+			err = publish(w, rec)
 		}
 	}
 	return errors.Join(err, parseErr, chainErr)
+}
+
+// applyHook changes the status of the record called name as the event
+// says, in one locked update. When owns is set and says the record (as
+// read under the lock) does not own the event, nothing changes and
+// notMine is set: the caller finds the right record.
+func applyHook(w *workspace.Ledger, name string, owns func(*state.Record) bool, status string, call HookCall, ev agent.HookEvent) (rec *state.Record, changed, notMine bool, err error) {
+	rec, changed, err = w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
+		if owns != nil && !owns(r) {
+			notMine = true
+			return workspace.StatusChange{}, false
+		}
+		// A --no-agent worktree has no agent: a tool someone runs in
+		// it by hand reports nothing owt could ever clear again.
+		c := workspace.StatusChange{Status: state.Status(status), Source: state.FromHook, At: call.At,
+			TurnError: agent.HookTurnError(call.Event, ev), Interrupted: call.Event == "Interrupt",
+			Hook: &state.HookEvent{Event: call.Event, Detail: hookDetail(call, ev), Status: state.Status(status), At: call.At}}
+		c.AgentSession = agent.HookSession(call.Kind, call.Event, ev)
+		if call.Kind == "claude" {
+			c.Transcript = ev.TranscriptPath // the usage tracker reads Claude's tokens there
+		}
+		switch c.Status {
+		case state.Waiting:
+			c.WaitingFor = agent.HookWaitReason(call.Event, ev)
+		case state.Limited:
+			l := agent.HookLimit(ev, call.At)
+			c.Limit = &state.Limit{Text: text.From(l.Text), Reset: l.Reset}
+		}
+		// Claude's idle_prompt notification (its prompt waited a while)
+		// says nothing new about an agent a usage limit stopped there.
+		if c.Status == state.Idle && r.Status == state.Limited && call.Event == "Notification" {
+			return c, false
+		}
+		return c, !r.NoAgent
+	})
+	return rec, changed, notMine, err
 }
 
 // hookDetail is what, beyond its name, decided an event's status: a
@@ -124,8 +149,11 @@ func hookDetail(call HookCall, ev agent.HookEvent) string {
 // tool started in worktree B from a shell of A's session inherits A's
 // environment but is B's agent — unless the hook runs in the pane of the
 // environment's live agent ($TMUX_PANE), which makes it that agent's, even
-// when the agent looks around a sibling worktree.
-func hookLedger(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*workspace.Ledger, string, error) {
+// when the agent looks around a sibling worktree. That is told by owns, on
+// the record as the locked update reads it (one read of the state, not
+// two: this is every hook's path); owns is nil when the record was found
+// by the cwd.
+func hookLedger(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*workspace.Ledger, string, func(*state.Record) bool, error) {
 	name, repo := call.Getenv("OWT_NAME"), call.Getenv("OWT_REPO")
 	hint := repo
 	if call.Kind == "codex" && call.Event != "notify" {
@@ -135,41 +163,63 @@ func hookLedger(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*workspace.
 		// still the likeliest place to find it).
 		name, repo = "", ""
 	}
-	var store *state.Store
 	if name != "" && repo != "" {
-		store = state.ForRepo(repo)
-		if ev.Cwd != "" && !ownsEvent(store, name, call.Getenv("TMUX_PANE"), ev.Cwd) {
-			if s, rec, err := findByPath(ev.Cwd, repo); err == nil {
-				store, name, repo = s, rec.Name, s.Repo
-			}
+		var owns func(*state.Record) bool
+		if ev.Cwd != "" {
+			pane := call.Getenv("TMUX_PANE")
+			owns = func(r *state.Record) bool { return ownsEvent(r, pane, ev.Cwd) }
 		}
-	} else {
-		dir := ev.Cwd
-		if dir == "" {
-			dir = call.Dir
-		}
-		var rec *state.Record
-		var err error
-		if store, rec, err = findByPath(dir, hint); err != nil {
-			return nil, "", err
-		}
-		name, repo = rec.Name, store.Repo
+		return newLedger(tm, state.ForRepo(repo)), name, owns, nil
 	}
-	return &workspace.Ledger{Repo: git.Repo{Root: repo}, Store: store, Tmux: tm, Now: time.Now}, name, nil
+	dir := ev.Cwd
+	if dir == "" {
+		dir = call.Dir
+	}
+	w, name, err := ledgerByPath(tm, dir, hint)
+	return w, name, nil, err
 }
 
-// ownsEvent reports, from one read of the state, whether the record
-// called name owns an event fired in pane with cwd dir: it does when the
-// event comes from its live agent's pane, or when its worktree holds dir
-// (and when that cannot be told, so the environment's record stays the
-// answer).
-func ownsEvent(store *state.Store, name, pane, dir string) bool {
+// ledgerByPath is the ledger and name of the record whose worktree holds
+// dir; hint is the likeliest repository.
+func ledgerByPath(tm *tmux.Client, dir, hint string) (*workspace.Ledger, string, error) {
+	store, rec, err := findByPath(dir, hint)
+	if err != nil {
+		return nil, "", err
+	}
+	return newLedger(tm, store), rec.Name, nil
+}
+
+// byCwd is the record whose worktree holds the event's cwd, when its
+// environment's record (w, name) does not own the event; that record
+// when no worktree holds it.
+func byCwd(tm *tmux.Client, cwd string, w *workspace.Ledger, name string) (*workspace.Ledger, string) {
+	if w2, name2, err := ledgerByPath(tm, cwd, w.Repo.Root); err == nil {
+		return w2, name2
+	}
+	return w, name
+}
+
+func newLedger(tm *tmux.Client, store *state.Store) *workspace.Ledger {
+	return &workspace.Ledger{Repo: git.Repo{Root: store.Repo}, Store: store, Tmux: tm, Now: time.Now}
+}
+
+// ownsPeeked is ownsEvent on the record as the state file has it now,
+// read without the lock; a record that cannot be read owns the event.
+func ownsPeeked(store *state.Store, name string, owns func(*state.Record) bool) bool {
 	f, err := store.Peek()
 	if err != nil {
 		return true
 	}
 	r, ok := f.Records[name]
-	if !ok || r == nil || r.Path == "" {
+	return !ok || r == nil || owns(r)
+}
+
+// ownsEvent reports whether record r owns an event fired in pane with cwd
+// dir: it does when the event comes from its live agent's pane, or when
+// its worktree holds dir (and when that cannot be told, so the
+// environment's record stays the answer).
+func ownsEvent(r *state.Record, pane, dir string) bool {
+	if r.Path == "" {
 		return true
 	}
 	if pane != "" && r.Pane == pane && r.Status != state.Exited && !r.NoAgent {
@@ -237,6 +287,20 @@ func runChain(call HookCall) error {
 		return fmt.Errorf("run your codex notify program %s: %w", call.Chain[0], err)
 	}
 	return cmd.Process.Release()
+}
+
+// publish has the record rec, just changed, shown in tmux without
+// waiting for it: the monitor of the record's tmux server does it when it
+// takes the ring (daemon.RingPublish), else a detached "owt _publish".
+func publish(w *workspace.Ledger, rec *state.Record) error {
+	socket := rec.Socket
+	if socket == "" {
+		socket = w.Tmux.ServerSocket()
+	}
+	if daemon.RingPublish(socket, w.Repo.Root, rec.Name) == nil {
+		return nil
+	}
+	return publishDetached(w, rec.Name)
 }
 
 // publishDetached hands publishing to a detached "owt _publish", which

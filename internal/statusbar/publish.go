@@ -35,8 +35,9 @@ import (
 // Nothing waits for tmux without limit: each publish's tmux calls share
 // publishTimeout (a stopped or wedged server must not stall an agent's
 // hook or the monitor), and the lock is waited for at most publishLockWait.
-// A hook waits for neither: it only starts "owt _publish" (the status
-// package's publishDetached).
+// A hook waits for neither: it rings the monitor's bell (daemon.Bell: the
+// monitor publishes), else starts "owt _publish" (the status package's
+// publish).
 
 const (
 	publishTimeout  = 2 * time.Second

@@ -217,7 +217,7 @@ func (c *Client) Running() bool {
 	return err == nil
 }
 
-var versionRe = regexp.MustCompile(`(\d+)\.(\d+)`)
+var versionRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+)\.(\d+)`) })
 
 // Version returns tmux's major and minor version ("tmux 3.3a" → 3, 3;
 // "tmux next-3.5" → 3, 5).
@@ -226,7 +226,7 @@ func (c *Client) Version() (major, minor int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	m := versionRe.FindStringSubmatch(out)
+	m := versionRe().FindStringSubmatch(out)
 	if m == nil {
 		return 0, 0, fmt.Errorf("unrecognised tmux version %q", out)
 	}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -139,7 +140,9 @@ func (f *Factory) Execute(app *cli.App, args []string) int {
 
 // flagInError is a flag named in an error of Go's flag package, which
 // writes it with one dash ("flag provided but not defined: -bogus").
-var flagInError = regexp.MustCompile(`(not defined: |needs an argument: |for flag |value [^ ]+ for )-([A-Za-z0-9][^\s:=]*)`)
+var flagInError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(not defined: |needs an argument: |for flag |value [^ ]+ for )-([A-Za-z0-9][^\s:=]*)`)
+})
 
 // flagAsTyped names the flags in a usage error msg the way args typed
 // them: "--bogus" for --bogus, "-bogus" for -bogus; a flag not found in
@@ -148,12 +151,12 @@ func flagAsTyped(msg string, args []string) string {
 	// A flag no regexp can name ("-- -- --"): Go's flag package drops a
 	// dash of the two typed, so put back the argument as it was.
 	for _, a := range args {
-		if strings.HasPrefix(a, "--") && len(a) > 2 && !flagInError.MatchString("not defined: -"+a[2:]) {
+		if strings.HasPrefix(a, "--") && len(a) > 2 && !flagInError().MatchString("not defined: -"+a[2:]) {
 			msg = strings.Replace(msg, "not defined: -"+a[2:], "not defined: "+a, 1)
 		}
 	}
-	return flagInError.ReplaceAllStringFunc(msg, func(m string) string {
-		sub := flagInError.FindStringSubmatch(m)
+	return flagInError().ReplaceAllStringFunc(msg, func(m string) string {
+		sub := flagInError().FindStringSubmatch(m)
 		lead, name := sub[1], sub[2]
 		dashes := "--"
 		if len(name) == 1 {

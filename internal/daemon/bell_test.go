@@ -1,0 +1,106 @@
+package daemon
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/adrg/xdg"
+	"time"
+)
+
+func TestRingReachesTheBellAndNothingElseDoes(t *testing.T) {
+	socket := filepath.Join(t.TempDir(), "default")
+	if err := RingPublish(socket, "/r", "a"); err == nil {
+		t.Fatal("a ring with no bell must fail, so the hook publishes another way")
+	}
+	b, err := ListenBell(socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 4)
+	done := make(chan struct{})
+	go func() { b.Serve(func(repo, name string) { got <- repo + "|" + name }); close(done) }()
+	if err := RingPublish(socket, "/work/app", "api"); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-got; r != "/work/app|api" {
+		t.Fatalf("rang %q", r)
+	}
+	// Not one verb and two fields, or a relative repo: dropped.
+	if err := RingPublish(socket, "rel", "x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := RingPublish(socket, "/a\x00b", "x"); err == nil {
+		t.Fatal("a NUL in a field must be refused")
+	}
+	if err := RingPublish(socket, "/ok", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-got; r != "/ok|b" {
+		t.Fatalf("after a dropped ring, rang %q", r)
+	}
+	b.Close()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return after Close")
+	}
+	if _, err := os.Stat(b.Path()); !os.IsNotExist(err) {
+		t.Fatalf("Close leaves %s: %v", b.Path(), err)
+	}
+}
+
+func TestRingOfADeadMonitorFails(t *testing.T) {
+	socket := filepath.Join(t.TempDir(), "default")
+	b, err := ListenBell(socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A monitor killed -9 leaves its socket file: a ring must not count.
+	_ = b.conn.Close()
+	if _, err := os.Stat(b.Path()); err != nil {
+		t.Fatal(err)
+	}
+	if err := RingPublish(socket, "/r", "a"); err == nil {
+		t.Fatal("a ring to a socket no one reads must fail")
+	}
+	// The next monitor takes the path over.
+	b2, err := ListenBell(socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b2.Close()
+	if err := RingPublish(socket, "/r", "a"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBellBesideALongSocketPathMovesToTheRuntimeDir(t *testing.T) {
+	run := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", run)
+	xdg.Reload()
+	t.Cleanup(xdg.Reload)
+	dir := filepath.Join(t.TempDir(), strings.Repeat("d", 100))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	socket := filepath.Join(dir, "default")
+	b, err := ListenBell(socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if !strings.HasPrefix(b.Path(), run) {
+		t.Fatalf("the bell of a socket path too long to bind beside it is in the runtime dir %s, not at %s", run, b.Path())
+	}
+	got := make(chan string, 1)
+	go b.Serve(func(repo, name string) { got <- name })
+	if err := RingPublish(socket, "/r", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if n := <-got; n != "a" {
+		t.Fatalf("rang %q", n)
+	}
+}
