@@ -58,6 +58,10 @@ type CreateOptions struct {
 	// InPlace starts the agent in the checkout owt was run in (From) on
 	// a new branch switched to there, instead of in a new worktree.
 	InPlace bool
+	// Survey, when set, is a read of the tmux server already under way
+	// (owt new starts it before it opens the repository); else Create
+	// starts its own.
+	Survey func() (tmux.Survey, error)
 }
 
 // ErrEmptyTask is returned when there is nothing to tell the agent.
@@ -148,7 +152,10 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 	// These reads are independent: run them while the base is resolved.
-	survey := async(w.Tmux.Survey)
+	survey := o.Survey
+	if survey == nil {
+		survey = async(w.Tmux.Survey)
+	}
 	unversioned := async(w.Repo.UnversionedFiles)
 	branches := async(w.Repo.NamesInUse)
 	base, err := w.defaultBase(o)
@@ -205,6 +212,7 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 	held = reserved
+	durable := async(func() (struct{}, error) { return struct{}{}, w.Store.Sync() })
 	rb.push(func() {
 		if err := w.dropRecord(rec.Name); err != nil {
 			w.Warnf("%v; 'owt doctor --fix' forgets it", err)
@@ -317,6 +325,9 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	if err := afterStep("record"); err != nil {
 		return nil, err
 	}
+	if _, err := durable(); err != nil {
+		return nil, fmt.Errorf("save record %s: %w", rec.Name, err)
+	}
 	ok = true
 	w.startMonitor()
 	return rec, nil
@@ -426,7 +437,10 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 		if err != nil {
 			return err
 		}
-		return w.Store.Update(func(f *state.File) error {
+		// Unsynced here, made durable by Create while git and tmux work
+		// (Store.Sync) and before it says the agent was made: the lock
+		// and the rename are what other owt processes see at once.
+		return w.Store.UpdateUnsynced(func(f *state.File) error {
 			if err := oneInPlace(f, checkout); err != nil {
 				return err
 			}

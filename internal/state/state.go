@@ -574,6 +574,21 @@ func (s *Store) UpdateUnsynced(fn func(*File) error) error {
 	return s.update(doc, fn)
 }
 
+// Sync makes the state file as it is now durable (fsync): for a change
+// written with UpdateUnsynced that must outlive a power loss, synced
+// while the caller does other work.
+func (s *Store) Sync() error {
+	f, err := os.Open(s.Path)
+	if err != nil {
+		return fmt.Errorf("sync state %s: %w", s.Path, err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync state %s: %w", s.Path, err)
+	}
+	return nil
+}
+
 // doc is the store's file as a JSONFile: a corrupt one is set aside and
 // rebuilt, but only by a store that can rebuild its records (an empty
 // file would forget every worktree).

@@ -23,6 +23,8 @@ import (
 type newOptions struct {
 	IO        *cmdutil.IOStreams
 	Workspace func() (*workspace.Workspace, error)
+	// Tmux is the client of the server owt works on (the workspace's).
+	Tmux func() *tmux.Client
 
 	Create lifecycle.CreateOptions
 	JSON   bool
@@ -69,6 +71,7 @@ func NewCommand(f *cmdutil.Factory, runF func(*newOptions) error) *cli.Command {
 				SpecStdin: c.Bool("spec-stdin"),
 				IO:        f.IO,
 				Workspace: f.OpenWorkspace,
+				Tmux:      f.Tmux,
 				Create: lifecycle.CreateOptions{
 					Task:     strings.Join(c.Args().Slice(), " "),
 					Name:     c.String("name"),
@@ -120,6 +123,12 @@ func newRun(o *newOptions) error {
 	}
 	if o.Host != "" {
 		return newOnHost(o)
+	}
+	if !o.DryRun && o.Tmux != nil {
+		// The tmux server's sessions and clients, read while the
+		// repository is opened and its config loaded: off the critical
+		// path of every owt new.
+		o.Create.Survey = prefetch(o.Tmux().Survey)
 	}
 	w, err := o.Workspace()
 	if err != nil {
@@ -199,4 +208,19 @@ func goTo(tm *tmux.Client, sessionID string) error {
 		return err
 	}
 	return syscall.Exec(bin, argv, os.Environ())
+}
+
+// prefetch starts read now and returns what waits for its result.
+func prefetch[T any](read func() (T, error)) func() (T, error) {
+	var v T
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		v, err = read()
+	}()
+	return func() (T, error) {
+		<-done
+		return v, err
+	}
 }

@@ -49,7 +49,7 @@ func TestNewOptionsAsTyped(t *testing.T) {
 		got, stderr, code := newAs(t, func(*newOptions) error { return nil }, c.args...)
 		require.Equal(t, cmdutil.ExitOK, code, "%q: %s", c.args, stderr)
 		require.NotNil(t, got, c.args)
-		got.IO, got.Workspace = nil, nil
+		got.IO, got.Workspace, got.Tmux = nil, nil, nil
 		require.Equal(t, c.want, *got, "%q", c.args)
 	}
 }
