@@ -694,6 +694,10 @@ func (w *Worktrees) startSession(rec *state.Record, size [2]int, global map[stri
 }
 
 // async runs f in the background; the returned function waits for its result.
+// SurveyAhead starts reading the server tm talks to for a Create to come
+// (CreateOptions.Survey): the caller does other work meanwhile.
+func SurveyAhead(tm *tmux.Client) func() (tmux.Survey, error) { return async(tm.Survey) }
+
 func async[T any](f func() (T, error)) func() (T, error) {
 	var v T
 	var err error

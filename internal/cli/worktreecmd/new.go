@@ -128,7 +128,7 @@ func newRun(o *newOptions) error {
 		// The tmux server's sessions and clients, read while the
 		// repository is opened and its config loaded: off the critical
 		// path of every owt new.
-		o.Create.Survey = prefetch(o.Tmux().Survey)
+		o.Create.Survey = lifecycle.SurveyAhead(o.Tmux())
 	}
 	w, err := o.Workspace()
 	if err != nil {
@@ -210,17 +210,3 @@ func goTo(tm *tmux.Client, sessionID string) error {
 	return syscall.Exec(bin, argv, os.Environ())
 }
 
-// prefetch starts read now and returns what waits for its result.
-func prefetch[T any](read func() (T, error)) func() (T, error) {
-	var v T
-	var err error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		v, err = read()
-	}()
-	return func() (T, error) {
-		<-done
-		return v, err
-	}
-}
