@@ -209,4 +209,3 @@ func goTo(tm *tmux.Client, sessionID string) error {
 	}
 	return syscall.Exec(bin, argv, os.Environ())
 }
-
