@@ -99,3 +99,32 @@ func TestEditedCopyOfAnIgnoredFileIsWork(t *testing.T) {
 	e.MustOwt(repo, "delete", "same", "--yes")
 	e.requireGone(repo, same)
 }
+
+// owt new run from inside another agent's worktree (a subfolder of it)
+// copies the main checkout's ignored files, not that worktree's: the
+// files it reads ahead from where it runs are the main checkout's only
+// when that is where it runs.
+func TestNewFromALinkedWorktreeCopiesTheMainCheckoutsFiles(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, ".env", "SECRET=main\n")
+	a := e.shell(repo, "a")
+	require.Equal(t, "SECRET=main\n", readText(t, a.Path, ".env"))
+	e.WriteFile(a.Path, ".env", "SECRET=a's own\n")
+	e.WriteFile(a.Path, ".env.only-a", "A=1\n")
+	sub := filepath.Join(a.Path, "src")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+
+	e.WriteFile(repo, ".env.local", "LOCAL=main\n") // the main checkout's, made after a
+
+	b := e.shell(sub, "b")
+	require.Equal(t, "SECRET=main\n", readText(t, b.Path, ".env"), "the main checkout's .env")
+	require.Equal(t, "LOCAL=main\n", readText(t, b.Path, ".env.local"), "every ignored file of the main checkout")
+	require.NoFileExists(t, filepath.Join(b.Path, ".env.only-a"), "a's own ignored file stays a's")
+
+	// From a subfolder of the main checkout: its files, as from its top.
+	msub := filepath.Join(repo, "docs")
+	require.NoError(t, os.MkdirAll(msub, 0o755))
+	c := e.shell(msub, "c")
+	require.Equal(t, "SECRET=main\n", readText(t, c.Path, ".env"))
+}

@@ -23,6 +23,9 @@ type Repo struct {
 	// HeadBranch is the branch checked out in the directory FindRepo was
 	// given, read in the same git call; "" when detached or unborn.
 	HeadBranch string
+	// Toplevel is the work tree of the directory FindRepo was given: Root
+	// in the main checkout, a linked worktree's own top level there.
+	Toplevel string
 
 	// ctx bounds every git command run on this repo (nil: none); see
 	// WithContext.
@@ -117,7 +120,11 @@ func FindRepo(dir string) (Repo, error) {
 			return Repo{}, err
 		}
 	}
-	return Repo{Root: root, CommonDir: common, HeadBranch: head}, nil
+	top, err := realPath(f[4])
+	if err != nil {
+		return Repo{}, err
+	}
+	return Repo{Root: root, CommonDir: common, HeadBranch: head, Toplevel: top}, nil
 }
 
 // ErrNoCommits is returned when a worktree is asked of a repository whose

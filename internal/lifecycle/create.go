@@ -58,10 +58,10 @@ type CreateOptions struct {
 	// InPlace starts the agent in the checkout owt was run in (From) on
 	// a new branch switched to there, instead of in a new worktree.
 	InPlace bool
-	// Survey, when set, is a read of the tmux server already under way
-	// (owt new starts it before it opens the repository); else Create
+	// Ahead, when set, are Create's first reads already under way (owt
+	// new starts them before it opens the repository); else Create
 	// starts its own.
-	Survey func() (tmux.Survey, error)
+	Ahead *ReadAhead
 }
 
 // ErrEmptyTask is returned when there is nothing to tell the agent.
@@ -152,12 +152,7 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 	// These reads are independent: run them while the base is resolved.
-	survey := o.Survey
-	if survey == nil {
-		survey = async(w.Tmux.Survey)
-	}
-	unversioned := async(w.Repo.UnversionedFiles)
-	branches := async(w.Repo.NamesInUse)
+	survey, unversioned, branches := w.firstReads(o.Ahead)
 	base, err := w.defaultBase(o)
 	if err != nil {
 		return nil, err
@@ -694,9 +689,37 @@ func (w *Worktrees) startSession(rec *state.Record, size [2]int, global map[stri
 }
 
 // async runs f in the background; the returned function waits for its result.
-// SurveyAhead starts reading the server tm talks to for a Create to come
-// (CreateOptions.Survey): the caller does other work meanwhile.
-func SurveyAhead(tm *tmux.Client) func() (tmux.Survey, error) { return async(tm.Survey) }
+// ReadAhead are the reads a Create starts with, started before the
+// repository is opened: the tmux server's sessions and clients, the
+// repository's branch names and its unversioned files, read from the
+// directory owt new runs in (any folder of the repository names the same
+// refs; git status --porcelain names files from the top of the checkout
+// it runs in, the main one's only when that is where owt runs).
+type ReadAhead struct {
+	survey      func() (tmux.Survey, error)
+	branches    func() (map[string]string, error)
+	unversioned func() (git.Unversioned, error)
+}
+
+// StartReadAhead starts the reads of a Create to come in dir, the
+// directory the repository will be opened from, on the server tm talks to.
+func StartReadAhead(tm *tmux.Client, dir string) *ReadAhead {
+	at := git.Repo{Root: dir}
+	return &ReadAhead{survey: async(tm.Survey), branches: async(at.NamesInUse), unversioned: async(at.UnversionedFiles)}
+}
+
+// firstReads are the reads ahead where they hold for this repository,
+// and those started now where they do not.
+func (w *Worktrees) firstReads(ahead *ReadAhead) (func() (tmux.Survey, error), func() (git.Unversioned, error), func() (map[string]string, error)) {
+	if ahead == nil {
+		return async(w.Tmux.Survey), async(w.Repo.UnversionedFiles), async(w.Repo.NamesInUse)
+	}
+	unversioned := ahead.unversioned
+	if w.Repo.Toplevel != w.Repo.Root {
+		unversioned = async(w.Repo.UnversionedFiles) // opened in a linked worktree: the files to copy are the main checkout's
+	}
+	return ahead.survey, unversioned, ahead.branches
+}
 
 func async[T any](f func() (T, error)) func() (T, error) {
 	var v T

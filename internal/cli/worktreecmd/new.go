@@ -124,11 +124,11 @@ func newRun(o *newOptions) error {
 	if o.Host != "" {
 		return newOnHost(o)
 	}
-	if !o.DryRun && o.Tmux != nil {
-		// The tmux server's sessions and clients, read while the
-		// repository is opened and its config loaded: off the critical
-		// path of every owt new.
-		o.Create.Survey = lifecycle.SurveyAhead(o.Tmux())
+	if wd, err := os.Getwd(); err == nil && !o.DryRun && o.Tmux != nil {
+		// The tmux server's sessions and the repository's branches and
+		// files, read while the repository is opened from here and its
+		// config loaded: off the critical path of every owt new.
+		o.Create.Ahead = lifecycle.StartReadAhead(o.Tmux(), wd)
 	}
 	w, err := o.Workspace()
 	if err != nil {
