@@ -138,6 +138,17 @@ func Command(f *cmdutil.Factory, version string) *cli.Command {
 				},
 			},
 			{
+				Name:   "evidence",
+				Hidden: true,
+				Usage:  "print, as JSON, the evidence a run's judge needs of the agent named on stdin (JSON) in this repository: how a local run judges a task here",
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return cmdutil.Usagef("host evidence takes the agent's name as JSON on stdin")
+					}
+					return evidenceRun(f.IO)
+				},
+			},
+			{
 				Name:      "remove",
 				Usage:     "take a host out of the config (refused while agents live there, unless --force, which leaves them running)",
 				ArgsUsage: "NAME",
@@ -526,6 +537,24 @@ func execRun(ios *cmdutil.IOStreams) error {
 		return cmdutil.ExitWith(ee.ExitCode())
 	}
 	return err
+}
+
+// evidenceRun prints the evidence of the agent named on stdin, in the
+// repository of the current directory (hosts.ReadEvidence).
+func evidenceRun(ios *cmdutil.IOStreams) error {
+	b, err := io.ReadAll(io.LimitReader(ios.In, 1<<16))
+	if err != nil {
+		return err
+	}
+	var spec hosts.EvidenceSpec
+	if err := json.Unmarshal(b, &spec); err != nil || spec.Name == "" {
+		return cmdutil.Usagef("host evidence: stdin is not {\"name\": NAME}")
+	}
+	ev, err := hosts.ReadEvidence(".", spec.Name)
+	if err != nil {
+		return err
+	}
+	return cmdutil.PrintJSON(ios.Out, ev)
 }
 
 // fetchRun brings a remote agent's branch into this repository.
