@@ -52,21 +52,21 @@ type Engine struct {
 	// dir's); the monitor's delivery.Courier delivers them.
 	Outbox outbox.Box
 
-	checks   jobs                         // the checks running in the background
+	checks jobs // the checks running in the background
 	// remoteJobs are the ssh steps of tasks on hosts running in the
 	// background, and remote their results (engine_remote.go).
 	remoteJobs jobs
 	remote     remoteResults
-	opening  jobs                         // the pull requests being opened, one per run
-	dirMod   time.Time                    // the runs dir's mtime when it was last listed
-	live     []string                     // the runs in flight at the last listing
-	sigs     map[string]fileSig           // their files at that listing (engine_files.go)
-	observed map[string]cachedObservation // by run/task: see observeCached
-	bar      string                       // the status bar's runs text last set (engine_bar.go)
-	targets  map[outbox.Agent]string      // the into of each live run's task agents (engine_targets.go)
-	barSet   bool
-	said     map[string]string // the last problem logged of each run and of the listing (engine_said.go)
-	works    runwork.WorkMemo  // the last reading of each task's branch (work.go)
+	opening    jobs                         // the pull requests being opened, one per run
+	dirMod     time.Time                    // the runs dir's mtime when it was last listed
+	live       []string                     // the runs in flight at the last listing
+	sigs       map[string]fileSig           // their files at that listing (engine_files.go)
+	observed   map[string]cachedObservation // by run/task: see observeCached
+	bar        string                       // the status bar's runs text last set (engine_bar.go)
+	targets    map[outbox.Agent]string      // the into of each live run's task agents (engine_targets.go)
+	barSet     bool
+	said       map[string]string // the last problem logged of each run and of the listing (engine_said.go)
+	works      runwork.WorkMemo  // the last reading of each task's branch (work.go)
 
 	// intoChecked is when each run's into was last looked at
 	// (engine_into.go).
