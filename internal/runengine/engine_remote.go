@@ -48,6 +48,31 @@ type remoteResults struct {
 	mu       sync.Mutex
 	evidence map[string]reading
 	fetched  map[string]fetched
+	// sent are the messages delivered to remote agents, by run/task: a
+	// tick that read the task before its memo was written sends none
+	// again.
+	sent map[string]string
+}
+
+// firstSend reports whether message id is not yet sent for key, and
+// notes it sent.
+func (rr *remoteResults) firstSend(key, id string) bool {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	if rr.sent == nil {
+		rr.sent = map[string]string{}
+	}
+	if rr.sent[key] == id {
+		return false
+	}
+	rr.sent[key] = id
+	return true
+}
+
+func (rr *remoteResults) unsent(key string) {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	delete(rr.sent, key)
 }
 
 // reading is one read of a remote agent's evidence.
@@ -203,6 +228,11 @@ func (e *Engine) sendRemote(r *run.Run, t *run.TaskRun, msg run.Message) {
 		return
 	}
 	host, name, id, attempt := t.Host, t.Name, t.ID, t.Attempt
+	sendID := fmt.Sprintf("%s %d %s %s", name, attempt, msg.Kind, msg.Tree)
+	if !e.remote.firstSend(r.Name+"/"+id, sendID) {
+		e.remoteJobs.release(key)
+		return
+	}
 	go func() {
 		defer e.remoteJobs.release(key)
 		ctx, cancel := context.WithTimeout(context.Background(), remoteStepTimeout)
@@ -212,6 +242,7 @@ func (e *Engine) sendRemote(r *run.Run, t *run.TaskRun, msg run.Message) {
 			_, err = h.Send(ctx, clone, hosts.SendSpec{Name: name, Text: msg.Text})
 		}
 		if err != nil {
+			e.remote.unsent(r.Name + "/" + id)
 			e.logf(r.Repo, name, "run %s: task %s: tell %s@%s: %v", r.Name, id, name, host, err)
 			return // owed still: the next judgement tries again
 		}
