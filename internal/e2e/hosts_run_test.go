@@ -371,6 +371,7 @@ host = "box"
 	e.logRunOnFailure(repo, "g")
 	e.MustOwt(repo, "tmux", "init")
 	e.Eventually(60*time.Second, "far's agent prompted on the host", func() bool { return len(h.Prompts("g-far")) > 0 })
+	e.Eventually(30*time.Second, "far's clock runs", func() bool { return e.hasRunEvent(repo, "g", "clock", "far", "active time runs") })
 	h.Stop()
 	stopped := time.Now()
 	state := func() (string, string) {
