@@ -71,6 +71,7 @@ task = "`+taskScript("here.txt")+`"
 	}
 	require.Equal(t, map[string]string{"far": "box", "gpu": "", "here": "local"}, where, "placements before any start")
 	require.Contains(t, e.MustOwt(repo, "run", "status", "g"), "labels:gpu")
+	e.logRunOnFailure(repo, "g")
 	e.MustOwt(repo, "tmux", "init") // this server's monitor drives the run
 
 	e.Eventually(60*time.Second, "far's agent prompted on the host", func() bool { return len(h.Prompts("g-far")) > 0 })
@@ -102,7 +103,6 @@ task = "`+taskScript("here.txt")+`"
 
 	// far's agent goes idle there without a commit: it is nudged there
 	// once, then the task needs the user, saying why.
-	e.logRunOnFailure(repo, "g")
 	e.Eventually(90*time.Second, "far needs the user", func() bool {
 		for _, tk := range e.hostRunStatus(repo, "g").Tasks {
 			if tk.ID == "far" {

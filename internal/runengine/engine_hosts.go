@@ -9,6 +9,7 @@ import (
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hosts"
+	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/ssh"
@@ -77,12 +78,10 @@ func (e *Engine) createOnHost(r *run.Run, pt *runplan.Task, sp startPoint, agent
 	}
 	var full []string
 	for _, h := range candidates {
-		ctx, cancel := context.WithTimeout(context.Background(), remoteStartTimeout)
-		item, err := h.NewAgent(ctx, repo, hosts.NewSpec{
+		item, err := e.newAgent(h, repo, hosts.NewSpec{
 			Task: task, Name: agent, Base: sp.Base, StartAt: start,
 			Tool: r.Plan.ToolOf(pt), Template: pt.Template,
 		})
-		cancel()
 		if errors.Is(err, hosts.ErrFull) {
 			full = append(full, h.Name)
 			continue
@@ -94,6 +93,18 @@ func (e *Engine) createOnHost(r *run.Run, pt *runplan.Task, sp startPoint, agent
 		return remoteStart{rec: rec, host: h.Name}, nil
 	}
 	return remoteStart{}, &run.HostsFullError{Hosts: full, Retry: hostFullRetry}
+}
+
+// newAgent starts an agent on host h, one start at a time per host:
+// starts run in the background (startRemote), and a host's max_agents is
+// checked there before each start, so two at once could both see room.
+func (e *Engine) newAgent(h *hosts.Host, repo git.Repo, spec hosts.NewSpec) (inventory.Item, error) {
+	mu := e.remote.hostLock(h.Name)
+	mu.Lock()
+	defer mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), remoteStartTimeout)
+	defer cancel()
+	return h.NewAgent(ctx, repo, spec)
 }
 
 // judgeRemote is the verdict on task t, whose agent runs on a host, at

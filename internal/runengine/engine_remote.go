@@ -52,6 +52,21 @@ type remoteResults struct {
 	// tick that read the task before its memo was written sends none
 	// again.
 	sent map[string]string
+	// starts serializes the starts on each host, by name.
+	starts map[string]*sync.Mutex
+}
+
+// hostLock is the lock of starts on host name.
+func (rr *remoteResults) hostLock(name string) *sync.Mutex {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	if rr.starts == nil {
+		rr.starts = map[string]*sync.Mutex{}
+	}
+	if rr.starts[name] == nil {
+		rr.starts[name] = &sync.Mutex{}
+	}
+	return rr.starts[name]
 }
 
 // firstSend reports whether message id is not yet sent for key, and
