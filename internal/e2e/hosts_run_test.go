@@ -72,6 +72,11 @@ task = "`+taskScript("here.txt")+`"
 	require.Equal(t, map[string]string{"far": "box", "gpu": "", "here": "local"}, where, "placements before any start")
 	require.Contains(t, e.MustOwt(repo, "run", "status", "g"), "labels:gpu")
 	e.logRunOnFailure(repo, "g")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(e.OwtLog())
+		}
+	})
 	e.MustOwt(repo, "tmux", "init") // this server's monitor drives the run
 
 	e.Eventually(60*time.Second, "far's agent prompted on the host", func() bool { return len(h.Prompts("g-far")) > 0 })
@@ -167,6 +172,21 @@ task = "`+taskScript("here.txt")+`"
 		for _, tk := range e.hostRunStatus(repo, "g").Tasks {
 			if tk.ID == "far" {
 				return tk.State == "needs_you" && strings.Contains(tk.Why, "is gone from host box")
+			}
+		}
+		return false
+	})
+
+	// owt run retry: another attempt on the host, a new agent there.
+	e.MustOwt(repo, "run", "retry", "g", "far")
+	e.Eventually(60*time.Second, "far's second attempt prompted on the host", func() bool { return len(h.Prompts("g-far-a2")) > 0 })
+	require.Contains(t, h.Prompts("g-far-a2")[0], "owt started this task again (attempt 2), as the user asked")
+	require.Contains(t, h.Prompts("g-far-a2")[0], "the far task")
+	require.Empty(t, e.Prompts("g-far-a2"), "the retry ran here")
+	e.Eventually(30*time.Second, "far's second attempt running on box", func() bool {
+		for _, tk := range e.hostRunStatus(repo, "g").Tasks {
+			if tk.ID == "far" {
+				return tk.Host == "box" && tk.Name == "g-far-a2" && (tk.State == "running" || tk.State == "needs_you")
 			}
 		}
 		return false

@@ -452,9 +452,10 @@ func (e *Engine) startReady(name string, now time.Time) error {
 	if err != nil || len(starting) == 0 {
 		return err
 	}
+	var remote []attemptStart
 	for _, a := range starting {
 		if e.onHost(r, a.id) {
-			e.startRemote(r, name, a) // off the tick: see engine_remote.go
+			remote = append(remote, a)
 			continue
 		}
 		rec, host, err := e.launch(r, a)
@@ -462,6 +463,7 @@ func (e *Engine) startReady(name string, now time.Time) error {
 			return err
 		}
 	}
+	e.startRemote(r, name, remote) // off the tick: see engine_remote.go
 	return nil
 }
 

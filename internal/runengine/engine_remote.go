@@ -159,18 +159,27 @@ func (e *Engine) onHost(r *run.Run, id string) bool {
 	return host != "" || len(labels) > 0
 }
 
-// startRemote starts attempt a of a task of run name on a host in the
-// background; the task stays starting until it is recorded.
-func (e *Engine) startRemote(r *run.Run, name string, a attemptStart) {
-	key := "start " + name + "/" + a.id
-	if !e.remoteJobs.claim(key) {
+// startRemote starts attempts as of tasks of run name on hosts in the
+// background, one after the other in the order given (the plan's: the
+// first gets the room a host has); each task stays starting until it is
+// recorded.
+func (e *Engine) startRemote(r *run.Run, name string, as []attemptStart) {
+	var claimed []attemptStart
+	for _, a := range as {
+		if e.remoteJobs.claim("start " + name + "/" + a.id) {
+			claimed = append(claimed, a)
+		}
+	}
+	if len(claimed) == 0 {
 		return
 	}
 	go func() {
-		defer e.remoteJobs.release(key)
-		rec, host, err := e.launch(r, a)
-		if err := e.recordStart(name, a.id, rec, host, err); err != nil {
-			e.logf(r.Repo, "", "run %s: task %s: record its start: %v", name, a.id, err)
+		for _, a := range claimed {
+			rec, host, err := e.launch(r, a)
+			if err := e.recordStart(name, a.id, rec, host, err); err != nil {
+				e.logf(r.Repo, "", "run %s: task %s: record its start: %v", name, a.id, err)
+			}
+			e.remoteJobs.release("start " + name + "/" + a.id)
 		}
 	}()
 }
