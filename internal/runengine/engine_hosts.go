@@ -125,8 +125,9 @@ func (e *Engine) judgeRemote(r *run.Run, t *run.TaskRun, statuses map[string]sta
 	if !current || now.Sub(rd.at) >= evidenceEvery {
 		e.readEvidence(r, t)
 	}
-	if ok && rd.err != nil && !errors.Is(rd.err, ssh.ErrUnreachable) {
-		e.logf(r.Repo, t.Name, "run %s: task %s: read its evidence on %s: %v", r.Name, t.ID, t.Host, rd.err)
+	if ok && !errors.Is(rd.err, ssh.ErrUnreachable) {
+		// Said once per change (sayOnce runs in the tick only).
+		e.sayOnce(fmt.Sprintf("run %s: task %s: read its evidence on %s", r.Name, t.ID, t.Host), rd.err)
 	}
 	if !current {
 		return run.Verdict{}, false

@@ -100,9 +100,13 @@ type reading struct {
 // fetched is a remote task's branch brought home (or why not).
 type fetched struct {
 	branch, commit string
-	commits        int // its commits ahead of the task's start, as its host counted them
 	err            error
+	at             time.Time
 }
+
+// fetchedFresh is how long a fetch result stands for a landing: an older
+// one (its task was not landable meanwhile) is fetched again.
+const fetchedFresh = time.Minute
 
 func (rr *remoteResults) reading(key string) (reading, bool) {
 	rr.mu.Lock()
@@ -297,7 +301,7 @@ func (e *Engine) landRemote(r *run.Run, t *run.TaskRun, now time.Time) error {
 		return nil
 	}
 	f, ok := e.remote.takeFetched(key)
-	if !ok {
+	if !ok || now.Sub(f.at) > fetchedFresh {
 		if hs, known := hostStatuses()[t.Host]; known && !hs.Reachable {
 			return nil // out of reach: it lands once its host is back
 		}
@@ -336,7 +340,9 @@ func (e *Engine) fetchRemote(r *run.Run, t *run.TaskRun) {
 		defer e.remoteJobs.release("fetch " + key)
 		ctx, cancel := context.WithTimeout(context.Background(), remoteStepTimeout)
 		defer cancel()
-		e.remote.putFetched(key, fetchHome(ctx, r, host, name, allowEmpty))
+		f := fetchHome(ctx, r, host, name, allowEmpty)
+		f.at = time.Now()
+		e.remote.putFetched(key, f)
 	}()
 }
 
@@ -372,7 +378,7 @@ func fetchHome(ctx context.Context, r *run.Run, host, name string, allowEmpty bo
 	if commit != ev.Tip {
 		return fetched{err: fmt.Errorf("%s moved on %s while it was fetched (%.12s, read %.12s): it is tried again", branch, host, commit, ev.Tip)}
 	}
-	return fetched{branch: branch, commit: commit, commits: ev.Commits}
+	return fetched{branch: branch, commit: commit}
 }
 
 // mergeFetched merges the branch of remote task t, brought home as f,
