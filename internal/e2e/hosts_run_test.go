@@ -328,19 +328,28 @@ labels = ["gpu"]
 [[task]]
 id = "here"
 task = "`+taskScript("here.txt")+`"
+
+[[task]]
+id = "after"
+task = "`+taskScript("after.txt")+`"
+depends_on = ["far"]
 `)
 	e.MustOwt(repo, "run", "start", "g.toml")
 	e.logRunOnFailure(repo, "g")
 	e.MustOwt(repo, "tmux", "init")
 
 	e.Eventually(180*time.Second, "run g finished", func() bool { return e.hostRunStatus(repo, "g").State == "finished" })
+	// The local child of a remote task starts from into with its work.
+	after := e.Find(repo, "g-after")
+	e.Git(after.Path, "cat-file", "-e", "HEAD:far.txt")
+	require.Contains(t, e.Prompts("g-after")[0], "far", "its parent's work is in its brief")
 	v := e.hostRunStatus(repo, "g")
 	where := map[string]string{}
 	for _, tk := range v.Tasks {
 		require.Equal(t, "landed", tk.State, "%s: %s", tk.ID, tk.Why)
 		where[tk.ID] = tk.Host
 	}
-	require.Equal(t, map[string]string{"far": "box", "gpu": "box", "here": "local"}, where, "where each task ran, after landing")
+	require.Equal(t, map[string]string{"far": "box", "gpu": "box", "here": "local", "after": "local"}, where, "where each task ran, after landing")
 	require.NotEmpty(t, h.Prompts("g-far"))
 	require.NotEmpty(t, h.Prompts("g-gpu"))
 	require.Empty(t, e.Prompts("g-far"), "far ran here")
@@ -349,7 +358,7 @@ task = "`+taskScript("here.txt")+`"
 
 	// Each task's commit is in into, with its file.
 	log := e.intoLog(repo, "integ")
-	for _, f := range []string{"far.txt", "gpu.txt", "here.txt"} {
+	for _, f := range []string{"far.txt", "gpu.txt", "here.txt", "after.txt"} {
 		require.Contains(t, log, "add "+f, log)
 		e.Git(repo, "cat-file", "-e", "integ:"+f)
 	}
