@@ -484,3 +484,64 @@ host = "box"
 	})
 	require.Equal(t, []string{"g-far"}, remoteAgents(e, h), "the first attempt's agent is left where it was")
 }
+
+// The plan's checks of a task on a host run there, in its agent's
+// worktree: one whose work passes them is done (checks passed) and lands;
+// one whose work fails them is told so on its host, once, and then needs
+// the user, never done nor landed.
+func TestRunChecksTasksOnAHostThere(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	e.WriteFile(repo, "g.toml", `[run]
+into = "integ"
+tool = "claude"
+settle = "2s"
+checks = [["test", "-f", "ok.txt"]]
+
+[[task]]
+id = "good"
+task = "`+remoteTaskScript(h, "ok.txt")+`"
+host = "box"
+
+[[task]]
+id = "bad"
+task = "`+remoteTaskScript(h, "bad.txt")+`"
+host = "box"
+`)
+	e.MustOwt(repo, "run", "start", "g.toml")
+	e.logRunOnFailure(repo, "g")
+	e.MustOwt(repo, "tmux", "init")
+	states := func() map[string]string {
+		out := map[string]string{}
+		for _, tk := range e.hostRunStatus(repo, "g").Tasks {
+			out[tk.ID], out[tk.ID+".why"] = tk.State, tk.Why
+		}
+		return out
+	}
+	e.Eventually(120*time.Second, "good landed, bad needs the user", func() bool {
+		s := states()
+		return s["good"] == "landed" && s["bad"] == "needs_you"
+	})
+	require.True(t, e.hasRunEvent(repo, "g", "checks", "good", "passed on"))
+	require.True(t, e.hasRunEvent(repo, "g", "done", "good", "checks passed"))
+	require.True(t, e.hasRunEvent(repo, "g", "checks", "bad", "failed on"))
+	require.Contains(t, states()["bad.why"], "checks fail on")
+	told := 0
+	for _, p := range h.Prompts("g-bad") {
+		if strings.Contains(p, "owt's checks fail on your last commit") {
+			told++
+			require.Contains(t, p, "$ test -f ok.txt", "what failed is in the message")
+		}
+	}
+	require.Equal(t, 1, told, "bad is told once, on its host: %q", h.Prompts("g-bad"))
+	for _, ev := range e.runEvents(repo, "g") {
+		if ev.Task == "bad" {
+			require.NotContains(t, []string{"done", "landed"}, ev.Event, ev.Detail)
+		}
+	}
+	log := e.intoLog(repo, "integ")
+	require.Contains(t, log, "add ok.txt")
+	require.NotContains(t, log, "add bad.txt")
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/lifecycle"
+	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runwork"
 	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/state"
@@ -43,22 +44,17 @@ type Evidence struct {
 // remote owt's stdin (owt host evidence), never on the ssh line.
 type EvidenceSpec struct {
 	Name string `json:"name"`
+	// Wrote are the files the task's last checks wrote there, with their
+	// marks: while still as they left them, they are not its work.
+	Wrote map[string]string `json:"wrote,omitempty"`
 }
 
 // ReadEvidence is the remote side of Evidence: the evidence of the agent
-// called name in the repository at dir (this machine's).
-func ReadEvidence(dir, name string) (Evidence, error) {
-	repo, err := git.FindRepo(dir)
+// spec names in the repository at dir (this machine's).
+func ReadEvidence(dir string, spec EvidenceSpec) (Evidence, error) {
+	rec, err := agentRecord(dir, spec.Name)
 	if err != nil {
 		return Evidence{}, err
-	}
-	f, err := state.ForRepo(repo.Root).Peek()
-	if err != nil {
-		return Evidence{}, fmt.Errorf("read the agents' records: %w", err)
-	}
-	rec := f.Records[name]
-	if rec == nil {
-		return Evidence{}, fmt.Errorf("no agent %q in %s", name, repo.Root)
 	}
 	ev := Evidence{Name: rec.Name, Branch: rec.Branch, Status: rec.Status, Since: rec.StatusSince, EventAt: rec.EventAt,
 		WaitingFor: rec.WaitingFor, Limit: rec.Limit, ExitCode: rec.ExitCode, Done: rec.Done}
@@ -74,22 +70,24 @@ func ReadEvidence(dir, name string) (Evidence, error) {
 	ev.OffBranch = w.Problem(rec.Path)
 	ev.Commits, ev.Unchanged, ev.Base, ev.Tree = w.Commits, w.Unchanged, w.Base, w.Tree
 	if !w.Gone {
-		if ev.Tip, err = repo.ResolveCommit(git.BranchRef(rec.Branch)); err != nil {
+		if ev.Tip, err = (git.Repo{Root: rec.Path}).ResolveCommit(git.BranchRef(rec.Branch)); err != nil {
 			return ev, err
 		}
 	}
-	if ev.Uncommitted, err = lifecycle.WorkFiles(rec); err != nil {
+	files, err := lifecycle.WorkFiles(rec)
+	if err != nil {
 		return ev, fmt.Errorf("uncommitted files: %w", err)
 	}
+	ev.Uncommitted = (&run.CheckResult{Wrote: spec.Wrote}).NotCheckOutput(rec.Path, files)
 	return ev, nil
 }
 
-// Evidence asks the host's owt for the evidence of its agent called name
+// Evidence asks the host's owt for the evidence of its agent spec names
 // in its clone at dir (owt host evidence there, one channel of the
 // shared connection). A host out of reach is an error wrapping
 // ssh.ErrUnreachable.
-func (h *Host) Evidence(ctx context.Context, dir, name string) (Evidence, error) {
-	in, err := json.Marshal(EvidenceSpec{Name: name})
+func (h *Host) Evidence(ctx context.Context, dir string, spec EvidenceSpec) (Evidence, error) {
+	in, err := json.Marshal(spec)
 	if err != nil {
 		return Evidence{}, err
 	}

@@ -47,10 +47,10 @@ func TestReadEvidenceIsTheRecordAndTheBranchsWork(t *testing.T) {
 		require.NoError(t, state.ForRepo(root).Update(func(f *state.File) error { f.Records[rec.Name] = rec; return nil }))
 	}
 	save()
-	_, err := ReadEvidence(repo, "nobody")
+	_, err := ReadEvidence(repo, EvidenceSpec{Name: "nobody"})
 	require.ErrorContains(t, err, `no agent "nobody"`)
 
-	ev, err := ReadEvidence(repo, "g-a")
+	ev, err := ReadEvidence(repo, EvidenceSpec{Name: "g-a"})
 	require.NoError(t, err)
 	require.Equal(t, state.Working, ev.Status)
 	require.True(t, rec.StatusSince.Equal(ev.Since))
@@ -59,14 +59,14 @@ func TestReadEvidenceIsTheRecordAndTheBranchsWork(t *testing.T) {
 
 	rec.Status = state.Idle
 	save()
-	ev, err = ReadEvidence(repo, "g-a")
+	ev, err = ReadEvidence(repo, EvidenceSpec{Name: "g-a"})
 	require.NoError(t, err)
 	require.Zero(t, ev.Commits)
 	require.Empty(t, ev.OffBranch)
 	require.Equal(t, start, ev.Tip)
 
 	require.NoError(t, os.WriteFile(filepath.Join(wt, "a.txt"), []byte("a\n"), 0o644))
-	ev, err = ReadEvidence(repo, "g-a")
+	ev, err = ReadEvidence(repo, EvidenceSpec{Name: "g-a"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"a.txt"}, ev.Uncommitted)
 
@@ -74,7 +74,7 @@ func TestReadEvidenceIsTheRecordAndTheBranchsWork(t *testing.T) {
 	gitIn(t, wt, "commit", "-q", "-m", "add a")
 	rec.Done = &state.DoneSignal{}
 	save()
-	ev, err = ReadEvidence(repo, "g-a")
+	ev, err = ReadEvidence(repo, EvidenceSpec{Name: "g-a"})
 	require.NoError(t, err)
 	require.Equal(t, 1, ev.Commits)
 	require.False(t, ev.Unchanged)
@@ -84,7 +84,7 @@ func TestReadEvidenceIsTheRecordAndTheBranchsWork(t *testing.T) {
 	require.Equal(t, gitIn(t, wt, "rev-parse", "HEAD^{tree}"), ev.Tree)
 
 	gitIn(t, wt, "switch", "-q", "--detach")
-	ev, err = ReadEvidence(repo, "g-a")
+	ev, err = ReadEvidence(repo, EvidenceSpec{Name: "g-a"})
 	require.NoError(t, err)
 	require.Contains(t, ev.OffBranch, "detached")
 }

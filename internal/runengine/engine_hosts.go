@@ -30,9 +30,9 @@ import (
 // came home (landRemote), and its agent is then deleted on its host. A
 // host out of reach changes nothing: its tasks' clocks stop, nothing is
 // failed for it, and they go on when it is back. Every ssh step runs off
-// the tick (engine_remote.go). What is not done for it yet: the plan's
-// checks and review (they need its worktree, which is on the host): such
-// a task needs the user once its turn is judged over.
+// the tick (engine_remote.go); its checks run in its worktree there
+// (hosts.Checks). What is not done for it yet: the AI review (review =
+// true): such a task needs the user once its turn is judged over.
 
 // remoteStartTimeout bounds starting one task on a host.
 const remoteStartTimeout = 10 * time.Minute
@@ -140,9 +140,14 @@ func (e *Engine) judgeRemote(r *run.Run, t *run.TaskRun, statuses map[string]sta
 	at := t.Name + "@" + t.Host
 	switch v.Action {
 	case run.RunChecks:
-		v = run.Verdict{Action: run.AskUser, Evidence: v.Evidence, Why: fmt.Sprintf(
-			"its turn is over with commits on %s, but its checks and review are not run on a host yet: "+
-				"bring it home (owt merge %s), check it, then owt run skip the task", t.Host, at)}
+		if r.Plan.ReviewOf(pt) {
+			v = run.Verdict{Action: run.AskUser, Evidence: v.Evidence, Why: fmt.Sprintf(
+				"its turn is over with commits on %s, but the AI review of a task on a host is not built yet: "+
+					"bring it home (owt merge %s), review it, then owt run skip the task", t.Host, at)}
+			break
+		}
+		e.startRemoteChecks(r, *t, r.Plan.ChecksOf(pt), v.Tree)
+		v = run.Verdict{Action: run.KeepWaiting, Why: "checks run on " + run.Short(v.Tree) + " on host " + t.Host, Evidence: v.Evidence}
 	case run.SendMessage:
 		if v.Message != nil {
 			e.sendRemote(r, t, *v.Message)

@@ -223,7 +223,7 @@ func (e *Engine) readEvidence(r *run.Run, t *run.TaskRun) {
 	if !e.remoteJobs.claim("evidence " + key) {
 		return
 	}
-	host, name := t.Host, t.Name
+	host, spec := t.Host, evidenceSpec(t)
 	go func() {
 		defer e.remoteJobs.release("evidence " + key)
 		ctx, cancel := context.WithTimeout(context.Background(), remoteStepTimeout)
@@ -231,10 +231,20 @@ func (e *Engine) readEvidence(r *run.Run, t *run.TaskRun) {
 		h, _, clone, err := openHost(r, host)
 		var ev hosts.Evidence
 		if err == nil {
-			ev, err = h.Evidence(ctx, clone, name)
+			ev, err = h.Evidence(ctx, clone, spec)
 		}
 		e.remote.putReading(key, reading{ev: ev, at: time.Now(), err: err})
 	}()
+}
+
+// evidenceSpec asks for the evidence of task t's agent, the files its
+// last checks wrote told apart from its work.
+func evidenceSpec(t *run.TaskRun) hosts.EvidenceSpec {
+	spec := hosts.EvidenceSpec{Name: t.Name}
+	if t.Memo.Checks != nil {
+		spec.Wrote = t.Memo.Checks.Wrote
+	}
+	return spec
 }
 
 // observation is the judge's view of a remote agent's evidence at now.
@@ -331,7 +341,7 @@ func (e *Engine) fetchRemote(r *run.Run, t *run.TaskRun) {
 	if !e.remoteJobs.claim("fetch " + key) {
 		return
 	}
-	host, name := t.Host, t.Name
+	host, spec := t.Host, evidenceSpec(t)
 	allowEmpty := false
 	if pt, ok := r.Plan.TaskByID(t.ID); ok {
 		allowEmpty = pt.AllowEmpty
@@ -340,7 +350,7 @@ func (e *Engine) fetchRemote(r *run.Run, t *run.TaskRun) {
 		defer e.remoteJobs.release("fetch " + key)
 		ctx, cancel := context.WithTimeout(context.Background(), remoteStepTimeout)
 		defer cancel()
-		f := fetchHome(ctx, r, host, name, allowEmpty)
+		f := fetchHome(ctx, r, host, spec, allowEmpty)
 		f.at = time.Now()
 		e.remote.putFetched(key, f)
 	}()
@@ -350,12 +360,13 @@ func (e *Engine) fetchRemote(r *run.Run, t *run.TaskRun) {
 // again there (a done task's agent may have gone on since), then its
 // branch fetched here, fast-forward only; the commit fetched must be the
 // one read.
-func fetchHome(ctx context.Context, r *run.Run, host, name string, allowEmpty bool) fetched {
+func fetchHome(ctx context.Context, r *run.Run, host string, spec hosts.EvidenceSpec, allowEmpty bool) fetched {
 	h, repo, clone, err := openHost(r, host)
 	if err != nil {
 		return fetched{err: err}
 	}
-	ev, err := h.Evidence(ctx, clone, name)
+	name := spec.Name
+	ev, err := h.Evidence(ctx, clone, spec)
 	if err != nil {
 		return fetched{err: err}
 	}
@@ -458,4 +469,40 @@ func deleteOnHost(r *run.Run, host, name string) error {
 		}
 	}
 	return err
+}
+
+// startRemoteChecks runs the checks of task t on tree in its agent's
+// worktree on its host, in the background (under the same job key as a
+// local task's checks: the task is not judged while they run), and keeps
+// how they went in its memo, as recordChecks does for a local task.
+func (e *Engine) startRemoteChecks(r *run.Run, t run.TaskRun, cmds [][]string, tree string) {
+	key := r.Name + "\x00" + t.ID
+	if !e.checks.claim(key) {
+		return
+	}
+	spec := hosts.ChecksSpec{Name: t.Name, Tree: tree, Commands: cmds}
+	if t.Memo.Checks != nil {
+		spec.LastWrote = t.Memo.Checks.Wrote
+	}
+	go func() {
+		defer e.checks.release(key)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(len(cmds))*CheckTimeout+remoteStepTimeout)
+		defer cancel()
+		h, _, clone, err := openHost(r, t.Host)
+		var ran hosts.ChecksRun
+		if err == nil {
+			ran, err = h.Checks(ctx, clone, spec)
+		}
+		if err != nil {
+			// Out of reach, or HEAD moved there: judged again, they run
+			// again on what is there then.
+			e.logf(r.Repo, t.Name, "run %s: task %s: checks on %s: %v", r.Name, t.ID, t.Host, err)
+			time.Sleep(evidenceEvery) // the task waits unjudged a while: no ssh call a tick
+			return
+		}
+		res := run.CheckResult{Passed: ran.Passed, Output: ran.Output, Tree: tree, Wrote: ran.Wrote}
+		if err := e.keepChecks(r.Name, t, res); err != nil {
+			e.logf(r.Repo, t.Name, "run %s: task %s: checks: %v", r.Name, t.ID, err)
+		}
+	}()
 }

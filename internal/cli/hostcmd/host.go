@@ -149,6 +149,17 @@ func Command(f *cmdutil.Factory, version string) *cli.Command {
 				},
 			},
 			{
+				Name:   "checks",
+				Hidden: true,
+				Usage:  "run a run task's checks (JSON on stdin) in the worktree of its agent in this repository and print how they went: how a local run checks a task here",
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return cmdutil.Usagef("host checks takes its checks as JSON on stdin")
+					}
+					return checksRun(f.IO)
+				},
+			},
+			{
 				Name:      "remove",
 				Usage:     "take a host out of the config (refused while agents live there, unless --force, which leaves them running)",
 				ArgsUsage: "NAME",
@@ -550,11 +561,29 @@ func evidenceRun(ios *cmdutil.IOStreams) error {
 	if err := json.Unmarshal(b, &spec); err != nil || spec.Name == "" {
 		return cmdutil.Usagef("host evidence: stdin is not {\"name\": NAME}")
 	}
-	ev, err := hosts.ReadEvidence(".", spec.Name)
+	ev, err := hosts.ReadEvidence(".", spec)
 	if err != nil {
 		return err
 	}
 	return cmdutil.PrintJSON(ios.Out, ev)
+}
+
+// checksRun runs the checks on stdin in the worktree of the agent they
+// name (hosts.RunChecks), each within the run engine's limit.
+func checksRun(ios *cmdutil.IOStreams) error {
+	b, err := io.ReadAll(io.LimitReader(ios.In, 1<<20))
+	if err != nil {
+		return err
+	}
+	var spec hosts.ChecksSpec
+	if err := json.Unmarshal(b, &spec); err != nil || spec.Name == "" || spec.Tree == "" {
+		return cmdutil.Usagef("host checks: stdin is not {\"name\": NAME, \"tree\": TREE, \"commands\": [[…]]}")
+	}
+	res, err := hosts.RunChecks(".", spec, hosts.CheckTimeout)
+	if err != nil {
+		return err
+	}
+	return cmdutil.PrintJSON(ios.Out, res)
 }
 
 // fetchRun brings a remote agent's branch into this repository.
