@@ -88,3 +88,42 @@ func TestReadEvidenceIsTheRecordAndTheBranchsWork(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, ev.OffBranch, "detached")
 }
+
+// A task's checks on a host run in its agent's worktree on the tree
+// asked for: what they write is told apart from the agent's work, a
+// failure says what failed, and a HEAD that moved runs nothing.
+func TestRunChecksThereToldApartFromTheAgentsWork(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	xdg.Reload()
+	t.Cleanup(xdg.Reload)
+	repo := t.TempDir()
+	gitIn(t, repo, "init", "-q", "-b", "main")
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "README"), []byte("x\n"), 0o644))
+	gitIn(t, repo, "add", ".")
+	gitIn(t, repo, "commit", "-q", "-m", "init")
+	root := gitIn(t, repo, "rev-parse", "--show-toplevel")
+	rec := &state.Record{Name: "g-a", Repo: root, Path: repo, Branch: "main", Base: "main", Status: state.Idle}
+	require.NoError(t, state.ForRepo(root).Update(func(f *state.File) error { f.Records[rec.Name] = rec; return nil }))
+	tree := gitIn(t, repo, "rev-parse", "HEAD^{tree}")
+
+	res, err := RunChecks(repo, ChecksSpec{Name: "g-a", Tree: tree, Commands: [][]string{{"touch", "build.out"}}}, time.Minute)
+	require.NoError(t, err)
+	require.True(t, res.Passed)
+	require.Contains(t, res.Wrote, "build.out", "what the checks wrote is their output")
+	ev, err := ReadEvidence(repo, EvidenceSpec{Name: "g-a", Wrote: res.Wrote})
+	require.NoError(t, err)
+	require.Empty(t, ev.Uncommitted, "the checks' output is not the agent's work")
+	ev, err = ReadEvidence(repo, EvidenceSpec{Name: "g-a"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"build.out"}, ev.Uncommitted)
+
+	res, err = RunChecks(repo, ChecksSpec{Name: "g-a", Tree: tree, Commands: [][]string{{"test", "-f", "nope"}}}, time.Minute)
+	require.NoError(t, err)
+	require.False(t, res.Passed)
+	require.Contains(t, res.Output, "$ test -f nope")
+
+	_, err = RunChecks(repo, ChecksSpec{Name: "g-a", Tree: "0000", Commands: [][]string{{"touch", "never"}}}, time.Minute)
+	require.ErrorContains(t, err, "moved")
+	_, statErr := os.Stat(filepath.Join(repo, "never"))
+	require.True(t, os.IsNotExist(statErr), "nothing ran on another tree")
+}
