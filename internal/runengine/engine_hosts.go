@@ -122,7 +122,11 @@ func (e *Engine) judgeRemote(r *run.Run, t *run.TaskRun, statuses map[string]sta
 	}
 	rd, ok := e.remote.reading(key)
 	current := ok && rd.err == nil && rd.ev.Status == ag.Status && rd.ev.Since.Equal(ag.Since) && rd.ev.Name == t.Name
-	if !current || now.Sub(rd.at) >= evidenceEvery {
+	every := evidenceEvery
+	if t.State == run.NeedsYou {
+		every = needsYouEvidenceEvery // the user's to act: a change there is rarer
+	}
+	if !current || now.Sub(rd.at) >= every {
 		e.readEvidence(r, t)
 	}
 	if ok && !errors.Is(rd.err, ssh.ErrUnreachable) {

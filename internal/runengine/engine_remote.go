@@ -43,6 +43,9 @@ const remoteStepTimeout = 2 * time.Minute
 // reads it at once).
 const evidenceEvery = 10 * time.Second
 
+// needsYouEvidenceEvery is evidenceEvery for a task that needs the user.
+const needsYouEvidenceEvery = time.Minute
+
 // remoteResults are the finished ssh steps, by run/task.
 type remoteResults struct {
 	mu       sync.Mutex
