@@ -118,7 +118,7 @@ var sideways = map[string][]string{
 		"internal/cli/runcmd", "internal/cli/plugincmd", "internal/cli/configcmd", "internal/cli/mcpcmd", "internal/cli/memorycmd",
 		"internal/cli/swarmcmd", "internal/cli/hostcmd"},
 	"internal/cli/hostcmd":     {"internal/cli/cmdutil"},
-	"internal/hosts":           {"internal/inventory"},
+	"internal/hosts":           {"internal/inventory", "internal/lifecycle", "internal/checks"}, // a run task's evidence and checks there: the same work files and check runner
 	"internal/cli/mcpcmd":      {"internal/cli/cmdutil"},
 	"internal/cli/memorycmd":   {"internal/cli/cmdutil"},
 	"internal/cli/swarmcmd":    {"internal/cli/cmdutil"},

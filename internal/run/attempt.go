@@ -96,3 +96,18 @@ func ResumePrompt(task string) string {
 	return "The tmux server restarted and your previous session was lost; owt started you again in the same worktree. " +
 		"Its commits and files are kept: read git log and git status, then go on.\n\nYour task:\n" + task + "\n\n" + DoneInstruction
 }
+
+// FreshRetryPrompt is the task of a new attempt in a new worktree (a
+// task on a host starts each attempt afresh, from the task's start): what
+// went wrong, that the earlier agent's worktree is left where it is, the
+// task, and how to end it.
+func FreshRetryPrompt(task string, attempt int, f *Failure, earlier string) string {
+	var b strings.Builder
+	if f != nil {
+		fmt.Fprintf(&b, "owt started this task again (attempt %d): the previous attempt failed (%s: %s).\n", attempt, f.Class, f.Error.Typed())
+	} else {
+		fmt.Fprintf(&b, "owt started this task again (attempt %d), as the user asked.\n", attempt)
+	}
+	fmt.Fprintf(&b, "This is a fresh worktree from the task's start; the previous attempt's agent (%s) and its worktree were left as they are.\n\n", earlier)
+	return b.String() + "Your task:\n" + task + "\n\n" + DoneInstruction
+}

@@ -17,6 +17,9 @@ type AgentPace struct {
 	Status       state.Status
 	UserOnPane   bool
 	LastActivity time.Time
+	// Unreachable names the host of an agent that cannot be reached now:
+	// nothing is known of it, so its clock stops.
+	Unreachable string
 }
 
 func (r *Run) PaceAll(paces map[string]AgentPace, jitter Jitter, now time.Time) []Event {
@@ -77,6 +80,8 @@ func holdReason(t *TaskRun, a AgentPace) string {
 	switch {
 	case t.State != Running:
 		return "the task needs you"
+	case a.Unreachable != "":
+		return "its host " + a.Unreachable + " is unreachable"
 	case a.UserOnPane:
 		return "you are on its pane"
 	case a.Status == state.Waiting:

@@ -126,3 +126,20 @@ func TestSettledStartsAndTaskCommands(t *testing.T) {
 	require.Equal(t, []string{"retry", "reopened"}, eventNames(evs))
 	require.Equal(t, Active, r.State)
 }
+
+// A host out of reach holds its task's clock: the timeout is not spent
+// while nothing is known of the agent, and it runs again once it is back.
+func TestAnUnreachableHostHoldsTheClock(t *testing.T) {
+	r, a := pacedRun(t, "")
+	at := func(s int) time.Time { return time.Unix(int64(s), 0) }
+	r.PaceTask(a, AgentPace{Status: state.Working, LastActivity: at(0)}, nil, at(0))
+	evs := r.PaceTask(a, AgentPace{Unreachable: "box"}, nil, at(3))
+	require.Contains(t, evs[0].Detail, "its host box is unreachable")
+	require.Empty(t, r.PaceTask(a, AgentPace{Unreachable: "box"}, nil, at(600)), "out of reach far past the timeout")
+	require.Equal(t, Running, a.State)
+	require.Equal(t, 3*time.Second, a.Clock.Active(at(600)))
+	r.PaceTask(a, AgentPace{Status: state.Working, LastActivity: at(600)}, nil, at(600))
+	r.PaceTask(a, AgentPace{Status: state.Working, LastActivity: at(607)}, nil, at(608))
+	require.Equal(t, NeedsYou, a.State, "back: its clock runs again, to the timeout")
+	require.Equal(t, FailTimeout, a.Failure.Class)
+}

@@ -52,17 +52,21 @@ type Engine struct {
 	// dir's); the monitor's delivery.Courier delivers them.
 	Outbox outbox.Box
 
-	checks   jobs                         // the checks running in the background
-	opening  jobs                         // the pull requests being opened, one per run
-	dirMod   time.Time                    // the runs dir's mtime when it was last listed
-	live     []string                     // the runs in flight at the last listing
-	sigs     map[string]fileSig           // their files at that listing (engine_files.go)
-	observed map[string]cachedObservation // by run/task: see observeCached
-	bar      string                       // the status bar's runs text last set (engine_bar.go)
-	targets  map[outbox.Agent]string      // the into of each live run's task agents (engine_targets.go)
-	barSet   bool
-	said     map[string]string // the last problem logged of each run and of the listing (engine_said.go)
-	works    runwork.WorkMemo  // the last reading of each task's branch (work.go)
+	checks jobs // the checks running in the background
+	// remoteJobs are the ssh steps of tasks on hosts running in the
+	// background, and remote their results (engine_remote.go).
+	remoteJobs jobs
+	remote     remoteResults
+	opening    jobs                         // the pull requests being opened, one per run
+	dirMod     time.Time                    // the runs dir's mtime when it was last listed
+	live       []string                     // the runs in flight at the last listing
+	sigs       map[string]fileSig           // their files at that listing (engine_files.go)
+	observed   map[string]cachedObservation // by run/task: see observeCached
+	bar        string                       // the status bar's runs text last set (engine_bar.go)
+	targets    map[outbox.Agent]string      // the into of each live run's task agents (engine_targets.go)
+	barSet     bool
+	said       map[string]string // the last problem logged of each run and of the listing (engine_said.go)
+	works      runwork.WorkMemo  // the last reading of each task's branch (work.go)
 
 	// intoChecked is when each run's into was last looked at
 	// (engine_into.go).
@@ -252,7 +256,7 @@ func (e *Engine) judgeAll(r *run.Run, now time.Time) []judged {
 			if statuses == nil {
 				statuses = hostStatuses()
 			}
-			v, known := judgeRemote(t, statuses)
+			v, known := e.judgeRemote(r, t, statuses, now)
 			if !known || (v.Action == run.KeepWaiting && t.State == run.Running) || (v.Action == run.AskUser && t.State == run.NeedsYou && t.Why == v.Why) {
 				continue // nothing new: no locked write this tick
 			}
@@ -448,46 +452,57 @@ func (e *Engine) startReady(name string, now time.Time) error {
 	if err != nil || len(starting) == 0 {
 		return err
 	}
+	var remote []attemptStart
 	for _, a := range starting {
-		id := a.id
+		if e.onHost(r, a.id) {
+			remote = append(remote, a)
+			continue
+		}
 		rec, host, err := e.launch(r, a)
-		now := time.Now()
-		err = e.Store.Update(name, func(cur *run.Run) ([]run.Event, error) {
-			t, ok := cur.Task(id)
-			if !ok {
-				return nil, nil
-			}
-			if t.State != run.Starting {
-				// Cancelled or skipped while it was made: its worktree and
-				// agent exist, so the task keeps them (a retry uses them;
-				// the agent is left alone, as skip and cancel promise).
-				if err == nil && rec != nil {
-					t.Name, t.Branch, t.Host = rec.Name, rec.Branch, host
-					return []run.Event{{At: now, Event: "started", Task: id,
-						Detail: fmt.Sprintf("%s on %s, after the task was %s: its agent is left alone", rec.Name, rec.Branch, t.State)}}, nil
-				}
-				return nil, nil
-			}
-			if evs, held := cur.NotStarted(t, err, now); held {
-				return evs, nil
-			}
-			if err != nil {
-				return cur.FailAttempt(t, run.Failure{Class: run.FailStart, Error: text.From(err.Error())}, nil, e.jitter(), now), nil
-			}
-			t.Name, t.Branch, t.Host = rec.Name, rec.Branch, host
-			cur.SetTask(t, run.Running, now)
-			where := ""
-			if host != "" {
-				where = " on host " + host
-			}
-			return []run.Event{{At: now, Event: "started", Task: id,
-				Detail: fmt.Sprintf("%s on %s from %s%s", rec.Name, rec.Branch, startedFrom(rec), where)}}, nil
-		})
-		if err != nil {
+		if err := e.recordStart(name, a.id, rec, host, err); err != nil {
 			return err
 		}
 	}
+	e.startRemote(r, name, remote) // off the tick: see engine_remote.go
 	return nil
+}
+
+// recordStart records how the start of task id of run name went: running
+// on rec's worktree (at host, "" for here), or the attempt failed with
+// err.
+func (e *Engine) recordStart(name, id string, rec *state.Record, host string, err error) error {
+	now := time.Now()
+	return e.Store.Update(name, func(cur *run.Run) ([]run.Event, error) {
+		t, ok := cur.Task(id)
+		if !ok {
+			return nil, nil
+		}
+		if t.State != run.Starting {
+			// Cancelled or skipped while it was made: its worktree and
+			// agent exist, so the task keeps them (a retry uses them;
+			// the agent is left alone, as skip and cancel promise).
+			if err == nil && rec != nil {
+				t.Name, t.Branch, t.Host = rec.Name, rec.Branch, host
+				return []run.Event{{At: now, Event: "started", Task: id,
+					Detail: fmt.Sprintf("%s on %s, after the task was %s: its agent is left alone", rec.Name, rec.Branch, t.State)}}, nil
+			}
+			return nil, nil
+		}
+		if evs, held := cur.NotStarted(t, err, now); held {
+			return evs, nil
+		}
+		if err != nil {
+			return cur.FailAttempt(t, run.Failure{Class: run.FailStart, Error: text.From(err.Error())}, nil, e.jitter(), now), nil
+		}
+		t.Name, t.Branch, t.Host = rec.Name, rec.Branch, host
+		cur.SetTask(t, run.Running, now)
+		where := ""
+		if host != "" {
+			where = " on host " + host
+		}
+		return []run.Event{{At: now, Event: "started", Task: id,
+			Detail: fmt.Sprintf("%s on %s from %s%s", rec.Name, rec.Branch, startedFrom(rec), where)}}, nil
+	})
 }
 
 // create makes the task's worktree, session and agent through owt new's
@@ -510,7 +525,7 @@ func (e *Engine) create(r *run.Run, id string) (*state.Record, string, error) {
 		if pt.Issue != 0 {
 			return nil, "", fmt.Errorf("a task with an issue cannot run on a host yet (owt new --issue --host is not supported)")
 		}
-		rs, err := e.createOnHost(r, pt, sp, task)
+		rs, err := e.createOnHost(r, pt, sp, r.Name+"-"+id, task)
 		return rs.rec, rs.host, err
 	}
 	w, err := workspace.Open(r.Repo, e.Tmux)

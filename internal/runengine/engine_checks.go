@@ -108,6 +108,12 @@ func (e *Engine) recordChecks(runName string, was run.TaskRun, dir string, res r
 	if head, err := (git.Repo{Root: dir}).TreeOf("HEAD"); err != nil || head != res.Tree {
 		return nil // the agent committed since: that tree gets its own run
 	}
+	return e.keepChecks(runName, was, res)
+}
+
+// keepChecks keeps res in the task's memo if the task is still the
+// attempt the checks ran for.
+func (e *Engine) keepChecks(runName string, was run.TaskRun, res run.CheckResult) error {
 	return e.Store.Update(runName, func(r *run.Run) ([]run.Event, error) {
 		t, ok := r.Task(was.ID)
 		if !ok || t.Name != was.Name || t.Attempt != was.Attempt || (t.State != run.Running && t.State != run.NeedsYou) {

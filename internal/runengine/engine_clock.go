@@ -45,8 +45,18 @@ func (e *Engine) pace(name string, now time.Time) error {
 func (e *Engine) paces(r *run.Run) map[string]run.AgentPace {
 	out := map[string]run.AgentPace{}
 	var recs map[string]*state.Record
+	var statuses map[string]state.HostStatus
 	for _, t := range r.Tasks {
 		if (t.State != run.Running && t.State != run.NeedsYou) || run.OutOfTime(t) {
+			continue
+		}
+		if t.Host != "" {
+			if statuses == nil {
+				statuses = hostStatuses()
+			}
+			if p, ok := remotePace(t, statuses); ok {
+				out[t.ID] = p
+			}
 			continue
 		}
 		if recs == nil {
@@ -68,4 +78,23 @@ func (e *Engine) paces(r *run.Run) map[string]run.AgentPace {
 		}
 	}
 	return out
+}
+
+// remotePace is the pace of task t's agent on a host, from the host's
+// stream: held while the host is out of reach (its agent's last status
+// says nothing of now); unknown until the stream told of the host.
+func remotePace(t *run.TaskRun, statuses map[string]state.HostStatus) (run.AgentPace, bool) {
+	hs, ok := statuses[t.Host]
+	if !ok {
+		return run.AgentPace{}, false
+	}
+	if !hs.Reachable {
+		return run.AgentPace{Unreachable: t.Host}, true
+	}
+	for _, a := range hs.Agents {
+		if a.Name == t.Name {
+			return run.AgentPace{Status: a.Status, LastActivity: run.LatestOf(a.EventAt, a.Since)}, true
+		}
+	}
+	return run.AgentPace{}, false
 }

@@ -9,8 +9,10 @@ import (
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hosts"
+	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runplan"
+	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -22,10 +24,15 @@ import (
 // max_agents takes no more: the task waits (in backoff, no attempt
 // spent) for room there.
 //
-// What the engine does not do yet for such a task: judge it done (its
-// commits and checks are on the host), land it, retry it there. Once its
-// agent stops working (idle, waiting, exited), the task needs the user,
-// saying so and how to bring the work home; never done, never landed.
+// It is judged on the same evidence as a local task, read where its
+// worktree is (hosts.Evidence: the host's owt reads its record and git),
+// and by the same judge; it lands through the same merge once its branch
+// came home (landRemote), and its agent is then deleted on its host. A
+// host out of reach changes nothing: its tasks' clocks stop, nothing is
+// failed for it, and they go on when it is back. Every ssh step runs off
+// the tick (engine_remote.go); its checks run in its worktree there
+// (hosts.Checks). What is not done for it yet: the AI review (review =
+// true): such a task needs the user once its turn is judged over.
 
 // remoteStartTimeout bounds starting one task on a host.
 const remoteStartTimeout = 10 * time.Minute
@@ -47,8 +54,9 @@ type remoteStart struct {
 }
 
 // createOnHost starts task pt of run r on a host its placement allows,
-// from the start point sp: the first of them (by name) with room.
-func (e *Engine) createOnHost(r *run.Run, pt *runplan.Task, sp startPoint, task string) (remoteStart, error) {
+// from the start point sp, as the agent called agent: the first of them
+// (by name) with room.
+func (e *Engine) createOnHost(r *run.Run, pt *runplan.Task, sp startPoint, agent, task string) (remoteStart, error) {
 	name, labels := r.Plan.PlaceOf(pt)
 	cfg, err := config.Load(r.Repo)
 	if err != nil {
@@ -70,12 +78,10 @@ func (e *Engine) createOnHost(r *run.Run, pt *runplan.Task, sp startPoint, task 
 	}
 	var full []string
 	for _, h := range candidates {
-		ctx, cancel := context.WithTimeout(context.Background(), remoteStartTimeout)
-		item, err := h.NewAgent(ctx, repo, hosts.NewSpec{
-			Task: task, Name: r.Name + "-" + pt.ID, Base: sp.Base, StartAt: start,
+		item, err := e.newAgent(h, repo, hosts.NewSpec{
+			Task: task, Name: agent, Base: sp.Base, StartAt: start,
 			Tool: r.Plan.ToolOf(pt), Template: pt.Template,
 		})
-		cancel()
 		if errors.Is(err, hosts.ErrFull) {
 			full = append(full, h.Name)
 			continue
@@ -89,15 +95,79 @@ func (e *Engine) createOnHost(r *run.Run, pt *runplan.Task, sp startPoint, task 
 	return remoteStart{}, &run.HostsFullError{Hosts: full, Retry: hostFullRetry}
 }
 
-// judgeRemote is the verdict on a task whose agent runs on a host, from
-// what the monitor's stream of that host last said (its status file): a
-// working agent keeps the task running; one that stopped working needs
-// the user, who judges and brings the work home. An agent the stream does
-// not tell of yet (or a host out of reach) leaves the task as it is.
-func judgeRemote(t *run.TaskRun, statuses map[string]state.HostStatus) (run.Verdict, bool) {
-	hs, ok := statuses[t.Host]
+// newAgent starts an agent on host h, one start at a time per host:
+// starts run in the background (startRemote), and a host's max_agents is
+// checked there before each start, so two at once could both see room.
+func (e *Engine) newAgent(h *hosts.Host, repo git.Repo, spec hosts.NewSpec) (inventory.Item, error) {
+	mu := e.remote.hostLock(h.Name)
+	mu.Lock()
+	defer mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), remoteStartTimeout)
+	defer cancel()
+	return h.NewAgent(ctx, repo, spec)
+}
+
+// judgeRemote is the verdict on task t, whose agent runs on a host, at
+// now. The monitor's stream of that host says whether the agent works (no
+// ssh call then); once its turn is over, its evidence, read there in the
+// background, is judged as a local task's is. Not known (false): a host
+// not followed yet or out of reach, an agent the stream does not tell of
+// yet, evidence not read yet since its status changed.
+func (e *Engine) judgeRemote(r *run.Run, t *run.TaskRun, statuses map[string]state.HostStatus, now time.Time) (run.Verdict, bool) {
+	key := r.Name + "/" + t.ID
+	ag, v, known := streamVerdict(t, statuses)
+	if ag == nil || v.Action == run.KeepWaiting {
+		e.remote.dropReading(key)
+		return v, known
+	}
+	rd, ok := e.remote.reading(key)
+	current := ok && rd.err == nil && rd.ev.Status == ag.Status && rd.ev.Since.Equal(ag.Since) && rd.ev.Name == t.Name
+	every := evidenceEvery
+	if t.State == run.NeedsYou {
+		every = needsYouEvidenceEvery // the user's to act: a change there is rarer
+	}
+	if !current || now.Sub(rd.at) >= every {
+		e.readEvidence(r, t)
+	}
+	if ok && !errors.Is(rd.err, ssh.ErrUnreachable) {
+		// Said once per change (sayOnce runs in the tick only).
+		e.sayOnce(fmt.Sprintf("run %s: task %s: read its evidence on %s", r.Name, t.ID, t.Host), rd.err)
+	}
+	if !current {
+		return run.Verdict{}, false
+	}
+	pt, ok := r.Plan.TaskByID(t.ID)
 	if !ok {
 		return run.Verdict{}, false
+	}
+	v = run.Judge(observation(rd.ev, now), run.CriteriaOf(&r.Plan, pt), t.Memo)
+	at := t.Name + "@" + t.Host
+	switch v.Action {
+	case run.RunChecks:
+		if r.Plan.ReviewOf(pt) {
+			v = run.Verdict{Action: run.AskUser, Evidence: v.Evidence, Why: fmt.Sprintf(
+				"its turn is over with commits on %s, but the AI review of a task on a host is not built yet: "+
+					"bring it home (owt merge %s), review it, then owt run skip the task", t.Host, at)}
+			break
+		}
+		e.startRemoteChecks(r, *t, r.Plan.ChecksOf(pt), v.Tree)
+		v = run.Verdict{Action: run.KeepWaiting, Why: "checks run on " + run.Short(v.Tree) + " on host " + t.Host, Evidence: v.Evidence}
+	case run.SendMessage:
+		if v.Message != nil {
+			e.sendRemote(r, t, *v.Message)
+		}
+		v = run.Verdict{Action: run.KeepWaiting, Why: v.Why + ": telling " + at, Evidence: v.Evidence}
+	}
+	return v, true
+}
+
+// streamVerdict is what the host's stream alone says of task t: its
+// agent there (nil when not listed), and a verdict when that settles it —
+// working (keep waiting), or gone from a host that answers (the user).
+func streamVerdict(t *run.TaskRun, statuses map[string]state.HostStatus) (*state.RemoteAgent, run.Verdict, bool) {
+	hs, ok := statuses[t.Host]
+	if !ok || !hs.Reachable {
+		return nil, run.Verdict{}, false // its last word says nothing of now: the clock stops (paces)
 	}
 	var ag *state.RemoteAgent
 	for i := range hs.Agents {
@@ -109,23 +179,18 @@ func judgeRemote(t *run.TaskRun, statuses map[string]state.HostStatus) (run.Verd
 		// Each line of the stream lists every agent there: one written
 		// well after the task took its state (its agent made by then)
 		// that lacks it says it is gone from the host.
-		if hs.Reachable && hs.At.After(t.Since.Add(remoteGoneAfter)) {
+		if hs.At.After(t.Since.Add(remoteGoneAfter)) {
 			at := t.Name + "@" + t.Host
-			return run.Verdict{Action: run.AskUser, Why: fmt.Sprintf(
-				"its agent %s is gone from host %s (deleted there?); owt does not judge or land a task on a host yet: "+
-					"bring back what it did yourself, then owt run skip the task", at, t.Host)}, true
+			return nil, run.Verdict{Action: run.AskUser, Why: fmt.Sprintf(
+				"its agent %s is gone from host %s (deleted there?): bring back what it did yourself (if anything), then owt run skip or owt run retry the task", at, t.Host)}, true
 		}
-		return run.Verdict{}, false
+		return nil, run.Verdict{}, false
 	}
 	switch ag.Status {
 	case state.Working, state.Starting:
-		return run.Verdict{Action: run.KeepWaiting, Why: fmt.Sprintf("%s@%s is working", t.Name, t.Host)}, true
+		return ag, run.Verdict{Action: run.KeepWaiting, Why: fmt.Sprintf("%s@%s is working", t.Name, t.Host)}, true
 	}
-	at := t.Name + "@" + t.Host
-	return run.Verdict{Action: run.AskUser, Why: fmt.Sprintf(
-		"its agent runs on host %s and is %s there; owt does not judge or land a task on a host yet: "+
-			"look at its work (owt diff %s, owt status %s), bring it home (owt merge %s), then owt run skip the task",
-		t.Host, ag.Status, at, at, at)}, true
+	return ag, run.Verdict{}, false
 }
 
 // hostStatuses are the followed hosts' last status, by name.

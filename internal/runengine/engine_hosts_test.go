@@ -6,44 +6,89 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/owt-tmux/owt/internal/hosts"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
-func TestJudgeRemoteFollowsTheHostsStreamAndNeverCallsItDone(t *testing.T) {
+// The host's stream alone settles a working agent (keep waiting) and one
+// gone from a host that answers (the user); an agent that stopped working
+// is judged on its evidence (nothing said from the stream); a host out of
+// reach says nothing of now.
+func TestStreamVerdictOfARemoteTask(t *testing.T) {
 	task := &run.TaskRun{ID: "a", Name: "g-a", Branch: "g-a", Host: "box", State: run.Running}
 	with := func(st state.Status) map[string]state.HostStatus {
 		return map[string]state.HostStatus{"box": {Host: "box", At: time.Now(), Reachable: true,
 			Agents: []state.RemoteAgent{{Name: "g-a", Branch: "g-a", Status: st}, {Name: "other", Status: state.Idle}}}}
 	}
 
-	_, known := judgeRemote(task, map[string]state.HostStatus{})
+	_, _, known := streamVerdict(task, map[string]state.HostStatus{})
 	require.False(t, known, "a host not followed yet: nothing to say")
 	task.Since = time.Now()
-	_, known = judgeRemote(task, map[string]state.HostStatus{"box": {Host: "box", At: task.Since.Add(time.Second), Reachable: true}})
+	_, _, known = streamVerdict(task, map[string]state.HostStatus{"box": {Host: "box", At: task.Since.Add(time.Second), Reachable: true}})
 	require.False(t, known, "an agent the stream does not tell of yet: a line written right after it started")
-	_, known = judgeRemote(task, map[string]state.HostStatus{"box": {Host: "box", At: task.Since.Add(time.Minute)}})
+	ag, _, known := streamVerdict(task, map[string]state.HostStatus{"box": {Host: "box", At: task.Since.Add(time.Minute),
+		Agents: []state.RemoteAgent{{Name: "g-a", Status: state.Idle}}}})
 	require.False(t, known, "a host out of reach: its last word says nothing of now")
-	v, known := judgeRemote(task, map[string]state.HostStatus{"box": {Host: "box", At: task.Since.Add(time.Minute), Reachable: true}})
+	require.Nil(t, ag)
+	_, v, known := streamVerdict(task, map[string]state.HostStatus{"box": {Host: "box", At: task.Since.Add(time.Minute), Reachable: true}})
 	require.True(t, known)
 	require.Equal(t, run.AskUser, v.Action, "gone from a host that answers")
 	require.Contains(t, v.Why, "is gone from host box")
 
-	v, known = judgeRemote(task, with(state.Working))
+	ag, v, known = streamVerdict(task, with(state.Working))
 	require.True(t, known)
+	require.NotNil(t, ag)
 	require.Equal(t, run.KeepWaiting, v.Action)
 
 	for _, st := range []state.Status{state.Idle, state.Waiting, state.Exited} {
-		v, known = judgeRemote(task, with(st))
-		require.True(t, known, st)
-		require.Equal(t, run.AskUser, v.Action, st)
-		require.Contains(t, v.Why, "does not judge or land a task on a host yet", st)
-		require.Contains(t, v.Why, "g-a@box", st)
-		require.Contains(t, v.Why, string(st), st)
+		ag, _, known = streamVerdict(task, with(st))
+		require.False(t, known, "%s: judged on its evidence, not the stream", st)
+		require.NotNil(t, ag, st)
+		require.Equal(t, st, ag.Status)
 	}
 
 	other := *task
 	other.Branch = "elsewhere"
-	_, known = judgeRemote(&other, with(state.Idle))
+	ag, _, known = streamVerdict(&other, with(state.Idle))
 	require.False(t, known, "another agent of that name (another branch) is not this task's")
+	require.Nil(t, ag)
+}
+
+// A remote agent's evidence goes to the same judge as a local one's: no
+// commits is never done; commits, a clean tree and owt done are.
+func TestRemoteEvidenceIsJudgedAsALocalTasks(t *testing.T) {
+	now := time.Now()
+	ev := hosts.Evidence{Name: "g-a", Status: state.Idle, Since: now.Add(-time.Minute), Done: &state.DoneSignal{}}
+	v := run.Judge(observation(ev, now), run.Criteria{Settle: time.Second}, run.Memo{})
+	require.Equal(t, run.AskUser, v.Action, "owt done without commits")
+	require.Contains(t, v.Why, "no commits")
+
+	ev.Commits, ev.Tree = 1, "abc"
+	ev.Uncommitted = []string{"x.txt"}
+	v = run.Judge(observation(ev, now), run.Criteria{Settle: time.Second}, run.Memo{})
+	require.Equal(t, run.SendMessage, v.Action, "uncommitted work: the agent is asked to commit")
+
+	ev.Uncommitted = nil
+	v = run.Judge(observation(ev, now), run.Criteria{Settle: time.Second}, run.Memo{})
+	require.Equal(t, run.MarkDone, v.Action)
+	require.Equal(t, 1, v.Evidence.Commits)
+}
+
+// A remote task's clock stops while its host is out of reach, and runs
+// on the stream's word once it is back.
+func TestRemotePaceHoldsWhileTheHostIsAway(t *testing.T) {
+	task := &run.TaskRun{ID: "a", Name: "g-a", Host: "box", State: run.Running}
+	_, ok := remotePace(task, map[string]state.HostStatus{})
+	require.False(t, ok)
+	p, ok := remotePace(task, map[string]state.HostStatus{"box": {Host: "box", Agents: []state.RemoteAgent{{Name: "g-a", Status: state.Working}}}})
+	require.True(t, ok)
+	require.Equal(t, "box", p.Unreachable)
+	at := time.Now()
+	p, ok = remotePace(task, map[string]state.HostStatus{"box": {Host: "box", Reachable: true,
+		Agents: []state.RemoteAgent{{Name: "g-a", Status: state.Working, Since: at.Add(-time.Hour), EventAt: at}}}})
+	require.True(t, ok)
+	require.Empty(t, p.Unreachable)
+	require.Equal(t, state.Working, p.Status)
+	require.Equal(t, at, p.LastActivity, "its last hook event is its sign of life")
 }

@@ -54,14 +54,34 @@ func (e *Engine) checkServer(r *run.Run, now time.Time) (bool, error) {
 }
 
 // settleStarting resolves the tasks a monitor left starting when it died
-// in the middle of a start: ticks are not concurrent, so no start of this
-// engine is under way now. A worktree fully made means running; none, or
-// an interrupted create owt undid, means pending again, without counting
-// the attempt that never ran.
+// in the middle of a start: ticks are not concurrent, so no local start
+// of this engine is under way now; a start on a host runs in the
+// background (startRemote) and is skipped while it does. A worktree fully
+// made means running; none, or an interrupted create owt undid, means
+// pending again, without counting the attempt that never ran. A start on
+// a host that was cut off needs the user: its agent there may exist.
 func (e *Engine) settleStarting(r *run.Run, now time.Time) error {
 	var w *workspace.Workspace
 	for _, t := range r.Tasks {
-		if t.State != run.Starting {
+		if t.State != run.Starting || e.starting(r.Name, t.ID) {
+			continue
+		}
+		if e.onHost(r, t.ID) {
+			name := t.Name
+			if name == "" {
+				name = r.Name + "-" + t.ID
+			}
+			out := run.Settled{Why: fmt.Sprintf("its start on a host was cut off (the monitor stopped): its agent %s may be there (owt list --all); "+
+				"delete it there if so, then owt run retry the task", name)}
+			if err := e.Store.Update(r.Name, func(cur *run.Run) ([]run.Event, error) {
+				ct, ok := cur.Task(t.ID)
+				if !ok || ct.State != run.Starting {
+					return nil, nil
+				}
+				return cur.ApplySettled(ct, out, now), nil
+			}); err != nil {
+				return err
+			}
 			continue
 		}
 		if w == nil {

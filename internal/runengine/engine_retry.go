@@ -79,7 +79,7 @@ func (e *Engine) launch(r *run.Run, a attemptStart) (*state.Record, string, erro
 		return e.create(r, a.id)
 	}
 	if t, ok := r.Task(a.id); ok && t.Host != "" {
-		return nil, "", fmt.Errorf("another attempt of a task on host %s is not supported yet: its agent %s@%s is there; work with it yourself, then owt run skip the task", t.Host, a.name, t.Host)
+		return e.retryOnHost(r, t, a)
 	}
 	w, err := workspace.Open(r.Repo, e.Tmux)
 	if err != nil {
@@ -102,4 +102,29 @@ func (e *Engine) launch(r *run.Run, a attemptStart) (*state.Record, string, erro
 	}
 	rec, err = lifecycle.Of(w).Restart(a.name, run.RetryPrompt(pt.Task, a.attempt, a.failure, tail))
 	return rec, "", err
+}
+
+// retryOnHost starts another attempt of task t, whose last agent ran on
+// a host, on a host its placement allows (that one, or another with
+// room): a new agent in a new worktree from the task's start, named for
+// the attempt. The earlier agent is left where it is, as it was, and the
+// new one is told so.
+func (e *Engine) retryOnHost(r *run.Run, t *run.TaskRun, a attemptStart) (*state.Record, string, error) {
+	pt, ok := r.Plan.TaskByID(a.id)
+	if !ok {
+		return nil, "", fmt.Errorf("run %s has no task %q", r.Name, a.id)
+	}
+	if pt.Issue != 0 {
+		return nil, "", fmt.Errorf("a task with an issue cannot run on a host yet (owt new --issue --host is not supported)")
+	}
+	sp, err := e.startPoint(r, pt)
+	if err != nil {
+		return nil, "", err
+	}
+	task := run.FreshRetryPrompt(pt.Task, a.attempt, a.failure, a.name+"@"+t.Host)
+	if sp.Brief != "" {
+		task = sp.Brief + "\n\n" + task
+	}
+	rs, err := e.createOnHost(r, pt, sp, fmt.Sprintf("%s-%s-a%d", r.Name, a.id, a.attempt), task)
+	return rs.rec, rs.host, err
 }

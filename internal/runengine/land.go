@@ -27,15 +27,26 @@ func (e *Engine) landNext(name string, now time.Time) error {
 		return err
 	}
 	t := r.NextToLand(now)
-	if t == nil || e.landingHeld(r, t, now) {
-		return nil // nothing to land, or the user is on its agent's pane
+	if t == nil {
+		return nil
+	}
+	if t.Host != "" {
+		return e.landRemote(r, t, now) // its branch comes home first: engine_remote.go
+	}
+	if e.landingHeld(r, t, now) {
+		return nil // the user is on its agent's pane
 	}
 	if held, err := e.resolveHeld(r, t, now); held || err != nil {
 		return err // its agent resolves a conflict: landed once owt verified it
 	}
 	res, err := e.land(r, t)
-	resolving := e.resolveOnConflict(r, t, err)
-	now = time.Now()
+	return e.recordLanding(name, t, res, err, e.resolveOnConflict(r, t, err))
+}
+
+// recordLanding records how landing task t went: landed as res says, or
+// needing the user with err, or handed to its agent to resolve.
+func (e *Engine) recordLanding(name string, t *run.TaskRun, res merge.Result, err error, resolving resolving) error {
+	now := time.Now()
 	return e.Store.Update(name, func(cur *run.Run) ([]run.Event, error) {
 		ct, ok := cur.Task(t.ID)
 		if !ok || ct.State != t.State || ct.Name != t.Name {
@@ -88,34 +99,15 @@ func (e *Engine) land(r *run.Run, t *run.TaskRun) (merge.Result, error) {
 	if err := checkLandable(r, t, rec, &e.works); err != nil {
 		return merge.Result{}, err
 	}
-	if !w.Repo.BranchExists(r.Into) {
-		if landed := r.LandedIDs(); len(landed) > 0 {
-			// Its landed work is gone with it: checkInto pauses the run.
-			return merge.Result{}, fmt.Errorf("%s no longer exists, with the work of %s in it; it is not made again from %s behind your back",
-				r.Into, strings.Join(landed, ", "), r.Base)
-		}
-		if !w.Repo.BranchExists(r.Base) {
-			return merge.Result{}, fmt.Errorf("%s does not exist yet and its base branch %s is gone, so it cannot be made from it: make it (git branch %s START) or bring %s back; the landing is tried again on its own",
-				r.Into, r.Base, r.Into, r.Base)
-		}
-		base, err := w.Repo.ResolveCommit(git.BranchRef(r.Base))
-		if err != nil {
-			return merge.Result{}, fmt.Errorf("make %s from %s: %w", r.Into, r.Base, err)
-		}
-		if err := w.Repo.CreateBranchAt(r.Into, base); err != nil {
-			return merge.Result{}, err
-		}
+	if err := ensureInto(w.Repo, r); err != nil {
+		return merge.Result{}, err
 	}
 	// Work already in into (an empty allow_empty task, or a landing a
 	// crashed monitor made but did not record) has landed.
 	if ahead, _, err := w.Repo.AheadBehind(git.BranchRef(r.Into), git.BranchRef(rec.Branch)); err != nil {
 		return merge.Result{}, err
 	} else if ahead == 0 {
-		tips, err := w.Repo.ResolveCommits([]string{"refs/heads/" + r.Into, "refs/heads/" + rec.Branch})
-		if err != nil {
-			return merge.Result{}, err
-		}
-		return merge.Result{Name: rec.Name, Branch: rec.Branch, Target: r.Into, Method: "already there", Commit: tips[0], BranchTip: tips[1]}, nil
+		return alreadyThere(w.Repo, r.Into, rec)
 	}
 	// A clean checkout on into is moved exactly as owt merge moves it; a
 	// dirty one, or one an agent works in mid-turn, is refused there, with
@@ -130,6 +122,40 @@ func (e *Engine) land(r *run.Run, t *run.TaskRun) (merge.Result, error) {
 	}
 	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workFiles, EditedCopies: lifecycle.EditedCopies}
 	return ctx.Merge(rec, merge.Options{Into: r.Into})
+}
+
+// alreadyThere is the landing of rec's branch, whose commits into holds
+// already.
+func alreadyThere(repo git.Repo, into string, rec *state.Record) (merge.Result, error) {
+	tips, err := repo.ResolveCommits([]string{"refs/heads/" + into, "refs/heads/" + rec.Branch})
+	if err != nil {
+		return merge.Result{}, err
+	}
+	return merge.Result{Name: rec.Name, Branch: rec.Branch, Target: into, Method: "already there", Commit: tips[0], BranchTip: tips[1]}, nil
+}
+
+// ensureInto makes the run's into from its base when it does not exist
+// and nothing landed in it yet.
+func ensureInto(repo git.Repo, r *run.Run) error {
+	if !repo.BranchExists(r.Into) {
+		if landed := r.LandedIDs(); len(landed) > 0 {
+			// Its landed work is gone with it: checkInto pauses the run.
+			return fmt.Errorf("%s no longer exists, with the work of %s in it; it is not made again from %s behind your back",
+				r.Into, strings.Join(landed, ", "), r.Base)
+		}
+		if !repo.BranchExists(r.Base) {
+			return fmt.Errorf("%s does not exist yet and its base branch %s is gone, so it cannot be made from it: make it (git branch %s START) or bring %s back; the landing is tried again on its own",
+				r.Into, r.Base, r.Into, r.Base)
+		}
+		base, err := repo.ResolveCommit(git.BranchRef(r.Base))
+		if err != nil {
+			return fmt.Errorf("make %s from %s: %w", r.Into, r.Base, err)
+		}
+		if err := repo.CreateBranchAt(r.Into, base); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkLandable refuses to land a branch that is not the task's work:

@@ -24,6 +24,9 @@ type RemoteAgent struct {
 	Status   Status    `json:"status"`
 	Since    time.Time `json:"since"`
 	NeedsYou bool      `json:"needs_you,omitempty"` // an escalated reaction there
+	// EventAt is its last hook event there: a sign of life while it
+	// works (a run task's stall clock).
+	EventAt time.Time `json:"event_at,omitzero"`
 }
 
 // HostStatus is the last word of one host's status stream, kept by the
@@ -97,7 +100,7 @@ func RemoteAgents(recs []*Record) []RemoteAgent {
 			tool = ""
 		}
 		out = append(out, RemoteAgent{Name: r.Name, Repo: r.Repo, Branch: r.Branch, Session: r.Session, Created: r.CreatedAt,
-			Tool: tool, Status: r.Status, Since: r.StatusSince, NeedsYou: r.NeedsUser()})
+			Tool: tool, Status: r.Status, Since: r.StatusSince, NeedsYou: r.NeedsUser(), EventAt: r.EventAt})
 	}
 	return out
 }

@@ -138,6 +138,28 @@ func Command(f *cmdutil.Factory, version string) *cli.Command {
 				},
 			},
 			{
+				Name:   "evidence",
+				Hidden: true,
+				Usage:  "print, as JSON, the evidence a run's judge needs of the agent named on stdin (JSON) in this repository: how a local run judges a task here",
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return cmdutil.Usagef("host evidence takes the agent's name as JSON on stdin")
+					}
+					return evidenceRun(f.IO)
+				},
+			},
+			{
+				Name:   "checks",
+				Hidden: true,
+				Usage:  "run a run task's checks (JSON on stdin) in the worktree of its agent in this repository and print how they went: how a local run checks a task here",
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return cmdutil.Usagef("host checks takes its checks as JSON on stdin")
+					}
+					return checksRun(f.IO)
+				},
+			},
+			{
 				Name:      "remove",
 				Usage:     "take a host out of the config (refused while agents live there, unless --force, which leaves them running)",
 				ArgsUsage: "NAME",
@@ -526,6 +548,42 @@ func execRun(ios *cmdutil.IOStreams) error {
 		return cmdutil.ExitWith(ee.ExitCode())
 	}
 	return err
+}
+
+// evidenceRun prints the evidence of the agent named on stdin, in the
+// repository of the current directory (hosts.ReadEvidence).
+func evidenceRun(ios *cmdutil.IOStreams) error {
+	b, err := io.ReadAll(io.LimitReader(ios.In, 1<<16))
+	if err != nil {
+		return err
+	}
+	var spec hosts.EvidenceSpec
+	if err := json.Unmarshal(b, &spec); err != nil || spec.Name == "" {
+		return cmdutil.Usagef("host evidence: stdin is not {\"name\": NAME}")
+	}
+	ev, err := hosts.ReadEvidence(".", spec)
+	if err != nil {
+		return err
+	}
+	return cmdutil.PrintJSON(ios.Out, ev)
+}
+
+// checksRun runs the checks on stdin in the worktree of the agent they
+// name (hosts.RunChecks), each within the run engine's limit.
+func checksRun(ios *cmdutil.IOStreams) error {
+	b, err := io.ReadAll(io.LimitReader(ios.In, 1<<20))
+	if err != nil {
+		return err
+	}
+	var spec hosts.ChecksSpec
+	if err := json.Unmarshal(b, &spec); err != nil || spec.Name == "" || spec.Tree == "" {
+		return cmdutil.Usagef("host checks: stdin is not {\"name\": NAME, \"tree\": TREE, \"commands\": [[…]]}")
+	}
+	res, err := hosts.RunChecks(".", spec, hosts.CheckTimeout)
+	if err != nil {
+		return err
+	}
+	return cmdutil.PrintJSON(ios.Out, res)
 }
 
 // fetchRun brings a remote agent's branch into this repository.
