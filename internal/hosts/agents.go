@@ -325,9 +325,13 @@ func (h *Host) checkRoom(ctx context.Context) error {
 }
 
 // Verbs are the commands a local owt may run, through owt host exec, on
-// an agent of a host: ones that read or wait, about one named agent, and
-// delete, the teardown after its work landed here (owt merge NAME@HOST).
-var Verbs = map[string]bool{"status": true, "why": true, "wait": true, "diff": true, "delete": true}
+// an agent of a host: ones that read or wait, about one named agent
+// (check: the report before a landing, made where the worktree is);
+// delete, the teardown after its work landed here (owt merge NAME@HOST);
+// commit, the host's half of owt ship NAME@HOST; pr, pushed from where
+// the branch is.
+var Verbs = map[string]bool{"status": true, "why": true, "wait": true, "diff": true, "delete": true,
+	"check": true, "commit": true, "pr": true}
 
 // Exec runs owt argv (argv[0] one of Verbs) in the host's clone at dir,
 // its output streamed to stdout and stderr. The argv travels as JSON on
