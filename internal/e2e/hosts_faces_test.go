@@ -1,0 +1,255 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
+	"github.com/stretchr/testify/require"
+)
+
+// Remote agents in every face that brings work home (ship, check, queue,
+// pr) and in the pickers and the control popup.
+
+// hostileTexts are user text that is shell on a command line: each must
+// arrive as typed and run nothing on either machine.
+func hostileTexts(marker string) []string {
+	return []string{
+		"$(touch " + marker + ")",
+		"`touch " + marker + "`; touch " + marker + " && echo 'single' \"double\" \\ back",
+		"-rf --force first line\nsecond line; touch " + marker + "\n$HOME ${IFS} ~ * | > " + marker,
+	}
+}
+
+func requireNoMarker(t *testing.T, marker string) {
+	t.Helper()
+	_, err := os.Stat(marker)
+	require.True(t, os.IsNotExist(err), "user text ran a command: %s exists", marker)
+}
+
+// runOnHost runs a shell script as the host's user, failing the test on error.
+func runOnHost(t *testing.T, h *fixture.SSHHost, script string) string {
+	t.Helper()
+	out, err := h.Run(script)
+	require.NoError(t, err, out)
+	return out
+}
+
+// remoteAgent starts an agent on the host and waits until it is idle,
+// returning its worktree there and its branch.
+func (e *Env) remoteAgent(repo, name, task string) (wt, branch string) {
+	e.t.Helper()
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", name, "--", task)
+	require.Equal(e.t, name+": idle\n", e.MustOwt(repo, "wait", name+"@box", "--until", "idle", "--timeout", "30s"))
+	items, _ := e.hostList(repo)
+	for _, it := range items {
+		if it.Name == name && it.Host == "box" {
+			return it.Path, it.Branch
+		}
+	}
+	e.t.Fatalf("no %s@box in owt list", name)
+	return "", ""
+}
+
+// remoteReport is the part of owt check --json these tests read.
+type remoteReport struct {
+	Name       string
+	Ahead      int
+	DirtyFiles []string `json:"dirty_files"`
+	Overlaps   []struct {
+		With  string
+		Files []string
+	}
+	Conflicts []struct {
+		With, Kind string
+		Files      []string
+	}
+}
+
+// owt check NAME@HOST runs the check where the worktree is: the host's
+// uncommitted files, its overlaps with the other agents there, the
+// conflicts predicted with its base there. owt ship NAME@HOST commits
+// there (the message on stdin, as typed), brings the branch home, merges
+// it and deletes the agent there; refused, changing nothing anywhere,
+// without a yes, while a conflict is predicted, and for an unknown name.
+func TestShipAndCheckOfARemoteAgent(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	clone := addHostWithRepo(e, h, repo)
+	marker := filepath.Join(os.TempDir(), "owt-pwned-ship-"+h.User)
+	t.Cleanup(func() { _ = os.Remove(marker) })
+
+	wt, branch := e.remoteAgent(repo, "far", "the task")
+	owt, _ := e.remoteAgent(repo, "other", "another task")
+	runOnHost(t, h, "cd '"+wt+"' && echo done > feature.txt && git add feature.txt && git commit -qm 'the feature' && echo wip > wip.txt")
+	runOnHost(t, h, "cd '"+owt+"' && echo theirs > wip.txt")
+
+	var rep remoteReport
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "check", "far@box", "--json")), &rep))
+	require.Equal(t, 1, rep.Ahead)
+	require.Equal(t, []string{"wip.txt"}, rep.DirtyFiles, "the host's uncommitted files")
+	require.Len(t, rep.Overlaps, 1, "the overlap with the other agent there")
+	require.Equal(t, "other", rep.Overlaps[0].With)
+	require.Equal(t, []string{"wip.txt"}, rep.Overlaps[0].Files)
+	text := e.MustOwt(repo, "check", "far")
+	require.Contains(t, text, "wip.txt")
+	require.Contains(t, text, "other")
+
+	for _, bad := range []string{"nobody@box", "$(touch " + marker + ")@box", "-rf@box"} {
+		r := e.Owt(repo, "check", "--", bad)
+		require.NotEqual(t, 0, r.Code, bad)
+		requireOneLineError(t, r, "")
+	}
+	r := e.Owt(repo, "check", "far@nohost")
+	requireOneLineError(t, r, "no such host")
+	require.Equal(t, 2, r.Code)
+
+	main := e.Git(repo, "rev-parse", "main")
+	// No terminal to ask on and no --yes: nothing anywhere changes.
+	r = e.Owt(repo, "ship", "far@box")
+	requireOneLineError(t, r, "--yes")
+	require.Equal(t, 2, r.Code)
+	require.Equal(t, "wip.txt", runOnHost(t, h, "cd '"+wt+"' && git status --porcelain | cut -c4-"), "nothing committed there")
+	require.Equal(t, main, e.Git(repo, "rev-parse", "main"))
+	r = e.Owt(repo, "ship", "nobody@box", "--yes")
+	requireOneLineError(t, r, "nobody")
+	require.Equal(t, 3, r.Code)
+
+	// A conflict with its base there is predicted: refused before any commit.
+	runOnHost(t, h, "cd '"+clone+"' && echo mine > feature.txt && git add feature.txt && git commit -qm 'main side'")
+	r = e.Owt(repo, "ship", "far@box", "--yes")
+	requireOneLineError(t, r, "conflicts")
+	require.Contains(t, r.Stderr, "nothing was committed")
+	require.Equal(t, "wip.txt", runOnHost(t, h, "cd '"+wt+"' && git status --porcelain | cut -c4-"), "nothing committed there")
+	require.Equal(t, main, e.Git(repo, "rev-parse", "main"))
+	require.Empty(t, e.Git(repo, "branch", "--list", branch), "nothing fetched")
+	runOnHost(t, h, "cd '"+clone+"' && git reset -q --hard HEAD~1")
+
+	msg := hostileTexts(marker)[2]
+	out := e.MustOwt(repo, "ship", "far@box", "--yes", "-m", msg)
+	require.Contains(t, out, "committed 1 file(s) in far")
+	require.Contains(t, out, "merged "+branch+" into main")
+	require.Equal(t, "done", strings.TrimSpace(e.Git(repo, "show", "main:feature.txt")))
+	require.Equal(t, "wip", strings.TrimSpace(e.Git(repo, "show", "main:wip.txt")))
+	subjects := e.Git(repo, "log", "--format=%B%x00", "main")
+	require.Contains(t, subjects, strings.TrimSpace(msg), "the message as typed")
+	require.Empty(t, e.Git(repo, "branch", "--list", branch), "the fetched branch is merged and gone")
+	e.Eventually(15*time.Second, "far gone on the host", func() bool {
+		items, _ := e.hostList(repo)
+		return len(items) == 1 && items[0].Name == "other"
+	})
+	requireNoMarker(t, marker)
+}
+
+// owt queue lists the hosts' finished agents after the local ones, as
+// NAME@HOST, each predicted there; --ship ships every one, local first.
+func TestQueueShipsRemoteAgentsToo(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "here", "a local task")
+	e.MustOwt(repo, "wait", "here", "--until", "idle", "--timeout", "30s")
+	var here hostItem
+	items, _ := e.hostList(repo)
+	for _, it := range items {
+		if it.Name == "here" {
+			here = it
+		}
+	}
+	e.WriteFile(here.Path, "l.txt", "local\n")
+	e.Git(here.Path, "add", "l.txt")
+	e.Git(here.Path, "commit", "-qm", "local work")
+
+	a, _ := e.remoteAgent(repo, "qa", "task a")
+	b, _ := e.remoteAgent(repo, "qb", "task b")
+	e.remoteAgent(repo, "idle", "no changes")
+	runOnHost(t, h, "cd '"+a+"' && echo a > a.txt && git add a.txt && git commit -qm 'a'")
+	runOnHost(t, h, "cd '"+b+"' && echo b > b.txt") // uncommitted: ship commits it there
+
+	var q struct {
+		Queue []struct {
+			Name, Host string
+			Clean      bool
+		}
+		Skipped []struct{ Name, Reason string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "queue", "--json")), &q))
+	var names []string
+	for _, en := range q.Queue {
+		names = append(names, en.Name+"@"+en.Host)
+		require.True(t, en.Clean, en.Name)
+	}
+	require.Equal(t, []string{"here@", "qa@box", "qb@box"}, names)
+	skipped := map[string]string{}
+	for _, s := range q.Skipped {
+		skipped[s.Name] = s.Reason
+	}
+	require.Equal(t, "no changes", skipped["idle@box"])
+	table := e.MustOwt(repo, "queue")
+	require.Contains(t, table, "qa@box")
+	require.Contains(t, table, "qb@box")
+
+	r := e.Owt(repo, "queue", "--ship")
+	requireOneLineError(t, r, "--yes")
+	require.Equal(t, 2, r.Code)
+
+	out := e.MustOwt(repo, "queue", "--ship", "--yes")
+	require.Contains(t, out, "shipped 3 worktree(s)")
+	for _, f := range []string{"l.txt", "a.txt", "b.txt"} {
+		e.Git(repo, "cat-file", "-e", "main:"+f)
+	}
+	items, _ = e.hostList(repo)
+	left := []string{}
+	for _, it := range items {
+		left = append(left, it.Name+"@"+it.Host)
+	}
+	require.Equal(t, []string{"idle@box"}, left, "the shipped ones are gone, here and there")
+
+	// A host that cannot be asked is said so, never taken for empty.
+	h.Stop()
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "queue", "--json")), &q))
+	found := false
+	for _, s := range q.Skipped {
+		found = found || (s.Name == "@box" && strings.Contains(s.Reason, "unreachable"))
+	}
+	require.True(t, found, "%+v", q.Skipped)
+}
+
+// owt pr NAME@HOST pushes from where the branch is, the host, and opens
+// the pull request there (its gh); nothing is pushed from here.
+func TestPROfARemoteAgentPushesFromTheHost(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	ghDir := h.UseFakeGh(fixture.GhFixture{Args: []string{"pr", "list"}, Stdout: "[]"}, createFixture)
+	clone := addHostWithRepo(e, h, repo)
+	origin := filepath.Join(h.Home, "origin.git")
+	e.Git(e.Root, "clone", "-q", "--bare", repo, origin)
+	out, err := exec.Command("chown", "-R", h.User+":", origin).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	gitAs(t, h, clone, "remote", "set-url", "origin", origin)
+
+	wt, branch := e.remoteAgent(repo, "far", "the task")
+	runOnHost(t, h, "cd '"+wt+"' && echo done > feature.txt && git add feature.txt && git commit -qm 'the feature'")
+	tip := runOnHost(t, h, "cd '"+wt+"' && git rev-parse HEAD")
+
+	out2 := e.MustOwt(repo, "pr", "far@box")
+	require.Contains(t, out2, "opened pull request #7 for far")
+	require.Equal(t, tip, gitAs(t, h, origin, "rev-parse", "refs/heads/"+branch), "pushed from the host")
+	require.Empty(t, e.Git(repo, "branch", "--list", branch), "nothing of it here")
+	calls, err := os.ReadFile(filepath.Join(ghDir, "calls.jsonl"))
+	require.NoError(t, err)
+	require.Contains(t, string(calls), `"pr","create"`)
+
+	r := e.Owt(repo, "pr", "nobody@box")
+	requireOneLineError(t, r, "nobody")
+	require.NotEqual(t, 0, r.Code)
+}
