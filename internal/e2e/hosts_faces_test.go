@@ -78,7 +78,7 @@ type remoteReport struct {
 // it and deletes the agent there; refused, changing nothing anywhere,
 // without a yes, while a conflict is predicted, and for an unknown name.
 func TestShipAndCheckOfARemoteAgent(t *testing.T) {
-	e := NewEnv(t)
+	e := newQuietEnv(t)
 	h := e.NewSSHHost()
 	repo := e.NewRepo("app")
 	clone := addHostWithRepo(e, h, repo)
@@ -111,6 +111,19 @@ func TestShipAndCheckOfARemoteAgent(t *testing.T) {
 	require.Equal(t, 2, r.Code)
 
 	main := e.Git(repo, "rev-parse", "main")
+	// On a terminal, ship and merge show the host's report first, then ask.
+	for _, verb := range []string{"ship", "merge"} {
+		p := e.pane(repo, owtBin, verb, "far@box")
+		e.Tmux("set-option", "-w", "-t", p, "remain-on-exit", "on") // its last words stay readable
+		screen := e.WaitScreen(p, "[y/N]")
+		require.Contains(t, screen, "far@box ("+branch+" → main)", verb)
+		require.Contains(t, screen, "uncommitted: 1 file(s): wip.txt", verb)
+		require.Contains(t, screen, "other", verb+": the overlap with the other agent")
+		e.typeText(p, "n")
+		e.keys(p, "Enter")
+		e.WaitScreen(p, "not "+map[string]string{"ship": "shipped", "merge": "merged"}[verb])
+		e.Tmux("kill-pane", "-t", p)
+	}
 	// No terminal to ask on and no --yes: nothing anywhere changes.
 	r = e.Owt(repo, "ship", "far@box")
 	requireOneLineError(t, r, "--yes")
