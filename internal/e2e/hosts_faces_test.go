@@ -266,3 +266,82 @@ func TestPROfARemoteAgentPushesFromTheHost(t *testing.T) {
 	requireOneLineError(t, r, "nobody")
 	require.NotEqual(t, 0, r.Code)
 }
+
+// Alt+m and Alt+d pick among the hosts' agents too (NAME@HOST, from their
+// streams): Alt+m shows the host's report and ships the work home after
+// a yes (Esc changes nothing); Alt+d asks twice before losing work there
+// (No keeps it), then deletes it on the host.
+func TestMergeAndDeletePickersActOnRemoteAgents(t *testing.T) {
+	e := newQuietEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	wt, branch := e.remoteAgent(repo, "far", "the far task")
+	gone, _ := e.remoteAgent(repo, "gone", "to be deleted")
+	runOnHost(t, h, "cd '"+wt+"' && echo done > feature.txt && git add feature.txt && git commit -qm 'the feature' && echo wip > wip.txt")
+	runOnHost(t, h, "cd '"+gone+"' && echo x > x.txt")
+	bar := func() string { out, _ := e.TryTmux("show-options", "-gqv", "@owt-status-line"); return out }
+	e.Eventually(20*time.Second, "both remote agents idle in the bar", func() bool { return strings.Contains(bar(), "○ 2") })
+	main := e.Git(repo, "rev-parse", "main")
+
+	// Alt+m: the report of far@box, made there; Esc: nothing changed.
+	p := e.pane(repo, owtBin, "popup", "merge")
+	e.WaitScreen(p, "2/2")
+	e.typeText(p, "far@")
+	e.WaitScreen(p, "1/2")
+	e.keys(p, "Enter")
+	screen := e.WaitScreen(p, "Commit 1 file(s) and merge "+branch+" into main?")
+	require.Contains(t, screen, "far@box ("+branch+" → main)")
+	require.Contains(t, screen, "uncommitted: 1 file(s): wip.txt")
+	require.Contains(t, screen, "comes home from box")
+	e.keys(p, "Escape")
+	e.waitClosed(p)
+	require.Equal(t, main, e.Git(repo, "rev-parse", "main"), "nothing merged")
+	require.Equal(t, "wip.txt", runOnHost(t, h, "cd '"+wt+"' && git status --porcelain | cut -c4-"), "nothing committed there")
+
+	// Yes: committed there, brought home, merged, deleted there.
+	p = e.pane(repo, owtBin, "popup", "merge")
+	e.WaitScreen(p, "2/2")
+	e.typeText(p, "far@")
+	e.WaitScreen(p, "1/2")
+	e.keys(p, "Enter")
+	e.WaitScreen(p, "Commit 1 file(s)")
+	e.typeText(p, "y")
+	e.Eventually(20*time.Second, "far merged", func() bool {
+		out, _ := exec.Command("git", "-C", repo, "show", "main:wip.txt").Output()
+		return strings.TrimSpace(string(out)) == "wip"
+	})
+	require.Equal(t, "done", strings.TrimSpace(e.Git(repo, "show", "main:feature.txt")))
+	e.Eventually(15*time.Second, "far gone on the host", func() bool {
+		items, _ := e.hostList(repo)
+		return len(items) == 1 && items[0].Name == "gone"
+	})
+
+	// Alt+d: it would lose x.txt there: asked twice; No keeps it.
+	p = e.pane(repo, owtBin, "popup", "delete")
+	e.typeText(p, "gone@")
+	e.WaitScreen(p, "gone@box")
+	e.keys(p, "Enter")
+	screen = e.WaitScreen(p, "Delete gone@box?")
+	require.Contains(t, screen, "On box, session")
+	require.Contains(t, screen, "LOSE 1 uncommitted file(s): x.txt")
+	e.typeText(p, "y")
+	e.WaitScreen(p, "Really lose this work?")
+	e.typeText(p, "n")
+	e.waitClosed(p)
+	require.DirExists(t, gone)
+
+	p = e.pane(repo, owtBin, "popup", "delete")
+	e.typeText(p, "gone@")
+	e.WaitScreen(p, "gone@box")
+	e.keys(p, "Enter")
+	e.WaitScreen(p, "Delete gone@box?")
+	e.typeText(p, "y")
+	e.WaitScreen(p, "Really lose this work?")
+	e.typeText(p, "y")
+	e.Eventually(20*time.Second, "gone deleted on the host", func() bool {
+		items, _ := e.hostList(repo)
+		return len(items) == 0
+	})
+	require.NoDirExists(t, gone)
+}
