@@ -345,3 +345,81 @@ func TestMergeAndDeletePickersActOnRemoteAgents(t *testing.T) {
 	})
 	require.NoDirExists(t, gone)
 }
+
+// owt wait waits on agents here and on hosts together (NAME, NAME@HOST,
+// or a NAME only a host has), and --all on every agent of the repository
+// here and on its hosts; an agent of a host that does not answer is
+// reported unreachable with its last status, never exited.
+func TestWaitAcrossHosts(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	marker := filepath.Join(os.TempDir(), "owt-pwned-wait-"+h.User)
+	t.Cleanup(func() { _ = os.Remove(marker) })
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "here", "a local task")
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "a far task")
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far2", "another far task")
+
+	out := e.MustOwt(repo, "wait", "here", "far@box", "far2", "--until", "idle", "--timeout", "30s")
+	require.Equal(t, "here: idle\nfar@box: idle\nfar2@box: idle\n", out)
+
+	var res []struct {
+		Name, Status, Host string
+		Reached            bool
+	}
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "wait", "--all", "--until", "idle", "--timeout", "30s", "--json")), &res))
+	got := map[string]string{}
+	for _, r := range res {
+		require.True(t, r.Reached, r.Name)
+		got[r.Name] = r.Host
+	}
+	require.Equal(t, map[string]string{"here": "", "far@box": "box", "far2@box": "box"}, got)
+
+	// Not yet there: the timeout says where each stands.
+	r := e.Owt(repo, "wait", "here", "far@box", "--until", "exited", "--timeout", "2s")
+	requireOneLineError(t, r, "not exited: here is idle, far@box is idle")
+	require.Equal(t, 1, r.Code)
+
+	for _, bad := range [][]string{
+		{"wait", "here", "nobody@box"},
+		{"wait", "here", "$(touch " + marker + ")@box"},
+		{"wait", "here", "--", "-rf@box"},
+	} {
+		r := e.Owt(repo, bad...)
+		requireOneLineError(t, r, "")
+		require.Equal(t, 3, r.Code, "%v: %s", bad, r.Stderr)
+	}
+	r = e.Owt(repo, "wait", "here", "far@nohost")
+	requireOneLineError(t, r, "no such host")
+	require.Equal(t, 2, r.Code)
+	r = e.Owt(repo, "wait", "--all", "here")
+	requireOneLineError(t, r, "not both")
+	require.Equal(t, 2, r.Code)
+	requireNoMarker(t, marker)
+
+	// The host goes away: its agents are unreachable, last idle; not exited.
+	h.Stop()
+	e.Eventually(45*time.Second, "far@box unreachable in owt wait", func() bool {
+		r = e.Owt(repo, "wait", "here", "far@box", "--until", "idle", "--timeout", "2s")
+		return r.Code == 1
+	})
+	requireOneLineError(t, r, "far@box is unreachable (host box; last idle)")
+	require.NotContains(t, r.Stderr, "exited")
+	require.Equal(t, "here: idle\n", r.Stdout)
+	r = e.Owt(repo, "wait", "--all", "--until", "any", "--timeout", "2s", "--json")
+	require.Equal(t, 1, r.Code, r.Stderr)
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &res))
+	for _, x := range res {
+		if x.Host == "box" {
+			require.Equal(t, "idle", x.Status, "the last known status")
+			require.False(t, x.Reached)
+		}
+	}
+	require.Contains(t, r.Stderr, "unreachable")
+
+	h.Start()
+	e.Eventually(45*time.Second, "far@box back", func() bool {
+		return e.Owt(repo, "wait", "here", "far@box", "--until", "idle", "--timeout", "5s").Code == 0
+	})
+}
