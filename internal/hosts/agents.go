@@ -423,3 +423,15 @@ func (h *Host) checkedOut(ctx context.Context, dir string) (map[string]bool, err
 	}
 	return busy, nil
 }
+
+// PreviewAgent asks the host's owt what owt new would start an agent
+// with in its clone at dir (owt new --spec-stdin --dry-run --json there:
+// the first prompt with its templates and memory), changing nothing
+// there; spec travels on stdin. It returns that owt's JSON.
+func (h *Host) PreviewAgent(ctx context.Context, dir string, spec NewSpec) ([]byte, error) {
+	in, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	return h.SSH.Output(ctx, ssh.Remote{Dir: dir, Argv: remoteOwt("new", "--spec-stdin", "--dry-run", "--json"), Stdin: bytes.NewReader(in)})
+}
