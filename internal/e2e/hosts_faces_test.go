@@ -423,3 +423,90 @@ func TestWaitAcrossHosts(t *testing.T) {
 		return e.Owt(repo, "wait", "here", "far@box", "--until", "idle", "--timeout", "5s").Code == 0
 	})
 }
+
+// owt new --host --dry-run says what it would do there and changes
+// nothing anywhere; --switch attaches to the new remote agent in a window
+// (as Alt+s does); --issue reads the issue here through gh and sends its
+// text as the task on stdin; --in-place is refused in one line. Hostile
+// text runs nothing on either machine.
+func TestNewOnHostDryRunSwitchIssueInPlace(t *testing.T) {
+	e := NewEnv(t)
+	e.UseFakeGh()
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	clone := addHostWithRepo(e, h, repo)
+	marker := filepath.Join(os.TempDir(), "owt-pwned-new-"+h.User)
+	t.Cleanup(func() { _ = os.Remove(marker) })
+	nothingThere := func(what string) {
+		t.Helper()
+		items, _ := e.hostList(repo)
+		require.Empty(t, items, what+": an agent was made")
+		require.Empty(t, gitAs(t, h, clone, "for-each-ref", "refs/owt/"), what+": a base commit was sent")
+		requireNoMarker(t, marker)
+	}
+
+	r := e.Owt(repo, "new", "--host", "box", "--in-place", "a task")
+	requireOneLineError(t, r, "--in-place")
+	require.Equal(t, 2, r.Code)
+	r = e.Owt(repo, "new", "--host", "box", "--dry-run", "--switch", "a task")
+	requireOneLineError(t, r, "--dry-run")
+	require.Equal(t, 2, r.Code)
+	nothingThere("refused")
+
+	for i, task := range hostileTexts(marker) {
+		out := e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--template", "none", "--name", "dry", "--dry-run", "--", task)
+		require.Contains(t, out, "nothing was created or sent, here or on box", i)
+		require.Contains(t, out, "would send main ("+e.Git(repo, "rev-parse", "main")[:12]+") to box:~/src/app", i)
+		require.Contains(t, out, "name dry, branch ", i)
+		require.Contains(t, out, "--- first prompt ---\n"+task, i)
+	}
+	var dry struct {
+		Host, Base string
+		Preview    struct{ Name, Prompt string }
+	}
+	task := hostileTexts(marker)[0]
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--template", "none", "--name", "dry", "--dry-run", "--json", "--", task)), &dry))
+	require.Equal(t, "box", dry.Host)
+	require.Equal(t, "main", dry.Base)
+	require.Equal(t, "dry", dry.Preview.Name)
+	require.Equal(t, task, dry.Preview.Prompt)
+	nothingThere("--dry-run")
+
+	// --issue: read here (the fake gh), its text the task there.
+	body := "Steps: $(touch " + marker + ") and `touch " + marker + "`; 'q' \"dq\"\n-rf --force"
+	view, err := json.Marshal(map[string]any{"title": "Login crashes; $(touch " + marker + ")", "body": body, "comments": []any{}})
+	require.NoError(t, err)
+	e.SetGh(fixture.GhFixture{Args: []string{"issue", "view", "12"}, Stdout: string(view)})
+	r = e.Owt(repo, "new", "--host", "box", "--issue", "12", "more text")
+	requireOneLineError(t, r, "--issue 12 is the task")
+	require.Equal(t, 2, r.Code)
+	r = e.Owt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--issue", "13")
+	requireOneLineError(t, r, "issue 13")
+	nothingThere("an issue gh does not have")
+
+	out := e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--issue", "12")
+	require.Contains(t, out, "issue-12: claude on issue-12-")
+	require.Contains(t, out, "on host box")
+	prompts := waitHostPrompts(e, h, "issue-12", 1)
+	require.True(t, strings.HasPrefix(prompts[0], "GitHub issue #12: Login crashes; $(touch "+marker+")\n\n"+body), prompts[0])
+	require.Empty(t, e.Prompts("issue-12"), "nothing ran here")
+	require.Len(t, e.GhCalls("issue", "view", "12"), 1, "read here, once")
+	requireNoMarker(t, marker)
+
+	// --switch inside tmux: a window attached to it over ssh.
+	pane := e.Tmux("display-message", "-p", "-t", "harness", "#{pane_id}")
+	inside := []string{"TMUX=" + e.Socket + ",1,0", "TMUX_PANE=" + pane}
+	r = e.OwtIn(repo, inside, "", "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "sw", "--switch", "a task to watch")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "sw: claude on ")
+	require.Contains(t, r.Stdout, "sw@box: in window %")
+	var win string
+	for _, l := range strings.Split(e.Tmux("list-windows", "-t", "harness", "-F", "#{window_name} #{pane_id}"), "\n") {
+		if strings.HasPrefix(l, "sw@box ") {
+			win = strings.TrimPrefix(l, "sw@box ")
+		}
+	}
+	require.NotEmpty(t, win, "no window sw@box")
+	e.WaitScreen(win, "Welcome to Claude Code")
+	require.Equal(t, []string{"a task to watch"}, waitHostPrompts(e, h, "sw", 1))
+}
