@@ -86,7 +86,10 @@ func helpLines(table []action) []string {
 func agentRow(m *ctl) bool { row, ok := m.selected(); return ok && row.IsAgent() }
 
 // localAgentRow: the selected row is an agent's worktree here.
-func localAgentRow(m *ctl) bool { row, ok := m.selected(); return ok && row.IsAgent() && !row.IsRemote() }
+func localAgentRow(m *ctl) bool {
+	row, ok := m.selected()
+	return ok && row.IsAgent() && !row.IsRemote()
+}
 
 // refuseRemote says that verb k is not done from the board for an agent
 // on a host, and which command does it.

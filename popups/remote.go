@@ -118,7 +118,7 @@ func (d *liveDesk) remoteDelete(rec *state.Record, accept lifecycle.Loss) error 
 	if err != nil {
 		return err
 	}
-	return control.DeleteRemote(w, h, name, accept)
+	return control.DeleteRemote(w, h, name, lifecycle.DeleteOptions{Accept: &accept})
 }
 
 func (d *liveDesk) remoteSend(rec *state.Record, text string) error {
@@ -126,7 +126,14 @@ func (d *liveDesk) remoteSend(rec *state.Record, text string) error {
 	if err != nil {
 		return err
 	}
-	return control.SendRemote(w, h, name, text)
+	results, err := control.SendRemote(w, h, name, text, false)
+	if err != nil {
+		return err
+	}
+	if r := results[0]; !r.Sent {
+		return fmt.Errorf("not sent to %s: %s", r.Name, r.Err)
+	}
+	return nil
 }
 
 // notOnHost is the error of a verb the popups do not do for an agent on

@@ -187,19 +187,34 @@ func checkOn(ctx context.Context, h *hosts.Host, clone, name string) (merge.Repo
 	return rep, nil
 }
 
-// hostErr is err with what the host's owt said on stderr, when it failed
-// there (its own one line, shown inert).
+// HostError is a verb refused or failed by the host's owt: its own
+// words and its exit code (a face keeps the code: 2 bad usage, 3 no
+// such agent there).
+type HostError struct {
+	Host string
+	Code int
+	Msg  string
+}
+
+func (e *HostError) Error() string { return e.Msg }
+
+// hostErr is err as a *HostError with what the host's owt said on
+// stderr, when it failed there (its own words, on one line).
 func hostErr(err error, stderr *bytes.Buffer) error {
 	var ee *ssh.ExitError
 	if errors.As(err, &ee) {
-		msg := strings.TrimSpace(stderr.String())
+		msg := ""
+		if stderr != nil {
+			msg = strings.TrimSpace(stderr.String())
+		}
 		if msg == "" {
 			msg = strings.TrimSpace(ee.Stderr)
 		}
 		msg = strings.TrimPrefix(msg, "owt: ")
-		if msg != "" {
-			return errors.New(strings.ReplaceAll(msg, "\n", "; "))
+		if msg == "" {
+			msg = err.Error()
 		}
+		return &HostError{Host: ee.Host, Code: ee.Code, Msg: strings.ReplaceAll(msg, "\n", "; ")}
 	}
 	return err
 }

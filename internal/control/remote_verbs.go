@@ -56,27 +56,29 @@ func RemoteAgent(w *workspace.Workspace, h *hosts.Host, name string) (inventory.
 }
 
 // SendRemote types text into the agent called name on h, as owt send
-// there does: sent only when the host's owt says it was.
-func SendRemote(w *workspace.Workspace, h *hosts.Host, name, text string) error {
+// there does (answer: into the prompt it waits at), and returns what that
+// owt said, each result named NAME@HOST. A host owt that says nothing
+// readable is an error (a *HostError with its words and exit code when
+// it refused).
+func SendRemote(w *workspace.Workspace, h *hosts.Host, name, text string, answer bool) ([]send.Result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), remoteVerbTimeout)
 	defer cancel()
 	clone, err := cloneOf(w, h)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	out, err := h.Send(ctx, clone, hosts.SendSpec{Name: name, Text: text})
+	out, err := h.Send(ctx, clone, hosts.SendSpec{Name: name, Text: text, Answer: answer})
 	var results []send.Result
-	if jerr := json.Unmarshal(bytes.TrimSpace(out), &results); jerr != nil || len(results) != 1 {
+	if jerr := json.Unmarshal(bytes.TrimSpace(out), &results); jerr != nil || len(results) == 0 {
 		if err == nil {
 			err = fmt.Errorf("owt send on %s said nothing readable", h.Name)
 		}
-		return fmt.Errorf("send to %s@%s: %w", name, h.Name, err)
+		return nil, hostErr(err, nil)
 	}
-	if !results[0].Sent {
-		return fmt.Errorf("not sent to %s@%s: %s", name, h.Name, results[0].Err)
+	for i := range results {
+		results[i].Name += "@" + h.Name
 	}
-	Note(Event{Repo: w.Repo.Root, Name: name + "@" + h.Name, Event: "sent"})
-	return nil
+	return results, nil
 }
 
 // RemoteLoss is what deleting the agent called name on h would lose
@@ -94,14 +96,26 @@ func RemoteLoss(w *workspace.Workspace, h *hosts.Host, name string) (lifecycle.L
 }
 
 // DeleteRemote deletes the agent called name on h (its session, worktree
-// and branch there), losing at most accept: the host's owt delete
-// refuses, deleting nothing, when it would lose more now.
-func DeleteRemote(w *workspace.Workspace, h *hosts.Host, name string, accept lifecycle.Loss) error {
-	a, err := json.Marshal(accept)
-	if err != nil {
-		return err
+// and branch there) as owt delete there does: refused, deleting nothing,
+// when it would lose work, unless o.Force, or losing at most o.Accept
+// (what the user was shown and said yes to). o.Leaving is not used: no
+// client here is on its session.
+func DeleteRemote(w *workspace.Workspace, h *hosts.Host, name string, o lifecycle.DeleteOptions) error {
+	argv := []string{"delete", "--yes"}
+	if o.Force {
+		argv = append(argv, "--force")
 	}
-	if _, err := execOn(w, h, []string{"delete", "--yes", "--accept=" + string(a), "--", name}); err != nil {
+	if o.KeepBranch {
+		argv = append(argv, "--keep-branch")
+	}
+	if o.Accept != nil {
+		a, err := json.Marshal(*o.Accept)
+		if err != nil {
+			return err
+		}
+		argv = append(argv, "--accept="+string(a))
+	}
+	if _, err := execOn(w, h, append(argv, "--", name)); err != nil {
 		return err
 	}
 	Note(Event{Repo: w.Repo.Root, Name: name + "@" + h.Name, Event: "deleted"})
@@ -140,8 +154,7 @@ func execOn(w *workspace.Workspace, h *hosts.Host, argv []string) ([]byte, error
 	}
 	var stdout, stderr bytes.Buffer
 	if err := h.Exec(ctx, clone, argv, &stdout, &stderr); err != nil {
-		return nil, fmt.Errorf("%s: %w", h.Name, hostErr(err, &stderr))
+		return nil, hostErr(err, &stderr)
 	}
 	return bytes.TrimSpace(stdout.Bytes()), nil
 }
-
