@@ -265,6 +265,17 @@ func TestPROfARemoteAgentPushesFromTheHost(t *testing.T) {
 	r := e.Owt(repo, "pr", "nobody@box")
 	requireOneLineError(t, r, "nobody")
 	require.NotEqual(t, 0, r.Code)
+	marker := filepath.Join(os.TempDir(), "owt-pwned-pr-"+h.User)
+	t.Cleanup(func() { _ = os.Remove(marker) })
+	for _, bad := range []string{"$(touch " + marker + ")@box", "`touch " + marker + "`;x@box", "-rf@box"} {
+		r := e.Owt(repo, "pr", "--", bad)
+		requireOneLineError(t, r, "")
+		require.NotEqual(t, 0, r.Code, bad)
+	}
+	requireNoMarker(t, marker)
+	calls, err = os.ReadFile(filepath.Join(ghDir, "calls.jsonl"))
+	require.NoError(t, err)
+	require.Equal(t, 1, strings.Count(string(calls), `"pr","create"`), "a bad name opened nothing there")
 }
 
 // Alt+m and Alt+d pick among the hosts' agents too (NAME@HOST, from their
@@ -316,6 +327,14 @@ func TestMergeAndDeletePickersActOnRemoteAgents(t *testing.T) {
 		items, _ := e.hostList(repo)
 		return len(items) == 1 && items[0].Name == "gone"
 	})
+
+	// owt delete --dry-run says what it would lose there, and deletes nothing.
+	out := e.MustOwt(repo, "delete", "gone@box", "--dry-run")
+	require.Contains(t, out, "would delete gone")
+	require.Contains(t, out, "LOSE 1 uncommitted file(s): x.txt")
+	r := e.Owt(repo, "delete", "gone@box", "--yes")
+	requireOneLineError(t, r, "--force")
+	require.DirExists(t, gone)
 
 	// Alt+d: it would lose x.txt there: asked twice; No keeps it.
 	p = e.pane(repo, owtBin, "popup", "delete")
