@@ -510,6 +510,13 @@ func TestNewOnHostDryRunSwitchIssueInPlace(t *testing.T) {
 	require.True(t, strings.HasPrefix(prompts[0], "GitHub issue #12: Login crashes; $(touch "+marker+")\n\n"+body), prompts[0])
 	require.Empty(t, e.Prompts("issue-12"), "nothing ran here")
 	require.Len(t, e.GhCalls("issue", "view", "12"), 1, "read here, once")
+	var issued []struct {
+		Name  string
+		Issue int
+	}
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "list", "--json")), &issued))
+	require.Len(t, issued, 1)
+	require.Equal(t, 12, issued[0].Issue, "recorded there, so owt pr there closes it")
 	requireNoMarker(t, marker)
 
 	// --switch inside tmux: a window attached to it over ssh.

@@ -205,6 +205,10 @@ type NewSpec struct {
 	NoAgent  bool   `json:"no_agent,omitempty"`
 	Plan     bool   `json:"plan,omitempty"`
 	NoSetup  bool   `json:"no_setup,omitempty"`
+	// Issue is the GitHub issue Task was read from on the user's machine
+	// (owt new --host --issue): recorded there so owt pr closes it, never
+	// read there.
+	Issue int `json:"issue,omitempty"`
 }
 
 // ErrNoClone is a host without a clone of the repository.

@@ -43,6 +43,7 @@ func readSpec(o *newOptions) error {
 	o.Create = lifecycle.CreateOptions{
 		Task: spec.Task, Name: spec.Name, Branch: spec.Branch, Base: spec.Base, StartAt: spec.StartAt,
 		Tool: spec.Tool, Template: spec.Template, NoAgent: spec.NoAgent, Plan: spec.Plan, NoSetup: spec.NoSetup,
+		ReadIssue: spec.Issue,
 	}
 	return nil
 }
@@ -102,7 +103,7 @@ func newOnHost(o *newOptions) error {
 		}
 	}
 	spec := hosts.NewSpec{Task: c.Task, Name: c.Name, Branch: c.Branch, Base: c.Base,
-		Tool: c.Tool, Template: c.Template, NoAgent: c.NoAgent, Plan: c.Plan, NoSetup: c.NoSetup}
+		Tool: c.Tool, Template: c.Template, NoAgent: c.NoAgent, Plan: c.Plan, NoSetup: c.NoSetup, Issue: c.ReadIssue}
 	if o.DryRun {
 		return previewOnHost(ctx, o, w.Repo, h, spec)
 	}
