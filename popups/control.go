@@ -284,6 +284,16 @@ func (m *ctl) detailCmd() tea.Cmd {
 }
 
 func (m *ctl) record(row control.Row) *state.Record {
+	if row.IsRemote() {
+		// An agent on a host stands in as NAME@HOST (standIn): the desk
+		// runs its verbs there.
+		for _, it := range m.snap.Items {
+			if it.Host == row.Host && it.Name == row.Name && it.Repo == row.Repo {
+				return standIn(row.Repo, it)
+			}
+		}
+		return nil
+	}
 	for _, r := range m.snap.Records {
 		if r.Repo == row.Repo && r.Name == row.Name {
 			return r
@@ -472,6 +482,13 @@ type askMsg struct{ q *question }
 func (m *ctl) prepare(v string, rec *state.Record) tea.Msg {
 	var q *question
 	var err error
+	if isRemote(rec) {
+		// As its host says now: its worktree, base and creation, which
+		// the board's stream does not carry.
+		if rec, err = m.desk.Get(rec.Repo, rec.Name); err != nil {
+			return verbMsg{err: err}
+		}
+	}
 	if v == "x" {
 		q, err = deleteQuestion(m.desk, rec)
 	} else {

@@ -51,7 +51,7 @@ func landQuestion(d desk, rec *state.Record, ship bool) (*question, error) {
 		title = fmt.Sprintf("Commit everything in %s and merge it into %s?", rec.Name, rep.Base)
 		yes = "shipping " + rec.Name
 	}
-	body = append(body, "", fmt.Sprintf("Afterwards the session %s, the worktree and the branch are removed.", rec.Session))
+	body = append(body, "", afterLanding(rec))
 	return &question{title: title, body: body, yes: yes, do: landing(d, rec, ship, yes, nil)}, nil
 }
 
@@ -115,7 +115,7 @@ func deleteQuestion(d desk, rec *state.Record) (*question, error) {
 	if rep, err := d.Check(rec); err == nil {
 		body = strings.Split(rep.String(), "\n")
 	}
-	body = append(body, "", fmt.Sprintf("Session %s, worktree %s and branch %s will be removed.", rec.Session, rec.Path, rec.Branch))
+	body = append(body, "", removalOf(rec))
 	if loss.Empty() {
 		body = append(body, "Nothing would be lost: no uncommitted files, no commits outside "+rec.Base+".")
 	} else {

@@ -1,6 +1,7 @@
 package popups
 
 import (
+	"cmp"
 	"fmt"
 	"os/exec"
 	"regexp"
@@ -163,7 +164,8 @@ func (m *ctl) commentPrefix() string {
 
 func (m *ctl) diffView() []string {
 	d := m.diff
-	title := fmt.Sprintf("diff %s (%s → %s)", d.rec.Name, d.rec.Branch, d.rec.Base)
+	// An agent on a host stands in without its base (it is there).
+	title := fmt.Sprintf("diff %s (%s → %s)", d.rec.Name, d.rec.Branch, cmp.Or(d.rec.Base, "its base"))
 	out := []string{m.paint(sgrBold, title)}
 	var footer []string
 	switch {
@@ -200,7 +202,7 @@ func (m *ctl) fileLines(room int) []string {
 	d := m.diff
 	if len(d.files) == 0 {
 		if d.err == "" {
-			return []string{"  no changes against " + d.rec.Base}
+			return []string{"  no changes against " + cmp.Or(d.rec.Base, "its base")}
 		}
 		return nil
 	}

@@ -81,23 +81,23 @@ func helpLines(table []action) []string {
 	return out
 }
 
-// agentRow: the selected row is an agent's worktree here (an agent on a
-// host has its verbs refused: refuseRemote).
-func agentRow(m *ctl) bool { row, ok := m.selected(); return ok && row.IsAgent() && !row.IsRemote() }
+// agentRow: the selected row is an agent's worktree, here or on a host
+// (where its verbs run: the desk's remote verbs).
+func agentRow(m *ctl) bool { row, ok := m.selected(); return ok && row.IsAgent() }
+
+// localAgentRow: the selected row is an agent's worktree here.
+func localAgentRow(m *ctl) bool {
+	row, ok := m.selected()
+	return ok && row.IsAgent() && !row.IsRemote()
+}
 
 // refuseRemote says that verb k is not done from the board for an agent
 // on a host, and which command does it.
 func refuseRemote(m *ctl, row control.Row, k string) (tea.Model, tea.Cmd) {
 	at := row.Name + "@" + row.Host
 	how := map[string]string{
-		"enter": "attach with Alt+s or owt switch " + at,
-		"s":     "bring it home with owt merge " + at,
-		"m":     "bring it home with owt merge " + at,
-		"d":     "see its changes with owt diff " + at,
-		"x":     "delete it with owt delete " + at,
-		"i":     "type to it with owt send " + at + " MESSAGE",
-		"a":     "see its reactions with owt why " + at,
-		"R":     "resolve in its worktree there (owt switch " + at + ")",
+		"a": "see its reactions with owt why " + at,
+		"R": "resolve in its worktree there (owt switch " + at + ")",
 	}[k]
 	m.status, m.failed = fmt.Sprintf("%s runs on host %s: not from this board yet; %s", at, row.Host, how), true
 	return m, nil
@@ -113,9 +113,6 @@ func browseKeys() []action {
 		if !ok || !row.IsAgent() {
 			m.status, m.failed = "that row has no worktree to "+verbName(k.String()), true
 			return m, nil
-		}
-		if row.IsRemote() {
-			return refuseRemote(m, row, k.String())
 		}
 		return m.agentVerb(k.String(), row)
 	}
@@ -144,9 +141,6 @@ func browseKeys() []action {
 			do: func(m *ctl, _ tea.KeyMsg) (tea.Model, tea.Cmd) { m.cursor = max(0, len(m.rows)-1); return m, nil }},
 		{Binding: bind("enter", "go", "enter"), help: "go to the agent (closes)", offered: agentRow,
 			do: func(m *ctl, _ tea.KeyMsg) (tea.Model, tea.Cmd) {
-				if row, ok := m.selected(); ok && row.IsRemote() {
-					return refuseRemote(m, row, "enter")
-				}
 				if row, ok := m.selected(); ok && row.Name != "" {
 					return m.goTo(row)
 				}
@@ -158,7 +152,7 @@ func browseKeys() []action {
 		{Binding: bind("x", "delete", "x"), help: "delete; asks twice before losing work (owt delete)", offered: agentRow, do: agentVerb},
 		{Binding: bind("i", "message", "i"), help: "type a message to the agent (owt send)", offered: agentRow, do: agentVerb},
 		{Binding: bind("a", "dismiss", "a"), help: "dismiss its escalated reactions: you handle them (owt dismiss)",
-			offered: func(m *ctl) bool { row, ok := m.selected(); return ok && agentRow(m) && m.needsDismiss(row) },
+			offered: func(m *ctl) bool { row, ok := m.selected(); return ok && localAgentRow(m) && m.needsDismiss(row) },
 			do: func(m *ctl, k tea.KeyMsg) (tea.Model, tea.Cmd) {
 				row, ok := m.selected()
 				if ok && row.IsRemote() {
@@ -167,7 +161,7 @@ func browseKeys() []action {
 				return m.dismiss(row, ok)
 			}},
 		{Binding: bind("R", "resolve", "R"), help: "let the agent resolve its conflicts with the base in its worktree; asks first (owt resolve)",
-			offered: func(m *ctl) bool { row, ok := m.selected(); return ok && agentRow(m) && m.resolvable(row) },
+			offered: func(m *ctl) bool { row, ok := m.selected(); return ok && localAgentRow(m) && m.resolvable(row) },
 			do: func(m *ctl, k tea.KeyMsg) (tea.Model, tea.Cmd) {
 				row, ok := m.selected()
 				if ok && row.IsRemote() {

@@ -33,6 +33,8 @@ type fakeDesk struct {
 	calls   []string
 	told    []string
 	review  *review.Result // a review that refuses every landing not accepted
+	// remote are agents on hosts as the desk gets them (NAME@HOST).
+	remote map[string]*state.Record
 }
 
 func (d *fakeDesk) Load(string) (control.Snapshot, error) { return d.snap, nil }
@@ -41,6 +43,9 @@ func (d *fakeDesk) RefreshStats([]*state.Record) map[string]inventory.Stats {
 }
 func (d *fakeDesk) Queues([]*state.Record) map[string]merge.Queue { return nil }
 func (d *fakeDesk) Get(repo, name string) (*state.Record, error) {
+	if r, ok := d.remote[name]; ok && r.Repo == repo {
+		return r, nil
+	}
 	for _, r := range d.snap.Records {
 		if r.Repo == repo && r.Name == name {
 			return r, nil
@@ -505,4 +510,47 @@ func TestControlShowsWhyUnderTheSelectedRow(t *testing.T) {
 	require.Contains(t, s, "why: idle since ")
 	require.Equal(t, 1, strings.Count(s, "why: "))
 	require.NotContains(t, s, "\x1b")
+}
+
+// An agent on a host is a row NAME@HOST whose verbs reach the desk as
+// the record NAME@HOST (the live desk runs them there): a message, a
+// merge after the host's report and a yes, a delete; dismiss and resolve
+// are refused, saying what does it.
+func TestControlVerbsOfARemoteAgentReachTheDeskAsNameAtHost(t *testing.T) {
+	p := newPopup(t)
+	now := time.Now()
+	p.d.snap.Items = append(p.d.snap.Items, inventory.Item{Name: "far", Host: "box", Repo: "/r/shop", Branch: "feat/far",
+		Session: "app_far", Status: string(state.Idle), StatusSince: now, Live: true})
+	p.d.remote = map[string]*state.Record{"far@box": {Name: "far@box", Repo: "/r/shop", Branch: "feat/far", Base: "main",
+		Path: "/home/h/app.worktrees/far", Session: "app_far", Status: state.Idle, StatusSince: now}}
+	p.d.reports["far@box"] = merge.Report{Name: "far@box", Branch: "feat/far", Base: "main", Ahead: 1}
+	p.m.reload()
+
+	p.sel("far@box")
+	p.press("i")
+	p.press("h", "i", " ", "$", "(", "x", ")")
+	p.press("enter")
+	require.Contains(t, p.d.calls, "send far@box: hi $(x)")
+	require.Contains(t, p.screen(), "sent to far@box")
+
+	p.sel("far@box")
+	p.press("m")
+	require.Contains(t, p.screen(), "Merge feat/far into main?")
+	require.Contains(t, p.screen(), "is deleted on box")
+	p.press("n")
+	require.NotContains(t, strings.Join(p.d.calls, "\n"), "land far@box")
+	p.press("m", "y")
+	require.Contains(t, p.d.calls, "land far@box ship=false accepted=false")
+
+	p.sel("far@box")
+	p.press("x")
+	require.Contains(t, p.screen(), "Delete far@box?")
+	require.Contains(t, p.screen(), "On box, session app_far")
+	p.press("y")
+	require.Contains(t, p.d.calls, "delete far@box accepting ") // nothing to lose
+
+	p.sel("far@box")
+	p.press("R")
+	require.Contains(t, p.screen(), "not from this board yet")
+	require.Contains(t, p.screen(), "owt switch far@box")
 }

@@ -24,7 +24,7 @@ func deleteOne(tm *tmux.Client, s Screen) error {
 	if err != nil {
 		return err
 	}
-	what := fmt.Sprintf("Session %s, worktree %s and branch %s will be removed.", r.Session, r.Path, r.Branch)
+	what := removalOf(r)
 	if rep, err := d.Check(r); err == nil {
 		fmt.Fprintln(s.Out, rep.String())
 	}

@@ -102,6 +102,9 @@ func (d *liveDesk) Queues(recs []*state.Record) map[string]merge.Queue {
 }
 
 func (d *liveDesk) Get(repo, name string) (*state.Record, error) {
+	if strings.Contains(name, "@") {
+		return d.remoteGet(repo, name)
+	}
 	w, err := d.open(repo)
 	if err != nil {
 		return nil, err
@@ -110,6 +113,9 @@ func (d *liveDesk) Get(repo, name string) (*state.Record, error) {
 }
 
 func (d *liveDesk) Check(rec *state.Record) (merge.Report, error) {
+	if isRemote(rec) {
+		return d.remoteCheck(rec)
+	}
 	w, err := d.open(rec.Repo)
 	if err != nil {
 		return merge.Report{}, err
@@ -118,6 +124,9 @@ func (d *liveDesk) Check(rec *state.Record) (merge.Report, error) {
 }
 
 func (d *liveDesk) WhatWouldBeLost(rec *state.Record) (lifecycle.Loss, error) {
+	if isRemote(rec) {
+		return d.remoteLoss(rec)
+	}
 	w, err := d.open(rec.Repo)
 	if err != nil {
 		return lifecycle.Loss{}, err
@@ -126,10 +135,16 @@ func (d *liveDesk) WhatWouldBeLost(rec *state.Record) (lifecycle.Loss, error) {
 }
 
 func (d *liveDesk) ChangedFiles(rec *state.Record) ([]git.FileChange, error) {
+	if isRemote(rec) {
+		return d.remoteFiles(rec)
+	}
 	return git.ChangedFiles(rec.Path, diffBase(rec))
 }
 
 func (d *liveDesk) FileDiff(rec *state.Record, f git.FileChange, color bool) (string, error) {
+	if isRemote(rec) {
+		return d.remoteFileDiff(rec, f)
+	}
 	return git.FileDiff(rec.Path, diffBase(rec), f, color)
 }
 
@@ -142,6 +157,9 @@ func (d *liveDesk) DiffPager() []string {
 }
 
 func (d *liveDesk) GoTo(rec *state.Record) error {
+	if isRemote(rec) {
+		return d.remoteGoTo(rec)
+	}
 	w, err := d.open(rec.Repo)
 	if err != nil {
 		return err
@@ -157,6 +175,9 @@ func (d *liveDesk) GoTo(rec *state.Record) error {
 }
 
 func (d *liveDesk) Land(rec *state.Record, ship bool, accepted *review.Result) (control.Landed, error) {
+	if isRemote(rec) {
+		return d.remoteLand(rec, ship)
+	}
 	w, err := d.open(rec.Repo)
 	if err != nil {
 		return control.Landed{}, err
@@ -169,6 +190,9 @@ func (d *liveDesk) Land(rec *state.Record, ship bool, accepted *review.Result) (
 }
 
 func (d *liveDesk) Delete(rec *state.Record, accept lifecycle.Loss) error {
+	if isRemote(rec) {
+		return d.remoteDelete(rec, accept)
+	}
 	w, err := d.open(rec.Repo)
 	if err != nil {
 		return err
@@ -178,6 +202,9 @@ func (d *liveDesk) Delete(rec *state.Record, accept lifecycle.Loss) error {
 }
 
 func (d *liveDesk) Send(rec *state.Record, msg string) error {
+	if isRemote(rec) {
+		return d.remoteSend(rec, msg)
+	}
 	w, err := d.open(rec.Repo)
 	if err != nil {
 		return err
@@ -186,6 +213,9 @@ func (d *liveDesk) Send(rec *state.Record, msg string) error {
 }
 
 func (d *liveDesk) Resolve(rec *state.Record) (string, error) {
+	if isRemote(rec) {
+		return "", notOnHost(rec, "resolve in its worktree there (owt switch "+rec.Name+")")
+	}
 	w, err := d.open(rec.Repo)
 	if err != nil {
 		return "", err
@@ -208,6 +238,9 @@ func (d *liveDesk) Resolve(rec *state.Record) (string, error) {
 }
 
 func (d *liveDesk) Dismiss(rec *state.Record) ([]string, error) {
+	if isRemote(rec) {
+		return nil, notOnHost(rec, "see its reactions with owt why "+rec.Name)
+	}
 	w, err := d.open(rec.Repo)
 	if err != nil {
 		return nil, err

@@ -58,7 +58,7 @@ func mergeOne(tm *tmux.Client, s Screen) error {
 		title = fmt.Sprintf("Commit %d file(s) and merge %s into %s?", len(rep.DirtyFiles), r.Branch, rep.Base)
 		action = "Ship"
 	}
-	after := fmt.Sprintf("Afterwards the session %s, the worktree and the branch are removed.", r.Session)
+	after := afterLanding(r)
 	if r.InPlace {
 		after = fmt.Sprintf("Afterwards the session %s ends; your checkout %s stays on %s.", r.Session, r.Path, r.Branch)
 	}
@@ -106,7 +106,7 @@ func mergeOne(tm *tmux.Client, s Screen) error {
 // its own worktree (not the user's checkout, nothing uncommitted, its
 // turn over).
 func offerResolve(r *state.Record, rep merge.Report) bool {
-	return len(rep.ConflictsWithBase()) > 0 && !r.InPlace && !r.NoAgent && r.Swarm == nil && rep.Busy == "" &&
+	return len(rep.ConflictsWithBase()) > 0 && !isRemote(r) && !r.InPlace && !r.NoAgent && r.Swarm == nil && rep.Busy == "" &&
 		len(rep.DirtyFiles) == 0 && !rep.OffBranch && !rep.BaseMissing && !rep.Missing
 }
 

@@ -77,3 +77,8 @@ func samePath(configured, reported string) bool {
 	}
 	return configured == strings.TrimRight(reported, "/")
 }
+
+// LocalRepo is the local repository whose clone on h is at remote (the
+// path the host reports for an agent's repository), "" for none
+// configured ([hosts.NAME] repos).
+func LocalRepo(h *hosts.Host, remote string) string { return localRepoOf(h, "", remote) }

@@ -295,3 +295,23 @@ func noteLost(store run.Store, name string) {
 		_, _ = store.NoteLost(r, time.Now())
 	}
 }
+
+// Commit commits everything in rec's worktree as Ship would, landing
+// nothing (owt commit: the host's half of shipping an agent there).
+// Unless force, it refuses while the agent works or waits, looking right
+// before the commit.
+func Commit(w *workspace.Workspace, rec *state.Record, message string, force bool) (merge.ShipResult, error) {
+	release, rec, err := holdLanding(w, rec)
+	if err != nil {
+		return merge.ShipResult{}, err
+	}
+	defer release()
+	if err := refuseTesterEdits(w, rec, force); err != nil {
+		return merge.ShipResult{}, err
+	}
+	mc := MergeContext(w)
+	if !force {
+		mc.BeforeCommit = func(r *state.Record) error { return RefuseBusy(w, r, "shipping", false) }
+	}
+	return mc.Commit(rec, message)
+}

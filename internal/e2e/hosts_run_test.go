@@ -224,19 +224,34 @@ func TestRunStartRefusesUnknownHostsAndLabels(t *testing.T) {
 }
 
 // The control popup lists the hosts' agents as NAME@HOST beside the local
-// ones (a waiting one under NEEDS YOU), and refuses the verbs that need
-// the worktree for them, saying which command does it; nothing is done.
-func TestControlPopupShowsRemoteAgentsAndRefusesTheirVerbs(t *testing.T) {
+// ones (a waiting one under NEEDS YOU), and its verbs run on the agent's
+// host, through control's remote verbs: i types to it (hostile text
+// arrives as typed, runs nothing), d reviews its diff there, m brings its
+// branch home after the host's report and a yes, x deletes it there
+// after asking; what needs its worktree here (a, R) is refused, saying
+// which command does it. A no changes nothing.
+func TestControlPopupRunsVerbsOnRemoteAgents(t *testing.T) {
 	e := newQuietEnv(t)
 	h := e.NewSSHHost()
 	repo := e.NewRepo("app")
 	addHostWithRepo(e, h, repo)
+	marker := filepath.Join(os.TempDir(), "owt-pwned-popup-"+h.User)
+	t.Cleanup(func() { _ = os.Remove(marker) })
 	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "here", "a local task")
 	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "a far task")
 	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "asks", "!ask ls")
 	bar := func() string { out, _ := e.TryTmux("show-options", "-gqv", "@owt-status-line"); return out }
 	e.Eventually(30*time.Second, "asks@box waiting in the bar", func() bool { return strings.Contains(bar(), "asks@box") })
 	e.Eventually(30*time.Second, "the remote and local agents idle in the bar", func() bool { return strings.Contains(bar(), "○ 2") })
+	items, _ := e.hostList(repo)
+	var wt, branch string
+	for _, it := range items {
+		if it.Name == "far" {
+			wt, branch = it.Path, it.Branch
+		}
+	}
+	out, err := h.Run("cd '" + wt + "' && echo done > feature.txt && git add feature.txt && git commit -qm 'the feature'")
+	require.NoError(t, err, out)
 
 	p := e.pane(repo, owtBin, "popup", "control")
 	var screen string
@@ -254,21 +269,79 @@ func TestControlPopupShowsRemoteAgentsAndRefusesTheirVerbs(t *testing.T) {
 		s := e.Capture(p)
 		return strings.Contains(s, "far@box") && !strings.Contains(s, "asks@box")
 	})
-	e.keys(p, "x")
-	require.Contains(t, e.WaitScreen(p, "not from this board yet"), "delete it with owt delete far@box")
-	e.keys(p, "m")
-	e.WaitScreen(p, "bring it home with owt merge far@box")
-	e.keys(p, "i")
-	e.WaitScreen(p, "type to it with owt send far@box MESSAGE")
+	// Not from the board: what needs its worktree here.
+	e.keys(p, "R")
+	e.WaitScreen(p, "resolve in its worktree there (owt switch far@box)")
 
-	// Nothing was done to it there.
-	items, _ := e.hostList(repo)
-	found := false
+	// i: a message typed to it on the host, as typed.
+	msg := "look at $(touch " + marker + ") and `touch " + marker + "`; 'q' \"dq\" -rf"
+	e.keys(p, "i")
+	e.typeText(p, msg)
+	e.keys(p, "Enter")
+	e.WaitScreen(p, "sent to far@box")
+	require.Equal(t, []string{"a far task", msg}, waitHostPrompts(e, h, "far", 2))
+
+	// d: its diff, read on the host.
+	e.keys(p, "d")
+	e.WaitScreen(p, "feature.txt")
+	e.keys(p, "Enter")
+	e.WaitScreen(p, "+done")
+	e.keys(p, "Escape")
+	e.WaitScreen(p, "feature.txt  +1")
+	e.keys(p, "Escape")
+	e.WaitScreen(p, "IN FLIGHT")
+
+	// m: the host's report, then a no changes nothing.
+	main := e.Git(repo, "rev-parse", "main")
+	e.Eventually(30*time.Second, "far idle again", func() bool {
+		r := e.Owt(repo, "status", "far@box", "--json")
+		return strings.Contains(r.Stdout, `"idle"`)
+	})
+	e.keys(p, "m")
+	screen = e.WaitScreen(p, "[y]")
+	require.Contains(t, screen, "Merge "+branch+" into main?")
+	require.Contains(t, screen, "1 ahead")
+	require.Contains(t, screen, "is deleted on box")
+	e.keys(p, "n")
+	e.WaitScreen(p, "nothing was changed")
+	require.Equal(t, main, e.Git(repo, "rev-parse", "main"))
+	// A yes brings it home.
+	e.keys(p, "m")
+	e.WaitScreen(p, "[y]")
+	e.keys(p, "y")
+	e.WaitScreen(p, "merged far@box into main")
+	require.Equal(t, "done", strings.TrimSpace(e.Git(repo, "show", "main:feature.txt")))
+	e.Eventually(15*time.Second, "far gone on the host", func() bool {
+		items, _ := e.hostList(repo)
+		for _, it := range items {
+			if it.Name == "far" {
+				return false
+			}
+		}
+		return true
+	})
+
+	// x: asks@box deleted on the host after a yes (nothing to lose).
+	e.keys(p, "/")
+	e.keys(p, "Escape")
+	e.keys(p, "/")
+	e.typeText(p, "asks")
+	e.keys(p, "Enter")
+	e.Eventually(10*time.Second, "asks@box selected", func() bool { return strings.Contains(e.Capture(p), "asks@box") })
+	e.keys(p, "x")
+	screen = e.WaitScreen(p, "Delete asks@box?")
+	require.Contains(t, screen, "On box, session")
+	require.Contains(t, screen, "Nothing would be lost")
+	e.keys(p, "y")
+	e.WaitScreen(p, "deleted asks@box")
+	items, _ = e.hostList(repo)
+	names := []string{}
 	for _, it := range items {
-		found = found || (it.Name == "far" && it.Host == "box")
+		names = append(names, it.Name+"@"+it.Host)
 	}
-	require.True(t, found, "far@box is still there")
-	require.Equal(t, []string{"a far task"}, h.Prompts("far"), "nothing typed to it")
+	require.Equal(t, []string{"here@"}, names)
+	_, err = os.Stat(marker)
+	require.True(t, os.IsNotExist(err), "a message ran a command")
 }
 
 // remoteTaskScript is taskScript for an agent on host h: its owt is the

@@ -205,6 +205,10 @@ type NewSpec struct {
 	NoAgent  bool   `json:"no_agent,omitempty"`
 	Plan     bool   `json:"plan,omitempty"`
 	NoSetup  bool   `json:"no_setup,omitempty"`
+	// Issue is the GitHub issue Task was read from on the user's machine
+	// (owt new --host --issue): recorded there so owt pr closes it, never
+	// read there.
+	Issue int `json:"issue,omitempty"`
 }
 
 // ErrNoClone is a host without a clone of the repository.
@@ -325,9 +329,13 @@ func (h *Host) checkRoom(ctx context.Context) error {
 }
 
 // Verbs are the commands a local owt may run, through owt host exec, on
-// an agent of a host: ones that read or wait, about one named agent, and
-// delete, the teardown after its work landed here (owt merge NAME@HOST).
-var Verbs = map[string]bool{"status": true, "why": true, "wait": true, "diff": true, "delete": true}
+// an agent of a host: ones that read or wait, about one named agent
+// (check: the report before a landing, made where the worktree is);
+// delete, the teardown after its work landed here (owt merge NAME@HOST);
+// commit, the host's half of owt ship NAME@HOST; pr, pushed from where
+// the branch is.
+var Verbs = map[string]bool{"status": true, "why": true, "wait": true, "diff": true, "delete": true,
+	"check": true, "commit": true, "pr": true}
 
 // Exec runs owt argv (argv[0] one of Verbs) in the host's clone at dir,
 // its output streamed to stdout and stderr. The argv travels as JSON on
@@ -418,4 +426,16 @@ func (h *Host) checkedOut(ctx context.Context, dir string) (map[string]bool, err
 		}
 	}
 	return busy, nil
+}
+
+// PreviewAgent asks the host's owt what owt new would start an agent
+// with in its clone at dir (owt new --spec-stdin --dry-run --json there:
+// the first prompt with its templates and memory), changing nothing
+// there; spec travels on stdin. It returns that owt's JSON.
+func (h *Host) PreviewAgent(ctx context.Context, dir string, spec NewSpec) ([]byte, error) {
+	in, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	return h.SSH.Output(ctx, ssh.Remote{Dir: dir, Argv: remoteOwt("new", "--spec-stdin", "--dry-run", "--json"), Stdin: bytes.NewReader(in)})
 }

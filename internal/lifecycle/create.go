@@ -55,6 +55,10 @@ type CreateOptions struct {
 	// Issue is a GitHub issue whose title, body and comments are the
 	// task (before Task's text, if any), recorded so owt pr closes it.
 	Issue int
+	// ReadIssue is the issue Task was read from already, elsewhere (owt
+	// new --host --issue reads it on the user's machine): recorded as
+	// Issue, so owt pr closes it, and not read again.
+	ReadIssue int
 	// InPlace starts the agent in the checkout owt was run in (From) on
 	// a new branch switched to there, instead of in a new worktree.
 	InPlace bool
@@ -475,7 +479,7 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 				Path: w.WorktreePath(name), Session: session, Tool: tool, Task: task,
 				Plan: o.Plan, NoAgent: o.NoAgent, NoSetup: o.NoSetup, Port: port,
 				Status: state.Starting, StatusSince: now, Source: state.FromOwt, CreatedAt: now,
-				Creating: true, Spawner: o.Spawner, SpawnDepth: o.SpawnDepth, Issue: o.Issue,
+				Creating: true, Spawner: o.Spawner, SpawnDepth: o.SpawnDepth, Issue: max(o.Issue, o.ReadIssue),
 			}
 			if checkout != "" {
 				// The user's checkout is set up already: no install there.

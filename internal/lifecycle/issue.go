@@ -32,3 +32,15 @@ func (w *Worktrees) fromIssue(o *CreateOptions) error {
 	}
 	return nil
 }
+
+// FromIssue is what owt new --issue makes of o before anything is made
+// (fromIssue), for an agent created elsewhere (on a host): the issue is
+// read here, through this machine's gh; o.Issue is then 0 and
+// o.ReadIssue the issue: the task is its text.
+func (w *Worktrees) FromIssue(o *CreateOptions) error {
+	if err := w.fromIssue(o); err != nil {
+		return err
+	}
+	o.ReadIssue, o.Issue = o.Issue, 0
+	return nil
+}

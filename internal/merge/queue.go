@@ -11,7 +11,10 @@ import (
 
 // QueueEntry is one finished worktree in merge order.
 type QueueEntry struct {
-	Name        string `json:"name"`
+	Name string `json:"name"`
+	// Host is the host an agent's worktree is on ("" here): its
+	// prediction is made there (owt check), after every entry here.
+	Host        string `json:"host,omitempty"`
 	Branch      string `json:"branch"`
 	Base        string `json:"base"`
 	Status      string `json:"status"`

@@ -172,3 +172,48 @@ func (c *Context) unchangedSince(r *state.Record, tree string) ([]string, []git.
 	}
 	return work, over, nil
 }
+
+// Commit commits everything the worktree r holds as Ship would (message
+// from its task unless message is set; owt's hooks left out of settings
+// files) and lands nothing: the first half of shipping an agent whose
+// worktree is on another machine, run there, its branch then brought
+// home and merged. BeforeCommit is asked right before the commit. A
+// worktree with nothing uncommitted gets an empty result and no commit.
+func (c *Context) Commit(r *state.Record, message string) (ShipResult, error) {
+	out := ShipResult{Result: Result{Name: r.Name, Branch: r.Branch, Target: r.Base}}
+	if !c.Git.BranchExists(r.Branch) {
+		return out, fmt.Errorf("%s: its branch %s no longer exists", r.Name, r.Branch)
+	}
+	if !isDir(r.Path) {
+		return out, fmt.Errorf("%s: its worktree %s is missing; nothing to commit", r.Name, r.Path)
+	}
+	if op, err := git.OperationInProgress(r.Path); err != nil {
+		return out, err
+	} else if op != "" {
+		return out, fmt.Errorf("%s: a %s is in progress in %s; finish or abort it there first", r.Name, op, r.Path)
+	}
+	if err := checkOnBranch(r); err != nil {
+		return out, err
+	}
+	work, err := c.workFiles(r)
+	if err != nil {
+		return out, fmt.Errorf("check %s for uncommitted work: %w", r.Name, err)
+	}
+	if len(work) == 0 {
+		return out, nil
+	}
+	over, err := hookOverlays(r, work)
+	if err != nil {
+		return out, err
+	}
+	if c.BeforeCommit != nil {
+		if err := c.BeforeCommit(r); err != nil {
+			return out, err
+		}
+	}
+	if out.Committed, err = git.CommitPathsWith(r.Path, work, over, shipMessage(r, message)); err != nil {
+		return out, fmt.Errorf("commit the changes of %s: %w", r.Name, err)
+	}
+	out.Files = work
+	return out, nil
+}

@@ -50,6 +50,19 @@ type WaitResult struct {
 	Reached  bool      `json:"reached"`
 	// Never is set when the agent can no longer get there: it exited.
 	Never bool `json:"never,omitempty"`
+	// Host is the host of an agent there ("" here); Unreachable says the
+	// host did not answer: Status is the last one known, never "exited"
+	// for it, and it is neither reached nor never.
+	Host        string `json:"host,omitempty"`
+	Unreachable bool   `json:"unreachable,omitempty"`
+}
+
+// Elsewhere is a source of agents owt wait waits on beside the ledger's
+// (agents on hosts): Look says where each stands now, its Reached and
+// Never set by u; it is asked at most every Every.
+type Elsewhere struct {
+	Look  func(u WaitUntil) []WaitResult
+	Every time.Duration
 }
 
 // waitPoll is how often owt wait reads the state file.
@@ -59,6 +72,13 @@ const waitPoll = 200 * time.Millisecond
 // waiting for something else (it never will), or timeout passes (0 waits
 // forever). Every name must exist. The results say who got there.
 func Wait(w *workspace.Ledger, names []string, u WaitUntil, timeout time.Duration) ([]WaitResult, error) {
+	return WaitWith(w, names, u, timeout, nil)
+}
+
+// WaitWith is Wait over the ledger's agents called names and, when other
+// is set, the agents it tells of: done when none of all of them can still
+// change to what is waited for.
+func WaitWith(w *workspace.Ledger, names []string, u WaitUntil, timeout time.Duration, other *Elsewhere) ([]WaitResult, error) {
 	for _, n := range names {
 		if _, err := w.Get(n); err != nil {
 			return nil, err
@@ -68,12 +88,23 @@ func Wait(w *workspace.Ledger, names []string, u WaitUntil, timeout time.Duratio
 	if timeout > 0 {
 		deadline = time.Now().Add(timeout)
 	}
+	var there []WaitResult
+	var looked time.Time
 	for {
 		f, err := w.Store.Load()
 		if err != nil {
 			return nil, err
 		}
 		results, done := waitResults(f, names, u)
+		if other != nil {
+			if looked.IsZero() || time.Since(looked) >= other.Every {
+				there, looked = other.Look(u), time.Now()
+			}
+			for _, r := range there {
+				done = done && (r.Reached || r.Never)
+			}
+			results = append(results, there...)
+		}
 		if done || !deadline.IsZero() && !time.Now().Before(deadline) {
 			return results, nil
 		}

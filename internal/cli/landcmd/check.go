@@ -3,6 +3,7 @@ package landcmd
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -28,6 +29,10 @@ func CheckCommand(f *cmdutil.Factory) *cli.Command {
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			// Where the worktree is: an agent's on a host is checked there.
+			if ran, err := onHost(f, c, time.Minute); ran {
+				return err
+			}
 			w, rec, err := f.NamedRecord(c, "check")
 			if err != nil {
 				return err

@@ -3,6 +3,7 @@ package landcmd
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -26,6 +27,10 @@ func PRCommand(f *cmdutil.Factory) *cli.Command {
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return cmdutil.Usagef("pr takes one NAME (see 'owt list')")
+			}
+			// Pushed from where the branch is: an agent's on a host, there.
+			if ran, err := onHost(f, c, 2*time.Minute); ran {
+				return err
 			}
 			w, err := f.OpenWorkspace()
 			if err != nil {

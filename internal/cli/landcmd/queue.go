@@ -66,6 +66,10 @@ func runQueue(o *queueOptions) error {
 	if err != nil {
 		return err
 	}
+	// The hosts' finished agents, after every worktree here.
+	remote, skipped := control.RemoteQueue(w)
+	q.Entries = append(q.Entries, remote...)
+	q.Skipped = append(q.Skipped, skipped...)
 	if !o.Ship {
 		if o.JSON {
 			return cmdutil.PrintJSON(o.IO.Out, q)
@@ -86,16 +90,20 @@ func runQueue(o *queueOptions) error {
 	// or gains changes while the queue runs waits for the next run.
 	confirmed := map[string]string{}
 	for _, e := range q.Entries {
-		confirmed[e.Name] = e.Branch
+		if e.Host == "" {
+			confirmed[e.Name] = e.Branch
+		}
 	}
-	return shipQueue(o, w, confirmed)
+	return shipQueue(o, w, confirmed, remote)
 }
 
 // shipQueue ships the head of the queue, rebuilds the queue from what git
 // says now, and repeats, until it is empty or its head would conflict.
 // Only the worktrees in confirmed (name → branch, the list the user said
-// yes to) are ever shipped or considered.
-func shipQueue(o *queueOptions, w *workspace.Workspace, confirmed map[string]string) error {
+// yes to) are ever shipped or considered. Then the hosts' agents the user
+// said yes to (remote) ship in their order, each looked at afresh, until
+// one would conflict or is refused.
+func shipQueue(o *queueOptions, w *workspace.Workspace, confirmed map[string]string, remote []merge.QueueEntry) error {
 	run := queueRun{Shipped: []landed{}}
 	var failure error
 	for {
@@ -139,6 +147,9 @@ func shipQueue(o *queueOptions, w *workspace.Workspace, confirmed map[string]str
 			break
 		}
 	}
+	if failure == nil {
+		failure = shipRemoteQueue(o, w, remote, &run)
+	}
 	if failure != nil {
 		run.Stopped = failure.Error()
 	}
@@ -156,10 +167,36 @@ func shipQueue(o *queueOptions, w *workspace.Workspace, confirmed map[string]str
 	return nil
 }
 
+// shipRemoteQueue ships the hosts' queued agents in order (control.
+// ShipQueued), stopping at the first predicted conflict or refusal.
+func shipRemoteQueue(o *queueOptions, w *workspace.Workspace, remote []merge.QueueEntry, run *queueRun) error {
+	for i, e := range remote {
+		run.Left.Entries = remote[i:]
+		if !e.Clean {
+			return fmt.Errorf("stopped at %s@%s: it conflicts with %s in %s (as %s predicts); left: %s",
+				e.Name, e.Host, e.Base, text.Some(e.Conflicts, workspace.ListedMax), e.Host, queueNames(remote[i:]))
+		}
+		out, err := control.ShipQueued(w, e, control.LandOptions{ReviewLog: o.IO.ErrOut})
+		if out.Name == "" {
+			return fmt.Errorf("stopped at %s@%s: %w; left: %s", e.Name, e.Host, err, queueNames(remote[i:]))
+		}
+		out.Name = e.Name + "@" + e.Host
+		run.Shipped = append(run.Shipped, out)
+		if !o.JSON {
+			printLanding(o.IO.Out, out)
+		}
+		if err != nil {
+			return fmt.Errorf("shipped %s@%s, but %v; stopped", e.Name, e.Host, err)
+		}
+	}
+	run.Left.Entries = []merge.QueueEntry{}
+	return nil
+}
+
 func queueNames(es []merge.QueueEntry) string {
 	names := make([]string, len(es))
 	for i, e := range es {
-		names[i] = e.Name
+		names[i] = queueName(e)
 	}
 	return strings.Join(names, ", ")
 }
@@ -175,11 +212,19 @@ func printQueue(out io.Writer, q merge.Queue) {
 			if !e.Clean {
 				pred = "conflicts in " + text.Some(e.Conflicts, workspace.ListedMax)
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", i+1, e.Name, e.Branch, e.Status, e.Ahead, e.Uncommitted, e.Size, e.Overlaps, pred)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", i+1, queueName(e), e.Branch, e.Status, e.Ahead, e.Uncommitted, e.Size, e.Overlaps, pred)
 		}
 		_ = tw.Flush()
 	}
 	for _, s := range q.Skipped {
 		fmt.Fprintf(out, "not queued: %s (%s)\n", s.Name, s.Reason)
 	}
+}
+
+// queueName is an entry's name as the user types it: NAME, or NAME@HOST.
+func queueName(e merge.QueueEntry) string {
+	if e.Host != "" {
+		return e.Name + "@" + e.Host
+	}
+	return e.Name
 }

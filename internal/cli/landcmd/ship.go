@@ -24,6 +24,12 @@ func ShipCommand(f *cmdutil.Factory) *cli.Command {
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return cmdutil.Usagef("ship takes one NAME")
+			}
+			if ran, err := shipOnHost(f, c); ran {
+				return err
+			}
 			w, rec, err := f.NamedRecord(c, "ship")
 			if err != nil {
 				return err

@@ -21,6 +21,7 @@ func DiffCommand(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage:    "NAME",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "stat", Usage: "print the changed files with +/- counts instead of the review screen"},
+			&cli.StringFlag{Name: "file", Usage: "print the plain diff of this one changed `PATH` (as the review screen shows it)"},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -36,13 +37,26 @@ func DiffCommand(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			interactive := f.IO.InTTY && f.IO.OutTTY
-			if interactive && !c.Bool("stat") && !c.Bool("json") {
+			if interactive && !c.Bool("stat") && !c.Bool("json") && !c.IsSet("file") {
 				return execPopup("diff", rec.Name)
 			}
 			base := w.Repo.BaseRef(rec.Base, rec.BaseCommit)
 			files, err := git.ChangedFiles(rec.Path, base)
 			if err != nil {
 				return err
+			}
+			if c.IsSet("file") {
+				for _, fc := range files {
+					if fc.Path == c.String("file") {
+						d, err := git.FileDiff(rec.Path, base, fc, false)
+						if err != nil {
+							return err
+						}
+						_, err = fmt.Fprint(c.App.Writer, d)
+						return err
+					}
+				}
+				return cmdutil.Usagef("--file %s: %s changed no such file", cmdutil.Shown(c.String("file")), rec.Name)
 			}
 			if c.Bool("json") {
 				if files == nil {

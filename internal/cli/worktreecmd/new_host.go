@@ -1,6 +1,7 @@
 package worktreecmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/daemon"
+	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hosts"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/ssh"
@@ -41,6 +43,7 @@ func readSpec(o *newOptions) error {
 	o.Create = lifecycle.CreateOptions{
 		Task: spec.Task, Name: spec.Name, Branch: spec.Branch, Base: spec.Base, StartAt: spec.StartAt,
 		Tool: spec.Tool, Template: spec.Template, NoAgent: spec.NoAgent, Plan: spec.Plan, NoSetup: spec.NoSetup,
+		ReadIssue: spec.Issue,
 	}
 	return nil
 }
@@ -49,15 +52,15 @@ func readSpec(o *newOptions) error {
 // in its clone, from this repository's base commit.
 func newOnHost(o *newOptions) error {
 	switch {
-	case o.DryRun:
-		return cmdutil.Usagef("--dry-run with --host is not supported yet")
-	case o.Switch:
-		return cmdutil.Usagef("--switch with --host is not supported yet: attach with ssh -t HOST tmux attach -t SESSION")
 	case o.Create.InPlace:
-		return cmdutil.Usagef("--in-place with --host: an agent on a host works in a worktree of its clone there")
-	case o.Create.Issue != 0:
-		return cmdutil.Usagef("--issue with --host is not supported yet")
-	case strings.TrimSpace(o.Create.Task) == "" && !o.Create.NoAgent:
+		return cmdutil.Usagef("--in-place with --host: an agent on a host works in a worktree of its clone there, never in a checkout of yours")
+	case o.Create.Issue < 0:
+		return cmdutil.UsageError{Msg: fmt.Sprintf("--issue %d: an issue number is 1 or more", o.Create.Issue)}
+	case o.Create.Issue > 0 && strings.TrimSpace(o.Create.Task) != "":
+		return cmdutil.UsageError{Msg: fmt.Sprintf("--issue %d is the task: give no task text with it", o.Create.Issue)}
+	case o.DryRun && o.Switch:
+		return cmdutil.Usagef("--dry-run creates nothing to switch to: give one of --dry-run and --switch")
+	case strings.TrimSpace(o.Create.Task) == "" && !o.Create.NoAgent && o.Create.Issue == 0:
 		return cmdutil.UsageError{Msg: lifecycle.ErrEmptyTask.Error()}
 	}
 	if o.Create.Name != "" {
@@ -87,8 +90,24 @@ func newOnHost(o *newOptions) error {
 	ctx, cancel := context.WithTimeout(context.Background(), newHostTimeout)
 	defer cancel()
 	c := o.Create
-	item, err := h.NewAgent(ctx, w.Repo, hosts.NewSpec{Task: c.Task, Name: c.Name, Branch: c.Branch, Base: c.Base,
-		Tool: c.Tool, Template: c.Template, NoAgent: c.NoAgent, Plan: c.Plan, NoSetup: c.NoSetup})
+	if c.Issue > 0 {
+		// The issue is read here, through this machine's gh; its text
+		// goes to the host as the task, on stdin.
+		if err := lifecycle.Of(w).FromIssue(&c); err != nil {
+			return createError(err)
+		}
+		if c.Name != "" {
+			if err := state.ValidateName(c.Name); err != nil {
+				return cmdutil.UsageError{Msg: err.Error()}
+			}
+		}
+	}
+	spec := hosts.NewSpec{Task: c.Task, Name: c.Name, Branch: c.Branch, Base: c.Base,
+		Tool: c.Tool, Template: c.Template, NoAgent: c.NoAgent, Plan: c.Plan, NoSetup: c.NoSetup, Issue: c.ReadIssue}
+	if o.DryRun {
+		return previewOnHost(ctx, o, w.Repo, h, spec)
+	}
+	item, err := h.NewAgent(ctx, w.Repo, spec)
 	var ee *ssh.ExitError
 	if errors.As(err, &ee) && ee.Code == cmdutil.ExitUsage {
 		return cmdutil.UsageError{Msg: fmt.Sprintf("on %s: %s", o.Host, lastLine(ee.Stderr))}
@@ -106,13 +125,72 @@ func newOnHost(o *newOptions) error {
 		}
 	}
 	if o.JSON {
-		return cmdutil.PrintJSON(o.IO.Out, item)
+		if err := cmdutil.PrintJSON(o.IO.Out, item); err != nil {
+			return err
+		}
+	} else {
+		tool := item.Tool
+		if tool == "" {
+			tool = "shell"
+		}
+		fmt.Fprintf(o.IO.Out, "%s: %s on %s in %s on host %s (tmux session %s there)\n", item.Name, tool, item.Branch, item.Path, item.Host, item.Session)
 	}
-	tool := item.Tool
-	if tool == "" {
-		tool = "shell"
+	if o.Switch {
+		// As Alt+s does for an agent on a host: a window attached over ssh.
+		return attachOnHost(o.IO.Out, w.Tmux, h, item.Name, item.Session)
 	}
-	fmt.Fprintf(o.IO.Out, "%s: %s on %s in %s on host %s (tmux session %s there)\n", item.Name, tool, item.Branch, item.Path, item.Host, item.Session)
+	return nil
+}
+
+// hostPreview is owt new --host --dry-run --json: where the agent would
+// run, the base commit that would be sent there, and the host owt's own
+// preview (its first prompt and memory).
+type hostPreview struct {
+	Host       string          `json:"host"`
+	Clone      string          `json:"clone"`
+	Base       string          `json:"base"`
+	BaseCommit string          `json:"base_commit"`
+	Preview    json.RawMessage `json:"preview"`
+}
+
+// previewOnHost is owt new --host --dry-run: what it would do, changing
+// nothing here or there: no base commit sent, no clone looked for and
+// remembered, nothing made. The host's owt previews the agent's start
+// in its clone, from the spec on its stdin.
+func previewOnHost(ctx context.Context, o *newOptions, repo git.Repo, h *hosts.Host, spec hosts.NewSpec) error {
+	clone, ok := h.Clone(repo.Root)
+	if !ok {
+		return cmdutil.UsageError{Msg: fmt.Sprintf("--host %s --dry-run: its clone of %s is not known yet (owt new --host %s finds it under search, or name it in [hosts.%s] repos)", h.Name, repo.Root, h.Name, h.Name)}
+	}
+	base := spec.Base
+	if base == "" {
+		if base = repo.HeadBranch; base == "" {
+			return cmdutil.Usagef("HEAD is detached here: pass --base BRANCH")
+		}
+	}
+	commit, err := repo.ResolveCommit(git.BranchRef(base))
+	if err != nil || !repo.BranchExists(base) {
+		return cmdutil.UsageError{Msg: fmt.Sprintf("unknown base %q: no such local branch", base)}
+	}
+	spec.Base = base
+	out, err := h.PreviewAgent(ctx, clone, spec)
+	var ee *ssh.ExitError
+	if errors.As(err, &ee) && ee.Code == cmdutil.ExitUsage {
+		return cmdutil.UsageError{Msg: fmt.Sprintf("on %s: %s", h.Name, lastLine(ee.Stderr))}
+	}
+	if err != nil {
+		return err
+	}
+	var p previewJSON
+	if err := json.Unmarshal(bytes.TrimSpace(out), &p); err != nil {
+		return fmt.Errorf("owt new --dry-run on %s: %w (is owt there the same version? owt host check %s)", h.Name, err, h.Name)
+	}
+	if o.JSON {
+		return cmdutil.PrintJSON(o.IO.Out, hostPreview{Host: h.Name, Clone: clone, Base: base, BaseCommit: commit, Preview: bytes.TrimSpace(out)})
+	}
+	p.Base = base // the host's base branch may lag: the agent starts at this one's commit
+	printPreviewText(o.IO.Out, p, fmt.Sprintf("owt new --host %s --dry-run: nothing was created or sent, here or on %s.\nwould send %s (%.12s) to %s:%s (%s, no branch moved), then start there:\n",
+		h.Name, h.Name, base, commit, h.Name, clone, hosts.BaseRef(commit)))
 	return nil
 }
 

@@ -2,6 +2,7 @@ package worktreecmd
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/lifecycle"
@@ -24,12 +25,19 @@ type previewJSON struct {
 }
 
 // printPreview shows what owt new would start the agent with.
-func printPreview(o *newOptions, p lifecycle.Preview) error {
+func printPreview(o *newOptions, lp lifecycle.Preview) error {
+	p := previewJSON{Name: lp.Name, Branch: lp.Branch, Base: lp.Base, Tool: lp.Tool, Plan: lp.Plan,
+		Template: lp.Template, Guessed: lp.Guessed, Prompt: text.From(lp.Prompt), Facts: text.From(lp.FactsBlock), FactsN: len(lp.Facts), Note: lp.FactsNote}
 	if o.JSON {
-		return cmdutil.PrintJSON(o.IO.Out, previewJSON{Name: p.Name, Branch: p.Branch, Base: p.Base, Tool: p.Tool, Plan: p.Plan,
-			Template: p.Template, Guessed: p.Guessed, Prompt: text.From(p.Prompt), Facts: text.From(p.FactsBlock), FactsN: len(p.Facts), Note: p.FactsNote})
+		return cmdutil.PrintJSON(o.IO.Out, p)
 	}
-	out := o.IO.Out
+	printPreviewText(o.IO.Out, p, "owt new --dry-run: nothing was created.\n")
+	return nil
+}
+
+// printPreviewText is the text of owt new --dry-run after its first
+// line, head.
+func printPreviewText(out io.Writer, p previewJSON, head string) {
 	tpl := "none (the task is sent as it is)"
 	switch {
 	case p.Template != "" && p.Guessed:
@@ -41,16 +49,15 @@ func printPreview(o *newOptions, p lifecycle.Preview) error {
 	if p.Plan {
 		plan = "yes"
 	}
-	fmt.Fprintf(out, "owt new --dry-run: nothing was created.\nname %s, branch %s, base %s, tool %s, plan mode %s\ntemplate %s\n",
-		p.Name, p.Branch, p.Base, p.Tool, plan, tpl)
-	fmt.Fprintf(out, "\n--- first prompt ---\n%s\n", text.From(p.Prompt).Block())
+	fmt.Fprintf(out, "%sname %s, branch %s, base %s, tool %s, plan mode %s\ntemplate %s\n",
+		head, text.From(p.Name).Line(), text.From(p.Branch).Line(), text.From(p.Base).Line(), text.From(p.Tool).Line(), plan, text.From(tpl).Line())
+	fmt.Fprintf(out, "\n--- first prompt ---\n%s\n", p.Prompt.Block())
 	switch {
-	case len(p.Facts) > 0:
-		fmt.Fprintf(out, "\n--- memory: %d fact(s), written into the agent's instructions file ---\n%s\n", len(p.Facts), text.From(p.FactsBlock).Block())
-	case p.FactsNote != "":
-		fmt.Fprintf(out, "\n--- memory: none: %s ---\n", p.FactsNote)
+	case p.FactsN > 0:
+		fmt.Fprintf(out, "\n--- memory: %d fact(s), written into the agent's instructions file ---\n%s\n", p.FactsN, p.Facts.Block())
+	case p.Note != "":
+		fmt.Fprintf(out, "\n--- memory: none: %s ---\n", text.From(p.Note).Line())
 	default:
 		fmt.Fprintln(out, "\n--- memory: no fact matches this task ---")
 	}
-	return nil
 }

@@ -10,9 +10,8 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/hosts"
-	"github.com/owt-tmux/owt/internal/send"
-	"github.com/owt-tmux/owt/internal/ssh"
 )
 
 // sendHostTimeout bounds a send on a host (the remote owt waits for a
@@ -55,33 +54,29 @@ func (o *sendOptions) sendOnHost() (routed bool, err error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), sendHostTimeout)
 	defer cancel()
-	h, name, root, routed, err := cmdutil.AgentHost(ctx, o.Workspace, o.Names[0])
+	h, name, _, routed, err := cmdutil.AgentHost(ctx, o.Workspace, o.Names[0])
 	if !routed {
 		return false, nil
 	}
 	if err != nil {
 		return true, err
 	}
-	clone, _ := h.Clone(root)
-	out, err := h.Send(ctx, clone, hosts.SendSpec{Name: name, Text: o.Text, Answer: o.Answer})
-	var results []send.Result
-	if jerr := json.Unmarshal(out, &results); jerr != nil || len(results) == 0 {
-		var ee *ssh.ExitError
-		if errors.As(err, &ee) {
-			switch ee.Code {
-			case cmdutil.ExitUsage:
-				return true, cmdutil.UsageError{Msg: fmt.Sprintf("on %s: %s", h.Name, lastLine(ee.Stderr))}
-			case cmdutil.ExitUnknown:
-				return true, cmdutil.CodeError{Code: cmdutil.ExitUnknown, Msg: fmt.Sprintf("no agent %s on %s", name, h.Name)}
-			}
-		}
-		if err == nil {
-			err = fmt.Errorf("owt send on %s said nothing readable", h.Name)
-		}
+	w, err := o.Workspace()
+	if err != nil {
 		return true, err
 	}
-	for i := range results {
-		results[i].Name += "@" + h.Name
+	results, err := control.SendRemote(w, h, name, o.Text, o.Answer)
+	var he *control.HostError
+	if errors.As(err, &he) {
+		switch he.Code {
+		case cmdutil.ExitUsage:
+			return true, cmdutil.UsageError{Msg: fmt.Sprintf("on %s: %s", h.Name, he.Msg)}
+		case cmdutil.ExitUnknown:
+			return true, cmdutil.CodeError{Code: cmdutil.ExitUnknown, Msg: fmt.Sprintf("no agent %s on %s", name, h.Name)}
+		}
+	}
+	if err != nil {
+		return true, err
 	}
 	return true, o.report(results)
 }

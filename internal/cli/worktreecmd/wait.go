@@ -14,15 +14,19 @@ func WaitCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "wait",
 		Usage:     "wait until agents are idle (or waiting, exited, any of these); exit 0 when all got there, 1 on timeout",
-		ArgsUsage: "NAME...",
+		ArgsUsage: "NAME|NAME@HOST...",
 		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "wait on every agent of this repository, here and on the hosts serving it"},
 			&cli.StringFlag{Name: "until", Value: "idle", Usage: "idle, waiting (needs you), exited, or any of them"},
 			&cli.DurationFlag{Name: "timeout", Value: 0, Usage: "give up after this long, e.g. 10m (default: wait forever)"},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return cmdutil.Usagef("wait needs at least one NAME")
+			if c.NArg() == 0 && !c.Bool("all") {
+				return cmdutil.Usagef("wait needs at least one NAME (or --all)")
+			}
+			if c.NArg() > 0 && c.Bool("all") {
+				return cmdutil.Usagef("wait takes NAMEs or --all, not both")
 			}
 			until, err := status.ParseUntil(c.String("until"))
 			if err != nil {
@@ -44,14 +48,25 @@ func WaitCommand(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			results, err := status.Wait(&w.Ledger, c.Args().Slice(), until, c.Duration("timeout"))
+			local, remote, err := waitTargets(f, w, c.Args().Slice(), c.Bool("all"), f.IO.ErrOut)
+			if err != nil {
+				return err
+			}
+			if c.Bool("all") && len(local) == 0 && remote.empty() {
+				return cmdutil.CodeError{Code: cmdutil.ExitError, Msg: "no agents to wait on in this repository, here or on its hosts"}
+			}
+			var there *status.Elsewhere
+			if !remote.empty() {
+				there = &status.Elsewhere{Look: remote.look, Every: waitLookEvery}
+			}
+			results, err := status.WaitWith(&w.Ledger, local, until, c.Duration("timeout"), there)
 			if err != nil {
 				return err
 			}
 			var missed []string
 			for _, r := range results {
 				if !r.Reached {
-					missed = append(missed, fmt.Sprintf("%s is %s", r.Name, r.Status))
+					missed = append(missed, missedLine(r))
 				}
 			}
 			if c.Bool("json") {
