@@ -32,7 +32,7 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{[]string{"new", "--no-agent", "  "}, "empty task"},
 		{[]string{"--bogus", "list"}, "flag provided but not defined: --bogus"},
 		{[]string{"list", "--bogus"}, "flag provided but not defined: --bogus"},
-		{[]string{"delete", "existing", "--json"}, "flag provided but not defined: --json"},
+		{[]string{"delete", "existing", "--json"}, "--json goes with --dry-run"},
 		{[]string{"status", "existing", "--nope"}, "flag provided but not defined: --nope"},
 		{[]string{"delete"}, "delete takes one NAME"},
 		{[]string{"delete", "existing", "other"}, "delete takes one NAME"},

@@ -55,6 +55,9 @@ type agent struct {
 
 	done     chan struct{}
 	exitCode int
+	// drained is closed once the pty has nothing more to read: what the
+	// agent wrote before it exited is all in out.
+	drained chan struct{}
 }
 
 type agentConfig struct {
@@ -97,7 +100,7 @@ func startAgent(t *testing.T, c agentConfig) *agent {
 	if c.program == "" {
 		c.program = binPath
 	}
-	a := &agent{t: t, logPath: filepath.Join(t.TempDir(), "log.jsonl"), done: make(chan struct{})}
+	a := &agent{t: t, logPath: filepath.Join(t.TempDir(), "log.jsonl"), done: make(chan struct{}), drained: make(chan struct{})}
 	a.cmd = exec.Command(c.program, c.args...)
 	a.cmd.Dir = c.dir
 	a.cmd.Env = append(baseEnv(c.home), "OWT_FAKE_LOG="+a.logPath, "OWT_NAME=test-agent")
@@ -111,6 +114,7 @@ func startAgent(t *testing.T, c agentConfig) *agent {
 	}
 	a.pty = f
 	go func() {
+		defer close(a.drained)
 		buf := make([]byte, 4096)
 		for {
 			n, err := f.Read(buf)
@@ -235,11 +239,16 @@ func (a *agent) waitExit() int {
 	a.t.Helper()
 	select {
 	case <-a.done:
-		return a.exitCode
 	case <-time.After(5 * time.Second):
 		a.t.Fatal("agent did not exit")
 		return 0
 	}
+	// The exit can be seen before the last of its screen is read.
+	select {
+	case <-a.drained:
+	case <-time.After(2 * time.Second):
+	}
+	return a.exitCode
 }
 
 func writeFile(t *testing.T, path, content string) {

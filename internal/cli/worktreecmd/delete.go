@@ -54,6 +54,9 @@ func DeleteCommand(f *cmdutil.Factory) *cli.Command {
 			if c.NArg() != 1 {
 				return cmdutil.Usagef("delete takes one NAME")
 			}
+			if c.Bool("json") && !c.Bool("dry-run") {
+				return cmdutil.Usagef("--json goes with --dry-run: owt delete prints no data")
+			}
 			if ran, err := deleteOnHost(f, c); ran {
 				return err
 			}
