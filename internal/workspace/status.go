@@ -48,9 +48,10 @@ type StatusChange struct {
 func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (StatusChange, bool)) (*state.Record, bool, error) {
 	var rec state.Record
 	changed, learnedSession := false, false
-	err := w.Store.UpdateUnsynced(func(f *state.File) error {
-		r, ok := f.Records[name]
-		if !ok {
+	// One record's change, on every hook and screen reading: only it is
+	// decoded (state.Store.UpdateRecordUnsynced).
+	err := w.Store.UpdateRecordUnsynced(name, func(r *state.Record) error {
+		if r == nil {
 			return fmt.Errorf("%w %q", ErrUnknownName, name)
 		}
 		rec = *r
