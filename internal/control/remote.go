@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -129,7 +128,7 @@ func remoteToLand(ctx context.Context, w *workspace.Workspace, h *hosts.Host, na
 // out carries what was done before (a commit there).
 func landRemote(ctx context.Context, w *workspace.Workspace, h *hosts.Host, clone string, it inventory.Item, mo merge.Options, o LandOptions, verb string, out Landed) (Landed, error) {
 	name := it.Name
-	branch, _, err := h.FetchBranch(ctx, w.Repo, name)
+	branch, tip, err := h.FetchBranch(ctx, w.Repo, name)
 	if err != nil {
 		return Landed{}, err
 	}
@@ -145,12 +144,13 @@ func landRemote(ctx context.Context, w *workspace.Workspace, h *hosts.Host, clon
 	if o.Keep {
 		return out, nil
 	}
-	argv := []string{"delete", "--yes", "--force", "--", name} // its work is here now
+	// Its work as fetched is here now; anything it holds beyond that
+	// keeps it there.
 	var stderr bytes.Buffer
-	if err := h.Exec(ctx, clone, argv, io.Discard, &stderr); err != nil {
+	if err := h.DeleteLanded(ctx, clone, name, tip, &stderr); err != nil {
 		err = hostErr(err, &stderr)
 		out.Kept = err.Error()
-		return out, fmt.Errorf("landed on %s, but %s@%s was not deleted there: %v", res.Target, name, h.Name, err)
+		return out, fmt.Errorf("landed on %s, but %s@%s was kept there: %v", res.Target, name, h.Name, err)
 	}
 	if err := w.Repo.DeleteBranch(branch, false); err != nil {
 		out.Kept = err.Error()

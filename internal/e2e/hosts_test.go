@@ -774,3 +774,34 @@ func TestNewOnHostFastForwardsTheHostsBaseBranchWhenFree(t *testing.T) {
 	require.Equal(t, 0, far.Ahead, "nothing of the base counts as the agent's")
 	require.Equal(t, 0, far.Insertions)
 }
+
+// A remote agent whose worktree holds what its branch does not — an edited
+// copy of an ignored file (.env) — lands its commits here, and is kept on
+// the host with that file: the host's delete loses nothing beyond the
+// commits fetched (as a local merge keeps such a worktree).
+func TestMergeOfARemoteAgentKeepsItWhileItHoldsMoreThanItsBranch(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	clone := addHostWithRepo(e, h, repo)
+	out, err := h.Run("echo SECRET=host > '" + clone + "/.env'")
+	require.NoError(t, err, out)
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "the task")
+	require.Equal(t, "far: idle\n", e.MustOwt(repo, "wait", "far", "--until", "idle", "--timeout", "30s"))
+	items, _ := e.hostList(repo)
+	require.Len(t, items, 1)
+	wt := items[0].Path
+	out, err = h.Run("cd '" + wt + "' && test \"$(cat .env)\" = SECRET=host && echo SECRET=edited > .env && echo done > feature.txt && git add feature.txt && git commit -qm 'the feature'")
+	require.NoError(t, err, out)
+
+	r := e.Owt(repo, "merge", "far@box", "--yes")
+	require.NotEqual(t, 0, r.Code, "the agent was not removed: %s", r.Stdout)
+	require.Contains(t, r.Stderr, "kept there")
+	require.Contains(t, r.Stderr, ".env")
+	require.Equal(t, "done", strings.TrimSpace(e.Git(repo, "show", "main:feature.txt")), "its commit landed")
+	out, err = h.Run("cat '" + wt + "/.env'")
+	require.NoError(t, err, out)
+	require.Equal(t, "SECRET=edited", strings.TrimSpace(out), "the edited copy is kept on the host")
+	items, _ = e.hostList(repo)
+	require.Len(t, items, 1, "the agent stays on the host")
+}

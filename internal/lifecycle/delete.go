@@ -27,6 +27,10 @@ type Loss struct {
 	// Detached counts the commits made on a detached HEAD in the worktree
 	// that no branch, tag or remote ref holds: only the worktree knows them.
 	Detached int `json:"detached_commits"`
+	// Tip is the branch's commit when the loss was measured. A loss
+	// accepted with a tip accepts the branch as it was then: a commit
+	// made since is more than was agreed to, whatever the counts say.
+	Tip string `json:"tip,omitempty"`
 }
 
 // Within reports whether l loses nothing beyond accepted: its files are
@@ -34,7 +38,8 @@ type Loss struct {
 // committed, or the user cleaned up, after the question was asked).
 func (l Loss) Within(accepted Loss) bool {
 	return subset(l.DirtyFiles, accepted.DirtyFiles) && subset(l.EditedCopies, accepted.EditedCopies) &&
-		l.Unmerged <= accepted.Unmerged && l.Detached <= accepted.Detached
+		l.Unmerged <= accepted.Unmerged && l.Detached <= accepted.Detached &&
+		(accepted.Tip == "" || l.Tip == accepted.Tip)
 }
 
 func subset(a, b []string) bool {
@@ -102,6 +107,9 @@ func (w *Worktrees) WhatWouldBeLost(r *state.Record) (Loss, error) {
 			return l, fmt.Errorf("compare %s with %s: %w", r.Branch, base, err)
 		}
 		l.Unmerged = only
+		if l.Tip, err = w.Repo.ResolveCommit(git.BranchRef(r.Branch)); err != nil {
+			return l, fmt.Errorf("read the tip of %s: %w", r.Branch, err)
+		}
 	}
 	return l, nil
 }

@@ -53,3 +53,21 @@ func TestDeleteWithAcceptGoesOnWhenLessWouldBeLost(t *testing.T) {
 	require.NoError(t, ws.Delete(rec.Name, DeleteOptions{Accept: &shown}))
 	require.NoDirExists(t, rec.Path)
 }
+
+// A loss accepted with a tip accepts the branch as it was: a commit made
+// since is more, even when the counts say no more.
+func TestALossAcceptedAtATipRefusesAnotherTip(t *testing.T) {
+	accepted := Loss{Unmerged: 1 << 30, Tip: "aaaa"}
+	if !(Loss{Unmerged: 3, Tip: "aaaa"}).Within(accepted) {
+		t.Fatal("the branch as fetched is within")
+	}
+	if (Loss{Unmerged: 3, Tip: "bbbb"}).Within(accepted) {
+		t.Fatal("a branch that moved since is not")
+	}
+	if (Loss{Unmerged: 3, Tip: "aaaa", EditedCopies: []string{".env"}}).Within(accepted) {
+		t.Fatal("an edited copy is not")
+	}
+	if !(Loss{Unmerged: 3, Tip: "bbbb"}).Within(Loss{Unmerged: 3}) {
+		t.Fatal("a loss accepted without a tip counts commits only")
+	}
+}

@@ -332,7 +332,7 @@ func (e *Engine) landRemote(r *run.Run, t *run.TaskRun, now time.Time) error {
 		return err
 	}
 	if err == nil {
-		e.deleteRemote(r, t)
+		e.deleteRemote(r, t, f.commit)
 	}
 	return nil
 }
@@ -429,7 +429,7 @@ const deleteTries = 5
 // deleteRemote deletes the agent of landed task t on its host, in the
 // background: its work is in into here. The run's log says whether it
 // was; an agent that could not be deleted is left there, said so.
-func (e *Engine) deleteRemote(r *run.Run, t *run.TaskRun) {
+func (e *Engine) deleteRemote(r *run.Run, t *run.TaskRun, tip string) {
 	key := "delete " + r.Name + "/" + t.ID
 	if !e.remoteJobs.claim(key) {
 		return
@@ -437,7 +437,7 @@ func (e *Engine) deleteRemote(r *run.Run, t *run.TaskRun) {
 	host, name, id := t.Host, t.Name, t.ID
 	go func() {
 		defer e.remoteJobs.release(key)
-		err := deleteOnHost(r, host, name)
+		err := deleteOnHost(r, host, name, tip)
 		now := time.Now()
 		ev := run.Event{At: now, Event: "teardown", Task: id, Detail: fmt.Sprintf("%s deleted on host %s (its work landed here)", name, host)}
 		if err != nil {
@@ -449,7 +449,9 @@ func (e *Engine) deleteRemote(r *run.Run, t *run.TaskRun) {
 	}()
 }
 
-func deleteOnHost(r *run.Run, host, name string) error {
+// deleteOnHost deletes the landed agent called name, whose branch landed
+// at tip, on host: never more than that (hosts.DeleteLanded).
+func deleteOnHost(r *run.Run, host, name, tip string) error {
 	var err error
 	for try := 0; try < deleteTries; try++ {
 		if try > 0 {
@@ -461,7 +463,7 @@ func deleteOnHost(r *run.Run, host, name string) error {
 			return err
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), remoteStepTimeout)
-		err = h.Exec(ctx, clone, []string{"delete", "--yes", "--force", "--", name}, io.Discard, io.Discard)
+		err = h.DeleteLanded(ctx, clone, name, tip, io.Discard)
 		cancel()
 		var ee *ssh.ExitError
 		if errors.As(err, &ee) {
