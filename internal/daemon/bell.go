@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/adrg/xdg"
@@ -24,8 +23,12 @@ import (
 // a full queue, a missing or dead monitor (no socket, or a socket file no
 // one reads) fails at once, and the hook starts "owt _publish" as before.
 // The socket lives beside the monitor's lock, in the directory tmux made
-// for its socket (private to the user), else in the runtime dirs: the
-// first of bellPaths short enough for a socket address (108 bytes).
+// for its socket, else in owt's runtime dir: the first of bellPaths short
+// enough for a socket address (108 bytes) whose directory is the user's
+// own and closed to others (a directory anyone can write to, such as
+// the /tmp of a tmux -S /tmp/x, could hold a stranger's socket under
+// the name a hook rings: it would take the rings, and no status would
+// reach tmux).
 
 const bellVerb = "publish"
 
@@ -40,7 +43,6 @@ func bellPaths(socket string) []string {
 	candidates := []string{
 		socket + ".owt-monitor.sock",
 		filepath.Join(xdg.RuntimeDir, "owt", name),
-		filepath.Join(os.TempDir(), "owt-"+strconv.Itoa(os.Getuid()), name),
 	}
 	var out []string
 	for _, p := range candidates {
@@ -49,6 +51,16 @@ func bellPaths(socket string) []string {
 		}
 	}
 	return out
+}
+
+// private reports whether dir is a directory (not a link) of this user
+// that no one else may write to.
+func private(dir string) bool {
+	var st unix.Stat_t
+	if err := unix.Lstat(dir, &st); err != nil {
+		return false
+	}
+	return st.Mode&unix.S_IFMT == unix.S_IFDIR && int(st.Uid) == os.Getuid() && st.Mode&0o022 == 0
 }
 
 // Bell is the monitor's end of the bell.
@@ -64,6 +76,10 @@ func ListenBell(socket string) (*Bell, error) {
 	for _, p := range bellPaths(socket) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if !private(filepath.Dir(p)) {
+			errs = append(errs, fmt.Errorf("%s: others may write to its folder", p))
 			continue
 		}
 		_ = os.Remove(p)
@@ -121,11 +137,17 @@ func RingPublish(socket, repo, name string) error {
 	defer unix.Close(fd)
 	var errs []error
 	for _, p := range bellPaths(socket) {
+		if !private(filepath.Dir(p)) {
+			continue // no monitor of ours binds there
+		}
 		err := unix.Sendto(fd, msg, 0, &unix.SockaddrUnix{Name: p})
 		if err == nil {
 			return nil
 		}
 		errs = append(errs, fmt.Errorf("%s: %w", p, err))
+	}
+	if len(errs) == 0 {
+		return errors.New("ring the monitor: no bell in a folder of this user's own")
 	}
 	return fmt.Errorf("ring the monitor: %w", errors.Join(errs...))
 }

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,5 +103,51 @@ func TestBellBesideALongSocketPathMovesToTheRuntimeDir(t *testing.T) {
 	}
 	if n := <-got; n != "a" {
 		t.Fatalf("rang %q", n)
+	}
+}
+
+// Beside a socket in a folder others may write to (tmux -S /tmp/x), a
+// stranger's socket under the bell's name takes no ring, and the monitor
+// binds in owt's runtime dir instead.
+func TestNoBellInAFolderOthersMayWriteTo(t *testing.T) {
+	run := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", run)
+	xdg.Reload()
+	t.Cleanup(xdg.Reload)
+	public := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(public, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(public, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	socket := filepath.Join(public, "x")
+	stranger, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: socket + ".owt-monitor.sock", Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stranger.Close()
+	if err := RingPublish(socket, "/r", "a"); err == nil {
+		t.Fatal("a ring must not go to a socket in a folder others may write to")
+	}
+	b, err := ListenBell(socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if !strings.HasPrefix(b.Path(), run) {
+		t.Fatalf("the bell is at %s, not in the runtime dir %s", b.Path(), run)
+	}
+	got := make(chan string, 1)
+	go b.Serve(func(repo, name string) { got <- name })
+	if err := RingPublish(socket, "/r", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if n := <-got; n != "a" {
+		t.Fatalf("rang %q", n)
+	}
+	_ = stranger.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	if n, _, err := stranger.ReadFrom(make([]byte, 64)); err == nil {
+		t.Fatalf("the stranger got %d bytes", n)
 	}
 }
