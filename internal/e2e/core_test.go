@@ -254,6 +254,9 @@ func TestCorruptStateIsRecoveredFromGitAndTmux(t *testing.T) {
 	repo := e.NewRepo("app")
 	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "keep", "Keep me")
 	e.Eventually(5*time.Second, "session settles", func() bool { return e.Find(repo, "keep").Status == "idle" })
+	// Someone's own worktree in owt's folder, under a name owt never
+	// makes (NAME@HOST names an agent on a host): not rebuilt as a record.
+	e.Git(repo, "worktree", "add", "-q", "-b", "mine", filepath.Join(filepath.Dir(repo), "app.worktrees", "x@y"))
 	items, stateFile := e.listAfterCorruptState(repo)
 	require.Len(t, items, 1)
 	require.Equal(t, "keep", items[0].Name)

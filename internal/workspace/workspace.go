@@ -162,6 +162,13 @@ func (w *Workspace) rebuild(f *state.File) error {
 		if w.WorktreePath(name) != wt.Path {
 			continue // not made by owt
 		}
+		if err := state.ValidateName(name); err != nil {
+			// owt never makes such a folder (someone's own worktree in
+			// owt's folder): a record named so could not be told from an
+			// agent on a host (NAME@HOST), or be handled at all.
+			w.Warnf("left out of the rebuilt state: the worktree %s (%v)", wt.Path, err)
+			continue
+		}
 		rec := &state.Record{
 			Name: name, Repo: w.Repo.Root, Branch: wt.Branch, Base: head, Path: wt.Path,
 			Session: w.SessionName(name), CreatedAt: now, Recovered: true, NoAgent: true,
