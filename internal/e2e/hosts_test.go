@@ -307,6 +307,12 @@ func TestUnreachableHostKeepsItsAgentsLastStatus(t *testing.T) {
 	var rows []struct{ Reachable bool }
 	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "host", "list", "--json")), &rows))
 	require.False(t, rows[0].Reachable)
+	// An unknown name is unknown (exit 3) whether or not a host answers.
+	for _, args := range [][]string{{"status", "nosuch"}, {"delete", "nosuch", "--yes"}} {
+		r := e.Owt(repo, args...)
+		require.Equal(t, 3, r.Code, "%v: %s", args, r.Stderr)
+		require.Contains(t, r.Stderr, "could not be asked")
+	}
 
 	h.Start()
 	items, _ = e.hostList(repo)

@@ -84,7 +84,10 @@ func hostHaving(ctx context.Context, cfg config.Config, root, name string) (*hos
 		}
 		return nil, Usagef("%s is an agent on several hosts: say which (%s)", name, strings.Join(names, ", "))
 	case len(unreachable) > 0:
-		return nil, fmt.Errorf("no agent %s here, and host(s) %s could not be asked (unreachable): nothing was sent", name, strings.Join(unreachable, ", "))
+		// Unknown here (exit 3, as with every host up): said with what
+		// could not be asked, and nothing done.
+		return nil, fmt.Errorf("%w %q here, and host(s) %s could not be asked (unreachable): nothing was done",
+			workspace.ErrUnknownName, name, strings.Join(unreachable, ", "))
 	}
 	return nil, nil
 }
