@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/adrg/xdg"
 	"golang.org/x/sys/unix"
@@ -96,23 +97,42 @@ func ListenBell(socket string) (*Bell, error) {
 // Path is the bell's socket file.
 func (b *Bell) Path() string { return b.path }
 
-// Serve calls publish for every ring, one at a time, until Close. Rings
-// that are not one verb and two fields are dropped.
+// Serve calls publish for every record rung for, one at a time, until
+// Close. The rings waiting when it is free are taken together, each
+// record published once (a storm of hooks, or a slow tmux, costs one
+// publish a record, not one a ring). Rings that are not one verb and two
+// fields are dropped.
 func (b *Bell) Serve(publish func(repo, name string)) {
 	buf := make([]byte, maxBell)
+	type rung struct{ repo, name string }
 	for {
-		n, _, err := b.conn.ReadFromUnix(buf)
-		if err != nil {
+		var batch []rung
+		seen := map[rung]bool{}
+		wait := time.Time{} // the first ring is waited for
+		for {
+			_ = b.conn.SetReadDeadline(wait)
+			n, _, err := b.conn.ReadFromUnix(buf)
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
-			continue
+			if err != nil {
+				break // none waiting
+			}
+			// Those already there: a deadline already past would not even
+			// look (Go fails such a read before trying it).
+			wait = time.Now().Add(time.Millisecond)
+			fields := strings.Split(string(buf[:n]), "\x00")
+			if len(fields) != 3 || fields[0] != bellVerb || !filepath.IsAbs(fields[1]) || fields[2] == "" {
+				continue
+			}
+			if r := (rung{fields[1], fields[2]}); !seen[r] {
+				seen[r] = true
+				batch = append(batch, r)
+			}
 		}
-		fields := strings.Split(string(buf[:n]), "\x00")
-		if len(fields) != 3 || fields[0] != bellVerb || !filepath.IsAbs(fields[1]) || fields[2] == "" {
-			continue
+		for _, r := range batch {
+			publish(r.repo, r.name)
 		}
-		publish(fields[1], fields[2])
 	}
 }
 

@@ -151,3 +151,38 @@ func TestNoBellInAFolderOthersMayWriteTo(t *testing.T) {
 		t.Fatalf("the stranger got %d bytes", n)
 	}
 }
+
+// Rings that wait while the monitor is busy are taken together: each
+// record is published once, in the order first rung.
+func TestRingsWaitingTogetherPublishEachRecordOnce(t *testing.T) {
+	socket := filepath.Join(t.TempDir(), "default")
+	b, err := ListenBell(socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, name := range []string{"a", "b", "a", "a", "b", "c"} {
+		if err := RingPublish(socket, "/r", name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make(chan string, 10)
+	go b.Serve(func(repo, name string) { got <- name })
+	var names []string
+	for len(names) < 3 {
+		select {
+		case n := <-got:
+			names = append(names, n)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("published %v", names)
+		}
+	}
+	if strings.Join(names, ",") != "a,b,c" {
+		t.Fatalf("published %v, want a,b,c once each", names)
+	}
+	select {
+	case n := <-got:
+		t.Fatalf("published %s again", n)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
