@@ -33,11 +33,8 @@ func (s *Store) readRaw() (*rawFile, error) {
 	if err := json.Unmarshal(data, f); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, s.Path, err)
 	}
-	if f.Version > Version {
-		return nil, fmt.Errorf("%w (schema %d; this owt knows %d): %s: upgrade owt", ErrNewer, f.Version, Version, s.Path)
-	}
-	if f.Version < 1 {
-		return nil, fmt.Errorf("%w: %s: unknown schema version %d", ErrCorrupt, s.Path, f.Version)
+	if err := s.checkVersion(f.Version); err != nil {
+		return nil, err
 	}
 	if f.Records == nil {
 		f.Records = map[string]json.RawMessage{}

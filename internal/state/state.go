@@ -506,11 +506,8 @@ func (s *Store) read() (*File, error) {
 	if err := json.Unmarshal(data, f); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, s.Path, err)
 	}
-	if f.Version > Version {
-		return nil, fmt.Errorf("%w (schema %d; this owt knows %d): %s: upgrade owt", ErrNewer, f.Version, Version, s.Path)
-	}
-	if f.Version < 1 {
-		return nil, fmt.Errorf("%w: %s: unknown schema version %d", ErrCorrupt, s.Path, f.Version)
+	if err := s.checkVersion(f.Version); err != nil {
+		return nil, err
 	}
 	if f.Records == nil {
 		f.Records = map[string]*Record{}
@@ -521,6 +518,17 @@ func (s *Store) read() (*File, error) {
 		}
 	}
 	return f, nil
+}
+
+// checkVersion refuses a state file of a schema this owt does not know.
+func (s *Store) checkVersion(v int) error {
+	if v > Version {
+		return fmt.Errorf("%w (schema %d; this owt knows %d): %s: upgrade owt", ErrNewer, v, Version, s.Path)
+	}
+	if v < 1 {
+		return fmt.Errorf("%w: %s: unknown schema version %d", ErrCorrupt, s.Path, v)
+	}
+	return nil
 }
 
 // Peek reads the state without locking and without ever recovering it:
