@@ -302,9 +302,8 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	}
 
 	// Unsynced: what it adds is this session, gone with the power too.
-	err = w.Store.UpdateUnsynced(func(f *state.File) error {
-		r, ok := f.Records[rec.Name]
-		if !ok {
+	err = w.Store.UpdateRecordUnsynced(rec.Name, func(r *state.Record) error {
+		if r == nil {
 			return fmt.Errorf("record %s vanished while it was being created", rec.Name)
 		}
 		r.SessionID, r.Pane, r.Session = created.SessionID, created.PaneID, created.SessionName
