@@ -129,10 +129,19 @@ func remoteToLand(ctx context.Context, w *workspace.Workspace, h *hosts.Host, na
 // out carries what was done before (a commit there).
 func landRemote(ctx context.Context, w *workspace.Workspace, h *hosts.Host, clone string, it inventory.Item, mo merge.Options, o LandOptions, verb string, out Landed) (Landed, error) {
 	name := it.Name
-	branch, _, err := h.FetchBranch(ctx, w.Repo, name)
+	// Its branch comes home into owt's own branch (owt/remote/HOST/BRANCH),
+	// never into a local agent's or the user's branch of the same name;
+	// that branch goes once this is over, whatever happened.
+	f, err := h.FetchForLanding(ctx, w.Repo, name)
+	defer func() {
+		if f.Local != "" && w.Repo.BranchExists(f.Local) {
+			_ = w.Repo.DeleteBranch(f.Local, true)
+		}
+	}()
 	if err != nil {
 		return Landed{}, err
 	}
+	branch := f.Local
 	// The agent as the merge sees it: its branch here, its base, no
 	// worktree here (its worktree is on the host).
 	rec := &state.Record{Name: name, Repo: w.Repo.Root, Branch: branch, Base: it.Base}
@@ -140,6 +149,7 @@ func landRemote(ctx context.Context, w *workspace.Workspace, h *hosts.Host, clon
 	if err != nil {
 		return Landed{}, err
 	}
+	res.Branch = f.Branch // its name, on the host
 	out.Result = res
 	Note(Event{Repo: w.Repo.Root, Name: name + "@" + h.Name, Event: verb, Detail: "into " + res.Target})
 	if o.Keep {

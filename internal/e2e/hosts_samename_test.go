@@ -1,0 +1,86 @@
+package e2e
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A local agent far and far@box have the same branch name: owt merge
+// far@box brings box's work home into owt's own branch, never into the
+// local agent's (checked out here) nor a user's branch of that name, and
+// lands it; the local agent, its branch and worktree, and the user's
+// branch stay as they were. owt host fetch, which does bring the branch
+// home as a branch, refuses clearly where one of that name is in the way.
+func TestMergeOfAHostAgentLeavesSameNamedBranchesHereAlone(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	// The user's own branch feat/near, at main (behind what near@box will make).
+	e.Git(repo, "branch", "feat/near", "main")
+	userNear := e.Git(repo, "rev-parse", "feat/near")
+
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "far", "the task")
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "the task")
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "near", "the task")
+	items, _ := e.hostList(repo)
+	var local, far, near hostItem
+	for _, it := range items {
+		switch {
+		case it.Name == "far" && it.Host == "box":
+			far = it
+		case it.Name == "near" && it.Host == "box":
+			near = it
+		case it.Name == "far":
+			local = it
+		}
+	}
+	require.NotEmpty(t, local.Path, "%+v", items)
+	require.NotEmpty(t, far.Path, "%+v", items)
+	require.NotEmpty(t, near.Path, "%+v", items)
+	require.Equal(t, local.Branch, far.Branch, "the same branch name here and there")
+	require.Equal(t, "feat/near", near.Branch)
+
+	e.WriteFile(local.Path, "local.txt", "local\n")
+	e.Git(local.Path, "add", "local.txt")
+	e.Git(local.Path, "commit", "-q", "-m", "local work")
+	localTip := e.Git(repo, "rev-parse", local.Branch)
+	for _, it := range []hostItem{far, near} {
+		out, err := h.Run("cd '" + it.Path + "' && echo " + it.Name + " > " + it.Name + ".txt && git add " + it.Name + ".txt && git commit -qm 'work of " + it.Name + "'")
+		require.NoError(t, err, out)
+	}
+	require.Equal(t, "far: idle\n", e.MustOwt(repo, "wait", "far@box", "--until", "idle", "--timeout", "30s"))
+	require.Equal(t, "near: idle\n", e.MustOwt(repo, "wait", "near@box", "--until", "idle", "--timeout", "30s"))
+
+	// owt host fetch brings a branch home as that branch: not over the
+	// local agent's, checked out in its worktree.
+	r := e.Owt(repo, "host", "fetch", "far@box")
+	requireOneLineError(t, r, "checked out at")
+	require.Equal(t, localTip, e.Git(repo, "rev-parse", local.Branch))
+
+	e.MustOwt(repo, "merge", "far@box", "--yes")
+	require.Equal(t, "far", strings.TrimSpace(e.Git(repo, "show", "main:far.txt")), "far@box's work landed")
+	r = e.Owt(repo, "merge", "near@box", "--yes")
+	require.Equal(t, 0, r.Code, "%s", r.Stderr)
+	require.Equal(t, "near", strings.TrimSpace(e.Git(repo, "show", "main:near.txt")), "near@box's work landed")
+
+	require.Equal(t, localTip, e.Git(repo, "rev-parse", local.Branch), "the local agent's branch is untouched")
+	_, err := os.Stat(local.Path + "/local.txt")
+	require.NoError(t, err, "the local agent's worktree is untouched")
+	require.Equal(t, local.Branch, e.Git(local.Path, "branch", "--show-current"))
+	require.Equal(t, userNear, e.Git(repo, "rev-parse", "feat/near"), "the user's branch of that name is neither moved nor deleted")
+	require.Empty(t, e.Git(repo, "branch", "--list", "owt/*"), "owt's own fetched branches are gone")
+	e.Eventually(15*time.Second, "far and near gone on the host", func() bool {
+		items, _ := e.hostList(repo)
+		for _, it := range items {
+			if it.Host == "box" {
+				return false
+			}
+		}
+		return len(items) == 1
+	})
+}
