@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/config"
@@ -49,8 +50,15 @@ const remoteGoneAfter = 2 * time.Second
 // remoteStart is a task started on a host: the agent's record as far as
 // this machine knows it, and where.
 type remoteStart struct {
-	rec  *state.Record
-	host string
+	rec *state.Record
+	at  placedAt
+}
+
+// placedAt is where a task's agent was made: on host Host (""
+// for here), in its repository Repo there (the host's path: its status
+// stream lists the agents of every repository there).
+type placedAt struct {
+	Host, Repo string
 }
 
 // createOnHost starts task pt of run r on a host its placement allows,
@@ -90,7 +98,7 @@ func (e *Engine) createOnHost(r *run.Run, pt *runplan.Task, sp startPoint, agent
 			return remoteStart{}, fmt.Errorf("start on host %s: %w", h.Name, err)
 		}
 		rec := &state.Record{Name: item.Name, Branch: item.Branch, Base: sp.Base, BaseCommit: start, Repo: r.Repo}
-		return remoteStart{rec: rec, host: h.Name}, nil
+		return remoteStart{rec: rec, at: placedAt{Host: h.Name, Repo: item.Repo}}, nil
 	}
 	return remoteStart{}, &run.HostsFullError{Hosts: full, Retry: hostFullRetry}
 }
@@ -171,7 +179,7 @@ func streamVerdict(t *run.TaskRun, statuses map[string]state.HostStatus) (*state
 	}
 	var ag *state.RemoteAgent
 	for i := range hs.Agents {
-		if hs.Agents[i].Name == t.Name && (t.Branch == "" || hs.Agents[i].Branch == "" || hs.Agents[i].Branch == t.Branch) {
+		if isTasksAgent(t, hs.Agents[i]) {
 			ag = &hs.Agents[i]
 		}
 	}
@@ -191,6 +199,20 @@ func streamVerdict(t *run.TaskRun, statuses map[string]state.HostStatus) (*state
 		return ag, run.Verdict{Action: run.KeepWaiting, Why: fmt.Sprintf("%s@%s is working", t.Name, t.Host)}, true
 	}
 	return ag, run.Verdict{}, false
+}
+
+// isTasksAgent reports whether a, an agent of a host's stream (which
+// lists every repository there), is remote task t's: its name, branch and
+// repository there. A task recorded before its repository was
+// (HostRepo "") matches by name and branch.
+func isTasksAgent(t *run.TaskRun, a state.RemoteAgent) bool {
+	if a.Name != t.Name {
+		return false
+	}
+	if t.Branch != "" && a.Branch != "" && a.Branch != t.Branch {
+		return false
+	}
+	return t.HostRepo == "" || a.Repo == "" || strings.TrimRight(a.Repo, "/") == strings.TrimRight(t.HostRepo, "/")
 }
 
 // hostStatuses are the followed hosts' last status, by name.
