@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -83,4 +85,40 @@ func TestMergeOfAHostAgentLeavesSameNamedBranchesHereAlone(t *testing.T) {
 		}
 		return len(items) == 1
 	})
+}
+
+// A local owt wait NAME@HOST killed while it waits leaves nothing running
+// on the host: its ssh's stdin ends, and the host's owt host exec ends
+// the owt wait it ran (in its own process group) with it.
+func TestKilledWaitOnAHostLeavesNothingRunningThere(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "the task")
+	require.Equal(t, "far: idle\n", e.MustOwt(repo, "wait", "far@box", "--until", "idle", "--timeout", "30s"))
+
+	// The host user's owt processes of far's wait: owt host exec and owt wait.
+	waiting := func() string {
+		out, _ := h.Run("ps -u " + h.User + " -o args= | grep -E '^owt host exec|owt wait .*-- far$' || true")
+		return out
+	}
+	require.Empty(t, waiting())
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+		cmd := exec.Command(e.Bins.Owt, "wait", "far@box", "--until", "exited", "--timeout", "5m")
+		cmd.Dir, cmd.Env = repo, e.Environ()
+		require.NoError(t, cmd.Start())
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
+		e.Eventually(15*time.Second, "owt wait running on the host", func() bool {
+			w := waiting()
+			return strings.Contains(w, "owt host exec") && strings.Contains(w, "owt wait --until=exited")
+		})
+		require.NoError(t, cmd.Process.Signal(sig))
+		<-done
+		e.Eventually(10*time.Second, "nothing of the wait left on the host after "+sig.String(), func() bool {
+			return waiting() == ""
+		})
+	}
 }

@@ -355,7 +355,18 @@ func (h *Host) Exec(ctx context.Context, dir string, argv []string, stdout, stde
 		// them until the stream has caught up (fromStream).
 		defer h.forgetLists()
 	}
-	return h.SSH.Run(ctx, ssh.Remote{Dir: dir, Argv: remoteOwt("host", "exec"), Stdin: bytes.NewReader(in), Stdout: stdout, Stderr: stderr})
+	// The argv, then stdin stays open while the verb runs: its end (this
+	// owt gone, killed or done) ends the verb there (owt host exec).
+	stdinR, stdinW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer stdinR.Close()
+	defer stdinW.Close()
+	if _, err := stdinW.Write(append(in, '\n')); err != nil {
+		return err
+	}
+	return h.SSH.Run(ctx, ssh.Remote{Dir: dir, Argv: remoteOwt("host", "exec"), Stdin: stdinR, Stdout: stdout, Stderr: stderr})
 }
 
 // forgetLists drops the host's last lists' freshness: the next owt list
