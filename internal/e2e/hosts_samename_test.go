@@ -3,12 +3,15 @@ package e2e
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/run"
 )
 
 // A local agent far and far@box have the same branch name: owt merge
@@ -121,4 +124,68 @@ func TestKilledWaitOnAHostLeavesNothingRunningThere(t *testing.T) {
 			return waiting() == ""
 		})
 	}
+}
+
+// A run task on a host whose agent's name (RUN-ID) is taken there: by an
+// agent that is this task's own (a start whose answer was lost made it),
+// it is adopted; by another agent, the task starts as RUN-ID-a1. Either
+// way the task runs and lands, instead of failing every start.
+func TestRunOnAHostAdoptsItsOwnAgentOrTakesTheAttemptsName(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	// near's own agent waits for a word before it says it is done.
+	script := filepath.Join(h.Home, "near.sh")
+	require.NoError(t, os.WriteFile(script, []byte(`while [ ! -f "$HOME/go" ]; do sleep 0.2; done
+exec "$HOME/.local/bin/owt" done --summary adopted
+`), 0o755))
+	out, err := exec.Command("chown", h.User+":", script).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	nearTask := "!write near.txt\\n!commit add near.txt\\n!exec sh " + script
+	e.WriteFile(repo, "g.toml", `[run]
+into = "integ"
+tool = "claude"
+settle = "2s"
+
+[run.retry]
+max_attempts = 1
+
+[[task]]
+id = "far"
+task = "`+remoteTaskScript(h, "far.txt")+`"
+host = "box"
+
+[[task]]
+id = "near"
+task = "`+nearTask+`"
+host = "box"
+`)
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "g-far", "someone else's task")
+	// As a start whose answer was lost would have made it (just before:
+	// within the slack allowed to a host's clock).
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "g-near",
+		strings.ReplaceAll(nearTask, `\n`, "\n")+"\n\n"+run.DoneInstruction)
+	e.MustOwt(repo, "run", "start", "g.toml")
+	e.logRunOnFailure(repo, "g")
+	e.MustOwt(repo, "tmux", "init")
+	e.Eventually(60*time.Second, "near started", func() bool { return e.hasRunEvent(repo, "g", "started", "near", "g-near") })
+	res, err := h.Run("touch go")
+	require.NoError(t, err, res)
+	e.Eventually(180*time.Second, "run g finished", func() bool { return e.hostRunStatus(repo, "g").State == "finished" })
+	names := map[string]string{}
+	for _, tk := range e.hostRunStatus(repo, "g").Tasks {
+		require.Equal(t, "landed", tk.State, "%s: %s", tk.ID, tk.Why)
+		names[tk.ID] = tk.Name
+	}
+	require.Equal(t, map[string]string{"far": "g-far-a1", "near": "g-near"}, names, "far under the attempt's name, near's own agent adopted")
+	require.Len(t, h.Prompts("g-near"), 1, "near's agent was not started again")
+	for _, f := range []string{"far.txt", "near.txt"} {
+		e.Git(repo, "cat-file", "-e", "integ:"+f)
+	}
+	e.Eventually(60*time.Second, "the run's agents deleted there", func() bool {
+		return e.hasRunEvent(repo, "g", "teardown", "far", "deleted on host box") &&
+			e.hasRunEvent(repo, "g", "teardown", "near", "deleted on host box")
+	})
+	require.Equal(t, []string{"g-far"}, remoteAgents(e, h), "someone else's agent is left alone")
 }

@@ -508,7 +508,7 @@ func (e *Engine) recordStart(name, id string, rec *state.Record, at placedAt, er
 
 // create makes the task's worktree, session and agent through owt new's
 // Create.
-func (e *Engine) create(r *run.Run, id string) (*state.Record, placedAt, error) {
+func (e *Engine) create(r *run.Run, id string, attempt int) (*state.Record, placedAt, error) {
 	pt, ok := r.Plan.TaskByID(id)
 	if !ok {
 		return nil, placedAt{}, fmt.Errorf("run %s has no task %q", r.Name, id)
@@ -526,7 +526,10 @@ func (e *Engine) create(r *run.Run, id string) (*state.Record, placedAt, error) 
 		if pt.Issue != 0 {
 			return nil, placedAt{}, fmt.Errorf("a task with an issue cannot run on a host yet (owt new --issue --host is not supported)")
 		}
-		rs, err := e.createOnHost(r, pt, sp, r.Name+"-"+id, task)
+		// On a host, the name RUN-ID may be taken by this task's agent
+		// made there by a start whose answer was lost (adopted), or by
+		// another agent: then it is the attempt's name, RUN-ID-aN.
+		rs, err := e.createOnHost(r, pt, sp, r.Name+"-"+id, task, fmt.Sprintf("%s-%s-a%d", r.Name, id, max(attempt, 1)))
 		return rs.rec, rs.at, err
 	}
 	w, err := workspace.Open(r.Repo, e.Tmux)

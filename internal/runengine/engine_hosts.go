@@ -15,6 +15,7 @@ import (
 	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 )
 
 // Tasks placed on hosts: a task whose plan sets host or labels (or whose
@@ -63,8 +64,12 @@ type placedAt struct {
 
 // createOnHost starts task pt of run r on a host its placement allows,
 // from the start point sp, as the agent called agent: the first of them
-// (by name) with room.
-func (e *Engine) createOnHost(r *run.Run, pt *runplan.Task, sp startPoint, agent, task string) (remoteStart, error) {
+// (by name) with room. When a host refuses because an agent called agent
+// is there already (a start whose answer was lost made it), that agent
+// is adopted when it is this task's (the same task text and base, made
+// since the run was: not a leftover of an earlier run of that name), else
+// the agent is called clash ("": no other name).
+func (e *Engine) createOnHost(r *run.Run, pt *runplan.Task, sp startPoint, agent, task, clash string) (remoteStart, error) {
 	name, labels := r.Plan.PlaceOf(pt)
 	cfg, err := config.Load(r.Repo)
 	if err != nil {
@@ -86,10 +91,23 @@ func (e *Engine) createOnHost(r *run.Run, pt *runplan.Task, sp startPoint, agent
 	}
 	var full []string
 	for _, h := range candidates {
-		item, err := e.newAgent(h, repo, hosts.NewSpec{
+		spec := hosts.NewSpec{
 			Task: task, Name: agent, Base: sp.Base, StartAt: start,
 			Tool: r.Plan.ToolOf(pt), Template: pt.Template,
-		})
+		}
+		item, err := e.newAgent(h, repo, spec)
+		if err != nil && !errors.Is(err, hosts.ErrFull) {
+			if have, ok := agentThere(h, repo, agent); ok {
+				switch {
+				case isOwnAgent(have, task, sp.Base, r.CreatedAt):
+					item, err = have, nil // this task's: adopted
+					e.logf(r.Repo, "", "run %s: task %s: %s@%s was made by an earlier start: adopted", r.Name, pt.ID, agent, h.Name)
+				case clash != "":
+					spec.Name = clash
+					item, err = e.newAgent(h, repo, spec)
+				}
+			}
+		}
 		if errors.Is(err, hosts.ErrFull) {
 			full = append(full, h.Name)
 			continue
@@ -101,6 +119,40 @@ func (e *Engine) createOnHost(r *run.Run, pt *runplan.Task, sp startPoint, agent
 		return remoteStart{rec: rec, at: placedAt{Host: h.Name, Repo: item.Repo}}, nil
 	}
 	return remoteStart{}, &run.HostsFullError{Hosts: full, Retry: hostFullRetry}
+}
+
+// hostClockSlack is how far a host's clock may be behind this one's when
+// the time it made an agent is compared with a run's.
+const hostClockSlack = 5 * time.Minute
+
+// isOwnAgent reports whether have, an agent found on a host under the
+// name a task's start asked for, is that task's own, made by an earlier
+// start of this run whose answer was lost: the same task text and base,
+// made since the run was (a host's clock may be behind by hostClockSlack),
+// not a leftover of an earlier run of the same name.
+func isOwnAgent(have inventory.Item, task, base string, runCreated time.Time) bool {
+	return have.Task.Equal(text.From(task)) && have.Base == base && !have.CreatedAt.Before(runCreated.Add(-hostClockSlack))
+}
+
+// agentThere is the agent called name in h's clone of repo, as the host
+// says now.
+func agentThere(h *hosts.Host, repo git.Repo, name string) (inventory.Item, bool) {
+	clone, ok := h.Clone(repo.Root)
+	if !ok {
+		return inventory.Item{}, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), remoteStepTimeout)
+	defer cancel()
+	items, err := h.FreshAgents(ctx, clone)
+	if err != nil {
+		return inventory.Item{}, false
+	}
+	for _, it := range items {
+		if it.Name == name {
+			return it, true
+		}
+	}
+	return inventory.Item{}, false
 }
 
 // newAgent starts an agent on host h, one start at a time per host:

@@ -7,8 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/hosts"
+	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 )
 
 // The host's stream alone settles a working agent (keep waiting) and one
@@ -120,4 +122,17 @@ func TestRemoteTaskIsMatchedInItsOwnRepositoryOnTheHost(t *testing.T) {
 	require.Equal(t, run.AskUser, v.Action)
 	_, ok := remotePace(task, statuses)
 	require.False(t, ok)
+}
+
+// An agent found on a host under the name a task's start asked for is
+// adopted only when it is that task's: its task text and base, made since
+// the run was (within a host clock's slack), not an earlier run's leftover.
+func TestOwnAgentOnAHostIsTheTasksOnly(t *testing.T) {
+	created := time.Now()
+	have := inventory.Item{Name: "g-far", Task: text.From("the task"), Base: "main", CreatedAt: created.Add(time.Second)}
+	require.True(t, isOwnAgent(have, "the task", "main", created))
+	require.True(t, isOwnAgent(inventory.Item{Task: have.Task, Base: "main", CreatedAt: created.Add(-time.Minute)}, "the task", "main", created), "a host clock a minute behind")
+	require.False(t, isOwnAgent(have, "another task", "main", created))
+	require.False(t, isOwnAgent(have, "the task", "dev", created))
+	require.False(t, isOwnAgent(inventory.Item{Task: have.Task, Base: "main", CreatedAt: created.Add(-time.Hour)}, "the task", "main", created), "an earlier run's leftover")
 }

@@ -76,7 +76,7 @@ type attemptStart struct {
 // kept); without one, a fresh Create.
 func (e *Engine) launch(r *run.Run, a attemptStart) (*state.Record, placedAt, error) {
 	if a.name == "" {
-		return e.create(r, a.id)
+		return e.create(r, a.id, a.attempt)
 	}
 	if t, ok := r.Task(a.id); ok && t.Host != "" {
 		return e.retryOnHost(r, t, a)
@@ -87,7 +87,7 @@ func (e *Engine) launch(r *run.Run, a attemptStart) (*state.Record, placedAt, er
 	}
 	rec, err := w.Get(a.name)
 	if errors.Is(err, workspace.ErrUnknownName) {
-		return e.create(r, a.id) // the worktree was deleted: start afresh
+		return e.create(r, a.id, a.attempt) // the worktree was deleted: start afresh
 	}
 	if err != nil {
 		return nil, placedAt{}, err
@@ -125,6 +125,6 @@ func (e *Engine) retryOnHost(r *run.Run, t *run.TaskRun, a attemptStart) (*state
 	if sp.Brief != "" {
 		task = sp.Brief + "\n\n" + task
 	}
-	rs, err := e.createOnHost(r, pt, sp, fmt.Sprintf("%s-%s-a%d", r.Name, a.id, a.attempt), task)
+	rs, err := e.createOnHost(r, pt, sp, fmt.Sprintf("%s-%s-a%d", r.Name, a.id, a.attempt), task, "")
 	return rs.rec, rs.at, err
 }
