@@ -145,11 +145,12 @@ func landRemote(ctx context.Context, w *workspace.Workspace, h *hosts.Host, clon
 	// The agent as the merge sees it: its branch here, its base, no
 	// worktree here (its worktree is on the host).
 	rec := &state.Record{Name: name, Repo: w.Repo.Root, Branch: branch, Base: it.Base}
+	mo.BranchName = f.Branch // its name, on the host
 	res, err := MergeContext(w).Merge(rec, mo)
 	if err != nil {
 		return Landed{}, err
 	}
-	res.Branch = f.Branch // its name, on the host
+	res.Branch = f.Branch
 	out.Result = res
 	Note(Event{Repo: w.Repo.Root, Name: name + "@" + h.Name, Event: verb, Detail: "into " + res.Target})
 	if o.Keep {

@@ -72,6 +72,7 @@ func TestMergeOfAHostAgentLeavesSameNamedBranchesHereAlone(t *testing.T) {
 	r = e.Owt(repo, "merge", "near@box", "--yes")
 	require.Equal(t, 0, r.Code, "%s", r.Stderr)
 	require.Equal(t, "near", strings.TrimSpace(e.Git(repo, "show", "main:near.txt")), "near@box's work landed")
+	require.Equal(t, "Merge branch 'feat/near' into main", e.Git(repo, "log", "-1", "--format=%s", "main"), "the branch named as it is on the host")
 
 	require.Equal(t, localTip, e.Git(repo, "rev-parse", local.Branch), "the local agent's branch is untouched")
 	_, err := os.Stat(local.Path + "/local.txt")

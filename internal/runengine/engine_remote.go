@@ -103,9 +103,10 @@ type reading struct {
 
 // fetched is a remote task's branch brought home (or why not).
 type fetched struct {
-	branch, commit string
-	err            error
-	at             time.Time
+	// branch is owt's own branch here holding it, hostBranch its name there.
+	branch, hostBranch, commit string
+	err                        error
+	at                         time.Time
 }
 
 // fetchedFresh is how long a fetch result stands for a landing: an older
@@ -395,7 +396,7 @@ func fetchHome(ctx context.Context, r *run.Run, host string, spec hosts.Evidence
 	if f.Commit != ev.Tip {
 		return fetched{err: fmt.Errorf("%s moved on %s while it was fetched (%.12s, read %.12s): it is tried again", f.Branch, host, f.Commit, ev.Tip)}
 	}
-	return fetched{branch: f.Local, commit: f.Commit}
+	return fetched{branch: f.Local, hostBranch: f.Branch, commit: f.Commit}
 }
 
 // mergeFetched merges the branch of remote task t, brought home as f,
@@ -426,10 +427,20 @@ func (e *Engine) mergeFetched(r *run.Run, t *run.TaskRun, f fetched) (merge.Resu
 	if ahead, _, err := w.Repo.AheadBehind(git.BranchRef(r.Into), git.BranchRef(f.branch)); err != nil {
 		return merge.Result{}, err
 	} else if ahead == 0 {
-		return alreadyThere(w.Repo, r.Into, rec)
+		res, err := alreadyThere(w.Repo, r.Into, rec)
+		return f.named(res), err
 	}
 	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: lifecycle.WorkFiles, EditedCopies: lifecycle.EditedCopies}
-	return ctx.Merge(rec, merge.Options{Into: r.Into})
+	res, err := ctx.Merge(rec, merge.Options{Into: r.Into, BranchName: f.hostBranch})
+	return f.named(res), err
+}
+
+// named is res naming the branch as it is on the host.
+func (f fetched) named(res merge.Result) merge.Result {
+	if f.hostBranch != "" {
+		res.Branch = f.hostBranch
+	}
+	return res
 }
 
 // deleteTries is how often the teardown of a landed remote task's agent
