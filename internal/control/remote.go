@@ -128,17 +128,28 @@ func remoteToLand(ctx context.Context, w *workspace.Workspace, h *hosts.Host, na
 // out carries what was done before (a commit there).
 func landRemote(ctx context.Context, w *workspace.Workspace, h *hosts.Host, clone string, it inventory.Item, mo merge.Options, o LandOptions, verb string, out Landed) (Landed, error) {
 	name := it.Name
-	branch, tip, err := h.FetchBranch(ctx, w.Repo, name)
+	// Its branch comes home into owt's own branch (owt/remote/HOST/BRANCH),
+	// never into a local agent's or the user's branch of the same name;
+	// that branch goes once this is over, whatever happened.
+	f, err := h.FetchForLanding(ctx, w.Repo, name)
+	defer func() {
+		if f.Local != "" && w.Repo.BranchExists(f.Local) {
+			_ = w.Repo.DeleteBranch(f.Local, true)
+		}
+	}()
 	if err != nil {
 		return Landed{}, err
 	}
+	branch := f.Local
 	// The agent as the merge sees it: its branch here, its base, no
 	// worktree here (its worktree is on the host).
 	rec := &state.Record{Name: name, Repo: w.Repo.Root, Branch: branch, Base: it.Base}
+	mo.BranchName = f.Branch // its name, on the host
 	res, err := MergeContext(w).Merge(rec, mo)
 	if err != nil {
 		return Landed{}, err
 	}
+	res.Branch = f.Branch
 	out.Result = res
 	Note(Event{Repo: w.Repo.Root, Name: name + "@" + h.Name, Event: verb, Detail: "into " + res.Target})
 	if o.Keep {
@@ -147,16 +158,12 @@ func landRemote(ctx context.Context, w *workspace.Workspace, h *hosts.Host, clon
 	// Its work as fetched is here now; anything it holds beyond that
 	// keeps it there.
 	var stderr bytes.Buffer
-	if err := h.DeleteLanded(ctx, clone, name, tip, &stderr); err != nil {
+	if err := h.DeleteLanded(ctx, clone, name, f.Commit, &stderr); err != nil {
 		err = hostErr(err, &stderr)
 		out.Kept = err.Error()
 		return out, fmt.Errorf("landed on %s, but %s@%s was kept there: %v", res.Target, name, h.Name, err)
 	}
-	if err := w.Repo.DeleteBranch(branch, false); err != nil {
-		out.Kept = err.Error()
-		return out, fmt.Errorf("landed on %s and deleted on %s, but the branch %s stays here: %w", res.Target, h.Name, branch, err)
-	}
-	out.Removed = true
+	out.Removed = true // and owt's own branch of it here goes (above)
 	return out, nil
 }
 

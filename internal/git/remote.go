@@ -94,6 +94,27 @@ func (r Repo) FetchBranchFrom(url, branch, sshCommand string) error {
 	return nil
 }
 
+// FetchBranchAs brings branch from the repository at url into the local
+// branch local, moved to whatever the fetched branch is (forced): local
+// must be owt's own, under OwnFetchPrefix, which no user branch and no
+// agent here uses. git still refuses a branch checked out here.
+func (r Repo) FetchBranchAs(url, branch, local, sshCommand string) error {
+	if !strings.HasPrefix(local, OwnFetchPrefix) || !plausibleBranchName(local) {
+		return fmt.Errorf("fetch %s: %q is not a branch of owt's own (%s…)", branch, local, OwnFetchPrefix)
+	}
+	env := []string{"GIT_SSH_COMMAND=" + sshCommand, "GIT_SSH_VARIANT=ssh"}
+	if _, err := r.runWith(env, nil, "fetch", "--quiet", "--no-tags", "--end-of-options", url, "+"+BranchRef(branch)+":"+BranchRef(local)); err != nil {
+		return fmt.Errorf("fetch %s from %s: %w", branch, url, err)
+	}
+	return nil
+}
+
+// OwnFetchPrefix starts the names of the branches owt fetches a remote
+// agent's work into before it lands it (owt/remote/HOST/BRANCH): never a
+// user's branch nor a local agent's, so two agents of one name on two
+// machines never mix.
+const OwnFetchPrefix = "owt/remote/"
+
 // PushBranchTo moves branch in the repository at url to commit, as git
 // push without force does: only a fast-forward, and never a branch
 // checked out there (git's receive.denyCurrentBranch refuses it).

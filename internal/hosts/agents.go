@@ -355,7 +355,18 @@ func (h *Host) Exec(ctx context.Context, dir string, argv []string, stdout, stde
 		// them until the stream has caught up (fromStream).
 		defer h.forgetLists()
 	}
-	return h.SSH.Run(ctx, ssh.Remote{Dir: dir, Argv: remoteOwt("host", "exec"), Stdin: bytes.NewReader(in), Stdout: stdout, Stderr: stderr})
+	// The argv, then stdin stays open while the verb runs: its end (this
+	// owt gone, killed or done) ends the verb there (owt host exec).
+	stdinR, stdinW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer stdinR.Close()
+	defer stdinW.Close()
+	if _, err := stdinW.Write(append(in, '\n')); err != nil {
+		return err
+	}
+	return h.SSH.Run(ctx, ssh.Remote{Dir: dir, Argv: remoteOwt("host", "exec"), Stdin: stdinR, Stdout: stdout, Stderr: stderr})
 }
 
 // forgetLists drops the host's last lists' freshness: the next owt list
@@ -383,7 +394,91 @@ func (h *Host) AttachArgv(session string) ([]string, error) {
 // FetchBranch brings the branch of the agent called name, in the host's
 // clone of repo, into repo under the same name (fast-forward only, never
 // into a branch checked out here), and returns the branch and its commit.
+// It is owt host fetch's: landing fetches into owt's own branch
+// (FetchForLanding), never into a branch of the user's or a local agent's.
 func (h *Host) FetchBranch(ctx context.Context, repo git.Repo, name string) (string, string, error) {
+	branch, clone, err := h.agentBranch(ctx, repo, name)
+	if err != nil {
+		return "", "", err
+	}
+	gitSSH, err := h.SSH.GitCommand()
+	if err != nil {
+		return "", "", err
+	}
+	if repo.BranchExists(branch) {
+		// A branch of that name is here already (the user's, or a local
+		// agent's of the same name): moved only when it is behind the
+		// host's, and never when it is checked out here.
+		if path, found, err := repo.CheckedOutAt(branch); err != nil {
+			return branch, "", err
+		} else if found {
+			return branch, "", fmt.Errorf("fetch %s from %s: a branch %s is here already, checked out at %s, and is never moved; land %s@%s with owt merge (it does not touch it), or switch that checkout away",
+				branch, h.Name, branch, path, name, h.Name)
+		}
+		f, err := h.fetchAs(ctx, repo, clone, branch, gitSSH)
+		defer func() {
+			if repo.BranchExists(f.Local) {
+				_ = repo.DeleteBranch(f.Local, true)
+			}
+		}()
+		if err != nil {
+			return branch, "", err
+		}
+		if !repo.IsAncestor(git.BranchRef(branch), f.Commit) {
+			return branch, "", fmt.Errorf("fetch %s from %s: a branch %s is here already with commits that %s@%s's lacks, and is never forced; land %s@%s with owt merge (it does not touch it), or rename yours",
+				branch, h.Name, branch, name, h.Name, name, h.Name)
+		}
+	}
+	if err := repo.WithContext(ctx).FetchBranchFrom(h.SSH.GitURL(clone), branch, gitSSH); err != nil {
+		return branch, "", err
+	}
+	commit, err := repo.ResolveCommit(git.BranchRef(branch))
+	return branch, commit, err
+}
+
+// Fetched is the branch of an agent on a host brought home to be landed:
+// Branch its name on the host, Local owt's own branch here holding it
+// (LandingBranch), Commit its tip.
+type Fetched struct {
+	Branch, Local, Commit string
+}
+
+// LandingBranch is owt's own local branch that the branch of an agent on
+// host is fetched into to be landed: owt/remote/HOST/BRANCH, so a local
+// agent or a user's branch of the same name is never touched.
+func LandingBranch(host, branch string) string {
+	return git.OwnFetchPrefix + host + "/" + branch
+}
+
+// FetchForLanding brings the branch of the agent called name, in the
+// host's clone of repo, into owt's own branch LandingBranch here (moved
+// to it whatever it was: it is owt's, for this host's agent only). The
+// caller deletes Local once it has landed.
+func (h *Host) FetchForLanding(ctx context.Context, repo git.Repo, name string) (Fetched, error) {
+	branch, clone, err := h.agentBranch(ctx, repo, name)
+	if err != nil {
+		return Fetched{}, err
+	}
+	gitSSH, err := h.SSH.GitCommand()
+	if err != nil {
+		return Fetched{}, err
+	}
+	return h.fetchAs(ctx, repo, clone, branch, gitSSH)
+}
+
+func (h *Host) fetchAs(ctx context.Context, repo git.Repo, clone, branch, gitSSH string) (Fetched, error) {
+	f := Fetched{Branch: branch, Local: LandingBranch(h.Name, branch)}
+	if err := repo.WithContext(ctx).FetchBranchAs(h.SSH.GitURL(clone), branch, f.Local, gitSSH); err != nil {
+		return f, err
+	}
+	var err error
+	f.Commit, err = repo.ResolveCommit(git.BranchRef(f.Local))
+	return f, err
+}
+
+// agentBranch is the branch of the agent called name in the host's clone
+// of repo, and that clone.
+func (h *Host) agentBranch(ctx context.Context, repo git.Repo, name string) (string, string, error) {
 	clone, ok := h.Clone(repo.Root)
 	if !ok {
 		return "", "", fmt.Errorf("%w: %s", ErrNoClone, h.Name)
@@ -401,15 +496,7 @@ func (h *Host) FetchBranch(ctx context.Context, repo git.Repo, name string) (str
 	if branch == "" {
 		return "", "", fmt.Errorf("no agent %s on %s", name, h.Name)
 	}
-	gitSSH, err := h.SSH.GitCommand()
-	if err != nil {
-		return "", "", err
-	}
-	if err := repo.WithContext(ctx).FetchBranchFrom(h.SSH.GitURL(clone), branch, gitSSH); err != nil {
-		return branch, "", err
-	}
-	commit, err := repo.ResolveCommit(git.BranchRef(branch))
-	return branch, commit, err
+	return branch, clone, nil
 }
 
 // checkedOut are the branches checked out in any worktree of the host's

@@ -23,6 +23,18 @@ type Options struct {
 	LeaveConflicts bool
 	// Message overrides the merge or squash commit message.
 	Message string
+	// BranchName names the branch in the commit messages when the
+	// record's Branch is a stand-in for it (a remote agent's branch,
+	// fetched into owt's own owt/remote/HOST/BRANCH); "" is Branch.
+	BranchName string
+}
+
+// branchName is how the commit messages name r's branch.
+func (o Options) branchName(r *state.Record) string {
+	if o.BranchName != "" {
+		return o.BranchName
+	}
+	return r.Branch
 }
 
 // Validate reports combinations that make no sense, as usage errors.
@@ -147,7 +159,7 @@ func (c *Context) Merge(r *state.Record, o Options) (Result, error) {
 		}
 		msg := o.Message
 		if msg == "" {
-			msg = fmt.Sprintf("Merge branch '%s' into %s\n", r.Branch, target)
+			msg = fmt.Sprintf("Merge branch '%s' into %s\n", o.branchName(r), target)
 		}
 		if res.Commit, err = c.Git.CommitTree(tree, []string{old, tip}, msg); err != nil {
 			return res, err
@@ -262,7 +274,7 @@ func (c *Context) squashMessage(r *state.Record, o Options, target, old, tip str
 	}
 	subject := firstLine(r.Task)
 	if subject == "" {
-		subject = fmt.Sprintf("Squashed branch '%s'", r.Branch)
+		subject = fmt.Sprintf("Squashed branch '%s'", o.branchName(r))
 	}
 	mb, err := c.Git.MergeBase(old, tip)
 	if err != nil {
@@ -274,7 +286,7 @@ func (c *Context) squashMessage(r *state.Record, o Options, target, old, tip str
 	}
 	var b strings.Builder
 	b.WriteString(subject + "\n\n")
-	fmt.Fprintf(&b, "Squashed %d commit(s) of %s into %s:\n", len(subjects), r.Branch, target)
+	fmt.Fprintf(&b, "Squashed %d commit(s) of %s into %s:\n", len(subjects), o.branchName(r), target)
 	for _, s := range subjects {
 		b.WriteString("* " + s + "\n")
 	}

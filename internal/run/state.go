@@ -114,6 +114,9 @@ type TaskRun struct {
 	// Host is the configured host its agent runs on ("": here), once it
 	// started there.
 	Host string `json:"host,omitempty"`
+	// HostRepo is the path there of the repository its agent works in
+	// (the host's stream lists the agents of every repository there).
+	HostRepo string `json:"host_repo,omitempty"`
 	// NextStart is when a task in backoff may start again.
 	NextStart time.Time `json:"next_start,omitzero"`
 	// Failure is why the last attempt failed.

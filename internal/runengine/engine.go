@@ -468,9 +468,10 @@ func (e *Engine) startReady(name string, now time.Time) error {
 }
 
 // recordStart records how the start of task id of run name went: running
-// on rec's worktree (at host, "" for here), or the attempt failed with
-// err.
-func (e *Engine) recordStart(name, id string, rec *state.Record, host string, err error) error {
+// on rec's worktree (at a host, the zero placedAt for here), or the
+// attempt failed with err.
+func (e *Engine) recordStart(name, id string, rec *state.Record, at placedAt, err error) error {
+	host := at.Host
 	now := time.Now()
 	return e.Store.Update(name, func(cur *run.Run) ([]run.Event, error) {
 		t, ok := cur.Task(id)
@@ -482,7 +483,7 @@ func (e *Engine) recordStart(name, id string, rec *state.Record, host string, er
 			// agent exist, so the task keeps them (a retry uses them;
 			// the agent is left alone, as skip and cancel promise).
 			if err == nil && rec != nil {
-				t.Name, t.Branch, t.Host = rec.Name, rec.Branch, host
+				t.Name, t.Branch, t.Host, t.HostRepo = rec.Name, rec.Branch, host, at.Repo
 				return []run.Event{{At: now, Event: "started", Task: id,
 					Detail: fmt.Sprintf("%s on %s, after the task was %s: its agent is left alone", rec.Name, rec.Branch, t.State)}}, nil
 			}
@@ -494,7 +495,7 @@ func (e *Engine) recordStart(name, id string, rec *state.Record, host string, er
 		if err != nil {
 			return cur.FailAttempt(t, run.Failure{Class: run.FailStart, Error: text.From(err.Error())}, nil, e.jitter(), now), nil
 		}
-		t.Name, t.Branch, t.Host = rec.Name, rec.Branch, host
+		t.Name, t.Branch, t.Host, t.HostRepo = rec.Name, rec.Branch, host, at.Repo
 		cur.SetTask(t, run.Running, now)
 		where := ""
 		if host != "" {
@@ -507,15 +508,15 @@ func (e *Engine) recordStart(name, id string, rec *state.Record, host string, er
 
 // create makes the task's worktree, session and agent through owt new's
 // Create.
-func (e *Engine) create(r *run.Run, id string) (*state.Record, string, error) {
+func (e *Engine) create(r *run.Run, id string, attempt int) (*state.Record, placedAt, error) {
 	pt, ok := r.Plan.TaskByID(id)
 	if !ok {
-		return nil, "", fmt.Errorf("run %s has no task %q", r.Name, id)
+		return nil, placedAt{}, fmt.Errorf("run %s has no task %q", r.Name, id)
 	}
 	tool := r.Plan.ToolOf(pt)
 	sp, err := e.startPoint(r, pt)
 	if err != nil {
-		return nil, "", err
+		return nil, placedAt{}, err
 	}
 	task := pt.Task + "\n\n" + run.DoneInstruction
 	if sp.Brief != "" {
@@ -523,14 +524,17 @@ func (e *Engine) create(r *run.Run, id string) (*state.Record, string, error) {
 	}
 	if host, labels := r.Plan.PlaceOf(pt); host != "" || len(labels) > 0 {
 		if pt.Issue != 0 {
-			return nil, "", fmt.Errorf("a task with an issue cannot run on a host yet (owt new --issue --host is not supported)")
+			return nil, placedAt{}, fmt.Errorf("a task with an issue cannot run on a host yet (owt new --issue --host is not supported)")
 		}
-		rs, err := e.createOnHost(r, pt, sp, r.Name+"-"+id, task)
-		return rs.rec, rs.host, err
+		// On a host, the name RUN-ID may be taken by this task's agent
+		// made there by a start whose answer was lost (adopted), or by
+		// another agent: then it is the attempt's name, RUN-ID-aN.
+		rs, err := e.createOnHost(r, pt, sp, r.Name+"-"+id, task, fmt.Sprintf("%s-%s-a%d", r.Name, id, max(attempt, 1)))
+		return rs.rec, rs.at, err
 	}
 	w, err := workspace.Open(r.Repo, e.Tmux)
 	if err != nil {
-		return nil, "", err
+		return nil, placedAt{}, err
 	}
 	rec, err := lifecycle.Of(w).Create(lifecycle.CreateOptions{
 		Task:    task,
@@ -544,7 +548,7 @@ func (e *Engine) create(r *run.Run, id string) (*state.Record, string, error) {
 		Issue:    pt.Issue,
 		InRun:    true,
 	})
-	return rec, "", err
+	return rec, placedAt{}, err
 }
 
 // startedFrom says where a task's branch started: the commit, which is a

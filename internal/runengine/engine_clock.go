@@ -92,7 +92,7 @@ func remotePace(t *run.TaskRun, statuses map[string]state.HostStatus) (run.Agent
 		return run.AgentPace{Unreachable: t.Host}, true
 	}
 	for _, a := range hs.Agents {
-		if a.Name == t.Name {
+		if isTasksAgent(t, a) {
 			return run.AgentPace{Status: a.Status, LastActivity: run.LatestOf(a.EventAt, a.Since)}, true
 		}
 	}

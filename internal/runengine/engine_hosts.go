@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/config"
@@ -14,6 +15,7 @@ import (
 	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 )
 
 // Tasks placed on hosts: a task whose plan sets host or labels (or whose
@@ -49,14 +51,25 @@ const remoteGoneAfter = 2 * time.Second
 // remoteStart is a task started on a host: the agent's record as far as
 // this machine knows it, and where.
 type remoteStart struct {
-	rec  *state.Record
-	host string
+	rec *state.Record
+	at  placedAt
+}
+
+// placedAt is where a task's agent was made: on host Host (""
+// for here), in its repository Repo there (the host's path: its status
+// stream lists the agents of every repository there).
+type placedAt struct {
+	Host, Repo string
 }
 
 // createOnHost starts task pt of run r on a host its placement allows,
 // from the start point sp, as the agent called agent: the first of them
-// (by name) with room.
-func (e *Engine) createOnHost(r *run.Run, pt *runplan.Task, sp startPoint, agent, task string) (remoteStart, error) {
+// (by name) with room. When a host refuses because an agent called agent
+// is there already (a start whose answer was lost made it), that agent
+// is adopted when it is this task's (the same task text and base, made
+// since the run was: not a leftover of an earlier run of that name), else
+// the agent is called clash ("": no other name).
+func (e *Engine) createOnHost(r *run.Run, pt *runplan.Task, sp startPoint, agent, task, clash string) (remoteStart, error) {
 	name, labels := r.Plan.PlaceOf(pt)
 	cfg, err := config.Load(r.Repo)
 	if err != nil {
@@ -78,10 +91,23 @@ func (e *Engine) createOnHost(r *run.Run, pt *runplan.Task, sp startPoint, agent
 	}
 	var full []string
 	for _, h := range candidates {
-		item, err := e.newAgent(h, repo, hosts.NewSpec{
+		spec := hosts.NewSpec{
 			Task: task, Name: agent, Base: sp.Base, StartAt: start,
 			Tool: r.Plan.ToolOf(pt), Template: pt.Template,
-		})
+		}
+		item, err := e.newAgent(h, repo, spec)
+		if err != nil && !errors.Is(err, hosts.ErrFull) {
+			if have, ok := agentThere(h, repo, agent); ok {
+				switch {
+				case isOwnAgent(have, task, sp.Base, r.CreatedAt):
+					item, err = have, nil // this task's: adopted
+					e.logf(r.Repo, "", "run %s: task %s: %s@%s was made by an earlier start: adopted", r.Name, pt.ID, agent, h.Name)
+				case clash != "":
+					spec.Name = clash
+					item, err = e.newAgent(h, repo, spec)
+				}
+			}
+		}
 		if errors.Is(err, hosts.ErrFull) {
 			full = append(full, h.Name)
 			continue
@@ -90,9 +116,43 @@ func (e *Engine) createOnHost(r *run.Run, pt *runplan.Task, sp startPoint, agent
 			return remoteStart{}, fmt.Errorf("start on host %s: %w", h.Name, err)
 		}
 		rec := &state.Record{Name: item.Name, Branch: item.Branch, Base: sp.Base, BaseCommit: start, Repo: r.Repo}
-		return remoteStart{rec: rec, host: h.Name}, nil
+		return remoteStart{rec: rec, at: placedAt{Host: h.Name, Repo: item.Repo}}, nil
 	}
 	return remoteStart{}, &run.HostsFullError{Hosts: full, Retry: hostFullRetry}
+}
+
+// hostClockSlack is how far a host's clock may be behind this one's when
+// the time it made an agent is compared with a run's.
+const hostClockSlack = 5 * time.Minute
+
+// isOwnAgent reports whether have, an agent found on a host under the
+// name a task's start asked for, is that task's own, made by an earlier
+// start of this run whose answer was lost: the same task text and base,
+// made since the run was (a host's clock may be behind by hostClockSlack),
+// not a leftover of an earlier run of the same name.
+func isOwnAgent(have inventory.Item, task, base string, runCreated time.Time) bool {
+	return have.Task.Equal(text.From(task)) && have.Base == base && !have.CreatedAt.Before(runCreated.Add(-hostClockSlack))
+}
+
+// agentThere is the agent called name in h's clone of repo, as the host
+// says now.
+func agentThere(h *hosts.Host, repo git.Repo, name string) (inventory.Item, bool) {
+	clone, ok := h.Clone(repo.Root)
+	if !ok {
+		return inventory.Item{}, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), remoteStepTimeout)
+	defer cancel()
+	items, err := h.FreshAgents(ctx, clone)
+	if err != nil {
+		return inventory.Item{}, false
+	}
+	for _, it := range items {
+		if it.Name == name {
+			return it, true
+		}
+	}
+	return inventory.Item{}, false
 }
 
 // newAgent starts an agent on host h, one start at a time per host:
@@ -171,7 +231,7 @@ func streamVerdict(t *run.TaskRun, statuses map[string]state.HostStatus) (*state
 	}
 	var ag *state.RemoteAgent
 	for i := range hs.Agents {
-		if hs.Agents[i].Name == t.Name && (t.Branch == "" || hs.Agents[i].Branch == "" || hs.Agents[i].Branch == t.Branch) {
+		if isTasksAgent(t, hs.Agents[i]) {
 			ag = &hs.Agents[i]
 		}
 	}
@@ -191,6 +251,20 @@ func streamVerdict(t *run.TaskRun, statuses map[string]state.HostStatus) (*state
 		return ag, run.Verdict{Action: run.KeepWaiting, Why: fmt.Sprintf("%s@%s is working", t.Name, t.Host)}, true
 	}
 	return ag, run.Verdict{}, false
+}
+
+// isTasksAgent reports whether a, an agent of a host's stream (which
+// lists every repository there), is remote task t's: its name, branch and
+// repository there. A task recorded before its repository was
+// (HostRepo "") matches by name and branch.
+func isTasksAgent(t *run.TaskRun, a state.RemoteAgent) bool {
+	if a.Name != t.Name {
+		return false
+	}
+	if t.Branch != "" && a.Branch != "" && a.Branch != t.Branch {
+		return false
+	}
+	return t.HostRepo == "" || a.Repo == "" || strings.TrimRight(a.Repo, "/") == strings.TrimRight(t.HostRepo, "/")
 }
 
 // hostStatuses are the followed hosts' last status, by name.

@@ -7,8 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/hosts"
+	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/text"
 )
 
 // The host's stream alone settles a working agent (keep waiting) and one
@@ -91,4 +93,46 @@ func TestRemotePaceHoldsWhileTheHostIsAway(t *testing.T) {
 	require.Empty(t, p.Unreachable)
 	require.Equal(t, state.Working, p.Status)
 	require.Equal(t, at, p.LastActivity, "its last hook event is its sign of life")
+}
+
+// A host's stream lists the agents of every repository there: a task's
+// agent plan-api in /src/app is never taken for another repository's
+// plan-api (same name and branch) in /src/other, in either order.
+func TestRemoteTaskIsMatchedInItsOwnRepositoryOnTheHost(t *testing.T) {
+	task := &run.TaskRun{ID: "api", Name: "plan-api", Branch: "plan-api", Host: "box", HostRepo: "/src/app", State: run.Running, Since: time.Now().Add(-time.Hour)}
+	mine := state.RemoteAgent{Name: "plan-api", Branch: "plan-api", Repo: "/src/app", Status: state.Idle, Since: time.Now().Add(-time.Minute)}
+	theirs := state.RemoteAgent{Name: "plan-api", Branch: "plan-api", Repo: "/src/other", Status: state.Working, Since: time.Now()}
+	for _, agents := range [][]state.RemoteAgent{{mine, theirs}, {theirs, mine}} {
+		statuses := map[string]state.HostStatus{"box": {Host: "box", At: time.Now(), Reachable: true, Agents: agents}}
+		ag, v, known := streamVerdict(task, statuses)
+		require.False(t, known, "its own agent is idle: judged on its evidence, not kept waiting on the other's work (%s)", v.Why)
+		require.NotNil(t, ag)
+		require.Equal(t, "/src/app", ag.Repo)
+		p, ok := remotePace(task, statuses)
+		require.True(t, ok)
+		require.Equal(t, state.Idle, p.Status, "the pace of its own agent, not the other repository's")
+	}
+
+	// Alone on the host, the other repository's agent is not the task's:
+	// its own is gone.
+	statuses := map[string]state.HostStatus{"box": {Host: "box", At: time.Now(), Reachable: true, Agents: []state.RemoteAgent{theirs}}}
+	ag, v, known := streamVerdict(task, statuses)
+	require.True(t, known)
+	require.Nil(t, ag)
+	require.Equal(t, run.AskUser, v.Action)
+	_, ok := remotePace(task, statuses)
+	require.False(t, ok)
+}
+
+// An agent found on a host under the name a task's start asked for is
+// adopted only when it is that task's: its task text and base, made since
+// the run was (within a host clock's slack), not an earlier run's leftover.
+func TestOwnAgentOnAHostIsTheTasksOnly(t *testing.T) {
+	created := time.Now()
+	have := inventory.Item{Name: "g-far", Task: text.From("the task"), Base: "main", CreatedAt: created.Add(time.Second)}
+	require.True(t, isOwnAgent(have, "the task", "main", created))
+	require.True(t, isOwnAgent(inventory.Item{Task: have.Task, Base: "main", CreatedAt: created.Add(-time.Minute)}, "the task", "main", created), "a host clock a minute behind")
+	require.False(t, isOwnAgent(have, "another task", "main", created))
+	require.False(t, isOwnAgent(have, "the task", "dev", created))
+	require.False(t, isOwnAgent(inventory.Item{Task: have.Task, Base: "main", CreatedAt: created.Add(-time.Hour)}, "the task", "main", created), "an earlier run's leftover")
 }

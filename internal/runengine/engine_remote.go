@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -102,9 +103,10 @@ type reading struct {
 
 // fetched is a remote task's branch brought home (or why not).
 type fetched struct {
-	branch, commit string
-	err            error
-	at             time.Time
+	// branch is owt's own branch here holding it, hostBranch its name there.
+	branch, hostBranch, commit string
+	err                        error
+	at                         time.Time
 }
 
 // fetchedFresh is how long a fetch result stands for a landing: an older
@@ -385,14 +387,16 @@ func fetchHome(ctx context.Context, r *run.Run, host string, spec hosts.Evidence
 	case (ev.Commits == 0 || ev.Unchanged) && !allowEmpty:
 		return fetched{err: fmt.Errorf("its branch %s on %s has no change against the task's start: nothing to land", ev.Branch, host)}
 	}
-	branch, commit, err := h.FetchBranch(ctx, repo, name)
+	// Into owt's own branch here (owt/remote/HOST/BRANCH): never a local
+	// agent's or the user's branch of the same name.
+	f, err := h.FetchForLanding(ctx, repo, name)
 	if err != nil {
-		return fetched{err: fmt.Errorf("bring %s home from %s: %w", branch, host, err)}
+		return fetched{err: fmt.Errorf("bring %s home from %s: %w", ev.Branch, host, err)}
 	}
-	if commit != ev.Tip {
-		return fetched{err: fmt.Errorf("%s moved on %s while it was fetched (%.12s, read %.12s): it is tried again", branch, host, commit, ev.Tip)}
+	if f.Commit != ev.Tip {
+		return fetched{err: fmt.Errorf("%s moved on %s while it was fetched (%.12s, read %.12s): it is tried again", f.Branch, host, f.Commit, ev.Tip)}
 	}
-	return fetched{branch: branch, commit: commit}
+	return fetched{branch: f.Local, hostBranch: f.Branch, commit: f.Commit}
 }
 
 // mergeFetched merges the branch of remote task t, brought home as f,
@@ -406,6 +410,13 @@ func (e *Engine) mergeFetched(r *run.Run, t *run.TaskRun, f fetched) (merge.Resu
 	if err := ensureInto(w.Repo, r); err != nil {
 		return merge.Result{}, err
 	}
+	// owt's own branch the work came home in goes once it is merged (or
+	// not: the next try fetches it again).
+	defer func() {
+		if strings.HasPrefix(f.branch, git.OwnFetchPrefix) && w.Repo.BranchExists(f.branch) {
+			_ = w.Repo.DeleteBranch(f.branch, true)
+		}
+	}()
 	// The agent as the merge sees it: its branch here, no worktree here
 	// (its worktree is on its host, checked there: fetchHome).
 	rec := &state.Record{Name: t.Name, Repo: w.Repo.Root, Branch: f.branch, Base: r.Base}
@@ -416,10 +427,20 @@ func (e *Engine) mergeFetched(r *run.Run, t *run.TaskRun, f fetched) (merge.Resu
 	if ahead, _, err := w.Repo.AheadBehind(git.BranchRef(r.Into), git.BranchRef(f.branch)); err != nil {
 		return merge.Result{}, err
 	} else if ahead == 0 {
-		return alreadyThere(w.Repo, r.Into, rec)
+		res, err := alreadyThere(w.Repo, r.Into, rec)
+		return f.named(res), err
 	}
 	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: lifecycle.WorkFiles, EditedCopies: lifecycle.EditedCopies}
-	return ctx.Merge(rec, merge.Options{Into: r.Into})
+	res, err := ctx.Merge(rec, merge.Options{Into: r.Into, BranchName: f.hostBranch})
+	return f.named(res), err
+}
+
+// named is res naming the branch as it is on the host.
+func (f fetched) named(res merge.Result) merge.Result {
+	if f.hostBranch != "" {
+		res.Branch = f.hostBranch
+	}
+	return res
 }
 
 // deleteTries is how often the teardown of a landed remote task's agent

@@ -74,34 +74,34 @@ type attemptStart struct {
 // launch starts an attempt: in the worktree an earlier attempt left, the
 // agent restarts there with what went wrong (its commits and files are
 // kept); without one, a fresh Create.
-func (e *Engine) launch(r *run.Run, a attemptStart) (*state.Record, string, error) {
+func (e *Engine) launch(r *run.Run, a attemptStart) (*state.Record, placedAt, error) {
 	if a.name == "" {
-		return e.create(r, a.id)
+		return e.create(r, a.id, a.attempt)
 	}
 	if t, ok := r.Task(a.id); ok && t.Host != "" {
 		return e.retryOnHost(r, t, a)
 	}
 	w, err := workspace.Open(r.Repo, e.Tmux)
 	if err != nil {
-		return nil, "", err
+		return nil, placedAt{}, err
 	}
 	rec, err := w.Get(a.name)
 	if errors.Is(err, workspace.ErrUnknownName) {
-		return e.create(r, a.id) // the worktree was deleted: start afresh
+		return e.create(r, a.id, a.attempt) // the worktree was deleted: start afresh
 	}
 	if err != nil {
-		return nil, "", err
+		return nil, placedAt{}, err
 	}
 	pt, ok := r.Plan.TaskByID(a.id)
 	if !ok {
-		return nil, "", fmt.Errorf("run %s has no task %q", r.Name, a.id)
+		return nil, placedAt{}, fmt.Errorf("run %s has no task %q", r.Name, a.id)
 	}
 	tail, err := lifecycle.Of(w).PaneTail(rec, run.TailLines)
 	if err != nil {
 		e.logf(r.Repo, rec.Name, "run %s: task %s: read its pane: %v", r.Name, a.id, err)
 	}
 	rec, err = lifecycle.Of(w).Restart(a.name, run.RetryPrompt(pt.Task, a.attempt, a.failure, tail))
-	return rec, "", err
+	return rec, placedAt{}, err
 }
 
 // retryOnHost starts another attempt of task t, whose last agent ran on
@@ -109,22 +109,22 @@ func (e *Engine) launch(r *run.Run, a attemptStart) (*state.Record, string, erro
 // room): a new agent in a new worktree from the task's start, named for
 // the attempt. The earlier agent is left where it is, as it was, and the
 // new one is told so.
-func (e *Engine) retryOnHost(r *run.Run, t *run.TaskRun, a attemptStart) (*state.Record, string, error) {
+func (e *Engine) retryOnHost(r *run.Run, t *run.TaskRun, a attemptStart) (*state.Record, placedAt, error) {
 	pt, ok := r.Plan.TaskByID(a.id)
 	if !ok {
-		return nil, "", fmt.Errorf("run %s has no task %q", r.Name, a.id)
+		return nil, placedAt{}, fmt.Errorf("run %s has no task %q", r.Name, a.id)
 	}
 	if pt.Issue != 0 {
-		return nil, "", fmt.Errorf("a task with an issue cannot run on a host yet (owt new --issue --host is not supported)")
+		return nil, placedAt{}, fmt.Errorf("a task with an issue cannot run on a host yet (owt new --issue --host is not supported)")
 	}
 	sp, err := e.startPoint(r, pt)
 	if err != nil {
-		return nil, "", err
+		return nil, placedAt{}, err
 	}
 	task := run.FreshRetryPrompt(pt.Task, a.attempt, a.failure, a.name+"@"+t.Host)
 	if sp.Brief != "" {
 		task = sp.Brief + "\n\n" + task
 	}
-	rs, err := e.createOnHost(r, pt, sp, fmt.Sprintf("%s-%s-a%d", r.Name, a.id, a.attempt), task)
-	return rs.rec, rs.host, err
+	rs, err := e.createOnHost(r, pt, sp, fmt.Sprintf("%s-%s-a%d", r.Name, a.id, a.attempt), task, "")
+	return rs.rec, rs.at, err
 }

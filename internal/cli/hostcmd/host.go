@@ -5,6 +5,7 @@
 package hostcmd
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -524,14 +526,14 @@ func removeRun(o *removeOptions) error {
 
 // execRun runs this owt with the argv read as JSON from stdin — one of
 // hosts.Verbs, so nothing else can be asked for — and ends with its code.
+// stdin stays open while the verb runs (hosts.Host.Exec): its end means
+// the asking owt is gone (killed, its ssh gone), and the verb, in its own
+// process group, is ended with it, so no owt wait is left behind here.
 func execRun(ios *cmdutil.IOStreams) error {
-	b, err := io.ReadAll(io.LimitReader(ios.In, 1<<20))
-	if err != nil {
-		return err
-	}
+	in := bufio.NewReader(ios.In)
 	var argv []string
-	if err := json.Unmarshal(b, &argv); err != nil || len(argv) == 0 {
-		return cmdutil.Usagef("host exec: stdin is not a JSON list of words")
+	if err := json.NewDecoder(io.LimitReader(in, 1<<20)).Decode(&argv); err != nil || len(argv) == 0 {
+		return cmdutil.Usagef("host exec: stdin does not start with a JSON list of words")
 	}
 	if !hosts.Verbs[argv[0]] {
 		return cmdutil.Usagef("host exec: %q is not a command owt runs for another machine", argv[0])
@@ -542,12 +544,37 @@ func execRun(ios *cmdutil.IOStreams) error {
 	}
 	cmd := exec.Command(self, argv...)
 	cmd.Stdout, cmd.Stderr = ios.Out, ios.ErrOut
-	err = cmd.Run()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	exited := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, in) // until the asking side is gone
+		select {
+		case <-exited:
+		default:
+			endGroup(cmd.Process.Pid, exited)
+		}
+	}()
+	err = cmd.Wait()
+	close(exited)
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		return cmdutil.ExitWith(ee.ExitCode())
 	}
 	return err
+}
+
+// endGroup ends the process group led by pid: SIGTERM, then SIGKILL
+// if it has not exited (exited closed) within a few seconds.
+func endGroup(pid int, exited <-chan struct{}) {
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(3 * time.Second):
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
 }
 
 // evidenceRun prints the evidence of the agent named on stdin, in the
