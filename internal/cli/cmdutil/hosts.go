@@ -59,12 +59,17 @@ func hostHaving(ctx context.Context, cfg config.Config, root, name string) (*hos
 		return nil, err
 	}
 	var found []*hosts.Host
-	var unreachable []string
+	var unreachable, lastThere []string
 	for _, h := range serving {
 		clone, _ := h.Clone(root)
 		items, err := h.Agents(ctx, clone)
 		if err != nil {
 			unreachable = append(unreachable, h.Name)
+			for _, it := range items { // its last list, when it gave one
+				if it.Name == name {
+					lastThere = append(lastThere, h.Name)
+				}
+			}
 			continue
 		}
 		for _, it := range items {
@@ -83,6 +88,9 @@ func hostHaving(ctx context.Context, cfg config.Config, root, name string) (*hos
 			names[i] = name + "@" + h.Name
 		}
 		return nil, Usagef("%s is an agent on several hosts: say which (%s)", name, strings.Join(names, ", "))
+	case len(lastThere) > 0:
+		// Known there when it last answered: out of reach, not unknown.
+		return nil, fmt.Errorf("%s was last seen on host %s, which is unreachable now: nothing was done", name, strings.Join(lastThere, ", "))
 	case len(unreachable) > 0:
 		// Unknown here (exit 3, as with every host up): said with what
 		// could not be asked, and nothing done.
