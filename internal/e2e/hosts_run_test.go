@@ -42,8 +42,7 @@ func TestRunPlacesTasksOnAHostAndOneHere(t *testing.T) {
 	e := NewEnv(t)
 	h := e.NewSSHHost()
 	repo := e.NewRepo("app")
-	h.Clone(repo, "src/app")
-	e.MustOwt(repo, "host", "add", "box", h.Address, "--repo", repo+"=~/src/app", "--label", "gpu", "--max-agents", "1", "--yes")
+	addHostWithRepo(e, h, repo, "--label", "gpu", "--max-agents", "1")
 	e.WriteFile(repo, "g.toml", `[run]
 max_concurrent = 3
 tool = "claude"
@@ -380,8 +379,7 @@ func TestRunJudgesAndLandsTasksOnAHostAndHere(t *testing.T) {
 	e := NewEnv(t)
 	h := e.NewSSHHost()
 	repo := e.NewRepo("app")
-	h.Clone(repo, "src/app")
-	e.MustOwt(repo, "host", "add", "box", h.Address, "--repo", repo+"=~/src/app", "--label", "gpu", "--max-agents", "2", "--yes")
+	addHostWithRepo(e, h, repo, "--label", "gpu", "--max-agents", "2")
 	e.WriteFile(repo, "g.toml", `[run]
 into = "integ"
 max_concurrent = 3

@@ -132,10 +132,10 @@ func TestHostAddWithARefusedKeySaysSSHAdd(t *testing.T) {
 
 // addHostWithRepo adds the test host as box, its clone of repo at
 // ~/src/app, and returns the clone's path.
-func addHostWithRepo(e *Env, h *fixture.SSHHost, repo string) string {
+func addHostWithRepo(e *Env, h *fixture.SSHHost, repo string, extra ...string) string {
 	e.t.Helper()
 	clone := h.Clone(repo, "src/app")
-	e.MustOwt(repo, "host", "add", "box", h.Address, "--repo", repo+"=~/src/app", "--yes")
+	e.MustOwt(repo, append([]string{"host", "add", "box", h.Address, "--repo", repo + "=~/src/app", "--yes"}, extra...)...)
 	return clone
 }
 
