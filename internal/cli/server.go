@@ -47,13 +47,27 @@ func ChooseServer(f *cmdutil.Factory, c *cli.Context) error {
 		f.Socket = tmux.NamedSocket(name)
 	case c.IsSet("L") || c.IsSet("S"):
 		return cmdutil.Usagef("-L and -S need a value")
-	case !tmux.Inside():
+	default:
+		chooseDefaultServer(f)
+		return nil
+	}
+	absSocket(f)
+	return nil
+}
+
+// chooseDefaultServer is the server with neither -L nor -S: the one owt
+// runs inside, else $OWT_TMUX_SOCKET's, else tmux's default.
+func chooseDefaultServer(f *cmdutil.Factory) {
+	if !tmux.Inside() {
 		f.Socket = os.Getenv(SocketEnv)
 	}
+	absSocket(f)
+}
+
+func absSocket(f *cmdutil.Factory) {
 	if f.Socket != "" {
 		if abs, err := filepath.Abs(f.Socket); err == nil {
 			f.Socket = abs
 		}
 	}
-	return nil
 }

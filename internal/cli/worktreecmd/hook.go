@@ -31,10 +31,16 @@ func HookCommand(f *cmdutil.Factory) *cli.Command {
 		Usage:           "report an agent tool's hook event (run by the tools; prints nothing, always exits 0)",
 		ArgsUsage:       "KIND EVENT [NOTIFY-PROGRAM…] [JSON]",
 		Action: func(c *cli.Context) error {
-			neverFail(func() { runHook(f, c.Args().Slice()) })
+			RunHook(f, c.Args().Slice())
 			return nil
 		},
 	}
+}
+
+// RunHook is "owt hook" with args (KIND EVENT …): it never fails and
+// prints nothing. cli.Main calls it without building the app.
+func RunHook(f *cmdutil.Factory, args []string) {
+	neverFail(func() { runHook(f, args) })
 }
 
 // neverFail runs the hook, turning a panic into a line in owt's log: a
