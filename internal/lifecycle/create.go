@@ -427,20 +427,28 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 	var rec *state.Record
 	var held *state.Held
 	err := state.WithLock("ports", func() error {
-		used, err := usedPorts()
-		if err != nil {
-			return err
-		}
-		port, err := setup.AllocatePort(used, w.Config.Worktree.PortBase, w.Config.Worktree.PortBlock)
+		used, err := w.Store.PortsElsewhere()
 		if err != nil {
 			return err
 		}
 		// Unsynced here, made durable by Create while git and tmux work
 		// (Store.Sync) and before it says the agent was made: the lock
-		// and the rename are what other owt processes see at once.
-		return w.Store.UpdateUnsynced(func(f *state.File) error {
+		// and the rename are what other owt processes see at once. Only
+		// what the choice needs of the other records is read (briefs).
+		return w.Store.AddRecordUnsynced(func(there map[string]state.Brief) (*state.Record, error) {
+			f := &state.File{Records: make(map[string]*state.Record, len(there))}
+			for n, b := range there {
+				f.Records[n] = b.Record()
+				if b.Port > 0 {
+					used = append(used, b.Port)
+				}
+			}
+			port, err := setup.AllocatePort(used, w.Config.Worktree.PortBase, w.Config.Worktree.PortBlock)
+			if err != nil {
+				return nil, err
+			}
 			if err := oneInPlace(f, checkout); err != nil {
-				return err
+				return nil, err
 			}
 			for n := 1; ; n++ {
 				cn, cb := withSuffix(name, branch, n)
@@ -451,15 +459,15 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 				}
 				if explicit {
 					if o.Branch != "" && branches[cb] == git.BranchRef(cb) {
-						return fmt.Errorf("branch %q already exists: pick another --branch", cb)
+						return nil, fmt.Errorf("branch %q already exists: pick another --branch", cb)
 					}
-					return fmt.Errorf("name %q is in use: %s", cn, why)
+					return nil, fmt.Errorf("name %q is in use: %s", cn, why)
 				}
 				if clash := refClash(cb, branches); clash != "" && strings.HasPrefix(cb, clash+"/") {
-					return fmt.Errorf("no name is free for %s: %s", name, why) // no suffix can help
+					return nil, fmt.Errorf("no name is free for %s: %s", name, why) // no suffix can help
 				}
 				if n > 1000 {
-					return fmt.Errorf("no free name for %s", name)
+					return nil, fmt.Errorf("no free name for %s", name)
 				}
 			}
 			session := w.SessionName(name)
@@ -469,7 +477,7 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 			}
 			h, err := state.Hold(state.CreateLock(w.Repo.Root, name))
 			if err != nil {
-				return fmt.Errorf("reserve %s: %w", name, err)
+				return nil, fmt.Errorf("reserve %s: %w", name, err)
 			}
 			held = h
 			now := w.Now()
@@ -484,8 +492,7 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 				// The user's checkout is set up already: no install there.
 				rec.Path, rec.InPlace, rec.NoSetup = checkout, true, true
 			}
-			f.Records[name] = rec
-			return nil
+			return rec, nil
 		})
 	})
 	if err != nil {
@@ -543,27 +550,6 @@ func refClash(branch string, branches map[string]string) string {
 		}
 	}
 	return ""
-}
-
-// usedPorts is every port block held by a record of any repository.
-func usedPorts() ([]int, error) {
-	stores, err := state.Stores()
-	if err != nil {
-		return nil, err
-	}
-	var used []int
-	for _, s := range stores {
-		f, err := s.Peek()
-		if err != nil {
-			continue // a broken file of another repo must not block this one
-		}
-		for _, r := range f.Records {
-			if r.Port > 0 {
-				used = append(used, r.Port)
-			}
-		}
-	}
-	return used, nil
 }
 
 // dropRecord forgets the record called name.

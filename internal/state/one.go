@@ -60,12 +60,8 @@ func (s *Store) parseRaw(data []byte) (*rawFile, error) {
 // that record's key, and the first line of four spaces and "}" after it
 // closes it (its own lines are indented deeper).
 func (s *Store) recordSpan(data []byte, name string) (start, end int, ok bool) {
-	head, err := json.Marshal(s.Repo)
-	if err != nil {
-		return 0, 0, false
-	}
-	header := fmt.Sprintf("{\n  \"version\": %d,\n  \"repo\": %s,\n  \"worktrees\": {", Version, head)
-	if !bytes.HasPrefix(data, []byte(header)) || !bytes.HasSuffix(data, []byte("\n  }\n}\n")) || !json.Valid(data) {
+	header, ok := s.layoutHeader()
+	if !ok || !bytes.HasPrefix(data, header) || !bytes.HasSuffix(data, []byte("\n  }\n}\n")) || !json.Valid(data) {
 		return 0, 0, false
 	}
 	key, err := json.Marshal(name)

@@ -1,0 +1,131 @@
+package state
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A record added through AddRecordUnsynced makes the very document an
+// Update adding it would: first, between, last, into a repository with
+// no record yet and with no file yet; fn sees the records there are.
+func TestAddRecordWritesWhatUpdateWould(t *testing.T) {
+	tempState(t)
+	at := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	record := func(repo, n string, port int) *Record {
+		return &Record{Name: n, Repo: repo, Path: "/wt/" + n, Task: "task <" + n + ">\n    \"x\": {", Status: Starting, StatusSince: at, CreatedAt: at, Port: port,
+			Creating: true, Hooks: []HookEvent{{Event: "Stop", Status: Idle, At: at}}}
+	}
+	cases := []struct {
+		there []string
+		add   string
+	}{
+		{[]string{"b", "d"}, "a"},
+		{[]string{"b", "d"}, "c"},
+		{[]string{"b", "d"}, "e"},
+		{[]string{"b", "b-2", "bb"}, "b-1"},
+		{[]string{}, "a"},
+		{nil, "a"}, // no file
+	}
+	for i, c := range cases {
+		viaAll, viaAdd := ForRepo("/r/all"+string(rune('a'+i))), ForRepo("/r/add"+string(rune('a'+i)))
+		for _, s := range []*Store{viaAll, viaAdd} {
+			if c.there == nil {
+				continue
+			}
+			require.NoError(t, s.Update(func(f *File) error {
+				for j, n := range c.there {
+					f.Records[n] = record(s.Repo, n, 4000+10*j)
+				}
+				return nil
+			}))
+		}
+		require.NoError(t, viaAll.Update(func(f *File) error { f.Records[c.add] = record(viaAll.Repo, c.add, 5000); return nil }))
+		var seen []string
+		require.NoError(t, viaAdd.AddRecordUnsynced(func(there map[string]Brief) (*Record, error) {
+			for n, b := range there {
+				require.Equal(t, "/wt/"+n, b.Path)
+				require.Positive(t, b.Port)
+				seen = append(seen, n)
+			}
+			return record(viaAdd.Repo, c.add, 5000), nil
+		}))
+		sort.Strings(seen)
+		if c.there != nil {
+			require.Equal(t, c.there, append([]string{}, seen...), "case %d", i)
+		}
+		all, err := os.ReadFile(viaAll.Path)
+		require.NoError(t, err)
+		added, err := os.ReadFile(viaAdd.Path)
+		require.NoError(t, err)
+		require.Equal(t, string(all), string(bytes.ReplaceAll(added, []byte(viaAdd.Repo), []byte(viaAll.Repo))), "case %d: add %s to %v", i, c.add, c.there)
+		f, err := viaAdd.Load()
+		require.NoError(t, err)
+		require.Equal(t, Starting, f.Records[c.add].Status)
+	}
+}
+
+func TestAddRecordRefusesATakenNameAndWritesNothingOnError(t *testing.T) {
+	tempState(t)
+	s := ForRepo("/r")
+	require.NoError(t, s.Update(func(f *File) error { f.Records["a"] = &Record{Name: "a", Status: Idle}; return nil }))
+	before, err := os.ReadFile(s.Path)
+	require.NoError(t, err)
+	require.Error(t, s.AddRecordUnsynced(func(map[string]Brief) (*Record, error) { return &Record{Name: "a"}, nil }))
+	boom := errors.New("boom")
+	require.ErrorIs(t, s.AddRecordUnsynced(func(map[string]Brief) (*Record, error) { return nil, boom }), boom)
+	require.NoError(t, s.AddRecordUnsynced(func(map[string]Brief) (*Record, error) { return nil, nil }))
+	after, err := os.ReadFile(s.Path)
+	require.NoError(t, err)
+	require.Equal(t, string(before), string(after))
+}
+
+// A file laid out otherwise (compact) still takes the record; a corrupt
+// one is set aside and rebuilt first, and fn sees the rebuilt records.
+func TestAddRecordToAFileLaidOutOtherwiseOrCorrupt(t *testing.T) {
+	tempState(t)
+	s := ForRepo("/r")
+	require.NoError(t, os.MkdirAll(ReposDir(), 0o700))
+	require.NoError(t, os.WriteFile(s.Path, []byte(`{"version":1,"repo":"/r","worktrees":{"b":{"name":"b","port":4000}}}`), 0o600))
+	require.NoError(t, s.AddRecordUnsynced(func(there map[string]Brief) (*Record, error) {
+		require.Equal(t, 4000, there["b"].Port)
+		return &Record{Name: "a", Status: Starting}, nil
+	}))
+	f, err := s.Load()
+	require.NoError(t, err)
+	require.Len(t, f.Records, 2)
+
+	s.Warn = func(string) {}
+	s.Rebuild = func(f *File) error { f.Records["r"] = &Record{Name: "r", Port: 4100}; return nil }
+	require.NoError(t, os.WriteFile(s.Path, []byte(`{"version":1,"repo":"/r","worktrees":{"b":{"name":"x"}}}`), 0o600))
+	require.NoError(t, s.AddRecordUnsynced(func(there map[string]Brief) (*Record, error) {
+		require.Equal(t, 4100, there["r"].Port, "the rebuilt records")
+		return &Record{Name: "c"}, nil
+	}))
+	f, err = s.Load()
+	require.NoError(t, err)
+	require.Contains(t, f.Records, "c")
+	require.Contains(t, f.Records, "r")
+}
+
+// Ports elsewhere are every other repository's, none of this one's, and
+// none of a broken file's.
+func TestPortsElsewhere(t *testing.T) {
+	tempState(t)
+	here, there := ForRepo("/here"), ForRepo("/there")
+	require.NoError(t, here.Update(func(f *File) error { f.Records["a"] = &Record{Name: "a", Port: 4000}; return nil }))
+	require.NoError(t, there.Update(func(f *File) error {
+		f.Records["b"] = &Record{Name: "b", Port: 4010}
+		f.Records["c"] = &Record{Name: "c"}
+		return nil
+	}))
+	require.NoError(t, os.WriteFile(ReposDir()+"/broken.json", []byte("{"), 0o600))
+	ports, err := here.PortsElsewhere()
+	require.NoError(t, err)
+	require.Equal(t, []int{4010}, ports)
+}
