@@ -568,3 +568,44 @@ func TestFindRepoHeadBranchDetachedAndUnborn(t *testing.T) {
 	require.Equal(t, unborn, r.Root)
 	require.Equal(t, "", r.HeadBranch)
 }
+
+// FindRepoAndNames answers in one call what FindRepo and NamesInUse do in
+// two: from the main checkout, a folder in it, a linked worktree, on a
+// detached HEAD and in a repository with no commit yet; every kind of ref
+// (a symbolic remote HEAD by its own name, tags, the stash).
+func TestFindRepoAndNamesIsFindRepoAndNamesInUse(t *testing.T) {
+	dir, _ := newRepo(t)
+	g(t, dir, "tag", "v1")
+	g(t, dir, "tag", "-a", "v2", "-m", "annotated")
+	g(t, dir, "branch", "feat/x")
+	g(t, dir, "update-ref", "refs/remotes/origin/main", "HEAD")
+	g(t, dir, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+	write(t, filepath.Join(dir, "a.txt"), "changed\n")
+	g(t, dir, "stash", "-q")
+	linked := filepath.Join(filepath.Dir(dir), "linked")
+	g(t, dir, "worktree", "add", "-q", "-b", "other", linked)
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	detached := filepath.Join(filepath.Dir(dir), "detached")
+	g(t, dir, "worktree", "add", "-q", "--detach", detached)
+	unborn := filepath.Join(filepath.Dir(dir), "unborn")
+	g(t, filepath.Dir(dir), "init", "-q", "-b", "main", unborn)
+
+	for _, at := range []string{dir, filepath.Join(dir, "sub"), linked, detached, unborn} {
+		want, err := FindRepo(at)
+		require.NoError(t, err)
+		wantNames, err := want.NamesInUse()
+		require.NoError(t, err)
+		got, names, err := FindRepoAndNames(at)
+		require.NoError(t, err, at)
+		require.Equal(t, want, got, at)
+		if at == unborn {
+			require.Empty(t, names)
+			continue
+		}
+		require.Equal(t, wantNames, names, at)
+		require.Equal(t, "refs/remotes/origin/HEAD", names["origin"], "a remote's HEAD is read as the remote's name")
+	}
+	_, names, err := FindRepoAndNames(t.TempDir())
+	require.ErrorIs(t, err, ErrNotRepo)
+	require.Nil(t, names)
+}

@@ -95,7 +95,11 @@ func (r Repo) NamesInUse() (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	refs := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return namesInUse(strings.Split(strings.TrimSpace(string(out)), "\n")), nil
+}
+
+// namesInUse is NamesInUse of the refs listed.
+func namesInUse(refs []string) map[string]string {
 	names := map[string]string{}
 	for _, ref := range refs {
 		if name, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
@@ -109,7 +113,7 @@ func (r Repo) NamesInUse() (map[string]string, error) {
 			}
 		}
 	}
-	return names, nil
+	return names
 }
 
 // readAs is the names git would resolve to ref when given them bare.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,79 +53,107 @@ func (r Repo) context() context.Context {
 // wrapping ErrNotRepo outside a repository. Bare repositories (and worktrees of
 // them) are rejected: they have no main checkout for Root to name.
 func FindRepo(dir string) (Repo, error) {
+	r, _, err := findRepo(dir, false)
+	return r, err
+}
+
+// FindRepoAndNames is FindRepo and the repository's NamesInUse, read in
+// the same git call: owt new needs both before anything else.
+func FindRepoAndNames(dir string) (Repo, map[string]string, error) {
+	r, refs, err := findRepo(dir, true)
+	if err != nil {
+		return Repo{}, nil, err
+	}
+	return r, namesInUse(refs), nil
+}
+
+// findRepo is FindRepo, and with withRefs every ref's name too (as
+// for-each-ref lists them: symbolic refs by their own name).
+func findRepo(dir string, withRefs bool) (Repo, []string, error) {
 	// One call answers everything for the common case (the main checkout):
 	// owt runs this on every command, so each process counts.
 	args := []string{"rev-parse", "--is-bare-repository", "--is-inside-work-tree",
 		"--path-format=absolute", "--git-common-dir", "--absolute-git-dir", "--show-toplevel"}
-	out, err := run(dir, append(args, "--symbolic-full-name", "HEAD")...)
+	var refsArgs []string
+	if withRefs {
+		refsArgs = []string{"--symbolic", "--all"}
+	}
+	withHead := true
+	out, err := run(dir, slices.Concat(args, []string{"--symbolic-full-name", "HEAD"}, refsArgs)...)
 	if err != nil {
 		// An unborn HEAD (no commit yet) makes the HEAD query fail: ask
 		// again without it.
-		out, err = run(dir, args...)
+		withHead = false
+		out, err = run(dir, slices.Concat(args, refsArgs)...)
 	}
 	if err != nil {
 		if explained := noWorkTree(dir, err); explained != nil {
-			return Repo{}, explained
+			return Repo{}, nil, explained
 		}
 		if err := notRepo(err); errors.Is(err, ErrNotRepo) {
-			return Repo{}, fmt.Errorf("%s: %w", dir, err)
+			return Repo{}, nil, fmt.Errorf("%s: %w", dir, err)
 		}
-		return Repo{}, fmt.Errorf("git rev-parse in %s: %w", dir, err)
+		return Repo{}, nil, fmt.Errorf("git rev-parse in %s: %w", dir, err)
 	}
 	f := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(f) >= 4 && f[0] == "true" {
-		return Repo{}, fmt.Errorf("%s: bare repositories are not supported", dir)
+		return Repo{}, nil, fmt.Errorf("%s: bare repositories are not supported", dir)
+	}
+	fixed := 5
+	if withHead {
+		fixed = 6
+	}
+	if len(f) < fixed || (!withRefs && len(f) != fixed) {
+		return Repo{}, nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", dir, out)
 	}
 	head := ""
-	if len(f) == 6 {
+	if withHead {
 		head = strings.TrimPrefix(f[5], "refs/heads/")
 		if !strings.HasPrefix(f[5], "refs/heads/") {
 			head = "" // detached: rev-parse printed "HEAD"
 		}
-		f = f[:5]
 	}
-	if len(f) != 5 {
-		return Repo{}, fmt.Errorf("git rev-parse in %s: unexpected output %q", dir, out)
-	}
+	refs := f[fixed:]
+	f = f[:5]
 	if f[0] == "true" {
-		return Repo{}, fmt.Errorf("%s: bare repositories are not supported", dir)
+		return Repo{}, nil, fmt.Errorf("%s: bare repositories are not supported", dir)
 	}
 	if f[1] != "true" {
-		return Repo{}, fmt.Errorf("%s: not inside a work tree", dir)
+		return Repo{}, nil, fmt.Errorf("%s: not inside a work tree", dir)
 	}
 	common, err := realPath(f[2])
 	if err != nil {
-		return Repo{}, err
+		return Repo{}, nil, err
 	}
 	gitDir, err := realPath(f[3])
 	if err != nil {
-		return Repo{}, err
+		return Repo{}, nil, err
 	}
 
 	var root string
 	if gitDir == common {
 		// The main worktree owns the common dir itself.
 		if root, err = realPath(f[4]); err != nil {
-			return Repo{}, err
+			return Repo{}, nil, err
 		}
 	} else {
 		// A linked worktree: git lists the main worktree first.
 		wts, err := worktrees(dir, common)
 		if err != nil {
-			return Repo{}, err
+			return Repo{}, nil, err
 		}
 		if len(wts) == 0 || wts[0].Bare {
-			return Repo{}, fmt.Errorf("%s: worktree of a bare repository is not supported", dir)
+			return Repo{}, nil, fmt.Errorf("%s: worktree of a bare repository is not supported", dir)
 		}
 		if root, err = realPath(wts[0].Path); err != nil {
-			return Repo{}, err
+			return Repo{}, nil, err
 		}
 	}
 	top, err := realPath(f[4])
 	if err != nil {
-		return Repo{}, err
+		return Repo{}, nil, err
 	}
-	return Repo{Root: root, CommonDir: common, HeadBranch: head, Toplevel: top}, nil
+	return Repo{Root: root, CommonDir: common, HeadBranch: head, Toplevel: top}, refs, nil
 }
 
 // ErrNoCommits is returned when a worktree is asked of a repository whose

@@ -156,7 +156,7 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 	// These reads are independent: run them while the base is resolved.
-	survey, unversioned, branches := w.firstReads(o.Ahead)
+	survey, branches := w.firstReads(o.Ahead)
 	base, err := w.defaultBase(o)
 	if err != nil {
 		return nil, err
@@ -212,6 +212,9 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	}
 	held = reserved
 	durable := async(func() (struct{}, error) { return struct{}{}, w.Store.Sync() })
+	// The files to copy into the worktree, read while git makes it (the
+	// main checkout's: that is where they are copied from).
+	unversioned := async(w.Repo.UnversionedFiles)
 	rb.push(func() {
 		if err := w.dropRecord(rec.Name); err != nil {
 			w.Warnf("%v; 'owt doctor --fix' forgets it", err)
@@ -677,39 +680,50 @@ func (w *Worktrees) startSession(rec *state.Record, size [2]int, global map[stri
 	return w.Tmux.NewSession(ns)
 }
 
-// async runs f in the background; the returned function waits for its result.
 // ReadAhead are the reads a Create starts with, started before the
-// repository is opened: the tmux server's sessions and clients, the
-// repository's branch names and its unversioned files, read from the
-// directory owt new runs in (any folder of the repository names the same
-// refs; git status --porcelain names files from the top of the checkout
-// it runs in, the main one's only when that is where owt runs).
+// repository is opened: the tmux server's sessions and clients, and in
+// one git call the repository (what workspace.Open finds) with its ref
+// names, read from the directory owt new runs in. Two processes on the
+// critical path, not four: the unversioned files, needed only once the
+// worktree is there, are read while git makes it.
 type ReadAhead struct {
-	survey      func() (tmux.Survey, error)
-	branches    func() (map[string]string, error)
-	unversioned func() (git.Unversioned, error)
+	survey func() (tmux.Survey, error)
+	found  func() (foundRepo, error)
+}
+
+type foundRepo struct {
+	repo  git.Repo
+	names map[string]string
 }
 
 // StartReadAhead starts the reads of a Create to come in dir, the
 // directory the repository will be opened from, on the server tm talks to.
 func StartReadAhead(tm *tmux.Client, dir string) *ReadAhead {
-	at := git.Repo{Root: dir}
-	return &ReadAhead{survey: async(tm.Survey), branches: async(at.NamesInUse), unversioned: async(at.UnversionedFiles)}
+	return &ReadAhead{survey: async(tm.Survey), found: async(func() (foundRepo, error) {
+		repo, names, err := git.FindRepoAndNames(dir)
+		return foundRepo{repo, names}, err
+	})}
 }
 
-// firstReads are the reads ahead where they hold for this repository,
-// and those started now where they do not.
-func (w *Worktrees) firstReads(ahead *ReadAhead) (func() (tmux.Survey, error), func() (git.Unversioned, error), func() (map[string]string, error)) {
+// Repo is the repository at the read-ahead's directory, as git.FindRepo
+// finds it.
+func (a *ReadAhead) Repo() (git.Repo, error) {
+	f, err := a.found()
+	return f.repo, err
+}
+
+// firstReads are the reads ahead, or started now without them.
+func (w *Worktrees) firstReads(ahead *ReadAhead) (func() (tmux.Survey, error), func() (map[string]string, error)) {
 	if ahead == nil {
-		return async(w.Tmux.Survey), async(w.Repo.UnversionedFiles), async(w.Repo.NamesInUse)
+		return async(w.Tmux.Survey), async(w.Repo.NamesInUse)
 	}
-	unversioned := ahead.unversioned
-	if w.Repo.Toplevel != w.Repo.Root {
-		unversioned = async(w.Repo.UnversionedFiles) // opened in a linked worktree: the files to copy are the main checkout's
+	return ahead.survey, func() (map[string]string, error) {
+		f, err := ahead.found()
+		return f.names, err
 	}
-	return ahead.survey, unversioned, ahead.branches
 }
 
+// async runs f in the background; the returned function waits for its result.
 func async[T any](f func() (T, error)) func() (T, error) {
 	var v T
 	var err error

@@ -74,6 +74,11 @@ func Open(dir string, tm *tmux.Client) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
+	return OpenRepo(repo, tm)
+}
+
+// OpenRepo is Open of a repository already found (git.FindRepo).
+func OpenRepo(repo git.Repo, tm *tmux.Client) (*Workspace, error) {
 	cfg, err := config.Load(repo.Root)
 	if err != nil {
 		return nil, configError(err)

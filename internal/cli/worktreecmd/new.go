@@ -124,13 +124,22 @@ func newRun(o *newOptions) error {
 	if o.Host != "" {
 		return newOnHost(o)
 	}
+	open := o.Workspace
 	if wd, err := os.Getwd(); err == nil && !o.DryRun && o.Tmux != nil {
-		// The tmux server's sessions and the repository's branches and
-		// files, read while the repository is opened from here and its
-		// config loaded: off the critical path of every owt new.
-		o.Create.Ahead = lifecycle.StartReadAhead(o.Tmux(), wd)
+		// The tmux server's sessions read while the repository is found
+		// here, its branches in the same git call: owt new's first reads
+		// at once, not one after the other.
+		ahead := lifecycle.StartReadAhead(o.Tmux(), wd)
+		o.Create.Ahead = ahead
+		open = func() (*workspace.Workspace, error) {
+			repo, err := ahead.Repo()
+			if err != nil {
+				return nil, err
+			}
+			return workspace.OpenRepo(repo, o.Tmux())
+		}
 	}
-	w, err := o.Workspace()
+	w, err := open()
 	if err != nil {
 		return err
 	}
