@@ -595,17 +595,23 @@ func TestFindRepoAndNamesIsFindRepoAndNamesInUse(t *testing.T) {
 		require.NoError(t, err)
 		wantNames, err := want.NamesInUse()
 		require.NoError(t, err)
-		got, names, err := FindRepoAndNames(at)
+		got, err := FindRepoAndNames(at)
 		require.NoError(t, err, at)
-		require.Equal(t, want, got, at)
+		require.Equal(t, want, got.Repo, at)
 		if at == unborn {
-			require.Empty(t, names)
+			require.Empty(t, got.Names)
+			require.Empty(t, got.HeadCommit)
 			continue
 		}
-		require.Equal(t, wantNames, names, at)
-		require.Equal(t, "refs/remotes/origin/HEAD", names["origin"], "a remote's HEAD is read as the remote's name")
+		require.Equal(t, wantNames, got.Names, at)
+		require.Equal(t, "refs/remotes/origin/HEAD", got.Names["origin"], "a remote's HEAD is read as the remote's name")
+		require.Equal(t, g(t, at, "rev-parse", "HEAD"), got.HeadCommit, at)
 	}
-	_, names, err := FindRepoAndNames(t.TempDir())
+	g(t, linked, "commit", "-q", "--allow-empty", "-m", "on other")
+	got, err := FindRepoAndNames(linked)
+	require.NoError(t, err)
+	require.Equal(t, g(t, linked, "rev-parse", "refs/heads/other"), got.HeadCommit, "the HEAD of the worktree asked in")
+	require.NotEqual(t, g(t, dir, "rev-parse", "HEAD"), got.HeadCommit)
+	_, err = FindRepoAndNames(t.TempDir())
 	require.ErrorIs(t, err, ErrNotRepo)
-	require.Nil(t, names)
 }

@@ -53,33 +53,46 @@ func (r Repo) context() context.Context {
 // wrapping ErrNotRepo outside a repository. Bare repositories (and worktrees of
 // them) are rejected: they have no main checkout for Root to name.
 func FindRepo(dir string) (Repo, error) {
-	r, _, err := findRepo(dir, false)
+	r, _, _, err := findRepo(dir, false)
 	return r, err
 }
 
-// FindRepoAndNames is FindRepo and the repository's NamesInUse, read in
-// the same git call: owt new needs both before anything else.
-func FindRepoAndNames(dir string) (Repo, map[string]string, error) {
-	r, refs, err := findRepo(dir, true)
-	if err != nil {
-		return Repo{}, nil, err
-	}
-	return r, namesInUse(refs), nil
+// Found is what FindRepoAndNames reads in its one git call.
+type Found struct {
+	Repo Repo
+	// Names is the repository's NamesInUse.
+	Names map[string]string
+	// HeadCommit is the commit HEAD is at where it was asked, "" when
+	// HEAD has none yet.
+	HeadCommit string
 }
 
-// findRepo is FindRepo, and with withRefs every ref's name too (as
-// for-each-ref lists them: symbolic refs by their own name).
-func findRepo(dir string, withRefs bool) (Repo, []string, error) {
+// FindRepoAndNames is FindRepo, NamesInUse and HEAD's commit, read in the
+// same git call: owt new needs them all before anything else.
+func FindRepoAndNames(dir string) (Found, error) {
+	r, head, refs, err := findRepo(dir, true)
+	if err != nil {
+		return Found{}, err
+	}
+	return Found{Repo: r, Names: namesInUse(refs), HeadCommit: head}, nil
+}
+
+// findRepo is FindRepo; with withRefs, also HEAD's commit and every
+// ref's name (as for-each-ref lists them: symbolic refs by their own
+// name).
+func findRepo(dir string, withRefs bool) (repo Repo, headCommit string, refs []string, err error) {
 	// One call answers everything for the common case (the main checkout):
 	// owt runs this on every command, so each process counts.
 	args := []string{"rev-parse", "--is-bare-repository", "--is-inside-work-tree",
 		"--path-format=absolute", "--git-common-dir", "--absolute-git-dir", "--show-toplevel"}
+	headArgs := []string{"--symbolic-full-name", "HEAD"}
 	var refsArgs []string
 	if withRefs {
+		headArgs = []string{"HEAD", "--symbolic-full-name", "HEAD"}
 		refsArgs = []string{"--symbolic", "--all"}
 	}
 	withHead := true
-	out, err := run(dir, slices.Concat(args, []string{"--symbolic-full-name", "HEAD"}, refsArgs)...)
+	out, err := run(dir, slices.Concat(args, headArgs, refsArgs)...)
 	if err != nil {
 		// An unborn HEAD (no commit yet) makes the HEAD query fail: ask
 		// again without it.
@@ -88,72 +101,79 @@ func findRepo(dir string, withRefs bool) (Repo, []string, error) {
 	}
 	if err != nil {
 		if explained := noWorkTree(dir, err); explained != nil {
-			return Repo{}, nil, explained
+			return Repo{}, "", nil, explained
 		}
 		if err := notRepo(err); errors.Is(err, ErrNotRepo) {
-			return Repo{}, nil, fmt.Errorf("%s: %w", dir, err)
+			return Repo{}, "", nil, fmt.Errorf("%s: %w", dir, err)
 		}
-		return Repo{}, nil, fmt.Errorf("git rev-parse in %s: %w", dir, err)
+		return Repo{}, "", nil, fmt.Errorf("git rev-parse in %s: %w", dir, err)
 	}
 	f := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(f) >= 4 && f[0] == "true" {
-		return Repo{}, nil, fmt.Errorf("%s: bare repositories are not supported", dir)
+		return Repo{}, "", nil, fmt.Errorf("%s: bare repositories are not supported", dir)
 	}
-	fixed := 5
+	fixed := 5 // the answers to args
 	if withHead {
-		fixed = 6
+		fixed++ // HEAD's name
+		if withRefs {
+			fixed++ // HEAD's commit, before it
+		}
 	}
 	if len(f) < fixed || (!withRefs && len(f) != fixed) {
-		return Repo{}, nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", dir, out)
+		return Repo{}, "", nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", dir, out)
 	}
 	head := ""
 	if withHead {
-		head = strings.TrimPrefix(f[5], "refs/heads/")
-		if !strings.HasPrefix(f[5], "refs/heads/") {
+		name := f[fixed-1]
+		head = strings.TrimPrefix(name, "refs/heads/")
+		if !strings.HasPrefix(name, "refs/heads/") {
 			head = "" // detached: rev-parse printed "HEAD"
 		}
+		if withRefs {
+			headCommit = f[5]
+		}
 	}
-	refs := f[fixed:]
+	refs = f[fixed:]
 	f = f[:5]
 	if f[0] == "true" {
-		return Repo{}, nil, fmt.Errorf("%s: bare repositories are not supported", dir)
+		return Repo{}, "", nil, fmt.Errorf("%s: bare repositories are not supported", dir)
 	}
 	if f[1] != "true" {
-		return Repo{}, nil, fmt.Errorf("%s: not inside a work tree", dir)
+		return Repo{}, "", nil, fmt.Errorf("%s: not inside a work tree", dir)
 	}
 	common, err := realPath(f[2])
 	if err != nil {
-		return Repo{}, nil, err
+		return Repo{}, "", nil, err
 	}
 	gitDir, err := realPath(f[3])
 	if err != nil {
-		return Repo{}, nil, err
+		return Repo{}, "", nil, err
 	}
 
 	var root string
 	if gitDir == common {
 		// The main worktree owns the common dir itself.
 		if root, err = realPath(f[4]); err != nil {
-			return Repo{}, nil, err
+			return Repo{}, "", nil, err
 		}
 	} else {
 		// A linked worktree: git lists the main worktree first.
 		wts, err := worktrees(dir, common)
 		if err != nil {
-			return Repo{}, nil, err
+			return Repo{}, "", nil, err
 		}
 		if len(wts) == 0 || wts[0].Bare {
-			return Repo{}, nil, fmt.Errorf("%s: worktree of a bare repository is not supported", dir)
+			return Repo{}, "", nil, fmt.Errorf("%s: worktree of a bare repository is not supported", dir)
 		}
 		if root, err = realPath(wts[0].Path); err != nil {
-			return Repo{}, nil, err
+			return Repo{}, "", nil, err
 		}
 	}
 	top, err := realPath(f[4])
 	if err != nil {
-		return Repo{}, nil, err
+		return Repo{}, "", nil, err
 	}
-	return Repo{Root: root, CommonDir: common, HeadBranch: head, Toplevel: top}, refs, nil
+	return Repo{Root: root, CommonDir: common, HeadBranch: head, Toplevel: top}, headCommit, refs, nil
 }
 
 // ErrNoCommits is returned when a worktree is asked of a repository whose

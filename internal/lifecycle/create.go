@@ -172,9 +172,18 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 			return nil, badOption(err)
 		}
 	}
+	if baseCommit == "" {
+		baseCommit = w.headCommit(o.Ahead, o)
+	}
 	// The base is a local branch: named in full, so a tag or remote of
-	// the same name is never where the worktree starts.
+	// the same name is never where the worktree starts. Its commit, when
+	// read already, is where the branch starts: the one recorded as its
+	// base, whatever the base branch does meanwhile (and git need not be
+	// asked again where the new branch is).
 	start, from := git.BranchRef(base), base
+	if baseCommit != "" && !o.InPlace {
+		start = baseCommit
+	}
 	if o.StartAt != "" {
 		if baseCommit, err = w.Repo.ResolveCommit(o.StartAt); err != nil {
 			return nil, fmt.Errorf("unknown start commit %q: %w", o.StartAt, err)
@@ -288,8 +297,12 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 
-	// The new branch starts at the base: read its commit while tmux works.
-	branchAt := async(func() (string, error) { return w.Repo.ResolveCommit(git.BranchRef(rec.Branch)) })
+	// The new branch starts at the base: read its commit while tmux works,
+	// unless it was known before.
+	branchAt := func() (string, error) { return baseCommit, nil }
+	if baseCommit == "" {
+		branchAt = async(func() (string, error) { return w.Repo.ResolveCommit(git.BranchRef(rec.Branch)) })
+	}
 	global := map[string]string{}
 	if line, err := summary(); err == nil {
 		global[statusbar.OptStatusLine] = line
@@ -688,28 +701,20 @@ func (w *Worktrees) startSession(rec *state.Record, size [2]int, global map[stri
 // worktree is there, are read while git makes it.
 type ReadAhead struct {
 	survey func() (tmux.Survey, error)
-	found  func() (foundRepo, error)
-}
-
-type foundRepo struct {
-	repo  git.Repo
-	names map[string]string
+	found  func() (git.Found, error)
 }
 
 // StartReadAhead starts the reads of a Create to come in dir, the
 // directory the repository will be opened from, on the server tm talks to.
 func StartReadAhead(tm *tmux.Client, dir string) *ReadAhead {
-	return &ReadAhead{survey: async(tm.Survey), found: async(func() (foundRepo, error) {
-		repo, names, err := git.FindRepoAndNames(dir)
-		return foundRepo{repo, names}, err
-	})}
+	return &ReadAhead{survey: async(tm.Survey), found: async(func() (git.Found, error) { return git.FindRepoAndNames(dir) })}
 }
 
 // Repo is the repository at the read-ahead's directory, as git.FindRepo
 // finds it.
 func (a *ReadAhead) Repo() (git.Repo, error) {
 	f, err := a.found()
-	return f.repo, err
+	return f.Repo, err
 }
 
 // firstReads are the reads ahead, or started now without them.
@@ -719,8 +724,22 @@ func (w *Worktrees) firstReads(ahead *ReadAhead) (func() (tmux.Survey, error), f
 	}
 	return ahead.survey, func() (map[string]string, error) {
 		f, err := ahead.found()
-		return f.names, err
+		return f.Names, err
 	}
+}
+
+// headCommit is the commit of the default base as the read ahead saw it
+// (HEAD where owt was run, on the branch the repository was opened on),
+// "" when there is none to take.
+func (w *Worktrees) headCommit(ahead *ReadAhead, o CreateOptions) string {
+	if ahead == nil || o.Base != "" || o.From != "" || o.StartAt != "" || o.InPlace {
+		return ""
+	}
+	f, err := ahead.found()
+	if err != nil || f.Repo.Root != w.Repo.Root || f.Repo.HeadBranch == "" || f.Repo.HeadBranch != w.Repo.HeadBranch {
+		return ""
+	}
+	return f.HeadCommit
 }
 
 // async runs f in the background; the returned function waits for its result.
