@@ -43,6 +43,13 @@ type Classifier struct {
 	// whole text, as before rows were remembered.
 	spans rowFlags
 
+	// digitBlind is set when no pattern tells one ASCII digit from
+	// another (each reads digits only through \d or classes holding
+	// all ten or none): rows are then remembered with their digits
+	// zeroed, so a spinner row whose timer and token count change every
+	// second is matched once, not once a second per busy agent.
+	digitBlind bool
+
 	mu   sync.Mutex
 	rows map[string]rowFlags
 }
@@ -66,6 +73,9 @@ const rowCacheMax = 4096
 
 // flagsOf is what row matches, remembered.
 func (c *Classifier) flagsOf(row string) rowFlags {
+	if c.digitBlind {
+		row = zeroDigits(row) // the same matches: see digitBlind
+	}
 	c.mu.Lock()
 	f, ok := c.rows[row]
 	c.mu.Unlock()
@@ -117,7 +127,66 @@ func NewClassifier(p Profile) (*Classifier, error) {
 			c.spans |= f.bit
 		}
 	}
+	c.digitBlind = true
+	for _, re := range []*regexp.Regexp{c.statusBar, c.waiting, genericWaiting(), viewer(), c.working, turnEnded(), c.idle} {
+		if re != nil && !blindToDigits(re.String()) {
+			c.digitBlind = false
+		}
+	}
 	return c, nil
+}
+
+// blindToDigits reports whether pattern matches a text exactly where it
+// matches the text with every ASCII digit made another: no literal digit,
+// and every class holds all ten digits or none (\d, \w, \S, [^a-z]).
+func blindToDigits(pattern string) bool {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	var walk func(*syntax.Regexp) bool
+	walk = func(r *syntax.Regexp) bool {
+		switch r.Op {
+		case syntax.OpLiteral:
+			for _, c := range r.Rune {
+				if '0' <= c && c <= '9' {
+					return false
+				}
+			}
+		case syntax.OpCharClass:
+			digits := 0
+			for i := 0; i+1 < len(r.Rune); i += 2 {
+				lo, hi := max(r.Rune[i], '0'), min(r.Rune[i+1], '9')
+				if lo <= hi {
+					digits += int(hi-lo) + 1
+				}
+			}
+			if digits != 0 && digits != 10 {
+				return false
+			}
+		}
+		for _, s := range r.Sub {
+			if !walk(s) {
+				return false
+			}
+		}
+		return true
+	}
+	return walk(re)
+}
+
+// zeroDigits is row with every ASCII digit a 0.
+func zeroDigits(row string) string {
+	if strings.IndexAny(row, "123456789") < 0 {
+		return row
+	}
+	b := []byte(row)
+	for i, c := range b {
+		if '1' <= c && c <= '9' {
+			b[i] = '0'
+		}
+	}
+	return string(b)
 }
 
 // canSpanRows reports whether pattern can match a newline: a literal
