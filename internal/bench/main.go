@@ -31,36 +31,8 @@ func main() {
 	flag.Parse()
 	bin, err := filepath.Abs(*owt)
 	check(err)
-	root, err := os.MkdirTemp("", "owt-bench-")
-	check(err)
-	w := &world{root: root}
-	cleanup = func() {
-		_ = w.cmd("", "tmux", "kill-server").Run()
-		time.Sleep(200 * time.Millisecond) // let owt's detached helpers see the server go
-		_ = os.RemoveAll(root)
-	}
-	defer cleanup()
-	for _, d := range []string{"home", "tmux", "run"} {
-		check(os.MkdirAll(filepath.Join(root, d), 0o700))
-	}
-	for _, kv := range os.Environ() {
-		k := strings.SplitN(kv, "=", 2)[0]
-		if k == "TMUX" || k == "TMUX_PANE" || strings.HasPrefix(k, "XDG_") || k == "HOME" || k == "TMUX_TMPDIR" {
-			continue
-		}
-		w.env = append(w.env, kv)
-	}
-	w.env = append(w.env,
-		"HOME="+filepath.Join(root, "home"), "TMUX_TMPDIR="+filepath.Join(root, "tmux"),
-		"XDG_STATE_HOME="+filepath.Join(root, "state"), "XDG_CONFIG_HOME="+filepath.Join(root, "config"),
-		"XDG_CACHE_HOME="+filepath.Join(root, "cache"), "XDG_RUNTIME_DIR="+filepath.Join(root, "run"),
-		"XDG_DATA_HOME="+filepath.Join(root, "data"),
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@example.invalid",
-		"GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@example.invalid", "SHELL=/bin/sh")
-	w.must("", "tmux", "-f", "/dev/null", "new-session", "-d", "-s", "bench")
-	// The bench itself computes owt's data paths (memoryFigures).
-	check(os.Setenv("XDG_DATA_HOME", filepath.Join(root, "data")))
-	xdg.Reload()
+	w, done := newWorld()
+	defer done()
 
 	switch *only {
 	case "scale":
@@ -124,9 +96,59 @@ func main() {
 	memoryFigures(w, bin, repo)
 	sendFigures(w, bin, repo)
 	ghFigures(w, bin)
-	usageFigures(root, *n)
-	scaleFigures(w, bin)
+	usageFigures(w.root, *n)
+	// The scale figures in a world of their own, as with -only scale:
+	// 100 agents, not 100 beside the worktrees and sessions above.
+	func() {
+		sw, done := newWorld()
+		defer done()
+		scaleFigures(sw, bin)
+	}()
 	remoteFigures(w, bin)
+}
+
+// newWorld makes a bench world: a temp root with its own HOME and XDG
+// folders, and a tmux server of its own on a socket there. done kills
+// the server and removes the root (cleanup does it too, on a failure).
+func newWorld() (*world, func()) {
+	root, err := os.MkdirTemp("", "owt-bench-")
+	check(err)
+	w := &world{root: root}
+	prev := cleanup
+	done := func() {
+		_ = w.cmd("", "tmux", "kill-server").Run()
+		time.Sleep(200 * time.Millisecond) // let owt's detached helpers see the server go
+		_ = os.RemoveAll(root)
+	}
+	cleanup = func() { done(); prev() }
+	for _, d := range []string{"home", "tmux", "run"} {
+		check(os.MkdirAll(filepath.Join(root, d), 0o700))
+	}
+	for _, kv := range os.Environ() {
+		k := strings.SplitN(kv, "=", 2)[0]
+		if k == "TMUX" || k == "TMUX_PANE" || strings.HasPrefix(k, "XDG_") || k == "HOME" || k == "TMUX_TMPDIR" || strings.HasPrefix(k, "OWT_") {
+			continue
+		}
+		w.env = append(w.env, kv)
+	}
+	w.env = append(w.env,
+		"HOME="+filepath.Join(root, "home"), "TMUX_TMPDIR="+filepath.Join(root, "tmux"),
+		"XDG_STATE_HOME="+filepath.Join(root, "state"), "XDG_CONFIG_HOME="+filepath.Join(root, "config"),
+		"XDG_CACHE_HOME="+filepath.Join(root, "cache"), "XDG_RUNTIME_DIR="+filepath.Join(root, "run"),
+		"XDG_DATA_HOME="+filepath.Join(root, "data"),
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@example.invalid",
+		"GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@example.invalid", "SHELL=/bin/sh")
+	w.must("", "tmux", "-f", "/dev/null", "new-session", "-d", "-s", "bench")
+	// The bench itself computes owt's data paths (memoryFigures).
+	prevData := os.Getenv("XDG_DATA_HOME")
+	check(os.Setenv("XDG_DATA_HOME", filepath.Join(root, "data")))
+	xdg.Reload()
+	return w, func() {
+		done()
+		cleanup = prev
+		_ = os.Setenv("XDG_DATA_HOME", prevData)
+		xdg.Reload()
+	}
 }
 
 func maxOf(ds []time.Duration) time.Duration {
