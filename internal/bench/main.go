@@ -19,7 +19,7 @@ var (
 	owt  = flag.String("owt", "bin/owt", "owt binary to measure")
 	n    = flag.Int("n", 50, "worktrees")
 	runs = flag.Int("runs", 30, "repetitions of each read measurement")
-	only = flag.String("only", "", `"scale": only the scale figures (-scale agents); "new": only owt new's; "engine": only the monitor's and the run engine's CPU; "remote": only the figures with agents on a loopback host over ssh (root, sshd); "hook": only owt hook's and hook → tmux option`)
+	only = flag.String("only", "", `"scale": only the scale figures (-scale agents); "new": only owt new's; "engine": only the monitor's and the run engine's CPU; "remote": only the figures with agents on a loopback host over ssh (root, sshd); "hook": only owt hook's and hook → tmux option; "popup": only owt new's and the popups' first frames`)
 )
 
 type world struct {
@@ -58,7 +58,11 @@ func main() {
 	fmt.Printf("owt bench: %d worktrees, %s\n\n", *n, time.Now().Format(time.RFC3339))
 
 	newFigures(w, bin, repo, plain)
-	if *only == "new" {
+	switch *only {
+	case "new":
+		return
+	case "popup":
+		popupFigures(w, bin, repo)
 		return
 	}
 
@@ -83,14 +87,7 @@ func main() {
 
 	statusFigures(w, bin, repo)
 
-	var frames []time.Duration
-	for i := 0; i < 10; i++ {
-		frames = append(frames, w.popupFrame(repo, bin, "switch", fmt.Sprintf("%d/%d", *n, *n)))
-	}
-	fmt.Printf("%-44s p50 %7s   (budget ≤ 150 ms; max %s; from new-window to the list on screen)\n",
-		fmt.Sprintf("switch popup first frame, %d agents", *n), ms(p50(frames)), ms(maxOf(frames)))
-
-	controlFigures(w, bin, repo, *n)
+	popupFigures(w, bin, repo)
 
 	mcpFigures(w, bin, repo)
 	memoryFigures(w, bin, repo)
@@ -149,6 +146,19 @@ func newWorld() (*world, func()) {
 		_ = os.Setenv("XDG_DATA_HOME", prevData)
 		xdg.Reload()
 	}
+}
+
+// popupFigures are the switch and control popups' first frames over the
+// worktrees newFigures made.
+func popupFigures(w *world, bin, repo string) {
+	var frames []time.Duration
+	for i := 0; i < 10; i++ {
+		frames = append(frames, w.popupFrame(repo, bin, "switch", fmt.Sprintf("%d/%d", *n, *n)))
+	}
+	fmt.Printf("%-44s p50 %7s   (budget ≤ 150 ms; max %s; from new-window to the list on screen)\n",
+		fmt.Sprintf("switch popup first frame, %d agents", *n), ms(p50(frames)), ms(maxOf(frames)))
+
+	controlFigures(w, bin, repo, *n)
 }
 
 func maxOf(ds []time.Duration) time.Duration {
