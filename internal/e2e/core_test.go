@@ -315,3 +315,30 @@ func TestWorksWithoutAUTF8Locale(t *testing.T) {
 	require.True(t, it.Live)
 	require.Contains(t, e.Sessions(), it.Session)
 }
+
+// A tmux session someone made by hand with the name owt new would give
+// (owt chooses the name before tmux's sessions are in, then checks): the
+// new agent takes the next free name, the hand-made session is left as
+// it is, and nothing of the name first chosen stays behind; an explicit
+// --name of that session is refused with nothing made.
+func TestNewAroundASessionMadeByHand(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.Tmux("new-session", "-d", "-s", "app/login", "-c", repo)
+
+	r := e.Owt(repo, "new", "--no-agent", "Fix login")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	items := e.List(repo)
+	require.Len(t, items, 1)
+	require.Equal(t, "login-2", items[0].Name)
+	require.Equal(t, "app/login-2", items[0].Session)
+	require.Equal(t, repo, e.Tmux("display-message", "-p", "-t", "=app/login:", "#{pane_current_path}"), "the hand-made session is as it was")
+	require.NoDirExists(t, filepath.Join(e.Root, "app.worktrees", "login"))
+	require.Empty(t, e.Git(repo, "branch", "--list", "fix/login"))
+
+	r = e.Owt(repo, "new", "--no-agent", "--name", "login", "Fix login again")
+	require.NotEqual(t, 0, r.Code)
+	require.Contains(t, r.Stderr, "tmux session app/login already exists")
+	require.Len(t, e.List(repo), 1, "no record of the refused name")
+	require.NoDirExists(t, filepath.Join(e.Root, "app.worktrees", "login"))
+}

@@ -207,28 +207,47 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		held.Release()
 	}()
 
-	sv, err := survey()
-	if err != nil {
-		return nil, err
-	}
 	existing, err := branches()
 	if err != nil {
 		return nil, err
 	}
-	rec, reserved, err := w.reserve(o, task, prof.Name, base, baseCommit, checkout, sv.Sessions, existing)
+	// The name is chosen while tmux's sessions are still on their way,
+	// then checked against them: a live session of that name (made by
+	// hand, or left by a server owt does not know) is rare, and then the
+	// name is chosen again with the sessions known.
+	rec, reserved, err := w.reserve(o, task, prof.Name, base, baseCommit, checkout, nil, existing)
 	if err != nil {
 		return nil, err
 	}
 	held = reserved
+	drop := func() {
+		if rec == nil {
+			return
+		}
+		if err := w.dropRecord(rec.Name); err != nil {
+			w.Warnf("%v; 'owt doctor --fix' forgets it", err)
+		}
+		rec = nil
+	}
+	rb.push(drop)
+	sv, err := survey()
+	if err != nil {
+		return nil, err
+	}
+	if sessionLive(sv.Sessions, rec.Session) {
+		drop()
+		held.Release()
+		held = nil
+		again, reserved, err := w.reserve(o, task, prof.Name, base, baseCommit, checkout, sv.Sessions, existing)
+		if err != nil {
+			return nil, err
+		}
+		rec, held = again, reserved
+	}
 	durable := async(func() (struct{}, error) { return struct{}{}, w.Store.Sync() })
 	// The files to copy into the worktree, read while git makes it (the
 	// main checkout's: that is where they are copied from).
 	unversioned := async(w.Repo.UnversionedFiles)
-	rb.push(func() {
-		if err := w.dropRecord(rec.Name); err != nil {
-			w.Warnf("%v; 'owt doctor --fix' forgets it", err)
-		}
-	})
 	// The status bar summary counting the new agent, rendered while git
 	// works and set in the same tmux call that makes the session.
 	summary := async(func() (string, error) {
@@ -516,6 +535,16 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 		return nil, nil, err
 	}
 	return rec, held, nil
+}
+
+// sessionLive reports whether a session called name is among sessions.
+func sessionLive(sessions []tmux.Session, name string) bool {
+	for _, s := range sessions {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // taken reports whether a name or branch is already used, and by what.
