@@ -342,3 +342,25 @@ func TestNewAroundASessionMadeByHand(t *testing.T) {
 	require.Len(t, e.List(repo), 1, "no record of the refused name")
 	require.NoDirExists(t, filepath.Join(e.Root, "app.worktrees", "login"))
 }
+
+// Several owt new at once, all choosing the name a hand-made session
+// holds: each takes another name (none fails on another's claim while it
+// chooses again), and the session is left as it was.
+func TestParallelNewsAroundASessionMadeByHand(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.Tmux("new-session", "-d", "-s", "app/login", "-c", repo)
+	items := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+	for _, r := range e.parallelOwt(repo, items, func(string) []string {
+		return []string{"new", "--no-agent", "--no-setup", "Fix login"}
+	}) {
+		require.Equal(t, 0, r.Code, r.Stderr)
+	}
+	names := map[string]bool{}
+	for _, it := range e.List(repo) {
+		require.NotEqual(t, "login", it.Name)
+		names[it.Name] = true
+	}
+	require.Len(t, names, len(items))
+	require.Equal(t, repo, e.Tmux("display-message", "-p", "-t", "=app/login:", "#{pane_current_path}"))
+}

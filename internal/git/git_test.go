@@ -614,4 +614,14 @@ func TestFindRepoAndNamesIsFindRepoAndNamesInUse(t *testing.T) {
 	require.NotEqual(t, g(t, dir, "rev-parse", "HEAD"), got.HeadCommit)
 	_, err = FindRepoAndNames(t.TempDir())
 	require.ErrorIs(t, err, ErrNotRepo)
+
+	// A ref called HEAD makes git print no name for HEAD: FindRepo
+	// refuses such a repository, and so does this, rather than take the
+	// first ref for HEAD's branch.
+	g(t, dir, "branch", "aaa")
+	g(t, dir, "update-ref", "refs/tags/HEAD", "HEAD")
+	_, wantErr := FindRepo(dir)
+	require.Error(t, wantErr)
+	_, err = FindRepoAndNames(dir)
+	require.Error(t, err)
 }

@@ -88,8 +88,12 @@ func findRepo(dir string, withRefs bool) (repo Repo, headCommit string, refs []s
 	headArgs := []string{"--symbolic-full-name", "HEAD"}
 	var refsArgs []string
 	if withRefs {
+		// HEAD's commit, its name, and after a line no ref can be (the
+		// object format's name: refs print in full, "refs/…") every ref:
+		// with a ref called HEAD too, git prints no name at all, and the
+		// line tells where the refs begin.
 		headArgs = []string{"HEAD", "--symbolic-full-name", "HEAD"}
-		refsArgs = []string{"--symbolic", "--all"}
+		refsArgs = []string{"--show-object-format", "--symbolic", "--all"}
 	}
 	withHead := true
 	out, err := run(dir, slices.Concat(args, headArgs, refsArgs)...)
@@ -119,12 +123,18 @@ func findRepo(dir string, withRefs bool) (repo Repo, headCommit string, refs []s
 			fixed++ // HEAD's commit, before it
 		}
 	}
-	if len(f) < fixed || (!withRefs && len(f) != fixed) {
+	if withRefs {
+		fixed++ // the object format
+	}
+	if len(f) < fixed || (!withRefs && len(f) != fixed) || (withRefs && !objectFormat(f[fixed-1])) {
 		return Repo{}, "", nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", dir, out)
 	}
 	head := ""
 	if withHead {
-		name := f[fixed-1]
+		name := f[5]
+		if withRefs {
+			name = f[6]
+		}
 		head = strings.TrimPrefix(name, "refs/heads/")
 		if !strings.HasPrefix(name, "refs/heads/") {
 			head = "" // detached: rev-parse printed "HEAD"
@@ -175,6 +185,9 @@ func findRepo(dir string, withRefs bool) (repo Repo, headCommit string, refs []s
 	}
 	return Repo{Root: root, CommonDir: common, HeadBranch: head, Toplevel: top}, headCommit, refs, nil
 }
+
+// objectFormat reports whether line is what --show-object-format prints.
+func objectFormat(line string) bool { return line == "sha1" || line == "sha256" }
 
 // ErrNoCommits is returned when a worktree is asked of a repository whose
 // branch has no commit to start from.

@@ -220,29 +220,31 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 	held = reserved
-	drop := func() {
-		if rec == nil {
-			return
-		}
+	rb.push(func() {
 		if err := w.dropRecord(rec.Name); err != nil {
 			w.Warnf("%v; 'owt doctor --fix' forgets it", err)
 		}
-		rec = nil
-	}
-	rb.push(drop)
+	})
 	sv, err := survey()
 	if err != nil {
 		return nil, err
 	}
 	if sessionLive(sv.Sessions, rec.Session) {
-		drop()
-		held.Release()
-		held = nil
+		if o.Name != "" || o.Branch != "" {
+			return nil, fmt.Errorf("name %q is in use: tmux session %s already exists", rec.Name, rec.Session)
+		}
+		// Chosen again while the first choice is still held, so another
+		// owt new takes neither meanwhile; then the first is let go.
 		again, reserved, err := w.reserve(o, task, prof.Name, base, baseCommit, checkout, sv.Sessions, existing)
 		if err != nil {
 			return nil, err
 		}
+		first, firstHeld := rec, held
 		rec, held = again, reserved
+		if err := w.dropRecord(first.Name); err != nil {
+			w.Warnf("%v; 'owt doctor --fix' forgets it", err)
+		}
+		firstHeld.Release()
 	}
 	durable := async(func() (struct{}, error) { return struct{}{}, w.Store.Sync() })
 	// The files to copy into the worktree, read while git makes it (the
@@ -489,8 +491,18 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 				cn, cb := withSuffix(name, branch, n)
 				taken, why := w.taken(f, cn, cb, liveSession, branches)
 				if !taken {
-					name, branch = cn, cb
-					break
+					// Its create lock is the claim: one another owt new
+					// holds (its record gone while it chooses again) is
+					// its name, not free.
+					h, err := state.Hold(state.CreateLock(w.Repo.Root, cn))
+					if err == nil {
+						name, branch, held = cn, cb, h
+						break
+					}
+					if !errors.Is(err, state.ErrHeld) {
+						return nil, fmt.Errorf("reserve %s: %w", cn, err)
+					}
+					taken, why = true, "another owt new is making it"
 				}
 				if explicit {
 					if o.Branch != "" && branches[cb] == git.BranchRef(cb) {
@@ -510,11 +522,6 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 				// Another repo with the same folder name owns it.
 				session = workspace.SessionPart(w.Repo.Name()) + "-" + shortHash(w.Repo.Root) + "/" + workspace.SessionPart(name)
 			}
-			h, err := state.Hold(state.CreateLock(w.Repo.Root, name))
-			if err != nil {
-				return nil, fmt.Errorf("reserve %s: %w", name, err)
-			}
-			held = h
 			now := w.Now()
 			rec = &state.Record{
 				Name: name, Repo: w.Repo.Root, Branch: branch, Base: base, BaseCommit: baseCommit,

@@ -84,3 +84,35 @@ func TestCreateHoldsItsLockUntilTheRollbackEnds(t *testing.T) {
 	require.True(t, heldDuringRollback, "the create lock was let go before the rollback ended")
 	require.False(t, state.IsHeld(state.CreateLock(ws.Repo.Root, "add-feature")), "the create lock is let go at the end")
 }
+
+// owt new chooses a name before it has tmux's sessions; cut off (kill -9)
+// right then beside a session made by hand with that name, it leaves a
+// record naming that session. owt doctor --fix undoes the record and
+// leaves the session alone: its environment says it is no agent's.
+func TestDoctorUndoesACreateCutOffBesideAHandMadeSession(t *testing.T) {
+	w := newWorld(t)
+	ws := worktreesOf(w)
+	w.Run("tmux", "new-session", "-d", "-s", "app/add-feature")
+	names, err := ws.Repo.NamesInUse()
+	require.NoError(t, err)
+	o := CreateOptions{Task: "Add a feature", NoAgent: true, NoSetup: true}
+	rec, held, err := ws.reserve(o, o.Task, "", "main", "", "", nil, names)
+	require.NoError(t, err)
+	require.Equal(t, "app/add-feature", rec.Session, "chosen without the sessions")
+	held.Release() // its owt new is gone
+
+	rep, err := ws.Doctor(true)
+	require.NoError(t, err)
+	var found *Finding
+	for i := range rep.Findings {
+		if rep.Findings[i].Kind == InterruptedCreate {
+			found = &rep.Findings[i]
+		}
+	}
+	require.NotNil(t, found, "%+v", rep.Findings)
+	require.True(t, found.Fixed, found.Action)
+	recs, err := ws.Records()
+	require.NoError(t, err)
+	require.Empty(t, recs)
+	require.Contains(t, w.Run("tmux", "list-sessions", "-F", "#{session_name}"), "app/add-feature", "the hand-made session stays")
+}

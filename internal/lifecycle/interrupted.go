@@ -1,7 +1,9 @@
 package lifecycle
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -64,8 +66,12 @@ func (w *Worktrees) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 		Detail: fmt.Sprintf("owt new %s was interrupted before it finished (branch %s, worktree %s)", r.Name, r.Branch, r.Path),
 		Action: "--fix removes what it left (branch, worktree, record)"}
 	// A session with r's name is what it may have started (its options may
-	// not be set yet, so the name is all there is to go by).
-	if s, ok, _ := w.Tmux.FindSession(r.Session); ok {
+	// not be set yet, so the name and the environment the create gives it
+	// are all there is to go by). One whose environment names another
+	// agent, or none, is someone else's (owt new chooses the name before
+	// it knows the server's sessions): it is left as it is, and what the
+	// create left is undone as if there were none.
+	if s, ok, _ := w.Tmux.FindSession(r.Session); ok && !w.someoneElses(s, r) {
 		// The session started: its agent may have begun. If it proves to
 		// be the one this create made, the create is finished instead.
 		if !w.madeFor(s, r) {
@@ -130,6 +136,9 @@ func (w *Worktrees) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 // the checkout, the files at paths of the tree it was checking out are
 // git's (written whole or in part by it); only the others are someone's.
 func (w *Worktrees) userFilesIn(r *state.Record) []string {
+	if _, err := os.Lstat(r.Path); errors.Is(err, fs.ErrNotExist) {
+		return nil // cut off before git made it: no one wrote there
+	}
 	if !checkoutFinished(w.Repo, r) {
 		files, err := filesBeyondTree(w.Repo, r)
 		if err != nil {
@@ -311,6 +320,15 @@ func (w *Worktrees) madeFor(s tmux.Session, r *state.Record) bool {
 		}
 	}
 	return false
+}
+
+// someoneElses reports whether session s is provably not one a create of
+// r started: owt new gives its session OWT_NAME and OWT_REPO when it
+// makes it, in the same tmux call, and s has other ones or none.
+func (w *Worktrees) someoneElses(s tmux.Session, r *state.Record) bool {
+	name, err1 := w.Tmux.SessionEnv(s.ID, "OWT_NAME")
+	repo, err2 := w.Tmux.SessionEnv(s.ID, "OWT_REPO")
+	return err1 == nil && err2 == nil && (name != r.Name || repo != r.Repo)
 }
 
 // adopt finishes an interrupted create whose session had started: the

@@ -172,9 +172,9 @@ func (s *Store) AddRecordUnsynced(fn func(map[string]Brief) (*Record, error)) er
 // (a raw newline cannot be inside a JSON string; a record's own lines
 // are indented deeper).
 func (s *Store) insertRecord(data []byte, name string, enc []byte) (out []byte, ok bool) {
-	header, ok := s.layoutHeader()
 	const trailer = "\n    }\n  }\n}\n"
-	if !ok || !bytes.HasPrefix(data, header) || !bytes.HasSuffix(data, []byte(trailer)) {
+	header, ok := s.laidOut(data, trailer)
+	if !ok {
 		return nil, false
 	}
 	key, err := json.Marshal(name)
@@ -183,14 +183,14 @@ func (s *Store) insertRecord(data []byte, name string, enc []byte) (out []byte, 
 	}
 	entry := append(append(append([]byte("\n    "), key...), ": "...), enc...)
 	at := -1 // the key line the new record goes before; -1: after the last
-	for i := len(header) - 1; ; {
+	for i := len(header); ; {
 		j := bytes.Index(data[i:], []byte("\n    \""))
 		if j < 0 {
 			break
 		}
 		i += j
 		other, rest, found := readKey(data[i+len("\n    "):])
-		if !found || !bytes.HasPrefix(rest, []byte(": {")) {
+		if !found || !bytes.HasPrefix(rest, []byte(": {")) || !recordKeyAt(data, len(header), i) {
 			return nil, false
 		}
 		if other > name {

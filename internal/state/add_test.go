@@ -129,3 +129,52 @@ func TestPortsElsewhere(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int{4010}, ports)
 }
+
+// Files that look laid out as owt writes them, but are not: a member
+// after "worktrees" (a newer owt's field) whose object has keys at the
+// records' depth, an object nested in a record with its keys there too, a
+// record twice. Each is read whole: the record added or changed is the
+// one under "worktrees", the last of two alike, as every reader takes it.
+func TestInPlaceWritesFallBackOnFilesLaidOutAlmostAsOwtWrites(t *testing.T) {
+	tempState(t)
+	s := ForRepo("/r")
+	require.NoError(t, os.MkdirAll(ReposDir(), 0o700))
+	write := func(doc string) {
+		require.NoError(t, os.WriteFile(s.Path, []byte(doc), 0o600))
+	}
+	status := func(name string) Status {
+		f, err := s.Load()
+		require.NoError(t, err)
+		require.Contains(t, f.Records, name)
+		return f.Records[name].Status
+	}
+	memberAfter := "{\n  \"version\": 1,\n  \"repo\": \"/r\",\n  \"worktrees\": {\n    \"c\": {\n      \"name\": \"c\",\n      \"status\": \"idle\"\n    }\n  },\n" +
+		"  \"hosts\": {\n    \"a\": {\n      \"name\": \"a\",\n      \"status\": \"idle\"\n    },\n    \"z\": {\n      \"name\": \"z\"\n    }\n  }\n}\n"
+	write(memberAfter)
+	require.NoError(t, s.AddRecordUnsynced(func(map[string]Brief) (*Record, error) { return &Record{Name: "z", Status: Starting}, nil }))
+	require.Equal(t, Starting, status("z"), "added among the records, not into the member after them")
+	write(memberAfter)
+	require.NoError(t, s.UpdateRecordUnsynced("c", func(r *Record) error { r.Status = Working; return nil }))
+	require.Equal(t, Working, status("c"))
+	write(memberAfter)
+	require.NoError(t, s.UpdateRecordUnsynced("a", func(r *Record) error {
+		require.Nil(t, r, "no record a: the one under hosts is not a record")
+		return nil
+	}))
+
+	nested := "{\n  \"version\": 1,\n  \"repo\": \"/r\",\n  \"worktrees\": {\n    \"a\": {\n      \"name\": \"a\",\n      \"status\": \"idle\"\n    },\n" +
+		"    \"b\": {\"name\": \"b\", \"reactions\": {\"x\": {\n    \"a\": {\"name\": \"a\"}}}\n    }\n  }\n}\n"
+	write(nested)
+	require.NoError(t, s.UpdateRecordUnsynced("a", func(r *Record) error { r.Status = Working; return nil }))
+	require.Equal(t, Working, status("a"), "the record a, not the object nested in b")
+
+	twice := "{\n  \"version\": 1,\n  \"repo\": \"/r\",\n  \"worktrees\": {\n    \"a\": {\n      \"name\": \"a\",\n      \"status\": \"idle\"\n    },\n" +
+		"    \"a\": {\n      \"name\": \"a\",\n      \"status\": \"waiting\"\n    }\n  }\n}\n"
+	write(twice)
+	require.NoError(t, s.UpdateRecordUnsynced("a", func(r *Record) error {
+		require.Equal(t, Waiting, r.Status, "the record as readers take it: the last")
+		r.Status = Working
+		return nil
+	}))
+	require.Equal(t, Working, status("a"))
+}

@@ -3,6 +3,7 @@ package state
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -34,8 +35,11 @@ func keyedLock(sub, label, key string) (*flock.Flock, error) {
 // Held is a lock a process holds for as long as an operation runs.
 type Held struct{ lock *flock.Flock }
 
+// ErrHeld is Hold's error when another process holds the lock.
+var ErrHeld = errors.New("held by another owt process")
+
 // Hold takes the lock of key without waiting; it fails when another
-// process holds it.
+// process holds it (ErrHeld).
 func Hold(key string) (*Held, error) {
 	l, err := keyedLock("locks", "", key)
 	if err != nil {
@@ -46,7 +50,7 @@ func Hold(key string) (*Held, error) {
 		return nil, fmt.Errorf("lock %s: %w", l.Path(), err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("lock %s: held by another owt process", l.Path())
+		return nil, fmt.Errorf("lock %s: %w", l.Path(), ErrHeld)
 	}
 	return &Held{lock: l}, nil
 }

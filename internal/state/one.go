@@ -54,14 +54,15 @@ func (s *Store) parseRaw(data []byte) (*rawFile, error) {
 // schema's version and this store's repo first, the records by name below
 // "worktrees", two spaces a level), where the record called name lies:
 // data[start:end] is its JSON object. ok is false when the file is laid
-// out otherwise (edited by hand, an older schema, cut short): the caller
-// then decodes the whole file. A raw newline cannot be inside a JSON
-// string, so a line that opens with four spaces and the quoted name is
-// that record's key, and the first line of four spaces and "}" after it
-// closes it (its own lines are indented deeper).
+// out otherwise (edited by hand, an older schema, cut short, a member
+// after "worktrees"): the caller then decodes the whole file. A raw
+// newline cannot be inside a JSON string, so a line that opens with four
+// spaces and the quoted name, right after the records' brace or a record's
+// closing line, is that record's key, and the first line of four spaces
+// and "}" after it closes it (its own lines are indented deeper).
 func (s *Store) recordSpan(data []byte, name string) (start, end int, ok bool) {
-	header, ok := s.layoutHeader()
-	if !ok || !bytes.HasPrefix(data, header) || !bytes.HasSuffix(data, []byte("\n  }\n}\n")) || !json.Valid(data) {
+	header, ok := s.laidOut(data, "\n  }\n}\n")
+	if !ok || !json.Valid(data) {
 		return 0, 0, false
 	}
 	key, err := json.Marshal(name)
@@ -69,17 +70,40 @@ func (s *Store) recordSpan(data []byte, name string) (start, end int, ok bool) {
 		return 0, 0, false
 	}
 	open := append(append([]byte("\n    "), key...), ": {"...)
-	at := bytes.Index(data[len(header)-1:], open)
-	if at < 0 {
+	at := bytes.Index(data[len(header):], open)
+	if at < 0 || bytes.Count(data[len(header):], open) != 1 || !recordKeyAt(data, len(header), len(header)+at) {
 		return 0, 0, false
 	}
-	start = len(header) - 1 + at + len(open) - 1
+	start = len(header) + at + len(open) - 1
 	closing := bytes.Index(data[start:], []byte("\n    }"))
 	if closing < 0 {
 		return 0, 0, false
 	}
 	end = start + closing + len("\n    }")
+	if !bytes.HasPrefix(data[end:], []byte(",\n    \"")) && !bytes.HasPrefix(data[end:], []byte("\n  }\n}\n")) {
+		return 0, 0, false
+	}
 	return start, end, true
+}
+
+// laidOut reports whether data begins as Write begins this store's file
+// and ends with trailer, with "worktrees" its last member (no line of a
+// top-level key after it); header is that beginning, up to the brace
+// that opens the records.
+func (s *Store) laidOut(data []byte, trailer string) (header []byte, ok bool) {
+	header, ok = s.layoutHeader()
+	if !ok || !bytes.HasPrefix(data, header) || !bytes.HasSuffix(data, []byte(trailer)) ||
+		bytes.Contains(data[len(header):], []byte("\n  \"")) {
+		return nil, false
+	}
+	return header, true
+}
+
+// recordKeyAt reports whether the line at data[i:] ("\n    \"…") is a
+// record's key: it follows the records' opening brace (at open) or a
+// record's closing line and its comma.
+func recordKeyAt(data []byte, open, i int) bool {
+	return i == open || bytes.HasSuffix(data[:i], []byte("\n    },"))
 }
 
 // UpdateRecordUnsynced is UpdateUnsynced for a change to the one record
