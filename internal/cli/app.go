@@ -32,7 +32,7 @@ var Version = "dev"
 // code. Every error becomes one line on ios.ErrOut.
 func Main(args []string, ios *cmdutil.IOStreams) int {
 	f := &cmdutil.Factory{IO: ios}
-	if len(args) > 1 && args[1] == "hook" {
+	if len(args) > 1 && args[1] == "hook" && args[len(args)-1] != "--generate-bash-completion" {
 		// Every agent turn runs "owt hook KIND EVENT", and the agent waits
 		// for it: it goes straight to the hook, without building the
 		// command table (a third of a millisecond), as the app would run
