@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -136,45 +137,6 @@ func NewClassifier(p Profile) (*Classifier, error) {
 	return c, nil
 }
 
-// blindToDigits reports whether pattern matches a text exactly where it
-// matches the text with every ASCII digit made another: no literal digit,
-// and every class holds all ten digits or none (\d, \w, \S, [^a-z]).
-func blindToDigits(pattern string) bool {
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return false
-	}
-	var walk func(*syntax.Regexp) bool
-	walk = func(r *syntax.Regexp) bool {
-		switch r.Op {
-		case syntax.OpLiteral:
-			for _, c := range r.Rune {
-				if '0' <= c && c <= '9' {
-					return false
-				}
-			}
-		case syntax.OpCharClass:
-			digits := 0
-			for i := 0; i+1 < len(r.Rune); i += 2 {
-				lo, hi := max(r.Rune[i], '0'), min(r.Rune[i+1], '9')
-				if lo <= hi {
-					digits += int(hi-lo) + 1
-				}
-			}
-			if digits != 0 && digits != 10 {
-				return false
-			}
-		}
-		for _, s := range r.Sub {
-			if !walk(s) {
-				return false
-			}
-		}
-		return true
-	}
-	return walk(re)
-}
-
 // zeroDigits is row with every ASCII digit a 0.
 func zeroDigits(row string) string {
 	if strings.IndexAny(row, "123456789") < 0 {
@@ -192,24 +154,12 @@ func zeroDigits(row string) string {
 // canSpanRows reports whether pattern can match a newline: a literal
 // \n, a class holding it (\s, [^x]), or . with (?s).
 func canSpanRows(pattern string) bool {
-	if pattern == "" {
-		return false
-	}
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return false
-	}
-	var walk func(*syntax.Regexp) bool
-	walk = func(r *syntax.Regexp) bool {
+	found, ok := someNode(pattern, func(r *syntax.Regexp) bool {
 		switch r.Op {
 		case syntax.OpAnyChar:
 			return true
 		case syntax.OpLiteral:
-			for _, c := range r.Rune {
-				if c == '\n' {
-					return true
-				}
-			}
+			return slices.Contains(r.Rune, '\n')
 		case syntax.OpCharClass:
 			for i := 0; i+1 < len(r.Rune); i += 2 {
 				if r.Rune[i] <= '\n' && '\n' <= r.Rune[i+1] {
@@ -217,14 +167,46 @@ func canSpanRows(pattern string) bool {
 				}
 			}
 		}
-		for _, s := range r.Sub {
-			if walk(s) {
-				return true
+		return false
+	})
+	return ok && found
+}
+
+// blindToDigits reports whether pattern matches a text exactly where it
+// matches the text with every ASCII digit made another: no literal digit,
+// and every class holds all ten digits or none (\d, \w, \S, [^a-z]).
+func blindToDigits(pattern string) bool {
+	found, ok := someNode(pattern, func(r *syntax.Regexp) bool {
+		switch r.Op {
+		case syntax.OpLiteral:
+			return slices.ContainsFunc(r.Rune, func(c rune) bool { return '0' <= c && c <= '9' })
+		case syntax.OpCharClass:
+			digits := 0
+			for i := 0; i+1 < len(r.Rune); i += 2 {
+				lo, hi := max(r.Rune[i], '0'), min(r.Rune[i+1], '9')
+				if lo <= hi {
+					digits += int(hi-lo) + 1
+				}
 			}
+			return digits != 0 && digits != 10
 		}
 		return false
+	})
+	return ok && !found
+}
+
+// someNode reports whether a node of pattern's syntax tree is one is
+// says; ok is false when pattern does not parse.
+func someNode(pattern string, is func(*syntax.Regexp) bool) (found, ok bool) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return false, false
 	}
-	return walk(re)
+	var walk func(*syntax.Regexp) bool
+	walk = func(r *syntax.Regexp) bool {
+		return is(r) || slices.ContainsFunc(r.Sub, walk)
+	}
+	return walk(re), true
 }
 
 // genericWaiting is what every tool's screen shows when it waits for a
