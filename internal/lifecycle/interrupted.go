@@ -66,12 +66,12 @@ func (w *Worktrees) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 		Detail: fmt.Sprintf("owt new %s was interrupted before it finished (branch %s, worktree %s)", r.Name, r.Branch, r.Path),
 		Action: "--fix removes what it left (branch, worktree, record)"}
 	// A session with r's name is what it may have started (its options may
-	// not be set yet, so the name and the environment the create gives it
-	// are all there is to go by). One whose environment names another
-	// agent, or none, is someone else's (owt new chooses the name before
-	// it knows the server's sessions): it is left as it is, and what the
-	// create left is undone as if there were none.
-	if s, ok, _ := w.Tmux.FindSession(r.Session); ok && !w.someoneElses(s, r) {
+	// not be set yet, so the name is all there is to go by). A create cut
+	// off before git made its worktree started nothing: a session of that
+	// name whose environment names another agent, or none, is someone
+	// else's (owt new chooses the name before it has the server's
+	// sessions); it is left as it is, and the record undone.
+	if s, ok, _ := w.Tmux.FindSession(r.Session); ok && !(w.cutBeforeWorktree(r) && w.someoneElses(s, r)) {
 		// The session started: its agent may have begun. If it proves to
 		// be the one this create made, the create is finished instead.
 		if !w.madeFor(s, r) {
@@ -136,8 +136,8 @@ func (w *Worktrees) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 // the checkout, the files at paths of the tree it was checking out are
 // git's (written whole or in part by it); only the others are someone's.
 func (w *Worktrees) userFilesIn(r *state.Record) []string {
-	if _, err := os.Lstat(r.Path); errors.Is(err, fs.ErrNotExist) {
-		return nil // cut off before git made it: no one wrote there
+	if w.cutBeforeWorktree(r) {
+		return nil // no one wrote there
 	}
 	if !checkoutFinished(w.Repo, r) {
 		files, err := filesBeyondTree(w.Repo, r)
@@ -320,6 +320,13 @@ func (w *Worktrees) madeFor(s tmux.Session, r *state.Record) bool {
 		}
 	}
 	return false
+}
+
+// cutBeforeWorktree reports whether r's create was cut off before git
+// made its worktree (an in-place one has the user's checkout).
+func (w *Worktrees) cutBeforeWorktree(r *state.Record) bool {
+	_, err := os.Lstat(r.Path)
+	return !r.InPlace && errors.Is(err, fs.ErrNotExist)
 }
 
 // someoneElses reports whether session s is provably not one a create of
