@@ -94,14 +94,16 @@ func main() {
 	sendFigures(w, bin, repo)
 	ghFigures(w, bin)
 	usageFigures(w.root, *n)
-	// The scale figures in a world of their own, as with -only scale:
-	// 100 agents, not 100 beside the worktrees and sessions above.
-	func() {
-		sw, done := newWorld()
-		defer done()
-		scaleFigures(sw, bin)
-	}()
-	remoteFigures(w, bin)
+	// The scale and remote figures in worlds of their own, as with -only
+	// scale and -only remote: 100 agents, or 20 on a host, not those
+	// beside the worktrees and sessions above.
+	for _, figures := range []func(*world, string){scaleFigures, remoteFigures} {
+		func() {
+			fw, done := newWorld()
+			defer done()
+			figures(fw, bin)
+		}()
+	}
 }
 
 // newWorld makes a bench world: a temp root with its own HOME and XDG
