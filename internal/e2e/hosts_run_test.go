@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -506,15 +505,12 @@ func TestRunRetriesATaskOnAHost(t *testing.T) {
 	h := e.NewSSHHost()
 	repo := e.NewRepo("app")
 	addHostWithRepo(e, h, repo)
-	script := filepath.Join(h.Home, "attempt.sh")
-	require.NoError(t, os.WriteFile(script, []byte(`if [ -f "$HOME/one" ]; then
+	script := h.WriteFile("attempt.sh", `if [ -f "$HOME/one" ]; then
   exec "$HOME/.local/bin/owt" done --summary second
 fi
 touch "$HOME/one"
 exec "$HOME/.local/bin/owt" done --fail first-try-fails
-`), 0o755))
-	out, err := exec.Command("chown", h.User+":", script).CombinedOutput()
-	require.NoError(t, err, "%s", out)
+`, 0o755)
 	e.WriteFile(repo, "g.toml", `[run]
 into = "integ"
 tool = "claude"

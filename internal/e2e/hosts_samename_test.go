@@ -3,7 +3,6 @@ package e2e
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -137,12 +136,9 @@ func TestRunOnAHostAdoptsItsOwnAgentOrTakesTheAttemptsName(t *testing.T) {
 	repo := e.NewRepo("app")
 	addHostWithRepo(e, h, repo)
 	// near's own agent waits for a word before it says it is done.
-	script := filepath.Join(h.Home, "near.sh")
-	require.NoError(t, os.WriteFile(script, []byte(`while [ ! -f "$HOME/go" ]; do sleep 0.2; done
+	script := h.WriteFile("near.sh", `while [ ! -f "$HOME/go" ]; do sleep 0.2; done
 exec "$HOME/.local/bin/owt" done --summary adopted
-`), 0o755))
-	out, err := exec.Command("chown", h.User+":", script).CombinedOutput()
-	require.NoError(t, err, "%s", out)
+`, 0o755)
 	nearTask := "!write near.txt\\n!commit add near.txt\\n!exec sh " + script
 	e.WriteFile(repo, "g.toml", `[run]
 into = "integ"

@@ -748,10 +748,7 @@ func TestAnotherDevBuildOnTheHostIsReplaced(t *testing.T) {
 	e := NewEnv(t)
 	h := e.NewSSHHost()
 	// An "owt" there that says it is dev, but is not this binary.
-	fake := filepath.Join(h.Home, ".local", "bin", "owt")
-	require.NoError(t, os.WriteFile(fake, []byte("#!/bin/sh\necho 'owt version dev'\n"), 0o755))
-	out, err := exec.Command("chown", h.User+":", fake).CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	fake := h.WriteFile(filepath.Join(".local", "bin", "owt"), "#!/bin/sh\necho 'owt version dev'\n", 0o755)
 	require.Equal(t, "owt version dev", strings.TrimSpace(e.MustOwt(e.Root, "--version")), "this test needs a dev build")
 
 	r := e.Owt(e.Root, "host", "add", "box", h.Address)
