@@ -104,10 +104,9 @@ func (s *Store) PortsElsewhere() ([]int, error) {
 func (s *Store) AddRecordUnsynced(fn func(map[string]Brief) (*Record, error)) error {
 	doc := JSONFile[rawFile]{Path: s.Path, What: "state " + s.Path, Unsynced: true}
 	err := doc.Locked(func() error {
-		data, err := os.ReadFile(s.Path)
-		missing := errors.Is(err, fs.ErrNotExist)
-		if err != nil && !missing {
-			return fmt.Errorf("read state %s: %w", s.Path, err)
+		data, missing, err := s.readData()
+		if err != nil {
+			return err
 		}
 		briefs := map[string]Brief{}
 		if !missing {
@@ -132,13 +131,11 @@ func (s *Store) AddRecordUnsynced(fn func(map[string]Brief) (*Record, error)) er
 			}
 			return nil
 		}
-		f := &rawFile{Version: Version, Repo: s.Repo, Records: map[string]json.RawMessage{}}
-		if !missing {
-			if f, err = s.parseRaw(data); err != nil {
-				// Not ErrCorrupt (fn ran: it must not run again on a
-				// rebuild), though data read as briefs a moment ago.
-				return fmt.Errorf("read state %s: %v", s.Path, err)
-			}
+		f, err := s.rawOf(data, missing)
+		if err != nil {
+			// Not ErrCorrupt (fn ran: it must not run again on a
+			// rebuild), though data read as briefs a moment ago.
+			return fmt.Errorf("read state %s: %v", s.Path, err)
 		}
 		f.Version, f.Repo = Version, s.Repo
 		f.Records[rec.Name] = enc

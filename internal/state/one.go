@@ -23,14 +23,22 @@ type rawFile struct {
 	Records map[string]json.RawMessage `json:"worktrees"`
 }
 
-// readRaw is read without decoding the records.
-func (s *Store) readRaw() (*rawFile, error) {
-	data, err := os.ReadFile(s.Path)
+// readData is the state file's bytes; missing when there is none yet.
+func (s *Store) readData() (data []byte, missing bool, err error) {
+	data, err = os.ReadFile(s.Path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &rawFile{Version: Version, Repo: s.Repo, Records: map[string]json.RawMessage{}}, nil
+		return nil, true, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read state %s: %w", s.Path, err)
+		return nil, false, fmt.Errorf("read state %s: %w", s.Path, err)
+	}
+	return data, false, nil
+}
+
+// rawOf is data read as a rawFile, an empty one when the file is missing.
+func (s *Store) rawOf(data []byte, missing bool) (*rawFile, error) {
+	if missing {
+		return &rawFile{Version: Version, Repo: s.Repo, Records: map[string]json.RawMessage{}}, nil
 	}
 	return s.parseRaw(data)
 }
@@ -118,18 +126,16 @@ func recordKeyAt(data []byte, open, i int) bool {
 func (s *Store) UpdateRecordUnsynced(name string, fn func(*Record) error) error {
 	doc := JSONFile[rawFile]{Path: s.Path, What: "state " + s.Path, Unsynced: true}
 	err := doc.Locked(func() error {
-		data, err := os.ReadFile(s.Path)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("read state %s: %w", s.Path, err)
+		data, missing, err := s.readData()
+		if err != nil {
+			return err
 		}
 		if start, end, ok := s.recordSpan(data, name); ok {
 			return s.spliceRecord(data, start, end, name, fn)
 		}
-		f := &rawFile{Version: Version, Repo: s.Repo, Records: map[string]json.RawMessage{}}
-		if len(data) > 0 || err == nil {
-			if f, err = s.parseRaw(data); err != nil {
-				return err
-			}
+		f, err := s.rawOf(data, missing)
+		if err != nil {
+			return err
 		}
 		changed, err := s.changeRaw(f, name, fn)
 		if err != nil || !changed {
