@@ -70,7 +70,7 @@ func (s *Store) parseRaw(data []byte) (*rawFile, error) {
 // and "}" after it closes it (its own lines are indented deeper).
 func (s *Store) recordSpan(data []byte, name string) (start, end int, ok bool) {
 	header, ok := s.laidOut(data, "\n  }\n}\n")
-	if !ok || !json.Valid(data) {
+	if !ok || !validJSON(data) {
 		return 0, 0, false
 	}
 	key, err := json.Marshal(name)
@@ -152,7 +152,12 @@ func (s *Store) UpdateRecordUnsynced(name string, fn func(*Record) error) error 
 // decodeRecord is the record called name from its JSON.
 func (s *Store) decodeRecord(raw []byte, name string) (*Record, error) {
 	rec := &Record{}
-	if err := json.Unmarshal(raw, rec); err != nil || rec.Name != name {
+	ok, err := decodeRecordJSON(raw, rec)
+	if !ok {
+		rec = &Record{}
+		err = json.Unmarshal(raw, rec)
+	}
+	if err != nil || rec.Name != name {
 		return nil, fmt.Errorf("%w: %s: bad record %q", ErrCorrupt, s.Path, name)
 	}
 	return rec, nil
@@ -171,9 +176,12 @@ func (s *Store) spliceRecord(data []byte, start, end int, name string, fn func(*
 		}
 		return err
 	}
-	enc, err := json.MarshalIndent(rec, "    ", "  ")
-	if err != nil {
-		return fmt.Errorf("encode record %s: %w", name, err)
+	enc, ok := encodeRecordJSON(rec, "    ", "  ")
+	if !ok {
+		var err error
+		if enc, err = json.MarshalIndent(rec, "    ", "  "); err != nil {
+			return fmt.Errorf("encode record %s: %w", name, err)
+		}
 	}
 	out := make([]byte, 0, len(data)-(end-start)+len(enc))
 	out = append(append(append(out, data[:start]...), enc...), data[end:]...)
