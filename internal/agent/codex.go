@@ -29,7 +29,7 @@ import (
 // CodexNotifyArgs returns the arguments that make codex run "owt hook codex
 // notify", followed by chain (the user's notify argv) when there is one.
 func CodexNotifyArgs(owt string, chain []string) ([]string, error) {
-	argv := append([]string{owt, "hook", "codex", "notify"}, chain...)
+	argv := append([]string{HookProgram(owt), "hook", "codex", "notify"}, chain...)
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -51,10 +52,23 @@ var HookFiles = map[string]HookFile{
 	},
 }
 
-// HookCommand is the shell command a tool runs for event: owt by absolute
-// path, quoted for sh, with the tool and event as plain words.
+// HookCommand is the shell command a tool runs for event: owt's hook
+// program (HookProgram) by absolute path, quoted for sh, with the tool
+// and event as plain words.
 func HookCommand(owt, kind, event string) string {
-	return ShellQuote(owt) + " hook " + kind + " " + event
+	return ShellQuote(HookProgram(owt)) + " hook " + kind + " " + event
+}
+
+// HookProgram is the program the tools run for owt's hooks: owt-hook,
+// installed beside owt (make install, the plugin's build, owt host add
+// put them together), which holds the hook path alone and starts sooner
+// than owt; owt itself when there is none. Both take "hook KIND EVENT".
+func HookProgram(owt string) string {
+	p := filepath.Join(filepath.Dir(owt), "owt-hook")
+	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return p
+	}
+	return owt
 }
 
 // IsOwtHookCommand reports whether cmd is a command HookCommand made, for

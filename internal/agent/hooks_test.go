@@ -211,3 +211,23 @@ func TestCodexUserHooksMergeAndComeOutAgain(t *testing.T) {
 	require.Contains(t, string(out), `"x": 1`)
 	require.NotContains(t, string(out), "UserPromptSubmit", "events left empty go")
 }
+
+// TestHookProgramIsOwtHookBesideOwt: the hook settings run owt-hook when
+// it is installed beside owt, and owt itself when it is not there or
+// cannot be run.
+func TestHookProgramIsOwtHookBesideOwt(t *testing.T) {
+	dir := t.TempDir()
+	owt := filepath.Join(dir, "owt")
+	require.Equal(t, owt, HookProgram(owt), "no owt-hook: owt")
+	require.Equal(t, ShellQuote(owt)+" hook claude Stop", HookCommand(owt, "claude", "Stop"))
+	hook := filepath.Join(dir, "owt-hook")
+	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\n"), 0o644))
+	require.Equal(t, owt, HookProgram(owt), "an owt-hook that cannot be run: owt")
+	require.NoError(t, os.Chmod(hook, 0o755))
+	require.Equal(t, hook, HookProgram(owt))
+	require.Equal(t, hook+" hook gemini AfterAgent", HookCommand(owt, "gemini", "AfterAgent"))
+	require.True(t, IsOwtHookCommand(HookCommand(owt, "gemini", "AfterAgent")))
+	args, err := CodexNotifyArgs(owt, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"-c", `notify=["` + hook + `","hook","codex","notify"]`}, args)
+}

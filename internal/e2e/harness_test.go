@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,10 +19,16 @@ import (
 // owtBin is the built owt (fixture.Main builds it once).
 var owtBin string
 
+// owtHookBin is owt-hook beside it, which the hook settings owt writes run.
+var owtHookBin string
+
 // TestMain builds owt and the fake agent and runs the tests; without tmux
 // or git every test skips, saying so.
 func TestMain(m *testing.M) {
-	os.Exit(fixture.Main(m, func(b *fixture.Bins) { owtBin = b.Owt }))
+	os.Exit(fixture.Main(m, func(b *fixture.Bins) {
+		owtBin = b.Owt
+		owtHookBin = filepath.Join(filepath.Dir(b.Owt), "owt-hook")
+	}))
 }
 
 // Env is one isolated world (see package fixture) with the helpers of

@@ -156,8 +156,13 @@ func TestBootstrapDownloadsCheckedReleaseElsePATH(t *testing.T) {
 	cleanPath := pathWithout(e.Var("PATH"), "owt")
 	e.Tmux("set-environment", "-g", "PATH", cleanPath)
 
-	// A good release: installed, keys bound to it.
+	// A good release: installed, keys bound to it. An owt-hook left from
+	// an earlier build goes: this archive has none, and the hook settings
+	// must not run an older hook with this owt.
 	plugin := e.pluginCheckout("plugin-good")
+	stale := filepath.Join(plugin, "bin", "owt-hook")
+	require.NoError(t, os.MkdirAll(filepath.Dir(stale), 0o755))
+	require.NoError(t, os.WriteFile(stale, []byte("#!/bin/sh\n"), 0o755))
 	e.Tmux("set-option", "-g", "@owt-release-url", srv.URL+"/"+filepath.Base(good))
 	e.Tmux("run-shell", filepath.Join(plugin, "owt.tmux"))
 	owt := filepath.Join(plugin, "bin", "owt")
@@ -173,6 +178,7 @@ func TestBootstrapDownloadsCheckedReleaseElsePATH(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, want, got, "bin/%s is the archive's", prog)
 	}
+	require.NoFileExists(t, stale)
 	// Next start-up: the download is remembered for this checkout, so the
 	// keys are bound before run-shell returns, with no new install run.
 	logBefore := readFile(filepath.Join(plugin, "bin", "bootstrap.log"))

@@ -62,13 +62,15 @@ func TestHooksReportPermissionApprovalAndTurnEnd(t *testing.T) {
 	require.Equal(t, "hook", e.Status(repo, "a").Source)
 	e.requireStatusOption(it.Session, "idle")
 
-	// Every owt hook ran, printed nothing, exited 0; the log has no complaint.
+	// Every owt hook ran, printed nothing, exited 0; the log has no
+	// complaint. They ran owt-hook, installed beside owt, as the hook
+	// settings owt wrote say: every status above came through it.
 	for _, ev := range []string{"UserPromptSubmit", "PreToolUse", "PermissionRequest", "Notification", "PostToolUse", "Stop"} {
 		runs := e.HookRuns("a", ev)
 		require.NotEmpty(t, runs, ev)
 		for _, run := range runs {
 			require.Equal(t, 0, run.Exit, "%s: %s", ev, run.Command)
-			require.Contains(t, run.Command, owtBin+" hook claude "+ev)
+			require.Contains(t, run.Command, owtHookBin+" hook claude "+ev)
 		}
 	}
 	require.Empty(t, e.LogLines("hook"))
@@ -266,13 +268,13 @@ func TestHookFilesMergeWithTheUsersAndStayOutOfGit(t *testing.T) {
 	require.Len(t, e.HookRuns("g", "AfterAgent"), 2)
 
 	claude := fixture.HookCommands(t, filepath.Join(c.Path, ".claude", "settings.local.json"))
-	require.Equal(t, []string{"echo claude-user >> " + out, owtBin + " hook claude Stop"}, claude["Stop"])
+	require.Equal(t, []string{"echo claude-user >> " + out, owtHookBin + " hook claude Stop"}, claude["Stop"])
 	var cs map[string]any
 	b, _ := os.ReadFile(filepath.Join(c.Path, ".claude", "settings.local.json"))
 	require.NoError(t, json.Unmarshal(b, &cs))
 	require.Equal(t, map[string]any{"allow": []any{"Bash(make:*)"}}, cs["permissions"], "the user's settings are kept")
 	gem := fixture.HookCommands(t, filepath.Join(g.Path, ".gemini", "settings.json"))
-	require.Equal(t, []string{"echo gemini-user >> " + out, owtBin + " hook gemini AfterAgent"}, gem["AfterAgent"])
+	require.Equal(t, []string{"echo gemini-user >> " + out, owtHookBin + " hook gemini AfterAgent"}, gem["AfterAgent"])
 
 	// Nothing owt wrote shows in git: not as a change, not in the commits.
 	for _, wt := range []Item{c, g} {
@@ -345,7 +347,7 @@ func TestCodexNotifyReportsTurnEndAndKeepsTheUsersNotify(t *testing.T) {
 	v := e.WaitStatus(repo, "x", "idle", 20*time.Second)
 	require.Equal(t, "hook", v.Source, "the notify program reported the turn's end")
 	start, _ := e.Start("x")
-	require.Contains(t, strings.Join(start.Argv, " "), "-c notify=[\""+owtBin+"\",\"hook\",\"codex\",\"notify\",\""+script+"\",\"--from-codex\"]")
+	require.Contains(t, strings.Join(start.Argv, " "), "-c notify=[\""+owtHookBin+"\",\"hook\",\"codex\",\"notify\",\""+script+"\",\"--from-codex\"]")
 	require.Equal(t, "!sleep 1s", start.Argv[len(start.Argv)-1], "the prompt stays last")
 	e.Eventually(5*time.Second, "the user's notify ran", func() bool {
 		b, _ := os.ReadFile(got)
@@ -420,4 +422,26 @@ func TestHookNeverFailsTheAgent(t *testing.T) {
 	v = e.Status(repo, "b")
 	require.Equal(t, "idle", v.Status)
 	require.Equal(t, "hook", v.Source)
+}
+
+// With no monitor to take the ring, a hook still shows its change in
+// tmux: owt-hook, which the hook settings run, hands it to a detached
+// "owt _publish" of the owt beside it (not to itself).
+func TestAHookShowsItsChangeInTmuxWithNoMonitor(t *testing.T) {
+	e, repo := statusEnv(t, "")
+	it := newJSON(t, e, repo, "--tool", "claude", "--name", "a", "!sleep 1s")
+	e.WaitStatus(repo, "a", "idle", 20*time.Second)
+	e.requireStatusOption(it.Session, "idle")
+	pid := e.MonitorPID()
+	require.NotZero(t, pid)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	e.Eventually(10*time.Second, "the monitor gone", func() bool { return len(e.MonitorPIDs()) == 0 })
+
+	// Typed into the agent as a person would: a permission prompt.
+	e.Tmux("send-keys", "-t", it.Session, "-l", "!ask make test")
+	e.Tmux("send-keys", "-t", it.Session, "Enter")
+	e.requireStatusOption(it.Session, "waiting")
+	require.Equal(t, "hook", e.Status(repo, "a").Source)
+	require.Empty(t, e.MonitorPIDs(), "no monitor took the ring")
+	require.Empty(t, e.LogLines("hook"))
 }

@@ -167,7 +167,7 @@ func SelfSum() string {
 // architecture), so owt host add can copy them there.
 func (p Probe) CanTake() bool { return p.OS == runtime.GOOS && p.Arch == runtime.GOARCH }
 
-// Binaries are the programs owt host add copies: owt and the three beside
+// Binaries are the programs owt host add copies: owt and the four beside
 // it (make install puts them together). Missing ones are left out.
 func Binaries() ([]string, error) {
 	self, err := os.Executable()
@@ -178,7 +178,7 @@ func Binaries() ([]string, error) {
 		self = s
 	}
 	out := []string{self}
-	for _, n := range []string{"owt-popup", "owt-mcp", "owt-wait"} {
+	for _, n := range []string{"owt-popup", "owt-mcp", "owt-wait", "owt-hook"} {
 		p := filepath.Join(filepath.Dir(self), n)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			out = append(out, p)
@@ -201,7 +201,7 @@ mv -f "$t" "$d/$1"
 trap - EXIT`
 
 // programNames are the names Install writes on a host.
-var programNames = map[string]bool{"owt": true, "owt-popup": true, "owt-mcp": true, "owt-wait": true}
+var programNames = map[string]bool{"owt": true, "owt-popup": true, "owt-mcp": true, "owt-wait": true, "owt-hook": true}
 
 // Install copies each of files (owt's binaries) to ~/.local/bin on the
 // host, over stdin, under its own base name.
@@ -209,7 +209,7 @@ func (h *Host) Install(ctx context.Context, files []string, progress io.Writer) 
 	for _, f := range files {
 		name := filepath.Base(f)
 		if !programNames[name] {
-			return fmt.Errorf("install %s: owt copies only owt, owt-popup, owt-mcp and owt-wait", f)
+			return fmt.Errorf("install %s: owt copies only owt, owt-popup, owt-mcp, owt-wait and owt-hook", f)
 		}
 		data, err := os.ReadFile(f)
 		if err != nil {

@@ -33,6 +33,7 @@ var rooms = map[string]int{
 	"cmd/owt-popup": entry,
 	"cmd/owt-mcp":   entry,
 	"cmd/owt-wait":  entry,
+	"cmd/owt-hook":  entry,
 
 	"internal/cli":             faces, // Main and the command table
 	"internal/cli/cmdutil":     faces, // what every command shares: factory, streams, exit codes
@@ -62,6 +63,7 @@ var rooms = map[string]int{
 	"internal/lifecycle": useCases, // create, delete, teardown, restart, doctor
 	"internal/hosts":     useCases, // agents on other machines over ssh: hosts, probes, owt there
 	"internal/status":    useCases, // hooks, screen reconciliation, wait, done
+	"internal/hookrun":   verbs,    // the hook's process: owt hook and owt-hook
 	"internal/statusbar": useCases, // @owt-status and the summary
 	"internal/inventory": useCases, // owt list and its git-figure cache
 	"internal/send":      useCases, // typing into panes

@@ -1,4 +1,4 @@
-package worktreecmd
+package hookrun
 
 import (
 	"os"
