@@ -32,6 +32,9 @@ type recordField struct {
 	omitEmpty bool
 	omitZero  bool
 	zeroer    bool // omitzero asks the value's IsZero method
+	// marshals: the value's MarshalJSON (a time's); unmarshals: its
+	// pointer's UnmarshalJSON.
+	marshals, unmarshals bool
 }
 
 type fieldKind int
@@ -106,7 +109,7 @@ func newRecordCodec(t reflect.Type) *recordCodec {
 				return nil
 			}
 		}
-		f.kind = kindOf(ft)
+		f.kind, f.marshals, f.unmarshals = kindOf(ft)
 		if _, dup := c.byKey[name]; dup {
 			return nil
 		}
@@ -116,24 +119,34 @@ func newRecordCodec(t reflect.Type) *recordCodec {
 	return c
 }
 
-// kindOf is how the codec handles a field of type t itself: any type
-// with JSON or text methods of its own is encoding/json's.
-func kindOf(t reflect.Type) fieldKind {
+// kindOf is how the codec handles a field of type t itself: a string,
+// bool or integer type with JSON or text methods of its own is
+// encoding/json's. marshals and unmarshals say that t (a struct: a time,
+// an untrusted text) has MarshalJSON, and *t UnmarshalJSON, which the
+// codec calls itself, as encoding/json would.
+func kindOf(t reflect.Type) (kind fieldKind, marshals, unmarshals bool) {
+	switch t.Kind() {
+	case reflect.String:
+		kind = kindString
+	case reflect.Bool:
+		kind = kindBool
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		kind = kindInt
+	case reflect.Struct:
+		return kindOther, t.Implements(marshalerType), reflect.PointerTo(t).Implements(unmarshalerType)
+	default:
+		return kindOther, false, false
+	}
+	if t.NumMethod() == 0 && reflect.PointerTo(t).NumMethod() == 0 {
+		return kind, false, false
+	}
 	pt := reflect.PointerTo(t)
 	for _, m := range []reflect.Type{marshalerType, unmarshalerType, textMarshalerType, textUnmarshalerType} {
 		if t.Implements(m) || pt.Implements(m) {
-			return kindOther
+			return kindOther, false, false
 		}
 	}
-	switch t.Kind() {
-	case reflect.String:
-		return kindString
-	case reflect.Bool:
-		return kindBool
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return kindInt
-	}
-	return kindOther
+	return kind, false, false
 }
 
 // plainKey reports whether name is written as it is, quoted, by
@@ -241,6 +254,10 @@ func (f recordField) decode(fv reflect.Value, val []byte) error {
 			return nil
 		}
 	}
+	if f.unmarshals {
+		// What encoding/json does with it, val being one valid value.
+		return fv.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(val)
+	}
 	return json.Unmarshal(val, fv.Addr().Interface())
 }
 
@@ -295,6 +312,14 @@ func (f recordField) encode(out []byte, fv reflect.Value, prefix, indent string)
 		return strconv.AppendBool(out, fv.Bool()), nil
 	case kindInt:
 		return strconv.AppendInt(out, fv.Int(), 10), nil
+	}
+	if f.marshals {
+		// encoding/json would compact and HTML-escape what MarshalJSON
+		// says: nothing to do to a string of plain characters (a time).
+		b, err := fv.Interface().(json.Marshaler).MarshalJSON()
+		if err == nil && len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' && plainString(b[1:len(b)-1]) {
+			return append(out, b...), nil
+		}
 	}
 	b, err := json.MarshalIndent(fv.Addr().Interface(), prefix, indent)
 	return append(out, b...), err
