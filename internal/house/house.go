@@ -23,6 +23,7 @@
 //	ground     git, tmux, gh (the only code that runs them), state, setup,
 //	           the monitor starter, usage (tokens read from the tools'
 //	           session files)
-//	base       untrusted text, starting programs, atomic files, config:
+//	base       untrusted text, starting programs, atomic files, config,
+//	           a struct to and from JSON (structjson):
 //	           they import nothing of owt's
 package house

@@ -99,6 +99,7 @@ var rooms = map[string]int{
 
 	"internal/text":       base, // untrusted text made safe
 	"internal/waiter":     base, // owt-wait: waits for an agent in owt _run's place
+	"internal/structjson": base, // a struct to and from JSON without encoding/json's first use of its type
 	"internal/proc":       base, // starting a program: context, trace
 	"internal/atomicfile": base, // replacing a file atomically
 	"internal/config":     base, // the config files

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/owt-tmux/owt/internal/atomicfile"
+	"github.com/owt-tmux/owt/internal/structjson"
 )
 
 // rawFile is the state file with each record left as its JSON: what
@@ -70,7 +71,7 @@ func (s *Store) parseRaw(data []byte) (*rawFile, error) {
 // and "}" after it closes it (its own lines are indented deeper).
 func (s *Store) recordSpan(data []byte, name string) (start, end int, ok bool) {
 	header, ok := s.laidOut(data, "\n  }\n}\n")
-	if !ok || !validJSON(data) {
+	if !ok || !structjson.Valid(data) {
 		return 0, 0, false
 	}
 	key, err := json.Marshal(name)
@@ -152,8 +153,8 @@ func (s *Store) UpdateRecordUnsynced(name string, fn func(*Record) error) error 
 // decodeRecord is the record called name from its JSON.
 func (s *Store) decodeRecord(raw []byte, name string) (*Record, error) {
 	rec := &Record{}
-	ok, err := decodeRecordJSON(raw, rec)
-	if !ok {
+	var err error
+	if !structjson.Decode(raw, rec) {
 		rec = &Record{}
 		err = json.Unmarshal(raw, rec)
 	}
@@ -176,7 +177,7 @@ func (s *Store) spliceRecord(data []byte, start, end int, name string, fn func(*
 		}
 		return err
 	}
-	enc, ok := encodeRecordJSON(rec, "    ", "  ")
+	enc, ok := structjson.EncodeIndent(rec, "    ", "  ")
 	if !ok {
 		var err error
 		if enc, err = json.MarshalIndent(rec, "    ", "  "); err != nil {

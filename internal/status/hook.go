@@ -23,6 +23,7 @@ import (
 	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/structjson"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -61,7 +62,10 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 	chainErr := runChain(call)
 	var ev agent.HookEvent
 	var parseErr error
-	if len(call.Payload) > 0 {
+	if len(call.Payload) > 0 && !structjson.Decode(call.Payload, &ev) {
+		// What the codec declines (or finds wrong), encoding/json reads,
+		// and says what is wrong.
+		ev = agent.HookEvent{}
 		if err := json.Unmarshal(call.Payload, &ev); err != nil {
 			parseErr = fmt.Errorf("bad event JSON (%v)", err)
 		}

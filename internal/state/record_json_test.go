@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/structjson"
 	"github.com/owt-tmux/owt/internal/text"
 )
 
@@ -90,12 +90,12 @@ func randomRecord(t *testing.T, seed uint64) *Record {
 	return rec
 }
 
-// TestRecordCodecIsEncodingJSON: the hook's record codec writes, byte
+// TestRecordCodecIsEncodingJSON: package structjson writes, byte
 // for byte, what encoding/json writes, and reads back what it reads, on
 // records with every field set (and every field in turn left empty).
 func TestRecordCodecIsEncodingJSON(t *testing.T) {
-	if theRecordCodec() == nil {
-		t.Fatal("the record codec declines Record: every hook pays encoding/json's first use of it again")
+	if _, ok := structjson.EncodeIndent(&Record{}, "", "  "); !ok {
+		t.Fatal("the codec declines Record: every hook pays encoding/json's first use of it again")
 	}
 	for seed := uint64(0); seed < 400; seed++ {
 		rec := randomRecord(t, seed)
@@ -103,7 +103,7 @@ func TestRecordCodecIsEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := encodeRecordJSON(rec, "    ", "  ")
+		got, ok := structjson.EncodeIndent(rec, "    ", "  ")
 		if !ok || !bytes.Equal(got, want) {
 			t.Fatalf("seed %d: encode (ok %v):\n%s\nencoding/json:\n%s", seed, ok, got, want)
 		}
@@ -112,9 +112,8 @@ func TestRecordCodecIsEncodingJSON(t *testing.T) {
 			if err := json.Unmarshal(raw, &viaJSON); err != nil {
 				t.Fatal(err)
 			}
-			ok, err := decodeRecordJSON(raw, &viaCodec)
-			if !ok || err != nil {
-				t.Fatalf("seed %d: the codec declined (%v) or failed (%v) on what encoding/json wrote:\n%s", seed, ok, err, raw)
+			if !structjson.Decode(raw, &viaCodec) {
+				t.Fatalf("seed %d: the codec declined what encoding/json wrote:\n%s", seed, raw)
 			}
 			if !reflect.DeepEqual(viaCodec, viaJSON) {
 				t.Fatalf("seed %d: decoded\n%+v\nencoding/json decoded\n%+v", seed, viaCodec, viaJSON)
@@ -123,7 +122,7 @@ func TestRecordCodecIsEncodingJSON(t *testing.T) {
 	}
 	var empty Record
 	want, _ := json.MarshalIndent(&empty, "", "\t")
-	if got, ok := encodeRecordJSON(&empty, "", "\t"); !ok || !bytes.Equal(got, want) {
+	if got, ok := structjson.EncodeIndent(&empty, "", "\t"); !ok || !bytes.Equal(got, want) {
 		t.Fatalf("empty record: %s, want %s", got, want)
 	}
 }
@@ -161,14 +160,13 @@ func TestRecordCodecOnJSONOwtDoesNotWrite(t *testing.T) {
 	} {
 		var viaJSON, viaCodec Record
 		jsonErr := json.Unmarshal([]byte(raw), &viaJSON)
-		ok, err := decodeRecordJSON([]byte(raw), &viaCodec)
-		if !ok {
+		if !structjson.Decode([]byte(raw), &viaCodec) {
 			continue
 		}
-		if (err != nil) != (jsonErr != nil) {
-			t.Errorf("%s: codec error %v, encoding/json's %v", raw, err, jsonErr)
+		if jsonErr != nil {
+			t.Errorf("%s: the codec read it, encoding/json failed: %v", raw, jsonErr)
 		}
-		if err == nil && !reflect.DeepEqual(viaCodec, viaJSON) {
+		if !reflect.DeepEqual(viaCodec, viaJSON) {
 			t.Errorf("%s: codec read %+v, encoding/json %+v", raw, viaCodec, viaJSON)
 		}
 	}
@@ -183,41 +181,14 @@ func FuzzRecordCodec(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var viaJSON, viaCodec Record
 		jsonErr := json.Unmarshal(raw, &viaJSON)
-		ok, err := decodeRecordJSON(raw, &viaCodec)
-		if !ok {
+		if !structjson.Decode(raw, &viaCodec) {
 			return
 		}
-		if (err != nil) != (jsonErr != nil) {
-			t.Fatalf("%q: codec error %v, encoding/json's %v", raw, err, jsonErr)
+		if jsonErr != nil {
+			t.Fatalf("%q: the codec read it, encoding/json failed: %v", raw, jsonErr)
 		}
-		if err == nil && !reflect.DeepEqual(viaCodec, viaJSON) {
+		if !reflect.DeepEqual(viaCodec, viaJSON) {
 			t.Fatalf("%q: codec read %+v, encoding/json %+v", raw, viaCodec, viaJSON)
-		}
-	})
-}
-
-func TestValidJSONIsJSONValid(t *testing.T) {
-	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
-	for _, s := range []string{
-		"", " ", "{}", "[]", `""`, "0", "-0", "01", "-", "1.", "1.5", "1e", "1e+5", "1E-05", "-1.5e3", ".5", "+1",
-		"true", "tru", "truex", "null", "nul", "false ", " {\"a\" : [1 , 2, {\"b\":null}]} ",
-		`{"a":1,}`, `[1,]`, `{"a"}`, `{"a":}`, `{1:2}`, `"\u12g4"`, `"\u1234"`, `"\x"`, "\"a\tb\"", "\"\xff\"",
-		`"\/\b\f\n\r\t\"\\"`, "[1]x", "{}{}", `{"a":1 "b":2}`, "\ufeff{}",
-		deep(10000), deep(10001), deep(3) + "]",
-	} {
-		if got, want := validJSON([]byte(s)), json.Valid([]byte(s)); got != want {
-			t.Errorf("validJSON(%.40q) = %v, json.Valid %v", s, got, want)
-		}
-	}
-}
-
-func FuzzValidJSON(f *testing.F) {
-	for _, s := range []string{`{"a":[1,-2.5e3,true,null,"x\u00e9"]}`, "[", `"\`, "1e+", "{\"version\": 1}\n"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if got, want := validJSON(data), json.Valid(data); got != want {
-			t.Fatalf("validJSON(%q) = %v, json.Valid %v", data, got, want)
 		}
 	})
 }

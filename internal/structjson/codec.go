@@ -1,4 +1,23 @@
-package state
+// Package structjson reads and writes a struct as encoding/json does,
+// without encoding/json's first use of the struct's type. Every hook is
+// a new process, and encoding/json, the first time it meets a type,
+// builds the fields and encoders of every type it reaches (a state
+// record's PR, reactions, swarm role…): about 0.3 ms for a record, and
+// the event's JSON besides, paid again by every hook.
+//
+// The codec walks the struct's own fields, read once with reflect from
+// the same json tags. Strings, bools and integers it reads and writes
+// itself, as a field's own MarshalJSON and UnmarshalJSON (a time's, a raw
+// message's); any other value (the hook ring, a limit) it hands to
+// encoding/json, which then builds only that value's type. It follows
+// encoding/json's rules for what it handles and declines the rest (a key
+// met twice, an escaped key, a key only a case-insensitive match would
+// take, a field error, a struct shape such as an embedded field or
+// ",string"): the caller then uses encoding/json. Its tests hold it to
+// encoding/json on values with every field set to hostile text.
+//
+// Imports nothing of owt's.
+package structjson
 
 import (
 	"encoding"
@@ -9,23 +28,8 @@ import (
 	"sync"
 )
 
-// The record codec: one record to and from its JSON, on the hook's path,
-// without encoding/json's first use of Record. encoding/json, the first
-// time it meets a type in a process, builds its fields and the encoders
-// of every type they reach (the PR, the reactions, the swarm role…):
-// about 0.3 ms for Record, paid again by every hook, a new process each.
-//
-// The codec walks Record's own fields, read once with reflect from the
-// same json tags, and hands encoding/json only the values it meets that
-// are not a string, bool or integer (times, the hook ring, a limit), so
-// only their types are built. It follows encoding/json's rules for what
-// it handles, and declines the rest (a key it does not know, a key met
-// twice, an escaped key, a Record shape it does not follow): the caller
-// then uses encoding/json. TestRecordCodecIsEncodingJSON holds it to
-// encoding/json on records with every field set.
-
-// recordField is one field of Record as encoding/json sees it.
-type recordField struct {
+// field is one field of a struct as encoding/json sees it.
+type field struct {
 	index     int
 	key       string // the JSON name
 	kind      fieldKind
@@ -33,7 +37,7 @@ type recordField struct {
 	omitZero  bool
 	zeroer    bool // omitzero asks the value's IsZero method
 	// marshals: the value's MarshalJSON (a time's); unmarshals: its
-	// pointer's UnmarshalJSON.
+	// pointer's UnmarshalJSON (a time's, a raw message's).
 	marshals, unmarshals bool
 }
 
@@ -46,8 +50,8 @@ const (
 	kindInt
 )
 
-type recordCodec struct {
-	fields []recordField
+type codec struct {
+	fields []field
 	byKey  map[string]int // index in fields
 }
 
@@ -59,12 +63,24 @@ var (
 	isZeroerType        = reflect.TypeFor[interface{ IsZero() bool }]()
 )
 
-// theRecordCodec is Record's codec, nil when Record has a shape the codec
-// does not follow (encoding/json does everything then).
-var theRecordCodec = sync.OnceValue(func() *recordCodec { return newRecordCodec(reflect.TypeFor[Record]()) })
+// codecs holds each struct type's codec, nil for one the codec does not
+// follow.
+var codecs sync.Map // reflect.Type → *codec
 
-func newRecordCodec(t reflect.Type) *recordCodec {
-	c := &recordCodec{byKey: map[string]int{}}
+func codecOf(t reflect.Type) *codec {
+	if c, ok := codecs.Load(t); ok {
+		return c.(*codec)
+	}
+	c := newCodec(t)
+	codecs.Store(t, c)
+	return c
+}
+
+func newCodec(t reflect.Type) *codec {
+	if t.Kind() != reflect.Struct || t.NumField() > maxFields {
+		return nil
+	}
+	c := &codec{byKey: map[string]int{}}
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		if sf.Anonymous {
@@ -84,7 +100,7 @@ func newRecordCodec(t reflect.Type) *recordCodec {
 		if !plainKey(name) {
 			return nil
 		}
-		f := recordField{index: i, key: name}
+		f := field{index: i, key: name}
 		for _, opt := range strings.Split(opts, ",") {
 			switch opt {
 			case "omitempty":
@@ -119,11 +135,15 @@ func newRecordCodec(t reflect.Type) *recordCodec {
 	return c
 }
 
+// maxFields bounds the fields a codec follows (Decode marks the keys it
+// met in an array of this size).
+const maxFields = 128
+
 // kindOf is how the codec handles a field of type t itself: a string,
 // bool or integer type with JSON or text methods of its own is
-// encoding/json's. marshals and unmarshals say that t (a struct: a time,
-// an untrusted text) has MarshalJSON, and *t UnmarshalJSON, which the
-// codec calls itself, as encoding/json would.
+// encoding/json's. marshals and unmarshals say that t has MarshalJSON,
+// and *t UnmarshalJSON, which the codec calls itself, as encoding/json
+// would.
 func kindOf(t reflect.Type) (kind fieldKind, marshals, unmarshals bool) {
 	switch t.Kind() {
 	case reflect.String:
@@ -132,10 +152,10 @@ func kindOf(t reflect.Type) (kind fieldKind, marshals, unmarshals bool) {
 		kind = kindBool
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		kind = kindInt
-	case reflect.Struct:
-		return kindOther, t.Implements(marshalerType), reflect.PointerTo(t).Implements(unmarshalerType)
-	default:
+	case reflect.Pointer, reflect.Interface:
 		return kindOther, false, false
+	default:
+		return kindOther, t.Implements(marshalerType), reflect.PointerTo(t).Implements(unmarshalerType)
 	}
 	if t.NumMethod() == 0 && reflect.PointerTo(t).NumMethod() == 0 {
 		return kind, false, false
@@ -153,7 +173,7 @@ func kindOf(t reflect.Type) (kind fieldKind, marshals, unmarshals bool) {
 // encoding/json (with HTML escaping) and read back by an exact match.
 func plainKey(name string) bool {
 	for i := 0; i < len(name); i++ {
-		if c := name[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+		if c := name[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
 			return false
 		}
 	}
@@ -171,103 +191,127 @@ func plainString[T string | []byte](s T) bool {
 	return true
 }
 
-// decodeRecordJSON decodes the JSON object raw into rec, a zero Record,
-// as json.Unmarshal would. ok is false when the codec declines raw (rec
-// may be half filled then): the caller decodes with encoding/json.
-func decodeRecordJSON(raw []byte, rec *Record) (ok bool, err error) {
-	c := theRecordCodec()
-	if c == nil {
-		return false, nil
+// Decode decodes the JSON object raw into ptr, a pointer to a zero
+// struct, as json.Unmarshal would. false: the codec declined raw or
+// json.Unmarshal would have failed; ptr may be half filled then, and the
+// caller decodes into a fresh zero value with encoding/json (which also
+// gives the error to report).
+func Decode(raw []byte, ptr any) bool {
+	pv := reflect.ValueOf(ptr)
+	if pv.Kind() != reflect.Pointer || pv.IsNil() {
+		return false
 	}
-	v := reflect.ValueOf(rec).Elem()
+	v := pv.Elem()
+	c := codecOf(v.Type())
+	if c == nil {
+		return false
+	}
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
-		return false, nil
+		return false
 	}
-	var seen [64]bool
-	if len(c.fields) > len(seen) {
-		return false, nil
-	}
+	var seen [maxFields]bool
 	i = skipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == '}' {
-		return skipSpace(raw, i+1) == len(raw), nil
+		return skipSpace(raw, i+1) == len(raw)
 	}
 	for {
 		if i >= len(raw) || raw[i] != '"' {
-			return false, nil
+			return false
 		}
 		keyEnd := skipString(raw, i)
 		if keyEnd < 0 {
-			return false, nil
+			return false
 		}
 		key := raw[i+1 : keyEnd-1]
-		n, known := c.byKey[string(key)]
-		if !known || seen[n] || !plainString(key) {
-			return false, nil // unknown, twice, or escaped: encoding/json's rules
+		if !plainString(key) {
+			return false // escaped: encoding/json unescapes it first
 		}
-		seen[n] = true
+		n, known := c.byKey[string(key)]
+		if known && seen[n] || !known && c.foldsTo(key) {
+			return false // met twice, or a case-insensitive match
+		}
 		if i = skipSpace(raw, keyEnd); i >= len(raw) || raw[i] != ':' {
-			return false, nil
+			return false
 		}
 		start := skipSpace(raw, i+1)
 		end := skipValue(raw, start, 1)
 		if end < 0 {
-			return false, nil
+			return false
 		}
-		if err := c.fields[n].decode(v.Field(c.fields[n].index), raw[start:end]); err != nil {
-			return true, err
+		if known {
+			seen[n] = true
+			if !c.fields[n].decode(v.Field(c.fields[n].index), raw[start:end]) {
+				return false
+			}
 		}
 		if i = skipSpace(raw, end); i >= len(raw) {
-			return false, nil
+			return false
 		}
 		switch raw[i] {
 		case '}':
-			return skipSpace(raw, i+1) == len(raw), nil
+			return skipSpace(raw, i+1) == len(raw)
 		case ',':
 			i = skipSpace(raw, i+1)
 		default:
-			return false, nil
+			return false
 		}
 	}
 }
 
-// decode sets the field fv from its JSON value.
-func (f recordField) decode(fv reflect.Value, val []byte) error {
+// foldsTo reports whether key, no field's exact name, is one's but for
+// case, as encoding/json's case-insensitive match (bytes.EqualFold) says.
+func (c *codec) foldsTo(key []byte) bool {
+	for _, f := range c.fields {
+		if strings.EqualFold(f.key, string(key)) {
+			return true
+		}
+	}
+	return false
+}
+
+// decode sets the field fv from its JSON value; false on an error.
+func (f field) decode(fv reflect.Value, val []byte) bool {
 	switch f.kind {
 	case kindString:
 		if len(val) >= 2 && val[0] == '"' && plainString(val[1:len(val)-1]) {
 			fv.SetString(string(val[1 : len(val)-1]))
-			return nil
+			return true
 		}
 	case kindBool:
 		switch string(val) {
 		case "true":
 			fv.SetBool(true)
-			return nil
+			return true
 		case "false":
 			fv.SetBool(false)
-			return nil
+			return true
 		}
 	case kindInt:
 		if n, err := strconv.ParseInt(string(val), 10, fv.Type().Bits()); err == nil {
 			fv.SetInt(n)
-			return nil
+			return true
 		}
 	}
 	if f.unmarshals {
 		// What encoding/json does with it, val being one valid value.
-		return fv.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(val)
+		return fv.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(val) == nil
 	}
-	return json.Unmarshal(val, fv.Addr().Interface())
+	return json.Unmarshal(val, fv.Addr().Interface()) == nil
 }
 
-// encodeRecordJSON is json.MarshalIndent(rec, prefix, indent).
-func encodeRecordJSON(rec *Record, prefix, indent string) ([]byte, bool) {
-	c := theRecordCodec()
+// EncodeIndent is json.MarshalIndent(ptr, prefix, indent) for ptr, a
+// pointer to a struct; false when the codec declines it.
+func EncodeIndent(ptr any, prefix, indent string) ([]byte, bool) {
+	pv := reflect.ValueOf(ptr)
+	if pv.Kind() != reflect.Pointer || pv.IsNil() {
+		return nil, false
+	}
+	v := pv.Elem()
+	c := codecOf(v.Type())
 	if c == nil {
 		return nil, false
 	}
-	v := reflect.ValueOf(rec).Elem()
 	inner := prefix + indent
 	out := make([]byte, 0, 1024)
 	out = append(out, '{')
@@ -300,7 +344,7 @@ func encodeRecordJSON(rec *Record, prefix, indent string) ([]byte, bool) {
 }
 
 // encode appends the field fv's JSON, indented as at prefix.
-func (f recordField) encode(out []byte, fv reflect.Value, prefix, indent string) ([]byte, error) {
+func (f field) encode(out []byte, fv reflect.Value, prefix, indent string) ([]byte, error) {
 	switch f.kind {
 	case kindString:
 		if s := fv.String(); plainString(s) {
@@ -325,7 +369,7 @@ func (f recordField) encode(out []byte, fv reflect.Value, prefix, indent string)
 	return append(out, b...), err
 }
 
-func (f recordField) isZero(fv reflect.Value) bool {
+func (f field) isZero(fv reflect.Value) bool {
 	if f.zeroer {
 		return fv.Interface().(interface{ IsZero() bool }).IsZero()
 	}
