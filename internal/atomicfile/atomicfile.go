@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -77,7 +78,12 @@ func replaceWith(path string, data []byte, mode os.FileMode, sync bool) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	defer func() { _ = os.Remove(tmp.Name()) }()
+	renamed := false
+	defer func() {
+		if !renamed {
+			_ = os.Remove(tmp.Name())
+		}
+	}()
 	if err := tmp.Chmod(mode); err != nil {
 		_ = tmp.Close()
 		return fmt.Errorf("write %s: %w", path, err)
@@ -95,8 +101,12 @@ func replaceWith(path string, data []byte, mode os.FileMode, sync bool) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	// rename(2) itself: os.Rename first looks at path to refuse a
+	// directory there, which rename(2) refuses too (EISDIR), and a hook
+	// writes here on every status change.
+	if err := syscall.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, &os.LinkError{Op: "rename", Old: tmp.Name(), New: path, Err: err})
 	}
+	renamed = true
 	return nil
 }
