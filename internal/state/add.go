@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/atomicfile"
+	"github.com/owt-tmux/owt/internal/structjson"
 )
 
 // Brief is what reserving a new record needs of each record there is:
@@ -174,7 +175,7 @@ func (s *Store) insertRecord(data []byte, name string, enc []byte) (out []byte, 
 	if !ok {
 		return nil, false
 	}
-	key, err := json.Marshal(name)
+	key, err := structjson.Quote(name)
 	if err != nil {
 		return nil, false
 	}

@@ -74,7 +74,7 @@ func (s *Store) recordSpan(data []byte, name string) (start, end int, ok bool) {
 	if !ok || !structjson.Valid(data) {
 		return 0, 0, false
 	}
-	key, err := json.Marshal(name)
+	key, err := structjson.Quote(name)
 	if err != nil {
 		return 0, 0, false
 	}

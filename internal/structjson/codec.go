@@ -5,16 +5,19 @@
 // record's PR, reactions, swarm role…): about 0.3 ms for a record, and
 // the event's JSON besides, paid again by every hook.
 //
-// The codec walks the struct's own fields, read once with reflect from
-// the same json tags. Strings, bools and integers it reads and writes
-// itself, as a field's own MarshalJSON and UnmarshalJSON (a time's, a raw
-// message's); any other value (the hook ring, a limit) it hands to
-// encoding/json, which then builds only that value's type. It follows
-// encoding/json's rules for what it handles and declines the rest (a key
-// met twice, an escaped key, a key only a case-insensitive match would
-// take, a field error, a struct shape such as an embedded field or
-// ",string"): the caller then uses encoding/json. Its tests hold it to
-// encoding/json on values with every field set to hostile text.
+// The codec walks the struct's fields, read once per type with reflect
+// from the same json tags. Strings, bools, integers, structs, pointers
+// and slices it reads and writes itself, and a value's own MarshalJSON
+// and UnmarshalJSON it calls itself (a time's, a raw message's); anything
+// else (a map, a float, []byte, a type with text methods) it hands to
+// encoding/json, which then builds only that value's type. So a hook
+// reads its event and the agent's record, and writes the record, without
+// encoding/json's machinery. It follows encoding/json's rules for what
+// it handles and declines the rest (a key met twice, an escaped key, a
+// key only a case-insensitive match would take, a value encoding/json
+// would refuse, a struct shape such as an embedded field or ",string"):
+// the caller then uses encoding/json. Its tests hold it to encoding/json
+// on values with every field set to hostile text, and fuzz it.
 //
 // Imports nothing of owt's.
 package structjson
@@ -32,23 +35,78 @@ import (
 type field struct {
 	index     int
 	key       string // the JSON name
-	kind      fieldKind
 	omitEmpty bool
 	omitZero  bool
 	zeroer    bool // omitzero asks the value's IsZero method
+}
+
+// typeInfo is how the codec handles a value of a type.
+type typeInfo struct {
+	kind valueKind
 	// marshals: the value's MarshalJSON (a time's); unmarshals: its
-	// pointer's UnmarshalJSON (a time's, a raw message's).
+	// pointer's UnmarshalJSON (a time's, a raw message's), which the
+	// codec calls itself, as encoding/json would.
 	marshals, unmarshals bool
 }
 
-type fieldKind int
+type valueKind int
 
 const (
-	kindOther fieldKind = iota // left to encoding/json
+	kindOther valueKind = iota // left to encoding/json
 	kindString
 	kindBool
 	kindInt
+	kindStruct  // an object, field by field
+	kindPointer // null, or what it points to
+	kindSlice   // null, or an array
 )
+
+// infos holds each type's typeInfo.
+var infos sync.Map // reflect.Type → typeInfo
+
+func infoOf(t reflect.Type) typeInfo {
+	if ti, ok := infos.Load(t); ok {
+		return ti.(typeInfo)
+	}
+	ti := newInfo(t)
+	infos.Store(t, ti)
+	return ti
+}
+
+// newInfo: a type with JSON or text methods of its own is encoding/json's
+// (but for the MarshalJSON and UnmarshalJSON the codec calls itself).
+func newInfo(t reflect.Type) typeInfo {
+	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && (t.NumMethod() > 0 || reflect.PointerTo(t).NumMethod() > 0) {
+		pt := reflect.PointerTo(t)
+		for _, m := range []reflect.Type{marshalerType, unmarshalerType, textMarshalerType, textUnmarshalerType} {
+			if t.Implements(m) || pt.Implements(m) {
+				return typeInfo{kind: kindOther, marshals: t.Implements(marshalerType), unmarshals: pt.Implements(unmarshalerType)}
+			}
+		}
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return typeInfo{kind: kindString}
+	case reflect.Bool:
+		return typeInfo{kind: kindBool}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return typeInfo{kind: kindInt}
+	case reflect.Struct:
+		if codecOf(t) != nil {
+			return typeInfo{kind: kindStruct}
+		}
+	case reflect.Pointer:
+		if t.Implements(marshalerType) || t.Implements(textMarshalerType) {
+			return typeInfo{} // a pointer type with methods: encoding/json's
+		}
+		return typeInfo{kind: kindPointer}
+	case reflect.Slice:
+		if t.Elem().Kind() != reflect.Uint8 { // []byte is base64
+			return typeInfo{kind: kindSlice}
+		}
+	}
+	return typeInfo{}
+}
 
 type codec struct {
 	fields []field
@@ -125,7 +183,6 @@ func newCodec(t reflect.Type) *codec {
 				return nil
 			}
 		}
-		f.kind, f.marshals, f.unmarshals = kindOf(ft)
 		if _, dup := c.byKey[name]; dup {
 			return nil
 		}
@@ -138,36 +195,6 @@ func newCodec(t reflect.Type) *codec {
 // maxFields bounds the fields a codec follows (Decode marks the keys it
 // met in an array of this size).
 const maxFields = 128
-
-// kindOf is how the codec handles a field of type t itself: a string,
-// bool or integer type with JSON or text methods of its own is
-// encoding/json's. marshals and unmarshals say that t has MarshalJSON,
-// and *t UnmarshalJSON, which the codec calls itself, as encoding/json
-// would.
-func kindOf(t reflect.Type) (kind fieldKind, marshals, unmarshals bool) {
-	switch t.Kind() {
-	case reflect.String:
-		kind = kindString
-	case reflect.Bool:
-		kind = kindBool
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		kind = kindInt
-	case reflect.Pointer, reflect.Interface:
-		return kindOther, false, false
-	default:
-		return kindOther, t.Implements(marshalerType), reflect.PointerTo(t).Implements(unmarshalerType)
-	}
-	if t.NumMethod() == 0 && reflect.PointerTo(t).NumMethod() == 0 {
-		return kind, false, false
-	}
-	pt := reflect.PointerTo(t)
-	for _, m := range []reflect.Type{marshalerType, unmarshalerType, textMarshalerType, textUnmarshalerType} {
-		if t.Implements(m) || pt.Implements(m) {
-			return kindOther, false, false
-		}
-	}
-	return kind, false, false
-}
 
 // plainKey reports whether name is written as it is, quoted, by
 // encoding/json (with HTML escaping) and read back by an exact match.
@@ -198,12 +225,17 @@ func plainString[T string | []byte](s T) bool {
 // gives the error to report).
 func Decode(raw []byte, ptr any) bool {
 	pv := reflect.ValueOf(ptr)
-	if pv.Kind() != reflect.Pointer || pv.IsNil() {
+	if pv.Kind() != reflect.Pointer || pv.IsNil() || pv.Elem().Kind() != reflect.Struct {
 		return false
 	}
-	v := pv.Elem()
+	return decodeObject(pv.Elem(), raw, 0)
+}
+
+// decodeObject decodes the JSON object raw (white space around it) into
+// the struct v, at depth objects and arrays in.
+func decodeObject(v reflect.Value, raw []byte, depth int) bool {
 	c := codecOf(v.Type())
-	if c == nil {
+	if c == nil || depth >= maxJSONDepth {
 		return false
 	}
 	i := skipSpace(raw, 0)
@@ -235,13 +267,13 @@ func Decode(raw []byte, ptr any) bool {
 			return false
 		}
 		start := skipSpace(raw, i+1)
-		end := skipValue(raw, start, 1)
+		end := skipValue(raw, start, depth+1)
 		if end < 0 {
 			return false
 		}
 		if known {
 			seen[n] = true
-			if !c.fields[n].decode(v.Field(c.fields[n].index), raw[start:end]) {
+			if !decodeValue(v.Field(c.fields[n].index), raw[start:end], depth+1) {
 				return false
 			}
 		}
@@ -270,50 +302,111 @@ func (c *codec) foldsTo(key []byte) bool {
 	return false
 }
 
-// decode sets the field fv from its JSON value; false on an error.
-func (f field) decode(fv reflect.Value, val []byte) bool {
-	switch f.kind {
+// decodeValue sets v, addressable and zero, from its JSON value val (one
+// valid value, at depth objects and arrays in); false on an error.
+func decodeValue(v reflect.Value, val []byte, depth int) bool {
+	ti := infoOf(v.Type())
+	if ti.unmarshals {
+		// What encoding/json does with it, null included.
+		return v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(val) == nil
+	}
+	null := string(val) == "null"
+	switch ti.kind {
 	case kindString:
 		if len(val) >= 2 && val[0] == '"' && plainString(val[1:len(val)-1]) {
-			fv.SetString(string(val[1 : len(val)-1]))
+			v.SetString(string(val[1 : len(val)-1]))
 			return true
 		}
 	case kindBool:
 		switch string(val) {
 		case "true":
-			fv.SetBool(true)
+			v.SetBool(true)
 			return true
 		case "false":
-			fv.SetBool(false)
+			v.SetBool(false)
 			return true
 		}
 	case kindInt:
-		if n, err := strconv.ParseInt(string(val), 10, fv.Type().Bits()); err == nil {
-			fv.SetInt(n)
+		if n, err := strconv.ParseInt(string(val), 10, v.Type().Bits()); err == nil {
+			v.SetInt(n)
 			return true
 		}
+	case kindStruct:
+		return null || decodeObject(v, val, depth)
+	case kindPointer:
+		if null {
+			v.SetZero()
+			return true
+		}
+		p := reflect.New(v.Type().Elem())
+		if !decodeValue(p.Elem(), val, depth) {
+			return false
+		}
+		v.Set(p)
+		return true
+	case kindSlice:
+		if null {
+			v.SetZero()
+			return true
+		}
+		return decodeArray(v, val, depth)
 	}
-	if f.unmarshals {
-		// What encoding/json does with it, val being one valid value.
-		return fv.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(val) == nil
+	return json.Unmarshal(val, v.Addr().Interface()) == nil
+}
+
+// decodeArray sets the slice v from the JSON array val: an empty array
+// is an empty slice, not nil, as encoding/json makes it.
+func decodeArray(v reflect.Value, val []byte, depth int) bool {
+	if len(val) == 0 || val[0] != '[' || depth >= maxJSONDepth {
+		return false
 	}
-	return json.Unmarshal(val, fv.Addr().Interface()) == nil
+	s := reflect.MakeSlice(v.Type(), 0, 0)
+	i := skipSpace(val, 1)
+	if i < len(val) && val[i] == ']' {
+		v.Set(s)
+		return true
+	}
+	for {
+		end := skipValue(val, i, depth+1)
+		if end < 0 {
+			return false
+		}
+		e := reflect.New(v.Type().Elem()).Elem()
+		if !decodeValue(e, val[i:end], depth+1) {
+			return false
+		}
+		s = reflect.Append(s, e)
+		if i = skipSpace(val, end); i >= len(val) {
+			return false
+		}
+		switch val[i] {
+		case ']':
+			v.Set(s)
+			return true
+		case ',':
+			i = skipSpace(val, i+1)
+		default:
+			return false
+		}
+	}
 }
 
 // EncodeIndent is json.MarshalIndent(ptr, prefix, indent) for ptr, a
 // pointer to a struct; false when the codec declines it.
 func EncodeIndent(ptr any, prefix, indent string) ([]byte, bool) {
 	pv := reflect.ValueOf(ptr)
-	if pv.Kind() != reflect.Pointer || pv.IsNil() {
+	if pv.Kind() != reflect.Pointer || pv.IsNil() || pv.Elem().Kind() != reflect.Struct || codecOf(pv.Elem().Type()) == nil {
 		return nil, false
 	}
-	v := pv.Elem()
+	out, err := encodeObject(make([]byte, 0, 1024), pv.Elem(), prefix, indent)
+	return out, err == nil
+}
+
+// encodeObject appends the struct v as an object whose lines inside
+// begin with prefix and indent, and whose closing line with prefix.
+func encodeObject(out []byte, v reflect.Value, prefix, indent string) ([]byte, error) {
 	c := codecOf(v.Type())
-	if c == nil {
-		return nil, false
-	}
 	inner := prefix + indent
-	out := make([]byte, 0, 1024)
 	out = append(out, '{')
 	first := true
 	for _, f := range c.fields {
@@ -331,41 +424,73 @@ func EncodeIndent(ptr any, prefix, indent string) ([]byte, bool) {
 		out = append(out, f.key...)
 		out = append(out, `": `...)
 		var err error
-		if out, err = f.encode(out, fv, inner, indent); err != nil {
-			return nil, false
+		if out, err = encodeValue(out, fv, inner, indent); err != nil {
+			return nil, err
 		}
 	}
 	if first {
-		return append(out, '}'), true
+		return append(out, '}'), nil
 	}
 	out = append(out, '\n')
 	out = append(out, prefix...)
-	return append(out, '}'), true
+	return append(out, '}'), nil
 }
 
-// encode appends the field fv's JSON, indented as at prefix.
-func (f field) encode(out []byte, fv reflect.Value, prefix, indent string) ([]byte, error) {
-	switch f.kind {
+// encodeValue appends the addressable value v's JSON, indented as at
+// prefix.
+func encodeValue(out []byte, v reflect.Value, prefix, indent string) ([]byte, error) {
+	ti := infoOf(v.Type())
+	if ti.marshals {
+		// encoding/json would compact and HTML-escape what MarshalJSON
+		// says: nothing to do to a string of plain characters (a time).
+		b, err := v.Interface().(json.Marshaler).MarshalJSON()
+		if err == nil && len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' && plainString(b[1:len(b)-1]) {
+			return append(out, b...), nil
+		}
+	}
+	switch ti.kind {
 	case kindString:
-		if s := fv.String(); plainString(s) {
+		if s := v.String(); plainString(s) {
 			out = append(out, '"')
 			out = append(out, s...)
 			return append(out, '"'), nil
 		}
 	case kindBool:
-		return strconv.AppendBool(out, fv.Bool()), nil
+		return strconv.AppendBool(out, v.Bool()), nil
 	case kindInt:
-		return strconv.AppendInt(out, fv.Int(), 10), nil
-	}
-	if f.marshals {
-		// encoding/json would compact and HTML-escape what MarshalJSON
-		// says: nothing to do to a string of plain characters (a time).
-		b, err := fv.Interface().(json.Marshaler).MarshalJSON()
-		if err == nil && len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' && plainString(b[1:len(b)-1]) {
-			return append(out, b...), nil
+		return strconv.AppendInt(out, v.Int(), 10), nil
+	case kindStruct:
+		return encodeObject(out, v, prefix, indent)
+	case kindPointer:
+		if v.IsNil() {
+			return append(out, "null"...), nil
 		}
+		return encodeValue(out, v.Elem(), prefix, indent)
+	case kindSlice:
+		switch {
+		case v.IsNil():
+			return append(out, "null"...), nil
+		case v.Len() == 0:
+			return append(out, "[]"...), nil
+		}
+		inner := prefix + indent
+		out = append(out, '[')
+		for i := 0; i < v.Len(); i++ {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, '\n')
+			out = append(out, inner...)
+			var err error
+			if out, err = encodeValue(out, v.Index(i), inner, indent); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, '\n')
+		out = append(out, prefix...)
+		return append(out, ']'), nil
 	}
-	b, err := json.MarshalIndent(fv.Addr().Interface(), prefix, indent)
+	b, err := json.MarshalIndent(v.Addr().Interface(), prefix, indent)
 	return append(out, b...), err
 }
 
@@ -387,4 +512,13 @@ func isEmptyValue(v reflect.Value) bool {
 		return v.IsZero()
 	}
 	return false
+}
+
+// Quote is json.Marshal(s): s as a JSON string, escaped as encoding/json
+// escapes it.
+func Quote(s string) ([]byte, error) {
+	if plainString(s) {
+		return append(append(append(make([]byte, 0, len(s)+2), '"'), s...), '"'), nil
+	}
+	return json.Marshal(s)
 }

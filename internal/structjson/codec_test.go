@@ -91,3 +91,12 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestQuoteIsMarshal(t *testing.T) {
+	for _, s := range []string{"", "plain/name-1", "<&>", "é", "a\"b\\c", "\x00\x7f", "bad \xff", "\u2028"} {
+		want, _ := json.Marshal(s)
+		if got, err := Quote(s); err != nil || string(got) != string(want) {
+			t.Errorf("Quote(%q) = %s, %v; json.Marshal: %s", s, got, err, want)
+		}
+	}
+}
