@@ -42,8 +42,14 @@ func main() {
 		remoteFigures(w, bin)
 		return
 	case "hook":
+		// Among as many worktrees as the full run's hooks are: the state
+		// file a hook reads and writes holds them all.
 		*monitorFor = 0
-		statusFigures(w, bin, w.repo("app"))
+		repo := w.repo("app")
+		for i := 0; i < *n; i++ {
+			w.must(repo, bin, "new", "--no-agent", "--no-setup", fmt.Sprintf("Bench task number %d", i))
+		}
+		statusFigures(w, bin, repo)
 		return
 	case "engine":
 		if w.installFakeAgent() {
