@@ -104,9 +104,19 @@ func replaceWith(path string, data []byte, mode os.FileMode, sync bool) error {
 	// rename(2) itself: os.Rename first looks at path to refuse a
 	// directory there, which rename(2) refuses too (EISDIR), and a hook
 	// writes here on every status change.
-	if err := syscall.Rename(tmp.Name(), path); err != nil {
+	if err := rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("write %s: %w", path, &os.LinkError{Op: "rename", Old: tmp.Name(), New: path, Err: err})
 	}
 	renamed = true
 	return nil
+}
+
+// rename is rename(2), again when a signal interrupted it (on FUSE or
+// NFS), as os.Rename does.
+func rename(from, to string) error {
+	for {
+		if err := syscall.Rename(from, to); err != syscall.EINTR {
+			return err
+		}
+	}
 }

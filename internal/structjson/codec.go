@@ -24,6 +24,7 @@ package structjson
 
 import (
 	"encoding"
+	"errors"
 	"encoding/json"
 	"reflect"
 	"strconv"
@@ -47,6 +48,8 @@ type typeInfo struct {
 	// pointer's UnmarshalJSON (a time's, a raw message's), which the
 	// codec calls itself, as encoding/json would.
 	marshals, unmarshals bool
+	// noDecode: Decode declines a value of this type.
+	noDecode bool
 }
 
 type valueKind int
@@ -80,6 +83,13 @@ func newInfo(t reflect.Type) typeInfo {
 		pt := reflect.PointerTo(t)
 		for _, m := range []reflect.Type{marshalerType, unmarshalerType, textMarshalerType, textUnmarshalerType} {
 			if t.Implements(m) || pt.Implements(m) {
+				if t.Name() == "" {
+					// Methods promoted onto an unnamed struct: encoding/json
+					// writes with them but never reads with them (it takes
+					// the address of named types only), which decoding
+					// through encoding/json on the field's address would.
+					return typeInfo{noDecode: true}
+				}
 				return typeInfo{kind: kindOther, marshals: t.Implements(marshalerType), unmarshals: pt.Implements(unmarshalerType)}
 			}
 		}
@@ -225,8 +235,8 @@ func plainString[T string | []byte](s T) bool {
 // gives the error to report).
 func Decode(raw []byte, ptr any) bool {
 	pv := reflect.ValueOf(ptr)
-	if pv.Kind() != reflect.Pointer || pv.IsNil() || pv.Elem().Kind() != reflect.Struct {
-		return false
+	if pv.Kind() != reflect.Pointer || pv.IsNil() || infoOf(pv.Elem().Type()).kind != kindStruct {
+		return false // not a struct, or one with JSON methods of its own
 	}
 	return decodeObject(pv.Elem(), raw, 0)
 }
@@ -306,6 +316,9 @@ func (c *codec) foldsTo(key []byte) bool {
 // valid value, at depth objects and arrays in); false on an error.
 func decodeValue(v reflect.Value, val []byte, depth int) bool {
 	ti := infoOf(v.Type())
+	if ti.noDecode {
+		return false
+	}
 	if ti.unmarshals {
 		// What encoding/json does with it, null included.
 		return v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(val) == nil
@@ -395,16 +408,16 @@ func decodeArray(v reflect.Value, val []byte, depth int) bool {
 // pointer to a struct; false when the codec declines it.
 func EncodeIndent(ptr any, prefix, indent string) ([]byte, bool) {
 	pv := reflect.ValueOf(ptr)
-	if pv.Kind() != reflect.Pointer || pv.IsNil() || pv.Elem().Kind() != reflect.Struct || codecOf(pv.Elem().Type()) == nil {
-		return nil, false
+	if pv.Kind() != reflect.Pointer || pv.IsNil() || infoOf(pv.Elem().Type()).kind != kindStruct {
+		return nil, false // not a struct, or one with JSON methods of its own
 	}
-	out, err := encodeObject(make([]byte, 0, 1024), pv.Elem(), prefix, indent)
+	out, err := encodeObject(make([]byte, 0, 1024), pv.Elem(), prefix, indent, 0)
 	return out, err == nil
 }
 
 // encodeObject appends the struct v as an object whose lines inside
 // begin with prefix and indent, and whose closing line with prefix.
-func encodeObject(out []byte, v reflect.Value, prefix, indent string) ([]byte, error) {
+func encodeObject(out []byte, v reflect.Value, prefix, indent string, depth int) ([]byte, error) {
 	c := codecOf(v.Type())
 	inner := prefix + indent
 	out = append(out, '{')
@@ -424,7 +437,7 @@ func encodeObject(out []byte, v reflect.Value, prefix, indent string) ([]byte, e
 		out = append(out, f.key...)
 		out = append(out, `": `...)
 		var err error
-		if out, err = encodeValue(out, fv, inner, indent); err != nil {
+		if out, err = encodeValue(out, fv, inner, indent, depth+1); err != nil {
 			return nil, err
 		}
 	}
@@ -436,9 +449,19 @@ func encodeObject(out []byte, v reflect.Value, prefix, indent string) ([]byte, e
 	return append(out, '}'), nil
 }
 
+// maxEncodeDepth bounds the values EncodeIndent follows into one
+// another: a pointer cycle would recurse without end (encoding/json
+// detects it, and reports it, past a thousand).
+const maxEncodeDepth = 1000
+
+var errTooDeep = errors.New("structjson: nested too deep")
+
 // encodeValue appends the addressable value v's JSON, indented as at
-// prefix.
-func encodeValue(out []byte, v reflect.Value, prefix, indent string) ([]byte, error) {
+// prefix, depth values in.
+func encodeValue(out []byte, v reflect.Value, prefix, indent string, depth int) ([]byte, error) {
+	if depth > maxEncodeDepth {
+		return nil, errTooDeep // a cycle, likely: encoding/json says which
+	}
 	ti := infoOf(v.Type())
 	if ti.marshals {
 		// encoding/json would compact and HTML-escape what MarshalJSON
@@ -460,12 +483,12 @@ func encodeValue(out []byte, v reflect.Value, prefix, indent string) ([]byte, er
 	case kindInt:
 		return strconv.AppendInt(out, v.Int(), 10), nil
 	case kindStruct:
-		return encodeObject(out, v, prefix, indent)
+		return encodeObject(out, v, prefix, indent, depth)
 	case kindPointer:
 		if v.IsNil() {
 			return append(out, "null"...), nil
 		}
-		return encodeValue(out, v.Elem(), prefix, indent)
+		return encodeValue(out, v.Elem(), prefix, indent, depth+1)
 	case kindSlice:
 		switch {
 		case v.IsNil():
@@ -482,7 +505,7 @@ func encodeValue(out []byte, v reflect.Value, prefix, indent string) ([]byte, er
 			out = append(out, '\n')
 			out = append(out, inner...)
 			var err error
-			if out, err = encodeValue(out, v.Index(i), inner, indent); err != nil {
+			if out, err = encodeValue(out, v.Index(i), inner, indent, depth+1); err != nil {
 				return nil, err
 			}
 		}

@@ -100,3 +100,38 @@ func TestQuoteIsMarshal(t *testing.T) {
 		}
 	}
 }
+
+type custom struct {
+	A string `json:"a"`
+}
+
+func (c *custom) UnmarshalJSON([]byte) error { c.A = "custom"; return nil }
+func (c custom) MarshalJSON() ([]byte, error) { return []byte(`"custom"`), nil }
+
+type node struct {
+	Next *node `json:"next"`
+}
+
+// TestDeclinesWhatEncodingJSONDoesOtherwise: a struct with JSON methods
+// of its own, methods promoted onto an unnamed struct, a pointer cycle:
+// the codec declines (found by a fresh-eyes review).
+func TestDeclinesWhatEncodingJSONDoesOtherwise(t *testing.T) {
+	var c custom
+	if Decode([]byte(`{"a":"x"}`), &c) {
+		t.Errorf("decoded a type with its own UnmarshalJSON: %+v", c)
+	}
+	if _, ok := EncodeIndent(&custom{A: "x"}, "", " "); ok {
+		t.Error("encoded a type with its own MarshalJSON")
+	}
+	var promoted struct {
+		F struct{ time.Time } `json:"f"`
+	}
+	if Decode([]byte(`{"f":"2020-01-01T00:00:00Z"}`), &promoted) {
+		t.Error("read a time into an unnamed struct, which encoding/json refuses")
+	}
+	n := &node{}
+	n.Next = n
+	if _, ok := EncodeIndent(n, "", " "); ok {
+		t.Error("encoded a pointer cycle")
+	}
+}
