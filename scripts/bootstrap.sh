@@ -226,12 +226,19 @@ download() {
 			chmod 0755 "$tmpd/owt-wait" && mv -f "$tmpd/owt-wait" "$bin_dir/owt-wait"
 		fi
 		# So is owt-hook, which the agents' hook settings run when it is
-		# beside owt: an older one left there is removed, never run with
-		# a newer owt (owt's hook settings then run owt itself).
+		# beside owt. An archive without it: one left there from before
+		# becomes a script that hands each hook to this owt, so the
+		# settings of existing worktrees, which name it, keep working,
+		# and no older hook runs with this owt.
 		if tar -xzf "$tmpd/$name" -C "$tmpd" owt-hook 2>/dev/null && [ -f "$tmpd/owt-hook" ]; then
 			chmod 0755 "$tmpd/owt-hook" && mv -f "$tmpd/owt-hook" "$bin_dir/owt-hook"
-		else
-			rm -f "$bin_dir/owt-hook"
+		elif [ -e "$bin_dir/owt-hook" ]; then
+			cat >"$tmpd/owt-hook" <<'SHIM'
+#!/bin/sh
+# An owt-hook from before this owt: every hook goes to the owt beside it.
+exec "${0%/*}/owt" "$@"
+SHIM
+			chmod 0755 "$tmpd/owt-hook" && mv -f "$tmpd/owt-hook" "$bin_dir/owt-hook"
 		fi
 		chmod 0755 "$tmpd/owt" "$tmpd/owt-popup" "$tmpd/owt-mcp" &&
 			mv -f "$tmpd/owt-popup" "$bin_dir/owt-popup" &&

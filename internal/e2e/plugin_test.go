@@ -157,8 +157,9 @@ func TestBootstrapDownloadsCheckedReleaseElsePATH(t *testing.T) {
 	e.Tmux("set-environment", "-g", "PATH", cleanPath)
 
 	// A good release: installed, keys bound to it. An owt-hook left from
-	// an earlier build goes: this archive has none, and the hook settings
-	// must not run an older hook with this owt.
+	// an earlier build is made to hand hooks to the archive's owt: this
+	// archive has none, existing hook settings name it, and no older hook
+	// may run with this owt.
 	plugin := e.pluginCheckout("plugin-good")
 	stale := filepath.Join(plugin, "bin", "owt-hook")
 	require.NoError(t, os.MkdirAll(filepath.Dir(stale), 0o755))
@@ -178,7 +179,11 @@ func TestBootstrapDownloadsCheckedReleaseElsePATH(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, want, got, "bin/%s is the archive's", prog)
 	}
-	require.NoFileExists(t, stale)
+	out, err := exec.Command(stale, "--version").Output()
+	require.NoError(t, err)
+	want, err := exec.Command(owtBin, "--version").Output()
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(out), "owt-hook runs the archive's owt")
 	// Next start-up: the download is remembered for this checkout, so the
 	// keys are bound before run-shell returns, with no new install run.
 	logBefore := readFile(filepath.Join(plugin, "bin", "bootstrap.log"))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -444,4 +445,44 @@ func TestAHookShowsItsChangeInTmuxWithNoMonitor(t *testing.T) {
 	require.Equal(t, "hook", e.Status(repo, "a").Source)
 	require.Empty(t, e.MonitorPIDs(), "no monitor took the ring")
 	require.Empty(t, e.LogLines("hook"))
+}
+
+// An owt written well after the owt-hook beside it (owt updated alone:
+// go install, a copy) takes the hooks: owt-hook hands each one over,
+// arguments and event JSON as they came, rather than write records with
+// an older idea of them. Beside an owt of the same install, or none,
+// owt-hook runs the hook itself.
+func TestOwtHookHandsItsHooksToANewerOwt(t *testing.T) {
+	dir := t.TempDir()
+	hook := filepath.Join(dir, "owt-hook")
+	b, err := os.ReadFile(owtHookBin)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(hook, b, 0o755))
+	got := filepath.Join(dir, "got")
+	owt := filepath.Join(dir, "owt")
+	require.NoError(t, os.WriteFile(owt, []byte("#!/bin/sh\necho \"$@\" > '"+got+"'\ncat >> '"+got+"'\n"), 0o755))
+	run := func() {
+		t.Helper()
+		cmd := exec.Command(hook, "hook", "claude", "Stop")
+		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, "state"), "OWT_NAME=", "OWT_REPO=")
+		cmd.Stdin = strings.NewReader(`{"hook_event_name":"Stop"}`)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+		require.Empty(t, string(out), "a hook prints nothing")
+	}
+
+	// The same install: owt-hook does the hook itself.
+	now := time.Now()
+	require.NoError(t, os.Chtimes(hook, now, now))
+	require.NoError(t, os.Chtimes(owt, now, now.Add(-time.Hour)))
+	run()
+	require.NoFileExists(t, got)
+
+	// owt written an hour after owt-hook: it gets the hook.
+	require.NoError(t, os.Chtimes(hook, now, now.Add(-time.Hour)))
+	require.NoError(t, os.Chtimes(owt, now, now))
+	run()
+	b, err = os.ReadFile(got)
+	require.NoError(t, err)
+	require.Equal(t, "hook claude Stop\n{\"hook_event_name\":\"Stop\"}", string(b))
 }

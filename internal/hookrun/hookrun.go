@@ -7,7 +7,7 @@
 //
 // A hook prints nothing (tools read a hook's stdout as a decision) and
 // always exits 0 (a failing hook can stop the agent); problems go to
-// owt's log. Imports status, tmux and owtlog only.
+// owt's log. Imports status, statusbar, tmux and owtlog only.
 package hookrun
 
 import (
@@ -17,10 +17,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"syscall"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/status"
+	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
@@ -50,21 +52,55 @@ func DefaultSocket() string {
 
 // Main is a whole hook process, for owt-hook: args are its os.Args
 // ("owt-hook hook KIND EVENT …", as owt's hook settings write it for owt
-// and owt-hook alike; the word "hook" may be left out).
+// and owt-hook alike; the word "hook" may be left out), or
+// "owt-hook _publish REPO NAME", the detached publisher a hook starts
+// when no monitor takes its ring.
 func Main(args []string, in io.Reader, inTTY bool) int {
 	args = args[1:]
 	if len(args) > 0 && args[0] == "hook" {
 		args = args[1:]
 	}
-	owt := ""
-	if self, err := os.Executable(); err == nil {
-		// owt-hook is installed beside owt (agent.HookProgram), which
-		// publishes a change when no monitor takes the ring.
-		owt = filepath.Join(filepath.Dir(self), "owt")
+	owt := besideOwt(args)
+	if len(args) == 3 && args[0] == "_publish" {
+		tm := tmux.New()
+		tm.Socket = DefaultSocket()
+		statusbar.PublishRecord(tm, args[1], args[2])
+		return 0
 	}
-	run := func() { hook(DefaultSocket(), args, in, inTTY, owt) }
-	neverFail(run)
+	neverFail(func() { hook(DefaultSocket(), args, in, inTTY, owt) })
 	return 0
+}
+
+// skewAllowance is how much later than owt-hook the owt beside it may
+// have been written and still count as the same install (make install,
+// the plugin and owt host add write owt first or within moments).
+const skewAllowance = 10 * time.Minute
+
+// besideOwt is the owt installed beside this owt-hook ("" when there is
+// none: owt-hook then publishes itself). An owt written well after this
+// owt-hook was updated alone (go install, a copied binary, a release
+// archive without owt-hook): owt-hook would write records with an older
+// idea of them, so the hook is handed to that owt (exec, same stdin)
+// with args, the hook's arguments after "hook".
+func besideOwt(args []string) string {
+	self, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	owt := filepath.Join(filepath.Dir(self), "owt")
+	owtInfo, err := os.Stat(owt)
+	if err != nil || !owtInfo.Mode().IsRegular() || owtInfo.Mode()&0o111 == 0 {
+		return ""
+	}
+	if selfInfo, err := os.Stat(self); err == nil && owtInfo.ModTime().After(selfInfo.ModTime().Add(skewAllowance)) {
+		argv := append([]string{owt}, args...)
+		if len(args) == 0 || args[0] != "_publish" {
+			argv = append([]string{owt, "hook"}, args...)
+		}
+		err := syscall.Exec(owt, argv, os.Environ())
+		owtlog.Errorf("hook", fields(""), "hand the hook to %s, newer than owt-hook: %v", owt, err)
+	}
+	return owt
 }
 
 // Run is one hook with args (KIND EVENT …) on the tmux server at socket
