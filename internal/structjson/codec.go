@@ -24,8 +24,8 @@ package structjson
 
 import (
 	"encoding"
-	"errors"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strconv"
 	"strings"

@@ -105,7 +105,7 @@ type custom struct {
 	A string `json:"a"`
 }
 
-func (c *custom) UnmarshalJSON([]byte) error { c.A = "custom"; return nil }
+func (c *custom) UnmarshalJSON([]byte) error  { c.A = "custom"; return nil }
 func (c custom) MarshalJSON() ([]byte, error) { return []byte(`"custom"`), nil }
 
 type node struct {
