@@ -104,10 +104,13 @@ func statusFigures(w *world, bin, repo string) {
 func compareHooks(progs []string, hook func(prog, event string) time.Duration) {
 	changing := make([][]time.Duration, len(progs))
 	same := make([][]time.Duration, len(progs))
-	for i := 0; i < 100; i++ {
+	for i, k := 0, 0; i < 100; i++ {
 		for j, p := range progs {
+			// Each call the other event than the one before, whichever
+			// program made it: every call changes the status.
 			time.Sleep(50 * time.Millisecond)
-			changing[j] = append(changing[j], hook(p, []string{"UserPromptSubmit", "Stop"}[(i+j)%2]))
+			changing[j] = append(changing[j], hook(p, []string{"UserPromptSubmit", "Stop"}[k%2]))
+			k++
 		}
 	}
 	for i := 0; i < 100; i++ {
