@@ -427,7 +427,7 @@ func TestHookNeverFailsTheAgent(t *testing.T) {
 
 // With no monitor to take the ring, a hook still shows its change in
 // tmux: owt-hook, which the hook settings run, hands it to a detached
-// "owt _publish" of the owt beside it (not to itself).
+// "owt-hook _publish".
 func TestAHookShowsItsChangeInTmuxWithNoMonitor(t *testing.T) {
 	e, repo := statusEnv(t, "")
 	it := newJSON(t, e, repo, "--tool", "claude", "--name", "a", "!sleep 1s")

@@ -60,14 +60,14 @@ func Main(args []string, in io.Reader, inTTY bool) int {
 	if len(args) > 0 && args[0] == "hook" {
 		args = args[1:]
 	}
-	owt := besideOwt(args)
+	handToNewerOwt(args)
 	if len(args) == 3 && args[0] == "_publish" {
 		tm := tmux.New()
 		tm.Socket = DefaultSocket()
 		statusbar.PublishRecord(tm, args[1], args[2])
 		return 0
 	}
-	neverFail(func() { hook(DefaultSocket(), args, in, inTTY, owt) })
+	neverFail(func() { hook(DefaultSocket(), args, in, inTTY) })
 	return 0
 }
 
@@ -76,21 +76,21 @@ func Main(args []string, in io.Reader, inTTY bool) int {
 // the plugin and owt host add write owt first or within moments).
 const skewAllowance = 10 * time.Minute
 
-// besideOwt is the owt installed beside this owt-hook ("" when there is
-// none: owt-hook then publishes itself). An owt written well after this
-// owt-hook was updated alone (go install, a copied binary, a release
-// archive without owt-hook): owt-hook would write records with an older
-// idea of them, so the hook is handed to that owt (exec, same stdin)
-// with args, the hook's arguments after "hook".
-func besideOwt(args []string) string {
+// handToNewerOwt hands the hook (exec, same stdin) to the owt beside
+// this owt-hook when that owt was written well after it: owt updated
+// alone (go install, a copied binary, a release archive without
+// owt-hook), whose records this owt-hook would write with an older idea
+// of them. args are the hook's arguments after "hook". It returns when
+// there is no such owt.
+func handToNewerOwt(args []string) {
 	self, err := os.Executable()
 	if err != nil {
-		return ""
+		return
 	}
 	owt := filepath.Join(filepath.Dir(self), "owt")
 	owtInfo, err := os.Stat(owt)
 	if err != nil || !owtInfo.Mode().IsRegular() || owtInfo.Mode()&0o111 == 0 {
-		return ""
+		return
 	}
 	if selfInfo, err := os.Stat(self); err == nil && owtInfo.ModTime().After(selfInfo.ModTime().Add(skewAllowance)) {
 		argv := append([]string{owt}, args...)
@@ -100,14 +100,13 @@ func besideOwt(args []string) string {
 		err := syscall.Exec(owt, argv, os.Environ())
 		owtlog.Errorf("hook", fields(""), "hand the hook to %s, newer than owt-hook: %v", owt, err)
 	}
-	return owt
 }
 
 // Run is one hook with args (KIND EVENT …) on the tmux server at socket
 // ("" for the default): it never fails and prints nothing. stdin holds
 // the event JSON unless it is a terminal (inTTY: someone ran it by hand).
 func Run(socket string, args []string, in io.Reader, inTTY bool) {
-	neverFail(func() { hook(socket, args, in, inTTY, "") })
+	neverFail(func() { hook(socket, args, in, inTTY) })
 }
 
 // neverFail runs the hook, turning a panic into a line in owt's log: a
@@ -121,9 +120,9 @@ func neverFail(hook func()) {
 	hook()
 }
 
-// hook is Run, with owt the program that publishes the change when no
-// monitor takes the ring ("": this one).
-func hook(socket string, args []string, in io.Reader, inTTY bool, owt string) {
+// hook is Run's body; a change no monitor takes is published by a
+// detached "_publish" of this program (owt or owt-hook).
+func hook(socket string, args []string, in io.Reader, inTTY bool) {
 	at := time.Now()
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
@@ -132,7 +131,7 @@ func hook(socket string, args []string, in io.Reader, inTTY bool, owt string) {
 		owtlog.Errorf("hook", fields(""), "ignored: want 'owt hook KIND EVENT', got %q", args)
 		return
 	}
-	call := status.HookCall{Kind: args[0], Event: args[1], Getenv: os.Getenv, At: at, Owt: owt}
+	call := status.HookCall{Kind: args[0], Event: args[1], Getenv: os.Getenv, At: at}
 	call.Dir, _ = os.Getwd()
 	if call.Kind == "codex" && call.Event == "notify" {
 		// codex runs notify with the event JSON as the last argument;

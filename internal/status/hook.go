@@ -43,9 +43,6 @@ type HookCall struct {
 	Dir string
 	// At is when the hook started: the time of the event.
 	At time.Time
-	// Owt is the owt program that publishes the change when no monitor
-	// takes the ring ("owt _publish"); "" for this process's own.
-	Owt string
 }
 
 // ErrHookIgnored marks a hook call that says nothing about the status (an
@@ -93,7 +90,7 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 			rec, changed, _, err = applyHook(w, name, nil, status, call, ev)
 		}
 		if changed {
-			err = publish(w, rec, call.Owt)
+			err = publish(w, rec)
 		}
 	}
 	return errors.Join(err, parseErr, chainErr)
@@ -300,7 +297,7 @@ func runChain(call HookCall) error {
 // waiting for it: the monitor of the record's tmux server does it when it
 // takes the ring (daemon.RingPublish), else a detached "owt _publish" of
 // the program owt ("": this one).
-func publish(w *workspace.Ledger, rec *state.Record, owt string) error {
+func publish(w *workspace.Ledger, rec *state.Record) error {
 	socket := rec.Socket
 	if socket == "" {
 		socket = w.Tmux.ServerSocket()
@@ -308,21 +305,18 @@ func publish(w *workspace.Ledger, rec *state.Record, owt string) error {
 	if daemon.RingPublish(socket, w.Repo.Root, rec.Name) == nil {
 		return nil
 	}
-	return publishDetached(w, rec.Name, owt)
+	return publishDetached(w, rec.Name)
 }
 
 // publishDetached hands publishing to a detached "owt _publish", which
 // takes the publish lock itself: the caller (a hook the agent waits for)
 // waits neither for tmux nor for another publisher.
-func publishDetached(w *workspace.Ledger, name, owt string) error {
-	if owt == "" {
-		self, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("publish %s: find owt: %w", name, err)
-		}
-		owt = self
+func publishDetached(w *workspace.Ledger, name string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("publish %s: find owt: %w", name, err)
 	}
-	cmd := exec.Command(owt, "_publish", w.Repo.Root, name)
+	cmd := exec.Command(self, "_publish", w.Repo.Root, name)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("publish %s: start owt _publish: %w", name, err)
