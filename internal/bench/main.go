@@ -6,7 +6,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/adrg/xdg"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,12 +146,10 @@ func newWorld() (*world, func()) {
 	// The bench itself computes owt's data paths (memoryFigures).
 	prevData := os.Getenv("XDG_DATA_HOME")
 	check(os.Setenv("XDG_DATA_HOME", filepath.Join(root, "data")))
-	xdg.Reload()
 	return w, func() {
 		done()
 		cleanup = prev
 		_ = os.Setenv("XDG_DATA_HOME", prevData)
-		xdg.Reload()
 	}
 }
 

@@ -24,7 +24,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
-	"github.com/adrg/xdg"
+
+	"github.com/owt-tmux/owt/internal/xdgdir"
 )
 
 // RepoFile is the per-repository config file name, at the repo root.
@@ -352,7 +353,7 @@ func Defaults() Config {
 
 // UserFile is the path of the user's config file.
 func UserFile() string {
-	return filepath.Join(xdg.ConfigHome, "owt", "config.toml")
+	return filepath.Join(xdgdir.ConfigHome(), "owt", "config.toml")
 }
 
 // Problem is one thing wrong in a config file.

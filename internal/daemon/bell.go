@@ -11,8 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/adrg/xdg"
 	"golang.org/x/sys/unix"
+
+	"github.com/owt-tmux/owt/internal/xdgdir"
 )
 
 // The monitor's bell is a unix datagram socket where "owt hook" asks the
@@ -43,7 +44,7 @@ func bellPaths(socket string) []string {
 	name := "monitor-" + hex.EncodeToString(sum[:])[:16] + ".sock"
 	candidates := []string{
 		socket + ".owt-monitor.sock",
-		filepath.Join(xdg.RuntimeDir, "owt", name),
+		filepath.Join(xdgdir.RuntimeDir(), "owt", name),
 	}
 	var out []string
 	for _, p := range candidates {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adrg/xdg"
 	"time"
 )
 
@@ -81,8 +80,6 @@ func TestRingOfADeadMonitorFails(t *testing.T) {
 func TestBellBesideALongSocketPathMovesToTheRuntimeDir(t *testing.T) {
 	run := t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", run)
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
 	dir := filepath.Join(t.TempDir(), strings.Repeat("d", 100))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -112,8 +109,6 @@ func TestBellBesideALongSocketPathMovesToTheRuntimeDir(t *testing.T) {
 func TestNoBellInAFolderOthersMayWriteTo(t *testing.T) {
 	run := t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", run)
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
 	public := filepath.Join(t.TempDir(), "shared")
 	if err := os.Mkdir(public, 0o777); err != nil {
 		t.Fatal(err)

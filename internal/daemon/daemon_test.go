@@ -5,14 +5,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 )
 
 func TestOneLockPerServer(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
 	sock := filepath.Join(t.TempDir(), "default")
 
 	require.False(t, Running(sock))
@@ -34,8 +31,6 @@ func TestOneLockPerServer(t *testing.T) {
 
 func TestLockIsBesideTheSocketWhateverTheRuntimeDir(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
 	sock := filepath.Join(t.TempDir(), "default")
 	l, err := Acquire(sock)
 	require.NoError(t, err)
@@ -43,7 +38,6 @@ func TestLockIsBesideTheSocketWhateverTheRuntimeDir(t *testing.T) {
 
 	// A starter with another runtime dir still sees this server's monitor.
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	xdg.Reload()
 	require.True(t, Running(sock))
 	_, err = Acquire(sock)
 	require.ErrorIs(t, err, ErrRunning)

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/state"
@@ -29,8 +28,6 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 // alone.
 func TestReadEvidenceIsTheRecordAndTheBranchsWork(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
 	repo := t.TempDir()
 	gitIn(t, repo, "init", "-q", "-b", "main")
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "README"), []byte("x\n"), 0o644))
@@ -94,8 +91,6 @@ func TestReadEvidenceIsTheRecordAndTheBranchsWork(t *testing.T) {
 // failure says what failed, and a HEAD that moved runs nothing.
 func TestRunChecksThereToldApartFromTheAgentsWork(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
 	repo := t.TempDir()
 	gitIn(t, repo, "init", "-q", "-b", "main")
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "README"), []byte("x\n"), 0o644))

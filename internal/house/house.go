@@ -24,6 +24,6 @@
 //	           the monitor starter, usage (tokens read from the tools'
 //	           session files)
 //	base       untrusted text, starting programs, atomic files, config,
-//	           a struct to and from JSON (structjson):
+//	           a struct to and from JSON (structjson), the XDG directories:
 //	           they import nothing of owt's
 package house

@@ -104,6 +104,7 @@ var rooms = map[string]int{
 	"internal/atomicfile": base, // replacing a file atomically
 	"internal/config":     base, // the config files
 	"internal/termtheme":  base, // the popups' palettes and the choice among them
+	"internal/xdgdir":     base, // the XDG base directories, read from the environment
 
 	// Not part of owt: the benchmark driver, the end-to-end tests and this
 	// plan. They may import anything.
@@ -144,7 +145,7 @@ var sideways = map[string][]string{
 	"internal/memory":          {"internal/memlink"},
 	"internal/memlink":         {"internal/state"},
 	"internal/usage":           {"internal/state"},
-	"internal/config":          {"internal/atomicfile"},
+	"internal/config":          {"internal/atomicfile", "internal/xdgdir"},
 }
 
 // TestImportsPointDown fails on every import of one owt package by

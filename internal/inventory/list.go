@@ -16,8 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/adrg/xdg"
-
 	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/lifecycle"
@@ -27,6 +25,7 @@ import (
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/usage"
 	"github.com/owt-tmux/owt/internal/workspace"
+	"github.com/owt-tmux/owt/internal/xdgdir"
 )
 
 // Item is one row of owt list: the record plus what git and tmux say now.
@@ -170,7 +169,7 @@ type statsCache struct {
 }
 
 func loadStatsCache() *statsCache {
-	c := &statsCache{path: filepath.Join(xdg.CacheHome, "owt", "stats.json"), Entries: map[string]Stats{}}
+	c := &statsCache{path: filepath.Join(xdgdir.CacheHome(), "owt", "stats.json"), Entries: map[string]Stats{}}
 	if data, err := os.ReadFile(c.path); err == nil {
 		_ = json.Unmarshal(data, c)
 		if c.Entries == nil {

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,8 +15,6 @@ func TestGoneIsAppendedAndReadBack(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", dir)
 	t.Setenv("XDG_DATA_HOME", dir)
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
 	root := "/src/app"
 	require.Equal(t, filepath.Join(dir, "owt", "memory"), filepath.Dir(toMinePath(root)), "in the test's state dir")
 	got, err := GoneOf(root)
@@ -56,8 +53,6 @@ func TestSaveKeepsTheLastPasses(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", dir)
 	t.Setenv("XDG_DATA_HOME", dir)
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
 	root := "/src/app"
 	require.Equal(t, filepath.Join(dir, "owt", "memory"), filepath.Dir(lastPath(root)), "in the test's state dir")
 	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)

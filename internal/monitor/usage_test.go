@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/state"
@@ -37,8 +36,6 @@ func TestUsageTickReadsThisServersAgentsEveryInterval(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
 	repo := t.TempDir()
 	mine := filepath.Join(t.TempDir(), "mine.jsonl")
 	theirs := filepath.Join(t.TempDir(), "theirs.jsonl")

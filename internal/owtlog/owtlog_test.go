@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/state"
@@ -37,8 +36,6 @@ func home(t *testing.T, userConfig string) {
 		require.NoError(t, os.MkdirAll(filepath.Join(cfg, "owt"), 0o700))
 		require.NoError(t, os.WriteFile(filepath.Join(cfg, "owt", "config.toml"), []byte(userConfig), 0o600))
 	}
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
 	reset(t)
 }
 

@@ -10,15 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 )
 
 func tempState(t *testing.T) {
 	t.Helper()
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
 }
 
 // TestHelperWriter is not a test: re-executed as a separate process, it adds
@@ -28,7 +25,6 @@ func TestHelperWriter(t *testing.T) {
 	if name == "" {
 		t.Skip("helper process only")
 	}
-	xdg.Reload()
 	s := ForRepo(os.Getenv("OWT_STATE_HELPER_REPO"))
 	err := s.Update(func(f *File) error {
 		f.Records[name] = &Record{Name: name, Status: Starting, CreatedAt: time.Now()}

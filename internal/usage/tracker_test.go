@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/config"
@@ -17,8 +16,6 @@ import (
 func stateHome(t *testing.T) {
 	t.Helper()
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
 }
 
 func write(t *testing.T, path string, data []byte) {

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 	"github.com/urfave/cli/v2"
 
@@ -28,8 +27,6 @@ func planWorld(t *testing.T) string {
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	t.Setenv("TMPDIR", filepath.Join(dir, "tmp"))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "tmp"), 0o755))
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
 	return dir
 }
 

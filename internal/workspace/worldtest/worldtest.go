@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -43,8 +42,6 @@ func New(t *testing.T) *World {
 	t.Setenv("TMUX", "")
 	os.Unsetenv("TMUX")
 	require.NoError(t, os.MkdirAll(os.Getenv("TMUX_TMPDIR"), 0o700))
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
 
 	w := &World{T: t, Repo: filepath.Join(root, "app"), Tmux: tmux.New()}
 	w.Run("tmux", "-f", "/dev/null", "new-session", "-d", "-s", "harness")
