@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/owt-tmux/owt/internal/hookevent"
 )
 
 // Class is what a pane's screen says about its agent.
@@ -500,11 +502,11 @@ func reasonSlug(reason string) string {
 // reasonWords is a wait reason as a rule says it.
 func reasonWords(reason string) string {
 	switch reason {
-	case WaitTrust:
+	case hookevent.WaitTrust:
 		return "trust dialog"
-	case WaitLogin:
+	case hookevent.WaitLogin:
 		return "sign-in"
-	case WaitAPIKey:
+	case hookevent.WaitAPIKey:
 		return "API key prompt"
 	}
 	return "permission prompt"
@@ -586,14 +588,6 @@ func lowestRow(re *regexp.Regexp, text string) int {
 	return strings.Count(text[:end], "\n")
 }
 
-// Reasons a screen waits for the user, as WaitReason names them.
-const (
-	WaitTrust      = "trust"
-	WaitLogin      = "login"
-	WaitAPIKey     = "API key"
-	WaitPermission = "permission"
-)
-
 // waitRule is a wait reason and the words that show it.
 type waitRule struct {
 	reason string
@@ -603,14 +597,14 @@ type waitRule struct {
 var waitReasons = sync.OnceValue(func() []waitRule {
 	return []waitRule{
 		// Codex's "Hooks need review" asks to trust hook commands.
-		{WaitTrust, regexp.MustCompile(`(?i)trust (?:this|the files in this|the) folder|quick safety check|do you trust|trust this project|folder access|hooks need review`)},
+		{hookevent.WaitTrust, regexp.MustCompile(`(?i)trust (?:this|the files in this|the) folder|quick safety check|do you trust|trust this project|folder access|hooks need review`)},
 		// An API key asked for now ("Paste or type your API key", "Enter
 		// Gemini API Key", "use this API key?") beats a sign-in menu that
 		// merely offers one.
-		{WaitAPIKey, regexp.MustCompile(`(?i)(?:enter|paste|type|use this)[^\n]*api key|api key[^\n]*(?:below|here)`)},
+		{hookevent.WaitAPIKey, regexp.MustCompile(`(?i)(?:enter|paste|type|use this)[^\n]*api key|api key[^\n]*(?:below|here)`)},
 		// The tools' own sign-in words, not any "login" (a permission prompt
 		// for "gh auth login" is a permission).
-		{WaitLogin, regexp.MustCompile(`(?i)not logged in|login method|/login\b|\bsign(?:ing)? in (?:with|via|another|to)\b|finish signing in|how would you like to authenticate|authori[sz]ation code|paste (?:the )?code here`)},
+		{hookevent.WaitLogin, regexp.MustCompile(`(?i)not logged in|login method|/login\b|\bsign(?:ing)? in (?:with|via|another|to)\b|finish signing in|how would you like to authenticate|authori[sz]ation code|paste (?:the )?code here`)},
 	}
 })
 
@@ -623,7 +617,7 @@ func WaitReason(lines []string) string {
 			return r.reason
 		}
 	}
-	return WaitPermission
+	return hookevent.WaitPermission
 }
 
 // StripEscapes removes terminal escape sequences (colours, cursor moves,

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/hookevent"
 )
 
 // corpus is testdata/screens/<tool>/<class>-<what>.txt: screens written to
@@ -27,11 +28,11 @@ const (
 func wantReason(name string) string {
 	switch {
 	case strings.Contains(name, "trust"), strings.Contains(name, "hooks-need-review"):
-		return WaitTrust
+		return hookevent.WaitTrust
 	case strings.Contains(name, "api-key"):
-		return WaitAPIKey
+		return hookevent.WaitAPIKey
 	case strings.Contains(name, "login") || strings.Contains(name, "signin") || strings.Contains(name, "auth"):
-		return WaitLogin
+		return hookevent.WaitLogin
 	}
 	return ""
 }
@@ -118,7 +119,7 @@ func TestLowestMarkerWins(t *testing.T) {
 		require.Equal(t, ClassWaiting, got, screen)
 	}
 	_, why := cl.Read("Do you trust the files in this folder?\n● 1. Trust folder\n")
-	require.Equal(t, WaitTrust, why)
+	require.Equal(t, hookevent.WaitTrust, why)
 }
 
 // Text that looks like a marker but is transcript, or the user's draft in
@@ -145,7 +146,7 @@ func TestMarkersInTranscriptAndDraftsDoNotCount(t *testing.T) {
 	prompt := "Bash command\n  gh auth login --with-token\nDo you want to proceed?\n❯ 1. Yes\n  2. No\n"
 	got, why := claude.Read(prompt)
 	require.Equal(t, ClassWaiting, got)
-	require.Equal(t, WaitPermission, why, "a command with 'login' in it is a permission prompt")
+	require.Equal(t, hookevent.WaitPermission, why, "a command with 'login' in it is a permission prompt")
 }
 
 func TestClassifierIgnoresStatusBarAndOldText(t *testing.T) {
@@ -234,7 +235,7 @@ func TestCodexOverlayAndHookReview(t *testing.T) {
 	require.Equal(t, ClassUnknown, got)
 	got, why := cl.Read(readScreen(t, "codex", "waiting-hooks-need-review-v0.169.0"))
 	require.Equal(t, ClassWaiting, got)
-	require.Equal(t, WaitTrust, why)
+	require.Equal(t, hookevent.WaitTrust, why)
 }
 
 // A task the tool took is echoed in its transcript, above the input

@@ -129,43 +129,6 @@ func TestIsOwtHookCommand(t *testing.T) {
 	}
 }
 
-func TestHookStatus(t *testing.T) {
-	cases := []struct {
-		kind, event string
-		ev          HookEvent
-		want        string
-	}{
-		{"claude", "UserPromptSubmit", HookEvent{}, HookWorking},
-		{"claude", "PreToolUse", HookEvent{}, HookWorking},
-		{"claude", "PostToolUse", HookEvent{}, HookWorking},
-		{"claude", "PermissionRequest", HookEvent{}, HookWaiting},
-		{"claude", "Notification", HookEvent{NotificationType: "permission_prompt"}, HookWaiting},
-		{"claude", "Notification", HookEvent{NotificationType: "elicitation_dialog"}, HookWaiting},
-		{"claude", "Notification", HookEvent{NotificationType: "idle_prompt"}, HookIdle},
-		{"claude", "Notification", HookEvent{NotificationType: "auth_success"}, ""},
-		{"claude", "Stop", HookEvent{}, HookIdle},
-		{"claude", "SessionEnd", HookEvent{Reason: "prompt_input_exit"}, HookExited},
-		{"claude", "SessionEnd", HookEvent{Reason: "clear"}, ""},
-		{"claude", "SessionStart", HookEvent{}, ""},
-		{"droid", "Notification", HookEvent{Message: "Droid needs your permission to use Execute"}, HookWaiting},
-		{"droid", "Stop", HookEvent{}, HookIdle},
-		{"gemini", "BeforeAgent", HookEvent{}, HookWorking},
-		{"gemini", "AfterTool", HookEvent{}, HookWorking},
-		{"gemini", "AfterAgent", HookEvent{}, HookIdle},
-		{"gemini", "Notification", HookEvent{NotificationType: "ToolPermission"}, HookWaiting},
-		{"gemini", "Stop", HookEvent{}, ""},
-		{"codex", "notify", HookEvent{Type: "agent-turn-complete"}, HookIdle},
-		{"codex", "notify", HookEvent{Type: "something-else"}, ""},
-		{"codex", "Stop", HookEvent{}, HookIdle},
-		{"nosuch", "Stop", HookEvent{}, ""},
-	}
-	for _, c := range cases {
-		got, ok := HookStatus(c.kind, c.event, c.ev)
-		require.Equal(t, c.want, got, "%s %s %+v", c.kind, c.event, c.ev)
-		require.Equal(t, c.want != "", ok)
-	}
-}
-
 func TestCodexNotifyArgsAreTOML(t *testing.T) {
 	args, err := CodexNotifyArgs(`/opt/my "owt"/owt`, []string{"notify-send", "<done> & more"})
 	require.NoError(t, err)

@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/hookevent"
 )
 
 // PromptMode says how the first prompt reaches the tool.
@@ -594,24 +595,6 @@ func (p Profile) Argv(task string, plan, approve bool) ([]string, error) {
 // ResumeSession stands for the session id in Profile.Resume.
 const ResumeSession = "{session}"
 
-// ValidSessionID reports whether s can be a tool's session id as owt
-// keeps and uses it: 1 to 200 of letters, digits, '.', '_', ':' and '-',
-// not starting with '-'. Every tool's ids are (UUIDs, Codex's thread ids,
-// OpenCode's "ses_…"); anything else in a hook's payload or a tool's files
-// is not kept, never printed, never put on a command line.
-func ValidSessionID(s string) bool {
-	if s == "" || len(s) > 200 || s[0] == '-' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
 // CanResume reports whether the tool can be started on a session by id.
 func (p Profile) CanResume() bool { return len(p.Resume) > 0 }
 
@@ -621,7 +604,7 @@ func (p Profile) ResumeArgv(session string, plan, approve bool) ([]string, error
 	if !p.CanResume() {
 		return nil, fmt.Errorf("tool %q cannot resume a session by id", p.Name)
 	}
-	if !ValidSessionID(session) {
+	if !hookevent.ValidSessionID(session) {
 		return nil, fmt.Errorf("resume %s: %q is not a session id", p.Name, session)
 	}
 	argv, err := p.Argv("", plan, approve)

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"encoding/json"
 	"errors"
 	"testing"
 
@@ -26,17 +25,4 @@ func TestReadOnlyArgv(t *testing.T) {
 	require.True(t, errors.Is(err, ErrNoReadOnly), "its plan agent still runs bash: refused, not pretended")
 	_, err = ps["pi"].ReadOnlyArgv("x")
 	require.True(t, errors.Is(err, ErrNoReadOnly))
-}
-
-func TestEditedFile(t *testing.T) {
-	ev := func(s string) HookEvent {
-		var e HookEvent
-		require.NoError(t, json.Unmarshal([]byte(s), &e))
-		return e
-	}
-	require.Equal(t, "/w/a.go", EditedFile(ev(`{"cwd":"/w","tool_name":"Write","tool_input":{"file_path":"/w/a.go","content":"x"}}`)))
-	require.Equal(t, "/w/b/c.go", EditedFile(ev(`{"cwd":"/w","tool_name":"replace","tool_input":{"file_path":"b/c.go"}}`)))
-	require.Equal(t, "", EditedFile(ev(`{"cwd":"/w","tool_name":"Read","tool_input":{"file_path":"/w/a.go"}}`)), "a read is no edit")
-	require.Equal(t, "", EditedFile(ev(`{"cwd":"/w","tool_name":"Bash","tool_input":{"command":"ls"}}`)))
-	require.Equal(t, "", EditedFile(ev(`{"cwd":"/w","tool_name":"Write","tool_input":"odd"}`)))
 }

@@ -78,11 +78,12 @@ var rooms = map[string]int{
 
 	"internal/workspace": core, // a repository as owt manages it: records, names, paths
 
-	"internal/run":     models, // a run's state and decisions
-	"internal/runplan": models, // the plan file
-	"internal/runwork": models, // what a task's branch holds
-	"internal/outbox":  models, // the message queue
-	"internal/agent":   models, // tool profiles, the screen classifier
+	"internal/run":       models, // a run's state and decisions
+	"internal/runplan":   models, // the plan file
+	"internal/runwork":   models, // what a task's branch holds
+	"internal/outbox":    models, // the message queue
+	"internal/agent":     models, // tool profiles, the screen classifier
+	"internal/hookevent": models, // what a tool's hook event says: status, session, limit
 
 	"internal/git":        ground, // the only code that runs git
 	"internal/tmux":       ground, // the only code that runs tmux; socket paths
@@ -140,6 +141,7 @@ var sideways = map[string][]string{
 	"internal/status":          {"internal/statusbar"},
 	"internal/send":            {"internal/statusbar"},
 	"internal/run":             {"internal/runplan", "internal/runwork"},
+	"internal/agent":           {"internal/hookevent"},
 	"internal/daemon":          {"internal/state", "internal/tmux", "internal/owtlog", "internal/ssh"},
 	"internal/owtlog":          {"internal/state"},
 	"internal/memory":          {"internal/memlink"},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -82,8 +83,8 @@ func (w *Worktrees) PlanResume(r *state.Record) ResumePlan {
 		}
 		p.Session = id
 	}
-	if !agent.ValidSessionID(p.Session) {
-		p.Session = "" // not an id owt uses (see agent.ValidSessionID)
+	if !hookevent.ValidSessionID(p.Session) {
+		p.Session = "" // not an id owt uses (see hookevent.ValidSessionID)
 	}
 	switch {
 	case !ok:

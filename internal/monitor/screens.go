@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -43,8 +44,8 @@ type paneView struct {
 	// row that says the turn was interrupted, when it was.
 	reading agent.Reading
 	mark    string
-	// limit is a usage limit the screen shows (agent.LimitOf, LiveLimit).
-	limit *agent.Limit
+	// limit is a usage limit the screen shows (hookevent.LimitOf, LiveLimit).
+	limit *hookevent.Limit
 }
 
 // agentPane is a record with a live agent pane on this server.
@@ -171,7 +172,7 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 			if v.interrupted {
 				v.mark = agent.InterruptRow(text)
 			}
-			if l, ok := agent.LimitOf(v.turnError, now); ok {
+			if l, ok := hookevent.LimitOf(v.turnError, now); ok {
 				v.turnError, v.limit = "", &l // a usage limit ended the turn: no failure, limited
 			}
 		case agent.ClassWorking:

@@ -17,6 +17,7 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -447,7 +448,7 @@ var ErrNotReady = errors.New("not ready")
 // first-run screen (trust, login, API key), where typed text would answer
 // the screen instead of reaching the agent.
 func firstRunWait(reason string) bool {
-	return reason == agent.WaitTrust || reason == agent.WaitLogin || reason == agent.WaitAPIKey
+	return reason == hookevent.WaitTrust || reason == hookevent.WaitLogin || reason == hookevent.WaitAPIKey
 }
 
 // answeredBy reports whether text typed into a waiting agent answered its

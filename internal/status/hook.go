@@ -19,9 +19,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/structjson"
 	"github.com/owt-tmux/owt/internal/text"
@@ -57,17 +57,17 @@ var ErrHookIgnored = errors.New("event ignored")
 // a failing hook can stop the agent.
 func HandleHook(tm *tmux.Client, call HookCall) error {
 	chainErr := runChain(call)
-	var ev agent.HookEvent
+	var ev hookevent.Event
 	var parseErr error
 	if len(call.Payload) > 0 && !structjson.Decode(call.Payload, &ev) {
 		// What the codec declines (or finds wrong), encoding/json reads,
 		// and says what is wrong.
-		ev = agent.HookEvent{}
+		ev = hookevent.Event{}
 		if err := json.Unmarshal(call.Payload, &ev); err != nil {
 			parseErr = fmt.Errorf("bad event JSON (%v)", err)
 		}
 	}
-	status, ok := agent.HookStatus(call.Kind, call.Event, ev)
+	status, ok := hookevent.Status(call.Kind, call.Event, ev)
 	if !ok {
 		return errors.Join(fmt.Errorf("%w: %s %s", ErrHookIgnored, call.Kind, call.Event), parseErr, chainErr)
 	}
@@ -100,7 +100,7 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 // says, in one locked update. When owns is set and says the record (as
 // read under the lock) does not own the event, nothing changes and
 // notMine is set: the caller finds the right record.
-func applyHook(w *workspace.Ledger, name string, owns func(*state.Record) bool, status string, call HookCall, ev agent.HookEvent) (rec *state.Record, changed, notMine bool, err error) {
+func applyHook(w *workspace.Ledger, name string, owns func(*state.Record) bool, status string, call HookCall, ev hookevent.Event) (rec *state.Record, changed, notMine bool, err error) {
 	rec, changed, err = w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
 		if owns != nil && !owns(r) {
 			notMine = true
@@ -109,17 +109,17 @@ func applyHook(w *workspace.Ledger, name string, owns func(*state.Record) bool, 
 		// A --no-agent worktree has no agent: a tool someone runs in
 		// it by hand reports nothing owt could ever clear again.
 		c := workspace.StatusChange{Status: state.Status(status), Source: state.FromHook, At: call.At,
-			TurnError: agent.HookTurnError(call.Event, ev), Interrupted: call.Event == "Interrupt",
+			TurnError: hookevent.TurnError(call.Event, ev), Interrupted: call.Event == "Interrupt",
 			Hook: &state.HookEvent{Event: call.Event, Detail: hookDetail(call, ev), Status: state.Status(status), At: call.At}}
-		c.AgentSession = agent.HookSession(call.Kind, call.Event, ev)
+		c.AgentSession = hookevent.Session(call.Kind, call.Event, ev)
 		if call.Kind == "claude" {
 			c.Transcript = ev.TranscriptPath // the usage tracker reads Claude's tokens there
 		}
 		switch c.Status {
 		case state.Waiting:
-			c.WaitingFor = agent.HookWaitReason(call.Event, ev)
+			c.WaitingFor = hookevent.WaitReason(call.Event, ev)
 		case state.Limited:
-			l := agent.HookLimit(ev, call.At)
+			l := hookevent.LimitIn(ev, call.At)
 			c.Limit = &state.Limit{Text: text.From(l.Text), Reset: l.Reset}
 		}
 		// Claude's idle_prompt notification (its prompt waited a while)
@@ -133,9 +133,9 @@ func applyHook(w *workspace.Ledger, name string, owns func(*state.Record) bool, 
 }
 
 // hookDetail is what, beyond its name, decided an event's status: a
-// Notification's type, a Codex notify's type (only types HookStatus maps
+// Notification's type, a Codex notify's type (only types hookevent.Status maps
 // get this far, so these are the tools' fixed words).
-func hookDetail(call HookCall, ev agent.HookEvent) string {
+func hookDetail(call HookCall, ev hookevent.Event) string {
 	switch {
 	case call.Event == "Notification" && ev.NotificationType != "":
 		return ev.NotificationType
@@ -157,7 +157,7 @@ func hookDetail(call HookCall, ev agent.HookEvent) string {
 // the record as the locked update reads it (one read of the state, not
 // two: this is every hook's path); owns is nil when the record was found
 // by the cwd.
-func hookLedger(tm *tmux.Client, call HookCall, ev agent.HookEvent) (*workspace.Ledger, string, func(*state.Record) bool, error) {
+func hookLedger(tm *tmux.Client, call HookCall, ev hookevent.Event) (*workspace.Ledger, string, func(*state.Record) bool, error) {
 	name, repo := call.Getenv("OWT_NAME"), call.Getenv("OWT_REPO")
 	hint := repo
 	if call.Kind == "codex" && call.Event != "notify" {

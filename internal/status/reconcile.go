@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/text"
@@ -34,8 +35,8 @@ type Observation struct {
 	Interrupted bool
 	TurnError   string
 	// Limit is a usage limit the screen shows: a quota dialog, a retry
-	// on a provider's rate limit, a turn a limit ended (agent.Limit).
-	Limit *agent.Limit
+	// on a provider's rate limit, a turn a limit ended (hookevent.Limit).
+	Limit *hookevent.Limit
 	// Rule, RuleText and Lines are the classifier's evidence for Class
 	// (agent.Reading), kept on the record for owt why.
 	Rule, RuleText string
@@ -149,7 +150,7 @@ func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (st
 // for something else (a sign-in choice, then the API key box). The
 // screen's catch-all "permission" never replaces what a hook said.
 func newWaitReason(rec *state.Record, reason string) bool {
-	return reason != "" && reason != rec.WaitingFor && (rec.WaitingFor == "" || reason != agent.WaitPermission)
+	return reason != "" && reason != rec.WaitingFor && (rec.WaitingFor == "" || reason != hookevent.WaitPermission)
 }
 
 // ApplyScreen applies what the screen says to the record called name, the

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -17,8 +17,8 @@ const maxEdited = 500
 // event says it writes (relative to the worktree), once: owt swarm stop
 // reports the tester's edits outside test files. Only workers (names with
 // '/') pay for it; other agents' hooks never get here.
-func noteWorkerEdit(w *workspace.Ledger, name string, ev agent.HookEvent) error {
-	path := agent.EditedFile(ev)
+func noteWorkerEdit(w *workspace.Ledger, name string, ev hookevent.Event) error {
+	path := hookevent.EditedFile(ev)
 	if path == "" {
 		return nil
 	}

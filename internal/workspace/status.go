@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
 )
@@ -98,7 +98,7 @@ func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (StatusCha
 // reports whether they were new.
 func noteSession(r *state.Record, c StatusChange) bool {
 	learned := false
-	if agent.ValidSessionID(c.AgentSession) && c.AgentSession != r.AgentSession {
+	if hookevent.ValidSessionID(c.AgentSession) && c.AgentSession != r.AgentSession {
 		r.AgentSession, learned = c.AgentSession, true
 	}
 	if c.Transcript != "" && c.Transcript != r.Transcript {

@@ -1,4 +1,4 @@
-package agent
+package hookevent
 
 import (
 	"regexp"
@@ -62,60 +62,19 @@ func LimitOf(message string, now time.Time) (Limit, bool) {
 		return Limit{}, false
 	}
 	l := Limit{Text: firstLine(message[lineStart(message, loc[0]):])}
-	l.Reset = resetOf(message[loc[0]:], now)
+	l.Reset = ResetOf(message[loc[0]:], now)
 	return l, true
 }
 
 // RateLimitError is Claude Code's StopFailure error for a usage limit.
 const RateLimitError = "rate_limit"
 
-// LiveLimit reads a usage limit shown in the live part of a screen (the
-// bottom rows): Gemini CLI's quota dialog and OpenCode's retry line. A
-// limit a tool prints into its transcript (Claude Code, Codex) ends a
-// turn instead, and is read from that turn's failure mark (LimitOf).
-func LiveLimit(screen string, now time.Time) (Limit, bool) {
-	if !strings.Contains(screen, "imit reached") && !strings.Contains(screen, "Too Many Requests") &&
-		!strings.Contains(screen, "ate limit") {
-		return Limit{}, false // the common case, without the row work
-	}
-	rows := screenRows(screen)
-	if len(rows) > liveLines {
-		rows = rows[len(rows)-liveLines:]
-	}
-	for i := len(rows) - 1; i >= 0; i-- {
-		row := strings.Trim(rows[i], " \t│┃|")
-		switch {
-		case liveGemini().MatchString(row):
-			l := Limit{Text: strings.TrimSpace(row)}
-			// "Access resets at …" is the dialog's next row.
-			for _, next := range rows[i+1 : min(len(rows), i+3)] {
-				if t := resetOf(next, now); !t.IsZero() {
-					l.Reset = t
-					break
-				}
-			}
-			return l, true
-		case liveOpenCode().MatchString(row):
-			m := liveOpenCode().FindStringSubmatch(row)
-			return Limit{Text: strings.TrimSpace(m[1]), Reset: resetOf(row, now)}, true
-		}
-	}
-	return Limit{}, false
-}
-
-var (
-	liveGemini   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*Usage limit reached for \S+\.\s*$`) })
-	liveOpenCode = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)((?:too many requests|rate limit[^\[]*|[^\[]*usage limit reached[^\[]*?))\s*\[retrying (?:in [^\]]*?)?attempt #\d+\]`)
-	})
-)
-
-// resetOf reads when a limit resets from the words after it: "resets
+// ResetOf reads when a limit resets from the words after it: "resets
 // 3pm", "resets 3:30pm (Europe/Paris)", "resets Dec 3 at 9am", "try again
 // at 3:15 PM", "try again at Dec 3rd, 2026 3:15 PM", "Access resets at
 // 3:45 PM PST", "reset in 2 hours 5 minutes", "retrying in 5s". Zero when
 // it says none.
-func resetOf(s string, now time.Time) time.Time {
+func ResetOf(s string, now time.Time) time.Time {
 	if m := resetIn().FindStringSubmatch(s); m != nil {
 		if d := spokenDuration(m[1]); d > 0 {
 			return now.Add(d).Truncate(time.Second)

@@ -1,4 +1,13 @@
-package agent
+// Package hookevent is what an agent tool's hook event says: the event's
+// JSON (Event), the status it reports (Status), the tool's session id,
+// what a waiting agent waits for, a failed turn's error and a usage
+// limit's words and reset time. It is the vocabulary the hook hot path
+// shares with the screen classifier (package agent), kept apart so that
+// owt-hook links none of the tool profiles, the classifier or the config
+// they load.
+//
+// Imports the standard library only.
+package hookevent
 
 import (
 	"encoding/json"
@@ -6,19 +15,19 @@ import (
 	"time"
 )
 
-// Statuses a hook event can report. They are the state package's status
-// names; agent sits beside state and does not import it.
+// Statuses a hook event can report: the state package's status names
+// (hookevent, like agent, sits beside state and does not import it).
 const (
-	HookWorking = "working"
-	HookWaiting = "waiting"
-	HookIdle    = "idle"
-	HookExited  = "exited"
-	HookLimited = "limited"
+	Working = "working"
+	Waiting = "waiting"
+	Idle    = "idle"
+	Exited  = "exited"
+	Limited = "limited"
 )
 
-// HookEvent is what owt reads from a hook's JSON (stdin, or Codex's last
+// Event is what owt reads from a hook's JSON (stdin, or Codex's last
 // argument). Fields a tool does not send stay empty.
-type HookEvent struct {
+type Event struct {
 	SessionID string `json:"session_id"`
 	// TranscriptPath is Claude Code's transcript of the session (the
 	// usage tracker reads its tokens).
@@ -48,7 +57,7 @@ type HookEvent struct {
 	ToolInput json.RawMessage `json:"tool_input"`
 }
 
-// HookStatus maps a tool's hook event to the status it means, and false
+// Status maps a tool's hook event to the status it means, and false
 // for events that say nothing about the status (a Notification about a
 // login, Codex notify types other than a finished turn).
 //
@@ -64,27 +73,27 @@ type HookEvent struct {
 //	  BeforeAgent, BeforeTool, AfterTool → working; AfterAgent → idle;
 //	  Notification (ToolPermission) → waiting; SessionEnd → exited
 //	Codex notify: agent-turn-complete → idle
-func HookStatus(kind, event string, ev HookEvent) (string, bool) {
+func Status(kind, event string, ev Event) (string, bool) {
 	switch kind {
 	case "claude", "droid", "codex":
 		if kind == "codex" && event == "notify" {
 			if ev.Type == "agent-turn-complete" {
-				return HookIdle, true
+				return Idle, true
 			}
 			return "", false
 		}
 		switch event {
 		case "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure":
-			return HookWorking, true
+			return Working, true
 		case "PermissionRequest":
-			return HookWaiting, true
+			return Waiting, true
 		case "StopFailure":
 			if ev.Error == RateLimitError {
-				return HookLimited, true
+				return Limited, true
 			}
-			return HookIdle, true
+			return Idle, true
 		case "Stop", "Interrupt": // Interrupt: Codex's Esc
-			return HookIdle, true
+			return Idle, true
 		case "Notification":
 			return notificationStatus(ev)
 		case "SessionEnd":
@@ -93,12 +102,12 @@ func HookStatus(kind, event string, ev HookEvent) (string, bool) {
 	case "gemini":
 		switch event {
 		case "BeforeAgent", "BeforeTool", "AfterTool":
-			return HookWorking, true
+			return Working, true
 		case "AfterAgent":
-			return HookIdle, true
+			return Idle, true
 		case "Notification":
 			// Gemini's only notification is ToolPermission.
-			return HookWaiting, true
+			return Waiting, true
 		case "SessionEnd":
 			return sessionEnd(ev)
 		}
@@ -106,11 +115,11 @@ func HookStatus(kind, event string, ev HookEvent) (string, bool) {
 	return "", false
 }
 
-// HookSession is the tool's own session id an event names, for the
+// Session is the tool's own session id an event names, for the
 // tools whose hooks send one: Claude Code, Droid, Gemini CLI and Codex's
 // lifecycle hooks (session_id), Codex's notify (thread-id). It is the id
 // the tool's resume option takes (Profile.Resume).
-func HookSession(kind, event string, ev HookEvent) string {
+func Session(kind, event string, ev Event) string {
 	switch kind {
 	case "claude", "droid", "gemini":
 		return ev.SessionID
@@ -125,36 +134,36 @@ func HookSession(kind, event string, ev HookEvent) string {
 
 // notificationStatus reads Claude-style notifications. Droid may leave out
 // notification_type; its messages then say what it is.
-func notificationStatus(ev HookEvent) (string, bool) {
+func notificationStatus(ev Event) (string, bool) {
 	switch ev.NotificationType {
 	case "permission_prompt", "elicitation_dialog", "elicitation_url_dialog", "agent_needs_input", "worker_permission_prompt":
-		return HookWaiting, true
+		return Waiting, true
 	case "idle_prompt":
-		return HookIdle, true
+		return Idle, true
 	case "":
 		msg := strings.ToLower(ev.Message)
 		switch {
 		case strings.Contains(msg, "permission"), strings.Contains(msg, "approval"):
-			return HookWaiting, true
+			return Waiting, true
 		case strings.Contains(msg, "waiting for your input"):
-			return HookIdle, true
+			return Idle, true
 		}
 	}
 	return "", false
 }
 
-func sessionEnd(ev HookEvent) (string, bool) {
+func sessionEnd(ev Event) (string, bool) {
 	switch ev.Reason {
 	case "clear", "logout":
 		return "", false
 	}
-	return HookExited, true
+	return Exited, true
 }
 
-// HookWaitReason says what a waiting hook event waits for (see
+// WaitReason says what a waiting hook event waits for (see
 // WaitReason's names): a question for an elicitation or an agent that
 // needs input, a login for a URL to open, else a permission.
-func HookWaitReason(event string, ev HookEvent) string {
+func WaitReason(event string, ev Event) string {
 	switch ev.NotificationType {
 	case "elicitation_dialog", "agent_needs_input":
 		return "question"
@@ -164,9 +173,9 @@ func HookWaitReason(event string, ev HookEvent) string {
 	return WaitPermission
 }
 
-// HookLimit is the usage limit a limited event reports: the tool's words
+// LimitIn is the usage limit a limited event reports: the tool's words
 // and reset time when its details carry them, else just its error.
-func HookLimit(ev HookEvent, now time.Time) Limit {
+func LimitIn(ev Event, now time.Time) Limit {
 	for _, words := range []string{ev.ErrorDetails, ev.LastAssistantMessage} {
 		if l, ok := LimitOf(words, now); ok {
 			return l
@@ -178,10 +187,10 @@ func HookLimit(ev HookEvent, now time.Time) Limit {
 	return Limit{Text: ev.Error}
 }
 
-// HookTurnError is why a turn failed, from an event that ends one with an
+// TurnError is why a turn failed, from an event that ends one with an
 // error (Claude's StopFailure), or "". A usage limit is no failed turn:
 // the agent is limited.
-func HookTurnError(event string, ev HookEvent) string {
+func TurnError(event string, ev Event) string {
 	if event != "StopFailure" || ev.Error == RateLimitError {
 		return ""
 	}
@@ -190,3 +199,11 @@ func HookTurnError(event string, ev HookEvent) string {
 	}
 	return ev.Error
 }
+
+// Reasons a screen waits for the user, as WaitReason names them.
+const (
+	WaitTrust      = "trust"
+	WaitLogin      = "login"
+	WaitAPIKey     = "API key"
+	WaitPermission = "permission"
+)
