@@ -3,7 +3,6 @@ package agent
 import (
 	"errors"
 	"fmt"
-
 )
 
 // ErrNoReadOnly marks a tool with no read-only mode.

@@ -120,7 +120,7 @@ func remoteToLand(ctx context.Context, w *workspace.Workspace, h *hosts.Host, na
 		}
 		return clone, it, nil
 	}
-	return "", inventory.Item{}, fmt.Errorf("%w %q on %s", workspace.ErrUnknownName, name, h.Name)
+	return "", inventory.Item{}, fmt.Errorf("%w %q on %s", state.ErrUnknownName, name, h.Name)
 }
 
 // landRemote fetches it's branch home, merges it as mo says and, unless

@@ -12,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/send"
+	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -52,7 +53,7 @@ func RemoteAgent(w *workspace.Workspace, h *hosts.Host, name string) (inventory.
 			return it, nil
 		}
 	}
-	return inventory.Item{}, fmt.Errorf("%w %q on %s", workspace.ErrUnknownName, name, h.Name)
+	return inventory.Item{}, fmt.Errorf("%w %q on %s", state.ErrUnknownName, name, h.Name)
 }
 
 // SendRemote types text into the agent called name on h, as owt send

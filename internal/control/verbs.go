@@ -135,7 +135,7 @@ func holdLanding(w *workspace.Workspace, rec *state.Record) (release func(), cur
 		return nil, nil, fmt.Errorf("%s is being merged or shipped by another owt process right now; nothing was changed", rec.Name)
 	}
 	cur, err = w.Get(rec.Name)
-	if errors.Is(err, workspace.ErrUnknownName) {
+	if errors.Is(err, state.ErrUnknownName) {
 		held.Release()
 		return nil, nil, fmt.Errorf("%s was removed meanwhile (another owt merged or shipped it, or deleted it); nothing was changed", rec.Name)
 	}

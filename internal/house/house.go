@@ -20,7 +20,7 @@
 //	core       workspace: a repository as owt manages it
 //	models     the run model and its plan and evidence, the outbox queue,
 //	           agent profiles and the screen classifier, what a hook
-//	           event says
+//	           event says, the rule of a status change
 //	ground     git, tmux, gh (the only code that runs them), state, setup,
 //	           the monitor starter, usage (tokens read from the tools'
 //	           session files)

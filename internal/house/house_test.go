@@ -78,12 +78,13 @@ var rooms = map[string]int{
 
 	"internal/workspace": core, // a repository as owt manages it: records, names, paths
 
-	"internal/run":       models, // a run's state and decisions
-	"internal/runplan":   models, // the plan file
-	"internal/runwork":   models, // what a task's branch holds
-	"internal/outbox":    models, // the message queue
-	"internal/agent":     models, // tool profiles, the screen classifier
-	"internal/hookevent": models, // what a tool's hook event says: status, session, limit
+	"internal/run":          models, // a run's state and decisions
+	"internal/runplan":      models, // the plan file
+	"internal/runwork":      models, // what a task's branch holds
+	"internal/outbox":       models, // the message queue
+	"internal/agent":        models, // tool profiles, the screen classifier
+	"internal/hookevent":    models, // what a tool's hook event says: status, session, limit
+	"internal/statuschange": models, // the rule of a status change on a record
 
 	"internal/git":        ground, // the only code that runs git
 	"internal/tmux":       ground, // the only code that runs tmux; socket paths
@@ -142,6 +143,7 @@ var sideways = map[string][]string{
 	"internal/send":            {"internal/statusbar"},
 	"internal/run":             {"internal/runplan", "internal/runwork"},
 	"internal/agent":           {"internal/hookevent"},
+	"internal/statuschange":    {"internal/hookevent"},
 	"internal/daemon":          {"internal/state", "internal/tmux", "internal/owtlog", "internal/ssh"},
 	"internal/owtlog":          {"internal/state"},
 	"internal/memory":          {"internal/memlink"},

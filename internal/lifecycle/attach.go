@@ -86,7 +86,7 @@ func (w *Worktrees) EnsureSession(r *state.Record) (string, error) {
 	err = w.Store.Update(func(f *state.File) error {
 		cur, ok := f.Records[r.Name]
 		if !ok {
-			return fmt.Errorf("%w %q", workspace.ErrUnknownName, r.Name)
+			return fmt.Errorf("%w %q", state.ErrUnknownName, r.Name)
 		}
 		cur.SessionID, cur.Pane, cur.Session = created.SessionID, created.PaneID, created.SessionName
 		cur.Socket = w.Tmux.ServerSocket()

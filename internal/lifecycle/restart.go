@@ -100,7 +100,7 @@ func (w *Worktrees) restart(name, prompt string, keepTask bool, resume *state.Re
 	err = w.Store.Update(func(f *state.File) error {
 		cur, ok := f.Records[name]
 		if !ok {
-			return fmt.Errorf("%w %q", workspace.ErrUnknownName, name)
+			return fmt.Errorf("%w %q", state.ErrUnknownName, name)
 		}
 		cur.SessionID, cur.Pane, cur.Session = created.SessionID, created.PaneID, created.SessionName
 		cur.Socket = w.Tmux.ServerSocket()
@@ -148,7 +148,7 @@ func (w *Worktrees) renewRecord(name, prompt string, keepPane, keepTask bool, re
 	err := w.Store.Update(func(f *state.File) error {
 		cur, ok := f.Records[name]
 		if !ok {
-			return fmt.Errorf("%w %q", workspace.ErrUnknownName, name)
+			return fmt.Errorf("%w %q", state.ErrUnknownName, name)
 		}
 		now := w.Now()
 		if keepTask {
@@ -240,7 +240,7 @@ func (w *Worktrees) SettleInterruptedCreate(name string) (*state.Record, error) 
 		return nil, fmt.Errorf("%s: %w: %s", name, ErrLeftAlone, rep.Findings[0].Action)
 	}
 	rec, err = w.Get(name)
-	if errors.Is(err, workspace.ErrUnknownName) {
+	if errors.Is(err, state.ErrUnknownName) {
 		return nil, nil
 	}
 	return rec, err

@@ -106,7 +106,7 @@ func (w *Worktrees) PlanResume(r *state.Record) ResumePlan {
 // work already there; "" = its recorded task). It holds the restart
 // lock of the agent, so two at once start one agent: the second finds
 // its session running (ErrNotLost, with the record). A deleted agent has
-// no record and stays deleted (workspace.ErrUnknownName).
+// no record and stays deleted (state.ErrUnknownName).
 func (w *Worktrees) ResumeAgent(name, task string) (*state.Record, error) {
 	unlock, err := state.LockRestart(w.Repo.Root, name)
 	if err != nil {
@@ -292,7 +292,7 @@ func (w *Worktrees) adoptRestarted(r *state.Record, s tmux.Session) (*state.Reco
 	err = w.Store.Update(func(f *state.File) error {
 		cur, ok := f.Records[r.Name]
 		if !ok {
-			return fmt.Errorf("%w %q", workspace.ErrUnknownName, r.Name)
+			return fmt.Errorf("%w %q", state.ErrUnknownName, r.Name)
 		}
 		cur.SessionID, cur.Pane, cur.Session, cur.Server = s.ID, pane, s.Name, s.Server
 		cur.Socket = w.Tmux.ServerSocket()

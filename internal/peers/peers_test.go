@@ -90,7 +90,7 @@ func TestOpenIsOnlyForAnAgentOfTheRepository(t *testing.T) {
 	_, err := Open(ws, "")
 	require.ErrorIs(t, err, ErrNoIdentity)
 	_, err = Open(ws, "nobody")
-	require.ErrorIs(t, err, workspace.ErrUnknownName)
+	require.ErrorIs(t, err, state.ErrUnknownName)
 }
 
 func TestSendQueuesSignedMessagesAndCheckReadsThemOnce(t *testing.T) {
@@ -226,7 +226,7 @@ func TestSpawnStartsExecutorsUpToTheLimitAndNoDeeper(t *testing.T) {
 	_, err := lead.Spawn(SpawnOptions{Task: "one more", Name: "ex3"})
 	require.ErrorIs(t, err, ErrSpawnLimit)
 	_, err = ws.Get("ex3")
-	require.ErrorIs(t, err, workspace.ErrUnknownName, "nothing made")
+	require.ErrorIs(t, err, state.ErrUnknownName, "nothing made")
 
 	setStatus(t, ws, state.Exited, "ex1")
 	_, err = lead.Spawn(SpawnOptions{Task: "one more", Name: "ex3"})

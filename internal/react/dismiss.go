@@ -37,7 +37,7 @@ func Dismiss(w *workspace.Workspace, name string, reactions []string) (Dismissal
 	err := w.Store.Update(func(f *state.File) error {
 		rec := f.Records[name]
 		if rec == nil {
-			return fmt.Errorf("%w %q in %s (see 'owt list')", workspace.ErrUnknownName, name, w.Repo.Root)
+			return fmt.Errorf("%w %q in %s (see 'owt list')", state.ErrUnknownName, name, w.Repo.Root)
 		}
 		for _, n := range dismissible(rec, reactions) {
 			st := rec.Reactions[n]

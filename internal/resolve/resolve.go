@@ -138,7 +138,7 @@ func Start(w *workspace.Workspace, rec *state.Record, o Options) (Started, error
 	if err := w.Store.Update(func(f *state.File) error {
 		cur, ok := f.Records[rec.Name]
 		if !ok {
-			return fmt.Errorf("%w %q", workspace.ErrUnknownName, rec.Name)
+			return fmt.Errorf("%w %q", state.ErrUnknownName, rec.Name)
 		}
 		cur.Resolve = res
 		return nil

@@ -111,7 +111,7 @@ func (e *Engine) settleStarting(r *run.Run, now time.Time) error {
 
 func settleOne(w *workspace.Workspace, t *run.TaskRun, name string) run.Settled {
 	rec, err := w.Get(name)
-	if errors.Is(err, workspace.ErrUnknownName) {
+	if errors.Is(err, state.ErrUnknownName) {
 		return run.Settled{}
 	}
 	if err != nil {

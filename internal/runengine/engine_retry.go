@@ -86,7 +86,7 @@ func (e *Engine) launch(r *run.Run, a attemptStart) (*state.Record, placedAt, er
 		return nil, placedAt{}, err
 	}
 	rec, err := w.Get(a.name)
-	if errors.Is(err, workspace.ErrUnknownName) {
+	if errors.Is(err, state.ErrUnknownName) {
 		return e.create(r, a.id, a.attempt) // the worktree was deleted: start afresh
 	}
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statusbar"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // Resuming: a record whose Resume is pending (owt restore, owt attach,
@@ -224,7 +223,7 @@ func (w *runner) setResume(name, outcome, why string) {
 	err := w.Store.Update(func(f *state.File) error {
 		r, ok := f.Records[name]
 		if !ok {
-			return fmt.Errorf("%w %q", workspace.ErrUnknownName, name)
+			return fmt.Errorf("%w %q", state.ErrUnknownName, name)
 		}
 		if r.Resume == nil {
 			return state.ErrNoChange

@@ -30,6 +30,7 @@ import (
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/waiter"
@@ -275,7 +276,7 @@ func (w *runner) markTaskPending(name string) {
 	err := w.Store.Update(func(f *state.File) error {
 		r, ok := f.Records[name]
 		if !ok {
-			return fmt.Errorf("%w %q", workspace.ErrUnknownName, name)
+			return fmt.Errorf("%w %q", state.ErrUnknownName, name)
 		}
 		r.TaskPending = true
 		r.Prompt = ""
@@ -412,8 +413,8 @@ func (w *runner) leaveStartingOnTurn(name, prompt, pane string, cl *agent.Classi
 // the tool started say (interrupted, failed, or finished).
 func (w *runner) turnEndedUnseen(name string, before, after agent.TurnMarks) {
 	interrupted, failure := agent.TurnEnd(before, after)
-	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
-		return workspace.StatusChange{Status: state.Idle, Source: state.FromOwt, At: w.Now(), TurnRan: true,
+	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (statuschange.Change, bool) {
+		return statuschange.Change{Status: state.Idle, Source: state.FromOwt, At: w.Now(), TurnRan: true,
 			Interrupted: interrupted, TurnError: failure}, r.TaskPending && r.Status == state.Starting
 	})
 	if changed {
@@ -426,8 +427,8 @@ func (w *runner) turnEndedUnseen(name string, before, after agent.TurnMarks) {
 // answered (a quick turn is over before the monitor's reading of a
 // dialog has been replaced).
 func (w *runner) turnStarted(name string) {
-	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
-		return workspace.StatusChange{Status: state.Working, Source: state.FromOwt, At: w.Now()},
+	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (statuschange.Change, bool) {
+		return statuschange.Change{Status: state.Working, Source: state.FromOwt, At: w.Now()},
 			r.TaskPending && (r.Status == state.Starting || r.Status == state.Waiting && r.Source == state.FromScreen)
 	})
 	if changed {
@@ -454,8 +455,8 @@ func (w *runner) waitScreen(pane string, re *regexp.Regexp, cl *agent.Classifier
 // leaveStarting sets the status of a record that is still "starting": a
 // hook may have told more already, or the agent may have exited.
 func (w *runner) leaveStarting(name string, st state.Status) {
-	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
-		return workspace.StatusChange{Status: st, Source: state.FromOwt, At: w.Now()}, r.Status == state.Starting
+	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (statuschange.Change, bool) {
+		return statuschange.Change{Status: st, Source: state.FromOwt, At: w.Now()}, r.Status == state.Starting
 	})
 	if changed {
 		statusbar.PublishCurrent(&w.Ledger, name)

@@ -19,6 +19,7 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statuschange"
 	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -339,8 +340,8 @@ func sendOne(w *workspace.Workspace, r *state.Record, msg untrusted.Untrusted, o
 	// Working now, as of when the text was typed: a hook that reported
 	// since (the turn already over) is newer and stands, and so does the
 	// runner's exit (the text may have been /exit).
-	_, changed, _ := w.ChangeStatus(r.Name, func(cur *state.Record) (workspace.StatusChange, bool) {
-		return workspace.StatusChange{Status: state.Working, Source: state.FromOwt, At: typed}, cur.Status != state.Exited
+	_, changed, _ := w.ChangeStatus(r.Name, func(cur *state.Record) (statuschange.Change, bool) {
+		return statuschange.Change{Status: state.Working, Source: state.FromOwt, At: typed}, cur.Status != state.Exited
 	})
 	if changed {
 		statusbar.PublishCurrent(&w.Ledger, r.Name)

@@ -484,6 +484,9 @@ var ErrCorrupt = errors.New("state file is corrupt")
 // and must be left alone.
 var ErrNewer = errors.New("state file was written by a newer owt")
 
+// ErrUnknownName is returned for a name with no record in this repo.
+var ErrUnknownName = errors.New("no such worktree")
+
 // ErrNoChange, returned by an Update function, ends the update without
 // writing and without error: the hot path of a hook that changes nothing
 // skips the write and its fsync.

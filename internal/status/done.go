@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // ErrNotInWorktree marks a command that must run inside an owt worktree
@@ -24,7 +23,7 @@ func RecordDone(getenv func(string) string, dir string, sig state.DoneSignal) (*
 	err = store.Update(func(f *state.File) error {
 		r, ok := f.Records[name]
 		if !ok {
-			return fmt.Errorf("%w %q", workspace.ErrUnknownName, name)
+			return fmt.Errorf("%w %q", state.ErrUnknownName, name)
 		}
 		r.Done = &sig
 		rec = *r

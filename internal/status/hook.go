@@ -23,6 +23,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/structjson"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -101,14 +102,14 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 // read under the lock) does not own the event, nothing changes and
 // notMine is set: the caller finds the right record.
 func applyHook(w *workspace.Ledger, name string, owns func(*state.Record) bool, status string, call HookCall, ev hookevent.Event) (rec *state.Record, changed, notMine bool, err error) {
-	rec, changed, err = w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
+	rec, changed, err = w.ChangeStatus(name, func(r *state.Record) (statuschange.Change, bool) {
 		if owns != nil && !owns(r) {
 			notMine = true
-			return workspace.StatusChange{}, false
+			return statuschange.Change{}, false
 		}
 		// A --no-agent worktree has no agent: a tool someone runs in
 		// it by hand reports nothing owt could ever clear again.
-		c := workspace.StatusChange{Status: state.Status(status), Source: state.FromHook, At: call.At,
+		c := statuschange.Change{Status: state.Status(status), Source: state.FromHook, At: call.At,
 			TurnError: hookevent.TurnError(call.Event, ev), Interrupted: call.Event == "Interrupt",
 			Hook: &state.HookEvent{Event: call.Event, Detail: hookDetail(call, ev), Status: state.Status(status), At: call.At}}
 		c.AgentSession = hookevent.Session(call.Kind, call.Event, ev)

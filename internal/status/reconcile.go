@@ -8,6 +8,7 @@ import (
 	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -158,9 +159,9 @@ func newWaitReason(rec *state.Record, reason string) bool {
 // may have changed it since the caller read it). It reports whether the
 // status changed.
 func ApplyScreen(w *workspace.Ledger, name string, obs Observation, stillAfter time.Duration) (bool, error) {
-	_, changed, err := w.ChangeStatus(name, func(r *state.Record) (workspace.StatusChange, bool) {
+	_, changed, err := w.ChangeStatus(name, func(r *state.Record) (statuschange.Change, bool) {
 		st, ok := Reconcile(r, obs, stillAfter)
-		c := workspace.StatusChange{Status: st, Source: state.FromScreen, At: obs.At, WaitingFor: obs.Reason, Screen: obs.evidence()}
+		c := statuschange.Change{Status: st, Source: state.FromScreen, At: obs.At, WaitingFor: obs.Reason, Screen: obs.evidence()}
 		switch st {
 		case state.Idle:
 			c.Interrupted, c.TurnError = obs.Interrupted, obs.TurnError

@@ -8,8 +8,8 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/text"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 func TestReconcile(t *testing.T) {
@@ -99,7 +99,7 @@ func TestStatusEventsOutOfOrderAreStale(t *testing.T) {
 	require.NotNil(t, rec.ExitCode)
 	require.Equal(t, 3, *rec.ExitCode)
 	_, _, err = SetAt(&w.Ledger, "nosuch", state.Idle, state.FromHook, nil, t0)
-	require.ErrorIs(t, err, workspace.ErrUnknownName)
+	require.ErrorIs(t, err, state.ErrUnknownName)
 }
 
 // An agent started with its task that turns idle before any turn started
@@ -116,7 +116,7 @@ func TestIdleBeforeTheTaskWasTakenIsAFailedTurn(t *testing.T) {
 	t0 := time.Now()
 	r, _, err := SetAt(&w.Ledger, "a", state.Idle, state.FromOwt, nil, t0)
 	require.NoError(t, err)
-	require.Equal(t, text.From(workspace.TaskNotTaken), r.TurnError)
+	require.Equal(t, text.From(statuschange.TaskNotTaken), r.TurnError)
 	require.False(t, r.TaskPending)
 
 	r, _, err = SetAt(&w.Ledger, "b", state.Idle, state.FromHook, nil, t0)

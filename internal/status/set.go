@@ -5,6 +5,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -30,7 +31,7 @@ func SetAt(w *workspace.Ledger, name string, st state.Status, src state.Source, 
 
 // record is SetAt without publishing.
 func record(w *workspace.Ledger, name string, st state.Status, src state.Source, exitCode *int, at time.Time) (*state.Record, bool, error) {
-	return w.ChangeStatus(name, func(*state.Record) (workspace.StatusChange, bool) {
-		return workspace.StatusChange{Status: st, Source: src, ExitCode: exitCode, At: at}, true
+	return w.ChangeStatus(name, func(*state.Record) (statuschange.Change, bool) {
+		return statuschange.Change{Status: st, Source: src, ExitCode: exitCode, At: at}, true
 	})
 }

@@ -271,7 +271,7 @@ func (s *Swarms) startWorkers(host *state.Record, tool, goal string, roles []str
 	err = s.W.Store.Update(func(f *state.File) error {
 		h, ok := f.Records[host.Name]
 		if !ok {
-			return fmt.Errorf("%w %q", workspace.ErrUnknownName, host.Name)
+			return fmt.Errorf("%w %q", state.ErrUnknownName, host.Name)
 		}
 		recs = recs[:0]
 		for i, m := range members {
@@ -334,7 +334,7 @@ func (s *Swarms) setPane(r *state.Record, pane string) error {
 	err := s.W.Store.Update(func(f *state.File) error {
 		cur, ok := f.Records[r.Name]
 		if !ok {
-			return fmt.Errorf("%w %q", workspace.ErrUnknownName, r.Name)
+			return fmt.Errorf("%w %q", state.ErrUnknownName, r.Name)
 		}
 		cur.Pane = pane
 		return nil

@@ -2,134 +2,16 @@ package workspace
 
 import (
 	"fmt"
-	"time"
 
-	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/statuschange"
 )
 
-// eventRefresh bounds how often an event that changes nothing still writes
-// the state file to move the record's EventAt forward: a tool firing hooks
-// many times a second costs one write a second, not one per hook.
-const eventRefresh = time.Second
-
-// StatusChange is a status an event reports, and when it happened.
-type StatusChange struct {
-	Status   state.Status
-	Source   state.Source
-	ExitCode *int
-	At       time.Time
-	// waitingFor is what a waiting agent waits for ("" = unknown).
-	WaitingFor string
-	// turnError is set when the event ended a turn with an error.
-	TurnError string
-	// interrupted: the event is the user stopping the turn.
-	Interrupted bool
-	// turnRan: the event ends a turn owt did not see start.
-	TurnRan bool
-	// AgentSession and Transcript, when set, are the tool's session id
-	// and transcript file the event named: kept on the record (in the
-	// write the event makes anyway), never a status change.
-	AgentSession, Transcript string
-	// Hook is the hook event behind the change, kept in the record's ring
-	// when the update writes (owt why).
-	Hook *state.HookEvent
-	// Screen is the screen reading behind the change, kept when it sets
-	// the status (owt why).
-	Screen *state.ScreenEvidence
-	// Limit is the usage limit of a change to limited.
-	Limit *state.Limit
-}
-
-// ChangeStatus applies the change decide returns for the record as it is
-// under the state lock, unless decide declines or the event is stale. The
-// caller publishes.
-func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (StatusChange, bool)) (*state.Record, bool, error) {
-	var rec state.Record
-	changed, learnedSession := false, false
-	// One record's change, on every hook and screen reading: only it is
-	// decoded (state.Store.UpdateRecordUnsynced).
-	err := w.Store.UpdateRecordUnsynced(name, func(r *state.Record) error {
-		if r == nil {
-			return fmt.Errorf("%w %q", ErrUnknownName, name)
-		}
-		rec = *r
-		c, ok := decide(r)
-		if !ok || c.At.Before(r.EventAt) {
-			return state.ErrNoChange
-		}
-		if c.Status == state.Exited && c.ExitCode == nil && r.Status == state.Exited {
-			c.ExitCode = r.ExitCode // a late "exited" without a code keeps the one known
-		}
-		learned := noteSession(r, c)
-		learnedSession = learned
-		prev, prevSrc := r.Status, r.Source
-		changed = r.SetStatus(c.Status, c.Source, c.At)
-		changed = applyDetail(r, c) || changed
-		changed = clearDoneOnNewTurn(r, prev, c) || changed
-		if c.Status == state.Exited {
-			changed = changed || !sameCode(r.ExitCode, c.ExitCode)
-			r.ExitCode = c.ExitCode
-		} else {
-			r.ExitCode = nil
-		}
-		if !changed && !learned && c.At.Sub(r.EventAt) < eventRefresh {
-			return state.ErrNoChange
-		}
-		r.EventAt = c.At
-		noteEvidence(r, prev, prevSrc, c)
-		rec = *r
-		return nil
-	})
-	if err != nil {
-		return nil, false, err
-	}
-	if learnedSession {
-		// The tool's session id is what brings the conversation back
-		// after a crash, and no hook tells it again then: made durable
-		// (once a session, a rewrite with the fsync).
-		_ = w.Store.Update(func(*state.File) error { return nil })
-	}
-	return &rec, changed, nil
-}
-
-// noteSession keeps the session id and transcript an event named; it
-// reports whether they were new.
-func noteSession(r *state.Record, c StatusChange) bool {
-	learned := false
-	if hookevent.ValidSessionID(c.AgentSession) && c.AgentSession != r.AgentSession {
-		r.AgentSession, learned = c.AgentSession, true
-	}
-	if c.Transcript != "" && c.Transcript != r.Transcript {
-		r.Transcript, learned = c.Transcript, true
-	}
-	return learned
-}
-
-// noteEvidence keeps what the change was decided on, in the write the
-// change makes anyway: the hook event in the record's ring, the screen
-// reading that set the status. A status that something other than the
-// screen changes drops the screen's evidence: it was about another one.
-func noteEvidence(r *state.Record, prev state.Status, prevSrc state.Source, c StatusChange) {
-	if c.Hook != nil {
-		r.AddHook(*c.Hook)
-	}
-	switch {
-	case c.Screen != nil && c.Source == state.FromScreen && r.Status == c.Status:
-		ev := *c.Screen
-		ev.Set, ev.At = prev != c.Status, c.At
-		if ev.Set {
-			ev.Was, ev.WasSource = prev, prevSrc
-		}
-		r.Screen = &ev
-	case prev != r.Status && c.Source != state.FromScreen:
-		r.Screen = nil
-	}
-}
-
-func sameCode(a, b *int) bool {
-	return a == nil && b == nil || a != nil && b != nil && *a == *b
+// ChangeStatus applies the change decide returns for the record called
+// name, as statuschange.Apply does on the ledger's store. The caller
+// publishes.
+func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (statuschange.Change, bool)) (*state.Record, bool, error) {
+	return statuschange.Apply(w.Store, name, decide)
 }
 
 // FollowSession records that the session of the worktree called name,
@@ -139,7 +21,7 @@ func (w *Ledger) FollowSession(name, sessionID, session string) error {
 	err := w.Store.Update(func(f *state.File) error {
 		r, ok := f.Records[name]
 		if !ok {
-			return fmt.Errorf("%w %q", ErrUnknownName, name)
+			return fmt.Errorf("%w %q", state.ErrUnknownName, name)
 		}
 		if r.SessionID != sessionID || r.Session == session {
 			return state.ErrNoChange
@@ -159,7 +41,7 @@ func (w *Ledger) SetBaseCommit(name, commit string) error {
 	err := w.Store.Update(func(f *state.File) error {
 		r, ok := f.Records[name]
 		if !ok {
-			return fmt.Errorf("%w %q", ErrUnknownName, name)
+			return fmt.Errorf("%w %q", state.ErrUnknownName, name)
 		}
 		r.BaseCommit = commit
 		return nil
@@ -168,100 +50,6 @@ func (w *Ledger) SetBaseCommit(name, commit string) error {
 		return fmt.Errorf("record where %s starts: %w", name, err)
 	}
 	return nil
-}
-
-// TaskNotTaken is the turn error of an agent that turned idle without
-// ever starting on the task it was started with.
-const TaskNotTaken = "task not taken"
-
-// applyDetail keeps what a status change says beyond the status: what a
-// waiting agent waits for (a new reason is a new wait, so it restarts
-// StatusSince and is notified again) and why a turn failed (cleared by the
-// next turn). It reports whether anything changed.
-func applyDetail(r *state.Record, c StatusChange) bool {
-	changed := false
-	want := ""
-	if c.Status == state.Waiting {
-		want = c.WaitingFor
-		if want == "" {
-			want = r.WaitingFor // a hook without detail keeps the screen's
-		}
-	}
-	if r.WaitingFor != want {
-		if want != "" && r.WaitingFor != "" {
-			r.StatusSince = c.At
-		}
-		r.WaitingFor, changed = want, true
-	}
-	switch {
-	case !r.TaskPending || c.Status == state.Exited:
-	case c.Status == state.Working || c.Source == state.FromHook || c.TurnRan:
-		// A turn started (a hook's idle or question is one, even one too
-		// quick to be seen working).
-		r.TaskPending, changed = false, true
-	case c.Status == state.Idle && c.TurnError == "":
-		// Idle before any turn started: the task never reached the tool.
-		c.TurnError = TaskNotTaken
-	}
-	switch {
-	case c.TurnError != "":
-		// The agent's words, or its screen's: kept as they came, drawn safe.
-		changed = changed || !r.TurnError.Equal(text.From(c.TurnError))
-		r.TurnError = text.From(c.TurnError)
-		r.TaskPending = false
-	case c.Status == state.Working && !r.TurnError.Empty():
-		r.TurnError, changed = text.Untrusted{}, true
-	}
-	changed = applyLimit(r, c) || changed
-	switch {
-	case c.Interrupted && !r.Interrupted:
-		r.Interrupted, changed = true, true
-	case c.Status == state.Working && r.Interrupted:
-		r.Interrupted, changed = false, true
-	}
-	return changed
-}
-
-// applyLimit keeps the limit of a limited agent: a new one (other words,
-// another reset) replaces it and may be nudged again; any other status
-// forgets it.
-func applyLimit(r *state.Record, c StatusChange) bool {
-	if c.Status != state.Limited {
-		if r.Limit == nil {
-			return false
-		}
-		r.Limit = nil
-		return true
-	}
-	l := c.Limit
-	if l == nil {
-		l = &state.Limit{}
-	}
-	if r.Limit != nil && r.Limit.Text.Equal(l.Text) && r.Limit.Reset.Equal(l.Reset) {
-		return false
-	}
-	if r.Limit != nil && l.Text.Empty() && l.Reset.IsZero() {
-		return false // a hook without words keeps what the screen read
-	}
-	cp := *l
-	r.Limit = &cp
-	return true
-}
-
-// clearDoneOnNewTurn forgets the agent's owt done once a new turn starts
-// after it (working again from idle, exited or starting): the signal
-// speaks for the turn it was given in. Working after waiting is the same
-// turn going on, so it keeps the signal.
-func clearDoneOnNewTurn(r *state.Record, prev state.Status, c StatusChange) bool {
-	if r.Done == nil || c.Status != state.Working || !c.At.After(r.Done.At) {
-		return false
-	}
-	switch prev {
-	case state.Idle, state.Exited, state.Starting:
-		r.Done = nil
-		return true
-	}
-	return false
 }
 
 // NoteScreen keeps a screen reading that confirms the recorded status
@@ -275,7 +63,7 @@ func (w *Ledger) NoteScreen(name string, ev state.ScreenEvidence) (bool, error) 
 	err := w.Store.Update(func(f *state.File) error {
 		r, ok := f.Records[name]
 		if !ok {
-			return fmt.Errorf("%w %q", ErrUnknownName, name)
+			return fmt.Errorf("%w %q", state.ErrUnknownName, name)
 		}
 		if r.Status != ev.Status || ev.At.Before(r.EventAt) {
 			return state.ErrNoChange

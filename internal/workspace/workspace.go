@@ -27,9 +27,6 @@ import (
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
-// ErrUnknownName is returned for a name with no record in this repo.
-var ErrUnknownName = errors.New("no such worktree")
-
 // Workspace is one repository as owt manages it: its records (Ledger)
 // with the config, the tool profiles and the owt executable that creating,
 // restarting and deleting need. Build one with Open or OpenRoot only: they
@@ -130,7 +127,7 @@ func (w *Ledger) Get(name string) (*state.Record, error) {
 	}
 	r, ok := f.Records[name]
 	if !ok {
-		return nil, fmt.Errorf("%w %q in %s (see 'owt list')", ErrUnknownName, name, w.Repo.Root)
+		return nil, fmt.Errorf("%w %q in %s (see 'owt list')", state.ErrUnknownName, name, w.Repo.Root)
 	}
 	return r, nil
 }

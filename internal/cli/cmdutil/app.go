@@ -18,8 +18,8 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // Exit codes scripts can rely on (the README has the same table).
@@ -132,7 +132,7 @@ func (f *Factory) Execute(app *cli.App, args []string) int {
 	switch {
 	case errors.As(err, &ue), errors.Is(err, agent.ErrUnknownTool):
 		return ExitUsage
-	case errors.Is(err, workspace.ErrUnknownName), errors.Is(err, run.ErrNoSuchRun), errors.Is(err, run.ErrNoSuchTask):
+	case errors.Is(err, state.ErrUnknownName), errors.Is(err, run.ErrNoSuchRun), errors.Is(err, run.ErrNoSuchTask):
 		return ExitUnknown
 	}
 	return ExitError

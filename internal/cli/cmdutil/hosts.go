@@ -8,6 +8,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/hosts"
+	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -40,7 +41,7 @@ func AgentHost(ctx context.Context, open func() (*workspace.Workspace, error), r
 		}
 		return h, name, root, true, nil
 	}
-	if _, err := w.Get(name); !errors.Is(err, workspace.ErrUnknownName) {
+	if _, err := w.Get(name); !errors.Is(err, state.ErrUnknownName) {
 		return nil, name, root, false, nil // an agent here (or a failure the local command reports)
 	}
 	h, err = hostHaving(ctx, cfg, root, name)
@@ -95,7 +96,7 @@ func hostHaving(ctx context.Context, cfg config.Config, root, name string) (*hos
 		// Unknown here (exit 3, as with every host up): said with what
 		// could not be asked, and nothing done.
 		return nil, fmt.Errorf("%w %q here, and host(s) %s could not be asked (unreachable): nothing was done",
-			workspace.ErrUnknownName, name, strings.Join(unreachable, ", "))
+			state.ErrUnknownName, name, strings.Join(unreachable, ", "))
 	}
 	return nil, nil
 }

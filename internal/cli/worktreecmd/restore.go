@@ -140,7 +140,7 @@ func restore(o *restoreOptions) error {
 					res.Action, res.Why = "running", strings.TrimPrefix(err.Error(), r.Name+": ")+": left alone"
 				case errors.Is(err, lifecycle.ErrExitedBefore):
 					res.Action, res.Why = "exited", err.Error()
-				case errors.Is(err, workspace.ErrUnknownName):
+				case errors.Is(err, state.ErrUnknownName):
 					continue // deleted meanwhile: it stays deleted
 				case err != nil:
 					res.Action, res.Why = "failed", err.Error()

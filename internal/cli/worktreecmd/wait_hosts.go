@@ -114,7 +114,7 @@ func waitTargets(f *cmdutil.Factory, w *workspace.Workspace, refs []string, all 
 	}
 	for _, ref := range refs {
 		if !strings.Contains(ref, "@") {
-			if _, err := w.Get(ref); !errors.Is(err, workspace.ErrUnknownName) {
+			if _, err := w.Get(ref); !errors.Is(err, state.ErrUnknownName) {
 				local = append(local, ref) // here (or a failure Wait reports)
 				continue
 			}
@@ -137,7 +137,7 @@ func waitTargets(f *cmdutil.Factory, w *workspace.Workspace, refs []string, all 
 	for _, r := range rw.look(status.UntilAny) {
 		if r.Status == "gone" && !r.Unreachable {
 			name, host, _ := strings.Cut(r.Name, "@")
-			return nil, nil, fmt.Errorf("%w %q on %s", workspace.ErrUnknownName, name, host)
+			return nil, nil, fmt.Errorf("%w %q on %s", state.ErrUnknownName, name, host)
 		}
 	}
 	return local, rw, nil

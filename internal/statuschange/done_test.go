@@ -1,4 +1,4 @@
-package workspace
+package statuschange
 
 import (
 	"testing"
@@ -28,7 +28,7 @@ func TestOwtDoneIsClearedOnlyByANewTurn(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &state.Record{Status: tc.to, Done: &state.DoneSignal{Summary: text.From("x"), At: at}}
-			got := clearDoneOnNewTurn(r, tc.prev, StatusChange{Status: tc.to, At: tc.eventAt})
+			got := clearDoneOnNewTurn(r, tc.prev, Change{Status: tc.to, At: tc.eventAt})
 			require.Equal(t, tc.cleared, got)
 			require.Equal(t, tc.cleared, r.Done == nil)
 		})
