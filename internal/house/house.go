@@ -22,8 +22,8 @@
 //	           agent profiles and the screen classifier, what a hook
 //	           event says, the rule of a status change
 //	ground     git, tmux, gh (the only code that runs them), state, setup,
-//	           the monitor starter, usage (tokens read from the tools'
-//	           session files)
+//	           the monitor starter and its bell, usage (tokens read from
+//	           the tools' session files)
 //	base       untrusted text, starting programs, atomic files, config,
 //	           a struct to and from JSON (structjson), the XDG directories:
 //	           they import nothing of owt's

@@ -95,6 +95,7 @@ var rooms = map[string]int{
 	"internal/memlink":    ground, // owt's door to the memory, which owt-mcp holds
 	"internal/setup":      ground, // copies, ports, dependency installs
 	"internal/daemon":     ground, // finds, locks and starts a server's monitor
+	"internal/bell":       ground, // the monitor's bell: where it is, ringing it
 	"internal/usage":      ground, // tokens and cost read from the tools' session files, per repo
 	"internal/opencodedb": ground, // OpenCode's SQLite database, read for usage (owt-mcp only)
 	"internal/owtlog":     ground, // owt.log: one slog logger, text or JSON lines
@@ -144,7 +145,7 @@ var sideways = map[string][]string{
 	"internal/run":             {"internal/runplan", "internal/runwork"},
 	"internal/agent":           {"internal/hookevent"},
 	"internal/statuschange":    {"internal/hookevent"},
-	"internal/daemon":          {"internal/state", "internal/tmux", "internal/owtlog", "internal/ssh"},
+	"internal/daemon":          {"internal/state", "internal/tmux", "internal/owtlog", "internal/ssh", "internal/bell"},
 	"internal/owtlog":          {"internal/state"},
 	"internal/memory":          {"internal/memlink"},
 	"internal/memlink":         {"internal/state"},

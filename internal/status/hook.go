@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/daemon"
+	"github.com/owt-tmux/owt/internal/bell"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
@@ -296,14 +296,14 @@ func runChain(call HookCall) error {
 
 // publish has the record rec, just changed, shown in tmux without
 // waiting for it: the monitor of the record's tmux server does it when it
-// takes the ring (daemon.RingPublish), else a detached "owt _publish" of
+// takes the ring (bell.Ring), else a detached "owt _publish" of
 // the program owt ("": this one).
 func publish(w *workspace.Ledger, rec *state.Record) error {
 	socket := rec.Socket
 	if socket == "" {
 		socket = w.Tmux.ServerSocket()
 	}
-	if daemon.RingPublish(socket, w.Repo.Root, rec.Name) == nil {
+	if bell.Ring(socket, w.Repo.Root, rec.Name) == nil {
 		return nil
 	}
 	return publishDetached(w, rec.Name)

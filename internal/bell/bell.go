@@ -1,0 +1,100 @@
+// Package bell is the monitor's bell: a unix datagram socket where a hook
+// asks the running monitor to publish a record it just changed, instead
+// of starting an "owt _publish" process: starting a process is most of
+// what a hook costs its agent, and the monitor is already there, holding
+// a tmux client.
+//
+// A ring is one datagram, "publish\x00REPO\x00NAME", sent without waiting:
+// a full queue, a missing or dead monitor (no socket, or a socket file no
+// one reads) fails at once, and the hook starts "owt _publish" as before.
+// The socket lives beside the monitor's lock, in the directory tmux made
+// for its socket, else in owt's runtime dir: the first of Paths short
+// enough for a socket address (108 bytes) whose directory is the user's
+// own and closed to others (a directory anyone can write to, such as
+// the /tmp of a tmux -S /tmp/x, could hold a stranger's socket under
+// the name a hook rings: it would take the rings, and no status would
+// reach tmux).
+//
+// This package is the ringing end and the bell's place and wire format;
+// the monitor's end (daemon.ListenBell) binds and reads it. Imports
+// golang.org/x/sys/unix and the standard library only: no net, so the
+// hook that rings pays for no resolver set-up.
+package bell
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/owt-tmux/owt/internal/xdgdir"
+)
+
+// Verb is the one request a ring makes.
+const Verb = "publish"
+
+// MaxLen bounds a datagram: two paths and a verb.
+const MaxLen = 3 * 4096
+
+// Paths are where the bell of the server at socket may be, in the
+// order the monitor tries to bind them and a hook tries to ring them.
+func Paths(socket string) []string {
+	sum := sha256.Sum256([]byte(socket))
+	name := "monitor-" + hex.EncodeToString(sum[:])[:16] + ".sock"
+	candidates := []string{
+		socket + ".owt-monitor.sock",
+		filepath.Join(xdgdir.RuntimeDir(), "owt", name),
+	}
+	var out []string
+	for _, p := range candidates {
+		if len(p) < len(unix.RawSockaddrUnix{}.Path) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Private reports whether dir is a directory (not a link) of this user
+// that no one else may write to.
+func Private(dir string) bool {
+	var st unix.Stat_t
+	if err := unix.Lstat(dir, &st); err != nil {
+		return false
+	}
+	return st.Mode&unix.S_IFMT == unix.S_IFDIR && int(st.Uid) == os.Getuid() && st.Mode&0o022 == 0
+}
+
+// Ring asks the monitor of the server at socket to publish the
+// record called name of the repository at repo. An error means no
+// monitor took the ring: the caller publishes another way.
+func Ring(socket, repo, name string) error {
+	msg := []byte(Verb + "\x00" + repo + "\x00" + name)
+	if len(msg) > MaxLen || strings.Contains(repo+name, "\x00") {
+		return errors.New("ring the monitor: request too long or not text")
+	}
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
+	if err != nil {
+		return fmt.Errorf("ring the monitor: %w", err)
+	}
+	defer unix.Close(fd)
+	var errs []error
+	for _, p := range Paths(socket) {
+		if !Private(filepath.Dir(p)) {
+			continue // no monitor of ours binds there
+		}
+		err := unix.Sendto(fd, msg, 0, &unix.SockaddrUnix{Name: p})
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", p, err))
+	}
+	if len(errs) == 0 {
+		return errors.New("ring the monitor: no bell in a folder of this user's own")
+	}
+	return fmt.Errorf("ring the monitor: %w", errors.Join(errs...))
+}
