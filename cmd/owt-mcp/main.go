@@ -15,9 +15,12 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/cli/mcpcmd"
 	"github.com/owt-tmux/owt/internal/cli/memorycmd"
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/owtlog"
 )
 
 func main() {
+	owtlog.SetFormatSource(config.LogFormat)
 	f := &cmdutil.Factory{IO: cmdutil.System()}
 	app := f.NewApp(mcpcmd.Command(f, owtcli.Version), memorycmd.Command(f), mcpcmd.OpenCodeUsageCommand(f))
 	app.Usage = "owt's MCP server and the repository's memory (run as owt mcp, owt memory)"

@@ -12,6 +12,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/popups"
 )
@@ -27,6 +29,7 @@ var screens = map[string]func(*tmux.Client, popups.Screen) error{
 const usage = "usage: owt-popup [--theme auto|dark|light|dark-ansi|light-ansi] switch|create|merge|delete|control, owt-popup diff NAME (or: owt popup …, owt diff NAME)"
 
 func main() {
+	owtlog.SetFormatSource(config.LogFormat)
 	args := os.Args[1:]
 	// --theme THEME (or --theme=THEME) comes first: the palette of every screen.
 	if len(args) > 0 && (args[0] == "--theme" || strings.HasPrefix(args[0], "--theme=")) {

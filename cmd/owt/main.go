@@ -7,8 +7,11 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli"
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/owtlog"
 )
 
 func main() {
+	owtlog.SetFormatSource(config.LogFormat)
 	os.Exit(cli.Main(os.Args, cmdutil.System()))
 }

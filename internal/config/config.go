@@ -91,6 +91,14 @@ type Log struct {
 // LogFormats are the formats [log] format accepts.
 var LogFormats = []string{"text", "json"}
 
+// LogFormat is the user config's [log] format ("" when it sets none): a
+// config with problems still gives its format when that one is valid.
+// It is owt.log's format source (owtlog.SetFormatSource).
+func LogFormat() string {
+	cfg, _ := Load("")
+	return cfg.Log.Format
+}
+
 // Review tunes the AI review gate: a headless run of a tool over a
 // branch's diff before it lands (owt merge/ship --review).
 type Review struct {

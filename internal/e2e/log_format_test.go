@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -42,6 +43,14 @@ func TestJSONLogLinesCarryRepoAgentAndEvent(t *testing.T) {
 	r := e.OwtIn(it.Path, []string{"OWT_NAME=a", "OWT_REPO=" + repo}, `{"hook_event_name":"Notification","notification_type":"auth_success"}`,
 		"hook", "claude", "Notification")
 	require.Equal(t, 0, r.Code, r.Stderr)
+	// So is one owt-hook, which the hook settings run, reports: it links
+	// no config, and asks owt for the format.
+	hook := exec.Command(owtHookBin, "hook", "claude", "Notification")
+	hook.Dir, hook.Env = it.Path, e.Environ("OWT_NAME=a", "OWT_REPO="+repo)
+	hook.Stdin = strings.NewReader(`{"hook_event_name":"Notification","notification_type":"auth_login"}`)
+	out, err := hook.CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.Empty(t, string(out), "a hook prints nothing")
 
 	type entry struct {
 		Time               time.Time
@@ -68,7 +77,8 @@ func TestJSONLogLinesCarryRepoAgentAndEvent(t *testing.T) {
 		return seen["notify"] && seen["reaction"] && seen["outbox"]
 	})
 	who := map[string]bool{}
-	var notified, hooked bool
+	var notified bool
+	hooked := 0
 	for _, en := range entries {
 		require.False(t, en.Time.IsZero())
 		require.Contains(t, []string{"INFO", "ERROR", "WARN", "DEBUG"}, en.Level)
@@ -80,13 +90,13 @@ func TestJSONLogLinesCarryRepoAgentAndEvent(t *testing.T) {
 			notified = true
 		}
 		if en.Who == "hook" && *en.Event == "hook Notification" && *en.Agent == "a" && *en.Repo == repo {
-			hooked = true
+			hooked++
 			require.Contains(t, en.Msg, "event ignored")
 		}
 	}
 	require.True(t, who["monitor"], "the monitor logs through it")
 	require.True(t, notified, "the notice names its repo and agent")
-	require.True(t, hooked, "the hook's line names its repo, agent and event")
+	require.Equal(t, 2, hooked, "owt hook's line and owt-hook's (JSON too) name their repo, agent and event")
 
 	// Strict: a format owt does not know is an error, naming the key.
 	e.userConfig("[log]\nformat = \"yaml\"\n")

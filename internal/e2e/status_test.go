@@ -460,7 +460,10 @@ func TestOwtHookHandsItsHooksToANewerOwt(t *testing.T) {
 	require.NoError(t, os.WriteFile(hook, b, 0o755))
 	got := filepath.Join(dir, "got")
 	owt := filepath.Join(dir, "owt")
-	require.NoError(t, os.WriteFile(owt, []byte("#!/bin/sh\necho \"$@\" > '"+got+"'\ncat >> '"+got+"'\n"), 0o755))
+	// It answers owt-hook's question about the log's format (asked when
+	// owt-hook logs: here, that no worktree holds its cwd), and notes
+	// anything else it is given.
+	require.NoError(t, os.WriteFile(owt, []byte("#!/bin/sh\n[ \"$1\" = _log-format ] && { echo text; exit 0; }\necho \"$@\" > '"+got+"'\ncat >> '"+got+"'\n"), 0o755))
 	run := func() {
 		t.Helper()
 		cmd := exec.Command(hook, "hook", "claude", "Stop")

@@ -7,22 +7,25 @@
 //
 // A hook prints nothing (tools read a hook's stdout as a decision) and
 // always exits 0 (a failing hook can stop the agent); problems go to
-// owt's log. Imports status, statusbar, tmux and owtlog only.
+// owt's log. Imports hookstatus, tmux and owtlog only: what it links is
+// what every hook pays to start (owt-hook's test holds the list).
 package hookrun
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/hookstatus"
 	"github.com/owt-tmux/owt/internal/owtlog"
-	"github.com/owt-tmux/owt/internal/status"
-	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
@@ -52,44 +55,79 @@ func DefaultSocket() string {
 
 // Main is a whole hook process, for owt-hook: args are its os.Args
 // ("owt-hook hook KIND EVENT …", as owt's hook settings write it for owt
-// and owt-hook alike; the word "hook" may be left out), or
-// "owt-hook _publish REPO NAME", the detached publisher a hook starts
-// when no monitor takes its ring.
+// and owt-hook alike; the word "hook" may be left out). A change no
+// monitor takes is published by the owt beside owt-hook ("owt _publish"):
+// showing a record in tmux is the status bar's, which owt-hook does not
+// link. "owt-hook _publish REPO NAME" is handed to that owt too.
 func Main(args []string, in io.Reader, inTTY bool) int {
 	args = args[1:]
 	if len(args) > 0 && args[0] == "hook" {
 		args = args[1:]
 	}
-	handToNewerOwt(args)
-	if len(args) == 3 && args[0] == "_publish" {
-		tm := tmux.New()
-		tm.Socket = DefaultSocket()
-		statusbar.PublishRecord(tm, args[1], args[2])
+	owt := owtBeside()
+	owtlog.SetFormatSource(func() string { return askLogFormat(owt) })
+	handToNewerOwt(owt, args)
+	if len(args) > 0 && args[0] == "_publish" {
+		err := syscall.Exec(owt, append([]string{owt}, args...), os.Environ())
+		owtlog.Errorf("hook", fields(""), "hand _publish to %s: %v", owt, err)
 		return 0
 	}
-	neverFail(func() { hook(DefaultSocket(), args, in, inTTY) })
+	neverFail(func() { hook(DefaultSocket(), owt, args, in, inTTY) })
 	return 0
 }
+
+// owtBeside is the owt in owt-hook's own directory ("" when owt-hook
+// cannot tell where it is).
+func owtBeside() string {
+	self, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(self), "owt")
+}
+
+// askLogFormat is owt.log's format as owt says it ("owt _log-format"):
+// owt-hook links no config to read the user's [log] format itself, and
+// asks only when it has a line to write (an error, an ignored event).
+// An owt that does not answer leaves the line text.
+func askLogFormat(owt string) string {
+	if owt == "" {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), askTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, owt, "_log-format").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// askTimeout bounds the wait for owt's answer: the agent waits for the
+// hook.
+const askTimeout = 2 * time.Second
 
 // skewAllowance is how much later than owt-hook the owt beside it may
 // have been written and still count as the same install (make install,
 // the plugin and owt host add write owt first or within moments).
 const skewAllowance = 10 * time.Minute
 
-// handToNewerOwt hands the hook (exec, same stdin) to the owt beside
-// this owt-hook when that owt was written well after it: owt updated
-// alone (go install, a copied binary, a release archive without
+// handToNewerOwt hands the hook (exec, same stdin) to owt, the owt
+// beside this owt-hook, when that owt was written well after it: owt
+// updated alone (go install, a copied binary, a release archive without
 // owt-hook), whose records this owt-hook would write with an older idea
 // of them. args are the hook's arguments after "hook". It returns when
 // there is no such owt.
-func handToNewerOwt(args []string) {
-	self, err := os.Executable()
-	if err != nil {
+func handToNewerOwt(owt string, args []string) {
+	if owt == "" {
 		return
 	}
-	owt := filepath.Join(filepath.Dir(self), "owt")
 	owtInfo, err := os.Stat(owt)
 	if err != nil || !owtInfo.Mode().IsRegular() || owtInfo.Mode()&0o111 == 0 {
+		return
+	}
+	self, err := os.Executable()
+	if err != nil {
 		return
 	}
 	if selfInfo, err := os.Stat(self); err == nil && owtInfo.ModTime().After(selfInfo.ModTime().Add(skewAllowance)) {
@@ -106,7 +144,7 @@ func handToNewerOwt(args []string) {
 // ("" for the default): it never fails and prints nothing. stdin holds
 // the event JSON unless it is a terminal (inTTY: someone ran it by hand).
 func Run(socket string, args []string, in io.Reader, inTTY bool) {
-	neverFail(func() { hook(socket, args, in, inTTY) })
+	neverFail(func() { hook(socket, "", args, in, inTTY) })
 }
 
 // neverFail runs the hook, turning a panic into a line in owt's log: a
@@ -121,8 +159,8 @@ func neverFail(hook func()) {
 }
 
 // hook is Run's body; a change no monitor takes is published by a
-// detached "_publish" of this program (owt or owt-hook).
-func hook(socket string, args []string, in io.Reader, inTTY bool) {
+// detached "_publish" of publisher (owt; "": this program).
+func hook(socket, publisher string, args []string, in io.Reader, inTTY bool) {
 	at := time.Now()
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
@@ -131,7 +169,7 @@ func hook(socket string, args []string, in io.Reader, inTTY bool) {
 		owtlog.Errorf("hook", fields(""), "ignored: want 'owt hook KIND EVENT', got %q", args)
 		return
 	}
-	call := status.HookCall{Kind: args[0], Event: args[1], Getenv: os.Getenv, At: at}
+	call := hookstatus.Call{Kind: args[0], Event: args[1], Getenv: os.Getenv, At: at, Publisher: publisher}
 	call.Dir, _ = os.Getwd()
 	if call.Kind == "codex" && call.Event == "notify" {
 		// codex runs notify with the event JSON as the last argument;
@@ -145,9 +183,9 @@ func hook(socket string, args []string, in io.Reader, inTTY bool) {
 	}
 	tm := tmux.New()
 	tm.Socket = socket
-	if err := status.HandleHook(tm, call); err != nil {
+	if err := hookstatus.Handle(tm, call); err != nil {
 		level := owtlog.Errorf
-		if errors.Is(err, status.ErrHookIgnored) {
+		if errors.Is(err, hookstatus.ErrIgnored) {
 			level = owtlog.Logf
 		}
 		level("hook", fields(call.Event), "%s %s: %v", call.Kind, call.Event, err)

@@ -15,8 +15,9 @@
 //	           pull requests, the outbox's courier, the pane runner,
 //	           resolve (a conflict handed to its agent, then checked),
 //	           the hook's process (owt hook, owt-hook)
-//	use cases  one concern each: lifecycle, status, status bar, inventory,
-//	           typing into panes, notes, hook files, merge, checks, keys
+//	use cases  one concern each: lifecycle, status, the hook hot path,
+//	           status bar, inventory, typing into panes, notes, hook
+//	           files, merge, checks, keys
 //	core       workspace: a repository as owt manages it
 //	models     the run model and its plan and evidence, the outbox queue,
 //	           agent profiles and the screen classifier, what a hook

@@ -3,7 +3,9 @@ package house
 import (
 	"go/build"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -60,21 +62,22 @@ var rooms = map[string]int{
 	"internal/swarm":    verbs, // a coordinator and role workers in one worktree
 	"internal/resolve":  verbs, // a conflict handed to its agent, in its worktree, and checked
 
-	"internal/lifecycle": useCases, // create, delete, teardown, restart, doctor
-	"internal/hosts":     useCases, // agents on other machines over ssh: hosts, probes, owt there
-	"internal/status":    useCases, // hooks, screen reconciliation, wait, done
-	"internal/hookrun":   verbs,    // the hook's process: owt hook and owt-hook
-	"internal/statusbar": useCases, // @owt-status and the summary
-	"internal/inventory": useCases, // owt list and its git-figure cache
-	"internal/send":      useCases, // typing into panes
-	"internal/notes":     useCases, // owt note
-	"internal/facts":     useCases, // what owt does with memory: inject, mine, consolidate
-	"internal/templates": useCases, // task templates and the session protocol: the first prompt
-	"internal/hookfiles": useCases, // hook settings in a worktree
-	"internal/merge":     useCases, // checks and landing a branch
-	"internal/checks":    useCases, // running check commands
-	"internal/review":    useCases, // the AI review gate: a headless tool's verdict on a diff
-	"keybindings":        useCases, // the plugin's keys
+	"internal/lifecycle":  useCases, // create, delete, teardown, restart, doctor
+	"internal/hosts":      useCases, // agents on other machines over ssh: hosts, probes, owt there
+	"internal/status":     useCases, // hooks, screen reconciliation, wait, done
+	"internal/hookrun":    verbs,    // the hook's process: owt hook and owt-hook
+	"internal/hookstatus": useCases, // the hook hot path: one event to its record, the bell rung
+	"internal/statusbar":  useCases, // @owt-status and the summary
+	"internal/inventory":  useCases, // owt list and its git-figure cache
+	"internal/send":       useCases, // typing into panes
+	"internal/notes":      useCases, // owt note
+	"internal/facts":      useCases, // what owt does with memory: inject, mine, consolidate
+	"internal/templates":  useCases, // task templates and the session protocol: the first prompt
+	"internal/hookfiles":  useCases, // hook settings in a worktree
+	"internal/merge":      useCases, // checks and landing a branch
+	"internal/checks":     useCases, // running check commands
+	"internal/review":     useCases, // the AI review gate: a headless tool's verdict on a diff
+	"keybindings":         useCases, // the plugin's keys
 
 	"internal/workspace": core, // a repository as owt manages it: records, names, paths
 
@@ -140,7 +143,7 @@ var sideways = map[string][]string{
 	"internal/lifecycle":       {"internal/hookfiles", "internal/notes", "internal/statusbar", "internal/facts", "internal/templates"},
 	"internal/facts":           {"internal/notes"},
 	"internal/inventory":       {"internal/lifecycle"},
-	"internal/status":          {"internal/statusbar"},
+	"internal/status":          {"internal/statusbar", "internal/hookstatus"},
 	"internal/send":            {"internal/statusbar"},
 	"internal/run":             {"internal/runplan", "internal/runwork"},
 	"internal/agent":           {"internal/hookevent"},
@@ -307,4 +310,78 @@ func moduleRoot(t *testing.T) string {
 		t.Fatalf("no go.mod at %s", dir)
 	}
 	return dir
+}
+
+// hookRooms are the only owt packages owt-hook may link: every agent
+// waits for it on every turn, and what a program links it pays for at
+// start (package inits, and the pages of its code the kernel maps in).
+var hookRooms = []string{"cmd/owt-hook", "internal/hookrun", "internal/hookstatus", "internal/hookevent",
+	"internal/statuschange", "internal/state", "internal/bell", "internal/tmux", "internal/proc",
+	"internal/owtlog", "internal/structjson", "internal/text", "internal/atomicfile", "internal/xdgdir"}
+
+// hookHeavy are packages outside owt whose set-up at start a hook must
+// not pay: the config's TOML and templates, the network stack.
+var hookHeavy = []string{"github.com/BurntSushi/toml", "text/template", "net", "net/http", "net/url"}
+
+// TestOwtHookLinksOnlyTheHookPath fails when owt-hook links an owt
+// package beyond hookRooms, or one of hookHeavy, naming it: a new import
+// on the hook path is a cost every agent turn pays.
+func TestOwtHookLinksOnlyTheHookPath(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "../../cmd/owt-hook").Output()
+	if err != nil {
+		t.Fatalf("go list owt-hook's packages: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	require := func(cond bool, format string, args ...any) {
+		t.Helper()
+		if !cond {
+			t.Errorf(format, args...)
+		}
+	}
+	linked := map[string]bool{}
+	for _, d := range deps {
+		linked[d] = true
+		if rel, ok := strings.CutPrefix(d, module); ok {
+			require(slices.Contains(hookRooms, rel), "owt-hook links %s: the hook path must stay within hookRooms (or add it there, knowing every hook pays for it)", rel)
+		}
+		require(!slices.Contains(hookHeavy, d), "owt-hook links %s, whose start-up every hook would pay", d)
+	}
+	require(linked[module+"internal/hookstatus"], "owt-hook does not link hookstatus: is go list reading the right module? %v", deps)
+}
+
+// TestEveryProgramThatLogsReadsTheLogFormat fails when a program's main
+// links owtlog but does not tell it where the user's [log] format comes
+// from (owtlog.SetFormatSource): its lines would be text whatever the
+// config says.
+func TestEveryProgramThatLogsReadsTheLogFormat(t *testing.T) {
+	mains, err := filepath.Glob("../../cmd/*/main.go")
+	if err != nil || len(mains) == 0 {
+		t.Fatalf("no mains under cmd: %v", err)
+	}
+	for _, main := range mains {
+		dir := filepath.Dir(main)
+		out, err := exec.Command("go", "list", "-deps", dir).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", dir, err)
+		}
+		if !slices.Contains(strings.Fields(string(out)), module+"internal/owtlog") {
+			continue
+		}
+		src, err := os.ReadFile(main)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets := strings.Contains(string(src), "owtlog.SetFormatSource(")
+		if filepath.Base(dir) == "owt-hook" {
+			// owt-hook's is hookrun.Main's: it asks the owt beside it.
+			hookrun, err := os.ReadFile("../hookrun/hookrun.go")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sets = strings.Contains(string(hookrun), "owtlog.SetFormatSource(")
+		}
+		if !sets {
+			t.Errorf("%s links owtlog but its main never calls owtlog.SetFormatSource: its log lines would ignore [log] format", dir)
+		}
+	}
 }

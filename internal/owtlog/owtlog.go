@@ -14,7 +14,13 @@
 // is decided when the first line is written, so a run that logs nothing
 // (a hook on its hot path) never reads the config.
 //
-// Imports config and state (the log file's place and rotation).
+// The config's answer comes from the format source each program's main
+// sets (SetFormatSource: config.LogFormat in owt, owt-popup and owt-mcp;
+// owt-hook, which links no config, asks the owt beside it), so that this
+// package, which every hook links, does not link the config's TOML and
+// templates.
+//
+// Imports state (the log file's place and rotation).
 package owtlog
 
 import (
@@ -27,7 +33,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -51,15 +56,26 @@ type Fields struct {
 
 var (
 	mu       sync.Mutex
-	override string // --log-format
-	chosen   string // the format decided on, once
+	override string        // --log-format
+	chosen   string        // the format decided on, once
+	source   func() string // the user config's format (SetFormatSource)
 )
+
+// SetFormatSource makes src the way this process learns the user
+// config's [log] format when it writes its first line without
+// --log-format: main sets it once, before anything logs. Without one,
+// lines are text.
+func SetFormatSource(src func() string) {
+	mu.Lock()
+	defer mu.Unlock()
+	source = src
+}
 
 // SetFormat makes f the format of every line this process writes (the
 // --log-format flag). An unknown format is an error.
 func SetFormat(f string) error {
 	if f != Text && f != JSON {
-		return fmt.Errorf("log format %q is not one of %s", f, strings.Join(config.LogFormats, ", "))
+		return fmt.Errorf("log format %q is not one of %s, %s", f, Text, JSON)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -76,14 +92,13 @@ func Override() string {
 }
 
 // Format is the format this process writes: --log-format, else the user
-// config's [log] format (a config with problems still gives its format
-// when that one is valid), else text.
+// config's [log] format as the format source tells it, else text.
 func Format() string {
 	mu.Lock()
 	defer mu.Unlock()
 	if chosen == "" {
 		chosen = Text
-		if cfg, _ := config.Load(""); cfg.Log.Format == JSON {
+		if source != nil && source() == JSON {
 			chosen = JSON
 		}
 	}

@@ -13,17 +13,19 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
-// reset forgets the format decided on, for a test that decides another.
+// reset forgets the format decided on, for a test that decides another,
+// and reads the user config as owt's main has it read (config.LogFormat).
 func reset(t *testing.T) {
 	mu.Lock()
-	override, chosen = "", ""
+	override, chosen, source = "", "", config.LogFormat
 	mu.Unlock()
 	t.Cleanup(func() {
 		mu.Lock()
-		override, chosen = "", ""
+		override, chosen, source = "", "", nil
 		mu.Unlock()
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/owt-tmux/owt/internal/hookstatus"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -43,7 +44,7 @@ func doneTarget(getenv func(string) string, dir string) (*state.Store, string, e
 			return store, name, nil
 		}
 	}
-	store, rec, err := findByPath(dir, "")
+	store, rec, err := hookstatus.FindByPath(dir, "")
 	if err != nil {
 		return nil, "", fmt.Errorf("%w (%v)", ErrNotInWorktree, err)
 	}

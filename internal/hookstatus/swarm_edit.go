@@ -1,4 +1,4 @@
-package status
+package hookstatus
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // maxEdited bounds the files remembered per swarm worker.
@@ -17,12 +16,12 @@ const maxEdited = 500
 // event says it writes (relative to the worktree), once: owt swarm stop
 // reports the tester's edits outside test files. Only workers (names with
 // '/') pay for it; other agents' hooks never get here.
-func noteWorkerEdit(w *workspace.Ledger, name string, ev hookevent.Event) error {
+func noteWorkerEdit(w *ledger, name string, ev hookevent.Event) error {
 	path := hookevent.EditedFile(ev)
 	if path == "" {
 		return nil
 	}
-	err := w.Store.Update(func(f *state.File) error {
+	err := w.store.Update(func(f *state.File) error {
 		r, ok := f.Records[name]
 		if !ok || r.Swarm == nil {
 			return state.ErrNoChange

@@ -1,12 +1,15 @@
-// Package status keeps each agent's recorded status true: the hook hot
-// path ("owt hook"), the monitor's screen reconciliation, "owt wait",
-// "owt done", "owt status" and "owt why". The record-level change itself is the
-// ledger's (workspace.Ledger.ChangeStatus); showing it, the statusbar's.
+// Package hookstatus is the hook hot path: one event of an agent tool's
+// hook ("owt hook KIND EVENT", owt-hook) applied to the record it is
+// about, in one locked update of the state, and, when the status changed,
+// a ring of the monitor's bell (else a detached "owt _publish") so that
+// tmux shows it. The agent waits for this on every turn, so it loads no
+// config, runs no git and no tmux, and links only what it uses: what an
+// event says (hookevent), the rule of a change (statuschange), the state,
+// the bell, and tmux's socket naming. A change of its imports is a change
+// of every hook's start-up time (see owt-hook's test of what it links).
 //
-// Imports statusbar, workspace, agent, git, state and tmux (and, to
-// explain a status, the run and outbox models); never send,
-// runner, lifecycle, inventory, monitor, cli or popups.
-package status
+// Screen reconciliation, owt wait, done and why stay in package status.
+package hookstatus
 
 import (
 	"encoding/json"
@@ -20,18 +23,16 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/bell"
-	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/structjson"
 	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
-	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-// HookCall is one run of "owt hook KIND EVENT", as a tool made it.
-type HookCall struct {
+// Call is one run of "owt hook KIND EVENT" (or owt-hook), as a tool made it.
+type Call struct {
 	Kind, Event string
 	// Payload is the event JSON: stdin for Claude, Droid and Gemini, the
 	// last argument for Codex's notify.
@@ -44,19 +45,22 @@ type HookCall struct {
 	Dir string
 	// At is when the hook started: the time of the event.
 	At time.Time
+	// Publisher is the owt whose "_publish" shows a change no monitor
+	// takes ("": this program, which is owt): owt-hook has none of its own.
+	Publisher string
 }
 
-// ErrHookIgnored marks a hook call that says nothing about the status (an
+// ErrIgnored marks a hook call that says nothing about the status (an
 // event owt does not map, a notification about something else).
-var ErrHookIgnored = errors.New("event ignored")
+var ErrIgnored = errors.New("event ignored")
 
-// HandleHook applies one hook event to its record. It is the hot path of
+// Handle applies one hook event to its record. It is the hot path of
 // every agent turn, so it does only this: parse, one locked state update,
 // and when the status changed, a ring of the monitor's bell (else a
 // detached "owt _publish") for the tmux side. It loads no config and runs
 // no git. Errors are for owt's log; the caller must still exit 0, because
 // a failing hook can stop the agent.
-func HandleHook(tm *tmux.Client, call HookCall) error {
+func Handle(tm *tmux.Client, call Call) error {
 	chainErr := runChain(call)
 	var ev hookevent.Event
 	var parseErr error
@@ -70,13 +74,13 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 	}
 	status, ok := hookevent.Status(call.Kind, call.Event, ev)
 	if !ok {
-		return errors.Join(fmt.Errorf("%w: %s %s", ErrHookIgnored, call.Kind, call.Event), parseErr, chainErr)
+		return errors.Join(fmt.Errorf("%w: %s %s", ErrIgnored, call.Kind, call.Event), parseErr, chainErr)
 	}
 	w, name, owns, err := hookLedger(tm, call, ev)
 	if err == nil && strings.HasSuffix(name, "/tester") {
 		// A swarm's tester: its check needs its edits (no other worker
 		// pays for it). Whose event it is must be known before.
-		if owns != nil && !ownsPeeked(w.Store, name, owns) {
+		if owns != nil && !ownsPeeked(w.store, name, owns) {
 			w, name = byCwd(tm, ev.Cwd, w, name)
 		}
 		owns = nil
@@ -91,7 +95,7 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 			rec, changed, _, err = applyHook(w, name, nil, status, call, ev)
 		}
 		if changed {
-			err = publish(w, rec)
+			err = publish(w, rec, call.Publisher)
 		}
 	}
 	return errors.Join(err, parseErr, chainErr)
@@ -101,8 +105,8 @@ func HandleHook(tm *tmux.Client, call HookCall) error {
 // says, in one locked update. When owns is set and says the record (as
 // read under the lock) does not own the event, nothing changes and
 // notMine is set: the caller finds the right record.
-func applyHook(w *workspace.Ledger, name string, owns func(*state.Record) bool, status string, call HookCall, ev hookevent.Event) (rec *state.Record, changed, notMine bool, err error) {
-	rec, changed, err = w.ChangeStatus(name, func(r *state.Record) (statuschange.Change, bool) {
+func applyHook(w *ledger, name string, owns func(*state.Record) bool, status string, call Call, ev hookevent.Event) (rec *state.Record, changed, notMine bool, err error) {
+	rec, changed, err = statuschange.Apply(w.store, name, func(r *state.Record) (statuschange.Change, bool) {
 		if owns != nil && !owns(r) {
 			notMine = true
 			return statuschange.Change{}, false
@@ -136,7 +140,7 @@ func applyHook(w *workspace.Ledger, name string, owns func(*state.Record) bool, 
 // hookDetail is what, beyond its name, decided an event's status: a
 // Notification's type, a Codex notify's type (only types hookevent.Status maps
 // get this far, so these are the tools' fixed words).
-func hookDetail(call HookCall, ev hookevent.Event) string {
+func hookDetail(call Call, ev hookevent.Event) string {
 	switch {
 	case call.Event == "Notification" && ev.NotificationType != "":
 		return ev.NotificationType
@@ -158,7 +162,7 @@ func hookDetail(call HookCall, ev hookevent.Event) string {
 // the record as the locked update reads it (one read of the state, not
 // two: this is every hook's path); owns is nil when the record was found
 // by the cwd.
-func hookLedger(tm *tmux.Client, call HookCall, ev hookevent.Event) (*workspace.Ledger, string, func(*state.Record) bool, error) {
+func hookLedger(tm *tmux.Client, call Call, ev hookevent.Event) (*ledger, string, func(*state.Record) bool, error) {
 	name, repo := call.Getenv("OWT_NAME"), call.Getenv("OWT_REPO")
 	hint := repo
 	if call.Kind == "codex" && call.Event != "notify" {
@@ -186,8 +190,8 @@ func hookLedger(tm *tmux.Client, call HookCall, ev hookevent.Event) (*workspace.
 
 // ledgerByPath is the ledger and name of the record whose worktree holds
 // dir; hint is the likeliest repository.
-func ledgerByPath(tm *tmux.Client, dir, hint string) (*workspace.Ledger, string, error) {
-	store, rec, err := findByPath(dir, hint)
+func ledgerByPath(tm *tmux.Client, dir, hint string) (*ledger, string, error) {
+	store, rec, err := FindByPath(dir, hint)
 	if err != nil {
 		return nil, "", err
 	}
@@ -197,15 +201,23 @@ func ledgerByPath(tm *tmux.Client, dir, hint string) (*workspace.Ledger, string,
 // byCwd is the record whose worktree holds the event's cwd, when its
 // environment's record (w, name) does not own the event; that record
 // when no worktree holds it.
-func byCwd(tm *tmux.Client, cwd string, w *workspace.Ledger, name string) (*workspace.Ledger, string) {
-	if w2, name2, err := ledgerByPath(tm, cwd, w.Repo.Root); err == nil {
+func byCwd(tm *tmux.Client, cwd string, w *ledger, name string) (*ledger, string) {
+	if w2, name2, err := ledgerByPath(tm, cwd, w.root); err == nil {
 		return w2, name2
 	}
 	return w, name
 }
 
-func newLedger(tm *tmux.Client, store *state.Store) *workspace.Ledger {
-	return &workspace.Ledger{Repo: git.Repo{Root: store.Repo}, Store: store, Tmux: tm, Now: time.Now}
+// ledger is one repository's records, as a hook reaches them, and the
+// tmux server a change is shown on.
+type ledger struct {
+	root  string
+	store *state.Store
+	tm    *tmux.Client
+}
+
+func newLedger(tm *tmux.Client, store *state.Store) *ledger {
+	return &ledger{root: store.Repo, store: store, tm: tm}
 }
 
 // ownsPeeked is ownsEvent on the record as the state file has it now,
@@ -245,8 +257,8 @@ func realPath(p string) string {
 	return p
 }
 
-// findByPath returns the record whose worktree holds dir.
-func findByPath(dir, hint string) (*state.Store, *state.Record, error) {
+// FindByPath returns the record whose worktree holds dir.
+func FindByPath(dir, hint string) (*state.Store, *state.Record, error) {
 	if dir == "" {
 		return nil, nil, errors.New("no OWT_NAME in the environment and no cwd to find the worktree by")
 	}
@@ -276,7 +288,7 @@ func findByPath(dir, hint string) (*state.Store, *state.Record, error) {
 
 // runChain starts the user's own Codex notify program with the event, the
 // way Codex would have: argv, the JSON last, not waited for.
-func runChain(call HookCall) error {
+func runChain(call Call) error {
 	if len(call.Chain) == 0 {
 		return nil
 	}
@@ -296,28 +308,31 @@ func runChain(call HookCall) error {
 
 // publish has the record rec, just changed, shown in tmux without
 // waiting for it: the monitor of the record's tmux server does it when it
-// takes the ring (bell.Ring), else a detached "owt _publish" of
-// the program owt ("": this one).
-func publish(w *workspace.Ledger, rec *state.Record) error {
+// takes the ring (bell.Ring), else a detached "_publish" of publisher
+// (owt; "": this program).
+func publish(w *ledger, rec *state.Record, publisher string) error {
 	socket := rec.Socket
 	if socket == "" {
-		socket = w.Tmux.ServerSocket()
+		socket = w.tm.ServerSocket()
 	}
-	if bell.Ring(socket, w.Repo.Root, rec.Name) == nil {
+	if bell.Ring(socket, w.root, rec.Name) == nil {
 		return nil
 	}
-	return publishDetached(w, rec.Name)
+	return publishDetached(w, rec.Name, publisher)
 }
 
 // publishDetached hands publishing to a detached "owt _publish", which
 // takes the publish lock itself: the caller (a hook the agent waits for)
 // waits neither for tmux nor for another publisher.
-func publishDetached(w *workspace.Ledger, name string) error {
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("publish %s: find owt: %w", name, err)
+func publishDetached(w *ledger, name, publisher string) error {
+	if publisher == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("publish %s: find owt: %w", name, err)
+		}
+		publisher = self
 	}
-	cmd := exec.Command(self, "_publish", w.Repo.Root, name)
+	cmd := exec.Command(publisher, "_publish", w.root, name)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("publish %s: start owt _publish: %w", name, err)
