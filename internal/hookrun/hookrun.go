@@ -12,17 +12,20 @@
 package hookrun
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/owt-tmux/owt/internal/hookstatus"
 	"github.com/owt-tmux/owt/internal/owtlog"
@@ -35,7 +38,7 @@ const SocketEnv = "OWT_TMUX_SOCKET"
 
 // stdinWait bounds the wait for a hook's JSON: a tool always closes stdin
 // after writing it, but a hook must never hang its agent.
-const stdinWait = 3 * time.Second
+var stdinWait = 3 * time.Second
 
 // DefaultSocket is the tmux server owt talks to when no -L or -S names
 // one: "" (the server owt runs inside, else tmux's default) inside tmux,
@@ -60,6 +63,9 @@ func DefaultSocket() string {
 // showing a record in tmux is the status bar's, which owt-hook does not
 // link. "owt-hook _publish REPO NAME" is handed to that owt too.
 func Main(args []string, in io.Reader, inTTY bool) int {
+	// Nothing reads a hook's memory profile: sampling its allocations
+	// (a stack walk each) is time its agent waits for.
+	runtime.MemProfileRate = 0
 	args = args[1:]
 	if len(args) > 0 && args[0] == "hook" {
 		args = args[1:]
@@ -203,18 +209,42 @@ func fields(event string) owtlog.Fields {
 }
 
 // readStdin returns the hook's JSON, or nothing when stdin stays open
-// too long.
+// longer than stdinWait. A file (the tool's pipe) is polled and read in
+// this goroutine: a goroutine of its own would cost a thread's start on
+// every hook. Another reader is read to its end.
 func readStdin(in io.Reader) []byte {
-	done := make(chan []byte, 1)
-	go func() {
-		var b bytes.Buffer
-		_, _ = io.Copy(&b, in)
-		done <- b.Bytes()
-	}()
-	select {
-	case data := <-done:
+	f, ok := in.(*os.File)
+	if !ok {
+		data, _ := io.ReadAll(in)
 		return data
-	case <-time.After(stdinWait):
-		return nil
+	}
+	fd := int(f.Fd())
+	deadline := time.Now().Add(stdinWait)
+	buf := make([]byte, 0, 4096)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil
+		}
+		ready, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(left/time.Millisecond)+1)
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case err != nil:
+			return buf // not pollable: what was read
+		case ready == 0:
+			continue // the deadline, checked above
+		}
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, cap(buf))
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		switch {
+		case errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN):
+			continue
+		case err != nil || n == 0:
+			return buf // the end
+		}
+		buf = buf[:len(buf)+n]
 	}
 }
