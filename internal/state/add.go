@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/atomicfile"
@@ -210,11 +211,13 @@ func (s *Store) insertRecord(data []byte, name string, enc []byte) (out []byte, 
 // layoutHeader is how a file Write writes for this store begins, up to
 // the brace that opens its records.
 func (s *Store) layoutHeader() ([]byte, bool) {
-	repo, err := json.Marshal(s.Repo)
+	repo, err := structjson.Quote(s.Repo)
 	if err != nil {
 		return nil, false
 	}
-	return fmt.Appendf(nil, "{\n  \"version\": %d,\n  \"repo\": %s,\n  \"worktrees\": {", Version, repo), true
+	out := append([]byte("{\n  \"version\": "), strconv.Itoa(Version)...)
+	out = append(append(append(out, ",\n  \"repo\": "...), repo...), ",\n  \"worktrees\": {"...)
+	return out, true
 }
 
 // readKey reads the JSON string at the start of b: its value and what

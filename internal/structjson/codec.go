@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,6 +63,7 @@ const (
 	kindStruct  // an object, field by field
 	kindPointer // null, or what it points to
 	kindSlice   // null, or an array
+	kindMap     // null, or an object keyed by plain strings
 )
 
 // infos holds each type's typeInfo.
@@ -113,6 +115,13 @@ func newInfo(t reflect.Type) typeInfo {
 	case reflect.Slice:
 		if t.Elem().Kind() != reflect.Uint8 { // []byte is base64
 			return typeInfo{kind: kindSlice}
+		}
+	case reflect.Map:
+		// Keys of a string type with no methods of its own: encoding/json
+		// writes them as they are (a text marshaler key it writes by its
+		// method).
+		if k := t.Key(); k.Kind() == reflect.String && k.NumMethod() == 0 && reflect.PointerTo(k).NumMethod() == 0 {
+			return typeInfo{kind: kindMap}
 		}
 	}
 	return typeInfo{}
@@ -363,8 +372,69 @@ func decodeValue(v reflect.Value, val []byte, depth int) bool {
 			return true
 		}
 		return decodeArray(v, val, depth)
+	case kindMap:
+		if null {
+			v.SetZero()
+			return true
+		}
+		if decodeMap(v, val, depth) {
+			return true
+		}
+		// An escaped key, or a value the codec declines: encoding/json's.
 	}
 	return json.Unmarshal(val, v.Addr().Interface()) == nil
+}
+
+// decodeMap sets the nil map v from the JSON object val, as encoding/json
+// does: an empty object is an empty map, and of a key met twice the last
+// value stays. It declines, leaving v nil, keys with escapes (encoding/json
+// unescapes them first) and values the codec declines.
+func decodeMap(v reflect.Value, val []byte, depth int) bool {
+	if len(val) == 0 || val[0] != '{' || depth >= maxJSONDepth {
+		return false
+	}
+	m := reflect.MakeMap(v.Type())
+	kt, et := v.Type().Key(), v.Type().Elem()
+	i := skipSpace(val, 1)
+	if i < len(val) && val[i] == '}' {
+		v.Set(m)
+		return true
+	}
+	for {
+		if i >= len(val) || val[i] != '"' {
+			return false
+		}
+		keyEnd := skipString(val, i)
+		if keyEnd < 0 || !plainString(val[i+1:keyEnd-1]) {
+			return false
+		}
+		key := reflect.ValueOf(string(val[i+1 : keyEnd-1])).Convert(kt)
+		if i = skipSpace(val, keyEnd); i >= len(val) || val[i] != ':' {
+			return false
+		}
+		start := skipSpace(val, i+1)
+		end := skipValue(val, start, depth+1)
+		if end < 0 {
+			return false
+		}
+		e := reflect.New(et).Elem()
+		if !decodeValue(e, val[start:end], depth+1) {
+			return false
+		}
+		m.SetMapIndex(key, e)
+		if i = skipSpace(val, end); i >= len(val) {
+			return false
+		}
+		switch val[i] {
+		case '}':
+			v.Set(m)
+			return true
+		case ',':
+			i = skipSpace(val, i+1)
+		default:
+			return false
+		}
+	}
 }
 
 // decodeArray sets the slice v from the JSON array val: an empty array
@@ -512,9 +582,56 @@ func encodeValue(out []byte, v reflect.Value, prefix, indent string, depth int) 
 		out = append(out, '\n')
 		out = append(out, prefix...)
 		return append(out, ']'), nil
+	case kindMap:
+		if out, ok := encodeMap(out, v, prefix, indent, depth); ok {
+			return out, nil
+		}
 	}
 	b, err := json.MarshalIndent(v.Addr().Interface(), prefix, indent)
 	return append(out, b...), err
+}
+
+// encodeMap appends the map v as encoding/json writes it: null when nil,
+// else its entries sorted by key. false, with nothing appended, when a
+// key is not a plain string (encoding/json escapes it) or a value fails:
+// the caller leaves the map to encoding/json.
+func encodeMap(out []byte, v reflect.Value, prefix, indent string, depth int) ([]byte, bool) {
+	switch {
+	case v.IsNil():
+		return append(out, "null"...), true
+	case v.Len() == 0:
+		return append(out, "{}"...), true
+	}
+	keys := v.MapKeys()
+	for _, k := range keys {
+		if !plainString(k.String()) {
+			return out, false
+		}
+	}
+	slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
+	inner := prefix + indent
+	start := len(out)
+	out = append(out, '{')
+	for i, k := range keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, '\n')
+		out = append(out, inner...)
+		out = append(out, '"')
+		out = append(out, k.String()...)
+		out = append(out, `": `...)
+		// A map's values are not addressable: encode a copy.
+		e := reflect.New(v.Type().Elem()).Elem()
+		e.Set(v.MapIndex(k))
+		var err error
+		if out, err = encodeValue(out, e, inner, indent, depth+1); err != nil {
+			return out[:start], false
+		}
+	}
+	out = append(out, '\n')
+	out = append(out, prefix...)
+	return append(out, '}'), true
 }
 
 func (f field) isZero(fv reflect.Value) bool {

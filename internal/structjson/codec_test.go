@@ -20,8 +20,26 @@ type event struct {
 	Nested    *struct {
 		A string `json:"a"`
 	} `json:"nested,omitempty"`
-	skipped string // unexported: not JSON's
+	Env     map[string]string  `json:"env,omitempty"`
+	Counts  map[kind]int       `json:"counts"`
+	Memory  map[string]*memory `json:"memory,omitempty"`
+	Tagged  map[textKey]string `json:"tagged,omitempty"`
+	skipped string             // unexported: not JSON's
 }
+
+// kind is a named string type: a map key encoding/json writes as it is.
+type kind string
+
+// memory is shaped as a reaction's memory: a map value behind a pointer.
+type memory struct {
+	Seen     string `json:"seen"`
+	Attempts int    `json:"attempts"`
+}
+
+// textKey has a text method: encoding/json writes such a key by it.
+type textKey string
+
+func (k textKey) MarshalText() ([]byte, error) { return []byte("k-" + k), nil }
 
 // TestDecodeIsEncodingJSON: whatever the codec reads, it reads as
 // json.Unmarshal does; what it declines, encoding/json reads.
@@ -37,6 +55,11 @@ func TestDecodeIsEncodingJSON(t *testing.T) {
 		`{"session_id":5}`, `{"count":"5"}`, `{"count":1.5}`, `{"on":"yes"}`, `{"at":"yesterday"}`,
 		`{"nested":{"a":"x"},"nested":{"b":1}}`,
 		`{"unknown":{"deep":[{"x":1}]},"cwd":"/w"}`,
+		`{"env":{"A":"1","b":"<x>"},"counts":{"x":1,"y":-2},"memory":{"conflict":{"seen":"abc","attempts":2},"ci":null}}`,
+		`{"env":{},"counts":null,"memory":{}}`,
+		`{"env":{"a":"1","a":"2"}}`, `{"env":{"\u0041":"1"}}`, `{"env":{"é":"1"}}`, `{"env":{"a":1}}`,
+		`{"counts":{"x":null}}`, `{"counts":{"x":1.5}}`, `{"memory":{"m":{"seen":"a","SEEN":"b"}}}`,
+		`{"tagged":{"a":"b"}}`, `{"env":["a"]}`, `{"env":{"a":"1",}}`,
 		`  {"cwd" : "/w" , "count" : -0 }  `,
 		`{}`, `[]`, `null`, `{"cwd":"/w"} trailing`, `{"cwd":"/w",}`, `{"cwd"}`, "",
 	} {
@@ -62,7 +85,11 @@ func TestDecodeIsEncodingJSON(t *testing.T) {
 func TestEncodeIndentIsMarshalIndent(t *testing.T) {
 	at := time.Date(2026, 11, 28, 10, 0, 0, 5, time.FixedZone("", 3600))
 	for _, ev := range []event{{}, {SessionID: "s", Cwd: "<&>", ThreadID: "é", Count: -4, On: true, Input: json.RawMessage(`{"a": [1, 2]}`), At: at},
-		{Input: json.RawMessage(`"x"`)}} {
+		{Input: json.RawMessage(`"x"`)},
+		{Env: map[string]string{"b": "2", "a": "<1>", "A": "é"}, Counts: map[kind]int{"z": 1, "y": 0},
+			Memory: map[string]*memory{"conflict": {Seen: "x", Attempts: 3}, "ci": nil, "": {}}},
+		{Env: map[string]string{}, Counts: map[kind]int{}, Memory: map[string]*memory{}},
+		{Env: map[string]string{"<b>": "x", "é": "y", "q\"": "z"}, Tagged: map[textKey]string{"a": "b"}}} {
 		want, err := json.MarshalIndent(&ev, "  ", "\t")
 		if err != nil {
 			t.Fatal(err)
