@@ -182,3 +182,65 @@ func TestRingsWaitingTogetherPublishEachRecordOnce(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 }
+
+// openDeleted reports whether this process holds a file descriptor on
+// the file that was at path and has been removed.
+func openDeleted(t *testing.T, path string) bool {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		if l, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && l == path+" (deleted)" {
+			return true
+		}
+	}
+	return false
+}
+
+// A ring carries the state file the hook's write replaced; the monitor
+// closes it on the spot, so its blocks are freed on the monitor's time,
+// and never keeps it. A ring's files are closed even when the ring is
+// dropped.
+func TestTheMonitorClosesTheFilesARingCarries(t *testing.T) {
+	socket := filepath.Join(t.TempDir(), "default")
+	b, err := ListenBell(socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	got := make(chan string, 4)
+	go b.Serve(func(repo, name string) { got <- repo + "|" + name })
+
+	for _, repo := range []string{"relative", "/r"} { // the first is dropped
+		old := filepath.Join(t.TempDir(), "state.json")
+		if err := os.WriteFile(old, []byte(strings.Repeat("x", 8192)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(old); err != nil {
+			t.Fatal(err)
+		}
+		if err := bell.Ring(socket, repo, "a", f); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if repo == "/r" {
+			if r := <-got; r != "/r|a" {
+				t.Fatalf("rang %q", r)
+			}
+		}
+		for deadline := time.Now().Add(5 * time.Second); openDeleted(t, old); {
+			if time.Now().After(deadline) {
+				t.Fatalf("ring for %q: the monitor's end still holds the replaced file", repo)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}

@@ -148,6 +148,10 @@ func TestHookStatusReachesTmuxWithAndWithoutTheMonitor(t *testing.T) {
 
 	e.hookWithin(t, 5*time.Second, repo, "a", "Stop")
 	shown("idle")
+	// The ring carried the state file the hook's write replaced; the
+	// monitor closed it (its blocks freed on the monitor's time).
+	stateDir := filepath.Join(e.Var("XDG_STATE_HOME"), "owt")
+	e.Eventually(5*time.Second, "the monitor holds no replaced state file", func() bool { return len(deletedFilesOf(e.MonitorPID(), stateDir)) == 0 })
 
 	// Stopped: the ring is queued, not waited for; shown once it runs.
 	pid := e.MonitorPID()
@@ -156,6 +160,7 @@ func TestHookStatusReachesTmuxWithAndWithoutTheMonitor(t *testing.T) {
 	e.hookWithin(t, 5*time.Second, repo, "a", "UserPromptSubmit")
 	require.NoError(t, syscall.Kill(pid, syscall.SIGCONT))
 	shown("working")
+	e.Eventually(5*time.Second, "the queued ring's file closed too", func() bool { return len(deletedFilesOf(pid, stateDir)) == 0 })
 
 	// Killed: its socket file stays, and nothing reads it.
 	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
@@ -165,4 +170,18 @@ func TestHookStatusReachesTmuxWithAndWithoutTheMonitor(t *testing.T) {
 	e.hookWithin(t, 5*time.Second, repo, "a", "Stop")
 	shown("idle")
 	require.Empty(t, e.MonitorPIDs(), "a hook starts no monitor")
+}
+
+// deletedFilesOf are the removed files under dir that process pid still
+// holds open.
+func deletedFilesOf(pid int, dir string) []string {
+	var out []string
+	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	for _, fd := range fds {
+		l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+		if err == nil && strings.HasPrefix(l, dir+"/") && strings.HasSuffix(l, " (deleted)") {
+			out = append(out, l)
+		}
+	}
+	return out
 }
