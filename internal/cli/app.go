@@ -41,6 +41,13 @@ func Main(args []string, ios *cmdutil.IOStreams) int {
 		worktreecmd.RunHook(f, args[2:])
 		return cmdutil.ExitOK
 	}
+	if len(args) > 1 && args[1] == "status-line" {
+		// A status bar other than tmux's runs it on every redraw: the app
+		// holds that one command, not the whole table (a third of a
+		// millisecond); flags, help and errors are the same, being the
+		// same command's.
+		return f.Execute(app(f, []*cli.Command{plugincmd.StatusLineCommand(f)}), args)
+	}
 	return f.Execute(app(f, commands(f)), args)
 }
 
