@@ -192,7 +192,8 @@ func Find(cfg config.Config, repoRoot, name string) (Template, error) {
 	return t, nil
 }
 
-// guesses are the words that say a task's kind, in the order they win.
+// guesses are the words that say a task's kind, in the order they win,
+// after aboutTests.
 var guesses = sync.OnceValue(func() []struct {
 	re   *regexp.Regexp
 	name string
@@ -202,22 +203,116 @@ var guesses = sync.OnceValue(func() []struct {
 		name string
 	}{
 		{regexp.MustCompile(`(?i)\b(fix(es|ed|ing)?|bugs?|crash(es|ed|ing)?|broken|regression)\b`), "bugfix"},
-		{regexp.MustCompile(`(?i)\b(tests?|testing|coverage)\b`), "test"},
 		{regexp.MustCompile(`(?i)\b(docs?|documentation|readme|changelog)\b`), "docs"},
 	}
 })
 
 // Guess is the template a task's words suggest, the first that fits:
-// bugfix for a fix, bug or crash (or broken, a regression), test for
-// tests, docs for docs or the README, else feature. "Error" alone says
-// nothing ("add error handling" is a feature).
+// test when the task is about tests (its first clause asks for tests to
+// be written or fixed: aboutTests), bugfix for a fix, bug or crash (or
+// broken, a regression), docs for docs or the README, else feature. A
+// task that merely mentions tests ("add a login page and make sure all
+// tests pass") is not a test task: the test template forbids changing
+// the code under test. "Error" alone says nothing ("add error handling"
+// is a feature).
 func Guess(task string) string {
+	if aboutTests(task) {
+		return "test"
+	}
 	for _, g := range guesses() {
 		if g.re.MatchString(task) {
 			return g.name
 		}
 	}
 	return "feature"
+}
+
+// Words of aboutTests. testVerbs ask for tests as their object;
+// testNouns name tests; notTestObject ends the look for one (a clause
+// of its own: "a page that passes the tests", "so the tests pass").
+var (
+	testVerbs = wordSet("add", "write", "create", "improve", "increase", "raise", "expand", "extend", "fix",
+		"repair", "stabilise", "stabilize", "rewrite", "update", "refactor", "clean", "tidy",
+		"speed", "port", "migrate", "unskip", "reenable", "re-enable", "cover", "implement", "need", "needs")
+	testNouns     = wordSet("test", "tests", "spec", "specs", "testcase", "testcases", "coverage", "unittest", "unittests")
+	notTestObject = wordSet("that", "which", "so", "to", "until", "when", "while", "where", "if", "and", "or",
+		"then", "with", "without", "but", "pass", "passes", "passing", "make", "ensure", "keep", "run")
+	// failingTest: a failing or broken test is a symptom, most often of
+	// the code: the bugfix template, which may change the code, fits.
+	failingTest = wordSet("failing", "failed", "broken", "red")
+	testOutcome = wordSet("fail", "fails", "failing", "failed", "pass", "passes", "passing", "passed", "break", "breaks")
+	testStarts  = wordSet("test", "tests", "unit", "integration", "e2e", "end-to-end", "regression", "more", "missing", "spec", "specs")
+)
+
+func wordSet(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// taskWords are the words of a task's first clause, lower case: up to the
+// first sentence or clause mark (. , ; : !  ?) — "test: …" (a commit
+// type) keeps its first word.
+func taskWords(task string) []string {
+	task = strings.ToLower(task)
+	if i := strings.IndexAny(task, ".,;!?\n"); i >= 0 {
+		task = task[:i]
+	}
+	f := strings.FieldsFunc(task, func(r rune) bool {
+		return !(r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
+	})
+	return f
+}
+
+// aboutTests reports whether a task asks for work on tests themselves:
+// its first clause starts with a test word ("unit tests for the parser",
+// "test: cover the importer", "test the login flow") or with a verb whose
+// object, within a few words, is tests ("add tests for X", "raise test
+// coverage", "fix the flaky test"). Tests named later, or after a word
+// that starts a clause of their own ("… so the tests pass", "make sure
+// all tests pass"), are a mention, not the task; so is a failing or
+// broken test (a bug's symptom).
+func aboutTests(task string) bool {
+	w := taskWords(task)
+	if len(w) > 0 && w[0] == "please" {
+		w = w[1:]
+	}
+	if len(w) == 0 {
+		return false
+	}
+	object := func(from int) bool {
+		for i := from; i < len(w) && i < from+5; i++ {
+			switch {
+			case notTestObject[w[i]]:
+				return false
+			case testNouns[w[i]]:
+				if i > 0 && failingTest[w[i-1]] {
+					return false
+				}
+				if i+1 < len(w) && testOutcome[w[i+1]] { // "tests fail", "tests pass": a state, not a task
+					return false
+				}
+				return true
+			}
+		}
+		return false
+	}
+	if w[0] == "deflake" {
+		return true
+	}
+	if testStarts[w[0]] {
+		return object(0)
+	}
+	if testVerbs[w[0]] {
+		from := 1
+		if from < len(w) && (w[from] == "up") { // clean up, speed up
+			from++
+		}
+		return object(from)
+	}
+	return false
 }
 
 // Commands are the project's commands for a prompt: [project] where it

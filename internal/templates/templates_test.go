@@ -25,7 +25,7 @@ func TestGuess(t *testing.T) {
 		"add error handling":             "feature",
 		"handle the error when it fails": "feature",
 		"fix the docs":                   "bugfix", // fix before docs
-		"fix the failing test":           "bugfix", // fix before test
+		"fix the failing test":           "bugfix", // a failing test is a bug's symptom
 		"the login page is broken":       "bugfix",
 		"a regression in the importer":   "bugfix",
 		"raise test coverage":            "test",
@@ -34,6 +34,50 @@ func TestGuess(t *testing.T) {
 	} {
 		require.Equal(t, want, Guess(task), task)
 	}
+}
+
+// TestGuessTestsOnlyWhenAboutTests: the test template (which forbids
+// changing the code under test) is for a task about tests, never for one
+// that merely mentions them.
+func TestGuessTestsOnlyWhenAboutTests(t *testing.T) {
+	about := []string{
+		"Write unit tests for the parser",
+		"add tests for the parser",
+		"Add a test for the login redirect",
+		"please add more tests to the importer",
+		"Increase test coverage of internal/git",
+		"Fix the flaky test in auth_test.go",
+		"deflake TestLogin",
+		"Unit tests for the CSV reader",
+		"test: cover the empty input case",
+		"Test the login flow end to end",
+		"Rewrite the integration tests with table-driven cases",
+		"Clean up the e2e tests",
+		"add regression tests for the crash on save", // tests are the object, though a crash is named
+	}
+	mentions := []string{
+		"Add a login page and make sure all tests pass",
+		"Add a login page; tests must pass",
+		"add a login page that passes the tests",
+		"Refactor the parser, keeping the tests green",
+		"Implement the export button so the tests pass",
+		"Add dark mode with tests",
+		"make sure all tests pass after upgrading the router",
+		"run the tests and fix what fails",
+		"Update the API client and its tests",
+		"tests fail on Windows",
+		"Add a contest page",
+		"Improve the attestation flow",
+	}
+	for _, task := range about {
+		require.Equal(t, "test", Guess(task), task)
+	}
+	for _, task := range mentions {
+		require.NotEqual(t, "test", Guess(task), task)
+	}
+	require.Equal(t, "feature", Guess("Add a login page and make sure all tests pass"))
+	require.Equal(t, "bugfix", Guess("fix the crash on save and add a regression test"))
+	require.Equal(t, "bugfix", Guess("Fix the broken tests in CI"))
 }
 
 func TestComposeBuiltinWithCommands(t *testing.T) {
