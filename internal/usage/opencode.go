@@ -101,6 +101,10 @@ func (t *Tracker) openCode(srcs []Source, agents map[string]*Agent) []string {
 		byDir[q.Dir] = Days{}
 	}
 	for _, r := range rows {
+		if !r.Tokens.sane() {
+			t.Logf("usage of OpenCode's sessions in %s: skipped %s's figures of %s with impossible token counts %+v", r.Dir, r.Model, r.Day, r.Tokens)
+			continue
+		}
 		if d, ok := byDir[r.Dir]; ok {
 			d.add(r.Day, orUnknown(r.Model), r.Tokens)
 		}

@@ -45,15 +45,19 @@ type FileState struct {
 	// Seen are the ids of the last messages counted, newest last; Last is
 	// what the newest was counted as, so a later line of the same message
 	// with larger figures (a streamed message) counts only the difference.
-	Seen     []string `json:"seen,omitempty"`
-	Last     Tokens   `json:"last"`
-	LastDay  string   `json:"last_day,omitempty"`
-	LastMod  string   `json:"last_model,omitempty"`
-	Model    string   `json:"model,omitempty"` // Codex: the model of the current turn (turn_context)
-	Total    *Tokens  `json:"total,omitempty"` // Codex: the session's last total_token_usage, as counted
-	Days     Days     `json:"days"`
-	Skipped  int      `json:"skipped,omitempty"` // lines that did not parse
-	Modified int64    `json:"modified,omitempty"`
+	Seen    []string `json:"seen,omitempty"`
+	Last    Tokens   `json:"last"`
+	LastDay string   `json:"last_day,omitempty"`
+	LastMod string   `json:"last_model,omitempty"`
+	Model   string   `json:"model,omitempty"` // Codex: the model of the current turn (turn_context)
+	Total   *Tokens  `json:"total,omitempty"` // Codex: the session's last total_token_usage, as counted
+	Days    Days     `json:"days"`
+	Skipped int      `json:"skipped,omitempty"` // lines that did not parse
+	// Rejected counts the entries skipped for impossible token counts
+	// (negative, or beyond maxCount); Why says what the last one held.
+	Rejected int    `json:"rejected,omitempty"`
+	Why      string `json:"rejected_why,omitempty"`
+	Modified int64  `json:"modified,omitempty"`
 	// mark is OpenCode's database as it was when last asked (not kept: a
 	// new monitor asks once).
 	mark string
@@ -188,6 +192,12 @@ func (fs *FileState) line(line []byte, now time.Time) bool {
 	return true
 }
 
+// reject skips an entry whose counts are impossible, and says why.
+func (fs *FileState) reject(format string, args ...any) {
+	fs.Rejected++
+	fs.Why = fmt.Sprintf(format, args...)
+}
+
 // count counts t for the message id: once, or by the difference when id
 // is the newest message counted and grew.
 func (fs *FileState) count(id, day, model string, t Tokens) {
@@ -261,6 +271,10 @@ func (fs *FileState) claudeLine(line []byte, now time.Time) bool {
 	if t.Zero() || l.Message.Model == "<synthetic>" {
 		return true // an error message Claude Code made up: no request
 	}
+	if !t.sane() {
+		fs.reject("message %s: %+v", l.Message.ID, t)
+		return true
+	}
 	id := l.Message.ID
 	if id != "" && l.RequestID != "" {
 		id += ":" + l.RequestID
@@ -315,6 +329,12 @@ func (fs *FileState) codexLine(line []byte, now time.Time) bool {
 		}
 		u := l.Payload.Info.Total
 		total := Tokens{Input: u.Input - u.Cached, Output: u.Output, CacheRead: u.Cached}
+		if !saneCounts(u.Input, u.Cached, u.Output) || !total.sane() {
+			// Not the running total: the next sound one is measured
+			// against the last sound one.
+			fs.reject("token_count at %s: input %d, cached %d, output %d", l.Timestamp, u.Input, u.Cached, u.Output)
+			return true
+		}
 		grew := total
 		if fs.Total != nil {
 			grew = total.Sub(*fs.Total)
@@ -365,6 +385,10 @@ func (fs *FileState) geminiLine(line []byte, now time.Time) bool {
 	}
 	u := l.Tokens
 	t := Tokens{Input: u.Input - u.Cached + u.Tool, Output: u.Output + u.Thoughts, CacheRead: u.Cached}
+	if !saneCounts(u.Input, u.Output, u.Cached, u.Thoughts, u.Tool) || !t.sane() {
+		fs.reject("message %s: input %d, cached %d, output %d, thoughts %d, tool %d", l.ID, u.Input, u.Cached, u.Output, u.Thoughts, u.Tool)
+		return true
+	}
 	if t.Zero() {
 		return true
 	}

@@ -45,6 +45,27 @@ func (t Tokens) Sub(o Tokens) Tokens {
 	return Tokens{t.Input - o.Input, t.Output - o.Output, t.CacheWrite - o.CacheWrite, t.CacheRead - o.CacheRead}
 }
 
+// maxCount is the largest token count one entry of a session file may
+// hold: far above any real session (a billion tokens is thousands of full
+// contexts), far below where sums of them overflow an int64.
+const maxCount = 10_000_000_000
+
+// saneCounts reports whether every count is one a tool could have
+// written: not negative, not beyond maxCount. A transcript that says
+// otherwise is damaged or crafted, and its figures would make a cost
+// negative or astronomical.
+func saneCounts(counts ...int64) bool {
+	for _, n := range counts {
+		if n < 0 || n > maxCount {
+			return false
+		}
+	}
+	return true
+}
+
+// sane reports whether t's counts are sane (saneCounts).
+func (t Tokens) sane() bool { return saneCounts(t.Input, t.Output, t.CacheWrite, t.CacheRead) }
+
 // Zero reports whether t counts nothing.
 func (t Tokens) Zero() bool { return t == Tokens{} }
 

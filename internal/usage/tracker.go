@@ -166,7 +166,14 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 					more = true
 					break
 				}
+				rejected := fst.Rejected
 				res, err := fst.Read(path, budget, now)
+				if res.Restarted {
+					rejected = 0 // counted again from the start
+				}
+				if n := fst.Rejected - rejected; n > 0 {
+					t.Logf("usage of %s: skipped %d entries of %s with impossible token counts (the last: %s)", s.Name, n, path, fst.Why)
+				}
 				if err != nil {
 					if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotRegular) {
 						t.Logf("usage of %s: %v", s.Name, err)
