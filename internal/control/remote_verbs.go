@@ -83,8 +83,23 @@ func SendRemote(w *workspace.Workspace, h *hosts.Host, name, text string, answer
 }
 
 // RemoteLoss is what deleting the agent called name on h would lose
-// there (owt delete --dry-run there).
+// (owt delete --dry-run there), its commits counted only when they are
+// not here: its branch's tip held by a branch here (its work merged
+// here, a teardown there cut off) loses no commit.
 func RemoteLoss(w *workspace.Workspace, h *hosts.Host, name string) (lifecycle.Loss, error) {
+	loss, err := lossThere(w, h, name)
+	if err != nil {
+		return loss, err
+	}
+	if loss.Unmerged > 0 && w.Repo.HeldByBranches(loss.Tip) {
+		loss.Unmerged = 0
+	}
+	return loss, nil
+}
+
+// lossThere is what the host's owt says deleting the agent would lose
+// there: commits its branches there lack, whether or not they are here.
+func lossThere(w *workspace.Workspace, h *hosts.Host, name string) (lifecycle.Loss, error) {
 	var loss lifecycle.Loss
 	out, err := execOn(w, h, []string{"delete", "--dry-run", "--json", "--", name})
 	if err != nil {
@@ -99,8 +114,10 @@ func RemoteLoss(w *workspace.Workspace, h *hosts.Host, name string) (lifecycle.L
 // DeleteRemote deletes the agent called name on h (its session, worktree
 // and branch there) as owt delete there does: refused, deleting nothing,
 // when it would lose work, unless o.Force, or losing at most o.Accept
-// (what the user was shown and said yes to). o.Leaving is not used: no
-// client here is on its session.
+// (what the user was shown and said yes to, RemoteLoss's). Commits held
+// here already are not work lost (RemoteLoss): the host's owt is told
+// to accept them, at that tip only. o.Leaving is not used: no client
+// here is on its session.
 func DeleteRemote(w *workspace.Workspace, h *hosts.Host, name string, o lifecycle.DeleteOptions) error {
 	argv := []string{"delete", "--yes"}
 	if o.Force {
@@ -109,8 +126,28 @@ func DeleteRemote(w *workspace.Workspace, h *hosts.Host, name string, o lifecycl
 	if o.KeepBranch {
 		argv = append(argv, "--keep-branch")
 	}
-	if o.Accept != nil {
-		a, err := json.Marshal(*o.Accept)
+	accept := o.Accept
+	if !o.Force {
+		there, err := lossThere(w, h, name)
+		if err != nil {
+			return err
+		}
+		if there.Unmerged > 0 && w.Repo.HeldByBranches(there.Tip) && (accept == nil || accept.Tip == "" || accept.Tip == there.Tip) {
+			a := lifecycle.Loss{}
+			if accept != nil {
+				a = *accept
+			}
+			a.Unmerged, a.Tip = max(a.Unmerged, there.Unmerged), there.Tip
+			rest := there
+			rest.Unmerged = 0
+			if !rest.Within(a) {
+				return fmt.Errorf("%s@%s %w on %s: %s (its commits are here already; have it commit the rest, or use --force)", name, h.Name, lifecycle.ErrWouldLoseWork, h.Name, rest)
+			}
+			accept = &a
+		}
+	}
+	if accept != nil {
+		a, err := json.Marshal(*accept)
 		if err != nil {
 			return err
 		}

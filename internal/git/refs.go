@@ -59,8 +59,11 @@ func (r Repo) OnlyOn(branch, base string) (int, error) {
 	if base != "" {
 		args = append(args, base)
 	}
-	// --glob matches full ref names, so the exclusion does too.
-	args = append(args, "--exclude="+ref, "--glob=refs/heads/*", "--")
+	// --glob matches full ref names, so the exclusion does too. The base
+	// commits another machine's owt pushed here (refs/owt/base/…, kept)
+	// hold theirs too: an agent started from one has not made them, and
+	// deleting its branch leaves them there.
+	args = append(args, "--exclude="+ref, "--glob=refs/heads/*", "--glob=refs/owt/base/*", "--")
 	out, err := r.runLine(args...)
 	// Another branch deleted while git read the list (a parallel owt
 	// delete) reads as "bad object": the question still stands, so ask
@@ -147,4 +150,30 @@ func (r Repo) BranchTips() (map[string]string, error) {
 		}
 	}
 	return tips, nil
+}
+
+// HeldByBranches reports whether commit (a full hash, as another
+// machine's git named it) is in this repository and every commit it
+// stands on is held by a local branch: a branch there at that commit
+// loses nothing here when deleted.
+func (r Repo) HeldByBranches(commit string) bool {
+	if !fullHash(commit) || !r.HasCommit(commit) {
+		return false
+	}
+	out, err := r.runLine("rev-list", "--count", commit, "--not", "--branches", "--")
+	return err == nil && out == "0"
+}
+
+// fullHash reports whether s is a whole commit hash (SHA-1 or SHA-256),
+// nothing git could read as an option or a revision expression.
+func fullHash(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/hosts"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 )
 
@@ -32,7 +33,7 @@ func deleteOnHost(f *cmdutil.Factory, c *cli.Context) (bool, error) {
 		return routed, err
 	}
 	if c.Bool("dry-run") {
-		return cmdutil.RunOnHost(f, c, c.Args().First(), time.Minute, nil) // says what it would lose there
+		return true, hostCode(h, deleteDryRunOnHost(f, c, h, name))
 	}
 	if !c.Bool("yes") && f.IO.InTTY {
 		if !cmdutil.Confirm(f.IO, fmt.Sprintf("Delete %s on %s (its session, worktree and branch there)?", name, h.Name)) {
@@ -47,14 +48,47 @@ func deleteOnHost(f *cmdutil.Factory, c *cli.Context) (bool, error) {
 	if c.IsSet("accept") {
 		return true, cmdutil.Usagef("--accept is for the host's own owt delete")
 	}
-	err = control.DeleteRemote(w, h, name, o)
-	var he *control.HostError
-	if errors.As(err, &he) && (he.Code == cmdutil.ExitUsage || he.Code == cmdutil.ExitUnknown) {
-		return true, cmdutil.CodeError{Code: he.Code, Msg: fmt.Sprintf("on %s: %s", h.Name, he.Msg)}
-	}
-	if err != nil {
+	if err := hostCode(h, control.DeleteRemote(w, h, name, o)); err != nil {
 		return true, err
 	}
 	fmt.Fprintf(c.App.Writer, "deleted %s@%s\n", name, h.Name)
 	return true, nil
+}
+
+// deleteDryRunOnHost says what owt delete NAME@HOST would remove there
+// and lose (control.RemoteLoss: commits here already are not lost), and
+// removes nothing.
+func deleteDryRunOnHost(f *cmdutil.Factory, c *cli.Context, h *hosts.Host, name string) error {
+	w, err := f.OpenWorkspace()
+	if err != nil {
+		return err
+	}
+	loss, err := control.RemoteLoss(w, h, name)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return cmdutil.PrintJSON(c.App.Writer, loss)
+	}
+	it, err := control.RemoteAgent(w, h, name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "would delete %s@%s: session %s, worktree %s, branch %s there\n", name, h.Name, it.Session, it.Path, it.Branch)
+	if loss.Empty() {
+		fmt.Fprintln(c.App.Writer, "nothing would be lost")
+	} else {
+		fmt.Fprintf(c.App.Writer, "it would LOSE %s (owt delete refuses that without --force)\n", loss)
+	}
+	return nil
+}
+
+// hostCode keeps the exit code of a host's owt that found bad usage or
+// no such agent there.
+func hostCode(h *hosts.Host, err error) error {
+	var he *control.HostError
+	if errors.As(err, &he) && (he.Code == cmdutil.ExitUsage || he.Code == cmdutil.ExitUnknown) {
+		return cmdutil.CodeError{Code: he.Code, Msg: fmt.Sprintf("on %s: %s", h.Name, he.Msg)}
+	}
+	return err
 }
