@@ -159,6 +159,12 @@ func (c *Courier) record(a outbox.Agent) (*state.Record, bool) {
 		c.drop(a, "its worktree is gone")
 		return nil, false
 	}
+	if rec.Life != a.Life {
+		// The agent they were for was deleted, and this is another one
+		// given its name: they are not its.
+		c.drop(a, "the agent it was for was deleted ("+a.Name+" now is another agent)")
+		return nil, false
+	}
 	return rec, true
 }
 

@@ -75,7 +75,7 @@ func Mine(w *workspace.Workspace, db *memory.DB, now time.Time) (Mined, error) {
 	}
 	box := outbox.Default()
 	for _, r := range recs {
-		msgs, err := box.Delivered(outbox.Agent{Repo: r.Repo, Name: r.Name}, "reaction "+config.ChangesRequested)
+		msgs, err := box.Delivered(outbox.Of(r), "reaction "+config.ChangesRequested)
 		if err != nil {
 			continue
 		}

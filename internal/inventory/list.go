@@ -61,17 +61,19 @@ type Item struct {
 	WaitingFor   string    `json:"waiting_for,omitempty"`
 	// Limit is the usage limit of a limited agent: its words, and when it
 	// resets when the tool said.
-	Limit      *state.Limit   `json:"limit,omitempty"`
-	TurnError  text.Untrusted `json:"turn_error,omitzero"`
-	Task       text.Untrusted `json:"task"`
-	Port       int            `json:"port"`
-	CreatedAt  time.Time      `json:"created_at"`
-	Ahead      int            `json:"ahead"`
-	Behind     int            `json:"behind"`
-	Dirty      int            `json:"dirty"`
-	Insertions int            `json:"insertions"`
-	Deletions  int            `json:"deletions"`
-	Missing    bool           `json:"missing,omitempty"`
+	Limit     *state.Limit   `json:"limit,omitempty"`
+	TurnError text.Untrusted `json:"turn_error,omitzero"`
+	Task      text.Untrusted `json:"task"`
+	Port      int            `json:"port"`
+	CreatedAt time.Time      `json:"created_at"`
+	// Life is the agent's own id (state.Record.Life).
+	Life       string `json:"life,omitempty"`
+	Ahead      int    `json:"ahead"`
+	Behind     int    `json:"behind"`
+	Dirty      int    `json:"dirty"`
+	Insertions int    `json:"insertions"`
+	Deletions  int    `json:"deletions"`
+	Missing    bool   `json:"missing,omitempty"`
 	// Interrupted: the user stopped its last turn (Esc); no turn finished.
 	Interrupted bool `json:"interrupted,omitempty"`
 	// PR is the branch's pull request as last polled (owt pr).
@@ -291,7 +293,7 @@ func addMessages(items []Item) {
 	agents := make([]outbox.Agent, len(items))
 	since := make(map[outbox.Agent]time.Time, len(items))
 	for i, it := range items {
-		agents[i] = outbox.Agent{Repo: it.Repo, Name: it.Name}
+		agents[i] = outbox.Agent{Repo: it.Repo, Name: it.Name, Life: it.Life}
 		since[agents[i]] = it.CreatedAt
 	}
 	counts := outbox.Default().PeerCounts(agents, since)
@@ -315,7 +317,7 @@ func itemOf(r *state.Record, loc *workspace.Locator) Item {
 		Session: r.Session, Live: where.Place == workspace.Here, Where: where.Place.String(),
 		Tool: workspace.ToolOf(r), Status: string(r.Status), StatusSince: r.StatusSince,
 		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: text.From(r.Task),
-		Port: r.Port, CreatedAt: r.CreatedAt, WaitingFor: r.WaitingFor, Limit: r.Limit, TurnError: r.TurnError,
+		Port: r.Port, CreatedAt: r.CreatedAt, Life: r.Life, WaitingFor: r.WaitingFor, Limit: r.Limit, TurnError: r.TurnError,
 		PR: r.PR, NeedsYou: r.NeedsYou(), Reactions: r.Reactions, Resolve: r.Resolve,
 		Interrupted: r.Interrupted && r.Status == state.Idle, Spawner: r.Spawner,
 		Swarm: swarmOf(r), Template: r.Template, Issue: r.Issue,

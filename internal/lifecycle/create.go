@@ -524,7 +524,7 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 			}
 			now := w.Now()
 			rec = &state.Record{
-				Name: name, Repo: w.Repo.Root, Branch: branch, Base: base, BaseCommit: baseCommit,
+				Name: name, Life: state.NewLife(), Repo: w.Repo.Root, Branch: branch, Base: base, BaseCommit: baseCommit,
 				Path: w.WorktreePath(name), Session: session, Tool: tool, Task: task,
 				Plan: o.Plan, NoAgent: o.NoAgent, NoSetup: o.NoSetup, Port: port,
 				Status: state.Starting, StatusSince: now, Source: state.FromOwt, CreatedAt: now,
@@ -606,13 +606,19 @@ func refClash(branch string, branches map[string]string) string {
 
 // dropRecord forgets the record called name.
 func (w *Worktrees) dropRecord(name string) error {
+	var gone []*state.Record
 	err := w.Store.Update(func(f *state.File) error {
+		gone = gone[:0]
+		if r := f.Records[name]; r != nil {
+			gone = append(gone, r)
+		}
 		delete(f.Records, name)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("could not forget the record of %s: %w", name, err)
 	}
+	AbandonMail(gone, w.Logf)
 	return nil
 }
 

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
+	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -16,12 +18,18 @@ var ErrSwarmWorker = errors.New("not a worktree")
 // records of its swarm's workers, whose windows died with its session.
 func (w *Worktrees) dropWithWorkers(name string) error {
 	var workers []string
+	var gone []*state.Record
 	err := w.Store.Update(func(f *state.File) error {
+		gone = gone[:0]
+		if r := f.Records[name]; r != nil {
+			gone = append(gone, r)
+		}
 		delete(f.Records, name)
 		for n, r := range f.Records {
 			if r.WorkerOf(name) {
 				delete(f.Records, n)
 				workers = append(workers, n)
+				gone = append(gone, r)
 			}
 		}
 		return nil
@@ -32,7 +40,32 @@ func (w *Worktrees) dropWithWorkers(name string) error {
 	if err != nil {
 		return fmt.Errorf("could not forget the records of %s and its swarm: %w", name, err)
 	}
+	AbandonMail(gone, w.Logf)
 	return nil
+}
+
+// AgentDeleted is why a message queued for an agent that was deleted is
+// undeliverable.
+const AgentDeleted = "the agent it was for was deleted"
+
+// AbandonMail settles the messages still queued for the agents gone (just
+// forgotten) as undeliverable, and forgets the message loops they were
+// in: those were their lives', and a later agent given one of their names
+// inherits none of it; owt messages shows what became of the messages.
+func AbandonMail(gone []*state.Record, logf func(string, ...any)) {
+	box := outbox.Default()
+	for _, r := range gone {
+		if n, err := box.Abandon(outbox.Of(r), AgentDeleted); err != nil {
+			logf("messages queued for %s: %v", r.Name, err)
+		} else if n > 0 {
+			logf("%d message(s) queued for %s were not delivered: it was deleted", n, r.Name)
+		}
+		if len(box.Loops(time.Now())) > 0 {
+			if err := box.ForgetLoopsOf(r.Repo, r.Name); err != nil {
+				logf("message loops of %s: %v", r.Name, err)
+			}
+		}
+	}
 }
 
 // SwarmWorkerWithoutHost is owt doctor's finding of a swarm worker whose

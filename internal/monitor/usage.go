@@ -51,7 +51,7 @@ func (m *monitor) readUsage(now time.Time) {
 				// A swarm's workers share a folder, and an in-place agent
 				// works in the user's own checkout, where the user's own
 				// sessions are: only what its hooks name is its own.
-				Since: r.CreatedAt, Shared: r.Swarm != nil || r.InPlace || paths[r.Path] > 1, Recovered: r.Recovered})
+				Since: r.CreatedAt, Life: r.Life, Sessions: r.Sessions, Shared: r.Swarm != nil || r.InPlace || paths[r.Path] > 1, Recovered: r.Recovered})
 		}
 	}
 	if len(srcs) == 0 {

@@ -177,6 +177,16 @@ func (b Box) DismissLoops(repo, name string) (int, error) {
 	return n, err
 }
 
+// ForgetLoopsOf forgets every loop agent name of repo was in, either
+// way: it was deleted, and a later agent given its name is in none.
+func (b Box) ForgetLoopsOf(repo, name string) error {
+	return b.loopsDoc().Update(func(f *loopsFile) (bool, error) {
+		n := len(f.Loops)
+		f.Loops = slices.DeleteFunc(f.Loops, func(o Loop) bool { return o.Repo == repo && (o.From == name || o.To == name) })
+		return len(f.Loops) != n, nil
+	})
+}
+
 // DismissLoop forgets the pair from → to of repo.
 func (b Box) DismissLoop(repo, from, to string) error {
 	return b.loopsDoc().Update(func(f *loopsFile) (bool, error) {

@@ -38,11 +38,17 @@ const (
 	Withdrawn     State = "withdrawn"     // taken back untyped: its cause went away (Why)
 )
 
-// Agent names an agent: the worktree called Name of the repository at Repo.
+// Agent names an agent: the worktree called Name of the repository at
+// Repo, in its life Life (state.Record.Life): a later agent given the same
+// name has an outbox of its own, and never gets this one's messages.
 type Agent struct {
 	Repo string `json:"repo"`
 	Name string `json:"name"`
+	Life string `json:"life,omitempty"`
 }
+
+// Of is the agent of rec.
+func Of(rec *state.Record) Agent { return Agent{Repo: rec.Repo, Name: rec.Name, Life: rec.Life} }
 
 // Message is one text owed to an agent. Kind and Key identify it: the
 // same (agent, kind, key) is queued once, whatever its state.
@@ -81,9 +87,14 @@ type Box struct{ Dir string }
 func Default() Box { return Box{Dir: filepath.Join(state.Dir(), "outbox")} }
 
 // path is the file of agent a: named after the worktree, with a hash of
-// the repo and name so equal names in two repos do not meet.
+// the repo, name and life so equal names in two repos, or two lives of
+// one name, do not meet (a record from before lives has the name's file).
 func (b Box) path(a Agent) string {
-	sum := sha256.Sum256([]byte(a.Repo + "\x00" + a.Name))
+	key := a.Repo + "\x00" + a.Name
+	if a.Life != "" {
+		key += "\x00" + a.Life
+	}
+	sum := sha256.Sum256([]byte(key))
 	return filepath.Join(b.Dir, safeName(a.Name)+"-"+hex.EncodeToString(sum[:])[:12]+".json")
 }
 
@@ -351,4 +362,52 @@ const HeldByUser = "the user is on its pane"
 // over (idle), it waits for nobody, it lives and has started.
 func Ready(rec *state.Record) bool {
 	return rec.Status == state.Idle && !rec.NoAgent && rec.Pane != "" && !rec.Creating
+}
+
+// Abandon settles every queued message of a as undeliverable, why saying
+// why (its agent was deleted): none waits for a later agent of the name.
+// It reports how many there were.
+func (b Box) Abandon(a Agent, why string) (int, error) {
+	n := 0
+	err := b.update(a, func(f *file) bool {
+		for _, m := range f.Messages {
+			if m.State == Queued {
+				m.State, m.Why = Undeliverable, why
+				n++
+			}
+		}
+		return n > 0
+	})
+	return n, err
+}
+
+// Mailbox is one agent's outbox as it is on disk.
+type Mailbox struct {
+	Agent    Agent
+	Messages []Message
+}
+
+// All are the outboxes of repo's agents, every life's (those of agents
+// deleted since too), with their messages of kind, oldest first. A file
+// that cannot be read is left out.
+func (b Box) All(repo, kind string) ([]Mailbox, error) {
+	paths, err := filepath.Glob(filepath.Join(b.Dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []Mailbox
+	for _, p := range paths {
+		f, err := readFile(p, Agent{})
+		if err != nil || f.Agent.Repo != repo {
+			continue
+		}
+		mb := Mailbox{Agent: f.Agent}
+		for _, m := range f.Messages {
+			if m.Kind == kind {
+				mb.Messages = append(mb.Messages, *m)
+			}
+		}
+		out = append(out, mb)
+	}
+	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -115,9 +116,11 @@ func (p *Peers) Send(to, msg string) ([]Sent, error) {
 	cfg := p.W.Config.MCP
 	out := make([]Sent, 0, len(targets))
 	ready := map[string]bool{}
+	agents := map[string]outbox.Agent{}
 	for _, r := range targets {
 		out = append(out, p.queue(me, r, body, cfg.MessageLimit, cfg.MessageWindow.Duration))
 		ready[r.Name] = outbox.Ready(r)
+		agents[r.Name] = outbox.Of(r)
 	}
 	// The courier is the monitor's: make sure this server has one.
 	if err := daemon.EnsureRunning(p.W.Self, p.W.Tmux); err != nil {
@@ -128,14 +131,14 @@ func (p *Peers) Send(to, msg string) ([]Sent, error) {
 		}
 		return out, nil
 	}
-	p.await(me.Repo, out, ready)
+	p.await(agents, out, ready)
 	return out, nil
 }
 
 // queue puts one message in r's outbox, unless the loop guard refuses it.
 func (p *Peers) queue(me, r *state.Record, body string, limit int, window time.Duration) Sent {
 	now := p.Now()
-	a := outbox.Agent{Repo: r.Repo, Name: r.Name}
+	a := outbox.Of(r)
 	m := outbox.Message{Kind: outbox.KindPeer, Key: newID(now), From: me.Name, Text: signed(me.Name, body)}
 	got, err := p.Box.EnqueueChecked(a, m, now, func(old []outbox.Message) error {
 		return guard(old, me.Name, m.Text, r.CreatedAt, now, limit, window)
@@ -210,7 +213,7 @@ func (p *Peers) traffic(me, to *state.Record, body string, now time.Time) {
 // await waits, up to DeliverWait, until every queued message of sent to
 // a peer that was ready (its turn over) is settled, and fills in what
 // became of each: a busy peer's message is not waited for.
-func (p *Peers) await(repo string, sent []Sent, ready map[string]bool) {
+func (p *Peers) await(agents map[string]outbox.Agent, sent []Sent, ready map[string]bool) {
 	deadline := time.Now().Add(p.DeliverWait)
 	for {
 		pending := 0
@@ -219,7 +222,7 @@ func (p *Peers) await(repo string, sent []Sent, ready map[string]bool) {
 			if s.Result != Queued {
 				continue
 			}
-			m, ok, err := p.Box.Lookup(outbox.Agent{Repo: repo, Name: s.To}, outbox.KindPeer, s.ID)
+			m, ok, err := p.Box.Lookup(agents[s.To], outbox.KindPeer, s.ID)
 			switch {
 			case err != nil || !ok:
 				continue
@@ -281,7 +284,7 @@ func (p *Peers) Check(all bool) ([]Received, error) {
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := p.Box.Read(outbox.Agent{Repo: me.Repo, Name: p.Me}, outbox.KindPeer, me.CreatedAt, p.Now())
+	msgs, err := p.Box.Read(outbox.Of(me), outbox.KindPeer, me.CreatedAt, p.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -305,9 +308,11 @@ func (p *Peers) Check(all bool) ([]Received, error) {
 
 // Entry is one message between two agents, as owt messages shows it.
 type Entry struct {
-	ID       string         `json:"id"`
-	From     string         `json:"from"`
-	To       string         `json:"to"`
+	ID   string `json:"id"`
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Former: To names an agent since deleted, not the one of that name now.
+	Former   bool           `json:"former,omitempty"`
 	Text     text.Untrusted `json:"text"`
 	State    string         `json:"state"`
 	Why      string         `json:"why,omitempty"`
@@ -317,20 +322,40 @@ type Entry struct {
 }
 
 // Log is every message between the agents recs, oldest first; with name,
-// only those from or to it.
+// only those from or to it. Messages to an agent since deleted (another
+// life of a name, Former) are there too, as they ended: the queued ones
+// were settled undeliverable when it went, and never reach a later agent
+// given its name.
 func Log(box outbox.Box, recs []*state.Record, name string) ([]Entry, error) {
 	var out []Entry
+	cur := make(map[outbox.Agent]*state.Record, len(recs))
+	var repos []string
 	for _, r := range recs {
-		msgs, err := box.Messages(outbox.Agent{Repo: r.Repo, Name: r.Name}, outbox.KindPeer)
+		cur[outbox.Of(r)] = r
+		if !slices.Contains(repos, r.Repo) {
+			repos = append(repos, r.Repo)
+		}
+	}
+	for _, repo := range repos {
+		boxes, err := box.All(repo, outbox.KindPeer)
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range msgs {
-			if name != "" && r.Name != name && m.From != name || m.QueuedAt.Before(r.CreatedAt) {
-				continue
+		for _, mb := range boxes {
+			r := cur[mb.Agent]
+			for _, m := range mb.Messages {
+				if name != "" && mb.Agent.Name != name && m.From != name {
+					continue
+				}
+				// A record from before lives shares its name's file with
+				// an earlier agent of the name: its time tells them apart.
+				former := r == nil || m.QueuedAt.Before(r.CreatedAt)
+				if former && m.State == outbox.Queued {
+					m.State, m.Why = outbox.Undeliverable, "the agent it was for was deleted"
+				}
+				out = append(out, Entry{ID: m.Key, From: m.From, To: mb.Agent.Name, Former: former, Text: text.From(strings.TrimPrefix(m.Text, prefix(m.From))),
+					State: string(m.State), Why: m.Why, QueuedAt: m.QueuedAt, SentAt: m.SentAt, ReadAt: m.ReadAt})
 			}
-			out = append(out, Entry{ID: m.Key, From: m.From, To: r.Name, Text: text.From(strings.TrimPrefix(m.Text, prefix(m.From))),
-				State: string(m.State), Why: m.Why, QueuedAt: m.QueuedAt, SentAt: m.SentAt, ReadAt: m.ReadAt})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].QueuedAt.Before(out[j].QueuedAt) })

@@ -284,7 +284,7 @@ func (x *Reactor) fail(rec *state.Record, f failure, cfg config.Reaction) error 
 // attempt number after the attempts started again) does not stand for
 // this one: it goes under a fresh key.
 func (x *Reactor) enqueue(rec *state.Record, f failure, cfg config.Reaction, key string, now time.Time) (string, error) {
-	a := outbox.Agent{Repo: rec.Repo, Name: rec.Name}
+	a := outbox.Of(rec)
 	msg := outbox.Message{Kind: Kind(f.reaction), Key: key, Text: render(cfg, f.data), From: "reaction " + f.reaction}
 	got, added, err := x.Box.Enqueue(a, msg, now)
 	if err != nil || added || got.State == outbox.Queued {
@@ -318,7 +318,7 @@ func (x *Reactor) pass(rec *state.Record, reaction, seen string) error {
 		}
 		st.Seen = seen
 		if st.Pending != "" {
-			a := outbox.Agent{Repo: cur.Repo, Name: cur.Name}
+			a := outbox.Of(cur)
 			ok, err := x.Box.Withdraw(a, Kind(reaction), st.Pending, "its cause is gone: "+reaction+" passes now")
 			if err != nil {
 				return fmt.Errorf("withdraw its message: %w", err)
@@ -347,7 +347,7 @@ func (x *Reactor) settle(rec *state.Record) {
 		if st == nil || st.Pending == "" {
 			continue
 		}
-		m, ok, err := x.Box.Lookup(outbox.Agent{Repo: rec.Repo, Name: rec.Name}, Kind(name), st.Pending)
+		m, ok, err := x.Box.Lookup(outbox.Of(rec), Kind(name), st.Pending)
 		if err != nil || !ok || m.State == outbox.Queued {
 			continue
 		}

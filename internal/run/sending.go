@@ -10,6 +10,9 @@ type Sending struct {
 	Message
 	Key     string `json:"key"`
 	Attempt int    `json:"attempt"`
+	// Life is the life of the task's agent it was queued for (its
+	// outbox is that life's).
+	Life string `json:"life,omitempty"`
 }
 
 // SendingOf is how the engine names msg for task t's current attempt: the

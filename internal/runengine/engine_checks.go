@@ -57,7 +57,7 @@ func (e *Engine) act(r *run.Run, t *run.TaskRun, rec *state.Record, pt *runplan.
 	if v.Action == run.RunChecks {
 		e.startChecks(r.Name, r.Repo, *t, rec.Path, r.Plan.ChecksOf(pt), r.Plan.ReviewOf(pt), v.Tree, t.Memo.Checks)
 	}
-	return e.mailOf(r, t, v, now)
+	return e.mailOf(r, t, rec, v, now)
 }
 
 // startChecks runs the checks on tree in the worktree at dir, in the

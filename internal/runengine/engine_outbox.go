@@ -23,19 +23,21 @@ func (e *Engine) box() outbox.Box {
 	return e.Outbox
 }
 
-func agentOf(r *run.Run, t *run.TaskRun) outbox.Agent {
-	return outbox.Agent{Repo: r.Repo, Name: t.Name}
+// agentOf is the outbox of task t's agent in its life life.
+func agentOf(r *run.Run, t *run.TaskRun, life string) outbox.Agent {
+	return outbox.Agent{Repo: r.Repo, Name: t.Name, Life: life}
 }
 
 // mailOf queues the message a verdict owes (a no-op when it is queued
 // already) or looks up the one the task waits on; nil when there is none
 // or the outbox cannot be read.
-func (e *Engine) mailOf(r *run.Run, t *run.TaskRun, v run.Verdict, now time.Time) *mail {
+func (e *Engine) mailOf(r *run.Run, t *run.TaskRun, rec *state.Record, v run.Verdict, now time.Time) *mail {
 	box := e.box()
 	switch {
 	case v.Action == run.SendMessage && v.Message != nil:
 		s := run.SendingOf(r, t, *v.Message)
-		m, added, err := box.Enqueue(agentOf(r, t), outbox.Message{
+		s.Life = rec.Life
+		m, added, err := box.Enqueue(agentOf(r, t, s.Life), outbox.Message{
 			Kind: s.Kind, Key: s.Key, Text: s.Text, From: fmt.Sprintf("run %s, task %s", r.Name, t.ID),
 		}, now)
 		if err != nil {
@@ -44,7 +46,7 @@ func (e *Engine) mailOf(r *run.Run, t *run.TaskRun, v run.Verdict, now time.Time
 		}
 		return &mail{msg: m, sending: s, added: added}
 	case t.Sending != nil && t.Sending.Attempt == t.Attempt:
-		m, ok, err := box.Lookup(agentOf(r, t), t.Sending.Kind, t.Sending.Key)
+		m, ok, err := box.Lookup(agentOf(r, t, t.Sending.Life), t.Sending.Kind, t.Sending.Key)
 		if err != nil {
 			e.logf(r.Repo, t.Name, "run %s: task %s: %v", r.Name, t.ID, err)
 		}

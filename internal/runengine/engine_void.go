@@ -21,7 +21,7 @@ func (e *Engine) voidMessages(name string, now time.Time) error {
 		if t.Sending == nil || t.State == run.Running || t.State == run.NeedsYou {
 			continue
 		}
-		a := agentOf(r, t)
+		a := agentOf(r, t, t.Sending.Life)
 		m, ok, err := e.box().Lookup(a, t.Sending.Kind, t.Sending.Key)
 		if err == nil && ok && m.State == outbox.Queued {
 			withdrawn, err := e.box().Withdraw(a, m.Kind, m.Key, "its task is "+string(t.State))

@@ -9,6 +9,7 @@
 package state
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -17,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -109,7 +111,12 @@ func resetWhen(t, now time.Time) string {
 
 // Record is one worktree and its agent.
 type Record struct {
-	Name       string `json:"name"`
+	Name string `json:"name"`
+	// Life is this agent's own id, drawn when it is made (NewLife): a
+	// later agent given the same name is another life, and the messages,
+	// usage and other records kept per agent are keyed by it, so none of
+	// this one's pass to that one. "" on records from before lives.
+	Life       string `json:"life,omitempty"`
 	Repo       string `json:"repo"`
 	Branch     string `json:"branch"`
 	Base       string `json:"base"`
@@ -217,6 +224,10 @@ type Record struct {
 	// tokens from it (internal/usage).
 	AgentSession string `json:"agent_session,omitempty"`
 	Transcript   string `json:"transcript,omitempty"`
+	// Sessions are every tool session id hooks named in this life
+	// (oldest first, at most MaxSessions): the usage tracker counts only
+	// their files, not an earlier agent's in the same folder.
+	Sessions []string `json:"sessions,omitempty"`
 	// Resume is how owt last started the agent again in its existing
 	// worktree (owt restore, owt attach, doctor --fix, a run's resume):
 	// the runner resumes the tool's own session while Outcome is pending.
@@ -268,6 +279,33 @@ type SwarmRole struct {
 
 // WorkerOf reports whether r is a swarm worker of the worktree host.
 func (r *Record) WorkerOf(host string) bool { return r.Swarm != nil && r.Swarm.Host == host }
+
+// MaxSessions is how many session ids a record keeps.
+const MaxSessions = 32
+
+// NoteSession adds the tool session id to the life's Sessions, dropping
+// the oldest past MaxSessions; it reports whether it was new.
+func (r *Record) NoteSession(id string) bool {
+	if id == "" || slices.Contains(r.Sessions, id) {
+		return false
+	}
+	r.Sessions = append(r.Sessions, id)
+	if n := len(r.Sessions); n > MaxSessions {
+		r.Sessions = append([]string(nil), r.Sessions[n-MaxSessions:]...)
+	}
+	return true
+}
+
+// NewLife is a fresh random id for an agent's life (Record.Life).
+func NewLife() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		// crypto/rand does not fail on the systems owt runs on; the
+		// clock still tells two lives apart.
+		return fmt.Sprintf("t%x", time.Now().UnixNano())
+	}
+	return hex.EncodeToString(b[:])
+}
 
 // HookRing is how many hook events a record keeps.
 const HookRing = 8

@@ -93,7 +93,7 @@ func Explain(w *workspace.Workspace, name string, runs run.Store, box outbox.Box
 		}
 		v.Reactions = append(v.Reactions, WhyReaction{Name: n, Attempts: re.Attempts, Pending: re.Pending, NeedsYou: re.NeedsYou, At: re.At})
 	}
-	msgs, err := box.Queued(outbox.Agent{Repo: r.Repo, Name: r.Name})
+	msgs, err := box.Queued(outbox.Of(r))
 	if err != nil {
 		return v, fmt.Errorf("read the outbox of %s: %w", r.Name, err)
 	}

@@ -112,6 +112,9 @@ func noteSession(r *state.Record, c Change) bool {
 	if hookevent.ValidSessionID(c.AgentSession) && c.AgentSession != r.AgentSession {
 		r.AgentSession, learned = c.AgentSession, true
 	}
+	if hookevent.ValidSessionID(c.AgentSession) && r.NoteSession(c.AgentSession) {
+		learned = true
+	}
 	if c.Transcript != "" && c.Transcript != r.Transcript {
 		r.Transcript, learned = c.Transcript, true
 	}

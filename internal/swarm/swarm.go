@@ -279,7 +279,7 @@ func (s *Swarms) startWorkers(host *state.Record, tool, goal string, roles []str
 				return badOption("%s exists already ('owt swarm stop %s' ends the swarm)", names[i], host.Name)
 			}
 			r := &state.Record{
-				Name: names[i], Repo: h.Repo, Branch: h.Branch, Base: h.Base, BaseCommit: h.BaseCommit,
+				Name: names[i], Life: state.NewLife(), Repo: h.Repo, Branch: h.Branch, Base: h.Base, BaseCommit: h.BaseCommit,
 				Path: h.Path, Session: h.Session, SessionID: h.SessionID, Socket: h.Socket, Server: h.Server,
 				Port: h.Port, Tool: tool, Task: prompt(m, goal, host, members),
 				// One after the other, so they list in the order of roles.
@@ -348,8 +348,13 @@ func (s *Swarms) setPane(r *state.Record, pane string) error {
 // forget drops the records called names, and their Claude --mcp-config
 // files.
 func (s *Swarms) forget(names []string) error {
+	var gone []*state.Record
 	err := s.W.Store.Update(func(f *state.File) error {
+		gone = gone[:0]
 		for _, n := range names {
+			if r := f.Records[n]; r != nil {
+				gone = append(gone, r)
+			}
 			delete(f.Records, n)
 		}
 		return nil
@@ -358,6 +363,7 @@ func (s *Swarms) forget(names []string) error {
 		for _, n := range names {
 			_ = os.Remove(state.MCPConfigPath(s.W.Repo.Root, n))
 		}
+		lifecycle.AbandonMail(gone, s.W.Logf)
 	}
 	return err
 }

@@ -33,6 +33,9 @@ type Agent struct {
 	// Since is when the agent's record was made: a new agent of the same
 	// name starts afresh, the old one's usage kept as NAME@SINCE.
 	Since time.Time `json:"since,omitzero"`
+	// Life is the agent's own id (its record's); "" for usage kept
+	// before lives.
+	Life string `json:"life,omitempty"`
 	// Model is the model of the agent's latest tokens.
 	Model string `json:"model,omitempty"`
 	Tokens

@@ -31,6 +31,13 @@ type Source struct {
 	// Since is when the agent was made: older session files in its
 	// folder are not its.
 	Since time.Time
+	// Life is the agent's own id (its record's): another agent given
+	// the same name later is another life, with usage of its own.
+	Life string
+	// Sessions are the tool session ids its hooks named in this life:
+	// once there are some, a session file in its folder is its only when
+	// it is one of them (an earlier agent's of the same name is not).
+	Sessions []string
 	// Shared: other agents work in Dir too (a swarm): only Transcript
 	// tells its files from theirs.
 	Shared bool
@@ -137,7 +144,7 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 			if a != nil && s.Recovered && !a.Since.IsZero() {
 				s.Since = a.Since // rebuilt: the agent it always was, its files read once
 			}
-			if a != nil && !a.Since.IsZero() && !s.Since.IsZero() && !a.Since.Equal(s.Since) {
+			if a != nil && otherLife(a, s) {
 				// Another agent of the same name (the first was deleted):
 				// the first one's spend stays, under its own key.
 				f.Agents[s.Name+"@"+a.Since.Local().Format("2006-01-02T15:04:05")] = a
@@ -145,7 +152,7 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 				a = nil
 			}
 			if a == nil {
-				a = &Agent{Tool: s.Tool, Since: s.Since, Files: map[string]*FileState{}, Days: Days{}}
+				a = &Agent{Tool: s.Tool, Since: s.Since, Life: s.Life, Files: map[string]*FileState{}, Days: Days{}}
 				f.Agents[s.Name] = a
 				changed = append(changed, s.Name)
 			}
@@ -155,7 +162,7 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 			if s.Tool == FormatOpenCode && !s.Shared {
 				openCode = append(openCode, s)
 			}
-			t.discover(a, s, codexFiles)
+			t.discover(a, s, codexFiles, claimed(f, s.Name))
 			grew := false
 			for path, fst := range a.Files {
 				if fst.Format == FormatOpenCode {
@@ -186,8 +193,8 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 					grew = true
 				}
 			}
-			if grew || repriced || a.Tool != s.Tool || a.Since.IsZero() && !s.Since.IsZero() {
-				a.Tool, a.Since = s.Tool, s.Since
+			if grew || repriced || a.Tool != s.Tool || a.Since.IsZero() && !s.Since.IsZero() || a.Life != s.Life {
+				a.Tool, a.Since, a.Life = s.Tool, s.Since, s.Life
 				a.sum(prices)
 				a.Updated = now
 				changed = append(changed, s.Name)
@@ -276,10 +283,54 @@ func (t *Tracker) save(repo string, mine *File, names []string) {
 	}
 }
 
-// discover adds the session files of s that a has not read yet.
-func (t *Tracker) discover(a *Agent, s Source, codexFiles map[string][]string) {
+// otherLife reports whether the usage a kept under s's name is another
+// agent's: an earlier one given the same name. Their lives tell; for
+// usage kept before lives, the time each was made.
+func otherLife(a *Agent, s Source) bool {
+	if a.Life != "" && s.Life != "" {
+		return a.Life != s.Life
+	}
+	return !a.Since.IsZero() && !s.Since.IsZero() && !a.Since.Equal(s.Since)
+}
+
+// claimed are the session files the other agents of f (earlier lives of
+// name among them) read: none of them is name's.
+func claimed(f *File, name string) map[string]bool {
+	out := map[string]bool{}
+	for n, a := range f.Agents {
+		if n == name || a == nil {
+			continue
+		}
+		for p := range a.Files {
+			out[p] = true
+		}
+	}
+	return out
+}
+
+// ownSession reports whether the session file at path, found in s's
+// folder, is one of s's sessions: any while its hooks named none (then
+// only its age and claimed tell), else only those they named. Claude
+// names a transcript after its session id; Codex ends a rollout's name
+// with it.
+func ownSession(s Source, path string) bool {
+	if len(s.Sessions) == 0 {
+		return true
+	}
+	base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	for _, id := range s.Sessions {
+		if base == id || strings.HasSuffix(base, "-"+id) {
+			return true
+		}
+	}
+	return false
+}
+
+// discover adds the session files of s that a has not read yet; files
+// another agent read (claimed) are not s's.
+func (t *Tracker) discover(a *Agent, s Source, codexFiles map[string][]string, claimed map[string]bool) {
 	add := func(path, format string) {
-		if _, ok := a.Files[path]; !ok && path != "" {
+		if _, ok := a.Files[path]; !ok && path != "" && !claimed[path] {
 			a.Files[path] = &FileState{Format: format, Days: Days{}}
 		}
 	}
@@ -290,7 +341,9 @@ func (t *Tracker) discover(a *Agent, s Source, codexFiles map[string][]string) {
 		}
 		if !s.Shared {
 			for _, p := range recentFiles(filepath.Join(t.ClaudeDir, "projects", ClaudeProject(s.Dir)), ".jsonl", s.Since) {
-				add(p, FormatClaude)
+				if ownSession(s, p) {
+					add(p, FormatClaude)
+				}
 			}
 		}
 		// A session's subagents write beside it:
@@ -305,7 +358,9 @@ func (t *Tracker) discover(a *Agent, s Source, codexFiles map[string][]string) {
 	case FormatCodex:
 		if !s.Shared {
 			for _, p := range codexFiles[s.Dir] {
-				add(p, FormatCodex)
+				if ownSession(s, p) {
+					add(p, FormatCodex)
+				}
 			}
 		}
 	case FormatGemini:

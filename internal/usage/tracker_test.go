@@ -211,3 +211,43 @@ func TestChangedPricesAreAppliedWithoutNewTokens(t *testing.T) {
 	require.Zero(t, read)
 	require.InDelta(t, 10*before, Summaries("/src/app")["p"].CostUSD, 1e-9, "ten times the price, ten times the cost")
 }
+
+// A new agent given a deleted one's name works in the same folder: it is
+// charged only its own sessions, never the deleted one's transcript, and
+// the repository's total counts that one once.
+func TestANewAgentOfANameIsChargedOnlyItsOwnSessions(t *testing.T) {
+	stateHome(t)
+	home := t.TempDir()
+	repo, wt := "/src/app", "/src/app.worktrees/b"
+	tr := &Tracker{Home: home, ClaudeDir: filepath.Join(home, ".claude")}
+	cl := lines(fixture(t, "claude-transcript.jsonl"))
+	dir := filepath.Join(home, ".claude", "projects", ClaudeProject(wt))
+	old, cur := filepath.Join(dir, "0ld5e55.jsonl"), filepath.Join(dir, "5ec0nd.jsonl")
+	write(t, old, bytes.Join(cl, nil))
+	first := Source{Repo: repo, Name: "b", Tool: "claude", Dir: wt, Life: "life1", Since: time.Now().Add(-time.Hour), Sessions: []string{"0ld5e55"}}
+	tr.Tick([]Source{first}, now)
+	all := Tokens{Input: 30, Output: 370, CacheWrite: 2500, CacheRead: 32000}
+	require.Equal(t, all, Summaries(repo)["b"].Tokens)
+
+	// b is deleted and a new b made a moment later: before its hooks
+	// name a session, and after.
+	second := Source{Repo: repo, Name: "b", Tool: "claude", Dir: wt, Life: "life2", Since: time.Now()}
+	tr.Tick([]Source{second}, now)
+	require.Nil(t, Summaries(repo)["b"], "the new b has spent nothing yet")
+	write(t, cur, bytes.Join(cl[:3], nil))
+	second.Sessions = []string{"5ec0nd"}
+	tr.Tick([]Source{second}, now)
+	mine := Tokens{Input: 10, Output: 250, CacheWrite: 2000, CacheRead: 15000}
+	sums := Summaries(repo)
+	require.Equal(t, mine, sums["b"].Tokens, "only its own session")
+	var total int64
+	for _, s := range sums {
+		total += s.TotalTokens
+	}
+	require.Equal(t, all.Total()+mine.Total(), total, "the first b's transcript counted once")
+
+	// A fresh tracker (a new monitor) reads the same.
+	read, _ := (&Tracker{Home: home, ClaudeDir: filepath.Join(home, ".claude")}).Tick([]Source{second}, now)
+	require.Zero(t, read)
+	require.Equal(t, mine, Summaries(repo)["b"].Tokens)
+}

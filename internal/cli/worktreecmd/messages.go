@@ -60,7 +60,11 @@ func MessagesCommand(f *cmdutil.Factory) *cli.Command {
 				if e.State == string(outbox.Delivered) && e.ReadAt.IsZero() {
 					state = "delivered, unread"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", workspace.Age(now.Sub(e.QueuedAt)), e.From, e.To, state, e.Text.Short(60))
+				to := e.To
+				if e.Former {
+					to += " (deleted)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", workspace.Age(now.Sub(e.QueuedAt)), e.From, to, state, e.Text.Short(60))
 			}
 			return tw.Flush()
 		},
