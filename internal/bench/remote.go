@@ -352,7 +352,7 @@ func startBenchHost(w *world) (*benchHost, error) {
 func (h *benchHost) hookToBar(name, clone, event string, done func() bool) (time.Duration, error) {
 	c := exec.Command("runuser", "-u", h.user, "--", "env", "-i", "HOME="+h.home, "USER="+h.user,
 		"PATH="+h.home+"/.local/bin:/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8",
-		"OWT_NAME="+name, "OWT_REPO="+clone, "owt", "hook", "claude", event)
+		"OWT_NAME="+name, "OWT_REPO="+clone, agentIDEnv(filepath.Join(h.home, ".local", "state", "owt"), name), "owt", "hook", "claude", event)
 	c.Dir = h.home
 	c.Stdin = strings.NewReader(`{"hook_event_name":"` + event + `"}`)
 	start := time.Now()

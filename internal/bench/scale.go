@@ -117,7 +117,7 @@ func scaleFigures(w *world, bin string) {
 		}
 	}
 	if idle.Name != "" {
-		env := []string{"OWT_NAME=" + idle.Name, "OWT_REPO=" + repo}
+		env := []string{"OWT_NAME=" + idle.Name, "OWT_REPO=" + repo, agentIDEnv(filepath.Join(w.root, "state", "owt"), idle.Name)}
 		var lat []time.Duration
 		for i := 0; i < 10; i++ {
 			lat = append(lat, w.hookToOption(repo, bin, env, idle.Session, []string{"waiting", "idle"}[i%2]))

@@ -44,7 +44,7 @@ func statusFigures(w *world, bin, repo string) {
 	it.Repo = repo // owt status names the worktree, not its repo
 	// Agents report the cwd they run in: the worktree (the default dir).
 	worktree := filepath.Join(filepath.Dir(repo), filepath.Base(repo)+".worktrees", it.Name)
-	env := []string{"OWT_NAME=" + it.Name, "OWT_REPO=" + it.Repo}
+	env := []string{"OWT_NAME=" + it.Name, "OWT_REPO=" + it.Repo, agentIDEnv(filepath.Join(w.root, "state", "owt"), it.Name)}
 	hookBin := func(hb, event string) time.Duration {
 		payload := fmt.Sprintf(`{"session_id":"bench","cwd":%q,"hook_event_name":%q}`, worktree, event)
 		c := w.cmd(repo, hb, "hook", "claude", event)

@@ -18,7 +18,7 @@ import (
 )
 
 // hookWithin runs "owt hook claude EVENT" for the worktree called name as
-// its agent would, and fails the test if it has not returned after
+// its agent would (with its environment: agentEnv), and fails the test if it has not returned after
 // limit: a hook that hangs stalls its agent.
 func (e *Env) hookWithin(t *testing.T, limit time.Duration, repo, name, event string) {
 	t.Helper()
@@ -26,7 +26,7 @@ func (e *Env) hookWithin(t *testing.T, limit time.Duration, repo, name, event st
 	defer cancel()
 	cmd := exec.CommandContext(ctx, owtBin, "hook", "claude", event)
 	cmd.Dir = repo
-	cmd.Env = e.Environ("OWT_NAME="+name, "OWT_REPO="+repo)
+	cmd.Env = e.Environ(e.agentEnv(repo, name)...)
 	cmd.Stdin = strings.NewReader(`{"hook_event_name": "` + event + `"}`)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -69,29 +69,37 @@ func TestHookInAnotherWorktreeUpdatesThatWorktree(t *testing.T) {
 	e.WaitStatus(repo, "a", "working", 10*time.Second)
 	e.WaitStatus(repo, "b", "working", 10*time.Second)
 
-	// claude started in b's worktree from a shell of a's session: a's
-	// OWT_NAME, b's cwd. The event is b's.
+	// b's agent started from a shell of a's session (owt restarts it
+	// there): a's OWT_NAME, b's cwd and b's agent id. The event is b's.
 	sub := filepath.Join(b.Path, "src")
 	require.NoError(t, os.MkdirAll(sub, 0o755))
-	r := e.OwtIn(sub, []string{"OWT_NAME=a", "OWT_REPO=" + repo},
+	bID := e.agentEnv(repo, "b")[2]
+	r := e.OwtIn(sub, []string{"OWT_NAME=a", "OWT_REPO=" + repo, bID},
 		fmt.Sprintf(`{"cwd": %q, "hook_event_name": "Stop"}`, sub), "hook", "claude", "Stop")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.Equal(t, "idle", e.Status(repo, "b").Status)
 	require.Equal(t, "hook", e.Status(repo, "b").Source)
 	require.Equal(t, "working", e.Status(repo, "a").Status, "a's agent said nothing")
 
-	// In a's own agent pane, it is a's agent looking at b's files: a's.
-	aPane := e.Status(repo, "a").Pane
-	require.NotEmpty(t, aPane)
-	r = e.OwtIn(sub, []string{"OWT_NAME=a", "OWT_REPO=" + repo, "TMUX_PANE=" + aPane},
+	// Another claude started there by hand is neither's agent (issue 32
+	// item 4): it carries no agent id.
+	r = e.OwtIn(sub, []string{"OWT_NAME=a", "OWT_REPO=" + repo},
+		fmt.Sprintf(`{"cwd": %q, "hook_event_name": "UserPromptSubmit"}`, sub), "hook", "claude", "UserPromptSubmit")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Equal(t, "idle", e.Status(repo, "b").Status, "not b's agent")
+	require.Equal(t, "working", e.Status(repo, "a").Status, "not a's agent")
+
+	// a's agent looking at b's files: a's, by its id (or, for an agent
+	// of an older owt with none, by its pane).
+	r = e.OwtIn(sub, e.agentEnv(repo, "a"),
 		fmt.Sprintf(`{"cwd": %q, "hook_event_name": "Stop"}`, sub), "hook", "claude", "Stop")
 	require.Equal(t, 0, r.Code, r.Stderr)
-	require.Equal(t, "idle", e.Status(repo, "a").Status, "the hook ran in a's agent pane")
+	require.Equal(t, "idle", e.Status(repo, "a").Status, "the hook came from a's agent")
 	e.MustOwt(repo, "send", "a", "!sleep 60s") // a works again for the check below
 	e.WaitStatus(repo, "a", "working", 10*time.Second)
 
 	// A cwd in no worktree (the main checkout) leaves the environment's.
-	r = e.OwtIn(repo, []string{"OWT_NAME=a", "OWT_REPO=" + repo},
+	r = e.OwtIn(repo, e.agentEnv(repo, "a"),
 		fmt.Sprintf(`{"cwd": %q, "hook_event_name": "Stop"}`, repo), "hook", "claude", "Stop")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.Equal(t, "idle", e.Status(repo, "a").Status)

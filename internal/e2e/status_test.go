@@ -175,10 +175,10 @@ func TestHookStormEndsAtEachAgentsLastEvent(t *testing.T) {
 		cmds := fixture.HookCommands(t, filepath.Join(it.Path, ".claude", "settings.local.json"))
 		steps := append(append([]step{}, common...), lasts[i%len(lasts)].step)
 		// Half find their record through OWT_NAME/OWT_REPO like a session's
-		// agent, half through the cwd in the event.
-		var env []string
-		if i%2 == 0 {
-			env = []string{"OWT_NAME=" + name, "OWT_REPO=" + repo}
+		// agent, half through the cwd in the event; all carry the agent's id.
+		env := e.agentEnv(repo, name)
+		if i%2 != 0 {
+			env = env[2:]
 		}
 		wg.Add(1)
 		go func() {
@@ -418,7 +418,7 @@ func TestHookNeverFailsTheAgent(t *testing.T) {
 	// A good event still lands, found by the cwd in the event.
 	b := newJSON(t, e, repo, "--tool", "opencode", "--name", "b", "!sleep 60s")
 	e.WaitStatus(repo, "b", "working", 10*time.Second)
-	r = e.OwtIn(repo, nil, fmt.Sprintf(`{"cwd": %q, "hook_event_name": "Stop"}`, b.Path), "hook", "claude", "Stop")
+	r = e.OwtIn(repo, e.agentEnv(repo, "b")[2:], fmt.Sprintf(`{"cwd": %q, "hook_event_name": "Stop"}`, b.Path), "hook", "claude", "Stop")
 	require.Equal(t, 0, r.Code)
 	v = e.Status(repo, "b")
 	require.Equal(t, "idle", v.Status)

@@ -88,7 +88,7 @@ func Handle(tm *tmux.Client, call Call) error {
 			w, name = byCwd(tm, ev.Cwd, w, name)
 		}
 		owns = nil
-		err = noteWorkerEdit(w, name, ev)
+		err = noteWorkerEdit(w, name, call, ev)
 	}
 	if err == nil {
 		var rec *state.Record
@@ -112,9 +112,14 @@ func Handle(tm *tmux.Client, call Call) error {
 // read under the lock) does not own the event, nothing changes and
 // notMine is set: the caller finds the right record.
 func applyHook(w *ledger, name string, owns func(*state.Record) bool, status string, call Call, ev hookevent.Event) (rec *state.Record, changed, notMine bool, err error) {
+	foreign := false
 	rec, changed, err = statuschange.Apply(w.store, name, func(r *state.Record) (statuschange.Change, bool) {
 		if owns != nil && !owns(r) {
 			notMine = true
+			return statuschange.Change{}, false
+		}
+		if !fromAgent(r, call) {
+			foreign = true
 			return statuschange.Change{}, false
 		}
 		// A --no-agent worktree has no agent: a tool someone runs in
@@ -140,7 +145,26 @@ func applyHook(w *ledger, name string, owns func(*state.Record) bool, status str
 		}
 		return c, !r.NoAgent
 	})
+	if foreign && err == nil {
+		err = fmt.Errorf("%w: %s %s came from a tool that is not %s's agent (another one run in its folder)", errNotTheAgent, call.Kind, call.Event, name)
+	}
 	return rec, changed, notMine, err
+}
+
+// errNotTheAgent marks an event of a tool that is not the record's agent:
+// the hooks in an agent's folder fire for whatever tool runs there.
+var errNotTheAgent = fmt.Errorf("%w (not the agent)", ErrIgnored)
+
+// fromAgent reports whether the hook call came from r's agent process:
+// it carries the id the runner gave that process (state.AgentIDEnv). A
+// record with no id (started by an older owt) takes any hook; so do
+// Codex's lifecycle hooks, which run in its shared background server with
+// the environment of whichever codex started it.
+func fromAgent(r *state.Record, call Call) bool {
+	if r.AgentID == "" || call.Kind == "codex" && call.Event != "notify" {
+		return true
+	}
+	return call.Getenv(state.AgentIDEnv) == r.AgentID
 }
 
 // hookDetail is what, beyond its name, decided an event's status: a
@@ -181,8 +205,8 @@ func hookLedger(tm *tmux.Client, call Call, ev hookevent.Event) (*ledger, string
 	if name != "" && repo != "" {
 		var owns func(*state.Record) bool
 		if ev.Cwd != "" {
-			pane := call.Getenv("TMUX_PANE")
-			owns = func(r *state.Record) bool { return ownsEvent(r, pane, ev.Cwd) }
+			pane, id := call.Getenv("TMUX_PANE"), call.Getenv(state.AgentIDEnv)
+			owns = func(r *state.Record) bool { return ownsEvent(r, pane, id, ev.Cwd) }
 		}
 		return newLedger(tm, state.ForRepo(repo)), name, owns, nil
 	}
@@ -237,12 +261,13 @@ func ownsPeeked(store *state.Store, name string, owns func(*state.Record) bool) 
 	return !ok || r == nil || owns(r)
 }
 
-// ownsEvent reports whether record r owns an event fired in pane with cwd
-// dir: it does when the event comes from its live agent's pane, or when
-// its worktree holds dir (and when that cannot be told, so the
-// environment's record stays the answer).
-func ownsEvent(r *state.Record, pane, dir string) bool {
-	if r.Path == "" {
+// ownsEvent reports whether record r owns an event fired in pane by a
+// process with agent id id, with cwd dir: it does when the event comes
+// from its agent (its id, or its live agent's pane), or when its worktree
+// holds dir (and when that cannot be told, so the environment's record
+// stays the answer).
+func ownsEvent(r *state.Record, pane, id, dir string) bool {
+	if r.Path == "" || id != "" && id == r.AgentID {
 		return true
 	}
 	if pane != "" && r.Pane == pane && r.Status != state.Exited && !r.NoAgent {

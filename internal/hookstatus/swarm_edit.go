@@ -15,15 +15,16 @@ const maxEdited = 500
 // noteWorkerEdit records on a swarm worker's record the file a tool-use
 // event says it writes (relative to the worktree), once: owt swarm stop
 // reports the tester's edits outside test files. Only workers (names with
-// '/') pay for it; other agents' hooks never get here.
-func noteWorkerEdit(w *ledger, name string, ev hookevent.Event) error {
+// '/') pay for it; other agents' hooks never get here, and another tool's
+// in its folder is not its work.
+func noteWorkerEdit(w *ledger, name string, call Call, ev hookevent.Event) error {
 	path := hookevent.EditedFile(ev)
 	if path == "" {
 		return nil
 	}
 	err := w.store.Update(func(f *state.File) error {
 		r, ok := f.Records[name]
-		if !ok || r.Swarm == nil {
+		if !ok || r.Swarm == nil || !fromAgent(r, call) {
 			return state.ErrNoChange
 		}
 		rel, err := filepath.Rel(r.Path, path)

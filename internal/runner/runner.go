@@ -8,6 +8,8 @@
 package runner
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -51,6 +53,10 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 	if name == "" || repo == "" {
 		return errors.New("owt _run runs inside a session made by owt new (OWT_NAME and OWT_REPO are not set)")
 	}
+	// Only the agent's own process carries an agent id (withAgentID): not
+	// this runner, nor the shell it becomes, even when the tmux server
+	// was started from inside an agent.
+	_ = os.Unsetenv(state.AgentIDEnv)
 	// Ctrl-C in the pane must stop the install or the agent, not the runner.
 	signal.Notify(make(chan os.Signal, 1), os.Interrupt, syscall.SIGQUIT)
 
@@ -223,7 +229,38 @@ func (w *runner) withOwt(rec *state.Record, prof agent.Profile, argv []string, o
 	if extra, err := prof.HookArgs(w.Self, w.Repo.Root); err == nil {
 		argv = prof.WithArgs(argv, extra)
 	}
-	return w.withMCP(rec, prof, argv, out)
+	argv, env := w.withMCP(rec, prof, argv, out)
+	return argv, w.withAgentID(rec.Name, env, out)
+}
+
+// withAgentID makes this start of the agent its id (state.Record.AgentID),
+// recorded before the agent runs, and returns env (nil: the runner's own)
+// with it: the hooks the agent runs carry it, a tool someone else starts
+// in its folder does not. An id that cannot be recorded is said in the
+// pane; the agent starts without one (every hook then counts as its own).
+func (w *runner) withAgentID(name string, env []string, out io.Writer) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		fmt.Fprintf(out, "owt: no agent id: %v\n", err)
+		return env
+	}
+	id := hex.EncodeToString(b[:])
+	err := w.Store.Update(func(f *state.File) error {
+		r, ok := f.Records[name]
+		if !ok {
+			return fmt.Errorf("%w %q", state.ErrUnknownName, name)
+		}
+		r.AgentID = id
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintf(out, "owt: no agent id: %v\n", err)
+		return env
+	}
+	return append(env, state.AgentIDEnv+"="+id)
 }
 
 // WaitProgram is owt-wait, installed beside owt (package waiter).

@@ -139,6 +139,12 @@ type Record struct {
 	Plan    bool   `json:"plan,omitempty"`
 	NoAgent bool   `json:"no_agent,omitempty"`
 	NoSetup bool   `json:"no_setup,omitempty"`
+	// AgentID is a token the runner makes for each start of the agent
+	// and gives the agent's process alone, in AgentIDEnv: the hooks in its
+	// folder (its worktree, or the user's checkout in place) fire for any
+	// tool run there, and only those carrying it are the agent's. ""
+	// for an agent started by an owt from before it (any hook counts).
+	AgentID string `json:"agent_id,omitempty"`
 	// Template is the task template the first prompt was made with
 	// ("" for the bare task); Prompt is that first prompt, when it is not
 	// Task, until the session's runner starts the agent with it: Task
@@ -530,6 +536,11 @@ var ErrNewer = errors.New("state file was written by a newer owt")
 
 // ErrUnknownName is returned for a name with no record in this repo.
 var ErrUnknownName = errors.New("no such worktree")
+
+// AgentIDEnv is the variable that carries Record.AgentID in the agent's
+// own environment, and so in its hooks'; not in its session's, where the
+// user's shells would have it.
+const AgentIDEnv = "OWT_AGENT_ID"
 
 // ErrNoChange, returned by an Update function, ends the update without
 // writing and without error: the hot path of a hook that changes nothing

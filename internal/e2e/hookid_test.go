@@ -1,0 +1,118 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// agentSession is the session id owt recorded for the agent called name.
+func (e *Env) agentSession(repo, name string) string {
+	e.t.Helper()
+	out := e.MustOwt(repo, "status", name, "--json")
+	var v struct {
+		AgentSession string `json:"agent_session"`
+	}
+	require.NoError(e.t, json.Unmarshal([]byte(out), &v), out)
+	return v.AgentSession
+}
+
+// agentEnv is the environment owt gives the agent called name in repo,
+// as its hooks see it: its session's OWT_NAME and OWT_REPO, and the id
+// of its process (read from the state file, as nothing of owt's shows it).
+func (e *Env) agentEnv(repo, name string) []string {
+	e.t.Helper()
+	files, err := filepath.Glob(filepath.Join(e.Var("XDG_STATE_HOME"), "owt", "repos", "*.json"))
+	require.NoError(e.t, err)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(e.t, err)
+		var st struct {
+			Worktrees map[string]struct {
+				Repo    string `json:"repo"`
+				AgentID string `json:"agent_id"`
+			} `json:"worktrees"`
+		}
+		require.NoError(e.t, json.Unmarshal(data, &st), f)
+		real, _ := filepath.EvalSymlinks(repo)
+		if r, ok := st.Worktrees[name]; ok && (r.Repo == repo || r.Repo == real) {
+			require.NotEmpty(e.t, r.AgentID, "%s has an agent id", name)
+			return []string{"OWT_NAME=" + name, "OWT_REPO=" + repo, "OWT_AGENT_ID=" + r.AgentID}
+		}
+	}
+	e.t.Fatalf("no record %s of %s in the state", name, repo)
+	return nil
+}
+
+// otherClaude runs "claude -p" in dir the way a person does from a shell
+// (env: what that shell has, e.g. the OWT_NAME of an agent's session): the
+// fake claude runs the hooks configured there, as the real one does.
+func (e *Env) otherClaude(dir string, env ...string) {
+	e.t.Helper()
+	cmd := exec.Command(filepath.Join(filepath.Dir(owtBin), "tools", "claude"), "-p", "is the build green?")
+	cmd.Dir = dir
+	cmd.Env = e.Environ(env...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(e.t, err, string(out))
+}
+
+// requireUntouchedBy fails unless the agent called name still reads
+// working, on its own session, with no notice about it from the monitor:
+// what another claude in its folder did is not the agent's.
+func (e *Env) requireUntouchedBy(repo, name, session, what string) {
+	e.t.Helper()
+	v := e.Status(repo, name)
+	require.Equal(e.t, "working", v.Status, "%s: the agent still works (source %s); owt.log:\n%s", what, v.Source, e.OwtLog())
+	require.Equal(e.t, session, e.agentSession(repo, name), "%s: the recorded session is the agent's own", what)
+	// A notice would follow the status change at once (the hook rings
+	// the monitor); give it that moment.
+	time.Sleep(2 * time.Second)
+	for _, l := range e.LogLines("monitor") {
+		require.False(e.t, strings.Contains(l, name+" finished its turn") || strings.Contains(l, name+" exited"),
+			"%s: no notice about the agent: %s", what, l)
+	}
+	require.Equal(e.t, "working", e.Status(repo, name).Status, what)
+}
+
+// Issue 32 item 4: a second claude in an agent's worktree (a person's,
+// even started from a shell of the agent's own session, so with its
+// OWT_NAME) runs the same hooks; they act only for the agent's process.
+func TestAnotherClaudeInAWorktreeIsNotItsAgent(t *testing.T) {
+	e, repo := statusEnv(t, "")
+	it := newJSON(t, e, repo, "--tool", "claude", "--no-setup", "--name", "a", "!sleep 90s")
+	v := e.WaitStatus(repo, "a", "working", 20*time.Second)
+	require.Equal(t, "hook", v.Source, "the agent's own hooks report")
+	var session string
+	e.Eventually(10*time.Second, "the agent's session recorded", func() bool {
+		session = e.agentSession(repo, "a")
+		return session != ""
+	})
+
+	e.otherClaude(it.Path, "OWT_NAME=a", "OWT_REPO="+repo)
+	e.requireUntouchedBy(repo, "a", session, "claude -p from a shell of the agent's session")
+	e.otherClaude(it.Path)
+	e.requireUntouchedBy(repo, "a", session, "claude -p from any shell")
+}
+
+// The same in place: owt's hooks in the user's own checkout fire for the
+// user's own claude there, which is not the agent.
+func TestAnotherClaudeInAnInPlaceCheckoutIsNotItsAgent(t *testing.T) {
+	e, repo := inPlaceRepo(t)
+	inPlace(t, e, repo, "p", "!sleep 90s")
+	v := e.WaitStatus(repo, "p", "working", 20*time.Second)
+	require.Equal(t, "hook", v.Source, "the agent's own hooks report")
+	var session string
+	e.Eventually(10*time.Second, "the agent's session recorded", func() bool {
+		session = e.agentSession(repo, "p")
+		return session != ""
+	})
+
+	e.otherClaude(repo)
+	e.requireUntouchedBy(repo, "p", session, "the user's own claude -p in the checkout")
+}
