@@ -76,11 +76,20 @@ func (p Profile) HookArgs(owt, repoRoot string) ([]string, error) {
 // CodexUserHooks is the user-level Codex hooks file owt can install its
 // lifecycle hooks into (Claude's shape, timeouts in seconds; the events
 // are the ones codex 0.169 lists in /hooks, Interrupt being its Esc).
+// Codex caps the timeout of its Interrupt and SessionEnd hooks at 3 s
+// and says so at every start ("clamping Interrupt hook timeout to 3s"),
+// so owt writes 3 for those two. Codex's trust in a hook covers its
+// timeout: a changed one is reviewed again.
 var CodexUserHooks = HookFile{
-	Path:    "hooks.json",
-	Events:  []string{"UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Stop", "Interrupt", "SessionEnd"},
-	Timeout: 10,
+	Path:          "hooks.json",
+	Events:        []string{"UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Stop", "Interrupt", "SessionEnd"},
+	Timeout:       10,
+	EventTimeouts: map[string]int{"Interrupt": CodexShortHookTimeout, "SessionEnd": CodexShortHookTimeout},
 }
+
+// CodexShortHookTimeout is the most Codex (0.169 to 0.171) lets an
+// Interrupt or SessionEnd hook run, in seconds.
+const CodexShortHookTimeout = 3
 
 // CodexHome is $CODEX_HOME, else ~/.codex.
 func CodexHome() string {

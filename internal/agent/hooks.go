@@ -19,6 +19,18 @@ type HookFile struct {
 	// Timeout is the value of each command's "timeout" field, in the tool's
 	// own unit (seconds for Claude and Droid, milliseconds for Gemini).
 	Timeout int
+	// EventTimeouts are the events whose timeout is lower than Timeout:
+	// a tool that caps an event's timeout warns at each start about a
+	// larger one.
+	EventTimeouts map[string]int
+}
+
+// TimeoutOf is the timeout owt writes for event.
+func (h HookFile) TimeoutOf(event string) int {
+	if t, ok := h.EventTimeouts[event]; ok {
+		return t
+	}
+	return h.Timeout
 }
 
 // HookFiles maps a profile's Hooks kind to the settings file owt merges its
@@ -173,7 +185,7 @@ func MergeHooks(data []byte, spec HookFile, kind, owt string) ([]byte, error) {
 			}
 		}
 		g, err := marshalNoEscape(owtHookGroup{
-			Hooks: []owtHookCommand{{Type: "command", Command: HookCommand(owt, kind, event), Timeout: spec.Timeout}},
+			Hooks: []owtHookCommand{{Type: "command", Command: HookCommand(owt, kind, event), Timeout: spec.TimeoutOf(event)}},
 		})
 		if err != nil {
 			return nil, err

@@ -194,3 +194,32 @@ func TestHookProgramIsOwtHookBesideOwt(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"-c", `notify=["` + hook + `","hook","codex","notify"]`}, args)
 }
+
+// TestCodexUserHooksTimeoutsWithinCodexCaps: Codex caps the timeout of
+// its Interrupt and SessionEnd hooks at 3 s and warns at every start
+// about a larger one ("clamping Interrupt hook timeout to 3s"): owt
+// writes what Codex accepts.
+func TestCodexUserHooksTimeoutsWithinCodexCaps(t *testing.T) {
+	merged, err := MergeHooks(nil, CodexUserHooks, "codex", "/opt/owt")
+	require.NoError(t, err)
+	var f struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+				Timeout int    `json:"timeout"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	require.NoError(t, json.Unmarshal(merged, &f))
+	caps := map[string]int{"Interrupt": 3, "SessionEnd": 3}
+	for _, event := range CodexUserHooks.Events {
+		require.Len(t, f.Hooks[event], 1, event)
+		cmd := f.Hooks[event][0].Hooks[0]
+		require.Positive(t, cmd.Timeout, event)
+		if max, ok := caps[event]; ok {
+			require.LessOrEqual(t, cmd.Timeout, max, "%s: codex clamps it and warns at each start", event)
+		} else {
+			require.Equal(t, 10, cmd.Timeout, event)
+		}
+	}
+}

@@ -342,7 +342,11 @@ func TestRealCodexFirstRun(t *testing.T) {
 	// Codex's own review screen), codex runs without -c, and its
 	// lifecycle hooks report the turn: the prompt starts it, Esc
 	// (Codex's Interrupt event) ends it.
-	require.Contains(t, e.MustOwt(repo, "tools", "codex-hooks"), "installed owt's hooks")
+	hooksOut := e.MustOwt(repo, "tools", "codex-hooks")
+	require.Contains(t, hooksOut, "installed owt's hooks")
+	// owt still gives codex owt mcp with -c, and any -c runs codex embedded.
+	require.Contains(t, hooksOut, "codex runs embedded, without its shared background server")
+	require.NotContains(t, hooksOut, "keeps its shared background server")
 	h := e.newReal(repo, "hk", "codex", "say hi")
 	target := "=" + h + ":"
 	e.Eventually(30*time.Second, "codex asks to review the new hooks", func() bool {
@@ -359,6 +363,22 @@ func TestRealCodexFirstRun(t *testing.T) {
 	e.press(h, "Escape")
 	e.Eventually(20*time.Second, "Codex's Interrupt hook makes it idle", func() bool { return e.hookSaid(repo, "hk", "idle") })
 	e.noFalseFinish(repo, canary, "hk")
+
+	// Codex caps its Interrupt and SessionEnd hook timeouts at 3 s and
+	// lists a larger one among its start-up warnings (F2), each start.
+	if strings.Contains(e.Capture(target), "f2 to view") {
+		e.press(h, "F2")
+		for i := 1; i < 10; i++ {
+			e.seeOnScreen(h, fmt.Sprintf("Warnings · %d of ", i))
+			screen := e.Capture(target)
+			require.NotContains(t, screen, "clamping", "owt's hook timeouts are within Codex's caps")
+			if strings.Contains(screen, fmt.Sprintf("Warnings · %d of %d ", i, i)) {
+				break
+			}
+			e.press(h, "Right")
+		}
+		e.press(h, "Escape")
+	}
 }
 
 // hookSaid reports whether the agent's status is st, set by a hook.

@@ -89,9 +89,29 @@ func ToolsCommand(f *cmdutil.Factory) *cli.Command {
 	}
 }
 
+// codexServerLine says whether codex, started by owt without -c notify,
+// keeps its shared background server: any -c makes it run embedded, and
+// owt still passes -c mcp_servers.owt where it gives codex owt mcp.
+func codexServerLine() string {
+	const start = "From now on owt starts codex without -c notify"
+	cfg, _, err := cmdutil.LoadConfig()
+	if err != nil {
+		return start + "."
+	}
+	profiles, err := agent.Profiles(cfg)
+	if err != nil {
+		return start + "."
+	}
+	if p, ok := profiles["codex"]; ok && p.MCPRegistration(cfg.MCP) == agent.MCPCodex {
+		return start + "; it still passes -c mcp_servers.owt (owt mcp, the agents' peers), and with any -c\n" +
+			"codex runs embedded, without its shared background server ([tools.codex] mcp = false gives it back, without owt mcp)."
+	}
+	return start + " or any other -c, so codex keeps its shared background server."
+}
+
 // codexHooksCommand installs or removes owt's hooks in the user's Codex
 // hooks file: the one place Codex reads hooks for every worktree without
-// a review per worktree and without -c (which costs its background server).
+// a review per worktree and without -c notify.
 func codexHooksCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "codex-hooks",
@@ -123,8 +143,7 @@ func codexHooksCommand(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			fmt.Fprintf(c.App.Writer, "installed owt's hooks in %s (your own hooks there stay).\n"+
-				"Codex asks you once to review them (\"Hooks need review\"): choose to trust them.\n"+
-				"From now on owt starts codex without -c notify, so codex keeps its shared background server.\n", path)
+				"Codex asks you once to review them (\"Hooks need review\"): choose to trust them.\n%s\n", path, codexServerLine())
 			return nil
 		},
 	}
