@@ -40,6 +40,7 @@ const liveLines = 30
 type Classifier struct {
 	tool                              string
 	working, waiting, idle, statusBar *regexp.Regexp
+	placeholder                       *regexp.Regexp // the empty input box's hint (InputText)
 
 	// spans are the tool's patterns that can match across rows (a
 	// [tools.X] pattern with \n, \s or (?s)): those are matched on the
@@ -115,6 +116,7 @@ func NewClassifier(p Profile) (*Classifier, error) {
 	}{
 		{"working", p.Working, &c.working}, {"waiting", p.Waiting, &c.waiting},
 		{"idle", p.Idle, &c.idle}, {"status_bar", p.StatusBar, &c.statusBar},
+		{"placeholder", p.Placeholder, &c.placeholder},
 	} {
 		re, err := CompilePattern(f.pattern)
 		if err != nil {

@@ -94,6 +94,10 @@ type Profile struct {
 	// looks for Working and Waiting, so a branch or folder name shown there
 	// cannot pass for a spinner or a question.
 	StatusBar string
+	// Placeholder matches the whole text the tool shows in its empty
+	// input box (a hint, dimmed on screen), so InputText reads it as
+	// empty. Not configurable: checked against each tool's screens.
+	Placeholder string
 	// InstallHint tells the user how to install the tool.
 	InstallHint string
 	// Hooks names the hook installer that applies: "claude", "codex",
@@ -169,6 +173,9 @@ func Builtins() []Profile {
 			// turn runs and "Not logged in · run /login": those rows are
 			// read (no ⏵⏵ here).
 			StatusBar: `(?m)^[ \t]*(?:\? for shortcuts|⏸ plan mode|Context left until auto-compact|Auto-update failed)`,
+			// 2.1.330 after a failed prompt: "❯ Once fixed, resend your
+			// message" (dim); a fresh box may suggest `Try "…"`.
+			Placeholder: `^(?:Once fixed, resend your message|Try "[^"\n]*")$`,
 			// Claude Code setup docs.
 			InstallHint: "npm install -g @anthropic-ai/claude-code",
 			Hooks:       "claude",
@@ -203,6 +210,7 @@ func Builtins() []Profile {
 			// Footer: "⏎ send   ⌃J newline   ⌃T transcript   ⌃C quit",
 			// "? for shortcuts   100% context left".
 			StatusBar:   `(?m)⏎ send|⌃J newline|\d+% context left|\? for shortcuts`,
+			Placeholder: `^Ask Codex to do anything$`,
 			InstallHint: "npm install -g @openai/codex",
 			Hooks:       "codex",
 			MCP:         MCPCodex,
@@ -236,6 +244,7 @@ func Builtins() []Profile {
 			// Footer: "~/src/app (main*)   no sandbox (see /docs)
 			// gemini-2.5-pro (98% context left)".
 			StatusBar:   `(?m)\(\d+% context left\)|no sandbox \(see /docs\)|sandbox-exec|macOS Seatbelt`,
+			Placeholder: `^Type your message or @path/to/file$`,
 			InstallHint: "npm install -g @google/gemini-cli",
 			Hooks:       "gemini",
 			MCP:         MCPGemini,
@@ -346,6 +355,7 @@ func Builtins() []Profile {
 			Working:     `(?mi)ctrl\+c to stop|\besc to (?:interrupt|cancel|stop)\b`,
 			Waiting:     `(?m)Skip \(esc or n\)|(?:Run|Allow)\b[^\n]*\(y\)|Run this command\?|Waiting for approval`,
 			Idle:        `(?m)Plan, search, build anything|Add a follow-up|/ commands · @ files`,
+			Placeholder: `^(?:→ )?(?:Plan, search, build anything|Add a follow-up)$`,
 			InstallHint: "curl https://cursor.com/install -fsS | bash",
 		},
 		{
@@ -408,6 +418,7 @@ func Profiles(cfg config.Config) (map[string]Profile, error) {
 		p := fromTool(name, merged, base.Hooks, base.MCP)
 		p.ReadOnly = clone(base.ReadOnly)
 		p.Resume = clone(base.Resume)
+		p.Placeholder = base.Placeholder
 		if !known && p.Prompt == "" {
 			p.Prompt = PromptArg
 		}

@@ -82,7 +82,7 @@ func deliver(tm *tmux.Client, pane string, msg untrusted.Untrusted, d Delivery) 
 	if err != nil {
 		return false, err
 	}
-	if strings.ContainsAny(text, "\r\n") || len(text) > pasteOver {
+	if pasted(text) {
 		err = tm.Paste(pane, text)
 	} else {
 		err = tm.SendLiteral(pane, text)
@@ -306,6 +306,16 @@ func sendOne(w *workspace.Workspace, r *state.Record, msg untrusted.Untrusted, o
 	}
 	d := DeliveryFor(w, r.Tool)
 	d.Took = workingSince(w, r.Name)
+	// Typed after text already in the box, the message would be glued to
+	// it and sent as one prompt. A dialog's own input is the answer's.
+	if !waiting {
+		if err := clearInput(w, r, d); err != nil {
+			return false, err
+		}
+	}
+	if err := rememberTyped(w.Repo.Root, r.Name, msg.Typed()); err != nil {
+		return false, err
+	}
 	leftover, surprised := "", false
 	if cl := w.ClassifierOf(w.Tools[r.Tool]); cl != nil {
 		d.Answered = func(before, landed string) bool {
@@ -332,6 +342,8 @@ func sendOne(w *workspace.Workspace, r *state.Record, msg untrusted.Untrusted, o
 		return false, fmt.Errorf("%s: %w; look there ('owt switch %s')", r.Name, ErrPromptCameUp, r.Name)
 	}
 	if leftover != "" {
+		// What is left in the box is owt's: the next send may erase it.
+		_ = rememberTyped(w.Repo.Root, r.Name, leftover)
 		return false, fmt.Errorf("%s: %w (%q): clear it there ('owt switch %s')", r.Name, ErrPartAnswer, leftover, r.Name)
 	}
 	// Typed into a prompt the agent waited on, the text answered it (by

@@ -612,6 +612,12 @@ func (c *Client) SendKey(pane, key string) error {
 	return err
 }
 
+// SendKeyTimes sends one named key n times (send-keys -N).
+func (c *Client) SendKeyTimes(pane, key string, n int) error {
+	_, err := c.Run("send-keys", "-N", strconv.Itoa(n), "-t", pane, key)
+	return err
+}
+
 // Paste loads text into a private buffer through stdin (never argv) and
 // pastes it into the pane with bracketed-paste markers when the program in
 // the pane asked for them, then deletes the buffer.

@@ -450,7 +450,11 @@ func TestEscInterruptFiresNoStopHook(t *testing.T) {
 		t.Fatalf("Stop hook ran after Esc: %v", hooks)
 	}
 
-	a.write("next\r") // a normal turn still fires Stop, exactly once
+	// As Claude Code 2.1.330 does, the stopped prompt is back in the box.
+	a.waitEvent(1, is("restored"))
+	a.waitScreen(m, "│ > !sleep 10s")
+
+	a.write("\x15next\r") // a normal turn still fires Stop, exactly once
 	a.waitEvent(1, isHook("Stop"))
 	waitFile(t, filepath.Join(out, "stop.jsonl"))
 	data, _ := os.ReadFile(filepath.Join(out, "stop.jsonl"))

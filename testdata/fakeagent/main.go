@@ -7,7 +7,8 @@
 // input that arrives while it starts, draws a banner, an input prompt, a
 // spinner while working and permission prompts, reads raw keys with
 // bracketed paste, and runs the hooks configured for the session exactly as
-// the real tool would. Prompts may script it, one command per line:
+// the real tool would. The claude persona puts the prompt of a turn stopped
+// with Esc back in its input box, as Claude Code 2.1.330 does. Prompts may script it, one command per line:
 //
 //	!ask [COMMAND]        show a permission prompt (1/y/Enter yes, 3/n/Esc no)
 //	!write PATH [TEXT]    write a file (TEXT knows \n; default "fake change")
@@ -113,7 +114,8 @@ type app struct {
 
 	mu           sync.Mutex // guards the fields below
 	st           screenState
-	gen          int // the current turn; bumped to orphan an interrupted one
+	gen          int    // the current turn; bumped to orphan an interrupted one
+	turnText     string // the prompt of the current turn
 	cancel       context.CancelFunc
 	ending       bool // the current turn is ending: too late to interrupt it
 	pasted       bool // the input holds pasted text
@@ -412,10 +414,10 @@ func (a *app) handleKey(k key) (exit bool, code int) {
 		}
 		a.submitLocked(text, source)
 	case keyEsc:
-		a.interruptLocked(a.p.interrupted)
+		a.stopLocked()
 	case keyCtrlC:
 		if a.st.mode == modeWorking {
-			a.interruptLocked(a.p.interrupted)
+			a.stopLocked()
 		} else {
 			a.st.input, a.pasted = nil, false
 		}
@@ -491,10 +493,30 @@ func (a *app) submitLocked(text, source string) {
 		a.st.transcript = append(a.st.transcript, prefix+l)
 	}
 	a.gen++
+	a.turnText = text
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel, a.ending = cancel, false
 	a.st.mode, a.st.workStart = modeWorking, time.Now()
 	go a.runTurn(ctx, a.gen, text)
+}
+
+// stopLocked stops the running turn as Esc does: interrupted, and with
+// restoreOnEsc its prompt back in the input box. a.mu must be held.
+func (a *app) stopLocked() {
+	if a.st.mode != modeWorking || a.ending {
+		a.interruptLocked(a.p.interrupted)
+		return
+	}
+	prompt := a.turnText
+	a.interruptLocked(a.p.interrupted)
+	if a.p.restoreOnEsc && prompt != "" {
+		back := []rune(prompt)
+		if len(a.st.input) > 0 {
+			back = append(back, '\n')
+		}
+		a.st.input = append(back, a.st.input...)
+		a.log.event("restored", "text", prompt)
+	}
 }
 
 // interruptLocked stops the running turn without any end-of-turn hook, as

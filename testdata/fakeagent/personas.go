@@ -31,6 +31,11 @@ type persona struct {
 	inputWhileWorking bool
 	// backslashNewline makes "\" + Enter a newline, as in Claude Code.
 	backslashNewline bool
+	// restoreOnEsc puts the prompt of a turn stopped with Esc (or
+	// Ctrl-C) back in the input box, before what was typed there, as
+	// Claude Code 2.1.330 does ("❯ say hi" in the box after
+	// "Interrupted · What should Claude do instead?").
+	restoreOnEsc bool
 
 	userPrefix  string // how a submitted prompt is echoed in the transcript
 	bullet      string // prefix of assistant and tool lines
@@ -113,7 +118,7 @@ var personas = map[string]*persona{
 			"", "  cwd: {cwd}"},
 		bannerBoxed: true, bannerSGR: "38;5;173",
 		input: inputRounded, prefix: "> ", footer: "  ? for shortcuts",
-		inputWhileWorking: true, backslashNewline: true,
+		inputWhileWorking: true, backslashNewline: true, restoreOnEsc: true,
 		userPrefix: "> ", bullet: "●", spinner: []string{"·", "✢", "✳", "✶", "✻", "✽"},
 		working:     "%[1]s Working… (%[2]ds · esc to interrupt)",
 		interrupted: "  ⎿  Interrupted · What should Claude do instead?", rejected: "  ⎿  User rejected the command", // Claude Code 2.1.330–2.1.332

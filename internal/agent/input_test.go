@@ -1,0 +1,50 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// What the input box holds, read off real screens (and the fake's).
+func TestInputTextOnRealScreens(t *testing.T) {
+	for _, tc := range []struct {
+		tool, file, want string
+	}{
+		// Claude Code 2.1.330: an empty box is "❯" and a no-break space.
+		{"claude", "idle-interrupted-what-instead-v2.1.330.txt", ""},
+		{"claude", "idle-done-after-interrupt-v2.1.330.txt", ""},
+		// Esc put the interrupted task back in the box.
+		{"claude", "idle-interrupted-80x24-v2.1.330.txt", "say hi"},
+		// The dim hint after a failed prompt is no text.
+		{"claude", "waiting-prompt-failed-not-logged-in-v2.1.330.txt", ""},
+		{"claude", "working-typeahead.txt", "and then update the README"},
+		{"claude", "idle-done.txt", ""},
+		{"codex", "idle-done-v0.169.0.txt", ""},
+		{"codex", "idle-interrupted-80x24-v0.169.0.txt", ""},
+		{"codex", "idle-interrupted.txt", ""},
+		{"gemini", "idle-fresh-v0.61.0.txt", ""},
+		{"gemini", "idle-done.txt", ""},
+	} {
+		data, err := os.ReadFile(filepath.Join(corpus, tc.tool, tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := classifierFor(t, tc.tool).InputText(string(data))
+		if !ok || got != tc.want {
+			t.Errorf("%s/%s: InputText = %q, %v; want %q", tc.tool, tc.file, got, ok, tc.want)
+		}
+	}
+}
+
+func TestInputTextReadsEveryRowOfTheBox(t *testing.T) {
+	cl := classifierFor(t, "claude")
+	screen := "● done\n\n╭────────────╮\n│ > first line │\n│   second   │\n╰────────────╯\n  ? for shortcuts\n"
+	if got, ok := cl.InputText(screen); !ok || got != "first line\nsecond" {
+		t.Errorf("InputText = %q, %v", got, ok)
+	}
+	// A dialog on screen: no input row to read.
+	if _, ok := cl.InputText("Do you want to proceed?\n❯ 1. Yes\n  2. No\n"); ok {
+		t.Error("a menu was read as the input box")
+	}
+}

@@ -1,0 +1,124 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The input box of the agent a test names, as its screen shows it.
+func (e *Env) inputRow(session string) string {
+	e.t.Helper()
+	rows := strings.Split(e.Capture(session), "\n")
+	for i := len(rows) - 1; i >= 0; i-- {
+		if strings.HasPrefix(rows[i], "│ > ") {
+			return strings.TrimSpace(strings.Trim(strings.TrimPrefix(rows[i], "│ > "), "│"))
+		}
+	}
+	return ""
+}
+
+// A message whose Enter did not take stays in the agent's input box; the
+// next owt send erases that leftover of owt's own before it types, so the
+// agent gets the new text alone, not "status?run the tests".
+func TestSendErasesItsOwnLeftoverFirst(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "a", "!swallow-enter 3")
+	e.Eventually(30*time.Second, "a idle", func() bool { return e.Find(repo, "a").Status == "idle" })
+
+	r := e.Owt(repo, "send", "a", "status?")
+	requireOneLineError(t, r, "typed but not submitted")
+	require.Equal(t, "status?", e.inputRow("app/a"), "the unsubmitted text waits in the box")
+
+	require.Equal(t, "sent to a\n", e.MustOwt(repo, "send", "a", "run the tests"))
+	got := e.WaitPrompts("a", 2)
+	require.Equal(t, []string{"!swallow-enter 3", "run the tests"}, got)
+}
+
+// Text in the box that owt did not type (the user's draft) is never
+// erased and never glued to owt's text: the send is refused, says why,
+// and types nothing.
+func TestSendRefusesWhenTheInputHoldsTheUsersText(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "a", "Task")
+	e.Eventually(30*time.Second, "a idle", func() bool { return e.Find(repo, "a").Status == "idle" })
+	e.Tmux("send-keys", "-t", "app/a", "-l", "my draft")
+	e.WaitScreen("app/a", "my draft")
+
+	r := e.Owt(repo, "send", "a", "hello")
+	requireOneLineError(t, r, "input box holds text owt did not type")
+	require.Contains(t, r.Stderr, `"my draft"`)
+	require.Contains(t, r.Stderr, "nothing was typed")
+	require.Equal(t, "my draft", e.inputRow("app/a"), "the user's text is kept, alone")
+
+	// Cleared by the user, the box takes owt's text again.
+	e.Tmux("send-keys", "-t", "app/a", "C-u")
+	e.Eventually(10*time.Second, "the box is empty", func() bool { return e.inputRow("app/a") == "" })
+	require.Equal(t, "sent to a\n", e.MustOwt(repo, "send", "a", "hello"))
+	require.Equal(t, []string{"Task", "hello"}, e.WaitPrompts("a", 2))
+}
+
+// Esc in Claude Code puts the stopped prompt back in its input box (the
+// fake does as the real one): owt's next send erases that prompt, which
+// owt gave, rather than sending it again with the new text glued on.
+func TestSendAfterEscDoesNotResendTheStoppedPrompt(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "a", "!sleep 60")
+	e.WaitScreen("app/a", "esc to interrupt")
+	e.Tmux("send-keys", "-t", "app/a", "Escape")
+	e.WaitScreen("app/a", "Interrupted")
+	e.Eventually(10*time.Second, "the task is back in the box", func() bool { return e.inputRow("app/a") == "!sleep 60" })
+
+	require.Equal(t, "sent to a\n", e.MustOwt(repo, "send", "a", "!sleep 60\\nwork on"))
+	e.WaitScreen("app/a", "esc to interrupt")
+	e.Tmux("send-keys", "-t", "app/a", "Escape")
+	e.Eventually(10*time.Second, "owt's message is back in the box", func() bool {
+		return strings.HasPrefix(e.inputRow("app/a"), "!sleep 60")
+	})
+	require.Equal(t, "sent to a\n", e.MustOwt(repo, "send", "a", "next"))
+	require.Equal(t, []string{"!sleep 60", "!sleep 60\\nwork on", "next"}, e.WaitPrompts("a", 3))
+}
+
+// A peer's message whose Enter did not take is owt's own leftover: the
+// courier erases it before the next one, which arrives alone. A draft of
+// the user's holds the messages back (nothing typed) until it is gone.
+func TestPeerMessagesMindTheInputBox(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "a", "Task a")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "b", "!swallow-enter 3")
+	for _, n := range []string{"a", "b"} {
+		e.Eventually(30*time.Second, n+" idle", func() bool { return e.Find(repo, n).Status == "idle" })
+	}
+	a := e.mcpAs("a", e.Find(repo, "a").Repo)
+
+	out, isErr := call(t, a, "send_message", map[string]any{"to": "b", "text": "status?"})
+	require.False(t, isErr, out)
+	e.Eventually(30*time.Second, "the courier gave up on Enter", func() bool { return e.agentEvents("b", "swallowed") == 3 })
+	e.Eventually(10*time.Second, "status? waits in b's box", func() bool { return e.inputRow("app/b") == "[from a] status?" })
+
+	out, isErr = call(t, a, "send_message", map[string]any{"to": "b", "text": "run the tests"})
+	require.False(t, isErr, out)
+	e.Eventually(30*time.Second, "b got the second message", func() bool { return len(e.promptsWith("b", "run the tests")) > 0 })
+	require.Equal(t, []string{"[from a] run the tests"}, e.promptsWith("b", "[from a]"))
+
+	// The user's draft in b's box: the courier types nothing.
+	e.Eventually(30*time.Second, "b idle", func() bool { return e.Find(repo, "b").Status == "idle" })
+	e.Tmux("send-keys", "-t", "app/b", "-l", "my draft")
+	e.WaitScreen("app/b", "my draft")
+	out, isErr = call(t, a, "send_message", map[string]any{"to": "b", "text": "third"})
+	require.False(t, isErr, out)
+	time.Sleep(3 * time.Second) // past the courier's next ticks
+	require.Equal(t, "my draft", e.inputRow("app/b"), "nothing typed after the user's draft")
+	require.Empty(t, e.promptsWith("b", "third"))
+	// Sent by the user, the draft leaves an empty box: the message goes.
+	e.Tmux("send-keys", "-t", "app/b", "Enter")
+	e.Eventually(30*time.Second, "b got the third message", func() bool { return len(e.promptsWith("b", "third")) > 0 })
+	require.Equal(t, []string{"[from a] third"}, e.promptsWith("b", "third"))
+	require.Equal(t, []string{"my draft"}, e.promptsWith("b", "my draft"))
+}

@@ -1,0 +1,172 @@
+package send
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/owt-tmux/owt/internal/atomicfile"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace"
+)
+
+// ErrInputHeld: the agent's input box holds text owt did not type (the
+// user's draft, or a prompt the tool put back): typed after it, owt's
+// text would be glued to it and sent as one prompt. It is ErrNotReady, so
+// the outbox keeps its messages for later.
+var ErrInputHeld = fmt.Errorf("%w: its input box holds text owt did not type", ErrNotReady)
+
+// errInputStuck: owt's own leftover did not go away when erased.
+var errInputStuck = errors.New("its input box still holds text owt typed earlier, and erasing it did not take")
+
+// ownMin is how much of owt's text a box must show, at least, to be taken
+// for a piece of it: a draft "s" is the user's, not owt's "status?".
+const ownMin = 8
+
+// pasteToken is what Claude Code shows in its box for a long paste.
+var pasteToken = regexp.MustCompile(`^\[Pasted text #\d+(?: \+\d+ lines?)?\]$`)
+
+// clearInput makes sure r's input box holds nothing owt did not put
+// there before owt types: an empty box passes; owt's own leftover (the
+// last text it typed, an Enter that did not take; or the task it gave,
+// which Claude Code puts back in the box on Esc) is erased with
+// Backspace; anything else is the user's or the tool's and is refused,
+// never erased. A screen whose box owt cannot find passes as before.
+func clearInput(w *workspace.Workspace, r *state.Record, d Delivery) error {
+	cl := w.ClassifierOf(w.Tools[r.Tool])
+	if cl == nil {
+		return nil
+	}
+	screen, err := w.Tmux.Capture(r.Pane)
+	if err != nil {
+		return fmt.Errorf("read the screen of %s: %w", r.Name, err)
+	}
+	held, ok := cl.InputText(screen)
+	if !ok || held == "" {
+		return nil
+	}
+	last := lastTyped(w.Repo.Root, r.Name)
+	if !ownText(held, last.Text, last.Pasted, r.FirstPrompt()) {
+		return fmt.Errorf("%s: %w (%s); nothing was typed; send or clear it there ('owt switch %s'), then send again", r.Name, ErrInputHeld, quoteShort(held), r.Name)
+	}
+	first := held
+	deadline := time.Now().Add(max(d.Timeout, 2*time.Second))
+	for tries := 0; held != ""; tries++ {
+		if tries == 4 || time.Now().After(deadline) {
+			return fmt.Errorf("%s: %w (%s); nothing was typed; clear it there ('owt switch %s')", r.Name, errInputStuck, quoteShort(held), r.Name)
+		}
+		// One Backspace a character (a line break is one too); the box
+		// then shows less of owt's text, never another's.
+		if err := w.Tmux.SendKeyTimes(r.Pane, "BSpace", len([]rune(held))); err != nil {
+			return fmt.Errorf("clear the input of %s: %w", r.Name, err)
+		}
+		prev := held
+		for held == prev && time.Now().Before(deadline) {
+			time.Sleep(40 * time.Millisecond)
+			if screen, err = w.Tmux.Capture(r.Pane); err != nil {
+				return fmt.Errorf("read the screen of %s: %w", r.Name, err)
+			}
+			if held, ok = cl.InputText(screen); !ok {
+				return fmt.Errorf("%s: %w: its input box went from the screen as owt cleared it; nothing was typed", r.Name, ErrNotReady)
+			}
+		}
+		if held != "" && !strings.HasPrefix(squash(first), squash(held)) {
+			return fmt.Errorf("%s: %w (%s); nothing was typed; send or clear it there ('owt switch %s'), then send again", r.Name, ErrInputHeld, quoteShort(held), r.Name)
+		}
+	}
+	return nil
+}
+
+// ownText reports whether the text an input box shows is owt's own: all
+// of one text owt typed there (as wrapped on screen), or a start of it
+// long enough not to be a chance (a text that landed in part); a lone
+// paste token when owt's last text went in as a paste.
+func ownText(held, last string, lastPasted bool, task string) bool {
+	h := squash(held)
+	if h == "" {
+		return true
+	}
+	if lastPasted && pasteToken.MatchString(strings.TrimSpace(held)) {
+		return true
+	}
+	for _, own := range []string{last, task} {
+		o := squash(own)
+		if o == "" {
+			continue
+		}
+		if h == o || len([]rune(h)) >= ownMin && strings.HasPrefix(o, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// squash is s without white space: a box wraps and indents what it shows.
+func squash(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// quoteShort quotes held text for a message, its first 60 characters.
+func quoteShort(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:60]) + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// typed is the last text owt typed into one agent.
+type typed struct {
+	Text   string
+	Pasted bool // it went in as a paste (multi-line or long)
+}
+
+// typedPath is where owt keeps the last text it typed into the agent
+// called name of the repository at repoRoot.
+func typedPath(repoRoot, name string) string {
+	sum := sha256.Sum256([]byte(repoRoot + "\x00" + name))
+	return filepath.Join(state.Dir(), "typed", hex.EncodeToString(sum[:])[:24])
+}
+
+// rememberTyped keeps text as the last owt typed into the agent, before
+// it is typed: what is left of it in the box later is known as owt's.
+func rememberTyped(repoRoot, name, text string) error {
+	p := typedPath(repoRoot, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("remember what is typed into %s: %w", name, err)
+	}
+	mark := "t\n"
+	if pasted(text) {
+		mark = "p\n"
+	}
+	if err := atomicfile.WriteMode(p, []byte(mark+text), 0o600); err != nil {
+		return fmt.Errorf("remember what is typed into %s: %w", name, err)
+	}
+	return nil
+}
+
+// lastTyped is the last text owt typed into the agent ("" if none).
+func lastTyped(repoRoot, name string) typed {
+	b, err := os.ReadFile(typedPath(repoRoot, name))
+	if err != nil {
+		return typed{} // none kept: every text in the box is another's
+	}
+	mark, text, _ := strings.Cut(string(b), "\n")
+	return typed{Text: text, Pasted: mark == "p"}
+}
+
+// pasted reports whether text goes in as a paste rather than keys.
+func pasted(text string) bool {
+	return strings.ContainsAny(text, "\r\n") || len(text) > pasteOver
+}
