@@ -34,6 +34,15 @@ E2E_PARALLEL ?= 3
 test: lint
 	$(GO) test -p 2 -parallel $(E2E_PARALLEL) -count=1 -timeout 30m ./... ./testdata/fakeagent/
 
+# The fast tier for the edit-test loop: unit tests only; the end-to-end
+# worlds skip under -short (internal/e2e/fixture).
+unit:
+	$(GO) test -short -count=1 ./... ./testdata/fakeagent/
+
+# The end-to-end worlds alone.
+e2e:
+	$(GO) test -parallel $(E2E_PARALLEL) -count=1 -timeout 30m ./internal/e2e/
+
 # The real agent CLIs, at the versions pinned in testdata/realtools, into
 # $(XDG_CACHE_HOME)/owt-realtools (~/.cache by default). The real-tool tests
 # in make test use them, and skip, saying so, when they are not installed.

@@ -453,6 +453,7 @@ func TestAHookShowsItsChangeInTmuxWithNoMonitor(t *testing.T) {
 // an older idea of them. Beside an owt of the same install, or none,
 // owt-hook runs the hook itself.
 func TestOwtHookHandsItsHooksToANewerOwt(t *testing.T) {
+	fixture.SkipShort(t)
 	dir := t.TempDir()
 	hook := filepath.Join(dir, "owt-hook")
 	b, err := os.ReadFile(owtHookBin)
