@@ -42,9 +42,19 @@ type Courier struct {
 	dirMod  time.Time      // the box dir's mtime at the last listing
 	pending []outbox.Agent // the agents with queued messages at the last listing
 
-	mu   sync.Mutex
-	busy map[outbox.Agent]bool // deliveries under way
+	mu      sync.Mutex
+	busy    map[outbox.Agent]bool      // deliveries under way
+	retryAt map[outbox.Agent]time.Time // held by text in the input box: not tried again before
 }
+
+// HeldByDraft is why a queued message waits while the agent's input box
+// holds text owt did not type (the user's draft): typed after it, the
+// message would be glued to it.
+const HeldByDraft = "its input box holds text owt did not type"
+
+// draftRetry is how long a message held by a draft waits before owt
+// looks at the input box again.
+const draftRetry = 3 * time.Second
 
 // rescanWithin: a dir changed this recently is listed again even if its
 // mtime looks the same, as two writes can share a timestamp.
@@ -72,7 +82,7 @@ func (c *Courier) Tick(now time.Time) {
 		return
 	}
 	for _, a := range c.pending {
-		if c.isBusy(a) {
+		if c.isBusy(a) || now.Before(c.retryTime(a)) {
 			continue
 		}
 		rec, ok := c.record(a)
@@ -124,6 +134,15 @@ func (c *Courier) deliver(a outbox.Agent, rec *state.Record) {
 	switch {
 	case err == nil:
 		c.settle(a, msgs, outbox.Delivered, sentAt, "")
+	case errors.Is(err, send.ErrInputHeld):
+		// The user's draft in the box: kept, and said, until it is gone.
+		if err := c.Box.Release(a, msgs); err != nil {
+			c.logf(a, "outbox %s: %v", a.Name, err)
+		}
+		if err := c.Box.Hold(a, HeldByDraft); err != nil {
+			c.logf(a, "outbox %s: %v", a.Name, err)
+		}
+		c.setRetry(a, time.Now().Add(draftRetry))
 	case errors.Is(err, send.ErrNotReady):
 		// It waits for the user now: the next idle turn gets them.
 		if err := c.Box.Release(a, msgs); err != nil {
@@ -192,6 +211,21 @@ func (c *Courier) drop(a outbox.Agent, why string) {
 // mine reports whether rec's agent lives on this courier's server.
 func (c *Courier) mine(rec *state.Record) bool {
 	return rec.Socket == "" || rec.Socket == c.Socket
+}
+
+func (c *Courier) retryTime(a outbox.Agent) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.retryAt[a]
+}
+
+func (c *Courier) setRetry(a outbox.Agent, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.retryAt == nil {
+		c.retryAt = map[outbox.Agent]time.Time{}
+	}
+	c.retryAt[a] = at
 }
 
 func (c *Courier) isBusy(a outbox.Agent) bool {

@@ -113,7 +113,10 @@ func TestPeerMessagesMindTheInputBox(t *testing.T) {
 	e.WaitScreen("app/b", "my draft")
 	out, isErr = call(t, a, "send_message", map[string]any{"to": "b", "text": "third"})
 	require.False(t, isErr, out)
-	time.Sleep(3 * time.Second) // past the courier's next ticks
+	e.Eventually(20*time.Second, "owt messages says what holds it", func() bool {
+		return strings.Contains(e.MustOwt(repo, "messages", "--json"), "its input box holds text owt did not type")
+	})
+	time.Sleep(2 * time.Second) // past the courier's next ticks
 	require.Equal(t, "my draft", e.inputRow("app/b"), "nothing typed after the user's draft")
 	require.Empty(t, e.promptsWith("b", "third"))
 	// Sent by the user, the draft leaves an empty box: the message goes.
