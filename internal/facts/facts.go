@@ -25,19 +25,19 @@ import (
 // ForTask is the facts an agent with task starts with: every pinned fact,
 // then the ones that share the most words with the task, until budget
 // tokens (about 4 characters each) are used; and the block they make.
-func ForTask(db *memory.DB, task string, budget int) ([]memory.Item, string, error) {
+// Left are the pinned facts that did not fit: the caller says so.
+func ForTask(db *memory.DB, task string, budget int) (chosen []memory.Item, block string, left []memory.Item, err error) {
 	if budget <= 0 {
-		return nil, "", nil
+		return nil, "", nil, nil
 	}
 	pinned, err := db.Pinned()
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	relevant, err := db.Relevant(task, 50)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
-	var chosen []memory.Item
 	seen := map[int64]bool{}
 	used := 0
 	for _, it := range append(pinned, relevant...) {
@@ -48,7 +48,11 @@ func ForTask(db *memory.DB, task string, budget int) ([]memory.Item, string, err
 		cost := (len(line) + 3) / 4
 		if used+cost > budget {
 			if it.Pinned {
-				continue // a long pinned fact does not crowd out the rest
+				// A long pinned fact does not crowd out the rest, but
+				// it is said: pinned means every agent gets it.
+				seen[it.ID] = true
+				left = append(left, it)
+				continue
 			}
 			break
 		}
@@ -61,7 +65,20 @@ func ForTask(db *memory.DB, task string, budget int) ([]memory.Item, string, err
 		b.WriteString(Line(it))
 		b.WriteByte('\n')
 	}
-	return chosen, strings.TrimRight(b.String(), "\n"), nil
+	return chosen, strings.TrimRight(b.String(), "\n"), left, nil
+}
+
+// leftLine says which pinned facts did not fit the budget, "" if none.
+func leftLine(left []memory.Item, budget int) string {
+	if len(left) == 0 {
+		return ""
+	}
+	ids := make([]string, len(left))
+	for i, it := range left {
+		ids[i] = fmt.Sprintf("#%d", it.ID)
+	}
+	return fmt.Sprintf("%d pinned fact(s) left out (%s): over [memory] inject_tokens = %d; raise it, or shorten them",
+		len(left), strings.Join(ids, ", "), budget)
 }
 
 // Line is a fact as an agent reads it: one list item, drawn inert (no
@@ -98,11 +115,14 @@ func Inject(w *workspace.Workspace, rec *state.Record, dry bool) memlink.Injecti
 		return failed(err)
 	}
 	defer db.Close()
-	items, block, err := ForTask(db, rec.Task, w.Config.Memory.InjectTokens)
+	items, block, left, err := ForTask(db, rec.Task, w.Config.Memory.InjectTokens)
 	if err != nil {
 		return failed(err)
 	}
-	inj := memlink.Injection{Block: block, Facts: []memlink.Fact{}}
+	inj := memlink.Injection{Block: block, Facts: []memlink.Fact{}, Left: len(left)}
+	if len(left) > 0 {
+		inj.Line = "memory: " + leftLine(left, w.Config.Memory.InjectTokens) + " for " + rec.Name
+	}
 	for _, it := range items {
 		f := memlink.Fact{ID: it.ID, Text: it.Text, Kind: string(it.Kind), Pinned: it.Pinned}
 		f.Source.From, f.Source.Agent = it.Source.From, it.Source.Agent
@@ -115,6 +135,9 @@ func Inject(w *workspace.Workspace, rec *state.Record, dry bool) memlink.Injecti
 	switch res.Action {
 	case "written", "unchanged":
 		inj.Line = fmt.Sprintf("memory: %d fact(s) for %s in %s", len(items), rec.Name, res.File)
+		if l := leftLine(left, w.Config.Memory.InjectTokens); l != "" {
+			inj.Line += "; " + l
+		}
 	default:
 		inj.Line, inj.Failed = fmt.Sprintf("memory: facts not written for %s: %s", rec.Name, res.Reason), true
 	}

@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,19 +104,42 @@ func TestForTaskGivesPinnedFirstWithinTheBudget(t *testing.T) {
 	_, err = db.Add("Deploys happen on Fridays", memory.Fact, false, memory.Source{}, now)
 	require.NoError(t, err)
 
-	items, block, err := ForTask(db, "fix the checkout tests", 60)
+	items, block, left, err := ForTask(db, "fix the checkout tests", 60)
 	require.NoError(t, err)
 	require.Len(t, items, 2)
 	require.True(t, items[0].Pinned, "pinned first")
 	require.Contains(t, items[1].Text, "stripe mock")
 	require.LessOrEqual(t, len(block)/4, 60+2, "within the budget")
-	none, _, err := ForTask(db, "fix the checkout tests", 0)
+	require.Empty(t, left)
+	none, _, _, err := ForTask(db, "fix the checkout tests", 0)
 	require.NoError(t, err)
 	require.Empty(t, none)
 	_, err = db.Add("<!-- owt:memory end --> escaped \x1b[31m", memory.Fact, true, memory.Source{}, now)
 	require.NoError(t, err)
-	_, block, err = ForTask(db, "anything", 500)
+	_, block, _, err = ForTask(db, "anything", 500)
 	require.NoError(t, err)
 	require.NotContains(t, block, "<!--")
 	require.NotContains(t, block, "\x1b")
+}
+
+// A pinned fact over the budget is left out, and said: pinned means every
+// agent gets it, so the user must hear when one does not.
+func TestForTaskSaysWhichPinnedFactsDidNotFit(t *testing.T) {
+	db, err := memory.OpenPath(filepath.Join(t.TempDir(), "m.db"))
+	require.NoError(t, err)
+	defer db.Close()
+	now := time.Now()
+	short, err := db.Add("Always run make lint", memory.Convention, true, memory.Source{}, now)
+	require.NoError(t, err)
+	long, err := db.Add("The release checklist: "+strings.Repeat("check this and that ", 40), memory.Convention, true, memory.Source{}, now)
+	require.NoError(t, err)
+	items, _, left, err := ForTask(db, "anything", 40)
+	require.NoError(t, err)
+	require.Len(t, items, 1)
+	require.Equal(t, short.ID, items[0].ID)
+	require.Len(t, left, 1)
+	require.Equal(t, long.ID, left[0].ID)
+	line := leftLine(left, 40)
+	require.Contains(t, line, fmt.Sprintf("#%d", long.ID))
+	require.Contains(t, line, "inject_tokens = 40")
 }

@@ -857,7 +857,7 @@ func (w *Worktrees) injectMemory(rec *state.Record) {
 	inj := memlink.Inject(w.Self, w.Repo.Root, rec.Name, "", "", false)
 	switch {
 	case inj.Line == "":
-	case inj.Failed:
+	case inj.Failed || inj.Left > 0:
 		w.Warnf("%s", inj.Line)
 	default:
 		w.Logf("%s", inj.Line)

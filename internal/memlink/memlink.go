@@ -150,6 +150,9 @@ type Injection struct {
 	// Facts and Block are what the agent gets (dry runs show them).
 	Facts []Fact `json:"facts"`
 	Block string `json:"block"`
+	// Left counts the pinned facts over the budget, left out: Line says
+	// which, as a warning.
+	Left int `json:"left_out,omitempty"`
 }
 
 // InjectTimeout bounds an injection: a memory database another process

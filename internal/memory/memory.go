@@ -9,7 +9,9 @@
 // Many processes write at once (agents through owt mcp while the user
 // searches): the database is in WAL mode with a busy timeout, and every
 // change is one transaction. A database that is not one is set aside
-// (renamed, never deleted) and the error says where it went.
+// (renamed, never deleted) and the error says where it went; a damaged
+// full-text index is rebuilt from the facts, which it only indexes. A
+// database owt may not write is opened to read.
 //
 // Imports memlink (where a database is) only. The hot paths (hooks, the
 // status line, owt list, the monitor's tick) never open it.
@@ -94,6 +96,8 @@ type Item struct {
 type DB struct {
 	db   *sql.DB
 	Path string
+	// ReadOnly: owt may not write the database; it was opened to read.
+	ReadOnly bool
 }
 
 // ErrCorrupt wraps a database that could not be read as one; it was set
@@ -124,7 +128,7 @@ CREATE TABLE IF NOT EXISTS facts (
 	stale      TEXT    NOT NULL DEFAULT '',
 	merged_into INTEGER
 );
-CREATE VIRTUAL TABLE IF NOT EXISTS facts_fts USING fts5(text, content='facts', content_rowid='id', tokenize='porter unicode61');
+` + ftsTable + `
 CREATE TRIGGER IF NOT EXISTS facts_ai AFTER INSERT ON facts BEGIN
 	INSERT INTO facts_fts(rowid, text) VALUES (new.id, new.text);
 END;
@@ -209,7 +213,37 @@ func renameNoReplace(src, dst string) error {
 }
 
 func open(path string) (*DB, error) {
-	dsn := "file:" + path + "?_pragma=busy_timeout(" + strconv.Itoa(int(busyTimeout/time.Millisecond)) + ")&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)"
+	d, err := openMode(path, false)
+	if err == nil || isBusy(err) || isCorrupt(err) {
+		return d, err
+	}
+	if _, serr := os.Stat(path); serr != nil {
+		return nil, err
+	}
+	// A database owt may not write (another user's, a read-only folder
+	// or file system) is still read: its facts listed, searched and
+	// given to agents; a change fails with SQLite's own words.
+	if ro, rerr := openMode(path, true); rerr == nil {
+		return ro, nil
+	}
+	return nil, err
+}
+
+// openMode opens the database at path: read and write (made when
+// missing, in WAL mode, the schema made, mode 0600), or readOnly as it
+// is. A read-only database without a write-ahead log to apply is opened
+// immutable: SQLite then needs no -shm file, which a read-only folder
+// cannot hold.
+func openMode(path string, readOnly bool) (*DB, error) {
+	dsn := "file:" + path + "?_pragma=busy_timeout(" + strconv.Itoa(int(busyTimeout/time.Millisecond)) + ")"
+	if readOnly {
+		dsn += "&mode=ro"
+		if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() == 0 {
+			dsn += "&immutable=1"
+		}
+	} else {
+		dsn += "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)"
+	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err
@@ -222,15 +256,24 @@ func open(path string) (*DB, error) {
 		_ = db.Close()
 		return nil, err
 	}
+	if readOnly {
+		if version != schemaVersion {
+			_ = db.Close()
+			return nil, fmt.Errorf("read-only memory of schema %d (this owt reads %d)", version, schemaVersion)
+		}
+		return &DB{db: db, Path: path, ReadOnly: true}, nil
+	}
 	if version != schemaVersion {
 		if _, err := db.Exec(schema + fmt.Sprintf("PRAGMA user_version = %d;", schemaVersion)); err != nil {
 			_ = db.Close()
 			return nil, err
 		}
 	}
-	if err := os.Chmod(path, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
-		_ = db.Close()
-		return nil, err
+	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm() != 0o600 {
+		if err := os.Chmod(path, 0o600); err != nil {
+			_ = db.Close()
+			return nil, err
+		}
 	}
 	return &DB{db: db, Path: path}, nil
 }
@@ -272,8 +315,71 @@ func (d *DB) fail(op string, err error) error {
 	if !isCorrupt(err) {
 		return fmt.Errorf("%s: %w", op, err)
 	}
+	if d.factsReadable() {
+		// The facts are whole: what is damaged is beside them (the search
+		// index, rebuilt by retry), or cannot be mended here. Setting the
+		// database aside would lose every fact from view for that.
+		return fmt.Errorf("%s: %s: %w", op, d.Path, err)
+	}
 	_ = d.db.Close()
 	return setAside(d.Path, err)
+}
+
+// factsReadable reports whether every fact can still be read: the
+// facts table scans whole.
+func (d *DB) factsReadable() bool {
+	rows, err := d.db.Query(`SELECT id, text, kind, pinned, source, agent, ref, branch, created, stale, merged_into FROM facts`)
+	if err != nil {
+		return false
+	}
+	defer rows.Close()
+	for rows.Next() {
+	}
+	return rows.Err() == nil
+}
+
+// retry runs f; when it fails on a damaged full-text index while the
+// facts are whole, the index is rebuilt from them (it holds nothing
+// else) and f runs once more. Any other failure is d.fail's.
+func (d *DB) retry(op string, f func() error) error {
+	err := f()
+	if err == nil || !isCorrupt(err) || !d.factsReadable() {
+		if err != nil {
+			return d.fail(op, err)
+		}
+		return nil
+	}
+	if rerr := d.rebuildIndex(); rerr != nil {
+		return fmt.Errorf("%s: the search index of %s is damaged (%v) and could not be rebuilt: %w; the facts are kept", op, d.Path, err, rerr)
+	}
+	if err := f(); err != nil {
+		return d.fail(op, err)
+	}
+	return nil
+}
+
+// ftsTable is the full-text index over facts.text (external content:
+// it can be rebuilt from facts at any time).
+const ftsTable = `CREATE VIRTUAL TABLE IF NOT EXISTS facts_fts USING fts5(text, content='facts', content_rowid='id', tokenize='porter unicode61');`
+
+// rebuildIndex makes the full-text index again from the facts: FTS5's
+// rebuild, or, when that fails on the damage, the index dropped and made
+// anew.
+func (d *DB) rebuildIndex() error {
+	if _, err := d.db.Exec(`INSERT INTO facts_fts(facts_fts) VALUES('rebuild')`); err == nil {
+		return nil
+	}
+	tx, err := d.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	for _, q := range []string{`DROP TABLE IF EXISTS facts_fts`, ftsTable, `INSERT INTO facts_fts(facts_fts) VALUES('rebuild')`} {
+		if _, err := tx.Exec(q); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 // MaxText bounds one fact (4 KiB): memory is for facts, not documents.
@@ -307,12 +413,16 @@ func (d *DB) Add(text string, kind Kind, pinned bool, src Source, now time.Time)
 	if src.From == "" {
 		src.From = "user"
 	}
-	res, err := d.db.Exec(`INSERT INTO facts(text, kind, pinned, source, agent, ref, branch, created) VALUES (?,?,?,?,?,?,?,?)`,
-		text, string(kind), boolInt(pinned), src.From, src.Agent, src.Ref, src.Branch, now.UnixMilli())
-	if err != nil {
-		return Item{}, d.fail("add to memory", err)
-	}
-	id, err := res.LastInsertId()
+	var id int64
+	err = d.retry("add to memory", func() error {
+		res, err := d.db.Exec(`INSERT INTO facts(text, kind, pinned, source, agent, ref, branch, created) VALUES (?,?,?,?,?,?,?,?)`,
+			text, string(kind), boolInt(pinned), src.From, src.Agent, src.Ref, src.Branch, now.UnixMilli())
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
 	if err != nil {
 		return Item{}, err
 	}
@@ -326,36 +436,46 @@ func (d *DB) AddOnce(key, text string, kind Kind, src Source, now time.Time) (bo
 	if err != nil {
 		return false, err
 	}
-	tx, err := d.db.Begin()
-	if err != nil {
-		return false, d.fail("mine into memory", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	res, err := tx.Exec(`INSERT OR IGNORE INTO mined(key, at) VALUES (?, ?)`, key, now.UnixMilli())
-	if err != nil {
-		return false, d.fail("mine into memory", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return false, nil
-	}
-	if _, err := tx.Exec(`INSERT INTO facts(text, kind, pinned, source, agent, ref, branch, created) VALUES (?,?,0,?,?,?,?,?)`,
-		text, string(kind), src.From, src.Agent, src.Ref, src.Branch, now.UnixMilli()); err != nil {
-		return false, d.fail("mine into memory", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return false, d.fail("mine into memory", err)
-	}
-	return true, nil
+	added := false
+	err = d.retry("mine into memory", func() error {
+		added = false
+		tx, err := d.db.Begin()
+		if err != nil {
+			return err
+		}
+		defer func() { _ = tx.Rollback() }()
+		res, err := tx.Exec(`INSERT OR IGNORE INTO mined(key, at) VALUES (?, ?)`, key, now.UnixMilli())
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		if _, err := tx.Exec(`INSERT INTO facts(text, kind, pinned, source, agent, ref, branch, created) VALUES (?,?,0,?,?,?,?,?)`,
+			text, string(kind), src.From, src.Agent, src.Ref, src.Branch, now.UnixMilli()); err != nil {
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+		added = true
+		return nil
+	})
+	return added, err
 }
 
 // Forget deletes the fact id; it reports whether there was one.
 func (d *DB) Forget(id int64) (bool, error) {
-	res, err := d.db.Exec(`DELETE FROM facts WHERE id = ?`, id)
-	if err != nil {
-		return false, d.fail(fmt.Sprintf("forget %d", id), err)
-	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
+	var n int64
+	err := d.retry(fmt.Sprintf("forget %d", id), func() error {
+		res, err := d.db.Exec(`DELETE FROM facts WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	return n > 0, err
 }
 
 const columns = `f.id, f.text, f.kind, f.pinned, f.source, f.agent, f.ref, f.branch, f.created, f.stale`
@@ -421,12 +541,17 @@ func (d *DB) Relevant(text string, limit int) ([]Item, error) {
 }
 
 func (d *DB) match(expr string, limit int) ([]Item, error) {
-	rows, err := d.db.Query(`SELECT `+columns+`, bm25(facts_fts) AS rank FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
+	var out []Item
+	err := d.retry("search memory", func() error {
+		rows, err := d.db.Query(`SELECT `+columns+`, bm25(facts_fts) AS rank FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
 		WHERE facts_fts MATCH ? AND f.merged_into IS NULL ORDER BY rank LIMIT ?`, expr, limit)
-	if err != nil {
-		return nil, d.fail("search memory", err)
-	}
-	return scan(rows, true)
+		if err != nil {
+			return err
+		}
+		out, err = scan(rows, true) // a damaged index may fail only as its rows are read
+		return err
+	})
+	return out, err
 }
 
 // Words are the searchable words of s: letters and digits, lower case,

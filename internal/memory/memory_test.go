@@ -173,8 +173,14 @@ func TestCorruptDatabasesSetAsideInOneSecondAreBothKept(t *testing.T) {
 	_, err := os.Stat(path)
 	require.ErrorIs(t, err, os.ErrNotExist, "moved, and the next open starts a new one")
 
-	// A damaged database found while in use goes the same way.
+	// A damaged database found while in use goes the same way when its
+	// facts cannot be read (here: their table is gone); damage beside
+	// them costs no fact (TestADamagedSearchIndexIsRebuiltAndTheFactsKept).
 	d, err := OpenPath(path)
+	require.NoError(t, err)
+	err = d.fail("search", fmt.Errorf("database disk image is malformed"))
+	require.NotErrorIs(t, err, ErrCorrupt, "the facts read whole: kept where they are")
+	_, err = d.db.Exec(`DROP TABLE facts`)
 	require.NoError(t, err)
 	err = d.fail("search", fmt.Errorf("database disk image is malformed"))
 	require.ErrorIs(t, err, ErrCorrupt)
@@ -205,4 +211,51 @@ func TestMineOnceAndMerge(t *testing.T) {
 	hits, err := d.Search("push", 5)
 	require.NoError(t, err)
 	require.Len(t, hits, 1, "merged facts do not match")
+}
+
+// A damaged full-text index costs no fact: the next search rebuilds it
+// from the facts and finds them, pinned ones too, and nothing is set
+// aside; a change after the damage works as well.
+func TestADamagedSearchIndexIsRebuiltAndTheFactsKept(t *testing.T) {
+	for _, first := range []string{"search", "add", "forget"} {
+		t.Run(first, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "m.db")
+			db, err := OpenPath(path)
+			require.NoError(t, err)
+			pin, err := db.Add("the stripe mock listens on port 12111", Gotcha, true, Source{}, time.Now())
+			require.NoError(t, err)
+			other, err := db.Add("deploys happen on fridays", Fact, false, Source{}, time.Now())
+			require.NoError(t, err)
+			_, err = db.db.Exec(`DELETE FROM facts_fts_data WHERE id > 10`)
+			require.NoError(t, err)
+			require.NoError(t, db.Close())
+
+			db, err = OpenPath(path)
+			require.NoError(t, err)
+			defer db.Close()
+			switch first {
+			case "add":
+				_, err = db.Add("the api listens on port 9000", Fact, false, Source{}, time.Now())
+				require.NoError(t, err)
+			case "forget":
+				ok, err := db.Forget(other.ID)
+				require.NoError(t, err)
+				require.True(t, ok)
+			}
+			hits, err := db.Search("stripe port", 5)
+			require.NoError(t, err)
+			require.Len(t, hits, 1)
+			require.Equal(t, pin.ID, hits[0].ID)
+			pinned, err := db.Pinned()
+			require.NoError(t, err)
+			require.Len(t, pinned, 1)
+			aside, _ := filepath.Glob(path + ".corrupt-*")
+			require.Empty(t, aside, "nothing set aside")
+			hits, err = db.Search("port", 5)
+			require.NoError(t, err)
+			if first == "add" {
+				require.Len(t, hits, 2, "the new fact is in the rebuilt index")
+			}
+		})
+	}
 }

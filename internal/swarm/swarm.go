@@ -179,7 +179,7 @@ func (s *Swarms) Start(o StartOptions) (Swarm, error) {
 	if s.W.Config.Memory.InjectTokens > 0 {
 		inj := memlink.Inject(s.W.Self, s.W.Repo.Root, host.Name, goal, prof.Name, false)
 		switch {
-		case inj.Failed:
+		case inj.Failed || inj.Left > 0:
 			s.W.Warnf("%s", inj.Line)
 		case inj.Line != "":
 			s.W.Logf("%s", inj.Line)
