@@ -63,9 +63,12 @@ type Item struct {
 	// resets when the tool said.
 	Limit     *state.Limit   `json:"limit,omitempty"`
 	TurnError text.Untrusted `json:"turn_error,omitzero"`
-	Task      text.Untrusted `json:"task"`
-	Port      int            `json:"port"`
-	CreatedAt time.Time      `json:"created_at"`
+	// SetupFailed are the steps of the worktree's dependency install and
+	// setup commands that failed, with why.
+	SetupFailed []string       `json:"setup_failed,omitempty"`
+	Task        text.Untrusted `json:"task"`
+	Port        int            `json:"port"`
+	CreatedAt   time.Time      `json:"created_at"`
 	// Life is the agent's own id (state.Record.Life).
 	Life       string `json:"life,omitempty"`
 	Ahead      int    `json:"ahead"`
@@ -317,7 +320,7 @@ func itemOf(r *state.Record, loc *workspace.Locator) Item {
 		Session: r.Session, Live: where.Place == workspace.Here, Where: where.Place.String(),
 		Tool: workspace.ToolOf(r), Status: string(r.Status), StatusSince: r.StatusSince,
 		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: text.From(r.Task),
-		Port: r.Port, CreatedAt: r.CreatedAt, Life: r.Life, WaitingFor: r.WaitingFor, Limit: r.Limit, TurnError: r.TurnError,
+		Port: r.Port, CreatedAt: r.CreatedAt, Life: r.Life, WaitingFor: r.WaitingFor, Limit: r.Limit, TurnError: r.TurnError, SetupFailed: r.SetupFailed,
 		PR: r.PR, NeedsYou: r.NeedsYou(), Reactions: r.Reactions, Resolve: r.Resolve,
 		Interrupted: r.Interrupted && r.Status == state.Idle, Spawner: r.Spawner,
 		Swarm: swarmOf(r), Template: r.Template, Issue: r.Issue,

@@ -181,6 +181,9 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 	if err := w.killSessionOf(r); err != nil {
 		return err
 	}
+	if !o.Force {
+		removeMadeFiles(r) // else git worktree remove refuses an untracked file
+	}
 	if err := w.Repo.RemoveWorktree(r.Path, o.Force); err != nil {
 		return fmt.Errorf("remove worktree %s: %w", r.Path, err)
 	}
@@ -209,7 +212,9 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 }
 
 // WorkFiles are the worktree's uncommitted files that are work: files owt
-// copied in (.env …) and that still match the main checkout's copy are not.
+// copied in (.env …) and that still match the main checkout's copy are not,
+// nor are lockfiles owt's dependency install wrote that are still as it
+// left them (state.Record.SetupMade).
 // A tracked settings file owt merged its hooks into is work when, without
 // owt's hooks, it differs from HEAD, whether or not git status shows it
 // (owt hides it with skip-worktree; see hookfiles.Work).
@@ -232,7 +237,53 @@ func WorkFiles(r *state.Record) ([]string, error) {
 		}
 		dirty = out
 	}
+	if len(r.SetupMade) > 0 {
+		// A lockfile owt's install wrote where there was none, unchanged
+		// since: the install's, not the agent's or the user's work.
+		// (Untracked: one the agent added to git is its own.)
+		made := map[string]state.MadeFile{}
+		var names []string
+		for _, m := range r.SetupMade {
+			made[m.Path] = m
+			names = append(names, m.Path)
+		}
+		tracked, err := git.Tracked(r.Path, names...)
+		if err != nil {
+			return nil, err
+		}
+		out := dirty[:0]
+		for _, d := range dirty {
+			if m, ok := made[d]; ok && !tracked[d] && m.Unchanged(r.Path) {
+				continue
+			}
+			out = append(out, d)
+		}
+		dirty = out
+	}
 	return hookfiles.Work(r, dirty)
+}
+
+// removeMadeFiles removes the lockfiles owt's install wrote into r's
+// worktree that are still untracked and as it left them (WorkFiles did not
+// count them): the session is gone, so nothing writes them any more. One
+// that changed stays, and git worktree remove then refuses.
+func removeMadeFiles(r *state.Record) {
+	if len(r.SetupMade) == 0 {
+		return
+	}
+	var names []string
+	for _, m := range r.SetupMade {
+		names = append(names, m.Path)
+	}
+	tracked, err := git.Tracked(r.Path, names...)
+	if err != nil {
+		return
+	}
+	for _, m := range r.SetupMade {
+		if !tracked[m.Path] && m.Unchanged(r.Path) {
+			_ = os.Remove(filepath.Join(r.Path, filepath.FromSlash(m.Path)))
+		}
+	}
 }
 
 func sameFile(a, b string) bool {

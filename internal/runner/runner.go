@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -27,6 +28,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
@@ -132,7 +134,11 @@ func (w *runner) finish(tm *tmux.Client, rec *state.Record, code int, out io.Wri
 }
 
 // runSetup shows and runs the detected install, then [setup] commands. A
-// failure is shown and does not stop the agent from starting.
+// failure is shown, kept on the record and logged (the agent's screen
+// soon covers the pane's line), and does not stop the agent from
+// starting. The lockfiles an install wrote where there were none are
+// kept on the record with their digests: while unchanged they are owt's,
+// not work (lifecycle.WorkFiles).
 func (w *runner) runSetup(rec *state.Record, out io.Writer) {
 	var steps []setup.Step
 	if w.Config.Setup.Install {
@@ -141,15 +147,58 @@ func (w *runner) runSetup(rec *state.Record, out io.Writer) {
 	for _, c := range w.Config.Setup.Commands {
 		steps = append(steps, setup.Step{Label: "setup command", Argv: []string{"sh", "-c", c}})
 	}
+	var failed []string
+	var made []state.MadeFile
 	for _, s := range steps {
 		fmt.Fprintf(out, "owt: %s: %s\n", s.Label, strings.Join(s.Argv, " "))
+		absent := absentFiles(rec.Path, s.Lockfiles())
 		cmd := exec.Command(s.Argv[0], s.Argv[1:]...)
 		cmd.Dir = rec.Path
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 		if err := cmd.Run(); err != nil {
 			fmt.Fprintf(out, "owt: %s failed: %v (continuing)\n", s.Label, err)
+			failed = append(failed, s.Label+": "+err.Error())
+			owtlog.Errorf("owt", owtlog.Fields{Repo: rec.Repo, Agent: rec.Name, Event: "setup"}, "%s: %s failed: %v", rec.Name, s.Label, err)
+		}
+		made = append(made, madeFiles(rec.Path, absent)...)
+	}
+	if len(failed) == 0 && len(made) == 0 {
+		return
+	}
+	err := w.Store.Update(func(f *state.File) error {
+		r, ok := f.Records[rec.Name]
+		if !ok {
+			return fmt.Errorf("%w %q", state.ErrUnknownName, rec.Name)
+		}
+		r.SetupFailed, r.SetupMade = failed, made
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintf(out, "owt: could not record the setup of %s: %v\n", rec.Name, err)
+	}
+}
+
+// absentFiles are the names, of those given, that dir does not have.
+func absentFiles(dir string, names []string) []string {
+	var out []string
+	for _, n := range names {
+		if _, err := os.Lstat(filepath.Join(dir, n)); errors.Is(err, fs.ErrNotExist) {
+			out = append(out, n)
 		}
 	}
+	return out
+}
+
+// madeFiles are the files among names that dir has now, as regular
+// files, with the digest of what is in them.
+func madeFiles(dir string, names []string) []state.MadeFile {
+	var out []state.MadeFile
+	for _, n := range names {
+		if sum, ok := state.FileSHA256(filepath.Join(dir, n)); ok {
+			out = append(out, state.MadeFile{Path: n, SHA256: sum})
+		}
+	}
+	return out
 }
 
 // runAgent starts the tool in the foreground of the pane and waits for it.

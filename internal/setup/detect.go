@@ -22,6 +22,18 @@ type Step struct {
 	Argv  []string // executed directly, never through a shell
 }
 
+// Lockfiles are the files, at the worktree's root, that the step writes
+// when they are not there (npm install writes package-lock.json, failing
+// or not): one the install made is owt's, not the agent's work, while it
+// is unchanged. None for a step Detect did not plan.
+func (s Step) Lockfiles() []string { return lockfiles[s.Label] }
+
+var lockfiles = map[string][]string{
+	"python (uv)": {"uv.lock"}, "python (poetry)": {"poetry.lock"}, "python (pipenv)": {"Pipfile.lock"},
+	"node (bun)": {"bun.lock", "bun.lockb"}, "node (pnpm)": {"pnpm-lock.yaml"}, "node (yarn)": {"yarn.lock"},
+	"node (npm)": {"package-lock.json"}, "rust (cargo)": {"Cargo.lock"}, "go": {"go.sum"}, "php (composer)": {"composer.lock"},
+}
+
 // Detect looks at dir (a fresh worktree) and returns the install steps, in
 // order: Python (uv > poetry > pipenv > pip), Node (bun > pnpm > yarn > npm),
 // Rust, Go, PHP. At most one step per ecosystem.

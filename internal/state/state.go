@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -155,11 +156,19 @@ type Record struct {
 	Issue int `json:"issue,omitempty"`
 	// Copied lists the files owt copied in from the main checkout; while
 	// they are unchanged they are not the agent's work.
-	Copied      []string  `json:"copied,omitempty"`
-	Port        int       `json:"port"`
-	Status      Status    `json:"status"`
-	StatusSince time.Time `json:"status_since"`
-	Source      Source    `json:"status_source"`
+	Copied []string `json:"copied,omitempty"`
+	// SetupFailed says which steps of the worktree's dependency install
+	// and setup commands failed, with why ("node (npm): exit status 1"):
+	// the agent started anyway, and the pane's line scrolled away.
+	SetupFailed []string `json:"setup_failed,omitempty"`
+	// SetupMade are the lockfiles the dependency install wrote where the
+	// new worktree had none, with the digest of what it wrote: while one
+	// is unchanged it is owt's, not work (owt delete does not count it).
+	SetupMade   []MadeFile `json:"setup_made,omitempty"`
+	Port        int        `json:"port"`
+	Status      Status     `json:"status"`
+	StatusSince time.Time  `json:"status_since"`
+	Source      Source     `json:"status_source"`
 	// EventAt is when the event behind the status happened (a hook's start,
 	// a screen observation): an event older than it is stale and ignored,
 	// so hooks that reach the lock out of order cannot roll a status back.
@@ -241,6 +250,38 @@ type Record struct {
 	// Resolve is the conflict handed to the agent to resolve in its
 	// worktree (owt resolve), until the worktree goes.
 	Resolve *Resolving `json:"resolve,omitempty"`
+}
+
+// MadeFile is a file owt's own dependency install wrote into a worktree.
+type MadeFile struct {
+	Path   string `json:"path"`   // relative to the worktree, slash-separated
+	SHA256 string `json:"sha256"` // hex, of the content the install left
+}
+
+// Unchanged reports whether the file is still what the install left in
+// the worktree at dir: a regular file with the same content.
+func (m MadeFile) Unchanged(dir string) bool {
+	sum, ok := FileSHA256(filepath.Join(dir, filepath.FromSlash(m.Path)))
+	return ok && m.SHA256 != "" && sum == m.SHA256
+}
+
+// FileSHA256 is the hex SHA-256 of the regular file at path; false when
+// it is not one or cannot be read.
+func FileSHA256(path string) (string, bool) {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer func() { _ = f.Close() }()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", false
+	}
+	return hex.EncodeToString(h.Sum(nil)), true
 }
 
 // Resume outcomes: pending (owt asked for a resume; the runner has not

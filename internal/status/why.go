@@ -37,6 +37,9 @@ type Why struct {
 	Reactions []WhyReaction `json:"reactions"`
 	// Outbox are the messages owt owes the agent and has not delivered.
 	Outbox []WhyMessage `json:"outbox"`
+	// SetupFailed are the steps of the worktree's dependency install and
+	// setup commands that failed, with why (the agent started anyway).
+	SetupFailed []string `json:"setup_failed,omitempty"`
 }
 
 // WhyTask is the run task an agent works on and what the run's judge saw.
@@ -81,7 +84,7 @@ func Explain(w *workspace.Workspace, name string, runs run.Store, box outbox.Box
 		Name: r.Name, Tool: workspace.ToolOf(r), Status: string(r.Status), Since: r.StatusSince, Source: string(r.Source),
 		WaitingFor: r.WaitingFor, Interrupted: r.Interrupted && r.Status == state.Idle, ExitCode: r.ExitCode,
 		Summary: WhyLine(r, time.Now()), Hooks: append([]state.HookEvent{}, r.Hooks...), Screen: currentScreen(r),
-		Reactions: []WhyReaction{}, Outbox: []WhyMessage{},
+		Reactions: []WhyReaction{}, Outbox: []WhyMessage{}, SetupFailed: r.SetupFailed,
 	}
 	// A broken run file hides only its own run (owt run status names it).
 	all, _ := runs.List()

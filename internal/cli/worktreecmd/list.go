@@ -121,6 +121,9 @@ func printTable(ios *cmdutil.IOStreams, items []inventory.Item, withRepo bool) {
 		if it.InPlace {
 			status += " (in place)"
 		}
+		if len(it.SetupFailed) > 0 {
+			status += " (setup failed: " + setupSteps(it.SetupFailed) + "; owt why " + it.Name + ")"
+		}
 		if it.Unreachable {
 			status = "unreachable (last " + status + seenAgo(it.SeenAt, now) + ")"
 		}
@@ -200,4 +203,14 @@ func resolveNote(r *state.Resolving) string {
 		return " (resolve not ready: " + cmdutil.Shown(r.Verdict) + ")"
 	}
 	return " (resolving conflicts with " + r.Target + ")"
+}
+
+// setupSteps names the failed setup steps ("node (npm): exit status 1"
+// → "node (npm)").
+func setupSteps(failed []string) string {
+	names := make([]string, len(failed))
+	for i, f := range failed {
+		names[i], _, _ = strings.Cut(f, ": ")
+	}
+	return cmdutil.Shown(strings.Join(names, ", "))
 }

@@ -51,6 +51,9 @@ func WhyCommand(f *cmdutil.Factory) *cli.Command {
 func printWhy(out io.Writer, v status.Why) {
 	fmt.Fprintf(out, "%s: %s\n", v.Name, v.Summary)
 	stamp := func(t time.Time) string { return t.Local().Format("15:04:05") }
+	for _, f := range v.SetupFailed {
+		fmt.Fprintf(out, "setup failed before the agent started: %s\n", cmdutil.Shown(f))
+	}
 
 	fmt.Fprintf(out, "\nhook events (those that set or refreshed the status, oldest first, at most %d):\n", state.HookRing)
 	if len(v.Hooks) == 0 {
