@@ -41,6 +41,13 @@ func (c Client) Issue(dir string, number int) (Issue, error) {
 	if err := json.Unmarshal(out, &raw); err != nil {
 		return Issue{}, fmt.Errorf("gh issue view %d: unreadable answer: %w", number, err)
 	}
+	// Escape sequences go whole: their parameters ("[31m") would end up
+	// in the branch name and the prompt as words.
+	raw.Title, raw.Body = text.StripEscapes(raw.Title), text.StripEscapes(raw.Body)
+	for i := range raw.Comments {
+		raw.Comments[i].Body = text.StripEscapes(raw.Comments[i].Body)
+		raw.Comments[i].Author.Login = text.StripEscapes(raw.Comments[i].Author.Login)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "GitHub issue #%d: %s", number, strings.TrimSpace(raw.Title))
 	if body := strings.TrimSpace(raw.Body); body != "" {

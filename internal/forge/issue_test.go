@@ -33,4 +33,6 @@ func TestIssueIsBoundedAndInert(t *testing.T) {
 	require.NotContains(t, got, "\x1b")
 	require.True(t, strings.HasPrefix(got, "GitHub issue #3: Big "), got[:40])
 	require.NotContains(t, is.Title.Line(), "\x1b")
+	require.Equal(t, "Big red", is.Title.Line(), "the sequences go whole, their parameters too")
+	require.NotContains(t, got, "[31m")
 }

@@ -95,3 +95,56 @@ func Some(items []string, n int) string {
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(clean, ", "), len(items)-n)
 }
+
+// StripEscapes removes whole terminal escape sequences from s — CSI
+// (ESC [ … final, or C1 0x9b …), OSC, DCS, SOS, PM and APC strings (up to
+// BEL or ESC \), and two-byte ESC sequences — where Clean drops only
+// their ESC and leaves "[31m" behind as text. For outside text that
+// becomes a name or a prompt (an issue's title): the parameters are
+// nobody's words.
+func StripEscapes(s string) string {
+	if !strings.ContainsAny(s, "\x1b\u009b\u009d\u0090") {
+		return s
+	}
+	var b strings.Builder
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r == 0x1b && i+1 < len(rs) && rs[i+1] == '[', r == 0x9b:
+			if r == 0x1b {
+				i++
+			}
+			// Parameters and intermediates (0x20–0x3f), then one final
+			// byte (0x40–0x7e).
+			for i+1 < len(rs) && rs[i+1] >= 0x20 && rs[i+1] <= 0x3f {
+				i++
+			}
+			if i+1 < len(rs) && rs[i+1] >= 0x40 && rs[i+1] <= 0x7e {
+				i++
+			}
+		case r == 0x1b && i+1 < len(rs) && strings.ContainsRune("]PX^_", rs[i+1]), r == 0x9d, r == 0x90:
+			if r == 0x1b {
+				i++
+			}
+			// A string up to BEL, ST (ESC \ or 0x9c), or the end.
+			for i+1 < len(rs) {
+				i++
+				if rs[i] == 0x07 || rs[i] == 0x9c {
+					break
+				}
+				if rs[i] == 0x1b && i+1 < len(rs) && rs[i+1] == '\\' {
+					i++
+					break
+				}
+			}
+		case r == 0x1b:
+			if i+1 < len(rs) && rs[i+1] >= 0x20 && rs[i+1] <= 0x7e {
+				i++ // ESC and the one character it introduces (ESC c, ESC 7 …)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

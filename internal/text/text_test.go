@@ -86,3 +86,18 @@ func TestSomeDrawsEachItemInert(t *testing.T) {
 	require.NotContains(t, got, "\n")
 	require.Contains(t, got, "ok.go, evil")
 }
+
+func TestStripEscapesTakesWholeSequences(t *testing.T) {
+	for in, want := range map[string]string{
+		"crash \x1b[31mred\x1b[0m thing":            "crash red thing",
+		"a\x1b[1;33;40mb":                           "ab",
+		"t\x1b]0;PWN\x07itle":                       "title",
+		"t\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\": "tlink",
+		"x\x1bcy":          "xy",
+		"c1 \u009b31mred":  "c1 red",
+		"plain [31m stays": "plain [31m stays",
+		"end\x1b[":         "end",
+	} {
+		require.Equal(t, want, StripEscapes(in), "%q", in)
+	}
+}
