@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/state"
 )
 
 // How each tool learns about owt mcp, the peers server (Profile.MCP). Each
@@ -47,6 +48,36 @@ type MCPServer struct {
 	Command string
 	Args    []string
 	Env     map[string]string
+	// Secret is the agent's MCP secret (state.NewMCPToken), which each
+	// registration hands the server as state.MCPTokenEnv: written into
+	// Claude's 0600 --mcp-config file and OpenCode's config content; for
+	// Codex and Gemini the registration names the variable and the tool's
+	// own environment holds it (SecretEnv), so it is on no command line
+	// and in no worktree file.
+	Secret string
+}
+
+// SecretEnv is what the tool's own environment needs for kind's
+// registration of s: the secret, for the tools whose registration only
+// names it (Codex's env_vars, Gemini's ${VAR}); "" for the others.
+func SecretEnv(kind string, s MCPServer) string {
+	if s.Secret != "" && (kind == MCPCodex || kind == MCPGemini) {
+		return state.MCPTokenEnv + "=" + s.Secret
+	}
+	return ""
+}
+
+// withSecret is s's Env with the secret in it.
+func (s MCPServer) withSecret() map[string]string {
+	if s.Secret == "" {
+		return s.Env
+	}
+	env := make(map[string]string, len(s.Env)+1)
+	for k, v := range s.Env {
+		env[k] = v
+	}
+	env[state.MCPTokenEnv] = s.Secret
+	return env
 }
 
 // mcpEnvPassed are the variables owt mcp needs besides the agent's name
@@ -54,15 +85,17 @@ type MCPServer struct {
 var mcpEnvPassed = []string{"XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR", "TMUX_TMPDIR"}
 
 // OwtMCP is the server of agent name in repository repo, run by the owt
-// binary at owt, with the XDG directories of this process.
-func OwtMCP(owt, name, repo string) MCPServer {
+// binary at owt, with the XDG directories of this process and the agent's
+// secret ("" where the registration is written before the agent starts:
+// Gemini's settings, which take it from the tool's environment).
+func OwtMCP(owt, name, repo, secret string) MCPServer {
 	env := map[string]string{"OWT_NAME": name, "OWT_REPO": repo}
 	for _, k := range mcpEnvPassed {
 		if v, ok := os.LookupEnv(k); ok && v != "" {
 			env[k] = v
 		}
 	}
-	return MCPServer{Command: owt, Args: []string{"mcp"}, Env: env}
+	return MCPServer{Command: owt, Args: []string{"mcp"}, Env: env, Secret: secret}
 }
 
 // MCPRegistration is how this tool gets owt mcp under cfg: its MCP kind,
@@ -112,7 +145,7 @@ type claudeServer struct {
 
 // ClaudeMCPConfig is the --mcp-config file that registers s.
 func ClaudeMCPConfig(s MCPServer) ([]byte, error) {
-	data, err := marshalNoEscape(map[string]any{"mcpServers": map[string]claudeServer{MCPName: {Command: s.Command, Args: s.Args, Env: s.Env}}})
+	data, err := marshalNoEscape(map[string]any{"mcpServers": map[string]claudeServer{MCPName: {Command: s.Command, Args: s.Args, Env: s.withSecret()}}})
 	if err != nil {
 		return nil, err
 	}
@@ -153,8 +186,14 @@ func codexInlineTable(s MCPServer) (string, error) {
 		}
 		b.WriteString(k + "=" + q)
 	}
+	b.WriteString("}")
+	if s.Secret != "" {
+		// The secret comes from Codex's own environment (SecretEnv): a
+		// command line is anyone's to read with ps.
+		b.WriteString(`,env_vars=["` + state.MCPTokenEnv + `"]`)
+	}
 	// "approve": owt's tools are called without asking (see MCPArgs).
-	b.WriteString(`},default_tools_approval_mode="approve"}`)
+	b.WriteString(`,default_tools_approval_mode="approve"}`)
 	return b.String(), nil
 }
 
@@ -192,7 +231,7 @@ func OpenCodeMCPContent(current string, s MCPServer) (string, error) {
 		Command     []string          `json:"command"`
 		Environment map[string]string `json:"environment,omitempty"`
 		Enabled     bool              `json:"enabled"`
-	}{"local", append([]string{s.Command}, s.Args...), s.Env, true}
+	}{"local", append([]string{s.Command}, s.Args...), s.withSecret(), true}
 	if err := servers.SetValue(mcpKeyIn(servers), entry); err != nil {
 		return "", err
 	}
@@ -230,6 +269,10 @@ func MergeMCPSettings(data []byte, s MCPServer) ([]byte, error) {
 	if name, ok := env["OWT_NAME"]; ok {
 		env["OWT_NAME"] = "${OWT_NAME:-" + name + "}"
 	}
+	// The secret is made when the agent starts, after this file is
+	// written, and the runner puts it in Gemini's own environment: the
+	// file, in the worktree, holds only its name.
+	env[state.MCPTokenEnv] = "${" + state.MCPTokenEnv + "}"
 	if err := servers.SetValue(mcpKeyIn(servers), claudeServer{Command: s.Command, Args: s.Args, Env: env, Trust: true}); err != nil {
 		return nil, err
 	}

@@ -147,7 +147,7 @@ func TestMCPRegistrationFollowsConfig(t *testing.T) {
 
 func TestOwtMCPPassesIdentityAndStateDirs(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", "/tmp/st")
-	s := OwtMCP("/bin/owt", "a", "/src/app")
+	s := OwtMCP("/bin/owt", "a", "/src/app", "")
 	require.Equal(t, "/bin/owt", s.Command)
 	require.Equal(t, []string{"mcp"}, s.Args)
 	require.Equal(t, "a", s.Env["OWT_NAME"])
@@ -159,7 +159,7 @@ func TestOwtMCPPassesIdentityAndStateDirs(t *testing.T) {
 // and stripping owt's leaves theirs.
 func TestMCPSettingsKeepAUsersOwnOwtServer(t *testing.T) {
 	user := []byte(`{"mcpServers": {"owt": {"command": "/usr/local/bin/owt-custom", "args": ["serve"]}}}`)
-	s := OwtMCP("/bin/owt", "a", "/repo")
+	s := OwtMCP("/bin/owt", "a", "/repo", "")
 	merged, err := MergeMCPSettings(user, s)
 	require.NoError(t, err)
 	var got struct {
@@ -183,4 +183,32 @@ func TestMCPSettingsKeepAUsersOwnOwtServer(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(out), "owt-custom")
 	require.NotContains(t, string(out), "owt-peers")
+}
+
+// The agent's secret is in each registration as the tool hands it to its
+// server, and never on a command line nor in the worktree's settings file
+// (which name the variable the tool's own environment holds).
+func TestMCPSecretIsOnNoCommandLineNorInTheWorktree(t *testing.T) {
+	s := OwtMCP("/bin/owt", "a", "/repo", "s3cret")
+	claude, err := ClaudeMCPConfig(s)
+	require.NoError(t, err)
+	require.Contains(t, string(claude), `"OWT_MCP_TOKEN":"s3cret"`, "Claude's 0600 file outside the worktree")
+	for _, kind := range []string{MCPClaude, MCPCodex} {
+		args, err := MCPArgs(kind, s, "/state/a.json")
+		require.NoError(t, err)
+		require.NotContains(t, strings.Join(args, " "), "s3cret", kind)
+	}
+	codex, err := MCPArgs(MCPCodex, s, "")
+	require.NoError(t, err)
+	require.Contains(t, codex[1], `env_vars=["OWT_MCP_TOKEN"]`)
+	require.Equal(t, "OWT_MCP_TOKEN=s3cret", SecretEnv(MCPCodex, s))
+	require.Equal(t, "OWT_MCP_TOKEN=s3cret", SecretEnv(MCPGemini, s))
+	require.Equal(t, "", SecretEnv(MCPClaude, s))
+	gemini, err := MergeMCPSettings(nil, s)
+	require.NoError(t, err)
+	require.NotContains(t, string(gemini), "s3cret")
+	require.Contains(t, string(gemini), `"OWT_MCP_TOKEN": "${OWT_MCP_TOKEN}"`)
+	oc, err := OpenCodeMCPContent("", s)
+	require.NoError(t, err)
+	require.Contains(t, oc, `"OWT_MCP_TOKEN":"s3cret"`, "OpenCode's config content, in its own environment")
 }

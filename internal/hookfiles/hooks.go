@@ -69,7 +69,7 @@ func (w *Files) Install(rec *state.Record, prof agent.Profile, push func(undo fu
 	// the agent still starts, its status read from the screen.
 	data, err := agent.MergeHookSettings(old, prof.Hooks, w.Self)
 	if err == nil && mcp {
-		data, err = agent.MergeMCPSettings(data, agent.OwtMCP(w.Self, rec.Name, rec.Repo))
+		data, err = agent.MergeMCPSettings(data, agent.OwtMCP(w.Self, rec.Name, rec.Repo, ""))
 	}
 	if err != nil {
 		w.noHooks(spec.Path, mcp, err)

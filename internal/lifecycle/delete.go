@@ -204,7 +204,7 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 	if others, err := w.Records(); err == nil {
 		hookfiles.Of(w.Workspace).ReleaseExcludes(r, others)
 	}
-	_ = os.Remove(state.MCPConfigPath(r.Repo, r.Name)) // Claude's --mcp-config file, if any
+	state.RemoveMCPFiles(r.Repo, r.Name) // Claude's --mcp-config file and the MCP secret, if any
 	_ = statusbar.PublishSummaryLocked(w.Tmux)
 	w.refreshLostMark()
 	_ = w.Tmux.RefreshStatus()

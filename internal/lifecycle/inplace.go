@@ -182,7 +182,7 @@ func (w *Worktrees) releaseInPlace(r *state.Record, o DeleteOptions) error {
 	if others, err := w.Records(); err == nil {
 		hookfiles.Of(w.Workspace).ReleaseExcludes(r, others)
 	}
-	_ = os.Remove(state.MCPConfigPath(r.Repo, r.Name))
+	state.RemoveMCPFiles(r.Repo, r.Name)
 	return nil
 }
 

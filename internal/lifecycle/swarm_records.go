@@ -3,7 +3,6 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/outbox"
@@ -35,7 +34,7 @@ func (w *Worktrees) dropWithWorkers(name string) error {
 		return nil
 	})
 	for _, n := range workers {
-		_ = os.Remove(state.MCPConfigPath(w.Repo.Root, n)) // its Claude --mcp-config file, if any
+		state.RemoveMCPFiles(w.Repo.Root, n) // its Claude --mcp-config file and MCP secret, if any
 	}
 	if err != nil {
 		return fmt.Errorf("could not forget the records of %s and its swarm: %w", name, err)

@@ -8,13 +8,13 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-// CheckAncestry refuses a server started under another agent's pane: an
-// agent that runs "OWT_NAME=other owt mcp" from its shell would act as
-// that other agent. A tool starts its MCP servers as its own children,
-// so an agent's server runs under the agent's own pane; a server started
-// outside every agent's pane (the user's shell, a script) is the user's,
-// who may act as any agent. It reads the pane processes with one tmux
-// call and walks /proc up from pid.
+// CheckAncestry refuses a server started under another agent's pane. A
+// tool starts its MCP servers as its own children, so an agent's server
+// runs under the agent's own pane. The proof of who a server is, is the
+// agent's secret (state.CheckMCPToken): a process can leave its pane's
+// tree (setsid) and its session; this only refuses a secret used from
+// another agent's pane. It reads the pane processes with one tmux call
+// and walks /proc up from pid.
 func CheckAncestry(w *workspace.Workspace, me string, pid int) error {
 	recs, err := w.Records()
 	if err != nil {

@@ -3,7 +3,9 @@
 // changed files), messages to them through the outbox with a loop guard,
 // the messages addressed to it, the shared note, and executor agents it
 // spawns. An agent acts only as itself: its identity is its worktree's
-// record, found from the OWT_NAME and OWT_REPO owt set in its session.
+// record, named by the OWT_NAME and OWT_REPO its tool's registration
+// passes, and proved by the secret owt handed that registration alone
+// (state.CheckMCPToken, on every call; see cli/mcpcmd).
 //
 // Imports lifecycle, notes, control, outbox, run, daemon, git, state,
 // text and workspace; never monitor, cli or popups.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/atomicfile"
@@ -15,19 +16,32 @@ import (
 // tool reads MCP servers (see agent/mcp.go): arguments added to argv, or
 // the environment the tool starts with (nil: the runner's own). Gemini's
 // registration is in its settings file, written when the worktree was
-// made. A registration that fails is said in the pane; the agent still
-// starts, without its peers.
+// made. Each start makes the agent a new secret (state.NewMCPToken) that
+// only this registration hands on: it is in the tool's environment only
+// where the registration names it (Codex, Gemini), never in the session's.
+// A registration that fails is said in the pane; the agent still starts,
+// without its peers.
 func (w *runner) withMCP(rec *state.Record, prof agent.Profile, argv []string, out io.Writer) ([]string, []string) {
 	kind := prof.MCPRegistration(w.Config.MCP)
-	if kind == "" || kind == agent.MCPGemini {
+	if kind == "" {
 		return argv, nil
 	}
-	srv := agent.OwtMCP(w.Self, rec.Name, rec.Repo)
 	fail := func(err error) ([]string, []string) {
 		fmt.Fprintf(out, "owt: %s starts without owt mcp (its peers): %v\n", rec.Tool, err)
 		return argv, nil
 	}
+	secret, err := state.NewMCPToken(rec.Repo, rec.Name)
+	if err != nil {
+		return fail(err)
+	}
+	srv := agent.OwtMCP(w.Self, rec.Name, rec.Repo, secret)
+	var env []string
+	if kv := agent.SecretEnv(kind, srv); kv != "" {
+		env = append(withoutVar(os.Environ(), state.MCPTokenEnv), kv)
+	}
 	switch kind {
+	case agent.MCPGemini:
+		return argv, env
 	case agent.MCPOpenCode:
 		content, err := agent.OpenCodeMCPContent(os.Getenv(agent.OpenCodeConfigEnv), srv)
 		if err != nil {
@@ -43,13 +57,24 @@ func (w *runner) withMCP(rec *state.Record, prof agent.Profile, argv []string, o
 		if err != nil {
 			return fail(err)
 		}
-		return prof.WithArgs(argv, args), nil
+		return prof.WithArgs(argv, args), env
 	}
 	args, err := agent.MCPArgs(kind, srv, "")
 	if err != nil {
 		return fail(err)
 	}
-	return prof.WithArgs(argv, args), nil
+	return prof.WithArgs(argv, args), env
+}
+
+// withoutVar is env without the variable name.
+func withoutVar(env []string, name string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // writeMCPConfig writes Claude's --mcp-config file for srv, readable by

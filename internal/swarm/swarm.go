@@ -21,7 +21,6 @@ package swarm
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -361,7 +360,7 @@ func (s *Swarms) forget(names []string) error {
 	})
 	if err == nil {
 		for _, n := range names {
-			_ = os.Remove(state.MCPConfigPath(s.W.Repo.Root, n))
+			state.RemoveMCPFiles(s.W.Repo.Root, n)
 		}
 		lifecycle.AbandonMail(gone, s.W.Logf)
 	}

@@ -29,6 +29,9 @@ type mcpServer struct {
 	// reduced: the tool starts it with a small default environment plus
 	// Env (Codex), not with its own.
 	reduced bool
+	// EnvVars are variables of the tool's own environment it passes on
+	// (Codex's env_vars).
+	EnvVars []string
 }
 
 // mcpServers reads the persona's MCP configuration: Claude's
@@ -82,12 +85,13 @@ func (a *app) mcpServers() (map[string]mcpServer, error) {
 					Command string            `toml:"command"`
 					Args    []string          `toml:"args"`
 					Env     map[string]string `toml:"env"`
+					EnvVars []string          `toml:"env_vars"`
 				} `toml:"v"`
 			}
 			if _, err := toml.Decode("v = "+val, &v); err != nil {
 				return nil, fmt.Errorf("-c %s: %w", key, err)
 			}
-			out[name] = mcpServer{Command: v.V.Command, Args: v.V.Args, Env: v.V.Env, reduced: true}
+			out[name] = mcpServer{Command: v.V.Command, Args: v.V.Args, Env: v.V.Env, EnvVars: v.V.EnvVars, reduced: true}
 		}
 	case "opencode":
 		if data, err := os.ReadFile(filepath.Join(a.cwd, "opencode.json")); err == nil {
@@ -151,7 +155,7 @@ var codexDefaultEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "USER", "LANG
 func (s mcpServer) environ() []string {
 	var env []string
 	if s.reduced {
-		for _, k := range codexDefaultEnv {
+		for _, k := range append(codexDefaultEnv, s.EnvVars...) {
 			if v, ok := os.LookupEnv(k); ok {
 				env = append(env, k+"="+v)
 			}

@@ -25,21 +25,22 @@ func Command(f *cmdutil.Factory, version string) *cli.Command {
 		Name:  "mcp",
 		Usage: "the MCP server an agent's tool starts (stdio): peers, messages, spawning (see 'Agents talking to each other' in the README)",
 		Description: "owt registers this server with every agent it starts; run by hand it answers the MCP protocol on stdin/stdout.\n" +
-			"It acts as the agent named by OWT_NAME in the repository OWT_REPO, which owt sets in each agent's session.",
+			"It acts as the agent named by OWT_NAME in the repository OWT_REPO, and only with that agent's secret (OWT_MCP_TOKEN),\n" +
+			"which owt makes each time it starts the agent's tool and hands to that tool's registration of this server alone.",
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return cmdutil.Usagef("mcp takes no arguments")
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			id := Identity{Name: os.Getenv("OWT_NAME"), Repo: os.Getenv("OWT_REPO")}
+			id := Identity{Name: os.Getenv("OWT_NAME"), Repo: os.Getenv("OWT_REPO"), Token: os.Getenv(state.MCPTokenEnv)}
 			return Serve(ctx, id, f.Socket, version, &mcp.StdioTransport{})
 		},
 	}
 }
 
-// Identity is the agent a server acts as.
-type Identity struct{ Name, Repo string }
+// Identity is the agent a server acts as, and the secret that proves it.
+type Identity struct{ Name, Repo, Token string }
 
 // Serve answers MCP on t as the agent id until the client goes away. An
 // identity that is not an agent of owt's still serves: every tool then
@@ -92,6 +93,11 @@ func (s *source) get() (*peers.Peers, error) {
 		return nil, err
 	}
 	p.Files, p.ConfigErr = &s.files, cfgErr
+	// Every call, not once: an agent that is deleted, or started again,
+	// has a new secret, and its old servers act no more.
+	if err := state.CheckMCPToken(s.id.Repo, s.id.Name, s.id.Token); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.vetted {
