@@ -498,3 +498,39 @@ func TestMCPAnAgentActsOnlyAsItself(t *testing.T) {
 	require.False(t, isErr, out)
 	require.Contains(t, out, `"me": "b"`)
 }
+
+// spawn_agent's task reaches the new agent without control characters,
+// as a message does: an escape sequence in it (OSC 2 would retitle the
+// new agent's pane) arrives inert. get_peer_files of a huge changed file
+// gives a bounded diff and says what it left out.
+func TestMCPSpawnTaskIsInertAndPeerFilesAreBounded(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "lead", "Design the cart")
+	root := e.Find(repo, "lead").Repo
+	lead := e.mcpAs("lead", root)
+	out, isErr := call(t, lead, "spawn_agent", map[string]any{"task": "Build it\x1b]2;HACKED\x07 now\x1b[2J\r\x03", "name": "ex", "tool": "claude"})
+	require.False(t, isErr, out)
+	prompt := e.WaitPrompts("ex", 1)[0]
+	require.Contains(t, prompt, "Build it]2;HACKED now[2J")
+	require.NotRegexp(t, "[\x00-\x08\x0b-\x1f\x7f]", prompt, "no control character reaches the new agent")
+
+	// A 5.5 MB file the executor changed.
+	wt := e.Find(repo, "ex").Path
+	line := strings.Repeat("x", 99) + "\n"
+	e.WriteFile(wt, "big.txt", strings.Repeat(line, 55_000))
+	out, isErr = call(t, lead, "get_peer_files", map[string]any{"name": "ex", "file": "big.txt"})
+	require.False(t, isErr, out)
+	require.Less(t, len(out), 256<<10, "a bounded answer")
+	var got struct {
+		Files   []struct{ Path string }
+		Diff    string
+		DiffCut string `json:"diff_cut"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got), out[:200])
+	require.Equal(t, "big.txt", got.Files[0].Path)
+	require.True(t, strings.HasSuffix(got.Diff, "\n"), "cut at a line")
+	require.Contains(t, got.Diff, "+"+strings.Repeat("x", 99)+"\n")
+	require.Contains(t, got.DiffCut, "only its first")
+	require.Contains(t, got.DiffCut, "5555123 bytes")
+}

@@ -64,9 +64,12 @@ func signed(from, body string) string {
 	return prefix(from) + strings.Join(lines, "\n")
 }
 
-// CheckText is the text of a message or note as an agent may send it.
+// CheckText is the text of a message, note or spawned agent's task as an
+// agent may send it: without control characters (text.Clean), which
+// would drive the peer's terminal (an OSC 2 retitles its pane) or arrive
+// as keys.
 func CheckText(s string) (string, error) {
-	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(text.Clean(s))
 	switch {
 	case s == "":
 		return "", fmt.Errorf("%w: the text is empty", ErrBadText)

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -272,9 +273,21 @@ type Files struct {
 	Base    string           `json:"base"`
 	Files   []git.FileChange `json:"files"`
 	Overlap []string         `json:"overlap"`
-	// Diff is the diff of the one file asked for.
-	Diff string `json:"diff,omitempty"`
+	// FilesCut says how many files past MaxPeerFiles were left out.
+	FilesCut string `json:"files_cut,omitempty"`
+	// Diff is the diff of the one file asked for, at most MaxPeerDiff
+	// bytes of it; DiffCut says what was left out.
+	Diff    string `json:"diff,omitempty"`
+	DiffCut string `json:"diff_cut,omitempty"`
 }
+
+// A tool's answer goes into the model's context (twice: as text and as
+// structured content): get_peer_files gives at most MaxPeerFiles files
+// and MaxPeerDiff bytes of a diff, and says what it left out.
+const (
+	MaxPeerFiles = 500
+	MaxPeerDiff  = 64 << 10
+)
 
 // PeerFiles reads name's changed files now, their overlap with mine, and
 // the diff of file when one is named (a path it changed).
@@ -321,8 +334,27 @@ func (p *Peers) PeerFiles(name, file string) (Files, error) {
 		if out.Diff, err = git.FileDiff(peer.Path, baseOf(peer), *which, false); err != nil {
 			return Files{}, fmt.Errorf("diff %s in %s: %w", file, name, err)
 		}
+		if n := len(out.Diff); n > MaxPeerDiff {
+			out.Diff = cutDiff(out.Diff, MaxPeerDiff)
+			out.DiffCut = fmt.Sprintf("the diff is %d bytes; only its first %d are here, cut at a line: read %s in %s's worktree (%s) for the rest",
+				n, len(out.Diff), file, name, peer.Path)
+		}
+	}
+	if n := len(out.Files); n > MaxPeerFiles {
+		out.Files = out.Files[:MaxPeerFiles]
+		out.FilesCut = fmt.Sprintf("%s changed %d files; only the first %d are listed (overlap lists them all)", name, n, MaxPeerFiles)
 	}
 	return out, nil
+}
+
+// cutDiff is the first max bytes of d, cut at the end of a line (or of a
+// whole UTF-8 character when the first line is longer).
+func cutDiff(d string, max int) string {
+	d = d[:max]
+	if i := strings.LastIndexByte(d, '\n'); i > 0 {
+		return d[:i+1]
+	}
+	return strings.ToValidUTF8(d, "")
 }
 
 // findPeer is the peer called name: another agent of my repository on my
