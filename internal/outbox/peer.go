@@ -135,7 +135,13 @@ type Loop struct {
 
 type loopsFile struct {
 	Loops []Loop `json:"loops"`
+	// Dismissed is when the user last dismissed each sender's loops
+	// (DismissLoops), by repo and name: its messages before then count
+	// no more toward the loop guard's limit.
+	Dismissed map[string]time.Time `json:"dismissed,omitempty"`
 }
+
+func senderKey(repo, name string) string { return repo + "\x00" + name }
 
 // loopsPath is outside the glob of outbox files (*.json).
 func (b Box) loopsPath() string { return filepath.Join(b.Dir, "loops", "loops.json") }
@@ -166,15 +172,35 @@ func (b Box) NoteLoop(l Loop) error {
 
 // DismissLoops forgets every loop agent name of repo sent into; it
 // reports how many.
+// The sender starts afresh: its messages so far no longer count toward
+// the guard's limit (LoopDismissed), so the next one is not refused
+// straight away and does not raise NEEDS YOU again.
 func (b Box) DismissLoops(repo, name string) (int, error) {
 	n := 0
 	err := b.loopsDoc().Update(func(f *loopsFile) (bool, error) {
 		before := len(f.Loops)
 		f.Loops = slices.DeleteFunc(f.Loops, func(o Loop) bool { return o.Repo == repo && o.From == name })
 		n = before - len(f.Loops)
-		return n > 0, nil
+		if n == 0 {
+			return false, nil
+		}
+		if f.Dismissed == nil {
+			f.Dismissed = map[string]time.Time{}
+		}
+		f.Dismissed[senderKey(repo, name)] = time.Now()
+		return true, nil
 	})
 	return n, err
+}
+
+// LoopDismissed is when the user last dismissed the loops of the sender
+// name of repo (zero: never): the loop guard counts its messages since.
+func (b Box) LoopDismissed(repo, name string) time.Time {
+	f, err := readLoops(b.loopsPath())
+	if err != nil {
+		return time.Time{}
+	}
+	return f.Dismissed[senderKey(repo, name)]
 }
 
 // ForgetLoopsOf forgets every loop agent name of repo was in, either

@@ -143,8 +143,14 @@ func (p *Peers) queue(me, r *state.Record, body string, limit int, window time.D
 	now := p.Now()
 	a := outbox.Of(r)
 	m := outbox.Message{Kind: outbox.KindPeer, Key: newID(now), From: me.Name, Text: signed(me.Name, body)}
+	// Messages before the user dismissed this sender's loops (owt
+	// dismiss NAME message_loop) count no more: it starts afresh.
+	since := r.CreatedAt
+	if d := p.Box.LoopDismissed(me.Repo, me.Name); d.After(since) {
+		since = d
+	}
 	got, err := p.Box.EnqueueChecked(a, m, now, func(old []outbox.Message) error {
-		return guard(old, me.Name, m.Text, r.CreatedAt, now, limit, window)
+		return guard(old, me.Name, m.Text, since, now, limit, window)
 	})
 	switch {
 	case errors.Is(err, errRepeat):

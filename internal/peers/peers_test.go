@@ -191,6 +191,39 @@ func TestTheLoopGuardDropsRepeatsAndRefusesPastTheLimit(t *testing.T) {
 	require.Equal(t, Queued, sent[0].Result, "and per sender")
 }
 
+// owt dismiss NAME message_loop gives the sender a fresh allowance: the
+// next message is queued, and only a new run of messages past the limit
+// needs the user again.
+func TestADismissedLoopStartsAfresh(t *testing.T) {
+	_, ws := agents(t, "a", "b")
+	ws.Config.MCP.MessageLimit = 2
+	a := open(t, ws, "a")
+	for _, msg := range []string{"one", "two"} {
+		sent, err := a.Send("b", msg)
+		require.NoError(t, err)
+		require.Equal(t, Queued, sent[0].Result)
+	}
+	sent, err := a.Send("b", "three")
+	require.NoError(t, err)
+	require.Equal(t, Refused, sent[0].Result)
+	n, err := outbox.Default().DismissLoops(ws.Repo.Root, "a")
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Empty(t, outbox.Default().Loops(time.Now()))
+
+	sent, err = a.Send("b", "four")
+	require.NoError(t, err)
+	require.Equal(t, Queued, sent[0].Result, "dismissed: the next message goes")
+	require.Empty(t, outbox.Default().Loops(time.Now()), "and needs nobody")
+	sent, err = a.Send("b", "five")
+	require.NoError(t, err)
+	require.Equal(t, Queued, sent[0].Result)
+	sent, err = a.Send("b", "six")
+	require.NoError(t, err)
+	require.Equal(t, Refused, sent[0].Result, "a new run past the limit is a loop again")
+	require.Len(t, outbox.Default().Loops(time.Now()), 1)
+}
+
 func TestSendRefusesBadInputAndQueuesNothing(t *testing.T) {
 	_, ws := agents(t, "a", "b", "gone")
 	setStatus(t, ws, state.Exited, "gone")
