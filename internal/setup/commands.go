@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 )
 
@@ -22,7 +23,13 @@ type Commands struct {
 // it does not name.
 func DetectCommands(dir string) Commands {
 	var c Commands
-	targets := makeTargets(filepath.Join(dir, "Makefile"))
+	var targets map[string]bool
+	for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} { // GNU make's order: it reads the first there
+		if isFile(dir, name) {
+			targets = makeTargets(filepath.Join(dir, name))
+			break
+		}
+	}
 	for _, t := range []struct {
 		name string
 		into *[]string
@@ -81,9 +88,12 @@ func packageScripts(file string) map[string]string {
 	return pkg.Scripts
 }
 
-var makeTarget = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9_.-]+)\s*:([^=]|$)`) })
+var makeTarget = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([A-Za-z0-9_.-]+(?:[ \t]+[A-Za-z0-9_.-]+)*)[ \t]*:([^=]|$)`)
+})
 
-// makeTargets are the targets a Makefile defines at the start of a line.
+// makeTargets are the targets a Makefile's rules name at the start of a
+// line ("test unit: deps" names two).
 func makeTargets(file string) map[string]bool {
 	f, err := os.Open(file)
 	if err != nil {
@@ -95,7 +105,9 @@ func makeTargets(file string) map[string]bool {
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
 		if m := makeTarget().FindStringSubmatch(sc.Text()); m != nil {
-			out[m[1]] = true
+			for _, t := range strings.Fields(m[1]) {
+				out[t] = true
+			}
 		}
 	}
 	return out

@@ -456,3 +456,22 @@ func TestDetectCommands(t *testing.T) {
 	require.Equal(t, []string{"make lint", "go vet ./..."}, got.Lint)
 	require.Equal(t, []string{"pnpm dev"}, got.Dev)
 }
+
+// make reads GNUmakefile, makefile or Makefile (the first there), and a
+// rule may name several targets.
+func TestDetectCommandsInEveryMakefileMakeReads(t *testing.T) {
+	for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(".PHONY: test unit lint\ntest unit: deps\n\t./run-tests\nlint dev :\n\ttrue\n"), 0o644))
+			got := DetectCommands(dir)
+			require.Equal(t, []string{"make test"}, got.Test)
+			require.Equal(t, []string{"make lint"}, got.Lint)
+			require.Equal(t, []string{"make dev"}, got.Dev)
+		})
+	}
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "GNUmakefile"), []byte("lint:\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "Makefile"), []byte("test:\n"), 0o644))
+	require.Empty(t, DetectCommands(dir).Test, "make reads GNUmakefile first, and only it")
+}
