@@ -14,6 +14,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/state"
 )
@@ -205,6 +206,9 @@ type NewSpec struct {
 	NoAgent  bool   `json:"no_agent,omitempty"`
 	Plan     bool   `json:"plan,omitempty"`
 	NoSetup  bool   `json:"no_setup,omitempty"`
+	// MaxAgents is the host's max_agents, enforced by its owt new while
+	// it reserves the name (owt new --host calls at once).
+	MaxAgents int `json:"max_agents,omitempty"`
 	// Issue is the GitHub issue Task was read from on the user's machine
 	// (owt new --host --issue): recorded there so owt pr closes it, never
 	// read there.
@@ -267,15 +271,27 @@ func (h *Host) NewAgent(ctx context.Context, repo git.Repo, spec NewSpec) (inven
 		h.BaseBehind = fmt.Sprintf("%s on %s was left as it is (it went its own way there): the agent's figures there count from it", spec.Base, h.Name)
 	}
 	spec.StartAt = commit
+	spec.MaxAgents = h.Config.MaxAgents
 	in, err := json.Marshal(spec)
 	if err != nil {
 		return item, err
 	}
 	out, err := h.SSH.Output(ctx, ssh.Remote{Dir: clone, Argv: remoteOwt("new", "--spec-stdin", "--json"), Stdin: bytes.NewReader(in)})
+	h.forgetLists()
+	var ee *ssh.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		// The connection ended with the create under way there: it may
+		// have finished, undone itself, or been cut off half-way.
+		return item, fmt.Errorf("%w; the connection ended while owt new ran on %s: owt list shows whether the agent was made there, owt doctor whether one was left half-made (owt delete NAME@%s undoes it)", err, h.Name, h.Name)
+	}
+	if err != nil && strings.Contains(ee.Stderr, lifecycle.MaxAgentsRefused) {
+		// Its owt counted the agents there while it reserved the name (a
+		// few owt new at once passed checkRoom together).
+		return item, fmt.Errorf("%w: %s: %s", ErrFull, h.Name, strings.TrimPrefix(strings.TrimSpace(ee.Stderr), "owt: "))
+	}
 	if err != nil {
 		return item, err
 	}
-	h.forgetLists()
 	if err := json.Unmarshal(bytes.TrimSpace(out), &item); err != nil {
 		return item, fmt.Errorf("owt new on %s: %w", h.Name, err)
 	}

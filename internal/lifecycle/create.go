@@ -49,6 +49,12 @@ type CreateOptions struct {
 	// Template shapes the first prompt: a template's name, "auto" to
 	// guess one from the task, "" or "none" for the bare task.
 	Template string
+	// MaxAgents, when above 0, is the most agents this machine may run,
+	// every repository's (a host's max_agents, sent by the owt that
+	// starts an agent there): checked while the name is reserved, under
+	// the lock every owt new here takes, so owt new calls at once cannot
+	// all pass it.
+	MaxAgents int
 	// InRun says the agent is a task of an owt run (the session protocol
 	// ends with owt done).
 	InRun bool
@@ -211,6 +217,14 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	if undone, err := w.settleCutOff(o.Name); err != nil {
+		return nil, err
+	} else if undone {
+		// Its branch went with it: the names in use are read again.
+		if existing, err = w.Repo.NamesInUse(); err != nil {
+			return nil, err
+		}
+	}
 	// The name is chosen while tmux's sessions are still on their way,
 	// then checked against them: a live session of that name (made by
 	// hand, or left by a server owt does not know) is rare, and then the
@@ -368,6 +382,30 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	return rec, nil
 }
 
+// settleCutOff undoes what an owt new of the same name left when it was
+// cut off (killed, its ssh connection dropped), as owt doctor --fix
+// would, so the name is free again: it reports whether it did. What it
+// left that holds someone's work keeps the name, and the error says why;
+// a create that had started its session is finished, and the name stays
+// in use by it.
+func (w *Worktrees) settleCutOff(name string) (bool, error) {
+	if name == "" {
+		return false, nil
+	}
+	r, err := w.Get(name)
+	if err != nil || CreateStateOf(r) != Interrupted {
+		return false, nil
+	}
+	rec, err := w.SettleInterruptedCreate(name)
+	if err != nil {
+		return false, fmt.Errorf("name %q is in use: an owt new of it was cut off, and %w", name, err)
+	}
+	if rec == nil {
+		w.Logf("undid what the cut-off owt new %s left (branch %s, worktree %s)", name, r.Branch, r.Path)
+	}
+	return rec == nil, nil
+}
+
 // defaultBase is --base, else the branch checked out where owt was run.
 func (w *Worktrees) defaultBase(o CreateOptions) (string, error) {
 	if o.Base != "" {
@@ -468,6 +506,9 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 		if err != nil {
 			return err
 		}
+		if err := checkMaxAgents(o.MaxAgents); err != nil {
+			return err
+		}
 		// Unsynced here, made durable by Create while git and tmux work
 		// (Store.Sync) and before it says the agent was made: the lock
 		// and the rename are what other owt processes see at once. Only
@@ -542,6 +583,34 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 		return nil, nil, err
 	}
 	return rec, held, nil
+}
+
+// MaxAgentsRefused is in the words of owt new refused by MaxAgents: the
+// owt that asked a host for the agent tells that refusal by it.
+const MaxAgentsRefused = "its max_agents is"
+
+// checkMaxAgents refuses a new agent on a machine that runs max agents
+// already, every repository's (an exited one no longer counts; one
+// being made does). Called under the ports lock, which every reserve
+// takes.
+func checkMaxAgents(max int) error {
+	if max <= 0 {
+		return nil
+	}
+	recs, err := workspace.AllRecords()
+	if err != nil {
+		return fmt.Errorf("count the agents here: %w", err)
+	}
+	live := 0
+	for _, r := range recs {
+		if r.Status != state.Exited {
+			live++
+		}
+	}
+	if live >= max {
+		return fmt.Errorf("this machine runs %d agent(s) and %s %d: finish one here, or raise max_agents", live, MaxAgentsRefused, max)
+	}
+	return nil
 }
 
 // sessionLive reports whether a session called name is among sessions.

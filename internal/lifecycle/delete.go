@@ -93,7 +93,11 @@ func (w *Worktrees) WhatWouldBeLost(r *state.Record) (Loss, error) {
 	if r.InPlace {
 		return l, nil // its delete removes nothing: the checkout and branch stay
 	}
-	if _, err := os.Stat(r.Path); err == nil {
+	if CreateStateOf(r) == Interrupted {
+		// A checkout cut short shows its tree as changed: only files
+		// someone wrote there since are work (owt doctor's rule).
+		l.DirtyFiles = w.userFilesIn(r)
+	} else if _, err := os.Stat(r.Path); err == nil {
 		if l, err = worktreeWork(r); err != nil {
 			return l, err
 		}
@@ -155,6 +159,23 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 	}
 	if err := w.refuseMainCheckout(r); err != nil {
 		return err
+	}
+	switch CreateStateOf(r) {
+	case InProgress:
+		if !o.Force {
+			return fmt.Errorf("%s: owt new is making it now; delete it once that is done", name)
+		}
+	case Interrupted:
+		if !o.Force {
+			// What a create cut off left is git's and owt's (a checkout
+			// cut short shows its tree as changed files): undone as owt
+			// doctor --fix does, refused only when someone wrote there.
+			if r, err = w.SettleInterruptedCreate(name); err != nil || r == nil {
+				return err
+			}
+			// A session it had started: finished, so an agent now, and
+			// deleted as one.
+		}
 	}
 	loss, err := w.WhatWouldBeLost(r)
 	if err != nil && !o.Force {

@@ -101,7 +101,13 @@ func (w *Worktrees) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 		rep.Findings = append(rep.Findings, f)
 		return true
 	}
-	if ahead, _, err := w.Repo.AheadBehind(w.Repo.BaseRef(r.Base, r.BaseCommit), git.BranchRef(r.Branch)); err == nil && ahead > 0 {
+	// Its own commits are those beyond where it was made: the base commit
+	// (a host's base branch may lag behind the one it was sent).
+	from := r.BaseCommit
+	if from == "" {
+		from = w.Repo.BaseRef(r.Base, r.BaseCommit)
+	}
+	if ahead, _, err := w.Repo.AheadBehind(from, git.BranchRef(r.Branch)); err == nil && ahead > 0 {
 		f.Action = fmt.Sprintf("left alone: branch %s has %d commit(s) of its own; look at it, then 'owt delete --force %s'", r.Branch, ahead, r.Name)
 		rep.Findings = append(rep.Findings, f)
 		return true

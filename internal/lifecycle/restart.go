@@ -237,7 +237,7 @@ func (w *Worktrees) SettleInterruptedCreate(name string) (*state.Record, error) 
 	var rep DoctorReport
 	w.doctorInterruptedCreate(rec, true, &rep)
 	if len(rep.Findings) > 0 && !rep.Findings[0].Fixed {
-		return nil, fmt.Errorf("%s: %w: %s", name, ErrLeftAlone, rep.Findings[0].Action)
+		return nil, fmt.Errorf("%s: %w: %s", name, ErrLeftAlone, strings.TrimPrefix(rep.Findings[0].Action, "left alone: "))
 	}
 	rec, err = w.Get(name)
 	if errors.Is(err, state.ErrUnknownName) {

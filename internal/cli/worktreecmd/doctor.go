@@ -32,6 +32,7 @@ func DoctorCommand(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			addStalePRs(w, &rep)
+			addHostFindings(w, &rep, c.Bool("fix"))
 			if c.Bool("json") {
 				if err := cmdutil.PrintJSON(c.App.Writer, rep); err != nil {
 					return err

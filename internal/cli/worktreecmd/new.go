@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"syscall"
 
@@ -117,6 +118,10 @@ func BranchCommand(f *cmdutil.Factory, runF func(*newOptions) error) *cli.Comman
 // newRun creates the worktree, session and agent, and says what it made.
 func newRun(o *newOptions) error {
 	if o.SpecStdin {
+		// Another machine's owt over ssh: its connection dropping (a
+		// hang-up, output to a closed pipe) must not cut the create
+		// off half-way; it finishes, or undoes itself on its own error.
+		signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
 		if err := readSpec(o); err != nil {
 			return err
 		}

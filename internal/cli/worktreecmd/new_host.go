@@ -43,7 +43,7 @@ func readSpec(o *newOptions) error {
 	o.Create = lifecycle.CreateOptions{
 		Task: spec.Task, Name: spec.Name, Branch: spec.Branch, Base: spec.Base, StartAt: spec.StartAt,
 		Tool: spec.Tool, Template: spec.Template, NoAgent: spec.NoAgent, Plan: spec.Plan, NoSetup: spec.NoSetup,
-		ReadIssue: spec.Issue,
+		ReadIssue: spec.Issue, MaxAgents: spec.MaxAgents,
 	}
 	return nil
 }
