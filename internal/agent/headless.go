@@ -15,6 +15,13 @@ import (
 // MaxHeadlessAnswer bounds what RunHeadless keeps of a tool's answer.
 const MaxHeadlessAnswer = 4 << 20
 
+// MaxArgPrompt is the longest prompt passed as an argument (Linux's
+// MAX_ARG_STRLEN is 128 KiB, less room for the rest).
+const MaxArgPrompt = 100 << 10
+
+// stdinPrompt is the argument a tool gets when its prompt comes on stdin.
+const stdinPrompt = "The request is the text on standard input: do what it asks."
+
 // RunHeadless runs a one-shot of the tool (HeadlessArgv) on prompt in dir
 // and returns what it printed on stdout. The prompt is one argv element,
 // never through a shell. stdin is empty, so a tool that also reads its
@@ -28,14 +35,28 @@ func (p Profile) RunHeadless(dir, prompt string, stderr io.Writer) (string, erro
 // (nil: owt's own), bounded by ctx: when
 // ctx ends first the tool is ended (proc.Command: SIGTERM, then SIGKILL)
 // and the error wraps ctx's error (errors.Is context.DeadlineExceeded).
+//
+// A prompt over MaxArgPrompt does not fit in one argv element (Linux caps
+// one at 128 KiB: exec fails with "argument list too long"): a tool that
+// adds its stdin to the prompt (HeadlessStdin) gets it there, with a short
+// argument saying so; another is refused with one line.
 func (p Profile) RunHeadlessContext(ctx context.Context, dir string, env []string, prompt string, stderr io.Writer) (string, error) {
-	argv, err := p.HeadlessArgv(prompt)
+	arg, stdin := prompt, ""
+	if len(prompt) > MaxArgPrompt {
+		if !p.HeadlessStdin {
+			return "", fmt.Errorf("the prompt is %d KiB, more than one argument to %s can hold (%d KiB), and it reads none on stdin",
+				len(prompt)>>10, p.Name, MaxArgPrompt>>10)
+		}
+		arg, stdin = stdinPrompt, prompt
+	}
+	argv, err := p.HeadlessArgv(arg)
 	if err != nil {
 		return "", err
 	}
 	cmd := proc.Command(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
+	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Stderr = stderr
 	out := &capped{max: MaxHeadlessAnswer}
 	cmd.Stdout = out

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -87,6 +88,10 @@ type Profile struct {
 	Approve []string
 	// Headless is the argv prefix of a one-shot run; the task is appended.
 	Headless []string
+	// HeadlessStdin: the one-shot adds what it reads on stdin to its
+	// prompt (claude -p, codex exec, gemini -p), so a prompt too long
+	// for one argument goes there.
+	HeadlessStdin bool
 	// Screen patterns; see the package documentation. "" never matches.
 	Ready, Working, Waiting, Idle string
 	// StatusBar matches the tool's own status-bar lines (footer hints,
@@ -152,8 +157,8 @@ func Builtins() []Profile {
 			// with session ID: ID" and exits 1. The session keeps its id
 			// (unless --fork-session), so its hooks name it again.
 			Resume:   []string{"--resume", ResumeSession},
-			Headless: []string{"claude", "-p"},
-			Ready:    `(?m)` + promptLine + `|\? for shortcuts`,
+			Headless: []string{"claude", "-p"}, HeadlessStdin: true,
+			Ready: `(?m)` + promptLine + `|\? for shortcuts`,
 			// Spinner line: "✻ Thinking… (12s · ↑ 1.2k tokens · esc to interrupt)".
 			Working: `(?mi)\besc to interrupt\b`,
 			// Permission menu: "Do you want to proceed?" / "Do you want to make
@@ -196,7 +201,7 @@ func Builtins() []Profile {
 			// [SESSION_ID] [PROMPT]", taking the same options as codex; an
 			// unknown id: "No saved session found with ID …".
 			Resume:   []string{"resume", ResumeSession},
-			Headless: []string{"codex", "exec"},
+			Headless: []string{"codex", "exec"}, HeadlessStdin: true,
 			// Composer "› Ask Codex to do anything", footer "? for shortcuts
 			// 100% context left" (codex-rs tui snapshots).
 			Ready: `(?m)` + promptLine + `|Ask Codex to do anything|\? for shortcuts|⏎ send`,
@@ -231,7 +236,7 @@ func Builtins() []Profile {
 			// (findSession: session.id === identifier); else "Invalid
 			// session identifier".
 			Resume:   []string{"--resume", ResumeSession},
-			Headless: []string{"gemini", "-p"},
+			Headless: []string{"gemini", "-p"}, HeadlessStdin: true,
 			// Input placeholder "> Type your message or @path/to/file".
 			Ready: `(?m)Type your message or @path/to/file|^[ \t]*[│|][ \t]*>[ \t]`,
 			// Loading line "⠏ Thinking… (esc to cancel, 5s)". Dialogs say
@@ -419,6 +424,8 @@ func Profiles(cfg config.Config) (map[string]Profile, error) {
 		p.ReadOnly = clone(base.ReadOnly)
 		p.Resume = clone(base.Resume)
 		p.Placeholder = base.Placeholder
+		// A built-in tool's one-shot reads stdin only with its own argv.
+		p.HeadlessStdin = base.HeadlessStdin && slices.Equal(p.Headless, base.Headless)
 		if !known && p.Prompt == "" {
 			p.Prompt = PromptArg
 		}

@@ -5,8 +5,8 @@
 //	{"verdict": "pass"|"concerns"|"fail",
 //	 "findings": [{"file": …, "line": …, "severity": …, "message": …}]}
 //
-// Its rules: the prompt (task and diff) is one argv element, never through
-// a shell; the answer is parsed strictly (the one JSON object holding a
+// Its rules: the prompt (task and diff) is one argv element (on stdin
+// when too long for one: agent.MaxArgPrompt), never through a shell; the answer is parsed strictly (the one JSON object holding a
 // valid verdict is taken out of whatever the tool wrapped it in), asked
 // once more with a stricter instruction when it holds none, and otherwise
 // the review is Unavailable, never a guess; a tool that is missing, not

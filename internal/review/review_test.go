@@ -149,3 +149,18 @@ func TestRunSaysWhyAToolGaveNoVerdict(t *testing.T) {
 		}
 	}
 }
+
+// A task of ~100 KiB with the diff is more than one argument holds: the
+// review still runs, its prompt on the tool's stdin, not "unavailable:
+// argument list too long".
+func TestAReviewOfAHugeTaskIsMade(t *testing.T) {
+	r, base, tip := repo(t)
+	task := "do this: " + strings.Repeat("a long task ", 100<<10/12)
+	q := Request{Repo: r, Dir: r.Root, Base: base, Tip: tip, Task: task, Timeout: time.Minute,
+		Profile: agent.Profile{Name: "claude", HeadlessStdin: true,
+			Headless: []string{"sh", "-c", `grep -q '+hi' && echo '{"verdict":"pass","findings":[]}'`}}}
+	res := Run(context.Background(), q)
+	if res.Verdict != Pass {
+		t.Fatalf("got %+v", res)
+	}
+}
