@@ -116,3 +116,65 @@ func TestAnotherClaudeInAnInPlaceCheckoutIsNotItsAgent(t *testing.T) {
 	e.otherClaude(repo)
 	e.requireUntouchedBy(repo, "p", session, "the user's own claude -p in the checkout")
 }
+
+// Issue 32 item 13: Claude's idle_prompt notification, a while after a
+// turn failed on its login ("Not logged in · Please run /login", which
+// the screen reads as needs you: login), says nothing new: no second
+// "turn failed" and no second "needs you: login".
+func TestIdlePromptAfterAFailedTurnRepeatsNothing(t *testing.T) {
+	e, repo := statusEnv(t, "")
+	e.Tmux("set-environment", "-g", "OWT_FAKE_IDLE_NOTIFY", "4s")
+	newJSON(t, e, repo, "--tool", "claude", "--no-setup", "--name", "f", "fix it\n!fail Not logged in · Please run /login")
+	e.Eventually(20*time.Second, "the failed turn's notice and the login's", func() bool {
+		return e.notices("owt: f's turn failed") == 1 && e.notices("owt: f needs you: claude asks for a login") == 1
+	})
+	e.Eventually(20*time.Second, "Claude's idle_prompt notification", func() bool {
+		for _, ev := range e.Events() {
+			if ev.Event == "hook" && ev.Agent == "f" && ev.Name == "Notification" {
+				return true
+			}
+		}
+		return false
+	})
+	time.Sleep(3 * time.Second) // the monitor's next looks
+	require.Equal(t, 1, e.notices("owt: f's turn failed"), "owt.log:\n%s", e.OwtLog())
+	require.Equal(t, 1, e.notices("owt: f needs you"), "owt.log:\n%s", e.OwtLog())
+	require.Equal(t, "waiting", e.Status(repo, "f").Status)
+}
+
+// Issue 32 item 13: a resume the tool refuses (Claude Code fires
+// SessionEnd as it exits on a session it cannot find) is no exit of the
+// agent, which owt starts fresh at once: no "exited" notice.
+func TestRefusedResumeSaysNoExited(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	session := e.idleWithSession(repo, "p", "Task p")
+	transcripts, _ := filepath.Glob(filepath.Join(e.Home, ".claude", "projects", "*", session+".jsonl"))
+	require.Len(t, transcripts, 1)
+	require.NoError(t, os.Remove(transcripts[0]), "the session is gone: Claude cannot resume it")
+
+	// A session lost on a running server, whose monitor watches p.
+	client := e.AttachClient("harness")
+	p := e.Find(repo, "p")
+	e.Eventually(10*time.Second, "a monitor", func() bool { return e.MonitorPID() != 0 })
+	time.Sleep(2 * time.Second) // the monitor has looked at p
+	e.Tmux("kill-session", "-t", p.Session)
+	e.Eventually(20*time.Second, "p lost", func() bool { return !e.resumeView(repo, "p").Live })
+	before := e.notices("owt: p exited")
+	// Past the monitor's look each second: the gap between the refused
+	// resume's SessionEnd and its exit (Claude Code's is ~0.2 s, then
+	// the runner's).
+	e.Tmux("set-environment", "-g", "OWT_FAKE_RESUME_LINGER", "1500ms")
+
+	inside := []string{"TMUX=" + e.Socket + ",1,0"}
+	r := e.OwtIn(repo, inside, "", "attach", "p")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	e.Eventually(10*time.Second, "client on p's new session", func() bool { return e.ClientSession(client) == p.Session })
+	e.Eventually(30*time.Second, "p started fresh", func() bool {
+		v := e.resumeView(repo, "p")
+		return v.Resume != nil && v.Resume.Outcome == "fresh" && len(e.Prompts("p")) == 2
+	})
+	require.Len(t, e.eventsOfKind("p", "resume_failed"), 1, "the resume was tried")
+	time.Sleep(3 * time.Second) // the monitor's next looks
+	require.Equal(t, before, e.notices("owt: p exited"), "owt.log:\n%s", e.OwtLog())
+}

@@ -72,6 +72,9 @@ func TestRealClaudeResumesItsConversationAfterTheServerDied(t *testing.T) {
 	})
 	require.Equal(t, "resumed", e.resumeView(repo, "keep").Resume.Outcome)
 	require.True(t, strings.HasPrefix(e.resumeView(repo, "lost").Resume.Why, "claude exited with code 1"))
+	// Issue 32 item 13: the refused resume's SessionEnd is no exit of the
+	// agent, which owt started again at once: no "exited" notice.
+	require.Zero(t, e.notices("owt: lost exited"), "owt.log:\n%s", e.OwtLog())
 }
 
 // The real Codex (0.169.0): its notify payload's thread-id is the id of

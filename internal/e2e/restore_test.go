@@ -216,6 +216,9 @@ func TestRestoreStartsFreshWithAnAccountWhenTheToolCannotResume(t *testing.T) {
 		v := e.resumeView(repo, "fixer")
 		return v.AgentSession != "" && v.AgentSession != session && v.Status == "idle"
 	})
+	// Issue 32 item 13: the refused resume's SessionEnd is no exit of the
+	// agent, which owt started again at once: no "exited" notice.
+	require.Zero(t, e.notices("owt: fixer exited"), "owt.log:\n%s", e.OwtLog())
 }
 
 // The plugin's key: Alt+r opens a popup that runs owt restore --all and

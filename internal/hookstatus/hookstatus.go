@@ -139,8 +139,17 @@ func applyHook(w *ledger, name string, owns func(*state.Record) bool, status str
 			c.Limit = &state.Limit{Text: text.From(l.Text), Reset: l.Reset}
 		}
 		// Claude's idle_prompt notification (its prompt waited a while)
-		// says nothing new about an agent a usage limit stopped there.
-		if c.Status == state.Idle && r.Status == state.Limited && call.Event == "Notification" {
+		// corrects only a "working" that no hook ended (Esc fires none).
+		// It says nothing new about an agent idle or waiting there: a
+		// failed turn's screen asking for a login would be told again,
+		// idle, then waiting once more; a usage limit would be forgotten.
+		if c.Status == state.Idle && call.Event == "Notification" && r.Status != state.Working {
+			return c, false
+		}
+		// A tool that ends while owt resumes it did not resume (Claude
+		// Code fires SessionEnd as it exits on an id it cannot take up):
+		// the runner starts it fresh at once, or records the exit itself.
+		if c.Status == state.Exited && r.Resume != nil && (r.Resume.Outcome == state.ResumePending || r.Resume.Outcome == state.ResumeResuming) {
 			return c, false
 		}
 		return c, !r.NoAgent

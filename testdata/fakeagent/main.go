@@ -24,7 +24,10 @@
 //	                      and its first line shown
 //	!sleep DUR            keep working for DUR (Go duration or seconds)
 //	!exit N               exit with code N once the turn is over
-//	!fail [ERROR]         end the turn with an API error (Claude: StopFailure)
+//	!fail [ERROR]         end the turn with an API error (Claude: StopFailure);
+//	                      the claude persona's ERROR "Not logged in · Please
+//	                      run /login" also puts "Not logged in · run /login"
+//	                      in its footer until the next prompt, as Claude does
 //	!usage IN OUT [CW CR] the turn's tokens: input, output, cache write, cache
 //	                      read (default 100 50 1000 2000); the claude persona
 //	                      writes every turn to its transcript at the
@@ -71,6 +74,8 @@
 //	                      (in place of "Done: …"), as a real tool answers a question
 //	OWT_FAKE_ANSWER_DELAY how long a headless run thinks before it answers (0),
 //	                      as a slow tool does (owt's deadlines end it)
+//	OWT_FAKE_RESUME_LINGER how long a resume that failed runs on after its
+//	                      SessionEnd hook (0; Claude Code 2.1.330: ~0.2 s)
 //
 // $HOME/.fakeagent.env, when it exists, holds OWT_FAKE_* settings as
 // KEY=VALUE lines, taken where the environment has none: how a test
@@ -176,6 +181,9 @@ func run() int {
 			// with SessionEnd, naming the id it was asked for.
 			a.hooks.sessionID = ids[len(ids)-1]
 			a.hooks.sessionEnd("other")
+			// The real one takes ~0.2 s from that hook to its exit; a
+			// test widens the gap to see what owt makes of it.
+			time.Sleep(envDuration("OWT_FAKE_RESUME_LINGER", 0))
 			return 1
 		}
 		log.event("resume", "session_id", a.hooks.sessionID)
@@ -494,6 +502,7 @@ func (a *app) submitLocked(text, source string) {
 	}
 	a.gen++
 	a.turnText = text
+	a.st.notice = ""
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel, a.ending = cancel, false
 	a.st.mode, a.st.workStart = modeWorking, time.Now()
@@ -549,6 +558,11 @@ func (a *app) beginTurnEnd(gen int, answer string) bool {
 		return false
 	}
 	a.ending = true
+	if a.p.name == "claude" && strings.HasPrefix(answer, "API Error: Not logged in") {
+		// Claude Code 2.1.330 after a turn it is not logged in for: its
+		// footer says so until /login.
+		a.st.notice = "Not logged in · run /login"
+	}
 	line := answer
 	if a.p.bullet != "" && !strings.HasPrefix(answer, " ") && !strings.HasPrefix(answer, "■") {
 		line = a.p.bullet + " " + answer // an indented answer, or Codex's error mark, is drawn as it is

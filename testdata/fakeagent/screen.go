@@ -35,7 +35,11 @@ type screenState struct {
 	ask        *askPrompt
 	hint       string
 	hintUntil  time.Time
-	queued     []string
+	// notice is the right end of the footer until the next prompt:
+	// Claude Code's "Not logged in · run /login" after a turn its login
+	// failed.
+	notice string
+	queued []string
 }
 
 type styledLine struct {
@@ -101,6 +105,11 @@ func render(p *persona, st *screenState, w, h int, now time.Time) frame {
 		footer := strings.ReplaceAll(p.footer, "{cwd}", cwd)
 		if st.hint != "" && now.Before(st.hintUntil) {
 			footer = "  " + st.hint
+		}
+		if st.notice != "" {
+			// Claude Code draws it at the right end, in place of "? for
+			// shortcuts".
+			footer = "  " + strings.Repeat(" ", 40) + st.notice
 		}
 		if footer != "" {
 			bottom = append(bottom, styledLine{text: truncate(footer, w), sgr: "2"})
