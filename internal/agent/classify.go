@@ -506,6 +506,8 @@ func reasonWords(reason string) string {
 	switch reason {
 	case hookevent.WaitTrust:
 		return "trust dialog"
+	case hookevent.WaitHooks:
+		return "hooks review"
 	case hookevent.WaitLogin:
 		return "sign-in"
 	case hookevent.WaitAPIKey:
@@ -598,8 +600,10 @@ type waitRule struct {
 
 var waitReasons = sync.OnceValue(func() []waitRule {
 	return []waitRule{
-		// Codex's "Hooks need review" asks to trust hook commands.
-		{hookevent.WaitTrust, regexp.MustCompile(`(?i)trust (?:this|the files in this|the) folder|quick safety check|do you trust|trust this project|folder access|hooks need review`)},
+		// Codex's "Hooks need review" asks to trust hook commands, not a
+		// folder.
+		{hookevent.WaitHooks, regexp.MustCompile(`(?i)hooks? need review`)},
+		{hookevent.WaitTrust, regexp.MustCompile(`(?i)trust (?:this|the files in this|the) folder|quick safety check|do you trust|trust this project|folder access`)},
 		// An API key asked for now ("Paste or type your API key", "Enter
 		// Gemini API Key", "use this API key?") beats a sign-in menu that
 		// merely offers one.
@@ -610,8 +614,9 @@ var waitReasons = sync.OnceValue(func() []waitRule {
 	}
 })
 
-// WaitReason says what a waiting screen waits for: the folder to be
-// trusted, a login, an API key, or else a permission or an answer.
+// WaitReason says what a waiting screen waits for: hooks to be reviewed
+// (Codex), the folder to be trusted, a login, an API key, or else a
+// permission or an answer.
 func WaitReason(lines []string) string {
 	text := strings.Join(lines, "\n")
 	for _, r := range waitReasons() {

@@ -27,7 +27,9 @@ const (
 // wantReason is the reason a waiting screen's name says it waits for.
 func wantReason(name string) string {
 	switch {
-	case strings.Contains(name, "trust"), strings.Contains(name, "hooks-need-review"):
+	case strings.Contains(name, "hooks-need-review"):
+		return hookevent.WaitHooks
+	case strings.Contains(name, "trust"):
 		return hookevent.WaitTrust
 	case strings.Contains(name, "api-key"):
 		return hookevent.WaitAPIKey
@@ -223,7 +225,7 @@ func TestCodexBootingIsNoTurn(t *testing.T) {
 }
 
 // Codex's F2 overlay is something the user opened to read: no question
-// to them. Its "Hooks need review" asks them to trust hooks.
+// to them. Its "Hooks need review" asks them to trust hooks, not a folder.
 func TestCodexOverlayAndHookReview(t *testing.T) {
 	profiles := map[string]Profile{}
 	for _, p := range Builtins() {
@@ -235,7 +237,7 @@ func TestCodexOverlayAndHookReview(t *testing.T) {
 	require.Equal(t, ClassUnknown, got)
 	got, why := cl.Read(readScreen(t, "codex", "waiting-hooks-need-review-v0.169.0"))
 	require.Equal(t, ClassWaiting, got)
-	require.Equal(t, hookevent.WaitTrust, why)
+	require.Equal(t, hookevent.WaitHooks, why)
 }
 
 // A task the tool took is echoed in its transcript, above the input

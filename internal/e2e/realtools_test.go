@@ -352,7 +352,7 @@ func TestRealCodexFirstRun(t *testing.T) {
 	e.Eventually(30*time.Second, "codex asks to review the new hooks", func() bool {
 		return strings.Contains(e.Capture(target), "Hooks need review")
 	})
-	e.expect(repo, "hk", "waiting", "trust") // hook commands to trust, not a permission
+	e.expect(repo, "hk", "waiting", "hooks") // hook commands to review and trust: no folder, no permission
 	e.press(h, "Down")
 	e.pressUntil(h, "Enter", "esc to interrupt")
 	e.expect(repo, "hk", "working", "")

@@ -445,7 +445,7 @@ func noIdleBeforeWork() func(seenStatus) bool {
 	return func(s seenStatus) bool {
 		worked = worked || s.Status == "working"
 		return s.Status == "starting" || s.Status == "working" || s.Status == "idle" && worked && s.TurnError == "" && !s.Interrupted ||
-			s.Status == "waiting" && s.WaitingFor == "trust" && !worked // the hooks review
+			s.Status == "waiting" && s.WaitingFor == "hooks" && !worked // the hooks review
 	}
 }
 
@@ -497,8 +497,8 @@ func TestRealCodexNormalStart(t *testing.T) {
 	// at an empty prompt for seconds before it takes the task.
 	require.Contains(t, e.MustOwt(repo, "tools", "codex-hooks"), "installed owt's hooks")
 	h := e.newReal(repo, "hk", "codex", "say hi again")
-	e.await(rec, "hk", 0, seenStatus{Status: "waiting", WaitingFor: "trust"}, func(st seenStatus) bool {
-		return st.Status == "starting" || st.Status == "waiting" && st.WaitingFor == "trust"
+	e.await(rec, "hk", 0, seenStatus{Status: "waiting", WaitingFor: "hooks"}, func(st seenStatus) bool {
+		return st.Status == "starting" || st.Status == "waiting" && st.WaitingFor == "hooks"
 	})
 	e.seeOnScreen(h, "Hooks need review")
 	from = rec.mark("hk")

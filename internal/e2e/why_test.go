@@ -223,3 +223,27 @@ task = "`+taskScript("a.txt")+`"
 	require.Regexp(t, `the judge saw \(\d\d:\d\d:\d\d\): signal owt done, 1 commit\(s\)`, human)
 	require.Contains(t, human, "said: did-a.txt")
 }
+
+// A working agent whose tool told no hook of the turn (OpenCode has no
+// hooks; Codex, run with -c notify, reports only the turn's end): owt
+// (the runner, owt send) set working on what the screen showed, and owt
+// why gives that screen, with its rule, as the evidence.
+func TestWhyGivesTheScreenOfAWorkingAgentWithoutHooks(t *testing.T) {
+	e, repo := statusEnv(t, "")
+	for _, tool := range []string{"opencode", "codex"} {
+		newJSON(t, e, repo, "--tool", tool, "--no-setup", "--name", tool, "!sleep 60s")
+		e.WaitStatus(repo, tool, "working", 15*time.Second)
+		var v whyView
+		e.Eventually(15*time.Second, tool+": the screen's evidence for working", func() bool {
+			v = e.why(repo, tool)
+			return v.Screen != nil
+		})
+		require.Equal(t, "working", v.Status, tool)
+		require.Equal(t, "owt", v.Source, tool)
+		require.Equal(t, "working", v.Screen.Status, tool)
+		require.True(t, strings.HasPrefix(v.Screen.Rule, tool+"/"), "%s: %s", tool, v.Screen.Rule)
+		require.NotEmpty(t, v.Screen.Lines, tool)
+		require.Contains(t, v.Summary, "owt, confirmed by screen: '", tool)
+		require.Contains(t, e.MustOwt(repo, "why", tool), "confirmed working at", tool)
+	}
+}

@@ -202,7 +202,10 @@ func TurnError(event string, ev Event) string {
 
 // Reasons a screen waits for the user, as WaitReason names them.
 const (
-	WaitTrust      = "trust"
+	WaitTrust = "trust"
+	// WaitHooks: Codex's "Hooks need review" asks the user to review and
+	// trust hook commands (owt's, after owt tools codex-hooks): no folder.
+	WaitHooks      = "hooks"
 	WaitLogin      = "login"
 	WaitAPIKey     = "API key"
 	WaitPermission = "permission"

@@ -172,7 +172,7 @@ func message(r *state.Record) string {
 		switch r.WaitingFor {
 		case "":
 			return "owt: " + r.Name + " needs you"
-		case "trust", "login", "API key":
+		case "trust", "hooks", "login", "API key":
 			return "owt: " + r.Name + " needs you: " + r.Tool + " asks for " + waitWords[r.WaitingFor]
 		}
 		return "owt: " + r.Name + " needs you (" + r.WaitingFor + ")"
@@ -195,6 +195,7 @@ func message(r *state.Record) string {
 // waitWords say what a first-run screen asks for.
 var waitWords = map[string]string{
 	"trust":   "you to trust the folder",
+	"hooks":   "you to review and trust its hooks",
 	"login":   "a login",
 	"API key": "an API key",
 }

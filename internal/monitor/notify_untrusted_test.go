@@ -21,3 +21,18 @@ func TestNoticeOfAFailedTurnDrawsTheAgentsErrorInert(t *testing.T) {
 		t.Fatalf("the notice lost the agent's words: %q", got)
 	}
 }
+
+// Codex's "Hooks need review" asks the user to trust hooks, not the
+// folder: the notice says which.
+func TestNoticeOfAFirstRunScreenSaysWhatItAsks(t *testing.T) {
+	for reason, want := range map[string]string{
+		"hooks": "owt: a needs you: codex asks for you to review and trust its hooks",
+		"trust": "owt: a needs you: codex asks for you to trust the folder",
+		"login": "owt: a needs you: codex asks for a login",
+	} {
+		r := &state.Record{Name: "a", Tool: "codex", Status: state.Waiting, WaitingFor: reason}
+		if got := message(r); got != want {
+			t.Fatalf("%s: %q, want %q", reason, got, want)
+		}
+	}
+}

@@ -458,10 +458,10 @@ func DeliveryFor(w *workspace.Workspace, tool string) Delivery {
 var ErrNotReady = errors.New("not ready")
 
 // firstRunWait reports whether an agent waiting for reason sits on a
-// first-run screen (trust, login, API key), where typed text would answer
-// the screen instead of reaching the agent.
+// first-run screen (trust, hooks review, login, API key), where typed text
+// would answer the screen instead of reaching the agent.
 func firstRunWait(reason string) bool {
-	return reason == hookevent.WaitTrust || reason == hookevent.WaitLogin || reason == hookevent.WaitAPIKey
+	return reason == hookevent.WaitTrust || reason == hookevent.WaitHooks || reason == hookevent.WaitLogin || reason == hookevent.WaitAPIKey
 }
 
 // answeredBy reports whether text typed into a waiting agent answered its

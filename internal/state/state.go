@@ -175,7 +175,7 @@ type Record struct {
 	EventAt  time.Time `json:"status_event_at,omitzero"`
 	ExitCode *int      `json:"exit_code,omitempty"`
 	// WaitingFor says what a waiting agent waits for: "permission",
-	// "question", "trust", "login", "API key".
+	// "question", "trust", "hooks" (Codex's hooks review), "login", "API key".
 	WaitingFor string `json:"waiting_for,omitempty"`
 	// TurnError is why the agent's last turn failed (an API, auth or rate
 	// limit error), until a new turn starts. The task is kept: 'owt send

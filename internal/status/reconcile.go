@@ -180,12 +180,18 @@ func ApplyScreen(w *workspace.Ledger, name string, obs Observation, stillAfter t
 // with evidence rec does not hold yet: the reading says the recorded
 // status, has held for Debounce, and is newer than the record's last
 // event. Only a wait is confirmed (what the user asks owt why about: is
-// it really waiting for me?): confirming every turn's working and idle
-// cost a busy agent two state writes a turn (the monitor's CPU in make
-// bench did not measurably change with it); a screen that sets a status
-// keeps its reading all the same.
+// it really waiting for me?), and a working status owt set (the runner,
+// owt send) with no hook behind it — OpenCode has no hooks, Codex run
+// with -c notify tells only a turn's end — which would otherwise have no
+// evidence at all: one write a turn, for those tools only. Confirming
+// every turn's working and idle cost a busy agent two state writes a turn
+// (the monitor's CPU in make bench did not measurably change with it); a
+// screen that sets a status keeps its reading all the same.
 func Confirms(rec *state.Record, obs Observation) bool {
-	if rec.NoAgent || obs.Rule == "" || string(obs.Class) != string(rec.Status) || rec.Status != state.Waiting {
+	if rec.NoAgent || obs.Rule == "" || string(obs.Class) != string(rec.Status) {
+		return false
+	}
+	if rec.Status != state.Waiting && (rec.Status != state.Working || rec.Source != state.FromOwt) {
 		return false
 	}
 	if obs.At.Sub(obs.ClassSince) < Debounce || obs.At.Sub(rec.EventAt) < Debounce {

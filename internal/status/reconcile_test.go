@@ -130,3 +130,22 @@ func TestIdleBeforeTheTaskWasTakenIsAFailedTurn(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, r.TurnError, "a turn ran")
 }
+
+// The screen confirms a wait, and a working status owt set with no hook
+// behind it (OpenCode, Codex with -c notify): else owt why has no
+// evidence for it. A hook's working is evidence enough.
+func TestConfirmsAWaitAndOwtsWorking(t *testing.T) {
+	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	obs := Observation{Class: agent.ClassWorking, Rule: "opencode/working", ClassSince: at, At: at.Add(2 * Debounce)}
+	rec := &state.Record{Status: state.Working, Source: state.FromOwt, StatusSince: at, EventAt: at}
+	require.True(t, Confirms(rec, obs))
+	rec.Source = state.FromHook
+	require.False(t, Confirms(rec, obs), "a hook said it")
+	rec.Source = state.FromOwt
+	rec.Screen = &state.ScreenEvidence{Status: state.Working, Rule: "opencode/working", At: at.Add(Debounce)}
+	require.False(t, Confirms(rec, obs), "noted already this turn")
+	idle := &state.Record{Status: state.Idle, Source: state.FromOwt, StatusSince: at, EventAt: at}
+	require.False(t, Confirms(idle, Observation{Class: agent.ClassIdle, Rule: "opencode/prompt", ClassSince: at, At: at.Add(2 * Debounce)}))
+	waiting := &state.Record{Status: state.Waiting, Source: state.FromHook, StatusSince: at, EventAt: at}
+	require.True(t, Confirms(waiting, Observation{Class: agent.ClassWaiting, Rule: "claude/permission", ClassSince: at, At: at.Add(2 * Debounce)}))
+}

@@ -201,6 +201,9 @@ func WhyLine(r *state.Record, now time.Time) string {
 		}
 	default:
 		why = append(why, "owt")
+		if scr != nil {
+			why = append(why, "confirmed by "+screenSays(scr))
+		}
 	}
 	if r.Status == state.Idle && !r.TurnError.Empty() {
 		why = append(why, "turn failed: "+r.TurnError.Short(60))
