@@ -104,7 +104,34 @@ func validateTemplates(cfg Config) Problems {
 			ps = append(ps, Problem{Key: key + ".prompt", Msg: "not a template: " + err.Error()})
 		} else if err := tpl.Execute(io.Discard, samplePromptData); err != nil {
 			ps = append(ps, Problem{Key: key + ".prompt", Msg: "the template fails: " + err.Error() + " (it has .Task, .Template, .Branch, .Base, .Commands, .Peers)"})
+		} else {
+			// Tried without peers and without commands as well: a
+			// template that only works with them fails on owt new in
+			// a repository with no other agents, or none detected.
+			for _, v := range []struct {
+				when string
+				data PromptData
+			}{
+				{"with no other agents", withoutPeers(samplePromptData)},
+				{"with no test, lint or dev commands", withoutCommands(samplePromptData)},
+			} {
+				if err := tpl.Execute(io.Discard, v.data); err != nil {
+					ps = append(ps, Problem{Key: key + ".prompt", Msg: "the template fails " + v.when + ": " + err.Error() +
+						" (.Peers and .Commands lists may be empty: use {{range}} or {{if}})"})
+					break
+				}
+			}
 		}
 	}
 	return ps
+}
+
+func withoutPeers(d PromptData) PromptData {
+	d.Peers = nil
+	return d
+}
+
+func withoutCommands(d PromptData) PromptData {
+	d.Commands = PromptCommands{}
+	return d
 }
