@@ -29,7 +29,7 @@ import (
 // /v1/messages (claude, ANTHROPIC_BASE_URL) and OpenAI's /v1/responses
 // (codex, openai_base_url), as server-sent events. A request whose last
 // user words are "wait forever" starts an answer and never ends it (a turn
-// to interrupt); any other gets "hi".
+// to interrupt), "hold on" never starts one; any other gets "hi".
 type fakeModelAPI struct {
 	*httptest.Server
 	mu     sync.Mutex
@@ -65,6 +65,12 @@ func (a *fakeModelAPI) serve(w http.ResponseWriter, r *http.Request) {
 	a.bodies = append(a.bodies, string(body))
 	a.mu.Unlock()
 	hang := strings.LastIndex(string(body), "wait forever") > strings.LastIndex(string(body), "say hi")
+	// "hold on": no answer starts at all (Esc then stops a turn the model
+	// has not begun to answer).
+	if strings.LastIndex(string(body), "hold on") > strings.LastIndex(string(body), "say hi") {
+		<-r.Context().Done()
+		return
+	}
 	send := func(event string, data any) {
 		b, _ := json.Marshal(data)
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)

@@ -125,3 +125,46 @@ func TestPeerMessagesMindTheInputBox(t *testing.T) {
 	require.Equal(t, []string{"[from a] third"}, e.promptsWith("b", "third"))
 	require.Equal(t, []string{"my draft"}, e.promptsWith("b", "my draft"))
 }
+
+// Real Claude Code puts a prompt stopped with Esc back in its input box;
+// owt send then erases that prompt (owt gave it) before it types, so the
+// model is asked the new text alone, not "hold onsay hi".
+func TestRealClaudeSendAfterEscSendsOnlyTheNewText(t *testing.T) {
+	e := realEnv(t, "claude")
+	api := startFakeModelAPI(t)
+	repo := e.NewRepo("app")
+	const key = "sk-ant-owt-test-not-a-real-key-0123456789"
+	realClaudeHome(t, e, key, repo)
+	e.setWorld("ANTHROPIC_API_KEY", key)
+	e.setWorld("ANTHROPIC_BASE_URL", api.URL)
+
+	s := e.newReal(repo, "k", "claude", "hold on")
+	e.seeOnScreen(s, "esc to interrupt")
+	e.press(s, "Escape")
+	// Stopped before the model began its answer, the prompt leaves the
+	// transcript and is back in the box (stopped later, it stays in the
+	// transcript and the box is empty).
+	for deadline := time.Now().Add(20 * time.Second); claudeBox(e.Capture("="+s+":")) != "hold on"; {
+		if time.Now().After(deadline) {
+			t.Fatalf("claude did not put the task back in its box:\n%s", e.Capture("="+s+":"))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	require.Equal(t, "sent to k\n", e.MustOwt(repo, "send", "k", "say hi"))
+	e.Eventually(30*time.Second, "the model was asked", func() bool { return api.got("say hi") })
+	require.False(t, api.got("hold onsay hi"), "the stopped prompt was sent again with the new text glued on")
+	require.True(t, api.got(`"say hi"`), "the new text is a message of its own")
+}
+
+// claudeBox is the text of Claude Code's input box: the "❯" row right
+// under a rule (the transcript's "❯" rows have none above them).
+func claudeBox(screen string) string {
+	rows := strings.Split(screen, "\n")
+	for i := len(rows) - 1; i > 0; i-- {
+		if strings.HasPrefix(rows[i], "❯") && strings.HasPrefix(rows[i-1], "───") {
+			return strings.Trim(strings.TrimPrefix(rows[i], "❯"), " \u00a0")
+		}
+	}
+	return ""
+}
