@@ -183,3 +183,50 @@ func TestMaxAgentsHoldsForNewOnHostAtOnce(t *testing.T) {
 		requireOneLineError(t, r, "max_agents")
 	}
 }
+
+// An agent owt deleted or merged on a host is gone from what owt knows of
+// the host: when the host then cannot be reached, owt list shows only
+// the agents still there (as unreachable), and owt wait --all waits on
+// none of the others.
+func TestUnreachableHostShowsNoAgentOwtRemovedThere(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	for _, n := range []string{"keep", "gone", "landed"} {
+		e.MustOwt(repo, "new", "--host", "box", "--no-setup", "--no-agent", "--name", n, "task "+n)
+	}
+	items, _ := e.hostList(repo)
+	require.Len(t, items, 3)
+	var landed string
+	for _, it := range items {
+		if it.Name == "landed" {
+			landed = it.Path
+		}
+	}
+	out, err := h.Run("cd '" + landed + "' && echo done > feature.txt && git add feature.txt && git commit -qm 'the feature'")
+	require.NoError(t, err, out)
+	e.MustOwt(repo, "delete", "gone@box", "--yes")
+	e.MustOwt(repo, "merge", "landed@box", "--yes", "--force")
+	_, _ = e.hostList(repo, "--all")
+
+	h.Stop()
+	e.Eventually(40*time.Second, "list says box is unreachable", func() bool {
+		items, _ = e.hostList(repo)
+		return len(items) > 0 && items[0].Unreachable
+	})
+	var names []string
+	for _, it := range items {
+		names = append(names, it.Name)
+	}
+	require.Equal(t, []string{"keep"}, names)
+	all, _ := e.hostList(repo, "--all")
+	names = nil
+	for _, it := range all {
+		names = append(names, it.Name)
+	}
+	require.Equal(t, []string{"keep"}, names)
+	r := e.Owt(repo, "wait", "--all", "--timeout", "2s")
+	require.NotContains(t, r.Stdout+r.Stderr, "gone")
+	require.NotContains(t, r.Stdout+r.Stderr, "landed")
+}

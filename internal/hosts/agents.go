@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -371,6 +372,16 @@ func (h *Host) Exec(ctx context.Context, dir string, argv []string, stdout, stde
 		// them until the stream has caught up (fromStream).
 		defer h.forgetLists()
 	}
+	err = h.exec(ctx, dir, in, stdout, stderr)
+	if err == nil && argv[0] == "delete" && len(argv) > 1 && argv[len(argv)-2] == "--" && !slices.Contains(argv, "--dry-run") {
+		// Gone there: never shown again as last seen on a host that
+		// went away since.
+		h.forgetAgent(dir, argv[len(argv)-1])
+	}
+	return err
+}
+
+func (h *Host) exec(ctx context.Context, dir string, in []byte, stdout, stderr io.Writer) error {
 	// The argv, then stdin stays open while the verb runs: its end (this
 	// owt gone, killed or done) ends the verb there (owt host exec).
 	stdinR, stdinW, err := os.Pipe()
@@ -383,6 +394,29 @@ func (h *Host) Exec(ctx context.Context, dir string, argv []string, stdout, stde
 		return err
 	}
 	return h.SSH.Run(ctx, ssh.Remote{Dir: dir, Argv: remoteOwt("host", "exec"), Stdin: stdinR, Stdout: stdout, Stderr: stderr})
+}
+
+// forgetAgent drops the agent called name of the host's clone at dir
+// from the host's last lists: owt deleted it there.
+func (h *Host) forgetAgent(dir, name string) {
+	_ = h.seenFile().Update(func(s *seen) (bool, error) {
+		repos := map[string]bool{}
+		for _, it := range (*s)[dir].Items {
+			repos[it.Repo] = true // the clone's own path there
+		}
+		for d, l := range *s {
+			kept := l.Items[:0:0]
+			for _, it := range l.Items {
+				if it.Name == name && (d == dir || repos[it.Repo]) {
+					continue
+				}
+				kept = append(kept, it)
+			}
+			l.Items = kept
+			(*s)[d] = l
+		}
+		return true, nil
+	})
 }
 
 // forgetLists drops the host's last lists' freshness: the next owt list
