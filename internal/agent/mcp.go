@@ -57,14 +57,16 @@ type MCPServer struct {
 	Secret string
 }
 
-// SecretEnv is what the tool's own environment needs for kind's
-// registration of s: the secret, for the tools whose registration only
-// names it (Codex's env_vars, Gemini's ${VAR}); "" for the others.
-func SecretEnv(kind string, s MCPServer) string {
-	if s.Secret != "" && (kind == MCPCodex || kind == MCPGemini) {
-		return state.MCPTokenEnv + "=" + s.Secret
+// SecretEnv is the secret as the tool's own environment holds it: the
+// registrations of Codex (env_vars) and Gemini (${VAR}) only name it,
+// and the agent's shell commands inherit it from every tool, so an owt
+// new of the agent's is known as its even out of its process tree
+// (lifecycle.CallingAgent). kind's registration may hold it as well.
+func SecretEnv(s MCPServer) string {
+	if s.Secret == "" {
+		return ""
 	}
-	return ""
+	return state.MCPTokenEnv + "=" + s.Secret
 }
 
 // withSecret is s's Env with the secret in it.

@@ -534,3 +534,78 @@ func TestMCPSpawnTaskIsInertAndPeerFilesAreBounded(t *testing.T) {
 	require.Contains(t, got.DiffCut, "only its first")
 	require.Contains(t, got.DiffCut, "5555123 bytes")
 }
+
+// spawnerOf is the spawner owt list --json shows for name ("" none;
+// absent: no such worktree).
+func (e *Env) spawnerOf(repo, name string) (string, bool) {
+	e.t.Helper()
+	var items []struct{ Name, Spawner string }
+	out := e.MustOwt(repo, "list", "--json")
+	require.NoError(e.t, json.Unmarshal([]byte(out), &items), out)
+	for _, it := range items {
+		if it.Name == name {
+			return it.Spawner, true
+		}
+	}
+	return "", false
+}
+
+// An agent's own owt new, typed by its shell tool, is its spawn: under
+// it in owt list, within [mcp] max_spawned and spawn_depth, refused with
+// the reason past them — also when it left its process tree (setsid -f).
+// The user's own owt new is not counted.
+func TestAgentsOwnOwtNewIsItsSpawn(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, ".owt.toml", "[mcp]\nmax_spawned = 2\n")
+	newCmd := func(name string) string {
+		return owtBin + " new --tool claude --no-setup --name " + name + " build-" + name
+	}
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "lead", "Plan\n!exec "+newCmd("sub1"))
+	e.Eventually(60*time.Second, "lead's owt new ran", func() bool { return len(e.execRuns("lead")) >= 1 })
+	run := e.execRuns("lead")[0]
+	require.Equal(t, 0, run.Exit, run.Output)
+	require.Contains(t, run.Output, "spawned by lead")
+	sp, ok := e.spawnerOf(repo, "sub1")
+	require.True(t, ok)
+	require.Equal(t, "lead", sp)
+
+	// Out of its process tree and session: still lead's.
+	e.Eventually(30*time.Second, "lead idle", func() bool { return e.Find(repo, "lead").Status == "idle" })
+	e.MustOwt(repo, "send", "lead", "!exec setsid -f "+newCmd("sub2"))
+	e.Eventually(60*time.Second, "sub2 made", func() bool { _, ok := e.spawnerOf(repo, "sub2"); return ok })
+	sp, _ = e.spawnerOf(repo, "sub2")
+	require.Equal(t, "lead", sp, "a setsid'd owt new of lead's is lead's")
+
+	e.Eventually(30*time.Second, "lead idle", func() bool { return e.Find(repo, "lead").Status == "idle" })
+	e.MustOwt(repo, "send", "lead", "!exec "+newCmd("sub3"))
+	e.Eventually(60*time.Second, "lead's third owt new ran", func() bool { return len(e.execRuns("lead")) >= 3 })
+	run = e.execRuns("lead")[2]
+	require.NotEqual(t, 0, run.Exit, run.Output)
+	require.Contains(t, run.Output, "inside the agent lead")
+	require.Contains(t, run.Output, "max_spawned = 2")
+	_, ok = e.spawnerOf(repo, "sub3")
+	require.False(t, ok, "nothing made past the limit")
+
+	// An executor cannot spawn further (spawn_depth 1).
+	e.Eventually(30*time.Second, "sub1 idle", func() bool { return e.Find(repo, "sub1").Status == "idle" })
+	e.MustOwt(repo, "send", "sub1", "!exec "+newCmd("deeper"))
+	e.Eventually(60*time.Second, "sub1's owt new ran", func() bool { return len(e.execRuns("sub1")) >= 1 })
+	run = e.execRuns("sub1")[0]
+	require.NotEqual(t, 0, run.Exit, run.Output)
+	require.Contains(t, run.Output, "spawn_depth = 1")
+
+	// The user is not an agent: not counted, no spawner.
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "mine", "mine")
+	sp, _ = e.spawnerOf(repo, "mine")
+	require.Equal(t, "", sp)
+
+	// Spawning off: lead's owt new is refused.
+	e.WriteFile(repo, ".owt.toml", "[mcp]\nmax_spawned = 0\nspawn_depth = 0\n")
+	e.Eventually(30*time.Second, "lead idle", func() bool { return e.Find(repo, "lead").Status == "idle" })
+	e.MustOwt(repo, "send", "lead", "!exec "+newCmd("sub4"))
+	e.Eventually(60*time.Second, "lead's fourth owt new ran", func() bool { return len(e.execRuns("lead")) >= 4 })
+	run = e.execRuns("lead")[3]
+	require.NotEqual(t, 0, run.Exit, run.Output)
+	require.Contains(t, run.Output, "spawn_depth = 0")
+}

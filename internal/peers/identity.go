@@ -3,7 +3,7 @@ package peers
 import (
 	"fmt"
 
-	"github.com/owt-tmux/owt/internal/proc"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -38,13 +38,8 @@ func CheckAncestry(w *workspace.Workspace, me string, pid int) error {
 	}
 	// A process that left its parent behind (a double fork, "( cmd & )")
 	// is adopted by init, but it stays in the session tmux made for the
-	// pane: the session id is the last word. Only setsid leaves both, and
-	// a tool that starts its servers that way makes them the user's.
-	chain := ancestors(pid)
-	if sid := sessionOf(pid); sid > 0 {
-		chain = append(chain, sid)
-	}
-	return checkAncestors(me, chain, owner)
+	// pane: the session id is the last word. Only setsid leaves both.
+	return checkAncestors(me, lifecycle.ProcessChain(pid), owner)
 }
 
 func socketOf(recs []*state.Record, name string) string {
@@ -68,30 +63,4 @@ func checkAncestors(me string, chain []int, owner map[int]string) error {
 		}
 	}
 	return nil
-}
-
-// ancestors are pid's parent, grandparent … up to init, from /proc.
-func ancestors(pid int) []int {
-	var out []int
-	for i := 0; i < 64 && pid > 1; i++ {
-		ppid := parentOf(pid)
-		if ppid <= 0 {
-			break
-		}
-		out = append(out, ppid)
-		pid = ppid
-	}
-	return out
-}
-
-// sessionOf is the id of pid's session (its leader's pid), 0 when unknown.
-func sessionOf(pid int) int {
-	st, _ := proc.ReadStat(pid)
-	return st.Session
-}
-
-// parentOf is pid's parent, 0 when unknown.
-func parentOf(pid int) int {
-	st, _ := proc.ReadStat(pid)
-	return st.PPID
 }

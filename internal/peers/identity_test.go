@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/lifecycle"
+	"github.com/owt-tmux/owt/internal/proc"
 )
 
 // An agent's shell may start "OWT_NAME=b owt mcp" under its own pane, as
@@ -43,6 +46,17 @@ func TestAServerUnderAnAgentsPaneActsOnlyAsThatAgent(t *testing.T) {
 	require.ErrorContains(t, err, "runs under the agent a's pane, so it cannot act as b")
 	require.ErrorContains(t, CheckAncestry(ws, "b", orphan), "cannot act as b", "a double fork stays in the pane's session")
 	require.NoError(t, CheckAncestry(ws, "b", os.Getpid()), "outside every agent's pane: the user's")
+}
+
+func parentOf(pid int) int {
+	st, _ := proc.ReadStat(pid)
+	return st.PPID
+}
+
+// ancestors is ProcessChain without the session leader at its end.
+func ancestors(pid int) []int {
+	c := lifecycle.ProcessChain(pid)
+	return c[:len(c)-1]
 }
 
 func contains(list []int, n int) bool {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
@@ -35,7 +36,7 @@ var (
 	ErrUnknownPeer = errors.New("no such peer")
 	ErrBadText     = errors.New("bad text")
 	ErrPeerExited  = errors.New("the peer's agent exited")
-	ErrSpawnLimit  = errors.New("spawn refused")
+	ErrSpawnLimit  = lifecycle.ErrSpawnLimit
 	ErrNotChanged  = errors.New("not a changed file")
 )
 

@@ -1,10 +1,7 @@
 package peers
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"path/filepath"
 
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/notes"
@@ -21,8 +18,8 @@ type SpawnOptions struct {
 
 // Spawn starts an executor agent as owt new would, on a branch from mine
 // unless a base is given, told who spawned it and to report back with
-// send_message. It is refused past [mcp] max_spawned live executors of
-// mine, or when I am an executor deeper than [mcp] spawn_depth allows.
+// send_message, within the repository's [mcp] limits (lifecycle's Spawn,
+// which an agent's own owt new goes through too).
 func (p *Peers) Spawn(o SpawnOptions) (*state.Record, error) {
 	task, err := CheckText(o.Task)
 	if err != nil {
@@ -35,48 +32,14 @@ func (p *Peers) Spawn(o SpawnOptions) (*state.Record, error) {
 	if p.ConfigErr != nil {
 		return nil, fmt.Errorf("%w: the repository's config has a problem, so its [mcp] limits are unknown: %v", ErrSpawnLimit, p.ConfigErr)
 	}
-	cfg := p.W.Config.MCP
-	if me.SpawnDepth+1 > cfg.SpawnDepth {
-		if me.SpawnDepth == 0 {
-			return nil, fmt.Errorf("%w: spawning is off for this repository ([mcp] spawn_depth = 0)", ErrSpawnLimit)
-		}
-		return nil, fmt.Errorf("%w: %s was itself spawned by %s, and [mcp] spawn_depth = %d lets executors spawn no further", ErrSpawnLimit, me.Name, me.Spawner, cfg.SpawnDepth)
-	}
-	var rec *state.Record
-	// One spawn of mine at a time, across processes, so two cannot both
-	// pass the limit.
-	lock := state.JSONFile[struct{}]{Path: p.spawnLockPath(), What: "spawns of " + me.Name}
-	err = lock.Locked(func() error {
-		recs, err := p.W.Records()
-		if err != nil {
-			return err
-		}
-		live := 0
-		for _, r := range recs {
-			if r.Spawner == me.Name && r.Status != state.Exited {
-				live++
-			}
-		}
-		if live >= cfg.MaxSpawned {
-			return fmt.Errorf("%w: you have %d live agents you spawned, and [mcp] max_spawned = %d; wait for one to finish (or ask the user to delete one)", ErrSpawnLimit, live, cfg.MaxSpawned)
-		}
-		rec, err = lifecycle.Of(p.W).Create(lifecycle.CreateOptions{
-			Task: task + reportBack(me.Name), Name: o.Name, Tool: o.Tool, Base: o.Base,
-			From: me.Path, Spawner: me.Name, SpawnDepth: me.SpawnDepth + 1,
-		})
-		return err
+	return lifecycle.Of(p.W).Spawn(me, lifecycle.CreateOptions{
+		Task: task + reportBack(me.Name), Name: o.Name, Tool: o.Tool, Base: o.Base, From: me.Path,
 	})
-	return rec, err
 }
 
 // reportBack is what an executor is told about its spawner.
 func reportBack(spawner string) string {
 	return fmt.Sprintf("\n\n(You were started by the agent %q through owt. When you are done, or blocked, tell it with the owt MCP tool send_message, to: %q: what you did and on which branch, or what you need.)", spawner, spawner)
-}
-
-func (p *Peers) spawnLockPath() string {
-	sum := sha256.Sum256([]byte(p.W.Repo.Root + "\x00" + p.Me))
-	return filepath.Join(state.Dir(), "spawn", hex.EncodeToString(sum[:8]))
 }
 
 // ShareNote adds text to the repository's note (owt note) under the

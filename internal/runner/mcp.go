@@ -17,8 +17,9 @@ import (
 // the environment the tool starts with (nil: the runner's own). Gemini's
 // registration is in its settings file, written when the worktree was
 // made. Each start makes the agent a new secret (state.NewMCPToken) that
-// only this registration hands on: it is in the tool's environment only
-// where the registration names it (Codex, Gemini), never in the session's.
+// only this registration and the tool's own environment hold (which its
+// shell commands inherit, so an owt new of theirs is known as the
+// agent's), never the session's.
 // A registration that fails is said in the pane; the agent still starts,
 // without its peers.
 func (w *runner) withMCP(rec *state.Record, prof agent.Profile, argv []string, out io.Writer) ([]string, []string) {
@@ -35,10 +36,8 @@ func (w *runner) withMCP(rec *state.Record, prof agent.Profile, argv []string, o
 		return fail(err)
 	}
 	srv := agent.OwtMCP(w.Self, rec.Name, rec.Repo, secret)
-	var env []string
-	if kv := agent.SecretEnv(kind, srv); kv != "" {
-		env = append(withoutVar(os.Environ(), state.MCPTokenEnv), kv)
-	}
+	// The tool's environment holds the secret (never the session's).
+	env := append(withoutVar(os.Environ(), state.MCPTokenEnv), agent.SecretEnv(srv))
 	switch kind {
 	case agent.MCPGemini:
 		return argv, env
@@ -47,7 +46,7 @@ func (w *runner) withMCP(rec *state.Record, prof agent.Profile, argv []string, o
 		if err != nil {
 			return fail(err)
 		}
-		return argv, append(os.Environ(), agent.OpenCodeConfigEnv+"="+content)
+		return argv, append(env, agent.OpenCodeConfigEnv+"="+content)
 	case agent.MCPClaude:
 		file := state.MCPConfigPath(rec.Repo, rec.Name)
 		if err := writeMCPConfig(file, srv); err != nil {

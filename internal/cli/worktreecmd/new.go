@@ -126,6 +126,18 @@ func newRun(o *newOptions) error {
 			return err
 		}
 	}
+	// An agent's own owt new (from its shell tool) is its spawn: the
+	// same [mcp] limits and parent link as spawn_agent.
+	var spawner *state.Record
+	if !o.DryRun {
+		var err error
+		if spawner, err = lifecycle.CallingAgent(os.Getpid()); err != nil {
+			return err
+		}
+	}
+	if spawner != nil && o.Host != "" {
+		return fmt.Errorf("%w: this runs inside the agent %s, and an agent starts no agents on other hosts (its [mcp] limits hold on this machine)", lifecycle.ErrSpawnLimit, spawner.Name)
+	}
 	if o.Host != "" {
 		return newOnHost(o)
 	}
@@ -165,7 +177,18 @@ func newRun(o *newOptions) error {
 		}
 		return printPreview(o, p)
 	}
-	rec, err := lifecycle.Of(w).Create(o.Create)
+	var rec *state.Record
+	switch {
+	case spawner == nil:
+		rec, err = lifecycle.Of(w).Create(o.Create)
+	case spawner.Repo != w.Repo.Root:
+		return fmt.Errorf("%w: this runs inside the agent %s of %s, and an agent starts agents only in its own repository, where its [mcp] limits hold", lifecycle.ErrSpawnLimit, spawner.Name, spawner.Repo)
+	default:
+		rec, err = lifecycle.Of(w).Spawn(spawner, o.Create)
+		if errors.Is(err, lifecycle.ErrSpawnLimit) {
+			return fmt.Errorf("this runs inside the agent %s, so it is its spawn: %w", spawner.Name, err)
+		}
+	}
 	if err != nil {
 		return createError(err)
 	}
@@ -206,6 +229,9 @@ func created(rec *state.Record) string {
 	line := fmt.Sprintf("%s: %s on %s %s (tmux session %s)", rec.Name, tool, rec.Branch, where, rec.Session)
 	if rec.Template != "" {
 		line += ", template " + rec.Template
+	}
+	if rec.Spawner != "" {
+		line += ", spawned by " + rec.Spawner
 	}
 	return line
 }
