@@ -8,7 +8,9 @@
 // spinner while working and permission prompts, reads raw keys with
 // bracketed paste, and runs the hooks configured for the session exactly as
 // the real tool would. The claude persona puts the prompt of a turn stopped
-// with Esc back in its input box, as Claude Code 2.1.330 does. Prompts may script it, one command per line:
+// with Esc before it drew anything back in its input box, as Claude Code
+// 2.1.330 does when the model had not begun its answer. Prompts may script
+// it, one command per line:
 //
 //	!ask [COMMAND]        show a permission prompt (1/y/Enter yes, 3/n/Esc no)
 //	!write PATH [TEXT]    write a file (TEXT knows \n; default "fake change")
@@ -121,6 +123,7 @@ type app struct {
 	st           screenState
 	gen          int    // the current turn; bumped to orphan an interrupted one
 	turnText     string // the prompt of the current turn
+	turnShown    int    // the transcript's length once the prompt was echoed: longer once the turn drew something
 	cancel       context.CancelFunc
 	ending       bool // the current turn is ending: too late to interrupt it
 	pasted       bool // the input holds pasted text
@@ -501,7 +504,7 @@ func (a *app) submitLocked(text, source string) {
 		a.st.transcript = append(a.st.transcript, prefix+l)
 	}
 	a.gen++
-	a.turnText = text
+	a.turnText, a.turnShown = text, len(a.st.transcript)
 	a.st.notice = ""
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel, a.ending = cancel, false
@@ -509,23 +512,26 @@ func (a *app) submitLocked(text, source string) {
 	go a.runTurn(ctx, a.gen, text)
 }
 
-// stopLocked stops the running turn as Esc does: interrupted, and with
-// restoreOnEsc its prompt back in the input box. a.mu must be held.
+// stopLocked stops the running turn as Esc does: interrupted; with
+// restoreOnEsc, the prompt of a turn that drew nothing yet (Claude Code:
+// the model had not begun its answer) goes back in the input box, before
+// what was typed there. (Claude Code then also drops the prompt from its
+// transcript and draws no "Interrupted" line; the fake keeps both, which
+// owt's screen-status tests read.) a.mu must be held.
 func (a *app) stopLocked() {
-	if a.st.mode != modeWorking || a.ending {
-		a.interruptLocked(a.p.interrupted)
-		return
-	}
+	restore := a.p.restoreOnEsc && a.st.mode == modeWorking && !a.ending && a.turnText != "" &&
+		len(a.st.transcript) == a.turnShown
 	prompt := a.turnText
 	a.interruptLocked(a.p.interrupted)
-	if a.p.restoreOnEsc && prompt != "" {
-		back := []rune(prompt)
-		if len(a.st.input) > 0 {
-			back = append(back, '\n')
-		}
-		a.st.input = append(back, a.st.input...)
-		a.log.event("restored", "text", prompt)
+	if !restore {
+		return
 	}
+	back := []rune(prompt)
+	if len(a.st.input) > 0 {
+		back = append(back, '\n')
+	}
+	a.st.input = append(back, a.st.input...)
+	a.log.event("restored", "text", prompt)
 }
 
 // interruptLocked stops the running turn without any end-of-turn hook, as

@@ -31,10 +31,10 @@ type persona struct {
 	inputWhileWorking bool
 	// backslashNewline makes "\" + Enter a newline, as in Claude Code.
 	backslashNewline bool
-	// restoreOnEsc puts the prompt of a turn stopped with Esc (or
-	// Ctrl-C) back in the input box, before what was typed there, as
-	// Claude Code 2.1.330 does ("❯ say hi" in the box after
-	// "Interrupted · What should Claude do instead?").
+	// restoreOnEsc: the prompt of a turn stopped with Esc (or Ctrl-C)
+	// before it drew anything goes back in the input box, before what
+	// was typed there, as Claude Code 2.1.330 does when the model had
+	// not begun its answer ("❯ say hi" in the box).
 	restoreOnEsc bool
 
 	userPrefix  string // how a submitted prompt is echoed in the transcript
