@@ -230,3 +230,52 @@ func TestUnreachableHostShowsNoAgentOwtRemovedThere(t *testing.T) {
 	require.NotContains(t, r.Stdout+r.Stderr, "gone")
 	require.NotContains(t, r.Stdout+r.Stderr, "landed")
 }
+
+// owt wait NAME@HOST on a host that cannot be reached waits until
+// --timeout, as --all does, saying where the agent stood last; a host
+// that comes back within it lets the wait end there.
+func TestWaitOnOneAgentOfAnUnreachableHostWaitsItsTimeout(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "a far task")
+	e.MustOwt(repo, "wait", "far@box", "--until", "idle", "--timeout", "30s")
+	items, _ := e.hostList(repo) // seen there, idle
+	require.Len(t, items, 1)
+
+	h.Stop()
+	e.Eventually(40*time.Second, "list says box is unreachable", func() bool {
+		items, _ = e.hostList(repo)
+		return len(items) == 1 && items[0].Unreachable
+	})
+	start := time.Now()
+	r := e.Owt(repo, "wait", "far@box", "--until", "idle", "--timeout", "3s")
+	took := time.Since(start)
+	require.Equal(t, 1, r.Code, r.Stderr)
+	require.GreaterOrEqual(t, took, 3*time.Second, "gave up before its timeout: %s", r.Stderr)
+	requireOneLineError(t, r, "far@box is unreachable (host box; last idle)")
+
+	cmd := exec.Command(e.Bins.Owt, "wait", "far@box", "--until", "idle", "--timeout", "60s")
+	cmd.Dir, cmd.Env = repo, e.Environ()
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	time.Sleep(2 * time.Second)
+	select {
+	case err := <-done:
+		t.Fatalf("owt wait ended while the host was away: %v", err)
+	default:
+	}
+	h.Start()
+	select {
+	case err := <-done:
+		require.NoError(t, err, "the wait ends once the host answers")
+		require.Contains(t, stdout.String(), "idle")
+	case <-time.After(50 * time.Second):
+		t.Fatal("owt wait did not end after the host came back")
+	}
+}

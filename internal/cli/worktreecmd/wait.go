@@ -1,11 +1,14 @@
 package worktreecmd
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/urfave/cli/v2"
 )
@@ -35,13 +38,29 @@ func WaitCommand(f *cmdutil.Factory) *cli.Command {
 			if c.Duration("timeout") < 0 {
 				return cmdutil.Usagef("--timeout must not be negative")
 			}
+			timeout := c.Duration("timeout")
 			if c.NArg() == 1 {
 				limit := time.Duration(0)
-				if d := c.Duration("timeout"); d > 0 {
-					limit = d + time.Minute
+				if timeout > 0 {
+					limit = timeout + time.Minute
 				}
-				if ran, err := onHost(f, c, c.Args().First(), limit); ran {
+				// The host's owt waits there; its words on stderr are
+				// held until it is known that it ran (ssh's own, of a
+				// host it could not reach, are not shown).
+				start := time.Now()
+				var errOut bytes.Buffer
+				held := *f
+				streams := *f.IO
+				streams.ErrOut, held.IO = &errOut, &streams
+				ran, err := onHost(&held, c, c.Args().First(), limit)
+				if ran && !errors.Is(err, ssh.ErrUnreachable) {
+					_, _ = f.IO.ErrOut.Write(errOut.Bytes())
 					return err
+				}
+				if ran && timeout > 0 {
+					// The host went away: waited on by looking, as --all
+					// does, for what is left of --timeout.
+					timeout = max(timeout-time.Since(start), time.Millisecond)
 				}
 			}
 			w, err := f.OpenWorkspace()
@@ -59,7 +78,7 @@ func WaitCommand(f *cmdutil.Factory) *cli.Command {
 			if !remote.empty() {
 				there = &status.Elsewhere{Look: remote.look, Every: waitLookEvery}
 			}
-			results, err := status.WaitWith(&w.Ledger, local, until, c.Duration("timeout"), there)
+			results, err := status.WaitWith(&w.Ledger, local, until, timeout, there)
 			if err != nil {
 				return err
 			}
