@@ -626,6 +626,18 @@ func TestRealOpenCodeEscIsNoFinishedTurn(t *testing.T) {
 	})
 	e.noticeBarrier(repo, canary)
 	require.Zero(t, e.notices("owt: o finished its turn"), "Esc is no finished turn")
+
+	// owt send: working at once, and never idle before OpenCode draws its
+	// busy indicator (the stopped answer stays on screen meanwhile).
+	from = rec.mark("o")
+	e.MustOwt(repo, "send", "o", "say hi again")
+	e.await(rec, "o", from, seenStatus{Status: "working"}, func(st seenStatus) bool { return st.Status == "working" })
+	e.seeOnScreen(s, "retrying")
+	e.noticeBarrier(repo, canary)
+	h := rec.history("o")
+	for _, st := range h[from:] {
+		require.Equal(t, "working", st.Status, "after owt send: %s", historyText(h))
+	}
 }
 
 // typeKeyUntil types an API key into Gemini's key dialog and presses Enter

@@ -86,7 +86,8 @@ func cut(row string) string {
 //   - the input prompt of a tool that has not taken its task yet is
 //     starting (after a dialog too);
 //   - the input prompt alone is idle: at once when the screen set the
-//     status or says the turn was interrupted or failed, but otherwise a
+//     status or says the turn was interrupted or failed (a mark drawn
+//     since the status began), but otherwise a
 //     working or waiting status from a hook or from owt yields only once
 //     the pane has been still for stillAfter (Esc fires no hook; a
 //     question answered with "no" fires none either).
@@ -140,7 +141,13 @@ func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (st
 		if rec.Status != state.Working && rec.Status != state.Waiting {
 			return "", false
 		}
-		if rec.Source == state.FromScreen || obs.Interrupted || obs.TurnError != "" || obs.At.Sub(obs.Changed) >= stillAfter {
+		// A mark of a stopped or failed turn ends this turn at once only
+		// when the screen turned idle after the status began: an idle
+		// reading older than it never saw this turn run, and the mark it
+		// shows is the last turn's (Esc, then owt send to OpenCode, which
+		// draws its busy indicator seconds later).
+		marked := (obs.Interrupted || obs.TurnError != "") && !obs.ClassSince.Before(rec.StatusSince)
+		if rec.Source == state.FromScreen || marked || obs.At.Sub(obs.Changed) >= stillAfter {
 			return state.Idle, true
 		}
 	}

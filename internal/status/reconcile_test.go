@@ -1,6 +1,8 @@
 package status
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -148,4 +150,37 @@ func TestConfirmsAWaitAndOwtsWorking(t *testing.T) {
 	require.False(t, Confirms(idle, Observation{Class: agent.ClassIdle, Rule: "opencode/prompt", ClassSince: at, At: at.Add(2 * Debounce)}))
 	waiting := &state.Record{Status: state.Waiting, Source: state.FromHook, StatusSince: at, EventAt: at}
 	require.True(t, Confirms(waiting, Observation{Class: agent.ClassWaiting, Rule: "claude/permission", ClassSince: at, At: at.Add(2 * Debounce)}))
+}
+
+// OpenCode stopped with Esc keeps its unfinished answer on screen; owt
+// send then sets working, and OpenCode draws its busy indicator seconds
+// later. The idle reading, held since before the send, shows the last
+// turn's mark: that is no end of this turn (it read idle 2–3 s after
+// owt send). The real screens of OpenCode 1.18.33.
+func TestAnOldTurnsMarkDoesNotEndANewTurn(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("../../testdata/screens/opencode", name))
+		require.NoError(t, err)
+		return string(b)
+	}
+	interrupted, failure := agent.TurnEnd(agent.Marks(read("working-retrying-v1.18.33.txt")), agent.Marks(read("idle-interrupted-v1.18.33.txt")))
+	require.True(t, interrupted, "the screen says the turn was stopped")
+	require.Empty(t, failure)
+
+	escAt := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC) // the prompt came back: idle on screen since
+	sentAt := escAt.Add(20 * time.Second)                   // owt send: working from owt
+	obs := Observation{Class: agent.ClassIdle, Rule: "opencode/prompt", ClassSince: escAt, Changed: sentAt,
+		At: sentAt.Add(2 * time.Second), Interrupted: interrupted}
+	sent := &state.Record{Name: "o", Status: state.Working, Source: state.FromOwt, StatusSince: sentAt, EventAt: sentAt}
+	got, ok := Reconcile(sent, obs, 5*time.Second)
+	require.False(t, ok, "the last turn's mark: still working, not %s", got)
+	obs.At = sentAt.Add(6 * time.Second)
+	got, _ = Reconcile(sent, obs, 5*time.Second)
+	require.Equal(t, state.Idle, got, "a prompt still for still_after is idle all the same")
+
+	// The turn ran on screen and stopped: idle at once.
+	ran := &state.Record{Name: "o", Status: state.Working, Source: state.FromOwt, StatusSince: escAt.Add(-time.Minute), EventAt: escAt.Add(-time.Minute)}
+	obs.At, obs.Changed = escAt.Add(2*time.Second), escAt.Add(2*time.Second)
+	got, _ = Reconcile(ran, obs, 5*time.Second)
+	require.Equal(t, state.Idle, got)
 }
