@@ -34,13 +34,28 @@ func (c *Classifier) InputText(screen string) (text string, ok bool) {
 	if len(rows) > liveLines {
 		rows = rows[len(rows)-liveLines:]
 	}
-	at := lowestRow(inputPrompt(), strings.Join(rows, "\n"))
+	joined := strings.Join(rows, "\n")
+	at := lowestRow(inputPrompt(), joined)
 	if at < 0 {
 		return "", false
 	}
+	switch class, _ := c.Read(screen); class {
+	case ClassIdle:
+	case ClassWorking:
+		// Only a box under the busy indicator is the input: a tool that
+		// hides its box while it works shows the prompt it took above
+		// its spinner, and that row is transcript.
+		if c.working == nil || !busyAbove(c.working, rows, at) {
+			return "", false
+		}
+	default:
+		return "", false // a dialog, or a screen owt cannot read
+	}
 	first := promptLead().ReplaceAllString(rows[at], "")
 	lines := []string{strings.Trim(first, inputTrim)}
-	for _, row := range rows[at+1:] {
+	end := at + 1
+	for ; end < len(rows); end++ {
+		row := rows[end]
 		t := strings.Trim(row, inputTrim)
 		if t == "" || boxRule().MatchString(row) || c.statusBar != nil && c.statusBar.MatchString(row) ||
 			inputPrompt().MatchString(row) {
@@ -48,9 +63,34 @@ func (c *Classifier) InputText(screen string) (text string, ok bool) {
 		}
 		lines = append(lines, t)
 	}
+	// Under the box there are only its border and the tool's footer; more
+	// text means the row read was the transcript's.
+	below := 0
+	for _, row := range rows[end:] {
+		if strings.Trim(row, inputTrim) != "" && !boxRule().MatchString(row) {
+			below++
+		}
+	}
+	if below > footerMax {
+		return "", false
+	}
 	text = strings.TrimSpace(strings.Join(lines, "\n"))
 	if c.placeholder != nil && c.placeholder.MatchString(text) {
 		return "", true
 	}
 	return text, true
+}
+
+// footerMax is how many rows of text a tool shows under its input box at
+// most (mode, model, folder, hints).
+const footerMax = 4
+
+// busyAbove reports whether a row above row at matches the busy pattern.
+func busyAbove(working *regexp.Regexp, rows []string, at int) bool {
+	for _, row := range rows[:at] {
+		if working.MatchString(row) {
+			return true
+		}
+	}
+	return false
 }

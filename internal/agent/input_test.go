@@ -16,11 +16,11 @@ func TestInputTextOnRealScreens(t *testing.T) {
 		{"claude", "idle-done-after-interrupt-v2.1.330.txt", ""},
 		// Esc put the interrupted task back in the box.
 		{"claude", "idle-interrupted-80x24-v2.1.330.txt", "say hi"},
-		// The dim hint after a failed prompt is no text.
-		{"claude", "waiting-prompt-failed-not-logged-in-v2.1.330.txt", ""},
 		{"claude", "working-typeahead.txt", "and then update the README"},
 		{"claude", "idle-done.txt", ""},
 		{"codex", "idle-done-v0.169.0.txt", ""},
+		{"codex", "idle-done.txt", ""}, // an older build's example prompt
+		{"codex", "working-v0.169.0.txt", ""},
 		{"codex", "idle-interrupted-80x24-v0.169.0.txt", ""},
 		{"codex", "idle-interrupted.txt", ""},
 		{"gemini", "idle-fresh-v0.61.0.txt", ""},
@@ -37,11 +37,39 @@ func TestInputTextOnRealScreens(t *testing.T) {
 	}
 }
 
+// Screens whose box owt cannot see: nothing is known, so nothing is
+// erased or refused. A tool that hides its box while it works shows the
+// prompt it took, above its spinner: that is transcript, not input.
+func TestInputTextUnknownWithoutABox(t *testing.T) {
+	for _, tc := range []struct{ tool, file string }{
+		{"aider", "working.txt"},
+		{"amp", "working.txt"},
+		{"claude", "waiting-bash.txt"},
+		{"claude", "waiting-trust-folder-v2.1.330.txt"},
+		{"gemini", "waiting-shell.txt"},
+		{"opencode", "idle-fresh-v1.18.33.txt"},
+	} {
+		data, err := os.ReadFile(filepath.Join(corpus, tc.tool, tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := classifierFor(t, tc.tool).InputText(string(data)); ok {
+			t.Errorf("%s/%s: InputText = %q, true; want unknown", tc.tool, tc.file, got)
+		}
+	}
+}
+
 func TestInputTextReadsEveryRowOfTheBox(t *testing.T) {
 	cl := classifierFor(t, "claude")
 	screen := "● done\n\n╭────────────╮\n│ > first line │\n│   second   │\n╰────────────╯\n  ? for shortcuts\n"
 	if got, ok := cl.InputText(screen); !ok || got != "first line\nsecond" {
 		t.Errorf("InputText = %q, %v", got, ok)
+	}
+	// Claude Code 2.1.330's dim hint after a failed prompt is no text
+	// (waiting-prompt-failed-not-logged-in-v2.1.330.txt, its box).
+	hint := "❯ say hi\n  ⎿  Not logged in · Please run /login\n\n────────\n❯\u00a0Once fixed, resend your message\n────────\n  ⏵⏵ auto mode on (shift+tab to cycle)\n"
+	if got, ok := cl.InputText(hint); !ok || got != "" {
+		t.Errorf("hint: InputText = %q, %v", got, ok)
 	}
 	// A dialog on screen: no input row to read.
 	if _, ok := cl.InputText("Do you want to proceed?\n❯ 1. Yes\n  2. No\n"); ok {

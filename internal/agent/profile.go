@@ -214,8 +214,10 @@ func Builtins() []Profile {
 			Idle:    `(?m)` + promptLine + `|Ask Codex to do anything|\? for shortcuts|⏎ send`,
 			// Footer: "⏎ send   ⌃J newline   ⌃T transcript   ⌃C quit",
 			// "? for shortcuts   100% context left".
-			StatusBar:   `(?m)⏎ send|⌃J newline|\d+% context left|\? for shortcuts`,
-			Placeholder: `^Ask Codex to do anything$`,
+			StatusBar: `(?m)⏎ send|⌃J newline|\d+% context left|\? for shortcuts`,
+			// 0.169.0: "Ask Codex to do anything", "Ask a follow-up
+			// question"; earlier builds rotated example prompts.
+			Placeholder: `^(?:Ask Codex to do anything|Ask a follow-up question|Explain this codebase|Summarize recent commits|Implement \{feature\}|Find and fix a bug in @filename|Write tests for @filename|Improve documentation in @filename)$`,
 			InstallHint: "npm install -g @openai/codex",
 			Hooks:       "codex",
 			MCP:         MCPCodex,
