@@ -178,3 +178,28 @@ func TestRefusedResumeSaysNoExited(t *testing.T) {
 	time.Sleep(3 * time.Second) // the monitor's next looks
 	require.Equal(t, before, e.notices("owt: p exited"), "owt.log:\n%s", e.OwtLog())
 }
+
+// Issue 32 item 12: Esc before Claude's first answer leaves no mark on
+// its screen, and fires no hook: the turn its UserPromptSubmit hook
+// started never got its Stop. That is an interrupted turn, not a
+// finished one: no "finished its turn".
+func TestEscBeforeClaudesFirstAnswerIsNoFinishedTurn(t *testing.T) {
+	e, repo := statusEnv(t, "[status]\nstill_after = \"2s\"\n")
+	it := newJSON(t, e, repo, "--tool", "claude", "--no-setup", "--name", "a", "!think 60s")
+	e.WaitScreen(it.Session, "esc to interrupt")
+	v := e.WaitStatus(repo, "a", "working", 10*time.Second)
+	require.Equal(t, "hook", v.Source)
+	e.WaitScreen(it.Session, "(3s · esc to interrupt)") // the monitor has read the turn
+
+	e.Tmux("send-keys", "-t", it.Session, "Escape")
+	e.Eventually(10*time.Second, "the prompt back in the input box", func() bool {
+		return !strings.Contains(e.Capture(it.Session), "esc to interrupt")
+	})
+	require.NotContains(t, e.Capture(it.Session), "Interrupted", "no mark on screen")
+	v = e.WaitStatus(repo, "a", "idle", 20*time.Second)
+	require.Equal(t, "screen", v.Source, "no hook fired: the screen said it")
+	require.Empty(t, e.HookRuns("a", "Stop"), "Esc fires no Stop hook")
+	require.Contains(t, e.MustOwt(repo, "status", "a"), "idle (interrupted)")
+	time.Sleep(2 * time.Second) // the monitor's next looks
+	require.Zero(t, e.notices("owt: a finished its turn"), "owt.log:\n%s", e.OwtLog())
+}

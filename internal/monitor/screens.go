@@ -197,7 +197,8 @@ func (m *monitor) reconcile(now time.Time) {
 		still := repo.ws.Config.Status.StillAfter.Duration
 		obs := status.Observation{Class: v.class, Reason: v.reason, ClassSince: v.classSince, Changed: v.changed, At: now,
 			Interrupted: v.interrupted, TurnError: v.turnError, Limit: v.limit,
-			Rule: v.reading.Rule, RuleText: v.reading.RuleText, Lines: v.reading.Lines, Mark: v.mark}
+			Rule: v.reading.Rule, RuleText: v.reading.RuleText, Lines: v.reading.Lines, Mark: v.mark,
+			HookEndsTurns: repo.ws.Tools[ap.rec.Tool].Hooks != ""}
 		if _, ok := status.Reconcile(ap.rec, obs, still); !ok {
 			if status.Confirms(ap.rec, obs) {
 				if _, err := status.ConfirmScreen(&repo.ws.Ledger, ap.rec.Name, obs); err != nil {

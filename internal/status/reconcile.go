@@ -44,6 +44,11 @@ type Observation struct {
 	Lines          []string
 	// Mark is the row that says the turn was interrupted, when it was.
 	Mark string
+	// HookEndsTurns: the tool's hooks report the end of every turn it
+	// runs (Claude's Stop or StopFailure, Gemini's AfterAgent…), so a
+	// turn a hook started that the screen ends got no such hook: the user
+	// stopped it, whether or not the tool marks that on screen.
+	HookEndsTurns bool
 }
 
 // evidence is what the observation keeps on the record.
@@ -171,7 +176,10 @@ func ApplyScreen(w *workspace.Ledger, name string, obs Observation, stillAfter t
 		c := statuschange.Change{Status: st, Source: state.FromScreen, At: obs.At, WaitingFor: obs.Reason, Screen: obs.evidence()}
 		switch st {
 		case state.Idle:
-			c.Interrupted, c.TurnError = obs.Interrupted, obs.TurnError
+			c.Interrupted, c.TurnError = obs.Interrupted || endedUnhooked(r, obs), obs.TurnError
+			if c.Interrupted && c.Screen != nil {
+				c.Screen.Interrupted = true
+			}
 		case state.Limited:
 			c.Limit = &state.Limit{Text: text.From(obs.Limit.Text), Reset: obs.Limit.Reset}
 		}
@@ -181,6 +189,16 @@ func ApplyScreen(w *workspace.Ledger, name string, obs Observation, stillAfter t
 		statusbar.PublishCurrent(w, name)
 	}
 	return changed, err
+}
+
+// endedUnhooked reports whether the screen ends, with no error on it, a
+// turn a hook of rec's tool started (its status working or waiting from a
+// hook) when that tool's hooks report every turn's end: the end hook
+// never came, so Esc stopped the turn (it fires no hook, and Claude Code
+// marks nothing when it is pressed before its first answer).
+func endedUnhooked(rec *state.Record, obs Observation) bool {
+	return obs.HookEndsTurns && obs.TurnError == "" && rec.Source == state.FromHook &&
+		(rec.Status == state.Working || rec.Status == state.Waiting)
 }
 
 // Confirms reports whether the screen, read as obs, confirms rec's status

@@ -25,6 +25,10 @@
 //	                      started on first use; the result is logged ("mcp")
 //	                      and its first line shown
 //	!sleep DUR            keep working for DUR (Go duration or seconds)
+//	!think DUR            work for DUR before any answer: the claude persona
+//	                      stopped then (Esc) leaves no mark on screen, as
+//	                      Claude Code 2.1.330–2.1.332 does before its first
+//	                      answer
 //	!exit N               exit with code N once the turn is over
 //	!fail [ERROR]         end the turn with an API error (Claude: StopFailure);
 //	                      the claude persona's ERROR "Not logged in · Please
@@ -131,6 +135,7 @@ type app struct {
 	idleSince    time.Time
 	idleNotified bool
 	lastCtrlC    time.Time
+	thinking     bool     // the turn is in a !think: no answer yet
 	swallow      int      // Enter keys still to ignore (!swallow-enter)
 	next         []string // script lines held for the next prompt (!on-next)
 	width        int
@@ -517,12 +522,16 @@ func (a *app) submitLocked(text, source string) {
 // the model had not begun its answer) goes back in the input box, before
 // what was typed there. (Claude Code then also drops the prompt from its
 // transcript and draws no "Interrupted" line; the fake keeps both, which
-// owt's screen-status tests read.) a.mu must be held.
+// owt's screen-status tests read, but in a !think, where it draws no
+// line either.) a.mu must be held.
 func (a *app) stopLocked() {
 	restore := a.p.restoreOnEsc && a.st.mode == modeWorking && !a.ending && a.turnText != "" &&
 		len(a.st.transcript) == a.turnShown
-	prompt := a.turnText
-	a.interruptLocked(a.p.interrupted)
+	prompt, line := a.turnText, a.p.interrupted
+	if a.thinking && a.p.name == "claude" && a.st.mode == modeWorking && !a.ending {
+		line = "" // in a !think, before its first answer: Claude marks nothing
+	}
+	a.interruptLocked(line)
 	if !restore {
 		return
 	}
@@ -543,8 +552,10 @@ func (a *app) interruptLocked(line string) {
 	a.cancel()
 	a.gen++
 	a.log.event("interrupt")
-	a.st.mode, a.st.ask = modeIdle, nil
-	a.st.transcript = append(a.st.transcript, line)
+	a.st.mode, a.st.ask, a.thinking = modeIdle, nil, false
+	if line != "" {
+		a.st.transcript = append(a.st.transcript, line)
+	}
 	if len(a.st.queued) > 0 { // queued prompts go back to the input
 		a.st.input = append([]rune(strings.Join(a.st.queued, "\n")), a.st.input...)
 		a.st.queued = nil

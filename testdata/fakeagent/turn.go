@@ -29,7 +29,7 @@ func parseScript(text string) []scriptCmd {
 			name, arg = name[:i], strings.TrimSpace(name[i+1:])
 		}
 		switch name {
-		case "ask", "write", "commit", "exec", "sleep", "exit", "fail", "limit", "swallow-enter", "on-next", "mcp", "usage":
+		case "ask", "write", "commit", "exec", "sleep", "think", "exit", "fail", "limit", "swallow-enter", "on-next", "mcp", "usage":
 			cmds = append(cmds, scriptCmd{name: name, arg: arg})
 		}
 	}
@@ -76,6 +76,14 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 			if !sleepCtx(ctx, parseDuration(c.arg, time.Second)) {
 				return ""
 			}
+		case "think":
+			if !a.update(gen, func() { a.thinking = true }) {
+				return ""
+			}
+			if !sleepCtx(ctx, parseDuration(c.arg, time.Second)) {
+				return ""
+			}
+			a.update(gen, func() { a.thinking = false })
 		case "exit":
 			n, err := strconv.Atoi(c.arg)
 			if err != nil {
