@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -261,11 +262,30 @@ func (m *ctl) detailCmd() tea.Cmd {
 	if !ok || !row.IsAgent() {
 		return nil
 	}
-	key := row.Repo + "\x00" + row.Name
+	key := detailKey(row)
 	if d, ok := m.detail[key]; ok && time.Since(d.at) < detailTTL {
 		return nil
 	}
 	m.detail[key] = detail{text: m.detail[key].text, at: time.Now()} // one at a time per row
+	if row.IsRemote() {
+		// Its worktree is on the host: the figures are the host's own,
+		// from its list, never git's here about a path that is not here.
+		it, ok := m.remoteItem(row)
+		if !ok {
+			return nil
+		}
+		text := fmt.Sprintf("%s → %s on %s: %d ahead, %d behind, +%d -%d", it.Branch, it.Base, it.Host, it.Ahead, it.Behind, it.Insertions, it.Deletions)
+		if it.Dirty > 0 {
+			text += fmt.Sprintf(", %d uncommitted", it.Dirty)
+		}
+		if it.Missing {
+			text = fmt.Sprintf("worktree missing on %s: %s", it.Host, it.Path)
+		}
+		if it.Unreachable {
+			text += fmt.Sprintf(" (as last seen: %s is unreachable)", it.Host)
+		}
+		return func() tea.Msg { return detailMsg{key: key, text: text} }
+	}
 	rec := m.record(row)
 	if rec == nil {
 		return nil
@@ -283,14 +303,22 @@ func (m *ctl) detailCmd() tea.Cmd {
 	}
 }
 
+// remoteItem is the host's list entry of a row of an agent on a host.
+func (m *ctl) remoteItem(row control.Row) (inventory.Item, bool) {
+	for _, it := range m.snap.Items {
+		if it.Host == row.Host && it.Name == row.Name && it.Repo == row.Repo {
+			return it, true
+		}
+	}
+	return inventory.Item{}, false
+}
+
 func (m *ctl) record(row control.Row) *state.Record {
 	if row.IsRemote() {
 		// An agent on a host stands in as NAME@HOST (standIn): the desk
 		// runs its verbs there.
-		for _, it := range m.snap.Items {
-			if it.Host == row.Host && it.Name == row.Name && it.Repo == row.Repo {
-				return standIn(row.Repo, it)
-			}
+		if it, ok := m.remoteItem(row); ok {
+			return standIn(row.Repo, it)
 		}
 		return nil
 	}
@@ -606,3 +634,7 @@ func (m *ctl) taskVerbDo(v string, row control.Row) func() tea.Msg {
 		return verbMsg{text: "run " + row.Run + ": " + strings.Join(words, ", ")}
 	}
 }
+
+// detailKey names a row's detail: an agent here and one of the same name
+// on a host are two.
+func detailKey(row control.Row) string { return row.Repo + "\x00" + row.Name + "\x00" + row.Host }

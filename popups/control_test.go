@@ -35,11 +35,21 @@ type fakeDesk struct {
 	review  *review.Result // a review that refuses every landing not accepted
 	// remote are agents on hosts as the desk gets them (NAME@HOST).
 	remote map[string]*state.Record
+	// statted are the records whose git figures were asked for here.
+	statted []string
 }
 
 func (d *fakeDesk) Load(string) (control.Snapshot, error) { return d.snap, nil }
-func (d *fakeDesk) RefreshStats([]*state.Record) map[string]inventory.Stats {
-	return map[string]inventory.Stats{}
+func (d *fakeDesk) RefreshStats(recs []*state.Record) map[string]inventory.Stats {
+	out := map[string]inventory.Stats{}
+	for _, r := range recs {
+		d.statted = append(d.statted, r.Name)
+		// As git here says of a path that is not on this machine.
+		if strings.Contains(r.Name, "@") {
+			out[r.Repo+"\x00"+r.Name] = inventory.Stats{Missing: true}
+		}
+	}
+	return out
 }
 func (d *fakeDesk) Queues([]*state.Record) map[string]merge.Queue { return nil }
 func (d *fakeDesk) Get(repo, name string) (*state.Record, error) {
@@ -553,4 +563,20 @@ func TestControlVerbsOfARemoteAgentReachTheDeskAsNameAtHost(t *testing.T) {
 	p.press("R")
 	require.Contains(t, p.screen(), "not from this board yet")
 	require.Contains(t, p.screen(), "owt switch far@box")
+}
+
+// The footer of a row of an agent on a host has the host's own figures
+// (from its list), never git's here about a worktree that is not here.
+func TestControlDetailOfARemoteAgentIsTheHosts(t *testing.T) {
+	p := newPopup(t)
+	now := time.Now()
+	p.d.snap.Items = append(p.d.snap.Items, inventory.Item{Name: "far", Host: "box", Repo: "/r/shop", Branch: "feat/far", Base: "main",
+		Path: "/home/h/app.worktrees/far", Session: "app_far", Status: string(state.Idle), StatusSince: now, Live: true,
+		Ahead: 2, Insertions: 7, Deletions: 1, Dirty: 3})
+	p.m.reload()
+	p.sel("far@box")
+	s := p.screen()
+	require.NotContains(t, s, "worktree missing")
+	require.Contains(t, s, "feat/far → main on box: 2 ahead, 0 behind, +7 -1, 3 uncommitted")
+	require.NotContains(t, p.d.statted, "far@box", "git here was asked about the host's worktree")
 }

@@ -224,7 +224,7 @@ func (m *ctl) whyPaint(r control.Row) string {
 func (m *ctl) footer() []string {
 	var out []string
 	if row, ok := m.selected(); ok && row.IsAgent() {
-		if d := m.detail[row.Repo+"\x00"+row.Name]; d.text != "" {
+		if d := m.detail[detailKey(row)]; d.text != "" {
 			out = append(out, m.paint(sgrDim, d.text))
 		}
 	}
