@@ -139,6 +139,15 @@ type DeleteOptions struct {
 // (releaseInPlace). Without Force it refuses, changing nothing, when
 // uncommitted files or commits not in the base would be lost.
 func (w *Worktrees) Delete(name string, o DeleteOptions) error {
+	// A restart under way (owt restore, owt attach, doctor --fix) ends
+	// first: the session it starts is then on the record read below, and
+	// goes with it; a later one finds the agent gone. Else it would start
+	// a session in the folder this removes, which no record owns.
+	unlock, err := state.LockRestart(w.Repo.Root, name)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	r, err := w.Get(name)
 	if err != nil {
 		return err

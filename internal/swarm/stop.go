@@ -185,6 +185,11 @@ func (s *Swarms) Send(host string, msg untrusted.Untrusted) ([]send.Result, erro
 	var to []*state.Record
 	var skipped []send.Result
 	for _, r := range sw.Workers {
+		switch {
+		case sw.Lost[r.Name]:
+			skipped = append(skipped, send.Result{Name: r.Name, Err: r.Name + ": " + WindowGone(sw.Host)})
+			continue
+		}
 		switch r.Status {
 		case state.Exited:
 			skipped = append(skipped, send.Result{Name: r.Name, Err: r.Name + ": its agent exited"})

@@ -89,6 +89,16 @@ type Swarm struct {
 	Branch  string          `json:"branch"`
 	Session string          `json:"session"`
 	Workers []*state.Record `json:"-"`
+	// Lost names the workers whose window is gone with their host's
+	// session (the tmux server went down): their records still say what
+	// they last were, but no agent runs there.
+	Lost map[string]bool `json:"-"`
+}
+
+// WindowGone is why a lost worker takes nothing: owt attach brings back
+// only a worktree's own agent, never a worker's window.
+func WindowGone(host string) string {
+	return "its window is gone with its host's session: 'owt swarm stop " + host + "' ends the swarm, and 'owt swarm start' starts a new one"
 }
 
 // ParseWorkers reads --workers: roles separated by commas, each known and
@@ -407,6 +417,23 @@ func (s *Swarms) List() ([]Swarm, error) {
 		out[i].Workers = append(out[i].Workers, r)
 		if out[i].Goal == "" {
 			out[i].Goal = r.Swarm.Goal
+		}
+	}
+	if len(out) == 0 {
+		return out, nil
+	}
+	loc, err := workspace.ListLocator(s.W.Tmux)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		for _, r := range out[i].Workers {
+			if loc.Locate(r).Place == workspace.Gone {
+				if out[i].Lost == nil {
+					out[i].Lost = map[string]bool{}
+				}
+				out[i].Lost[r.Name] = true
+			}
 		}
 	}
 	return out, nil

@@ -86,7 +86,7 @@ func startRun(o *startOptions) error {
 		return cmdutil.PrintJSON(o.IO.Out, shown(sw))
 	}
 	fmt.Fprintf(o.IO.Out, "swarm in %s (%s, tmux session %s):\n", sw.Host, sw.Path, sw.Session)
-	printWorkers(o.IO.Out, sw.Workers)
+	printWorkers(o.IO.Out, sw.Workers, sw.Lost)
 	fmt.Fprintf(o.IO.Out, "message it: owt swarm send %s TEXT; end it: owt swarm stop %s\n", sw.Host, sw.Host)
 	return nil
 }
@@ -106,7 +106,10 @@ type workerJSON struct {
 	Role     string       `json:"role"`
 	Tool     string       `json:"tool"`
 	Status   state.Status `json:"status"`
-	ReadOnly bool         `json:"read_only"`
+	// Lost: its window went with its host's session; Status is what it
+	// last was.
+	Lost     bool `json:"lost,omitempty"`
+	ReadOnly bool `json:"read_only"`
 	Pane     string       `json:"pane"`
 	Edited   []string     `json:"edited"`
 }
@@ -119,19 +122,23 @@ func shown(sw swarm.Swarm) swarmJSON {
 			edited = []string{}
 		}
 		out.Workers = append(out.Workers, workerJSON{Name: r.Name, Role: r.Swarm.Role, Tool: r.Tool, Status: r.Status,
-			ReadOnly: r.ReadOnly, Pane: r.Pane, Edited: edited})
+			Lost: sw.Lost[r.Name], ReadOnly: r.ReadOnly, Pane: r.Pane, Edited: edited})
 	}
 	return out
 }
 
-func printWorkers(out io.Writer, workers []*state.Record) {
+func printWorkers(out io.Writer, workers []*state.Record, lost map[string]bool) {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	for _, r := range workers {
 		mode := ""
 		if r.ReadOnly {
 			mode = "read-only"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", text.From(r.Name).Line(), r.Tool, r.Status, mode)
+		status := string(r.Status)
+		if lost[r.Name] {
+			status = "lost (no window: was " + status + ")"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", text.From(r.Name).Line(), r.Tool, status, mode)
 	}
 	_ = tw.Flush()
 }
@@ -166,7 +173,7 @@ func listCommand(f *cmdutil.Factory) *cli.Command {
 			}
 			for _, sw := range all {
 				fmt.Fprintf(f.IO.Out, "%s: %s\n", sw.Host, cmdutil.OneLine(sw.Goal))
-				printWorkers(f.IO.Out, sw.Workers)
+				printWorkers(f.IO.Out, sw.Workers, sw.Lost)
 			}
 			return nil
 		},

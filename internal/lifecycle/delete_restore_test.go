@@ -1,0 +1,53 @@
+package lifecycle
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/workspace/worldtest"
+)
+
+// owt delete while owt restore brings the same agent back: the restart
+// under way either finishes first, and delete ends the session it made,
+// or finds the agent gone. No session of the deleted agent is left in
+// its removed folder.
+func TestDeleteDuringARestoreLeavesNoSessionBehind(t *testing.T) {
+	w := worldtest.New(t)
+	bin := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nexit 0\n"), 0o755))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	wt := Of(w.Workspace())
+	rec, err := wt.Create(CreateOptions{Task: "Add a feature", Name: "b4", Tool: "claude", NoSetup: true})
+	require.NoError(t, err)
+	w.Run("tmux", "kill-session", "-t", rec.SessionID) // the server lost it: owt restore's to bring back
+
+	done := make(chan struct{})
+	var resumed error
+	err = wt.Delete("b4", DeleteOptions{Force: true, Leaving: func() {
+		// owt restore, in another process, gets to b4 now.
+		go func() {
+			defer close(done)
+			_, resumed = wt.ResumeAgent("b4", "")
+		}()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+		}
+	}})
+	require.NoError(t, err)
+	<-done
+	if resumed == nil {
+		t.Log("the restart came first")
+	} else {
+		require.ErrorIs(t, resumed, state.ErrUnknownName)
+	}
+	sessions := w.Run("tmux", "list-sessions", "-F", "#{session_name}")
+	require.NotContains(t, sessions, rec.Session, "a session of the deleted agent is left")
+	_, err = os.Stat(rec.Path)
+	require.ErrorIs(t, err, os.ErrNotExist)
+}
