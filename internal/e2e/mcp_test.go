@@ -572,7 +572,11 @@ func TestAgentsOwnOwtNewIsItsSpawn(t *testing.T) {
 
 	// Out of its process tree and session: still lead's.
 	e.Eventually(30*time.Second, "lead idle", func() bool { return e.Find(repo, "lead").Status == "idle" })
-	e.MustOwt(repo, "send", "lead", "!exec setsid -f "+newCmd("sub2"))
+	// (setsid -f's first process exits at once; the owt new, a second
+	// later, is init's child in a session of its own.)
+	script := filepath.Join(t.TempDir(), "spawn.sh")
+	require.NoError(t, os.WriteFile(script, []byte("sleep 1\nexec "+newCmd("sub2")+"\n"), 0o755))
+	e.MustOwt(repo, "send", "lead", "!exec setsid -f sh "+script)
 	e.Eventually(60*time.Second, "sub2 made", func() bool { _, ok := e.spawnerOf(repo, "sub2"); return ok })
 	sp, _ = e.spawnerOf(repo, "sub2")
 	require.Equal(t, "lead", sp, "a setsid'd owt new of lead's is lead's")

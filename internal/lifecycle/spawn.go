@@ -96,7 +96,10 @@ func CallingAgent(pid int) (*state.Record, error) {
 		tm.Socket = socket
 		panes, err := tm.Panes()
 		if err != nil {
-			return nil, fmt.Errorf("check whose pane this runs under: %w", err)
+			// A server that does not answer (a stale record's) must not
+			// stop the user's owt new; an agent there is still found by
+			// its secret below.
+			continue
 		}
 		pidOf := make(map[string]int, len(panes))
 		for _, p := range panes {
