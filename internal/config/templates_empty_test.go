@@ -11,8 +11,8 @@ import (
 func TestATemplateThatFailsWithoutPeersOrCommandsIsAProblem(t *testing.T) {
 	for prompt, want := range map[string]string{
 		`Talk to {{(index .Peers 0).Name}} about {{.Task}}`: "no other agents",
-		`Run {{index .Commands.Test 0}}`:                   "no test, lint or dev commands",
-		`{{.Task}}{{range .Peers}} {{.Name}}{{end}}`:       "",
+		`Run {{index .Commands.Test 0}}`:                    "no test, lint or dev commands",
+		`{{.Task}}{{range .Peers}} {{.Name}}{{end}}`:        "",
 	} {
 		ps := validateTemplates(Config{Templates: map[string]Template{"t": {Prompt: prompt}}})
 		if want == "" {

@@ -102,16 +102,16 @@ type swarmJSON struct {
 }
 
 type workerJSON struct {
-	Name     string       `json:"name"`
-	Role     string       `json:"role"`
-	Tool     string       `json:"tool"`
-	Status   state.Status `json:"status"`
+	Name   string       `json:"name"`
+	Role   string       `json:"role"`
+	Tool   string       `json:"tool"`
+	Status state.Status `json:"status"`
 	// Lost: its window went with its host's session; Status is what it
 	// last was.
-	Lost     bool `json:"lost,omitempty"`
-	ReadOnly bool `json:"read_only"`
-	Pane     string       `json:"pane"`
-	Edited   []string     `json:"edited"`
+	Lost     bool     `json:"lost,omitempty"`
+	ReadOnly bool     `json:"read_only"`
+	Pane     string   `json:"pane"`
+	Edited   []string `json:"edited"`
 }
 
 func shown(sw swarm.Swarm) swarmJSON {
