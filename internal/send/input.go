@@ -26,6 +26,9 @@ var ErrInputHeld = fmt.Errorf("%w: its input box holds text owt did not type", E
 // errInputStuck: owt's own leftover did not go away when erased.
 var errInputStuck = errors.New("its input box still holds text owt typed earlier, and erasing it did not take")
 
+// clearTries is how many rounds of Backspace owt's leftover gets.
+const clearTries = 4
+
 // ownMin is how much of owt's text a box must show, at least, to be taken
 // for a piece of it: a draft "s" is the user's, not owt's "status?".
 const ownMin = 8
@@ -57,9 +60,8 @@ func clearInput(w *workspace.Workspace, r *state.Record, d Delivery) error {
 		return fmt.Errorf("%s: %w (%s); nothing was typed; send or clear it there ('owt switch %s'), then send again", r.Name, ErrInputHeld, quoteShort(held), r.Name)
 	}
 	first := held
-	deadline := time.Now().Add(max(d.Timeout, 2*time.Second))
 	for tries := 0; held != ""; tries++ {
-		if tries == 4 || time.Now().After(deadline) {
+		if tries == clearTries {
 			return fmt.Errorf("%s: %w (%s); nothing was typed; clear it there ('owt switch %s')", r.Name, errInputStuck, quoteShort(held), r.Name)
 		}
 		// One Backspace a character (a line break is one too); the box
@@ -67,7 +69,7 @@ func clearInput(w *workspace.Workspace, r *state.Record, d Delivery) error {
 		if err := w.Tmux.SendKeyTimes(r.Pane, "BSpace", len([]rune(held))); err != nil {
 			return fmt.Errorf("clear the input of %s: %w", r.Name, err)
 		}
-		prev := held
+		prev, deadline := held, time.Now().Add(d.enterWait())
 		for held == prev && time.Now().Before(deadline) {
 			time.Sleep(40 * time.Millisecond)
 			if screen, err = w.Tmux.Capture(r.Pane); err != nil {
