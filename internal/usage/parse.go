@@ -85,6 +85,10 @@ func (fs *FileState) Read(path string, budget int64, now time.Time) (ReadResult,
 	if !pre.Mode().IsRegular() {
 		return res, fmt.Errorf("read usage from %s: %w", path, errNotRegular)
 	}
+	if fs.Days.damaged() {
+		// Counted by an owt that let impossible counts in: read again.
+		*fs = FileState{Format: fs.Format}
+	}
 	if dev, ino := fileID(pre); dev == fs.Dev && ino == fs.Ino && pre.Size() == fs.Offset && fs.Days != nil {
 		return res, nil
 	}

@@ -73,3 +73,25 @@ func TestTrackerLogsRejectedUsage(t *testing.T) {
 	require.Contains(t, logged[0], "skipped 2 entries")
 	require.Contains(t, logged[0], "impossible token counts")
 }
+
+// Counts an older owt kept from such entries (a negative sum) are
+// dropped, and the file is read again from its start.
+func TestDamagedCountsAreReadAgain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	appendTo(t, path, fixture(t, "claude-transcript-bad-counts.jsonl"))
+	fs := &FileState{Format: FormatClaude}
+	_, err := fs.Read(path, 1<<20, now)
+	require.NoError(t, err)
+	want := fs.Days.Models().Sum()
+	// As an older owt left it: the offset at the end, a negative sum.
+	for _, m := range fs.Days {
+		for model, v := range m {
+			v.Output = -9999919
+			m[model] = v
+		}
+	}
+	res, err := fs.Read(path, 1<<20, now)
+	require.NoError(t, err)
+	require.True(t, res.Restarted)
+	require.Equal(t, want, fs.Days.Models().Sum())
+}

@@ -133,6 +133,23 @@ func (d Days) Models() ByModel {
 	return out
 }
 
+// damaged reports whether d holds a count no sound entries add up to:
+// negative, or beyond what a sum of them could reach.
+func (d Days) damaged() bool {
+	for _, m := range d {
+		for _, t := range m {
+			if t.Input < 0 || t.Output < 0 || t.CacheWrite < 0 || t.CacheRead < 0 ||
+				t.Input > maxSum || t.Output > maxSum || t.CacheWrite > maxSum || t.CacheRead > maxSum {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxSum bounds one day's count of one model in one file.
+const maxSum = 1_000_000 * maxCount
+
 // merge adds every count of o into d.
 func (d Days) merge(o Days) {
 	for day, m := range o {
