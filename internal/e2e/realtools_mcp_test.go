@@ -173,9 +173,20 @@ func TestRealCodexMCPRegistration(t *testing.T) {
 	e.expect(repo, "a", "waiting", "login")
 	wt := filepath.Join(filepath.Dir(repo), "app.worktrees", "a")
 
-	argv, _ := e.agentProcess("mcp_servers.owt=")
+	argv, env := e.agentProcess("mcp_servers.owt=")
 	override := argWith(t, argv, "mcp_servers.owt=")
 	e.gitClean(wt)
+	// The agent's MCP secret: in codex's own environment, which the
+	// override names (env_vars), never on its command line.
+	tok := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "OWT_MCP_TOKEN="); ok {
+			tok = v
+		}
+	}
+	require.Len(t, tok, 64)
+	require.Contains(t, override, `env_vars=["OWT_MCP_TOKEN"]`)
+	require.NotContains(t, strings.Join(argv, " "), tok)
 
 	// codex mcp list: the server, its command, its environment (masked).
 	list := e.toolRun(wt, nil, "", "codex", "mcp", "list", "-c", override)
@@ -214,6 +225,7 @@ func TestRealGeminiMCPRegistration(t *testing.T) {
 	require.Equal(t, true, settings.UI["hideTips"])
 	require.Contains(t, settings.MCPServers, "mine")
 	require.Contains(t, settings.MCPServers, "owt")
+	require.Contains(t, string(settings.MCPServers["owt"]), `"OWT_MCP_TOKEN": "${OWT_MCP_TOKEN}"`, "the secret's name, not the secret")
 	e.gitClean(wt)
 
 	// Untrusted, Gemini lists the servers as disabled; trusting the
