@@ -67,8 +67,8 @@ func ShipRemote(w *workspace.Workspace, h *hosts.Host, name, message string, o L
 		}
 		for _, c := range rep.Conflicts {
 			if c.Kind == "base" {
-				return Landed{}, fmt.Errorf("%s@%s: %w (as %s predicts); nothing was committed or changed",
-					name, h.Name, &merge.ConflictError{Branch: it.Branch, Target: it.Base, Files: c.Files}, h.Name)
+				return Landed{}, fmt.Errorf("%w (as %s predicts); nothing was committed",
+					remoteConflict(&merge.ConflictError{Branch: it.Branch, Target: it.Base, Files: c.Files}, h, name, it.Branch), h.Name)
 			}
 		}
 		argv := []string{"commit", "--json"}
@@ -147,9 +147,10 @@ func landRemote(ctx context.Context, w *workspace.Workspace, h *hosts.Host, clon
 	mo.BranchName = f.Branch // its name, on the host
 	res, err := MergeContext(w).Merge(rec, mo)
 	if err != nil {
-		return Landed{}, err
+		return Landed{}, remoteConflict(err, h, name, f.Branch)
 	}
 	res.Branch = f.Branch
+	res.Name = name + "@" + h.Name // never read as a local agent of that name
 	out.Result = res
 	Note(Event{Repo: w.Repo.Root, Name: name + "@" + h.Name, Event: verb, Detail: "into " + res.Target})
 	if o.Keep {
@@ -165,6 +166,21 @@ func landRemote(ctx context.Context, w *workspace.Workspace, h *hosts.Host, clon
 	}
 	out.Removed = true // and owt's own branch of it here goes (above)
 	return out, nil
+}
+
+// remoteConflict is a conflict of the branch of the agent called name on
+// h, named as it is there (owt's fetched copy here is gone by the time
+// it is read), with what can be done about an agent on a host: its
+// worktree is there, so --leave-conflicts cannot leave them in it.
+func remoteConflict(err error, h *hosts.Host, name, branch string) error {
+	var ce *merge.ConflictError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	out := *ce
+	out.Branch = fmt.Sprintf("%s@%s's branch %s", name, h.Name, branch)
+	out.Advice = fmt.Sprintf("nothing was changed: have it merge %s into its branch there and resolve them (owt send %s@%s …), then land it again", out.Target, name, h.Name)
+	return &out
 }
 
 // CheckRemote is the report of owt check about the agent called name on

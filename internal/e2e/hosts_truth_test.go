@@ -279,3 +279,48 @@ func TestWaitOnOneAgentOfAnUnreachableHostWaitsItsTimeout(t *testing.T) {
 		t.Fatal("owt wait did not end after the host came back")
 	}
 }
+
+// Merge and ship of an agent on a host name it NAME@HOST, so it is never
+// taken for a local agent of the same name; a conflict names the host's
+// branch (not owt's fetched copy, gone by then) and advises what an
+// agent on a host can do, not --leave-conflicts, which it refuses.
+func TestLandingOfARemoteAgentNamesItsHost(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	e.MustOwt(repo, "new", "--no-setup", "--no-agent", "--name", "dup", "here")
+	e.MustOwt(repo, "new", "--host", "box", "--no-setup", "--no-agent", "--name", "dup", "there")
+	e.MustOwt(repo, "new", "--host", "box", "--no-setup", "--no-agent", "--name", "clash", "there too")
+	paths := map[string]string{}
+	items, _ := e.hostList(repo)
+	for _, it := range items {
+		if it.Host == "box" {
+			paths[it.Name] = it.Path
+		}
+	}
+	out, err := h.Run("cd '" + paths["dup"] + "' && echo done > feature.txt && git add feature.txt && git commit -qm 'the feature'")
+	require.NoError(t, err, out)
+	out, err = h.Run("cd '" + paths["clash"] + "' && echo theirs > README.md && git commit -qam 'theirs'")
+	require.NoError(t, err, out)
+	e.WriteFile(repo, "README.md", "ours\n")
+	e.Git(repo, "commit", "-qam", "ours")
+
+	out = e.MustOwt(repo, "merge", "dup@box", "--yes", "--force")
+	require.Contains(t, out, "removed dup@box")
+	require.NotContains(t, out, "removed dup:")
+	items, _ = e.hostList(repo)
+	var clashBranch string
+	for _, it := range items {
+		if it.Name == "clash" {
+			clashBranch = it.Branch
+		}
+	}
+
+	r := e.Owt(repo, "merge", "clash@box", "--yes", "--force")
+	requireOneLineError(t, r, "conflicts with main")
+	require.NotContains(t, r.Stderr, "--leave-conflicts")
+	require.NotContains(t, r.Stderr, "owt/remote")
+	require.Contains(t, r.Stderr, clashBranch)
+	require.Contains(t, r.Stderr, "clash@box")
+}

@@ -101,12 +101,18 @@ type ConflictError struct {
 	Target string
 	Files  []string
 	LeftIn string
+	// Advice, when set, is what to do instead of --leave-conflicts (an
+	// agent on a host, whose worktree is not here).
+	Advice string
 }
 
 func (e *ConflictError) Error() string {
 	s := fmt.Sprintf("%s conflicts with %s in %s", e.Branch, e.Target, text.Some(e.Files, 8))
 	if e.LeftIn != "" {
 		return s + "; the conflicts are left in " + e.LeftIn + ": resolve them and commit there"
+	}
+	if e.Advice != "" {
+		return s + "; " + e.Advice
 	}
 	return s + "; nothing was changed (--leave-conflicts leaves them in the worktree to resolve)"
 }
