@@ -290,7 +290,29 @@ func TestRealClaudeFirstRun(t *testing.T) {
 	e.Tmux("set-environment", "-g", "ANTHROPIC_API_KEY", "sk-ant-owt-test-not-a-key")
 	k := e.newReal(repo, "k", "claude", "say hi")
 	e.expect(repo, "k", "waiting", "API key")
-	e.press(k, "Up", "Enter")
+	e.press(k, "Up")
+	e.Tmux("send-keys", "-t", "="+k+":", "Enter")
+	// Claude 2.1.330 then draws a blank pane for seconds: the question
+	// was answered, the task not taken yet: starting, not "API key".
+	var blankSince time.Time
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		blank := strings.TrimSpace(e.Capture("="+k+":")) == ""
+		if !blank {
+			if !blankSince.IsZero() {
+				t.Logf("claude's pane was blank for %s, owt never said starting", time.Since(blankSince).Round(100*time.Millisecond))
+				require.Less(t, time.Since(blankSince), 3500*time.Millisecond, "owt kept 'waiting (API key)' over a blank pane")
+				break
+			}
+			continue
+		}
+		if blankSince.IsZero() {
+			blankSince = time.Now()
+		}
+		if v := e.view(repo, "k"); v.Status == "starting" {
+			t.Logf("starting %s into claude's blank pane", time.Since(blankSince).Round(100*time.Millisecond))
+			break
+		}
+	}
 	e.expect(repo, "k", "working", "")
 	e.press(k, "Escape")
 	e.expect(repo, "k", "idle", "")

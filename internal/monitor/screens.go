@@ -3,6 +3,7 @@ package monitor
 import (
 	"crypto/sha256"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
@@ -46,6 +47,9 @@ type paneView struct {
 	mark    string
 	// limit is a usage limit the screen shows (hookevent.LimitOf, LiveLimit).
 	limit *hookevent.Limit
+	// blank: the pane shows nothing at all (Claude Code for seconds after
+	// its API key question is answered).
+	blank bool
 }
 
 // agentPane is a record with a live agent pane on this server.
@@ -147,6 +151,7 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 		}
 		class := reading.Class
 		v.reason, v.reading = reading.Reason, reading
+		v.blank = strings.TrimSpace(text) == ""
 		if v.classSince.IsZero() {
 			// What was on screen before owt looked is history — but for the
 			// turn the record says just ended, or is still running: its
@@ -197,7 +202,7 @@ func (m *monitor) reconcile(now time.Time) {
 		still := repo.ws.Config.Status.StillAfter.Duration
 		obs := status.Observation{Class: v.class, Reason: v.reason, ClassSince: v.classSince, Changed: v.changed, At: now,
 			Interrupted: v.interrupted, TurnError: v.turnError, Limit: v.limit,
-			Rule: v.reading.Rule, RuleText: v.reading.RuleText, Lines: v.reading.Lines, Mark: v.mark,
+			Rule: v.reading.Rule, RuleText: v.reading.RuleText, Lines: v.reading.Lines, Mark: v.mark, Blank: v.blank,
 			HookEndsTurns: repo.ws.Tools[ap.rec.Tool].Hooks != ""}
 		if _, ok := status.Reconcile(ap.rec, obs, still); !ok {
 			if status.Confirms(ap.rec, obs) {

@@ -49,6 +49,8 @@ type Observation struct {
 	// turn a hook started that the screen ends got no such hook: the user
 	// stopped it, whether or not the tool marks that on screen.
 	HookEndsTurns bool
+	// Blank: the pane shows nothing (Class is ClassUnknown).
+	Blank bool
 }
 
 // evidence is what the observation keeps on the record.
@@ -100,9 +102,20 @@ func cut(row string) string {
 // Nothing happens before the reading has held for Debounce and the record's
 // last event is Debounce old. Exited records, and starting ones unless a
 // first-run dialog waits for the user, are left to the runner; a pane owt
-// cannot read (ClassUnknown) changes nothing.
+// cannot read (ClassUnknown) changes nothing, but for a blank one where
+// the screen's own first-run question was: that is starting again.
 func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (state.Status, bool) {
-	if rec.NoAgent || rec.Status == state.Exited || obs.Class == agent.ClassUnknown {
+	if rec.NoAgent || rec.Status == state.Exited {
+		return "", false
+	}
+	if obs.Class == agent.ClassUnknown {
+		// A first-run question the screen showed, gone to a blank pane
+		// (Claude Code draws nothing for seconds after its API key
+		// question is answered): answered, and the task not taken yet.
+		if obs.Blank && rec.Status == state.Waiting && rec.Source == state.FromScreen && rec.TaskPending &&
+			obs.At.Sub(obs.ClassSince) >= Debounce && obs.At.Sub(rec.EventAt) >= Debounce {
+			return state.Starting, true
+		}
 		return "", false
 	}
 	if rec.Status == state.Starting && obs.Class != agent.ClassWaiting && obs.Limit == nil {

@@ -184,3 +184,33 @@ func TestAnOldTurnsMarkDoesNotEndANewTurn(t *testing.T) {
 	got, _ = Reconcile(ran, obs, 5*time.Second)
 	require.Equal(t, state.Idle, got)
 }
+
+// Claude Code 2.1.330 draws a blank pane for 6–7 s after its API key
+// question is answered: the question is gone, the task not taken yet:
+// starting, not still "waiting (API key)".
+func TestABlankPaneAfterAFirstRunQuestionIsStarting(t *testing.T) {
+	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	asked := &state.Record{Name: "k", Status: state.Waiting, WaitingFor: "API key", Source: state.FromScreen,
+		TaskPending: true, StatusSince: at, EventAt: at}
+	blank := Observation{Class: agent.ClassUnknown, Blank: true, ClassSince: at.Add(5 * time.Second), At: at.Add(6500 * time.Millisecond)}
+	got, ok := Reconcile(asked, blank, 5*time.Second)
+	require.True(t, ok)
+	require.Equal(t, state.Starting, got)
+
+	notYet := blank
+	notYet.At = blank.ClassSince.Add(Debounce / 2)
+	_, ok = Reconcile(asked, notYet, 5*time.Second)
+	require.False(t, ok, "one blank frame is a redraw")
+	unreadable := blank
+	unreadable.Blank = false
+	_, ok = Reconcile(asked, unreadable, 5*time.Second)
+	require.False(t, ok, "a screen owt cannot read changes nothing")
+	hooked := *asked
+	hooked.Source = state.FromHook
+	_, ok = Reconcile(&hooked, blank, 5*time.Second)
+	require.False(t, ok, "a wait a hook told is not the screen's to end")
+	taken := *asked
+	taken.TaskPending = false
+	_, ok = Reconcile(&taken, blank, 5*time.Second)
+	require.False(t, ok, "no task pending: nothing says what comes")
+}
