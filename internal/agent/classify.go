@@ -234,10 +234,11 @@ var genericWaiting = sync.OnceValue(func() *regexp.Regexp {
 // what is left of that turn on screen, not a turn in progress. Claude Code
 // 2.1 says "⎿  Interrupted · What should Claude do instead?" (older ones
 // "Interrupted by user"), Codex "■ Conversation interrupted", Gemini CLI
-// "ℹ Request cancelled.", OpenCode ends the turn's footer with
+// "ℹ Request cancelled." (or, from its own cancel handler, "ℹ User
+// cancelled the request."), OpenCode ends the turn's footer with
 // "· interrupted".
 var turnEnded = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?m)Interrupted by user|Interrupted · What should|Request cancelled\.|Conversation interrupted|Login interrupted|^[ \t]*▣[^\n]*· interrupted[ \t]*$`)
+	return regexp.MustCompile(`(?m)Interrupted by user|Interrupted · What should|Request cancelled\.|User cancelled the request\.|Conversation interrupted|Login interrupted|^[ \t]*▣[^\n]*· interrupted[ \t]*$`)
 })
 
 // unfinishedFooter is OpenCode's footer of an answer that never completed

@@ -203,3 +203,25 @@ func TestEscBeforeClaudesFirstAnswerIsNoFinishedTurn(t *testing.T) {
 	time.Sleep(2 * time.Second) // the monitor's next looks
 	require.Zero(t, e.notices("owt: a finished its turn"), "owt.log:\n%s", e.OwtLog())
 }
+
+// Issue 32 item 12, Gemini CLI: its AfterAgent hook fires after an Esc
+// too, under its "ℹ Request cancelled.": an interrupted turn, not a
+// finished one.
+func TestGeminiAfterAgentAfterEscIsNoFinishedTurn(t *testing.T) {
+	e, repo := statusEnv(t, "")
+	it := newJSON(t, e, repo, "--tool", "gemini", "--no-setup", "--name", "g", "!sleep 60s")
+	e.WaitScreen(it.Session, "esc to cancel")
+	v := e.WaitStatus(repo, "g", "working", 10*time.Second)
+	require.Equal(t, "hook", v.Source)
+	e.WaitScreen(it.Session, "esc to cancel, 3s") // the monitor has read the turn
+
+	e.Tmux("send-keys", "-t", it.Session, "Escape")
+	e.WaitScreen(it.Session, "Request cancelled.")
+	e.Eventually(10*time.Second, "the AfterAgent hook after the Esc", func() bool { return len(e.HookRuns("g", "AfterAgent")) == 1 })
+	e.WaitStatus(repo, "g", "idle", 10*time.Second)
+	e.Eventually(10*time.Second, "idle (interrupted)", func() bool {
+		return strings.Contains(e.MustOwt(repo, "status", "g"), "idle (interrupted)")
+	})
+	time.Sleep(2 * time.Second) // the monitor's next looks
+	require.Zero(t, e.notices("owt: g finished its turn"), "owt.log:\n%s", e.OwtLog())
+}

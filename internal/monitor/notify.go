@@ -8,6 +8,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
@@ -58,6 +59,12 @@ func (m *monitor) notifyTransitions() {
 		}
 		if r.Status == state.Idle && r.Interrupted {
 			continue // the user stopped it (Esc): they know
+		}
+		if m.stoppedOnScreen(r) {
+			// A hook's end of turn (Gemini's AfterAgent fires after Esc
+			// too) under a new mark of a stopped turn: the user stopped
+			// it, which the screen records a moment later.
+			continue
 		}
 		if r.Status == state.Idle && m.limitOnScreen(r) {
 			// A hook's end of turn (Codex's) with a usage limit on screen:
@@ -211,6 +218,17 @@ func contains(list []string, s string) bool {
 
 // limitOnScreen reports whether r's pane, as last read, shows the usage
 // limit that ended its turn.
+// stoppedOnScreen reports whether r, idle by a hook, shows on its pane as
+// read this tick a mark of that turn stopped (status.StoppedUnderHook).
+func (m *monitor) stoppedOnScreen(r *state.Record) bool {
+	p, ok := m.paneOf(r)
+	if !ok {
+		return false
+	}
+	v := m.screen[p.ID]
+	return v != nil && status.StoppedUnderHook(r, status.Observation{Class: v.class, ClassSince: v.classSince, Interrupted: v.interrupted})
+}
+
 func (m *monitor) limitOnScreen(r *state.Record) bool {
 	p, ok := m.paneOf(r)
 	if !ok {

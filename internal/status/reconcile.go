@@ -156,6 +156,9 @@ func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (st
 			}
 			return "", false
 		}
+		if StoppedUnderHook(rec, obs) {
+			return state.Idle, true // with Interrupted (ApplyScreen)
+		}
 		if rec.Status != state.Working && rec.Status != state.Waiting {
 			return "", false
 		}
@@ -202,6 +205,24 @@ func ApplyScreen(w *workspace.Ledger, name string, obs Observation, stillAfter t
 		statusbar.PublishCurrent(w, name)
 	}
 	return changed, err
+}
+
+// StoppedUnderHook reports whether rec, idle by its tool's end-of-turn
+// hook, shows on screen (obs) a mark of a stopped turn drawn in that
+// turn: Gemini CLI fires AfterAgent after an Esc too. The idle reading
+// must have begun after the turn's last working hook, so that a mark of
+// an earlier turn, under a quick turn owt never saw run, says nothing.
+func StoppedUnderHook(rec *state.Record, obs Observation) bool {
+	if rec.Status != state.Idle || rec.Source != state.FromHook || rec.Interrupted || !rec.TurnError.Empty() ||
+		obs.Class != agent.ClassIdle || !obs.Interrupted {
+		return false
+	}
+	for i := len(rec.Hooks) - 1; i >= 0; i-- {
+		if h := rec.Hooks[i]; h.Status == state.Working {
+			return obs.ClassSince.After(h.At)
+		}
+	}
+	return false
 }
 
 // endedUnhooked reports whether the screen ends, with no error on it, a

@@ -531,6 +531,15 @@ func (a *app) stopLocked() {
 	if a.thinking && a.p.name == "claude" && a.st.mode == modeWorking && !a.ending {
 		line = "" // in a !think, before its first answer: Claude marks nothing
 	}
+	if a.p.hooks == hooksGemini && a.st.mode == modeWorking && !a.ending {
+		// Gemini CLI 0.61 ends a stream the user stopped as any other:
+		// its AfterAgent hook fires after the cancel is on screen.
+		go func() {
+			time.Sleep(100 * time.Millisecond)
+			a.hooks.fire("AfterAgent", "", map[string]any{"prompt": prompt, "prompt_response": "[no response text]",
+				"stop_hook_active": false})
+		}()
+	}
 	a.interruptLocked(line)
 	if !restore {
 		return
