@@ -55,3 +55,22 @@ func TestMailOfADeletedAgentNeverReachesTheNextOfItsName(t *testing.T) {
 	require.Contains(t, text, "b (deleted)")
 	require.True(t, strings.Contains(text, "undeliverable"), text)
 }
+
+// A record rebuilt after its state file was lost is the same agent: its
+// life comes back from its session, so its mail and usage stay its own.
+func TestARebuiltRecordKeepsItsLife(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "keep", "Keep me")
+	e.Eventually(30*time.Second, "keep idle", func() bool { return e.Find(repo, "keep").Status == "idle" })
+	lifeOf := func() string {
+		var items []struct{ Name, Life string }
+		require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "list", "--json")), &items))
+		require.Len(t, items, 1)
+		return items[0].Life
+	}
+	life := lifeOf()
+	require.NotEmpty(t, life, "every agent has a life")
+	e.listAfterCorruptState(repo)
+	require.Equal(t, life, lifeOf())
+}

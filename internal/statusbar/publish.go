@@ -161,5 +161,8 @@ func SessionOptions(rec *state.Record) map[string]string {
 		// spawn limits and the tree of owt list.
 		"@owt-spawner":     rec.Spawner,
 		"@owt-spawn-depth": strconv.Itoa(rec.SpawnDepth),
+		// Its life (state.Record.Life), so a rebuilt record is the same
+		// agent: its queued messages and usage stay its own.
+		"@owt-life": rec.Life,
 	}
 }

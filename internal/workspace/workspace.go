@@ -224,6 +224,7 @@ func (s foundSession) apply(r *state.Record) {
 	if t := s.opts["@owt-tool"]; t != "" {
 		r.Tool, r.NoAgent = t, false
 	}
+	r.Life = s.opts["@owt-life"]
 	if sp := s.opts["@owt-spawner"]; sp != "" {
 		r.Spawner = sp
 		r.SpawnDepth, _ = strconv.Atoi(s.opts["@owt-spawn-depth"])
@@ -253,7 +254,7 @@ func (w *Workspace) owtSessionsByName(workers map[string][2]string) map[string]f
 	if err != nil || len(sessions) == 0 {
 		return nil
 	}
-	opts, err := w.Tmux.SessionOptions("@owt-name", "@owt-repo", "@owt-tool", "@owt-base", "@owt-port", "@owt-spawner", "@owt-spawn-depth", "@owt-status")
+	opts, err := w.Tmux.SessionOptions("@owt-name", "@owt-repo", "@owt-tool", "@owt-base", "@owt-port", "@owt-spawner", "@owt-spawn-depth", "@owt-status", "@owt-life")
 	if err != nil {
 		return nil
 	}
