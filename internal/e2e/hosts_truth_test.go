@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -323,4 +324,25 @@ func TestLandingOfARemoteAgentNamesItsHost(t *testing.T) {
 	require.NotContains(t, r.Stderr, "owt/remote")
 	require.Contains(t, r.Stderr, clashBranch)
 	require.Contains(t, r.Stderr, "clash@box")
+}
+
+// One machine and account added under two names is said so, at host add
+// and in host list: its agents would show, and count, under each name.
+func TestOneMachineAddedTwiceIsSaidSo(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	e.MustOwt(e.Root, "host", "add", "box", h.Address, "--yes")
+	r := e.Owt(e.Root, "host", "add", "box2", h.Address, "--yes")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "box2 is the same machine and account as box")
+	var rows []struct {
+		Name   string
+		SameAs []string `json:"same_as"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(e.Root, "host", "list", "--json")), &rows))
+	require.Len(t, rows, 2)
+	for _, row := range rows {
+		require.Len(t, row.SameAs, 1, row.Name)
+	}
+	require.Contains(t, e.MustOwt(e.Root, "host", "list"), "box2: the same machine and account as box")
 }

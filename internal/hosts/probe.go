@@ -35,18 +35,24 @@ type Probe struct {
 	// OwtSum is the sha256 of the owt found there ("" when it could not
 	// be read): a "dev" build is the same owt only when it is this one.
 	OwtSum string
+	// Machine names the machine and account owt runs as there (its
+	// machine id, else its host name, and $HOME): two host names with
+	// the same one are one place, whose agents both would show.
+	Machine string
 	// Latency is one round trip over the shared connection.
 	Latency time.Duration
 }
 
 // probeScript prints one line each: uname -sm, tmux -V, git --version,
-// owt --version ("none" for a missing program). A fixed script: no word
+// owt --version ("none" for a missing program), owt's sum, the machine
+// and account (Probe.Machine). A fixed script: no word
 // of it comes from anyone.
 const probeScript = `uname -sm
 tmux -V 2>/dev/null || echo none
 git --version 2>/dev/null || echo none
 owt --version 2>/dev/null || echo none
-o=$(command -v owt 2>/dev/null) && { sha256sum "$o" 2>/dev/null || shasum -a 256 "$o" 2>/dev/null; } || echo none`
+o=$(command -v owt 2>/dev/null) && { sha256sum "$o" 2>/dev/null || shasum -a 256 "$o" 2>/dev/null; } || echo none
+printf '%s %s\n' "$(cat /etc/machine-id 2>/dev/null || hostname 2>/dev/null)" "$HOME"`
 
 // Probe reads what the host has.
 func (h *Host) Probe(ctx context.Context) (Probe, error) {
@@ -65,7 +71,7 @@ func (h *Host) Probe(ctx context.Context) (Probe, error) {
 
 func parseProbe(out string) Probe {
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	for len(lines) < 5 {
+	for len(lines) < 6 {
 		lines = append(lines, "none")
 	}
 	var p Probe
@@ -76,6 +82,9 @@ func parseProbe(out string) Probe {
 	p.Owt = version(lines[3], "owt version ")
 	if f := strings.Fields(lines[4]); len(f) > 0 && len(f[0]) == 64 {
 		p.OwtSum = f[0]
+	}
+	if m := strings.TrimSpace(lines[5]); m != "none" && len(strings.Fields(m)) >= 2 {
+		p.Machine = m
 	}
 	return p
 }
@@ -224,4 +233,31 @@ func (h *Host) Install(ctx context.Context, files []string, progress io.Writer) 
 		}
 	}
 	return nil
+}
+
+// SameMachine are the names of others (configured hosts) that probe as
+// the machine and account machine is (Probe.Machine), each asked at
+// once; one that does not answer is not among them.
+func SameMachine(ctx context.Context, others []*Host, machine string) []string {
+	if machine == "" {
+		return nil
+	}
+	same := make([]bool, len(others))
+	var wg sync.WaitGroup
+	for i, o := range others {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, err := o.Probe(ctx)
+			same[i] = err == nil && p.Machine == machine
+		}()
+	}
+	wg.Wait()
+	var out []string
+	for i, o := range others {
+		if same[i] {
+			out = append(out, o.Name)
+		}
+	}
+	return out
 }

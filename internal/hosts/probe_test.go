@@ -35,6 +35,10 @@ func TestParseProbe(t *testing.T) {
 	if !(Probe{Owt: "v1.2.0"}).OwtMatches("v1.2.0", "") || (Probe{Owt: "v1.2.0"}).OwtMatches("v1.3.0", "") {
 		t.Error("released versions compare by version")
 	}
+	m := parseProbe("Linux x86_64\ntmux 3.3a\ngit version 2.39.5\nnone\nnone\n0123abcd /home/me\n")
+	if m.Machine != "0123abcd /home/me" {
+		t.Errorf("machine %q", m.Machine)
+	}
 	// Short output (a shell that died half-way) reads as missing, not as a crash.
 	p = parseProbe("Linux aarch64\n")
 	if p.Arch != "arm64" || p.Tmux != "" || p.Git != "" {

@@ -280,6 +280,14 @@ func addRun(o *addOptions) error {
 	}
 	fmt.Fprintf(o.IO.Out, "added host %s (%s): %s, tmux %s, git %s, owt %s, %s round trip\n",
 		o.Name, o.Address, p.Uname, p.Tmux, p.Git, p.Owt, p.Latency.Round(time.Millisecond))
+	if others, err := hosts.All(cfg); err == nil && len(others) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+		defer cancel()
+		if same := hosts.SameMachine(ctx, others, p.Machine); len(same) > 0 {
+			fmt.Fprintf(o.IO.ErrOut, "owt: note: %s is the same machine and account as %s: its agents show, and count, under each name; keep one (owt host remove %s)\n",
+				o.Name, strings.Join(same, ", "), o.Name)
+		}
+	}
 	return nil
 }
 
@@ -375,6 +383,10 @@ type hostStatus struct {
 	Agents    int      `json:"agents"`
 	Version   string   `json:"version"`
 	Error     string   `json:"error,omitempty"`
+	// SameAs are the other hosts that are this machine and account: its
+	// agents are counted under each of those names too.
+	SameAs  []string `json:"same_as,omitempty"`
+	machine string
 }
 
 func listRun(o *listOptions) error {
@@ -396,6 +408,13 @@ func listRun(o *listOptions) error {
 		}()
 	}
 	wg.Wait()
+	for i := range rows {
+		for j := range rows {
+			if i != j && rows[i].machine != "" && rows[i].machine == rows[j].machine {
+				rows[i].SameAs = append(rows[i].SameAs, rows[j].Name)
+			}
+		}
+	}
 	if o.JSON {
 		return cmdutil.PrintJSON(o.IO.Out, rows)
 	}
@@ -420,7 +439,7 @@ func status(h *hosts.Host) hostStatus {
 		s.Error = err.Error()
 		return s
 	}
-	s.Reachable, s.Version = true, p.Owt
+	s.Reachable, s.Version, s.machine = true, p.Owt, p.Machine
 	s.LatencyMS = float64(p.Latency.Microseconds()) / 1000
 	items, err := h.Agents(ctx, "")
 	if err != nil {
@@ -444,6 +463,9 @@ func printHosts(w io.Writer, rows []hostStatus) {
 	for _, r := range rows {
 		if r.Error != "" {
 			fmt.Fprintf(w, "%s: %s\n", r.Name, cmdutil.Shown(r.Error))
+		}
+		if len(r.SameAs) > 0 {
+			fmt.Fprintf(w, "%s: the same machine and account as %s: its agents are counted under each name (keep one: owt host remove %s)\n", r.Name, strings.Join(r.SameAs, ", "), r.Name)
 		}
 	}
 }
