@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -326,6 +327,13 @@ func ownSession(s Source, path string) bool {
 	return false
 }
 
+// ownCodexSession reports whether the rollout at path is of one of s's
+// sessions by the id its session_meta gives.
+func ownCodexSession(s Source, path string) bool {
+	id, _ := codexMeta(path)
+	return id != "" && slices.Contains(s.Sessions, id)
+}
+
 // discover adds the session files of s that a has not read yet; files
 // another agent read (claimed) are not s's.
 func (t *Tracker) discover(a *Agent, s Source, codexFiles map[string][]string, claimed map[string]bool) {
@@ -358,7 +366,13 @@ func (t *Tracker) discover(a *Agent, s Source, codexFiles map[string][]string, c
 	case FormatCodex:
 		if !s.Shared {
 			for _, p := range codexFiles[s.Dir] {
-				if ownSession(s, p) {
+				if _, known := a.Files[p]; known {
+					continue
+				}
+				// The rollout's name ends with its session id; its
+				// session_meta says it too, should a version name it
+				// otherwise.
+				if ownSession(s, p) || ownCodexSession(s, p) {
 					add(p, FormatCodex)
 				}
 			}

@@ -251,3 +251,33 @@ func TestANewAgentOfANameIsChargedOnlyItsOwnSessions(t *testing.T) {
 	require.Zero(t, read)
 	require.Equal(t, mine, Summaries(repo)["b"].Tokens)
 }
+
+// The same for Codex: a new agent of the name counts only the rollouts of
+// its own sessions (the id its session_meta names), not the deleted one's
+// in the same folder.
+func TestANewCodexAgentOfANameIsChargedOnlyItsOwnSessions(t *testing.T) {
+	stateHome(t)
+	home := t.TempDir()
+	repo, wt := "/src/app", "/src/app.worktrees/fix"
+	day := now.Format("2006/01/02")
+	dir := filepath.Join(home, ".codex", "sessions", filepath.FromSlash(day))
+	old := bytes.ReplaceAll(fixture(t, "codex-rollout.jsonl"), []byte("/work/app"), []byte(wt))
+	write(t, filepath.Join(dir, "rollout-2026-11-27T11-00-00-a.jsonl"), old)
+	tr := &Tracker{Home: home, CodexHome: filepath.Join(home, ".codex")}
+	first := Source{Repo: repo, Name: "fix", Tool: "codex", Dir: wt, Life: "life1", Since: now.Add(-time.Hour),
+		Sessions: []string{"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"}}
+	tr.Tick([]Source{first}, now)
+	one := Tokens{Input: 6000, Output: 1000, CacheRead: 24000}
+	require.Equal(t, one, Summaries(repo)["fix"].Tokens)
+
+	second := Source{Repo: repo, Name: "fix", Tool: "codex", Dir: wt, Life: "life2", Since: now, Sessions: []string{"0199ffff-0000-7000-8000-000000000002"}}
+	mine := bytes.ReplaceAll(old, []byte("0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"), []byte("0199ffff-0000-7000-8000-000000000002"))
+	write(t, filepath.Join(dir, "rollout-2026-11-27T12-00-00-b.jsonl"), mine)
+	tr.Tick([]Source{second}, now)
+	require.Equal(t, one, Summaries(repo)["fix"].Tokens, "only its own rollout")
+	var total int64
+	for _, s := range Summaries(repo) {
+		total += s.TotalTokens
+	}
+	require.Equal(t, 2*one.Total(), total)
+}
