@@ -225,3 +225,36 @@ func TestGeminiAfterAgentAfterEscIsNoFinishedTurn(t *testing.T) {
 	time.Sleep(2 * time.Second) // the monitor's next looks
 	require.Zero(t, e.notices("owt: g finished its turn"), "owt.log:\n%s", e.OwtLog())
 }
+
+// Issue 32 item 12 with the real Claude Code: Esc before its first
+// answer (the model has said nothing yet) leaves no mark on its screen
+// and fires no hook; owt reads idle (interrupted), with no "finished its
+// turn".
+func TestRealClaudeEscBeforeItsFirstAnswerIsNoFinishedTurn(t *testing.T) {
+	e := realEnv(t, "claude")
+	api := startFakeModelAPI(t)
+	repo := e.NewRepo("app")
+	const key = "sk-ant-owt-test-not-a-real-key-0123456789"
+	realClaudeHome(t, e, key, repo)
+	e.setWorld("ANTHROPIC_API_KEY", key)
+	e.setWorld("ANTHROPIC_BASE_URL", api.URL)
+	canary := e.startCanary(repo)
+	rec := e.recordStatuses(repo)
+
+	s := e.newReal(repo, "q", "claude", "hold on")
+	notStopped := func(st seenStatus) bool {
+		return st.Status == "starting" || st.Status == "working" && st.TurnError == ""
+	}
+	e.await(rec, "q", 0, seenStatus{Status: "working"}, notStopped)
+	e.seeOnScreen(s, "esc to interrupt")
+	e.Eventually(30*time.Second, "the model was asked", func() bool { return api.got("hold on") })
+	e.noticeBarrier(repo, canary) // the monitor has read the running turn
+	from := rec.mark("q")
+	e.press(s, "Escape")
+	e.await(rec, "q", from, seenStatus{Status: "idle", Interrupted: true}, func(st seenStatus) bool {
+		return notStopped(st) || st.Status == "idle" && st.Interrupted
+	})
+	t.Logf("the screen after Esc:\n%s", e.Capture("="+s+":"))
+	e.noticeBarrier(repo, canary)
+	require.Zero(t, e.notices("owt: q finished its turn"), "Esc is no finished turn")
+}
