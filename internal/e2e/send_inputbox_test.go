@@ -168,3 +168,27 @@ func claudeBox(screen string) string {
 	}
 	return ""
 }
+
+// A text owt sent that the agent took is no leftover: a draft the user
+// types later that starts the same way ("please run the" after owt sent
+// "please run the tests") is the user's, and is never erased.
+func TestSendKeepsADraftThatStartsLikeOwtsLastText(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "a", "Fix the login page")
+	e.Eventually(30*time.Second, "a idle", func() bool { return e.Find(repo, "a").Status == "idle" })
+	require.Equal(t, "sent to a\n", e.MustOwt(repo, "send", "a", "please run the tests"))
+	require.Equal(t, []string{"Fix the login page", "please run the tests"}, e.WaitPrompts("a", 2))
+	e.Eventually(30*time.Second, "a idle", func() bool { return e.Find(repo, "a").Status == "idle" })
+
+	for _, draft := range []string{"please run the", "Fix the login"} {
+		e.Tmux("send-keys", "-t", "app/a", "C-u")
+		e.Eventually(10*time.Second, "the box is empty", func() bool { return e.inputRow("app/a") == "" })
+		e.Tmux("send-keys", "-t", "app/a", "-l", draft)
+		e.Eventually(10*time.Second, "the draft is in the box", func() bool { return e.inputRow("app/a") == draft })
+		r := e.Owt(repo, "send", "a", "hello")
+		requireOneLineError(t, r, "input box holds text owt did not type")
+		require.Equal(t, draft, e.inputRow("app/a"), "the user's draft is kept")
+	}
+	require.Empty(t, e.promptsWith("a", "hello"))
+}

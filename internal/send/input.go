@@ -3,6 +3,7 @@ package send
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -56,7 +57,7 @@ func clearInput(w *workspace.Workspace, r *state.Record, d Delivery) error {
 		return nil
 	}
 	last := lastTyped(w.Repo.Root, r.Name)
-	if !ownText(held, last.Text, last.Pasted, r.FirstPrompt()) {
+	if !ownText(held, last, r.FirstPrompt()) {
 		return fmt.Errorf("%s: %w (%s); nothing was typed; send or clear it there ('owt switch %s'), then send again", r.Name, ErrInputHeld, quoteShort(held), r.Name)
 	}
 	first := held
@@ -87,27 +88,25 @@ func clearInput(w *workspace.Workspace, r *state.Record, d Delivery) error {
 }
 
 // ownText reports whether the text an input box shows is owt's own: all
-// of one text owt typed there (as wrapped on screen), or a start of it
-// long enough not to be a chance (a text that landed in part); a lone
-// paste token when owt's last text went in as a paste.
-func ownText(held, last string, lastPasted bool, task string) bool {
+// of a text owt typed there (as wrapped on screen: the last one, or the
+// task, which Claude Code puts back in the box on Esc), or, while owt's
+// last text was not taken, a start of it long enough not to be a chance
+// (it landed in part); the paste token the box showed for owt's last
+// text. A text the agent took is no leftover: a draft the user types
+// later that merely starts like it is the user's.
+func ownText(held string, last typed, task string) bool {
 	h := squash(held)
 	if h == "" {
 		return true
 	}
-	if lastPasted && pasteToken.MatchString(strings.TrimSpace(held)) {
+	if last.Shown != "" && strings.TrimSpace(held) == last.Shown {
 		return true
 	}
-	for _, own := range []string{last, task} {
-		o := squash(own)
-		if o == "" {
-			continue
-		}
-		if h == o || len([]rune(h)) >= ownMin && strings.HasPrefix(o, h) {
-			return true
-		}
+	if o := squash(last.Text); o != "" &&
+		(h == o || !last.Submitted && len([]rune(h)) >= ownMin && strings.HasPrefix(o, h)) {
+		return true
 	}
-	return false
+	return squash(task) != "" && h == squash(task)
 }
 
 // squash is s without white space: a box wraps and indents what it shows.
@@ -130,8 +129,12 @@ func quoteShort(s string) string {
 
 // typed is the last text owt typed into one agent.
 type typed struct {
-	Text   string
-	Pasted bool // it went in as a paste (multi-line or long)
+	Text string `json:"text"`
+	// Shown is the paste token the box showed for Text ("[Pasted text
+	// #3 +12 lines]"): a paste of the user's shows another number.
+	Shown string `json:"shown,omitempty"`
+	// Submitted: the agent took Text (its Enter, or a dialog's answer).
+	Submitted bool `json:"submitted,omitempty"`
 }
 
 // typedPath is where owt keeps the last text it typed into the agent
@@ -141,31 +144,33 @@ func typedPath(repoRoot, name string) string {
 	return filepath.Join(state.Dir(), "typed", hex.EncodeToString(sum[:])[:24])
 }
 
-// rememberTyped keeps text as the last owt typed into the agent, before
-// it is typed: what is left of it in the box later is known as owt's.
-func rememberTyped(repoRoot, name, text string) error {
+// rememberTyped keeps t as the last owt typed into the agent: before it
+// is typed, so what is left of it in the box later is known as owt's,
+// and again once the agent took it.
+func rememberTyped(repoRoot, name string, t typed) error {
 	p := typedPath(repoRoot, name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return fmt.Errorf("remember what is typed into %s: %w", name, err)
 	}
-	mark := "t\n"
-	if pasted(text) {
-		mark = "p\n"
+	b, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("remember what is typed into %s: %w", name, err)
 	}
-	if err := atomicfile.WriteMode(p, []byte(mark+text), 0o600); err != nil {
+	if err := atomicfile.WriteMode(p, b, 0o600); err != nil {
 		return fmt.Errorf("remember what is typed into %s: %w", name, err)
 	}
 	return nil
 }
 
-// lastTyped is the last text owt typed into the agent ("" if none).
+// lastTyped is the last text owt typed into the agent (none if none, or
+// if the file cannot be read: then every text in the box is another's).
 func lastTyped(repoRoot, name string) typed {
+	var t typed
 	b, err := os.ReadFile(typedPath(repoRoot, name))
-	if err != nil {
-		return typed{} // none kept: every text in the box is another's
+	if err != nil || json.Unmarshal(b, &t) != nil {
+		return typed{}
 	}
-	mark, text, _ := strings.Cut(string(b), "\n")
-	return typed{Text: text, Pasted: mark == "p"}
+	return t
 }
 
 // pasted reports whether text goes in as a paste rather than keys.

@@ -5,30 +5,37 @@ import "testing"
 // What in an input box is owt's own (and may be erased) and what is not.
 func TestOwnText(t *testing.T) {
 	for _, tc := range []struct {
-		held, last string
-		pasted     bool
-		task       string
-		own        bool
+		held string
+		last typed
+		task string
+		own  bool
 	}{
-		{"status?", "status?", false, "", true},
-		{"[from b] status?", "[from b] status?", false, "", true},
+		{"status?", typed{Text: "status?"}, "", true},
+		{"status?", typed{Text: "status?", Submitted: true}, "", true},
+		{"[from b] status?", typed{Text: "[from b] status?"}, "", true},
 		// Wrapped and indented on screen, the same text.
-		{"Fix the login\nredirect", "Fix the login redirect", false, "", true},
+		{"Fix the login\nredirect", typed{Text: "Fix the login redirect"}, "", true},
 		// Claude puts the stopped task back: owt gave it.
-		{"say hi", "", false, "say hi", true},
+		{"say hi", typed{}, "say hi", true},
 		// A long enough start of owt's text: it landed in part.
-		{"run the test", "run the tests now", false, "", true},
+		{"run the test", typed{Text: "run the tests now"}, "", true},
 		// The user's draft, or a short start that could be anyone's.
-		{"my draft", "status?", false, "Task", false},
-		{"s", "status?", false, "", false},
-		{"status?run the tests", "run the tests", false, "", false},
-		{"anything", "", false, "", false},
-		// Claude's token for a paste, when owt's last text was pasted.
-		{"[Pasted text #1 +12 lines]", "a\nb", true, "", true},
-		{"[Pasted text #1 +12 lines]", "a b", false, "", false},
+		{"my draft", typed{Text: "status?"}, "Task", false},
+		{"s", typed{Text: "status?"}, "", false},
+		{"status?run the tests", typed{Text: "run the tests"}, "", false},
+		{"anything", typed{}, "", false},
+		// A draft that starts like a text the agent took, or like the
+		// task, is the user's: owt's would be there whole.
+		{"run the test", typed{Text: "run the tests now", Submitted: true}, "", false},
+		{"Fix the login", typed{}, "Fix the login page", false},
+		// Claude's token for a paste: owt's own number, not the user's.
+		{"[Pasted text #1 +12 lines]", typed{Text: "a\nb", Shown: "[Pasted text #1 +12 lines]"}, "", true},
+		{"[Pasted text #2 +3 lines]", typed{Text: "a\nb", Shown: "[Pasted text #1 +12 lines]"}, "", false},
+		{"[Pasted text #2 +3 lines]", typed{Text: "a\nb"}, "", false},
+		{"[Pasted text #1 +12 lines]", typed{Text: "a b"}, "", false},
 	} {
-		if got := ownText(tc.held, tc.last, tc.pasted, tc.task); got != tc.own {
-			t.Errorf("ownText(%q, last %q, pasted %v, task %q) = %v", tc.held, tc.last, tc.pasted, tc.task, got)
+		if got := ownText(tc.held, tc.last, tc.task); got != tc.own {
+			t.Errorf("ownText(%q, last %+v, task %q) = %v", tc.held, tc.last, tc.task, got)
 		}
 	}
 }

@@ -63,6 +63,9 @@ type Delivery struct {
 	// picks "1" at once): then no Enter is pressed, which would answer
 	// whatever dialog comes next.
 	Answered func(before, landed string) bool
+	// Landed, when set, is given the screen once the text showed on it,
+	// before any Enter.
+	Landed func(landed string)
 }
 
 // Deliver types text into a pane literally and presses Enter once the text
@@ -93,6 +96,9 @@ func deliver(tm *tmux.Client, pane string, msg untrusted.Untrusted, d Delivery) 
 	landed, ok := d.waitSettled(tm, pane, before, d.Timeout)
 	if !ok {
 		return false, fmt.Errorf("%w (waited %s)", ErrNotLanded, d.Timeout)
+	}
+	if d.Landed != nil {
+		d.Landed(landed)
 	}
 	if d.Answered != nil && d.Answered(before, landed) {
 		return true, nil
@@ -313,11 +319,19 @@ func sendOne(w *workspace.Workspace, r *state.Record, msg untrusted.Untrusted, o
 			return false, err
 		}
 	}
-	if err := rememberTyped(w.Repo.Root, r.Name, msg.Typed()); err != nil {
+	own := typed{Text: msg.Typed()}
+	if err := rememberTyped(w.Repo.Root, r.Name, own); err != nil {
 		return false, err
 	}
 	leftover, surprised := "", false
 	if cl := w.ClassifierOf(w.Tools[r.Tool]); cl != nil {
+		d.Landed = func(landed string) {
+			// A paste shows as a numbered token: this one is owt's.
+			if held, ok := cl.InputText(landed); ok && pasted(own.Text) && pasteToken.MatchString(held) {
+				own.Shown = held
+				_ = rememberTyped(w.Repo.Root, r.Name, own)
+			}
+		}
 		d.Answered = func(before, landed string) bool {
 			if !waiting {
 				// A prompt that came up as the text was typed may have
@@ -333,7 +347,7 @@ func sendOne(w *workspace.Workspace, r *state.Record, msg untrusted.Untrusted, o
 			return true
 		}
 	}
-	typed := w.Now()
+	typedAt := w.Now()
 	answered, err = deliver(w.Tmux, r.Pane, msg, d)
 	if err != nil {
 		return false, fmt.Errorf("send to %s: %w", r.Name, err)
@@ -343,9 +357,12 @@ func sendOne(w *workspace.Workspace, r *state.Record, msg untrusted.Untrusted, o
 	}
 	if leftover != "" {
 		// What is left in the box is owt's: the next send may erase it.
-		_ = rememberTyped(w.Repo.Root, r.Name, leftover)
+		_ = rememberTyped(w.Repo.Root, r.Name, typed{Text: leftover})
 		return false, fmt.Errorf("%s: %w (%q): clear it there ('owt switch %s')", r.Name, ErrPartAnswer, leftover, r.Name)
 	}
+	// Taken: a draft that later starts like it is not its leftover.
+	own.Submitted = true
+	_ = rememberTyped(w.Repo.Root, r.Name, own)
 	// Typed into a prompt the agent waited on, the text answered it (by
 	// its keys, or with Enter in the dialog's own input): not a prompt.
 	answered = answered || waiting
@@ -353,7 +370,7 @@ func sendOne(w *workspace.Workspace, r *state.Record, msg untrusted.Untrusted, o
 	// since (the turn already over) is newer and stands, and so does the
 	// runner's exit (the text may have been /exit).
 	_, changed, _ := w.ChangeStatus(r.Name, func(cur *state.Record) (statuschange.Change, bool) {
-		return statuschange.Change{Status: state.Working, Source: state.FromOwt, At: typed}, cur.Status != state.Exited
+		return statuschange.Change{Status: state.Working, Source: state.FromOwt, At: typedAt}, cur.Status != state.Exited
 	})
 	if changed {
 		statusbar.PublishCurrent(&w.Ledger, r.Name)
