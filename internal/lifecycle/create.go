@@ -769,6 +769,9 @@ func (w *Worktrees) sessionEnv(rec *state.Record) map[string]string {
 		"OWT_REPO": rec.Repo,
 		"OWT_PORT": strconv.Itoa(rec.Port),
 	}
+	if rec.Life != "" {
+		env[state.LifeEnv] = rec.Life // the runner tells its agent from a later one of the name
+	}
 	for _, k := range []string{"XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env[k] = v

@@ -104,6 +104,9 @@ func Exited(tm *tmux.Client, code int, out io.Writer) error {
 }
 
 // open is the runner of the agent called name in the repository at repo.
+// A record of another life (the session's agent was deleted, and a new
+// one given its name) is not this session's: it is never touched from
+// here.
 func open(tm *tmux.Client, repo, name string) (*runner, *state.Record, error) {
 	ws, err := workspace.Open(repo, tm)
 	if err != nil {
@@ -111,12 +114,24 @@ func open(tm *tmux.Client, repo, name string) (*runner, *state.Record, error) {
 	}
 	w := &runner{ws}
 	rec, err := w.Get(name)
+	if life := os.Getenv(state.LifeEnv); err == nil && life != "" && rec.Life != life {
+		return w, nil, fmt.Errorf("%s was deleted; owt knows another agent by that name now, not this session's: 'exit' closes it", name)
+	}
+	if errors.Is(err, state.ErrUnknownName) {
+		return w, nil, fmt.Errorf("%s was deleted: owt no longer knows it; 'exit' closes this session", name)
+	}
 	return w, rec, err
 }
 
 // finish records the agent's exit and replaces the runner with the
 // user's shell in the worktree.
 func (w *runner) finish(tm *tmux.Client, rec *state.Record, code int, out io.Writer) error {
+	if cur, err := w.Get(rec.Name); errors.Is(err, state.ErrUnknownName) || err == nil && cur.Life != rec.Life {
+		// Deleted while its agent ran: 'owt delete NAME' would fail, or
+		// hit a later agent of the name.
+		fmt.Fprintf(out, "\nowt: %s exited with code %d. %s was deleted, and its folder with it: 'exit' closes this session.\n", rec.Tool, code, rec.Name)
+		return execShell(out, "")
+	}
 	_, _ = status.Set(&w.Ledger, rec.Name, state.Exited, state.FromOwt, &code)
 	if pane := os.Getenv("TMUX_PANE"); pane != "" {
 		// The window was named after the agent; the shell takes over.

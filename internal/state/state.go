@@ -343,6 +343,11 @@ func (r *Record) NoteSession(id string) bool {
 	return true
 }
 
+// LifeEnv is the variable that carries Record.Life in the session owt
+// made for that agent: its runner tells its own record from a later
+// agent's of the same name.
+const LifeEnv = "OWT_LIFE"
+
 // NewLife is a fresh random id for an agent's life (Record.Life).
 func NewLife() string {
 	var b [8]byte
