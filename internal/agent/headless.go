@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/proc"
+	"github.com/owt-tmux/owt/internal/state"
 )
 
 // MaxHeadlessAnswer bounds what RunHeadless keeps of a tool's answer.
@@ -32,7 +34,9 @@ func (p Profile) RunHeadless(dir, prompt string, stderr io.Writer) (string, erro
 }
 
 // RunHeadlessContext is RunHeadless with env as the tool's environment
-// (nil: owt's own), bounded by ctx: when
+// (nil: owt's own), never with an agent's id (state.AgentIDEnv: a run
+// made from an agent's shell is not that agent, whose hooks it may run),
+// bounded by ctx: when
 // ctx ends first the tool is ended (proc.Command: SIGTERM, then SIGKILL)
 // and the error wraps ctx's error (errors.Is context.DeadlineExceeded).
 //
@@ -55,7 +59,7 @@ func (p Profile) RunHeadlessContext(ctx context.Context, dir string, env []strin
 	}
 	cmd := proc.Command(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = env
+	cmd.Env = withoutAgentID(env)
 	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Stderr = stderr
 	out := &capped{max: MaxHeadlessAnswer}
@@ -90,4 +94,18 @@ func (c *capped) Write(b []byte) (int, error) {
 		return len(b), nil
 	}
 	return c.Buffer.Write(b)
+}
+
+// withoutAgentID is env (nil: this process's) less state.AgentIDEnv.
+func withoutAgentID(env []string) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, state.AgentIDEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
