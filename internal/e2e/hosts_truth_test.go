@@ -346,3 +346,32 @@ func TestOneMachineAddedTwiceIsSaidSo(t *testing.T) {
 	}
 	require.Contains(t, e.MustOwt(e.Root, "host", "list"), "box2: the same machine and account as box")
 }
+
+// When the host's tmux server dies, its agents count in the local
+// restore mark (⟲ N), and owt restore here has the host's owt bring each
+// back there, on its own conversation.
+func TestRestoreBringsBackAgentsOfAHostWhoseTmuxDied(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	mark := func() string { out, _ := e.TryTmux("show-options", "-gqv", "@owt-restore"); return out }
+	e.MustOwt(repo, "new", "--host", "box", "--tool", "claude", "--no-setup", "--name", "far", "a task")
+	e.MustOwt(repo, "wait", "far@box", "--until", "idle", "--timeout", "30s")
+	bar := func() string { out, _ := e.TryTmux("show-options", "-gqv", "@owt-status-line"); return out }
+	e.Eventually(20*time.Second, "the remote agent in the bar", func() bool { return strings.Contains(bar(), "○ 1") })
+	require.Empty(t, mark())
+
+	out, err := h.Run("tmux kill-server")
+	require.NoError(t, err, out)
+	e.Eventually(40*time.Second, "the restore mark counts far@box", func() bool { return strings.Contains(mark(), "1") })
+
+	r := e.Owt(repo, "restore", "--wait", "20s")
+	require.Equal(t, 0, r.Code, "%s\n%s", r.Stdout, r.Stderr)
+	require.Contains(t, r.Stdout, "far@box: ")
+	e.Eventually(30*time.Second, "far back on the host", func() bool {
+		out, err := h.Run("tmux list-sessions -F '#{session_name}'")
+		return err == nil && strings.Contains(out, "far")
+	})
+	e.Eventually(40*time.Second, "the restore mark cleared", func() bool { return !strings.Contains(mark(), "1") })
+}

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/ssh"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -52,7 +54,7 @@ func Stream(ctx context.Context, out io.Writer, stop <-chan struct{}) error {
 			if err != nil {
 				return err
 			}
-			line, err := json.Marshal(StreamLine{Agents: state.RemoteAgents(recs)})
+			line, err := json.Marshal(StreamLine{Agents: withLost(recs)})
 			if err != nil {
 				return err
 			}
@@ -71,6 +73,21 @@ func Stream(ctx context.Context, out io.Writer, stop <-chan struct{}) error {
 		case <-poll.C:
 		}
 	}
+}
+
+// withLost is the records' RemoteAgent view, each marked Lost when its
+// session is gone and owt restore here would bring it back; the tmux
+// servers' sessions are asked once (none when no server runs).
+func withLost(recs []*state.Record) []state.RemoteAgent {
+	agents := state.RemoteAgents(recs)
+	loc, err := workspace.ListLocator(tmux.New())
+	if err != nil {
+		return agents
+	}
+	for i, r := range recs {
+		agents[i].Lost = lifecycle.Lost(r, loc.Locate(r))
+	}
+	return agents
 }
 
 // Follow keeps the host's status stream open (owt host stream there, one

@@ -254,17 +254,35 @@ func LostAgents(tm *tmux.Client) ([]*state.Record, error) {
 }
 
 // PublishLost sets the status bar's restore mark (⟲ N) to the number of
-// agents owt restore would bring back; none clears it.
+// agents owt restore would bring back, here and on the hosts whose
+// status stream is up (RemoteLost); none clears it.
 func PublishLost(tm *tmux.Client) error {
 	recs, err := LostAgents(tm)
 	if err != nil {
 		return err
 	}
-	if err := statusbar.PublishRestore(tm, len(recs)); err != nil {
+	if err := statusbar.PublishRestore(tm, len(recs)+RemoteLost()); err != nil {
 		return err
 	}
 	_ = tm.RefreshStatus() // the bar shows it now, not at the next status-interval
 	return nil
+}
+
+// RemoteLost counts the agents of the hosts whose status stream is up
+// that their owt would bring back (owt restore runs it there too).
+func RemoteLost() int {
+	n := 0
+	for _, hs := range state.HostStatuses() {
+		if !hs.Reachable {
+			continue
+		}
+		for _, a := range hs.Agents {
+			if a.Lost {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // refreshLostMark counts the agents to restore again while the bar shows

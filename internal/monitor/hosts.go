@@ -8,6 +8,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/hosts"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statusbar"
 )
@@ -146,6 +147,7 @@ func (m *monitor) follow(ctx context.Context, h *hosts.Host) {
 	for ctx.Err() == nil {
 		heard := false
 		var seen map[string]seenStatus // this stream's last word, by agent
+		lost := 0                       // its agents owt restore would bring back, as the bar shows
 		err := h.Follow(ctx, func(agents []state.RemoteAgent) {
 			if ctx.Err() != nil {
 				return // no longer followed: its file may be gone already
@@ -162,6 +164,18 @@ func (m *monitor) follow(ctx context.Context, h *hosts.Host) {
 				m.logf("host %s: %v", h.Name, werr)
 			}
 			m.publishHosts()
+			n := 0
+			for _, a := range agents {
+				if a.Lost {
+					n++
+				}
+			}
+			if n != lost {
+				lost = n
+				if err := lifecycle.PublishLost(m.tm); err != nil { // ⟲ N counts them
+					m.logf("publish restore mark: %v", err)
+				}
+			}
 		})
 		if ctx.Err() != nil {
 			return
@@ -171,6 +185,10 @@ func (m *monitor) follow(ctx context.Context, h *hosts.Host) {
 		}
 		down = true
 		m.markUnreachable(h.Name, err)
+		if lost > 0 {
+			// Not restorable from here while it cannot be reached.
+			_ = lifecycle.PublishLost(m.tm)
+		}
 		select {
 		case <-ctx.Done():
 			return

@@ -27,6 +27,9 @@ type RemoteAgent struct {
 	// EventAt is its last hook event there: a sign of life while it
 	// works (a run task's stall clock).
 	EventAt time.Time `json:"event_at,omitzero"`
+	// Lost: its session went (its tmux server died there, the machine
+	// rebooted) and its owt there would bring it back (owt restore).
+	Lost bool `json:"lost,omitempty"`
 }
 
 // HostStatus is the last word of one host's status stream, kept by the

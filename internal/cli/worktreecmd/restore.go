@@ -195,6 +195,8 @@ func restore(o *restoreOptions) error {
 		results[s.at].Why = "started; not yet shown whether it resumed ('owt list' shows it)"
 		printRestored(out, o.All, results[s.at])
 	}
+	// The hosts' agents, each brought back by its host's owt.
+	results = append(results, restoreOnHosts(o, out, o.IO.ErrOut)...)
 	if !o.DryRun {
 		_ = lifecycle.PublishLost(o.Tmux)
 	}
