@@ -11,8 +11,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/lifecycle"
+	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"

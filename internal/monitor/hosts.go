@@ -147,7 +147,7 @@ func (m *monitor) follow(ctx context.Context, h *hosts.Host) {
 	for ctx.Err() == nil {
 		heard := false
 		var seen map[string]seenStatus // this stream's last word, by agent
-		lost := 0                       // its agents owt restore would bring back, as the bar shows
+		lost := 0                      // its agents owt restore would bring back, as the bar shows
 		err := h.Follow(ctx, func(agents []state.RemoteAgent) {
 			if ctx.Err() != nil {
 				return // no longer followed: its file may be gone already
