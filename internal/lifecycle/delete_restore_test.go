@@ -51,3 +51,33 @@ func TestDeleteDuringARestoreLeavesNoSessionBehind(t *testing.T) {
 	_, err = os.Stat(rec.Path)
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
+
+// A session owt made for an agent it has since deleted (it carries that
+// agent's life) is ended by owt doctor --fix; a session that merely
+// carries owt's options is left alone.
+func TestDoctorEndsASessionOfADeletedAgent(t *testing.T) {
+	w := worldtest.New(t)
+	wt := Of(w.Workspace())
+	rec, err := wt.Create(CreateOptions{Task: "Add a feature", Name: "b4", NoAgent: true, NoSetup: true})
+	require.NoError(t, err)
+	require.NotEmpty(t, rec.Life)
+	require.NoError(t, wt.Delete("b4", DeleteOptions{Force: true}))
+	for name, life := range map[string]string{"left-over": rec.Life, "someones": "0123456789abcdef"} {
+		w.Run("tmux", "new-session", "-d", "-s", name)
+		for k, v := range map[string]string{"@owt-repo": wt.Repo.Root, "@owt-name": "b4", "@owt-life": life} {
+			w.Run("tmux", "set-option", "-t", name, k, v)
+		}
+	}
+	rep, err := wt.Doctor(true)
+	require.NoError(t, err)
+	fixed := map[string]bool{}
+	for _, f := range rep.Findings {
+		if f.Kind == SessionWithoutRecord {
+			fixed[f.Name] = f.Fixed
+		}
+	}
+	require.Equal(t, map[string]bool{"left-over": true, "someones": false}, fixed)
+	sessions := w.Run("tmux", "list-sessions", "-F", "#{session_name}")
+	require.NotContains(t, sessions, "left-over")
+	require.Contains(t, sessions, "someones")
+}

@@ -68,6 +68,7 @@ func (d DoctorReport) Left() []Finding {
 type ownedSession struct {
 	ID, Session string
 	Repo, Name  string // @owt-repo, @owt-name
+	Life        string // @owt-life
 }
 
 // Doctor looks for what went out of step between owt's records, git and
@@ -106,7 +107,7 @@ func (w *Worktrees) Doctor(fix bool) (DoctorReport, error) {
 	}
 	for _, s := range owned {
 		if s.Repo == w.Repo.Root && !known[s.ID] && !w.beingCreated(s.Name) {
-			rep.Findings = append(rep.Findings, w.doctorStraySession(s))
+			rep.Findings = append(rep.Findings, w.doctorStraySession(s, fix))
 		}
 	}
 	w.doctorWorktrees(recs, wts, fix, &rep)
@@ -214,8 +215,24 @@ func (w *Worktrees) forget(r *state.Record, rep *DoctorReport) (bool, string) {
 
 // doctorStraySession reports a session carrying owt's options for this
 // repo that no record owns. Options are anyone's to set, so they prove
-// nothing: owt never kills such a session, it only says it is there.
-func (w *Worktrees) doctorStraySession(s ownedSession) Finding {
+// nothing: owt never kills such a session, it only says it is there —
+// unless it carries the life of an agent owt deleted (a random id only
+// owt's records held): owt made it for that agent (a restart that
+// crossed the delete), and --fix ends it.
+func (w *Worktrees) doctorStraySession(s ownedSession, fix bool) Finding {
+	if state.DeletedLife(w.Repo.Root, s.Life) {
+		f := Finding{Kind: SessionWithoutRecord, Name: s.Session,
+			Detail: fmt.Sprintf("tmux session %s (%s) is one owt made for %s, which was deleted", s.Session, s.ID, s.Name),
+			Action: "--fix ends it"}
+		if fix {
+			if err := w.Tmux.KillSession(s.ID); err != nil {
+				f.Action = "could not end it: " + err.Error()
+			} else {
+				f.Fixed, f.Action = true, "ended it"
+			}
+		}
+		return f
+	}
 	return Finding{Kind: SessionWithoutRecord, Name: s.Session,
 		Detail: fmt.Sprintf("tmux session %s (%s) carries owt's options for this repo but no worktree record owns it", s.Session, s.ID),
 		Action: "left alone: owt only kills sessions its records prove it made; kill it yourself if it is not yours to keep (tmux kill-session -t " + s.ID + ")"}
@@ -468,7 +485,7 @@ func doctorWaitFor(d time.Duration, cond func() bool) bool {
 // ownedSessions lists the sessions owt marked with its user options.
 func (w *Worktrees) ownedSessions() ([]ownedSession, error) {
 	const sep = "\x1f"
-	out, err := w.Tmux.Run("list-sessions", "-F", strings.Join([]string{"#{session_id}", "#{session_name}", "#{@owt-repo}", "#{@owt-name}"}, sep))
+	out, err := w.Tmux.Run("list-sessions", "-F", strings.Join([]string{"#{session_id}", "#{session_name}", "#{@owt-repo}", "#{@owt-name}", "#{@owt-life}"}, sep))
 	if errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrNotInstalled) {
 		return nil, nil
 	}
@@ -478,10 +495,10 @@ func (w *Worktrees) ownedSessions() ([]ownedSession, error) {
 	var ss []ownedSession
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Split(line, sep)
-		if len(f) != 4 || f[2] == "" {
+		if len(f) != 5 || f[2] == "" {
 			continue
 		}
-		ss = append(ss, ownedSession{ID: f[0], Session: f[1], Repo: f[2], Name: f[3]})
+		ss = append(ss, ownedSession{ID: f[0], Session: f[1], Repo: f[2], Name: f[3], Life: f[4]})
 	}
 	return ss, nil
 }

@@ -51,8 +51,20 @@ const AgentDeleted = "the agent it was for was deleted"
 // forgotten) as undeliverable, and forgets the message loops they were
 // in: those were their lives', and a later agent given one of their names
 // inherits none of it; owt messages shows what became of the messages.
+//
+// Their lives are remembered as deleted: a session that still carries one
+// (@owt-life) is one owt made for them, which owt doctor --fix ends.
 func AbandonMail(gone []*state.Record, logf func(string, ...any)) {
 	box := outbox.Default()
+	byRepo := map[string][]string{}
+	for _, r := range gone {
+		byRepo[r.Repo] = append(byRepo[r.Repo], r.Life)
+	}
+	for repo, lives := range byRepo {
+		if err := state.NoteDeletedLives(repo, lives); err != nil {
+			logf("remember the deleted agents of %s: %v", repo, err)
+		}
+	}
 	for _, r := range gone {
 		if n, err := box.Abandon(outbox.Of(r), AgentDeleted); err != nil {
 			logf("messages queued for %s: %v", r.Name, err)
