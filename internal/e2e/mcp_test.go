@@ -613,3 +613,34 @@ func TestAgentsOwnOwtNewIsItsSpawn(t *testing.T) {
 	require.NotEqual(t, 0, run.Exit, run.Output)
 	require.Contains(t, run.Output, "spawn_depth = 0")
 }
+
+// An agent starts no run and no swarm from its shell: each would start
+// agents past its [mcp] limits, not shown under it. owt run start and owt
+// swarm start typed by an agent are refused with the reason, and make
+// nothing; the user's own still work.
+func TestAgentStartsNoRunOrSwarmPastItsLimits(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.WriteFile(repo, ".owt.toml", "[mcp]\nmax_spawned = 0\nspawn_depth = 0\n")
+	plan := filepath.Join(t.TempDir(), "wave.toml")
+	require.NoError(t, os.WriteFile(plan, []byte("[run]\ntool = \"claude\"\n\n[[task]]\nid = \"a\"\ntask = \"A\"\n"), 0o644))
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "lead", "Plan\n!exec "+owtBin+" run start "+plan)
+	e.Eventually(60*time.Second, "lead's owt run ran", func() bool { return len(e.execRuns("lead")) >= 1 })
+	run := e.execRuns("lead")[0]
+	require.NotEqual(t, 0, run.Exit, run.Output)
+	require.Contains(t, run.Output, "inside the agent lead")
+
+	e.Eventually(30*time.Second, "lead idle", func() bool { return e.Find(repo, "lead").Status == "idle" })
+	e.MustOwt(repo, "send", "lead", "!exec "+owtBin+" swarm start --tool claude --workers implementer add a greeting")
+	e.Eventually(60*time.Second, "lead's owt swarm ran", func() bool { return len(e.execRuns("lead")) >= 2 })
+	run = e.execRuns("lead")[1]
+	require.NotEqual(t, 0, run.Exit, run.Output)
+	require.Contains(t, run.Output, "inside the agent lead")
+
+	time.Sleep(3 * time.Second) // a run's agents are made by the monitor
+	var items []struct{ Name string }
+	out := e.MustOwt(repo, "list", "--json")
+	require.NoError(t, json.Unmarshal([]byte(out), &items), out)
+	require.Len(t, items, 1, "nothing but lead: %s", out)
+	require.NotEqual(t, 0, e.Owt(repo, "run", "status", "wave").Code, "no run was registered")
+}

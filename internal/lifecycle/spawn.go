@@ -128,6 +128,18 @@ func CallingAgent(pid int) (*state.Record, error) {
 	return nil, nil
 }
 
+// RefuseInAgent refuses what (a run, a swarm) when pid runs inside an
+// agent (CallingAgent): each starts agents of its own, which no [mcp]
+// limit of the agent's would bound and none would show under it. An
+// agent starts agents only with owt new or spawn_agent.
+func RefuseInAgent(pid int, what string) error {
+	me, err := CallingAgent(pid)
+	if err != nil || me == nil {
+		return err
+	}
+	return fmt.Errorf("%w: this runs inside the agent %s, and an agent starts no %s (its agents would escape its [mcp] limits); it starts agents with owt new or spawn_agent", ErrSpawnLimit, me.Name, what)
+}
+
 // ProcessChain is pid's parent, grandparent … up to init, from /proc,
 // then its session's leader.
 func ProcessChain(pid int) []int {

@@ -158,6 +158,9 @@ func runStart(f *cmdutil.Factory, c *cli.Context, file string) error {
 		fmt.Fprintln(out, "dry run: nothing registered")
 		return nil
 	}
+	if err := lifecycle.RefuseInAgent(os.Getpid(), "run"); err != nil {
+		return err
+	}
 	if taken {
 		return fmt.Errorf("run %s %w (see 'owt run status %s', or give another --name)", name, run.ErrRunExists, name)
 	}

@@ -67,6 +67,9 @@ func startCommand(f *cmdutil.Factory) *cli.Command {
 }
 
 func startRun(o *startOptions) error {
+	if err := lifecycle.RefuseInAgent(os.Getpid(), "swarm"); err != nil {
+		return err
+	}
 	w, err := o.Workspace()
 	if err != nil {
 		return err
