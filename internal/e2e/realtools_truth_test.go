@@ -595,16 +595,21 @@ func TestRealGeminiTaskLostBehindSignIn(t *testing.T) {
 	e.pressUntil(s, "Down", "● 2. Use Gemini API Key")
 	e.press(s, "Enter")
 	e.await(rec, "g", 0, seenStatus{Status: "waiting", WaitingFor: "API key"}, beforeSignIn)
+	// From the API key box on, the box is what needs the user until it
+	// goes: the turn Gemini runs behind it (its BeforeAgent hook) is not
+	// "working" for a tick.
+	from := rec.mark("g")
 	e.typeKeyUntil(s, "AIza-owt-test-not-a-key", "Type your message")
 	const failed = "Content generator not initialized"
 	e.seeOnScreen(s, failed)
-	e.await(rec, "g", 0, seenStatus{Status: "idle", TurnError: failed}, func(st seenStatus) bool {
-		return beforeSignIn(st) || st == seenStatus{Name: "g", Status: "idle", TurnError: failed}
+	e.await(rec, "g", from, seenStatus{Status: "idle", TurnError: failed}, func(st seenStatus) bool {
+		return st.Status == "waiting" && st.WaitingFor == "API key" || st == seenStatus{Name: "g", Status: "idle", TurnError: failed}
 	})
 	e.Eventually(30*time.Second, "owt tells the turn failed and how to resend", func() bool {
 		return strings.Contains(e.OwtLog(), "owt: g's turn failed ("+failed+"); 'owt send g --task' sends the task again")
 	})
 	require.Contains(t, e.MustOwt(repo, "list"), "idle (turn failed: "+failed+")")
+	t.Logf("g: %s", historyText(rec.history("g")))
 }
 
 // OpenCode retries a model it cannot reach; two Esc stop it. The answer
