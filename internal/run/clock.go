@@ -20,6 +20,9 @@ type AgentPace struct {
 	// Unreachable names the host of an agent that cannot be reached now:
 	// nothing is known of it, so its clock stops.
 	Unreachable string
+	// Removed names the host of an agent that is no longer configured
+	// (owt host remove): owt no longer follows it, so its clock stops.
+	Removed string
 }
 
 func (r *Run) PaceAll(paces map[string]AgentPace, jitter Jitter, now time.Time) []Event {
@@ -80,6 +83,8 @@ func holdReason(t *TaskRun, a AgentPace) string {
 	switch {
 	case t.State != Running:
 		return "the task needs you"
+	case a.Removed != "":
+		return "its host " + a.Removed + " is no longer configured"
 	case a.Unreachable != "":
 		return "its host " + a.Unreachable + " is unreachable"
 	case a.UserOnPane:

@@ -175,6 +175,9 @@ func (e *Engine) newAgent(h *hosts.Host, repo git.Repo, spec hosts.NewSpec) (inv
 // yet, evidence not read yet since its status changed.
 func (e *Engine) judgeRemote(r *run.Run, t *run.TaskRun, statuses map[string]state.HostStatus, now time.Time) (run.Verdict, bool) {
 	key := r.Name + "/" + t.ID
+	if _, followed := statuses[t.Host]; !followed && hostRemoved(r.Repo, t.Host) {
+		return removedHostVerdict(t), true
+	}
 	ag, v, known := streamVerdict(t, statuses)
 	if ag == nil || v.Action == run.KeepWaiting {
 		e.remote.dropReading(key)
@@ -219,6 +222,26 @@ func (e *Engine) judgeRemote(r *run.Run, t *run.TaskRun, statuses map[string]sta
 		v = run.Verdict{Action: run.KeepWaiting, Why: v.Why + ": telling " + at, Evidence: v.Evidence}
 	}
 	return v, true
+}
+
+// hostRemoved reports whether host is no longer configured for the
+// repository at repo (owt host remove): no stream follows it any more.
+// A config that does not read says nothing.
+func hostRemoved(repo, host string) bool {
+	cfg, err := config.Load(repo)
+	if err != nil {
+		return false
+	}
+	_, ok := cfg.Hosts[host]
+	return !ok
+}
+
+// removedHostVerdict is the verdict on task t whose host is no longer
+// configured: the user's, who removed it.
+func removedHostVerdict(t *run.TaskRun) run.Verdict {
+	at := t.Name + "@" + t.Host
+	return run.Verdict{Action: run.AskUser, Why: fmt.Sprintf(
+		"its host %s is no longer configured (owt host remove), so %s is not followed: add the host again (owt host add %s …), or owt run skip or owt run cancel the task", t.Host, at, t.Host)}
 }
 
 // streamVerdict is what the host's stream alone says of task t: its

@@ -136,3 +136,29 @@ func TestOwnAgentOnAHostIsTheTasksOnly(t *testing.T) {
 	require.False(t, isOwnAgent(have, "the task", "dev", created))
 	require.False(t, isOwnAgent(inventory.Item{Task: have.Task, Base: "main", CreatedAt: created.Add(-time.Hour)}, "the task", "main", created), "an earlier run's leftover")
 }
+
+// A task on a host that is no longer configured (owt host remove) needs
+// the user, saying why, and its clock holds: no stream follows its agent.
+func TestATaskOnARemovedHostNeedsYouAndItsClockHolds(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // no [hosts] at all
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	repo := t.TempDir()
+	r, task := pacedRun(t, "")
+	r.Repo = repo
+	task.Host, task.Name, task.State = "box", "r-a", run.Running
+	at := func(s int) time.Time { return time.Unix(int64(s), 0) }
+	require.Len(t, r.PaceTask(task, run.AgentPace{Status: state.Working, LastActivity: at(0)}, nil, at(0)), 1, "the clock runs")
+
+	e := &Engine{}
+	v, known := e.judgeRemote(r, task, hostStatuses(), at(5))
+	require.True(t, known)
+	require.Equal(t, run.AskUser, v.Action)
+	require.Contains(t, v.Why, "its host box is no longer configured")
+
+	p, ok := e.paces(r)[task.ID]
+	require.True(t, ok, "a pace that holds its clock")
+	evs := r.PaceTask(task, p, nil, at(5))
+	require.Len(t, evs, 1)
+	require.Contains(t, evs[0].Detail, "held at 5s: its host box is no longer configured")
+	require.Equal(t, 5*time.Second, task.Clock.Active(at(3600)))
+}
