@@ -87,6 +87,34 @@ var CodexUserHooks = HookFile{
 	EventTimeouts: map[string]int{"Interrupt": CodexShortHookTimeout, "SessionEnd": CodexShortHookTimeout},
 }
 
+// CodexHooksOverCaps are the events whose owt hook in a Codex hooks file
+// has a timeout over what owt writes for it now (an owt from before
+// CodexShortHookTimeout wrote 10 s for every event): Codex warns about
+// each at every start.
+func CodexHooksOverCaps(data []byte) []string {
+	var f struct {
+		Hooks map[string][]hookGroup `json:"hooks"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		return nil
+	}
+	var out []string
+	for _, event := range CodexUserHooks.Events {
+		for _, g := range f.Hooks[event] {
+			for _, c := range g.Hooks {
+				var cmd struct {
+					Command string `json:"command"`
+					Timeout int    `json:"timeout"`
+				}
+				if json.Unmarshal(c, &cmd) == nil && IsOwtHookCommand(cmd.Command) && cmd.Timeout > CodexUserHooks.TimeoutOf(event) {
+					out = append(out, event)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // CodexShortHookTimeout is the most Codex (0.169 to 0.171) lets an
 // Interrupt or SessionEnd hook run, in seconds.
 const CodexShortHookTimeout = 3

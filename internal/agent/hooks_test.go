@@ -223,3 +223,16 @@ func TestCodexUserHooksTimeoutsWithinCodexCaps(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexHooksOverCaps names the events whose owt hook an older owt
+// wrote with a timeout Codex clamps, and none of the user's.
+func TestCodexHooksOverCaps(t *testing.T) {
+	merged, err := MergeHooks(nil, CodexUserHooks, "codex", "/opt/owt")
+	require.NoError(t, err)
+	require.Empty(t, CodexHooksOverCaps(merged))
+	old := CodexUserHooks
+	old.EventTimeouts = nil // every event 10 s, as before
+	merged, err = MergeHooks([]byte(`{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "mine", "timeout": 60}]}]}}`), old, "codex", "/opt/owt")
+	require.NoError(t, err)
+	require.Equal(t, []string{"Interrupt", "SessionEnd"}, CodexHooksOverCaps(merged))
+}

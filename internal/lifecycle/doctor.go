@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/hookfiles"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statusbar"
 	untrusted "github.com/owt-tmux/owt/internal/text"
@@ -31,6 +33,7 @@ const (
 	BranchLeftBehind       = "branch-left-behind"
 	StaleLock              = "stale-lock"
 	MonitorNotRunning      = "monitor-not-running"
+	CodexHookTimeouts      = "codex-hook-timeouts"
 )
 
 // staleLockAge is how old a git lock file must be before doctor calls it
@@ -113,6 +116,7 @@ func (w *Worktrees) Doctor(fix bool) (DoctorReport, error) {
 	w.doctorWorktrees(recs, wts, fix, &rep)
 	w.doctorBranches(recs, fix, &rep)
 	w.doctorLocks(fix, &rep)
+	w.doctorCodexHooks(fix, &rep)
 	w.doctorMonitor(fix, &rep)
 	return rep, nil
 }
@@ -271,6 +275,31 @@ func (w *Worktrees) doctorWorktrees(recs []*state.Record, wts []git.Worktree, fi
 			f.Action = err.Error()
 		} else {
 			f.Fixed, f.Action = true, "ran git worktree prune"
+		}
+	}
+	rep.Findings = append(rep.Findings, f)
+}
+
+// doctorCodexHooks finds owt's hooks in the user's Codex hooks file with
+// timeouts Codex clamps (and warns about at every start); --fix writes
+// them again as owt tools codex-hooks does, the user's own hooks kept.
+func (w *Worktrees) doctorCodexHooks(fix bool, rep *DoctorReport) {
+	data, err := os.ReadFile(agent.CodexHooksPath())
+	if err != nil {
+		return
+	}
+	over := agent.CodexHooksOverCaps(data)
+	if len(over) == 0 {
+		return
+	}
+	f := Finding{Kind: CodexHookTimeouts, Name: agent.CodexHooksPath(),
+		Detail: "owt's " + strings.Join(over, ", ") + " hook timeouts are over what Codex accepts: it clamps them and warns at every start",
+		Action: "--fix (or owt tools codex-hooks) writes them again; then trust them again in Codex"}
+	if fix {
+		if _, err := hookfiles.InstallCodexHooks(w.Self); err != nil {
+			f.Action = err.Error()
+		} else {
+			f.Fixed, f.Action = true, "wrote owt's hooks again; Codex asks you to trust them again"
 		}
 	}
 	rep.Findings = append(rep.Findings, f)
