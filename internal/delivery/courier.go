@@ -115,6 +115,15 @@ func (c *Courier) Tick(now time.Time) {
 // the reason otherwise. An agent that turned busy meanwhile keeps them.
 func (c *Courier) deliver(a outbox.Agent, rec *state.Record) {
 	defer c.setBusy(a, false)
+	if rec.Life == "" && !rec.CreatedAt.IsZero() {
+		// A record from before lives shares its name's file with the
+		// agents of that name an older owt deleted: theirs are not its.
+		if n, err := c.Box.AbandonBefore(a, rec.CreatedAt, "the agent it was for was deleted"); err != nil {
+			c.logf(a, "outbox %s: %v", a.Name, err)
+		} else if n > 0 {
+			c.logf(a, "outbox %s: %d message(s) undeliverable: queued before it was made, for an earlier agent of its name", a.Name, n)
+		}
+	}
 	msgs, err := c.Box.Take(a, time.Now()) // no longer withdrawn: typed, or given back
 	if err != nil || len(msgs) == 0 {
 		if err != nil {

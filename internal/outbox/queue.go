@@ -381,6 +381,24 @@ func (b Box) Abandon(a Agent, why string) (int, error) {
 	return n, err
 }
 
+// AbandonBefore settles a's queued messages queued before since as
+// undeliverable, why saying why. An older owt kept one file per name, so
+// a record from before lives (no Life) shares it with the agents of that
+// name it deleted: what was queued before this one was made was theirs.
+func (b Box) AbandonBefore(a Agent, since time.Time, why string) (int, error) {
+	n := 0
+	err := b.update(a, func(f *file) bool {
+		for _, m := range f.Messages {
+			if m.State == Queued && m.QueuedAt.Before(since) {
+				m.State, m.Why = Undeliverable, why
+				n++
+			}
+		}
+		return n > 0
+	})
+	return n, err
+}
+
 // Mailbox is one agent's outbox as it is on disk.
 type Mailbox struct {
 	Agent    Agent

@@ -1,0 +1,65 @@
+package e2e
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/outbox"
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// State an older owt wrote: an agent's record without a life, and its
+// outbox file under its name alone, which that owt shared with an earlier
+// agent of the name it had deleted. The live agent still gets what was
+// queued for it; what was queued before it was made (for the deleted one)
+// is never typed into it, as owt messages says.
+func TestMailQueuedByAnOlderOwtReachesOnlyItsAgent(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "a", "Task a")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "b", "!sleep 8")
+	e.Eventually(30*time.Second, "b working", func() bool { return e.Find(repo, "b").Status == "working" })
+	root := e.Find(repo, "b").Repo
+
+	// The older owt's record: no life.
+	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	store := &state.Store{Repo: root, Path: files[0]}
+	var created time.Time
+	require.NoError(t, store.Update(func(f *state.File) error {
+		f.Records["b"].Life = ""
+		created = f.Records["b"].CreatedAt
+		return nil
+	}))
+	e.Tmux("set-option", "-t", "="+e.Find(repo, "b").Session+":", "@owt-life", "")
+
+	// Its outbox, as that owt kept it (keyed by repo and name).
+	box := outbox.Box{Dir: filepath.Join(e.Root, "state", "owt", "outbox")}
+	old := outbox.Agent{Repo: root, Name: "b"}
+	_, _, err = box.Enqueue(old, outbox.Message{Kind: outbox.KindPeer, Key: "m1", From: "a", Text: "[from a] for the first b"}, created.Add(-time.Minute))
+	require.NoError(t, err)
+	_, _, err = box.Enqueue(old, outbox.Message{Kind: outbox.KindPeer, Key: "m2", From: "a", Text: "[from a] for this b"}, time.Now())
+	require.NoError(t, err)
+
+	e.Eventually(60*time.Second, "b got its message", func() bool { return len(e.promptsWith("b", "for this b")) == 1 })
+	for _, p := range e.Prompts("b") {
+		require.NotContains(t, p, "for the first b", "a message queued before b was made was typed into it")
+	}
+	var log []struct {
+		Text, State string
+		Former      bool
+	}
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "messages", "b", "--json")), &log))
+	require.Len(t, log, 2, "%+v", log)
+	require.Equal(t, "for the first b", log[0].Text)
+	require.Equal(t, "undeliverable", log[0].State)
+	require.True(t, log[0].Former)
+	require.Equal(t, "for this b", log[1].Text)
+	require.Equal(t, "delivered", log[1].State)
+	require.False(t, log[1].Former)
+}
