@@ -419,6 +419,24 @@ func TestRealClaudeEscIsNoFinishedTurn(t *testing.T) {
 	})
 	h := rec.history("k")
 	require.Equal(t, seenStatus{Name: "k", Status: "idle"}, h[len(h)-1], historyText(h))
+
+	// A 2 KB task sent with owt send (pasted, then Enter): working from
+	// the send on, never idle while claude takes it in.
+	var long strings.Builder
+	for i := 1; long.Len() < 2048; i++ {
+		fmt.Fprintf(&long, "Step %d: make sure the login form validates the email address and shows a clear error.\n", i)
+	}
+	long.WriteString("wait forever")
+	from = rec.mark("k")
+	e.MustOwt(repo, "send", "k", long.String())
+	e.await(rec, "k", from, seenStatus{Status: "working"}, func(st seenStatus) bool { return st.Status == "working" })
+	e.seeOnScreen(s, "esc to interrupt")
+	e.noticeBarrier(repo, canary)
+	h = rec.history("k")
+	t.Logf("k: %s", historyText(h))
+	for _, st := range h[from:] {
+		require.Equal(t, "working", st.Status, "after owt send of 2 KB: %s", historyText(h))
+	}
 }
 
 // codexWorld gives codex a home of its own with an API key (codex login
