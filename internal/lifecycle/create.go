@@ -691,6 +691,39 @@ func (w *Worktrees) dropRecord(name string) error {
 	return nil
 }
 
+// errAnotherLife: the record of the name is another agent's now.
+var errAnotherLife = errors.New("another agent was given its name since")
+
+// dropRecordOf forgets r, the record as it was read, only if the record
+// of its name is still r's agent (its life and creation): between a read
+// and this drop (owt doctor's), the agent may have been deleted and
+// another given its name, whose record, mail and session are not r's to
+// end. An r already gone is no error.
+func (w *Worktrees) dropRecordOf(r *state.Record) error {
+	var gone []*state.Record
+	err := w.Store.Update(func(f *state.File) error {
+		gone = gone[:0]
+		cur := f.Records[r.Name]
+		if cur == nil {
+			return state.ErrNoChange
+		}
+		if cur.Life != r.Life || !cur.CreatedAt.Equal(r.CreatedAt) {
+			return errAnotherLife
+		}
+		gone = append(gone, cur)
+		delete(f.Records, r.Name)
+		return nil
+	})
+	if errors.Is(err, errAnotherLife) {
+		return fmt.Errorf("left the record of %s: %w", r.Name, err)
+	}
+	if err != nil {
+		return fmt.Errorf("could not forget the record of %s: %w", r.Name, err)
+	}
+	AbandonMail(gone, w.Logf)
+	return nil
+}
+
 // bringFiles copies the configured files git ignores (.env and friends)
 // and links the configured paths into a new worktree. Files the worktree
 // already has (tracked on its branch) are never overwritten. A matching

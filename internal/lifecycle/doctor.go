@@ -184,7 +184,7 @@ func (w *Worktrees) doctorRecord(r *state.Record, where workspace.Where, fix boo
 func (w *Worktrees) forget(r *state.Record, rep *DoctorReport) (bool, string) {
 	// The record goes first: a record that stays is still a finding, and
 	// the branch it names must then stay with it.
-	if err := w.dropRecord(r.Name); err != nil {
+	if err := w.dropRecordOf(r); err != nil {
 		return false, err.Error()
 	}
 	_ = statusbar.PublishSummaryLocked(w.Tmux)

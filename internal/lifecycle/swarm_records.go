@@ -99,7 +99,7 @@ func (w *Worktrees) doctorWorker(r *state.Record, recs []*state.Record, fix bool
 		if r.Pane != "" && r.Server != "" && w.sameServer(r) {
 			_ = w.Tmux.KillWindow(r.Pane)
 		}
-		if err := w.dropRecord(r.Name); err != nil {
+		if err := w.dropRecordOf(r); err != nil {
 			f.Action = err.Error()
 		} else {
 			f.Fixed, f.Action = true, "closed its window and forgot it"
