@@ -30,6 +30,16 @@ const inputTrim = " \t\u00a0│┃|"
 // dialog, a tool whose box has no prompt character): then nothing is
 // known about the box.
 func (c *Classifier) InputText(screen string) (text string, ok bool) {
+	text, hint, ok := c.InputBox(screen)
+	if hint {
+		return "", ok
+	}
+	return text, ok
+}
+
+// InputBox is InputText that also gives the text of a box that reads as
+// the tool's placeholder, with hint true: a draft can read like one.
+func (c *Classifier) InputBox(screen string) (text string, hint, ok bool) {
 	rows := screenRows(screen)
 	if len(rows) > liveLines {
 		rows = rows[len(rows)-liveLines:]
@@ -37,7 +47,7 @@ func (c *Classifier) InputText(screen string) (text string, ok bool) {
 	joined := strings.Join(rows, "\n")
 	at := lowestRow(inputPrompt(), joined)
 	if at < 0 {
-		return "", false
+		return "", false, false
 	}
 	switch class, _ := c.Read(screen); class {
 	case ClassIdle:
@@ -46,10 +56,10 @@ func (c *Classifier) InputText(screen string) (text string, ok bool) {
 		// hides its box while it works shows the prompt it took above
 		// its spinner, and that row is transcript.
 		if c.working == nil || !busyAbove(c.working, rows, at) {
-			return "", false
+			return "", false, false
 		}
 	default:
-		return "", false // a dialog, or a screen owt cannot read
+		return "", false, false // a dialog, or a screen owt cannot read
 	}
 	first := promptLead().ReplaceAllString(rows[at], "")
 	lines := []string{strings.Trim(first, inputTrim)}
@@ -72,13 +82,10 @@ func (c *Classifier) InputText(screen string) (text string, ok bool) {
 		}
 	}
 	if below > footerMax {
-		return "", false
+		return "", false, false
 	}
 	text = strings.TrimSpace(strings.Join(lines, "\n"))
-	if c.placeholder != nil && c.placeholder.MatchString(text) {
-		return "", true
-	}
-	return text, true
+	return text, c.placeholder != nil && c.placeholder.MatchString(text), true
 }
 
 // footerMax is how many rows of text a tool shows under its input box at

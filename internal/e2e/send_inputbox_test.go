@@ -192,3 +192,30 @@ func TestSendKeepsADraftThatStartsLikeOwtsLastText(t *testing.T) {
 	}
 	require.Empty(t, e.promptsWith("a", "hello"))
 }
+
+// A draft that reads like the tool's own hint (Claude Code's empty box
+// shows `Try "…"`) is still the user's: owt sees its text land after it,
+// takes its own text back out and submits nothing, so the draft is
+// neither sent early nor glued to owt's text.
+func TestSendDoesNotSubmitADraftThatLooksLikeTheHint(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "a", "Task")
+	e.Eventually(30*time.Second, "a idle", func() bool { return e.Find(repo, "a").Status == "idle" })
+	const draft = `Try "make check"`
+	e.Tmux("send-keys", "-t", "app/a", "-l", draft)
+	e.Eventually(10*time.Second, "the draft is in the box", func() bool { return e.inputRow("app/a") == draft })
+
+	r := e.Owt(repo, "send", "a", "hello")
+	requireOneLineError(t, r, "input box holds text owt did not type")
+	require.Contains(t, r.Stderr, "nothing was sent")
+	e.Eventually(10*time.Second, "the box holds the draft alone again", func() bool { return e.inputRow("app/a") == draft })
+	// Known now as a draft, it is not typed after again.
+	r = e.Owt(repo, "send", "a", "hello")
+	requireOneLineError(t, r, "input box holds text owt did not type")
+	require.Contains(t, r.Stderr, "nothing was typed")
+	time.Sleep(time.Second)
+	require.Equal(t, []string{"Task"}, e.WaitPrompts("a", 1))
+	require.Equal(t, draft, e.inputRow("app/a"))
+	require.Empty(t, e.promptsWith("a", "hello"))
+}

@@ -52,11 +52,15 @@ func clearInput(w *workspace.Workspace, r *state.Record, d Delivery) error {
 	if err != nil {
 		return fmt.Errorf("read the screen of %s: %w", r.Name, err)
 	}
-	held, ok := cl.InputText(screen)
-	if !ok || held == "" {
+	held, hint, ok := cl.InputBox(screen)
+	last := lastTyped(w.Repo.Root, r.Name)
+	if ok && hint && squash(held) != "" && squash(held) == squash(last.Glued) {
+		// Read as the hint, but owt's last text landed after it: a draft.
+		return fmt.Errorf("%s: %w (%s); nothing was typed; send or clear it there ('owt switch %s'), then send again", r.Name, ErrInputHeld, quoteShort(held), r.Name)
+	}
+	if !ok || hint || held == "" {
 		return nil
 	}
-	last := lastTyped(w.Repo.Root, r.Name)
 	if !ownText(held, last, r.FirstPrompt()) {
 		return fmt.Errorf("%s: %w (%s); nothing was typed; send or clear it there ('owt switch %s'), then send again", r.Name, ErrInputHeld, quoteShort(held), r.Name)
 	}
@@ -135,6 +139,9 @@ type typed struct {
 	Shown string `json:"shown,omitempty"`
 	// Submitted: the agent took Text (its Enter, or a dialog's answer).
 	Submitted bool `json:"submitted,omitempty"`
+	// Glued is a box that read as the tool's hint but that Text landed
+	// after (gluedAfter): a draft, which owt types after no more.
+	Glued string `json:"glued,omitempty"`
 }
 
 // typedPath is where owt keeps the last text it typed into the agent
@@ -176,4 +183,32 @@ func lastTyped(repoRoot, name string) typed {
 // pasted reports whether text goes in as a paste rather than keys.
 func pasted(text string) bool {
 	return strings.ContainsAny(text, "\r\n") || len(text) > pasteOver
+}
+
+// gluedAfter checks the box once owt's text landed, before Enter: text
+// there before owt's that the box seemed not to hold (a draft that reads
+// like the tool's hint, or typed as owt read the box) would be sent with
+// it as one prompt. Then owt's own text is taken back out with Backspace
+// (it went in last, as keys) and nothing is submitted.
+func gluedAfter(w *workspace.Workspace, r *state.Record, held string, own typed) error {
+	h, o := squash(held), squash(own.Text)
+	before := ""
+	if i := strings.LastIndex(held, "[Pasted text #"); pasted(own.Text) && i > 0 && pasteToken.MatchString(strings.TrimSpace(held[i:])) {
+		before = held[:i] // a paste shows as its token
+	} else if o != "" && len(h) > len(o) && strings.HasSuffix(h, o) {
+		before = strings.TrimSuffix(held, strings.TrimSpace(own.Text))
+	}
+	if strings.TrimSpace(before) == "" {
+		return nil
+	}
+	own.Glued = strings.TrimSpace(before)
+	_ = rememberTyped(w.Repo.Root, r.Name, own)
+	took := "owt took its text back out"
+	if pasted(own.Text) {
+		took = "owt's text is in the box after it"
+	} else if err := w.Tmux.SendKeyTimes(r.Pane, "BSpace", len([]rune(own.Text))); err != nil {
+		took = "taking owt's text back out failed: " + err.Error()
+	}
+	return fmt.Errorf("%s: %w (%s); %s and nothing was sent; send or clear it there ('owt switch %s'), then send again",
+		r.Name, ErrInputHeld, quoteShort(strings.TrimSpace(before)), took, r.Name)
 }

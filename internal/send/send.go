@@ -64,8 +64,8 @@ type Delivery struct {
 	// whatever dialog comes next.
 	Answered func(before, landed string) bool
 	// Landed, when set, is given the screen once the text showed on it,
-	// before any Enter.
-	Landed func(landed string)
+	// before any Enter; an error it returns stops the send, no Enter.
+	Landed func(landed string) error
 }
 
 // Deliver types text into a pane literally and presses Enter once the text
@@ -98,7 +98,9 @@ func deliver(tm *tmux.Client, pane string, msg untrusted.Untrusted, d Delivery) 
 		return false, fmt.Errorf("%w (waited %s)", ErrNotLanded, d.Timeout)
 	}
 	if d.Landed != nil {
-		d.Landed(landed)
+		if err := d.Landed(landed); err != nil {
+			return false, err
+		}
 	}
 	if d.Answered != nil && d.Answered(before, landed) {
 		return true, nil
@@ -325,12 +327,18 @@ func sendOne(w *workspace.Workspace, r *state.Record, msg untrusted.Untrusted, o
 	}
 	leftover, surprised := "", false
 	if cl := w.ClassifierOf(w.Tools[r.Tool]); cl != nil {
-		d.Landed = func(landed string) {
+		d.Landed = func(landed string) error {
+			held, ok := cl.InputText(landed)
+			if !ok || waiting {
+				return nil
+			}
 			// A paste shows as a numbered token: this one is owt's.
-			if held, ok := cl.InputText(landed); ok && pasted(own.Text) && pasteToken.MatchString(held) {
+			if pasted(own.Text) && pasteToken.MatchString(held) {
 				own.Shown = held
 				_ = rememberTyped(w.Repo.Root, r.Name, own)
+				return nil
 			}
+			return gluedAfter(w, r, held, own)
 		}
 		d.Answered = func(before, landed string) bool {
 			if !waiting {
@@ -349,6 +357,9 @@ func sendOne(w *workspace.Workspace, r *state.Record, msg untrusted.Untrusted, o
 	}
 	typedAt := w.Now()
 	answered, err = deliver(w.Tmux, r.Pane, msg, d)
+	if errors.Is(err, ErrInputHeld) {
+		return false, err
+	}
 	if err != nil {
 		return false, fmt.Errorf("send to %s: %w", r.Name, err)
 	}
