@@ -314,7 +314,9 @@ func (s *Swarms) startWorkers(host *state.Record, tool, goal string, roles []str
 	for _, r := range recs {
 		pane, err := s.W.Tmux.NewWindow(tmux.NewWindow{
 			Session: host.SessionID, Name: r.Swarm.Role, Dir: host.Path,
-			Env: map[string]string{"OWT_NAME": r.Name, "OWT_REPO": r.Repo, "OWT_PORT": strconv.Itoa(r.Port)},
+			// Its own life, not the host session's (which the window
+			// would inherit): the runner starts only the agent of its life.
+			Env: map[string]string{"OWT_NAME": r.Name, "OWT_REPO": r.Repo, "OWT_PORT": strconv.Itoa(r.Port), state.LifeEnv: r.Life},
 			// The runner reads the record it names: its task, tool, mode.
 			Argv: []string{s.W.Self, "_run"},
 		})
