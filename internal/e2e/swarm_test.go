@@ -286,3 +286,59 @@ func TestSwarmTesterOnAToolThatReportsNoEditsIsSaidUnchecked(t *testing.T) {
 	require.Contains(t, r.Stdout, "the tester's edits were not checked (codex's hooks do not name the files it writes)")
 	require.NotContains(t, r.Stdout, "NEEDS YOU")
 }
+
+// A worker rebuilt from its window after the state file was lost keeps
+// its life, as a worktree's record does: else its runner takes it for a
+// deleted agent when it exits, and the courier drops its queued mail as
+// another agent's.
+func TestSwarmWorkersKeepTheirLivesThroughACorruptStateFile(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	out := e.MustOwt(repo, "swarm", "start", "--tool", "claude", "--workers", "implementer,reviewer", "--json", "add a greeting")
+	var sw swarmJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &sw), out)
+	e.WaitPrompts(sw.Host+"/reviewer", 1)
+	e.Eventually(60*time.Second, "every member idle", func() bool {
+		idle := 0
+		for _, it := range e.List(repo) {
+			if strings.HasPrefix(it.Name, sw.Host+"/") && it.Status == "idle" {
+				idle++
+			}
+		}
+		return idle == 3
+	})
+	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	lives := func() map[string]string {
+		var st struct {
+			Worktrees map[string]struct{ Life string } `json:"worktrees"`
+		}
+		data, err := os.ReadFile(files[0])
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(data, &st))
+		out := map[string]string{}
+		for n, r := range st.Worktrees {
+			out[n] = r.Life
+		}
+		return out
+	}
+	before := lives()
+	require.Len(t, before, 4) // the worktree, its coordinator and two workers
+	for n, l := range before {
+		require.NotEmpty(t, l, n)
+	}
+	for try := 0; ; try++ {
+		require.NoError(t, os.WriteFile(files[0], []byte("{garbage"), 0o600))
+		r := e.Owt(repo, "swarm", "list", "--json")
+		require.Equal(t, 0, r.Code, r.Stderr)
+		aside, err := filepath.Glob(files[0] + ".corrupt-*")
+		require.NoError(t, err)
+		if strings.Contains(r.Stderr, "corrupt") || len(aside) > 0 {
+			break
+		}
+		require.Less(t, try, 5, "the garbage was never met: %s", r.Stderr)
+	}
+	require.Equal(t, before, lives())
+	e.MustOwt(repo, "swarm", "stop", "--force", sw.Host)
+}
