@@ -204,9 +204,12 @@ func gluedAfter(w *workspace.Workspace, r *state.Record, held string, own typed)
 	own.Glued = strings.TrimSpace(before)
 	_ = rememberTyped(w.Repo.Root, r.Name, own)
 	took := "owt took its text back out"
+	// Leading blanks are not counted: a box that dropped them would lose
+	// as many characters of the draft; kept, they stay as blanks.
+	keys := len([]rune(strings.TrimLeftFunc(own.Text, unicode.IsSpace)))
 	if pasted(own.Text) {
 		took = "owt's text is in the box after it"
-	} else if err := w.Tmux.SendKeyTimes(r.Pane, "BSpace", len([]rune(own.Text))); err != nil {
+	} else if err := w.Tmux.SendKeyTimes(r.Pane, "BSpace", keys); err != nil {
 		took = "taking owt's text back out failed: " + err.Error()
 	}
 	return fmt.Errorf("%s: %w (%s); %s and nothing was sent; send or clear it there ('owt switch %s'), then send again",
