@@ -309,12 +309,19 @@ func namesPath(args, paths []string) bool {
 }
 
 // madeFor reports whether session s is the one the create of r started:
-// its pane runs owt's runner, and the session's environment names r.
+// its pane runs owt's runner, and the session's environment names r —
+// its life too (a record from before lives has none): a session made for
+// an earlier agent of the name, since deleted, is not r's.
 func (w *Worktrees) madeFor(s tmux.Session, r *state.Record) bool {
 	name, err1 := w.Tmux.SessionEnv(s.ID, "OWT_NAME")
 	repo, err2 := w.Tmux.SessionEnv(s.ID, "OWT_REPO")
 	if err1 != nil || err2 != nil || name != r.Name || repo != r.Repo {
 		return false
+	}
+	if r.Life != "" {
+		if life, err := w.Tmux.SessionEnv(s.ID, state.LifeEnv); err != nil || life != r.Life {
+			return false
+		}
 	}
 	panes, err := w.Tmux.Panes()
 	if err != nil {
