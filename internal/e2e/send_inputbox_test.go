@@ -219,3 +219,26 @@ func TestSendDoesNotSubmitADraftThatLooksLikeTheHint(t *testing.T) {
 	require.Equal(t, draft, e.inputRow("app/a"))
 	require.Empty(t, e.promptsWith("a", "hello"))
 }
+
+// owt's text whose Enter did not take, cleared by the user, who then
+// types a draft of their own that starts the same way: the draft is not
+// a piece of owt's leftover (owt leaves a piece only when its erasing is
+// cut off), and is kept.
+func TestSendKeepsADraftRetypedAfterOwtsLeftoverWasCleared(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "a", "!swallow-enter 3")
+	e.Eventually(30*time.Second, "a idle", func() bool { return e.Find(repo, "a").Status == "idle" })
+	r := e.Owt(repo, "send", "a", "please run the tests")
+	requireOneLineError(t, r, "typed but not submitted")
+	require.Equal(t, "please run the tests", e.inputRow("app/a"))
+
+	e.Tmux("send-keys", "-t", "app/a", "C-u")
+	e.Eventually(10*time.Second, "the box is empty", func() bool { return e.inputRow("app/a") == "" })
+	e.Tmux("send-keys", "-t", "app/a", "-l", "please run the")
+	e.Eventually(10*time.Second, "the draft is in the box", func() bool { return e.inputRow("app/a") == "please run the" })
+	r = e.Owt(repo, "send", "a", "hello")
+	requireOneLineError(t, r, "input box holds text owt did not type")
+	require.Equal(t, "please run the", e.inputRow("app/a"), "the user's draft is kept")
+	require.Empty(t, e.promptsWith("a", "hello"))
+}

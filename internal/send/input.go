@@ -65,6 +65,10 @@ func clearInput(w *workspace.Workspace, r *state.Record, d Delivery) error {
 		return fmt.Errorf("%s: %w (%s); nothing was typed; send or clear it there ('owt switch %s'), then send again", r.Name, ErrInputHeld, quoteShort(held), r.Name)
 	}
 	first := held
+	// Cut off midway, the erasing leaves a start of first: owt's too.
+	if err := rememberTyped(w.Repo.Root, r.Name, typed{Text: first, Erasing: true}); err != nil {
+		return err
+	}
 	for tries := 0; held != ""; tries++ {
 		if tries == clearTries {
 			return fmt.Errorf("%s: %w (%s); nothing was typed; clear it there ('owt switch %s')", r.Name, errInputStuck, quoteShort(held), r.Name)
@@ -93,11 +97,10 @@ func clearInput(w *workspace.Workspace, r *state.Record, d Delivery) error {
 
 // ownText reports whether the text an input box shows is owt's own: all
 // of a text owt typed there (as wrapped on screen: the last one, or the
-// task, which Claude Code puts back in the box on Esc), or, while owt's
-// last text was not taken, a start of it long enough not to be a chance
-// (it landed in part); the paste token the box showed for owt's last
-// text. A text the agent took is no leftover: a draft the user types
-// later that merely starts like it is the user's.
+// task, which Claude Code puts back in the box on Esc); a start of it
+// long enough not to be a chance, only when owt's erasing of it was cut
+// off; the paste token the box showed for owt's last text. A draft the
+// user types that merely starts like owt's text is the user's.
 func ownText(held string, last typed, task string) bool {
 	h := squash(held)
 	if h == "" {
@@ -107,7 +110,7 @@ func ownText(held string, last typed, task string) bool {
 		return true
 	}
 	if o := squash(last.Text); o != "" &&
-		(h == o || !last.Submitted && len([]rune(h)) >= ownMin && strings.HasPrefix(o, h)) {
+		(h == o || last.Erasing && len([]rune(h)) >= ownMin && strings.HasPrefix(o, h)) {
 		return true
 	}
 	return squash(task) != "" && h == squash(task)
@@ -139,6 +142,9 @@ type typed struct {
 	Shown string `json:"shown,omitempty"`
 	// Submitted: the agent took Text (its Enter, or a dialog's answer).
 	Submitted bool `json:"submitted,omitempty"`
+	// Erasing: owt set out to erase Text from the box (clearInput); cut
+	// off, it leaves a start of it there.
+	Erasing bool `json:"erasing,omitempty"`
 	// Glued is a box that read as the tool's hint but that Text landed
 	// after (gluedAfter): a draft, which owt types after no more.
 	Glued string `json:"glued,omitempty"`

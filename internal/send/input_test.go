@@ -17,8 +17,9 @@ func TestOwnText(t *testing.T) {
 		{"Fix the login\nredirect", typed{Text: "Fix the login redirect"}, "", true},
 		// Claude puts the stopped task back: owt gave it.
 		{"say hi", typed{}, "say hi", true},
-		// A long enough start of owt's text: it landed in part.
-		{"run the test", typed{Text: "run the tests now"}, "", true},
+		// A long enough start of owt's text, when its erasing was cut off.
+		{"run the test", typed{Text: "run the tests now", Erasing: true}, "", true},
+		{"run the test", typed{Text: "run the tests now"}, "", false},
 		// The user's draft, or a short start that could be anyone's.
 		{"my draft", typed{Text: "status?"}, "Task", false},
 		{"s", typed{Text: "status?"}, "", false},
