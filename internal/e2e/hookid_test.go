@@ -160,6 +160,8 @@ func TestRefusedResumeSaysNoExited(t *testing.T) {
 	time.Sleep(2 * time.Second) // the monitor has looked at p
 	e.Tmux("kill-session", "-t", p.Session)
 	e.Eventually(20*time.Second, "p lost", func() bool { return !e.resumeView(repo, "p").Live })
+	e.WaitStatus(repo, "p", "exited", 20*time.Second)
+	time.Sleep(3 * time.Second) // the monitor's notice of the lost session, if any, is out
 	before := e.notices("owt: p exited")
 	// Past the monitor's look each second: the gap between the refused
 	// resume's SessionEnd and its exit (Claude Code's is ~0.2 s, then
