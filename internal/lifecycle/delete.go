@@ -139,6 +139,16 @@ type DeleteOptions struct {
 // (releaseInPlace). Without Force it refuses, changing nothing, when
 // uncommitted files or commits not in the base would be lost.
 func (w *Worktrees) Delete(name string, o DeleteOptions) error {
+	if r, err := w.Get(name); err == nil && !o.Force && r.Swarm == nil && !r.InPlace && CreateStateOf(r) == Interrupted {
+		// What a create cut off left is git's and owt's (a checkout cut
+		// short shows its tree as changed files): undone as owt doctor
+		// --fix does (its own Delete, so before the lock below), refused
+		// only when someone wrote there. A session it had started
+		// finishes it: an agent now, deleted as one below.
+		if rec, err := w.SettleInterruptedCreate(name); err != nil || rec == nil {
+			return err
+		}
+	}
 	// A restart under way (owt restore, owt attach, doctor --fix) ends
 	// first: the session it starts is then on the record read below, and
 	// goes with it; a later one finds the agent gone. Else it would start
@@ -173,17 +183,6 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 	case InProgress:
 		if !o.Force {
 			return fmt.Errorf("%s: owt new is making it now; delete it once that is done", name)
-		}
-	case Interrupted:
-		if !o.Force {
-			// What a create cut off left is git's and owt's (a checkout
-			// cut short shows its tree as changed files): undone as owt
-			// doctor --fix does, refused only when someone wrote there.
-			if r, err = w.SettleInterruptedCreate(name); err != nil || r == nil {
-				return err
-			}
-			// A session it had started: finished, so an agent now, and
-			// deleted as one.
 		}
 	}
 	loss, err := w.WhatWouldBeLost(r)
