@@ -644,3 +644,31 @@ func TestAgentStartsNoRunOrSwarmPastItsLimits(t *testing.T) {
 	require.Len(t, items, 1, "nothing but lead: %s", out)
 	require.NotEqual(t, 0, e.Owt(repo, "run", "status", "wave").Code, "no run was registered")
 }
+
+// An agent's own owt send (a swarm's fallback for talking to peers) is
+// the agent's message, not the user's: the peer reads it signed, as it
+// would a send_message; and an agent answers no other agent's prompt.
+func TestAgentsOwnOwtSendIsSigned(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "b", "Task b")
+	e.Eventually(30*time.Second, "b idle", func() bool { return e.Find(repo, "b").Status == "idle" })
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "lead", "Plan\n!exec "+owtBin+" send b run the tests")
+	e.Eventually(60*time.Second, "lead's owt send ran", func() bool { return len(e.execRuns("lead")) >= 1 })
+	run := e.execRuns("lead")[0]
+	require.Equal(t, 0, run.Exit, run.Output)
+	e.Eventually(30*time.Second, "b got it", func() bool { return len(e.promptsWith("b", "run the tests")) == 1 })
+	require.Equal(t, []string{"[from lead] run the tests"}, e.promptsWith("b", "run the tests"))
+
+	e.Eventually(30*time.Second, "lead idle", func() bool { return e.Find(repo, "lead").Status == "idle" })
+	e.MustOwt(repo, "send", "lead", "!exec "+owtBin+" send --answer b 1")
+	e.Eventually(60*time.Second, "lead's owt send --answer ran", func() bool { return len(e.execRuns("lead")) >= 2 })
+	run = e.execRuns("lead")[1]
+	require.NotEqual(t, 0, run.Exit, run.Output)
+	require.Contains(t, run.Output, "answers no prompt of another agent's")
+
+	// The user's own owt send is the user's.
+	e.Eventually(30*time.Second, "b idle", func() bool { return e.Find(repo, "b").Status == "idle" })
+	require.Equal(t, "sent to b\n", e.MustOwt(repo, "send", "b", "mine"))
+	require.Equal(t, []string{"mine"}, e.promptsWith("b", "mine"))
+}

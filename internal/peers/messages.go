@@ -51,6 +51,10 @@ var (
 // prefix is what every message begins with: who sent it.
 func prefix(from string) string { return "[from " + from + "] " }
 
+// Signed is signed: a message of the agent from, typed as owt send by
+// its shell, reads as the agent's, not the user's.
+func Signed(from, body string) string { return signed(from, body) }
+
 // signed is body as the peer reads it: the sender's prefix, and no line
 // of the body starting as a prefix would (quoted "> "), so a sender
 // cannot make part of its message read as another's.

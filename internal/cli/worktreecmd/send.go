@@ -3,11 +3,14 @@ package worktreecmd
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/lifecycle"
+	"github.com/owt-tmux/owt/internal/peers"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/text"
@@ -131,6 +134,17 @@ func (o *sendOptions) parse(args []string, all, working, idle, waiting bool) err
 func sendRun(o *sendOptions) error {
 	if o.Task {
 		return resendTask(o)
+	}
+	// An agent's own owt send (its shell tool: a swarm's fallback for
+	// peers) is the agent's message, not the user's: signed as peers'
+	// messages are; and it answers no other agent's prompt.
+	if me, err := lifecycle.CallingAgent(os.Getpid()); err != nil {
+		return err
+	} else if me != nil {
+		if o.Answer {
+			return fmt.Errorf("this runs inside the agent %s, and an agent answers no prompt of another agent's: the user does", me.Name)
+		}
+		o.Text = peers.Signed(me.Name, o.Text)
 	}
 	if routed, err := o.sendOnHost(); routed {
 		return err
