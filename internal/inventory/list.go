@@ -286,7 +286,9 @@ func addUsage(items []Item) {
 			sums = usage.Summaries(items[i].Repo)
 			byRepo[items[i].Repo] = sums
 		}
-		items[i].Usage = sums[items[i].Name]
+		if s := sums[items[i].Name]; s != nil && s.Of(items[i].Life, items[i].CreatedAt) {
+			items[i].Usage = s // else a deleted agent's of the name, not yet moved aside
+		}
 	}
 }
 

@@ -59,6 +59,24 @@ type Summary struct {
 	TotalTokens int64    `json:"total_tokens"`
 	CostUSD     float64  `json:"cost_usd"`
 	Unpriced    []string `json:"unpriced,omitempty"`
+	// life and since are whose usage it is (Agent.Life, Agent.Since).
+	life  string
+	since time.Time
+}
+
+// Of reports whether the usage is that of the agent whose record has
+// life and was made at created. Until the monitor moves a deleted
+// agent's usage to NAME@SINCE, the usage under the name is still the
+// deleted one's: a later agent given the name is not charged it. A
+// record without a life (made by an older owt) takes what is there.
+func (s *Summary) Of(life string, created time.Time) bool {
+	switch {
+	case life == "":
+		return true
+	case s.life != "":
+		return s.life == life
+	}
+	return s.since.IsZero() || created.IsZero() || s.since.Equal(created)
 }
 
 // Summary is a's totals for a list.
@@ -223,7 +241,9 @@ func Summaries(repo string) map[string]*Summary {
 	var f struct {
 		Version int `json:"version"`
 		Agents  map[string]*struct {
-			Model string `json:"model"`
+			Model string    `json:"model"`
+			Life  string    `json:"life"`
+			Since time.Time `json:"since"`
 			Tokens
 			CostUSD  float64  `json:"cost_usd"`
 			Unpriced []string `json:"unpriced"`
@@ -235,7 +255,7 @@ func Summaries(repo string) map[string]*Summary {
 	out := make(map[string]*Summary, len(f.Agents))
 	for name, a := range f.Agents {
 		if a != nil && a.Total() > 0 {
-			out[name] = &Summary{Model: a.Model, Tokens: a.Tokens, TotalTokens: a.Total(), CostUSD: a.CostUSD, Unpriced: a.Unpriced}
+			out[name] = &Summary{Model: a.Model, Tokens: a.Tokens, TotalTokens: a.Total(), CostUSD: a.CostUSD, Unpriced: a.Unpriced, life: a.Life, since: a.Since}
 		}
 	}
 	return out
