@@ -672,3 +672,22 @@ func TestAgentsOwnOwtSendIsSigned(t *testing.T) {
 	require.Equal(t, "sent to b\n", e.MustOwt(repo, "send", "b", "mine"))
 	require.Equal(t, []string{"mine"}, e.promptsWith("b", "mine"))
 }
+
+// A coordinator's owt swarm send from its shell is its message too.
+func TestAgentsOwnSwarmSendIsSigned(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	out := e.MustOwt(repo, "swarm", "start", "--tool", "claude", "--json", "--workers", "implementer", "add a greeting")
+	var sw swarmJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &sw), out)
+	impl := sw.Host + "/implementer"
+	e.WaitPrompts(impl, 1)
+	coord := sw.Host + "/coordinator"
+	e.WaitPrompts(coord, 1)
+	e.Eventually(30*time.Second, "the coordinator idle", func() bool { return e.Find(repo, coord).Status == "idle" })
+	e.MustOwt(repo, "send", coord, "!exec "+owtBin+" swarm send "+sw.Host+" start with the tests")
+	e.Eventually(60*time.Second, "the coordinator's swarm send ran", func() bool { return len(e.execRuns(coord)) >= 1 })
+	require.Equal(t, 0, e.execRuns(coord)[0].Exit, e.execRuns(coord)[0].Output)
+	e.Eventually(30*time.Second, "the implementer got it", func() bool { return len(e.promptsWith(impl, "start with the tests")) == 1 })
+	require.Equal(t, []string{"[from " + coord + "] start with the tests"}, e.promptsWith(impl, "start with the tests"))
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/lifecycle"
+	"github.com/owt-tmux/owt/internal/peers"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/swarm"
 	"github.com/owt-tmux/owt/internal/text"
@@ -203,6 +204,13 @@ func sendCommand(f *cmdutil.Factory) *cli.Command {
 			}
 			if strings.TrimSpace(msg) == "" {
 				return cmdutil.Usagef("nothing to send: TEXT is empty")
+			}
+			// An agent's own (a coordinator's shell) is its message, as
+			// owt send signs it.
+			if me, err := lifecycle.CallingAgent(os.Getpid()); err != nil {
+				return err
+			} else if me != nil {
+				msg = peers.Signed(me.Name, msg)
 			}
 			w, err := f.OpenWorkspace()
 			if err != nil {
