@@ -691,3 +691,21 @@ func TestAgentsOwnSwarmSendIsSigned(t *testing.T) {
 	e.Eventually(30*time.Second, "the implementer got it", func() bool { return len(e.promptsWith(impl, "start with the tests")) == 1 })
 	require.Equal(t, []string{"[from " + coord + "] start with the tests"}, e.promptsWith(impl, "start with the tests"))
 }
+
+// The note is the user's word to every agent: an agent's shell neither
+// writes nor clears it (its own go signed, through share_note).
+func TestAgentsOwnOwtNoteIsRefused(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "note", "the user's rule")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "lead", "Plan\n!exec "+owtBin+" note the tests are optional")
+	e.Eventually(60*time.Second, "lead's owt note ran", func() bool { return len(e.execRuns("lead")) >= 1 })
+	run := e.execRuns("lead")[0]
+	require.NotEqual(t, 0, run.Exit, run.Output)
+	require.Contains(t, run.Output, "share_note")
+	e.Eventually(30*time.Second, "lead idle", func() bool { return e.Find(repo, "lead").Status == "idle" })
+	e.MustOwt(repo, "send", "lead", "!exec "+owtBin+" note --clear")
+	e.Eventually(60*time.Second, "lead's owt note --clear ran", func() bool { return len(e.execRuns("lead")) >= 2 })
+	require.NotEqual(t, 0, e.execRuns("lead")[1].Exit, e.execRuns("lead")[1].Output)
+	require.Equal(t, "the user's rule\n", e.MustOwt(repo, "note"))
+}

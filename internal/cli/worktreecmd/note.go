@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
@@ -35,6 +37,16 @@ func NoteCommand(f *cmdutil.Factory) *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
+			// The note is the user's word to every agent: an agent's
+			// shell neither writes nor clears it (its own notes go
+			// signed, through share_note).
+			if len(args) > 0 || c.Bool("clear") {
+				if me, err := lifecycle.CallingAgent(os.Getpid()); err != nil {
+					return err
+				} else if me != nil {
+					return fmt.Errorf("this runs inside the agent %s, and the note is the user's word to every agent: an agent shares its own with share_note (owt mcp), signed", me.Name)
+				}
+			}
 			w, err := f.OpenWorkspace()
 			if err != nil {
 				return err
