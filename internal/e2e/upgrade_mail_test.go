@@ -63,3 +63,28 @@ func TestMailQueuedByAnOlderOwtReachesOnlyItsAgent(t *testing.T) {
 	require.Equal(t, "delivered", log[1].State)
 	require.False(t, log[1].Former)
 }
+
+// A record from before lives rebuilt after its state file was lost is
+// made "now": mail queued for its agent before the rebuild is still its
+// own, and delivered.
+func TestMailOfAnOlderOwtsAgentSurvivesARebuiltStateFile(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "b", "!sleep 10")
+	e.Eventually(30*time.Second, "b working", func() bool { return e.Find(repo, "b").Status == "working" })
+	root := e.Find(repo, "b").Repo
+	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	require.NoError(t, (&state.Store{Repo: root, Path: files[0]}).Update(func(f *state.File) error {
+		f.Records["b"].Life = ""
+		return nil
+	}))
+	e.Tmux("set-option", "-t", "="+e.Find(repo, "b").Session+":", "@owt-life", "")
+	box := outbox.Box{Dir: filepath.Join(e.Root, "state", "owt", "outbox")}
+	_, _, err = box.Enqueue(outbox.Agent{Repo: root, Name: "b"}, outbox.Message{Kind: outbox.KindPeer, Key: "m1", From: "a", Text: "[from a] for this b"}, time.Now())
+	require.NoError(t, err)
+	time.Sleep(50 * time.Millisecond)
+	e.listAfterCorruptState(repo)
+	e.Eventually(60*time.Second, "b got its message", func() bool { return len(e.promptsWith("b", "for this b")) == 1 })
+}
