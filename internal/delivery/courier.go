@@ -115,12 +115,10 @@ func (c *Courier) Tick(now time.Time) {
 // the reason otherwise. An agent that turned busy meanwhile keeps them.
 func (c *Courier) deliver(a outbox.Agent, rec *state.Record) {
 	defer c.setBusy(a, false)
-	if rec.Life == "" && !rec.CreatedAt.IsZero() && !rec.Recovered {
+	if since := outbox.Since(rec); !since.IsZero() {
 		// A record from before lives shares its name's file with the
 		// agents of that name an older owt deleted: theirs are not its.
-		// (A rebuilt record's CreatedAt is when it was rebuilt: its own
-		// mail may be older.)
-		if n, err := c.Box.AbandonBefore(a, rec.CreatedAt, "the agent it was for was deleted"); err != nil {
+		if n, err := c.Box.AbandonBefore(a, since, "the agent it was for was deleted"); err != nil {
 			c.logf(a, "outbox %s: %v", a.Name, err)
 		} else if n > 0 {
 			c.logf(a, "outbox %s: %d message(s) undeliverable: queued before it was made, for an earlier agent of its name", a.Name, n)

@@ -299,7 +299,9 @@ func addMessages(items []Item) {
 	since := make(map[outbox.Agent]time.Time, len(items))
 	for i, it := range items {
 		agents[i] = outbox.Agent{Repo: it.Repo, Name: it.Name, Life: it.Life}
-		since[agents[i]] = it.CreatedAt
+		if it.Life == "" {
+			since[agents[i]] = it.CreatedAt // from before lives: its name's file holds earlier agents' mail too
+		}
 	}
 	counts := outbox.Default().PeerCounts(agents, since)
 	for i := range items {

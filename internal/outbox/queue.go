@@ -50,6 +50,19 @@ type Agent struct {
 // Of is the agent of rec.
 func Of(rec *state.Record) Agent { return Agent{Repo: rec.Repo, Name: rec.Name, Life: rec.Life} }
 
+// Since is when the messages in rec's outbox file begin to be its. A
+// life's file is its own from the start (zero time). A record from
+// before lives shares its name's file with the agents of that name an
+// older owt deleted: what was queued before it was made was theirs —
+// unless it was rebuilt after its state file was lost, when CreatedAt is
+// the rebuild and its own mail may be older.
+func Since(rec *state.Record) time.Time {
+	if rec.Life != "" || rec.Recovered {
+		return time.Time{}
+	}
+	return rec.CreatedAt
+}
+
 // Message is one text owed to an agent. Kind and Key identify it: the
 // same (agent, kind, key) is queued once, whatever its state.
 type Message struct {

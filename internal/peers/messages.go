@@ -297,7 +297,7 @@ func (p *Peers) Check(all bool) ([]Received, error) {
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := p.Box.Read(outbox.Of(me), outbox.KindPeer, me.CreatedAt, p.Now())
+	msgs, err := p.Box.Read(outbox.Of(me), outbox.KindPeer, outbox.Since(me), p.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +362,7 @@ func Log(box outbox.Box, recs []*state.Record, name string) ([]Entry, error) {
 				}
 				// A record from before lives shares its name's file with
 				// an earlier agent of the name: its time tells them apart.
-				former := r == nil || m.QueuedAt.Before(r.CreatedAt)
+				former := r == nil || m.QueuedAt.Before(outbox.Since(r))
 				if former && m.State == outbox.Queued {
 					m.State, m.Why = outbox.Undeliverable, "the agent it was for was deleted"
 				}

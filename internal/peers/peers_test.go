@@ -316,9 +316,10 @@ func TestANameReusedStartsWithNoMessages(t *testing.T) {
 		_, err := a.Send("b", m)
 		require.NoError(t, err)
 	}
-	// b is deleted and made again: a later CreatedAt.
+	// b is deleted and made again: another life, a later CreatedAt.
 	require.NoError(t, ws.Store.Update(func(f *state.File) error {
 		f.Records["b"].CreatedAt = time.Now().Add(time.Second)
+		f.Records["b"].Life = state.NewLife()
 		return nil
 	}))
 	time.Sleep(1100 * time.Millisecond)
