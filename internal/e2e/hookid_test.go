@@ -260,3 +260,22 @@ func TestRealClaudeEscBeforeItsFirstAnswerIsNoFinishedTurn(t *testing.T) {
 	e.noticeBarrier(repo, canary)
 	require.Zero(t, e.notices("owt: q finished its turn"), "Esc is no finished turn")
 }
+
+// The agent's own tools inherit its id: a "claude -p" the agent runs from
+// its Bash tool in its worktree (a second opinion) fires the same hooks,
+// with the agent's OWT_AGENT_ID, from a session of its own. Its
+// SessionEnd is not the agent exiting, nor its session the agent's.
+func TestClaudeTheAgentRunsIsNotTheAgent(t *testing.T) {
+	e, repo := statusEnv(t, "")
+	it := newJSON(t, e, repo, "--tool", "claude", "--no-setup", "--name", "a", "!sleep 90s")
+	v := e.WaitStatus(repo, "a", "working", 20*time.Second)
+	require.Equal(t, "hook", v.Source, "the agent's own hooks report")
+	var session string
+	e.Eventually(10*time.Second, "the agent's session recorded", func() bool {
+		session = e.agentSession(repo, "a")
+		return session != ""
+	})
+
+	e.otherClaude(it.Path, e.agentEnv(repo, "a")...)
+	e.requireUntouchedBy(repo, "a", session, "claude -p run by the agent itself")
+}

@@ -180,12 +180,16 @@ func TestHookStormEndsAtEachAgentsLastEvent(t *testing.T) {
 		if i%2 != 0 {
 			env = env[2:]
 		}
+		// The agent's own session: another one's events are another
+		// tool's, even with its id.
+		sid := e.agentSession(repo, name)
+		require.NotEmpty(t, sid, name)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for _, s := range steps {
 				require.Len(t, cmds[s.event], 1, s.event)
-				ev := map[string]any{"session_id": name, "cwd": it.Path, "hook_event_name": s.event, "transcript_path": "/dev/null"}
+				ev := map[string]any{"session_id": sid, "cwd": it.Path, "hook_event_name": s.event, "transcript_path": "/dev/null"}
 				for k, v := range s.extra {
 					ev[k] = v
 				}

@@ -128,7 +128,8 @@ func applyHook(w *ledger, name string, owns func(*state.Record) bool, status str
 			notMine = true
 			return statuschange.Change{}, false
 		}
-		if !fromAgent(r, call) {
+		idSession, own := ownSession(r, call, ev)
+		if !fromAgent(r, call) || !own {
 			foreign = true
 			return statuschange.Change{}, false
 		}
@@ -137,7 +138,7 @@ func applyHook(w *ledger, name string, owns func(*state.Record) bool, status str
 		c := statuschange.Change{Status: state.Status(status), Source: state.FromHook, At: call.At,
 			TurnError: hookevent.TurnError(call.Event, ev), Interrupted: call.Event == "Interrupt",
 			Hook: &state.HookEvent{Event: call.Event, Detail: hookDetail(call, ev), Status: state.Status(status), At: call.At}}
-		c.AgentSession = hookevent.Session(call.Kind, call.Event, ev)
+		c.AgentSession, c.IDSession = hookevent.Session(call.Kind, call.Event, ev), idSession
 		if call.Kind == "claude" {
 			c.Transcript = ev.TranscriptPath // the usage tracker reads Claude's tokens there
 		}
@@ -191,6 +192,33 @@ func fromAgent(r *state.Record, call Call) bool {
 		return true
 	}
 	return call.Getenv(state.AgentIDEnv) == r.AgentID
+}
+
+// ownSession reports whether an event carrying r's agent id comes from
+// the agent's own tool session, and that session: a tool the agent runs
+// itself in its folder (its Bash tool's "claude -p") inherits the id with
+// the rest of its environment, but starts a session of its own. The
+// first session the id's hooks name is the agent's; another is taken up
+// only from a SessionStart that goes on with a run (/clear, a resume, a
+// compaction), never from a new run's ("startup"). Events with no
+// session id say nothing either way.
+func ownSession(r *state.Record, call Call, ev hookevent.Event) (string, bool) {
+	switch call.Kind {
+	case "claude", "droid", "gemini":
+	default:
+		return "", true
+	}
+	s := hookevent.Session(call.Kind, call.Event, ev)
+	if r.AgentID == "" || !hookevent.ValidSessionID(s) {
+		return "", true
+	}
+	if r.AgentIDSession == "" || s == r.AgentIDSession {
+		return s, true
+	}
+	if call.Event == "SessionStart" && ev.Source != "" && ev.Source != "startup" {
+		return s, true
+	}
+	return "", false
 }
 
 // hookDetail is what, beyond its name, decided an event's status: a

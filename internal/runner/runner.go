@@ -317,7 +317,7 @@ func (w *runner) withAgentID(name string, env []string, out io.Writer) []string 
 		if !ok {
 			return fmt.Errorf("%w %q", state.ErrUnknownName, name)
 		}
-		r.AgentID = id
+		r.AgentID, r.AgentIDSession = id, ""
 		return nil
 	})
 	if err != nil {
