@@ -103,6 +103,11 @@ type Profile struct {
 	// input box (a hint, dimmed on screen), so InputText reads it as
 	// empty. Not configurable: checked against each tool's screens.
 	Placeholder string
+	// Env is set in the tool's environment when the user's does not set
+	// it already: switches of the tool's own that would otherwise put
+	// text in its input box owt cannot tell from a draft. Not
+	// configurable: checked against each tool.
+	Env []string
 	// InstallHint tells the user how to install the tool.
 	InstallHint string
 	// Hooks names the hook installer that applies: "claude", "codex",
@@ -181,6 +186,11 @@ func Builtins() []Profile {
 			// 2.1.330 after a failed prompt: "❯ Once fixed, resend your
 			// message" (dim); a fresh box may suggest `Try "…"`.
 			Placeholder: `^(?:Once fixed, resend your message|Try "[^"\n]*")$`,
+			// After a turn 2.1.330 may suggest the next prompt in the empty
+			// box (an account-side flag turns it on), as text no pattern
+			// can tell from a draft: every owt send would be refused. Its
+			// variable comes before the flag and the settings.
+			Env: []string{"CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION=false"},
 			// Claude Code setup docs.
 			InstallHint: "npm install -g @anthropic-ai/claude-code",
 			Hooks:       "claude",

@@ -242,3 +242,29 @@ func TestSendKeepsADraftRetypedAfterOwtsLeftoverWasCleared(t *testing.T) {
 	require.Equal(t, "please run the", e.inputRow("app/a"), "the user's draft is kept")
 	require.Empty(t, e.promptsWith("a", "hello"))
 }
+
+// Claude Code may suggest the next prompt in its empty box after a turn
+// (an account-side flag; OWT_FAKE_SUGGESTION plays it), text no pattern
+// tells from a draft, so every owt send would be refused. owt starts
+// Claude with its own switch of them off; one set in the user's own
+// environment stands.
+func TestClaudeStartsWithoutPromptSuggestions(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.Tmux("set-environment", "-g", "OWT_FAKE_SUGGESTION", "run the linter next")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "a", "Task")
+	e.Eventually(30*time.Second, "a idle", func() bool { return e.Find(repo, "a").Status == "idle" })
+	start, _ := e.Start("a")
+	require.Equal(t, "false", start.Env["CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION"])
+	require.Equal(t, "", e.inputRow("app/a"), "no suggestion in the box")
+	require.Equal(t, "sent to a\n", e.MustOwt(repo, "send", "a", "next step"))
+	require.Equal(t, []string{"Task", "next step"}, e.WaitPrompts("a", 2))
+
+	// The user's own choice stands (and the box then holds a suggestion).
+	e.Tmux("set-environment", "-g", "CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION", "1")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "b", "Task")
+	e.Eventually(30*time.Second, "b idle", func() bool { return e.Find(repo, "b").Status == "idle" })
+	start, _ = e.Start("b")
+	require.Equal(t, "1", start.Env["CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION"])
+	e.WaitScreen("app/b", "run the linter next")
+}

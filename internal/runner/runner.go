@@ -294,7 +294,36 @@ func (w *runner) withOwt(rec *state.Record, prof agent.Profile, argv []string, o
 		argv = prof.WithArgs(argv, extra)
 	}
 	argv, env := w.withMCP(rec, prof, argv, out)
-	return argv, w.withAgentID(rec.Name, env, out)
+	return argv, w.withAgentID(rec.Name, withToolEnv(env, prof.Env), out)
+}
+
+// withToolEnv adds the profile's variables (agent.Profile.Env) to env
+// (nil: the runner's own), each only where env does not set it: the
+// user's own choice stands.
+func withToolEnv(env, vars []string) []string {
+	if len(vars) == 0 {
+		return env
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	for _, kv := range vars {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, set := lookupEnv(env, name); !set {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// lookupEnv is os.LookupEnv over env.
+func lookupEnv(env []string, name string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // withAgentID makes this start of the agent its id (state.Record.AgentID),

@@ -122,6 +122,9 @@ type app struct {
 	// openCodeSession is the OpenCode session id, once a turn ran
 	// (only turns touch it: one goroutine at a time).
 	openCodeSession string
+	// suggestion is the prompt Claude Code suggests in its empty box
+	// after a turn (claudeSuggestion), "" for none.
+	suggestion string
 
 	mu           sync.Mutex // guards the fields below
 	st           screenState
@@ -173,6 +176,7 @@ func run() int {
 		st:         screenState{cwd: cwd},
 		wake:       make(chan struct{}, 1),
 		exitCh:     make(chan int, 1),
+		suggestion: claudeSuggestion(p),
 	}
 	if p.name == "opencode" && len(o.positionals) > 1 && o.positionals[0] == "session" && o.positionals[1] == "list" {
 		// `opencode session list --format json`: the fake keeps no
@@ -206,6 +210,8 @@ func run() int {
 			"OWT_NAME": os.Getenv("OWT_NAME"),
 			"OWT_REPO": os.Getenv("OWT_REPO"),
 			"OWT_PORT": os.Getenv("OWT_PORT"),
+			// Claude Code's own switch of its prompt suggestions.
+			"CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION": os.Getenv("CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION"),
 		},
 		"mode", mode, "prompt", o.prompt, "unknown_flags", append([]string{}, o.unknown...),
 		"settings", append([]string{}, a.hooks.sources...), "session_id", a.hooks.sessionID)
@@ -609,6 +615,9 @@ func (a *app) finishTurn(gen, exitCode int) {
 		}
 		a.ending = false
 		a.st.mode = modeIdle
+		if a.suggestion != "" {
+			a.p.placeholder = a.suggestion
+		}
 		a.idleSince, a.idleNotified = time.Now(), false
 		if exitCode < 0 && len(a.st.queued) > 0 {
 			next := a.st.queued[0]
@@ -775,4 +784,20 @@ func envDuration(name string, def time.Duration) time.Duration {
 		return d
 	}
 	return def
+}
+
+// claudeSuggestion is the prompt suggestion Claude Code (2.1.330) draws,
+// dimmed, in its empty input box once a turn ends, when the account's
+// server-side flag allows it (played here by OWT_FAKE_SUGGESTION) and
+// CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION is not false: the variable comes
+// first, "0", "false", "no" and "off" turning them off.
+func claudeSuggestion(p *persona) string {
+	if p.name != "claude" {
+		return ""
+	}
+	switch strings.ToLower(strings.TrimSpace(os.Getenv("CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION"))) {
+	case "0", "false", "no", "off":
+		return ""
+	}
+	return os.Getenv("OWT_FAKE_SUGGESTION")
 }
