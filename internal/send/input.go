@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,8 +23,10 @@ import (
 // the outbox keeps its messages for later.
 var ErrInputHeld = fmt.Errorf("%w: its input box holds text owt did not type", ErrNotReady)
 
-// errInputStuck: owt's own leftover did not go away when erased.
-var errInputStuck = errors.New("its input box still holds text owt typed earlier, and erasing it did not take")
+// errInputStuck: owt's own leftover did not go away when erased. Nothing
+// was typed, so it is ErrNotReady: the outbox keeps its messages rather
+// than calling them undeliverable.
+var errInputStuck = fmt.Errorf("%w: its input box still holds text owt typed earlier, and erasing it did not take", ErrNotReady)
 
 // clearTries is how many rounds of Backspace owt's leftover gets.
 const clearTries = 4

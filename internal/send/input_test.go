@@ -1,6 +1,9 @@
 package send
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // What in an input box is owt's own (and may be erased) and what is not.
 func TestOwnText(t *testing.T) {
@@ -38,5 +41,17 @@ func TestOwnText(t *testing.T) {
 		if got := ownText(tc.held, tc.last, tc.task); got != tc.own {
 			t.Errorf("ownText(%q, last %+v, task %q) = %v", tc.held, tc.last, tc.task, got)
 		}
+	}
+}
+
+// When erasing owt's own leftover did not take, nothing was typed: the
+// courier must hold the messages (ErrNotReady), not settle them as
+// undeliverable, and no draft of the user's is claimed (ErrInputHeld).
+func TestAStuckLeftoverKeepsTheMessages(t *testing.T) {
+	if !errors.Is(errInputStuck, ErrNotReady) {
+		t.Fatal("errInputStuck is not ErrNotReady: the outbox would drop its messages")
+	}
+	if errors.Is(errInputStuck, ErrInputHeld) {
+		t.Fatal("errInputStuck says the box holds the user's text")
 	}
 }
