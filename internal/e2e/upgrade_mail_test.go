@@ -54,7 +54,13 @@ func TestMailQueuedByAnOlderOwtReachesOnlyItsAgent(t *testing.T) {
 		Text, State string
 		Former      bool
 	}
-	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "messages", "b", "--json")), &log))
+	// The courier settles a message once the agent took it: a moment
+	// after the prompt shows.
+	e.Eventually(30*time.Second, "b's message settled", func() bool {
+		log = nil
+		require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "messages", "b", "--json")), &log))
+		return len(log) == 2 && log[1].State != "queued"
+	})
 	require.Len(t, log, 2, "%+v", log)
 	require.Equal(t, "for the first b", log[0].Text)
 	require.Equal(t, "undeliverable", log[0].State)
