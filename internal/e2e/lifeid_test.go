@@ -43,7 +43,13 @@ func TestMailOfADeletedAgentNeverReachesTheNextOfItsName(t *testing.T) {
 		To, Text, State string
 		Former          bool
 	}
-	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "messages", "b", "--json")), &log))
+	// The courier settles a message delivered a moment after the agent
+	// took it: wait for that, not just for the prompt.
+	e.Eventually(30*time.Second, "the second message settled delivered", func() bool {
+		log = nil
+		require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "messages", "b", "--json")), &log))
+		return len(log) == 2 && log[1].State == "delivered"
+	})
 	require.Len(t, log, 2, "%+v", log)
 	require.Equal(t, "for the first b", log[0].Text)
 	require.Equal(t, "undeliverable", log[0].State)
