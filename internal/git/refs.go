@@ -155,12 +155,15 @@ func (r Repo) BranchTips() (map[string]string, error) {
 // HeldByBranches reports whether commit (a full hash, as another
 // machine's git named it) is in this repository and every commit it
 // stands on is held by a local branch: a branch there at that commit
-// loses nothing here when deleted.
+// loses nothing here when deleted. owt's own branches of fetched work
+// (OwnFetchPrefix) do not count: they are scratch, deleted or
+// overwritten by the next landing. (--branches takes its --exclude
+// without refs/heads/.)
 func (r Repo) HeldByBranches(commit string) bool {
 	if !fullHash(commit) || !r.HasCommit(commit) {
 		return false
 	}
-	out, err := r.runLine("rev-list", "--count", commit, "--not", "--branches", "--")
+	out, err := r.runLine("rev-list", "--count", commit, "--not", "--exclude="+OwnFetchPrefix+"*", "--branches", "--")
 	return err == nil && out == "0"
 }
 
