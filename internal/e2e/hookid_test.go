@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -278,4 +279,44 @@ func TestClaudeTheAgentRunsIsNotTheAgent(t *testing.T) {
 
 	e.otherClaude(it.Path, e.agentEnv(repo, "a")...)
 	e.requireUntouchedBy(repo, "a", session, "claude -p run by the agent itself")
+}
+
+// The agent's own session changes (Claude Code's /clear, a resume, a
+// plan approved with its context cleared): events of the new session,
+// carrying the agent's id, are still the agent's. Only a session begun
+// while the agent works on a turn (a tool it runs itself) is another's.
+func TestAgentsNewSessionAfterClearIsStillTheAgent(t *testing.T) {
+	e, repo := statusEnv(t, "")
+	it := newJSON(t, e, repo, "--tool", "claude", "--no-setup", "--name", "a", "hello")
+	e.WaitStatus(repo, "a", "idle", 20*time.Second)
+	var session string
+	e.Eventually(10*time.Second, "the agent's session recorded", func() bool {
+		session = e.agentSession(repo, "a")
+		return session != ""
+	})
+	cmds := fixture.HookCommands(t, filepath.Join(it.Path, ".claude", "settings.local.json"))
+	env := e.agentEnv(repo, "a")
+	fire := func(event, sid string, extra map[string]any) {
+		ev := map[string]any{"session_id": sid, "cwd": it.Path, "hook_event_name": event, "transcript_path": "/dev/null"}
+		for k, v := range extra {
+			ev[k] = v
+		}
+		require.Len(t, cmds[event], 1, event)
+		e.RunHook(t, it.Path, cmds[event][0], ev, env...)
+	}
+	// /clear at the idle prompt, then a task: the new session's turn.
+	fire("UserPromptSubmit", "cleared-1", map[string]any{"prompt": "go"})
+	require.Equal(t, "working", e.Status(repo, "a").Status, "the agent's turn in its new session")
+	require.Equal(t, "cleared-1", e.agentSession(repo, "a"))
+	fire("Stop", "cleared-1", nil)
+	require.Equal(t, "idle", e.Status(repo, "a").Status)
+	// A plan approved with its context cleared: the agent waited, then
+	// works on in a new session.
+	fire("UserPromptSubmit", "cleared-1", map[string]any{"prompt": "plan it"})
+	fire("PermissionRequest", "cleared-1", nil)
+	require.Equal(t, "waiting", e.Status(repo, "a").Status)
+	fire("PreToolUse", "cleared-2", nil)
+	require.Equal(t, "working", e.Status(repo, "a").Status, "the agent's work after its plan, in a new session")
+	fire("Stop", "cleared-2", nil)
+	require.Equal(t, "idle", e.Status(repo, "a").Status)
 }

@@ -37,9 +37,6 @@ type Event struct {
 	NotificationType string `json:"notification_type"`
 	Message          string `json:"message"`
 	Reason           string `json:"reason"`
-	// Source is what started a SessionStart: "startup" for a new run
-	// of the tool; "resume", "clear", "compact" for a run going on.
-	Source string `json:"source"`
 	// Error is why Claude's StopFailure ended a turn ("rate_limit",
 	// "authentication_failed", …).
 	Error string `json:"error"`

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -122,14 +123,18 @@ func firstRunWait(reason string) bool {
 // read under the lock) does not own the event, nothing changes and
 // notMine is set: the caller finds the right record.
 func applyHook(w *ledger, name string, owns func(*state.Record) bool, status string, call Call, ev hookevent.Event) (rec *state.Record, changed, notMine bool, err error) {
-	foreign := false
+	foreign, other := false, ""
 	rec, changed, err = statuschange.Apply(w.store, name, func(r *state.Record) (statuschange.Change, bool) {
 		if owns != nil && !owns(r) {
 			notMine = true
 			return statuschange.Change{}, false
 		}
-		idSession, own := ownSession(r, call, ev)
-		if !fromAgent(r, call) || !own {
+		if !fromAgent(r, call) {
+			foreign = true
+			return statuschange.Change{}, false
+		}
+		var own bool
+		if other, own = ownSession(r, call, ev); !own {
 			foreign = true
 			return statuschange.Change{}, false
 		}
@@ -138,7 +143,7 @@ func applyHook(w *ledger, name string, owns func(*state.Record) bool, status str
 		c := statuschange.Change{Status: state.Status(status), Source: state.FromHook, At: call.At,
 			TurnError: hookevent.TurnError(call.Event, ev), Interrupted: call.Event == "Interrupt",
 			Hook: &state.HookEvent{Event: call.Event, Detail: hookDetail(call, ev), Status: state.Status(status), At: call.At}}
-		c.AgentSession, c.IDSession = hookevent.Session(call.Kind, call.Event, ev), idSession
+		c.AgentSession = hookevent.Session(call.Kind, call.Event, ev)
 		if call.Kind == "claude" {
 			c.Transcript = ev.TranscriptPath // the usage tracker reads Claude's tokens there
 		}
@@ -172,6 +177,9 @@ func applyHook(w *ledger, name string, owns func(*state.Record) bool, status str
 		}
 		return c, !r.NoAgent
 	})
+	if other != "" && err == nil {
+		err = noteOtherSession(w, name, other)
+	}
 	if foreign && err == nil {
 		err = fmt.Errorf("%w: %s %s came from a tool that is not %s's agent (another one run in its folder)", errNotTheAgent, call.Kind, call.Event, name)
 	}
@@ -195,14 +203,17 @@ func fromAgent(r *state.Record, call Call) bool {
 }
 
 // ownSession reports whether an event carrying r's agent id comes from
-// the agent's own tool session, and that session: a tool the agent runs
-// itself in its folder (its Bash tool's "claude -p") inherits the id with
-// the rest of its environment, but starts a session of its own. The
-// first session the id's hooks name is the agent's; another is taken up
-// only from a SessionStart that goes on with a run (/clear, a resume, a
-// compaction), never from a new run's ("startup"). Events with no
-// session id say nothing either way.
-func ownSession(r *state.Record, call Call, ev hookevent.Event) (string, bool) {
+// the agent's own tool session. A tool the agent itself runs in its folder
+// (its Bash tool's "claude -p") inherits the id with the rest of its
+// environment, and runs a session of its own: an event of a session
+// other than the agent's, while a hook of this start says the agent works
+// on a turn, is such a tool's; other is that session, whose later events
+// (its Stop, its SessionEnd) are then not the agent's either
+// (Record.OtherSessions). Any other new session is the agent's own
+// (Claude Code's /clear, a resume, a plan approved with its context
+// cleared, all while it is not working). Events with no session id say
+// nothing either way.
+func ownSession(r *state.Record, call Call, ev hookevent.Event) (other string, own bool) {
 	switch call.Kind {
 	case "claude", "droid", "gemini":
 	default:
@@ -212,13 +223,31 @@ func ownSession(r *state.Record, call Call, ev hookevent.Event) (string, bool) {
 	if r.AgentID == "" || !hookevent.ValidSessionID(s) {
 		return "", true
 	}
-	if r.AgentIDSession == "" || s == r.AgentIDSession {
-		return s, true
+	if slices.Contains(r.OtherSessions, s) {
+		return "", false
 	}
-	if call.Event == "SessionStart" && ev.Source != "" && ev.Source != "startup" {
-		return s, true
+	if r.AgentSession != "" && s != r.AgentSession && r.Status == state.Working && r.Source == state.FromHook &&
+		!r.AgentIDAt.IsZero() && !r.StatusSince.Before(r.AgentIDAt) {
+		return s, false
 	}
-	return "", false
+	return "", true
+}
+
+// maxOtherSessions bounds Record.OtherSessions (the latest are kept).
+const maxOtherSessions = 16
+
+// noteOtherSession keeps session on name's record as not its agent's.
+func noteOtherSession(w *ledger, name, session string) error {
+	return w.store.UpdateRecordUnsynced(name, func(r *state.Record) error {
+		if r == nil || slices.Contains(r.OtherSessions, session) {
+			return state.ErrNoChange
+		}
+		r.OtherSessions = append(r.OtherSessions, session)
+		if n := len(r.OtherSessions); n > maxOtherSessions {
+			r.OtherSessions = append([]string(nil), r.OtherSessions[n-maxOtherSessions:]...)
+		}
+		return nil
+	})
 }
 
 // hookDetail is what, beyond its name, decided an event's status: a

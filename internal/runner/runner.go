@@ -346,7 +346,7 @@ func (w *runner) withAgentID(name string, env []string, out io.Writer) []string 
 		if !ok {
 			return fmt.Errorf("%w %q", state.ErrUnknownName, name)
 		}
-		r.AgentID, r.AgentIDSession = id, ""
+		r.AgentID, r.AgentIDAt, r.OtherSessions = id, time.Now(), nil
 		return nil
 	})
 	if err != nil {

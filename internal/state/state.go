@@ -146,10 +146,12 @@ type Record struct {
 	// tool run there, and only those carrying it are the agent's. ""
 	// for an agent started by an owt from before it (any hook counts).
 	AgentID string `json:"agent_id,omitempty"`
-	// AgentIDSession is the tool session the hooks carrying AgentID
-	// first named: a tool the agent itself runs in its folder (its
-	// "claude -p") inherits the id, but runs a session of its own.
-	AgentIDSession string `json:"agent_id_session,omitempty"`
+	// AgentIDAt is when AgentID was made. OtherSessions are tool
+	// sessions that carried it but are not the agent's: a tool the agent
+	// itself runs in its folder (its Bash tool's "claude -p") inherits
+	// the id, and runs a session of its own (hookstatus.ownSession).
+	AgentIDAt     time.Time `json:"agent_id_at,omitzero"`
+	OtherSessions []string  `json:"other_sessions,omitempty"`
 	// Template is the task template the first prompt was made with
 	// ("" for the bare task); Prompt is that first prompt, when it is not
 	// Task, until the session's runner starts the agent with it: Task

@@ -43,9 +43,6 @@ type Change struct {
 	// and transcript file the event named: kept on the record (in the
 	// write the event makes anyway), never a status change.
 	AgentSession, Transcript string
-	// IDSession, when set, is the tool session the agent's hooks name
-	// for its current id (state.Record.AgentIDSession).
-	IDSession string
 	// Hook is the hook event behind the change, kept in the record's ring
 	// when the update writes (owt why).
 	Hook *state.HookEvent
@@ -117,9 +114,6 @@ func noteSession(r *state.Record, c Change) bool {
 	}
 	if hookevent.ValidSessionID(c.AgentSession) && r.NoteSession(c.AgentSession) {
 		learned = true
-	}
-	if c.IDSession != "" && c.IDSession != r.AgentIDSession {
-		r.AgentIDSession, learned = c.IDSession, true
 	}
 	if c.Transcript != "" && c.Transcript != r.Transcript {
 		r.Transcript, learned = c.Transcript, true
