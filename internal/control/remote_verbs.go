@@ -126,6 +126,9 @@ func DeleteRemote(w *workspace.Workspace, h *hosts.Host, name string, o lifecycl
 	if o.KeepBranch {
 		argv = append(argv, "--keep-branch")
 	}
+	if o.CutOffOnly {
+		argv = append(argv, "--cut-off-only")
+	}
 	accept := o.Accept
 	if !o.Force {
 		there, err := lossThere(w, h, name)

@@ -130,6 +130,11 @@ type DeleteOptions struct {
 	// Leaving, when set, runs right before the session is killed, only
 	// when the delete goes on: a popup moves its client off the session.
 	Leaving func()
+	// CutOffOnly deletes only what a cut-off owt new left (another
+	// machine's owt doctor --fix, which saw it so a moment ago): an agent
+	// whose create finished since, or is finished now because its session
+	// had started, is left alone.
+	CutOffOnly bool
 	// landed is what a teardown's merge landed, kept for mining.
 	landed *gone
 }
@@ -147,6 +152,8 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 		// finishes it: an agent now, deleted as one below.
 		if rec, err := w.SettleInterruptedCreate(name); err != nil || rec == nil {
 			return err
+		} else if o.CutOffOnly {
+			return fmt.Errorf("%s: %w: its session had started, so its create was finished: it is an agent now, not removed", name, ErrLeftAlone)
 		}
 	}
 	// A restart under way (owt restore, owt attach, doctor --fix) ends
@@ -161,6 +168,9 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 	r, err := w.Get(name)
 	if err != nil {
 		return err
+	}
+	if o.CutOffOnly && CreateStateOf(r) != Interrupted {
+		return fmt.Errorf("%s: %w: it is not what a cut-off owt new left (its create finished, or runs now)", name, ErrLeftAlone)
 	}
 	if r.Swarm != nil {
 		return fmt.Errorf("%s is a worker of the swarm in %s, %w: 'owt swarm stop %s' stops its workers", name, r.Swarm.Host, ErrSwarmWorker, r.Swarm.Host)

@@ -48,6 +48,9 @@ func DeleteCommand(f *cmdutil.Factory) *cli.Command {
 			// popup's confirmation, made on another machine): the delete
 			// goes on only while the loss is still within it.
 			&cli.StringFlag{Name: "accept", Hidden: true, Usage: "delete losing at most this (JSON of what would be lost)"},
+			// --cut-off-only is another machine's owt doctor --fix undoing
+			// what a cut-off owt new left here, and nothing else.
+			&cli.BoolFlag{Name: "cut-off-only", Hidden: true, Usage: "delete only what a cut-off owt new left"},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -72,7 +75,7 @@ func DeleteCommand(f *cmdutil.Factory) *cli.Command {
 			if c.Bool("dry-run") {
 				return deleteDryRun(c, w, rec)
 			}
-			o := lifecycle.DeleteOptions{Force: c.Bool("force"), KeepBranch: c.Bool("keep-branch")}
+			o := lifecycle.DeleteOptions{Force: c.Bool("force"), KeepBranch: c.Bool("keep-branch"), CutOffOnly: c.Bool("cut-off-only")}
 			if c.IsSet("accept") {
 				var accept lifecycle.Loss
 				if err := json.Unmarshal([]byte(c.String("accept")), &accept); err != nil {

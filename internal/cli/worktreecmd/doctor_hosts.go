@@ -3,6 +3,7 @@ package worktreecmd
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/control"
@@ -45,8 +46,8 @@ func addHostFindings(w *workspace.Workspace, rep *lifecycle.DoctorReport, fix bo
 				Detail: fmt.Sprintf("owt new %s was interrupted before it finished there (branch %s, worktree %s on %s)", ref, it.Branch, it.Path, h.Name),
 				Action: fmt.Sprintf("--fix removes what it left there, as 'owt delete %s' does", ref)}
 			if fix {
-				if err := control.DeleteRemote(w, h, it.Name, lifecycle.DeleteOptions{}); err != nil {
-					f.Action = "left alone: " + err.Error()
+				if err := control.DeleteRemote(w, h, it.Name, lifecycle.DeleteOptions{CutOffOnly: true}); err != nil {
+					f.Action = "left alone: " + strings.TrimPrefix(err.Error(), it.Name+": left alone: ")
 				} else {
 					f.Fixed, f.Action = true, "removed what it left there (branch, worktree, record)"
 				}
