@@ -126,7 +126,9 @@ func (w *Worktrees) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 		return true
 	}
 	if fix {
-		if err := w.Delete(r.Name, DeleteOptions{Force: true}); err != nil {
+		// r was read before these checks: an owt new of the name made
+		// since (a retry) is not what they looked at (CutOffOnly).
+		if err := w.Delete(r.Name, DeleteOptions{Force: true, CutOffOnly: true}); err != nil {
 			f.Action = "could not undo it: " + err.Error()
 		} else {
 			f.Fixed, f.Action = true, "removed the branch, worktree and record it left"
