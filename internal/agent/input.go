@@ -74,18 +74,40 @@ func (c *Classifier) InputBox(screen string) (text string, hint, ok bool) {
 		lines = append(lines, t)
 	}
 	// Under the box there are only its border and the tool's footer; more
-	// text means the row read was the transcript's.
-	below := 0
-	for _, row := range rows[end:] {
-		if strings.Trim(row, inputTrim) != "" && !boxRule().MatchString(row) {
+	// text, or another box's borders (a box drawn without its prompt row
+	// for a moment), means the row read was the transcript's.
+	below, borders := 0, 0
+	for i, row := range rows[end:] {
+		switch {
+		case joinedPrompt().MatchString(row):
+			borders++ // a box's rows joined into one (see joinedPrompt)
+		case isBorder(row):
+			if i > 0 || !isBorder(rows[end]) {
+				borders++ // not the bottom of this row's own box
+			}
+		case strings.Trim(row, inputTrim) != "" && !boxRule().MatchString(row):
 			below++
 		}
 	}
-	if below > footerMax {
+	if below > footerMax || borders > 0 {
 		return "", false, false
 	}
 	text = strings.TrimSpace(strings.Join(lines, "\n"))
 	return text, c.placeholder != nil && c.placeholder.MatchString(text), true
+}
+
+// joinedPrompt is a prompt character right after a box's border or a
+// rule, inside a row: the rows of an input box joined into one by a
+// capture (-J) after tmux reflowed the pane (a client of another size
+// came and went, and the tool's redraw left the rows marked wrapped).
+var joinedPrompt = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[│┃─━═╮╯┐┘][ \t\x{a0}]*[>❯›]`)
+})
+
+// isBorder reports whether row is a box's top or bottom border or a
+// rule (not a blank row, nor one of a box's side borders alone).
+func isBorder(row string) bool {
+	return boxRule().MatchString(row) && strings.ContainsAny(row, "─━═╭╮╰╯┌┐└┘")
 }
 
 // footerMax is how many rows of text a tool shows under its input box at

@@ -76,3 +76,32 @@ func TestInputTextReadsEveryRowOfTheBox(t *testing.T) {
 		t.Error("a menu was read as the input box")
 	}
 }
+
+// A box drawn for a moment without its prompt row (the fake claude after
+// a client of another size left): the lowest prompt row is the
+// transcript's echo of the task, with a box below it. That is not the
+// input: nothing is known, so a send is not refused for the task's text.
+func TestInputTextIsNotATranscriptRowAboveABox(t *testing.T) {
+	box := "╭──────────────────────────────╮\n│                              │\n╰──────────────────────────────╯\n"
+	screen := box + "\n> Edit e\n  !write e.txt agent's e\n● Write(e.txt)\n  ⎿  Wrote 1 lines to e.txt\n● Done: Edit e\n\n" +
+		"╭──────────────────────────────╮\n╰──────────────────────────────╯\n"
+	if got, ok := classifierFor(t, "claude").InputText(screen); ok {
+		t.Errorf("InputText = %q, true; want unknown", got)
+	}
+}
+
+// The same after tmux reflowed the pane and a capture joined the box's
+// rows into one (held-screen of TestAHeldConflictMessageIsWithdrawnWhenTheConflictGoes):
+// the box is below, unreadable, so nothing is known about it.
+func TestInputTextIsNotATranscriptRowAboveAJoinedBox(t *testing.T) {
+	screen := "> Edit e\n  !write e.txt agent's e      !commit agent e\n● Write(e.txt)\n● Done: Edit e\n\n" +
+		"╭──────────╮│ >          │\n╰──────────╯  ? for shortcuts\n"
+	if got, ok := classifierFor(t, "claude").InputText(screen); ok {
+		t.Errorf("InputText = %q, true; want unknown", got)
+	}
+	// Claude Code 2.1.330's box has rules, no sides.
+	screen = "> Edit e\n● Done: Edit e\n\n──────────❯ \u00a0──────────\n  ? for shortcuts\n"
+	if got, ok := classifierFor(t, "claude").InputText(screen); ok {
+		t.Errorf("InputText = %q, true; want unknown", got)
+	}
+}
