@@ -18,7 +18,7 @@ var (
 	owt  = flag.String("owt", "bin/owt", "owt binary to measure")
 	n    = flag.Int("n", 50, "worktrees")
 	runs = flag.Int("runs", 30, "repetitions of each read measurement")
-	only = flag.String("only", "", `"scale": only the scale figures (-scale agents); "new": only owt new's; "engine": only the monitor's and the run engine's CPU; "remote": only the figures with agents on a loopback host over ssh (root, sshd); "hook": only owt hook's and hook → tmux option; "popup": only owt new's and the popups' first frames`)
+	only = flag.String("only", "", `"scale": only the scale figures (-scale agents); "new": only owt new's; "engine": only the monitor's and the run engine's CPU; "remote": only the figures with agents on a loopback host over ssh (root, sshd); "hook": only owt hook's and hook → tmux option; "popup": only owt new's and the popups' first frames; "mcp": only owt new's and owt mcp's`)
 )
 
 type world struct {
@@ -68,6 +68,9 @@ func main() {
 		return
 	case "popup":
 		popupFigures(w, bin, repo)
+		return
+	case "mcp":
+		mcpFigures(w, bin, repo)
 		return
 	}
 

@@ -4,10 +4,33 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/owt-tmux/owt/internal/state"
 )
+
+// mcpToken is the MCP secret of the agent name, as its tool is handed it
+// (state.NewMCPToken), from the world's state home; one is made the way
+// the runner makes it when the worktree runs no agent.
+func mcpToken(stateHome, repo, name string) (string, error) {
+	old, had := os.LookupEnv("XDG_STATE_HOME")
+	os.Setenv("XDG_STATE_HOME", stateHome)
+	defer func() {
+		if had {
+			os.Setenv("XDG_STATE_HOME", old)
+		} else {
+			os.Unsetenv("XDG_STATE_HOME")
+		}
+	}()
+	if data, err := os.ReadFile(state.MCPTokenPath(repo, name)); err == nil && strings.TrimSpace(string(data)) != "" {
+		return strings.TrimSpace(string(data)), nil
+	}
+	return state.NewMCPToken(repo, name)
+}
 
 // mcpFigures times owt mcp as an agent's tool uses it: from starting the
 // server to the end of the MCP initialize handshake, and list_peers as
@@ -20,9 +43,14 @@ func mcpFigures(w *world, bin, repo string) {
 		return
 	}
 	me := items[0]
+	tok, err := mcpToken(filepath.Join(w.root, "state"), me.Repo, me.Name)
+	if err != nil {
+		fmt.Printf("owt mcp: %v; no figure\n", err)
+		return
+	}
 	connect := func() (*mcp.ClientSession, time.Duration, error) {
 		cmd := w.cmd(repo, bin, "mcp")
-		cmd.Env = append(append([]string(nil), cmd.Env...), "OWT_NAME="+me.Name, "OWT_REPO="+me.Repo)
+		cmd.Env = append(append([]string(nil), cmd.Env...), "OWT_NAME="+me.Name, "OWT_REPO="+me.Repo, state.MCPTokenEnv+"="+tok)
 		client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 		start := time.Now()
 		cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
