@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 
@@ -59,7 +58,7 @@ func (p Profile) RunHeadlessContext(ctx context.Context, dir string, env []strin
 	}
 	cmd := proc.Command(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = withoutAgentID(env)
+	cmd.Env = headlessEnv(env)
 	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Stderr = stderr
 	out := &capped{max: MaxHeadlessAnswer}
@@ -96,16 +95,8 @@ func (c *capped) Write(b []byte) (int, error) {
 	return c.Buffer.Write(b)
 }
 
-// withoutAgentID is env (nil: this process's) less state.AgentIDEnv.
-func withoutAgentID(env []string) []string {
-	if env == nil {
-		env = os.Environ()
-	}
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, state.AgentIDEnv+"=") {
-			out = append(out, kv)
-		}
-	}
-	return out
+// headlessEnv is a headless run's environment: env (nil: this process's)
+// less state.AgentIDEnv, since the run is not the agent.
+func headlessEnv(env []string) []string {
+	return proc.WithoutEnv(env, state.AgentIDEnv)
 }

@@ -11,6 +11,6 @@ import (
 // carries the agent's id (issue 32 item 4).
 func TestHeadlessRunsCarryNoAgentID(t *testing.T) {
 	t.Setenv("OWT_AGENT_ID", "abc")
-	require.NotContains(t, withoutAgentID(nil), "OWT_AGENT_ID=abc")
-	require.Equal(t, []string{"A=1", "B=2"}, withoutAgentID([]string{"A=1", "OWT_AGENT_ID=x", "B=2"}))
+	require.NotContains(t, headlessEnv(nil), "OWT_AGENT_ID=abc")
+	require.Equal(t, []string{"A=1", "B=2"}, headlessEnv([]string{"A=1", "OWT_AGENT_ID=x", "B=2"}))
 }

@@ -5,10 +5,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/atomicfile"
+	"github.com/owt-tmux/owt/internal/proc"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -37,7 +37,7 @@ func (w *runner) withMCP(rec *state.Record, prof agent.Profile, argv []string, o
 	}
 	srv := agent.OwtMCP(w.Self, rec.Name, rec.Repo, secret)
 	// The tool's environment holds the secret (never the session's).
-	env := append(withoutVar(os.Environ(), state.MCPTokenEnv), agent.SecretEnv(srv))
+	env := append(proc.WithoutEnv(os.Environ(), state.MCPTokenEnv), agent.SecretEnv(srv))
 	switch kind {
 	case agent.MCPGemini:
 		return argv, env
@@ -63,17 +63,6 @@ func (w *runner) withMCP(rec *state.Record, prof agent.Profile, argv []string, o
 		return fail(err)
 	}
 	return prof.WithArgs(argv, args), env
-}
-
-// withoutVar is env without the variable name.
-func withoutVar(env []string, name string) []string {
-	out := env[:0:0]
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, name+"=") {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
 
 // writeMCPConfig writes Claude's --mcp-config file for srv, readable by

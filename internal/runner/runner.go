@@ -29,6 +29,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/owtlog"
+	"github.com/owt-tmux/owt/internal/proc"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
@@ -309,21 +310,11 @@ func withToolEnv(env, vars []string) []string {
 	}
 	for _, kv := range vars {
 		name, _, _ := strings.Cut(kv, "=")
-		if _, set := lookupEnv(env, name); !set {
+		if _, set := proc.LookupEnv(env, name); !set {
 			env = append(env, kv)
 		}
 	}
 	return env
-}
-
-// lookupEnv is os.LookupEnv over env.
-func lookupEnv(env []string, name string) (string, bool) {
-	for i := len(env) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
-			return v, true
-		}
-	}
-	return "", false
 }
 
 // withAgentID makes this start of the agent its id (state.Record.AgentID),
