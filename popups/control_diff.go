@@ -13,7 +13,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // OptDiffPager names a pager (delta, less -R …) that shows a file's diff
@@ -127,7 +127,7 @@ func (m *ctl) loadFile() tea.Cmd {
 	}
 	return func() tea.Msg {
 		// Plain text from git, coloured here by each line's kind: a
-		// file's own escape sequences are then only text (text.CleanLine).
+		// file's own escape sequences are then only text (untrusted.CleanLine).
 		text, err := m.desk.FileDiff(rec, f, false)
 		return diffMsg{text: text, file: true, err: err}
 	}
@@ -185,7 +185,7 @@ func (m *ctl) diffView() []string {
 	var body []string
 	if d.open {
 		f := d.files[d.sel]
-		out[0] += "  " + text.CleanLine(f.Path) + fmt.Sprintf(" (%d/%d)", d.sel+1, len(d.files))
+		out[0] += "  " + untrusted.CleanLine(f.Path) + fmt.Sprintf(" (%d/%d)", d.sel+1, len(d.files))
 		end := min(len(d.lines), d.top+room)
 		body = d.lines[d.top:end]
 	} else {
@@ -220,7 +220,7 @@ func (m *ctl) fileLines(room int) []string {
 		case f.Binary:
 			counts = "binary"
 		}
-		line := fmt.Sprintf("%s  %s", text.CleanLine(f.Path), counts)
+		line := fmt.Sprintf("%s  %s", untrusted.CleanLine(f.Path), counts)
 		if i == d.sel {
 			line = "> " + line
 			if m.pal.Colored() {
@@ -237,7 +237,7 @@ func (m *ctl) fileLines(room int) []string {
 // diffLine is one line of a plain diff, made safe to draw and coloured
 // by its kind (added, removed, hunk, header).
 func (m *ctl) diffLine(l string) string {
-	l = text.CleanLine(strings.ReplaceAll(l, "\t", "    "))
+	l = untrusted.CleanLine(strings.ReplaceAll(l, "\t", "    "))
 	switch {
 	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"), strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "index "):
 		return m.paint(sgrBold, l)

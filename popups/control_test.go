@@ -20,7 +20,7 @@ import (
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // fakeDesk is the control popup's world in a test: fixed records, items,
@@ -312,7 +312,7 @@ func TestControlShipAsksThenLandsThroughTheVerbs(t *testing.T) {
 func TestControlAsksAgainWhenTheReviewFails(t *testing.T) {
 	p := newPopup(t)
 	p.d.review = &review.Result{Verdict: review.Fail, Tool: "claude", Findings: []review.Finding{
-		{File: text.From("cart.go"), Line: 3, Severity: text.From("high"), Message: text.From("drops the \x1b[2Jtotal")}}}
+		{File: untrusted.From("cart.go"), Line: 3, Severity: untrusted.From("high"), Message: untrusted.From("drops the \x1b[2Jtotal")}}}
 	p.sel("cart")
 	p.press("s", "y")
 	s := p.screen()
@@ -496,7 +496,7 @@ func TestControlShowsWhyUnderTheSelectedRow(t *testing.T) {
 			r.Source, r.WaitingFor = state.FromHook, "permission"
 			r.Hooks = []state.HookEvent{{Event: "PermissionRequest", Status: state.Waiting, At: r.StatusSince}}
 			r.Screen = &state.ScreenEvidence{Status: state.Waiting, Rule: "claude/permission", At: r.StatusSince,
-				Lines: []text.Untrusted{text.From("Do you want to \x1b]0;PWNED\x07proceed?")}}
+				Lines: []untrusted.Untrusted{untrusted.From("Do you want to \x1b]0;PWNED\x07proceed?")}}
 		}
 	}
 	p.m.width = 200 // the line is cut to the popup's width like every other

@@ -10,7 +10,7 @@ import (
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/termtheme"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -240,7 +240,7 @@ func (m *ctl) footer() []string {
 		if m.failed {
 			sgr = sgrRed
 		}
-		out = append(out, m.paint(sgr, text.CleanLine(m.status)))
+		out = append(out, m.paint(sgr, untrusted.CleanLine(m.status)))
 	}
 	return append(out, m.wrapKeys(m.hints(browseKeys()))...)
 }
@@ -286,7 +286,7 @@ func (m *ctl) questionView() []string {
 	room := m.height - len(out) - 2
 	body := make([]string, len(q.body))
 	for i, l := range q.body {
-		body[i] = text.CleanLine(l)
+		body[i] = untrusted.CleanLine(l)
 	}
 	if len(body) > room {
 		body = append(body[:max(0, room-1)], "…")

@@ -17,8 +17,8 @@ import (
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -209,7 +209,7 @@ func (d *liveDesk) Send(rec *state.Record, msg string) error {
 	if err != nil {
 		return err
 	}
-	return send.To(w, rec, text.From(msg), send.Options{})
+	return send.To(w, rec, untrusted.From(msg), send.Options{})
 }
 
 func (d *liveDesk) Resolve(rec *state.Record) (string, error) {

@@ -9,8 +9,8 @@ import (
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/review"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // Merge is the Alt+m popup: for the worktree of the current session (a
@@ -124,7 +124,7 @@ func resolveOffer(s Screen, d desk, r *state.Record, rep merge.Report) error {
 	if err != nil {
 		return err
 	}
-	line = text.CleanLine(line) // file names are the agent's: drawn inert
+	line = untrusted.CleanLine(line) // file names are the agent's: drawn inert
 	fmt.Fprintln(s.Out, "\n"+line)
 	d.Tell("owt: " + line)
 	s.waitKey("Press any key to close.")

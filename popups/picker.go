@@ -14,8 +14,8 @@ import (
 	"github.com/owt-tmux/owt/internal/state"
 	agentstatus "github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/statusbar"
-	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -66,7 +66,7 @@ func labels(items []inventory.Item, now time.Time) []string {
 			changes += fmt.Sprintf(" (%d uncommitted)", it.Dirty)
 		}
 		if it.PR != nil {
-			changes += " PR " + text.CleanLine(it.PR.Summary()) // gh's text, drawn inert
+			changes += " PR " + untrusted.CleanLine(it.PR.Summary()) // gh's text, drawn inert
 		}
 		branch := it.Branch
 		if it.InPlace {
@@ -147,7 +147,7 @@ type previewer struct {
 }
 
 type shot struct {
-	text text.Untrusted // the agent's screen, or why there is none
+	text untrusted.Untrusted // the agent's screen, or why there is none
 	at   time.Time
 }
 
@@ -228,7 +228,7 @@ func (p *previewer) screen(i int, it inventory.Item, n int) []string {
 	defer p.mu.Unlock()
 	s, ok := p.shots[i]
 	if !ok || time.Since(s.at) > shotTTL {
-		s = shot{text: text.From(p.capture(it)), at: time.Now()}
+		s = shot{text: untrusted.From(p.capture(it)), at: time.Now()}
 		p.shots[i] = s
 	}
 	lines := strings.Split(strings.TrimRight(s.text.Block(), " \n"), "\n")

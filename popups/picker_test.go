@@ -7,7 +7,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // A task is someone else's words (a peer agent's owt new, a plan): the
@@ -15,7 +15,7 @@ import (
 // drive the terminal.
 func TestPickerPreviewDrawsTheTaskInert(t *testing.T) {
 	it := inventory.Item{Name: "a", Repo: "/r", Status: "idle", Missing: true,
-		Task: text.From("fix \x1b]0;PWNED\x07it\x1b[2J\nthen more")}
+		Task: untrusted.From("fix \x1b]0;PWNED\x07it\x1b[2J\nthen more")}
 	p := newPreviewer(nil, agents{items: []inventory.Item{it}})
 	got := p.render(0, 80, 20)
 	if strings.ContainsAny(got, "\x1b\x07") {
@@ -42,7 +42,7 @@ func TestPickerPreviewShowsWhyItsStatus(t *testing.T) {
 	rec := &state.Record{Name: "a", Repo: "/r", Status: state.Waiting, WaitingFor: "permission", StatusSince: now, Source: state.FromHook,
 		Hooks: []state.HookEvent{{Event: "UserPromptSubmit", Status: state.Working, At: now}, {Event: "PermissionRequest", Status: state.Waiting, At: now}},
 		Screen: &state.ScreenEvidence{Status: state.Waiting, Rule: "claude/permission", At: now,
-			Lines: []text.Untrusted{text.From("Do you want to \x1b[2Jproceed?")}}}
+			Lines: []untrusted.Untrusted{untrusted.From("Do you want to \x1b[2Jproceed?")}}}
 	it := inventory.Item{Name: "a", Repo: "/r", Status: "waiting", Missing: true}
 	p := newPreviewer(nil, agents{items: []inventory.Item{it}, recs: map[string]*state.Record{recKey("/r", "a"): rec}})
 	got := p.render(0, 200, 20)

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // checkTail is how many of a failing check's last output lines are kept.
@@ -75,7 +75,7 @@ func runCheck(dir string, argv []string, limit time.Duration) ([]byte, error) {
 // Tail is the last n lines of out, control characters removed (a check's
 // colours and cursor moves would reach the agent as keys).
 func Tail(out []byte, n int) string {
-	text := strings.TrimRight(text.Clean(agent.StripEscapes(string(out))), "\n ")
+	text := strings.TrimRight(untrusted.Clean(agent.StripEscapes(string(out))), "\n ")
 	lines := strings.Split(text, "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]

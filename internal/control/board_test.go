@@ -12,7 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 func TestBuildSortsRowsIntoSections(t *testing.T) {
@@ -97,9 +97,9 @@ func rowName(r Row) string {
 }
 
 func TestCleanLineDropsControlsAndEscapes(t *testing.T) {
-	require.Equal(t, "bad [2J]0;x thing   ok", text.CleanLine("bad \x1b[2J\x1b]0;x\x07 thing\n\t\rok"))
-	require.Equal(t, "wide 日本 stays", text.CleanLine("wide 日本 stays"))
-	require.Equal(t, "c1", text.CleanLine("c\u009b1"))
+	require.Equal(t, "bad [2J]0;x thing   ok", untrusted.CleanLine("bad \x1b[2J\x1b]0;x\x07 thing\n\t\rok"))
+	require.Equal(t, "wide 日本 stays", untrusted.CleanLine("wide 日本 stays"))
+	require.Equal(t, "c1", untrusted.CleanLine("c\u009b1"))
 }
 
 // Spawned agents sit right under their spawner in its section, whatever

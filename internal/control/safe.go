@@ -1,6 +1,6 @@
 package control
 
-import "github.com/owt-tmux/owt/internal/text"
+import "github.com/owt-tmux/owt/internal/untrusted"
 
 // plainRows makes every text field of the rows safe to draw.
 func plainRows(rows []Row) {
@@ -8,7 +8,7 @@ func plainRows(rows []Row) {
 		r := &rows[i]
 		for _, f := range []*string{&r.Name, &r.Repo, &r.Status, &r.Why, &r.Task, &r.Run, &r.TaskID, &r.TaskState,
 			&r.Sending, &r.Prediction, &r.Checks, &r.PR, &r.Event, &r.Usage} {
-			*f = text.CleanLine(*f)
+			*f = untrusted.CleanLine(*f)
 		}
 	}
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/swarm"
-	untrusted "github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 

@@ -17,8 +17,8 @@ import (
 	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -139,7 +139,7 @@ func (c *Courier) deliver(a outbox.Agent, rec *state.Record) {
 		return
 	}
 	sentAt := time.Now()
-	err = send.To(w, rec, text.From(outbox.Join(msgs)), send.Options{OnlyIdle: true})
+	err = send.To(w, rec, untrusted.From(outbox.Join(msgs)), send.Options{OnlyIdle: true})
 	switch {
 	case err == nil:
 		c.settle(a, msgs, outbox.Delivered, sentAt, "")

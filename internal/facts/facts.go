@@ -18,7 +18,7 @@ import (
 	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -84,7 +84,7 @@ func leftLine(left []memory.Item, budget int) string {
 // Line is a fact as an agent reads it: one list item, drawn inert (no
 // control characters, no marker of owt's blocks).
 func Line(it memory.Item) string {
-	t := text.From(it.Text).Block()
+	t := untrusted.From(it.Text).Block()
 	t = strings.ReplaceAll(t, "<!--", "<! --")
 	t = strings.ReplaceAll(t, "\n", "\n  ")
 	pin := ""

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/proc"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // ErrAuth is gh's exit code 4: it is not logged in.
@@ -72,7 +72,7 @@ func (c Client) run(dir string, args ...string) ([]byte, error) {
 		if ee.ExitCode() == 4 {
 			return nil, ErrAuth
 		}
-		msg := text.ShortLine(stderr.String(), stderrWidth)
+		msg := untrusted.ShortLine(stderr.String(), stderrWidth)
 		if msg == "" {
 			msg = ee.String()
 		}
@@ -123,7 +123,7 @@ func (c Client) Create(dir string, o CreateOptions) (Created, error) {
 	}
 	m := pullURL().FindStringSubmatch(string(out))
 	if m == nil {
-		return Created{}, fmt.Errorf("gh pr create printed no pull request URL: %q", text.ShortLine(string(out), stderrWidth))
+		return Created{}, fmt.Errorf("gh pr create printed no pull request URL: %q", untrusted.ShortLine(string(out), stderrWidth))
 	}
 	n, _ := strconv.Atoi(m[1])
 	return Created{Number: n, URL: m[0]}, nil
@@ -153,9 +153,9 @@ type Review struct {
 	Author struct {
 		Login string `json:"login"`
 	} `json:"author"`
-	State       string         `json:"state"`
-	Body        text.Untrusted `json:"body"`
-	SubmittedAt time.Time      `json:"submittedAt"`
+	State       string              `json:"state"`
+	Body        untrusted.Untrusted `json:"body"`
+	SubmittedAt time.Time           `json:"submittedAt"`
 }
 
 // rollup is one entry of statusCheckRollup: a check run (Actions) or a
@@ -175,8 +175,8 @@ type rollup struct {
 // Check is one check of a pull request's head. Its names are the
 // workflow's author's words.
 type Check struct {
-	Name     text.Untrusted
-	Workflow text.Untrusted
+	Name     untrusted.Untrusted
+	Workflow untrusted.Untrusted
 	Bucket   string // pass, fail, pending, skipping
 	Link     string
 }
@@ -206,10 +206,10 @@ func (p PR) Checks() []Check {
 	out := make([]Check, 0, len(p.Rollup))
 	for _, r := range p.Rollup {
 		if r.Typename == "StatusContext" || r.Context != "" {
-			out = append(out, Check{Name: text.From(r.Context), Bucket: statusBucket(r.State), Link: r.TargetURL})
+			out = append(out, Check{Name: untrusted.From(r.Context), Bucket: statusBucket(r.State), Link: r.TargetURL})
 			continue
 		}
-		out = append(out, Check{Name: text.From(r.Name), Workflow: text.From(r.WorkflowName), Bucket: runBucket(r.Status, r.Conclusion), Link: r.DetailsURL})
+		out = append(out, Check{Name: untrusted.From(r.Name), Workflow: untrusted.From(r.WorkflowName), Bucket: runBucket(r.Status, r.Conclusion), Link: r.DetailsURL})
 	}
 	return out
 }
@@ -276,12 +276,12 @@ func (c Client) FailedLog(dir, link string) (string, error) {
 
 // Comment is one review comment on a line of a pull request.
 type Comment struct {
-	ID      int64          `json:"id"`
-	Path    text.Untrusted `json:"path"`
-	Line    int            `json:"line"`
-	Orig    int            `json:"original_line"`
-	Body    text.Untrusted `json:"body"`
-	ReplyTo int64          `json:"in_reply_to_id"`
+	ID      int64               `json:"id"`
+	Path    untrusted.Untrusted `json:"path"`
+	Line    int                 `json:"line"`
+	Orig    int                 `json:"original_line"`
+	Body    untrusted.Untrusted `json:"body"`
+	ReplyTo int64               `json:"in_reply_to_id"`
 	User    struct {
 		Login string `json:"login"`
 	} `json:"user"`

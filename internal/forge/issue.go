@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // IssueMax bounds the text of an issue owt hands an agent: a long thread
@@ -17,9 +17,9 @@ const IssueMax = 16 << 10
 // and commenters', so they stay untrusted.
 type Issue struct {
 	Number int
-	Title  text.Untrusted
+	Title  untrusted.Untrusted
 	// Text is the title, body and comments, within IssueMax bytes.
-	Text text.Untrusted
+	Text untrusted.Untrusted
 }
 
 // Issue reads issue number's title, body and comments with gh, in dir.
@@ -43,10 +43,10 @@ func (c Client) Issue(dir string, number int) (Issue, error) {
 	}
 	// Escape sequences go whole: their parameters ("[31m") would end up
 	// in the branch name and the prompt as words.
-	raw.Title, raw.Body = text.StripEscapes(raw.Title), text.StripEscapes(raw.Body)
+	raw.Title, raw.Body = untrusted.StripEscapes(raw.Title), untrusted.StripEscapes(raw.Body)
 	for i := range raw.Comments {
-		raw.Comments[i].Body = text.StripEscapes(raw.Comments[i].Body)
-		raw.Comments[i].Author.Login = text.StripEscapes(raw.Comments[i].Author.Login)
+		raw.Comments[i].Body = untrusted.StripEscapes(raw.Comments[i].Body)
+		raw.Comments[i].Author.Login = untrusted.StripEscapes(raw.Comments[i].Author.Login)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "GitHub issue #%d: %s", number, strings.TrimSpace(raw.Title))
@@ -64,7 +64,7 @@ func (c Client) Issue(dir string, number int) (Issue, error) {
 		}
 		s = s[:cut] + "\n\n[… the issue is longer; read the rest with: gh issue view " + strconv.Itoa(number) + " --comments]"
 	}
-	return Issue{Number: number, Title: text.From(strings.TrimSpace(raw.Title)), Text: text.From(s)}, nil
+	return Issue{Number: number, Title: untrusted.From(strings.TrimSpace(raw.Title)), Text: untrusted.From(s)}, nil
 }
 
 // utf8Start says b begins a UTF-8 character, so a cut there splits none.

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // TouchingCommit is one commit of the other side of a conflict.
 type TouchingCommit struct {
-	ID      string         // the full id: stable, unlike an abbreviation
-	Subject text.Untrusted // the commit author's words
+	ID      string              // the full id: stable, unlike an abbreviation
+	Subject untrusted.Untrusted // the commit author's words
 }
 
 // CommitsTouching are the newest n commits on theirs but not on ours that
@@ -25,7 +25,7 @@ func (r Repo) CommitsTouching(ours, theirs string, files []string, n int) ([]Tou
 	var cs []TouchingCommit
 	for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
 		if id, subject, ok := strings.Cut(line, "\x00"); ok {
-			cs = append(cs, TouchingCommit{ID: id, Subject: text.From(subject)})
+			cs = append(cs, TouchingCommit{ID: id, Subject: untrusted.From(subject)})
 		}
 	}
 	return cs, nil

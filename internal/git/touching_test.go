@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // The other side of a conflict is the commits that touch its files, full
@@ -18,7 +18,7 @@ func TestCommitsTouchingListsOnlyTheOtherSidesCommitsOnTheFiles(t *testing.T) {
 	commitFile(t, dir, "a.txt", "changed\n", "touch a")
 	cs, err := r.CommitsTouching("mine", "main", []string{"a.txt", ":(glob)*.md"}, 10)
 	require.NoError(t, err)
-	require.Equal(t, []TouchingCommit{{ID: g(t, dir, "rev-parse", "main"), Subject: text.From("touch a")}, {ID: g(t, dir, "rev-parse", "main~2"), Subject: text.From("odd name")}}, cs)
+	require.Equal(t, []TouchingCommit{{ID: g(t, dir, "rev-parse", "main"), Subject: untrusted.From("touch a")}, {ID: g(t, dir, "rev-parse", "main~2"), Subject: untrusted.From("odd name")}}, cs)
 
 	cs, err = r.CommitsTouching("main", "mine", []string{"a.txt"}, 10)
 	require.NoError(t, err)

@@ -28,8 +28,8 @@ import (
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/structjson"
-	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // Call is one run of "owt hook KIND EVENT" (or owt-hook), as a tool made it.
@@ -152,7 +152,7 @@ func applyHook(w *ledger, name string, owns func(*state.Record) bool, status str
 			c.WaitingFor = hookevent.WaitReason(call.Event, ev)
 		case state.Limited:
 			l := hookevent.LimitIn(ev, call.At)
-			c.Limit = &state.Limit{Text: text.From(l.Text), Reset: l.Reset}
+			c.Limit = &state.Limit{Text: untrusted.From(l.Text), Reset: l.Reset}
 		}
 		// Claude's idle_prompt notification (its prompt waited a while)
 		// corrects only a "working" that no hook ended (Esc fires none).

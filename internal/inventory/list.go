@@ -21,8 +21,8 @@ import (
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/usage"
 	"github.com/owt-tmux/owt/internal/workspace"
 	"github.com/owt-tmux/owt/internal/xdgdir"
@@ -61,14 +61,14 @@ type Item struct {
 	WaitingFor   string    `json:"waiting_for,omitempty"`
 	// Limit is the usage limit of a limited agent: its words, and when it
 	// resets when the tool said.
-	Limit     *state.Limit   `json:"limit,omitempty"`
-	TurnError text.Untrusted `json:"turn_error,omitzero"`
+	Limit     *state.Limit        `json:"limit,omitempty"`
+	TurnError untrusted.Untrusted `json:"turn_error,omitzero"`
 	// SetupFailed are the steps of the worktree's dependency install and
 	// setup commands that failed, with why.
-	SetupFailed []string       `json:"setup_failed,omitempty"`
-	Task        text.Untrusted `json:"task"`
-	Port        int            `json:"port"`
-	CreatedAt   time.Time      `json:"created_at"`
+	SetupFailed []string            `json:"setup_failed,omitempty"`
+	Task        untrusted.Untrusted `json:"task"`
+	Port        int                 `json:"port"`
+	CreatedAt   time.Time           `json:"created_at"`
 	// Life is the agent's own id (state.Record.Life).
 	Life       string `json:"life,omitempty"`
 	Ahead      int    `json:"ahead"`
@@ -323,7 +323,7 @@ func itemOf(r *state.Record, loc *workspace.Locator) Item {
 		Name:     r.Name, Repo: r.Repo, Branch: r.Branch, Base: r.Base, Path: r.Path, InPlace: r.InPlace,
 		Session: r.Session, Live: where.Place == workspace.Here, Where: where.Place.String(),
 		Tool: workspace.ToolOf(r), Status: string(r.Status), StatusSince: r.StatusSince,
-		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: text.From(r.Task),
+		StatusSource: string(r.Source), ExitCode: r.ExitCode, Task: untrusted.From(r.Task),
 		Port: r.Port, CreatedAt: r.CreatedAt, Life: r.Life, WaitingFor: r.WaitingFor, Limit: r.Limit, TurnError: r.TurnError, SetupFailed: r.SetupFailed,
 		PR: r.PR, NeedsYou: r.NeedsYou(), Reactions: r.Reactions, Resolve: r.Resolve,
 		Interrupted: r.Interrupted && r.Status == state.Idle, Spawner: r.Spawner,

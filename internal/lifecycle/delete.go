@@ -13,7 +13,7 @@ import (
 	"github.com/owt-tmux/owt/internal/hookfiles"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statusbar"
-	untrusted "github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 

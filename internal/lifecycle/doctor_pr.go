@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/owt-tmux/owt/internal/state"
-	untrusted "github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // PRStateStale is owt doctor's finding for open pull requests whose

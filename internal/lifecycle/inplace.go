@@ -9,7 +9,7 @@ import (
 	"github.com/owt-tmux/owt/internal/hookfiles"
 	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/state"
-	untrusted "github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 

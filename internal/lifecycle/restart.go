@@ -8,7 +8,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statusbar"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -159,7 +159,7 @@ func (w *Worktrees) renewRecord(name, prompt string, keepPane, keepTask bool, re
 		if !keepPane {
 			cur.SessionID, cur.Pane = "", ""
 		}
-		cur.Done, cur.ExitCode, cur.TurnError, cur.WaitingFor, cur.Interrupted = nil, nil, text.Untrusted{}, "", false
+		cur.Done, cur.ExitCode, cur.TurnError, cur.WaitingFor, cur.Interrupted = nil, nil, untrusted.Untrusted{}, "", false
 		cur.TaskPending = false // the runner marks it again when it starts the tool with its task
 		cur.Resume = nil
 		if resume != nil {

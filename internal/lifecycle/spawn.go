@@ -10,8 +10,8 @@ import (
 
 	"github.com/owt-tmux/owt/internal/proc"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // ErrSpawnLimit is a spawn past the repository's [mcp] limits.
@@ -31,7 +31,7 @@ func (w *Worktrees) Spawn(me *state.Record, o CreateOptions) (*state.Record, err
 		}
 		return nil, fmt.Errorf("%w: %s was itself spawned by %s, and [mcp] spawn_depth = %d lets executors spawn no further", ErrSpawnLimit, me.Name, me.Spawner, cfg.SpawnDepth)
 	}
-	o.Task = text.Clean(o.Task)
+	o.Task = untrusted.Clean(o.Task)
 	o.Spawner, o.SpawnDepth = me.Name, me.SpawnDepth+1
 	var rec *state.Record
 	// One spawn of me at a time, across processes, so two cannot both

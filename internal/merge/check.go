@@ -8,7 +8,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // Overlap is a set of files this worktree shares with another party: the
@@ -281,10 +281,10 @@ func (rep Report) Blockers() []string {
 		out = append(out, fmt.Sprintf("%d uncommitted file(s): commit them, or ship (commit and merge)", n))
 	}
 	if files := rep.ConflictsWithBase(); len(files) > 0 {
-		out = append(out, fmt.Sprintf("conflicts with %s in %s", rep.Base, text.Some(files, 5)))
+		out = append(out, fmt.Sprintf("conflicts with %s in %s", rep.Base, untrusted.Some(files, 5)))
 	}
 	if len(rep.BaseCheckoutDirty) > 0 {
-		out = append(out, fmt.Sprintf("%s is checked out in %s with uncommitted changes (%s)", rep.Base, rep.BaseCheckout, text.Some(rep.BaseCheckoutDirty, 5)))
+		out = append(out, fmt.Sprintf("%s is checked out in %s with uncommitted changes (%s)", rep.Base, rep.BaseCheckout, untrusted.Some(rep.BaseCheckoutDirty, 5)))
 	}
 	return out
 }
@@ -320,25 +320,25 @@ func (rep Report) String() string {
 	if len(rep.DirtyFiles) == 0 {
 		b.WriteString("  uncommitted: none\n")
 	} else {
-		fmt.Fprintf(&b, "  uncommitted: %d file(s): %s\n", len(rep.DirtyFiles), text.Some(rep.DirtyFiles, 5))
+		fmt.Fprintf(&b, "  uncommitted: %d file(s): %s\n", len(rep.DirtyFiles), untrusted.Some(rep.DirtyFiles, 5))
 	}
 	if n := len(rep.EditedCopies); n > 0 {
-		fmt.Fprintf(&b, "  edited copies: %s (ignored by git, changed since owt copied them in: merge and ship keep the worktree for them)\n", text.Some(rep.EditedCopies, 5))
+		fmt.Fprintf(&b, "  edited copies: %s (ignored by git, changed since owt copied them in: merge and ship keep the worktree for them)\n", untrusted.Some(rep.EditedCopies, 5))
 	}
 	if len(rep.Overlaps) == 0 {
 		b.WriteString("  overlaps:    none\n")
 	}
 	for _, o := range rep.Overlaps {
-		fmt.Fprintf(&b, "  overlaps:    with %s: %s\n", o.With, text.Some(o.Files, 5))
+		fmt.Fprintf(&b, "  overlaps:    with %s: %s\n", o.With, untrusted.Some(o.Files, 5))
 	}
 	if len(rep.Conflicts) == 0 {
 		b.WriteString("  conflicts:   none predicted\n")
 	}
 	for _, o := range rep.Conflicts {
-		fmt.Fprintf(&b, "  conflicts:   with %s: %s\n", o.With, text.Some(o.Files, 5))
+		fmt.Fprintf(&b, "  conflicts:   with %s: %s\n", o.With, untrusted.Some(o.Files, 5))
 	}
 	if len(rep.BaseCheckoutDirty) > 0 {
-		fmt.Fprintf(&b, "  %s is checked out in %s with uncommitted changes: %s\n", rep.Base, rep.BaseCheckout, text.Some(rep.BaseCheckoutDirty, 5))
+		fmt.Fprintf(&b, "  %s is checked out in %s with uncommitted changes: %s\n", rep.Base, rep.BaseCheckout, untrusted.Some(rep.BaseCheckoutDirty, 5))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // CleanupOptions say which worktrees owt cleanup removes.
@@ -110,9 +110,9 @@ func (c *Context) judge(r *state.Record, o CleanupOptions) (CleanupItem, error) 
 		if merged {
 			switch {
 			case len(work) > 0:
-				it.Reason = fmt.Sprintf("kept: %s, but %d uncommitted file(s): %s", how, len(work), text.Some(work, 3))
+				it.Reason = fmt.Sprintf("kept: %s, but %d uncommitted file(s): %s", how, len(work), untrusted.Some(work, 3))
 			case len(copies) > 0:
-				it.Reason = fmt.Sprintf("kept: %s, but ignored file(s) owt copied in changed since: %s", how, text.Some(copies, 3))
+				it.Reason = fmt.Sprintf("kept: %s, but ignored file(s) owt copied in changed since: %s", how, untrusted.Some(copies, 3))
 			case detached > 0:
 				it.Reason = fmt.Sprintf("kept: %s, but %d commit(s) on a detached HEAD that no branch holds", how, detached)
 			case live != "":
@@ -140,7 +140,7 @@ func (c *Context) judge(r *state.Record, o CleanupOptions) (CleanupItem, error) 
 				loss = append(loss, fmt.Sprintf("%d uncommitted file(s)", len(work)))
 			}
 			if len(copies) > 0 {
-				loss = append(loss, fmt.Sprintf("edited ignored copies (%s)", text.Some(copies, 3)))
+				loss = append(loss, fmt.Sprintf("edited ignored copies (%s)", untrusted.Some(copies, 3)))
 			}
 			if detached > 0 {
 				loss = append(loss, fmt.Sprintf("%d commit(s) on a detached HEAD", detached))

@@ -7,7 +7,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // Options are the inputs of owt merge.
@@ -208,7 +208,7 @@ func (c *Context) checkMergeable(r *state.Record, o Options, target string) erro
 	}
 	if len(work) > 0 {
 		return fmt.Errorf("%s has %w in %d file(s): %s; commit them, or run 'owt ship %s' to commit and merge",
-			r.Name, ErrUncommitted, len(work), text.Some(work, 5), r.Name)
+			r.Name, ErrUncommitted, len(work), untrusted.Some(work, 5), r.Name)
 	}
 	if op, err := git.OperationInProgress(r.Path); err != nil {
 		return err

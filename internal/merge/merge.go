@@ -21,7 +21,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // Context is one repository as merge sees it.
@@ -88,7 +88,7 @@ func (e *TargetDirtyError) Error() string {
 func (e *TargetDirtyError) Where() string {
 	s := fmt.Sprintf("%s is checked out in %s with %s", e.Target, e.Checkout, e.Reason)
 	if len(e.Files) > 0 {
-		s += ": " + text.Some(e.Files, 8)
+		s += ": " + untrusted.Some(e.Files, 8)
 	}
 	return s
 }
@@ -107,7 +107,7 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
-	s := fmt.Sprintf("%s conflicts with %s in %s", e.Branch, e.Target, text.Some(e.Files, 8))
+	s := fmt.Sprintf("%s conflicts with %s in %s", e.Branch, e.Target, untrusted.Some(e.Files, 8))
 	if e.LeftIn != "" {
 		return s + "; the conflicts are left in " + e.LeftIn + ": resolve them and commit there"
 	}

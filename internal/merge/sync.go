@@ -5,7 +5,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // SyncResult is what sync did to one worktree.
@@ -39,7 +39,7 @@ func (c *Context) Sync(r *state.Record, rebase, leave bool) (SyncResult, error) 
 	}
 	if len(work) > 0 {
 		return res, fmt.Errorf("%s has %w in %d file(s): %s; commit them first (sync never stashes)",
-			r.Name, ErrUncommitted, len(work), text.Some(work, 5))
+			r.Name, ErrUncommitted, len(work), untrusted.Some(work, 5))
 	}
 	if op, err := git.OperationInProgress(r.Path); err != nil {
 		return res, err

@@ -15,7 +15,7 @@ import (
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // Sent is what became of one message send_message was given.
@@ -69,11 +69,11 @@ func signed(from, body string) string {
 }
 
 // CheckText is the text of a message, note or spawned agent's task as an
-// agent may send it: without control characters (text.Clean), which
+// agent may send it: without control characters (untrusted.Clean), which
 // would drive the peer's terminal (an OSC 2 retitles its pane) or arrive
 // as keys.
 func CheckText(s string) (string, error) {
-	s = strings.TrimSpace(text.Clean(s))
+	s = strings.TrimSpace(untrusted.Clean(s))
 	switch {
 	case s == "":
 		return "", fmt.Errorf("%w: the text is empty", ErrBadText)
@@ -204,7 +204,7 @@ func guard(old []outbox.Message, from, txt string, since, now time.Time, limit i
 // the event log of a run either agent belongs to.
 func (p *Peers) traffic(me, to *state.Record, body string, now time.Time) {
 	line := me.Name + " → " + to.Name
-	first := text.From(body).Short(80)
+	first := untrusted.From(body).Short(80)
 	control.Note(control.Event{At: now, Repo: me.Repo, Name: line, Event: "message", Detail: first})
 	store := run.DefaultStore()
 	runs, _ := store.List()
@@ -275,11 +275,11 @@ func newID(now time.Time) string {
 
 // Received is one message another agent sent me.
 type Received struct {
-	ID       string         `json:"id"`
-	From     string         `json:"from"`
-	Text     text.Untrusted `json:"text"`
-	State    string         `json:"state"` // queued, delivered, undeliverable
-	QueuedAt time.Time      `json:"queued_at"`
+	ID       string              `json:"id"`
+	From     string              `json:"from"`
+	Text     untrusted.Untrusted `json:"text"`
+	State    string              `json:"state"` // queued, delivered, undeliverable
+	QueuedAt time.Time           `json:"queued_at"`
 	// New: not read with check_messages before.
 	New bool `json:"new"`
 }
@@ -310,7 +310,7 @@ func (p *Peers) Check(all bool) ([]Received, error) {
 		if m.State == outbox.Withdrawn && m.Why == outbox.ReadByAgent {
 			st = "read" // withdrawn because this read took it
 		}
-		out = append(out, Received{ID: m.Key, From: m.From, Text: text.From(strings.TrimPrefix(m.Text, prefix(m.From))),
+		out = append(out, Received{ID: m.Key, From: m.From, Text: untrusted.From(strings.TrimPrefix(m.Text, prefix(m.From))),
 			State: st, QueuedAt: m.QueuedAt, New: m.ReadAt.IsZero()})
 	}
 	if len(out) > MaxChecked {
@@ -325,13 +325,13 @@ type Entry struct {
 	From string `json:"from"`
 	To   string `json:"to"`
 	// Former: To names an agent since deleted, not the one of that name now.
-	Former   bool           `json:"former,omitempty"`
-	Text     text.Untrusted `json:"text"`
-	State    string         `json:"state"`
-	Why      string         `json:"why,omitempty"`
-	QueuedAt time.Time      `json:"queued_at"`
-	SentAt   time.Time      `json:"sent_at,omitzero"`
-	ReadAt   time.Time      `json:"read_at,omitzero"`
+	Former   bool                `json:"former,omitempty"`
+	Text     untrusted.Untrusted `json:"text"`
+	State    string              `json:"state"`
+	Why      string              `json:"why,omitempty"`
+	QueuedAt time.Time           `json:"queued_at"`
+	SentAt   time.Time           `json:"sent_at,omitzero"`
+	ReadAt   time.Time           `json:"read_at,omitzero"`
 }
 
 // Log is every message between the agents recs, oldest first; with name,
@@ -366,7 +366,7 @@ func Log(box outbox.Box, recs []*state.Record, name string) ([]Entry, error) {
 				if former && m.State == outbox.Queued {
 					m.State, m.Why = outbox.Undeliverable, "the agent it was for was deleted"
 				}
-				out = append(out, Entry{ID: m.Key, From: m.From, To: mb.Agent.Name, Former: former, Text: text.From(strings.TrimPrefix(m.Text, prefix(m.From))),
+				out = append(out, Entry{ID: m.Key, From: m.From, To: mb.Agent.Name, Former: former, Text: untrusted.From(strings.TrimPrefix(m.Text, prefix(m.From))),
 					State: string(m.State), Why: m.Why, QueuedAt: m.QueuedAt, SentAt: m.SentAt, ReadAt: m.ReadAt})
 			}
 		}

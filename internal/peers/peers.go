@@ -23,7 +23,7 @@ import (
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -86,12 +86,12 @@ func Open(w *workspace.Workspace, name string) (*Peers, error) {
 
 // Peer is one other agent as list_peers shows it.
 type Peer struct {
-	Name    string         `json:"name"`
-	Tool    string         `json:"tool"`
-	Status  string         `json:"status"`
-	Branch  string         `json:"branch"`
-	Task    text.Untrusted `json:"task"`
-	Spawner string         `json:"spawner,omitempty"`
+	Name    string              `json:"name"`
+	Tool    string              `json:"tool"`
+	Status  string              `json:"status"`
+	Branch  string              `json:"branch"`
+	Task    untrusted.Untrusted `json:"task"`
+	Spawner string              `json:"spawner,omitempty"`
 	// Files it changed against its base; Overlap those I changed too;
 	// FilesAge how many seconds ago they were read.
 	Files    []string `json:"files"`
@@ -151,7 +151,7 @@ func (p *Peers) List() ([]Peer, error) {
 	out := make([]Peer, 0, len(peers))
 	for _, r := range peers {
 		pe := Peer{Name: r.Name, Tool: workspace.ToolOf(r), Status: statusWord(r), Branch: r.Branch,
-			Task: text.From(r.Task), Spawner: r.Spawner, Files: []string{}, Overlap: []string{}}
+			Task: untrusted.From(r.Task), Spawner: r.Spawner, Files: []string{}, Overlap: []string{}}
 		e := files[r.Name]
 		pe.FilesAge = int(p.Now().Sub(e.at).Seconds())
 		if e.err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/forge"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -122,7 +122,7 @@ func adoptPR(w *workspace.Workspace, p prPlan, existing forge.PR) (Opened, error
 // the monitor's polls record them (notePR): owt pr --json, owt list
 // --json and every screen show the same clean text.
 func ghText(pr state.PR) state.PR {
-	pr.URL, pr.State, pr.Review, pr.Head = text.CleanLine(pr.URL), text.CleanLine(pr.State), text.CleanLine(pr.Review), text.CleanLine(pr.Head)
+	pr.URL, pr.State, pr.Review, pr.Head = untrusted.CleanLine(pr.URL), untrusted.CleanLine(pr.State), untrusted.CleanLine(pr.Review), untrusted.CleanLine(pr.Head)
 	return pr
 }
 

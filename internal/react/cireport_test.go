@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/owt-tmux/owt/internal/forge"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/stretchr/testify/require"
 )
 
 func TestACIReportNamesEveryFailingCheckAndReadsOnlyTheLogsThatFit(t *testing.T) {
 	var failing []forge.Check
 	for i := 1; i <= 30; i++ {
-		failing = append(failing, forge.Check{Name: text.From(fmt.Sprintf("c%02d", i)), Workflow: text.From("CI"), Link: fmt.Sprintf("https://x/actions/runs/%d/job/1", i)})
+		failing = append(failing, forge.Check{Name: untrusted.From(fmt.Sprintf("c%02d", i)), Workflow: untrusted.From("CI"), Link: fmt.Sprintf("https://x/actions/runs/%d/job/1", i)})
 	}
 	long := strings.Repeat("a line of a failed log, long enough to matter here\n", 60)
 	calls := 0

@@ -8,7 +8,7 @@ import (
 	"text/template"
 
 	"github.com/owt-tmux/owt/internal/config"
-	untrusted "github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // defaultMessages are the messages of reactions whose config sets none.

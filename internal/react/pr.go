@@ -12,7 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/forge"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // logTail is how many lines of a failed CI log go to the agent.
@@ -147,7 +147,7 @@ func staleWhy(err error) string {
 	if errors.Is(err, forge.ErrAuth) {
 		return forge.ErrAuth.Error()
 	}
-	return text.ShortLine(err.Error(), staleWidth)
+	return untrusted.ShortLine(err.Error(), staleWidth)
 }
 
 // staleWidth bounds the reason owt list shows for a stale PR state.
@@ -191,8 +191,8 @@ func (x *Reactor) notePR(rec *state.Record, pr forge.PR) error {
 			return state.ErrNoChange
 		}
 		// gh's words are kept as text, never as a terminal's controls.
-		seen := state.PR{Number: pr.Number, URL: text.CleanLine(pr.URL), State: text.CleanLine(pr.State), Draft: pr.IsDraft,
-			Checks: pr.CheckSummary(), Review: text.CleanLine(pr.ReviewDecision), Head: text.CleanLine(pr.HeadRefOid)}
+		seen := state.PR{Number: pr.Number, URL: untrusted.CleanLine(pr.URL), State: untrusted.CleanLine(pr.State), Draft: pr.IsDraft,
+			Checks: pr.CheckSummary(), Review: untrusted.CleanLine(pr.ReviewDecision), Head: untrusted.CleanLine(pr.HeadRefOid)}
 		if *cur.PR == seen {
 			return state.ErrNoChange // a write would make every reader reload for nothing
 		}
@@ -251,7 +251,7 @@ func (x *Reactor) ciFailed(rec *state.Record, cfg config.Config, pr forge.PR) er
 	return x.fail(rec, failure{
 		reaction: config.CIFailed, seen: seen,
 		sig:  "ci " + digest(append([]string{pr.HeadRefOid, strings.Join(names, ",")}, logs...)...),
-		what: text.Some(names, 3) + " failed on " + short(pr.HeadRefOid),
+		what: untrusted.Some(names, 3) + " failed on " + short(pr.HeadRefOid),
 		data: MessageData{Failure: report, PR: pr.Number},
 	}, rc)
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // Input is one agent the reactor looks at this tick: its record (as the
@@ -229,7 +229,7 @@ type failure struct {
 func (x *Reactor) fail(rec *state.Record, f failure, cfg config.Reaction) error {
 	// what names files, checks and branches: others' words, shown on the
 	// user's terminal, in notices and in the log.
-	f.what = text.CleanLine(f.what)
+	f.what = untrusted.CleanLine(f.what)
 	now := time.Now()
 	var out Outcome
 	var after state.Record

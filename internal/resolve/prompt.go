@@ -9,7 +9,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // The bounds of what the prompt quotes of the conflicts: the agent reads
@@ -48,7 +48,7 @@ func Prompt(rec *state.Record, target, onto string, files []string) string {
 // plain line, else Go-quoted ("a\nb"), so a name holding a line break or
 // an escape cannot add lines that read as owt's own words.
 func fileName(f string) string {
-	if f == text.CleanLine(f) && !strings.ContainsAny(f, "\n\r\t") {
+	if f == untrusted.CleanLine(f) && !strings.ContainsAny(f, "\n\r\t") {
 		return f
 	}
 	return strconv.Quote(f)
@@ -88,7 +88,7 @@ func quoteHunks(path string) string {
 				fmt.Fprintf(&b, "  | … %d more line(s)\n", to-k+1)
 				break
 			}
-			b.WriteString("  | " + text.CleanLine(lines[k]) + "\n")
+			b.WriteString("  | " + untrusted.CleanLine(lines[k]) + "\n")
 			n++
 			shown++
 		}

@@ -31,7 +31,7 @@ import (
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -105,7 +105,7 @@ func Start(w *workspace.Workspace, rec *state.Record, o Options) (Started, error
 	}
 	if len(work) > 0 {
 		return out, fmt.Errorf("%s: %w: it has uncommitted work in %d file(s): %s; a merge there would mix owt's conflicts into it: commit them first (or ask the agent to); nothing was changed",
-			rec.Name, ErrRefused, len(work), text.Some(work, 5))
+			rec.Name, ErrRefused, len(work), untrusted.Some(work, 5))
 	}
 	repo := w.Repo
 	tips, err := repo.ResolveCommits([]string{git.BranchRef(rec.Branch), git.BranchRef(out.Target)})
@@ -215,7 +215,7 @@ func tell(w *workspace.Workspace, rec *state.Record, prompt string) (how, untold
 		}
 		return "restarted", ""
 	}
-	if err := send.To(w, cur, text.From(prompt), send.Options{}); err != nil {
+	if err := send.To(w, cur, untrusted.From(prompt), send.Options{}); err != nil {
 		if errors.Is(err, workspace.ErrNotRunning) {
 			if _, rerr := lifecycle.Of(w).RestartWith(cur.Name, prompt); rerr == nil {
 				return "restarted", ""
@@ -320,7 +320,7 @@ func Verify(w *workspace.Workspace, rec *state.Record) (Verdict, error) {
 		left, _ := git.UnmergedFiles(rec.Path)
 		switch {
 		case op == "merge" && len(left) > 0:
-			v.Why = "the merge is not finished: conflicts left unresolved in " + text.Some(left, 5)
+			v.Why = "the merge is not finished: conflicts left unresolved in " + untrusted.Some(left, 5)
 		case op == "merge":
 			v.Why = "the merge is not committed yet (MERGE_HEAD is still there): the agent must commit it"
 		default:
@@ -357,16 +357,16 @@ func Verify(w *workspace.Workspace, rec *state.Record) (Verdict, error) {
 	}
 	switch {
 	case len(committed) > 0:
-		v.Why = "conflict markers left in " + text.Some(committed, 5) + ", committed: the agent must resolve them"
+		v.Why = "conflict markers left in " + untrusted.Some(committed, 5) + ", committed: the agent must resolve them"
 		return v, nil
 	case len(onDisk) > 0:
-		v.Why = "conflict markers in the worktree's " + text.Some(onDisk, 5) + " (not committed): the agent must resolve them"
+		v.Why = "conflict markers in the worktree's " + untrusted.Some(onDisk, 5) + " (not committed): the agent must resolve them"
 		return v, nil
 	}
 	if dropped, err := droppedSide(w.Repo, r.Head, r.Onto, tip); err != nil {
 		return v, err
 	} else if len(dropped) > 0 {
-		v.Why = fmt.Sprintf("its merge drops %s's changes to %s (the branch's own version kept whole, as 'git merge -s ours' or 'git checkout --ours' do): landing it would undo them; the agent must combine both sides ('owt merge %s' lands it as it is, if that is meant)", r.Target, text.Some(dropped, 5), rec.Name)
+		v.Why = fmt.Sprintf("its merge drops %s's changes to %s (the branch's own version kept whole, as 'git merge -s ours' or 'git checkout --ours' do): landing it would undo them; the agent must combine both sides ('owt merge %s' lands it as it is, if that is meant)", r.Target, untrusted.Some(dropped, 5), rec.Name)
 		return v, nil
 	}
 	if w.Repo.BranchExists(r.Target) {
@@ -379,7 +379,7 @@ func Verify(w *workspace.Workspace, rec *state.Record) (Verdict, error) {
 			return v, fmt.Errorf("predict merging %s into %s: %w", rec.Branch, r.Target, err)
 		}
 		if !mt.Clean() {
-			v.Why = fmt.Sprintf("it conflicts with %s again (%s moved on since) in %s: 'owt resolve %s' once more", r.Target, r.Target, text.Some(mt.Conflicts, 5), rec.Name)
+			v.Why = fmt.Sprintf("it conflicts with %s again (%s moved on since) in %s: 'owt resolve %s' once more", r.Target, r.Target, untrusted.Some(mt.Conflicts, 5), rec.Name)
 			return v, nil
 		}
 	}
@@ -495,7 +495,7 @@ func Check(w *workspace.Workspace, rec *state.Record, force bool) (Verdict, erro
 func firstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
-			return text.CleanLine(l)
+			return untrusted.CleanLine(l)
 		}
 	}
 	return ""
@@ -503,7 +503,7 @@ func firstLine(s string) string {
 
 // Line is what a start did, for people, one line.
 func (s Started) Line() string {
-	what := fmt.Sprintf("%s: merged %s into %s in its worktree, conflicts left in %s", s.Name, s.Target, s.Branch, text.Some(s.Files, 5))
+	what := fmt.Sprintf("%s: merged %s into %s in its worktree, conflicts left in %s", s.Name, s.Target, s.Branch, untrusted.Some(s.Files, 5))
 	switch s.How {
 	case "typed":
 		return what + "; its agent is told to resolve them, run the tests and commit"

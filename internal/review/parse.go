@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // Prompt is what the tool is asked: review diff (the branch's changes
@@ -130,9 +130,9 @@ func read(raw json.RawMessage) (Parsed, bool) {
 		if !ok {
 			return Parsed{}, false
 		}
-		fd := Finding{Line: line, Message: text.From(*f.Message)}
+		fd := Finding{Line: line, Message: untrusted.From(*f.Message)}
 		if f.File != nil {
-			fd.File = text.From(*f.File)
+			fd.File = untrusted.From(*f.File)
 		}
 		if f.Severity != nil {
 			// A word of a few letters (high, minor, …); anything else is
@@ -141,7 +141,7 @@ func read(raw json.RawMessage) (Parsed, bool) {
 			if !severityWord().MatchString(sev) {
 				sev = "unknown"
 			}
-			fd.Severity = text.From(sev)
+			fd.Severity = untrusted.From(sev)
 		}
 		out.Findings = append(out.Findings, fd)
 	}

@@ -34,7 +34,7 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // PromptVersion is part of the cache key: a change to the prompt that
@@ -55,10 +55,10 @@ const MaxDiff = 96 << 10
 
 // Finding is one thing the tool found. Every field is the tool's text.
 type Finding struct {
-	File     text.Untrusted `json:"file"`
-	Line     int            `json:"line,omitempty"`
-	Severity text.Untrusted `json:"severity"`
-	Message  text.Untrusted `json:"message"`
+	File     untrusted.Untrusted `json:"file"`
+	Line     int                 `json:"line,omitempty"`
+	Severity untrusted.Untrusted `json:"severity"`
+	Message  untrusted.Untrusted `json:"message"`
 }
 
 // Result is one review: its verdict and findings, or why there is none.
@@ -151,7 +151,7 @@ type Request struct {
 func Run(ctx context.Context, q Request) Result {
 	res := Result{Tool: q.Profile.Name, Findings: []Finding{}, At: time.Now()}
 	unavailable := func(format string, args ...any) Result {
-		res.Verdict, res.Why, res.Findings = Unavailable, text.CleanLine(fmt.Sprintf(format, args...)), []Finding{}
+		res.Verdict, res.Why, res.Findings = Unavailable, untrusted.CleanLine(fmt.Sprintf(format, args...)), []Finding{}
 		return res
 	}
 	var err error
@@ -317,7 +317,7 @@ func cut(s string, n int) (string, bool) {
 func firstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
-			return text.ShortLine(l, 160)
+			return untrusted.ShortLine(l, 160)
 		}
 	}
 	return ""
@@ -325,7 +325,7 @@ func firstLine(s string) string {
 
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return text.ShortLine(strings.TrimSpace(lines[len(lines)-1]), 160)
+	return untrusted.ShortLine(strings.TrimSpace(lines[len(lines)-1]), 160)
 }
 
 // tail keeps the last 4 KiB written to it: a tool's stderr, for the line

@@ -7,7 +7,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // AgentPace is what the engine sees of a running task's agent for its
@@ -67,12 +67,12 @@ func (r *Run) PaceTask(t *TaskRun, a AgentPace, jitter Jitter, now time.Time) []
 		return evs
 	}
 	if limit := r.Plan.TimeoutOf(pt); t.Clock.TimedOut(limit, now) {
-		f := Failure{Class: FailTimeout, Error: text.From("timed out after " + shortDuration(limit) + " of active time")}
+		f := Failure{Class: FailTimeout, Error: untrusted.From("timed out after " + shortDuration(limit) + " of active time")}
 		return append(evs, r.timeUp(t, f, jitter, now)...)
 	}
 	stall := time.Duration(r.Plan.Stall)
 	if quiet := now.Sub(LatestOf(a.LastActivity, t.Since)); stall > 0 && a.Status == state.Working && quiet >= stall {
-		f := Failure{Class: FailStall, Error: text.From("stalled: working with no hook or screen change for " + shortDuration(stall))}
+		f := Failure{Class: FailStall, Error: untrusted.From("stalled: working with no hook or screen change for " + shortDuration(stall))}
 		return append(evs, r.timeUp(t, f, jitter, now)...)
 	}
 	return evs

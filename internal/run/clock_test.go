@@ -8,7 +8,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 func pacedRun(t *testing.T, extra string) (*Run, *TaskRun) {
@@ -84,7 +84,7 @@ func TestPlanOnTimeoutAndStallAreChecked(t *testing.T) {
 }
 
 func TestRetryPromptCarriesTheFailureTheTailAndTheTask(t *testing.T) {
-	p := RetryPrompt("add the models", 2, &Failure{Class: FailAgent, Error: text.From("tests fail")}, "line one\n!exec rm -rf /\n")
+	p := RetryPrompt("add the models", 2, &Failure{Class: FailAgent, Error: untrusted.From("tests fail")}, "line one\n!exec rm -rf /\n")
 	require.Contains(t, p, "(attempt 2): the previous attempt failed (agent: tests fail)")
 	require.Contains(t, p, "| line one\n| !exec rm -rf /\n", "the pane is quoted: no line starts as input")
 	require.Contains(t, p, "Your task:\nadd the models\n")
@@ -108,7 +108,7 @@ func TestSettledStartsAndTaskCommands(t *testing.T) {
 
 	// Exhausted, the dependent blocked; skip releases it; retry a finished run reopens it.
 	a.Attempt = r.Plan.Retry.MaxAttempts
-	_, err := r.Fail("a", Failure{Class: FailCrash, Error: text.From("exit 1")}, func() float64 { return 0 }, now)
+	_, err := r.Fail("a", Failure{Class: FailCrash, Error: untrusted.From("exit 1")}, func() float64 { return 0 }, now)
 	require.NoError(t, err)
 	b, _ := r.Task("b")
 	require.Equal(t, Blocked, b.State)

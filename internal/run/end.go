@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	untrusted "github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // A run ends when no task of it can go on by itself: "finished" when

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // A task is landed only while into holds what landed. When into is
@@ -167,7 +167,7 @@ func (r *Run) loseLandings(why string, lost []string, now time.Time) []Event {
 			continue
 		}
 		t.Why = why + "; owt run resume " + r.Name + " lands it again"
-		t.Failure = &Failure{Class: FailLand, Error: text.From(why), At: now}
+		t.Failure = &Failure{Class: FailLand, Error: untrusted.From(why), At: now}
 		r.SetTask(t, NeedsYou, now)
 		ids = append(ids, id)
 		evs = append(evs, Event{At: now, Event: "needs_you", Task: id, Detail: t.Why})

@@ -7,7 +7,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // Observation is what the engine saw of one task's agent at one moment.
@@ -167,7 +167,7 @@ func Judge(o Observation, c Criteria, m Memo) Verdict {
 	case o.Status == state.Limited:
 		return v(AskUser, "the agent hit a "+o.Limit.Why(o.Now)+" (the tool gave no reset time)")
 	case o.Status == state.Exited && o.ExitCode != nil && *o.ExitCode != 0:
-		return Verdict{Action: MarkFailed, Evidence: ev, Failure: &Failure{Class: FailCrash, Error: text.From(fmt.Sprintf("the agent exited with code %d", *o.ExitCode)), At: o.Now}}
+		return Verdict{Action: MarkFailed, Evidence: ev, Failure: &Failure{Class: FailCrash, Error: untrusted.From(fmt.Sprintf("the agent exited with code %d", *o.ExitCode)), At: o.Now}}
 	case o.Status != state.Idle && o.Status != state.Exited:
 		return v(KeepWaiting, "the agent is "+string(o.Status))
 	}

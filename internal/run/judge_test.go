@@ -8,7 +8,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 const settle = 30 * time.Second
@@ -32,7 +32,7 @@ func TestJudge(t *testing.T) {
 	failing := Memo{Checks: &CheckResult{Tree: "t1", Output: "go test: FAIL x_test.go:3"}}
 	sentChecks := failing
 	sentChecks.ChecksSentAt, sentChecks.ChecksSentTree = t0.Add(-2*time.Minute), "t1"
-	done := &state.DoneSignal{Summary: text.From("models added"), At: t0.Add(-time.Minute)}
+	done := &state.DoneSignal{Summary: untrusted.From("models added"), At: t0.Add(-time.Minute)}
 
 	cases := []struct {
 		name   string
@@ -50,8 +50,8 @@ func TestJudge(t *testing.T) {
 		{name: "idle but not settled: wait", obs: seen(func(o *Observation) { o.LastActivity = t0.Add(-time.Second) }), crit: plain, action: KeepWaiting},
 		{name: "working, even with owt done: wait (one hook is never done)", obs: seen(func(o *Observation) { o.Status = state.Working; o.Done = done }), crit: plain, action: KeepWaiting},
 		{name: "a waiting agent is never done", obs: seen(func(o *Observation) { o.Status = state.Waiting; o.WaitingFor = "permission"; o.Done = done }), crit: plain, action: AskUser},
-		{name: "owt done --fail: failed, class agent", obs: seen(func(o *Observation) { o.Done = &state.DoneSignal{Fail: text.From("no API for that"), At: t0} }), crit: plain, action: MarkFailed, class: FailAgent},
-		{name: "owt done --blocked: needs you", obs: seen(func(o *Observation) { o.Done = &state.DoneSignal{Blocked: text.From("which DB?"), At: t0} }), crit: plain, action: AskUser},
+		{name: "owt done --fail: failed, class agent", obs: seen(func(o *Observation) { o.Done = &state.DoneSignal{Fail: untrusted.From("no API for that"), At: t0} }), crit: plain, action: MarkFailed, class: FailAgent},
+		{name: "owt done --blocked: needs you", obs: seen(func(o *Observation) { o.Done = &state.DoneSignal{Blocked: untrusted.From("which DB?"), At: t0} }), crit: plain, action: AskUser},
 		{name: "exit 3: failed, class crash", obs: seen(func(o *Observation) { o.Status = state.Exited; o.ExitCode = code(3) }), crit: plain, action: MarkFailed, class: FailCrash},
 		{name: "exited, code unknown, no signal: needs you", obs: seen(func(o *Observation) { o.Status = state.Exited }), crit: plain, action: AskUser},
 		{name: "idle without commits: one nudge", obs: seen(func(o *Observation) { o.Commits = 0 }), crit: plain, action: SendMessage, kind: MsgNudge},
@@ -102,11 +102,11 @@ func TestJudge(t *testing.T) {
 
 func TestJudgeEvidenceIsKept(t *testing.T) {
 	v := Judge(seen(func(o *Observation) {
-		o.Done = &state.DoneSignal{Summary: text.From("models added"), At: t0}
+		o.Done = &state.DoneSignal{Summary: untrusted.From("models added"), At: t0}
 		o.Commits = 2
 	}), Criteria{Settle: settle, HasChecks: true}, Memo{Checks: &CheckResult{Tree: "t1", Passed: true}})
 	require.Equal(t, MarkDone, v.Action)
-	require.Equal(t, Evidence{Signal: "owt done", Summary: text.From("models added"), Commits: 2, Checks: "passed", Tree: "t1", At: t0}, v.Evidence)
+	require.Equal(t, Evidence{Signal: "owt done", Summary: untrusted.From("models added"), Commits: 2, Checks: "passed", Tree: "t1", At: t0}, v.Evidence)
 }
 
 // The scenarios of the issue, judged step by step as the engine would,

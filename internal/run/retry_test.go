@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/runplan"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/stretchr/testify/require"
 )
 
@@ -59,7 +59,7 @@ func TestFailBacksOffThenFailsAndBlocksDependents(t *testing.T) {
 	a := set(r, "a", Running)
 	a.Attempt = 1
 
-	evs, err := r.Fail("a", Failure{Class: FailCrash, Error: text.From("exit 1")}, fixed(0.5), t0)
+	evs, err := r.Fail("a", Failure{Class: FailCrash, Error: untrusted.From("exit 1")}, fixed(0.5), t0)
 	require.NoError(t, err)
 	require.Equal(t, Backoff, a.State)
 	require.Equal(t, t0.Add(10*time.Second), a.NextStart, "persisted next start")
@@ -68,7 +68,7 @@ func TestFailBacksOffThenFailsAndBlocksDependents(t *testing.T) {
 	require.Equal(t, []string{"a", "d"}, Ready(r, t0.Add(10*time.Second)))
 
 	a.State, a.Attempt = Running, 2
-	evs, err = r.Fail("a", Failure{Class: FailTimeout, Error: text.From("45m active")}, fixed(0.5), t0.Add(time.Minute))
+	evs, err = r.Fail("a", Failure{Class: FailTimeout, Error: untrusted.From("45m active")}, fixed(0.5), t0.Add(time.Minute))
 	require.NoError(t, err)
 	require.Equal(t, Failed, a.State, "attempts exhausted")
 	require.Equal(t, FailTimeout, a.Failure.Class)
@@ -104,7 +104,7 @@ func TestSkipReleasesDependents(t *testing.T) {
 	r := NewRun("r", "/repo", "main", chainPlan(t), t0)
 	a := set(r, "a", Running)
 	a.Attempt = 2
-	_, err := r.Fail("a", Failure{Class: FailAgent, Error: text.From("cannot")}, fixed(0.5), t0)
+	_, err := r.Fail("a", Failure{Class: FailAgent, Error: untrusted.From("cannot")}, fixed(0.5), t0)
 	require.NoError(t, err)
 
 	evs, err := r.Skip("a", t0.Add(time.Minute))

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/runplan"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // StateVersion is the schema version written into every run file.
@@ -166,19 +166,19 @@ type TaskRun struct {
 // Failure is one failed attempt: its class (start, crash, agent, timeout,
 // stall, land) and what happened.
 type Failure struct {
-	Class string         `json:"class"`
-	Error text.Untrusted `json:"error"`
-	At    time.Time      `json:"at"`
+	Class string              `json:"class"`
+	Error untrusted.Untrusted `json:"error"`
+	At    time.Time           `json:"at"`
 }
 
 // Evidence is what owt saw when it judged whether a task is done: all of
 // a signal, not waiting, commits (unless allow_empty), a clean tree and
 // passing checks.
 type Evidence struct {
-	Signal  string         `json:"signal,omitempty"` // "owt done", "exit 0", "settled"
-	Summary text.Untrusted `json:"summary,omitzero"` // what the agent said with owt done --summary
-	Waiting bool           `json:"waiting,omitempty"`
-	Commits int            `json:"commits"`
+	Signal  string              `json:"signal,omitempty"` // "owt done", "exit 0", "settled"
+	Summary untrusted.Untrusted `json:"summary,omitzero"` // what the agent said with owt done --summary
+	Waiting bool                `json:"waiting,omitempty"`
+	Commits int                 `json:"commits"`
 	// NoChange: the commits change nothing against the task's start.
 	NoChange bool `json:"no_change,omitempty"`
 	Dirty    bool `json:"dirty,omitempty"`

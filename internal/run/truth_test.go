@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // A pane's tail is quoted without the padding tmux keeps: no trailing
@@ -15,7 +15,7 @@ import (
 func TestRetryPromptQuotesThePaneWithoutItsPadding(t *testing.T) {
 	pad := strings.Repeat(" ", 120)
 	tail := "╭─ agent" + pad + "\n" + strings.Repeat(pad+"\n", 6) + "│ > ask" + pad + "\n\n\n" + "└ done  \t\n"
-	p := RetryPrompt("add the models", 2, &Failure{Class: FailCrash, Error: text.From("exit 1")}, tail)
+	p := RetryPrompt("add the models", 2, &Failure{Class: FailCrash, Error: untrusted.From("exit 1")}, tail)
 	require.Contains(t, p, "| ╭─ agent\n| │ > ask\n| └ done\n")
 	require.NotContains(t, p, "  \n")
 	require.NotContains(t, p, "| \n")
@@ -57,7 +57,7 @@ func TestARunEndsFailedUntilTheUserActs(t *testing.T) {
 	r := engineRun(t, "") // b depends on a
 	a, _ := r.Task("a")
 	a.State, a.Attempt = Running, r.Plan.Retry.MaxAttempts
-	_, err := r.Fail("a", Failure{Class: FailAgent, Error: text.From("no")}, fixed(0), now)
+	_, err := r.Fail("a", Failure{Class: FailAgent, Error: untrusted.From("no")}, fixed(0), now)
 	require.NoError(t, err)
 	evs := r.Finish(now)
 	require.Equal(t, RunFailed, r.State, "a failed, b blocked by it")

@@ -15,8 +15,8 @@ import (
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runwork"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -493,7 +493,7 @@ func (e *Engine) recordStart(name, id string, rec *state.Record, at placedAt, er
 			return evs, nil
 		}
 		if err != nil {
-			return cur.FailAttempt(t, run.Failure{Class: run.FailStart, Error: text.From(err.Error())}, nil, e.jitter(), now), nil
+			return cur.FailAttempt(t, run.Failure{Class: run.FailStart, Error: untrusted.From(err.Error())}, nil, e.jitter(), now), nil
 		}
 		t.Name, t.Branch, t.Host, t.HostRepo = rec.Name, rec.Branch, host, at.Repo
 		cur.SetTask(t, run.Running, now)

@@ -15,7 +15,7 @@ import (
 	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // Tasks placed on hosts: a task whose plan sets host or labels (or whose
@@ -131,7 +131,7 @@ const hostClockSlack = 5 * time.Minute
 // made since the run was (a host's clock may be behind by hostClockSlack),
 // not a leftover of an earlier run of the same name.
 func isOwnAgent(have inventory.Item, task, base string, runCreated time.Time) bool {
-	return have.Task.Equal(text.From(task)) && have.Base == base && !have.CreatedAt.Before(runCreated.Add(-hostClockSlack))
+	return have.Task.Equal(untrusted.From(task)) && have.Base == base && !have.CreatedAt.Before(runCreated.Add(-hostClockSlack))
 }
 
 // agentThere is the agent called name in h's clone of repo, as the host

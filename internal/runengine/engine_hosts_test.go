@@ -10,7 +10,7 @@ import (
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // The host's stream alone settles a working agent (keep waiting) and one
@@ -129,7 +129,7 @@ func TestRemoteTaskIsMatchedInItsOwnRepositoryOnTheHost(t *testing.T) {
 // the run was (within a host clock's slack), not an earlier run's leftover.
 func TestOwnAgentOnAHostIsTheTasksOnly(t *testing.T) {
 	created := time.Now()
-	have := inventory.Item{Name: "g-far", Task: text.From("the task"), Base: "main", CreatedAt: created.Add(time.Second)}
+	have := inventory.Item{Name: "g-far", Task: untrusted.From("the task"), Base: "main", CreatedAt: created.Add(time.Second)}
 	require.True(t, isOwnAgent(have, "the task", "main", created))
 	require.True(t, isOwnAgent(inventory.Item{Task: have.Task, Base: "main", CreatedAt: created.Add(-time.Minute)}, "the task", "main", created), "a host clock a minute behind")
 	require.False(t, isOwnAgent(have, "another task", "main", created))

@@ -8,7 +8,7 @@ import (
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -144,7 +144,7 @@ func (e *Engine) nudge(r *run.Run, t *run.TaskRun, rec *state.Record, now time.T
 	detail := "its usage limit reset: told it to go on"
 	// Only into a screen at its prompt: typed into a dialog it would
 	// answer it.
-	if err := send.To(w, rec, text.From(NudgeText), send.Options{OnlyIdle: true}); err != nil {
+	if err := send.To(w, rec, untrusted.From(NudgeText), send.Options{OnlyIdle: true}); err != nil {
 		detail = "its usage limit reset, but telling it to go on failed: " + err.Error()
 	}
 	e.logf(r.Repo, rec.Name, "run %s: %s: %s", r.Name, rec.Name, detail)

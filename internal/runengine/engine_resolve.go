@@ -10,7 +10,7 @@ import (
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/resolve"
 	"github.com/owt-tmux/owt/internal/run"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -60,7 +60,7 @@ func (e *Engine) resolveOnConflict(r *run.Run, t *run.TaskRun, landErr error) re
 		}
 		return resolving{why: "owt resolve could not hand it to the agent: " + err.Error()}
 	}
-	why := fmt.Sprintf("its agent resolves the conflicts with %s in %s (owt resolve); it lands once owt verified them", r.Into, text.Some(st.Files, 5))
+	why := fmt.Sprintf("its agent resolves the conflicts with %s in %s (owt resolve); it lands once owt verified them", r.Into, untrusted.Some(st.Files, 5))
 	if st.How == "" {
 		why = fmt.Sprintf("the conflicts with %s are left in its worktree, but its agent was not told (%s): 'owt resolve %s'", r.Into, st.Untold, t.Name)
 	}
@@ -100,7 +100,7 @@ func (e *Engine) resolveHeld(r *run.Run, t *run.TaskRun, now time.Time) (bool, e
 		}
 		// As a landing that failed: the user decides, and it is looked at
 		// again now and then (the agent or the user may put it right).
-		ct.Failure = &run.Failure{Class: run.FailLand, Error: text.From(why), At: now}
+		ct.Failure = &run.Failure{Class: run.FailLand, Error: untrusted.From(why), At: now}
 		if ct.State == run.NeedsYou && ct.Why == why {
 			cur.UpdatedAt = now
 			return nil, nil

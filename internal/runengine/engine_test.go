@@ -10,7 +10,7 @@ import (
 	"github.com/owt-tmux/owt/internal/run"
 
 	"github.com/owt-tmux/owt/internal/runplan"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/stretchr/testify/require"
 )
 
@@ -38,7 +38,7 @@ func TestApplyLogsEachChangeOnce(t *testing.T) {
 
 	require.Empty(t, apply(r, judged{id: "a", name: "other", was: run.Running, v: ask}, now), "a verdict on another agent is dropped")
 
-	evs = apply(r, judged{id: "a", name: "r-a", was: run.Running, v: run.Verdict{Action: run.MarkDone, Evidence: run.Evidence{Signal: "owt done", Commits: 2, Summary: text.From("s")}}}, now)
+	evs = apply(r, judged{id: "a", name: "r-a", was: run.Running, v: run.Verdict{Action: run.MarkDone, Evidence: run.Evidence{Signal: "owt done", Commits: 2, Summary: untrusted.From("s")}}}, now)
 	require.Equal(t, "done", evs[0].Event)
 	require.Equal(t, "owt done; 2 commit(s); summary: s", evs[0].Detail)
 	require.Equal(t, 2, a.Evidence.Commits)
@@ -51,7 +51,7 @@ func TestFailureBacksOffThenIsFinalAndBlocksDependents(t *testing.T) {
 	a, _ := r.Task("a")
 	a.State, a.Name, a.Attempt = run.Running, "r-a", 1
 	half := func() float64 { return 0.5 } // no jitter: the plan's backoff exactly
-	fail := run.Verdict{Action: run.MarkFailed, Failure: &run.Failure{Class: run.FailAgent, Error: text.From("no API")}}
+	fail := run.Verdict{Action: run.MarkFailed, Failure: &run.Failure{Class: run.FailAgent, Error: untrusted.From("no API")}}
 	evs := apply(r, judged{id: "a", name: "r-a", was: run.Running, v: fail, jitter: half}, now)
 	require.Equal(t, run.Backoff, a.State, "attempts left: backoff, the worktree kept")
 	require.Equal(t, "backoff", evs[0].Event)

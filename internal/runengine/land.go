@@ -12,7 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/runwork"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -68,7 +68,7 @@ func (e *Engine) recordLanding(name string, t *run.TaskRun, res merge.Result, er
 			// it is tried again now and then, and said again only when the
 			// reason changes.
 			why := "landing in " + cur.Into + ": " + err.Error()
-			ct.Failure = &run.Failure{Class: run.FailLand, Error: text.From(err.Error()), At: now}
+			ct.Failure = &run.Failure{Class: run.FailLand, Error: untrusted.From(err.Error()), At: now}
 			if ct.State == run.NeedsYou && ct.Why == why {
 				cur.UpdatedAt = now // kept quietly: the next try waits landRetryAfter
 				return nil, nil

@@ -36,8 +36,8 @@ import (
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/statuschange"
-	"github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/waiter"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -450,7 +450,7 @@ func (w *runner) whenReady(rec *state.Record, prof agent.Profile, working, paste
 	}
 	// The record is still "starting", so no owt send types meanwhile.
 	d := send.DeliveryFor(w.Workspace, rec.Tool)
-	if err := send.Deliver(w.Tmux, pane, text.From(rec.FirstPrompt()), d); err != nil {
+	if err := send.Deliver(w.Tmux, pane, untrusted.From(rec.FirstPrompt()), d); err != nil {
 		fmt.Fprintf(out, "owt: sending the task to %s failed: %v (owt send %s -)\n", rec.Tool, err, rec.Name)
 		w.leaveStarting(rec.Name, state.Idle)
 		return

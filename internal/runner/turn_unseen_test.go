@@ -7,7 +7,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // A first turn owt never saw running, whose task the screen shows taken,
@@ -34,7 +34,7 @@ func TestTurnEndedUnseenIsATurn(t *testing.T) {
 	r, err = w.Get("failed")
 	require.NoError(t, err)
 	require.Equal(t, state.Idle, r.Status)
-	require.Equal(t, text.From("Content generator not initialized"), r.TurnError)
+	require.Equal(t, untrusted.From("Content generator not initialized"), r.TurnError)
 
 	w.turnEndedUnseen("working", none, none)
 	r, err = w.Get("working")

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 
 	"github.com/BurntSushi/toml"
 
@@ -293,7 +293,7 @@ func (d *decoder) tasks(key string, v any, textKey string) []rawTask {
 			d.add(r.label+"."+textKey, "is empty")
 		} else if len(r.task.Task) > MaxTaskText {
 			d.add(r.label+"."+textKey, "is %d bytes; at most %d (the agent takes its task as one argument)", len(r.task.Task), MaxTaskText)
-		} else if i := strings.IndexFunc(r.task.Task, text.IsControl); i >= 0 {
+		} else if i := strings.IndexFunc(r.task.Task, untrusted.IsControl); i >= 0 {
 			d.add(r.label+"."+textKey, "has a control character (%U) at byte %d; an agent's task is text, with tabs and line breaks", []rune(r.task.Task[i:])[0], i)
 		}
 		out = append(out, r)

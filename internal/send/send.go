@@ -20,8 +20,8 @@ import (
 	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statuschange"
-	untrusted "github.com/owt-tmux/owt/internal/text"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // pasteOver is the length above which text goes through a paste buffer

@@ -12,7 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 func classifierOf(t *testing.T, tool string) *agent.Classifier {
@@ -85,7 +85,7 @@ func TestOwtsMessageWaitsForAPromptOnScreenTheRecordMissed(t *testing.T) {
 	before, err := w.Tmux.Capture(rec.Pane)
 	require.NoError(t, err)
 
-	err = To(ws, rec, text.From("abc"), Options{OnlyIdle: true})
+	err = To(ws, rec, untrusted.From("abc"), Options{OnlyIdle: true})
 	require.ErrorIs(t, err, ErrNotReady)
 	require.Contains(t, err.Error(), "its screen shows it waiting now")
 	after, err := w.Tmux.Capture(rec.Pane)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/structjson"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // hostileStrings are strings encoding/json writes in every way it has:
@@ -28,8 +28,8 @@ func fill(t *testing.T, r *rand.Rand, v reflect.Value, depth int) {
 			v.Set(reflect.ValueOf(time.Unix(r.Int64N(4e9), r.Int64N(1e9)).In(time.FixedZone("", 3600*(r.IntN(5)-2)))))
 		}
 		return
-	case reflect.TypeFor[text.Untrusted]():
-		v.Set(reflect.ValueOf(text.From(hostileStrings[r.IntN(len(hostileStrings))])))
+	case reflect.TypeFor[untrusted.Untrusted]():
+		v.Set(reflect.ValueOf(untrusted.From(hostileStrings[r.IntN(len(hostileStrings))])))
 		return
 	}
 	switch v.Kind() {

@@ -27,7 +27,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/owt-tmux/owt/internal/atomicfile"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/xdgdir"
 )
 
@@ -56,7 +56,7 @@ func (s Status) NeedsYou() bool { return s == Waiting || s == Limited }
 // Limit is the usage limit a limited agent hit.
 type Limit struct {
 	// Text is the tool's words for it.
-	Text text.Untrusted `json:"text,omitzero"`
+	Text untrusted.Untrusted `json:"text,omitzero"`
 	// Reset is when the tool said it resets (zero: it did not say).
 	Reset time.Time `json:"reset,omitzero"`
 	// Nudged: owt told the agent to go on once the limit had reset.
@@ -186,7 +186,7 @@ type Record struct {
 	// TurnError is why the agent's last turn failed (an API, auth or rate
 	// limit error), until a new turn starts. The task is kept: 'owt send
 	// NAME --task' sends it again.
-	TurnError text.Untrusted `json:"turn_error,omitzero"`
+	TurnError untrusted.Untrusted `json:"turn_error,omitzero"`
 	// Limit is the usage limit of a limited agent (nil otherwise).
 	Limit *Limit `json:"limit,omitempty"`
 	// Interrupted: the user stopped the last turn (Esc): no turn finished,
@@ -392,28 +392,28 @@ func (r *Record) AddHook(ev HookEvent) {
 // words), and whether it set the status (correcting Was from WasSource)
 // or confirmed the one recorded.
 type ScreenEvidence struct {
-	Status   Status           `json:"status"`
-	Rule     string           `json:"rule"`
-	RuleText string           `json:"rule_text"`
-	Lines    []text.Untrusted `json:"lines,omitempty"`
+	Status   Status                `json:"status"`
+	Rule     string                `json:"rule"`
+	RuleText string                `json:"rule_text"`
+	Lines    []untrusted.Untrusted `json:"lines,omitempty"`
 	// Set: the reading changed the status; else it confirmed it.
 	Set       bool   `json:"set,omitempty"`
 	Was       Status `json:"was,omitempty"`
 	WasSource Source `json:"was_source,omitempty"`
 	// Interrupted: an interrupt mark showed under the ended turn; Mark is
 	// its row (the agent's screen).
-	Interrupted bool           `json:"interrupted,omitempty"`
-	Mark        text.Untrusted `json:"mark,omitzero"`
-	At          time.Time      `json:"at"`
+	Interrupted bool                `json:"interrupted,omitempty"`
+	Mark        untrusted.Untrusted `json:"mark,omitzero"`
+	At          time.Time           `json:"at"`
 }
 
 // DoneSignal is one owt done: the agent's own word that its task ended.
 // At most one of Fail and Blocked is set; with neither, it says finished.
 type DoneSignal struct {
-	Summary text.Untrusted `json:"summary,omitzero"`
-	Fail    text.Untrusted `json:"fail,omitzero"`    // why the task failed (owt done --fail)
-	Blocked text.Untrusted `json:"blocked,omitzero"` // the question it needs answered (owt done --blocked)
-	At      time.Time      `json:"at"`
+	Summary untrusted.Untrusted `json:"summary,omitzero"`
+	Fail    untrusted.Untrusted `json:"fail,omitzero"`    // why the task failed (owt done --fail)
+	Blocked untrusted.Untrusted `json:"blocked,omitzero"` // the question it needs answered (owt done --blocked)
+	At      time.Time           `json:"at"`
 }
 
 // HookFile is a settings file owt merged its hooks into, relative to the

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/stretchr/testify/require"
 )
 
@@ -14,7 +14,7 @@ import (
 // empty: a state file reads the same in an older and a newer owt.
 func TestAgentWordsInARecordAreWrittenAsPlainStrings(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	r := Record{Name: "a", TurnError: text.From("rate \x1b[31mlimit"), Done: &DoneSignal{Summary: text.From("did it"), At: at}}
+	r := Record{Name: "a", TurnError: untrusted.From("rate \x1b[31mlimit"), Done: &DoneSignal{Summary: untrusted.From("did it"), At: at}}
 	data, err := json.Marshal(r)
 	require.NoError(t, err)
 	require.Contains(t, string(data), `"turn_error":"rate \u001b[31mlimit"`)

@@ -9,7 +9,7 @@ import (
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statusbar"
 	"github.com/owt-tmux/owt/internal/statuschange"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -58,17 +58,17 @@ func (o Observation) evidence() *state.ScreenEvidence {
 	if o.Limit != nil {
 		// The tool's words for its usage limit are what decided.
 		return &state.ScreenEvidence{Status: state.Limited, Rule: "limit", RuleText: "a usage limit in the tool's words",
-			Lines: []text.Untrusted{text.From(cut(o.Limit.Text))}, At: o.At}
+			Lines: []untrusted.Untrusted{untrusted.From(cut(o.Limit.Text))}, At: o.At}
 	}
 	if o.Rule == "" {
 		return nil
 	}
-	lines := make([]text.Untrusted, len(o.Lines))
+	lines := make([]untrusted.Untrusted, len(o.Lines))
 	for i, l := range o.Lines {
-		lines[i] = text.From(cut(l)) // the agent's screen: its words
+		lines[i] = untrusted.From(cut(l)) // the agent's screen: its words
 	}
 	return &state.ScreenEvidence{Status: state.Status(o.Class), Rule: o.Rule, RuleText: o.RuleText, Lines: lines,
-		Interrupted: o.Interrupted, Mark: text.From(cut(o.Mark)), At: o.At}
+		Interrupted: o.Interrupted, Mark: untrusted.From(cut(o.Mark)), At: o.At}
 }
 
 // rowLimit bounds a screen row kept on the record: a wide pane's row can
@@ -130,7 +130,7 @@ func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (st
 		// under the turn it ended); another limit is a new one.
 		// The same words read again keep the recorded reset: a clock time
 		// read after it passed would name tomorrow's.
-		if rec.Status != state.Limited || rec.Limit == nil || !rec.Limit.Text.Equal(text.From(obs.Limit.Text)) {
+		if rec.Status != state.Limited || rec.Limit == nil || !rec.Limit.Text.Equal(untrusted.From(obs.Limit.Text)) {
 			return state.Limited, true
 		}
 		return "", false
@@ -197,7 +197,7 @@ func ApplyScreen(w *workspace.Ledger, name string, obs Observation, stillAfter t
 				c.Screen.Interrupted = true
 			}
 		case state.Limited:
-			c.Limit = &state.Limit{Text: text.From(obs.Limit.Text), Reset: obs.Limit.Reset}
+			c.Limit = &state.Limit{Text: untrusted.From(obs.Limit.Text), Reset: obs.Limit.Reset}
 		}
 		return c, ok
 	})

@@ -11,7 +11,7 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statuschange"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 func TestReconcile(t *testing.T) {
@@ -118,7 +118,7 @@ func TestIdleBeforeTheTaskWasTakenIsAFailedTurn(t *testing.T) {
 	t0 := time.Now()
 	r, _, err := SetAt(&w.Ledger, "a", state.Idle, state.FromOwt, nil, t0)
 	require.NoError(t, err)
-	require.Equal(t, text.From(statuschange.TaskNotTaken), r.TurnError)
+	require.Equal(t, untrusted.From(statuschange.TaskNotTaken), r.TurnError)
 	require.False(t, r.TaskPending)
 
 	r, _, err = SetAt(&w.Ledger, "b", state.Idle, state.FromHook, nil, t0)

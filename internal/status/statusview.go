@@ -6,7 +6,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -24,7 +24,7 @@ type View struct {
 	// Limit is the usage limit of a limited agent, with its reset time.
 	Limit *state.Limit `json:"limit,omitempty"`
 	// TurnError is why its last turn failed; the task is kept.
-	TurnError text.Untrusted `json:"turn_error,omitzero"`
+	TurnError untrusted.Untrusted `json:"turn_error,omitzero"`
 	// Interrupted: the user stopped its last turn (Esc); no turn finished.
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Done is what the agent said with owt done this turn.
@@ -44,7 +44,7 @@ type View struct {
 	// or fresh and why.
 	Resume *state.Resume `json:"resume,omitempty"`
 	// Lines are the last non-blank lines of the agent's pane.
-	Lines []text.Untrusted `json:"last_lines"`
+	Lines []untrusted.Untrusted `json:"last_lines"`
 }
 
 // Of returns the status of the agent called name with the last
@@ -61,7 +61,7 @@ func Of(w *workspace.Workspace, name string, lines int) (View, error) {
 		Interrupted: r.Interrupted && r.Status == state.Idle,
 		InPlace:     r.InPlace, Path: r.Path,
 		AgentSession: r.AgentSession, Resume: r.Resume,
-		Lines: []text.Untrusted{},
+		Lines: []untrusted.Untrusted{},
 	}
 	if err := w.CheckPane(r); err != nil {
 		if errors.Is(err, workspace.ErrOtherServer) {
@@ -72,10 +72,10 @@ func Of(w *workspace.Workspace, name string, lines int) (View, error) {
 	v.Live = true
 	if screen, err := w.Tmux.Capture(r.Pane); err == nil && lines > 0 {
 		all := agent.ScreenLines(screen)
-		var kept []text.Untrusted // what the agent drew: its words
+		var kept []untrusted.Untrusted // what the agent drew: its words
 		for _, l := range all {
 			if l != "" || len(kept) > 0 {
-				kept = append(kept, text.From(l))
+				kept = append(kept, untrusted.From(l))
 			}
 		}
 		if len(kept) > lines {

@@ -9,7 +9,7 @@ import (
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -66,11 +66,11 @@ type WhyReaction struct {
 
 // WhyMessage is one message still owed to the agent.
 type WhyMessage struct {
-	Kind     string         `json:"kind"`
-	From     string         `json:"from,omitempty"`
-	QueuedAt time.Time      `json:"queued_at"`
-	Held     string         `json:"held,omitempty"`
-	Text     text.Untrusted `json:"text"`
+	Kind     string              `json:"kind"`
+	From     string              `json:"from,omitempty"`
+	QueuedAt time.Time           `json:"queued_at"`
+	Held     string              `json:"held,omitempty"`
+	Text     untrusted.Untrusted `json:"text"`
 }
 
 // Explain gathers why the agent called name has its status: the record's
@@ -101,7 +101,7 @@ func Explain(w *workspace.Workspace, name string, runs run.Store, box outbox.Box
 		return v, fmt.Errorf("read the outbox of %s: %w", r.Name, err)
 	}
 	for _, m := range msgs {
-		v.Outbox = append(v.Outbox, WhyMessage{Kind: m.Kind, From: m.From, QueuedAt: m.QueuedAt, Held: m.Why, Text: text.From(m.Text)})
+		v.Outbox = append(v.Outbox, WhyMessage{Kind: m.Kind, From: m.From, QueuedAt: m.QueuedAt, Held: m.Why, Text: untrusted.From(m.Text)})
 	}
 	return v, nil
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 func TestWhyLineSaysWhatSetTheStatus(t *testing.T) {
@@ -25,20 +25,20 @@ func TestWhyLineSaysWhatSetTheStatus(t *testing.T) {
 		{"the first hook of the run that set it", state.Record{Status: state.Waiting, WaitingFor: "permission", Source: state.FromHook, Hooks: hooks},
 			"waiting for permission since 12:03 (hook PermissionRequest)"},
 		{"confirmed by the screen", state.Record{Status: state.Waiting, Source: state.FromHook, Hooks: hooks,
-			Screen: &state.ScreenEvidence{Status: state.Waiting, Rule: "claude/permission", Lines: []text.Untrusted{text.From("Do you want to proceed?")}}},
+			Screen: &state.ScreenEvidence{Status: state.Waiting, Rule: "claude/permission", Lines: []untrusted.Untrusted{untrusted.From("Do you want to proceed?")}}},
 			"waiting since 12:03 (hook PermissionRequest, confirmed by screen: 'Do you want to proceed?' — rule claude/permission)"},
 		{"a reading of another status is not evidence", state.Record{Status: state.Working, Source: state.FromHook, Hooks: hooks[:1],
 			Screen: &state.ScreenEvidence{Status: state.Idle, Rule: "claude/prompt"}},
 			"working since 12:03 (hook UserPromptSubmit)"},
 		{"the screen corrected a hook", state.Record{Status: state.Idle, Source: state.FromScreen, Interrupted: true, Hooks: hooks[:1],
-			Screen: &state.ScreenEvidence{Status: state.Idle, Rule: "claude/prompt", Set: true, Was: state.Working, WasSource: state.FromHook, Lines: []text.Untrusted{text.From("│ >")}}},
+			Screen: &state.ScreenEvidence{Status: state.Idle, Rule: "claude/prompt", Set: true, Was: state.Working, WasSource: state.FromHook, Lines: []untrusted.Untrusted{untrusted.From("│ >")}}},
 			"idle since 12:03 (the screen corrected what the hook said working: '│ >' — rule claude/prompt, turn interrupted)"},
 		{"owt set it, the screen confirmed it", state.Record{Status: state.Working, Source: state.FromOwt,
-			Screen: &state.ScreenEvidence{Status: state.Working, Rule: "opencode/working", Lines: []text.Untrusted{text.From("esc interrupt")}}},
+			Screen: &state.ScreenEvidence{Status: state.Working, Rule: "opencode/working", Lines: []untrusted.Untrusted{untrusted.From("esc interrupt")}}},
 			"working since 12:03 (owt, confirmed by screen: 'esc interrupt' — rule opencode/working)"},
 		{"owt saw it end", state.Record{Status: state.Exited, Source: state.FromOwt, ExitCode: &code},
 			"exited (code 137) since 12:03 (owt)"},
-		{"a failed turn", state.Record{Status: state.Idle, Source: state.FromHook, TurnError: text.From("rate_limit\x1b[2J")},
+		{"a failed turn", state.Record{Status: state.Idle, Source: state.FromHook, TurnError: untrusted.From("rate_limit\x1b[2J")},
 			"idle since 12:03 (hook, turn failed: rate_limit[2J)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

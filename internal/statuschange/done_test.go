@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 func TestOwtDoneIsClearedOnlyByANewTurn(t *testing.T) {
@@ -27,7 +27,7 @@ func TestOwtDoneIsClearedOnlyByANewTurn(t *testing.T) {
 		{"working → idle: the turn ends", state.Working, state.Idle, at.Add(time.Second), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &state.Record{Status: tc.to, Done: &state.DoneSignal{Summary: text.From("x"), At: at}}
+			r := &state.Record{Status: tc.to, Done: &state.DoneSignal{Summary: untrusted.From("x"), At: at}}
 			got := clearDoneOnNewTurn(r, tc.prev, Change{Status: tc.to, At: tc.eventAt})
 			require.Equal(t, tc.cleared, got)
 			require.Equal(t, tc.cleared, r.Done == nil)

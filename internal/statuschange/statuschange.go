@@ -17,7 +17,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // eventRefresh bounds how often an event that changes nothing still writes
@@ -182,11 +182,11 @@ func applyDetail(r *state.Record, c Change) bool {
 	switch {
 	case c.TurnError != "":
 		// The agent's words, or its screen's: kept as they came, drawn safe.
-		changed = changed || !r.TurnError.Equal(text.From(c.TurnError))
-		r.TurnError = text.From(c.TurnError)
+		changed = changed || !r.TurnError.Equal(untrusted.From(c.TurnError))
+		r.TurnError = untrusted.From(c.TurnError)
 		r.TaskPending = false
 	case c.Status == state.Working && !r.TurnError.Empty():
-		r.TurnError, changed = text.Untrusted{}, true
+		r.TurnError, changed = untrusted.Untrusted{}, true
 	}
 	changed = applyLimit(r, c) || changed
 	switch {

@@ -3,7 +3,7 @@ package templates
 import (
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // Chosen is the template of one agent, and whether owt guessed it.
@@ -56,7 +56,7 @@ func FirstPrompt(cfg config.Config, c Chosen, rec *state.Record, dir string, oth
 		if len(data.Peers) == maxPeers {
 			break
 		}
-		data.Peers = append(data.Peers, config.PromptPeer{Name: p.Name, Branch: p.Branch, Task: text.From(p.Task).Short(100)})
+		data.Peers = append(data.Peers, config.PromptPeer{Name: p.Name, Branch: p.Branch, Task: untrusted.From(p.Task).Short(100)})
 	}
 	return Compose(c.Template, data)
 }

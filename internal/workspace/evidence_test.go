@@ -9,7 +9,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statuschange"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 func evidenceLedger(t *testing.T) *Ledger {
@@ -66,7 +66,7 @@ func TestScreenEvidenceSetConfirmedAndDropped(t *testing.T) {
 		return statuschange.Change{Status: state.Working, Source: state.FromHook, At: at}, true
 	})
 	require.NoError(t, err)
-	ev := state.ScreenEvidence{Status: state.Idle, Rule: "claude/prompt", Lines: []text.Untrusted{text.From("│ >")}, Interrupted: true}
+	ev := state.ScreenEvidence{Status: state.Idle, Rule: "claude/prompt", Lines: []untrusted.Untrusted{untrusted.From("│ >")}, Interrupted: true}
 	_, changed, err := w.ChangeStatus("a", func(*state.Record) (statuschange.Change, bool) {
 		return statuschange.Change{Status: state.Idle, Source: state.FromScreen, At: at.Add(2 * time.Second), Screen: &ev}, true
 	})

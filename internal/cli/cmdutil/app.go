@@ -19,7 +19,7 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // Exit codes scripts can rely on (the README has the same table).
@@ -184,7 +184,7 @@ func OneLine(s string) string {
 	var lines []string
 	// Errors carry other programs' words (git's, gh's, a remote's): their
 	// escapes and controls are not for the user's terminal.
-	for _, l := range strings.Split(strings.TrimSpace(text.Clean(s)), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(untrusted.Clean(s)), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
 			lines = append(lines, l)
 		}
@@ -215,6 +215,6 @@ func JSONFlag() *cli.BoolFlag { return &cli.BoolFlag{Name: "json", Usage: "print
 // so it can neither forge lines nor drive the terminal.
 func Shown(s string) string {
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
-	s = strings.ReplaceAll(text.Clean(s), "\n", " ⏎ ")
+	s = strings.ReplaceAll(untrusted.Clean(s), "\n", " ⏎ ")
 	return strings.ReplaceAll(s, "\t", " ")
 }

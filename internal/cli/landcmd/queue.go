@@ -13,7 +13,7 @@ import (
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -122,7 +122,7 @@ func shipQueue(o *queueOptions, w *workspace.Workspace, confirmed map[string]str
 		head := q.Entries[0]
 		if !head.Clean {
 			failure = fmt.Errorf("stopped at %s: it conflicts with %s in %s; left: %s",
-				head.Name, head.Base, text.Some(head.Conflicts, workspace.ListedMax), queueNames(q.Entries))
+				head.Name, head.Base, untrusted.Some(head.Conflicts, workspace.ListedMax), queueNames(q.Entries))
 			break
 		}
 		rec, err := w.Get(head.Name)
@@ -174,7 +174,7 @@ func shipRemoteQueue(o *queueOptions, w *workspace.Workspace, remote []merge.Que
 		run.Left.Entries = remote[i:]
 		if !e.Clean {
 			return fmt.Errorf("stopped at %s@%s: it conflicts with %s in %s (as %s predicts); left: %s",
-				e.Name, e.Host, e.Base, text.Some(e.Conflicts, workspace.ListedMax), e.Host, queueNames(remote[i:]))
+				e.Name, e.Host, e.Base, untrusted.Some(e.Conflicts, workspace.ListedMax), e.Host, queueNames(remote[i:]))
 		}
 		out, err := control.ShipQueued(w, e, control.LandOptions{ReviewLog: o.IO.ErrOut})
 		if out.Name == "" {
@@ -210,7 +210,7 @@ func printQueue(out io.Writer, q merge.Queue) {
 		for i, e := range q.Entries {
 			pred := "merges cleanly"
 			if !e.Clean {
-				pred = "conflicts in " + text.Some(e.Conflicts, workspace.ListedMax)
+				pred = "conflicts in " + untrusted.Some(e.Conflicts, workspace.ListedMax)
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", i+1, queueName(e), e.Branch, e.Status, e.Ahead, e.Uncommitted, e.Size, e.Overlaps, pred)
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/resolve"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // resolveOutcome is owt resolve --json: what was started, or how a
@@ -96,7 +96,7 @@ func ResolveCommand(f *cmdutil.Factory) *cli.Command {
 				st := out.Started
 				// File names are git's, from the agent's commits: drawn inert.
 				fmt.Fprintln(wr, cmdutil.OneLine(fmt.Sprintf("%s: merged %s (%.12s) into %s in its worktree %s; conflicts left in %d file(s): %s",
-					rec.Name, st.Target, st.Onto, st.Branch, rec.Path, len(st.Files), text.Some(st.Files, 8))))
+					rec.Name, st.Target, st.Onto, st.Branch, rec.Path, len(st.Files), untrusted.Some(st.Files, 8))))
 				switch st.How {
 				case "typed":
 					fmt.Fprintf(wr, "%s: its agent has the conflicts and is told to resolve them, run the tests and commit; 'owt resolve %s --status' checks its work\n", rec.Name, rec.Name)

@@ -18,7 +18,7 @@ import (
 	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -117,7 +117,7 @@ func searchCommand(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return printItems(f, c, hits, "nothing in memory matches "+strconv.Quote(text.CleanLine(q)))
+			return printItems(f, c, hits, "nothing in memory matches "+strconv.Quote(untrusted.CleanLine(q)))
 		},
 	}
 }
@@ -176,11 +176,11 @@ func printItems(f *cmdutil.Factory, c *cli.Context, items []memory.Item, empty s
 		if it.Source.Agent != "" {
 			src += ":" + it.Source.Agent
 		}
-		line := text.From(it.Text).Short(70)
+		line := untrusted.From(it.Text).Short(70)
 		if it.Stale != "" {
-			line += " (stale: " + text.From(it.Stale).Short(40) + ")"
+			line += " (stale: " + untrusted.From(it.Stale).Short(40) + ")"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", it.ID, kind, workspace.Age(now.Sub(it.Created)), text.CleanLine(src), line)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", it.ID, kind, workspace.Age(now.Sub(it.Created)), untrusted.CleanLine(src), line)
 	}
 	return tw.Flush()
 }
@@ -304,7 +304,7 @@ func reportsCommand(f *cmdutil.Factory) *cli.Command {
 			for _, rep := range out {
 				fmt.Fprintf(f.IO.Out, "%s\n", rep.At.Local().Format("2006-01-02 15:04"))
 				for _, l := range rep.Lines() {
-					fmt.Fprintf(f.IO.Out, "  %s\n", text.CleanLine(l))
+					fmt.Fprintf(f.IO.Out, "  %s\n", untrusted.CleanLine(l))
 				}
 			}
 			return nil

@@ -17,7 +17,7 @@ import (
 	"github.com/owt-tmux/owt/internal/peers"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/swarm"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -142,7 +142,7 @@ func printWorkers(out io.Writer, workers []*state.Record, lost map[string]bool) 
 		if lost[r.Name] {
 			status = "lost (no window: was " + status + ")"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", text.From(r.Name).Line(), r.Tool, status, mode)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", untrusted.From(r.Name).Line(), r.Tool, status, mode)
 	}
 	_ = tw.Flush()
 }
@@ -216,7 +216,7 @@ func sendCommand(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := swarm.Of(w).Send(c.Args().First(), text.From(msg))
+			res, err := swarm.Of(w).Send(c.Args().First(), untrusted.From(msg))
 			if err != nil {
 				return err
 			}
@@ -268,7 +268,7 @@ func stopCommand(f *cmdutil.Factory) *cli.Command {
 			}
 			if len(rep.NotTests) > 0 {
 				fmt.Fprintf(f.IO.Out, "NEEDS YOU: the tester changed files that are not tests: %s (shown in owt list and the control board; owt dismiss %s clears it)\n",
-					text.Some(rep.NotTests, workspace.ListedMax), rep.Host)
+					untrusted.Some(rep.NotTests, workspace.ListedMax), rep.Host)
 			}
 			return nil
 		},

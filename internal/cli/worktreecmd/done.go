@@ -12,7 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // DoneCommand is owt done: an agent's explicit signal that its task ended.
@@ -51,9 +51,9 @@ func DoneCommand(f *cmdutil.Factory) *cli.Command {
 // neither given empty.
 func doneSignal(c *cli.Context) (state.DoneSignal, error) {
 	sig := state.DoneSignal{
-		Summary: text.From(strings.TrimSpace(c.String("summary"))),
-		Fail:    text.From(strings.TrimSpace(c.String("fail"))),
-		Blocked: text.From(strings.TrimSpace(c.String("blocked"))),
+		Summary: untrusted.From(strings.TrimSpace(c.String("summary"))),
+		Fail:    untrusted.From(strings.TrimSpace(c.String("fail"))),
+		Blocked: untrusted.From(strings.TrimSpace(c.String("blocked"))),
 		At:      time.Now(),
 	}
 	if c.IsSet("fail") && c.IsSet("blocked") {

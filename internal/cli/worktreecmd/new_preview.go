@@ -6,28 +6,28 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/lifecycle"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // previewJSON is owt new --dry-run --json.
 type previewJSON struct {
-	Name     string         `json:"name"`
-	Branch   string         `json:"branch"`
-	Base     string         `json:"base"`
-	Tool     string         `json:"tool"`
-	Plan     bool           `json:"plan"`
-	Template string         `json:"template"`
-	Guessed  bool           `json:"guessed,omitempty"`
-	Prompt   text.Untrusted `json:"prompt"`
-	Facts    text.Untrusted `json:"facts"`
-	FactsN   int            `json:"facts_count"`
-	Note     string         `json:"facts_note,omitempty"`
+	Name     string              `json:"name"`
+	Branch   string              `json:"branch"`
+	Base     string              `json:"base"`
+	Tool     string              `json:"tool"`
+	Plan     bool                `json:"plan"`
+	Template string              `json:"template"`
+	Guessed  bool                `json:"guessed,omitempty"`
+	Prompt   untrusted.Untrusted `json:"prompt"`
+	Facts    untrusted.Untrusted `json:"facts"`
+	FactsN   int                 `json:"facts_count"`
+	Note     string              `json:"facts_note,omitempty"`
 }
 
 // printPreview shows what owt new would start the agent with.
 func printPreview(o *newOptions, lp lifecycle.Preview) error {
 	p := previewJSON{Name: lp.Name, Branch: lp.Branch, Base: lp.Base, Tool: lp.Tool, Plan: lp.Plan,
-		Template: lp.Template, Guessed: lp.Guessed, Prompt: text.From(lp.Prompt), Facts: text.From(lp.FactsBlock), FactsN: len(lp.Facts), Note: lp.FactsNote}
+		Template: lp.Template, Guessed: lp.Guessed, Prompt: untrusted.From(lp.Prompt), Facts: untrusted.From(lp.FactsBlock), FactsN: len(lp.Facts), Note: lp.FactsNote}
 	if o.JSON {
 		return cmdutil.PrintJSON(o.IO.Out, p)
 	}
@@ -50,13 +50,13 @@ func printPreviewText(out io.Writer, p previewJSON, head string) {
 		plan = "yes"
 	}
 	fmt.Fprintf(out, "%sname %s, branch %s, base %s, tool %s, plan mode %s\ntemplate %s\n",
-		head, text.From(p.Name).Line(), text.From(p.Branch).Line(), text.From(p.Base).Line(), text.From(p.Tool).Line(), plan, text.From(tpl).Line())
+		head, untrusted.From(p.Name).Line(), untrusted.From(p.Branch).Line(), untrusted.From(p.Base).Line(), untrusted.From(p.Tool).Line(), plan, untrusted.From(tpl).Line())
 	fmt.Fprintf(out, "\n--- first prompt ---\n%s\n", p.Prompt.Block())
 	switch {
 	case p.FactsN > 0:
 		fmt.Fprintf(out, "\n--- memory: %d fact(s), written into the agent's instructions file ---\n%s\n", p.FactsN, p.Facts.Block())
 	case p.Note != "":
-		fmt.Fprintf(out, "\n--- memory: none: %s ---\n", text.From(p.Note).Line())
+		fmt.Fprintf(out, "\n--- memory: none: %s ---\n", untrusted.From(p.Note).Line())
 	default:
 		fmt.Fprintln(out, "\n--- memory: no fact matches this task ---")
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
-	untrusted "github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // noteRun is the JSON of owt note.

@@ -13,7 +13,7 @@ import (
 	"github.com/owt-tmux/owt/internal/peers"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -162,7 +162,7 @@ func sendRun(o *sendOptions) error {
 			return fmt.Errorf("no running agent matches")
 		}
 	}
-	return o.report(send.EachWith(w, recs, text.From(o.Text), send.Options{Answer: o.Answer}))
+	return o.report(send.EachWith(w, recs, untrusted.From(o.Text), send.Options{Answer: o.Answer}))
 }
 
 // sendable is the agents of a group send that can take the text. A group
@@ -232,7 +232,7 @@ func resendTask(o *sendOptions) error {
 	if strings.TrimSpace(rec.Task) == "" {
 		return fmt.Errorf("%s has no task to send (it was made without one, or its record was rebuilt)", name)
 	}
-	res := send.Each(w, []*state.Record{rec}, text.From(rec.Task))[0]
+	res := send.Each(w, []*state.Record{rec}, untrusted.From(rec.Task))[0]
 	if o.JSON {
 		if err := cmdutil.PrintJSON(o.IO.Out, []any{res}); err != nil {
 			return err

@@ -10,7 +10,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
-	"github.com/owt-tmux/owt/internal/text"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // The screen's rows and the messages owed are other people's words: owt
@@ -20,9 +20,9 @@ func TestWhyDrawsPaneLinesInert(t *testing.T) {
 	now := time.Now()
 	rec := &state.Record{Name: "a", Tool: "claude", Status: state.Waiting, StatusSince: now, Source: state.FromHook,
 		Hooks:  []state.HookEvent{{Event: "PermissionRequest", Status: state.Waiting, At: now}},
-		Screen: &state.ScreenEvidence{Status: state.Waiting, Rule: "claude/permission", RuleText: "waiting: permission prompt (claude)", Lines: []text.Untrusted{text.From(hostile)}, At: now}}
+		Screen: &state.ScreenEvidence{Status: state.Waiting, Rule: "claude/permission", RuleText: "waiting: permission prompt (claude)", Lines: []untrusted.Untrusted{untrusted.From(hostile)}, At: now}}
 	v := status.Why{Name: "a", Summary: status.WhyLine(rec, now), Hooks: rec.Hooks, Screen: rec.Screen,
-		Outbox: []status.WhyMessage{{Kind: "checks", QueuedAt: now, Text: text.From("fix \x1b[31mit\nforged: too")}}}
+		Outbox: []status.WhyMessage{{Kind: "checks", QueuedAt: now, Text: untrusted.From("fix \x1b[31mit\nforged: too")}}}
 	var out bytes.Buffer
 	printWhy(&out, v)
 	s := out.String()

@@ -1,6 +1,6 @@
-// Package text makes untrusted text (an agent's words, gh's errors, a
-// task, a file name) safe to draw or to type: it sits below every other
-// package, so each can clean what it shows the same way.
+// Package untrusted makes text owt did not write (an agent's words, gh's
+// errors, a task, a file name) safe to draw or to type: it sits below
+// every other package, so each can clean what it shows the same way.
 //
 // The rule: a carrier of outside text (a field of a record or of gh's
 // answer, a value read from an agent, a pane, git or gh) is Untrusted,
@@ -9,7 +9,7 @@
 // Drawing it raw does not compile. The functions below (Clean, CleanLine,
 // ShortLine) are for what is not a carrier: an error's text, a string owt
 // built from several pieces, a cleaner of its own.
-package text
+package untrusted
 
 import (
 	"fmt"

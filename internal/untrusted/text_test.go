@@ -1,4 +1,4 @@
-package text
+package untrusted
 
 import (
 	"encoding/json"
