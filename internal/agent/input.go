@@ -82,11 +82,11 @@ func (c *Classifier) InputBox(screen string) (text string, hint, ok bool) {
 		case joinedPrompt().MatchString(row):
 			borders++ // a box's rows joined into one (see joinedPrompt)
 		case isBorder(row):
-			if i > 0 || !isBorder(rows[end]) {
+			if i > 0 {
 				borders++ // not the bottom of this row's own box
 			}
-		case strings.Trim(row, inputTrim) != "" && !boxRule().MatchString(row):
-			below++
+		case strings.Trim(row, inputTrim) != "":
+			below++ // a blank row, or a box's side borders alone, trims to ""
 		}
 	}
 	if below > footerMax || borders > 0 {
