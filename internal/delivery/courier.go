@@ -50,7 +50,7 @@ type Courier struct {
 // HeldByDraft is why a queued message waits while the agent's input box
 // holds text owt did not type (the user's draft): typed after it, the
 // message would be glued to it.
-const HeldByDraft = "its input box holds text owt did not type"
+const HeldByDraft = send.InputHeld
 
 // draftRetry is how long a message held by a draft waits before owt
 // looks at the input box again.

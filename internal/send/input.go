@@ -17,11 +17,21 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
+// InputHeld is why a message waits while the agent's input box holds
+// text owt did not type (ErrInputHeld's words; the outbox holds its
+// messages with them).
+const InputHeld = "its input box holds text owt did not type"
+
 // ErrInputHeld: the agent's input box holds text owt did not type (the
 // user's draft, or a prompt the tool put back): typed after it, owt's
 // text would be glued to it and sent as one prompt. It is ErrNotReady, so
 // the outbox keeps its messages for later.
-var ErrInputHeld = fmt.Errorf("%w: its input box holds text owt did not type", ErrNotReady)
+var ErrInputHeld = fmt.Errorf("%w: %s", ErrNotReady, InputHeld)
+
+// heldError refuses a send to r whose box holds held, nothing typed.
+func heldError(r *state.Record, held string) error {
+	return fmt.Errorf("%s: %w (%s); nothing was typed; send or clear it there ('owt switch %s'), then send again", r.Name, ErrInputHeld, quoteShort(held), r.Name)
+}
 
 // errInputStuck: owt's own leftover did not go away when erased. Nothing
 // was typed, so it is ErrNotReady: the outbox keeps its messages rather
@@ -57,13 +67,13 @@ func clearInput(w *workspace.Workspace, r *state.Record, d Delivery) error {
 	last := lastTyped(w.Repo.Root, r.Name)
 	if ok && hint && squash(held) != "" && squash(held) == squash(last.Glued) {
 		// Read as the hint, but owt's last text landed after it: a draft.
-		return fmt.Errorf("%s: %w (%s); nothing was typed; send or clear it there ('owt switch %s'), then send again", r.Name, ErrInputHeld, quoteShort(held), r.Name)
+		return heldError(r, held)
 	}
 	if !ok || hint || held == "" {
 		return nil
 	}
 	if !ownText(held, last, r.FirstPrompt()) {
-		return fmt.Errorf("%s: %w (%s); nothing was typed; send or clear it there ('owt switch %s'), then send again", r.Name, ErrInputHeld, quoteShort(held), r.Name)
+		return heldError(r, held)
 	}
 	first := held
 	// Cut off midway, the erasing leaves a start of first: owt's too.
@@ -90,7 +100,7 @@ func clearInput(w *workspace.Workspace, r *state.Record, d Delivery) error {
 			}
 		}
 		if held != "" && !strings.HasPrefix(squash(first), squash(held)) {
-			return fmt.Errorf("%s: %w (%s); nothing was typed; send or clear it there ('owt switch %s'), then send again", r.Name, ErrInputHeld, quoteShort(held), r.Name)
+			return heldError(r, held)
 		}
 	}
 	return nil
