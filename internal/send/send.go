@@ -327,18 +327,20 @@ func sendOne(w *workspace.Workspace, r *state.Record, msg untrusted.Untrusted, o
 	}
 	leftover, surprised := "", false
 	if cl := w.ClassifierOf(w.Tools[r.Tool]); cl != nil {
-		d.Landed = func(landed string) error {
-			held, ok := cl.InputText(landed)
-			if !ok || waiting {
-				return nil
+		if !waiting { // a dialog's own input is the answer's
+			d.Landed = func(landed string) error {
+				held, ok := cl.InputText(landed)
+				if !ok {
+					return nil
+				}
+				// A paste shows as a numbered token: this one is owt's.
+				if pasted(own.Text) && pasteToken.MatchString(held) {
+					own.Shown = held
+					_ = rememberTyped(w.Repo.Root, r.Name, own)
+					return nil
+				}
+				return gluedAfter(w, r, held, own)
 			}
-			// A paste shows as a numbered token: this one is owt's.
-			if pasted(own.Text) && pasteToken.MatchString(held) {
-				own.Shown = held
-				_ = rememberTyped(w.Repo.Root, r.Name, own)
-				return nil
-			}
-			return gluedAfter(w, r, held, own)
 		}
 		d.Answered = func(before, landed string) bool {
 			if !waiting {
