@@ -381,17 +381,7 @@ func Ready(rec *state.Record) bool {
 // why (its agent was deleted): none waits for a later agent of the name.
 // It reports how many there were.
 func (b Box) Abandon(a Agent, why string) (int, error) {
-	n := 0
-	err := b.update(a, func(f *file) bool {
-		for _, m := range f.Messages {
-			if m.State == Queued {
-				m.State, m.Why = Undeliverable, why
-				n++
-			}
-		}
-		return n > 0
-	})
-	return n, err
+	return b.abandonIf(a, why, func(*Message) bool { return true })
 }
 
 // AbandonBefore settles a's queued messages queued before since as
@@ -399,10 +389,16 @@ func (b Box) Abandon(a Agent, why string) (int, error) {
 // a record from before lives (no Life) shares it with the agents of that
 // name it deleted: what was queued before this one was made was theirs.
 func (b Box) AbandonBefore(a Agent, since time.Time, why string) (int, error) {
+	return b.abandonIf(a, why, func(m *Message) bool { return m.QueuedAt.Before(since) })
+}
+
+// abandonIf settles a's queued messages that match as undeliverable, why
+// saying why, and reports how many there were.
+func (b Box) abandonIf(a Agent, why string, match func(*Message) bool) (int, error) {
 	n := 0
 	err := b.update(a, func(f *file) bool {
 		for _, m := range f.Messages {
-			if m.State == Queued && m.QueuedAt.Before(since) {
+			if m.State == Queued && match(m) {
 				m.State, m.Why = Undeliverable, why
 				n++
 			}
