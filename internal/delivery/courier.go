@@ -118,7 +118,7 @@ func (c *Courier) deliver(a outbox.Agent, rec *state.Record) {
 	if since := outbox.Since(rec); !since.IsZero() {
 		// A record from before lives shares its name's file with the
 		// agents of that name an older owt deleted: theirs are not its.
-		if n, err := c.Box.AbandonBefore(a, since, "the agent it was for was deleted"); err != nil {
+		if n, err := c.Box.AbandonBefore(a, since, outbox.ForDeleted); err != nil {
 			c.logf(a, "outbox %s: %v", a.Name, err)
 		} else if n > 0 {
 			c.logf(a, "outbox %s: %d message(s) undeliverable: queued before it was made, for an earlier agent of its name", a.Name, n)
@@ -190,7 +190,7 @@ func (c *Courier) record(a outbox.Agent) (*state.Record, bool) {
 	if rec.Life != a.Life {
 		// The agent they were for was deleted, and this is another one
 		// given its name: they are not its.
-		c.drop(a, "the agent it was for was deleted ("+a.Name+" now is another agent)")
+		c.drop(a, outbox.ForDeleted+" ("+a.Name+" now is another agent)")
 		return nil, false
 	}
 	return rec, true

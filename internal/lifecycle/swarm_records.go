@@ -43,10 +43,6 @@ func (w *Worktrees) dropWithWorkers(name string) error {
 	return nil
 }
 
-// AgentDeleted is why a message queued for an agent that was deleted is
-// undeliverable.
-const AgentDeleted = "the agent it was for was deleted"
-
 // AbandonMail settles the messages still queued for the agents gone (just
 // forgotten) as undeliverable, and forgets the message loops they were
 // in: those were their lives', and a later agent given one of their names
@@ -66,7 +62,7 @@ func AbandonMail(gone []*state.Record, logf func(string, ...any)) {
 		}
 	}
 	for _, r := range gone {
-		if n, err := box.Abandon(outbox.Of(r), AgentDeleted); err != nil {
+		if n, err := box.Abandon(outbox.Of(r), outbox.ForDeleted); err != nil {
 			logf("messages queued for %s: %v", r.Name, err)
 		} else if n > 0 {
 			logf("%d message(s) queued for %s were not delivered: it was deleted", n, r.Name)

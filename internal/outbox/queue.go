@@ -377,6 +377,10 @@ func Ready(rec *state.Record) bool {
 	return rec.Status == state.Idle && !rec.NoAgent && rec.Pane != "" && !rec.Creating
 }
 
+// ForDeleted is why a message queued for an agent that was deleted is
+// undeliverable (Abandon): it never reaches a later agent of its name.
+const ForDeleted = "the agent it was for was deleted"
+
 // Abandon settles every queued message of a as undeliverable, why saying
 // why (its agent was deleted): none waits for a later agent of the name.
 // It reports how many there were.

@@ -364,7 +364,7 @@ func Log(box outbox.Box, recs []*state.Record, name string) ([]Entry, error) {
 				// an earlier agent of the name: its time tells them apart.
 				former := r == nil || m.QueuedAt.Before(outbox.Since(r))
 				if former && m.State == outbox.Queued {
-					m.State, m.Why = outbox.Undeliverable, "the agent it was for was deleted"
+					m.State, m.Why = outbox.Undeliverable, outbox.ForDeleted
 				}
 				out = append(out, Entry{ID: m.Key, From: m.From, To: mb.Agent.Name, Former: former, Text: untrusted.From(strings.TrimPrefix(m.Text, prefix(m.From))),
 					State: string(m.State), Why: m.Why, QueuedAt: m.QueuedAt, SentAt: m.SentAt, ReadAt: m.ReadAt})
