@@ -210,3 +210,14 @@ const (
 	WaitAPIKey     = "API key"
 	WaitPermission = "permission"
 )
+
+// FirstRunWait reports whether reason is a first-run screen's question
+// (a folder or hooks to trust, a sign-in, an API key): typed text would
+// answer that screen, and no turn of the agent's runs behind it.
+func FirstRunWait(reason string) bool {
+	switch reason {
+	case WaitTrust, WaitHooks, WaitLogin, WaitAPIKey:
+		return true
+	}
+	return false
+}

@@ -108,16 +108,6 @@ func Handle(tm *tmux.Client, call Call) error {
 	return errors.Join(err, parseErr, chainErr)
 }
 
-// firstRunWait reports whether reason is a first-run screen's question
-// (a folder or hooks to trust, a sign-in, an API key).
-func firstRunWait(reason string) bool {
-	switch reason {
-	case hookevent.WaitTrust, hookevent.WaitHooks, hookevent.WaitLogin, hookevent.WaitAPIKey:
-		return true
-	}
-	return false
-}
-
 // applyHook changes the status of the record called name as the event
 // says, in one locked update. When owns is set and says the record (as
 // read under the lock) does not own the event, nothing changes and
@@ -166,7 +156,7 @@ func applyHook(w *ledger, name string, owns func(*state.Record) bool, status str
 		// screen (Gemini CLI sends its task behind its API key box, where
 		// the turn fails) is no work the user sees: the question is what
 		// needs them, and the screen says when it is gone.
-		if c.Status == state.Working && r.Status == state.Waiting && r.Source == state.FromScreen && firstRunWait(r.WaitingFor) {
+		if c.Status == state.Working && r.Status == state.Waiting && r.Source == state.FromScreen && hookevent.FirstRunWait(r.WaitingFor) {
 			return c, false
 		}
 		// A tool that ends while owt resumes it did not resume (Claude

@@ -296,7 +296,7 @@ func sendOne(w *workspace.Workspace, r *state.Record, msg untrusted.Untrusted, o
 	if o.OnlyIdle && (screen == agent.ClassWorking || screen == agent.ClassWaiting) {
 		return false, fmt.Errorf("%s: %w: its screen shows it %s now; owt's message waits for its next idle turn", r.Name, ErrNotReady, screen)
 	}
-	if waiting && firstRunWait(waitingFor) {
+	if waiting && hookevent.FirstRunWait(waitingFor) {
 		return false, fmt.Errorf("%s: %w: %s waits for %s on its first-run screen; answer it first ('owt switch %s'), then send", r.Name, ErrNotReady, r.Tool, waitingFor, r.Name)
 	}
 	if waiting && !o.Answer {
@@ -486,13 +486,6 @@ func DeliveryFor(w *workspace.Workspace, tool string) Delivery {
 
 // ErrNotReady is returned for an agent whose tool is not ready for text.
 var ErrNotReady = errors.New("not ready")
-
-// firstRunWait reports whether an agent waiting for reason sits on a
-// first-run screen (trust, hooks review, login, API key), where typed text
-// would answer the screen instead of reaching the agent.
-func firstRunWait(reason string) bool {
-	return reason == hookevent.WaitTrust || reason == hookevent.WaitHooks || reason == hookevent.WaitLogin || reason == hookevent.WaitAPIKey
-}
 
 // answeredBy reports whether text typed into a waiting agent answered its
 // dialog by itself: the screen no longer waits, or it shows another dialog
