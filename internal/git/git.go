@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -85,11 +84,8 @@ func (e *runError) Unwrap() error { return e.err }
 // exitCode reports git's exit status, or -1 when git did not run or was killed.
 // Some commands (merge-base --is-ancestor, symbolic-ref -q) answer through it.
 func exitCode(err error) int {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	return -1
+	code, _ := proc.ExitCode(err)
+	return code
 }
 
 // run executes git -C dir args... and returns its stdout, with no

@@ -118,6 +118,7 @@ var rooms = map[string]int{
 	"internal/e2e":                 -1,
 	"internal/e2e/fixture":         -1,
 	"internal/workspace/worldtest": -1,
+	"internal/proc/proctest":       -1,
 	"internal/cli/cmdtest":         -1,
 	"internal/house":               -1,
 }

@@ -2,7 +2,9 @@
 // drives (git, tmux, gh): every start goes through a context, so a caller
 // can bound it with a deadline, and with OWT_TRACE set every command is
 // printed to stderr with its duration and outcome — the first thing a user
-// debugging owt needs. It knows nothing of any one program.
+// debugging owt needs. It knows nothing of any one program. Every Run goes
+// through one Runner, which a test can replace with a fake
+// (internal/proc/proctest) that starts nothing and records every command.
 package proc
 
 import (
@@ -45,13 +47,52 @@ func Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// Run runs cmd (made by Command) and traces it when tracing is on. When
-// cmd's context ended first, the error says so (context.DeadlineExceeded
-// or context.Canceled, for errors.Is), not just "signal: terminated". A
+// A Runner runs one program (made by Command) to its end. Exec is owt's;
+// a test of the code above proc puts a fake in its place (Use), so what
+// git and tmux would do is answered without starting them, and what owt
+// asked of them is recorded.
+type Runner interface {
+	Run(ctx context.Context, cmd *exec.Cmd) error
+}
+
+// Exec is the Runner that starts programs.
+type Exec struct{}
+
+var (
+	runnerMu sync.RWMutex
+	runner   Runner = Exec{}
+)
+
+// Use makes r the Runner every Run goes through, until restore is called
+// (which puts back the one before). Only tests call it.
+func Use(r Runner) (restore func()) {
+	runnerMu.Lock()
+	defer runnerMu.Unlock()
+	before := runner
+	runner = r
+	return func() {
+		runnerMu.Lock()
+		defer runnerMu.Unlock()
+		runner = before
+	}
+}
+
+// Run runs cmd (made by Command) through the Runner in use: Exec, unless
+// a test put a fake in its place.
+func Run(ctx context.Context, cmd *exec.Cmd) error {
+	runnerMu.RLock()
+	r := runner
+	runnerMu.RUnlock()
+	return r.Run(ctx, cmd)
+}
+
+// Run runs cmd and traces it when tracing is on. When cmd's context ended
+// first, the error says so (context.DeadlineExceeded or
+// context.Canceled, for errors.Is), not just "signal: terminated". A
 // program that succeeded while something it started (a git hook's
 // background job) still holds its output succeeded: its own output is
 // all there.
-func Run(ctx context.Context, cmd *exec.Cmd) error {
+func (Exec) Run(ctx context.Context, cmd *exec.Cmd) error {
 	start := time.Now()
 	err := cmd.Run()
 	switch {
@@ -64,6 +105,18 @@ func Run(ctx context.Context, cmd *exec.Cmd) error {
 		trace(out, cmd, time.Since(start), err)
 	}
 	return err
+}
+
+// ExitCode is the exit status of a program that ran and failed (err
+// wraps an *exec.ExitError, or a fake Runner's error with an ExitCode
+// method), and whether it did: -1, false when it did not run or err is
+// nil. A program ended by a signal ran: -1, true.
+func ExitCode(err error) (int, bool) {
+	var ec interface{ ExitCode() int }
+	if errors.As(err, &ec) {
+		return ec.ExitCode(), true
+	}
+	return -1, false
 }
 
 var (

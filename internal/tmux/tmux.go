@@ -189,8 +189,7 @@ func (c *Client) runIn(ctx context.Context, stdin []byte, args ...string) (strin
 			return "", fmt.Errorf("tmux %s: %w", args[0], ctx.Err())
 		}
 		msg := strings.TrimSpace(stderr.String())
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && isNoServer(msg) {
+		if _, exited := proc.ExitCode(err); exited && isNoServer(msg) {
 			return "", ErrNoServer
 		}
 		if msg == "" {
