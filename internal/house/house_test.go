@@ -57,7 +57,7 @@ var rooms = map[string]int{
 	"internal/react":    verbs, // reactions: failing checks, CI, reviews, conflicts
 	"internal/pullreq":  verbs, // opening a pull request
 	"internal/delivery": verbs, // the outbox's courier
-	"internal/runner":   verbs, // owt _run, a session's first process
+	"internal/pane":     verbs, // owt _run, the first process in an agent's pane
 	"internal/peers":    verbs, // what owt mcp gives an agent: peers, messages, spawns
 	"internal/swarm":    verbs, // a coordinator and role workers in one worktree
 	"internal/resolve":  verbs, // a conflict handed to its agent, in its worktree, and checked

@@ -4,7 +4,7 @@
 // and a short-lived cache of those git figures so a redraw runs no git.
 //
 // Imports lifecycle (what work a worktree holds, whether its create
-// finished), workspace, git, state and tmux; never status, send, runner,
+// finished), workspace, git, state and tmux; never status, send, pane,
 // monitor, cli or popups.
 package inventory
 

@@ -6,5 +6,5 @@
 //
 // Imports statusbar, hookstatus, workspace, agent, git, state and tmux
 // (and, to explain a status, the run and outbox models); never send,
-// runner, lifecycle, inventory, monitor, cli or popups.
+// pane, lifecycle, inventory, monitor, cli or popups.
 package status

@@ -4,9 +4,9 @@
 // locating a record's session and the rebuild of a corrupt state file.
 //
 // The rooms above take a *Workspace (or a *Ledger): statusbar, notes,
-// lifecycle, status, inventory, send, runner, delivery. Imports agent, config, git, setup,
+// lifecycle, status, inventory, send, pane, delivery. Imports agent, config, git, setup,
 // state and tmux; never daemon, lifecycle, status, inventory, send,
-// runner, monitor, run, cli or popups.
+// pane, monitor, run, cli or popups.
 package workspace
 
 import (

@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
-	"github.com/owt-tmux/owt/internal/runner"
+	"github.com/owt-tmux/owt/internal/pane"
 )
 
 // RunnerCommand is the first process of every worktree session, and,
@@ -23,9 +23,9 @@ func RunnerCommand(f *cmdutil.Factory) *cli.Command {
 				if err != nil || c.NArg() != 1 {
 					return cmdutil.Usagef("_run --exited takes the agent's exit code")
 				}
-				return runner.Exited(f.Tmux(), code, f.IO.Out)
+				return pane.Exited(f.Tmux(), code, f.IO.Out)
 			}
-			return runner.RunSession(f.Tmux(), f.IO.Out)
+			return pane.RunSession(f.Tmux(), f.IO.Out)
 		},
 	}
 }

@@ -1,11 +1,12 @@
-// Package runner is "owt _run", the first process of every worktree
-// session: it runs the setup where the user sees it, starts the agent with
-// its task (as an argument, or pasted once the tool is ready), records the
-// agent's exit and leaves the user a shell in the worktree.
+// Package pane is what runs in an agent's tmux pane: "owt _run", the
+// first process of every worktree session. It runs the setup where the
+// user sees it, starts the agent with its task (as an argument, or pasted
+// once the tool is ready), records the agent's exit and leaves the user a
+// shell in the worktree.
 //
 // Imports send, status, statusbar, workspace, agent, setup, state,
 // atomicfile and tmux; never monitor, run, cli or popups.
-package runner
+package pane
 
 import (
 	"crypto/rand"
