@@ -143,3 +143,39 @@ func TestHashInRepoPathIsNotATmuxFormat(t *testing.T) {
 	e.MustOwt(repo, "delete", "t1")
 	require.NotContains(t, e.Sessions(), it.Session)
 }
+
+// Bad input says what was wrong in the user's own words and exits 2 when
+// the input itself is wrong; nothing changes.
+func TestBadInputIsNamedAsTypedAndExitsTwo(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	before := e.snapshot(repo)
+
+	r := e.Owt(repo, "list", "--bogus")
+	require.Equal(t, 2, r.Code)
+	require.Equal(t, "owt: flag provided but not defined: --bogus\n", r.Stderr)
+	r = e.Owt(repo, "new", "--tool", "claude", "--name")
+	require.Equal(t, 2, r.Code)
+	require.Contains(t, r.Stderr, "--name", r.Stderr)
+	require.NotContains(t, r.Stderr, " -name", r.Stderr)
+
+	// owt new: every option that is wrong in itself is bad usage (2).
+	for _, args := range [][]string{
+		{"--tool", "nope"},
+		{"--base", "nope"},
+		{"--name", "../evil"},
+		{"--branch", "a..b"},
+	} {
+		r := e.Owt(repo, append(append([]string{"new", "--no-setup"}, args...), "Do things")...)
+		require.Equal(t, 2, r.Code, "%v: %s", args, r.Stderr)
+		requireOneLineError(t, r, args[1])
+	}
+
+	// A run's bad --name is named as the --name, not "give --name".
+	e.WriteFile(repo, "plan.toml", "[run]\ntool = \"claude\"\n\n[[task]]\nid = \"a\"\ntask = \"A\"\n")
+	r = e.Owt(repo, "run", "start", "plan.toml", "--name", "../evil", "--dry-run")
+	require.Equal(t, 2, r.Code, r.Stderr)
+	requireOneLineError(t, r, `--name "../evil" cannot name a run`)
+	require.NotContains(t, r.Stderr, "give --name")
+	require.Equal(t, before, e.snapshot(repo))
+}

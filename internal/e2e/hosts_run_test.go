@@ -455,7 +455,7 @@ func TestRunTaskOnAHostThatGoesAwayWaitsThenLands(t *testing.T) {
 	h := e.NewSSHHost()
 	repo := e.NewRepo("app")
 	addHostWithRepo(e, h, repo)
-	e.WriteFile(repo, "g.toml", `[run]
+	e.startRun(repo, "g", `[run]
 into = "integ"
 tool = "claude"
 settle = "2s"
@@ -466,9 +466,6 @@ id = "far"
 task = "!exec sleep 6\n`+remoteTaskScript(h, "far.txt")+`"
 host = "box"
 `)
-	e.MustOwt(repo, "run", "start", "g.toml")
-	e.logRunOnFailure(repo, "g")
-	e.MustOwt(repo, "tmux", "init")
 	e.Eventually(60*time.Second, "far's agent prompted on the host", func() bool { return len(h.Prompts("g-far")) > 0 })
 	e.Eventually(30*time.Second, "far's clock runs", func() bool { return e.hasRunEvent(repo, "g", "clock", "far", "active time runs") })
 	h.Stop()
@@ -511,7 +508,7 @@ fi
 touch "$HOME/one"
 exec "$HOME/.local/bin/owt" done --fail first-try-fails
 `, 0o755)
-	e.WriteFile(repo, "g.toml", `[run]
+	e.startRun(repo, "g", `[run]
 into = "integ"
 tool = "claude"
 settle = "2s"
@@ -526,9 +523,6 @@ id = "far"
 task = "!write far.txt\n!commit add far.txt\n!exec sh `+script+`"
 host = "box"
 `)
-	e.MustOwt(repo, "run", "start", "g.toml")
-	e.logRunOnFailure(repo, "g")
-	e.MustOwt(repo, "tmux", "init")
 	e.Eventually(150*time.Second, "far landed", func() bool {
 		for _, tk := range e.hostRunStatus(repo, "g").Tasks {
 			return tk.State == "landed"
@@ -561,7 +555,7 @@ func TestRunChecksTasksOnAHostThere(t *testing.T) {
 	h := e.NewSSHHost()
 	repo := e.NewRepo("app")
 	addHostWithRepo(e, h, repo)
-	e.WriteFile(repo, "g.toml", `[run]
+	e.startRun(repo, "g", `[run]
 into = "integ"
 tool = "claude"
 settle = "2s"
@@ -577,9 +571,6 @@ id = "bad"
 task = "`+remoteTaskScript(h, "bad.txt")+`"
 host = "box"
 `)
-	e.MustOwt(repo, "run", "start", "g.toml")
-	e.logRunOnFailure(repo, "g")
-	e.MustOwt(repo, "tmux", "init")
 	states := func() map[string]string {
 		out := map[string]string{}
 		for _, tk := range e.hostRunStatus(repo, "g").Tasks {

@@ -814,3 +814,69 @@ func TestMergeOfARemoteAgentKeepsItWhileItHoldsMoreThanItsBranch(t *testing.T) {
 	items, _ = e.hostList(repo)
 	require.Len(t, items, 1, "the agent stays on the host")
 }
+
+// Merge and ship of an agent on a host name it NAME@HOST, so it is never
+// taken for a local agent of the same name; a conflict names the host's
+// branch (not owt's fetched copy, gone by then) and advises what an
+// agent on a host can do, not --leave-conflicts, which it refuses.
+func TestLandingOfARemoteAgentNamesItsHost(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	repo := e.NewRepo("app")
+	addHostWithRepo(e, h, repo)
+	e.MustOwt(repo, "new", "--no-setup", "--no-agent", "--name", "dup", "here")
+	e.MustOwt(repo, "new", "--host", "box", "--no-setup", "--no-agent", "--name", "dup", "there")
+	e.MustOwt(repo, "new", "--host", "box", "--no-setup", "--no-agent", "--name", "clash", "there too")
+	paths := map[string]string{}
+	items, _ := e.hostList(repo)
+	for _, it := range items {
+		if it.Host == "box" {
+			paths[it.Name] = it.Path
+		}
+	}
+	out, err := h.Run("cd '" + paths["dup"] + "' && echo done > feature.txt && git add feature.txt && git commit -qm 'the feature'")
+	require.NoError(t, err, out)
+	out, err = h.Run("cd '" + paths["clash"] + "' && echo theirs > README.md && git commit -qam 'theirs'")
+	require.NoError(t, err, out)
+	e.WriteFile(repo, "README.md", "ours\n")
+	e.Git(repo, "commit", "-qam", "ours")
+
+	out = e.MustOwt(repo, "merge", "dup@box", "--yes", "--force")
+	require.Contains(t, out, "removed dup@box")
+	require.NotContains(t, out, "removed dup:")
+	items, _ = e.hostList(repo)
+	var clashBranch string
+	for _, it := range items {
+		if it.Name == "clash" {
+			clashBranch = it.Branch
+		}
+	}
+
+	r := e.Owt(repo, "merge", "clash@box", "--yes", "--force")
+	requireOneLineError(t, r, "conflicts with main")
+	require.NotContains(t, r.Stderr, "--leave-conflicts")
+	require.NotContains(t, r.Stderr, "owt/remote")
+	require.Contains(t, r.Stderr, clashBranch)
+	require.Contains(t, r.Stderr, "clash@box")
+}
+
+// One machine and account added under two names is said so, at host add
+// and in host list: its agents would show, and count, under each name.
+func TestOneMachineAddedTwiceIsSaidSo(t *testing.T) {
+	e := NewEnv(t)
+	h := e.NewSSHHost()
+	e.MustOwt(e.Root, "host", "add", "box", h.Address, "--yes")
+	r := e.Owt(e.Root, "host", "add", "box2", h.Address, "--yes")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stderr, "box2 is the same machine and account as box")
+	var rows []struct {
+		Name   string
+		SameAs []string `json:"same_as"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(e.Root, "host", "list", "--json")), &rows))
+	require.Len(t, rows, 2)
+	for _, row := range rows {
+		require.Len(t, row.SameAs, 1, row.Name)
+	}
+	require.Contains(t, e.MustOwt(e.Root, "host", "list"), "box2: the same machine and account as box")
+}

@@ -244,3 +244,23 @@ func TestNoteThatCannotBeRecordedIsTakenOutAgain(t *testing.T) {
 	e.MustOwt(repo, "note", "remember the style guide")
 	require.FileExists(t, filepath.Join(a.Path, "CLAUDE.local.md"))
 }
+
+// owt note that reached no worktree says so and exits 1.
+func TestNoteWrittenNowhereFails(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.commitIn(repo, "AGENTS.md", "# project rules\n", "agents")
+	oc := newJSON(t, e, repo, "--tool", "opencode", "--no-setup", "--name", "oc", "Task oc")
+
+	r := e.Owt(repo, "note", "Shared context")
+	require.Equal(t, 1, r.Code, r.Stdout)
+	require.Contains(t, r.Stdout, "oc: skipped: opencode reads AGENTS.md")
+	requireOneLineError(t, r, "the note was written into none of the 1 worktree(s)")
+	require.NoFileExists(t, filepath.Join(oc.Path, "AGENTS.override.md"))
+
+	// A claude worktree takes it: written somewhere, exit 0.
+	newJSON(t, e, repo, "--tool", "claude", "--no-setup", "--name", "cl", "Task cl")
+	r = e.Owt(repo, "note", "Shared context")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Contains(t, r.Stdout, "CLAUDE.local.md")
+}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -111,4 +112,36 @@ func (e *Env) agentWithPR(repo, name string) {
 	e.startAgent(repo, name, "Add a feature\n!write feature.txt\n!commit add feature")
 	e.PrependGh(noPRYet)
 	e.MustOwt(repo, "pr", name)
+}
+
+// outboxMessages are the messages of agent name's outbox file.
+func (e *Env) outboxMessages(name string) []struct {
+	Kind, Key, State, Why string
+} {
+	e.t.Helper()
+	var all []struct{ Kind, Key, State, Why string }
+	files, _ := filepath.Glob(filepath.Join(e.Root, "state", "owt", "outbox", name+"-*.json"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var box struct {
+			Messages []struct{ Kind, Key, State, Why string }
+		}
+		if json.Unmarshal(data, &box) == nil {
+			all = append(all, box.Messages...)
+		}
+	}
+	return all
+}
+
+// conflictMessage is the conflict reaction's message in name's outbox.
+func (e *Env) conflictMessage(name string) (state, why string, ok bool) {
+	for _, m := range e.outboxMessages(name) {
+		if m.Kind == "reaction conflict" {
+			return m.State, m.Why, true
+		}
+	}
+	return "", "", false
 }

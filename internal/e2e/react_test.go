@@ -243,3 +243,31 @@ func TestAnIdleAgentIsToldWhenItsBaseMovesIntoAConflict(t *testing.T) {
 
 	e.Eventually(30*time.Second, "the conflict reaches the idle agent", func() bool { return len(e.promptsWith("idle", "now conflicts with main")) == 1 })
 }
+
+// A review with a huge body and many comments reaches the agent bounded
+// like a CI failure (about 8 KiB), with the pull request's URL for the
+// rest.
+func TestAHugeReviewReachesTheAgentBoundedWithItsURL(t *testing.T) {
+	e := NewEnv(t)
+	e.UseFakeGh()
+	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
+	repo := e.NewRepo("app")
+	e.withRemote(repo)
+	body := strings.Repeat("This is far too long. ", 3000) // 66 KB
+	view := `{"number":7,"url":"https://github.com/o/app/pull/7","state":"OPEN","headRefOid":"aaaaaaa1",` +
+		`"reviewDecision":"CHANGES_REQUESTED","statusCheckRollup":[],"latestReviews":[` +
+		`{"id":"PRR_1","author":{"login":"rita"},"state":"CHANGES_REQUESTED","body":"` + body + `"}]}`
+	var comments []string
+	for i := range 60 {
+		comments = append(comments, `{"id":`+itoa(i+1)+`,"path":"feature.txt","line":`+itoa(i+1)+`,"body":"`+strings.Repeat("nit ", 250)+`","user":{"login":"rita"}}`)
+	}
+	e.SetGh(createFixture, fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: view},
+		fixture.GhFixture{Args: []string{"api", "repos/{owner}/{repo}/pulls/7/comments"}, Stdout: "[" + strings.Join(comments, ",") + "]"})
+	e.agentWithPR(repo, "rev")
+
+	e.Eventually(60*time.Second, "the review reaches the agent", func() bool { return len(e.promptsWith("rev", "changes were requested")) == 1 })
+	msg := e.promptsWith("rev", "changes were requested")[0]
+	require.LessOrEqual(t, len(msg), 9<<10, "bounded like a CI failure")
+	require.Contains(t, msg, "@rita requested changes: This is far too long.")
+	require.Contains(t, msg, "https://github.com/o/app/pull/7", "the URL for the rest")
+}

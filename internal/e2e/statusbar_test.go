@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -50,4 +51,23 @@ func TestStatusSegmentFollowsAgentStatus(t *testing.T) {
 	e.MustOwt(repo, "delete", "--force", "--yes", it.Name)
 	e.Eventually(5*time.Second, "the segment empties", func() bool { return left() == "[harness]  " })
 	require.True(t, strings.HasPrefix(e.Tmux("display-message", "-p", "#{E:status-right}"), " | "))
+}
+
+// A worktree with no agent is not counted in the bar, but once its pull
+// request needs the user, the bar's ▲ names it as it would an agent.
+func TestANoAgentWorktreeThatNeedsYouIsNamedInTheStatusBar(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.soloWithPR(repo, prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "FAILURE", 101)))
+	e.PrependGh(fixture.GhFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestAlpha\n"})
+
+	e.Eventually(60*time.Second, "solo needs you", func() bool { return len(e.prItem(repo, "solo").NeedsYou) == 1 })
+	e.Eventually(10*time.Second, "the status bar names it", func() bool {
+		return strings.Contains(e.Tmux("show-options", "-gv", "@owt-status-line"), "▲ solo")
+	})
+	require.Equal(t, "▲ solo", strings.TrimSpace(e.MustOwt(repo, "status-line")), "named, not counted as an agent")
+
+	e.MustOwt(repo, "dismiss", "solo")
+	require.Equal(t, "", strings.TrimSpace(e.MustOwt(repo, "status-line")), "a shell that needs nothing stays out of the bar")
+	require.NotContains(t, e.Tmux("show-options", "-gqv", "@owt-status-line"), "solo")
 }

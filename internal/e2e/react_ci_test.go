@@ -1,10 +1,7 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,105 +9,6 @@ import (
 	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
-
-// outboxMessages are the messages of agent name's outbox file.
-func (e *Env) outboxMessages(name string) []struct {
-	Kind, Key, State, Why string
-} {
-	e.t.Helper()
-	var all []struct{ Kind, Key, State, Why string }
-	files, _ := filepath.Glob(filepath.Join(e.Root, "state", "owt", "outbox", name+"-*.json"))
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		var box struct {
-			Messages []struct{ Kind, Key, State, Why string }
-		}
-		if json.Unmarshal(data, &box) == nil {
-			all = append(all, box.Messages...)
-		}
-	}
-	return all
-}
-
-// conflictMessage is the conflict reaction's message in name's outbox.
-func (e *Env) conflictMessage(name string) (state, why string, ok bool) {
-	for _, m := range e.outboxMessages(name) {
-		if m.Kind == "reaction conflict" {
-			return m.State, m.Why, true
-		}
-	}
-	return "", "", false
-}
-
-// A conflict message held while the user is on the agent's pane is taken
-// back when the conflict goes away before the user leaves: it is never
-// typed, as it would be false by then.
-func TestAHeldConflictMessageIsWithdrawnWhenTheConflictGoes(t *testing.T) {
-	e := NewEnv(t)
-	repo := e.NewRepo("app")
-	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
-	e.startAgent(repo, "held", "Edit e\n!write e.txt agent's e\n!commit agent e")
-	it := e.Find(repo, "held")
-	client, _ := e.attach(it.Session)
-
-	e.commitIn(repo, "e.txt", "main's e\n", "main writes e")
-	e.Eventually(60*time.Second, "the conflict message is queued, held for the user", func() bool {
-		st, why, ok := e.conflictMessage("held")
-		return ok && st == "queued" && strings.Contains(why, "the user is on its pane")
-	})
-	before := e.prItem(repo, "held").Reactions["conflict"]
-	require.Equal(t, 1, before.Attempts)
-
-	e.Git(repo, "revert", "--no-edit", "HEAD")
-	e.Eventually(60*time.Second, "the conflict is judged gone", func() bool {
-		return e.prItem(repo, "held").Reactions["conflict"].Seen != before.Seen
-	})
-	st, why, _ := e.conflictMessage("held")
-	require.Equal(t, "withdrawn", st, "taken back while still held: %s", why)
-	require.Contains(t, why, "conflict")
-
-	e.Tmux("detach-client", "-t", client)
-	// The courier looks at the outbox again once the user left: a message
-	// still queued would be typed now; give it the chance, then look.
-	e.MustOwt(repo, "send", "held", "!write after.txt x")
-	e.Eventually(60*time.Second, "the agent took the next text", func() bool { return len(e.promptsWith("held", "after.txt")) == 1 })
-	require.Empty(t, e.promptsWith("held", "now conflicts"), "a withdrawn message is never typed")
-	st, _, _ = e.conflictMessage("held")
-	require.Equal(t, "withdrawn", st)
-	got := e.prItem(repo, "held")
-	require.Empty(t, got.NeedsYou)
-	require.Zero(t, got.Reactions["conflict"].Attempts, "a withdrawn message was no attempt")
-}
-
-// An agent that lets a conflict stand, turn after turn, uses up its
-// attempts: the conflict then needs the user (owt list, the bar's ▲).
-func TestAConflictTheAgentIgnoresNeedsYouAfterMaxAttempts(t *testing.T) {
-	e := NewEnv(t)
-	repo := e.NewRepo("app")
-	e.userConfig("[pr]\npoll_interval = \"1s\"\n[reactions.conflict]\nmax_attempts = 2\n")
-	e.startAgent(repo, "deaf", "Edit e\n!write e.txt agent's e\n!commit agent e")
-	e.commitIn(repo, "e.txt", "main's e\n", "main writes e")
-
-	e.Eventually(90*time.Second, "the conflict needs the user", func() bool {
-		return len(e.prItem(repo, "deaf").NeedsYou) > 0
-	})
-	require.Len(t, e.promptsWith("deaf", "now conflicts with main"), 2, "one message per attempt")
-	r := e.prItem(repo, "deaf").Reactions["conflict"]
-	require.Equal(t, 2, r.Attempts)
-	require.Contains(t, r.NeedsYou, "2 attempt(s) used")
-	require.Contains(t, e.MustOwt(repo, "status-line"), "▲")
-	// Another turn of the agent, the conflict still there: nothing more
-	// goes to it.
-	e.MustOwt(repo, "send", "deaf", "!write other.txt x")
-	e.Eventually(60*time.Second, "the agent took the next text", func() bool { return len(e.promptsWith("deaf", "other.txt")) == 1 })
-	e.WaitStatus(repo, "deaf", "idle", 30*time.Second)
-	require.Len(t, e.promptsWith("deaf", "now conflicts with main"), 2)
-	require.Len(t, e.prItem(repo, "deaf").NeedsYou, 1)
-	require.Len(t, logLinesWith(e.LogLines("monitor"), "reaction conflict deaf: needs you"), 1, "escalated (and told) once")
-}
 
 // gh not logged in, then answering with another failure: the PR state is
 // stale for the latest reason, and stays so (it was rewritten back to "not
@@ -213,4 +111,51 @@ func TestAHeldCIFailureIsWithdrawnWhenCIPassesAfterARerun(t *testing.T) {
 	e.Eventually(60*time.Second, "the agent took the next text", func() bool { return len(e.promptsWith("rerun", "after.txt")) == 1 })
 	require.Empty(t, e.promptsWith("rerun", "CI fails"), "never typed")
 	require.Zero(t, e.prItem(repo, "rerun").Reactions["ci_failed"].Attempts)
+}
+
+// gh logging out does not turn the PR reactions off for good: owt list,
+// the control plane and owt doctor say the PR state is stale and why, the
+// monitor tries again with backoff, and once gh answers the reactions run
+// again without a restart.
+func TestGhNotLoggedInIsSaidWhereYouLookAndRetriedUntilGhAnswers(t *testing.T) {
+	e := newQuietEnv(t)
+	repo := e.NewRepo("app")
+	e.soloWithPR(repo, prView("aaaaaaa1", "", checkRun("test", "IN_PROGRESS", "", 101)))
+	e.Eventually(60*time.Second, "the first poll", func() bool {
+		pr := e.prItem(repo, "solo").PR
+		return pr != nil && pr.Checks == "pending"
+	})
+	require.Equal(t, 0, e.Owt(repo, "doctor").Code, "all good while gh answers")
+
+	loggedOut := time.Now()
+	e.SetGh(ghLoggedOut)
+	e.Eventually(60*time.Second, "owt list says the PR state is stale and why", func() bool {
+		return strings.Contains(e.MustOwt(repo, "list"), "PR #7 open, checks pending, stale: gh is not logged in")
+	})
+	r := e.Owt(repo, "doctor")
+	require.Equal(t, 1, r.Code, r.Stdout+r.Stderr)
+	require.Contains(t, r.Stdout, "pr-state-stale: the pull request state of solo is stale: gh is not logged in (run: gh auth login)")
+	p := e.pane(repo, owtBin, "popup", "control")
+	require.Contains(t, e.WaitScreen(p, "stale: gh is not logged in"), "PR #7 open")
+	e.keys(p, "Escape")
+	e.waitClosed(p)
+
+	failed := func() []fixture.GhCall {
+		var out []fixture.GhCall
+		for _, c := range e.GhCalls("pr", "view") {
+			if c.At.After(loggedOut) {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	e.Eventually(60*time.Second, "gh is asked again", func() bool { return len(failed()) >= 3 })
+	fails := failed()
+	require.GreaterOrEqual(t, fails[2].At.Sub(fails[1].At), 2*time.Second, "backed off: each wait twice the one before, from poll_interval (1s)")
+
+	e.SetGh(fixture.GhFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestAlpha\n"},
+		fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "FAILURE", 101))})
+	e.Eventually(90*time.Second, "the CI reaction runs again without a monitor restart", func() bool { return len(e.prItem(repo, "solo").NeedsYou) == 1 })
+	require.NotContains(t, e.MustOwt(repo, "list"), "stale")
+	require.Len(t, logLinesWith(e.LogLines("monitor"), "gh is not logged in"), 1, "one warning in the log")
 }

@@ -17,10 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// These tests hold owt to its word with the real agent CLIs (issue 16,
-// items 17–21): every status owt shows while a tool starts, takes its task,
-// is interrupted or loses its task behind a sign-in screen is recorded and
-// checked, not only the one the test waits for; and a check that owt told
+// These tests hold owt to its word with the real agent CLIs: every status
+// owt shows while a tool starts, takes its task, is interrupted or loses
+// its task behind a sign-in screen is recorded and checked, not only the one the test waits for; and a check that owt told
 // no false "finished its turn" waits until the monitor has surely passed
 // the moment it would have (noticeBarrier). A fake model API on loopback
 // lets the tools past sign-in, so a test sees whether the task arrives.

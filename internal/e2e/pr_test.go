@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -22,25 +23,6 @@ func (e *Env) soloWithPR(repo, view string) {
 	e.commitIn(e.Find(repo, "solo").Path, "mine.txt", "mine\n", "my own commit")
 	e.SetGh(noPRYet, createFixture, fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: view})
 	e.MustOwt(repo, "pr", "solo")
-}
-
-// A worktree with no agent is not counted in the bar, but once its pull
-// request needs the user, the bar's ▲ names it as it would an agent.
-func TestANoAgentWorktreeThatNeedsYouIsNamedInTheStatusBar(t *testing.T) {
-	e := NewEnv(t)
-	repo := e.NewRepo("app")
-	e.soloWithPR(repo, prView("aaaaaaa1", "", checkRun("test", "COMPLETED", "FAILURE", 101)))
-	e.PrependGh(fixture.GhFixture{Args: []string{"run", "view"}, Stdout: "--- FAIL: TestAlpha\n"})
-
-	e.Eventually(60*time.Second, "solo needs you", func() bool { return len(e.prItem(repo, "solo").NeedsYou) == 1 })
-	e.Eventually(10*time.Second, "the status bar names it", func() bool {
-		return strings.Contains(e.Tmux("show-options", "-gv", "@owt-status-line"), "▲ solo")
-	})
-	require.Equal(t, "▲ solo", strings.TrimSpace(e.MustOwt(repo, "status-line")), "named, not counted as an agent")
-
-	e.MustOwt(repo, "dismiss", "solo")
-	require.Equal(t, "", strings.TrimSpace(e.MustOwt(repo, "status-line")), "a shell that needs nothing stays out of the bar")
-	require.NotContains(t, e.Tmux("show-options", "-gqv", "@owt-status-line"), "solo")
 }
 
 // What gh says is text from elsewhere: owt list and the switch picker
@@ -139,4 +121,45 @@ func argAfter(argv []string, flag string) string {
 		}
 	}
 	return ""
+}
+
+// gh's stderr in owt pr's error is one short line, however long gh's is.
+func TestOwtPRSaysGhsErrorInOneShortLine(t *testing.T) {
+	e := NewEnv(t)
+	e.UseFakeGh()
+	repo := e.NewRepo("app")
+	e.withRemote(repo)
+	e.shellWithCommits(repo, "feat", 1)
+	huge := "GraphQL: " + strings.Repeat("x", 200<<10) + "\nsecond line\n"
+	e.SetGh(fixture.GhFixture{Args: []string{"pr", "list"}, Stderr: huge, Exit: 1})
+
+	r := e.Owt(repo, "pr", "feat")
+	requireOneLineError(t, r, "gh pr list: GraphQL: xxx")
+	require.Contains(t, r.Stderr, "nothing was pushed")
+	require.Less(t, len(r.Stderr), 400, "one short line")
+}
+
+// gh's text about a pull request is kept the same way everywhere: control
+// characters dropped, in owt pr --json as in owt list --json (before and
+// after the monitor's poll).
+func TestPRFieldsInJSONAreTheSameCleanTextEverywhere(t *testing.T) {
+	e := NewEnv(t)
+	e.UseFakeGh()
+	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
+	repo := e.NewRepo("app")
+	e.withRemote(repo)
+	e.MustOwt(repo, "tmux", "init")
+	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "q1", "--", "My own work")
+	e.commitIn(e.Find(repo, "q1").Path, "mine.txt", "mine\n", "my own commit")
+	view := strings.Replace(prView("aaaaaaa1", ""), "pull/7", "pull/7\\u001b]0;TITLE\\u0007", 1)
+	e.SetGh(fixture.GhFixture{Args: []string{"pr", "list"}, Stdout: prList(view)}, fixture.GhFixture{Args: []string{"pr", "view"}, Stdout: view})
+
+	var opened struct{ URL string }
+	out := e.MustOwt(repo, "pr", "q1", "--json")
+	require.NoError(t, json.Unmarshal([]byte(out), &opened), out)
+	clean := "https://github.com/o/app/pull/7]0;TITLE"
+	require.Equal(t, clean, opened.URL, "owt pr --json")
+	require.Equal(t, clean, e.prItem(repo, "q1").PR.URL, "owt list --json as recorded")
+	e.Eventually(60*time.Second, "the monitor polled it", func() bool { return len(e.GhCalls("pr", "view")) >= 2 })
+	require.Equal(t, clean, e.prItem(repo, "q1").PR.URL, "owt list --json after a poll")
 }
