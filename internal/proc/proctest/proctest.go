@@ -75,9 +75,12 @@ type Rule struct {
 }
 
 // On adds a rule for the commands of prog (its base name: "git") whose
-// arguments hold args as one run, in order: On("git", "worktree", "add")
-// matches git -C /r worktree add -b b /p main. Until told otherwise
-// (Reply, Fail, Do) it succeeds with no output.
+// words (Call.Words) start with args[0] and hold the rest of args in
+// order, not necessarily side by side: On("git", "worktree", "add")
+// matches git -C /r worktree add -b b /p main, and On("git", "rev-parse",
+// "--git-path") matches git rev-parse --path-format=absolute --git-path
+// info/exclude. No args match every command of prog. Until told
+// otherwise (Reply, Fail, Do) it succeeds with no output.
 func (f *Fake) On(prog string, args ...string) *Rule {
 	r := &Rule{prog: prog, args: args, reply: func(Call) Reply { return Reply{} }}
 	f.mu.Lock()
@@ -109,16 +112,52 @@ func (r *Rule) matches(c Call) bool {
 	if len(c.Args) == 0 || filepath.Base(c.Args[0]) != r.prog {
 		return false
 	}
-	rest := c.Args[1:]
 	if len(r.args) == 0 {
 		return true
 	}
-	for i := 0; i+len(r.args) <= len(rest); i++ {
-		if slices.Equal(rest[i:i+len(r.args)], r.args) {
-			return true
-		}
+	words := c.Words()
+	if len(words) == 0 || words[0] != r.args[0] {
+		return false
 	}
-	return false
+	rest := words[1:]
+	for _, a := range r.args[1:] {
+		i := slices.Index(rest, a)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+1:]
+	}
+	return true
+}
+
+// programOptions are the options of git and tmux that come before the
+// command, with whether each takes a value.
+var programOptions = map[string]map[string]bool{
+	"git":  {"-C": true, "-c": true, "--no-pager": false},
+	"tmux": {"-u": false, "-S": true, "-L": true, "-f": true},
+}
+
+// Words are the command without the program and the program's own
+// options (git's -C DIR and -c K=V, tmux's -u and -S SOCKET): the
+// command's name first ("worktree", "add", …). Of several tmux commands
+// in one call, the first leads.
+func (c Call) Words() []string {
+	if len(c.Args) == 0 {
+		return nil
+	}
+	opts := programOptions[filepath.Base(c.Args[0])]
+	words := c.Args[1:]
+	for len(words) > 0 {
+		takesValue, ok := opts[words[0]]
+		if !ok {
+			break
+		}
+		if takesValue && len(words) > 1 {
+			words = words[1:]
+		}
+		words = words[1:]
+	}
+	return words
 }
 
 // Run answers cmd by the last rule that matches it, writing the reply's

@@ -49,6 +49,9 @@ func TestFakeAnswersByTheLastMatchingRuleAndRecords(t *testing.T) {
 	require.True(t, f.Ran("tmux", "kill-session", "-t", "$3"))
 	require.False(t, f.Ran("tmux", "kill-session", "-t", "$4"))
 	require.False(t, f.Ran("git", "add", "worktree"), "the arguments match in order")
+	require.False(t, f.Ran("git", "-C"), "the program's own options are no command")
+	require.True(t, f.Ran("git", "worktree", "/p"), "the arguments after the first need not be side by side")
+	require.Equal(t, []string{"kill-session", "-t", "$3"}, f.Calls("tmux", "kill-session")[0].Words())
 }
 
 // A command no rule answers fails the test that ran it, naming it.
