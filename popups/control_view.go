@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/owt-tmux/owt/internal/control"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/termtheme"
 	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -151,7 +151,7 @@ func (m *ctl) rowLine(r control.Row, nameW int, now time.Time) string {
 		}
 		return strings.TrimRight(fmt.Sprintf("%-5s %s %s %s", r.Since.Local().Format("15:04"), what, r.Name, m.paint(sgrDim, r.Why)), " ")
 	}
-	glyph := statusbar.Glyph(r.Status)
+	glyph := status.Glyph(r.Status)
 	if r.Name == "" {
 		glyph = "·"
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/state"
 	agentstatus "github.com/owt-tmux/owt/internal/status"
-	"github.com/owt-tmux/owt/internal/statusbar"
+
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -80,7 +80,7 @@ func labels(items []inventory.Item, now time.Time) []string {
 				changes += " (unreachable)"
 			}
 		}
-		rows[i] = []string{statusbar.Glyph(it.Status), name, repoName(it.Repo), tool, workspace.Age(now.Sub(it.CreatedAt)), changes, branch}
+		rows[i] = []string{agentstatus.Glyph(it.Status), name, repoName(it.Repo), tool, workspace.Age(now.Sub(it.CreatedAt)), changes, branch}
 		for c, cell := range rows[i] {
 			widths[c] = max(widths[c], len([]rune(cell)))
 		}
@@ -167,7 +167,7 @@ func (p *previewer) render(i, width, height int) string {
 		status = fmt.Sprintf("%s(%d)", status, *it.ExitCode)
 	}
 	head := []string{
-		fmt.Sprintf("%s %s — %s for %s", statusbar.Glyph(it.Status), it.Name, status, workspace.Age(time.Since(it.StatusSince))),
+		fmt.Sprintf("%s %s — %s for %s", agentstatus.Glyph(it.Status), it.Name, status, workspace.Age(time.Since(it.StatusSince))),
 		fmt.Sprintf("repo   %s", it.Repo),
 		fmt.Sprintf("branch %s → %s%s", it.Branch, it.Base, inPlaceWord(it.InPlace)),
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/runengine"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 )
 
 // limitOf is the limit of name as owt list --json says it.
@@ -56,7 +56,7 @@ func TestClaudesUsageLimitIsLimitedWithItsResetTime(t *testing.T) {
 	require.Contains(t, list, "limited (usage limit, resets ")
 	require.NotContains(t, list, "turn failed", "a usage limit is no failed turn")
 	e.Eventually(10*time.Second, "the bar marks a as limited", func() bool {
-		return strings.Contains(e.Tmux("show-options", "-gv", "@owt-status-line"), statusbar.Glyph("limited")+"a")
+		return strings.Contains(e.Tmux("show-options", "-gv", "@owt-status-line"), status.Glyph("limited")+"a")
 	})
 	// owt wait --until waiting counts a usage limit as needing you.
 	r := e.Owt(repo, "wait", "a", "--until", "waiting", "--timeout", "5s")

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/e2e/fixture"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 )
 
 // swarmJSON is the part of owt swarm start/list --json the tests read.
@@ -189,7 +189,7 @@ func TestSwarmDeleteAndRefusals(t *testing.T) {
 	// The bar counts every member; doctor finds nothing wrong with
 	// agents sharing a worktree and its session.
 	e.Eventually(20*time.Second, "three idle agents on the bar", func() bool {
-		return strings.Contains(e.Tmux("show-options", "-gv", "@owt-status-line"), statusbar.Glyph("idle")+" 3")
+		return strings.Contains(e.Tmux("show-options", "-gv", "@owt-status-line"), status.Glyph("idle")+" 3")
 	})
 	require.Empty(t, doctorJSON(t, e.Owt(repo, "doctor", "--json").Stdout).kinds(false))
 

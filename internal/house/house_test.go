@@ -64,10 +64,9 @@ var rooms = map[string]int{
 
 	"internal/lifecycle":  useCases, // create, delete, teardown, restart, doctor
 	"internal/hosts":      useCases, // agents on other machines over ssh: hosts, probes, owt there
-	"internal/status":     useCases, // hooks, screen reconciliation, wait, done
+	"internal/status":     useCases, // screen reconciliation, wait, done, why; @owt-status and the summary
 	"internal/hookrun":    verbs,    // the hook's process: owt hook and owt-hook
 	"internal/hookstatus": useCases, // the hook hot path: one event to its record, the bell rung
-	"internal/statusbar":  useCases, // @owt-status and the summary
 	"internal/inventory":  useCases, // owt list and its git-figure cache
 	"internal/send":       useCases, // typing into panes
 	"internal/notes":      useCases, // owt note
@@ -141,11 +140,11 @@ var sideways = map[string][]string{
 	"internal/monitor":         {"internal/runengine"},
 	"internal/peers":           {"internal/control"},
 	"internal/control":         {"internal/swarm", "internal/resolve"},
-	"internal/lifecycle":       {"internal/hookfiles", "internal/notes", "internal/statusbar", "internal/facts", "internal/templates"},
+	"internal/lifecycle":       {"internal/hookfiles", "internal/notes", "internal/status", "internal/facts", "internal/templates"},
 	"internal/facts":           {"internal/notes"},
 	"internal/inventory":       {"internal/lifecycle"},
-	"internal/status":          {"internal/statusbar", "internal/hookstatus"},
-	"internal/send":            {"internal/statusbar"},
+	"internal/status":          {"internal/hookstatus"},
+	"internal/send":            {"internal/status"},
 	"internal/run":             {"internal/runplan", "internal/runwork"},
 	"internal/agent":           {"internal/hookevent"},
 	"internal/statuschange":    {"internal/hookevent"},

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -79,7 +79,7 @@ func (w *Worktrees) EnsureSession(r *state.Record) (string, error) {
 		}
 		return "", fmt.Errorf("recreate session %s: %w", r.Session, err)
 	}
-	if err := w.Tmux.MarkSession(created.SessionID, statusbar.SessionOptions(r), nil); err != nil {
+	if err := w.Tmux.MarkSession(created.SessionID, status.SessionOptions(r), nil); err != nil {
 		_ = w.Tmux.KillSession(created.SessionID)
 		return "", fmt.Errorf("recreate session %s: %w", r.Session, err)
 	}
@@ -102,7 +102,7 @@ func (w *Worktrees) EnsureSession(r *state.Record) (string, error) {
 		_ = w.Tmux.KillSession(created.SessionID)
 		return "", err
 	}
-	statusbar.Publish(&w.Ledger, r)
+	status.Publish(&w.Ledger, r)
 	return created.SessionID, nil
 }
 

@@ -19,7 +19,7 @@ import (
 	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -204,7 +204,7 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		if !ok {
 			rb.run()
 			if published {
-				_ = statusbar.PublishSummaryLocked(w.Tmux) // the session set a summary counting this agent
+				_ = status.PublishSummaryLocked(w.Tmux) // the session set a summary counting this agent
 			}
 			_ = afterStep("rolled back")
 		}
@@ -268,7 +268,7 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	// works and set in the same tmux call that makes the session.
 	summary := async(func() (string, error) {
 		recs, err := workspace.AllRecords()
-		return statusbar.Current(recs).Render(statusbar.StyleTmux), err
+		return status.Current(recs).Render(status.StyleTmux), err
 	})
 	if err := afterStep("reserve"); err != nil {
 		return nil, err
@@ -340,7 +340,7 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	}
 	global := map[string]string{}
 	if line, err := summary(); err == nil {
-		global[statusbar.OptStatusLine] = line
+		global[status.OptStatusLine] = line
 	}
 	created, err := w.startSession(rec, w.sessionSize(sv), global, sv.ClientNames())
 	if err != nil {

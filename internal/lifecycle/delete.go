@@ -12,7 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hookfiles"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -181,7 +181,7 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 		if err := w.releaseInPlace(r, o); err != nil {
 			return err
 		}
-		_ = statusbar.PublishSummaryLocked(w.Tmux)
+		_ = status.PublishSummaryLocked(w.Tmux)
 		w.refreshLostMark()
 		_ = w.Tmux.RefreshStatus()
 		return nil
@@ -244,7 +244,7 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 		hookfiles.Of(w.Workspace).ReleaseExcludes(r, others)
 	}
 	state.RemoveMCPFiles(r.Repo, r.Name) // Claude's --mcp-config file and the MCP secret, if any
-	_ = statusbar.PublishSummaryLocked(w.Tmux)
+	_ = status.PublishSummaryLocked(w.Tmux)
 	w.refreshLostMark()
 	_ = w.Tmux.RefreshStatus()
 	return nil

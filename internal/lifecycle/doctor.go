@@ -14,7 +14,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hookfiles"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -187,7 +187,7 @@ func (w *Worktrees) forget(r *state.Record, rep *DoctorReport) (bool, string) {
 	if err := w.dropRecordOf(r); err != nil {
 		return false, err.Error()
 	}
-	_ = statusbar.PublishSummaryLocked(w.Tmux)
+	_ = status.PublishSummaryLocked(w.Tmux)
 	if err := w.Repo.PruneWorktrees(); err != nil {
 		return true, "forgot it; " + err.Error()
 	}

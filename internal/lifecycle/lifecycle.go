@@ -4,9 +4,9 @@
 // with its repair of interrupted creates. It is the one place that knows
 // the order of those steps and how to undo them.
 //
-// Imports hookfiles, notes, statusbar, facts, templates, workspace,
+// Imports hookfiles, notes, status (to publish), facts, templates, workspace,
 // daemon, agent, config, git, forge, memory, setup, state, text, tmux and usage (Codex's
-// rollouts, for the session to resume); never status, send, runner,
+// rollouts, for the session to resume); never send, runner,
 // inventory, monitor, run, cli or popups.
 package lifecycle
 

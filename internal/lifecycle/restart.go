@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -71,7 +71,7 @@ func (w *Worktrees) restart(name, prompt string, keepTask bool, resume *state.Re
 		// Only the agent's pane starts again: windows the user opened in
 		// its session, and their programs, stay.
 		if err := w.Tmux.RespawnPane(rec.Pane, rec.Path, w.sessionEnv(rec), []string{w.Self, "_run"}); err == nil {
-			statusbar.Publish(&w.Ledger, rec)
+			status.Publish(&w.Ledger, rec)
 			w.startMonitor()
 			return rec, nil
 		}
@@ -113,7 +113,7 @@ func (w *Worktrees) restart(name, prompt string, keepTask bool, resume *state.Re
 		w.markRestartFailed(name)
 		return nil, fmt.Errorf("restart %s: save record: %w", name, err)
 	}
-	statusbar.Publish(&w.Ledger, rec)
+	status.Publish(&w.Ledger, rec)
 	w.startMonitor()
 	return rec, nil
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/usage"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -261,7 +261,7 @@ func PublishLost(tm *tmux.Client) error {
 	if err != nil {
 		return err
 	}
-	if err := statusbar.PublishRestore(tm, len(recs)+RemoteLost()); err != nil {
+	if err := status.PublishRestore(tm, len(recs)+RemoteLost()); err != nil {
 		return err
 	}
 	_ = tm.RefreshStatus() // the bar shows it now, not at the next status-interval
@@ -288,7 +288,7 @@ func RemoteLost() int {
 // refreshLostMark counts the agents to restore again while the bar shows
 // some: one deleted no longer counts.
 func (w *Worktrees) refreshLostMark() {
-	if v, err := w.Tmux.ShowOption("", statusbar.OptRestore); err == nil && v != "" {
+	if v, err := w.Tmux.ShowOption("", status.OptRestore); err == nil && v != "" {
 		_ = PublishLost(w.Tmux)
 	}
 }
@@ -320,6 +320,6 @@ func (w *Worktrees) adoptRestarted(r *state.Record, s tmux.Session) (*state.Reco
 	if err != nil {
 		return nil, fmt.Errorf("record session %s of %s: %w", s.Name, r.Name, err)
 	}
-	statusbar.Publish(&w.Ledger, out)
+	status.Publish(&w.Ledger, out)
 	return out, nil
 }

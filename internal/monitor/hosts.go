@@ -10,7 +10,7 @@ import (
 	"github.com/owt-tmux/owt/internal/hosts"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 )
 
 // Following hosts: one status stream per configured host (owt host
@@ -218,7 +218,7 @@ func (m *monitor) markUnreachable(host string, why error) {
 
 // publishHosts republishes the bar's summary after a host's word.
 func (m *monitor) publishHosts() {
-	if err := statusbar.PublishSummaryLocked(m.tm); err != nil {
+	if err := status.PublishSummaryLocked(m.tm); err != nil {
 		m.logf("publish summary: %v", err)
 	}
 }

@@ -30,7 +30,7 @@ import (
 	"github.com/owt-tmux/owt/internal/react"
 	"github.com/owt-tmux/owt/internal/runengine"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/usage"
 )
@@ -86,7 +86,7 @@ func Run(o Options) error {
 	} else {
 		defer bell.Close()
 		tm := *m.tm
-		go bell.Serve(func(repo, name string) { statusbar.PublishRecord(&tm, repo, name) })
+		go bell.Serve(func(repo, name string) { status.PublishRecord(&tm, repo, name) })
 	}
 	m.logf("started for %s (every %s)", o.Socket, o.Interval)
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -128,4 +128,4 @@ func (c *recordCache) repo(root string, logf func(string, ...any)) *repoView {
 // monitor does it whenever state changed, so the summary ends up right even
 // when two processes published in the wrong order. It takes the publish
 // lock like every publisher, so it never overwrites a newer summary.
-func (c *recordCache) publishSummary() { _ = statusbar.PublishSummaryLocked(c.tm) }
+func (c *recordCache) publishSummary() { _ = status.PublishSummaryLocked(c.tm) }

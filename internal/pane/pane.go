@@ -4,7 +4,7 @@
 // once the tool is ready), records the agent's exit and leaves the user a
 // shell in the worktree.
 //
-// Imports send, status, statusbar, workspace, agent, setup, state,
+// Imports send, status, workspace, agent, setup, state,
 // atomicfile and tmux; never monitor, run, cli or popups.
 package pane
 
@@ -35,7 +35,7 @@ import (
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
-	"github.com/owt-tmux/owt/internal/statusbar"
+
 	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/untrusted"
@@ -74,7 +74,7 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 	// A swarm worker's window is in its host's session, whose options
 	// are the host's.
 	if pane := os.Getenv("TMUX_PANE"); pane != "" && rec.Swarm == nil {
-		if err := tm.MarkSession(pane, statusbar.SessionOptions(rec), nil); err != nil {
+		if err := tm.MarkSession(pane, status.SessionOptions(rec), nil); err != nil {
 			fmt.Fprintf(out, "owt: could not mark this session as %s's: %v\n", rec.Name, err)
 		}
 	}
@@ -540,7 +540,7 @@ func (w *runner) turnEndedUnseen(name string, before, after agent.TurnMarks) {
 			Interrupted: interrupted, TurnError: failure}, r.TaskPending && r.Status == state.Starting
 	})
 	if changed {
-		statusbar.PublishCurrent(&w.Ledger, name)
+		status.PublishCurrent(&w.Ledger, name)
 	}
 }
 
@@ -554,7 +554,7 @@ func (w *runner) turnStarted(name string) {
 			r.TaskPending && (r.Status == state.Starting || r.Status == state.Waiting && r.Source == state.FromScreen)
 	})
 	if changed {
-		statusbar.PublishCurrent(&w.Ledger, name)
+		status.PublishCurrent(&w.Ledger, name)
 	}
 }
 
@@ -581,7 +581,7 @@ func (w *runner) leaveStarting(name string, st state.Status) {
 		return statuschange.Change{Status: st, Source: state.FromOwt, At: w.Now()}, r.Status == state.Starting
 	})
 	if changed {
-		statusbar.PublishCurrent(&w.Ledger, name)
+		status.PublishCurrent(&w.Ledger, name)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 )
 
 // Resuming: a record whose Resume is pending (owt restore, owt attach,
@@ -258,5 +258,5 @@ func (w *runner) settleResume(rec *state.Record, outcome, why string) {
 	}
 	w.setResume(rec.Name, outcome, why)
 	rec.Resume.Outcome, rec.Resume.Why = outcome, why
-	statusbar.PublishCurrent(&w.Ledger, rec.Name)
+	status.PublishCurrent(&w.Ledger, rec.Name)
 }

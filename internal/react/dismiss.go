@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -61,7 +61,7 @@ func Dismiss(w *workspace.Workspace, name string, reactions []string) (Dismissal
 	}
 	// The monitor would redraw the bar on its next tick; the user who just
 	// dismissed it should not wait for that.
-	_ = statusbar.PublishSummaryLocked(w.Tmux)
+	_ = status.PublishSummaryLocked(w.Tmux)
 	return out, nil
 }
 

@@ -9,7 +9,7 @@ import (
 // "⏵auth 4/7 ▲1" (its name, tasks finished of all, and how many need
 // you: asking, failed or blocked by a conflict), "⏸" instead of "⏵" when
 // it is paused or stopped, "✗" when it ended failed. The engine keeps
-// the text in the global option statusbar.OptRuns, which the bar reads:
+// the text in the global option status.OptRuns, which the bar reads:
 // no process runs per redraw.
 
 // BarText is the status bar's text for the runs registered on the tmux

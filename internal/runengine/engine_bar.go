@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/run"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 )
 
 // barTimeout bounds the one tmux call that sets the option.
@@ -30,7 +30,7 @@ func (e *Engine) publishBar(runs []*run.Run, unreadable []string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), barTimeout)
 	defer cancel()
-	if err := e.Tmux.SetOptionContext(ctx, "", statusbar.OptRuns, text); err != nil {
+	if err := e.Tmux.SetOptionContext(ctx, "", status.OptRuns, text); err != nil {
 		e.logf("", "", "runs: status bar: %v", err)
 		return
 	}

@@ -2,7 +2,7 @@
 // the text has landed, and only into an agent that can take it (owt send,
 // the outbox's courier, the pane runner's pasted task).
 //
-// Imports statusbar, workspace, agent, state, text and tmux; never
+// Imports status (to publish), workspace, agent, state, text and tmux; never
 // monitor, run, delivery, cli or popups.
 package send
 
@@ -13,15 +13,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/statusbar"
-	"github.com/owt-tmux/owt/internal/workspace"
-
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/untrusted"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // pasteOver is the length above which text goes through a paste buffer
@@ -386,7 +385,7 @@ func sendOne(w *workspace.Workspace, r *state.Record, msg untrusted.Untrusted, o
 		return statuschange.Change{Status: state.Working, Source: state.FromOwt, At: typedAt}, cur.Status != state.Exited
 	})
 	if changed {
-		statusbar.PublishCurrent(&w.Ledger, r.Name)
+		status.PublishCurrent(&w.Ledger, r.Name)
 	}
 	return answered, nil
 }

@@ -1,10 +1,10 @@
-// Package status keeps each agent's recorded status true beyond its
-// hooks: the monitor's screen reconciliation, "owt wait", "owt done",
-// "owt status" and "owt why". The hook hot path is package hookstatus;
-// the record-level change itself is statuschange's (through
-// workspace.Ledger.ChangeStatus); showing it, the statusbar's.
+// Package status is an agent's status beyond the hook that set it, and
+// showing it: the monitor's screen reconciliation, "owt wait", "owt done",
+// "owt status" and "owt why"; and each session's @owt-status with the
+// global summary the status bar reads (who needs you, then counts),
+// rendered for tmux, plain text or a terminal. Publishing is serialized
+// by one lock and never waits for tmux without limit.
 //
-// Imports statusbar, hookstatus, workspace, agent, git, state and tmux
-// (and, to explain a status, the run and outbox models); never send,
-// pane, lifecycle, inventory, monitor, cli or popups.
+// The hook hot path is package hookstatus; the record-level change
+// itself is statuschange's (through workspace.Ledger.ChangeStatus).
 package status

@@ -7,7 +7,7 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statusbar"
+
 	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -202,7 +202,7 @@ func ApplyScreen(w *workspace.Ledger, name string, obs Observation, stillAfter t
 		return c, ok
 	})
 	if changed {
-		statusbar.PublishCurrent(w, name)
+		PublishCurrent(w, name)
 	}
 	return changed, err
 }

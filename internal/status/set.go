@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statusbar"
+
 	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -24,7 +24,7 @@ func Set(w *workspace.Ledger, name string, st state.Status, src state.Source, ex
 func SetAt(w *workspace.Ledger, name string, st state.Status, src state.Source, exitCode *int, at time.Time) (*state.Record, bool, error) {
 	rec, changed, err := record(w, name, st, src, exitCode, at)
 	if changed {
-		statusbar.PublishCurrent(w, name)
+		PublishCurrent(w, name)
 	}
 	return rec, changed, err
 }

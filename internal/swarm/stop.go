@@ -11,7 +11,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -86,7 +86,7 @@ func (s *Swarms) Stop(host string, force bool) (StopReport, error) {
 		return rep, fmt.Errorf("closed the workers' windows, but could not forget their records: %w", err)
 	}
 	rep.Stopped = names
-	_ = statusbar.PublishSummaryLocked(s.W.Tmux)
+	_ = status.PublishSummaryLocked(s.W.Tmux)
 	return rep, nil
 }
 

@@ -32,7 +32,7 @@ import (
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -199,7 +199,7 @@ func (s *Swarms) Start(o StartOptions) (Swarm, error) {
 		undo()
 		return Swarm{}, err
 	}
-	_ = statusbar.PublishSummaryLocked(s.W.Tmux)
+	_ = status.PublishSummaryLocked(s.W.Tmux)
 	return swarmOf(host, workers), nil
 }
 

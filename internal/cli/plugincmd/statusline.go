@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -28,17 +28,17 @@ func StatusLineCommand(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			sum := statusbar.Current(recs)
+			sum := status.Current(recs)
 			if c.Bool("json") {
 				return cmdutil.PrintJSON(c.App.Writer, sum)
 			}
-			style := statusbar.StylePlain
+			style := status.StylePlain
 			switch {
 			case f.IO.NoColor:
 			case c.Bool("tmux"):
-				style = statusbar.StyleTmux
+				style = status.StyleTmux
 			case f.IO.OutTTY:
-				style = statusbar.StyleANSI
+				style = status.StyleANSI
 			}
 			_, err = fmt.Fprintln(c.App.Writer, sum.Render(style))
 			return err

@@ -15,7 +15,7 @@ import (
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/monitor"
 	"github.com/owt-tmux/owt/internal/owtlog"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/keybindings"
 )
@@ -128,17 +128,17 @@ func tmuxInit(tm *tmux.Client) error {
 	}
 	bindings := keybindings.Bindings(ps.settings, owt, ps.popups)
 	cmds := keybindings.Commands(ps.prev, bindings)
-	status, err := statusCommands(tm)
+	segment, err := statusCommands(tm)
 	if err != nil {
 		return err
 	}
-	cmds = append(cmds, status...)
+	cmds = append(cmds, segment...)
 	if _, err := tm.RunBatch(cmds...); err != nil {
 		err := applyOneByOne(tm, cmds, bindings)
 		startMonitor(owt, tm)
 		return err
 	}
-	_ = statusbar.PublishSummary(tm)
+	_ = status.PublishSummary(tm)
 	_ = lifecycle.PublishLost(tm) // ⟲ N: agents a reboot or a dead server lost
 	startMonitor(owt, tm)
 	if !ps.popups && !ps.warned {
@@ -161,8 +161,8 @@ func statusCommands(tm *tmux.Client) ([][]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", name, err)
 		}
-		if strings.Contains(v, statusbar.StatusPlaceholder) {
-			cmds = append(cmds, []string{"set-option", "-g", name, strings.ReplaceAll(v, statusbar.StatusPlaceholder, statusbar.StatusFormat)})
+		if strings.Contains(v, status.StatusPlaceholder) {
+			cmds = append(cmds, []string{"set-option", "-g", name, strings.ReplaceAll(v, status.StatusPlaceholder, status.StatusFormat)})
 		}
 	}
 	return cmds, nil
@@ -202,7 +202,7 @@ func applyOneByOne(tm *tmux.Client, cmds [][]string, bindings []keybindings.Bind
 		}
 	}
 	_ = tm.SetOption("", keybindings.OptBound, keybindings.EncodeBound(bound))
-	_ = statusbar.PublishSummary(tm)
+	_ = status.PublishSummary(tm)
 	if len(problems) == 0 {
 		return nil
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/hookrun"
 	"github.com/owt-tmux/owt/internal/owtlog"
-	"github.com/owt-tmux/owt/internal/statusbar"
+	"github.com/owt-tmux/owt/internal/status"
 )
 
 // HookCommand is what the agent tools run ("owt hook claude Stop"). It
@@ -66,7 +66,7 @@ func PublishCommand(f *cmdutil.Factory) *cli.Command {
 			if c.NArg() != 2 {
 				return cmdutil.Usagef("_publish takes REPO and NAME")
 			}
-			statusbar.PublishRecord(f.Tmux(), c.Args().Get(0), c.Args().Get(1))
+			status.PublishRecord(f.Tmux(), c.Args().Get(0), c.Args().Get(1))
 			return nil
 		},
 	}

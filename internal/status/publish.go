@@ -1,11 +1,4 @@
-// Package statusbar shows owt's statuses in tmux: each session's
-// @owt-status and the global summary the status bar reads (who needs you,
-// then counts), rendered for tmux, plain text or a terminal. Publishing is
-// serialized by one lock and never waits for tmux without limit.
-//
-// Imports workspace (the records and the ledger), state and tmux; never
-// status, send, lifecycle, monitor, cli or popups.
-package statusbar
+package status
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package statusbar
+package status
 
 import (
 	"testing"
