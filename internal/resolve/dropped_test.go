@@ -12,16 +12,22 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 )
 
-// gitIn runs git in dir and returns its output, trimmed.
+// gitIn runs git in dir, as an identity of its own and none of the
+// user's configuration, and returns its output, trimmed.
 func gitIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
+	out, err := gitCmd(dir, args...).CombinedOutput()
+	require.NoError(t, err, "git %v: %s", args, out)
+	return strings.TrimSpace(string(out))
+}
+
+// gitCmd is git in dir with gitIn's identity and environment.
+func gitCmd(dir string, args ...string) *exec.Cmd {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid", "HOME="+dir)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git %v: %s", args, out)
-	return strings.TrimSpace(string(out))
+	return cmd
 }
 
 func write(t *testing.T, dir, name, text string) {
@@ -50,9 +56,9 @@ func TestDroppedSide(t *testing.T) {
 	gitIn(t, dir, "commit", "-q", "-am", "main: edit lib and shared")
 	onto := gitIn(t, dir, "rev-parse", "HEAD")
 	gitIn(t, dir, "checkout", "-q", "feat")
-	cmd := exec.Command("git", "merge", "-q", "main")
-	cmd.Dir = dir
-	_ = cmd.Run() // shared.txt conflicts
+	out, err := gitCmd(dir, "merge", "-q", "main").CombinedOutput()
+	require.Error(t, err, "shared.txt conflicts: %s", out)
+	require.Contains(t, gitIn(t, dir, "diff", "--name-only", "--diff-filter=U"), "shared.txt", "the merge stopped on shared.txt's conflict: %s", out)
 	repo := git.Repo{Root: dir}
 
 	// Kept whole: shared.txt as the branch had it.
