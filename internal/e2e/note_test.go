@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -220,13 +221,14 @@ func TestNoteNeverHidesOrTakesOverFilesThatAreNotOwts(t *testing.T) {
 // block 'owt note --clear' knows nothing of. The state dir is a full disk
 // (a tiny tmpfs, which needs root; elsewhere the test says so and skips).
 func TestNoteThatCannotBeRecordedIsTakenOutAgain(t *testing.T) {
+	fixture.NeedRoot(t, "the test mounts a 64 KiB tmpfs as owt's notes dir to fill it")
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
 	a := e.newAgent(repo, "a", "claude")
 	notes := filepath.Join(e.Root, "state", "owt", "notes")
 	require.NoError(t, os.MkdirAll(notes, 0o700))
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", notes).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a small tmpfs to fill (%v: %s)", err, out)
+		t.Skipf("cannot mount a small tmpfs to fill, though root (%v: %s)", err, out)
 	}
 	t.Cleanup(func() { _ = exec.Command("umount", notes).Run() })
 	fill, err := os.Create(filepath.Join(notes, "fill"))
