@@ -279,27 +279,40 @@ func WorkFiles(r *state.Record) ([]string, error) {
 	if len(r.SetupMade) > 0 {
 		// A lockfile owt's install wrote where there was none, unchanged
 		// since: the install's, not the agent's or the user's work.
-		// (Untracked: one the agent added to git is its own.)
-		made := map[string]state.MadeFile{}
-		var names []string
-		for _, m := range r.SetupMade {
-			made[m.Path] = m
-			names = append(names, m.Path)
-		}
-		tracked, err := git.Tracked(r.Path, names...)
+		made, err := installLeft(r)
 		if err != nil {
 			return nil, err
 		}
 		out := dirty[:0]
 		for _, d := range dirty {
-			if m, ok := made[d]; ok && !tracked[d] && m.Unchanged(r.Path) {
-				continue
+			if !made[d] {
+				out = append(out, d)
 			}
-			out = append(out, d)
 		}
 		dirty = out
 	}
 	return hookfiles.Work(r, dirty)
+}
+
+// installLeft are the files of r.SetupMade that are still as owt's
+// install left them: untracked (one the agent added to git is its own)
+// and unchanged.
+func installLeft(r *state.Record) (map[string]bool, error) {
+	var names []string
+	for _, m := range r.SetupMade {
+		names = append(names, m.Path)
+	}
+	tracked, err := git.Tracked(r.Path, names...)
+	if err != nil {
+		return nil, err
+	}
+	left := map[string]bool{}
+	for _, m := range r.SetupMade {
+		if !tracked[m.Path] && m.Unchanged(r.Path) {
+			left[m.Path] = true
+		}
+	}
+	return left, nil
 }
 
 // removeMadeFiles removes the lockfiles owt's install wrote into r's
@@ -310,18 +323,12 @@ func removeMadeFiles(r *state.Record) {
 	if len(r.SetupMade) == 0 {
 		return
 	}
-	var names []string
-	for _, m := range r.SetupMade {
-		names = append(names, m.Path)
-	}
-	tracked, err := git.Tracked(r.Path, names...)
+	left, err := installLeft(r)
 	if err != nil {
 		return
 	}
-	for _, m := range r.SetupMade {
-		if !tracked[m.Path] && m.Unchanged(r.Path) {
-			_ = os.Remove(filepath.Join(r.Path, filepath.FromSlash(m.Path)))
-		}
+	for path := range left {
+		_ = os.Remove(filepath.Join(r.Path, filepath.FromSlash(path)))
 	}
 }
 
