@@ -189,11 +189,8 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 	if err := w.refuseMainCheckout(r); err != nil {
 		return err
 	}
-	switch CreateStateOf(r) {
-	case InProgress:
-		if !o.Force {
-			return fmt.Errorf("%s: owt new is making it now; delete it once that is done", name)
-		}
+	if !o.Force && CreateStateOf(r) == InProgress {
+		return fmt.Errorf("%s: owt new is making it now; delete it once that is done", name)
 	}
 	loss, err := w.WhatWouldBeLost(r)
 	if err != nil && !o.Force {
