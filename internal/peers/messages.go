@@ -51,14 +51,12 @@ var (
 // prefix is what every message begins with: who sent it.
 func prefix(from string) string { return "[from " + from + "] " }
 
-// Signed is signed: a message of the agent from, typed as owt send by
-// its shell, reads as the agent's, not the user's.
-func Signed(from, body string) string { return signed(from, body) }
-
-// signed is body as the peer reads it: the sender's prefix, and no line
+// Signed is body as the peer reads it: the sender's prefix, and no line
 // of the body starting as a prefix would (quoted "> "), so a sender
-// cannot make part of its message read as another's.
-func signed(from, body string) string {
+// cannot make part of its message read as another's. A message of the
+// agent from typed as owt send by its shell is signed so too: it reads
+// as the agent's, not the user's.
+func Signed(from, body string) string {
 	lines := strings.Split(body, "\n")
 	for i, l := range lines {
 		if strings.HasPrefix(strings.TrimLeft(l, " \t"), "[from ") {
@@ -146,7 +144,7 @@ func (p *Peers) Send(to, msg string) ([]Sent, error) {
 func (p *Peers) queue(me, r *state.Record, body string, limit int, window time.Duration) Sent {
 	now := p.Now()
 	a := outbox.Of(r)
-	m := outbox.Message{Kind: outbox.KindPeer, Key: newID(now), From: me.Name, Text: signed(me.Name, body)}
+	m := outbox.Message{Kind: outbox.KindPeer, Key: newID(now), From: me.Name, Text: Signed(me.Name, body)}
 	// Messages before the user dismissed this sender's loops (owt
 	// dismiss NAME message_loop) count no more: it starts afresh.
 	since := r.CreatedAt
