@@ -12,6 +12,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/daemon"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
@@ -50,6 +51,18 @@ var (
 
 // prefix is what every message begins with: who sent it.
 func prefix(from string) string { return "[from " + from + "] " }
+
+// AsCaller is text as the process pid sends it (owt send, owt swarm
+// send): signed (Signed) when pid runs inside an agent, its shell tool
+// (lifecycle.CallingAgent), which is returned too; the user's own text
+// as it is, with nil.
+func AsCaller(pid int, text string) (string, *state.Record, error) {
+	me, err := lifecycle.CallingAgent(pid)
+	if err != nil || me == nil {
+		return text, nil, err
+	}
+	return Signed(me.Name, text), me, nil
+}
 
 // Signed is body as the peer reads it: the sender's prefix, and no line
 // of the body starting as a prefix would (quoted "> "), so a sender

@@ -207,10 +207,9 @@ func sendCommand(f *cmdutil.Factory) *cli.Command {
 			}
 			// An agent's own (a coordinator's shell) is its message, as
 			// owt send signs it.
-			if me, err := lifecycle.CallingAgent(os.Getpid()); err != nil {
+			msg, _, err := peers.AsCaller(os.Getpid(), msg)
+			if err != nil {
 				return err
-			} else if me != nil {
-				msg = peers.Signed(me.Name, msg)
 			}
 			w, err := f.OpenWorkspace()
 			if err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
-	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/peers"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
@@ -138,14 +137,14 @@ func sendRun(o *sendOptions) error {
 	// An agent's own owt send (its shell tool: a swarm's fallback for
 	// peers) is the agent's message, not the user's: signed as peers'
 	// messages are; and it answers no other agent's prompt.
-	if me, err := lifecycle.CallingAgent(os.Getpid()); err != nil {
+	text, me, err := peers.AsCaller(os.Getpid(), o.Text)
+	if err != nil {
 		return err
-	} else if me != nil {
-		if o.Answer {
-			return fmt.Errorf("this runs inside the agent %s, and an agent answers no prompt of another agent's: the user does", me.Name)
-		}
-		o.Text = peers.Signed(me.Name, o.Text)
 	}
+	if me != nil && o.Answer {
+		return fmt.Errorf("this runs inside the agent %s, and an agent answers no prompt of another agent's: the user does", me.Name)
+	}
+	o.Text = text
 	if routed, err := o.sendOnHost(); routed {
 		return err
 	}
