@@ -54,9 +54,12 @@ const maxCount = 10_000_000_000
 // written: not negative, not beyond maxCount. A transcript that says
 // otherwise is damaged or crafted, and its figures would make a cost
 // negative or astronomical.
-func saneCounts(counts ...int64) bool {
+func saneCounts(counts ...int64) bool { return within(maxCount, counts...) }
+
+// within reports whether every count is from 0 to limit.
+func within(limit int64, counts ...int64) bool {
 	for _, n := range counts {
-		if n < 0 || n > maxCount {
+		if n < 0 || n > limit {
 			return false
 		}
 	}
@@ -64,7 +67,12 @@ func saneCounts(counts ...int64) bool {
 }
 
 // sane reports whether t's counts are sane (saneCounts).
-func (t Tokens) sane() bool { return saneCounts(t.Input, t.Output, t.CacheWrite, t.CacheRead) }
+func (t Tokens) sane() bool { return t.within(maxCount) }
+
+// within reports whether each of t's counts is from 0 to limit.
+func (t Tokens) within(limit int64) bool {
+	return within(limit, t.Input, t.Output, t.CacheWrite, t.CacheRead)
+}
 
 // Zero reports whether t counts nothing.
 func (t Tokens) Zero() bool { return t == Tokens{} }
@@ -138,8 +146,7 @@ func (d Days) Models() ByModel {
 func (d Days) damaged() bool {
 	for _, m := range d {
 		for _, t := range m {
-			if t.Input < 0 || t.Output < 0 || t.CacheWrite < 0 || t.CacheRead < 0 ||
-				t.Input > maxSum || t.Output > maxSum || t.CacheWrite > maxSum || t.CacheRead > maxSum {
+			if !t.within(maxSum) {
 				return true
 			}
 		}
