@@ -133,8 +133,32 @@ func (r *Rule) matches(c Call) bool {
 // programOptions are the options of git and tmux that come before the
 // command, with whether each takes a value.
 var programOptions = map[string]map[string]bool{
-	"git":  {"-C": true, "-c": true, "--no-pager": false},
+	"git":  {"-C": true, "-c": true, "--no-pager": false, "--literal-pathspecs": false},
 	"tmux": {"-u": false, "-S": true, "-L": true, "-f": true},
+}
+
+// Option is the value of one of the program's own options (git's -C
+// DIR, tmux's -S SOCKET), "" when the command has none.
+func (c Call) Option(name string) string {
+	if len(c.Args) == 0 {
+		return ""
+	}
+	opts := programOptions[filepath.Base(c.Args[0])]
+	args := c.Args[1:]
+	for len(args) > 0 {
+		takesValue, ok := opts[args[0]]
+		if !ok {
+			return ""
+		}
+		if takesValue && len(args) > 1 {
+			if args[0] == name {
+				return args[1]
+			}
+			args = args[1:]
+		}
+		args = args[1:]
+	}
+	return ""
 }
 
 // Words are the command without the program and the program's own

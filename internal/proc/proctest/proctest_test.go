@@ -52,6 +52,8 @@ func TestFakeAnswersByTheLastMatchingRuleAndRecords(t *testing.T) {
 	require.False(t, f.Ran("git", "-C"), "the program's own options are no command")
 	require.True(t, f.Ran("git", "worktree", "/p"), "the arguments after the first need not be side by side")
 	require.Equal(t, []string{"kill-session", "-t", "$3"}, f.Calls("tmux", "kill-session")[0].Words())
+	require.Equal(t, "/r", f.Calls("git", "status")[0].Option("-C"))
+	require.Equal(t, "", f.Calls("tmux", "kill-session")[0].Option("-S"))
 }
 
 // A command no rule answers fails the test that ran it, naming it.
