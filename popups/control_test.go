@@ -18,7 +18,6 @@ import (
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/review"
 	"github.com/owt-tmux/owt/internal/run"
-	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
@@ -125,7 +124,7 @@ func newFakeDesk() *fakeDesk {
 	item := func(name string, st state.Status, ahead, dirty int) inventory.Item {
 		return inventory.Item{Name: name, Repo: "/r/shop", Status: string(st), StatusSince: now, Ahead: ahead, Dirty: dirty}
 	}
-	p := &runplan.Plan{Tasks: []runplan.Task{{ID: "models", Task: "Models"}, {ID: "api", Task: "The API", DependsOn: []string{"models"}}}}
+	p := &run.Plan{Tasks: []run.Task{{ID: "models", Task: "Models"}, {ID: "api", Task: "The API", DependsOn: []string{"models"}}}}
 	g := run.NewRun("g", "/r/shop", "main", p, now)
 	models, _ := g.Task("models")
 	models.State, models.Name, models.Attempt = run.Running, "busy", 1

@@ -10,7 +10,6 @@ import (
 	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
-	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
@@ -21,7 +20,7 @@ func TestBuildSortsRowsIntoSections(t *testing.T) {
 	item := func(name, status string, since, ahead, dirty int) inventory.Item {
 		return inventory.Item{Name: name, Repo: "/r", Status: status, StatusSince: ago(since), Ahead: ahead, Dirty: dirty}
 	}
-	p := &runplan.Plan{Tasks: []runplan.Task{{ID: "models", Task: "Models"}, {ID: "api", Task: "The API", DependsOn: []string{"models"}}, {ID: "db", Task: "DB"}}}
+	p := &run.Plan{Tasks: []run.Task{{ID: "models", Task: "Models"}, {ID: "api", Task: "The API", DependsOn: []string{"models"}}, {ID: "db", Task: "DB"}}}
 	p.Retry.MaxAttempts = 3
 	r := run.NewRun("g", "/r", "main", p, ago(30))
 	models, _ := r.Task("models")

@@ -8,15 +8,13 @@ import (
 
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/run"
-
-	"github.com/owt-tmux/owt/internal/runplan"
 )
 
 // Agents whose task ended (landed, skipped, cancelled) and agents that
 // exited with nothing to ship are not in flight: they are ENDED.
 func TestEndedTasksAndExitedAgentsAreNotInFlight(t *testing.T) {
 	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
-	p := &runplan.Plan{Tasks: []runplan.Task{{ID: "a", Task: "A"}, {ID: "b", Task: "B"}, {ID: "c", Task: "C"}}}
+	p := &run.Plan{Tasks: []run.Task{{ID: "a", Task: "A"}, {ID: "b", Task: "B"}, {ID: "c", Task: "C"}}}
 	p.Retry.MaxAttempts = 3
 	r := run.NewRun("g", "/r", "main", p, now)
 	for i, st := range []run.TaskState{run.Landed, run.Skipped, run.Cancelled} {
@@ -49,7 +47,7 @@ func TestEndedTasksAndExitedAgentsAreNotInFlight(t *testing.T) {
 // not ENDED with "exited, no changes".
 func TestARetriedTaskIsInFlightNotEnded(t *testing.T) {
 	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
-	p := &runplan.Plan{Tasks: []runplan.Task{{ID: "a", Task: "A"}, {ID: "b", Task: "B"}}}
+	p := &run.Plan{Tasks: []run.Task{{ID: "a", Task: "A"}, {ID: "b", Task: "B"}}}
 	p.Retry.MaxAttempts = 3
 	r := run.NewRun("g", "/r", "main", p, now)
 	for i, st := range []run.TaskState{run.Starting, run.Backoff} {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/owt-tmux/owt/internal/inventory"
 	"github.com/owt-tmux/owt/internal/run"
-	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/usage"
 )
 
@@ -16,7 +15,7 @@ import (
 // token budget is in NEEDS YOU, saying so.
 func TestUsageOnRowsAndABudgetPausedRunNeedsYou(t *testing.T) {
 	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
-	p := &runplan.Plan{Tasks: []runplan.Task{{ID: "a", Task: "A"}, {ID: "b", Task: "B"}}}
+	p := &run.Plan{Tasks: []run.Task{{ID: "a", Task: "A"}, {ID: "b", Task: "B"}}}
 	p.Retry.MaxAttempts = 1
 	r := run.NewRun("g", "/r", "main", p, now.Add(-time.Hour))
 	r.State, r.Why = run.Paused, "budget reached: 1200 tokens of 1000"

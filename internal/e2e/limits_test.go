@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/owt-tmux/owt/internal/runengine"
+	"github.com/owt-tmux/owt/internal/run/engine"
 	"github.com/owt-tmux/owt/internal/status"
 )
 
@@ -143,7 +143,7 @@ task = "`+taskScript("c.txt")+`"
 
 	// The reset (the next whole minute) passes: one nudge, then c starts.
 
-	e.Eventually(100*time.Second, "a nudged", func() bool { return len(e.promptsWith(aName, runengine.NudgeText)) > 0 })
+	e.Eventually(100*time.Second, "a nudged", func() bool { return len(e.promptsWith(aName, engine.NudgeText)) > 0 })
 	e.Eventually(60*time.Second, "c started", func() bool {
 		for _, task := range e.runStatus(repo, "l").Tasks {
 			if task.ID == "c" && task.State != "pending" {
@@ -153,7 +153,7 @@ task = "`+taskScript("c.txt")+`"
 		return false
 	})
 	time.Sleep(3 * time.Second) // past the engine's next ticks: a second nudge would be typed by now
-	require.Len(t, e.promptsWith(aName, runengine.NudgeText), 1, "nudged once")
+	require.Len(t, e.promptsWith(aName, engine.NudgeText), 1, "nudged once")
 	var nudged int
 	for _, ev := range e.runEvents(repo, "l") {
 		if ev.Event == "nudged" {

@@ -10,14 +10,13 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/run"
-	"github.com/owt-tmux/owt/internal/runwork"
 	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
 // Evidence is what a host's owt reads of one of its agents for the judge
 // of a run task placed there: the agent's record (status, owt done) and
-// the same git readings a local task is judged on (runwork: the commits
+// the same git readings a local task is judged on (run.WorkOf: the commits
 // of its own branch against its start and base; its uncommitted files).
 // It is read where the worktree is, so only its result crosses ssh.
 type Evidence struct {
@@ -63,7 +62,7 @@ func ReadEvidence(dir string, spec EvidenceSpec) (Evidence, error) {
 	}
 	// The run's into is a branch of the local repository, not of this
 	// one: only the base's commits are left out here.
-	w, err := (&runwork.WorkMemo{}).JudgedWorkOf(rec, "")
+	w, err := (&run.WorkMemo{}).JudgedWorkOf(rec, "")
 	if err != nil {
 		return ev, err
 	}

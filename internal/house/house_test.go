@@ -50,8 +50,8 @@ var rooms = map[string]int{
 	"internal/cli/hostcmd":     faces, // owt host add, list, check, remove
 	"popups":                   faces, // one key table per screen
 
-	"internal/monitor":   drivers, // one per tmux server: the tick
-	"internal/runengine": drivers, // a run's effects, driven by the monitor
+	"internal/monitor":    drivers, // one per tmux server: the tick
+	"internal/run/engine": drivers, // a run's effects, driven by the monitor
 
 	"internal/control":  verbs, // ship, merge, delete: the one path from every face
 	"internal/react":    verbs, // reactions: failing checks, CI, reviews, conflicts
@@ -80,9 +80,7 @@ var rooms = map[string]int{
 
 	"internal/workspace": core, // a repository as owt manages it: records, names, paths
 
-	"internal/run":          models, // a run's state and decisions
-	"internal/runplan":      models, // the plan file
-	"internal/runwork":      models, // what a task's branch holds
+	"internal/run":          models, // a run: its plan file, state, evidence and decisions
 	"internal/outbox":       models, // the message queue
 	"internal/agent":        models, // tool profiles, the screen classifier
 	"internal/hookevent":    models, // what a tool's hook event says: status, session, limit
@@ -137,7 +135,7 @@ var sideways = map[string][]string{
 	"internal/cli/runcmd":      {"internal/cli/cmdutil"},
 	"internal/cli/plugincmd":   {"internal/cli/cmdutil"},
 	"internal/cli/configcmd":   {"internal/cli/cmdutil"},
-	"internal/monitor":         {"internal/runengine"},
+	"internal/monitor":         {"internal/run/engine"},
 	"internal/peers":           {"internal/control"},
 	"internal/control":         {"internal/swarm", "internal/resolve"},
 	"internal/lifecycle":       {"internal/hookfiles", "internal/notes", "internal/status", "internal/facts", "internal/templates"},
@@ -145,7 +143,6 @@ var sideways = map[string][]string{
 	"internal/inventory":       {"internal/lifecycle"},
 	"internal/status":          {"internal/hookstatus"},
 	"internal/send":            {"internal/status"},
-	"internal/run":             {"internal/runplan", "internal/runwork"},
 	"internal/agent":           {"internal/hookevent"},
 	"internal/statuschange":    {"internal/hookevent"},
 	"internal/daemon":          {"internal/state", "internal/tmux", "internal/owtlog", "internal/ssh", "internal/bell"},

@@ -4,15 +4,15 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/run"
-	"github.com/owt-tmux/owt/internal/runengine"
+	"github.com/owt-tmux/owt/internal/run/engine"
 )
 
-// runs is the task-graph engine of this server (internal/runengine): built on
+// runs is the task-graph engine of this server (internal/run/engine): built on
 // the first tick, then called once a tick. With no run in flight it costs
 // one stat of the runs dir.
 func (m *monitor) runs(now time.Time) {
 	if m.engine == nil {
-		m.engine = &runengine.Engine{Store: run.DefaultStore(), Socket: m.socket, Server: m.server, Tmux: m.tm, Log: m.lg.Infof,
+		m.engine = &engine.Engine{Store: run.DefaultStore(), Socket: m.socket, Server: m.server, Tmux: m.tm, Log: m.lg.Infof,
 			PaneActivity: m.paneActivity, UserOnPane: m.paneViewed, Notify: m.told.addRun}
 	}
 	m.engine.Tick(now)

@@ -22,7 +22,7 @@ type Input struct {
 	Rec    *state.Record
 	Config config.Config
 	// Into is the branch the agent's work lands in when it is a task of a
-	// run with an into (runengine.Engine.IntoOf): conflicts are predicted
+	// run with an into (engine.Engine.IntoOf): conflicts are predicted
 	// against it instead of the worktree's base.
 	Into string
 }

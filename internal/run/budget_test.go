@@ -5,13 +5,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/owt-tmux/owt/internal/runplan"
 )
 
 func TestARunPausesOnceAtItsTokenBudget(t *testing.T) {
 	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
-	p := &runplan.Plan{Tasks: []runplan.Task{{ID: "a", Task: "A"}}, BudgetTokens: 1000}
+	p := &Plan{Tasks: []Task{{ID: "a", Task: "A"}}, BudgetTokens: 1000}
 	r := NewRun("g", "/r", "main", p, now)
 	require.Empty(t, r.PauseForBudget(999, now), "under the budget")
 	require.Equal(t, Active, r.State)
@@ -28,6 +26,6 @@ func TestARunPausesOnceAtItsTokenBudget(t *testing.T) {
 	require.Empty(t, r.PauseForBudget(5000, now), "a resumed run goes on past its budget")
 	require.Equal(t, Active, r.State)
 
-	r2 := NewRun("h", "/r", "main", &runplan.Plan{Tasks: p.Tasks}, now)
+	r2 := NewRun("h", "/r", "main", &Plan{Tasks: p.Tasks}, now)
 	require.Empty(t, r2.PauseForBudget(1<<40, now), "no budget, no pause")
 }

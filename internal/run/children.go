@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/runplan"
-	"github.com/owt-tmux/owt/internal/runwork"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -70,7 +68,7 @@ func (e *HostsFullError) Error() string {
 // ParentWork is each parent of pt that finished with work on a branch
 // (done, or landed in into), with its branch's tip. A skipped parent
 // brings nothing.
-func (r *Run) ParentWork(repo git.Repo, pt *runplan.Task) ([]ParentRef, error) {
+func (r *Run) ParentWork(repo git.Repo, pt *Task) ([]ParentRef, error) {
 	var ps []ParentRef
 	var refs []string
 	for _, id := range pt.DependsOn {
@@ -158,7 +156,7 @@ func (r *Run) CheckParentWork(parents []ParentRef) error {
 		if rec == nil || !IsDir(rec.Path) || (ok && pt.AllowEmpty) {
 			continue
 		}
-		w, err := runwork.WorkOf(rec)
+		w, err := WorkOf(rec)
 		if err != nil {
 			return fmt.Errorf("parent %s: %w", p.ID, err)
 		}

@@ -5,14 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/stretchr/testify/require"
 )
 
 // childRun is a run of a, b → c, with a and b done on their branches.
 func childRun(t *testing.T) *Run {
 	t.Helper()
-	p, err := runplan.Parse("p.toml", []byte(`
+	p, err := Parse("p.toml", []byte(`
 [[task]]
 id = "a"
 task = "a"

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
@@ -104,7 +103,7 @@ func holdReason(t *TaskRun, a AgentPace) string {
 // "retry" the attempt fails like any other and is retried after the
 // backoff.
 func (r *Run) timeUp(t *TaskRun, f Failure, jitter Jitter, now time.Time) []Event {
-	if r.Plan.OnTimeout == runplan.OnTimeoutRetry {
+	if r.Plan.OnTimeout == OnTimeoutRetry {
 		return r.FailAttempt(t, f, nil, jitter, now)
 	}
 	f.At = now

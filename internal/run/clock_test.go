@@ -6,14 +6,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 func pacedRun(t *testing.T, extra string) (*Run, *TaskRun) {
 	t.Helper()
-	p, err := runplan.Parse("p.toml", []byte(`
+	p, err := Parse("p.toml", []byte(`
 [run]
 timeout = "10s"
 `+extra+`
@@ -68,18 +67,18 @@ func TestOnTimeoutRetryBacksOff(t *testing.T) {
 	require.Equal(t, Backoff, a.State)
 	require.Equal(t, "backoff", evs[0].Event)
 	require.Contains(t, evs[0].Detail, "timeout: timed out after 10s")
-	require.Equal(t, at(10).Add(runplan.DefaultBackoff), a.NextStart)
+	require.Equal(t, at(10).Add(DefaultBackoff), a.NextStart)
 	require.Equal(t, "r-a", a.Name, "the worktree is kept for the retry")
 }
 
 func TestPlanOnTimeoutAndStallAreChecked(t *testing.T) {
-	_, err := runplan.Parse("p.toml", []byte("[run]\non_timeout = \"kill\"\nstall = \"soon\"\n[[task]]\nid = \"a\"\ntask = \"a\"\n"))
+	_, err := Parse("p.toml", []byte("[run]\non_timeout = \"kill\"\nstall = \"soon\"\n[[task]]\nid = \"a\"\ntask = \"a\"\n"))
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "run.on_timeout: must be one of needs_you, retry, not \"kill\"")
 	require.Contains(t, err.Error(), "run.stall")
-	p, err := runplan.Parse("p.toml", []byte("[[task]]\nid = \"a\"\ntask = \"a\"\n"))
+	p, err := Parse("p.toml", []byte("[[task]]\nid = \"a\"\ntask = \"a\"\n"))
 	require.NoError(t, err)
-	require.Equal(t, runplan.Duration(runplan.DefaultStall), p.Stall)
+	require.Equal(t, Duration(DefaultStall), p.Stall)
 	require.Equal(t, "", p.OnTimeout, "needs_you")
 }
 

@@ -2,8 +2,6 @@ package run
 
 import (
 	"time"
-
-	"github.com/owt-tmux/owt/internal/runplan"
 )
 
 // DoneInstruction is added to every task's text: how the agent tells owt
@@ -35,7 +33,7 @@ func (r *Run) Finish(now time.Time) []Event {
 // StartBase is the branch a task's record names as its base: the into
 // branch once its parents landed there, else the run's base. (Without
 // into, a child's branch starts at its parents' merged work: startPoint.)
-func (r *Run) StartBase(pt *runplan.Task) string {
+func (r *Run) StartBase(pt *Task) string {
 	if r.Into != "" && len(pt.DependsOn) > 0 {
 		return r.Into
 	}

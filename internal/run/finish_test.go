@@ -4,13 +4,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/stretchr/testify/require"
 )
 
 func engineRun(t *testing.T, into string) *Run {
 	t.Helper()
-	p, err := runplan.Parse("p.toml", []byte(`
+	p, err := Parse("p.toml", []byte(`
 [run]
 `+into+`
 [[task]]

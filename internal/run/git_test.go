@@ -1,6 +1,6 @@
 package run
 
-// The git repos the model's tests read (runwork's tests have the same).
+// The git repos the model's and the work readings' tests read.
 
 import (
 	"os"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// gitIn runs git in dir for a test, failing it on error.
 func gitIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
@@ -22,6 +23,8 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// taskRepo is a repo whose checkout is a task's worktree on branch task,
+// started at the first commit.
 func taskRepo(t *testing.T) (*state.Record, string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -34,6 +37,7 @@ func taskRepo(t *testing.T) (*state.Record, string) {
 	return &state.Record{Name: "r-a", Path: dir, Branch: "task", Base: "main", BaseCommit: start}, dir
 }
 
+// commitFile commits file on the branch checked out in dir.
 func commitFile(t *testing.T, dir, file string) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, file), []byte(file+"\n"), 0o644))
@@ -41,6 +45,7 @@ func commitFile(t *testing.T, dir, file string) {
 	gitIn(t, dir, "commit", "-q", "-m", "add "+file)
 }
 
+// moveMain commits file on main, leaving the task's branch checked out.
 func moveMain(t *testing.T, dir, file string) {
 	t.Helper()
 	gitIn(t, dir, "switch", "-q", "main")

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
@@ -53,7 +52,7 @@ type Criteria struct {
 }
 
 // CriteriaOf are the rules for done of task t in plan p.
-func CriteriaOf(p *runplan.Plan, t *runplan.Task) Criteria {
+func CriteriaOf(p *Plan, t *Task) Criteria {
 	return Criteria{Settle: time.Duration(p.Settle), AllowEmpty: t.AllowEmpty, HasChecks: len(p.ChecksOf(t)) > 0 || p.ReviewOf(t)}
 }
 

@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
@@ -166,7 +165,7 @@ func TestJudgeUnavailableReviewNeedsTheUser(t *testing.T) {
 // A plan's review makes a task without check commands have checks.
 func TestReviewCountsAsACheck(t *testing.T) {
 	no := false
-	p := &runplan.Plan{Review: true, Tasks: []runplan.Task{{ID: "a"}, {ID: "b", Review: &no}}}
+	p := &Plan{Review: true, Tasks: []Task{{ID: "a"}, {ID: "b", Review: &no}}}
 	require.True(t, CriteriaOf(p, &p.Tasks[0]).HasChecks)
 	require.False(t, CriteriaOf(p, &p.Tasks[1]).HasChecks)
 }

@@ -3,8 +3,6 @@ package run
 import (
 	"os"
 	"time"
-
-	"github.com/owt-tmux/owt/internal/runplan"
 )
 
 // LandRetryAfter is how long a landing that could not be made waits before
@@ -46,7 +44,7 @@ func (r *Run) LandedIDs() []string {
 	return ids
 }
 
-func (r *Run) parentsLanded(pt *runplan.Task) bool {
+func (r *Run) parentsLanded(pt *Task) bool {
 	for _, dep := range pt.DependsOn {
 		if p, ok := r.Task(dep); !ok || (p.State != Landed && p.State != Skipped) {
 			return false

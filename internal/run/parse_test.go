@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/owt-tmux/owt/internal/runplan"
 )
 
 // A seed tasks.toml's auto_ship lands a run's done work in its base.
@@ -19,7 +17,7 @@ auto_ship = true
 id = "schema"
 description = "Design the schema"
 `
-	p, err := runplan.Parse("tasks.toml", []byte(seed))
+	p, err := Parse("tasks.toml", []byte(seed))
 	require.NoError(t, err)
 	r := NewRun("tasks", "/repo", "main", p, time.Unix(0, 0))
 	require.Equal(t, "main", r.Into)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/owt-tmux/owt/internal/runplan"
 )
 
 // Failure classes: what went wrong in an attempt.
@@ -25,7 +23,7 @@ type Jitter func() float64
 // BackoffDelay is how long to wait after failed attempt number attempt
 // (1 for the first): the plan's backoff doubled for each attempt before
 // it, ±20% jitter, never more than backoff_max.
-func BackoffDelay(r runplan.Retry, attempt int, jitter Jitter) time.Duration {
+func BackoffDelay(r Retry, attempt int, jitter Jitter) time.Duration {
 	d, limit := time.Duration(r.Backoff), time.Duration(r.BackoffMax)
 	for i := 1; i < attempt && d < limit; i++ {
 		d *= 2
@@ -153,7 +151,7 @@ func (r *Run) Reblock(now time.Time) []Event {
 
 // holders are the dependencies of task that keep it from ever starting
 // as things stand: failed, cancelled, or blocked themselves.
-func (r *Run) holders(task *runplan.Task) []string {
+func (r *Run) holders(task *Task) []string {
 	var ids []string
 	for _, dep := range task.DependsOn {
 		parent, ok := r.Task(dep)
@@ -181,7 +179,7 @@ func (r *Run) SetTask(t *TaskRun, s TaskState, now time.Time) {
 // the agent; the clock is kept on the task, so it survives restarts.
 type ActiveClock struct {
 	// Counted is the active time before Since.
-	Counted runplan.Duration `json:"counted"`
+	Counted Duration `json:"counted"`
 	// Since is when the current active stretch began; zero while held.
 	Since time.Time `json:"since,omitzero"`
 }
@@ -197,7 +195,7 @@ func (c *ActiveClock) Run(now time.Time) {
 func (c *ActiveClock) Hold(now time.Time) {
 	if !c.Since.IsZero() {
 		if d := now.Sub(c.Since); d > 0 {
-			c.Counted += runplan.Duration(d)
+			c.Counted += Duration(d)
 		}
 		c.Since = time.Time{}
 	}

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/stretchr/testify/require"
 )
@@ -12,7 +11,7 @@ import (
 func fixed(u float64) Jitter { return func() float64 { return u } }
 
 func TestBackoffDoublesCapsAndJitters(t *testing.T) {
-	r := runplan.Retry{MaxAttempts: 9, Backoff: runplan.Duration(30 * time.Second), BackoffMax: runplan.Duration(3 * time.Minute)}
+	r := Retry{MaxAttempts: 9, Backoff: Duration(30 * time.Second), BackoffMax: Duration(3 * time.Minute)}
 	mid := fixed(0.5) // no jitter
 	require.Equal(t, 30*time.Second, BackoffDelay(r, 1, mid))
 	require.Equal(t, time.Minute, BackoffDelay(r, 2, mid))
@@ -26,9 +25,9 @@ func TestBackoffDoublesCapsAndJitters(t *testing.T) {
 }
 
 // chainPlan is a→b→c, and d alone, with 2 attempts and a 10s backoff.
-func chainPlan(t *testing.T) *runplan.Plan {
+func chainPlan(t *testing.T) *Plan {
 	t.Helper()
-	p, err := runplan.Parse("p.toml", []byte(`
+	p, err := Parse("p.toml", []byte(`
 [run]
 max_concurrent = 4
 [run.retry]

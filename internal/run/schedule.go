@@ -3,8 +3,6 @@ package run
 import (
 	"fmt"
 	"time"
-
-	"github.com/owt-tmux/owt/internal/runplan"
 )
 
 // Ready returns the ids of the tasks that may start now, in plan order,
@@ -55,7 +53,7 @@ func due(t *TaskRun, now time.Time) bool {
 // dependenciesMet: each parent is skipped, landed, or, in a run without an
 // into branch, done. With into, a child starts from into's tip, so its
 // parents must have landed there first.
-func (r *Run) dependenciesMet(task *runplan.Task, byID map[string]*TaskRun) bool {
+func (r *Run) dependenciesMet(task *Task, byID map[string]*TaskRun) bool {
 	for _, dep := range task.DependsOn {
 		parent, ok := byID[dep]
 		if !ok {

@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/stretchr/testify/require"
 )
 
 // graphPlan is a→c, b→c, c→d with max_concurrent n.
-func graphPlan(t *testing.T, n int, into string) *runplan.Plan {
+func graphPlan(t *testing.T, n int, into string) *Plan {
 	t.Helper()
 	src := "[run]\nmax_concurrent = " + itoa(n) + "\n"
 	if into != "" {
@@ -34,7 +33,7 @@ id = "d"
 task = "d"
 depends_on = ["c"]
 `
-	p, err := runplan.Parse("p.toml", []byte(src))
+	p, err := Parse("p.toml", []byte(src))
 	require.NoError(t, err)
 	return p
 }
@@ -149,7 +148,7 @@ func TestStoreCreateUpdateListEvents(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Active, got.State)
 	require.Equal(t, p.Tasks, got.Plan.Tasks)
-	require.Equal(t, runplan.Duration(runplan.DefaultTimeout), got.Plan.Timeout, "durations survive the file")
+	require.Equal(t, Duration(DefaultTimeout), got.Plan.Timeout, "durations survive the file")
 
 	require.NoError(t, s.Update("auth", func(r *Run) ([]Event, error) {
 		ev, _, err := r.SetState(Stopped, t0.Add(time.Minute))

@@ -3,7 +3,6 @@ package run
 import (
 	"time"
 
-	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
@@ -82,12 +81,12 @@ type Run struct {
 	// the engine's next look gives lost sessions their agents back.
 	Recover bool `json:"recover,omitempty"`
 	// Base is the branch tasks start from, resolved at registration.
-	Base      string       `json:"base"`
-	Into      string       `json:"into,omitempty"`
-	Plan      runplan.Plan `json:"plan"`
-	Tasks     []*TaskRun   `json:"tasks"`
-	CreatedAt time.Time    `json:"created_at"`
-	UpdatedAt time.Time    `json:"updated_at"`
+	Base      string     `json:"base"`
+	Into      string     `json:"into,omitempty"`
+	Plan      Plan       `json:"plan"`
+	Tasks     []*TaskRun `json:"tasks"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
 	// IntoHeld is how into's ref was stored (refMark) when it last held
 	// every landing: while it is the same, NoteLost asks git nothing.
 	IntoHeld string `json:"into_held,omitempty"`
@@ -190,7 +189,7 @@ type Evidence struct {
 }
 
 // NewRun is the state of a run of plan p just registered: every task pending.
-func NewRun(name, repo, base string, p *runplan.Plan, now time.Time) *Run {
+func NewRun(name, repo, base string, p *Plan, now time.Time) *Run {
 	into := p.Into
 	if p.IntoBase {
 		into = base

@@ -13,7 +13,6 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -41,8 +40,8 @@ func (s Store) LogPath(name string) string { return filepath.Join(s.Dir, name+".
 
 // withLock runs fn holding the run's lock.
 func (s Store) withLock(name string, fn func() error) error {
-	if !runplan.ValidName(name) {
-		return fmt.Errorf("invalid run name %q: %s", name, runplan.NameRule)
+	if !ValidName(name) {
+		return fmt.Errorf("invalid run name %q: %s", name, NameRule)
 	}
 	return s.doc(name).Locked(fn)
 }
@@ -56,7 +55,7 @@ func (s Store) doc(name string) state.JSONFile[Run] {
 // Exists reports whether a run called name is registered.
 func (s Store) Exists(name string) bool {
 	_, err := os.Stat(s.Path(name))
-	return runplan.ValidName(name) && err == nil
+	return ValidName(name) && err == nil
 }
 
 // Create registers r, failing with ErrRunExists when its name is taken,
@@ -98,7 +97,7 @@ func (s Store) CreateChecked(r *Run, check func() error) error {
 // Load reads the run called name without locking: every write is a
 // rename, so a read sees a whole file.
 func (s Store) Load(name string) (*Run, error) {
-	if !runplan.ValidName(name) {
+	if !ValidName(name) {
 		return nil, fmt.Errorf("%w %q", ErrNoSuchRun, name)
 	}
 	data, err := os.ReadFile(s.Path(name))
@@ -229,7 +228,7 @@ func (s Store) List() ([]*Run, error) {
 	var broken BrokenRuns
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), ".json")
-		if e.IsDir() || !ok || !runplan.ValidName(name) {
+		if e.IsDir() || !ok || !ValidName(name) {
 			continue // locks, logs, and temp files of a write in progress
 		}
 		r, err := s.Load(name)

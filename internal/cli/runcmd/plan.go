@@ -15,7 +15,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/runplan"
+	"github.com/owt-tmux/owt/internal/run"
 )
 
 // planOptions is one owt plan: the goal, the tool to ask and where the
@@ -111,12 +111,12 @@ func planRun(o *planOptions) error {
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "owt: asking %s to plan (headless, in %s)…\n", prof.Name, repo.Root)
-	answer, err := o.Ask(prof, repo.Root, runplan.DraftPrompt(o.Goal), o.IO.ErrOut)
+	answer, err := o.Ask(prof, repo.Root, run.DraftPrompt(o.Goal), o.IO.ErrOut)
 	if err != nil {
 		return keptAnswer(answer, err.Error())
 	}
-	data := []byte(runplan.PlanFromAnswer(answer))
-	p, err := runplan.Parse(prof.Name+"'s plan", data)
+	data := []byte(run.PlanFromAnswer(answer))
+	p, err := run.Parse(prof.Name+"'s plan", data)
 	if err == nil {
 		if ps := unknownTools(p); len(ps) > 0 {
 			err = ps

@@ -22,7 +22,6 @@ import (
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
-	"github.com/owt-tmux/owt/internal/runplan"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/templates"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -109,7 +108,7 @@ func runStartCommand(f *cmdutil.Factory, name string) *cli.Command {
 }
 
 func runStart(f *cmdutil.Factory, c *cli.Context, file string) error {
-	p, err := runplan.ParseFile(file)
+	p, err := run.ParseFile(file)
 	if err != nil {
 		return planProblems(f, err)
 	}
@@ -117,14 +116,14 @@ func runStart(f *cmdutil.Factory, c *cli.Context, file string) error {
 		p.Into, p.IntoBase = into, false
 	}
 	name := c.String("name")
-	if name != "" && !runplan.ValidName(name) {
-		return cmdutil.Usagef("--name %q cannot name a run: %s", name, runplan.NameRule)
+	if name != "" && !run.ValidName(name) {
+		return cmdutil.Usagef("--name %q cannot name a run: %s", name, run.NameRule)
 	}
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
-	if !runplan.ValidName(name) {
-		return cmdutil.Usagef("the file's name %q cannot name a run: %s; give --name", name, runplan.NameRule)
+	if !run.ValidName(name) {
+		return cmdutil.Usagef("the file's name %q cannot name a run: %s; give --name", name, run.NameRule)
 	}
 	repo, base, err := planInRepo(f, p)
 	if err != nil {
@@ -272,7 +271,7 @@ func monitorWarning(v run.View) string {
 // planInRepo checks what needs the repository: the base branch (the plan's,
 // else the one checked out here) exists, tools are known, into can be a
 // branch. Problems go out as the plan's own.
-func planInRepo(f *cmdutil.Factory, p *runplan.Plan) (git.Repo, string, error) {
+func planInRepo(f *cmdutil.Factory, p *run.Plan) (git.Repo, string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return git.Repo{}, "", err
@@ -308,7 +307,7 @@ func planInRepo(f *cmdutil.Factory, p *runplan.Plan) (git.Repo, string, error) {
 
 // unknownTools names each tool the plan asks for that owt has no profile
 // of. A config that does not load is left for the engine to report.
-func unknownTools(p *runplan.Plan) config.Problems {
+func unknownTools(p *run.Plan) config.Problems {
 	cfg, _, err := cmdutil.LoadConfig()
 	if err != nil {
 		return nil
@@ -334,7 +333,7 @@ func unknownTools(p *runplan.Plan) config.Problems {
 // no configured host answers to (or whose host has no clone of the
 // repository): the plan is refused before anything is registered. A
 // config that does not load is a problem too when the plan places tasks.
-func unknownPlaces(p *runplan.Plan, root string) config.Problems {
+func unknownPlaces(p *run.Plan, root string) config.Problems {
 	var ps config.Problems
 	var cfg config.Config
 	var cfgErr error
@@ -370,7 +369,7 @@ func unknownPlaces(p *runplan.Plan, root string) config.Problems {
 
 // unknownTemplates names each task template the plan asks for that
 // owt does not know.
-func unknownTemplates(p *runplan.Plan) config.Problems {
+func unknownTemplates(p *run.Plan) config.Problems {
 	cfg, root, err := cmdutil.LoadConfig()
 	if err != nil {
 		return nil
