@@ -87,7 +87,9 @@ func newLandWorld(t *testing.T) *landWorld {
 
 // gitDir is where the fake's git keeps a checkout's own files
 // (MERGE_HEAD, rebase-merge …).
-func (w *landWorld) gitDir(dir string) string { return filepath.Join(filepath.Dir(w.repo), "git", filepath.Base(dir)) }
+func (w *landWorld) gitDir(dir string) string {
+	return filepath.Join(filepath.Dir(w.repo), "git", filepath.Base(dir))
+}
 
 // changed are the commands that change a branch or a checkout.
 func (w *landWorld) changed() []string {
