@@ -151,6 +151,7 @@ func TestMCPRegistrationCanBeTurnedOff(t *testing.T) {
 // settings file for all of them, so owt's entry takes OWT_NAME from each
 // member's own environment.
 func TestSwarmMembersReachOwtMCPAsThemselves(t *testing.T) {
+	t.Parallel() // its subtests are: let it overlap the other tests too
 	for _, tool := range []string{"claude", "gemini"} {
 		t.Run(tool, func(t *testing.T) {
 			e := NewEnv(t)
