@@ -91,10 +91,16 @@ func RemoteLoss(w *workspace.Workspace, h *hosts.Host, name string) (lifecycle.L
 	if err != nil {
 		return loss, err
 	}
-	if loss.Unmerged > 0 && w.Repo.HeldByBranches(loss.Tip) {
+	if heldHere(w, loss) {
 		loss.Unmerged = 0
 	}
 	return loss, nil
+}
+
+// heldHere reports whether the commits loss counts (on a host) are all
+// here already: its tip held by a branch here loses no commit there.
+func heldHere(w *workspace.Workspace, loss lifecycle.Loss) bool {
+	return loss.Unmerged > 0 && w.Repo.HeldByBranches(loss.Tip)
 }
 
 // lossThere is what the host's owt says deleting the agent would lose
@@ -135,7 +141,7 @@ func DeleteRemote(w *workspace.Workspace, h *hosts.Host, name string, o lifecycl
 		if err != nil {
 			return err
 		}
-		if there.Unmerged > 0 && w.Repo.HeldByBranches(there.Tip) && (accept == nil || accept.Tip == "" || accept.Tip == there.Tip) {
+		if heldHere(w, there) && (accept == nil || accept.Tip == "" || accept.Tip == there.Tip) {
 			a := lifecycle.Loss{}
 			if accept != nil {
 				a = *accept
