@@ -12,11 +12,11 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace/worldtest"
 )
 
-// owt delete while owt restore brings the same agent back: the restart
-// under way either finishes first, and delete ends the session it made,
-// or finds the agent gone. No session of the deleted agent is left in
-// its removed folder.
-func TestDeleteDuringARestoreLeavesNoSessionBehind(t *testing.T) {
+// lostClaudeAgent is a world with the claude agent b4 (a stand-in claude
+// on PATH) whose session the tmux server lost: owt restore's to bring
+// back.
+func lostClaudeAgent(t *testing.T) (*worldtest.World, *Worktrees, *state.Record) {
+	t.Helper()
 	w := worldtest.New(t)
 	bin := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nexit 0\n"), 0o755))
@@ -24,11 +24,21 @@ func TestDeleteDuringARestoreLeavesNoSessionBehind(t *testing.T) {
 	wt := Of(w.Workspace())
 	rec, err := wt.Create(CreateOptions{Task: "Add a feature", Name: "b4", Tool: "claude", NoSetup: true})
 	require.NoError(t, err)
-	w.Run("tmux", "kill-session", "-t", rec.SessionID) // the server lost it: owt restore's to bring back
+	require.NotEmpty(t, rec.Life)
+	w.Run("tmux", "kill-session", "-t", rec.SessionID)
+	return w, wt, rec
+}
+
+// owt delete while owt restore brings the same agent back: the restart
+// under way either finishes first, and delete ends the session it made,
+// or finds the agent gone. No session of the deleted agent is left in
+// its removed folder.
+func TestDeleteDuringARestoreLeavesNoSessionBehind(t *testing.T) {
+	w, wt, rec := lostClaudeAgent(t)
 
 	done := make(chan struct{})
 	var resumed error
-	err = wt.Delete("b4", DeleteOptions{Force: true, Leaving: func() {
+	err := wt.Delete("b4", DeleteOptions{Force: true, Leaving: func() {
 		// owt restore, in another process, gets to b4 now.
 		go func() {
 			defer close(done)

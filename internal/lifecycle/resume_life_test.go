@@ -2,14 +2,10 @@ package lifecycle
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/owt-tmux/owt/internal/workspace/worldtest"
 )
 
 // owt restore of an agent whose session is lost finds a session of its
@@ -17,15 +13,7 @@ import (
 // of the name (an agent deleted while its tmux server was out of reach):
 // that session is not this agent's, and is never recorded as its own.
 func TestRestoreNeverAdoptsTheSessionOfAnotherLife(t *testing.T) {
-	w := worldtest.New(t)
-	bin := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nexit 0\n"), 0o755))
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	wt := Of(w.Workspace())
-	rec, err := wt.Create(CreateOptions{Task: "Add a feature", Name: "b4", Tool: "claude", NoSetup: true})
-	require.NoError(t, err)
-	require.NotEmpty(t, rec.Life)
-	w.Run("tmux", "kill-session", "-t", rec.SessionID) // lost: owt restore's to bring back
+	w, wt, rec := lostClaudeAgent(t)
 
 	// The deleted b4's session, its runner still there.
 	w.Run("tmux", "new-session", "-d", "-s", rec.Session, "-c", rec.Path,
@@ -33,10 +21,9 @@ func TestRestoreNeverAdoptsTheSessionOfAnotherLife(t *testing.T) {
 		"sleep 300 # owt _run")
 	stray := strings.TrimSpace(w.Run("tmux", "display-message", "-p", "-t", "="+rec.Session+":", "#{session_id}"))
 
-	got, err := wt.ResumeAgent("b4", "")
+	_, err := wt.ResumeAgent("b4", "")
 	require.False(t, errors.Is(err, ErrNotLost), "the other life's session was taken for b4's: %v", err)
 	cur, gerr := wt.Get("b4")
 	require.NoError(t, gerr)
 	require.NotEqual(t, stray, cur.SessionID, "b4 is recorded in the deleted agent's session")
-	_ = got
 }
