@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/owt-tmux/owt/internal/memlink"
+	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -90,7 +90,7 @@ func openWorkspace(dir string, tm *tmux.Client) (*workspace.Workspace, error) {
 }
 
 // owtProgram is the owt installed beside this program, else on PATH.
-var owtProgram = memlink.Owt
+var owtProgram = memory.Owt
 
 // openRecordWorkspace opens the repository a record belongs to.
 func openRecordWorkspace(tm *tmux.Client, r *state.Record) (*workspace.Workspace, error) {

@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/memory"
+	"github.com/owt-tmux/owt/internal/memory/facts"
 )
 
 // memoryFigures times owt memory search on a memory of 10,000 facts
 // (written straight into repo's database, as 10,000 adds would).
 func memoryFigures(w *world, bin, repo string) {
-	const facts = 10000
+	const nFacts = 10000
 	words := strings.Fields("api cache cookie session token importer batch rows schema migration deploy friday lint race " +
 		"stripe mock port server client render payment checkout cart order invoice email queue worker retry backoff timeout " +
 		"config env secret vault docker compose kubernetes helm chart build make test flaky fixture snapshot golden")
@@ -25,13 +25,13 @@ func memoryFigures(w *world, bin, repo string) {
 		fmt.Printf("owt memory: %v; no figure\n", err)
 		return
 	}
-	db, err := memory.OpenPath(path)
+	db, err := facts.OpenPath(path)
 	if err != nil {
 		fmt.Printf("owt memory: %v; no figure\n", err)
 		return
 	}
 	now := time.Now()
-	for i := 0; i < facts; i++ {
+	for i := 0; i < nFacts; i++ {
 		n := 8 + r.IntN(12)
 		var b strings.Builder
 		for j := 0; j < n; j++ {
@@ -39,7 +39,7 @@ func memoryFigures(w *world, bin, repo string) {
 			b.WriteByte(' ')
 		}
 		fmt.Fprintf(&b, "fact%d", i)
-		if _, err := db.Add(b.String(), memory.Kind(memory.Kinds[i%len(memory.Kinds)]), i%500 == 0, memory.Source{From: "user"}, now); err != nil {
+		if _, err := db.Add(b.String(), facts.Kind(facts.Kinds[i%len(facts.Kinds)]), i%500 == 0, facts.Source{From: "user"}, now); err != nil {
 			fmt.Printf("owt memory: %v; no figure\n", err)
 			return
 		}
@@ -52,8 +52,8 @@ func memoryFigures(w *world, bin, repo string) {
 		fmt.Printf("owt memory: owt memory list --json failed (%v); no figure\n", err)
 		return
 	}
-	if len(listed) != facts+1 {
-		fmt.Printf("owt memory: the database owt uses holds %d facts, not %d: the bench wrote %s; no figure\n", len(listed), facts+1, path)
+	if len(listed) != nFacts+1 {
+		fmt.Printf("owt memory: the database owt uses holds %d facts, not %d: the bench wrote %s; no figure\n", len(listed), nFacts+1, path)
 		return
 	}
 	var times []time.Duration
@@ -62,7 +62,7 @@ func memoryFigures(w *world, bin, repo string) {
 		times = append(times, w.time(repo, bin, "memory", "search", "--json", q))
 	}
 	fmt.Printf("%-44s p50 %7s   (budget ≤ 20 ms; max %s; the whole command, two-word queries, on the database owt uses)\n",
-		fmt.Sprintf("owt memory search, %d facts", facts), ms(p50(times)), ms(maxOf(times)))
+		fmt.Sprintf("owt memory search, %d facts", nFacts), ms(p50(times)), ms(maxOf(times)))
 }
 
 // memoryPath is the database owt uses for repo, by owt's own rule, in
@@ -75,7 +75,7 @@ func (w *world) memoryPath(bin, repo string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := memory.PathFor(root)
+	path := facts.PathFor(root)
 	if _, err := os.Stat(path); err != nil {
 		return "", fmt.Errorf("owt's database for %s is not where the bench looks: %w", root, err)
 	}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/inventory"
-	"github.com/owt-tmux/owt/internal/memlink"
+	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/run"
@@ -144,7 +144,7 @@ type Input struct {
 	// mcp refused lately: the sender needs the user.
 	Loops []outbox.Loop
 	// Dreams are the last memory consolidation of each repository.
-	Dreams []memlink.Last
+	Dreams []memory.Last
 }
 
 // Event is one line of RECENT.
@@ -500,8 +500,8 @@ func recentRows(evs []Event) []Row {
 
 // backgroundRows are each repository's last consolidation — its summary,
 // then what it found (at most maxFound lines) — then the summaries of
-// the passes before it, newest first, up to memlink.KeptPasses in all.
-func backgroundRows(dreams []memlink.Last) []Row {
+// the passes before it, newest first, up to memory.KeptPasses in all.
+func backgroundRows(dreams []memory.Last) []Row {
 	const maxFound = 5
 	var rows []Row
 	for _, d := range dreams {
@@ -517,7 +517,7 @@ func backgroundRows(dreams []memlink.Last) []Row {
 			rows = append(rows, Row{Section: Background, Repo: d.Repo, Name: "memory", Event: "found", Why: l, Since: d.At})
 		}
 		for i, e := range d.Earlier {
-			if i == memlink.KeptPasses-1 {
+			if i == memory.KeptPasses-1 {
 				break
 			}
 			if len(e.Lines) > 0 {

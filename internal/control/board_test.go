@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/inventory"
-	"github.com/owt-tmux/owt/internal/memlink"
+	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
@@ -134,12 +134,12 @@ func TestSpawnedAgentsSitUnderTheirSpawner(t *testing.T) {
 // then the summaries of the passes before it: three passes at most.
 func TestBackgroundShowsTheLastPasses(t *testing.T) {
 	at := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
-	pass := func(h int, lines ...string) memlink.Last {
-		return memlink.Last{Repo: "/r", At: at.Add(-time.Duration(h) * time.Hour), Lines: lines}
+	pass := func(h int, lines ...string) memory.Last {
+		return memory.Last{Repo: "/r", At: at.Add(-time.Duration(h) * time.Hour), Lines: lines}
 	}
 	last := pass(0, "mined 3", "contradiction: #1 and #2")
-	last.Earlier = []memlink.Last{pass(6, "mined 1", "stale fact #4"), pass(12, "consolidation failed: locked"), pass(18, "mined 9")}
-	b := Build(Input{Dreams: []memlink.Last{last}}, at)
+	last.Earlier = []memory.Last{pass(6, "mined 1", "stale fact #4"), pass(12, "consolidation failed: locked"), pass(18, "mined 9")}
+	b := Build(Input{Dreams: []memory.Last{last}}, at)
 	var got []string
 	for _, row := range b.In(Background) {
 		got = append(got, row.Event+": "+row.Why)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/inventory"
-	"github.com/owt-tmux/owt/internal/memlink"
+	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/run"
@@ -70,7 +70,7 @@ func Load(tm *tmux.Client, repo string) (Snapshot, error) {
 
 // dreams are the last memory consolidations of the repositories of recs
 // (or of repo): small files, never the databases.
-func dreams(recs []*state.Record, repo string) []memlink.Last {
+func dreams(recs []*state.Record, repo string) []memory.Last {
 	roots := map[string]bool{}
 	if repo != "" {
 		roots[repo] = true
@@ -78,9 +78,9 @@ func dreams(recs []*state.Record, repo string) []memlink.Last {
 	for _, r := range recs {
 		roots[r.Repo] = true
 	}
-	var out []memlink.Last
+	var out []memory.Last
 	for root := range roots {
-		if l, ok := memlink.LastOf(root); ok {
+		if l, ok := memory.LastOf(root); ok {
 			out = append(out, l)
 		}
 	}

@@ -62,21 +62,21 @@ var rooms = map[string]int{
 	"internal/swarm":    verbs, // a coordinator and role workers in one worktree
 	"internal/resolve":  verbs, // a conflict handed to its agent, in its worktree, and checked
 
-	"internal/lifecycle":  useCases, // create, delete, teardown, restart, doctor
-	"internal/hosts":      useCases, // agents on other machines over ssh: hosts, probes, owt there
-	"internal/status":     useCases, // screen reconciliation, wait, done, why; @owt-status and the summary
-	"internal/hookrun":    verbs,    // the hook's process: owt hook and owt-hook
-	"internal/hookstatus": useCases, // the hook hot path: one event to its record, the bell rung
-	"internal/inventory":  useCases, // owt list and its git-figure cache
-	"internal/send":       useCases, // typing into panes
-	"internal/notes":      useCases, // owt note
-	"internal/facts":      useCases, // what owt does with memory: inject, mine, consolidate
-	"internal/templates":  useCases, // task templates and the session protocol: the first prompt
-	"internal/hookfiles":  useCases, // hook settings in a worktree
-	"internal/merge":      useCases, // checks and landing a branch
-	"internal/checks":     useCases, // running check commands
-	"internal/review":     useCases, // the AI review gate: a headless tool's verdict on a diff
-	"keybindings":         useCases, // the plugin's keys
+	"internal/lifecycle":    useCases, // create, delete, teardown, restart, doctor
+	"internal/hosts":        useCases, // agents on other machines over ssh: hosts, probes, owt there
+	"internal/status":       useCases, // screen reconciliation, wait, done, why; @owt-status and the summary
+	"internal/hookrun":      verbs,    // the hook's process: owt hook and owt-hook
+	"internal/hookstatus":   useCases, // the hook hot path: one event to its record, the bell rung
+	"internal/inventory":    useCases, // owt list and its git-figure cache
+	"internal/send":         useCases, // typing into panes
+	"internal/notes":        useCases, // owt note
+	"internal/memory/facts": useCases, // a repository's facts (SQLite with FTS5) and what owt does with them: inject, mine, consolidate
+	"internal/templates":    useCases, // task templates and the session protocol: the first prompt
+	"internal/hookfiles":    useCases, // hook settings in a worktree
+	"internal/merge":        useCases, // checks and landing a branch
+	"internal/checks":       useCases, // running check commands
+	"internal/review":       useCases, // the AI review gate: a headless tool's verdict on a diff
+	"keybindings":           useCases, // the plugin's keys
 
 	"internal/workspace": core, // a repository as owt manages it: records, names, paths
 
@@ -91,8 +91,7 @@ var rooms = map[string]int{
 	"internal/forge":      ground, // the only code that runs gh
 	"internal/ssh":        ground, // the only code that runs ssh: one shared connection per host, quoting
 	"internal/state":      ground, // records, locks, the locked JSON file
-	"internal/memory":     ground, // a repository's facts: SQLite with FTS5
-	"internal/memlink":    ground, // owt's door to the memory, which owt-mcp holds
+	"internal/memory":     ground, // owt's door to a repository's memory, which owt-mcp holds
 	"internal/setup":      ground, // copies, ports, dependency installs
 	"internal/daemon":     ground, // finds, locks and starts a server's monitor
 	"internal/bell":       ground, // the monitor's bell: where it is, ringing it
@@ -138,8 +137,8 @@ var sideways = map[string][]string{
 	"internal/monitor":         {"internal/run/engine"},
 	"internal/peers":           {"internal/control"},
 	"internal/control":         {"internal/swarm", "internal/resolve"},
-	"internal/lifecycle":       {"internal/hookfiles", "internal/notes", "internal/status", "internal/facts", "internal/templates"},
-	"internal/facts":           {"internal/notes"},
+	"internal/lifecycle":       {"internal/hookfiles", "internal/notes", "internal/status", "internal/templates"},
+	"internal/memory/facts":    {"internal/notes"},
 	"internal/inventory":       {"internal/lifecycle"},
 	"internal/status":          {"internal/hookstatus"},
 	"internal/send":            {"internal/status"},
@@ -147,8 +146,7 @@ var sideways = map[string][]string{
 	"internal/statuschange":    {"internal/hookevent"},
 	"internal/daemon":          {"internal/state", "internal/tmux", "internal/owtlog", "internal/ssh", "internal/bell"},
 	"internal/owtlog":          {"internal/state"},
-	"internal/memory":          {"internal/memlink"},
-	"internal/memlink":         {"internal/state"},
+	"internal/memory":          {"internal/state"},
 	"internal/usage":           {"internal/state"},
 	"internal/config":          {"internal/atomicfile", "internal/xdgdir"},
 }

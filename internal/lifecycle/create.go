@@ -15,7 +15,7 @@ import (
 	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hookfiles"
-	"github.com/owt-tmux/owt/internal/memlink"
+	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
@@ -959,7 +959,7 @@ func (w *Worktrees) injectMemory(rec *state.Record) {
 	if rec.NoAgent || w.Config.Memory.InjectTokens <= 0 {
 		return
 	}
-	inj := memlink.Inject(w.Self, w.Repo.Root, rec.Name, "", "", false)
+	inj := memory.Inject(w.Self, w.Repo.Root, rec.Name, "", "", false)
 	switch {
 	case inj.Line == "":
 	case inj.Failed || inj.Left > 0:

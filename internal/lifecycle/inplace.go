@@ -7,7 +7,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hookfiles"
-	"github.com/owt-tmux/owt/internal/memlink"
+	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -108,7 +108,7 @@ func checkInPlaceBase(checkout, start, from string) error {
 // "" when there are none it could have had (no agent, injection off, no
 // memory yet): owt writes no file of its own into the user's checkout.
 func (w *Worktrees) noFactsInPlace(noAgent bool) string {
-	if noAgent || w.Config.Memory.InjectTokens <= 0 || !memlink.Exists(w.Repo.Root) {
+	if noAgent || w.Config.Memory.InjectTokens <= 0 || !memory.Exists(w.Repo.Root) {
 		return ""
 	}
 	return inPlaceFactsWhy

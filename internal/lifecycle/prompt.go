@@ -7,7 +7,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/memlink"
+	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/templates"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -62,7 +62,7 @@ type Preview struct {
 	Template                 string // "" for none
 	Guessed                  bool
 	Prompt                   string
-	Facts                    []memlink.Fact
+	Facts                    []memory.Fact
 	FactsBlock               string
 	FactsNote                string // why there are no facts, when not simply none
 }
@@ -152,10 +152,10 @@ func (w *Worktrees) Preview(o CreateOptions) (Preview, error) {
 		p.FactsNote = "no facts are injected: " + inPlaceFactsWhy
 	case w.Config.Memory.InjectTokens <= 0:
 		p.FactsNote = "memory injection is off ([memory] inject_tokens = 0)"
-	case !memlink.Exists(w.Repo.Root):
+	case !memory.Exists(w.Repo.Root):
 		p.FactsNote = "this repository has no memory yet (owt memory add)"
 	default:
-		inj := memlink.Inject(w.Self, w.Repo.Root, "", task, p.Tool, true)
+		inj := memory.Inject(w.Self, w.Repo.Root, "", task, p.Tool, true)
 		if inj.Failed {
 			p.FactsNote = strings.Replace(inj.Line, "the agent starts", "the agent would start", 1)
 			break

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/memlink"
+	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/state"
 )
@@ -53,7 +53,7 @@ func (w *Worktrees) merged(r *state.Record, l Landing) *gone {
 		return g
 	}
 	for _, c := range commits {
-		g.commits = append(g.commits, memlink.Commit{Hash: c.Hash, Subject: c.Subject, Body: c.Body})
+		g.commits = append(g.commits, memory.Commit{Hash: c.Hash, Subject: c.Subject, Body: c.Body})
 	}
 	if l.Commit != "" && !w.Repo.IsAncestor(tip, l.Commit) {
 		g.squashed = l.Commit
@@ -63,7 +63,7 @@ func (w *Worktrees) merged(r *state.Record, l Landing) *gone {
 
 // gone is what a teardown landed, kept for mining by noteGone.
 type gone struct {
-	commits  []memlink.Commit
+	commits  []memory.Commit
 	into     string
 	squashed string
 }
@@ -74,7 +74,7 @@ type gone struct {
 // holds its branch. Not being able to keep it is said, and stops
 // nothing.
 func (w *Worktrees) noteGone(r *state.Record, l *gone) {
-	g := memlink.Gone{At: w.Now(), Agent: r.Name, Branch: r.Branch}
+	g := memory.Gone{At: w.Now(), Agent: r.Name, Branch: r.Branch}
 	if r.Done != nil && !r.Done.Summary.Empty() {
 		g.Summary, g.DoneAt = r.Done.Summary.Block(), r.Done.At
 	}
@@ -87,7 +87,7 @@ func (w *Worktrees) noteGone(r *state.Record, l *gone) {
 	if g.Summary == "" && !g.Landed {
 		return
 	}
-	if err := memlink.NoteGone(w.Repo.Root, g); err != nil {
+	if err := memory.NoteGone(w.Repo.Root, g); err != nil {
 		w.Warnf("%v; owt memory mine will not see it", err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/memlink"
+	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -47,10 +47,10 @@ func (m *monitor) dream(now time.Time) {
 			continue
 		}
 		d.checked[root] = now
-		if busy[root] || !memlink.Exists(root) {
+		if busy[root] || !memory.Exists(root) {
 			continue
 		}
-		if last, ok := memlink.LastOf(root); ok && now.Sub(last.At) < every {
+		if last, ok := memory.LastOf(root); ok && now.Sub(last.At) < every {
 			continue
 		}
 		d.start(root, m.logf)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/config"
-	"github.com/owt-tmux/owt/internal/memlink"
+	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/usage"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -73,7 +73,7 @@ func askOpenCode(ctx context.Context, db string, qs []usage.OpenCodeQuery) ([]us
 		return nil, err
 	}
 	var rows []usage.OpenCodeRow
-	err = memlink.Ask(ctx, self, []string{"_opencode-usage", "--db", db}, qs, &rows)
+	err = memory.Ask(ctx, self, []string{"_opencode-usage", "--db", db}, qs, &rows)
 	return rows, err
 }
 

@@ -30,7 +30,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hookfiles"
 	"github.com/owt-tmux/owt/internal/lifecycle"
-	"github.com/owt-tmux/owt/internal/memlink"
+	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -186,7 +186,7 @@ func (s *Swarms) Start(o StartOptions) (Swarm, error) {
 	// The members start with what earlier agents learned, for the goal,
 	// in the instructions file of their tool (they share the worktree).
 	if s.W.Config.Memory.InjectTokens > 0 {
-		inj := memlink.Inject(s.W.Self, s.W.Repo.Root, host.Name, goal, prof.Name, false)
+		inj := memory.Inject(s.W.Self, s.W.Repo.Root, host.Name, goal, prof.Name, false)
 		switch {
 		case inj.Failed || inj.Left > 0:
 			s.W.Warnf("%s", inj.Line)

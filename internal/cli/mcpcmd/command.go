@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
-	"github.com/owt-tmux/owt/internal/memlink"
+	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/peers"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -82,7 +82,7 @@ func (s *source) get() (*peers.Peers, error) {
 	// Protocol owns stdout.
 	w.Log, w.Warn = os.Stderr, os.Stderr
 	// New sessions, hooks and the monitor run owt, not this program.
-	if w.Self, err = memlink.Owt(); err != nil {
+	if w.Self, err = memory.Owt(); err != nil {
 		return nil, err
 	}
 	if cfgErr != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // OpenCodeUsageCommand is "owt-mcp _opencode-usage --db PATH": the
-// monitor's way (memlink.Ask) to read OpenCode's token usage from its
+// monitor's way (memory.Ask) to read OpenCode's token usage from its
 // SQLite database, which owt itself does not link. The queries come as
 // JSON on stdin ([{dir, since}]), the rows go out as JSON.
 func OpenCodeUsageCommand(f *cmdutil.Factory) *cli.Command {

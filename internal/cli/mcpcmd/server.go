@@ -17,8 +17,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/memory"
+	"github.com/owt-tmux/owt/internal/memory/facts"
 	"github.com/owt-tmux/owt/internal/peers"
 )
 
@@ -186,36 +186,36 @@ func Server(open func() (*peers.Peers, error), version string) *mcp.Server {
 
 // remember adds an agent's fact to its repository's memory, with the
 // agent and its branch as the source.
-func remember(p *peers.Peers, txt, kind string) (memory.Item, error) {
-	k, err := memory.ParseKind(kind)
+func remember(p *peers.Peers, txt, kind string) (facts.Item, error) {
+	k, err := facts.ParseKind(kind)
 	if err != nil {
-		return memory.Item{}, err
+		return facts.Item{}, err
 	}
 	rec, err := p.W.Get(p.Me)
 	if err != nil {
-		return memory.Item{}, err
+		return facts.Item{}, err
 	}
-	db, err := memory.Open(p.W.Repo.Root)
+	db, err := facts.Open(p.W.Repo.Root)
 	if err != nil {
-		return memory.Item{}, err
+		return facts.Item{}, err
 	}
 	defer db.Close()
-	return db.Add(txt, k, false, memory.Source{From: "agent", Agent: p.Me, Branch: rec.Branch}, time.Now())
+	return db.Add(txt, k, false, facts.Source{From: "agent", Agent: p.Me, Branch: rec.Branch}, time.Now())
 }
 
 // recall searches the repository's memory (at most 10 hits).
-func recall(p *peers.Peers, query string) ([]memory.Item, error) {
-	if !memlink.Exists(p.W.Repo.Root) {
-		return []memory.Item{}, nil
+func recall(p *peers.Peers, query string) ([]facts.Item, error) {
+	if !memory.Exists(p.W.Repo.Root) {
+		return []facts.Item{}, nil
 	}
-	db, err := memory.Open(p.W.Repo.Root)
+	db, err := facts.Open(p.W.Repo.Root)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
 	hits, err := db.Search(query, 10)
 	if hits == nil {
-		hits = []memory.Item{}
+		hits = []facts.Item{}
 	}
 	return hits, err
 }

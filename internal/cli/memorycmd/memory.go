@@ -1,5 +1,5 @@
 // Package memorycmd is owt memory: the user's door to the repository's
-// memory (package memory) and to what owt does with it (package facts).
+// memory and to what owt does with it (package memory/facts).
 package memorycmd
 
 import (
@@ -14,9 +14,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
-	"github.com/owt-tmux/owt/internal/facts"
-	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/memory"
+
+	"github.com/owt-tmux/owt/internal/memory/facts"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -35,12 +35,12 @@ func Command(f *cmdutil.Factory) *cli.Command {
 }
 
 // open opens the memory of the current repository.
-func open(f *cmdutil.Factory) (*workspace.Workspace, *memory.DB, error) {
+func open(f *cmdutil.Factory) (*workspace.Workspace, *facts.DB, error) {
 	w, err := openWorkspace(f)
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err := memory.Open(w.Repo.Root)
+	db, err := facts.Open(w.Repo.Root)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -60,20 +60,20 @@ func addCommand(f *cmdutil.Factory) *cli.Command {
 		Action: func(c *cli.Context) error {
 			txt := strings.Join(c.Args().Slice(), " ")
 			if txt == "-" {
-				data, err := io.ReadAll(io.LimitReader(f.IO.In, memory.MaxText+1))
+				data, err := io.ReadAll(io.LimitReader(f.IO.In, facts.MaxText+1))
 				if err != nil {
 					return err
 				}
-				if len(data) > memory.MaxText {
-					return cmdutil.Usagef("memory add: the text on stdin is more than %d bytes; a fact is at most that", memory.MaxText)
+				if len(data) > facts.MaxText {
+					return cmdutil.Usagef("memory add: the text on stdin is more than %d bytes; a fact is at most that", facts.MaxText)
 				}
 				txt = string(data)
 			}
-			kind, err := memory.ParseKind(c.String("kind"))
+			kind, err := facts.ParseKind(c.String("kind"))
 			if err != nil {
 				return cmdutil.Usagef("%v", err)
 			}
-			if _, err := memory.CheckText(txt); err != nil {
+			if _, err := facts.CheckText(txt); err != nil {
 				return cmdutil.Usagef("%v", err)
 			}
 			_, db, err := open(f)
@@ -81,7 +81,7 @@ func addCommand(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			defer db.Close()
-			it, err := db.Add(txt, kind, c.Bool("pin"), memory.Source{From: "user"}, time.Now())
+			it, err := db.Add(txt, kind, c.Bool("pin"), facts.Source{From: "user"}, time.Now())
 			if err != nil {
 				return err
 			}
@@ -102,7 +102,7 @@ func searchCommand(f *cmdutil.Factory) *cli.Command {
 		Flags:     []cli.Flag{&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most this many"}, cmdutil.JSONFlag()},
 		Action: func(c *cli.Context) error {
 			q := strings.Join(c.Args().Slice(), " ")
-			if len(memory.Words(q)) == 0 {
+			if len(facts.Words(q)) == 0 {
 				return cmdutil.Usagef("memory search needs a QUERY with words")
 			}
 			if c.Int("limit") < 1 {
@@ -131,9 +131,9 @@ func listCommand(f *cmdutil.Factory) *cli.Command {
 			if c.NArg() > 0 {
 				return cmdutil.Usagef("memory list takes no arguments")
 			}
-			var kind memory.Kind
+			var kind facts.Kind
 			if c.String("kind") != "" {
-				k, err := memory.ParseKind(c.String("kind"))
+				k, err := facts.ParseKind(c.String("kind"))
 				if err != nil {
 					return cmdutil.Usagef("%v", err)
 				}
@@ -153,9 +153,9 @@ func listCommand(f *cmdutil.Factory) *cli.Command {
 	}
 }
 
-func printItems(f *cmdutil.Factory, c *cli.Context, items []memory.Item, empty string) error {
+func printItems(f *cmdutil.Factory, c *cli.Context, items []facts.Item, empty string) error {
 	if items == nil {
-		items = []memory.Item{}
+		items = []facts.Item{}
 	}
 	if c.Bool("json") {
 		return cmdutil.PrintJSON(f.IO.Out, items)
@@ -254,7 +254,7 @@ func consolidateCommand(f *cmdutil.Factory) *cli.Command {
 			defer db.Close()
 			rep, err := facts.Consolidate(w, db, time.Now())
 			if err != nil {
-				_ = memlink.SaveFailed(w.Repo.Root, time.Now(), err)
+				_ = memory.SaveFailed(w.Repo.Root, time.Now(), err)
 				return err
 			}
 			if c.Bool("json") {
@@ -319,13 +319,13 @@ func openWorkspace(f *cmdutil.Factory) (*workspace.Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	if w.Self, err = memlink.Owt(); err != nil {
+	if w.Self, err = memory.Owt(); err != nil {
 		return nil, err
 	}
 	return w, nil
 }
 
-// injectCommand is "memory _inject", owt's way (memlink.Inject) to give a
+// injectCommand is "memory _inject", owt's way (memory.Inject) to give a
 // new agent its facts: owt itself does not link the memory.
 func injectCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{

@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
-	"github.com/owt-tmux/owt/internal/memlink"
+	"github.com/owt-tmux/owt/internal/memory"
 )
 
 // MCPCommand is owt mcp, run by owt-mcp: the MCP server needs the MCP SDK
@@ -34,7 +34,7 @@ func siblingCommand(f *cmdutil.Factory, name, usage string) *cli.Command {
 			if err != nil {
 				return err
 			}
-			bin, err := memlink.Find(me)
+			bin, err := memory.Find(me)
 			if err != nil {
 				return err
 			}

@@ -1,21 +1,25 @@
-// Package facts is what owt does with a repository's memory (package
-// memory holds it): the facts a new agent starts with, written into its
+// Package facts is a repository's memory and what owt does with it: the
+// facts its agents and its user learned (decisions, conventions, gotchas,
+// plain facts), each with where it came from, kept in SQLite with a
+// full-text index; the facts a new agent starts with, written into its
 // instructions file within a budget, pinned first; mining facts from what
 // agents and the user already wrote (done summaries, the note, review
 // comments reactions delivered, messages of merged commits), each with its
 // source; and consolidation (duplicates merged, stale sources marked,
 // contradictions and stale worktrees reported).
 //
-// Imports memory, notes, outbox, git, state, text and workspace; never
-// lifecycle, monitor, cli or popups.
+// It links SQLite, so only owt-mcp links it, never owt itself: owt reaches
+// it through package memory (its parent), which runs owt-mcp. The hot
+// paths (hooks, the status line, owt list, the monitor's tick) never open
+// the database.
 package facts
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/memory"
+
 	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
@@ -26,7 +30,7 @@ import (
 // then the ones that share the most words with the task, until budget
 // tokens (about 4 characters each) are used; and the block they make.
 // Left are the pinned facts that did not fit: the caller says so.
-func ForTask(db *memory.DB, task string, budget int) (chosen []memory.Item, block string, left []memory.Item, err error) {
+func ForTask(db *DB, task string, budget int) (chosen []Item, block string, left []Item, err error) {
 	if budget <= 0 {
 		return nil, "", nil, nil
 	}
@@ -69,7 +73,7 @@ func ForTask(db *memory.DB, task string, budget int) (chosen []memory.Item, bloc
 }
 
 // leftLine says which pinned facts did not fit the budget, "" if none.
-func leftLine(left []memory.Item, budget int) string {
+func leftLine(left []Item, budget int) string {
 	if len(left) == 0 {
 		return ""
 	}
@@ -83,7 +87,7 @@ func leftLine(left []memory.Item, budget int) string {
 
 // Line is a fact as an agent reads it: one list item, drawn inert (no
 // control characters, no marker of owt's blocks).
-func Line(it memory.Item) string {
+func Line(it Item) string {
 	t := untrusted.From(it.Text).Block()
 	t = strings.ReplaceAll(t, "<!--", "<! --")
 	t = strings.ReplaceAll(t, "\n", "\n  ")
@@ -102,15 +106,15 @@ func Line(it memory.Item) string {
 // note goes to), or with dry only says which; the line tells the user
 // how many facts went where, or why none did (Failed: the agent starts
 // without them). A memory that cannot be read never stops an agent from
-// starting. owt runs it through owt-mcp (memlink.Inject).
-func Inject(w *workspace.Workspace, rec *state.Record, dry bool) memlink.Injection {
-	if rec.NoAgent || w.Config.Memory.InjectTokens <= 0 || !memlink.Exists(w.Repo.Root) {
-		return memlink.Injection{}
+// starting. owt runs it through owt-mcp (memory.Inject).
+func Inject(w *workspace.Workspace, rec *state.Record, dry bool) memory.Injection {
+	if rec.NoAgent || w.Config.Memory.InjectTokens <= 0 || !memory.Exists(w.Repo.Root) {
+		return memory.Injection{}
 	}
-	failed := func(err error) memlink.Injection {
-		return memlink.Injection{Line: fmt.Sprintf("memory: %v; %s starts without facts", err, rec.Name), Failed: true}
+	failed := func(err error) memory.Injection {
+		return memory.Injection{Line: fmt.Sprintf("memory: %v; %s starts without facts", err, rec.Name), Failed: true}
 	}
-	db, err := memory.Open(w.Repo.Root)
+	db, err := Open(w.Repo.Root)
 	if err != nil {
 		return failed(err)
 	}
@@ -119,12 +123,12 @@ func Inject(w *workspace.Workspace, rec *state.Record, dry bool) memlink.Injecti
 	if err != nil {
 		return failed(err)
 	}
-	inj := memlink.Injection{Block: block, Facts: []memlink.Fact{}, Left: len(left)}
+	inj := memory.Injection{Block: block, Facts: []memory.Fact{}, Left: len(left)}
 	if len(left) > 0 {
 		inj.Line = "memory: " + leftLine(left, w.Config.Memory.InjectTokens) + " for " + rec.Name
 	}
 	for _, it := range items {
-		f := memlink.Fact{ID: it.ID, Text: it.Text, Kind: string(it.Kind), Pinned: it.Pinned}
+		f := memory.Fact{ID: it.ID, Text: it.Text, Kind: string(it.Kind), Pinned: it.Pinned}
 		f.Source.From, f.Source.Agent = it.Source.From, it.Source.Agent
 		inj.Facts = append(inj.Facts, f)
 	}

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/memory"
+
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -43,9 +43,9 @@ type Finding struct {
 
 // Contradiction is two facts that disagree, and on what.
 type Contradiction struct {
-	A   memory.Item `json:"a"`
-	B   memory.Item `json:"b"`
-	Why string      `json:"why"`
+	A   Item   `json:"a"`
+	B   Item   `json:"b"`
+	Why string `json:"why"`
 }
 
 // Lines are the report as a person reads it.
@@ -68,7 +68,7 @@ func (r Report) Lines() []string {
 // (into the pinned one, else the oldest), marks facts whose source is gone
 // as stale, reports contradictions and stale worktrees, and keeps the
 // report (owt memory reports, and the control plane's BACKGROUND).
-func Consolidate(w *workspace.Workspace, db *memory.DB, now time.Time) (Report, error) {
+func Consolidate(w *workspace.Workspace, db *DB, now time.Time) (Report, error) {
 	rep := Report{Repo: w.Repo.Root, At: now}
 	var err error
 	if rep.Mined, err = Mine(w, db, now); err != nil {
@@ -130,7 +130,7 @@ func Consolidate(w *workspace.Workspace, db *memory.DB, now time.Time) (Report, 
 // (the same subject, but one says not where the other does not, or they
 // give different numbers). Each fact is compared only with facts that
 // share one of its two rarest words, so 10,000 facts stay quick.
-func compare(all []memory.Item) (groups [][]int64, contras []Contradiction) {
+func compare(all []Item) (groups [][]int64, contras []Contradiction) {
 	type doc struct {
 		words   map[string]bool
 		subject map[string]bool
@@ -142,7 +142,7 @@ func compare(all []memory.Item) (groups [][]int64, contras []Contradiction) {
 	for i, it := range all {
 		d := doc{words: map[string]bool{}, subject: map[string]bool{}}
 		var nums []string
-		for _, w := range memory.Words(it.Text) {
+		for _, w := range Words(it.Text) {
 			d.words[w] = true
 			switch {
 			case negations[w]:
@@ -267,7 +267,7 @@ func branchFates(w *workspace.Workspace) (branchFate, error) {
 	if err != nil {
 		return branchFate{}, fmt.Errorf("list the branches: %w", err)
 	}
-	gone, err := memlink.GoneOf(w.Repo.Root)
+	gone, err := memory.GoneOf(w.Repo.Root)
 	if err != nil {
 		return branchFate{}, err
 	}
@@ -286,7 +286,7 @@ func branchFates(w *workspace.Workspace) (branchFate, error) {
 // not there any more. What owt cannot check (a bare file name, words with
 // a slash such as "and/or" whose first part is no folder of the
 // repository) never makes a fact stale.
-func staleWhy(repo git.Repo, it memory.Item, fate branchFate) string {
+func staleWhy(repo git.Repo, it Item, fate branchFate) string {
 	if it.Source.From == "commit" && it.Source.Ref != "" && !repo.HasCommit(it.Source.Ref) {
 		return "its commit " + short(it.Source.Ref) + " is gone"
 	}
@@ -345,7 +345,7 @@ func staleWorktrees(w *workspace.Workspace, now time.Time) ([]Finding, error) {
 }
 
 func saveLast(rep Report) error {
-	return memlink.Save(memlink.Last{Repo: rep.Repo, At: rep.At, Lines: rep.Lines()})
+	return memory.Save(memory.Last{Repo: rep.Repo, At: rep.At, Lines: rep.Lines()})
 }
 
 // ParseReport reads a report as AddReport kept it.

@@ -12,15 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/memory"
 )
 
-func item(id int64, text string) memory.Item {
-	return memory.Item{ID: id, Text: text, Kind: memory.Fact}
+func item(id int64, text string) Item {
+	return Item{ID: id, Text: text, Kind: Fact}
 }
 
 func TestCompareMergesNearDuplicatesAndFlagsContradictions(t *testing.T) {
-	all := []memory.Item{
+	all := []Item{
 		item(1, "Run the api tests with -race before pushing"),
 		item(2, "Run the api tests with -race before pushing them"),
 		item(3, "The importer reads files in batches of 500 rows"),
@@ -65,7 +64,7 @@ func TestStaleOnlyWhatOwtCanCheck(t *testing.T) {
 		why := staleWhy(repo, item(1, text), branchFate{})
 		require.Equal(t, stale, why != "", "%q: %q", text, why)
 	}
-	gone := memory.Item{ID: 1, Text: "x", Source: memory.Source{From: "commit", Ref: strings.Repeat("a", 40)}}
+	gone := Item{ID: 1, Text: "x", Source: Source{From: "commit", Ref: strings.Repeat("a", 40)}}
 	require.Contains(t, staleWhy(repo, gone, branchFate{}), "is gone")
 }
 
@@ -81,7 +80,7 @@ func TestStaleWhenItsBranchWasDeletedUnmerged(t *testing.T) {
 		"feat/merged": false,
 		"feat/gone":   true,
 	} {
-		it := memory.Item{ID: 1, Text: "The importer needs UTF-8 input", Source: memory.Source{From: "done", Agent: "a", Branch: branch}}
+		it := Item{ID: 1, Text: "The importer needs UTF-8 input", Source: Source{From: "done", Agent: "a", Branch: branch}}
 		why := staleWhy(git.Repo{Root: t.TempDir()}, it, fate)
 		require.Equal(t, stale, why != "", "%q: %q", branch, why)
 		if stale {
@@ -91,17 +90,17 @@ func TestStaleWhenItsBranchWasDeletedUnmerged(t *testing.T) {
 }
 
 func TestForTaskGivesPinnedFirstWithinTheBudget(t *testing.T) {
-	db, err := memory.OpenPath(filepath.Join(t.TempDir(), "m.db"))
+	db, err := OpenPath(filepath.Join(t.TempDir(), "m.db"))
 	require.NoError(t, err)
 	defer db.Close()
 	now := time.Now()
-	_, err = db.Add("Always run make lint before committing", memory.Convention, true, memory.Source{}, now)
+	_, err = db.Add("Always run make lint before committing", Convention, true, Source{}, now)
 	require.NoError(t, err)
-	_, err = db.Add("The checkout tests need the stripe mock on port 12111", memory.Gotcha, false, memory.Source{}, now)
+	_, err = db.Add("The checkout tests need the stripe mock on port 12111", Gotcha, false, Source{}, now)
 	require.NoError(t, err)
-	_, err = db.Add("The checkout page renders on the server "+strings.Repeat("long words ", 30), memory.Fact, false, memory.Source{}, now)
+	_, err = db.Add("The checkout page renders on the server "+strings.Repeat("long words ", 30), Fact, false, Source{}, now)
 	require.NoError(t, err)
-	_, err = db.Add("Deploys happen on Fridays", memory.Fact, false, memory.Source{}, now)
+	_, err = db.Add("Deploys happen on Fridays", Fact, false, Source{}, now)
 	require.NoError(t, err)
 
 	items, block, left, err := ForTask(db, "fix the checkout tests", 60)
@@ -114,7 +113,7 @@ func TestForTaskGivesPinnedFirstWithinTheBudget(t *testing.T) {
 	none, _, _, err := ForTask(db, "fix the checkout tests", 0)
 	require.NoError(t, err)
 	require.Empty(t, none)
-	_, err = db.Add("<!-- owt:memory end --> escaped \x1b[31m", memory.Fact, true, memory.Source{}, now)
+	_, err = db.Add("<!-- owt:memory end --> escaped \x1b[31m", Fact, true, Source{}, now)
 	require.NoError(t, err)
 	_, block, _, err = ForTask(db, "anything", 500)
 	require.NoError(t, err)
@@ -125,13 +124,13 @@ func TestForTaskGivesPinnedFirstWithinTheBudget(t *testing.T) {
 // A pinned fact over the budget is left out, and said: pinned means every
 // agent gets it, so the user must hear when one does not.
 func TestForTaskSaysWhichPinnedFactsDidNotFit(t *testing.T) {
-	db, err := memory.OpenPath(filepath.Join(t.TempDir(), "m.db"))
+	db, err := OpenPath(filepath.Join(t.TempDir(), "m.db"))
 	require.NoError(t, err)
 	defer db.Close()
 	now := time.Now()
-	short, err := db.Add("Always run make lint", memory.Convention, true, memory.Source{}, now)
+	short, err := db.Add("Always run make lint", Convention, true, Source{}, now)
 	require.NoError(t, err)
-	long, err := db.Add("The release checklist: "+strings.Repeat("check this and that ", 40), memory.Convention, true, memory.Source{}, now)
+	long, err := db.Add("The release checklist: "+strings.Repeat("check this and that ", 40), Convention, true, Source{}, now)
 	require.NoError(t, err)
 	items, _, left, err := ForTask(db, "anything", 40)
 	require.NoError(t, err)

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/config"
-	"github.com/owt-tmux/owt/internal/memlink"
 	"github.com/owt-tmux/owt/internal/memory"
+
 	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -30,13 +30,13 @@ func (m Mined) Total() int { return m.Done + m.Note + m.Review + m.Commits }
 // Mine adds to db what the repository already says, each source once
 // (keyed, so a second pass adds nothing new): the summaries agents gave
 // with owt done — live agents' from their records, torn-down agents' from
-// what the teardown kept (memlink.GoneOf) —, the shared note, the review
+// what the teardown kept (memory.GoneOf) —, the shared note, the review
 // comments reactions delivered to live agents, and, of exactly the
 // commits owt merged, the messages that explain themselves (a body under
 // the subject), each with the agent and the commit as its source.
 // Nothing is invented: each fact is a text someone wrote, with where it
 // came from.
-func Mine(w *workspace.Workspace, db *memory.DB, now time.Time) (Mined, error) {
+func Mine(w *workspace.Workspace, db *DB, now time.Time) (Mined, error) {
 	var m Mined
 	recs, err := w.Records()
 	if err != nil {
@@ -47,8 +47,8 @@ func Mine(w *workspace.Workspace, db *memory.DB, now time.Time) (Mined, error) {
 			continue
 		}
 		key := fmt.Sprintf("done:%s:%d", r.Name, r.Done.At.UnixMilli())
-		added, err := db.AddOnce(key, clip(r.Done.Summary.Block(), memory.MaxText), memory.Fact,
-			memory.Source{From: "done", Agent: r.Name, Branch: r.Branch}, now)
+		added, err := db.AddOnce(key, clip(r.Done.Summary.Block(), MaxText), Fact,
+			Source{From: "done", Agent: r.Name, Branch: r.Branch}, now)
 		if skip(err) {
 			continue
 		}
@@ -61,7 +61,7 @@ func Mine(w *workspace.Workspace, db *memory.DB, now time.Time) (Mined, error) {
 	}
 	if note, err := notes.Of(w).Note(); err == nil && strings.TrimSpace(note) != "" {
 		for _, para := range paragraphs(note) {
-			added, err := db.AddOnce("note:"+digest(para), para, memory.Convention, memory.Source{From: "note"}, now)
+			added, err := db.AddOnce("note:"+digest(para), para, Convention, Source{From: "note"}, now)
 			if skip(err) {
 				continue
 			}
@@ -80,8 +80,8 @@ func Mine(w *workspace.Workspace, db *memory.DB, now time.Time) (Mined, error) {
 			continue
 		}
 		for _, msg := range msgs {
-			added, err := db.AddOnce("review:"+r.Name+":"+msg.Key, clip(msg.Text, memory.MaxText), memory.Gotcha,
-				memory.Source{From: "review", Agent: r.Name, Branch: r.Branch, Ref: msg.Key}, now)
+			added, err := db.AddOnce("review:"+r.Name+":"+msg.Key, clip(msg.Text, MaxText), Gotcha,
+				Source{From: "review", Agent: r.Name, Branch: r.Branch, Ref: msg.Key}, now)
 			if skip(err) {
 				continue
 			}
@@ -95,15 +95,15 @@ func Mine(w *workspace.Workspace, db *memory.DB, now time.Time) (Mined, error) {
 	}
 	// Agents owt tore down (merge, ship, delete): their records are gone,
 	// what they said and landed was kept for this.
-	gone, err := memlink.GoneOf(w.Repo.Root)
+	gone, err := memory.GoneOf(w.Repo.Root)
 	if err != nil {
 		return m, err
 	}
 	for _, g := range gone {
 		if g.Summary != "" {
 			key := fmt.Sprintf("done:%s:%d", g.Agent, g.DoneAt.UnixMilli())
-			added, err := db.AddOnce(key, clip(g.Summary, memory.MaxText), memory.Fact,
-				memory.Source{From: "done", Agent: g.Agent, Branch: g.Branch}, now)
+			added, err := db.AddOnce(key, clip(g.Summary, MaxText), Fact,
+				Source{From: "done", Agent: g.Agent, Branch: g.Branch}, now)
 			if err != nil && !skip(err) {
 				return m, err
 			}
@@ -120,8 +120,8 @@ func Mine(w *workspace.Workspace, db *memory.DB, now time.Time) (Mined, error) {
 				ref = g.Squashed // the commit holding its changes now
 			}
 			fact := c.Subject + "\n" + firstParagraph(c.Body)
-			added, err := db.AddOnce("commit:"+c.Hash, clip(fact, memory.MaxText), kindOf(fact),
-				memory.Source{From: "commit", Agent: g.Agent, Ref: ref, Branch: g.Branch}, now)
+			added, err := db.AddOnce("commit:"+c.Hash, clip(fact, MaxText), kindOf(fact),
+				Source{From: "commit", Agent: g.Agent, Ref: ref, Branch: g.Branch}, now)
 			if skip(err) {
 				continue
 			}
@@ -138,19 +138,19 @@ func Mine(w *workspace.Workspace, db *memory.DB, now time.Time) (Mined, error) {
 
 // skip: a source whose text memory cannot take (empty once drawn inert)
 // is passed over, not the end of the pass.
-func skip(err error) bool { return errors.Is(err, memory.ErrBadText) }
+func skip(err error) bool { return errors.Is(err, ErrBadText) }
 
 // kindOf guesses a mined text's kind from its words: a choice made is a
 // decision, a warning a gotcha.
-func kindOf(s string) memory.Kind {
+func kindOf(s string) Kind {
 	l := strings.ToLower(s)
 	switch {
 	case containsAny(l, "decided", "instead of", "switch to", "switched to", "we use", "chose", "replace "):
-		return memory.Decision
+		return Decision
 	case containsAny(l, "beware", "careful", "gotcha", "must not", "never ", "breaks", "workaround", "flaky"):
-		return memory.Gotcha
+		return Gotcha
 	}
-	return memory.Fact
+	return Fact
 }
 
 func containsAny(s string, words ...string) bool {
@@ -166,7 +166,7 @@ func paragraphs(s string) []string {
 	var out []string
 	for _, p := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n\n") {
 		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, clip(p, memory.MaxText))
+			out = append(out, clip(p, MaxText))
 		}
 	}
 	return out

@@ -1,4 +1,4 @@
-package memlink
+package memory
 
 import (
 	"os"
