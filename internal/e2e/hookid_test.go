@@ -81,9 +81,14 @@ func (e *Env) requireUntouchedBy(repo, name, session, what string) {
 	require.Equal(e.t, "working", e.Status(repo, name).Status, what)
 }
 
-// Issue 32 item 4: a second claude in an agent's worktree (a person's,
-// even started from a shell of the agent's own session, so with its
-// OWT_NAME) runs the same hooks; they act only for the agent's process.
+// A second claude in an agent's worktree runs the same hooks; they act
+// only for the agent's process. So for a person's (even started from a
+// shell of the agent's own session, so with its OWT_NAME), and for a
+// "claude -p" the agent runs from its Bash tool (a second opinion), which
+// inherits the agent's OWT_AGENT_ID but is a session of its own: its
+// SessionEnd is not the agent exiting, nor its session the agent's. One
+// world: the agent is untouched after each, so each next one meets the
+// same agent.
 func TestAnotherClaudeInAWorktreeIsNotItsAgent(t *testing.T) {
 	e, repo := statusEnv(t, "")
 	it := newJSON(t, e, repo, "--tool", "claude", "--no-setup", "--name", "a", "!sleep 90s")
@@ -99,6 +104,8 @@ func TestAnotherClaudeInAWorktreeIsNotItsAgent(t *testing.T) {
 	e.requireUntouchedBy(repo, "a", session, "claude -p from a shell of the agent's session")
 	e.otherClaude(it.Path)
 	e.requireUntouchedBy(repo, "a", session, "claude -p from any shell")
+	e.otherClaude(it.Path, e.agentEnv(repo, "a")...)
+	e.requireUntouchedBy(repo, "a", session, "claude -p run by the agent itself")
 }
 
 // The same in place: owt's hooks in the user's own checkout fire for the
@@ -260,25 +267,6 @@ func TestRealClaudeEscBeforeItsFirstAnswerIsNoFinishedTurn(t *testing.T) {
 	t.Logf("the screen after Esc:\n%s", e.Capture("="+s+":"))
 	e.noticeBarrier(repo, canary)
 	require.Zero(t, e.notices("owt: q finished its turn"), "Esc is no finished turn")
-}
-
-// The agent's own tools inherit its id: a "claude -p" the agent runs from
-// its Bash tool in its worktree (a second opinion) fires the same hooks,
-// with the agent's OWT_AGENT_ID, from a session of its own. Its
-// SessionEnd is not the agent exiting, nor its session the agent's.
-func TestClaudeTheAgentRunsIsNotTheAgent(t *testing.T) {
-	e, repo := statusEnv(t, "")
-	it := newJSON(t, e, repo, "--tool", "claude", "--no-setup", "--name", "a", "!sleep 90s")
-	v := e.WaitStatus(repo, "a", "working", 20*time.Second)
-	require.Equal(t, "hook", v.Source, "the agent's own hooks report")
-	var session string
-	e.Eventually(10*time.Second, "the agent's session recorded", func() bool {
-		session = e.agentSession(repo, "a")
-		return session != ""
-	})
-
-	e.otherClaude(it.Path, e.agentEnv(repo, "a")...)
-	e.requireUntouchedBy(repo, "a", session, "claude -p run by the agent itself")
 }
 
 // The agent's own session changes (Claude Code's /clear, a resume, a
