@@ -20,6 +20,7 @@ import (
 	"github.com/owt-tmux/owt/internal/setup"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
+	"github.com/owt-tmux/owt/internal/templates"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -108,14 +109,87 @@ func (u undo) run() {
 // Create makes a branch, a worktree, copies files into it, and starts a tmux
 // session running the setup and the agent. Any failure undoes every step
 // taken before it: no branch, worktree, session or record is left behind.
+//
+// Its steps, in order, each pushing its own undo: reserve the name
+// (record, create lock), make the checkout (worktree and branch, or the
+// in-place switch), bring in the files (copies, links, hooks, the first
+// prompt), start the session, save the record.
 func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
+	c, err := w.planCreate(o)
+	if err != nil {
+		return nil, err
+	}
+	defer c.finish()
+	for _, step := range []struct {
+		name string
+		do   func() error
+	}{
+		{"reserve", c.reserveName},
+		{"worktree", c.makeCheckout},
+		{"files", c.bringIn},
+		{"session", c.startSession},
+		{"record", c.saveRecord},
+	} {
+		if err := step.do(); err != nil {
+			return nil, err
+		}
+		if err := afterStep(step.name); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := c.durable(); err != nil {
+		return nil, fmt.Errorf("save record %s: %w", c.rec.Name, err)
+	}
+	c.ok = true
+	w.startMonitor()
+	return c.rec, nil
+}
+
+// creation is one Create under way: what was chosen before anything
+// changed (planCreate), what each step made, and the undo stack that a
+// failure runs.
+type creation struct {
+	w          *Worktrees
+	o          CreateOptions
+	task       string
+	tpl        templates.Chosen
+	prof       agent.Profile
+	checkout   string // the user's checkout, for an in-place agent
+	base       string
+	baseCommit string
+	start      string // where the new branch starts
+	from       string // what it starts from, as the log says it
+	survey     func() (tmux.Survey, error)
+	branches   func() (map[string]string, error)
+
+	rb        undo
+	held      *state.Held // the create lock of the reserved name
+	ok        bool
+	published bool // the session set a summary counting this agent
+	rec       *state.Record
+	sv        tmux.Survey
+	copied    []string
+	created   tmux.Created
+
+	// Reads and writes started in the background, waited for when needed.
+	durable     func() (struct{}, error)
+	unversioned func() (git.Unversioned, error)
+	summary     func() (string, error)
+	marked      func() (struct{}, error)
+	branchAt    func() (string, error) // the commit the new branch starts at
+}
+
+// planCreate checks o and resolves what the agent will be (task,
+// template, tool, base, start commit) before anything changes, and
+// starts the first reads (tmux's sessions, git's ref names).
+func (w *Worktrees) planCreate(o CreateOptions) (*creation, error) {
 	if o.Issue > 0 {
 		if err := w.fromIssue(&o); err != nil {
 			return nil, err
 		}
 	}
-	task := strings.TrimSpace(o.Task)
-	if task == "" && (!o.NoAgent || (o.Name == "" && o.Branch == "")) {
+	c := &creation{w: w, task: strings.TrimSpace(o.Task)}
+	if c.task == "" && (!o.NoAgent || (o.Name == "" && o.Branch == "")) {
 		return nil, ErrEmptyTask
 	}
 	if o.NoAgent && o.Tool != "" {
@@ -124,25 +198,13 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	if o.NoAgent && o.Plan {
 		return nil, errors.New("--plan needs an agent; it cannot be used with --no-agent")
 	}
-	tpl, err := w.chooseTemplate(&o, task)
-	if err != nil {
+	var err error
+	if c.tpl, err = w.chooseTemplate(&o, c.task); err != nil {
 		return nil, err
 	}
-	var prof agent.Profile
 	if !o.NoAgent {
-		tool := o.Tool
-		if tool == "" {
-			tool = w.Config.Agent.Tool
-		}
-		var err error
-		if prof, err = agent.Resolve(w.Tools, tool); err != nil {
+		if c.prof, err = w.resolveTool(&o, c.tpl); err != nil {
 			return nil, err
-		}
-		if o.Plan && prof.Plan == nil {
-			return nil, badOption(fmt.Errorf("tool %q has no plan mode", prof.Name))
-		}
-		if !tpl.None() && !tpl.Guessed && tpl.Plan && prof.Plan != nil {
-			o.Plan = true // the template's default
 		}
 	}
 	if err := checkInPlaceStart(o); err != nil {
@@ -151,10 +213,8 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 	if err := w.Tmux.Available(); err != nil {
 		return nil, err
 	}
-	checkout := ""
 	if o.InPlace {
-		var err error
-		if checkout, err = w.inPlaceCheckout(o); err != nil {
+		if c.checkout, err = w.inPlaceCheckout(o); err != nil {
 			return nil, err
 		}
 	}
@@ -162,224 +222,266 @@ func (w *Worktrees) Create(o CreateOptions) (*state.Record, error) {
 		return nil, err
 	}
 	// These reads are independent: run them while the base is resolved.
-	survey, branches := w.firstReads(o.Ahead)
-	base, err := w.defaultBase(o)
-	if err != nil {
+	c.survey, c.branches = w.firstReads(o.Ahead)
+	if err := c.chooseStart(o); err != nil {
 		return nil, err
 	}
+	c.o = o
+	return c, nil
+}
+
+// resolveTool is the agent's tool profile ([agent] tool when o names
+// none), with plan mode as o or the template asks.
+func (w *Worktrees) resolveTool(o *CreateOptions, tpl templates.Chosen) (agent.Profile, error) {
+	tool := o.Tool
+	if tool == "" {
+		tool = w.Config.Agent.Tool
+	}
+	prof, err := agent.Resolve(w.Tools, tool)
+	if err != nil {
+		return prof, err
+	}
+	if o.Plan && prof.Plan == nil {
+		return prof, badOption(fmt.Errorf("tool %q has no plan mode", prof.Name))
+	}
+	if !tpl.None() && !tpl.Guessed && tpl.Plan && prof.Plan != nil {
+		o.Plan = true // the template's default
+	}
+	return prof, nil
+}
+
+// chooseStart resolves the base branch and the commit the new branch
+// starts at.
+func (c *creation) chooseStart(o CreateOptions) error {
+	w := c.w
+	base, err := w.defaultBase(o)
+	if err != nil {
+		return err
+	}
+	c.base = base
 	// An explicit base is checked before anything changes; the current
 	// branch exists by definition, and its commit is read off the
 	// critical path below. A start commit needs no base: it is the
 	// worktree's start (a run's child starts at its parent's tip even
 	// when the base branch is gone).
-	baseCommit := ""
 	if o.Base != "" && o.StartAt == "" {
-		if baseCommit, err = w.checkBase(base); err != nil {
-			return nil, badOption(err)
+		if c.baseCommit, err = w.checkBase(base); err != nil {
+			return badOption(err)
 		}
 	}
-	if baseCommit == "" {
-		baseCommit = w.headCommit(o.Ahead, o)
+	if c.baseCommit == "" {
+		c.baseCommit = w.headCommit(o.Ahead, o)
 	}
 	// The base is a local branch: named in full, so a tag or remote of
 	// the same name is never where the worktree starts. Its commit, when
 	// read already, is where the branch starts: the one recorded as its
 	// base, whatever the base branch does meanwhile (and git need not be
 	// asked again where the new branch is).
-	start, from := git.BranchRef(base), base
-	if baseCommit != "" && !o.InPlace {
-		start = baseCommit
+	c.start, c.from = git.BranchRef(base), base
+	if c.baseCommit != "" && !o.InPlace {
+		c.start = c.baseCommit
 	}
 	if o.StartAt != "" {
-		if baseCommit, err = w.Repo.ResolveCommit(o.StartAt); err != nil {
-			return nil, fmt.Errorf("unknown start commit %q: %w", o.StartAt, err)
+		if c.baseCommit, err = w.Repo.ResolveCommit(o.StartAt); err != nil {
+			return fmt.Errorf("unknown start commit %q: %w", o.StartAt, err)
 		}
-		start, from = baseCommit, baseCommit
+		c.start, c.from = c.baseCommit, c.baseCommit
 	}
+	return nil
+}
 
-	var rb undo
-	var held *state.Held // the create lock of the reserved name
-	ok, published := false, false
-	defer func() {
-		if !ok {
-			rb.run()
-			if published {
-				_ = status.PublishSummaryLocked(w.Tmux) // the session set a summary counting this agent
-			}
-			_ = afterStep("rolled back")
+// finish ends a Create: on failure it runs the undo stack, newest step
+// first. The create lock is released last, after any rollback: until
+// then the record is ours, and 'owt doctor --fix' must not judge it
+// interrupted.
+func (c *creation) finish() {
+	if c.marked != nil {
+		_, _ = c.marked()
+	}
+	if !c.ok {
+		c.rb.run()
+		if c.published {
+			_ = status.PublishSummaryLocked(c.w.Tmux) // the session set a summary counting this agent
 		}
-		// Released last, after any rollback: until then the record is
-		// ours, and 'owt doctor --fix' must not judge it interrupted.
-		held.Release()
-	}()
+		_ = afterStep("rolled back")
+	}
+	c.held.Release()
+}
 
-	existing, err := branches()
+// reserveName chooses the agent's name, branch, folder, session and
+// ports and writes its record under the create lock (undo: forget the
+// record), then starts what later steps read in the background.
+func (c *creation) reserveName() error {
+	w, o := c.w, c.o
+	existing, err := c.branches()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if undone, err := w.settleCutOff(o.Name); err != nil {
-		return nil, err
+		return err
 	} else if undone {
 		// Its branch went with it: the names in use are read again.
 		if existing, err = w.Repo.NamesInUse(); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	// The name is chosen while tmux's sessions are still on their way,
 	// then checked against them: a live session of that name (made by
 	// hand, or left by a server owt does not know) is rare, and then the
 	// name is chosen again with the sessions known.
-	rec, reserved, err := w.reserve(o, task, prof.Name, base, baseCommit, checkout, nil, existing)
+	rec, reserved, err := w.reserve(o, c.task, c.prof.Name, c.base, c.baseCommit, c.checkout, nil, existing)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	held = reserved
-	rb.push(func() {
-		if err := w.dropRecord(rec.Name); err != nil {
+	c.rec, c.held = rec, reserved
+	c.rb.push(func() {
+		if err := w.dropRecord(c.rec.Name); err != nil {
 			w.Warnf("%v; 'owt doctor --fix' forgets it", err)
 		}
 	})
-	sv, err := survey()
-	if err != nil {
-		return nil, err
+	if c.sv, err = c.survey(); err != nil {
+		return err
 	}
-	if sessionLive(sv.Sessions, rec.Session) {
+	if sessionLive(c.sv.Sessions, c.rec.Session) {
 		if o.Name != "" || o.Branch != "" {
-			return nil, fmt.Errorf("name %q is in use: tmux session %s already exists", rec.Name, rec.Session)
+			return fmt.Errorf("name %q is in use: tmux session %s already exists", c.rec.Name, c.rec.Session)
 		}
 		// Chosen again while the first choice is still held, so another
 		// owt new takes neither meanwhile; then the first is let go.
-		again, reserved, err := w.reserve(o, task, prof.Name, base, baseCommit, checkout, sv.Sessions, existing)
+		again, reserved, err := w.reserve(o, c.task, c.prof.Name, c.base, c.baseCommit, c.checkout, c.sv.Sessions, existing)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		first, firstHeld := rec, held
-		rec, held = again, reserved
+		first, firstHeld := c.rec, c.held
+		c.rec, c.held = again, reserved
 		if err := w.dropRecord(first.Name); err != nil {
 			w.Warnf("%v; 'owt doctor --fix' forgets it", err)
 		}
 		firstHeld.Release()
 	}
-	durable := async(func() (struct{}, error) { return struct{}{}, w.Store.Sync() })
+	c.durable = async(func() (struct{}, error) { return struct{}{}, w.Store.Sync() })
 	// The files to copy into the worktree, read while git makes it (the
 	// main checkout's: that is where they are copied from).
-	unversioned := async(w.Repo.UnversionedFiles)
+	c.unversioned = async(w.Repo.UnversionedFiles)
 	// The status bar summary counting the new agent, rendered while git
 	// works and set in the same tmux call that makes the session.
-	summary := async(func() (string, error) {
+	c.summary = async(func() (string, error) {
 		recs, err := workspace.AllRecords()
 		return status.Current(recs).Render(status.StyleTmux), err
 	})
-	if err := afterStep("reserve"); err != nil {
-		return nil, err
-	}
+	return nil
+}
 
+// makeCheckout makes the worktree on its new branch (undo: remove both),
+// or switches the user's checkout to it for an in-place agent.
+func (c *creation) makeCheckout() error {
+	w, rec := c.w, c.rec
 	if rec.InPlace {
-		if err := w.switchInPlace(rec, start, from, &rb); err != nil {
-			return nil, err
-		}
-	} else {
-		if err := w.Repo.AddWorktree(rec.Path, rec.Branch, start); err != nil {
-			return nil, fmt.Errorf("create worktree %s: %w", rec.Path, err)
-		}
-		rb.push(func() {
-			_ = w.Repo.RemoveWorktree(rec.Path, true)
-			_ = w.Repo.DeleteBranch(rec.Branch, true)
-			_ = os.RemoveAll(rec.Path)
-		})
-		// owt doctor only ever touches branches carrying this mark; it is
-		// written while the files are copied and the session starts. An
-		// in-place agent's branch is the user's: never marked.
-		marked := async(func() (struct{}, error) { w.markOwtBranch(rec.Branch); return struct{}{}, nil })
-		defer func() { _, _ = marked() }()
-		w.Logf("created worktree %s on branch %s (from %s)", rec.Path, rec.Branch, from)
+		return w.switchInPlace(rec, c.start, c.from, &c.rb)
 	}
-	if err := afterStep("worktree"); err != nil {
-		return nil, err
+	if err := w.Repo.AddWorktree(rec.Path, rec.Branch, c.start); err != nil {
+		return fmt.Errorf("create worktree %s: %w", rec.Path, err)
 	}
+	c.rb.push(func() {
+		_ = w.Repo.RemoveWorktree(c.rec.Path, true)
+		_ = w.Repo.DeleteBranch(c.rec.Branch, true)
+		_ = os.RemoveAll(c.rec.Path)
+	})
+	// owt doctor only ever touches branches carrying this mark; it is
+	// written while the files are copied and the session starts (and
+	// waited for when Create ends). An in-place agent's branch is the
+	// user's: never marked.
+	c.marked = async(func() (struct{}, error) { w.markOwtBranch(rec.Branch); return struct{}{}, nil })
+	w.Logf("created worktree %s on branch %s (from %s)", rec.Path, rec.Branch, c.from)
+	return nil
+}
 
+// bringIn puts into the worktree what the agent needs before it starts:
+// the copied and linked files, the shared note and memory, the tool's
+// hook settings and the first prompt (each undone with the worktree, or
+// by its own undo in a checkout that stays).
+func (c *creation) bringIn() error {
+	w, o, rec := c.w, c.o, c.rec
 	hookFile := ""
-	if spec, ok := agent.HookFiles[prof.Hooks]; ok && !o.NoAgent {
+	if spec, ok := agent.HookFiles[c.prof.Hooks]; ok && !o.NoAgent {
 		hookFile = spec.Path
 	}
-	var copied []string
 	if !rec.InPlace { // the checkout has its files; owt writes only its hook settings there
-		if copied, err = w.bringFiles(rec.Path, unversioned, hookFile, &rb); err != nil {
-			return nil, err
+		var err error
+		if c.copied, err = w.bringFiles(rec.Path, c.unversioned, hookFile, &c.rb); err != nil {
+			return err
 		}
 		notes.Of(w.Workspace).Apply(rec) // the shared note of 'owt note', if one is set
 		w.injectMemory(rec)              // what earlier agents learned, within its budget
 	} else {
-		if _, err := unversioned(); err != nil {
-			return nil, fmt.Errorf("list untracked files: %w", err)
+		if _, err := c.unversioned(); err != nil {
+			return fmt.Errorf("list untracked files: %w", err)
 		}
 		if why := w.noFactsInPlace(rec.NoAgent); why != "" {
 			w.Logf("memory: no facts injected: %s", why)
 		}
 	}
 	if !o.NoAgent {
-		if err := hookfiles.Of(w.Workspace).Install(rec, prof, rb.push); err != nil {
-			return nil, fmt.Errorf("install %s hooks: %w", prof.Name, err)
+		if err := hookfiles.Of(w.Workspace).Install(rec, c.prof, c.rb.push); err != nil {
+			return fmt.Errorf("install %s hooks: %w", c.prof.Name, err)
 		}
 	}
-	if !tpl.None() {
-		if err := w.saveFirstPrompt(tpl, rec, o.InRun); err != nil {
-			return nil, fmt.Errorf("first prompt of %s: %w", rec.Name, err)
+	if !c.tpl.None() {
+		if err := w.saveFirstPrompt(c.tpl, rec, o.InRun); err != nil {
+			return fmt.Errorf("first prompt of %s: %w", rec.Name, err)
 		}
-		w.Logf("%s", tpl.Said())
+		w.Logf("%s", c.tpl.Said())
 	}
-	if err := afterStep("files"); err != nil {
-		return nil, err
-	}
+	return nil
+}
 
-	// The new branch starts at the base: read its commit while tmux works,
-	// unless it was known before.
-	branchAt := func() (string, error) { return baseCommit, nil }
-	if baseCommit == "" {
-		branchAt = async(func() (string, error) { return w.Repo.ResolveCommit(git.BranchRef(rec.Branch)) })
+// startSession makes the agent's tmux session, with the bar's summary
+// counting it (undo: kill the session).
+func (c *creation) startSession() error {
+	w, rec := c.w, c.rec
+	// The new branch starts at the base: read its commit while tmux
+	// works, unless it was known before.
+	c.branchAt = func() (string, error) { return c.baseCommit, nil }
+	if c.baseCommit == "" {
+		c.branchAt = async(func() (string, error) { return w.Repo.ResolveCommit(git.BranchRef(rec.Branch)) })
 	}
 	global := map[string]string{}
-	if line, err := summary(); err == nil {
+	if line, err := c.summary(); err == nil {
 		global[status.OptStatusLine] = line
 	}
-	created, err := w.startSession(rec, w.sessionSize(sv), global, sv.ClientNames())
+	created, err := w.startSession(rec, w.sessionSize(c.sv), global, c.sv.ClientNames())
 	if err != nil {
-		return nil, fmt.Errorf("create tmux session %s: %w", rec.Session, err)
+		return fmt.Errorf("create tmux session %s: %w", rec.Session, err)
 	}
-	published = true
-	rb.push(func() { _ = w.Tmux.KillSession(created.SessionID) })
-	if err := afterStep("session"); err != nil {
-		return nil, err
-	}
+	c.created, c.published = created, true
+	c.rb.push(func() { _ = w.Tmux.KillSession(created.SessionID) })
+	return nil
+}
 
-	// Unsynced: what it adds is this session, gone with the power too.
-	err = w.Store.UpdateRecordUnsynced(rec.Name, func(r *state.Record) error {
+// saveRecord records the session, the copies and the base commit, and
+// marks the create finished. Unsynced: what it adds is this session, gone
+// with the power too.
+func (c *creation) saveRecord() error {
+	w, created := c.w, c.created
+	err := w.Store.UpdateRecordUnsynced(c.rec.Name, func(r *state.Record) error {
 		if r == nil {
-			return fmt.Errorf("record %s vanished while it was being created", rec.Name)
+			return fmt.Errorf("record %s vanished while it was being created", c.rec.Name)
 		}
 		r.SessionID, r.Pane, r.Session = created.SessionID, created.PaneID, created.SessionName
 		r.Socket = w.Tmux.ServerSocket()
 		r.Server = created.Server
-		r.Copied = copied
+		r.Copied = c.copied
 		r.Creating = false
-		if sha, err := branchAt(); err == nil && r.BaseCommit == "" {
+		if sha, err := c.branchAt(); err == nil && r.BaseCommit == "" {
 			r.BaseCommit = sha
 		}
-		rec = r
+		c.rec = r
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("save record %s: %w", rec.Name, err)
+		return fmt.Errorf("save record %s: %w", c.rec.Name, err)
 	}
-	if err := afterStep("record"); err != nil {
-		return nil, err
-	}
-	if _, err := durable(); err != nil {
-		return nil, fmt.Errorf("save record %s: %w", rec.Name, err)
-	}
-	ok = true
-	w.startMonitor()
-	return rec, nil
+	return nil
 }
 
 // settleCutOff undoes what an owt new of the same name left when it was

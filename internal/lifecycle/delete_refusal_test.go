@@ -58,7 +58,7 @@ func (w *fakeWorld) destroyed() []string {
 
 // owt delete refuses, changing nothing, when work would be lost: the
 // agent keeps its session, worktree, branch and record.
-func TestDeleteRefusesToLoseWork(t *testing.T) {
+func TestDeleteRefusalsKeepEverythingOfTheAgent(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		unmerged int
