@@ -275,7 +275,7 @@ func agentRow(it inventory.Item, rec *state.Record, ref taskRef, q queuePlace, n
 			row.Prediction = "conflicts in " + strings.Join(q.entry.Conflicts, ", ")
 		}
 	}
-	row.Section, row.Why = agentSection(it, rec, ref.task, q)
+	row.Section, row.Why = agentSection(it, rec, ref.task, q, now)
 	if it.Host != "" {
 		row.Host = it.Host
 		row.Section, row.Why = remoteSection(it, ref.task)
@@ -288,7 +288,7 @@ func agentRow(it inventory.Item, rec *state.Record, ref taskRef, q queuePlace, n
 
 // agentSection decides where an agent stands: what needs the user first,
 // then finished work with something to land, then the rest in flight.
-func agentSection(it inventory.Item, rec *state.Record, t *run.TaskRun, q queuePlace) (Section, string) {
+func agentSection(it inventory.Item, rec *state.Record, t *run.TaskRun, q queuePlace, now time.Time) (Section, string) {
 	if t != nil {
 		switch t.State {
 		case run.NeedsYou, run.Failed, run.Blocked:
@@ -314,7 +314,7 @@ func agentSection(it inventory.Item, rec *state.Record, t *run.TaskRun, q queueP
 	case it.Status == string(state.Waiting):
 		return NeedsYou, orText(it.WaitingFor, "input")
 	case it.Status == string(state.Limited):
-		return NeedsYou, it.Limit.Why(time.Now())
+		return NeedsYou, it.Limit.Why(now)
 	case len(it.NeedsYou) > 0:
 		return NeedsYou, strings.Join(it.NeedsYou, "; ")
 	case !it.TurnError.Empty():

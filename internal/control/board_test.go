@@ -149,3 +149,16 @@ func TestBackgroundShowsTheLastPasses(t *testing.T) {
 		"consolidated: mined 1", "consolidated: consolidation failed: locked",
 	}, got, "the last pass and what it found, then two earlier ones")
 }
+
+// Build reads the clock only from now: a limited agent's reset is said
+// against it, the same on every build of the same input.
+func TestBuildSaysALimitsResetAgainstItsNow(t *testing.T) {
+	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.Local)
+	reset := now.Add(3 * time.Hour)
+	in := Input{Items: []inventory.Item{{Name: "capped", Repo: "/r", Status: string(state.Limited), Limit: &state.Limit{Reset: reset}}}}
+	rows := Build(in, now).In(NeedsYou)
+	require.Len(t, rows, 1)
+	require.Equal(t, "usage limit, resets 15:00", rows[0].Why, "today, as of now")
+	rows = Build(in, now.Add(-48*time.Hour)).In(NeedsYou)
+	require.Equal(t, "usage limit, resets "+reset.Format("Mon 15:04"), rows[0].Why, "another day, as of two days before")
+}
