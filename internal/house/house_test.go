@@ -53,14 +53,13 @@ var rooms = map[string]int{
 	"internal/monitor":    drivers, // one per tmux server: the tick
 	"internal/run/engine": drivers, // a run's effects, driven by the monitor
 
-	"internal/control":  verbs, // ship, merge, delete: the one path from every face
-	"internal/react":    verbs, // reactions: failing checks, CI, reviews, conflicts
-	"internal/pullreq":  verbs, // opening a pull request
-	"internal/delivery": verbs, // the outbox's courier
-	"internal/pane":     verbs, // owt _run, the first process in an agent's pane
-	"internal/peers":    verbs, // what owt mcp gives an agent: peers, messages, spawns
-	"internal/swarm":    verbs, // a coordinator and role workers in one worktree
-	"internal/resolve":  verbs, // a conflict handed to its agent, in its worktree, and checked
+	"internal/control": verbs, // ship, merge, delete: the one path from every face
+	"internal/react":   verbs, // reactions: failing checks, CI, reviews, conflicts
+	"internal/pullreq": verbs, // opening a pull request
+	"internal/pane":    verbs, // owt _run, the first process in an agent's pane
+	"internal/peers":   verbs, // what owt mcp gives an agent: peers, messages, spawns
+	"internal/swarm":   verbs, // a coordinator and role workers in one worktree
+	"internal/resolve": verbs, // a conflict handed to its agent, in its worktree, and checked
 
 	"internal/lifecycle":    useCases, // create, delete, teardown, restart, doctor
 	"internal/hosts":        useCases, // agents on other machines over ssh: hosts, probes, owt there
@@ -68,7 +67,7 @@ var rooms = map[string]int{
 	"internal/hookrun":      verbs,    // the hook's process: owt hook and owt-hook
 	"internal/hookstatus":   useCases, // the hook hot path: one event to its record, the bell rung
 	"internal/inventory":    useCases, // owt list and its git-figure cache
-	"internal/send":         useCases, // typing into panes
+	"internal/send":         useCases, // typing into panes, now or when idle (the outbox's courier)
 	"internal/notes":        useCases, // owt note
 	"internal/memory/facts": useCases, // a repository's facts (SQLite with FTS5) and what owt does with them: inject, mine, consolidate
 	"internal/templates":    useCases, // task templates and the session protocol: the first prompt

@@ -25,10 +25,10 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/daemon"
-	"github.com/owt-tmux/owt/internal/delivery"
 	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/react"
 	"github.com/owt-tmux/owt/internal/run/engine"
+	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -161,11 +161,11 @@ type monitor struct {
 	ttys     map[recKey]string         // the terminal of each record's pane when last seen
 	live     []agentPane               // the records with a live agent pane, this tick
 	notifier *notifier
-	engine   *engine.Engine    // drives the task graphs registered on this server
-	courier  *delivery.Courier // delivers the messages owt owes this server's agents
-	reactor  *react.Reactor    // turns failing checks, CI, reviews and conflicts into messages
-	told     tellings          // what the reactions asked to tell the user
-	dreams   dreamer           // the memory's background consolidation
+	engine   *engine.Engine // drives the task graphs registered on this server
+	courier  *send.Courier  // delivers the messages owt owes this server's agents
+	reactor  *react.Reactor // turns failing checks, CI, reviews and conflicts into messages
+	told     tellings       // what the reactions asked to tell the user
+	dreams   dreamer        // the memory's background consolidation
 	// tracker reads the agents' tokens (usage.go); usageAt is when each
 	// repository's were last read.
 	tracker *usage.Tracker

@@ -3,8 +3,8 @@ package monitor
 import (
 	"time"
 
-	"github.com/owt-tmux/owt/internal/delivery"
 	"github.com/owt-tmux/owt/internal/outbox"
+	"github.com/owt-tmux/owt/internal/send"
 )
 
 // deliver hands the outbox's queued messages to this server's idle agents
@@ -12,7 +12,7 @@ import (
 // one stat of the outbox dir.
 func (m *monitor) deliver(now time.Time) {
 	if m.courier == nil {
-		m.courier = &delivery.Courier{Box: outbox.Default(), Socket: m.socket, Tmux: m.tm, Log: m.lg.Infof, Viewed: m.paneViewed}
+		m.courier = &send.Courier{Box: outbox.Default(), Socket: m.socket, Tmux: m.tm, Log: m.lg.Infof, Viewed: m.paneViewed}
 	}
 	m.courier.Tick(now)
 }

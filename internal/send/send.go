@@ -1,9 +1,11 @@
-// Package send types text into agents' panes: literally, Enter only once
-// the text has landed, and only into an agent that can take it (owt send,
-// the outbox's courier, the pane runner's pasted task).
+// Package send types text into agents' panes, now or later: literally,
+// Enter only once the text has landed, and only into an agent that can
+// take it (owt send, the pane runner's pasted task); and the outbox's
+// courier, which types queued messages into each agent once it is idle
+// (the monitor of each tmux server runs one Courier).
 //
-// Imports status (to publish), workspace, agent, state, text and tmux; never
-// monitor, run, delivery, cli or popups.
+// Imports status (to publish), outbox, workspace, agent, state, untrusted
+// and tmux; never monitor, run, cli or popups.
 package send
 
 import (

@@ -4,7 +4,7 @@
 // locating a record's session and the rebuild of a corrupt state file.
 //
 // The rooms above take a *Workspace (or a *Ledger): status, notes,
-// lifecycle, status, inventory, send, pane, delivery. Imports agent, config, git, setup,
+// lifecycle, status, inventory, send, pane. Imports agent, config, git, setup,
 // state and tmux; never daemon, lifecycle, status, inventory, send,
 // pane, monitor, run, cli or popups.
 package workspace

@@ -1,10 +1,8 @@
-// Package delivery types the messages of the outbox into the panes of the
+// The courier types the messages of the outbox into the panes of the
 // agents they are for: the monitor of each tmux server runs one Courier.
 // The queue itself (what is owed, held, delivered) is outbox's.
-//
-// Imports send, outbox, workspace, state and tmux; never monitor, run or
-// react.
-package delivery
+
+package send
 
 import (
 	"errors"
@@ -15,7 +13,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/owtlog"
-	"github.com/owt-tmux/owt/internal/send"
+
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/untrusted"
@@ -50,7 +48,7 @@ type Courier struct {
 // HeldByDraft is why a queued message waits while the agent's input box
 // holds text owt did not type (the user's draft): typed after it, the
 // message would be glued to it.
-const HeldByDraft = send.InputHeld
+const HeldByDraft = InputHeld
 
 // draftRetry is how long a message held by a draft waits before owt
 // looks at the input box again.
@@ -139,11 +137,11 @@ func (c *Courier) deliver(a outbox.Agent, rec *state.Record) {
 		return
 	}
 	sentAt := time.Now()
-	err = send.To(w, rec, untrusted.From(outbox.Join(msgs)), send.Options{OnlyIdle: true})
+	err = To(w, rec, untrusted.From(outbox.Join(msgs)), Options{OnlyIdle: true})
 	switch {
 	case err == nil:
 		c.settle(a, msgs, outbox.Delivered, sentAt, "")
-	case errors.Is(err, send.ErrInputHeld):
+	case errors.Is(err, ErrInputHeld):
 		// The user's draft in the box: kept, and said, until it is gone.
 		if err := c.Box.Release(a, msgs); err != nil {
 			c.logf(a, "outbox %s: %v", a.Name, err)
@@ -152,7 +150,7 @@ func (c *Courier) deliver(a outbox.Agent, rec *state.Record) {
 			c.logf(a, "outbox %s: %v", a.Name, err)
 		}
 		c.setRetry(a, time.Now().Add(draftRetry))
-	case errors.Is(err, send.ErrNotReady):
+	case errors.Is(err, ErrNotReady):
 		// It waits for the user now: the next idle turn gets them.
 		if err := c.Box.Release(a, msgs); err != nil {
 			c.logf(a, "outbox %s: %v", a.Name, err)
