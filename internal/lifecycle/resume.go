@@ -273,13 +273,8 @@ func PublishLost(tm *tmux.Client) error {
 func RemoteLost() int {
 	n := 0
 	for _, hs := range state.HostStatuses() {
-		if !hs.Reachable {
-			continue
-		}
-		for _, a := range hs.Agents {
-			if a.Lost {
-				n++
-			}
+		if hs.Reachable {
+			n += state.LostCount(hs.Agents)
 		}
 	}
 	return n

@@ -164,13 +164,7 @@ func (m *monitor) follow(ctx context.Context, h *hosts.Host) {
 				m.logf("host %s: %v", h.Name, werr)
 			}
 			m.publishHosts()
-			n := 0
-			for _, a := range agents {
-				if a.Lost {
-					n++
-				}
-			}
-			if n != lost {
+			if n := state.LostCount(agents); n != lost {
 				lost = n
 				if err := lifecycle.PublishLost(m.tm); err != nil { // ⟲ N counts them
 					m.logf("publish restore mark: %v", err)

@@ -32,6 +32,18 @@ type RemoteAgent struct {
 	Lost bool `json:"lost,omitempty"`
 }
 
+// LostCount is how many of agents are Lost: owt restore there would
+// bring them back.
+func LostCount(agents []RemoteAgent) int {
+	n := 0
+	for _, a := range agents {
+		if a.Lost {
+			n++
+		}
+	}
+	return n
+}
+
 // HostStatus is the last word of one host's status stream, kept by the
 // monitor that follows it (one file per host) and read by the status bar.
 type HostStatus struct {
