@@ -337,11 +337,11 @@ func (d *DB) factsReadable() bool {
 // else) and f runs once more. Any other failure is d.fail's.
 func (d *DB) retry(op string, f func() error) error {
 	err := f()
-	if err == nil || !isCorrupt(err) || !d.factsReadable() {
-		if err != nil {
-			return d.fail(op, err)
-		}
+	if err == nil {
 		return nil
+	}
+	if !isCorrupt(err) || !d.factsReadable() {
+		return d.fail(op, err)
 	}
 	if rerr := d.rebuildIndex(); rerr != nil {
 		return fmt.Errorf("%s: the search index of %s is damaged (%v) and could not be rebuilt: %w; the facts are kept", op, d.Path, err, rerr)
