@@ -248,7 +248,7 @@ func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 		stale = append(stale, i)
 	}
 	<-cache.compute(recs, stamps, stale, 8, func(i int, st Stats) { items[i].applyStats(st) })
-	addMessages(items)
+	addMessages(items, recs)
 	addUsage(items)
 	checkResolves(items)
 	return items
@@ -292,15 +292,17 @@ func addUsage(items []Item) {
 	}
 }
 
-// addMessages fills in each item's message counts: one outbox read per
-// agent.
-func addMessages(items []Item) {
+// addMessages fills in each item's message counts, items[i] being
+// recs[i]'s: one outbox read per agent.
+func addMessages(items []Item, recs []*state.Record) {
 	agents := make([]outbox.Agent, len(items))
 	since := make(map[outbox.Agent]time.Time, len(items))
-	for i, it := range items {
-		agents[i] = outbox.Agent{Repo: it.Repo, Name: it.Name, Life: it.Life}
-		if it.Life == "" {
-			since[agents[i]] = it.CreatedAt // from before lives: its name's file holds earlier agents' mail too
+	for i, r := range recs {
+		// A record from before lives shares its name's file with earlier
+		// agents' mail (outbox.Since, the rule check_messages reads by).
+		agents[i] = outbox.Of(r)
+		if t := outbox.Since(r); !t.IsZero() {
+			since[agents[i]] = t
 		}
 	}
 	counts := outbox.Default().PeerCounts(agents, since)
