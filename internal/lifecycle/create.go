@@ -595,7 +595,6 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 	if o.Branch != "" {
 		branch = o.Branch
 	}
-	explicit := o.Name != "" || o.Branch != ""
 	liveSession := map[string]bool{}
 	for _, s := range sessions {
 		liveSession[s.Name] = true
@@ -630,53 +629,10 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 			if err := oneInPlace(f, checkout); err != nil {
 				return nil, err
 			}
-			for n := 1; ; n++ {
-				cn, cb := withSuffix(name, branch, n)
-				taken, why := w.taken(f, cn, cb, liveSession, branches)
-				if !taken {
-					// Its create lock is the claim: one another owt new
-					// holds (its record gone while it chooses again) is
-					// its name, not free.
-					h, err := state.Hold(state.CreateLock(w.Repo.Root, cn))
-					if err == nil {
-						name, branch, held = cn, cb, h
-						break
-					}
-					if !errors.Is(err, state.ErrHeld) {
-						return nil, fmt.Errorf("reserve %s: %w", cn, err)
-					}
-					taken, why = true, "another owt new is making it"
-				}
-				if explicit {
-					if o.Branch != "" && branches[cb] == git.BranchRef(cb) {
-						return nil, fmt.Errorf("branch %q already exists: pick another --branch", cb)
-					}
-					return nil, fmt.Errorf("name %q is in use: %s", cn, why)
-				}
-				if clash := refClash(cb, branches); clash != "" && strings.HasPrefix(cb, clash+"/") {
-					return nil, fmt.Errorf("no name is free for %s: %s", name, why) // no suffix can help
-				}
-				if n > 1000 {
-					return nil, fmt.Errorf("no free name for %s", name)
-				}
+			if name, branch, held, err = w.claimName(f, o, name, branch, liveSession, branches); err != nil {
+				return nil, err
 			}
-			session := w.SessionName(name)
-			if liveSession[session] {
-				// Another repo with the same folder name owns it.
-				session = workspace.SessionPart(w.Repo.Name()) + "-" + shortHash(w.Repo.Root) + "/" + workspace.SessionPart(name)
-			}
-			now := w.Now()
-			rec = &state.Record{
-				Name: name, Life: state.NewLife(), Repo: w.Repo.Root, Branch: branch, Base: base, BaseCommit: baseCommit,
-				Path: w.WorktreePath(name), Session: session, Tool: tool, Task: task,
-				Plan: o.Plan, NoAgent: o.NoAgent, NoSetup: o.NoSetup, Port: port,
-				Status: state.Starting, StatusSince: now, Source: state.FromOwt, CreatedAt: now,
-				Creating: true, Spawner: o.Spawner, SpawnDepth: o.SpawnDepth, Issue: max(o.Issue, o.ReadIssue),
-			}
-			if checkout != "" {
-				// The user's checkout is set up already: no install there.
-				rec.Path, rec.InPlace, rec.NoSetup = checkout, true, true
-			}
+			rec = w.newRecord(o, name, branch, task, tool, base, baseCommit, checkout, port, liveSession)
 			return rec, nil
 		})
 	})
@@ -685,6 +641,68 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 		return nil, nil, err
 	}
 	return rec, held, nil
+}
+
+// claimName finds the first of name and branch, then name-2 and
+// branch-2 …, that nothing uses (f's records, git's refs, a folder, a
+// live session) and takes its create lock. An explicit name or branch
+// gets no suffix: taken, it is refused.
+func (w *Worktrees) claimName(f *state.File, o CreateOptions, name, branch string, liveSession map[string]bool, branches map[string]string) (string, string, *state.Held, error) {
+	explicit := o.Name != "" || o.Branch != ""
+	for n := 1; ; n++ {
+		cn, cb := withSuffix(name, branch, n)
+		taken, why := w.taken(f, cn, cb, liveSession, branches)
+		if !taken {
+			// Its create lock is the claim: one another owt new
+			// holds (its record gone while it chooses again) is
+			// its name, not free.
+			h, err := state.Hold(state.CreateLock(w.Repo.Root, cn))
+			if err == nil {
+				return cn, cb, h, nil
+			}
+			if !errors.Is(err, state.ErrHeld) {
+				return "", "", nil, fmt.Errorf("reserve %s: %w", cn, err)
+			}
+			taken, why = true, "another owt new is making it"
+		}
+		if explicit {
+			if o.Branch != "" && branches[cb] == git.BranchRef(cb) {
+				return "", "", nil, fmt.Errorf("branch %q already exists: pick another --branch", cb)
+			}
+			return "", "", nil, fmt.Errorf("name %q is in use: %s", cn, why)
+		}
+		if clash := refClash(cb, branches); clash != "" && strings.HasPrefix(cb, clash+"/") {
+			return "", "", nil, fmt.Errorf("no name is free for %s: %s", name, why) // no suffix can help
+		}
+		if n > 1000 {
+			return "", "", nil, fmt.Errorf("no free name for %s", name)
+		}
+	}
+}
+
+// newRecord is the record of a new agent called name, in state
+// "starting" and marked Creating, with its session's name (one that
+// another repository's folder of the same name holds gets this one's
+// hash) and its port block.
+func (w *Worktrees) newRecord(o CreateOptions, name, branch, task, tool, base, baseCommit, checkout string, port int, liveSession map[string]bool) *state.Record {
+	session := w.SessionName(name)
+	if liveSession[session] {
+		// Another repo with the same folder name owns it.
+		session = workspace.SessionPart(w.Repo.Name()) + "-" + shortHash(w.Repo.Root) + "/" + workspace.SessionPart(name)
+	}
+	now := w.Now()
+	rec := &state.Record{
+		Name: name, Life: state.NewLife(), Repo: w.Repo.Root, Branch: branch, Base: base, BaseCommit: baseCommit,
+		Path: w.WorktreePath(name), Session: session, Tool: tool, Task: task,
+		Plan: o.Plan, NoAgent: o.NoAgent, NoSetup: o.NoSetup, Port: port,
+		Status: state.Starting, StatusSince: now, Source: state.FromOwt, CreatedAt: now,
+		Creating: true, Spawner: o.Spawner, SpawnDepth: o.SpawnDepth, Issue: max(o.Issue, o.ReadIssue),
+	}
+	if checkout != "" {
+		// The user's checkout is set up already: no install there.
+		rec.Path, rec.InPlace, rec.NoSetup = checkout, true, true
+	}
+	return rec
 }
 
 // MaxAgentsRefused is in the words of owt new refused by MaxAgents: the

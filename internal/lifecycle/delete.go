@@ -144,17 +144,8 @@ type DeleteOptions struct {
 // (releaseInPlace). Without Force it refuses, changing nothing, when
 // uncommitted files or commits not in the base would be lost.
 func (w *Worktrees) Delete(name string, o DeleteOptions) error {
-	if r, err := w.Get(name); err == nil && !o.Force && r.Swarm == nil && !r.InPlace && CreateStateOf(r) == Interrupted {
-		// What a create cut off left is git's and owt's (a checkout cut
-		// short shows its tree as changed files): undone as owt doctor
-		// --fix does (its own Delete, so before the lock below), refused
-		// only when someone wrote there. A session it had started
-		// finishes it: an agent now, deleted as one below.
-		if rec, err := w.SettleInterruptedCreate(name); err != nil || rec == nil {
-			return err
-		} else if o.CutOffOnly {
-			return fmt.Errorf("%s: %w: its session had started, so its create was finished: it is an agent now, not removed", name, ErrLeftAlone)
-		}
+	if done, err := w.settleCutOffBeforeDelete(name, o); done || err != nil {
+		return err
 	}
 	// A restart under way (owt restore, owt attach, doctor --fix) ends
 	// first: the session it starts is then on the record read below, and
@@ -186,25 +177,64 @@ func (w *Worktrees) Delete(name string, o DeleteOptions) error {
 		_ = w.Tmux.RefreshStatus()
 		return nil
 	}
-	if err := w.refuseMainCheckout(r); err != nil {
+	if o.Force, err = w.refuseToLoseWork(r, o); err != nil {
 		return err
 	}
-	if !o.Force && CreateStateOf(r) == InProgress {
-		return fmt.Errorf("%s: owt new is making it now; delete it once that is done", name)
+	return w.removeAgent(r, o)
+}
+
+// settleCutOffBeforeDelete undoes what a cut-off owt new of name left
+// (a checkout cut short shows its tree as changed files), as owt doctor
+// --fix does (its own Delete, so before the restart lock Delete takes),
+// refused only when someone wrote there: done says the delete is over.
+// A session it had started finishes it: an agent now, deleted as one.
+func (w *Worktrees) settleCutOffBeforeDelete(name string, o DeleteOptions) (done bool, err error) {
+	r, err := w.Get(name)
+	if err != nil || o.Force || r.Swarm != nil || r.InPlace || CreateStateOf(r) != Interrupted {
+		return false, nil
+	}
+	rec, err := w.SettleInterruptedCreate(name)
+	if err != nil || rec == nil {
+		return true, err
+	}
+	if o.CutOffOnly {
+		return true, fmt.Errorf("%s: %w: its session had started, so its create was finished: it is an agent now, not removed", name, ErrLeftAlone)
+	}
+	return false, nil
+}
+
+// refuseToLoseWork refuses the delete of r, changing nothing, when it
+// would lose work not given up (o.Force, or o.Accept still covering what
+// would be lost now), when r is the main checkout or is being made. It
+// says whether the removal must force git.
+func (w *Worktrees) refuseToLoseWork(r *state.Record, o DeleteOptions) (force bool, err error) {
+	if err := w.refuseMainCheckout(r); err != nil {
+		return false, err
+	}
+	if CreateStateOf(r) == InProgress && !o.Force {
+		return false, fmt.Errorf("%s: owt new is making it now; delete it once that is done", r.Name)
 	}
 	loss, err := w.WhatWouldBeLost(r)
 	if err != nil && !o.Force {
-		return err
+		return false, err
 	}
 	if o.Accept != nil && !o.Force {
 		if !loss.Within(*o.Accept) {
-			return fmt.Errorf("%s %w now: %s, more than you agreed to (%s); nothing was deleted", name, ErrWouldLoseWork, loss, o.Accept)
+			return false, fmt.Errorf("%s %w now: %s, more than you agreed to (%s); nothing was deleted", r.Name, ErrWouldLoseWork, loss, o.Accept)
 		}
 		o.Force = !loss.Empty()
 	}
 	if !loss.Empty() && !o.Force {
-		return fmt.Errorf("%s %w: %s (%s)", name, ErrWouldLoseWork, loss, loss.hint())
+		return false, fmt.Errorf("%s %w: %s (%s)", r.Name, ErrWouldLoseWork, loss, loss.hint())
 	}
+	return o.Force, nil
+}
+
+// removeAgent removes what r's agent has, in this order: its session,
+// its worktree, its branch (unless kept), its record and its excludes,
+// MCP files and bar count.
+func (w *Worktrees) removeAgent(r *state.Record, o DeleteOptions) error {
+	name := r.Name
 	// A record owt could not drop afterwards would describe a worktree that
 	// is gone: find out now, while nothing is removed yet.
 	if err := w.Store.CheckWritable(); err != nil {
