@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -176,11 +177,11 @@ func (n *notifier) start(cmd *exec.Cmd, r *state.Record) {
 func message(r *state.Record) string {
 	switch r.Status {
 	case state.Waiting:
-		switch r.WaitingFor {
-		case "":
+		if r.WaitingFor == "" {
 			return "owt: " + r.Name + " needs you"
-		case "trust", "hooks", "login", "API key":
-			return "owt: " + r.Name + " needs you: " + r.Tool + " asks for " + waitWords[r.WaitingFor]
+		}
+		if words, ok := waitWords[r.WaitingFor]; ok {
+			return "owt: " + r.Name + " needs you: " + r.Tool + " asks for " + words
 		}
 		return "owt: " + r.Name + " needs you (" + r.WaitingFor + ")"
 	case state.Limited:
@@ -199,12 +200,13 @@ func message(r *state.Record) string {
 	return "owt: " + r.Name + " is " + string(r.Status)
 }
 
-// waitWords say what a first-run screen asks for.
+// waitWords say what a first-run screen asks for, for each of its
+// reasons (hookevent.FirstRunWait).
 var waitWords = map[string]string{
-	"trust":   "you to trust the folder",
-	"hooks":   "you to review and trust its hooks",
-	"login":   "a login",
-	"API key": "an API key",
+	hookevent.WaitTrust:  "you to trust the folder",
+	hookevent.WaitHooks:  "you to review and trust its hooks",
+	hookevent.WaitLogin:  "a login",
+	hookevent.WaitAPIKey: "an API key",
 }
 
 func contains(list []string, s string) bool {

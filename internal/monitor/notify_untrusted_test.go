@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
@@ -33,6 +34,12 @@ func TestNoticeOfAFirstRunScreenSaysWhatItAsks(t *testing.T) {
 		r := &state.Record{Name: "a", Tool: "codex", Status: state.Waiting, WaitingFor: reason}
 		if got := message(r); got != want {
 			t.Fatalf("%s: %q, want %q", reason, got, want)
+		}
+	}
+	// Every first-run reason has its words, and only those do.
+	for _, reason := range []string{hookevent.WaitTrust, hookevent.WaitHooks, hookevent.WaitLogin, hookevent.WaitAPIKey, hookevent.WaitPermission, "question"} {
+		if _, ok := waitWords[reason]; ok != hookevent.FirstRunWait(reason) {
+			t.Errorf("%s: words %v, first-run %v", reason, ok, hookevent.FirstRunWait(reason))
 		}
 	}
 }
