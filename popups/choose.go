@@ -6,7 +6,7 @@ import (
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/hosts"
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -22,7 +22,7 @@ func chooseTarget(tm *tmux.Client, verb string) (*state.Record, *liveDesk, error
 	if err != nil {
 		return nil, nil, err
 	}
-	r := inventory.RecordHere(recs, h.SessionName, dir)
+	r := lifecycle.RecordHere(recs, h.SessionName, dir)
 	if r == nil {
 		a, err := loadAgents(tm)
 		if err != nil {
@@ -56,7 +56,7 @@ func chooseTarget(tm *tmux.Client, verb string) (*state.Record, *liveDesk, error
 // chooseRemote is chooseTarget's answer for an agent of a host: its
 // stand-in (NAME@HOST, standIn) in the local repository whose clone it
 // runs in, as its host says now.
-func chooseRemote(tm *tmux.Client, h tmux.Here, it inventory.Item) (*state.Record, *liveDesk, error) {
+func chooseRemote(tm *tmux.Client, h tmux.Here, it lifecycle.Item) (*state.Record, *liveDesk, error) {
 	cfg, err := config.Load("")
 	if err != nil {
 		return nil, nil, err

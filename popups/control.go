@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/owt-tmux/owt/internal/control"
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -304,13 +304,13 @@ func (m *ctl) detailCmd() tea.Cmd {
 }
 
 // remoteItem is the host's list entry of a row of an agent on a host.
-func (m *ctl) remoteItem(row control.Row) (inventory.Item, bool) {
+func (m *ctl) remoteItem(row control.Row) (lifecycle.Item, bool) {
 	for _, it := range m.snap.Items {
 		if it.Host == row.Host && it.Name == row.Name && it.Repo == row.Repo {
 			return it, true
 		}
 	}
-	return inventory.Item{}, false
+	return lifecycle.Item{}, false
 }
 
 func (m *ctl) record(row control.Row) *state.Record {

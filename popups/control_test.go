@@ -13,7 +13,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/inventory"
+
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/review"
@@ -39,13 +39,13 @@ type fakeDesk struct {
 }
 
 func (d *fakeDesk) Load(string) (control.Snapshot, error) { return d.snap, nil }
-func (d *fakeDesk) RefreshStats(recs []*state.Record) map[string]inventory.Stats {
-	out := map[string]inventory.Stats{}
+func (d *fakeDesk) RefreshStats(recs []*state.Record) map[string]lifecycle.Stats {
+	out := map[string]lifecycle.Stats{}
 	for _, r := range recs {
 		d.statted = append(d.statted, r.Name)
 		// As git here says of a path that is not on this machine.
 		if strings.Contains(r.Name, "@") {
-			out[r.Repo+"\x00"+r.Name] = inventory.Stats{Missing: true}
+			out[r.Repo+"\x00"+r.Name] = lifecycle.Stats{Missing: true}
 		}
 	}
 	return out
@@ -121,8 +121,8 @@ func newFakeDesk() *fakeDesk {
 		return &state.Record{Name: name, Repo: "/r/shop", Branch: "feat/" + name, Base: "main",
 			Session: "shop_" + name, Path: "/wt/" + name, Status: st, StatusSince: now}
 	}
-	item := func(name string, st state.Status, ahead, dirty int) inventory.Item {
-		return inventory.Item{Name: name, Repo: "/r/shop", Status: string(st), StatusSince: now, Ahead: ahead, Dirty: dirty}
+	item := func(name string, st state.Status, ahead, dirty int) lifecycle.Item {
+		return lifecycle.Item{Name: name, Repo: "/r/shop", Status: string(st), StatusSince: now, Ahead: ahead, Dirty: dirty}
 	}
 	p := &run.Plan{Tasks: []run.Task{{ID: "models", Task: "Models"}, {ID: "api", Task: "The API", DependsOn: []string{"models"}}}}
 	g := run.NewRun("g", "/r/shop", "main", p, now)
@@ -141,7 +141,7 @@ func newFakeDesk() *fakeDesk {
 	for _, r := range []*state.Record{rec("asker", state.Waiting), rec("cart", state.Idle), rec("docs", state.Idle), rec("busy", state.Working)} {
 		d.snap.Records = append(d.snap.Records, r)
 	}
-	d.snap.Items = []inventory.Item{item("asker", state.Waiting, 0, 0), item("cart", state.Idle, 1, 0),
+	d.snap.Items = []lifecycle.Item{item("asker", state.Waiting, 0, 0), item("cart", state.Idle, 1, 0),
 		item("docs", state.Idle, 0, 1), item("busy", state.Working, 0, 0)}
 	d.snap.Runs = []*run.Run{g}
 	d.snap.Events = []control.Event{{At: now.Add(-time.Minute), Repo: "/r/shop", Name: "old", Event: "shipped", Detail: "into main"}}
@@ -466,7 +466,7 @@ func TestControlRowSaysInPlace(t *testing.T) {
 func TestControlSpawnedRowUnderItsSpawnerAndTrafficInRecent(t *testing.T) {
 	p := newPopup(t)
 	now := time.Now()
-	p.d.snap.Items = append(p.d.snap.Items, inventory.Item{Name: "helper", Repo: "/r/shop", Status: "working", StatusSince: now, Spawner: "busy"})
+	p.d.snap.Items = append(p.d.snap.Items, lifecycle.Item{Name: "helper", Repo: "/r/shop", Status: "working", StatusSince: now, Spawner: "busy"})
 	p.d.snap.Records = append(p.d.snap.Records, &state.Record{Name: "helper", Repo: "/r/shop", Status: state.Working, StatusSince: now, Spawner: "busy"})
 	p.d.snap.Events = append(p.d.snap.Events, control.Event{At: now, Repo: "/r/shop", Name: "busy → cart", Event: "message", Detail: "the cart API is ready"})
 	p.m.reload()
@@ -528,7 +528,7 @@ func TestControlShowsWhyUnderTheSelectedRow(t *testing.T) {
 func TestControlVerbsOfARemoteAgentReachTheDeskAsNameAtHost(t *testing.T) {
 	p := newPopup(t)
 	now := time.Now()
-	p.d.snap.Items = append(p.d.snap.Items, inventory.Item{Name: "far", Host: "box", Repo: "/r/shop", Branch: "feat/far",
+	p.d.snap.Items = append(p.d.snap.Items, lifecycle.Item{Name: "far", Host: "box", Repo: "/r/shop", Branch: "feat/far",
 		Session: "app_far", Status: string(state.Idle), StatusSince: now, Live: true})
 	p.d.remote = map[string]*state.Record{"far@box": {Name: "far@box", Repo: "/r/shop", Branch: "feat/far", Base: "main",
 		Path: "/home/h/app.worktrees/far", Session: "app_far", Status: state.Idle, StatusSince: now}}
@@ -569,7 +569,7 @@ func TestControlVerbsOfARemoteAgentReachTheDeskAsNameAtHost(t *testing.T) {
 func TestControlDetailOfARemoteAgentIsTheHosts(t *testing.T) {
 	p := newPopup(t)
 	now := time.Now()
-	p.d.snap.Items = append(p.d.snap.Items, inventory.Item{Name: "far", Host: "box", Repo: "/r/shop", Branch: "feat/far", Base: "main",
+	p.d.snap.Items = append(p.d.snap.Items, lifecycle.Item{Name: "far", Host: "box", Repo: "/r/shop", Branch: "feat/far", Base: "main",
 		Path: "/home/h/app.worktrees/far", Session: "app_far", Status: string(state.Idle), StatusSince: now, Live: true,
 		Ahead: 2, Insertions: 7, Deletions: 1, Dirty: 3})
 	p.m.reload()

@@ -8,7 +8,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/inventory"
+
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/react"
@@ -29,7 +29,7 @@ import (
 // tests give it fixtures and record the verbs it calls.
 type desk interface {
 	Load(scope string) (control.Snapshot, error)
-	RefreshStats(recs []*state.Record) map[string]inventory.Stats
+	RefreshStats(recs []*state.Record) map[string]lifecycle.Stats
 	Queues(recs []*state.Record) map[string]merge.Queue
 	Get(repo, name string) (*state.Record, error)
 	Check(rec *state.Record) (merge.Report, error)
@@ -93,8 +93,8 @@ func (d *liveDesk) open(repo string) (*workspace.Workspace, error) {
 
 func (d *liveDesk) Load(scope string) (control.Snapshot, error) { return control.Load(d.tm, scope) }
 
-func (d *liveDesk) RefreshStats(recs []*state.Record) map[string]inventory.Stats {
-	return inventory.RefreshStats(recs)
+func (d *liveDesk) RefreshStats(recs []*state.Record) map[string]lifecycle.Stats {
+	return lifecycle.RefreshStats(recs)
 }
 
 func (d *liveDesk) Queues(recs []*state.Record) map[string]merge.Queue {

@@ -10,7 +10,7 @@ import (
 	fuzzyfinder "github.com/ktr0731/go-fuzzyfinder"
 
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 	agentstatus "github.com/owt-tmux/owt/internal/status"
 
@@ -25,7 +25,7 @@ const firstFrameWait = 60 * time.Millisecond
 
 // agents are the rows a picker offers, with the records they came from.
 type agents struct {
-	items []inventory.Item
+	items []lifecycle.Item
 	recs  map[string]*state.Record // by repo + "\x00" + name
 }
 
@@ -38,20 +38,20 @@ func loadAgents(tm *tmux.Client) (agents, error) {
 	if err != nil {
 		return agents{}, err
 	}
-	a := agents{items: inventory.CollectWithin(tm, recs, firstFrameWait), recs: map[string]*state.Record{}}
+	a := agents{items: lifecycle.CollectWithin(tm, recs, firstFrameWait), recs: map[string]*state.Record{}}
 	for _, r := range recs {
 		a.recs[recKey(r.Repo, r.Name)] = r
 	}
-	inventory.SortForPicker(a.items)
+	lifecycle.SortForPicker(a.items)
 	return a, nil
 }
 
-func (a agents) record(it inventory.Item) *state.Record { return a.recs[recKey(it.Repo, it.Name)] }
+func (a agents) record(it lifecycle.Item) *state.Record { return a.recs[recKey(it.Repo, it.Name)] }
 
 // labels are the picker's rows: status glyph, name, repo, tool, age, +/-
 // lines and branch, in aligned columns. The branch comes last: it mostly
 // repeats the name, and a narrow popup cuts the end of the row.
-func labels(items []inventory.Item, now time.Time) []string {
+func labels(items []lifecycle.Item, now time.Time) []string {
 	rows := make([][]string, len(items))
 	widths := make([]int, 7)
 	for i, it := range items {
@@ -115,9 +115,9 @@ type pickOptions struct {
 
 // pick shows the agents in a fuzzy finder and returns the chosen one;
 // errCancelled on Esc or Ctrl-c.
-func pick(tm *tmux.Client, a agents, o pickOptions) (inventory.Item, error) {
+func pick(tm *tmux.Client, a agents, o pickOptions) (lifecycle.Item, error) {
 	if len(a.items) == 0 {
-		return inventory.Item{}, errors.New("no agents yet: start one with Alt+c or owt new \"TASK\"")
+		return lifecycle.Item{}, errors.New("no agents yet: start one with Alt+c or owt new \"TASK\"")
 	}
 	rows := labels(a.items, time.Now())
 	opts := []fuzzyfinder.Option{fuzzyfinder.WithPromptString(o.prompt), fuzzyfinder.WithHeader(o.header)}
@@ -127,10 +127,10 @@ func pick(tm *tmux.Client, a agents, o pickOptions) (inventory.Item, error) {
 	}
 	i, err := fuzzyfinder.Find(rows, func(i int) string { return rows[i] }, opts...)
 	if errors.Is(err, fuzzyfinder.ErrAbort) {
-		return inventory.Item{}, errCancelled
+		return lifecycle.Item{}, errCancelled
 	}
 	if err != nil {
-		return inventory.Item{}, fmt.Errorf("picker: %w", err)
+		return lifecycle.Item{}, fmt.Errorf("picker: %w", err)
 	}
 	return a.items[i], nil
 }
@@ -192,7 +192,7 @@ func (p *previewer) render(i, width, height int) string {
 	return strings.Join(out, "\n")
 }
 
-func (p *previewer) diff(i int, it inventory.Item, width int) string {
+func (p *previewer) diff(i int, it lifecycle.Item, width int) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if d, ok := p.diffs[i]; ok {
@@ -223,7 +223,7 @@ func (p *previewer) diff(i int, it inventory.Item, width int) string {
 }
 
 // screen returns the last n non-blank lines of the agent's pane.
-func (p *previewer) screen(i int, it inventory.Item, n int) []string {
+func (p *previewer) screen(i int, it lifecycle.Item, n int) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s, ok := p.shots[i]
@@ -238,7 +238,7 @@ func (p *previewer) screen(i int, it inventory.Item, n int) []string {
 	return lines
 }
 
-func (p *previewer) capture(it inventory.Item) string {
+func (p *previewer) capture(it lifecycle.Item) string {
 	if it.Host != "" {
 		return "(on host " + it.Host + ": Enter opens a window attached to it over ssh)"
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
@@ -14,9 +14,9 @@ import (
 // picker's preview draws its first line without the controls that would
 // drive the terminal.
 func TestPickerPreviewDrawsTheTaskInert(t *testing.T) {
-	it := inventory.Item{Name: "a", Repo: "/r", Status: "idle", Missing: true,
+	it := lifecycle.Item{Name: "a", Repo: "/r", Status: "idle", Missing: true,
 		Task: untrusted.From("fix \x1b]0;PWNED\x07it\x1b[2J\nthen more")}
-	p := newPreviewer(nil, agents{items: []inventory.Item{it}})
+	p := newPreviewer(nil, agents{items: []lifecycle.Item{it}})
 	got := p.render(0, 80, 20)
 	if strings.ContainsAny(got, "\x1b\x07") {
 		t.Fatalf("the preview draws the task's controls: %q", got)
@@ -27,7 +27,7 @@ func TestPickerPreviewDrawsTheTaskInert(t *testing.T) {
 }
 
 func TestInPlaceAgentsSayInPlace(t *testing.T) {
-	items := []inventory.Item{{Name: "quick", Repo: "/r", Status: "idle", Branch: "fix/quick", Base: "main", InPlace: true},
+	items := []lifecycle.Item{{Name: "quick", Repo: "/r", Status: "idle", Branch: "fix/quick", Base: "main", InPlace: true},
 		{Name: "wt", Repo: "/r", Status: "idle", Branch: "feat/wt", Base: "main"}}
 	rows := labels(items, time.Now())
 	if !strings.Contains(rows[0], "fix/quick (in place)") || strings.Contains(rows[1], "in place") {
@@ -43,8 +43,8 @@ func TestPickerPreviewShowsWhyItsStatus(t *testing.T) {
 		Hooks: []state.HookEvent{{Event: "UserPromptSubmit", Status: state.Working, At: now}, {Event: "PermissionRequest", Status: state.Waiting, At: now}},
 		Screen: &state.ScreenEvidence{Status: state.Waiting, Rule: "claude/permission", At: now,
 			Lines: []untrusted.Untrusted{untrusted.From("Do you want to \x1b[2Jproceed?")}}}
-	it := inventory.Item{Name: "a", Repo: "/r", Status: "waiting", Missing: true}
-	p := newPreviewer(nil, agents{items: []inventory.Item{it}, recs: map[string]*state.Record{recKey("/r", "a"): rec}})
+	it := lifecycle.Item{Name: "a", Repo: "/r", Status: "waiting", Missing: true}
+	p := newPreviewer(nil, agents{items: []lifecycle.Item{it}, recs: map[string]*state.Record{recKey("/r", "a"): rec}})
 	got := p.render(0, 200, 20)
 	want := "why    waiting for permission since " + now.Format("15:04") +
 		" (hook PermissionRequest, confirmed by screen: 'Do you want to [2Jproceed?' — rule claude/permission)\n"

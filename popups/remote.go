@@ -7,7 +7,7 @@ import (
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hosts"
-	"github.com/owt-tmux/owt/internal/inventory"
+
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/state"
@@ -22,7 +22,7 @@ import (
 // rules and words are the ones of a local agent.
 
 // standIn is the record an agent of a host stands in as.
-func standIn(repo string, it inventory.Item) *state.Record {
+func standIn(repo string, it lifecycle.Item) *state.Record {
 	return &state.Record{Name: it.Name + "@" + it.Host, Repo: repo, Branch: it.Branch, Base: it.Base,
 		Path: it.Path, Session: it.Session, Tool: it.Tool, Status: state.Status(it.Status),
 		StatusSince: it.StatusSince, CreatedAt: it.CreatedAt}
@@ -99,7 +99,7 @@ func (d *liveDesk) remoteFileDiff(rec *state.Record, f git.FileChange) (string, 
 // remoteGoTo opens a window attached to the agent over ssh (Alt+s's way).
 func (d *liveDesk) remoteGoTo(rec *state.Record) error {
 	name, host, _ := remoteName(rec)
-	return attachOnHost(d.tm, d.here.SessionID, inventory.Item{Name: name, Host: host, Session: rec.Session})
+	return attachOnHost(d.tm, d.here.SessionID, lifecycle.Item{Name: name, Host: host, Session: rec.Session})
 }
 
 func (d *liveDesk) remoteLand(rec *state.Record, ship bool) (control.Landed, error) {

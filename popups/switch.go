@@ -6,7 +6,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/hosts"
-	"github.com/owt-tmux/owt/internal/inventory"
+
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -61,17 +61,17 @@ func switchTo(tm *tmux.Client) error {
 func (a *agents) addHosts(hs []state.HostStatus) {
 	for _, h := range hs {
 		for _, r := range h.Agents {
-			a.items = append(a.items, inventory.Item{Name: r.Name, Host: h.Host, Repo: r.Repo, Branch: r.Branch,
+			a.items = append(a.items, lifecycle.Item{Name: r.Name, Host: h.Host, Repo: r.Repo, Branch: r.Branch,
 				Session: r.Session, Tool: r.Tool, Status: string(r.Status), StatusSince: r.Since, CreatedAt: r.Created,
 				Live: h.Reachable, Unreachable: !h.Reachable})
 		}
 	}
-	inventory.SortForPicker(a.items)
+	lifecycle.SortForPicker(a.items)
 }
 
 // attachOnHost opens a window in the client's session running ssh -t to
 // the agent's host, attached to its tmux session there.
-func attachOnHost(tm *tmux.Client, session string, it inventory.Item) error {
+func attachOnHost(tm *tmux.Client, session string, it lifecycle.Item) error {
 	cfg, err := config.Load("")
 	if err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/outbox"
@@ -132,7 +132,7 @@ func (b Board) In(s Section) []Row {
 // Input is what a board is built from.
 type Input struct {
 	Title   string
-	Items   []inventory.Item
+	Items   []lifecycle.Item
 	Records []*state.Record
 	Runs    []*run.Run
 	// Queue is each repository's merge queue, when it has been computed:
@@ -257,7 +257,7 @@ func queueIndex(qs map[string]merge.Queue) map[string]queuePlace {
 	return out
 }
 
-func agentRow(it inventory.Item, rec *state.Record, ref taskRef, q queuePlace, now time.Time) Row {
+func agentRow(it lifecycle.Item, rec *state.Record, ref taskRef, q queuePlace, now time.Time) Row {
 	row := Row{
 		Name: it.Name, Repo: it.Repo, Status: it.Status, Task: firstLine(it.Task.Block()), Since: it.StatusSince,
 		Ahead: it.Ahead, Dirty: it.Dirty, Insertions: it.Insertions, Deletions: it.Deletions,
@@ -288,7 +288,7 @@ func agentRow(it inventory.Item, rec *state.Record, ref taskRef, q queuePlace, n
 
 // agentSection decides where an agent stands: what needs the user first,
 // then finished work with something to land, then the rest in flight.
-func agentSection(it inventory.Item, rec *state.Record, t *run.TaskRun, q queuePlace, now time.Time) (Section, string) {
+func agentSection(it lifecycle.Item, rec *state.Record, t *run.TaskRun, q queuePlace, now time.Time) (Section, string) {
 	if t != nil {
 		switch t.State {
 		case run.NeedsYou, run.Failed, run.Blocked:
@@ -346,7 +346,7 @@ func agentSection(it inventory.Item, rec *state.Record, t *run.TaskRun, q queueP
 // remoteSection is where an agent on a host stands: its run task's
 // decision first, then its status (waiting needs the user); its git
 // figures are not known here, so nothing of it is READY TO SHIP.
-func remoteSection(it inventory.Item, t *run.TaskRun) (Section, string) {
+func remoteSection(it lifecycle.Item, t *run.TaskRun) (Section, string) {
 	on := "on host " + it.Host
 	if it.Unreachable {
 		on += ", unreachable (last " + it.Status + ")"
@@ -371,7 +371,7 @@ func remoteSection(it inventory.Item, t *run.TaskRun) (Section, string) {
 // resolveSection is where an agent resolving a conflict owt handed it
 // stands: in flight while it works, READY TO SHIP only once owt verified
 // its work, NEEDS YOU with owt's reason when it is not right.
-func resolveSection(it inventory.Item, r *state.Resolving) (Section, string) {
+func resolveSection(it lifecycle.Item, r *state.Resolving) (Section, string) {
 	switch {
 	case it.Status == string(state.Working) || it.Status == string(state.Starting):
 		return InFlight, "resolving its conflicts with " + r.Target
@@ -385,14 +385,14 @@ func resolveSection(it inventory.Item, r *state.Resolving) (Section, string) {
 	return InFlight, "resolved? owt checks its work"
 }
 
-func exited(it inventory.Item) string {
+func exited(it lifecycle.Item) string {
 	if it.ExitCode != nil {
 		return fmt.Sprintf("exited (code %d)", *it.ExitCode)
 	}
 	return "exited"
 }
 
-func changes(it inventory.Item) string {
+func changes(it lifecycle.Item) string {
 	s := fmt.Sprintf("%d commit(s)", it.Ahead)
 	if it.Dirty > 0 {
 		s += fmt.Sprintf(", %d uncommitted", it.Dirty)

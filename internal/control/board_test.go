@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
@@ -17,8 +17,8 @@ import (
 func TestBuildSortsRowsIntoSections(t *testing.T) {
 	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
 	ago := func(m int) time.Time { return now.Add(-time.Duration(m) * time.Minute) }
-	item := func(name, status string, since, ahead, dirty int) inventory.Item {
-		return inventory.Item{Name: name, Repo: "/r", Status: status, StatusSince: ago(since), Ahead: ahead, Dirty: dirty}
+	item := func(name, status string, since, ahead, dirty int) lifecycle.Item {
+		return lifecycle.Item{Name: name, Repo: "/r", Status: status, StatusSince: ago(since), Ahead: ahead, Dirty: dirty}
 	}
 	p := &run.Plan{Tasks: []run.Task{{ID: "models", Task: "Models"}, {ID: "api", Task: "The API", DependsOn: []string{"models"}}, {ID: "db", Task: "DB"}}}
 	p.Retry.MaxAttempts = 3
@@ -28,7 +28,7 @@ func TestBuildSortsRowsIntoSections(t *testing.T) {
 	db, _ := r.Task("db")
 	db.State, db.NextStart = run.Backoff, now.Add(42*time.Second)
 	in := Input{
-		Items: []inventory.Item{
+		Items: []lifecycle.Item{
 			item("late", "waiting", 1, 0, 0),
 			item("early", "waiting", 9, 0, 0),
 			item("second", "idle", 5, 2, 0),
@@ -75,7 +75,7 @@ func TestBuildSortsRowsIntoSections(t *testing.T) {
 func TestBuildShowsEscalatedReactionsAndPRs(t *testing.T) {
 	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
 	pr := &state.PR{Number: 7, State: "OPEN", Checks: "fail", Review: "CHANGES_REQUESTED"}
-	in := Input{Items: []inventory.Item{
+	in := Input{Items: []lifecycle.Item{
 		{Name: "ci", Repo: "/r", Status: "idle", StatusSince: now, Ahead: 1, PR: pr, NeedsYou: []string{"ci_failed: test (3 attempts)"}},
 		{Name: "ok", Repo: "/r", Status: "idle", StatusSince: now, Ahead: 1, PR: &state.PR{Number: 8, State: "OPEN", Checks: "pass"}},
 	}}
@@ -106,10 +106,10 @@ func TestCleanLineDropsControlsAndEscapes(t *testing.T) {
 func TestSpawnedAgentsSitUnderTheirSpawner(t *testing.T) {
 	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
 	ago := func(m int) time.Time { return now.Add(-time.Duration(m) * time.Minute) }
-	item := func(name, status string, since int, spawner string) inventory.Item {
-		return inventory.Item{Name: name, Repo: "/r", Status: status, StatusSince: ago(since), Spawner: spawner}
+	item := func(name, status string, since int, spawner string) lifecycle.Item {
+		return lifecycle.Item{Name: name, Repo: "/r", Status: status, StatusSince: ago(since), Spawner: spawner}
 	}
-	b := Build(Input{Items: []inventory.Item{
+	b := Build(Input{Items: []lifecycle.Item{
 		item("x", "working", 1, "lead"),
 		item("busy", "working", 5, ""),
 		item("lead", "working", 9, ""),
@@ -155,7 +155,7 @@ func TestBackgroundShowsTheLastPasses(t *testing.T) {
 func TestBuildSaysALimitsResetAgainstItsNow(t *testing.T) {
 	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.Local)
 	reset := now.Add(3 * time.Hour)
-	in := Input{Items: []inventory.Item{{Name: "capped", Repo: "/r", Status: string(state.Limited), Limit: &state.Limit{Reset: reset}}}}
+	in := Input{Items: []lifecycle.Item{{Name: "capped", Repo: "/r", Status: string(state.Limited), Limit: &state.Limit{Reset: reset}}}}
 	rows := Build(in, now).In(NeedsYou)
 	require.Len(t, rows, 1)
 	require.Equal(t, "usage limit, resets 15:00", rows[0].Why, "today, as of now")

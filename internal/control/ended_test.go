@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/run"
 )
 
@@ -22,12 +22,12 @@ func TestEndedTasksAndExitedAgentsAreNotInFlight(t *testing.T) {
 		t.State, t.Name = st, "g-"+t.ID
 	}
 	code := 1
-	item := func(name, status string) inventory.Item {
-		return inventory.Item{Name: name, Repo: "/r", Status: status, StatusSince: now}
+	item := func(name, status string) lifecycle.Item {
+		return lifecycle.Item{Name: name, Repo: "/r", Status: status, StatusSince: now}
 	}
 	gone := item("gone", "exited")
 	gone.ExitCode = &code
-	b := Build(Input{Items: []inventory.Item{item("g-a", "idle"), item("g-b", "working"), item("g-c", "idle"),
+	b := Build(Input{Items: []lifecycle.Item{item("g-a", "idle"), item("g-b", "working"), item("g-c", "idle"),
 		gone, item("busy", "working"), item("idler", "idle")}, Runs: []*run.Run{r}}, now)
 	var inFlight, ended []string
 	for _, row := range b.In(InFlight) {
@@ -54,10 +54,10 @@ func TestARetriedTaskIsInFlightNotEnded(t *testing.T) {
 		t := r.Tasks[i]
 		t.State, t.Name, t.Attempt = st, "g-"+t.ID, 2
 	}
-	item := func(name string) inventory.Item {
-		return inventory.Item{Name: name, Repo: "/r", Status: "exited", StatusSince: now}
+	item := func(name string) lifecycle.Item {
+		return lifecycle.Item{Name: name, Repo: "/r", Status: "exited", StatusSince: now}
 	}
-	b := Build(Input{Items: []inventory.Item{item("g-a"), item("g-b")}, Runs: []*run.Run{r}}, now)
+	b := Build(Input{Items: []lifecycle.Item{item("g-a"), item("g-b")}, Runs: []*run.Run{r}}, now)
 	var inFlight []string
 	for _, row := range b.In(InFlight) {
 		inFlight = append(inFlight, row.Name+": "+row.Why)

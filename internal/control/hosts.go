@@ -5,7 +5,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/hosts"
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -20,7 +20,7 @@ import (
 // carried by its agent's); with repo "", every one, its Repo the local
 // repository whose clone it runs in when the config says, else its path
 // on the host.
-func remoteItems(repo string, statuses []state.HostStatus) []inventory.Item {
+func remoteItems(repo string, statuses []state.HostStatus) []lifecycle.Item {
 	if len(statuses) == 0 {
 		return nil
 	}
@@ -28,7 +28,7 @@ func remoteItems(repo string, statuses []state.HostStatus) []inventory.Item {
 	if err != nil {
 		return nil // the bar and owt host list say what is wrong with it
 	}
-	var out []inventory.Item
+	var out []lifecycle.Item
 	for _, hs := range statuses {
 		h, err := hosts.Open(cfg, hs.Host)
 		if err != nil {
@@ -42,7 +42,7 @@ func remoteItems(repo string, statuses []state.HostStatus) []inventory.Item {
 			if local == "" {
 				local = a.Repo
 			}
-			out = append(out, inventory.Item{Name: a.Name, Host: hs.Host, Repo: local, Branch: a.Branch,
+			out = append(out, lifecycle.Item{Name: a.Name, Host: hs.Host, Repo: local, Branch: a.Branch,
 				Session: a.Session, Tool: a.Tool, Status: string(a.Status), StatusSince: a.Since, CreatedAt: a.Created,
 				Live: hs.Reachable, Unreachable: !hs.Reachable})
 		}

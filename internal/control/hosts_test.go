@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/run"
 )
 
@@ -20,7 +20,7 @@ func TestSamePathReadsTheHostsHome(t *testing.T) {
 
 func TestRemoteAgentsOnTheBoard(t *testing.T) {
 	now := time.Now()
-	items := []inventory.Item{
+	items := []lifecycle.Item{
 		{Name: "far", Host: "box", Repo: "/r", Status: "idle", Ahead: 3},
 		{Name: "asks", Host: "box", Repo: "/r", Status: "waiting"},
 		{Name: "gone", Host: "box", Repo: "/r", Status: "exited"},

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/outbox"
@@ -37,7 +37,7 @@ func Load(tm *tmux.Client, repo string) (Snapshot, error) {
 			recs = append(recs, r)
 		}
 	}
-	items, stale := inventory.CollectCached(tm, recs)
+	items, stale := lifecycle.CollectCached(tm, recs)
 	items = append(items, remoteItems(repo, state.HostStatuses())...)
 	store := run.DefaultStore()
 	runs, _ := store.List() // a broken run file is reported by owt run; the board shows the rest

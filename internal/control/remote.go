@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/hosts"
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/state"
@@ -99,17 +99,17 @@ func ShipRemote(w *workspace.Workspace, h *hosts.Host, name, message string, o L
 // (every git figure fresh), and the host's clone of this repository:
 // refused while it works or waits, unless o.Force, and for what the
 // landing of a remote agent cannot do yet.
-func remoteToLand(ctx context.Context, w *workspace.Workspace, h *hosts.Host, name, verbing string, o LandOptions) (string, inventory.Item, error) {
+func remoteToLand(ctx context.Context, w *workspace.Workspace, h *hosts.Host, name, verbing string, o LandOptions) (string, lifecycle.Item, error) {
 	clone, ok := h.Clone(w.Repo.Root)
 	if !ok {
-		return "", inventory.Item{}, fmt.Errorf("%w: %s", hosts.ErrNoClone, h.Name)
+		return "", lifecycle.Item{}, fmt.Errorf("%w: %s", hosts.ErrNoClone, h.Name)
 	}
 	if o.Review {
-		return "", inventory.Item{}, fmt.Errorf("%s@%s: the review gate of an agent on a host is not built yet: land it without --review", name, h.Name)
+		return "", lifecycle.Item{}, fmt.Errorf("%s@%s: the review gate of an agent on a host is not built yet: land it without --review", name, h.Name)
 	}
 	items, err := h.FreshAgents(ctx, clone)
 	if err != nil {
-		return "", inventory.Item{}, err
+		return "", lifecycle.Item{}, err
 	}
 	for _, it := range items {
 		if it.Name != name {
@@ -120,13 +120,13 @@ func remoteToLand(ctx context.Context, w *workspace.Workspace, h *hosts.Host, na
 		}
 		return clone, it, nil
 	}
-	return "", inventory.Item{}, fmt.Errorf("%w %q on %s", state.ErrUnknownName, name, h.Name)
+	return "", lifecycle.Item{}, fmt.Errorf("%w %q on %s", state.ErrUnknownName, name, h.Name)
 }
 
 // landRemote fetches it's branch home, merges it as mo says and, unless
 // o.Keep, deletes the agent on the host and the fetched branch here.
 // out carries what was done before (a commit there).
-func landRemote(ctx context.Context, w *workspace.Workspace, h *hosts.Host, clone string, it inventory.Item, mo merge.Options, o LandOptions, verb string, out Landed) (Landed, error) {
+func landRemote(ctx context.Context, w *workspace.Workspace, h *hosts.Host, clone string, it lifecycle.Item, mo merge.Options, o LandOptions, verb string, out Landed) (Landed, error) {
 	name := it.Name
 	// Its branch comes home into owt's own branch (owt/remote/HOST/BRANCH),
 	// never into a local agent's or the user's branch of the same name;

@@ -9,7 +9,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hosts"
-	"github.com/owt-tmux/owt/internal/inventory"
+
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
@@ -37,23 +37,23 @@ func cloneOf(w *workspace.Workspace, h *hosts.Host) (string, error) {
 
 // RemoteAgent is the agent called name on h as the host sees it now,
 // every git figure fresh.
-func RemoteAgent(w *workspace.Workspace, h *hosts.Host, name string) (inventory.Item, error) {
+func RemoteAgent(w *workspace.Workspace, h *hosts.Host, name string) (lifecycle.Item, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	clone, err := cloneOf(w, h)
 	if err != nil {
-		return inventory.Item{}, err
+		return lifecycle.Item{}, err
 	}
 	items, err := h.FreshAgents(ctx, clone)
 	if err != nil {
-		return inventory.Item{}, err
+		return lifecycle.Item{}, err
 	}
 	for _, it := range items {
 		if it.Name == name {
 			return it, nil
 		}
 	}
-	return inventory.Item{}, fmt.Errorf("%w %q on %s", state.ErrUnknownName, name, h.Name)
+	return lifecycle.Item{}, fmt.Errorf("%w %q on %s", state.ErrUnknownName, name, h.Name)
 }
 
 // SendRemote types text into the agent called name on h, as owt send

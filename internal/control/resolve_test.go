@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -31,7 +31,7 @@ func TestResolvingAgentIsReadyOnlyWhenVerified(t *testing.T) {
 	for _, c := range cases {
 		res := c.res
 		rec := &state.Record{Name: "n", Repo: "/r", Resolve: &res}
-		b := Build(Input{Items: []inventory.Item{{Name: "n", Repo: "/r", Status: c.status, Ahead: 2}}, Records: []*state.Record{rec}}, now)
+		b := Build(Input{Items: []lifecycle.Item{{Name: "n", Repo: "/r", Status: c.status, Ahead: 2}}, Records: []*state.Record{rec}}, now)
 		require.Len(t, b.Rows, 1)
 		require.Equal(t, c.want, b.Rows[0].Section, "%+v", c)
 		require.Contains(t, b.Rows[0].Why, c.why)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/usage"
 )
@@ -22,7 +22,7 @@ func TestUsageOnRowsAndABudgetPausedRunNeedsYou(t *testing.T) {
 	a, _ := r.Task("a")
 	a.State, a.Name = run.Running, "g-a"
 	in := Input{
-		Items: []inventory.Item{{Name: "g-a", Repo: "/r", Status: "working", StatusSince: now,
+		Items: []lifecycle.Item{{Name: "g-a", Repo: "/r", Status: "working", StatusSince: now,
 			Usage: &usage.Summary{TotalTokens: 12_345, CostUSD: 0.42}}},
 		Runs: []*run.Run{r},
 	}

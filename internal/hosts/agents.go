@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/inventory"
+
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/state"
@@ -29,7 +29,7 @@ func remoteOwt(args ...string) []string { return append([]string{"owt"}, args...
 // is marked with the host. What the host says is kept; when it cannot be
 // reached, the last list it gave comes back marked Unreachable, with the
 // error (which wraps ssh.ErrUnreachable).
-func (h *Host) Agents(ctx context.Context, dir string) ([]inventory.Item, error) {
+func (h *Host) Agents(ctx context.Context, dir string) ([]lifecycle.Item, error) {
 	if items, ok := h.fromStream(dir, time.Now()); ok {
 		return items, nil
 	}
@@ -45,7 +45,7 @@ const seenFresh = 10 * time.Second
 // seenFresh old and the monitor's stream of the host is up and tells of
 // exactly those agents: each with its status from the stream (now, not
 // then). No ssh call. Otherwise false, and the host is asked.
-func (h *Host) fromStream(dir string, now time.Time) ([]inventory.Item, bool) {
+func (h *Host) fromStream(dir string, now time.Time) ([]lifecycle.Item, bool) {
 	s, err := h.seenFile().Load()
 	if err != nil {
 		return nil, false
@@ -76,7 +76,7 @@ func (h *Host) fromStream(dir string, now time.Time) ([]inventory.Item, bool) {
 	if len(stream) != len(last.Items) {
 		return nil, false
 	}
-	items := make([]inventory.Item, len(last.Items))
+	items := make([]lifecycle.Item, len(last.Items))
 	for i, it := range last.Items {
 		a, ok := stream[it.Repo+"\x00"+it.Name]
 		if !ok {
@@ -91,11 +91,11 @@ func (h *Host) fromStream(dir string, now time.Time) ([]inventory.Item, bool) {
 // FreshAgents is Agents with every git figure computed now (owt list
 // --fresh there), for a decision that must not rest on a cached one:
 // whether an agent has uncommitted work before its branch lands.
-func (h *Host) FreshAgents(ctx context.Context, dir string) ([]inventory.Item, error) {
+func (h *Host) FreshAgents(ctx context.Context, dir string) ([]lifecycle.Item, error) {
 	return h.agents(ctx, dir, true)
 }
 
-func (h *Host) agents(ctx context.Context, dir string, fresh bool) ([]inventory.Item, error) {
+func (h *Host) agents(ctx context.Context, dir string, fresh bool) ([]lifecycle.Item, error) {
 	r := ssh.Remote{Dir: dir, Argv: remoteOwt("list", "--json")}
 	if dir == "" {
 		r.Argv = remoteOwt("list", "--all", "--json")
@@ -110,7 +110,7 @@ func (h *Host) agents(ctx context.Context, dir string, fresh bool) ([]inventory.
 		}
 		return nil, err
 	}
-	var items []inventory.Item
+	var items []lifecycle.Item
 	if err := json.Unmarshal(bytes.TrimSpace(out), &items); err != nil {
 		return nil, fmt.Errorf("owt list on %s: %w (is owt there the same version? owt host check %s)", h.Name, err, h.Name)
 	}
@@ -126,7 +126,7 @@ type seen map[string]seenList
 
 type seenList struct {
 	At    time.Time        `json:"at"`
-	Items []inventory.Item `json:"items"`
+	Items []lifecycle.Item `json:"items"`
 	// Changed: owt changed the host's agents since (a new one, a
 	// delete): the list is not reused (fromStream), only shown as last
 	// seen.
@@ -151,7 +151,7 @@ func (h *Host) seenFile() state.JSONFile[seen] {
 	}}
 }
 
-func (h *Host) remember(dir string, items []inventory.Item) {
+func (h *Host) remember(dir string, items []lifecycle.Item) {
 	_ = h.seenFile().Update(func(s *seen) (bool, error) {
 		(*s)[dir] = seenList{At: time.Now().UTC(), Items: items}
 		return true, nil
@@ -160,7 +160,7 @@ func (h *Host) remember(dir string, items []inventory.Item) {
 
 // lastSeen is the host's last answer about dir, each agent marked
 // unreachable: its status is the last known one, not "exited".
-func (h *Host) lastSeen(dir string) []inventory.Item {
+func (h *Host) lastSeen(dir string) []lifecycle.Item {
 	s, err := h.seenFile().Load()
 	if err != nil {
 		return nil
@@ -227,8 +227,8 @@ func BaseRef(commit string) string { return "refs/owt/base/" + commit }
 // branch's commit is pushed there first (to BaseRef, never forced, never
 // into a branch), then the host's owt creates the worktree, session and
 // agent starting at that commit, recording the base branch's name.
-func (h *Host) NewAgent(ctx context.Context, repo git.Repo, spec NewSpec) (inventory.Item, error) {
-	var item inventory.Item
+func (h *Host) NewAgent(ctx context.Context, repo git.Repo, spec NewSpec) (lifecycle.Item, error) {
+	var item lifecycle.Item
 	clone, err := h.FindClone(ctx, repo)
 	if err != nil {
 		return item, err

@@ -61,12 +61,11 @@ var rooms = map[string]int{
 	"internal/swarm":   verbs, // a coordinator and role workers in one worktree
 	"internal/resolve": verbs, // a conflict handed to its agent, in its worktree, and checked
 
-	"internal/lifecycle":    useCases, // create, delete, teardown, restart, doctor
+	"internal/lifecycle":    useCases, // create, list, delete, teardown, restart, doctor
 	"internal/hosts":        useCases, // agents on other machines over ssh: hosts, probes, owt there
 	"internal/status":       useCases, // screen reconciliation, wait, done, why; @owt-status and the summary
 	"internal/hookrun":      verbs,    // the hook's process: owt hook and owt-hook
 	"internal/hookstatus":   useCases, // the hook hot path: one event to its record, the bell rung
-	"internal/inventory":    useCases, // owt list and its git-figure cache
 	"internal/send":         useCases, // typing into panes, now or when idle (the outbox's courier)
 	"internal/notes":        useCases, // owt note
 	"internal/memory/facts": useCases, // a repository's facts (SQLite with FTS5) and what owt does with them: inject, mine, consolidate
@@ -124,7 +123,7 @@ var sideways = map[string][]string{
 		"internal/cli/runcmd", "internal/cli/plugincmd", "internal/cli/configcmd", "internal/cli/mcpcmd", "internal/cli/memorycmd",
 		"internal/cli/swarmcmd", "internal/cli/hostcmd"},
 	"internal/cli/hostcmd":     {"internal/cli/cmdutil"},
-	"internal/hosts":           {"internal/inventory", "internal/lifecycle", "internal/checks"}, // a run task's evidence and checks there: the same work files and check runner
+	"internal/hosts":           {"internal/lifecycle", "internal/checks"}, // a run task's evidence and checks there: the same work files and check runner
 	"internal/cli/mcpcmd":      {"internal/cli/cmdutil"},
 	"internal/cli/memorycmd":   {"internal/cli/cmdutil"},
 	"internal/cli/swarmcmd":    {"internal/cli/cmdutil"},
@@ -138,7 +137,6 @@ var sideways = map[string][]string{
 	"internal/control":         {"internal/swarm", "internal/resolve"},
 	"internal/lifecycle":       {"internal/hookfiles", "internal/notes", "internal/status", "internal/templates"},
 	"internal/memory/facts":    {"internal/notes"},
-	"internal/inventory":       {"internal/lifecycle"},
 	"internal/status":          {"internal/hookstatus"},
 	"internal/send":            {"internal/status"},
 	"internal/agent":           {"internal/hookevent"},

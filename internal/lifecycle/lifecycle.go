@@ -1,13 +1,10 @@
-// Package lifecycle makes, mends and removes worktrees with their agents:
-// create (and its rollback), delete, teardown after a merge, restart,
-// attach, the files copied and linked into a worktree, and owt doctor
-// with its repair of interrupted creates. It is the one place that knows
-// the order of those steps and how to undo them.
-//
-// Imports hookfiles, notes, status (to publish), facts, templates, workspace,
-// daemon, agent, config, git, forge, memory, setup, state, text, tmux and usage (Codex's
-// rollouts, for the session to resume); never send, runner,
-// inventory, monitor, run, cli or popups.
+// Package lifecycle makes, lists, mends and removes worktrees with their
+// agents: create (and its rollback), delete, teardown after a merge,
+// restart, attach, the files copied and linked into a worktree, owt
+// doctor with its repair of interrupted creates, and owt list (each
+// worktree with its session and how its branch stands, the git figures
+// cached so a redraw runs no git). It is the one place that knows the
+// order of those steps and how to undo them.
 package lifecycle
 
 import "github.com/owt-tmux/owt/internal/workspace"

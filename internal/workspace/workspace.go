@@ -4,8 +4,8 @@
 // locating a record's session and the rebuild of a corrupt state file.
 //
 // The rooms above take a *Workspace (or a *Ledger): status, notes,
-// lifecycle, status, inventory, send, pane. Imports agent, config, git, setup,
-// state and tmux; never daemon, lifecycle, status, inventory, send,
+// lifecycle, status, send, pane. Imports agent, config, git, setup,
+// state and tmux; never daemon, lifecycle, status, send,
 // pane, monitor, run, cli or popups.
 package workspace
 

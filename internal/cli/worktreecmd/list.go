@@ -10,7 +10,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/config"
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/usage"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -51,7 +51,7 @@ func ListCommand(f *cmdutil.Factory) *cli.Command {
 				tm = w.Tmux
 				root, cfg = w.Repo.Root, w.Config
 			}
-			items := inventory.Collect(tm, recs, inventory.ListOptions{Fresh: c.Bool("fresh")})
+			items := lifecycle.Collect(tm, recs, lifecycle.ListOptions{Fresh: c.Bool("fresh")})
 			items = append(items, remoteItems(f.IO, cfg, root, c.Bool("all"), c.Bool("fresh"))...)
 			if c.Bool("json") {
 				return cmdutil.PrintJSON(c.App.Writer, items)
@@ -62,7 +62,7 @@ func ListCommand(f *cmdutil.Factory) *cli.Command {
 	}
 }
 
-func printTable(ios *cmdutil.IOStreams, items []inventory.Item, withRepo bool) {
+func printTable(ios *cmdutil.IOStreams, items []lifecycle.Item, withRepo bool) {
 	if len(items) == 0 {
 		fmt.Fprintln(ios.ErrOut, "no agents here; start one with: owt new \"TASK\"")
 		return
@@ -165,7 +165,7 @@ func usageColumns(u *usage.Summary) []string {
 	return []string{usage.FormatTokens(u.TotalTokens), usage.FormatCost(u)}
 }
 
-func changes(it inventory.Item) string {
+func changes(it lifecycle.Item) string {
 	if it.Missing {
 		return "worktree missing"
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/hosts"
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -22,7 +22,7 @@ const remoteListTimeout = 15 * time.Second
 // --fresh there), never its last list.
 // A host that does not answer gives its last known list, marked
 // unreachable, and one line on stderr.
-func remoteItems(ios *cmdutil.IOStreams, cfg config.Config, root string, all, fresh bool) []inventory.Item {
+func remoteItems(ios *cmdutil.IOStreams, cfg config.Config, root string, all, fresh bool) []lifecycle.Item {
 	if len(cfg.Hosts) == 0 {
 		return nil
 	}
@@ -39,7 +39,7 @@ func remoteItems(ios *cmdutil.IOStreams, cfg config.Config, root string, all, fr
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), remoteListTimeout)
 	defer cancel()
-	lists := make([][]inventory.Item, len(hs))
+	lists := make([][]lifecycle.Item, len(hs))
 	errs := make([]error, len(hs))
 	var wg sync.WaitGroup
 	for i, h := range hs {
@@ -58,7 +58,7 @@ func remoteItems(ios *cmdutil.IOStreams, cfg config.Config, root string, all, fr
 		}()
 	}
 	wg.Wait()
-	var out []inventory.Item
+	var out []lifecycle.Item
 	for i, h := range hs {
 		if errs[i] != nil {
 			fmt.Fprintf(ios.ErrOut, "owt: host %s: %s\n", h.Name, cmdutil.Shown(errs[i].Error()))

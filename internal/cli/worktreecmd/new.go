@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
-	"github.com/owt-tmux/owt/internal/inventory"
+
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/templates"
@@ -193,7 +193,7 @@ func newRun(o *newOptions) error {
 		return createError(err)
 	}
 	if o.JSON {
-		items := inventory.Collect(w.Tmux, []*state.Record{rec}, inventory.ListOptions{Fresh: true})
+		items := lifecycle.Collect(w.Tmux, []*state.Record{rec}, lifecycle.ListOptions{Fresh: true})
 		if err := cmdutil.PrintJSON(o.IO.Out, items[0]); err != nil {
 			return err
 		}

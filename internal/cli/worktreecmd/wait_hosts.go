@@ -10,7 +10,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/hosts"
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -53,7 +53,7 @@ func (rw *remoteWait) look(u status.WaitUntil) []status.WaitResult {
 		ctx, cancel := context.WithTimeout(context.Background(), waitAskTimeout)
 		items, err := h.Agents(ctx, rw.clones[h.Name])
 		cancel()
-		byName := map[string]inventory.Item{}
+		byName := map[string]lifecycle.Item{}
 		for _, it := range items {
 			byName[it.Name] = it
 		}

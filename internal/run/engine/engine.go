@@ -48,7 +48,7 @@ type Engine struct {
 	Notify func(rec *state.Record, n run.Notice)
 
 	// Outbox is where messages to agents are queued (default: the state
-	// dir's); the monitor's delivery.Courier delivers them.
+	// dir's); the monitor's send.Courier delivers them.
 	Outbox outbox.Box
 
 	checks jobs // the checks running in the background

@@ -10,7 +10,7 @@ import (
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hosts"
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/state"
@@ -129,35 +129,35 @@ const hostClockSlack = 5 * time.Minute
 // start of this run whose answer was lost: the same task text and base,
 // made since the run was (a host's clock may be behind by hostClockSlack),
 // not a leftover of an earlier run of the same name.
-func isOwnAgent(have inventory.Item, task, base string, runCreated time.Time) bool {
+func isOwnAgent(have lifecycle.Item, task, base string, runCreated time.Time) bool {
 	return have.Task.Equal(untrusted.From(task)) && have.Base == base && !have.CreatedAt.Before(runCreated.Add(-hostClockSlack))
 }
 
 // agentThere is the agent called name in h's clone of repo, as the host
 // says now.
-func agentThere(h *hosts.Host, repo git.Repo, name string) (inventory.Item, bool) {
+func agentThere(h *hosts.Host, repo git.Repo, name string) (lifecycle.Item, bool) {
 	clone, ok := h.Clone(repo.Root)
 	if !ok {
-		return inventory.Item{}, false
+		return lifecycle.Item{}, false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), remoteStepTimeout)
 	defer cancel()
 	items, err := h.FreshAgents(ctx, clone)
 	if err != nil {
-		return inventory.Item{}, false
+		return lifecycle.Item{}, false
 	}
 	for _, it := range items {
 		if it.Name == name {
 			return it, true
 		}
 	}
-	return inventory.Item{}, false
+	return lifecycle.Item{}, false
 }
 
 // newAgent starts an agent on host h, one start at a time per host:
 // starts run in the background (startRemote), and a host's max_agents is
 // checked there before each start, so two at once could both see room.
-func (e *Engine) newAgent(h *hosts.Host, repo git.Repo, spec hosts.NewSpec) (inventory.Item, error) {
+func (e *Engine) newAgent(h *hosts.Host, repo git.Repo, spec hosts.NewSpec) (lifecycle.Item, error) {
 	mu := e.remote.hostLock(h.Name)
 	mu.Lock()
 	defer mu.Unlock()

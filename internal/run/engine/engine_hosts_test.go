@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/hosts"
-	"github.com/owt-tmux/owt/internal/inventory"
+	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
@@ -129,12 +129,12 @@ func TestRemoteTaskIsMatchedInItsOwnRepositoryOnTheHost(t *testing.T) {
 // the run was (within a host clock's slack), not an earlier run's leftover.
 func TestOwnAgentOnAHostIsTheTasksOnly(t *testing.T) {
 	created := time.Now()
-	have := inventory.Item{Name: "g-far", Task: untrusted.From("the task"), Base: "main", CreatedAt: created.Add(time.Second)}
+	have := lifecycle.Item{Name: "g-far", Task: untrusted.From("the task"), Base: "main", CreatedAt: created.Add(time.Second)}
 	require.True(t, isOwnAgent(have, "the task", "main", created))
-	require.True(t, isOwnAgent(inventory.Item{Task: have.Task, Base: "main", CreatedAt: created.Add(-time.Minute)}, "the task", "main", created), "a host clock a minute behind")
+	require.True(t, isOwnAgent(lifecycle.Item{Task: have.Task, Base: "main", CreatedAt: created.Add(-time.Minute)}, "the task", "main", created), "a host clock a minute behind")
 	require.False(t, isOwnAgent(have, "another task", "main", created))
 	require.False(t, isOwnAgent(have, "the task", "dev", created))
-	require.False(t, isOwnAgent(inventory.Item{Task: have.Task, Base: "main", CreatedAt: created.Add(-time.Hour)}, "the task", "main", created), "an earlier run's leftover")
+	require.False(t, isOwnAgent(lifecycle.Item{Task: have.Task, Base: "main", CreatedAt: created.Add(-time.Hour)}, "the task", "main", created), "an earlier run's leftover")
 }
 
 // A task on a host that is no longer configured (owt host remove) needs

@@ -1,12 +1,9 @@
-// Package inventory is what owt list, the picker and the control popup
-// show of every worktree: each record with where its session lives, how
-// its branch stands against its base (ahead, behind, dirty, diff size)
-// and a short-lived cache of those git figures so a redraw runs no git.
-//
-// Imports lifecycle (what work a worktree holds, whether its create
-// finished), workspace, git, state and tmux; never status, send, pane,
-// monitor, cli or popups.
-package inventory
+// The list: what owt list, the picker and the control popup show of every
+// worktree: each record with where its session lives, how its branch
+// stands against its base (ahead, behind, dirty, diff size) and a
+// short-lived cache of those git figures so a redraw runs no git.
+
+package lifecycle
 
 import (
 	"encoding/json"
@@ -18,7 +15,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/lifecycle"
+
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -212,7 +209,7 @@ func computeStats(r *state.Record, sp stamp) Stats {
 		base = repo.BaseRef(r.Base, r.BaseCommit) // the base is gone: as git says
 	}
 	s.Ahead, s.Behind, _ = repo.AheadBehind(base, git.BranchRef(r.Branch))
-	if dirty, err := lifecycle.WorkFiles(r); err == nil {
+	if dirty, err := WorkFiles(r); err == nil {
 		s.Dirty = len(dirty)
 	}
 	if d, err := git.Diff(r.Path, base); err == nil {
@@ -314,10 +311,10 @@ func addMessages(items []Item, recs []*state.Record) {
 func itemOf(r *state.Record, loc *workspace.Locator) Item {
 	where := loc.Locate(r)
 	creating := ""
-	switch lifecycle.CreateStateOf(r) {
-	case lifecycle.InProgress:
+	switch CreateStateOf(r) {
+	case InProgress:
 		creating = "in-progress"
-	case lifecycle.Interrupted:
+	case Interrupted:
 		creating = "interrupted"
 	}
 	return Item{
