@@ -27,7 +27,6 @@ import (
 	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statuschange"
-	"github.com/owt-tmux/owt/internal/structjson"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
@@ -65,11 +64,9 @@ func Handle(tm *tmux.Client, call Call) error {
 	chainErr := runChain(call)
 	var ev hookevent.Event
 	var parseErr error
-	if len(call.Payload) > 0 && !structjson.Decode(call.Payload, &ev) {
-		// What the codec declines (or finds wrong), encoding/json reads,
-		// and says what is wrong.
-		ev = hookevent.Event{}
+	if len(call.Payload) > 0 {
 		if err := json.Unmarshal(call.Payload, &ev); err != nil {
+			ev = hookevent.Event{}
 			parseErr = fmt.Errorf("bad event JSON (%v)", err)
 		}
 	}

@@ -26,6 +26,5 @@
 //	           the monitor starter and its bell, usage (tokens read from
 //	           the tools' session files)
 //	base       untrusted text, starting programs, atomic files, config,
-//	           a struct to and from JSON (structjson), the XDG directories:
-//	           they import nothing of owt's
+//	           the XDG directories: they import nothing of owt's
 package house

@@ -99,7 +99,6 @@ var rooms = map[string]int{
 
 	"internal/untrusted":  base, // text owt did not write, made safe to draw or type
 	"internal/waiter":     base, // owt-wait: waits for an agent in owt _run's place
-	"internal/structjson": base, // a struct to and from JSON without encoding/json's first use of its type
 	"internal/proc":       base, // starting a program: context, trace
 	"internal/atomicfile": base, // replacing a file atomically
 	"internal/config":     base, // the config files
@@ -309,7 +308,7 @@ func moduleRoot(t *testing.T) string {
 // start (package inits, and the pages of its code the kernel maps in).
 var hookRooms = []string{"cmd/owt-hook", "internal/hookrun", "internal/hookstatus", "internal/hookevent",
 	"internal/statuschange", "internal/state", "internal/bell", "internal/tmux", "internal/proc",
-	"internal/owtlog", "internal/structjson", "internal/untrusted", "internal/atomicfile", "internal/xdgdir"}
+	"internal/owtlog", "internal/untrusted", "internal/atomicfile", "internal/xdgdir"}
 
 // hookHeavy are packages outside owt whose set-up at start a hook must
 // not pay: the config's TOML and templates, the network stack.

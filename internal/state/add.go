@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/atomicfile"
-	"github.com/owt-tmux/owt/internal/structjson"
 )
 
 // Brief is what reserving a new record needs of each record there is:
@@ -176,7 +175,7 @@ func (s *Store) insertRecord(data []byte, name string, enc []byte) (out []byte, 
 	if !ok {
 		return nil, false
 	}
-	key, err := structjson.Quote(name)
+	key, err := json.Marshal(name)
 	if err != nil {
 		return nil, false
 	}
@@ -211,7 +210,7 @@ func (s *Store) insertRecord(data []byte, name string, enc []byte) (out []byte, 
 // layoutHeader is how a file Write writes for this store begins, up to
 // the brace that opens its records.
 func (s *Store) layoutHeader() ([]byte, bool) {
-	repo, err := structjson.Quote(s.Repo)
+	repo, err := json.Marshal(s.Repo)
 	if err != nil {
 		return nil, false
 	}

@@ -10,7 +10,6 @@ import (
 	"os"
 
 	"github.com/owt-tmux/owt/internal/atomicfile"
-	"github.com/owt-tmux/owt/internal/structjson"
 )
 
 // rawFile is the state file with each record left as its JSON: what
@@ -117,10 +116,10 @@ func (s *Store) parseRaw(data []byte) (*rawFile, error) {
 // and "}" after it closes it (its own lines are indented deeper).
 func (s *Store) recordSpan(data []byte, name string) (start, end int, ok bool) {
 	header, ok := s.laidOut(data, "\n  }\n}\n")
-	if !ok || !structjson.Valid(data) {
+	if !ok || !json.Valid(data) {
 		return 0, 0, false
 	}
-	key, err := structjson.Quote(name)
+	key, err := json.Marshal(name)
 	if err != nil {
 		return 0, 0, false
 	}
@@ -211,12 +210,7 @@ func (s *Store) UpdateRecordUnsynced(name string, fn func(*Record) error) error 
 // decodeRecord is the record called name from its JSON.
 func (s *Store) decodeRecord(raw []byte, name string) (*Record, error) {
 	rec := &Record{}
-	var err error
-	if !structjson.Decode(raw, rec) {
-		rec = &Record{}
-		err = json.Unmarshal(raw, rec)
-	}
-	if err != nil || rec.Name != name {
+	if err := json.Unmarshal(raw, rec); err != nil || rec.Name != name {
 		return nil, fmt.Errorf("%w: %s: bad record %q", ErrCorrupt, s.Path, name)
 	}
 	return rec, nil
@@ -235,12 +229,9 @@ func (s *Store) spliceRecord(data []byte, start, end int, name string, fn func(*
 		}
 		return false, err
 	}
-	enc, ok := structjson.EncodeIndent(rec, "    ", "  ")
-	if !ok {
-		var err error
-		if enc, err = json.MarshalIndent(rec, "    ", "  "); err != nil {
-			return false, fmt.Errorf("encode record %s: %w", name, err)
-		}
+	enc, err := json.MarshalIndent(rec, "    ", "  ")
+	if err != nil {
+		return false, fmt.Errorf("encode record %s: %w", name, err)
 	}
 	out := make([]byte, 0, len(data)-(end-start)+len(enc))
 	out = append(append(append(out, data[:start]...), enc...), data[end:]...)

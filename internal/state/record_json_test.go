@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/structjson"
+	"github.com/stretchr/testify/require"
+
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
@@ -90,105 +94,69 @@ func randomRecord(t *testing.T, seed uint64) *Record {
 	return rec
 }
 
-// TestRecordCodecIsEncodingJSON: package structjson writes, byte
-// for byte, what encoding/json writes, and reads back what it reads, on
-// records with every field set (and every field in turn left empty).
-func TestRecordCodecIsEncodingJSON(t *testing.T) {
-	if _, ok := structjson.EncodeIndent(&Record{}, "", "  "); !ok {
-		t.Fatal("the codec declines Record: every hook pays encoding/json's first use of it again")
-	}
-	for seed := uint64(0); seed < 400; seed++ {
+// TestAStateFileOlderOwtWroteStillReads: a state file as owt wrote it
+// before encoding/json was its only codec (records with every field set,
+// one record last changed alone, in place) reads whole, is written back
+// byte for byte, and a change to one of its records in place writes what
+// a change through Update writes.
+func TestAStateFileOlderOwtWroteStillReads(t *testing.T) {
+	tempState(t)
+	golden, err := os.ReadFile("testdata/state-written-by-owt-before-encoding-json.json")
+	require.NoError(t, err)
+	const repo = "/home/u/src/app <&>"
+	s := ForRepo(repo)
+	require.NoError(t, os.MkdirAll(filepath.Dir(s.Path), 0o700))
+	require.NoError(t, os.WriteFile(s.Path, golden, 0o600))
+
+	f, err := s.Load()
+	require.NoError(t, err)
+	require.Len(t, f.Records, 2)
+	require.Equal(t, "spliced by the old codec <b>\u2028", f.Records["b-worker"].Task)
+	again, err := json.MarshalIndent(f, "", "  ")
+	require.NoError(t, err)
+	// Bad UTF-8 in a field was written as \ufffd, read back as U+FFFD
+	// itself, which encoding/json writes as it is: the one difference.
+	require.Equal(t, strings.ReplaceAll(string(golden), `\ufffd`, "\ufffd"), string(again)+"\n", "written back as it was")
+
+	_, _, inPlace := s.recordSpan(golden, "a")
+	require.True(t, inPlace, "its records are found where owt laid them out")
+	all := ForRepo(repo + " all")
+	require.NoError(t, os.WriteFile(all.Path, bytes.ReplaceAll(golden, []byte(`app \u003c\u0026\u003e"`), []byte(`app \u003c\u0026\u003e all"`)), 0o600))
+	change := func(r *Record) { r.Status, r.Task = Working, "now <working>" }
+	require.NoError(t, s.UpdateRecordUnsynced("a", func(r *Record) error { change(r); return nil }))
+	require.NoError(t, all.Update(func(f *File) error { change(f.Records["a"]); return nil }))
+	one, err := os.ReadFile(s.Path)
+	require.NoError(t, err)
+	whole, err := os.ReadFile(all.Path)
+	require.NoError(t, err)
+	require.Equal(t, string(whole), string(bytes.ReplaceAll(one, []byte(`app \u003c\u0026\u003e"`), []byte(`app \u003c\u0026\u003e all"`))))
+}
+
+// TestEveryRecordFieldSurvivesAWriteAndARead: records with every field
+// set (and every field in turn left empty) read back as they were
+// written, in place or whole.
+func TestEveryRecordFieldSurvivesAWriteAndARead(t *testing.T) {
+	tempState(t)
+	s := ForRepo("/r/app")
+	for seed := uint64(0); seed < 200; seed++ {
 		rec := randomRecord(t, seed)
-		want, err := json.MarshalIndent(rec, "    ", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, ok := structjson.EncodeIndent(rec, "    ", "  ")
-		if !ok || !bytes.Equal(got, want) {
-			t.Fatalf("seed %d: encode (ok %v):\n%s\nencoding/json:\n%s", seed, ok, got, want)
-		}
-		for _, raw := range [][]byte{want, mustMarshal(t, rec)} {
-			var viaJSON, viaCodec Record
-			if err := json.Unmarshal(raw, &viaJSON); err != nil {
-				t.Fatal(err)
-			}
-			if !structjson.Decode(raw, &viaCodec) {
-				t.Fatalf("seed %d: the codec declined what encoding/json wrote:\n%s", seed, raw)
-			}
-			if !reflect.DeepEqual(viaCodec, viaJSON) {
-				t.Fatalf("seed %d: decoded\n%+v\nencoding/json decoded\n%+v", seed, viaCodec, viaJSON)
-			}
-		}
-	}
-	var empty Record
-	want, _ := json.MarshalIndent(&empty, "", "\t")
-	if got, ok := structjson.EncodeIndent(&empty, "", "\t"); !ok || !bytes.Equal(got, want) {
-		t.Fatalf("empty record: %s, want %s", got, want)
+		rec.Name, rec.Repo = "a", s.Repo
+		// As JSON can hold it (bad UTF-8 reads back as U+FFFD).
+		rec = roundTrip(t, rec)
+		require.NoError(t, s.Update(func(f *File) error { f.Records = map[string]*Record{"a": rec}; return nil }))
+		require.NoError(t, s.UpdateRecordUnsynced("a", func(r *Record) error { r.Port++; return nil }))
+		f, err := s.Load()
+		require.NoError(t, err)
+		rec.Port++
+		require.Equal(t, rec, f.Records["a"], "seed %d", seed)
 	}
 }
 
-func mustMarshal(t *testing.T, v any) []byte {
+func roundTrip(t *testing.T, rec *Record) *Record {
 	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// TestRecordCodecOnJSONOwtDoesNotWrite: a record edited by hand, or
-// written by another owt, reads as encoding/json reads it: the codec
-// either agrees or declines, never differs.
-func TestRecordCodecOnJSONOwtDoesNotWrite(t *testing.T) {
-	for _, raw := range []string{
-		`{"name":"a","NAME":"b"}`, // a key in another case
-		`{"name":"a","name":"b"}`, // twice
-		`{"name":"a","future_field":{"x":[1,2]}}`,
-		`{"na\u006de":"a"}`,
-		`{"name":null,"port":null,"plan":null,"hook_events":null}`,
-		`{"name":"a","port":"80"}`,
-		`{"name":"a","port":1.5}`,
-		`{"name":"a","port":1e2}`,
-		`{"name":"a","port":99999999999999999999}`,
-		`{"name":"a","plan":"yes"}`,
-		`{"name":"a","status_since":"not a time"}`,
-		`{"name":"a","exit_code":-3,"limit":{"reset":"2026-01-02T03:04:05Z"}}`,
-		`{"name":"\ud800 lone","task":"caf\u00e9 <x>"}`,
-		` { "name" : "a" , "port" : 3 } `,
-		`{}`, `[]`, `null`, `"name"`, `{"name":"a"} x`, `{"name":"a",}`, `{"name" "a"}`, `{`,
-		`{"name":"a","turn_error":"boom","reactions":{"ci":{"attempts":2}}}`,
-	} {
-		var viaJSON, viaCodec Record
-		jsonErr := json.Unmarshal([]byte(raw), &viaJSON)
-		if !structjson.Decode([]byte(raw), &viaCodec) {
-			continue
-		}
-		if jsonErr != nil {
-			t.Errorf("%s: the codec read it, encoding/json failed: %v", raw, jsonErr)
-		}
-		if !reflect.DeepEqual(viaCodec, viaJSON) {
-			t.Errorf("%s: codec read %+v, encoding/json %+v", raw, viaCodec, viaJSON)
-		}
-	}
-}
-
-func FuzzRecordCodec(f *testing.F) {
-	for seed := uint64(0); seed < 8; seed++ {
-		b, _ := json.MarshalIndent(randomRecord(&testing.T{}, seed), "    ", "  ")
-		f.Add(b)
-	}
-	f.Add([]byte(`{"name":"a","port":-0,"exit_code":0}`))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		var viaJSON, viaCodec Record
-		jsonErr := json.Unmarshal(raw, &viaJSON)
-		if !structjson.Decode(raw, &viaCodec) {
-			return
-		}
-		if jsonErr != nil {
-			t.Fatalf("%q: the codec read it, encoding/json failed: %v", raw, jsonErr)
-		}
-		if !reflect.DeepEqual(viaCodec, viaJSON) {
-			t.Fatalf("%q: codec read %+v, encoding/json %+v", raw, viaCodec, viaJSON)
-		}
-	})
+	b, err := json.Marshal(rec)
+	require.NoError(t, err)
+	out := &Record{}
+	require.NoError(t, json.Unmarshal(b, out))
+	return out
 }
