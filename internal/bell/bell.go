@@ -72,24 +72,10 @@ func Private(dir string) bool {
 // Ring asks the monitor of the server at socket to publish the record
 // called name of the repository at repo. An error means no monitor took
 // the ring: the caller publishes another way.
-//
-// files go with the ring (SCM_RIGHTS) for the monitor to close: a state
-// file the hook's write replaced, whose last close frees its blocks (on
-// some file systems, a discard the closer waits for) off the agent's
-// wait. They stay the caller's to close too, whether or not the ring
-// got there.
-func Ring(socket, repo, name string, files ...*os.File) error {
+func Ring(socket, repo, name string) error {
 	msg := []byte(Verb + "\x00" + repo + "\x00" + name)
 	if len(msg) > MaxLen || strings.Contains(repo+name, "\x00") {
 		return errors.New("ring the monitor: request too long or not text")
-	}
-	var rights []byte
-	if len(files) > 0 {
-		fds := make([]int, len(files))
-		for i, f := range files {
-			fds[i] = int(f.Fd())
-		}
-		rights = unix.UnixRights(fds...)
 	}
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
 	if err != nil {
@@ -102,12 +88,7 @@ func Ring(socket, repo, name string, files ...*os.File) error {
 			continue // no monitor of ours binds there
 		}
 		to := &unix.SockaddrUnix{Name: p}
-		err := unix.Sendmsg(fd, msg, rights, to, 0)
-		if err != nil && rights != nil {
-			// Files the kernel will not carry (too many in flight): the
-			// ring matters, the files are only a nicety.
-			err = unix.Sendto(fd, msg, 0, to)
-		}
+		err := unix.Sendto(fd, msg, 0, to)
 		if err == nil {
 			return nil
 		}
@@ -118,26 +99,3 @@ func Ring(socket, repo, name string, files ...*os.File) error {
 	}
 	return fmt.Errorf("ring the monitor: %w", errors.Join(errs...))
 }
-
-// CloseRights closes every file descriptor the control message oob
-// carries (SCM_RIGHTS): what a ring's files come as, to be closed at once
-// whatever the ring says.
-func CloseRights(oob []byte) {
-	msgs, err := unix.ParseSocketControlMessage(oob)
-	if err != nil {
-		return
-	}
-	for _, m := range msgs {
-		fds, err := unix.ParseUnixRights(&m)
-		if err != nil {
-			continue
-		}
-		for _, fd := range fds {
-			_ = unix.Close(fd)
-		}
-	}
-}
-
-// RightsSpace is the control buffer a reader needs for the files of one
-// ring (the hook sends one; room for a few).
-var RightsSpace = unix.CmsgSpace(4 * 4)

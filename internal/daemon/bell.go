@@ -53,7 +53,6 @@ func (b *Bell) Path() string { return b.path }
 // fields are dropped.
 func (b *Bell) Serve(publish func(repo, name string)) {
 	buf := make([]byte, bell.MaxLen)
-	oob := make([]byte, bell.RightsSpace)
 	type rung struct{ repo, name string }
 	for {
 		var batch []rung
@@ -61,16 +60,13 @@ func (b *Bell) Serve(publish func(repo, name string)) {
 		wait := time.Time{} // the first ring is waited for
 		for {
 			_ = b.conn.SetReadDeadline(wait)
-			n, oobn, _, _, err := b.conn.ReadMsgUnix(buf, oob)
+			n, err := b.conn.Read(buf)
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
 			if err != nil {
 				break // none waiting
 			}
-			// A state file the hook replaced: closed here, so that freeing
-			// it is the monitor's time, not the hook's agent's.
-			bell.CloseRights(oob[:oobn])
 			// Those already there: a deadline already past would not even
 			// look (Go fails such a read before trying it).
 			wait = time.Now().Add(time.Millisecond)

@@ -74,10 +74,6 @@ func Handle(tm *tmux.Client, call Call) error {
 	if !ok {
 		return errors.Join(fmt.Errorf("%w: %s %s", ErrIgnored, call.Kind, call.Event), parseErr, chainErr)
 	}
-	// State files this hook's write replaces go to the monitor with the
-	// ring, which closes them; ours are closed on the way out.
-	var rel released
-	defer rel.close()
 	w, name, owns, err := hookLedger(tm, call, ev)
 	if err == nil && strings.HasSuffix(name, "/tester") {
 		// A swarm's tester: its check needs its edits (no other worker
@@ -91,15 +87,13 @@ func Handle(tm *tmux.Client, call Call) error {
 	if err == nil {
 		var rec *state.Record
 		var changed, notMine bool
-		w.store.Replaced = rel.keep
 		rec, changed, notMine, err = applyHook(w, name, owns, status, call, ev)
 		if notMine {
 			w, name = byCwd(tm, ev.Cwd, w, name)
-			w.store.Replaced = rel.keep
 			rec, changed, _, err = applyHook(w, name, nil, status, call, ev)
 		}
 		if changed {
-			err = publish(w, rec, call.Publisher, rel.files)
+			err = publish(w, rec, call.Publisher)
 		}
 	}
 	return errors.Join(err, parseErr, chainErr)
@@ -407,33 +401,16 @@ func runChain(call Call) error {
 	return cmd.Process.Release()
 }
 
-// released holds the state files a hook's writes replaced
-// (state.Store.Replaced): their last close frees their blocks, which on
-// some file systems waits for the disk, so the ring hands them to the
-// monitor to close.
-type released struct{ files []*os.File }
-
-func (r *released) keep(f *os.File) { r.files = append(r.files, f) }
-
-// close closes this process's copies: after the ring, the monitor holds
-// its own; without one, the blocks are freed here.
-func (r *released) close() {
-	for _, f := range r.files {
-		_ = f.Close()
-	}
-	r.files = nil
-}
-
 // publish has the record rec, just changed, shown in tmux without
 // waiting for it: the monitor of the record's tmux server does it when it
-// takes the ring (bell.Ring, which carries files for it to close), else a
-// detached "_publish" of publisher (owt; "": this program).
-func publish(w *ledger, rec *state.Record, publisher string, files []*os.File) error {
+// takes the ring (bell.Ring), else a detached "_publish" of publisher
+// (owt; "": this program).
+func publish(w *ledger, rec *state.Record, publisher string) error {
 	socket := rec.Socket
 	if socket == "" {
 		socket = w.tm.ServerSocket()
 	}
-	if bell.Ring(socket, w.root, rec.Name, files...) == nil {
+	if bell.Ring(socket, w.root, rec.Name) == nil {
 		return nil
 	}
 	return publishDetached(w, rec.Name, publisher)

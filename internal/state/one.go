@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 
@@ -34,51 +33,6 @@ func (s *Store) readData() (data []byte, missing bool, err error) {
 		return nil, false, fmt.Errorf("read state %s: %w", s.Path, err)
 	}
 	return data, false, nil
-}
-
-// readKeeping is readData, and with s.Replaced set the file it read,
-// left open (nil when it is missing or Replaced is unset).
-func (s *Store) readKeeping() (data []byte, f *os.File, missing bool, err error) {
-	if s.Replaced == nil {
-		data, missing, err = s.readData()
-		return data, nil, missing, err
-	}
-	f, err = os.Open(s.Path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, true, nil
-	}
-	if err == nil {
-		if data, err = readAll(f); err != nil {
-			_ = f.Close()
-		}
-	}
-	if err != nil {
-		return nil, nil, false, fmt.Errorf("read state %s: %w", s.Path, err)
-	}
-	return data, f, false, nil
-}
-
-// readAll is all of f, read as os.ReadFile reads a file: in one buffer
-// of its size.
-func readAll(f *os.File) ([]byte, error) {
-	size := 512
-	if st, err := f.Stat(); err == nil && st.Size() > 0 && st.Size() < 1<<30 {
-		size = int(st.Size()) + 1 // one more: the read that says EOF
-	}
-	data := make([]byte, 0, size)
-	for {
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if errors.Is(err, io.EOF) {
-			return data, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-	}
 }
 
 // rawOf is data read as a rawFile, an empty one when the file is missing.
@@ -172,24 +126,12 @@ func recordKeyAt(data []byte, open, i int) bool {
 func (s *Store) UpdateRecordUnsynced(name string, fn func(*Record) error) error {
 	doc := JSONFile[rawFile]{Path: s.Path, What: "state " + s.Path, Unsynced: true}
 	err := doc.Locked(func() error {
-		data, old, missing, err := s.readKeeping()
+		data, missing, err := s.readData()
 		if err != nil {
 			return err
 		}
-		if old != nil {
-			defer func() {
-				if old != nil {
-					_ = old.Close()
-				}
-			}()
-		}
 		if start, end, ok := s.recordSpan(data, name); ok {
-			wrote, err := s.spliceRecord(data, start, end, name, fn)
-			if wrote && old != nil {
-				s.Replaced(old) // the caller closes it
-				old = nil
-			}
-			return err
+			return s.spliceRecord(data, start, end, name, fn)
 		}
 		f, err := s.rawOf(data, missing)
 		if err != nil {
@@ -218,27 +160,27 @@ func (s *Store) decodeRecord(raw []byte, name string) (*Record, error) {
 
 // spliceRecord changes the record at data[start:end] with fn and writes
 // data with its new JSON in place, indented as at that depth.
-func (s *Store) spliceRecord(data []byte, start, end int, name string, fn func(*Record) error) (wrote bool, err error) {
+func (s *Store) spliceRecord(data []byte, start, end int, name string, fn func(*Record) error) error {
 	rec, err := s.decodeRecord(data[start:end], name)
 	if err != nil {
-		return false, err
+		return err
 	}
 	if err := fn(rec); err != nil {
 		if errors.Is(err, ErrNoChange) {
-			return false, nil
+			return nil
 		}
-		return false, err
+		return err
 	}
 	enc, err := json.MarshalIndent(rec, "    ", "  ")
 	if err != nil {
-		return false, fmt.Errorf("encode record %s: %w", name, err)
+		return fmt.Errorf("encode record %s: %w", name, err)
 	}
 	out := make([]byte, 0, len(data)-(end-start)+len(enc))
 	out = append(append(append(out, data[:start]...), enc...), data[end:]...)
 	if err := atomicfile.WriteUnsynced(s.Path, out); err != nil {
-		return false, fmt.Errorf("save state %s: %w", s.Path, err)
+		return fmt.Errorf("save state %s: %w", s.Path, err)
 	}
-	return true, nil
+	return nil
 }
 
 // changeRaw runs fn on the record called name of f, and puts its new

@@ -3,9 +3,7 @@ package state
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
-	"syscall"
 	"testing"
 	"time"
 
@@ -123,40 +121,4 @@ func TestUpdateRecordOfACorruptFileRebuildsIt(t *testing.T) {
 	f, err := s.Load()
 	require.NoError(t, err)
 	require.Equal(t, Working, f.Records["a"].Status)
-}
-
-// With Replaced set, a record's update that writes hands over the file
-// it replaced, open (its blocks are freed at its last close, which the
-// hook leaves to the monitor); one that writes nothing hands over none,
-// and leaves nothing open.
-func TestUpdateRecordHandsOverTheFileItReplaced(t *testing.T) {
-	tempState(t)
-	s := ForRepo("/r/app")
-	at := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
-	require.NoError(t, s.Update(func(f *File) error {
-		f.Records["a"] = &Record{Name: "a", Repo: s.Repo, Status: Idle, StatusSince: at, CreatedAt: at}
-		f.Records["b"] = &Record{Name: "b", Repo: s.Repo, Status: Idle, StatusSince: at, CreatedAt: at}
-		return nil
-	}))
-	before, err := os.ReadFile(s.Path)
-	require.NoError(t, err)
-	var got []*os.File
-	s.Replaced = func(f *os.File) { got = append(got, f) }
-
-	require.NoError(t, s.UpdateRecordUnsynced("a", func(r *Record) error { return ErrNoChange }))
-	require.Empty(t, got, "nothing written, nothing replaced")
-
-	require.NoError(t, s.UpdateRecordUnsynced("a", func(r *Record) error { r.Status = Working; return nil }))
-	require.Len(t, got, 1)
-	defer got[0].Close()
-	st, err := got[0].Stat()
-	require.NoError(t, err)
-	require.Equal(t, uint64(0), uint64(st.Sys().(*syscall.Stat_t).Nlink), "the file handed over is the one the write replaced")
-	old, err := io.ReadAll(io.NewSectionReader(got[0], 0, st.Size()))
-	require.NoError(t, err)
-	require.Equal(t, string(before), string(old))
-	f, err := s.Load()
-	require.NoError(t, err)
-	require.Equal(t, Working, f.Records["a"].Status)
-	require.Equal(t, Idle, f.Records["b"].Status)
 }

@@ -548,12 +548,6 @@ type Store struct {
 	Rebuild func(*File) error
 	// Warn reports a recovered corruption; defaults to a line on stderr.
 	Warn func(string)
-	// Replaced, when set, takes the state file a record's update
-	// (UpdateRecordUnsynced) replaced, still open, instead of its being
-	// closed: the caller must close it. Freeing the replaced file's blocks
-	// happens at its last close, so a hook hands it to the monitor with
-	// its ring (package bell) and no agent waits for that.
-	Replaced func(*os.File)
 }
 
 // ForRepo returns the store of the repository rooted at repoRoot. The file
