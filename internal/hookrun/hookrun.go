@@ -20,12 +20,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/owt-tmux/owt/internal/hookstatus"
 	"github.com/owt-tmux/owt/internal/owtlog"
@@ -208,43 +205,19 @@ func fields(event string) owtlog.Fields {
 	return f
 }
 
-// readStdin returns the hook's JSON, or nothing when stdin stays open
-// longer than stdinWait. A file (the tool's pipe) is polled and read in
-// this goroutine: a goroutine of its own would cost a thread's start on
-// every hook. Another reader is read to its end.
+// readStdin returns the hook's JSON, all of in, or nothing when in stays
+// open longer than stdinWait: a tool closes stdin once it has written the
+// event, but a hook must never hang its agent.
 func readStdin(in io.Reader) []byte {
-	f, ok := in.(*os.File)
-	if !ok {
+	got := make(chan []byte, 1)
+	go func() {
 		data, _ := io.ReadAll(in)
+		got <- data
+	}()
+	select {
+	case data := <-got:
 		return data
-	}
-	fd := int(f.Fd())
-	deadline := time.Now().Add(stdinWait)
-	buf := make([]byte, 0, 4096)
-	for {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return nil
-		}
-		ready, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(left/time.Millisecond)+1)
-		switch {
-		case errors.Is(err, unix.EINTR):
-			continue
-		case err != nil:
-			return buf // not pollable: what was read
-		case ready == 0:
-			continue // the deadline, checked above
-		}
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, cap(buf))
-		}
-		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
-		switch {
-		case errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN):
-			continue
-		case err != nil || n == 0:
-			return buf // the end
-		}
-		buf = buf[:len(buf)+n]
+	case <-time.After(stdinWait):
+		return nil
 	}
 }
