@@ -11,18 +11,15 @@ TAGS    ?= urfave_cli_no_docs
 .PHONY: build test unit e2e bench install demo lint clean realtools
 
 # owt, and beside it owt-popup (the tmux popups), owt-mcp (the MCP
-# server and the memory), owt-wait (what waits for each agent in its
-# pane: a few hundred KiB, not owt's few MiB) and owt-hook (what the
-# agents' hook settings run: the hook path alone, which starts sooner
-# than all of owt; package hookrun): kept out of owt so no hook
-# or status-line run loads terminal UI libraries, net/http or SQLite. All three are static,
+# server and the memory) and owt-wait (what waits for each agent in its
+# pane: a few hundred KiB, not owt's few MiB): kept out of owt so no hook
+# or status-line run loads terminal UI libraries, net/http or SQLite. All are static,
 # cgo-free binaries (net's resolver would otherwise link libc into owt-mcp).
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/owt
 	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(dir $(BIN))owt-popup ./cmd/owt-popup
 	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(dir $(BIN))owt-mcp ./cmd/owt-mcp
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $(dir $(BIN))owt-wait ./cmd/owt-wait
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $(dir $(BIN))owt-hook ./cmd/owt-hook
 
 # Everything: lint, unit tests, the fake agent's own tests, and the
 # end-to-end tests against real tmux and git. The end-to-end tests run in
@@ -58,7 +55,6 @@ install: build
 	install -m 0755 $(dir $(BIN))owt-popup $(PREFIX)/bin/owt-popup
 	install -m 0755 $(dir $(BIN))owt-mcp $(PREFIX)/bin/owt-mcp
 	install -m 0755 $(dir $(BIN))owt-wait $(PREFIX)/bin/owt-wait
-	install -m 0755 $(dir $(BIN))owt-hook $(PREFIX)/bin/owt-hook
 
 demo: build
 	$(GO) build -o bin/owt-demo-agent ./testdata/fakeagent

@@ -154,13 +154,12 @@ build() {
 		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt" ./cmd/owt &&
 		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt-popup" ./cmd/owt-popup &&
 		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt-mcp" ./cmd/owt-mcp &&
-		"$go" build -ldflags "-s -w" -o "$tmp/owt-wait" ./cmd/owt-wait &&
-		"$go" build -ldflags "-s -w" -o "$tmp/owt-hook" ./cmd/owt-hook); then
+		"$go" build -ldflags "-s -w" -o "$tmp/owt-wait" ./cmd/owt-wait); then
 		rm -rf "$tmp"
 		return 1
 	fi
 	mv -f "$tmp/owt-popup" "$bin_dir/owt-popup" && mv -f "$tmp/owt-mcp" "$bin_dir/owt-mcp" && mv -f "$tmp/owt-wait" "$bin_dir/owt-wait" &&
-		mv -f "$tmp/owt-hook" "$bin_dir/owt-hook" && mv -f "$tmp/owt" "$bin" && echo "$want" >"$stamp"
+		mv -f "$tmp/owt" "$bin" && echo "$want" >"$stamp"
 	rm -rf "$tmp"
 }
 
@@ -224,21 +223,6 @@ download() {
 		# there (without it, owt _run waits for each agent itself).
 		if tar -xzf "$tmpd/$name" -C "$tmpd" owt-wait 2>/dev/null && [ -f "$tmpd/owt-wait" ]; then
 			chmod 0755 "$tmpd/owt-wait" && mv -f "$tmpd/owt-wait" "$bin_dir/owt-wait"
-		fi
-		# So is owt-hook, which the agents' hook settings run when it is
-		# beside owt. An archive without it: one left there from before
-		# becomes a script that hands each hook to this owt, so the
-		# settings of existing worktrees, which name it, keep working,
-		# and no older hook runs with this owt.
-		if tar -xzf "$tmpd/$name" -C "$tmpd" owt-hook 2>/dev/null && [ -f "$tmpd/owt-hook" ]; then
-			chmod 0755 "$tmpd/owt-hook" && mv -f "$tmpd/owt-hook" "$bin_dir/owt-hook"
-		elif [ -e "$bin_dir/owt-hook" ]; then
-			cat >"$tmpd/owt-hook" <<'SHIM'
-#!/bin/sh
-# An owt-hook from before this owt: every hook goes to the owt beside it.
-exec "${0%/*}/owt" "$@"
-SHIM
-			chmod 0755 "$tmpd/owt-hook" && mv -f "$tmpd/owt-hook" "$bin_dir/owt-hook"
 		fi
 		chmod 0755 "$tmpd/owt" "$tmpd/owt-popup" "$tmpd/owt-mcp" &&
 			mv -f "$tmpd/owt-popup" "$bin_dir/owt-popup" &&

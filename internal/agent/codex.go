@@ -29,7 +29,7 @@ import (
 // CodexNotifyArgs returns the arguments that make codex run "owt hook codex
 // notify", followed by chain (the user's notify argv) when there is one.
 func CodexNotifyArgs(owt string, chain []string) ([]string, error) {
-	argv := append([]string{HookProgram(owt), "hook", "codex", "notify"}, chain...)
+	argv := append([]string{owt, "hook", "codex", "notify"}, chain...)
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -159,6 +159,31 @@ func HasOwtHooks(data []byte) bool {
 					Command string `json:"command"`
 				}
 				if json.Unmarshal(c, &cmd) == nil && IsOwtHookCommand(cmd.Command) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// StaleOwtHooks reports whether a hooks settings file holds an owt hook
+// that is not the command this owt (at owt) writes for its event: one an
+// older owt wrote, naming its owt-hook program or owt at another path.
+func StaleOwtHooks(data []byte, kind, owt string) bool {
+	var f struct {
+		Hooks map[string][]hookGroup `json:"hooks"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		return false
+	}
+	for event, groups := range f.Hooks {
+		for _, g := range groups {
+			for _, c := range g.Hooks {
+				var cmd struct {
+					Command string `json:"command"`
+				}
+				if json.Unmarshal(c, &cmd) == nil && IsOwtHookCommand(cmd.Command) && cmd.Command != HookCommand(owt, kind, event) {
 					return true
 				}
 			}

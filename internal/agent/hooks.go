@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -64,27 +63,16 @@ var HookFiles = map[string]HookFile{
 	},
 }
 
-// HookCommand is the shell command a tool runs for event: owt's hook
-// program (HookProgram) by absolute path, quoted for sh, with the tool
-// and event as plain words.
+// HookCommand is the shell command a tool runs for event: owt by absolute
+// path, quoted for sh, "hook", and the tool and event as plain words.
 func HookCommand(owt, kind, event string) string {
-	return ShellQuote(HookProgram(owt)) + " hook " + kind + " " + event
-}
-
-// HookProgram is the program the tools run for owt's hooks: owt-hook,
-// installed beside owt (make install, the plugin's build, owt host add
-// put them together), which holds the hook path alone and starts sooner
-// than owt; owt itself when there is none. Both take "hook KIND EVENT".
-func HookProgram(owt string) string {
-	p := filepath.Join(filepath.Dir(owt), "owt-hook")
-	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-		return p
-	}
-	return owt
+	return ShellQuote(owt) + " hook " + kind + " " + event
 }
 
 // IsOwtHookCommand reports whether cmd is a command HookCommand made, for
-// any owt binary (the path may have changed since it was installed).
+// any owt binary (the path may have changed since it was installed), and
+// for the owt-hook program an older owt installed beside owt and named in
+// the settings it wrote.
 func IsOwtHookCommand(cmd string) bool {
 	prog, rest, ok := firstShellWord(strings.TrimSpace(cmd))
 	if !ok || !strings.HasPrefix(filepath.Base(prog), "owt") {

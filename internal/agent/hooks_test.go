@@ -175,24 +175,35 @@ func TestCodexUserHooksMergeAndComeOutAgain(t *testing.T) {
 	require.NotContains(t, string(out), "UserPromptSubmit", "events left empty go")
 }
 
-// TestHookProgramIsOwtHookBesideOwt: the hook settings run owt-hook when
-// it is installed beside owt, and owt itself when it is not there or
-// cannot be run.
-func TestHookProgramIsOwtHookBesideOwt(t *testing.T) {
+// TestHooksRunOwtAndAnOlderOwtsOwtHookIsOwts: the hook settings run owt
+// itself, even with an owt-hook beside it (left by an older owt). Settings
+// an older owt wrote, naming its owt-hook, are owt's own: merged over, not
+// kept as the user's, and stale, so the next start writes owt's command.
+func TestHooksRunOwtAndAnOlderOwtsOwtHookIsOwts(t *testing.T) {
 	dir := t.TempDir()
 	owt := filepath.Join(dir, "owt")
-	require.Equal(t, owt, HookProgram(owt), "no owt-hook: owt")
-	require.Equal(t, ShellQuote(owt)+" hook claude Stop", HookCommand(owt, "claude", "Stop"))
 	hook := filepath.Join(dir, "owt-hook")
-	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\n"), 0o644))
-	require.Equal(t, owt, HookProgram(owt), "an owt-hook that cannot be run: owt")
-	require.NoError(t, os.Chmod(hook, 0o755))
-	require.Equal(t, hook, HookProgram(owt))
-	require.Equal(t, hook+" hook gemini AfterAgent", HookCommand(owt, "gemini", "AfterAgent"))
-	require.True(t, IsOwtHookCommand(HookCommand(owt, "gemini", "AfterAgent")))
+	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\n"), 0o755))
+	require.Equal(t, owt+" hook gemini AfterAgent", HookCommand(owt, "gemini", "AfterAgent"))
 	args, err := CodexNotifyArgs(owt, nil)
 	require.NoError(t, err)
-	require.Equal(t, []string{"-c", `notify=["` + hook + `","hook","codex","notify"]`}, args)
+	require.Equal(t, []string{"-c", `notify=["` + owt + `","hook","codex","notify"]`}, args)
+
+	older := []byte(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "my-stop"}]},
+		{"hooks": [{"type": "command", "command": "` + hook + ` hook claude Stop", "timeout": 10}]}]}}`)
+	require.True(t, IsOwtHookCommand(hook+" hook claude Stop"))
+	require.True(t, HasOwtHooks(older))
+	require.True(t, StaleOwtHooks(older, "claude", owt), "an older owt's owt-hook command is stale")
+	merged, err := MergeHookSettings(older, "claude", owt)
+	require.NoError(t, err)
+	require.NotContains(t, string(merged), "owt-hook", "owt's command replaces the older one")
+	require.Contains(t, string(merged), `"my-stop"`, "the user's hook stays")
+	require.False(t, StaleOwtHooks(merged, "claude", owt))
+	require.True(t, StaleOwtHooks(merged, "claude", "/elsewhere/owt"), "owt at another path")
+	out, err := RemoveHooks(older)
+	require.NoError(t, err)
+	require.False(t, HasOwtHooks(out))
+	require.Contains(t, string(out), `"my-stop"`)
 }
 
 // TestCodexUserHooksTimeoutsWithinCodexCaps: Codex caps the timeout of

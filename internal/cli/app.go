@@ -91,7 +91,6 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		worktreecmd.RunnerCommand(f),
 		worktreecmd.HookCommand(f),
 		worktreecmd.PublishCommand(f),
-		worktreecmd.LogFormatCommand(f),
 		plugincmd.MonitorCommand(f),
 		worktreecmd.StatusCommand(f),
 		worktreecmd.WhyCommand(f),

@@ -1,20 +1,20 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
-	"github.com/owt-tmux/owt/internal/hookrun"
 	"github.com/owt-tmux/owt/internal/proc"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
 // SocketEnv names a tmux server socket for owt run outside tmux, like
 // tmux -S (inside tmux, $TMUX names the server, as it does for tmux).
-const SocketEnv = hookrun.SocketEnv
+const SocketEnv = "OWT_TMUX_SOCKET"
 
 // ServerFlags are the flags that choose the tmux server (-L, -S) and
 // trace commands, of owt and of owt-mcp alike.
@@ -58,7 +58,11 @@ func ChooseServer(f *cmdutil.Factory, c *cli.Context) error {
 // chooseDefaultServer is the server with neither -L nor -S: the one owt
 // runs inside, else $OWT_TMUX_SOCKET's, else tmux's default.
 func chooseDefaultServer(f *cmdutil.Factory) {
-	f.Socket = hookrun.DefaultSocket()
+	f.Socket = ""
+	if !tmux.Inside() {
+		f.Socket = os.Getenv(SocketEnv)
+		absSocket(f)
+	}
 }
 
 func absSocket(f *cmdutil.Factory) {

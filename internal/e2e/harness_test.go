@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,15 +18,11 @@ import (
 // owtBin is the built owt (fixture.Main builds it once).
 var owtBin string
 
-// owtHookBin is owt-hook beside it, which the hook settings owt writes run.
-var owtHookBin string
-
 // TestMain builds owt and the fake agent and runs the tests; without tmux
 // or git every test skips, saying so.
 func TestMain(m *testing.M) {
 	os.Exit(fixture.Main(m, func(b *fixture.Bins) {
 		owtBin = b.Owt
-		owtHookBin = filepath.Join(filepath.Dir(b.Owt), "owt-hook")
 	}))
 }
 

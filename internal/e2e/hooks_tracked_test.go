@@ -50,8 +50,8 @@ func TestTrackedHookFileEditsAreWorkAndShipWithoutOwtsHooks(t *testing.T) {
 
 	// Installed: the user's hook kept, owt's added, both ran, git sees nothing.
 	cmds := fixture.HookCommands(t, path)
-	require.Equal(t, []string{"echo user-hook >> " + userLog, owtHookBin + " hook gemini AfterAgent"}, cmds["AfterAgent"])
-	require.Equal(t, []string{owtHookBin + " hook gemini BeforeAgent"}, cmds["BeforeAgent"])
+	require.Equal(t, []string{"echo user-hook >> " + userLog, owtBin + " hook gemini AfterAgent"}, cmds["AfterAgent"])
+	require.Equal(t, []string{owtBin + " hook gemini BeforeAgent"}, cmds["BeforeAgent"])
 	logged, _ := os.ReadFile(userLog)
 	require.Equal(t, "user-hook\n", string(logged))
 	require.Empty(t, e.Git(g.Path, "status", "--porcelain"))
@@ -107,7 +107,7 @@ func TestTrackedHookFileEditsAreWorkAndShipWithoutOwtsHooks(t *testing.T) {
 	// The worktree kept owt's hooks (the agent still reports), hidden;
 	// nothing is left to lose, so delete goes through.
 	cmds = fixture.HookCommands(t, path)
-	require.Equal(t, []string{"echo user-hook >> " + userLog, owtHookBin + " hook gemini AfterAgent"}, cmds["AfterAgent"])
+	require.Equal(t, []string{"echo user-hook >> " + userLog, owtBin + " hook gemini AfterAgent"}, cmds["AfterAgent"])
 	require.Empty(t, e.Git(g.Path, "status", "--porcelain"))
 	require.Empty(t, e.check(repo, "g1").DirtyFiles)
 	e.MustOwt(repo, "delete", "g1")

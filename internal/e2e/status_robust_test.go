@@ -130,7 +130,7 @@ func TestUnreadableSettingsFileDoesNotStopNew(t *testing.T) {
 	e.Git(repo, "commit", "-q", "-am", "gemini hooks switches")
 	h := newJSON(t, e, repo, "--tool", "gemini", "--name", "hg", "!sleep 60s")
 	cmds := fixture.HookCommands(t, filepath.Join(h.Path, ".gemini", "settings.json"))
-	require.Equal(t, []string{owtHookBin + " hook gemini AfterAgent"}, cmds["AfterAgent"])
+	require.Equal(t, []string{owtBin + " hook gemini AfterAgent"}, cmds["AfterAgent"])
 	b, err = os.ReadFile(filepath.Join(h.Path, ".gemini", "settings.json"))
 	require.NoError(t, err)
 	require.Contains(t, string(b), `"disabled": [`)

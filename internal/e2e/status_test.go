@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -64,14 +63,14 @@ func TestHooksReportPermissionApprovalAndTurnEnd(t *testing.T) {
 	e.requireStatusOption(it.Session, "idle")
 
 	// Every owt hook ran, printed nothing, exited 0; the log has no
-	// complaint. They ran owt-hook, installed beside owt, as the hook
-	// settings owt wrote say: every status above came through it.
+	// complaint. They ran owt hook, as the hook settings owt wrote
+	// say: every status above came through it.
 	for _, ev := range []string{"UserPromptSubmit", "PreToolUse", "PermissionRequest", "Notification", "PostToolUse", "Stop"} {
 		runs := e.HookRuns("a", ev)
 		require.NotEmpty(t, runs, ev)
 		for _, run := range runs {
 			require.Equal(t, 0, run.Exit, "%s: %s", ev, run.Command)
-			require.Contains(t, run.Command, owtHookBin+" hook claude "+ev)
+			require.Contains(t, run.Command, owtBin+" hook claude "+ev)
 		}
 	}
 	require.Empty(t, e.LogLines("hook"))
@@ -273,13 +272,13 @@ func TestHookFilesMergeWithTheUsersAndStayOutOfGit(t *testing.T) {
 	require.Len(t, e.HookRuns("g", "AfterAgent"), 2)
 
 	claude := fixture.HookCommands(t, filepath.Join(c.Path, ".claude", "settings.local.json"))
-	require.Equal(t, []string{"echo claude-user >> " + out, owtHookBin + " hook claude Stop"}, claude["Stop"])
+	require.Equal(t, []string{"echo claude-user >> " + out, owtBin + " hook claude Stop"}, claude["Stop"])
 	var cs map[string]any
 	b, _ := os.ReadFile(filepath.Join(c.Path, ".claude", "settings.local.json"))
 	require.NoError(t, json.Unmarshal(b, &cs))
 	require.Equal(t, map[string]any{"allow": []any{"Bash(make:*)"}}, cs["permissions"], "the user's settings are kept")
 	gem := fixture.HookCommands(t, filepath.Join(g.Path, ".gemini", "settings.json"))
-	require.Equal(t, []string{"echo gemini-user >> " + out, owtHookBin + " hook gemini AfterAgent"}, gem["AfterAgent"])
+	require.Equal(t, []string{"echo gemini-user >> " + out, owtBin + " hook gemini AfterAgent"}, gem["AfterAgent"])
 
 	// Nothing owt wrote shows in git: not as a change, not in the commits.
 	for _, wt := range []Item{c, g} {
@@ -352,7 +351,7 @@ func TestCodexNotifyReportsTurnEndAndKeepsTheUsersNotify(t *testing.T) {
 	v := e.WaitStatus(repo, "x", "idle", 20*time.Second)
 	require.Equal(t, "hook", v.Source, "the notify program reported the turn's end")
 	start, _ := e.Start("x")
-	require.Contains(t, strings.Join(start.Argv, " "), "-c notify=[\""+owtHookBin+"\",\"hook\",\"codex\",\"notify\",\""+script+"\",\"--from-codex\"]")
+	require.Contains(t, strings.Join(start.Argv, " "), "-c notify=[\""+owtBin+"\",\"hook\",\"codex\",\"notify\",\""+script+"\",\"--from-codex\"]")
 	require.Equal(t, "!sleep 1s", start.Argv[len(start.Argv)-1], "the prompt stays last")
 	e.Eventually(5*time.Second, "the user's notify ran", func() bool {
 		b, _ := os.ReadFile(got)
@@ -430,8 +429,7 @@ func TestHookNeverFailsTheAgent(t *testing.T) {
 }
 
 // With no monitor to take the ring, a hook still shows its change in
-// tmux: owt-hook, which the hook settings run, hands it to a detached
-// "owt-hook _publish".
+// tmux: owt hook hands it to a detached "owt _publish".
 func TestAHookShowsItsChangeInTmuxWithNoMonitor(t *testing.T) {
 	e, repo := statusEnv(t, "")
 	it := newJSON(t, e, repo, "--tool", "claude", "--name", "a", "!sleep 1s")
@@ -451,46 +449,62 @@ func TestAHookShowsItsChangeInTmuxWithNoMonitor(t *testing.T) {
 	require.Empty(t, e.LogLines("hook"))
 }
 
-// An owt written well after the owt-hook beside it (owt updated alone:
-// go install, a copy) takes the hooks: owt-hook hands each one over,
-// arguments and event JSON as they came, rather than write records with
-// an older idea of them. Beside an owt of the same install, or none,
-// owt-hook runs the hook itself.
-func TestOwtHookHandsItsHooksToANewerOwt(t *testing.T) {
-	fixture.SkipShort(t)
-	dir := t.TempDir()
-	hook := filepath.Join(dir, "owt-hook")
-	b, err := os.ReadFile(owtHookBin)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(hook, b, 0o755))
-	got := filepath.Join(dir, "got")
-	owt := filepath.Join(dir, "owt")
-	// It answers owt-hook's question about the log's format (asked when
-	// owt-hook logs: here, that no worktree holds its cwd), and notes
-	// anything else it is given.
-	require.NoError(t, os.WriteFile(owt, []byte("#!/bin/sh\n[ \"$1\" = _log-format ] && { echo text; exit 0; }\necho \"$@\" > '"+got+"'\ncat >> '"+got+"'\n"), 0o755))
-	run := func() {
-		t.Helper()
-		cmd := exec.Command(hook, "hook", "claude", "Stop")
-		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, "state"), "OWT_NAME=", "OWT_REPO=")
-		cmd.Stdin = strings.NewReader(`{"hook_event_name":"Stop"}`)
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, string(out))
-		require.Empty(t, string(out), "a hook prints nothing")
+// Hook settings an older owt wrote name its owt-hook program, which is
+// gone after an upgrade. owt doctor names them; --fix writes owt's hook
+// command in their place, the user's own hooks kept; and so does the
+// agent's next start (owt restore here), before the agent runs, so its
+// hooks reach owt again.
+func TestHookSettingsOfAnOlderOwtAreWrittenAgain(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.idleWithSession(repo, "a", "Task a")
+	var path string
+	for _, it := range e.List(repo) {
+		if it.Name == "a" {
+			path = it.Path
+		}
 	}
+	require.NotEmpty(t, path)
+	settings := filepath.Join(path, ".claude", "settings.local.json")
+	oldHook := filepath.Join(filepath.Dir(owtBin), "owt-hook")
+	older := func() []byte {
+		t.Helper()
+		data, err := os.ReadFile(settings)
+		require.NoError(t, err)
+		require.Contains(t, string(data), owtBin+" hook claude Stop")
+		data = []byte(strings.ReplaceAll(string(data), owtBin+" hook claude ", oldHook+" hook claude "))
+		require.NoError(t, os.WriteFile(settings, data, 0o644))
+		return data
+	}
+	written := older()
 
-	// The same install: owt-hook does the hook itself.
-	now := time.Now()
-	require.NoError(t, os.Chtimes(hook, now, now))
-	require.NoError(t, os.Chtimes(owt, now, now.Add(-time.Hour)))
-	run()
-	require.NoFileExists(t, got)
-
-	// owt written an hour after owt-hook: it gets the hook.
-	require.NoError(t, os.Chtimes(hook, now, now.Add(-time.Hour)))
-	require.NoError(t, os.Chtimes(owt, now, now))
-	run()
-	b, err = os.ReadFile(got)
+	var found bool
+	for _, f := range doctorJSON(t, e.Owt(repo, "doctor", "--json").Stdout).Findings {
+		if f.Kind == "stale-hook-settings" && f.Name == "a" {
+			found = true
+			require.False(t, f.Fixed)
+		}
+	}
+	require.True(t, found, "doctor names the older owt's hook settings")
+	now, err := os.ReadFile(settings)
 	require.NoError(t, err)
-	require.Equal(t, "hook claude Stop\n{\"hook_event_name\":\"Stop\"}", string(b))
+	require.Equal(t, string(written), string(now), "doctor without --fix writes nothing")
+	e.MustOwt(repo, "doctor", "--fix")
+	now, err = os.ReadFile(settings)
+	require.NoError(t, err)
+	require.NotContains(t, string(now), "owt-hook")
+	require.Contains(t, string(now), owtBin+" hook claude Stop")
+	require.Equal(t, 1, strings.Count(string(now), "hook claude Stop\""), "replaced, not added")
+
+	// The next start of the agent writes them too.
+	older()
+	e.KillServerExpectMonitorGone()
+	e.KillServerAndWait()
+	e.newServer(repo)
+	e.MustOwt(repo, "restore")
+	now, err = os.ReadFile(settings)
+	require.NoError(t, err)
+	require.NotContains(t, string(now), "owt-hook")
+	require.Contains(t, string(now), owtBin+" hook claude Stop")
+	e.Eventually(30*time.Second, "a started again", func() bool { return len(e.agentStarts("a")) == 2 })
 }

@@ -248,3 +248,50 @@ type Files struct{ *workspace.Workspace }
 
 // Of is the hook files of the worktrees of w, a complete workspace.
 func Of(w *workspace.Workspace) *Files { return &Files{w} }
+
+// Renew writes owt's hooks again into the settings file of rec's
+// worktree when they are not the commands this owt writes (an older owt
+// wrote them, naming its owt-hook program, or owt has moved): at each
+// start of an agent after its first, and by owt doctor --fix. The user's
+// settings and hooks stay; how the file is kept out of git does not
+// change. It reports whether it wrote the file.
+func (w *Files) Renew(rec *state.Record, prof agent.Profile) (bool, error) {
+	if _, ok := agent.HookFiles[prof.Hooks]; !ok || rec.NoAgent || rec.Path == "" {
+		return false, nil
+	}
+	path, old, stale := w.staleHooks(rec, prof)
+	if !stale {
+		return false, nil
+	}
+	data, err := agent.MergeHookSettings(old, prof.Hooks, w.Self)
+	if err != nil {
+		return false, fmt.Errorf("write owt's hooks again into %s: %w", path, err)
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.WriteFile(path, data, mode); err != nil {
+		return false, fmt.Errorf("write owt's hooks again into %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// StaleHooks reports whether the settings file of rec's worktree holds
+// owt hooks that are not the commands this owt writes, and names it.
+func (w *Files) StaleHooks(rec *state.Record, prof agent.Profile) (string, bool) {
+	if _, ok := agent.HookFiles[prof.Hooks]; !ok || rec.NoAgent || rec.Path == "" {
+		return "", false
+	}
+	path, _, stale := w.staleHooks(rec, prof)
+	return path, stale
+}
+
+func (w *Files) staleHooks(rec *state.Record, prof agent.Profile) (path string, data []byte, stale bool) {
+	path = filepath.Join(rec.Path, filepath.FromSlash(agent.HookFiles[prof.Hooks].Path))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return path, nil, false
+	}
+	return path, data, agent.StaleOwtHooks(data, prof.Hooks, w.Self)
+}

@@ -1,12 +1,12 @@
 // Package hookstatus is the hook hot path: one event of an agent tool's
-// hook ("owt hook KIND EVENT", owt-hook) applied to the record it is
+// hook ("owt hook KIND EVENT") applied to the record it is
 // about, in one locked update of the state, and, when the status changed,
 // a ring of the monitor's bell (else a detached "owt _publish") so that
 // tmux shows it. The agent waits for this on every turn, so it loads no
 // config, runs no git and no tmux, and links only what it uses: what an
 // event says (hookevent), the rule of a change (statuschange), the state,
 // the bell, and tmux's socket naming. A change of its imports is a change
-// of every hook's start-up time (see owt-hook's test of what it links).
+// of every hook's start-up time.
 //
 // Screen reconciliation, owt wait, done and why stay in package status.
 package hookstatus
@@ -31,7 +31,7 @@ import (
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
-// Call is one run of "owt hook KIND EVENT" (or owt-hook), as a tool made it.
+// Call is one run of "owt hook KIND EVENT", as a tool made it.
 type Call struct {
 	Kind, Event string
 	// Payload is the event JSON: stdin for Claude, Droid and Gemini, the
@@ -45,9 +45,6 @@ type Call struct {
 	Dir string
 	// At is when the hook started: the time of the event.
 	At time.Time
-	// Publisher is the owt whose "_publish" shows a change no monitor
-	// takes ("": this program, which is owt): owt-hook has none of its own.
-	Publisher string
 }
 
 // ErrIgnored marks a hook call that says nothing about the status (an
@@ -93,7 +90,7 @@ func Handle(tm *tmux.Client, call Call) error {
 			rec, changed, _, err = applyHook(w, name, nil, status, call, ev)
 		}
 		if changed {
-			err = publish(w, rec, call.Publisher)
+			err = publish(w, rec)
 		}
 	}
 	return errors.Join(err, parseErr, chainErr)
@@ -403,9 +400,8 @@ func runChain(call Call) error {
 
 // publish has the record rec, just changed, shown in tmux without
 // waiting for it: the monitor of the record's tmux server does it when it
-// takes the ring (bell.Ring), else a detached "_publish" of publisher
-// (owt; "": this program).
-func publish(w *ledger, rec *state.Record, publisher string) error {
+// takes the ring (bell.Ring), else a detached "owt _publish".
+func publish(w *ledger, rec *state.Record) error {
 	socket := rec.Socket
 	if socket == "" {
 		socket = w.tm.ServerSocket()
@@ -413,21 +409,18 @@ func publish(w *ledger, rec *state.Record, publisher string) error {
 	if bell.Ring(socket, w.root, rec.Name) == nil {
 		return nil
 	}
-	return publishDetached(w, rec.Name, publisher)
+	return publishDetached(w, rec.Name)
 }
 
 // publishDetached hands publishing to a detached "owt _publish", which
 // takes the publish lock itself: the caller (a hook the agent waits for)
 // waits neither for tmux nor for another publisher.
-func publishDetached(w *ledger, name, publisher string) error {
-	if publisher == "" {
-		self, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("publish %s: find owt: %w", name, err)
-		}
-		publisher = self
+func publishDetached(w *ledger, name string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("publish %s: find owt: %w", name, err)
 	}
-	cmd := exec.Command(publisher, "_publish", w.root, name)
+	cmd := exec.Command(self, "_publish", w.root, name)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("publish %s: start owt _publish: %w", name, err)

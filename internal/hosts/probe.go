@@ -187,7 +187,7 @@ func Binaries() ([]string, error) {
 		self = s
 	}
 	out := []string{self}
-	for _, n := range []string{"owt-popup", "owt-mcp", "owt-wait", "owt-hook"} {
+	for _, n := range []string{"owt-popup", "owt-mcp", "owt-wait"} {
 		p := filepath.Join(filepath.Dir(self), n)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			out = append(out, p)
@@ -210,7 +210,7 @@ mv -f "$t" "$d/$1"
 trap - EXIT`
 
 // programNames are the names Install writes on a host.
-var programNames = map[string]bool{"owt": true, "owt-popup": true, "owt-mcp": true, "owt-wait": true, "owt-hook": true}
+var programNames = map[string]bool{"owt": true, "owt-popup": true, "owt-mcp": true, "owt-wait": true}
 
 // Install copies each of files (owt's binaries) to ~/.local/bin on the
 // host, over stdin, under its own base name.
@@ -218,7 +218,7 @@ func (h *Host) Install(ctx context.Context, files []string, progress io.Writer) 
 	for _, f := range files {
 		name := filepath.Base(f)
 		if !programNames[name] {
-			return fmt.Errorf("install %s: owt copies only owt, owt-popup, owt-mcp, owt-wait and owt-hook", f)
+			return fmt.Errorf("install %s: owt copies only owt, owt-popup, owt-mcp and owt-wait", f)
 		}
 		data, err := os.ReadFile(f)
 		if err != nil {

@@ -7,14 +7,14 @@
 // The floors, top to bottom (a package imports only from floors below
 // its own, plus the same-floor arrows the test lists):
 //
-//	entry      cmd/owt, cmd/owt-popup, cmd/owt-mcp, cmd/owt-wait,
-//	           cmd/owt-hook: wiring only
+//	entry      cmd/owt, cmd/owt-popup, cmd/owt-mcp, cmd/owt-wait:
+//	           wiring only
 //	faces      the CLI, the popups
 //	drivers    the monitor (one per tmux server) and the run engine it drives
 //	verbs      control (ship, merge, delete from every face), reactions,
 //	           pull requests, the outbox's courier, the pane runner,
 //	           resolve (a conflict handed to its agent, then checked),
-//	           the hook's process (owt hook, owt-hook)
+//	           the hook's process (owt hook)
 //	use cases  one concern each: lifecycle, status, the hook hot path,
 //	           status bar, inventory, typing into panes, notes, hook
 //	           files, merge, checks, keys

@@ -35,7 +35,6 @@ var rooms = map[string]int{
 	"cmd/owt-popup": entry,
 	"cmd/owt-mcp":   entry,
 	"cmd/owt-wait":  entry,
-	"cmd/owt-hook":  entry,
 
 	"internal/cli":             faces, // Main and the command table
 	"internal/cli/cmdutil":     faces, // what every command shares: factory, streams, exit codes
@@ -64,7 +63,7 @@ var rooms = map[string]int{
 	"internal/lifecycle":    useCases, // create, list, delete, teardown, restart, doctor
 	"internal/hosts":        useCases, // agents on other machines over ssh: hosts, probes, owt there
 	"internal/status":       useCases, // screen reconciliation, wait, done, why; @owt-status and the summary
-	"internal/hookrun":      verbs,    // the hook's process: owt hook and owt-hook
+	"internal/hookrun":      verbs,    // the hook's process: owt hook
 	"internal/hookstatus":   useCases, // the hook hot path: one event to its record, the bell rung
 	"internal/send":         useCases, // typing into panes, now or when idle (the outbox's courier)
 	"internal/notes":        useCases, // owt note
@@ -303,43 +302,6 @@ func moduleRoot(t *testing.T) string {
 	return dir
 }
 
-// hookRooms are the only owt packages owt-hook may link: every agent
-// waits for it on every turn, and what a program links it pays for at
-// start (package inits, and the pages of its code the kernel maps in).
-var hookRooms = []string{"cmd/owt-hook", "internal/hookrun", "internal/hookstatus", "internal/hookevent",
-	"internal/statuschange", "internal/state", "internal/bell", "internal/tmux", "internal/proc",
-	"internal/owtlog", "internal/untrusted", "internal/atomicfile", "internal/xdgdir"}
-
-// hookHeavy are packages outside owt whose set-up at start a hook must
-// not pay: the config's TOML and templates, the network stack.
-var hookHeavy = []string{"github.com/BurntSushi/toml", "text/template", "net", "net/http", "net/url"}
-
-// TestOwtHookLinksOnlyTheHookPath fails when owt-hook links an owt
-// package beyond hookRooms, or one of hookHeavy, naming it: a new import
-// on the hook path is a cost every agent turn pays.
-func TestOwtHookLinksOnlyTheHookPath(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "../../cmd/owt-hook").Output()
-	if err != nil {
-		t.Fatalf("go list owt-hook's packages: %v", err)
-	}
-	deps := strings.Fields(string(out))
-	require := func(cond bool, format string, args ...any) {
-		t.Helper()
-		if !cond {
-			t.Errorf(format, args...)
-		}
-	}
-	linked := map[string]bool{}
-	for _, d := range deps {
-		linked[d] = true
-		if rel, ok := strings.CutPrefix(d, module); ok {
-			require(slices.Contains(hookRooms, rel), "owt-hook links %s: the hook path must stay within hookRooms (or add it there, knowing every hook pays for it)", rel)
-		}
-		require(!slices.Contains(hookHeavy, d), "owt-hook links %s, whose start-up every hook would pay", d)
-	}
-	require(linked[module+"internal/hookstatus"], "owt-hook does not link hookstatus: is go list reading the right module? %v", deps)
-}
-
 // TestEveryProgramThatLogsReadsTheLogFormat fails when a program's main
 // links owtlog but does not tell it where the user's [log] format comes
 // from (owtlog.SetFormatSource): its lines would be text whatever the
@@ -363,14 +325,6 @@ func TestEveryProgramThatLogsReadsTheLogFormat(t *testing.T) {
 			t.Fatal(err)
 		}
 		sets := strings.Contains(string(src), "owtlog.SetFormatSource(")
-		if filepath.Base(dir) == "owt-hook" {
-			// owt-hook's is hookrun.Main's: it asks the owt beside it.
-			hookrun, err := os.ReadFile("../hookrun/hookrun.go")
-			if err != nil {
-				t.Fatal(err)
-			}
-			sets = strings.Contains(string(hookrun), "owtlog.SetFormatSource(")
-		}
 		if !sets {
 			t.Errorf("%s links owtlog but its main never calls owtlog.SetFormatSource: its log lines would ignore [log] format", dir)
 		}

@@ -34,6 +34,7 @@ const (
 	StaleLock              = "stale-lock"
 	MonitorNotRunning      = "monitor-not-running"
 	CodexHookTimeouts      = "codex-hook-timeouts"
+	StaleHookSettings      = "stale-hook-settings"
 )
 
 // staleLockAge is how old a git lock file must be before doctor calls it
@@ -107,6 +108,7 @@ func (w *Worktrees) Doctor(fix bool) (DoctorReport, error) {
 			known[where.SessionID] = true
 		}
 		w.doctorRecord(r, where, fix, &rep)
+		w.doctorHookSettings(r, fix, &rep)
 	}
 	for _, s := range owned {
 		if s.Repo == w.Repo.Root && !known[s.ID] && !w.beingCreated(s.Name) {
@@ -280,6 +282,31 @@ func (w *Worktrees) doctorWorktrees(recs []*state.Record, wts []git.Worktree, fi
 	rep.Findings = append(rep.Findings, f)
 }
 
+// doctorHookSettings finds a worktree whose hook settings run owt's hooks
+// with a command this owt does not write (an older owt's owt-hook, owt at
+// another path); --fix writes this owt's commands (a restart does too).
+func (w *Worktrees) doctorHookSettings(r *state.Record, fix bool, rep *DoctorReport) {
+	prof, ok := w.Tools[r.Tool]
+	if !ok || !worktreeDirExists(r.Path) {
+		return
+	}
+	path, stale := hookfiles.Of(w.Workspace).StaleHooks(r, prof)
+	if !stale {
+		return
+	}
+	f := Finding{Kind: StaleHookSettings, Name: r.Name,
+		Detail: path + " runs owt's hooks with a command an older owt wrote",
+		Action: "--fix (or restarting the agent) writes this owt's hook commands"}
+	if fix {
+		if _, err := hookfiles.Of(w.Workspace).Renew(r, prof); err != nil {
+			f.Action = err.Error()
+		} else {
+			f.Fixed, f.Action = true, "wrote this owt's hook commands"
+		}
+	}
+	rep.Findings = append(rep.Findings, f)
+}
+
 // doctorCodexHooks finds owt's hooks in the user's Codex hooks file with
 // timeouts Codex clamps (and warns about at every start); --fix writes
 // them again as owt tools codex-hooks does, the user's own hooks kept.
@@ -289,12 +316,16 @@ func (w *Worktrees) doctorCodexHooks(fix bool, rep *DoctorReport) {
 		return
 	}
 	over := agent.CodexHooksOverCaps(data)
-	if len(over) == 0 {
+	stale := agent.StaleOwtHooks(data, "codex", w.Self)
+	if len(over) == 0 && !stale {
 		return
 	}
 	f := Finding{Kind: CodexHookTimeouts, Name: agent.CodexHooksPath(),
 		Detail: "owt's " + strings.Join(over, ", ") + " hook timeouts are over what Codex accepts: it clamps them and warns at every start",
 		Action: "--fix (or owt tools codex-hooks) writes them again; then trust them again in Codex"}
+	if len(over) == 0 {
+		f.Kind, f.Detail = StaleHookSettings, "owt's hooks run with a command an older owt wrote"
+	}
 	if fix {
 		if _, err := hookfiles.InstallCodexHooks(w.Self); err != nil {
 			f.Action = err.Error()

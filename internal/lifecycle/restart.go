@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+	"github.com/owt-tmux/owt/internal/hookfiles"
 	"os"
 	"strings"
 
@@ -50,6 +51,13 @@ func (w *Worktrees) restart(name, prompt string, keepTask bool, resume *state.Re
 	}
 	if err := w.canRestart(rec, prompt); err != nil {
 		return nil, err
+	}
+	if prof, ok := w.Tools[rec.Tool]; ok {
+		// Settings an older owt wrote (naming its owt-hook, or owt where it
+		// was) get this owt's hook commands before the agent starts.
+		if _, err := hookfiles.Of(w.Workspace).Renew(rec, prof); err != nil {
+			w.Logf("%v", err)
+		}
 	}
 	where, err := w.Locate(rec)
 	if err != nil {

@@ -15,10 +15,8 @@
 // (a hook on its hot path) never reads the config.
 //
 // The config's answer comes from the format source each program's main
-// sets (SetFormatSource: config.LogFormat in owt, owt-popup and owt-mcp;
-// owt-hook, which links no config, asks the owt beside it), so that this
-// package, which every hook links, does not link the config's TOML and
-// templates.
+// sets (SetFormatSource: config.LogFormat in owt, owt-popup and owt-mcp),
+// so that this package does not import the config.
 //
 // Imports state (the log file's place and rotation).
 package owtlog

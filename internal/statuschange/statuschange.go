@@ -6,7 +6,7 @@
 // tool's session id) is kept; the evidence goes into the record's ring;
 // and an event that changes nothing writes at most once a second.
 //
-// The hook hot path (owt-hook) and every other status writer (the
+// The hook (owt hook) and every other status writer (the
 // monitor's screen readings, owt _run, owt send) share it through
 // workspace.Ledger.ChangeStatus. Imports state, hookevent and text only.
 package statuschange

@@ -1,13 +1,10 @@
 package worktreecmd
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/hookrun"
-	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/status"
 )
 
@@ -33,24 +30,6 @@ func HookCommand(f *cmdutil.Factory) *cli.Command {
 // without building the app.
 func RunHook(f *cmdutil.Factory, args []string) {
 	hookrun.Run(f.Socket, args, f.IO.In, f.IO.InTTY)
-}
-
-// LogFormatCommand prints the format owt writes owt.log in (text or
-// json): what owt-hook, which links no config, asks before it writes a
-// line of its own.
-func LogFormatCommand(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:   "_log-format",
-		Hidden: true,
-		Usage:  "print owt.log's format, text or json (asked by owt-hook)",
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 0 {
-				return cmdutil.Usagef("_log-format takes no arguments")
-			}
-			_, err := fmt.Fprintln(f.IO.Out, owtlog.Format())
-			return err
-		},
-	}
 }
 
 // PublishCommand is the detached helper "owt hook" starts when a status
