@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/config"
@@ -147,6 +148,7 @@ func TestMCPRegistrationFollowsConfig(t *testing.T) {
 
 func TestOwtMCPPassesIdentityAndStateDirs(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", "/tmp/st")
+	xdg.Reload() // the XDG directories are read once, at start
 	s := OwtMCP("/bin/owt", "a", "/src/app", "")
 	require.Equal(t, "/bin/owt", s.Command)
 	require.Equal(t, []string{"mcp"}, s.Args)

@@ -17,8 +17,8 @@
 //
 // This package is the ringing end and the bell's place and wire format;
 // the monitor's end (daemon.ListenBell) binds and reads it. Imports
-// golang.org/x/sys/unix and the standard library only: no net, so the
-// hook that rings pays for no resolver set-up.
+// golang.org/x/sys/unix, github.com/adrg/xdg and the standard library
+// only: no net, so the hook that rings pays for no resolver set-up.
 package bell
 
 import (
@@ -30,9 +30,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/adrg/xdg"
 	"golang.org/x/sys/unix"
-
-	"github.com/owt-tmux/owt/internal/xdgdir"
 )
 
 // Verb is the one request a ring makes.
@@ -48,7 +47,7 @@ func Paths(socket string) []string {
 	name := "monitor-" + hex.EncodeToString(sum[:])[:16] + ".sock"
 	candidates := []string{
 		socket + ".owt-monitor.sock",
-		filepath.Join(xdgdir.RuntimeDir(), "owt", name),
+		filepath.Join(xdg.RuntimeDir, "owt", name),
 	}
 	var out []string
 	for _, p := range candidates {

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/adrg/xdg"
 )
 
 var (
@@ -149,10 +151,12 @@ func newWorld() (*world, func()) {
 	// The bench itself computes owt's data paths (memoryFigures).
 	prevData := os.Getenv("XDG_DATA_HOME")
 	check(os.Setenv("XDG_DATA_HOME", filepath.Join(root, "data")))
+	xdg.Reload()
 	return w, func() {
 		done()
 		cleanup = prev
 		_ = os.Setenv("XDG_DATA_HOME", prevData)
+		xdg.Reload()
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adrg/xdg"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/owt-tmux/owt/internal/state"
 )
@@ -19,12 +20,14 @@ import (
 func mcpToken(stateHome, repo, name string) (string, error) {
 	old, had := os.LookupEnv("XDG_STATE_HOME")
 	os.Setenv("XDG_STATE_HOME", stateHome)
+	xdg.Reload()
 	defer func() {
 		if had {
 			os.Setenv("XDG_STATE_HOME", old)
 		} else {
 			os.Unsetenv("XDG_STATE_HOME")
 		}
+		xdg.Reload()
 	}()
 	if data, err := os.ReadFile(state.MCPTokenPath(repo, name)); err == nil && strings.TrimSpace(string(data)) != "" {
 		return strings.TrimSpace(string(data)), nil

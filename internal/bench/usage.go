@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/adrg/xdg"
+
 	"github.com/owt-tmux/owt/internal/usage"
 )
 
@@ -19,6 +21,7 @@ import (
 // the 15 s between usage ticks (budget ≤ 0.5 %).
 func usageFigures(root string, n int) {
 	check(os.Setenv("XDG_STATE_HOME", filepath.Join(root, "state")))
+	xdg.Reload()
 	home := filepath.Join(root, "usage-home")
 	const repo = "/bench/usage-repo"
 	srcs := make([]usage.Source, n)

@@ -24,8 +24,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
-
-	"github.com/owt-tmux/owt/internal/xdgdir"
+	"github.com/adrg/xdg"
 )
 
 // RepoFile is the per-repository config file name, at the repo root.
@@ -361,7 +360,7 @@ func Defaults() Config {
 
 // UserFile is the path of the user's config file.
 func UserFile() string {
-	return filepath.Join(xdgdir.ConfigHome(), "owt", "config.toml")
+	return filepath.Join(xdg.ConfigHome, "owt", "config.toml")
 }
 
 // Problem is one thing wrong in a config file.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 )
 
@@ -15,6 +16,7 @@ func setup(t *testing.T, user, repo string) string {
 	t.Helper()
 	cfgHome := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", cfgHome)
+	xdg.Reload() // the XDG directories are read once, at start
 	if user != "" {
 		require.NoError(t, os.MkdirAll(filepath.Join(cfgHome, "owt"), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(cfgHome, "owt", "config.toml"), []byte(user), 0o644))

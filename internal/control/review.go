@@ -6,16 +6,17 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/adrg/xdg"
+
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/review"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
-	"github.com/owt-tmux/owt/internal/xdgdir"
 )
 
 // ReviewCacheDir is where review verdicts are cached, one file per key.
-func ReviewCacheDir() string { return filepath.Join(xdgdir.CacheHome(), "owt", "review") }
+func ReviewCacheDir() string { return filepath.Join(xdg.CacheHome, "owt", "review") }
 
 // ReviewRefused is a merge or ship stopped by the AI review: it failed, or
 // there is no verdict (the tool is missing, not signed in, timed out, or

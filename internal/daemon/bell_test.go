@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adrg/xdg"
+
 	"github.com/owt-tmux/owt/internal/bell"
 )
 
@@ -81,6 +83,7 @@ func TestRingOfADeadMonitorFails(t *testing.T) {
 func TestBellBesideALongSocketPathMovesToTheRuntimeDir(t *testing.T) {
 	run := t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", run)
+	xdg.Reload() // the XDG directories are read once, at start
 	dir := filepath.Join(t.TempDir(), strings.Repeat("d", 100))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -110,6 +113,7 @@ func TestBellBesideALongSocketPathMovesToTheRuntimeDir(t *testing.T) {
 func TestNoBellInAFolderOthersMayWriteTo(t *testing.T) {
 	run := t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", run)
+	xdg.Reload() // the XDG directories are read once, at start
 	public := filepath.Join(t.TempDir(), "shared")
 	if err := os.Mkdir(public, 0o777); err != nil {
 		t.Fatal(err)

@@ -22,19 +22,19 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/adrg/xdg"
 	"golang.org/x/sys/unix"
 
 	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
-	"github.com/owt-tmux/owt/internal/xdgdir"
 )
 
 // runDir is where the locks live: $XDG_RUNTIME_DIR/owt, or a private
 // directory under the temp dir when the runtime dir is unusable.
 func runDir() (string, error) {
-	dir := filepath.Join(xdgdir.RuntimeDir(), "owt")
+	dir := filepath.Join(xdg.RuntimeDir, "owt")
 	if err := os.MkdirAll(dir, 0o700); err == nil {
 		return dir, nil
 	}

@@ -5,11 +5,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 )
 
 func TestOneLockPerServer(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	xdg.Reload() // the XDG directories are read once, at start
 	sock := filepath.Join(t.TempDir(), "default")
 
 	require.False(t, Running(sock))
@@ -31,6 +33,7 @@ func TestOneLockPerServer(t *testing.T) {
 
 func TestLockIsBesideTheSocketWhateverTheRuntimeDir(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	xdg.Reload() // the XDG directories are read once, at start
 	sock := filepath.Join(t.TempDir(), "default")
 	l, err := Acquire(sock)
 	require.NoError(t, err)
@@ -38,6 +41,7 @@ func TestLockIsBesideTheSocketWhateverTheRuntimeDir(t *testing.T) {
 
 	// A starter with another runtime dir still sees this server's monitor.
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	xdg.Reload() // the XDG directories are read once, at start
 	require.True(t, Running(sock))
 	_, err = Acquire(sock)
 	require.ErrorIs(t, err, ErrRunning)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 )
 
@@ -34,6 +35,7 @@ func TestMain(m *testing.M) {
 	for _, k := range append(scrubbedEnv, "GIT_CONFIG_GLOBAL", "GIT_CONFIG_PARAMETERS") {
 		os.Unsetenv(k)
 	}
+	xdg.Reload() // the XDG directories are read once, at start
 	code := m.Run()
 	os.RemoveAll(home)
 	os.Exit(code)

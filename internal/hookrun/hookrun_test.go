@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/state"
@@ -13,6 +14,7 @@ import (
 
 func TestHookPanicIsLoggedNotAFailure(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	xdg.Reload() // the XDG directories are read once, at start
 	ran := false
 	require.NotPanics(t, func() {
 		neverFail(func() {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/state"
@@ -28,6 +29,7 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 // alone.
 func TestReadEvidenceIsTheRecordAndTheBranchsWork(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	xdg.Reload() // the XDG directories are read once, at start
 	repo := t.TempDir()
 	gitIn(t, repo, "init", "-q", "-b", "main")
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "README"), []byte("x\n"), 0o644))
@@ -91,6 +93,7 @@ func TestReadEvidenceIsTheRecordAndTheBranchsWork(t *testing.T) {
 // failure says what failed, and a HEAD that moved runs nothing.
 func TestRunChecksThereToldApartFromTheAgentsWork(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	xdg.Reload() // the XDG directories are read once, at start
 	repo := t.TempDir()
 	gitIn(t, repo, "init", "-q", "-b", "main")
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "README"), []byte("x\n"), 0o644))

@@ -25,6 +25,6 @@
 //	ground     git, tmux, gh (the only code that runs them), state, setup,
 //	           the monitor starter and its bell, usage (tokens read from
 //	           the tools' session files)
-//	base       untrusted text, starting programs, atomic files, config,
-//	           the XDG directories: they import nothing of owt's
+//	base       untrusted text, starting programs, atomic files, config:
+//	           they import nothing of owt's
 package house

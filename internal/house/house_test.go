@@ -102,7 +102,6 @@ var rooms = map[string]int{
 	"internal/atomicfile": base, // replacing a file atomically
 	"internal/config":     base, // the config files
 	"internal/termtheme":  base, // the popups' palettes and the choice among them
-	"internal/xdgdir":     base, // the XDG base directories, read from the environment
 
 	// Not part of owt: the benchmark driver, the end-to-end tests and this
 	// plan. They may import anything.
@@ -143,7 +142,7 @@ var sideways = map[string][]string{
 	"internal/owtlog":          {"internal/state"},
 	"internal/memory":          {"internal/state"},
 	"internal/usage":           {"internal/state"},
-	"internal/config":          {"internal/atomicfile", "internal/xdgdir"},
+	"internal/config":          {"internal/atomicfile"},
 }
 
 // TestImportsPointDown fails on every import of one owt package by

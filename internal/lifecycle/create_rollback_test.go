@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/git"
@@ -41,6 +42,7 @@ func newFakeWorld(t *testing.T) *fakeWorld {
 	} {
 		t.Setenv(k, v)
 	}
+	xdg.Reload() // the XDG directories are read once, at start
 	os.Unsetenv("TMUX")
 	// The agent's tool need only be found.
 	bin := filepath.Join(root, "bin")

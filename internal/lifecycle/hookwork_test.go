@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/agent"
@@ -25,6 +26,7 @@ func TestWorkFilesSeesEditsOfTrackedHookFiles(t *testing.T) {
 	} {
 		t.Setenv(k, v)
 	}
+	xdg.Reload() // the XDG directories are read once, at start
 	dir := t.TempDir()
 	git := func(args ...string) string {
 		t.Helper()

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/adrg/xdg"
+
 	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/git"
 
@@ -22,7 +24,6 @@ import (
 	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/usage"
 	"github.com/owt-tmux/owt/internal/workspace"
-	"github.com/owt-tmux/owt/internal/xdgdir"
 )
 
 // Item is one row of owt list: the record plus what git and tmux say now.
@@ -171,7 +172,7 @@ type statsCache struct {
 }
 
 func loadStatsCache() *statsCache {
-	c := &statsCache{path: filepath.Join(xdgdir.CacheHome(), "owt", "stats.json"), Entries: map[string]Stats{}}
+	c := &statsCache{path: filepath.Join(xdg.CacheHome, "owt", "stats.json"), Entries: map[string]Stats{}}
 	if data, err := os.ReadFile(c.path); err == nil {
 		_ = json.Unmarshal(data, c)
 		if c.Entries == nil {

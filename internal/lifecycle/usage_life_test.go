@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/usage"
@@ -16,6 +17,7 @@ import (
 // older owt, without one.
 func TestListDoesNotChargeANewAgentTheSpendOfTheDeletedOneOfItsName(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	xdg.Reload() // the XDG directories are read once, at start
 	repo := "/repo"
 	t1 := time.Date(2026, 11, 29, 3, 42, 24, 0, time.UTC)
 	t2 := t1.Add(time.Minute)

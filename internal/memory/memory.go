@@ -23,9 +23,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adrg/xdg"
+
 	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/xdgdir"
 )
 
 // PathFor is the database of the repository whose main checkout is root:
@@ -38,7 +39,7 @@ func PathFor(root string) string {
 		}
 		return '_'
 	}, filepath.Base(root))
-	return filepath.Join(xdgdir.DataHome(), "owt", "memory", name+"-"+hex.EncodeToString(sum[:6])+".db")
+	return filepath.Join(xdg.DataHome, "owt", "memory", name+"-"+hex.EncodeToString(sum[:6])+".db")
 }
 
 // Exists reports whether the repository at root has a memory yet: the

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 )
 
@@ -15,6 +16,7 @@ func TestGoneIsAppendedAndReadBack(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", dir)
 	t.Setenv("XDG_DATA_HOME", dir)
+	xdg.Reload() // the XDG directories are read once, at start
 	root := "/src/app"
 	require.Equal(t, filepath.Join(dir, "owt", "memory"), filepath.Dir(toMinePath(root)), "in the test's state dir")
 	got, err := GoneOf(root)
@@ -53,6 +55,7 @@ func TestSaveKeepsTheLastPasses(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", dir)
 	t.Setenv("XDG_DATA_HOME", dir)
+	xdg.Reload() // the XDG directories are read once, at start
 	root := "/src/app"
 	require.Equal(t, filepath.Join(dir, "owt", "memory"), filepath.Dir(lastPath(root)), "in the test's state dir")
 	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)

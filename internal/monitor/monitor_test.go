@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/state"
@@ -24,6 +25,7 @@ func testServer(t *testing.T) (sock string, tmx func(args ...string) string) {
 	}
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	xdg.Reload() // the XDG directories are read once, at start
 	sock = filepath.Join(t.TempDir(), "tmux.sock")
 	tmx = func(args ...string) string {
 		t.Helper()

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/state"
@@ -35,6 +36,7 @@ func TestUsageTickReadsThisServersAgentsEveryInterval(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("HOME", t.TempDir())
+	xdg.Reload() // the XDG directories are read once, at start
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	repo := t.TempDir()
 	mine := filepath.Join(t.TempDir(), "mine.jsonl")

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/config"
@@ -32,8 +33,10 @@ func reset(t *testing.T) {
 
 func home(t *testing.T, userConfig string) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	xdg.Reload() // the XDG directories are read once, at start
 	cfg := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", cfg)
+	xdg.Reload() // the XDG directories are read once, at start
 	if userConfig != "" {
 		require.NoError(t, os.MkdirAll(filepath.Join(cfg, "owt"), 0o700))
 		require.NoError(t, os.WriteFile(filepath.Join(cfg, "owt", "config.toml"), []byte(userConfig), 0o600))

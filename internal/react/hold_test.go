@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/config"
@@ -16,6 +17,7 @@ import (
 func storedAgent(t *testing.T) *state.Record {
 	t.Helper()
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	xdg.Reload() // the XDG directories are read once, at start
 	rec := &state.Record{Repo: "/r", Name: "a", Branch: "feat/a", Status: state.Idle, StatusSince: time.Now().Add(-time.Minute)}
 	require.NoError(t, state.ForRepo(rec.Repo).Update(func(f *state.File) error {
 		if f.Records == nil {

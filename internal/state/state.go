@@ -24,11 +24,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adrg/xdg"
 	"github.com/gofrs/flock"
 
 	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/untrusted"
-	"github.com/owt-tmux/owt/internal/xdgdir"
 )
 
 // Version is the schema version written into every file.
@@ -532,7 +532,7 @@ func underSpawners(recs []*Record) []*Record {
 }
 
 // Dir is owt's state directory.
-func Dir() string { return filepath.Join(xdgdir.StateHome(), "owt") }
+func Dir() string { return filepath.Join(xdg.StateHome, "owt") }
 
 func reposDir() string { return filepath.Join(Dir(), "repos") }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/config"
@@ -140,6 +141,7 @@ func TestUserTemplateAndOverrides(t *testing.T) {
 func TestConfigProblems(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	xdg.Reload() // the XDG directories are read once, at start
 	require.NoError(t, os.WriteFile(filepath.Join(dir, config.RepoFile), []byte(`
 [templates.bad]
 prompt = "{{.Nope}}"

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/config"
@@ -16,6 +17,7 @@ import (
 func stateHome(t *testing.T) {
 	t.Helper()
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	xdg.Reload() // the XDG directories are read once, at start
 }
 
 func write(t *testing.T, path string, data []byte) {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 	"github.com/urfave/cli/v2"
 
@@ -25,6 +26,7 @@ func planWorld(t *testing.T) string {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	xdg.Reload() // the XDG directories are read once, at start
 	t.Setenv("TMPDIR", filepath.Join(dir, "tmp"))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "tmp"), 0o755))
 	return dir

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/hosts"
@@ -142,6 +143,7 @@ func TestOwnAgentOnAHostIsTheTasksOnly(t *testing.T) {
 func TestATaskOnARemovedHostNeedsYouAndItsClockHolds(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // no [hosts] at all
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	xdg.Reload() // the XDG directories are read once, at start
 	repo := t.TempDir()
 	r, task := pacedRun(t, "")
 	r.Repo = repo

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -39,6 +40,7 @@ func New(t *testing.T) *World {
 	} {
 		t.Setenv(k, v)
 	}
+	xdg.Reload() // the XDG directories are read once, at start
 	t.Setenv("TMUX", "")
 	os.Unsetenv("TMUX")
 	require.NoError(t, os.MkdirAll(os.Getenv("TMUX_TMPDIR"), 0o700))
