@@ -1,8 +1,7 @@
 // Package daemon finds, locks and starts the one "owt monitor" of a tmux
-// server. It sits below the workspace (owt new starts the monitor) and the
-// monitor itself, and knows nothing of what the monitor does.
-//
-// Imports state and tmux; never workspace, monitor or anything above.
+// server, and its end of the monitor's bell. It sits below the workspace
+// (owt new starts the monitor) and the monitor itself, and knows nothing
+// of what the monitor does.
 //
 // The lock is an flock on <server socket>.owt-monitor.lock, held by the
 // monitor for its whole life; a second monitor for the same server fails

@@ -2,9 +2,6 @@
 // writes into every agent's own context file (CLAUDE.local.md,
 // AGENTS.override.md, GEMINI.md…) between markers, and takes out again,
 // leaving the rest of the file as it was.
-//
-// Imports workspace, git and state; never lifecycle, status, send,
-// monitor, cli or popups.
 package notes
 
 import (

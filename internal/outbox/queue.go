@@ -3,9 +3,7 @@
 // owt send's path only when the agent is idle and no user looks at its
 // pane, several at once as one paste, and settled as delivered or
 // undeliverable with the reason, or withdrawn untyped when its cause went
-// away. Delivery (typing into panes) is the delivery package's.
-//
-// Imports state; never workspace, delivery or anything above.
+// away. Typing the messages into panes is the courier's, in package send.
 package outbox
 
 import (

@@ -3,9 +3,6 @@
 // user sees it, starts the agent with its task (as an argument, or pasted
 // once the tool is ready), records the agent's exit and leaves the user a
 // shell in the worktree.
-//
-// Imports send, status, workspace, agent, setup, state,
-// atomicfile and tmux; never monitor, run, cli or popups.
 package pane
 
 import (

@@ -6,9 +6,6 @@
 // record, named by the OWT_NAME and OWT_REPO its tool's registration
 // passes, and proved by the secret owt handed that registration alone
 // (state.CheckMCPToken, on every call; see cli/mcpcmd).
-//
-// Imports lifecycle, notes, control, outbox, run, daemon, git, state,
-// text and workspace; never monitor, cli or popups.
 package peers
 
 import (

@@ -3,9 +3,6 @@
 // take it (owt send, the pane runner's pasted task); and the outbox's
 // courier, which types queued messages into each agent once it is idle
 // (the monitor of each tmux server runs one Courier).
-//
-// Imports status (to publish), outbox, workspace, agent, state, untrusted
-// and tmux; never monitor, run, cli or popups.
 package send
 
 import (

@@ -1,12 +1,8 @@
-// Package workspace is the low core of owt's use cases: one repository as
-// owt manages it (Open, OpenRoot), its records and their status changes
-// (the Ledger), the paths and names of its worktrees and sessions,
-// locating a record's session and the rebuild of a corrupt state file.
-//
-// The rooms above take a *Workspace (or a *Ledger): status, notes,
-// lifecycle, status, send, pane. Imports agent, config, git, setup,
-// state and tmux; never daemon, lifecycle, status, send,
-// pane, monitor, run, cli or popups.
+// Package workspace is one repository as owt manages it (Open, OpenRoot):
+// its records and their status changes (the Ledger), the paths and names
+// of its worktrees and sessions, locating a record's session and the
+// rebuild of a corrupt state file. The use cases (lifecycle, status,
+// send, notes, the pane runner …) take a *Workspace or a *Ledger.
 package workspace
 
 import (

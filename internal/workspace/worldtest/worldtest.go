@@ -1,4 +1,4 @@
-// Package worldtest is test support for the rooms above workspace: a
+// Package worldtest is test support for the packages above workspace: a
 // private tmux server, temp HOME and XDG dirs and a real git repo, for
 // unit tests that need real tmux and git but not the built owt. Only
 // tests import it.
