@@ -23,6 +23,10 @@ func TestNewStartsAgentWithTaskAsOneArgument(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
 	task := "Add \"auth\" with $(whoami); `id` \\ C-c Enter\nand ünïcode ✓"
+	// A turn long enough to be seen working on a busy machine (the
+	// default half second can be over before owt list answers).
+	e.Set("OWT_FAKE_WORK", "60s")
+	e.Tmux("set-environment", "-g", "OWT_FAKE_WORK", "60s")
 	it := newJSON(t, e, repo, "--tool", "claude", "--", task)
 	require.Equal(t, "claude", it.Tool)
 
