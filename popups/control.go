@@ -110,8 +110,8 @@ type ctl struct {
 	statsBusy bool
 	// refreshedFor is the status time each worktree's figures were last
 	// refreshed for (repo NUL name).
-	refreshedFor map[string]time.Time
-	detail       map[string]detail
+	refreshedFor map[state.Key]time.Time
+	detail       map[detailID]detail
 
 	diff           *diffView
 	standaloneDiff bool
@@ -141,7 +141,7 @@ func newControl(d desk, repo string) *ctl {
 	return &ctl{
 		desk: d, repo: repo, all: repo == "", pal: paletteNamed("dark-ansi"),
 		width: 80, height: 24, input: in,
-		detail: map[string]detail{},
+		detail: map[detailID]detail{},
 	}
 }
 
@@ -154,8 +154,11 @@ type (
 		sig string
 		q   map[string]merge.Queue
 	}
-	detailMsg struct{ key, text string }
-	verbMsg   struct {
+	detailMsg struct {
+		key  detailID
+		text string
+	}
+	verbMsg struct {
 		text string
 		err  error
 		quit bool
@@ -220,10 +223,10 @@ func (m *ctl) background() tea.Cmd {
 		// time ahead of the clock) is not refreshed again and again.
 		var stale []*state.Record
 		for _, r := range m.snap.Stale {
-			key := r.Repo + "\x00" + r.Name
+			key := r.Key()
 			if !m.refreshedFor[key].Equal(r.StatusSince) {
 				if m.refreshedFor == nil {
-					m.refreshedFor = map[string]time.Time{}
+					m.refreshedFor = map[state.Key]time.Time{}
 				}
 				m.refreshedFor[key] = r.StatusSince
 				stale = append(stale, r)
@@ -635,6 +638,13 @@ func (m *ctl) taskVerbDo(v string, row control.Row) func() tea.Msg {
 	}
 }
 
-// detailKey names a row's detail: an agent here and one of the same name
+// detailID names a row's detail: an agent here and one of the same name
 // on a host are two.
-func detailKey(row control.Row) string { return row.Repo + "\x00" + row.Name + "\x00" + row.Host }
+type detailID struct {
+	state.Key
+	Host string
+}
+
+func detailKey(row control.Row) detailID {
+	return detailID{state.Key{Repo: row.Repo, Name: row.Name}, row.Host}
+}

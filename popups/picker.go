@@ -26,10 +26,8 @@ const firstFrameWait = 60 * time.Millisecond
 // agents are the rows a picker offers, with the records they came from.
 type agents struct {
 	items []lifecycle.Item
-	recs  map[string]*state.Record // by repo + "\x00" + name
+	recs  map[state.Key]*state.Record
 }
-
-func recKey(repo, name string) string { return repo + "\x00" + name }
 
 // loadAgents collects every agent of every repository, the ones that need
 // the user first.
@@ -38,15 +36,17 @@ func loadAgents(tm *tmux.Client) (agents, error) {
 	if err != nil {
 		return agents{}, err
 	}
-	a := agents{items: lifecycle.CollectWithin(tm, recs, firstFrameWait), recs: map[string]*state.Record{}}
+	a := agents{items: lifecycle.CollectWithin(tm, recs, firstFrameWait), recs: map[state.Key]*state.Record{}}
 	for _, r := range recs {
-		a.recs[recKey(r.Repo, r.Name)] = r
+		a.recs[r.Key()] = r
 	}
 	lifecycle.SortForPicker(a.items)
 	return a, nil
 }
 
-func (a agents) record(it lifecycle.Item) *state.Record { return a.recs[recKey(it.Repo, it.Name)] }
+func (a agents) record(it lifecycle.Item) *state.Record {
+	return a.recs[state.Key{Repo: it.Repo, Name: it.Name}]
+}
 
 // labels are the picker's rows: status glyph, name, repo, tool, age, +/-
 // lines and branch, in aligned columns. The branch comes last: it mostly

@@ -44,7 +44,7 @@ func TestPickerPreviewShowsWhyItsStatus(t *testing.T) {
 		Screen: &state.ScreenEvidence{Status: state.Waiting, Rule: "claude/permission", At: now,
 			Lines: []untrusted.Untrusted{untrusted.From("Do you want to \x1b[2Jproceed?")}}}
 	it := lifecycle.Item{Name: "a", Repo: "/r", Status: "waiting", Missing: true}
-	p := newPreviewer(nil, agents{items: []lifecycle.Item{it}, recs: map[string]*state.Record{recKey("/r", "a"): rec}})
+	p := newPreviewer(nil, agents{items: []lifecycle.Item{it}, recs: map[state.Key]*state.Record{{Repo: "/r", Name: "a"}: rec}})
 	got := p.render(0, 200, 20)
 	want := "why    waiting for permission since " + now.Format("15:04") +
 		" (hook PermissionRequest, confirmed by screen: 'Do you want to [2Jproceed?' — rule claude/permission)\n"

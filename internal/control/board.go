@@ -163,15 +163,15 @@ const DefaultRecent = 8
 // Build sorts every agent and task into its section.
 func Build(in Input, now time.Time) Board {
 	b := Board{Title: in.Title}
-	recs := map[string]*state.Record{}
+	recs := map[state.Key]*state.Record{}
 	for _, r := range in.Records {
-		recs[r.Repo+"\x00"+r.Name] = r
+		recs[r.Key()] = r
 	}
 	tasks := taskIndex(in.Runs)
 	queued := queueIndex(in.Queue)
-	shown := map[string]bool{}
+	shown := map[state.Key]bool{}
 	for _, it := range in.Items {
-		key := it.Repo + "\x00" + it.Name
+		key := state.Key{Repo: it.Repo, Name: it.Name}
 		shown[key] = true
 		row := agentRow(it, recs[key], tasks[key], queued[key], now)
 		if why := loopOf(in.Loops, it.Repo, it.Name); why != "" {
@@ -194,7 +194,7 @@ func Build(in Input, now time.Time) Board {
 				Why: r.Why, Since: r.UpdatedAt})
 		}
 		for _, t := range r.Tasks {
-			if t.Name != "" && shown[r.Repo+"\x00"+t.Name] {
+			if t.Name != "" && shown[state.Key{Repo: r.Repo, Name: t.Name}] {
 				continue // its agent's row carries it
 			}
 			if row, ok := taskRow(r, t, now); ok {
@@ -230,12 +230,12 @@ type taskRef struct {
 }
 
 // taskIndex finds the run task of each worktree, by repo and name.
-func taskIndex(runs []*run.Run) map[string]taskRef {
-	out := map[string]taskRef{}
+func taskIndex(runs []*run.Run) map[state.Key]taskRef {
+	out := map[state.Key]taskRef{}
 	for _, r := range runs {
 		for _, t := range r.Tasks {
 			if t.Name != "" {
-				out[r.Repo+"\x00"+t.Name] = taskRef{r, t}
+				out[state.Key{Repo: r.Repo, Name: t.Name}] = taskRef{r, t}
 			}
 		}
 	}
@@ -247,11 +247,11 @@ type queuePlace struct {
 	entry merge.QueueEntry
 }
 
-func queueIndex(qs map[string]merge.Queue) map[string]queuePlace {
-	out := map[string]queuePlace{}
+func queueIndex(qs map[string]merge.Queue) map[state.Key]queuePlace {
+	out := map[state.Key]queuePlace{}
 	for repo, q := range qs {
 		for i, e := range q.Entries {
-			out[repo+"\x00"+e.Name] = queuePlace{i + 1, e}
+			out[state.Key{Repo: repo, Name: e.Name}] = queuePlace{i + 1, e}
 		}
 	}
 	return out
@@ -531,7 +531,7 @@ func backgroundRows(dreams []memory.Last) []Row {
 // sortRows orders each section: NEEDS YOU longest waiting first, READY TO
 // SHIP in queue order, IN FLIGHT, QUEUED and ENDED oldest first, RECENT as
 // built.
-func sortRows(rows []Row, queued map[string]queuePlace) {
+func sortRows(rows []Row, queued map[state.Key]queuePlace) {
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
 		if a.Section != b.Section {
@@ -541,7 +541,7 @@ func sortRows(rows []Row, queued map[string]queuePlace) {
 		case Recent, Background:
 			return false
 		case ReadyToShip:
-			qa, qb := queued[a.Repo+"\x00"+a.Name].index, queued[b.Repo+"\x00"+b.Name].index
+			qa, qb := queued[a.key()].index, queued[b.key()].index
 			if qa != qb && qa > 0 && qb > 0 {
 				return qa < qb
 			}
@@ -573,31 +573,39 @@ func underSpawners(rows []Row) {
 	}
 }
 
+// key is the agent a row is of (a task's row without one: its run's repo
+// and the task's worktree name, if any).
+func (r Row) key() state.Key { return state.Key{Repo: r.Repo, Name: r.Name} }
+
 func arrange(sec []Row) {
-	at := map[string]bool{}
+	at := map[state.Key]bool{}
 	for _, r := range sec {
-		at[r.Repo+"\x00"+r.Name] = true
+		at[r.key()] = true
 	}
-	kids := map[string][]Row{}
+	kids := map[state.Key][]Row{}
 	var roots []Row
 	for _, r := range sec {
-		if k := r.Repo + "\x00" + r.Spawner; r.Spawner != "" && at[k] {
+		if k := (state.Key{Repo: r.Repo, Name: r.Spawner}); r.Spawner != "" && at[k] {
 			kids[k] = append(kids[k], r)
 		} else {
 			roots = append(roots, r)
 		}
 	}
 	out := sec[:0:0]
-	seen := map[string]bool{}
+	type rowKey struct {
+		state.Key
+		task string
+	}
+	seen := map[rowKey]bool{}
 	var add func(Row)
 	add = func(r Row) {
-		k := r.Repo + "\x00" + r.Name + "\x00" + r.TaskID
+		k := rowKey{r.key(), r.TaskID}
 		if seen[k] {
 			return
 		}
 		seen[k] = true
 		out = append(out, r)
-		for _, c := range kids[r.Repo+"\x00"+r.Name] {
+		for _, c := range kids[r.key()] {
 			add(c)
 		}
 	}

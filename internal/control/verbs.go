@@ -130,7 +130,7 @@ func Sync(w *workspace.Workspace, rec *state.Record, rebase, leave, force bool) 
 // winner writes), and returns its record as it is now. A worktree another
 // owt lands right now, or one that is gone since, is an error saying so.
 func holdLanding(w *workspace.Workspace, rec *state.Record) (release func(), cur *state.Record, err error) {
-	held, err := state.Hold("land\x00" + w.Repo.Root + "\x00" + rec.Name)
+	held, err := state.Hold("land\x00" + state.Key{Repo: w.Repo.Root, Name: rec.Name}.String())
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s is being merged or shipped by another owt process right now; nothing was changed", rec.Name)
 	}

@@ -58,7 +58,7 @@ func (w *Worktrees) Spawn(me *state.Record, o CreateOptions) (*state.Record, err
 }
 
 func spawnLockPath(repoRoot, name string) string {
-	sum := sha256.Sum256([]byte(repoRoot + "\x00" + name))
+	sum := sha256.Sum256([]byte(state.Key{Repo: repoRoot, Name: name}.String()))
 	return filepath.Join(state.Dir(), "spawn", hex.EncodeToString(sum[:8]))
 }
 

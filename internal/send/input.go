@@ -164,7 +164,7 @@ type typed struct {
 // typedPath is where owt keeps the last text it typed into the agent
 // called name of the repository at repoRoot.
 func typedPath(repoRoot, name string) string {
-	sum := sha256.Sum256([]byte(repoRoot + "\x00" + name))
+	sum := sha256.Sum256([]byte(state.Key{Repo: repoRoot, Name: name}.String()))
 	return filepath.Join(state.Dir(), "typed", hex.EncodeToString(sum[:])[:24])
 }
 

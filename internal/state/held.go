@@ -87,7 +87,7 @@ func IsHeld(key string) bool {
 // once would merge into one prompt. Keyed by both, so equal names in two
 // repos do not wait for each other. The returned function releases it.
 func LockAgent(repoRoot, name string) (unlock func(), err error) {
-	l, err := keyedLock("agents", name, repoRoot+"\x00"+name)
+	l, err := keyedLock("agents", name, Key{Repo: repoRoot, Name: name}.String())
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func LockAgent(repoRoot, name string) (unlock func(), err error) {
 // doctor --fix, a run's resume): two of them at once would each see its
 // session gone and start two agents in one worktree.
 func LockRestart(repoRoot, name string) (unlock func(), err error) {
-	l, err := keyedLock("restarts", name, repoRoot+"\x00"+name)
+	l, err := keyedLock("restarts", name, Key{Repo: repoRoot, Name: name}.String())
 	if err != nil {
 		return nil, err
 	}

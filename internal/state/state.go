@@ -447,7 +447,7 @@ func (r *Record) SetStatus(s Status, src Source, now time.Time) bool {
 
 // CreateLock is the key of the lock owt new holds while it creates the
 // worktree called name in repo.
-func CreateLock(repo, name string) string { return "create\x00" + repo + "\x00" + name }
+func CreateLock(repo, name string) string { return "create\x00" + Key{Repo: repo, Name: name}.String() }
 
 // File is the content of one repository's state file.
 type File struct {
