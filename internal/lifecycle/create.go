@@ -793,21 +793,38 @@ func refClash(branch string, branches map[string]string) string {
 	return ""
 }
 
-// dropRecord forgets the record called name.
-func (w *Worktrees) dropRecord(name string) error {
+// forgetRecords forgets, in one update, the records pick names from the
+// file as read under its lock, and settles what was theirs
+// (AbandonMail). An error of pick leaves the file as it is.
+func (w *Worktrees) forgetRecords(pick func(f *state.File) ([]string, error)) error {
 	var gone []*state.Record
 	err := w.Store.Update(func(f *state.File) error {
 		gone = gone[:0]
-		if r := f.Records[name]; r != nil {
-			gone = append(gone, r)
+		names, err := pick(f)
+		if err != nil {
+			return err
 		}
-		delete(f.Records, name)
+		for _, n := range names {
+			if r := f.Records[n]; r != nil {
+				gone = append(gone, r)
+			}
+			delete(f.Records, n)
+		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("could not forget the record of %s: %w", name, err)
+		return err
 	}
 	AbandonMail(gone, w.Logf)
+	return nil
+}
+
+// dropRecord forgets the record called name.
+func (w *Worktrees) dropRecord(name string) error {
+	err := w.forgetRecords(func(*state.File) ([]string, error) { return []string{name}, nil })
+	if err != nil {
+		return fmt.Errorf("could not forget the record of %s: %w", name, err)
+	}
 	return nil
 }
 
@@ -820,19 +837,15 @@ var errAnotherLife = errors.New("another agent was given its name since")
 // another given its name, whose record, mail and session are not r's to
 // end. An r already gone is no error.
 func (w *Worktrees) dropRecordOf(r *state.Record) error {
-	var gone []*state.Record
-	err := w.Store.Update(func(f *state.File) error {
-		gone = gone[:0]
+	err := w.forgetRecords(func(f *state.File) ([]string, error) {
 		cur := f.Records[r.Name]
 		if cur == nil {
-			return state.ErrNoChange
+			return nil, state.ErrNoChange
 		}
 		if cur.Life != r.Life || !cur.CreatedAt.Equal(r.CreatedAt) {
-			return errAnotherLife
+			return nil, errAnotherLife
 		}
-		gone = append(gone, cur)
-		delete(f.Records, r.Name)
-		return nil
+		return []string{r.Name}, nil
 	})
 	if errors.Is(err, errAnotherLife) {
 		return fmt.Errorf("left the record of %s: %w", r.Name, err)
@@ -840,7 +853,6 @@ func (w *Worktrees) dropRecordOf(r *state.Record) error {
 	if err != nil {
 		return fmt.Errorf("could not forget the record of %s: %w", r.Name, err)
 	}
-	AbandonMail(gone, w.Logf)
 	return nil
 }
 

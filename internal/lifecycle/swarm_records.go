@@ -17,21 +17,14 @@ var ErrSwarmWorker = errors.New("not a worktree")
 // records of its swarm's workers, whose windows died with its session.
 func (w *Worktrees) dropWithWorkers(name string) error {
 	var workers []string
-	var gone []*state.Record
-	err := w.Store.Update(func(f *state.File) error {
-		gone = gone[:0]
-		if r := f.Records[name]; r != nil {
-			gone = append(gone, r)
-		}
-		delete(f.Records, name)
+	err := w.forgetRecords(func(f *state.File) ([]string, error) {
+		workers = workers[:0]
 		for n, r := range f.Records {
-			if r.WorkerOf(name) {
-				delete(f.Records, n)
+			if n != name && r.WorkerOf(name) {
 				workers = append(workers, n)
-				gone = append(gone, r)
 			}
 		}
-		return nil
+		return append([]string{name}, workers...), nil
 	})
 	for _, n := range workers {
 		state.RemoveMCPFiles(w.Repo.Root, n) // its Claude --mcp-config file and MCP secret, if any
@@ -39,7 +32,6 @@ func (w *Worktrees) dropWithWorkers(name string) error {
 	if err != nil {
 		return fmt.Errorf("could not forget the records of %s and its swarm: %w", name, err)
 	}
-	AbandonMail(gone, w.Logf)
 	return nil
 }
 
