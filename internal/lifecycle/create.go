@@ -1091,12 +1091,5 @@ func (w *Worktrees) injectMemory(rec *state.Record) {
 	if rec.NoAgent || w.Config.Memory.InjectTokens <= 0 {
 		return
 	}
-	inj := memory.Inject(w.Self, w.Repo.Root, rec.Name, "", "", false)
-	switch {
-	case inj.Line == "":
-	case inj.Failed || inj.Left > 0:
-		w.Warnf("%s", inj.Line)
-	default:
-		w.Logf("%s", inj.Line)
-	}
+	memory.Inject(w.Self, w.Repo.Root, rec.Name, "", "", false).Say(w.Warnf, w.Logf)
 }

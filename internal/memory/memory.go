@@ -155,6 +155,19 @@ type Injection struct {
 	Left int `json:"left_out,omitempty"`
 }
 
+// Say tells the user what the injection did: a warning (warnf) when the
+// agent starts without its facts, or without some pinned ones (Left),
+// else a line for the log (logf); nothing when there is nothing to say.
+func (inj Injection) Say(warnf, logf func(format string, args ...any)) {
+	switch {
+	case inj.Line == "":
+	case inj.Failed || inj.Left > 0:
+		warnf("%s", inj.Line)
+	default:
+		logf("%s", inj.Line)
+	}
+}
+
 // InjectTimeout bounds an injection: a memory database another process
 // holds locked (or a wedged owt-mcp) must never keep an agent from
 // starting; it starts without facts, and owt new says so.

@@ -186,13 +186,7 @@ func (s *Swarms) Start(o StartOptions) (Swarm, error) {
 	// The members start with what earlier agents learned, for the goal,
 	// in the instructions file of their tool (they share the worktree).
 	if s.W.Config.Memory.InjectTokens > 0 {
-		inj := memory.Inject(s.W.Self, s.W.Repo.Root, host.Name, goal, prof.Name, false)
-		switch {
-		case inj.Failed || inj.Left > 0:
-			s.W.Warnf("%s", inj.Line)
-		case inj.Line != "":
-			s.W.Logf("%s", inj.Line)
-		}
+		memory.Inject(s.W.Self, s.W.Repo.Root, host.Name, goal, prof.Name, false).Say(s.W.Warnf, s.W.Logf)
 	}
 	workers, err := s.startWorkers(host, prof.Name, goal, roles)
 	if err != nil {
