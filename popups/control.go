@@ -294,7 +294,7 @@ func (m *ctl) detailCmd() tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
-		st := m.desk.RefreshStats([]*state.Record{rec})[rec.Repo+"\x00"+rec.Name]
+		st := m.desk.RefreshStats([]*state.Record{rec})[rec.Key()]
 		text := fmt.Sprintf("%s → %s: %d ahead, %d behind, +%d -%d", rec.Branch, rec.Base, st.Ahead, st.Behind, st.Insertions, st.Deletions)
 		if st.Dirty > 0 {
 			text += fmt.Sprintf(", %d uncommitted", st.Dirty)

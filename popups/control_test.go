@@ -39,13 +39,13 @@ type fakeDesk struct {
 }
 
 func (d *fakeDesk) Load(string) (control.Snapshot, error) { return d.snap, nil }
-func (d *fakeDesk) RefreshStats(recs []*state.Record) map[string]lifecycle.Stats {
-	out := map[string]lifecycle.Stats{}
+func (d *fakeDesk) RefreshStats(recs []*state.Record) map[state.Key]lifecycle.Stats {
+	out := map[state.Key]lifecycle.Stats{}
 	for _, r := range recs {
 		d.statted = append(d.statted, r.Name)
 		// As git here says of a path that is not on this machine.
 		if strings.Contains(r.Name, "@") {
-			out[r.Repo+"\x00"+r.Name] = lifecycle.Stats{Missing: true}
+			out[r.Key()] = lifecycle.Stats{Missing: true}
 		}
 	}
 	return out

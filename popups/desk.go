@@ -29,7 +29,7 @@ import (
 // tests give it fixtures and record the verbs it calls.
 type desk interface {
 	Load(scope string) (control.Snapshot, error)
-	RefreshStats(recs []*state.Record) map[string]lifecycle.Stats
+	RefreshStats(recs []*state.Record) map[state.Key]lifecycle.Stats
 	Queues(recs []*state.Record) map[string]merge.Queue
 	Get(repo, name string) (*state.Record, error)
 	Check(rec *state.Record) (merge.Report, error)
@@ -93,7 +93,7 @@ func (d *liveDesk) open(repo string) (*workspace.Workspace, error) {
 
 func (d *liveDesk) Load(scope string) (control.Snapshot, error) { return control.Load(d.tm, scope) }
 
-func (d *liveDesk) RefreshStats(recs []*state.Record) map[string]lifecycle.Stats {
+func (d *liveDesk) RefreshStats(recs []*state.Record) map[state.Key]lifecycle.Stats {
 	return lifecycle.RefreshStats(recs)
 }
 

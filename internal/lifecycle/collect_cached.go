@@ -20,7 +20,7 @@ func CollectCached(tm *tmux.Client, recs []*state.Record) (items []Item, stale [
 	items = make([]Item, len(recs))
 	for i, r := range recs {
 		items[i] = itemOf(r, loc)
-		st, ok := cache.Entries[r.Repo+"\x00"+r.Name]
+		st, ok := cache.Entries[r.Key()]
 		if ok {
 			items[i].applyStats(st)
 		}
@@ -35,9 +35,9 @@ func CollectCached(tm *tmux.Client, recs []*state.Record) (items []Item, stale [
 
 // RefreshStats computes the git figures of recs (two at a time) and caches
 // them for every screen that reads the cache.
-func RefreshStats(recs []*state.Record) map[string]Stats {
+func RefreshStats(recs []*state.Record) map[state.Key]Stats {
 	cache := loadStatsCache()
-	out := map[string]Stats{}
+	out := map[state.Key]Stats{}
 	var mu sync.Mutex
 	all := make([]int, len(recs))
 	for i := range all {
@@ -45,7 +45,7 @@ func RefreshStats(recs []*state.Record) map[string]Stats {
 	}
 	<-cache.compute(recs, stampsOf(recs), all, 2, func(i int, st Stats) {
 		mu.Lock()
-		out[recs[i].Repo+"\x00"+recs[i].Name] = st
+		out[recs[i].Key()] = st
 		mu.Unlock()
 	})
 	return out
@@ -69,7 +69,7 @@ func (c *statsCache) compute(recs []*state.Record, stamps map[*state.Record]stam
 			<-sem
 			got(i, st)
 			c.mu.Lock()
-			c.Entries[r.Repo+"\x00"+r.Name] = st
+			c.Entries[r.Key()] = st
 			c.dirty = true
 			c.mu.Unlock()
 		}()

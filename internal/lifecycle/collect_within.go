@@ -30,7 +30,7 @@ func CollectWithin(tm *tmux.Client, recs []*state.Record, wait time.Duration) []
 	)
 	for i, r := range recs {
 		items[i] = itemOf(r, loc)
-		st, ok := cache.Entries[r.Repo+"\x00"+r.Name]
+		st, ok := cache.Entries[r.Key()]
 		if ok {
 			items[i].applyStats(st)
 		}

@@ -167,16 +167,16 @@ func (st Stats) fresh(r *state.Record, s stamp, now time.Time) bool {
 type statsCache struct {
 	mu      sync.Mutex
 	path    string
-	Entries map[string]Stats `json:"entries"`
+	Entries map[state.Key]Stats `json:"entries"`
 	dirty   bool
 }
 
 func loadStatsCache() *statsCache {
-	c := &statsCache{path: filepath.Join(xdg.CacheHome, "owt", "stats.json"), Entries: map[string]Stats{}}
+	c := &statsCache{path: filepath.Join(xdg.CacheHome, "owt", "stats.json"), Entries: map[state.Key]Stats{}}
 	if data, err := os.ReadFile(c.path); err == nil {
 		_ = json.Unmarshal(data, c)
 		if c.Entries == nil {
-			c.Entries = map[string]Stats{}
+			c.Entries = map[state.Key]Stats{}
 		}
 	}
 	return c
@@ -236,7 +236,7 @@ func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 	var stale []int
 	for i, r := range recs {
 		cache.mu.Lock()
-		st, ok := cache.Entries[r.Repo+"\x00"+r.Name]
+		st, ok := cache.Entries[r.Key()]
 		cache.mu.Unlock()
 		items[i] = itemOf(r, loc)
 		if ok && !o.Fresh && st.fresh(r, stamps[r], now) {
@@ -305,7 +305,7 @@ func addMessages(items []Item, recs []*state.Record) {
 	}
 	counts := outbox.Default().PeerCounts(agents, since)
 	for i := range items {
-		items[i].Messages = counts[items[i].Repo+"\x00"+items[i].Name]
+		items[i].Messages = counts[state.Key{Repo: items[i].Repo, Name: items[i].Name}]
 	}
 }
 

@@ -138,10 +138,8 @@ type loopsFile struct {
 	// Dismissed is when the user last dismissed each sender's loops
 	// (DismissLoops), by repo and name: its messages before then count
 	// no more toward the loop guard's limit.
-	Dismissed map[string]time.Time `json:"dismissed,omitempty"`
+	Dismissed map[state.Key]time.Time `json:"dismissed,omitempty"`
 }
-
-func senderKey(repo, name string) string { return repo + "\x00" + name }
 
 // loopsPath is outside the glob of outbox files (*.json).
 func (b Box) loopsPath() string { return filepath.Join(b.Dir, "loops", "loops.json") }
@@ -185,9 +183,9 @@ func (b Box) DismissLoops(repo, name string) (int, error) {
 			return false, nil
 		}
 		if f.Dismissed == nil {
-			f.Dismissed = map[string]time.Time{}
+			f.Dismissed = map[state.Key]time.Time{}
 		}
-		f.Dismissed[senderKey(repo, name)] = time.Now()
+		f.Dismissed[state.Key{Repo: repo, Name: name}] = time.Now()
 		return true, nil
 	})
 	return n, err
@@ -200,7 +198,7 @@ func (b Box) LoopDismissed(repo, name string) time.Time {
 	if err != nil {
 		return time.Time{}
 	}
-	return f.Dismissed[senderKey(repo, name)]
+	return f.Dismissed[state.Key{Repo: repo, Name: name}]
 }
 
 // ForgetLoopsOf forgets every loop agent name of repo was in, either
@@ -278,12 +276,12 @@ type Counts struct {
 	Queued   int `json:"queued"` // received and not typed yet
 }
 
-// PeerCounts counts the peer messages of agents, by Repo+"\x00"+Name:
+// PeerCounts counts the peer messages of agents, by repo and name:
 // one read of each agent's outbox. Messages sent count for their sender
 // when it is among agents. since gives, per agent, when it was made: a
 // message to an earlier agent of the same name is not its.
-func (b Box) PeerCounts(agents []Agent, since map[Agent]time.Time) map[string]Counts {
-	out := make(map[string]Counts, len(agents))
+func (b Box) PeerCounts(agents []Agent, since map[Agent]time.Time) map[state.Key]Counts {
+	out := make(map[state.Key]Counts, len(agents))
 	for _, a := range agents {
 		f, err := b.read(a)
 		if err != nil {
@@ -293,7 +291,8 @@ func (b Box) PeerCounts(agents []Agent, since map[Agent]time.Time) map[string]Co
 			if m.Kind != KindPeer || m.QueuedAt.Before(since[a]) {
 				continue
 			}
-			c := out[a.Repo+"\x00"+a.Name]
+			to, from := state.Key{Repo: a.Repo, Name: a.Name}, state.Key{Repo: a.Repo, Name: m.From}
+			c := out[to]
 			c.Received++
 			if m.ReadAt.IsZero() {
 				c.Unread++
@@ -301,10 +300,10 @@ func (b Box) PeerCounts(agents []Agent, since map[Agent]time.Time) map[string]Co
 			if m.State == Queued {
 				c.Queued++
 			}
-			out[a.Repo+"\x00"+a.Name] = c
-			from := out[a.Repo+"\x00"+m.From]
-			from.Sent++
-			out[a.Repo+"\x00"+m.From] = from
+			out[to] = c
+			sent := out[from]
+			sent.Sent++
+			out[from] = sent
 		}
 	}
 	return out

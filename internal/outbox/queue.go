@@ -101,7 +101,7 @@ func Default() Box { return Box{Dir: filepath.Join(state.Dir(), "outbox")} }
 // the repo, name and life so equal names in two repos, or two lives of
 // one name, do not meet (a record from before lives has the name's file).
 func (b Box) path(a Agent) string {
-	key := a.Repo + "\x00" + a.Name
+	key := state.Key{Repo: a.Repo, Name: a.Name}.String()
 	if a.Life != "" {
 		key += "\x00" + a.Life
 	}
