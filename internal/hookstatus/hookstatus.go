@@ -211,18 +211,11 @@ func ownSession(r *state.Record, call Call, ev hookevent.Event) (other string, o
 	return "", true
 }
 
-// maxOtherSessions bounds Record.OtherSessions (the latest are kept).
-const maxOtherSessions = 16
-
 // noteOtherSession keeps session on name's record as not its agent's.
 func noteOtherSession(w *ledger, name, session string) error {
 	return w.store.UpdateRecordUnsynced(name, func(r *state.Record) error {
-		if r == nil || slices.Contains(r.OtherSessions, session) {
+		if r == nil || !r.NoteOtherSession(session) {
 			return state.ErrNoChange
-		}
-		r.OtherSessions = append(r.OtherSessions, session)
-		if n := len(r.OtherSessions); n > maxOtherSessions {
-			r.OtherSessions = append([]string(nil), r.OtherSessions[n-maxOtherSessions:]...)
 		}
 		return nil
 	})

@@ -338,13 +338,27 @@ const MaxSessions = 32
 
 // NoteSession adds the tool session id to the life's Sessions, dropping
 // the oldest past MaxSessions; it reports whether it was new.
-func (r *Record) NoteSession(id string) bool {
-	if id == "" || slices.Contains(r.Sessions, id) {
+func (r *Record) NoteSession(id string) bool { return noteID(&r.Sessions, id, MaxSessions) }
+
+// MaxOtherSessions is how many OtherSessions a record keeps.
+const MaxOtherSessions = 16
+
+// NoteOtherSession adds the tool session id to OtherSessions (not the
+// agent's), dropping the oldest past MaxOtherSessions; it reports
+// whether it was new.
+func (r *Record) NoteOtherSession(id string) bool {
+	return noteID(&r.OtherSessions, id, MaxOtherSessions)
+}
+
+// noteID adds id to ids unless it is there or "", keeping the latest
+// most; it reports whether it was new.
+func noteID(ids *[]string, id string, most int) bool {
+	if id == "" || slices.Contains(*ids, id) {
 		return false
 	}
-	r.Sessions = append(r.Sessions, id)
-	if n := len(r.Sessions); n > MaxSessions {
-		r.Sessions = append([]string(nil), r.Sessions[n-MaxSessions:]...)
+	*ids = append(*ids, id)
+	if n := len(*ids); n > most {
+		*ids = append([]string(nil), (*ids)[n-most:]...)
 	}
 	return true
 }
