@@ -8,12 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/owt-tmux/owt/internal/bell"
 )
 
-// Bell is the monitor's end of the bell (package bell: where it is, what
-// a ring says).
+// Bell is the monitor's end of the bell (ring.go: where it is, what a
+// ring says).
 type Bell struct {
 	conn *net.UnixConn
 	path string
@@ -23,12 +21,12 @@ type Bell struct {
 // the monitor lock, so a socket file already there is a dead monitor's.
 func ListenBell(socket string) (*Bell, error) {
 	var errs []error
-	for _, p := range bell.Paths(socket) {
+	for _, p := range BellPaths(socket) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if !bell.Private(filepath.Dir(p)) {
+		if !privateDir(filepath.Dir(p)) {
 			errs = append(errs, fmt.Errorf("%s: others may write to its folder", p))
 			continue
 		}
@@ -52,7 +50,7 @@ func (b *Bell) Path() string { return b.path }
 // publish a record, not one a ring). Rings that are not one verb and two
 // fields are dropped.
 func (b *Bell) Serve(publish func(repo, name string)) {
-	buf := make([]byte, bell.MaxLen)
+	buf := make([]byte, ringMaxLen)
 	type rung struct{ repo, name string }
 	for {
 		var batch []rung
@@ -71,7 +69,7 @@ func (b *Bell) Serve(publish func(repo, name string)) {
 			// look (Go fails such a read before trying it).
 			wait = time.Now().Add(time.Millisecond)
 			fields := strings.Split(string(buf[:n]), "\x00")
-			if len(fields) != 3 || fields[0] != bell.Verb || !filepath.IsAbs(fields[1]) || fields[2] == "" {
+			if len(fields) != 3 || fields[0] != ringVerb || !filepath.IsAbs(fields[1]) || fields[2] == "" {
 				continue
 			}
 			if r := (rung{fields[1], fields[2]}); !seen[r] {

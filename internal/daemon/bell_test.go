@@ -9,13 +9,11 @@ import (
 	"time"
 
 	"github.com/adrg/xdg"
-
-	"github.com/owt-tmux/owt/internal/bell"
 )
 
 func TestRingReachesTheBellAndNothingElseDoes(t *testing.T) {
 	socket := filepath.Join(t.TempDir(), "default")
-	if err := bell.Ring(socket, "/r", "a"); err == nil {
+	if err := Ring(socket, "/r", "a"); err == nil {
 		t.Fatal("a ring with no bell must fail, so the hook publishes another way")
 	}
 	b, err := ListenBell(socket)
@@ -25,20 +23,20 @@ func TestRingReachesTheBellAndNothingElseDoes(t *testing.T) {
 	got := make(chan string, 4)
 	done := make(chan struct{})
 	go func() { b.Serve(func(repo, name string) { got <- repo + "|" + name }); close(done) }()
-	if err := bell.Ring(socket, "/work/app", "api"); err != nil {
+	if err := Ring(socket, "/work/app", "api"); err != nil {
 		t.Fatal(err)
 	}
 	if r := <-got; r != "/work/app|api" {
 		t.Fatalf("rang %q", r)
 	}
 	// Not one verb and two fields, or a relative repo: dropped.
-	if err := bell.Ring(socket, "rel", "x"); err != nil {
+	if err := Ring(socket, "rel", "x"); err != nil {
 		t.Fatal(err)
 	}
-	if err := bell.Ring(socket, "/a\x00b", "x"); err == nil {
+	if err := Ring(socket, "/a\x00b", "x"); err == nil {
 		t.Fatal("a NUL in a field must be refused")
 	}
-	if err := bell.Ring(socket, "/ok", "b"); err != nil {
+	if err := Ring(socket, "/ok", "b"); err != nil {
 		t.Fatal(err)
 	}
 	if r := <-got; r != "/ok|b" {
@@ -66,7 +64,7 @@ func TestRingOfADeadMonitorFails(t *testing.T) {
 	if _, err := os.Stat(b.Path()); err != nil {
 		t.Fatal(err)
 	}
-	if err := bell.Ring(socket, "/r", "a"); err == nil {
+	if err := Ring(socket, "/r", "a"); err == nil {
 		t.Fatal("a ring to a socket no one reads must fail")
 	}
 	// The next monitor takes the path over.
@@ -75,7 +73,7 @@ func TestRingOfADeadMonitorFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b2.Close()
-	if err := bell.Ring(socket, "/r", "a"); err != nil {
+	if err := Ring(socket, "/r", "a"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -99,7 +97,7 @@ func TestBellBesideALongSocketPathMovesToTheRuntimeDir(t *testing.T) {
 	}
 	got := make(chan string, 1)
 	go b.Serve(func(repo, name string) { got <- name })
-	if err := bell.Ring(socket, "/r", "a"); err != nil {
+	if err := Ring(socket, "/r", "a"); err != nil {
 		t.Fatal(err)
 	}
 	if n := <-got; n != "a" {
@@ -127,7 +125,7 @@ func TestNoBellInAFolderOthersMayWriteTo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stranger.Close()
-	if err := bell.Ring(socket, "/r", "a"); err == nil {
+	if err := Ring(socket, "/r", "a"); err == nil {
 		t.Fatal("a ring must not go to a socket in a folder others may write to")
 	}
 	b, err := ListenBell(socket)
@@ -140,7 +138,7 @@ func TestNoBellInAFolderOthersMayWriteTo(t *testing.T) {
 	}
 	got := make(chan string, 1)
 	go b.Serve(func(repo, name string) { got <- name })
-	if err := bell.Ring(socket, "/r", "a"); err != nil {
+	if err := Ring(socket, "/r", "a"); err != nil {
 		t.Fatal(err)
 	}
 	if n := <-got; n != "a" {
@@ -162,7 +160,7 @@ func TestRingsWaitingTogetherPublishEachRecordOnce(t *testing.T) {
 	}
 	defer b.Close()
 	for _, name := range []string{"a", "b", "a", "a", "b", "c"} {
-		if err := bell.Ring(socket, "/r", name); err != nil {
+		if err := Ring(socket, "/r", name); err != nil {
 			t.Fatal(err)
 		}
 	}

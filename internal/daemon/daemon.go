@@ -1,7 +1,8 @@
 // Package daemon finds, locks and starts the one "owt monitor" of a tmux
-// server, and its end of the monitor's bell. It sits below the workspace
-// (owt new starts the monitor) and the monitor itself, and knows nothing
-// of what the monitor does.
+// server, and is its bell: the socket where a hook rings the monitor to
+// show a record it changed (Ring; the monitor's end is Bell). It sits
+// below the workspace (owt new starts the monitor) and the monitor
+// itself, and knows nothing of what the monitor does.
 //
 // The lock is an flock on <server socket>.owt-monitor.lock, held by the
 // monitor for its whole life; a second monitor for the same server fails

@@ -13,11 +13,10 @@
 //	drivers    the monitor (one per tmux server) and the run engine it drives
 //	verbs      control (ship, merge, delete from every face), reactions,
 //	           pull requests, the outbox's courier, the pane runner,
-//	           resolve (a conflict handed to its agent, then checked),
-//	           the hook's process (owt hook)
-//	use cases  one concern each: lifecycle, status, the hook hot path,
-//	           status bar, inventory, typing into panes, notes, hook
-//	           files, merge, checks, keys
+//	           resolve (a conflict handed to its agent, then checked)
+//	use cases  one concern each: lifecycle, status, a hook event's whole
+//	           path (hook), status bar, inventory, typing into panes,
+//	           notes, merge, checks, keys
 //	core       workspace: a repository as owt manages it
 //	models     the run model and its plan and evidence, the outbox queue,
 //	           agent profiles and the screen classifier, what a hook

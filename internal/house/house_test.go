@@ -63,13 +63,11 @@ var rooms = map[string]int{
 	"internal/lifecycle":    useCases, // create, list, delete, teardown, restart, doctor
 	"internal/hosts":        useCases, // agents on other machines over ssh: hosts, probes, owt there
 	"internal/status":       useCases, // screen reconciliation, wait, done, why; @owt-status and the summary
-	"internal/hookrun":      verbs,    // the hook's process: owt hook
-	"internal/hookstatus":   useCases, // the hook hot path: one event to its record, the bell rung
+	"internal/hook":         useCases, // an event's whole path: owt hook, the record, the bell, the settings in worktrees
 	"internal/send":         useCases, // typing into panes, now or when idle (the outbox's courier)
 	"internal/notes":        useCases, // owt note
 	"internal/memory/facts": useCases, // a repository's facts (SQLite with FTS5) and what owt does with them: inject, mine, consolidate
 	"internal/templates":    useCases, // task templates and the session protocol: the first prompt
-	"internal/hookfiles":    useCases, // hook settings in a worktree
 	"internal/merge":        useCases, // checks and landing a branch
 	"internal/checks":       useCases, // running check commands
 	"internal/review":       useCases, // the AI review gate: a headless tool's verdict on a diff
@@ -91,7 +89,6 @@ var rooms = map[string]int{
 	"internal/memory":     ground, // owt's door to a repository's memory, which owt-mcp holds
 	"internal/setup":      ground, // copies, ports, dependency installs
 	"internal/daemon":     ground, // finds, locks and starts a server's monitor
-	"internal/bell":       ground, // the monitor's bell: where it is, ringing it
 	"internal/usage":      ground, // tokens and cost read from the tools' session files, per repo
 	"internal/opencodedb": ground, // OpenCode's SQLite database, read for usage (owt-mcp only)
 	"internal/owtlog":     ground, // owt.log: one slog logger, text or JSON lines
@@ -132,13 +129,13 @@ var sideways = map[string][]string{
 	"internal/monitor":         {"internal/run/engine"},
 	"internal/peers":           {"internal/control"},
 	"internal/control":         {"internal/swarm", "internal/resolve"},
-	"internal/lifecycle":       {"internal/hookfiles", "internal/notes", "internal/status", "internal/templates"},
+	"internal/lifecycle":       {"internal/hook", "internal/notes", "internal/status", "internal/templates"},
 	"internal/memory/facts":    {"internal/notes"},
-	"internal/status":          {"internal/hookstatus"},
+	"internal/status":          {"internal/hook"},
 	"internal/send":            {"internal/status"},
 	"internal/agent":           {"internal/hookevent"},
 	"internal/statuschange":    {"internal/hookevent"},
-	"internal/daemon":          {"internal/state", "internal/tmux", "internal/owtlog", "internal/ssh", "internal/bell"},
+	"internal/daemon":          {"internal/state", "internal/tmux", "internal/owtlog", "internal/ssh"},
 	"internal/owtlog":          {"internal/state"},
 	"internal/memory":          {"internal/state"},
 	"internal/usage":           {"internal/state"},

@@ -19,7 +19,7 @@ import (
 func EditedCopies(r *state.Record) ([]string, error) {
 	hookFiles := map[string]bool{}
 	for _, h := range r.HookFiles {
-		hookFiles[h.Path] = true // compared without owt's hooks (hookfiles.Work)
+		hookFiles[h.Path] = true // compared without owt's hooks (hook.Work)
 	}
 	var out []string
 	for _, name := range r.Copied {

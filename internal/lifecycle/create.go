@@ -14,7 +14,7 @@ import (
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/hookfiles"
+	"github.com/owt-tmux/owt/internal/hook"
 	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/notes"
 	"github.com/owt-tmux/owt/internal/setup"
@@ -422,7 +422,7 @@ func (c *creation) bringIn() error {
 		}
 	}
 	if !o.NoAgent {
-		if err := hookfiles.Of(w.Workspace).Install(rec, c.prof, c.rb.push); err != nil {
+		if err := hook.Of(w.Workspace).Install(rec, c.prof, c.rb.push); err != nil {
 			return fmt.Errorf("install %s hooks: %w", c.prof.Name, err)
 		}
 	}
@@ -919,7 +919,7 @@ func (w *Worktrees) bringFiles(dst string, listUnversioned func() (git.Unversion
 		patterns[i] = "/" + l
 		w.Logf("linked %s", l)
 	}
-	if _, err := hookfiles.Of(w.Workspace).ExcludeWithUndo(rb.push, dst, patterns...); err != nil {
+	if _, err := hook.Of(w.Workspace).ExcludeWithUndo(rb.push, dst, patterns...); err != nil {
 		return nil, fmt.Errorf("exclude links from git: %w", err)
 	}
 	return copied, nil

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/hookfiles"
+	"github.com/owt-tmux/owt/internal/hook"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/untrusted"
@@ -268,7 +268,7 @@ func (w *Worktrees) removeAgent(r *state.Record, o DeleteOptions) error {
 		return fmt.Errorf("removed the session, worktree and branch of %s, but %w; 'owt doctor --fix' forgets it", name, err)
 	}
 	if others, err := w.Records(); err == nil {
-		hookfiles.Of(w.Workspace).ReleaseExcludes(r, others)
+		hook.Of(w.Workspace).ReleaseExcludes(r, others)
 	}
 	state.RemoveMCPFiles(r.Repo, r.Name) // Claude's --mcp-config file and the MCP secret, if any
 	_ = status.PublishSummaryLocked(w.Tmux)
@@ -283,7 +283,7 @@ func (w *Worktrees) removeAgent(r *state.Record, o DeleteOptions) error {
 // left them (state.Record.SetupMade).
 // A tracked settings file owt merged its hooks into is work when, without
 // owt's hooks, it differs from HEAD, whether or not git status shows it
-// (owt hides it with skip-worktree; see hookfiles.Work).
+// (owt hides it with skip-worktree; see hook.Work).
 func WorkFiles(r *state.Record) ([]string, error) {
 	dirty, err := git.DirtyFiles(r.Path)
 	if err != nil {
@@ -318,7 +318,7 @@ func WorkFiles(r *state.Record) ([]string, error) {
 		}
 		dirty = out
 	}
-	return hookfiles.Work(r, dirty)
+	return hook.Work(r, dirty)
 }
 
 // installLeft are the files of r.SetupMade that are still as owt's

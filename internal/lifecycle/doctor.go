@@ -12,7 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/hookfiles"
+	"github.com/owt-tmux/owt/internal/hook"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -290,7 +290,7 @@ func (w *Worktrees) doctorHookSettings(r *state.Record, fix bool, rep *DoctorRep
 	if !ok || !worktreeDirExists(r.Path) {
 		return
 	}
-	path, stale := hookfiles.Of(w.Workspace).StaleHooks(r, prof)
+	path, stale := hook.Of(w.Workspace).StaleHooks(r, prof)
 	if !stale {
 		return
 	}
@@ -298,7 +298,7 @@ func (w *Worktrees) doctorHookSettings(r *state.Record, fix bool, rep *DoctorRep
 		Detail: path + " runs owt's hooks with a command an older owt wrote",
 		Action: "--fix (or restarting the agent) writes this owt's hook commands"}
 	if fix {
-		if _, err := hookfiles.Of(w.Workspace).Renew(r, prof); err != nil {
+		if _, err := hook.Of(w.Workspace).Renew(r, prof); err != nil {
 			f.Action = err.Error()
 		} else {
 			f.Fixed, f.Action = true, "wrote this owt's hook commands"
@@ -327,7 +327,7 @@ func (w *Worktrees) doctorCodexHooks(fix bool, rep *DoctorReport) {
 		f.Kind, f.Detail = StaleHookSettings, "owt's hooks run with a command an older owt wrote"
 	}
 	if fix {
-		if _, err := hookfiles.InstallCodexHooks(w.Self); err != nil {
+		if _, err := hook.InstallCodexHooks(w.Self); err != nil {
 			f.Action = err.Error()
 		} else {
 			f.Fixed, f.Action = true, "wrote owt's hooks again; Codex asks you to trust them again"

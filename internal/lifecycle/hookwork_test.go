@@ -15,7 +15,7 @@ import (
 )
 
 // A tracked settings file holding owt's hooks (hidden with skip-worktree,
-// as hookfiles.Install does) is work exactly when, without owt's hooks, it
+// as hook.Files.Install does) is work exactly when, without owt's hooks, it
 // differs from HEAD: for a record that notes it, and for an older record
 // that does not.
 func TestWorkFilesSeesEditsOfTrackedHookFiles(t *testing.T) {

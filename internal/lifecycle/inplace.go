@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/hookfiles"
+	"github.com/owt-tmux/owt/internal/hook"
 	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
@@ -173,14 +173,14 @@ func (w *Worktrees) releaseInPlace(r *state.Record, o DeleteOptions) error {
 	if err := w.killSessionOf(r); err != nil {
 		return err
 	}
-	for _, err := range hookfiles.Of(w.Workspace).RestoreInPlace(r) {
+	for _, err := range hook.Of(w.Workspace).RestoreInPlace(r) {
 		w.Warnf("%v", err)
 	}
 	if err := w.dropWithWorkers(r.Name); err != nil {
 		return fmt.Errorf("ended the session of %s, but %w; 'owt doctor --fix' forgets it", r.Name, err)
 	}
 	if others, err := w.Records(); err == nil {
-		hookfiles.Of(w.Workspace).ReleaseExcludes(r, others)
+		hook.Of(w.Workspace).ReleaseExcludes(r, others)
 	}
 	state.RemoveMCPFiles(r.Repo, r.Name)
 	return nil

@@ -3,7 +3,7 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
-	"github.com/owt-tmux/owt/internal/hookfiles"
+	"github.com/owt-tmux/owt/internal/hook"
 	"os"
 	"strings"
 
@@ -55,7 +55,7 @@ func (w *Worktrees) restart(name, prompt string, keepTask bool, resume *state.Re
 	if prof, ok := w.Tools[rec.Tool]; ok {
 		// Settings an older owt wrote (naming its owt-hook, or owt where it
 		// was) get this owt's hook commands before the agent starts.
-		if _, err := hookfiles.Of(w.Workspace).Renew(rec, prof); err != nil {
+		if _, err := hook.Of(w.Workspace).Renew(rec, prof); err != nil {
 			w.Logf("%v", err)
 		}
 	}

@@ -149,7 +149,7 @@ type Record struct {
 	// AgentIDAt is when AgentID was made. OtherSessions are tool
 	// sessions that carried it but are not the agent's: a tool the agent
 	// itself runs in its folder (its Bash tool's "claude -p") inherits
-	// the id, and runs a session of its own (hookstatus.ownSession).
+	// the id, and runs a session of its own (hook.ownSession).
 	AgentIDAt     time.Time `json:"agent_id_at,omitzero"`
 	OtherSessions []string  `json:"other_sessions,omitempty"`
 	// Template is the task template the first prompt was made with

@@ -5,6 +5,6 @@
 // rendered for tmux, plain text or a terminal. Publishing is serialized
 // by one lock and never waits for tmux without limit.
 //
-// The hook hot path is package hookstatus; the record-level change
+// An event of a tool's hook is package hook's; the record-level change
 // itself is statuschange's (through workspace.Ledger.ChangeStatus).
 package status

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/owt-tmux/owt/internal/hookstatus"
+	"github.com/owt-tmux/owt/internal/hook"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -44,7 +44,7 @@ func doneTarget(getenv func(string) string, dir string) (*state.Store, string, e
 			return store, name, nil
 		}
 	}
-	store, rec, err := hookstatus.FindByPath(dir, "")
+	store, rec, err := hook.FindByPath(dir, "")
 	if err != nil {
 		return nil, "", fmt.Errorf("%w (%v)", ErrNotInWorktree, err)
 	}

@@ -28,7 +28,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/hookfiles"
+	"github.com/owt-tmux/owt/internal/hook"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/state"
@@ -211,7 +211,7 @@ func (s *Swarms) installHooks(host *state.Record, prof agent.Profile, push func(
 			return nil
 		}
 	}
-	if err := hookfiles.Of(s.W).Install(host, prof, push); err != nil {
+	if err := hook.Of(s.W).Install(host, prof, push); err != nil {
 		return fmt.Errorf("install %s hooks in %s: %w", prof.Name, host.Path, err)
 	}
 	return nil

@@ -10,7 +10,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
-	"github.com/owt-tmux/owt/internal/hookfiles"
+	"github.com/owt-tmux/owt/internal/hook"
 )
 
 type toolInfo struct {
@@ -123,7 +123,7 @@ func codexHooksCommand(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			if c.Bool("remove") {
-				path, had, err := hookfiles.RemoveCodexHooks()
+				path, had, err := hook.RemoveCodexHooks()
 				switch {
 				case err != nil:
 					return err
@@ -138,7 +138,7 @@ func codexHooksCommand(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return fmt.Errorf("find owt executable: %w", err)
 			}
-			path, err := hookfiles.InstallCodexHooks(self)
+			path, err := hook.InstallCodexHooks(self)
 			if err != nil {
 				return err
 			}

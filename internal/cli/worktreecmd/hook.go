@@ -4,7 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
-	"github.com/owt-tmux/owt/internal/hookrun"
+	"github.com/owt-tmux/owt/internal/hook"
 	"github.com/owt-tmux/owt/internal/status"
 )
 
@@ -26,10 +26,10 @@ func HookCommand(f *cmdutil.Factory) *cli.Command {
 }
 
 // RunHook is "owt hook" with args (KIND EVENT …) on f's tmux server:
-// it never fails and prints nothing (package hookrun). cli.Main calls it
+// it never fails and prints nothing (package hook). cli.Main calls it
 // without building the app.
 func RunHook(f *cmdutil.Factory, args []string) {
-	hookrun.Run(f.Socket, args, f.IO.In, f.IO.InTTY)
+	hook.Run(f.Socket, args, f.IO.In, f.IO.InTTY)
 }
 
 // PublishCommand is the detached helper "owt hook" starts when a status

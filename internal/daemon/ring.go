@@ -1,25 +1,21 @@
-// Package bell is the monitor's bell: a unix datagram socket where a hook
-// asks the running monitor to publish a record it just changed, instead
-// of starting an "owt _publish" process: starting a process is most of
-// what a hook costs its agent, and the monitor is already there, holding
-// a tmux client.
+// The bell is a unix datagram socket where a hook asks the running
+// monitor to publish a record it just changed, instead of starting an
+// "owt _publish" process: the monitor is already there, holding a tmux
+// client.
 //
 // A ring is one datagram, "publish\x00REPO\x00NAME", sent without waiting:
 // a full queue, a missing or dead monitor (no socket, or a socket file no
-// one reads) fails at once, and the hook starts "owt _publish" as before.
+// one reads) fails at once, and the hook starts "owt _publish" instead.
 // The socket lives beside the monitor's lock, in the directory tmux made
-// for its socket, else in owt's runtime dir: the first of Paths short
+// for its socket, else in owt's runtime dir: the first of BellPaths short
 // enough for a socket address (108 bytes) whose directory is the user's
 // own and closed to others (a directory anyone can write to, such as
 // the /tmp of a tmux -S /tmp/x, could hold a stranger's socket under
 // the name a hook rings: it would take the rings, and no status would
-// reach tmux).
-//
-// This package is the ringing end and the bell's place and wire format;
-// the monitor's end (daemon.ListenBell) binds and reads it. Imports
-// golang.org/x/sys/unix, github.com/adrg/xdg and the standard library
-// only: no net, so the hook that rings pays for no resolver set-up.
-package bell
+// reach tmux). This file is the ringing end and the bell's place and wire
+// format; bell.go is the monitor's end.
+
+package daemon
 
 import (
 	"crypto/sha256"
@@ -34,15 +30,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Verb is the one request a ring makes.
-const Verb = "publish"
+// ringVerb is the one request a ring makes.
+const ringVerb = "publish"
 
-// MaxLen bounds a datagram: two paths and a verb.
-const MaxLen = 3 * 4096
+// ringMaxLen bounds a datagram: two paths and a verb.
+const ringMaxLen = 3 * 4096
 
-// Paths are where the bell of the server at socket may be, in the
+// BellPaths are where the bell of the server at socket may be, in the
 // order the monitor tries to bind them and a hook tries to ring them.
-func Paths(socket string) []string {
+func BellPaths(socket string) []string {
 	sum := sha256.Sum256([]byte(socket))
 	name := "monitor-" + hex.EncodeToString(sum[:])[:16] + ".sock"
 	candidates := []string{
@@ -58,9 +54,9 @@ func Paths(socket string) []string {
 	return out
 }
 
-// Private reports whether dir is a directory (not a link) of this user
+// privateDir reports whether dir is a directory (not a link) of this user
 // that no one else may write to.
-func Private(dir string) bool {
+func privateDir(dir string) bool {
 	var st unix.Stat_t
 	if err := unix.Lstat(dir, &st); err != nil {
 		return false
@@ -72,8 +68,8 @@ func Private(dir string) bool {
 // called name of the repository at repo. An error means no monitor took
 // the ring: the caller publishes another way.
 func Ring(socket, repo, name string) error {
-	msg := []byte(Verb + "\x00" + repo + "\x00" + name)
-	if len(msg) > MaxLen || strings.Contains(repo+name, "\x00") {
+	msg := []byte(ringVerb + "\x00" + repo + "\x00" + name)
+	if len(msg) > ringMaxLen || strings.Contains(repo+name, "\x00") {
 		return errors.New("ring the monitor: request too long or not text")
 	}
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
@@ -82,8 +78,8 @@ func Ring(socket, repo, name string) error {
 	}
 	defer unix.Close(fd)
 	var errs []error
-	for _, p := range Paths(socket) {
-		if !Private(filepath.Dir(p)) {
+	for _, p := range BellPaths(socket) {
+		if !privateDir(filepath.Dir(p)) {
 			continue // no monitor of ours binds there
 		}
 		to := &unix.SockaddrUnix{Name: p}

@@ -1,4 +1,4 @@
-package hookrun
+package hook
 
 import (
 	"os"

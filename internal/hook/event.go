@@ -1,15 +1,4 @@
-// Package hookstatus is the hook hot path: one event of an agent tool's
-// hook ("owt hook KIND EVENT") applied to the record it is
-// about, in one locked update of the state, and, when the status changed,
-// a ring of the monitor's bell (else a detached "owt _publish") so that
-// tmux shows it. The agent waits for this on every turn, so it loads no
-// config, runs no git and no tmux, and links only what it uses: what an
-// event says (hookevent), the rule of a change (statuschange), the state,
-// the bell, and tmux's socket naming. A change of its imports is a change
-// of every hook's start-up time.
-//
-// Screen reconciliation, owt wait, done and why stay in package status.
-package hookstatus
+package hook
 
 import (
 	"encoding/json"
@@ -23,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/bell"
+	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/statuschange"
@@ -393,13 +382,13 @@ func runChain(call Call) error {
 
 // publish has the record rec, just changed, shown in tmux without
 // waiting for it: the monitor of the record's tmux server does it when it
-// takes the ring (bell.Ring), else a detached "owt _publish".
+// takes the ring (daemon.Ring), else a detached "owt _publish".
 func publish(w *ledger, rec *state.Record) error {
 	socket := rec.Socket
 	if socket == "" {
 		socket = w.tm.ServerSocket()
 	}
-	if bell.Ring(socket, w.root, rec.Name) == nil {
+	if daemon.Ring(socket, w.root, rec.Name) == nil {
 		return nil
 	}
 	return publishDetached(w, rec.Name)

@@ -1,8 +1,4 @@
-// Package hookrun is the process an agent tool starts for each of its
-// hook events: "owt hook KIND EVENT". A hook prints nothing (tools read a
-// hook's stdout as a decision) and always exits 0 (a failing hook can
-// stop the agent); problems go to owt's log.
-package hookrun
+package hook
 
 import (
 	"errors"
@@ -11,7 +7,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/hookstatus"
 	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -48,7 +43,7 @@ func hook(socket string, args []string, in io.Reader, inTTY bool) {
 		owtlog.Errorf("hook", fields(""), "ignored: want 'owt hook KIND EVENT', got %q", args)
 		return
 	}
-	call := hookstatus.Call{Kind: args[0], Event: args[1], Getenv: os.Getenv, At: at}
+	call := Call{Kind: args[0], Event: args[1], Getenv: os.Getenv, At: at}
 	call.Dir, _ = os.Getwd()
 	if call.Kind == "codex" && call.Event == "notify" {
 		// codex runs notify with the event JSON as the last argument;
@@ -62,9 +57,9 @@ func hook(socket string, args []string, in io.Reader, inTTY bool) {
 	}
 	tm := tmux.New()
 	tm.Socket = socket
-	if err := hookstatus.Handle(tm, call); err != nil {
+	if err := Handle(tm, call); err != nil {
 		level := owtlog.Errorf
-		if errors.Is(err, hookstatus.ErrIgnored) {
+		if errors.Is(err, ErrIgnored) {
 			level = owtlog.Logf
 		}
 		level("hook", fields(call.Event), "%s %s: %v", call.Kind, call.Event, err)

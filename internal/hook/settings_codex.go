@@ -1,4 +1,4 @@
-package hookfiles
+package hook
 
 import (
 	"errors"

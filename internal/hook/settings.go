@@ -1,12 +1,4 @@
-// Package hookfiles writes the files owt puts into a worktree and keeps
-// them out of git: each tool's hook settings and MCP registration (merged
-// with the user's, by info/exclude or skip-worktree), the info/exclude
-// lines of linked files, and Codex's user-level hooks; and it tells the
-// user's own edits of a tracked hook file from owt's lines.
-//
-// Imports workspace, agent, git and state; never lifecycle, status,
-// monitor, cli or popups.
-package hookfiles
+package hook
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package hookstatus
+package hook
 
 import (
 	"testing"
