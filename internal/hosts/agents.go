@@ -67,10 +67,10 @@ func (h *Host) fromStream(dir string, now time.Time) ([]lifecycle.Item, bool) {
 	for _, it := range last.Items {
 		repos[it.Repo] = true
 	}
-	stream := map[string]state.RemoteAgent{}
+	stream := map[state.Key]state.RemoteAgent{}
 	for _, a := range hs.Agents {
 		if dir == "" || repos[a.Repo] {
-			stream[a.Repo+"\x00"+a.Name] = a
+			stream[state.Key{Repo: a.Repo, Name: a.Name}] = a
 		}
 	}
 	if len(stream) != len(last.Items) {
@@ -78,7 +78,7 @@ func (h *Host) fromStream(dir string, now time.Time) ([]lifecycle.Item, bool) {
 	}
 	items := make([]lifecycle.Item, len(last.Items))
 	for i, it := range last.Items {
-		a, ok := stream[it.Repo+"\x00"+it.Name]
+		a, ok := stream[state.Key{Repo: it.Repo, Name: it.Name}]
 		if !ok {
 			return nil, false
 		}
@@ -173,17 +173,17 @@ func (h *Host) lastSeen(dir string) []lifecycle.Item {
 	// The stream's last word, when newer than that answer, has the
 	// agents' statuses since (owt list reuses the answer while the stream
 	// holds: fromStream).
-	newer := map[string]state.RemoteAgent{}
+	newer := map[state.Key]state.RemoteAgent{}
 	for _, st := range state.HostStatuses() {
 		if st.Host == h.Name && st.At.After(last.At) {
 			at = st.At // seen then, by the stream
 			for _, a := range st.Agents {
-				newer[a.Repo+"\x00"+a.Name] = a
+				newer[state.Key{Repo: a.Repo, Name: a.Name}] = a
 			}
 		}
 	}
 	for i := range last.Items {
-		if a, ok := newer[last.Items[i].Repo+"\x00"+last.Items[i].Name]; ok {
+		if a, ok := newer[state.Key{Repo: last.Items[i].Repo, Name: last.Items[i].Name}]; ok {
 			last.Items[i].Status, last.Items[i].StatusSince = string(a.Status), a.Since
 		}
 		last.Items[i].Host = h.Name

@@ -146,8 +146,8 @@ func (m *monitor) follow(ctx context.Context, h *hosts.Host) {
 	down := false
 	for ctx.Err() == nil {
 		heard := false
-		var seen map[string]seenStatus // this stream's last word, by agent
-		lost := 0                      // its agents owt restore would bring back, as the bar shows
+		var seen map[state.Key]seenStatus // this stream's last word, by agent
+		lost := 0                         // its agents owt restore would bring back, as the bar shows
 		err := h.Follow(ctx, func(agents []state.RemoteAgent) {
 			if ctx.Err() != nil {
 				return // no longer followed: its file may be gone already
@@ -221,13 +221,13 @@ func (m *monitor) publishHosts() {
 // agent of host that changed into a status [notify] on lists since the
 // stream's last line (its first line only notes them). It returns what
 // it saw.
-func (m *monitor) notifyHostTransitions(host string, prev map[string]seenStatus, agents []state.RemoteAgent) map[string]seenStatus {
+func (m *monitor) notifyHostTransitions(host string, prev map[state.Key]seenStatus, agents []state.RemoteAgent) map[state.Key]seenStatus {
 	m.hosts.mu.Lock()
 	cfg := m.hosts.notify
 	m.hosts.mu.Unlock()
-	cur := make(map[string]seenStatus, len(agents))
+	cur := make(map[state.Key]seenStatus, len(agents))
 	for _, a := range agents {
-		key := a.Repo + "\x00" + a.Name
+		key := state.Key{Repo: a.Repo, Name: a.Name}
 		now := seenStatus{a.Status, a.Since}
 		cur[key] = now
 		before, known := prev[key]

@@ -50,7 +50,7 @@ type Reactor struct {
 	Notify func(rec *state.Record, text string)
 
 	mu      sync.Mutex
-	busy    map[string]bool
+	busy    map[work]bool
 	idleAt  map[agentKey]time.Time     // the idle turn last looked at
 	lookAt  map[agentKey]time.Time     // when an idle agent's conflict prediction last ran
 	next    map[agentKey]time.Time     // when its pull request is polled next
@@ -94,7 +94,7 @@ func (x *Reactor) Tick(now time.Time, in []Input) {
 			// The turn counts as looked at only once its work started: a
 			// look still busy with the last turn leaves it for a later tick.
 			it := it
-			if x.spawn("idle "+rec.Repo+"\x00"+rec.Name, func() { x.onIdle(it) }) {
+			if x.spawn(work{"idle", rec.Key()}, func() { x.onIdle(it) }) {
 				x.lookedAtTurn(rec)
 				x.looked(rec, now)
 			}
@@ -102,7 +102,7 @@ func (x *Reactor) Tick(now time.Time, in []Input) {
 			// The base moves while an agent sits idle: the prediction
 			// runs again now and then (two rev-parses when nothing moved).
 			it := it
-			if x.spawn("idle "+rec.Repo+"\x00"+rec.Name, func() {
+			if x.spawn(work{"idle", rec.Key()}, func() {
 				if err := x.conflict(it); err != nil {
 					x.logf(rec, "reaction %s %s: %v", config.Conflict, rec.Name, err)
 				}
@@ -112,9 +112,9 @@ func (x *Reactor) Tick(now time.Time, in []Input) {
 		}
 		if x.pollDue(rec, it.Config, now) {
 			cfg := it.Config
-			x.spawn("pr "+rec.Repo+"\x00"+rec.Name, func() { x.poll(rec, cfg) })
+			x.spawn(work{"pr", rec.Key()}, func() { x.poll(rec, cfg) })
 		} else if why := x.staleBecause(rec); why != "" {
-			x.spawn("pr "+rec.Repo+"\x00"+rec.Name, func() {
+			x.spawn(work{"pr", rec.Key()}, func() {
 				if err := x.markStale(rec, why); err != nil {
 					x.logf(rec, "pr %s: %v", rec.Name, err)
 				}
@@ -174,12 +174,18 @@ func (x *Reactor) lookedAtTurn(rec *state.Record) {
 	x.idleAt[keyOf(rec)] = rec.StatusSince
 }
 
+// work is one kind of background work ("idle", "pr") for one agent.
+type work struct {
+	kind  string
+	agent state.Key
+}
+
 // spawn runs fn in the background unless work under key runs already,
 // and says whether it started it.
-func (x *Reactor) spawn(key string, fn func()) bool {
+func (x *Reactor) spawn(key work, fn func()) bool {
 	x.mu.Lock()
 	if x.busy == nil {
-		x.busy = map[string]bool{}
+		x.busy = map[work]bool{}
 	}
 	if x.busy[key] {
 		x.mu.Unlock()

@@ -63,10 +63,11 @@ func (g *Group) Summary() *Summary {
 // by date for days) and their total.
 func Report(files []*File, by string, prices func(repo string) map[string]config.Price,
 	runOf func(repo, name string) string) ([]*Group, *Group) {
-	groups := map[string]*Group{}
+	type groupKey struct{ repo, key string } // an agent, a run or a day, of a repository
+	groups := map[groupKey]*Group{}
 	total := &Group{Key: "total", Models: ByModel{}}
 	get := func(key, repo string) *Group {
-		k := repo + "\x00" + key
+		k := groupKey{repo, key}
 		if g, ok := groups[k]; ok {
 			return g
 		}

@@ -85,9 +85,9 @@ func printTable(ios *cmdutil.IOStreams, items []lifecycle.Item, withRepo bool) {
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	now := time.Now()
-	listed := map[string]bool{}
+	listed := map[state.Key]bool{}
 	for _, it := range items {
-		listed[it.Repo+"\x00"+it.Name] = true
+		listed[state.Key{Repo: it.Repo, Name: it.Name}] = true
 	}
 	for _, it := range items {
 		tool := it.Tool
@@ -132,7 +132,7 @@ func printTable(ios *cmdutil.IOStreams, items []lifecycle.Item, withRepo bool) {
 		}
 		status += resolveNote(it.Resolve)
 		name := it.Name
-		if it.Spawner != "" && listed[it.Repo+"\x00"+it.Spawner] {
+		if it.Spawner != "" && listed[state.Key{Repo: it.Repo, Name: it.Spawner}] {
 			name = "└ " + name // under its spawner (state.Sorted)
 		}
 		row := []string{name, it.Branch, status, tool, workspace.Age(now.Sub(it.CreatedAt))}

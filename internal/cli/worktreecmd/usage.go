@@ -11,6 +11,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/run"
+	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/usage"
 )
 
@@ -90,15 +91,15 @@ func runOf(by string) func(repo, name string) string {
 		return func(string, string) string { return "" }
 	}
 	runs, _ := run.DefaultStore().List()
-	m := map[string]string{}
+	m := map[state.Key]string{}
 	for _, r := range runs {
 		for _, t := range r.Tasks {
 			if t.Name != "" {
-				m[r.Repo+"\x00"+t.Name] = r.Name
+				m[state.Key{Repo: r.Repo, Name: t.Name}] = r.Name
 			}
 		}
 	}
-	return func(repo, name string) string { return m[repo+"\x00"+name] }
+	return func(repo, name string) string { return m[state.Key{Repo: repo, Name: name}] }
 }
 
 func printUsage(ios *cmdutil.IOStreams, by string, groups []*usage.Group, total *usage.Group) {
