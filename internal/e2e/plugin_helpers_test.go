@@ -302,11 +302,13 @@ func (e *Env) attachRecorded(session string) (string, *os.File, *screenLog) {
 // runs of blanks as "cursor forward" (ESC [ n C); those count as spaces.
 func (e *Env) waitDrawn(log *screenLog, text string) {
 	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	// A popup starts a program of its own, and draws late on a loaded
+	// machine; a quick one returns as soon as the text is there.
+	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(forwardAsSpaces(log.String()), text) {
 		if time.Now().After(deadline) {
 			out := log.String()
-			e.t.Fatalf("%q not drawn on the client after 10s; last output:\n%q", text, out[max(0, len(out)-3000):])
+			e.t.Fatalf("%q not drawn on the client after 30s; last output:\n%q", text, out[max(0, len(out)-3000):])
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
