@@ -9,8 +9,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/owt-tmux/owt/internal/control"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/lifecycle"
-	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -105,7 +105,7 @@ type ctl struct {
 	failed  bool
 	exitErr error
 
-	queues    map[string]merge.Queue
+	queues    map[string]land.Queue
 	queueSig  string
 	statsBusy bool
 	// refreshedFor is the status time each worktree's figures were last
@@ -152,7 +152,7 @@ type (
 	statsMsg  struct{}
 	queueMsg  struct {
 		sig string
-		q   map[string]merge.Queue
+		q   map[string]land.Queue
 	}
 	detailMsg struct {
 		key  detailID

@@ -8,8 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/owt-tmux/owt/internal/control"
-	"github.com/owt-tmux/owt/internal/merge"
-	"github.com/owt-tmux/owt/internal/review"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -58,7 +57,7 @@ func landQuestion(d desk, rec *state.Record, ship bool) (*question, error) {
 // landing is the work of a yes to landing rec: the verb, and when the AI
 // review refuses it, the confirm step that asks whether to land anyway
 // (a yes lands despite that review, not another).
-func landing(d desk, rec *state.Record, ship bool, yes string, accepted *review.Result) func() tea.Msg {
+func landing(d desk, rec *state.Record, ship bool, yes string, accepted *land.ReviewResult) func() tea.Msg {
 	return func() tea.Msg {
 		out, err := d.Land(rec, ship, accepted)
 		var refused *control.ReviewRefused
@@ -79,13 +78,13 @@ func landing(d desk, rec *state.Record, ship bool, yes string, accepted *review.
 
 // reviewQuestion is the confirm step after the AI review refused landing
 // rec: what it said, and whether to land anyway. Nothing was changed yet.
-func reviewQuestion(d desk, rec *state.Record, ship bool, yes string, r review.Result) *question {
+func reviewQuestion(d desk, rec *state.Record, ship bool, yes string, r land.ReviewResult) *question {
 	verb := "Merge"
 	if ship {
 		verb = "Ship"
 	}
 	title := fmt.Sprintf("The AI review fails %s: %s anyway?", rec.Name, strings.ToLower(verb))
-	if r.Verdict == review.Unavailable {
+	if r.Verdict == land.ReviewUnavailable {
 		title = fmt.Sprintf("No AI review of %s: %s without it?", rec.Name, strings.ToLower(verb))
 	}
 	body := []string{"review: " + r.Headline()}
@@ -98,7 +97,7 @@ func reviewQuestion(d desk, rec *state.Record, ship bool, yes string, r review.R
 
 // shipBlockers are the report's blockers less the ones ship itself
 // resolves: uncommitted files and no commits yet (ship commits them).
-func shipBlockers(rep merge.Report) []string {
+func shipBlockers(rep land.Report) []string {
 	rep.DirtyFiles = nil
 	rep.Ahead = max(rep.Ahead, 1)
 	return rep.Blockers()

@@ -14,9 +14,8 @@ import (
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/git"
 
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/lifecycle"
-	"github.com/owt-tmux/owt/internal/merge"
-	"github.com/owt-tmux/owt/internal/review"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
@@ -27,11 +26,11 @@ import (
 // popup calls written down instead of done.
 type fakeDesk struct {
 	snap    control.Snapshot
-	reports map[string]merge.Report
+	reports map[string]land.Report
 	losses  map[string]lifecycle.Loss
 	calls   []string
 	told    []string
-	review  *review.Result // a review that refuses every landing not accepted
+	review  *land.ReviewResult // a review that refuses every landing not accepted
 	// remote are agents on hosts as the desk gets them (NAME@HOST).
 	remote map[string]*state.Record
 	// statted are the records whose git figures were asked for here.
@@ -50,7 +49,7 @@ func (d *fakeDesk) RefreshStats(recs []*state.Record) map[state.Key]lifecycle.St
 	}
 	return out
 }
-func (d *fakeDesk) Queues([]*state.Record) map[string]merge.Queue { return nil }
+func (d *fakeDesk) Queues([]*state.Record) map[string]land.Queue { return nil }
 func (d *fakeDesk) Get(repo, name string) (*state.Record, error) {
 	if r, ok := d.remote[name]; ok && r.Repo == repo {
 		return r, nil
@@ -62,7 +61,7 @@ func (d *fakeDesk) Get(repo, name string) (*state.Record, error) {
 	}
 	return nil, errors.New("no " + name)
 }
-func (d *fakeDesk) Check(rec *state.Record) (merge.Report, error) { return d.reports[rec.Name], nil }
+func (d *fakeDesk) Check(rec *state.Record) (land.Report, error) { return d.reports[rec.Name], nil }
 func (d *fakeDesk) WhatWouldBeLost(rec *state.Record) (lifecycle.Loss, error) {
 	return d.losses[rec.Name], nil
 }
@@ -77,13 +76,13 @@ func (d *fakeDesk) GoTo(rec *state.Record) error {
 	d.calls = append(d.calls, "goto "+rec.Name)
 	return nil
 }
-func (d *fakeDesk) Land(rec *state.Record, ship bool, accepted *review.Result) (control.Landed, error) {
+func (d *fakeDesk) Land(rec *state.Record, ship bool, accepted *land.ReviewResult) (control.Landed, error) {
 	if d.review != nil && accepted == nil {
 		d.calls = append(d.calls, fmt.Sprintf("land %s ship=%v: review refused", rec.Name, ship))
 		return control.Landed{}, &control.ReviewRefused{Name: rec.Name, Verb: "shipped", Result: *d.review}
 	}
 	d.calls = append(d.calls, fmt.Sprintf("land %s ship=%v accepted=%v", rec.Name, ship, accepted != nil))
-	return control.Landed{ShipResult: merge.ShipResult{Result: merge.Result{Name: rec.Name, Target: rec.Base}}, Removed: true}, nil
+	return control.Landed{ShipResult: land.ShipResult{Result: land.Result{Name: rec.Name, Target: rec.Base}}, Removed: true}, nil
 }
 func (d *fakeDesk) Delete(rec *state.Record, accept lifecycle.Loss) error {
 	d.calls = append(d.calls, fmt.Sprintf("delete %s accepting %s", rec.Name, accept))
@@ -129,11 +128,11 @@ func newFakeDesk() *fakeDesk {
 	models, _ := g.Task("models")
 	models.State, models.Name, models.Attempt = run.Running, "busy", 1
 	d := &fakeDesk{
-		reports: map[string]merge.Report{
+		reports: map[string]land.Report{
 			"cart": {Name: "cart", Branch: "feat/cart", Base: "main", Ahead: 1},
 			"docs": {Name: "docs", Branch: "feat/docs", Base: "main", DirtyFiles: []string{"notes.txt"}},
 			"asker": {Name: "asker", Branch: "feat/asker", Base: "main", Ahead: 1,
-				Conflicts: []merge.Overlap{{With: "main", Kind: "base", Files: []string{"README.md"}}}},
+				Conflicts: []land.Overlap{{With: "main", Kind: "base", Files: []string{"README.md"}}}},
 		},
 		losses: map[string]lifecycle.Loss{"docs": {DirtyFiles: []string{"notes.txt"}}},
 	}
@@ -310,7 +309,7 @@ func TestControlShipAsksThenLandsThroughTheVerbs(t *testing.T) {
 // that review.
 func TestControlAsksAgainWhenTheReviewFails(t *testing.T) {
 	p := newPopup(t)
-	p.d.review = &review.Result{Verdict: review.Fail, Tool: "claude", Findings: []review.Finding{
+	p.d.review = &land.ReviewResult{Verdict: land.ReviewFail, Tool: "claude", Findings: []land.Finding{
 		{File: untrusted.From("cart.go"), Line: 3, Severity: untrusted.From("high"), Message: untrusted.From("drops the \x1b[2Jtotal")}}}
 	p.sel("cart")
 	p.press("s", "y")
@@ -532,7 +531,7 @@ func TestControlVerbsOfARemoteAgentReachTheDeskAsNameAtHost(t *testing.T) {
 		Session: "app_far", Status: string(state.Idle), StatusSince: now, Live: true})
 	p.d.remote = map[string]*state.Record{"far@box": {Name: "far@box", Repo: "/r/shop", Branch: "feat/far", Base: "main",
 		Path: "/home/h/app.worktrees/far", Session: "app_far", Status: state.Idle, StatusSince: now}}
-	p.d.reports["far@box"] = merge.Report{Name: "far@box", Branch: "feat/far", Base: "main", Ahead: 1}
+	p.d.reports["far@box"] = land.Report{Name: "far@box", Branch: "feat/far", Base: "main", Ahead: 1}
 	p.m.reload()
 
 	p.sel("far@box")

@@ -9,11 +9,10 @@ import (
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/git"
 
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/lifecycle"
-	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/react"
 	"github.com/owt-tmux/owt/internal/resolve"
-	"github.com/owt-tmux/owt/internal/review"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
@@ -30,9 +29,9 @@ import (
 type desk interface {
 	Load(scope string) (control.Snapshot, error)
 	RefreshStats(recs []*state.Record) map[state.Key]lifecycle.Stats
-	Queues(recs []*state.Record) map[string]merge.Queue
+	Queues(recs []*state.Record) map[string]land.Queue
 	Get(repo, name string) (*state.Record, error)
-	Check(rec *state.Record) (merge.Report, error)
+	Check(rec *state.Record) (land.Report, error)
 	WhatWouldBeLost(rec *state.Record) (lifecycle.Loss, error)
 	ChangedFiles(rec *state.Record) ([]git.FileChange, error)
 	FileDiff(rec *state.Record, f git.FileChange, color bool) (string, error)
@@ -46,7 +45,7 @@ type desk interface {
 	// enabled the AI review runs first and a fail or no verdict refuses
 	// (*control.ReviewRefused) unless accepted is the review the user
 	// said yes to.
-	Land(rec *state.Record, ship bool, accepted *review.Result) (control.Landed, error)
+	Land(rec *state.Record, ship bool, accepted *land.ReviewResult) (control.Landed, error)
 	// Delete removes rec, losing at most accept, moving the popup's client
 	// off its session first.
 	Delete(rec *state.Record, accept lifecycle.Loss) error
@@ -97,7 +96,7 @@ func (d *liveDesk) RefreshStats(recs []*state.Record) map[state.Key]lifecycle.St
 	return lifecycle.RefreshStats(recs)
 }
 
-func (d *liveDesk) Queues(recs []*state.Record) map[string]merge.Queue {
+func (d *liveDesk) Queues(recs []*state.Record) map[string]land.Queue {
 	return control.Queues(recs, d.open)
 }
 
@@ -112,13 +111,13 @@ func (d *liveDesk) Get(repo, name string) (*state.Record, error) {
 	return w.Get(name)
 }
 
-func (d *liveDesk) Check(rec *state.Record) (merge.Report, error) {
+func (d *liveDesk) Check(rec *state.Record) (land.Report, error) {
 	if isRemote(rec) {
 		return d.remoteCheck(rec)
 	}
 	w, err := d.open(rec.Repo)
 	if err != nil {
-		return merge.Report{}, err
+		return land.Report{}, err
 	}
 	return control.MergeContext(w).Check(rec, "")
 }
@@ -174,7 +173,7 @@ func (d *liveDesk) GoTo(rec *state.Record) error {
 	return nil
 }
 
-func (d *liveDesk) Land(rec *state.Record, ship bool, accepted *review.Result) (control.Landed, error) {
+func (d *liveDesk) Land(rec *state.Record, ship bool, accepted *land.ReviewResult) (control.Landed, error) {
 	if isRemote(rec) {
 		return d.remoteLand(rec, ship)
 	}
@@ -182,11 +181,11 @@ func (d *liveDesk) Land(rec *state.Record, ship bool, accepted *review.Result) (
 	if err != nil {
 		return control.Landed{}, err
 	}
-	land := control.LandOptions{Leaving: func() { leaveSession(d.tm, d.here, rec) }, Accepted: accepted}
+	how := control.LandOptions{Leaving: func() { leaveSession(d.tm, d.here, rec) }, Accepted: accepted}
 	if ship {
-		return control.Ship(w, rec, "", land)
+		return control.Ship(w, rec, "", how)
 	}
-	return control.Merge(w, rec, merge.Options{}, land)
+	return control.Merge(w, rec, land.Options{}, how)
 }
 
 func (d *liveDesk) Delete(rec *state.Record, accept lifecycle.Loss) error {

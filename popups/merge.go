@@ -6,8 +6,7 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/control"
-	"github.com/owt-tmux/owt/internal/merge"
-	"github.com/owt-tmux/owt/internal/review"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/untrusted"
@@ -80,7 +79,7 @@ func mergeOne(tm *tmux.Client, s Screen) error {
 			fmt.Fprintln(s.Out, "  "+l)
 		}
 		title := fmt.Sprintf("The AI review fails %s: %s anyway?", r.Name, strings.ToLower(action))
-		if res.Verdict == review.Unavailable {
+		if res.Verdict == land.ReviewUnavailable {
 			title = fmt.Sprintf("No AI review of %s: %s without it?", r.Name, strings.ToLower(action))
 		}
 		ok, cerr := confirm(title, "Nothing was changed yet. "+after, action)
@@ -105,14 +104,14 @@ func mergeOne(tm *tmux.Client, s Screen) error {
 // predicted conflict with the base alone, and the agent can take it in
 // its own worktree (not the user's checkout, nothing uncommitted, its
 // turn over).
-func offerResolve(r *state.Record, rep merge.Report) bool {
+func offerResolve(r *state.Record, rep land.Report) bool {
 	return len(rep.ConflictsWithBase()) > 0 && !isRemote(r) && !r.InPlace && !r.NoAgent && r.Swarm == nil && rep.Busy == "" &&
 		len(rep.DirtyFiles) == 0 && !rep.OffBranch && !rep.BaseMissing && !rep.Missing
 }
 
 // resolveOffer asks whether the agent should resolve the conflicts, and
 // does it through the desk (control.Resolve, as owt resolve does).
-func resolveOffer(s Screen, d desk, r *state.Record, rep merge.Report) error {
+func resolveOffer(s Screen, d desk, r *state.Record, rep land.Report) error {
 	title := fmt.Sprintf("Let the agent resolve the conflicts with %s in its worktree?", rep.Base)
 	after := fmt.Sprintf("owt merges %s into %s in %s (never your checkout), leaving the conflicts for the agent to resolve, test and commit; owt commits nothing and checks its work before READY TO SHIP (owt resolve %s).",
 		rep.Base, r.Branch, r.Path, r.Name)

@@ -8,8 +8,8 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hosts"
 
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/lifecycle"
-	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -64,10 +64,10 @@ func (d *liveDesk) remoteGet(repo, ref string) (*state.Record, error) {
 	return standIn(repo, it), nil
 }
 
-func (d *liveDesk) remoteCheck(rec *state.Record) (merge.Report, error) {
+func (d *liveDesk) remoteCheck(rec *state.Record) (land.Report, error) {
 	w, h, name, err := d.remote(rec)
 	if err != nil {
-		return merge.Report{}, err
+		return land.Report{}, err
 	}
 	return control.CheckRemote(w, h, name)
 }
@@ -110,7 +110,7 @@ func (d *liveDesk) remoteLand(rec *state.Record, ship bool) (control.Landed, err
 	if ship {
 		return control.ShipRemote(w, h, name, "", control.LandOptions{})
 	}
-	return control.MergeRemote(w, h, name, merge.Options{}, control.LandOptions{})
+	return control.MergeRemote(w, h, name, land.Options{}, control.LandOptions{})
 }
 
 func (d *liveDesk) remoteDelete(rec *state.Record, accept lifecycle.Loss) error {

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/memory"
-	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
@@ -137,7 +137,7 @@ type Input struct {
 	Runs    []*run.Run
 	// Queue is each repository's merge queue, when it has been computed:
 	// READY TO SHIP follows its order and shows its prediction.
-	Queue map[string]merge.Queue // by repo
+	Queue map[string]land.Queue // by repo
 	// Events are the recent events, any order.
 	Events []Event
 	// Loops are the pairs of agents whose messages the loop guard of owt
@@ -244,10 +244,10 @@ func taskIndex(runs []*run.Run) map[state.Key]taskRef {
 
 type queuePlace struct {
 	index int
-	entry merge.QueueEntry
+	entry land.QueueEntry
 }
 
-func queueIndex(qs map[string]merge.Queue) map[state.Key]queuePlace {
+func queueIndex(qs map[string]land.Queue) map[state.Key]queuePlace {
 	out := map[state.Key]queuePlace{}
 	for repo, q := range qs {
 		for i, e := range q.Entries {

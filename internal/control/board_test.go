@@ -6,9 +6,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/memory"
-	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
@@ -39,7 +39,7 @@ func TestBuildSortsRowsIntoSections(t *testing.T) {
 			item("g-models", "working", 6, 0, 0),
 		},
 		Runs: []*run.Run{r},
-		Queue: map[string]merge.Queue{"/r": {Entries: []merge.QueueEntry{
+		Queue: map[string]land.Queue{"/r": {Entries: []land.QueueEntry{
 			{Name: "first", Clean: true}, {Name: "second", Clean: true},
 			{Name: "clash", Base: "main", Clean: false, Conflicts: []string{"a.go"}},
 		}}},

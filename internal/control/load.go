@@ -5,9 +5,9 @@ import (
 	"sort"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/memory"
-	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/outbox"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
@@ -95,8 +95,8 @@ func (s Snapshot) Board() Board { return Build(s.Input, time.Now()) }
 // order READY TO SHIP follows and its conflict predictions. It runs git,
 // so the popup calls it when the set of finished worktrees changes, not
 // on every refresh.
-func Queues(recs []*state.Record, open func(repo string) (*workspace.Workspace, error)) map[string]merge.Queue {
-	out := map[string]merge.Queue{}
+func Queues(recs []*state.Record, open func(repo string) (*workspace.Workspace, error)) map[string]land.Queue {
+	out := map[string]land.Queue{}
 	seen := map[string]bool{}
 	for _, r := range recs {
 		if seen[r.Repo] {

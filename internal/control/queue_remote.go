@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/hosts"
-	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -18,10 +18,10 @@ const remoteQueueTimeout = time.Minute
 // predicted by its host's owt check (against its base there) and queued
 // after every worktree here (owt queue). A host that cannot be asked, and
 // an agent still busy, are listed as skipped, with why.
-func RemoteQueue(w *workspace.Workspace) (entries []merge.QueueEntry, skipped []merge.Skipped) {
+func RemoteQueue(w *workspace.Workspace) (entries []land.QueueEntry, skipped []land.Skipped) {
 	serving, err := hosts.Serving(w.Config, w.Repo.Root)
 	if err != nil {
-		return nil, []merge.Skipped{{Name: "hosts", Reason: err.Error()}}
+		return nil, []land.Skipped{{Name: "hosts", Reason: err.Error()}}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), remoteQueueTimeout)
 	defer cancel()
@@ -29,24 +29,24 @@ func RemoteQueue(w *workspace.Workspace) (entries []merge.QueueEntry, skipped []
 		clone, _ := h.Clone(w.Repo.Root)
 		items, err := h.FreshAgents(ctx, clone)
 		if err != nil {
-			skipped = append(skipped, merge.Skipped{Name: "@" + h.Name, Reason: "host " + h.Name + " unreachable: its agents are not queued"})
+			skipped = append(skipped, land.Skipped{Name: "@" + h.Name, Reason: "host " + h.Name + " unreachable: its agents are not queued"})
 			continue
 		}
 		for _, it := range items {
 			st := state.Status(it.Status)
 			switch {
 			case it.Ahead == 0 && it.Dirty == 0:
-				skipped = append(skipped, merge.Skipped{Name: it.Name + "@" + h.Name, Reason: "no changes"})
+				skipped = append(skipped, land.Skipped{Name: it.Name + "@" + h.Name, Reason: "no changes"})
 				continue
 			case st != state.Idle && st != state.Exited:
-				skipped = append(skipped, merge.Skipped{Name: it.Name + "@" + h.Name, Reason: "agent is " + it.Status})
+				skipped = append(skipped, land.Skipped{Name: it.Name + "@" + h.Name, Reason: "agent is " + it.Status})
 				continue
 			}
-			e := merge.QueueEntry{Name: it.Name, Host: h.Name, Branch: it.Branch, Base: it.Base, Status: it.Status,
+			e := land.QueueEntry{Name: it.Name, Host: h.Name, Branch: it.Branch, Base: it.Base, Status: it.Status,
 				Ahead: it.Ahead, Uncommitted: it.Dirty, Size: it.Insertions + it.Deletions, Clean: true}
 			rep, err := checkOn(ctx, h, clone, it.Name)
 			if err != nil {
-				skipped = append(skipped, merge.Skipped{Name: it.Name + "@" + h.Name, Reason: err.Error()})
+				skipped = append(skipped, land.Skipped{Name: it.Name + "@" + h.Name, Reason: err.Error()})
 				continue
 			}
 			for _, c := range rep.Conflicts {
@@ -63,7 +63,7 @@ func RemoteQueue(w *workspace.Workspace) (entries []merge.QueueEntry, skipped []
 
 // ShipQueued ships a queue entry on a host (ShipRemote of it, which
 // looks at the agent afresh and refuses a turn begun since).
-func ShipQueued(w *workspace.Workspace, e merge.QueueEntry, o LandOptions) (Landed, error) {
+func ShipQueued(w *workspace.Workspace, e land.QueueEntry, o LandOptions) (Landed, error) {
 	h, err := hosts.Open(w.Config, e.Host)
 	if err != nil {
 		return Landed{}, err

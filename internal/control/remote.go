@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/hosts"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/lifecycle"
-	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -28,7 +28,7 @@ const remoteLandTimeout = 5 * time.Minute
 // --leave-conflicts need its worktree, which is on the host. Unless
 // o.Keep, the agent is then deleted on the host and the branch fetched
 // here removed (it is merged).
-func MergeRemote(w *workspace.Workspace, h *hosts.Host, name string, mo merge.Options, o LandOptions) (Landed, error) {
+func MergeRemote(w *workspace.Workspace, h *hosts.Host, name string, mo land.Options, o LandOptions) (Landed, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), remoteLandTimeout)
 	defer cancel()
 	if mo.Rebase || mo.LeaveConflicts {
@@ -40,7 +40,7 @@ func MergeRemote(w *workspace.Workspace, h *hosts.Host, name string, mo merge.Op
 	}
 	if it.Dirty > 0 {
 		return Landed{}, fmt.Errorf("%s@%s has %w in %d file(s) on %s: they would not come home; have it commit them (owt send %s@%s …) or ship it (owt ship %s@%s)",
-			name, h.Name, merge.ErrUncommitted, it.Dirty, h.Name, name, h.Name, name, h.Name)
+			name, h.Name, land.ErrUncommitted, it.Dirty, h.Name, name, h.Name, name, h.Name)
 	}
 	return landRemote(ctx, w, h, clone, it, mo, o, "merged", Landed{})
 }
@@ -68,7 +68,7 @@ func ShipRemote(w *workspace.Workspace, h *hosts.Host, name, message string, o L
 		for _, c := range rep.Conflicts {
 			if c.Kind == "base" {
 				return Landed{}, fmt.Errorf("%w (as %s predicts); nothing was committed",
-					remoteConflict(&merge.ConflictError{Branch: it.Branch, Target: it.Base, Files: c.Files}, h, name, it.Branch), h.Name)
+					remoteConflict(&land.ConflictError{Branch: it.Branch, Target: it.Base, Files: c.Files}, h, name, it.Branch), h.Name)
 			}
 		}
 		argv := []string{"commit", "--json"}
@@ -82,13 +82,13 @@ func ShipRemote(w *workspace.Workspace, h *hosts.Host, name, message string, o L
 		if err := h.Exec(ctx, clone, append(argv, "--", name), &stdout, &stderr); err != nil {
 			return Landed{}, fmt.Errorf("commit %s@%s's work there: %w", name, h.Name, hostErr(err, &stderr))
 		}
-		var made merge.ShipResult
+		var made land.ShipResult
 		if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &made); err != nil {
 			return Landed{}, fmt.Errorf("owt commit on %s: %w (is owt there the same version? owt host check %s)", h.Name, err, h.Name)
 		}
 		out.Committed, out.Files = made.Committed, made.Files
 	}
-	res, err := landRemote(ctx, w, h, clone, it, merge.Options{}, o, "shipped", out)
+	res, err := landRemote(ctx, w, h, clone, it, land.Options{}, o, "shipped", out)
 	if err != nil && res.Name == "" && out.Committed != "" {
 		return Landed{}, fmt.Errorf("committed %d file(s) in %s@%s as %.12s there, but: %w", len(out.Files), name, h.Name, out.Committed, err)
 	}
@@ -126,7 +126,7 @@ func remoteToLand(ctx context.Context, w *workspace.Workspace, h *hosts.Host, na
 // landRemote fetches it's branch home, merges it as mo says and, unless
 // o.Keep, deletes the agent on the host and the fetched branch here.
 // out carries what was done before (a commit there).
-func landRemote(ctx context.Context, w *workspace.Workspace, h *hosts.Host, clone string, it lifecycle.Item, mo merge.Options, o LandOptions, verb string, out Landed) (Landed, error) {
+func landRemote(ctx context.Context, w *workspace.Workspace, h *hosts.Host, clone string, it lifecycle.Item, mo land.Options, o LandOptions, verb string, out Landed) (Landed, error) {
 	name := it.Name
 	// Its branch comes home into owt's own branch (owt/remote/HOST/BRANCH),
 	// never into a local agent's or the user's branch of the same name;
@@ -173,7 +173,7 @@ func landRemote(ctx context.Context, w *workspace.Workspace, h *hosts.Host, clon
 // it is read), with what can be done about an agent on a host: its
 // worktree is there, so --leave-conflicts cannot leave them in it.
 func remoteConflict(err error, h *hosts.Host, name, branch string) error {
-	var ce *merge.ConflictError
+	var ce *land.ConflictError
 	if !errors.As(err, &ce) {
 		return err
 	}
@@ -187,22 +187,22 @@ func remoteConflict(err error, h *hosts.Host, name, branch string) error {
 // h, made there, where its worktree is (the host's owt check): its
 // uncommitted files, its overlaps with the other agents there and the
 // conflicts predicted with its base there.
-func CheckRemote(w *workspace.Workspace, h *hosts.Host, name string) (merge.Report, error) {
+func CheckRemote(w *workspace.Workspace, h *hosts.Host, name string) (land.Report, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	clone, ok := h.Clone(w.Repo.Root)
 	if !ok {
-		return merge.Report{}, fmt.Errorf("%w: %s", hosts.ErrNoClone, h.Name)
+		return land.Report{}, fmt.Errorf("%w: %s", hosts.ErrNoClone, h.Name)
 	}
 	return checkOn(ctx, h, clone, name)
 }
 
-func checkOn(ctx context.Context, h *hosts.Host, clone, name string) (merge.Report, error) {
+func checkOn(ctx context.Context, h *hosts.Host, clone, name string) (land.Report, error) {
 	var stdout, stderr bytes.Buffer
 	if err := h.Exec(ctx, clone, []string{"check", "--json", "--", name}, &stdout, &stderr); err != nil {
-		return merge.Report{}, fmt.Errorf("check %s@%s there: %w", name, h.Name, hostErr(err, &stderr))
+		return land.Report{}, fmt.Errorf("check %s@%s there: %w", name, h.Name, hostErr(err, &stderr))
 	}
-	var rep merge.Report
+	var rep land.Report
 	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &rep); err != nil {
 		return rep, fmt.Errorf("owt check on %s: %w (is owt there the same version? owt host check %s)", h.Name, err, h.Name)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/review"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -24,7 +24,7 @@ func ReviewCacheDir() string { return filepath.Join(xdg.CacheHome, "owt", "revie
 type ReviewRefused struct {
 	Name   string
 	Verb   string // "merged", "shipped"
-	Result review.Result
+	Result land.ReviewResult
 }
 
 func (e *ReviewRefused) Error() string {
@@ -32,7 +32,7 @@ func (e *ReviewRefused) Error() string {
 	if e.Verb == "shipped" {
 		cmd = "ship"
 	}
-	if e.Result.Verdict == review.Unavailable {
+	if e.Result.Verdict == land.ReviewUnavailable {
 		return fmt.Sprintf("the AI review of %s is unavailable: %s; nothing was %s (go on without it: 'owt %s %s --accept-review')",
 			e.Name, e.Result.Why, e.Verb, cmd, e.Name)
 	}
@@ -43,9 +43,9 @@ func (e *ReviewRefused) Error() string {
 // Review is the AI review of tip landing on target for rec's worktree:
 // by [review] tool, else rec's own tool, else [agent] tool, within
 // [review] timeout, cached by tree. It never fails: a review that could
-// not be made is review.Unavailable with one line why. log, when set,
+// not be made is land.ReviewUnavailable with one line why. log, when set,
 // hears that a review starts (it may take minutes).
-func Review(w *workspace.Workspace, rec *state.Record, target, tip string, log io.Writer) review.Result {
+func Review(w *workspace.Workspace, rec *state.Record, target, tip string, log io.Writer) land.ReviewResult {
 	name := w.Config.Review.Tool
 	if name == "" {
 		name = rec.Tool
@@ -55,19 +55,19 @@ func Review(w *workspace.Workspace, rec *state.Record, target, tip string, log i
 	}
 	prof, err := agent.Resolve(w.Tools, name)
 	if err != nil {
-		return review.Result{Verdict: review.Unavailable, Tool: name, Why: err.Error(), Findings: []review.Finding{}}
+		return land.ReviewResult{Verdict: land.ReviewUnavailable, Tool: name, Why: err.Error(), Findings: []land.Finding{}}
 	}
 	base, err := w.Repo.ResolveCommit(git.BranchRef(target))
 	if err != nil {
 		base, err = w.Repo.ResolveCommit(target)
 	}
 	if err != nil {
-		return review.Result{Verdict: review.Unavailable, Tool: prof.Name, Why: fmt.Sprintf("no branch %s to review against", target), Findings: []review.Finding{}}
+		return land.ReviewResult{Verdict: land.ReviewUnavailable, Tool: prof.Name, Why: fmt.Sprintf("no branch %s to review against", target), Findings: []land.Finding{}}
 	}
 	if log != nil {
 		fmt.Fprintf(log, "owt: reviewing %s with %s (at most %s)…\n", rec.Name, prof.Name, w.Config.Review.Timeout.Duration)
 	}
-	return review.Run(context.Background(), review.Request{
+	return land.Review(context.Background(), land.ReviewRequest{
 		Repo: w.Repo, Base: base, Tip: tip, Task: rec.Task, Profile: prof,
 		Timeout: w.Config.Review.Timeout.Duration, CacheDir: ReviewCacheDir(),
 	})
@@ -75,10 +75,10 @@ func Review(w *workspace.Workspace, rec *state.Record, target, tip string, log i
 
 // ReviewForCheck is the review owt check shows: of what a ship of rec
 // would land (its branch with its uncommitted work) on into, or its base.
-func ReviewForCheck(w *workspace.Workspace, rec *state.Record, into string, log io.Writer) (review.Result, error) {
+func ReviewForCheck(w *workspace.Workspace, rec *state.Record, into string, log io.Writer) (land.ReviewResult, error) {
 	tip, err := MergeContext(w).WouldLand(rec)
 	if err != nil {
-		return review.Result{}, err
+		return land.ReviewResult{}, err
 	}
 	if into == "" {
 		into = rec.Base
@@ -86,10 +86,10 @@ func ReviewForCheck(w *workspace.Workspace, rec *state.Record, into string, log 
 	return Review(w, rec, into, tip, log), nil
 }
 
-// reviewGate is the merge.Context gate of a landing under o: nil when no
+// reviewGate is the land.Context gate of a landing under o: nil when no
 // review is asked for (o.Review, or [review] enabled). The review made is
 // kept in *got; a blocking one refuses unless o.AcceptReview.
-func reviewGate(w *workspace.Workspace, o LandOptions, verb string, got **review.Result) func(*state.Record, string, string) error {
+func reviewGate(w *workspace.Workspace, o LandOptions, verb string, got **land.ReviewResult) func(*state.Record, string, string) error {
 	if !o.Review && !w.Config.Review.Enabled && o.Accepted == nil {
 		return nil
 	}
@@ -114,7 +114,7 @@ func reviewGate(w *workspace.Workspace, o LandOptions, verb string, got **review
 }
 
 // sameTrees says whether review a is of tip landing on target as they are.
-func sameTrees(w *workspace.Workspace, a review.Result, target, tip string) bool {
+func sameTrees(w *workspace.Workspace, a land.ReviewResult, target, tip string) bool {
 	tree, err := w.Repo.TreeOf(tip)
 	if err != nil || tree != a.Tree {
 		return false

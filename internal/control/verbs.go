@@ -9,9 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/lifecycle"
-	"github.com/owt-tmux/owt/internal/merge"
-	"github.com/owt-tmux/owt/internal/review"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -22,22 +21,22 @@ import (
 
 // MergeContext is the merge package's view of a workspace: its git repo,
 // its records, and what counts as uncommitted work there.
-func MergeContext(w *workspace.Workspace) *merge.Context {
-	return &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: lifecycle.WorkFiles,
+func MergeContext(w *workspace.Workspace) *land.Context {
+	return &land.Context{Git: w.Repo, Records: w.Records, WorkFiles: lifecycle.WorkFiles,
 		EditedCopies: lifecycle.EditedCopies, SetBaseCommit: w.SetBaseCommit}
 }
 
 // Landed is what a ship or merge did, and whether the worktree was
 // removed afterwards (the JSON of owt merge and owt ship).
 type Landed struct {
-	merge.ShipResult
+	land.ShipResult
 	Removed bool   `json:"removed"`
 	Kept    string `json:"kept,omitempty"` // why it was not removed
 	// Stays says, for an in-place agent, that its checkout and branch
 	// stay: its teardown ends only the session and the record.
 	Stays string `json:"stays,omitempty"`
 	// Review is the AI review made before landing, when one was.
-	Review *review.Result `json:"review,omitempty"`
+	Review *land.ReviewResult `json:"review,omitempty"`
 }
 
 // LandOptions are how a ship or merge ends.
@@ -58,7 +57,7 @@ type LandOptions struct {
 	// confirm step): the landing goes on despite it while what would land
 	// and its base are the trees it reviewed, without reviewing again; on
 	// other trees the review is made again and its verdict holds.
-	Accepted *review.Result
+	Accepted *land.ReviewResult
 }
 
 // Ship commits everything in rec's worktree, merges it into its base and,
@@ -79,7 +78,7 @@ func Ship(w *workspace.Workspace, rec *state.Record, message string, o LandOptio
 	if !o.Force {
 		mc.BeforeCommit = func(r *state.Record) error { return RefuseBusy(w, r, "shipping", false) }
 	}
-	var rev *review.Result
+	var rev *land.ReviewResult
 	mc.Gate = reviewGate(w, o, "shipped", &rev)
 	res, err := mc.Ship(rec, message)
 	if err != nil {
@@ -92,7 +91,7 @@ func Ship(w *workspace.Workspace, rec *state.Record, message string, o LandOptio
 // worktree (owt merge). Unless o.Force, it refuses while the agent works
 // or waits, looking once as it starts (a face asking the user first looks
 // before asking too: the agent may take up work while the user reads).
-func Merge(w *workspace.Workspace, rec *state.Record, mo merge.Options, o LandOptions) (Landed, error) {
+func Merge(w *workspace.Workspace, rec *state.Record, mo land.Options, o LandOptions) (Landed, error) {
 	release, rec, err := holdLanding(w, rec)
 	if err != nil {
 		return Landed{}, err
@@ -105,22 +104,22 @@ func Merge(w *workspace.Workspace, rec *state.Record, mo merge.Options, o LandOp
 		return Landed{}, err
 	}
 	mc := MergeContext(w)
-	var rev *review.Result
+	var rev *land.ReviewResult
 	mc.Gate = reviewGate(w, o, "merged", &rev)
 	res, err := mc.Merge(rec, mo)
 	if err != nil {
 		return Landed{}, err
 	}
-	return finishLanding(w, Landed{ShipResult: merge.ShipResult{Result: res}, Review: rev}, "merged", o)
+	return finishLanding(w, Landed{ShipResult: land.ShipResult{Result: res}, Review: rev}, "merged", o)
 }
 
 // Sync brings the base's new commits into rec's branch (owt sync); rebase
-// and leave are merge.Context.Sync's. Unless force, it refuses while the
+// and leave are land.Context.Sync's. Unless force, it refuses while the
 // agent works or waits: a merge or rebase under it changes the files it
 // is editing mid-turn.
-func Sync(w *workspace.Workspace, rec *state.Record, rebase, leave, force bool) (merge.SyncResult, error) {
+func Sync(w *workspace.Workspace, rec *state.Record, rebase, leave, force bool) (land.SyncResult, error) {
 	if err := RefuseBusyFor(w, rec, "syncing now would change its files mid-turn", force); err != nil {
-		return merge.SyncResult{Name: rec.Name, Branch: rec.Branch, Base: rec.Base}, err
+		return land.SyncResult{Name: rec.Name, Branch: rec.Branch, Base: rec.Base}, err
 	}
 	return MergeContext(w).Sync(rec, rebase, leave)
 }
@@ -186,7 +185,7 @@ func RefuseBusyFor(w *workspace.Workspace, rec *state.Record, why string, force 
 // the screen (by the monitor's look; for tools without hooks the screen is
 // all there is), by a spinner or a prompt on its screen; "" when neither.
 func busyNow(w *workspace.Workspace, rec *state.Record) string {
-	if busy := merge.AgentBusy(rec); busy != "" {
+	if busy := land.AgentBusy(rec); busy != "" {
 		return busy
 	}
 	return w.BusyOnScreen(rec)
@@ -300,14 +299,14 @@ func noteLost(store run.Store, name string) {
 // nothing (owt commit: the host's half of shipping an agent there).
 // Unless force, it refuses while the agent works or waits, looking right
 // before the commit.
-func Commit(w *workspace.Workspace, rec *state.Record, message string, force bool) (merge.ShipResult, error) {
+func Commit(w *workspace.Workspace, rec *state.Record, message string, force bool) (land.ShipResult, error) {
 	release, rec, err := holdLanding(w, rec)
 	if err != nil {
-		return merge.ShipResult{}, err
+		return land.ShipResult{}, err
 	}
 	defer release()
 	if err := refuseTesterEdits(w, rec, force); err != nil {
-		return merge.ShipResult{}, err
+		return land.ShipResult{}, err
 	}
 	mc := MergeContext(w)
 	if !force {

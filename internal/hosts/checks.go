@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/checks"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/state"
@@ -58,7 +58,7 @@ func RunChecks(dir string, spec ChecksSpec, limit time.Duration) (ChecksRun, err
 	if err != nil {
 		return ChecksRun{}, err
 	}
-	ran := checks.Run(rec.Path, spec.Commands, limit)
+	ran := land.RunChecks(rec.Path, spec.Commands, limit)
 	out := ChecksRun{Passed: ran.Passed, Output: ran.Output}
 	if err := atTree(rec.Path, spec.Tree); err != nil {
 		return ChecksRun{}, err

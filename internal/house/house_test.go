@@ -54,7 +54,6 @@ var rooms = map[string]int{
 
 	"internal/control": verbs, // ship, merge, delete: the one path from every face
 	"internal/react":   verbs, // reactions: failing checks, CI, reviews, conflicts
-	"internal/pullreq": verbs, // opening a pull request
 	"internal/pane":    verbs, // owt _run, the first process in an agent's pane
 	"internal/peers":   verbs, // what owt mcp gives an agent: peers, messages, spawns
 	"internal/swarm":   verbs, // a coordinator and role workers in one worktree
@@ -68,9 +67,7 @@ var rooms = map[string]int{
 	"internal/notes":        useCases, // owt note
 	"internal/memory/facts": useCases, // a repository's facts (SQLite with FTS5) and what owt does with them: inject, mine, consolidate
 	"internal/templates":    useCases, // task templates and the session protocol: the first prompt
-	"internal/merge":        useCases, // checks and landing a branch
-	"internal/checks":       useCases, // running check commands
-	"internal/review":       useCases, // the AI review gate: a headless tool's verdict on a diff
+	"internal/land":         useCases, // bringing work home: check report, merge, ship, queue, check commands, pull requests, the AI review gate
 	"keybindings":           useCases, // the plugin's keys
 
 	"internal/workspace": core, // a repository as owt manages it: records, names, paths
@@ -117,7 +114,7 @@ var sideways = map[string][]string{
 		"internal/cli/runcmd", "internal/cli/plugincmd", "internal/cli/configcmd", "internal/cli/mcpcmd", "internal/cli/memorycmd",
 		"internal/cli/swarmcmd", "internal/cli/hostcmd"},
 	"internal/cli/hostcmd":     {"internal/cli/cmdutil"},
-	"internal/hosts":           {"internal/lifecycle", "internal/checks"}, // a run task's evidence and checks there: the same work files and check runner
+	"internal/hosts":           {"internal/lifecycle", "internal/land"}, // a run task's evidence and checks there: the same work files and check runner
 	"internal/cli/mcpcmd":      {"internal/cli/cmdutil"},
 	"internal/cli/memorycmd":   {"internal/cli/cmdutil"},
 	"internal/cli/swarmcmd":    {"internal/cli/cmdutil"},

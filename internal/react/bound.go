@@ -6,7 +6,7 @@ import (
 )
 
 // messageMax bounds the failure text of a CI or review message, as a
-// check's output tail is bounded (checks.Tail): about 8 KiB; the rest is
+// check's output tail is bounded (land.Tail): about 8 KiB; the rest is
 // behind the pull request's URL.
 const messageMax = 8 << 10
 

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/checks"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/forge"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
@@ -355,7 +355,7 @@ func ciReport(failing []forge.Check, url string, readLog func(forge.Check) (stri
 			}
 		}
 		logs = append(logs, log)
-		tail := checks.Tail([]byte(log), logTail)
+		tail := land.Tail([]byte(log), logTail)
 		if tail == "" {
 			continue // not an Actions run: no log to show
 		}

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/owt-tmux/owt/internal/checks"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 )
@@ -40,7 +40,7 @@ func (x *Reactor) checks(rec *state.Record, cfg config.Config) error {
 	if dirty, err := lifecycle.WorkFiles(rec); err != nil || len(dirty) > 0 {
 		return err
 	}
-	res := checks.Run(rec.Path, cfg.Checks.Commands, cfg.Checks.Timeout.Duration)
+	res := land.RunChecks(rec.Path, cfg.Checks.Commands, cfg.Checks.Timeout.Duration)
 	if res.Passed {
 		return x.pass(rec, config.ChecksFailed, tree)
 	}

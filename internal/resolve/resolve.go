@@ -25,10 +25,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/checks"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/lifecycle"
-	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/send"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
@@ -190,7 +189,7 @@ func refuse(w *workspace.Workspace, rec *state.Record, target string) error {
 // busyNow is what rec's agent is in the middle of, by its record or its
 // screen (the record lags it); "" when nothing.
 func busyNow(w *workspace.Workspace, rec *state.Record) string {
-	if busy := merge.AgentBusy(rec); busy != "" {
+	if busy := land.AgentBusy(rec); busy != "" {
 		return busy
 	}
 	if rec.Status == state.Limited {
@@ -384,7 +383,7 @@ func Verify(w *workspace.Workspace, rec *state.Record) (Verdict, error) {
 		}
 	}
 	if cmds := w.Config.Checks.Commands; len(cmds) > 0 {
-		res := checks.Run(rec.Path, cmds, w.Config.Checks.Timeout.Duration)
+		res := land.RunChecks(rec.Path, cmds, w.Config.Checks.Timeout.Duration)
 		v.Checked = true
 		if !res.Passed {
 			v.Why = "checks fail: " + firstLine(res.Output)

@@ -9,14 +9,13 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
-	"github.com/owt-tmux/owt/internal/merge"
-	"github.com/owt-tmux/owt/internal/review"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 // mergeContext is the merge package's view of a workspace: its git repo,
 // its records, and what counts as uncommitted work there.
-func mergeContext(w *workspace.Workspace) *merge.Context { return control.MergeContext(w) }
+func mergeContext(w *workspace.Workspace) *land.Context { return control.MergeContext(w) }
 
 func CheckCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
@@ -72,19 +71,19 @@ func CheckCommand(f *cmdutil.Factory) *cli.Command {
 // checked is owt check's JSON: the report, and the AI review when one
 // was asked for.
 type checked struct {
-	merge.Report
-	Review *review.Result `json:"review,omitempty"`
+	land.Report
+	Review *land.ReviewResult `json:"review,omitempty"`
 }
 
-func reviewBlocker(r review.Result) string {
-	if r.Verdict == review.Unavailable {
+func reviewBlocker(r land.ReviewResult) string {
+	if r.Verdict == land.ReviewUnavailable {
 		return "is unavailable"
 	}
 	return "fails"
 }
 
 // askCommand asks for the command of c (askFirst of its --yes).
-func askCommand(f *cmdutil.Factory, c *cli.Context, report func() (merge.Report, error), question, declined string) error {
+func askCommand(f *cmdutil.Factory, c *cli.Context, report func() (land.Report, error), question, declined string) error {
 	what := c.Command.Name
 	if c.Bool("ship") {
 		what += " --ship"
@@ -99,7 +98,7 @@ func askCommand(f *cmdutil.Factory, c *cli.Context, report func() (merge.Report,
 // that. what names the command in that refusal; declined is the error
 // when the person answers no. The report is only computed when it is
 // shown.
-func askFirst(ios *cmdutil.IOStreams, yes bool, what string, report func() (merge.Report, error), question, declined string) error {
+func askFirst(ios *cmdutil.IOStreams, yes bool, what string, report func() (land.Report, error), question, declined string) error {
 	if yes {
 		return nil
 	}

@@ -7,8 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/lifecycle"
-	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -29,7 +29,7 @@ func CleanupCommand(f *cmdutil.Factory) *cli.Command {
 			if c.NArg() > 0 {
 				return cmdutil.Usagef("cleanup takes no arguments")
 			}
-			o := merge.CleanupOptions{Merged: c.Bool("merged"), Stale: c.IsSet("stale"), Force: c.Bool("force")}
+			o := land.CleanupOptions{Merged: c.Bool("merged"), Stale: c.IsSet("stale"), Force: c.Bool("force")}
 			if o.Stale {
 				days := c.Int("stale")
 				if days < 0 {
@@ -49,7 +49,7 @@ func CleanupCommand(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			var doomed []merge.CleanupItem
+			var doomed []land.CleanupItem
 			for _, it := range items {
 				if it.Remove {
 					doomed = append(doomed, it)
@@ -73,7 +73,7 @@ func CleanupCommand(f *cmdutil.Factory) *cli.Command {
 	}
 }
 
-func removeCleanup(c *cli.Context, w *workspace.Workspace, items []merge.CleanupItem) error {
+func removeCleanup(c *cli.Context, w *workspace.Workspace, items []land.CleanupItem) error {
 	finishEvenIfHungUp()
 	failed := 0
 	for i, it := range items {
@@ -110,7 +110,7 @@ func removeCleanup(c *cli.Context, w *workspace.Workspace, items []merge.Cleanup
 	return nil
 }
 
-func printCleanup(c *cli.Context, items []merge.CleanupItem, planning bool) {
+func printCleanup(c *cli.Context, items []land.CleanupItem, planning bool) {
 	out := c.App.Writer
 	if len(items) == 0 {
 		fmt.Fprintln(out, "no worktrees")

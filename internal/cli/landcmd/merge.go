@@ -11,8 +11,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
-	"github.com/owt-tmux/owt/internal/merge"
-	"github.com/owt-tmux/owt/internal/review"
+	"github.com/owt-tmux/owt/internal/land"
 )
 
 // landed is the JSON of merge and ship: what landed, and whether the
@@ -40,7 +39,7 @@ func MergeCommand(f *cmdutil.Factory) *cli.Command {
 			if c.NArg() != 1 {
 				return cmdutil.Usagef("merge takes one NAME")
 			}
-			o := merge.Options{
+			o := land.Options{
 				Into: c.String("into"), Rebase: c.Bool("rebase"), Squash: c.Bool("squash"),
 				Strategy: c.String("strategy"), LeaveConflicts: c.Bool("leave-conflicts"),
 			}
@@ -63,7 +62,7 @@ func MergeCommand(f *cmdutil.Factory) *cli.Command {
 			if target == "" {
 				target = rec.Base
 			}
-			report := func() (merge.Report, error) { return mc.Check(rec, o.Into) }
+			report := func() (land.Report, error) { return mc.Check(rec, o.Into) }
 			// Refused before being asked; with --yes no one is asked and
 			// control.Merge's own look, a moment later, says the same.
 			if !c.Bool("yes") {
@@ -131,7 +130,7 @@ func reportLanding(c *cli.Context, out landed, err error) error {
 // without a verdict is the error's one line.)
 func printRefusal(w io.Writer, err error) {
 	var refused *control.ReviewRefused
-	if errors.As(err, &refused) && refused.Result.Verdict != review.Unavailable {
+	if errors.As(err, &refused) && refused.Result.Verdict != land.ReviewUnavailable {
 		fmt.Fprintln(w, "owt: review: "+refused.Result.Headline())
 		for _, l := range refused.Result.Lines() {
 			fmt.Fprintln(w, "  "+l)

@@ -10,7 +10,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/hosts"
-	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -31,14 +31,14 @@ func remoteAgent(f *cmdutil.Factory, c *cli.Context) (w *workspace.Workspace, h 
 // askRemote is askCommand for an agent on a host: the report shown is
 // the host's owt check of it, made where its worktree is.
 func askRemote(f *cmdutil.Factory, c *cli.Context, w *workspace.Workspace, h *hosts.Host, name, question, declined string) error {
-	report := func() (merge.Report, error) { return control.CheckRemote(w, h, name) }
+	report := func() (land.Report, error) { return control.CheckRemote(w, h, name) }
 	return askCommand(f, c, report, question, declined)
 }
 
 // mergeOnHost merges an agent of a host: its branch comes home and
 // merges here (control.MergeRemote), after the host's report of it and
 // the user's yes. It reports whether the agent was a host's.
-func mergeOnHost(f *cmdutil.Factory, c *cli.Context, o merge.Options) (bool, error) {
+func mergeOnHost(f *cmdutil.Factory, c *cli.Context, o land.Options) (bool, error) {
 	w, h, name, routed, err := remoteAgent(f, c)
 	if !routed || err != nil {
 		return routed, err

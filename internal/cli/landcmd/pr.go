@@ -9,7 +9,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/forge"
-	"github.com/owt-tmux/owt/internal/pullreq"
+	"github.com/owt-tmux/owt/internal/land"
 )
 
 // PRCommand is owt pr: push an agent's branch and open its pull request.
@@ -36,8 +36,8 @@ func PRCommand(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			pr, err := pullreq.Open(w, c.Args().First(), pullreq.Options{Draft: c.Bool("draft"), Base: c.String("base")}, forge.Client{})
-			if errors.Is(err, pullreq.ErrUnknownBase) {
+			pr, err := land.OpenPR(w, c.Args().First(), land.PROptions{Draft: c.Bool("draft"), Base: c.String("base")}, forge.Client{})
+			if errors.Is(err, land.ErrUnknownBase) {
 				return cmdutil.UsageError{Msg: err.Error()} // a --base that is no branch is bad usage
 			}
 			if err != nil {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
-	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -19,9 +19,9 @@ import (
 
 // queueRun is the JSON of owt queue --ship.
 type queueRun struct {
-	Shipped []landed    `json:"shipped"`
-	Stopped string      `json:"stopped,omitempty"` // why it stopped early
-	Left    merge.Queue `json:"left"`
+	Shipped []landed   `json:"shipped"`
+	Stopped string     `json:"stopped,omitempty"` // why it stopped early
+	Left    land.Queue `json:"left"`
 }
 
 // queueOptions is one owt queue: show the queue, or ship it (--ship).
@@ -103,7 +103,7 @@ func runQueue(o *queueOptions) error {
 // yes to) are ever shipped or considered. Then the hosts' agents the user
 // said yes to (remote) ship in their order, each looked at afresh, until
 // one would conflict or is refused.
-func shipQueue(o *queueOptions, w *workspace.Workspace, confirmed map[string]string, remote []merge.QueueEntry) error {
+func shipQueue(o *queueOptions, w *workspace.Workspace, confirmed map[string]string, remote []land.QueueEntry) error {
 	run := queueRun{Shipped: []landed{}}
 	var failure error
 	for {
@@ -169,7 +169,7 @@ func shipQueue(o *queueOptions, w *workspace.Workspace, confirmed map[string]str
 
 // shipRemoteQueue ships the hosts' queued agents in order (control.
 // ShipQueued), stopping at the first predicted conflict or refusal.
-func shipRemoteQueue(o *queueOptions, w *workspace.Workspace, remote []merge.QueueEntry, run *queueRun) error {
+func shipRemoteQueue(o *queueOptions, w *workspace.Workspace, remote []land.QueueEntry, run *queueRun) error {
 	for i, e := range remote {
 		run.Left.Entries = remote[i:]
 		if !e.Clean {
@@ -189,11 +189,11 @@ func shipRemoteQueue(o *queueOptions, w *workspace.Workspace, remote []merge.Que
 			return fmt.Errorf("shipped %s@%s, but %v; stopped", e.Name, e.Host, err)
 		}
 	}
-	run.Left.Entries = []merge.QueueEntry{}
+	run.Left.Entries = []land.QueueEntry{}
 	return nil
 }
 
-func queueNames(es []merge.QueueEntry) string {
+func queueNames(es []land.QueueEntry) string {
 	names := make([]string, len(es))
 	for i, e := range es {
 		names[i] = queueName(e)
@@ -201,7 +201,7 @@ func queueNames(es []merge.QueueEntry) string {
 	return strings.Join(names, ", ")
 }
 
-func printQueue(out io.Writer, q merge.Queue) {
+func printQueue(out io.Writer, q land.Queue) {
 	if len(q.Entries) == 0 {
 		fmt.Fprintln(out, "the queue is empty: no idle or exited worktree has changes")
 	} else {
@@ -222,7 +222,7 @@ func printQueue(out io.Writer, q merge.Queue) {
 }
 
 // queueName is an entry's name as the user types it: NAME, or NAME@HOST.
-func queueName(e merge.QueueEntry) string {
+func queueName(e land.QueueEntry) string {
 	if e.Host != "" {
 		return e.Name + "@" + e.Host
 	}

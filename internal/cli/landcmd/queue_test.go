@@ -8,7 +8,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdtest"
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
-	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/land"
 )
 
 func TestQueueOptionsAsTyped(t *testing.T) {
@@ -44,12 +44,12 @@ func TestQueueOptionsAsTyped(t *testing.T) {
 
 func TestQueueIsPrintedInItsOrder(t *testing.T) {
 	ios, out, _ := cmdtest.Streams("")
-	printQueue(ios.Out, merge.Queue{
-		Entries: []merge.QueueEntry{
+	printQueue(ios.Out, land.Queue{
+		Entries: []land.QueueEntry{
 			{Name: "api", Branch: "feat/api", Status: "idle", Ahead: 2, Size: 40, Clean: true},
 			{Name: "ui", Branch: "feat/ui", Status: "exited", Ahead: 1, Uncommitted: 3, Size: 7, Overlaps: 1, Conflicts: []string{"app.go", "ui.go"}},
 		},
-		Skipped: []merge.Skipped{{Name: "busy", Reason: "working"}},
+		Skipped: []land.Skipped{{Name: "busy", Reason: "working"}},
 	})
 	require.Equal(t, ""+
 		"#  NAME  BRANCH    STATUS  COMMITS  UNCOMMITTED  LINES  OVERLAPS  PREDICTION\n"+
@@ -58,7 +58,7 @@ func TestQueueIsPrintedInItsOrder(t *testing.T) {
 		"not queued: busy (working)\n", out.String())
 
 	ios, out, _ = cmdtest.Streams("")
-	printQueue(ios.Out, merge.Queue{Skipped: []merge.Skipped{{Name: "busy", Reason: "working"}}})
+	printQueue(ios.Out, land.Queue{Skipped: []land.Skipped{{Name: "busy", Reason: "working"}}})
 	require.Equal(t, "the queue is empty: no idle or exited worktree has changes\nnot queued: busy (working)\n", out.String())
 }
 
@@ -91,8 +91,8 @@ func TestShippingAsksFirst(t *testing.T) {
 	// The report is shown before the question, blockers marked.
 	ios, _, errOut = cmdtest.Streams("n\n")
 	ios.InTTY = true
-	report := func() (merge.Report, error) {
-		return merge.Report{Name: "api", Branch: "feat/api", Base: "main", DirtyFiles: []string{"a.go"}}, nil
+	report := func() (land.Report, error) {
+		return land.Report{Name: "api", Branch: "feat/api", Base: "main", DirtyFiles: []string{"a.go"}}, nil
 	}
 	require.Error(t, askFirst(ios, false, "merge", report, "Merge feat/api into main?", "not merged"))
 	require.Regexp(t, `(?s)^api \(feat/api → main\)\n.*uncommitted: 1 file\(s\): a\.go\n.*\n  ! [^\n]+\nMerge feat/api into main\? \[y/N\] $`, errOut.String())

@@ -7,7 +7,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
-	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/land"
 )
 
 func ShipCommand(f *cmdutil.Factory) *cli.Command {
@@ -35,7 +35,7 @@ func ShipCommand(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			mc := mergeContext(w)
-			report := func() (merge.Report, error) { return mc.Check(rec, "") }
+			report := func() (land.Report, error) { return mc.Check(rec, "") }
 			if err := control.RefuseBusy(w, rec, "shipping", c.Bool("force")); err != nil {
 				return err
 			}

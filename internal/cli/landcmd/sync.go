@@ -7,12 +7,12 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/control"
-	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/land"
 )
 
 // syncOutcome is one worktree's line of owt sync --json.
 type syncOutcome struct {
-	merge.SyncResult
+	land.SyncResult
 	Error string `json:"error,omitempty"`
 }
 

@@ -19,8 +19,8 @@ import (
 	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hosts"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/lifecycle"
-	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/templates"
@@ -439,9 +439,9 @@ func intoCheckoutWarning(r *run.Run) string {
 		}
 		return f.Sorted(), nil
 	}
-	var dirty *merge.TargetDirtyError
-	var busy *merge.TargetBusyError
-	switch err := merge.CheckTarget(git.Repo{Root: r.Repo}, records, r.Into); {
+	var dirty *land.TargetDirtyError
+	var busy *land.TargetBusyError
+	switch err := land.CheckTarget(git.Repo{Root: r.Repo}, records, r.Into); {
 	case errors.As(err, &busy):
 		return busy.Where() + "; the run lands there once it is idle"
 	case errors.As(err, &dirty):

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/checks"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 )
@@ -66,7 +66,7 @@ func (e *Engine) act(r *run.Run, t *run.TaskRun, rec *state.Record, pt *run.Task
 // agent was active while they ran, nothing is credited to them: what
 // changed may be its work.
 //
-// With review, the AI review (internal/review, by owt's [review] tool) of
+// With review, the AI review (land.Review, by owt's [review] tool) of
 // the worktree's HEAD against its base is one more check, made once the
 // commands pass: a fail fails the checks with its findings (sent back to
 // the agent as a failing check is), no verdict is the user's to decide.
@@ -83,7 +83,7 @@ func (e *Engine) startChecks(runName, repo string, t run.TaskRun, dir string, cm
 			e.logf(repo, t.Name, "run %s: task %s: checks: %v", runName, t.ID, err)
 			return
 		}
-		ran := checks.Run(dir, cmds, CheckTimeout)
+		ran := land.RunChecks(dir, cmds, CheckTimeout)
 		res := run.CheckResult{Passed: ran.Passed, Output: ran.Output, Tree: tree}
 		if res.Passed && review {
 			res = e.reviewCheck(repo, t.Name, dir, tree)

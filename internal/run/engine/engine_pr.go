@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/forge"
-	"github.com/owt-tmux/owt/internal/pullreq"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -110,7 +110,7 @@ func (e *Engine) openPR(repo, name string) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), prTimeout)
 	defer cancel()
 	w.Repo = w.Repo.WithContext(ctx)
-	pr, err := pullreq.Open(w, name, pullreq.Options{}, forge.Client{}.WithContext(ctx))
+	pr, err := land.OpenPR(w, name, land.PROptions{}, forge.Client{}.WithContext(ctx))
 	if err != nil {
 		return 0, err
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hosts"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/lifecycle"
-	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/ssh"
 	"github.com/owt-tmux/owt/internal/state"
@@ -326,7 +326,7 @@ func (e *Engine) landRemote(r *run.Run, t *run.TaskRun, now time.Time) error {
 	if errors.Is(f.err, ssh.ErrUnreachable) {
 		return nil // tried again at the next tick
 	}
-	res, err := merge.Result{}, f.err
+	res, err := land.Result{}, f.err
 	if err == nil {
 		res, err = e.mergeFetched(r, t, f)
 	}
@@ -383,7 +383,7 @@ func fetchHome(ctx context.Context, r *run.Run, host string, spec hosts.Evidence
 		return fetched{err: fmt.Errorf("%s: %s", at, ev.OffBranch)}
 	case len(ev.Uncommitted) > 0:
 		return fetched{err: fmt.Errorf("%s has %w in %d file(s) on %s: they would not come home; have it commit them (owt send %s …)",
-			at, merge.ErrUncommitted, len(ev.Uncommitted), host, at)}
+			at, land.ErrUncommitted, len(ev.Uncommitted), host, at)}
 	case (ev.Commits == 0 || ev.Unchanged) && !allowEmpty:
 		return fetched{err: fmt.Errorf("its branch %s on %s has no change against the task's start: nothing to land", ev.Branch, host)}
 	}
@@ -402,13 +402,13 @@ func fetchHome(ctx context.Context, r *run.Run, host string, spec hosts.Evidence
 // mergeFetched merges the branch of remote task t, brought home as f,
 // into the run's into: owt merge's path with the same safety rules as a
 // local task (a checkout on into is moved only when it is clean).
-func (e *Engine) mergeFetched(r *run.Run, t *run.TaskRun, f fetched) (merge.Result, error) {
+func (e *Engine) mergeFetched(r *run.Run, t *run.TaskRun, f fetched) (land.Result, error) {
 	w, err := workspace.Open(r.Repo, e.Tmux)
 	if err != nil {
-		return merge.Result{}, err
+		return land.Result{}, err
 	}
 	if err := ensureInto(w.Repo, r); err != nil {
-		return merge.Result{}, err
+		return land.Result{}, err
 	}
 	// owt's own branch the work came home in goes once it is merged (or
 	// not: the next try fetches it again).
@@ -422,21 +422,21 @@ func (e *Engine) mergeFetched(r *run.Run, t *run.TaskRun, f fetched) (merge.Resu
 	rec := &state.Record{Name: t.Name, Repo: w.Repo.Root, Branch: f.branch, Base: r.Base}
 	tip, err := w.Repo.ResolveCommit(git.BranchRef(f.branch))
 	if err != nil || tip != f.commit {
-		return merge.Result{}, fmt.Errorf("%s here is not the commit fetched from %s (%.12s): it is tried again", f.branch, t.Host, f.commit)
+		return land.Result{}, fmt.Errorf("%s here is not the commit fetched from %s (%.12s): it is tried again", f.branch, t.Host, f.commit)
 	}
 	if ahead, _, err := w.Repo.AheadBehind(git.BranchRef(r.Into), git.BranchRef(f.branch)); err != nil {
-		return merge.Result{}, err
+		return land.Result{}, err
 	} else if ahead == 0 {
 		res, err := alreadyThere(w.Repo, r.Into, rec)
 		return f.named(res), err
 	}
-	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: lifecycle.WorkFiles, EditedCopies: lifecycle.EditedCopies}
-	res, err := ctx.Merge(rec, merge.Options{Into: r.Into, BranchName: f.hostBranch})
+	ctx := &land.Context{Git: w.Repo, Records: w.Records, WorkFiles: lifecycle.WorkFiles, EditedCopies: lifecycle.EditedCopies}
+	res, err := ctx.Merge(rec, land.Options{Into: r.Into, BranchName: f.hostBranch})
 	return f.named(res), err
 }
 
 // named is res naming the branch as it is on the host.
-func (f fetched) named(res merge.Result) merge.Result {
+func (f fetched) named(res land.Result) land.Result {
 	if f.hostBranch != "" {
 		res.Branch = f.hostBranch
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/control"
-	"github.com/owt-tmux/owt/internal/merge"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/resolve"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/untrusted"
@@ -38,7 +38,7 @@ func onConflict(r *run.Run, w *workspace.Workspace) string {
 // resolveOnConflict starts the resolve of t's landing conflict landErr,
 // when the run says so and t had none yet.
 func (e *Engine) resolveOnConflict(r *run.Run, t *run.TaskRun, landErr error) resolving {
-	var ce *merge.ConflictError
+	var ce *land.ConflictError
 	if landErr == nil || !errors.As(landErr, &ce) || t.Name == "" {
 		return resolving{}
 	}

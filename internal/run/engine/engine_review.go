@@ -6,7 +6,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/control"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/review"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -37,9 +37,9 @@ func (e *Engine) reviewCheck(repo, name, dir, tree string) run.CheckResult {
 	}
 	r := control.Review(w, rec, rec.Base, head, nil)
 	switch r.Verdict {
-	case review.Pass, review.Concerns:
+	case land.ReviewPass, land.ReviewConcerns:
 		res.Passed = true
-	case review.Fail:
+	case land.ReviewFail:
 		var b strings.Builder
 		fmt.Fprintf(&b, "the AI review (%s) fails it with %d finding(s):", r.Tool, len(r.Findings))
 		for _, l := range r.Lines() {

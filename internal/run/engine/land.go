@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/land"
 	"github.com/owt-tmux/owt/internal/lifecycle"
-	"github.com/owt-tmux/owt/internal/merge"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
@@ -44,7 +44,7 @@ func (e *Engine) landNext(name string, now time.Time) error {
 
 // recordLanding records how landing task t went: landed as res says, or
 // needing the user with err, or handed to its agent to resolve.
-func (e *Engine) recordLanding(name string, t *run.TaskRun, res merge.Result, err error, resolving resolving) error {
+func (e *Engine) recordLanding(name string, t *run.TaskRun, res land.Result, err error, resolving resolving) error {
 	now := time.Now()
 	return e.Store.Update(name, func(cur *run.Run) ([]run.Event, error) {
 		ct, ok := cur.Task(t.ID)
@@ -86,25 +86,25 @@ func (e *Engine) recordLanding(name string, t *run.TaskRun, res merge.Result, er
 
 // land merges the task's branch into into, making into from the run's
 // base first if it does not exist and nothing landed in it yet.
-func (e *Engine) land(r *run.Run, t *run.TaskRun) (merge.Result, error) {
+func (e *Engine) land(r *run.Run, t *run.TaskRun) (land.Result, error) {
 	w, err := workspace.Open(r.Repo, e.Tmux)
 	if err != nil {
-		return merge.Result{}, err
+		return land.Result{}, err
 	}
 	rec, err := w.Get(t.Name)
 	if err != nil {
-		return merge.Result{}, err
+		return land.Result{}, err
 	}
 	if err := checkLandable(r, t, rec, &e.works); err != nil {
-		return merge.Result{}, err
+		return land.Result{}, err
 	}
 	if err := ensureInto(w.Repo, r); err != nil {
-		return merge.Result{}, err
+		return land.Result{}, err
 	}
 	// Work already in into (an empty allow_empty task, or a landing a
 	// crashed monitor made but did not record) has landed.
 	if ahead, _, err := w.Repo.AheadBehind(git.BranchRef(r.Into), git.BranchRef(rec.Branch)); err != nil {
-		return merge.Result{}, err
+		return land.Result{}, err
 	} else if ahead == 0 {
 		return alreadyThere(w.Repo, r.Into, rec)
 	}
@@ -119,18 +119,18 @@ func (e *Engine) land(r *run.Run, t *run.TaskRun) (merge.Result, error) {
 		}
 		return t.Memo.Checks.NotCheckOutput(r.Path, files), nil
 	}
-	ctx := &merge.Context{Git: w.Repo, Records: w.Records, WorkFiles: workFiles, EditedCopies: lifecycle.EditedCopies}
-	return ctx.Merge(rec, merge.Options{Into: r.Into})
+	ctx := &land.Context{Git: w.Repo, Records: w.Records, WorkFiles: workFiles, EditedCopies: lifecycle.EditedCopies}
+	return ctx.Merge(rec, land.Options{Into: r.Into})
 }
 
 // alreadyThere is the landing of rec's branch, whose commits into holds
 // already.
-func alreadyThere(repo git.Repo, into string, rec *state.Record) (merge.Result, error) {
+func alreadyThere(repo git.Repo, into string, rec *state.Record) (land.Result, error) {
 	tips, err := repo.ResolveCommits([]string{"refs/heads/" + into, "refs/heads/" + rec.Branch})
 	if err != nil {
-		return merge.Result{}, err
+		return land.Result{}, err
 	}
-	return merge.Result{Name: rec.Name, Branch: rec.Branch, Target: into, Method: "already there", Commit: tips[0], BranchTip: tips[1]}, nil
+	return land.Result{Name: rec.Name, Branch: rec.Branch, Target: into, Method: "already there", Commit: tips[0], BranchTip: tips[1]}, nil
 }
 
 // ensureInto makes the run's into from its base when it does not exist

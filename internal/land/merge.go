@@ -1,17 +1,13 @@
-// Package merge brings an agent's work home: the check report shown before
-// every merge, ship or delete (uncommitted files, ahead/behind, overlaps
-// and predicted conflicts with the base and with the other worktrees),
-// merge, ship, the merge queue, sync and the cleanup plan.
-//
-// Its rules are the ones a user must be able to trust with the last step:
-// the user's own checkout is only touched when it is clean and on the
-// target (and then only by a fast-forward to a merge computed beforehand),
-// a target checked out nowhere is moved with an atomic compare-and-swap of
-// its ref, a conflict changes nothing anywhere, and nothing is ever
-// stashed, reset or cleaned. All git work goes through internal/git; the
-// teardown that follows a merge belongs to workspace and is composed by
-// the CLI.
-package merge
+// Merge, ship and sync. Their rules are the ones a user must be able to
+// trust with the last step: the user's own checkout is only touched when
+// it is clean and on the target (and then only by a fast-forward to a
+// merge computed beforehand), a target checked out nowhere is moved with
+// an atomic compare-and-swap of its ref, a conflict changes nothing
+// anywhere, and nothing is ever stashed, reset or cleaned. All git work
+// goes through internal/git; the teardown that follows a merge belongs to
+// workspace and is composed by the CLI.
+
+package land
 
 import (
 	"errors"

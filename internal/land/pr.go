@@ -1,14 +1,14 @@
-// Package pullreq opens a worktree's pull request: push its branch and
+// Opening a worktree's pull request: push its branch and
 // ask gh for the pull request (or adopt the open one), then record it on
-// the worktree. owt pr and the run engine ([run] pr) both call Open.
-package pullreq
+// the worktree. owt pr and the run engine ([run] pr) both call OpenPR.
+
+package land
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/checks"
 	"github.com/owt-tmux/owt/internal/forge"
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/state"
@@ -16,54 +16,54 @@ import (
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
-// Options tune Open.
-type Options struct {
+// PROptions tune OpenPR.
+type PROptions struct {
 	Draft bool
 	Base  string // the branch to merge into; the worktree's base when empty
 }
 
-// Opened is what Open did: the pull request as recorded, and whether
+// OpenedPR is what OpenPR did: the pull request as recorded, and whether
 // it was one that was open already (adopted) rather than opened now.
-type Opened struct {
+type OpenedPR struct {
 	state.PR
 	Adopted bool `json:"adopted"`
 }
 
-// Open pushes the worktree's branch to the repo's remote and opens a
+// OpenPR pushes the worktree's branch to the repo's remote and opens a
 // pull request for it with gh: the title is the task's first line, the
 // body its commits and the agent's owt done summary. An open pull request
 // of the branch is adopted instead: the branch is pushed to it. The PR's
 // number is recorded, so the monitor polls it and owt list shows it.
 // Nothing is pushed before gh has answered: gh not logged in, missing or
 // failing leaves the remote as it was.
-func Open(w *workspace.Workspace, name string, o Options, gh forge.Client) (Opened, error) {
+func OpenPR(w *workspace.Workspace, name string, o PROptions, gh forge.Client) (OpenedPR, error) {
 	p, err := preparePR(w, name, o)
 	if err != nil {
-		return Opened{}, err
+		return OpenedPR{}, err
 	}
 	existing, found, err := gh.Find(p.rec.Path, p.rec.Branch)
 	if err != nil {
-		return Opened{}, fmt.Errorf("owt pr %s: %w; nothing was pushed", name, err)
+		return OpenedPR{}, fmt.Errorf("owt pr %s: %w; nothing was pushed", name, err)
 	}
 	if found && existing.State == "OPEN" {
 		if o.Base != "" && existing.BaseRefName != "" && existing.BaseRefName != o.Base {
-			return Opened{}, fmt.Errorf("owt pr %s: pull request #%d of %s is open against %s, not %s (%s): change its base there, or close it first; nothing was pushed",
+			return OpenedPR{}, fmt.Errorf("owt pr %s: pull request #%d of %s is open against %s, not %s (%s): change its base there, or close it first; nothing was pushed",
 				name, existing.Number, p.rec.Branch, existing.BaseRefName, o.Base, existing.URL)
 		}
 		return adoptPR(w, p, existing)
 	}
 	if err := w.Repo.Push(p.remote, p.rec.Branch); err != nil {
-		return Opened{}, err
+		return OpenedPR{}, err
 	}
 	made, err := gh.Create(p.rec.Path, forge.CreateOptions{
 		Head: p.rec.Branch, Base: p.base, Title: prTitle(p.rec), Body: prBody(p.rec, p.subjects), Draft: o.Draft,
 	})
 	if err != nil {
-		return Opened{}, fmt.Errorf("pushed %s to %s, but: %w", p.rec.Branch, p.remote, err)
+		return OpenedPR{}, fmt.Errorf("pushed %s to %s, but: %w", p.rec.Branch, p.remote, err)
 	}
 	head, _ := w.Repo.ResolveCommit(git.BranchRef(p.rec.Branch))
 	pr := ghText(state.PR{Number: made.Number, URL: made.URL, State: "OPEN", Draft: o.Draft, Head: head})
-	return Opened{PR: pr}, recordPR(w, p.rec, pr)
+	return OpenedPR{PR: pr}, recordPR(w, p.rec, pr)
 }
 
 // prPlan is what owt pr found out before touching anything.
@@ -77,7 +77,7 @@ type prPlan struct {
 // preparePR checks everything owt pr can check without a side effect:
 // the worktree, no open pull request recorded, a --base that is a branch,
 // a remote, commits to offer.
-func preparePR(w *workspace.Workspace, name string, o Options) (prPlan, error) {
+func preparePR(w *workspace.Workspace, name string, o PROptions) (prPlan, error) {
 	rec, err := w.Get(name)
 	if err != nil {
 		return prPlan{}, err
@@ -107,15 +107,15 @@ func preparePR(w *workspace.Workspace, name string, o Options) (prPlan, error) {
 
 // adoptPR pushes the branch to its open pull request (never forced: a
 // head with commits the worktree lacks refuses the push) and records it.
-func adoptPR(w *workspace.Workspace, p prPlan, existing forge.PR) (Opened, error) {
+func adoptPR(w *workspace.Workspace, p prPlan, existing forge.PR) (OpenedPR, error) {
 	if err := w.Repo.Push(p.remote, p.rec.Branch); err != nil {
-		return Opened{}, fmt.Errorf("pull request #%d is open for %s already (%s), but pushing to it failed (nothing recorded): %w", existing.Number, p.rec.Branch, existing.URL, err)
+		return OpenedPR{}, fmt.Errorf("pull request #%d is open for %s already (%s), but pushing to it failed (nothing recorded): %w", existing.Number, p.rec.Branch, existing.URL, err)
 	}
 	head, _ := w.Repo.ResolveCommit(git.BranchRef(p.rec.Branch))
 	// Its checks and review are the old head's: the monitor's first poll
 	// reads them afresh.
 	pr := ghText(state.PR{Number: existing.Number, URL: existing.URL, State: existing.State, Draft: existing.IsDraft, Head: head})
-	return Opened{PR: pr, Adopted: true}, recordPR(w, p.rec, pr)
+	return OpenedPR{PR: pr, Adopted: true}, recordPR(w, p.rec, pr)
 }
 
 // ghText is pr with gh's words as text, never a terminal's controls, as
@@ -144,7 +144,7 @@ func recordPR(w *workspace.Workspace, rec *state.Record, pr state.PR) error {
 // at most 72 characters.
 func prTitle(rec *state.Record) string {
 	// Text for a web page, not keys: escapes and other controls go.
-	title := strings.TrimSpace(checks.Tail([]byte(firstLine(rec.Task)), 1))
+	title := strings.TrimSpace(Tail([]byte(titleLine(rec.Task)), 1))
 	if title == "" {
 		title = rec.Branch
 	}
@@ -180,7 +180,7 @@ func openedFor(rec *state.Record) string {
 	return fmt.Sprintf("the agent %s (%s)", rec.Name, rec.Tool)
 }
 
-func firstLine(s string) string {
+func titleLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return line
 }

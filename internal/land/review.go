@@ -1,4 +1,4 @@
-// Package review is the AI review gate: a headless run of a tool (claude
+// The AI review gate: a headless run of a tool (claude
 // -p, codex exec, …) over what a branch would land — its diff against its
 // base, and its task — asking for a JSON verdict:
 //
@@ -9,12 +9,13 @@
 // when too long for one: agent.MaxArgPrompt), never through a shell; the answer is parsed strictly (the one JSON object holding a
 // valid verdict is taken out of whatever the tool wrapped it in), asked
 // once more with a stricter instruction when it holds none, and otherwise
-// the review is Unavailable, never a guess; a tool that is missing, not
-// signed in, fails or outlives the timeout is Unavailable with one line
+// the review is ReviewUnavailable, never a guess; a tool that is missing, not
+// signed in, fails or outlives the timeout is ReviewUnavailable with one line
 // saying why; what the tool says is untrusted text. A verdict is cached
 // by what was reviewed (the tree that would land, its base's tree, the
 // tool and the prompt's version), so an unchanged branch is reviewed once.
-package review
+
+package land
 
 import (
 	"bytes"
@@ -37,21 +38,21 @@ import (
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
-// PromptVersion is part of the cache key: a change to the prompt that
+// ReviewPromptVersion is part of the cache key: a change to the prompt that
 // could change verdicts bumps it, so old verdicts are not reused.
-const PromptVersion = 1
+const ReviewPromptVersion = 1
 
 // Verdicts.
 const (
-	Pass        = "pass"
-	Concerns    = "concerns"
-	Fail        = "fail"
-	Unavailable = "unavailable" // no verdict: Result.Why says why
+	ReviewPass        = "pass"
+	ReviewConcerns    = "concerns"
+	ReviewFail        = "fail"
+	ReviewUnavailable = "unavailable" // no verdict: ReviewResult.Why says why
 )
 
-// MaxDiff bounds the diff put in the prompt (one argv element, which
+// MaxReviewDiff bounds the diff put in the prompt (one argv element, which
 // Linux caps at 128 KiB); the rest is cut and the prompt says so.
-const MaxDiff = 96 << 10
+const MaxReviewDiff = 96 << 10
 
 // Finding is one thing the tool found. Every field is the tool's text.
 type Finding struct {
@@ -61,8 +62,8 @@ type Finding struct {
 	Message  untrusted.Untrusted `json:"message"`
 }
 
-// Result is one review: its verdict and findings, or why there is none.
-type Result struct {
+// ReviewResult is one review: its verdict and findings, or why there is none.
+type ReviewResult struct {
 	Verdict  string    `json:"verdict"`
 	Findings []Finding `json:"findings"`
 	Tool     string    `json:"tool"`
@@ -73,29 +74,29 @@ type Result struct {
 	// Tree is the tree reviewed, BaseTree its base's.
 	Tree     string `json:"tree"`
 	BaseTree string `json:"base_tree"`
-	// Truncated is set when the diff was cut to MaxDiff for the prompt.
+	// Truncated is set when the diff was cut to MaxReviewDiff for the prompt.
 	Truncated bool      `json:"truncated,omitempty"`
 	At        time.Time `json:"at"`
 }
 
 // Blocks says whether r stops a landing unless the user accepts it: a
 // fail, or no verdict at all.
-func (r Result) Blocks() bool { return r.Verdict == Fail || r.Verdict == Unavailable }
+func (r ReviewResult) Blocks() bool { return r.Verdict == ReviewFail || r.Verdict == ReviewUnavailable }
 
 // Headline is one line: the verdict, by which tool, how many findings.
-func (r Result) Headline() string {
+func (r ReviewResult) Headline() string {
 	cached := ""
 	if r.Cached {
 		cached = ", cached"
 	}
-	if r.Verdict == Unavailable {
+	if r.Verdict == ReviewUnavailable {
 		return fmt.Sprintf("review unavailable (%s): %s", r.Tool, r.Why)
 	}
 	return fmt.Sprintf("%s (%s, %d finding(s)%s)", r.Verdict, r.Tool, len(r.Findings), cached)
 }
 
 // Lines are the findings, one line each, drawn inert.
-func (r Result) Lines() []string {
+func (r ReviewResult) Lines() []string {
 	out := make([]string, 0, len(r.Findings))
 	for _, f := range r.Findings {
 		where := f.File.Short(80)
@@ -116,7 +117,7 @@ func (r Result) Lines() []string {
 
 // String is the review as owt check shows it: a headline, then the
 // findings indented.
-func (r Result) String() string {
+func (r ReviewResult) String() string {
 	var b strings.Builder
 	b.WriteString("  review:      " + r.Headline())
 	for _, l := range r.Lines() {
@@ -125,8 +126,8 @@ func (r Result) String() string {
 	return b.String()
 }
 
-// Request is what to review and how.
-type Request struct {
+// ReviewRequest is what to review and how.
+type ReviewRequest struct {
 	Repo git.Repo
 	// Dir is where the tool runs; "" is a new empty repository in the
 	// temp dir, removed afterwards. Not the worktree: the tool would fire
@@ -146,12 +147,12 @@ type Request struct {
 	Ask func(ctx context.Context, p agent.Profile, dir, prompt string, stderr io.Writer) (string, error)
 }
 
-// Run reviews q. It never fails: a review it could not make is a Result
-// with Verdict Unavailable and Why saying why in one line.
-func Run(ctx context.Context, q Request) Result {
-	res := Result{Tool: q.Profile.Name, Findings: []Finding{}, At: time.Now()}
-	unavailable := func(format string, args ...any) Result {
-		res.Verdict, res.Why, res.Findings = Unavailable, untrusted.CleanLine(fmt.Sprintf(format, args...)), []Finding{}
+// Review reviews q. It never fails: a review it could not make is a ReviewResult
+// with Verdict ReviewUnavailable and Why saying why in one line.
+func Review(ctx context.Context, q ReviewRequest) ReviewResult {
+	res := ReviewResult{Tool: q.Profile.Name, Findings: []Finding{}, At: time.Now()}
+	unavailable := func(format string, args ...any) ReviewResult {
+		res.Verdict, res.Why, res.Findings = ReviewUnavailable, untrusted.CleanLine(fmt.Sprintf(format, args...)), []Finding{}
 		return res
 	}
 	var err error
@@ -161,7 +162,7 @@ func Run(ctx context.Context, q Request) Result {
 	if res.BaseTree, err = q.Repo.TreeOf(q.Base); err != nil {
 		return unavailable("%v", err)
 	}
-	key := Key(res.Tree, res.BaseTree, q.Profile.Name)
+	key := ReviewKey(res.Tree, res.BaseTree, q.Profile.Name)
 	if cached, ok := load(q.CacheDir, key); ok {
 		cached.Cached = true
 		return cached
@@ -177,7 +178,7 @@ func Run(ctx context.Context, q Request) Result {
 	if err != nil {
 		return unavailable("%v", err)
 	}
-	diff, res.Truncated = cut(diff, MaxDiff)
+	diff, res.Truncated = cut(diff, MaxReviewDiff)
 
 	if q.Dir == "" {
 		tmp, err := os.MkdirTemp("", "owt-review-*")
@@ -193,7 +194,7 @@ func Run(ctx context.Context, q Request) Result {
 	ask := q.Ask
 	if ask == nil {
 		ask = func(ctx context.Context, p agent.Profile, dir, prompt string, stderr io.Writer) (string, error) {
-			return p.RunHeadlessContext(ctx, dir, ToolEnv(), prompt, stderr)
+			return p.RunHeadlessContext(ctx, dir, ReviewToolEnv(), prompt, stderr)
 		}
 	}
 	timeout := q.Timeout
@@ -204,7 +205,7 @@ func Run(ctx context.Context, q Request) Result {
 	defer cancel()
 	for attempt := 0; attempt < 2; attempt++ {
 		var stderr tail
-		answer, err := ask(ctx, q.Profile, q.Dir, Prompt(q.Task, diff, res.Truncated, attempt > 0), &stderr)
+		answer, err := ask(ctx, q.Profile, q.Dir, ReviewPrompt(q.Task, diff, res.Truncated, attempt > 0), &stderr)
 		switch {
 		case ctx.Err() != nil:
 			return unavailable("%s did not answer within %s (ended at the deadline)", q.Profile.Name, timeout)
@@ -213,22 +214,22 @@ func Run(ctx context.Context, q Request) Result {
 		case err != nil:
 			return unavailable("%s", failure(q.Profile.Name, err, answer, stderr.String()))
 		}
-		if v, ok := Parse(answer); ok {
+		if v, ok := ParseReview(answer); ok {
 			res.Verdict, res.Findings = v.Verdict, v.Findings
 			save(q.CacheDir, key, res)
 			return res
 		}
 		if signedOut(answer) {
-			return unavailable("%s is not signed in (it answered: %s); sign in and try again", q.Profile.Name, firstLine(answer))
+			return unavailable("%s is not signed in (it answered: %s); sign in and try again", q.Profile.Name, shortFirstLine(answer))
 		}
 	}
 	return unavailable("%s's answer held no valid verdict JSON, twice", q.Profile.Name)
 }
 
-// ToolEnv is owt's environment less what names a worktree (OWT_NAME,
+// ReviewToolEnv is owt's environment less what names a worktree (OWT_NAME,
 // OWT_REPO, OWT_PORT, TMUX_PANE): a review run from an agent's session
 // must not pass for that agent.
-func ToolEnv() []string {
+func ReviewToolEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		switch strings.SplitN(kv, "=", 2)[0] {
@@ -268,23 +269,23 @@ func signedOut(s string) bool {
 	return false
 }
 
-// Key is the cache key of a review of tree against baseTree by tool.
-func Key(tree, baseTree, tool string) string {
-	h := sha256.Sum256([]byte(fmt.Sprintf("owt-review\x00%d\x00%s\x00%s\x00%s", PromptVersion, tree, baseTree, tool)))
+// ReviewKey is the cache key of a review of tree against baseTree by tool.
+func ReviewKey(tree, baseTree, tool string) string {
+	h := sha256.Sum256([]byte(fmt.Sprintf("owt-review\x00%d\x00%s\x00%s\x00%s", ReviewPromptVersion, tree, baseTree, tool)))
 	return hex.EncodeToString(h[:16])
 }
 
-func load(dir, key string) (Result, bool) {
+func load(dir, key string) (ReviewResult, bool) {
 	if dir == "" {
-		return Result{}, false
+		return ReviewResult{}, false
 	}
 	data, err := os.ReadFile(filepath.Join(dir, key+".json"))
 	if err != nil {
-		return Result{}, false
+		return ReviewResult{}, false
 	}
-	var r Result
-	if json.Unmarshal(data, &r) != nil || (r.Verdict != Pass && r.Verdict != Concerns && r.Verdict != Fail) {
-		return Result{}, false
+	var r ReviewResult
+	if json.Unmarshal(data, &r) != nil || (r.Verdict != ReviewPass && r.Verdict != ReviewConcerns && r.Verdict != ReviewFail) {
+		return ReviewResult{}, false
 	}
 	if r.Findings == nil {
 		r.Findings = []Finding{}
@@ -294,7 +295,7 @@ func load(dir, key string) (Result, bool) {
 
 // save caches a verdict; a cache that cannot be written only costs a
 // review next time.
-func save(dir, key string, r Result) {
+func save(dir, key string, r ReviewResult) {
 	if dir == "" {
 		return
 	}
@@ -314,7 +315,7 @@ func cut(s string, n int) (string, bool) {
 	return strings.ToValidUTF8(s[:n], ""), true
 }
 
-func firstLine(s string) string {
+func shortFirstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
 			return untrusted.ShortLine(l, 160)

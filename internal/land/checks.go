@@ -1,7 +1,8 @@
-// Package checks runs a task's check commands (its tests, its build) in
-// its worktree and keeps a bounded, cleaned tail of what a failing one
-// said: the one way the run engine and the reactions run checks.
-package checks
+// A task's check commands (its tests, its build), run in its worktree,
+// with a bounded, cleaned tail of what a failing one said: the one way
+// the run engine and the reactions run checks.
+
+package land
 
 import (
 	"context"
@@ -19,17 +20,17 @@ import (
 // checkTail is how many of a failing check's last output lines are kept.
 const checkTail = 40
 
-// Result is how a list of checks went: passed, or what the first that
+// CheckResult is how a list of checks went: passed, or what the first that
 // failed said (its argv, exit and last lines).
-type Result struct {
+type CheckResult struct {
 	Passed bool
 	Output string
 }
 
-// Run runs each check's argv in dir (never through a shell), in
+// RunChecks runs each check's argv in dir (never through a shell), in
 // order, each within limit, and stops at the first that fails: its
 // command, exit and last output lines are the result's Output.
-func Run(dir string, checks [][]string, limit time.Duration) Result {
+func RunChecks(dir string, checks [][]string, limit time.Duration) CheckResult {
 	for _, argv := range checks {
 		if len(argv) == 0 {
 			continue
@@ -42,9 +43,9 @@ func Run(dir string, checks [][]string, limit time.Duration) Result {
 		if tail := Tail(out, checkTail); tail != "" {
 			text += "\n" + tail
 		}
-		return Result{Passed: false, Output: text}
+		return CheckResult{Passed: false, Output: text}
 	}
-	return Result{Passed: true}
+	return CheckResult{Passed: true}
 }
 
 // runCheck runs argv in dir with no input, in its own process group so a

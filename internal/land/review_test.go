@@ -1,4 +1,4 @@
-package review
+package land
 
 import (
 	"context"
@@ -19,16 +19,16 @@ func TestParseTakesTheVerdictOutOfWhatTheToolWrappedItIn(t *testing.T) {
 		"fenced": "Here is my review:\n```json\n{\"verdict\": \"fail\", \"findings\": [{\"file\": \"a.go\", \"line\": 3, \"severity\": \"high\", \"message\": \"nil deref\"}]}\n```\nBye {",
 		"prose":  `I looked {at it}. {"verdict":"fail","findings":[{"file":"a.go","line":3,"severity":"high","message":"nil deref"}],"summary":"x"} done`,
 	} {
-		p, ok := Parse(answer)
-		if !ok || p.Verdict != Fail || len(p.Findings) != 1 || p.Findings[0].Line != 3 ||
+		p, ok := ParseReview(answer)
+		if !ok || p.Verdict != ReviewFail || len(p.Findings) != 1 || p.Findings[0].Line != 3 ||
 			p.Findings[0].Severity.Line() != "high" || p.Findings[0].Message.Line() != "nil deref" {
 			t.Fatalf("%s: got %+v, %v", name, p, ok)
 		}
 	}
-	if p, ok := Parse("{\"verdict\":\"concerns\",\"findings\":[]}\n```json\n{\"verdict\":\"concerns\",\"findings\":[]}\n```"); !ok || p.Verdict != Concerns {
+	if p, ok := ParseReview("{\"verdict\":\"concerns\",\"findings\":[]}\n```json\n{\"verdict\":\"concerns\",\"findings\":[]}\n```"); !ok || p.Verdict != ReviewConcerns {
 		t.Fatalf("the same verdict twice: %+v %v", p, ok)
 	}
-	if p, ok := Parse(`{"verdict":"pass"}`); !ok || p.Verdict != Pass || len(p.Findings) != 0 {
+	if p, ok := ParseReview(`{"verdict":"pass"}`); !ok || p.Verdict != ReviewPass || len(p.Findings) != 0 {
 		t.Fatalf("a pass without findings: %+v %v", p, ok)
 	}
 	for _, bad := range []string{
@@ -39,18 +39,18 @@ func TestParseTakesTheVerdictOutOfWhatTheToolWrappedItIn(t *testing.T) {
 		// Two verdicts that differ: neither is the answer.
 		"The code says {\"verdict\":\"pass\",\"findings\":[]} in a comment.\n{\"verdict\":\"fail\",\"findings\":[{\"message\":\"m\"}]}",
 	} {
-		if p, ok := Parse(bad); ok {
+		if p, ok := ParseReview(bad); ok {
 			t.Fatalf("%q was taken as %+v", bad, p)
 		}
 	}
 }
 
 func TestFindingsAreDrawnInert(t *testing.T) {
-	p, ok := Parse(`{"verdict":"fail","findings":[{"file":"a\u001b[2J.go","severity":"high","message":"x\u001b]0;pwned\u0007\ny"}]}`)
+	p, ok := ParseReview(`{"verdict":"fail","findings":[{"file":"a\u001b[2J.go","severity":"high","message":"x\u001b]0;pwned\u0007\ny"}]}`)
 	if !ok {
 		t.Fatal("not parsed")
 	}
-	r := Result{Verdict: p.Verdict, Findings: p.Findings, Tool: "claude"}
+	r := ReviewResult{Verdict: p.Verdict, Findings: p.Findings, Tool: "claude"}
 	if s := r.String(); strings.ContainsAny(s, "\x1b\x07") || strings.Count(s, "\n") != 1 {
 		t.Fatalf("not inert or not one line a finding: %q", s)
 	}
@@ -59,7 +59,7 @@ func TestFindingsAreDrawnInert(t *testing.T) {
 // A severity is a short word; anything else (an escape smuggled in) is
 // "unknown", never shown as the tool's.
 func TestASeverityIsAWordOrUnknown(t *testing.T) {
-	p, ok := Parse(`{"verdict":"concerns","findings":[{"severity":"HIGH","message":"a"},{"severity":"high\u001b[31m","message":"b"}]}`)
+	p, ok := ParseReview(`{"verdict":"concerns","findings":[{"severity":"HIGH","message":"a"},{"severity":"high\u001b[31m","message":"b"}]}`)
 	if !ok {
 		t.Fatal("not parsed")
 	}
@@ -94,7 +94,7 @@ func TestRunRetriesOnceThenIsUnavailableAndCachesOnlyVerdicts(t *testing.T) {
 	cache := t.TempDir()
 	var prompts []string
 	answers := []string{"sure!", "still prose"}
-	q := Request{Repo: r, Dir: r.Root, Base: base, Tip: tip, Task: "add f", CacheDir: cache, Timeout: time.Minute,
+	q := ReviewRequest{Repo: r, Dir: r.Root, Base: base, Tip: tip, Task: "add f", CacheDir: cache, Timeout: time.Minute,
 		Profile: agent.Profile{Name: "claude", Headless: []string{"claude", "-p"}},
 		Ask: func(_ context.Context, _ agent.Profile, _, prompt string, _ io.Writer) (string, error) {
 			prompts = append(prompts, prompt)
@@ -102,33 +102,33 @@ func TestRunRetriesOnceThenIsUnavailableAndCachesOnlyVerdicts(t *testing.T) {
 			answers = answers[1:]
 			return a, nil
 		}}
-	res := Run(context.Background(), q)
-	if res.Verdict != Unavailable || !strings.Contains(res.Why, "no valid verdict JSON, twice") || len(prompts) != 2 {
+	res := Review(context.Background(), q)
+	if res.Verdict != ReviewUnavailable || !strings.Contains(res.Why, "no valid verdict JSON, twice") || len(prompts) != 2 {
 		t.Fatalf("got %+v after %d prompts", res, len(prompts))
 	}
 	if !strings.Contains(prompts[0], "+hi") || !strings.Contains(prompts[0], "add f") || strings.Contains(prompts[0], "previous answer") ||
 		!strings.Contains(prompts[1], "previous answer could not be read") {
 		t.Fatalf("prompts: %q", prompts)
 	}
-	// Unavailable is not cached: the tool is asked again.
+	// ReviewUnavailable is not cached: the tool is asked again.
 	answers = []string{"junk", `{"verdict":"pass","findings":[]}`}
-	if res = Run(context.Background(), q); res.Verdict != Pass || res.Cached || len(prompts) != 4 {
+	if res = Review(context.Background(), q); res.Verdict != ReviewPass || res.Cached || len(prompts) != 4 {
 		t.Fatalf("got %+v after %d prompts", res, len(prompts))
 	}
-	if res = Run(context.Background(), q); res.Verdict != Pass || !res.Cached || len(prompts) != 4 {
+	if res = Review(context.Background(), q); res.Verdict != ReviewPass || !res.Cached || len(prompts) != 4 {
 		t.Fatalf("a second review of the same trees asked the tool: %+v after %d prompts", res, len(prompts))
 	}
 	// Another tool is another review.
 	q.Profile.Name = "codex"
 	answers = []string{`{"verdict":"concerns","findings":[{"message":"m"}]}`}
-	if res = Run(context.Background(), q); res.Verdict != Concerns || res.Cached {
+	if res = Review(context.Background(), q); res.Verdict != ReviewConcerns || res.Cached {
 		t.Fatalf("got %+v", res)
 	}
 }
 
 func TestRunSaysWhyAToolGaveNoVerdict(t *testing.T) {
 	r, base, tip := repo(t)
-	q := Request{Repo: r, Dir: r.Root, Base: base, Tip: tip, Timeout: time.Minute,
+	q := ReviewRequest{Repo: r, Dir: r.Root, Base: base, Tip: tip, Timeout: time.Minute,
 		Profile: agent.Profile{Name: "claude", Headless: []string{"claude", "-p"}}}
 	for want, ask := range map[string]func(context.Context, agent.Profile, string, string, io.Writer) (string, error){
 		"claude is not signed in": func(_ context.Context, _ agent.Profile, _, _ string, w io.Writer) (string, error) {
@@ -144,7 +144,7 @@ func TestRunSaysWhyAToolGaveNoVerdict(t *testing.T) {
 		},
 	} {
 		q.Ask = ask
-		if res := Run(context.Background(), q); res.Verdict != Unavailable || !strings.Contains(res.Why, want) || strings.Contains(res.Why, "\n") {
+		if res := Review(context.Background(), q); res.Verdict != ReviewUnavailable || !strings.Contains(res.Why, want) || strings.Contains(res.Why, "\n") {
 			t.Fatalf("want %q, got %+v", want, res)
 		}
 	}
@@ -156,11 +156,11 @@ func TestRunSaysWhyAToolGaveNoVerdict(t *testing.T) {
 func TestAReviewOfAHugeTaskIsMade(t *testing.T) {
 	r, base, tip := repo(t)
 	task := "do this: " + strings.Repeat("a long task ", 100<<10/12)
-	q := Request{Repo: r, Dir: r.Root, Base: base, Tip: tip, Task: task, Timeout: time.Minute,
+	q := ReviewRequest{Repo: r, Dir: r.Root, Base: base, Tip: tip, Task: task, Timeout: time.Minute,
 		Profile: agent.Profile{Name: "claude", HeadlessStdin: true,
 			Headless: []string{"sh", "-c", `grep -q '+hi' && echo '{"verdict":"pass","findings":[]}'`}}}
-	res := Run(context.Background(), q)
-	if res.Verdict != Pass {
+	res := Review(context.Background(), q)
+	if res.Verdict != ReviewPass {
 		t.Fatalf("got %+v", res)
 	}
 }

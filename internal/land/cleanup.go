@@ -1,4 +1,4 @@
-package merge
+package land
 
 import (
 	"fmt"

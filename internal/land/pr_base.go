@@ -1,4 +1,4 @@
-package pullreq
+package land
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package checks
+package land
 
 import (
 	"strings"
@@ -10,11 +10,11 @@ import (
 
 func TestRunChecksInStopsAtTheFirstFailureWithItsTail(t *testing.T) {
 	dir := t.TempDir()
-	res := Run(dir, [][]string{{"true"}}, time.Minute)
+	res := RunChecks(dir, [][]string{{"true"}}, time.Minute)
 	require.True(t, res.Passed)
 
 	script := `for i in $(seq 1 100); do echo "line $i"; done; printf '\033[31mred\033[0m\a\n'; exit 3`
-	res = Run(dir, [][]string{{"true"}, {"sh", "-c", script}, {"false"}}, time.Minute)
+	res = RunChecks(dir, [][]string{{"true"}, {"sh", "-c", script}, {"false"}}, time.Minute)
 	require.False(t, res.Passed)
 	lines := strings.Split(res.Output, "\n")
 	require.Equal(t, "$ sh -c '"+strings.ReplaceAll(script, "'", `'\''`)+"'", lines[0], "the command, as argv")
@@ -23,11 +23,11 @@ func TestRunChecksInStopsAtTheFirstFailureWithItsTail(t *testing.T) {
 	require.Equal(t, "line 62", lines[2], "only the last lines")
 	require.Equal(t, "red", lines[len(lines)-1], "no escape sequences or control characters")
 
-	res = Run(dir, [][]string{{"sleep", "30"}}, 200*time.Millisecond)
+	res = RunChecks(dir, [][]string{{"sleep", "30"}}, 200*time.Millisecond)
 	require.False(t, res.Passed)
 	require.Contains(t, res.Output, "timed out after 200ms")
 
-	res = Run(dir, [][]string{{"no-such-program-owt"}}, time.Minute)
+	res = RunChecks(dir, [][]string{{"no-such-program-owt"}}, time.Minute)
 	require.False(t, res.Passed)
 	require.Contains(t, res.Output, "could not run")
 }
