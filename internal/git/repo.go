@@ -81,8 +81,35 @@ func FindRepoAndNames(dir string) (Found, error) {
 // ref's name (as for-each-ref lists them: symbolic refs by their own
 // name).
 func findRepo(dir string, withRefs bool) (repo Repo, headCommit string, refs []string, err error) {
-	// One call answers everything for the common case (the main checkout):
-	// owt runs this on every command, so each process counts.
+	out, withHead, err := askRepo(dir, withRefs)
+	if err != nil {
+		return Repo{}, "", nil, err
+	}
+	f, head, headCommit, refs, err := readRepoAnswer(dir, out, withHead, withRefs)
+	if err != nil {
+		return Repo{}, "", nil, err
+	}
+	if f[0] == "true" {
+		return Repo{}, "", nil, fmt.Errorf("%s: bare repositories are not supported", dir)
+	}
+	if f[1] != "true" {
+		return Repo{}, "", nil, fmt.Errorf("%s: not inside a work tree", dir)
+	}
+	repo, err = repoAt(dir, f[2], f[3], f[4])
+	if err != nil {
+		return Repo{}, "", nil, err
+	}
+	repo.HeadBranch = head
+	return repo, headCommit, refs, nil
+}
+
+// askRepo asks git, in one call for the common case (the main checkout:
+// owt runs this on every command, so each process counts), whether dir
+// is in a bare repository or a work tree, its common and own git dirs
+// and its top level, and unless HEAD is unborn HEAD's name (with
+// withRefs HEAD's commit before it, then the object format and every
+// ref). withHead says whether HEAD was asked.
+func askRepo(dir string, withRefs bool) (out []byte, withHead bool, err error) {
 	args := []string{"rev-parse", "--is-bare-repository", "--is-inside-work-tree",
 		"--path-format=absolute", "--git-common-dir", "--absolute-git-dir", "--show-toplevel"}
 	headArgs := []string{"--symbolic-full-name", "HEAD"}
@@ -95,8 +122,8 @@ func findRepo(dir string, withRefs bool) (repo Repo, headCommit string, refs []s
 		headArgs = []string{"HEAD", "--symbolic-full-name", "HEAD"}
 		refsArgs = []string{"--show-object-format", "--symbolic", "--all"}
 	}
-	withHead := true
-	out, err := run(dir, slices.Concat(args, headArgs, refsArgs)...)
+	withHead = true
+	out, err = run(dir, slices.Concat(args, headArgs, refsArgs)...)
 	if err != nil {
 		// An unborn HEAD (no commit yet) makes the HEAD query fail: ask
 		// again without it.
@@ -105,16 +132,22 @@ func findRepo(dir string, withRefs bool) (repo Repo, headCommit string, refs []s
 	}
 	if err != nil {
 		if explained := noWorkTree(dir, err); explained != nil {
-			return Repo{}, "", nil, explained
+			return nil, false, explained
 		}
 		if err := notRepo(err); errors.Is(err, ErrNotRepo) {
-			return Repo{}, "", nil, fmt.Errorf("%s: %w", dir, err)
+			return nil, false, fmt.Errorf("%s: %w", dir, err)
 		}
-		return Repo{}, "", nil, fmt.Errorf("git rev-parse in %s: %w", dir, err)
+		return nil, false, fmt.Errorf("git rev-parse in %s: %w", dir, err)
 	}
-	f := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return out, withHead, nil
+}
+
+// readRepoAnswer splits askRepo's answer: the five fixed answers, HEAD's
+// branch ("" when detached or unborn) and commit, and the refs.
+func readRepoAnswer(dir string, out []byte, withHead, withRefs bool) (f []string, head, headCommit string, refs []string, err error) {
+	f = strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(f) >= 4 && f[0] == "true" {
-		return Repo{}, "", nil, fmt.Errorf("%s: bare repositories are not supported", dir)
+		return nil, "", "", nil, fmt.Errorf("%s: bare repositories are not supported", dir)
 	}
 	fixed := 5 // the answers to args
 	if withHead {
@@ -127,9 +160,8 @@ func findRepo(dir string, withRefs bool) (repo Repo, headCommit string, refs []s
 		fixed++ // the object format
 	}
 	if len(f) < fixed || (!withRefs && len(f) != fixed) || (withRefs && !objectFormat(f[fixed-1])) {
-		return Repo{}, "", nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", dir, out)
+		return nil, "", "", nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", dir, out)
 	}
-	head := ""
 	if withHead {
 		name := f[5]
 		if withRefs {
@@ -143,47 +175,45 @@ func findRepo(dir string, withRefs bool) (repo Repo, headCommit string, refs []s
 			headCommit = f[5]
 		}
 	}
-	refs = f[fixed:]
-	f = f[:5]
-	if f[0] == "true" {
-		return Repo{}, "", nil, fmt.Errorf("%s: bare repositories are not supported", dir)
-	}
-	if f[1] != "true" {
-		return Repo{}, "", nil, fmt.Errorf("%s: not inside a work tree", dir)
-	}
-	common, err := realPath(f[2])
-	if err != nil {
-		return Repo{}, "", nil, err
-	}
-	gitDir, err := realPath(f[3])
-	if err != nil {
-		return Repo{}, "", nil, err
-	}
+	return f[:5], head, headCommit, f[fixed:], nil
+}
 
+// repoAt is the repository of dir from git's common dir, dir's own git
+// dir and its top level: the main worktree's root is the top level of the
+// one that owns the common dir.
+func repoAt(dir, commonDir, gitDir, toplevel string) (Repo, error) {
+	common, err := realPath(commonDir)
+	if err != nil {
+		return Repo{}, err
+	}
+	own, err := realPath(gitDir)
+	if err != nil {
+		return Repo{}, err
+	}
 	var root string
-	if gitDir == common {
+	if own == common {
 		// The main worktree owns the common dir itself.
-		if root, err = realPath(f[4]); err != nil {
-			return Repo{}, "", nil, err
+		if root, err = realPath(toplevel); err != nil {
+			return Repo{}, err
 		}
 	} else {
 		// A linked worktree: git lists the main worktree first.
 		wts, err := worktrees(dir, common)
 		if err != nil {
-			return Repo{}, "", nil, err
+			return Repo{}, err
 		}
 		if len(wts) == 0 || wts[0].Bare {
-			return Repo{}, "", nil, fmt.Errorf("%s: worktree of a bare repository is not supported", dir)
+			return Repo{}, fmt.Errorf("%s: worktree of a bare repository is not supported", dir)
 		}
 		if root, err = realPath(wts[0].Path); err != nil {
-			return Repo{}, "", nil, err
+			return Repo{}, err
 		}
 	}
-	top, err := realPath(f[4])
+	top, err := realPath(toplevel)
 	if err != nil {
-		return Repo{}, "", nil, err
+		return Repo{}, err
 	}
-	return Repo{Root: root, CommonDir: common, HeadBranch: head, Toplevel: top}, headCommit, refs, nil
+	return Repo{Root: root, CommonDir: common, Toplevel: top}, nil
 }
 
 // objectFormat reports whether line is what --show-object-format prints.
