@@ -56,7 +56,7 @@ func (e *Engine) paces(r *run.Run) map[string]run.AgentPace {
 			}
 			if p, ok := remotePace(t, statuses); ok {
 				out[t.ID] = p
-			} else if _, followed := statuses[t.Host]; !followed && hostRemoved(r.Repo, t.Host) {
+			} else if hostRemoved(statuses, r.Repo, t.Host) {
 				out[t.ID] = run.AgentPace{Removed: t.Host}
 			}
 			continue

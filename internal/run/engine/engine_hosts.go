@@ -174,7 +174,7 @@ func (e *Engine) newAgent(h *hosts.Host, repo git.Repo, spec hosts.NewSpec) (lif
 // yet, evidence not read yet since its status changed.
 func (e *Engine) judgeRemote(r *run.Run, t *run.TaskRun, statuses map[string]state.HostStatus, now time.Time) (run.Verdict, bool) {
 	key := r.Name + "/" + t.ID
-	if _, followed := statuses[t.Host]; !followed && hostRemoved(r.Repo, t.Host) {
+	if hostRemoved(statuses, r.Repo, t.Host) {
 		return removedHostVerdict(t), true
 	}
 	ag, v, known := streamVerdict(t, statuses)
@@ -224,9 +224,13 @@ func (e *Engine) judgeRemote(r *run.Run, t *run.TaskRun, statuses map[string]sta
 }
 
 // hostRemoved reports whether host is no longer configured for the
-// repository at repo (owt host remove): no stream follows it any more.
-// A config that does not read says nothing.
-func hostRemoved(repo, host string) bool {
+// repository at repo (owt host remove): no stream follows it any more
+// (none in statuses), and the config does not name it. A config that
+// does not read says nothing.
+func hostRemoved(statuses map[string]state.HostStatus, repo, host string) bool {
+	if _, followed := statuses[host]; followed {
+		return false
+	}
 	cfg, err := config.Load(repo)
 	if err != nil {
 		return false
