@@ -34,7 +34,7 @@ import (
 	"strings"
 
 	"github.com/owt-tmux/owt/internal/config"
-	"github.com/owt-tmux/owt/internal/hookevent"
+	"github.com/owt-tmux/owt/internal/state"
 )
 
 // PromptMode says how the first prompt reaches the tool.
@@ -634,7 +634,7 @@ func (p Profile) ResumeArgv(session string, plan, approve bool) ([]string, error
 	if !p.CanResume() {
 		return nil, fmt.Errorf("tool %q cannot resume a session by id", p.Name)
 	}
-	if !hookevent.ValidSessionID(session) {
+	if !state.ValidSessionID(session) {
 		return nil, fmt.Errorf("resume %s: %q is not a session id", p.Name, session)
 	}
 	argv, err := p.Argv("", plan, approve)

@@ -15,7 +15,6 @@ import (
 	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
@@ -91,23 +90,23 @@ func Handle(tm *tmux.Client, call Call) error {
 // notMine is set: the caller finds the right record.
 func applyHook(w *ledger, name string, owns func(*state.Record) bool, status string, call Call, ev hookevent.Event) (rec *state.Record, changed, notMine bool, err error) {
 	foreign, other := false, ""
-	rec, changed, err = statuschange.Apply(w.store, name, func(r *state.Record) (statuschange.Change, bool) {
+	rec, changed, err = w.store.ChangeStatus(name, func(r *state.Record) (state.StatusChange, bool) {
 		if owns != nil && !owns(r) {
 			notMine = true
-			return statuschange.Change{}, false
+			return state.StatusChange{}, false
 		}
 		if !fromAgent(r, call) {
 			foreign = true
-			return statuschange.Change{}, false
+			return state.StatusChange{}, false
 		}
 		var own bool
 		if other, own = ownSession(r, call, ev); !own {
 			foreign = true
-			return statuschange.Change{}, false
+			return state.StatusChange{}, false
 		}
 		// A --no-agent worktree has no agent: a tool someone runs in
 		// it by hand reports nothing owt could ever clear again.
-		c := statuschange.Change{Status: state.Status(status), Source: state.FromHook, At: call.At,
+		c := state.StatusChange{Status: state.Status(status), Source: state.FromHook, At: call.At,
 			TurnError: hookevent.TurnError(call.Event, ev), Interrupted: call.Event == "Interrupt",
 			Hook: &state.HookEvent{Event: call.Event, Detail: hookDetail(call, ev), Status: state.Status(status), At: call.At}}
 		c.AgentSession = hookevent.Session(call.Kind, call.Event, ev)
@@ -187,7 +186,7 @@ func ownSession(r *state.Record, call Call, ev hookevent.Event) (other string, o
 		return "", true
 	}
 	s := hookevent.Session(call.Kind, call.Event, ev)
-	if r.AgentID == "" || !hookevent.ValidSessionID(s) {
+	if r.AgentID == "" || !state.ValidSessionID(s) {
 		return "", true
 	}
 	if slices.Contains(r.OtherSessions, s) {

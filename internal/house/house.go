@@ -20,8 +20,9 @@
 //	core       workspace: a repository as owt manages it
 //	models     the run model and its plan and evidence, the outbox queue,
 //	           agent profiles and the screen classifier, what a hook
-//	           event says, the rule of a status change
-//	ground     git, tmux, gh (the only code that runs them), state, setup,
+//	           event says
+//	ground     git, tmux, gh (the only code that runs them), state (and
+//	           the rule of a status change), setup,
 //	           the monitor starter and its bell, usage (tokens read from
 //	           the tools' session files)
 //	base       untrusted text, starting programs, atomic files, config:

@@ -72,11 +72,10 @@ var rooms = map[string]int{
 
 	"internal/workspace": core, // a repository as owt manages it: records, names, paths
 
-	"internal/run":          models, // a run: its plan file, state, evidence and decisions
-	"internal/outbox":       models, // the message queue
-	"internal/agent":        models, // tool profiles, the screen classifier
-	"internal/hookevent":    models, // what a tool's hook event says: status, session, limit
-	"internal/statuschange": models, // the rule of a status change on a record
+	"internal/run":       models, // a run: its plan file, state, evidence and decisions
+	"internal/outbox":    models, // the message queue
+	"internal/agent":     models, // tool profiles, the screen classifier
+	"internal/hookevent": models, // what a tool's hook event says: status, session, limit
 
 	"internal/git":        ground, // the only code that runs git
 	"internal/tmux":       ground, // the only code that runs tmux; socket paths
@@ -131,7 +130,6 @@ var sideways = map[string][]string{
 	"internal/status":          {"internal/hook"},
 	"internal/send":            {"internal/status"},
 	"internal/agent":           {"internal/hookevent"},
-	"internal/statuschange":    {"internal/hookevent"},
 	"internal/daemon":          {"internal/state", "internal/tmux", "internal/owtlog", "internal/ssh"},
 	"internal/owtlog":          {"internal/state"},
 	"internal/memory":          {"internal/state"},

@@ -7,7 +7,6 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/git"
-	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -83,8 +82,8 @@ func (w *Worktrees) PlanResume(r *state.Record) ResumePlan {
 		}
 		p.Session = id
 	}
-	if !hookevent.ValidSessionID(p.Session) {
-		p.Session = "" // not an id owt uses (see hookevent.ValidSessionID)
+	if !state.ValidSessionID(p.Session) {
+		p.Session = "" // not an id owt uses (see state.ValidSessionID)
 	}
 	switch {
 	case !ok:

@@ -33,7 +33,6 @@ import (
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 
-	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/waiter"
@@ -532,8 +531,8 @@ func (w *runner) leaveStartingOnTurn(name, prompt, pane string, cl *agent.Classi
 // the tool started say (interrupted, failed, or finished).
 func (w *runner) turnEndedUnseen(name string, before, after agent.TurnMarks) {
 	interrupted, failure := agent.TurnEnd(before, after)
-	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (statuschange.Change, bool) {
-		return statuschange.Change{Status: state.Idle, Source: state.FromOwt, At: w.Now(), TurnRan: true,
+	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (state.StatusChange, bool) {
+		return state.StatusChange{Status: state.Idle, Source: state.FromOwt, At: w.Now(), TurnRan: true,
 			Interrupted: interrupted, TurnError: failure}, r.TaskPending && r.Status == state.Starting
 	})
 	if changed {
@@ -546,8 +545,8 @@ func (w *runner) turnEndedUnseen(name string, before, after agent.TurnMarks) {
 // answered (a quick turn is over before the monitor's reading of a
 // dialog has been replaced).
 func (w *runner) turnStarted(name string) {
-	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (statuschange.Change, bool) {
-		return statuschange.Change{Status: state.Working, Source: state.FromOwt, At: w.Now()},
+	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (state.StatusChange, bool) {
+		return state.StatusChange{Status: state.Working, Source: state.FromOwt, At: w.Now()},
 			r.TaskPending && (r.Status == state.Starting || r.Status == state.Waiting && r.Source == state.FromScreen)
 	})
 	if changed {
@@ -574,8 +573,8 @@ func (w *runner) waitScreen(pane string, re *regexp.Regexp, cl *agent.Classifier
 // leaveStarting sets the status of a record that is still "starting": a
 // hook may have told more already, or the agent may have exited.
 func (w *runner) leaveStarting(name string, st state.Status) {
-	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (statuschange.Change, bool) {
-		return statuschange.Change{Status: st, Source: state.FromOwt, At: w.Now()}, r.Status == state.Starting
+	_, changed, _ := w.ChangeStatus(name, func(r *state.Record) (state.StatusChange, bool) {
+		return state.StatusChange{Status: st, Source: state.FromOwt, At: w.Now()}, r.Status == state.Starting
 	})
 	if changed {
 		status.PublishCurrent(&w.Ledger, name)

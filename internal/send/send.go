@@ -16,7 +16,6 @@ import (
 	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
-	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -380,8 +379,8 @@ func sendOne(w *workspace.Workspace, r *state.Record, msg untrusted.Untrusted, o
 	// Working now, as of when the text was typed: a hook that reported
 	// since (the turn already over) is newer and stands, and so does the
 	// runner's exit (the text may have been /exit).
-	_, changed, _ := w.ChangeStatus(r.Name, func(cur *state.Record) (statuschange.Change, bool) {
-		return statuschange.Change{Status: state.Working, Source: state.FromOwt, At: typedAt}, cur.Status != state.Exited
+	_, changed, _ := w.ChangeStatus(r.Name, func(cur *state.Record) (state.StatusChange, bool) {
+		return state.StatusChange{Status: state.Working, Source: state.FromOwt, At: typedAt}, cur.Status != state.Exited
 	})
 	if changed {
 		status.PublishCurrent(&w.Ledger, r.Name)

@@ -6,6 +6,10 @@
 // rename) with mode 0600. Readers never lock: rename makes every read see a
 // whole file. A file that does not parse is moved aside and rebuilt by the
 // Rebuild function the caller provides, so no worktree is ever forgotten.
+//
+// It also holds the status rule (Store.ChangeStatus, statuschange.go):
+// what one event, a hook's, the screen's or owt's own, does to an agent's
+// record, for every writer.
 package state
 
 import (

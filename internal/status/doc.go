@@ -6,5 +6,5 @@
 // by one lock and never waits for tmux without limit.
 //
 // An event of a tool's hook is package hook's; the record-level change
-// itself is statuschange's (through workspace.Ledger.ChangeStatus).
+// itself is state's (the status rule, through workspace.Ledger.ChangeStatus).
 package status

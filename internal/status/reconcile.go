@@ -8,7 +8,6 @@ import (
 	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 
-	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/untrusted"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -187,9 +186,9 @@ func newWaitReason(rec *state.Record, reason string) bool {
 // may have changed it since the caller read it). It reports whether the
 // status changed.
 func ApplyScreen(w *workspace.Ledger, name string, obs Observation, stillAfter time.Duration) (bool, error) {
-	_, changed, err := w.ChangeStatus(name, func(r *state.Record) (statuschange.Change, bool) {
+	_, changed, err := w.ChangeStatus(name, func(r *state.Record) (state.StatusChange, bool) {
 		st, ok := Reconcile(r, obs, stillAfter)
-		c := statuschange.Change{Status: st, Source: state.FromScreen, At: obs.At, WaitingFor: obs.Reason, Screen: obs.evidence()}
+		c := state.StatusChange{Status: st, Source: state.FromScreen, At: obs.At, WaitingFor: obs.Reason, Screen: obs.evidence()}
 		switch st {
 		case state.Idle:
 			c.Interrupted, c.TurnError = obs.Interrupted || endedUnhooked(r, obs), obs.TurnError

@@ -10,7 +10,6 @@ import (
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
@@ -118,7 +117,7 @@ func TestIdleBeforeTheTaskWasTakenIsAFailedTurn(t *testing.T) {
 	t0 := time.Now()
 	r, _, err := SetAt(&w.Ledger, "a", state.Idle, state.FromOwt, nil, t0)
 	require.NoError(t, err)
-	require.Equal(t, untrusted.From(statuschange.TaskNotTaken), r.TurnError)
+	require.Equal(t, untrusted.From(state.TaskNotTaken), r.TurnError)
 	require.False(t, r.TaskPending)
 
 	r, _, err = SetAt(&w.Ledger, "b", state.Idle, state.FromHook, nil, t0)

@@ -4,8 +4,6 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/state"
-
-	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -31,7 +29,7 @@ func SetAt(w *workspace.Ledger, name string, st state.Status, src state.Source, 
 
 // record is SetAt without publishing.
 func record(w *workspace.Ledger, name string, st state.Status, src state.Source, exitCode *int, at time.Time) (*state.Record, bool, error) {
-	return w.ChangeStatus(name, func(*state.Record) (statuschange.Change, bool) {
-		return statuschange.Change{Status: st, Source: src, ExitCode: exitCode, At: at}, true
+	return w.ChangeStatus(name, func(*state.Record) (state.StatusChange, bool) {
+		return state.StatusChange{Status: st, Source: src, ExitCode: exitCode, At: at}, true
 	})
 }

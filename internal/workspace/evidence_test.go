@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statuschange"
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
@@ -36,8 +35,8 @@ func TestHookEventsRingInTheSameWrite(t *testing.T) {
 	w := evidenceLedger(t)
 	at := time.Now()
 	hook := func(ev string, st state.Status, when time.Time) bool {
-		_, changed, err := w.ChangeStatus("a", func(*state.Record) (statuschange.Change, bool) {
-			return statuschange.Change{Status: st, Source: state.FromHook, At: when, Hook: &state.HookEvent{Event: ev, Status: st, At: when}}, true
+		_, changed, err := w.ChangeStatus("a", func(*state.Record) (state.StatusChange, bool) {
+			return state.StatusChange{Status: st, Source: state.FromHook, At: when, Hook: &state.HookEvent{Event: ev, Status: st, At: when}}, true
 		})
 		require.NoError(t, err)
 		return changed
@@ -62,13 +61,13 @@ func TestHookEventsRingInTheSameWrite(t *testing.T) {
 func TestScreenEvidenceSetConfirmedAndDropped(t *testing.T) {
 	w := evidenceLedger(t)
 	at := time.Now()
-	_, _, err := w.ChangeStatus("a", func(*state.Record) (statuschange.Change, bool) {
-		return statuschange.Change{Status: state.Working, Source: state.FromHook, At: at}, true
+	_, _, err := w.ChangeStatus("a", func(*state.Record) (state.StatusChange, bool) {
+		return state.StatusChange{Status: state.Working, Source: state.FromHook, At: at}, true
 	})
 	require.NoError(t, err)
 	ev := state.ScreenEvidence{Status: state.Idle, Rule: "claude/prompt", Lines: []untrusted.Untrusted{untrusted.From("│ >")}, Interrupted: true}
-	_, changed, err := w.ChangeStatus("a", func(*state.Record) (statuschange.Change, bool) {
-		return statuschange.Change{Status: state.Idle, Source: state.FromScreen, At: at.Add(2 * time.Second), Screen: &ev}, true
+	_, changed, err := w.ChangeStatus("a", func(*state.Record) (state.StatusChange, bool) {
+		return state.StatusChange{Status: state.Idle, Source: state.FromScreen, At: at.Add(2 * time.Second), Screen: &ev}, true
 	})
 	require.NoError(t, err)
 	require.True(t, changed)
@@ -85,8 +84,8 @@ func TestScreenEvidenceSetConfirmedAndDropped(t *testing.T) {
 	require.True(t, get(t, w).Screen.Set)
 
 	// A hook changes the status: the screen's word was about another one.
-	_, _, err = w.ChangeStatus("a", func(*state.Record) (statuschange.Change, bool) {
-		return statuschange.Change{Status: state.Waiting, Source: state.FromHook, At: at.Add(5 * time.Second)}, true
+	_, _, err = w.ChangeStatus("a", func(*state.Record) (state.StatusChange, bool) {
+		return state.StatusChange{Status: state.Waiting, Source: state.FromHook, At: at.Add(5 * time.Second)}, true
 	})
 	require.NoError(t, err)
 	require.Nil(t, get(t, w).Screen)

@@ -4,14 +4,13 @@ import (
 	"fmt"
 
 	"github.com/owt-tmux/owt/internal/state"
-	"github.com/owt-tmux/owt/internal/statuschange"
 )
 
 // ChangeStatus applies the change decide returns for the record called
-// name, as statuschange.Apply does on the ledger's store. The caller
+// name, as state.Store.ChangeStatus does on the ledger's store. The caller
 // publishes.
-func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (statuschange.Change, bool)) (*state.Record, bool, error) {
-	return statuschange.Apply(w.Store, name, decide)
+func (w *Ledger) ChangeStatus(name string, decide func(*state.Record) (state.StatusChange, bool)) (*state.Record, bool, error) {
+	return w.Store.ChangeStatus(name, decide)
 }
 
 // FollowSession records that the session of the worktree called name,

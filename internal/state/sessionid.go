@@ -1,4 +1,4 @@
-package hookevent
+package state
 
 // ValidSessionID reports whether s can be a tool's session id as owt
 // keeps and uses it: 1 to 200 of letters, digits, '.', '_', ':' and '-',

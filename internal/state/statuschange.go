@@ -1,22 +1,19 @@
-// Package statuschange is the rule of a status change: what one event
-// (a hook's, the screen's, owt's own) does to an agent's record under the
-// state lock. A stale event is dropped; a late "exited" keeps the exit
-// code known; what the change says beyond the status (what a waiting
-// agent waits for, a failed turn, a usage limit, an interrupt, the
-// tool's session id) is kept; the evidence goes into the record's ring;
-// and an event that changes nothing writes at most once a second.
-//
-// The hook (owt hook) and every other status writer (the
+package state
+
+// The rule of a status change: what one event (a hook's, the screen's,
+// owt's own) does to an agent's record under the state lock. A stale event
+// is dropped; a late "exited" keeps the exit code known; what the change
+// says beyond the status (what a waiting agent waits for, a failed turn, a
+// usage limit, an interrupt, the tool's session id) is kept; the evidence
+// goes into the record's ring; and an event that changes nothing writes at
+// most once a second. The hook and every other status writer (the
 // monitor's screen readings, owt _run, owt send) share it through
-// workspace.Ledger.ChangeStatus. Imports state, hookevent and text only.
-package statuschange
+// workspace.Ledger.ChangeStatus.
 
 import (
 	"fmt"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/hookevent"
-	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
@@ -25,10 +22,10 @@ import (
 // many times a second costs one write a second, not one per hook.
 const eventRefresh = time.Second
 
-// Change is a status an event reports, and when it happened.
-type Change struct {
-	Status   state.Status
-	Source   state.Source
+// StatusChange is a status an event reports, and when it happened.
+type StatusChange struct {
+	Status   Status
+	Source   Source
 	ExitCode *int
 	At       time.Time
 	// waitingFor is what a waiting agent waits for ("" = unknown).
@@ -45,32 +42,32 @@ type Change struct {
 	AgentSession, Transcript string
 	// Hook is the hook event behind the change, kept in the record's ring
 	// when the update writes (owt why).
-	Hook *state.HookEvent
+	Hook *HookEvent
 	// Screen is the screen reading behind the change, kept when it sets
 	// the status (owt why).
-	Screen *state.ScreenEvidence
+	Screen *ScreenEvidence
 	// Limit is the usage limit of a change to limited.
-	Limit *state.Limit
+	Limit *Limit
 }
 
-// Apply applies the change decide returns for the record called name in
-// store, as it is under the state lock, unless decide declines or the event is stale. The
+// ChangeStatus applies the change decide returns for the record called
+// name, as it is under the state lock, unless decide declines or the event is stale. The
 // caller publishes.
-func Apply(store *state.Store, name string, decide func(*state.Record) (Change, bool)) (*state.Record, bool, error) {
-	var rec state.Record
+func (s *Store) ChangeStatus(name string, decide func(*Record) (StatusChange, bool)) (*Record, bool, error) {
+	var rec Record
 	changed, learnedSession := false, false
 	// One record's change, on every hook and screen reading: only it is
-	// decoded (state.Store.UpdateRecordUnsynced).
-	err := store.UpdateRecordUnsynced(name, func(r *state.Record) error {
+	// decoded (Store.UpdateRecordUnsynced).
+	err := s.UpdateRecordUnsynced(name, func(r *Record) error {
 		if r == nil {
-			return fmt.Errorf("%w %q", state.ErrUnknownName, name)
+			return fmt.Errorf("%w %q", ErrUnknownName, name)
 		}
 		rec = *r
 		c, ok := decide(r)
 		if !ok || c.At.Before(r.EventAt) {
-			return state.ErrNoChange
+			return ErrNoChange
 		}
-		if c.Status == state.Exited && c.ExitCode == nil && r.Status == state.Exited {
+		if c.Status == Exited && c.ExitCode == nil && r.Status == Exited {
 			c.ExitCode = r.ExitCode // a late "exited" without a code keeps the one known
 		}
 		learned := noteSession(r, c)
@@ -79,14 +76,14 @@ func Apply(store *state.Store, name string, decide func(*state.Record) (Change, 
 		changed = r.SetStatus(c.Status, c.Source, c.At)
 		changed = applyDetail(r, c) || changed
 		changed = clearDoneOnNewTurn(r, prev, c) || changed
-		if c.Status == state.Exited {
+		if c.Status == Exited {
 			changed = changed || !sameCode(r.ExitCode, c.ExitCode)
 			r.ExitCode = c.ExitCode
 		} else {
 			r.ExitCode = nil
 		}
 		if !changed && !learned && c.At.Sub(r.EventAt) < eventRefresh {
-			return state.ErrNoChange
+			return ErrNoChange
 		}
 		r.EventAt = c.At
 		noteEvidence(r, prev, prevSrc, c)
@@ -100,19 +97,19 @@ func Apply(store *state.Store, name string, decide func(*state.Record) (Change, 
 		// The tool's session id is what brings the conversation back
 		// after a crash, and no hook tells it again then: made durable
 		// (once a session, a rewrite with the fsync).
-		_ = store.Update(func(*state.File) error { return nil })
+		_ = s.Update(func(*File) error { return nil })
 	}
 	return &rec, changed, nil
 }
 
 // noteSession keeps the session id and transcript an event named; it
 // reports whether they were new.
-func noteSession(r *state.Record, c Change) bool {
+func noteSession(r *Record, c StatusChange) bool {
 	learned := false
-	if hookevent.ValidSessionID(c.AgentSession) && c.AgentSession != r.AgentSession {
+	if ValidSessionID(c.AgentSession) && c.AgentSession != r.AgentSession {
 		r.AgentSession, learned = c.AgentSession, true
 	}
-	if hookevent.ValidSessionID(c.AgentSession) && r.NoteSession(c.AgentSession) {
+	if ValidSessionID(c.AgentSession) && r.NoteSession(c.AgentSession) {
 		learned = true
 	}
 	if c.Transcript != "" && c.Transcript != r.Transcript {
@@ -125,19 +122,19 @@ func noteSession(r *state.Record, c Change) bool {
 // change makes anyway: the hook event in the record's ring, the screen
 // reading that set the status. A status that something other than the
 // screen changes drops the screen's evidence: it was about another one.
-func noteEvidence(r *state.Record, prev state.Status, prevSrc state.Source, c Change) {
+func noteEvidence(r *Record, prev Status, prevSrc Source, c StatusChange) {
 	if c.Hook != nil {
 		r.AddHook(*c.Hook)
 	}
 	switch {
-	case c.Screen != nil && c.Source == state.FromScreen && r.Status == c.Status:
+	case c.Screen != nil && c.Source == FromScreen && r.Status == c.Status:
 		ev := *c.Screen
 		ev.Set, ev.At = prev != c.Status, c.At
 		if ev.Set {
 			ev.Was, ev.WasSource = prev, prevSrc
 		}
 		r.Screen = &ev
-	case prev != r.Status && c.Source != state.FromScreen:
+	case prev != r.Status && c.Source != FromScreen:
 		r.Screen = nil
 	}
 }
@@ -154,10 +151,10 @@ const TaskNotTaken = "task not taken"
 // waiting agent waits for (a new reason is a new wait, so it restarts
 // StatusSince and is notified again) and why a turn failed (cleared by the
 // next turn). It reports whether anything changed.
-func applyDetail(r *state.Record, c Change) bool {
+func applyDetail(r *Record, c StatusChange) bool {
 	changed := false
 	want := ""
-	if c.Status == state.Waiting {
+	if c.Status == Waiting {
 		want = c.WaitingFor
 		if want == "" {
 			want = r.WaitingFor // a hook without detail keeps the screen's
@@ -170,12 +167,12 @@ func applyDetail(r *state.Record, c Change) bool {
 		r.WaitingFor, changed = want, true
 	}
 	switch {
-	case !r.TaskPending || c.Status == state.Exited:
-	case c.Status == state.Working || c.Source == state.FromHook || c.TurnRan:
+	case !r.TaskPending || c.Status == Exited:
+	case c.Status == Working || c.Source == FromHook || c.TurnRan:
 		// A turn started (a hook's idle or question is one, even one too
 		// quick to be seen working).
 		r.TaskPending, changed = false, true
-	case c.Status == state.Idle && c.TurnError == "":
+	case c.Status == Idle && c.TurnError == "":
 		// Idle before any turn started: the task never reached the tool.
 		c.TurnError = TaskNotTaken
 	}
@@ -185,14 +182,14 @@ func applyDetail(r *state.Record, c Change) bool {
 		changed = changed || !r.TurnError.Equal(untrusted.From(c.TurnError))
 		r.TurnError = untrusted.From(c.TurnError)
 		r.TaskPending = false
-	case c.Status == state.Working && !r.TurnError.Empty():
+	case c.Status == Working && !r.TurnError.Empty():
 		r.TurnError, changed = untrusted.Untrusted{}, true
 	}
 	changed = applyLimit(r, c) || changed
 	switch {
 	case c.Interrupted && !r.Interrupted:
 		r.Interrupted, changed = true, true
-	case c.Status == state.Working && r.Interrupted:
+	case c.Status == Working && r.Interrupted:
 		r.Interrupted, changed = false, true
 	}
 	return changed
@@ -201,8 +198,8 @@ func applyDetail(r *state.Record, c Change) bool {
 // applyLimit keeps the limit of a limited agent: a new one (other words,
 // another reset) replaces it and may be nudged again; any other status
 // forgets it.
-func applyLimit(r *state.Record, c Change) bool {
-	if c.Status != state.Limited {
+func applyLimit(r *Record, c StatusChange) bool {
+	if c.Status != Limited {
 		if r.Limit == nil {
 			return false
 		}
@@ -211,7 +208,7 @@ func applyLimit(r *state.Record, c Change) bool {
 	}
 	l := c.Limit
 	if l == nil {
-		l = &state.Limit{}
+		l = &Limit{}
 	}
 	if r.Limit != nil && r.Limit.Text.Equal(l.Text) && r.Limit.Reset.Equal(l.Reset) {
 		return false
@@ -228,12 +225,12 @@ func applyLimit(r *state.Record, c Change) bool {
 // after it (working again from idle, exited or starting): the signal
 // speaks for the turn it was given in. Working after waiting is the same
 // turn going on, so it keeps the signal.
-func clearDoneOnNewTurn(r *state.Record, prev state.Status, c Change) bool {
-	if r.Done == nil || c.Status != state.Working || !c.At.After(r.Done.At) {
+func clearDoneOnNewTurn(r *Record, prev Status, c StatusChange) bool {
+	if r.Done == nil || c.Status != Working || !c.At.After(r.Done.At) {
 		return false
 	}
 	switch prev {
-	case state.Idle, state.Exited, state.Starting:
+	case Idle, Exited, Starting:
 		r.Done = nil
 		return true
 	}
