@@ -107,6 +107,19 @@ func (c *Context) Merge(r *state.Record, o Options) (Result, error) {
 		}
 	}
 
+	if err := c.landingCommit(r, o, target, old, tip, &res); err != nil {
+		return res, err
+	}
+	res.Checkout = checkout
+	return res, c.moveTarget(target, checkout, old, res.Commit, "owt merge "+r.Name+" ("+res.Method+")")
+}
+
+// landingCommit makes the commit that lands the branch of r on target
+// (at old; the branch at tip) by o's method, into res (Method, Commit,
+// BranchTip after a rebase): the branch's tip itself (a fast-forward, or
+// after rebasing it in the worktree), a squash, or a merge commit. A
+// conflict is refused, or with LeaveConflicts left in the worktree.
+func (c *Context) landingCommit(r *state.Record, o Options, target, old, tip string, res *Result) error {
 	switch {
 	case o.Rebase:
 		res.Method = "rebase"
@@ -116,19 +129,20 @@ func (c *Context) Merge(r *state.Record, o Options) (Result, error) {
 			// refused before anything is touched.
 			if !o.LeaveConflicts && o.Strategy == "" {
 				if mt, err := c.Git.MergeTree(old, tip); err != nil {
-					return res, fmt.Errorf("merge %s into %s: %w", r.Branch, target, err)
+					return fmt.Errorf("merge %s into %s: %w", r.Branch, target, err)
 				} else if !mt.Clean() {
-					return res, &ConflictError{Branch: r.Branch, Target: target, Files: mt.Conflicts}
+					return &ConflictError{Branch: r.Branch, Target: target, Files: mt.Conflicts}
 				}
 			}
 			if err := git.Rebase(r.Path, target, o.Strategy, o.LeaveConflicts); err != nil {
-				return res, c.conflictOr(err, r, target, o.LeaveConflicts)
+				return c.conflictOr(err, r, target, o.LeaveConflicts)
 			}
+			var err error
 			if tip, err = c.Git.ResolveCommit("refs/heads/" + r.Branch); err != nil {
-				return res, err
+				return err
 			}
 			if !c.Git.IsAncestor(old, tip) {
-				return res, fmt.Errorf("rebasing %s onto %s in %s did not leave %s on top of %s; %s was not changed",
+				return fmt.Errorf("rebasing %s onto %s in %s did not leave %s on top of %s; %s was not changed",
 					r.Branch, target, r.Path, r.Branch, target, target)
 			}
 		}
@@ -137,17 +151,17 @@ func (c *Context) Merge(r *state.Record, o Options) (Result, error) {
 		res.Method = "squash"
 		tree, err := c.mergedTree(r, o, target, old, tip)
 		if err != nil {
-			return res, err
+			return err
 		}
 		if oldTree, _ := c.Git.TreeOf(old); tree == oldTree {
-			return res, fmt.Errorf("%w: the changes of %s are already in %s", ErrNothingToMerge, r.Branch, target)
+			return fmt.Errorf("%w: the changes of %s are already in %s", ErrNothingToMerge, r.Branch, target)
 		}
 		msg, err := c.squashMessage(r, o, target, old, tip)
 		if err != nil {
-			return res, err
+			return err
 		}
 		if res.Commit, err = c.Git.CommitTree(tree, []string{old}, msg); err != nil {
-			return res, err
+			return err
 		}
 	case c.Git.IsAncestor(old, tip):
 		res.Method, res.Commit = "fast-forward", tip
@@ -155,18 +169,17 @@ func (c *Context) Merge(r *state.Record, o Options) (Result, error) {
 		res.Method = "merge"
 		tree, err := c.mergedTree(r, o, target, old, tip)
 		if err != nil {
-			return res, err
+			return err
 		}
 		msg := o.Message
 		if msg == "" {
 			msg = fmt.Sprintf("Merge branch '%s' into %s\n", o.branchName(r), target)
 		}
 		if res.Commit, err = c.Git.CommitTree(tree, []string{old, tip}, msg); err != nil {
-			return res, err
+			return err
 		}
 	}
-	res.Checkout = checkout
-	return res, c.moveTarget(target, checkout, old, res.Commit, "owt merge "+r.Name+" ("+res.Method+")")
+	return nil
 }
 
 // checkMergeable refuses what no merge method can do.

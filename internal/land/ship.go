@@ -43,41 +43,9 @@ func (c *Context) Ship(r *state.Record, message string) (ShipResult, error) {
 		return out, fmt.Errorf("%w: %s has no changes and no commits that %s lacks", ErrEmpty, r.Name, target)
 	}
 
-	// Settings files holding owt's hooks are committed without them.
-	over, err := hookOverlays(r, work)
+	snap, over, err := c.predictShip(r, target, old, work)
 	if err != nil {
 		return out, err
-	}
-	// Predict the landing with the commit ship would make.
-	snap, err := git.SnapshotWith(r.Path, work, over)
-	if err != nil {
-		return out, fmt.Errorf("ship %s: %w", r.Name, err)
-	}
-	// A check that fails because another merge is landing on target
-	// right now (its files appear in the checkout) says so.
-	checkout, err := c.checkTargetCheckout(target)
-	if err != nil {
-		return out, c.movedOr(target, old, err)
-	}
-	if err := c.checkNoCollisions(target, checkout, old, snap); err != nil {
-		return out, c.movedOr(target, old, err)
-	}
-	tree, err := c.Git.TreeOf(snap)
-	if err != nil {
-		return out, err
-	}
-	if !c.Git.IsAncestor(old, snap) {
-		mt, err := c.Git.MergeTree(old, snap)
-		if err != nil {
-			return out, fmt.Errorf("merge %s into %s: %w", r.Branch, target, err)
-		}
-		if !mt.Clean() {
-			return out, &ConflictError{Branch: r.Branch, Target: target, Files: mt.Conflicts}
-		}
-		tree = mt.Tree
-	}
-	if oldTree, _ := c.Git.TreeOf(old); tree == oldTree {
-		return out, fmt.Errorf("%w: the result would be empty, the changes of %s are already in %s", ErrEmpty, r.Name, target)
 	}
 
 	if c.Gate != nil {
@@ -113,6 +81,51 @@ func (c *Context) Ship(r *state.Record, message string) (ShipResult, error) {
 		return out, fmt.Errorf("committed %d file(s) in %s as %.12s, but the merge failed: %w", len(work), r.Name, out.Committed, err)
 	}
 	return out, err
+}
+
+// predictShip makes the commit ship would make of work (settings files
+// holding owt's hooks without them: over) as a snapshot, not on any
+// branch, and refuses what landing it on target (at old) would meet: a
+// dirty or busy target checkout, files in the way, a conflict, an empty
+// result.
+func (c *Context) predictShip(r *state.Record, target, old string, work []string) (snap string, over []git.Overlay, err error) {
+	// Settings files holding owt's hooks are committed without them.
+	over, err = hookOverlays(r, work)
+	if err != nil {
+		return "", nil, err
+	}
+	// Predict the landing with the commit ship would make.
+	snap, err = git.SnapshotWith(r.Path, work, over)
+	if err != nil {
+		return "", nil, fmt.Errorf("ship %s: %w", r.Name, err)
+	}
+	// A check that fails because another merge is landing on target
+	// right now (its files appear in the checkout) says so.
+	checkout, err := c.checkTargetCheckout(target)
+	if err != nil {
+		return "", nil, c.movedOr(target, old, err)
+	}
+	if err := c.checkNoCollisions(target, checkout, old, snap); err != nil {
+		return "", nil, c.movedOr(target, old, err)
+	}
+	tree, err := c.Git.TreeOf(snap)
+	if err != nil {
+		return "", nil, err
+	}
+	if !c.Git.IsAncestor(old, snap) {
+		mt, err := c.Git.MergeTree(old, snap)
+		if err != nil {
+			return "", nil, fmt.Errorf("merge %s into %s: %w", r.Branch, target, err)
+		}
+		if !mt.Clean() {
+			return "", nil, &ConflictError{Branch: r.Branch, Target: target, Files: mt.Conflicts}
+		}
+		tree = mt.Tree
+	}
+	if oldTree, _ := c.Git.TreeOf(old); tree == oldTree {
+		return "", nil, fmt.Errorf("%w: the result would be empty, the changes of %s are already in %s", ErrEmpty, r.Name, target)
+	}
+	return snap, over, nil
 }
 
 // checkShippable refuses what ship cannot do at all.
