@@ -17,16 +17,20 @@ const module = "github.com/owt-tmux/owt/"
 const (
 	base = iota
 	ground
+	support
 	models
 	core
 	useCases
 	verbs
 	drivers
+	commandKit
 	faces
+	commandTable
 	entry
 )
 
-var floorNames = []string{"base", "ground", "models", "core", "use cases", "verbs", "drivers", "faces", "entry"}
+var floorNames = []string{"base", "ground", "support", "models", "core", "use cases", "verbs", "drivers",
+	"command kit", "faces", "command table", "entry"}
 
 // rooms puts every package of owt on its floor. A new package must be
 // added here, on the floor of its concern.
@@ -36,8 +40,8 @@ var rooms = map[string]int{
 	"cmd/owt-mcp":   entry,
 	"cmd/owt-wait":  entry,
 
-	"internal/cli":             faces, // Main and the command table
-	"internal/cli/cmdutil":     faces, // what every command shares: factory, streams, exit codes
+	"internal/cli": commandTable, // Main and the command table, over the command groups
+
 	"internal/cli/worktreecmd": faces, // new, list, send, delete, status, wait, note … of one worktree
 	"internal/cli/landcmd":     faces, // bringing work home: check, merge, ship, queue, sync, cleanup, pr
 	"internal/cli/runcmd":      faces, // owt run, batch, plan
@@ -48,6 +52,8 @@ var rooms = map[string]int{
 	"internal/cli/swarmcmd":    faces, // owt swarm
 	"internal/cli/hostcmd":     faces, // owt host add, list, check, remove
 	"popups":                   faces, // one key table per screen
+
+	"internal/cli/cmdutil": commandKit, // what every command shares: factory, streams, exit codes
 
 	"internal/monitor":    drivers, // one per tmux server: the tick
 	"internal/run/engine": drivers, // a run's effects, driven by the monitor
@@ -77,23 +83,24 @@ var rooms = map[string]int{
 	"internal/agent":     models, // tool profiles, the screen classifier
 	"internal/hookevent": models, // what a tool's hook event says: status, session, limit
 
+	"internal/owtlog": support, // owt.log: one slog logger, text or JSON lines
+	"internal/memory": support, // owt's door to a repository's memory, which owt-mcp holds
+	"internal/usage":  support, // tokens and cost read from the tools' session files, per repo
+	"internal/daemon": support, // finds, locks and starts a server's monitor; the monitor's bell
+
 	"internal/git":        ground, // the only code that runs git
 	"internal/tmux":       ground, // the only code that runs tmux; socket paths
 	"internal/forge":      ground, // the only code that runs gh
 	"internal/ssh":        ground, // the only code that runs ssh: one shared connection per host, quoting
-	"internal/state":      ground, // records, locks, the locked JSON file
-	"internal/memory":     ground, // owt's door to a repository's memory, which owt-mcp holds
+	"internal/state":      ground, // records, locks, the locked JSON file, the rule of a status change
+	"internal/config":     ground, // the config files
 	"internal/setup":      ground, // copies, ports, dependency installs
-	"internal/daemon":     ground, // finds, locks and starts a server's monitor
-	"internal/usage":      ground, // tokens and cost read from the tools' session files, per repo
 	"internal/opencodedb": ground, // OpenCode's SQLite database, read for usage (owt-mcp only)
-	"internal/owtlog":     ground, // owt.log: one slog logger, text or JSON lines
 
 	"internal/untrusted":  base, // text owt did not write, made safe to draw or type
 	"internal/waiter":     base, // owt-wait: waits for an agent in owt _run's place
 	"internal/proc":       base, // starting a program: context, trace
 	"internal/atomicfile": base, // replacing a file atomically
-	"internal/config":     base, // the config files
 	"internal/termtheme":  base, // the popups' palettes and the choice among them
 
 	// Not part of owt: the benchmark driver, the end-to-end tests and this
@@ -107,34 +114,23 @@ var rooms = map[string]int{
 	"internal/house":               -1,
 }
 
-// sideways are the allowed imports between rooms of one floor: from → to.
+// sideways are the allowed imports between packages of one floor: from → to.
+// Each is one use of another's concern on the same floor; keep them few.
 var sideways = map[string][]string{
-	"internal/cli": {"internal/cli/cmdutil", "internal/cli/worktreecmd", "internal/cli/landcmd",
-		"internal/cli/runcmd", "internal/cli/plugincmd", "internal/cli/configcmd", "internal/cli/mcpcmd", "internal/cli/memorycmd",
-		"internal/cli/swarmcmd", "internal/cli/hostcmd"},
-	"internal/cli/hostcmd":     {"internal/cli/cmdutil"},
-	"internal/hosts":           {"internal/lifecycle", "internal/land"}, // a run task's evidence and checks there: the same work files and check runner
-	"internal/cli/mcpcmd":      {"internal/cli/cmdutil"},
-	"internal/cli/memorycmd":   {"internal/cli/cmdutil"},
-	"internal/cli/swarmcmd":    {"internal/cli/cmdutil"},
-	"internal/cli/worktreecmd": {"internal/cli/cmdutil"},
-	"internal/cli/landcmd":     {"internal/cli/cmdutil"},
-	"internal/cli/runcmd":      {"internal/cli/cmdutil"},
-	"internal/cli/plugincmd":   {"internal/cli/cmdutil"},
-	"internal/cli/configcmd":   {"internal/cli/cmdutil"},
-	"internal/monitor":         {"internal/run/engine"},
-	"internal/peers":           {"internal/control"},
-	"internal/control":         {"internal/swarm", "internal/resolve"},
-	"internal/lifecycle":       {"internal/hook", "internal/notes", "internal/status", "internal/templates"},
-	"internal/memory/facts":    {"internal/notes"},
-	"internal/status":          {"internal/hook"},
-	"internal/send":            {"internal/status"},
-	"internal/agent":           {"internal/hookevent"},
-	"internal/daemon":          {"internal/state", "internal/tmux", "internal/owtlog", "internal/ssh"},
-	"internal/owtlog":          {"internal/state"},
-	"internal/memory":          {"internal/state"},
-	"internal/usage":           {"internal/state"},
-	"internal/config":          {"internal/atomicfile"},
+	"internal/monitor": {"internal/run/engine"}, // the monitor drives each run's engine on its tick
+
+	"internal/peers":   {"internal/control"},                   // an agent's message goes into RECENT, as every face's verbs do
+	"internal/control": {"internal/swarm", "internal/resolve"}, // landing checks a swarm tester's edits; ship hands a conflict to resolve
+
+	"internal/lifecycle":    {"internal/hook", "internal/notes", "internal/status", "internal/templates"}, // create writes hook settings, the note and the first prompt, and publishes
+	"internal/hosts":        {"internal/lifecycle", "internal/land"},                                      // a host's list, limits and work files, and its check runner: the same rules there
+	"internal/memory/facts": {"internal/notes"},                                                           // mining reads the shared note
+	"internal/status":       {"internal/hook"},                                                            // owt done finds its agent by the worktree path, as a hook does
+	"internal/send":         {"internal/status"},                                                          // a send publishes the status it changed
+
+	"internal/agent": {"internal/hookevent"}, // a screen says a usage limit and what a wait is for in a hook event's words
+
+	"internal/daemon": {"internal/owtlog"}, // the monitor starts with this run's log format
 }
 
 // TestImportsPointDown fails on every import of one owt package by
