@@ -1,7 +1,8 @@
 // Package cli is owt's command line: Main, and the command table that
 // wires the commands of the packages below it into one urfave app. The
 // commands themselves live in one package per group (worktreecmd,
-// landcmd, runcmd, plugincmd, configcmd); what they share is cmdutil.
+// landcmd, runcmd, plugincmd, configcmd, mcpcmd, memorycmd, swarmcmd,
+// hostcmd); what they share is cmdutil, below them.
 //
 // Main builds the app once, around a factory that holds the IOStreams the
 // entry gave it and the tmux server chosen by -L/-S; every command gets
