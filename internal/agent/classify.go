@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/owt-tmux/owt/internal/hookevent"
 )
 
 // Class is what a pane's screen says about its agent.
@@ -505,13 +503,13 @@ func reasonSlug(reason string) string {
 // reasonWords is a wait reason as a rule says it.
 func reasonWords(reason string) string {
 	switch reason {
-	case hookevent.WaitTrust:
+	case WaitTrust:
 		return "trust dialog"
-	case hookevent.WaitHooks:
+	case WaitHooks:
 		return "hooks review"
-	case hookevent.WaitLogin:
+	case WaitLogin:
 		return "sign-in"
-	case hookevent.WaitAPIKey:
+	case WaitAPIKey:
 		return "API key prompt"
 	}
 	return "permission prompt"
@@ -603,15 +601,15 @@ var waitReasons = sync.OnceValue(func() []waitRule {
 	return []waitRule{
 		// Codex's "Hooks need review" asks to trust hook commands, not a
 		// folder.
-		{hookevent.WaitHooks, regexp.MustCompile(`(?i)hooks? need review`)},
-		{hookevent.WaitTrust, regexp.MustCompile(`(?i)trust (?:this|the files in this|the) folder|quick safety check|do you trust|trust this project|folder access`)},
+		{WaitHooks, regexp.MustCompile(`(?i)hooks? need review`)},
+		{WaitTrust, regexp.MustCompile(`(?i)trust (?:this|the files in this|the) folder|quick safety check|do you trust|trust this project|folder access`)},
 		// An API key asked for now ("Paste or type your API key", "Enter
 		// Gemini API Key", "use this API key?") beats a sign-in menu that
 		// merely offers one.
-		{hookevent.WaitAPIKey, regexp.MustCompile(`(?i)(?:enter|paste|type|use this)[^\n]*api key|api key[^\n]*(?:below|here)`)},
+		{WaitAPIKey, regexp.MustCompile(`(?i)(?:enter|paste|type|use this)[^\n]*api key|api key[^\n]*(?:below|here)`)},
 		// The tools' own sign-in words, not any "login" (a permission prompt
 		// for "gh auth login" is a permission).
-		{hookevent.WaitLogin, regexp.MustCompile(`(?i)not logged in|login method|/login\b|\bsign(?:ing)? in (?:with|via|another|to)\b|finish signing in|how would you like to authenticate|authori[sz]ation code|paste (?:the )?code here`)},
+		{WaitLogin, regexp.MustCompile(`(?i)not logged in|login method|/login\b|\bsign(?:ing)? in (?:with|via|another|to)\b|finish signing in|how would you like to authenticate|authori[sz]ation code|paste (?:the )?code here`)},
 	}
 })
 
@@ -625,7 +623,7 @@ func WaitReason(lines []string) string {
 			return r.reason
 		}
 	}
-	return hookevent.WaitPermission
+	return WaitPermission
 }
 
 // StripEscapes removes terminal escape sequences (colours, cursor moves,

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/config"
-	"github.com/owt-tmux/owt/internal/hookevent"
 )
 
 // corpus is testdata/screens/<tool>/<class>-<what>.txt: screens written to
@@ -28,13 +27,13 @@ const (
 func wantReason(name string) string {
 	switch {
 	case strings.Contains(name, "hooks-need-review"):
-		return hookevent.WaitHooks
+		return WaitHooks
 	case strings.Contains(name, "trust"):
-		return hookevent.WaitTrust
+		return WaitTrust
 	case strings.Contains(name, "api-key"):
-		return hookevent.WaitAPIKey
+		return WaitAPIKey
 	case strings.Contains(name, "login") || strings.Contains(name, "signin") || strings.Contains(name, "auth"):
-		return hookevent.WaitLogin
+		return WaitLogin
 	}
 	return ""
 }
@@ -121,7 +120,7 @@ func TestLowestMarkerWins(t *testing.T) {
 		require.Equal(t, ClassWaiting, got, screen)
 	}
 	_, why := cl.Read("Do you trust the files in this folder?\n● 1. Trust folder\n")
-	require.Equal(t, hookevent.WaitTrust, why)
+	require.Equal(t, WaitTrust, why)
 }
 
 // Text that looks like a marker but is transcript, or the user's draft in
@@ -148,7 +147,7 @@ func TestMarkersInTranscriptAndDraftsDoNotCount(t *testing.T) {
 	prompt := "Bash command\n  gh auth login --with-token\nDo you want to proceed?\n❯ 1. Yes\n  2. No\n"
 	got, why := claude.Read(prompt)
 	require.Equal(t, ClassWaiting, got)
-	require.Equal(t, hookevent.WaitPermission, why, "a command with 'login' in it is a permission prompt")
+	require.Equal(t, WaitPermission, why, "a command with 'login' in it is a permission prompt")
 }
 
 func TestClassifierIgnoresStatusBarAndOldText(t *testing.T) {
@@ -237,7 +236,7 @@ func TestCodexOverlayAndHookReview(t *testing.T) {
 	require.Equal(t, ClassUnknown, got)
 	got, why := cl.Read(readScreen(t, "codex", "waiting-hooks-need-review-v0.169.0"))
 	require.Equal(t, ClassWaiting, got)
-	require.Equal(t, hookevent.WaitHooks, why)
+	require.Equal(t, WaitHooks, why)
 }
 
 // A task the tool took is echoed in its transcript, above the input

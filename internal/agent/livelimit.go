@@ -6,17 +6,18 @@ import (
 	"sync"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/hookevent"
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // LiveLimit reads a usage limit shown in the live part of a screen (the
 // bottom rows): Gemini CLI's quota dialog and OpenCode's retry line. A
 // limit a tool prints into its transcript (Claude Code, Codex) ends a
-// turn instead, and is read from that turn's failure mark (hookevent.LimitOf).
-func LiveLimit(screen string, now time.Time) (hookevent.Limit, bool) {
+// turn instead, and is read from that turn's failure mark (agent.LimitOf).
+func LiveLimit(screen string, now time.Time) (state.Limit, bool) {
 	if !strings.Contains(screen, "imit reached") && !strings.Contains(screen, "Too Many Requests") &&
 		!strings.Contains(screen, "ate limit") {
-		return hookevent.Limit{}, false // the common case, without the row work
+		return state.Limit{}, false // the common case, without the row work
 	}
 	rows := screenRows(screen)
 	if len(rows) > liveLines {
@@ -26,10 +27,10 @@ func LiveLimit(screen string, now time.Time) (hookevent.Limit, bool) {
 		row := strings.Trim(rows[i], " \t│┃|")
 		switch {
 		case liveGemini().MatchString(row):
-			l := hookevent.Limit{Text: strings.TrimSpace(row)}
+			l := state.Limit{Text: untrusted.From(strings.TrimSpace(row))}
 			// "Access resets at …" is the dialog's next row.
 			for _, next := range rows[i+1 : min(len(rows), i+3)] {
-				if t := hookevent.ResetOf(next, now); !t.IsZero() {
+				if t := ResetOf(next, now); !t.IsZero() {
 					l.Reset = t
 					break
 				}
@@ -37,10 +38,10 @@ func LiveLimit(screen string, now time.Time) (hookevent.Limit, bool) {
 			return l, true
 		case liveOpenCode().MatchString(row):
 			m := liveOpenCode().FindStringSubmatch(row)
-			return hookevent.Limit{Text: strings.TrimSpace(m[1]), Reset: hookevent.ResetOf(row, now)}, true
+			return state.Limit{Text: untrusted.From(strings.TrimSpace(m[1])), Reset: ResetOf(row, now)}, true
 		}
 	}
-	return hookevent.Limit{}, false
+	return state.Limit{}, false
 }
 
 var (

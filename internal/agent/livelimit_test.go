@@ -16,14 +16,14 @@ func TestLiveLimitReadsGeminisDialogAndOpenCodesRetryLine(t *testing.T) {
 		"│   2. Stop - Abort request                               │\n"
 	l, ok := LiveLimit(gemini, now)
 	require.True(t, ok)
-	require.Equal(t, "Usage limit reached for gemini-2.5-pro.", l.Text)
+	require.Equal(t, "Usage limit reached for gemini-2.5-pro.", l.Text.Line())
 	require.True(t, time.Date(2026, 11, 28, 15, 45, 0, 0, time.Local).Equal(l.Reset), "%v", l.Reset)
 
 	oc := "  ┃  Build · Big Pickle OpenCode Zen\n" +
 		"   ⬝⬝⬝⬝⬝⬝⬝⬝ Too Many Requests [retrying in 12s attempt #3]      esc interrupt    • OpenCode 1.18.33\n"
 	l, ok = LiveLimit(oc, now)
 	require.True(t, ok)
-	require.Equal(t, "Too Many Requests", l.Text)
+	require.Equal(t, "Too Many Requests", l.Text.Line())
 	require.Equal(t, now.Add(12*time.Second), l.Reset)
 
 	_, ok = LiveLimit("   ⬝⬝⬝⬝ Cannot connect to API: Was there a typo in the url or port? [retrying in 1s attempt #2]\n", now)

@@ -1,8 +1,12 @@
 // Package agent knows the AI coding tools owt can run: how to start each one
 // (interactive, plan/read-only, headless), how to tell whether it is
 // installed, what its screen looks like while it works, waits for the user
-// or sits idle, and (in later files) how to install its hooks and how it
-// learns about owt's MCP server.
+// or sits idle, what each of its hook events says (hookevent.go: the
+// status, session, wait, failed turn or usage limit an event reports), and
+// (in later files) how to install its hooks and how it learns about owt's
+// MCP server. What a hook event says lives here, beside what the tool's
+// screen says, because both are knowledge of the tool; package hook, which
+// applies an event to its record, sits above and imports it.
 //
 // A Profile is plain data. The built-in profiles below can be overridden,
 // field by field, by [tools.NAME] tables in the config, and new tools can be

@@ -21,7 +21,7 @@ func (p Profile) ReadOnlyArgv(task string) ([]string, error) {
 }
 
 // ReportsEdits reports whether the tool's hooks name the files it writes
-// (hookevent.EditedFile): Claude Code, Droid and Gemini CLI do; Codex's hooks do not
+// (EditedFile): Claude Code, Droid and Gemini CLI do; Codex's hooks do not
 // name the files of its patches, and the others have no hooks owt reads.
 func (p Profile) ReportsEdits() bool {
 	return p.Hooks == "claude" || p.Hooks == "droid" || p.Hooks == "gemini"

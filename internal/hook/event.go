@@ -12,11 +12,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/daemon"
-	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
-	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // Call is one run of "owt hook KIND EVENT", as a tool made it.
@@ -47,15 +46,15 @@ var ErrIgnored = errors.New("event ignored")
 // a failing hook can stop the agent.
 func Handle(tm *tmux.Client, call Call) error {
 	chainErr := runChain(call)
-	var ev hookevent.Event
+	var ev agent.HookEvent
 	var parseErr error
 	if len(call.Payload) > 0 {
 		if err := json.Unmarshal(call.Payload, &ev); err != nil {
-			ev = hookevent.Event{}
+			ev = agent.HookEvent{}
 			parseErr = fmt.Errorf("bad event JSON (%v)", err)
 		}
 	}
-	status, ok := hookevent.Status(call.Kind, call.Event, ev)
+	status, ok := agent.HookStatus(call.Kind, call.Event, ev)
 	if !ok {
 		return errors.Join(fmt.Errorf("%w: %s %s", ErrIgnored, call.Kind, call.Event), parseErr, chainErr)
 	}
@@ -88,7 +87,7 @@ func Handle(tm *tmux.Client, call Call) error {
 // says, in one locked update. When owns is set and says the record (as
 // read under the lock) does not own the event, nothing changes and
 // notMine is set: the caller finds the right record.
-func applyHook(w *ledger, name string, owns func(*state.Record) bool, status string, call Call, ev hookevent.Event) (rec *state.Record, changed, notMine bool, err error) {
+func applyHook(w *ledger, name string, owns func(*state.Record) bool, status string, call Call, ev agent.HookEvent) (rec *state.Record, changed, notMine bool, err error) {
 	foreign, other := false, ""
 	rec, changed, err = w.store.ChangeStatus(name, func(r *state.Record) (state.StatusChange, bool) {
 		if owns != nil && !owns(r) {
@@ -107,18 +106,18 @@ func applyHook(w *ledger, name string, owns func(*state.Record) bool, status str
 		// A --no-agent worktree has no agent: a tool someone runs in
 		// it by hand reports nothing owt could ever clear again.
 		c := state.StatusChange{Status: state.Status(status), Source: state.FromHook, At: call.At,
-			TurnError: hookevent.TurnError(call.Event, ev), Interrupted: call.Event == "Interrupt",
+			TurnError: agent.HookTurnError(call.Event, ev), Interrupted: call.Event == "Interrupt",
 			Hook: &state.HookEvent{Event: call.Event, Detail: hookDetail(call, ev), Status: state.Status(status), At: call.At}}
-		c.AgentSession = hookevent.Session(call.Kind, call.Event, ev)
+		c.AgentSession = agent.HookSession(call.Kind, call.Event, ev)
 		if call.Kind == "claude" {
 			c.Transcript = ev.TranscriptPath // the usage tracker reads Claude's tokens there
 		}
 		switch c.Status {
 		case state.Waiting:
-			c.WaitingFor = hookevent.WaitReason(call.Event, ev)
+			c.WaitingFor = agent.HookWaitReason(call.Event, ev)
 		case state.Limited:
-			l := hookevent.LimitIn(ev, call.At)
-			c.Limit = &state.Limit{Text: untrusted.From(l.Text), Reset: l.Reset}
+			l := agent.LimitIn(ev, call.At)
+			c.Limit = &l
 		}
 		// Claude's idle_prompt notification (its prompt waited a while)
 		// corrects only a "working" that no hook ended (Esc fires none).
@@ -132,7 +131,7 @@ func applyHook(w *ledger, name string, owns func(*state.Record) bool, status str
 		// screen (Gemini CLI sends its task behind its API key box, where
 		// the turn fails) is no work the user sees: the question is what
 		// needs them, and the screen says when it is gone.
-		if c.Status == state.Working && r.Status == state.Waiting && r.Source == state.FromScreen && hookevent.FirstRunWait(r.WaitingFor) {
+		if c.Status == state.Working && r.Status == state.Waiting && r.Source == state.FromScreen && agent.FirstRunWait(r.WaitingFor) {
 			return c, false
 		}
 		// A tool that ends while owt resumes it did not resume (Claude
@@ -179,13 +178,13 @@ func fromAgent(r *state.Record, call Call) bool {
 // (Claude Code's /clear, a resume, a plan approved with its context
 // cleared, all while it is not working). Events with no session id say
 // nothing either way.
-func ownSession(r *state.Record, call Call, ev hookevent.Event) (other string, own bool) {
+func ownSession(r *state.Record, call Call, ev agent.HookEvent) (other string, own bool) {
 	switch call.Kind {
 	case "claude", "droid", "gemini":
 	default:
 		return "", true
 	}
-	s := hookevent.Session(call.Kind, call.Event, ev)
+	s := agent.HookSession(call.Kind, call.Event, ev)
 	if r.AgentID == "" || !state.ValidSessionID(s) {
 		return "", true
 	}
@@ -210,9 +209,9 @@ func noteOtherSession(w *ledger, name, session string) error {
 }
 
 // hookDetail is what, beyond its name, decided an event's status: a
-// Notification's type, a Codex notify's type (only types hookevent.Status maps
+// Notification's type, a Codex notify's type (only types agent.HookStatus maps
 // get this far, so these are the tools' fixed words).
-func hookDetail(call Call, ev hookevent.Event) string {
+func hookDetail(call Call, ev agent.HookEvent) string {
 	switch {
 	case call.Event == "Notification" && ev.NotificationType != "":
 		return ev.NotificationType
@@ -234,7 +233,7 @@ func hookDetail(call Call, ev hookevent.Event) string {
 // the record as the locked update reads it (one read of the state, not
 // two: this is every hook's path); owns is nil when the record was found
 // by the cwd.
-func hookLedger(tm *tmux.Client, call Call, ev hookevent.Event) (*ledger, string, func(*state.Record) bool, error) {
+func hookLedger(tm *tmux.Client, call Call, ev agent.HookEvent) (*ledger, string, func(*state.Record) bool, error) {
 	name, repo := call.Getenv("OWT_NAME"), call.Getenv("OWT_REPO")
 	hint := repo
 	if call.Kind == "codex" && call.Event != "notify" {

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/hookevent"
+	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -20,7 +20,7 @@ func TestOwnSession(t *testing.T) {
 		return &state.Record{AgentID: "id1", AgentIDAt: start, AgentSession: "mine",
 			Status: status, Source: src, StatusSince: since}
 	}
-	ev := func(s string) hookevent.Event { return hookevent.Event{SessionID: s} }
+	ev := func(s string) agent.HookEvent { return agent.HookEvent{SessionID: s} }
 	for _, c := range []struct {
 		what  string
 		r     *state.Record

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/owt-tmux/owt/internal/hookevent"
+	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -17,8 +17,8 @@ const maxEdited = 500
 // reports the tester's edits outside test files. Only workers (names with
 // '/') pay for it; other agents' hooks never get here, and another tool's
 // in its folder is not its work.
-func noteWorkerEdit(w *ledger, name string, call Call, ev hookevent.Event) error {
-	path := hookevent.EditedFile(ev)
+func noteWorkerEdit(w *ledger, name string, call Call, ev agent.HookEvent) error {
+	path := agent.EditedFile(ev)
 	if path == "" {
 		return nil
 	}

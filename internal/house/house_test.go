@@ -78,10 +78,9 @@ var rooms = map[string]int{
 
 	"internal/workspace": core, // a repository as owt manages it: records, names, paths
 
-	"internal/run":       models, // a run: its plan file, state, evidence and decisions
-	"internal/outbox":    models, // the message queue
-	"internal/agent":     models, // tool profiles, the screen classifier
-	"internal/hookevent": models, // what a tool's hook event says: status, session, limit
+	"internal/run":    models, // a run: its plan file, state, evidence and decisions
+	"internal/outbox": models, // the message queue
+	"internal/agent":  models, // tool profiles, the screen classifier
 
 	"internal/owtlog": support, // owt.log: one slog logger, text or JSON lines
 	"internal/memory": support, // owt's door to a repository's memory, which owt-mcp holds
@@ -127,8 +126,6 @@ var sideways = map[string][]string{
 	"internal/memory/facts": {"internal/notes"},                                                           // mining reads the shared note
 	"internal/status":       {"internal/hook"},                                                            // owt done finds its agent by the worktree path, as a hook does
 	"internal/send":         {"internal/status"},                                                          // a send publishes the status it changed
-
-	"internal/agent": {"internal/hookevent"}, // a screen says a usage limit and what a wait is for in a hook event's words
 
 	"internal/daemon": {"internal/owtlog"}, // the monitor starts with this run's log format
 }

@@ -6,8 +6,8 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
-	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -201,12 +201,12 @@ func message(r *state.Record) string {
 }
 
 // waitWords say what a first-run screen asks for, for each of its
-// reasons (hookevent.FirstRunWait).
+// reasons (agent.FirstRunWait).
 var waitWords = map[string]string{
-	hookevent.WaitTrust:  "you to trust the folder",
-	hookevent.WaitHooks:  "you to review and trust its hooks",
-	hookevent.WaitLogin:  "a login",
-	hookevent.WaitAPIKey: "an API key",
+	agent.WaitTrust:  "you to trust the folder",
+	agent.WaitHooks:  "you to review and trust its hooks",
+	agent.WaitLogin:  "a login",
+	agent.WaitAPIKey: "an API key",
 }
 
 func contains(list []string, s string) bool {

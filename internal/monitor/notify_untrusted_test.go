@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/owt-tmux/owt/internal/hookevent"
+	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
@@ -37,9 +37,9 @@ func TestNoticeOfAFirstRunScreenSaysWhatItAsks(t *testing.T) {
 		}
 	}
 	// Every first-run reason has its words, and only those do.
-	for _, reason := range []string{hookevent.WaitTrust, hookevent.WaitHooks, hookevent.WaitLogin, hookevent.WaitAPIKey, hookevent.WaitPermission, "question"} {
-		if _, ok := waitWords[reason]; ok != hookevent.FirstRunWait(reason) {
-			t.Errorf("%s: words %v, first-run %v", reason, ok, hookevent.FirstRunWait(reason))
+	for _, reason := range []string{agent.WaitTrust, agent.WaitHooks, agent.WaitLogin, agent.WaitAPIKey, agent.WaitPermission, "question"} {
+		if _, ok := waitWords[reason]; ok != agent.FirstRunWait(reason) {
+			t.Errorf("%s: words %v, first-run %v", reason, ok, agent.FirstRunWait(reason))
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
-	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -45,8 +44,8 @@ type paneView struct {
 	// row that says the turn was interrupted, when it was.
 	reading agent.Reading
 	mark    string
-	// limit is a usage limit the screen shows (hookevent.LimitOf, LiveLimit).
-	limit *hookevent.Limit
+	// limit is a usage limit the screen shows (agent.LimitOf, LiveLimit).
+	limit *state.Limit
 	// blank: the pane shows nothing at all (Claude Code for seconds after
 	// its API key question is answered).
 	blank bool
@@ -177,7 +176,7 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 			if v.interrupted {
 				v.mark = agent.InterruptRow(text)
 			}
-			if l, ok := hookevent.LimitOf(v.turnError, now); ok {
+			if l, ok := agent.LimitOf(v.turnError, now); ok {
 				v.turnError, v.limit = "", &l // a usage limit ended the turn: no failure, limited
 			}
 		case agent.ClassWorking:

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
-	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -293,7 +292,7 @@ func sendOne(w *workspace.Workspace, r *state.Record, msg untrusted.Untrusted, o
 	if o.OnlyIdle && (screen == agent.ClassWorking || screen == agent.ClassWaiting) {
 		return false, fmt.Errorf("%s: %w: its screen shows it %s now; owt's message waits for its next idle turn", r.Name, ErrNotReady, screen)
 	}
-	if waiting && hookevent.FirstRunWait(waitingFor) {
+	if waiting && agent.FirstRunWait(waitingFor) {
 		return false, fmt.Errorf("%s: %w: %s waits for %s on its first-run screen; answer it first ('owt switch %s'), then send", r.Name, ErrNotReady, r.Tool, waitingFor, r.Name)
 	}
 	if waiting && !o.Answer {

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
-	"github.com/owt-tmux/owt/internal/hookevent"
 	"github.com/owt-tmux/owt/internal/state"
 
 	"github.com/owt-tmux/owt/internal/untrusted"
@@ -35,8 +34,8 @@ type Observation struct {
 	Interrupted bool
 	TurnError   string
 	// Limit is a usage limit the screen shows: a quota dialog, a retry
-	// on a provider's rate limit, a turn a limit ended (hookevent.Limit).
-	Limit *hookevent.Limit
+	// on a provider's rate limit, a turn a limit ended (state.Limit).
+	Limit *state.Limit
 	// Rule, RuleText and Lines are the classifier's evidence for Class
 	// (agent.Reading), kept on the record for owt why.
 	Rule, RuleText string
@@ -57,7 +56,7 @@ func (o Observation) evidence() *state.ScreenEvidence {
 	if o.Limit != nil {
 		// The tool's words for its usage limit are what decided.
 		return &state.ScreenEvidence{Status: state.Limited, Rule: "limit", RuleText: "a usage limit in the tool's words",
-			Lines: []untrusted.Untrusted{untrusted.From(cut(o.Limit.Text))}, At: o.At}
+			Lines: []untrusted.Untrusted{untrusted.From(cut(o.Limit.Text.Line()))}, At: o.At}
 	}
 	if o.Rule == "" {
 		return nil
@@ -129,7 +128,7 @@ func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (st
 		// under the turn it ended); another limit is a new one.
 		// The same words read again keep the recorded reset: a clock time
 		// read after it passed would name tomorrow's.
-		if rec.Status != state.Limited || rec.Limit == nil || !rec.Limit.Text.Equal(untrusted.From(obs.Limit.Text)) {
+		if rec.Status != state.Limited || rec.Limit == nil || !rec.Limit.Text.Equal(obs.Limit.Text) {
 			return state.Limited, true
 		}
 		return "", false
@@ -178,7 +177,7 @@ func Reconcile(rec *state.Record, obs Observation, stillAfter time.Duration) (st
 // for something else (a sign-in choice, then the API key box). The
 // screen's catch-all "permission" never replaces what a hook said.
 func newWaitReason(rec *state.Record, reason string) bool {
-	return reason != "" && reason != rec.WaitingFor && (rec.WaitingFor == "" || reason != hookevent.WaitPermission)
+	return reason != "" && reason != rec.WaitingFor && (rec.WaitingFor == "" || reason != agent.WaitPermission)
 }
 
 // ApplyScreen applies what the screen says to the record called name, the
@@ -196,7 +195,7 @@ func ApplyScreen(w *workspace.Ledger, name string, obs Observation, stillAfter t
 				c.Screen.Interrupted = true
 			}
 		case state.Limited:
-			c.Limit = &state.Limit{Text: untrusted.From(obs.Limit.Text), Reset: obs.Limit.Reset}
+			c.Limit = &state.Limit{Text: obs.Limit.Text, Reset: obs.Limit.Reset}
 		}
 		return c, ok
 	})

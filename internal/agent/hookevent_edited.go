@@ -1,4 +1,4 @@
-package hookevent
+package agent
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ var editTools = map[string]bool{
 // EditedFile is the file a tool-use hook event says the agent writes,
 // absolute (relative paths are taken from the event's cwd); "" when the
 // event is no file edit.
-func EditedFile(ev Event) string {
+func EditedFile(ev HookEvent) string {
 	if !editTools[ev.ToolName] || len(ev.ToolInput) == 0 {
 		return ""
 	}

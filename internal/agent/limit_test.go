@@ -1,4 +1,4 @@
-package hookevent
+package agent
 
 import (
 	"testing"
@@ -30,7 +30,7 @@ func TestLimitOfReadsEachToolsWordsAndResetTime(t *testing.T) {
 	} {
 		l, ok := LimitOf(c.msg, now)
 		require.True(t, ok, c.msg)
-		require.Equal(t, c.text, l.Text)
+		require.Equal(t, c.text, l.Text.Line())
 		require.True(t, c.reset.Equal(l.Reset), "%s: reset %v, want %v", c.msg, l.Reset, c.reset)
 	}
 	for _, no := range []string{"Content generator not initialized", "unexpected status 401 Unauthorized", "add rate limiting to the API", "Not logged in · Please run /login"} {

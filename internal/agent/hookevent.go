@@ -1,33 +1,32 @@
-// Package hookevent is what an agent tool's hook event says: the event's
-// JSON (Event), the status it reports (Status), the tool's session id,
-// what a waiting agent waits for, a failed turn's error and a usage
-// limit's words and reset time. It is the vocabulary the hook hot path
-// shares with the screen classifier (package agent), kept apart so that
-// owt-hook links none of the tool profiles, the classifier or the config
-// they load.
-//
-// Imports the standard library only.
-package hookevent
+// What an agent tool's hook event says: the event's JSON (HookEvent),
+// the status it reports (HookStatus), the tool's session id (HookSession),
+// what a waiting agent waits for (HookWaitReason), a failed turn's error
+// (HookTurnError) and a usage limit's words and reset time (LimitIn): the
+// tools' knowledge, beside what their screens say (classify.go).
+
+package agent
 
 import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
-// Statuses a hook event can report: the state package's status names
-// (hookevent, like agent, sits beside state and does not import it).
+// Statuses a hook event can report: the state package's status names.
 const (
-	Working = "working"
-	Waiting = "waiting"
-	Idle    = "idle"
-	Exited  = "exited"
-	Limited = "limited"
+	hookWorking = string(state.Working)
+	hookWaiting = string(state.Waiting)
+	hookIdle    = string(state.Idle)
+	hookExited  = string(state.Exited)
+	hookLimited = string(state.Limited)
 )
 
-// Event is what owt reads from a hook's JSON (stdin, or Codex's last
+// HookEvent is what owt reads from a hook's JSON (stdin, or Codex's last
 // argument). Fields a tool does not send stay empty.
-type Event struct {
+type HookEvent struct {
 	SessionID string `json:"session_id"`
 	// TranscriptPath is Claude Code's transcript of the session (the
 	// usage tracker reads its tokens).
@@ -57,7 +56,7 @@ type Event struct {
 	ToolInput json.RawMessage `json:"tool_input"`
 }
 
-// Status maps a tool's hook event to the status it means, and false
+// HookStatus maps a tool's hook event to the status it means, and false
 // for events that say nothing about the status (a Notification about a
 // login, Codex notify types other than a finished turn).
 //
@@ -73,27 +72,27 @@ type Event struct {
 //	  BeforeAgent, BeforeTool, AfterTool → working; AfterAgent → idle;
 //	  Notification (ToolPermission) → waiting; SessionEnd → exited
 //	Codex notify: agent-turn-complete → idle
-func Status(kind, event string, ev Event) (string, bool) {
+func HookStatus(kind, event string, ev HookEvent) (string, bool) {
 	switch kind {
 	case "claude", "droid", "codex":
 		if kind == "codex" && event == "notify" {
 			if ev.Type == "agent-turn-complete" {
-				return Idle, true
+				return hookIdle, true
 			}
 			return "", false
 		}
 		switch event {
 		case "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure":
-			return Working, true
+			return hookWorking, true
 		case "PermissionRequest":
-			return Waiting, true
+			return hookWaiting, true
 		case "StopFailure":
 			if ev.Error == RateLimitError {
-				return Limited, true
+				return hookLimited, true
 			}
-			return Idle, true
+			return hookIdle, true
 		case "Stop", "Interrupt": // Interrupt: Codex's Esc
-			return Idle, true
+			return hookIdle, true
 		case "Notification":
 			return notificationStatus(ev)
 		case "SessionEnd":
@@ -102,12 +101,12 @@ func Status(kind, event string, ev Event) (string, bool) {
 	case "gemini":
 		switch event {
 		case "BeforeAgent", "BeforeTool", "AfterTool":
-			return Working, true
+			return hookWorking, true
 		case "AfterAgent":
-			return Idle, true
+			return hookIdle, true
 		case "Notification":
 			// Gemini's only notification is ToolPermission.
-			return Waiting, true
+			return hookWaiting, true
 		case "SessionEnd":
 			return sessionEnd(ev)
 		}
@@ -115,11 +114,11 @@ func Status(kind, event string, ev Event) (string, bool) {
 	return "", false
 }
 
-// Session is the tool's own session id an event names, for the
+// HookSession is the tool's own session id an event names, for the
 // tools whose hooks send one: Claude Code, Droid, Gemini CLI and Codex's
 // lifecycle hooks (session_id), Codex's notify (thread-id). It is the id
 // the tool's resume option takes (Profile.Resume).
-func Session(kind, event string, ev Event) string {
+func HookSession(kind, event string, ev HookEvent) string {
 	switch kind {
 	case "claude", "droid", "gemini":
 		return ev.SessionID
@@ -134,36 +133,36 @@ func Session(kind, event string, ev Event) string {
 
 // notificationStatus reads Claude-style notifications. Droid may leave out
 // notification_type; its messages then say what it is.
-func notificationStatus(ev Event) (string, bool) {
+func notificationStatus(ev HookEvent) (string, bool) {
 	switch ev.NotificationType {
 	case "permission_prompt", "elicitation_dialog", "elicitation_url_dialog", "agent_needs_input", "worker_permission_prompt":
-		return Waiting, true
+		return hookWaiting, true
 	case "idle_prompt":
-		return Idle, true
+		return hookIdle, true
 	case "":
 		msg := strings.ToLower(ev.Message)
 		switch {
 		case strings.Contains(msg, "permission"), strings.Contains(msg, "approval"):
-			return Waiting, true
+			return hookWaiting, true
 		case strings.Contains(msg, "waiting for your input"):
-			return Idle, true
+			return hookIdle, true
 		}
 	}
 	return "", false
 }
 
-func sessionEnd(ev Event) (string, bool) {
+func sessionEnd(ev HookEvent) (string, bool) {
 	switch ev.Reason {
 	case "clear", "logout":
 		return "", false
 	}
-	return Exited, true
+	return hookExited, true
 }
 
-// WaitReason says what a waiting hook event waits for (see
-// WaitReason's names): a question for an elicitation or an agent that
+// HookWaitReason says what a waiting hook event waits for (see
+// HookWaitReason's names): a question for an elicitation or an agent that
 // needs input, a login for a URL to open, else a permission.
-func WaitReason(event string, ev Event) string {
+func HookWaitReason(event string, ev HookEvent) string {
 	switch ev.NotificationType {
 	case "elicitation_dialog", "agent_needs_input":
 		return "question"
@@ -175,22 +174,22 @@ func WaitReason(event string, ev Event) string {
 
 // LimitIn is the usage limit a limited event reports: the tool's words
 // and reset time when its details carry them, else just its error.
-func LimitIn(ev Event, now time.Time) Limit {
+func LimitIn(ev HookEvent, now time.Time) state.Limit {
 	for _, words := range []string{ev.ErrorDetails, ev.LastAssistantMessage} {
 		if l, ok := LimitOf(words, now); ok {
 			return l
 		}
 	}
 	if ev.ErrorDetails != "" {
-		return Limit{Text: firstLine(ev.ErrorDetails)}
+		return state.Limit{Text: untrusted.From(firstLine(ev.ErrorDetails))}
 	}
-	return Limit{Text: ev.Error}
+	return state.Limit{Text: untrusted.From(ev.Error)}
 }
 
-// TurnError is why a turn failed, from an event that ends one with an
+// HookTurnError is why a turn failed, from an event that ends one with an
 // error (Claude's StopFailure), or "". A usage limit is no failed turn:
 // the agent is limited.
-func TurnError(event string, ev Event) string {
+func HookTurnError(event string, ev HookEvent) string {
 	if event != "StopFailure" || ev.Error == RateLimitError {
 		return ""
 	}
@@ -200,7 +199,7 @@ func TurnError(event string, ev Event) string {
 	return ev.Error
 }
 
-// Reasons a screen waits for the user, as WaitReason names them.
+// Reasons a screen waits for the user, as HookWaitReason names them.
 const (
 	WaitTrust = "trust"
 	// WaitHooks: Codex's "Hooks need review" asks the user to review and

@@ -1,4 +1,4 @@
-package hookevent
+package agent
 
 import (
 	"regexp"
@@ -6,6 +6,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // A usage limit or quota stops an agent until it resets: the status
@@ -35,13 +38,6 @@ import (
 // Every tool prints its reset time in the machine's own zone, the zone
 // owt runs in beside it, so a time without a zone is read in time.Local.
 
-// Limit is a usage limit an agent hit: the tool's words, and when it
-// resets (zero when the tool did not say).
-type Limit struct {
-	Text  string
-	Reset time.Time
-}
-
 // limitText matches a tool's words for a usage limit or quota.
 var limitText = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)you've hit your [^\n.·]*limit` +
@@ -56,12 +52,12 @@ var limitText = sync.OnceValue(func() *regexp.Regexp {
 // LimitOf reads a usage limit from a tool's message (a failed turn's
 // error, a hook's error details), with its reset time when the message
 // gives one; now is when the message was seen.
-func LimitOf(message string, now time.Time) (Limit, bool) {
+func LimitOf(message string, now time.Time) (state.Limit, bool) {
 	loc := limitText().FindStringIndex(message)
 	if loc == nil {
-		return Limit{}, false
+		return state.Limit{}, false
 	}
-	l := Limit{Text: firstLine(message[lineStart(message, loc[0]):])}
+	l := state.Limit{Text: untrusted.From(firstLine(message[lineStart(message, loc[0]):]))}
 	l.Reset = ResetOf(message[loc[0]:], now)
 	return l, true
 }
