@@ -71,36 +71,62 @@ func (w *Worktrees) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 	// name whose environment names another agent, or none, is someone
 	// else's (owt new chooses the name before it has the server's
 	// sessions); it is left as it is, and the record undone.
-	if s, ok, _ := w.Tmux.FindSession(r.Session); ok && !(w.cutBeforeWorktree(r) && w.someoneElses(s, r)) {
-		// The session started: its agent may have begun. If it proves to
-		// be the one this create made, the create is finished instead.
-		if !w.madeFor(s, r) {
-			f.Action = fmt.Sprintf("left alone: a session %s (%s) has its name, but owt cannot tell it is the one it started; look at it, then 'owt delete --force %s'", s.Name, s.ID, r.Name)
-		} else if f.Action = fmt.Sprintf("--fix finishes it: its session %s (%s) had started", s.Name, s.ID); fix {
-			if err := w.adopt(r, s); err != nil {
-				f.Action = "could not finish it: " + err.Error()
+	switch s, ok, _ := w.Tmux.FindSession(r.Session); {
+	case ok && !(w.cutBeforeWorktree(r) && w.someoneElses(s, r)):
+		w.finishStartedCreate(r, s, fix, &f)
+	case r.InPlace:
+		w.forgetInPlaceCreate(r, fix, &f)
+	default:
+		if why := w.leaveCutOffCreate(r); why != "" {
+			f.Action = why
+		} else if fix {
+			// r was read before these checks: an owt new of the name made
+			// since (a retry) is not what they looked at (CutOffOnly).
+			if err := w.Delete(r.Name, DeleteOptions{Force: true, CutOffOnly: true}); err != nil {
+				f.Action = "could not undo it: " + err.Error()
 			} else {
-				f.Fixed, f.Action = true, fmt.Sprintf("finished it: its session %s (%s) is its own now", s.Name, s.ID)
+				f.Fixed, f.Action = true, "removed the branch, worktree and record it left"
 			}
 		}
-		rep.Findings = append(rep.Findings, f)
-		return true
 	}
-	if r.InPlace {
-		// The checkout is the user's: its undo forgets the record and
-		// takes owt's hook settings out, and the branch stays checked out.
-		f.Detail = fmt.Sprintf("owt new --in-place %s was interrupted before it finished (branch %s in your checkout %s)", r.Name, r.Branch, r.Path)
-		f.Action = "--fix forgets it; your checkout and its branch stay"
-		if fix {
-			if err := w.Delete(r.Name, DeleteOptions{}); err != nil {
-				f.Action = "could not forget it: " + err.Error()
-			} else {
-				f.Fixed, f.Action = true, "forgot it; "+InPlaceStays(r)
-			}
+	rep.Findings = append(rep.Findings, f)
+	return true
+}
+
+// finishStartedCreate is the finding of a cut-off create whose session s
+// started: its agent may have begun. If s proves to be the one this
+// create made, fix finishes the create instead of undoing it.
+func (w *Worktrees) finishStartedCreate(r *state.Record, s tmux.Session, fix bool, f *Finding) {
+	if !w.madeFor(s, r) {
+		f.Action = fmt.Sprintf("left alone: a session %s (%s) has its name, but owt cannot tell it is the one it started; look at it, then 'owt delete --force %s'", s.Name, s.ID, r.Name)
+	} else if f.Action = fmt.Sprintf("--fix finishes it: its session %s (%s) had started", s.Name, s.ID); fix {
+		if err := w.adopt(r, s); err != nil {
+			f.Action = "could not finish it: " + err.Error()
+		} else {
+			f.Fixed, f.Action = true, fmt.Sprintf("finished it: its session %s (%s) is its own now", s.Name, s.ID)
 		}
-		rep.Findings = append(rep.Findings, f)
-		return true
 	}
+}
+
+// forgetInPlaceCreate is the finding of a cut-off in-place create. The
+// checkout is the user's: its undo forgets the record and takes owt's
+// hook settings out, and the branch stays checked out.
+func (w *Worktrees) forgetInPlaceCreate(r *state.Record, fix bool, f *Finding) {
+	f.Detail = fmt.Sprintf("owt new --in-place %s was interrupted before it finished (branch %s in your checkout %s)", r.Name, r.Branch, r.Path)
+	f.Action = "--fix forgets it; your checkout and its branch stay"
+	if fix {
+		if err := w.Delete(r.Name, DeleteOptions{}); err != nil {
+			f.Action = "could not forget it: " + err.Error()
+		} else {
+			f.Fixed, f.Action = true, "forgot it; "+InPlaceStays(r)
+		}
+	}
+}
+
+// leaveCutOffCreate says why what a cut-off create left is not to be
+// undone ("" when it may be): commits of its own on its branch, a git
+// still checking it out, files someone wrote in its worktree.
+func (w *Worktrees) leaveCutOffCreate(r *state.Record) string {
 	// Its own commits are those beyond where it was made: the base commit
 	// (a host's base branch may lag behind the one it was sent).
 	from := r.BaseCommit
@@ -108,34 +134,18 @@ func (w *Worktrees) doctorInterruptedCreate(r *state.Record, fix bool, rep *Doct
 		from = w.Repo.BaseRef(r.Base, r.BaseCommit)
 	}
 	if ahead, _, err := w.Repo.AheadBehind(from, git.BranchRef(r.Branch)); err == nil && ahead > 0 {
-		f.Action = fmt.Sprintf("left alone: branch %s has %d commit(s) of its own; look at it, then 'owt delete --force %s'", r.Branch, ahead, r.Name)
-		rep.Findings = append(rep.Findings, f)
-		return true
+		return fmt.Sprintf("left alone: branch %s has %d commit(s) of its own; look at it, then 'owt delete --force %s'", r.Branch, ahead, r.Name)
 	}
 	// A git that outlived owt new (a large checkout) is still writing the
 	// tree: those files are git's, not someone's work, and not to remove
 	// from under it.
 	if pid := w.gitAtWorkIn(r); pid != 0 {
-		f.Action = fmt.Sprintf("left alone: git is still at work in it (pid %d, checking it out); the files there are git's; run owt doctor again once it is done", pid)
-		rep.Findings = append(rep.Findings, f)
-		return true
+		return fmt.Sprintf("left alone: git is still at work in it (pid %d, checking it out); the files there are git's; run owt doctor again once it is done", pid)
 	}
 	if files := w.userFilesIn(r); len(files) > 0 {
-		f.Action = fmt.Sprintf("left alone: its worktree holds %d file(s) someone wrote since (%s); keep what you need, then 'owt delete --force %s'", len(files), untrusted.Some(files, workspace.ListedMax), r.Name)
-		rep.Findings = append(rep.Findings, f)
-		return true
+		return fmt.Sprintf("left alone: its worktree holds %d file(s) someone wrote since (%s); keep what you need, then 'owt delete --force %s'", len(files), untrusted.Some(files, workspace.ListedMax), r.Name)
 	}
-	if fix {
-		// r was read before these checks: an owt new of the name made
-		// since (a retry) is not what they looked at (CutOffOnly).
-		if err := w.Delete(r.Name, DeleteOptions{Force: true, CutOffOnly: true}); err != nil {
-			f.Action = "could not undo it: " + err.Error()
-		} else {
-			f.Fixed, f.Action = true, "removed the branch, worktree and record it left"
-		}
-	}
-	rep.Findings = append(rep.Findings, f)
-	return true
+	return ""
 }
 
 // userFilesIn lists the files of an interrupted create's worktree that are
