@@ -92,6 +92,13 @@ func (w *Worktrees) restart(name, prompt string, keepTask bool, resume *state.Re
 			return nil, fmt.Errorf("restart %s: %w", name, err)
 		}
 	}
+	return w.startAgain(name, rec)
+}
+
+// startAgain starts rec's agent (its record renewed, its old session
+// gone) in a new session and records it; a failure marks the restart
+// failed, and a session made before the record could be saved is killed.
+func (w *Worktrees) startAgain(name string, rec *state.Record) (*state.Record, error) {
 	sv, err := w.Tmux.Survey()
 	if err != nil {
 		w.markRestartFailed(name)
