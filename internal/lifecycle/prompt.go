@@ -147,8 +147,15 @@ func (w *Worktrees) Preview(o CreateOptions) (Preview, error) {
 			return Preview{}, err
 		}
 	}
+	w.previewFacts(&p, checkout != "", task)
+	return p, nil
+}
+
+// previewFacts says in p which facts of the repository's memory the agent
+// would be given for task, or why none.
+func (w *Worktrees) previewFacts(p *Preview, inPlace bool, task string) {
 	switch {
-	case checkout != "":
+	case inPlace:
 		p.FactsNote = "no facts are injected: " + inPlaceFactsWhy
 	case w.Config.Memory.InjectTokens <= 0:
 		p.FactsNote = "memory injection is off ([memory] inject_tokens = 0)"
@@ -162,5 +169,4 @@ func (w *Worktrees) Preview(o CreateOptions) (Preview, error) {
 		}
 		p.Facts, p.FactsBlock = inj.Facts, inj.Block
 	}
-	return p, nil
 }
