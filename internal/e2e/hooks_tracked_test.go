@@ -90,7 +90,8 @@ func TestTrackedHookFileEditsAreWorkAndShipWithoutOwtsHooks(t *testing.T) {
 	require.Equal(t, "Add the db MCP server", e.Git(repo, "log", "-1", "--format=%s", "main"))
 	require.Equal(t, "M\t"+rel, e.Git(repo, "diff", "--name-status", mainBefore, "main"))
 	shipped := e.Git(repo, "show", "main:"+rel)
-	require.NotContains(t, shipped, "owt", "owt's hooks are never committed")
+	require.NotContains(t, shipped, owtBin, "owt's hooks are never committed")
+	require.NotContains(t, shipped, " hook gemini ", "owt's hooks are never committed")
 	var got map[string]any
 	require.NoError(t, json.Unmarshal([]byte(shipped), &got), shipped)
 	require.Equal(t, map[string]any{"db": map[string]any{"command": "db-mcp", "args": []any{"--read-only"}}}, got["mcpServers"])
