@@ -245,6 +245,9 @@ func TestControlPopupSizesColourKeyAndDiffStat(t *testing.T) {
 	}
 
 	e.MustOwt(repo, "tmux", "init")
+	// A pane of another repo of the world's own, not the folder go test
+	// runs in (a git checkout of owt, or not, as it comes).
+	e.Tmux("new-window", "-t", "harness", "-c", e.NewRepo("other"))
 	_, tty, screen := e.attachRecorded("harness")
 	_, _ = tty.Write([]byte("\x1bo")) // Alt+o, in a pane of another repo
 	e.waitDrawn(screen, "(tab: this repo)")

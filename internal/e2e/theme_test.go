@@ -18,6 +18,9 @@ func TestPopupThemeFromTheTmuxOption(t *testing.T) {
 	e.Tmux("set-environment", "-g", "-u", "NO_COLOR")
 	e.Tmux("set-option", "-g", "@owt-theme", "light")
 	e.MustOwt(repo, "tmux", "init")
+	// The popup opens on a pane in a repo (its header then offers tab),
+	// one of the world's own, not the folder go test runs in.
+	e.Tmux("new-window", "-t", "harness", "-c", e.NewRepo("other"))
 	_, tty, screen := e.attachRecorded("harness")
 
 	_, _ = tty.Write([]byte("\x1bo")) // Alt+o
