@@ -253,8 +253,9 @@ func TestHookFilesMergeWithTheUsersAndStayOutOfGit(t *testing.T) {
 	e.Git(repo, "add", ".gemini/settings.json")
 	e.Git(repo, "commit", "-q", "-m", "gemini settings")
 	// And keeps personal Claude settings, untracked, copied into worktrees.
-	e.WriteFile(repo, ".claude/settings.local.json", fmt.Sprintf(`{"permissions": {"allow": ["Bash(make:*)"]},
- "hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "echo claude-user >> %s"}]}]}}`, out))
+	mainClaude := fmt.Sprintf(`{"permissions": {"allow": ["Bash(make:*)"]},
+ "hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "echo claude-user >> %s"}]}]}}`, out)
+	e.WriteFile(repo, ".claude/settings.local.json", mainClaude)
 	e.WriteFile(repo, ".owt.toml", "[worktree]\ncopy = [\".claude/settings.local.json\"]\n")
 	e.Git(repo, "add", ".owt.toml")
 	e.Git(repo, "commit", "-q", "-m", "copy claude settings")
@@ -296,7 +297,7 @@ func TestHookFilesMergeWithTheUsersAndStayOutOfGit(t *testing.T) {
 	require.Empty(t, e.Git(repo, "status", "--porcelain"))
 	b, err = os.ReadFile(filepath.Join(repo, ".claude", "settings.local.json"))
 	require.NoError(t, err)
-	require.NotContains(t, string(b), "owt")
+	require.Equal(t, mainClaude, string(b), "the main checkout's own settings are not owt's to change")
 }
 
 func TestScreenOnlyToolGetsStatusAndNotifications(t *testing.T) {
