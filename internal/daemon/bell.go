@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/adrg/xdg"
 )
 
 // Bell is the monitor's end of the bell (ring.go: where it is, what a
@@ -20,8 +22,12 @@ type Bell struct {
 // ListenBell opens the bell of the server at socket. The caller holds
 // the monitor lock, so a socket file already there is a dead monitor's.
 func ListenBell(socket string) (*Bell, error) {
+	paths := BellPaths(socket)
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("open the monitor's bell: every place for it is a path too long for a socket (server %s, XDG_RUNTIME_DIR %s)", socket, xdg.RuntimeDir)
+	}
 	var errs []error
-	for _, p := range BellPaths(socket) {
+	for _, p := range paths {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			errs = append(errs, err)
 			continue

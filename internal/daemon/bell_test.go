@@ -105,6 +105,19 @@ func TestBellBesideALongSocketPathMovesToTheRuntimeDir(t *testing.T) {
 	}
 }
 
+// With both places too long for a socket, the error says so (it once
+// said "%!w(<nil>)": no place was tried, so no error was kept).
+func TestNoBellWhereEveryPathIsTooLongSaysWhy(t *testing.T) {
+	long := filepath.Join(t.TempDir(), strings.Repeat("r", 100))
+	t.Setenv("XDG_RUNTIME_DIR", long)
+	xdg.Reload() // the XDG directories are read once, at start
+	t.Cleanup(xdg.Reload)
+	_, err := ListenBell(filepath.Join(t.TempDir(), strings.Repeat("d", 100), "default"))
+	if err == nil || !strings.Contains(err.Error(), "too long for a socket") || strings.Contains(err.Error(), "%!") {
+		t.Fatalf("ListenBell with no place short enough = %v, want an error saying the paths are too long", err)
+	}
+}
+
 // Beside a socket in a folder others may write to (tmux -S /tmp/x), a
 // stranger's socket under the bell's name takes no ring, and the monitor
 // binds in owt's runtime dir instead.
