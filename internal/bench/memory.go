@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/memory"
 	"github.com/owt-tmux/owt/internal/memory/facts"
 )
 
@@ -75,7 +76,7 @@ func (w *world) memoryPath(bin, repo string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := facts.PathFor(root)
+	path := memory.PathFor(root)
 	if _, err := os.Stat(path); err != nil {
 		return "", fmt.Errorf("owt's database for %s is not where the bench looks: %w", root, err)
 	}

@@ -98,12 +98,9 @@ type DB struct {
 // aside.
 var ErrCorrupt = errors.New("memory database is corrupt")
 
-// PathFor is the database of the repository whose main checkout is root
-// (package memory's rule: owt finds it without linking this package).
-func PathFor(root string) string { return memory.PathFor(root) }
-
-// Open opens (and creates) the memory of the repository at root.
-func Open(root string) (*DB, error) { return OpenPath(PathFor(root)) }
+// Open opens (and creates) the memory of the repository at root, at
+// memory.PathFor's path (owt finds it there without linking this package).
+func Open(root string) (*DB, error) { return OpenPath(memory.PathFor(root)) }
 
 // schemaVersion is the schema's user_version: bump it with the schema.
 const schemaVersion = 1
