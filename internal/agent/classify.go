@@ -600,7 +600,7 @@ type waitRule struct {
 var waitReasons = sync.OnceValue(func() []waitRule {
 	return []waitRule{
 		// Codex's "Hooks need review" asks to trust hook commands, not a
-		// folder.
+		// folder. First: WaitReason takes it wherever it shows.
 		{WaitHooks, regexp.MustCompile(`(?i)hooks? need review`)},
 		{WaitTrust, regexp.MustCompile(`(?i)trust (?:this|the files in this|the) folder|quick safety check|do you trust|trust this project|folder access`)},
 		// An API key asked for now ("Paste or type your API key", "Enter
@@ -616,14 +616,28 @@ var waitReasons = sync.OnceValue(func() []waitRule {
 // WaitReason says what a waiting screen waits for: hooks to be reviewed
 // (Codex), the folder to be trusted, a login, an API key, or else a
 // permission or an answer.
+//
+// The dialog drawn last is the lowest: when the words of two reasons are
+// on screen (a trust dialog's words still above the API-key box Gemini CLI
+// draws once the folder is trusted), the one matched lowest wins, and on
+// one row the earlier rule. Codex's hooks review wins wherever it shows:
+// its list of hook commands below the title can hold any words.
 func WaitReason(lines []string) string {
 	text := strings.Join(lines, "\n")
-	for _, r := range waitReasons() {
-		if r.re.MatchString(text) {
+	reason, row := WaitPermission, -1
+	for i, r := range waitReasons() {
+		at := lowestRow(r.re, text)
+		if at < 0 {
+			continue
+		}
+		if i == 0 {
 			return r.reason
 		}
+		if at > row {
+			reason, row = r.reason, at
+		}
 	}
-	return WaitPermission
+	return reason
 }
 
 // StripEscapes removes terminal escape sequences (colours, cursor moves,
