@@ -67,10 +67,12 @@ func app(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
 		}
 		return ChooseServer(f, c)
 	}
+	shapeHelp(app)
 	return app
 }
 
-// commands are owt's commands, in the order its help lists them.
+// commands are owt's commands; its help lists them under the headings of
+// groups (help.go).
 func commands(f *cmdutil.Factory) []*cli.Command {
 	return []*cli.Command{
 		worktreecmd.NewCommand(f, nil),
@@ -100,5 +102,6 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		plugincmd.PopupCommand(f), plugincmd.DiffCommand(f),
 		plugincmd.StatusLineCommand(f),
 		plugincmd.CompletionCommand(f),
+		helpCommand(),
 	}
 }

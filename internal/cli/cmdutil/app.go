@@ -63,8 +63,12 @@ func (f *Factory) NewApp(commands ...*cli.Command) *cli.App {
 		ErrWriter:            f.IO.ErrOut,
 		Action:               unknownCommand,
 		Commands:             commands,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return UsageError{err.Error()}
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			var flags []cli.Flag
+			if c != nil && c.Command != nil {
+				flags = c.Command.Flags
+			}
+			return UsageError{flagSuggestion(err.Error(), flags)}
 		},
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
@@ -97,7 +101,15 @@ func unknownCommand(c *cli.Context) error {
 	if c.Command != nil && c.Command.HelpName != "" {
 		where = c.Command.HelpName
 	}
-	return Usagef("%s has no command %q (see '%s --help')", where, c.Args().First(), where)
+	cmds := c.App.Commands
+	if c.Command != nil && len(c.Command.Subcommands) > 0 {
+		cmds = c.Command.Subcommands
+	}
+	typed := c.Args().First()
+	if hint := commandSuggestion(where, typed, cmds); hint != "" {
+		return Usagef("%s has no command %q%s", where, typed, hint)
+	}
+	return Usagef("%s has no command %q (see '%s --help')", where, typed, where)
 }
 
 // NoArgs is the usage error of a command that takes no arguments.
@@ -112,6 +124,7 @@ func NoArgs(c *cli.Context, verb string) error {
 // exit code: interspersed reads the flags of the same commands that Run
 // parses them with, and every error becomes one line on f.IO.ErrOut.
 func (f *Factory) Execute(app *cli.App, args []string) int {
+	quietHelp(app.Flags, app.Commands)
 	err := app.Run(interspersed(app, args))
 	stderr := f.IO.ErrOut
 	if err == nil {

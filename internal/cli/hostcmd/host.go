@@ -47,7 +47,7 @@ func Command(f *cmdutil.Factory, version string) *cli.Command {
 				Usage:     "check a machine over ssh (tmux, git, owt there; copies owt with your yes) and add it as [hosts.NAME]",
 				ArgsUsage: "NAME [user@]host[:port]",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "label", Usage: "labels of the machine, comma-separated (gpu,bigmem)"},
+					&cli.StringFlag{Name: "label", Usage: "`LABELS` of the machine, comma-separated (gpu,bigmem)"},
 					&cli.IntFlag{Name: "max-agents", Usage: "at most `N` agents there (0: no limit)"},
 					&cli.StringSliceFlag{Name: "repo", Usage: "`LOCAL=REMOTE`: the host's clone (REMOTE, absolute or ~/…) of the local repository LOCAL; repeatable"},
 					&cli.StringSliceFlag{Name: "search", Usage: "`DIR` on the host (absolute, or '~/src' quoted) whose checkouts owt new --host searches for a clone by origin URL; repeatable"},

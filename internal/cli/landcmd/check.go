@@ -23,7 +23,7 @@ func CheckCommand(f *cmdutil.Factory) *cli.Command {
 		Usage:     "the report shown before merge, ship or delete: uncommitted files, ahead/behind, overlaps, predicted conflicts",
 		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "into", Usage: "check against this branch instead of the recorded base"},
+			&cli.StringFlag{Name: "into", Usage: "check against `BRANCH` instead of the recorded base"},
 			&cli.BoolFlag{Name: "review", Usage: "include the AI review of what would land ([review] enabled always does)"},
 			cmdutil.JSONFlag(),
 		},

@@ -19,7 +19,7 @@ func CommitCommand(f *cmdutil.Factory) *cli.Command {
 		Usage:     "commit everything in a worktree as ship would, landing nothing (the host's half of owt ship NAME@HOST)",
 		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "commit message (default: the task)"},
+			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "commit `MESSAGE` (default: the task)"},
 			forceBusyFlag(),
 			cmdutil.JSONFlag(),
 		},

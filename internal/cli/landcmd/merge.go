@@ -24,10 +24,10 @@ func MergeCommand(f *cmdutil.Factory) *cli.Command {
 		Usage:     "merge a worktree's branch into its base (never touching a dirty checkout), then remove the worktree",
 		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "into", Usage: "merge into this branch instead of the recorded base"},
+			&cli.StringFlag{Name: "into", Usage: "merge into `BRANCH` instead of the recorded base"},
 			&cli.BoolFlag{Name: "rebase", Usage: "rebase the branch onto the target, then fast-forward"},
 			&cli.BoolFlag{Name: "squash", Usage: "land all its commits as one"},
-			&cli.StringFlag{Name: "strategy", Usage: "settle conflicting hunks: ours (the target's side) or theirs (the branch's)"},
+			&cli.StringFlag{Name: "strategy", Usage: "settle conflicting hunks by `SIDE`: ours (the target's) or theirs (the branch's)"},
 			&cli.BoolFlag{Name: "leave-conflicts", Usage: "on conflict, merge the target into the branch in its worktree and leave the conflicts there"},
 			&cli.BoolFlag{Name: "keep", Usage: "keep the worktree, session and branch afterwards"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},

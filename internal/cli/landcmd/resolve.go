@@ -33,7 +33,7 @@ func ResolveCommand(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage:    "NAME",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "status", Usage: "only check the resolve under way and say whether it is ready to ship (exit 1 when not)"},
-			&cli.StringFlag{Name: "into", Usage: "the branch to merge in (default: the worktree's base)"},
+			&cli.StringFlag{Name: "into", Usage: "the `BRANCH` to merge in (default: the worktree's base)"},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {

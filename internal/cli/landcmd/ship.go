@@ -16,7 +16,7 @@ func ShipCommand(f *cmdutil.Factory) *cli.Command {
 		Usage:     "commit everything in a worktree, merge it into its base, then remove the worktree",
 		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "commit message (default: the task)"},
+			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "commit `MESSAGE` (default: the task)"},
 			&cli.BoolFlag{Name: "keep", Usage: "keep the worktree, session and branch afterwards"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"},
 			forceBusyFlag(),

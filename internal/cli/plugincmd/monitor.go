@@ -19,8 +19,8 @@ func MonitorCommand(f *cmdutil.Factory) *cli.Command {
 		Name:  "monitor",
 		Usage: "watch agent panes, keep status right and notify (one per tmux server; owt new starts it)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "socket", Usage: "the tmux server's socket (default: the server owt talks to)"},
-			&cli.DurationFlag{Name: "interval", Value: monitor.DefaultInterval, Usage: "time between looks at the panes"},
+			&cli.StringFlag{Name: "socket", Usage: "the tmux server's socket `PATH` (default: the server owt talks to)"},
+			&cli.DurationFlag{Name: "interval", Value: monitor.DefaultInterval, Usage: "`DURATION` between looks at the panes"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {

@@ -24,7 +24,7 @@ func PopupCommand(f *cmdutil.Factory) *cli.Command {
 		return &cli.Command{
 			Name:  name,
 			Usage: usage,
-			Flags: []cli.Flag{&cli.StringFlag{Name: "theme", Usage: "auto (the terminal's background), dark, light, dark-ansi or light-ansi; default: the tmux option @owt-theme, else auto"}},
+			Flags: []cli.Flag{&cli.StringFlag{Name: "theme", Usage: "colour `THEME`: auto (the terminal's background), dark, light, dark-ansi or light-ansi (default: the tmux option @owt-theme, else auto)"}},
 			Action: func(c *cli.Context) error {
 				if c.NArg() > 0 {
 					return cmdutil.Usagef("popup %s takes no arguments", name)

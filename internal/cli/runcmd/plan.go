@@ -46,7 +46,7 @@ func PlanCommand(f *cmdutil.Factory, runF func(*planOptions) error) *cli.Command
 		ArgsUsage: "GOAL",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan to `FILE` (default: print it)"},
-			&cli.StringFlag{Name: "tool", Usage: "the tool to ask (default: [agent] tool)"},
+			&cli.StringFlag{Name: "tool", Usage: "the `TOOL` to ask (default: [agent] tool)"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite FILE if it exists"},
 		},
 		Action: func(c *cli.Context) error {

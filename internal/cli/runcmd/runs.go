@@ -95,7 +95,7 @@ func runStartCommand(f *cmdutil.Factory, name string) *cli.Command {
 		Usage:     "validate a plan file, print its waves and register it as a run",
 		ArgsUsage: "FILE",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "name", Usage: "the run's name (default: the file's name without its extension)"},
+			&cli.StringFlag{Name: "name", Usage: "the run's `NAME` (default: the file's name without its extension)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "validate and print the waves; register nothing"},
 		},
 		Action: func(c *cli.Context) error {

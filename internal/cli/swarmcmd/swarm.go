@@ -46,9 +46,9 @@ func startCommand(f *cmdutil.Factory) *cli.Command {
 		Usage:     "start a swarm on GOAL: in worktree NAME (-w) or a new one, a coordinator and one agent per role, each in its own window",
 		ArgsUsage: "GOAL...",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "worktree", Aliases: []string{"w"}, Usage: "an existing worktree to swarm in (default: a new one made from the goal)"},
-			&cli.StringFlag{Name: "workers", Usage: "roles, comma-separated (default: " + strings.Join(swarm.Roles, ",") + ")"},
-			&cli.StringFlag{Name: "tool", Usage: "agent tool of every member (default: [agent] tool)"},
+			&cli.StringFlag{Name: "worktree", Aliases: []string{"w"}, Usage: "the existing worktree `NAME` to swarm in (default: a new one made from the goal)"},
+			&cli.StringFlag{Name: "workers", Usage: "`ROLES`, comma-separated (default: " + strings.Join(swarm.Roles, ",") + ")"},
+			&cli.StringFlag{Name: "tool", Usage: "agent `TOOL` of every member (default: [agent] tool)"},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {

@@ -21,7 +21,7 @@ func DoneCommand(f *cmdutil.Factory) *cli.Command {
 		Name:  "done",
 		Usage: "run by an agent in its worktree: its task is finished (or failed, or blocked on a question)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "summary", Usage: "what was done, for the user and for tasks that build on it"},
+			&cli.StringFlag{Name: "summary", Usage: "`TEXT` saying what was done, for the user and for tasks that build on it"},
 			&cli.StringFlag{Name: "fail", Usage: "the task cannot be done: `REASON`"},
 			&cli.StringFlag{Name: "blocked", Usage: "the task needs an answer first: `QUESTION`"},
 		},

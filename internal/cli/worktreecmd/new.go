@@ -49,16 +49,16 @@ func NewCommand(f *cmdutil.Factory, runF func(*newOptions) error) *cli.Command {
 		Usage:     "start an agent on a task in a new branch, worktree and tmux session",
 		ArgsUsage: "TASK...",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "name", Usage: "worktree name (default: derived from the task)"},
-			&cli.StringFlag{Name: "branch", Usage: "branch name (default: <type>/<name>)"},
-			&cli.StringFlag{Name: "base", Usage: "local branch to start from and merge back into (default: the current branch)"},
-			&cli.StringFlag{Name: "tool", Usage: "agent tool (see owt tools; default: [agent] tool)"},
+			&cli.StringFlag{Name: "name", Usage: "the agent's `NAME`: its worktree folder, session and record (default: derived from the task)"},
+			&cli.StringFlag{Name: "branch", Usage: "the new `BRANCH` (default: <type>/<name>)"},
+			&cli.StringFlag{Name: "base", Usage: "local `BRANCH` to start from and merge back into (default: the current branch)"},
+			&cli.StringFlag{Name: "tool", Usage: "agent `TOOL` (see owt tools; default: [agent] tool)"},
 			&cli.BoolFlag{Name: "no-agent", Usage: "open a shell instead of an agent"},
 			&cli.BoolFlag{Name: "plan", Usage: "start the tool in its plan / read-only mode"},
 			&cli.BoolFlag{Name: "no-setup", Usage: "skip dependency install and setup commands"},
 			&cli.BoolFlag{Name: "switch", Usage: "switch to the new session (attach when outside tmux)"},
 			&cli.StringFlag{Name: "template", Value: templates.Auto, EnvVars: []string{"OWT_TEMPLATE"},
-				Usage: "task template shaping the first prompt (see owt templates); auto guesses one from the task, none sends the task as it is"},
+				Usage: "task `TEMPLATE` shaping the first prompt (see owt templates); auto guesses one from the task, none sends the task as it is"},
 			&cli.IntFlag{Name: "issue", Usage: "the task is GitHub issue `N` (title, body, comments through gh), on branch issue-N-slug"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the agent's first prompt and the memory facts it would get; create nothing"},
 			&cli.BoolFlag{Name: "in-place", Usage: "no worktree: switch this checkout (clean, on a branch) to the new branch and start the agent here"},
@@ -107,9 +107,13 @@ func BranchCommand(f *cmdutil.Factory, runF func(*newOptions) error) *cli.Comman
 	cmd.Usage = "start an agent on a task on a new branch in this checkout, no worktree (owt new --in-place)"
 	flags := cmd.Flags[:0:0]
 	for _, fl := range cmd.Flags {
-		if fl.Names()[0] != "in-place" {
-			flags = append(flags, fl)
+		switch fl.Names()[0] {
+		case "in-place":
+			continue
+		case "name": // no worktree here: the name is the agent's session and record
+			fl.(*cli.StringFlag).Usage = "the agent's `NAME`: its session and record (default: derived from the task)"
 		}
+		flags = append(flags, fl)
 	}
 	cmd.Flags = flags
 	return cmd

@@ -54,7 +54,7 @@ func RestoreCommand(f *cmdutil.Factory) *cli.Command {
 			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "every repository's agents"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "say what would be brought back, and how; change nothing"},
 			&cli.BoolFlag{Name: "popup", Usage: "wait for Enter before exiting (the Alt+r popup)"},
-			&cli.DurationFlag{Name: "wait", Value: time.Minute, Usage: "how long to wait for the agents to show they resumed"},
+			&cli.DurationFlag{Name: "wait", Value: time.Minute, Usage: "wait up to `DURATION` for the agents to show they resumed"},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {

@@ -19,7 +19,7 @@ func StatusCommand(f *cmdutil.Factory) *cli.Command {
 		Usage:     "show an agent's status (since when, from hook, screen or owt) and the last lines of its pane",
 		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: 15, Usage: "how many of the pane's last lines to show"},
+			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: 15, Usage: "show the pane's last `N` lines"},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {

@@ -31,7 +31,7 @@ func UsageCommand(f *cmdutil.Factory) *cli.Command {
 		Name:  "usage",
 		Usage: "tokens and estimated cost of this repo's agents (--by agent|run|day; --all: every repo)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "by", Value: usage.ByAgent, Usage: "group by agent, run or day"},
+			&cli.StringFlag{Name: "by", Value: usage.ByAgent, Usage: "group by `KEY`: agent, run or day"},
 			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "every repository"},
 			cmdutil.JSONFlag(),
 		},

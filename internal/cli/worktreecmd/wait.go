@@ -20,8 +20,8 @@ func WaitCommand(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage: "NAME|NAME@HOST...",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "wait on every agent of this repository, here and on the hosts serving it"},
-			&cli.StringFlag{Name: "until", Value: "idle", Usage: "idle, waiting (needs you), exited, or any of them"},
-			&cli.DurationFlag{Name: "timeout", Value: 0, Usage: "give up after this long, e.g. 10m (default: wait forever)"},
+			&cli.StringFlag{Name: "until", Value: "idle", Usage: "the `STATUS` to wait for: idle, waiting (needs you), exited, or any of them"},
+			&cli.DurationFlag{Name: "timeout", Value: 0, DefaultText: "wait forever", Usage: "give up after `DURATION`, e.g. 10m"},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
