@@ -25,8 +25,9 @@ import (
 // lets the tools past sign-in, so a test sees whether the task arrives.
 
 // fakeModelAPI answers the tools' model requests: Anthropic's
-// /v1/messages (claude, ANTHROPIC_BASE_URL) and OpenAI's /v1/responses
-// (codex, openai_base_url), as server-sent events. A request whose last
+// /v1/messages (claude, ANTHROPIC_BASE_URL), OpenAI's /v1/responses
+// (codex, openai_base_url) and Gemini's models/*:streamGenerateContent
+// (gemini, GOOGLE_GEMINI_BASE_URL), as server-sent events. A request whose last
 // user words are "wait forever" starts an answer and never ends it (a turn
 // to interrupt), "hold on" never starts one; any other gets "hi".
 type fakeModelAPI struct {
@@ -123,6 +124,30 @@ func (a *fakeModelAPI) serve(w http.ResponseWriter, r *http.Request) {
 			"id": "msg_1", "content": []any{m{"type": "output_text", "text": "hi"}}}})
 		send("response.completed", m{"type": "response.completed", "response": m{"id": "resp_1",
 			"usage": m{"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}}})
+	case strings.HasSuffix(r.URL.Path, ":generateContent"):
+		// Gemini CLI's router asks which model a task needs first.
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(m{"candidates": []any{m{"index": 0, "finishReason": "STOP", "content": m{"role": "model",
+			"parts": []any{m{"text": `{"reasoning":"simple","model_choice":"flash"}`}}}}}})
+	case strings.HasSuffix(r.URL.Path, ":streamGenerateContent"):
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := func(text, finish string) {
+			c := m{"index": 0, "content": m{"role": "model", "parts": []any{m{"text": text}}}}
+			if finish != "" {
+				c["finishReason"] = finish
+			}
+			b, _ := json.Marshal(m{"candidates": []any{c}, "usageMetadata": m{"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}})
+			fmt.Fprintf(w, "data: %s\r\n\r\n", b)
+			if f, ok := w.(http.Flusher); ok {
+				f.Flush()
+			}
+		}
+		if hang {
+			chunk("Working on it.", "")
+			<-r.Context().Done()
+			return
+		}
+		chunk("hi", "STOP")
 	default:
 		http.NotFound(w, r)
 	}
@@ -627,6 +652,73 @@ func TestRealGeminiTaskLostBehindSignIn(t *testing.T) {
 	})
 	require.Contains(t, e.MustOwt(repo, "list"), "idle (turn failed: "+failed+")")
 	t.Logf("g: %s", historyText(rec.history("g")))
+}
+
+// Gemini CLI 0.61 signed in with an API key (the fake model API behind
+// GOOGLE_GEMINI_BASE_URL): Esc during an answer draws "ℹ Request
+// cancelled." and its AfterAgent hook still fires; owt says idle
+// (interrupted), with no "finished its turn" (issue 32 item 12). A turn
+// that runs to its end is told once.
+func TestRealGeminiEscIsNoFinishedTurn(t *testing.T) {
+	e := realEnv(t, "gemini")
+	api := startFakeModelAPI(t)
+	repo := e.NewRepo("app")
+	realGeminiHome(t, e, filepath.Join(filepath.Dir(repo), "app.worktrees", "g"))
+	e.setWorld("GEMINI_API_KEY", "owt-test-not-a-key")
+	e.setWorld("GOOGLE_GEMINI_BASE_URL", api.URL)
+	canary := e.startCanary(repo)
+	rec := e.recordStatuses(repo)
+
+	s := e.newReal(repo, "g", "gemini", "wait forever")
+	notStopped := func(st seenStatus) bool {
+		return st.Status == "starting" || st.Status == "working" && st.TurnError == ""
+	}
+	e.await(rec, "g", 0, seenStatus{Status: "working"}, notStopped)
+	e.seeOnScreen(s, "esc to cancel")
+	e.Eventually(60*time.Second, "the model was asked", func() bool { return api.got("wait forever") })
+	e.noticeBarrier(repo, canary) // the monitor has read the running turn
+	from := rec.mark("g")
+	escAt := time.Now()
+	e.press(s, "Escape")
+	e.seeOnScreen(s, "Request cancelled.")
+	e.await(rec, "g", from, seenStatus{Status: "idle", Interrupted: true}, func(st seenStatus) bool {
+		return notStopped(st) || st.Status == "idle"
+	})
+	e.noticeBarrier(repo, canary)
+	require.Zero(t, e.notices("owt: g finished its turn"), "Esc is no finished turn")
+	require.Contains(t, e.MustOwt(repo, "status", "g"), "idle (interrupted)")
+	afterEsc := false
+	for _, h := range e.why(repo, "g").Hooks {
+		afterEsc = afterEsc || h.Event == "AfterAgent" && h.At.After(escAt)
+	}
+	require.True(t, afterEsc, "gemini fires its end-of-turn hook after an Esc too: the case under test")
+
+	e.typeTask(s, "say hi")
+	e.Eventually(60*time.Second, "owt tells of the finished turn", func() bool {
+		return e.notices("owt: g finished its turn") == 1
+	})
+	e.Eventually(10*time.Second, "the recorder saw g idle", func() bool {
+		h := rec.history("g")
+		return len(h) > 0 && h[len(h)-1] == seenStatus{Name: "g", Status: "idle"}
+	})
+	t.Logf("g: %s", historyText(rec.history("g")))
+}
+
+// realGeminiHome signs Gemini CLI in with an API key (GEMINI_API_KEY) and
+// trusts the given folders, so it takes its task at once.
+func realGeminiHome(t *testing.T, e *Env, trusted ...string) {
+	t.Helper()
+	dir := filepath.Join(e.Home, ".gemini")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	settings := `{"security":{"auth":{"selectedType":"gemini-api-key"}}}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o600))
+	folders := map[string]string{}
+	for _, p := range trusted {
+		folders[p] = "TRUST_FOLDER"
+	}
+	data, err := json.Marshal(folders)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "trustedFolders.json"), data, 0o600))
 }
 
 // OpenCode retries a model it cannot reach; two Esc stop it. The answer
