@@ -1151,3 +1151,28 @@ func TestClaudeResumesAKnownSessionAndRefusesAnUnknownOne(t *testing.T) {
 		t.Fatalf("screen: %q", bad.screen())
 	}
 }
+
+// A prompt with no script of its own plays the first block of the
+// playbook its first line matches (what follows it, such as the other
+// agents' tasks, does not count); $OWT_NAME is the worktree's name.
+func TestPlaybook(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "playbook")
+	writeFile(t, path, "# the demo's\nCheckout page\n!write checkout.html <h1>Checkout</h1>\n!commit Add a checkout page\n\n"+
+		"lonely match line\n\n*\n!write notes/$OWT_NAME.md notes\n")
+	t.Setenv("OWT_NAME", "cart")
+	if got, want := playbookFor(path, "Add a checkout page with a cart summary"), "!write checkout.html <h1>Checkout</h1>\n!commit Add a checkout page"; got != want {
+		t.Fatalf("checkout: got %q, want %q", got, want)
+	}
+	if got, want := playbookFor(path, "Fix the login\n- checkout: Add a checkout page"), "!write notes/cart.md notes"; got != want {
+		t.Fatalf("a match past the first line: got %q, want %q", got, want)
+	}
+	if got, want := playbookFor(path, "lonely match line"), "!write notes/cart.md notes"; got != want {
+		t.Fatalf("a block with no script is none: got %q, want %q", got, want)
+	}
+	if got := playbookFor("", "anything"); got != "" {
+		t.Fatalf("no playbook: got %q", got)
+	}
+	if got := playbookFor(filepath.Join(t.TempDir(), "missing"), "anything"); got != "" {
+		t.Fatalf("missing playbook: got %q", got)
+	}
+}

@@ -82,6 +82,11 @@
 //	                      as a slow tool does (owt's deadlines end it)
 //	OWT_FAKE_RESUME_LINGER how long a resume that failed runs on after its
 //	                      SessionEnd hook (0; Claude Code 2.1.330: ~0.2 s)
+//	OWT_FAKE_PLAYBOOK     a file saying what to do for a prompt with no script
+//	                      of its own: blank-line separated blocks of a match
+//	                      line (found in the prompt's first line, or "*") and
+//	                      script lines, $OWT_NAME the worktree's name
+//	                      (playbook.go); how `make demo`'s agents work alone
 //
 // $HOME/.fakeagent.env, when it exists, holds OWT_FAKE_* settings as
 // KEY=VALUE lines, taken where the environment has none: how a test

@@ -44,7 +44,11 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 	a.hooks.promptSubmit(text)
 	a.hooks.transcriptUser(text)
 	// Lines an earlier prompt held back for this one (!on-next) run first.
-	script := append(parseScript(a.takeNext()), parseScript(text)...)
+	own := parseScript(text)
+	if len(own) == 0 { // no script in the prompt: the playbook's, if any
+		own = parseScript(playbookFor(os.Getenv("OWT_FAKE_PLAYBOOK"), text))
+	}
+	script := append(parseScript(a.takeNext()), own...)
 	if !sleepCtx(ctx, a.work) {
 		return ""
 	}
