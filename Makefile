@@ -56,6 +56,9 @@ install: build
 	install -m 0755 $(dir $(BIN))owt-mcp $(PREFIX)/bin/owt-mcp
 	install -m 0755 $(dir $(BIN))owt-wait $(PREFIX)/bin/owt-wait
 
+# A throwaway tmux server where three agents work on their own, through
+# to a merge (scripts/demo.sh, docs/demo.md). go build skips what is up to
+# date, so on a warm cache the first screen comes in seconds.
 demo: build
 	$(GO) build -o bin/owt-demo-agent ./testdata/fakeagent
 	./scripts/demo.sh
