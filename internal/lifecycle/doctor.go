@@ -52,8 +52,10 @@ type Finding struct {
 
 // DoctorReport is what owt doctor found in one repository.
 type DoctorReport struct {
-	Repo     string    `json:"repo"`
-	Monitor  string    `json:"monitor"`
+	Repo    string `json:"repo"`
+	Monitor string `json:"monitor"`
+	// Checks are the preflight: what owt needs of this machine (Preflight).
+	Checks   []Check   `json:"checks"`
 	Findings []Finding `json:"findings"`
 }
 
@@ -79,7 +81,7 @@ type ownedSession struct {
 // tmux. With fix it repairs what is safe — nothing that holds work is ever
 // deleted — and says what it left.
 func (w *Worktrees) Doctor(fix bool) (DoctorReport, error) {
-	rep := DoctorReport{Repo: w.Repo.Root, Findings: []Finding{}}
+	rep := DoctorReport{Repo: w.Repo.Root, Checks: w.Preflight(), Findings: []Finding{}}
 	recs, err := w.Records()
 	if err != nil {
 		return rep, err
@@ -89,6 +91,10 @@ func (w *Worktrees) Doctor(fix bool) (DoctorReport, error) {
 		return rep, err
 	}
 	loc := workspace.NewLocator(w.Tmux, all)
+	server := "" // this server run's identity; "" when none runs
+	for _, s := range all {
+		server = s.Server
+	}
 	owned, err := w.ownedSessions()
 	if err != nil {
 		return rep, err
@@ -107,7 +113,7 @@ func (w *Worktrees) Doctor(fix bool) (DoctorReport, error) {
 		if where.Place == workspace.Here {
 			known[where.SessionID] = true
 		}
-		w.doctorRecord(r, where, fix, &rep)
+		w.doctorRecord(r, where, server, fix, &rep)
 		w.doctorHookSettings(r, fix, &rep)
 	}
 	for _, s := range owned {
@@ -126,7 +132,7 @@ func (w *Worktrees) Doctor(fix bool) (DoctorReport, error) {
 // doctorRecord checks that a record has both its worktree and its session.
 // A session on another tmux server that still runs is that server's: it
 // is neither recreated here nor killed.
-func (w *Worktrees) doctorRecord(r *state.Record, where workspace.Where, fix bool, rep *DoctorReport) {
+func (w *Worktrees) doctorRecord(r *state.Record, where workspace.Where, server string, fix bool, rep *DoctorReport) {
 	if w.doctorInterruptedCreate(r, fix, rep) {
 		return
 	}
@@ -143,6 +149,10 @@ func (w *Worktrees) doctorRecord(r *state.Record, where workspace.Where, fix boo
 		f := Finding{Kind: WorktreeWithoutSession, Name: r.Name,
 			Detail: fmt.Sprintf("worktree %s has no tmux session (%s)", r.Path, r.Session),
 			Action: "'owt attach " + r.Name + "' recreates it"}
+		if serverRestarted(r, server) {
+			f.Detail += ": the tmux server it ran on is gone (a reboot, or tmux was restarted)"
+			f.Action = "'owt restore' brings back this repository's agents, each on its own conversation ('owt restore --all': every repository's)"
+		}
 		if fix {
 			if _, err := w.EnsureSession(r); err != nil {
 				f.Action = "could not recreate the session: " + err.Error()
@@ -178,6 +188,15 @@ func (w *Worktrees) doctorRecord(r *state.Record, where workspace.Where, fix boo
 		}
 		rep.Findings = append(rep.Findings, f)
 	}
+}
+
+// serverRestarted reports whether r's session was made on a tmux server
+// run that is gone (server: this server run's identity, "" when none
+// runs): after a reboot owt restore, not owt attach, brings its agent
+// back on its conversation. A shell without an agent has nothing to
+// restore.
+func serverRestarted(r *state.Record, server string) bool {
+	return !r.NoAgent && r.Server != "" && r.Server != server
 }
 
 // forget drops the record of a worktree whose folder is gone, makes git

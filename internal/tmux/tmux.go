@@ -588,6 +588,23 @@ func (c *Client) SessionEnv(session, key string) (string, error) {
 	return v, nil
 }
 
+// GlobalEnv returns one variable of the server's global environment,
+// the one new panes start with; set is false when the server has none.
+func (c *Client) GlobalEnv(key string) (value string, set bool, err error) {
+	out, err := c.Run("show-environment", "-g", key)
+	if err != nil {
+		if strings.Contains(err.Error(), "unknown variable") {
+			return "", false, nil
+		}
+		return "", false, err
+	}
+	k, v, found := strings.Cut(out, "=")
+	if !found || k != key { // "-KEY": removed from the environment
+		return "", false, nil
+	}
+	return v, true, nil
+}
+
 // Capture returns the visible text of a pane, wrapped lines joined.
 func (c *Client) Capture(pane string) (string, error) {
 	return c.Run("capture-pane", "-p", "-J", "-t", pane)

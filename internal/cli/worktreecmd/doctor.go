@@ -1,6 +1,7 @@
 package worktreecmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -40,21 +41,50 @@ func DoctorCommand(f *cmdutil.Factory) *cli.Command {
 			} else {
 				printDoctor(c.App.Writer, rep)
 			}
-			if left := len(rep.Left()); left > 0 {
-				if c.Bool("fix") {
-					return fmt.Errorf("%d problem(s) left that are not safe to fix automatically", left)
-				}
-				return fmt.Errorf("%d problem(s) found; 'owt doctor --fix' repairs what is safe", left)
-			}
-			return nil
+			return doctorExit(rep, c.Bool("fix"))
 		},
 	}
 }
 
+// doctorExit is doctor's outcome: exit 1 with a count when a check
+// failed or a problem is left, else 0.
+func doctorExit(rep lifecycle.DoctorReport, fix bool) error {
+	left, failed := len(rep.Left()), len(rep.Failed())
+	var msg string
+	switch {
+	case left == 0 && failed == 0:
+		return nil
+	case left == 0:
+		msg = fmt.Sprintf("%d check(s) failed; each says its fix", failed)
+	case fix:
+		msg = fmt.Sprintf("%d problem(s) left that are not safe to fix automatically", left)
+	default:
+		msg = fmt.Sprintf("%d problem(s) found; 'owt doctor --fix' repairs what is safe", left)
+	}
+	if left > 0 && failed > 0 {
+		msg = fmt.Sprintf("%d check(s) failed, and %s", failed, msg)
+	}
+	return errors.New(msg)
+}
+
 func printDoctor(out io.Writer, rep lifecycle.DoctorReport) {
 	fmt.Fprintf(out, "repo:    %s\nmonitor: %s\n", rep.Repo, rep.Monitor)
+	for _, c := range rep.Checks {
+		mark := "ok"
+		if !c.OK {
+			mark = "!"
+		}
+		fmt.Fprintf(out, "%-5s %s: %s\n", mark, c.Name, c.Detail)
+		if c.Fix != "" {
+			fmt.Fprintf(out, "      → %s\n", c.Fix)
+		}
+	}
 	if len(rep.Findings) == 0 {
-		fmt.Fprintln(out, "all good: every record has its worktree and session")
+		if len(rep.Failed()) == 0 {
+			fmt.Fprintln(out, "all good: every check passed, every record has its worktree and session")
+		} else {
+			fmt.Fprintln(out, "every record has its worktree and session")
+		}
 		return
 	}
 	for _, f := range rep.Findings {

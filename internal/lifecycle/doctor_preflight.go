@@ -1,0 +1,181 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/tmux"
+)
+
+// Check is one of owt doctor's preflight checks: something owt needs of
+// this machine, whether it is there, and when it is not, the fix.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// Failed are the checks that did not pass.
+func (d DoctorReport) Failed() []Check {
+	var out []Check
+	for _, c := range d.Checks {
+		if !c.OK {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// helperPrograms are the programs owt runs from beside itself (make
+// install and the release archives put them together), else from PATH,
+// with what stops working without each.
+var helperPrograms = []struct{ Name, Need string }{
+	{"owt-popup", "the screens behind the keys (Alt+s, Alt+c, Alt+m, Alt+d, Alt+o)"},
+	{"owt-mcp", "peers and memory (owt mcp, owt memory)"},
+	{"owt-wait", "waiting for each agent in its pane"},
+}
+
+// Preflight checks what owt needs of this machine: tmux and git new
+// enough, owt's programs beside it, the configured tool installed, and
+// owt on the PATH panes get inside tmux. Each failed check says its fix.
+func (w *Worktrees) Preflight() []Check {
+	checks := []Check{w.checkTmux(), checkGit()}
+	for _, p := range helperPrograms {
+		checks = append(checks, w.checkHelper(p.Name, p.Need))
+	}
+	return append(checks, w.checkTool(), w.checkOwtOnTmuxPath())
+}
+
+const installTmux = "install tmux 3.2 or later (apt-get install tmux, dnf install tmux, brew install tmux) and put it on PATH"
+
+func (w *Worktrees) checkTmux() Check {
+	c := Check{Name: "tmux"}
+	if err := w.Tmux.Available(); err != nil {
+		c.Detail, c.Fix = "tmux is not on PATH: owt runs every agent in a tmux session", installTmux
+		return c
+	}
+	major, minor, err := w.Tmux.Version()
+	if err != nil {
+		c.Detail, c.Fix = "could not tell tmux's version: "+err.Error(), installTmux
+		return c
+	}
+	if !tmux.SupportsPopup(major, minor) {
+		c.Detail = fmt.Sprintf("tmux %d.%d is older than %d.%d, which owt needs (popups for its keys, hooks it sets)", major, minor, tmux.PopupVersion[0], tmux.PopupVersion[1])
+		c.Fix = installTmux
+		return c
+	}
+	c.OK, c.Detail = true, fmt.Sprintf("tmux %d.%d", major, minor)
+	return c
+}
+
+func checkGit() Check {
+	c := Check{Name: "git"}
+	const fix = "install git 2.38 or later and put it first on PATH"
+	text, major, minor, err := git.Version()
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		c.Detail, c.Fix = "git is not on PATH", fix
+	case err != nil:
+		c.Detail, c.Fix = "could not tell git's version: "+err.Error(), fix
+	case major < git.MinMajor || major == git.MinMajor && minor < git.MinMinor:
+		c.Detail = fmt.Sprintf("git %s is older than %d.%d, which owt needs (merge-tree --write-tree predicts a merge's conflicts)", text, git.MinMajor, git.MinMinor)
+		c.Fix = fix
+	default:
+		c.OK, c.Detail = true, "git "+text
+	}
+	return c
+}
+
+// checkHelper finds one of owt's programs beside this owt, else on PATH.
+func (w *Worktrees) checkHelper(name, need string) Check {
+	c := Check{Name: name}
+	dir := filepath.Dir(w.Self)
+	if w.Self != "" {
+		if p := filepath.Join(dir, name); isExecutable(p) {
+			c.OK, c.Detail = true, p
+			return c
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		c.OK, c.Detail = true, p+" (on PATH, not beside owt)"
+		return c
+	}
+	c.Detail = fmt.Sprintf("%s is neither beside owt (in %s) nor on PATH: %s cannot run", name, dir, need)
+	c.Fix = fmt.Sprintf("install owt's programs together: 'make install', 'go install ./cmd/...', or unpack every program of the release archive into %s", dir)
+	return c
+}
+
+// checkTool checks the configured tool ([agent] tool; auto: the first
+// installed one) is installed.
+func (w *Worktrees) checkTool() Check {
+	name := w.Config.Agent.Tool
+	if name == "" {
+		name = agent.Auto
+	}
+	c := Check{Name: "tool"}
+	p, err := agent.Resolve(w.Tools, name)
+	if err != nil {
+		c.Detail = fmt.Sprintf("[agent] tool = %q: %v", name, err)
+		c.Fix = "install it, or set [agent] tool in " + config.UserFile() + " (or the repository's " + config.RepoFile + ") to one that is installed; 'owt tools' lists them"
+		return c
+	}
+	path, _ := p.LookPath()
+	c.OK, c.Detail = true, p.Name+" ("+path+")"
+	if name == agent.Auto {
+		c.Detail += ", the first installed ([agent] tool = auto)"
+	}
+	return c
+}
+
+// checkOwtOnTmuxPath looks for owt on the PATH a new pane gets: the tmux
+// server's global environment, else (no server yet) this shell's.
+func (w *Worktrees) checkOwtOnTmuxPath() Check {
+	c := Check{Name: "owt-on-path"}
+	path, where := os.Getenv("PATH"), "this shell (no tmux server runs)"
+	if w.Tmux.Available() != nil {
+		where = "this shell (tmux is not on PATH)"
+	} else if v, set, err := w.Tmux.GlobalEnv("PATH"); err == nil {
+		where = "new tmux panes (tmux show-environment -g PATH)"
+		if set {
+			path = v
+		}
+	} else if !errors.Is(err, tmux.ErrNoServer) {
+		where = "this shell (" + err.Error() + ")"
+	}
+	if p := lookPathIn("owt", path); p != "" {
+		c.OK, c.Detail = true, p+", on the PATH of "+where
+		return c
+	}
+	self := w.Self
+	if self == "" {
+		self = "owt"
+	}
+	c.Detail = "owt is not on the PATH of " + where + ": 'owt …' typed in a pane says command not found"
+	c.Fix = fmt.Sprintf("link it into a folder on that PATH, e.g. 'ln -s %s ~/.local/bin/owt' with ~/.local/bin on PATH in your shell's profile; then restart tmux, or run 'tmux set-environment -g PATH \"$PATH\"' from a shell that has it", self)
+	return c
+}
+
+// lookPathIn is exec.LookPath over the folders of path, not $PATH.
+func lookPathIn(name, path string) string {
+	for _, d := range filepath.SplitList(path) {
+		if d == "" {
+			continue
+		}
+		if p := filepath.Join(d, name); isExecutable(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
