@@ -3,8 +3,9 @@ package configcmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,6 +22,7 @@ func ConfigCommand(f *cmdutil.Factory) *cli.Command {
 			{
 				Name:  "show",
 				Usage: "print the merged configuration (defaults < user file < repo .owt.toml) as TOML",
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "origin", Usage: "after each value, the file it came from (or default)"}},
 				Action: func(c *cli.Context) error {
 					if err := cmdutil.NoArgs(c, "config show"); err != nil {
 						return err
@@ -29,7 +31,11 @@ func ConfigCommand(f *cmdutil.Factory) *cli.Command {
 					if err != nil {
 						return cmdutil.ConfigProblem(root, err)
 					}
-					out, err := config.Encode(cfg)
+					encode := config.Encode
+					if c.Bool("origin") {
+						encode = func(cfg config.Config) (string, error) { return config.EncodeWithOrigins(cfg, root) }
+					}
+					out, err := encode(cfg)
 					if err != nil {
 						return err
 					}
@@ -71,21 +77,29 @@ func ConfigCommand(f *cmdutil.Factory) *cli.Command {
 						}
 						return cmdutil.ExitWith(cmdutil.ExitError)
 					}
-					files := []string{config.UserFile()}
-					if root != "" {
-						files = append(files, filepath.Join(root, config.RepoFile))
-					}
-					for _, f := range files {
-						if _, err := os.Stat(f); err == nil {
-							fmt.Fprintf(c.App.Writer, "%s: ok\n", f)
-						}
-					}
-					fmt.Fprintln(c.App.Writer, "config is valid")
+					printValid(c.App.Writer, config.Files(root))
 					return nil
 				},
 			},
 		},
 	}
+}
+
+// printValid names each config file read and says the config is valid;
+// with none, it names the paths looked at and says the defaults are.
+func printValid(out io.Writer, files []string) {
+	var read []string
+	for _, f := range files {
+		if _, err := os.Stat(f); err == nil {
+			fmt.Fprintf(out, "%s: ok\n", f)
+			read = append(read, f)
+		}
+	}
+	if len(read) == 0 {
+		fmt.Fprintf(out, "no config file (looked for %s); the defaults are valid\n", strings.Join(files, " and "))
+		return
+	}
+	fmt.Fprintf(out, "config is valid (read %s; defaults for the rest)\n", strings.Join(read, " and "))
 }
 
 func containsString(list []string, s string) bool {
