@@ -412,8 +412,9 @@ func TestRealClaudeEscIsNoFinishedTurn(t *testing.T) {
 	})
 
 	// A trusted repo, a key, a model that answers: the turn runs, and
-	// Esc stops it.
-	s := e.newReal(repo, "k", "claude", "wait forever")
+	// Esc stops it. The task is 2 KB: Claude Code shows a long first
+	// prompt as a paste, never read as idle (issue 32 item 15).
+	s := e.newReal(repo, "k", "claude", strings.Repeat("Add the login page, its form and its tests. ", 45)+"wait forever")
 	notStopped := func(st seenStatus) bool {
 		return st.Status == "starting" || st.Status == "working" && st.TurnError == ""
 	}

@@ -155,6 +155,26 @@ func TestRealClaudeSendAfterEscSendsOnlyTheNewText(t *testing.T) {
 	e.Eventually(30*time.Second, "the model was asked", func() bool { return api.got("say hi") })
 	require.False(t, api.got("hold onsay hi"), "the stopped prompt was sent again with the new text glued on")
 	require.True(t, api.got(`"say hi"`), "the new text is a message of its own")
+
+	// A 2 KB message goes in as a paste ("[Pasted text #1 +N lines]")
+	// and then Enter: owt never says idle between the send and the turn
+	// it starts (issue 32 item 15).
+	rec := e.recordStatuses(repo)
+	e.Eventually(30*time.Second, "k idle", func() bool {
+		h := rec.history("k")
+		return len(h) > 0 && h[len(h)-1].Status == "idle"
+	})
+	from := rec.mark("k")
+	long := strings.Repeat("Add the login page, its form and its tests. ", 45) + "wait forever"
+	require.Equal(t, "sent to k\n", e.MustOwt(repo, "send", "k", long))
+	e.Eventually(30*time.Second, "the model was asked the long text", func() bool { return api.got("wait forever") })
+	e.Eventually(30*time.Second, "owt says working", func() bool {
+		h := rec.history("k")
+		return len(h) > from && h[len(h)-1].Status == "working"
+	})
+	time.Sleep(3 * time.Second) // a misread would come within the monitor's next ticks
+	h := rec.history("k")[from:]
+	require.Equal(t, []seenStatus{{Name: "k", Status: "working"}}, h, historyText(rec.history("k")))
 }
 
 // claudeBox is the text of Claude Code's input box: the "❯" row right
