@@ -68,6 +68,7 @@ func app(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
 		return ChooseServer(f, c)
 	}
 	shapeHelp(app)
+	cmdutil.SetCompletion(app, completion(app))
 	return app
 }
 

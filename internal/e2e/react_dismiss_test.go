@@ -133,12 +133,13 @@ func TestDismissStopsAnEscalatedReactionNeedingYouAndANewCauseGetsFreshAttempts(
 }
 
 // Shell completion (owt completion bash asks owt with the words typed so
-// far and --generate-bash-completion last): NAME, then the reactions.
+// far, the word under the cursor, "" here, and --generate-bash-completion
+// last): NAME, then the reactions.
 func TestDismissCompletesNamesThenReactions(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
 	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "feat", "Add a feature")
-	require.Equal(t, "feat\n", e.MustOwt(repo, "dismiss", "--generate-bash-completion"))
-	require.Equal(t, "checks_failed\nci_failed\nchanges_requested\nconflict\nmessage_loop\n", e.MustOwt(repo, "dismiss", "feat", "--generate-bash-completion"))
-	require.Equal(t, "feat\n", e.MustOwt(repo, "pr", "--generate-bash-completion"))
+	require.Equal(t, "feat\n", e.MustOwt(repo, "dismiss", "", "--generate-bash-completion"))
+	require.Equal(t, "checks_failed\nci_failed\nchanges_requested\nconflict\nmessage_loop\n", e.MustOwt(repo, "dismiss", "feat", "", "--generate-bash-completion"))
+	require.Equal(t, "feat\n", e.MustOwt(repo, "pr", "", "--generate-bash-completion"))
 }

@@ -125,6 +125,9 @@ func NoArgs(c *cli.Context, verb string) error {
 // parses them with, and every error becomes one line on f.IO.ErrOut.
 func (f *Factory) Execute(app *cli.App, args []string) int {
 	quietHelp(app.Flags, app.Commands)
+	if comp, ok := app.Metadata[completionKey].(Completion); ok && Completing(args) {
+		return f.Complete(app, comp, args)
+	}
 	err := app.Run(interspersed(app, args))
 	stderr := f.IO.ErrOut
 	if err == nil {

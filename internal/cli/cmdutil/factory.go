@@ -1,7 +1,6 @@
 package cmdutil
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -58,20 +57,4 @@ func (f *Factory) NamedRecord(c *cli.Context, verb string) (*workspace.Workspace
 		return nil, nil, err
 	}
 	return w, rec, nil
-}
-
-// CompleteNames offers the worktree names of the current repo, for shell
-// completion of a NAME.
-func (f *Factory) CompleteNames(c *cli.Context) {
-	w, err := f.OpenWorkspace()
-	if err != nil {
-		return
-	}
-	recs, err := w.Records()
-	if err != nil {
-		return
-	}
-	for _, r := range recs {
-		fmt.Fprintln(c.App.Writer, r.Name)
-	}
 }

@@ -19,9 +19,8 @@ func DismissCommand(f *cmdutil.Factory) *cli.Command {
 		Name: "dismiss",
 		Usage: "stop an escalated reaction needing you (seen, you handle it): its attempts start again, " +
 			"the same cause is not sent again",
-		ArgsUsage:    "NAME [REACTION...]",
-		BashComplete: func(c *cli.Context) { completeDismiss(f, c) },
-		Flags:        []cli.Flag{cmdutil.JSONFlag()},
+		ArgsUsage: "NAME [REACTION...]",
+		Flags:     []cli.Flag{cmdutil.JSONFlag()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 {
 				return cmdutil.Usagef("dismiss takes a NAME (see 'owt list') and optionally reactions (%s)", strings.Join(config.ReactionNames, ", "))
@@ -69,18 +68,6 @@ func DismissCommand(f *cmdutil.Factory) *cli.Command {
 			return nil
 		},
 	}
-}
-
-// completeDismiss offers the worktree names, then the reaction names.
-func completeDismiss(f *cmdutil.Factory, c *cli.Context) {
-	if c.NArg() == 0 {
-		f.CompleteNames(c)
-		return
-	}
-	for _, r := range config.ReactionNames {
-		fmt.Fprintln(c.App.Writer, r)
-	}
-	fmt.Fprintln(c.App.Writer, messageLoop)
 }
 
 // messageLoop names, for owt dismiss, the message loops of owt mcp's loop

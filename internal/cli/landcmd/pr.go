@@ -15,10 +15,9 @@ import (
 // PRCommand is owt pr: push an agent's branch and open its pull request.
 func PRCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
-		Name:         "pr",
-		Usage:        "push an agent's branch and open a pull request for it (gh), or adopt the one open for it; owt then follows its CI and reviews",
-		ArgsUsage:    "NAME",
-		BashComplete: f.CompleteNames,
+		Name:      "pr",
+		Usage:     "push an agent's branch and open a pull request for it (gh), or adopt the one open for it; owt then follows its CI and reviews",
+		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "draft", Usage: "open it as a draft"},
 			&cli.StringFlag{Name: "base", Usage: "the `BRANCH` to merge into (default: the worktree's base)"},

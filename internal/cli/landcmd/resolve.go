@@ -27,10 +27,9 @@ type resolveOutcome struct {
 // ready to ship.
 func ResolveCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
-		Name:         "resolve",
-		BashComplete: f.CompleteNames,
-		Usage:        "let the agent resolve its predicted conflicts with the base, in its own worktree; again, or --status, checks its work",
-		ArgsUsage:    "NAME",
+		Name:      "resolve",
+		Usage:     "let the agent resolve its predicted conflicts with the base, in its own worktree; again, or --status, checks its work",
+		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "status", Usage: "only check the resolve under way and say whether it is ready to ship (exit 1 when not)"},
 			&cli.StringFlag{Name: "into", Usage: "the `BRANCH` to merge in (default: the worktree's base)"},

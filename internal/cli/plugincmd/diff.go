@@ -15,10 +15,9 @@ import (
 // against its base with their line counts.
 func DiffCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
-		Name:         "diff",
-		BashComplete: f.CompleteNames,
-		Usage:        "review what a worktree changed against its base: files, then each file's diff (d in the control popup)",
-		ArgsUsage:    "NAME",
+		Name:      "diff",
+		Usage:     "review what a worktree changed against its base: files, then each file's diff (d in the control popup)",
+		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "stat", Usage: "print the changed files with +/- counts instead of the review screen"},
 			&cli.StringFlag{Name: "file", Usage: "print the plain diff of this one changed `PATH` (as the review screen shows it)"},

@@ -34,11 +34,10 @@ func deleteDryRun(c *cli.Context, w *workspace.Workspace, rec *state.Record) err
 
 func DeleteCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
-		Name:         "delete",
-		BashComplete: f.CompleteNames,
-		Aliases:      []string{"rm"},
-		Usage:        "kill an agent's session, remove its worktree and branch (refuses to lose work without --force)",
-		ArgsUsage:    "NAME",
+		Name:      "delete",
+		Aliases:   []string{"rm"},
+		Usage:     "kill an agent's session, remove its worktree and branch (refuses to lose work without --force)",
+		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "delete even with uncommitted changes or unmerged commits"},
 			&cli.BoolFlag{Name: "keep-branch", Usage: "keep the branch"},

@@ -40,10 +40,9 @@ func SendCommand(f *cmdutil.Factory, runF func(*sendOptions) error) *cli.Command
 		runF = sendRun
 	}
 	return &cli.Command{
-		Name:         "send",
-		BashComplete: f.CompleteNames,
-		Usage:        "type a message into agents and press Enter (TEXT '-' reads stdin)",
-		ArgsUsage:    "[NAME] TEXT... | NAME --task",
+		Name:      "send",
+		Usage:     "type a message into agents and press Enter (TEXT '-' reads stdin)",
+		ArgsUsage: "[NAME] TEXT... | NAME --task",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "task", Usage: "send NAME its task again (after a first turn that failed, or a task that never arrived)"},
 			&cli.BoolFlag{Name: "answer", Usage: "also type into agents waiting for you: the text answers their prompt (a menu takes one key: 1, 2, y, n)"},

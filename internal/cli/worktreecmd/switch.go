@@ -12,10 +12,9 @@ import (
 
 func SwitchCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
-		Name:         "switch",
-		BashComplete: f.CompleteNames,
-		Usage:        "go to an agent's session (switch-client inside tmux, attach outside)",
-		ArgsUsage:    "NAME",
+		Name:      "switch",
+		Usage:     "go to an agent's session (switch-client inside tmux, attach outside)",
+		ArgsUsage: "NAME",
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 1 {
 				if ran, err := switchOnHost(f, c.Args().First()); ran {
@@ -43,10 +42,9 @@ func SwitchCommand(f *cmdutil.Factory) *cli.Command {
 
 func AttachCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
-		Name:         "attach",
-		BashComplete: f.CompleteNames,
-		Usage:        "go to an agent's session, recreating it on its worktree if tmux lost it",
-		ArgsUsage:    "NAME",
+		Name:      "attach",
+		Usage:     "go to an agent's session, recreating it on its worktree if tmux lost it",
+		ArgsUsage: "NAME",
 		Action: func(c *cli.Context) error {
 			w, rec, err := f.NamedRecord(c, "attach")
 			if err != nil {

@@ -18,11 +18,10 @@ import (
 // WhyCommand is owt why NAME: the evidence behind an agent's status.
 func WhyCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
-		Name:         "why",
-		BashComplete: f.CompleteNames,
-		Usage:        "show the evidence behind an agent's status: hook events, the screen rule that matched, its run task, what owt owes it",
-		ArgsUsage:    "NAME",
-		Flags:        []cli.Flag{cmdutil.JSONFlag()},
+		Name:      "why",
+		Usage:     "show the evidence behind an agent's status: hook events, the screen rule that matched, its run task, what owt owes it",
+		ArgsUsage: "NAME",
+		Flags:     []cli.Flag{cmdutil.JSONFlag()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 1 {
 				if ran, err := onHost(f, c, c.Args().First(), time.Minute); ran {
