@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hosts"
 	"github.com/owt-tmux/owt/internal/lifecycle"
+	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/templates"
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/workspace"
@@ -35,8 +37,10 @@ const noAgent = "\x00shell"
 // Create is the Alt+c popup: a form for the task (several lines allowed),
 // the tool (installed ones first, the configured default preselected), the
 // task template (guessed from the task unless one is chosen), the base
-// branch (default: the branch checked out where the popup opened) and
-// plan mode. Submitting creates the worktree, session and agent, showing
+// branch (default: the branch checked out where the popup opened, but in
+// an agent's worktree the main checkout's: see baseDefault) and plan
+// mode. A tool that is not installed is marked, and refused before
+// submitting, so the typed task is kept. Submitting creates the worktree, session and agent, showing
 // the steps as they happen, then moves the client to the new session
 // unless @owt-create-switch is off. Errors stay on screen until a key.
 func Create(tm *tmux.Client, s Screen) error {
@@ -58,7 +62,16 @@ func create(tm *tmux.Client, s Screen) error {
 		tpl   = defaultTemplate()
 		where string // "" here, else a host's name
 	)
-	base, _ = git.CurrentBranch(dir)
+	base, own := baseDefault(w, dir)
+	baseAbout := "The branch to start from and merge back into"
+	var suggest []string
+	if own != nil {
+		// Opened in an agent's worktree: its branch is offered, labelled,
+		// never the default: a new agent on it would merge into it.
+		baseAbout = fmt.Sprintf("Default: %s, your checkout's branch. To build on agent %s's own branch on purpose, type %s (the new agent then merges into it, not into %s)",
+			orNone(base), own.Name, own.Branch, orNone(base))
+		suggest = []string{own.Branch}
+	}
 	fields := []huh.Field{
 		huh.NewText().Title("Task").
 			Description("What should the agent do? (alt+enter or ctrl+j: new line)").
@@ -76,10 +89,11 @@ func create(tm *tmux.Client, s Screen) error {
 			Options(opts...).Value(&where))
 	}
 	err = runForm(huh.NewGroup(append(fields,
-		huh.NewSelect[string]().Title("Tool").Options(toolOptions(w)...).Height(toolListHeight).Value(&tool),
+		huh.NewSelect[string]().Title("Tool").Options(toolOptions(w)...).Height(toolListHeight).Value(&tool).
+			Validate(func(t string) error { return toolInstalled(w, t) }),
 		huh.NewSelect[string]().Title("Template").Description("How the first prompt is shaped (owt templates)").
 			Options(templateOptions(w)...).Height(toolListHeight).Value(&tpl),
-		huh.NewInput().Title("Base branch").Value(&base).
+		huh.NewInput().Title("Base branch").Description(baseAbout).Suggestions(suggest).Value(&base).
 			Validate(func(v string) error {
 				if strings.TrimSpace(v) == "" {
 					return errors.New("name the branch to start from")
@@ -126,6 +140,59 @@ func toolName(tool string, noAgent bool) string {
 		return "shell"
 	}
 	return tool
+}
+
+// baseDefault is the base branch the form starts on, and the record of
+// the agent whose worktree the popup opened in (nil when none). In an
+// agent's worktree the base is the branch of the main checkout, the one
+// the user works on, not the agent's own: basing on it silently would
+// make the new agent merge into the other's work. Elsewhere (the main
+// checkout, a worktree of the user's own) it is the branch checked out
+// there. "" when that checkout's HEAD is detached: the user types one.
+func baseDefault(w *workspace.Workspace, dir string) (string, *state.Record) {
+	if recs, err := w.Records(); err == nil {
+		for _, r := range recs {
+			if !r.InPlace && r.Path != "" && within(dir, r.Path) {
+				main, _ := git.CurrentBranch(w.Repo.Root)
+				return main, r
+			}
+		}
+	}
+	here, _ := git.CurrentBranch(dir)
+	return here, nil
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+func orNone(branch string) string {
+	if branch == "" {
+		return "none (HEAD is detached)"
+	}
+	return branch
+}
+
+// toolInstalled refuses, in the form and before anything is made, a tool
+// whose program is not on PATH: the typed task stays in the form.
+func toolInstalled(w *workspace.Workspace, tool string) error {
+	if tool == noAgent {
+		return nil
+	}
+	p, ok := w.Tools[tool]
+	if !ok {
+		return fmt.Errorf("unknown tool %q", tool)
+	}
+	if _, ok := p.LookPath(); ok {
+		return nil
+	}
+	msg := tool + " is not installed"
+	if p.InstallHint != "" {
+		msg += " (" + p.InstallHint + ")"
+	}
+	return errors.New(msg + ": choose an installed one")
 }
 
 // defaultTool is the configured tool, or the first installed one.
