@@ -27,5 +27,6 @@ func main() {
 	app.Version = owtcli.Version
 	app.Flags = owtcli.ServerFlags()
 	app.Before = func(c *cli.Context) error { return owtcli.ChooseServer(f, c) }
+	cmdutil.SetExamples(app.Commands, memorycmd.Examples)
 	os.Exit(f.Execute(app, os.Args))
 }

@@ -74,7 +74,6 @@ var examples = map[string][]string{
 	"run forget": {`owt run forget auth-rework`},
 	"run log":    {`owt run log auth-rework`},
 	"plan":       {`owt plan "move auth to OAuth2" -o plan.yaml`, `owt plan "split the monolith's billing module" --tool codex`},
-	"memory":     {`owt memory list`, `owt memory add "tests need REDIS_URL set"`, `owt memory search redis`},
 	"messages":   {`owt messages`, `owt messages fix-login --json`},
 	"swarm":      {`owt swarm start "add dark mode"`, `owt swarm list`},
 	"swarm start": {
@@ -107,10 +106,6 @@ var examples = map[string][]string{
 	},
 }
 
-// Examples are the examples shown in the help of the command at path
-// (its words after owt), for a generated CLI reference.
-func Examples(path ...string) []string { return examples[strings.Join(path, " ")] }
-
 // shapeHelp groups app's commands under headings in its help, hides the
 // plumbing, and gives each command its examples.
 func shapeHelp(app *cli.App) {
@@ -130,21 +125,7 @@ func shapeHelp(app *cli.App) {
 		}
 		c.Category = category[c.Name]
 	}
-	cmdutil.Walk(app.Commands, func(path []string, c *cli.Command) {
-		ex := examples[strings.Join(path, " ")]
-		if len(ex) == 0 {
-			return
-		}
-		base := cli.CommandHelpTemplate
-		if len(c.Subcommands) > 0 {
-			base = cli.SubcommandHelpTemplate
-		}
-		// The examples go in as one quoted string: a brace in them is
-		// not template syntax.
-		// Its heading says under which of owt --help's it is: no news here.
-		base = strings.Replace(base, "{{if .Category}}\n\nCATEGORY:\n   {{.Category}}{{end}}", "", 1)
-		c.CustomHelpTemplate = base + "\nEXAMPLES:\n{{" + strconv.Quote(indentLines(ex)) + "}}\n"
-	})
+	cmdutil.SetExamples(app.Commands, examples)
 	app.CustomAppHelpTemplate = appHelpTemplate(app)
 	if app.Command("help") != nil && cli.HelpFlag != nil {
 		// urfave gives the app --help only when it has no command called
@@ -186,10 +167,6 @@ func appHelpTemplate(app *cli.App) string {
 	}
 	return tmpl[:start] + "\n\nCOMMANDS:\n{{" + strconv.Quote(strings.TrimRight(listing, "\n")) + "}}" +
 		tmpl[end:] + "{{" + strconv.Quote(footer) + "}}"
-}
-
-func indentLines(lines []string) string {
-	return "   " + strings.Join(lines, "\n   ")
 }
 
 // helpCommand is owt help: owt's help, a command's ('owt help run

@@ -105,11 +105,7 @@ func TestEveryVisibleCommandHasAnExample(t *testing.T) {
 	_, visible := visibleCommands(t)
 	for _, path := range visible {
 		if path[0] == "memory" {
-			// owt-mcp prints owt memory's help; owt's own table holds its example.
-			if len(Examples(path...)) == 0 {
-				t.Errorf("owt memory has no example")
-			}
-			continue
+			continue // owt-mcp prints owt memory's help: memorycmd's tests check it
 		}
 		out := helpOf(t, path)
 		i := strings.Index(out, "\nEXAMPLES:\n   ")
@@ -182,5 +178,40 @@ func TestMistypedCommandsAndFlagsGetASuggestion(t *testing.T) {
 	_, errOut, code := runOwt(t, "", nil, "xyzzy")
 	if code != 2 || errOut != "owt: owt has no command \"xyzzy\" (see 'owt --help')\n" {
 		t.Errorf("owt xyzzy: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// Reference lists every command with its flags, as a generated CLI
+// reference needs them.
+func TestReferenceListsCommandsFlagsAndExamples(t *testing.T) {
+	refs := Reference()
+	byPath := map[string]CommandRef{}
+	for _, r := range refs {
+		byPath[strings.Join(r.Path, " ")] = r
+	}
+	newRef, ok := byPath["new"]
+	if !ok || newRef.Group != "Agents" || newRef.Plumbing || len(newRef.Examples) == 0 {
+		t.Fatalf("Reference's owt new: %+v", newRef)
+	}
+	var tool *FlagRef
+	for i, fl := range newRef.Flags {
+		if fl.Names[0] == "tool" {
+			tool = &newRef.Flags[i]
+		}
+		if fl.Names[0] == "spec-stdin" {
+			t.Errorf("Reference lists owt new's hidden --spec-stdin")
+		}
+	}
+	if tool == nil || tool.Placeholder != "TOOL" || strings.Contains(tool.Usage, "`") {
+		t.Errorf("Reference's owt new --tool: %+v", tool)
+	}
+	if r := byPath["run status"]; r.Group != "" || r.Plumbing || len(r.Examples) == 0 {
+		t.Errorf("Reference's owt run status: %+v", r)
+	}
+	if r := byPath["monitor"]; !r.Plumbing {
+		t.Errorf("Reference's owt monitor is not plumbing: %+v", r)
+	}
+	if r := byPath["host stream"]; !r.Plumbing {
+		t.Errorf("Reference's owt host stream is not plumbing: %+v", r)
 	}
 }

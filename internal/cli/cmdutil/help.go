@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -20,6 +21,27 @@ func walk(parent []string, cmds []*cli.Command, fn func([]string, *cli.Command))
 		fn(path, c)
 		walk(path, c.Subcommands, fn)
 	}
+}
+
+// SetExamples shows, at the end of the help of each command of cmds (or
+// of their subcommands) that examples has by its words ("run status"),
+// those examples under EXAMPLES.
+func SetExamples(cmds []*cli.Command, examples map[string][]string) {
+	Walk(cmds, func(path []string, c *cli.Command) {
+		ex := examples[strings.Join(path, " ")]
+		if len(ex) == 0 {
+			return
+		}
+		base := cli.CommandHelpTemplate
+		if len(c.Subcommands) > 0 {
+			base = cli.SubcommandHelpTemplate
+		}
+		// Its heading in owt --help says its category: no news here.
+		base = strings.Replace(base, "{{if .Category}}\n\nCATEGORY:\n   {{.Category}}{{end}}", "", 1)
+		// The examples go in as one quoted string: a brace in them is
+		// not template syntax.
+		c.CustomHelpTemplate = base + "\nEXAMPLES:\n{{" + strconv.Quote("   "+strings.Join(ex, "\n   ")) + "}}\n"
+	})
 }
 
 // quietHelp drops what urfave adds to every command's help that says

@@ -34,6 +34,19 @@ func Command(f *cmdutil.Factory) *cli.Command {
 	}
 }
 
+// Examples are the examples of owt memory and its commands, by their
+// words after owt, shown in their help.
+var Examples = map[string][]string{
+	"memory":             {`owt memory list`, `owt memory add --pin "tests need REDIS_URL set"`, `owt memory search redis`},
+	"memory add":         {`owt memory add "the API server listens on 8080"`, `owt memory add --kind convention --pin "never edit generated/"`},
+	"memory search":      {`owt memory search redis timeout`, `owt memory search --limit 5 --json login`},
+	"memory list":        {`owt memory list`, `owt memory list --kind gotcha`},
+	"memory forget":      {`owt memory forget 12`},
+	"memory mine":        {`owt memory mine`},
+	"memory consolidate": {`owt memory consolidate`},
+	"memory reports":     {`owt memory reports --limit 1`},
+}
+
 // open opens the memory of the current repository.
 func open(f *cmdutil.Factory) (*workspace.Workspace, *facts.DB, error) {
 	w, err := openWorkspace(f)
@@ -48,7 +61,7 @@ func open(f *cmdutil.Factory) (*workspace.Workspace, *facts.DB, error) {
 }
 
 func kindFlag() *cli.StringFlag {
-	return &cli.StringFlag{Name: "kind", Usage: "decision, convention, gotcha or fact"}
+	return &cli.StringFlag{Name: "kind", Usage: "the fact's `KIND`: decision, convention, gotcha or fact"}
 }
 
 func addCommand(f *cmdutil.Factory) *cli.Command {
@@ -99,7 +112,7 @@ func searchCommand(f *cmdutil.Factory) *cli.Command {
 		Name:      "search",
 		Usage:     "facts matching QUERY, best first",
 		ArgsUsage: "QUERY...",
-		Flags:     []cli.Flag{&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most this many"}, cmdutil.JSONFlag()},
+		Flags:     []cli.Flag{&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most `N` facts"}, cmdutil.JSONFlag()},
 		Action: func(c *cli.Context) error {
 			q := strings.Join(c.Args().Slice(), " ")
 			if len(facts.Words(q)) == 0 {
@@ -272,7 +285,7 @@ func reportsCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "reports",
 		Usage: "what the last consolidations found, newest first",
-		Flags: []cli.Flag{&cli.IntFlag{Name: "limit", Value: 5}, cmdutil.JSONFlag()},
+		Flags: []cli.Flag{&cli.IntFlag{Name: "limit", Value: 5, Usage: "the last `N` reports"}, cmdutil.JSONFlag()},
 		Action: func(c *cli.Context) error {
 			_, db, err := open(f)
 			if err != nil {
