@@ -67,6 +67,14 @@ func TestDoctorPreflightChecksWhatOwtNeeds(t *testing.T) {
 	}
 	require.Contains(t, e.MustOwt(repo, "doctor"), "all good")
 
+	// Outside a repository (a newcomer's first try): the machine's checks.
+	out := e.MustOwt(e.Root, "doctor")
+	require.Contains(t, out, "repo:    none: "+e.Root+": not a git repository")
+	require.Contains(t, out, "ok    tmux: tmux ")
+	require.Contains(t, out, "all good: every check passed")
+	ok, _, fix := preflightJSON(t, e.MustOwt(e.Root, "doctor", "--json")).check(t, "owt-on-path")
+	require.True(t, ok, fix)
+
 	// tmux off PATH: a failed check with its fix, exit 1.
 	noTmux := filepath.Join(e.Root, "no-tmux")
 	require.NoError(t, os.MkdirAll(noTmux, 0o755))
@@ -80,7 +88,7 @@ func TestDoctorPreflightChecksWhatOwtNeeds(t *testing.T) {
 	require.Contains(t, r.Stderr, "check(s) failed")
 	r = e.OwtIn(repo, []string{"PATH=" + path}, "", "doctor", "--json")
 	require.Equal(t, 1, r.Code)
-	ok, _, fix := preflightJSON(t, r.Stdout).check(t, "tmux")
+	ok, _, fix = preflightJSON(t, r.Stdout).check(t, "tmux")
 	require.False(t, ok)
 	require.Contains(t, fix, "install tmux")
 
@@ -109,13 +117,14 @@ func TestDoctorPreflightChecksWhatOwtNeeds(t *testing.T) {
 	cmd := exec.Command(filepath.Join(alone, "owt"), "doctor")
 	cmd.Dir = repo
 	cmd.Env = e.Environ("PATH=" + alone + string(os.PathListSeparator) + pathWithout(e.Var("PATH"), "owt-popup"))
-	out, err := cmd.Output()
+	stdout, err := cmd.Output()
+	out = string(stdout)
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee, "%s", out)
 	require.Equal(t, 1, ee.ExitCode())
-	require.Contains(t, string(out), "!     owt-popup: owt-popup is neither beside owt (in "+alone+") nor on PATH")
-	require.Contains(t, string(out), "!     owt-mcp: owt-mcp is neither beside owt")
-	require.Contains(t, string(out), "→ install owt's programs together")
+	require.Contains(t, out, "!     owt-popup: owt-popup is neither beside owt (in "+alone+") nor on PATH")
+	require.Contains(t, out, "!     owt-mcp: owt-mcp is neither beside owt")
+	require.Contains(t, out, "→ install owt's programs together")
 
 	// owt not on the PATH new panes get.
 	e.Tmux("set-environment", "-g", "PATH", pathWithout(e.Var("PATH"), "owt"))

@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
@@ -25,6 +28,9 @@ func DoctorCommand(f *cmdutil.Factory) *cli.Command {
 				return cmdutil.Usagef("doctor takes no arguments")
 			}
 			w, err := f.OpenWorkspace()
+			if errors.Is(err, git.ErrNotRepo) || errors.Is(err, exec.ErrNotFound) {
+				return preflightOnly(c, f, err)
+			}
 			if err != nil {
 				return err
 			}
@@ -44,6 +50,28 @@ func DoctorCommand(f *cmdutil.Factory) *cli.Command {
 			return doctorExit(rep, c.Bool("fix"))
 		},
 	}
+}
+
+// preflightOnly is owt doctor outside a repository (or without git): the
+// machine's checks, with the user's own config, and why no more.
+func preflightOnly(c *cli.Context, f *cmdutil.Factory, why error) error {
+	w, _ := workspace.OpenRoot("", f.Tmux()) // a config that does not load: the defaults
+	if self, err := filepath.EvalSymlinks(w.Self); err == nil {
+		w.Self = self
+	}
+	rep := lifecycle.DoctorReport{Checks: lifecycle.Of(w).Preflight(), Findings: []lifecycle.Finding{}}
+	if c.Bool("json") {
+		if err := cmdutil.PrintJSON(c.App.Writer, rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(c.App.Writer, "repo:    none: %v\n", why)
+		printChecks(c.App.Writer, rep)
+		if len(rep.Failed()) == 0 {
+			fmt.Fprintln(c.App.Writer, "all good: every check passed (run owt doctor in a repository to check its agents too)")
+		}
+	}
+	return doctorExit(rep, false)
 }
 
 // doctorExit is doctor's outcome: exit 1 with a count when a check
@@ -69,16 +97,7 @@ func doctorExit(rep lifecycle.DoctorReport, fix bool) error {
 
 func printDoctor(out io.Writer, rep lifecycle.DoctorReport) {
 	fmt.Fprintf(out, "repo:    %s\nmonitor: %s\n", rep.Repo, rep.Monitor)
-	for _, c := range rep.Checks {
-		mark := "ok"
-		if !c.OK {
-			mark = "!"
-		}
-		fmt.Fprintf(out, "%-5s %s: %s\n", mark, c.Name, c.Detail)
-		if c.Fix != "" {
-			fmt.Fprintf(out, "      → %s\n", c.Fix)
-		}
-	}
+	printChecks(out, rep)
 	if len(rep.Findings) == 0 {
 		if len(rep.Failed()) == 0 {
 			fmt.Fprintln(out, "all good: every check passed, every record has its worktree and session")
@@ -95,6 +114,21 @@ func printDoctor(out io.Writer, rep lifecycle.DoctorReport) {
 		fmt.Fprintf(out, "%-5s %s: %s\n", mark, f.Kind, f.Detail)
 		if f.Action != "" {
 			fmt.Fprintf(out, "      → %s\n", f.Action)
+		}
+	}
+}
+
+// printChecks prints the preflight, a line a check, the fix under each
+// that failed.
+func printChecks(out io.Writer, rep lifecycle.DoctorReport) {
+	for _, c := range rep.Checks {
+		mark := "ok"
+		if !c.OK {
+			mark = "!"
+		}
+		fmt.Fprintf(out, "%-5s %s: %s\n", mark, c.Name, c.Detail)
+		if c.Fix != "" {
+			fmt.Fprintf(out, "      → %s\n", c.Fix)
 		}
 	}
 }
