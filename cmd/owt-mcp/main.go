@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/buildinfo"
 	owtcli "github.com/owt-tmux/owt/internal/cli"
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/cli/mcpcmd"
@@ -22,9 +23,9 @@ import (
 func main() {
 	owtlog.SetFormatSource(config.LogFormat)
 	f := &cmdutil.Factory{IO: cmdutil.System()}
-	app := f.NewApp(mcpcmd.Command(f, owtcli.Version), memorycmd.Command(f), mcpcmd.OpenCodeUsageCommand(f))
+	app := f.NewApp(mcpcmd.Command(f, buildinfo.String()), memorycmd.Command(f), mcpcmd.OpenCodeUsageCommand(f))
 	app.Usage = "owt's MCP server and the repository's memory (run as owt mcp, owt memory)"
-	app.Version = owtcli.Version
+	app.Version = buildinfo.String()
 	app.Flags = owtcli.ServerFlags()
 	app.Before = func(c *cli.Context) error { return owtcli.ChooseServer(f, c) }
 	cmdutil.SetExamples(app.Commands, memorycmd.Examples)

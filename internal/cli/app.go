@@ -15,6 +15,7 @@ package cli
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/buildinfo"
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/cli/configcmd"
 	"github.com/owt-tmux/owt/internal/cli/hostcmd"
@@ -25,9 +26,6 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/worktreecmd"
 	"github.com/owt-tmux/owt/internal/owtlog"
 )
-
-// Version is set at build time with -ldflags "-X …cli.Version=…".
-var Version = "dev"
 
 // Main runs owt with args on the streams ios and returns the process exit
 // code. Every error becomes one line on ios.ErrOut.
@@ -56,7 +54,7 @@ func Main(args []string, ios *cmdutil.IOStreams) int {
 func app(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
 	app := f.NewApp(commands...)
 	app.Usage = "run many AI coding agents in parallel, each in its own git worktree and tmux session"
-	app.Version = Version
+	app.Version = buildinfo.String()
 	app.Flags = append(ServerFlags(), &cli.StringFlag{Name: "log-format",
 		Usage: "write owt.log lines as `FORMAT`: text or json (default: [log] format in your config.toml, else text)"})
 	app.Before = func(c *cli.Context) error {
@@ -91,7 +89,7 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		runcmd.RunsCommand(f), runcmd.BatchCommand(f), runcmd.OrchestrateCommand(f), runcmd.PlanCommand(f, nil), worktreecmd.DoneCommand(f), landcmd.PRCommand(f), landcmd.DismissCommand(f),
 		plugincmd.MCPCommand(f), worktreecmd.MessagesCommand(f), plugincmd.MemoryCommand(f),
 		swarmcmd.Command(f),
-		hostcmd.Command(f, Version),
+		hostcmd.Command(f, buildinfo.String()),
 		worktreecmd.RunnerCommand(f),
 		worktreecmd.HookCommand(f),
 		worktreecmd.PublishCommand(f),

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/buildinfo"
 	"github.com/owt-tmux/owt/internal/ssh"
 )
 
@@ -141,17 +142,14 @@ func (p Probe) Lacks() []string {
 	return out
 }
 
-// DevVersion is the version of an owt built without one (go build, not
-// make): two of those are the same owt only byte for byte.
-const DevVersion = "dev"
-
 // OwtMatches says whether the host's owt is this owt: the same version,
-// and for a dev build the same binary (localSum, SelfSum's).
+// and for a build that is not a release (buildinfo.IsDev: two of those are
+// the same owt only byte for byte) the same binary (localSum, SelfSum's).
 func (p Probe) OwtMatches(local, localSum string) bool {
 	if p.Owt == "" || p.Owt != local {
 		return false
 	}
-	return local != DevVersion || localSum != "" && p.OwtSum == localSum
+	return !buildinfo.IsDev(local) || localSum != "" && p.OwtSum == localSum
 }
 
 // SelfSum is the sha256 of this owt's executable, "" when unreadable.

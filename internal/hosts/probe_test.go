@@ -25,11 +25,11 @@ func TestParseProbe(t *testing.T) {
 		t.Error("a missing owt matched an empty version")
 	}
 	sum := strings.Repeat("ab", 32)
-	dev := parseProbe("Linux x86_64\ntmux 3.3a\ngit version 2.39.5\nowt version dev\n" + sum + "  /home/me/.local/bin/owt\n")
-	if dev.OwtSum != sum || !dev.OwtMatches("dev", sum) {
+	dev := parseProbe("Linux x86_64\ntmux 3.3a\ngit version 2.39.5\nowt version v0.0.0-dev (commit 0123456789ab)\n" + sum + "  /home/me/.local/bin/owt\n")
+	if dev.OwtSum != sum || !dev.OwtMatches("v0.0.0-dev (commit 0123456789ab)", sum) {
 		t.Errorf("the same dev build does not match: %+v", dev)
 	}
-	if dev.OwtMatches("dev", strings.Repeat("cd", 32)) || dev.OwtMatches("dev", "") {
+	if dev.OwtMatches("v0.0.0-dev (commit 0123456789ab)", strings.Repeat("cd", 32)) || dev.OwtMatches("v0.0.0-dev (commit 0123456789ab)", "") {
 		t.Error("another dev build matched")
 	}
 	if !(Probe{Owt: "v1.2.0"}).OwtMatches("v1.2.0", "") || (Probe{Owt: "v1.2.0"}).OwtMatches("v1.3.0", "") {

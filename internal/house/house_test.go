@@ -98,6 +98,7 @@ var rooms = map[string]int{
 
 	"internal/untrusted":  base, // text owt did not write, made safe to draw or type
 	"internal/waiter":     base, // owt-wait: waits for an agent in owt _run's place
+	"internal/buildinfo":  base, // which owt this is: version, commit, date
 	"internal/proc":       base, // starting a program: context, trace
 	"internal/atomicfile": base, // replacing a file atomically
 	"internal/termtheme":  base, // the popups' palettes and the choice among them

@@ -23,6 +23,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/buildinfo"
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
@@ -353,7 +354,7 @@ func installOwt(o *addOptions, h *hosts.Host, p hosts.Probe) error {
 // owtThere names the host's owt against this one's version: a dev build
 // of the same name is another build.
 func owtThere(p hosts.Probe, local string) string {
-	if p.Owt == local && local == hosts.DevVersion {
+	if p.Owt == local && buildinfo.IsDev(local) {
 		return "another dev build"
 	}
 	return orNone(p.Owt)
