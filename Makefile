@@ -1,25 +1,20 @@
 # owt — build, test, bench, demo. `make test` is what CI runs.
 GO      ?= go
 BIN     ?= bin/owt
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X github.com/owt-tmux/owt/internal/cli.Version=$(VERSION)
 PREFIX  ?= $(HOME)/.local
-# urfave_cli_no_docs leaves out urfave/cli's man-page generator, whose
-# markdown library costs every owt start ~0.5 ms (hooks run owt a lot).
-TAGS    ?= urfave_cli_no_docs
+GORELEASER ?= goreleaser
 
-.PHONY: build test unit e2e bench install demo lint clean realtools
+.PHONY: build test unit e2e bench install demo lint clean realtools release-snapshot release-check
 
 # owt, and beside it owt-popup (the tmux popups), owt-mcp (the MCP
 # server and the memory) and owt-wait (what waits for each agent in its
-# pane: a few hundred KiB, not owt's few MiB): kept out of owt so no hook
-# or status-line run loads terminal UI libraries, net/http or SQLite. All are static,
-# cgo-free binaries (net's resolver would otherwise link libc into owt-mcp).
+# pane: a few hundred KiB, not owt's few MiB), all built by
+# scripts/build.sh: the flags are there, once, for make, the tmux plugin's
+# background build and (held equal by a test) .goreleaser.yaml. The
+# version is what Go stamps from git: the tag at a release, else
+# v0.0.0-dev and the commit (internal/buildinfo).
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/owt
-	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(dir $(BIN))owt-popup ./cmd/owt-popup
-	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(dir $(BIN))owt-mcp ./cmd/owt-mcp
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $(dir $(BIN))owt-wait ./cmd/owt-wait
+	./scripts/build.sh $(dir $(BIN)) $(GO)
 
 # Everything: lint, unit tests, the fake agent's own tests, and the
 # end-to-end tests against real tmux and git. The end-to-end tests run in
@@ -49,12 +44,21 @@ realtools:
 bench: build
 	$(GO) run ./internal/bench -owt $(BIN)
 
+# Every program into $(PREFIX)/bin, by the script a release install runs
+# (scripts/install.sh), which says what to add when that is not on PATH.
 install: build
-	install -d $(PREFIX)/bin
-	install -m 0755 $(BIN) $(PREFIX)/bin/owt
-	install -m 0755 $(dir $(BIN))owt-popup $(PREFIX)/bin/owt-popup
-	install -m 0755 $(dir $(BIN))owt-mcp $(PREFIX)/bin/owt-mcp
-	install -m 0755 $(dir $(BIN))owt-wait $(PREFIX)/bin/owt-wait
+	PREFIX='$(PREFIX)' ./scripts/install.sh --from $(dir $(BIN))
+
+# The release archives (.goreleaser.yaml) built here, published nowhere:
+# dist/owt_VERSION_OS_ARCH.tar.gz for linux and darwin, amd64 and arm64,
+# and dist/checksums.txt. Needs GoReleaser v2 (docs/install.md says how).
+release-snapshot:
+	$(GORELEASER) release --snapshot --clean
+
+# GoReleaser's own check of .goreleaser.yaml (the unit tests hold its
+# invariants without it: internal/buildinfo).
+release-check:
+	$(GORELEASER) check
 
 # A throwaway tmux server where three agents work on their own, through
 # to a merge (scripts/demo.sh, docs/demo.md). go build skips what is up to
@@ -68,4 +72,4 @@ lint:
 	$(GO) vet ./... ./testdata/fakeagent/ ./testdata/fakegh/
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

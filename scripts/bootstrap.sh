@@ -5,11 +5,18 @@
 #                         checkout it binds the keys at once; otherwise it
 #                         starts `install` in the background and returns, so
 #                         tmux start-up never waits for a build or download.
-#   bootstrap.sh install  in order: build bin/owt with Go (when Go is found
-#                         and @owt-build is not off), else download the
-#                         release archive for this OS/arch from
-#                         @owt-release-url and check its sha256, else use
-#                         `owt` on PATH. Then `owt tmux init`.
+#   bootstrap.sh install  in order: build bin/owt and its sibling programs
+#                         with Go (scripts/build.sh, as make build does;
+#                         when Go is found and @owt-build is not off), else
+#                         download the release archive for this OS/arch
+#                         from @owt-release-url and check its sha256
+#                         (scripts/install.sh, as a user without Go does),
+#                         else use `owt` on PATH. Then `owt tmux init`, and
+#                         "owt ready" on the status line and in the log.
+#
+# With @owt-link-bin on (or a folder), owt and its sibling programs are
+# linked into ~/.local/bin (or that folder), so owt is on PATH in a shell;
+# off (the default), "owt ready" says how to get it there.
 #
 # Every failure is shown with display-message (and kept in the global option
 # @owt-bootstrap-error and in bin/bootstrap.log), never swallowed.
@@ -21,7 +28,8 @@ bin_dir="$plugin_dir/bin"
 bin="$bin_dir/owt"
 stamp="$bin_dir/.checkout" # the checkout bin/owt was built or downloaded for
 log="$bin_dir/bootstrap.log"
-default_release_url="https://github.com/owt-tmux/owt/releases/latest/download"
+releases="https://github.com/owt-tmux/owt/releases"
+programs="owt owt-popup owt-mcp owt-wait"
 
 tmux_option() {
 	local v
@@ -29,20 +37,47 @@ tmux_option() {
 	echo "${v:-$2}"
 }
 
-# checkout_version names the plugin's checkout the way `make build` stamps
-# owt --version; empty when the plugin folder is not a git checkout.
+# checkout_version names the plugin's checkout as owt --version names the
+# commit it was built from (internal/buildinfo): the commit's first 12 hex
+# digits, then ", modified" when git status lists anything (Go's own test
+# for vcs.modified). Empty when the plugin folder is not a git checkout.
 checkout_version() {
-	git -C "$plugin_dir" describe --tags --always --dirty 2>/dev/null
+	local c
+	c="$(git -C "$plugin_dir" rev-parse HEAD 2>/dev/null)" || return 0
+	c="${c:0:12}"
+	if [ -n "$(git -C "$plugin_dir" --no-optional-locks status --porcelain 2>/dev/null)" ]; then
+		echo "$c, modified"
+	else
+		echo "$c"
+	fi
 }
 
-# binary_current: bin/owt (and bin/owt-popup, its popups) exist and were
-# made for this checkout.
+# built_from is the commit (and ", modified") owt --version of $1 names.
+built_from() {
+	local v c
+	v="$("$1" --version 2>/dev/null)" || return 0
+	case "$v" in
+	*"(commit "*) ;;
+	*) return 0 ;;
+	esac
+	v="${v#*(commit }"
+	c="${v%%[,)]*}"
+	case "$v" in
+	"$c, modified"*) echo "$c, modified" ;;
+	*) echo "$c" ;;
+	esac
+}
+
+# binary_current: bin/owt and its sibling programs exist and were made
+# for this checkout: built from it, or downloaded for it (the stamp).
 binary_current() {
-	[ -x "$bin" ] && [ -x "$bin_dir/owt-popup" ] && [ -x "$bin_dir/owt-mcp" ] || return 1
-	local want
+	local p want
+	for p in $programs; do
+		[ -x "$bin_dir/$p" ] || return 1
+	done
 	want="$(checkout_version)"
 	[ -z "$want" ] && return 0 # an unpacked release: its bin/owt is its own
-	[ "$("$bin" --version 2>/dev/null)" = "owt version $want" ] && return 0
+	[ "$(built_from "$bin")" = "$want" ] && return 0
 	[ "$(cat "$stamp" 2>/dev/null)" = "$want" ]
 }
 
@@ -54,13 +89,18 @@ show() {
 	tmux display-message -d 8000 -- "$1" 2>/dev/null || tmux display-message -- "$1" 2>/dev/null
 }
 
-# notify shows a problem on the status line — once a client is attached,
-# if tmux is still starting — and keeps it in @owt-bootstrap-error.
+# notify shows a problem on the status line (tell) and keeps it in
+# @owt-bootstrap-error.
 notify() {
-	local msg="owt: $*"
-	echo "$msg" >&2
+	echo "owt: $*" >&2
 	tmux set-option -gq @owt-bootstrap-error "$*" 2>/dev/null
-	msg="${msg//#/##}"
+	tell "owt: $*"
+}
+
+# tell shows a line on the status line: now when a client is attached,
+# else once one attaches (tmux is still starting).
+tell() {
+	local msg="${1//#/##}"
 	if has_client; then
 		show "$msg"
 		return
@@ -103,6 +143,9 @@ start() {
 	if binary_current; then
 		clear_error
 		run_init "$bin"
+		local note
+		note="$(link_bin)"
+		[ -n "$note" ] && tell "owt: ${note//$'\n'/; }"
 		exit 0
 	fi
 	if path_only; then
@@ -142,98 +185,112 @@ find_go() {
 	return 1
 }
 
+# build builds every program into bin/ with scripts/build.sh, the flags
+# make build uses, and records the checkout they were built for.
 build() {
-	local go="$1" want tmp flags
+	local go="$1" want tmp
 	want="$(checkout_version)"
 	tmp="$bin_dir/build.$$"
-	flags="-X github.com/owt-tmux/owt/internal/cli.Version=${want:-dev}"
 	echo "building with $go ($("$go" version 2>&1))"
-	mkdir -p "$tmp" || return 1
-	# Static, cgo-free binaries, as make build makes them.
-	if ! (cd "$plugin_dir" && export CGO_ENABLED=0 &&
-		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt" ./cmd/owt &&
-		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt-popup" ./cmd/owt-popup &&
-		"$go" build -tags urfave_cli_no_docs -ldflags "$flags" -o "$tmp/owt-mcp" ./cmd/owt-mcp &&
-		"$go" build -ldflags "-s -w" -o "$tmp/owt-wait" ./cmd/owt-wait); then
+	if ! "$plugin_dir/scripts/build.sh" "$tmp" "$go"; then
 		rm -rf "$tmp"
 		return 1
 	fi
-	mv -f "$tmp/owt-popup" "$bin_dir/owt-popup" && mv -f "$tmp/owt-mcp" "$bin_dir/owt-mcp" && mv -f "$tmp/owt-wait" "$bin_dir/owt-wait" &&
-		mv -f "$tmp/owt" "$bin" && echo "$want" >"$stamp"
+	# owt last: the binary_current of a start meanwhile sees all or nothing.
+	local p
+	for p in $programs; do
+		[ "$p" = owt ] || mv -f "$tmp/$p" "$bin_dir/$p" || break
+	done
+	mv -f "$tmp/owt" "$bin" && echo "$want" >"$stamp"
+	local ok=$?
 	rm -rf "$tmp"
+	return $ok
 }
 
-fetch() {
-	if command -v curl >/dev/null 2>&1; then
-		curl -fsSL --connect-timeout 10 --max-time 300 -o "$2" "$1"
-	elif command -v wget >/dev/null 2>&1; then
-		wget -q -T 30 -O "$2" "$1"
+# release_url is where the release archives are: @owt-release-url, else
+# the GitHub release of the checkout's tag when it is at one, else the
+# latest release.
+release_url() {
+	local tag
+	tag="$(git -C "$plugin_dir" describe --tags --exact-match 2>/dev/null)"
+	if [ -n "$tag" ]; then
+		tmux_option @owt-release-url "$releases/download/$tag"
 	else
-		echo "neither curl nor wget is installed"
-		return 1
+		tmux_option @owt-release-url "$releases/latest/download"
 	fi
 }
 
-sha256_of() {
-	if command -v sha256sum >/dev/null 2>&1; then
-		sha256sum "$1" | awk '{print $1}'
-	elif command -v shasum >/dev/null 2>&1; then
-		shasum -a 256 "$1" | awk '{print $1}'
-	else
-		return 1
-	fi
-}
-
-# download fetches owt_<os>_<arch>.tar.gz and checksums.txt (sha256sum
-# format) from the release URL, checks the sum and installs the owt and
-# owt-popup inside. On failure it sets reason.
+# download installs the release archive for this OS/arch into bin/ with
+# scripts/install.sh, which checks its sha256 against checksums.txt and
+# installs nothing when it does not match. On failure it sets reason.
 download() {
-	local base os arch name tmpd want_sum got_sum
-	base="$(tmux_option @owt-release-url "$default_release_url")"
-	base="${base%/}"
-	os="$(uname -s | tr '[:upper:]' '[:lower:]')"
-	case "$(uname -m)" in
-	x86_64 | amd64) arch=amd64 ;;
-	aarch64 | arm64) arch=arm64 ;;
-	*)
-		reason="no release archive for $(uname -m)"
-		return 1
-		;;
-	esac
-	name="owt_${os}_${arch}.tar.gz"
-	tmpd="$(mktemp -d)" || return 1
-	echo "downloading $base/$name"
-	if ! fetch "$base/$name" "$tmpd/$name" || ! fetch "$base/checksums.txt" "$tmpd/checksums.txt"; then
-		reason="could not download $base/$name and checksums.txt"
-		rm -rf "$tmpd"
-		return 1
-	fi
-	want_sum="$(awk -v n="$name" '$2 == n || $2 == "*" n { print $1; exit }' "$tmpd/checksums.txt")"
-	got_sum="$(sha256_of "$tmpd/$name")"
-	if [ -z "$want_sum" ]; then
-		reason="checksums.txt at $base lists no $name"
-	elif [ -z "$got_sum" ]; then
-		reason="no sha256sum or shasum to check $name"
-	elif [ "$want_sum" != "$got_sum" ]; then
-		reason="sha256 mismatch for $base/$name (expected $want_sum, got $got_sum); not installed"
-	elif ! tar -xzf "$tmpd/$name" -C "$tmpd" owt owt-popup owt-mcp || [ ! -f "$tmpd/owt" ] || [ ! -f "$tmpd/owt-popup" ] || [ ! -f "$tmpd/owt-mcp" ]; then
-		reason="$name does not hold owt, owt-popup and owt-mcp"
-	else
-		# owt-wait is newer than the archive's format: taken when it is
-		# there (without it, owt _run waits for each agent itself).
-		if tar -xzf "$tmpd/$name" -C "$tmpd" owt-wait 2>/dev/null && [ -f "$tmpd/owt-wait" ]; then
-			chmod 0755 "$tmpd/owt-wait" && mv -f "$tmpd/owt-wait" "$bin_dir/owt-wait"
-		fi
-		chmod 0755 "$tmpd/owt" "$tmpd/owt-popup" "$tmpd/owt-mcp" &&
-			mv -f "$tmpd/owt-popup" "$bin_dir/owt-popup" &&
-			mv -f "$tmpd/owt-mcp" "$bin_dir/owt-mcp" &&
-			mv -f "$tmpd/owt" "$bin" &&
-			checkout_version >"$stamp"
-		rm -rf "$tmpd"
+	local out
+	if out="$(OWT_RELEASE_URL="$(release_url)" sh "$plugin_dir/scripts/install.sh" --bin-dir "$bin_dir" --no-path-check 2>&1)"; then
+		echo "$out"
+		checkout_version >"$stamp"
 		return 0
 	fi
-	rm -rf "$tmpd"
+	echo "$out"
+	reason="$(printf '%s\n' "$out" | sed -n 's/^owt install: //p' | tail -n 1)"
+	reason="${reason:-${out##*$'\n'}}"
 	return 1
+}
+
+# link_bin puts owt and its sibling programs on PATH as links in
+# ~/.local/bin (@owt-link-bin on) or the folder @owt-link-bin names. A file
+# there that is not a link is left alone, and said so. It prints what the
+# user should know, nothing when all is well.
+link_bin() {
+	local want dir p target
+	want="$(tmux_option @owt-link-bin off)"
+	case "$want" in
+	off | "") return 0 ;;
+	on) dir="$HOME/.local/bin" ;;
+	/*) dir="$want" ;;
+	*)
+		echo "@owt-link-bin is on, off or a folder (an absolute path), not \"$want\""
+		return 0
+		;;
+	esac
+	mkdir -p "$dir" || {
+		echo "cannot create $dir for @owt-link-bin"
+		return 0
+	}
+	for p in $programs; do
+		target="$dir/$p"
+		if [ -e "$target" ] && [ ! -L "$target" ]; then
+			echo "$target is not a link, so it is left as it is (@owt-link-bin): remove it to use the plugin's"
+			continue
+		fi
+		[ "$(readlink "$target" 2>/dev/null)" = "$bin_dir/$p" ] && continue
+		ln -sfn "$bin_dir/$p" "$target" || echo "cannot link $target to $bin_dir/$p"
+	done
+	case ":$PATH:" in
+	*":$dir:"*) ;;
+	*) echo "$dir is not on PATH: add it (export PATH=\"$dir:\$PATH\" in your shell's rc file)" ;;
+	esac
+}
+
+# path_hint says how to get owt on PATH in a shell, nothing when the owt
+# on PATH is already this one (a link to it counts).
+path_hint() {
+	local found
+	found="$(command -v owt 2>/dev/null)"
+	if [ -n "$found" ] && [ "$(readlink -f "$found" 2>/dev/null)" = "$(readlink -f "$bin" 2>/dev/null)" ]; then
+		return 0
+	fi
+	echo "for owt in a shell: set -g @owt-link-bin on (links into ~/.local/bin), or add $bin_dir to PATH"
+}
+
+# ready tells the user the plugin's owt works now: on the status line and
+# with a success line in the log.
+ready() {
+	local how="$1" note
+	note="$(link_bin)"
+	note="${note//$'\n'/; }"
+	[ -z "$note" ] && [ "$(tmux_option @owt-link-bin off)" = off ] && note="$(path_hint)"
+	echo "== $(date '+%F %T') owt ready: $how; $("$bin" --version 2>&1)${note:+; $note}"
+	tell "owt ready ($how)${note:+: $note}"
 }
 
 # join prints its arguments separated by "; ".
@@ -265,10 +322,11 @@ install() {
 		run_init "$bin"
 		exit
 	fi
+	local began=$SECONDS
 	if [ "$(tmux_option @owt-build on)" != off ]; then
 		if go="$(find_go)"; then
 			if build "$go"; then
-				run_init "$bin"
+				run_init "$bin" && ready "built in $((SECONDS - began)) s"
 				exit
 			fi
 			problems+=("go build failed")
@@ -278,7 +336,7 @@ install() {
 	fi
 	if [ "$(tmux_option @owt-release-url "")" != none ]; then
 		if download; then
-			run_init "$bin"
+			run_init "$bin" && ready "downloaded in $((SECONDS - began)) s"
 			exit
 		fi
 		problems+=("$reason")

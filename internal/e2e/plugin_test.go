@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"crypto/sha256"
+	"debug/elf"
 	"encoding/hex"
 	"fmt"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -66,11 +68,33 @@ run '%s/tpm'
 		require.Contains(t, b, `-d "#{pane_current_path}"`, action)
 	}
 
-	// The binary was built for this checkout: it says so.
-	describe := e.Git(plugin, "describe", "--tags", "--always", "--dirty")
+	// The binary was built for this checkout: it says so, as a build that
+	// is not a release, with the checkout's commit.
+	head := e.Git(plugin, "rev-parse", "HEAD")
 	out, err := exec.Command(owt, "--version").Output()
 	require.NoError(t, err)
-	require.Equal(t, "owt version "+describe, strings.TrimSpace(string(out)))
+	require.Regexp(t, `^owt version v0\.0\.0-dev \(commit `+head[:12]+`, [0-9T:-]+Z\)$`, strings.TrimSpace(string(out)))
+	// Built as make build builds (scripts/build.sh): every program,
+	// without this machine's paths.
+	for _, p := range []string{"owt-popup", "owt-mcp", "owt-wait"} {
+		require.FileExists(t, filepath.Join(plugin, "bin", p))
+	}
+	info, err := exec.Command("go", "version", "-m", owt).Output()
+	require.NoError(t, err)
+	require.Contains(t, string(info), "-trimpath=true")
+	require.Contains(t, string(info), "-tags=urfave_cli_no_docs")
+	require.Contains(t, string(info), "CGO_ENABLED=0")
+	if runtime.GOOS == "linux" { // -s: no symbol table
+		f, err := elf.Open(owt)
+		require.NoError(t, err)
+		require.Nil(t, f.Section(".symtab"), "built with -s -w")
+		f.Close()
+	}
+	// Ready: said on the status line and in the log.
+	e.Eventually(10*time.Second, "owt ready on the status line", func() bool {
+		return strings.Contains(e.Tmux("show-messages"), "owt ready (built in ")
+	})
+	require.Regexp(t, `(?m)^== .* owt ready: built in [0-9]+ s; owt version v0\.0\.0-dev \(commit `+head[:12], readFile(filepath.Join(plugin, "bin", "bootstrap.log")))
 
 	// The status segment reads an option, never a command.
 	right := e.Tmux("show-option", "-gv", "status-right")
@@ -141,16 +165,19 @@ func readFile(p string) string {
 }
 
 // Without Go, owt.tmux downloads the release archive for this OS/arch from
-// @owt-release-url and installs it only when its sha256 matches
-// checksums.txt; a tampered archive is refused and the refusal shown. When
-// nothing can be built or downloaded, owt on PATH is used, and said so.
+// @owt-release-url — laid out as GoReleaser makes a release:
+// owt_VERSION_OS_ARCH.tar.gz beside checksums.txt — and installs every
+// program in it only when its sha256 matches checksums.txt; it says "owt
+// ready", and with @owt-link-bin on puts owt on PATH. A tampered archive is
+// refused and the refusal shown. When nothing can be built or downloaded,
+// owt on PATH is used, and said so.
 func TestBootstrapDownloadsCheckedReleaseElsePATH(t *testing.T) {
 	e := newQuietEnv(t)
-	archive := fmt.Sprintf("owt_%s_%s.tar.gz", runtime.GOOS, runtime.GOARCH)
-	good := e.releaseDir("good", owtBin, archive, "")
-	bad := e.releaseDir("bad", owtBin, archive, strings.Repeat("0", 64))
+	good := e.releaseDir("good", false)
+	bad := e.releaseDir("bad", true)
 	srv := httptest.NewServer(http.FileServer(http.Dir(e.Root)))
 	t.Cleanup(srv.Close)
+	e.attach("harness") // a user's client, where the status line shows
 	e.Tmux("set-option", "-g", "@owt-build", "off")
 	// An owt installed on this machine must not stand in for the download.
 	cleanPath := pathWithout(e.Var("PATH"), "owt")
@@ -164,6 +191,7 @@ func TestBootstrapDownloadsCheckedReleaseElsePATH(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(stale), 0o755))
 	require.NoError(t, os.WriteFile(stale, []byte("#!/bin/sh\n"), 0o755))
 	e.Tmux("set-option", "-g", "@owt-release-url", srv.URL+"/"+filepath.Base(good))
+	e.Tmux("set-option", "-g", "@owt-link-bin", "on")
 	e.Tmux("run-shell", filepath.Join(plugin, "owt.tmux"))
 	owt := filepath.Join(plugin, "bin", "owt")
 	e.waitFor(30*time.Second, "keys bound to the downloaded owt", func() string {
@@ -172,12 +200,22 @@ func TestBootstrapDownloadsCheckedReleaseElsePATH(t *testing.T) {
 		}
 		return ""
 	})
-	for _, prog := range []string{"owt", "owt-popup"} {
+	for _, prog := range releasePrograms {
 		want, _ := os.ReadFile(filepath.Join(filepath.Dir(owtBin), prog))
 		got, err := os.ReadFile(filepath.Join(plugin, "bin", prog))
 		require.NoError(t, err)
 		require.Equal(t, want, got, "bin/%s is the archive's", prog)
+		// @owt-link-bin on: on PATH through ~/.local/bin.
+		link, err := os.Readlink(filepath.Join(e.Home, ".local", "bin", prog))
+		require.NoError(t, err, "%s linked into ~/.local/bin", prog)
+		require.Equal(t, filepath.Join(plugin, "bin", prog), link)
 	}
+	e.Eventually(10*time.Second, "owt ready on the status line", func() bool {
+		return strings.Contains(e.Tmux("show-messages"), "owt ready (downloaded in ")
+	})
+	log := readFile(filepath.Join(plugin, "bin", "bootstrap.log"))
+	require.Regexp(t, `(?m)^== .* owt ready: downloaded in [0-9]+ s; owt version `, log)
+	require.Contains(t, log, "is not on PATH", "~/.local/bin is not on the world's PATH, and the user is told")
 	left, err := os.ReadFile(stale)
 	require.NoError(t, err)
 	require.Equal(t, "#!/bin/sh\n", string(left), "an older owt's owt-hook is neither written nor removed")
@@ -198,7 +236,13 @@ func TestBootstrapDownloadsCheckedReleaseElsePATH(t *testing.T) {
 	})
 	require.Contains(t, msg, "sha256 mismatch")
 	require.Contains(t, msg, "Install Go", "a hint says what to do")
-	require.NoFileExists(t, filepath.Join(plugin2, "bin", "owt"))
+	e.Eventually(10*time.Second, "the refusal on the status line", func() bool {
+		return strings.Contains(e.Tmux("show-messages"), "sha256 mismatch")
+	})
+	require.Contains(t, readFile(filepath.Join(plugin2, "bin", "bootstrap.log")), "sha256 mismatch")
+	for _, prog := range releasePrograms {
+		require.NoFileExists(t, filepath.Join(plugin2, "bin", prog), "nothing of a refused archive is installed")
+	}
 	for _, b := range e.owtBindings() {
 		require.NotContains(t, b, plugin2)
 	}
@@ -221,27 +265,54 @@ func TestBootstrapDownloadsCheckedReleaseElsePATH(t *testing.T) {
 	require.Contains(t, e.Tmux("show-option", "-gqv", "@owt-bootstrap-error"), "using "+filepath.Join(pathDir, "owt"))
 }
 
-// releaseDir lays out a release as owt.tmux downloads it: the archive with
-// owt inside and a checksums.txt in sha256sum format (sum overrides the
-// real checksum when set). It returns the directory.
-func (e *Env) releaseDir(name, owt, archive, sum string) string {
+// releasePrograms are the programs a release archive holds
+// (.goreleaser.yaml).
+var releasePrograms = []string{"owt", "owt-popup", "owt-mcp", "owt-wait"}
+
+// releaseDir lays out a release as GoReleaser makes it (make
+// release-snapshot's dist/) from the built programs: for this OS/arch
+// owt_VERSION_OS_ARCH.tar.gz holding every program at its top beside the
+// docs and the key table, and checksums.txt in sha256sum format listing
+// it among the other systems' archives. tamper lists a wrong sum for this
+// system's. It returns the directory.
+func (e *Env) releaseDir(name string, tamper bool) string {
 	e.t.Helper()
+	require.NoError(e.t, e.Bins.Popup())
+	const version = "0.0.0-dev-test"
 	dir := filepath.Join(e.Root, "release-"+name)
 	stage := filepath.Join(e.Root, "stage-"+name)
 	require.NoError(e.t, os.MkdirAll(dir, 0o755))
-	require.NoError(e.t, os.MkdirAll(stage, 0o755))
-	require.NoError(e.t, copyFile(owt, filepath.Join(stage, "owt"), 0o755))
-	require.NoError(e.t, copyFile(filepath.Join(filepath.Dir(owt), "owt-popup"), filepath.Join(stage, "owt-popup"), 0o755))
-	require.NoError(e.t, copyFile(filepath.Join(filepath.Dir(owt), "owt-mcp"), filepath.Join(stage, "owt-mcp"), 0o755))
-	out, err := exec.Command("tar", "-czf", filepath.Join(dir, archive), "-C", stage, "owt", "owt-popup", "owt-mcp").CombinedOutput()
-	require.NoError(e.t, err, string(out))
-	if sum == "" {
-		data, err := os.ReadFile(filepath.Join(dir, archive))
-		require.NoError(e.t, err)
-		h := sha256.Sum256(data)
-		sum = hex.EncodeToString(h[:])
+	for _, sub := range []string{"docs", "keybindings"} {
+		require.NoError(e.t, os.MkdirAll(filepath.Join(stage, sub), 0o755))
 	}
-	e.WriteFile(dir, "checksums.txt", sum+"  "+archive+"\n")
+	members := append([]string{}, releasePrograms...)
+	for _, p := range releasePrograms {
+		require.NoError(e.t, copyFile(filepath.Join(filepath.Dir(owtBin), p), filepath.Join(stage, p), 0o755))
+	}
+	for _, f := range []string{"README.md", "CHANGELOG.md", "docs/install.md", "keybindings/owt.conf"} {
+		require.NoError(e.t, copyFile(filepath.Join(fixture.ModuleRoot(), f), filepath.Join(stage, f), 0o644))
+		members = append(members, f)
+	}
+	mine := fmt.Sprintf("owt_%s_%s_%s.tar.gz", version, runtime.GOOS, runtime.GOARCH)
+	out, err := exec.Command("tar", append([]string{"-czf", filepath.Join(dir, mine), "-C", stage}, members...)...).CombinedOutput()
+	require.NoError(e.t, err, string(out))
+	data, err := os.ReadFile(filepath.Join(dir, mine))
+	require.NoError(e.t, err)
+	h := sha256.Sum256(data)
+	sum := hex.EncodeToString(h[:])
+	if tamper {
+		sum = strings.Repeat("0", 64)
+	}
+	var lines []string
+	for _, osArch := range []string{"darwin_amd64", "darwin_arm64", "linux_amd64", "linux_arm64"} {
+		name := fmt.Sprintf("owt_%s_%s.tar.gz", version, osArch)
+		if name == mine {
+			lines = append(lines, sum+"  "+name)
+		} else {
+			lines = append(lines, strings.Repeat("ab", 32)+"  "+name)
+		}
+	}
+	e.WriteFile(dir, "checksums.txt", strings.Join(lines, "\n")+"\n")
 	return dir
 }
 
