@@ -26,6 +26,7 @@ import (
 	"github.com/adrg/xdg"
 
 	"github.com/owt-tmux/owt/internal/atomicfile"
+	"github.com/owt-tmux/owt/internal/proc"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -116,17 +117,7 @@ const Program = "owt-mcp"
 
 // Find is owt-mcp: next to the running owt (self), else on PATH.
 func Find(self string) (string, error) {
-	if self != "" {
-		p := filepath.Join(filepath.Dir(self), Program)
-		if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath(Program)
-	if errors.Is(err, exec.ErrNotFound) {
-		return "", fmt.Errorf("%s is not installed next to owt or on PATH ('make install' installs it with owt)", Program)
-	}
-	return p, err
+	return proc.Sibling(self, Program)
 }
 
 // Fact is one fact as owt-mcp hands it to owt (its JSON).
@@ -224,20 +215,11 @@ func Inject(self, root, name, task, tool string, dry bool) Injection {
 // sessions, hooks and the monitor run, which a sibling must name, never
 // itself.
 func Owt() (string, error) {
-	if me, err := os.Executable(); err == nil {
-		if resolved, err := filepath.EvalSymlinks(me); err == nil {
-			me = resolved
-		}
-		p := filepath.Join(filepath.Dir(me), "owt")
-		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath("owt")
+	me, err := os.Executable()
 	if err != nil {
-		return "", fmt.Errorf("owt is not installed next to %s or on PATH ('make install' installs them together)", filepath.Base(os.Args[0]))
+		me = ""
 	}
-	return p, nil
+	return proc.Sibling(me, "owt")
 }
 
 // Ask runs "owt-mcp ARGS…" beside owt (self) with in as JSON on its

@@ -278,7 +278,7 @@ func (w *runner) runAgent(rec *state.Record, out io.Writer) (int, error) {
 // for a wait. It returns only when owt-wait is not there or cannot run;
 // the runner then waits itself.
 func (w *runner) handOff(pid int, out io.Writer) {
-	if waiter := filepath.Join(filepath.Dir(w.Self), WaitProgram); isExecutable(waiter) {
+	if waiter, err := proc.Sibling(w.Self, WaitProgram); err == nil {
 		err := syscall.Exec(waiter, []string{waiter, strconv.Itoa(pid), w.Self, "_run", "--exited"}, os.Environ())
 		fmt.Fprintf(out, "owt: %s: %v (owt waits for the agent itself)\n", waiter, err)
 	}
@@ -344,13 +344,8 @@ func (w *runner) withAgentID(name string, env []string, out io.Writer) []string 
 	return append(env, state.AgentIDEnv+"="+id)
 }
 
-// WaitProgram is owt-wait, installed beside owt (package waiter).
+// WaitProgram is owt-wait, installed beside owt or on PATH (package waiter).
 const WaitProgram = "owt-wait"
-
-func isExecutable(p string) bool {
-	info, err := os.Stat(p)
-	return err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0
-}
 
 // waitWhile watches the agent pid until ready closes (its task is in) or
 // it ends, continuing it when it is stopped: ended says it ended, with its

@@ -1,14 +1,11 @@
 package plugincmd
 
 import (
-	"errors"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"syscall"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/proc"
 	"github.com/owt-tmux/owt/internal/termtheme"
 	"github.com/urfave/cli/v2"
 )
@@ -65,15 +62,9 @@ func execPopup(args ...string) error {
 // findPopupProgram looks next to the running owt first (the two are built
 // and installed together), then on PATH.
 func findPopupProgram() (string, error) {
-	if me, err := self(); err == nil {
-		p := filepath.Join(filepath.Dir(me), popupProgram)
-		if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
-			return p, nil
-		}
+	me, err := self()
+	if err != nil {
+		me = ""
 	}
-	p, err := exec.LookPath(popupProgram)
-	if errors.Is(err, exec.ErrNotFound) {
-		return "", fmt.Errorf("%s is not installed next to owt or on PATH ('make install' installs both)", popupProgram)
-	}
-	return p, err
+	return proc.Sibling(me, popupProgram)
 }
