@@ -2,6 +2,7 @@ package cli
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -214,4 +215,74 @@ func TestReferenceListsCommandsFlagsAndExamples(t *testing.T) {
 	if r := byPath["host stream"]; !r.Plumbing {
 		t.Errorf("Reference's owt host stream is not plumbing: %+v", r)
 	}
+}
+
+// Every flag an example uses is one its command has.
+func TestExamplesUseRealFlags(t *testing.T) {
+	f := &cmdutil.Factory{IO: &cmdutil.IOStreams{}}
+	a := app(f, commands(f))
+	for key, exs := range examples {
+		for _, ex := range exs {
+			words := shellWords(ex)
+			if len(words) == 0 || words[0] != "owt" {
+				continue // a pipe or an eval around owt
+			}
+			var cmd *cli.Command
+			cmds := a.Commands
+			for _, w := range words[1:] {
+				if strings.HasPrefix(w, "-") {
+					name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
+					if cmd == nil || w == "-" {
+						continue
+					}
+					found := name == "help" || name == "h"
+					for _, fl := range cmd.Flags {
+						found = found || slices.Contains(fl.Names(), name)
+					}
+					if !found {
+						t.Errorf("example of %q, %q: owt %s has no flag %s", key, ex, cmd.Name, w)
+					}
+					continue
+				}
+				for _, c := range cmds {
+					if c.HasName(w) {
+						cmd, cmds = c, c.Subcommands
+						break
+					}
+				}
+			}
+			if cmd == nil || !strings.HasPrefix(strings.Join(words[1:], " "), key) && !slices.Contains(cmd.Names(), strings.Fields(key)[len(strings.Fields(key))-1]) {
+				t.Errorf("example of %q, %q, runs another command", key, ex)
+			}
+		}
+	}
+}
+
+// shellWords splits an example as a shell would: double-quoted words
+// whole, a # comment dropped.
+func shellWords(s string) []string {
+	var words []string
+	var cur strings.Builder
+	in, any := false, false
+	for _, r := range s {
+		switch {
+		case r == '"':
+			in, any = !in, true
+		case r == '#' && !in:
+			return words
+		case r == ' ' && !in:
+			if any {
+				words = append(words, cur.String())
+			}
+			cur.Reset()
+			any = false
+		default:
+			cur.WriteRune(r)
+			any = true
+		}
+	}
+	if any {
+		words = append(words, cur.String())
+	}
+	return words
 }
