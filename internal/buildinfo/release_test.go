@@ -115,7 +115,13 @@ func TestReleaseConfigurationBuildsEveryProgramAsMakeDoes(t *testing.T) {
 		require.ElementsMatch(t, []string{"amd64", "arm64"}, b.GOARCH, b.ID)
 		require.Equal(t, []string{"-trimpath", "-buildvcs=true"}, b.Flags, b.ID)
 		require.Equal(t, tags, b.Tags, b.ID)
-		require.Equal(t, []string{ldflags}, b.Ldflags, b.ID+": the version is stamped by Go, not a flag")
+		require.Len(t, b.Ldflags, 1, b.ID)
+		require.True(t, strings.HasPrefix(b.Ldflags[0], ldflags+" -X "), "%s: %s, then buildinfo's values", b.ID, ldflags)
+		const pkg = "-X github.com/owt-tmux/owt/internal/buildinfo."
+		for _, v := range []string{pkg + "Commit={{ .FullCommit }}", pkg + "Date={{ .CommitDate }}", pkg + "Modified={{ .IsGitDirty }}",
+			"{{- if not .IsSnapshot }} " + pkg + "Version={{ .Tag }}{{ end }}"} {
+			require.Contains(t, b.Ldflags[0], v, b.ID)
+		}
 	}
 	require.ElementsMatch(t, progs, ids, "a build for every program of cmd/")
 	require.Len(t, c.Archives, 1)
