@@ -90,7 +90,12 @@ func create(tm *tmux.Client, s Screen) error {
 	}
 	err = runForm(huh.NewGroup(append(fields,
 		huh.NewSelect[string]().Title("Tool").Options(toolOptions(w)...).Height(toolListHeight).Value(&tool).
-			Validate(func(t string) error { return toolInstalled(w, t) }),
+			Validate(func(t string) error {
+				if where != "" {
+					return nil // the host's owt says whether it is installed there
+				}
+				return toolInstalled(w, t)
+			}),
 		huh.NewSelect[string]().Title("Template").Description("How the first prompt is shaped (owt templates)").
 			Options(templateOptions(w)...).Height(toolListHeight).Value(&tpl),
 		huh.NewInput().Title("Base branch").Description(baseAbout).Suggestions(suggest).Value(&base).
@@ -150,9 +155,13 @@ func toolName(tool string, noAgent bool) string {
 // checkout, a worktree of the user's own) it is the branch checked out
 // there. "" when that checkout's HEAD is detached: the user types one.
 func baseDefault(w *workspace.Workspace, dir string) (string, *state.Record) {
+	resolved := dir
+	if p, err := filepath.EvalSymlinks(dir); err == nil {
+		resolved = p
+	}
 	if recs, err := w.Records(); err == nil {
 		for _, r := range recs {
-			if !r.InPlace && r.Path != "" && within(dir, r.Path) {
+			if !r.InPlace && r.Path != "" && (within(dir, r.Path) || within(resolved, r.Path)) {
 				main, _ := git.CurrentBranch(w.Repo.Root)
 				return main, r
 			}
