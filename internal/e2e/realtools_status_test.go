@@ -777,7 +777,11 @@ func (e *Env) typeKeyUntil(session, key, text string) {
 		case !strings.Contains(screen, dialog):
 			// Signing in, or a screen of its own: not ours to type into.
 		case strings.Contains(screen, key):
-			if time.Since(entered) > 10*time.Second {
+			// Gemini stores the key before it closes the box, seconds
+			// under load: a second Enter too soon lands on the sign-in
+			// menu it may draw again behind it ("API key cannot be
+			// empty").
+			if time.Since(entered) > 30*time.Second {
 				e.Tmux("send-keys", "-t", target, "Enter")
 				entered = time.Now()
 			}
