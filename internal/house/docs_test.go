@@ -39,6 +39,7 @@ func readPage(t *testing.T, path string) page {
 	p := page{anchors: map[string]bool{}}
 	seen := map[string]int{}
 	fence := false
+	var text strings.Builder
 	for _, line := range strings.Split(string(b), "\n") {
 		trimmed := strings.TrimSpace(line)
 		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
@@ -60,9 +61,12 @@ func readPage(t *testing.T, path string) page {
 				seen[a]++
 			}
 		}
-		for _, m := range mdLink.FindAllStringSubmatch(inlineCode.ReplaceAllString(line, ""), -1) {
-			p.links = append(p.links, m[1])
-		}
+		text.WriteString(line)
+		text.WriteByte('\n')
+	}
+	// A link's text may run over a line break: match over the whole text.
+	for _, m := range mdLink.FindAllStringSubmatch(inlineCode.ReplaceAllString(text.String(), ""), -1) {
+		p.links = append(p.links, m[1])
 	}
 	return p
 }
