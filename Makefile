@@ -4,7 +4,7 @@ BIN     ?= bin/owt
 PREFIX  ?= $(HOME)/.local
 GORELEASER ?= goreleaser
 
-.PHONY: build test unit e2e bench install demo lint clean realtools release-snapshot release-check
+.PHONY: build test unit e2e bench install demo lint clean realtools release-snapshot release-check docs
 
 # owt, and beside it owt-popup (the tmux popups), owt-mcp (the MCP
 # server and the memory) and owt-wait (what waits for each agent in its
@@ -66,6 +66,14 @@ release-check:
 demo: build
 	$(GO) build -o bin/owt-demo-agent ./testdata/fakeagent
 	./scripts/demo.sh
+
+# The generated references, from the code they describe:
+# docs/reference/cli.md (the command tree), config.md (the config
+# schema), tmux-options.md (the key table and the plugin's options) and
+# the man page docs/man/owt.1. internal/docgen's test fails when the
+# committed ones differ from what this writes.
+docs:
+	$(GO) run ./internal/docgen
 
 lint:
 	@out=$$(gofmt -l cmd internal testdata popups keybindings 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -115,3 +115,26 @@ func TestCommandsMoveFromPreviousBindingsIdempotently(t *testing.T) {
 func TestDecodeBoundKeepsKeysWithColons(t *testing.T) {
 	require.Equal(t, []Bound{{"root", "M-:"}, {"prefix", "C-s"}}, DecodeBound("root:M-: prefix:C-s bogus"))
 }
+
+// TestEveryKeyHasWords fails on a key of owt.conf's table with no words
+// in keyDocs, which the generated tmux-options reference would show
+// blank, and on words for an action the table no longer has.
+func TestEveryKeyHasWords(t *testing.T) {
+	actions := map[string]bool{}
+	for _, k := range Table() {
+		actions[k.Action] = true
+		if keyDocs[k.Action] == "" {
+			t.Errorf("key %s (%s) has no words in keyDocs (options.go)", k.Action, k.Option)
+		}
+	}
+	for a := range keyDocs {
+		if !actions[a] {
+			t.Errorf("keyDocs has %q, which owt.conf's table does not", a)
+		}
+	}
+	for _, o := range append(Options(), Published()...) {
+		if o.Doc == "" {
+			t.Errorf("option %s has no words", o.Name)
+		}
+	}
+}

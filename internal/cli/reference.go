@@ -31,13 +31,22 @@ type FlagRef struct {
 
 // Reference is every command of owt, parents first in the order of its
 // help, with its flags and examples: what a generated CLI reference
-// reads. owt memory's commands are owt-mcp's and not in it.
+// reads. owt memory's commands are owt-mcp's and not in it (see
+// ReferenceOf).
 func Reference() []CommandRef {
 	f := &cmdutil.Factory{IO: &cmdutil.IOStreams{}}
 	a := app(f, commands(f))
+	return ReferenceOf(nil, a.Commands, examples)
+}
+
+// ReferenceOf is Reference for another command tree: cmds under the words
+// parent (owt-mcp's memory commands, which owt hands over whole), with
+// their examples by their words after owt.
+func ReferenceOf(parent []string, cmds []*cli.Command, examples map[string][]string) []CommandRef {
 	var out []CommandRef
 	hidden := map[string]bool{}
-	cmdutil.Walk(a.Commands, func(path []string, c *cli.Command) {
+	cmdutil.Walk(cmds, func(sub []string, c *cli.Command) {
+		path := append(append([]string{}, parent...), sub...)
 		key := strings.Join(path, " ")
 		plumbing := c.Hidden || hidden[strings.Join(path[:len(path)-1], " ")]
 		hidden[key] = plumbing
@@ -48,13 +57,32 @@ func Reference() []CommandRef {
 		if len(path) == 1 && !plumbing {
 			ref.Group = c.Category
 		}
-		for _, fl := range c.Flags {
-			if r, ok := flagRef(fl); ok {
-				ref.Flags = append(ref.Flags, r)
-			}
-		}
+		ref.Flags = FlagRefs(c.Flags)
 		out = append(out, ref)
 	})
+	return out
+}
+
+// GlobalFlags are the flags owt takes before any command (-L, -S,
+// --trace, --log-format, --help, --version).
+func GlobalFlags() []FlagRef {
+	f := &cmdutil.Factory{IO: &cmdutil.IOStreams{}}
+	a := app(f, commands(f))
+	flags := append([]cli.Flag{}, a.Flags...)
+	if !a.HideVersion && cli.VersionFlag != nil {
+		flags = append(flags, cli.VersionFlag)
+	}
+	return FlagRefs(flags)
+}
+
+// FlagRefs describes the visible flags of flags, in their order.
+func FlagRefs(flags []cli.Flag) []FlagRef {
+	var out []FlagRef
+	for _, fl := range flags {
+		if r, ok := flagRef(fl); ok {
+			out = append(out, r)
+		}
+	}
 	return out
 }
 
@@ -83,4 +111,20 @@ func flagRef(fl cli.Flag) (FlagRef, bool) {
 		r.Default = "true"
 	}
 	return r, true
+}
+
+// Group is a heading of owt --help and its commands, in the help's order.
+type Group struct {
+	Name     string
+	Commands []string
+}
+
+// HelpGroups are owt --help's headings, in its order: a reference lists
+// the commands the way the help does.
+func HelpGroups() []Group {
+	out := make([]Group, len(groups))
+	for i, g := range groups {
+		out[i] = Group{Name: g.name, Commands: append([]string(nil), g.commands...)}
+	}
+	return out
 }

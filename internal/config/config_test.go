@@ -161,3 +161,19 @@ func TestRunOnConflictIsNeedsYouOrResolve(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "run.on_conflict")
 }
+
+// TestEveryKeyHasADescription fails on a key of the config files without
+// words in keyDocs (docs.go), which docs/reference/config.md and owt.1
+// would show blank, and on words for a key that is no more.
+func TestEveryKeyHasADescription(t *testing.T) {
+	missing, stray := Undocumented()
+	for _, k := range missing {
+		t.Errorf("config key %s has no description: add it to keyDocs in internal/config/docs.go", k)
+	}
+	for _, k := range stray {
+		t.Errorf("keyDocs describes %s, which is no config key: take it out", k)
+	}
+	if len(Schema()) < 50 {
+		t.Errorf("Schema has only %d keys: it no longer walks Config", len(Schema()))
+	}
+}

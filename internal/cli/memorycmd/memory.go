@@ -349,7 +349,7 @@ func injectCommand(f *cmdutil.Factory) *cli.Command {
 			&cli.StringFlag{Name: "name", Usage: "the agent's worktree; none with --dry-run: an agent not made yet"},
 			&cli.StringFlag{Name: "task", Usage: "the task, when it is not the record's (a swarm's goal)"},
 			&cli.StringFlag{Name: "tool", Usage: "the tool, when it is not the record's"},
-			&cli.BoolFlag{Name: "dry-run"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "say which facts it would write (owt new --dry-run); write nothing"},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
