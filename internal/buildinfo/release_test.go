@@ -132,6 +132,7 @@ func TestReleaseConfigurationBuildsEveryProgramAsMakeDoes(t *testing.T) {
 	for _, f := range a.Files {
 		require.FileExists(t, filepath.Join(root(t), f), "a file the archive holds")
 	}
+	require.Contains(t, a.Files, "docs/man/owt.1", "the archive carries the man page make docs writes")
 	require.Equal(t, "checksums.txt", c.Checksum.NameTemplate)
 	require.Equal(t, "sha256", c.Checksum.Algorithm)
 
