@@ -101,6 +101,7 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		plugincmd.PopupCommand(f), plugincmd.DiffCommand(f),
 		plugincmd.StatusLineCommand(f),
 		plugincmd.CompletionCommand(f),
+		plugincmd.UninstallCommand(f),
 		helpCommand(),
 	}
 }

@@ -23,7 +23,7 @@ var groups = []struct {
 	{"Runs", []string{"run", "plan"}},
 	{"Memory and peers", []string{"memory", "messages", "swarm"}},
 	{"Hosts", []string{"host"}},
-	{"Setup", []string{"doctor", "tools", "templates", "config", "tmux", "completion"}},
+	{"Setup", []string{"doctor", "tools", "templates", "config", "tmux", "completion", "uninstall"}},
 }
 
 // plumbing are the commands owt, tmux, the plugin and the agents run
@@ -99,6 +99,7 @@ var examples = map[string][]string{
 	"tmux":              {`owt tmux keys`},
 	"tmux init":         {`owt tmux init`},
 	"tmux keys":         {`owt tmux keys --json`},
+	"uninstall":         {`owt uninstall --dry-run`, `owt uninstall`, `owt uninstall --keep-worktrees`},
 	"completion": {
 		`eval "$(owt completion bash)"    # in ~/.bashrc`,
 		`eval "$(owt completion zsh)"     # in ~/.zshrc`,

@@ -190,3 +190,34 @@ func EnsureRunning(owt string, tm *tmux.Client) error {
 	}
 	return cmd.Process.Release()
 }
+
+// RunningPID is the pid of the monitor that holds the lock of the server
+// at socket, or 0 when none does. Unlike LockPath it creates nothing: owt
+// uninstall --dry-run asks it.
+func RunningPID(socket string) int {
+	sum := sha256.Sum256([]byte(socket))
+	name := "monitor-" + hex.EncodeToString(sum[:])[:16] + ".lock"
+	for _, path := range []string{
+		socket + ".owt-monitor.lock",
+		filepath.Join(xdg.RuntimeDir, "owt", name),
+		filepath.Join(os.TempDir(), "owt-"+strconv.Itoa(os.Getuid()), name),
+	} {
+		f, err := os.OpenFile(path, os.O_RDONLY, 0)
+		if err != nil {
+			continue
+		}
+		err = unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+		if err == nil {
+			_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		}
+		f.Close()
+		if err == nil {
+			continue // nobody holds it
+		}
+		b, _ := os.ReadFile(strings.TrimSuffix(path, ".lock") + ".pid")
+		if n, _ := strconv.Atoi(strings.TrimSpace(string(b))); n > 0 {
+			return n
+		}
+	}
+	return 0
+}

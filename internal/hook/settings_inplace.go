@@ -96,3 +96,34 @@ func writeFile(path string, data []byte, mode fs.FileMode) error {
 	}
 	return nil
 }
+
+// WithdrawHooks takes owt's hooks (and owt's MCP server) out of the
+// settings files of r's worktree and leaves the worktree in place, for
+// owt uninstall keeping a worktree that holds work: the user's settings
+// and hooks stay. An in-place agent's files get what RestoreInPlace
+// gives them. A file owt created holding nothing else goes; a tracked
+// one that, without owt's hooks, reads as HEAD's gets HEAD's very bytes
+// back and is no longer skip-worktree. It reports what it could not do.
+func WithdrawHooks(r *state.Record) []error {
+	if r.InPlace {
+		var errs []error
+		for _, h := range r.HookFiles {
+			if err := restoreHookFile(r.Path, h); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return errs
+	}
+	var errs []error
+	for _, h := range r.HookFiles {
+		if h.Tracked {
+			if data, found, err := git.HeadFile(r.Path, h.Path); err == nil && found {
+				h.Existed, h.Prior = true, data
+			}
+		}
+		if err := restoreHookFile(r.Path, h); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}

@@ -23,7 +23,8 @@
 //	verbs          control (ship, merge, delete: the one path from every
 //	               face), react (reactions), pane (owt _run, what runs in
 //	               an agent's pane), peers (what owt mcp gives an agent),
-//	               swarm, resolve
+//	               swarm, resolve, uninstall (everything owt put on the
+//	               machine)
 //	use cases      one concern each: lifecycle (create, list, delete,
 //	               restart, doctor), status (reconcile, wait, done, why,
 //	               the bar), hook (one hook event's whole path), send

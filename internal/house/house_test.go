@@ -58,12 +58,13 @@ var rooms = map[string]int{
 	"internal/monitor":    drivers, // one per tmux server: the tick
 	"internal/run/engine": drivers, // a run's effects, driven by the monitor
 
-	"internal/control": verbs, // ship, merge, delete: the one path from every face
-	"internal/react":   verbs, // reactions: failing checks, CI, reviews, conflicts
-	"internal/pane":    verbs, // owt _run, the first process in an agent's pane
-	"internal/peers":   verbs, // what owt mcp gives an agent: peers, messages, spawns
-	"internal/swarm":   verbs, // a coordinator and role workers in one worktree
-	"internal/resolve": verbs, // a conflict handed to its agent, in its worktree, and checked
+	"internal/control":   verbs, // ship, merge, delete: the one path from every face
+	"internal/react":     verbs, // reactions: failing checks, CI, reviews, conflicts
+	"internal/pane":      verbs, // owt _run, the first process in an agent's pane
+	"internal/peers":     verbs, // what owt mcp gives an agent: peers, messages, spawns
+	"internal/swarm":     verbs, // a coordinator and role workers in one worktree
+	"internal/uninstall": verbs, // owt uninstall: everything owt put on the machine, never a worktree's work
+	"internal/resolve":   verbs, // a conflict handed to its agent, in its worktree, and checked
 
 	"internal/lifecycle":    useCases, // create, list, delete, teardown, restart, doctor
 	"internal/hosts":        useCases, // agents on other machines over ssh: hosts, probes, owt there

@@ -566,3 +566,13 @@ type Notes struct{ *workspace.Workspace }
 
 // Of is the shared note of the worktrees of w, a complete workspace.
 func Of(w *workspace.Workspace) *Notes { return &Notes{w} }
+
+// Excludes are the info/exclude patterns owt added for the shared note's
+// files (owt uninstall removes them).
+func (w *Notes) Excludes() ([]string, error) {
+	st, err := w.loadNote()
+	if err != nil {
+		return nil, err
+	}
+	return st.Excludes, nil
+}

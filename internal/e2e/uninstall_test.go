@@ -1,0 +1,227 @@
+package e2e
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
+	"github.com/stretchr/testify/require"
+)
+
+// treeOf is every file, link and folder under the dirs, with its mode and
+// content's hash (a link's target), skipping skip.
+func treeOf(t *testing.T, skip map[string]bool, dirs ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, d := range dirs {
+		err := filepath.WalkDir(d, func(p string, de fs.DirEntry, err error) error {
+			if err != nil {
+				if os.IsNotExist(err) {
+					return nil
+				}
+				return err
+			}
+			if skip[p] {
+				if de.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			fi, err := os.Lstat(p)
+			if err != nil {
+				return err
+			}
+			v := fi.Mode().String()
+			switch {
+			case fi.Mode()&fs.ModeSymlink != 0:
+				target, _ := os.Readlink(p)
+				v += " -> " + target
+			case fi.Mode().IsRegular():
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				sum := sha256.Sum256(data)
+				v += " " + hex.EncodeToString(sum[:8])
+			}
+			out[p] = v
+			return nil
+		})
+		require.NoError(t, err)
+	}
+	return out
+}
+
+func requireSameTree(t *testing.T, before, after map[string]string, what string) {
+	t.Helper()
+	var diff []string
+	for p, v := range before {
+		if after[p] != v {
+			diff = append(diff, p+": "+v+" → "+after[p])
+		}
+	}
+	for p, v := range after {
+		if _, ok := before[p]; !ok {
+			diff = append(diff, p+": new "+v)
+		}
+	}
+	sort.Strings(diff)
+	require.Empty(t, diff, "%s changed files", what)
+}
+
+// owt uninstall (issue 35, item 6): a dry run changes nothing; a worktree
+// with uncommitted or unmerged work, or a running agent, is listed with
+// how to land or delete it and blocks the uninstall, which then changes
+// nothing; --keep-worktrees leaves those in place with owt's hooks taken
+// out, and removes the rest: the programs beside the owt that runs (a copy
+// installed into a PREFIX here, never the tests' own build) and the link
+// to them, a clean stopped agent (worktree, branch, session), owt's state,
+// caches and data, owt's lines in info/exclude (the user's stay byte for
+// byte), owt's keys, options and monitor on the tmux server. The user's
+// tmux.conf is named, never edited. It failed before: owt had no
+// uninstall.
+func TestUninstallKeepsWorkAndRemovesTheRest(t *testing.T) {
+	e := NewEnv(t)
+	// owt installed into a PREFIX, linked from ~/.local/bin as
+	// @owt-link-bin does; a program of the user's beside the link.
+	prefix := filepath.Join(e.Root, "prefix", "bin")
+	require.NoError(t, os.MkdirAll(prefix, 0o755))
+	for _, p := range []string{"owt", "owt-popup", "owt-mcp", "owt-wait"} {
+		require.NoError(t, copyFile(filepath.Join(filepath.Dir(owtBin), p), filepath.Join(prefix, p), 0o755))
+	}
+	localBin := filepath.Join(e.Home, ".local", "bin")
+	require.NoError(t, os.MkdirAll(localBin, 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(prefix, "owt"), filepath.Join(localBin, "owt")))
+	e.WriteFile(localBin, "mytool", "#!/bin/sh\n")
+	tmuxConf := "set -g mouse on\nset -g @plugin 'owt-tmux/owt'\n"
+	e.WriteFile(e.Home, ".tmux.conf", tmuxConf)
+	uninstall := func(args ...string) fixture.Result {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(prefix, "owt"), append([]string{"uninstall"}, args...)...)
+		cmd.Dir = e.Home
+		cmd.Env = e.Environ()
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else {
+			require.NoError(t, err)
+		}
+		return fixture.Result{Stdout: stdout.String(), Stderr: stderr.String(), Code: code}
+	}
+
+	// app: the user's own exclude lines and an untracked settings file
+	// with their own hooks; agent a will hold uncommitted work.
+	app := e.NewRepo("app")
+	userExclude := "# mine\n*.log\n"
+	e.WriteFile(app, ".git/info/exclude", userExclude)
+	userSettings := "{\n  \"hooks\": {\n    \"Stop\": [ { \"hooks\": [ { \"type\": \"command\", \"command\": \"true\" } ] } ]\n  }\n}\n"
+	e.WriteFile(app, ".claude/settings.local.json", userSettings)
+	// lib: the settings file is tracked; agent b will hold a commit.
+	lib := e.NewRepo("lib")
+	e.WriteFile(lib, ".claude/settings.local.json", userSettings)
+	e.Git(lib, "add", ".claude/settings.local.json")
+	e.Git(lib, "commit", "-q", "-m", "settings")
+
+	e.MustOwt(app, "tmux", "init")
+	a := e.newAgent(app, "a", "claude")
+	b := e.newAgent(lib, "b", "claude")
+	require.NotEqual(t, userSettings, fileText(t, filepath.Join(b.Path, ".claude/settings.local.json")), "owt's hooks are in b's settings")
+	require.Eventually(t, func() bool { return e.MonitorPID() > 0 }, 10*time.Second, 50*time.Millisecond, "the monitor runs")
+	monitor := e.MonitorPID()
+	e.WriteFile(a.Path, "work.txt", "precious\n")
+	e.WriteFile(b.Path, "lib.txt", "lib\n")
+	e.Git(b.Path, "add", "lib.txt")
+	e.Git(b.Path, "commit", "-q", "-m", "lib")
+	require.NotEmpty(t, e.binding("root", "M-s"))
+	// The agents have finished their turns: nothing but owt uninstall
+	// writes now.
+	e.WaitStatus(app, "a", "idle", 30*time.Second)
+	e.WaitStatus(lib, "b", "idle", 30*time.Second)
+	e.Eventually(15*time.Second, "the monitor told of both turns", func() bool {
+		log := e.OwtLog()
+		return strings.Contains(log, "a finished its turn") && strings.Contains(log, "b finished its turn")
+	})
+
+	skip := map[string]bool{filepath.Join(e.Root, "tmux"): true, e.Log: true}
+	before := treeOf(t, skip, e.Root)
+
+	// Blocked: both listed with how to land or delete them; nothing changes.
+	for _, args := range [][]string{{"--dry-run"}, {}} {
+		r := uninstall(args...)
+		require.Equal(t, 1, r.Code, "%v\n%s%s", args, r.Stdout, r.Stderr)
+		require.Contains(t, r.Stderr, "nothing was removed")
+		require.Contains(t, r.Stderr, "work.txt")
+		require.Contains(t, r.Stderr, "'owt merge a'")
+		require.Contains(t, r.Stderr, "'owt delete --force a'")
+		require.Contains(t, r.Stderr, "'owt merge b'")
+		require.Contains(t, r.Stderr, "1 commit(s)")
+		require.Contains(t, r.Stderr, "its agent is running")
+		require.Contains(t, r.Stderr, "--keep-worktrees")
+		requireSameTree(t, before, treeOf(t, skip, e.Root), "a refused owt uninstall "+strings.Join(args, " "))
+	}
+	// A dry run that would go through says what it would remove, and
+	// changes nothing.
+	r := uninstall("--dry-run", "--keep-worktrees")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	for _, want := range []string{"nothing changed", filepath.Join(prefix, "owt-wait"), filepath.Join(localBin, "owt"),
+		filepath.Join(e.Root, "state", "owt"), filepath.Join(app, ".git", "info", "exclude"), "M-s",
+		e.Home + "/.tmux.conf:2: set -g @plugin 'owt-tmux/owt'"} {
+		require.Contains(t, r.Stdout, want)
+	}
+	requireSameTree(t, before, treeOf(t, skip, e.Root), "owt uninstall --dry-run")
+
+	// a: its work given up and its agent stopped, it is deleted; b stays.
+	require.NoError(t, os.Remove(filepath.Join(a.Path, "work.txt")))
+	require.NoError(t, syscall.Kill(e.AgentPID("a"), syscall.SIGKILL))
+	e.WaitStatus(app, "a", "exited", 15*time.Second)
+	r = uninstall("--keep-worktrees")
+	require.Equal(t, 0, r.Code, "%s%s", r.Stdout, r.Stderr)
+	t.Logf("owt uninstall --keep-worktrees:\n%s", r.Stdout)
+
+	for _, p := range []string{"owt", "owt-popup", "owt-mcp", "owt-wait"} {
+		require.NoFileExists(t, filepath.Join(prefix, p))
+		require.FileExists(t, filepath.Join(filepath.Dir(owtBin), p), "the tests' own build stays")
+	}
+	_, err := os.Lstat(filepath.Join(localBin, "owt"))
+	require.True(t, os.IsNotExist(err), "the link is gone")
+	require.FileExists(t, filepath.Join(localBin, "mytool"))
+	for _, d := range []string{"state", "cache", "data"} {
+		require.NoDirExists(t, filepath.Join(e.Root, d, "owt"))
+	}
+	require.NoDirExists(t, a.Path)
+	require.Empty(t, e.Git(app, "branch", "--list", a.Branch))
+	require.NotContains(t, e.Sessions(), a.Session)
+	require.Equal(t, userExclude, fileText(t, filepath.Join(app, ".git", "info", "exclude")), "the user's exclude lines, byte for byte")
+	require.Equal(t, userSettings, fileText(t, filepath.Join(app, ".claude", "settings.local.json")))
+	// b: kept with its work; owt's hooks are out of its settings file,
+	// which is HEAD's again, and git sees it.
+	require.FileExists(t, filepath.Join(b.Path, "lib.txt"))
+	require.Equal(t, userSettings, fileText(t, filepath.Join(b.Path, ".claude", "settings.local.json")))
+	require.Empty(t, e.Git(b.Path, "status", "--porcelain"))
+	require.NotContains(t, e.Git(b.Path, "ls-files", "-v", ".claude"), "S ")
+	require.Contains(t, r.Stdout, "Kept:")
+	// tmux: owt's keys, options and monitor are gone; tmux.conf untouched.
+	require.Empty(t, e.binding("root", "M-s"))
+	require.Empty(t, e.Tmux("show-options", "-gqv", "@owt-bound-keys"))
+	require.Eventually(t, func() bool { return !fixture.Alive(monitor) }, 5*time.Second, 50*time.Millisecond)
+	require.Equal(t, tmuxConf, fileText(t, filepath.Join(e.Home, ".tmux.conf")))
+}
+
+func fileText(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(data)
+}
