@@ -19,6 +19,10 @@ package usage
 
 import "github.com/owt-tmux/owt/internal/config"
 
+// ReadsFrom says, for a user, where the usage comes from: every tool
+// whose usage is read (owt usage says it when there is none yet).
+const ReadsFrom = "the session files of Claude Code, Codex and Gemini CLI, and OpenCode's database"
+
 // Tokens are counts of tokens of one kind each. Input is input that was
 // not read from a cache; Output includes reasoning ("thoughts").
 type Tokens struct {

@@ -104,7 +104,7 @@ func runOf(by string) func(repo, name string) string {
 
 func printUsage(ios *cmdutil.IOStreams, by string, groups []*usage.Group, total *usage.Group) {
 	if len(groups) == 0 {
-		fmt.Fprintln(ios.ErrOut, "no token usage read yet (the monitor reads Claude Code, Codex and Gemini CLI session files)")
+		fmt.Fprintf(ios.ErrOut, "no token usage read yet (the monitor reads %s)\n", usage.ReadsFrom)
 		return
 	}
 	// Figures align right; the first column is padded to one width, so
