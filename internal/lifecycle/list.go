@@ -123,14 +123,15 @@ type Stats struct {
 	BaseTip string `json:"base_tip,omitempty"`
 }
 
-// statsTTL is how long computed git figures are reused while the branch,
-// its base and the agent's status stay as they were. Computing them costs
+// StatsTTL is how long computed git figures are reused while the branch,
+// its base and the agent's status stay as they were (owt list --fresh
+// says it). Computing them costs
 // a few git processes per worktree (1.5 s for a hundred): a list redrawn
 // every second, or a script polling owt list --json, must not pay that
 // each time. A commit on either branch or a turn's end shows at once (one
 // git for-each-ref per repository tells); files edited without either
-// show within statsTTL. --fresh recomputes.
-const statsTTL = 10 * time.Second
+// show within StatsTTL. --fresh recomputes.
+const StatsTTL = 10 * time.Second
 
 // stamp is what a worktree's git figures depend on that git tells cheaply:
 // its branch's commit and its base's (a branch, else the commit it was
@@ -157,11 +158,11 @@ func stampsOf(recs []*state.Record) map[*state.Record]stamp {
 }
 
 // fresh reports whether st still holds for r: worked out at the same
-// commits, after the agent's last status change, less than statsTTL ago.
+// commits, after the agent's last status change, less than StatsTTL ago.
 func (st Stats) fresh(r *state.Record, s stamp, now time.Time) bool {
 	age := now.Sub(st.At)
 	return s.tip != "" && st.Tip == s.tip && st.BaseTip == s.base &&
-		!st.At.Before(r.StatusSince) && age >= 0 && age < statsTTL
+		!st.At.Before(r.StatusSince) && age >= 0 && age < StatsTTL
 }
 
 type statsCache struct {
