@@ -4,7 +4,7 @@ BIN     ?= bin/owt
 PREFIX  ?= $(HOME)/.local
 GORELEASER ?= goreleaser
 
-.PHONY: build test unit e2e bench install demo lint clean realtools release-snapshot release-check docs
+.PHONY: build test unit e2e bench install demo lint clean realtools release-snapshot release-check docs screenshots
 
 # owt, and beside it owt-popup (the tmux popups), owt-mcp (the MCP
 # server and the memory) and owt-wait (what waits for each agent in its
@@ -74,6 +74,16 @@ demo: build
 # committed ones differ from what this writes.
 docs:
 	$(GO) run ./internal/docgen
+
+# The PNGs under docs/images, taken from the demo's world on a real tmux
+# client (internal/tools/screenshots, docs/images/README.md): re-run it
+# when a screen changes and commit the images. Not part of test: it takes
+# about two minutes. freeze, which draws them, comes from that tool's own
+# module (its go.mod), so owt's module never needs it.
+screenshots: build
+	$(GO) build -o bin/owt-demo-agent ./testdata/fakeagent
+	cd internal/tools/screenshots && $(GO) build -o ../../../bin/freeze github.com/charmbracelet/freeze
+	cd internal/tools/screenshots && $(GO) run . -root ../../.. -freeze ../../../bin/freeze
 
 lint:
 	@out=$$(gofmt -l cmd internal testdata popups keybindings 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -124,14 +124,17 @@ printf 'PATH="$OWT_DEMO_DIR/bin:$PATH"\n' > "$HOME/.bash_profile"
 cp "$HOME/.bash_profile" "$HOME/.bashrc"
 export SHELL=/bin/bash
 
-# The demo's tmux: readable session names in the bar, owt's summary on the
-# right, and two keys of its own (Alt+h its help, Alt+q end it), which
+# The demo's tmux: readable session names in a dark bar, owt's summary on
+# the right, and two keys of its own (Alt+h its help, Alt+q end it), which
 # work the same inside another tmux (where prefix d would detach that one).
 cat > "$HOME/.tmux.conf" <<'CONF'
 set -g default-shell /bin/bash
 set -g base-index 1
 set -g pane-base-index 1
 set -g status-left-length 40
+# A dark bar: on tmux's default green one, owt's green ● and cyan ○ are
+# hard to see or invisible.
+set -g status-style 'bg=colour236,fg=colour250'
 set -g status-left '[#{session_name}] '
 set -g status-right-length 80
 set -g status-right '#{owt_status} | Alt+h help | Alt+q quit'
