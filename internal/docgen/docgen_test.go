@@ -36,7 +36,12 @@ func firstDifference(got, want string) string {
 	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
 	for i := 0; i < len(g) && i < len(w); i++ {
 		if g[i] != w[i] {
-			return "line " + itoa(i+1) + " is " + quote(g[i]) + ", the code says " + quote(w[i])
+			at := 0 // the first byte where they part, shown with what is around it
+			for at < len(g[i]) && at < len(w[i]) && g[i][at] == w[i][at] {
+				at++
+			}
+			from := max(0, at-40)
+			return "line " + itoa(i+1) + " has " + quote(g[i][from:]) + ", the code says " + quote(w[i][from:])
 		}
 	}
 	return "the committed page has " + itoa(len(g)) + " lines, the code's " + itoa(len(w))
@@ -45,10 +50,10 @@ func firstDifference(got, want string) string {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func quote(s string) string {
-	if len(s) > 120 {
-		s = s[:120] + "…"
+	if len(s) > 100 {
+		s = s[:100] + "…"
 	}
-	return "\"" + s + "\""
+	return strconv.Quote(s)
 }
 
 // TestEveryCommandAndFlagHasADescription fails on a command (owt's,
