@@ -72,7 +72,7 @@ func Ring(socket, repo, name string) error {
 	if len(msg) > ringMaxLen || strings.Contains(repo+name, "\x00") {
 		return errors.New("ring the monitor: request too long or not text")
 	}
-	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
+	fd, err := dgramSocket()
 	if err != nil {
 		return fmt.Errorf("ring the monitor: %w", err)
 	}

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/proc"
@@ -119,7 +118,7 @@ func (c *Client) WatchServer(channel string) (gone <-chan struct{}, stop func(),
 	cmd := c.command(nil, "wait-for", channel)
 	// Killed with the watcher, however it ends (SIGKILL included): a
 	// leftover client would hold the server's attention forever.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
 			return nil, nil, ErrNotInstalled
