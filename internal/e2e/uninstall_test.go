@@ -93,34 +93,13 @@ func TestUninstallKeepsWorkAndRemovesTheRest(t *testing.T) {
 	e := NewEnv(t)
 	// owt installed into a PREFIX, linked from ~/.local/bin as
 	// @owt-link-bin does; a program of the user's beside the link.
-	prefix := filepath.Join(e.Root, "prefix", "bin")
-	require.NoError(t, os.MkdirAll(prefix, 0o755))
-	for _, p := range []string{"owt", "owt-popup", "owt-mcp", "owt-wait"} {
-		require.NoError(t, copyFile(filepath.Join(filepath.Dir(owtBin), p), filepath.Join(prefix, p), 0o755))
-	}
+	prefix, uninstall := installedOwt(e)
 	localBin := filepath.Join(e.Home, ".local", "bin")
 	require.NoError(t, os.MkdirAll(localBin, 0o755))
 	require.NoError(t, os.Symlink(filepath.Join(prefix, "owt"), filepath.Join(localBin, "owt")))
 	e.WriteFile(localBin, "mytool", "#!/bin/sh\n")
 	tmuxConf := "set -g mouse on\nset -g @plugin 'owt-tmux/owt'\n"
 	e.WriteFile(e.Home, ".tmux.conf", tmuxConf)
-	uninstall := func(args ...string) fixture.Result {
-		t.Helper()
-		cmd := exec.Command(filepath.Join(prefix, "owt"), append([]string{"uninstall"}, args...)...)
-		cmd.Dir = e.Home
-		cmd.Env = e.Environ()
-		var stdout, stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else {
-			require.NoError(t, err)
-		}
-		return fixture.Result{Stdout: stdout.String(), Stderr: stderr.String(), Code: code}
-	}
-
 	// app: the user's own exclude lines and an untracked settings file
 	// with their own hooks; agent a will hold uncommitted work.
 	app := e.NewRepo("app")
@@ -224,4 +203,53 @@ func fileText(t *testing.T, path string) string {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	return string(data)
+}
+
+// installedOwt copies the built programs into a PREFIX of the world (owt
+// uninstall removes the programs beside the owt that runs: never the
+// tests' own build) and returns it with a runner of its owt uninstall.
+func installedOwt(e *Env) (string, func(args ...string) fixture.Result) {
+	t := e.t
+	prefix := filepath.Join(e.Root, "prefix", "bin")
+	require.NoError(t, os.MkdirAll(prefix, 0o755))
+	for _, p := range []string{"owt", "owt-popup", "owt-mcp", "owt-wait"} {
+		require.NoError(t, copyFile(filepath.Join(filepath.Dir(owtBin), p), filepath.Join(prefix, p), 0o755))
+	}
+	return prefix, func(args ...string) fixture.Result {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(prefix, "owt"), append([]string{"uninstall"}, args...)...)
+		cmd.Dir = e.Home
+		cmd.Env = e.Environ()
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else {
+			require.NoError(t, err)
+		}
+		return fixture.Result{Stdout: stdout.String(), Stderr: stderr.String(), Code: code}
+	}
+}
+
+// With no tmux server running (the machine rebooted, or tmux was quit),
+// an agent whose session went with the server runs no more: it does not
+// block owt uninstall, which deletes its clean worktree.
+func TestUninstallWithoutATmuxServer(t *testing.T) {
+	e := NewEnv(t)
+	prefix, uninstall := installedOwt(e)
+	repo := e.NewRepo("app")
+	a := e.newAgent(repo, "a", "claude")
+	e.WaitStatus(repo, "a", "idle", 30*time.Second)
+	e.KillServerAndWait()
+	r := uninstall("--dry-run")
+	require.Equal(t, 0, r.Code, "%s%s", r.Stdout, r.Stderr)
+	require.Contains(t, r.Stdout, "agent     a ")
+	r = uninstall()
+	require.Equal(t, 0, r.Code, "%s%s", r.Stdout, r.Stderr)
+	require.NoDirExists(t, a.Path)
+	require.Empty(t, e.Git(repo, "branch", "--list", a.Branch))
+	require.NoFileExists(t, filepath.Join(prefix, "owt"))
+	require.NoDirExists(t, filepath.Join(e.Root, "state", "owt"))
 }
