@@ -355,6 +355,7 @@ func Defaults() Config {
 		Prices:    DefaultPrices(),
 		Usage:     Usage{Interval: Duration{15 * time.Second}},
 		Review:    Review{Timeout: Duration{5 * time.Minute}},
+		Run:       Run{OnConflict: OnConflictNeedsYou},
 	}
 }
 

@@ -101,7 +101,7 @@ var keyDocs = map[string]string{
 	"review.timeout": "How long one review may take, both of its attempts together; the tool is ended at it and the review is unavailable.",
 
 	"run":             "Defaults of every task-graph run (a plan file's own `[run]` wins).",
-	"run.on_conflict": "What a landing that conflicts leads to: `needs_you` (empty reads as it: nothing changes, you decide) or `resolve` (once, the agent resolves it in its worktree, as `owt resolve`).",
+	"run.on_conflict": "What a landing that conflicts leads to: `needs_you` (nothing changes, you decide) or `resolve` (once, the agent resolves it in its worktree, as `owt resolve`).",
 
 	"log":        "owt.log, which every repository shares: only your own config file may set it.",
 	"log.format": "`text` (a line per entry) or `json` (a JSON object per line, with time, level, repo, agent and event). `owt --log-format` overrides it for one run.",
