@@ -86,7 +86,7 @@ docs:
 # The PNGs under docs/images, taken from the demo's world on a real tmux
 # client (internal/tools/screenshots, docs/images/README.md): re-run it
 # when a screen changes and commit the images. Not part of test: it takes
-# about two minutes. freeze, which draws them, comes from that tool's own
+# about a minute. freeze, which lays them out, comes from that tool's own
 # module (its go.mod), so owt's module never needs it.
 screenshots: build
 	$(GO) build -o bin/owt-demo-agent ./testdata/fakeagent

@@ -29,6 +29,7 @@ type shooter struct {
 	cols, rows   int
 	fontSize     float64
 	glyphs       glyphs
+	raster       *raster
 	start        time.Time
 }
 
@@ -63,8 +64,14 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	s := &shooter{freeze: abs(*freeze), out: abs(*out), cols: *cols, rows: *rows, fontSize: 14, glyphs: g}
-	if err := s.run(*root, abs(*bin), *keep); err != nil {
+	r, err := newRaster()
+	if err != nil {
+		fail(err)
+	}
+	s := &shooter{freeze: abs(*freeze), out: abs(*out), cols: *cols, rows: *rows, fontSize: 14, glyphs: g, raster: r}
+	err = s.run(*root, abs(*bin), *keep)
+	r.Close()
+	if err != nil {
 		fail(err)
 	}
 }
@@ -225,19 +232,27 @@ func (s *shooter) wait(what string, limit time.Duration, ok func(screen string) 
 }
 
 // settled waits until the screen stops changing (a popup draws its
-// preview after its list), and returns it with its colours.
+// preview after its list), and returns it with its colours. Digits may
+// go on changing: the popups count the seconds an agent has been in its
+// state.
 func (s *shooter) settled() (string, error) {
+	digits := func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return '0'
+		}
+		return r
+	}
 	last, err := s.capture()
 	if err != nil {
 		return "", err
 	}
-	for range 20 {
-		time.Sleep(400 * time.Millisecond)
+	for range 8 { // an agent's spinner behind a popup never stops
+		time.Sleep(300 * time.Millisecond)
 		now, err := s.capture()
 		if err != nil {
 			return "", err
 		}
-		if now == last {
+		if strings.Map(digits, now) == strings.Map(digits, last) {
 			return now, nil
 		}
 		last = now
@@ -291,9 +306,10 @@ func (s *shooter) popup(name, marker, key string, text ...string) error {
 	})
 }
 
-// render draws rows [from, from+n) of a captured screen to NAME.png with
-// freeze: the colours spelled out (normalize), a window frame, the
-// whole terminal's size, whatever its last lines hold.
+// render draws rows [from, from+n) of a captured screen to NAME.png:
+// the colours spelled out (normalize), freeze lays it out as SVG in the
+// whole terminal's size, whatever its last lines hold, and raster draws
+// that.
 func (s *shooter) render(name, screen string, from, n int) error {
 	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
 	for len(lines) < s.rows {
@@ -312,8 +328,9 @@ func (s *shooter) render(name, screen string, from, n int) error {
 	w := math.Ceil(float64(s.cols+1)*fs*0.6) + 2*pad
 	// The last line's descenders need some room below the padding.
 	h := math.Ceil((float64(n)+0.3)*fs*lineHeight) + 2*pad
-	png := filepath.Join(s.out, name+".png")
-	cmd := exec.Command(s.freeze, ans, "--language", "ansi", "--output", png,
+	svg := filepath.Join(os.TempDir(), "owt-screenshot-"+name+".svg")
+	defer func() { _ = os.Remove(svg) }()
+	cmd := exec.Command(s.freeze, ans, "--language", "ansi", "--output", svg,
 		"--background", defaultTheme.bg.String(), "--window=false", "--border.radius", "6",
 		"--margin", "0", "--padding", fmt.Sprint(pad), "--font.size", fmt.Sprint(fs),
 		"--line-height", fmt.Sprint(lineHeight), "--width", fmt.Sprint(w), "--height", fmt.Sprint(h))
@@ -321,11 +338,17 @@ func (s *shooter) render(name, screen string, from, n int) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("freeze %s: %w: %s", name, err, out)
 	}
-	if err := shrink(png); err != nil {
-		return err
+	doc, err := os.ReadFile(svg)
+	if err != nil {
+		return fmt.Errorf("freeze %s: %w", name, err)
 	}
-	if err := os.Chmod(png, 0o644); err != nil { // freeze writes 0600
+	drawn, err := s.raster.png(doc, w, h)
+	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
+	}
+	png := filepath.Join(s.out, name+".png")
+	if err := shrink(drawn, png); err != nil {
+		return err
 	}
 	st, err := os.Stat(png)
 	if err != nil {

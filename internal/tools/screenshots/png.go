@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"image"
 	"image/color"
@@ -9,17 +10,12 @@ import (
 	"sort"
 )
 
-// shrink writes the PNG at path again with at most 256 colours: a
+// shrink writes the PNG data to path with at most 256 colours: a
 // terminal's screen has a few colours and their anti-aliased edges, so
-// the most frequent 256 draw it as freeze did, in a third of the bytes
-// of freeze's RGBA. Each other colour takes the nearest of them.
-func shrink(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("shrink: %w", err)
-	}
-	img, err := png.Decode(f)
-	_ = f.Close()
+// the most frequent 256 draw it as resvg did, in about an eighth of the
+// bytes of its RGBA. Each other colour takes the nearest of them.
+func shrink(data []byte, path string) error {
+	img, err := png.Decode(bytes.NewReader(data))
 	if err != nil {
 		return fmt.Errorf("shrink %s: %w", path, err)
 	}
