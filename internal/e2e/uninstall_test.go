@@ -195,6 +195,7 @@ func TestUninstallKeepsWorkAndRemovesTheRest(t *testing.T) {
 	require.Empty(t, e.binding("root", "M-s"))
 	require.Empty(t, e.Tmux("show-options", "-gqv", "@owt-bound-keys"))
 	require.Eventually(t, func() bool { return !fixture.Alive(monitor) }, 5*time.Second, 50*time.Millisecond)
+	require.Empty(t, e.MonitorPIDs(), "no monitor runs for the server")
 	require.Equal(t, tmuxConf, fileText(t, filepath.Join(e.Home, ".tmux.conf")))
 }
 

@@ -135,6 +135,23 @@ func Find(o Options) (*Plan, error) {
 	}
 	p.findCodex()
 	p.findTmux(o)
+	// Lists, never null, in --json.
+	for _, l := range []*[]string{&p.Programs, &p.Links, &p.Dirs, &p.PluginLines, &p.HookFiles, &p.Keys, &p.Options} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	for _, l := range []*[]Agent{&p.Blocked, &p.Kept, &p.Deleted} {
+		if *l == nil {
+			*l = []Agent{}
+		}
+	}
+	if p.Excludes == nil {
+		p.Excludes = []Exclude{}
+	}
+	if p.Monitors == nil {
+		p.Monitors = []int{}
+	}
 	return p, nil
 }
 
