@@ -10,6 +10,10 @@ import (
 	"github.com/owt-tmux/owt/internal/git"
 )
 
+// untrackedStat is what owt diff --stat says for a new file not yet
+// committed (git counts no lines for it), as the review screen does.
+const untrackedStat = "new, uncommitted"
+
 // DiffCommand is owt diff NAME: the diff review of the control popup on
 // a terminal; elsewhere (or with --stat/--json) the files NAME changed
 // against its base with their line counts.
@@ -19,7 +23,7 @@ func DiffCommand(f *cmdutil.Factory) *cli.Command {
 		Usage:     "review what a worktree changed against its base: files, then each file's diff (d in the control popup)",
 		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "stat", Usage: "print the changed files with +/- counts instead of the review screen"},
+			&cli.BoolFlag{Name: "stat", Usage: "print the changed files with +/- counts (a new file not yet committed: " + untrackedStat + ", no counts) instead of the review screen"},
 			&cli.StringFlag{Name: "file", Usage: "print the plain diff of this one changed `PATH` (as the review screen shows it)"},
 			cmdutil.JSONFlag(),
 		},
@@ -66,7 +70,7 @@ func DiffCommand(f *cmdutil.Factory) *cli.Command {
 			for _, f := range files {
 				switch {
 				case f.Untracked:
-					fmt.Fprintf(c.App.Writer, "%s\tnew, uncommitted\n", cmdutil.Shown(f.Path))
+					fmt.Fprintf(c.App.Writer, "%s\t%s\n", cmdutil.Shown(f.Path), untrackedStat)
 				case f.Binary:
 					fmt.Fprintf(c.App.Writer, "%s\tbinary\n", cmdutil.Shown(f.Path))
 				default:
