@@ -94,6 +94,8 @@ run '%s/tpm'
 	e.Eventually(10*time.Second, "owt ready on the status line", func() bool {
 		return strings.Contains(e.Tmux("show-messages"), "owt ready (built in ")
 	})
+	// owt is not on the world's PATH, and @owt-link-bin is off: it says how.
+	require.Contains(t, e.Tmux("show-messages"), "for owt in a shell: set -g @owt-link-bin on (links into ~/.local/bin), or add "+filepath.Join(plugin, "bin")+" to PATH")
 	require.Regexp(t, `(?m)^== .* owt ready: built in [0-9]+ s; owt version v0\.0\.0-dev \(commit `+head[:12], readFile(filepath.Join(plugin, "bin", "bootstrap.log")))
 
 	// The status segment reads an option, never a command.
