@@ -51,7 +51,7 @@ func (w *Worktrees) EnsureSession(r *state.Record) (string, error) {
 	if err := w.Tmux.Available(); err != nil {
 		return "", err
 	}
-	if _, known := w.Tools[r.Tool]; known && !r.NoAgent && r.Swarm == nil && !ExitedBefore(r) {
+	if w.shellOnly(r) == "" {
 		rec, err := w.ResumeAgent(r.Name, "")
 		if rec != nil {
 			*r = *rec
@@ -104,6 +104,23 @@ func (w *Worktrees) EnsureSession(r *state.Record) (string, error) {
 	}
 	status.Publish(&w.Ledger, r)
 	return created.SessionID, nil
+}
+
+// shellOnly says why EnsureSession gives r's lost session a shell and
+// starts no agent in it, or "" when it starts the agent again.
+func (w *Worktrees) shellOnly(r *state.Record) string {
+	_, known := w.Tools[r.Tool]
+	switch {
+	case r.NoAgent:
+		return "a worktree made with --no-agent"
+	case r.Swarm != nil:
+		return "a swarm's worktree (owt swarm start starts a new swarm)"
+	case ExitedBefore(r):
+		return "its agent had exited by itself before"
+	case !known:
+		return "owt no longer knows its tool " + r.Tool
+	}
+	return ""
 }
 
 // duplicateSession says what to do when a session of the name owt wants

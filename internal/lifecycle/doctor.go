@@ -129,6 +129,20 @@ func (w *Worktrees) Doctor(fix bool) (DoctorReport, error) {
 	return rep, nil
 }
 
+// recreatedAction says what owt doctor --fix did for a lost session:
+// why it holds a shell (shell: the reason), or that the agent started
+// again, on its own conversation (resumes: the restart recorded one) or
+// as its tool allows.
+func recreatedAction(session, shell string, resumes bool) string {
+	switch {
+	case shell != "":
+		return "recreated session " + session + " (a shell: " + shell + ")"
+	case resumes:
+		return "recreated session " + session + " and started its agent again on its own conversation ('owt list' says whether it resumed)"
+	}
+	return "recreated session " + session + " and started its agent again: on its own conversation if its tool can resume it, else fresh with an account of the work in its worktree ('owt list' says which)"
+}
+
 // doctorRecord checks that a record has both its worktree and its session.
 // A session on another tmux server that still runs is that server's: it
 // is neither recreated here nor killed.
@@ -154,13 +168,11 @@ func (w *Worktrees) doctorRecord(r *state.Record, where workspace.Where, server 
 			f.Action = "'owt restore' brings back this repository's agents, each on its own conversation ('owt restore --all': every repository's)"
 		}
 		if fix {
+			shell := w.shellOnly(r) // before: the record says exited after
 			if _, err := w.EnsureSession(r); err != nil {
 				f.Action = "could not recreate the session: " + err.Error()
 			} else {
-				f.Fixed, f.Action = true, "recreated session "+r.Session+" (a shell; the agent was not restarted)"
-				if r.Resume != nil {
-					f.Action = "recreated session " + r.Session + " and started its agent again on its own conversation ('owt list' says whether it resumed)"
-				}
+				f.Fixed, f.Action = true, recreatedAction(r.Session, shell, r.Resume != nil)
 			}
 		}
 		rep.Findings = append(rep.Findings, f)
