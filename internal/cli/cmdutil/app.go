@@ -22,7 +22,8 @@ import (
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
-// Exit codes scripts can rely on (the README has the same table).
+// Exit codes scripts can rely on (docs/guides/agents.md has the same
+// table, and internal/docgen's test holds it to these).
 const (
 	ExitOK      = 0
 	ExitError   = 1

@@ -23,7 +23,7 @@ import (
 func Command(f *cmdutil.Factory, version string) *cli.Command {
 	return &cli.Command{
 		Name:  "mcp",
-		Usage: "the MCP server an agent's tool starts (stdio): peers, messages, spawning (see 'Agents talking to each other' in the README)",
+		Usage: "the MCP server an agent's tool starts (stdio): peers, messages, spawning (see docs/guides/peers-and-swarms.md)",
 		Description: "owt registers this server with every agent it starts; run by hand it answers the MCP protocol on stdin/stdout.\n" +
 			"It acts as the agent named by OWT_NAME in the repository OWT_REPO, and only with that agent's secret (OWT_MCP_TOKEN),\n" +
 			"which owt makes each time it starts the agent's tool and hands to that tool's registration of this server alone.",

@@ -13,7 +13,7 @@ import (
 // MCPCommand is owt mcp, run by owt-mcp: the MCP server needs the MCP SDK
 // (and net/http), whose start-up cost every owt command would pay.
 func MCPCommand(f *cmdutil.Factory) *cli.Command {
-	return siblingCommand(f, "mcp", "the MCP server an agent's tool starts (stdio): peers, messages, spawning, memory (see 'Agents talking to each other' in the README)")
+	return siblingCommand(f, "mcp", "the MCP server an agent's tool starts (stdio): peers, messages, spawning, memory (see docs/guides/peers-and-swarms.md)")
 }
 
 // MemoryCommand is owt memory, run by owt-mcp: the memory is SQLite, kept
