@@ -234,9 +234,10 @@ var genericWaiting = sync.OnceValue(func() *regexp.Regexp {
 // "Interrupted by user"), Codex "■ Conversation interrupted", Gemini CLI
 // "ℹ Request cancelled." (or, from its own cancel handler, "ℹ User
 // cancelled the request."), OpenCode ends the turn's footer with
-// "· interrupted".
+// "· interrupted" (in a wide window its sidebar shares that row: "▣  Build
+// · Claude Sonnet 4.5 · interrupted      $0.00 spent").
 var turnEnded = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?m)Interrupted by user|Interrupted · What should|Request cancelled\.|User cancelled the request\.|Conversation interrupted|Login interrupted|^[ \t]*▣[^\n]*· interrupted[ \t]*$`)
+	return regexp.MustCompile(`(?m)Interrupted by user|Interrupted · What should|Request cancelled\.|User cancelled the request\.|Conversation interrupted|Login interrupted|^[ \t]*▣[^\n]*· interrupted(?:[ \t]*$|[ \t]{2,})`)
 })
 
 // unfinishedFooter is OpenCode's footer of an answer that never completed

@@ -198,6 +198,9 @@ func TestTurnEndOnRealScreens(t *testing.T) {
 		{"gemini", "working-thinking-v0.61.0", "idle-request-cancelled-resized-80x24-v0.61.0", true, ""},
 		{"gemini", "waiting-auth-method-i-prompt-v0.61.0", "idle-turn-failed-before-auth-v0.61.0", false, "Content generator not initialized"},
 		{"opencode", "working-retrying-v1.18.33", "idle-interrupted-v1.18.33", true, ""},
+		// An answer stopped while it streamed, its footer's row shared with
+		// the sidebar of a wide window ("· interrupted   …   $0.00 spent").
+		{"opencode", "working-v1.18.33-none", "idle-interrupted-streaming-v1.18.33", true, ""},
 		{"opencode", "working-v1.18.33-none", "idle-done", false, ""},
 	} {
 		before := TurnMarks{}

@@ -722,37 +722,67 @@ func realGeminiHome(t *testing.T, e *Env, trusted ...string) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "trustedFolders.json"), data, 0o600))
 }
 
-// OpenCode retries a model it cannot reach; two Esc stop it. The answer
-// it leaves never completed: idle, interrupted, no "finished its turn".
+// OpenCode 1.18 on a model that answers (the fake model API as its
+// Anthropic provider): a turn stopped with two Esc ends its answer's
+// footer with "· interrupted": idle, interrupted, no "finished its turn".
+// owt send: working at once, never idle before OpenCode draws its busy
+// indicator (the stopped answer stays on screen meanwhile), and the turn
+// that runs to its end is told once. (Offline, on its free model, it
+// retries instead: TestRealOpenCodeAt80x24.)
 func TestRealOpenCodeEscIsNoFinishedTurn(t *testing.T) {
 	e := realEnv(t, "opencode")
+	api := startFakeModelAPI(t)
 	repo := e.NewRepo("app")
+	realOpenCodeHome(t, e, api.URL)
 	canary := e.startCanary(repo)
 	rec := e.recordStatuses(repo)
 
-	s := e.newReal(repo, "o", "opencode", "say hi")
+	s := e.newReal(repo, "o", "opencode", "wait forever")
 	e.await(rec, "o", 0, seenStatus{Status: "working"}, func(st seenStatus) bool { return st.Status == "starting" || st.Status == "working" })
-	e.seeOnScreen(s, "retrying")
+	e.Eventually(60*time.Second, "the model was asked", func() bool { return api.got("wait forever") })
+	e.seeOnScreen(s, "Working on it.")
 	e.noticeBarrier(repo, canary)
 	from := rec.mark("o")
-	e.pressWhile(s, "Escape", "retrying")
+	// The first Esc arms the interrupt ("esc again to interrupt"), the
+	// second, a moment later, stops the turn.
+	for try := 0; try < 10 && !strings.Contains(e.Capture("="+s+":"), "· interrupted"); try++ {
+		e.press(s, "Escape")
+		time.Sleep(1500 * time.Millisecond)
+	}
+	e.seeOnScreen(s, "· interrupted")
 	e.await(rec, "o", from, seenStatus{Status: "idle", Interrupted: true}, func(st seenStatus) bool {
 		return st.Status == "working" || st.Status == "idle" && st.Interrupted
 	})
 	e.noticeBarrier(repo, canary)
 	require.Zero(t, e.notices("owt: o finished its turn"), "Esc is no finished turn")
 
-	// owt send: working at once, and never idle before OpenCode draws its
-	// busy indicator (the stopped answer stays on screen meanwhile).
 	from = rec.mark("o")
-	e.MustOwt(repo, "send", "o", "say hi again")
-	e.await(rec, "o", from, seenStatus{Status: "working"}, func(st seenStatus) bool { return st.Status == "working" })
-	e.seeOnScreen(s, "retrying")
-	e.noticeBarrier(repo, canary)
+	e.MustOwt(repo, "send", "o", "say hi")
+	e.Eventually(60*time.Second, "owt tells of the finished turn", func() bool {
+		return e.notices("owt: o finished its turn") == 1
+	})
+	e.Eventually(10*time.Second, "the recorder saw o idle", func() bool {
+		h := rec.history("o")
+		return len(h) > 0 && h[len(h)-1] == seenStatus{Name: "o", Status: "idle"}
+	})
 	h := rec.history("o")
-	for _, st := range h[from:] {
-		require.Equal(t, "working", st.Status, "after owt send: %s", historyText(h))
-	}
+	require.Equal(t, []seenStatus{{Name: "o", Status: "working"}, {Name: "o", Status: "idle"}}, h[from:], "after owt send: %s", historyText(h))
+}
+
+// realOpenCodeHome points OpenCode's Anthropic provider at the fake model
+// API (its user config, $XDG_CONFIG_HOME/opencode/opencode.json) and makes
+// its model the default.
+func realOpenCodeHome(t *testing.T, e *Env, apiURL string) {
+	t.Helper()
+	dir := filepath.Join(e.Var("XDG_CONFIG_HOME"), "opencode")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	cfg, err := json.Marshal(map[string]any{
+		"model": "anthropic/claude-sonnet-4-5",
+		"provider": map[string]any{"anthropic": map[string]any{"options": map[string]any{
+			"baseURL": apiURL + "/v1", "apiKey": "sk-ant-owt-test-not-a-key"}}},
+	})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "opencode.json"), cfg, 0o600))
 }
 
 // typeKeyUntil types an API key into Gemini's key dialog and presses Enter
