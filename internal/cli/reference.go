@@ -16,8 +16,11 @@ type CommandRef struct {
 	ArgsUsage string
 	Group     string // its heading in owt --help; "" for a subcommand or plumbing
 	Plumbing  bool   // left out of owt --help (it, or the command it is under)
-	Flags     []FlagRef
-	Examples  []string
+	// Subcommands are the names of the commands under it, hidden ones
+	// included.
+	Subcommands []string
+	Flags       []FlagRef
+	Examples    []string
 }
 
 // FlagRef is one flag of a command.
@@ -58,6 +61,9 @@ func ReferenceOf(parent []string, cmds []*cli.Command, examples map[string][]str
 			ref.Group = c.Category
 		}
 		ref.Flags = FlagRefs(c.Flags)
+		for _, sub := range c.Subcommands {
+			ref.Subcommands = append(ref.Subcommands, sub.Name)
+		}
 		out = append(out, ref)
 	})
 	return out

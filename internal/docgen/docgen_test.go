@@ -164,6 +164,11 @@ func TestManPageFormats(t *testing.T) {
 	if err != nil {
 		t.Skip("groff not installed")
 	}
+	for i, line := range strings.Split(manPage(collect()), "\n") {
+		if strings.Contains(line, `"`) && !strings.HasPrefix(line, `.\"`) && !strings.HasPrefix(line, ".TH ") {
+			t.Errorf("owt.1 line %d has a bare double quote, which ends a request's argument: %s", i+1, line)
+		}
+	}
 	cmd := exec.Command(groff, "-man", "-Tutf8", "-ww", "-z")
 	cmd.Stdin = strings.NewReader(manPage(collect()))
 	out, err := cmd.CombinedOutput()

@@ -35,11 +35,14 @@ func roff(s string) string {
 }
 
 // ascii writes every rune beyond ASCII as roff's \[uXXXX], which every
-// formatter reads whatever the page's encoding.
+// formatter reads whatever the page's encoding, and a double quote as
+// \(dq, which a request's arguments (.B, .SS) keep.
 func ascii(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if r < 128 {
+		if r == '"' { // a request's argument would end at it
+			b.WriteString(`\(dq`)
+		} else if r < 128 {
 			b.WriteRune(r)
 		} else {
 			fmt.Fprintf(&b, `\[u%04X]`, r)

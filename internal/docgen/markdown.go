@@ -87,8 +87,13 @@ func synopsis(c owtcli.CommandRef) string {
 	if len(c.Flags) > 0 {
 		s += " [flags]"
 	}
-	if c.ArgsUsage != "" {
+	switch {
+	case c.ArgsUsage != "":
 		s += " " + c.ArgsUsage
+	case len(c.Subcommands) > 0 && len(c.Flags) > 0: // it runs alone too (owt tools)
+		s += " [COMMAND]"
+	case len(c.Subcommands) > 0:
+		s += " COMMAND"
 	}
 	return s
 }
