@@ -25,6 +25,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/adrg/xdg"
+
+	setuppaths "github.com/owt-tmux/owt/internal/setup" // the test file has a setup of its own
 )
 
 // RepoFile is the per-repository config file name, at the repo root.
@@ -802,6 +804,11 @@ func validate(cfg Config) Problems {
 	if cfg.MCP.MessageWindow.Duration <= 0 {
 		ps = append(ps, Problem{File: where, Key: "mcp.message_window", Msg: "must be more than 0 (like \"10m\")"})
 	}
+	for _, l := range cfg.Worktree.Link {
+		if _, err := setuppaths.CleanRel(l); err != nil { // owt new's own rule, so validate refuses what new would
+			ps = append(ps, Problem{File: where, Key: "worktree.link", Msg: err.Error()})
+		}
+	}
 	ps = append(ps, validateReactions(cfg)...)
 	ps = append(ps, ValidateHosts(cfg)...)
 	ps = append(ps, validateTemplates(cfg)...)
@@ -816,6 +823,10 @@ func validate(cfg Config) Problems {
 	sort.Strings(names)
 	for _, n := range names {
 		t := cfg.Tools[n]
+		if !toolName().MatchString(n) {
+			ps = append(ps, Problem{File: where, Key: "tools." + strconv.Quote(n), Msg: "a tool's name is letters, digits, '.', '_' and '-' (not first), at most 63: it is typed on command lines and completed by the shell"})
+			continue
+		}
 		switch t.Prompt {
 		case "", "arg", "paste", "none":
 		default:
@@ -824,6 +835,10 @@ func validate(cfg Config) Problems {
 	}
 	return ps
 }
+
+// toolName is what a tool may be called ([tools.NAME]): it is typed on
+// command lines (--tool NAME), completed by the shells and shown in columns.
+var toolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`) })
 
 func contains(list []string, s string) bool {
 	for _, v := range list {

@@ -10,7 +10,11 @@ import (
 
 	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
+
+	setuppaths "github.com/owt-tmux/owt/internal/setup"
 )
+
+var setupCleanRel = setuppaths.CleanRel
 
 func setup(t *testing.T, user, repo string) string {
 	t.Helper()
@@ -176,4 +180,41 @@ func TestEveryKeyHasADescription(t *testing.T) {
 	if len(Schema()) < 50 {
 		t.Errorf("Schema has only %d keys: it no longer walks Config", len(Schema()))
 	}
+}
+
+// A tool's name is typed on command lines and completed by the shells:
+// one with shell syntax or control characters is a config problem, one
+// line naming it quoted, not a candidate a TAB would paste raw.
+func TestToolNamesAreWordsOfOneLine(t *testing.T) {
+	// As written in TOML's quoted keys: \u001b is an escape character.
+	for _, name := range []string{"x$(id)", "a b", `x\u001b]0;PWN\u0007`, `a\nb`, "-rf", "x`id`", "x;y"} {
+		root := setup(t, "", "[tools.\""+name+"\"]\ncommand = [\"true\"]\n")
+		_, err := Load(root)
+		var ps Problems
+		require.True(t, errors.As(err, &ps), "%q: %v", name, err)
+		require.Len(t, ps, 1, "%q: %v", name, err)
+		require.Contains(t, ps[0].Error(), "a tool's name is letters, digits")
+		require.NotContains(t, ps[0].Error(), "\x1b", "control characters are escaped")
+		require.NotContains(t, ps[0].Error(), "\n")
+	}
+	for _, name := range []string{"claude", "my-tool", "Codex_2", "gpt.5"} {
+		root := setup(t, "", "[tools.\""+name+"\"]\ncommand = [\"true\"]\n")
+		_, err := Load(root)
+		require.NoError(t, err, name)
+	}
+}
+
+// [worktree] link is checked by owt new's own rule (setup.CleanRel): what
+// new refuses, validate refuses, with the same words.
+func TestLinkPathsOutsideTheRepositoryAreProblems(t *testing.T) {
+	for _, link := range []string{"../../x", "/etc", "a/../../b", "."} {
+		root := setup(t, "", "[worktree]\nlink = [\""+link+"\"]\n")
+		_, err := Load(root)
+		require.Error(t, err, link)
+		_, want := setupCleanRel(link)
+		require.Contains(t, err.Error(), "worktree.link: "+want.Error())
+	}
+	root := setup(t, "", "[worktree]\nlink = [\"node_modules\", \"data/cache\"]\n")
+	_, err := Load(root)
+	require.NoError(t, err)
 }

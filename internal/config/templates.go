@@ -5,6 +5,7 @@ import (
 	"io"
 	"regexp"
 	"sort"
+	"strconv"
 	"sync"
 	"text/template"
 )
@@ -94,7 +95,7 @@ func validateTemplates(cfg Config) Problems {
 	for _, n := range names {
 		t, key := cfg.Templates[n], "templates."+n
 		if !templateName().MatchString(n) || contains(reservedTemplates, n) {
-			ps = append(ps, Problem{Key: key, Msg: "a template's name is lower-case letters, digits, - and _ (and not none or auto)"})
+			ps = append(ps, Problem{Key: "templates." + strconv.Quote(n), Msg: "a template's name is lower-case letters, digits, - and _ (and not none or auto)"})
 			continue
 		}
 		if t.Prompt == "" {

@@ -47,7 +47,7 @@ func MatchCopy(untracked []string, patterns []string) ([]string, error) {
 	var out []string
 	seen := make(map[string]bool)
 	for _, u := range untracked {
-		rel, err := cleanRel(u)
+		rel, err := CleanRel(u)
 		if err != nil {
 			return nil, err
 		}
@@ -255,13 +255,13 @@ func mkParents(dst *os.Root, rel string) error {
 	return dst.MkdirAll(filepath.FromSlash(dir), 0o755)
 }
 
-// cleanRels validates every path (see cleanRel) and drops duplicates,
+// cleanRels validates every path (see CleanRel) and drops duplicates,
 // keeping the first.
 func cleanRels(rels []string) ([]string, error) {
 	out := make([]string, 0, len(rels))
 	seen := make(map[string]bool, len(rels))
 	for _, r := range rels {
-		c, err := cleanRel(r)
+		c, err := CleanRel(r)
 		if err != nil {
 			return nil, err
 		}
@@ -273,10 +273,10 @@ func cleanRels(rels []string) ([]string, error) {
 	return out, nil
 }
 
-// cleanRel checks that rel is a slash-separated path inside the root: not
+// CleanRel checks that rel is a slash-separated path inside the root: not
 // empty, not absolute, no ".." element, not the root itself. It returns the
 // path cleaned ("a//b/" → "a/b").
-func cleanRel(rel string) (string, error) {
+func CleanRel(rel string) (string, error) {
 	switch {
 	case rel == "":
 		return "", errors.New("empty path")
