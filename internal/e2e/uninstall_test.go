@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -133,7 +134,9 @@ func TestUninstallKeepsWorkAndRemovesTheRest(t *testing.T) {
 		return strings.Contains(log, "a finished its turn") && strings.Contains(log, "b finished its turn")
 	})
 
-	skip := map[string]bool{filepath.Join(e.Root, "tmux"): true, e.Log: true}
+	// The uninstall lock's file (empty, in the temp folder) is not a change.
+	skip := map[string]bool{filepath.Join(e.Root, "tmux"): true, e.Log: true,
+		filepath.Join(e.Root, "tmp", "owt-uninstall-"+strconv.Itoa(os.Getuid())+".lock"): true}
 	before := treeOf(t, skip, e.Root)
 
 	// Blocked: both listed with how to land or delete them; nothing changes.
@@ -176,9 +179,12 @@ func TestUninstallKeepsWorkAndRemovesTheRest(t *testing.T) {
 	_, err := os.Lstat(filepath.Join(localBin, "owt"))
 	require.True(t, os.IsNotExist(err), "the link is gone")
 	require.FileExists(t, filepath.Join(localBin, "mytool"))
-	for _, d := range []string{"state", "cache", "data"} {
+	for _, d := range []string{"cache", "data"} {
 		require.NoDirExists(t, filepath.Join(e.Root, d, "owt"))
 	}
+	// Of the state only b's repository's record stays: an owt installed
+	// again can still land or delete it.
+	require.Equal(t, []string{filepath.Join("repos", filepath.Base(stateFileOf(t, e, lib)))}, filesUnder(t, filepath.Join(e.Root, "state", "owt")))
 	require.NoDirExists(t, a.Path)
 	require.Empty(t, e.Git(app, "branch", "--list", a.Branch))
 	require.NotContains(t, e.Sessions(), a.Session)
@@ -253,4 +259,119 @@ func TestUninstallWithoutATmuxServer(t *testing.T) {
 	require.Empty(t, e.Git(repo, "branch", "--list", a.Branch))
 	require.NoFileExists(t, filepath.Join(prefix, "owt"))
 	require.NoDirExists(t, filepath.Join(e.Root, "state", "owt"))
+}
+
+// stateFileOf is owt's state file of repo.
+func stateFileOf(t *testing.T, e *Env, repo string) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", filepath.Base(repo)+"*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 1, "the state file of %s", repo)
+	return files[0]
+}
+
+// filesUnder are the files under dir, relative to it.
+func filesUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	require.NoError(t, filepath.WalkDir(dir, func(p string, de fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !de.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	}))
+	return out
+}
+
+// owt uninstall never loses what it cannot see and never says it removed
+// what it did not (attack34 F2, F2b, F3, F4, F7; each failed before):
+// a state file cut short stops it, changing nothing (it saw no agents and
+// went through); an ignored file owt did not put in a worktree
+// (notes.local) blocks like uncommitted work (the worktree was deleted);
+// a worktree git refuses to remove (locked) stops it there with the
+// repository's exclude lines, the agent's record and its hooks in place
+// and exit 1 (it said "Removed:" first, then lost them); --keep-worktrees
+// keeps the kept worktree's record, so owt list still shows it (it was
+// gone); the memory's facts stay unless --purge-data (they were removed).
+func TestUninstallStopsAtWhatItCannotRemoveOrSee(t *testing.T) {
+	e := NewEnv(t)
+	prefix, uninstall := installedOwt(e)
+	app := e.NewRepo("app")
+	e.WriteFile(app, ".gitignore", "notes.local\n")
+	e.Git(app, "add", ".gitignore")
+	e.Git(app, "commit", "-q", "-m", "ignore")
+	lib := e.NewRepo("lib")
+	x := e.newAgent(app, "x", "claude")
+	y := e.newAgent(app, "y", "claude")
+	e.newAgent(lib, "z", "claude")
+	e.WaitStatus(app, "x", "idle", 30*time.Second)
+	e.WaitStatus(app, "y", "idle", 30*time.Second)
+	e.WaitStatus(lib, "z", "idle", 30*time.Second)
+	e.MustOwt(app, "memory", "add", "Deploys need the VPN")
+	e.WriteFile(x.Path, "notes.local", "mine\n")
+	e.KillServerAndWait() // nothing runs: only work blocks
+	require.Empty(t, e.Git(x.Path, "status", "--porcelain"), "notes.local is ignored")
+
+	// A state file cut short: owt cannot tell what lib's agents are.
+	libState := stateFileOf(t, e, lib)
+	whole, err := os.ReadFile(libState)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(libState, whole[:40], 0o600))
+	for _, args := range [][]string{{"--dry-run"}, {"--keep-worktrees"}} {
+		r := uninstall(args...)
+		require.Equal(t, 1, r.Code, "%v\n%s%s", args, r.Stdout, r.Stderr)
+		require.Contains(t, r.Stderr, libState)
+		require.Contains(t, r.Stderr, "'owt list'")
+		require.Contains(t, r.Stderr, "nothing was removed")
+		require.FileExists(t, filepath.Join(prefix, "owt"))
+	}
+	require.NoError(t, os.WriteFile(libState, whole, 0o600))
+
+	// notes.local is work: x blocks.
+	r := uninstall()
+	require.Equal(t, 1, r.Code, "%s%s", r.Stdout, r.Stderr)
+	require.Contains(t, r.Stderr, "notes.local")
+	require.NotContains(t, r.Stderr, "  y ")
+	require.FileExists(t, filepath.Join(x.Path, "notes.local"))
+
+	// y's worktree cannot be removed: it stops there, before anything of
+	// app's goes.
+	exclude := filepath.Join(app, ".git", "info", "exclude")
+	excludeBefore := fileText(t, exclude)
+	require.Contains(t, excludeBefore, "# owt")
+	ySettings := filepath.Join(y.Path, ".claude", "settings.local.json")
+	require.Contains(t, fileText(t, ySettings), "owt")
+	e.Git(app, "worktree", "lock", "--reason", "on a usb disk", y.Path)
+	r = uninstall("--keep-worktrees")
+	t.Logf("locked:\n%s%s", r.Stdout, r.Stderr)
+	require.Equal(t, 1, r.Code)
+	require.Contains(t, r.Stdout, "FAILED  agent     y ")
+	require.Contains(t, r.Stderr, "could not delete y")
+	require.NotContains(t, r.Stdout, "removed exclude")
+	require.NotContains(t, r.Stdout, "removed program")
+	require.Equal(t, excludeBefore, fileText(t, exclude), "app's exclude lines stay")
+	require.Contains(t, fileText(t, ySettings), "owt", "y's hooks stay")
+	require.FileExists(t, filepath.Join(prefix, "owt"))
+	require.Contains(t, e.MustOwt(app, "list"), "y", "y's record stays")
+
+	// Unlocked, it goes through: x kept with its record, y deleted.
+	e.Git(app, "worktree", "unlock", y.Path)
+	r = uninstall("--keep-worktrees")
+	t.Logf("kept:\n%s%s", r.Stdout, r.Stderr)
+	require.Equal(t, 0, r.Code, "%s%s", r.Stdout, r.Stderr)
+	require.Contains(t, r.Stdout, "removed agent     y ")
+	require.Contains(t, r.Stdout, "git -C "+app+" merge "+x.Branch)
+	require.NoDirExists(t, y.Path)
+	require.FileExists(t, filepath.Join(x.Path, "notes.local"))
+	require.NoFileExists(t, filepath.Join(prefix, "owt"))
+	memory := filepath.Join(e.Root, "data", "owt", "memory")
+	require.DirExists(t, memory, "the memory's facts are the user's")
+	require.Contains(t, r.Stdout, memory)
+	list := e.MustOwt(app, "list")
+	require.Contains(t, list, "x", "an owt installed again still knows x")
+	require.NotContains(t, list, "y ")
 }

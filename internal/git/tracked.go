@@ -43,3 +43,14 @@ func NoSkipWorktree(dir, rel string) error {
 	}
 	return nil
 }
+
+// IgnoredFiles lists the untracked files git ignores in the worktree at
+// dir (.gitignore, info/exclude, the user's excludes file), as paths
+// relative to it with forward slashes.
+func IgnoredFiles(dir string) ([]string, error) {
+	out, err := run(dir, "ls-files", "-z", "--others", "--ignored", "--exclude-standard")
+	if err != nil {
+		return nil, fmt.Errorf("list ignored files in %s: %w", dir, err)
+	}
+	return splitNUL(out), nil
+}

@@ -827,3 +827,32 @@ func (r *Record) FirstPrompt() string {
 	}
 	return r.Task
 }
+
+// UnreadableStores are the state files Stores skips: files in the state
+// dir whose repository cannot be read from them (truncated, corrupt).
+func UnreadableStores() []string {
+	entries, err := os.ReadDir(reposDir())
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		p := filepath.Join(reposDir(), name)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			out = append(out, p)
+			continue
+		}
+		var head struct {
+			Repo string `json:"repo"`
+		}
+		if json.Unmarshal(data, &head) != nil || head.Repo == "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -5,9 +5,10 @@
 // and monitor on tmux servers — and removes it, never a worktree that
 // holds work and never from under a running agent: while one exists it
 // lists them with how to land or delete each, and removes nothing
-// (KeepWorktrees leaves them in place instead). The user's tmux.conf is
-// never edited: the lines to remove are named. Find changes nothing, so
-// a dry run is Find alone.
+// (KeepWorktrees leaves them in place, with their records, instead). The
+// user's tmux.conf is never edited: the lines to remove are named; the
+// user's memory facts and notes stay unless PurgeData. Find changes
+// nothing, so a dry run is Find alone.
 package uninstall
 
 import (
@@ -29,6 +30,7 @@ import (
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/daemon"
+	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/hook"
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/notes"
@@ -55,6 +57,9 @@ type Options struct {
 	Tmux *tmux.Client
 	// Home is the user's home folder (~/.tmux.conf, ~/.local/bin).
 	Home string
+	// PurgeData removes the user's own writing too: the memory's facts
+	// and the repositories' notes, which are kept otherwise.
+	PurgeData bool
 }
 
 // Agent is an agent worktree owt uninstall found.
@@ -69,6 +74,9 @@ type Agent struct {
 	// Repo.
 	Land   string `json:"land,omitempty"`
 	Delete string `json:"delete,omitempty"`
+	// Git are the commands that land and remove a kept worktree without
+	// owt, run as they are.
+	Git []string `json:"git,omitempty"`
 
 	rec *state.Record
 	ws  *workspace.Workspace
@@ -112,9 +120,39 @@ type Plan struct {
 	// Monitors are the pids of owt's monitors, one per tmux server.
 	Monitors []int `json:"monitors"`
 
-	repos   []*workspace.Workspace
-	sockets []string
+	// Problems are what owt cannot see through (a state file it cannot
+	// read, a repository no longer where owt recorded it): each stops
+	// the uninstall, with what to do.
+	Problems []string `json:"problems"`
+	// UserData are the user's own writing owt holds (memory facts,
+	// notes): kept unless PurgeData, then removed.
+	UserData []string `json:"user_data"`
+	// Steps are what Apply did, in order, each with its error; Stopped
+	// says why it stopped before the end, and what it left.
+	Steps   []Step `json:"steps"`
+	Stopped string `json:"stopped,omitempty"`
+	// OtherServers are the tmux servers owt's agents ran on other than
+	// this one: their keys and options are left as they are.
+	OtherServers []string `json:"other_tmux_servers"`
+	// OtherOwts are the owt programs on PATH that uninstall leaves.
+	OtherOwts []string `json:"other_owts"`
+
+	repos     []*workspace.Workspace
+	sockets   []string
+	keepPaths []string // under Dirs, left in place
+	purge     bool
 }
+
+// Step is one thing Apply removed, or failed to.
+type Step struct {
+	What  string `json:"what"`
+	Item  string `json:"item"`
+	Error string `json:"error,omitempty"`
+}
+
+// ErrStopped is Apply's answer when a step that must come before the
+// rest failed: what was left is in Plan.Stopped.
+var ErrStopped = errors.New("stopped")
 
 // ErrBlocked is Apply's answer while an agent holds work or runs.
 var ErrBlocked = errors.New("agents hold work or are running")
@@ -126,17 +164,20 @@ var globalOptions = []string{keybindings.OptBound, status.OptStatusLine, status.
 // Find lists what owt uninstall would remove, and what blocks it. It
 // changes nothing.
 func Find(o Options) (*Plan, error) {
-	p := &Plan{}
+	p := &Plan{purge: o.PurgeData}
 	p.findPrograms(o)
 	p.findDirs()
 	p.PluginLines = pluginLines(o.Home)
 	if err := p.findAgents(o); err != nil {
 		return nil, err
 	}
+	p.findUserData(o)
 	p.findCodex()
 	p.findTmux(o)
+	p.findOtherOwts(o)
 	// Lists, never null, in --json.
-	for _, l := range []*[]string{&p.Programs, &p.Links, &p.Dirs, &p.PluginLines, &p.HookFiles, &p.Keys, &p.Options} {
+	for _, l := range []*[]string{&p.Programs, &p.Links, &p.Dirs, &p.PluginLines, &p.HookFiles, &p.Keys, &p.Options,
+		&p.Problems, &p.UserData, &p.OtherServers, &p.OtherOwts} {
 		if *l == nil {
 			*l = []string{}
 		}
@@ -152,7 +193,54 @@ func Find(o Options) (*Plan, error) {
 	if p.Monitors == nil {
 		p.Monitors = []int{}
 	}
+	if p.Steps == nil {
+		p.Steps = []Step{}
+	}
 	return p, nil
+}
+
+// findUserData finds the user's own writing: the memory's databases and
+// the repositories' notes. Kept unless PurgeData.
+func (p *Plan) findUserData(o Options) {
+	for _, d := range []struct{ dir, what string }{
+		{filepath.Join(xdg.DataHome, "owt", "memory"), "memory database(s): the facts you and your agents saved"},
+		{filepath.Join(state.Dir(), "notes"), "note(s): what you wrote with owt note"},
+	} {
+		entries, err := os.ReadDir(d.dir)
+		if err != nil || len(entries) == 0 {
+			continue
+		}
+		p.UserData = append(p.UserData, fmt.Sprintf("%s (%d %s)", d.dir, len(entries), d.what))
+		if !o.PurgeData {
+			p.keepPaths = append(p.keepPaths, d.dir)
+		}
+	}
+}
+
+// findOtherOwts finds owt programs on PATH other than the ones removed.
+func (p *Plan) findOtherOwts(o Options) {
+	seen := map[string]bool{}
+	for _, s := range append(slices.Clone(p.Programs), p.Links...) {
+		seen[s] = true
+	}
+	if o.Self != "" {
+		seen[o.Self] = true
+	}
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		path := filepath.Join(d, "owt")
+		fi, err := os.Stat(path)
+		if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 || seen[path] {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(path); err == nil && seen[real] {
+			continue
+		}
+		seen[path] = true
+		p.OtherOwts = append(p.OtherOwts, path)
+	}
 }
 
 func (p *Plan) findPrograms(o Options) {
@@ -259,15 +347,25 @@ func (p *Plan) findAgents(o Options) error {
 		return err
 	}
 	sort.Slice(stores, func(i, j int) bool { return stores[i].Repo < stores[j].Repo })
+	for _, path := range state.UnreadableStores() {
+		p.Problems = append(p.Problems, fmt.Sprintf("owt's state file %s cannot be read (corrupt or cut short), so owt cannot tell "+
+			"which agents it records: run 'owt list' in its repository, which rebuilds it from git and tmux (or 'owt doctor'), "+
+			"then owt uninstall again", path))
+	}
 	sockets := map[string]bool{}
 	for _, s := range stores {
 		if _, err := os.Stat(s.Repo); err != nil {
-			continue // the repository is gone: its record goes with the state
+			p.Problems = append(p.Problems, fmt.Sprintf("the repository %s that owt's state file %s records is not there "+
+				"(moved or deleted?), and its agents' worktrees and sessions may still be: move it back and run owt uninstall "+
+				"again; if it is gone for good, remove %s and run owt uninstall again", s.Repo, s.Path, s.Path))
+			continue
 		}
 		ws, _ := workspace.OpenRoot(s.Repo, o.Tmux) // a bad config falls back to the defaults
 		f, err := s.Peek()
 		if err != nil {
-			return fmt.Errorf("read the state of %s: %w", s.Repo, err)
+			p.Problems = append(p.Problems, fmt.Sprintf("owt's state of %s (%s) cannot be read (%v): run 'owt list' in %s, "+
+				"which rebuilds it from git and tmux (or 'owt doctor'), then owt uninstall again", s.Repo, s.Path, err, s.Repo))
+			continue
 		}
 		p.repos = append(p.repos, ws)
 		kept := false
@@ -285,6 +383,11 @@ func (p *Plan) findAgents(o Options) error {
 			} else if !loss.Empty() {
 				a.Work = loss.String()
 			}
+			if ign, err := ignoredWork(ws, r); err != nil {
+				a.Work = joinWhy(a.Work, fmt.Sprintf("owt cannot tell which ignored files it holds (%v)", err))
+			} else if len(ign) > 0 {
+				a.Work = joinWhy(a.Work, "ignored files owt did not put there: "+listSome(ign, 5))
+			}
 			if a.Work == "" && !a.Running {
 				p.Deleted = append(p.Deleted, a)
 				continue
@@ -292,6 +395,7 @@ func (p *Plan) findAgents(o Options) error {
 			if !r.InPlace {
 				a.Land = "owt merge " + r.Name
 			}
+			a.Git = gitCommands(r)
 			a.Delete = "owt delete " + r.Name
 			if a.Work != "" {
 				a.Delete = "owt delete --force " + r.Name
@@ -301,6 +405,11 @@ func (p *Plan) findAgents(o Options) error {
 				continue
 			}
 			p.Kept = append(p.Kept, a)
+			if !kept {
+				// Its record stays, so an owt installed again can still
+				// land or delete it.
+				p.keepPaths = append(p.keepPaths, s.Path)
+			}
 			kept = true
 			for _, h := range r.HookFiles {
 				p.HookFiles = append(p.HookFiles, filepath.Join(r.Path, filepath.FromSlash(h.Path)))
@@ -314,7 +423,26 @@ func (p *Plan) findAgents(o Options) error {
 		}
 	}
 	if o.Tmux != nil {
-		sockets[o.Tmux.ServerSocket()] = true
+		here := o.Tmux.ServerSocket()
+		for s := range sockets {
+			c := &tmux.Client{Bin: "tmux", Socket: s}
+			if s == here || !c.Running() {
+				continue
+			}
+			keys := boundKeys(c)
+			if len(keys) == 0 {
+				continue
+			}
+			var unbind []string
+			for _, k := range keys {
+				table, key, _ := strings.Cut(k, ":")
+				unbind = append(unbind, "tmux -S "+tmux.ShellQuote(s)+" "+strings.Join(tmux.UnbindCommand(table, key), " "))
+			}
+			p.OtherServers = append(p.OtherServers, fmt.Sprintf("%s: owt's keys %s stay bound there (to the removed owt) "+
+				"until that server ends; or run: %s", s, strings.Join(keys, " "), strings.Join(unbind, "; ")))
+		}
+		sort.Strings(p.OtherServers)
+		sockets[here] = true
 	}
 	for s := range sockets {
 		p.sockets = append(p.sockets, s)
@@ -429,6 +557,19 @@ func (p *Plan) findCodex() {
 	}
 }
 
+// boundKeys are owt's keys bound on the server c talks to ("table:key").
+func boundKeys(c *tmux.Client) []string {
+	v, err := c.ShowOption("", keybindings.OptBound)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, b := range keybindings.DecodeBound(v) {
+		out = append(out, b.Table+":"+b.Key)
+	}
+	return out
+}
+
 func (p *Plan) findTmux(o Options) {
 	if o.Tmux == nil || !o.Tmux.Running() {
 		return
@@ -441,9 +582,7 @@ func (p *Plan) findTmux(o Options) {
 	if err != nil {
 		return
 	}
-	for _, b := range keybindings.DecodeBound(vals[0]) {
-		p.Keys = append(p.Keys, b.Table+":"+b.Key)
-	}
+	p.Keys = boundKeys(o.Tmux)
 	for i, n := range globalOptions {
 		if vals[i] != "" {
 			p.Options = append(p.Options, n)
@@ -456,55 +595,230 @@ func (p *Plan) findTmux(o Options) {
 	}
 }
 
-// Apply removes what p found. While an agent holds work or runs and
-// KeepWorktrees was not given it returns ErrBlocked and removes nothing.
-// It goes on past a step that fails, and returns every failure.
-func (p *Plan) Apply(o Options) error {
-	if len(p.Blocked) > 0 {
+// Apply removes what p found, telling report of each step after it is
+// done or failed. While an agent holds work or runs and KeepWorktrees was
+// not given, or a Problem stands, it returns ErrBlocked and removes
+// nothing. The agents' worktrees go first: when one cannot be deleted it
+// stops there (ErrStopped, Plan.Stopped says what was left), so the
+// record, the exclude lines and the hooks that worktree needs stay with
+// it. Past them it goes on past a step that fails, and returns every
+// failure.
+func (p *Plan) Apply(o Options, report func(Step)) error {
+	if len(p.Blocked) > 0 || len(p.Problems) > 0 {
 		return ErrBlocked
 	}
+	if report == nil {
+		report = func(Step) {}
+	}
 	var errs []error
-	note := func(err error) {
+	step := func(what, item string, err error) {
+		st := Step{What: what, Item: item}
 		if err != nil {
+			st.Error = err.Error()
 			errs = append(errs, err)
 		}
+		p.Steps = append(p.Steps, st)
+		report(st)
 	}
-	// The monitors first: one would write the state again.
-	for _, pid := range p.Monitors {
-		note(stop(pid))
-	}
+	var failed []string
 	for _, a := range p.Deleted {
-		if err := lifecycle.Of(a.ws).Delete(a.Name, lifecycle.DeleteOptions{}); err != nil {
-			note(fmt.Errorf("delete %s of %s: %w", a.Name, a.Repo, err))
+		err := lifecycle.Of(a.ws).Delete(a.Name, lifecycle.DeleteOptions{})
+		if err != nil {
+			err = fmt.Errorf("delete %s of %s: %w", a.Name, a.Repo, err)
+			failed = append(failed, a.Name+" ("+a.Path+")")
 		}
+		step("agent", fmt.Sprintf("%s (%s, branch %s: no work, not running; as owt delete)", a.Name, a.Path, a.Branch), err)
+	}
+	if len(failed) > 0 {
+		p.Stopped = fmt.Sprintf("owt could not delete %s, so it stopped there: that worktree, its record, "+
+			"owt's hooks in it and the exclude lines that keep them out of its commits are left as they were, "+
+			"and so is the rest of owt (programs, state, keys); see why above, fix it (or delete the worktree with owt delete), "+
+			"then run owt uninstall again", strings.Join(failed, ", "))
+		return fmt.Errorf("%w: %w", ErrStopped, errors.Join(errs...))
+	}
+	// The monitors next: one would write the state again.
+	for _, pid := range p.Monitors {
+		step("monitor", fmt.Sprintf("pid %d", pid), stop(pid))
 	}
 	for _, a := range p.Kept {
+		var herr []error
 		for _, err := range hook.WithdrawHooks(a.rec) {
-			note(fmt.Errorf("take owt's hooks out of %s: %w", a.Path, err))
+			herr = append(herr, fmt.Errorf("take owt's hooks out of %s: %w", a.Path, err))
+		}
+		if len(a.rec.HookFiles) > 0 || len(herr) > 0 {
+			step("hooks", a.Path+" (owt's hooks only)", errors.Join(herr...))
 		}
 	}
 	for _, ws := range p.repos {
 		if ex, ok := excludesOf(ws); ok && !slices.ContainsFunc(p.Kept, func(a Agent) bool { return a.Repo == ws.Repo.Root }) {
-			note(removeExcludeLines(ex.File, ownPatterns(ws)))
+			step("exclude", fmt.Sprintf("%s: %s", ex.File, strings.Join(ex.Lines, ", ")), removeExcludeLines(ex.File, ownPatterns(ws)))
 		}
 	}
 	if p.CodexHooks != "" {
-		if _, _, err := hook.RemoveCodexHooks(); err != nil {
-			note(fmt.Errorf("take owt's hooks out of Codex's hooks file: %w", err))
+		_, _, err := hook.RemoveCodexHooks()
+		if err != nil {
+			err = fmt.Errorf("take owt's hooks out of Codex's hooks file: %w", err)
 		}
+		step("hooks", p.CodexHooks+" (owt's hooks only)", err)
 	}
-	note(p.clearTmux(o))
+	if len(p.Keys) > 0 || len(p.Options) > 0 {
+		step("tmux", "keys and options on this server", p.clearTmux(o))
+	}
 	for _, d := range p.Dirs {
-		if err := os.RemoveAll(d); err != nil {
-			note(fmt.Errorf("remove %s: %w", d, err))
+		err := removeExcept(d, p.keepPaths)
+		if err != nil {
+			err = fmt.Errorf("remove %s: %w", d, err)
 		}
+		item := d
+		if kept := keptUnder(d, p.keepPaths); len(kept) > 0 {
+			item += " (but " + strings.Join(kept, ", ") + ")"
+		}
+		step("dir", item, err)
 	}
 	for _, path := range append(slices.Clone(p.Links), p.Programs...) {
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			note(fmt.Errorf("remove %s: %w", path, err))
+		err := os.Remove(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			err = nil
 		}
+		if err != nil {
+			err = fmt.Errorf("remove %s: %w", path, err)
+		}
+		step("program", path, err)
 	}
 	return errors.Join(errs...)
+}
+
+// Purged reports whether the user's data goes too (PurgeData).
+func (p *Plan) Purged() bool { return p.purge }
+
+// KeptUnder are the paths of p left in place under dir.
+func (p *Plan) KeptUnder(dir string) []string { return keptUnder(dir, p.keepPaths) }
+
+func keptUnder(dir string, keep []string) []string {
+	var out []string
+	for _, k := range keep {
+		if k == dir || strings.HasPrefix(k, dir+string(filepath.Separator)) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// removeExcept removes dir and everything in it but the paths of keep
+// (and the folders that lead to them).
+func removeExcept(dir string, keep []string) error {
+	inside := keptUnder(dir, keep)
+	if len(inside) == 0 {
+		return os.RemoveAll(dir)
+	}
+	if slices.Contains(inside, dir) {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if len(keptUnder(path, inside)) > 0 {
+			if e.IsDir() {
+				errs = append(errs, removeExcept(path, inside))
+			}
+			continue
+		}
+		errs = append(errs, os.RemoveAll(path))
+	}
+	return errors.Join(errs...)
+}
+
+// ignoredWork are the ignored files in r's worktree that owt did not put
+// there: not a copy owt made (an edited copy is work already, in the
+// loss), not a link of [worktree] link, not owt's hook settings or note.
+// No commit holds them and owt delete does not count them, but the user
+// asked to remove a tool, not these: they keep the worktree.
+func ignoredWork(ws *workspace.Workspace, r *state.Record) ([]string, error) {
+	if r.InPlace {
+		return nil, nil // the user's own checkout: nothing of it is removed
+	}
+	if _, err := os.Stat(r.Path); err != nil {
+		return nil, nil
+	}
+	files, err := git.IgnoredFiles(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	own := ownPatterns(ws)
+	for _, c := range r.Copied {
+		own["/"+c] = true
+	}
+	for _, h := range r.HookFiles {
+		own["/"+h.Path] = true
+	}
+	var out []string
+	for _, f := range files {
+		if own["/"+f] || underOwn(f, own) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// underOwn reports whether f is inside a folder owt put there (a linked
+// or copied folder).
+func underOwn(f string, own map[string]bool) bool {
+	for d := f; ; {
+		i := strings.LastIndexByte(d, '/')
+		if i < 0 {
+			return false
+		}
+		d = d[:i]
+		if own["/"+d] {
+			return true
+		}
+	}
+}
+
+func listSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+}
+
+func joinWhy(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// gitCommands land and remove r's worktree (or give the checkout back
+// to its base) with git and tmux alone, for when owt is gone.
+func gitCommands(r *state.Record) []string {
+	q := tmux.ShellQuote
+	var out []string
+	if r.InPlace {
+		if r.Base != "" {
+			out = append(out, fmt.Sprintf("git -C %s switch %s", q(r.Repo), q(r.Base)))
+		}
+	} else {
+		out = append(out, fmt.Sprintf("git -C %s merge %s", q(r.Repo), q(r.Branch)),
+			fmt.Sprintf("git -C %s worktree remove %s", q(r.Repo), q(r.Path)),
+			fmt.Sprintf("git -C %s branch -d %s", q(r.Repo), q(r.Branch)))
+	}
+	if r.Session != "" {
+		kill := "tmux kill-session -t " + q(r.Session)
+		if r.Socket != "" {
+			kill = "tmux -S " + q(r.Socket) + " kill-session -t " + q(r.Session)
+		}
+		out = append(out, kill)
+	}
+	return out
 }
 
 // clearTmux unbinds owt's keys on this server, unsets its options and

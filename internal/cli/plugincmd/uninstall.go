@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/gofrs/flock"
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
@@ -23,10 +26,16 @@ func UninstallCommand(f *cmdutil.Factory) *cli.Command {
 			"on this tmux server. Agent worktrees without work and without a running agent are deleted as owt delete does. " +
 			"While an agent worktree holds uncommitted or unmerged work, or an agent runs, it lists them with how to " +
 			"land or delete each and removes nothing (exit 1); --keep-worktrees leaves them in place instead. " +
-			"Your tmux.conf is never edited: the lines to remove are named. Your config file is kept.",
+			"A worktree with ignored files owt did not put there (notes.local, a local database) counts as work too. " +
+			"Your tmux.conf is never edited: the lines to remove are named. Your config file is kept, and so are " +
+			"your memory facts and notes unless --purge-data; with --keep-worktrees so are the records of the kept worktrees, " +
+			"so an owt installed again can still land or delete them. When a worktree cannot be deleted it stops there, " +
+			"leaving the rest of owt in place (exit 1). A state file owt cannot read, or a repository no longer where owt " +
+			"recorded it, stops it before anything changes.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print what would be removed, and change nothing"},
-			&cli.BoolFlag{Name: "keep-worktrees", Usage: "leave the worktrees with work or a running agent in place (owt's hooks taken out of them) instead of refusing"},
+			&cli.BoolFlag{Name: "keep-worktrees", Usage: "leave the worktrees with work or a running agent in place (owt's hooks taken out of them, their records kept) instead of refusing"},
+			&cli.BoolFlag{Name: "purge-data", Usage: "remove your memory facts and notes too (kept otherwise)"},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -44,17 +53,32 @@ func runUninstall(c *cli.Context, f *cmdutil.Factory) error {
 		return err
 	}
 	home, _ := os.UserHomeDir()
-	o := uninstall.Options{KeepWorktrees: c.Bool("keep-worktrees"), Self: self, Tmux: f.Tmux(), Home: home}
+	o := uninstall.Options{KeepWorktrees: c.Bool("keep-worktrees"), Self: self, Tmux: f.Tmux(), Home: home,
+		PurgeData: c.Bool("purge-data")}
+	dry := c.Bool("dry-run")
+	if !dry {
+		// One uninstall at a time: the lock's file is outside every
+		// folder an uninstall removes.
+		lock := flock.New(filepath.Join(os.TempDir(), "owt-uninstall-"+strconv.Itoa(os.Getuid())+".lock"))
+		ok, err := lock.TryLock()
+		if err != nil {
+			return fmt.Errorf("owt uninstall: lock %s: %w", lock.Path(), err)
+		}
+		if !ok {
+			fmt.Fprintln(f.IO.ErrOut, "owt uninstall: another owt uninstall is running; nothing was removed")
+			return cmdutil.ExitWith(cmdutil.ExitError)
+		}
+		defer func() { _ = lock.Unlock() }()
+	}
 	plan, err := uninstall.Find(o)
 	if err != nil {
 		return fmt.Errorf("owt uninstall: %w", err)
 	}
-	dry := c.Bool("dry-run")
 	out := c.App.Writer
 	if c.Bool("json") {
 		var applyErr error
 		if !dry {
-			applyErr = plan.Apply(o)
+			applyErr = plan.Apply(o, nil)
 		}
 		if err := cmdutil.PrintJSON(out, struct {
 			DryRun bool `json:"dry_run"`
@@ -64,20 +88,49 @@ func runUninstall(c *cli.Context, f *cmdutil.Factory) error {
 		}
 		return uninstallResult(plan, applyErr)
 	}
+	if len(plan.Problems) > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "owt uninstall: owt cannot see everything it made; nothing was removed:\n")
+		for _, pr := range plan.Problems {
+			fmt.Fprintf(f.IO.ErrOut, "  %s\n", pr)
+		}
+		if len(plan.Blocked) > 0 {
+			printBlocked(f.IO.ErrOut, plan, dry)
+		}
+		return cmdutil.ExitWith(cmdutil.ExitError)
+	}
 	if len(plan.Blocked) > 0 {
 		printBlocked(f.IO.ErrOut, plan, dry)
 		return cmdutil.ExitWith(cmdutil.ExitError)
 	}
-	printPlan(out, plan, dry)
 	if dry {
+		printPlan(out, plan)
+		printKept(out, plan)
 		return nil
 	}
-	return uninstallResult(plan, plan.Apply(o))
+	fmt.Fprintln(out, "Removing (each line once done):")
+	applyErr := plan.Apply(o, func(st uninstall.Step) {
+		if st.Error != "" {
+			fmt.Fprintf(out, "  FAILED  %-9s %s\n", st.What, st.Item)
+			fmt.Fprintf(f.IO.ErrOut, "owt uninstall: %s\n", st.Error)
+			return
+		}
+		fmt.Fprintf(out, "  removed %-9s %s\n", st.What, st.Item)
+	})
+	if plan.Stopped != "" {
+		fmt.Fprintf(f.IO.ErrOut, "owt uninstall: %s\n", plan.Stopped)
+		return cmdutil.ExitWith(cmdutil.ExitError)
+	}
+	printKept(out, plan)
+	if applyErr != nil {
+		fmt.Fprintln(f.IO.ErrOut, "owt uninstall: the steps marked FAILED above were not done")
+		return cmdutil.ExitWith(cmdutil.ExitError)
+	}
+	return nil
 }
 
 func uninstallResult(plan *uninstall.Plan, err error) error {
 	switch {
-	case len(plan.Blocked) > 0:
+	case len(plan.Blocked) > 0 || len(plan.Problems) > 0:
 		return cmdutil.ExitWith(cmdutil.ExitError)
 	case err != nil:
 		return fmt.Errorf("owt uninstall: %w", err)
@@ -108,12 +161,9 @@ func printBlocked(w io.Writer, p *uninstall.Plan, dry bool) {
 	fmt.Fprintln(w, "Then run owt uninstall again; or owt uninstall --keep-worktrees to leave these worktrees in place.")
 }
 
-func printPlan(w io.Writer, p *uninstall.Plan, dry bool) {
-	verb := "Removed"
-	if dry {
-		verb = "Would remove (--dry-run: nothing changed)"
-	}
-	fmt.Fprintf(w, "%s:\n", verb)
+// printPlan prints what a dry run would remove.
+func printPlan(w io.Writer, p *uninstall.Plan) {
+	fmt.Fprintf(w, "Would remove (--dry-run: nothing changed):\n")
 	line := func(what, s string) { fmt.Fprintf(w, "  %-9s %s\n", what, s) }
 	for _, s := range p.Programs {
 		line("program", s)
@@ -146,9 +196,17 @@ func printPlan(w io.Writer, p *uninstall.Plan, dry bool) {
 		line("tmux", "options "+strings.Join(p.Options, ", ")+" on this server")
 	}
 	for _, s := range p.Dirs {
+		if kept := p.KeptUnder(s); len(kept) > 0 {
+			s += " (but " + strings.Join(kept, ", ") + ")"
+		}
 		line("dir", s)
 	}
-	if len(p.Kept) > 0 || p.Config != "" || hasKeptExcludes(p) {
+}
+
+// printKept prints what stays, and what is the user's to do.
+func printKept(w io.Writer, p *uninstall.Plan) {
+	line := func(what, s string) { fmt.Fprintf(w, "  %-9s %s\n", what, s) }
+	if len(p.Kept) > 0 || p.Config != "" || hasKeptExcludes(p) || len(p.UserData) > 0 {
 		fmt.Fprintln(w, "Kept:")
 	}
 	for _, a := range p.Kept {
@@ -156,7 +214,14 @@ func printPlan(w io.Writer, p *uninstall.Plan, dry bool) {
 		if a.Land != "" {
 			todo = "land it with '" + a.Land + "', or " + todo
 		}
-		line("worktree", fmt.Sprintf("%s (%s): %s; in %s: %s", a.Name, a.Path, keptWhy(a), a.Repo, todo))
+		line("worktree", fmt.Sprintf("%s (%s): %s; owt's record of it is kept: with owt installed again, in %s: %s; "+
+			"without owt: %s", a.Name, a.Path, keptWhy(a), a.Repo, todo, strings.Join(a.Git, "; ")))
+	}
+	for _, d := range p.UserData {
+		if p.Purged() {
+			continue
+		}
+		line("data", d+" (yours: owt uninstall --purge-data removes it)")
 	}
 	for _, e := range p.Excludes {
 		if e.Kept != "" {
@@ -172,6 +237,12 @@ func printPlan(w io.Writer, p *uninstall.Plan, dry bool) {
 			fmt.Fprintf(w, "  %s\n", l)
 		}
 		fmt.Fprintln(w, "With TPM, prefix + alt + u then removes the plugin's folder.")
+	}
+	for _, s := range p.OtherServers {
+		fmt.Fprintf(w, "Another tmux server: %s\n", s)
+	}
+	for _, s := range p.OtherOwts {
+		fmt.Fprintf(w, "Another owt stays on your PATH: %s (remove it with its own owt uninstall, or rm)\n", s)
 	}
 }
 
