@@ -78,6 +78,36 @@ printf '%s\n' "${COMPREPLY[@]}"`, "bash")
 		}
 	}
 
+	// A branch may hold shell syntax (any agent can make one: refs are
+	// shared). bash pastes what completion gives as it is, so the script
+	// quotes it: the completed line, run by the shell on Enter, hands owt
+	// the name and runs nothing. Typed quoted, it completes the same.
+	pwn := filepath.Join(e.Root, "PWN")
+	hostile := "x$(touch${IFS}" + pwn + ")"
+	e.Git(repo, "branch", hostile)
+	enter := func(words ...string) string {
+		t.Helper()
+		cmd := exec.Command("bash", "--norc", "--noprofile", "-c", script+`
+COMP_WORDS=(owt "$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMPREPLY=()
+_owt_complete
+[[ ${#COMPREPLY[@]} == 1 ]] || { echo "offered: ${COMPREPLY[*]}"; exit 1; }
+COMP_WORDS[COMP_CWORD]=${COMPREPLY[0]}
+line="${COMP_WORDS[*]}"
+printf '%s\n' "$line"
+owt() { printf '<%s>\n' "$@"; }
+eval "$line"`, "bash")
+		cmd.Args = append(cmd.Args, words...)
+		cmd.Dir, cmd.Env = repo, env
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+	for _, typed := range []string{"x", `x\$\(tou`, `'x$(to`} {
+		out := enter("new", "--base", typed)
+		require.Contains(t, out, "\n<new>\n<--base>\n<"+hostile+">\n", "owt new --base %s<TAB> then Enter", typed)
+		require.NoFileExists(t, pwn, "owt new --base %s<TAB> then Enter ran the branch's $(…)", typed)
+	}
+
 	// fish completes the same way from its own script, with what each is.
 	if _, err := exec.LookPath("fish"); err == nil {
 		e.WriteFile(e.Root, "owt.fish", e.MustOwt(repo, "completion", "fish"))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 )
@@ -17,6 +18,12 @@ const CompleteFlag = "--generate-bash-completion"
 // DescribeEnv, set by the zsh and fish scripts, asks for each completion
 // with what it is after a tab ("codex\tinstalled"); bash takes words only.
 const DescribeEnv = "OWT_COMPLETE_DESCRIBE"
+
+// TypedEnv, set by the bash script, says the words come as typed on the
+// command line (bash hands a function its words with their quotes and
+// backslashes): owt reads them as the shell will (Unquote). zsh dequotes
+// them itself, and fish's -o words are already plain.
+const TypedEnv = "OWT_COMPLETE_TYPED"
 
 // Completing reports whether args (owt's argv) ask for completions.
 func Completing(args []string) bool {
@@ -82,6 +89,13 @@ func SetCompletion(app *cli.App, comp Completion) {
 // be read is not offered.
 func (f *Factory) Complete(app *cli.App, comp Completion, args []string) int {
 	words := args[1 : len(args)-1]
+	if os.Getenv(TypedEnv) != "" {
+		plain := make([]string, len(words))
+		for i, w := range words {
+			plain[i] = Unquote(w)
+		}
+		words = plain
+	}
 	cur := ""
 	if len(words) > 0 {
 		cur, words = words[len(words)-1], words[:len(words)-1]
@@ -95,7 +109,9 @@ func (f *Factory) Complete(app *cli.App, comp Completion, args []string) int {
 	seen := map[string]bool{}
 	for _, c := range ans.Words {
 		word := prefix + c.Word
-		if !strings.HasPrefix(word, cur) || seen[word] || strings.ContainsAny(word, "\t\n") {
+		// A word with a control character is never offered: no name
+		// owt gives holds one, and a shell would paste it as it is.
+		if !strings.HasPrefix(word, cur) || seen[word] || strings.IndexFunc(word, unicode.IsControl) >= 0 {
 			continue
 		}
 		seen[word] = true
@@ -264,4 +280,44 @@ func findFlag(flags []cli.Flag, name string) cli.Flag {
 func takesValue(fl cli.Flag) bool {
 	_, isBool := fl.(*cli.BoolFlag)
 	return !isBool
+}
+
+// Unquote reads word as a POSIX shell would, without expanding anything:
+// backslashes escape outside quotes, '…' is literal, and in "…" a
+// backslash escapes only $, `, ", \ and a newline. An unclosed quote (a
+// word still being typed) runs to the end.
+func Unquote(word string) string {
+	var b strings.Builder
+	for i := 0; i < len(word); i++ {
+		switch c := word[i]; c {
+		case '\\':
+			if i+1 < len(word) {
+				i++
+				if word[i] != '\n' {
+					b.WriteByte(word[i])
+				}
+			}
+		case '\'':
+			j := strings.IndexByte(word[i+1:], '\'')
+			if j < 0 {
+				b.WriteString(word[i+1:])
+				return b.String()
+			}
+			b.WriteString(word[i+1 : i+1+j])
+			i += j + 1
+		case '"':
+			for i++; i < len(word) && word[i] != '"'; i++ {
+				if word[i] == '\\' && i+1 < len(word) && strings.IndexByte("$`\"\\\n", word[i+1]) >= 0 {
+					i++
+					if word[i] == '\n' {
+						continue
+					}
+				}
+				b.WriteByte(word[i])
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }

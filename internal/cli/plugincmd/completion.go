@@ -12,7 +12,9 @@ import (
 // their tasks, tools, templates, hosts, branches), one a line, filtered
 // by what is typed; a first line ":files" asks for the shell's own path
 // completion. zsh and fish set OWT_COMPLETE_DESCRIBE and get
-// "WORD<tab>what it is". Nothing typed is evaluated by the shell.
+// "WORD<tab>what it is". Nothing typed is evaluated by the shell, and
+// every word the shell puts on the line is quoted for it: bash's by
+// printf %q in the script, zsh's and fish's by the shells themselves.
 
 const bashCompletion = `# owt bash completion: eval "$(owt completion bash)" in ~/.bashrc
 _owt_complete() {
@@ -21,7 +23,8 @@ _owt_complete() {
 	if [[ $cur == = ]]; then
 		cur= pre==
 	fi
-	out=$("${COMP_WORDS[0]}" "${COMP_WORDS[@]:1:COMP_CWORD-1}" "$cur" --generate-bash-completion 2>/dev/null) || return 0
+	# The words go as typed, quotes and all: owt reads them as bash will.
+	out=$(OWT_COMPLETE_TYPED=1 "${COMP_WORDS[0]}" "${COMP_WORDS[@]:1:COMP_CWORD-1}" "$cur" --generate-bash-completion 2>/dev/null) || return 0
 	COMPREPLY=()
 	if [[ $out == :files* ]]; then
 		compopt -o default 2>/dev/null
@@ -29,6 +32,12 @@ _owt_complete() {
 	fi
 	if [[ -n $out ]]; then
 		mapfile -t COMPREPLY <<<"$out"
+		# bash pastes a word as it is: quote each, so a branch called
+		# x$(cmd) goes in as x\$\(cmd\), a name, never a command.
+		local i
+		for i in "${!COMPREPLY[@]}"; do
+			printf -v "COMPREPLY[i]" %q "${COMPREPLY[i]}"
+		done
 		if [[ -n $pre ]]; then
 			COMPREPLY=("${COMPREPLY[@]/#/$pre}")
 		fi
