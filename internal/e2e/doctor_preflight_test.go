@@ -132,6 +132,35 @@ func TestDoctorPreflightChecksWhatOwtNeeds(t *testing.T) {
 	require.Equal(t, 1, r.Code, r.Stdout)
 	require.Contains(t, r.Stdout, "!     owt-on-path: owt is not on the PATH of new tmux panes")
 	require.Contains(t, r.Stdout, "ln -s "+e.Bins.Owt+" ~/.local/bin/owt")
+
+	// A stale owt first on that PATH (an old install in ~/.local/bin
+	// shadowing this one): a failed check naming both. Before, "ok".
+	noOwt := pathWithout(e.Var("PATH"), "owt")
+	stale := filepath.Join(e.Root, "stale")
+	shim(t, stale, "owt", `echo "owt version v0.0.1 (old)"`+"\n")
+	e.Tmux("set-environment", "-g", "PATH", stale+string(os.PathListSeparator)+noOwt)
+	r = e.Owt(repo, "doctor", "--json")
+	require.Equal(t, 1, r.Code, r.Stdout)
+	ok, detail, fix = preflightJSON(t, r.Stdout).check(t, "owt-on-path")
+	require.False(t, ok, detail)
+	require.Contains(t, detail, "finds "+filepath.Join(stale, "owt")+" (v0.0.1 (old)), not this owt ("+e.Bins.Owt+", ")
+	require.Contains(t, fix, "keep one owt: remove "+filepath.Join(stale, "owt"))
+	// A copy of this owt (another file, the same version) is this owt.
+	e.Tmux("set-environment", "-g", "PATH", alone+string(os.PathListSeparator)+noOwt)
+	ok, detail, _ = preflightJSON(t, e.MustOwt(repo, "doctor", "--json")).check(t, "owt-on-path")
+	require.True(t, ok, detail)
+	require.Equal(t, filepath.Join(alone, "owt")+", on the PATH of new tmux panes (tmux show-environment -g PATH)", detail)
+	// A relative entry finds owt only in one folder: not searched, and a
+	// failed check of its own. Before, "ok relbin/owt".
+	rel := filepath.Join(repo, "relbin")
+	require.NoError(t, os.MkdirAll(rel, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(rel, "owt"), data, 0o755))
+	e.Tmux("set-environment", "-g", "PATH", "relbin"+string(os.PathListSeparator)+noOwt+string(os.PathListSeparator))
+	r = e.Owt(repo, "doctor")
+	require.Equal(t, 1, r.Code, r.Stdout)
+	require.Contains(t, r.Stdout, "!     owt-on-path: owt is not on the PATH of new tmux panes")
+	require.Contains(t, r.Stdout, `!     tmux-path: the PATH of new tmux panes (tmux show-environment -g PATH) has relative entries ("relbin", "" (empty: the current folder)): `)
+	require.Contains(t, r.Stdout, "make every entry of PATH absolute")
 	e.Tmux("set-environment", "-g", "PATH", e.Var("PATH"))
 
 	// The configured tool not installed.

@@ -1,16 +1,24 @@
 package lifecycle
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/buildinfo"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/proc"
 	"github.com/owt-tmux/owt/internal/tmux"
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // Check is one of owt doctor's preflight checks: something owt needs of
@@ -44,13 +52,15 @@ var helperPrograms = []struct{ Name, Need string }{
 
 // Preflight checks what owt needs of this machine: tmux and git new
 // enough, owt's programs beside it, the configured tool installed, and
-// owt on the PATH panes get inside tmux. Each failed check says its fix.
+// this owt (not another) on the PATH panes get inside tmux, with no
+// relative entry in it. Each failed check says its fix.
 func (w *Worktrees) Preflight() []Check {
 	checks := []Check{w.checkTmux(), checkGit()}
 	for _, p := range helperPrograms {
 		checks = append(checks, w.checkHelper(p.Name, p.Need))
 	}
-	return append(checks, w.checkTool(), w.checkOwtOnTmuxPath())
+	checks = append(checks, w.checkTool())
+	return append(checks, w.checkOwtOnTmuxPath()...)
 }
 
 const installTmux = "install tmux 3.2 or later (apt-get install tmux, dnf install tmux, brew install tmux) and put it on PATH"
@@ -134,9 +144,14 @@ func (w *Worktrees) checkTool() Check {
 	return c
 }
 
-// checkOwtOnTmuxPath looks for owt on the PATH a new pane gets: the tmux
-// server's global environment, else (no server yet) this shell's.
-func (w *Worktrees) checkOwtOnTmuxPath() Check {
+// checkOwtOnTmuxPath looks for owt on the PATH a new pane gets (the tmux
+// server's global environment, else, with no server yet, this shell's)
+// and checks it is this owt: the same file, or a program that says it is
+// the same version. A stale copy found first (an old install in
+// ~/.local/bin shadowing the plugin's) fails, as does none. Relative
+// entries are not searched, a pane's folder would decide what they find:
+// they fail a check of their own (tmux-path), listed only then.
+func (w *Worktrees) checkOwtOnTmuxPath() []Check {
 	c := Check{Name: "owt-on-path"}
 	path, where := os.Getenv("PATH"), "this shell (no tmux server runs)"
 	if w.Tmux.Available() != nil {
@@ -149,17 +164,94 @@ func (w *Worktrees) checkOwtOnTmuxPath() Check {
 	} else if !errors.Is(err, tmux.ErrNoServer) {
 		where = "this shell (" + err.Error() + ")"
 	}
-	if p := lookPathIn("owt", path); p != "" {
-		c.OK, c.Detail = true, p+", on the PATH of "+where
-		return c
+	abs, rel := splitPath(path)
+	checks := []Check{c}
+	if len(rel) > 0 {
+		quoted := make([]string, len(rel))
+		for i, d := range rel {
+			quoted[i] = strconv.Quote(d)
+			if d == "" {
+				quoted[i] += " (empty: the current folder)"
+			}
+		}
+		checks = append(checks, Check{Name: "tmux-path",
+			Detail: fmt.Sprintf("the PATH of %s has relative entries (%s): what a pane runs for owt, git or an agent's tool then depends on the folder it is in, an agent's worktree included",
+				where, strings.Join(quoted, ", ")),
+			Fix: "make every entry of PATH absolute in your shell's profile ($HOME/bin, not bin; no empty entry); then restart tmux, or run 'tmux set-environment -g PATH \"$PATH\"' from a shell that has it"})
 	}
 	self := w.Self
 	if self == "" {
 		self = "owt"
 	}
-	c.Detail = "owt is not on the PATH of " + where + ": 'owt …' typed in a pane says command not found"
-	c.Fix = fmt.Sprintf("link it into a folder on that PATH, e.g. 'ln -s %s ~/.local/bin/owt' with ~/.local/bin on PATH in your shell's profile; then restart tmux, or run 'tmux set-environment -g PATH \"$PATH\"' from a shell that has it", self)
-	return c
+	restart := "then restart tmux, or run 'tmux set-environment -g PATH \"$PATH\"' from a shell that has it"
+	p := lookPathIn("owt", strings.Join(abs, string(os.PathListSeparator)))
+	if p == "" {
+		checks[0].Detail = "owt is not on the PATH of " + where + ": 'owt …' typed in a pane says command not found"
+		checks[0].Fix = fmt.Sprintf("link it into a folder on that PATH, e.g. 'ln -s %s ~/.local/bin/owt' with ~/.local/bin on PATH in your shell's profile; %s", self, restart)
+		return checks
+	}
+	same, theirs := w.sameOwt(p)
+	if !same {
+		checks[0].Detail = fmt.Sprintf("the PATH of %s finds %s (%s), not this owt (%s, %s): 'owt …' typed in a pane runs the other one",
+			where, p, theirs, self, buildinfo.String())
+		checks[0].Fix = fmt.Sprintf("keep one owt: remove %s (its own 'owt uninstall', or rm), or link this one there ('ln -sf %s %s'); %s", p, self, p, restart)
+		return checks
+	}
+	checks[0].OK, checks[0].Detail = true, p+", on the PATH of "+where
+	return checks
+}
+
+// versionTimeout bounds 'owt --version' of another owt found on PATH.
+const versionTimeout = 3 * time.Second
+
+// sameOwt reports whether the owt at p is this one: the same file, or
+// one whose --version says this owt's version. theirs is what it said
+// ("did not say" when it failed), for the message when it is not.
+func (w *Worktrees) sameOwt(p string) (same bool, theirs string) {
+	if w.Self == "" {
+		return true, "" // nothing to compare with
+	}
+	a, errA := os.Stat(p)
+	b, errB := os.Stat(w.Self)
+	if errA == nil && errB == nil && os.SameFile(a, b) {
+		return true, ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), versionTimeout)
+	defer cancel()
+	var out bytes.Buffer
+	cmd := proc.Command(ctx, p, "--version")
+	cmd.Stdout = &out
+	if err := proc.Run(ctx, cmd); err != nil {
+		return false, "its --version failed: " + untrusted.ShortLine(err.Error(), 80)
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(out.String()), "\n")
+	v := strings.TrimSpace(strings.TrimPrefix(line, "owt version "))
+	if v == buildinfo.String() {
+		return true, ""
+	}
+	if v == "" {
+		return false, "its --version said nothing"
+	}
+	return false, untrusted.ShortLine(v, 80)
+}
+
+// splitPath is the entries of a PATH value: the absolute ones, and the
+// others ("" for an empty entry, which a shell reads as the current
+// folder), each once.
+func splitPath(path string) (abs, rel []string) {
+	seen := map[string]bool{}
+	for _, d := range filepath.SplitList(path) {
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		if filepath.IsAbs(d) {
+			abs = append(abs, d)
+		} else {
+			rel = append(rel, d)
+		}
+	}
+	return abs, rel
 }
 
 // lookPathIn is exec.LookPath over the folders of path, not $PATH.
