@@ -395,7 +395,7 @@ func (p *Plan) findAgents(o Options) error {
 			if !r.InPlace {
 				a.Land = "owt merge " + r.Name
 			}
-			a.Git = gitCommands(r)
+			a.Git = gitCommands(r, a.Running)
 			a.Delete = "owt delete " + r.Name
 			if a.Work != "" {
 				a.Delete = "owt delete --force " + r.Name
@@ -798,8 +798,9 @@ func joinWhy(a, b string) string {
 }
 
 // gitCommands land and remove r's worktree (or give the checkout back
-// to its base) with git and tmux alone, for when owt is gone.
-func gitCommands(r *state.Record) []string {
+// to its base), and end its session while it runs, with git and tmux
+// alone, for when owt is gone.
+func gitCommands(r *state.Record, running bool) []string {
 	q := tmux.ShellQuote
 	var out []string
 	if r.InPlace {
@@ -811,7 +812,7 @@ func gitCommands(r *state.Record) []string {
 			fmt.Sprintf("git -C %s worktree remove %s", q(r.Repo), q(r.Path)),
 			fmt.Sprintf("git -C %s branch -d %s", q(r.Repo), q(r.Branch)))
 	}
-	if r.Session != "" {
+	if running && r.Session != "" {
 		kill := "tmux kill-session -t " + q(r.Session)
 		if r.Socket != "" {
 			kill = "tmux -S " + q(r.Socket) + " kill-session -t " + q(r.Session)
