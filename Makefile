@@ -71,8 +71,11 @@ release-check:
 # A throwaway tmux server where three agents work on their own, through
 # to a merge (scripts/demo.sh, docs/demo.md). go build skips what is up to
 # date, so on a warm cache the first screen comes in seconds.
+# The demo agent is built as scripts/build.sh builds owt (static,
+# -trimpath), so it reuses that build's cache instead of compiling the
+# standard library again (minutes on a cold cache).
 demo: build
-	$(GO) build -o bin/owt-demo-agent ./testdata/fakeagent
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/owt-demo-agent ./testdata/fakeagent
 	./scripts/demo.sh
 
 # The generated references, from the code they describe:
@@ -89,7 +92,7 @@ docs:
 # about a minute. freeze, which lays them out, comes from that tool's own
 # module (its go.mod), so owt's module never needs it.
 screenshots: build
-	$(GO) build -o bin/owt-demo-agent ./testdata/fakeagent
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/owt-demo-agent ./testdata/fakeagent
 	cd internal/tools/screenshots && $(GO) build -o ../../../bin/freeze github.com/charmbracelet/freeze
 	cd internal/tools/screenshots && $(GO) run . -root ../../.. -freeze ../../../bin/freeze
 

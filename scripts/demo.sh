@@ -195,4 +195,9 @@ if [ -n "$outer" ]; then
 else
 	attach=(attach-session -t demo)
 fi
-tmux "${attach[@]}"
+# Alt+q kills the demo's server, which ends the attached client with an
+# error: that is the way out, not a failure. A client that could not
+# attach at all leaves the session there.
+if ! tmux "${attach[@]}"; then
+	! tmux has-session -t demo 2>/dev/null || exit 1
+fi
