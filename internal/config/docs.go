@@ -9,7 +9,7 @@ var keyDocs = map[string]string{
 	"worktree":            "Where worktrees go and what they get from the main checkout.",
 	"worktree.dir":        "The path of a new worktree: `{repo}` and `{name}` are replaced (`{name}` must be there), a relative path is taken from the repository's root, `~` is your home.",
 	"worktree.copy":       "Glob patterns of untracked files (those git ignores) copied into a new worktree; a pattern without `/` matches a file name at any depth.",
-	"worktree.link":       "Paths, relative to the repository's root, symlinked into a new worktree (e.g. `node_modules/.cache`).",
+	"worktree.link":       "Paths, relative to the repository's root and inside it (no `..`, not absolute), symlinked into a new worktree (e.g. `node_modules/.cache`).",
 	"worktree.port_base":  "The first port handed out: each worktree gets a block of `port_block` ports from here, its first in `OWT_PORT` (1024 to 65000).",
 	"worktree.port_block": "How many ports each worktree's block holds (1 to 1000).",
 
@@ -34,7 +34,7 @@ var keyDocs = map[string]string{
 	"tmux":      "The tmux sessions owt makes.",
 	"tmux.size": "The size a new agent session is made at: `auto` (the client owt runs from, else the largest attached client, else 200x50) or `WIDTHxHEIGHT`. Once a client is attached, tmux's `window-size` decides.",
 
-	"tools.NAME":              "Adds a tool, or overrides fields of a built-in one (`owt tools` lists them); an empty field keeps the built-in value.",
+	"tools.NAME":              "Adds a tool, or overrides fields of a built-in one (`owt tools` lists them); an empty field keeps the built-in value. NAME is letters, digits, `.`, `_` and `-` (not first), at most 63.",
 	"tools.NAME.command":      "The tool's argv; never through a shell.",
 	"tools.NAME.prompt":       "How the first prompt goes in: `arg` (as an argv element), `paste` (typed once `ready` shows) or `none`.",
 	"tools.NAME.prompt_flag":  "A flag put before the prompt argument (e.g. `-i`).",
