@@ -37,8 +37,8 @@ const noAgent = "\x00shell"
 // Create is the Alt+c popup: a form for the task (several lines allowed),
 // the tool (installed ones first, the configured default preselected), the
 // task template (guessed from the task unless one is chosen), the base
-// branch (default: the branch checked out where the popup opened, but in
-// an agent's worktree the main checkout's: see baseDefault) and plan
+// branch (default: the branch the user works on, never an agent's: see
+// baseDefault) and plan
 // mode. A tool that is not installed is marked, and refused before
 // submitting, so the typed task is kept. Submitting creates the worktree, session and agent, showing
 // the steps as they happen, then moves the client to the new session
@@ -62,16 +62,9 @@ func create(tm *tmux.Client, s Screen) error {
 		tpl   = defaultTemplate()
 		where string // "" here, else a host's name
 	)
-	base, own := baseDefault(w, dir)
-	baseAbout := "The branch to start from and merge back into"
-	var suggest []string
-	if own != nil {
-		// Opened in an agent's worktree: its branch is offered, labelled,
-		// never the default: a new agent on it would merge into it.
-		baseAbout = fmt.Sprintf("Default: %s, your checkout's branch. To build on agent %s's own branch on purpose, type %s (the new agent then merges into it, not into %s)",
-			orNone(base), own.Name, own.Branch, orNone(base))
-		suggest = []string{own.Branch}
-	}
+	choice := baseDefault(w, dir)
+	base = choice.Base
+	baseAbout, suggest := choice.about(), choice.suggest()
 	fields := []huh.Field{
 		huh.NewText().Title("Task").
 			Description("What should the agent do? (alt+enter or ctrl+j: new line)").
@@ -147,28 +140,103 @@ func toolName(tool string, noAgent bool) string {
 	return tool
 }
 
-// baseDefault is the base branch the form starts on, and the record of
-// the agent whose worktree the popup opened in (nil when none). In an
-// agent's worktree the base is the branch of the main checkout, the one
-// the user works on, not the agent's own: basing on it silently would
-// make the new agent merge into the other's work. Elsewhere (the main
-// checkout, a worktree of the user's own) it is the branch checked out
-// there. "" when that checkout's HEAD is detached: the user types one.
-func baseDefault(w *workspace.Workspace, dir string) (string, *state.Record) {
+// baseChoice is the base branch the form starts on, what it is, and the
+// agents whose own branch the form offers, labelled, never as the
+// default: basing on one makes the new agent merge into its work.
+type baseChoice struct {
+	Base   string
+	Why    string // what Base is, "" for the branch checked out where the popup opened
+	Agents []*state.Record
+}
+
+// baseDefault is the branch the user works on: in an agent's worktree,
+// the main checkout's branch, not the agent's own; in a checkout held by
+// an in-place agent (the main one, or one the popup opened in), the
+// branch it was on before the agent took it (the agent's recorded base),
+// else the repository's default branch. Elsewhere (the main checkout, a
+// worktree of the user's own) it is the branch checked out there. Base is
+// "" when that checkout's HEAD is detached: the user types one.
+func baseDefault(w *workspace.Workspace, dir string) baseChoice {
 	resolved := dir
 	if p, err := filepath.EvalSymlinks(dir); err == nil {
 		resolved = p
 	}
-	if recs, err := w.Records(); err == nil {
+	in := func(p string) bool { return p != "" && (within(dir, p) || within(resolved, p)) }
+	recs, _ := w.Records()
+	// heldBy is the in-place agent working in the checkout at path.
+	heldBy := func(path string) *state.Record {
 		for _, r := range recs {
-			if !r.InPlace && r.Path != "" && (within(dir, r.Path) || within(resolved, r.Path)) {
-				main, _ := git.CurrentBranch(w.Repo.Root)
-				return main, r
+			if r.InPlace && r.Path != "" && sameDir(r.Path, path) {
+				return r
 			}
 		}
+		return nil
 	}
-	here, _ := git.CurrentBranch(dir)
-	return here, nil
+	var own *state.Record
+	for _, r := range recs {
+		if !r.InPlace && in(r.Path) {
+			own = r
+		}
+	}
+	var c baseChoice
+	checkout := w.Repo.Root // the checkout whose branch is the user's
+	if own != nil {
+		c.Agents = append(c.Agents, own)
+		c.Why = "your checkout's branch"
+	} else if top, err := git.TopLevel(dir); err == nil {
+		checkout = top
+	} else {
+		checkout = dir
+	}
+	held := heldBy(checkout)
+	if held == nil {
+		c.Base, _ = git.CurrentBranch(checkout)
+		return c
+	}
+	c.Agents = append(c.Agents, held)
+	switch {
+	case held.Base != "" && held.Base != held.Branch && w.Repo.BranchExists(held.Base):
+		c.Base = held.Base
+		c.Why = fmt.Sprintf("your branch before %s worked in place", held.Name)
+	default:
+		c.Base = w.Repo.DefaultBranch()
+		c.Why = fmt.Sprintf("the default branch (%s works in place)", held.Name)
+	}
+	return c
+}
+
+// about is the base field's description: plain, or, when agents' own
+// branches are offered, what the default is and how to build on one of
+// theirs on purpose.
+func (c baseChoice) about() string {
+	if len(c.Agents) == 0 {
+		return "The branch to start from and merge back into"
+	}
+	var names, branches []string
+	for _, r := range c.Agents {
+		names, branches = append(names, r.Name), append(branches, r.Branch)
+	}
+	return fmt.Sprintf("Default: %s, %s. To build on agent %s's own branch on purpose, type %s (the new agent then merges into it, not into %s)",
+		orNone(c.Base), c.Why, strings.Join(names, "'s or "), strings.Join(branches, " or "), orNone(c.Base))
+}
+
+// suggest is the agents' branches, offered as the field's suggestions.
+func (c baseChoice) suggest() []string {
+	var out []string
+	for _, r := range c.Agents {
+		out = append(out, r.Branch)
+	}
+	return out
+}
+
+// sameDir reports whether a and b are the same folder (symlinks resolved).
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // within reports whether path is dir or below it.

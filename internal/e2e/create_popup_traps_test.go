@@ -68,6 +68,67 @@ func TestCreatePopupInAnAgentsWorktreeBasesOnYourBranchAndRefusesAMissingTool(t 
 	}
 }
 
+// Attack F13: with an in-place agent holding the main checkout (owt
+// branch), the main checkout's branch is that agent's: Alt+c, opened
+// there or in another agent's worktree, defaulted to it, called "your
+// checkout's branch". Now the default is the branch the checkout was on
+// before the agent took it, and the agents' branches are offered,
+// labelled.
+func TestCreatePopupWithAnInPlaceAgentBasesOnYourBranch(t *testing.T) {
+	e := newQuietEnv(t)
+	repo := e.NewRepo("shop")
+	e.Git(repo, "checkout", "-q", "-b", "develop")
+	e.MustOwt(repo, "new", "--no-agent", "--no-setup", "--name", "wt", "Worktree task")
+	e.MustOwt(repo, "branch", "--no-agent", "--no-setup", "--name", "ip", "In place task")
+	var wt, ip Item
+	for _, it := range e.List(repo) {
+		switch it.Name {
+		case "wt":
+			wt = it
+		case "ip":
+			ip = it
+		}
+	}
+	require.Equal(t, "develop", ip.Base)
+	require.NotEqual(t, "develop", ip.Branch)
+
+	// In another agent's worktree.
+	p := e.pane(wt.Path, owtBin, "popup", "create")
+	screen := e.WaitScreen(p, "Base branch")
+	require.Contains(t, screen, "> develop", "the base is the user's branch, not %s", ip.Branch)
+	require.Contains(t, screen, "Default: develop, your branch before ip worked in place.")
+	require.NotContains(t, screen, "your checkout's branch")
+	e.keys(p, "Escape")
+
+	// In the main checkout, on the in-place agent's branch.
+	p = e.pane(repo, owtBin, "popup", "create")
+	defer func() {
+		if t.Failed() {
+			t.Logf("the form's pane:\n%s", e.Capture(p))
+		}
+	}()
+	screen = e.WaitScreen(p, "Base branch")
+	require.Contains(t, screen, "> develop", "the base is the user's branch, not %s", ip.Branch)
+	require.Contains(t, screen, "Default: develop, your branch before ip worked in place.")
+	e.typeText(p, "Add a cart page")
+	e.keys(p, "Tab")
+	e.waitFocus(p, "Tool")
+	e.keys(p, "Enter")
+	e.waitFocus(p, "Template")
+	e.keys(p, "Enter")
+	e.waitFocus(p, "Base branch")
+	e.WaitScreen(p, "To build on agent ip's own branch on purpose, type "+ip.Branch) // offered, labelled
+	e.keys(p, "Enter")                                                               // develop
+	e.waitFocus(p, "Plan mode?")
+	e.keys(p, "Enter")
+	e.Eventually(15*time.Second, "the third agent", func() bool { return len(e.List(repo)) == 3 })
+	for _, it := range e.List(repo) {
+		if it.Name != wt.Name && it.Name != ip.Name {
+			require.Equal(t, "develop", it.Base, "based on the user's branch, not on %s", ip.Branch)
+		}
+	}
+}
+
 // filterTo opens a select's filter and types text into it.
 func (e *Env) filterTo(p, text string) {
 	e.t.Helper()

@@ -627,3 +627,17 @@ func TestFindRepoAndNamesIsFindRepoAndNamesInUse(t *testing.T) {
 	_, err = FindRepoAndNames(dir)
 	require.Error(t, err)
 }
+
+func TestDefaultBranch(t *testing.T) {
+	t.Parallel()
+	dir, r := newRepo(t)
+	require.Equal(t, "main", r.DefaultBranch(), "main, with no origin")
+	g(t, dir, "branch", "-m", "main", "trunk")
+	require.Equal(t, "", r.DefaultBranch(), "no main, master, origin/HEAD or init.defaultBranch")
+	g(t, dir, "config", "init.defaultBranch", "trunk")
+	require.Equal(t, "trunk", r.DefaultBranch())
+	g(t, dir, "branch", "develop")
+	g(t, dir, "update-ref", "refs/remotes/origin/develop", "HEAD")
+	g(t, dir, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/develop")
+	require.Equal(t, "develop", r.DefaultBranch(), "origin/HEAD first")
+}

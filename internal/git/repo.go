@@ -391,3 +391,22 @@ func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
 }
+
+// DefaultBranch is the repository's own main line, as a local branch:
+// the one origin/HEAD names, else init.defaultBranch, else main or
+// master; "" when none of them is a local branch.
+func (r Repo) DefaultBranch() string {
+	var names []string
+	if ref, err := r.runLine("symbolic-ref", "-q", "refs/remotes/origin/HEAD"); err == nil {
+		names = append(names, strings.TrimPrefix(ref, "refs/remotes/origin/"))
+	}
+	if v, err := r.runLine("config", "--get", "init.defaultBranch"); err == nil {
+		names = append(names, v)
+	}
+	for _, n := range append(names, "main", "master") {
+		if r.BranchExists(n) {
+			return n
+		}
+	}
+	return ""
+}
