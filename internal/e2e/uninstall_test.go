@@ -375,3 +375,20 @@ func TestUninstallStopsAtWhatItCannotRemoveOrSee(t *testing.T) {
 	require.Contains(t, list, "x", "an owt installed again still knows x")
 	require.NotContains(t, list, "y ")
 }
+
+// A session owt made that no record holds (its state file removed) may
+// run an agent: it stops owt uninstall, naming it (it went through).
+func TestUninstallStopsAtAnUnrecordedSession(t *testing.T) {
+	e := NewEnv(t)
+	prefix, uninstall := installedOwt(e)
+	app := e.NewRepo("app")
+	a := e.newAgent(app, "a", "claude")
+	e.WaitStatus(app, "a", "idle", 30*time.Second)
+	require.NoError(t, os.Remove(stateFileOf(t, e, app)))
+	r := uninstall()
+	require.Equal(t, 1, r.Code, "%s%s", r.Stdout, r.Stderr)
+	require.Contains(t, r.Stderr, "tmux session "+a.Session)
+	require.Contains(t, r.Stderr, "nothing was removed")
+	require.FileExists(t, filepath.Join(prefix, "owt"))
+	require.Contains(t, e.Sessions(), a.Session)
+}

@@ -353,7 +353,9 @@ func (p *Plan) findAgents(o Options) error {
 			"then owt uninstall again", path))
 	}
 	sockets := map[string]bool{}
+	known := map[string]bool{} // repo\x00name of every record read, and repo\x00 of every store
 	for _, s := range stores {
+		known[s.Repo+"\x00"] = true
 		if _, err := os.Stat(s.Repo); err != nil {
 			p.Problems = append(p.Problems, fmt.Sprintf("the repository %s that owt's state file %s records is not there "+
 				"(moved or deleted?), and its agents' worktrees and sessions may still be: move it back and run owt uninstall "+
@@ -370,6 +372,7 @@ func (p *Plan) findAgents(o Options) error {
 		p.repos = append(p.repos, ws)
 		kept := false
 		for _, r := range f.Sorted() {
+			known[s.Repo+"\x00"+r.Name] = true
 			if r.Socket != "" {
 				sockets[r.Socket] = true
 			}
@@ -448,12 +451,44 @@ func (p *Plan) findAgents(o Options) error {
 		p.sockets = append(p.sockets, s)
 	}
 	sort.Strings(p.sockets)
+	if !o.KeepWorktrees {
+		p.findUnrecorded(known)
+	}
 	for _, s := range p.sockets {
 		if pid := daemon.RunningPID(s); pid > 0 {
 			p.Monitors = append(p.Monitors, pid)
 		}
 	}
 	return nil
+}
+
+// findUnrecorded finds the sessions owt made (they carry its options) on
+// the tmux servers it knows that no record it read holds: an agent may
+// run there. Each stops the uninstall, as a running agent does. A session
+// of a repository whose state could not be read is that problem's already.
+func (p *Plan) findUnrecorded(known map[string]bool) {
+	for _, sock := range p.sockets {
+		c := &tmux.Client{Bin: "tmux", Socket: sock}
+		sessions, err := c.SessionOptions("@owt-name", "@owt-repo", "session_name")
+		if err != nil {
+			continue
+		}
+		var found []string
+		for _, o := range sessions {
+			repo, name := o["@owt-repo"], o["@owt-name"]
+			if repo == "" || name == "" || known[repo+"\x00"+name] {
+				continue
+			}
+			if known[repo+"\x00"] && slices.ContainsFunc(p.Problems, func(s string) bool { return strings.Contains(s, repo) }) {
+				continue
+			}
+			found = append(found, fmt.Sprintf("tmux session %s on the server %s is owt's agent %s of %s, which owt has no record of: "+
+				"an agent may run there; once its work is safe end it (tmux -S %s kill-session -t %s), or run owt uninstall "+
+				"--keep-worktrees to leave it", o["session_name"], sock, name, repo, tmux.ShellQuote(sock), tmux.ShellQuote(o["session_name"])))
+		}
+		sort.Strings(found)
+		p.Problems = append(p.Problems, found...)
+	}
 }
 
 // ownPatterns are the lines owt writes into ws's info/exclude: its
