@@ -224,8 +224,17 @@ release_url() {
 # scripts/install.sh, which checks its sha256 against checksums.txt and
 # installs nothing when it does not match. On failure it sets reason.
 download() {
-	local out
-	if out="$(OWT_RELEASE_URL="$(release_url)" sh "$plugin_dir/scripts/install.sh" --bin-dir "$bin_dir" --no-path-check 2>&1)"; then
+	local out url
+	url="$(release_url)"
+	case "$url" in
+	https://* | http://* | file://*) ;;
+	*)
+		reason="@owt-release-url starts with https://, http:// or file:// (or is none), not \"$url\""
+		echo "$reason"
+		return 1
+		;;
+	esac
+	if out="$(OWT_RELEASE_URL="$url" sh "$plugin_dir/scripts/install.sh" --bin-dir "$bin_dir" --no-path-check 2>&1)"; then
 		echo "$out"
 		checkout_version >"$stamp"
 		return 0
@@ -238,10 +247,11 @@ download() {
 
 # link_bin puts owt and its sibling programs on PATH as links in
 # ~/.local/bin (@owt-link-bin on) or the folder @owt-link-bin names. A file
-# there that is not a link is left alone, and said so. It prints what the
+# there that is not a link, or a link to something else (the user's own
+# owt), is left alone, and said so; a dangling link is replaced. It prints what the
 # user should know, nothing when all is well.
 link_bin() {
-	local want dir p target
+	local want dir p target dest
 	want="$(tmux_option @owt-link-bin off)"
 	case "$want" in
 	off | "") return 0 ;;
@@ -258,11 +268,19 @@ link_bin() {
 	}
 	for p in $programs; do
 		target="$dir/$p"
-		if [ -e "$target" ] && [ ! -L "$target" ]; then
+		if [ -L "$target" ]; then
+			dest="$(readlink "$target" 2>/dev/null)"
+			[ "$dest" = "$bin_dir/$p" ] && continue
+			# The user's own link (another install of owt) stays; only a
+			# dangling one is replaced.
+			if [ -e "$target" ]; then
+				echo "$target is a link to $dest, not to the plugin's $bin_dir/$p, so it is left as it is (@owt-link-bin): remove it to use the plugin's"
+				continue
+			fi
+		elif [ -e "$target" ]; then
 			echo "$target is not a link, so it is left as it is (@owt-link-bin): remove it to use the plugin's"
 			continue
 		fi
-		[ "$(readlink "$target" 2>/dev/null)" = "$bin_dir/$p" ] && continue
 		ln -sfn "$bin_dir/$p" "$target" || echo "cannot link $target to $bin_dir/$p"
 	done
 	case ":$PATH:" in
@@ -303,19 +321,54 @@ join() {
 	echo "$out"
 }
 
+# take_lock makes the lock folder $1 holding this install's pid. When
+# another install holds it (tmux start and TPM's source both start one) it
+# says so in the log and fails: that install binds the keys. A lock whose
+# install is gone (killed, a reboot mid-build: its pid is not running, it
+# has no pid, or it is older than 30 minutes, longer than a build or two
+# bounded downloads take) is taken over, and said so.
+take_lock() {
+	local lock="$1" pid since stale
+	for _ in 1 2 3; do
+		if mkdir "$lock" 2>/dev/null; then
+			echo $$ >"$lock/pid"
+			return 0
+		fi
+		# An install writes its pid right after making the lock.
+		pid="$(cat "$lock/pid" 2>/dev/null)"
+		[ -z "$pid" ] && sleep 1 && pid="$(cat "$lock/pid" 2>/dev/null)"
+		since="$(date -r "$lock" '+%F %T' 2>/dev/null)"
+		stale=""
+		if [ -z "$pid" ]; then
+			stale="it holds no pid"
+		elif ! kill -0 "$pid" 2>/dev/null; then
+			stale="its install (pid $pid) is not running"
+		elif [ -n "$(find "$lock" -maxdepth 0 -mmin +30 2>/dev/null)" ]; then
+			stale="it is older than 30 minutes"
+		fi
+		if [ -z "$stale" ]; then
+			echo "== $(date '+%F %T') another install (pid $pid, since ${since:-?}) holds $lock: it binds the keys when owt is ready"
+			return 1
+		fi
+		echo "== $(date '+%F %T') the lock $lock${since:+ (since $since)} was left behind: $stale; taken over"
+		# Moved aside first, so two installs cannot both take it: one that
+		# moved a lock just taken by another puts it back.
+		mv "$lock" "$lock.stale.$$" 2>/dev/null || continue
+		if [ "$(cat "$lock.stale.$$/pid" 2>/dev/null)" != "$pid" ]; then
+			mv "$lock.stale.$$" "$lock" 2>/dev/null
+			return 1
+		fi
+		rm -rf "$lock.stale.$$"
+	done
+	echo "== $(date '+%F %T') could not take the lock $lock"
+	return 1
+}
+
 install() {
 	local lock="$bin_dir/.bootstrap.lock" problems=() go path_owt
 	reason=""
-	if ! mkdir "$lock" 2>/dev/null; then
-		# Another install runs (tmux start and TPM's source both start one);
-		# it will bind the keys. A lock left by a killed install expires.
-		if [ -n "$(find "$lock" -maxdepth 0 -mmin +15 2>/dev/null)" ]; then
-			rmdir "$lock" && mkdir "$lock" || exit 0
-		else
-			exit 0
-		fi
-	fi
-	trap 'rmdir "$lock" 2>/dev/null' EXIT
+	take_lock "$lock" || exit 0
+	trap 'rm -rf "$lock"' EXIT
 	echo "== $(date '+%F %T') owt bootstrap for checkout $(checkout_version)"
 	clear_error
 	if binary_current; then

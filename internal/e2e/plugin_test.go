@@ -202,6 +202,10 @@ func TestBootstrapDownloadsCheckedReleaseElsePATH(t *testing.T) {
 		}
 		return ""
 	})
+	// The links are made after the keys are bound, before "owt ready".
+	e.Eventually(10*time.Second, "owt ready on the status line", func() bool {
+		return strings.Contains(e.Tmux("show-messages"), "owt ready (downloaded in ")
+	})
 	for _, prog := range releasePrograms {
 		want, _ := os.ReadFile(filepath.Join(filepath.Dir(owtBin), prog))
 		got, err := os.ReadFile(filepath.Join(plugin, "bin", prog))
@@ -212,9 +216,6 @@ func TestBootstrapDownloadsCheckedReleaseElsePATH(t *testing.T) {
 		require.NoError(t, err, "%s linked into ~/.local/bin", prog)
 		require.Equal(t, filepath.Join(plugin, "bin", prog), link)
 	}
-	e.Eventually(10*time.Second, "owt ready on the status line", func() bool {
-		return strings.Contains(e.Tmux("show-messages"), "owt ready (downloaded in ")
-	})
 	log := readFile(filepath.Join(plugin, "bin", "bootstrap.log"))
 	require.Regexp(t, `(?m)^== .* owt ready: downloaded in [0-9]+ s; owt version `, log)
 	require.Contains(t, log, "is not on PATH", "~/.local/bin is not on the world's PATH, and the user is told")
@@ -228,6 +229,65 @@ func TestBootstrapDownloadsCheckedReleaseElsePATH(t *testing.T) {
 	e.Tmux("run-shell", filepath.Join(plugin, "owt.tmux"))
 	require.Contains(t, e.binding("root", "M-s"), owt+" popup switch")
 	require.Equal(t, logBefore, readFile(filepath.Join(plugin, "bin", "bootstrap.log")))
+
+	// A lock a killed install left (its pid is gone) is taken over, and
+	// said so in the log. @owt-link-bin in a folder holding the user's own
+	// owt link (another install): that link is kept and said so; a
+	// dangling link is replaced (issue 34: attack F8, F9).
+	pluginL := e.pluginCheckout("plugin-lock")
+	lock := filepath.Join(pluginL, "bin", ".bootstrap.lock")
+	require.NoError(t, os.MkdirAll(lock, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(lock, "pid"), []byte("99999999\n"), 0o644))
+	userBin := filepath.Join(e.Root, "user-bin")
+	theirs := filepath.Join(e.Root, "opt", "owt")
+	require.NoError(t, os.MkdirAll(userBin, 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Dir(theirs), 0o755))
+	require.NoError(t, copyFile(owtBin, theirs, 0o755))
+	require.NoError(t, os.Symlink(theirs, filepath.Join(userBin, "owt")))
+	require.NoError(t, os.Symlink(filepath.Join(e.Root, "gone", "owt-mcp"), filepath.Join(userBin, "owt-mcp")))
+	e.Tmux("set-option", "-g", "@owt-link-bin", userBin)
+	e.Tmux("run-shell", filepath.Join(pluginL, "owt.tmux"))
+	owtL := filepath.Join(pluginL, "bin", "owt")
+	e.waitFor(30*time.Second, "keys bound past the stale lock (log: "+filepath.Join(pluginL, "bin", "bootstrap.log")+")", func() string {
+		if strings.Contains(e.binding("root", "M-s"), owtL+" popup switch") {
+			return "yes"
+		}
+		return ""
+	})
+	// Released when done: after the links and "owt ready".
+	e.Eventually(10*time.Second, "the lock released when done", func() bool {
+		_, err := os.Stat(lock)
+		return os.IsNotExist(err)
+	})
+	logL := readFile(filepath.Join(pluginL, "bin", "bootstrap.log"))
+	require.Contains(t, logL, "the lock "+lock)
+	require.Contains(t, logL, "was left behind: its install (pid 99999999) is not running; taken over")
+	link, err := os.Readlink(filepath.Join(userBin, "owt"))
+	require.NoError(t, err)
+	require.Equal(t, theirs, link, "the user's own owt link is kept")
+	for _, prog := range []string{"owt-popup", "owt-mcp", "owt-wait"} {
+		link, err := os.Readlink(filepath.Join(userBin, prog))
+		require.NoError(t, err)
+		require.Equal(t, filepath.Join(pluginL, "bin", prog), link, "%s linked (a dangling link replaced)", prog)
+	}
+	kept := filepath.Join(userBin, "owt") + " is a link to " + theirs + ", not to the plugin's " + owtL + ", so it is left as it is (@owt-link-bin)"
+	e.Eventually(10*time.Second, "the kept link said on the status line", func() bool {
+		return strings.Contains(e.Tmux("show-messages"), kept)
+	})
+	require.Eventually(t, func() bool {
+		return strings.Contains(readFile(filepath.Join(pluginL, "bin", "bootstrap.log")), kept)
+	}, 10*time.Second, 100*time.Millisecond, "and in the log")
+	// A lock held by a running install: this one waits for it, and says why.
+	require.NoError(t, os.MkdirAll(lock, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(lock, "pid"), []byte(fmt.Sprintf("%d\n", os.Getpid())), 0o644))
+	install := exec.Command(filepath.Join(pluginL, "scripts", "bootstrap.sh"), "install")
+	install.Env = e.Environ() // the world's tmux, never the default one
+	out, err := install.CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.Contains(t, string(out), fmt.Sprintf("another install (pid %d, since ", os.Getpid()))
+	require.Contains(t, string(out), "holds "+lock+": it binds the keys when owt is ready")
+	require.NoError(t, os.RemoveAll(lock))
+	e.Tmux("set-option", "-g", "@owt-link-bin", "on")
 
 	// A release whose checksum does not match: refused, shown, nothing bound to it.
 	plugin2 := e.pluginCheckout("plugin-bad")
