@@ -131,7 +131,10 @@ func TestDoctorPreflightChecksWhatOwtNeeds(t *testing.T) {
 	r = e.Owt(repo, "doctor")
 	require.Equal(t, 1, r.Code, r.Stdout)
 	require.Contains(t, r.Stdout, "!     owt-on-path: owt is not on the PATH of new tmux panes")
-	require.Contains(t, r.Stdout, "ln -s "+e.Bins.Owt+" ~/.local/bin/owt")
+	// This shell has owt's folder on PATH, tmux's not: that is the fix
+	// (a new user was told to link owt onto itself).
+	require.Contains(t, r.Stdout, "your shell's PATH has "+filepath.Dir(e.Bins.Owt)+" but tmux's does not")
+	require.NotContains(t, r.Stdout, "ln -s")
 
 	// A stale owt first on that PATH (an old install in ~/.local/bin
 	// shadowing this one): a failed check naming both. Before, "ok".

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -187,7 +188,7 @@ func (w *Worktrees) checkOwtOnTmuxPath() []Check {
 	p := lookPathIn("owt", strings.Join(abs, string(os.PathListSeparator)))
 	if p == "" {
 		checks[0].Detail = "owt is not on the PATH of " + where + ": 'owt …' typed in a pane says command not found"
-		checks[0].Fix = fmt.Sprintf("link it into a folder on that PATH, e.g. 'ln -s %s ~/.local/bin/owt' with ~/.local/bin on PATH in your shell's profile; %s", self, restart)
+		checks[0].Fix = notOnPathFix(self, restart)
 		return checks
 	}
 	same, theirs := w.sameOwt(p)
@@ -270,4 +271,17 @@ func lookPathIn(name, path string) string {
 func isExecutable(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// notOnPathFix says how to put this owt (self) on the PATH new tmux panes
+// get: when this shell's PATH already has its folder only tmux's lacks
+// it (tmux keeps the PATH it started with); otherwise the folder goes
+// into the shell's profile. (A link into ~/.local/bin is no fix when owt
+// is there already.)
+func notOnPathFix(self, restart string) string {
+	dir := filepath.Dir(self)
+	if self != "owt" && slices.Contains(filepath.SplitList(os.Getenv("PATH")), dir) {
+		return fmt.Sprintf("your shell's PATH has %s but tmux's does not (tmux keeps the PATH it started with): %s", dir, strings.TrimPrefix(restart, "then "))
+	}
+	return fmt.Sprintf("add %s to PATH in your shell's profile (export PATH=\"%s:$PATH\"); %s", dir, dir, restart)
 }
