@@ -185,9 +185,16 @@ func startServer(t *testing.T, e *Env, sel ...string) {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	t.Cleanup(func() {
-		kill := exec.Command("tmux", append(append([]string{}, sel...), "kill-server")...)
-		kill.Env = e.Environ()
-		_ = kill.Run() // the world's own cleanup then waits for its monitor to go
+		// Twice, a monitor tick apart: a run engine that was starting a
+		// task as the server went starts a new server with its
+		// new-session (a race of the monitor's, in the note of the day).
+		// The world's own cleanup then waits for its monitor to go.
+		for i := 0; i < 2; i++ {
+			kill := exec.Command("tmux", append(append([]string{}, sel...), "kill-server")...)
+			kill.Env = e.Environ()
+			_ = kill.Run()
+			time.Sleep(1500 * time.Millisecond)
+		}
 	})
 }
 
