@@ -226,7 +226,11 @@ func (w *world) installFakeAgent() bool {
 		fmt.Fprintf(os.Stderr, "build the fake agent: %v\n%s", err, out)
 		return false
 	}
-	path := tools + string(os.PathListSeparator) + os.Getenv("PATH")
+	// owt on the PATH of the agents' panes too, as a user has it (owt
+	// doctor checks it).
+	self, err := filepath.Abs(*owt)
+	check(err)
+	path := tools + string(os.PathListSeparator) + filepath.Dir(self) + string(os.PathListSeparator) + os.Getenv("PATH")
 	w.env = append(w.env, "PATH="+path)
 	w.must("", "tmux", "set-environment", "-g", "PATH", path)
 	w.must("", "tmux", "set-environment", "-g", "OWT_FAKE_IDLE_NOTIFY", "0")
