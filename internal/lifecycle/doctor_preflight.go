@@ -104,23 +104,35 @@ func checkGit() Check {
 	return c
 }
 
-// checkHelper finds one of owt's programs beside this owt, else on PATH.
+// checkHelper finds one of owt's programs as owt itself finds it when it
+// runs it (proc.Sibling): beside this owt (or its real place), else on
+// PATH.
 func (w *Worktrees) checkHelper(name, need string) Check {
 	c := Check{Name: name}
 	dir := filepath.Dir(w.Self)
-	if w.Self != "" {
-		if p := filepath.Join(dir, name); isExecutable(p) {
-			c.OK, c.Detail = true, p
-			return c
+	if p, err := proc.Sibling(w.Self, name); err == nil {
+		c.OK, c.Detail = true, p
+		if !besideSelf(w.Self, p) {
+			c.Detail += " (on PATH, not beside owt)"
 		}
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		c.OK, c.Detail = true, p+" (on PATH, not beside owt)"
 		return c
 	}
 	c.Detail = fmt.Sprintf("%s is neither beside owt (in %s) nor on PATH: %s cannot run", name, dir, need)
 	c.Fix = fmt.Sprintf("install owt's programs together: 'make install', 'go install ./cmd/...', or unpack every program of the release archive into %s", dir)
 	return c
+}
+
+// besideSelf reports whether p is in the folder of self or of the file
+// self links to.
+func besideSelf(self, p string) bool {
+	if self == "" {
+		return false
+	}
+	if filepath.Dir(p) == filepath.Dir(self) {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(self)
+	return err == nil && filepath.Dir(p) == filepath.Dir(real)
 }
 
 // checkTool checks the configured tool ([agent] tool; auto: the first
