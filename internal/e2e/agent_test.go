@@ -234,7 +234,7 @@ func TestSwitchAndAttach(t *testing.T) {
 	r = e.OwtIn(repo, inside, "", "attach", "target")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	e.Eventually(5*time.Second, "client on recreated session", func() bool { return e.ClientSession(client) == it.Session })
-	require.Equal(t, it.Path, e.Tmux("display-message", "-p", "-t", it.Session, "#{pane_current_path}"))
+	require.Equal(t, it.Path, e.PaneCwd(it.Session))
 	require.True(t, e.Find(repo, "target").Live)
 
 	// Outside tmux, switch attaches the terminal.

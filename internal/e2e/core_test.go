@@ -66,7 +66,7 @@ func TestNewNoAgentMakesBranchWorktreeSessionAndCopiesFiles(t *testing.T) {
 	// The session runs in the worktree with base-index 1 honoured (targets
 	// are ids), and carries OWT_* in its environment.
 	require.Contains(t, e.Sessions(), "app/add-user-authentication-jwt")
-	require.Equal(t, wt, e.Tmux("display-message", "-p", "-t", "app/add-user-authentication-jwt", "#{pane_current_path}"))
+	require.Equal(t, wt, e.PaneCwd("app/add-user-authentication-jwt"))
 	env := e.Tmux("show-environment", "-t", "app/add-user-authentication-jwt")
 	require.Contains(t, env, "OWT_NAME=add-user-authentication-jwt")
 	require.Contains(t, env, "OWT_REPO="+repo)
@@ -332,7 +332,7 @@ func TestNewAroundASessionMadeByHand(t *testing.T) {
 	require.Len(t, items, 1)
 	require.Equal(t, "login-2", items[0].Name)
 	require.Equal(t, "app/login-2", items[0].Session)
-	require.Equal(t, repo, e.Tmux("display-message", "-p", "-t", "=app/login:", "#{pane_current_path}"), "the hand-made session is as it was")
+	require.Equal(t, repo, e.PaneCwd("=app/login:"), "the hand-made session is as it was")
 	require.NoDirExists(t, filepath.Join(e.Root, "app.worktrees", "login"))
 	require.Empty(t, e.Git(repo, "branch", "--list", "fix/login"))
 
@@ -362,5 +362,5 @@ func TestParallelNewsAroundASessionMadeByHand(t *testing.T) {
 		names[it.Name] = true
 	}
 	require.Len(t, names, len(items))
-	require.Equal(t, repo, e.Tmux("display-message", "-p", "-t", "=app/login:", "#{pane_current_path}"))
+	require.Equal(t, repo, e.PaneCwd("=app/login:"))
 }

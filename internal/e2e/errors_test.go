@@ -136,7 +136,7 @@ func TestHashInRepoPathIsNotATmuxFormat(t *testing.T) {
 	it := e.Find(repo, "t1")
 	require.True(t, it.Live, "the recorded session is the real one: %s", it.Session)
 	require.NotContains(t, it.Session, "#")
-	require.Equal(t, it.Path, e.Tmux("display-message", "-p", "-t", it.Session, "#{pane_current_path}"))
+	require.Equal(t, it.Path, e.PaneCwd(it.Session))
 	for _, dir := range []string{repo, e.Root, e.Home, it.Path} {
 		require.NoFileExists(t, filepath.Join(dir, "owt-pwned"))
 	}

@@ -168,7 +168,7 @@ func TestDoctorAfterTmuxServerIsKilled(t *testing.T) {
 	require.ElementsMatch(t, []string{"worktree-without-session a", "worktree-without-session b"}, rep.kinds(true))
 	require.Contains(t, e.Sessions(), a.Session)
 	require.Contains(t, e.Sessions(), b.Session)
-	require.Equal(t, e.Tmux("display-message", "-p", "-t", a.Session, "#{pane_current_path}"), a.Path)
+	require.Equal(t, e.PaneCwd(a.Session), a.Path)
 	require.FileExists(t, filepath.Join(a.Path, "wip.txt"), "work untouched")
 	e.requireUserFiles(repo, "doctor --fix")
 
