@@ -21,6 +21,8 @@ require (
 	modernc.org/sqlite v1.62.0
 )
 
+require github.com/fsnotify/fsnotify v1.10.1
+
 require (
 	github.com/atotto/clipboard v0.1.4 // indirect
 	github.com/aymanbagabas/go-osc52/v2 v2.0.1 // indirect

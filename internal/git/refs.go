@@ -3,6 +3,9 @@ package git
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -179,4 +182,42 @@ func fullHash(s string) bool {
 		}
 	}
 	return true
+}
+
+// ReadBranchTips reads the branch tips of the repository whose common
+// git dir is common from its files, without running git: the loose refs
+// under refs/heads, over packed-refs. A ref it cannot read is left out
+// (BranchTips asks git).
+func ReadBranchTips(common string) (map[string]string, error) {
+	tips := map[string]string{}
+	if data, err := os.ReadFile(filepath.Join(common, "packed-refs")); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			id, ref, ok := strings.Cut(line, " ")
+			if name, isBranch := strings.CutPrefix(ref, "refs/heads/"); ok && isBranch && len(id) >= 40 {
+				tips[name] = id
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read packed-refs: %w", err)
+	}
+	heads := filepath.Join(common, "refs", "heads")
+	err := filepath.WalkDir(heads, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil // gone meanwhile
+		}
+		id := strings.TrimSpace(string(data))
+		rel, err := filepath.Rel(heads, p)
+		if err == nil && len(id) >= 40 && !strings.HasPrefix(id, "ref:") && !strings.HasSuffix(p, ".lock") {
+			tips[filepath.ToSlash(rel)] = id
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read refs/heads: %w", err)
+	}
+	return tips, nil
 }

@@ -1,6 +1,11 @@
 package git
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
 
 // IsTracked reports whether the file at rel (relative to the worktree at
 // dir, slash-separated) is in that worktree's index.
@@ -53,4 +58,55 @@ func IgnoredFiles(dir string) ([]string, error) {
 		return nil, fmt.Errorf("list ignored files in %s: %w", dir, err)
 	}
 	return splitNUL(out), nil
+}
+
+// IgnoredDirs lists the folders git ignores whole in the worktree at dir
+// (an ignored folder is named, not what it holds), relative to it with
+// forward slashes and no trailing slash: one git process.
+func IgnoredDirs(dir string) ([]string, error) {
+	out, err := run(dir, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+	if err != nil {
+		return nil, fmt.Errorf("list ignored folders in %s: %w", dir, err)
+	}
+	var dirs []string
+	for _, p := range splitNUL(out) {
+		if d, ok := strings.CutSuffix(p, "/"); ok {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs, nil
+}
+
+// GitDirs reads, without running git, the git dir of the worktree at dir
+// (its own: HEAD, index) and the repository's common one (refs,
+// packed-refs): the same folder for a main checkout, .git/worktrees/ID
+// and .git for a linked worktree.
+func GitDirs(dir string) (own, common string, err error) {
+	dotGit := filepath.Join(dir, ".git")
+	fi, err := os.Stat(dotGit)
+	if err != nil {
+		return "", "", fmt.Errorf("find the git dir of %s: %w", dir, err)
+	}
+	if fi.IsDir() {
+		return dotGit, dotGit, nil
+	}
+	data, err := os.ReadFile(dotGit)
+	if err != nil {
+		return "", "", fmt.Errorf("find the git dir of %s: %w", dir, err)
+	}
+	own, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return "", "", fmt.Errorf("find the git dir of %s: .git holds no gitdir line", dir)
+	}
+	if !filepath.IsAbs(own) {
+		own = filepath.Join(dir, own)
+	}
+	common = own
+	if c, err := os.ReadFile(filepath.Join(own, "commondir")); err == nil {
+		common = strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(own, common)
+		}
+	}
+	return filepath.Clean(own), filepath.Clean(common), nil
 }

@@ -102,6 +102,7 @@ var rooms = map[string]int{
 	"internal/buildinfo":  base, // which owt this is: version, commit, date
 	"internal/proc":       base, // starting a program: context, trace
 	"internal/atomicfile": base, // replacing a file atomically
+	"internal/fswatch":    base, // which of many watched folders changed: one notifier, bounded, polling past the bound
 	"internal/termtheme":  base, // the popups' palettes and the choice among them
 
 	// Not part of owt: the benchmark driver, the end-to-end tests and this

@@ -67,6 +67,13 @@ func (c *statsCache) compute(recs []*state.Record, stamps map[*state.Record]stam
 			sem <- struct{}{}
 			st := computeStats(r, stamps[r])
 			<-sem
+			c.mu.Lock()
+			if old, ok := c.Entries[r.Key()]; ok && keeping(old.Keeper, st.At) {
+				// Its monitor still watches: what changes from now on, it
+				// works out again.
+				st.Keeper = old.Keeper
+			}
+			c.mu.Unlock()
 			got(i, st)
 			c.mu.Lock()
 			c.Entries[r.Key()] = st

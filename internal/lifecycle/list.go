@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/adrg/xdg"
+	"github.com/gofrs/flock"
 
 	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/git"
@@ -75,6 +76,9 @@ type Item struct {
 	Insertions int    `json:"insertions"`
 	Deletions  int    `json:"deletions"`
 	Missing    bool   `json:"missing,omitempty"`
+	// FiguresAt is when the git figures above were worked out (by this
+	// list, an earlier one, or the monitor that watches the worktree).
+	FiguresAt *time.Time `json:"figures_at,omitempty"`
 	// Interrupted: the user stopped its last turn (Esc); no turn finished.
 	Interrupted bool `json:"interrupted,omitempty"`
 	// PR is the branch's pull request as last polled (owt pr).
@@ -121,6 +125,10 @@ type Stats struct {
 	// figures were worked out at.
 	Tip     string `json:"tip,omitempty"`
 	BaseTip string `json:"base_tip,omitempty"`
+	// Keeper is the pid of the monitor that watches the worktree and
+	// works the figures out again when it changes (KeepStats): while it
+	// runs, they hold past StatsTTL.
+	Keeper int `json:"keeper,omitempty"`
 }
 
 // StatsTTL is how long computed git figures are reused while the branch,
@@ -130,7 +138,8 @@ type Stats struct {
 // every second, or a script polling owt list --json, must not pay that
 // each time. A commit on either branch or a turn's end shows at once (one
 // git for-each-ref per repository tells); files edited without either
-// show within StatsTTL. --fresh recomputes.
+// show within StatsTTL, or within a tick of its monitor when the monitor
+// watches the worktree (KeepStats). --fresh recomputes.
 const StatsTTL = 10 * time.Second
 
 // stamp is what a worktree's git figures depend on that git tells cheaply:
@@ -158,11 +167,12 @@ func stampsOf(recs []*state.Record) map[*state.Record]stamp {
 }
 
 // fresh reports whether st still holds for r: worked out at the same
-// commits, after the agent's last status change, less than StatsTTL ago.
+// commits, after the agent's last status change, less than StatsTTL ago
+// or kept since by a monitor that runs.
 func (st Stats) fresh(r *state.Record, s stamp, now time.Time) bool {
 	age := now.Sub(st.At)
 	return s.tip != "" && st.Tip == s.tip && st.BaseTip == s.base &&
-		!st.At.Before(r.StatusSince) && age >= 0 && age < StatsTTL
+		!st.At.Before(r.StatusSince) && age >= 0 && (age < StatsTTL || keeping(st.Keeper, now))
 }
 
 type statsCache struct {
@@ -183,19 +193,33 @@ func loadStatsCache() *statsCache {
 	return c
 }
 
-// save writes the cache atomically; it is only a cache, so errors are ignored.
+// save writes the cache atomically, merged with what others wrote since
+// it was read (a monitor keeping figures, another list): the newer entry
+// of each worktree wins. It is only a cache, so errors are ignored.
 func (c *statsCache) save() {
 	if !c.dirty {
-		return
-	}
-	data, err := json.Marshal(c)
-	if err != nil {
 		return
 	}
 	if os.MkdirAll(filepath.Dir(c.path), 0o700) != nil {
 		return
 	}
+	lock := flock.New(c.path + ".lock")
+	if err := lock.Lock(); err != nil {
+		return
+	}
+	defer func() { _ = lock.Unlock() }()
+	now := loadStatsCache()
+	for k, e := range now.Entries {
+		if mine, ok := c.Entries[k]; !ok || mine.At.Before(e.At) {
+			c.Entries[k] = e
+		}
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return
+	}
 	_ = atomicfile.Write(c.path, data)
+	c.dirty = false
 }
 
 // computeStats asks git about one worktree, whose stamp was read before.
@@ -342,4 +366,8 @@ func swarmOf(r *state.Record) *Swarm {
 func (it *Item) applyStats(s Stats) {
 	it.Ahead, it.Behind, it.Dirty = s.Ahead, s.Behind, s.Dirty
 	it.Insertions, it.Deletions, it.Missing = s.Insertions, s.Deletions, s.Missing
+	if !s.At.IsZero() {
+		at := s.At
+		it.FiguresAt = &at
+	}
 }

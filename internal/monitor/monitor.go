@@ -100,6 +100,7 @@ func Run(o Options) error {
 	}
 	defer unwatch()
 	defer m.stopFollowing()
+	defer m.stopKeeping()
 	timer := time.NewTimer(o.Interval)
 	defer timer.Stop()
 	for {
@@ -170,6 +171,9 @@ type monitor struct {
 	// repository's were last read.
 	tracker *usage.Tracker
 	usageAt map[string]time.Time
+	// figures keeps owt list's git figures of this server's worktrees,
+	// asking git only about those that changed (figures.go).
+	figures figureKeeper
 }
 
 func newMonitor(tm *tmux.Client, log io.Writer) *monitor {
@@ -230,6 +234,7 @@ func (m *monitor) tick(now time.Time) error {
 		m.recs.publishSummary()
 	}
 	m.notifyTransitions()
+	m.keepFigures(now)
 	m.runs(now)
 	m.reactions(now)
 	m.resolves(now)

@@ -42,7 +42,7 @@ func (m *monitor) reactions(now time.Time) {
 		} else {
 			cfg = config.Defaults()
 		}
-		in = append(in, react.Input{Rec: r, Config: cfg, Into: m.intoOf(r)})
+		in = append(in, react.Input{Rec: r, Config: cfg, Into: m.intoOf(r), Tips: m.tipsOf(r, m.intoOf(r))})
 	}
 	m.reactor.Tick(now, in)
 }

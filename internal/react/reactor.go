@@ -25,6 +25,12 @@ type Input struct {
 	// run with an into (engine.Engine.IntoOf): conflicts are predicted
 	// against it instead of the worktree's base.
 	Into string
+	// Tips are the commits of the agent's branch and of its target as
+	// the monitor read them from the repository's ref files, which it
+	// watches ("" when it does not). While they and the record stand
+	// still, an idle agent's conflict prediction is not run again; without
+	// them it runs every [pr] poll_interval.
+	Tips string
 }
 
 // target is the branch the agent's work goes into: the run's into, else
@@ -49,18 +55,20 @@ type Reactor struct {
 	// called once when a reaction escalates, never for each attempt.
 	Notify func(rec *state.Record, text string)
 
-	mu      sync.Mutex
-	busy    map[work]bool
-	idleAt  map[agentKey]time.Time     // the idle turn last looked at
-	lookAt  map[agentKey]time.Time     // when an idle agent's conflict prediction last ran
-	next    map[agentKey]time.Time     // when its pull request is polled next
-	polled  map[agentKey]time.Time     // when it was last polled
-	logOwed map[agentKey]logWait       // failures held for a log gh could not give yet
-	backoff map[agentKey]time.Duration // the wait after a failed poll
-	ghOff   bool                       // gh is not logged in: polls wait for ghRetry
-	ghWait  time.Duration              // the wait before gh is tried again (backoff)
-	ghRetry time.Time                  // when one poll tries gh again
-	boxMod  time.Time                  // the outbox dir's mtime at the last tick (Tick's goroutine only)
+	mu     sync.Mutex
+	busy   map[work]bool
+	idleAt map[agentKey]time.Time // the idle turn last looked at
+	lookAt map[agentKey]time.Time // when an idle agent's conflict prediction last ran
+	// lookMark is what that run looked at (lookMarkOf).
+	lookMark map[agentKey]string
+	next     map[agentKey]time.Time     // when its pull request is polled next
+	polled   map[agentKey]time.Time     // when it was last polled
+	logOwed  map[agentKey]logWait       // failures held for a log gh could not give yet
+	backoff  map[agentKey]time.Duration // the wait after a failed poll
+	ghOff    bool                       // gh is not logged in: polls wait for ghRetry
+	ghWait   time.Duration              // the wait before gh is tried again (backoff)
+	ghRetry  time.Time                  // when one poll tries gh again
+	boxMod   time.Time                  // the outbox dir's mtime at the last tick (Tick's goroutine only)
 }
 
 type agentKey struct{ repo, name string }
@@ -97,8 +105,9 @@ func (x *Reactor) Tick(now time.Time, in []Input) {
 			if x.spawn(work{"idle", rec.Key()}, func() { x.onIdle(it) }) {
 				x.lookedAtTurn(rec)
 				x.looked(rec, now)
+				x.lookedAtRefs(it)
 			}
-		} else if outbox.Ready(rec) && x.lookDue(rec, now, it.Config.PR.PollInterval.Duration) {
+		} else if outbox.Ready(rec) && x.lookDue(it, now, it.Config.PR.PollInterval.Duration) {
 			// The base moves while an agent sits idle: the prediction
 			// runs again now and then (two rev-parses when nothing moved).
 			it := it
@@ -108,6 +117,7 @@ func (x *Reactor) Tick(now time.Time, in []Input) {
 				}
 			}) {
 				x.looked(rec, now)
+				x.lookedAtRefs(it)
 			}
 		}
 		if x.pollDue(rec, it.Config, now) {
@@ -148,13 +158,41 @@ func (x *Reactor) looked(rec *state.Record, now time.Time) {
 	x.lookAt[keyOf(rec)] = now
 }
 
-// lookDue reports whether an idle agent's prediction is due again (every
-// [pr] poll_interval, for a base that moved meanwhile).
-func (x *Reactor) lookDue(rec *state.Record, now time.Time, every time.Duration) bool {
+// lookDue reports whether an idle agent's prediction is due again, for a
+// base that moved meanwhile. Where the monitor watches the repository's
+// refs (it.Tips), that is when either tip moved, or the agent's record
+// changed (its status, the conflict's memory: a message settled), since
+// its last look; an agent with a conflict open is looked at every [pr]
+// poll_interval as well, as are all where refs are not watched.
+func (x *Reactor) lookDue(it Input, now time.Time, every time.Duration) bool {
+	rec := it.Rec
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	last, ok := x.lookAt[keyOf(rec)]
-	return !ok || now.Sub(last) >= every
+	periodic := !ok || now.Sub(last) >= every
+	if it.Tips == "" {
+		return periodic
+	}
+	if m := memory(rec, config.Conflict); m.Signature != "" || m.Attempts > 0 || m.Passes > 0 || m.Pending != "" {
+		return periodic
+	}
+	return x.lookMark[keyOf(rec)] != lookMarkOf(it)
+}
+
+// lookMarkOf is what an idle agent's prediction depends on that the
+// monitor knows without git: the tips, the target, the status.
+func lookMarkOf(it Input) string {
+	return fmt.Sprintf("%s %s %s %d %t", it.Tips, it.target(), it.Rec.Status, it.Rec.StatusSince.UnixNano(), it.Rec.Resolve != nil)
+}
+
+// lookedAtRefs notes what rec's prediction ran at (lookMarkOf).
+func (x *Reactor) lookedAtRefs(it Input) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.lookMark == nil {
+		x.lookMark = map[agentKey]string{}
+	}
+	x.lookMark[keyOf(it.Rec)] = lookMarkOf(it)
 }
 
 // newIdleTurn reports whether rec's idle turn is one not looked at yet.

@@ -23,7 +23,7 @@ func ListCommand(f *cmdutil.Factory) *cli.Command {
 		Usage:   "list this repo's agents (--all: every repo)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "every repository, with a REPO column"},
-			&cli.BoolFlag{Name: "fresh", Usage: fmt.Sprintf("recompute git figures now instead of reusing ones up to %d s old (kept while the branch, its base and the agent's status are unchanged)", int(lifecycle.StatsTTL/time.Second))},
+			&cli.BoolFlag{Name: "fresh", Usage: fmt.Sprintf("recompute git figures now instead of reusing ones up to %d s old (kept while the branch, its base and the agent's status are unchanged), or older ones the monitor keeps up to date while it watches the worktree", int(lifecycle.StatsTTL/time.Second))},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {

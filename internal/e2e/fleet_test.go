@@ -1,0 +1,167 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A fleet costs in proportion to what changes (issue 36): quiet agents
+// cost the monitor no git process a tick, however short the [pr]
+// poll_interval; a cold owt list reads the git figures the monitor keeps
+// instead of running git four times per worktree; and a change made in a
+// worktree (an edit, a new file, a commit) shows in owt list within the
+// monitor's tick, as it did when list worked them out itself.
+func TestQuietAgentsCostNoGitAndAColdListReadsKeptFigures(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	e.userConfig("[pr]\npoll_interval = \"1s\"\n")
+	names := []string{"q1", "q2", "q3"}
+	for _, n := range names {
+		e.startAgent(repo, n, "Say hi")
+	}
+
+	// The monitor in its place, traced: a line per program it starts.
+	pid := e.MonitorPID()
+	require.NotZero(t, pid)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGTERM))
+	e.Eventually(10*time.Second, "the monitor stops", func() bool { return syscall.Kill(pid, 0) != nil })
+	mon := exec.Command(e.Bins.Owt, "--trace", "monitor")
+	mon.Dir, mon.Env = repo, e.Environ()
+	stderr, err := mon.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, mon.Start())
+	defer func() { _ = mon.Process.Signal(syscall.SIGTERM); _ = mon.Wait() }()
+	var (
+		mu    sync.Mutex
+		gits  []string
+		start = time.Now()
+	)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			if len(f) >= 4 && f[0] == "owt" && f[1] == "trace:" && filepath.Base(f[3]) == "git" {
+				mu.Lock()
+				gits = append(gits, time.Since(start).Round(time.Millisecond).String()+" "+sc.Text())
+				mu.Unlock()
+			}
+		}
+	}()
+	// Its first looks read everything once; then, with nothing changing,
+	// three seconds of ticks (three polls' worth) start no git.
+	e.Eventually(30*time.Second, "the monitor keeps every worktree's figures", func() bool {
+		return len(keptFigures(t, e)) == len(names)
+	})
+	time.Sleep(time.Second)
+	mu.Lock()
+	before := len(gits)
+	mu.Unlock()
+	time.Sleep(3 * time.Second)
+	mu.Lock()
+	quiet := append([]string(nil), gits[before:]...)
+	mu.Unlock()
+	require.Empty(t, quiet, "git processes the monitor started for quiet agents")
+
+	// Cold: the figures are older than the list's own cache lifetime
+	// (lifecycle.StatsTTL, 10 s), as a user who runs owt list now and
+	// then finds them.
+	e.Eventually(30*time.Second, "the kept figures grow older than 10 s", func() bool {
+		return figuresOlderThan(t, e, 11*time.Second)
+	})
+	r := e.Owt(repo, "--trace", "list", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	listGits := 0
+	for _, l := range strings.Split(r.Stderr, "\n") {
+		if f := strings.Fields(l); len(f) >= 4 && f[1] == "trace:" && filepath.Base(f[3]) == "git" {
+			listGits++
+		}
+	}
+	require.LessOrEqual(t, listGits, 2, "a cold list of kept figures runs git twice (the repository, its branch tips), not four times per worktree:\n%s", r.Stderr)
+	var items []struct {
+		Name      string
+		Dirty     int
+		FiguresAt *time.Time `json:"figures_at"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &items))
+	require.Len(t, items, len(names))
+	for _, it := range items {
+		require.NotNil(t, it.FiguresAt, "the figures say how old they are")
+		require.Less(t, *it.FiguresAt, time.Now().Add(-10*time.Second), "the age shown is the figures' own")
+	}
+
+	// Changes show within the monitor's tick, never the cached figures.
+	shows := func(name, what string, ok func(Item) bool) {
+		t.Helper()
+		e.Eventually(5*time.Second, name+": "+what, func() bool {
+			var items []Item
+			require.NoError(t, json.Unmarshal([]byte(e.MustOwt(repo, "list", "--json")), &items))
+			for _, it := range items {
+				if it.Name == name {
+					return ok(it)
+				}
+			}
+			return false
+		})
+	}
+	q1, q2, q3 := e.Find(repo, "q1"), e.Find(repo, "q2"), e.Find(repo, "q3")
+	e.WriteFile(q1.Path, "src/deep/new.go", "package deep\n")
+	shows("q1", "a new file in a new folder is one uncommitted file", func(it Item) bool { return it.Dirty == 1 })
+	e.WriteFile(q1.Path, "src/deep/other.go", "package deep\n")
+	shows("q1", "a second file in that folder is two", func(it Item) bool { return it.Dirty == 2 })
+	e.WriteFile(q2.Path, "README.md", "# app\nmore\n")
+	shows("q2", "an edited file is uncommitted, one line added", func(it Item) bool { return it.Dirty == 1 && it.Insertions == 1 })
+	e.WriteFile(q3.Path, "notes.txt", "n\n")
+	e.Git(q3.Path, "add", "notes.txt")
+	e.Git(q3.Path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "notes")
+	shows("q3", "a commit is one ahead, nothing uncommitted", func(it Item) bool { return it.Ahead == 1 && it.Dirty == 0 })
+}
+
+// statsCacheFile is owt list's cache of git figures in this world.
+func statsCacheFile(e *Env) string {
+	return filepath.Join(e.Var("XDG_CACHE_HOME"), "owt", "stats.json")
+}
+
+// keptFigures are the cache's entries a monitor keeps, by agent name.
+func keptFigures(t *testing.T, e *Env) map[string]bool {
+	var c struct {
+		Entries map[string]map[string]any `json:"entries"`
+	}
+	data, err := os.ReadFile(statsCacheFile(e))
+	if err != nil || json.Unmarshal(data, &c) != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for k, v := range c.Entries {
+		if kp, _ := v["keeper"].(float64); kp != 0 {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// figuresOlderThan reports whether every cached figure was worked out
+// more than d ago.
+func figuresOlderThan(t *testing.T, e *Env, d time.Duration) bool {
+	data, err := os.ReadFile(statsCacheFile(e))
+	require.NoError(t, err)
+	var c struct {
+		Entries map[string]struct{ At time.Time } `json:"entries"`
+	}
+	require.NoError(t, json.Unmarshal(data, &c))
+	for _, v := range c.Entries {
+		if time.Since(v.At) <= d {
+			return false
+		}
+	}
+	return len(c.Entries) > 0
+}

@@ -1,0 +1,98 @@
+package lifecycle
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/adrg/xdg"
+
+	"github.com/owt-tmux/owt/internal/state"
+)
+
+// Kept git figures: a monitor that watches worktrees (their index, HEAD,
+// refs and folders) works their figures out again when one changes and
+// marks them as its own (Stats.Keeper). While it runs — it touches its
+// keeper file every tick — owt list reuses them however old they are, so
+// a cold list of a quiet fleet runs one git process per repository (the
+// branch tips), not four per worktree. A keeper whose file stopped moving
+// (the monitor stopped, or is stuck) keeps nothing: the figures age out
+// after StatsTTL as any others.
+
+// keeperStale is how long a keeper file may stand still before its
+// monitor counts as gone: a few of its ticks (one a second at most).
+const keeperStale = 5 * time.Second
+
+func keeperFile(pid int) string {
+	return filepath.Join(xdg.CacheHome, "owt", "keepers", strconv.Itoa(pid))
+}
+
+// keeping reports whether the monitor with pid keeps figures now.
+func keeping(pid int, now time.Time) bool {
+	if pid <= 0 {
+		return false
+	}
+	fi, err := os.Stat(keeperFile(pid))
+	if err != nil {
+		return false
+	}
+	age := now.Sub(fi.ModTime())
+	return age < keeperStale && age > -keeperStale
+}
+
+// Keeper is a monitor keeping git figures: Beat once a tick, Stop when it
+// stops.
+type Keeper struct{ pid int }
+
+// NewKeeper is the keeper of this process.
+func NewKeeper() *Keeper { return &Keeper{pid: os.Getpid()} }
+
+// Beat says the keeper runs: its file's time is now.
+func (k *Keeper) Beat(now time.Time) {
+	p := keeperFile(k.pid)
+	if os.Chtimes(p, now, now) == nil {
+		return
+	}
+	if os.MkdirAll(filepath.Dir(p), 0o700) == nil {
+		_ = os.WriteFile(p, nil, 0o600)
+	}
+}
+
+// Stop says the keeper keeps no more.
+func (k *Keeper) Stop() { _ = os.Remove(keeperFile(k.pid)) }
+
+// KeepStats works out the git figures of recs (at most two at a time:
+// the monitor's work must not crowd out the agents' own) and caches them
+// as kept by k. Records whose branch or base commit did not move since
+// their cached figures, unless force names them, are left as they are.
+// It works out at most max and returns the records left for later.
+func (k *Keeper) KeepStats(recs []*state.Record, force map[state.Key]bool, max int) (left []state.Key) {
+	cache := loadStatsCache()
+	stamps := stampsOf(recs)
+	var which []int
+	for i, r := range recs {
+		st, ok := cache.Entries[r.Key()]
+		sp := stamps[r]
+		if !force[r.Key()] && ok && st.Keeper == k.pid && sp.tip != "" && st.Tip == sp.tip && st.BaseTip == sp.base {
+			continue
+		}
+		if len(which) == max {
+			left = append(left, r.Key())
+			continue
+		}
+		which = append(which, i)
+	}
+	if len(which) == 0 {
+		return left
+	}
+	for _, i := range which {
+		// Marked before the work, so compute carries it onto the result.
+		e := cache.Entries[recs[i].Key()]
+		e.Keeper = k.pid
+		cache.Entries[recs[i].Key()] = e
+	}
+	k.Beat(time.Now())
+	<-cache.compute(recs, stamps, which, 2, func(int, Stats) {})
+	return left
+}
