@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/adrg/xdg"
@@ -20,7 +22,7 @@ var (
 	owt  = flag.String("owt", "bin/owt", "owt binary to measure")
 	n    = flag.Int("n", 50, "worktrees")
 	runs = flag.Int("runs", 30, "repetitions of each read measurement")
-	only = flag.String("only", "", `"scale": only the scale figures (-scale agents); "new": only owt new's; "engine": only the monitor's and the run engine's CPU; "remote": only the figures with agents on a loopback host over ssh (root, sshd); "hook": only owt hook's and hook → tmux option; "popup": only owt new's and the popups' first frames; "mcp": only owt new's and owt mcp's`)
+	only = flag.String("only", "", `"scale": only the scale figures (-scale agents); "new": only owt new's; "engine": only the monitor's and the run engine's CPU; "remote": only the figures with agents on a loopback host over ssh (root, sshd); "hook": only owt hook's and hook → tmux option; "popup": only owt new's and the popups' first frames; "mcp": only owt new's and owt mcp's; "fleet": only the fleet figures (-fleet sizes, -peer agent-deck beside them)`)
 )
 
 type world struct {
@@ -30,8 +32,20 @@ type world struct {
 
 func main() {
 	flag.Parse()
+	// Interrupted, the bench still ends its tmux servers and removes its
+	// worlds (a fleet is hundreds of processes).
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		exit(1)
+	}()
 	bin, err := filepath.Abs(*owt)
 	check(err)
+	if *only == "fleet" {
+		fleetFigures(bin) // a world for each size
+		return
+	}
 	w, done := newWorld()
 	defer done()
 
