@@ -17,6 +17,8 @@ import (
 
 var hookAB = flag.String("hook-ab", "", "with -only hook: other hook programs (owt of other builds, or an older owt's owt-hook), colon-separated, measured interleaved with this build's")
 
+var hookRecords = flag.Int("records", 0, "with -only hook: records in the hooked agent's repository, made up to this many with copies of its record (0: the worktrees there are)")
+
 var monitorFor = flag.Duration("monitor-for", 60*time.Second, "how long to measure the monitor's CPU with 20 busy agents (0 skips it)")
 
 // statusFigures measures the status path: owt hook, the time from a hook
@@ -42,6 +44,10 @@ func statusFigures(w *world, bin, repo string) {
 		}
 	}
 	it.Repo = repo // owt status names the worktree, not its repo
+	if *hookRecords > 0 {
+		padRecords(filepath.Join(w.root, "state", "owt"), it.Name, *hookRecords)
+		fmt.Printf("owt hook among %d records of one repository\n", *hookRecords)
+	}
 	// Agents report the cwd they run in: the worktree (the default dir).
 	worktree := filepath.Join(filepath.Dir(repo), filepath.Base(repo)+".worktrees", it.Name)
 	env := []string{"OWT_NAME=" + it.Name, "OWT_REPO=" + it.Repo, agentIDEnv(filepath.Join(w.root, "state", "owt"), it.Name)}
