@@ -232,15 +232,12 @@ func TestListIsPerRepoAndAllShowsRepo(t *testing.T) {
 	require.NotEqual(t, la[0].Session, lc[0].Session)
 }
 
-// listAfterCorruptState writes garbage over the state file of the repo
-// "app" and runs owt list --json, which says so and rebuilds it: the
-// items it lists, and the state file's path.
+// listAfterCorruptState writes garbage over every record file of the
+// repo "app" and runs owt list --json, which says so and rebuilds them:
+// the items it lists, and the first record file's path.
 func (e *Env) listAfterCorruptState(repo string) ([]Item, string) {
 	e.t.Helper()
-	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
-	require.NoError(e.t, err)
-	require.Len(e.t, files, 1)
-	require.NoError(e.t, os.WriteFile(files[0], []byte("{garbage"), 0o600))
+	files := e.corruptState("app-*.json", "{garbage")
 	r := e.Owt(repo, "list", "--json")
 	require.Equal(e.t, 0, r.Code, r.Stderr)
 	require.Contains(e.t, r.Stderr, "corrupt")

@@ -19,7 +19,8 @@ type snapshot struct {
 func (e *Env) snapshot(repo string) snapshot {
 	st := ""
 	files, _ := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "*.json"))
-	for _, f := range files {
+	records, _ := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "*", "*.json"))
+	for _, f := range append(files, records...) {
 		b, _ := os.ReadFile(f)
 		st += string(b)
 	}

@@ -29,22 +29,12 @@ func (e *Env) agentSession(repo, name string) string {
 // of its process (read from the state file, as nothing of owt's shows it).
 func (e *Env) agentEnv(repo, name string) []string {
 	e.t.Helper()
-	files, err := filepath.Glob(filepath.Join(e.Var("XDG_STATE_HOME"), "owt", "repos", "*.json"))
-	require.NoError(e.t, err)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		require.NoError(e.t, err)
-		var st struct {
-			Worktrees map[string]struct {
-				Repo    string `json:"repo"`
-				AgentID string `json:"agent_id"`
-			} `json:"worktrees"`
-		}
-		require.NoError(e.t, json.Unmarshal(data, &st), f)
-		real, _ := filepath.EvalSymlinks(repo)
-		if r, ok := st.Worktrees[name]; ok && (r.Repo == repo || r.Repo == real) {
-			require.NotEmpty(e.t, r.AgentID, "%s has an agent id", name)
-			return []string{"OWT_NAME=" + name, "OWT_REPO=" + repo, "OWT_AGENT_ID=" + r.AgentID}
+	real, _ := filepath.EvalSymlinks(repo)
+	for _, r := range e.allRecords() {
+		if r["name"] == name && (r["repo"] == repo || r["repo"] == real) {
+			id, _ := r["agent_id"].(string)
+			require.NotEmpty(e.t, id, "%s has an agent id", name)
+			return []string{"OWT_NAME=" + name, "OWT_REPO=" + repo, "OWT_AGENT_ID=" + id}
 		}
 	}
 	e.t.Fatalf("no record %s of %s in the state", name, repo)

@@ -142,13 +142,11 @@ func TestDoctorFixFinishesAHostCreateWhoseSessionStarted(t *testing.T) {
 	// Its record as owt new leaves it when cut off right after the session started.
 	out, err := h.Run(`python3 -c '
 import json, glob
-for p in glob.glob("` + h.Home + `/.local/state/owt/repos/*.json"):
+for p in glob.glob("` + h.Home + `/.local/state/owt/repos/*/began.json"):
     d = json.load(open(p))
-    rs = d.get("worktrees") or {}
-    if "began" in rs:
-        rs["began"]["creating"] = True
-        json.dump(d, open(p, "w"))
-        print("set")
+    d["creating"] = True
+    json.dump(d, open(p, "w"))
+    print("set")
 '`)
 	require.NoError(t, err, out)
 	require.Equal(t, "set", out)

@@ -330,10 +330,7 @@ func TestMCPSpawnAgentIsBounded(t *testing.T) {
 	for _, n := range []string{"lead", "ex1", "ex2"} {
 		e.Eventually(60*time.Second, n+" idle", func() bool { return e.Find(repo, n).Status == "idle" })
 	}
-	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
-	require.NoError(t, err)
-	require.Len(t, files, 1)
-	require.NoError(t, os.WriteFile(files[0], []byte("{garbage"), 0o600))
+	e.corruptState("app-*.json", "{garbage")
 	listed := e.MustOwt(repo, "list")
 	require.Regexp(t, `(?s)\nlead .*\n└ ex1 .*\n└ ex2 `, listed, "rebuilt under their spawner:\n%s", listed)
 	out, isErr = call(t, ex1, "spawn_agent", map[string]any{"task": "deeper still"})

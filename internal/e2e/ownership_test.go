@@ -207,9 +207,7 @@ func TestCorruptStateRebuiltFromTmuxAndGit(t *testing.T) {
 	// Once a's turn is over: a hook of a's writing the state after the
 	// garbage would start a fresh file, and nothing would be rebuilt.
 	e.Eventually(30*time.Second, "a idle", func() bool { return e.Find(repo, "a").Status == "idle" })
-	files, _ := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "*.json"))
-	require.Len(t, files, 1)
-	require.NoError(t, os.WriteFile(files[0], []byte("{not json"), 0o600))
+	e.corruptState("*.json", "{not json")
 
 	r := e.Owt(repo, "list", "--json", "--fresh")
 	require.Equal(t, 0, r.Code, r.Stderr)
@@ -342,34 +340,18 @@ func TestInterruptedCreateWithALiveSessionIsFinished(t *testing.T) {
 	// Its first turn over, nothing writes the record meanwhile (a hook's
 	// write between this test's read and write would undo the edit).
 	e.WaitStatus(repo, "late", "idle", 10*time.Second)
-	files, _ := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "*.json"))
-	require.Len(t, files, 1)
 	// What kill -9 between "tmux new-session" and the record's last write
 	// leaves: the record still creating, without the session's ids.
-	// Under the state's own lock, as owt's writers take it: the monitor's
+	// Under the record's own lock, as owt's writers take it: the monitor's
 	// later confirmation of the idle screen then reads this edit, not the
-	// file before it.
-	lock, err := os.OpenFile(files[0]+".lock", os.O_RDWR|os.O_CREATE, 0o600)
-	require.NoError(t, err)
-	require.NoError(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_EX))
-	var st map[string]any
-	data, err := os.ReadFile(files[0])
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &st))
-	rec := st["worktrees"].(map[string]any)["late"].(map[string]any)
-	rec["creating"] = true
-	for _, k := range []string{"session_id", "pane", "server"} {
-		delete(rec, k)
-	}
-	data, err = json.Marshal(st)
-	require.NoError(t, err)
-	// Written as owt writes it (temp file, rename): a reader never sees
-	// half a file and takes it for corrupt.
-	tmp := files[0] + ".tmp-test"
-	require.NoError(t, os.WriteFile(tmp, data, 0o600))
-	require.NoError(t, os.Rename(tmp, files[0]))
-	require.NoError(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_UN))
-	require.NoError(t, lock.Close())
+	// file before it; written as owt writes it (temp file, rename): a
+	// reader never sees half a file and takes it for corrupt.
+	e.editRecord("*.json", "late", func(rec map[string]any) {
+		rec["creating"] = true
+		for _, k := range []string{"session_id", "pane", "server"} {
+			delete(rec, k)
+		}
+	})
 	require.Contains(t, e.MustOwt(repo, "list"), "interrupted")
 
 	r := e.Owt(repo, "doctor", "--fix", "--json")
@@ -384,10 +366,12 @@ func TestInterruptedCreateWithALiveSessionIsFinished(t *testing.T) {
 	e.Tmux("kill-session", "-t", "="+it.Session)
 	e.WaitStatus(repo, "late", "exited", 10*time.Second) // the monitor is done with it
 	e.userSession(it.Session)
-	rec["creating"] = true
-	data, _ = json.Marshal(st)
-	require.NoError(t, os.WriteFile(tmp, data, 0o600))
-	require.NoError(t, os.Rename(tmp, files[0]))
+	e.editRecord("*.json", "late", func(rec map[string]any) {
+		rec["creating"] = true
+		for _, k := range []string{"session_id", "pane", "server"} {
+			delete(rec, k)
+		}
+	})
 	r = e.Owt(repo, "doctor", "--fix", "--json")
 	require.Contains(t, doctorJSON(t, r.Stdout).kinds(false), "interrupted-create late")
 	require.Contains(t, e.Sessions(), it.Session)

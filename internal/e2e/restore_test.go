@@ -470,22 +470,14 @@ func TestRestoreKilledMidwayIsFinishedByTheNext(t *testing.T) {
 // killed before it saved the session leaves it.
 func (e *Env) forgetSession(repo, name string) {
 	e.t.Helper()
-	files, _ := filepath.Glob(filepath.Join(e.Var("XDG_STATE_HOME"), "owt", "repos", "*.json"))
-	for _, p := range files {
-		data, err := os.ReadFile(p)
-		require.NoError(e.t, err)
-		var f map[string]any
-		require.NoError(e.t, json.Unmarshal(data, &f))
-		recs, _ := f["worktrees"].(map[string]any)
-		r, ok := recs[name].(map[string]any)
-		if !ok || r["repo"] == nil || !strings.Contains(repo, filepath.Base(r["repo"].(string))) {
+	for _, r := range e.allRecords() {
+		if r["name"] != name || r["repo"] == nil || !strings.Contains(repo, filepath.Base(r["repo"].(string))) {
 			continue
 		}
-		delete(r, "session_id")
-		delete(r, "pane")
-		data, err = json.Marshal(f)
-		require.NoError(e.t, err)
-		require.NoError(e.t, os.WriteFile(p, data, 0o600))
+		e.editRecord(filepath.Base(r["repo"].(string))+"-*.json", name, func(r map[string]any) {
+			delete(r, "session_id")
+			delete(r, "pane")
+		})
 		return
 	}
 	e.t.Fatalf("no record %s", name)

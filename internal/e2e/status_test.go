@@ -210,13 +210,16 @@ func TestHookStormEndsAtEachAgentsLastEvent(t *testing.T) {
 	// the writers still at work (the monitor confirming screens, a
 	// publisher) are done: a temp file is there only while one writes.
 	var files, jsons, stray []string
-	e.Eventually(15*time.Second, "nothing but the state file and its lock", func() bool {
+	e.Eventually(15*time.Second, "nothing but the state files and their locks", func() bool {
 		var err error
 		files, err = filepath.Glob(filepath.Join(e.Var("XDG_STATE_HOME"), "owt", "repos", "*"))
 		require.NoError(t, err)
+		records, err := filepath.Glob(filepath.Join(e.Var("XDG_STATE_HOME"), "owt", "repos", "*", "*"))
+		require.NoError(t, err)
 		jsons, stray = nil, nil
-		for _, f := range files {
-			switch {
+		for _, f := range append(files, records...) {
+			switch fi, err := os.Stat(f); {
+			case err == nil && fi.IsDir() && filepath.Dir(f) == filepath.Join(e.Var("XDG_STATE_HOME"), "owt", "repos"):
 			case strings.HasSuffix(f, ".json"):
 				jsons = append(jsons, f)
 			case strings.HasSuffix(f, ".lock"):
@@ -226,16 +229,16 @@ func TestHookStormEndsAtEachAgentsLastEvent(t *testing.T) {
 		}
 		return len(stray) == 0
 	})
-	require.Len(t, jsons, 1)
-	data, err := os.ReadFile(jsons[0])
+	require.Len(t, jsons, 1+agents, "the index and a record file per agent")
+	st := e.stateStore("*.json")
+	data, err := os.ReadFile(st.Path)
 	require.NoError(t, err)
-	var st struct {
-		Version   int
-		Worktrees map[string]json.RawMessage
-	}
-	require.NoError(t, json.Unmarshal(data, &st))
-	require.Equal(t, 1, st.Version)
-	require.Len(t, st.Worktrees, agents)
+	var ix struct{ Version int }
+	require.NoError(t, json.Unmarshal(data, &ix))
+	require.Equal(t, 2, ix.Version)
+	f, err := st.Peek()
+	require.NoError(t, err, "every record file is whole and valid")
+	require.Len(t, f.Records, agents)
 	require.Empty(t, e.LogLines("hook"), "no hook failed")
 }
 

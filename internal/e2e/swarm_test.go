@@ -225,19 +225,17 @@ func TestSwarmSurvivesACorruptStateFile(t *testing.T) {
 		}
 		return idle == 3
 	})
-	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
-	require.NoError(t, err)
-	require.Len(t, files, 1)
+	records := e.stateStore("app-*.json").RecordsDir()
 	// The rebuild is told on stderr by the command that meets the file
 	// first, or in owt's log when a hook or the monitor met it first: the
 	// file set aside says it happened. A write under way when the garbage
 	// went in replaces it whole (it read the file before): then again.
 	var r fixture.Result
 	for try := 0; ; try++ {
-		require.NoError(t, os.WriteFile(files[0], []byte("{garbage"), 0o600))
+		e.corruptState("app-*.json", "{garbage")
 		r = e.Owt(repo, "swarm", "list", "--json")
 		require.Equal(t, 0, r.Code, r.Stderr)
-		aside, err := filepath.Glob(files[0] + ".corrupt-*")
+		aside, err := filepath.Glob(filepath.Join(records, "*.corrupt-*"))
 		require.NoError(t, err)
 		if strings.Contains(r.Stderr, "corrupt") || len(aside) > 0 {
 			break
@@ -257,13 +255,11 @@ func TestSwarmSurvivesACorruptStateFile(t *testing.T) {
 		want[w.Name] = w.Pane
 	}
 	require.Equal(t, want, got)
-	var state struct {
-		Worktrees map[string]struct{ Pane string } `json:"worktrees"`
+	panes := map[string]any{}
+	for _, rec := range e.allRecords() {
+		panes[rec["name"].(string)] = rec["pane"]
 	}
-	data, err := os.ReadFile(files[0])
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &state))
-	require.Equal(t, hostPane, state.Worktrees[sw.Host].Pane, "the worktree's pane is its own")
+	require.Equal(t, hostPane, panes[sw.Host], "the worktree's pane is its own")
 
 	e.MustOwt(repo, "swarm", "stop", "--force", sw.Host) // a member may be mid-turn: the rebuild is what is checked here
 	require.Len(t, e.List(repo), 1)
@@ -307,19 +303,12 @@ func TestSwarmWorkersKeepTheirLivesThroughACorruptStateFile(t *testing.T) {
 		}
 		return idle == 3
 	})
-	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
-	require.NoError(t, err)
-	require.Len(t, files, 1)
+	records := e.stateStore("app-*.json").RecordsDir()
 	lives := func() map[string]string {
-		var st struct {
-			Worktrees map[string]struct{ Life string } `json:"worktrees"`
-		}
-		data, err := os.ReadFile(files[0])
-		require.NoError(t, err)
-		require.NoError(t, json.Unmarshal(data, &st))
 		out := map[string]string{}
-		for n, r := range st.Worktrees {
-			out[n] = r.Life
+		for _, r := range e.allRecords() {
+			life, _ := r["life"].(string)
+			out[r["name"].(string)] = life
 		}
 		return out
 	}
@@ -329,10 +318,10 @@ func TestSwarmWorkersKeepTheirLivesThroughACorruptStateFile(t *testing.T) {
 		require.NotEmpty(t, l, n)
 	}
 	for try := 0; ; try++ {
-		require.NoError(t, os.WriteFile(files[0], []byte("{garbage"), 0o600))
+		e.corruptState("app-*.json", "{garbage")
 		r := e.Owt(repo, "swarm", "list", "--json")
 		require.Equal(t, 0, r.Code, r.Stderr)
-		aside, err := filepath.Glob(files[0] + ".corrupt-*")
+		aside, err := filepath.Glob(filepath.Join(records, "*.corrupt-*"))
 		require.NoError(t, err)
 		if strings.Contains(r.Stderr, "corrupt") || len(aside) > 0 {
 			break

@@ -193,7 +193,14 @@ func TestUninstallKeepsWorkAndRemovesTheRest(t *testing.T) {
 	}
 	// Of the state only b's repository's record stays: an owt installed
 	// again can still land or delete it.
-	require.Equal(t, []string{filepath.Join("repos", filepath.Base(stateFileOf(t, e, lib)))}, filesUnder(t, filepath.Join(e.Root, "state", "owt")))
+	libState := stateFileOf(t, e, lib)
+	records := strings.TrimSuffix(libState, ".json")
+	want := []string{filepath.Join("repos", filepath.Base(libState))}
+	for _, f := range filesUnder(t, records) {
+		want = append(want, filepath.Join("repos", filepath.Base(records), f))
+	}
+	require.Contains(t, want, filepath.Join("repos", filepath.Base(records), b.Name+".json"), "b's record")
+	require.ElementsMatch(t, want, filesUnder(t, filepath.Join(e.Root, "state", "owt")), "the index and the records' folder")
 	require.NoDirExists(t, a.Path)
 	require.Empty(t, e.Git(app, "branch", "--list", a.Branch))
 	require.NotContains(t, e.Sessions(), a.Session)
@@ -393,7 +400,9 @@ func TestUninstallStopsAtAnUnrecordedSession(t *testing.T) {
 	app := e.NewRepo("app")
 	a := e.newAgent(app, "a", "claude")
 	e.WaitStatus(app, "a", "idle", 30*time.Second)
-	require.NoError(t, os.Remove(stateFileOf(t, e, app)))
+	appState := stateFileOf(t, e, app)
+	require.NoError(t, os.Remove(appState))
+	require.NoError(t, os.RemoveAll(strings.TrimSuffix(appState, ".json")))
 	r := uninstall()
 	require.Equal(t, 1, r.Code, "%s%s", r.Stdout, r.Stderr)
 	require.Contains(t, r.Stderr, "tmux session "+a.Session)

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -206,18 +205,11 @@ type stateRecord struct {
 
 func readStateFile(t *testing.T, e *Env) []stateRecord {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "*.json"))
 	var out []stateRecord
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		require.NoError(t, err)
-		var st struct {
-			Records map[string]stateRecord `json:"worktrees"`
-		}
-		require.NoError(t, json.Unmarshal(b, &st), "%s", b)
-		for _, r := range st.Records {
-			out = append(out, r)
-		}
+	for _, r := range e.allRecords() {
+		name, _ := r["name"].(string)
+		socket, _ := r["socket"].(string)
+		out = append(out, stateRecord{Name: name, Socket: socket})
 	}
 	return out
 }

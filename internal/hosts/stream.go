@@ -35,21 +35,18 @@ const (
 
 // Stream writes this machine's agents to out as JSON lines (StreamLine)
 // until ctx ends, stop is closed or out cannot be written: the remote
-// side of a follower. Every write of a record renames a file into the
-// state folder, so its modification time says when to read them again.
+// side of a follower. Every write of a record changes state.Signature,
+// which says when to read them again.
 func Stream(ctx context.Context, out io.Writer, stop <-chan struct{}) error {
-	var lastMod time.Time
+	var lastSig string
 	var last []byte
 	var sent time.Time
 	poll := time.NewTicker(streamPoll)
 	defer poll.Stop()
 	for first := true; ; first = false {
-		mod := time.Time{}
-		if fi, err := os.Stat(state.ReposDir()); err == nil {
-			mod = fi.ModTime()
-		}
-		if first || !mod.Equal(lastMod) || time.Since(sent) >= streamHeartbeat {
-			lastMod = mod
+		sig, _ := state.Signature()
+		if first || sig != lastSig || time.Since(sent) >= streamHeartbeat {
+			lastSig = sig
 			recs, err := workspace.AllRecords()
 			if err != nil {
 				return err

@@ -153,7 +153,7 @@ func TestRecordCacheSeesAFileWrittenInPlace(t *testing.T) {
 	require.False(t, changed, "nothing was written")
 
 	// Rewritten in place (no rename: the directory's mtime stays).
-	path := state.ForRepo(repo).Path
+	path := filepath.Join(state.ForRepo(repo).RecordsDir(), "a.json")
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	data = bytes.Replace(data, []byte(`"working"`), []byte(`"waiting"`), 1)

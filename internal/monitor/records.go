@@ -2,10 +2,7 @@ package monitor
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
@@ -73,31 +70,9 @@ func (c *recordCache) refresh(logf func(string, ...any)) (bool, error) {
 	return true, nil
 }
 
-// stateSignature sums up the state directory: its mtime and every file's
-// name, size and mtime. A write owt makes renames a file in (the
-// directory's mtime moves), but one made in place, or two within the
-// directory's timestamp granularity, show only in the file itself.
-func stateSignature() (string, error) {
-	dir := state.ReposDir()
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return "", err
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return "", fmt.Errorf("list state: %w", err)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d", fi.ModTime().UnixNano())
-	for _, e := range entries {
-		info, err := e.Info()
-		if err != nil {
-			continue // removed meanwhile
-		}
-		fmt.Fprintf(&b, "\x00%s %d %d", e.Name(), info.Size(), info.ModTime().UnixNano())
-	}
-	return b.String(), nil
-}
+// stateSignature sums up the state files (state.Signature): it moves
+// whenever a record was written.
+func stateSignature() (string, error) { return state.Signature() }
 
 // repo returns the view of the repository rooted at root, reloading its
 // config now and then.

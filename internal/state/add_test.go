@@ -4,16 +4,19 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 )
 
-// A record added through AddRecordUnsynced makes the very document an
-// Update adding it would: first, between, last, into a repository with
-// no record yet and with no file yet; fn sees the records there are.
+// A record added through AddRecordUnsynced is the very record file an
+// Update adding it would write, and no other record's file is written:
+// first, between, last, into a repository with no record yet and with no
+// state yet; fn sees the records there are.
 func TestAddRecordWritesWhatUpdateWould(t *testing.T) {
 	tempState(t)
 	at := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
@@ -30,7 +33,7 @@ func TestAddRecordWritesWhatUpdateWould(t *testing.T) {
 		{[]string{"b", "d"}, "e"},
 		{[]string{"b", "b-2", "bb"}, "b-1"},
 		{[]string{}, "a"},
-		{nil, "a"}, // no file
+		{nil, "a"}, // no state
 	}
 	for i, c := range cases {
 		viaAll, viaAdd := ForRepo("/r/all"+string(rune('a'+i))), ForRepo("/r/add"+string(rune('a'+i)))
@@ -45,6 +48,7 @@ func TestAddRecordWritesWhatUpdateWould(t *testing.T) {
 				return nil
 			}))
 		}
+		before := inodes(t, viaAdd)
 		require.NoError(t, viaAll.Update(func(f *File) error { f.Records[c.add] = record(viaAll.Repo, c.add, 5000); return nil }))
 		var seen []string
 		require.NoError(t, viaAdd.AddRecordUnsynced(func(there map[string]Brief) (*Record, error) {
@@ -59,30 +63,69 @@ func TestAddRecordWritesWhatUpdateWould(t *testing.T) {
 		if c.there != nil {
 			require.Equal(t, c.there, append([]string{}, seen...), "case %d", i)
 		}
-		all, err := os.ReadFile(viaAll.Path)
+		all, err := os.ReadFile(viaAll.recordPath(c.add))
 		require.NoError(t, err)
-		added, err := os.ReadFile(viaAdd.Path)
+		added, err := os.ReadFile(viaAdd.recordPath(c.add))
 		require.NoError(t, err)
 		require.Equal(t, string(all), string(bytes.ReplaceAll(added, []byte(viaAdd.Repo), []byte(viaAll.Repo))), "case %d: add %s to %v", i, c.add, c.there)
+		after := inodes(t, viaAdd)
+		for _, n := range c.there {
+			require.True(t, os.SameFile(before[n], after[n]), "case %d: the record of %s was not written", i, n)
+		}
 		f, err := viaAdd.Load()
 		require.NoError(t, err)
 		require.Equal(t, Starting, f.Records[c.add].Status)
+		require.Len(t, f.Records, len(c.there)+1)
 	}
+}
+
+// inodes are the store's record files as they are now, by name: a file
+// written since is another (atomic writes rename a new file in).
+func inodes(t *testing.T, s *Store) map[string]os.FileInfo {
+	t.Helper()
+	out := map[string]os.FileInfo{}
+	entries, err := os.ReadDir(s.RecordsDir())
+	if errors.Is(err, os.ErrNotExist) {
+		return out
+	}
+	require.NoError(t, err)
+	for _, e := range entries {
+		if name, ok := unescapeName(strings.TrimSuffix(e.Name(), ".json")); ok && strings.HasSuffix(e.Name(), ".json") {
+			fi, err := os.Stat(filepath.Join(s.RecordsDir(), e.Name()))
+			require.NoError(t, err)
+			out[name] = fi
+		}
+	}
+	return out
+}
+
+// records is every record file of the store, by file name, as bytes.
+func recordFiles(t *testing.T, s *Store) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	entries, err := os.ReadDir(s.RecordsDir())
+	if errors.Is(err, os.ErrNotExist) {
+		return out
+	}
+	require.NoError(t, err)
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(s.RecordsDir(), e.Name()))
+		require.NoError(t, err)
+		out[e.Name()] = string(data)
+	}
+	return out
 }
 
 func TestAddRecordRefusesATakenNameAndWritesNothingOnError(t *testing.T) {
 	tempState(t)
 	s := ForRepo("/r")
 	require.NoError(t, s.Update(func(f *File) error { f.Records["a"] = &Record{Name: "a", Status: Idle}; return nil }))
-	before, err := os.ReadFile(s.Path)
-	require.NoError(t, err)
+	before := recordFiles(t, s)
 	require.Error(t, s.AddRecordUnsynced(func(map[string]Brief) (*Record, error) { return &Record{Name: "a"}, nil }))
 	boom := errors.New("boom")
 	require.ErrorIs(t, s.AddRecordUnsynced(func(map[string]Brief) (*Record, error) { return nil, boom }), boom)
 	require.NoError(t, s.AddRecordUnsynced(func(map[string]Brief) (*Record, error) { return nil, nil }))
-	after, err := os.ReadFile(s.Path)
-	require.NoError(t, err)
-	require.Equal(t, string(before), string(after))
+	require.Equal(t, before, recordFiles(t, s))
 }
 
 // A file laid out otherwise (compact) still takes the record; a corrupt
@@ -130,12 +173,13 @@ func TestPortsElsewhere(t *testing.T) {
 	require.Equal(t, []int{4010}, ports)
 }
 
-// Files that look laid out as owt writes them, but are not: a member
-// after "worktrees" (a newer owt's field) whose object has keys at the
-// records' depth, an object nested in a record with its keys there too, a
-// record twice. Each is read whole: the record added or changed is the
-// one under "worktrees", the last of two alike, as every reader takes it.
-func TestInPlaceWritesFallBackOnFilesLaidOutAlmostAsOwtWrites(t *testing.T) {
+// Version 1 files that look laid out as owt wrote them, but are not: a
+// member after "worktrees" whose object has keys at the records' depth,
+// an object nested in a record with its keys there too, a record twice.
+// Each is migrated as every reader reads it: the records are the ones
+// under "worktrees", the last of two alike; a record file a migration
+// left that the file (written again by an older owt) no longer has goes.
+func TestOddVersion1FilesMigrateAsTheyRead(t *testing.T) {
 	tempState(t)
 	s := ForRepo("/r")
 	require.NoError(t, os.MkdirAll(ReposDir(), 0o700))

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"os"
@@ -96,9 +95,9 @@ func randomRecord(t *testing.T, seed uint64) *Record {
 
 // TestAStateFileOlderOwtWroteStillReads: a state file as owt wrote it
 // before encoding/json was its only codec (records with every field set,
-// one record last changed alone, in place) reads whole, is written back
-// byte for byte, and a change to one of its records in place writes what
-// a change through Update writes.
+// one record last changed alone, in place) reads whole, migrates to a
+// record file each with nothing lost (the records, encoded as a version 1
+// file again, are that file byte for byte), and its backup is it.
 func TestAStateFileOlderOwtWroteStillReads(t *testing.T) {
 	tempState(t)
 	golden, err := os.ReadFile("testdata/state-written-by-owt-before-encoding-json.json")
@@ -112,24 +111,22 @@ func TestAStateFileOlderOwtWroteStillReads(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, f.Records, 2)
 	require.Equal(t, "spliced by the old codec <b>\u2028", f.Records["b-worker"].Task)
+	f.Version = 1
 	again, err := json.MarshalIndent(f, "", "  ")
 	require.NoError(t, err)
 	// Bad UTF-8 in a field was written as \ufffd, read back as U+FFFD
 	// itself, which encoding/json writes as it is: the one difference.
-	require.Equal(t, strings.ReplaceAll(string(golden), `\ufffd`, "\ufffd"), string(again)+"\n", "written back as it was")
-
-	_, _, inPlace := s.recordSpan(golden, "a")
-	require.True(t, inPlace, "its records are found where owt laid them out")
-	all := ForRepo(repo + " all")
-	require.NoError(t, os.WriteFile(all.Path, bytes.ReplaceAll(golden, []byte(`app \u003c\u0026\u003e"`), []byte(`app \u003c\u0026\u003e all"`)), 0o600))
-	change := func(r *Record) { r.Status, r.Task = Working, "now <working>" }
-	require.NoError(t, s.UpdateRecordUnsynced("a", func(r *Record) error { change(r); return nil }))
-	require.NoError(t, all.Update(func(f *File) error { change(f.Records["a"]); return nil }))
-	one, err := os.ReadFile(s.Path)
+	require.Equal(t, strings.ReplaceAll(string(golden), `\ufffd`, "\ufffd"), string(again)+"\n", "migrated with nothing lost")
+	backup, err := os.ReadFile(s.Path + backupSuffix)
 	require.NoError(t, err)
-	whole, err := os.ReadFile(all.Path)
-	require.NoError(t, err)
-	require.Equal(t, string(whole), string(bytes.ReplaceAll(one, []byte(`app \u003c\u0026\u003e"`), []byte(`app \u003c\u0026\u003e all"`))))
+	require.Equal(t, string(golden), string(backup))
+	for name, r := range f.Records {
+		data, err := os.ReadFile(s.recordPath(name))
+		require.NoError(t, err)
+		enc, err := encodeRecord(r)
+		require.NoError(t, err)
+		require.Equal(t, string(enc), string(data), "the record of %s in its own file", name)
+	}
 }
 
 // TestEveryRecordFieldSurvivesAWriteAndARead: records with every field

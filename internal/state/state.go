@@ -1,11 +1,17 @@
 // Package state keeps owt's records of worktrees and their agents under
-// $XDG_STATE_HOME/owt/, one JSON file per repository.
+// $XDG_STATE_HOME/owt/: per repository an index file and one JSON file
+// per agent's record (store.go says how they lie and are locked).
 //
-// Every change goes through Update: an exclusive flock on a sibling lock
-// file, a fresh read, the change, and an atomic write (temp file, fsync,
-// rename) with mode 0600. Readers never lock: rename makes every read see a
-// whole file. A file that does not parse is moved aside and rebuilt by the
-// Rebuild function the caller provides, so no worktree is ever forgotten.
+// Every file is replaced atomically (temp file, fsync, rename) with mode
+// 0600, so readers never lock: a read sees a whole record. A change to
+// one record (the hook's path) reads and writes that record's file alone,
+// under its own lock, so its cost does not grow with the repository's
+// agents and hooks of different agents never wait for each other; Update
+// reads every record and writes those whose encoding changed. A record
+// file that does not parse is moved aside and that record rebuilt by the
+// Rebuild function the caller provides, so no worktree is ever forgotten;
+// a state of the older single-file layout is migrated on first use, with
+// a backup of it kept beside it.
 //
 // It also holds the status rule (Store.ChangeStatus, statuschange.go):
 // what one event, a hook's, the screen's or owt's own, does to an agent's
@@ -16,11 +22,9 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,12 +35,13 @@ import (
 	"github.com/adrg/xdg"
 	"github.com/gofrs/flock"
 
-	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
-// Version is the schema version written into every file.
-const Version = 1
+// Version is the schema version of a repository's state, written into
+// its index file (store.go). Version 1 kept every record in that one
+// file; version 2 keeps each record in a file of its own.
+const Version = 2
 
 // Status is where an agent is in its life.
 type Status string
@@ -467,7 +472,8 @@ func (r *Record) SetStatus(s Status, src Source, now time.Time) bool {
 // worktree called name in repo.
 func CreateLock(repo, name string) string { return "create\x00" + Key{Repo: repo, Name: name}.String() }
 
-// File is the content of one repository's state file.
+// File is one repository's records, as Update and Load give them: every
+// record file of the repository read.
 type File struct {
 	Version int                `json:"version"`
 	Repo    string             `json:"repo"`
@@ -558,11 +564,13 @@ func reposDir() string { return filepath.Join(Dir(), "repos") }
 // its modification time tells a watcher that some state changed.
 func ReposDir() string { return reposDir() }
 
-// Store is the state file of one repository.
+// Store is the state of one repository: its index file at Path and a
+// record file per agent in the folder beside it (store.go).
 type Store struct {
 	Repo string
 	Path string
-	// Rebuild fills an empty File when the stored one was corrupt.
+	// Rebuild fills an empty File from git and tmux when stored records
+	// were corrupt; only the records lost are taken from it.
 	Rebuild func(*File) error
 	// Warn reports a recovered corruption; defaults to a line on stderr.
 	Warn func(string)
@@ -611,200 +619,6 @@ const AgentIDEnv = "OWT_AGENT_ID"
 // skips the write and its fsync.
 var ErrNoChange = errors.New("nothing to change")
 
-func (s *Store) empty() *File {
-	return &File{Version: Version, Repo: s.Repo, Records: map[string]*Record{}}
-}
-
-// read parses the file; a missing file is an empty state.
-func (s *Store) read() (*File, error) {
-	data, err := os.ReadFile(s.Path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return s.empty(), nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read state %s: %w", s.Path, err)
-	}
-	f := s.empty()
-	if err := json.Unmarshal(data, f); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, s.Path, err)
-	}
-	if err := s.checkVersion(f.Version); err != nil {
-		return nil, err
-	}
-	if f.Records == nil {
-		f.Records = map[string]*Record{}
-	}
-	for name, r := range f.Records {
-		if r == nil || r.Name != name {
-			return nil, fmt.Errorf("%w: %s: bad record %q", ErrCorrupt, s.Path, name)
-		}
-	}
-	return f, nil
-}
-
-// checkVersion refuses a state file of a schema this owt does not know.
-func (s *Store) checkVersion(v int) error {
-	if v > Version {
-		return fmt.Errorf("%w (schema %d; this owt knows %d): %s: upgrade owt", ErrNewer, v, Version, s.Path)
-	}
-	if v < 1 {
-		return fmt.Errorf("%w: %s: unknown schema version %d", ErrCorrupt, s.Path, v)
-	}
-	return nil
-}
-
-// Peek reads the state without locking and without ever recovering it:
-// what owt uses to read other repositories' files (the status bar, port
-// blocks), which it has no business rewriting.
-func (s *Store) Peek() (*File, error) { return s.read() }
-
-// Load reads the state without locking. A corrupt file is recovered under
-// the lock first, when the store knows how to rebuild it.
-func (s *Store) Load() (*File, error) {
-	f, err := s.read()
-	if errors.Is(err, ErrCorrupt) && s.Rebuild != nil {
-		var out *File
-		err = s.Update(func(g *File) error { out = g; return nil })
-		return out, err
-	}
-	return f, err
-}
-
-// Update runs fn on the current state under an exclusive lock and writes
-// the result atomically. When fn returns an error nothing is written.
-func (s *Store) Update(fn func(*File) error) error {
-	return s.update(s.doc(), fn)
-}
-
-// update runs fn under doc's lock and writes what it changed.
-func (s *Store) update(doc JSONFile[File], fn func(*File) error) error {
-	return doc.Update(func(f *File) (bool, error) {
-		if err := fn(f); err != nil {
-			if errors.Is(err, ErrNoChange) {
-				return false, nil
-			}
-			return false, err
-		}
-		f.Version, f.Repo = Version, s.Repo
-		return true, nil
-	})
-}
-
-// UpdateUnsynced is Update written without the fsync
-// (atomicfile.WriteUnsynced): for changes owt can tell again from the
-// agents' hooks and screens, tmux and git if a power loss takes the file
-// back to its previous content — an agent's status and what comes with it
-// (hooks, the monitor's readings: many a minute), the session a new
-// record's create made (lost with the power anyway; 'owt doctor --fix'
-// settles a create left unfinished). Every other change (a new record, a
-// task, a teardown) is written with it.
-func (s *Store) UpdateUnsynced(fn func(*File) error) error {
-	doc := s.doc()
-	doc.Unsynced = true
-	return s.update(doc, fn)
-}
-
-// Sync makes the state file as it is now durable (fsync): for a change
-// written with UpdateUnsynced that must outlive a power loss, synced
-// while the caller does other work.
-func (s *Store) Sync() error {
-	f, err := os.Open(s.Path)
-	if err != nil {
-		return fmt.Errorf("sync state %s: %w", s.Path, err)
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync state %s: %w", s.Path, err)
-	}
-	return nil
-}
-
-// doc is the store's file as a JSONFile: a corrupt one is set aside and
-// rebuilt, but only by a store that can rebuild its records (an empty
-// file would forget every worktree).
-func (s *Store) doc() JSONFile[File] {
-	return JSONFile[File]{Path: s.Path, What: "state " + s.Path, Load: s.read,
-		Corrupt: func(err error) (*File, error) {
-			if errors.Is(err, ErrCorrupt) && s.Rebuild != nil {
-				return s.recover(err)
-			}
-			return nil, err
-		}}
-}
-
-// CheckWritable proves the state file can be written now, by rewriting it
-// as it is (lock, temp file, fsync, rename). A command about to do
-// something it cannot undo (kill a session, remove a worktree) calls it
-// first, so a record it could not update afterwards never outlives the
-// things it describes.
-func (s *Store) CheckWritable() error {
-	if err := s.Update(func(*File) error { return nil }); err != nil {
-		return fmt.Errorf("owt cannot write its state: %w", err)
-	}
-	return nil
-}
-
-// recover moves the corrupt file aside and rebuilds the state. Called with
-// the lock held.
-func (s *Store) recover(cause error) (*File, error) {
-	aside, err := atomicfile.SetAside(s.Path)
-	if err != nil {
-		return nil, fmt.Errorf("move corrupt state aside: %w", err)
-	}
-	warn := s.Warn
-	if warn == nil {
-		warn = func(m string) { fmt.Fprintln(os.Stderr, "owt: warning: "+m) }
-	}
-	warn(fmt.Sprintf("%v; moved it to %s and rebuilt it from git worktrees and tmux sessions", cause, aside))
-	f := s.empty()
-	if s.Rebuild != nil {
-		if err := s.Rebuild(f); err != nil {
-			return nil, fmt.Errorf("rebuild state: %w", err)
-		}
-	}
-	// Keep the rebuilt state even if the caller's change then fails.
-	if err := s.write(f); err != nil {
-		return nil, err
-	}
-	return s.read()
-}
-
-func (s *Store) write(f *File) error {
-	f.Version, f.Repo = Version, s.Repo
-	return s.doc().Write(f)
-}
-
-// Stores returns the store of every repository with a state file.
-func Stores() ([]*Store, error) {
-	entries, err := os.ReadDir(reposDir())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list state: %w", err)
-	}
-	var out []*Store
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".json") {
-			continue
-		}
-		p := filepath.Join(reposDir(), name)
-		data, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		var head struct {
-			Repo string `json:"repo"`
-		}
-		if json.Unmarshal(data, &head) != nil || head.Repo == "" {
-			continue
-		}
-		out = append(out, &Store{Repo: head.Repo, Path: p})
-	}
-	return out, nil
-}
-
 // WithLock runs fn holding an exclusive lock named name in the state dir;
 // owt uses it for choices that span repositories, like port blocks.
 func WithLock(name string, fn func() error) error {
@@ -826,33 +640,4 @@ func (r *Record) FirstPrompt() string {
 		return r.Prompt
 	}
 	return r.Task
-}
-
-// UnreadableStores are the state files Stores skips: files in the state
-// dir whose repository cannot be read from them (truncated, corrupt).
-func UnreadableStores() []string {
-	entries, err := os.ReadDir(reposDir())
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".json") {
-			continue
-		}
-		p := filepath.Join(reposDir(), name)
-		data, err := os.ReadFile(p)
-		if err != nil {
-			out = append(out, p)
-			continue
-		}
-		var head struct {
-			Repo string `json:"repo"`
-		}
-		if json.Unmarshal(data, &head) != nil || head.Repo == "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

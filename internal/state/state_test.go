@@ -87,34 +87,43 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 	require.Equal(t, os.FileMode(0o600), info.Mode().Perm())
 }
 
+// A corrupt record file costs that agent's record alone: set aside, it
+// is rebuilt, and the others are read as they were.
 func TestCorruptFileMovedAsideAndRebuilt(t *testing.T) {
 	tempState(t)
 	s := ForRepo("/r")
 	require.NoError(t, s.Update(func(f *File) error {
-		f.Records["a"] = &Record{Name: "a"}
+		f.Records["a"] = &Record{Name: "a", Task: "a's task"}
+		f.Records["b"] = &Record{Name: "b", Task: "b's task"}
 		return nil
 	}))
-	require.NoError(t, os.WriteFile(s.Path, []byte("{not json"), 0o600))
+	require.NoError(t, os.WriteFile(s.recordPath("a"), []byte("{not json"), 0o600))
+	_, err := s.Peek()
+	require.ErrorIs(t, err, ErrCorrupt, "Peek never recovers")
 
 	var warned string
 	s.Warn = func(m string) { warned = m }
 	s.Rebuild = func(f *File) error {
 		f.Records["a"] = &Record{Name: "a", Recovered: true}
+		f.Records["b"] = &Record{Name: "b", Recovered: true}
 		return nil
 	}
 	f, err := s.Load()
 	require.NoError(t, err)
 	require.True(t, f.Records["a"].Recovered)
+	require.False(t, f.Records["b"].Recovered, "b's record is its own, not rebuilt")
+	require.Equal(t, "b's task", f.Records["b"].Task)
 	require.Contains(t, warned, "corrupt")
+	require.Contains(t, warned, "rebuilt the record of a")
 
-	aside, err := filepath.Glob(s.Path + ".corrupt-*")
+	aside, err := filepath.Glob(s.recordPath("a") + ".corrupt-*")
 	require.NoError(t, err)
 	require.Len(t, aside, 1)
 	data, err := os.ReadFile(aside[0])
 	require.NoError(t, err)
 	require.Equal(t, "{not json", string(data), "the corrupt file is kept for inspection")
 
-	again, err := s.Load()
+	again, err := s.Peek()
 	require.NoError(t, err)
 	require.Contains(t, again.Records, "a", "the rebuilt state was written")
 }

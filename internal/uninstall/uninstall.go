@@ -411,7 +411,12 @@ func (p *Plan) findAgents(o Options) error {
 			if !kept {
 				// Its record stays, so an owt installed again can still
 				// land or delete it.
-				p.keepPaths = append(p.keepPaths, s.Path)
+				// The index, the records' folder and a migration's backup.
+				for _, path := range s.Files() {
+					if _, err := os.Lstat(path); err == nil && !strings.HasSuffix(path, ".lock") {
+						p.keepPaths = append(p.keepPaths, path)
+					}
+				}
 			}
 			kept = true
 			for _, h := range r.HookFiles {
