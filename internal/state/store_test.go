@@ -139,8 +139,8 @@ func TestHelperMigrator(t *testing.T) {
 // next one migrates whole.
 func TestAMigrationKilledIsFinishedByTheNextOwt(t *testing.T) {
 	tempState(t)
-	const n = 200
-	for i, delay := range []time.Duration{0, 50 * time.Millisecond, 150 * time.Millisecond, 300 * time.Millisecond} {
+	const n = 150
+	for i, delay := range []time.Duration{0, 80 * time.Millisecond, 200 * time.Millisecond} {
 		repo := fmt.Sprintf("/r/killed%d", i)
 		s := ForRepo(repo)
 		writeV1(t, s, n)
