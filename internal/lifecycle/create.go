@@ -359,7 +359,8 @@ func (c *creation) reserveName() error {
 		}
 		firstHeld.Release()
 	}
-	c.durable = async(func() (struct{}, error) { return struct{}{}, w.Store.Sync() })
+	name := c.rec.Name
+	c.durable = async(func() (struct{}, error) { return struct{}{}, w.Store.SyncRecord(name) })
 	// The files to copy into the worktree, read while git makes it (the
 	// main checkout's: that is where they are copied from).
 	c.unversioned = async(w.Repo.UnversionedFiles)
@@ -611,9 +612,8 @@ func (w *Worktrees) reserve(o CreateOptions, task, tool, base, baseCommit, check
 			return err
 		}
 		// Unsynced here, made durable by Create while git and tmux work
-		// (Store.Sync) and before it says the agent was made: the lock
-		// and the rename are what other owt processes see at once. Only
-		// what the choice needs of the other records is read (briefs).
+		// (Store.SyncRecord) and before it says the agent was made: the
+		// lock and the rename are what other owt processes see at once.
 		return w.Store.AddRecordUnsynced(func(there map[string]state.Brief) (*state.Record, error) {
 			f := &state.File{Records: make(map[string]*state.Record, len(there))}
 			for n, b := range there {

@@ -681,6 +681,24 @@ func (s *Store) Sync() error {
 	return nil
 }
 
+// SyncRecord makes the record called name as it is now durable (fsync
+// of its file, its folder and the index): Sync for one record, what owt
+// new syncs while git and tmux work.
+func (s *Store) SyncRecord(name string) error {
+	for _, p := range []string{s.recordPath(name), s.RecordsDir(), s.Path} {
+		f, err := os.Open(p)
+		if err != nil {
+			return fmt.Errorf("sync state %s: %w", p, err)
+		}
+		err = f.Sync()
+		_ = f.Close()
+		if err != nil {
+			return fmt.Errorf("sync state %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
 // CheckWritable proves the state can be written now, by writing its
 // index again (lock, temp file, fsync, rename) and a file in its
 // records' folder. A command about to do something it cannot undo (kill

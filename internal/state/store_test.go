@@ -413,3 +413,13 @@ func TestSignatureMovesWithEveryRecordWrite(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEqual(t, before, after)
 }
+
+// SyncRecord syncs a record that is there, and says so of one that is not.
+func TestSyncRecord(t *testing.T) {
+	tempState(t)
+	s := ForRepo("/r")
+	require.NoError(t, s.AddRecordUnsynced(func(map[string]Brief) (*Record, error) { return &Record{Name: "a"}, nil }))
+	require.NoError(t, s.SyncRecord("a"))
+	require.NoError(t, s.Sync())
+	require.Error(t, s.SyncRecord("ghost"))
+}
