@@ -30,7 +30,12 @@ func TestQuietAgentsCostNoGitAndAColdListReadsKeptFigures(t *testing.T) {
 		e.startAgent(repo, n, "Say hi")
 	}
 
-	// The monitor in its place, traced: a line per program it starts.
+	// The monitor in its place, traced: a line per program it starts,
+	// once the figures it kept are more than a second old (a change
+	// within a second of them is taken for one they may have missed).
+	e.Eventually(30*time.Second, "the figures are kept and 2 s old", func() bool {
+		return figuresOlderThan(t, e, 2*time.Second)
+	})
 	pid := e.MonitorPID()
 	require.NotZero(t, pid)
 	require.NoError(t, syscall.Kill(pid, syscall.SIGTERM))
@@ -57,15 +62,26 @@ func TestQuietAgentsCostNoGitAndAColdListReadsKeptFigures(t *testing.T) {
 			}
 		}
 	}()
-	// Its first looks read everything once; then, with nothing changing,
-	// three seconds of ticks (three polls' worth) start no git.
+	// It takes the figures the last monitor kept over, nothing having
+	// changed since: no git per worktree for them (one for the branch
+	// tips; the reactions' first looks are theirs). Then, with nothing
+	// changing, three seconds of ticks (three polls' worth) start no git.
 	e.Eventually(30*time.Second, "the monitor keeps every worktree's figures", func() bool {
-		return len(keptFigures(t, e)) == len(names)
+		return len(keptFigures(t, e, mon.Process.Pid)) == len(names)
 	})
 	time.Sleep(time.Second)
 	mu.Lock()
 	before := len(gits)
+	var figures []string
+	for _, l := range gits {
+		for _, sub := range []string{" status ", " rev-list ", " merge-base ", " diff ", " ls-files "} {
+			if strings.Contains(l, sub) {
+				figures = append(figures, l)
+			}
+		}
+	}
 	mu.Unlock()
+	require.Empty(t, figures, "git figures worked out again by a monitor taking kept ones over")
 	time.Sleep(3 * time.Second)
 	mu.Lock()
 	quiet := append([]string(nil), gits[before:]...)
@@ -131,8 +147,8 @@ func statsCacheFile(e *Env) string {
 	return filepath.Join(e.Var("XDG_CACHE_HOME"), "owt", "stats.json")
 }
 
-// keptFigures are the cache's entries a monitor keeps, by agent name.
-func keptFigures(t *testing.T, e *Env) map[string]bool {
+// keptFigures are the cache's entries the monitor pid keeps.
+func keptFigures(t *testing.T, e *Env, pid int) map[string]bool {
 	var c struct {
 		Entries map[string]map[string]any `json:"entries"`
 	}
@@ -142,7 +158,7 @@ func keptFigures(t *testing.T, e *Env) map[string]bool {
 	}
 	out := map[string]bool{}
 	for k, v := range c.Entries {
-		if kp, _ := v["keeper"].(float64); kp != 0 {
+		if kp, _ := v["keeper"].(float64); int(kp) == pid {
 			out[k] = true
 		}
 	}

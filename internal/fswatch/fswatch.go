@@ -77,8 +77,9 @@ func (w *Watcher) Close() {
 	_ = w.fw.Close()
 }
 
-// Watch makes dirs key's watch set, in place of what it watched before,
-// and reads it as changed once. grow, when not nil, is asked about each
+// Watch makes dirs key's watch set, in place of what it watched before.
+// What changed before is the caller's to know: the key reads as changed
+// once something changes from now on (a polled key: at once). grow, when not nil, is asked about each
 // folder made later inside a watched one: true watches it too (a tree
 // grows). It reports whether the key is watched (false: it is polled).
 func (w *Watcher) Watch(key string, dirs []string, grow func(dir string) bool) bool {
@@ -87,7 +88,6 @@ func (w *Watcher) Watch(key string, dirs []string, grow func(dir string) bool) b
 	w.dropLocked(key)
 	ks := &keyState{dirs: map[string]bool{}, grow: grow}
 	w.keys[key] = ks
-	w.changed[key] = true
 	if len(dirs) > w.MaxPerKey {
 		w.pollLocked(key, ks, fmt.Sprintf("%d folders to watch, more than %d", len(dirs), w.MaxPerKey))
 		return false

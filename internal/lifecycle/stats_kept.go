@@ -96,3 +96,32 @@ func (k *Keeper) KeepStats(recs []*state.Record, force map[state.Key]bool, max i
 	<-cache.compute(recs, stamps, which, 2, func(int, Stats) {})
 	return left
 }
+
+// Adopt marks as kept by k the cached figures of recs that still hold:
+// worked out at the branch's and its base's present commits, after the
+// agent's last status change, and untouched says nothing in the worktree
+// changed since they were (their time stays theirs: owt list shows how
+// old they are). It returns the records whose figures it adopted.
+func (k *Keeper) Adopt(recs []*state.Record, untouched func(r *state.Record, at time.Time) bool) map[state.Key]bool {
+	cache := loadStatsCache()
+	stamps := stampsOf(recs)
+	out := map[state.Key]bool{}
+	for _, r := range recs {
+		st, ok := cache.Entries[r.Key()]
+		sp := stamps[r]
+		if !ok || st.Missing || sp.tip == "" || st.Tip != sp.tip || st.BaseTip != sp.base || st.At.Before(r.StatusSince) || !untouched(r, st.At) {
+			continue
+		}
+		if st.Keeper != k.pid {
+			st.Keeper = k.pid
+			cache.Entries[r.Key()] = st
+			cache.dirty = true
+		}
+		out[r.Key()] = true
+	}
+	if cache.dirty {
+		k.Beat(time.Now())
+		cache.save()
+	}
+	return out
+}

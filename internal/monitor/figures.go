@@ -1,11 +1,13 @@
 package monitor
 
 import (
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/fswatch"
@@ -35,6 +37,10 @@ const (
 	// figuresPerJob bounds the worktrees one background job sets up or
 	// works out, so a monitor starting on a large fleet spreads the work.
 	figuresPerJob = 16
+	// setupPerJob bounds the worktrees one job starts watching: no
+	// process unless their figures are worked out (or their tree is
+	// large), so more than it works out.
+	setupPerJob = 64
 )
 
 type figureKeeper struct {
@@ -142,16 +148,17 @@ func (m *monitor) keepFigures(now time.Time) {
 			f.pending[k] = true
 		}
 	}
+	// A repository's refs are watched at once, here: the reactions of
+	// this same tick read its tips (no process: a few files).
+	for _, r := range want {
+		if f.repos[r.Repo] == nil {
+			m.watchRefs(r.Repo)
+		}
+	}
 	if f.busy.Load() {
 		return // the last job still runs: what is pending waits for the next tick
 	}
-	var repos []string
-	for _, r := range setup {
-		if f.repos[r.Repo] == nil && !slices.Contains(repos, r.Repo) {
-			repos = append(repos, r.Repo)
-		}
-	}
-	setup = setup[:min(len(setup), figuresPerJob)]
+	setup = setup[:min(len(setup), setupPerJob)]
 	// A moved repository: every worktree of it is looked at, and only
 	// those whose branch or base commit moved are worked out (KeepStats).
 	var recs []*state.Record
@@ -172,17 +179,35 @@ func (m *monitor) keepFigures(now time.Time) {
 		delete(f.pending, k)
 	}
 	clear(f.moved)
-	if len(setup) == 0 && len(recs) == 0 && len(repos) == 0 {
+	if len(setup) == 0 && len(recs) == 0 {
 		return
 	}
 	f.busy.Store(true)
 	go func() {
 		defer f.busy.Store(false)
-		for _, repo := range repos {
-			m.watchRefs(repo)
+		var watched []*state.Record
+		for _, r := range setup {
+			if m.watchTree(r) {
+				watched = append(watched, r)
+			}
+		}
+		// Figures worked out before (by an earlier monitor, or a list)
+		// that nothing in the worktree changed since are kept as they
+		// are; the others are worked out now.
+		if len(watched) > 0 {
+			adopted := f.keeper.Adopt(watched, untouchedSince)
+			m.sync(func() {
+				for _, r := range watched {
+					if !adopted[r.Key()] {
+						f.pending[r.Key()] = true
+					}
+				}
+			})
 		}
 		for _, r := range setup {
-			m.watchTree(r)
+			if !slices.Contains(watched, r) {
+				m.sync(func() { f.pending[r.Key()] = true })
+			}
 		}
 		if len(recs) > 0 {
 			left := f.keeper.KeepStats(recs, force, figuresPerJob)
@@ -202,19 +227,16 @@ func (m *monitor) watchRefs(repo string) {
 	_, common, err := git.GitDirs(repo)
 	if err != nil {
 		m.logf("watch %s: %v", repo, err)
+		f.repos[repo] = &watchedRefs{} // no tips: the reactions look now and then
 		return
 	}
 	dirs := []string{common, filepath.Join(common, "refs")}
 	heads, _ := fswatch.Tree(filepath.Join(common, "refs", "heads"), nil)
 	dirs = append(dirs, heads...)
 	f.w.Watch(refsWatchKey(repo), dirs, func(string) bool { return true })
-	m.sync(func() {
-		if f.repos[repo] == nil {
-			rv := &watchedRefs{common: common}
-			rv.readTips()
-			f.repos[repo] = rv
-		}
-	})
+	rv := &watchedRefs{common: common}
+	rv.readTips()
+	f.repos[repo] = rv
 }
 
 // readTips reads the branch tips again (no process); nil when they
@@ -223,34 +245,46 @@ func (rv *watchedRefs) readTips() {
 	rv.tips, _ = git.ReadBranchTips(rv.common)
 }
 
+// askIgnoredPast is the size of a worktree's tree (in folders) past
+// which git is asked which folders it ignores, so they are not watched
+// (dependencies, build output: a change there changes no figure). A
+// smaller tree is watched whole: no process.
+const askIgnoredPast = 256
+
 // watchTree puts a worktree's watch set in place: its own git dir and
-// its folders, less .git and the folders git ignores (build output,
-// dependencies: a change there changes no figure). A folder made later is
-// watched unless git ignores it.
-func (m *monitor) watchTree(r *state.Record) {
+// its folders, less .git (and, in a large tree, the folders git
+// ignores). A folder made later is watched unless git ignores it. It
+// reports whether the worktree is watched (not polled, not broken).
+func (m *monitor) watchTree(r *state.Record) bool {
 	f := &m.figures
 	key := r.Key()
 	own, _, err := git.GitDirs(r.Path)
-	ignored, err2 := git.IgnoredDirs(r.Path)
-	if err == nil {
-		err = err2
-	}
 	if err != nil {
 		// A worktree gone or broken: owt list says so (missing); it is
-		// looked at again the next time its record changes.
+		// looked at again when its record changes.
 		m.sync(func() {
 			if wt := f.wts[key]; wt != nil {
 				wt.ready = true
+				f.pending[key] = true
 			}
 		})
-		return
-	}
-	skip := map[string]bool{}
-	for _, d := range ignored {
-		skip[filepath.Join(r.Path, filepath.FromSlash(d))] = true
+		return false
 	}
 	root := r.Path
+	skip := map[string]bool{}
 	keep := func(d string) bool { return filepath.Base(d) != ".git" && !skip[d] }
+	dirs, err := fswatch.Tree(root, keep)
+	if err == nil && len(dirs) > askIgnoredPast {
+		if ignored, err := git.IgnoredDirs(root); err == nil {
+			for _, d := range ignored {
+				skip[filepath.Join(root, filepath.FromSlash(d))] = true
+			}
+			dirs, err = fswatch.Tree(root, keep)
+		}
+	}
+	if err != nil {
+		dirs = nil
+	}
 	grow := func(d string) bool {
 		if !keep(d) {
 			return false
@@ -262,17 +296,59 @@ func (m *monitor) watchTree(r *state.Record) {
 		ign, err := git.IsIgnored(root, filepath.ToSlash(rel))
 		return err == nil && !ign
 	}
-	dirs, err := fswatch.Tree(root, keep)
-	if err != nil {
-		dirs = nil
-	}
-	dirs = append(dirs, own)
-	f.w.Watch(wtWatchKey(key), dirs, grow)
+	watched := f.w.Watch(wtWatchKey(key), append(dirs, own), grow)
 	m.sync(func() {
 		if wt := f.wts[key]; wt != nil && wt.path == r.Path {
 			wt.ready = true
 		}
 	})
+	return watched
+}
+
+// untouchedSince reports whether nothing in the worktree at r.Path (its
+// watched folders and what they hold) nor its own git dir's HEAD and
+// index changed since at, by their change times (ctime, which no tool
+// sets back), with a second's margin for coarse clocks: the figures
+// worked out at at still hold. It gives up (false) past maxLooked
+// entries: the figures are worked out again instead.
+func untouchedSince(r *state.Record, at time.Time) bool {
+	const maxLooked = 20000
+	own, _, err := git.GitDirs(r.Path)
+	if err != nil {
+		return false
+	}
+	limit := at.Add(-time.Second)
+	newer := func(p string) bool {
+		var st syscall.Stat_t
+		if syscall.Lstat(p, &st) != nil {
+			return true
+		}
+		return !time.Unix(st.Ctim.Unix()).Before(limit) || !time.Unix(st.Mtim.Unix()).Before(limit)
+	}
+	if newer(filepath.Join(own, "HEAD")) || newer(filepath.Join(own, "index")) {
+		return false
+	}
+	looked := 0
+	clean := true
+	err = filepath.WalkDir(r.Path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			clean = false
+			return filepath.SkipAll
+		}
+		if d.Name() == ".git" && p != r.Path {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		looked++
+		if looked > maxLooked || newer(p) {
+			clean = false
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return err == nil && clean
 }
 
 // tipsOf is the commits of r's branch and of the branch its work goes
