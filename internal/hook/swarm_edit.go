@@ -22,9 +22,8 @@ func noteWorkerEdit(w *ledger, name string, call Call, ev agent.HookEvent) error
 	if path == "" {
 		return nil
 	}
-	err := w.store.Update(func(f *state.File) error {
-		r, ok := f.Records[name]
-		if !ok || r.Swarm == nil || !fromAgent(r, call) {
+	err := w.store.UpdateRecord(name, func(r *state.Record) error {
+		if r == nil || r.Swarm == nil || !fromAgent(r, call) {
 			return state.ErrNoChange
 		}
 		rel, err := filepath.Rel(r.Path, path)

@@ -586,6 +586,17 @@ func (s *Store) recover(f *File, raws map[string][]byte, corrupt []badRecord) er
 // corrupt record, goes the way of UpdateUnsynced (migrated, or set aside
 // and rebuilt, first).
 func (s *Store) UpdateRecordUnsynced(name string, fn func(*Record) error) error {
+	return s.updateRecord(name, false, fn)
+}
+
+// UpdateRecord is UpdateRecordUnsynced written with the fsync, as Update
+// writes: for a change to one record owt cannot tell again (a swarm
+// worker's edited files, from its hooks).
+func (s *Store) UpdateRecord(name string, fn func(*Record) error) error {
+	return s.updateRecord(name, true, fn)
+}
+
+func (s *Store) updateRecord(name string, sync bool, fn func(*Record) error) error {
 	slow := false
 	err := s.locked(true, func() error {
 		v, _, err := s.readIndex()
@@ -630,10 +641,10 @@ func (s *Store) UpdateRecordUnsynced(name string, fn func(*Record) error) error 
 		if rec.Name != name {
 			return fmt.Errorf("save the record of %s: renamed to %q", name, rec.Name)
 		}
-		return s.writeRecord(name, enc, false)
+		return s.writeRecord(name, enc, sync)
 	})
 	if err == nil && slow {
-		return s.UpdateUnsynced(func(f *File) error { return fn(f.Records[name]) })
+		return s.update(sync, func(f *File) error { return fn(f.Records[name]) })
 	}
 	return err
 }

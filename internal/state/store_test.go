@@ -423,3 +423,14 @@ func TestSyncRecord(t *testing.T) {
 	require.NoError(t, s.Sync())
 	require.Error(t, s.SyncRecord("ghost"))
 }
+
+// UpdateRecord changes one record as UpdateRecordUnsynced does, synced.
+func TestUpdateRecordIsSynced(t *testing.T) {
+	tempState(t)
+	s := ForRepo("/r")
+	require.NoError(t, s.Update(func(f *File) error { f.Records["w/r"] = &Record{Name: "w/r"}; return nil }))
+	require.NoError(t, s.UpdateRecord("w/r", func(r *Record) error { r.Swarm = &SwarmRole{Edited: []string{"x"}}; return nil }))
+	f, err := s.Peek()
+	require.NoError(t, err)
+	require.Equal(t, []string{"x"}, f.Records["w/r"].Swarm.Edited)
+}
