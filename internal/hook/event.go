@@ -294,12 +294,8 @@ func newLedger(tm *tmux.Client, store *state.Store) *ledger {
 // ownsPeeked is ownsEvent on the record as the state file has it now,
 // read without the lock; a record that cannot be read owns the event.
 func ownsPeeked(store *state.Store, name string, owns func(*state.Record) bool) bool {
-	f, err := store.Peek()
-	if err != nil {
-		return true
-	}
-	r, ok := f.Records[name]
-	return !ok || r == nil || owns(r)
+	r, err := store.PeekRecord(name)
+	return err != nil || r == nil || owns(r)
 }
 
 // ownsEvent reports whether record r owns an event fired in pane by a

@@ -269,6 +269,31 @@ func (s *Store) Peek() (*File, error) {
 	return f, err
 }
 
+// PeekRecord is Peek of the one record called name (nil, no error, when
+// there is none): its file alone is read.
+func (s *Store) PeekRecord(name string) (*Record, error) {
+	v, data, err := s.readIndex()
+	if err != nil {
+		return nil, err
+	}
+	if v == 1 {
+		f, err := s.parseV1(data)
+		if err != nil {
+			return nil, err
+		}
+		return f.Records[name], nil
+	}
+	p := s.recordPath(name)
+	data, err = os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read state %s: %w", p, err)
+	}
+	return s.decodeRecord(p, data, name)
+}
+
 // Load reads the state without locking. A corrupt file is recovered under
 // the lock first, when the store knows how to rebuild it, and a version 1
 // file is migrated.

@@ -434,3 +434,24 @@ func TestUpdateRecordIsSynced(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"x"}, f.Records["w/r"].Swarm.Edited)
 }
+
+// PeekRecord reads one record, of either layout.
+func TestPeekRecord(t *testing.T) {
+	tempState(t)
+	s := ForRepo("/r")
+	writeV1(t, s, 2)
+	r, err := s.PeekRecord("a1")
+	require.NoError(t, err)
+	require.Equal(t, "task of a1", r.Task)
+	_, err = s.Load()
+	require.NoError(t, err)
+	r, err = s.PeekRecord("a1")
+	require.NoError(t, err)
+	require.Equal(t, "task of a1", r.Task)
+	r, err = s.PeekRecord("ghost")
+	require.NoError(t, err)
+	require.Nil(t, r)
+	require.NoError(t, os.WriteFile(s.recordPath("a0"), []byte("{"), 0o600))
+	_, err = s.PeekRecord("a0")
+	require.ErrorIs(t, err, ErrCorrupt)
+}
