@@ -18,11 +18,11 @@ build:
 
 # Everything: lint, unit tests, the fake agent's own tests, and the
 # end-to-end tests against real tmux and git. The end-to-end tests run in
-# parallel, E2E_PARALLEL worlds at once (3: at 4 the two cores ran late
-# enough for timing flakes; internal/e2e/fixture; the real
-# agent CLIs one at a time, counting for half of them); -p 2 lets the unit
-# packages run beside them, which mostly wait on tmux and the agents.
-E2E_PARALLEL ?= 3
+# parallel, at most E2E_PARALLEL worlds at once, a new one only while the
+# CPU is idle enough (internal/e2e/fixture: most worlds wait on tmux, the
+# agents and timeouts; a busy machine runs fewer), at most two real agent
+# CLIs at once; -p 2 lets the unit packages run beside them.
+E2E_PARALLEL ?= 6
 test: lint
 	$(GO) test -p 2 -parallel $(E2E_PARALLEL) -count=1 -timeout 30m ./... ./testdata/fakeagent/
 

@@ -726,7 +726,9 @@ func realGeminiHome(t *testing.T, e *Env, trusted ...string) {
 // OpenCode 1.18 on a model that answers (the fake model API as its
 // Anthropic provider): a turn stopped with two Esc ends its answer's
 // footer with "· interrupted": idle, interrupted, no "finished its turn".
-// (Offline, on its free model, it
+// owt send: working at once, never idle before OpenCode draws its busy
+// indicator (the stopped answer stays on screen meanwhile), and the turn
+// that runs to its end is told once. (Offline, on its free model, it
 // retries instead: TestRealOpenCodeAt80x24.)
 func TestRealOpenCodeEscIsNoFinishedTurn(t *testing.T) {
 	e := realEnv(t, "opencode")
@@ -754,6 +756,21 @@ func TestRealOpenCodeEscIsNoFinishedTurn(t *testing.T) {
 	})
 	e.noticeBarrier(repo, canary)
 	require.Zero(t, e.notices("owt: o finished its turn"), "Esc is no finished turn")
+
+	from = rec.mark("o")
+	e.MustOwt(repo, "send", "o", "say hi")
+	for deadline := time.Now().Add(60 * time.Second); e.notices("owt: o finished its turn") != 1; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after owt send, no 'o finished its turn'; statuses %s; model asked for %q: %v\nscreen:\n%s\nowt log:\n%s",
+				historyText(rec.history("o")), "say hi", api.got("say hi"), e.Capture("="+s+":"), e.OwtLog())
+		}
+	}
+	e.Eventually(10*time.Second, "the recorder saw o idle", func() bool {
+		h := rec.history("o")
+		return len(h) > 0 && h[len(h)-1] == seenStatus{Name: "o", Status: "idle"}
+	})
+	h := rec.history("o")
+	require.Equal(t, []seenStatus{{Name: "o", Status: "working"}, {Name: "o", Status: "idle"}}, h[from:], "after owt send: %s", historyText(h))
 }
 
 // realOpenCodeHome points OpenCode's Anthropic provider at the fake model
