@@ -197,7 +197,7 @@ func (w *Worktrees) checkOwtOnTmuxPath() []Check {
 		self = "owt"
 	}
 	restart := "then restart tmux, or run 'tmux set-environment -g PATH \"$PATH\"' from a shell that has it"
-	p := lookPathIn("owt", strings.Join(abs, string(os.PathListSeparator)))
+	p := proc.LookPathIn("owt", strings.Join(abs, string(os.PathListSeparator)))
 	if p == "" {
 		checks[0].Detail = "owt is not on the PATH of " + where + ": 'owt …' typed in a pane says command not found"
 		checks[0].Fix = notOnPathFix(self, restart)
@@ -265,24 +265,6 @@ func splitPath(path string) (abs, rel []string) {
 		}
 	}
 	return abs, rel
-}
-
-// lookPathIn is exec.LookPath over the folders of path, not $PATH.
-func lookPathIn(name, path string) string {
-	for _, d := range filepath.SplitList(path) {
-		if d == "" {
-			continue
-		}
-		if p := filepath.Join(d, name); isExecutable(p) {
-			return p
-		}
-	}
-	return ""
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
 // notOnPathFix says how to put this owt (self) on the PATH new tmux panes

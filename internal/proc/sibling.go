@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 )
 
 // Sibling finds name, one of owt's programs (owt, owt-popup, owt-mcp,
@@ -38,6 +39,28 @@ func Sibling(self, name string) (string, error) {
 	}
 	return "", fmt.Errorf("%s is not installed beside %s or on PATH: install owt's programs together "+
 		"(the release archive with scripts/install.sh, make install, or go install ./cmd/...; see docs/install.md)", name, where)
+}
+
+// LookPathIn is exec.LookPath over the folders of path (a PATH value),
+// not $PATH: the first executable file named name, or "".
+func LookPathIn(name, path string) string {
+	if all := OnPath(name, path); len(all) > 0 {
+		return all[0]
+	}
+	return ""
+}
+
+// OnPath is every executable file named name in the absolute folders of
+// path (a PATH value), in its order, each once.
+func OnPath(name, path string) []string {
+	var found []string
+	for _, d := range filepath.SplitList(path) {
+		p := filepath.Join(d, name)
+		if filepath.IsAbs(d) && executable(p) && !slices.Contains(found, p) {
+			found = append(found, p)
+		}
+	}
+	return found
 }
 
 func executable(p string) bool {

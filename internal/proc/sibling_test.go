@@ -3,6 +3,8 @@ package proc
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -46,4 +48,30 @@ func TestSiblingBesideThenPATHElseNamed(t *testing.T) {
 	_, err = Sibling(self, "owt-mcp")
 	require.EqualError(t, err, "owt-mcp is not installed beside "+filepath.Join(dir, "a")+" or on PATH: install owt's programs together "+
 		"(the release archive with scripts/install.sh, make install, or go install ./cmd/...; see docs/install.md)")
+}
+
+// OnPath finds every executable of that name in PATH's absolute folders,
+// once each, in order; LookPathIn the first.
+func TestOnPath(t *testing.T) {
+	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, d := range []string{a, c} {
+		if err := os.WriteFile(filepath.Join(d, "owt"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(b, "owt"), []byte("not executable"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := strings.Join([]string{"", "rel", b, a, c, a}, string(os.PathListSeparator))
+	got := OnPath("owt", path)
+	want := []string{filepath.Join(a, "owt"), filepath.Join(c, "owt")}
+	if !slices.Equal(got, want) {
+		t.Fatalf("OnPath = %q, want %q", got, want)
+	}
+	if p := LookPathIn("owt", path); p != want[0] {
+		t.Fatalf("LookPathIn = %q, want %q", p, want[0])
+	}
+	if p := LookPathIn("nothing", path); p != "" {
+		t.Fatalf("LookPathIn of a missing program = %q", p)
+	}
 }

@@ -25,6 +25,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/proc"
+
 	"github.com/adrg/xdg"
 
 	"github.com/owt-tmux/owt/internal/agent"
@@ -226,13 +228,8 @@ func (p *Plan) findOtherOwts(o Options) {
 	if o.Self != "" {
 		seen[o.Self] = true
 	}
-	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
-		if !filepath.IsAbs(d) {
-			continue
-		}
-		path := filepath.Join(d, "owt")
-		fi, err := os.Stat(path)
-		if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 || seen[path] {
+	for _, path := range proc.OnPath("owt", os.Getenv("PATH")) {
+		if seen[path] {
 			continue
 		}
 		if real, err := filepath.EvalSymlinks(path); err == nil && seen[real] {
