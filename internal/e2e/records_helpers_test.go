@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,7 +46,15 @@ func (e *Env) recordFiles(s *state.Store) []string {
 // recordFile is the file of the record called name in the store.
 func (e *Env) recordFile(s *state.Store, name string) string {
 	e.t.Helper()
-	p := filepath.Join(s.RecordsDir(), strings.ReplaceAll(name, "/", "%2F")+".json")
+	var file strings.Builder
+	for _, c := range []byte(name) {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' {
+			file.WriteByte(c)
+		} else {
+			fmt.Fprintf(&file, "%%%02X", c)
+		}
+	}
+	p := filepath.Join(s.RecordsDir(), file.String()+".json")
 	require.FileExists(e.t, p)
 	return p
 }

@@ -23,9 +23,10 @@ import (
 //	repos/NAME-HASH/AGENT.lock   that record's lock
 //	repos/NAME-HASH.json.v1-backup  the version 1 file, kept by the migration
 //
-// AGENT is the record's name with every byte but letters, digits, '-',
-// '_' and '.' (and a leading '.') written %XX: a swarm worker HOST/ROLE
-// is HOST%2FROLE.json.
+// AGENT is the record's name with every byte but lower-case letters,
+// digits, '-', '_' and '.' (and a leading '.') written %XX: a swarm
+// worker HOST/ROLE is HOST%2FROLE.json, and Fix is %46ix.json, so "Fix"
+// and "fix" are two files on a file system that ignores case (macOS's).
 //
 // Locks: a change to one record (UpdateRecordUnsynced, the hook's path)
 // holds the repository's lock shared and the record's own lock
@@ -64,14 +65,16 @@ func (s *Store) Files() []string {
 // recordFile is the file name of the record called name.
 func recordFile(name string) string { return escapeName(name) + ".json" }
 
-// escapeName is name as a file name: letters, digits, '-', '_' and '.'
-// as they are (a leading '.' escaped, so no record is hidden or taken
-// for a temp file), every other byte %XX.
+// escapeName is name as a file name: lower-case letters, digits, '-',
+// '_' and '.' as they are (a leading '.' escaped, so no record is hidden
+// or taken for a temp file), every other byte %XX (upper-case letters
+// too: two names that differ in case are two files even where the file
+// system ignores case).
 func escapeName(name string) string {
 	var b strings.Builder
 	for i := 0; i < len(name); i++ {
 		c := name[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' && i > 0 {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' && i > 0 {
 			b.WriteByte(c)
 		} else {
 			fmt.Fprintf(&b, "%%%02X", c)

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -394,6 +395,7 @@ func TestRecordFileNamesReadBack(t *testing.T) {
 		require.True(t, ok, n)
 		require.Equal(t, n, back)
 	}
+	require.NotEqual(t, strings.ToLower(escapeName("Fix")), strings.ToLower(escapeName("fix")), "two files where case is ignored")
 	for _, bad := range []string{"", "%zz", "%2", "a%2Fb%"} {
 		_, ok := unescapeName(bad)
 		require.False(t, ok, bad)
