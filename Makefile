@@ -4,7 +4,7 @@ BIN     ?= bin/owt
 PREFIX  ?= $(HOME)/.local
 GORELEASER ?= goreleaser
 
-.PHONY: build test unit e2e bench install demo lint clean realtools release-snapshot release-check docs screenshots cross
+.PHONY: build test unit e2e bench bench-fleet install demo lint clean realtools release-snapshot release-check docs screenshots cross
 
 # owt, and beside it owt-popup (the tmux popups), owt-mcp (the MCP
 # server and the memory) and owt-wait (what waits for each agent in its
@@ -43,6 +43,12 @@ realtools:
 
 bench: build
 	$(GO) run ./internal/bench -owt $(BIN)
+
+# The fleet figures (docs/explanation/fleet.md): 10, 100 and 500 fake
+# agents, e.g. make bench-fleet FLEET='-fleet 10,100'; with
+# FLEET='-peer PATH' agent-deck beside owt (scripts/bench-peer.sh).
+bench-fleet: build
+	$(GO) run ./internal/bench -owt $(BIN) -only fleet $(FLEET)
 
 # Every program into $(PREFIX)/bin, by the script a release install runs
 # (scripts/install.sh), which says what to add when that is not on PATH.

@@ -12,8 +12,9 @@
 # $AGENT_DECK_URL (default its GitHub repository) at $AGENT_DECK_REF (default
 # the commit docs/explanation/fleet.md was measured with) into
 # ${XDG_CACHE_HOME:-~/.cache}/owt-bench/agent-deck. Its Go modules come from
-# the module proxy Go is configured with; when some cannot be had the script
-# names them and stops: no figures are made up. BENCH-FLAGS go to the bench
+# the module proxy Go is configured with; when the build fails the script says
+# why (the modules that could not be had, by name) and stops: no figures are
+# made up. BENCH-FLAGS go to the bench
 # (e.g. -fleet 10,100). Run from owt's repository, after make build.
 set -eu
 
@@ -52,24 +53,35 @@ fi
 if [ -f "$src/go.mod" ]; then
 	cp -R "$src/." "$work.src"
 else
-	# A git directory. Its demo videos may be absent from a partial copy:
-	# they are not needed to build.
-	git --git-dir="$src" archive --format=tar "$ref" -- . ':(exclude)demos' | tar -x -C "$work.src"
+	# A git directory. Its demo videos may be absent from a partial copy
+	# (git then complains of them): they are not needed to build.
+	git --git-dir="$src" archive --format=tar "$ref" -- . ':(exclude)demos' 2>"$work.archive.log" | tar -x -C "$work.src"
+	[ -f "$work.src/go.mod" ] || {
+		cat "$work.archive.log" >&2
+		echo "bench-peer: no agent-deck source at $ref in $src" >&2
+		exit 1
+	}
 fi
 commit="$(git --git-dir="$src" rev-parse "$ref" 2>/dev/null || git -C "$src" rev-parse HEAD 2>/dev/null || echo unknown)"
 
 cd "$work.src"
 # The Go of this machine builds it (its go.mod asks for 1.25 or later).
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod
-if ! go mod download >"$work.download.log" 2>&1; then
-	echo "bench-peer: agent-deck's Go modules could not all be downloaded; missing:" >&2
-	go mod download -json 2>/dev/null | sed -n 's/^[[:space:]]*"Path": "\(.*\)",/\1/p; s/^[[:space:]]*"Error": "\(.*\)"/  error: \1/p' | grep -B1 'error:' >&2 || cat "$work.download.log" >&2
+mkdir -p "$work.bin"
+if ! go build -o "$work.bin/agent-deck" ./cmd/agent-deck 2>"$work.build.log"; then
+	# Which of the modules its go.mod needs could not be had, if that is
+	# why: by name.
+	dl="$(go mod download -json 2>&1 || true)"
+	missing="$(printf '%s\n' "$dl" | sed -n 's/^\t"Path": "\(.*\)",$/\1/p; s/^\t"Error": "\(.*\)"$/  \1/p' | grep -B1 '^  ' | grep -v '^--$' || true)"
+	[ -n "$missing" ] || missing="$(printf '%s\n' "$dl" | grep '^go: ' || true)"
+	if [ -n "$missing" ]; then
+		printf 'bench-peer: agent-deck %s needs Go modules that could not be downloaded here:\n%s\n' "$commit" "$missing" >&2
+	else
+		cat "$work.build.log" >&2
+	fi
+	echo "bench-peer: agent-deck did not build here: no agent-deck figures" >&2
 	exit 1
 fi
-go build -o "$work.bin/agent-deck" ./cmd/agent-deck || {
-	echo "bench-peer: agent-deck $commit did not build here: no agent-deck figures" >&2
-	exit 1
-}
 cd - >/dev/null
 echo "agent-deck $commit built: $work.bin/agent-deck"
 exec go run ./internal/bench -owt bin/owt -only fleet -peer "$work.bin/agent-deck" "$@"
