@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
+	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -19,13 +20,13 @@ type recKey struct{ repo, name string }
 // changed [notify] or [tools.X] reaches a long-running monitor.
 const repoReload = 30 * time.Second
 
-// recordCache holds every record of every repository, read again only
-// when a state file was written (stateSignature changed), and one
-// workspace per repository for its config,
-// tools and status updates.
+// recordCache holds every record of every repository, read by a
+// state.Reader: a tick decodes again only the record files written since
+// the last (most agents' did not change); and one workspace per
+// repository for its config, tools and status updates.
 type recordCache struct {
 	tm      *tmux.Client
-	sig     string // stateSignature when the records were read
+	reader  state.Reader
 	records []*state.Record
 	repos   map[string]*repoView
 }
@@ -43,9 +44,11 @@ func newRecordCache(tm *tmux.Client) *recordCache {
 }
 
 // refresh reloads the records when some state file changed, and reports
-// whether it did.
+// whether it did. A repository whose state does not read is left out,
+// as owt list --all leaves it out (owt run in it reports and recovers
+// it).
 func (c *recordCache) refresh(logf func(string, ...any)) (bool, error) {
-	sig, err := stateSignature()
+	recs, changed, skipped, err := c.reader.Read()
 	if errors.Is(err, fs.ErrNotExist) {
 		c.records = nil
 		return false, nil
@@ -53,14 +56,13 @@ func (c *recordCache) refresh(logf func(string, ...any)) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if sig == c.sig && c.records != nil {
+	if !changed && c.records != nil {
 		return false, nil
 	}
-	recs, err := workspace.AllRecords()
-	if err != nil {
-		return false, err
+	for _, s := range skipped {
+		owtlog.Errorf("list", owtlog.Fields{Repo: s.Repo, Event: "list"}, "skip %s: %v", s.Path, s.Err)
 	}
-	c.sig, c.records = sig, recs
+	c.records = recs
 	if c.records == nil {
 		c.records = []*state.Record{}
 	}
@@ -69,10 +71,6 @@ func (c *recordCache) refresh(logf func(string, ...any)) (bool, error) {
 	}
 	return true, nil
 }
-
-// stateSignature sums up the state files (state.Signature): it moves
-// whenever a record was written.
-func stateSignature() (string, error) { return state.Signature() }
 
 // repo returns the view of the repository rooted at root, reloading its
 // config now and then.

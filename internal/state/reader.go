@@ -1,0 +1,200 @@
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// Reader reads the records of every repository as Stores and Peek read
+// them, keeping what it read: a later Read decodes again only the files
+// that changed (their size, modification time or inode: every write
+// renames a new file in). What the monitor reads each second, when most
+// agents' records did not change. Records of files that did not change
+// are the ones the last Read returned: callers do not change them.
+type Reader struct {
+	files map[string]*readFile
+}
+
+// Skipped is a repository whose state does not read (a corrupt record,
+// a newer schema): left out of Read, as AllRecords leaves it out.
+type Skipped struct {
+	Repo, Path string
+	Err        error
+}
+
+type fileKey struct {
+	size, mtime int64
+	ino         uint64
+}
+
+// readFile is one state file as last read: an index (head, and the whole
+// state of a version 1 file) or a record.
+type readFile struct {
+	key  fileKey
+	head index
+	v1   *File
+	rec  *Record
+	err  error
+	seen bool
+}
+
+func keyOf(fi fs.FileInfo) fileKey {
+	k := fileKey{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		k.ino = uint64(st.Ino)
+	}
+	return k
+}
+
+// Read returns every record of every repository, by repository then as
+// File.Sorted orders them; changed says whether any state file changed
+// since the last Read (always, the first time). A missing state folder
+// is fs.ErrNotExist.
+func (rd *Reader) Read() (recs []*Record, changed bool, skipped []Skipped, err error) {
+	if rd.files == nil {
+		rd.files, changed = map[string]*readFile{}, true
+	}
+	for _, f := range rd.files {
+		f.seen = false
+	}
+	entries, err := os.ReadDir(reposDir())
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			rd.files = nil
+			return nil, true, nil, err
+		}
+		return nil, false, nil, fmt.Errorf("list state: %w", err)
+	}
+	type repo struct {
+		s *Store
+		f *File
+	}
+	var repos []repo
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		p := filepath.Join(reposDir(), name)
+		ix, ch := rd.file(p, e, func(data []byte, f *readFile) {
+			if json.Unmarshal(data, &f.head) != nil {
+				f.err = ErrCorrupt
+			}
+		})
+		changed = changed || ch
+		if ix == nil || ix.err != nil || ix.head.Repo == "" {
+			continue // not a store (Stores skips it; UnreadableStores names it)
+		}
+		s := &Store{Repo: ix.head.Repo, Path: p}
+		f, ch, err := rd.records(s, ix)
+		changed = changed || ch
+		if err != nil {
+			skipped = append(skipped, Skipped{Repo: s.Repo, Path: p, Err: err})
+			continue
+		}
+		repos = append(repos, repo{s, f})
+	}
+	for p, f := range rd.files {
+		if !f.seen {
+			delete(rd.files, p)
+			changed = true
+		}
+	}
+	sort.SliceStable(repos, func(i, j int) bool { return repos[i].s.Repo < repos[j].s.Repo })
+	for _, r := range repos {
+		recs = append(recs, r.f.Sorted()...)
+	}
+	return recs, changed, skipped, nil
+}
+
+// records are the store's records, from its version 1 file (ix) or its
+// record files; changed when a record file changed.
+func (rd *Reader) records(s *Store, ix *readFile) (f *File, changed bool, err error) {
+	if err := s.checkVersion(ix.head.Version); err != nil {
+		return nil, false, err
+	}
+	if ix.head.Version == 1 {
+		if ix.v1 == nil && ix.err == nil {
+			data, err := os.ReadFile(s.Path)
+			if err != nil {
+				return nil, false, fmt.Errorf("read state %s: %w", s.Path, err)
+			}
+			if ix.v1, err = s.parseV1(data); err != nil {
+				return nil, false, err
+			}
+		}
+		return ix.v1, false, nil
+	}
+	f = s.empty()
+	entries, err := os.ReadDir(s.RecordsDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read state %s: %w", s.RecordsDir(), err)
+	}
+	var bad error
+	for _, e := range entries {
+		file := e.Name()
+		if e.IsDir() || strings.HasPrefix(file, ".") || !strings.HasSuffix(file, ".json") {
+			continue
+		}
+		p := filepath.Join(s.RecordsDir(), file)
+		name, ok := unescapeName(strings.TrimSuffix(file, ".json"))
+		rf, ch := rd.file(p, e, func(data []byte, rf *readFile) {
+			if !ok {
+				rf.err = fmt.Errorf("%w: %s: not a record's file name", ErrCorrupt, p)
+				return
+			}
+			rf.rec, rf.err = s.decodeRecord(p, data, name)
+		})
+		changed = changed || ch
+		switch {
+		case rf == nil: // removed meanwhile
+		case rf.err != nil:
+			if bad == nil {
+				bad = rf.err
+			}
+		default:
+			f.Records[name] = rf.rec
+		}
+	}
+	if bad != nil {
+		return nil, changed, bad
+	}
+	return f, changed, nil
+}
+
+// file is the file at p as last read, read again (and decoded by decode)
+// when it changed; nil when it is gone.
+func (rd *Reader) file(p string, e fs.DirEntry, decode func([]byte, *readFile)) (*readFile, bool) {
+	fi, err := e.Info()
+	if err != nil {
+		return nil, false
+	}
+	k := keyOf(fi)
+	if f, ok := rd.files[p]; ok && f.key == k {
+		f.seen = true
+		return f, false
+	}
+	f := &readFile{key: k, seen: true}
+	data, err := os.ReadFile(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		delete(rd.files, p)
+		return nil, true
+	case err != nil:
+		f.err = fmt.Errorf("read state %s: %w", p, err)
+	default:
+		decode(data, f)
+	}
+	rd.files[p] = f
+	return f, true
+}
