@@ -88,6 +88,17 @@ func TestQuietAgentsCostNoGitAndAColdListReadsKeptFigures(t *testing.T) {
 	mu.Unlock()
 	require.Empty(t, quiet, "git processes the monitor started for quiet agents")
 
+	// Figures a list works out itself (here: the cache was removed) are
+	// the watching monitor's to keep from then on, no git of its own.
+	require.NoError(t, os.Remove(statsCacheFile(e)))
+	e.MustOwt(repo, "list", "--json")
+	e.Eventually(10*time.Second, "the monitor keeps the figures the list wrote", func() bool {
+		return len(keptFigures(t, e, mon.Process.Pid)) == len(names)
+	})
+	mu.Lock()
+	require.Len(t, gits, before, "git processes the monitor started to keep a list's figures")
+	mu.Unlock()
+
 	// Cold: the figures are older than the list's own cache lifetime
 	// (lifecycle.StatsTTL, 10 s), as a user who runs owt list now and
 	// then finds them.

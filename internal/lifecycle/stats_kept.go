@@ -125,3 +125,32 @@ func (k *Keeper) Adopt(recs []*state.Record, untouched func(r *state.Record, at 
 	}
 	return out
 }
+
+// Remark marks as kept by k the cached figures of the worktrees k
+// watches (since: when it began watching each) that another process
+// worked out after that (an owt list, before they were k's): k saw every
+// change since, and works them out again on the next. Figures another
+// running keeper keeps are left to it.
+func (k *Keeper) Remark(since map[state.Key]time.Time) {
+	cache := loadStatsCache()
+	for key, from := range since {
+		st, ok := cache.Entries[key]
+		if !ok || st.Keeper == k.pid || st.At.Before(from) || keeping(st.Keeper, time.Now()) {
+			continue
+		}
+		st.Keeper = k.pid
+		cache.Entries[key] = st
+		cache.dirty = true
+	}
+	cache.save()
+}
+
+// StatsCacheTime is when owt list's cache of git figures was last
+// written (zero when it was not).
+func StatsCacheTime() time.Time {
+	fi, err := os.Stat(filepath.Join(xdg.CacheHome, "owt", "stats.json"))
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
+}

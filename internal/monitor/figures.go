@@ -52,6 +52,9 @@ type figureKeeper struct {
 	pending map[state.Key]bool // worktrees to work out again (changed)
 	moved   map[string]bool    // repositories whose refs moved
 	busy    atomic.Bool        // a background job runs
+	// cacheAt is owt list's cache's time when last looked at: figures a
+	// list wrote there meanwhile are marked as kept (Keeper.Remark).
+	cacheAt time.Time
 	// later is what the background job leaves for the tick to apply.
 	mu    sync.Mutex
 	later []func()
@@ -65,9 +68,10 @@ func (m *monitor) sync(fn func()) {
 }
 
 type watchedTree struct {
-	path  string
-	since time.Time // the agent's status change its figures were asked after
-	ready bool      // its watch set is in place
+	path    string
+	since   time.Time // the agent's status change its figures were asked after
+	ready   bool      // its watch set is in place
+	watched time.Time // when it was put in place
 }
 
 type watchedRefs struct {
@@ -179,7 +183,20 @@ func (m *monitor) keepFigures(now time.Time) {
 		delete(f.pending, k)
 	}
 	clear(f.moved)
-	if len(setup) == 0 && len(recs) == 0 {
+	// A list that worked figures out (before this monitor kept them,
+	// or while a change was pending) wrote them unmarked: they are this
+	// monitor's to keep from now on.
+	var remark map[state.Key]time.Time
+	if at := lifecycle.StatsCacheTime(); !at.Equal(f.cacheAt) {
+		f.cacheAt = at
+		remark = map[state.Key]time.Time{}
+		for k, wt := range f.wts {
+			if !wt.watched.IsZero() {
+				remark[k] = wt.watched
+			}
+		}
+	}
+	if len(setup) == 0 && len(recs) == 0 && len(remark) == 0 {
 		return
 	}
 	f.busy.Store(true)
@@ -208,6 +225,9 @@ func (m *monitor) keepFigures(now time.Time) {
 			if !slices.Contains(watched, r) {
 				m.sync(func() { f.pending[r.Key()] = true })
 			}
+		}
+		if len(remark) > 0 {
+			f.keeper.Remark(remark)
 		}
 		if len(recs) > 0 {
 			left := f.keeper.KeepStats(recs, force, figuresPerJob)
@@ -296,10 +316,14 @@ func (m *monitor) watchTree(r *state.Record) bool {
 		ign, err := git.IsIgnored(root, filepath.ToSlash(rel))
 		return err == nil && !ign
 	}
+	at := time.Now()
 	watched := f.w.Watch(wtWatchKey(key), append(dirs, own), grow)
 	m.sync(func() {
 		if wt := f.wts[key]; wt != nil && wt.path == r.Path {
 			wt.ready = true
+			if watched {
+				wt.watched = at
+			}
 		}
 	})
 	return watched
