@@ -560,8 +560,10 @@ func Dir() string { return filepath.Join(xdg.StateHome, "owt") }
 
 func reposDir() string { return filepath.Join(Dir(), "repos") }
 
-// ReposDir holds the state files. Every write renames a file into it, so
-// its modification time tells a watcher that some state changed.
+// ReposDir holds the state files: each repository's index and the folder
+// of its record files (store.go). A watcher learns of a change from
+// Signature or a Reader, not from this folder's time: a record's write
+// renames a file into its repository's folder.
 func ReposDir() string { return reposDir() }
 
 // Store is the state of one repository: its index file at Path and a
