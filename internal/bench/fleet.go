@@ -91,7 +91,9 @@ func fleetSize(w *world, bin string, n int, peer *peerFleet, procs map[int]float
 		peer = nil
 	}
 
-	time.Sleep(3 * time.Second) // past the new agents' first looks
+	// Past the monitor's first looks at the new agents (their git
+	// figures among them).
+	time.Sleep(3*time.Second + time.Duration(n)*20*time.Millisecond)
 	f.monitorCPU("quiet", peer)
 	procs[n] = f.processesPerSecond("quiet", n, procs)
 	f.pss(peer)
@@ -224,7 +226,7 @@ func (f *fleet) processesPerSecond(what string, n int, quiet map[int]float64) fl
 	check(c.Start())
 	// A new monitor first reads everything once: let it, longer the more
 	// agents it reads.
-	settle := 5*time.Second + time.Duration(n)*10*time.Millisecond
+	settle := 5*time.Second + time.Duration(n)*50*time.Millisecond
 	counts := make(chan map[string]int, 1)
 	start := time.Now()
 	go func() {
@@ -261,10 +263,10 @@ func (f *fleet) processesPerSecond(what string, n int, quiet map[int]float64) fl
 			budget += fmt.Sprintf("; %.2f × at %d", rate/quiet[small], small)
 		}
 	}
-	fmt.Printf("%-44s avg %6.2f/s   (%s; tmux %.2f/s, git %.2f/s, other %.2f/s; owt --trace, over %s)\n",
+	fmt.Printf("%-44s avg %6.2f/s   (%s; tmux %.2f/s, git %.2f/s, other %.2f/s; owt --trace, over %s after its first %s)\n",
 		"processes the monitor starts, "+what, rate, budget,
 		float64(byProg["tmux"])/fleetFor.Seconds(), float64(byProg["git"])/fleetFor.Seconds(),
-		float64(total-byProg["tmux"]-byProg["git"])/fleetFor.Seconds(), *fleetFor)
+		float64(total-byProg["tmux"]-byProg["git"])/fleetFor.Seconds(), *fleetFor, settle)
 	f.w.must(f.repo, f.bin, "doctor", "--fix") // the usual monitor again
 	return rate
 }
