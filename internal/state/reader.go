@@ -147,13 +147,8 @@ func (rd *Reader) records(s *Store, ix *readFile) (f *File, changed bool, err er
 			continue
 		}
 		p := filepath.Join(s.RecordsDir(), file)
-		name, ok := unescapeName(strings.TrimSuffix(file, ".json"))
 		rf, ch := rd.file(p, e, func(data []byte, rf *readFile) {
-			if !ok {
-				rf.err = fmt.Errorf("%w: %s: not a record's file name", ErrCorrupt, p)
-				return
-			}
-			rf.rec, rf.err = s.decodeRecord(p, data, name)
+			_, rf.rec, rf.err = s.decodeFile(p, file, data)
 		})
 		changed = changed || ch
 		switch {
@@ -163,7 +158,7 @@ func (rd *Reader) records(s *Store, ix *readFile) (f *File, changed bool, err er
 				bad = rf.err
 			}
 		default:
-			f.Records[name] = rf.rec
+			f.Records[rf.rec.Name] = rf.rec
 		}
 	}
 	if bad != nil {

@@ -2,6 +2,8 @@ package state
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +29,11 @@ import (
 // digits, '-', '_' and '.' (and a leading '.') written %XX: a swarm
 // worker HOST/ROLE is HOST%2FROLE.json, and Fix is %46ix.json, so "Fix"
 // and "fix" are two files on a file system that ignores case (macOS's).
+// A name whose escaped form is longer than maxEscaped (a long upper-case
+// swarm worker's: up to 97 bytes, 291 escaped, past the 255 a file name
+// may have) is its first escaped bytes, '~' (which escaping never
+// writes) and a hash of the whole name; its file is read by the name
+// the record in it holds.
 //
 // Locks: a change to one record (UpdateRecordUnsynced, the hook's path)
 // holds the repository's lock shared and the record's own lock
@@ -63,7 +70,32 @@ func (s *Store) Files() []string {
 }
 
 // recordFile is the file name of the record called name.
-func recordFile(name string) string { return escapeName(name) + ".json" }
+func recordFile(name string) string { return fileBase(name) + ".json" }
+
+// maxEscaped is the longest escaped name kept whole in a file name: with
+// ".json", the temp file's "." and ".owt-N" and a corrupt file's
+// ".corrupt-TIME" it stays within the 255 bytes of a file name.
+const maxEscaped = 200
+
+// hashMark joins a long name's escaped head to its hash; escapeName
+// writes '~' as %7E, so no name kept whole has it.
+const hashMark = "~"
+
+// fileBase is the file name, without its suffix, of the record called
+// name: escapeName's, or, past maxEscaped bytes, its head and a hash of
+// the name.
+func fileBase(name string) string {
+	esc := escapeName(name)
+	if len(esc) <= maxEscaped {
+		return esc
+	}
+	head := esc[:maxEscaped-40]
+	if i := strings.LastIndexByte(head, '%'); i >= 0 && i+3 > len(head) {
+		head = head[:i] // no %XX cut in two
+	}
+	sum := sha256.Sum256([]byte(name))
+	return head + hashMark + hex.EncodeToString(sum[:8])
+}
 
 // escapeName is name as a file name: lower-case letters, digits, '-',
 // '_' and '.' as they are (a leading '.' escaped, so no record is hidden
@@ -112,7 +144,7 @@ func (s *Store) recordPath(name string) string {
 }
 
 func (s *Store) recordLock(name string) string {
-	return filepath.Join(s.RecordsDir(), escapeName(name)+".lock")
+	return filepath.Join(s.RecordsDir(), fileBase(name)+".lock")
 }
 
 // index is the index file's content (and the head of a version 1 file).
@@ -131,6 +163,30 @@ func encodeRecord(r *Record) ([]byte, error) {
 }
 
 // decodeRecord is the record called name from its file's content.
+// decodeFile is the record in the record file called file (its name in
+// the folder) and its name: the name the file's name escapes, or, of a
+// long name's file, the name of the record in it, whose file it must be.
+// name is "" when the file's name tells none.
+func (s *Store) decodeFile(path, file string, data []byte) (name string, rec *Record, err error) {
+	base := strings.TrimSuffix(file, ".json")
+	if !strings.Contains(base, hashMark) {
+		name, ok := unescapeName(base)
+		if !ok {
+			return "", nil, fmt.Errorf("%w: %s: not a record's file name", ErrCorrupt, path)
+		}
+		rec, err := s.decodeRecord(path, data, name)
+		return name, rec, err
+	}
+	rec = &Record{}
+	if err := json.Unmarshal(data, rec); err != nil {
+		return "", nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	}
+	if rec.Name == "" || recordFile(rec.Name) != file {
+		return "", nil, fmt.Errorf("%w: %s: the record of %q is not in its file", ErrCorrupt, path, rec.Name)
+	}
+	return rec.Name, rec, nil
+}
+
 func (s *Store) decodeRecord(path string, data []byte, name string) (*Record, error) {
 	rec := &Record{}
 	if err := json.Unmarshal(data, rec); err != nil {
@@ -220,11 +276,6 @@ func (s *Store) readRecords() (f *File, raws map[string][]byte, bad []badRecord,
 			continue
 		}
 		p := filepath.Join(s.RecordsDir(), file)
-		name, ok := unescapeName(strings.TrimSuffix(file, ".json"))
-		if !ok {
-			bad = append(bad, badRecord{path: p, err: fmt.Errorf("%w: %s: not a record's file name", ErrCorrupt, p)})
-			continue
-		}
 		data, err := os.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -232,7 +283,7 @@ func (s *Store) readRecords() (f *File, raws map[string][]byte, bad []badRecord,
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("read state %s: %w", p, err)
 		}
-		rec, err := s.decodeRecord(p, data, name)
+		name, rec, err := s.decodeFile(p, file, data)
 		if err != nil {
 			bad = append(bad, badRecord{path: p, name: name, err: err})
 			continue

@@ -457,3 +457,47 @@ func TestPeekRecord(t *testing.T) {
 	_, err = s.PeekRecord("a0")
 	require.ErrorIs(t, err, ErrCorrupt)
 }
+
+// A record's name as long as owt allows, every letter upper-case (a swarm
+// worker: a 64-letter host, a 32-letter role), is a file name the file
+// system takes, with room for the temp file and the corrupt file's
+// suffix: a version 1 state with one migrates, and it reads back through
+// Peek and the Reader.
+func TestTheLongestNamesAreFilesThatReadBack(t *testing.T) {
+	tempState(t)
+	long := WorkerName(strings.Repeat("H", 64), strings.Repeat("R", 32))
+	require.NoError(t, ValidateWorkerName(long))
+	names := []string{long, strings.Repeat("Ab", 32), WorkerName(strings.Repeat("H", 64), strings.Repeat("S", 32))}
+	s := ForRepo("/r")
+	f := &File{Version: 1, Repo: s.Repo, Records: map[string]*Record{}}
+	for _, n := range names {
+		f.Records[n] = &Record{Name: n, Task: "task of " + n, Status: Idle}
+	}
+	data, err := json.MarshalIndent(f, "", "  ")
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Dir(s.Path), 0o700))
+	require.NoError(t, os.WriteFile(s.Path, data, 0o600))
+	got, err := s.Load()
+	require.NoError(t, err)
+	for _, n := range names {
+		require.Equal(t, "task of "+n, got.Records[n].Task)
+		require.LessOrEqual(t, len(recordFile(n))+len(".corrupt-20060102T150405.000000000"), 255, n)
+	}
+	require.NoError(t, s.UpdateRecordUnsynced(long, func(r *Record) error { r.Status = Working; return nil }))
+	peeked, err := s.Peek()
+	require.NoError(t, err)
+	require.Len(t, peeked.Records, len(names))
+	require.Equal(t, Working, peeked.Records[long].Status)
+	var rd Reader
+	recs, _, skipped, err := rd.Read()
+	require.NoError(t, err)
+	require.Empty(t, skipped)
+	require.Len(t, recs, len(names))
+	rec, err := s.PeekRecord(long)
+	require.NoError(t, err)
+	require.Equal(t, Working, rec.Status)
+	require.NoError(t, s.Update(func(f *File) error { delete(f.Records, long); return nil }))
+	peeked, err = s.Peek()
+	require.NoError(t, err)
+	require.Len(t, peeked.Records, len(names)-1)
+}
