@@ -29,7 +29,7 @@ type peerFleet struct {
 }
 
 // startPeer makes agent-deck's fleet of n fake agents: agent-deck add
-// (each in a worktree of its own, on a branch of its own) and session
+// (each in a worktree of its own, on a branch of its own), then session
 // start, *fleetJobs at once, then its TUI in a window of its server.
 func startPeer(w *world, bin string, n int) *peerFleet {
 	p := &peerFleet{w: w, bin: bin}
@@ -59,16 +59,23 @@ func startPeer(w *world, bin string, n int) *peerFleet {
 		p.names[i] = fleetName(i)
 	}
 	start := time.Now()
-	err := parallel(n, *fleetJobs, func(i int) error {
-		name := p.names[i]
-		if out, err := w.cmd(p.repo, p.bin, "add", "-t", name, "-c", "claude", "-w", name, "-b", "--no-parent", "--quiet", p.repo).CombinedOutput(); err != nil {
-			return fmt.Errorf("agent-deck add %s: %v: %s", name, err, firstLine(out))
+	// One add at a time: two at once in a repository can fail in git
+	// ("failed to create worktree", seen at 100); the starts go in parallel.
+	var err error
+	for _, name := range p.names {
+		if out, e := w.cmd(p.repo, p.bin, "add", "-t", name, "-c", "claude", "-w", name, "-b", "--no-parent", "--quiet", p.repo).CombinedOutput(); e != nil {
+			err = fmt.Errorf("agent-deck add %s: %v: %s", name, e, firstLine(out))
+			break
 		}
-		if out, err := w.cmd(p.repo, p.bin, "session", "start", name, "--quiet").CombinedOutput(); err != nil {
-			return fmt.Errorf("agent-deck session start %s: %v: %s", name, err, firstLine(out))
-		}
-		return nil
-	})
+	}
+	if err == nil {
+		err = parallel(n, *fleetJobs, func(i int) error {
+			if out, err := w.cmd(p.repo, p.bin, "session", "start", p.names[i], "--quiet").CombinedOutput(); err != nil {
+				return fmt.Errorf("agent-deck session start %s: %v: %s", p.names[i], err, firstLine(out))
+			}
+			return nil
+		})
+	}
 	if err != nil {
 		p.err = err.Error()
 		return p
