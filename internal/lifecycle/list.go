@@ -7,6 +7,8 @@ package lifecycle
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,14 +149,30 @@ const StatsTTL = 10 * time.Second
 // made from).
 type stamp struct{ tip, base, baseRef string }
 
-// stampsOf reads the stamps of recs: one git process per repository.
+// branchTips are the repository's branch tips, read from its ref files
+// (no process: a cold list of kept figures runs no git for them), else
+// asked of git (a reftable repository, a ref file it could not read).
+func branchTips(root string) map[string]string {
+	if _, common, err := git.GitDirs(root); err == nil {
+		if _, err := os.Stat(filepath.Join(common, "reftable")); errors.Is(err, fs.ErrNotExist) {
+			if t, err := git.ReadBranchTips(common); err == nil && len(t) > 0 {
+				return t
+			}
+		}
+	}
+	t, _ := git.Repo{Root: root}.BranchTips()
+	return t
+}
+
+// stampsOf reads the stamps of recs: the ref files of each repository,
+// or one git process.
 func stampsOf(recs []*state.Record) map[*state.Record]stamp {
 	tips := map[string]map[string]string{}
 	out := make(map[*state.Record]stamp, len(recs))
 	for _, r := range recs {
 		t, ok := tips[r.Repo]
 		if !ok {
-			t, _ = git.Repo{Root: r.Repo}.BranchTips()
+			t = branchTips(r.Repo)
 			tips[r.Repo] = t
 		}
 		s := stamp{tip: t[r.Branch], baseRef: git.BranchRef(r.Base), base: t[r.Base]}
