@@ -143,7 +143,7 @@ func (rd *Reader) records(s *Store, ix *readFile) (f *File, changed bool, err er
 	var bad error
 	for _, e := range entries {
 		file := e.Name()
-		if e.IsDir() || strings.HasPrefix(file, ".") || !strings.HasSuffix(file, ".json") {
+		if !isRecordFile(file) {
 			continue
 		}
 		p := filepath.Join(s.RecordsDir(), file)
@@ -180,13 +180,13 @@ func (rd *Reader) file(p string, e fs.DirEntry, decode func([]byte, *readFile)) 
 		return f, false
 	}
 	f := &readFile{key: k, seen: true}
-	data, err := os.ReadFile(p)
+	data, gone, err := readRecordFile(p)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case gone:
 		delete(rd.files, p)
 		return nil, true
 	case err != nil:
-		f.err = fmt.Errorf("read state %s: %w", p, err)
+		f.err = err
 	default:
 		decode(data, f)
 	}

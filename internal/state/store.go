@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/gofrs/flock"
 
@@ -272,16 +273,21 @@ func (s *Store) readRecords() (f *File, raws map[string][]byte, bad []badRecord,
 	}
 	for _, e := range entries {
 		file := e.Name()
-		if e.IsDir() || strings.HasPrefix(file, ".") || !strings.HasSuffix(file, ".json") {
+		if !isRecordFile(file) {
 			continue
 		}
 		p := filepath.Join(s.RecordsDir(), file)
-		data, err := os.ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
+		data, gone, err := readRecordFile(p)
+		if gone {
+			continue
+		}
+		if errors.Is(err, ErrCorrupt) {
+			name, _ := unescapeName(strings.TrimSuffix(file, ".json"))
+			bad = append(bad, badRecord{path: p, name: name, err: err})
 			continue
 		}
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("read state %s: %w", p, err)
+			return nil, nil, nil, err
 		}
 		name, rec, err := s.decodeFile(p, file, data)
 		if err != nil {
@@ -291,6 +297,32 @@ func (s *Store) readRecords() (f *File, raws map[string][]byte, bad []badRecord,
 		f.Records[name], raws[name] = rec, data
 	}
 	return f, raws, bad, nil
+}
+
+// isRecordFile says whether file, a name in a records' folder, is a
+// record's (a folder or a symlink of such a name too: a record that does
+// not read, not one that is not there).
+func isRecordFile(file string) bool {
+	return !strings.HasPrefix(file, ".") && strings.HasSuffix(file, ".json")
+}
+
+// readRecordFile reads the record file at p; gone when there is none (it
+// was removed meanwhile). A folder or a symlink that leads nowhere in its
+// place is ErrCorrupt, as a file that does not parse is.
+func readRecordFile(p string) (data []byte, gone bool, err error) {
+	data, err = os.ReadFile(p)
+	switch {
+	case err == nil:
+		return data, false, nil
+	case errors.Is(err, fs.ErrNotExist):
+		if _, lerr := os.Lstat(p); lerr != nil {
+			return nil, true, nil
+		}
+		return nil, false, fmt.Errorf("%w: %s: a symlink that leads nowhere", ErrCorrupt, p)
+	case errors.Is(err, syscall.EISDIR):
+		return nil, false, fmt.Errorf("%w: %s: a folder, not a record's file", ErrCorrupt, p)
+	}
+	return nil, false, fmt.Errorf("read state %s: %w", p, err)
 }
 
 // read reads the state as it is, without a lock: a version 1 file's
@@ -338,12 +370,9 @@ func (s *Store) PeekRecord(name string) (*Record, error) {
 		return f.Records[name], nil
 	}
 	p := s.recordPath(name)
-	data, err = os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read state %s: %w", p, err)
+	data, gone, err := readRecordFile(p)
+	if gone || err != nil {
+		return nil, err
 	}
 	return s.decodeRecord(p, data, name)
 }
@@ -695,12 +724,16 @@ func (s *Store) updateRecord(name string, sync bool, fn func(*Record) error) err
 		}
 		defer func() { _ = lock.Unlock() }()
 		p := s.recordPath(name)
-		data, err := os.ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
+		data, gone, err := readRecordFile(p)
+		if gone {
 			return noRecord(fn)
 		}
+		if errors.Is(err, ErrCorrupt) {
+			slow = true
+			return nil
+		}
 		if err != nil {
-			return fmt.Errorf("read state %s: %w", p, err)
+			return err
 		}
 		rec, err := s.decodeRecord(p, data, name)
 		if err != nil {

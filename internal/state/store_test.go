@@ -501,3 +501,56 @@ func TestTheLongestNamesAreFilesThatReadBack(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, peeked.Records, len(names)-1)
 }
+
+// A record file replaced by a folder, a dangling symlink or a symlink to a
+// folder costs that one record, set aside and rebuilt, as a corrupt one
+// does: not a record gone silently (Load, the Reader) or a repository that
+// no longer reads.
+func TestARecordFileThatIsNoFileIsRebuilt(t *testing.T) {
+	tempState(t)
+	s := ForRepo("/r")
+	s.Warn = func(string) {}
+	names := []string{"d", "l", "ld", "ok"}
+	s.Rebuild = func(f *File) error {
+		for _, n := range names {
+			f.Records[n] = &Record{Name: n, Status: Idle, Recovered: true}
+		}
+		return nil
+	}
+	require.NoError(t, s.Update(func(f *File) error {
+		for _, n := range names {
+			f.Records[n] = &Record{Name: n, Status: Idle, Task: n + "'s"}
+		}
+		return nil
+	}))
+	require.NoError(t, os.Remove(s.recordPath("d")))
+	require.NoError(t, os.Mkdir(s.recordPath("d"), 0o700))
+	require.NoError(t, os.Remove(s.recordPath("l")))
+	require.NoError(t, os.Symlink(filepath.Join(t.TempDir(), "gone"), s.recordPath("l")))
+	require.NoError(t, os.Remove(s.recordPath("ld")))
+	require.NoError(t, os.Symlink(t.TempDir(), s.recordPath("ld")))
+
+	_, err := s.Peek()
+	require.ErrorIs(t, err, ErrCorrupt, "a peek says the repository's state is not whole")
+	var rd Reader
+	_, _, skipped, err := rd.Read()
+	require.NoError(t, err)
+	require.Len(t, skipped, 1, "the monitor does not show the repository short of a record")
+	require.NoError(t, s.UpdateRecordUnsynced("l", func(r *Record) error {
+		require.NotNil(t, r, "the hook's record is rebuilt, not taken for gone")
+		r.Status = Working
+		return nil
+	}))
+	f, err := s.Load()
+	require.NoError(t, err)
+	require.Len(t, f.Records, 4)
+	require.Equal(t, "ok's", f.Records["ok"].Task)
+	require.Equal(t, Working, f.Records["l"].Status)
+	for _, n := range []string{"d", "l", "ld"} {
+		require.True(t, f.Records[n].Recovered, n)
+	}
+	_, _, skipped, err = rd.Read()
+	require.NoError(t, err)
+	require.Empty(t, skipped)
+	require.NoError(t, s.UpdateRecordUnsynced("d", func(r *Record) error { r.Status = Working; return nil }))
+}
