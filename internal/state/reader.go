@@ -101,6 +101,16 @@ func (rd *Reader) Read() (recs []*Record, changed bool, skipped []Skipped, err e
 		}
 		repos = append(repos, repo{s, f})
 	}
+	for _, root := range orphanRepos(entries) {
+		s := ForRepo(root)
+		f, ch, err := rd.records(s, &readFile{head: index{Version: Version, Repo: root}})
+		changed = changed || ch
+		if err != nil {
+			skipped = append(skipped, Skipped{Repo: s.Repo, Path: s.Path, Err: err})
+			continue
+		}
+		repos = append(repos, repo{s, f})
+	}
 	for p, f := range rd.files {
 		if !f.seen {
 			delete(rd.files, p)

@@ -877,7 +877,49 @@ func Stores() ([]*Store, error) {
 		}
 		out = append(out, &Store{Repo: head.Repo, Path: p})
 	}
+	for _, repo := range orphanRepos(entries) {
+		out = append(out, ForRepo(repo))
+	}
 	return out, nil
+}
+
+// orphanRepos are the repositories of the records' folders among entries
+// (of the state dir) whose index is not there (deleted by hand: the
+// records are kept and the next write puts it back), each told by a
+// record in it that names a repository whose folder it is.
+func orphanRepos(entries []fs.DirEntry) []string {
+	indexed := map[string]bool{}
+	for _, e := range entries {
+		if !e.IsDir() {
+			indexed[e.Name()] = true
+		}
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() || indexed[e.Name()+".json"] {
+			continue
+		}
+		dir := filepath.Join(reposDir(), e.Name())
+		files, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			if !isRecordFile(f.Name()) {
+				continue
+			}
+			var rec Record
+			data, err := os.ReadFile(filepath.Join(dir, f.Name()))
+			if err != nil || json.Unmarshal(data, &rec) != nil || rec.Repo == "" {
+				continue
+			}
+			if ForRepo(rec.Repo).RecordsDir() == dir {
+				out = append(out, rec.Repo)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // UnreadableStores are the state files Stores skips: files in the state

@@ -554,3 +554,33 @@ func TestARecordFileThatIsNoFileIsRebuilt(t *testing.T) {
 	require.Empty(t, skipped)
 	require.NoError(t, s.UpdateRecordUnsynced("d", func(r *Record) error { r.Status = Working; return nil }))
 }
+
+// The index deleted while its record files remain: the repository is
+// still one of Stores (owt list --all, owt uninstall) and the Reader's
+// (the monitor, the status bar), found from its records, and the next
+// write puts the index back.
+func TestRecordsWithoutTheirIndexAreStillListed(t *testing.T) {
+	tempState(t)
+	s := ForRepo("/r/app")
+	require.NoError(t, s.Update(func(f *File) error {
+		f.Records["a"] = &Record{Name: "a", Repo: s.Repo, Task: "a's"}
+		return nil
+	}))
+	require.NoError(t, os.Remove(s.Path))
+	stores, err := Stores()
+	require.NoError(t, err)
+	require.Len(t, stores, 1)
+	require.Equal(t, s.Repo, stores[0].Repo)
+	require.Equal(t, s.Path, stores[0].Path)
+	var rd Reader
+	recs, _, skipped, err := rd.Read()
+	require.NoError(t, err)
+	require.Empty(t, skipped)
+	require.Len(t, recs, 1)
+	require.Equal(t, "a's", recs[0].Task)
+	require.NoError(t, s.UpdateRecordUnsynced("a", func(r *Record) error { r.Status = Working; return nil }))
+	require.FileExists(t, s.Path)
+	stores, err = Stores()
+	require.NoError(t, err)
+	require.Len(t, stores, 1)
+}
