@@ -153,8 +153,8 @@ func (rd *Reader) records(s *Store, ix *readFile) (f *File, changed bool, err er
 	var bad error
 	for _, e := range entries {
 		file := e.Name()
-		if !isRecordFile(file) {
-			continue
+		if !isRecordFile(file) || strayFile(file) {
+			continue // a stray file is no record: a Load sets it aside
 		}
 		p := filepath.Join(s.RecordsDir(), file)
 		rf, ch := rd.file(p, e, func(data []byte, rf *readFile) {

@@ -299,6 +299,17 @@ func (s *Store) readRecords() (f *File, raws map[string][]byte, bad []badRecord,
 	return f, raws, bad, nil
 }
 
+// strayFile says whether file, a record file's name (isRecordFile), is
+// not one owt gives a record: no agent's record is in it.
+func strayFile(file string) bool {
+	base := strings.TrimSuffix(file, ".json")
+	if strings.Contains(base, hashMark) {
+		return false
+	}
+	_, ok := unescapeName(base)
+	return !ok
+}
+
 // isRecordFile says whether file, a name in a records' folder, is a
 // record's (a folder or a symlink of such a name too: a record that does
 // not read, not one that is not there).
@@ -341,8 +352,10 @@ func (s *Store) read() (f *File, v int, err error) {
 	if err != nil {
 		return nil, v, err
 	}
-	if len(bad) > 0 {
-		return nil, v, bad[0].err
+	for _, b := range bad {
+		if !strayFile(filepath.Base(b.path)) {
+			return nil, v, b.err
+		}
 	}
 	return f, v, nil
 }

@@ -584,3 +584,29 @@ func TestRecordsWithoutTheirIndexAreStillListed(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, stores, 1)
 }
+
+// A stray file in a records' folder, of a name owt never gives a record
+// (README.json), hides no agent from the readers (owt list --all, the
+// monitor, the status bar): it is no record, so none is missing; the
+// next write sets it aside.
+func TestAStrayFileHidesNoRecord(t *testing.T) {
+	tempState(t)
+	s := ForRepo("/r/app")
+	require.NoError(t, s.Update(func(f *File) error {
+		f.Records["a"] = &Record{Name: "a", Repo: s.Repo, Task: "a's"}
+		return nil
+	}))
+	require.NoError(t, os.WriteFile(filepath.Join(s.RecordsDir(), "README.json"), []byte("{}"), 0o600))
+	f, err := s.Peek()
+	require.NoError(t, err)
+	require.Len(t, f.Records, 1)
+	var rd Reader
+	recs, _, skipped, err := rd.Read()
+	require.NoError(t, err)
+	require.Empty(t, skipped)
+	require.Len(t, recs, 1)
+	s.Warn = func(string) {}
+	s.Rebuild = func(*File) error { return nil }
+	require.NoError(t, s.Update(func(f *File) error { require.Len(t, f.Records, 1); return ErrNoChange }))
+	require.NoFileExists(t, filepath.Join(s.RecordsDir(), "README.json"))
+}
