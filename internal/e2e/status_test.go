@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -514,4 +516,61 @@ func TestHookSettingsOfAnOlderOwtAreWrittenAgain(t *testing.T) {
 	require.NotContains(t, string(now), "owt-hook")
 	require.Contains(t, string(now), owtBin+" hook claude Stop")
 	e.Eventually(30*time.Second, "a started again", func() bool { return len(e.agentStarts("a")) == 2 })
+}
+
+// An update replaces the owt program under a running monitor: the monitor
+// starts again as the new owt, in the same process (its pid file stays
+// right), and goes on; it never runs old code beside a newer owt.
+func TestMonitorStartsAgainAsTheUpdatedOwt(t *testing.T) {
+	e, repo := statusEnv(t, "")
+	bin := filepath.Join(e.Root, "installed", "owt")
+	require.NoError(t, os.MkdirAll(filepath.Dir(bin), 0o755))
+	require.NoError(t, copyFile(owtBin, bin, 0o755))
+	owt := func(args ...string) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = repo, e.Environ()
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	owt("new", "--no-agent", "--name", "a", "shell")
+	e.Eventually(10*time.Second, "a monitor of the installed owt", func() bool {
+		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", e.MonitorPID()))
+		return exe == bin
+	})
+	pid := e.MonitorPID()
+
+	// As an install does it: the new file beside, renamed over the old.
+	require.NoError(t, copyFile(owtBin, bin+".new", 0o755))
+	require.NoError(t, os.Rename(bin+".new", bin))
+	e.Eventually(10*time.Second, "the monitor started again as the new owt", func() bool {
+		return strings.Count(strings.Join(e.LogLines("monitor"), "\n"), "started for") == 2
+	})
+	require.Contains(t, strings.Join(e.LogLines("monitor"), "\n"), "owt at "+bin+" was updated")
+	e.Eventually(5*time.Second, "the same process, its pid file rewritten", func() bool { return e.MonitorPID() == pid })
+	require.Equal(t, []int{pid}, monitorsOf(e, bin))
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	require.NoError(t, err)
+	require.Equal(t, bin, exe, "the monitor runs the new file, not the deleted old one")
+
+	// It goes on, watching its server, and ends with it.
+	time.Sleep(2 * time.Second)
+	require.Equal(t, []int{pid}, monitorsOf(e, bin))
+	e.Tmux("kill-server")
+	e.Eventually(5*time.Second, "the monitor ended with its server", func() bool { return !fixture.Alive(pid) })
+	require.Contains(t, strings.Join(e.LogLines("monitor"), "\n"), "is gone; exiting")
+}
+
+// monitorsOf are the processes running "BIN monitor" for e's server.
+func monitorsOf(e *Env, bin string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, ent := range entries {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "cmdline"))
+		args := strings.Split(string(cmdline), "\x00")
+		if pid, perr := strconv.Atoi(ent.Name()); perr == nil && err == nil && len(args) > 2 &&
+			args[0] == bin && args[1] == "monitor" && strings.Contains(string(cmdline), e.Socket) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }

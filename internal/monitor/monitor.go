@@ -103,7 +103,12 @@ func Run(o Options) error {
 	defer m.stopKeeping()
 	timer := time.NewTimer(o.Interval)
 	defer timer.Stop()
+	self := thisProgram()
 	for {
+		if self.replaced() {
+			m.logf("owt at %s was updated; starting the new one", self.path)
+			return &UpdatedError{Exe: self.path}
+		}
 		now := time.Now()
 		if err := m.tick(now); err != nil {
 			if errors.Is(err, tmux.ErrNoServer) {

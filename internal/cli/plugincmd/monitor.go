@@ -1,8 +1,11 @@
 package plugincmd
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"os"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -41,6 +44,13 @@ func MonitorCommand(f *cmdutil.Factory) *cli.Command {
 				log = &state.LogWriter{}
 			}
 			err := monitor.Run(monitor.Options{Socket: socket, Interval: c.Duration("interval"), Log: log})
+			var updated *monitor.UpdatedError
+			if errors.As(err, &updated) {
+				// Run has let go of everything (lock, pid file, streams):
+				// the new owt takes this process over, with the same
+				// arguments, log and pid.
+				err = fmt.Errorf("start the updated owt: %w", syscall.Exec(updated.Exe, os.Args, os.Environ()))
+			}
 			if err != nil && daemonized {
 				// Its stderr is owt.log: the error goes in as a line of the
 				// log's format, not as owt's own text line.
