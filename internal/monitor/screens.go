@@ -36,6 +36,12 @@ type paneView struct {
 	// a screen turns idle.
 	marks   agent.TurnMarks
 	working string
+	// idleMarks are the marks of the last idle screen read, at idleAt: the
+	// screen before a turn that ran and ended between two looks (owt send
+	// to a tool that answers in half a second), whose working screen owt
+	// never saw.
+	idleMarks agent.TurnMarks
+	idleAt    time.Time
 	// interrupted and turnError say how the turn ended that left the
 	// current idle screen (agent.TurnEnd).
 	interrupted bool
@@ -169,10 +175,18 @@ func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, no
 		case agent.ClassIdle:
 			if v.working != "" {
 				v.marks, v.working = agent.Marks(v.working), ""
+			} else if !v.idleAt.IsZero() && ap.rec.Status == state.Working && ap.rec.StatusSince.After(v.idleAt) {
+				// A turn began since the last idle screen (owt send, a
+				// hook) and owt never saw it run: that screen is its
+				// before, not the turn before it, whose marks are still
+				// on screen.
+				v.marks = v.idleMarks
 			}
 			// Read again on every change: the mark may be drawn a moment
 			// after the prompt.
-			v.interrupted, v.turnError = agent.TurnEnd(v.marks, agent.Marks(text))
+			after := agent.Marks(text)
+			v.interrupted, v.turnError = agent.TurnEnd(v.marks, after)
+			v.idleMarks, v.idleAt = after, now
 			if v.interrupted {
 				v.mark = agent.InterruptRow(text)
 			}

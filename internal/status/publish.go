@@ -79,6 +79,7 @@ func PublishCurrent(w *workspace.Ledger, name string) {
 func publishHeld(w *workspace.Ledger, name string) {
 	f, err := w.Store.Load()
 	if err != nil {
+		owtlog.Errorf("publish", owtlog.Fields{Event: "publish", Agent: name}, "%v", err)
 		return
 	}
 	if r, ok := f.Records[name]; ok {
