@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adrg/xdg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/outbox"
@@ -16,7 +17,9 @@ import (
 // its name), unless it was rebuilt after its state file was lost, when its
 // own mail is older than its record.
 func TestListCountsTheMessagesCheckMessagesReads(t *testing.T) {
+	t.Cleanup(xdg.Reload) // after the variable is restored: no later test writes here
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	xdg.Reload() // the XDG directories are read once, at start: without this the messages went to an earlier test's removed temp dir, made again and left in /tmp
 	repo := "/repo"
 	made := time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC)
 	box := outbox.Default()

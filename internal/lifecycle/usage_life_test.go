@@ -16,6 +16,7 @@ import (
 // is not charged it — whether that spend was kept with a life or, by an
 // older owt, without one.
 func TestListDoesNotChargeANewAgentTheSpendOfTheDeletedOneOfItsName(t *testing.T) {
+	t.Cleanup(xdg.Reload) // after the variable is restored: no later test writes here
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	xdg.Reload() // the XDG directories are read once, at start
 	repo := "/repo"
