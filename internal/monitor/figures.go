@@ -7,8 +7,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/owt-tmux/owt/internal/fswatch"
 	"github.com/owt-tmux/owt/internal/git"
@@ -343,8 +344,8 @@ func untouchedSince(r *state.Record, at time.Time) bool {
 	}
 	limit := at.Add(-time.Second)
 	newer := func(p string) bool {
-		var st syscall.Stat_t
-		if syscall.Lstat(p, &st) != nil {
+		var st unix.Stat_t // x/sys/unix: Ctim and Mtim on Linux and macOS alike
+		if unix.Lstat(p, &st) != nil {
 			return true
 		}
 		return !time.Unix(st.Ctim.Unix()).Before(limit) || !time.Unix(st.Mtim.Unix()).Before(limit)
