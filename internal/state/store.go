@@ -866,14 +866,27 @@ func (s *Store) CheckWritable() error {
 
 // Stores returns the store of every repository with a state file.
 func Stores() ([]*Store, error) {
-	entries, err := os.ReadDir(reposDir())
+	stores, _, entries, err := readIndexes()
+	if err != nil {
+		return nil, err
+	}
+	for _, repo := range orphanRepos(entries) {
+		stores = append(stores, ForRepo(repo))
+	}
+	return stores, nil
+}
+
+// readIndexes reads every repository index in the state dir: the stores
+// of those that name their repository, and the paths of those that cannot
+// be read or parsed. No state dir is no store and no error.
+func readIndexes() (stores []*Store, unreadable []string, entries []fs.DirEntry, err error) {
+	entries, err = os.ReadDir(reposDir())
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("list state: %w", err)
+		return nil, nil, nil, fmt.Errorf("list state: %w", err)
 	}
-	var out []*Store
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, ".json") {
@@ -882,18 +895,17 @@ func Stores() ([]*Store, error) {
 		p := filepath.Join(reposDir(), name)
 		data, err := os.ReadFile(p)
 		if err != nil {
+			unreadable = append(unreadable, p)
 			continue
 		}
 		var head index
 		if json.Unmarshal(data, &head) != nil || head.Repo == "" {
+			unreadable = append(unreadable, p)
 			continue
 		}
-		out = append(out, &Store{Repo: head.Repo, Path: p})
+		stores = append(stores, &Store{Repo: head.Repo, Path: p})
 	}
-	for _, repo := range orphanRepos(entries) {
-		out = append(out, ForRepo(repo))
-	}
-	return out, nil
+	return stores, unreadable, entries, nil
 }
 
 // orphanRepos are the repositories of the records' folders among entries
@@ -938,28 +950,8 @@ func orphanRepos(entries []fs.DirEntry) []string {
 // UnreadableStores are the state files Stores skips: files in the state
 // dir whose repository cannot be read from them (truncated, corrupt).
 func UnreadableStores() []string {
-	entries, err := os.ReadDir(reposDir())
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".json") {
-			continue
-		}
-		p := filepath.Join(reposDir(), name)
-		data, err := os.ReadFile(p)
-		if err != nil {
-			out = append(out, p)
-			continue
-		}
-		var head index
-		if json.Unmarshal(data, &head) != nil || head.Repo == "" {
-			out = append(out, p)
-		}
-	}
-	return out
+	_, unreadable, _, _ := readIndexes()
+	return unreadable
 }
 
 // Signature sums up every state file (the records' folders' and their
