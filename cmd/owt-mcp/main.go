@@ -23,7 +23,7 @@ import (
 func main() {
 	owtlog.SetFormatSource(config.LogFormat)
 	f := &cmdutil.Factory{IO: cmdutil.System()}
-	app := f.NewApp(mcpcmd.Command(f, buildinfo.String()), memorycmd.Command(f), mcpcmd.OpenCodeUsageCommand(f))
+	app := f.NewApp(mcpcmd.Command(f, buildinfo.String()), memorycmd.Command(f), mcpcmd.OpenCodeUsageCommand(f), mcpcmd.HTTPCommand(f))
 	app.Usage = "owt's MCP server and the repository's memory (run as owt mcp, owt memory)"
 	app.Version = buildinfo.String()
 	app.Flags = owtcli.ServerFlags()

@@ -88,14 +88,16 @@ var rooms = map[string]int{
 	"internal/usage":  support, // tokens and cost read from the tools' session files, per repo
 	"internal/daemon": support, // finds, locks and starts a server's monitor; the monitor's bell
 
-	"internal/git":        ground, // the only code that runs git
-	"internal/tmux":       ground, // the only code that runs tmux; socket paths
-	"internal/forge":      ground, // the only code that runs gh
-	"internal/ssh":        ground, // the only code that runs ssh: one shared connection per host, quoting
-	"internal/state":      ground, // records, locks, the locked JSON file, the rule of a status change
-	"internal/config":     ground, // the config files
-	"internal/setup":      ground, // copies, ports, dependency installs
-	"internal/opencodedb": ground, // OpenCode's SQLite database, read for usage (owt-mcp only)
+	"internal/git":              ground, // the only code that runs git
+	"internal/tmux":             ground, // the only code that runs tmux; socket paths
+	"internal/forge":            ground, // the only code that runs gh
+	"internal/ssh":              ground, // the only code that runs ssh: one shared connection per host, quoting
+	"internal/state":            ground, // records, locks, the locked JSON file, the rule of a status change
+	"internal/config":           ground, // the config files
+	"internal/setup":            ground, // copies, ports, dependency installs
+	"internal/opencodedb":       ground, // OpenCode's SQLite database, read for usage (owt-mcp only)
+	"internal/httpcall":         ground, // outbound HTTP requests, made in owt-mcp so owt never links net/http
+	"internal/httpcall/nethttp": ground, // the net/http client behind httpcall (owt-mcp and tests only)
 
 	"internal/untrusted":  base, // text owt did not write, made safe to draw or type
 	"internal/waiter":     base, // owt-wait: waits for an agent in owt _run's place
@@ -132,8 +134,9 @@ var sideways = map[string][]string{
 	"internal/status":       {"internal/hook"},                                                            // owt done finds its agent by the worktree path, as a hook does
 	"internal/send":         {"internal/status"},                                                          // a send publishes the status it changed
 
-	"internal/daemon": {"internal/owtlog"}, // the monitor starts with this run's log format
-	"internal/config": {"internal/setup"},  // [worktree] link is checked by owt new's own path rule, so config validate refuses what new would
+	"internal/daemon":           {"internal/owtlog"},   // the monitor starts with this run's log format
+	"internal/httpcall/nethttp": {"internal/httpcall"}, // the client makes the requests httpcall describes
+	"internal/config":           {"internal/setup"},    // [worktree] link is checked by owt new's own path rule, so config validate refuses what new would
 }
 
 // TestImportsPointDown fails on every import of one owt package by
