@@ -51,8 +51,10 @@ type FileState struct {
 	LastMod string   `json:"last_model,omitempty"`
 	Model   string   `json:"model,omitempty"` // Codex: the model of the current turn (turn_context)
 	Total   *Tokens  `json:"total,omitempty"` // Codex: the session's last total_token_usage, as counted
-	Days    Days     `json:"days"`
-	Skipped int      `json:"skipped,omitempty"` // lines that did not parse
+	// Limits are Codex's usage windows as its last token_count said.
+	Limits  Limits `json:"limits,omitempty"`
+	Days    Days   `json:"days"`
+	Skipped int    `json:"skipped,omitempty"` // lines that did not parse
 	// Rejected counts the entries skipped for impossible token counts
 	// (negative, or beyond maxCount); Why says what the last one held.
 	Rejected int    `json:"rejected,omitempty"`
@@ -317,6 +319,7 @@ func (fs *FileState) codexLine(line []byte, now time.Time) bool {
 					Output int64 `json:"output_tokens"`
 				} `json:"total_token_usage"`
 			} `json:"info"`
+			RateLimits json.RawMessage `json:"rate_limits"`
 		} `json:"payload"`
 	}
 	if err := json.Unmarshal(line, &l); err != nil {
@@ -328,6 +331,11 @@ func (fs *FileState) codexLine(line []byte, now time.Time) bool {
 			fs.Model = l.Payload.Model
 		}
 	case l.Type == "event_msg" && l.Payload.Type == "token_count":
+		if at, err := time.Parse(time.RFC3339Nano, l.Timestamp); err == nil {
+			if ls := codexLimits(l.Payload.RateLimits, at); len(ls) > 0 {
+				fs.Limits = ls
+			}
+		}
 		if l.Payload.Info == nil || l.Payload.Info.Total == nil {
 			return true // rate limits only
 		}

@@ -47,6 +47,8 @@ type Agent struct {
 	// Days are the tokens by day and model (owt usage --by day).
 	Days    Days      `json:"days"`
 	Updated time.Time `json:"updated"`
+	// Limits are the usage windows its tool last reported (limits.go).
+	Limits Limits `json:"limits,omitempty"`
 	// Files are the session files read, by path: kept in a file of their
 	// own (Store.statesPath), which only the monitor reads.
 	Files map[string]*FileState `json:"-"`
@@ -59,6 +61,8 @@ type Summary struct {
 	TotalTokens int64    `json:"total_tokens"`
 	CostUSD     float64  `json:"cost_usd"`
 	Unpriced    []string `json:"unpriced,omitempty"`
+	// Limits are the usage windows its tool last reported.
+	Limits Limits `json:"limits,omitempty"`
 	// life and since are whose usage it is (Agent.Life, Agent.Since).
 	life  string
 	since time.Time
@@ -81,7 +85,7 @@ func (s *Summary) Of(life string, created time.Time) bool {
 
 // Summary is a's totals for a list.
 func (a *Agent) Summary() *Summary {
-	return &Summary{Model: a.Model, Tokens: a.Tokens, TotalTokens: a.Total(), CostUSD: a.CostUSD, Unpriced: a.Unpriced}
+	return &Summary{Model: a.Model, Tokens: a.Tokens, TotalTokens: a.Total(), CostUSD: a.CostUSD, Unpriced: a.Unpriced, Limits: a.Limits}
 }
 
 // sum fills the totals from the files' counts, at prices.
@@ -229,7 +233,8 @@ func (s *Store) Update(fn func(*File) (bool, error)) error {
 }
 
 // Summaries reads the usage of repo's agents, by name: what owt list and
-// the control plane show. Agents with no tokens are left out.
+// the control plane show. Agents with no tokens and no usage windows are
+// left out.
 //
 // It decodes only the totals (the session files' offsets and counts are
 // skipped), so a list pays little for it.
@@ -247,6 +252,7 @@ func Summaries(repo string) map[string]*Summary {
 			Tokens
 			CostUSD  float64  `json:"cost_usd"`
 			Unpriced []string `json:"unpriced"`
+			Limits   Limits   `json:"limits"`
 		} `json:"agents"`
 	}
 	if json.Unmarshal(data, &f) != nil || f.Version != Version {
@@ -254,8 +260,8 @@ func Summaries(repo string) map[string]*Summary {
 	}
 	out := make(map[string]*Summary, len(f.Agents))
 	for name, a := range f.Agents {
-		if a != nil && a.Total() > 0 {
-			out[name] = &Summary{Model: a.Model, Tokens: a.Tokens, TotalTokens: a.Total(), CostUSD: a.CostUSD, Unpriced: a.Unpriced, life: a.Life, since: a.Since}
+		if a != nil && (a.Total() > 0 || len(a.Limits) > 0) {
+			out[name] = &Summary{Model: a.Model, Tokens: a.Tokens, TotalTokens: a.Total(), CostUSD: a.CostUSD, Unpriced: a.Unpriced, Limits: a.Limits, life: a.Life, since: a.Since}
 		}
 	}
 	return out

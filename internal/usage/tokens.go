@@ -13,6 +13,13 @@
 // (Store), which owt list, owt usage and the run engine read: none of
 // them ever parses a session file.
 //
+// It also keeps each agent's usage windows (Limits: the 5-hour and weekly
+// share of its plan used, and when each resets) where a tool reports
+// them: Codex in its rollout files, Claude Code only to a statusLine
+// command (which owt registers, and which keeps them in a file per agent
+// for the tracker). limits.go says what each tool, at its pinned version,
+// really gives.
+//
 // It imports config (prices), state (the state folder, the locked JSON
 // file) and atomicfile; nothing above them.
 package usage

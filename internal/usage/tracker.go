@@ -73,9 +73,12 @@ type Tracker struct {
 	TickBytes, FileBytes int64
 	Logf                 func(string, ...any)
 
-	repos  map[string]*File
-	codex  map[string]string // rollout file → its session's cwd
-	priced map[string]string // repository → the prices its costs were worked out at
+	repos map[string]*File
+	// limitsMod is when each agent's Claude windows file (LimitsPath)
+	// was last read, by its path.
+	limitsMod map[string]int64
+	codex     map[string]string // rollout file → its session's cwd
+	priced    map[string]string // repository → the prices its costs were worked out at
 }
 
 func (t *Tracker) init() {
@@ -194,10 +197,13 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 					grew = true
 				}
 			}
+			limited := t.limits(a, s)
 			if grew || repriced || a.Tool != s.Tool || a.Since.IsZero() && !s.Since.IsZero() || a.Life != s.Life {
 				a.Tool, a.Since, a.Life = s.Tool, s.Since, s.Life
 				a.sum(prices)
 				a.Updated = now
+				changed = append(changed, s.Name)
+			} else if limited {
 				changed = append(changed, s.Name)
 			}
 		}
@@ -212,6 +218,34 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 		}
 	}
 	return read, more
+}
+
+// limits takes into a the usage windows its tool reported last: Codex's
+// from its session files, Claude's from the file its statusLine command
+// keeps. It reports whether they changed.
+func (t *Tracker) limits(a *Agent, s Source) bool {
+	ls := a.Limits
+	for _, f := range a.Files {
+		if f.Format == FormatCodex {
+			ls = newest(ls, f.Limits)
+		}
+	}
+	if s.Tool == FormatClaude {
+		if t.limitsMod == nil {
+			t.limitsMod = map[string]int64{}
+		}
+		path := LimitsPath(s.Repo, s.Name)
+		got, mod, ok := claudeLimits(s, t.limitsMod[path])
+		t.limitsMod[path] = mod
+		if ok {
+			ls = newest(ls, got)
+		}
+	}
+	if len(ls) == len(a.Limits) && (len(ls) == 0 || sameWindows(ls, a.Limits) && ls[0].SeenAt.Equal(a.Limits[0].SeenAt)) {
+		return false
+	}
+	a.Limits = ls
+	return true
 }
 
 // fingerprint sums up a price table.
