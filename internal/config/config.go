@@ -277,15 +277,65 @@ type Status struct {
 type Notify struct {
 	// On lists the statuses whose arrival notifies: "waiting", "idle",
 	// "exited", and "needs_you" for a run's task that needs the user
-	// (failed, asking, blocked). Empty turns notifications off.
+	// (failed, asking, blocked). Empty turns notifications off. It is
+	// also the filter of every channel that sets no on of its own.
 	On []string `toml:"on"`
-	// Desktop also runs notify-send.
-	Desktop bool `toml:"desktop"`
+	// Desktop is the desktop's notices (notify-send, macOS). The old
+	// form desktop = true (a bool) is kept: it reads as enabled.
+	Desktop NotifyDesktop `toml:"desktop"`
 	// Command is run (argv, no shell) on each notification with OWT_NAME,
 	// OWT_STATUS, OWT_EVENT, OWT_TEXT, OWT_RUN, OWT_TASK, OWT_REPO and
 	// OWT_PATH in its environment.
 	Command []string `toml:"command"`
+	// Terminal is the notices the user's own terminal shows (OSC 9 and
+	// OSC 777), written to each client of the tmux server.
+	Terminal NotifyTerminal `toml:"terminal"`
+	// Webhook is a JSON POST of each notice.
+	Webhook NotifyWebhook `toml:"webhook"`
 }
+
+// NotifyDesktop is [notify.desktop].
+type NotifyDesktop struct {
+	// Enabled shows each notice on the desktop: notify-send on Linux,
+	// terminal-notifier or osascript on macOS.
+	Enabled bool `toml:"enabled"`
+	// On, when set, replaces [notify] on for this channel.
+	On []string `toml:"on"`
+}
+
+// SetBool takes the old form desktop = true as enabled = true.
+func (d *NotifyDesktop) SetBool(b bool) { d.Enabled = b }
+
+// NotifyTerminal is [notify.terminal].
+type NotifyTerminal struct {
+	// OSC is which escape sequence tells the terminal: "auto" (the one
+	// the client's terminal is known to show, none when unknown), "9",
+	// "777" or "off".
+	OSC string `toml:"osc"`
+	// On, when set, replaces [notify] on for this channel.
+	On []string `toml:"on"`
+}
+
+// NotifyWebhook is [notify.webhook].
+type NotifyWebhook struct {
+	// URL receives a POST of each notice; "" turns the channel off.
+	URL string `toml:"url"`
+	// Format is the body: "json" (owt's own), "slack" or "discord"
+	// (what their incoming webhooks take).
+	Format string `toml:"format"`
+	// On, when set, replaces [notify] on for this channel.
+	On []string `toml:"on"`
+}
+
+// NotifyOSC are the values [notify.terminal] osc accepts.
+var NotifyOSC = []string{"auto", "9", "777", "off"}
+
+// WebhookFormats are the values [notify.webhook] format accepts.
+var WebhookFormats = []string{"json", "slack", "discord"}
+
+// boolTable is a table a bare true or false may stand for (an older
+// form of the key, kept).
+type boolTable interface{ SetBool(bool) }
 
 // NotifyStatuses are the statuses [notify] on accepts.
 var NotifyStatuses = []string{"waiting", "limited", "idle", "exited", "needs_you"}
@@ -341,7 +391,8 @@ func Defaults() Config {
 		Setup:  Setup{Install: true, Commands: []string{}},
 		Agent:  Agent{Tool: "auto", ReadyTimeout: Duration{90 * time.Second}, SendTimeout: Duration{30 * time.Second}},
 		Status: Status{StillAfter: Duration{5 * time.Second}},
-		Notify: Notify{On: append([]string(nil), NotifyStatuses...), Command: []string{}},
+		Notify: Notify{On: append([]string(nil), NotifyStatuses...), Command: []string{},
+			Terminal: NotifyTerminal{OSC: "auto"}, Webhook: NotifyWebhook{Format: "json"}},
 		Tmux:   Tmux{Size: "auto"},
 		Tools:  map[string]Tool{},
 		Checks: Checks{Commands: [][]string{}, Timeout: Duration{15 * time.Minute}},
@@ -537,6 +588,13 @@ func (d *layerDecoder) inFileOrder(table map[string]toml.Primitive, path toml.Ke
 func (d *layerDecoder) value(v toml.Primitive, f reflect.Value, path toml.Key) {
 	_, isText := f.Addr().Interface().(encoding.TextUnmarshaler)
 	switch {
+	case f.Kind() == reflect.Struct && !isText && d.md.Type(path...) == "Bool" && isBoolTable(f):
+		var b bool
+		if err := d.md.PrimitiveDecode(v, &b); err != nil {
+			d.problems = append(d.problems, typeProblem(d.file, path.String(), err))
+			return
+		}
+		f.Addr().Interface().(boolTable).SetBool(b)
 	case f.Kind() == reflect.Struct && !isText:
 		if sub, ok := d.table(v, path); ok {
 			d.fields(sub, f, path)
@@ -566,6 +624,11 @@ func (d *layerDecoder) value(v toml.Primitive, f reflect.Value, path toml.Key) {
 			d.problems = append(d.problems, typeProblem(d.file, path.String(), err))
 		}
 	}
+}
+
+func isBoolTable(f reflect.Value) bool {
+	_, ok := f.Addr().Interface().(boolTable)
+	return ok
 }
 
 // table decodes v, the value at path, as a table of values still to decode.
@@ -767,6 +830,25 @@ func validate(cfg Config) Problems {
 		if !contains(NotifyStatuses, s) {
 			ps = append(ps, Problem{File: where, Key: "notify.on", Msg: fmt.Sprintf("%q is not one of %s", s, strings.Join(NotifyStatuses, ", "))})
 		}
+	}
+	for _, ch := range []struct {
+		key string
+		on  []string
+	}{{"notify.desktop.on", cfg.Notify.Desktop.On}, {"notify.terminal.on", cfg.Notify.Terminal.On}, {"notify.webhook.on", cfg.Notify.Webhook.On}} {
+		for _, s := range ch.on {
+			if !contains(NotifyStatuses, s) {
+				ps = append(ps, Problem{File: where, Key: ch.key, Msg: fmt.Sprintf("%q is not one of %s", s, strings.Join(NotifyStatuses, ", "))})
+			}
+		}
+	}
+	if !contains(NotifyOSC, cfg.Notify.Terminal.OSC) {
+		ps = append(ps, Problem{File: where, Key: "notify.terminal.osc", Msg: fmt.Sprintf("%q is not one of %s", cfg.Notify.Terminal.OSC, strings.Join(NotifyOSC, ", "))})
+	}
+	if !contains(WebhookFormats, cfg.Notify.Webhook.Format) {
+		ps = append(ps, Problem{File: where, Key: "notify.webhook.format", Msg: fmt.Sprintf("%q is not one of %s", cfg.Notify.Webhook.Format, strings.Join(WebhookFormats, ", "))})
+	}
+	if u := cfg.Notify.Webhook.URL; u != "" && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
+		ps = append(ps, Problem{File: where, Key: "notify.webhook.url", Msg: "must be an http:// or https:// URL"})
 	}
 	if len(cfg.Notify.Command) > 0 && strings.TrimSpace(cfg.Notify.Command[0]) == "" {
 		ps = append(ps, Problem{File: where, Key: "notify.command", Msg: "the first element must name a program"})

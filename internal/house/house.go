@@ -37,7 +37,8 @@
 //	               hook event says
 //	support        what many use cases need, built on the records: the
 //	               log (owtlog), usage counts, the memory's door (memory),
-//	               the monitor's starter and its bell (daemon)
+//	               the monitor's starter and its bell (daemon), the
+//	               notice channels (notify)
 //	ground         the only code that runs git, tmux, gh and ssh; the
 //	               records (state, with the rule of a status change); the
 //	               config; setup; OpenCode's database

@@ -86,6 +86,7 @@ var rooms = map[string]int{
 	"internal/owtlog": support, // owt.log: one slog logger, text or JSON lines
 	"internal/memory": support, // owt's door to a repository's memory, which owt-mcp holds
 	"internal/usage":  support, // tokens and cost read from the tools' session files, per repo
+	"internal/notify": support, // tells the user of a status change through each channel: terminal, desktop, webhook, command
 	"internal/daemon": support, // finds, locks and starts a server's monitor; the monitor's bell
 
 	"internal/git":              ground, // the only code that runs git

@@ -234,7 +234,7 @@ func (m *monitor) notifyHostTransitions(host string, prev map[state.Key]seenStat
 		if prev == nil || !known || before.status == now.status && before.since.Equal(now.since) {
 			continue
 		}
-		if a.Tool == "" || !contains(cfg.On, string(a.Status)) {
+		if a.Tool == "" || !m.notifier.wanted(cfg, string(a.Status)) {
 			continue
 		}
 		r := &state.Record{Name: a.Name + "@" + host, Repo: a.Repo, Tool: a.Tool, Status: a.Status, StatusSince: a.Since}

@@ -2,12 +2,11 @@ package monitor
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/notify"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/status"
 	"github.com/owt-tmux/owt/internal/tmux"
@@ -24,15 +23,21 @@ type seenStatus struct {
 	since  time.Time
 }
 
-// notifier tells the user about one transition in every way configured.
+// notifier tells the user about one transition in every way configured:
+// the tmux message and the bell here, the channels (internal/notify) in
+// the background.
 type notifier struct {
 	tm       *tmux.Client
 	note     func(r *state.Record, event, format string, args ...any) // an entry in owt's log about r
 	msgDelay time.Duration                                            // 0 on tmux < 3.2, which has no display-message -d
+	disp     *notify.Dispatcher
 }
 
 func newNotifier(tm *tmux.Client, note func(r *state.Record, event, format string, args ...any)) *notifier {
 	n := &notifier{tm: tm, note: note}
+	n.disp = &notify.Dispatcher{Failed: func(nt notify.Notice, channel string, err error) {
+		note(&state.Record{Repo: nt.Repo, Name: nt.Agent}, "error", "notify %s through %s: %v", nt.Agent, channel, err)
+	}}
 	if major, minor, err := tm.Version(); err == nil && (major > 3 || major == 3 && minor >= 2) {
 		n.msgDelay = messageTime
 	}
@@ -55,7 +60,7 @@ func (m *monitor) notifyTransitions() {
 			continue
 		}
 		cfg := m.recs.repo(r.Repo, m.logf).ws.Config.Notify
-		if !contains(cfg.On, string(r.Status)) {
+		if !m.notifier.wanted(cfg, string(r.Status)) {
 			continue
 		}
 		if r.Status == state.Idle && r.Interrupted {
@@ -111,10 +116,20 @@ type notice struct {
 	agentWaiting bool
 }
 
+// wanted reports whether a notice of status goes anywhere: [notify] on
+// (the tmux message and the bell) or a channel's own on.
+func (n *notifier) wanted(cfg config.Notify, status string) bool {
+	return notify.Wanted(cfg, notify.Configured(cfg, n.deps()), status)
+}
+
+func (n *notifier) deps() notify.Deps { return notify.Deps{Tmux: n.tm} }
+
 // notifyText is notify with its own notice (a reaction or a run's task
-// that needs the user).
+// that needs the user). The tmux message and the bell say what [notify]
+// on lists (and every reaction); each channel what its own on lists.
 func (n *notifier) notifyText(r *state.Record, cfg config.Notify, tty string, nt notice) {
 	text := nt.text
+	inOn := contains(cfg.On, nt.status) || nt.event == "reaction"
 	clients, err := n.tm.ClientViews()
 	if err != nil {
 		n.note(r, "error", "notify %s: %v", r.Name, err)
@@ -130,6 +145,9 @@ func (n *notifier) notifyText(r *state.Record, cfg config.Notify, tty string, nt
 			others = append(others, c.Name)
 		}
 	}
+	if !inOn {
+		others = nil
+	}
 	if err := n.tm.Message(others, text, n.msgDelay); err != nil {
 		n.note(r, "error", "notify %s: %v", r.Name, err)
 	}
@@ -138,40 +156,41 @@ func (n *notifier) notifyText(r *state.Record, cfg config.Notify, tty string, nt
 		return
 	}
 	n.note(r, "notify", "%s (shown on %d client(s))", text, len(others))
-	if tty != "" {
+	if tty != "" && inOn {
 		if err := tmux.Bell(tty); err != nil {
 			n.note(r, "error", "notify %s: %v", r.Name, err)
 		}
 	}
-	if cfg.Desktop {
-		n.start(exec.Command("notify-send", "--app-name=owt", "owt", text), r)
-	}
-	if len(cfg.Command) > 0 {
-		cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
-		cmd.Dir = r.Path
-		code := ""
-		if r.ExitCode != nil {
-			code = fmt.Sprint(*r.ExitCode)
+	routes := notify.Configured(cfg, n.deps())
+	if nt.event == "reaction" {
+		// A reaction whose action is notify goes to every channel, as it
+		// always went to notify-send and the command.
+		for i := range routes {
+			routes[i].On = append(routes[i].On[:len(routes[i].On):len(routes[i].On)], nt.status)
 		}
-		cmd.Env = append(os.Environ(), "OWT_NAME="+r.Name, "OWT_STATUS="+nt.status, "OWT_EVENT="+nt.event,
-			"OWT_TEXT="+text, "OWT_RUN="+nt.run, "OWT_TASK="+nt.task,
-			"OWT_REPO="+r.Repo, "OWT_PATH="+r.Path, "OWT_EXIT_CODE="+code)
-		n.start(cmd, r)
 	}
+	n.disp.Dispatch(routes, noticeOf(r, nt))
 }
 
-// start runs a notification program without waiting for it (it is reaped
-// in the background, so a slow one never holds the monitor up).
-func (n *notifier) start(cmd *exec.Cmd, r *state.Record) {
-	if devnull, err := os.Open(os.DevNull); err == nil {
-		cmd.Stdin = devnull
-		defer devnull.Close()
+// noticeOf is what the channels get of nt about r.
+func noticeOf(r *state.Record, nt notice) notify.Notice {
+	code := ""
+	if r.ExitCode != nil {
+		code = fmt.Sprint(*r.ExitCode)
 	}
-	if err := cmd.Start(); err != nil {
-		n.note(r, "error", "notify %s: %v", r.Name, err)
-		return
+	when := r.StatusSince
+	if when.IsZero() {
+		when = time.Now()
 	}
-	go func() { _ = cmd.Wait() }()
+	pr := ""
+	if r.PR != nil {
+		pr = r.PR.URL
+	}
+	return notify.Notice{
+		Event: nt.event, Agent: r.Name, Repo: r.Repo, Status: nt.status, Reason: r.WaitingFor,
+		Text: nt.text, Time: when, Session: r.Session, Pane: r.Pane, PR: pr,
+		Path: r.Path, Run: nt.run, Task: nt.task, ExitCode: code,
+	}
 }
 
 func message(r *state.Record) string {
