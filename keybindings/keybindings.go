@@ -72,6 +72,15 @@ const (
 	DefaultSize  = "80%"
 )
 
+// The smallest popup the screens are drawn for. A client where the
+// configured size would come out smaller (80% of a phone's 50 columns is
+// 40), or where a size in columns or lines would not fit at all (tmux
+// refuses to open such a popup), gets a popup of the whole client.
+const (
+	MinPopupWidth  = 60
+	MinPopupHeight = 20
+)
+
 // OptionNames lists every option Settings reads.
 func OptionNames() []string {
 	names := []string{OptTable, OptWidth, OptHeight}
@@ -147,6 +156,12 @@ type Binding struct {
 // Bindings are the keys to bind for s: each runs owtPath with the table's
 // arguments in a popup started in the pane's directory (popups false: in a
 // new window, for tmux older than 3.2). Keys set to none are left out.
+// The popup has the configured size, or the whole client where that size
+// would be smaller than the screens are drawn for or larger than the
+// client (Narrow): tmux decides as the key is pressed, from the client's
+// own size, so a phone's small terminal and a desktop's large one attached
+// to the same server each get a popup that fits, and no process is run to
+// choose.
 func Bindings(s Settings, owtPath string, popups bool) []Binding {
 	var out []Binding
 	for _, k := range Table() {
@@ -158,12 +173,37 @@ func Bindings(s Settings, owtPath string, popups bool) []Binding {
 			Width: s.Width, Height: s.Height, Dir: "#{pane_current_path}",
 			Argv: append([]string{owtPath}, k.Runs...),
 		}
+		cmd := tmux.PopupCommand(p, popups)
+		if popups {
+			whole := p
+			whole.Width, whole.Height = "100%", "100%"
+			cmd = []string{"if-shell", "-F", Narrow(s.Width, s.Height),
+				tmux.CommandLine(tmux.PopupCommand(whole, true)), tmux.CommandLine(cmd)}
+		}
 		out = append(out, Binding{
 			Action: k.Action, Option: k.Option, Table: s.Table, Key: key,
-			Command: tmux.PopupCommand(p, popups),
+			Command: cmd,
 		})
 	}
 	return out
+}
+
+// Narrow is the tmux format, true (1) on a client where a popup of width
+// by height (validated sizes: columns or a percentage) would be narrower
+// than MinPopupWidth or lower than MinPopupHeight, or would not fit in the
+// client. It uses only the client's size and tmux's arithmetic (3.2+).
+func Narrow(width, height string) string {
+	return "#{?" + tooSmall(width, "client_width", MinPopupWidth) + ",1," + tooSmall(height, "client_height", MinPopupHeight) + "}"
+}
+
+// tooSmall is the format, true when size measured against the client's
+// dimension (a format variable) is below min, or beyond the client.
+func tooSmall(size, dim string, min int) string {
+	if pct, ok := strings.CutSuffix(size, "%"); ok {
+		// pct% of the client is below min: dim*pct < min*100.
+		return fmt.Sprintf("#{e|<:#{e|*:#{%s},%s},%d}", dim, pct, min*100)
+	}
+	return fmt.Sprintf("#{e|<:#{%s},%s}", dim, size)
 }
 
 // Bound is a key in a table.

@@ -1,10 +1,15 @@
 package keybindings
 
 import (
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/tmux"
 )
 
 func TestTableHasTheFourKeys(t *testing.T) {
@@ -35,7 +40,7 @@ func TestConfBindLinesMatchTheTable(t *testing.T) {
 	require.NoError(t, err)
 	var want []string
 	for _, b := range Bindings(s, "owt", true) {
-		want = append(want, confLine(append([]string{"bind-key", "-T", b.Table, b.Key}, b.Command...)))
+		want = append(want, tmux.CommandLine(append([]string{"bind-key", "-T", b.Table, b.Key}, b.Command...)))
 	}
 	var got []string
 	for _, l := range strings.Split(Conf(), "\n") {
@@ -44,19 +49,6 @@ func TestConfBindLinesMatchTheTable(t *testing.T) {
 		}
 	}
 	require.Equal(t, want, got)
-}
-
-// confLine writes a command the way owt.conf does: words with blanks or
-// '#' in double quotes.
-func confLine(words []string) string {
-	out := make([]string, len(words))
-	for i, w := range words {
-		if strings.ContainsAny(w, " #'\"$\\") {
-			w = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`).Replace(w) + `"`
-		}
-		out[i] = w
-	}
-	return strings.Join(out, " ")
 }
 
 func TestParseSettings(t *testing.T) {
@@ -88,8 +80,9 @@ func TestBindingsRunOwtInAPopupOrAWindow(t *testing.T) {
 	bs := Bindings(s, "/opt/my tools/it's/owt", true)
 	require.Len(t, bs, 5)
 	require.Equal(t, "switch", bs[0].Action)
-	require.Equal(t, []string{"display-popup", "-E", "-w", "80%", "-h", "80%", "-d", "#{pane_current_path}",
-		`'/opt/my tools/it'\''s/owt' popup switch`}, bs[0].Command)
+	require.Equal(t, []string{"if-shell", "-F", Narrow("80%", "80%"),
+		`display-popup -E -w 100% -h 100% -d "#{pane_current_path}" "'/opt/my tools/it'\\''s/owt' popup switch"`,
+		`display-popup -E -w 80% -h 80% -d "#{pane_current_path}" "'/opt/my tools/it'\\''s/owt' popup switch"`}, bs[0].Command)
 
 	old := Bindings(s, "/usr/bin/owt", false)
 	require.Equal(t, []string{"new-window", "-n", "owt", "-c", "#{pane_current_path}", "/usr/bin/owt popup switch"}, old[0].Command)
@@ -136,5 +129,47 @@ func TestEveryKeyHasWords(t *testing.T) {
 		if o.Doc == "" {
 			t.Errorf("option %s has no words", o.Name)
 		}
+	}
+}
+
+// The popup takes the whole client where the configured size would be
+// smaller than the screens are drawn for (80% of a phone's 50 columns is
+// 40) or would not fit (tmux refuses a popup wider than the client), as
+// tmux itself works it out from the client's size.
+func TestNarrowClientsGetAPopupOfTheWholeClient(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	sock := filepath.Join(t.TempDir(), "sock")
+	out, err := exec.Command("tmux", "-S", sock, "-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24").CombinedOutput()
+	require.NoError(t, err, string(out))
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", sock, "kill-server").Run() })
+	narrow := func(width, height string, cols, lines int) bool {
+		f := strings.NewReplacer("#{client_width}", strconv.Itoa(cols), "#{client_height}", strconv.Itoa(lines)).Replace(Narrow(width, height))
+		out, err := exec.Command("tmux", "-S", sock, "display-message", "-p", f).CombinedOutput()
+		require.NoError(t, err, string(out))
+		v := strings.TrimSpace(string(out))
+		require.Contains(t, []string{"0", "1"}, v, f)
+		return v == "1"
+	}
+	for _, c := range []struct {
+		width, height string
+		cols, lines   int
+		want          bool
+	}{
+		{"80%", "80%", 50, 25, true},   // a phone: 40 columns
+		{"80%", "80%", 74, 40, true},   // 59 columns
+		{"80%", "80%", 75, 40, false},  // 60 columns
+		{"80%", "80%", 120, 24, true},  // 19 lines
+		{"80%", "80%", 120, 25, false}, // 20 lines
+		{"80%", "80%", 200, 60, false}, // a desktop
+		{"120", "30", 100, 40, true},   // wider than the client: tmux would refuse it
+		{"120", "30", 160, 40, false},  // fits
+		{"120", "30", 160, 29, true},   // higher than the client
+		{"40", "15", 50, 25, false},    // small on purpose, and it fits
+		{"100%", "100%", 50, 25, true}, // the whole client either way
+		{"100%", "100%", 120, 40, false},
+	} {
+		require.Equal(t, c.want, narrow(c.width, c.height, c.cols, c.lines), "%s x %s on %dx%d", c.width, c.height, c.cols, c.lines)
 	}
 }

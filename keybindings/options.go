@@ -32,8 +32,8 @@ func Options() []Option {
 	}
 	return append(out,
 		Option{OptTable, DefaultTable, "`root`: the keys work without the prefix; `prefix`: press the prefix first. Root-table Alt keys take Alt+c, Alt+d … from readline and every program in a pane; `prefix` gives them back."},
-		Option{OptWidth, DefaultSize, "The popups' width: columns, or a percentage of the terminal."},
-		Option{OptHeight, DefaultSize, "The popups' height: lines, or a percentage of the terminal."},
+		Option{OptWidth, DefaultSize, "The popups' width: columns, or a percentage of the terminal. A client where it comes out under 60 columns (a phone: 80% of 50 is 40) or wider than the client gets a popup of the whole client; tmux decides per key press, from that client's size."},
+		Option{OptHeight, DefaultSize, "The popups' height: lines, or a percentage of the terminal. Under 20 lines, or higher than the client: the whole client, as for the width."},
 		Option{"@owt-create-switch", "on", "`on`: Alt+c moves you to the new agent's session; `off`: you stay where you are."},
 		Option{"@owt-diff-pager", "", "A pager that shows a file's diff in the control popup's review instead of the built-in view (`delta`, `less -R`); unset: built in."},
 		Option{"@owt-theme", "auto", "The popups' colours: `auto` (follow the terminal's background), `dark`, `light`, `dark-ansi` or `light-ansi`; `NO_COLOR` turns colour off."},

@@ -65,7 +65,8 @@ run '%s/tpm'
 		b := e.binding("root", key)
 		require.Contains(t, b, "display-popup -E", action)
 		require.Contains(t, b, owt+" popup "+action, action)
-		require.Contains(t, b, `-d "#{pane_current_path}"`, action)
+		require.Contains(t, b, `-d \"#{pane_current_path}\"`, action)
+		require.Contains(t, b, "if-shell -F", action) // the whole client on a phone
 	}
 
 	// The binary was built for this checkout: it says so, as a build that
@@ -115,7 +116,7 @@ run '%s/tpm'
 		require.Empty(t, e.binding("root", key), "root %s is unbound when the table is prefix", key)
 	}
 	require.Contains(t, e.binding("prefix", "M-w"), owt+" popup switch")
-	require.Contains(t, e.binding("prefix", "M-w"), `-w "95%"`)
+	require.Contains(t, e.binding("prefix", "M-w"), `-w 95%`)
 	require.Empty(t, e.binding("prefix", "M-s"))
 	require.Empty(t, e.binding("prefix", "M-c"), "none leaves create unbound")
 	require.Contains(t, e.binding("prefix", "M-m"), owt+" popup merge")

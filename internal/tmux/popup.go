@@ -48,6 +48,25 @@ func PopupCommand(p Popup, popups bool) []string {
 	return append(cmd, shell)
 }
 
+// CommandLine joins a tmux command's words into one line for tmux's own
+// parser (a command that if-shell runs, or a line of a config file): a
+// word of plain characters stays as it is, any other goes in double
+// quotes with backslash, double quote and dollar escaped, so tmux reads
+// back the same word and expands no variable or home in it. Formats
+// (#{…}) stay for the command that expands them.
+func CommandLine(words []string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		if w == "" || strings.Trim(w, parserSafe) != "" {
+			w = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`).Replace(w) + `"`
+		}
+		out[i] = w
+	}
+	return strings.Join(out, " ")
+}
+
+const parserSafe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+,:@%"
+
 // ShellCommand joins argv into one command line for sh, each word quoted
 // when it needs to be.
 func ShellCommand(argv []string) string {

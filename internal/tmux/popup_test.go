@@ -1,7 +1,10 @@
 package tmux
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -47,4 +50,26 @@ func TestSupportsPopup(t *testing.T) {
 	require.True(t, SupportsPopup(4, 0))
 	require.False(t, SupportsPopup(3, 1))
 	require.False(t, SupportsPopup(2, 9))
+}
+
+// What CommandLine makes, tmux's parser reads back as the same words:
+// no variable, home or format is expanded on the way, and a command that
+// if-shell runs from it gets the words it was given.
+func TestCommandLineRoundTripsThroughTmux(t *testing.T) {
+	c := server(t)
+	words := []string{"/opt/my tools/owt", `/it's/"o"/$(x) $HOME ~`, `back\slash`, "#{pane_current_path}", "a;b", "{x}", "80%", "-E", ""}
+	var lines []string
+	for i, w := range words {
+		lines = append(lines, CommandLine([]string{"set-option", "-g", "@owt-t" + string(rune('a'+i)), w}))
+	}
+	file := filepath.Join(t.TempDir(), "words.conf")
+	require.NoError(t, os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+	_, err := c.Run("source-file", file)
+	require.NoError(t, err, strings.Join(lines, "\n"))
+	for i, w := range words {
+		got, err := c.ShowOption("", "@owt-t"+string(rune('a'+i)))
+		require.NoError(t, err)
+		require.Equal(t, w, got, lines[i])
+	}
+	require.Equal(t, `display-popup -E -w 100% "'/x y/owt' popup switch"`, CommandLine([]string{"display-popup", "-E", "-w", "100%", "'/x y/owt' popup switch"}))
 }
