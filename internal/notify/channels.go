@@ -2,6 +2,7 @@ package notify
 
 import (
 	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/httpcall"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
@@ -14,6 +15,16 @@ type Deps struct {
 	// Tmux is the server whose clients the terminal channel writes to
 	// and a click on a desktop notice switches.
 	Tmux *tmux.Client
+	// HTTP makes the network channels' requests; nil is owt-mcp's
+	// (httpcall.Sibling), so owt itself links no net/http.
+	HTTP httpcall.Doer
+}
+
+func (d Deps) http() httpcall.Doer {
+	if d.HTTP == nil {
+		return httpcall.Sibling{}
+	}
+	return d.HTTP
 }
 
 // builders make each channel's route from the config; ok is false when
