@@ -97,6 +97,7 @@ var rooms = map[string]int{
 	"internal/config":           ground, // the config files
 	"internal/setup":            ground, // copies, ports, dependency installs
 	"internal/opencodedb":       ground, // OpenCode's SQLite database, read for usage (owt-mcp only)
+	"internal/ntfy":             ground, // a ntfy server as owt uses it: publish a notice, follow the reply topic, one-shot reply tickets
 	"internal/httpcall":         ground, // outbound HTTP requests, made in owt-mcp so owt never links net/http
 	"internal/httpcall/nethttp": ground, // the net/http client behind httpcall (owt-mcp and tests only)
 
@@ -137,6 +138,7 @@ var sideways = map[string][]string{
 
 	"internal/daemon":           {"internal/owtlog"},   // the monitor starts with this run's log format
 	"internal/httpcall/nethttp": {"internal/httpcall"}, // the client makes the requests httpcall describes
+	"internal/ntfy":             {"internal/httpcall"}, // ntfy's requests go through owt-mcp like every other
 	"internal/config":           {"internal/setup"},    // [worktree] link is checked by owt new's own path rule, so config validate refuses what new would
 }
 
