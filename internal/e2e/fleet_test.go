@@ -88,10 +88,34 @@ func TestQuietAgentsCostNoGitAndAColdListReadsKeptFigures(t *testing.T) {
 	mu.Unlock()
 	require.Empty(t, quiet, "git processes the monitor started for quiet agents")
 
-	// Figures a list works out itself (here: the cache was removed) are
-	// the watching monitor's to keep from then on, no git of its own.
+	// Figures the monitor keeps that are not there (here: the cache was
+	// removed) a list leaves to it: pending, with no git of the list's
+	// own; the monitor works them out.
 	require.NoError(t, os.Remove(statsCacheFile(e)))
-	e.MustOwt(repo, "list", "--json")
+	r := e.Owt(repo, "--trace", "list", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.LessOrEqual(t, gitsIn(r.Stderr), 1, "a list works out no figure a live monitor keeps (its one git: which repository this is):\n%s", r.Stderr)
+	var pending []struct {
+		Pending   bool       `json:"figures_pending"`
+		FiguresAt *time.Time `json:"figures_at"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &pending))
+	require.Len(t, pending, len(names))
+	for _, it := range pending {
+		require.True(t, it.Pending, r.Stdout)
+		require.Nil(t, it.FiguresAt, "none worked out yet")
+	}
+	e.Eventually(10*time.Second, "the monitor works the removed figures out", func() bool {
+		return len(keptFigures(t, e, mon.Process.Pid)) == len(names)
+	})
+
+	// Figures a list works out itself (--fresh) are the watching
+	// monitor's to keep from then on, no git of its own.
+	require.NoError(t, os.Remove(statsCacheFile(e)))
+	mu.Lock()
+	before = len(gits)
+	mu.Unlock()
+	e.MustOwt(repo, "list", "--json", "--fresh")
 	e.Eventually(10*time.Second, "the monitor keeps the figures the list wrote", func() bool {
 		return len(keptFigures(t, e, mon.Process.Pid)) == len(names)
 	})
@@ -105,14 +129,9 @@ func TestQuietAgentsCostNoGitAndAColdListReadsKeptFigures(t *testing.T) {
 	e.Eventually(30*time.Second, "the kept figures grow older than 10 s", func() bool {
 		return figuresOlderThan(t, e, 11*time.Second)
 	})
-	r := e.Owt(repo, "--trace", "list", "--json")
+	r = e.Owt(repo, "--trace", "list", "--json")
 	require.Equal(t, 0, r.Code, r.Stderr)
-	listGits := 0
-	for _, l := range strings.Split(r.Stderr, "\n") {
-		if f := strings.Fields(l); len(f) >= 4 && f[1] == "trace:" && filepath.Base(f[3]) == "git" {
-			listGits++
-		}
-	}
+	listGits := gitsIn(r.Stderr)
 	require.LessOrEqual(t, listGits, 1, "a cold list of kept figures runs git once (which repository this is; the branch tips are read from the ref files), not four times per worktree:\n%s", r.Stderr)
 	var items []struct {
 		Name      string
@@ -151,6 +170,17 @@ func TestQuietAgentsCostNoGitAndAColdListReadsKeptFigures(t *testing.T) {
 	e.Git(q3.Path, "add", "notes.txt")
 	e.Git(q3.Path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "notes")
 	shows("q3", "a commit is one ahead, nothing uncommitted", func(it Item) bool { return it.Ahead == 1 && it.Dirty == 0 })
+}
+
+// gitsIn counts the git processes in an owt --trace's stderr.
+func gitsIn(stderr string) int {
+	n := 0
+	for _, l := range strings.Split(stderr, "\n") {
+		if f := strings.Fields(l); len(f) >= 4 && f[1] == "trace:" && filepath.Base(f[3]) == "git" {
+			n++
+		}
+	}
+	return n
 }
 
 // statsCacheFile is owt list's cache of git figures in this world.

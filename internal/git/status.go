@@ -72,13 +72,17 @@ type DiffStat struct{ Files, Insertions, Deletions int }
 // base rather than base itself keeps work that landed on base since the
 // branch was made from showing up as this worktree's changes.
 func Diff(dir, base string) (DiffStat, error) {
-	mb, err := runLine(dir, "merge-base", "--end-of-options", base, "HEAD")
+	// One process where git can (diff --merge-base, git 2.30); two where
+	// it cannot (an older git, or several merge bases).
+	mb := "merge-base(" + base + ", HEAD)"
+	out, err := run(dir, "diff", "--numstat", "--no-ext-diff", "--no-color", "--merge-base", "--end-of-options", base, "--")
 	if err != nil {
-		return DiffStat{}, fmt.Errorf("git merge-base %s HEAD in %s: %w", base, dir, err)
-	}
-	out, err := run(dir, "diff", "--numstat", "--no-ext-diff", "--no-color", mb, "--")
-	if err != nil {
-		return DiffStat{}, fmt.Errorf("git diff %s in %s: %w", mb, dir, err)
+		if mb, err = runLine(dir, "merge-base", "--end-of-options", base, "HEAD"); err != nil {
+			return DiffStat{}, fmt.Errorf("git merge-base %s HEAD in %s: %w", base, dir, err)
+		}
+		if out, err = run(dir, "diff", "--numstat", "--no-ext-diff", "--no-color", mb, "--"); err != nil {
+			return DiffStat{}, fmt.Errorf("git diff %s in %s: %w", mb, dir, err)
+		}
 	}
 	var st DiffStat
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {

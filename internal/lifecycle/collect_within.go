@@ -13,8 +13,8 @@ import (
 )
 
 // CollectWithin is Collect for screens that must show up at once (the
-// switch popup): git figures older than the cache's lifetime are recomputed
-// in the background, and those not ready after wait keep their last cached
+// switch popup): git figures older than the cache's lifetime that no live
+// monitor keeps are recomputed in the background, and those not ready after wait keep their last cached
 // values (zero when never computed). The recomputed figures still land in
 // the cache when they finish, for the next caller.
 func CollectWithin(tm *tmux.Client, recs []*state.Record, wait time.Duration) []Item {
@@ -23,6 +23,7 @@ func CollectWithin(tm *tmux.Client, recs []*state.Record, wait time.Duration) []
 	cache := loadStatsCache()
 	stamps := stampsOf(recs)
 	now := time.Now()
+	ks := liveKeepers(now)
 	items := make([]Item, len(recs))
 	var (
 		mu    sync.Mutex
@@ -31,10 +32,15 @@ func CollectWithin(tm *tmux.Client, recs []*state.Record, wait time.Duration) []
 	for i, r := range recs {
 		items[i] = itemOf(r, loc)
 		st, ok := cache.Entries[r.Key()]
-		if ok {
+		switch {
+		case ok && st.fresh(r, stamps[r], now, ks):
 			items[i].applyStats(st)
-		}
-		if !ok || !st.fresh(r, stamps[r], now) {
+		case ks.keeps(r) && stamps[r].tip != "":
+			items[i].pending(st, ok) // the monitor works them out
+		default:
+			if ok {
+				items[i].applyStats(st)
+			}
 			stale = append(stale, i)
 		}
 	}

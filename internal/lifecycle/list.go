@@ -81,6 +81,12 @@ type Item struct {
 	// FiguresAt is when the git figures above were worked out (by this
 	// list, an earlier one, or the monitor that watches the worktree).
 	FiguresAt *time.Time `json:"figures_at,omitempty"`
+	// FiguresPending: the monitor that watches the worktree is working
+	// its figures out again (the branch, its base or the agent's status
+	// moved since they were, or it has not yet looked at the worktree);
+	// those above are the last ones, as of FiguresAt, or none (zero, and
+	// no FiguresAt). owt list --fresh works them out itself.
+	FiguresPending bool `json:"figures_pending,omitempty"`
 	// Interrupted: the user stopped its last turn (Esc); no turn finished.
 	Interrupted bool `json:"interrupted,omitempty"`
 	// PR is the branch's pull request as last polled (owt pr).
@@ -186,11 +192,11 @@ func stampsOf(recs []*state.Record) map[*state.Record]stamp {
 
 // fresh reports whether st still holds for r: worked out at the same
 // commits, after the agent's last status change, less than StatsTTL ago
-// or kept since by a monitor that runs.
-func (st Stats) fresh(r *state.Record, s stamp, now time.Time) bool {
+// or kept since by a monitor that runs (one of ks).
+func (st Stats) fresh(r *state.Record, s stamp, now time.Time, ks keepers) bool {
 	age := now.Sub(st.At)
 	return s.tip != "" && st.Tip == s.tip && st.BaseTip == s.base &&
-		!st.At.Before(r.StatusSince) && age >= 0 && (age < StatsTTL || keeping(st.Keeper, now))
+		!st.At.Before(r.StatusSince) && age >= 0 && (age < StatsTTL || ks.live[st.Keeper])
 }
 
 type statsCache struct {
@@ -268,25 +274,31 @@ type ListOptions struct {
 }
 
 // Collect turns records into list items, computing stale git figures in
-// parallel and checking sessions with one tmux call.
+// parallel and checking sessions with one tmux call. Stale figures a
+// live monitor keeps are not computed but marked pending (FiguresPending),
+// unless o.Fresh.
 func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 	sessions, _ := tm.Sessions()
 	loc := workspace.NewLocator(tm, sessions)
 	cache := loadStatsCache()
 	stamps := stampsOf(recs)
 	now := time.Now()
+	ks := liveKeepers(now)
 	items := make([]Item, len(recs))
 	var stale []int
 	for i, r := range recs {
-		cache.mu.Lock()
 		st, ok := cache.Entries[r.Key()]
-		cache.mu.Unlock()
 		items[i] = itemOf(r, loc)
-		if ok && !o.Fresh && st.fresh(r, stamps[r], now) {
+		switch {
+		case o.Fresh:
+		case ok && st.fresh(r, stamps[r], now, ks):
 			items[i].applyStats(st)
 			continue
+		case ks.keeps(r) && stamps[r].tip != "":
+			items[i].pending(st, ok)
+			continue
 		}
-		stale = append(stale, i)
+		stale = append(stale, i) // no branch tip: no figures hold, as before
 	}
 	<-cache.compute(recs, stamps, stale, 8, func(i int, st Stats) { items[i].applyStats(st) })
 	addMessages(items, recs)
@@ -379,6 +391,15 @@ func swarmOf(r *state.Record) *Swarm {
 		return nil
 	}
 	return &Swarm{Host: r.Swarm.Host, Role: r.Swarm.Role}
+}
+
+// pending marks the item's figures as being worked out by the monitor,
+// showing the last ones (st, when ok) with their time.
+func (it *Item) pending(st Stats, ok bool) {
+	if ok {
+		it.applyStats(st)
+	}
+	it.FiguresPending = true
 }
 
 func (it *Item) applyStats(s Stats) {

@@ -4,10 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/adrg/xdg"
 
+	"github.com/owt-tmux/owt/internal/atomicfile"
 	"github.com/owt-tmux/owt/internal/state"
 )
 
@@ -20,12 +22,71 @@ import (
 // (the monitor stopped, or is stuck) keeps nothing: the figures age out
 // after StatsTTL as any others.
 
+// A monitor keeps the figures of its own tmux server's worktrees: its
+// keeper file names that server (its socket, then its run's identity),
+// so a list tells which worktrees a live monitor keeps before it has
+// worked out their figures (its first look at a fleet). Figures a live
+// monitor keeps that are out of date, or not worked out yet, a list
+// shows as pending (with the age of the last ones) instead of working
+// them out itself: at 500 agents that was 2,000 git processes a list.
+
 // keeperStale is how long a keeper file may stand still before its
 // monitor counts as gone: a few of its ticks (one a second at most).
 const keeperStale = 5 * time.Second
 
 func keeperFile(pid int) string {
 	return filepath.Join(xdg.CacheHome, "owt", "keepers", strconv.Itoa(pid))
+}
+
+// keepers are the monitors that keep figures now.
+type keepers struct {
+	live             map[int]bool    // by pid
+	sockets, servers map[string]bool // the tmux servers they keep for
+}
+
+// liveKeepers reads the keeper files: one folder read, a file each.
+func liveKeepers(now time.Time) keepers {
+	ks := keepers{live: map[int]bool{}, sockets: map[string]bool{}, servers: map[string]bool{}}
+	dir := filepath.Dir(keeperFile(0))
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return ks
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid <= 0 {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if age := now.Sub(fi.ModTime()); age >= keeperStale || age <= -keeperStale {
+			continue
+		}
+		ks.live[pid] = true
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		socket, server, _ := strings.Cut(strings.TrimSuffix(string(data), "\n"), "\n")
+		if socket != "" {
+			ks.sockets[socket] = true
+		}
+		if server != "" {
+			ks.servers[server] = true
+		}
+	}
+	return ks
+}
+
+// keeps reports whether a live monitor keeps r's figures: r is a
+// worktree of the tmux server it watches (as the monitor chooses them).
+func (ks keepers) keeps(r *state.Record) bool {
+	if r.Creating || r.Path == "" {
+		return false
+	}
+	return (r.Socket != "" && ks.sockets[r.Socket]) || (r.Server != "" && ks.servers[r.Server])
 }
 
 // keeping reports whether the monitor with pid keeps figures now.
@@ -43,19 +104,29 @@ func keeping(pid int, now time.Time) bool {
 
 // Keeper is a monitor keeping git figures: Beat once a tick, Stop when it
 // stops.
-type Keeper struct{ pid int }
+type Keeper struct {
+	pid            int
+	socket, server string
+	written        bool
+}
 
-// NewKeeper is the keeper of this process.
-func NewKeeper() *Keeper { return &Keeper{pid: os.Getpid()} }
+// NewKeeper is the keeper of this process, the monitor of the tmux
+// server at socket whose run is server (its identity; "" unknown).
+func NewKeeper(socket, server string) *Keeper {
+	return &Keeper{pid: os.Getpid(), socket: socket, server: server}
+}
 
-// Beat says the keeper runs: its file's time is now.
+// Beat says the keeper runs: its file's time is now. The first beat
+// writes the file, naming the server (a file left by an earlier process
+// of the same pid names another).
 func (k *Keeper) Beat(now time.Time) {
 	p := keeperFile(k.pid)
-	if os.Chtimes(p, now, now) == nil {
+	if k.written && os.Chtimes(p, now, now) == nil {
 		return
 	}
-	if os.MkdirAll(filepath.Dir(p), 0o700) == nil {
-		_ = os.WriteFile(p, nil, 0o600)
+	if os.MkdirAll(filepath.Dir(p), 0o700) == nil &&
+		atomicfile.WriteUnsynced(p, []byte(k.socket+"\n"+k.server+"\n")) == nil {
+		k.written = true
 	}
 }
 
@@ -130,12 +201,18 @@ func (k *Keeper) Adopt(recs []*state.Record, untouched func(r *state.Record, at 
 // watches (since: when it began watching each) that another process
 // worked out after that (an owt list, before they were k's): k saw every
 // change since, and works them out again on the next. Figures another
-// running keeper keeps are left to it.
-func (k *Keeper) Remark(since map[state.Key]time.Time) {
+// running keeper keeps are left to it. It returns the worktrees whose
+// figures are not in the cache at all (it was removed, or lost an
+// entry): k works them out, as no list does while k keeps them.
+func (k *Keeper) Remark(since map[state.Key]time.Time) (gone []state.Key) {
 	cache := loadStatsCache()
 	for key, from := range since {
 		st, ok := cache.Entries[key]
-		if !ok || st.Keeper == k.pid || st.At.Before(from) || keeping(st.Keeper, time.Now()) {
+		if !ok {
+			gone = append(gone, key)
+			continue
+		}
+		if st.Keeper == k.pid || st.At.Before(from) || keeping(st.Keeper, time.Now()) {
 			continue
 		}
 		st.Keeper = k.pid
@@ -143,6 +220,7 @@ func (k *Keeper) Remark(since map[state.Key]time.Time) {
 		cache.dirty = true
 	}
 	cache.save()
+	return gone
 }
 
 // StatsCacheTime is when owt list's cache of git figures was last

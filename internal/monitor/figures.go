@@ -37,7 +37,7 @@ const (
 	pollEvery = 30 * time.Second
 	// figuresPerJob bounds the worktrees one background job sets up or
 	// works out, so a monitor starting on a large fleet spreads the work.
-	figuresPerJob = 16
+	figuresPerJob = 64
 	// setupPerJob bounds the worktrees one job starts watching: no
 	// process unless their figures are worked out (or their tree is
 	// large), so more than it works out.
@@ -96,7 +96,7 @@ func (m *monitor) keepFigures(now time.Time) {
 			f.off = true
 			return
 		}
-		f.w, f.keeper = w, lifecycle.NewKeeper()
+		f.w, f.keeper = w, lifecycle.NewKeeper(m.socket, m.server)
 		f.wts, f.repos = map[state.Key]*watchedTree{}, map[string]*watchedRefs{}
 		f.pending, f.moved = map[state.Key]bool{}, map[string]bool{}
 	}
@@ -228,7 +228,13 @@ func (m *monitor) keepFigures(now time.Time) {
 			}
 		}
 		if len(remark) > 0 {
-			f.keeper.Remark(remark)
+			if gone := f.keeper.Remark(remark); len(gone) > 0 {
+				m.sync(func() {
+					for _, k := range gone {
+						f.pending[k] = true
+					}
+				})
+			}
 		}
 		if len(recs) > 0 {
 			left := f.keeper.KeepStats(recs, force, figuresPerJob)

@@ -23,7 +23,7 @@ func ListCommand(f *cmdutil.Factory) *cli.Command {
 		Usage:   "list this repo's agents (--all: every repo)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "every repository, with a REPO column"},
-			&cli.BoolFlag{Name: "fresh", Usage: fmt.Sprintf("recompute git figures now instead of reusing ones up to %d s old (kept while the branch, its base and the agent's status are unchanged), or older ones the monitor keeps up to date while it watches the worktree", int(lifecycle.StatsTTL/time.Second))},
+			&cli.BoolFlag{Name: "fresh", Usage: fmt.Sprintf("recompute git figures now instead of reusing ones up to %d s old (kept while the branch, its base and the agent's status are unchanged), or older ones the monitor keeps up to date while it watches the worktree; figures the monitor is working out again show as pending (the last ones, with their age)", int(lifecycle.StatsTTL/time.Second))},
 			cmdutil.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -166,8 +166,11 @@ func usageColumns(u *usage.Summary) []string {
 }
 
 func changes(it lifecycle.Item) string {
+	if it.FiguresPending && it.FiguresAt == nil {
+		return "pending"
+	}
 	if it.Missing {
-		return "worktree missing"
+		return "worktree missing" + pendingNote(it)
 	}
 	s := fmt.Sprintf("+%d -%d", it.Insertions, it.Deletions)
 	if it.Ahead > 0 {
@@ -176,7 +179,16 @@ func changes(it lifecycle.Item) string {
 	if it.Dirty > 0 {
 		s += fmt.Sprintf(", %d uncommitted", it.Dirty)
 	}
-	return s
+	return s + pendingNote(it)
+}
+
+// pendingNote says the figures shown are the last ones, being worked out
+// again by the monitor: " (pending; 2m ago)".
+func pendingNote(it lifecycle.Item) string {
+	if !it.FiguresPending || it.FiguresAt == nil {
+		return ""
+	}
+	return " (pending; " + workspace.Age(time.Since(*it.FiguresAt)) + " ago)"
 }
 
 // prColumn is the branch's pull request in a list row: ", PR #12 open,
