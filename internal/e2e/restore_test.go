@@ -105,7 +105,7 @@ func TestRestoreResumesEachAgentsConversationOnce(t *testing.T) {
 	e.newServer(repo)
 
 	// The bar says there are agents to bring back.
-	require.Equal(t, "#[fg=magenta,bold]⟲ 3#[default]", e.Tmux("show-option", "-gqv", "@owt-restore"))
+	require.Equal(t, "#[fg=white,bg=magenta,bold] ⟲ 3 #[default]", e.Tmux("show-option", "-gqv", "@owt-restore"))
 	require.Contains(t, e.statusRight(), "⟲ 3")
 
 	// --dry-run says what it would do and starts nothing.

@@ -35,13 +35,13 @@ depends_on = ["a"]
 	require.NotContains(t, e.Tmux("show-option", "-gv", "status-right"), "#(", "no process per redraw")
 
 	// a is done, b waits for the user at its permission prompt.
-	needsYou := "⏵auth 1/2 #[fg=yellow,bold]▲1#[default]"
+	needsYou := "⏵auth 1/2 #[fg=black,bg=yellow,bold] ▲1 #[default]"
 	e.Eventually(40*time.Second, "the bar shows a done and b needing you", func() bool { return runs() == needsYou })
-	require.True(t, strings.HasPrefix(right(), needsYou+" #[fg=yellow,bold]▲ auth-b"), "the run, then the agents: %q", right())
+	require.True(t, strings.HasPrefix(right(), needsYou+" #[fg=black,bg=yellow,bold] ▲ auth-b"), "the run, then the agents: %q", right())
 
 	e.MustOwt(repo, "run", "pause", "auth")
 	e.Eventually(10*time.Second, "the bar shows the run paused", func() bool {
-		return runs() == "⏸auth 1/2 #[fg=yellow,bold]▲1#[default]"
+		return runs() == "⏸auth 1/2 #[fg=black,bg=yellow,bold] ▲1 #[default]"
 	})
 	e.MustOwt(repo, "run", "resume", "auth")
 	e.Eventually(10*time.Second, "the bar shows the run going", func() bool { return runs() == needsYou })

@@ -449,7 +449,7 @@ task = "`+taskScript("a.txt")+`"
 	e.Eventually(20*time.Second, "the finished run drops off the bar", func() bool { return runs() == "" })
 
 	e.Git(repo, "branch", "-q", "-D", "feat/x")
-	want := "⏸bar 0/1 #[fg=yellow,bold]▲1#[default]"
+	want := "⏸bar 0/1 #[fg=black,bg=yellow,bold] ▲1 #[default]"
 	e.Eventually(30*time.Second, "the bar shows the run waiting for the user", func() bool { return runs() == want })
 	require.Equal(t, "needs_you", e.runTaskStates(repo, "bar")["a"])
 }

@@ -89,7 +89,7 @@ depends_on = ["a"]
 
 	bar := func() string { return e.Tmux("show-options", "-gqv", "@owt-runs") }
 	e.Eventually(10*time.Second, "the bar keeps the run with ▲", func() bool {
-		return bar() == "✗ex 0/2 #[fg=yellow,bold]▲1#[default]"
+		return bar() == "✗ex 0/2 #[fg=black,bg=yellow,bold] ▲1 #[default]"
 	})
 	e.Eventually(10*time.Second, "the user was told about a", func() bool {
 		b, _ := os.ReadFile(notified)
@@ -375,7 +375,7 @@ depends_on = ["x"]
 	e.MustOwt(repo, "-S", nowhere, "run", "start", "o.toml")
 	bar := func() string { return e.Tmux("show-options", "-gqv", "@owt-runs") }
 	e.Eventually(20*time.Second, "the bar keeps b, needing the user", func() bool {
-		return strings.Contains(bar(), "b unreadable #[fg=yellow,bold]▲")
+		return strings.Contains(bar(), "b unreadable #[fg=black,bg=yellow,bold] ▲")
 	})
 	r := e.Owt(repo, "run", "list")
 	require.Regexp(t, `(?m)^b\s+unreadable\s.*b\.json is corrupt`, r.Stdout)

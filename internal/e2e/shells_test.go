@@ -40,6 +40,6 @@ func TestShellsAreNotCountedAsAgents(t *testing.T) {
 	e.MustOwt(repo, "delete", "agent", "--force", "--yes")
 	e.agentIdle(repo, "agent2")
 	bar := e.Tmux("show-options", "-gqv", "@owt-status-line")
-	require.Contains(t, bar, "○ 1#[default]")
+	require.Contains(t, bar, "○ 1 #[default]")
 	require.NotContains(t, bar, "○ 2")
 }

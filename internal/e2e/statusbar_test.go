@@ -36,7 +36,7 @@ func TestStatusSegmentFollowsAgentStatus(t *testing.T) {
 	it := e.Find(repo, "quick")
 	e.Eventually(15*time.Second, "the agent exited", func() bool { return e.Find(repo, it.Name).Status == "exited" })
 	e.Eventually(5*time.Second, "the bar shows the exited agent", func() bool {
-		return left() == "[harness] #[fg=red]✕ 1#[default] "
+		return left() == "[harness] #[fg=white,bg=red] ✕ 1 #[default] "
 	})
 	e.waitDrawn(screen, "✕ 1")
 	require.Equal(t, "exited", e.Tmux("show-options", "-t", it.Session, "-v", "@owt-status"))
@@ -44,7 +44,7 @@ func TestStatusSegmentFollowsAgentStatus(t *testing.T) {
 	// owt status-line prints the same summary for other bars; NO_COLOR and
 	// pipes get it plain.
 	require.Equal(t, "✕ 1\n", e.MustOwt(repo, "status-line"))
-	require.Equal(t, "#[fg=red]✕ 1#[default]\n", e.MustOwt(repo, "status-line", "--tmux"))
+	require.Equal(t, "#[fg=white,bg=red] ✕ 1 #[default]\n", e.MustOwt(repo, "status-line", "--tmux"))
 	r := e.OwtIn(repo, []string{"NO_COLOR=1"}, "", "status-line", "--tmux")
 	require.Equal(t, "✕ 1\n", r.Stdout)
 

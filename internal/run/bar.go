@@ -3,6 +3,8 @@ package run
 import (
 	"fmt"
 	"strings"
+
+	"github.com/owt-tmux/owt/internal/tmux"
 )
 
 // The status bar shows each run of this server that has not finished:
@@ -31,7 +33,7 @@ func BarText(runs []*Run, socket string) string {
 		// '#' starts a format in tmux; run names never hold one, but be safe.
 		part := fmt.Sprintf("%s%s %d/%d", sign, strings.ReplaceAll(r.Name, "#", "##"), v.Finished, len(v.Tasks))
 		if n := r.NeedingYou(); n > 0 {
-			part += fmt.Sprintf(" #[fg=yellow,bold]▲%d#[default]", n)
+			part += " " + tmux.Chip("yellow", fmt.Sprintf("▲%d", n), true)
 		}
 		parts = append(parts, part)
 	}

@@ -15,7 +15,7 @@ func TestBarTextShowsThisServersUnfinishedRuns(t *testing.T) {
 	require.Equal(t, "⏵auth 2/3", BarText([]*Run{auth}, sock))
 
 	c.State = NeedsYou
-	require.Equal(t, "⏵auth 2/3 #[fg=yellow,bold]▲1#[default]", BarText([]*Run{auth}, sock))
+	require.Equal(t, "⏵auth 2/3 #[fg=black,bg=yellow,bold] ▲1 #[default]", BarText([]*Run{auth}, sock))
 
 	other := engineRun(t, "")
 	other.Name, other.Socket = "other", "/tmp/other/default"
@@ -23,7 +23,7 @@ func TestBarTextShowsThisServersUnfinishedRuns(t *testing.T) {
 	paused.Name, paused.Socket = "db", sock
 	_, _, err := paused.SetState(Stopped, time.Unix(1, 0))
 	require.NoError(t, err)
-	require.Equal(t, "⏵auth 2/3 #[fg=yellow,bold]▲1#[default] ⏸db 0/2", BarText([]*Run{auth, other, paused}, sock),
+	require.Equal(t, "⏵auth 2/3 #[fg=black,bg=yellow,bold] ▲1 #[default] ⏸db 0/2", BarText([]*Run{auth, other, paused}, sock),
 		"another server's run is that server's to show")
 
 	auth.State = Finished

@@ -62,7 +62,7 @@ func TestARunEndsFailedUntilTheUserActs(t *testing.T) {
 	evs := r.Finish(now)
 	require.Equal(t, RunFailed, r.State, "a failed, b blocked by it")
 	require.Equal(t, []string{"failed"}, eventNames(evs))
-	require.Equal(t, "✗r 0/2 #[fg=yellow,bold]▲1#[default]", BarText([]*Run{r}, r.Socket), "b waits on a: one needs you")
+	require.Equal(t, "✗r 0/2 #[fg=black,bg=yellow,bold] ▲1 #[default]", BarText([]*Run{r}, r.Socket), "b waits on a: one needs you")
 	_, _, err = r.SetState(Paused, now)
 	require.Error(t, err, "nothing to pause: the user retries or skips")
 

@@ -38,7 +38,7 @@ func RestoreMark(n int) string {
 	if n <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("#[fg=magenta,bold]%s %d#[default]", RestoreGlyph, n)
+	return tmux.Chip("magenta", fmt.Sprintf("%s %d", RestoreGlyph, n), true)
 }
 
 // PublishRestore sets the restore mark for n agents to bring back.
@@ -237,12 +237,10 @@ func (s Summary) Render(style Style) string {
 	for i, g := range segs {
 		switch style {
 		case StyleTmux:
-			attr := "fg=" + g.color
-			if g.bold {
-				attr += ",bold"
-			}
-			// '#' starts a format in tmux; names are slugs, but be safe.
-			parts[i] = "#[" + attr + "]" + strings.ReplaceAll(g.text, "#", "##") + "#[default]"
+			// A chip: its own background and foreground, so it reads
+			// on any status-style (a green count on tmux's default
+			// green bar did not).
+			parts[i] = tmux.Chip(g.color, g.text, g.bold)
 		case StyleANSI:
 			code := ansiColor[g.color]
 			if g.bold {

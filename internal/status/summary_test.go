@@ -24,7 +24,7 @@ func TestSummaryRendersWhoNeedsYouThenCounts(t *testing.T) {
 	require.Equal(t, 6, s.Total)
 	require.Equal(t, []string{"docs", "login"}, s.Waiting, "longest waiting first")
 	require.Equal(t, "▲ docs login ● 2 ○ 1 ✕ 1", s.Render(StylePlain))
-	require.Equal(t, "#[fg=yellow,bold]▲ docs login#[default] #[fg=green]● 2#[default] #[fg=cyan]○ 1#[default] #[fg=red]✕ 1#[default]", s.Render(StyleTmux))
+	require.Equal(t, "#[fg=black,bg=yellow,bold] ▲ docs login #[default] #[fg=black,bg=green] ● 2 #[default] #[fg=black,bg=cyan] ○ 1 #[default] #[fg=white,bg=red] ✕ 1 #[default]", s.Render(StyleTmux))
 	require.Equal(t, "\x1b[1;33m▲ docs login\x1b[0m \x1b[32m● 2\x1b[0m \x1b[36m○ 1\x1b[0m \x1b[31m✕ 1\x1b[0m", s.Render(StyleANSI))
 }
 
@@ -43,7 +43,7 @@ func TestSummaryNamesAtMostThreeWaiting(t *testing.T) {
 
 func TestSummaryEscapesHashForTmux(t *testing.T) {
 	s := Summarize([]*state.Record{rec("x#y", state.Waiting, time.Now())})
-	require.Equal(t, "#[fg=yellow,bold]▲ x##y#[default]", s.Render(StyleTmux))
+	require.Equal(t, "#[fg=black,bg=yellow,bold] ▲ x##y #[default]", s.Render(StyleTmux))
 }
 
 // Agents on hosts count like local ones, named NAME@HOST when they need

@@ -7,6 +7,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/status"
+	"github.com/owt-tmux/owt/internal/tmux"
 )
 
 // barTimeout bounds the one tmux call that sets the option.
@@ -23,7 +24,7 @@ func (e *Engine) publishBar(runs []*run.Run, unreadable []string) {
 	for _, name := range unreadable {
 		// Its file cannot be read: nothing of it is known but that the
 		// user must look ('owt run list' says where).
-		text = strings.TrimSpace(text + " ✗" + strings.ReplaceAll(name, "#", "##") + " unreadable #[fg=yellow,bold]▲#[default]")
+		text = strings.TrimSpace(text + " ✗" + strings.ReplaceAll(name, "#", "##") + " unreadable " + tmux.Chip("yellow", "▲", true))
 	}
 	if e.barSet && text == e.bar {
 		return

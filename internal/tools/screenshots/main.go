@@ -180,6 +180,30 @@ func (s *shooter) run(root, bin string, keep bool) error {
 	if err := s.render("statusbar", screen, s.rows-1, 1); err != nil {
 		return err
 	}
+	// statusbar-default: the same bar on tmux's own green status-style,
+	// which owt's chips must read on too; then the demo's dark bar again.
+	dark, err := tmux(s.inner, "show-options", "-gv", "status-style")
+	if err != nil {
+		return err
+	}
+	if _, err := tmux(s.inner, "set-option", "-gu", "status-style"); err != nil {
+		return err
+	}
+	if err := s.wait("the bar on tmux's default style", 10*time.Second, func(string) bool {
+		now, _ := s.capture()
+		return lastLine(now) != lastLine(screen)
+	}); err != nil {
+		return err
+	}
+	if screen, err = s.settled(); err != nil {
+		return err
+	}
+	if err := s.render("statusbar-default", screen, s.rows-1, 1); err != nil {
+		return err
+	}
+	if _, err := tmux(s.inner, "set-option", "-g", "status-style", strings.TrimSpace(dark)); err != nil {
+		return err
+	}
 
 	// The popups over a working agent.
 	if err := s.switchTo("shop/cart", "Working"); err != nil {
