@@ -57,11 +57,34 @@ func TestDoctorPreflightChecksWhatOwtNeeds(t *testing.T) {
 	realTmux, err := exec.LookPath("tmux")
 	require.NoError(t, err)
 
-	// Everything in place: every check passes, exit 0.
+	// No keys bound (run-shell 'owt tmux init' failed when tmux started,
+	// or never ran): Alt+s and the rest do nothing, a failed check. Before,
+	// "all good".
 	r := e.Owt(repo, "doctor", "--json")
+	require.Equal(t, 1, r.Code, "stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
+	ok, detail, fix := preflightJSON(t, r.Stdout).check(t, "keys")
+	require.False(t, ok, detail)
+	require.Contains(t, detail, "none of owt's keys is bound in table root")
+	require.Contains(t, fix, "run 'owt tmux init'")
+	// A wrong option is why init bound nothing: doctor names it.
+	e.Tmux("set-option", "-g", "@owt-key-table", "bogus")
+	ok, detail, _ = preflightJSON(t, e.Owt(repo, "doctor", "--json").Stdout).check(t, "keys")
+	require.False(t, ok, detail)
+	require.Contains(t, detail, `@owt-key-table is "bogus"`)
+	e.Tmux("set-option", "-gu", "@owt-key-table")
+	e.MustOwt(repo, "tmux", "init")
+	// A key another binding took over after owt's.
+	e.Tmux("bind-key", "-T", "root", "M-s", "display-message", "mine")
+	ok, detail, _ = preflightJSON(t, e.Owt(repo, "doctor", "--json").Stdout).check(t, "keys")
+	require.False(t, ok, detail)
+	require.Contains(t, detail, "1 of owt's 6 keys are not bound to owt in table root: M-s (@owt-key-switch)")
+	e.MustOwt(repo, "tmux", "init")
+
+	// Everything in place: every check passes, exit 0.
+	r = e.Owt(repo, "doctor", "--json")
 	require.Equal(t, 0, r.Code, "stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
 	rep := preflightJSON(t, r.Stdout)
-	for _, name := range []string{"tmux", "git", "owt-popup", "owt-mcp", "owt-wait", "tool", "owt-on-path"} {
+	for _, name := range []string{"tmux", "git", "owt-popup", "owt-mcp", "owt-wait", "tool", "owt-on-path", "keys"} {
 		ok, detail, _ := rep.check(t, name)
 		require.True(t, ok, "%s: %s", name, detail)
 	}
@@ -72,7 +95,7 @@ func TestDoctorPreflightChecksWhatOwtNeeds(t *testing.T) {
 	require.Contains(t, out, "repo:    none: "+e.Root+": not a git repository")
 	require.Contains(t, out, "ok    tmux: tmux ")
 	require.Contains(t, out, "all good: every check passed")
-	ok, _, fix := preflightJSON(t, e.MustOwt(e.Root, "doctor", "--json")).check(t, "owt-on-path")
+	ok, _, fix = preflightJSON(t, e.MustOwt(e.Root, "doctor", "--json")).check(t, "owt-on-path")
 	require.True(t, ok, fix)
 
 	// tmux off PATH: a failed check with its fix, exit 1.
@@ -99,7 +122,7 @@ func TestDoctorPreflightChecksWhatOwtNeeds(t *testing.T) {
 	r = e.OwtIn(repo, []string{"PATH=" + old + string(os.PathListSeparator) + e.Var("PATH")}, "", "doctor", "--json")
 	require.Equal(t, 1, r.Code, r.Stderr)
 	rep = preflightJSON(t, r.Stdout)
-	ok, detail, fix := rep.check(t, "tmux")
+	ok, detail, fix = rep.check(t, "tmux")
 	require.False(t, ok)
 	require.Contains(t, detail, "tmux 3.1 is older than 3.2")
 	require.Contains(t, fix, "install tmux 3.2 or later")

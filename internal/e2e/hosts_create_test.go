@@ -76,6 +76,7 @@ func TestNewOnHostCutOffIsSeenAndUndone(t *testing.T) {
 	require.Empty(t, items)
 	_, err = os.Stat(filepath.Join(h.Home, "src", "app.worktrees", "half"))
 	require.True(t, os.IsNotExist(err), "its worktree on the host is removed")
+	e.MustOwt(repo, "tmux", "init") // the keys, as a user's tmux.conf binds them
 	require.Contains(t, e.MustOwt(repo, "doctor"), "all good")
 
 	halfMakeOnHost(e, h, repo, "again")

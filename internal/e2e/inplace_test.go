@@ -170,6 +170,7 @@ func TestInPlaceMergeShipDoctorAndCleanupNeverRemoveTheCheckout(t *testing.T) {
 	it, _ = inPlace(t, e, repo, "d1", "!write d.txt x\n!commit add d\n!exit 0")
 	e.Eventually(20*time.Second, "d1 exited", func() bool { return e.Find(repo, "d1").Status == "exited" })
 	e.Tmux("kill-session", "-t", "="+it.Session+":")
+	e.MustOwt(repo, "tmux", "init") // the keys, as a user's tmux.conf binds them
 	e.MustOwt(repo, "doctor", "--fix")
 	require.FileExists(t, filepath.Join(repo, "keep.txt"))
 	require.Equal(t, it.Branch, e.Git(repo, "branch", "--show-current"))

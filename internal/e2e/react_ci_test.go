@@ -125,6 +125,7 @@ func TestGhNotLoggedInIsSaidWhereYouLookAndRetriedUntilGhAnswers(t *testing.T) {
 		pr := e.prItem(repo, "solo").PR
 		return pr != nil && pr.Checks == "pending"
 	})
+	e.MustOwt(repo, "tmux", "init") // the keys, as a user's tmux.conf binds them
 	require.Equal(t, 0, e.Owt(repo, "doctor").Code, "all good while gh answers")
 
 	loggedOut := time.Now()

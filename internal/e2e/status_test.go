@@ -498,6 +498,7 @@ func TestHookSettingsOfAnOlderOwtAreWrittenAgain(t *testing.T) {
 	now, err := os.ReadFile(settings)
 	require.NoError(t, err)
 	require.Equal(t, string(written), string(now), "doctor without --fix writes nothing")
+	e.MustOwt(repo, "tmux", "init") // the keys, as a user's tmux.conf binds them
 	e.MustOwt(repo, "doctor", "--fix")
 	now, err = os.ReadFile(settings)
 	require.NoError(t, err)

@@ -38,6 +38,9 @@ func DoctorCommand(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
+			if k, ok := keysCheck(f.Tmux()); ok {
+				rep.Checks = append(rep.Checks, k)
+			}
 			addStalePRs(w, &rep)
 			addHostFindings(w, &rep, c.Bool("fix"))
 			if c.Bool("json") {
@@ -60,6 +63,9 @@ func preflightOnly(c *cli.Context, f *cmdutil.Factory, why error) error {
 		w.Self = self
 	}
 	rep := lifecycle.DoctorReport{Checks: lifecycle.Of(w).Preflight(), Findings: []lifecycle.Finding{}}
+	if k, ok := keysCheck(f.Tmux()); ok {
+		rep.Checks = append(rep.Checks, k)
+	}
 	if c.Bool("json") {
 		if err := cmdutil.PrintJSON(c.App.Writer, rep); err != nil {
 			return err
