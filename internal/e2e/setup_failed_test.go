@@ -20,13 +20,15 @@ func TestFailedInstallIsRecordedAndItsLockfileIsNotWork(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
 	e.WriteFile(repo, "package.json", `{"name":"x"}`)
+	e.WriteFile(repo, ".gitignore", "node_modules/\n")
 	e.Git(repo, "add", ".")
 	e.Git(repo, "commit", "-q", "-m", "node")
 	// An npm that writes its lockfile and fails, as npm does offline.
 	bin := filepath.Join(e.Root, "failing-npm")
 	require.NoError(t, os.MkdirAll(bin, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "npm"),
-		[]byte("#!/bin/sh\necho '{\"lockfileVersion\": 3}' > package-lock.json\necho 'npm ERR! network' >&2\nexit 1\n"), 0o755))
+		[]byte("#!/bin/sh\nmkdir -p node_modules/left-pad && echo x > node_modules/left-pad/index.js\n"+
+			"echo '{\"lockfileVersion\": 3}' > package-lock.json\necho 'npm ERR! network' >&2\nexit 1\n"), 0o755))
 	e.Set("PATH", bin+":"+e.Var("PATH"))
 	e.Tmux("set-environment", "-g", "PATH", e.Var("PATH"))
 
@@ -64,6 +66,15 @@ func TestFailedInstallIsRecordedAndItsLockfileIsNotWork(t *testing.T) {
 	r := e.Owt(repo, "delete", "web", "--yes")
 	requireOneLineError(t, r, "notes.txt")
 	require.NotContains(t, r.Stderr, "package-lock.json")
+	// owt uninstall: the node_modules owt's install made is no work
+	// (before, "ignored files owt did not put there: node_modules/…"
+	// blocked it), and the uncommitted file is landed with owt ship,
+	// not owt merge, which refuses uncommitted files.
+	r = e.Owt(repo, "uninstall", "--dry-run")
+	require.Equal(t, 1, r.Code, "%s%s", r.Stdout, r.Stderr)
+	require.Contains(t, r.Stderr, "notes.txt")
+	require.NotContains(t, r.Stderr, "node_modules")
+	require.Contains(t, r.Stderr, "land it with 'owt ship web'")
 	require.NoError(t, os.Remove(filepath.Join(it.Path, "notes.txt")))
 	e.MustOwt(repo, "delete", "web", "--yes")
 	_, err := os.Stat(it.Path)

@@ -17,6 +17,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -162,9 +163,11 @@ func (w *runner) runSetup(rec *state.Record, out io.Writer) {
 	}
 	var failed []string
 	var made []state.MadeFile
+	var dirs []string
 	for _, s := range steps {
 		fmt.Fprintf(out, "owt: %s: %s\n", s.Label, strings.Join(s.Argv, " "))
 		absent := absentFiles(rec.Path, s.Lockfiles())
+		absentDirs := absentFiles(rec.Path, s.Folders())
 		cmd := exec.Command(s.Argv[0], s.Argv[1:]...)
 		cmd.Dir = rec.Path
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -174,8 +177,13 @@ func (w *runner) runSetup(rec *state.Record, out io.Writer) {
 			owtlog.Errorf("owt", owtlog.Fields{Repo: rec.Repo, Agent: rec.Name, Event: "setup"}, "%s: %s failed: %v", rec.Name, s.Label, err)
 		}
 		made = append(made, madeFiles(rec.Path, absent)...)
+		for _, d := range madeDirs(rec.Path, absentDirs) {
+			if !slices.Contains(dirs, d) {
+				dirs = append(dirs, d)
+			}
+		}
 	}
-	if len(failed) == 0 && len(made) == 0 {
+	if len(failed) == 0 && len(made) == 0 && len(dirs) == 0 {
 		return
 	}
 	err := w.Store.Update(func(f *state.File) error {
@@ -183,7 +191,7 @@ func (w *runner) runSetup(rec *state.Record, out io.Writer) {
 		if !ok {
 			return fmt.Errorf("%w %q", state.ErrUnknownName, rec.Name)
 		}
-		r.SetupFailed, r.SetupMade = failed, made
+		r.SetupFailed, r.SetupMade, r.SetupDirs = failed, made, dirs
 		return nil
 	})
 	if err != nil {
@@ -209,6 +217,18 @@ func madeFiles(dir string, names []string) []state.MadeFile {
 	for _, n := range names {
 		if sum, ok := state.FileSHA256(filepath.Join(dir, n)); ok {
 			out = append(out, state.MadeFile{Path: n, SHA256: sum})
+		}
+	}
+	return out
+}
+
+// madeDirs are the names among those given that dir has now as folders
+// (not links: a linked folder is the main checkout's).
+func madeDirs(dir string, names []string) []string {
+	var out []string
+	for _, n := range names {
+		if fi, err := os.Lstat(filepath.Join(dir, n)); err == nil && fi.IsDir() {
+			out = append(out, n)
 		}
 	}
 	return out

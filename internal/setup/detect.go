@@ -28,6 +28,19 @@ type Step struct {
 // is unchanged. None for a step Detect did not plan.
 func (s Step) Lockfiles() []string { return lockfiles[s.Label] }
 
+// Folders are the dependency folders, at the worktree's root, the step
+// fills: what is in them is downloaded again from the project's manifest
+// and lockfile, so one the install made holds no work (owt uninstall
+// removes it with the worktree). None for a step that installs elsewhere
+// (pip into the active Python, cargo and go into their caches, pipenv
+// into its own folder).
+func (s Step) Folders() []string { return folders[s.Label] }
+
+var folders = map[string][]string{
+	"node (bun)": {"node_modules"}, "node (pnpm)": {"node_modules"}, "node (yarn)": {"node_modules", ".yarn"},
+	"node (npm)": {"node_modules"}, "python (uv)": {".venv"}, "python (poetry)": {".venv"}, "php (composer)": {"vendor"},
+}
+
 var lockfiles = map[string][]string{
 	"python (uv)": {"uv.lock"}, "python (poetry)": {"poetry.lock"}, "python (pipenv)": {"Pipfile.lock"},
 	"node (bun)": {"bun.lock", "bun.lockb"}, "node (pnpm)": {"pnpm-lock.yaml"}, "node (yarn)": {"yarn.lock"},

@@ -179,11 +179,16 @@ type Record struct {
 	// SetupMade are the lockfiles the dependency install wrote where the
 	// new worktree had none, with the digest of what it wrote: while one
 	// is unchanged it is owt's, not work (owt delete does not count it).
-	SetupMade   []MadeFile `json:"setup_made,omitempty"`
-	Port        int        `json:"port"`
-	Status      Status     `json:"status"`
-	StatusSince time.Time  `json:"status_since"`
-	Source      Source     `json:"status_source"`
+	SetupMade []MadeFile `json:"setup_made,omitempty"`
+	// SetupDirs are the dependency folders (node_modules, .venv, vendor)
+	// the install made where the new worktree had none: what is in them
+	// comes from the project's manifest and lockfile, so owt uninstall
+	// removes them with the worktree instead of taking them for work.
+	SetupDirs   []string  `json:"setup_dirs,omitempty"`
+	Port        int       `json:"port"`
+	Status      Status    `json:"status"`
+	StatusSince time.Time `json:"status_since"`
+	Source      Source    `json:"status_source"`
 	// EventAt is when the event behind the status happened (a hook's start,
 	// a screen observation): an event older than it is stale and ignored,
 	// so hooks that reach the lock out of order cannot roll a status back.

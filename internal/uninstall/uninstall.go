@@ -21,6 +21,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"net"
 	"strings"
 	"syscall"
 	"time"
@@ -282,8 +283,47 @@ func (p *Plan) findPrograms(o Options) {
 // Dirs are the folders of owt's state (the records, the log), caches,
 // data (the memory) and runtime files.
 func Dirs() []string {
-	return []string{state.Dir(), filepath.Join(xdg.CacheHome, "owt"), filepath.Join(xdg.DataHome, "owt"),
-		filepath.Join(xdg.RuntimeDir, "owt"), filepath.Join(os.TempDir(), "owt-"+strconv.Itoa(os.Getuid()))}
+	return append([]string{state.Dir(), filepath.Join(xdg.CacheHome, "owt"), filepath.Join(xdg.DataHome, "owt")}, runtimeDirs()...)
+}
+
+// runtimeDirs are the folders of owt's locks and bells where a socket's
+// own folder takes none: $XDG_RUNTIME_DIR/owt (with XDG_RUNTIME_DIR
+// unset, /run/user/UID/owt, which an owt started with it set shares) and
+// the temp folder's.
+func runtimeDirs() []string {
+	return []string{filepath.Join(xdg.RuntimeDir, "owt"), filepath.Join(os.TempDir(), "owt-"+strconv.Itoa(os.Getuid()))}
+}
+
+// inUse are the files in dir a running owt holds: a lock someone has
+// taken, a bell socket a monitor listens on. Removing them would cut a
+// monitor owt uninstall did not stop (a tmux server it cannot see, such
+// as one started with another XDG_RUNTIME_DIR) from its hooks.
+func inUse(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		switch {
+		case e.Type()&fs.ModeSocket != 0:
+			if c, err := net.DialTimeout("unixgram", path, time.Second); err == nil {
+				c.Close()
+				out = append(out, path)
+			}
+		case e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".lock"):
+			f, err := os.Open(path)
+			if err != nil {
+				continue
+			}
+			if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
+				out = append(out, path)
+			}
+			f.Close()
+		}
+	}
+	return out
 }
 
 func (p *Plan) findDirs() {
@@ -378,10 +418,12 @@ func (p *Plan) findAgents(o Options) error {
 			}
 			a := Agent{Repo: s.Repo, Name: r.Name, Path: r.Path, Branch: r.Branch, rec: r, ws: ws}
 			a.Running = ws.AgentAlive(r)
+			uncommitted := false
 			if loss, err := lifecycle.Of(ws).WhatWouldBeLost(r); err != nil {
 				a.Work = fmt.Sprintf("owt cannot tell what it holds (%v)", err)
 			} else if !loss.Empty() {
 				a.Work = loss.String()
+				uncommitted = len(loss.DirtyFiles) > 0
 			}
 			if ign, err := ignoredWork(ws, r); err != nil {
 				a.Work = joinWhy(a.Work, fmt.Sprintf("owt cannot tell which ignored files it holds (%v)", err))
@@ -393,7 +435,12 @@ func (p *Plan) findAgents(o Options) error {
 				continue
 			}
 			if !r.InPlace {
+				// owt merge refuses uncommitted files; owt ship commits
+				// them first.
 				a.Land = "owt merge " + r.Name
+				if uncommitted {
+					a.Land = "owt ship " + r.Name
+				}
 			}
 			a.Git = gitCommands(r, a.Running)
 			a.Delete = "owt delete " + r.Name
@@ -666,6 +713,16 @@ func (p *Plan) Apply(o Options, report func(Step)) error {
 		}
 		step("agent", fmt.Sprintf("%s (%s, branch %s: no work, not running; as owt delete)", a.Name, a.Path, a.Branch), err)
 	}
+	// The folder owt put the worktrees in (../app.worktrees), once empty.
+	emptied := map[string]bool{}
+	for _, a := range p.Deleted {
+		if d := worktreesFolder(a); d != "" && !emptied[d] {
+			if err := os.Remove(d); err == nil {
+				emptied[d] = true
+				step("dir", d+" (owt's worktrees folder, empty)", nil)
+			}
+		}
+	}
 	if len(failed) > 0 {
 		p.Stopped = fmt.Sprintf("owt could not delete %s, so it stopped there: that worktree, its record, "+
 			"owt's hooks in it and the exclude lines that keep them out of its commits are left as they were, "+
@@ -702,6 +759,12 @@ func (p *Plan) Apply(o Options, report func(Step)) error {
 		step("tmux", "keys and options on this server", p.clearTmux(o))
 	}
 	for _, d := range p.Dirs {
+		if slices.Contains(runtimeDirs(), d) {
+			if held := inUse(d); len(held) > 0 {
+				step("dir", d, fmt.Errorf("left %s: a running owt holds %s (the monitor of a tmux server owt uninstall did not see; end that server, then remove the folder)", d, listSome(held, 3)))
+				continue
+			}
+		}
 		err := removeExcept(d, p.keepPaths)
 		if err != nil {
 			err = fmt.Errorf("remove %s: %w", d, err)
@@ -723,6 +786,22 @@ func (p *Plan) Apply(o Options, report func(Step)) error {
 		step("program", path, err)
 	}
 	return errors.Join(errs...)
+}
+
+// worktreesFolder is the folder of a's worktree when it is where owt puts
+// worktrees ([worktree] dir, ../REPO.worktrees/NAME by default) and is
+// neither the repository nor the folder that holds it; "" otherwise.
+func worktreesFolder(a Agent) string {
+	if a.ws == nil || a.rec == nil || a.rec.InPlace {
+		return ""
+	}
+	d := filepath.Dir(filepath.Clean(a.Path))
+	root := filepath.Clean(a.ws.Repo.Root)
+	if d != filepath.Dir(filepath.Clean(a.ws.WorktreePath(a.Name))) || d == root || d == filepath.Dir(root) ||
+		strings.HasPrefix(root, d+string(filepath.Separator)) {
+		return ""
+	}
+	return d
 }
 
 // Purged reports whether the user's data goes too (PurgeData).
@@ -794,6 +873,12 @@ func ignoredWork(ws *workspace.Workspace, r *state.Record) ([]string, error) {
 	}
 	for _, h := range r.HookFiles {
 		own["/"+h.Path] = true
+	}
+	// The dependency folders owt's install made (node_modules, .venv,
+	// vendor): downloaded from the manifest and lockfile, no work. One
+	// the user or the agent made is theirs, and keeps the worktree.
+	for _, d := range r.SetupDirs {
+		own["/"+d] = true
 	}
 	var out []string
 	for _, f := range files {

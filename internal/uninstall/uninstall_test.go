@@ -1,8 +1,10 @@
 package uninstall
 
 import (
+	"net"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -40,4 +42,32 @@ func TestOwnLine(t *testing.T) {
 	} {
 		require.Equal(t, want, ownLine(line), line)
 	}
+}
+
+// A lock a running owt holds and a bell a monitor listens on are in use;
+// a free lock and a socket no one listens on are not. owt uninstall
+// leaves a runtime folder with files in use (with XDG_RUNTIME_DIR unset
+// it is /run/user/UID/owt, which an owt started with it set shares).
+func TestInUseNamesHeldLocksAndLiveBells(t *testing.T) {
+	dir := t.TempDir()
+	free := filepath.Join(dir, "free.lock")
+	held := filepath.Join(dir, "held.lock")
+	for _, p := range []string{free, held} {
+		require.NoError(t, os.WriteFile(p, nil, 0o600))
+	}
+	require.Empty(t, inUse(dir))
+	f, err := os.Open(held)
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB))
+	bell := filepath.Join(dir, "bell.sock")
+	l, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: bell, Net: "unixgram"})
+	require.NoError(t, err)
+	dead := filepath.Join(dir, "dead.sock")
+	l2, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: dead, Net: "unixgram"})
+	require.NoError(t, err)
+	l2.Close() // its file stays, no one listens
+	require.FileExists(t, dead)
+	require.ElementsMatch(t, []string{held, bell}, inUse(dir))
+	l.Close()
 }
