@@ -310,7 +310,7 @@ func (d *NotifyDesktop) SetBool(b bool) { d.Enabled = b }
 type NotifyTerminal struct {
 	// OSC is which escape sequence tells the terminal: "auto" (the one
 	// the client's terminal is known to show, none when unknown), "9",
-	// "777" or "off".
+	// "777", "99" (kitty's own) or "off".
 	OSC string `toml:"osc"`
 	// On, when set, replaces [notify] on for this channel.
 	On []string `toml:"on"`
@@ -328,7 +328,7 @@ type NotifyWebhook struct {
 }
 
 // NotifyOSC are the values [notify.terminal] osc accepts.
-var NotifyOSC = []string{"auto", "9", "777", "off"}
+var NotifyOSC = []string{"auto", "9", "777", "99", "off"}
 
 // WebhookFormats are the values [notify.webhook] format accepts.
 var WebhookFormats = []string{"json", "slack", "discord"}

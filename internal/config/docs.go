@@ -32,7 +32,7 @@ var keyDocs = map[string]string{
 	"notify.desktop.enabled": "Show each notice on the desktop.",
 	"notify.desktop.on":      "The statuses this channel tells; unset, `[notify] on`.",
 	"notify.terminal":        "Notices your own terminal shows (OSC 9 or OSC 777), written to each client attached to the tmux server, so they reach your desktop over ssh too.",
-	"notify.terminal.osc":    "`auto` (the sequence the client's terminal is known to show, nothing when it is not known), `9`, `777` or `off`.",
+	"notify.terminal.osc":    "`auto` (the sequence the client's terminal is known to show, nothing when it is not known; the notifications guide lists them), `9`, `777`, `99` (kitty's own) or `off`.",
 	"notify.terminal.on":     "The statuses this channel tells; unset, `[notify] on`.",
 	"notify.webhook":         "A POST of each notice to a URL.",
 	"notify.webhook.url":     "The URL (`http://` or `https://`); empty turns the channel off. Its path is a secret of sorts: owt's log never shows it.",

@@ -12,8 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // Notice is one thing to tell the user about one agent. Every text field
@@ -112,7 +115,7 @@ func Deliver(ctx context.Context, r Route, n Notice, backoff time.Duration) erro
 		actx, cancel := context.WithTimeout(ctx, timeout)
 		err = r.Channel.Send(actx, n)
 		cancel()
-		if err == nil || IsPermanent(err) || attempt >= r.Retries {
+		if err == nil || IsPermanent(err) || errors.Is(err, ErrSkipped) || attempt >= r.Retries {
 			break
 		}
 		select {
@@ -121,11 +124,16 @@ func Deliver(ctx context.Context, r Route, n Notice, backoff time.Duration) erro
 		case <-time.After(backoff << attempt):
 		}
 	}
-	if err != nil && r.Retries > 0 && !IsPermanent(err) {
+	if err != nil && r.Retries > 0 && !IsPermanent(err) && !errors.Is(err, ErrSkipped) {
 		return fmt.Errorf("%w (after %d attempts)", err, r.Retries+1)
 	}
 	return err
 }
+
+// ErrSkipped is a channel that had nothing to do with a notice (no
+// terminal to show it): not sent, and no failure. Errors wrapping it are
+// not retried and not logged.
+var ErrSkipped = errors.New("skipped")
 
 // ErrQueueFull is a notice dropped because too many are still being sent.
 var ErrQueueFull = errors.New("dropped: too many notices still being sent")
@@ -171,7 +179,7 @@ func (d *Dispatcher) Dispatch(routes []Route, n Notice) {
 		go func(r Route) {
 			defer d.wg.Done()
 			defer func() { <-d.slots }()
-			if err := Deliver(context.Background(), r, n, backoff); err != nil {
+			if err := Deliver(context.Background(), r, n, backoff); err != nil && !errors.Is(err, ErrSkipped) {
 				d.failed(n, r.Channel.Name(), err)
 			}
 		}(r)
@@ -185,4 +193,16 @@ func (d *Dispatcher) failed(n Notice, channel string, err error) {
 	if d.Failed != nil {
 		d.Failed(n, channel, err)
 	}
+}
+
+// plainLine is text as one inert line of at most max bytes: bytes that
+// are no UTF-8 (a lone 0x9c is ST to some terminals), escape sequences
+// and control characters gone, line breaks made spaces, cut
+// at a rune with " …".
+func plainLine(text string, max int) string {
+	line := strings.TrimSpace(untrusted.CleanLine(untrusted.StripEscapes(strings.ToValidUTF8(text, ""))))
+	if len(line) > max {
+		line = strings.ToValidUTF8(line[:max], "") + " …"
+	}
+	return line
 }

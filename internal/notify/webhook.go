@@ -65,7 +65,7 @@ const chatMax = 1900
 // & are escaped (no mention or link made of an agent's words), and
 // Discord is told to ping no one.
 func webhookBody(format string, n Notice) ([]byte, error) {
-	text := untrusted.ShortLine(untrusted.StripEscapes(n.Text), chatMax)
+	text := plainLine(n.Text, chatMax)
 	switch format {
 	case "slack":
 		esc := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(text)

@@ -58,6 +58,15 @@ func (c *Client) Message(clients []string, text string, d time.Duration) error {
 // the bell on by its bell-action, as if the agent had rung it. Nothing is
 // typed into the agent.
 func Bell(tty string) error {
+	if err := WriteTerminal(tty, []byte{'\a'}); err != nil {
+		return fmt.Errorf("ring the bell: %w", err)
+	}
+	return nil
+}
+
+// WriteTerminal writes b to the terminal at tty in one write, without
+// waiting: a terminal that cannot take it now is an error, not a stall.
+func WriteTerminal(tty string, b []byte) error {
 	if !strings.HasPrefix(tty, "/dev/") {
 		return fmt.Errorf("not a terminal: %q", tty)
 	}
@@ -66,8 +75,42 @@ func Bell(tty string) error {
 		return fmt.Errorf("open %s: %w", tty, err)
 	}
 	defer unix.Close(fd)
-	if _, err := unix.Write(fd, []byte{'\a'}); err != nil {
-		return fmt.Errorf("ring the bell on %s: %w", tty, err)
+	n, err := unix.Write(fd, b)
+	if err != nil {
+		return fmt.Errorf("write to %s: %w", tty, err)
+	}
+	if n < len(b) {
+		return fmt.Errorf("write to %s: %d of %d bytes taken", tty, n, len(b))
 	}
 	return nil
+}
+
+// ClientTerm is an attached client's terminal: where it is and what it
+// says it is.
+type ClientTerm struct {
+	Name string
+	// TTY is the client's own terminal (on ssh, the ssh session's).
+	TTY string
+	// TermName is the client's TERM; TermType what the terminal answered
+	// when tmux asked which it is (tmux 3.3 and later; "" when it did not
+	// answer), like "iTerm2 3.5.0" or "WezTerm 20240203".
+	TermName, TermType string
+	Control            bool
+}
+
+// ClientTerms lists the attached clients' terminals; none when no server
+// runs.
+func (c *Client) ClientTerms() ([]ClientTerm, error) {
+	out, err := c.Run("list-clients", "-F", strings.Join([]string{"#{client_name}", "#{client_tty}", "#{client_termname}", "#{client_termtype}", "#{client_control_mode}"}, fieldSep))
+	if err != nil {
+		return nil, err
+	}
+	var cs []ClientTerm
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(line, fieldSep)
+		if len(f) == 5 && f[0] != "" {
+			cs = append(cs, ClientTerm{Name: f[0], TTY: f[1], TermName: f[2], TermType: f[3], Control: f[4] == "1"})
+		}
+	}
+	return cs, nil
 }
