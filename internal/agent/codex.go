@@ -177,6 +177,9 @@ func StaleOwtHooks(data []byte, kind, owt string) bool {
 	if json.Unmarshal(data, &f) != nil {
 		return false
 	}
+	if HookFiles[kind].StatusLine && staleStatusLine(data, owt) {
+		return true
+	}
 	for event, groups := range f.Hooks {
 		for _, g := range groups {
 			for _, c := range g.Hooks {
@@ -199,8 +202,12 @@ func RemoveHooks(data []byte) ([]byte, error) {
 	if err := top.UnmarshalJSON(data); err != nil {
 		return nil, fmt.Errorf("not a JSON object: %w", err)
 	}
+	line := stripStatusLine(top)
 	raw, ok := top.Get("hooks")
 	if !ok || isNull(raw) {
+		if line {
+			return indentSettings(top)
+		}
 		return data, nil
 	}
 	hooks := &orderedObject{}

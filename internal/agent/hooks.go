@@ -22,6 +22,9 @@ type HookFile struct {
 	// a tool that caps an event's timeout warns at each start about a
 	// larger one.
 	EventTimeouts map[string]int
+	// StatusLine: owt's statusLine command goes into the file too
+	// (Claude's usage windows; statusline.go).
+	StatusLine bool
 }
 
 // TimeoutOf is the timeout owt writes for event.
@@ -47,9 +50,10 @@ func (h HookFile) TimeoutOf(event string) int {
 // stdout must be JSON or nothing).
 var HookFiles = map[string]HookFile{
 	"claude": {
-		Path:    ".claude/settings.local.json",
-		Events:  []string{"UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Notification", "Stop", "StopFailure", "SessionEnd"},
-		Timeout: 10,
+		Path:       ".claude/settings.local.json",
+		Events:     []string{"UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Notification", "Stop", "StopFailure", "SessionEnd"},
+		Timeout:    10,
+		StatusLine: true,
 	},
 	"droid": {
 		Path:    ".factory/settings.json",
@@ -184,6 +188,11 @@ func MergeHooks(data []byte, spec HookFile, kind, owt string) ([]byte, error) {
 	}
 	if err := top.SetValue("hooks", hooks); err != nil {
 		return nil, err
+	}
+	if spec.StatusLine {
+		if err := mergeStatusLine(top, owt); err != nil {
+			return nil, err
+		}
 	}
 	return indentSettings(top)
 }

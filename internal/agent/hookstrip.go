@@ -28,6 +28,7 @@ func StripHookSettings(data []byte) ([]byte, error) {
 	if _, err := stripOwtMCP(top); err != nil {
 		return nil, err
 	}
+	stripStatusLine(top)
 	raw, ok := top.Get("hooks")
 	if !ok || isNull(raw) {
 		return indentSettings(top)

@@ -3,6 +3,7 @@ package worktreecmd
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/owt-tmux/owt/internal/agent"
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/hook"
 	"github.com/owt-tmux/owt/internal/status"
@@ -11,6 +12,8 @@ import (
 // HookCommand is what the agent tools run ("owt hook claude Stop"). It
 // prints nothing (tools read a hook's stdout as a decision) and always
 // exits 0 (a failing hook can stop the agent); problems go to owt's log.
+// "owt hook claude statusline", Claude's statusLine command, prints the
+// user's own statusLine's output.
 func HookCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:            "hook",
@@ -29,6 +32,15 @@ func HookCommand(f *cmdutil.Factory) *cli.Command {
 // it never fails and prints nothing (package hook). cli.Main calls it
 // without building the app.
 func RunHook(f *cmdutil.Factory, args []string) {
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) == 2 && args[0] == "claude" && args[1] == agent.StatusLineEvent {
+		// Claude's statusLine: the one "hook" that prints (the user's own
+		// statusLine, which owt's hides).
+		hook.StatusLine(f.IO.In, f.IO.Out, f.IO.InTTY)
+		return
+	}
 	hook.Run(f.Socket, args, f.IO.In, f.IO.InTTY)
 }
 
