@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/atomicfile"
@@ -110,6 +111,13 @@ func windowRank(w string) int {
 		return 1
 	}
 	return 2
+}
+
+// Sorted is ls in the order shown: 5h, weekly, then the others by name.
+func Sorted(ls Limits) Limits {
+	out := append(Limits(nil), ls...)
+	out.sort()
+	return out
 }
 
 func (ls Limits) sort() {
@@ -318,4 +326,88 @@ func newest(a, b Limits) Limits {
 		return b
 	}
 	return a
+}
+
+// AgentLimits are one agent's current windows (owt usage).
+type AgentLimits struct {
+	Repo    string `json:"repo,omitempty"`
+	Agent   string `json:"agent"`
+	Tool    string `json:"tool,omitempty"`
+	Windows Limits `json:"windows"`
+}
+
+// LimitsReport is the current windows of the agents of files, by repo
+// (when there are several) and name.
+func LimitsReport(files []*File, now time.Time) []AgentLimits {
+	var out []AgentLimits
+	multi := len(files) > 1
+	for _, f := range files {
+		for name, a := range f.Agents {
+			ls := a.Limits.Current(now)
+			if len(ls) == 0 {
+				continue
+			}
+			al := AgentLimits{Agent: name, Tool: a.Tool, Windows: ls}
+			if multi {
+				al.Repo = f.Repo
+			}
+			out = append(out, al)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Repo != out[j].Repo {
+			return out[i].Repo < out[j].Repo
+		}
+		return out[i].Agent < out[j].Agent
+	})
+	return out
+}
+
+// FormatPercent is a used share as shown: whole percents.
+func FormatPercent(p float64) string {
+	return strconv.Itoa(int(math.Floor(p))) + "%"
+}
+
+// FormatReset says when a window resets, from now: "in 1h20m", "in 3d4h".
+func FormatReset(at, now time.Time) string {
+	if at.IsZero() {
+		return "?"
+	}
+	d := at.Sub(now)
+	if d <= 0 {
+		return "now"
+	}
+	d = d.Round(time.Minute)
+	days, hours, mins := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour), int(d%time.Hour/time.Minute)
+	switch {
+	case days > 0:
+		return fmt.Sprintf("in %dd%dh", days, hours)
+	case hours > 0:
+		return fmt.Sprintf("in %dh%02dm", hours, mins)
+	}
+	return fmt.Sprintf("in %dm", max(mins, 1))
+}
+
+// FormatAgo says how long before now at was: "3m ago", "just now".
+func FormatAgo(at, now time.Time) string {
+	if now.Sub(at) < time.Minute {
+		return "just now"
+	}
+	return strings.TrimPrefix(FormatReset(now, at), "in ") + " ago"
+}
+
+// Brief is the windows in a few words for a bar or a row: "5h 82% wk 41%".
+func (ls Limits) Brief() string {
+	var b []byte
+	for _, l := range ls {
+		if len(b) > 0 {
+			b = append(b, ' ')
+		}
+		name := l.Window
+		if name == WindowWeekly {
+			name = "wk"
+		}
+		b = append(b, name+" "+FormatPercent(l.UsedPercent)...)
+	}
+	return string(b)
 }

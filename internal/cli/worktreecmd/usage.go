@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
@@ -21,6 +22,8 @@ type usageReport struct {
 	Groups     []*usage.Group `json:"groups"`
 	Total      *usage.Group   `json:"total"`
 	PricesAsOf string         `json:"prices_as_of"`
+	// Limits are each agent's usage windows where its tool reports them.
+	Limits []usage.AgentLimits `json:"limits"`
 }
 
 // UsageCommand is owt usage: the tokens the agents used and what they
@@ -29,7 +32,7 @@ type usageReport struct {
 func UsageCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "usage",
-		Usage: "tokens and estimated cost of this repo's agents (--by agent|run|day; --all: every repo)",
+		Usage: "tokens and estimated cost of this repo's agents (--by agent|run|day; --all: every repo), and their 5-hour and weekly usage windows where the tool reports them",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "by", Value: usage.ByAgent, Usage: "group by `KEY`: agent, run or day"},
 			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "every repository"},
@@ -76,10 +79,16 @@ func UsageCommand(f *cmdutil.Factory) *cli.Command {
 				return cfg.Prices
 			}
 			groups, total := usage.Report(files, by, priceOf, runOf(by))
+			now := time.Now()
+			limits := usage.LimitsReport(files, now)
 			if c.Bool("json") {
-				return cmdutil.PrintJSON(c.App.Writer, usageReport{By: by, Groups: groups, Total: total, PricesAsOf: config.PricesAsOf})
+				if limits == nil {
+					limits = []usage.AgentLimits{}
+				}
+				return cmdutil.PrintJSON(c.App.Writer, usageReport{By: by, Groups: groups, Total: total, PricesAsOf: config.PricesAsOf, Limits: limits})
 			}
 			printUsage(f.IO, by, groups, total)
+			printLimits(f.IO, limits, now)
 			return nil
 		},
 	}
@@ -138,4 +147,55 @@ func printUsage(ios *cmdutil.IOStreams, by string, groups []*usage.Group, total 
 		fmt.Fprintf(ios.ErrOut, "no price for %s: add [prices.\"MODEL\"] to your config (dollars per million tokens)\n", strings.Join(total.Unpriced, ", "))
 	}
 	fmt.Fprintf(ios.ErrOut, "estimated at list prices as of %s: check your provider\n", config.PricesAsOf)
+}
+
+// printLimits prints each agent's usage windows after the tokens: used
+// share and when it resets, 5-hour and weekly first.
+func printLimits(ios *cmdutil.IOStreams, limits []usage.AgentLimits, now time.Time) {
+	if len(limits) == 0 {
+		return
+	}
+	var windows []string
+	seen := map[string]bool{}
+	for _, a := range limits {
+		for _, l := range a.Windows {
+			if !seen[l.Window] {
+				seen[l.Window] = true
+				windows = append(windows, l.Window)
+			}
+		}
+	}
+	ws := usage.Limits{}
+	for _, w := range windows {
+		ws = append(ws, usage.Limit{Window: w})
+	}
+	ws = usage.Sorted(ws)
+	fmt.Fprintln(ios.Out)
+	tw := tabwriter.NewWriter(ios.Out, 0, 0, 2, ' ', 0)
+	head := "AGENT\tTOOL"
+	for _, w := range ws {
+		head += "\t" + strings.ToUpper(w.Window) + " USED\tRESETS"
+	}
+	fmt.Fprintln(tw, head+"\tSEEN")
+	for _, a := range limits {
+		key := a.Agent
+		if a.Repo != "" {
+			key = a.Repo + ": " + a.Agent
+		}
+		row := cmdutil.Shown(key) + "\t" + cmdutil.Shown(a.Tool)
+		var last time.Time
+		for _, w := range ws {
+			l, ok := a.Windows.Of(w.Window)
+			if !ok {
+				row += "\t-\t-"
+				continue
+			}
+			row += "\t" + usage.FormatPercent(l.UsedPercent) + "\t" + usage.FormatReset(l.ResetsAt, now)
+			if l.SeenAt.After(last) {
+				last = l.SeenAt
+			}
+		}
+		fmt.Fprintln(tw, row+"\t"+usage.FormatAgo(last, now))
+	}
+	_ = tw.Flush()
 }

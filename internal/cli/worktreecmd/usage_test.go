@@ -37,3 +37,31 @@ func TestListFreshSaysTheCachesAge(t *testing.T) {
 	}
 	require.Contains(t, usageText, fmt.Sprintf("up to %d s old", int(lifecycle.StatsTTL/time.Second)))
 }
+
+// owt usage shows each agent's usage windows after its tokens: the used
+// share and when it resets, a dash where the tool gave no such window;
+// a window past its reset is left out.
+func TestUsageShowsEachAgentsWindows(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	seen := now.Add(-3 * time.Minute)
+	files := []*usage.File{{Repo: "/src/app", Agents: map[string]*usage.Agent{
+		"login": {Tool: "claude", Limits: usage.Limits{
+			{Window: usage.Window5h, UsedPercent: 82.5, ResetsAt: now.Add(80 * time.Minute), SeenAt: seen},
+			{Window: usage.WindowWeekly, UsedPercent: 41, ResetsAt: now.Add(76 * time.Hour), SeenAt: seen},
+		}},
+		"fix": {Tool: "codex", Limits: usage.Limits{
+			{Window: usage.Window5h, UsedPercent: 12, ResetsAt: now.Add(-time.Minute), SeenAt: seen},
+			{Window: usage.WindowWeekly, UsedPercent: 9.9, ResetsAt: now.Add(24 * time.Hour), SeenAt: seen},
+		}},
+		"plain": {Tool: "gemini"},
+	}}}
+	limits := usage.LimitsReport(files, now)
+	require.Len(t, limits, 2)
+	var out bytes.Buffer
+	printLimits(&cmdutil.IOStreams{Out: &out}, limits, now)
+	require.Equal(t, "\n"+
+		"AGENT  TOOL    5H USED  RESETS    WEEKLY USED  RESETS   SEEN\n"+
+		"fix    codex   -        -         9%           in 1d0h  3m ago\n"+
+		"login  claude  82%      in 1h20m  41%          in 3d4h  3m ago\n", out.String())
+	require.Equal(t, "5h 82% wk 41%", limits[1].Windows.Brief())
+}
