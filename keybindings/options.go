@@ -34,6 +34,7 @@ func Options() []Option {
 		Option{OptTable, DefaultTable, "`root`: the keys work without the prefix; `prefix`: press the prefix first. Root-table Alt keys take Alt+c, Alt+d … from readline and every program in a pane; `prefix` gives them back."},
 		Option{OptWidth, DefaultSize, "The popups' width: columns, or a percentage of the terminal. A client where it comes out under 60 columns (a phone: 80% of 50 is 40) or wider than the client gets a popup of the whole client; tmux decides per key press, from that client's size."},
 		Option{OptHeight, DefaultSize, "The popups' height: lines, or a percentage of the terminal. Under 20 lines, or higher than the client: the whole client, as for the width."},
+		Option{"@owt-status-style", "auto", "The form of the status bar's segment: `full` (who needs you by name, then counts: `▲ login docs ● 2`), `compact` (counts only: `▲2 ●2`), or `auto`: compact on a client narrower than 80 columns, such as a phone's terminal. tmux chooses per client at each redraw; no process is run."},
 		Option{"@owt-create-switch", "on", "`on`: Alt+c moves you to the new agent's session; `off`: you stay where you are."},
 		Option{"@owt-diff-pager", "", "A pager that shows a file's diff in the control popup's review instead of the built-in view (`delta`, `less -R`); unset: built in."},
 		Option{"@owt-theme", "auto", "The popups' colours: `auto` (follow the terminal's background), `dark`, `light`, `dark-ansi` or `light-ansi`; `NO_COLOR` turns colour off."},
@@ -47,8 +48,9 @@ func Options() []Option {
 // bar, your own window-status-format, or when something went wrong.
 func Published() []Option {
 	return []Option{
-		{"#{owt_status}", "", "Put it in `status-left` or `status-right`: `owt tmux init` replaces it with `#{@owt-status-line}`, so a redraw reads an option and starts no process."},
+		{"#{owt_status}", "", "Put it in `status-left` or `status-right`: `owt tmux init` replaces it with a format that reads `#{@owt-status-line}` (or `#{@owt-status-compact}`, see `@owt-status-style`), so a redraw reads an option and starts no process."},
 		{"@owt-status-line", "", "Global: the status bar's summary (`▲` needs you, `●` working, `○` idle, `✕` exited, `⟲ N` agents to restore), rewritten on every status change."},
+		{"@owt-status-compact", "", "Global: the compact summary (`▲2 ●3 ○1 ✕1`, counts only), what the segment shows on a narrow client or with `@owt-status-style compact`; rewritten with `@owt-status-line`."},
 		{"@owt-status", "", "On each agent's session: its status (`starting`, `working`, `waiting`, `limited`, `idle`, `exited`), for your own `window-status-format`."},
 		{"@owt-name", "", "On each agent's session: the agent's name."},
 		{"@owt-repo", "", "On each agent's session: the repository's root."},

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/owt-tmux/owt/internal/e2e/fixture"
+	"github.com/owt-tmux/owt/internal/status"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,7 +30,7 @@ func TestStatusSegmentFollowsAgentStatus(t *testing.T) {
 	left := func() string { return e.Tmux("display-message", "-p", "-t", "harness", "#{E:status-left}") }
 	require.Equal(t, "[harness]  ", left(), "no agents: an empty segment")
 	e.MustOwt(repo, "tmux", "init")
-	require.Contains(t, e.Tmux("show-option", "-gv", "status-right"), "#{@owt-status-line} | ", "init twice changes nothing")
+	require.Equal(t, status.StatusFormat+" | %H:%M", e.Tmux("show-option", "-gv", "status-right"), "init twice changes nothing")
 
 	_, _, screen := e.attachRecorded("harness")
 	e.MustOwt(repo, "new", "--tool", "claude", "--name", "quick", "Finish quickly\n!exit 3")

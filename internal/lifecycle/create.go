@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -174,7 +175,7 @@ type creation struct {
 	// Reads and writes started in the background, waited for when needed.
 	durable     func() (struct{}, error)
 	unversioned func() (git.Unversioned, error)
-	summary     func() (string, error)
+	summary     func() (map[string]string, error)
 	marked      func() (struct{}, error)
 	branchAt    func() (string, error) // the commit the new branch starts at
 }
@@ -366,9 +367,9 @@ func (c *creation) reserveName() error {
 	c.unversioned = async(w.Repo.UnversionedFiles)
 	// The status bar summary counting the new agent, rendered while git
 	// works and set in the same tmux call that makes the session.
-	c.summary = async(func() (string, error) {
+	c.summary = async(func() (map[string]string, error) {
 		recs, err := workspace.AllRecords()
-		return status.Current(recs).Render(status.StyleTmux), err
+		return status.Current(recs).Options(), err
 	})
 	return nil
 }
@@ -447,8 +448,8 @@ func (c *creation) startSession() error {
 		c.branchAt = async(func() (string, error) { return w.Repo.ResolveCommit(git.BranchRef(rec.Branch)) })
 	}
 	global := map[string]string{}
-	if line, err := c.summary(); err == nil {
-		global[status.OptStatusLine] = line
+	if opts, err := c.summary(); err == nil {
+		maps.Copy(global, opts)
 	}
 	created, err := w.startSession(rec, w.sessionSize(c.sv), global, c.sv.ClientNames())
 	if err != nil {

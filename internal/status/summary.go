@@ -16,21 +16,46 @@ import (
 // The status bar contract: `owt tmux init` replaces StatusPlaceholder in
 // status-left/status-right with StatusFormat, which reads the global user
 // options OptRuns (the runs in flight, kept by the run engine) and
-// OptStatusLine. owt rewrites them on every change, so a redraw spawns no
-// process.
+// OptStatusLine, or OptStatusCompact on a narrow client. owt rewrites them
+// on every change, so a redraw spawns no process.
 const (
 	StatusPlaceholder = "#{owt_status}"
 	OptStatusLine     = "@owt-status-line"
-	OptRuns           = "@owt-runs"
+	// OptStatusCompact is the summary in a few columns (counts only:
+	// "▲2 ●3 ○1"), for a phone's terminal; owt writes it beside
+	// OptStatusLine.
+	OptStatusCompact = "@owt-status-compact"
+	// OptStatusStyle is the user's choice of the bar's form: "full",
+	// "compact", or unset ("auto"): compact on a client narrower than
+	// CompactBelow columns. tmux chooses at each redraw, per client.
+	OptStatusStyle = "@owt-status-style"
+	CompactBelow   = 80
+	OptRuns        = "@owt-runs"
 	// OptRestore is the restore mark, "⟲ N": N agents whose sessions
 	// were lost with a tmux server or the machine, that owt restore
 	// (Alt+r) brings back. owt tmux init sets it when tmux starts; owt
 	// restore and every agent brought back update it.
-	OptRestore   = "@owt-restore"
-	StatusFormat = "#{?" + OptRestore + ",#{" + OptRestore + "} ,}#{?" + OptRuns + ",#{" + OptRuns + "} ,}#{" + OptStatusLine + "}"
+	OptRestore = "@owt-restore"
 	// RestoreGlyph marks agents to restore.
 	RestoreGlyph = "⟲"
 )
+
+// StatusFormat is what #{owt_status} becomes: the restore mark, the runs,
+// and the summary in the form OptStatusStyle asks for, or that the
+// client's width calls for. Formats only: no process per redraw.
+var StatusFormat = "#{?" + OptRestore + ",#{" + OptRestore + "} ,}#{?" + OptRuns + ",#{" + OptRuns + "} ,}" + summaryChoice
+
+// summaryChoice picks the full or the compact summary: the style the
+// user set, else the client's width (full where there is no client, as
+// for display-message -p from a script).
+var summaryChoice = fmt.Sprintf("#{?#{==:#{%[1]s},compact},%[2]s,#{?#{==:#{%[1]s},full},%[3]s,#{?#{client_width},#{?#{e|<:#{client_width},%[4]d},%[2]s,%[3]s},%[3]s}}}",
+	OptStatusStyle, "#{"+OptStatusCompact+"}", "#{"+OptStatusLine+"}", CompactBelow)
+
+// PastStatusFormats are what earlier owts put in place of #{owt_status}:
+// owt tmux init brings them to StatusFormat, owt uninstall removes them.
+var PastStatusFormats = []string{
+	"#{?" + OptRestore + ",#{" + OptRestore + "} ,}#{?" + OptRuns + ",#{" + OptRuns + "} ,}#{" + OptStatusLine + "}",
+}
 
 // RestoreMark is the restore mark for n agents to bring back, in tmux
 // style; "" for none.
@@ -63,7 +88,13 @@ func publishSummary(ctx context.Context, tm *tmux.Client) error {
 	if err != nil {
 		return err
 	}
-	return tm.SetOptionContext(ctx, "", OptStatusLine, Current(recs).Render(StyleTmux))
+	return tm.SetOptionsContext(ctx, "", Current(recs).Options())
+}
+
+// Options are the bar's options that say s: the full summary and the
+// compact one, set together in one tmux call.
+func (s Summary) Options() map[string]string {
+	return map[string]string{OptStatusLine: s.Render(StyleTmux), OptStatusCompact: s.RenderCompact(StyleTmux)}
 }
 
 // Current is the summary of recs and of the agents on the hosts the
@@ -227,12 +258,36 @@ func (s Summary) segments() []segment {
 	return segs
 }
 
+// compactSegments are the parts of the compact summary: a count per
+// status, glyph and number together, no names ("▲2 ●3 ○1 ✕1 ⚠1"). Who
+// needs you is first in Alt+s and Alt+o.
+func (s Summary) compactSegments() []segment {
+	var segs []segment
+	add := func(status state.Status, n int, color string, bold bool) {
+		if n > 0 {
+			segs = append(segs, segment{text: fmt.Sprintf("%s%d", Glyph(string(status)), n), color: color, bold: bold})
+		}
+	}
+	add(state.Waiting, len(s.Waiting), "yellow", true)
+	add(state.Working, s.Counts[string(state.Working)]+s.Counts[string(state.Starting)], "green", false)
+	add(state.Idle, s.Counts[string(state.Idle)], "cyan", false)
+	add(state.Exited, s.Counts[string(state.Exited)], "red", false)
+	if n := len(s.Unreachable); n > 0 {
+		segs = append(segs, segment{text: fmt.Sprintf("⚠%d", n), color: "red"})
+	}
+	return segs
+}
+
 var ansiColor = map[string]string{"yellow": "33", "green": "32", "cyan": "36", "red": "31"}
 
 // Render returns the summary as one line in the given style; "" when
 // there are no agents, so an empty bar stays empty.
-func (s Summary) Render(style Style) string {
-	segs := s.segments()
+func (s Summary) Render(style Style) string { return render(s.segments(), style) }
+
+// RenderCompact is Render of the compact summary, for a narrow bar.
+func (s Summary) RenderCompact(style Style) string { return render(s.compactSegments(), style) }
+
+func render(segs []segment, style Style) string {
 	parts := make([]string, len(segs))
 	for i, g := range segs {
 		switch style {

@@ -22,3 +22,13 @@ func (c *Client) SetOptionContext(ctx context.Context, target, name, value strin
 	_, err := c.RunContext(ctx, append(args, name, value)...)
 	return err
 }
+
+// SetOptionsContext is SetOptions bounded by ctx.
+func (c *Client) SetOptionsContext(ctx context.Context, target string, opts map[string]string) error {
+	cmds := setOptionCommands(target, opts)
+	if len(cmds) == 0 {
+		return nil
+	}
+	_, err := c.runIn(ctx, nil, batchArgs(cmds)...)
+	return err
+}

@@ -158,6 +158,11 @@ func (c *Client) Run(args ...string) (string, error) {
 // RunBatch runs several tmux commands in one tmux call (one process, one
 // round trip), separated the way tmux's own command line separates them.
 func (c *Client) RunBatch(cmds ...[]string) (string, error) {
+	return c.run(nil, batchArgs(cmds)...)
+}
+
+// batchArgs joins commands into one tmux argv.
+func batchArgs(cmds [][]string) []string {
 	var args []string
 	for i, cmd := range cmds {
 		if i > 0 {
@@ -165,7 +170,7 @@ func (c *Client) RunBatch(cmds ...[]string) (string, error) {
 		}
 		args = append(args, cmd...)
 	}
-	return c.run(nil, args...)
+	return args
 }
 
 // batchSep is the command separator; command() passes it through unescaped.
@@ -726,6 +731,16 @@ func (c *Client) RefreshClients(names []string) error {
 
 // SetOptions sets several user options on one target ("" = global) in one call.
 func (c *Client) SetOptions(target string, opts map[string]string) error {
+	cmds := setOptionCommands(target, opts)
+	if len(cmds) == 0 {
+		return nil
+	}
+	_, err := c.RunBatch(cmds...)
+	return err
+}
+
+// setOptionCommands are the set-option commands of SetOptions.
+func setOptionCommands(target string, opts map[string]string) [][]string {
 	var cmds [][]string
 	for _, k := range sortedKeys(opts) {
 		cmd := []string{"set-option", "-q"}
@@ -736,11 +751,7 @@ func (c *Client) SetOptions(target string, opts map[string]string) error {
 		}
 		cmds = append(cmds, append(cmd, k, opts[k]))
 	}
-	if len(cmds) == 0 {
-		return nil
-	}
-	_, err := c.RunBatch(cmds...)
-	return err
+	return cmds
 }
 
 // Display returns a format expanded in the context of target ("" = current).

@@ -161,8 +161,18 @@ var ErrStopped = errors.New("stopped")
 var ErrBlocked = errors.New("agents hold work or are running")
 
 // globalOptions are the global user options owt sets on a tmux server.
-var globalOptions = []string{keybindings.OptBound, status.OptStatusLine, status.OptRuns, status.OptRestore,
+var globalOptions = []string{keybindings.OptBound, status.OptStatusLine, status.OptStatusCompact, status.OptRuns, status.OptRestore,
 	"@owt-popup-fallback-shown", "@owt-bootstrap-error"}
+
+// withoutSegment is a status-left or status-right without owt's segment,
+// this owt's or an earlier one's.
+func withoutSegment(v string) string {
+	v = strings.ReplaceAll(v, status.StatusFormat, "")
+	for _, past := range status.PastStatusFormats {
+		v = strings.ReplaceAll(v, past, "")
+	}
+	return v
+}
 
 // Find lists what owt uninstall would remove, and what blocks it. It
 // changes nothing.
@@ -673,7 +683,7 @@ func (p *Plan) findTmux(o Options) {
 		}
 	}
 	for _, name := range []string{"status-left", "status-right"} {
-		if v, err := o.Tmux.ShowOption("", name); err == nil && strings.Contains(v, status.StatusFormat) {
+		if v, err := o.Tmux.ShowOption("", name); err == nil && withoutSegment(v) != v {
 			p.Options = append(p.Options, name+" (owt's status segment)")
 		}
 	}
@@ -959,8 +969,8 @@ func (p *Plan) clearTmux(o Options) error {
 		cmds = append(cmds, []string{"set-option", "-gqu", n})
 	}
 	for _, name := range []string{"status-left", "status-right"} {
-		if v, err := o.Tmux.ShowOption("", name); err == nil && strings.Contains(v, status.StatusFormat) {
-			cmds = append(cmds, []string{"set-option", "-g", name, strings.ReplaceAll(v, status.StatusFormat, "")})
+		if v, err := o.Tmux.ShowOption("", name); err == nil && withoutSegment(v) != v {
+			cmds = append(cmds, []string{"set-option", "-g", name, withoutSegment(v)})
 		}
 	}
 	if _, err := o.Tmux.RunBatch(cmds...); err != nil {

@@ -152,8 +152,9 @@ func tmuxInit(tm *tmux.Client) error {
 }
 
 // statusCommands point #{owt_status} in status-left and status-right at
-// the option owt keeps current: the bar then reads an option, and runs
-// no process, on every redraw.
+// the options owt keeps current: the bar then reads an option, and runs
+// no process, on every redraw. A segment an earlier owt put there is
+// brought to this one's.
 func statusCommands(tm *tmux.Client) ([][]string, error) {
 	var cmds [][]string
 	for _, name := range []string{"status-left", "status-right"} {
@@ -161,8 +162,13 @@ func statusCommands(tm *tmux.Client) ([][]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", name, err)
 		}
-		if strings.Contains(v, status.StatusPlaceholder) {
-			cmds = append(cmds, []string{"set-option", "-g", name, strings.ReplaceAll(v, status.StatusPlaceholder, status.StatusFormat)})
+		// An earlier owt's segment becomes this one's (the compact form).
+		nv := v
+		for _, past := range status.PastStatusFormats {
+			nv = strings.ReplaceAll(nv, past, status.StatusPlaceholder)
+		}
+		if strings.Contains(nv, status.StatusPlaceholder) {
+			cmds = append(cmds, []string{"set-option", "-g", name, strings.ReplaceAll(nv, status.StatusPlaceholder, status.StatusFormat)})
 		}
 	}
 	return cmds, nil
