@@ -49,7 +49,7 @@ func keysCheck(tm *tmux.Client) (c lifecycle.Check, ok bool) {
 	}
 	bindings := keybindings.Bindings(s, "owt", true)
 	if len(bindings) == 0 {
-		c.OK, c.Detail = true, "every @owt-key-* option is none: owt binds no keys"
+		c.OK, c.Detail = true, "every key option (@owt-key-switch and the others) is none: owt binds no keys"
 		return c, true
 	}
 	var missing []string
@@ -73,7 +73,7 @@ func keysCheck(tm *tmux.Client) (c lifecycle.Check, ok bool) {
 	default:
 		c.Detail = fmt.Sprintf("%d of owt's %d keys are not bound to owt in %s: %s (tmux.conf or another plugin binds them after owt, or unbound them)",
 			len(missing), len(bindings), table, strings.Join(missing, ", "))
-		c.Fix = "put run-shell 'owt tmux init' (or the plugin line) after the other bindings in tmux.conf, or choose other keys with the @owt-key-* options; then reload it: " + reloadHint
+		c.Fix = "put run-shell 'owt tmux init' (or the plugin line) after the other bindings in tmux.conf, or choose other keys with the key options (@owt-key-switch and the others); then reload it: " + reloadHint
 	}
 	return c, true
 }
