@@ -292,6 +292,38 @@ type Notify struct {
 	Terminal NotifyTerminal `toml:"terminal"`
 	// Webhook is a JSON POST of each notice.
 	Webhook NotifyWebhook `toml:"webhook"`
+	// Ntfy publishes each notice to a ntfy topic (a phone's push), with
+	// buttons that answer a prompt when Reply is on. Only the user's own
+	// config file may set it: a repository must not choose where notices
+	// (and the tokens that answer prompts) go.
+	Ntfy NotifyNtfy `toml:"ntfy"`
+}
+
+// NotifyNtfy is [notify.ntfy].
+type NotifyNtfy struct {
+	// URL is the ntfy server's root; "" is https://ntfy.sh.
+	URL string `toml:"url"`
+	// Topic is where notices go; "" turns the channel off.
+	Topic string `toml:"topic"`
+	// TokenEnv names the environment variable (of owt's monitor) that
+	// holds an access token; "" sends none. The token itself is never in
+	// a config file, a log line or owt config show.
+	TokenEnv string `toml:"token_env"`
+	// Reply puts the prompt's choices on a notice as buttons; owt's
+	// monitor follows ReplyTopic and answers the prompt with the choice.
+	Reply bool `toml:"reply"`
+	// ReplyTopic is where the buttons publish; "" is Topic + "-reply".
+	ReplyTopic string `toml:"reply_topic"`
+	// On, when set, replaces [notify] on for this channel.
+	On []string `toml:"on"`
+}
+
+// ReplyTopicOr is the reply topic: ReplyTopic, or Topic + "-reply".
+func (n NotifyNtfy) ReplyTopicOr() string {
+	if n.ReplyTopic != "" {
+		return n.ReplyTopic
+	}
+	return n.Topic + "-reply"
 }
 
 // NotifyDesktop is [notify.desktop].
@@ -545,6 +577,12 @@ func apply(cfg *Config, file string) (Problems, error) {
 	layer := *cfg
 	layer.Tools = nil
 	d.fields(top, reflect.ValueOf(&layer).Elem(), nil)
+	if md.IsDefined("notify", "ntfy") && file != UserFile() {
+		// The buttons of a ntfy notice answer prompts: a repository must
+		// not send them, or the notices, to a server the user did not name.
+		d.problems = append(d.problems, Problem{File: file, Key: "notify.ntfy", Msg: "where notices and their answers go is yours to say: set [notify.ntfy] in your own " + UserFile()})
+		layer.Notify.Ntfy = cfg.Notify.Ntfy
+	}
 	tools := cfg.Tools
 	*cfg = layer
 	cfg.Tools = mergeTools(tools, layer.Tools)
@@ -834,7 +872,7 @@ func validate(cfg Config) Problems {
 	for _, ch := range []struct {
 		key string
 		on  []string
-	}{{"notify.desktop.on", cfg.Notify.Desktop.On}, {"notify.terminal.on", cfg.Notify.Terminal.On}, {"notify.webhook.on", cfg.Notify.Webhook.On}} {
+	}{{"notify.desktop.on", cfg.Notify.Desktop.On}, {"notify.terminal.on", cfg.Notify.Terminal.On}, {"notify.webhook.on", cfg.Notify.Webhook.On}, {"notify.ntfy.on", cfg.Notify.Ntfy.On}} {
 		for _, s := range ch.on {
 			if !contains(NotifyStatuses, s) {
 				ps = append(ps, Problem{File: where, Key: ch.key, Msg: fmt.Sprintf("%q is not one of %s", s, strings.Join(NotifyStatuses, ", "))})
@@ -850,6 +888,7 @@ func validate(cfg Config) Problems {
 	if u := cfg.Notify.Webhook.URL; u != "" && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
 		ps = append(ps, Problem{File: where, Key: "notify.webhook.url", Msg: "must be an http:// or https:// URL"})
 	}
+	ps = append(ps, validateNtfy(where, cfg.Notify.Ntfy)...)
 	if len(cfg.Notify.Command) > 0 && strings.TrimSpace(cfg.Notify.Command[0]) == "" {
 		ps = append(ps, Problem{File: where, Key: "notify.command", Msg: "the first element must name a program"})
 	}
@@ -993,4 +1032,33 @@ type MessageData struct {
 	Failure  string // the failure: command and output tail, check and log tail, comments, files
 	PR       int    // the pull request's number, 0 when none
 	Base     string // the branch it is compared with
+}
+
+// ntfyTopic is a topic ntfy takes: letters, digits, '-' and '_', at most 64.
+var ntfyTopic = regexp.MustCompile(`^[-_A-Za-z0-9]{1,64}$`)
+
+// envName is the name of an environment variable.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func validateNtfy(where string, n NotifyNtfy) Problems {
+	var ps Problems
+	if n.URL != "" && !strings.HasPrefix(n.URL, "https://") && !strings.HasPrefix(n.URL, "http://") {
+		ps = append(ps, Problem{File: where, Key: "notify.ntfy.url", Msg: "must be an http:// or https:// URL"})
+	}
+	if n.Topic != "" && !ntfyTopic.MatchString(n.Topic) {
+		ps = append(ps, Problem{File: where, Key: "notify.ntfy.topic", Msg: "must be 1 to 64 letters, digits, '-' or '_'"})
+	}
+	if n.ReplyTopic != "" && !ntfyTopic.MatchString(n.ReplyTopic) {
+		ps = append(ps, Problem{File: where, Key: "notify.ntfy.reply_topic", Msg: "must be 1 to 64 letters, digits, '-' or '_'"})
+	}
+	if n.Topic != "" && n.Reply && n.ReplyTopicOr() == n.Topic {
+		ps = append(ps, Problem{File: where, Key: "notify.ntfy.reply_topic", Msg: "must differ from topic"})
+	}
+	if n.Topic != "" && n.Reply && !ntfyTopic.MatchString(n.ReplyTopicOr()) {
+		ps = append(ps, Problem{File: where, Key: "notify.ntfy.topic", Msg: "is too long to add -reply to: set reply_topic"})
+	}
+	if n.TokenEnv != "" && !envName.MatchString(n.TokenEnv) {
+		ps = append(ps, Problem{File: where, Key: "notify.ntfy.token_env", Msg: "must name an environment variable (letters, digits, '_'), not hold the token"})
+	}
+	return ps
 }

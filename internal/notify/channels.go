@@ -3,12 +3,13 @@ package notify
 import (
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/httpcall"
+	"github.com/owt-tmux/owt/internal/ntfy"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
 
 // Names are the channels owt has, in the order owt notify test tries
 // them.
-var Names = []string{"terminal", "desktop", "command", "webhook"}
+var Names = []string{"terminal", "desktop", "command", "webhook", "ntfy"}
 
 // Deps is what channels need from the caller.
 type Deps struct {
@@ -18,6 +19,9 @@ type Deps struct {
 	// HTTP makes the network channels' requests; nil is owt-mcp's
 	// (httpcall.Sibling), so owt itself links no net/http.
 	HTTP httpcall.Doer
+	// Tickets keeps what a ntfy notice's buttons may answer; nil puts no
+	// buttons on a notice (owt notify test, or no monitor to answer).
+	Tickets *ntfy.Tickets
 }
 
 func (d Deps) http() httpcall.Doer {

@@ -48,6 +48,10 @@ type Notice struct {
 	// Choices are the numbered choices of the prompt the agent waits at,
 	// in order, for channels that offer them as actions.
 	Choices []string
+	// Prompt names the prompt the agent waits at as it stood when the
+	// notice was made (its waiting status's start and the dialog's text),
+	// "" when none: a reply to the notice answers that prompt only.
+	Prompt string
 	// Path is the agent's worktree; Run, Task and ExitCode are a run's
 	// name, the task's and the agent's exit code ("" when none): what the
 	// user's command gets in its environment.
