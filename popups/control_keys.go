@@ -345,11 +345,20 @@ func (m *ctl) declined() (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// helpView is the ? screen: the board's keys, from its table.
+// helpView is the ? screen: the board's keys, from its table. Lines too
+// long for the popup wrap between words when the whole still fits its
+// height; otherwise each keeps its first words.
 func (m *ctl) helpView() []string {
+	lines := append(helpLines(browseKeys()), "",
+		"Sections: NEEDS YOU, READY TO SHIP (queue order), IN FLIGHT, QUEUED, ENDED, RECENT, BACKGROUND (the memory's last consolidation).")
+	var wrapped []string
+	for _, l := range lines {
+		wrapped = append(wrapped, wrapWords(l, m.width, 10)...)
+	}
+	if len(wrapped)+4 <= m.height {
+		lines = wrapped
+	}
 	out := []string{m.paint(sgrBold, "owt control — keys"), ""}
-	out = append(out, helpLines(browseKeys())...)
-	return append(out, "",
-		"Sections: NEEDS YOU, READY TO SHIP (queue order), IN FLIGHT, QUEUED, ENDED, RECENT, BACKGROUND (the memory's last consolidation).",
-		"Press any key.")
+	out = append(out, lines...)
+	return append(out, "", "Press any key.")
 }

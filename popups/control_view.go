@@ -37,20 +37,24 @@ func (m *ctl) View() string {
 	return m.fit(m.listView())
 }
 
-// fit cuts every line to the popup's width and the whole to its height.
+// fit cuts every line to the popup's width, between words, and the whole
+// to its height.
 func (m *ctl) fit(lines []string) string {
 	if len(lines) > m.height {
 		lines = lines[:m.height]
 	}
 	for i, l := range lines {
-		lines[i] = ansi.Truncate(l, m.width, "…")
+		lines[i] = elide(l, m.width)
 	}
 	return strings.Join(lines, "\n")
 }
 
+// narrow: the popup is too narrow for every column (a phone).
+func (m *ctl) narrow() bool { return m.width < narrowBelow }
+
 func (m *ctl) header() string {
 	title := "owt control — " + m.board.Title
-	if m.repo != "" {
+	if m.repo != "" && !m.narrow() {
 		title += m.paint(sgrDim, "  (tab: "+map[bool]string{true: "this repo", false: "all repos"}[!m.all]+")")
 	}
 	if len(m.board.Progress) > 0 {
@@ -81,9 +85,12 @@ func (m *ctl) listView() []string {
 func (m *ctl) sectionLines() ([]string, int) {
 	var lines []string
 	cursorLine := 0
-	nameW := 8
+	nameW, most := 8, 28
+	if m.narrow() {
+		most = max(8, m.width/2-6) // the rest for why it is here
+	}
 	for _, r := range m.rows {
-		nameW = max(nameW, min(28, len([]rune(rowName(r)))))
+		nameW = max(nameW, min(most, len([]rune(rowName(r)))))
 	}
 	now := time.Now()
 	for i, r := range m.rows {
@@ -139,7 +146,10 @@ func rowName(r control.Row) string {
 }
 
 // rowLine is one row: glyph, name, status and age, why it is here, then
-// the details of its section.
+// the details of its section. On a narrow popup the status word (the
+// glyph says it) and the age are left out, and the details come in by
+// priority (why, then the prediction, checks, PR …, repo and task last),
+// each whole or not at all, so what shows is never a word cut in two.
 func (m *ctl) rowLine(r control.Row, nameW int, now time.Time) string {
 	if r.Section.IsLog() {
 		what := r.Event
@@ -162,19 +172,30 @@ func (m *ctl) rowLine(r control.Row, nameW int, now time.Time) string {
 	if n := []rune(name); len(n) > nameW {
 		name = string(n[:nameW-1]) + "…"
 	}
-	parts := []string{fmt.Sprintf("%s %-*s %-8s %4s", glyph, nameW, name, r.Status, workspace.Age(now.Sub(r.Since)))}
+	head := fmt.Sprintf("%s %-*s %-8s %4s", glyph, nameW, name, r.Status, workspace.Age(now.Sub(r.Since)))
+	if m.narrow() {
+		head = fmt.Sprintf("%s %-*s", glyph, nameW, name)
+	}
+	// Each detail with its priority: the lower, the sooner it is given
+	// room on a narrow popup.
+	type part struct {
+		text string
+		prio int
+	}
+	var parts []part
+	add := func(prio int, text string) { parts = append(parts, part{text, prio}) }
 	if r.Why != "" {
-		parts = append(parts, m.whyPaint(r))
+		add(1, m.whyPaint(r))
 	}
 	if r.Spawner != "" {
-		parts = append(parts, m.paint(sgrDim, "spawned by "+r.Spawner))
+		add(6, m.paint(sgrDim, "spawned by "+r.Spawner))
 	}
 	if r.InPlace {
-		parts = append(parts, "in place")
+		add(4, "in place")
 	}
 	if r.Section == control.ReadyToShip || r.Section == control.InFlight {
 		if r.Insertions+r.Deletions > 0 {
-			parts = append(parts, fmt.Sprintf("+%d -%d", r.Insertions, r.Deletions))
+			add(5, fmt.Sprintf("+%d -%d", r.Insertions, r.Deletions))
 		}
 	}
 	if r.Prediction != "" && r.Section == control.ReadyToShip {
@@ -182,34 +203,58 @@ func (m *ctl) rowLine(r control.Row, nameW int, now time.Time) string {
 		if !strings.HasPrefix(r.Prediction, "merges") {
 			sgr = sgrRed
 		}
-		parts = append(parts, m.paint(sgr, r.Prediction))
+		add(2, m.paint(sgr, r.Prediction))
 	}
 	if r.Checks != "" {
-		parts = append(parts, "checks "+r.Checks)
+		add(2, "checks "+r.Checks)
 	}
 	if r.Run != "" && r.Name != "" {
 		att := ""
 		if r.Attempt > 0 && r.MaxAttempts > 0 {
 			att = fmt.Sprintf(" %d/%d", r.Attempt, r.MaxAttempts)
 		}
-		parts = append(parts, fmt.Sprintf("run %s:%s%s", r.Run, r.TaskID, att))
+		add(5, fmt.Sprintf("run %s:%s%s", r.Run, r.TaskID, att))
 	}
 	if r.Sending != "" {
-		parts = append(parts, m.paint(sgrYellow, "sending "+r.Sending))
+		add(2, m.paint(sgrYellow, "sending "+r.Sending))
 	}
 	if r.PR != "" {
-		parts = append(parts, "PR "+r.PR)
+		add(3, "PR "+r.PR)
 	}
 	if r.Usage != "" {
-		parts = append(parts, m.paint(sgrDim, r.Usage))
+		add(6, m.paint(sgrDim, r.Usage))
 	}
 	if m.all && r.Repo != "" {
-		parts = append(parts, m.paint(sgrDim, repoName(r.Repo)))
+		add(7, m.paint(sgrDim, repoName(r.Repo)))
 	}
 	if r.Task != "" {
-		parts = append(parts, m.paint(sgrDim, r.Task))
+		add(8, m.paint(sgrDim, r.Task))
 	}
-	return strings.Join(parts, "  ")
+	keep := make([]bool, len(parts))
+	if !m.narrow() {
+		for i := range keep {
+			keep[i] = true // fit cuts the end, between words
+		}
+	} else {
+		room := m.width - 2 - ansi.StringWidth(head) // "> " or "  " before it
+		for prio := 1; prio <= 8; prio++ {
+			for i, p := range parts {
+				if w := 2 + ansi.StringWidth(p.text); p.prio == prio && w <= room {
+					keep[i], room = true, room-w
+				}
+			}
+		}
+		if len(parts) > 0 && parts[0].prio == 1 {
+			keep[0] = true // why it is here, at least its first words
+		}
+	}
+	out := []string{head}
+	for i, p := range parts {
+		if keep[i] {
+			out = append(out, p.text)
+		}
+	}
+	return strings.Join(out, "  ")
 }
 
 func (m *ctl) whyPaint(r control.Row) string {
@@ -284,9 +329,9 @@ func (m *ctl) questionView() []string {
 	}
 	out := []string{m.paint(sgrBold, q.title), ""}
 	room := m.height - len(out) - 2
-	body := make([]string, len(q.body))
-	for i, l := range q.body {
-		body[i] = untrusted.CleanLine(l)
+	var body []string
+	for _, l := range q.body {
+		body = append(body, wrapWords(untrusted.CleanLine(l), m.width, 2)...)
 	}
 	if len(body) > room {
 		body = append(body[:max(0, room-1)], "…")
