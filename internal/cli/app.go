@@ -85,7 +85,7 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		worktreecmd.DeleteCommand(f),
 		landcmd.CheckCommand(f), landcmd.MergeCommand(f), landcmd.ShipCommand(f), landcmd.CommitCommand(f), landcmd.QueueCommand(f, nil), landcmd.SyncCommand(f), landcmd.ResolveCommand(f), landcmd.CleanupCommand(f), worktreecmd.DoctorCommand(f), worktreecmd.NoteCommand(f),
 		configcmd.ToolsCommand(f), configcmd.TemplatesCommand(f),
-		configcmd.ConfigCommand(f),
+		configcmd.ConfigCommand(f), configcmd.NotifyCommand(f),
 		runcmd.RunsCommand(f), runcmd.BatchCommand(f), runcmd.OrchestrateCommand(f), runcmd.PlanCommand(f, nil), worktreecmd.DoneCommand(f), landcmd.PRCommand(f), landcmd.DismissCommand(f),
 		plugincmd.MCPCommand(f), worktreecmd.MessagesCommand(f), plugincmd.MemoryCommand(f),
 		swarmcmd.Command(f),

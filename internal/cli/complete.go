@@ -12,6 +12,7 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/git"
+	"github.com/owt-tmux/owt/internal/notify"
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/templates"
@@ -91,6 +92,10 @@ func (v *values) args(path []string, args []string) cmdutil.Answer {
 			return v.runs()
 		case 1:
 			return v.tasks(args[0])
+		}
+	case "notify test":
+		if first {
+			return cmdutil.Words(notify.Names...)
 		}
 	case "run start", "batch", "orchestrate":
 		if first {

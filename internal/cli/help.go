@@ -23,7 +23,7 @@ var groups = []struct {
 	{"Runs", []string{"run", "plan"}},
 	{"Memory and peers", []string{"memory", "messages", "swarm"}},
 	{"Hosts", []string{"host"}},
-	{"Setup", []string{"doctor", "tools", "templates", "config", "tmux", "completion", "uninstall"}},
+	{"Setup", []string{"doctor", "tools", "templates", "config", "notify", "tmux", "completion", "uninstall"}},
 }
 
 // plumbing are the commands owt, tmux, the plugin and the agents run
@@ -96,6 +96,8 @@ var examples = map[string][]string{
 	"config":            {`owt config show`, `owt config validate`},
 	"config show":       {`owt config show`},
 	"config validate":   {`owt config validate`},
+	"notify":            {`owt notify test`, `owt notify test webhook --json`},
+	"notify test":       {`owt notify test`, `owt notify test terminal`},
 	"tmux":              {`owt tmux keys`},
 	"tmux init":         {`owt tmux init`},
 	"tmux keys":         {`owt tmux keys --json`},

@@ -209,4 +209,3 @@ func (d desktopChannel) terminalNotifierArgs(n Notice, text string) []string {
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
-
