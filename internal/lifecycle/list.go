@@ -278,12 +278,18 @@ type ListOptions struct {
 // live monitor keeps are not computed but marked pending (FiguresPending),
 // unless o.Fresh.
 func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
-	sessions, _ := tm.Sessions()
-	loc := workspace.NewLocator(tm, sessions)
+	// tmux answers while the files are read: its process is most of a
+	// warm list's time.
+	sessc := make(chan []tmux.Session, 1)
+	go func() {
+		sessions, _ := tm.Sessions()
+		sessc <- sessions
+	}()
 	cache := loadStatsCache()
 	stamps := stampsOf(recs)
 	now := time.Now()
 	ks := liveKeepers(now)
+	loc := workspace.NewLocator(tm, <-sessc)
 	items := make([]Item, len(recs))
 	var stale []int
 	for i, r := range recs {
