@@ -164,6 +164,13 @@ func TestAgentExitKeepsPaneAndRecordsExitCode(t *testing.T) {
 		comm, _ := os.ReadFile("/proc/" + pid + "/comm")
 		return strings.TrimSpace(string(comm)) == "owt-wait"
 	})
+	// It runs lean (one P, no collector: its memory is most of what an
+	// agent costs), and the shell that follows does not inherit that.
+	pid := e.Tmux("display-message", "-p", "-t", "="+it.Session+":", "#{pane_pid}")
+	environ, err := os.ReadFile("/proc/" + pid + "/environ")
+	require.NoError(t, err)
+	require.Contains(t, strings.Split(string(environ), "\x00"), "GOMAXPROCS=1")
+	require.Contains(t, strings.Split(string(environ), "\x00"), "GOGC=off")
 	e.MustOwt(repo, "send", it.Name, "!exit 3")
 	// The monitor may see the pane's agent gone before the runner has
 	// recorded its code: the code follows.
@@ -183,6 +190,17 @@ func TestAgentExitKeepsPaneAndRecordsExitCode(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(it.Path, "where.txt"))
 		return err == nil && strings.TrimSpace(string(b)) == it.Path
 	})
+	e.Tmux("send-keys", "-t", it.Session, "-l", "env > env.txt")
+	e.Tmux("send-keys", "-t", it.Session, "Enter")
+	e.Eventually(5*time.Second, "shell wrote its environment", func() bool {
+		b, err := os.ReadFile(filepath.Join(it.Path, "env.txt"))
+		return err == nil && strings.Contains(string(b), "PATH=")
+	})
+	shellEnv, err := os.ReadFile(filepath.Join(it.Path, "env.txt"))
+	require.NoError(t, err)
+	for _, v := range []string{"GOMAXPROCS=", "GOGC=", "OWT_WAIT_TUNED="} {
+		require.NotContains(t, string(shellEnv), v, "the shell's environment is the user's")
+	}
 	// And owt refuses to type into it.
 	r := e.Owt(repo, "send", it.Name, "rm -rf /")
 	requireOneLineError(t, r, "not running")

@@ -298,9 +298,9 @@ func (w *runner) runAgent(rec *state.Record, out io.Writer) (int, error) {
 // for a wait. It returns only when owt-wait is not there or cannot run;
 // the runner then waits itself.
 func (w *runner) handOff(pid int, out io.Writer) {
-	if waiter, err := proc.Sibling(w.Self, WaitProgram); err == nil {
-		err := syscall.Exec(waiter, []string{waiter, strconv.Itoa(pid), w.Self, "_run", "--exited"}, os.Environ())
-		fmt.Fprintf(out, "owt: %s: %v (owt waits for the agent itself)\n", waiter, err)
+	if bin, err := proc.Sibling(w.Self, WaitProgram); err == nil {
+		err := syscall.Exec(bin, []string{bin, strconv.Itoa(pid), w.Self, "_run", "--exited"}, waiter.Env(os.Environ()))
+		fmt.Fprintf(out, "owt: %s: %v (owt waits for the agent itself)\n", bin, err)
 	}
 }
 
