@@ -193,11 +193,10 @@ func (e *Env) typeText(pane, text string) {
 func (e *Env) waitClosed(pane string) {
 	e.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for !e.paneDead(pane) {
+	for pace := fixture.NewPace(); !e.paneDead(pane); pace.Sleep() {
 		if time.Now().After(deadline) {
 			e.t.Fatalf("pane %s still open after 10s; screen:\n%s", pane, e.Capture(pane))
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
