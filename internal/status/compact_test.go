@@ -23,7 +23,7 @@ func TestCompactSummaryIsCountsOnly(t *testing.T) {
 	}
 	s := SummarizeWithHosts(recs, []state.HostStatus{{Host: "far", Reachable: false}})
 	require.Equal(t, "▲2 ●2 ○1 ✕1 ⚠1", s.RenderCompact(StylePlain))
-	require.Equal(t, "#[fg=yellow,bold]▲2#[default] #[fg=green]●2#[default] #[fg=cyan]○1#[default] #[fg=red]✕1#[default] #[fg=red]⚠1#[default]", s.RenderCompact(StyleTmux))
+	require.Equal(t, "#[fg=black,bg=yellow,bold] ▲2 #[default] #[fg=black,bg=green] ●2 #[default] #[fg=black,bg=cyan] ○1 #[default] #[fg=white,bg=red] ✕1 #[default] #[fg=white,bg=red] ⚠1 #[default]", s.RenderCompact(StyleTmux), "the chips of the full summary, readable on any bar")
 	require.Equal(t, map[string]string{OptStatusLine: s.Render(StyleTmux), OptStatusCompact: s.RenderCompact(StyleTmux)}, s.Options())
 	require.Equal(t, "", Summarize(nil).RenderCompact(StyleTmux), "no agents: an empty bar")
 }
