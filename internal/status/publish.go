@@ -87,36 +87,32 @@ func publishHeld(w *workspace.Ledger, name string) {
 	}
 }
 
-// publish puts a record's status into tmux: the session's @owt-status
-// (for users styling their own status line) in one tmux call, and the
-// status-bar summary beside it, both within publishTimeout. Setting an
-// option redraws every client's status line (tmux ≥ 3.2), so no
-// refresh-client is needed. tmux being unreachable is not an error: the
-// state file is the truth.
+// Publish puts a record's status into tmux: the session's @owt-status
+// (for users styling their own status line) and the status-bar summary
+// beside it, in one tmux call within publishTimeout. Setting an option
+// redraws every client's status line (tmux ≥ 3.2), so no refresh-client
+// is needed. tmux being unreachable is not an error: the state file is
+// the truth.
 func Publish(w *workspace.Ledger, rec *state.Record) {
 	if rec.Session == "" {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
 	defer cancel()
-	if rec.Swarm != nil {
-		// A swarm worker shares its host's session, whose @owt-status is
-		// the host's: only the summary counts the worker.
-		_ = publishSummary(ctx, w.Tmux)
-		return
+	var sets []tmux.OptionSet
+	if recs, err := workspace.AllRecords(); err == nil {
+		sets = append(sets, tmux.OptionSet{Options: Current(recs).Options()})
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = publishSummary(ctx, w.Tmux)
-	}()
-	// "=name:" is exactly that session (set-option takes a pane target, so
-	// the ':' ends the session part): session names never hold ':' or '.',
-	// and a new server reuses ids, so an id could name another session.
-	// Only @owt-status changes (the session got the others when it was
-	// created): each set-option makes tmux redraw every client.
-	_ = w.Tmux.SetOptionContext(ctx, "="+rec.Session+":", "@owt-status", string(rec.Status))
-	<-done
+	if rec.Swarm == nil {
+		// (A swarm worker shares its host's session, whose @owt-status is
+		// the host's: only the summary counts the worker.) "=name:" is
+		// exactly that session (set-option takes a pane target, so the
+		// ':' ends the session part): session names never hold ':' or
+		// '.', and a new server reuses ids, so an id could name another
+		// session. Last: a session killed meanwhile fails only its own.
+		sets = append(sets, tmux.OptionSet{Target: "=" + rec.Session + ":", Options: map[string]string{"@owt-status": string(rec.Status)}})
+	}
+	_ = w.Tmux.SetOptionSetsContext(ctx, sets...)
 }
 
 // PublishRecord is "owt _publish": it publishes the record called name of
