@@ -79,6 +79,10 @@ type Config struct {
 type Usage struct {
 	// Interval is how often the monitor reads what they gained.
 	Interval Duration `toml:"interval"`
+	// WarnAt is the share of a usage window (5-hour, weekly), in percent,
+	// at which an agent's window is told once per reset period through
+	// [notify] (status "usage"); 0 is never.
+	WarnAt float64 `toml:"warn_at"`
 }
 
 // Log tunes owt.log.
@@ -276,8 +280,9 @@ type Status struct {
 // Notify says when and how owt tells the user that an agent changed status.
 type Notify struct {
 	// On lists the statuses whose arrival notifies: "waiting", "idle",
-	// "exited", and "needs_you" for a run's task that needs the user
-	// (failed, asking, blocked). Empty turns notifications off. It is
+	// "exited", "needs_you" for a run's task that needs the user
+	// (failed, asking, blocked), and "usage" for a usage window past [usage]
+	// warn_at. Empty turns notifications off. It is
 	// also the filter of every channel that sets no on of its own.
 	On []string `toml:"on"`
 	// Desktop is the desktop's notices (notify-send, macOS). The old
@@ -370,7 +375,7 @@ var WebhookFormats = []string{"json", "slack", "discord"}
 type boolTable interface{ SetBool(bool) }
 
 // NotifyStatuses are the statuses [notify] on accepts.
-var NotifyStatuses = []string{"waiting", "limited", "idle", "exited", "needs_you"}
+var NotifyStatuses = []string{"waiting", "limited", "idle", "exited", "needs_you", "usage"}
 
 // Tool adds a tool or overrides fields of a built-in one. Empty fields keep
 // the built-in value.
@@ -936,6 +941,9 @@ func validate(cfg Config) Problems {
 	ps = append(ps, validatePrices(cfg)...)
 	if cfg.Usage.Interval.Duration < time.Second {
 		ps = append(ps, Problem{File: where, Key: "usage.interval", Msg: "must be at least 1s (like \"15s\")"})
+	}
+	if w := cfg.Usage.WarnAt; w < 0 || w > 100 || w != w {
+		ps = append(ps, Problem{File: where, Key: "usage.warn_at", Msg: "must be a percent from 0 (never) to 100 (like 80)"})
 	}
 	names := make([]string, 0, len(cfg.Tools))
 	for n := range cfg.Tools {

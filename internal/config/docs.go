@@ -27,7 +27,7 @@ var keyDocs = map[string]string{
 	"status.still_after": "How long a working agent's pane must stay unchanged, its input prompt showing, before owt calls it idle (Esc fires no hook).",
 
 	"notify":                  "When and how owt tells you an agent changed status.",
-	"notify.on":               "The statuses whose arrival notifies: `waiting`, `limited` (a usage limit), `idle`, `exited`, and `needs_you` (a run's task that failed, asks or is blocked). `[]` turns notifications off.",
+	"notify.on":               "The statuses whose arrival notifies: `waiting`, `limited` (a usage limit), `idle`, `exited`, `needs_you` (a run's task that failed, asks or is blocked), and `usage` (an agent past [usage] warn_at of a usage window). `[]` turns notifications off.",
 	"notify.desktop":          "The desktop's notices: `notify-send` on Linux (clicking one switches your tmux client to the agent where it offers actions), `terminal-notifier` or else `osascript` on macOS. The older `desktop = true` is kept and reads as `enabled = true`.",
 	"notify.desktop.enabled":  "Show each notice on the desktop.",
 	"notify.desktop.on":       "The statuses this channel tells; unset, `[notify] on`.",
@@ -110,6 +110,7 @@ var keyDocs = map[string]string{
 
 	"usage":          "How the monitor reads the agents' tokens and cost.",
 	"usage.interval": "How often the monitor reads what the agents' session files gained. At least 1s.",
+	"usage.warn_at":  "Tell once per reset period, through [notify] (status `usage`), when an agent has used this share of its 5-hour or weekly usage window, in percent; 0 (the default) never. Only tools that report their windows have them: Claude Code (through owt's statusLine) and Codex.",
 
 	"review":         "The AI review gate: a headless run of a tool over a branch's diff before it lands (`owt merge --review`, `owt ship --review`).",
 	"review.enabled": "Review before every merge and ship, from every face (commands, popups, runs).",

@@ -175,7 +175,13 @@ type monitor struct {
 	// tracker reads the agents' tokens (usage.go); usageAt is when each
 	// repository's were last read.
 	tracker *usage.Tracker
-	usageAt map[string]time.Time
+	// limitsShown is OptUsage as last set, by target ("" global);
+	// warned the reset time of each window last told; limitsLooked the
+	// agents whose windows were looked at once (limits.go).
+	limitsShown  map[string]string
+	warned       map[limitKey]time.Time
+	limitsLooked map[recKey]bool
+	usageAt      map[string]time.Time
 	// figures keeps owt list's git figures of this server's worktrees,
 	// asking git only about those that changed (figures.go).
 	figures figureKeeper

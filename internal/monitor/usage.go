@@ -25,6 +25,7 @@ func (m *monitor) readUsage(now time.Time) {
 		m.usageAt = map[string]time.Time{}
 		m.tracker = &usage.Tracker{Logf: m.logf, Prices: m.prices, OpenCode: askOpenCode}
 	}
+	defer m.showLimits(now)
 	due := map[string]bool{}
 	paths := map[string]int{}
 	for _, r := range m.recs.records {

@@ -220,6 +220,19 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 	return read, more
 }
 
+// Limits are the usage windows of agent name of repo as this tracker
+// last read them; read is false before it read that repository.
+func (t *Tracker) Limits(repo, name string) (ls Limits, read bool) {
+	f, ok := t.repos[repo]
+	if !ok || f == nil {
+		return nil, false
+	}
+	if a := f.Agents[name]; a != nil {
+		return a.Limits, true
+	}
+	return nil, true
+}
+
 // limits takes into a the usage windows its tool reported last: Codex's
 // from its session files, Claude's from the file its statusLine command
 // keeps. It reports whether they changed.
