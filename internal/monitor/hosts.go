@@ -238,7 +238,7 @@ func (m *monitor) notifyHostTransitions(host string, prev map[state.Key]seenStat
 			continue
 		}
 		r := &state.Record{Name: a.Name + "@" + host, Repo: a.Repo, Tool: a.Tool, Status: a.Status, StatusSince: a.Since}
-		m.notifier.notify(r, cfg, "")
+		m.notifier.notifyText(r, cfg, "", notice{text: message(r), status: string(r.Status), event: "status", host: host})
 	}
 	return cur
 }

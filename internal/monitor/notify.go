@@ -111,6 +111,7 @@ func (n *notifier) notify(r *state.Record, cfg config.Notify, tty string) {
 type notice struct {
 	text, status, event string
 	run, task           string
+	host                string // the host of an agent on another machine
 	// agentWaiting: a run notice's task's agent waits at its own prompt
 	// (see saidByStatus).
 	agentWaiting bool
@@ -187,7 +188,7 @@ func noticeOf(r *state.Record, nt notice) notify.Notice {
 		pr = r.PR.URL
 	}
 	return notify.Notice{
-		Event: nt.event, Agent: r.Name, Repo: r.Repo, Status: nt.status, Reason: r.WaitingFor,
+		Event: nt.event, Agent: r.Name, Repo: r.Repo, Host: nt.host, Status: nt.status, Reason: r.WaitingFor,
 		Text: nt.text, Time: when, Session: r.Session, Pane: r.Pane, PR: pr,
 		Path: r.Path, Run: nt.run, Task: nt.task, ExitCode: code,
 	}
