@@ -32,9 +32,10 @@ func chooseTarget(tm *tmux.Client, verb string) (*state.Record, *liveDesk, error
 		// for the first frame); the one chosen is asked about afresh.
 		a.addHosts(state.HostStatuses())
 		it, err := pick(tm, a, pickOptions{
-			prompt:  verb + "> ",
-			header:  fmt.Sprintf("Which worktree to %s? Enter: choose, Esc: close", verb),
-			preview: true,
+			prompt:       verb + "> ",
+			header:       fmt.Sprintf("Which worktree to %s? Enter: choose, Esc: close", verb),
+			narrowHeader: fmt.Sprintf("Which to %s? Enter, or Esc", verb),
+			preview:      true,
 		})
 		if err != nil {
 			return nil, nil, err

@@ -3,9 +3,14 @@ package popups
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/lifecycle"
+	"github.com/owt-tmux/owt/internal/status"
+	"github.com/owt-tmux/owt/internal/workspace"
 )
 
 func TestElideCutsBetweenWords(t *testing.T) {
@@ -79,4 +84,43 @@ func TestControlPopupFitsEveryWidth(t *testing.T) {
 	narrow := view(50, 25, "down")
 	require.NotContains(t, narrow, "idle  ", "the status word is the glyph's on a phone")
 	require.Contains(t, view(120, 25, "down"), "idle ")
+}
+
+// The switch picker's rows at a phone's 50 columns and at 80 and 120:
+// on a phone the columns that do not fit whole are left out (the branch,
+// repo, tool first), the glyph and the name always stay, and no row is
+// wider than the picker draws; wider, the preview comes beside the rows
+// when they fit in half, and every column is there.
+func TestSwitchPickerRowsFitEveryWidth(t *testing.T) {
+	now := time.Now()
+	items := []lifecycle.Item{
+		{Name: "asker", Repo: "/src/shop", Tool: "claude", Status: "waiting", Branch: "feat/asker", CreatedAt: now.Add(-3 * time.Minute), Insertions: 12, Deletions: 3},
+		{Name: "write-intro-post", Repo: "/src/blog", Tool: "codex", Status: "working", Branch: "feat/write-intro-post", CreatedAt: now.Add(-90 * time.Minute), Dirty: 2},
+		{Name: "login-redirect", Repo: "/src/shop", Status: "idle", Branch: "fix/login-redirect", CreatedAt: now.Add(-26 * time.Hour)},
+	}
+	wide, _ := layoutRows(items, now, 0)
+	for _, width := range []int{50, 80, 120} {
+		rows, preview := layoutRows(items, now, width)
+		room := width - 3
+		if preview {
+			room = width/2 - 3
+		}
+		for i, row := range rows {
+			require.Contains(t, row, items[i].Name, "at %d", width)
+			require.True(t, strings.HasPrefix(row, status.Glyph(items[i].Status)+"  "), "at %d: %q", width, row)
+			if width < narrowBelow {
+				requireFits(t, "switch", row, wide[i], room)
+				continue
+			}
+			// Wide: every column; the name, repo, tool and age within
+			// the picker's room, what follows may pass its edge.
+			require.Equal(t, wide[i], row, "at %d", width)
+			age := workspace.Age(now.Sub(items[i].CreatedAt))
+			require.LessOrEqual(t, ansi.StringWidth(row[:strings.Index(row, age)+len(age)]), room, "at %d: %q", width, row)
+		}
+		require.Equal(t, width == 120, preview, "the preview at %d", width)
+	}
+	phone, _ := layoutRows(items, now, 50)
+	require.NotContains(t, phone[0], "feat/asker", "the branch goes first on a phone")
+	require.NotContains(t, phone[0], "shop", "then the repo")
 }

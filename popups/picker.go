@@ -3,11 +3,14 @@ package popups
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	fuzzyfinder "github.com/ktr0731/go-fuzzyfinder"
+	"golang.org/x/term"
 
 	"github.com/owt-tmux/owt/internal/git"
 	"github.com/owt-tmux/owt/internal/lifecycle"
@@ -52,8 +55,37 @@ func (a agents) record(it lifecycle.Item) *state.Record {
 // lines and branch, in aligned columns. The branch comes last: it mostly
 // repeats the name, and a narrow popup cuts the end of the row.
 func labels(items []lifecycle.Item, now time.Time) []string {
-	rows := make([][]string, len(items))
-	widths := make([]int, 7)
+	rows, _ := layoutRows(items, now, 0)
+	return rows
+}
+
+// The picker's columns, in the order they are drawn.
+const (
+	colGlyph = iota
+	colName
+	colRepo
+	colTool
+	colAge
+	colChanges
+	colBranch
+	nCols
+)
+
+// dropFirst are the columns a narrow row leaves out first: the branch
+// (it mostly repeats the name), then repo, tool, the +/- lines and the
+// age; the glyph and the name always stay.
+var dropFirst = []int{colBranch, colRepo, colTool, colChanges, colAge}
+
+// layoutRows lays the rows out for a picker width columns wide (0: no
+// limit, every column) and says whether the preview has room beside
+// them. The preview takes half the width, so it is shown only when the
+// rows up to the age fit in the other half. Without it, on a narrow
+// popup (a phone), the columns that do not fit whole are left out, in
+// dropFirst's order, so no row is cut mid-word; on a wide one the branch
+// still comes last, cut by the picker where it must be.
+func layoutRows(items []lifecycle.Item, now time.Time, width int) ([]string, bool) {
+	cells := make([][]string, len(items))
+	widths := make([]int, nCols)
 	for i, it := range items {
 		tool := it.Tool
 		if tool == "" {
@@ -80,23 +112,58 @@ func labels(items []lifecycle.Item, now time.Time) []string {
 				changes += " (unreachable)"
 			}
 		}
-		rows[i] = []string{agentstatus.Glyph(it.Status), name, repoName(it.Repo), tool, workspace.Age(now.Sub(it.CreatedAt)), changes, branch}
-		for c, cell := range rows[i] {
-			widths[c] = max(widths[c], len([]rune(cell)))
+		cells[i] = []string{agentstatus.Glyph(it.Status), name, repoName(it.Repo), tool, workspace.Age(now.Sub(it.CreatedAt)), changes, branch}
+		for c, cell := range cells[i] {
+			widths[c] = max(widths[c], ansi.StringWidth(cell))
+		}
+	}
+	keep := make([]bool, nCols)
+	for c := range keep {
+		keep[c] = true
+	}
+	// span is how wide the kept columns up to last are, with their gaps.
+	span := func(last int) int {
+		n := 0
+		for c := 0; c <= last; c++ {
+			if keep[c] {
+				n += widths[c] + 2
+			}
+		}
+		return n - 2
+	}
+	preview := false
+	if width > 0 {
+		// The picker draws a row after its cursor mark ("> "), in half
+		// the width less one when the preview is beside it.
+		if half := width/2 - 3; width >= narrowBelow && span(colAge) <= half {
+			preview = true
+		} else if width < narrowBelow {
+			for _, c := range dropFirst {
+				if span(colBranch) <= width-3 {
+					break
+				}
+				keep[c] = false
+			}
 		}
 	}
 	out := make([]string, len(items))
-	for i, row := range rows {
+	for i, row := range cells {
 		var b strings.Builder
 		for c, cell := range row {
+			if !keep[c] {
+				continue
+			}
+			if b.Len() > 0 {
+				b.WriteString("  ")
+			}
 			b.WriteString(cell)
-			if c < len(row)-1 {
-				b.WriteString(strings.Repeat(" ", widths[c]-len([]rune(cell))+2))
+			if c < nCols-1 {
+				b.WriteString(strings.Repeat(" ", widths[c]-ansi.StringWidth(cell)))
 			}
 		}
 		out[i] = strings.TrimRight(b.String(), " ")
 	}
-	return out
+	return out, preview || width == 0
 }
 
 func repoName(path string) string {
@@ -108,8 +175,12 @@ func repoName(path string) string {
 
 // pickOptions tune pick.
 type pickOptions struct {
-	prompt  string
-	header  string
+	prompt string
+	header string
+	// narrowHeader is the header on a narrow popup ("": header).
+	narrowHeader string
+	// preview: the agent under the cursor is shown beside the list,
+	// where the popup is wide enough for both.
 	preview bool
 }
 
@@ -119,9 +190,17 @@ func pick(tm *tmux.Client, a agents, o pickOptions) (lifecycle.Item, error) {
 	if len(a.items) == 0 {
 		return lifecycle.Item{}, errors.New("no agents yet: start one with Alt+c or owt new \"TASK\"")
 	}
-	rows := labels(a.items, time.Now())
-	opts := []fuzzyfinder.Option{fuzzyfinder.WithPromptString(o.prompt), fuzzyfinder.WithHeader(o.header)}
-	if o.preview {
+	width := 0
+	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
+		width = w
+	}
+	rows, room := layoutRows(a.items, time.Now(), width)
+	header := o.header
+	if width > 0 && width < narrowBelow && o.narrowHeader != "" {
+		header = o.narrowHeader
+	}
+	opts := []fuzzyfinder.Option{fuzzyfinder.WithPromptString(o.prompt), fuzzyfinder.WithHeader(header)}
+	if o.preview && room {
 		p := newPreviewer(tm, a)
 		opts = append(opts, fuzzyfinder.WithPreviewWindow(p.render))
 	}
