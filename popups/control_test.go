@@ -19,6 +19,7 @@ import (
 	"github.com/owt-tmux/owt/internal/run"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
+	"github.com/owt-tmux/owt/internal/usage"
 )
 
 // fakeDesk is the control popup's world in a test: fixed records, items,
@@ -577,4 +578,24 @@ func TestControlDetailOfARemoteAgentIsTheHosts(t *testing.T) {
 	require.NotContains(t, s, "worktree missing")
 	require.Contains(t, s, "feat/far → main on box: 2 ahead, 0 behind, +7 -1, 3 uncommitted")
 	require.NotContains(t, p.d.statted, "far@box", "git here was asked about the host's worktree")
+}
+
+// An agent's row shows its usage windows where its tool reports them.
+func TestControlRowShowsTheUsageWindows(t *testing.T) {
+	p := newPopup(t)
+	now := time.Now()
+	p.d.snap.Items = append(p.d.snap.Items, lifecycle.Item{Name: "limited-one", Repo: "/r/shop", Status: "working", StatusSince: now,
+		Usage: &usage.Summary{TotalTokens: 1200, Limits: usage.Limits{
+			{Window: usage.Window5h, UsedPercent: 82.5, ResetsAt: now.Add(time.Hour)},
+			{Window: usage.WindowWeekly, UsedPercent: 41, ResetsAt: now.Add(72 * time.Hour)},
+		}}})
+	p.d.snap.Records = append(p.d.snap.Records, &state.Record{Name: "limited-one", Repo: "/r/shop", Status: state.Working, StatusSince: now})
+	p.m.reload()
+	for _, l := range strings.Split(p.screen(), "\n") {
+		if strings.Contains(l, "limited-one") {
+			require.Contains(t, l, "5h 82% wk 41%", p.screen())
+			return
+		}
+	}
+	t.Fatalf("no row of limited-one in\n%s", p.screen())
 }

@@ -221,6 +221,13 @@ func (m *ctl) rowLine(r control.Row, nameW int, now time.Time) string {
 	if r.PR != "" {
 		add(3, "PR "+r.PR)
 	}
+	if r.Limits != "" {
+		sgr := sgrDim
+		if r.LimitsHigh {
+			sgr = sgrYellow
+		}
+		add(5, m.paint(sgr, r.Limits))
+	}
 	if r.Usage != "" {
 		add(6, m.paint(sgrDim, r.Usage))
 	}

@@ -94,6 +94,10 @@ type Row struct {
 	// Usage is the agent's tokens and estimated cost ("12.3k tok $0.42"),
 	// as the monitor last read them.
 	Usage string `json:"usage,omitempty"`
+	// Limits are its usage windows where its tool reports them ("5h 82%
+	// wk 41%"); LimitsHigh: one is at 80% or more.
+	Limits     string `json:"limits,omitempty"`
+	LimitsHigh bool   `json:"limits_high,omitempty"`
 	// StatusWhy is the first line of owt why for the agent: what set its
 	// status and what the screen said (drawn under the selected row).
 	StatusWhy string `json:"status_why,omitempty"`
@@ -263,8 +267,15 @@ func agentRow(it lifecycle.Item, rec *state.Record, ref taskRef, q queuePlace, n
 		Ahead: it.Ahead, Dirty: it.Dirty, Insertions: it.Insertions, Deletions: it.Deletions,
 		PR: it.PR.Summary(), Spawner: it.Spawner, InPlace: it.InPlace,
 	}
-	if it.Usage != nil {
+	if it.Usage != nil && it.Usage.TotalTokens > 0 {
 		row.Usage = usage.FormatTokens(it.Usage.TotalTokens) + " tok " + usage.FormatCost(it.Usage)
+	}
+	if it.Usage != nil {
+		ls := it.Usage.Limits.Current(now)
+		row.Limits = ls.Brief()
+		for _, l := range ls {
+			row.LimitsHigh = row.LimitsHigh || l.UsedPercent >= 80
+		}
 	}
 	if ref.task != nil {
 		withTask(&row, ref.run, ref.task)
