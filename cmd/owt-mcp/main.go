@@ -18,9 +18,11 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/memorycmd"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/owtlog"
+	"github.com/owt-tmux/owt/internal/xdgdirs"
 )
 
 func main() {
+	xdgdirs.Load() // before anything reads a path
 	owtlog.SetFormatSource(config.LogFormat)
 	f := &cmdutil.Factory{IO: cmdutil.System()}
 	app := f.NewApp(mcpcmd.Command(f, buildinfo.String()), memorycmd.Command(f), mcpcmd.OpenCodeUsageCommand(f), mcpcmd.HTTPCommand(f))

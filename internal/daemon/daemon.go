@@ -69,9 +69,13 @@ func LockPath(socket string) (string, error) {
 // command that started "owt new" open: its reader would wait for the
 // end of it as long as the monitor lives.
 func CloseInherited() {
+	// Linux lists them in /proc/self/fd, macOS (which has no /proc) in
+	// /dev/fd. The listing's own descriptor is close-on-exec: kept.
 	entries, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
-		return
+		if entries, err = os.ReadDir("/dev/fd"); err != nil {
+			return
+		}
 	}
 	for _, e := range entries {
 		fd, err := strconv.Atoi(e.Name())

@@ -42,7 +42,8 @@
 //	ground         the only code that runs git, tmux, gh and ssh; the
 //	               records (state, with the rule of a status change); the
 //	               config; setup; OpenCode's database
-//	base           untrusted text, starting programs (proc), atomic
+//	base           untrusted text, starting programs (proc), where owt's
+//	               files go (xdgdirs), atomic
 //	               files, the popups' palettes, owt-wait: they import
 //	               nothing of owt's
 package house

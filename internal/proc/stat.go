@@ -8,14 +8,15 @@ import (
 	"strings"
 )
 
-// Stat is a process as /proc/PID/stat tells it (Linux).
+// Stat is a process as /proc/PID/stat tells it on Linux (on macOS, the
+// kernel's process table: stat_darwin.go).
 type Stat struct {
 	PID, PPID, PGRP, Session int
 	State                    string // "R", "S", "Z" …
 }
 
-// ReadStat reads /proc/PID/stat.
-func ReadStat(pid int) (Stat, error) {
+// readProcStat reads /proc/PID/stat.
+func readProcStat(pid int) (Stat, error) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return Stat{}, err
@@ -45,9 +46,9 @@ func parseStat(pid int, s string) (Stat, error) {
 	return st, nil
 }
 
-// Processes is every process's Stat; one that ends while the list is read
-// is left out.
-func Processes() []Stat {
+// procProcesses is every process's Stat from /proc; one that ends while
+// the list is read is left out.
+func procProcesses() []Stat {
 	paths, _ := filepath.Glob("/proc/[0-9]*/stat")
 	out := make([]Stat, 0, len(paths))
 	for _, p := range paths {
@@ -55,7 +56,7 @@ func Processes() []Stat {
 		if err != nil {
 			continue
 		}
-		if st, err := ReadStat(pid); err == nil {
+		if st, err := readProcStat(pid); err == nil {
 			out = append(out, st)
 		}
 	}
