@@ -36,6 +36,7 @@ func chooseTarget(tm *tmux.Client, verb string) (*state.Record, *liveDesk, error
 			header:       fmt.Sprintf("Which worktree to %s? Enter: choose, Esc: close", verb),
 			narrowHeader: fmt.Sprintf("Which to %s? Enter, or Esc", verb),
 			preview:      true,
+			startOn:      startOn(verb),
 		})
 		if err != nil {
 			return nil, nil, err
@@ -52,6 +53,15 @@ func chooseTarget(tm *tmux.Client, verb string) (*state.Record, *liveDesk, error
 		return nil, nil, err
 	}
 	return r, d, nil
+}
+
+// startOn is where the picker of verb puts its cursor first: merge on
+// the first agent ready to land; the others on the first row.
+func startOn(verb string) func(lifecycle.Item) bool {
+	if verb == "merge" {
+		return readyToLand
+	}
+	return nil
 }
 
 // chooseRemote is chooseTarget's answer for an agent of a host: its

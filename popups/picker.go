@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -182,6 +183,21 @@ type pickOptions struct {
 	// preview: the agent under the cursor is shown beside the list,
 	// where the popup is wide enough for both.
 	preview bool
+	// startOn, when set, puts the cursor on the first agent it accepts
+	// (else where the finder starts, on the first row).
+	startOn func(lifecycle.Item) bool
+}
+
+// readyToLand reports whether it has finished (idle or exited) with
+// work to land: commits ahead of its base, or files not committed yet.
+// Alt+m's picker starts on the first such agent: the one that needs
+// you most (asking for permission) has nothing to merge yet.
+func readyToLand(it lifecycle.Item) bool {
+	switch state.Status(it.Status) {
+	case state.Idle, state.Exited:
+		return it.Ahead > 0 || it.Dirty > 0
+	}
+	return false
 }
 
 // pick shows the agents in a fuzzy finder and returns the chosen one;
@@ -203,6 +219,9 @@ func pick(tm *tmux.Client, a agents, o pickOptions) (lifecycle.Item, error) {
 	if o.preview && room {
 		p := newPreviewer(tm, a)
 		opts = append(opts, fuzzyfinder.WithPreviewWindow(p.render))
+	}
+	if o.startOn != nil && slices.ContainsFunc(a.items, o.startOn) {
+		opts = append(opts, fuzzyfinder.WithPreselected(func(i int) bool { return o.startOn(a.items[i]) }))
 	}
 	i, err := fuzzyfinder.Find(rows, func(i int) string { return rows[i] }, opts...)
 	if errors.Is(err, fuzzyfinder.ErrAbort) {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/owt-tmux/owt/internal/lifecycle"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/untrusted"
@@ -54,4 +56,25 @@ func TestPickerPreviewShowsWhyItsStatus(t *testing.T) {
 	if strings.Contains(got, "\x1b") {
 		t.Fatalf("the preview draws the screen's controls: %q", got)
 	}
+}
+
+// Alt+m's picker starts on the agent with work to land, not on the first
+// row (the demo's login, asking for permission, came first and the user
+// had to find checkout, ready to merge).
+func TestMergePickerStartsOnTheAgentReadyToLand(t *testing.T) {
+	items := []lifecycle.Item{
+		{Name: "login", Status: "waiting", Ahead: 0},
+		{Name: "cart", Status: "working", Dirty: 3},
+		{Name: "fresh", Status: "idle"},
+		{Name: "checkout", Status: "idle", Ahead: 1},
+		{Name: "gone", Status: "exited", Dirty: 1},
+	}
+	var ready []string
+	for _, it := range items {
+		if startOn("merge")(it) {
+			ready = append(ready, it.Name)
+		}
+	}
+	require.Equal(t, []string{"checkout", "gone"}, ready)
+	require.Nil(t, startOn("delete"), "the other pickers start on the first row")
 }
