@@ -65,6 +65,10 @@ type Preview struct {
 	Facts                    []memory.Fact
 	FactsBlock               string
 	FactsNote                string // why there are no facts, when not simply none
+	// ToolProblem is why owt new would refuse the tool (not installed,
+	// unknown), "" when it would start it: the dry run still shows the
+	// prompt, and says this.
+	ToolProblem string
 }
 
 // Preview works out what Create would start the agent with, changing
@@ -137,10 +141,13 @@ func (w *Worktrees) Preview(o CreateOptions) (Preview, error) {
 		tool = w.Config.Agent.Tool
 	}
 	plan := o.Plan || (!t.Guessed && t.Plan)
+	problem := ""
 	if prof, err := agent.Resolve(w.Tools, tool); err == nil {
 		tool, plan = prof.Name, plan && prof.Plan != nil
+	} else {
+		problem = err.Error()
 	}
-	p := Preview{Name: name, Branch: branch, Base: base, Tool: tool, Template: t.Name, Guessed: t.Guessed, Plan: plan, Prompt: task}
+	p := Preview{Name: name, Branch: branch, Base: base, Tool: tool, Template: t.Name, Guessed: t.Guessed, Plan: plan, Prompt: task, ToolProblem: problem}
 	rec := &state.Record{Name: name, Task: task, Branch: branch, Base: base, InPlace: checkout != "", Path: checkout}
 	if !t.None() {
 		if p.Prompt, err = templates.FirstPrompt(w.Config, t, rec, w.Repo.Root, f.Sorted(), o.InRun); err != nil {

@@ -22,16 +22,23 @@ type previewJSON struct {
 	Facts    untrusted.Untrusted `json:"facts"`
 	FactsN   int                 `json:"facts_count"`
 	Note     string              `json:"facts_note,omitempty"`
+	// ToolProblem: why owt new would refuse the tool (not installed).
+	ToolProblem string `json:"tool_problem,omitempty"`
 }
 
 // printPreview shows what owt new would start the agent with.
 func printPreview(o *newOptions, lp lifecycle.Preview) error {
 	p := previewJSON{Name: lp.Name, Branch: lp.Branch, Base: lp.Base, Tool: lp.Tool, Plan: lp.Plan,
-		Template: lp.Template, Guessed: lp.Guessed, Prompt: untrusted.From(lp.Prompt), Facts: untrusted.From(lp.FactsBlock), FactsN: len(lp.Facts), Note: lp.FactsNote}
+		Template: lp.Template, Guessed: lp.Guessed, Prompt: untrusted.From(lp.Prompt), Facts: untrusted.From(lp.FactsBlock), FactsN: len(lp.Facts), Note: lp.FactsNote,
+		ToolProblem: lp.ToolProblem}
 	if o.JSON {
 		return cmdutil.PrintJSON(o.IO.Out, p)
 	}
 	printPreviewText(o.IO.Out, p, "owt new --dry-run: nothing was created.\n")
+	if p.ToolProblem != "" {
+		// Last, where it is seen: the prompt above can be long.
+		fmt.Fprintf(o.IO.ErrOut, "owt new --dry-run: warning: %s; owt new would refuse it ('owt tools' lists the installed ones)\n", untrusted.From(p.ToolProblem).Line())
+	}
 	return nil
 }
 
