@@ -215,6 +215,10 @@ func TestControlPopupSizesColourKeyAndDiffStat(t *testing.T) {
 	e.WriteFile(cart.Path, "todo.txt", "later\n")
 
 	require.Equal(t, "cart.go\t+1 -0\ntodo.txt\tnew, uncommitted", strings.TrimSpace(e.MustOwt(repo, "diff", "cart", "--stat")))
+	// Piped, the diff itself (before, the --stat lines only).
+	piped := e.MustOwt(repo, "diff", "cart")
+	require.Contains(t, piped, "+package cart\n")
+	require.Contains(t, piped, "+later\n", "the new uncommitted file, whole")
 
 	for _, size := range [][2]string{{"80", "24"}, {"250", "60"}} {
 		for _, noColor := range []bool{true, false} {

@@ -15,12 +15,13 @@ import (
 const untrackedStat = "new, uncommitted"
 
 // DiffCommand is owt diff NAME: the diff review of the control popup on
-// a terminal; elsewhere (or with --stat/--json) the files NAME changed
-// against its base with their line counts.
+// a terminal; piped, every changed file's plain diff, as git diff prints
+// it; with --stat or --json the files NAME changed against its base with
+// their line counts.
 func DiffCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "diff",
-		Usage:     "review what a worktree changed against its base: files, then each file's diff (d in the control popup)",
+		Usage:     "review what a worktree changed against its base: files, then each file's diff (d in the control popup); piped, the plain diff of every file",
 		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "stat", Usage: "print the changed files with +/- counts (a new file not yet committed: " + untrackedStat + ", no counts) instead of the review screen"},
@@ -66,6 +67,20 @@ func DiffCommand(f *cmdutil.Factory) *cli.Command {
 					files = []git.FileChange{}
 				}
 				return cmdutil.PrintJSON(c.App.Writer, files)
+			}
+			if !c.Bool("stat") {
+				// Piped (| less, > review.patch): the diff itself, each
+				// file as the review screen shows it, new files whole.
+				for _, fc := range files {
+					d, err := git.FileDiff(rec.Path, base, fc, false)
+					if err != nil {
+						return err
+					}
+					if _, err := fmt.Fprint(c.App.Writer, d); err != nil {
+						return err
+					}
+				}
+				return nil
 			}
 			for _, f := range files {
 				switch {
