@@ -76,6 +76,9 @@ func fleetSize(w *world, bin string, n int, peer *peerFleet, procs map[int]float
 		return
 	}
 	f := &fleet{w: w, bin: bin, repo: w.repo("fleet")}
+	// owt's keys bound, as a user's tmux.conf has them: owt doctor --fix,
+	// which starts the usual monitor again below, checks them.
+	f.w.must(f.repo, f.bin, "tmux", "init")
 	start := time.Now()
 	if !f.start(n) {
 		return
