@@ -54,6 +54,9 @@ var ErrNoTerminal = fmt.Errorf("%w: no attached client's terminal is known to sh
 
 func (t terminalChannel) Send(_ context.Context, n Notice) error {
 	clients, err := t.tmux.ClientTerms()
+	if errors.Is(err, tmux.ErrNoServer) {
+		return fmt.Errorf("%w: no tmux server runs, so no client to tell", ErrSkipped)
+	}
 	if err != nil {
 		return fmt.Errorf("list the clients: %w", err)
 	}

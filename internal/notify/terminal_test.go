@@ -135,3 +135,14 @@ func TestTerminalAutoSendsAKnownTerminalItsSequence(t *testing.T) {
 	require.NoError(t, Deliver(context.Background(), r, Notice{Text: "owt: c finished its turn"}, time.Millisecond))
 	require.Eventually(t, func() bool { return strings.Contains(log.String(), "\x1b]777;notify;owt;c finished its turn\a") }, 5*time.Second, 20*time.Millisecond, "%q", log.String())
 }
+
+// With no tmux server there is no client to tell: skipped, no failure.
+func TestTerminalWithoutAServerIsSkipped(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	cfg := config.Defaults().Notify
+	r, ok := terminalRoute(cfg, Deps{Tmux: &tmux.Client{Bin: "tmux", Socket: filepath.Join(t.TempDir(), "none")}})
+	require.True(t, ok)
+	require.ErrorIs(t, Deliver(context.Background(), r, Notice{Text: "owt: x"}, time.Millisecond), ErrSkipped)
+}
