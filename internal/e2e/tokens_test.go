@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,36 @@ type usageReportJSON struct {
 		CostUSD     float64 `json:"cost_usd"`
 	} `json:"total"`
 	PricesAsOf string `json:"prices_as_of"`
+	Limits     []struct {
+		Agent   string `json:"agent"`
+		Tool    string `json:"tool"`
+		Windows []struct {
+			Window      string    `json:"window"`
+			UsedPercent float64   `json:"used_percent"`
+			ResetsAt    time.Time `json:"resets_at"`
+			From        string    `json:"from"`
+		} `json:"windows"`
+	} `json:"limits"`
+}
+
+// windowsOf is owt usage --json's windows of name, as "5h=82.5 weekly=41
+// (from)"; "" when it has none.
+func (e *Env) windowsOf(dir, name string) string {
+	e.t.Helper()
+	for _, a := range e.usageReport(dir).Limits {
+		if a.Agent != name {
+			continue
+		}
+		var parts []string
+		from := ""
+		for _, w := range a.Windows {
+			parts = append(parts, fmt.Sprintf("%s=%g", w.Window, w.UsedPercent))
+			from = w.From
+			require.WithinDuration(e.t, time.Now(), w.ResetsAt, 73*time.Hour, "a reset time to come")
+		}
+		return strings.Join(parts, " ") + " (" + from + ")"
+	}
+	return ""
 }
 
 func (e *Env) usageReport(dir string, args ...string) usageReportJSON {
@@ -67,7 +98,7 @@ func TestTokensAndCostOfAClaudeAgent(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
 	e.WriteFile(repo, ".owt.toml", "[usage]\ninterval = \"1s\"\n\n[prices.\"claude-sonnet-4-5\"]\ninput = 3\noutput = 15\ncache_write = 3.75\ncache_read = 0.3\n")
-	e.MustOwt(repo, "new", "--tool", "claude", "--name", "tok", "Count things\n!usage 1000 200 3000 4000")
+	e.MustOwt(repo, "new", "--tool", "claude", "--name", "tok", "Count things\n!usage 1000 200 3000 4000\n!windows 82.5 41")
 	e.MustOwt(repo, "new", "--no-agent", "--name", "shell", "No agent here")
 
 	var u *usageJSON
@@ -79,6 +110,16 @@ func TestTokensAndCostOfAClaudeAgent(t *testing.T) {
 		TotalTokens: 8200, CostUSD: u.CostUSD}, *u, "one message written as two blocks counts once")
 	require.InDelta(t, (1000*3+200*15+3000*3.75+4000*0.3)/1e6, u.CostUSD, 1e-9)
 	require.Nil(t, e.usageOf(repo, "shell"), "no agent, no usage")
+	// Its usage windows, through the statusLine owt registered, which
+	// Claude runs with its JSON: in owt usage and the session's @owt-usage.
+	e.Eventually(30*time.Second, "tok's usage windows", func() bool {
+		return e.windowsOf(repo, "tok") == "5h=82.5 weekly=41 (claude statusline)"
+	})
+	require.Regexp(t, `tok\s+claude\s+82%\s+in (1h59m|2h00m)\s+41%\s+in (2d23h|3d0h)`, e.MustOwt(repo, "usage"))
+	e.Eventually(10*time.Second, "@owt-usage of tok's session", func() bool {
+		out, _ := e.TryTmux("show-options", "-qv", "-t", "="+e.Find(repo, "tok").Session+":", "@owt-usage")
+		return out == "5h 82% wk 41%"
+	})
 
 	table := e.MustOwt(repo, "list")
 	require.Regexp(t, `NAME\s+BRANCH\s+STATUS\s+TOOL\s+AGE\s+TOKENS\s+COST\s+CHANGES`, table)
@@ -122,7 +163,7 @@ func TestTokensOfACodexAgent(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")
 	e.WriteFile(repo, ".owt.toml", "[usage]\ninterval = \"1s\"\n")
-	e.MustOwt(repo, "new", "--tool", "codex", "--name", "cx", "Fix the build\n!usage 1000 200 0 300")
+	e.MustOwt(repo, "new", "--tool", "codex", "--name", "cx", "Fix the build\n!usage 1000 200 0 300\n!windows 30 10.5")
 	var u *usageJSON
 	e.Eventually(30*time.Second, "the turn's tokens in owt list", func() bool {
 		u = e.usageOf(repo, "cx")
@@ -130,6 +171,7 @@ func TestTokensOfACodexAgent(t *testing.T) {
 	})
 	require.Equal(t, usageJSON{Model: "gpt-5-codex", Input: 1000, Output: 200, CacheRead: 300, TotalTokens: 1500, CostUSD: u.CostUSD}, *u)
 	require.InDelta(t, (1000*1.25+200*10+300*0.125)/1e6, u.CostUSD, 1e-9, "the default price of gpt-5-codex")
+	require.Equal(t, "5h=30 weekly=10.5 (codex session)", e.windowsOf(repo, "cx"), "the token_count's rate_limits")
 
 	e.Eventually(20*time.Second, "cx idle", func() bool { return e.Find(repo, "cx").Status == "idle" })
 	e.MustOwt(repo, "send", "cx", "Again\n!usage 10 20 0 30")

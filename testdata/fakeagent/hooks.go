@@ -65,6 +65,11 @@ type hookRunner struct {
 	turnParent     string    // the last transcript line's uuid (Claude)
 	rolloutPath    string    // Codex's rollout file of the session, once a turn ran
 	codexTotal     turnUsage // Codex's running token total
+	// statusLineCmd is the statusLine command of Claude's settings (the
+	// last file read wins, as in Claude); windows the usage windows the
+	// account has used (!windows), nil before any.
+	statusLineCmd  string
+	windows        []float64
 	permissionMode string
 	notify         []string // codex notify argv
 	log            *eventLog
@@ -143,13 +148,20 @@ func (h *hookRunner) loadSettingsArg(v string) {
 
 func (h *hookRunner) addSettings(source string, data []byte) {
 	var s struct {
-		Hooks map[string]json.RawMessage `json:"hooks"`
+		Hooks      map[string]json.RawMessage `json:"hooks"`
+		StatusLine *struct {
+			Type    string `json:"type"`
+			Command string `json:"command"`
+		} `json:"statusLine"`
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
 		h.log.event("settings_error", "file", source, "error", err.Error())
 		return
 	}
 	h.sources = append(h.sources, source)
+	if s.StatusLine != nil && s.StatusLine.Type == "command" {
+		h.statusLineCmd = s.StatusLine.Command
+	}
 	for event, raw := range s.Hooks {
 		var groups []hookGroup
 		if err := json.Unmarshal(raw, &groups); err != nil {

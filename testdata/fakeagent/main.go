@@ -45,6 +45,13 @@
 //	                      events with the running total); the gemini persona
 //	                      to its chat file ~/.gemini/tmp/<id>/chats/ (the id
 //	                      in ~/.gemini/projects.json), each message's tokens
+//	!windows FIVE WEEK    the account has used FIVE % of its 5-hour and WEEK %
+//	                      of its weekly usage window (resetting in 2 h and 3
+//	                      days): the claude persona runs its settings'
+//	                      statusLine command at the end of each turn with
+//	                      Claude Code 2.1.330's JSON (rate_limits once set);
+//	                      the codex persona writes them as its token_count's
+//	                      rate_limits (primary, secondary)
 //	!limit [RESET]        end the turn on a usage limit, in the tool's words
 //	                      (Claude "⎿  You've hit your 5-hour limit · resets
 //	                      RESET" and StopFailure rate_limit; Codex "■ You've

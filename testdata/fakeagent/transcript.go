@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -163,7 +166,71 @@ func (h *hookRunner) codexRollout(prompt string, u turnUsage) {
 			"total_token_usage":    usage(h.codexTotal.input, h.codexTotal.cacheRead, h.codexTotal.output),
 			"last_token_usage":     usage(u.input+u.cacheRead, u.cacheRead, u.output),
 			"model_context_window": 272000},
-		"rate_limits": nil}})
+		"rate_limits": h.codexRateLimits(now)}})
+}
+
+// parseWindows reads "!windows FIVE_HOUR WEEKLY": the shares used, in
+// percent.
+func parseWindows(arg string) []float64 {
+	var out []float64
+	for _, f := range strings.Fields(arg) {
+		if v, err := strconv.ParseFloat(f, 64); err == nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// windowResets are when the fake's windows reset: the 5-hour one in 2
+// hours, the weekly one in 3 days.
+func windowResets(now time.Time) (five, week int64) {
+	return now.Add(2 * time.Hour).Unix(), now.Add(72 * time.Hour).Unix()
+}
+
+// codexRateLimits is a token_count's rate_limits as codex 0.169.0 writes
+// them (primary 5-hour, secondary weekly), nil before !windows.
+func (h *hookRunner) codexRateLimits(now time.Time) any {
+	if len(h.windows) < 2 {
+		return nil
+	}
+	five, week := windowResets(now)
+	return map[string]any{"limit_id": "codex", "limit_name": nil,
+		"primary":   map[string]any{"used_percent": h.windows[0], "window_minutes": 300, "resets_at": five},
+		"secondary": map[string]any{"used_percent": h.windows[1], "window_minutes": 10080, "resets_at": week},
+		"credits":   nil, "plan_type": "plus"}
+}
+
+// statusLine runs the statusLine command of Claude's settings, as Claude
+// Code 2.1.330 does when its screen changes: sh -c in the session's
+// folder, its JSON on stdin (with rate_limits once !windows said them).
+// Only for the claude persona; its output is logged.
+func (h *hookRunner) statusLine() {
+	if h.kind != hooksClaude || h.statusLineCmd == "" {
+		return
+	}
+	in := map[string]any{"session_id": h.sessionID, "transcript_path": h.transcriptPath, "cwd": h.dir,
+		"model":     map[string]any{"id": "claude-sonnet-4-5", "display_name": "Sonnet 4.5"},
+		"workspace": map[string]any{"current_dir": h.dir, "project_dir": h.dir, "added_dirs": []string{}},
+		"version":   "2.1.330"}
+	if len(h.windows) >= 2 {
+		five, week := windowResets(time.Now())
+		in["rate_limits"] = map[string]any{
+			"five_hour": map[string]any{"used_percentage": h.windows[0], "resets_at": five},
+			"seven_day": map[string]any{"used_percentage": h.windows[1], "resets_at": week}}
+	}
+	data, _ := json.Marshal(in)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", h.statusLineCmd)
+	cmd.Dir = h.dir
+	cmd.Env = append(os.Environ(), h.projectEnv()...)
+	cmd.Stdin = bytes.NewReader(data)
+	out, err := cmd.Output()
+	kv := []any{"command", h.statusLineCmd, "output", strings.TrimSpace(string(out))}
+	if err != nil {
+		kv = append(kv, "error", err.Error())
+	}
+	h.log.event("statusline", kv...)
 }
 
 // codexModel is the model the fake Codex's rollout names.

@@ -29,7 +29,7 @@ func parseScript(text string) []scriptCmd {
 			name, arg = name[:i], strings.TrimSpace(name[i+1:])
 		}
 		switch name {
-		case "ask", "write", "commit", "exec", "sleep", "think", "exit", "fail", "limit", "swallow-enter", "on-next", "mcp", "usage":
+		case "ask", "write", "commit", "exec", "sleep", "think", "exit", "fail", "limit", "swallow-enter", "on-next", "mcp", "usage", "windows":
 			cmds = append(cmds, scriptCmd{name: name, arg: arg})
 		}
 	}
@@ -108,6 +108,8 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 			a.mu.Unlock()
 		case "usage":
 			used = parseUsage(c.arg)
+		case "windows":
+			a.hooks.windows = parseWindows(c.arg)
 		case "fail":
 			failure = c.arg
 			if failure == "" {
@@ -145,6 +147,7 @@ func (a *app) runTurn(ctx context.Context, gen int, text string) string {
 	} else {
 		a.hooks.transcriptAssistant(answer, used)
 		a.hooks.codexRollout(text, used)
+		a.hooks.statusLine()
 		a.hooks.geminiChat(text, answer, used)
 		a.openCodeTurn(text, used)
 		a.hooks.turnEnd(text, answer)
