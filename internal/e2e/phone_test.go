@@ -1,0 +1,142 @@
+package e2e
+
+import (
+	"io"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/status"
+)
+
+// attachSized is attachRecorded with a terminal of cols x rows: a phone's
+// ssh app (Blink, Termius) is about 50 x 25.
+func (e *Env) attachSized(session string, cols, rows uint16) (string, func(string), *screenLog) {
+	e.t.Helper()
+	before := e.clients()
+	cmd := exec.Command("tmux", "attach-session", "-t", session)
+	cmd.Dir = e.Root
+	cmd.Env = e.Environ()
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
+	require.NoError(e.t, err)
+	log := &screenLog{}
+	go func() { _, _ = io.Copy(log, f) }()
+	e.t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGHUP)
+		_ = f.Close()
+		_, _ = cmd.Process.Wait()
+	})
+	var name string
+	e.Eventually(5*time.Second, "client attached", func() bool {
+		for c := range e.clients() {
+			if !before[c] {
+				name = c
+				return true
+			}
+		}
+		return false
+	})
+	return name, func(keys string) { _, _ = f.Write([]byte(keys)) }, log
+}
+
+var sgr = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// waitDrawnPlain is waitDrawn of text drawn in colours: the client's
+// bytes are read without their SGR sequences.
+func (e *Env) waitDrawnPlain(log *screenLog, text string) {
+	e.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(sgr.ReplaceAllString(forwardAsSpaces(log.String()), ""), text) {
+		if time.Now().After(deadline) {
+			out := log.String()
+			e.t.Fatalf("%q not drawn on the client after 30s; last output:\n%q", text, out[max(0, len(out)-3000):])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// pressOpen presses a popup's key until the popup draws text: a key
+// pressed while tmux shows a message (the monitor's "quick exited") can
+// reach the pane instead, and a user presses it again.
+func (e *Env) pressOpen(press func(string), log *screenLog, key, text string) {
+	e.t.Helper()
+	press(key)
+	deadline := time.Now().Add(8 * time.Second)
+	for !strings.Contains(sgr.ReplaceAllString(forwardAsSpaces(log.String()), ""), text) {
+		if time.Now().After(deadline) {
+			press(key)
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	e.waitDrawnPlain(log, text)
+}
+
+// On a phone's 50 x 25 terminal the keys open popups of the whole client
+// in their narrow layout: the switch picker's rows without the columns
+// that do not fit and without the preview, the control board with its
+// verbs in the footer and ? help, and the create form, which makes the
+// agent; the status bar shows its compact form. One world for the three.
+func TestPopupsFitAPhone(t *testing.T) {
+	e := newQuietEnv(t)
+	shop := e.NewRepo("shop")
+	e.MustOwt(shop, "new", "--no-agent", "Fix the login redirect")
+	e.MustOwt(shop, "new", "--tool", "claude", "--name", "quick", "Finish quickly\n!exit 3")
+	e.Eventually(15*time.Second, "the agent exited", func() bool { return e.Find(shop, "quick").Status == "exited" })
+	// The bar's segment, and one an earlier owt left, brought to this one.
+	e.Tmux("set-option", "-g", "status-right", "#{owt_status}")
+	e.Tmux("set-option", "-g", "status-left", "["+status.PastStatusFormats[0]+"]")
+	e.MustOwt(shop, "tmux", "init")
+	require.Equal(t, "["+status.StatusFormat+"]", e.Tmux("show-option", "-gv", "status-left"))
+	client, press, screen := e.attachSized("harness", 50, 25)
+
+	e.waitDrawn(screen, "✕1") // the compact bar: counts only
+	require.Contains(t, e.Tmux("show-options", "-gqv", status.OptStatusLine), "✕ 1", "the full form is kept beside it")
+
+	// Alt+s: the whole width (an 80% popup, 40 columns, would cut the
+	// header), a row per agent with its name and age, no preview.
+	e.pressOpen(press, screen, "\x1bs", "▲ needs you  ● working  ○ idle  ✕ exited")
+	e.waitDrawn(screen, "2/2")
+	e.waitDrawn(screen, "login-redirect  ")
+	require.NotContains(t, screen.String(), "── changes ──", "no room for the preview on a phone")
+	press("login\r")
+	login := e.Find(shop, "login-redirect")
+	e.Eventually(5*time.Second, "client on login-redirect", func() bool { return e.ClientSession(client) == login.Session })
+	e.waitNoProcess(" switch")
+
+	// Alt+o: the board, the verbs in the footer, every key in ? help.
+	screen.Reset()
+	e.pressOpen(press, screen, "\x1bo", "owt control — shop")
+	e.waitDrawn(screen, "? help")
+	press("?")
+	e.waitDrawn(screen, "q / Esc   close")
+	press(" ")
+	press("q")
+	e.waitNoProcess(" control")
+
+	// Alt+c: the form, field after field, and the agent it makes.
+	screen.Reset()
+	e.pressOpen(press, screen, "\x1bc", "What should the agent do?")
+	press("Add a cart page")
+	press("\t")
+	e.waitDrawnPlain(screen, "┃ Tool")
+	press("G\r") // the last choice: a shell, no agent
+	e.waitDrawnPlain(screen, "┃ Template")
+	press("\r")
+	e.waitDrawnPlain(screen, "┃ Base branch")
+	press("\r")
+	e.waitDrawnPlain(screen, "┃ Plan mode?")
+	press("\r")
+	e.Eventually(15*time.Second, "client on the new session", func() bool {
+		return strings.HasPrefix(e.ClientSession(client), "shop/")
+	})
+	cart := e.Find(shop, "add-cart-page")
+	require.Equal(t, "Add a cart page", cart.Task)
+	require.Equal(t, cart.Session, e.ClientSession(client))
+}
