@@ -67,8 +67,10 @@ func TestNoticesReachTheTerminalTheDesktopAndAWebhook(t *testing.T) {
 		got[r["channel"]] = r["result"] + r["error"]
 	}
 	require.Equal(t, map[string]string{"terminal": "sent", "desktop": "sent", "webhook": "sent"}, got)
-	require.Contains(t, screen.String(), "\x1b]9;owt: this is a test notice (owt notify test)\a")
-	require.NotNil(t, bodyOf("test"))
+	e.Eventually(5*time.Second, "the test notice on the client's terminal", func() bool {
+		return strings.Contains(screen.String(), "\x1b]9;owt: this is a test notice (owt notify test)\a")
+	})
+	require.NotNil(t, bodyOf("test"), "owt notify test returns once the webhook answered")
 
 	e.WaitStatus(repo, "o", "waiting", 30*time.Second)
 	e.Eventually(10*time.Second, "the OSC 9 notice on the client's terminal", func() bool {
