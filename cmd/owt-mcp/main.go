@@ -15,7 +15,6 @@ import (
 	owtcli "github.com/owt-tmux/owt/internal/cli"
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/cli/mcpcmd"
-	"github.com/owt-tmux/owt/internal/cli/memorycmd"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/xdgdirs"
@@ -25,11 +24,11 @@ func main() {
 	xdgdirs.Load() // before anything reads a path
 	owtlog.SetFormatSource(config.LogFormat)
 	f := &cmdutil.Factory{IO: cmdutil.System()}
-	app := f.NewApp(mcpcmd.Command(f, buildinfo.String()), memorycmd.Command(f), mcpcmd.OpenCodeUsageCommand(f), mcpcmd.HTTPCommand(f))
+	app := f.NewApp(mcpcmd.Command(f, buildinfo.String()), mcpcmd.MemoryCommand(f), mcpcmd.OpenCodeUsageCommand(f), mcpcmd.HTTPCommand(f))
 	app.Usage = "owt's MCP server and the repository's memory (run as owt mcp, owt memory)"
 	app.Version = buildinfo.String()
 	app.Flags = owtcli.ServerFlags()
 	app.Before = func(c *cli.Context) error { return owtcli.ChooseServer(f, c) }
-	cmdutil.SetExamples(app.Commands, memorycmd.Examples)
+	cmdutil.SetExamples(app.Commands, mcpcmd.MemoryExamples)
 	os.Exit(f.Execute(app, os.Args))
 }

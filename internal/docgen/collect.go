@@ -5,7 +5,7 @@ import (
 
 	owtcli "github.com/owt-tmux/owt/internal/cli"
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
-	"github.com/owt-tmux/owt/internal/cli/memorycmd"
+	"github.com/owt-tmux/owt/internal/cli/mcpcmd"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/keybindings"
 )
@@ -36,7 +36,7 @@ func collect() source {
 // they are.
 func commands() []owtcli.CommandRef {
 	f := &cmdutil.Factory{IO: &cmdutil.IOStreams{}}
-	memory := owtcli.ReferenceOf(nil, []*cli.Command{memorycmd.Command(f)}, memorycmd.Examples)
+	memory := owtcli.ReferenceOf(nil, []*cli.Command{mcpcmd.MemoryCommand(f)}, mcpcmd.MemoryExamples)
 	var out []owtcli.CommandRef
 	for _, c := range owtcli.Reference() {
 		if len(c.Path) > 0 && c.Path[0] == "memory" {

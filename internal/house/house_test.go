@@ -47,8 +47,7 @@ var rooms = map[string]int{
 	"internal/cli/runcmd":      faces, // owt run, batch, plan
 	"internal/cli/plugincmd":   faces, // tmux init, status line, popups, monitor, completion
 	"internal/cli/configcmd":   faces, // config and tools
-	"internal/cli/mcpcmd":      faces, // owt mcp (the peers' MCP server) and owt messages
-	"internal/cli/memorycmd":   faces, // owt memory
+	"internal/cli/mcpcmd":      faces, // owt-mcp's commands: owt mcp (the peers' MCP server), owt memory
 	"internal/cli/swarmcmd":    faces, // owt swarm
 	"internal/cli/hostcmd":     faces, // owt host add, list, check, remove
 	"popups":                   faces, // one key table per screen

@@ -1,7 +1,9 @@
-// Package mcpcmd is owt mcp: the Model Context Protocol server (spoken
-// over stdio, built on the official Go SDK) that each agent's tool starts,
-// and owt messages, which shows the user the traffic between agents. The
-// tools are thin: what they do is package peers'.
+// Package mcpcmd holds the commands of owt-mcp, the program that links
+// SQLite: owt mcp, the Model Context Protocol server (spoken over stdio,
+// built on the official Go SDK) that each agent's tool starts; owt
+// messages, which shows the user the traffic between agents; and owt
+// memory, the user's door to the repository's memory. The tools are
+// thin: what they do is package peers' and memory/facts'.
 //
 // Nothing but protocol is written to stdout: progress and warnings of
 // what a tool does (a spawn's worktree) go to stderr, which the agent's

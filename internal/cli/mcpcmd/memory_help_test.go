@@ -1,4 +1,4 @@
-package memorycmd
+package mcpcmd
 
 import (
 	"strings"
@@ -14,14 +14,14 @@ import (
 // command and names its flags' values.
 func TestMemoryHelpHasExamplesAndNamedValues(t *testing.T) {
 	var paths [][]string
-	cmdutil.Walk([]*cli.Command{Command(&cmdutil.Factory{IO: &cmdutil.IOStreams{}})}, func(path []string, c *cli.Command) {
+	cmdutil.Walk([]*cli.Command{MemoryCommand(&cmdutil.Factory{IO: &cmdutil.IOStreams{}})}, func(path []string, c *cli.Command) {
 		if !c.Hidden {
 			paths = append(paths, path)
 		}
 	})
 	build := func(f *cmdutil.Factory) *cli.Command {
-		c := Command(f)
-		cmdutil.SetExamples([]*cli.Command{c}, Examples)
+		c := MemoryCommand(f)
+		cmdutil.SetExamples([]*cli.Command{c}, MemoryExamples)
 		return c
 	}
 	for _, path := range paths {

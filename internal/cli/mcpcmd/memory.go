@@ -1,6 +1,7 @@
-// Package memorycmd is owt memory: the user's door to the repository's
-// memory and to what owt does with it (package memory/facts).
-package memorycmd
+package mcpcmd
+
+// owt memory: the user's door to the repository's memory and to what owt
+// does with it (package memory/facts).
 
 import (
 	"errors"
@@ -23,7 +24,7 @@ import (
 )
 
 // Command is owt memory and its subcommands.
-func Command(f *cmdutil.Factory) *cli.Command {
+func MemoryCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "memory",
 		Usage: "the repository's memory: facts every new agent starts with (add, search, list, forget, mine, consolidate, reports)",
@@ -34,9 +35,9 @@ func Command(f *cmdutil.Factory) *cli.Command {
 	}
 }
 
-// Examples are the examples of owt memory and its commands, by their
+// MemoryExamples are the examples of owt memory and its commands, by their
 // words after owt, shown in their help.
-var Examples = map[string][]string{
+var MemoryExamples = map[string][]string{
 	"memory":             {`owt memory list`, `owt memory add --pin "tests need REDIS_URL set"`, `owt memory search redis`},
 	"memory add":         {`owt memory add "the API server listens on 8080"`, `owt memory add --kind convention --pin "never edit generated/"`},
 	"memory search":      {`owt memory search redis timeout`, `owt memory search --limit 5 --json login`},
