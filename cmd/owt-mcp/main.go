@@ -17,11 +17,10 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/mcpcmd"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/owtlog"
-	"github.com/owt-tmux/owt/internal/xdgdirs"
 )
 
 func main() {
-	xdgdirs.Load() // before anything reads a path
+	config.LoadDirs() // before anything reads a path
 	owtlog.SetFormatSource(config.LogFormat)
 	f := &cmdutil.Factory{IO: cmdutil.System()}
 	app := f.NewApp(mcpcmd.Command(f, buildinfo.String()), mcpcmd.MemoryCommand(f), mcpcmd.OpenCodeUsageCommand(f), mcpcmd.HTTPCommand(f))

@@ -15,7 +15,6 @@ import (
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/owtlog"
 	"github.com/owt-tmux/owt/internal/tmux"
-	"github.com/owt-tmux/owt/internal/xdgdirs"
 	"github.com/owt-tmux/owt/popups"
 )
 
@@ -30,7 +29,7 @@ var screens = map[string]func(*tmux.Client, popups.Screen) error{
 const usage = "usage: owt-popup [--theme auto|dark|light|dark-ansi|light-ansi] switch|create|merge|delete|control, owt-popup diff NAME (or: owt popup …, owt diff NAME)"
 
 func main() {
-	xdgdirs.Load() // before anything reads a path
+	config.LoadDirs() // before anything reads a path
 	owtlog.SetFormatSource(config.LogFormat)
 	args := os.Args[1:]
 	// --theme THEME (or --theme=THEME) comes first: the palette of every screen.

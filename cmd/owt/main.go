@@ -9,11 +9,10 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/config"
 	"github.com/owt-tmux/owt/internal/owtlog"
-	"github.com/owt-tmux/owt/internal/xdgdirs"
 )
 
 func main() {
-	xdgdirs.Load() // before anything reads a path
+	config.LoadDirs() // before anything reads a path
 	owtlog.SetFormatSource(config.LogFormat)
 	os.Exit(cli.Main(os.Args, cmdutil.System()))
 }

@@ -41,9 +41,9 @@
 //	               notice channels (notify)
 //	ground         the only code that runs git, tmux, gh and ssh; the
 //	               records (state, with the rule of a status change); the
-//	               config; setup; OpenCode's database
-//	base           untrusted text, starting programs (proc), where owt's
-//	               files go (xdgdirs), atomic
+//	               config and where owt's files go; setup; OpenCode's
+//	               database
+//	base           untrusted text, starting programs (proc), atomic
 //	               files, the popups' palettes, owt-wait: they import
 //	               nothing of owt's
 package house

@@ -107,7 +107,6 @@ var rooms = map[string]int{
 	"internal/atomicfile": base, // replacing a file atomically
 	"internal/fswatch":    base, // which of many watched folders changed: one notifier, bounded, polling past the bound
 	"internal/termtheme":  base, // the popups' palettes and the choice among them
-	"internal/xdgdirs":    base, // where owt's files go: the XDG folders, ~/.config and the rest on macOS too
 
 	// Not part of owt: the benchmark driver, the end-to-end tests and this
 	// plan. They may import anything.

@@ -1,10 +1,11 @@
-// Package xdgdirs says where owt keeps its files: the XDG base folders
-// (config, state, cache, data). On macOS they are ~/.config,
-// ~/.local/state, ~/.cache and ~/.local/share, as on Linux, not the
-// ~/Library folders github.com/adrg/xdg gives there: a tmux user looks
-// for owt's config beside tmux's, in ~/.config. The XDG_* variables
-// still decide when they are set, as gh does it.
-package xdgdirs
+package config
+
+// Where owt keeps its files: the XDG base folders (config, state, cache,
+// data). On macOS they are ~/.config, ~/.local/state, ~/.cache and
+// ~/.local/share, as on Linux, not the ~/Library folders
+// github.com/adrg/xdg gives there: a tmux user looks for owt's config
+// beside tmux's, in ~/.config. The XDG_* variables still decide when they
+// are set, as gh does it.
 
 import (
 	"os"
@@ -14,17 +15,17 @@ import (
 	"github.com/adrg/xdg"
 )
 
-// Homes are the base folders owt uses.
-type Homes struct{ Config, State, Cache, Data string }
+// Dirs are the base folders owt uses.
+type Dirs struct{ Config, State, Cache, Data string }
 
 // For is where the base folders are on goos, for a user whose home is
 // home, with the environment getenv: on darwin each XDG_* variable that
 // holds an absolute path, else the Linux default under home. ok is false
 // on every other system, whose defaults github.com/adrg/xdg already
 // gets right.
-func For(goos string, getenv func(string) string, home string) (h Homes, ok bool) {
+func DirsFor(goos string, getenv func(string) string, home string) (h Dirs, ok bool) {
 	if goos != "darwin" || home == "" {
-		return Homes{}, false
+		return Dirs{}, false
 	}
 	pick := func(name, def string) string {
 		// The XDG spec: a relative path in one of these is invalid
@@ -34,7 +35,7 @@ func For(goos string, getenv func(string) string, home string) (h Homes, ok bool
 		}
 		return filepath.Join(home, def)
 	}
-	return Homes{
+	return Dirs{
 		Config: pick("XDG_CONFIG_HOME", ".config"),
 		State:  pick("XDG_STATE_HOME", filepath.Join(".local", "state")),
 		Cache:  pick("XDG_CACHE_HOME", ".cache"),
@@ -42,14 +43,14 @@ func For(goos string, getenv func(string) string, home string) (h Homes, ok bool
 	}, true
 }
 
-// Load reads the environment again (xdg.Reload) and, on macOS, puts the
-// base folders where For says. Every program of owt calls it first in
+// LoadDirs reads the environment again (xdg.Reload) and, on macOS, puts the
+// base folders where DirsFor says. Every program of owt calls it first in
 // main; a test that changes the XDG_* variables calls it (or
 // xdg.Reload, on Linux the same).
-func Load() {
+func LoadDirs() {
 	xdg.Reload()
 	home, _ := os.UserHomeDir()
-	if h, ok := For(runtime.GOOS, os.Getenv, home); ok {
+	if h, ok := DirsFor(runtime.GOOS, os.Getenv, home); ok {
 		xdg.ConfigHome, xdg.StateHome, xdg.CacheHome, xdg.DataHome = h.Config, h.State, h.Cache, h.Data
 	}
 }
