@@ -94,7 +94,7 @@ func (w webhookChannel) Send(ctx context.Context, n Notice) error {
 		return err // httpcall's errors name the URL's scheme and host only
 	}
 	if resp.Status >= 300 {
-		err := fmt.Errorf("POST %s: %w", httpcall.Redact(w.url), &httpcall.StatusError{Status: resp.Status, Body: untrusted.ShortLine(string(resp.Body), 200)})
+		err := fmt.Errorf("POST %s: %w", httpcall.Redact(w.url), &httpcall.StatusError{Status: resp.Status, Body: untrusted.ShortLine(httpcall.Scrub(string(resp.Body), w.url), 200)})
 		if resp.Status == 429 || resp.Status >= 500 {
 			return err
 		}
