@@ -71,7 +71,7 @@ func printTable(ios *cmdutil.IOStreams, items []lifecycle.Item, withRepo bool) {
 	head := []string{"NAME", "BRANCH", "STATUS", "TOOL", "AGE", "CHANGES"}
 	withUsage, withHost := false, false
 	for _, it := range items {
-		withUsage = withUsage || it.Usage != nil
+		withUsage = withUsage || it.Usage != nil && it.Usage.TotalTokens > 0
 		withHost = withHost || it.Host != ""
 	}
 	if withUsage { // only once some agent has usage: a list of shells stays narrow
@@ -157,9 +157,10 @@ func printTable(ios *cmdutil.IOStreams, items []lifecycle.Item, withRepo bool) {
 
 // usageColumns are the TOKENS and COST of a list row: every token the
 // provider counted (input, output, cache writes and reads) and their
-// estimated cost; "-" for an agent with none read.
+// estimated cost; "-" for an agent with none read (its usage windows
+// alone, read before its first tokens, are no tokens).
 func usageColumns(u *usage.Summary) []string {
-	if u == nil {
+	if u == nil || u.TotalTokens == 0 {
 		return []string{"-", "-"}
 	}
 	return []string{usage.FormatTokens(u.TotalTokens), usage.FormatCost(u)}

@@ -65,3 +65,10 @@ func TestUsageShowsEachAgentsWindows(t *testing.T) {
 		"login  claude  82%      in 1h20m  41%          in 3d4h  3m ago\n", out.String())
 	require.Equal(t, "5h 82% wk 41%", limits[1].Windows.Brief())
 }
+
+// An agent whose usage windows were read before any token of it (Codex
+// says its windows first) has no TOKENS or COST in owt list.
+func TestListShowsNoTokensForWindowsAlone(t *testing.T) {
+	require.Equal(t, []string{"-", "-"}, usageColumns(&usage.Summary{Limits: usage.Limits{{Window: usage.Window5h, UsedPercent: 3}}}))
+	require.Equal(t, []string{"-", "-"}, usageColumns(nil))
+}
