@@ -52,6 +52,7 @@ func Published() []Option {
 		{"@owt-status-line", "", "Global: the status bar's summary (`▲` needs you, `●` working, `○` idle, `✕` exited, `⟲ N` agents to restore), rewritten on every status change."},
 		{"@owt-status-compact", "", "Global: the compact summary (`▲2 ●3 ○1 ✕1`, counts only), what the segment shows on a narrow client or with `@owt-status-style compact`; rewritten with `@owt-status-line`."},
 		{"@owt-status", "", "On each agent's session: its status (`starting`, `working`, `waiting`, `limited`, `idle`, `exited`), for your own `window-status-format`."},
+		{"@owt-usage", "", "The usage windows where the tool reports them (Claude Code, Codex: see the usage guide), for your status bar (`#{@owt-usage}`): on each agent's session its own (`5h 82% wk 41%`), globally the highest share of each window among this server's agents; empty when none. Set by the monitor when it changes."},
 		{"@owt-name", "", "On each agent's session: the agent's name."},
 		{"@owt-repo", "", "On each agent's session: the repository's root."},
 		{"@owt-usage", "", "The usage windows of the tools' plans (`5h 82% wk 41%`), for a status bar that shows them (`#{@owt-usage}`): on each agent's session its own, globally the highest share of each window among this server's agents; set by the monitor when it changes."},
