@@ -1065,7 +1065,7 @@ func validateNtfy(where string, n NotifyNtfy) Problems {
 	if n.Topic != "" && n.Reply && !ntfyTopic.MatchString(n.ReplyTopicOr()) {
 		ps = append(ps, Problem{File: where, Key: "notify.ntfy.topic", Msg: "is too long to add -reply to: set reply_topic"})
 	}
-	if n.TokenEnv != "" && !envName.MatchString(n.TokenEnv) {
+	if n.TokenEnv != "" && (!envName.MatchString(n.TokenEnv) || strings.HasPrefix(n.TokenEnv, "tk_")) { // tk_…: a ntfy access token
 		ps = append(ps, Problem{File: where, Key: "notify.ntfy.token_env", Msg: "must name an environment variable (letters, digits, '_'), not hold the token"})
 	}
 	return ps
