@@ -1,8 +1,8 @@
 // Package cli is owt's command line: Main, and the command table that
 // wires the commands of the packages below it into one urfave app. The
 // commands themselves live in one package per group (worktreecmd,
-// landcmd, runcmd, plugincmd, configcmd, mcpcmd, memorycmd, swarmcmd,
-// hostcmd); what they share is cmdutil, below them.
+// landcmd, runcmd, setupcmd, swarmcmd, hostcmd, and mcpcmd for owt-mcp's);
+// what they share is cmdutil, below them.
 //
 // Main builds the app once, around a factory that holds the IOStreams the
 // entry gave it and the tmux server chosen by -L/-S; every command gets
@@ -17,11 +17,10 @@ import (
 
 	"github.com/owt-tmux/owt/internal/buildinfo"
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
-	"github.com/owt-tmux/owt/internal/cli/configcmd"
 	"github.com/owt-tmux/owt/internal/cli/hostcmd"
 	"github.com/owt-tmux/owt/internal/cli/landcmd"
-	"github.com/owt-tmux/owt/internal/cli/plugincmd"
 	"github.com/owt-tmux/owt/internal/cli/runcmd"
+	"github.com/owt-tmux/owt/internal/cli/setupcmd"
 	"github.com/owt-tmux/owt/internal/cli/swarmcmd"
 	"github.com/owt-tmux/owt/internal/cli/worktreecmd"
 	"github.com/owt-tmux/owt/internal/owtlog"
@@ -45,7 +44,7 @@ func Main(args []string, ios *cmdutil.IOStreams) int {
 		// holds that one command, not the whole table (a third of a
 		// millisecond); flags, help and errors are the same, being the
 		// same command's.
-		return f.Execute(app(f, []*cli.Command{plugincmd.StatusLineCommand(f)}), args)
+		return f.Execute(app(f, []*cli.Command{setupcmd.StatusLineCommand(f)}), args)
 	}
 	return f.Execute(app(f, commands(f)), args)
 }
@@ -84,24 +83,24 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		worktreecmd.SendCommand(f, nil),
 		worktreecmd.DeleteCommand(f),
 		landcmd.CheckCommand(f), landcmd.MergeCommand(f), landcmd.ShipCommand(f), landcmd.CommitCommand(f), landcmd.QueueCommand(f, nil), landcmd.SyncCommand(f), landcmd.ResolveCommand(f), landcmd.CleanupCommand(f), worktreecmd.DoctorCommand(f), worktreecmd.NoteCommand(f),
-		configcmd.ToolsCommand(f), configcmd.TemplatesCommand(f),
-		configcmd.ConfigCommand(f), configcmd.NotifyCommand(f),
+		setupcmd.ToolsCommand(f), setupcmd.TemplatesCommand(f),
+		setupcmd.ConfigCommand(f), setupcmd.NotifyCommand(f),
 		runcmd.RunsCommand(f), runcmd.BatchCommand(f), runcmd.OrchestrateCommand(f), runcmd.PlanCommand(f, nil), worktreecmd.DoneCommand(f), landcmd.PRCommand(f), landcmd.DismissCommand(f),
-		plugincmd.MCPCommand(f), worktreecmd.MessagesCommand(f), plugincmd.MemoryCommand(f),
+		setupcmd.MCPCommand(f), worktreecmd.MessagesCommand(f), setupcmd.MemoryCommand(f),
 		swarmcmd.Command(f),
 		hostcmd.Command(f, buildinfo.String()),
 		worktreecmd.RunnerCommand(f),
 		worktreecmd.HookCommand(f),
 		worktreecmd.PublishCommand(f),
-		plugincmd.MonitorCommand(f),
+		setupcmd.MonitorCommand(f),
 		worktreecmd.StatusCommand(f),
 		worktreecmd.WhyCommand(f),
 		worktreecmd.WaitCommand(f),
-		plugincmd.TmuxCommand(f),
-		plugincmd.PopupCommand(f), plugincmd.DiffCommand(f),
-		plugincmd.StatusLineCommand(f),
-		plugincmd.CompletionCommand(f),
-		plugincmd.UninstallCommand(f),
+		setupcmd.TmuxCommand(f),
+		setupcmd.PopupCommand(f), setupcmd.DiffCommand(f),
+		setupcmd.StatusLineCommand(f),
+		setupcmd.CompletionCommand(f),
+		setupcmd.UninstallCommand(f),
 		helpCommand(),
 	}
 }

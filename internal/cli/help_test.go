@@ -106,7 +106,7 @@ func TestEveryVisibleCommandHasAnExample(t *testing.T) {
 	_, visible := visibleCommands(t)
 	for _, path := range visible {
 		if path[0] == "memory" {
-			continue // owt-mcp prints owt memory's help: memorycmd's tests check it
+			continue // owt-mcp prints owt memory's help: mcpcmd's tests check it
 		}
 		out := helpOf(t, path)
 		i := strings.Index(out, "\nEXAMPLES:\n   ")

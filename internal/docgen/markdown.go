@@ -139,7 +139,7 @@ func flagTable(b *strings.Builder, flags []owtcli.FlagRef) {
 
 func cliPage(s source) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, generated, "owt's command tree (internal/cli, internal/cli/memorycmd)")
+	fmt.Fprintf(&b, generated, "owt's command tree (internal/cli, internal/cli/mcpcmd)")
 	b.WriteString(`# Command-line reference
 
 Every command of owt, with its flags, their defaults and examples: what

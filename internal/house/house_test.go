@@ -45,8 +45,7 @@ var rooms = map[string]int{
 	"internal/cli/worktreecmd": faces, // new, list, send, delete, status, wait, note … of one worktree
 	"internal/cli/landcmd":     faces, // bringing work home: check, merge, ship, queue, sync, cleanup, pr
 	"internal/cli/runcmd":      faces, // owt run, batch, plan
-	"internal/cli/plugincmd":   faces, // tmux init, status line, popups, monitor, completion
-	"internal/cli/configcmd":   faces, // config and tools
+	"internal/cli/setupcmd":    faces, // tmux init, status line, popups, monitor, completion, uninstall; config, tools, templates, notify test
 	"internal/cli/mcpcmd":      faces, // owt-mcp's commands: owt mcp (the peers' MCP server), owt memory
 	"internal/cli/swarmcmd":    faces, // owt swarm
 	"internal/cli/hostcmd":     faces, // owt host add, list, check, remove
