@@ -55,7 +55,6 @@ func Published() []Option {
 		{"@owt-usage", "", "The usage windows where the tool reports them (Claude Code, Codex: see the usage guide), for your status bar (`#{@owt-usage}`): on each agent's session its own (`5h 82% wk 41%`), globally the highest share of each window among this server's agents; empty when none. Set by the monitor when it changes."},
 		{"@owt-name", "", "On each agent's session: the agent's name."},
 		{"@owt-repo", "", "On each agent's session: the repository's root."},
-		{"@owt-usage", "", "The usage windows of the tools' plans (`5h 82% wk 41%`), for a status bar that shows them (`#{@owt-usage}`): on each agent's session its own, globally the highest share of each window among this server's agents; set by the monitor when it changes."},
 		{"@owt-bootstrap-error", "", "Global: why the plugin could not build, download or start owt (also in the plugin's `bin/bootstrap.log`); unset once it works."},
 	}
 }
