@@ -172,6 +172,7 @@ func TestDoctorAfterTmuxServerIsKilled(t *testing.T) {
 	require.FileExists(t, filepath.Join(a.Path, "wip.txt"), "work untouched")
 	e.requireUserFiles(repo, "doctor --fix")
 
+	e.MustOwt(repo, "tmux", "init") // the new server's keys, as its tmux.conf binds them
 	r = e.Owt(repo, "doctor", "--json")
 	rep = doctorJSON(t, r.Stdout)
 	require.Empty(t, rep.kinds(false), r.Stdout)
@@ -299,7 +300,11 @@ func (e *Env) longGit(dir string) func() {
 }
 
 type doctorOut struct {
-	Monitor  string
+	Monitor string
+	Checks  []struct {
+		Name, Detail string
+		OK           bool
+	}
 	Findings []struct {
 		Kind, Name, Detail, Action string
 		Fixed                      bool
@@ -313,8 +318,14 @@ func doctorJSON(t *testing.T, out string) doctorOut {
 	return d
 }
 
-// clean reports whether no finding, the monitor's included, is left.
+// clean reports whether no finding, the monitor's included, is left and
+// every preflight check passed: doctor exits 0 exactly then.
 func (d doctorOut) clean() bool {
+	for _, c := range d.Checks {
+		if !c.OK {
+			return false
+		}
+	}
 	for _, f := range d.Findings {
 		if !f.Fixed {
 			return false
