@@ -133,8 +133,9 @@ func TestPopupsFitAPhone(t *testing.T) {
 	press("\r")
 	e.waitDrawnPlain(screen, "┃ Plan mode?")
 	press("\r")
+	// The client was on login-redirect's session: it moves to the new one.
 	e.Eventually(15*time.Second, "client on the new session", func() bool {
-		return strings.HasPrefix(e.ClientSession(client), "shop/")
+		return e.ClientSession(client) == "shop/add-cart-page"
 	})
 	cart := e.Find(shop, "add-cart-page")
 	require.Equal(t, "Add a cart page", cart.Task)
