@@ -9,6 +9,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
+	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/daemon"
 	"github.com/owt-tmux/owt/internal/notify"
 )
 
@@ -51,6 +53,8 @@ func notifyTestRun(f *cmdutil.Factory, name string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	socket := f.Tmux().ServerSocket()
+	checkMonitorEnv(rs, cfg.Notify, func(name string) (int, bool) { return daemon.MonitorLacks(socket, name) })
 	if asJSON {
 		if rs == nil {
 			rs = []notify.Result{}
@@ -74,4 +78,24 @@ func notifyTestRun(f *cmdutil.Factory, name string, asJSON bool) error {
 		return cmdutil.ExitWith(cmdutil.ExitError)
 	}
 	return nil
+}
+
+// checkMonitorEnv turns a ntfy test that was sent into a failure when
+// the monitor, which sends the real notices, lacks the token's variable
+// (lacks says so, with its pid): the test ran with the caller's
+// environment, the monitor keeps the one of whichever owt started it.
+func checkMonitorEnv(rs []notify.Result, n config.Notify, lacks func(name string) (pid int, lacks bool)) {
+	if n.Ntfy.TokenEnv == "" {
+		return
+	}
+	for i := range rs {
+		if rs[i].Channel != "ntfy" || rs[i].Result != "sent" {
+			continue
+		}
+		if pid, no := lacks(n.Ntfy.TokenEnv); no {
+			rs[i].Result = "failed"
+			rs[i].Error = fmt.Sprintf("sent from here, but owt's monitor (pid %d) has no %s in its environment, so its notices will fail: "+
+				"stop it (kill %d) and run 'owt tmux init' from a shell that has %s", pid, n.Ntfy.TokenEnv, pid, n.Ntfy.TokenEnv)
+		}
+	}
 }
