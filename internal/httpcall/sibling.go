@@ -48,7 +48,7 @@ func (s Sibling) Do(ctx context.Context, req Request) (Response, error) {
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := proc.Run(ctx, cmd); err != nil {
-		return Response{}, siblingError(req, err, stderr.String())
+		return Response{}, siblingError(ctx, req, err, stderr.String())
 	}
 	var resp Response
 	if err := json.Unmarshal(out.Bytes(), &resp); err != nil {
@@ -108,7 +108,7 @@ func (s Sibling) Stream(ctx context.Context, req Request, line func([]byte) bool
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case err != nil:
-		return siblingError(req, err, stderr.String())
+		return siblingError(ctx, req, err, stderr.String())
 	case head.Status >= 300:
 		return &StatusError{Status: head.Status}
 	}
@@ -116,10 +116,32 @@ func (s Sibling) Stream(ctx context.Context, req Request, line func([]byte) bool
 }
 
 // siblingError is the error of a request owt-mcp could not make: its
-// own line, which says it (a StatusError's words too).
-func siblingError(req Request, err error, stderr string) error {
+// own line, which says it (a StatusError's words too), without the
+// program's "owt: " before it; or, when ctx ended first, that the server
+// gave no answer in time.
+func siblingError(ctx context.Context, req Request, err error, stderr string) error {
+	method := req.Method
+	if method == "" {
+		method = "GET"
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return NoAnswer(method, req.URL)
+	}
 	if msg := strings.TrimSpace(stderr); msg != "" {
+		msg = strings.TrimPrefix(msg, "owt: ")
+		msg = strings.TrimPrefix(msg, Program+": ")
 		return errors.New(msg)
 	}
-	return fmt.Errorf("%s %s: %s: %w", req.Method, Redact(req.URL), Program, err)
+	return fmt.Errorf("%s %s: %s: %w", method, Redact(req.URL), Program, err)
 }
+
+// NoAnswer is the error of a request to u whose server gave no answer in
+// time: it is context.DeadlineExceeded, said in words.
+func NoAnswer(method, u string) error {
+	return noAnswer{method + " " + Redact(u) + ": no answer in time"}
+}
+
+type noAnswer struct{ msg string }
+
+func (e noAnswer) Error() string { return e.msg }
+func (e noAnswer) Unwrap() error { return context.DeadlineExceeded }

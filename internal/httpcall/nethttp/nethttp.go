@@ -85,6 +85,9 @@ func (c Client) Do(ctx context.Context, req httpcall.Request) (httpcall.Response
 		return httpcall.Response{}, err
 	}
 	resp, err := c.client().Do(hr)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return httpcall.Response{}, httpcall.NoAnswer(hr.Method, req.URL)
+	}
 	if err != nil {
 		return httpcall.Response{}, fmt.Errorf("%s %s: %w", hr.Method, httpcall.Redact(req.URL), unwrap(err))
 	}
