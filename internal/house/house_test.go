@@ -118,6 +118,7 @@ var rooms = map[string]int{
 	"internal/proc/proctest":       -1,
 	"internal/cli/cmdtest":         -1,
 	"internal/house":               -1,
+	"internal/ntfy/ntfytest":       -1, // a ntfy server on loopback, for tests
 }
 
 // sideways are the allowed imports between packages of one floor: from → to.

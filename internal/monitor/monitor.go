@@ -100,6 +100,7 @@ func Run(o Options) error {
 	}
 	defer unwatch()
 	defer m.stopFollowing()
+	defer m.notifier.replies.close()
 	defer m.stopKeeping()
 	timer := time.NewTimer(o.Interval)
 	defer timer.Stop()

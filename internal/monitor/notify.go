@@ -31,10 +31,11 @@ type notifier struct {
 	note     func(r *state.Record, event, format string, args ...any) // an entry in owt's log about r
 	msgDelay time.Duration                                            // 0 on tmux < 3.2, which has no display-message -d
 	disp     *notify.Dispatcher
+	replies  *replies // the ntfy notices' buttons, answered
 }
 
 func newNotifier(tm *tmux.Client, note func(r *state.Record, event, format string, args ...any)) *notifier {
-	n := &notifier{tm: tm, note: note}
+	n := &notifier{tm: tm, note: note, replies: newReplies(tm, note)}
 	n.disp = &notify.Dispatcher{Failed: func(nt notify.Notice, channel string, err error) {
 		note(&state.Record{Repo: nt.Repo, Name: nt.Agent}, "error", "notify %s through %s: %v", nt.Agent, channel, err)
 	}}
@@ -85,7 +86,17 @@ func (m *monitor) notifyTransitions() {
 			// send the task again.)
 			continue
 		}
-		m.notifier.notify(r, cfg, m.paneTTY(r))
+		nt := notice{text: message(r), status: string(r.Status), event: "status"}
+		if r.Status == state.Waiting && cfg.Ntfy.Reply && cfg.Ntfy.Topic != "" {
+			// The buttons answer this prompt only: it is named as it
+			// stands now, with its choices.
+			var choices []agent.Choice
+			nt.prompt, choices = promptOf(m.recs.repo(r.Repo, m.logf).ws, r)
+			for _, c := range choices {
+				nt.choices = append(nt.choices, c.Label)
+			}
+		}
+		m.notifier.notifyText(r, cfg, m.paneTTY(r), nt)
 	}
 }
 
@@ -115,6 +126,10 @@ type notice struct {
 	// agentWaiting: a run notice's task's agent waits at its own prompt
 	// (see saidByStatus).
 	agentWaiting bool
+	// prompt and choices name the prompt a waiting agent's notice is
+	// about and its numbered choices (promptOf), for ntfy's buttons.
+	prompt  string
+	choices []string
 }
 
 // wanted reports whether a notice of status goes anywhere: [notify] on
@@ -123,7 +138,9 @@ func (n *notifier) wanted(cfg config.Notify, status string) bool {
 	return notify.Wanted(cfg, notify.Configured(cfg, n.deps()), status)
 }
 
-func (n *notifier) deps() notify.Deps { return notify.Deps{Tmux: n.tm} }
+func (n *notifier) deps() notify.Deps {
+	return notify.Deps{Tmux: n.tm, Tickets: &n.replies.tickets}
+}
 
 // notifyText is notify with its own notice (a reaction or a run's task
 // that needs the user). The tmux message and the bell say what [notify]
@@ -191,6 +208,7 @@ func noticeOf(r *state.Record, nt notice) notify.Notice {
 		Event: nt.event, Agent: r.Name, Repo: r.Repo, Host: nt.host, Status: nt.status, Reason: r.WaitingFor,
 		Text: nt.text, Time: when, Session: r.Session, Pane: r.Pane, PR: pr,
 		Path: r.Path, Run: nt.run, Task: nt.task, ExitCode: code,
+		Prompt: nt.prompt, Choices: nt.choices,
 	}
 }
 

@@ -111,10 +111,31 @@ func (c ntfyChannel) message(n Notice) (ntfy.Message, error) {
 	}
 	for i, label := range choices {
 		m.Actions = append(m.Actions, ntfy.Action{
-			Action: "http", Label: untrusted.ShortLine(untrusted.StripEscapes(label), ntfyLabel),
+			Action: "http", Label: buttonLabel(label),
 			URL: c.server.TopicURL(c.server.ReplyTopic), Method: "POST",
 			Body: ntfy.ReplyBody(token, keys[i]), Clear: true,
 		})
 	}
 	return m, nil
+}
+
+// buttonLabel is a choice's words for a button: control characters and
+// runs of spaces gone, cut at a word's end to fit ntfyLabel.
+func buttonLabel(label string) string {
+	words := strings.Fields(untrusted.CleanLine(untrusted.StripEscapes(label)))
+	out := ""
+	for _, w := range words {
+		next := w
+		if out != "" {
+			next = out + " " + w
+		}
+		if len([]rune(next)) > ntfyLabel-1 {
+			if out == "" {
+				return string([]rune(w)[:ntfyLabel-1]) + "…"
+			}
+			return out + "…"
+		}
+		out = next
+	}
+	return out
 }

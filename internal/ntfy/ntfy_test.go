@@ -3,11 +3,8 @@ package ntfy_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,107 +13,8 @@ import (
 
 	"github.com/owt-tmux/owt/internal/httpcall/nethttp"
 	"github.com/owt-tmux/owt/internal/ntfy"
+	"github.com/owt-tmux/owt/internal/ntfy/ntfytest"
 )
-
-// fakeNtfy plays a ntfy server: JSON publish at the root, the JSON
-// stream at /<topic>/json, honouring since=<id> and since=<unix time>.
-type fakeNtfy struct {
-	mu       sync.Mutex
-	msgs     []ntfy.Event
-	auth     []string
-	streams  int
-	sinces   []string
-	failNext int // answer this many requests 500
-	wake     chan struct{}
-	token    string // when set, a request without it is 403
-}
-
-func newFake(t *testing.T) (*fakeNtfy, *httptest.Server) {
-	f := &fakeNtfy{wake: make(chan struct{}, 100)}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	return f, srv
-}
-
-func (f *fakeNtfy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	f.auth = append(f.auth, r.Header.Get("Authorization"))
-	if f.failNext > 0 {
-		f.failNext--
-		f.mu.Unlock()
-		http.Error(w, `{"error":"down"}`, 500)
-		return
-	}
-	if f.token != "" && r.Header.Get("Authorization") != "Bearer "+f.token {
-		f.mu.Unlock()
-		http.Error(w, `{"code":40301,"http":403,"error":"forbidden"}`, 403)
-		return
-	}
-	f.mu.Unlock()
-	switch {
-	case r.Method == "POST" && r.URL.Path == "/":
-		var m ntfy.Message
-		if json.NewDecoder(r.Body).Decode(&m) != nil {
-			http.Error(w, `{"error":"bad json"}`, 400)
-			return
-		}
-		f.add(m.Topic, m.Message)
-	case r.Method == "POST":
-		body, _ := io.ReadAll(r.Body)
-		f.add(strings.Trim(r.URL.Path, "/"), string(body))
-	case r.Method == "GET" && strings.HasSuffix(r.URL.Path, "/json"):
-		topic := strings.TrimSuffix(strings.Trim(r.URL.Path, "/"), "/json")
-		since := r.URL.Query().Get("since")
-		f.mu.Lock()
-		f.streams++
-		f.sinces = append(f.sinces, since)
-		f.mu.Unlock()
-		fl := w.(http.Flusher)
-		fmt.Fprintf(w, `{"id":"open","event":"open","topic":%q}`+"\n", topic)
-		fl.Flush()
-		sent := map[string]bool{}
-		// Only what came after since: an id, or a unix time.
-		f.mu.Lock()
-		after := since == ""
-		for _, m := range f.msgs {
-			if !after && (m.ID == since || fmt.Sprint(m.Time) < since) {
-				sent[m.ID] = true
-				if m.ID == since {
-					after = true
-				}
-			}
-		}
-		f.mu.Unlock()
-		for {
-			f.mu.Lock()
-			var out []ntfy.Event
-			for _, m := range f.msgs {
-				if !sent[m.ID] && m.Topic == topic {
-					out = append(out, m)
-				}
-				sent[m.ID] = true
-			}
-			f.mu.Unlock()
-			for _, m := range out {
-				b, _ := json.Marshal(m)
-				w.Write(append(b, '\n'))
-			}
-			fl.Flush()
-			select {
-			case <-r.Context().Done():
-				return
-			case <-f.wake:
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-	}
-}
-
-func (f *fakeNtfy) add(topic, msg string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.msgs = append(f.msgs, ntfy.Event{ID: fmt.Sprintf("m%03d", len(f.msgs)+1), Time: time.Now().Unix(), Event: "message", Topic: topic, Message: msg})
-}
 
 // A notice goes out as ntfy's JSON publish: topic, title, message,
 // priority, tags, click and the action buttons, with the token from the
@@ -161,19 +59,21 @@ func TestPriorityByKind(t *testing.T) {
 // A 4xx is a refusal for good (no retry helps); a 5xx is worth another
 // try. Neither says the token.
 func TestPublishFailures(t *testing.T) {
-	f, srv := newFake(t)
-	f.token = "tk_right"
+	status := 403
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"code":40301,"http":403,"error":"forbidden"}`, status)
+	}))
+	defer srv.Close()
 	t.Setenv("OWT_TEST_NTFY_TOKEN", "tk_wrong")
 	s := ntfy.Server{URL: srv.URL, Topic: "t", TokenEnv: "OWT_TEST_NTFY_TOKEN"}
 	err := ntfy.Publish(context.Background(), nethttp.Client{}, s, ntfy.Message{Topic: "t", Message: "m"})
 	require.ErrorIs(t, err, ntfy.ErrRefused)
 	require.Contains(t, err.Error(), "403")
 	require.NotContains(t, err.Error(), "tk_wrong")
-	f.token, f.failNext = "", 1
+	status = 500
 	err = ntfy.Publish(context.Background(), nethttp.Client{}, s, ntfy.Message{Topic: "t", Message: "m"})
 	require.Error(t, err)
 	require.NotErrorIs(t, err, ntfy.ErrRefused)
-	require.NoError(t, ntfy.Publish(context.Background(), nethttp.Client{}, s, ntfy.Message{Topic: "t", Message: "m"}))
 	t.Setenv("OWT_TEST_NTFY_TOKEN", "")
 	err = ntfy.Publish(context.Background(), nethttp.Client{}, s, ntfy.Message{Topic: "t", Message: "m"})
 	require.ErrorIs(t, err, ntfy.ErrRefused, "an unset token variable is no use retrying")
@@ -183,10 +83,10 @@ func TestPublishFailures(t *testing.T) {
 // started, not again after a reconnect, and it reconnects after the
 // server failed, with backoff.
 func TestSubscribeReconnectsWithoutReplay(t *testing.T) {
-	f, srv := newFake(t)
-	f.add("r", "old reply")
-	f.msgs[0].Time = time.Now().Add(-time.Hour).Unix()
-	s := ntfy.Server{URL: srv.URL, Topic: "t"}
+	f := ntfytest.New()
+	defer f.Close()
+	f.PublishAt("r", "old reply", time.Now().Add(-time.Hour))
+	s := ntfy.Server{URL: f.URL, Topic: "t"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	got := make(chan string, 10)
@@ -195,26 +95,22 @@ func TestSubscribeReconnectsWithoutReplay(t *testing.T) {
 	go ntfy.Subscribe(ctx, nethttp.Client{}, s, "r", ntfy.Backoff{First: 10 * time.Millisecond, Max: 50 * time.Millisecond},
 		func(ev ntfy.Event) { got <- ev.Message },
 		func(err error) { mu.Lock(); fails = append(fails, err); mu.Unlock() })
-	require.Eventually(t, func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.streams == 1 }, 5*time.Second, 10*time.Millisecond)
-	f.add("r", "first")
+	require.Eventually(t, func() bool { return f.StreamsOpen() == 1 }, 5*time.Second, 10*time.Millisecond)
+	f.Publish("r", "first")
 	require.Equal(t, "first", <-got)
 	// The server drops every stream and fails the next connection.
-	f.mu.Lock()
-	f.failNext = 1
-	f.mu.Unlock()
-	srv.CloseClientConnections()
-	require.Eventually(t, func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.streams >= 2 }, 5*time.Second, 10*time.Millisecond)
-	f.add("r", "second")
+	f.FailNext = 1
+	f.CloseClientConnections()
+	require.Eventually(t, func() bool { return f.StreamsOpen() >= 2 }, 5*time.Second, 10*time.Millisecond)
+	f.Publish("r", "second")
 	require.Equal(t, "second", <-got)
 	select {
 	case m := <-got:
 		t.Fatalf("%q came twice or from before", m)
 	case <-time.After(200 * time.Millisecond):
 	}
-	f.mu.Lock()
-	require.Equal(t, "m002", f.sinces[len(f.sinces)-1], "a reconnect asks for what came after the last message seen")
-	require.NotEqual(t, "", f.sinces[0], "the first connection asks for nothing older than its start")
-	f.mu.Unlock()
+	require.Equal(t, "m00002", f.Sinces[len(f.Sinces)-1], "a reconnect asks for what came after the last message seen")
+	require.NotEqual(t, "", f.Sinces[0], "the first connection asks for nothing older than its start")
 	mu.Lock()
 	require.NotEmpty(t, fails, "the failed connection was told")
 	mu.Unlock()

@@ -40,6 +40,9 @@ type Tickets struct {
 	mu  sync.Mutex
 	m   map[string]*held
 	Now func() time.Time // nil is time.Now
+	// OnIssue, when set, is told each ticket issued (outside the lock):
+	// the monitor follows its server's reply topic from then on.
+	OnIssue func(Ticket)
 }
 
 type held struct {
@@ -62,7 +65,6 @@ func (ts *Tickets) Issue(t Ticket) (string, error) {
 	}
 	token := strings.ToLower(base32.StdEncoding.EncodeToString(b[:]))
 	ts.mu.Lock()
-	defer ts.mu.Unlock()
 	if ts.m == nil {
 		ts.m = map[string]*held{}
 	}
@@ -76,6 +78,10 @@ func (ts *Tickets) Issue(t Ticket) (string, error) {
 		t.Expires = now.Add(TicketLife)
 	}
 	ts.m[token] = &held{t: t}
+	ts.mu.Unlock()
+	if ts.OnIssue != nil {
+		ts.OnIssue(t)
+	}
 	return token, nil
 }
 
