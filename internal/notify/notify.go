@@ -142,8 +142,11 @@ var ErrSkipped = errors.New("skipped")
 // ErrQueueFull is a notice dropped because too many are still being sent.
 var ErrQueueFull = errors.New("dropped: too many notices still being sent")
 
-// QueueSize is how many deliveries a Dispatcher has going at once; past
-// it, a notice is dropped with a log line rather than waited for.
+// QueueSize is how many deliveries a Dispatcher has going at once on
+// one channel; past it, a notice to that channel is dropped with a log
+// line rather than waited for. Each channel has its own: a dead webhook
+// (each of its notices held ~33 s by its tries) never takes the terminal's
+// or the desktop's turn.
 const QueueSize = 64
 
 // Dispatcher sends notices through routes in the background.
@@ -156,15 +159,29 @@ type Dispatcher struct {
 	// 0 is a second.
 	Backoff time.Duration
 
-	once  sync.Once
-	slots chan struct{}
+	mu    sync.Mutex
+	slots map[string]chan struct{} // by channel name
 	wg    sync.WaitGroup
+}
+
+// slotsOf is the channel name's slots.
+func (d *Dispatcher) slotsOf(name string) chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.slots == nil {
+		d.slots = map[string]chan struct{}{}
+	}
+	s, ok := d.slots[name]
+	if !ok {
+		s = make(chan struct{}, QueueSize)
+		d.slots[name] = s
+	}
+	return s
 }
 
 // Dispatch sends n through every route that takes its status, each in a
 // goroutine of its own, and returns at once.
 func (d *Dispatcher) Dispatch(routes []Route, n Notice) {
-	d.once.Do(func() { d.slots = make(chan struct{}, QueueSize) })
 	backoff := d.Backoff
 	if backoff <= 0 {
 		backoff = time.Second
@@ -173,8 +190,9 @@ func (d *Dispatcher) Dispatch(routes []Route, n Notice) {
 		if !r.Takes(n.Status) {
 			continue
 		}
+		slots := d.slotsOf(r.Channel.Name())
 		select {
-		case d.slots <- struct{}{}:
+		case slots <- struct{}{}:
 		default:
 			d.failed(n, r.Channel.Name(), ErrQueueFull)
 			continue
@@ -182,7 +200,7 @@ func (d *Dispatcher) Dispatch(routes []Route, n Notice) {
 		d.wg.Add(1)
 		go func(r Route) {
 			defer d.wg.Done()
-			defer func() { <-d.slots }()
+			defer func() { <-slots }()
 			if err := Deliver(context.Background(), r, n, backoff); err != nil && !errors.Is(err, ErrSkipped) {
 				d.failed(n, r.Channel.Name(), err)
 			}
