@@ -119,6 +119,14 @@ const Timeout = 10 * time.Second
 // topic, a token it does not take); trying again will not help.
 var ErrRefused = errors.New("the ntfy server refused it")
 
+// notSent is a message owt could not send at all (its token's variable
+// is not set): as final as ErrRefused, which it is to errors.Is, but
+// said as what happened.
+type notSent struct{ err error }
+
+func (e notSent) Error() string   { return "ntfy: not sent: " + e.err.Error() }
+func (e notSent) Unwrap() []error { return []error{e.err, ErrRefused} }
+
 // Publish sends m to the server. A 4xx answer wraps ErrRefused (no use
 // trying again); a 5xx or a network error is worth another try.
 func Publish(ctx context.Context, d httpcall.Doer, s Server, m Message) error {
@@ -132,7 +140,9 @@ func Publish(ctx context.Context, d httpcall.Doer, s Server, m Message) error {
 	})
 	if err != nil {
 		if errors.Is(err, httpcall.ErrNoBearer) || strings.Contains(err.Error(), httpcall.ErrNoBearer.Error()) {
-			return fmt.Errorf("ntfy: %w: %v", ErrRefused, err)
+			// No request went out: not the server's refusal, but no use
+			// trying again either.
+			return notSent{err}
 		}
 		return fmt.Errorf("ntfy: %w", err)
 	}
