@@ -160,17 +160,17 @@ func unixTime(sec float64) time.Time {
 // Code gives a statusLine command (see above). No rate_limits is no
 // windows and no error.
 func ParseClaudeStatusLine(data []byte, now time.Time) (Limits, error) {
+	// Each window on its own: one field of a shape owt does not know (a
+	// future Claude Code's resets_at as a date) costs that window only,
+	// not both.
 	var in struct {
-		RateLimits map[string]*struct {
-			Used     *float64 `json:"used_percentage"`
-			ResetsAt float64  `json:"resets_at"`
-		} `json:"rate_limits"`
+		RateLimits map[string]json.RawMessage `json:"rate_limits"`
 	}
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, fmt.Errorf("read Claude's statusline JSON: %w", err)
 	}
 	var out Limits
-	for key, w := range in.RateLimits {
+	for key, raw := range in.RateLimits {
 		var window string
 		switch key {
 		case "five_hour":
@@ -180,13 +180,37 @@ func ParseClaudeStatusLine(data []byte, now time.Time) (Limits, error) {
 		default:
 			continue // spend_limit: money, no window
 		}
-		if w == nil || w.Used == nil || !percentOK(*w.Used) {
+		var w struct {
+			Used     json.RawMessage `json:"used_percentage"`
+			ResetsAt json.RawMessage `json:"resets_at"`
+		}
+		if json.Unmarshal(raw, &w) != nil {
 			continue
 		}
-		out = append(out, Limit{Window: window, UsedPercent: *w.Used, ResetsAt: unixTime(w.ResetsAt), SeenAt: now.UTC(), From: FromClaudeStatusLine})
+		var used float64
+		if json.Unmarshal(w.Used, &used) != nil || !percentOK(used) {
+			continue
+		}
+		out = append(out, Limit{Window: window, UsedPercent: used, ResetsAt: resetsAt(w.ResetsAt), SeenAt: now.UTC(), From: FromClaudeStatusLine})
 	}
 	out.sort()
 	return out, nil
+}
+
+// resetsAt is a reset time as Unix seconds (a number) or an RFC 3339
+// date (a string); zero when it is neither.
+func resetsAt(raw json.RawMessage) time.Time {
+	var sec float64
+	if json.Unmarshal(raw, &sec) == nil {
+		return unixTime(sec)
+	}
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		if t, err := time.Parse(time.RFC3339, text); err == nil {
+			return unixTime(float64(t.Unix()))
+		}
+	}
+	return time.Time{}
 }
 
 // codexLimits reads the windows of a token_count event's rate_limits
