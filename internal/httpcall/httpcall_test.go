@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,9 @@ import (
 // through a real child process and pipes.
 func TestMain(m *testing.M) {
 	if os.Getenv("HTTPCALL_TEST_SERVE") == "1" && len(os.Args) > 1 && os.Args[len(os.Args)-1] == "_http" {
+		if f := os.Getenv("HTTPCALL_TEST_PIDFILE"); f != "" {
+			_ = os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o600)
+		}
 		if err := nethttp.Serve(context.Background(), nethttp.Client{}, os.Stdin, os.Stdout); err != nil {
 			os.Stderr.WriteString("owt: " + err.Error() + "\n")
 			os.Exit(1)

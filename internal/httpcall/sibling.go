@@ -74,6 +74,7 @@ func (s Sibling) Stream(ctx context.Context, req Request, line func([]byte) bool
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	dieWithParent(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", req.Method, Redact(req.URL), err)
