@@ -1,7 +1,7 @@
 // Package cli is owt's command line: Main, and the command table that
 // wires the commands of the packages below it into one urfave app. The
 // commands themselves live in one package per group (worktreecmd,
-// landcmd, runcmd, setupcmd, swarmcmd, hostcmd, and mcpcmd for owt-mcp's);
+// landcmd, runcmd, setupcmd, hostcmd, and mcpcmd for owt-mcp's);
 // what they share is cmdutil, below them.
 //
 // Main builds the app once, around a factory that holds the IOStreams the
@@ -21,7 +21,6 @@ import (
 	"github.com/owt-tmux/owt/internal/cli/landcmd"
 	"github.com/owt-tmux/owt/internal/cli/runcmd"
 	"github.com/owt-tmux/owt/internal/cli/setupcmd"
-	"github.com/owt-tmux/owt/internal/cli/swarmcmd"
 	"github.com/owt-tmux/owt/internal/cli/worktreecmd"
 	"github.com/owt-tmux/owt/internal/owtlog"
 )
@@ -87,7 +86,7 @@ func commands(f *cmdutil.Factory) []*cli.Command {
 		setupcmd.ConfigCommand(f), setupcmd.NotifyCommand(f),
 		runcmd.RunsCommand(f), runcmd.BatchCommand(f), runcmd.OrchestrateCommand(f), runcmd.PlanCommand(f, nil), worktreecmd.DoneCommand(f), landcmd.PRCommand(f), landcmd.DismissCommand(f),
 		setupcmd.MCPCommand(f), worktreecmd.MessagesCommand(f), setupcmd.MemoryCommand(f),
-		swarmcmd.Command(f),
+		worktreecmd.SwarmCommand(f),
 		hostcmd.Command(f, buildinfo.String()),
 		worktreecmd.RunnerCommand(f),
 		worktreecmd.HookCommand(f),

@@ -13,7 +13,7 @@
 //	command table  internal/cli: Main and the table of every command,
 //	               which sits above the command groups it lists
 //	faces          the command groups (cli/worktreecmd, landcmd, runcmd,
-//	               setupcmd, mcpcmd, swarmcmd, hostcmd) and the popups
+//	               setupcmd, mcpcmd, hostcmd) and the popups
 //	command kit    internal/cli/cmdutil: what every command shares (the
 //	               factory, streams, exit codes), below the groups that
 //	               use it

@@ -47,7 +47,6 @@ var rooms = map[string]int{
 	"internal/cli/runcmd":      faces, // owt run, batch, plan
 	"internal/cli/setupcmd":    faces, // tmux init, status line, popups, monitor, completion, uninstall; config, tools, templates, notify test
 	"internal/cli/mcpcmd":      faces, // owt-mcp's commands: owt mcp (the peers' MCP server), owt memory
-	"internal/cli/swarmcmd":    faces, // owt swarm
 	"internal/cli/hostcmd":     faces, // owt host add, list, check, remove
 	"popups":                   faces, // one key table per screen
 

@@ -1,6 +1,7 @@
-// Package swarmcmd is owt swarm: start, list, send to and stop a swarm,
-// a coordinator and role workers in one worktree (see internal/swarm).
-package swarmcmd
+package worktreecmd
+
+// owt swarm: start, list, send to and stop a swarm, a coordinator and role
+// workers in one worktree (see internal/swarm).
 
 import (
 	"errors"
@@ -22,7 +23,7 @@ import (
 )
 
 // Command is owt swarm and its subcommands.
-func Command(f *cmdutil.Factory) *cli.Command {
+func SwarmCommand(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "swarm",
 		Usage: "a coordinator and role workers (researcher, implementer, reviewer, tester) in one worktree",
