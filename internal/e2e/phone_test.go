@@ -1,49 +1,15 @@
 package e2e
 
 import (
-	"io"
-	"os/exec"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"github.com/stretchr/testify/require"
 
 	"github.com/owt-tmux/owt/internal/status"
 )
-
-// attachSized is attachRecorded with a terminal of cols x rows: a phone's
-// ssh app (Blink, Termius) is about 50 x 25.
-func (e *Env) attachSized(session string, cols, rows uint16) (string, func(string), *screenLog) {
-	e.t.Helper()
-	before := e.clients()
-	cmd := exec.Command("tmux", "attach-session", "-t", session)
-	cmd.Dir = e.Root
-	cmd.Env = e.Environ()
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
-	require.NoError(e.t, err)
-	log := &screenLog{}
-	go func() { _, _ = io.Copy(log, f) }()
-	e.t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGHUP)
-		_ = f.Close()
-		_, _ = cmd.Process.Wait()
-	})
-	var name string
-	e.Eventually(5*time.Second, "client attached", func() bool {
-		for c := range e.clients() {
-			if !before[c] {
-				name = c
-				return true
-			}
-		}
-		return false
-	})
-	return name, func(keys string) { _, _ = f.Write([]byte(keys)) }, log
-}
 
 var sgr = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 
@@ -94,7 +60,8 @@ func TestPopupsFitAPhone(t *testing.T) {
 	e.Tmux("set-option", "-g", "status-left", "["+status.PastStatusFormats[0]+"]")
 	e.MustOwt(shop, "tmux", "init")
 	require.Equal(t, "["+status.StatusFormat+"]", e.Tmux("show-option", "-gv", "status-left"))
-	client, press, screen := e.attachSized("harness", 50, 25)
+	client, term, screen := e.attachSized("harness", 50, 25)
+	press := func(keys string) { _, _ = term.Write([]byte(keys)) }
 
 	e.waitDrawn(screen, "✕1") // the compact bar: counts only
 	require.Contains(t, e.Tmux("show-options", "-gqv", status.OptStatusLine), "✕ 1", "the full form is kept beside it")

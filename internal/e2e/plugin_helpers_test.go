@@ -271,11 +271,19 @@ func (s *screenLog) Reset() {
 // capture-pane cannot see.
 func (e *Env) attachRecorded(session string) (string, *os.File, *screenLog) {
 	e.t.Helper()
+	return e.attachSized(session, 160, 40)
+}
+
+// attachSized attaches a recorded client (attachRecorded) whose terminal
+// is cols x rows: a phone's
+// ssh app (Blink, Termius) is about 50 x 25.
+func (e *Env) attachSized(session string, cols, rows uint16) (string, *os.File, *screenLog) {
+	e.t.Helper()
 	before := e.clients()
 	cmd := exec.Command("tmux", "attach-session", "-t", session)
 	cmd.Dir = e.Root
 	cmd.Env = e.Environ()
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
 	require.NoError(e.t, err)
 	log := &screenLog{}
 	go func() { _, _ = io.Copy(log, f) }()
