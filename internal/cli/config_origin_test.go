@@ -80,3 +80,19 @@ func TestConfigShowOriginNamesTheFileOrDefault(t *testing.T) {
 		t.Errorf("without --origin, no origins: %s", plain)
 	}
 }
+
+// A webhook's URL holds its secret in the path (Slack's, Discord's):
+// config show, often pasted into a bug report, shows its scheme and host
+// only (attack A7).
+func TestConfigShowHidesTheWebhooksSecretPath(t *testing.T) {
+	configWorld(t, "[notify.webhook]\nurl = \"https://hooks.example.com/services/T0/B0/SECRETSECRET?token=QUERYSECRET\"\n", "")
+	for _, args := range [][]string{{"config", "show"}, {"config", "show", "--origin"}} {
+		out, errOut, code := runOwt(t, "", nil, args...)
+		if code != 0 {
+			t.Fatalf("%v: code %d, stderr %q", args, code, errOut)
+		}
+		if strings.Contains(out, "SECRET") || !strings.Contains(out, `url = "https://hooks.example.com/…"`) {
+			t.Errorf("%v: the webhook's path or query shown, or its host not:\n%s", args, out)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/owt-tmux/owt/internal/cli/cmdutil"
 	"github.com/owt-tmux/owt/internal/config"
+	"github.com/owt-tmux/owt/internal/httpcall"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -21,7 +22,7 @@ func ConfigCommand(f *cmdutil.Factory) *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:  "show",
-				Usage: "print the merged configuration (defaults < user file < repo .owt.toml) as TOML",
+				Usage: "print the merged configuration (defaults < user file < repo .owt.toml) as TOML; a webhook URL shows its host only",
 				Flags: []cli.Flag{&cli.BoolFlag{Name: "origin", Usage: "after each value, the file it came from (or default)"}},
 				Action: func(c *cli.Context) error {
 					if err := cmdutil.NoArgs(c, "config show"); err != nil {
@@ -30,6 +31,11 @@ func ConfigCommand(f *cmdutil.Factory) *cli.Command {
 					cfg, root, err := cmdutil.LoadConfig()
 					if err != nil {
 						return cmdutil.ConfigProblem(root, err)
+					}
+					if u := cfg.Notify.Webhook.URL; u != "" {
+						// Its path is its secret (Slack's, Discord's), and
+						// this output is pasted into bug reports.
+						cfg.Notify.Webhook.URL = httpcall.Redact(u) + "/…"
 					}
 					encode := config.Encode
 					if c.Bool("origin") {
