@@ -79,7 +79,14 @@ func TestRingOfADeadMonitorFails(t *testing.T) {
 }
 
 func TestBellBesideALongSocketPathMovesToTheRuntimeDir(t *testing.T) {
-	run := t.TempDir()
+	// A short runtime dir, as /run/user/UID is: t.TempDir's name (this
+	// test's) left too little of a socket path's 108 bytes under a TMPDIR
+	// longer than /tmp.
+	run, err := os.MkdirTemp("", "rt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(run) })
 	t.Setenv("XDG_RUNTIME_DIR", run)
 	xdg.Reload() // the XDG directories are read once, at start
 	dir := filepath.Join(t.TempDir(), strings.Repeat("d", 100))
