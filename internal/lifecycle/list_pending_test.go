@@ -92,3 +92,23 @@ func TestAListLeavesTheFiguresALiveMonitorKeepsPending(t *testing.T) {
 	require.Equal(t, 1, items[0].Ahead)
 	require.True(t, items[0].FiguresAt.After(old))
 }
+
+// A keeper says it runs on its own, not only when the monitor's tick gets
+// round to it: a tick of a monitor of 500 agents on a loaded machine
+// outlasted keeperStale, and a list took the monitor for gone.
+func TestAKeeperBeatsBetweenItsMonitorsTicks(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	xdg.Reload()
+	t.Cleanup(xdg.Reload)
+	k := NewKeeper("/tmp/owt-test-beat.sock", "")
+	defer k.Stop()
+	long := time.Now().Add(-time.Minute)
+	require.NoError(t, os.Chtimes(keeperFile(os.Getpid()), long, long)) // as after a long tick
+	require.False(t, keeping(os.Getpid(), time.Now()))
+	require.Eventually(t, func() bool { return keeping(os.Getpid(), time.Now()) }, 3*keeperBeat, 50*time.Millisecond,
+		"no beat of its own within a few seconds")
+	k.Stop()
+	time.Sleep(keeperBeat + 100*time.Millisecond)
+	_, err := os.Stat(keeperFile(os.Getpid()))
+	require.True(t, os.IsNotExist(err), "a stopped keeper beats no more")
+}
