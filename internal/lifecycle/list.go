@@ -300,7 +300,10 @@ func Collect(tm *tmux.Client, recs []*state.Record, o ListOptions) []Item {
 		case ok && st.fresh(r, stamps[r], now, ks):
 			items[i].applyStats(st)
 			continue
-		case ks.keeps(r) && stamps[r].tip != "":
+		case ks.keeps(r) && stamps[r].tip != "" && !r.Resolve.Ready():
+			// (A row that says READY TO SHIP is judged on its figures:
+			// checkResolves reads its uncommitted files, which must be
+			// now's, not the monitor's last. Such rows are few.)
 			items[i].pending(st, ok)
 			continue
 		}

@@ -77,6 +77,22 @@ func TestAListLeavesTheFiguresALiveMonitorKeepsPending(t *testing.T) {
 	_, ok := after.Entries[never.Key()]
 	require.False(t, ok, "the list worked no kept figure out")
 
+	// A row whose resolve owt found ready is judged on now's figures, not
+	// the monitor's last: those still counted the conflicted file of the
+	// merge the agent has since committed, and the list said "changed
+	// since owt checked it" right after owt resolve --status said ready.
+	ready := rec("ready", ours)
+	ready.Resolve = &state.Resolving{Verdict: state.ResolveReady, Seen: "x " + git(ready.Path, "rev-parse", "HEAD")}
+	cache = loadStatsCache()
+	cache.Entries[ready.Key()] = Stats{Ahead: 1, Dirty: 1, At: old, Tip: "0000", BaseTip: "1111"}
+	cache.dirty = true
+	cache.save()
+	k.Beat(time.Now())
+	items = Collect(tm, []*state.Record{ready}, ListOptions{})
+	require.False(t, items[0].FiguresPending, "a ready resolve's figures are worked out")
+	require.Zero(t, items[0].Dirty)
+	require.True(t, items[0].Resolve.Ready(), "still READY TO SHIP: %s", items[0].Resolve.Verdict)
+
 	// A monitor gone (its keeper file still): the list works them out.
 	require.NoError(t, os.Chtimes(keeperFile(os.Getpid()), old, old))
 	items = Collect(tm, []*state.Record{moved, never}, ListOptions{})
