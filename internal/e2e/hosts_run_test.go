@@ -325,7 +325,7 @@ func TestControlPopupRunsVerbsOnRemoteAgents(t *testing.T) {
 	e.keys(p, "/")
 	e.typeText(p, "asks")
 	e.keys(p, "Enter")
-	e.Eventually(10*time.Second, "asks@box selected", func() bool { return strings.Contains(e.Capture(p), "asks@box") })
+	e.Eventually(30*time.Second, "asks@box selected", func() bool { return strings.Contains(e.Capture(p), "asks@box") })
 	e.keys(p, "x")
 	screen = e.WaitScreen(p, "Delete asks@box?")
 	require.Contains(t, screen, "On box, session")
