@@ -1,9 +1,12 @@
 package monitor
 
 import (
+	"context"
+	"slices"
 	"time"
 
 	"github.com/owt-tmux/owt/internal/state"
+	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/usage"
 )
 
@@ -39,6 +42,7 @@ func (m *monitor) showLimits(now time.Time) {
 		m.limitsLooked = map[recKey]bool{}
 	}
 	var fleet usage.Limits
+	changed := map[string]string{}
 	for _, r := range m.recs.records {
 		if r.NoAgent || !m.usageOwner(r) {
 			continue
@@ -47,7 +51,7 @@ func (m *monitor) showLimits(now time.Time) {
 		ls := all.Current(now)
 		fleet = highest(fleet, ls)
 		if r.Session != "" && r.Swarm == nil {
-			m.setUsageOption("="+r.Session+":", ls.Brief())
+			m.queueUsage(changed, "="+r.Session+":", ls.Brief())
 		}
 		if !read {
 			continue // not read yet: no look
@@ -57,19 +61,49 @@ func (m *monitor) showLimits(now time.Time) {
 		m.limitsLooked[key] = true
 		m.warnLimits(r, ls, first, now)
 	}
-	m.setUsageOption("", usage.Sorted(fleet).Brief())
+	m.queueUsage(changed, "", usage.Sorted(fleet).Brief())
+	m.setUsageOptions(changed)
 }
 
-// setUsageOption sets OptUsage on target ("" global) when it changed.
-func (m *monitor) setUsageOption(target, value string) {
+// queueUsage notes OptUsage's value for target ("" global) when it is not
+// what tmux shows.
+func (m *monitor) queueUsage(changed map[string]string, target, value string) {
 	if old, ok := m.limitsShown[target]; ok && old == value {
 		return
 	}
-	if err := m.tm.SetOption(target, OptUsage, value); err != nil {
-		m.logf("show usage windows: %v", err)
+	changed[target] = value
+}
+
+// setUsageOptions sets the changed OptUsage values in one tmux call (the
+// first look sets every session's: one process, not one a session). A
+// session gone meanwhile stops that call at its command; then each is set
+// on its own, and what failed is tried again next time.
+func (m *monitor) setUsageOptions(changed map[string]string) {
+	if len(changed) == 0 {
 		return
 	}
-	m.limitsShown[target] = value
+	targets := make([]string, 0, len(changed))
+	for t := range changed {
+		targets = append(targets, t)
+	}
+	slices.Sort(targets) // the global one ("") first
+	sets := make([]tmux.OptionSet, len(targets))
+	for i, t := range targets {
+		sets[i] = tmux.OptionSet{Target: t, Options: map[string]string{OptUsage: changed[t]}}
+	}
+	if err := m.tm.SetOptionSetsContext(context.Background(), sets...); err == nil {
+		for _, t := range targets {
+			m.limitsShown[t] = changed[t]
+		}
+		return
+	}
+	for _, t := range targets {
+		if err := m.tm.SetOption(t, OptUsage, changed[t]); err != nil {
+			m.logf("show usage windows: %v", err)
+			continue
+		}
+		m.limitsShown[t] = changed[t]
+	}
 }
 
 // highest is, per window, the larger share of fleet and ls.

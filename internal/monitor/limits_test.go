@@ -3,6 +3,7 @@ package monitor
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -97,4 +98,27 @@ func TestUsageWindowsShowInTmuxAndWarnOncePerPeriod(t *testing.T) {
 	m2.readUsage(step(6))
 	time.Sleep(200 * time.Millisecond)
 	require.Len(t, notices(), 2)
+
+	// A monitor's first look sets every session's windows in one tmux
+	// call, not one a session (500 at a 500-agent monitor's start).
+	calls := filepath.Join(t.TempDir(), "calls")
+	counting := filepath.Join(t.TempDir(), "tmux")
+	real, err := exec.LookPath("tmux")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(counting, []byte("#!/bin/sh\necho \"$*\" >> '"+calls+"'\nexec '"+real+"' \"$@\"\n"), 0o700))
+	m3 := newMonitor(&tmux.Client{Bin: counting, Socket: sock}, &log)
+	m3.socket = sock
+	m3.identify()
+	require.NoError(t, m3.tick(step(7)))
+	m3.readUsage(step(8))
+	data, _ := os.ReadFile(calls)
+	setting := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, OptUsage) {
+			setting++
+		}
+	}
+	require.Equal(t, 1, setting, "tmux calls that set %s:\n%s", OptUsage, data)
+	require.Equal(t, "5h 81% wk 41%", option("owt-a"))
+	require.Equal(t, "5h 81% wk 60%", option(""))
 }
