@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -562,16 +561,4 @@ func TestMonitorStartsAgainAsTheUpdatedOwt(t *testing.T) {
 }
 
 // monitorsOf are the processes running "BIN monitor" for e's server.
-func monitorsOf(e *Env, bin string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, ent := range entries {
-		cmdline, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "cmdline"))
-		args := strings.Split(string(cmdline), "\x00")
-		if pid, perr := strconv.Atoi(ent.Name()); perr == nil && err == nil && len(args) > 2 &&
-			args[0] == bin && args[1] == "monitor" && strings.Contains(string(cmdline), e.Socket) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
+func monitorsOf(e *Env, bin string) []int { return e.MonitorPIDsOf(bin) }
