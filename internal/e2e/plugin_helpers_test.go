@@ -193,10 +193,11 @@ func (e *Env) typeText(pane, text string) {
 func (e *Env) waitClosed(pane string) {
 	e.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for pace := fixture.NewPace(); !e.paneDead(pane); pace.Sleep() {
+	for !e.paneDead(pane) {
 		if time.Now().After(deadline) {
 			e.t.Fatalf("pane %s still open after 10s; screen:\n%s", pane, e.Capture(pane))
 		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

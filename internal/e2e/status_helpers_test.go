@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,7 +31,6 @@ func (e *Env) WaitStatus(repo, name, st string, timeout time.Duration) StatusVie
 	e.t.Helper()
 	var v StatusView
 	deadline := time.Now().Add(timeout)
-	pace := fixture.NewPace()
 	for {
 		if v = e.Status(repo, name); v.Status == st {
 			return v
@@ -41,7 +39,7 @@ func (e *Env) WaitStatus(repo, name, st string, timeout time.Duration) StatusVie
 			e.t.Fatalf("timed out after %s waiting for %s to be %s; it is %s (from %s) since %s\nowt log:\n%s",
 				timeout, name, st, v.Status, v.Source, v.Since.Format(time.RFC3339Nano), e.OwtLog())
 		}
-		pace.Sleep()
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -57,7 +55,8 @@ func (e *Env) SessionOption(session, option string) string {
 func (e *Env) requireStatusOption(session, want string) {
 	e.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for pace := fixture.NewPace(); e.SessionOption(session, "@owt-status") != want && time.Now().Before(deadline); pace.Sleep() {
+	for e.SessionOption(session, "@owt-status") != want && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
 	}
 	require.Equal(e.t, want, e.SessionOption(session, "@owt-status"))
 }
