@@ -202,7 +202,6 @@ func (k *Keeper) KeepStats(recs []*state.Record, force map[state.Key]bool, max i
 		e.Keeper = k.pid
 		cache.Entries[recs[i].Key()] = e
 	}
-	k.Beat(time.Now())
 	<-cache.compute(recs, stamps, which, 2, func(int, Stats) {})
 	return left
 }
@@ -230,7 +229,6 @@ func (k *Keeper) Adopt(recs []*state.Record, untouched func(r *state.Record, at 
 		out[r.Key()] = true
 	}
 	if cache.dirty {
-		k.Beat(time.Now())
 		cache.save()
 	}
 	return out

@@ -100,7 +100,6 @@ func (m *monitor) keepFigures(now time.Time) {
 		f.wts, f.repos = map[state.Key]*watchedTree{}, map[string]*watchedRefs{}
 		f.pending, f.moved = map[state.Key]bool{}, map[string]bool{}
 	}
-	f.keeper.Beat(now)
 	f.mu.Lock()
 	later := f.later
 	f.later = nil
