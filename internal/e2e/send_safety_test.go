@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -147,10 +146,7 @@ func TestSendByStatusNeverAnswersAPrompt(t *testing.T) {
 // again at the end of the test, before the server is killed.
 func (e *Env) freezeMonitor() {
 	e.t.Helper()
-	e.Eventually(10*time.Second, "a monitor", func() bool { return e.MonitorPID() != 0 })
-	pid := e.MonitorPID()
-	require.NoError(e.t, syscall.Kill(pid, syscall.SIGSTOP))
-	e.t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	e.FreezeMonitor()
 }
 
 // userTypes is the user typing a prompt into an agent's pane and pressing

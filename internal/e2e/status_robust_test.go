@@ -164,9 +164,7 @@ func TestHookStatusReachesTmuxWithAndWithoutTheMonitor(t *testing.T) {
 	e.Eventually(5*time.Second, "the monitor holds no replaced state file", func() bool { return len(deletedFilesOf(e.MonitorPID(), stateDir)) == 0 })
 
 	// Stopped: the ring is queued, not waited for; shown once it runs.
-	pid := e.MonitorPID()
-	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
-	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	pid := e.FreezeMonitor()
 	e.hookWithin(t, 5*time.Second, repo, "a", "UserPromptSubmit")
 	require.NoError(t, syscall.Kill(pid, syscall.SIGCONT))
 	shown("working")

@@ -633,7 +633,7 @@ func WithLock(name string, fn func() error) error {
 		return fmt.Errorf("create state dir: %w", err)
 	}
 	lock := flock.New(filepath.Join(Dir(), name+".lock"))
-	if err := lock.Lock(); err != nil {
+	if err := waitLock(lock, false); err != nil {
 		return fmt.Errorf("lock %s: %w", name, err)
 	}
 	defer func() { _ = lock.Unlock() }()

@@ -409,11 +409,7 @@ func (s *Store) locked(shared bool, fn func() error) error {
 		return fmt.Errorf("create the state folder %s: %w", filepath.Dir(s.Path), err)
 	}
 	lock := flock.New(s.Path + ".lock")
-	lockIt := lock.Lock
-	if shared {
-		lockIt = lock.RLock
-	}
-	if err := lockIt(); err != nil {
+	if err := waitLock(lock, shared); err != nil {
 		return fmt.Errorf("lock state %s: %w", s.Path, err)
 	}
 	defer func() { _ = lock.Unlock() }()
@@ -732,7 +728,7 @@ func (s *Store) updateRecord(name string, sync bool, fn func(*Record) error) err
 			return noRecord(fn)
 		}
 		lock := flock.New(s.recordLock(name))
-		if err := lock.Lock(); err != nil {
+		if err := waitLock(lock, false); err != nil {
 			return fmt.Errorf("lock the record of %s: %w", name, err)
 		}
 		defer func() { _ = lock.Unlock() }()
