@@ -156,9 +156,10 @@ type monitor struct {
 	// hosts are the status streams of the configured hosts.
 	hosts  followers
 	screen map[string]*paneView // by pane id
-	// alive is when each record's session was last seen on this server;
-	// only records seen here are this monitor's to judge and notify.
-	alive map[recKey]time.Time
+	// alive is when, and in which pane, each record's session was last
+	// seen on this server; only records seen here are this monitor's to
+	// judge and notify.
+	alive map[recKey]sighting
 	// checking are the agents whose resolve is being checked (resolves).
 	checking inProgress
 	// seen is each record's status as last notified on.
@@ -198,7 +199,7 @@ func newMonitor(tm *tmux.Client, log io.Writer) *monitor {
 	m := &monitor{
 		tm: tm, lg: lg, marker: "⟦owt-monitor-" + hex.EncodeToString(nonce) + "⟧",
 		recs: newRecordCache(tm), screen: map[string]*paneView{},
-		alive: map[recKey]time.Time{}, seen: map[recKey]seenStatus{},
+		alive: map[recKey]sighting{}, seen: map[recKey]seenStatus{},
 		ttys: map[recKey]string{},
 	}
 	m.notifier = newNotifier(tm, m.note)

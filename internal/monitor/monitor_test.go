@@ -186,3 +186,38 @@ func TestIdsFromAnEarlierServerRunAreNotTrusted(t *testing.T) {
 	require.Equal(t, state.Exited, r.Status, "its server is gone, so is its agent")
 	require.Contains(t, tmx("list-sessions", "-F", "#{session_name}"), "owt-users-own")
 }
+
+// An agent that exited and was started again (owt attach, owt restore)
+// is a new life in a new pane: a look that predates its new session is no
+// proof it is gone, whatever the monitor saw of the old life. (A loaded
+// machine's look read the panes before attach made the session and the
+// record after: the old life's sighting called the new one exited, a
+// second "exited" notice.)
+func TestAnAgentStartedAgainIsNotCalledGoneOnItsOldLifesSighting(t *testing.T) {
+	sock, tmx := testServer(t)
+	repo := t.TempDir()
+	tmx("new-session", "-d", "-s", "user", "sleep", "600") // the server outlives the agent's session
+	a := agentSession(t, tmx, sock, repo, "a")
+	saveRecords(t, repo, a)
+
+	var log bytes.Buffer
+	m := newMonitor(&tmux.Client{Bin: "tmux", Socket: sock}, &log)
+	m.socket = sock
+	m.identify()
+	now := time.Now()
+	require.NoError(t, m.tick(now)) // seen alive in its pane
+
+	// It exits (its SessionEnd hook says so) and its session goes.
+	tmx("kill-session", "-t", "owt-a")
+	a.Status, a.Source = state.Exited, state.FromHook
+	saveRecords(t, repo, a)
+	require.NoError(t, m.tick(now.Add(3*time.Second)))
+
+	// owt attach starts it again: the record names its new pane, which
+	// this look does not have yet.
+	a.Status, a.Source, a.Pane, a.SessionID = state.Starting, state.FromOwt, "%77", "$77"
+	saveRecords(t, repo, a)
+	require.NoError(t, m.tick(now.Add(6*time.Second)))
+	require.Equal(t, state.Starting, record(t, repo, "a").Status, log.String())
+	require.NotContains(t, log.String(), "exited (its pane or session is gone)")
+}

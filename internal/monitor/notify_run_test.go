@@ -14,7 +14,7 @@ import (
 // agent and [notify] on lists waiting.
 func TestRunNoticeOfAWaitingAgentIsDroppedOnlyWhenTheStatusNoticeSaysIt(t *testing.T) {
 	rec := &state.Record{Repo: "/repo", Name: "r-a"}
-	m := &monitor{alive: map[recKey]time.Time{{"/repo", "r-a"}: time.Now()}}
+	m := &monitor{alive: map[recKey]sighting{{"/repo", "r-a"}: {at: time.Now()}}}
 	waiting := notice{agentWaiting: true}
 	both := config.Notify{On: []string{"waiting", "needs_you"}}
 	onlyNeeds := config.Notify{On: []string{"needs_you"}}

@@ -15,6 +15,12 @@ import (
 // forceCapture is the longest a watched pane goes unread, output or not.
 const forceCapture = 10 * time.Second
 
+// sighting is a record's agent seen alive: when, and in which pane.
+type sighting struct {
+	at   time.Time
+	pane string
+}
+
 // exitGrace is how long a record's session must be gone before the agent
 // counts as exited: owt delete kills the session first and drops the
 // record a moment later, and that is no exit to report.
@@ -283,21 +289,26 @@ func (m *monitor) exits(now time.Time) {
 			code := p.DeadStatus
 			m.setExited(r, &code, now)
 		case ok:
-			m.alive[key] = now
+			m.alive[key] = sighting{at: now, pane: r.Pane}
 			if m.sameServer(r) && r.SessionID != "" && p.SessionID == r.SessionID && p.SessionName != r.Session {
 				m.renamed(r, p.SessionName)
 			}
 		case r.Pane == "" && sessions[r.Session]:
-			m.alive[key] = now // a record being created has its session before its pane
+			m.alive[key] = sighting{at: now} // a record being created has its session before its pane
 		default:
 			seen, ours := m.alive[key]
+			// A pane other than the one seen alive is a new life of the
+			// agent (owt attach or restore started it again after it
+			// exited), which this look may predate: the old life's
+			// sighting says nothing of it.
+			ours = ours && (seen.pane == "" || seen.pane == r.Pane)
 			// On its first look, a monitor calls gone the agents of its
 			// socket whose session is missing — or that were made on an
 			// earlier run of the server, whose panes died with it.
 			restarted := r.Server != "" && m.server != "" && r.Server != m.server
 			missing := !sessions[r.Session] && (r.SessionID == "" || !m.sameServer(r) || !sessions[r.SessionID])
 			stale := first && r.Pane != "" && r.Socket != "" && r.Socket == m.socket && (restarted || missing)
-			if !stale && (!ours || now.Sub(seen) < exitGrace) {
+			if !stale && (!ours || now.Sub(seen.at) < exitGrace) {
 				continue
 			}
 			if _, err := os.Stat(r.Path); err != nil {
