@@ -31,9 +31,15 @@ func thisProgram() *program {
 	if err != nil {
 		return nil
 	}
-	info, err := os.Stat(path)
+	// Linux names the file this process runs, even once another was
+	// put at its path: an update between the exec and this look would
+	// otherwise pass for the program itself, never to be noticed.
+	// Elsewhere the path is all there is.
+	info, err := os.Stat("/proc/self/exe")
 	if err != nil {
-		return nil
+		if info, err = os.Stat(path); err != nil {
+			return nil
+		}
 	}
 	return &program{path: path, info: info}
 }
