@@ -20,27 +20,33 @@ var ErrLockBusy = errors.New("another owt process holds it")
 // without a word; with one, each fails saying what it waited for.
 var lockWait = 30 * time.Second
 
-// waitLock takes l, shared or exclusive, waiting at most lockWait. The
-// lock is tried at once (no wait when no one holds it), then again every
-// few milliseconds: a blocking flock cannot be given up on, and a monitor
-// must not keep a goroutine stuck on a lock it would take much later.
+// waitLock takes l, shared or exclusive, waiting at most lockWait. A
+// free lock is taken at once. A held one is waited for by a blocking
+// flock, which the kernel wakes the moment the lock is free, in a
+// goroutine of its own: given up on, that goroutine lets the lock go as
+// soon as it gets it, so a long-lived process (the monitor) never keeps
+// a lock nobody uses.
 func waitLock(l *flock.Flock, shared bool) error {
-	try := l.TryLock
+	try, lock := l.TryLock, l.Lock
 	if shared {
-		try = l.TryRLock
+		try, lock = l.TryRLock, l.RLock
 	}
-	deadline := time.Now().Add(lockWait)
-	for delay := time.Millisecond; ; delay = min(2*delay, 20*time.Millisecond) {
-		ok, err := try()
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("waited %s for the lock %s: %w (a stopped or wedged owt: a monitor stopped with SIGSTOP?)", lockWait, l.Path(), ErrLockBusy)
-		}
-		time.Sleep(delay)
+	if ok, err := try(); err != nil || ok {
+		return err
+	}
+	got := make(chan error, 1)
+	go func() { got <- lock() }()
+	timer := time.NewTimer(lockWait)
+	defer timer.Stop()
+	select {
+	case err := <-got:
+		return err
+	case <-timer.C:
+		go func() {
+			if <-got == nil {
+				_ = l.Unlock()
+			}
+		}()
+		return fmt.Errorf("waited %s for the lock %s: %w (a stopped or wedged owt: a monitor stopped with SIGSTOP?)", lockWait, l.Path(), ErrLockBusy)
 	}
 }
