@@ -30,6 +30,9 @@ func scaleFigures(w *world, bin string) {
 		return
 	}
 	repo := w.repo("scale")
+	// owt's keys bound, as a user's tmux.conf has them: owt doctor --fix,
+	// which starts the usual monitor again below, checks them.
+	w.must(repo, bin, "tmux", "init")
 	name := func(i int) string { return fmt.Sprintf("s-%03d", i) }
 	busy := func(i int) bool { return i%5 < 3 }
 	for i := 0; i < agents; i++ {
