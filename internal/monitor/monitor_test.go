@@ -76,10 +76,7 @@ func TestRenamedOrMovedSessionKeepsTheAgentAlive(t *testing.T) {
 	a := agentSession(t, tmx, sock, repo, "a")
 	saveRecords(t, repo, a)
 
-	var log bytes.Buffer
-	m := newMonitor(&tmux.Client{Bin: "tmux", Socket: sock}, &log)
-	m.socket = sock
-	m.identify()
+	m, log := watching(sock)
 	now := time.Now()
 	require.NoError(t, m.tick(now))
 
@@ -124,10 +121,7 @@ func TestFirstLookMarksThisServersLostAgentsExited(t *testing.T) {
 		Pane: "%92", Tool: "claude", Status: state.Working, Source: state.FromHook}
 	saveRecords(t, repo, live, lost, other, legacy)
 
-	var log bytes.Buffer
-	m := newMonitor(&tmux.Client{Bin: "tmux", Socket: sock}, &log)
-	m.socket = sock
-	m.identify()
+	m, log := watching(sock)
 	now := time.Now()
 	require.NoError(t, m.tick(now))
 	require.Equal(t, state.Exited, record(t, repo, "lost").Status, log.String())
@@ -175,10 +169,7 @@ func TestIdsFromAnEarlierServerRunAreNotTrusted(t *testing.T) {
 		Tool: "claude", Status: state.Working, Source: state.FromHook}
 	saveRecords(t, repo, old)
 
-	var log bytes.Buffer
-	m := newMonitor(&tmux.Client{Bin: "tmux", Socket: sock}, &log)
-	m.socket = sock
-	m.identify()
+	m, log := watching(sock)
 	now := time.Now()
 	require.NoError(t, m.tick(now))
 	r := record(t, repo, "old")
@@ -200,10 +191,7 @@ func TestAnAgentStartedAgainIsNotCalledGoneOnItsOldLifesSighting(t *testing.T) {
 	a := agentSession(t, tmx, sock, repo, "a")
 	saveRecords(t, repo, a)
 
-	var log bytes.Buffer
-	m := newMonitor(&tmux.Client{Bin: "tmux", Socket: sock}, &log)
-	m.socket = sock
-	m.identify()
+	m, log := watching(sock)
 	now := time.Now()
 	require.NoError(t, m.tick(now)) // seen alive in its pane
 
@@ -220,4 +208,14 @@ func TestAnAgentStartedAgainIsNotCalledGoneOnItsOldLifesSighting(t *testing.T) {
 	require.NoError(t, m.tick(now.Add(6*time.Second)))
 	require.Equal(t, state.Starting, record(t, repo, "a").Status, log.String())
 	require.NotContains(t, log.String(), "exited (its pane or session is gone)")
+}
+
+// watching is a monitor of the tmux server at sock, as Run makes it, and
+// the log it writes.
+func watching(sock string) (*monitor, *bytes.Buffer) {
+	log := &bytes.Buffer{}
+	m := newMonitor(&tmux.Client{Bin: "tmux", Socket: sock}, log)
+	m.socket = sock
+	m.identify()
+	return m, log
 }
