@@ -208,6 +208,11 @@ func TestAnAgentStartedAgainIsNotCalledGoneOnItsOldLifesSighting(t *testing.T) {
 	require.NoError(t, m.tick(now.Add(6*time.Second)))
 	require.Equal(t, state.Starting, record(t, repo, "a").Status, log.String())
 	require.NotContains(t, log.String(), "exited (its pane or session is gone)")
+
+	// A new life no look ever sees (its session died at once) is gone
+	// once the grace has passed for it.
+	require.NoError(t, m.tick(now.Add(9*time.Second)))
+	require.Equal(t, state.Exited, record(t, repo, "a").Status, log.String())
 }
 
 // watching is a monitor of the tmux server at sock, as Run makes it, and

@@ -297,11 +297,15 @@ func (m *monitor) exits(now time.Time) {
 			m.alive[key] = sighting{at: now} // a record being created has its session before its pane
 		default:
 			seen, ours := m.alive[key]
-			// A pane other than the one seen alive is a new life of the
-			// agent (owt attach or restore started it again after it
-			// exited), which this look may predate: the old life's
-			// sighting says nothing of it.
-			ours = ours && (seen.pane == "" || seen.pane == r.Pane)
+			if ours && seen.pane != "" && seen.pane != r.Pane {
+				// A pane other than the one seen alive is a new life of
+				// the agent (owt attach or restore started it again after
+				// it exited), which this look may predate: the old life's
+				// sighting says nothing of it. The grace starts again for
+				// the new pane: seen by then, it lives; not, it is gone.
+				m.alive[key] = sighting{at: now, pane: r.Pane}
+				continue
+			}
 			// On its first look, a monitor calls gone the agents of its
 			// socket whose session is missing — or that were made on an
 			// earlier run of the server, whose panes died with it.

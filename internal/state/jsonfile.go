@@ -66,7 +66,7 @@ func (j JSONFile[T]) Locked(fn func() error) error {
 		lockPath = j.Path + ".lock"
 	}
 	lock := flock.New(lockPath)
-	if err := waitLock(lock, false); err != nil {
+	if err := lock.Lock(); err != nil {
 		return fmt.Errorf("lock %s: %w", j.What, err)
 	}
 	defer func() { _ = lock.Unlock() }()

@@ -40,6 +40,8 @@ func TestAStateLockHeldTooLongFailsTheWriteInsteadOfHangingIt(t *testing.T) {
 		require.ErrorIs(t, err, ErrLockBusy, path)
 		require.Contains(t, err.Error(), path)
 		require.Less(t, time.Since(start), 5*time.Second)
+		// Again, while the first waiter still waits: the same answer.
+		require.ErrorIs(t, write(), ErrLockBusy, path)
 		f, err := s.Load()
 		require.NoError(t, err)
 		require.Empty(t, f.Records["a"].Task, "nothing was written")
