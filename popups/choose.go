@@ -16,7 +16,7 @@ import (
 // opened from; anywhere else it asks with a picker. The desk, with that
 // worktree's repository opened, acts for the popup's client: the merge
 // and delete popups run the control popup's verbs.
-func chooseTarget(tm *tmux.Client, verb string) (*state.Record, *liveDesk, error) {
+func chooseTarget(tm *tmux.Client, s Screen, verb string) (*state.Record, *liveDesk, error) {
 	h, dir := here(tm)
 	recs, err := workspace.AllRecords()
 	if err != nil {
@@ -31,7 +31,7 @@ func chooseTarget(tm *tmux.Client, verb string) (*state.Record, *liveDesk, error
 		// The hosts' agents too, as their streams last said (no ssh call
 		// for the first frame); the one chosen is asked about afresh.
 		a.addHosts(state.HostStatuses())
-		it, err := pick(tm, a, pickOptions{
+		it, err := pick(tm, s, a, pickOptions{
 			prompt:       verb + "> ",
 			header:       fmt.Sprintf("Which worktree to %s? Enter: choose, Esc: close", verb),
 			narrowHeader: fmt.Sprintf("Which to %s? Enter, or Esc", verb),

@@ -16,7 +16,7 @@ func Delete(tm *tmux.Client, s Screen) error {
 }
 
 func deleteOne(tm *tmux.Client, s Screen) error {
-	r, d, err := chooseTarget(tm, "delete")
+	r, d, err := chooseTarget(tm, s, "delete")
 	if err != nil {
 		return err
 	}

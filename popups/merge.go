@@ -24,7 +24,7 @@ func Merge(tm *tmux.Client, s Screen) error {
 }
 
 func mergeOne(tm *tmux.Client, s Screen) error {
-	r, d, err := chooseTarget(tm, "merge")
+	r, d, err := chooseTarget(tm, s, "merge")
 	if err != nil {
 		return err
 	}

@@ -3,14 +3,12 @@ package popups
 import (
 	"errors"
 	"fmt"
-	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-	fuzzyfinder "github.com/ktr0731/go-fuzzyfinder"
 	"golang.org/x/term"
 
 	"github.com/owt-tmux/owt/internal/git"
@@ -200,37 +198,37 @@ func readyToLand(it lifecycle.Item) bool {
 	return false
 }
 
-// pick shows the agents in a fuzzy finder and returns the chosen one;
+// pick shows the agents in the finder on s and returns the chosen one;
 // errCancelled on Esc or Ctrl-c.
-func pick(tm *tmux.Client, a agents, o pickOptions) (lifecycle.Item, error) {
+func pick(tm *tmux.Client, s Screen, a agents, o pickOptions) (lifecycle.Item, error) {
 	if len(a.items) == 0 {
 		return lifecycle.Item{}, errors.New("no agents yet: start one with Alt+c or owt new \"TASK\"")
 	}
-	width := 0
-	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
-		width = w
+	width, height, err := term.GetSize(int(s.In.Fd()))
+	if err != nil {
+		width, height = 0, 0 // drawn once the program learns its size
 	}
 	rows, room := layoutRows(a.items, time.Now(), width)
-	header := o.header
+	f := newFinder(rows, width, height)
+	f.prompt, f.header, f.pal = o.prompt, o.header, themeOf(tm, s)
 	if width > 0 && width < narrowBelow && o.narrowHeader != "" {
-		header = o.narrowHeader
+		f.header = o.narrowHeader
 	}
-	opts := []fuzzyfinder.Option{fuzzyfinder.WithPromptString(o.prompt), fuzzyfinder.WithHeader(header)}
 	if o.preview && room {
-		p := newPreviewer(tm, a)
-		opts = append(opts, fuzzyfinder.WithPreviewWindow(p.render))
+		f.preview = newPreviewer(tm, a).render
 	}
-	if o.startOn != nil && slices.ContainsFunc(a.items, o.startOn) {
-		opts = append(opts, fuzzyfinder.WithPreselected(func(i int) bool { return o.startOn(a.items[i]) }))
+	if o.startOn != nil {
+		f.startOn = func(i int) bool { return o.startOn(a.items[i]) }
+		f.filter()
 	}
-	i, err := fuzzyfinder.Find(rows, func(i int) string { return rows[i] }, opts...)
-	if errors.Is(err, fuzzyfinder.ErrAbort) {
-		return lifecycle.Item{}, errCancelled
-	}
-	if err != nil {
+	p := tea.NewProgram(f, tea.WithAltScreen(), tea.WithInput(s.In), tea.WithOutput(s.Out))
+	if _, err := p.Run(); err != nil {
 		return lifecycle.Item{}, fmt.Errorf("picker: %w", err)
 	}
-	return a.items[i], nil
+	if f.aborted || f.chosen < 0 {
+		return lifecycle.Item{}, errCancelled
+	}
+	return a.items[f.chosen], nil
 }
 
 // previewer draws the preview of the agent under the cursor: who it is,

@@ -1,7 +1,8 @@
 // Package popups holds owt's interactive screens, the ones tmux shows in
 // display-popup (or that run in any pane as `owt popup …`): the switch
-// picker (go-fuzzyfinder), the create form and the merge and delete
-// confirmations (huh), and the control popup (bubbletea). They ask and
+// picker (finder.go, bubbletea, scored by go-fuzzyfinder's matching), the
+// create form and the merge and delete confirmations (huh), and the
+// control popup (bubbletea). They ask and
 // show; ship, merge and delete go through internal/control's verbs, the
 // ones owt's commands run, so their results reach RECENT and a hang-up
 // mid-teardown is handled alike; Esc or Ctrl-c leaves everything as it was.

@@ -17,17 +17,17 @@ import (
 // client that opened it to the agent's session, recreating the session on
 // its worktree if tmux lost it.
 func Switch(tm *tmux.Client, s Screen) error {
-	return finish(s, switchTo(tm))
+	return finish(s, switchTo(tm, s))
 }
 
-func switchTo(tm *tmux.Client) error {
+func switchTo(tm *tmux.Client, s Screen) error {
 	h, _ := here(tm)
 	a, err := loadAgents(tm)
 	if err != nil {
 		return err
 	}
 	a.addHosts(state.HostStatuses())
-	it, err := pick(tm, a, pickOptions{
+	it, err := pick(tm, s, a, pickOptions{
 		prompt:  "switch> ",
 		header:  "▲ needs you  ● working  ○ idle  ✕ exited",
 		preview: true,

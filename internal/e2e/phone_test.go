@@ -72,13 +72,10 @@ func TestPopupsFitAPhone(t *testing.T) {
 	e.waitDrawn(screen, "2/2")
 	e.waitDrawn(screen, "login-redirect  ")
 	require.NotContains(t, screen.String(), "── changes ──", "no room for the preview on a phone")
-	// Typed, then Enter once the list shows the match: go-fuzzyfinder
-	// filters behind the keys it reads, and an Enter read before the
-	// filter ran takes the row under the cursor of the unfiltered list
-	// (a known defect: docs/troubleshooting.md).
-	press("login")
-	e.waitDrawn(screen, "1/2")
-	press("\r")
+	// Typed and Enter at once, in one write: the picker filters with each
+	// key, so the Enter takes the match, never the row under the cursor of
+	// the unfiltered list (the picker it replaced went to the wrong agent).
+	press("login\r")
 	login := e.Find(shop, "login-redirect")
 	e.Eventually(15*time.Second, "client on login-redirect", func() bool { return e.ClientSession(client) == login.Session })
 	e.waitNoProcess(" switch")
