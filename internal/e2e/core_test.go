@@ -52,7 +52,7 @@ func TestNewNoAgentMakesBranchWorktreeSessionAndCopiesFiles(t *testing.T) {
 	// The link is excluded from git, so it is not the agent's work.
 	require.NotContains(t, e.Git(wt, "status", "--porcelain"), "shared")
 
-	items := e.List(repo)
+	items := e.ListFresh(repo)
 	require.Len(t, items, 1)
 	it := items[0]
 	require.Equal(t, "add-user-authentication-jwt", it.Name)

@@ -46,7 +46,7 @@ func TestDemoWorldMergesThroughAltM(t *testing.T) {
 		return ""
 	}
 	e.Eventually(30*time.Second, "checkout idle with its commit", func() bool {
-		c := e.Find(shop, "checkout")
+		c := e.FindFresh(shop, "checkout")
 		return c.Status == "idle" && c.Ahead == 1 && c.Dirty == 0
 	})
 	e.Eventually(30*time.Second, "login waiting, cart working", func() bool {

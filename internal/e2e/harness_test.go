@@ -51,19 +51,45 @@ type Item struct {
 	StatusSource                                                string `json:"status_source"`
 }
 
-// List returns owt list --json --fresh for the repo in dir.
+// List returns owt list --json for the repo in dir: every field as a user
+// sees it, the git figures as owt list keeps them (up to StatsTTL old, or
+// pending while a monitor works them out). Tests that read the figures
+// use ListFresh.
 func (e *Env) List(dir string, args ...string) []Item {
 	e.t.Helper()
-	out := e.MustOwt(dir, append([]string{"list", "--json", "--fresh"}, args...)...)
+	return e.list(dir, append([]string{"list", "--json"}, args...))
+}
+
+// ListFresh is List with the git figures worked out now (--fresh): a few
+// git processes per worktree, so not for polling status.
+func (e *Env) ListFresh(dir string) []Item {
+	e.t.Helper()
+	return e.list(dir, []string{"list", "--json", "--fresh"})
+}
+
+func (e *Env) list(dir string, args []string) []Item {
+	e.t.Helper()
+	out := e.MustOwt(dir, args...)
 	var items []Item
 	require.NoError(e.t, json.Unmarshal([]byte(out), &items), out)
 	return items
 }
 
-// Find returns the item called name.
+// Find returns the item called name, from List.
 func (e *Env) Find(dir, name string) Item {
 	e.t.Helper()
-	for _, it := range e.List(dir) {
+	return e.findIn(e.List(dir), name)
+}
+
+// FindFresh returns the item called name, from ListFresh.
+func (e *Env) FindFresh(dir, name string) Item {
+	e.t.Helper()
+	return e.findIn(e.ListFresh(dir), name)
+}
+
+func (e *Env) findIn(items []Item, name string) Item {
+	e.t.Helper()
+	for _, it := range items {
 		if it.Name == name {
 			return it
 		}

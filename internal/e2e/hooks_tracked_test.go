@@ -78,7 +78,7 @@ func TestTrackedHookFileEditsAreWorkAndShipWithoutOwtsHooks(t *testing.T) {
 
 	// check and list count it; merge (which commits nothing) refuses.
 	require.Equal(t, []string{rel}, e.check(repo, "g1").DirtyFiles)
-	require.Equal(t, 1, e.Find(repo, "g1").Dirty)
+	require.Equal(t, 1, e.FindFresh(repo, "g1").Dirty)
 	r = e.Owt(repo, "merge", "g1", "--yes")
 	requireOneLineError(t, r, "uncommitted changes in 1 file(s): "+rel)
 	require.Equal(t, before, e.snapshot(repo))
