@@ -348,6 +348,11 @@ func agentSection(it lifecycle.Item, rec *state.Record, t *run.TaskRun, q queueP
 	if it.Status == string(state.Exited) {
 		return Ended, exited(it) + ", no changes"
 	}
+	if finished && it.FiguresPending && it.FiguresAt == nil {
+		// The monitor has not counted its changes yet: none known is not
+		// none (it moves to READY TO SHIP when they come).
+		return InFlight, "changes not counted yet"
+	}
 	if finished {
 		return InFlight, "no changes yet"
 	}

@@ -68,6 +68,17 @@ func TestBuildSortsRowsIntoSections(t *testing.T) {
 	require.Equal(t, []any{"g", "models", 1, 3}, []any{m.Run, m.TaskID, m.Attempt, m.MaxAttempts})
 	require.Equal(t, []string{"run g: 0/3 done"}, b.Progress)
 	require.Empty(t, m.PR, "no pull request")
+	require.Equal(t, "no changes yet", b.In(InFlight)[2].Why)
+}
+
+// A finished agent whose figures the monitor has not worked out yet is
+// not said to have no changes: nothing is known of them.
+func TestAFinishedAgentWithFiguresPendingIsNotSaidToHaveNone(t *testing.T) {
+	now := time.Now()
+	it := lifecycle.Item{Name: "docs", Repo: "/r", Status: "idle", StatusSince: now, FiguresPending: true}
+	b := Build(Input{Items: []lifecycle.Item{it}}, now)
+	require.Len(t, b.In(InFlight), 1)
+	require.Equal(t, "changes not counted yet", b.In(InFlight)[0].Why)
 }
 
 // An escalated reaction puts its agent in NEEDS YOU with the reason, and
