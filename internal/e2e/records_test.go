@@ -92,6 +92,11 @@ func TestEachAgentsRecordIsItsOwnFile(t *testing.T) {
 	// (this list, or the monitor) sets it aside.
 	r3 := e.recordFile(s, "r3")
 	require.NoError(t, os.WriteFile(r3, []byte("{garbage"), 0o600))
+	// A list of every repository, which recovers nothing, still shows
+	// the others (it hid the whole repository).
+	var all []Item
+	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(e.Root, "list", "--all", "--json")), &all))
+	require.GreaterOrEqual(t, len(all), n-1, "the repository's other agents are listed")
 	r := e.Owt(repo, "list", "--json")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	aside, err := filepath.Glob(r3 + ".corrupt-*")

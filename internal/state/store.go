@@ -368,6 +368,32 @@ func (s *Store) Peek() (*File, error) {
 	return f, err
 }
 
+// PeekReadable is Peek for a listing of every repository: the records
+// that read, and what kept the others from reading. A corrupt record file
+// costs its one agent there, not its repository's every agent; owt run in
+// that repository recovers it (Load).
+func (s *Store) PeekReadable() (*File, []error, error) {
+	v, data, err := s.readIndex()
+	if err != nil {
+		return nil, nil, err
+	}
+	if v == 1 {
+		f, err := s.parseV1(data)
+		return f, nil, err
+	}
+	f, _, bad, err := s.readRecords()
+	if err != nil {
+		return nil, nil, err
+	}
+	var unread []error
+	for _, b := range bad {
+		if !strayFile(filepath.Base(b.path)) {
+			unread = append(unread, b.err)
+		}
+	}
+	return f, unread, nil
+}
+
 // PeekRecord is Peek of the one record called name (nil, no error, when
 // there is none): its file alone is read.
 func (s *Store) PeekRecord(name string) (*Record, error) {

@@ -610,3 +610,31 @@ func TestAStrayFileHidesNoRecord(t *testing.T) {
 	require.NoError(t, s.Update(func(f *File) error { require.Len(t, f.Records, 1); return ErrNoChange }))
 	require.NoFileExists(t, filepath.Join(s.RecordsDir(), "README.json"))
 }
+
+// A listing of every repository (PeekReadable) keeps the records that
+// read when one record file is corrupt, and says which did not; Peek, for
+// a caller that must know the whole state, still fails. Nothing is
+// recovered: that is owt's work in that repository.
+func TestPeekReadableCostsACorruptRecordAloneNotItsRepository(t *testing.T) {
+	tempState(t)
+	s := ForRepo("/r")
+	require.NoError(t, s.Update(func(f *File) error {
+		f.Records["a"] = &Record{Name: "a", Status: Idle}
+		f.Records["b"] = &Record{Name: "b", Status: Working}
+		return nil
+	}))
+	require.NoError(t, os.WriteFile(s.recordPath("a"), []byte(`{garbage`), 0o600))
+
+	f, unread, err := s.PeekReadable()
+	require.NoError(t, err)
+	require.Len(t, unread, 1)
+	require.ErrorIs(t, unread[0], ErrCorrupt)
+	require.Nil(t, f.Records["a"])
+	require.Equal(t, Working, f.Records["b"].Status)
+
+	_, err = s.Peek()
+	require.ErrorIs(t, err, ErrCorrupt)
+	data, err := os.ReadFile(s.recordPath("a"))
+	require.NoError(t, err)
+	require.Equal(t, "{garbage", string(data), "left for owt in that repository to recover")
+}

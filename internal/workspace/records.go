@@ -29,12 +29,16 @@ func AllRecords() ([]*state.Record, error) {
 	sort.Slice(stores, func(i, j int) bool { return stores[i].Repo < stores[j].Repo })
 	var out []*state.Record
 	for _, s := range stores {
-		f, err := s.Peek()
+		f, unread, err := s.PeekReadable()
 		if err != nil {
 			// Another repo's broken or newer file: skip it here; owt run in
 			// that repo reports and recovers it.
 			owtlog.Errorf("list", owtlog.Fields{Repo: s.Repo, Event: "list"}, "skip %s: %v", s.Path, err)
 			continue
+		}
+		for _, err := range unread {
+			// One agent's corrupt record: the others are listed.
+			owtlog.Errorf("list", owtlog.Fields{Repo: s.Repo, Event: "list"}, "skip a record: %v", err)
 		}
 		out = append(out, f.Sorted()...)
 	}
