@@ -174,6 +174,12 @@ func (e *Env) agentDoing(repo, name, script string) Item {
 	out := e.MustOwt(repo, "new", "--json", "--no-setup", "--tool", "claude", "--name", name, "--", script+"\n!exit 0")
 	var it Item
 	require.NoError(e.t, json.Unmarshal([]byte(out), &it), out)
-	e.Eventually(20*time.Second, name+" exited", func() bool { return e.Find(repo, name).Status == "exited" })
+	// Exited by its hook first; settled once its exit code is recorded
+	// too (the monitor sees the pane end), so a snapshot taken after
+	// this sees no write of owt's own.
+	e.Eventually(20*time.Second, name+" exited, its exit code recorded", func() bool {
+		it := e.Find(repo, name)
+		return it.Status == "exited" && it.ExitCode != nil
+	})
 	return it
 }
