@@ -15,7 +15,7 @@ import (
 // worktree): the rows filtered as the query is typed, the best match
 // nearest the prompt, the match count, and a preview of the row under the
 // cursor beside the list where there is room. Keys: type to filter,
-// Up/Down (Ctrl-p/Ctrl-n, Ctrl-k/Ctrl-j) to move, Enter to choose, Esc or
+// Up/Down (Ctrl-p/Ctrl-n, Ctrl-k) to move, Enter to choose, Esc or
 // Ctrl-c to close.
 //
 // It filters in Update, with the key that changed the query, so an Enter
@@ -49,7 +49,11 @@ const previewEvery = time.Second
 type previewTick struct{}
 
 func newFinder(rows []string, width, height int) *finder {
-	f := &finder{rows: rows, width: width, height: height, chosen: -1}
+	drawn := make([]string, len(rows))
+	for i, r := range rows {
+		drawn[i] = printable(r) // matched as drawn
+	}
+	f := &finder{rows: drawn, width: width, height: height, chosen: -1}
 	f.filter()
 	return f
 }
@@ -81,7 +85,10 @@ func (f *finder) key(k tea.KeyMsg) tea.Cmd {
 	case "esc", "ctrl+c", "ctrl+d":
 		f.aborted = true
 		return tea.Quit
-	case "enter":
+	case "enter", "ctrl+j":
+		// ctrl+j: a newline, which is what an Enter typed ahead becomes
+		// while the terminal is still in line mode (before the picker
+		// has drawn).
 		if len(f.matched) == 0 {
 			return nil // nothing to choose: the query must change first
 		}
@@ -89,7 +96,7 @@ func (f *finder) key(k tea.KeyMsg) tea.Cmd {
 		return tea.Quit
 	case "up", "ctrl+p", "ctrl+k":
 		f.move(1)
-	case "down", "ctrl+n", "ctrl+j":
+	case "down", "ctrl+n":
 		f.move(-1)
 	case "pgup":
 		f.move(f.listHeight())
@@ -106,10 +113,28 @@ func (f *finder) key(k tea.KeyMsg) tea.Cmd {
 		f.setQuery([]rune(q[:strings.LastIndexFunc(q, unicode.IsSpace)+1]))
 	default:
 		if k.Type == tea.KeyRunes || k.Type == tea.KeySpace {
-			f.setQuery(append(f.query, k.Runes...))
+			f.setQuery(append(f.query, queryRunes(k.Runes)...))
 		}
 	}
 	return nil
+}
+
+// queryRunes are the runes of a key (or a paste) that go into the query:
+// its first line, other control characters as spaces, so the prompt
+// stays one line.
+func queryRunes(in []rune) []rune {
+	out := make([]rune, 0, len(in))
+	for _, r := range in {
+		switch {
+		case r == '\n' || r == '\r':
+			return out
+		case unicode.IsControl(r):
+			out = append(out, ' ')
+		default:
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func (f *finder) setQuery(q []rune) {
@@ -118,8 +143,8 @@ func (f *finder) setQuery(q []rune) {
 }
 
 // filter matches the rows against the query, best first (every row in its
-// order for an empty query), and puts the cursor on the best match, or on
-// the first match startOn accepts.
+// order for an empty query), and puts the cursor on the best match; with
+// no query yet, on the first row startOn accepts.
 func (f *finder) filter() {
 	if len(f.query) == 0 {
 		f.matched = make([]matching.Matched, len(f.rows))
@@ -130,7 +155,7 @@ func (f *finder) filter() {
 		f.matched = matching.FindAll(string(f.query), f.rows)
 	}
 	f.cursor, f.offset = 0, 0
-	if f.startOn != nil {
+	if f.startOn != nil && len(f.query) == 0 {
 		for i, m := range f.matched {
 			if f.startOn(m.Idx) {
 				f.cursor = i
@@ -146,7 +171,9 @@ func (f *finder) move(by int) {
 	f.scroll()
 }
 
-// scroll keeps the cursor's row on the screen.
+// scroll keeps the cursor's row on the screen, and the screen full where
+// there are rows enough (a window made taller shows the best matches
+// again).
 func (f *finder) scroll() {
 	h := f.listHeight()
 	switch {
@@ -155,7 +182,7 @@ func (f *finder) scroll() {
 	case f.cursor >= f.offset+h:
 		f.offset = f.cursor - h + 1
 	}
-	f.offset = max(0, f.offset)
+	f.offset = max(0, min(f.offset, len(f.matched)-h))
 }
 
 // listHeight is how many rows fit above the count, header and prompt.
@@ -184,11 +211,15 @@ func (f *finder) View() string {
 	left := make([]string, 0, f.height)
 	// Drawn bottom up: the prompt, the header, the count, then the rows,
 	// the best match nearest the prompt (as fzf and go-fuzzyfinder draw).
-	left = append(left, f.pal.Paint(sgrBold, f.prompt)+string(f.query)+f.pal.Paint(sgrCursor, " "))
-	if f.header != "" {
-		left = append(left, "  "+f.pal.Paint(sgrGreen, ansi.Truncate(f.header, w-2, "..")))
+	// A screen too short for all of them keeps the prompt, then the count.
+	left = append(left, f.promptLine(w))
+	count := "  " + f.pal.Paint(sgrYellow, fmt.Sprintf("%d/%d", len(f.matched), len(f.rows)))
+	if f.header != "" && f.height > 2 {
+		left = append(left, "  "+f.pal.Paint(sgrGreen, ansi.Truncate(f.header, max(0, w-2), "..")))
 	}
-	left = append(left, "  "+f.pal.Paint(sgrYellow, fmt.Sprintf("%d/%d", len(f.matched), len(f.rows))))
+	if f.height > 1 {
+		left = append(left, count)
+	}
 	for i := f.offset; i < len(f.matched) && len(left) < f.height; i++ {
 		left = append(left, f.rowLine(i, w))
 	}
@@ -206,6 +237,16 @@ func (f *finder) View() string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// promptLine is the prompt and the query in width columns: a query too
+// long for them shows its end, where the typing is.
+func (f *finder) promptLine(width int) string {
+	q := string(f.query)
+	if room := width - ansi.StringWidth(f.prompt) - 1; ansi.StringWidth(q) > room {
+		q = "…" + ansi.TruncateLeft(q, ansi.StringWidth(q)-room+1, "")
+	}
+	return ansi.Truncate(f.pal.Paint(sgrBold, f.prompt)+q+f.pal.Paint(sgrCursor, " "), max(0, width), "")
 }
 
 // rowLine is the i-th match in width columns: "> " before the cursor's
@@ -256,12 +297,36 @@ func (f *finder) previewBox() []string {
 	for i := 0; i < body; i++ {
 		line := ""
 		if i < len(text) {
-			line = ansi.Truncate(text[i], inner, "")
+			line = ansi.Truncate(printable(text[i]), inner, "")
 		}
 		side := f.pal.Paint(sgrDim, "│")
 		box = append(box, side+" "+padRight(line, inner)+" "+side)
 	}
 	return append(box, f.pal.Paint(sgrDim, "└"+edge+"┘"))[:f.height]
+}
+
+// printable is s as the terminal draws it in the columns owt counts: a
+// tab as spaces to the next stop of eight, no other control character
+// (a tab counted as no column pushed the frame off its line).
+func printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+		case unicode.IsControl(r):
+		default:
+			b.WriteRune(r)
+			col += ansi.StringWidth(string(r))
+		}
+	}
+	return b.String()
 }
 
 // padRight pads s (which may hold styles) with spaces to width columns.

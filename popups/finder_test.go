@@ -1,6 +1,7 @@
 package popups
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -64,8 +65,63 @@ func TestFinderStartsOnTheRowAsked(t *testing.T) {
 	f.startOn = func(i int) bool { return i == 1 }
 	f.filter()
 	require.Regexp(t, `(?m)^> checkout`, f.View())
-	typeInto(f, runes("c"), enter)
-	require.Equal(t, 1, f.chosen)
+	typeInto(f, runes("lo"), enter)
+	require.Equal(t, 0, f.chosen, "a query's best match, not the row asked for")
+}
+
+// Every height draws, a too-short screen keeping the prompt first, then
+// the count (a height of 1 or 2 panicked).
+func TestFinderDrawsOnAnyHeight(t *testing.T) {
+	for h := 1; h <= 4; h++ {
+		f := newFinder([]string{"alpha", "beta"}, 30, h)
+		f.prompt, f.header = "switch> ", "the header"
+		lines := strings.Split(f.View(), "\n")
+		require.Len(t, lines, h)
+		require.True(t, strings.HasPrefix(lines[h-1], "switch> "), "height %d: %q", h, lines)
+		if h > 1 {
+			require.Contains(t, lines, "  2/2", "height %d: the count", h)
+		}
+	}
+	f := newFinder([]string{"alpha"}, 0, 0)
+	require.Empty(t, f.View(), "no size yet: nothing drawn")
+}
+
+// A row or preview line with tabs or other controls is drawn in the
+// columns it is counted in; a paste goes into the query as one line.
+func TestFinderDrawsControlsInertAndPastesOneLine(t *testing.T) {
+	f := newFinder([]string{"a\tb\x07c"}, 40, 6)
+	f.preview = func(int, int, int) string { return "task\tone\x1b[2J" }
+	view := f.View()
+	require.NotContains(t, view, "\t")
+	require.NotContains(t, view, "\x07")
+	require.NotContains(t, view, "\x1b[2J")
+	require.Contains(t, view, "> a       bc")
+	require.Contains(t, view, "│ task    one[2J")
+
+	typeInto(f, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a\tb\nrest"), Paste: true})
+	require.Equal(t, "a b", string(f.query))
+}
+
+// A long query shows its end; a window made taller is filled with rows.
+func TestFinderPromptAndScrollFitTheWindow(t *testing.T) {
+	f := newFinder([]string{"x"}, 20, 5)
+	f.prompt = "switch> "
+	typeInto(f, runes("abcdefghijklmnopqrstuvwxyz"))
+	last := strings.Split(f.View(), "\n")[4]
+	require.LessOrEqual(t, len([]rune(last)), 20, "%q", last)
+	require.Regexp(t, `^switch> …[a-z]*uvwxyz $`, last, "the end of the query, where the typing is")
+
+	rows := make([]string, 20)
+	for i := range rows {
+		rows[i] = fmt.Sprintf("row%02d", i)
+	}
+	f = newFinder(rows, 30, 5)
+	typeInto(f, up, up, up, up, up, up, up, up, up, up)
+	f.Update(tea.WindowSizeMsg{Width: 30, Height: 16})
+	lines := strings.Split(f.View(), "\n")
+	require.Len(t, lines, 16)
+	require.Regexp(t, `^  row\d\d$`, lines[0], "rows fill the taller window, no blank lines above them")
+	require.Contains(t, lines, "> row10")
 }
 
 // The preview is drawn in a frame in the right half, told the room
@@ -88,4 +144,12 @@ func TestFinderPreviewBesideTheRows(t *testing.T) {
 		require.LessOrEqual(t, len([]rune(l)), 40, "a line wider than the screen: %q", l)
 	}
 	require.Contains(t, view, "> xxxxxxxxxxxxxxx..", "the long row cut in its half")
+}
+
+// An Enter typed before the picker drew arrives as a newline (the
+// terminal was still in line mode): it chooses, as Enter does.
+func TestFinderTakesANewlineTypedAheadAsEnter(t *testing.T) {
+	f := newFinder([]string{"asker", "login-redirect"}, 40, 10)
+	typeInto(f, runes("login"), tea.KeyMsg{Type: tea.KeyCtrlJ})
+	require.Equal(t, 1, f.chosen)
 }

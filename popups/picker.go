@@ -210,7 +210,7 @@ func pick(tm *tmux.Client, s Screen, a agents, o pickOptions) (lifecycle.Item, e
 	}
 	rows, room := layoutRows(a.items, time.Now(), width)
 	f := newFinder(rows, width, height)
-	f.prompt, f.header, f.pal = o.prompt, o.header, themeOf(tm, s)
+	f.prompt, f.header, f.pal = o.prompt, o.header, pickerTheme(tm)
 	if width > 0 && width < narrowBelow && o.narrowHeader != "" {
 		f.header = o.narrowHeader
 	}

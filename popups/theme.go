@@ -52,14 +52,29 @@ func SetTheme(name string) error {
 // @owt-theme, and the terminal for its background only when neither
 // that nor --theme names one.
 func themeOf(tm *tmux.Client, s Screen) palette {
-	in := termtheme.FromEnv(termtheme.Inputs{Flag: themeFlag})
-	if _, named := in.Named(); !named && tm != nil {
-		in.Option, _ = tm.ShowOption("", OptTheme)
-	}
+	in := themeInputs(tm)
 	if _, named := in.Named(); !named {
 		in.OSC11 = termtheme.QueryBackground(s.In, s.Out, 150*time.Millisecond)
 	}
 	return termtheme.Choose(in)
+}
+
+// pickerTheme is themeOf without asking the terminal: the query reads
+// the terminal's input, and would swallow what the user typed ahead into
+// a picker (Alt+s, then a name and Enter at once). COLORFGBG, else dark,
+// stands in for the answer.
+func pickerTheme(tm *tmux.Client) palette {
+	return termtheme.Choose(themeInputs(tm))
+}
+
+// themeInputs are --theme, NO_COLOR and COLORFGBG, and @owt-theme when
+// they name no theme.
+func themeInputs(tm *tmux.Client) termtheme.Inputs {
+	in := termtheme.FromEnv(termtheme.Inputs{Flag: themeFlag})
+	if _, named := in.Named(); !named && tm != nil {
+		in.Option, _ = tm.ShowOption("", OptTheme)
+	}
+	return in
 }
 
 // errorPalette paints the error a popup shows before it closes: red reads

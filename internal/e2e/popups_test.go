@@ -45,6 +45,15 @@ func TestSwitchPopupListsAllReposAndSwitchesClient(t *testing.T) {
 	e.Eventually(5*time.Second, "client on the agent's session", func() bool {
 		return e.ClientSession(client) == intro.Session
 	})
+
+	// Typed ahead, before the picker has drawn: the keys are kept (the
+	// terminal's colour query read them away) and the Enter takes the
+	// match of the whole name.
+	p = e.pane(shop, owtBin, "popup", "switch")
+	e.typeText(p, "login")
+	e.keys(p, "Enter")
+	login := e.Find(shop, "login-redirect")
+	e.Eventually(10*time.Second, "client on login-redirect", func() bool { return e.ClientSession(client) == login.Session })
 }
 
 // The create form: the task (two lines), a tool, the base branch and plan
