@@ -345,13 +345,16 @@ func agentSection(it lifecycle.Item, rec *state.Record, t *run.TaskRun, q queueP
 		}
 		return ReadyToShip, changes(it)
 	}
-	if it.Status == string(state.Exited) {
-		return Ended, exited(it) + ", no changes"
-	}
 	if finished && it.FiguresPending && it.FiguresAt == nil {
 		// The monitor has not counted its changes yet: none known is not
 		// none (it moves to READY TO SHIP when they come).
+		if it.Status == string(state.Exited) {
+			return InFlight, exited(it) + ", changes not counted yet"
+		}
 		return InFlight, "changes not counted yet"
+	}
+	if it.Status == string(state.Exited) {
+		return Ended, exited(it) + ", no changes"
 	}
 	if finished {
 		return InFlight, "no changes yet"

@@ -79,6 +79,12 @@ func TestAFinishedAgentWithFiguresPendingIsNotSaidToHaveNone(t *testing.T) {
 	b := Build(Input{Items: []lifecycle.Item{it}}, now)
 	require.Len(t, b.In(InFlight), 1)
 	require.Equal(t, "changes not counted yet", b.In(InFlight)[0].Why)
+
+	code := 0
+	gone := lifecycle.Item{Name: "crashed", Repo: "/r", Status: "exited", ExitCode: &code, StatusSince: now, FiguresPending: true}
+	b = Build(Input{Items: []lifecycle.Item{gone}}, now)
+	require.Empty(t, b.In(Ended), "an exited agent's uncounted work is not ended with no changes")
+	require.Equal(t, "exited (code 0), changes not counted yet", b.In(InFlight)[0].Why)
 }
 
 // An escalated reaction puts its agent in NEEDS YOU with the reason, and
