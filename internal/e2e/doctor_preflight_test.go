@@ -134,9 +134,11 @@ func TestDoctorPreflightChecksWhatOwtNeeds(t *testing.T) {
 	// An owt alone in its folder, its programs nowhere on PATH.
 	alone := filepath.Join(e.Root, "alone")
 	require.NoError(t, os.MkdirAll(alone, 0o755))
-	data, err := os.ReadFile(e.Bins.Owt)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(alone, "owt"), data, 0o755))
+	// Copied by cp, not written here: a program file this process holds
+	// open for writing can be inherited by a fork of another test's
+	// goroutine, and its exec then fails with "text file busy".
+	out0, err := exec.Command("cp", e.Bins.Owt, filepath.Join(alone, "owt")).CombinedOutput()
+	require.NoError(t, err, "%s", out0)
 	cmd := exec.Command(filepath.Join(alone, "owt"), "doctor")
 	cmd.Dir = repo
 	cmd.Env = e.Environ("PATH=" + alone + string(os.PathListSeparator) + pathWithout(e.Var("PATH"), "owt-popup"))
@@ -180,7 +182,8 @@ func TestDoctorPreflightChecksWhatOwtNeeds(t *testing.T) {
 	// failed check of its own. Before, "ok relbin/owt".
 	rel := filepath.Join(repo, "relbin")
 	require.NoError(t, os.MkdirAll(rel, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(rel, "owt"), data, 0o755))
+	out0, err = exec.Command("cp", e.Bins.Owt, filepath.Join(rel, "owt")).CombinedOutput()
+	require.NoError(t, err, "%s", out0)
 	e.Tmux("set-environment", "-g", "PATH", "relbin"+string(os.PathListSeparator)+noOwt+string(os.PathListSeparator))
 	r = e.Owt(repo, "doctor")
 	require.Equal(t, 1, r.Code, r.Stdout)

@@ -38,7 +38,7 @@ func (e *Env) hostRunStatus(dir, name string) hostRunStatus {
 // as a local one is: nudged once (on its host), then it needs the user,
 // never done or landed; owt run status says where each one runs.
 func TestRunPlacesTasksOnAHostAndOneHere(t *testing.T) {
-	e := NewEnv(t)
+	e := NewEnv(t, fixture.Long())
 	h := e.NewSSHHost()
 	repo := e.NewRepo("app")
 	addHostWithRepo(e, h, repo, "--label", "gpu", "--max-agents", "1")
@@ -451,7 +451,7 @@ depends_on = ["far"]
 // timeout shorter than the outage is not hit), and once the host is back
 // its agent's work is judged and landed.
 func TestRunTaskOnAHostThatGoesAwayWaitsThenLands(t *testing.T) {
-	e := NewEnv(t)
+	e := NewEnv(t, fixture.Long())
 	h := e.NewSSHHost()
 	repo := e.NewRepo("app")
 	addHostWithRepo(e, h, repo)

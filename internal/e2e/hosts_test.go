@@ -518,7 +518,7 @@ func TestSwitchPopupShowsRemoteAgentsAndAttaches(t *testing.T) {
 // machine hangs) is found out by ssh's keepalives within about 30
 // seconds: the bar says it is unreachable, its agents keep their status.
 func TestHalfOpenConnectionToAHostIsFoundOut(t *testing.T) {
-	e := NewEnv(t)
+	e := NewEnv(t, fixture.Long())
 	h := e.NewSSHHost()
 	repo := e.NewRepo("app")
 	addHostWithRepo(e, h, repo)

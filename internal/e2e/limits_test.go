@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"strings"
 	"testing"
 	"time"
@@ -97,7 +98,7 @@ func TestCodexsUsageLimitIsReadOffItsScreen(t *testing.T) {
 // until the reset; once it has passed, the limited agent is told once to
 // go on, and the held task starts.
 func TestALimitHoldsTheRunsNextStartAndTheAgentIsNudgedOnceAfterTheReset(t *testing.T) {
-	e := NewEnv(t)
+	e := NewEnv(t, fixture.Long())
 	repo := e.NewRepo("app")
 	// a hits a limit that resets at the next whole minute; b finishes at
 	// once, which frees a slot for c, which must wait for the reset.

@@ -175,7 +175,7 @@ func readFile(p string) string {
 // refused and the refusal shown. When nothing can be built or downloaded,
 // owt on PATH is used, and said so.
 func TestBootstrapDownloadsCheckedReleaseElsePATH(t *testing.T) {
-	e := newQuietEnv(t)
+	e := newQuietEnv(t, fixture.Long())
 	good := e.releaseDir("good", false)
 	bad := e.releaseDir("bad", true)
 	srv := httptest.NewServer(http.FileServer(http.Dir(e.Root)))

@@ -91,15 +91,26 @@ func TestEachAgentsRecordIsItsOwnFile(t *testing.T) {
 	// lost with it); the others are as they were. Whoever meets it first
 	// (this list, or the monitor) sets it aside.
 	r3 := e.recordFile(s, "r3")
+	// The monitor held still first, so that nothing recovers the file
+	// before a list of every repository, which recovers nothing, reads
+	// it: that list shows the others (it hid the whole repository).
+	monitor := e.FreezeMonitor()
 	require.NoError(t, os.WriteFile(r3, []byte("{garbage"), 0o600))
-	// A list of every repository, which recovers nothing, still shows
-	// the others (it hid the whole repository).
 	var all []Item
 	require.NoError(t, json.Unmarshal([]byte(e.MustOwt(e.Root, "list", "--all", "--json")), &all))
-	require.GreaterOrEqual(t, len(all), n-1, "the repository's other agents are listed")
+	var listed []string
+	for _, it := range all {
+		listed = append(listed, it.Name)
+	}
+	require.Len(t, listed, n-1, "every agent but r3: %v", listed)
+	require.NotContains(t, listed, "r3")
+	aside, err := filepath.Glob(r3 + ".corrupt-*")
+	require.NoError(t, err)
+	require.Empty(t, aside, "a list of every repository recovers nothing")
+	require.NoError(t, syscall.Kill(monitor, syscall.SIGCONT))
 	r := e.Owt(repo, "list", "--json")
 	require.Equal(t, 0, r.Code, r.Stderr)
-	aside, err := filepath.Glob(r3 + ".corrupt-*")
+	aside, err = filepath.Glob(r3 + ".corrupt-*")
 	require.NoError(t, err)
 	require.Len(t, aside, 1, "set aside: %s", r.Stderr)
 	items = e.List(repo)

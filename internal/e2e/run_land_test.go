@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // and a clean checkout on into is moved as owt merge moves it.
 
 func TestRunTaskWorkOffItsBranchIsNeverDoneNorLanded(t *testing.T) {
-	e := NewEnv(t)
+	e := NewEnv(t, fixture.Long())
 	repo := e.NewRepo("app")
 	done := "\\n!exec " + owtBin + " done --summary did-it"
 	e.startRun(repo, "off", `[run]
