@@ -340,24 +340,35 @@ func readRecordFile(p string) (data []byte, gone bool, err error) {
 // records, else every record file's; v is the index's version (0: none).
 // A corrupt index or record file is ErrCorrupt.
 func (s *Store) read() (f *File, v int, err error) {
+	f, v, unread, err := s.readAll()
+	if err == nil && len(unread) > 0 {
+		return nil, v, unread[0]
+	}
+	return f, v, err
+}
+
+// readAll is read with the records that read kept apart from what kept
+// the others from reading (a record file that is not one owt makes is
+// no record, and no fault).
+func (s *Store) readAll() (f *File, v int, unread []error, err error) {
 	v, data, err := s.readIndex()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	if v == 1 {
 		f, err := s.parseV1(data)
-		return f, v, err
+		return f, v, nil, err
 	}
 	f, _, bad, err := s.readRecords()
 	if err != nil {
-		return nil, v, err
+		return nil, v, nil, err
 	}
 	for _, b := range bad {
 		if !strayFile(filepath.Base(b.path)) {
-			return nil, v, b.err
+			unread = append(unread, b.err)
 		}
 	}
-	return f, v, nil
+	return f, v, unread, nil
 }
 
 // Peek reads the state without locking and without ever recovering it:
@@ -373,25 +384,8 @@ func (s *Store) Peek() (*File, error) {
 // costs its one agent there, not its repository's every agent; owt run in
 // that repository recovers it (Load).
 func (s *Store) PeekReadable() (*File, []error, error) {
-	v, data, err := s.readIndex()
-	if err != nil {
-		return nil, nil, err
-	}
-	if v == 1 {
-		f, err := s.parseV1(data)
-		return f, nil, err
-	}
-	f, _, bad, err := s.readRecords()
-	if err != nil {
-		return nil, nil, err
-	}
-	var unread []error
-	for _, b := range bad {
-		if !strayFile(filepath.Base(b.path)) {
-			unread = append(unread, b.err)
-		}
-	}
-	return f, unread, nil
+	f, _, unread, err := s.readAll()
+	return f, unread, err
 }
 
 // PeekRecord is Peek of the one record called name (nil, no error, when
