@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -232,6 +233,7 @@ func (f *fleet) processesPerSecond(what string, n int, quiet map[int]float64) fl
 	settle := 5*time.Second + time.Duration(n)*50*time.Millisecond
 	counts := make(chan map[string]int, 1)
 	start := time.Now()
+	bySub := map[string]int{} // "tmux set-option": what they are, to say which grow
 	go func() {
 		byProg := map[string]int{}
 		sc := bufio.NewScanner(stderr)
@@ -241,7 +243,9 @@ func (f *fleet) processesPerSecond(what string, n int, quiet map[int]float64) fl
 			if len(fl) < 4 || fl[0] != "owt" || fl[1] != "trace:" || time.Since(start) < settle {
 				continue
 			}
-			byProg[filepath.Base(fl[3])]++
+			prog := filepath.Base(fl[3])
+			byProg[prog]++
+			bySub[prog+" "+subcommand(fl[4:])]++
 		}
 		counts <- byProg
 	}()
@@ -270,8 +274,31 @@ func (f *fleet) processesPerSecond(what string, n int, quiet map[int]float64) fl
 		"processes the monitor starts, "+what, rate, budget,
 		float64(byProg["tmux"])/fleetFor.Seconds(), float64(byProg["git"])/fleetFor.Seconds(),
 		float64(total-byProg["tmux"]-byProg["git"])/fleetFor.Seconds(), *fleetFor, settle)
+	subs := make([]string, 0, len(bySub))
+	for k := range bySub {
+		subs = append(subs, k)
+	}
+	sort.Slice(subs, func(i, j int) bool { return bySub[subs[i]] > bySub[subs[j]] })
+	for _, k := range subs[:min(len(subs), 4)] {
+		fmt.Printf("    %-40s %6.2f/s\n", k, float64(bySub[k])/fleetFor.Seconds())
+	}
 	f.w.must(f.repo, f.bin, "doctor", "--fix") // the usual monitor again
 	return rate
+}
+
+// subcommand is the git or tmux subcommand in a traced command's
+// arguments: the first that is not a global option or its value.
+func subcommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-C" || a == "-S" || a == "-L" || a == "-f" || a == "-c":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return "?"
 }
 
 // lists times owt list --json warm (its git figures cached) and cold (the
