@@ -46,6 +46,6 @@ func (c *Client) SetOptionSetsContext(ctx context.Context, sets ...OptionSet) er
 	if len(cmds) == 0 {
 		return nil
 	}
-	_, err := c.runIn(ctx, nil, batchArgs(cmds)...)
+	_, err := c.runBatches(ctx, cmds)
 	return err
 }

@@ -156,9 +156,54 @@ func (c *Client) Run(args ...string) (string, error) {
 }
 
 // RunBatch runs several tmux commands in one tmux call (one process, one
-// round trip), separated the way tmux's own command line separates them.
+// round trip), separated the way tmux's own command line separates them;
+// as few calls as tmux takes, when they are too long for one (batches).
 func (c *Client) RunBatch(cmds ...[]string) (string, error) {
-	return c.run(nil, batchArgs(cmds)...)
+	return c.runBatches(c.context(), cmds)
+}
+
+// maxBatchBytes bounds one tmux call's arguments: the client hands its
+// command line to the server in one message, and tmux (3.3: 16 KiB less
+// its header) refuses a longer one with "command too long", running none
+// of it. 500 agents' session options in one call were refused, and each
+// was then set with a tmux process of its own.
+const maxBatchBytes = 12 << 10
+
+// batches splits cmds, in order, into runs whose arguments fit in one
+// tmux call (a single command longer than that goes alone: tmux says so).
+func batches(cmds [][]string) [][][]string {
+	var out [][][]string
+	size := 0
+	for _, cmd := range cmds {
+		n := len(batchSep)
+		for _, a := range cmd {
+			n += len(a) + 1
+		}
+		if len(out) == 0 || size+n > maxBatchBytes {
+			out = append(out, nil)
+			size = 0
+		}
+		out[len(out)-1] = append(out[len(out)-1], cmd)
+		size += n
+	}
+	return out
+}
+
+// runBatches runs cmds in as few tmux calls as fit (batches), in order,
+// and stops at the first call that fails, as tmux stops a call's
+// commands at the first that fails; the outputs are joined.
+func (c *Client) runBatches(ctx context.Context, cmds [][]string) (string, error) {
+	var outs []string
+	for _, b := range batches(cmds) {
+		out, err := c.runIn(ctx, nil, batchArgs(b)...)
+		if err != nil {
+			return strings.Join(append(outs, out), "\n"), err
+		}
+		if out != "" {
+			outs = append(outs, out)
+		}
+	}
+	return strings.Join(outs, "\n"), nil
 }
 
 // batchArgs joins commands into one tmux argv.

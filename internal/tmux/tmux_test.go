@@ -1,6 +1,8 @@
 package tmux
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,4 +110,33 @@ func TestVersion(t *testing.T) {
 	major, minor, err := c.Version()
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, major*10+minor, 30)
+}
+
+// Options for many targets are set in as few tmux calls as fit: 600 in
+// one call were refused whole ("command too long"), and the monitor then
+// set each session's with a tmux process of its own (10 a second at 500
+// agents).
+func TestManyOptionSetsFitInAFewCalls(t *testing.T) {
+	c := server(t)
+	var sets []OptionSet
+	for i := 0; i < 600; i++ {
+		sets = append(sets, OptionSet{Options: map[string]string{fmt.Sprintf("@owt-many-%03d", i): "5h 42% · 7d 13% · resets 14:00"}})
+	}
+	require.Greater(t, len(batches(func() (cmds [][]string) {
+		for _, s := range sets {
+			cmds = append(cmds, setOptionCommands(s.Target, s.Options)...)
+		}
+		return cmds
+	}())), 1, "too long for one call")
+	require.NoError(t, c.SetOptionSetsContext(context.Background(), sets...))
+	for _, i := range []int{0, 299, 599} {
+		v, err := c.ShowOption("", fmt.Sprintf("@owt-many-%03d", i))
+		require.NoError(t, err)
+		require.Equal(t, "5h 42% · 7d 13% · resets 14:00", v)
+	}
+
+	out, err := c.RunBatch([]string{"display-message", "-p", "one"}, []string{"display-message", "-p", "two"})
+	require.NoError(t, err)
+	require.Equal(t, "one\ntwo", out)
+
 }
