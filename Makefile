@@ -22,7 +22,7 @@ build:
 # CPU is idle enough (internal/e2e/fixture: most worlds wait on tmux, the
 # agents and timeouts; a busy machine runs fewer), at most two real agent
 # CLIs at once; -p 2 lets the unit packages run beside them.
-E2E_PARALLEL ?= 7
+E2E_PARALLEL ?= 6
 test: lint
 	$(GO) test -p 2 -parallel $(E2E_PARALLEL) -count=1 -timeout 30m ./... ./testdata/fakeagent/
 
