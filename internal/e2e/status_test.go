@@ -418,8 +418,10 @@ func TestHookNeverFailsTheAgent(t *testing.T) {
 	}
 	// A --no-agent worktree has no agent: a tool run in it by hand changes
 	// nothing (no one would ever clear its "working").
+	// Settled first: the monitor moves a new shell from starting to idle
+	// on its own, and that must not pass for the hook's doing.
 	it := e.Find(repo, "a")
-	was := e.Status(repo, "a")
+	was := e.WaitStatus(repo, "a", "idle", 15*time.Second)
 	r := e.OwtIn(repo, nil, fmt.Sprintf(`{"cwd": %q, "hook_event_name": "UserPromptSubmit"}`, it.Path), "hook", "claude", "UserPromptSubmit")
 	require.Equal(t, 0, r.Code)
 	v := e.Status(repo, "a")
