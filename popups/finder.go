@@ -9,6 +9,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ktr0731/go-fuzzyfinder/matching"
+
+	"github.com/owt-tmux/owt/internal/untrusted"
 )
 
 // finder is the pickers' list (Alt+s, and Alt+m and Alt+d outside a
@@ -51,7 +53,7 @@ type previewTick struct{}
 func newFinder(rows []string, width, height int) *finder {
 	drawn := make([]string, len(rows))
 	for i, r := range rows {
-		drawn[i] = printable(r) // matched as drawn
+		drawn[i] = untrusted.CleanLine(r) // matched as drawn
 	}
 	f := &finder{rows: drawn, width: width, height: height, chosen: -1}
 	f.filter()
@@ -120,21 +122,11 @@ func (f *finder) key(k tea.KeyMsg) tea.Cmd {
 }
 
 // queryRunes are the runes of a key (or a paste) that go into the query:
-// its first line, other control characters as spaces, so the prompt
-// stays one line.
+// its first line, drawn inert (untrusted.CleanLine), so the prompt stays
+// one line.
 func queryRunes(in []rune) []rune {
-	out := make([]rune, 0, len(in))
-	for _, r := range in {
-		switch {
-		case r == '\n' || r == '\r':
-			return out
-		case unicode.IsControl(r):
-			out = append(out, ' ')
-		default:
-			out = append(out, r)
-		}
-	}
-	return out
+	first, _, _ := strings.Cut(strings.ReplaceAll(string(in), "\r", "\n"), "\n")
+	return []rune(untrusted.CleanLine(first))
 }
 
 func (f *finder) setQuery(q []rune) {
@@ -297,36 +289,12 @@ func (f *finder) previewBox() []string {
 	for i := 0; i < body; i++ {
 		line := ""
 		if i < len(text) {
-			line = ansi.Truncate(printable(text[i]), inner, "")
+			line = ansi.Truncate(untrusted.CleanLine(text[i]), inner, "")
 		}
 		side := f.pal.Paint(sgrDim, "│")
 		box = append(box, side+" "+padRight(line, inner)+" "+side)
 	}
 	return append(box, f.pal.Paint(sgrDim, "└"+edge+"┘"))[:f.height]
-}
-
-// printable is s as the terminal draws it in the columns owt counts: a
-// tab as spaces to the next stop of eight, no other control character
-// (a tab counted as no column pushed the frame off its line).
-func printable(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) {
-		return s
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		switch {
-		case r == '\t':
-			n := 8 - col%8
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-		case unicode.IsControl(r):
-		default:
-			b.WriteRune(r)
-			col += ansi.StringWidth(string(r))
-		}
-	}
-	return b.String()
 }
 
 // padRight pads s (which may hold styles) with spaces to width columns.

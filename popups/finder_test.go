@@ -95,8 +95,8 @@ func TestFinderDrawsControlsInertAndPastesOneLine(t *testing.T) {
 	require.NotContains(t, view, "\t")
 	require.NotContains(t, view, "\x07")
 	require.NotContains(t, view, "\x1b[2J")
-	require.Contains(t, view, "> a       bc")
-	require.Contains(t, view, "│ task    one[2J")
+	require.Contains(t, view, "> a bc")
+	require.Contains(t, view, "│ task one[2J")
 
 	typeInto(f, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a\tb\nrest"), Paste: true})
 	require.Equal(t, "a b", string(f.query))
