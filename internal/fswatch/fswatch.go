@@ -251,12 +251,15 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	if !ev.Has(fsnotify.Create) {
 		return
 	}
+	// Only a new folder can grow a watch set; grow (a git process, for
+	// the monitor) is asked about folders alone, not each file an agent
+	// writes.
+	if fi, err := os.Lstat(ev.Name); err != nil || !fi.IsDir() {
+		return
+	}
 	for k := range w.byDir[parent] {
 		ks := w.keys[k]
 		if ks == nil || ks.grow == nil || !ks.grow(ev.Name) {
-			continue
-		}
-		if fi, err := os.Lstat(ev.Name); err != nil || !fi.IsDir() {
 			continue
 		}
 		// A folder made with folders in it already (mkdir -p, a rename

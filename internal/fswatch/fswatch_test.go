@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,7 +52,16 @@ func TestAKeyChangesOnlyWhenItsFoldersDo(t *testing.T) {
 	require.NoError(t, err)
 	defer w.Close()
 
-	keep := func(d string) bool { return filepath.Base(d) != "skip" }
+	// Asking keep may cost a process (the monitor asks git): it is asked
+	// about folders, never about a file written in a watched one.
+	var mu sync.Mutex
+	var asked []string
+	keep := func(d string) bool {
+		mu.Lock()
+		asked = append(asked, d)
+		mu.Unlock()
+		return filepath.Base(d) != "skip"
+	}
 	dirs, err := Tree(a, keep)
 	require.NoError(t, err)
 	require.ElementsMatch(t, []string{a, filepath.Join(a, "sub")}, dirs)
@@ -82,6 +92,14 @@ func TestAKeyChangesOnlyWhenItsFoldersDo(t *testing.T) {
 	w.Forget("a")
 	require.Equal(t, 1, w.Watches())
 	require.Empty(t, logged)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Contains(t, asked, filepath.Join(a, "new"), "a folder made later is asked about")
+	for _, p := range asked {
+		fi, err := os.Stat(p)
+		require.NoError(t, err)
+		require.True(t, fi.IsDir(), "keep was asked about the file %s", p)
+	}
 }
 
 func TestAKeyBeyondItsBoundIsPolledAndSaidOnce(t *testing.T) {
