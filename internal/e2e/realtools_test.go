@@ -71,10 +71,34 @@ func realEnv(t *testing.T, tool string) *Env {
 			t.Cleanup(func() { _ = os.RemoveAll(dir) })
 		}
 	}
+	if tool == "opencode" {
+		seedOpenCodeConfig(t, e, bin)
+	}
 	// Registered after NewEnv's cleanup, so it runs first: codex's
 	// background server and gemini outlive their pane and the tmux server.
 	t.Cleanup(e.killRealTools)
 	return e
+}
+
+// seedOpenCodeConfig gives OpenCode, in this world's config folder, what it
+// would install there on its first start: its plugin API, which
+// install.sh put beside the tools (opencode-config). Without it every test
+// downloads it from the registry, at ~10 s of CPU. A copy, so nothing
+// OpenCode does touches the shared install. It also tells OpenCode not to
+// look for an update (npm list --global, and npm's own registry check).
+func seedOpenCodeConfig(t *testing.T, e *Env, bin string) {
+	t.Helper()
+	e.Set("OPENCODE_DISABLE_AUTOUPDATE", "1")
+	e.Tmux("set-environment", "-g", "OPENCODE_DISABLE_AUTOUPDATE", "1")
+	seed := filepath.Join(filepath.Dir(filepath.Dir(bin)), "opencode-config")
+	if _, err := os.Stat(filepath.Join(seed, "node_modules", "@opencode-ai", "plugin", "package.json")); err != nil {
+		t.Logf("no OpenCode plugin API in %s (make realtools puts it there): OpenCode installs it itself", seed)
+		return
+	}
+	dst := filepath.Join(e.Var("XDG_CONFIG_HOME"), "opencode")
+	require.NoError(t, os.MkdirAll(dst, 0o700))
+	out, err := exec.Command("cp", "-a", filepath.Join(seed, "package.json"), filepath.Join(seed, "node_modules"), dst+"/").CombinedOutput()
+	require.NoError(t, err, "copy OpenCode's plugin API: %s", out)
 }
 
 // killRealTools ends every process of this world (found by its HOME),

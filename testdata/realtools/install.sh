@@ -28,6 +28,12 @@
 # opencode-<platform>/bin/opencode over bin/opencode.exe); codex and gemini
 # are plain node entry points (codex.js execs the vendored native binary from
 # the optional @openai/codex-<platform> package).
+#
+# OpenCode, on its first start in a config folder, installs its plugin API
+# (@opencode-ai/plugin at its own version) there from the registry: ~10 s of
+# CPU and a download in every test. opencode-config/package.json pins it;
+# it goes into $DIR/opencode-config, which the tests copy into their config
+# folder (OpenCode then finds it installed and installs nothing).
 set -euo pipefail
 
 case ${BASH_SOURCE[0]} in
@@ -43,7 +49,7 @@ fail3() { echo "install.sh: $*" >&2; exit 3; }
 command -v npm >/dev/null 2>&1 || fail3 "npm not found on PATH"
 command -v node >/dev/null 2>&1 || fail3 "node not found on PATH"
 
-want_hash=$(sha256sum "$here/package.json" | cut -d' ' -f1)
+want_hash=$(cat "$here/package.json" "$here/opencode-config/package.json" | sha256sum | cut -d' ' -f1)
 
 # pins: "name version" lines from package.json's dependencies.
 pins() {
@@ -63,6 +69,7 @@ installed_ok() {
 		[ "$got" = "$ver" ] || return 1
 	done < <(pins "$here/package.json")
 	"$BIN/claude" --version >/dev/null 2>&1 || return 1
+	[ -f "$DIR/opencode-config/node_modules/@opencode-ai/plugin/package.json" ] || return 1
 	return 0
 }
 
@@ -90,6 +97,9 @@ fi
 if ! "$BIN/opencode" --version >/dev/null 2>&1; then
 	(cd "$DIR/node_modules/opencode-ai" && node postinstall.mjs) 1>&2
 fi
+mkdir -p "$DIR/opencode-config"
+cp "$here/opencode-config/package.json" "$DIR/opencode-config/package.json"
+npm install --prefix "$DIR/opencode-config" --no-audit --no-fund --loglevel=error 1>&2
 for t in claude codex gemini opencode; do
 	if ! "$BIN/$t" --version >/dev/null 2>&1; then
 		echo "install.sh: $t --version fails after install" >&2
