@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -26,21 +27,20 @@ func (e *Env) Status(repo, name string) StatusView {
 }
 
 // WaitStatus waits until the agent called name has status st, and
-// returns its view then.
+// returns its view then, without the pane's lines. It looks as Eventually
+// does: more rarely the longer it waits.
 func (e *Env) WaitStatus(repo, name, st string, timeout time.Duration) StatusView {
 	e.t.Helper()
 	var v StatusView
-	deadline := time.Now().Add(timeout)
-	for {
-		if v = e.Status(repo, name); v.Status == st {
-			return v
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("timed out after %s waiting for %s to be %s; it is %s (from %s) since %s\nowt log:\n%s",
-				timeout, name, st, v.Status, v.Source, v.Since.Format(time.RFC3339Nano), e.OwtLog())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	e.EventuallyWhy(timeout, name+" to be "+st, func() bool {
+		out := e.MustOwt(repo, "status", name, "--json", "--lines", "0")
+		v = StatusView{}
+		require.NoError(e.t, json.Unmarshal([]byte(out), &v), out)
+		return v.Status == st
+	}, func() string {
+		return fmt.Sprintf("it is %s (from %s) since %s\nowt log:\n%s", v.Status, v.Source, v.Since.Format(time.RFC3339Nano), e.OwtLog())
+	})
+	return v
 }
 
 // SessionOption reads a user option of an agent's session.

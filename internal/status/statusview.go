@@ -70,7 +70,10 @@ func Of(w *workspace.Workspace, name string, lines int) (View, error) {
 		return v, nil
 	}
 	v.Live = true
-	if screen, err := w.Tmux.Capture(r.Pane); err == nil && lines > 0 {
+	if lines == 0 {
+		return v, nil
+	}
+	if screen, err := w.Tmux.Capture(r.Pane); err == nil {
 		all := agent.ScreenLines(screen)
 		var kept []untrusted.Untrusted // what the agent drew: its words
 		for _, l := range all {
