@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -234,9 +235,14 @@ func TestListIsPerRepoAndAllShowsRepo(t *testing.T) {
 
 // listAfterCorruptState writes garbage over every record file of the
 // repo "app" and runs owt list --json, which says so and rebuilds them:
-// the items it lists, and the first record file's path.
+// the items it lists, and the first record file's path. The monitor is
+// held still meanwhile: it reads the records every second, and had it
+// found the garbage first, it would have rebuilt them, saying so in its
+// own log.
 func (e *Env) listAfterCorruptState(repo string) ([]Item, string) {
 	e.t.Helper()
+	monitor := e.FreezeMonitor()
+	defer func() { _ = syscall.Kill(monitor, syscall.SIGCONT) }()
 	files := e.corruptState("app-*.json", "{garbage")
 	r := e.Owt(repo, "list", "--json")
 	require.Equal(e.t, 0, r.Code, r.Stderr)
