@@ -21,10 +21,12 @@ build:
 # parallel, at most E2E_PARALLEL worlds at once, a new one only while the
 # CPU is idle enough (internal/e2e/fixture: most worlds wait on tmux, the
 # agents and timeouts; a busy machine runs fewer), at most two real agent
-# CLIs at once; -p 2 lets the unit packages run beside them.
+# CLIs at once; -p 2 lets the unit packages run beside them. The
+# end-to-end package is named first so that it is built and started
+# first: it is the longest by far.
 E2E_PARALLEL ?= 6
 test: lint
-	$(GO) test -p 2 -parallel $(E2E_PARALLEL) -count=1 -timeout 30m ./... ./testdata/fakeagent/
+	$(GO) test -p 2 -parallel $(E2E_PARALLEL) -count=1 -timeout 30m ./internal/e2e/ ./... ./testdata/fakeagent/
 
 # The fast tier for the edit-test loop: unit tests only; the end-to-end
 # worlds skip under -short (internal/e2e/fixture).
