@@ -82,8 +82,7 @@ func (e *Env) requireUntouchedBy(repo, name, session, what string) {
 func TestAnotherClaudeInAWorktreeIsNotItsAgent(t *testing.T) {
 	e, repo := statusEnv(t, "")
 	it := newJSON(t, e, repo, "--tool", "claude", "--no-setup", "--name", "a", "!sleep 90s")
-	v := e.WaitStatus(repo, "a", "working", 20*time.Second)
-	require.Equal(t, "hook", v.Source, "the agent's own hooks report")
+	e.WaitStatusFrom(repo, "a", "working", "hook", 20*time.Second)
 	var session string
 	e.Eventually(10*time.Second, "the agent's session recorded", func() bool {
 		session = e.agentSession(repo, "a")
@@ -103,8 +102,7 @@ func TestAnotherClaudeInAWorktreeIsNotItsAgent(t *testing.T) {
 func TestAnotherClaudeInAnInPlaceCheckoutIsNotItsAgent(t *testing.T) {
 	e, repo := inPlaceRepo(t)
 	inPlace(t, e, repo, "p", "!sleep 90s")
-	v := e.WaitStatus(repo, "p", "working", 20*time.Second)
-	require.Equal(t, "hook", v.Source, "the agent's own hooks report")
+	e.WaitStatusFrom(repo, "p", "working", "hook", 20*time.Second)
 	var session string
 	e.Eventually(10*time.Second, "the agent's session recorded", func() bool {
 		session = e.agentSession(repo, "p")
@@ -187,8 +185,7 @@ func TestEscBeforeClaudesFirstAnswerIsNoFinishedTurn(t *testing.T) {
 	e, repo := statusEnv(t, "[status]\nstill_after = \"2s\"\n")
 	it := newJSON(t, e, repo, "--tool", "claude", "--no-setup", "--name", "a", "!think 60s")
 	e.WaitScreen(it.Session, "esc to interrupt")
-	v := e.WaitStatus(repo, "a", "working", 10*time.Second)
-	require.Equal(t, "hook", v.Source)
+	e.WaitStatusFrom(repo, "a", "working", "hook", 10*time.Second)
 	e.WaitScreen(it.Session, "(3s · esc to interrupt)") // the monitor has read the turn
 
 	e.Tmux("send-keys", "-t", it.Session, "Escape")
@@ -196,7 +193,7 @@ func TestEscBeforeClaudesFirstAnswerIsNoFinishedTurn(t *testing.T) {
 		return !strings.Contains(e.Capture(it.Session), "esc to interrupt")
 	})
 	require.NotContains(t, e.Capture(it.Session), "Interrupted", "no mark on screen")
-	v = e.WaitStatus(repo, "a", "idle", 20*time.Second)
+	v := e.WaitStatus(repo, "a", "idle", 20*time.Second)
 	require.Equal(t, "screen", v.Source, "no hook fired: the screen said it")
 	require.Empty(t, e.HookRuns("a", "Stop"), "Esc fires no Stop hook")
 	require.Contains(t, e.MustOwt(repo, "status", "a"), "idle (interrupted)")
@@ -211,8 +208,7 @@ func TestGeminiAfterAgentAfterEscIsNoFinishedTurn(t *testing.T) {
 	e, repo := statusEnv(t, "")
 	it := newJSON(t, e, repo, "--tool", "gemini", "--no-setup", "--name", "g", "!sleep 60s")
 	e.WaitScreen(it.Session, "esc to cancel")
-	v := e.WaitStatus(repo, "g", "working", 10*time.Second)
-	require.Equal(t, "hook", v.Source)
+	e.WaitStatusFrom(repo, "g", "working", "hook", 10*time.Second)
 	e.WaitScreen(it.Session, "esc to cancel, 3s") // the monitor has read the turn
 
 	e.Tmux("send-keys", "-t", it.Session, "Escape")

@@ -100,15 +100,18 @@ func TestCodexsUsageLimitIsReadOffItsScreen(t *testing.T) {
 func TestALimitHoldsTheRunsNextStartAndTheAgentIsNudgedOnceAfterTheReset(t *testing.T) {
 	e := NewEnv(t, fixture.Long())
 	repo := e.NewRepo("app")
-	// a hits a limit that resets at the next whole minute; b finishes at
-	// once, which frees a slot for c, which must wait for the reset.
+	// a hits a limit that resets at a whole minute at least 40 s away
+	// (the next one could be a second away: c would never be seen held);
+	// b finishes at once, which frees a slot for c, which must wait for
+	// the reset.
+	reset := time.Now().Add(40 * time.Second).Truncate(time.Minute).Add(time.Minute)
 	e.WriteFile(repo, "l.toml", `[run]
 max_concurrent = 2
 tool = "claude"
 
 [[task]]
 id = "a"
-task = "!limit"
+task = "!limit `+strings.ToLower(reset.Format("3:04PM"))+`"
 
 [[task]]
 id = "b"
@@ -142,9 +145,8 @@ task = "`+taskScript("c.txt")+`"
 	}
 	require.Equal(t, "limited", e.Find(repo, aName).Status)
 
-	// The reset (the next whole minute) passes: one nudge, then c starts.
-
-	e.Eventually(100*time.Second, "a nudged", func() bool { return len(e.promptsWith(aName, engine.NudgeText)) > 0 })
+	// The reset passes: one nudge, then c starts.
+	e.Eventually(time.Until(reset)+60*time.Second, "a nudged", func() bool { return len(e.promptsWith(aName, engine.NudgeText)) > 0 })
 	e.Eventually(60*time.Second, "c started", func() bool {
 		for _, task := range e.runStatus(repo, "l").Tasks {
 			if task.ID == "c" && task.State != "pending" {

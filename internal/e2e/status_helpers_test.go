@@ -31,12 +31,25 @@ func (e *Env) Status(repo, name string) StatusView {
 // does: more rarely the longer it waits.
 func (e *Env) WaitStatus(repo, name, st string, timeout time.Duration) StatusView {
 	e.t.Helper()
+	return e.WaitStatusFrom(repo, name, st, "", timeout)
+}
+
+// WaitStatusFrom is WaitStatus for status st from source src ("" any).
+// An agent's first "working" may come from owt (its runner saw the turn
+// on screen) a moment before its own hook says so, more often on a busy
+// machine: a test of what the hooks report waits for them.
+func (e *Env) WaitStatusFrom(repo, name, st, src string, timeout time.Duration) StatusView {
+	e.t.Helper()
 	var v StatusView
-	e.EventuallyWhy(timeout, name+" to be "+st, func() bool {
+	what := name + " to be " + st
+	if src != "" {
+		what += " from " + src
+	}
+	e.EventuallyWhy(timeout, what, func() bool {
 		out := e.MustOwt(repo, "status", name, "--json", "--lines", "0")
 		v = StatusView{}
 		require.NoError(e.t, json.Unmarshal([]byte(out), &v), out)
-		return v.Status == st
+		return v.Status == st && (src == "" || v.Source == src)
 	}, func() string {
 		return fmt.Sprintf("it is %s (from %s) since %s\nowt log:\n%s", v.Status, v.Source, v.Since.Format(time.RFC3339Nano), e.OwtLog())
 	})

@@ -46,8 +46,7 @@ func TestHooksReportPermissionApprovalAndTurnEnd(t *testing.T) {
 
 	// Approval: the tool runs (PostToolUse) and goes on working.
 	e.Tmux("send-keys", "-t", it.Session, "1")
-	v = e.WaitStatus(repo, "a", "working", 10*time.Second)
-	require.Equal(t, "hook", v.Source)
+	e.WaitStatusFrom(repo, "a", "working", "hook", 10*time.Second)
 	e.requireStatusOption(it.Session, "working")
 
 	// Turn end: Stop.
