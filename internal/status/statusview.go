@@ -70,7 +70,7 @@ func Of(w *workspace.Workspace, name string, lines int) (View, error) {
 		return v, nil
 	}
 	v.Live = true
-	if lines == 0 {
+	if lines <= 0 {
 		return v, nil
 	}
 	if screen, err := w.Tmux.Capture(r.Pane); err == nil {

@@ -8,7 +8,8 @@
 # reached; any other failure exits non-zero with npm's own output on stderr.
 # A second run with the same package.json does nothing but print the bin dir
 # (stamp file $DIR/.owt-realtools.stamp holds package.json's sha256, and the
-# installed versions are checked against the pins).
+# installed versions, OpenCode's plugin API's too, are checked against the
+# pins).
 #
 # Claude Code on node 20: @anthropic-ai/claude-code 2.1.330 declares
 # engines.node ">=22.0.0", but bin/claude.exe is a 500-byte shell placeholder
@@ -31,9 +32,9 @@
 #
 # OpenCode, on its first start in a config folder, installs its plugin API
 # (@opencode-ai/plugin at its own version) there from the registry: ~10 s of
-# CPU and a download in every test. opencode-config/package.json pins it;
-# it goes into $DIR/opencode-config, which the tests copy into their config
-# folder (OpenCode then finds it installed and installs nothing).
+# CPU and a download in every test. It is installed once, at opencode-ai's
+# pinned version, into $DIR/opencode-config, which the tests copy into their
+# config folder (OpenCode then finds it installed and installs nothing).
 set -euo pipefail
 
 case ${BASH_SOURCE[0]} in
@@ -49,7 +50,7 @@ fail3() { echo "install.sh: $*" >&2; exit 3; }
 command -v npm >/dev/null 2>&1 || fail3 "npm not found on PATH"
 command -v node >/dev/null 2>&1 || fail3 "node not found on PATH"
 
-want_hash=$(cat "$here/package.json" "$here/opencode-config/package.json" | sha256sum | cut -d' ' -f1)
+want_hash=$(sha256sum "$here/package.json" | cut -d' ' -f1)
 
 # pins: "name version" lines from package.json's dependencies.
 pins() {
@@ -57,6 +58,15 @@ pins() {
 		const d = require(process.argv[1]).dependencies || {};
 		for (const [n, v] of Object.entries(d)) console.log(n + " " + v);
 	' "$1"
+}
+
+# opencode_pin is opencode-ai's pinned version; plugin_version the plugin
+# API's installed in $DIR/opencode-config ("" when none).
+opencode_pin() { pins "$here/package.json" | awk '$1 == "opencode-ai" { print $2 }'; }
+plugin_version() {
+	node -e '
+		try { console.log(require(process.argv[1]).version) } catch (e) { console.log("") }
+	' "$DIR/opencode-config/node_modules/@opencode-ai/plugin/package.json"
 }
 
 installed_ok() {
@@ -69,7 +79,7 @@ installed_ok() {
 		[ "$got" = "$ver" ] || return 1
 	done < <(pins "$here/package.json")
 	"$BIN/claude" --version >/dev/null 2>&1 || return 1
-	[ -f "$DIR/opencode-config/node_modules/@opencode-ai/plugin/package.json" ] || return 1
+	[ "$(plugin_version)" = "$(opencode_pin)" ] || return 1
 	return 0
 }
 
@@ -98,8 +108,12 @@ if ! "$BIN/opencode" --version >/dev/null 2>&1; then
 	(cd "$DIR/node_modules/opencode-ai" && node postinstall.mjs) 1>&2
 fi
 mkdir -p "$DIR/opencode-config"
-cp "$here/opencode-config/package.json" "$DIR/opencode-config/package.json"
+echo "{\"dependencies\": {\"@opencode-ai/plugin\": \"$(opencode_pin)\"}}" >"$DIR/opencode-config/package.json"
 npm install --prefix "$DIR/opencode-config" --no-audit --no-fund --loglevel=error 1>&2
+if [ "$(plugin_version)" != "$(opencode_pin)" ]; then
+	echo "install.sh: OpenCode's plugin API $(plugin_version) is not opencode-ai's $(opencode_pin)" >&2
+	exit 1
+fi
 for t in claude codex gemini opencode; do
 	if ! "$BIN/$t" --version >/dev/null 2>&1; then
 		echo "install.sh: $t --version fails after install" >&2
