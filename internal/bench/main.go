@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -140,7 +141,12 @@ func newWorld() (*world, func()) {
 	prev := cleanup
 	done := func() {
 		_ = w.cmd("", "tmux", "kill-server").Run()
-		time.Sleep(200 * time.Millisecond) // let owt's detached helpers see the server go
+		// owt's detached helpers (the monitor) see the server go and
+		// exit; one still running could write its state again after the
+		// root is gone.
+		for deadline := time.Now().Add(5 * time.Second); worldAlive(root) && time.Now().Before(deadline); {
+			time.Sleep(50 * time.Millisecond)
+		}
 		_ = os.RemoveAll(root)
 	}
 	cleanup = func() { done(); prev() }
@@ -268,4 +274,19 @@ func newFigures(w *world, bin, repo, plain string) {
 	pn, pr := p50(newTimes), p50(rawTimes)
 	fmt.Printf("%-44s p50 %7s   (git worktree add + tmux new-session -d: p50 %s; ratio %.2f; budget ≤ 1.50)\n",
 		"owt new --no-agent --no-setup", ms(pn), ms(pr), float64(pn)/float64(pr))
+}
+
+// worldAlive reports whether a process of the bench world rooted at root
+// still runs: one whose environment has the world's HOME (Linux: /proc;
+// elsewhere it reports false).
+func worldAlive(root string) bool {
+	home := []byte("\x00HOME=" + filepath.Join(root, "home") + "\x00")
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		env, _ := os.ReadFile(p)
+		if bytes.Contains(append(append([]byte{0}, env...), 0), home) {
+			return true
+		}
+	}
+	return false
 }
