@@ -403,7 +403,7 @@ func (f *fleet) pss(peer *peerFleet) {
 			continue
 		}
 		env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-		if !bytes.Contains(append(append([]byte{0}, env...), 0), []byte("\x00"+home+"\x00")) {
+		if !envHas(env, home) {
 			continue
 		}
 		kinds[filepath.Base(exe)]++

@@ -280,13 +280,17 @@ func newFigures(w *world, bin, repo, plain string) {
 // still runs: one whose environment has the world's HOME (Linux: /proc;
 // elsewhere it reports false).
 func worldAlive(root string) bool {
-	home := []byte("\x00HOME=" + filepath.Join(root, "home") + "\x00")
+	home := "HOME=" + filepath.Join(root, "home")
 	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
 	for _, p := range procs {
-		env, _ := os.ReadFile(p)
-		if bytes.Contains(append(append([]byte{0}, env...), 0), home) {
+		if env, _ := os.ReadFile(p); envHas(env, home) {
 			return true
 		}
 	}
 	return false
+}
+
+// envHas reports whether a /proc environ (NUL-separated) holds kv whole.
+func envHas(env []byte, kv string) bool {
+	return bytes.Contains(append(append([]byte{0}, env...), 0), []byte("\x00"+kv+"\x00"))
 }
