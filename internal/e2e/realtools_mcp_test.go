@@ -23,7 +23,9 @@ import (
 // what owt gave the agent (its arguments, its environment), shows the
 // server, and the tool connects to it (offline: the server is owt). The
 // registration leaves git status clean and the user's own servers and
-// settings in place.
+// settings in place. Each tool's first-run test checks it in the same
+// world (TestRealClaudeFirstRun, TestRealCodexFirstRun with the helpers
+// below; TestRealGeminiFirstRun, TestRealOpenCodeAt80x24).
 
 // agentProcess returns the argv and environment of the process of this
 // world whose command line holds needle: the agent as owt started it.
@@ -103,14 +105,14 @@ func (e *Env) gitClean(wt string) {
 	require.Empty(e.t, e.Git(wt, "status", "--porcelain", "--untracked-files=all"), "owt's registration shows in git status")
 }
 
-func TestRealClaudeMCPRegistration(t *testing.T) {
-	e := realEnv(t, "claude")
-	repo := e.NewRepo("app")
-	require.NoError(t, os.WriteFile(filepath.Join(e.Home, ".claude.json"), []byte(`{"hasCompletedOnboarding": true}`), 0o600))
-	s := e.newReal(repo, "a", "claude", "say hi")
-	e.expect(repo, "a", "waiting", "trust")
-	wt := filepath.Join(filepath.Dir(repo), "app.worktrees", "a")
-
+// claudeMCPRegistration checks owt's MCP server as Claude agent name (in
+// repo, at its trust screen) was given it: --mcp-config=FILE, FILE in
+// owt's state folder, nothing in the worktree, and claude connects to it.
+// It returns FILE.
+func (e *Env) claudeMCPRegistration(repo, name string) string {
+	t := e.t
+	t.Helper()
+	wt := filepath.Join(filepath.Dir(repo), "app.worktrees", name)
 	// --mcp-config=FILE, one word (the flag takes several values), FILE
 	// in owt's state dir.
 	argv, _ := e.agentProcess("--mcp-config=")
@@ -128,7 +130,7 @@ func TestRealClaudeMCPRegistration(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &cfg), "%s", data)
 	require.Equal(t, []string{"mcp"}, cfg.MCPServers["owt"].Args)
-	require.Equal(t, "a", cfg.MCPServers["owt"].Env["OWT_NAME"])
+	require.Equal(t, name, cfg.MCPServers["owt"].Env["OWT_NAME"])
 	e.gitClean(wt)
 
 	// claude mcp list shows only the servers of its config scopes, not
@@ -151,28 +153,17 @@ func TestRealClaudeMCPRegistration(t *testing.T) {
 	for _, tool := range []string{"list_peers", "send_message", "check_messages", "get_peer_files", "share_note", "spawn_agent"} {
 		require.Contains(t, init.Tools, "mcp__owt__"+tool)
 	}
-
-	// Trusting the folder leads straight to the login: no MCP server to
-	// approve (servers given with --mcp-config need none).
-	e.press(s, "Down", "Enter")
-	v := e.expect(repo, "a", "waiting", "login")
-	require.NotContains(t, strings.Join(v.Lines, "\n"), "MCP server")
-
-	// Deleting the worktree removes the file.
-	e.MustOwt(repo, "delete", "a", "--force")
-	_, err = os.Stat(file)
-	require.True(t, os.IsNotExist(err), "%s is left behind", file)
+	return file
 }
 
-func TestRealCodexMCPRegistration(t *testing.T) {
-	e := realEnv(t, "codex")
-	repo := e.NewRepo("app")
-	e.Set("CODEX_HOME", filepath.Join(e.Home, ".codex"))
-	require.NoError(t, os.MkdirAll(e.Var("CODEX_HOME"), 0o700))
-	e.newReal(repo, "a", "codex", "say hi")
-	e.expect(repo, "a", "waiting", "login")
-	wt := filepath.Join(filepath.Dir(repo), "app.worktrees", "a")
-
+// codexMCPRegistration checks owt's MCP server as Codex agent name (in
+// repo) was given it: a -c override naming the secret's variable, never
+// the secret; nothing in the worktree; listed by codex mcp list; and
+// connected to by a codex run.
+func (e *Env) codexMCPRegistration(repo, name string) {
+	t := e.t
+	t.Helper()
+	wt := filepath.Join(filepath.Dir(repo), "app.worktrees", name)
 	argv, env := e.agentProcess("mcp_servers.owt=")
 	override := argWith(t, argv, "mcp_servers.owt=")
 	e.gitClean(wt)
@@ -197,74 +188,4 @@ func TestRealCodexMCPRegistration(t *testing.T) {
 		"codex", "exec", "--skip-git-repo-check", "-c", override, "say hi")
 	require.Contains(t, run, "Service initialized as client")
 	require.Regexp(t, `server_info: Some\(Implementation \{ name: "owt"`, run)
-}
-
-func TestRealGeminiMCPRegistration(t *testing.T) {
-	e := realEnv(t, "gemini")
-	// The user's own project settings, committed: a setting and a server
-	// of theirs.
-	repo := e.NewRepo("app")
-	e.WriteFile(repo, ".gemini/settings.json", `{
-  "ui": {"hideTips": true},
-  "mcpServers": {"mine": {"command": "my-mcp-server", "args": ["--flag"]}}
-}
-`)
-	e.Git(repo, "add", ".")
-	e.Git(repo, "commit", "-q", "-m", "gemini settings")
-	s := e.newReal(repo, "g", "gemini", "say hi")
-	e.expect(repo, "g", "waiting", "trust")
-	wt := filepath.Join(filepath.Dir(repo), "app.worktrees", "g")
-
-	var settings struct {
-		UI         map[string]any             `json:"ui"`
-		MCPServers map[string]json.RawMessage `json:"mcpServers"`
-	}
-	data, err := os.ReadFile(filepath.Join(wt, ".gemini", "settings.json"))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &settings), "%s", data)
-	require.Equal(t, true, settings.UI["hideTips"])
-	require.Contains(t, settings.MCPServers, "mine")
-	require.Contains(t, settings.MCPServers, "owt")
-	require.Contains(t, string(settings.MCPServers["owt"]), `"OWT_MCP_TOKEN": "${OWT_MCP_TOKEN}"`, "the secret's name, not the secret")
-	e.gitClean(wt)
-
-	// Untrusted, Gemini lists the servers as disabled; trusting the
-	// folder (its first screen, Enter) enables them: no other approval.
-	require.Contains(t, e.toolRun(wt, nil, "", "gemini", "mcp", "list"), "owt: ")
-	e.press(s, "Enter")
-	e.expect(repo, "g", "waiting", "login")
-	list := e.toolRun(wt, nil, "", "gemini", "mcp", "list")
-	require.Regexp(t, `✓ owt: \S*owt mcp \(stdio\) - Connected`, list)
-	require.Contains(t, list, "mine: my-mcp-server --flag (stdio)")
-	// (A repository without settings of its own, where owt's file is
-	// hidden by info/exclude, is owt's part alone: the fake Gemini's
-	// tests cover it.)
-}
-
-func TestRealOpenCodeMCPRegistration(t *testing.T) {
-	e := realEnv(t, "opencode")
-	// The user's project config, committed, with a server of theirs (and
-	// the $schema OpenCode adds to a config file that lacks it).
-	repo := e.NewRepo("app")
-	e.WriteFile(repo, "opencode.json", `{"$schema": "https://opencode.ai/config.json", "mcp": {"mine": {"type": "local", "command": ["my-mcp-server"], "enabled": false}}}`+"\n")
-	e.Git(repo, "add", ".")
-	e.Git(repo, "commit", "-q", "-m", "opencode config")
-	e.newReal(repo, "o", "opencode", "say hi")
-	e.expect(repo, "o", "working", "")
-	wt := filepath.Join(filepath.Dir(repo), "app.worktrees", "o")
-
-	// Nothing in the worktree: the server is in OPENCODE_CONFIG_CONTENT.
-	_, env := e.agentProcess("--prompt")
-	content := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "OPENCODE_CONFIG_CONTENT="); ok {
-			content = v
-		}
-	}
-	require.Contains(t, content, `"owt"`)
-	e.gitClean(wt)
-
-	list := e.toolRun(wt, []string{"OPENCODE_CONFIG_CONTENT=" + content}, "", "opencode", "mcp", "list")
-	require.Regexp(t, `✓ owt\s+connected`, list)
-	require.Contains(t, list, "mine")
 }

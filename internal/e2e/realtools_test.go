@@ -288,12 +288,16 @@ func TestRealClaudeFirstRun(t *testing.T) {
 	for _, ev := range hookEvents(t, filepath.Join(wt, ".claude", "settings.local.json")) {
 		require.True(t, binaryHas(t, native, `"`+ev+`"`), "claude %s does not know the hook event %s", native, ev)
 	}
+	mcpConfig := e.claudeMCPRegistration(repo, "c")
 	e.noFalseFinish(repo, canary, "c")
 
 	// Trust it (down, Enter): the task runs and fails, not logged in. The
-	// StopFailure hook says so; the screen says it waits for a login.
+	// StopFailure hook says so; the screen says it waits for a login. No
+	// MCP server to approve on the way (servers given with --mcp-config
+	// need none).
 	e.press(s, "Down", "Enter")
 	v = e.expect(repo, "c", "waiting", "login")
+	require.NotContains(t, strings.Join(v.Lines, "\n"), "MCP server")
 	e.Eventually(20*time.Second, "StopFailure reached owt", func() bool {
 		return e.view(repo, "c").TurnError == "authentication_failed"
 	})
@@ -344,6 +348,11 @@ func TestRealClaudeFirstRun(t *testing.T) {
 	// Ctrl-C twice quits claude; owt records the exit.
 	e.press(k, "C-c", "C-c")
 	e.expect(repo, "k", "exited", "")
+
+	// Deleting an agent's worktree removes its MCP config file.
+	e.MustOwt(repo, "delete", "c", "--force")
+	_, err = os.Stat(mcpConfig)
+	require.True(t, os.IsNotExist(err), "%s is left behind", mcpConfig)
 }
 
 func TestRealCodexFirstRun(t *testing.T) {
@@ -358,6 +367,7 @@ func TestRealCodexFirstRun(t *testing.T) {
 	s := e.newReal(repo, "c", "codex", "say hi")
 	v := e.expect(repo, "c", "waiting", "login")
 	require.Contains(t, strings.Join(v.Lines, "\n"), "Sign in")
+	e.codexMCPRegistration(repo, "c")
 	e.press(s, "Down", "Down")
 	e.pressUntil(s, "Enter", "Use an OpenAI API key")
 	e.expect(repo, "c", "waiting", "login")
@@ -436,28 +446,62 @@ func (e *Env) hookSaid(repo, name, st string) bool {
 	return v.Status == st && v.Source == "hook"
 }
 
+// Gemini's first run, in a repository whose committed project settings
+// hold a setting and an MCP server of the user's: owt adds its hooks and
+// its MCP server beside them, and git status stays clean. Gemini asks in
+// turn to trust the folder, for the sign-in method, for the API key, each
+// a wait for the user. Untrusted, it lists the MCP servers as disabled;
+// trusting the folder enables them, with no other approval.
 func TestRealGeminiFirstRun(t *testing.T) {
 	e := realEnv(t, "gemini")
 	repo := e.NewRepo("app")
+	e.WriteFile(repo, ".gemini/settings.json", `{
+  "ui": {"hideTips": true},
+  "mcpServers": {"mine": {"command": "my-mcp-server", "args": ["--flag"]}}
+}
+`)
+	e.Git(repo, "add", ".")
+	e.Git(repo, "commit", "-q", "-m", "gemini settings")
 	canary := e.startCanary(repo)
 	bin := realToolsBin(t)
 
-	// Every new folder: trust; then the sign-in method; then the API key.
 	s := e.newReal(repo, "g", "gemini", "say hi")
 	e.expect(repo, "g", "waiting", "trust")
 	wt := filepath.Join(filepath.Dir(repo), "app.worktrees", "g")
 	bundle, err := filepath.EvalSymlinks(filepath.Join(bin, "gemini"))
 	require.NoError(t, err)
 	src, _ := filepath.Glob(filepath.Join(filepath.Dir(bundle), "*.js"))
-	for _, ev := range hookEvents(t, filepath.Join(wt, ".gemini", "settings.json")) {
+	settingsFile := filepath.Join(wt, ".gemini", "settings.json")
+	for _, ev := range hookEvents(t, settingsFile) {
 		known := false
 		for _, f := range src {
 			known = known || binaryHas(t, f, ev)
 		}
 		require.True(t, known, "gemini does not know the hook event %s", ev)
 	}
+	var settings struct {
+		UI         map[string]any             `json:"ui"`
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	data, err := os.ReadFile(settingsFile)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &settings), "%s", data)
+	require.Equal(t, true, settings.UI["hideTips"])
+	require.Contains(t, settings.MCPServers, "mine")
+	require.Contains(t, settings.MCPServers, "owt")
+	require.Contains(t, string(settings.MCPServers["owt"]), `"OWT_MCP_TOKEN": "${OWT_MCP_TOKEN}"`, "the secret's name, not the secret")
+	e.gitClean(wt)
+	require.Contains(t, e.toolRun(wt, nil, "", "gemini", "mcp", "list"), "owt: ")
+
 	e.press(s, "Enter")
 	e.expect(repo, "g", "waiting", "login")
+	list := e.toolRun(wt, nil, "", "gemini", "mcp", "list")
+	require.Regexp(t, `✓ owt: \S*owt mcp \(stdio\) - Connected`, list)
+	require.Contains(t, list, "mine: my-mcp-server --flag (stdio)")
+	// (A repository without settings of its own, where owt's file is
+	// hidden by info/exclude, is owt's part alone: the fake Gemini's
+	// tests cover it.)
+
 	// Down until the API key is the choice (a key let go by while Gemini
 	// draws would make Enter sign in with Google), then Enter.
 	e.pressUntil(s, "Down", "● 2. Use Gemini API Key")
@@ -466,18 +510,40 @@ func TestRealGeminiFirstRun(t *testing.T) {
 	e.noFalseFinish(repo, canary, "g")
 }
 
-// OpenCode offline, at 80x24: no login screen, it starts on its free
-// model, which it cannot reach here, and keeps retrying (working; at 80
-// columns its footer wraps and "esc interrupt" is pushed off). Two Esc
-// interrupt it: idle, and no "finished its turn". (At the default size,
-// with a model that answers: TestRealOpenCodeEscIsNoFinishedTurn.)
+// OpenCode offline, at 80x24, in a repository whose committed project
+// config has an MCP server of the user's. No login screen: it starts on
+// its free model, which it cannot reach here, and keeps retrying
+// (working; at 80 columns its footer wraps and "esc interrupt" is pushed
+// off). owt's MCP server is in OPENCODE_CONFIG_CONTENT, nothing in the
+// worktree, and OpenCode connects to it beside the user's. Two Esc
+// interrupt the turn: idle, and no "finished its turn". (At the default
+// size, with a model that answers: TestRealOpenCodeEscIsNoFinishedTurn.)
 func TestRealOpenCodeAt80x24(t *testing.T) {
 	e := realEnv(t, "opencode")
 	repo := e.NewRepo("app")
+	// The $schema is what OpenCode adds to a config file that lacks it.
+	e.WriteFile(repo, "opencode.json", `{"$schema": "https://opencode.ai/config.json", "mcp": {"mine": {"type": "local", "command": ["my-mcp-server"], "enabled": false}}}`+"\n")
+	e.Git(repo, "add", ".")
+	e.Git(repo, "commit", "-q", "-m", "opencode config")
 	canary := e.startCanary(repo)
 	e.WriteFile(repo, ".owt.toml", "[tmux]\nsize = \"80x24\"\n"+canaryToml)
 	s := e.newReal(repo, "o", "opencode", "say hi")
 	e.expect(repo, "o", "working", "")
+	wt := filepath.Join(filepath.Dir(repo), "app.worktrees", "o")
+
+	_, env := e.agentProcess("--prompt")
+	content := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "OPENCODE_CONFIG_CONTENT="); ok {
+			content = v
+		}
+	}
+	require.Contains(t, content, `"owt"`)
+	e.gitClean(wt)
+	list := e.toolRun(wt, []string{"OPENCODE_CONFIG_CONTENT=" + content}, "", "opencode", "mcp", "list")
+	require.Regexp(t, `✓ owt\s+connected`, list)
+	require.Contains(t, list, "mine")
+
 	// The first Esc arms the interrupt ("esc again to interrupt", a hint
 	// cut off at 80 columns); a second one a moment later (at once it
 	// reads as Alt+Esc) interrupts, if it is still going.
