@@ -16,26 +16,29 @@ GORELEASER ?= goreleaser
 build:
 	./scripts/build.sh $(dir $(BIN)) $(GO)
 
-# Everything: lint, unit tests, the fake agent's own tests, and the
-# end-to-end tests against real tmux and git. The end-to-end tests run in
-# parallel, at most E2E_PARALLEL worlds at once, a new one only while the
-# CPU is idle enough (internal/e2e/fixture: most worlds wait on tmux, the
-# agents and timeouts; a busy machine runs fewer), at most two real agent
-# CLIs at once; -p 2 lets the unit packages run beside them. The
-# end-to-end package is named first so that it is built and started
-# first: it is the longest by far.
+# Everything: lint, the unit tests (the fast tier), then the end-to-end
+# tests against real tmux and git, one after the other. The end-to-end
+# tests run in parallel, at most E2E_PARALLEL worlds at once, a new one
+# only while the CPU is idle enough (internal/e2e/fixture: most worlds wait
+# on tmux, the agents and timeouts; a busy machine runs fewer), at most
+# two real agent CLIs at once. Run beside them, the unit packages' builds
+# and tests kept the machine busy, so fewer worlds started: on two cores
+# make test took longer than the two tiers one after the other.
 E2E_PARALLEL ?= 6
+UNIT_TESTS = $(GO) test -short -count=1 ./... ./testdata/fakeagent/
+E2E_TESTS  = $(GO) test -parallel $(E2E_PARALLEL) -count=1 -timeout 30m ./internal/e2e/
 test: lint
-	$(GO) test -p 2 -parallel $(E2E_PARALLEL) -count=1 -timeout 30m ./internal/e2e/ ./... ./testdata/fakeagent/
+	$(UNIT_TESTS)
+	$(E2E_TESTS)
 
 # The fast tier for the edit-test loop: unit tests only; the end-to-end
 # worlds skip under -short (internal/e2e/fixture).
 unit:
-	$(GO) test -short -count=1 ./... ./testdata/fakeagent/
+	$(UNIT_TESTS)
 
 # The end-to-end worlds alone.
 e2e:
-	$(GO) test -parallel $(E2E_PARALLEL) -count=1 -timeout 30m ./internal/e2e/
+	$(E2E_TESTS)
 
 # The real agent CLIs, at the versions pinned in testdata/realtools, into
 # $(XDG_CACHE_HOME)/owt-realtools (~/.cache by default). The real-tool tests
