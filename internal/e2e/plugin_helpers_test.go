@@ -234,10 +234,8 @@ func (e *Env) waitFocus(pane, title string) {
 // newQuietEnv is NewEnv whose cleanup, before the server's temp dir goes,
 // kills the tmux server and waits for every process of its panes (agents,
 // runners, shells) to end, so none writes into a directory being removed.
-// It has owt-popup built next to owt, where `owt popup` looks for it.
 func newQuietEnv(t *testing.T, opts ...fixture.Option) *Env {
 	e := NewEnv(t, opts...)
-	require.NoError(t, e.Bins.Popup())
 	t.Cleanup(e.KillServerAndWait)
 	return e
 }
