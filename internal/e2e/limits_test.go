@@ -179,7 +179,7 @@ func TestRebuiltStateKeepsExitedLimitedAndWaiting(t *testing.T) {
 	for name, st := range want {
 		e.Eventually(30*time.Second, name+" "+st, func() bool { return e.Find(repo, name).Status == st })
 	}
-	items, _ := e.listAfterCorruptState(repo)
+	items, _, _ := e.listAfterCorruptState(repo)
 	require.Len(t, items, 3)
 	for _, it := range items {
 		require.Equal(t, want[it.Name], it.Status, "%s as rebuilt", it.Name)

@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +25,14 @@ func TestMailQueuedByAnOlderOwtReachesOnlyItsAgent(t *testing.T) {
 	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "a", "Task a")
 	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "b", "!sleep 8")
 	e.Eventually(30*time.Second, "b working", func() bool { return e.Find(repo, "b").Status == "working" })
+	// Its runner (owt _run) done with the start, replaced by owt-wait: it
+	// reads the record no more, so owt list is the one to find the garbage
+	// below and rebuild the record.
+	e.Eventually(30*time.Second, "b's runner handed over to owt-wait", func() bool {
+		pid := strings.TrimSpace(e.Tmux("display-message", "-p", "-t", "="+e.Find(repo, "b").Session+":", "#{pane_pid}"))
+		cmdline, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+		return strings.HasSuffix(strings.SplitN(string(cmdline), "\x00", 2)[0], "owt-wait")
+	})
 	root := e.Find(repo, "b").Repo
 
 	// The older owt's record: no life.
@@ -46,7 +56,9 @@ func TestMailQueuedByAnOlderOwtReachesOnlyItsAgent(t *testing.T) {
 	_, _, err = box.Enqueue(old, outbox.Message{Kind: outbox.KindPeer, Key: "m2", From: "a", Text: "[from a] for this b"}, time.Now())
 	require.NoError(t, err)
 
-	e.Eventually(60*time.Second, "b got its message", func() bool { return len(e.promptsWith("b", "for this b")) == 1 })
+	e.EventuallyWhy(60*time.Second, "b got its message", func() bool { return len(e.promptsWith("b", "for this b")) == 1 }, func() string {
+		return "messages: " + e.Owt(repo, "messages", "b", "--json").Stdout + "\nowt log:\n" + e.OwtLog()
+	})
 	for _, p := range e.Prompts("b") {
 		require.NotContains(t, p, "for the first b", "a message queued before b was made was typed into it")
 	}
@@ -78,6 +90,14 @@ func TestMailOfAnOlderOwtsAgentSurvivesARebuiltStateFile(t *testing.T) {
 	repo := e.NewRepo("app")
 	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "b", "!sleep 10")
 	e.Eventually(30*time.Second, "b working", func() bool { return e.Find(repo, "b").Status == "working" })
+	// Its runner (owt _run) done with the start, replaced by owt-wait: it
+	// reads the record no more, so owt list is the one to find the garbage
+	// below and rebuild the record.
+	e.Eventually(30*time.Second, "b's runner handed over to owt-wait", func() bool {
+		pid := strings.TrimSpace(e.Tmux("display-message", "-p", "-t", "="+e.Find(repo, "b").Session+":", "#{pane_pid}"))
+		cmdline, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+		return strings.HasSuffix(strings.SplitN(string(cmdline), "\x00", 2)[0], "owt-wait")
+	})
 	root := e.Find(repo, "b").Repo
 	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
 	require.NoError(t, err)
@@ -92,5 +112,7 @@ func TestMailOfAnOlderOwtsAgentSurvivesARebuiltStateFile(t *testing.T) {
 	require.NoError(t, err)
 	time.Sleep(50 * time.Millisecond)
 	e.listAfterCorruptState(repo)
-	e.Eventually(60*time.Second, "b got its message", func() bool { return len(e.promptsWith("b", "for this b")) == 1 })
+	e.EventuallyWhy(60*time.Second, "b got its message", func() bool { return len(e.promptsWith("b", "for this b")) == 1 }, func() string {
+		return "messages: " + e.Owt(repo, "messages", "b", "--json").Stdout + "\nowt log:\n" + e.OwtLog()
+	})
 }
