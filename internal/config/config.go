@@ -1043,29 +1043,29 @@ type MessageData struct {
 }
 
 // ntfyTopic is a topic ntfy takes: letters, digits, '-' and '_', at most 64.
-var ntfyTopic = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-_A-Za-z0-9]{1,64}$`) })
+var ntfyTopic = regexp.MustCompile(`^[-_A-Za-z0-9]{1,64}$`)
 
 // envName is the name of an environment variable.
-var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func validateNtfy(where string, n NotifyNtfy) Problems {
 	var ps Problems
 	if n.URL != "" && !strings.HasPrefix(n.URL, "https://") && !strings.HasPrefix(n.URL, "http://") {
 		ps = append(ps, Problem{File: where, Key: "notify.ntfy.url", Msg: "must be an http:// or https:// URL"})
 	}
-	if n.Topic != "" && !ntfyTopic().MatchString(n.Topic) {
+	if n.Topic != "" && !ntfyTopic.MatchString(n.Topic) {
 		ps = append(ps, Problem{File: where, Key: "notify.ntfy.topic", Msg: "must be 1 to 64 letters, digits, '-' or '_'"})
 	}
-	if n.ReplyTopic != "" && !ntfyTopic().MatchString(n.ReplyTopic) {
+	if n.ReplyTopic != "" && !ntfyTopic.MatchString(n.ReplyTopic) {
 		ps = append(ps, Problem{File: where, Key: "notify.ntfy.reply_topic", Msg: "must be 1 to 64 letters, digits, '-' or '_'"})
 	}
 	if n.Topic != "" && n.Reply && n.ReplyTopicOr() == n.Topic {
 		ps = append(ps, Problem{File: where, Key: "notify.ntfy.reply_topic", Msg: "must differ from topic"})
 	}
-	if n.Topic != "" && n.Reply && !ntfyTopic().MatchString(n.ReplyTopicOr()) {
+	if n.Topic != "" && n.Reply && !ntfyTopic.MatchString(n.ReplyTopicOr()) {
 		ps = append(ps, Problem{File: where, Key: "notify.ntfy.topic", Msg: "is too long to add -reply to: set reply_topic"})
 	}
-	if n.TokenEnv != "" && (!envName().MatchString(n.TokenEnv) || strings.HasPrefix(n.TokenEnv, "tk_")) { // tk_…: a ntfy access token
+	if n.TokenEnv != "" && (!envName.MatchString(n.TokenEnv) || strings.HasPrefix(n.TokenEnv, "tk_")) { // tk_…: a ntfy access token
 		ps = append(ps, Problem{File: where, Key: "notify.ntfy.token_env", Msg: "must name an environment variable (letters, digits, '_'), not hold the token"})
 	}
 	return ps

@@ -50,13 +50,13 @@ func walkSchema(t reflect.Type, def reflect.Value, prefix string, out *[]Key) {
 		ft := f.Type
 		switch {
 		case ft.Kind() == reflect.Struct && ft != reflect.TypeOf(Duration{}):
-			*out = append(*out, Key{Name: full, Type: "table", Doc: keyDocs()[full], Table: true})
+			*out = append(*out, Key{Name: full, Type: "table", Doc: keyDocs[full], Table: true})
 			walkSchema(ft, fdef, full+".", out)
 		case ft.Kind() == reflect.Map && ft.Elem().Kind() == reflect.Struct:
-			*out = append(*out, Key{Name: full + ".NAME", Type: "table", Doc: keyDocs()[full+".NAME"], Table: true})
+			*out = append(*out, Key{Name: full + ".NAME", Type: "table", Doc: keyDocs[full+".NAME"], Table: true})
 			walkSchema(ft.Elem(), commonEntry(fdef), full+".NAME.", out)
 		default:
-			*out = append(*out, Key{Name: full, Type: typeName(ft), Default: defaultText(fdef), Doc: keyDocs()[full]})
+			*out = append(*out, Key{Name: full, Type: typeName(ft), Default: defaultText(fdef), Doc: keyDocs[full]})
 		}
 	}
 }
@@ -146,7 +146,7 @@ func Undocumented() (missing, stray []string) {
 			missing = append(missing, k.Name)
 		}
 	}
-	for name := range keyDocs() {
+	for name := range keyDocs {
 		if !known[name] {
 			stray = append(stray, name)
 		}

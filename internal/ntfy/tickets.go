@@ -107,7 +107,7 @@ func (ts *Tickets) Use(token, key string) (Ticket, error) {
 }
 
 // replyRE is a reply's body: a token and one key.
-var replyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-z2-7]{24}) ([0-9A-Za-z])$`) })
+var replyRE = regexp.MustCompile(`^([a-z2-7]{24}) ([0-9A-Za-z])$`)
 
 // ReplyBody is what a button publishes: the token and the choice's key.
 func ReplyBody(token, key string) string { return token + " " + key }
@@ -115,7 +115,7 @@ func ReplyBody(token, key string) string { return token + " " + key }
 // ParseReply reads a reply's body; ok is false for anything else
 // (another message on the topic, a hand-typed line).
 func ParseReply(body string) (token, key string, ok bool) {
-	m := replyRE().FindStringSubmatch(strings.TrimSpace(body))
+	m := replyRE.FindStringSubmatch(strings.TrimSpace(body))
 	if m == nil {
 		return "", "", false
 	}
