@@ -159,11 +159,7 @@ func TestAgentExitKeepsPaneAndRecordsExitCode(t *testing.T) {
 	// Once the agent has its task, owt _run hands the wait to owt-wait
 	// (a few hundred KiB where owt is a few MiB): the pane's own process,
 	// the agent still its child.
-	e.Eventually(15*time.Second, "owt-wait waits for the agent", func() bool {
-		pid := e.Tmux("display-message", "-p", "-t", "="+it.Session+":", "#{pane_pid}")
-		comm, _ := os.ReadFile("/proc/" + pid + "/comm")
-		return strings.TrimSpace(string(comm)) == "owt-wait"
-	})
+	e.waitHandedOver(it.Session)
 	// It runs lean (one P, no collector: its memory is most of what an
 	// agent costs), and the shell that follows does not inherit that.
 	pid := e.Tmux("display-message", "-p", "-t", "="+it.Session+":", "#{pane_pid}")

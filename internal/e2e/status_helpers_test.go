@@ -3,6 +3,8 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -72,4 +74,16 @@ func (e *Env) requireStatusOption(session, want string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	require.Equal(e.t, want, e.SessionOption(session, "@owt-status"))
+}
+
+// waitHandedOver waits until the agent's runner (owt _run) has handed the
+// wait for the agent to owt-wait, the pane's own process from then on: the
+// runner is done with the start, and owt-wait never reads the records.
+func (e *Env) waitHandedOver(session string) {
+	e.t.Helper()
+	e.Eventually(30*time.Second, "owt-wait waits for the agent of "+session, func() bool {
+		pid := e.Tmux("display-message", "-p", "-t", "="+session+":", "#{pane_pid}")
+		comm, _ := os.ReadFile("/proc/" + strings.TrimSpace(pid) + "/comm")
+		return strings.TrimSpace(string(comm)) == "owt-wait"
+	})
 }

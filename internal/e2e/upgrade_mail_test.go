@@ -2,9 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -28,11 +26,7 @@ func TestMailQueuedByAnOlderOwtReachesOnlyItsAgent(t *testing.T) {
 	// Its runner (owt _run) done with the start, replaced by owt-wait: it
 	// reads the record no more, so owt list is the one to find the garbage
 	// below and rebuild the record.
-	e.Eventually(30*time.Second, "b's runner handed over to owt-wait", func() bool {
-		pid := strings.TrimSpace(e.Tmux("display-message", "-p", "-t", "="+e.Find(repo, "b").Session+":", "#{pane_pid}"))
-		cmdline, _ := os.ReadFile("/proc/" + pid + "/cmdline")
-		return strings.HasSuffix(strings.SplitN(string(cmdline), "\x00", 2)[0], "owt-wait")
-	})
+	e.waitHandedOver(e.Find(repo, "b").Session)
 	root := e.Find(repo, "b").Repo
 
 	// The older owt's record: no life.
@@ -93,11 +87,7 @@ func TestMailOfAnOlderOwtsAgentSurvivesARebuiltStateFile(t *testing.T) {
 	// Its runner (owt _run) done with the start, replaced by owt-wait: it
 	// reads the record no more, so owt list is the one to find the garbage
 	// below and rebuild the record.
-	e.Eventually(30*time.Second, "b's runner handed over to owt-wait", func() bool {
-		pid := strings.TrimSpace(e.Tmux("display-message", "-p", "-t", "="+e.Find(repo, "b").Session+":", "#{pane_pid}"))
-		cmdline, _ := os.ReadFile("/proc/" + pid + "/cmdline")
-		return strings.HasSuffix(strings.SplitN(string(cmdline), "\x00", 2)[0], "owt-wait")
-	})
+	e.waitHandedOver(e.Find(repo, "b").Session)
 	root := e.Find(repo, "b").Repo
 	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
 	require.NoError(t, err)
