@@ -18,6 +18,15 @@ var boxRule = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[ \t\x{a0}─━═╭╮╰╯┌┐└┘│┃|]*$`)
 })
 
+// borderHead is a row that starts with a box's bottom border or a rule:
+// the box ends there, whatever a capture (-J) joined after it. Output
+// written over a tool's screen (a stray line from another process) can
+// leave the border's row marked wrapped, and then the footer under the
+// box reads as a row of it.
+var borderHead = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[ \t\x{a0}]*[╰└]?[─━═]{2,}`)
+})
+
 // inputTrim is what surrounds the text of an input row: spaces, the
 // no-break space Claude Code puts after its prompt, box borders.
 const inputTrim = " \t\u00a0│┃|"
@@ -67,7 +76,7 @@ func (c *Classifier) InputBox(screen string) (text string, hint, ok bool) {
 	for ; end < len(rows); end++ {
 		row := rows[end]
 		t := strings.Trim(row, inputTrim)
-		if t == "" || boxRule().MatchString(row) || c.statusBar != nil && c.statusBar.MatchString(row) ||
+		if t == "" || boxRule().MatchString(row) || borderHead().MatchString(row) || c.statusBar != nil && c.statusBar.MatchString(row) ||
 			inputPrompt().MatchString(row) {
 			break
 		}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -64,6 +65,15 @@ func TestInputTextReadsEveryRowOfTheBox(t *testing.T) {
 	screen := "● done\n\n╭────────────╮\n│ > first line │\n│   second   │\n╰────────────╯\n  ? for shortcuts\n"
 	if got, ok := cl.InputText(screen); !ok || got != "first line\nsecond" {
 		t.Errorf("InputText = %q, %v", got, ok)
+	}
+	// The box's bottom border joined with the footer by the capture (its
+	// row left marked wrapped by a line written over the screen): the
+	// footer is no text in the box.
+	joined := "● done\n\n╭────────────╮\n│ >%s│\n╰────────────╯  ? for shortcuts      \n"
+	for box, want := range map[string]string{"          ": "", " a draft  ": "a draft"} {
+		if got, ok := cl.InputText(fmt.Sprintf(joined, box)); !ok || got != want {
+			t.Errorf("joined footer, box %q: InputText = %q, %v; want %q", box, got, ok, want)
+		}
 	}
 	// Claude Code 2.1.330's dim hint after a failed prompt is no text
 	// (waiting-prompt-failed-not-logged-in-v2.1.330.txt, its box).

@@ -2,7 +2,11 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -104,5 +108,57 @@ func TestMailOfAnOlderOwtsAgentSurvivesARebuiltStateFile(t *testing.T) {
 	e.listAfterCorruptState(repo)
 	e.EventuallyWhy(60*time.Second, "b got its message", func() bool { return len(e.promptsWith("b", "for this b")) == 1 }, func() string {
 		return "messages: " + e.Owt(repo, "messages", "b", "--json").Stdout + "\nowt log:\n" + e.OwtLog()
+	})
+}
+
+// A corrupt record found by an agent's runner (owt _run, whose pane the
+// agent's TUI draws) is said in owt's log, never written into the pane:
+// such a line over the agent's screen left a row marked wrapped, a
+// capture joined the input box's border to the footer, the box read as
+// holding text owt did not type, and mail queued for the agent waited
+// forever (agent.TestInputTextReadsEveryRowOfTheBox reads that screen).
+func TestMailReachesAnAgentWhoseRunnerRebuiltItsRecord(t *testing.T) {
+	e := NewEnv(t)
+	// The fake takes 3 s to draw: its runner reads the record meanwhile,
+	// every 250 ms, until the turn starts.
+	e.Set("OWT_FAKE_STARTUP", "3s")
+	e.Tmux("set-environment", "-g", "OWT_FAKE_STARTUP", "3s")
+	repo := e.NewRepo("app")
+	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "b", "!sleep 3")
+	e.Eventually(15*time.Second, "b's agent started", func() bool { _, ok := e.Start("b"); return ok })
+	session := e.Find(repo, "b").Session
+	runner, err := strconv.Atoi(e.Tmux("display-message", "-p", "-t", "="+session+":", "#{pane_pid}"))
+	require.NoError(t, err)
+
+	root := e.Find(repo, "b").Repo
+	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	f, err := (&state.Store{Repo: root, Path: files[0]}).Peek()
+	require.NoError(t, err)
+	box := outbox.Box{Dir: filepath.Join(e.Root, "state", "owt", "outbox")}
+	_, _, err = box.Enqueue(outbox.Of(f.Records["b"]), outbox.Message{Kind: outbox.KindPeer, Key: "m1", From: "a", Text: "[from a] for b"}, time.Now())
+	require.NoError(t, err)
+
+	monitor := e.FreezeMonitor()
+	defer func() { _ = syscall.Kill(monitor, syscall.SIGCONT) }()
+	e.corruptState("app-*.json", "{garbage")
+	e.EventuallyWhy(10*time.Second, "the runner's rebuild of b's record in owt's log", func() bool {
+		for _, l := range e.LogLines("owt") {
+			if strings.Contains(l, fmt.Sprintf("[%d] ", runner)) && strings.Contains(l, "rebuilt the record of b") {
+				return true
+			}
+		}
+		return false
+	}, func() string { return "owt log:\n" + e.OwtLog() + "\nscreen:\n" + e.Capture("="+session+":") })
+	require.NotContains(t, e.Capture("="+session+":"), "rebuilt the record", "owt wrote into the agent's pane")
+	// The monitor back once the turn runs: the rebuilt record calls the
+	// agent idle, and a tool still drawing drops what is typed (a known
+	// gap: a rebuild does not know an agent is still starting).
+	e.WaitScreen("="+session+":", "Working")
+	require.NoError(t, syscall.Kill(monitor, syscall.SIGCONT))
+
+	e.EventuallyWhy(60*time.Second, "b got its message", func() bool { return len(e.promptsWith("b", "for b")) == 1 }, func() string {
+		return "messages: " + e.Owt(repo, "messages", "b", "--json").Stdout + "\nscreen:\n" + e.Capture("="+session+":") + "\nowt log:\n" + e.OwtLog()
 	})
 }

@@ -111,6 +111,14 @@ func open(tm *tmux.Client, repo, name string) (*runner, *state.Record, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// This process's stderr is the pane, which the agent's TUI draws: a
+	// line written there lands in its screen and can leave a row marked
+	// wrapped, so a capture reads the box's border and footer as one row
+	// of input. A corrupt record the runner finds is said in owt's log,
+	// as the monitor says it.
+	ws.Store.Warn = func(m string) {
+		owtlog.Errorf("owt", owtlog.Fields{Repo: repo, Agent: name, Event: "state"}, "%s", m)
+	}
 	w := &runner{ws}
 	rec, err := w.Get(name)
 	if life := os.Getenv(state.LifeEnv); err == nil && life != "" && rec.Life != life {
