@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -14,11 +13,13 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// root is the source tree's root.
+// root is the source tree's root: go test runs this in internal/buildinfo
+// (not runtime.Caller's path: make test builds with -trimpath).
 func root(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	dir, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	return dir
 }
 
 func read(t *testing.T, rel string) string {
