@@ -25,8 +25,7 @@ func TestNewStartsAgentWithTaskAsOneArgument(t *testing.T) {
 	task := "Add \"auth\" with $(whoami); `id` \\ C-c Enter\nand ünïcode ✓"
 	// A turn long enough to be seen working on a busy machine (the
 	// default half second can be over before owt list answers).
-	e.Set("OWT_FAKE_WORK", "60s")
-	e.Tmux("set-environment", "-g", "OWT_FAKE_WORK", "60s")
+	e.SetAgentEnv("OWT_FAKE_WORK", "60s")
 	it := newJSON(t, e, repo, "--tool", "claude", "--", task)
 	require.Equal(t, "claude", it.Tool)
 
@@ -67,8 +66,7 @@ func TestPasteToolGetsTaskOnlyAfterItIsReady(t *testing.T) {
 	e := NewEnv(t)
 	// aider takes no prompt argument; it drops anything typed during a slow
 	// start-up, like real TUIs do.
-	e.Set("OWT_FAKE_STARTUP", "1500ms")
-	e.Tmux("set-environment", "-g", "OWT_FAKE_STARTUP", "1500ms")
+	e.SetAgentEnv("OWT_FAKE_STARTUP", "1500ms")
 	repo := e.NewRepo("app")
 	task := "Line one of the task\nline two with 'quotes' and C-c"
 	it := newJSON(t, e, repo, "--tool", "aider", "--", task)

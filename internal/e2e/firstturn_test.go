@@ -52,8 +52,7 @@ func TestQuickFirstTurnOfAHooklessToolIsNoTaskNotTaken(t *testing.T) {
 	for _, tool := range []string{"opencode", "pi", "cursor-agent"} {
 		t.Run(tool, func(t *testing.T) {
 			e := NewEnv(t)
-			e.Set("OWT_FAKE_WORK", "50ms")
-			e.Tmux("set-environment", "-g", "OWT_FAKE_WORK", "50ms")
+			e.SetAgentEnv("OWT_FAKE_WORK", "50ms")
 			repo := e.NewRepo("app")
 			rec := e.recordStatuses(repo)
 			it := newJSON(t, e, repo, "--tool", tool, "--no-setup", "--name", "q", "say hi")

@@ -19,8 +19,7 @@ import (
 // that is still starting (and drops what it is sent, like real ones do).
 func TestSendRightAfterNewReachesTheAgent(t *testing.T) {
 	e := NewEnv(t)
-	e.Set("OWT_FAKE_STARTUP", "1500ms")
-	e.Tmux("set-environment", "-g", "OWT_FAKE_STARTUP", "1500ms")
+	e.SetAgentEnv("OWT_FAKE_STARTUP", "1500ms")
 	repo := e.NewRepo("app")
 	// claude takes its task as an argument; aider gets it pasted once ready.
 	for i, tool := range []string{"claude", "claude", "claude", "aider"} {
@@ -100,8 +99,7 @@ func TestSendNeverSubmittedIsNotSent(t *testing.T) {
 // Parallel sends to one agent each arrive as their own prompt, once.
 func TestParallelSendsToOneAgentStaySeparate(t *testing.T) {
 	e := NewEnv(t)
-	e.Set("OWT_FAKE_WORK", "100ms")
-	e.Tmux("set-environment", "-g", "OWT_FAKE_WORK", "100ms")
+	e.SetAgentEnv("OWT_FAKE_WORK", "100ms")
 	repo := e.NewRepo("app")
 	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "a", "First task")
 	e.WaitPrompts("a", 1)

@@ -325,8 +325,7 @@ issue = 21
 // pasted once it is ready, though the record no longer holds it then.
 func TestPasteToolGetsTheTemplatedPrompt(t *testing.T) {
 	e := NewEnv(t)
-	e.Set("OWT_FAKE_STARTUP", "1500ms")
-	e.Tmux("set-environment", "-g", "OWT_FAKE_STARTUP", "1500ms")
+	e.SetAgentEnv("OWT_FAKE_STARTUP", "1500ms")
 	repo := e.NewRepo("app")
 	r := e.OwtIn(repo, guessing, "", "new", "--no-setup", "--name", "pasted", "--tool", "aider", "--template", "docs", "update the install steps")
 	require.Equal(t, 0, r.Code, r.Stderr)

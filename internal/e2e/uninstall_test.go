@@ -17,6 +17,8 @@ import (
 
 	"github.com/owt-tmux/owt/internal/e2e/fixture"
 	"github.com/stretchr/testify/require"
+
+	"github.com/owt-tmux/owt/internal/state"
 )
 
 // treeOf is every file, link and folder under the dirs, with its mode and
@@ -401,9 +403,15 @@ func TestUninstallStopsAtAnUnrecordedSession(t *testing.T) {
 	app := e.NewRepo("app")
 	a := e.newAgent(app, "a", "claude")
 	e.WaitStatus(app, "a", "idle", 30*time.Second)
+	// Removed under the repository's lock, as owt's own writers take it:
+	// the monitor or a hook of a, writing a's status between the two
+	// removals, would otherwise write its record and the index back.
 	appState := stateFileOf(t, e, app)
-	require.NoError(t, os.Remove(appState))
-	require.NoError(t, os.RemoveAll(strings.TrimSuffix(appState, ".json")))
+	require.NoError(t, (&state.Store{Repo: app, Path: appState}).Update(func(*state.File) error {
+		require.NoError(t, os.Remove(appState))
+		require.NoError(t, os.RemoveAll(strings.TrimSuffix(appState, ".json")))
+		return state.ErrNoChange
+	}))
 	r := uninstall()
 	require.Equal(t, 1, r.Code, "%s%s", r.Stdout, r.Stderr)
 	require.Contains(t, r.Stderr, "tmux session "+a.Session)

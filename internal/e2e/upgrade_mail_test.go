@@ -121,8 +121,7 @@ func TestMailReachesAnAgentWhoseRunnerRebuiltItsRecord(t *testing.T) {
 	e := NewEnv(t)
 	// The fake takes 3 s to draw: its runner reads the record meanwhile,
 	// every 250 ms, until the turn starts.
-	e.Set("OWT_FAKE_STARTUP", "3s")
-	e.Tmux("set-environment", "-g", "OWT_FAKE_STARTUP", "3s")
+	e.SetAgentEnv("OWT_FAKE_STARTUP", "3s")
 	repo := e.NewRepo("app")
 	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "b", "!sleep 3")
 	e.Eventually(15*time.Second, "b's agent started", func() bool { _, ok := e.Start("b"); return ok })
