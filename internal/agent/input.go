@@ -18,13 +18,14 @@ var boxRule = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[ \t\x{a0}─━═╭╮╰╯┌┐└┘│┃|]*$`)
 })
 
-// borderHead is a row that starts with a box's bottom border or a rule:
-// the box ends there, whatever a capture (-J) joined after it. Output
+// borderHead is a row that starts with a box's bottom border or a rule
+// (eight cells of it at least: a draft's line may start with a dash or
+// two): the box ends there, whatever a capture (-J) joined after it. Output
 // written over a tool's screen (a stray line from another process) can
 // leave the border's row marked wrapped, and then the footer under the
 // box reads as a row of it.
 var borderHead = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[ \t\x{a0}]*[╰└]?[─━═]{2,}`)
+	return regexp.MustCompile(`^[ \t\x{a0}]*[╰└]?[─━═]{8,}`)
 })
 
 // inputTrim is what surrounds the text of an input row: spaces, the

@@ -75,6 +75,11 @@ func TestInputTextReadsEveryRowOfTheBox(t *testing.T) {
 			t.Errorf("joined footer, box %q: InputText = %q, %v; want %q", box, got, ok, want)
 		}
 	}
+	// A draft's line that starts with a short rule is the draft's.
+	ruled := "● done\n\n────────────\n❯ first\n  ── second\n────────────\n  ? for shortcuts\n"
+	if got, ok := cl.InputText(ruled); !ok || got != "first\n── second" {
+		t.Errorf("a line starting with a rule: InputText = %q, %v", got, ok)
+	}
 	// Claude Code 2.1.330's dim hint after a failed prompt is no text
 	// (waiting-prompt-failed-not-logged-in-v2.1.330.txt, its box).
 	hint := "❯ say hi\n  ⎿  Not logged in · Please run /login\n\n────────\n❯\u00a0Once fixed, resend your message\n────────\n  ⏵⏵ auto mode on (shift+tab to cycle)\n"
