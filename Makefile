@@ -25,14 +25,15 @@ build:
 # and tests kept the machine busy, so fewer worlds started: on two cores
 # make test took longer than the two tiers one after the other.
 E2E_PARALLEL ?= 6
-UNIT_TESTS = $(AS_SHIPPED) $(GO) test -short -count=1 ./... ./testdata/fakeagent/
-E2E_TESTS  = $(AS_SHIPPED) $(GO) test -parallel $(E2E_PARALLEL) -count=1 -timeout 30m ./internal/e2e/
+UNIT_TESTS = CGO_ENABLED=0 $(GO) test $(AS_SHIPPED) -short -count=1 ./... ./testdata/fakeagent/
+E2E_TESTS  = CGO_ENABLED=0 $(GO) test $(AS_SHIPPED) -parallel $(E2E_PARALLEL) -count=1 -timeout 30m ./internal/e2e/
 # The checks and the tests build every package as scripts/build.sh builds
 # owt for a release: static (CGO_ENABLED=0), -trimpath, the
 # urfave_cli_no_docs tag. So vet, the unit tests, the e2e test binary and
 # the programs the e2e fixture builds share one build of each package;
 # on a cold build cache (CI's) three sets of flags made three builds.
-AS_SHIPPED = CGO_ENABLED=0 GOFLAGS='$(shell $(GO) env GOFLAGS) -trimpath -tags=urfave_cli_no_docs'
+# (These -tags replace any -tags of your GOFLAGS.)
+AS_SHIPPED = -trimpath -tags=urfave_cli_no_docs
 test: lint
 	$(UNIT_TESTS)
 	$(E2E_TESTS)
@@ -115,7 +116,7 @@ screenshots: build
 
 lint:
 	@out=$$(gofmt -l cmd internal testdata popups keybindings 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	$(AS_SHIPPED) $(GO) vet ./... ./testdata/fakeagent/ ./testdata/fakegh/
+	CGO_ENABLED=0 $(GO) vet $(AS_SHIPPED) ./... ./testdata/fakeagent/ ./testdata/fakegh/
 
 clean:
 	rm -rf bin dist
