@@ -131,11 +131,7 @@ func TestMailReachesAnAgentWhoseRunnerRebuiltItsRecord(t *testing.T) {
 	runner, err := strconv.Atoi(e.Tmux("display-message", "-p", "-t", "="+session+":", "#{pane_pid}"))
 	require.NoError(t, err)
 
-	root := e.Find(repo, "b").Repo
-	files, err := filepath.Glob(filepath.Join(e.Root, "state", "owt", "repos", "app-*.json"))
-	require.NoError(t, err)
-	require.Len(t, files, 1)
-	f, err := (&state.Store{Repo: root, Path: files[0]}).Peek()
+	f, err := e.stateStore("app-*.json").Peek()
 	require.NoError(t, err)
 	box := outbox.Box{Dir: filepath.Join(e.Root, "state", "owt", "outbox")}
 	_, _, err = box.Enqueue(outbox.Of(f.Records["b"]), outbox.Message{Kind: outbox.KindPeer, Key: "m1", From: "a", Text: "[from a] for b"}, time.Now())
