@@ -138,14 +138,20 @@ func (f *fleet) start(n int) bool {
 // waitStatus waits until at least want agents of the fleet have status st.
 func (f *fleet) waitStatus(want int, st string, d time.Duration) bool {
 	got := 0
+	var others []string
 	for deadline := time.Now().Add(d); ; time.Sleep(time.Second) {
-		var items []struct{ Status string }
+		var items []struct {
+			Name, Status string
+			Source       string `json:"status_source"`
+		}
 		out, err := f.w.cmd(f.repo, f.bin, "list", "--json").Output()
 		if err == nil && json.Unmarshal(out, &items) == nil {
-			got = 0
+			got, others = 0, nil
 			for _, it := range items {
 				if it.Status == st {
 					got++
+				} else {
+					others = append(others, fmt.Sprintf("%s %s (from %s)", it.Name, it.Status, it.Source))
 				}
 			}
 			if got >= want {
@@ -154,6 +160,9 @@ func (f *fleet) waitStatus(want int, st string, d time.Duration) bool {
 		}
 		if time.Now().After(deadline) {
 			fmt.Printf("fleet: %d of %d agents %s after %s; no figures\n", got, want, st, d)
+			for _, o := range others[:min(len(others), 10)] {
+				fmt.Printf("    %s\n", o)
+			}
 			return false
 		}
 	}

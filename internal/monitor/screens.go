@@ -3,6 +3,7 @@ package monitor
 import (
 	"crypto/sha256"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -113,18 +114,35 @@ func (m *monitor) paneOf(r *state.Record) (tmux.PaneState, bool) {
 
 // toCapture lists the agent panes (as of the last tick) to read this tick:
 // new ones, ones whose window had output since (or in the second of) their
-// last capture, and ones unread for forceCapture.
+// last capture, and ones unread for forceCapture — of those, the longest
+// unread first, at most forcedPerTick: a fleet first read at one tick
+// would otherwise be read whole again every forceCapture, all at once.
 func (m *monitor) toCapture(now time.Time) []string {
 	var ids []string
+	var stale []agentPane
 	for _, ap := range m.live {
 		v := m.screen[ap.pane.ID]
-		if v == nil || !ap.pane.Activity.Before(v.captured.Truncate(time.Second).Add(-time.Second)) ||
-			now.Sub(v.captured) >= forceCapture {
+		switch {
+		case v == nil || !ap.pane.Activity.Before(v.captured.Truncate(time.Second).Add(-time.Second)):
 			ids = append(ids, ap.pane.ID)
+		case now.Sub(v.captured) >= forceCapture:
+			stale = append(stale, ap)
 		}
+	}
+	sort.SliceStable(stale, func(i, j int) bool {
+		return m.screen[stale[i].pane.ID].captured.Before(m.screen[stale[j].pane.ID].captured)
+	})
+	for _, ap := range stale[:min(len(stale), forcedPerTick(len(m.live)))] {
+		ids = append(ids, ap.pane.ID)
 	}
 	return ids
 }
+
+// forcedPerTick is how many panes unread for forceCapture a tick reads
+// among n watched: 80, which one tmux call holds, or a tenth of them
+// when that is more (a second's share of forceCapture). At 500 quiet
+// agents a burst of 500 spreads over 7 ticks and stays spread.
+func forcedPerTick(n int) int { return max(80, (n+9)/10) }
 
 // observe classifies the captured screens and forgets panes that are gone.
 func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, now time.Time) {

@@ -34,51 +34,66 @@ var snapshotFields = []string{"#{pane_id}", "#{session_id}", "#{session_name}", 
 	"#{?#{&&:#{session_attached},#{&&:#{window_active},#{pane_active}}},1,0}"}
 
 // Snapshot lists every pane of the server and captures the visible text
-// of the panes in capture, all in one tmux call: the monitor's whole view
-// of the server per tick costs one process. marker must not appear in
-// pane text (the caller makes it random); it separates the captures.
+// of the panes in capture, in one tmux call when they fit in one (the
+// monitor's whole view of the server per tick costs one process), else in
+// as few as fit (batches: tmux refuses a command line over 16 KiB, and at
+// ~150 panes to capture one call was refused whole, every tick). marker
+// must not appear in pane text (the caller makes it random); it separates
+// the captures.
 //
 // A pane in capture that vanished since the caller listed it makes tmux
 // stop at that command: the panes are still returned with the captures
 // made before it. ErrNoServer means the server is gone.
 func (c *Client) Snapshot(capture []string, marker string) ([]PaneState, map[string]string, error) {
+	ctx, cancel := c.bounded(c.context())
+	defer cancel()
+	var panes []PaneState
+	captures := map[string]string{}
+	for i, b := range batches(snapshotCommands(capture, marker)) {
+		cmd := c.commandIn(ctx, nil, batchArgs(b)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		runErr := proc.Run(ctx, cmd)
+		if runErr != nil {
+			if errors.Is(runErr, exec.ErrNotFound) {
+				return nil, nil, ErrNotInstalled
+			}
+			if ctx.Err() != nil {
+				// Cut off mid-answer: a partial pane list would read as agents gone.
+				return nil, nil, fmt.Errorf("tmux list-panes: %w", ctx.Err())
+			}
+			if isNoServer(strings.TrimSpace(stderr.String())) {
+				return nil, nil, ErrNoServer
+			}
+			if i == 0 && stdout.Len() == 0 {
+				return nil, nil, errors.New("tmux list-panes: " + strings.TrimSpace(stderr.String()))
+			}
+		}
+		ps, caps := parseSnapshot(stdout.String(), marker)
+		if i == 0 {
+			panes = ps
+		}
+		for id, text := range caps {
+			captures[id] = text
+		}
+		if runErr != nil {
+			break // a pane gone: the captures after it wait for the next look
+		}
+	}
+	return panes, captures, nil
+}
+
+// snapshotCommands list every pane, then capture each of capture after a
+// line that names it.
+func snapshotCommands(capture []string, marker string) [][]string {
 	cmds := [][]string{{"list-panes", "-a", "-F", strings.Join(snapshotFields, fieldSep)}}
 	for _, p := range capture {
 		// display-message expands #{pane_id}: the marker names its pane.
-		cmds = append(cmds,
-			[]string{"display-message", "-p", "-t", p, marker + "#{pane_id}"},
-			[]string{"capture-pane", "-p", "-J", "-t", p})
+		// The two go as one, never split between two calls.
+		cmds = append(cmds, []string{"display-message", "-p", "-t", p, marker + "#{pane_id}",
+			batchSep, "capture-pane", "-p", "-J", "-t", p})
 	}
-	var args []string
-	for i, cmd := range cmds {
-		if i > 0 {
-			args = append(args, batchSep)
-		}
-		args = append(args, cmd...)
-	}
-	ctx, cancel := c.bounded(c.context())
-	defer cancel()
-	cmd := c.commandIn(ctx, nil, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := proc.Run(ctx, cmd)
-	if runErr != nil {
-		if errors.Is(runErr, exec.ErrNotFound) {
-			return nil, nil, ErrNotInstalled
-		}
-		if ctx.Err() != nil {
-			// Cut off mid-answer: a partial pane list would read as agents gone.
-			return nil, nil, fmt.Errorf("tmux list-panes: %w", ctx.Err())
-		}
-		if isNoServer(strings.TrimSpace(stderr.String())) {
-			return nil, nil, ErrNoServer
-		}
-		if stdout.Len() == 0 {
-			return nil, nil, errors.New("tmux list-panes: " + strings.TrimSpace(stderr.String()))
-		}
-	}
-	panes, captures := parseSnapshot(stdout.String(), marker)
-	return panes, captures, nil
+	return cmds
 }
 
 func parseSnapshot(out, marker string) ([]PaneState, map[string]string) {

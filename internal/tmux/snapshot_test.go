@@ -1,6 +1,7 @@
 package tmux
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -19,4 +20,40 @@ func TestParseSnapshot(t *testing.T) {
 		{ID: "%2", SessionID: "$2", SessionName: "app/b", WindowID: "@2", TTY: "/dev/pts/4", Dead: true, DeadStatus: 137, Activity: time.Unix(1700000005, 0)},
 	}, panes)
 	require.Equal(t, map[string]string{"%1": "line one\n> \n", "%2": "bye\n"}, caps)
+}
+
+// A look at hundreds of panes is over what tmux takes in one call (16
+// KiB of command line): at 500 agents the monitor's every tick was
+// refused whole ("command too long") and it saw nothing. It is split
+// into calls that fit, and every pane is read.
+func TestSnapshotOfManyPanesReadsEveryOne(t *testing.T) {
+	c := server(t)
+	var cmds [][]string
+	for i := 0; i < 250; i++ {
+		cmds = append(cmds, []string{"new-window", "-d", "-t", "base", "sh", "-c", `echo "screen of $TMUX_PANE"; exec sleep 600`})
+	}
+	_, err := c.RunBatch(cmds...)
+	require.NoError(t, err)
+	var ids []string
+	require.Eventually(t, func() bool {
+		panes, caps, err := c.Snapshot(nil, "⟦m⟧")
+		require.NoError(t, err)
+		if len(panes) != 251 {
+			return false
+		}
+		ids = ids[:0]
+		for _, p := range panes {
+			ids = append(ids, p.ID)
+		}
+		panes, caps, err = c.Snapshot(ids, "⟦m⟧")
+		require.NoError(t, err)
+		require.Len(t, panes, 251)
+		for _, id := range ids[1:] {
+			if !strings.Contains(caps[id], "screen of "+id+"\n") {
+				return false
+			}
+		}
+		return len(caps) == 251
+	}, 20*time.Second, 100*time.Millisecond)
+	require.Greater(t, len(batches(snapshotCommands(ids, "⟦m⟧"))), 1, "too long for one call")
 }

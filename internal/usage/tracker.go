@@ -143,6 +143,7 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 		fp := fingerprint(prices)
 		repriced := t.priced[repo] != fp
 		t.priced[repo] = fp
+		readers := readersOf(f)
 		for _, s := range list {
 			a := f.Agents[s.Name]
 			if a != nil && s.Recovered && !a.Since.IsZero() {
@@ -151,8 +152,10 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 			if a != nil && otherLife(a, s) {
 				// Another agent of the same name (the first was deleted):
 				// the first one's spend stays, under its own key.
-				f.Agents[s.Name+"@"+a.Since.Local().Format("2006-01-02T15:04:05")] = a
-				changed = append(changed, s.Name+"@"+a.Since.Local().Format("2006-01-02T15:04:05"))
+				earlier := s.Name + "@" + a.Since.Local().Format("2006-01-02T15:04:05")
+				f.Agents[earlier] = a
+				readers.rename(a, s.Name, earlier)
+				changed = append(changed, earlier)
 				a = nil
 			}
 			if a == nil {
@@ -166,7 +169,7 @@ func (t *Tracker) Tick(srcs []Source, now time.Time) (read int64, more bool) {
 			if s.Tool == FormatOpenCode && !s.Shared {
 				openCode = append(openCode, s)
 			}
-			t.discover(a, s, codexFiles, claimed(f, s.Name))
+			t.discover(a, s, codexFiles, readers)
 			grew := false
 			for path, fst := range a.Files {
 				if fst.Format == FormatOpenCode {
@@ -341,19 +344,45 @@ func otherLife(a *Agent, s Source) bool {
 	return !a.Since.IsZero() && !s.Since.IsZero() && !a.Since.Equal(s.Since)
 }
 
-// claimed are the session files the other agents of f (earlier lives of
-// name among them) read: none of them is name's.
-func claimed(f *File, name string) map[string]bool {
-	out := map[string]bool{}
+// fileReaders are, for each session file of a repository's agents, the
+// agents that read it (one, mostly): built once a tick, not once an agent
+// (at 500 agents, a map of every file for each agent was a quarter of
+// the monitor's CPU).
+type fileReaders map[string][]string
+
+func readersOf(f *File) fileReaders {
+	r := fileReaders{}
 	for n, a := range f.Agents {
-		if n == name || a == nil {
+		if a == nil {
 			continue
 		}
 		for p := range a.Files {
-			out[p] = true
+			r[p] = append(r[p], n)
 		}
 	}
-	return out
+	return r
+}
+
+// claimed reports whether an agent other than name (an earlier life of
+// name among them) read path: then it is not name's.
+func (r fileReaders) claimed(path, name string) bool {
+	for _, n := range r[path] {
+		if n != name {
+			return true
+		}
+	}
+	return false
+}
+
+// rename has a's files read by to, no longer by from.
+func (r fileReaders) rename(a *Agent, from, to string) {
+	for p := range a.Files {
+		for i, n := range r[p] {
+			if n == from {
+				r[p][i] = to
+			}
+		}
+	}
 }
 
 // ownSession reports whether the session file at path, found in s's
@@ -382,11 +411,12 @@ func ownCodexSession(s Source, path string) bool {
 }
 
 // discover adds the session files of s that a has not read yet; files
-// another agent read (claimed) are not s's.
-func (t *Tracker) discover(a *Agent, s Source, codexFiles map[string][]string, claimed map[string]bool) {
+// another agent read (readers) are not s's.
+func (t *Tracker) discover(a *Agent, s Source, codexFiles map[string][]string, readers fileReaders) {
 	add := func(path, format string) {
-		if _, ok := a.Files[path]; !ok && path != "" && !claimed[path] {
+		if _, ok := a.Files[path]; !ok && path != "" && !readers.claimed(path, s.Name) {
 			a.Files[path] = &FileState{Format: format, Days: Days{}}
+			readers[path] = append(readers[path], s.Name)
 		}
 	}
 	switch s.Tool {
