@@ -149,6 +149,7 @@ type app struct {
 	allowAlways  bool
 	idleSince    time.Time
 	idleNotified bool
+	timed        bool // the last frame drawn moves with time (draw)
 	lastCtrlC    time.Time
 	thinking     bool     // the turn is in a !think: no answer yet
 	swallow      int      // Enter keys still to ignore (!swallow-enter)
@@ -383,6 +384,13 @@ func (a *app) runInteractive() int {
 			}
 		}
 		a.draw()
+		// An idle TUI sleeps: nothing on its screen moves with time, and
+		// 500 agents waking ten times a second were a busy machine.
+		if a.timeBound() {
+			ticker.Reset(100 * time.Millisecond)
+		} else {
+			ticker.Stop()
+		}
 	}
 }
 
@@ -679,19 +687,33 @@ func (a *app) poke() {
 	}
 }
 
+// tick runs what is due by time.
 func (a *app) tick() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.st.mode == modeIdle && !a.idleNotified && a.idleNotify > 0 &&
-		time.Since(a.idleSince) >= a.idleNotify {
+	if a.idleNotifyDue() && time.Since(a.idleSince) >= a.idleNotify {
 		a.idleNotified = true
 		go a.hooks.idlePrompt()
 	}
 }
 
+func (a *app) idleNotifyDue() bool {
+	return a.st.mode == modeIdle && !a.idleNotified && a.idleNotify > 0
+}
+
+// timeBound reports whether anything waits on time: the last frame moves
+// with it (a spinner, a hint still shown), or an idle notice is due.
+func (a *app) timeBound() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.timed || a.idleNotifyDue()
+}
+
 func (a *app) draw() {
 	a.mu.Lock()
-	f := render(a.p, &a.st, a.width, a.height, time.Now())
+	now := time.Now()
+	f := render(a.p, &a.st, a.width, a.height, now)
+	a.timed = a.st.mode == modeWorking || a.st.hint != "" && now.Before(a.st.hintUntil)
 	a.mu.Unlock()
 	a.term.draw(f)
 }
