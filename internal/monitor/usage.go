@@ -27,10 +27,6 @@ func (m *monitor) readUsage(now time.Time) {
 	}
 	defer m.showLimits(now)
 	due := map[string]bool{}
-	paths := map[string]int{}
-	for _, r := range m.recs.records {
-		paths[r.Path]++
-	}
 	var srcs []usage.Source
 	for _, r := range m.recs.records {
 		tool := workspace.ToolOf(r)
@@ -52,11 +48,18 @@ func (m *monitor) readUsage(now time.Time) {
 				// A swarm's workers share a folder, and an in-place agent
 				// works in the user's own checkout, where the user's own
 				// sessions are: only what its hooks name is its own.
-				Since: r.CreatedAt, Life: r.Life, Sessions: r.Sessions, Shared: r.Swarm != nil || r.InPlace || paths[r.Path] > 1, Recovered: r.Recovered})
+				Since: r.CreatedAt, Life: r.Life, Sessions: r.Sessions, Shared: r.Swarm != nil || r.InPlace, Recovered: r.Recovered})
 		}
 	}
 	if len(srcs) == 0 {
-		return
+		return // most ticks: no repository is due
+	}
+	paths := map[string]int{}
+	for _, r := range m.recs.records {
+		paths[r.Path]++
+	}
+	for i := range srcs {
+		srcs[i].Shared = srcs[i].Shared || paths[srcs[i].Dir] > 1
 	}
 	if _, more := m.tracker.Tick(srcs, now); more {
 		for repo := range due {

@@ -60,7 +60,7 @@ type Reactor struct {
 	idleAt map[agentKey]time.Time // the idle turn last looked at
 	lookAt map[agentKey]time.Time // when an idle agent's conflict prediction last ran
 	// lookMark is what that run looked at (lookMarkOf).
-	lookMark map[agentKey]string
+	lookMark map[agentKey]lookMark
 	next     map[agentKey]time.Time     // when its pull request is polled next
 	polled   map[agentKey]time.Time     // when it was last polled
 	logOwed  map[agentKey]logWait       // failures held for a log gh could not give yet
@@ -179,10 +179,18 @@ func (x *Reactor) lookDue(it Input, now time.Time, every time.Duration) bool {
 	return x.lookMark[keyOf(rec)] != lookMarkOf(it)
 }
 
-// lookMarkOf is what an idle agent's prediction depends on that the
-// monitor knows without git: the tips, the target, the status.
-func lookMarkOf(it Input) string {
-	return fmt.Sprintf("%s %s %s %d %t", it.Tips, it.target(), it.Rec.Status, it.Rec.StatusSince.UnixNano(), it.Rec.Resolve != nil)
+// lookMark is what an idle agent's prediction depends on that the
+// monitor knows without git: the tips, the target, the status. A value
+// compared every tick for every agent: no string is made of it.
+type lookMark struct {
+	tips, target string
+	status       state.Status
+	since        int64
+	resolving    bool
+}
+
+func lookMarkOf(it Input) lookMark {
+	return lookMark{it.Tips, it.target(), it.Rec.Status, it.Rec.StatusSince.UnixNano(), it.Rec.Resolve != nil}
 }
 
 // lookedAtRefs notes what rec's prediction ran at (lookMarkOf).
@@ -190,7 +198,7 @@ func (x *Reactor) lookedAtRefs(it Input) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.lookMark == nil {
-		x.lookMark = map[agentKey]string{}
+		x.lookMark = map[agentKey]lookMark{}
 	}
 	x.lookMark[keyOf(it.Rec)] = lookMarkOf(it)
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Reader reads the records of every repository as Stores and Peek read
@@ -18,9 +19,33 @@ import (
 // renames a new file in). What the monitor reads each second, when most
 // agents' records did not change. Records of files that did not change
 // are the ones the last Read returned: callers do not change them.
+//
+// A records folder that did not change since a look well after its last
+// change (dirSettle) is not listed again: every write renames a file in,
+// which changes the folder. At 500 agents, listing and stat-ing every
+// record file each second was a tenth of the monitor's work. A record
+// file rewritten in place (by hand) is read once something else in its
+// folder changes; owt list, which reads the files themselves, sees it
+// at once.
 type Reader struct {
 	files map[string]*readFile
+	dirs  map[string]*readDir
 }
+
+// readDir is a records folder as last listed.
+type readDir struct {
+	key   fileKey   // the folder's, when listed
+	at    time.Time // when it was listed
+	paths []string  // its record files
+	f     *File
+	err   error
+	seen  bool
+}
+
+// dirSettle is how long before a listing a folder's last change must be
+// for the listing to stand while the folder is unchanged: file times
+// are coarse (a clock tick), so two renames in one tick share a time.
+const dirSettle = time.Second
 
 // Skipped is a repository whose state does not read (a corrupt record,
 // a newer schema): left out of Read, as AllRecords leaves it out.
@@ -59,10 +84,13 @@ func keyOf(fi fs.FileInfo) fileKey {
 // is fs.ErrNotExist.
 func (rd *Reader) Read() (recs []*Record, changed bool, skipped []Skipped, err error) {
 	if rd.files == nil {
-		rd.files, changed = map[string]*readFile{}, true
+		rd.files, rd.dirs, changed = map[string]*readFile{}, map[string]*readDir{}, true
 	}
 	for _, f := range rd.files {
 		f.seen = false
+	}
+	for _, d := range rd.dirs {
+		d.seen = false
 	}
 	entries, err := os.ReadDir(reposDir())
 	if err != nil {
@@ -117,6 +145,11 @@ func (rd *Reader) Read() (recs []*Record, changed bool, skipped []Skipped, err e
 			changed = true
 		}
 	}
+	for p, d := range rd.dirs {
+		if !d.seen {
+			delete(rd.dirs, p)
+		}
+	}
 	sort.SliceStable(repos, func(i, j int) bool { return repos[i].s.Repo < repos[j].s.Repo })
 	for _, r := range repos {
 		recs = append(recs, r.f.Sorted()...)
@@ -142,13 +175,38 @@ func (rd *Reader) records(s *Store, ix *readFile) (f *File, changed bool, err er
 		}
 		return ix.v1, false, nil
 	}
-	f = s.empty()
-	entries, err := os.ReadDir(s.RecordsDir())
+	dir := s.RecordsDir()
+	di, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return f, false, nil
+		return s.empty(), false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("read state %s: %w", s.RecordsDir(), err)
+		return nil, false, fmt.Errorf("read state %s: %w", dir, err)
+	}
+	if d := rd.dirs[dir]; d != nil && d.key == keyOf(di) && di.ModTime().Before(d.at.Add(-dirSettle)) {
+		d.seen = true
+		for _, p := range d.paths {
+			if rf := rd.files[p]; rf != nil {
+				rf.seen = true
+			}
+		}
+		return d.f, false, d.err
+	}
+	listed := time.Now()
+	f, changed, paths, err := rd.list(s, dir)
+	rd.dirs[dir] = &readDir{key: keyOf(di), at: listed, paths: paths, f: f, err: err, seen: true}
+	return f, changed, err
+}
+
+// list reads the record files in dir, decoding those that changed.
+func (rd *Reader) list(s *Store, dir string) (f *File, changed bool, paths []string, err error) {
+	f = s.empty()
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, false, nil, nil
+	}
+	if err != nil {
+		return nil, false, nil, fmt.Errorf("read state %s: %w", dir, err)
 	}
 	var bad error
 	for _, e := range entries {
@@ -156,11 +214,14 @@ func (rd *Reader) records(s *Store, ix *readFile) (f *File, changed bool, err er
 		if !isRecordFile(file) || strayFile(file) {
 			continue // a stray file is no record: a Load sets it aside
 		}
-		p := filepath.Join(s.RecordsDir(), file)
+		p := filepath.Join(dir, file)
 		rf, ch := rd.file(p, e, func(data []byte, rf *readFile) {
 			_, rf.rec, rf.err = s.decodeFile(p, file, data)
 		})
 		changed = changed || ch
+		if rf != nil {
+			paths = append(paths, p)
+		}
 		switch {
 		case rf == nil: // removed meanwhile
 		case rf.err != nil:
@@ -172,9 +233,9 @@ func (rd *Reader) records(s *Store, ix *readFile) (f *File, changed bool, err er
 		}
 	}
 	if bad != nil {
-		return nil, changed, bad
+		return nil, changed, paths, bad
 	}
-	return f, changed, nil
+	return f, changed, paths, nil
 }
 
 // file is the file at p as last read, read again (and decoded by decode)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -86,4 +87,56 @@ func TestReaderReadsWhatPeekReadsAndOnlyWhatChanged(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, changed)
 	require.Len(t, again, 1)
+}
+
+// A records folder unchanged since a look well after its last change is
+// not listed again (every owt write renames a file in, which changes the
+// folder); any rename into it is seen at the next Read, and with it a
+// file rewritten in place meanwhile.
+func TestReaderListsAFolderAgainOnlyWhenItChanged(t *testing.T) {
+	tempState(t)
+	a := ForRepo("/r/a")
+	require.NoError(t, a.Update(func(f *File) error {
+		f.Records["x"] = &Record{Name: "x"}
+		f.Records["y"] = &Record{Name: "y"}
+		return nil
+	}))
+	var rd Reader
+	_, _, _, err := rd.Read()
+	require.NoError(t, err)
+
+	// Within dirSettle of its last change, a folder is listed every time:
+	// a file written in place is read at once.
+	require.NoError(t, os.WriteFile(a.recordPath("y"), []byte(`{"name":"y","status":"working"}`), 0o600))
+	recs, changed, _, err := rd.Read()
+	require.NoError(t, err)
+	require.True(t, changed)
+	require.Equal(t, Working, byNameOf(recs)["y"].Status)
+
+	// Settled: the folder's last change long before the look.
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(a.RecordsDir(), old, old))
+	_, _, _, err = rd.Read()
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(a.recordPath("y"), []byte(`{"name":"y","status":"waiting"}`), 0o600))
+	recs, changed, _, err = rd.Read()
+	require.NoError(t, err)
+	require.False(t, changed, "not listed again")
+	require.Equal(t, Working, byNameOf(recs)["y"].Status, "the last look's")
+
+	require.NoError(t, a.UpdateRecordUnsynced("x", func(r *Record) error { r.Status = Idle; return nil }))
+	recs, changed, _, err = rd.Read()
+	require.NoError(t, err)
+	require.True(t, changed)
+	require.Equal(t, Idle, byNameOf(recs)["x"].Status)
+	require.Equal(t, Waiting, byNameOf(recs)["y"].Status, "listed again: the file rewritten in place too")
+	require.Equal(t, allRecords(t), recs)
+}
+
+func byNameOf(rs []*Record) map[string]*Record {
+	m := map[string]*Record{}
+	for _, r := range rs {
+		m[r.Name] = r
+	}
+	return m
 }

@@ -96,13 +96,18 @@ func snapshotCommands(capture []string, marker string) [][]string {
 	return cmds
 }
 
+// parseSnapshot reads a snapshot's output: the pane list, then each
+// capture after the marker line that names its pane. Captures are cut
+// out of out, not copied line by line (at 500 agents a tick reads a
+// hundred screens).
 func parseSnapshot(out, marker string) ([]PaneState, map[string]string) {
 	var panes []PaneState
 	captures := map[string]string{}
-	lines := strings.Split(out, "\n")
-	i := 0
-	for ; i < len(lines) && !strings.HasPrefix(lines[i], marker); i++ {
-		f := strings.Split(lines[i], fieldSep)
+	rest := out
+	for rest != "" && !strings.HasPrefix(rest, marker) {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		f := strings.Split(line, fieldSep)
 		if len(f) != len(snapshotFields) {
 			continue
 		}
@@ -113,14 +118,16 @@ func parseSnapshot(out, marker string) ([]PaneState, map[string]string) {
 			Dead: f[5] == "1", DeadStatus: ds, Activity: time.Unix(act, 0), Viewed: f[8] == "1",
 		})
 	}
-	for i < len(lines) {
-		id := strings.TrimPrefix(lines[i], marker)
-		i++
-		start := i
-		for i < len(lines) && !strings.HasPrefix(lines[i], marker) {
-			i++
+	for rest != "" {
+		id, body, _ := strings.Cut(rest[len(marker):], "\n")
+		switch end := strings.Index(body, "\n"+marker); {
+		case strings.HasPrefix(body, marker):
+			captures[id], rest = "", body
+		case end < 0:
+			captures[id], rest = body, ""
+		default:
+			captures[id], rest = body[:end], body[end+1:]
 		}
-		captures[id] = strings.Join(lines[start:i], "\n")
 	}
 	return panes, captures
 }

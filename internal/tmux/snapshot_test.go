@@ -20,6 +20,9 @@ func TestParseSnapshot(t *testing.T) {
 		{ID: "%2", SessionID: "$2", SessionName: "app/b", WindowID: "@2", TTY: "/dev/pts/4", Dead: true, DeadStatus: 137, Activity: time.Unix(1700000005, 0)},
 	}, panes)
 	require.Equal(t, map[string]string{"%1": "line one\n> \n", "%2": "bye\n"}, caps)
+
+	_, caps = parseSnapshot(m+"%1\n"+m+"%2\nbye", m)
+	require.Equal(t, map[string]string{"%1": "", "%2": "bye"}, caps, "an empty capture, and one with no final newline")
 }
 
 // A look at hundreds of panes is over what tmux takes in one call (16

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf16"
 
@@ -77,15 +78,16 @@ type Tracker struct {
 	// limitsMod is when each agent's Claude windows file (LimitsPath)
 	// was last read, by its path.
 	limitsMod map[string]int64
-	codex     map[string]string // rollout file → its session's cwd
-	priced    map[string]string // repository → the prices its costs were worked out at
+	codex     map[string]string    // rollout file → its session's cwd
+	priced    map[string]string    // repository → the prices its costs were worked out at
+	whole     map[string]fileStamp // repository → its usage file when it last held every agent (lost)
 }
 
 func (t *Tracker) init() {
 	if t.repos != nil {
 		return
 	}
-	t.repos, t.codex, t.priced = map[string]*File{}, map[string]string{}, map[string]string{}
+	t.repos, t.codex, t.priced, t.whole = map[string]*File{}, map[string]string{}, map[string]string{}, map[string]fileStamp{}
 	if t.Home == "" {
 		t.Home, _ = os.UserHomeDir()
 	}
@@ -302,7 +304,12 @@ func (t *Tracker) repo(repo string) *File {
 // lost reports whether repo's usage file lacks an agent this tracker
 // knows: it was found corrupt (and read as empty) or removed since.
 func (t *Tracker) lost(repo string, mine *File) bool {
-	disk, err := ForRepo(repo).Load()
+	s := ForRepo(repo)
+	stamp, ok := stampOf(s.Path)
+	if ok && t.whole[repo] == stamp {
+		return false // the same file as when it last held every agent (a write renames a new one in)
+	}
+	disk, err := s.Load()
 	if err != nil {
 		return true
 	}
@@ -311,7 +318,29 @@ func (t *Tracker) lost(repo string, mine *File) bool {
 			return true
 		}
 	}
+	if ok {
+		t.whole[repo] = stamp
+	}
 	return false
+}
+
+// fileStamp tells one version of a file from another: every write of a
+// usage file renames a new one in.
+type fileStamp struct {
+	ino         uint64
+	size, mtime int64
+}
+
+func stampOf(path string) (fileStamp, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileStamp{}, false
+	}
+	return fileStamp{ino: uint64(st.Ino), size: fi.Size(), mtime: fi.ModTime().UnixNano()}, true
 }
 
 // save writes the changed agents into repo's usage file, keeping what
