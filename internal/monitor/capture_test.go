@@ -53,6 +53,15 @@ func TestQuietPanesAreReadAgainSpreadOverTicks(t *testing.T) {
 		require.Less(t, t0.Add(60*time.Second).Sub(at), forceCapture+7*time.Second, "%s last read at %s", id, at.Sub(t0))
 	}
 
+	// The longest unread first, whatever their order among the panes.
+	for i, ap := range m.live {
+		m.screen[ap.pane.ID].captured = t0.Add(time.Duration(1000-i) * time.Millisecond)
+	}
+	ids := m.toCapture(t0.Add(time.Hour))
+	require.Len(t, ids, 80)
+	require.Equal(t, "%499", ids[0])
+	require.Equal(t, "%420", ids[79])
+
 	// A pane with output since its last read is read at once, whatever
 	// the share.
 	m.live[7].pane.Activity = t0.Add(60 * time.Second)

@@ -193,20 +193,24 @@ func (rd *Reader) records(s *Store, ix *readFile) (f *File, changed bool, err er
 		return d.f, false, d.err
 	}
 	listed := time.Now()
-	f, changed, paths, err := rd.list(s, dir)
-	rd.dirs[dir] = &readDir{key: keyOf(di), at: listed, paths: paths, f: f, err: err, seen: true}
+	f, changed, paths, listErr, err := rd.list(s, dir)
+	if listErr == nil { // a folder that did not list (EMFILE…) is listed again next time
+		rd.dirs[dir] = &readDir{key: keyOf(di), at: listed, paths: paths, f: f, err: err, seen: true}
+	}
 	return f, changed, err
 }
 
-// list reads the record files in dir, decoding those that changed.
-func (rd *Reader) list(s *Store, dir string) (f *File, changed bool, paths []string, err error) {
+// list reads the record files in dir, decoding those that changed;
+// listErr says the folder itself did not list.
+func (rd *Reader) list(s *Store, dir string) (f *File, changed bool, paths []string, listErr, err error) {
 	f = s.empty()
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return f, false, nil, nil
+		return f, false, nil, err, nil
 	}
 	if err != nil {
-		return nil, false, nil, fmt.Errorf("read state %s: %w", dir, err)
+		err = fmt.Errorf("read state %s: %w", dir, err)
+		return nil, false, nil, err, err
 	}
 	var bad error
 	for _, e := range entries {
@@ -233,9 +237,9 @@ func (rd *Reader) list(s *Store, dir string) (f *File, changed bool, paths []str
 		}
 	}
 	if bad != nil {
-		return nil, changed, paths, bad
+		return nil, changed, paths, nil, bad
 	}
-	return f, changed, paths, nil
+	return f, changed, paths, nil, nil
 }
 
 // file is the file at p as last read, read again (and decoded by decode)

@@ -69,16 +69,18 @@ func (c *Client) Snapshot(capture []string, marker string) ([]PaneState, map[str
 				return nil, nil, errors.New("tmux list-panes: " + strings.TrimSpace(stderr.String()))
 			}
 		}
-		ps, caps := parseSnapshot(stdout.String(), marker)
+		// Every captured row ends in a newline, the last capture's too:
+		// without it, the last reads as one before a marker line does,
+		// so a pane's text does not depend on its place in the call.
+		ps, caps := parseSnapshot(strings.TrimSuffix(stdout.String(), "\n"), marker)
 		if i == 0 {
 			panes = ps
 		}
 		for id, text := range caps {
 			captures[id] = text
 		}
-		if runErr != nil {
-			break // a pane gone: the captures after it wait for the next look
-		}
+		// A pane gone ends its call: the captures after it in that call
+		// wait for the next look; the next calls are made.
 	}
 	return panes, captures, nil
 }

@@ -40,8 +40,7 @@ func TestSnapshotOfManyPanesReadsEveryOne(t *testing.T) {
 	var ids []string
 	require.Eventually(t, func() bool {
 		panes, caps, err := c.Snapshot(nil, "⟦m⟧")
-		require.NoError(t, err)
-		if len(panes) != 251 {
+		if err != nil || len(panes) != 251 {
 			return false
 		}
 		ids = ids[:0]
@@ -49,8 +48,9 @@ func TestSnapshotOfManyPanesReadsEveryOne(t *testing.T) {
 			ids = append(ids, p.ID)
 		}
 		panes, caps, err = c.Snapshot(ids, "⟦m⟧")
-		require.NoError(t, err)
-		require.Len(t, panes, 251)
+		if err != nil || len(panes) != 251 {
+			return false
+		}
 		for _, id := range ids[1:] {
 			if !strings.Contains(caps[id], "screen of "+id+"\n") {
 				return false

@@ -347,6 +347,7 @@ func stampOf(path string) (fileStamp, bool) {
 // other monitors wrote for their agents, and putting back the ones of
 // this tracker the file lost (a corrupt file reads as empty).
 func (t *Tracker) save(repo string, mine *File, names []string) {
+	delete(t.whole, repo) // checked again next time, whether this write lands or not
 	err := ForRepo(repo).Update(func(f *File) (bool, error) {
 		for _, n := range names {
 			f.Agents[n] = mine.Agents[n]

@@ -347,6 +347,7 @@ func (a *app) runInteractive() int {
 	escTimer.Stop()
 	ticker := time.NewTicker(100 * time.Millisecond)
 	defer ticker.Stop()
+	ticking := true
 	for {
 		var keys []key
 		select {
@@ -386,11 +387,14 @@ func (a *app) runInteractive() int {
 		a.draw()
 		// An idle TUI sleeps: nothing on its screen moves with time, and
 		// 500 agents waking ten times a second were a busy machine.
-		if a.timeBound() {
+		bound := a.timeBound()
+		switch {
+		case bound && !ticking:
 			ticker.Reset(100 * time.Millisecond)
-		} else {
+		case !bound && ticking:
 			ticker.Stop()
 		}
+		ticking = bound
 	}
 }
 
