@@ -67,3 +67,42 @@ func TestQuietPanesAreReadAgainSpreadOverTicks(t *testing.T) {
 	m.live[7].pane.Activity = t0.Add(60 * time.Second)
 	require.Contains(t, read(t0.Add(61*time.Second)), "%7")
 }
+
+// A hundred agents at work redraw their screens all the time: a tick
+// reads half of them, the longest unread first, so each is read at
+// least every other tick; fifty or fewer are all read every tick; a
+// screen that stopped changing is read at the next tick.
+func TestBusyPanesAreReadAtLeastEveryOtherTick(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	m := &monitor{screen: map[string]*paneView{}}
+	for i := 0; i < 100; i++ {
+		id := fmt.Sprintf("%%%d", i)
+		m.live = append(m.live, agentPane{rec: &state.Record{Name: id}, pane: tmux.PaneState{ID: id}})
+		m.screen[id] = &paneView{captured: t0}
+	}
+	last := map[string]time.Time{}
+	for s := 1; s <= 10; s++ {
+		now := t0.Add(time.Duration(s) * time.Second)
+		for i := range m.live {
+			m.live[i].pane.Activity = now // every screen redrawn this second
+		}
+		ids := m.toCapture(now)
+		require.Len(t, ids, 50, "half of 100 at %ds", s)
+		for _, id := range ids {
+			if at, ok := last[id]; ok {
+				require.Equal(t, 2*time.Second, now.Sub(at), "%s read every other tick", id)
+			}
+			last[id] = now
+			m.screen[id].captured = now
+		}
+	}
+	require.Len(t, last, 100)
+
+	// Fifty at work: every one every tick.
+	m.live = m.live[:50]
+	now := t0.Add(11 * time.Second)
+	for i := range m.live {
+		m.live[i].pane.Activity = now
+	}
+	require.Len(t, m.toCapture(now), 50)
+}

@@ -4,9 +4,10 @@
 //
 // Each tick costs one tmux process: a batch that lists every pane and
 // captures the agent panes whose window had output since their last
-// capture (tmux keeps window_activity), and a share of those unread for
-// a while; more than about a hundred captures take one call per hundred
-// (tmux refuses a command line over 16 KiB). The monitor classifies those
+// capture (tmux keeps window_activity: of many such, half a tick, so each
+// at least every other tick), and a share of those unread for a while;
+// more than about a hundred captures take one call per hundred (tmux
+// refuses a command line over 16 KiB). The monitor classifies those
 // screens with the tool's patterns (agent.Classifier), lets the screen
 // correct the recorded status by the rules of status.Reconcile, marks
 // agents whose session vanished as exited, and notifies transitions into

@@ -113,30 +113,47 @@ func (m *monitor) paneOf(r *state.Record) (tmux.PaneState, bool) {
 }
 
 // toCapture lists the agent panes (as of the last tick) to read this tick:
-// new ones, ones whose window had output since (or in the second of) their
-// last capture, and ones unread for forceCapture — of those, the longest
-// unread first, at most forcedPerTick: a fleet first read at one tick
-// would otherwise be read whole again every forceCapture, all at once.
+// new ones; ones whose window had output since (or in the second of)
+// their last capture, at most activePerTick of them; and ones unread for
+// forceCapture, at most forcedPerTick. Where there are more, the longest
+// unread go first, and the rest next tick.
 func (m *monitor) toCapture(now time.Time) []string {
 	var ids []string
-	var stale []agentPane
+	var active, stale []agentPane
 	for _, ap := range m.live {
 		v := m.screen[ap.pane.ID]
 		switch {
-		case v == nil || !ap.pane.Activity.Before(v.captured.Truncate(time.Second).Add(-time.Second)):
+		case v == nil:
 			ids = append(ids, ap.pane.ID)
+		case !ap.pane.Activity.Before(v.captured.Truncate(time.Second).Add(-time.Second)):
+			active = append(active, ap)
 		case now.Sub(v.captured) >= forceCapture:
 			stale = append(stale, ap)
 		}
 	}
-	sort.SliceStable(stale, func(i, j int) bool {
-		return m.screen[stale[i].pane.ID].captured.Before(m.screen[stale[j].pane.ID].captured)
-	})
-	for _, ap := range stale[:min(len(stale), forcedPerTick(len(m.live)))] {
-		ids = append(ids, ap.pane.ID)
+	for _, share := range []struct {
+		panes []agentPane
+		most  int
+	}{{active, activePerTick(len(active))}, {stale, forcedPerTick(len(m.live))}} {
+		sort.SliceStable(share.panes, func(i, j int) bool {
+			return m.screen[share.panes[i].pane.ID].captured.Before(m.screen[share.panes[j].pane.ID].captured)
+		})
+		for _, ap := range share.panes[:min(len(share.panes), share.most)] {
+			ids = append(ids, ap.pane.ID)
+		}
 	}
 	return ids
 }
+
+// activePerTick is how many of n panes with output since their last
+// read a tick reads: all up to 50, else half of them, so each is read at
+// least every other tick. A hundred agents at work redraw their screens
+// all the time; reading every one every second was most of the
+// monitor's work (500 agents, a fifth busy: over its 2% of a core). What
+// a working screen can say that no hook says (Esc, a dialog of a tool
+// without hooks for it) waits a second more then; a screen that stops
+// changing is read at the next tick.
+func activePerTick(n int) int { return max(50, (n+1)/2) }
 
 // forcedPerTick is how many panes unread for forceCapture a tick reads
 // among n watched: 80, which one tmux call holds, or a tenth of them
