@@ -156,10 +156,11 @@ func (m *monitor) toCapture(now time.Time) []string {
 func activePerTick(n int) int { return max(50, (n+1)/2) }
 
 // forcedPerTick is how many panes unread for forceCapture a tick reads
-// among n watched: 80, which one tmux call holds, or a tenth of them
-// when that is more (a second's share of forceCapture). At 500 quiet
-// agents a burst of 500 spreads over 7 ticks and stays spread.
-func forcedPerTick(n int) int { return max(80, (n+9)/10) }
+// among n watched: 40, or a tenth of them when that is more (a second's
+// share of forceCapture). With activePerTick's 50 that is one tmux call
+// (about 115 captures) up to 750 agents. At 500 quiet agents a burst of
+// 500 spreads over 10 ticks.
+func forcedPerTick(n int) int { return max(40, (n+9)/10) }
 
 // observe classifies the captured screens and forgets panes that are gone.
 func (m *monitor) observe(panes []tmux.PaneState, captures map[string]string, now time.Time) {
