@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf16"
 
@@ -78,16 +77,15 @@ type Tracker struct {
 	// limitsMod is when each agent's Claude windows file (LimitsPath)
 	// was last read, by its path.
 	limitsMod map[string]int64
-	codex     map[string]string    // rollout file → its session's cwd
-	priced    map[string]string    // repository → the prices its costs were worked out at
-	whole     map[string]fileStamp // repository → its usage file when it last held every agent (lost)
+	codex     map[string]string // rollout file → its session's cwd
+	priced    map[string]string // repository → the prices its costs were worked out at
 }
 
 func (t *Tracker) init() {
 	if t.repos != nil {
 		return
 	}
-	t.repos, t.codex, t.priced, t.whole = map[string]*File{}, map[string]string{}, map[string]string{}, map[string]fileStamp{}
+	t.repos, t.codex, t.priced = map[string]*File{}, map[string]string{}, map[string]string{}
 	if t.Home == "" {
 		t.Home, _ = os.UserHomeDir()
 	}
@@ -304,12 +302,7 @@ func (t *Tracker) repo(repo string) *File {
 // lost reports whether repo's usage file lacks an agent this tracker
 // knows: it was found corrupt (and read as empty) or removed since.
 func (t *Tracker) lost(repo string, mine *File) bool {
-	s := ForRepo(repo)
-	stamp, ok := stampOf(s.Path)
-	if ok && t.whole[repo] == stamp {
-		return false // the same file as when it last held every agent (a write renames a new one in)
-	}
-	disk, err := s.Load()
+	disk, err := ForRepo(repo).Load()
 	if err != nil {
 		return true
 	}
@@ -318,36 +311,13 @@ func (t *Tracker) lost(repo string, mine *File) bool {
 			return true
 		}
 	}
-	if ok {
-		t.whole[repo] = stamp
-	}
 	return false
-}
-
-// fileStamp tells one version of a file from another: every write of a
-// usage file renames a new one in.
-type fileStamp struct {
-	ino         uint64
-	size, mtime int64
-}
-
-func stampOf(path string) (fileStamp, bool) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fileStamp{}, false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileStamp{}, false
-	}
-	return fileStamp{ino: uint64(st.Ino), size: fi.Size(), mtime: fi.ModTime().UnixNano()}, true
 }
 
 // save writes the changed agents into repo's usage file, keeping what
 // other monitors wrote for their agents, and putting back the ones of
 // this tracker the file lost (a corrupt file reads as empty).
 func (t *Tracker) save(repo string, mine *File, names []string) {
-	delete(t.whole, repo) // checked again next time, whether this write lands or not
 	err := ForRepo(repo).Update(func(f *File) (bool, error) {
 		for _, n := range names {
 			f.Agents[n] = mine.Agents[n]
