@@ -6,9 +6,8 @@ GORELEASER ?= goreleaser
 
 .PHONY: build test unit e2e bench bench-fleet install demo lint clean realtools release-snapshot release-check docs screenshots cross
 
-# owt, and beside it owt-popup (the tmux popups), owt-mcp (the MCP
-# server and the memory) and owt-wait (what waits for each agent in its
-# pane: a few hundred KiB, not owt's few MiB), all built by
+# owt, and beside it owt-popup (the tmux popups) and owt-mcp (the MCP
+# server and the memory), all built by
 # scripts/build.sh: the flags are there, once, for make, the tmux plugin's
 # background build and (held equal by a test) .goreleaser.yaml. The
 # version is what Go stamps from git: the tag at a release, else

@@ -29,7 +29,7 @@ bin="$bin_dir/owt"
 stamp="$bin_dir/.checkout" # the checkout bin/owt was built or downloaded for
 log="$bin_dir/bootstrap.log"
 releases="https://github.com/owt-tmux/owt/releases"
-programs="owt owt-popup owt-mcp owt-wait"
+programs="owt owt-popup owt-mcp"
 
 tmux_option() {
 	local v

@@ -6,9 +6,8 @@
 #
 #   scripts/build.sh DIR [GO]
 #
-# owt, and beside it owt-popup (the tmux popups), owt-mcp (the MCP server and
-# the memory) and owt-wait (what waits for each agent in its pane): kept out
-# of owt so no hook or status-line run loads terminal UI libraries, net/http
+# owt, and beside it owt-popup (the tmux popups) and owt-mcp (the MCP server
+# and the memory): kept out of owt so no hook or status-line run loads terminal UI libraries, net/http
 # or SQLite. All are static, cgo-free binaries (net's resolver would
 # otherwise link libc into owt-mcp), without file paths of the machine that
 # built them (-trimpath) or debug symbols (-s -w). urfave_cli_no_docs leaves
@@ -17,7 +16,7 @@
 # Go toolchain stamps the git tag or commit (internal/buildinfo).
 set -eu
 
-PROGRAMS="owt owt-popup owt-mcp owt-wait"
+PROGRAMS="owt owt-popup owt-mcp"
 TAGS="urfave_cli_no_docs"
 LDFLAGS="-s -w"
 

@@ -26,7 +26,7 @@ esac
 here="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${OWT_DEMO_BIN:-$here/bin}"
 agent="${OWT_DEMO_AGENT:-$bin/owt-demo-agent}"
-for p in "$bin/owt" "$bin/owt-popup" "$bin/owt-wait" "$agent"; do
+for p in "$bin/owt" "$bin/owt-popup" "$agent"; do
 	[ -x "$p" ] || { echo "demo: $p is missing: run 'make demo' (it builds bin/owt, its helpers and bin/owt-demo-agent)" >&2; exit 1; }
 done
 
@@ -77,7 +77,7 @@ EOF
 # The demo agent draws a Claude-like screen; it is installed as "claude"
 # so owt's built-in profile (and its hooks) are exercised for real.
 ln -sf "$agent" "$root/bin/claude"
-for p in owt owt-popup owt-wait owt-mcp; do
+for p in owt owt-popup owt-mcp; do
 	[ -x "$bin/$p" ] && ln -sf "$bin/$p" "$root/bin/$p"
 done
 export PATH="$root/bin:$PATH" OWT_DEMO_DIR="$root" OWT_DEMO_HELP="$root/help.txt"

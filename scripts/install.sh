@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs owt without Go: downloads the release archive for this OS and
 # architecture, checks it against the release's checksums.txt, and puts
-# every program owt needs (owt, owt-popup, owt-mcp, owt-wait) in
+# every program owt needs (owt, owt-popup, owt-mcp) in
 # ~/.local/bin — then says what to add when that folder is not on PATH.
 #
 #   curl -fsSL https://raw.githubusercontent.com/owt-tmux/owt/main/scripts/install.sh | sh
@@ -27,7 +27,7 @@
 # gzip, curl or wget, and sha256sum or shasum; not Go.
 set -eu
 
-PROGRAMS="owt owt-popup owt-mcp owt-wait"
+PROGRAMS="owt owt-popup owt-mcp"
 RELEASES="https://github.com/owt-tmux/owt/releases"
 
 die() {

@@ -394,8 +394,8 @@ func (f *fleet) hook(n int) {
 }
 
 // pss is the proportional set size of owt's own processes in this world
-// (the monitor, owt-wait in each agent's pane, any other owt program
-// running), per agent.
+// (the monitor, any other owt program running; none stays in an agent's
+// pane), per agent.
 func (f *fleet) pss(peer *peerFleet) {
 	dir := filepath.Dir(f.bin)
 	home := "HOME=" + filepath.Join(f.w.root, "home")

@@ -87,8 +87,9 @@ func scaleFigures(w *world, bin string) {
 		fmt.Sprintf("monitor CPU, %d agents", agents), share(m0, m1), *scaleFor, share(s0, s1))
 
 	// owt's resident memory: proportional set sizes (the binary's pages
-	// shared by every process running it count once), of each agent pane's
-	// own process (owt _run, then owt-wait in its place) and the monitor's.
+	// shared by every process running it count once) of owt's processes
+	// in the agents' panes (owt _run until the agent replaces it: none
+	// once the agents run) and of the monitor.
 	var panePSS []int
 	out, _ := w.cmd(repo, "tmux", "list-panes", "-a", "-F", "#{pane_pid} #{pane_start_command}").Output()
 	kinds := map[string]int{}
@@ -98,18 +99,18 @@ func scaleFigures(w *world, bin string) {
 			continue
 		}
 		n, _ := strconv.Atoi(pid)
-		panePSS = append(panePSS, pssKiB(n))
 		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", n))
 		kinds[strings.TrimSpace(string(comm))]++
+		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", n)); err == nil && filepath.Dir(exe) == filepath.Dir(bin) {
+			panePSS = append(panePSS, pssKiB(n))
+		}
 	}
 	total := 0
 	for _, k := range panePSS {
 		total += k
 	}
-	if len(panePSS) > 0 {
-		fmt.Printf("%-44s avg %5.2f MiB   (budget ≤ 1 MiB an agent; %d panes %v, %.1f MiB together; the monitor %.1f MiB)\n",
-			"owt's process in each agent pane, PSS", float64(total)/float64(len(panePSS))/1024, len(panePSS), kinds, float64(total)/1024, float64(pssKiB(monitorPID))/1024)
-	}
+	fmt.Printf("%-44s %d, %.1f MiB   (budget ≤ 1 MiB an agent; the panes' processes: %v; the monitor %.1f MiB)\n",
+		"owt's processes in the agents' panes, PSS", len(panePSS), float64(total)/1024, kinds, float64(pssKiB(monitorPID))/1024)
 
 	w.tmuxPerSecond(repo, bin, monitorPID, 20*time.Second)
 

@@ -84,7 +84,7 @@ func TestDoctorPreflightChecksWhatOwtNeeds(t *testing.T) {
 	r = e.Owt(repo, "doctor", "--json")
 	require.Equal(t, 0, r.Code, "stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
 	rep := preflightJSON(t, r.Stdout)
-	for _, name := range []string{"tmux", "git", "owt-popup", "owt-mcp", "owt-wait", "tool", "owt-on-path", "keys"} {
+	for _, name := range []string{"tmux", "git", "owt-popup", "owt-mcp", "tool", "owt-on-path", "keys"} {
 		ok, detail, _ := rep.check(t, name)
 		require.True(t, ok, "%s: %s", name, detail)
 	}

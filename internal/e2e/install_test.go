@@ -77,7 +77,7 @@ func TestInstallScriptFromAFreshHome(t *testing.T) {
 	}
 	version, err := exec.Command(filepath.Join(bin, "owt"), "--version").Output()
 	require.NoError(t, err)
-	require.Contains(t, out, "installed owt owt-popup owt-mcp owt-wait into "+bin+": "+strings.TrimSpace(string(version)))
+	require.Contains(t, out, "installed owt owt-popup owt-mcp into "+bin+": "+strings.TrimSpace(string(version)))
 	require.Contains(t, out, bin+" is not on your PATH. Add it:")
 	require.Contains(t, out, `echo 'export PATH="`+bin+`:$PATH"' >> ~/.bashrc`)
 	entries, err := os.ReadDir(bin)
@@ -88,7 +88,7 @@ func TestInstallScriptFromAFreshHome(t *testing.T) {
 	prefix := filepath.Join(e.Root, "prefix")
 	out, code = installScript(t, home, []string{"OWT_RELEASE_URL=" + srv.URL + "/" + filepath.Base(good), "PREFIX=" + prefix, "PATH=" + filepath.Join(prefix, "bin") + ":/usr/bin:/bin"})
 	require.Equal(t, 0, code, out)
-	require.FileExists(t, filepath.Join(prefix, "bin", "owt-wait"))
+	require.FileExists(t, filepath.Join(prefix, "bin", "owt-mcp"))
 	require.NotContains(t, out, "not on your PATH")
 
 	// A wrong checksum: refused, said so, nothing installed.

@@ -77,7 +77,7 @@ run '%s/tpm'
 	require.Regexp(t, `^owt version v0\.0\.0-dev \(commit `+head[:12]+`, [0-9T:-]+Z\)$`, strings.TrimSpace(string(out)))
 	// Built as make build builds (scripts/build.sh): every program,
 	// without this machine's paths.
-	for _, p := range []string{"owt-popup", "owt-mcp", "owt-wait"} {
+	for _, p := range []string{"owt-popup", "owt-mcp"} {
 		require.FileExists(t, filepath.Join(plugin, "bin", p))
 	}
 	info, err := exec.Command("go", "version", "-m", owt).Output()
@@ -266,7 +266,7 @@ func TestBootstrapDownloadsCheckedReleaseElsePATH(t *testing.T) {
 	link, err := os.Readlink(filepath.Join(userBin, "owt"))
 	require.NoError(t, err)
 	require.Equal(t, theirs, link, "the user's own owt link is kept")
-	for _, prog := range []string{"owt-popup", "owt-mcp", "owt-wait"} {
+	for _, prog := range []string{"owt-popup", "owt-mcp"} {
 		link, err := os.Readlink(filepath.Join(userBin, prog))
 		require.NoError(t, err)
 		require.Equal(t, filepath.Join(pluginL, "bin", prog), link, "%s linked (a dangling link replaced)", prog)
@@ -330,7 +330,7 @@ func TestBootstrapDownloadsCheckedReleaseElsePATH(t *testing.T) {
 
 // releasePrograms are the programs a release archive holds
 // (.goreleaser.yaml).
-var releasePrograms = []string{"owt", "owt-popup", "owt-mcp", "owt-wait"}
+var releasePrograms = []string{"owt", "owt-popup", "owt-mcp"}
 
 // releaseDir lays out a release as GoReleaser makes it (make
 // release-snapshot's dist/) from the built programs: for this OS/arch

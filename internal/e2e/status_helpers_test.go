@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -77,13 +78,33 @@ func (e *Env) requireStatusOption(session, want string) {
 }
 
 // waitHandedOver waits until the agent's runner (owt _run) has handed the
-// wait for the agent to owt-wait, the pane's own process from then on: the
-// runner is done with the start, and owt-wait never reads the records.
+// pane to the agent: the pane's own process is the agent, and the watcher
+// of its start (owt _run --watching) is gone. No process of owt's reads
+// the records for it from then on.
 func (e *Env) waitHandedOver(session string) {
 	e.t.Helper()
-	e.Eventually(30*time.Second, "owt-wait waits for the agent of "+session, func() bool {
-		pid := e.Tmux("display-message", "-p", "-t", "="+session+":", "#{pane_pid}")
-		comm, _ := os.ReadFile("/proc/" + strings.TrimSpace(pid) + "/comm")
-		return strings.TrimSpace(string(comm)) == "owt-wait"
+	e.Eventually(30*time.Second, "the agent of "+session+" alone in its pane", func() bool {
+		out := e.Tmux("display-message", "-p", "-t", "="+session+":", "#{pane_pid} #{pane_id}")
+		pid, pane, _ := strings.Cut(strings.TrimSpace(out), " ")
+		comm, _ := os.ReadFile("/proc/" + pid + "/comm")
+		return strings.TrimSpace(string(comm)) != "owt" && len(watchersOf(pane)) == 0
 	})
+}
+
+// watchersOf are the pids of the watchers (owt _run --watching) of the
+// agent in pane.
+func watchersOf(pane string) []string {
+	var pids []string
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		cmdline, err := os.ReadFile("/proc/" + d.Name() + "/cmdline")
+		if err != nil || !strings.Contains(string(cmdline), "\x00_run\x00--watching") {
+			continue
+		}
+		environ, _ := os.ReadFile("/proc/" + d.Name() + "/environ")
+		if slices.Contains(strings.Split(string(environ), "\x00"), "TMUX_PANE="+pane) {
+			pids = append(pids, d.Name())
+		}
+	}
+	return pids
 }

@@ -183,10 +183,11 @@ func TestUninstallKeepsWorkAndRemovesTheRest(t *testing.T) {
 	require.Equal(t, 0, r.Code, "%s%s", r.Stdout, r.Stderr)
 	t.Logf("owt uninstall --keep-worktrees:\n%s", r.Stdout)
 
-	for _, p := range []string{"owt", "owt-popup", "owt-mcp", "owt-wait"} {
+	for _, p := range []string{"owt", "owt-popup", "owt-mcp"} {
 		require.NoFileExists(t, filepath.Join(prefix, p))
 		require.FileExists(t, filepath.Join(filepath.Dir(owtBin), p), "the tests' own build stays")
 	}
+	require.NoFileExists(t, filepath.Join(prefix, "owt-wait"), "an older owt's program goes too")
 	_, err := os.Lstat(filepath.Join(localBin, "owt"))
 	require.True(t, os.IsNotExist(err), "the link is gone")
 	require.FileExists(t, filepath.Join(localBin, "mytool"))
@@ -238,9 +239,11 @@ func installedOwt(e *Env) (string, func(args ...string) fixture.Result) {
 	t := e.t
 	prefix := filepath.Join(e.Root, "prefix", "bin")
 	require.NoError(t, os.MkdirAll(prefix, 0o755))
-	for _, p := range []string{"owt", "owt-popup", "owt-mcp", "owt-wait"} {
+	for _, p := range []string{"owt", "owt-popup", "owt-mcp"} {
 		require.NoError(t, copyFile(filepath.Join(filepath.Dir(owtBin), p), filepath.Join(prefix, p), 0o755))
 	}
+	// What an older owt installed beside them, and this one no longer has.
+	require.NoError(t, os.WriteFile(filepath.Join(prefix, "owt-wait"), []byte("#!/bin/sh\n"), 0o755))
 	return prefix, func(args ...string) fixture.Result {
 		t.Helper()
 		cmd := exec.Command(filepath.Join(prefix, "owt"), append([]string{"uninstall"}, args...)...)

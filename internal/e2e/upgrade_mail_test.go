@@ -27,7 +27,7 @@ func TestMailQueuedByAnOlderOwtReachesOnlyItsAgent(t *testing.T) {
 	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "a", "Task a")
 	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "b", "!sleep 8")
 	e.Eventually(30*time.Second, "b working", func() bool { return e.Find(repo, "b").Status == "working" })
-	// Its runner (owt _run) done with the start, replaced by owt-wait: it
+	// Its runner (owt _run) done with the start, the agent alone: it
 	// reads the record no more, so owt list is the one to find the garbage
 	// below and rebuild the record.
 	e.waitHandedOver(e.Find(repo, "b").Session)
@@ -88,7 +88,7 @@ func TestMailOfAnOlderOwtsAgentSurvivesARebuiltStateFile(t *testing.T) {
 	repo := e.NewRepo("app")
 	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "b", "!sleep 10")
 	e.Eventually(30*time.Second, "b working", func() bool { return e.Find(repo, "b").Status == "working" })
-	// Its runner (owt _run) done with the start, replaced by owt-wait: it
+	// Its runner (owt _run) done with the start, the agent alone: it
 	// reads the record no more, so owt list is the one to find the garbage
 	// below and rebuild the record.
 	e.waitHandedOver(e.Find(repo, "b").Session)
@@ -111,16 +111,17 @@ func TestMailOfAnOlderOwtsAgentSurvivesARebuiltStateFile(t *testing.T) {
 	})
 }
 
-// A corrupt record found by an agent's runner (owt _run, whose pane the
-// agent's TUI draws) is said in owt's log (by the runner, the check
-// below), never written into the pane:
+// A corrupt record found by the watcher of an agent's start (owt _run
+// --watching, whose output is the pane the agent's TUI draws) is said in
+// owt's log (by the watcher, the check below), never written into the
+// pane:
 // such a line over the agent's screen left a row marked wrapped, a
 // capture joined the input box's border to the footer, the box read as
 // holding text owt did not type, and mail queued for the agent waited
 // forever (agent.TestInputTextReadsEveryRowOfTheBox reads that screen).
 func TestMailReachesAnAgentWhoseRunnerRebuiltItsRecord(t *testing.T) {
 	e := NewEnv(t)
-	// The fake takes 8 s to draw: its runner reads the record meanwhile,
+	// The fake takes 8 s to draw: its watcher reads the record meanwhile,
 	// every 250 ms, until the turn starts (the steps below take a few
 	// seconds on a busy machine).
 	e.SetAgentEnv("OWT_FAKE_STARTUP", "8s")
@@ -128,8 +129,15 @@ func TestMailReachesAnAgentWhoseRunnerRebuiltItsRecord(t *testing.T) {
 	e.MustOwt(repo, "new", "--tool", "claude", "--no-setup", "--name", "b", "!sleep 3")
 	e.Eventually(15*time.Second, "b's agent started", func() bool { _, ok := e.Start("b"); return ok })
 	session := e.Find(repo, "b").Session
-	runner, err := strconv.Atoi(e.Tmux("display-message", "-p", "-t", "="+session+":", "#{pane_pid}"))
-	require.NoError(t, err)
+	pane := e.Tmux("display-message", "-p", "-t", "="+session+":", "#{pane_id}")
+	var watcher int
+	e.Eventually(10*time.Second, "b's start watched", func() bool {
+		pids := watchersOf(pane)
+		if len(pids) == 1 {
+			watcher, _ = strconv.Atoi(pids[0])
+		}
+		return watcher > 0
+	})
 
 	f, err := e.stateStore("app-*.json").Peek()
 	require.NoError(t, err)
@@ -140,9 +148,9 @@ func TestMailReachesAnAgentWhoseRunnerRebuiltItsRecord(t *testing.T) {
 	monitor := e.FreezeMonitor()
 	defer func() { _ = syscall.Kill(monitor, syscall.SIGCONT) }()
 	e.corruptState("app-*.json", "{garbage")
-	e.EventuallyWhy(10*time.Second, "the runner's rebuild of b's record in owt's log", func() bool {
+	e.EventuallyWhy(10*time.Second, "the watcher's rebuild of b's record in owt's log", func() bool {
 		for _, l := range e.LogLines("owt") {
-			if strings.Contains(l, fmt.Sprintf("[%d] ", runner)) && strings.Contains(l, "rebuilt the record of b") {
+			if strings.Contains(l, fmt.Sprintf("[%d] ", watcher)) && strings.Contains(l, "rebuilt the record of b") {
 				return true
 			}
 		}

@@ -185,7 +185,7 @@ func Binaries() ([]string, error) {
 		self = s
 	}
 	out := []string{self}
-	for _, n := range []string{"owt-popup", "owt-mcp", "owt-wait"} {
+	for _, n := range []string{"owt-popup", "owt-mcp"} {
 		p := filepath.Join(filepath.Dir(self), n)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			out = append(out, p)
@@ -208,7 +208,7 @@ mv -f "$t" "$d/$1"
 trap - EXIT`
 
 // programNames are the names Install writes on a host.
-var programNames = map[string]bool{"owt": true, "owt-popup": true, "owt-mcp": true, "owt-wait": true}
+var programNames = map[string]bool{"owt": true, "owt-popup": true, "owt-mcp": true}
 
 // Install copies each of files (owt's binaries) to ~/.local/bin on the
 // host, over stdin, under its own base name.
@@ -216,7 +216,7 @@ func (h *Host) Install(ctx context.Context, files []string, progress io.Writer) 
 	for _, f := range files {
 		name := filepath.Base(f)
 		if !programNames[name] {
-			return fmt.Errorf("install %s: owt copies only owt, owt-popup, owt-mcp and owt-wait", f)
+			return fmt.Errorf("install %s: owt copies only owt, owt-popup and owt-mcp", f)
 		}
 		data, err := os.ReadFile(f)
 		if err != nil {

@@ -8,7 +8,7 @@
 // same-floor imports the test lists (sideways), each with why. The
 // floors, top to bottom:
 //
-//	entry          cmd/owt, cmd/owt-popup, cmd/owt-mcp, cmd/owt-wait:
+//	entry          cmd/owt, cmd/owt-popup, cmd/owt-mcp:
 //	               wiring only
 //	command table  internal/cli: Main and the table of every command,
 //	               which sits above the command groups it lists
@@ -43,6 +43,6 @@
 //	               config and where owt's files go; setup; OpenCode's
 //	               database
 //	base           untrusted text, starting programs (proc), atomic
-//	               files, the popups' palettes, owt-wait: they import
+//	               files, the popups' palettes: they import
 //	               nothing of owt's
 package house

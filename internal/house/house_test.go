@@ -38,7 +38,6 @@ var rooms = map[string]int{
 	"cmd/owt":       entry, // wiring only
 	"cmd/owt-popup": entry,
 	"cmd/owt-mcp":   entry,
-	"cmd/owt-wait":  entry,
 
 	"internal/cli": commandTable, // Main and the command table, over the command groups
 
@@ -99,7 +98,6 @@ var rooms = map[string]int{
 	"internal/httpcall/nethttp": ground, // the net/http client behind httpcall (owt-mcp and tests only)
 
 	"internal/untrusted":  base, // text owt did not write, made safe to draw or type
-	"internal/waiter":     base, // owt-wait: waits for an agent in owt _run's place
 	"internal/buildinfo":  base, // which owt this is: version, commit, date
 	"internal/proc":       base, // starting a program: context, trace
 	"internal/atomicfile": base, // replacing a file atomically

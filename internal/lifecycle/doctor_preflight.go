@@ -48,7 +48,6 @@ func (d DoctorReport) Failed() []Check {
 var helperPrograms = []struct{ Name, Need string }{
 	{"owt-popup", "the screens behind the keys (Alt+s, Alt+c, Alt+m, Alt+d, Alt+o)"},
 	{"owt-mcp", "peers and memory (owt mcp, owt memory)"},
-	{"owt-wait", "waiting for each agent in its pane"},
 }
 
 // Preflight checks what owt needs of this machine: tmux and git new

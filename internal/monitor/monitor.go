@@ -163,6 +163,8 @@ type monitor struct {
 	// seen on this server; only records seen here are this monitor's to
 	// judge and notify.
 	alive map[recKey]sighting
+	// dead is when each dead pane was first seen dead (exits).
+	dead map[string]time.Time
 	// checking are the agents whose resolve is being checked (resolves).
 	checking inProgress
 	// seen is each record's status as last notified on.

@@ -298,6 +298,10 @@ func (m *monitor) nextTick(now time.Time, interval time.Duration) time.Time {
 	return next
 }
 
+// diedGrace is how long an agent's dead pane waits for the runner tmux
+// starts in it before the monitor records the exit itself.
+const diedGrace = 3 * time.Second
+
 // exits marks as exited the agents whose pane died or whose session this
 // server had and lost (a killed session takes "owt _run" with it, so no
 // one else records the exit).
@@ -314,6 +318,16 @@ func (m *monitor) exits(now time.Time) {
 	}
 	first := !m.looked
 	m.looked = true
+	dead := map[string]time.Time{}
+	for _, p := range m.panes {
+		if p.Dead {
+			dead[p.ID] = now
+			if at, ok := m.dead[p.ID]; ok {
+				dead[p.ID] = at
+			}
+		}
+	}
+	m.dead = dead
 	for _, r := range m.recs.records {
 		if r.NoAgent || r.Status == state.Exited {
 			continue
@@ -322,8 +336,14 @@ func (m *monitor) exits(now time.Time) {
 		p, ok := m.paneOf(r)
 		switch {
 		case ok && p.Dead:
-			code := p.DeadStatus
-			m.setExited(r, &code, now)
+			// An agent's pane is kept when it exits, for the runner tmux
+			// starts in it then to record the exit (pane.Died) at once,
+			// with its signal: the monitor steps in only when that did
+			// not happen.
+			if now.Sub(dead[p.ID]) >= diedGrace {
+				code := p.DeadStatus
+				m.setExited(r, &code, now)
+			}
 		case ok:
 			m.alive[key] = sighting{at: now, pane: r.Pane}
 			if m.sameServer(r) && r.SessionID != "" && p.SessionID == r.SessionID && p.SessionName != r.Session {

@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -36,7 +35,6 @@ import (
 
 	"github.com/owt-tmux/owt/internal/tmux"
 	"github.com/owt-tmux/owt/internal/untrusted"
-	"github.com/owt-tmux/owt/internal/waiter"
 	"github.com/owt-tmux/owt/internal/workspace"
 )
 
@@ -90,8 +88,9 @@ func RunSession(tm *tmux.Client, out io.Writer) error {
 }
 
 // Exited is "owt _run --exited CODE": owt-wait, which waited for the
-// agent in this pane, hands its exit code back here, where the record is
-// updated and the user's shell takes over, as after a wait by owt itself.
+// agent in its pane in an older owt (see inpane.go), hands its exit
+// code back here, where the record is updated and the user's shell takes
+// over: an agent started by an older owt still ends well after an update.
 func Exited(tm *tmux.Client, code int, out io.Writer) error {
 	takeForeground()
 	w, rec, err := open(tm, os.Getenv("OWT_REPO"), os.Getenv("OWT_NAME"))
@@ -283,33 +282,18 @@ func (w *runner) runAgent(rec *state.Record, out io.Writer) (int, error) {
 	if argTask != "" || paste {
 		w.markTaskPending(rec.Name)
 	}
+	if pane := os.Getenv("TMUX_PANE"); pane != "" {
+		plan := watchPlan{Mode: watchStart, Working: argTask != "", Paste: paste, Prompt: first}
+		err := w.execInPane(rec, pane, path, argv, env, plan)
+		fmt.Fprintf(out, "owt: %v (owt waits for the agent itself)\n", err)
+	}
 	cmd, err := startForeground(path, argv[1:], rec.Path, env)
 	if err != nil {
 		return 127, fmt.Errorf("start %s: %w", rec.Tool, err)
 	}
 	defer takeForeground()
-	ready := make(chan struct{})
-	go func() {
-		defer close(ready)
-		w.whenReady(rec, prof, argTask != "", paste, out)
-	}()
-	if code, ended, err := waitWhile(cmd.Process.Pid, ready); ended || err != nil {
-		return code, err
-	}
-	w.handOff(cmd.Process.Pid, out)
+	go w.whenReady(rec, prof, argTask != "", paste, out)
 	return waitAgent(cmd.Process)
-}
-
-// handOff replaces the runner with owt-wait, which waits for the agent
-// pid from here (it stays its child) and comes back as owt _run --exited
-// CODE: the agent runs on with its task, and owt's few MiB are not kept
-// for a wait. It returns only when owt-wait is not there or cannot run;
-// the runner then waits itself.
-func (w *runner) handOff(pid int, out io.Writer) {
-	if bin, err := proc.Sibling(w.Self, WaitProgram); err == nil {
-		err := syscall.Exec(bin, []string{bin, strconv.Itoa(pid), w.Self, "_run", "--exited"}, waiter.Env(os.Environ()))
-		fmt.Fprintf(out, "owt: %s: %v (owt waits for the agent itself)\n", bin, err)
-	}
 }
 
 // withOwt adds what connects the tool to owt: Codex's -c notify=[…]
@@ -372,13 +356,9 @@ func (w *runner) withAgentID(name string, env []string, out io.Writer) []string 
 	return append(env, state.AgentIDEnv+"="+id)
 }
 
-// WaitProgram is owt-wait, installed beside owt or on PATH (package waiter).
-const WaitProgram = "owt-wait"
-
-// waitWhile watches the agent pid until ready closes (its task is in) or
-// it ends, continuing it when it is stopped: ended says it ended, with its
-// code. The runner is its only waiter meanwhile, so handing the wait to
-// owt-wait after this cannot lose the exit.
+// waitWhile watches the agent pid until ready closes (its resume is
+// proven) or it ends, continuing it when it is stopped: ended says it
+// ended, with its code.
 func waitWhile(pid int, ready <-chan struct{}) (code int, ended bool, err error) {
 	for {
 		var ws syscall.WaitStatus
@@ -389,7 +369,7 @@ func waitWhile(pid int, ready <-chan struct{}) (code int, ended bool, err error)
 		case err != nil:
 			return 1, true, fmt.Errorf("wait for the agent: %w", err)
 		case got == pid:
-			if code, ended := waiter.Ended(pid, ws); ended {
+			if code, ended := waitEnded(pid, ws); ended {
 				return code, true, nil
 			}
 			continue
@@ -403,10 +383,38 @@ func waitWhile(pid int, ready <-chan struct{}) (code int, ended bool, err error)
 }
 
 // waitAgent waits for the agent to end and returns its exit code (128+N
-// for signal N), continuing it whenever it is stopped (waiter.Wait).
+// for signal N), continuing it whenever it is stopped (waitEnded).
 func waitAgent(p *os.Process) (int, error) {
 	defer func() { _ = p.Release() }()
-	return waiter.Wait(p.Pid)
+	for {
+		var ws syscall.WaitStatus
+		_, err := syscall.Wait4(p.Pid, &ws, syscall.WUNTRACED, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return 1, fmt.Errorf("wait for the agent: %w", err)
+		}
+		if code, ended := waitEnded(p.Pid, ws); ended {
+			return code, nil
+		}
+	}
+}
+
+// waitEnded reads one wait status of pid: the exit code once it ended;
+// a stop continues it (there is no shell here to resume it with fg), its
+// group too, and is not an end.
+func waitEnded(pid int, ws syscall.WaitStatus) (int, bool) {
+	switch {
+	case ws.Stopped():
+		_ = syscall.Kill(-pid, syscall.SIGCONT) // its group, when it leads one
+		_ = syscall.Kill(pid, syscall.SIGCONT)
+	case ws.Signaled():
+		return 128 + int(ws.Signal()), true
+	case ws.Exited():
+		return ws.ExitStatus(), true
+	}
+	return 0, false
 }
 
 // markTaskPending notes that the agent starts with its task: until a turn

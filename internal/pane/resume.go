@@ -60,14 +60,19 @@ func (w *runner) resumeAgent(rec *state.Record, prof agent.Profile, out io.Write
 	fmt.Fprintf(out, "\x1b[H\x1b[2Jowt: resuming %s session %s\n", rec.Tool, session)
 	w.setResume(rec.Name, state.ResumeResuming, "")
 	started := time.Now()
+	if pane := os.Getenv("TMUX_PANE"); pane != "" {
+		// Whether it resumed is for its watcher to prove, or for the
+		// runner after it (Died) to find it did not.
+		err := w.execInPane(rec, pane, path, argv, env, watchPlan{Mode: watchResume, Session: session, Started: started})
+		fmt.Fprintf(out, "owt: %v (owt waits for the agent itself)\n", err)
+	}
 	cmd, err := startForeground(path, argv[1:], rec.Path, env)
 	if err != nil {
 		w.settleResume(rec, state.ResumeFresh, fmt.Sprintf("start %s: %v", rec.Tool, err))
 		return 0, false, nil
 	}
 	// The runner alone waits for the tool (waitWhile) while the watch
-	// looks for proof; once proven, owt-wait takes the wait over, as for
-	// an agent started fresh.
+	// looks for proof.
 	gone, proved := make(chan struct{}), make(chan struct{})
 	resumed := false
 	go func() {
@@ -81,7 +86,6 @@ func (w *runner) resumeAgent(rec *state.Record, prof agent.Profile, out io.Write
 	}
 	if resumed {
 		if !ended && werr == nil {
-			w.handOff(cmd.Process.Pid, out)
 			c, werr = waitAgent(cmd.Process)
 		}
 		takeForeground()
@@ -89,7 +93,7 @@ func (w *runner) resumeAgent(rec *state.Record, prof agent.Profile, out io.Write
 	}
 	takeForeground()
 	why := fmt.Sprintf("%s exited with code %d", rec.Tool, c)
-	if line := w.exitWords(); line != "" {
+	if line := exitWords(w.paneText()); line != "" {
 		why += ": " + line
 	}
 	w.settleResume(rec, state.ResumeFresh, why)
@@ -166,19 +170,21 @@ func hookSince(r *state.Record, t time.Time) bool {
 	return false
 }
 
-// exitWords is what a tool that exited at once said in this pane: of
-// the lines it printed, the first that reads as an error ("Error: No
-// saved session found …", "No conversation found …"), else its first;
-// at most 200 characters; "" outside tmux.
-func (w *runner) exitWords() string {
+// paneText is this pane's screen ("" outside tmux).
+func (w *runner) paneText() string {
 	pane := os.Getenv("TMUX_PANE")
 	if pane == "" {
 		return ""
 	}
-	screen, err := w.Tmux.Capture(pane)
-	if err != nil {
-		return ""
-	}
+	screen, _ := w.Tmux.Capture(pane)
+	return screen
+}
+
+// exitWords is what a tool that exited at once said on its screen: of
+// the lines it printed, the first that reads as an error ("Error: No
+// saved session found …", "No conversation found …"), else its first;
+// at most 200 characters.
+func exitWords(screen string) string {
 	var said []string
 	for _, l := range strings.Split(screen, "\n") {
 		l = strings.TrimSpace(oneLine(l))

@@ -9,8 +9,8 @@ import (
 	"slices"
 )
 
-// Sibling finds name, one of owt's programs (owt, owt-popup, owt-mcp,
-// owt-wait), for the program at self: beside it first — they are built
+// Sibling finds name, one of owt's programs (owt, owt-popup, owt-mcp),
+// for the program at self: beside it first — they are built
 // and installed together, and a link to self counts as its real place —
 // then on PATH. A missing one is named in the error, with how to install
 // owt's programs together.

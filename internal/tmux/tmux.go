@@ -844,7 +844,8 @@ func (c *Client) ServerIdentity() (string, error) {
 
 // RespawnPane kills what runs in pane (an id, %N) and starts argv there
 // (execvp, no shell: two or more words), in dir with env added: the pane
-// keeps its id, its window and the session's other windows.
+// keeps its id, its window and the session's other windows. It is
+// disarmed (WhenPaneDies) first.
 func (c *Client) RespawnPane(pane, dir string, env map[string]string, argv []string) error {
 	if !strings.HasPrefix(pane, "%") {
 		return fmt.Errorf("respawn pane %q: not a pane id", pane)
@@ -857,6 +858,11 @@ func (c *Client) RespawnPane(pane, dir string, env map[string]string, argv []str
 		args = append(args, "-e", k+"="+env[k])
 	}
 	args = append(args, "--")
-	_, err := c.Run(append(args, argv...)...)
+	// What WhenPaneDies armed was for the process killed here.
+	_, err := c.RunBatch(
+		[]string{"set-option", "-p", "-u", "-t", pane, "remain-on-exit"},
+		[]string{"set-hook", "-p", "-u", "-t", pane, "pane-died"},
+		append(args, argv...),
+	)
 	return err
 }

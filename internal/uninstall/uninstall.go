@@ -44,8 +44,8 @@ import (
 	"github.com/owt-tmux/owt/keybindings"
 )
 
-// Programs are owt's programs, installed side by side (owt-hook: what an
-// older owt had beside them).
+// Programs are owt's programs, installed side by side (owt-wait and
+// owt-hook: what older owts had beside them).
 var Programs = []string{"owt", "owt-popup", "owt-mcp", "owt-wait", "owt-hook"}
 
 // Options say what owt uninstall was asked for.

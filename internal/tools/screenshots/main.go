@@ -35,7 +35,7 @@ type shooter struct {
 
 func main() {
 	root := flag.String("root", ".", "the owt repository (scripts/demo.sh)")
-	bin := flag.String("bin", "", "the folder with owt, owt-popup, owt-wait, owt-mcp and owt-demo-agent (default ROOT/bin)")
+	bin := flag.String("bin", "", "the folder with owt, owt-popup, owt-mcp and owt-demo-agent (default ROOT/bin)")
 	freeze := flag.String("freeze", "", "the freeze program (required)")
 	out := flag.String("out", "", "where the PNGs go (default ROOT/docs/images)")
 	cols := flag.Int("cols", 128, "the terminal's width")
