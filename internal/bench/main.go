@@ -143,8 +143,9 @@ func newWorld() (*world, func()) {
 		_ = w.cmd("", "tmux", "kill-server").Run()
 		// owt's detached helpers (the monitor) see the server go and
 		// exit; one still running could write its state again after the
-		// root is gone.
-		for deadline := time.Now().Add(5 * time.Second); worldAlive(root) && time.Now().Before(deadline); {
+		// root is gone. A monitor in a tick over 500 agents took more
+		// than 5 s to see it, and left cache/ and state/ behind.
+		for deadline := time.Now().Add(30 * time.Second); worldAlive(root) && time.Now().Before(deadline); {
 			time.Sleep(50 * time.Millisecond)
 		}
 		_ = os.RemoveAll(root)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -199,6 +200,28 @@ func TestAgentExitKeepsPaneAndRecordsExitCode(t *testing.T) {
 	// And owt refuses to type into it.
 	r := e.Owt(repo, "send", it.Name, "rm -rf /")
 	requireOneLineError(t, r, "not running")
+}
+
+// The pane-died hook owt set on an agent's pane is what records its exit
+// at once. Where it did not run (here: the hook removed by hand; a tmux
+// config reload that drops it), the pane tmux kept dead tells the monitor,
+// which records the exit with its signal a few seconds later.
+func TestAnExitTheHookMissedIsRecordedByTheMonitor(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	it := newJSON(t, e, repo, "--tool", "claude", "--name", "a", "Do a thing")
+	e.WaitPrompts(it.Name, 1)
+	e.waitHandedOver(it.Session)
+	e.Eventually(10*time.Second, "a monitor", func() bool { return e.MonitorPID() != 0 })
+	pane := e.Tmux("display-message", "-p", "-t", "="+it.Session+":", "#{pane_id}")
+	e.Tmux("set-hook", "-p", "-u", "-t", pane, "pane-died")
+	require.NoError(t, syscall.Kill(e.AgentPID(it.Name), syscall.SIGKILL))
+	e.Eventually(15*time.Second, "exited with its code", func() bool {
+		got := e.Find(repo, it.Name)
+		return got.Status == "exited" && got.ExitCode != nil
+	})
+	require.Equal(t, 137, *e.Find(repo, it.Name).ExitCode)
+	require.Equal(t, "1", e.Tmux("display-message", "-p", "-t", pane, "#{pane_dead}"), "tmux keeps the pane, as it was told")
 }
 
 func TestSetupRunsVisiblyBeforeTheAgent(t *testing.T) {

@@ -43,10 +43,13 @@ type runner struct{ *workspace.Workspace }
 
 // RunSession is the first process of every worktree session ("owt _run").
 // It runs the dependency install and setup commands where the user can see
-// them, starts the agent with the task, records its exit code, and then
-// replaces itself with the user's shell so the pane stays usable.
+// them, then replaces itself with the agent, started on its task; tmux
+// starts "owt _run --died" in the pane when the agent exits, which records
+// the exit code and replaces itself with the user's shell, so the pane
+// stays usable (inpane.go). Where tmux cannot do that, the runner waits
+// for the agent itself, and does the same.
 //
-// It never returns on success (the shell replaces it).
+// It never returns on success (the agent or the shell replaces it).
 func RunSession(tm *tmux.Client, out io.Writer) error {
 	name, repo := os.Getenv("OWT_NAME"), os.Getenv("OWT_REPO")
 	if name == "" || repo == "" {
@@ -241,7 +244,9 @@ func madeDirs(dir string, names []string) []string {
 	return out
 }
 
-// runAgent starts the tool in the foreground of the pane and waits for it.
+// runAgent starts the tool in the pane: as the pane's own process
+// (execInPane: it returns only if that cannot be done), else as the
+// runner's child in the foreground, waited for.
 func (w *runner) runAgent(rec *state.Record, out io.Writer) (int, error) {
 	prof, ok := w.Tools[rec.Tool]
 	if !ok {

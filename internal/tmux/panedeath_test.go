@@ -16,9 +16,11 @@ import (
 // stay words (no shell, no tmux command of their own).
 func TestAnArmedPaneKeepsItsProcesssEndAndStartsTheNext(t *testing.T) {
 	c := server(t)
-	dir := filepath.Join(t.TempDir(), `a "b" $HOME ; #{pane_id} ~x`)
+	pwned := filepath.Join(t.TempDir(), "pwned")
+	dir := filepath.Join(t.TempDir(), `a "b" $HOME ; #{pane_id} ~x #(touch `+pwned+`)`)
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	out := filepath.Join(t.TempDir(), "next.txt")
+	armed := filepath.Join(t.TempDir(), "armed")
 	for _, tc := range []struct {
 		name, script string
 		code         int
@@ -28,18 +30,22 @@ func TestAnArmedPaneKeepsItsProcesssEndAndStartsTheNext(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_ = os.Remove(out)
-			created, err := c.NewSession(NewSession{Name: tc.name, Dir: dir, Argv: []string{"sh", "-c", "sleep 0.5; " + tc.script}})
+			_ = os.Remove(armed)
+			// The process ends once the test has armed its pane.
+			wait := `while [ ! -e "$0" ]; do sleep 0.05; done; `
+			created, err := c.NewSession(NewSession{Name: tc.name, Dir: dir, Argv: []string{"sh", "-c", wait + tc.script, armed}})
 			require.NoError(t, err)
 			pane := created.PaneID
 			next := []string{"sh", "-c", `pwd > "$1"; echo "$V" >> "$1"; exec sleep 600`, "next", out}
-			require.NoError(t, c.WhenPaneDies(pane, dir, map[string]string{"V": `x"; kill-server ; $(touch /tmp/owt-pwned)`}, next))
+			require.NoError(t, c.WhenPaneDies(pane, dir, map[string]string{"V": `x"; kill-server ; $(touch ` + pwned + `) #(touch ` + pwned + `) #{pane_id}`}, next))
+			require.NoError(t, os.WriteFile(armed, nil, 0o644))
 			require.Eventually(t, func() bool {
 				b, err := os.ReadFile(out)
 				return err == nil && strings.Count(string(b), "\n") == 2
 			}, 10*time.Second, 50*time.Millisecond, "the next program ran in the pane")
 			b, _ := os.ReadFile(out)
-			require.Equal(t, dir+"\n"+`x"; kill-server ; $(touch /tmp/owt-pwned)`+"\n", string(b))
-			require.NoFileExists(t, "/tmp/owt-pwned")
+			require.Equal(t, dir+"\n"+`x"; kill-server ; $(touch `+pwned+`) #(touch `+pwned+`) #{pane_id}`+"\n", string(b))
+			require.NoFileExists(t, pwned)
 			code, screen, ok := c.PaneDied(pane)
 			require.True(t, ok)
 			require.Equal(t, tc.code, code)

@@ -20,7 +20,7 @@ type PaneState struct {
 	WindowID    string // @N
 	TTY         string // the pane's terminal, e.g. /dev/pts/3
 	Dead        bool
-	DeadStatus  int
+	DeadStatus  int // the exit code; 128+N for signal N (DeadCode)
 	// Activity is the last output in the pane's window (tmux keeps it to
 	// the second).
 	Activity time.Time
@@ -30,7 +30,7 @@ type PaneState struct {
 }
 
 var snapshotFields = []string{"#{pane_id}", "#{session_id}", "#{session_name}", "#{window_id}", "#{pane_tty}",
-	"#{pane_dead}", "#{pane_dead_status}", "#{window_activity}",
+	"#{pane_dead}", "#{pane_dead_status}/#{pane_dead_signal}", "#{window_activity}",
 	"#{?#{&&:#{session_attached},#{&&:#{window_active},#{pane_active}}},1,0}"}
 
 // Snapshot lists every pane of the server and captures the visible text
@@ -113,7 +113,10 @@ func parseSnapshot(out, marker string) ([]PaneState, map[string]string) {
 		if len(f) != len(snapshotFields) {
 			continue
 		}
-		ds, _ := strconv.Atoi(f[6])
+		ds := 0
+		if f[5] == "1" {
+			ds, _ = DeadCode(f[6])
+		}
 		act, _ := strconv.ParseInt(f[7], 10, 64)
 		panes = append(panes, PaneState{
 			ID: f[0], SessionID: f[1], SessionName: f[2], WindowID: f[3], TTY: f[4],
