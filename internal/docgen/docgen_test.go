@@ -102,7 +102,7 @@ func TestEveryConfigKeyHasADescription(t *testing.T) {
 var ownOptions = map[string]bool{
 	"@owt-bound-keys": true, "@owt-life": true, "@owt-tool": true, "@owt-base": true, "@owt-port": true,
 	"@owt-runs": true, "@owt-restore": true, "@owt-spawner": true, "@owt-spawn-depth": true,
-	"@owt-worker": true, "@owt-popup-fallback-shown": true,
+	"@owt-worker": true, "@owt-popup-fallback-shown": true, "@owt-died": true,
 	"@owt-option": true, // no option: the placeholder of owt.conf's line format in an error
 }
 

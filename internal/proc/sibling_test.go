@@ -39,10 +39,10 @@ func TestSiblingBesideThenPATHElseNamed(t *testing.T) {
 	require.Equal(t, filepath.Join(dir, "a", "owt-popup"), p)
 
 	// Not beside, on PATH.
-	writeExe(t, filepath.Join(dir, "path", "owt-wait"))
-	p, err = Sibling(self, "owt-wait")
+	writeExe(t, filepath.Join(dir, "path", "owt-other"))
+	p, err = Sibling(self, "owt-other")
 	require.NoError(t, err)
-	require.Equal(t, filepath.Join(dir, "path", "owt-wait"), p)
+	require.Equal(t, filepath.Join(dir, "path", "owt-other"), p)
 
 	// Nowhere: named, with the way to install it.
 	_, err = Sibling(self, "owt-mcp")
