@@ -224,6 +224,27 @@ func TestAnExitTheHookMissedIsRecordedByTheMonitor(t *testing.T) {
 	require.Equal(t, "1", e.Tmux("display-message", "-p", "-t", pane, "#{pane_dead}"), "tmux keeps the pane, as it was told")
 }
 
+// A tool that cannot start (its interpreter is gone: found on PATH, its
+// exec fails) leaves the pane to the runner, which says so and gives the
+// shell; the watcher of its start stands down and never types the task
+// into that shell, whose prompt the tool's ready pattern matches.
+func TestATaskIsNeverTypedIntoTheShellOfAToolThatCouldNotStart(t *testing.T) {
+	e := NewEnv(t)
+	repo := e.NewRepo("app")
+	tools := filepath.Join(e.Root, "broken-tools")
+	e.WriteFile(tools, "broken", "#!/nonexistent/interpreter\n")
+	require.NoError(t, os.Chmod(filepath.Join(tools, "broken"), 0o755))
+	e.WriteFile(repo, ".owt.toml", "[tools.broken]\ncommand = [\""+filepath.Join(tools, "broken")+"\"]\nprompt = \"paste\"\nready = \".\"\n")
+	it := newJSON(t, e, repo, "--tool", "broken", "--no-setup", "--name", "b", "echo TASK-TYPED")
+	e.WaitStatus(repo, "b", "exited", 15*time.Second)
+	screen := e.WaitScreen(it.Session, "This shell is in the worktree")
+	require.Contains(t, screen, "owt: start broken")
+	pane := e.Tmux("display-message", "-p", "-t", "="+it.Session+":", "#{pane_id}")
+	e.Eventually(10*time.Second, "no watcher left", func() bool { return len(watchersOf(pane)) == 0 })
+	time.Sleep(2 * time.Second) // past the watcher's look at the screen, had it stayed
+	require.NotContains(t, e.Capture("="+it.Session+":"), "TASK-TYPED")
+}
+
 func TestSetupRunsVisiblyBeforeTheAgent(t *testing.T) {
 	e := NewEnv(t)
 	repo := e.NewRepo("app")

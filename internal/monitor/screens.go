@@ -341,8 +341,11 @@ func (m *monitor) exits(now time.Time) {
 			// with its signal: the monitor steps in only when that did
 			// not happen.
 			if now.Sub(dead[p.ID]) >= diedGrace {
-				code := p.DeadStatus
-				m.setExited(r, &code, now)
+				code := &p.DeadStatus
+				if p.DeadStatus < 0 {
+					code = nil // a signal tmux before 3.3 did not name
+				}
+				m.setExited(r, code, now)
 			}
 		case ok:
 			m.alive[key] = sighting{at: now, pane: r.Pane}

@@ -1,6 +1,8 @@
 package pane
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -66,8 +69,8 @@ var diedEnv = []string{"OWT_NAME", "OWT_REPO", "OWT_PORT", state.LifeEnv,
 // execInPane replaces the runner with the agent (path, argv, env: nil is
 // the runner's own) in rec's worktree, its pane armed for the agent's exit
 // and its watcher started with plan. It returns only when that could not
-// be done: nothing is left armed or watching then, and the caller starts
-// and waits for the agent itself.
+// be done: nothing is left armed then, the watcher is told to stand down,
+// and the caller starts and waits for the agent itself.
 func (w *runner) execInPane(rec *state.Record, pane, path string, argv, env []string, plan watchPlan) error {
 	if env == nil {
 		env = os.Environ()
@@ -78,57 +81,114 @@ func (w *runner) execInPane(rec *state.Record, pane, path string, argv, env []st
 			keep[k] = v
 		}
 	}
-	if err := w.Tmux.WhenPaneDies(pane, rec.Path, keep, []string{w.Self, "_run", "--died"}); err != nil {
+	screen, err := newScreenFile()
+	if err != nil {
+		return err
+	}
+	if err := w.Tmux.WhenPaneDies(pane, rec.Path, screen, keep, []string{w.Self, "_run", "--died", screen}); err != nil {
 		return err
 	}
 	plan.PID = os.Getpid() // the agent's, after the exec
-	if err := w.startWatch(plan); err != nil {
+	gate, err := w.startWatch(plan)
+	if err != nil {
+		w.Tmux.Disarm(pane)
+		return err
+	}
+	fail := func(err error) error {
+		_, _ = gate.WriteString("abort") // the watcher stands down
+		_ = gate.Close()
 		w.Tmux.Disarm(pane)
 		return err
 	}
 	if err := os.Chdir(rec.Path); err != nil {
-		w.Tmux.Disarm(pane)
-		return fmt.Errorf("start %s in %s: %w", rec.Tool, rec.Path, err)
+		return fail(fmt.Errorf("start %s in %s: %w", rec.Tool, rec.Path, err))
 	}
 	signal.Reset()
-	err := syscall.Exec(path, argv, env)
-	// The watcher sees this process live on as the runner: it gives up
-	// once the record leaves "starting" or its time is up.
-	w.Tmux.Disarm(pane)
-	return fmt.Errorf("start %s: %w", rec.Tool, err)
+	err = syscall.Exec(path, argv, lastWins(env))
+	return fail(fmt.Errorf("start %s: %w", rec.Tool, err))
+}
+
+// lastWins is env with each variable once, at its last setting: what
+// os/exec hands a child, where an exec of env as it is would give the
+// tool the first (OPENCODE_CONFIG_CONTENT appended over the user's).
+func lastWins(env []string) []string {
+	last := map[string]int{}
+	for i, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		last[k] = i
+	}
+	out := make([]string, 0, len(last))
+	for i, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); last[k] == i {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// screensDir is where the pane-died hook leaves an agent's last screen for
+// the runner after it: a private folder (the screen may hold secrets).
+func screensDir() string { return filepath.Join(state.Dir(), "died") }
+
+// newScreenFile names a file for one agent's last screen.
+func newScreenFile() (string, error) {
+	dir := screensDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("make %s: %w", dir, err)
+	}
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, hex.EncodeToString(b[:])+".screen"), nil
+}
+
+// takeScreen reads and removes the screen file the hook wrote: only a
+// file of screensDir's, whatever path "owt _run --died" was given.
+func takeScreen(path string) string {
+	if path == "" || filepath.Dir(path) != screensDir() || filepath.Ext(path) != ".screen" {
+		return ""
+	}
+	b, _ := os.ReadFile(path)
+	_ = os.Remove(path)
+	return string(b)
 }
 
 // startWatch starts "owt _run --watch", which starts the watcher proper
 // in a session of its own and exits: the watcher is then no child of the
-// agent (a child it never waits for would stay a zombie under it).
-func (w *runner) startWatch(plan watchPlan) error {
+// agent (a child it never waits for would stay a zombie under it). The
+// watcher reads plan, then waits for the pipe returned (close-on-exec)
+// to close: the exec of the agent closes it; a runner whose exec failed
+// writes to it first, and the watcher stands down.
+func (w *runner) startWatch(plan watchPlan) (*os.File, error) {
 	data, err := json.Marshal(plan)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r, wr, err := os.Pipe()
 	if err != nil {
-		return fmt.Errorf("start the agent's watcher: %w", err)
+		return nil, fmt.Errorf("start the agent's watcher: %w", err)
 	}
 	defer r.Close()
 	cmd := exec.Command(w.Self, "_run", "--watch")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = r, os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
 		wr.Close()
-		return fmt.Errorf("start the agent's watcher: %w", err)
+		return nil, fmt.Errorf("start the agent's watcher: %w", err)
 	}
 	_ = r.Close()
 	// The watcher reads the plan as it starts; a plan too big for the
 	// pipe waits for it. A watcher that never started fails the write.
 	_, werr := wr.Write(data)
-	_ = wr.Close()
 	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("start the agent's watcher: %w", err)
+		wr.Close()
+		return nil, fmt.Errorf("start the agent's watcher: %w", err)
 	}
 	if werr != nil {
-		return fmt.Errorf("start the agent's watcher: %w", werr)
+		wr.Close()
+		return nil, fmt.Errorf("start the agent's watcher: %w", werr)
 	}
-	return nil
+	return wr, nil
 }
 
 // Watch is "owt _run --watch": it starts itself again in a session of its
@@ -149,12 +209,18 @@ func Watch() error {
 }
 
 // Watching is the watcher ("owt _run --watching"): it reads its plan on
-// stdin and watches the agent's start as the runner did when it was the
-// agent's parent, until the start is settled or the agent is gone.
+// stdin, waits for the agent to be the pane's process (stdin closes at
+// the runner's exec; anything written first means the exec failed), and
+// watches the agent's start as the runner did when it was the agent's
+// parent, until the start is settled or the agent is gone.
 func Watching(tm *tmux.Client, in io.Reader, out io.Writer) error {
 	var plan watchPlan
-	if err := json.NewDecoder(in).Decode(&plan); err != nil || plan.PID <= 0 {
+	dec := json.NewDecoder(in)
+	if err := dec.Decode(&plan); err != nil || plan.PID <= 0 {
 		return fmt.Errorf("owt _run --watching reads its plan from owt _run: %v", err)
+	}
+	if rest, _ := io.ReadAll(io.MultiReader(dec.Buffered(), in)); strings.TrimSpace(string(rest)) != "" {
+		return nil // the agent did not start in the pane: the runner waits for it itself
 	}
 	w, rec, err := open(tm, os.Getenv("OWT_REPO"), os.Getenv("OWT_NAME"))
 	if err != nil {
@@ -165,6 +231,7 @@ func Watching(tm *tmux.Client, in io.Reader, out io.Writer) error {
 		return fmt.Errorf("unknown tool %q", rec.Tool)
 	}
 	rec.Prompt = plan.Prompt
+	w.agentGone = func() bool { return !alive(plan.PID) }
 	gone := make(chan struct{})
 	go func() {
 		defer close(gone)
@@ -195,16 +262,20 @@ func alive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// Died is "owt _run --died": tmux started it in the pane whose agent has
-// just exited (tmux.WhenPaneDies). It shows the agent's last screen again,
-// records the exit, and leaves the user's shell in the worktree; a tool
-// that exited before it proved its resume is started fresh instead.
-func Died(tm *tmux.Client, out io.Writer) error {
-	pane := os.Getenv("TMUX_PANE")
-	code, screen, kept := tm.PaneDied(pane)
+// Died is "owt _run --died SCREEN": tmux started it in the pane whose
+// agent has just exited (tmux.WhenPaneDies), with the file it left the
+// agent's last screen in. It shows that screen again, records the exit,
+// and leaves the user's shell in the worktree; a tool that exited before
+// it proved its resume is started fresh instead.
+func Died(tm *tmux.Client, screenFile string, out io.Writer) error {
+	// Only the agent's own process carries an agent id (withAgentID).
+	_ = os.Unsetenv(state.AgentIDEnv)
+	c, known := tm.PaneDied(os.Getenv("TMUX_PANE"))
+	screen := takeScreen(screenFile)
 	showAgain(out, screen)
-	if !kept {
-		fmt.Fprintf(out, "owt: tmux did not keep how the agent in this pane ended\n")
+	var code *int
+	if known {
+		code = &c
 	}
 	w, rec, err := open(tm, os.Getenv("OWT_REPO"), os.Getenv("OWT_NAME"))
 	if err != nil {
@@ -212,22 +283,27 @@ func Died(tm *tmux.Client, out io.Writer) error {
 		return execShell(out, "")
 	}
 	if rec.Resume != nil && rec.Resume.Outcome == state.ResumeResuming {
-		why := fmt.Sprintf("%s exited with code %d", rec.Tool, code)
+		why := rec.Tool + " exited"
+		if code != nil {
+			why = fmt.Sprintf("%s exited with code %d", rec.Tool, *code)
+		}
 		if line := exitWords(plainText(screen)); line != "" {
 			why += ": " + line
 		}
-		w.settleResume(rec, state.ResumeFresh, why)
-		fmt.Fprintf(out, "owt: %s could not resume session %s (%s).\n", rec.Tool, rec.Resume.Session, why)
-		if rec, err = w.Get(rec.Name); err != nil {
-			fmt.Fprintf(out, "owt: %v\n", err)
-			return execShell(out, "")
-		}
-		code, err = w.runAgent(rec, out)
-		if err != nil {
-			fmt.Fprintf(out, "owt: %v\n", err)
+		if w.settleResume(rec, state.ResumeFresh, why) {
+			fmt.Fprintf(out, "owt: %s could not resume session %s (%s).\n", rec.Tool, rec.Resume.Session, why)
+			if rec, err = w.Get(rec.Name); err != nil {
+				fmt.Fprintf(out, "owt: %v\n", err)
+				return execShell(out, "")
+			}
+			n, err := w.runAgent(rec, out)
+			if err != nil {
+				fmt.Fprintf(out, "owt: %v\n", err)
+			}
+			return w.finish(tm, rec, n, out)
 		}
 	}
-	return w.finish(tm, rec, code, out)
+	return w.finishCode(tm, rec, code, out)
 }
 
 // showAgain writes the agent's last screen (as the hook captured it, with

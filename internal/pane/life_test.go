@@ -13,7 +13,7 @@ import (
 // later agent given its name, and never says 'owt delete NAME' for it.
 func TestARunnerOfAnotherLifeLeavesTheRecordAlone(t *testing.T) {
 	wd := newWorld(t)
-	w := &runner{wd.Workspace()}
+	w := &runner{Workspace: wd.Workspace()}
 	require.NoError(t, w.Store.Update(func(f *state.File) error {
 		f.Records["b4"] = &state.Record{Name: "b4", Life: "new", Status: state.Idle, Tool: "claude"}
 		return nil

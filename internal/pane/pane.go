@@ -39,7 +39,13 @@ import (
 )
 
 // runner is a workspace seen from its pane's first process.
-type runner struct{ *workspace.Workspace }
+type runner struct {
+	*workspace.Workspace
+	// agentGone, when set, says the agent has exited: the watcher of a
+	// start (Watching) asks it before it types into the pane, which the
+	// runner after the agent may have taken over.
+	agentGone func() bool
+}
 
 // RunSession is the first process of every worktree session ("owt _run").
 // It runs the dependency install and setup commands where the user can see
@@ -121,7 +127,7 @@ func open(tm *tmux.Client, repo, name string) (*runner, *state.Record, error) {
 	ws.Store.Warn = func(m string) {
 		owtlog.Errorf("owt", owtlog.Fields{Repo: repo, Agent: name, Event: "state"}, "%s", m)
 	}
-	w := &runner{ws}
+	w := &runner{Workspace: ws}
 	rec, err := w.Get(name)
 	if life := os.Getenv(state.LifeEnv); err == nil && life != "" && rec.Life != life {
 		return w, nil, fmt.Errorf("%s was deleted; owt knows another agent by that name now, not this session's: 'exit' closes it", name)
@@ -135,13 +141,22 @@ func open(tm *tmux.Client, repo, name string) (*runner, *state.Record, error) {
 // finish records the agent's exit and replaces the runner with the
 // user's shell in the worktree.
 func (w *runner) finish(tm *tmux.Client, rec *state.Record, code int, out io.Writer) error {
+	return w.finishCode(tm, rec, &code, out)
+}
+
+// finishCode is finish with the exit code unknown when nil.
+func (w *runner) finishCode(tm *tmux.Client, rec *state.Record, code *int, out io.Writer) error {
+	exited := "exited"
+	if code != nil {
+		exited = fmt.Sprintf("exited with code %d", *code)
+	}
 	if cur, err := w.Get(rec.Name); errors.Is(err, state.ErrUnknownName) || err == nil && cur.Life != rec.Life {
 		// Deleted while its agent ran: 'owt delete NAME' would fail, or
 		// hit a later agent of the name.
-		fmt.Fprintf(out, "\nowt: %s exited with code %d. %s was deleted, and its folder with it: 'exit' closes this session.\n", rec.Tool, code, rec.Name)
+		fmt.Fprintf(out, "\nowt: %s %s. %s was deleted, and its folder with it: 'exit' closes this session.\n", rec.Tool, exited, rec.Name)
 		return execShell(out, "")
 	}
-	_, _ = status.Set(&w.Ledger, rec.Name, state.Exited, state.FromOwt, &code)
+	_, _ = status.Set(&w.Ledger, rec.Name, state.Exited, state.FromOwt, code)
 	if pane := os.Getenv("TMUX_PANE"); pane != "" {
 		// The window was named after the agent; the shell takes over.
 		_ = tm.SetWindowOption(pane, "automatic-rename", "on")
@@ -153,7 +168,7 @@ func (w *runner) finish(tm *tmux.Client, rec *state.Record, code int, out io.Wri
 	case rec.InPlace:
 		where, remove = "your checkout", "'owt delete "+rec.Name+"' ends this session; the checkout and its branch stay"
 	}
-	fmt.Fprintf(out, "\nowt: %s exited with code %d. This shell is in %s; %s.\n", rec.Tool, code, where, remove)
+	fmt.Fprintf(out, "\nowt: %s %s. This shell is in %s; %s.\n", rec.Tool, exited, where, remove)
 	return execShell(out, rec.Path)
 }
 
@@ -481,6 +496,9 @@ func (w *runner) whenReady(rec *state.Record, prof agent.Profile, working, paste
 		w.leaveStarting(rec.Name, after)
 		return
 	}
+	if w.agentGone != nil && w.agentGone() {
+		return // the pane is the runner's after the agent now, or the shell's
+	}
 	// The record is still "starting", so no owt send types meanwhile.
 	d := send.DeliveryFor(w.Workspace, rec.Tool)
 	if err := send.Deliver(w.Tmux, pane, untrusted.From(rec.FirstPrompt()), d); err != nil {
@@ -599,7 +617,7 @@ func (w *runner) waitScreen(pane string, re *regexp.Regexp, cl *agent.Classifier
 		if err == nil && re.MatchString(screen) && (cl == nil || cl.Classify(screen) != agent.ClassWaiting) {
 			return true
 		}
-		if time.Now().After(deadline) {
+		if time.Now().After(deadline) || w.agentGone != nil && w.agentGone() {
 			return false
 		}
 		time.Sleep(100 * time.Millisecond)

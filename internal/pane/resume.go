@@ -152,7 +152,11 @@ func (w *runner) watchResume(rec *state.Record, prof agent.Profile, session stri
 			return false
 		default:
 		}
-		w.settleResume(rec, state.ResumeResumed, "")
+		// Only a resume still under way is proven: the runner after a
+		// tool that exited meanwhile may have started it fresh.
+		if !w.settleResume(rec, state.ResumeResumed, "") {
+			return false
+		}
 		w.leaveStarting(rec.Name, state.Idle)
 		return true
 	}
@@ -224,17 +228,21 @@ func oneLine(s string) string {
 	}, s)
 }
 
-// setResume records how the resume goes.
-func (w *runner) setResume(name, outcome, why string) {
+// setResume records how the resume goes, and reports whether it did: a
+// resume is proven (ResumeResumed) only while it is still under way.
+func (w *runner) setResume(name, outcome, why string) bool {
+	changed := false
 	err := w.Store.Update(func(f *state.File) error {
+		changed = false
 		r, ok := f.Records[name]
 		if !ok {
 			return fmt.Errorf("%w %q", state.ErrUnknownName, name)
 		}
-		if r.Resume == nil {
+		if r.Resume == nil || outcome == state.ResumeResumed && r.Resume.Outcome != state.ResumeResuming {
 			return state.ErrNoChange
 		}
 		r.Resume.Outcome, r.Resume.Why, r.Resume.At = outcome, why, w.Now()
+		changed = true
 		switch outcome {
 		case state.ResumeResumed:
 			r.Prompt = "" // the fresh start's words are not needed: kilobytes every hook reads
@@ -255,14 +263,19 @@ func (w *runner) setResume(name, outcome, why string) {
 	if err != nil {
 		w.Logf("%s: %v", name, err)
 	}
+	return err == nil && changed
 }
 
-// settleResume ends a resume in outcome (rec.Resume is updated too).
-func (w *runner) settleResume(rec *state.Record, outcome, why string) {
+// settleResume ends a resume in outcome (rec.Resume is updated too), and
+// reports whether it did (setResume).
+func (w *runner) settleResume(rec *state.Record, outcome, why string) bool {
 	if rec.Resume == nil {
-		return
+		return false
 	}
-	w.setResume(rec.Name, outcome, why)
+	if !w.setResume(rec.Name, outcome, why) {
+		return false
+	}
 	rec.Resume.Outcome, rec.Resume.Why = outcome, why
 	status.PublishCurrent(&w.Ledger, rec.Name)
+	return true
 }

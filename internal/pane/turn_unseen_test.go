@@ -14,7 +14,7 @@ import (
 // ends as its marks say: finished (no error) or failed with its error;
 // never "task not taken". A record that left "starting" is not touched.
 func TestTurnEndedUnseenIsATurn(t *testing.T) {
-	w := &runner{newWorld(t).Workspace()}
+	w := &runner{Workspace: newWorld(t).Workspace()}
 	require.NoError(t, w.Store.Update(func(f *state.File) error {
 		for _, n := range []string{"done", "failed"} {
 			f.Records[n] = &state.Record{Name: n, Status: state.Starting, TaskPending: true}

@@ -19,14 +19,20 @@ import (
 // pane_dead_signal: a signal then leaves both empty).
 const diedOption = "@owt-died"
 
-// diedBuffer is the paste buffer the hook leaves pane's last screen in.
+// diedBuffer is the paste buffer the hook captures pane's last screen in,
+// for as long as it takes to save it to a file: a buffer left behind
+// would be what a plain paste-buffer pastes, and would keep the screen.
 func diedBuffer(pane string) string { return "owt-died-" + pane }
 
 // WhenPaneDies arms pane (an id, %N): when its process exits, tmux keeps
-// the pane, records how the process ended and its screen (PaneDied reads
-// them), and runs argv there (execvp, two or more words) in dir with env
-// added, as RespawnPane does. Disarm undoes it.
-func (c *Client) WhenPaneDies(pane, dir string, env map[string]string, argv []string) error {
+// the pane, records how the process ended (PaneDied reads it) and writes
+// its last screen, with its colours, to screenFile (in a folder of the
+// caller's, private: tmux writes it with the umask's mode), then runs argv
+// there (execvp, two or more words) in dir with env added, as RespawnPane
+// does. The hook runs once: it disarms the pane first, so a program that
+// cannot start there (gone, or exiting at once) closes the pane as tmux
+// would, and never starts it again in a loop.
+func (c *Client) WhenPaneDies(pane, dir, screenFile string, env map[string]string, argv []string) error {
 	if !strings.HasPrefix(pane, "%") {
 		return fmt.Errorf("watch pane %q: not a pane id", pane)
 	}
@@ -39,9 +45,13 @@ func (c *Client) WhenPaneDies(pane, dir string, env map[string]string, argv []st
 	}
 	respawn = append(append(respawn, "--"), argv...)
 	hook := strings.Join([]string{
+		CommandLine([]string{"set-hook", "-p", "-u", "-t", pane, "pane-died"}),
+		CommandLine([]string{"set-option", "-p", "-u", "-t", pane, "remain-on-exit"}),
 		CommandLine([]string{"set-option", "-p", "-F", "-t", pane, diedOption, "#{pane_dead_status}/#{pane_dead_signal}"}),
 		// -S -1: tmux scrolled the screen up a row to write "Pane is dead".
 		CommandLine([]string{"capture-pane", "-e", "-S", "-1", "-t", pane, "-b", diedBuffer(pane)}),
+		CommandLine([]string{"save-buffer", "-b", diedBuffer(pane), screenFile}),
+		CommandLine([]string{"delete-buffer", "-b", diedBuffer(pane)}),
 		CommandLine(respawn),
 	}, " ; ")
 	_, err := c.RunBatch(
@@ -64,40 +74,32 @@ func (c *Client) Disarm(pane string) {
 	)
 }
 
-// PaneDied reads what the pane-died hook of WhenPaneDies kept of pane's
-// last process: its exit code (128+N for signal N; 128 when tmux did not
-// say which signal) and its last screen, with its colours; ok is false
-// when the hook kept nothing (it did not run). It clears both and disarms
-// the pane.
-func (c *Client) PaneDied(pane string) (code int, screen string, ok bool) {
-	defer func() {
-		_, _ = c.RunBatch(
-			[]string{"set-option", "-p", "-u", "-t", pane, diedOption},
-			[]string{"delete-buffer", "-b", diedBuffer(pane)},
-		)
-		c.Disarm(pane)
-	}()
+// PaneDied reads how pane's last process ended, as the hook of
+// WhenPaneDies kept it: its exit code (128+N for signal N), known false
+// when tmux did not say (a signal before tmux 3.3; the hook did not
+// run). It clears what the hook kept and disarms the pane.
+func (c *Client) PaneDied(pane string) (code int, known bool) {
 	st, err := c.Run("display-message", "-p", "-t", pane, "#{"+diedOption+"}")
+	_, _ = c.RunBatch(
+		[]string{"set-option", "-p", "-u", "-t", pane, diedOption},
+		[]string{"set-option", "-p", "-u", "-t", pane, "remain-on-exit"},
+		[]string{"set-hook", "-p", "-u", "-t", pane, "pane-died"},
+	)
 	if err != nil {
-		return 0, "", false
+		return 0, false
 	}
-	code, ok = DeadCode(strings.TrimSpace(st))
-	screen, _ = c.Run("show-buffer", "-b", diedBuffer(pane))
-	return code, screen, ok
+	return DeadCode(strings.TrimSpace(st))
 }
 
 // DeadCode reads "STATUS/SIGNAL" as the hook keeps it: the exit status,
-// else 128+SIGNAL, else 128 (a signal tmux did not name).
-func DeadCode(s string) (int, bool) {
-	st, sig, found := strings.Cut(s, "/")
-	if !found {
-		return 0, false
-	}
+// else 128+SIGNAL; known is false when neither is there.
+func DeadCode(s string) (code int, known bool) {
+	st, sig, _ := strings.Cut(s, "/")
 	if n, err := strconv.Atoi(st); err == nil {
 		return n, true
 	}
 	if n, err := strconv.Atoi(sig); err == nil {
 		return 128 + n, true
 	}
-	return 128, true
+	return 0, false
 }

@@ -13,7 +13,7 @@ import (
 // A pane armed with WhenPaneDies outlives its process: the hook keeps the
 // exit code and the last screen, and starts the next program in the pane
 // by argv, in its folder with its environment — hostile words in them
-// stay words (no shell, no tmux command of their own).
+// stay words (no shell, no tmux command of their own, no format).
 func TestAnArmedPaneKeepsItsProcesssEndAndStartsTheNext(t *testing.T) {
 	c := server(t)
 	pwned := filepath.Join(t.TempDir(), "pwned")
@@ -21,6 +21,8 @@ func TestAnArmedPaneKeepsItsProcesssEndAndStartsTheNext(t *testing.T) {
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	out := filepath.Join(t.TempDir(), "next.txt")
 	armed := filepath.Join(t.TempDir(), "armed")
+	screen := filepath.Join(t.TempDir(), "screen")
+	hostile := "x\"; kill-server ; $(touch " + pwned + ") #(touch " + pwned + ") #{pane_id}\n   #line\ttab"
 	for _, tc := range []struct {
 		name, script string
 		code         int
@@ -36,23 +38,28 @@ func TestAnArmedPaneKeepsItsProcesssEndAndStartsTheNext(t *testing.T) {
 			created, err := c.NewSession(NewSession{Name: tc.name, Dir: dir, Argv: []string{"sh", "-c", wait + tc.script, armed}})
 			require.NoError(t, err)
 			pane := created.PaneID
-			next := []string{"sh", "-c", `pwd > "$1"; echo "$V" >> "$1"; exec sleep 600`, "next", out}
-			require.NoError(t, c.WhenPaneDies(pane, dir, map[string]string{"V": `x"; kill-server ; $(touch ` + pwned + `) #(touch ` + pwned + `) #{pane_id}`}, next))
+			next := []string{"sh", "-c", `pwd > "$1"; printf '%s\n' "$V" >> "$1"; exec sleep 600`, "next", out}
+			require.NoError(t, c.WhenPaneDies(pane, dir, screen, map[string]string{"V": hostile}, next))
 			require.NoError(t, os.WriteFile(armed, nil, 0o644))
 			require.Eventually(t, func() bool {
 				b, err := os.ReadFile(out)
-				return err == nil && strings.Count(string(b), "\n") == 2
+				return err == nil && strings.HasSuffix(string(b), "tab\n")
 			}, 10*time.Second, 50*time.Millisecond, "the next program ran in the pane")
 			b, _ := os.ReadFile(out)
-			require.Equal(t, dir+"\n"+`x"; kill-server ; $(touch `+pwned+`) #(touch `+pwned+`) #{pane_id}`+"\n", string(b))
+			require.Equal(t, dir+"\n"+hostile+"\n", string(b))
 			require.NoFileExists(t, pwned)
-			code, screen, ok := c.PaneDied(pane)
-			require.True(t, ok)
+			code, known := c.PaneDied(pane)
+			require.True(t, known)
 			require.Equal(t, tc.code, code)
-			require.Contains(t, screen, "last words")
-			// Read once: the option and buffer are gone, the pane disarmed.
-			_, _, ok = c.PaneDied(pane)
-			require.False(t, ok)
+			kept, err := os.ReadFile(screen)
+			require.NoError(t, err)
+			require.Contains(t, string(kept), "last words")
+			require.Contains(t, string(kept), "Pane is dead")
+			buffers, _ := c.Run("list-buffers", "-F", "#{buffer_name}")
+			require.Empty(t, buffers, "no buffer left for a paste to find")
+			// Read once: the status is gone, the pane disarmed.
+			_, known = c.PaneDied(pane)
+			require.False(t, known)
 			v, _ := c.Run("show-options", "-p", "-v", "-t", pane, "remain-on-exit")
 			require.Empty(t, v)
 			v, _ = c.Run("show-hooks", "-p", "-t", pane, "pane-died")
@@ -62,12 +69,36 @@ func TestAnArmedPaneKeepsItsProcesssEndAndStartsTheNext(t *testing.T) {
 	}
 }
 
+// The hook runs once: a program that cannot start in the pane (owt gone,
+// or one that exits at once) leaves the pane to close, never to be
+// started again and again.
+func TestAnArmedPaneStartsTheNextProgramOnce(t *testing.T) {
+	c := server(t)
+	dir := t.TempDir()
+	count := filepath.Join(dir, "count")
+	armed := filepath.Join(dir, "armed")
+	created, err := c.NewSession(NewSession{Name: "once", Dir: dir, Argv: []string{"sh", "-c", `while [ ! -e "$0" ]; do sleep 0.05; done; exit 1`, armed}})
+	require.NoError(t, err)
+	next := []string{"sh", "-c", `echo x >> "$0"; exit 2`, count}
+	require.NoError(t, c.WhenPaneDies(created.PaneID, dir, filepath.Join(dir, "screen"), nil, next))
+	require.NoError(t, os.WriteFile(armed, nil, 0o644))
+	require.Eventually(t, func() bool {
+		out, _ := c.Run("list-panes", "-a", "-F", "#{pane_id}")
+		return !strings.Contains(out, created.PaneID)
+	}, 10*time.Second, 50*time.Millisecond, "the pane closes")
+	time.Sleep(300 * time.Millisecond)
+	b, _ := os.ReadFile(count)
+	require.Equal(t, "x\n", string(b), "started once")
+}
+
 func TestDeadCode(t *testing.T) {
-	for in, want := range map[string]int{"0/": 0, "3/": 3, "/9": 137, "/": 128} {
-		got, ok := DeadCode(in)
-		require.True(t, ok, in)
+	for in, want := range map[string]int{"0/": 0, "3/": 3, "/9": 137} {
+		got, known := DeadCode(in)
+		require.True(t, known, in)
 		require.Equal(t, want, got, in)
 	}
-	_, ok := DeadCode("")
-	require.False(t, ok)
+	for _, in := range []string{"", "/"} {
+		_, known := DeadCode(in)
+		require.False(t, known, "%q: a signal tmux did not name", in)
+	}
 }

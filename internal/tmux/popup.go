@@ -1,6 +1,9 @@
 package tmux
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // PopupVersion is the first tmux with display-popup (3.2).
 var PopupVersion = [2]int{3, 2}
@@ -51,14 +54,30 @@ func PopupCommand(p Popup, popups bool) []string {
 // CommandLine joins a tmux command's words into one line for tmux's own
 // parser (a command that if-shell runs, or a line of a config file): a
 // word of plain characters stays as it is, any other goes in double
-// quotes with backslash, double quote and dollar escaped, so tmux reads
-// back the same word and expands no variable or home in it. Formats
-// (#{…}) stay for the command that expands them.
+// quotes with backslash, double quote and dollar escaped, and control
+// characters written as octal escapes (inside quotes tmux's parser drops
+// the blanks after a newline, and a line that then starts with #), so
+// tmux reads back the same word and expands no variable or home in it.
+// Formats (#{…}) stay for the command that expands them.
 func CommandLine(words []string) string {
 	out := make([]string, len(words))
 	for i, w := range words {
 		if w == "" || strings.Trim(w, parserSafe) != "" {
-			w = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`).Replace(w) + `"`
+			var b strings.Builder
+			b.WriteByte('"')
+			for _, c := range []byte(w) {
+				switch {
+				case c == '\\' || c == '"' || c == '$':
+					b.WriteByte('\\')
+					b.WriteByte(c)
+				case c < 0x20 || c == 0x7f:
+					fmt.Fprintf(&b, "\\%03o", c)
+				default:
+					b.WriteByte(c)
+				}
+			}
+			b.WriteByte('"')
+			w = b.String()
 		}
 		out[i] = w
 	}

@@ -20,7 +20,7 @@ type PaneState struct {
 	WindowID    string // @N
 	TTY         string // the pane's terminal, e.g. /dev/pts/3
 	Dead        bool
-	DeadStatus  int // the exit code; 128+N for signal N (DeadCode)
+	DeadStatus  int // the exit code; 128+N for signal N (DeadCode); -1 unknown
 	// Activity is the last output in the pane's window (tmux keeps it to
 	// the second).
 	Activity time.Time
@@ -115,7 +115,11 @@ func parseSnapshot(out, marker string) ([]PaneState, map[string]string) {
 		}
 		ds := 0
 		if f[5] == "1" {
-			ds, _ = DeadCode(f[6])
+			if code, known := DeadCode(f[6]); known {
+				ds = code
+			} else {
+				ds = -1
+			}
 		}
 		act, _ := strconv.ParseInt(f[7], 10, 64)
 		panes = append(panes, PaneState{

@@ -19,7 +19,7 @@ func RunnerCommand(f *cmdutil.Factory) *cli.Command {
 		Hidden: true,
 		Usage:  "run a worktree session's setup and agent (started by owt new)",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "died", Usage: "the pane's agent exited (tmux runs this in the pane)"},
+			&cli.BoolFlag{Name: "died", Usage: "the pane's agent exited, its last screen in the file given as the argument (tmux runs this in the pane)"},
 			&cli.BoolFlag{Name: "watch", Usage: "start the watcher of the agent's start (owt _run runs this)"},
 			&cli.BoolFlag{Name: "watching", Usage: "watch the agent's start, as planned on stdin"},
 			&cli.BoolFlag{Name: "exited", Usage: "the agent exited with the code given as the argument (an older owt's owt-wait runs this)"},
@@ -27,7 +27,7 @@ func RunnerCommand(f *cmdutil.Factory) *cli.Command {
 		Action: func(c *cli.Context) error {
 			switch {
 			case c.Bool("died"):
-				return pane.Died(f.Tmux(), f.IO.Out)
+				return pane.Died(f.Tmux(), c.Args().First(), f.IO.Out)
 			case c.Bool("watch"):
 				return pane.Watch()
 			case c.Bool("watching"):
