@@ -81,6 +81,9 @@ func (w *runner) execInPane(rec *state.Record, pane, path string, argv, env []st
 			keep[k] = v
 		}
 	}
+	// The runner after the agent reads the screen from this owt's state
+	// folder, whatever the server's environment says by then.
+	keep["XDG_STATE_HOME"] = filepath.Dir(state.Dir())
 	screen, err := newScreenFile()
 	if err != nil {
 		return err
@@ -130,11 +133,20 @@ func lastWins(env []string) []string {
 // the runner after it: a private folder (the screen may hold secrets).
 func screensDir() string { return filepath.Join(state.Dir(), "died") }
 
-// newScreenFile names a file for one agent's last screen.
+// newScreenFile names a file for one agent's last screen. Files of an
+// hour ago are left over (the runner after an agent takes its file within
+// a second of the exit; one that never started leaves it), and go.
 func newScreenFile() (string, error) {
 	dir := screensDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("make %s: %w", dir, err)
+	}
+	if old, err := os.ReadDir(dir); err == nil {
+		for _, e := range old {
+			if fi, err := e.Info(); err == nil && filepath.Ext(e.Name()) == ".screen" && time.Since(fi.ModTime()) > time.Hour {
+				_ = os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
 	}
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {

@@ -484,6 +484,9 @@ func (w *runner) whenReady(rec *state.Record, prof agent.Profile, working, paste
 		return
 	}
 	if !w.waitScreen(pane, re, cl, readyTimeout) {
+		if w.agentGone != nil && w.agentGone() {
+			return // the runner after it says how it ended
+		}
 		if paste {
 			fmt.Fprintf(out, "owt: %s did not show its prompt within %s; the task was not sent (owt send %s -)\n", rec.Tool, readyTimeout, rec.Name)
 		}

@@ -84,7 +84,9 @@ func (w *runner) resumeAgent(rec *state.Record, prof agent.Profile, out io.Write
 		close(gone)
 		<-proved
 	}
-	if resumed {
+	if resumed || !ended && werr == nil {
+		// Proven, or the proof was refused while it still runs (the
+		// record moved on meanwhile): either way this is the tool.
 		if !ended && werr == nil {
 			c, werr = waitAgent(cmd.Process)
 		}
@@ -101,8 +103,8 @@ func (w *runner) resumeAgent(rec *state.Record, prof agent.Profile, out io.Write
 	return 0, false, nil
 }
 
-// watchResume waits until the tool shows it resumed (true) or exits
-// first (false, its code left in exited).
+// watchResume waits until the tool shows it resumed and records so
+// (true), or it exits first, or the record is no longer resuming (false).
 func (w *runner) watchResume(rec *state.Record, prof agent.Profile, session string, started time.Time, gone <-chan struct{}) bool {
 	pane := os.Getenv("TMUX_PANE")
 	ready, _ := agent.CompilePattern(prof.Ready)
@@ -152,9 +154,10 @@ func (w *runner) watchResume(rec *state.Record, prof agent.Profile, session stri
 			return false
 		default:
 		}
-		// Only a resume still under way is proven: the runner after a
-		// tool that exited meanwhile may have started it fresh.
-		if !w.settleResume(rec, state.ResumeResumed, "") {
+		// Only a resume still under way, of a tool still running, is
+		// proven: the runner after a tool that exited meanwhile may have
+		// started it fresh.
+		if w.agentGone != nil && w.agentGone() || !w.settleResume(rec, state.ResumeResumed, "") {
 			return false
 		}
 		w.leaveStarting(rec.Name, state.Idle)
@@ -229,7 +232,7 @@ func oneLine(s string) string {
 }
 
 // setResume records how the resume goes, and reports whether it did: a
-// resume is proven (ResumeResumed) only while it is still under way.
+// resume is settled once (settled).
 func (w *runner) setResume(name, outcome, why string) bool {
 	changed := false
 	err := w.Store.Update(func(f *state.File) error {
@@ -238,7 +241,7 @@ func (w *runner) setResume(name, outcome, why string) bool {
 		if !ok {
 			return fmt.Errorf("%w %q", state.ErrUnknownName, name)
 		}
-		if r.Resume == nil || outcome == state.ResumeResumed && r.Resume.Outcome != state.ResumeResuming {
+		if r.Resume == nil || settled(outcome, r.Resume.Outcome) {
 			return state.ErrNoChange
 		}
 		r.Resume.Outcome, r.Resume.Why, r.Resume.At = outcome, why, w.Now()
@@ -264,6 +267,19 @@ func (w *runner) setResume(name, outcome, why string) bool {
 		w.Logf("%s: %v", name, err)
 	}
 	return err == nil && changed
+}
+
+// settled reports whether a resume now at outcome cannot go to next: a
+// proof needs a resume under way, a fresh start one not yet settled (the
+// watcher that proved it and the runner after a tool's exit race).
+func settled(next, outcome string) bool {
+	switch next {
+	case state.ResumeResumed:
+		return outcome != state.ResumeResuming
+	case state.ResumeFresh:
+		return outcome == state.ResumeResumed || outcome == state.ResumeFresh
+	}
+	return false
 }
 
 // settleResume ends a resume in outcome (rec.Resume is updated too), and

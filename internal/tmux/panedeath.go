@@ -50,7 +50,7 @@ func (c *Client) WhenPaneDies(pane, dir, screenFile string, env map[string]strin
 		CommandLine([]string{"set-option", "-p", "-F", "-t", pane, diedOption, "#{pane_dead_status}/#{pane_dead_signal}"}),
 		// -S -1: tmux scrolled the screen up a row to write "Pane is dead".
 		CommandLine([]string{"capture-pane", "-e", "-S", "-1", "-t", pane, "-b", diedBuffer(pane)}),
-		CommandLine([]string{"save-buffer", "-b", diedBuffer(pane), screenFile}),
+		CommandLine([]string{"save-buffer", "-b", diedBuffer(pane), FormatLiteral(screenFile)}), // tmux expands formats in the path
 		CommandLine([]string{"delete-buffer", "-b", diedBuffer(pane)}),
 		CommandLine(respawn),
 	}, " ; ")

@@ -55,8 +55,9 @@ func PopupCommand(p Popup, popups bool) []string {
 // parser (a command that if-shell runs, or a line of a config file): a
 // word of plain characters stays as it is, any other goes in double
 // quotes with backslash, double quote and dollar escaped, and control
-// characters written as octal escapes (inside quotes tmux's parser drops
-// the blanks after a newline, and a line that then starts with #), so
+// characters and bytes past ASCII written as octal escapes (inside quotes
+// tmux's parser drops the blanks after a newline, and a line that then
+// starts with #; it reads 0xff as the end of its input), so
 // tmux reads back the same word and expands no variable or home in it.
 // Formats (#{…}) stay for the command that expands them.
 func CommandLine(words []string) string {
@@ -70,7 +71,9 @@ func CommandLine(words []string) string {
 				case c == '\\' || c == '"' || c == '$':
 					b.WriteByte('\\')
 					b.WriteByte(c)
-				case c < 0x20 || c == 0x7f:
+				case c < 0x20 || c >= 0x7f:
+					// tmux's lexer reads a byte as a signed char: 0xff
+					// would end the word as EOF does.
 					fmt.Fprintf(&b, "\\%03o", c)
 				default:
 					b.WriteByte(c)

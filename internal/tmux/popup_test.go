@@ -57,7 +57,7 @@ func TestSupportsPopup(t *testing.T) {
 // if-shell runs from it gets the words it was given.
 func TestCommandLineRoundTripsThroughTmux(t *testing.T) {
 	c := server(t)
-	words := []string{"/opt/my tools/owt", `/it's/"o"/$(x) $HOME ~`, `back\slash`, "#{pane_current_path}", "a;b", "{x}", "80%", "-E", "", "a\n   b\n#c d\r\tz\x1b[0m"}
+	words := []string{"/opt/my tools/owt", `/it's/"o"/$(x) $HOME ~`, `back\slash`, "#{pane_current_path}", "a;b", "{x}", "80%", "-E", "", "a\n   b\n#c d\r\tz\x1b[0m", "é\xff ; run-shell 'touch /nonexistent/x'"}
 	var lines []string
 	for i, w := range words {
 		lines = append(lines, CommandLine([]string{"set-option", "-g", "@owt-t" + string(rune('a'+i)), w}))
