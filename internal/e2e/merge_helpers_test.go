@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -177,9 +178,16 @@ func (e *Env) agentDoing(repo, name, script string) Item {
 	// Exited by its hook first; settled once its exit code is recorded
 	// too (the monitor sees the pane end), so a snapshot taken after
 	// this sees no write of owt's own.
-	e.Eventually(20*time.Second, name+" exited, its exit code recorded", func() bool {
+	e.EventuallyWhy(20*time.Second, name+" exited, its exit code recorded", func() bool {
 		it := e.Find(repo, name)
 		return it.Status == "exited" && it.ExitCode != nil
+	}, func() string {
+		it := e.Find(repo, name)
+		panes := e.Tmux("list-panes", "-a", "-F", "#{pane_id} #{session_name} pid=#{pane_pid} dead=#{pane_dead} st=#{pane_dead_status} cmd=#{pane_current_command} start=#{pane_start_command}")
+		pid := e.Tmux("display-message", "-p", "-t", "="+it.Session+":", "#{pane_pid}")
+		st, _ := os.ReadFile("/proc/" + pid + "/stat")
+		hooks := e.Tmux("show-hooks", "-p", "-t", "="+it.Session+":")
+		return fmt.Sprintf("record: %+v\npanes:\n%s\nproc: %s\nhooks: %s\nscreen:\n%s\nlog:\n%s", it, panes, st, hooks, e.Capture("="+it.Session+":"), e.OwtLog())
 	})
 	return it
 }

@@ -165,6 +165,9 @@ type monitor struct {
 	alive map[recKey]sighting
 	// dead is when each dead pane was first seen dead (exits).
 	dead map[string]time.Time
+	// nudged is, per record, the exit event tmux was last asked to look
+	// for its children's exits after (nudgeMissedExit).
+	nudged map[recKey]time.Time
 	// checking are the agents whose resolve is being checked (resolves).
 	checking inProgress
 	// seen is each record's status as last notified on.

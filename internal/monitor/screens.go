@@ -329,7 +329,11 @@ func (m *monitor) exits(now time.Time) {
 	}
 	m.dead = dead
 	for _, r := range m.recs.records {
-		if r.NoAgent || r.Status == state.Exited {
+		if r.NoAgent {
+			continue
+		}
+		if r.Status == state.Exited {
+			m.nudgeMissedExit(r, now)
 			continue
 		}
 		key := recKey{r.Repo, r.Name}
@@ -339,7 +343,12 @@ func (m *monitor) exits(now time.Time) {
 			// An agent's pane is kept when it exits, for the runner tmux
 			// starts in it then to record the exit (pane.Died) at once,
 			// with its signal: the monitor steps in only when that did
-			// not happen.
+			// not happen. A pane dead with no status is one whose
+			// process's exit tmux missed (its terminal closed, its
+			// process not reaped): tmux is asked to look again.
+			if p.DeadStatus < 0 && now.Sub(dead[p.ID]) >= time.Second {
+				m.nudge(r, key, dead[p.ID])
+			}
 			if now.Sub(dead[p.ID]) >= diedGrace {
 				code := &p.DeadStatus
 				if p.DeadStatus < 0 {
@@ -380,6 +389,41 @@ func (m *monitor) exits(now time.Time) {
 			m.setExited(r, nil, now)
 		}
 	}
+}
+
+// nudgeMissedExit asks tmux to look for its children's exits again
+// (nudge) when r's agent said it exited (its hook), tmux has not seen its
+// pane's process end diedGrace later, and no code was recorded: tmux 3.3a can miss a pane
+// process's exit (seen in a new server's first seconds, and with two
+// agents ending at once), and the agent's exit code, and the shell after
+// it, reach the user only once tmux sees it. Once per exit event.
+func (m *monitor) nudgeMissedExit(r *state.Record, now time.Time) {
+	if r.ExitCode != nil || now.Sub(r.EventAt) < diedGrace || !m.sameServer(r) {
+		return
+	}
+	// Not dead, or dead with no status: its terminal closed, its
+	// process not reaped.
+	if p, ok := m.paneOf(r); ok && (!p.Dead || p.DeadStatus < 0) {
+		m.nudge(r, recKey{r.Repo, r.Name}, r.EventAt)
+	}
+}
+
+// nudge has tmux look for its children's exits again (run-shell: its
+// job's exit makes tmux reap every child that ended, and so see a pane's
+// process it missed), once per event at.
+func (m *monitor) nudge(r *state.Record, key recKey, at time.Time) {
+	if m.nudged[key].Equal(at) {
+		return
+	}
+	if m.nudged == nil {
+		m.nudged = map[recKey]time.Time{}
+	}
+	m.nudged[key] = at
+	if _, err := m.tm.Run("run-shell", "true"); err != nil {
+		m.note(r, "error", "%s: ask tmux to look for its exit: %v", r.Name, err)
+		return
+	}
+	m.note(r, "nudge", "%s: tmux had not seen its process end; asked it to look again", r.Name)
 }
 
 // renamed follows a rename-session of r's session (same id, new name), so
