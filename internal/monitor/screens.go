@@ -333,7 +333,7 @@ func (m *monitor) exits(now time.Time) {
 			continue
 		}
 		if r.Status == state.Exited {
-			m.nudgeMissedExit(r, now)
+			m.exitCodeOf(r, dead, now)
 			continue
 		}
 		key := recKey{r.Repo, r.Name}
@@ -391,19 +391,25 @@ func (m *monitor) exits(now time.Time) {
 	}
 }
 
-// nudgeMissedExit asks tmux to look for its children's exits again
-// (nudge) when r's agent said it exited (its hook), tmux has not seen its
-// pane's process end diedGrace later, and no code was recorded: tmux 3.3a can miss a pane
-// process's exit (seen in a new server's first seconds, and with two
-// agents ending at once), and the agent's exit code, and the shell after
-// it, reach the user only once tmux sees it. Once per exit event.
-func (m *monitor) nudgeMissedExit(r *state.Record, now time.Time) {
+// exitCodeOf completes a record its agent's hook called exited, with no
+// code yet, once tmux has not handed its pane on (pane.Died) diedGrace
+// later: a dead pane's code is recorded; a pane whose process's exit tmux
+// missed (not dead, or dead with no status: tmux 3.3a, seen in a new
+// server's first seconds and with agents ending together) gets tmux to
+// look again (nudge), once per exit event.
+func (m *monitor) exitCodeOf(r *state.Record, dead map[string]time.Time, now time.Time) {
 	if r.ExitCode != nil || now.Sub(r.EventAt) < diedGrace || !m.sameServer(r) {
 		return
 	}
-	// Not dead, or dead with no status: its terminal closed, its
-	// process not reaped.
-	if p, ok := m.paneOf(r); ok && (!p.Dead || p.DeadStatus < 0) {
+	p, ok := m.paneOf(r)
+	switch {
+	case !ok:
+	case p.Dead && p.DeadStatus >= 0:
+		if now.Sub(dead[p.ID]) >= diedGrace {
+			code := p.DeadStatus
+			m.setExited(r, &code, now)
+		}
+	default:
 		m.nudge(r, recKey{r.Repo, r.Name}, r.EventAt)
 	}
 }

@@ -29,9 +29,9 @@ func diedBuffer(pane string) string { return "owt-died-" + pane }
 // its last screen, with its colours, to screenFile (in a folder of the
 // caller's, private: tmux writes it with the umask's mode), then runs argv
 // there (execvp, two or more words) in dir with env added, as RespawnPane
-// does. The hook runs once: it disarms the pane first, so a program that
-// cannot start there (gone, or exiting at once) closes the pane as tmux
-// would, and never starts it again in a loop.
+// does. The hook runs once: it turns remain-on-exit off first, so a
+// program that cannot start there (gone, or exiting at once) closes the
+// pane, and is never started again in a loop; PaneDied disarms the rest.
 func (c *Client) WhenPaneDies(pane, dir, screenFile string, env map[string]string, argv []string) error {
 	if !strings.HasPrefix(pane, "%") {
 		return fmt.Errorf("watch pane %q: not a pane id", pane)
@@ -45,8 +45,11 @@ func (c *Client) WhenPaneDies(pane, dir, screenFile string, env map[string]strin
 	}
 	respawn = append(append(respawn, "--"), argv...)
 	hook := strings.Join([]string{
-		CommandLine([]string{"set-hook", "-p", "-u", "-t", pane, "pane-died"}),
-		CommandLine([]string{"set-option", "-p", "-u", "-t", pane, "remain-on-exit"}),
+		// Never "set-hook -u" here: tmux frees the hook's commands while
+		// they run, and drops the rest (4 of 10 agents ending at once).
+		// off, not unset: a user's global remain-on-exit would keep the
+		// pane of a program that cannot start, and run this again.
+		CommandLine([]string{"set-option", "-p", "-t", pane, "remain-on-exit", "off"}),
 		CommandLine([]string{"set-option", "-p", "-F", "-t", pane, diedOption, "#{pane_dead_status}/#{pane_dead_signal}"}),
 		// -S -1: tmux scrolled the screen up a row to write "Pane is dead".
 		CommandLine([]string{"capture-pane", "-e", "-S", "-1", "-t", pane, "-b", diedBuffer(pane)}),
