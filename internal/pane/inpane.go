@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/owt-tmux/owt/internal/proc"
 	"github.com/owt-tmux/owt/internal/state"
 	"github.com/owt-tmux/owt/internal/tmux"
 )
@@ -107,26 +108,8 @@ func (w *runner) execInPane(rec *state.Record, pane, path string, argv, env []st
 		return fail(fmt.Errorf("start %s in %s: %w", rec.Tool, rec.Path, err))
 	}
 	signal.Reset()
-	err = syscall.Exec(path, argv, lastWins(env))
+	err = syscall.Exec(path, argv, proc.ExecEnv(env))
 	return fail(fmt.Errorf("start %s: %w", rec.Tool, err))
-}
-
-// lastWins is env with each variable once, at its last setting: what
-// os/exec hands a child, where an exec of env as it is would give the
-// tool the first (OPENCODE_CONFIG_CONTENT appended over the user's).
-func lastWins(env []string) []string {
-	last := map[string]int{}
-	for i, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		last[k] = i
-	}
-	out := make([]string, 0, len(last))
-	for i, kv := range env {
-		if k, _, _ := strings.Cut(kv, "="); last[k] == i {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
 
 // screensDir is where the pane-died hook leaves an agent's last screen for

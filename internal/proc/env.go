@@ -36,3 +36,21 @@ func LookupEnv(env []string, name string) (string, bool) {
 	}
 	return "", false
 }
+
+// ExecEnv is env with each variable once, at its last entry: what os/exec
+// hands a child, for syscall.Exec, which hands env as it is (a tool then
+// reads a variable's first entry, not the one appended last).
+func ExecEnv(env []string) []string {
+	last := map[string]int{}
+	for i, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		last[k] = i
+	}
+	out := make([]string, 0, len(last))
+	for i, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); last[k] == i {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

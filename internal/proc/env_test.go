@@ -37,3 +37,7 @@ func TestLookupEnvReadsTheLastEntryAsExecDoes(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, "here", v)
 }
+
+func TestExecEnvKeepsEachVariableAtItsLastEntry(t *testing.T) {
+	require.Equal(t, []string{"B=2", "A=3", "C="}, ExecEnv([]string{"A=1", "B=2", "A=3", "C="}))
+}

@@ -71,10 +71,15 @@ func (c *Client) WhenPaneDies(pane, dir, screenFile string, env map[string]strin
 // Disarm undoes WhenPaneDies on pane: the next process's exit closes the
 // pane as the user's settings say.
 func (c *Client) Disarm(pane string) {
-	_, _ = c.RunBatch(
-		[]string{"set-option", "-p", "-u", "-t", pane, "remain-on-exit"},
-		[]string{"set-hook", "-p", "-u", "-t", pane, "pane-died"},
-	)
+	_, _ = c.RunBatch(disarm(pane)...)
+}
+
+// disarm are the commands that undo WhenPaneDies on pane.
+func disarm(pane string) [][]string {
+	return [][]string{
+		{"set-option", "-p", "-u", "-t", pane, "remain-on-exit"},
+		{"set-hook", "-p", "-u", "-t", pane, "pane-died"},
+	}
 }
 
 // PaneDied reads how pane's last process ended, as the hook of
@@ -83,11 +88,7 @@ func (c *Client) Disarm(pane string) {
 // run). It clears what the hook kept and disarms the pane.
 func (c *Client) PaneDied(pane string) (code int, known bool) {
 	st, err := c.Run("display-message", "-p", "-t", pane, "#{"+diedOption+"}")
-	_, _ = c.RunBatch(
-		[]string{"set-option", "-p", "-u", "-t", pane, diedOption},
-		[]string{"set-option", "-p", "-u", "-t", pane, "remain-on-exit"},
-		[]string{"set-hook", "-p", "-u", "-t", pane, "pane-died"},
-	)
+	_, _ = c.RunBatch(append([][]string{{"set-option", "-p", "-u", "-t", pane, diedOption}}, disarm(pane)...)...)
 	if err != nil {
 		return 0, false
 	}

@@ -859,10 +859,6 @@ func (c *Client) RespawnPane(pane, dir string, env map[string]string, argv []str
 	}
 	args = append(args, "--")
 	// What WhenPaneDies armed was for the process killed here.
-	_, err := c.RunBatch(
-		[]string{"set-option", "-p", "-u", "-t", pane, "remain-on-exit"},
-		[]string{"set-hook", "-p", "-u", "-t", pane, "pane-died"},
-		append(args, argv...),
-	)
+	_, err := c.RunBatch(append(disarm(pane), append(args, argv...))...)
 	return err
 }
